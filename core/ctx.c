@@ -1,0 +1,234 @@
+/* ctx.c - the status table's strings, the context object (last error, workspace) and the
+ * small tensor and precision helpers every other core file uses.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "muon_internal.h"
+#include "muon_precision.h"
+
+//---- status table -------------------------------------------------------------------------
+
+const char *muon_status_string (muon_status s)
+{
+  switch (s)
+  {
+#define MUON_X_TEXT(name, value, text, id) case name: return text;
+    MUON_STATUS_LIST (MUON_X_TEXT)
+#undef MUON_X_TEXT
+  }
+  return "unknown status";
+}
+
+const char *muon_status_id (muon_status s)
+{
+  switch (s)
+  {
+#define MUON_X_ID(name, value, text, id) case name: return id;
+    MUON_STATUS_LIST (MUON_X_ID)
+#undef MUON_X_ID
+  }
+  return "unknown";
+}
+
+//---- context ------------------------------------------------------------------------------
+
+void *muon_aligned_alloc (size_t bytes)
+{
+  void *p = NULL;
+  if (bytes == 0)
+    bytes = 64;
+  if (posix_memalign (&p, 64, bytes) != 0)
+    return NULL;
+  return p;
+}
+
+void muon_aligned_free (void *p)
+{
+  free (p);
+}
+
+muon_status muon_ctx_create (muon_ctx **ctx)
+{
+  if (ctx == NULL)
+    return MUON_ERR_NULLPTR;
+  *ctx = calloc (1, sizeof (muon_ctx));
+  return *ctx ? MUON_OK : MUON_ERR_NOMEM;
+}
+
+muon_status muon_ctx_destroy (muon_ctx **ctx)
+{
+  if (ctx == NULL)
+    return MUON_ERR_NULLPTR;
+  if (*ctx)
+  {
+    muon_cuda_unload (*ctx);
+    muon_aligned_free ((*ctx)->workspace);
+    free (*ctx);
+    *ctx = NULL;
+  }
+  return MUON_OK;
+}
+
+const char *muon_ctx_last_error (const muon_ctx *ctx)
+{
+  return ctx ? ctx->last_error : "no context";
+}
+
+muon_status muon_ctx_last_status (const muon_ctx *ctx)
+{
+  return ctx ? ctx->last_status : MUON_ERR_NULLPTR;
+}
+
+muon_status muon_ctx_set_error (muon_ctx *ctx, muon_status code, const char *fmt, ...)
+{
+  if (ctx == NULL)
+    return code;
+  ctx->last_status = code;
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (ctx->last_error, sizeof ctx->last_error, fmt, ap);
+  va_end (ap);
+  return code;
+}
+
+muon_status muon_workspace_get (muon_ctx *ctx, size_t bytes, void **ptr)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, ptr != NULL, "workspace pointer must not be NULL");
+  if (bytes > ctx->workspace_bytes)
+  {
+    muon_aligned_free (ctx->workspace);
+    ctx->workspace_bytes = 0;
+    ctx->workspace = muon_aligned_alloc (bytes);
+    CHECK (MUON_ERR_NOMEM, ctx->workspace != NULL,
+           "out of memory allocating a %zu-byte workspace", bytes);
+    ctx->workspace_bytes = bytes;
+  }
+  *ptr = ctx->workspace;
+fail:
+  return status;
+}
+
+size_t muon_workspace_size (const muon_ctx *ctx)
+{
+  return ctx ? ctx->workspace_bytes : 0;
+}
+
+//---- tensors ------------------------------------------------------------------------------
+
+muon_tensor muon_tensor_batch (muon_dtype dtype, void *data, size_t rows, size_t cols,
+                               size_t batch)
+{
+  muon_tensor t = { dtype, MUON_DEVICE_CPU, rows, cols, batch, rows, rows * cols, data };
+  return t;
+}
+
+muon_tensor muon_tensor_matrix (muon_dtype dtype, void *data, size_t rows, size_t cols)
+{
+  return muon_tensor_batch (dtype, data, rows, cols, 1);
+}
+
+muon_status muon_tensor_check (muon_ctx *ctx, const muon_tensor *t, const char *name)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, t != NULL, "%s must not be NULL", name);
+  CHECK (MUON_ERR_NULLPTR, t->data != NULL, "%s has no data", name);
+  CHECK (MUON_ERR_BADTYPE, t->dtype == MUON_F64 || t->dtype == MUON_F32,
+         "%s has an unknown data type", name);
+  CHECK (MUON_ERR_UNSUPPORTED, t->device == MUON_DEVICE_CPU,
+         "%s must live on the CPU", name);
+  CHECK (MUON_ERR_BADSHAPE, t->rows >= 1 && t->cols >= 1 && t->batch >= 1,
+         "%s must not be empty", name);
+  CHECK (MUON_ERR_BADSHAPE, t->ld >= t->rows,
+         "%s leading dimension %zu is smaller than its %zu rows", name, t->ld, t->rows);
+  // A page occupies ld * (cols - 1) + rows elements; pages may interleave (fused experts:
+  // stride = rows, ld = E * rows) but one element must not belong to two pages.
+  CHECK (MUON_ERR_BADSHAPE, t->batch == 1 || t->stride >= t->rows,
+         "%s page stride %zu makes its pages overlap", name, t->stride);
+  CHECK (MUON_ERR_BADSHAPE,
+         t->batch == 1 || t->stride >= t->ld * (t->cols - 1) + t->rows
+           || t->ld >= t->stride * t->batch,
+         "%s page stride %zu makes its pages overlap", name, t->stride);
+fail:
+  return status;
+}
+
+//---- precision ----------------------------------------------------------------------------
+
+static const char *const precision_names[] = { "double", "single", "bf16", "fp16" };
+
+muon_status muon_precision_from_name (const char *name, muon_precision *p)
+{
+  if (name == NULL || p == NULL)
+    return MUON_ERR_NULLPTR;
+  for (int i = 0; i < 4; i++)
+    if (strcmp (name, precision_names[i]) == 0)
+    {
+      *p = (muon_precision) i;
+      return MUON_OK;
+    }
+  return MUON_ERR_BADARG;
+}
+
+const char *muon_precision_name (muon_precision p)
+{
+  return (p >= 0 && p <= 3) ? precision_names[p] : "unknown";
+}
+
+muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, double *y,
+                              size_t n)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, n == 0 || (x != NULL && y != NULL), "x and y must not be NULL");
+  CHECK (MUON_ERR_BADARG, p >= MUON_PREC_DOUBLE && p <= MUON_PREC_FP16,
+         "unknown precision %d", (int) p);
+  if (p == MUON_PREC_DOUBLE)
+  {
+    if (y != x)
+      memmove (y, x, n * sizeof *y);
+  }
+  else
+    for (size_t i = 0; i < n; i++)
+      y[i] = (double) muon_round_to ((int) p, (float) x[i]);
+fail:
+  return status;
+}
+
+muon_status muon_float_to_half_bits (muon_ctx *ctx, muon_precision p, const float *src,
+                                     uint16_t *dst, size_t n)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, n == 0 || (src != NULL && dst != NULL),
+         "src and dst must not be NULL");
+  CHECK (MUON_ERR_BADARG, p == MUON_PREC_BF16 || p == MUON_PREC_FP16,
+         "precision must be bf16 or fp16");
+  for (size_t i = 0; i < n; i++)
+    dst[i] = p == MUON_PREC_BF16 ? muon_f32_to_bf16_bits (src[i])
+                                 : muon_f32_to_fp16_bits (src[i]);
+fail:
+  return status;
+}
+
+muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint16_t *src,
+                                     float *dst, size_t n)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, n == 0 || (src != NULL && dst != NULL),
+         "src and dst must not be NULL");
+  CHECK (MUON_ERR_BADARG, p == MUON_PREC_BF16 || p == MUON_PREC_FP16,
+         "precision must be bf16 or fp16");
+  for (size_t i = 0; i < n; i++)
+    dst[i] = p == MUON_PREC_BF16 ? muon_bf16_bits_to_f32 (src[i])
+                                 : muon_fp16_bits_to_f32 (src[i]);
+fail:
+  return status;
+}

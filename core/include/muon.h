@@ -1,0 +1,213 @@
+/* muon.h - the whole public C API of libmuon, the C99 core of muonlab.
+ *
+ * Newton-Schulz orthogonalization (standard and Gram) in fp64, fp32 and emulated bf16 / fp16
+ * with the eager-CUDA rounding model, named coefficient schedules, and the context object.
+ *
+ * Conventions
+ *   - Every function returns muon_status: 0 ok, < 0 error, > 0 warning.  The text of the last
+ *     error is muon_ctx_last_error (ctx).  Nothing here prints, exits or aborts.
+ *   - Matrices are column-major (Octave's layout).  A muon_tensor is a batch of `batch` pages,
+ *     each rows x cols with leading dimension ld; page e starts at data + e * stride elements.
+ *   - The caller allocates outputs; core writes into them.  Ownership is marked per argument:
+ *     [in] read only, [out] written, [in,out] both.
+ *
+ * Usage
+ *   muon_ctx *ctx = NULL;
+ *   muon_ctx_create (&ctx);
+ *   muon_ns_opts o;  muon_ns_opts_default (&o);  o.precision = MUON_PREC_BF16;
+ *   muon_tensor G = muon_tensor_matrix (MUON_F64, g, m, n), X = muon_tensor_matrix (MUON_F64, x, m, n);
+ *   if (muon_ns (ctx, &G, &X, &o) < 0) fprintf (stderr, "%s\n", muon_ctx_last_error (ctx));
+ *   muon_ctx_destroy (&ctx);
+ */
+#ifndef MUON_H
+#define MUON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//---------------------------------------------------------------------------------------------
+// Status table: enum, text and Octave error id from one list, so they cannot drift.
+//---------------------------------------------------------------------------------------------
+
+// X (ENUM, VALUE, TEXT, OCTAVE_ID)
+#define MUON_STATUS_LIST(X)                                                     \
+  X (MUON_OK,              0,  "success",                     "ok")           \
+  X (MUON_WARN_NONFINITE,  1,  "non-finite values in result", "nonFinite")    \
+  X (MUON_ERR_NOMEM,      -1,  "out of memory",               "noMemory")     \
+  X (MUON_ERR_NULLPTR,    -2,  "null pointer",                "nullPointer")  \
+  X (MUON_ERR_BADSHAPE,   -3,  "bad shape",                   "badShape")     \
+  X (MUON_ERR_BADARG,     -4,  "bad argument",                "badArg")       \
+  X (MUON_ERR_BADTYPE,    -5,  "bad data type",               "badType")      \
+  X (MUON_ERR_UNSUPPORTED,-6,  "unsupported combination",     "unsupported")  \
+  X (MUON_ERR_NOTBUILT,   -7,  "back end not built",          "notBuilt")     \
+  X (MUON_ERR_NODEVICE,   -8,  "no usable device",            "noDevice")     \
+  X (MUON_ERR_CUDA,       -9,  "CUDA error",                  "cuda")         \
+  X (MUON_ERR_CUBLAS,    -10,  "cuBLAS error",                "cublas")       \
+  X (MUON_ERR_NCCL,      -11,  "NCCL error",                  "nccl")         \
+  X (MUON_ERR_MPI,       -12,  "MPI error",                   "mpi")          \
+  X (MUON_ERR_INTERNAL,  -13,  "internal error",              "internal")
+
+typedef enum {
+#define MUON_X_ENUM(name, value, text, id) name = value,
+  MUON_STATUS_LIST (MUON_X_ENUM)
+#undef MUON_X_ENUM
+} muon_status;
+
+// Human-readable text of a status ("bad shape"); "unknown status" for other values.
+const char *muon_status_string (muon_status s);
+// Octave error id without the "muonlab:" prefix ("badShape"); "unknown" for other values.
+const char *muon_status_id (muon_status s);
+
+//---------------------------------------------------------------------------------------------
+// Context: back end state, reusable workspace, last error.
+//---------------------------------------------------------------------------------------------
+
+typedef struct muon_ctx muon_ctx;
+
+// [out] *ctx: a new context, destroyed with muon_ctx_destroy.
+muon_status muon_ctx_create (muon_ctx **ctx);
+// [in,out] *ctx: frees everything the context owns and sets *ctx = NULL (NULL is fine).
+muon_status muon_ctx_destroy (muon_ctx **ctx);
+// Text of the last error recorded in ctx ("" if none).  Owned by ctx, valid until the next call.
+const char *muon_ctx_last_error (const muon_ctx *ctx);
+// Status of the last error recorded in ctx (MUON_OK if none).
+muon_status muon_ctx_last_status (const muon_ctx *ctx);
+// Records an error (printf-style message) in ctx and returns code; used by core and gateways.
+muon_status muon_ctx_set_error (muon_ctx *ctx, muon_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__ ((format (printf, 3, 4)))
+#endif
+  ;
+// A scratch buffer of at least `bytes` bytes, 64-byte aligned, owned by ctx and reused by
+// later calls (contents are not preserved).  [out] *ptr.
+muon_status muon_workspace_get (muon_ctx *ctx, size_t bytes, void **ptr);
+// Bytes currently held by the workspace (for tests of reuse).
+size_t muon_workspace_size (const muon_ctx *ctx);
+
+//---------------------------------------------------------------------------------------------
+// Tensors
+//---------------------------------------------------------------------------------------------
+
+typedef enum { MUON_F64 = 0, MUON_F32 = 1 } muon_dtype;               // storage type
+typedef enum { MUON_DEVICE_CPU = 0, MUON_DEVICE_CUDA = 1 } muon_device;
+
+typedef struct {
+  muon_dtype dtype;
+  muon_device device;
+  size_t rows, cols;   // of one page
+  size_t batch;        // number of pages (>= 1)
+  size_t ld;           // leading dimension, >= rows
+  size_t stride;       // elements between page starts
+  void *data;
+} muon_tensor;
+
+// A dense batch: rows x cols x batch, ld = rows, stride = rows * cols, on the CPU.
+muon_tensor muon_tensor_batch (muon_dtype dtype, void *data, size_t rows, size_t cols,
+                               size_t batch);
+// One dense rows x cols matrix on the CPU.
+muon_tensor muon_tensor_matrix (muon_dtype dtype, void *data, size_t rows, size_t cols);
+// Checks a tensor description (non-NULL data, sizes >= 1, ld >= rows, pages not overlapping
+// unless batch == 1 ... see muon_tensor_check in ctx.c).  `name` is used in the message.
+muon_status muon_tensor_check (muon_ctx *ctx, const muon_tensor *t, const char *name);
+
+//---------------------------------------------------------------------------------------------
+// Precision emulation (bf16 / fp16 round-to-nearest-even), array form.  The scalar forms are
+// static inline in muon_precision.h, shared with the CUDA kernels.
+//---------------------------------------------------------------------------------------------
+
+typedef enum {
+  MUON_PREC_DOUBLE = 0, MUON_PREC_SINGLE = 1, MUON_PREC_BF16 = 2, MUON_PREC_FP16 = 3
+} muon_precision;
+
+// Name <-> value ("double", "single", "bf16", "fp16").
+muon_status muon_precision_from_name (const char *name, muon_precision *p);
+const char *muon_precision_name (muon_precision p);
+
+// y[i] = round_p (x[i]) for n doubles (each first rounded to fp32 for bf16/fp16/single).
+// [in] x, [out] y (may alias x).
+muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, double *y,
+                              size_t n);
+// Bit patterns: bf16 / fp16 (uint16) <-> float.  [in] src, [out] dst.
+muon_status muon_float_to_half_bits (muon_ctx *ctx, muon_precision p, const float *src,
+                                     uint16_t *dst, size_t n);
+muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint16_t *src,
+                                     float *dst, size_t n);
+
+//---------------------------------------------------------------------------------------------
+// Coefficient schedules (MUON_FACTS.md 2, 4.1, 6.1, 6.2).  Triples (a, b, c) of the quintic
+// x -> a x + b x^3 + c x^5 used at each Newton-Schulz step.
+//---------------------------------------------------------------------------------------------
+
+typedef enum { MUON_SCHEDULE_REPEAT_LAST = 0, MUON_SCHEDULE_CYCLE = 1 } muon_schedule_mode;
+
+// Looks a named schedule up: keller, you, polar_express, polar_express_dion, polar_express_eo,
+// cans, aol, deepseekv4, cubic5.  [out] *triples points at static data (count x 3, row-major);
+// [out] *count triples.
+muon_status muon_coeffs_lookup (muon_ctx *ctx, const char *name, const double **triples,
+                                int *count);
+// Number of names and the i-th name (for listings); NULL past the end.
+int muon_coeffs_count (void);
+const char *muon_coeffs_name (int i);
+// Default step count of a schedule of `count` triples: 5 for a single triple, else count.
+int muon_coeffs_default_steps (int count);
+// Expands `count` triples to `steps` triples following mode.  [out] out: steps x 3.
+muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count, int steps,
+                                muon_schedule_mode mode, double *out);
+
+//---------------------------------------------------------------------------------------------
+// Newton-Schulz
+//---------------------------------------------------------------------------------------------
+
+typedef enum { MUON_NS_STANDARD = 0, MUON_NS_GRAM = 1 } muon_ns_method;
+
+#define MUON_MAX_RESTARTS 64
+
+typedef struct {
+  muon_ns_method method;         // standard (default) | gram
+  muon_precision precision;      // compute precision (default single; gateways pass the input class)
+  int steps;                     // iterations (>= 1); 0 = the schedule's default
+  const double *coeffs;          // ncoeffs x 3 row-major triples; NULL = keller
+  int ncoeffs;
+  muon_schedule_mode schedule_mode;
+  int restarts[MUON_MAX_RESTARTS]; // Gram restart list, 0-based iteration indices
+  int nrestarts;                 // default 1 with restarts[0] = 2
+  double gram_min_aspect;        // Gram falls back to standard when long/short <= this (1)
+  double eps;                    // normalization eps (1e-7)
+  int normalize_first;           // 1: X = r(G / (||G|| + eps)) (default); 0: peers' cast-first
+  muon_device device;            // where to compute (CPU default)
+} muon_ns_opts;
+
+void muon_ns_opts_default (muon_ns_opts *o);
+
+// X = NS (G) page by page.  [in] G, [out] X (same rows, cols, batch; any dtype and ld).
+// Zero pages give exact zeros.  Non-finite input gives non-finite output and the warning
+// MUON_WARN_NONFINITE (the Octave side rejects it before).
+muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
+                     const muon_ns_opts *o);
+
+// Whether the Gram path runs for a rows x cols page under o (after the aspect fallback).
+int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o);
+
+//---------------------------------------------------------------------------------------------
+// Back end information
+//---------------------------------------------------------------------------------------------
+
+typedef struct {
+  int cuda_built;       // libmuon_cuda.so was found and loaded
+  int cuda_usable;      // and a device answered
+  int cuda_device_count;
+  char cuda_message[256];  // loader / runtime message, or the device name
+  char blas[128];          // BLAS description
+} muon_backend_info;
+
+// Fills info; never fails for a missing back end (that is reported in the struct).
+muon_status muon_backend_query (muon_ctx *ctx, muon_backend_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,128 @@
+/* muon_precision.h - the per-element maths shared by the C core and the CUDA kernels.
+ *
+ * Round-to-nearest-even from fp32 to bf16 and fp16 (ties to even, fp16 subnormals, overflow
+ * to +-Inf, NaN stays NaN), and the fused elementwise steps of Newton-Schulz.  Everything is
+ * static inline and marked host+device under nvcc, so the CPU tests exercise the very code
+ * the GPU kernels run.  Integer bit arithmetic only: no dependence on the FPU rounding mode.
+ */
+#ifndef MUON_PRECISION_H
+#define MUON_PRECISION_H
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__CUDACC__)
+#define MUON_HD __host__ __device__ __forceinline__
+#else
+#define MUON_HD static inline
+#endif
+
+MUON_HD uint32_t muon_f32_bits (float f)
+{
+#if defined(__CUDA_ARCH__)
+  return (uint32_t) __float_as_uint (f);
+#else
+  uint32_t u;
+  memcpy (&u, &f, sizeof u);
+  return u;
+#endif
+}
+
+MUON_HD float muon_bits_f32 (uint32_t u)
+{
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float (u);
+#else
+  float f;
+  memcpy (&f, &u, sizeof f);
+  return f;
+#endif
+}
+
+//---- bf16: the top half of an fp32 ---------------------------------------------------------
+
+MUON_HD uint16_t muon_f32_to_bf16_bits (float f)
+{
+  uint32_t u = muon_f32_bits (f);
+  if ((u & 0x7fffffffu) > 0x7f800000u)          // NaN: keep sign and payload top, force quiet
+    return (uint16_t) ((u >> 16) | 0x0040u);
+  u += 0x7fffu + ((u >> 16) & 1u);              // round half to even at bit 16; carries into
+  return (uint16_t) (u >> 16);                  // the exponent, up to Inf, are correct
+}
+
+MUON_HD float muon_bf16_bits_to_f32 (uint16_t h)
+{
+  return muon_bits_f32 ((uint32_t) h << 16);
+}
+
+MUON_HD float muon_round_bf16 (float f)
+{
+  return muon_bf16_bits_to_f32 (muon_f32_to_bf16_bits (f));
+}
+
+//---- fp16: 1 sign, 5 exponent (bias 15), 10 mantissa bits ----------------------------------
+
+MUON_HD uint16_t muon_f32_to_fp16_bits (float f)
+{
+  uint32_t u = muon_f32_bits (f);
+  uint32_t sign = (u >> 16) & 0x8000u;
+  uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u)                          // NaN
+    return (uint16_t) (sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+  if (a >= 0x477ff000u)                         // >= 65520 = midpoint(65504, 65536): Inf
+    return (uint16_t) (sign | 0x7c00u);
+  if (a >= 0x38800000u)                         // normal: |f| >= 2^-14
+  {
+    uint32_t r = a + 0xfffu + ((a >> 13) & 1u); // round half to even at bit 13
+    return (uint16_t) (sign | ((r - 0x38000000u) >> 13)); // rebias 127 -> 15
+  }
+  uint32_t e = a >> 23;                         // subnormal or zero result
+  if (e < 102u)                                 // |f| < 2^-25: rounds to (signed) zero
+    return (uint16_t) sign;
+  uint32_t m = (a & 0x7fffffu) | 0x800000u;     // 24-bit significand
+  uint32_t shift = 126u - e;                    // value / 2^-24 = m >> shift, shift in 14..24
+  uint32_t q = m >> shift;
+  uint32_t rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+  if (rem > half || (rem == half && (q & 1u)))
+    q++;                                        // may reach 0x400, the smallest normal
+  return (uint16_t) (sign | q);
+}
+
+MUON_HD float muon_fp16_bits_to_f32 (uint16_t h)
+{
+  uint32_t sign = ((uint32_t) h & 0x8000u) << 16;
+  uint32_t e = ((uint32_t) h >> 10) & 0x1fu, m = (uint32_t) h & 0x3ffu;
+  if (e == 0)                                   // zero or subnormal: m * 2^-24, exact in fp32
+  {
+    float v = (float) m * 5.9604644775390625e-8f;
+    return sign ? -v : v;
+  }
+  if (e == 31)
+    return muon_bits_f32 (sign | 0x7f800000u | (m << 13));
+  return muon_bits_f32 (sign | ((e + 112u) << 23) | (m << 13));
+}
+
+MUON_HD float muon_round_fp16 (float f)
+{
+  return muon_fp16_bits_to_f32 (muon_f32_to_fp16_bits (f));
+}
+
+// Round an fp32 value to the compute precision p (0 double, 1 single, 2 bf16, 3 fp16, as
+// muon_precision); double and single leave fp32 values unchanged.
+MUON_HD float muon_round_to (int p, float f)
+{
+  return p == 2 ? muon_round_bf16 (f) : p == 3 ? muon_round_fp16 (f) : f;
+}
+
+//---- the fused elementwise steps of the eager-CUDA op sequence (DESIGN.md 4) ---------------
+// r() rounds to the compute precision; inputs are already compute-precision values, products
+// P come straight from an fp32-accumulating GEMM and are rounded here once, as the eager
+// GEMM would round its output.
+
+// r(r(s * x) + r(p)):  a X + B X,  b A + (c A) A,  a Q + Z Q,  a R + Z R, ...
+MUON_HD float muon_scale_add (int p, float s, float x, float prod)
+{
+  return muon_round_to (p, muon_round_to (p, s * x) + muon_round_to (p, prod));
+}
+
+#endif

@@ -1,0 +1,65 @@
+/* muon_internal.h - what core files share and the public API does not show: the context
+ * layout and the error macros (CHECK / CHECKSTATUS / CHECKMEM jump to the function's one
+ * cleanup label `fail` after recording file, line and message in the context).
+ */
+#ifndef MUON_INTERNAL_H
+#define MUON_INTERNAL_H
+
+#include "muon.h"
+#include "muon_cuda.h"
+
+struct muon_ctx {
+  muon_status last_status;
+  char last_error[512];
+  void *workspace;           // 64-byte aligned scratch, grown on demand
+  size_t workspace_bytes;
+  void *cuda_lib;             // dlopen handle of libmuon_cuda.so (NULL until loaded)
+  muon_cuda_api cuda;         // its entry points
+  void *cuda_state;           // device state owned by the CUDA back end
+  int cuda_tried;             // load attempted; cuda_load_status holds the outcome
+  muon_status cuda_load_status;
+  char cuda_message[256];
+};
+
+// Record an error and jump to `fail`; `status` must be a local muon_status in scope.
+#define CHECK(code, cond, ...)                                           \
+  do {                                                                   \
+    if (!(cond)) {                                                       \
+      status = muon_ctx_set_error (ctx, (code), __VA_ARGS__);            \
+      goto fail;                                                         \
+    }                                                                    \
+  } while (0)
+
+// Propagate an error status from a call that has already recorded its message.
+#define CHECKSTATUS(call)                                                \
+  do {                                                                   \
+    muon_status s_ = (call);                                             \
+    if (s_ < 0) { status = s_; goto fail; }                              \
+  } while (0)
+
+#define CHECKMEM(p)                                                      \
+  CHECK (MUON_ERR_NOMEM, (p) != NULL, "out of memory allocating %s", #p)
+
+// Checks that need no context (for muon_ctx_* themselves and NULL ctx handling).
+#define CHECKCTX(ctx) do { if ((ctx) == NULL) return MUON_ERR_NULLPTR; } while (0)
+
+// Aligned allocation helpers (posix_memalign; NULL on failure).
+void *muon_aligned_alloc (size_t bytes);
+void muon_aligned_free (void *p);
+
+// CUDA back end loader (cuda_loader.c).  Returns MUON_OK with ctx->cuda set, or
+// MUON_ERR_NOTBUILT / MUON_ERR_NODEVICE with the message recorded.
+muon_status muon_cuda_load (muon_ctx *ctx);
+void muon_cuda_unload (muon_ctx *ctx);
+
+
+
+// Newton-Schulz internals shared by the CPU and CUDA paths (ns.c).
+#define MUON_MAX_STEPS 1000
+// Expands o's schedule into buf (cap triples at most).  [out] buf: steps x 3, *steps.
+muon_status muon_ns_schedule (muon_ctx *ctx, const muon_ns_opts *o, double *buf, int cap,
+                              int *steps);
+// Runs muon_ns on the CUDA back end (cuda_loader.c): NOTBUILT / NODEVICE when unavailable.
+muon_status muon_ns_cuda_dispatch (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
+                                   const muon_ns_opts *o);
+#endif

@@ -1,0 +1,162 @@
+/* ns.c - Newton-Schulz orthogonalization on the CPU (the reference back end), standard and
+ * Gram, batched over pages, in fp64, fp32 and emulated bf16 / fp16.
+ *
+ *   X = G / (||G||_F + eps)              per page, after the transpose rule (n <= m)
+ *   standard step:  A = X X';  B = b A + c A A;  X = a X + B X
+ *   Gram:           R = X X'; Z = b R + c R R; Q = a Q + Z Q (Z + a I when fresh); R = (aI+Z)^2 R
+ *                   restart: X = Q X, R = X X'; end: X = Q X
+ * The exact op order and rounding points are DESIGN.md 4; ns_impl.h holds the arithmetic.
+ */
+#include <math.h>
+#include <string.h>
+#include <cblas.h>
+
+#include "muon_internal.h"
+#include "muon_precision.h"
+
+// Whether a restart happens before iteration i (0-based; index 0 is never a restart).
+static int is_restart (int i, const muon_ns_opts *o)
+{
+  for (int r = 0; r < o->nrestarts; r++)
+    if (o->restarts[r] == i && i != 0)
+      return 1;
+  return 0;
+}
+
+//---- the two instantiations of ns_impl.h --------------------------------------------------
+
+#define T double
+#define FN(name) name##_f64
+#define GEMM cblas_dgemm
+#define SYRK cblas_dsyrk
+#define RND(p, x) (x)
+#define SCALE_ADD(p, s, x, prod) ((s) * (x) + (prod))
+#include "ns_impl.h"
+#undef T
+#undef FN
+#undef GEMM
+#undef SYRK
+#undef RND
+#undef SCALE_ADD
+
+#define T float
+#define FN(name) name##_f32
+#define GEMM cblas_sgemm
+#define SYRK cblas_ssyrk
+#define RND(p, x) muon_round_to ((p), (x))
+#define SCALE_ADD(p, s, x, prod) muon_scale_add ((p), (s), (x), (prod))
+#include "ns_impl.h"
+
+//---- options ------------------------------------------------------------------------------
+
+void muon_ns_opts_default (muon_ns_opts *o)
+{
+  if (o == NULL)
+    return;
+  memset (o, 0, sizeof *o);
+  o->method = MUON_NS_STANDARD;
+  o->precision = MUON_PREC_SINGLE;
+  o->steps = 0;
+  o->coeffs = NULL;
+  o->ncoeffs = 0;
+  o->schedule_mode = MUON_SCHEDULE_REPEAT_LAST;
+  o->restarts[0] = 2;
+  o->nrestarts = 1;
+  o->gram_min_aspect = 1;
+  o->eps = 1e-7;
+  o->normalize_first = 1;
+  o->device = MUON_DEVICE_CPU;
+}
+
+int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o)
+{
+  if (o == NULL || o->method != MUON_NS_GRAM)
+    return 0;
+  double lo = (double) (rows < cols ? rows : cols), hi = (double) (rows < cols ? cols : rows);
+  return hi / lo > o->gram_min_aspect;
+}
+
+static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
+{
+  muon_status status = MUON_OK;
+  CHECK (MUON_ERR_NULLPTR, o != NULL, "options must not be NULL");
+  CHECK (MUON_ERR_BADARG, o->method == MUON_NS_STANDARD || o->method == MUON_NS_GRAM,
+         "unknown method %d", (int) o->method);
+  CHECK (MUON_ERR_BADARG, o->precision >= MUON_PREC_DOUBLE && o->precision <= MUON_PREC_FP16,
+         "unknown precision %d", (int) o->precision);
+  CHECK (MUON_ERR_BADARG, o->steps >= 0, "steps must be a positive integer");
+  CHECK (MUON_ERR_BADARG, o->coeffs == NULL || o->ncoeffs >= 1,
+         "a coefficient schedule needs at least one triple");
+  if (o->coeffs)
+    for (int i = 0; i < 3 * o->ncoeffs; i++)
+      CHECK (MUON_ERR_BADARG, isfinite (o->coeffs[i]), "coefficients must be finite");
+  CHECK (MUON_ERR_BADARG,
+         o->schedule_mode == MUON_SCHEDULE_REPEAT_LAST || o->schedule_mode == MUON_SCHEDULE_CYCLE,
+         "unknown schedule mode %d", (int) o->schedule_mode);
+  CHECK (MUON_ERR_BADARG, o->nrestarts >= 0 && o->nrestarts <= MUON_MAX_RESTARTS,
+         "at most %d restarts", MUON_MAX_RESTARTS);
+  for (int i = 0; i < o->nrestarts; i++)
+    CHECK (MUON_ERR_BADARG, o->restarts[i] >= 0, "restart indices must be non-negative");
+  CHECK (MUON_ERR_BADARG, isfinite (o->gram_min_aspect) && o->gram_min_aspect >= 1,
+         "the Gram minimum aspect must be a finite value >= 1");
+  CHECK (MUON_ERR_BADARG, isfinite (o->eps) && o->eps >= 0, "eps must be finite and >= 0");
+  CHECK (MUON_ERR_BADARG, o->device == MUON_DEVICE_CPU || o->device == MUON_DEVICE_CUDA,
+         "unknown device %d", (int) o->device);
+fail:
+  return status;
+}
+
+// Expands o's schedule into buf (cap triples at most).  [out] buf: steps x 3, *steps.
+muon_status muon_ns_schedule (muon_ctx *ctx, const muon_ns_opts *o, double *buf, int cap,
+                             int *steps)
+{
+  muon_status status = MUON_OK;
+  const double *triples = o->coeffs;
+  int count = o->ncoeffs;
+  if (triples == NULL)
+    CHECKSTATUS (muon_coeffs_lookup (ctx, "keller", &triples, &count));
+  *steps = o->steps > 0 ? o->steps : muon_coeffs_default_steps (count);
+  CHECK (MUON_ERR_BADARG, *steps <= cap, "at most %d steps", cap);
+  CHECKSTATUS (muon_coeffs_expand (ctx, triples, count, *steps, o->schedule_mode, buf));
+fail:
+  return status;
+}
+
+
+
+muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
+                     const muon_ns_opts *o)
+{
+  muon_status status = MUON_OK;
+  double coef[3 * MUON_MAX_STEPS];
+  int steps = 0;
+  CHECKCTX (ctx);
+  CHECKSTATUS (check_opts (ctx, o));
+  if (o->device == MUON_DEVICE_CUDA)
+    return muon_ns_cuda_dispatch (ctx, G, X, o);
+  CHECKSTATUS (muon_tensor_check (ctx, G, "G"));
+  CHECKSTATUS (muon_tensor_check (ctx, X, "X"));
+  CHECK (MUON_ERR_BADSHAPE, G->rows == X->rows && G->cols == X->cols && G->batch == X->batch,
+         "X must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
+  CHECKSTATUS (muon_ns_schedule (ctx, o, coef, MUON_MAX_STEPS, &steps));
+
+  size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
+  CHECK (MUON_ERR_BADSHAPE, m <= (size_t) 0x7fffffff, "dimensions must fit a BLAS int");
+  size_t elems = 2 * n * m + 5 * n * n, bad;
+  void *work = NULL;
+  if (o->precision == MUON_PREC_DOUBLE)
+  {
+    CHECKSTATUS (muon_workspace_get (ctx, elems * sizeof (double), &work));
+    bad = batch_f64 (G, X, o, coef, steps, work);
+  }
+  else
+  {
+    CHECKSTATUS (muon_workspace_get (ctx, elems * sizeof (float), &work));
+    bad = batch_f32 (G, X, o, coef, steps, work);
+  }
+  if (bad)
+    status = muon_ctx_set_error (ctx, MUON_WARN_NONFINITE,
+                                 "%zu non-finite values in the result", bad);
+fail:
+  return status;
+}

@@ -1,0 +1,181 @@
+/* muon_mex.c - shared gateway glue (see muon_mex.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "muon_mex.h"
+
+static muon_ctx *ctx = NULL;
+
+static void at_exit (void)
+{
+  muon_ctx_destroy (&ctx);
+}
+
+muon_ctx *muon_mex_ctx (void)
+{
+  if (ctx == NULL)
+  {
+    if (muon_ctx_create (&ctx) != MUON_OK)
+      mexErrMsgIdAndTxt ("muonlab:noMemory", "muonlab: cannot create a context.");
+    mexAtExit (at_exit);
+  }
+  return ctx;
+}
+
+void muon_mex_error (const char *fname, const char *id, const char *fmt, ...)
+{
+  char msg[768], full_id[64];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  snprintf (full_id, sizeof full_id, "muonlab:%s", id);
+  mexErrMsgIdAndTxt (full_id, "%s: %s", fname, msg);
+}
+
+void muon_mex_check (const char *fname, muon_status s)
+{
+  if (s >= 0)
+    return;
+  const char *msg = muon_ctx_last_error (muon_mex_ctx ());
+  size_t len = strlen (msg);
+  muon_mex_error (fname, muon_status_id (s), "%s%s", *msg ? msg : muon_status_string (s),
+                  (len && msg[len - 1] == '.') ? "" : ".");
+}
+
+muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArray *a)
+{
+  if (!(mxIsDouble (a) || mxIsSingle (a)) || mxIsComplex (a) || mxIsSparse (a))
+    muon_mex_error (fname, "badType", "%s must be a real full double or single array",
+                    argname);
+  mwSize nd = mxGetNumberOfDimensions (a);
+  const mwSize *d = mxGetDimensions (a);
+  if (nd > 3)
+    muon_mex_error (fname, "badShape", "%s must have 2 or 3 dimensions", argname);
+  if (mxGetNumberOfElements (a) == 0)
+    muon_mex_error (fname, "badShape", "%s must not be empty", argname);
+  return muon_tensor_batch (mxIsDouble (a) ? MUON_F64 : MUON_F32, mxGetData (a), d[0], d[1],
+                            nd == 3 ? d[2] : 1);
+}
+
+mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view)
+{
+  mwSize d[3] = { t->rows, t->cols, t->batch };
+  mxArray *a = mxCreateNumericArray (t->batch > 1 ? 3 : 2, d, cls, mxREAL);
+  *view = muon_tensor_batch (cls == mxDOUBLE_CLASS ? MUON_F64 : MUON_F32, mxGetData (a),
+                             t->rows, t->cols, t->batch);
+  return a;
+}
+
+static const mxArray *field (const char *fname, const mxArray *s, const char *name)
+{
+  if (s == NULL || !mxIsStruct (s))
+    muon_mex_error (fname, "badType", "OPTS must be a struct");
+  return mxGetField (s, 0, name);
+}
+
+void muon_mex_field_double (const char *fname, const mxArray *s, const char *name,
+                            double *out)
+{
+  const mxArray *f = field (fname, s, name);
+  if (f == NULL)
+    return;
+  if (!mxIsNumeric (f) && !mxIsLogical (f))
+    muon_mex_error (fname, "badType", "option %s must be numeric", name);
+  if (mxGetNumberOfElements (f) != 1)
+    muon_mex_error (fname, "badShape", "option %s must be a scalar", name);
+  *out = mxGetScalar (f);
+}
+
+void muon_mex_field_int (const char *fname, const mxArray *s, const char *name, int *out)
+{
+  double v = *out;
+  muon_mex_field_double (fname, s, name, &v);
+  if (v != (double) (int) v)
+    muon_mex_error (fname, "badArg", "option %s must be an integer", name);
+  *out = (int) v;
+}
+
+int muon_mex_field_string (const char *fname, const mxArray *s, const char *name, char *buf,
+                           size_t len)
+{
+  const mxArray *f = field (fname, s, name);
+  if (f == NULL)
+    return 0;
+  if (!mxIsChar (f) || mxGetString (f, buf, len) != 0)
+    muon_mex_error (fname, "badType", "option %s must be a short string", name);
+  return 1;
+}
+
+const double *muon_mex_field_array (const char *fname, const mxArray *s, const char *name,
+                                    size_t *count, size_t *rows, size_t *cols)
+{
+  const mxArray *f = field (fname, s, name);
+  *count = 0;
+  if (f == NULL)
+    return NULL;
+  if (!mxIsDouble (f) || mxIsComplex (f) || mxIsSparse (f))
+    muon_mex_error (fname, "badType", "option %s must be a real double array", name);
+  *count = mxGetNumberOfElements (f);
+  if (rows) *rows = mxGetM (f);
+  if (cols) *cols = mxGetN (f);
+  return mxGetPr (f);
+}
+
+void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o)
+{
+  char buf[64];
+  muon_ns_opts_default (o);
+  muon_ctx *c = muon_mex_ctx ();
+  if (muon_mex_field_string (fname, s, "method", buf, sizeof buf))
+  {
+    if (strcmp (buf, "standard") == 0) o->method = MUON_NS_STANDARD;
+    else if (strcmp (buf, "gram") == 0) o->method = MUON_NS_GRAM;
+    else muon_mex_error (fname, "badArg", "unknown method '%s'", buf);
+  }
+  if (muon_mex_field_string (fname, s, "precision", buf, sizeof buf)
+      && muon_precision_from_name (buf, &o->precision) != MUON_OK)
+    muon_mex_error (fname, "badArg", "unknown precision '%s'", buf);
+  if (muon_mex_field_string (fname, s, "schedule_mode", buf, sizeof buf))
+  {
+    if (strcmp (buf, "repeat_last") == 0) o->schedule_mode = MUON_SCHEDULE_REPEAT_LAST;
+    else if (strcmp (buf, "cycle") == 0) o->schedule_mode = MUON_SCHEDULE_CYCLE;
+    else muon_mex_error (fname, "badArg", "unknown schedule mode '%s'", buf);
+  }
+  if (muon_mex_field_string (fname, s, "device", buf, sizeof buf))
+  {
+    if (strcmp (buf, "cpu") == 0) o->device = MUON_DEVICE_CPU;
+    else if (strcmp (buf, "cuda") == 0) o->device = MUON_DEVICE_CUDA;
+    else muon_mex_error (fname, "badArg", "unknown device '%s'", buf);
+  }
+  muon_mex_field_int (fname, s, "steps", &o->steps);
+  muon_mex_field_double (fname, s, "gram_min_aspect", &o->gram_min_aspect);
+  muon_mex_field_double (fname, s, "eps", &o->eps);
+  muon_mex_field_int (fname, s, "normalize_first", &o->normalize_first);
+  size_t n, rows, cols;
+  const double *r = muon_mex_field_array (fname, s, "restarts", &n, NULL, NULL);
+  if (r)
+  {
+    if (n > MUON_MAX_RESTARTS)
+      muon_mex_error (fname, "badArg", "at most %d restarts", MUON_MAX_RESTARTS);
+    o->nrestarts = (int) n;
+    for (size_t i = 0; i < n; i++)
+      o->restarts[i] = (int) r[i];
+  }
+  // coefficients: a K x 3 matrix (column-major) is copied to K x 3 row-major triples in the
+  // context's workspace would be overwritten by muon_ns, so keep a static copy here.
+  static double triples[3 * 1000];
+  const double *cf = muon_mex_field_array (fname, s, "coeffs", &n, &rows, &cols);
+  if (cf)
+  {
+    if (cols != 3 || rows < 1 || rows > 1000)
+      muon_mex_error (fname, "badShape", "coefficients must be a K x 3 matrix, K <= 1000");
+    for (size_t k = 0; k < rows; k++)
+      for (size_t j = 0; j < 3; j++)
+        triples[3 * k + j] = cf[k + j * rows];
+    o->coeffs = triples;
+    o->ncoeffs = (int) rows;
+  }
+  (void) c;
+}

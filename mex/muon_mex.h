@@ -1,0 +1,39 @@
+/* muon_mex.h - the glue every gateway shares: the process-wide context (destroyed by
+ * mexAtExit), mxArray <-> muon_tensor, option-struct fields, and status -> Octave error.
+ */
+#ifndef MUON_MEX_H
+#define MUON_MEX_H
+
+#include "mex.h"
+#include "muon.h"
+
+// The context shared by all calls of this MEX file, created on first use.
+muon_ctx *muon_mex_ctx (void);
+
+// Raises "muonlab:<id>" with "<fname>: <message>." for status < 0 (message from the context).
+void muon_mex_check (const char *fname, muon_status s);
+// Raises "muonlab:<id>" with "<fname>: <printf message>".
+void muon_mex_error (const char *fname, const char *id, const char *fmt, ...);
+
+// Requires a real, full, double or single array of 2 or 3 dimensions; returns it as a batch
+// (pages along dimension 3).
+muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArray *a);
+// A new array of class `cls` shaped like t (rows x cols x batch), and its tensor view.
+mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view);
+
+// Option-struct fields: a missing field keeps *out unchanged.
+void muon_mex_field_double (const char *fname, const mxArray *s, const char *field,
+                            double *out);
+void muon_mex_field_int (const char *fname, const mxArray *s, const char *field, int *out);
+// Copies a string field into buf (len bytes); returns 1 when the field is present.
+int muon_mex_field_string (const char *fname, const mxArray *s, const char *field, char *buf,
+                           size_t len);
+// A numeric field as a pointer to its doubles (NULL when missing) and its element count.
+const double *muon_mex_field_array (const char *fname, const mxArray *s, const char *field,
+                                    size_t *count, size_t *rows, size_t *cols);
+
+// Newton-Schulz options from a struct (fields as muon_ns.m passes them).  coeffs points into
+// the struct's data, valid while the struct lives.
+void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o);
+
+#endif
