@@ -210,4 +210,9 @@ muon_status muon_backend_query (muon_ctx *ctx, muon_backend_info *info);
 #ifdef __cplusplus
 }
 #endif
+
+// The rest of the public API, one header per layer.
+#include "muon_update.h"   // Muon update, AdamW (core/update.c, core/adamw.c)
+#include "muon_comm.h"     // communicators (core/comm_*.c)
+#include "muon_zero.h"     // ZeRO layout and distributed steps (core/zero_*.c)
 #endif
