@@ -31,7 +31,14 @@ void muon_mex_error (const char *fname, const char *id, const char *fmt, ...)
   vsnprintf (msg, sizeof msg, fmt, ap);
   va_end (ap);
   snprintf (full_id, sizeof full_id, "muonlab:%s", id);
-  mexErrMsgIdAndTxt (full_id, "%s: %s", fname, msg);
+  // mexErrMsgIdAndTxt would prefix the gateway's own name ("__muon_ns__: "); Octave's
+  // error () raises the message exactly as the user function would.
+  char full_msg[900];
+  snprintf (full_msg, sizeof full_msg, "%s: %s", fname, msg);
+  mxArray *args[3] = { mxCreateString (full_id), mxCreateString ("%s"),
+                       mxCreateString (full_msg) };
+  mexCallMATLAB (0, NULL, 3, args, "error");
+  mexErrMsgIdAndTxt (full_id, "%s", full_msg);  // not reached
 }
 
 void muon_mex_check (const char *fname, muon_status s)

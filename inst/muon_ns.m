@@ -1,0 +1,153 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {@var{X} =} muon_ns (@var{G})
+## @deftypefnx {muonlab} {@var{X} =} muon_ns (@var{G}, @var{name}, @var{value}, @dots{})
+## Newton-Schulz orthogonalization of a matrix or of each page of a stack.
+##
+## @var{G} is a real double or single M x N matrix, or an M x N x E stack of E matrices
+## (each page is treated on its own: its own norm, its own iteration).  @var{X} has the
+## class and shape of @var{G} and approximates the polar factor U*V' of each page, with the
+## singular values mapped by the schedule's scalar polynomial instead of to exactly 1.
+##
+## Each page is normalized, @code{X = G / (norm (G, "fro") + Eps)} (the norm summed in fp64,
+## the division in the compute precision), transposed when M > N, and iterated:
+## @example
+## standard:  A = X*X';  B = b*A + (c*A)*A;  X = a*X + B*X
+## gram:      R = X*X', then only n x n products on R, Z, Q, with X = Q*X at restarts and
+##            at the end (n = min (M, N))
+## @end example
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "Method"
+## @qcode{"standard"} (default) or @qcode{"gram"}.  Gram falls back to standard when
+## max/min aspect <= @qcode{"GramMinAspect"} (default 1: square only, as DeepSpeed).
+## @item "Steps"
+## number of iterations; default 5 for a single triple, else the schedule's length.
+## @item "Coefficients"
+## a schedule name (see @code{muon_coeffs}; default @qcode{"keller"}) or a K x 3 matrix.
+## @item "ScheduleMode"
+## beyond the schedule: @qcode{"repeat_last"} (default) or @qcode{"cycle"}.
+## @item "Precision"
+## compute precision @qcode{"double"}, @qcode{"single"}, @qcode{"bf16"} or @qcode{"fp16"}
+## (default: the class of @var{G}).  bf16 and fp16 follow the eager-CUDA model: every
+## product accumulates in fp32 and is rounded once, every elementwise op is rounded once.
+## @item "Restarts"
+## Gram restart list, 0-based iteration indices (default 2; @code{[]} for none).
+## @item "GramMinAspect"
+## see Method.
+## @item "Eps"
+## normalization eps (default 1e-7).
+## @item "NormalizeFirst"
+## true (default): normalize in fp32, then round.  false: the peers' order, round
+## @var{G} to the compute precision first (overflows fp16 past 65504: DeepSpeed PR 8533).
+## @item "Device"
+## @qcode{"cpu"} (default) or @qcode{"cuda"} (error @code{muonlab:notBuilt} or
+## @code{muonlab:noDevice} where unavailable; see @code{muon_info}).
+## @end table
+##
+## Example:
+## @example
+## G = randn (256, 1024);
+## X = muon_ns (G, "Method", "gram", "Precision", "fp16");
+## svd (X)(1:3)   % near 1 (Keller's schedule leaves them in about [0.7, 1.2])
+## @end example
+##
+## @seealso{muon_coeffs, polar_metrics, ns_flops, muon_info}
+## @end deftypefn
+
+function X = muon_ns (G, varargin)
+  if (nargin < 1)
+    print_usage ();
+  endif
+  check_matrix ("muon_ns", "G", G);
+  [opts, rest] = ns_options ("muon_ns", class (G), varargin);
+  reject_rest ("muon_ns", rest);
+  X = __muon_ns__ (G, opts);
+endfunction
+
+%!shared G, s0, U, V, phi
+%! randn ("state", 1);
+%! G = randn (8, 24);
+%! [U, S, V] = svd (G, "econ");
+%! s0 = diag (S) / (norm (G, "fro") + 1e-7);
+%! phi = @(s, c) c(1)*s + c(2)*s.^3 + c(3)*s.^5;
+
+%!test
+%! s = s0;
+%! for k = 1:5, s = phi (s, [3.4445 -4.7750 2.0315]); endfor
+%! X = muon_ns (G);
+%! assert (X, U * diag (s) * V', 1e-12 * norm (X, "fro"));
+%! assert (muon_ns (G.'), X.', 1e-12 * norm (X, "fro"));
+%! assert (muon_ns (G, "method", "GRAM"), X, 1e-12 * norm (X, "fro"));
+
+%!test
+%! X = muon_ns (single (G));
+%! assert (class (X), "single");
+%! assert (double (X), muon_ns (G), 3e-5 * norm (muon_ns (G), "fro"));
+
+%!test
+%! Gs = cat (3, G, 1e3 * G, 1e-3 * G);
+%! X = muon_ns (Gs, "Eps", 0);
+%! assert (size (X), [8 24 3]);
+%! assert (X(:,:,2), X(:,:,1), 1e-12);
+%! assert (X(:,:,3), X(:,:,1), 1e-12);
+
+%!assert (muon_ns (zeros (4, 6)), zeros (4, 6))
+%!assert (muon_ns (zeros (4, 6), "Eps", 0), zeros (4, 6))
+
+%!test
+%! ## a bf16 result holds exact bf16 values
+%! X = muon_ns (G, "Precision", "bf16");
+%! b = typecast (single (X(:)), "uint32");
+%! assert (all (bitand (b, uint32 (65535)) == 0));
+
+%!test
+%! ## the peers' cast-first order overflows fp16 (DeepSpeed PR 8533), fp32-first does not
+%! Gbig = 1e5 * G;
+%! assert (all (isfinite (muon_ns (Gbig, "Precision", "fp16")(:))));
+%! assert (! any (isfinite (muon_ns (Gbig, "Precision", "fp16", "NormalizeFirst", false)(:))));
+
+%!test
+%! X1 = muon_ns (G, "Coefficients", "you");
+%! X2 = muon_ns (G, "Coefficients", muon_coeffs ("you"));
+%! assert (X1, X2);
+%! X3 = muon_ns (G, "Coefficients", "aol", "Steps", 6, "ScheduleMode", "cycle");
+%! c = muon_coeffs ("aol");
+%! s = s0;
+%! for k = [1 2 3 4 1 2], s = phi (s, c(k,:)); endfor
+%! assert (X3, U * diag (s) * V', 1e-12 * norm (X3, "fro"));
+
+%!error <Invalid call> muon_ns ()
+%!error <muon_ns: G must be a real numeric matrix.> muon_ns (complex (G))
+%!error <muon_ns: G must be a real numeric matrix.> muon_ns (int8 (G))
+%!error <muon_ns: G must be a real numeric matrix.> muon_ns (G > 0)
+%!error <muon_ns: G must be a real numeric matrix.> muon_ns (sparse (G))
+%!error <muon_ns: G must be a real numeric matrix.> muon_ns ("abc")
+%!error <muon_ns: G must not be empty.> muon_ns (zeros (0, 3))
+%!error <muon_ns: G must be a matrix \(at least 2 x 2\), not a vector or scalar.> muon_ns (1:5)
+%!error <muon_ns: G must have 2 or 3 dimensions.> muon_ns (ones (2, 2, 2, 2))
+%!error <muon_ns: G must not contain NaN or Inf.> muon_ns ([1 NaN; 2 3])
+%!error <muon_ns: G must not contain NaN or Inf.> muon_ns ([1 Inf; 2 3])
+%!error <muon_ns: options must be NAME, VALUE pairs.> muon_ns (G, "Steps")
+%!error <muon_ns: unknown option 'Foo'.> muon_ns (G, "Foo", 1)
+%!error <muon_ns: option names must be strings.> muon_ns (G, 3, 1)
+%!error <muon_ns: STEPS must be a positive integer \(at most 1000\).> muon_ns (G, "Steps", 0)
+%!error <muon_ns: STEPS must be a positive integer \(at most 1000\).> muon_ns (G, "Steps", 1.5)
+%!error <muon_ns: METHOD must be 'standard' or 'gram'.> muon_ns (G, "Method", "fast")
+%!error <muon_ns: PRECISION must be 'double', 'single', 'bf16' or 'fp16'.> muon_ns (G, "Precision", "fp8")
+%!error <muon_ns: SCHEDULEMODE must be 'repeat_last' or 'cycle'.> muon_ns (G, "ScheduleMode", 1)
+%!error <muon_ns: DEVICE must be 'cpu' or 'cuda'.> muon_ns (G, "Device", "tpu")
+%!error <muon_ns: unknown coefficient schedule 'foo'.> muon_ns (G, "Coefficients", "foo")
+%!error <muon_ns: COEFFICIENTS must be a schedule name or a K x 3 real matrix.> muon_ns (G, "Coefficients", {1})
+%!error <muon_ns: COEFFICIENTS must be a schedule name or a K x 3 real matrix.> muon_ns (G, "Coefficients", [1 2])
+%!error <muon_ns: COEFFICIENTS must be a schedule name or a K x 3 real matrix.> muon_ns (G, "Coefficients", [1 2 NaN])
+%!error <muon_ns: RESTARTS must be a vector of non-negative integers.> muon_ns (G, "Restarts", -1)
+%!error <muon_ns: GRAMMINASPECT must be a finite scalar of at least 1.> muon_ns (G, "GramMinAspect", 0.5)
+%!error <muon_ns: EPS must be a non-negative finite scalar.> muon_ns (G, "Eps", -1)
+%!error <muon_ns: NORMALIZEFIRST must be true or false.> muon_ns (G, "NormalizeFirst", 2)
+%!error id=muonlab:badType muon_ns (int8 (G))
+%!error id=muonlab:nonFinite muon_ns ([1 NaN; 2 3])
+%!error id=muonlab:badArg muon_ns (G, "Foo", 1)

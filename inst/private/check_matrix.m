@@ -1,0 +1,26 @@
+## -*- texinfo -*-
+## @deftypefn {} {} check_matrix (@var{fname}, @var{argname}, @var{G})
+## Validate a gradient-like input: a real, full, double or single, finite, non-empty M x N
+## matrix or M x N x E stack with M, N >= 2.  Errors are muonlab:badType, muonlab:badShape
+## and muonlab:nonFinite.
+## @end deftypefn
+
+function check_matrix (fname, argname, G)
+  if (! (isfloat (G) && isreal (G)) || issparse (G))
+    error ("muonlab:badType", "%s: %s must be a real numeric matrix.", fname, argname);
+  endif
+  if (isempty (G))
+    error ("muonlab:badShape", "%s: %s must not be empty.", fname, argname);
+  endif
+  if (ndims (G) > 3)
+    error ("muonlab:badShape", "%s: %s must have 2 or 3 dimensions.", fname, argname);
+  endif
+  if (rows (G) < 2 || columns (G) < 2)
+    error ("muonlab:badShape",
+           "%s: %s must be a matrix (at least 2 x 2), not a vector or scalar.",
+           fname, argname);
+  endif
+  if (! all (isfinite (G(:))))
+    error ("muonlab:nonFinite", "%s: %s must not contain NaN or Inf.", fname, argname);
+  endif
+endfunction
