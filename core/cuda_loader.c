@@ -120,11 +120,14 @@ muon_status muon_ns_cuda_dispatch (muon_ctx *ctx, const muon_tensor *G, muon_ten
   CHECKSTATUS (muon_ns_schedule (ctx, o, coef, MUON_MAX_STEPS, &steps));
   char msg[256] = "";
   status = ctx->cuda.ns (&ctx->cuda_state, G, X, o, coef, steps, msg, sizeof msg);
-  if (status < 0)
+  if (status != MUON_OK)  // errors and the non-finite warning alike keep their text
     muon_ctx_set_error (ctx, status, "%s", msg);
 fail:
   return status;
 }
+
+extern char *openblas_get_config (void) __attribute__ ((weak));
+extern char *openblas_get_corename (void) __attribute__ ((weak));
 
 muon_status muon_backend_query (muon_ctx *ctx, muon_backend_info *info)
 {
@@ -140,7 +143,11 @@ muon_status muon_backend_query (muon_ctx *ctx, muon_backend_info *info)
                             sizeof info->cuda_message);
   else
     snprintf (info->cuda_message, sizeof info->cuda_message, "%s", ctx->cuda_message);
-  snprintf (info->blas, sizeof info->blas, "CBLAS (%s)", "libblas.so.3 alternative");
+  if (openblas_get_config)  // weak: present when the BLAS in the process is OpenBLAS
+    snprintf (info->blas, sizeof info->blas, "%s, core %s", openblas_get_config (),
+              openblas_get_corename ? openblas_get_corename () : "?");
+  else
+    snprintf (info->blas, sizeof info->blas, "CBLAS (libblas.so.3)");
   muon_ctx_set_error (ctx, MUON_OK, "%s", "");
   return MUON_OK;
 }
