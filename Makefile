@@ -15,7 +15,7 @@ CUDA_HOME  ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(NVCC)),/usr/local/cuda)
 CUDA_ARCH  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 
 CC         ?= gcc
-BLAS_LIBS  ?= -lblas
+BLAS_LIBS  ?= $(or $(shell $(MKOCTFILE) -p BLAS_LIBS 2>/dev/null),-lblas)
 WARN       := -Wall -Wextra -Wno-unused-parameter
 CFLAGS_CORE = -std=c99 -O3 -fPIC -ffp-contract=off $(WARN) -Icore/include -Icore
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -47,6 +47,7 @@ all: probe $(LIB) $(MEXES) $(CUDA_LIB)
 
 #---- set-up ---------------------------------------------------------------------------------
 
+SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
 DEB_PKGS := octave liboctave-dev openmpi-bin libopenmpi-dev libopenblas-dev gnuplot-nox \
             fonts-freefont-otf ghostscript libdnnl-dev gcc make
 
@@ -55,7 +56,7 @@ deps:
 	  | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -z "$$missing" ]; then echo "deps: all installed"; else \
 	  echo "deps: installing $$missing"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y \
 	    --no-install-recommends $$missing; fi
 
 probe:
