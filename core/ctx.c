@@ -100,7 +100,7 @@ muon_status muon_workspace_get (muon_ctx *ctx, size_t bytes, void **ptr)
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, ptr != NULL, "workspace pointer must not be NULL");
-  if (bytes > ctx->workspace_bytes)
+  if (bytes > ctx->workspace_bytes || ctx->workspace == NULL)
   {
     muon_aligned_free (ctx->workspace);
     ctx->workspace_bytes = 0;

@@ -1,0 +1,215 @@
+/* test_ctx.c - the context object (core/ctx.c): create / destroy, last error and status, the
+ * reusable 64-byte aligned workspace, tensor descriptions and their checks, and the back end
+ * query (core/cuda_loader.c).  Every error code of these functions.
+ */
+#include <stdint.h>
+
+#include "harness.h"
+#include "muon.h"
+
+// Huge allocations must come back as NULL (MUON_ERR_NOMEM), not abort under ASan.
+const char *__asan_default_options (void);
+const char *__asan_default_options (void)
+{
+  return "allocator_may_return_null=1";
+}
+
+static void test_create_destroy (void)
+{
+  muon_ctx *ctx = NULL;
+  T_EQ_INT (muon_ctx_create (NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_ctx_create (&ctx), MUON_OK);
+  T_ASSERT (ctx != NULL);
+  T_EQ_STR (muon_ctx_last_error (ctx), "");
+  T_EQ_INT (muon_ctx_last_status (ctx), MUON_OK);
+  T_EQ_INT (muon_workspace_size (ctx), 0);
+  T_EQ_INT (muon_ctx_destroy (&ctx), MUON_OK);
+  T_ASSERT (ctx == NULL);
+  T_EQ_INT (muon_ctx_destroy (&ctx), MUON_OK);          // *ctx == NULL is fine
+  muon_status s = muon_ctx_destroy (NULL);              // no pointer at all: no crash
+  T_ASSERT (s == MUON_ERR_NULLPTR || s == MUON_OK);
+  // two contexts are independent
+  muon_ctx *c1 = NULL, *c2 = NULL;
+  T_EQ_INT (muon_ctx_create (&c1), MUON_OK);
+  T_EQ_INT (muon_ctx_create (&c2), MUON_OK);
+  T_ASSERT (c1 != c2);
+  muon_ctx_set_error (c1, MUON_ERR_BADARG, "one");
+  T_EQ_STR (muon_ctx_last_error (c2), "");
+  muon_ctx_destroy (&c1);
+  muon_ctx_destroy (&c2);
+}
+
+static void test_errors (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  T_EQ_INT (muon_ctx_set_error (ctx, MUON_ERR_BADSHAPE, "shape %d x %s", 3, "four"),
+            MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), "shape 3 x four");
+  T_EQ_INT (muon_ctx_last_status (ctx), MUON_ERR_BADSHAPE);
+  T_EQ_INT (muon_ctx_set_error (ctx, MUON_WARN_NONFINITE, "%s", "warned"), MUON_WARN_NONFINITE);
+  T_EQ_STR (muon_ctx_last_error (ctx), "warned");
+  T_EQ_INT (muon_ctx_last_status (ctx), MUON_WARN_NONFINITE);
+  // a long message is truncated, not overflowed
+  char big[2000];
+  memset (big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = 0;
+  T_EQ_INT (muon_ctx_set_error (ctx, MUON_ERR_INTERNAL, "%s", big), MUON_ERR_INTERNAL);
+  size_t len = strlen (muon_ctx_last_error (ctx));
+  T_ASSERT (len > 100 && len < sizeof big - 1);
+  T_ASSERT (strspn (muon_ctx_last_error (ctx), "x") == len);
+  // no context: the code still comes back, and the queries do not crash
+  T_EQ_INT (muon_ctx_set_error (NULL, MUON_ERR_MPI, "x"), MUON_ERR_MPI);
+  T_ASSERT (muon_ctx_last_error (NULL) != NULL);
+  T_EQ_INT (muon_ctx_last_status (NULL), MUON_ERR_NULLPTR);
+  muon_ctx_destroy (&ctx);
+}
+
+static void test_workspace (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  void *p = NULL, *q = NULL;
+  T_EQ_INT (muon_workspace_get (ctx, 1000, &p), MUON_OK);
+  T_ASSERT (p != NULL);
+  T_EQ_INT ((uintptr_t) p % 64, 0);
+  T_ASSERT (muon_workspace_size (ctx) >= 1000);
+  if (p) memset (p, 0xab, 1000);                       // ASan: really 1000 bytes
+  size_t held = muon_workspace_size (ctx);
+  T_EQ_INT (muon_workspace_get (ctx, 10, &q), MUON_OK);  // smaller: same buffer
+  T_ASSERT (q == p);
+  T_EQ_INT (muon_workspace_size (ctx), held);
+  T_EQ_INT (muon_workspace_get (ctx, 1000, &q), MUON_OK);  // equal: same buffer
+  T_ASSERT (q == p);
+  T_EQ_INT (muon_workspace_get (ctx, 100000, &q), MUON_OK); // larger: grows
+  T_ASSERT (q != NULL);
+  T_EQ_INT ((uintptr_t) q % 64, 0);
+  T_ASSERT (muon_workspace_size (ctx) >= 100000);
+  if (q) memset (q, 0xcd, 100000);
+  void *r = NULL;
+  T_EQ_INT (muon_workspace_get (ctx, 5000, &r), MUON_OK);
+  T_ASSERT (r == q);
+  // odd sizes stay aligned
+  for (size_t b = 100001; b < 100001 + 64 * 50; b += 333)
+  {
+    T_EQ_INT (muon_workspace_get (ctx, b, &r), MUON_OK);
+    T_EQ_INT ((uintptr_t) r % 64, 0);
+  }
+  // errors
+  T_EQ_INT (muon_workspace_get (NULL, 10, &r), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_workspace_get (ctx, 10, NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_ctx_last_status (ctx), MUON_ERR_NULLPTR);
+  T_ASSERT (*muon_ctx_last_error (ctx) != 0);
+  T_EQ_INT (muon_workspace_size (NULL), 0);
+  // out of memory: recorded, and the context stays usable
+  r = (void *) 1;
+  T_EQ_INT (muon_workspace_get (ctx, SIZE_MAX / 2, &r), MUON_ERR_NOMEM);
+  T_EQ_INT (muon_ctx_last_status (ctx), MUON_ERR_NOMEM);
+  T_ASSERT (*muon_ctx_last_error (ctx) != 0);
+  T_EQ_INT (muon_workspace_get (ctx, 4096, &r), MUON_OK);
+  T_ASSERT (r != NULL && muon_workspace_size (ctx) >= 4096);
+  if (r) memset (r, 0, 4096);
+  muon_ctx_destroy (&ctx);                              // LSan: the workspace is freed
+}
+
+static void test_tensor_make (void)
+{
+  double buf[24];
+  muon_tensor t = muon_tensor_batch (MUON_F32, buf, 2, 3, 4);
+  T_EQ_INT (t.dtype, MUON_F32);
+  T_EQ_INT (t.device, MUON_DEVICE_CPU);
+  T_EQ_INT (t.rows, 2);
+  T_EQ_INT (t.cols, 3);
+  T_EQ_INT (t.batch, 4);
+  T_EQ_INT (t.ld, 2);
+  T_EQ_INT (t.stride, 6);
+  T_ASSERT (t.data == buf);
+  muon_tensor m = muon_tensor_matrix (MUON_F64, buf, 4, 5);
+  T_EQ_INT (m.dtype, MUON_F64);
+  T_EQ_INT (m.rows, 4);
+  T_EQ_INT (m.cols, 5);
+  T_EQ_INT (m.batch, 1);
+  T_EQ_INT (m.ld, 4);
+  T_EQ_INT (m.stride, 20);
+}
+
+// muon_tensor_check on t, expecting code; on an error the message must name the tensor.
+static void expect_check (muon_ctx *ctx, muon_tensor t, muon_status code, int line)
+{
+  muon_status s = muon_tensor_check (ctx, &t, "Gname");
+  t_check (s == code, __FILE__, line, "muon_tensor_check gave %d (%s), expected %d (%s)",
+           (int) s, muon_status_string (s), (int) code, muon_status_string (code));
+  if (code < 0)
+  {
+    t_check (muon_ctx_last_status (ctx) == code, __FILE__, line, "last status %d, expected %d",
+             (int) muon_ctx_last_status (ctx), (int) code);
+    t_check (strstr (muon_ctx_last_error (ctx), "Gname") != NULL, __FILE__, line,
+             "message \"%s\" names the tensor", muon_ctx_last_error (ctx));
+  }
+}
+#define EXPECT_CHECK(t, code) expect_check (ctx, (t), (code), __LINE__)
+
+static void test_tensor_check (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  double buf[4096];
+  muon_tensor ok = muon_tensor_batch (MUON_F64, buf, 4, 5, 3), t;
+  EXPECT_CHECK (ok, MUON_OK);
+  EXPECT_CHECK (muon_tensor_matrix (MUON_F32, buf, 1, 1), MUON_OK);
+  T_EQ_INT (muon_tensor_check (NULL, &ok, "G"), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_tensor_check (ctx, NULL, "G"), MUON_ERR_NULLPTR);
+  t = ok; t.data = NULL;            EXPECT_CHECK (t, MUON_ERR_NULLPTR);
+  t = ok; t.dtype = (muon_dtype) 7; EXPECT_CHECK (t, MUON_ERR_BADTYPE);
+  t = ok; t.device = MUON_DEVICE_CUDA; EXPECT_CHECK (t, MUON_ERR_UNSUPPORTED);
+  t = ok; t.rows = 0;               EXPECT_CHECK (t, MUON_ERR_BADSHAPE);
+  t = ok; t.cols = 0;               EXPECT_CHECK (t, MUON_ERR_BADSHAPE);
+  t = ok; t.batch = 0;              EXPECT_CHECK (t, MUON_ERR_BADSHAPE);
+  t = ok; t.ld = 3;                 EXPECT_CHECK (t, MUON_ERR_BADSHAPE);   // ld < rows
+  t = ok; t.ld = 0;                 EXPECT_CHECK (t, MUON_ERR_BADSHAPE);
+  t = ok; t.ld = 6; t.stride = 6 * 4 + 4; EXPECT_CHECK (t, MUON_OK);     // padded pages
+  t = ok; t.ld = 6; t.stride = 6 * 4 + 3; EXPECT_CHECK (t, MUON_ERR_BADSHAPE); // last column hits next page
+  t = ok; t.stride = 19;            EXPECT_CHECK (t, MUON_ERR_BADSHAPE);   // dense pages overlap
+  t = ok; t.stride = 0;             EXPECT_CHECK (t, MUON_ERR_BADSHAPE);   // all pages the same
+  t = ok; t.batch = 1; t.stride = 0; EXPECT_CHECK (t, MUON_OK);            // one page: stride unused
+  // fused experts: E pages of rows x cols interleaved in an (E rows) x cols matrix
+  t = ok; t.ld = 12; t.stride = 4;  EXPECT_CHECK (t, MUON_OK);
+  t = ok; t.ld = 11; t.stride = 4;  EXPECT_CHECK (t, MUON_ERR_BADSHAPE);   // 3 x 4 rows > 11
+  t = ok; t.ld = 12; t.stride = 3;  EXPECT_CHECK (t, MUON_ERR_BADSHAPE);   // stride < rows
+  t = ok; t.ld = 16; t.stride = 5;  EXPECT_CHECK (t, MUON_OK);             // gaps between experts
+  muon_ctx_destroy (&ctx);
+}
+
+static void test_backend_query (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  muon_backend_info info;
+  memset (&info, 0x5a, sizeof info);
+  T_EQ_INT (muon_backend_query (NULL, &info), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_backend_query (ctx, NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_ctx_last_status (ctx), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_backend_query (ctx, &info), MUON_OK);  // a missing back end is not an error
+  T_ASSERT (info.cuda_built == 0 || info.cuda_built == 1);
+  T_ASSERT (info.cuda_usable == 0 || info.cuda_usable == 1);
+  T_ASSERT (!info.cuda_usable || info.cuda_built);
+  T_ASSERT (info.cuda_usable ? info.cuda_device_count >= 1 : 1);
+  T_ASSERT (memchr (info.cuda_message, 0, sizeof info.cuda_message) != NULL);
+  T_ASSERT (memchr (info.blas, 0, sizeof info.blas) != NULL);
+  if (!info.cuda_usable)
+    T_ASSERT (info.cuda_message[0] != 0);               // says why
+  T_EQ_INT (muon_backend_query (ctx, &info), MUON_OK);  // asking twice is fine
+  muon_ctx_destroy (&ctx);
+}
+
+int main (int argc, char **argv)
+{
+  (void) argc;
+  T_RUN (test_create_destroy);
+  T_RUN (test_errors);
+  T_RUN (test_workspace);
+  T_RUN (test_tensor_make);
+  T_RUN (test_tensor_check);
+  T_RUN (test_backend_query);
+  return T_DONE (argv[0]);
+}
