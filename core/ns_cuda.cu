@@ -223,7 +223,8 @@ __global__ void k_load_page (int p, int cast_first, const S *g, size_t rows, siz
     if (cast_first)
       v = rnd (p, v);
     X[transposed ? j + i * n : i + j * n] = v;
-    sum = __dadd_rn (sum, __dmul_rn ((double) v, (double) v));
+    double w = cast_first ? (double) v : (double) g[at];  // the norm of what is divided
+    sum = __dadd_rn (sum, __dmul_rn (w, w));
   }
   acc[threadIdx.x] = sum;
   __syncthreads ();

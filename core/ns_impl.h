@@ -137,7 +137,7 @@ static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_
       if (!o->normalize_first)                     // peers' order: cast first, X = r(G)
         v = RND (p, v);
       X[transposed ? j + i * n : i + j * n] = v;
-      sum += (double) v * (double) v;
+      sum += o->normalize_first ? g * g : (double) v * (double) v;  // norm of what is divided
     }
   if (sum == 0)
     return 0;

@@ -55,9 +55,13 @@ MUON_HD float muon_bf16_bits_to_f32 (uint16_t h)
   return muon_bits_f32 ((uint32_t) h << 16);
 }
 
+// Branch-free form of muon_bf16_bits_to_f32 (muon_f32_to_bf16_bits (f)).
 MUON_HD float muon_round_bf16 (float f)
 {
-  return muon_bf16_bits_to_f32 (muon_f32_to_bf16_bits (f));
+  uint32_t u = muon_f32_bits (f);
+  uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  r = (u & 0x7fffffffu) > 0x7f800000u ? ((u | 0x00400000u) & 0xffff0000u) : r;
+  return muon_bits_f32 (r);
 }
 
 //---- fp16: 1 sign, 5 exponent (bias 15), 10 mantissa bits ----------------------------------
@@ -102,9 +106,23 @@ MUON_HD float muon_fp16_bits_to_f32 (uint16_t h)
   return muon_bits_f32 (sign | ((e + 112u) << 23) | (m << 13));
 }
 
+// The same value as muon_fp16_bits_to_f32 (muon_f32_to_fp16_bits (f)), branch-free so the
+// elementwise loops vectorize: every lane computes the normal-range and the subnormal-range
+// rounding and selects one.
 MUON_HD float muon_round_fp16 (float f)
 {
-  return muon_fp16_bits_to_f32 (muon_f32_to_fp16_bits (f));
+  uint32_t u = muon_f32_bits (f);
+  uint32_t sign = u & 0x80000000u, a = u & 0x7fffffffu;
+  // |f| >= 2^-14: keep 10 fraction bits, half to even; a carry into the exponent is right
+  uint32_t normal = (a + 0xfffu + ((a >> 13) & 1u)) & ~0x1fffu;
+  // |f| < 2^-14: multiples of 2^-24; 0.75 has an ulp of 2^-24 across 0.75 +- 2^-14, so the
+  // fp32 adder rounds half to even onto that grid (0.75 / 2^-24 is even), and the
+  // subtraction is exact
+  uint32_t sub = muon_f32_bits ((muon_bits_f32 (a) + 0.75f) - 0.75f);
+  uint32_t out = a < 0x38800000u ? sub : normal;
+  out = a >= 0x477ff000u ? 0x7f800000u : out;                          // overflow: Inf
+  out = a > 0x7f800000u ? (0x7fc00000u | (a & 0x007fe000u)) : out;     // NaN: quiet
+  return muon_bits_f32 (sign | out);
 }
 
 // Round an fp32 value to the compute precision p (0 double, 1 single, 2 bf16, 3 fp16, as

@@ -1,0 +1,294 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {@var{F} =} ns_flops (@var{m}, @var{n})
+## @deftypefnx {muonlab} {@var{F} =} ns_flops (@var{m}, @var{n}, @var{name}, @var{value}, @dots{})
+## FLOP model of standard and Gram Newton-Schulz on an @var{m} x @var{n} matrix.
+##
+## Only matrix products are counted, a general product (p x q)(q x r) costing 2pqr;
+## elementwise steps (scale-adds, the normalization) are left out.  The iteration runs on
+## the short side (the transpose rule of @code{muon_ns}), so with n = min (@var{m}, @var{n}),
+## m = max (@var{m}, @var{n}) and alpha = m/n every count is (c1 alpha + c0) n^3.
+## @var{m} and @var{n} may be arrays of one size (or one of them a scalar); every count then
+## has that size.  @code{ns_flops (alpha, 1)} gives the coefficients of n^3 directly.
+##
+## Counts per iteration (general products; n^3 units):
+## @example
+## standard:  A = X*X' 2 alpha,  (c*A)*A 2,  B*X 2 alpha               = 4 alpha + 2
+## gram:      R = X*X' once 2 alpha;  per iteration Z = b R + (c R) R 2;
+##            Q = Q Z + a Q 2 (free, Q = Z + a I, at the start and after a restart);
+##            RZ = R Z + a R and R = Z RZ + a RZ 4, skipped on the last iteration
+##            and before a restart;  a restart: X = Q X 2 alpha, R = X X' 2 alpha;
+##            at the end X = Q X 2 alpha
+## @end example
+## Restarts are 0-based iteration indices as in @code{muon_ns}: index i restarts before
+## iteration i; 0 and indices >= Steps never restart; duplicates count once.  With
+## @qcode{"Symmetric"}, true every product whose result is symmetric costs half (SYRK-style
+## kernels): X*X', A*A and, in Gram, all of R, Z, Q, RZ (they are polynomials in R and so
+## commute); B*X and Q*X stay general.
+##
+## Closed forms (5 steps): standard (20 alpha + 10) n^3; Gram with restarts [2]
+## (8 alpha + 28) n^3, without (4 alpha + 34) n^3; symmetric: standard (15 alpha + 5) n^3,
+## Gram with [2] (6 alpha + 14) n^3.  The Gram/standard ratio with [2] is 1.20, 1.00, 0.88,
+## 0.67, 0.62, 0.54 at alpha = 1, 1.5, 2, 4, 5, 8 (general) and 0.55 at alpha = 5
+## (symmetric).  @var{F}.gram is the cost of the Gram iteration itself: @code{muon_ns}
+## falls back to standard at aspect <= GramMinAspect (square, by default).
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "Steps"
+## number of iterations (default 5).
+## @item "Restarts"
+## Gram restart list, 0-based (default 2; @code{[]} for none).
+## @item "Symmetric"
+## false (default): every product general; true: symmetric results cost half.
+## @item "Method"
+## @qcode{"standard"} (default) or @qcode{"gram"}: which count goes into @var{F}.flops.
+## @end table
+##
+## @var{F} has the fields @code{m}, @code{n} (long and short side), @code{alpha},
+## @code{standard}, @code{gram}, @code{ratio} (gram ./ standard), @code{method},
+## @code{flops} (the count of Method), @code{standard_coeffs} and @code{gram_coeffs}
+## ([c1 c0]: the count is (c1 alpha + c0) n^3), @code{gram_steps} (Steps x 2: [c1 c0]
+## of each iteration, the restart before it included, R = X*X' in the first row and the
+## final X = Q*X in the last), @code{standard_terms} (fields @code{xxt}, @code{aa},
+## @code{bx}) and @code{gram_terms} (fields @code{r0}, @code{z}, @code{q}, @code{r_update},
+## @code{restart_qx}, @code{restart_xxt}, @code{final_qx}) in FLOPs, and the options
+## @code{steps}, @code{restarts} (the effective list) and @code{symmetric}.
+##
+## Example:
+## @example
+## F = ns_flops (1024, 5120);
+## F.ratio          % 0.62 = 68/110
+## F.gram_coeffs    % [8 28]
+## ns_flops (5, 1, "Symmetric", true).ratio   % 0.55 = 44/80
+## @end example
+##
+## @seealso{muon_ns, polar_metrics}
+## @end deftypefn
+
+function F = ns_flops (m, n, varargin)
+  if (nargin < 2)
+    print_usage ();
+  endif
+  check_size ("M", m);
+  check_size ("N", n);
+  if (! (isscalar (m) || isscalar (n) || isequal (size (m), size (n))))
+    error ("muonlab:badShape",
+           "ns_flops: M and N must have the same size (or one must be a scalar).");
+  endif
+  defaults = struct ("Steps", 5, "Restarts", 2, "Symmetric", false, "Method", "standard");
+  [v, rest] = parse_pairs ("ns_flops", defaults, varargin);
+  reject_rest ("ns_flops", rest);
+  s = v.Steps;
+  if (! (isnumeric (s) && isscalar (s) && isreal (s) && s == fix (s)
+         && s >= 1 && s <= 1000))
+    error ("muonlab:badArg", "ns_flops: STEPS must be a positive integer (at most 1000).");
+  endif
+  s = double (s);
+  r = v.Restarts;
+  if (! (isnumeric (r) && isreal (r) && (isempty (r) || isvector (r))
+         && all (r(:) >= 0 & r(:) == fix (r(:)))))
+    error ("muonlab:badArg", "ns_flops: RESTARTS must be a vector of non-negative integers.");
+  endif
+  sym = v.Symmetric;
+  if (! (isscalar (sym) && (islogical (sym) || (isnumeric (sym) && any (sym == [0 1])))))
+    error ("muonlab:badArg", "ns_flops: SYMMETRIC must be true or false.");
+  endif
+  sym = logical (sym);
+  meth = v.Method;
+  methods = {"standard", "gram"};
+  k = [];
+  if (ischar (meth) && isrow (meth))
+    k = find (strcmpi (meth, methods), 1);
+  endif
+  if (isempty (k))
+    error ("muonlab:badArg", "ns_flops: METHOD must be 'standard' or 'gram'.");
+  endif
+  meth = methods{k};
+
+  ## restart before iteration i (0-based): 1 <= i <= steps - 1
+  r = unique (double (r(:).'));
+  r = r(r >= 1 & r <= s - 1);
+  isrs = false (1, s);          # isrs(i+1): a restart happens before iteration i
+  isrs(r + 1) = true;
+
+  h = 1 - sym / 2;              # cost factor of a product with a symmetric result
+
+  ## standard, per iteration: X*X' (sym), (c A)*A (sym), B*X (general)
+  st = struct ("xxt", [2*h 0] * s, "aa", [0 2*h] * s, "bx", [2 0] * s);
+
+  ## gram, per iteration; coefficient pairs [alpha, 1] of n^3
+  gs = zeros (s, 2);
+  gt = struct ("r0", [2*h 0], "z", [0 0], "q", [0 0], "r_update", [0 0],
+               "restart_qx", [0 0], "restart_xxt", [0 0], "final_qx", [2 0]);
+  gs(1,:) += gt.r0;
+  for i = 0:s-1
+    c = [0 0];
+    if (isrs(i+1))
+      c += [2 0] + [2*h 0];     # X = Q X (general), R = X X' (sym)
+      gt.restart_qx += [2 0];
+      gt.restart_xxt += [2*h 0];
+    endif
+    c += [0 2*h];               # Z = b R + (c R) R
+    gt.z += [0 2*h];
+    if (i > 0 && ! isrs(i+1))
+      c += [0 2*h];             # Q = Q Z + a Q (Q = Z + a I is free)
+      gt.q += [0 2*h];
+    endif
+    if (i < s - 1 && ! isrs(i+2))
+      c += [0 4*h];             # RZ = R Z + a R; R = Z RZ + a RZ
+      gt.r_update += [0 4*h];
+    endif
+    gs(i+1,:) += c;
+  endfor
+  gs(s,:) += gt.final_qx;
+
+  lo = min (double (m), double (n));
+  hi = max (double (m), double (n));
+  mn2 = hi .* lo.^2;            # alpha n^3
+  n3 = lo.^3;
+  cnt = @(c) c(1) * mn2 + c(2) * n3;
+
+  F = struct ();
+  F.m = hi;
+  F.n = lo;
+  F.alpha = hi ./ lo;
+  sc = st.xxt + st.aa + st.bx;
+  gc = sum (gs, 1);
+  F.standard = cnt (sc);
+  F.gram = cnt (gc);
+  F.ratio = F.gram ./ F.standard;
+  F.method = meth;
+  if (strcmp (meth, "gram"))
+    F.flops = F.gram;
+  else
+    F.flops = F.standard;
+  endif
+  F.standard_coeffs = sc;
+  F.gram_coeffs = gc;
+  F.gram_steps = gs;
+  F.standard_terms = structfun (cnt, st, "UniformOutput", false);
+  F.gram_terms = structfun (cnt, gt, "UniformOutput", false);
+  F.steps = s;
+  F.restarts = r;
+  F.symmetric = sym;
+endfunction
+
+function check_size (what, x)
+  if (! (isnumeric (x) && isreal (x) && ! isempty (x) && ! issparse (x)
+         && all (isfinite (x(:))) && all (x(:) > 0)))
+    error ("muonlab:badArg", "ns_flops: %s must be positive finite real numbers.", what);
+  endif
+endfunction
+
+%!test
+%! F = ns_flops (5, 1);
+%! assert (F.standard, 110);
+%! assert (F.gram, 68);
+%! assert (F.standard_coeffs, [20 10]);
+%! assert (F.gram_coeffs, [8 28]);
+%! assert (F.gram_steps, [2 6; 0 4; 4 6; 0 8; 2 4]);
+%! assert (F.method, "standard");
+%! assert (F.flops, 110);
+
+%!test
+%! ## closed forms, in n^3 units and in FLOPs
+%! for a = [1 1.5 2 3 4 5 8 100]
+%!   F = ns_flops (a, 1);
+%!   assert (F.standard, 20*a + 10, 1e-12);
+%!   assert (F.gram, 8*a + 28, 1e-12);
+%!   assert (ns_flops (a, 1, "Restarts", []).gram, 4*a + 34, 1e-12);
+%!   Fs = ns_flops (a, 1, "Symmetric", true);
+%!   assert (Fs.standard, 15*a + 5, 1e-12);
+%!   assert (Fs.gram, 6*a + 14, 1e-12);
+%! endfor
+%! F = ns_flops (1024, 4096);
+%! assert (F.standard, (20*4 + 10) * 1024^3);
+%! assert (F.gram, (8*4 + 28) * 1024^3);
+%! assert (ns_flops (4096, 1024).gram, F.gram);
+
+%!test
+%! ## the Gram/standard ratios of MUON_FACTS 4.3
+%! F = ns_flops ([1 1.5 2 4 5 8], 1);
+%! assert (round (100 * F.ratio), [120 100 88 67 62 54]);
+%! assert (ns_flops (1e9, 1).ratio, 0.4, 1e-8);
+%! Fs = ns_flops (5, 1, "Symmetric", true);
+%! assert (Fs.ratio, 44/80, 1e-15);
+%! assert (round (100 * Fs.ratio), 55);
+%! assert (ns_flops (1e9, 1, "symmetric", 1).ratio, 0.4, 1e-8);
+
+%!test
+%! ## vectorized: arrays of one size, or a scalar with an array
+%! n = [256 512; 1024 2048];
+%! F = ns_flops (4 * n, n);
+%! assert (size (F.gram), [2 2]);
+%! assert (F.gram, 60 * n.^3);
+%! assert (F.alpha, 4 * ones (2, 2));
+%! F = ns_flops (1024, [1024 2048 4096]);
+%! assert (F.standard, [30 50 90] * 1024^3);
+%! assert (F.m, [1024 2048 4096]);
+%! assert (F.n, [1024 1024 1024]);
+
+%!test
+%! ## terms add up; restart bookkeeping
+%! F = ns_flops (3, 1, "Restarts", [1 3], "Method", "gram");
+%! t = struct2cell (F.gram_terms);
+%! assert (sum ([t{:}]), F.gram, 1e-12);
+%! t = struct2cell (F.standard_terms);
+%! assert (sum ([t{:}]), F.standard, 1e-12);
+%! assert (F.flops, F.gram);
+%! ## R0 2a; it0: Z 2 (R update skipped: restart next); restart 4a; it1: Z 2, R 4;
+%! ## it2: Z 2, Q 2 (R skipped); restart 4a; it3: Z 2, R 4; it4: Z 2, Q 2; end 2a
+%! assert (F.gram_coeffs, [12 22]);
+%! assert (F.gram_steps, [2 2; 4 6; 0 4; 4 6; 2 4]);
+%! assert (F.gram_terms.restart_qx, 2 * 2 * 3);
+%! assert (F.gram_terms.restart_xxt, 2 * 2 * 3);
+%! ## 0, duplicates and indices past the end never restart
+%! assert (ns_flops (3, 1, "Restarts", [0 2 2 5 9]).gram, ns_flops (3, 1).gram);
+%! assert (ns_flops (3, 1, "Restarts", [0 2 2 5 9]).restarts, 2);
+%! assert (ns_flops (3, 1, "Restarts", 0).gram, ns_flops (3, 1, "Restarts", []).gram);
+
+%!test
+%! ## general steps: standard (4a + 2) per step; Gram without restarts
+%! ## 2a + 2 + 4 + (s-2) * 8 + 4 + 2a for s >= 2, and 4a + 2 for s = 1
+%! for s = 1:9
+%!   F = ns_flops (6, 1, "Steps", s, "Restarts", []);
+%!   assert (F.standard, s * (4*6 + 2));
+%!   if (s == 1)
+%!     assert (F.gram, 4*6 + 2);
+%!   else
+%!     assert (F.gram, 4*6 + 6 + 4 + 8 * (s - 2));
+%!   endif
+%!   ## each restart adds 4a - 6: X = Q X and X X' (4a), less Q Z (2) and the R update
+%!   ## skipped before it (4); (8a + 28) - (4a + 34) is the case s = 5, one restart
+%!   assert (ns_flops (6, 1, "Steps", s, "Restarts", 1:s-1).gram - F.gram,
+%!           (s - 1) * (4*6 - 6), 1e-12);
+%! endfor
+
+%!error <Invalid call> ns_flops ()
+%!error <Invalid call> ns_flops (4)
+%!error <ns_flops: M must be positive finite real numbers.> ns_flops (0, 4)
+%!error <ns_flops: M must be positive finite real numbers.> ns_flops (-1, 4)
+%!error <ns_flops: M must be positive finite real numbers.> ns_flops ([], 4)
+%!error <ns_flops: M must be positive finite real numbers.> ns_flops ("a", 4)
+%!error <ns_flops: M must be positive finite real numbers.> ns_flops (1i, 4)
+%!error <ns_flops: N must be positive finite real numbers.> ns_flops (4, Inf)
+%!error <ns_flops: N must be positive finite real numbers.> ns_flops (4, NaN)
+%!error <ns_flops: M and N must have the same size \(or one must be a scalar\).> ns_flops ([1 2], [1 2 3])
+%!error <ns_flops: options must be NAME, VALUE pairs.> ns_flops (4, 4, "Steps")
+%!error <ns_flops: option names must be strings.> ns_flops (4, 4, 1, 2)
+%!error <ns_flops: unknown option 'Foo'.> ns_flops (4, 4, "Foo", 1)
+%!error <ns_flops: STEPS must be a positive integer \(at most 1000\).> ns_flops (4, 4, "Steps", 0)
+%!error <ns_flops: STEPS must be a positive integer \(at most 1000\).> ns_flops (4, 4, "Steps", 2.5)
+%!error <ns_flops: STEPS must be a positive integer \(at most 1000\).> ns_flops (4, 4, "Steps", [5 5])
+%!error <ns_flops: RESTARTS must be a vector of non-negative integers.> ns_flops (4, 4, "Restarts", -1)
+%!error <ns_flops: RESTARTS must be a vector of non-negative integers.> ns_flops (4, 4, "Restarts", 1.5)
+%!error <ns_flops: RESTARTS must be a vector of non-negative integers.> ns_flops (4, 4, "Restarts", "2")
+%!error <ns_flops: SYMMETRIC must be true or false.> ns_flops (4, 4, "Symmetric", 2)
+%!error <ns_flops: SYMMETRIC must be true or false.> ns_flops (4, 4, "Symmetric", "yes")
+%!error <ns_flops: METHOD must be 'standard' or 'gram'.> ns_flops (4, 4, "Method", "fast")
+%!error <ns_flops: METHOD must be 'standard' or 'gram'.> ns_flops (4, 4, "Method", 1)
+%!error id=muonlab:badArg ns_flops (0, 4)
+%!error id=muonlab:badShape ns_flops ([1 2], [1 2 3])

@@ -1,0 +1,204 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {muonlab} {@var{Q} =} polar_metrics (@var{A}, @var{P})
+## Quality metrics of @var{P} as an approximate polar factor of @var{A}.
+##
+## @var{A} and @var{P} are real double or single arrays of one size, M x N or M x N x E
+## (one matrix per page; their classes may differ).  Everything is computed in double.
+## @var{Q} is a scalar struct whose fields are 1 x E rows, one value per page:
+##
+## @table @code
+## @item orth_error
+## ||P'P - I||_F / ||I||_F, on the short side: I is min (M, N) x min (M, N), so for a
+## wide P this is ||P P' - I||_F / ||I||_F.
+## @item residual_error
+## ||P H - A||_F / ||A||_F with H = (P'A + A'P)/2, the symmetric part of P'A.
+## @item psd_error
+## ||lambda_-||_2 / ||lambda_+||_2 over the eigenvalues lambda of H (negative ones over
+## positive ones; 0 when H has no negative eigenvalue).
+## @item dual_obj
+## (||A||_* - <A, P>) / ||A||_*, with <A, P> = sum (A(:) .* P(:)) and ||A||_* the nuclear
+## norm (sum of singular values); 0 for the exact factor, can be negative for a P of
+## norm above 1.
+## @item bound_violation
+## max (||P||_2 - 1, 0).
+## @item rel_err_polar
+## ||P - U V'||_F / ||U V'||_F against the fp64 SVD polar factor U V' of A (economy SVD;
+## unique only when A has full rank min (M, N)).
+## @end table
+##
+## The first five are the metrics of the Gram Newton-Schulz stress test (MUON_FACTS.md
+## 4.2).  Wide pages (M < N) are measured through their transposes, A.' = (P.') H, so
+## that H is always min (M, N) x min (M, N) and every metric is the same for (A, P) and
+## (A.', P.').  An all-zero page of A gives NaN for the metrics divided by ||A||.  A page
+## of P with NaN or Inf (e.g. an fp16 overflow) gives NaN metrics for that page;
+## @var{A} must be finite.
+##
+## Example:
+## @example
+## G = randn (256, 1024);
+## Q = polar_metrics (G, muon_ns (G))   % Keller's schedule: orth_error about 0.3
+## @end example
+##
+## @seealso{muon_ns, ns_flops}
+## @end deftypefn
+
+function Q = polar_metrics (A, P)
+  if (nargin != 2)
+    print_usage ();
+  endif
+  check_matrix ("polar_metrics", "A", A);
+  if (! (isfloat (P) && isreal (P)) || issparse (P))
+    error ("muonlab:badType", "polar_metrics: P must be a real numeric matrix.");
+  endif
+  if (! isequal (size (A), size (P)))
+    error ("muonlab:badShape", "polar_metrics: A and P must have the same size.");
+  endif
+
+  E = size (A, 3);
+  names = {"orth_error", "residual_error", "psd_error", "dual_obj", ...
+           "bound_violation", "rel_err_polar"};
+  Q = cell2struct (repmat ({NaN(1, E)}, numel (names), 1), names, 1);
+  for e = 1:E
+    a = double (A(:,:,e));
+    p = double (P(:,:,e));
+    if (rows (a) < columns (a))
+      a = a.';
+      p = p.';
+    endif
+    if (! all (isfinite (p(:))))
+      continue;
+    endif
+    k = columns (a);
+    [U, S, V] = svd (a, "econ");
+    s = diag (S);
+    nA = norm (a, "fro");
+    H = p.' * a;
+    H = (H + H.') / 2;
+    lam = eig (H);
+    Q.orth_error(e) = norm (p.' * p - eye (k), "fro") / sqrt (k);
+    Q.residual_error(e) = norm (p * H - a, "fro") / nA;
+    neg = norm (lam(lam < 0));
+    if (neg == 0)
+      Q.psd_error(e) = 0;
+    else
+      Q.psd_error(e) = neg / norm (lam(lam > 0));
+    endif
+    nuc = sum (s);
+    Q.dual_obj(e) = (nuc - sum (a(:) .* p(:))) / nuc;
+    Q.bound_violation(e) = max (norm (p, 2) - 1, 0);
+    W = U * V.';
+    Q.rel_err_polar(e) = norm (p - W, "fro") / norm (W, "fro");
+  endfor
+endfunction
+
+%!shared A, U, s, V
+%! randn ("state", 7);
+%! A = randn (12, 5);
+%! [U, S, V] = svd (A, "econ");
+%! s = diag (S);
+
+%!test
+%! ## the exact polar factor: every metric ~0, tall and wide
+%! Q = polar_metrics (A, U * V');
+%! for f = fieldnames (Q).'
+%!   assert (Q.(f{1}), 0, 1e-13);
+%! endfor
+%! Qt = polar_metrics (A.', V * U');
+%! for f = fieldnames (Q).'
+%!   assert (Qt.(f{1}), 0, 1e-13);
+%! endfor
+
+%!test
+%! ## P = 2 U V': P'P = 4 I, ||P||_2 = 2, H = 2 V S V', P H = 2 A, <A, P> = 2 ||A||_*
+%! Q = polar_metrics (A, 2 * U * V');
+%! assert (Q.orth_error, 3, 1e-13);
+%! assert (Q.bound_violation, 1, 1e-13);
+%! assert (Q.residual_error, 3, 1e-13);
+%! assert (Q.psd_error, 0);
+%! assert (Q.dual_obj, -1, 1e-13);
+%! assert (Q.rel_err_polar, 1, 1e-13);
+
+%!test
+%! ## P = U diag (d) V' (an NS-like output): closed forms in d and s
+%! d = [1.2; 0.9; 0.7; 1.0; 0.4];
+%! Q = polar_metrics (A, U * diag (d) * V');
+%! assert (Q.orth_error, norm (d.^2 - 1) / sqrt (5), 1e-13);
+%! assert (Q.residual_error, norm ((d.^2 - 1) .* s) / norm (s), 1e-13);
+%! assert (Q.psd_error, 0);
+%! assert (Q.dual_obj, sum (s .* (1 - d)) / sum (s), 1e-13);
+%! assert (Q.bound_violation, 0.2, 1e-13);
+%! assert (Q.rel_err_polar, norm (d - 1) / sqrt (5), 1e-13);
+%! ## a sign flip makes H indefinite: its eigenvalues are d .* s
+%! d(3) = -0.5;
+%! Q = polar_metrics (A, U * diag (d) * V');
+%! assert (Q.psd_error, abs (d(3) * s(3)) / norm (d([1 2 4 5]) .* s([1 2 4 5])), 1e-13);
+
+%!test
+%! ## a hand example: orthogonal but the wrong polar factor, zero residual
+%! Q = polar_metrics ([2 0; 0 1], [1 0; 0 -1]);
+%! assert (Q.orth_error, 0);
+%! assert (Q.residual_error, 0);
+%! assert (Q.psd_error, 0.5);
+%! assert (Q.dual_obj, 2/3, 1e-15);
+%! assert (Q.bound_violation, 0);
+%! assert (Q.rel_err_polar, sqrt (2), 1e-15);
+
+%!test
+%! ## a non-orthogonal P with other singular vectors: check against the definitions
+%! randn ("state", 3);
+%! P = U * V' + 0.1 * randn (12, 5);
+%! Q = polar_metrics (single (A), P);
+%! H = (P' * A + A' * P) / 2;
+%! lam = eig (H);
+%! assert (Q.orth_error, norm (P' * P - eye (5), "fro") / sqrt (5), 1e-6);
+%! assert (Q.residual_error, norm (P * H - A, "fro") / norm (A, "fro"), 1e-6);
+%! assert (Q.dual_obj, (sum (s) - sum (sum (A .* P))) / sum (s), 1e-6);
+%! assert (Q.bound_violation, max (norm (P) - 1, 0), 1e-6);
+%! assert (Q.rel_err_polar, norm (P - U * V', "fro") / sqrt (5), 1e-6);
+%! assert (Q.psd_error >= 0);
+%! assert (class (Q.orth_error), "double");
+%! ## the same through the transposes
+%! Qt = polar_metrics (A.', P.');
+%! Qd = polar_metrics (A, P);
+%! for f = fieldnames (Q).'
+%!   assert (Qt.(f{1}), Qd.(f{1}), 1e-12);
+%! endfor
+
+%!test
+%! ## pages: one value per page; a non-finite page of P gives NaN
+%! X = muon_ns (A.');
+%! Ab = cat (3, A.', 3 * A.', A.');
+%! Pb = cat (3, X, X, NaN (size (X)));
+%! Q = polar_metrics (Ab, Pb);
+%! Q1 = polar_metrics (A.', X);
+%! assert (size (Q.orth_error), [1 3]);
+%! for f = fieldnames (Q).'
+%!   assert (Q.(f{1})(1:2), [Q1.(f{1}) Q1.(f{1})], 1e-12);
+%!   assert (isnan (Q.(f{1})(3)));
+%! endfor
+%! assert (Q1.orth_error < 0.5 && Q1.orth_error > 1e-3);
+
+%!error <Invalid call> polar_metrics ()
+%!error <Invalid call> polar_metrics (A)
+%!error <polar_metrics: function called with too many inputs> polar_metrics (A, A, A)
+%!error <polar_metrics: A and P must have the same size.> polar_metrics (A, A.')
+%!error <polar_metrics: A and P must have the same size.> polar_metrics (A, A(:,1:4))
+%!error <polar_metrics: A and P must have the same size.> polar_metrics (cat (3, A, A), A)
+%!error <polar_metrics: A must be a real numeric matrix.> polar_metrics (complex (A), A)
+%!error <polar_metrics: A must be a real numeric matrix.> polar_metrics (int8 (A), A)
+%!error <polar_metrics: A must be a real numeric matrix.> polar_metrics (sparse (A), A)
+%!error <polar_metrics: A must be a real numeric matrix.> polar_metrics (A > 0, A)
+%!error <polar_metrics: P must be a real numeric matrix.> polar_metrics (A, complex (A))
+%!error <polar_metrics: P must be a real numeric matrix.> polar_metrics (A, int8 (A))
+%!error <polar_metrics: P must be a real numeric matrix.> polar_metrics (A, sparse (A))
+%!error <polar_metrics: P must be a real numeric matrix.> polar_metrics (A, "abc")
+%!error <polar_metrics: A must not be empty.> polar_metrics (zeros (0, 3), zeros (0, 3))
+%!error <polar_metrics: A must be a matrix \(at least 2 x 2\), not a vector or scalar.> polar_metrics (1:5, 1:5)
+%!error <polar_metrics: A must have 2 or 3 dimensions.> polar_metrics (ones (2, 2, 2, 2), ones (2, 2, 2, 2))
+%!error <polar_metrics: A must not contain NaN or Inf.> polar_metrics ([1 NaN; 2 3], eye (2))
+%!error id=muonlab:badShape polar_metrics (A, A.')
+%!error id=muonlab:badType polar_metrics (A, int8 (A))
+%!error id=muonlab:nonFinite polar_metrics ([1 Inf; 2 3], eye (2))

@@ -1,0 +1,178 @@
+## -*- texinfo -*-
+## @deftypefn {} {@var{X} =} ref_ns (@var{G}, @var{name}, @var{value}, @dots{})
+## Test reference: Newton-Schulz in plain Octave, written from DESIGN.md 4 (the maths and
+## the peers' eager op order), not from core/.  Options as @code{muon_ns}: "Method"
+## (standard|gram), "Steps", "Coefficients" (name or K x 3), "ScheduleMode"
+## (repeat_last|cycle), "Precision" (double|single|bf16|fp16, default: class of @var{G}),
+## "Restarts" (0-based, default 2), "GramMinAspect" (default 1), "Eps" (default 1e-7),
+## "NormalizeFirst" (default true).  @var{G} may be M x N x E (pages done one by one).
+##
+## Rounding model (eager CUDA): r() rounds to the compute precision (ref_round); every
+## product is an fp32 product of compute-precision inputs, done with Octave's single
+## matmul, so the same OpenBLAS routine runs as in the C core: X*X.' of one matrix is SSYRK
+## (upper triangle, mirrored), every other product SGEMM; every elementwise op is an fp32 op
+## on compute-precision values with fp32 scalar coefficients, rounded once.
+##
+## @example
+## norm     X = r(single(G) / (single(||G||) + single(eps)))   ||.|| summed in fp64,
+##                                                           column-major order of G
+##          cast-first: X = r(single(G)); X = r(X / r(r(single(||X||)) + eps))
+## standard A = r(X X'); B = r(r(b A) + r(r(c A) A)); X = r(r(a X) + r(B X))
+## gram     R = r(X X'); per step i (restart if i in Restarts and i > 0:
+##          X = r(Q X), R = r(X X'), Q fresh)  Z = r(r(b R) + r(r(c R) R));
+##          Q = r(Z + a I) when fresh, else r(r(a Q) + r(Z Q));
+##          unless last or before a restart: RZ = r(r(a R) + r(Z R)); R = r(r(a RZ) + r(Z RZ))
+##          end: X = r(Q X)
+## @end example
+## Precision "double" is the same iteration in fp64 with nothing rounded.
+## @end deftypefn
+
+function X = ref_ns (G, varargin)
+  o = struct ("method", "standard", "steps", [], "coefficients", "keller",
+              "schedulemode", "repeat_last", "precision", class (G), "restarts", 2,
+              "gramminaspect", 1, "eps", 1e-7, "normalizefirst", true);
+  for i = 1:2:numel (varargin)
+    key = lower (varargin{i});
+    if (! isfield (o, key))
+      error ("ref_ns: unknown option '%s'", varargin{i});
+    endif
+    o.(key) = varargin{i+1};
+  endfor
+  C = o.coefficients;
+  if (ischar (C))
+    C = muon_coeffs (C);                 # the table of values (data, not code under test)
+  endif
+  K = rows (C);
+  steps = o.steps;
+  if (isempty (steps))
+    steps = ifelse_ (K == 1, 5, K);
+  endif
+  sched = zeros (steps, 3);
+  for k = 1:steps
+    if (k <= K)
+      sched(k,:) = C(k,:);
+    elseif (strcmp (o.schedulemode, "cycle"))
+      sched(k,:) = C(mod (k - 1, K) + 1, :);
+    else
+      sched(k,:) = C(K,:);
+    endif
+  endfor
+  [M, N, E] = size (G);
+  X = zeros (M, N, E, class (G));
+  use_gram = strcmp (o.method, "gram") && max (M, N) / min (M, N) > o.gramminaspect;
+  for e = 1:E
+    Y = one_page (G(:,:,e), o, sched, use_gram);
+    X(:,:,e) = cast (Y, class (G));
+  endfor
+endfunction
+
+function X = one_page (G, o, sched, use_gram)
+  p = o.precision;
+  lowp = any (strcmp (p, {"bf16", "fp16"}));
+  if (lowp)
+    r = @(x) ref_round (x, p);
+  elseif (strcmp (p, "single"))
+    r = @(x) single (x);
+  else
+    r = @(x) double (x);
+  endif
+  ## normalization, on the page as given (column-major order of G for the norm's sum)
+  if (strcmp (p, "double"))
+    g = double (G);
+    nrm = sqrt (sum (g(:) .* g(:)));
+    if (! o.normalizefirst)
+      ## nothing to round: the two orders agree
+    endif
+    if (nrm == 0)
+      X = zeros (size (G));
+      return;
+    endif
+    X = g / (nrm + o.eps);
+  elseif (o.normalizefirst)
+    g = double (G);
+    ss = sum (g(:) .* g(:));
+    if (ss == 0)
+      X = zeros (size (G), "single");
+      return;
+    endif
+    X = r (single (G) ./ (single (sqrt (ss)) + single (o.eps)));
+  else
+    X = r (single (G));
+    x = double (X);
+    ss = sum (x(:) .* x(:));
+    if (ss == 0)
+      X = zeros (size (G), "single");
+      return;
+    endif
+    X = r (X ./ r (r (single (sqrt (ss))) + single (o.eps)));
+  endif
+  ## transpose rule: iterate on n x m with n <= m
+  tr = rows (X) > columns (X);
+  if (tr)
+    X = X.';
+  endif
+  if (strcmp (p, "double"))
+    cf = sched;                            # fp64 coefficients
+  else
+    cf = single (sched);                   # scalar coefficients kept in fp32
+  endif
+  if (use_gram)
+    X = gram (X, cf, o.restarts, r, lowp);
+  else
+    X = standard (X, cf, r, lowp);
+  endif
+  if (tr)
+    X = X.';
+  endif
+endfunction
+
+function X = standard (X, cf, r, lowp)
+  for k = 1:rows (cf)
+    a = cf(k,1); b = cf(k,2); c = cf(k,3);
+    A = r (X * X.');
+    B = poly_ (A, b, c, r);
+    X = r (r (a * X) + r (B * X));
+  endfor
+endfunction
+
+## Z = r(r(b A) + r(r(c A) A)), the (c A) A product a general one (as eager torch)
+function Z = poly_ (A, b, c, r)
+  Z = r (r (b * A) + r (r (c * A) * A));
+endfunction
+
+function X = gram (X, cf, restarts, r, lowp)
+  steps = rows (cf);
+  n = rows (X);
+  dg = 1:n+1:n*n;                          # diagonal entries
+  isrestart = @(i) i > 0 && any (restarts(:) == i);
+  R = r (X * X.');
+  Q = [];
+  for i = 0:steps-1
+    a = cf(i+1,1); b = cf(i+1,2); c = cf(i+1,3);
+    if (isrestart (i))
+      X = r (Q * X);
+      R = r (X * X.');
+      Q = [];
+    endif
+    Z = poly_ (R, b, c, r);
+    if (isempty (Q))
+      Q = Z;                               # r(Z + a I): only the diagonal changes
+      Q(dg) = r (Z(dg) + a);
+    else
+      Q = r (r (a * Q) + r (Z * Q));
+    endif
+    if (i < steps - 1 && ! isrestart (i + 1))
+      RZ = r (r (a * R) + r (Z * R));
+      R = r (r (a * RZ) + r (Z * RZ));
+    endif
+  endfor
+  X = r (Q * X);
+endfunction
+
+function v = ifelse_ (c, a, b)
+  if (c)
+    v = a;
+  else
+    v = b;
+  endif
+endfunction

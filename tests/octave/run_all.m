@@ -1,0 +1,144 @@
+## run_all.m - the Octave test layer of `make check`.
+##
+##   cd tests/octave && MUON_RESULTS=<file> octave-cli --no-gui --norc --silent run_all.m
+##
+## Runs every suite tests/octave/test_*.m and the %! blocks of every inst/*.m file (both
+## globbed at run time), one `test (file, "quiet", fid)` each, prints one line per file and
+## a summary, writes the single line "octave <passed> <failed>" to the file named by the
+## environment variable MUON_RESULTS (when set) and exits with status 1 if anything failed.
+##
+## Counting (Octave 7 `test`): n passed of nmax run; xtest failures (nxfail) and known
+## bugs (nbug) are inside nmax but count as neither passed nor failed; skipped blocks
+## (nskip, nrtskip) are outside nmax.  failed = nmax - n - nxfail - nbug (regressions count
+## as failed).  A suite that errors out, or a test file with no tests, counts as 1 failed;
+## a failing %!shared block that leaves no test failing counts 1 failed too.
+##
+## Environment: MUON_ONLY / MUON_SKIP, comma-separated file names (with or without .m):
+## run only those / leave those out.
+
+1;
+
+function s = ifelse_str (c, a, b)
+  if (c)
+    s = a;
+  else
+    s = b;
+  endif
+endfunction
+
+function names = env_list (var)
+  s = getenv (var);
+  names = {};
+  if (! isempty (s))
+    names = strtrim (ostrsplit (s, ",;"));
+    names = names(! cellfun (@isempty, names));
+    names = regexprep (names, '\.m$', "");
+  endif
+endfunction
+
+function [p, f, info] = run_one (file)
+  p = 0; f = 0; info = "";
+  logname = [tempname() ".log"];
+  fid = fopen (logname, "w");
+  ok = true;
+  try
+    [n, nmax, nxfail, nbug, nskip, nrtskip] = test (file, "quiet", fid);
+  catch err
+    ok = false;
+    info = sprintf ("ERROR: %s", err.message);
+  end_try_catch
+  fclose (fid);
+  logtext = fileread (logname);
+  unlink (logname);
+  if (ok)
+    p = n;
+    f = nmax - n - nxfail - nbug;
+    extra = {};
+    if (nxfail + nbug > 0)
+      extra{end+1} = sprintf ("%d xfail", nxfail + nbug);
+    endif
+    if (nskip + nrtskip > 0)
+      extra{end+1} = sprintf ("%d skipped", nskip + nrtskip);
+    endif
+    if (nmax == 0 && nskip + nrtskip == 0)
+      extra{end+1} = "no tests";
+    endif
+    if (f == 0 && ! isempty (strfind (logtext, "!!!!! test failed")))
+      f = 1;                             # e.g. a %!shared block that failed
+      extra{end+1} = "a block failed outside the count";
+    endif
+    info = strjoin (extra, ", ");
+  else
+    f = 1;
+  endif
+  ## show the failure details that `test` wrote to the log (header line left out)
+  lines = ostrsplit (logtext, "\n");
+  lines = lines(! cellfun (@isempty, lines) & ! strncmp (lines, ">>>>> processing", 16));
+  if (f > 0 || any (strncmp (lines, "!!!!!", 5)) || any (strncmp (lines, "-----", 5)))
+    printf ("    | %s\n", lines{:});
+  endif
+endfunction
+
+here = fileparts (mfilename ("fullpathext"));
+if (isempty (here))
+  here = pwd ();
+endif
+root = fileparts (fileparts (here));
+addpath (fullfile (root, "inst"));
+addpath (fullfile (root, "build", "mex"));
+addpath (here);
+more off;
+page_screen_output (false);
+
+suites = sort (glob (fullfile (here, "test_*.m")));
+insts = sort (glob (fullfile (root, "inst", "*.m")));
+files = [suites(:); insts(:)];
+only = env_list ("MUON_ONLY");
+skip = env_list ("MUON_SKIP");
+
+printf ("octave %s, %s\n", OCTAVE_VERSION, version ("-blas"));
+tot_p = 0; tot_f = 0; nfiles = 0;
+t_all = tic ();
+for i = 1:numel (files)
+  [~, name] = fileparts (files{i});
+  if ((! isempty (only) && ! any (strcmp (name, only))) || any (strcmp (name, skip)))
+    continue;
+  endif
+  is_suite = i <= numel (suites);
+  printf ("--- %s\n", name);
+  fflush (stdout);
+  t0 = tic ();
+  [p, f, info] = run_one (files{i});
+  if (is_suite && p + f == 0)
+    f = 1;                               # a suite that tests nothing is broken
+  endif
+  dt = toc (t0);
+  printf ("%-28s %4d passed %3d failed  %6.1f s%s\n", name, p, f, dt,
+          ifelse_str (isempty (info), "", ["  (" info ")"]));
+  fflush (stdout);
+  tot_p += p; tot_f += f; nfiles++;
+endfor
+if (nfiles == 0)
+  printf ("run_all: no test file selected (MUON_ONLY='%s', MUON_SKIP='%s')\n",
+          getenv ("MUON_ONLY"), getenv ("MUON_SKIP"));
+  tot_f += 1;
+endif
+printf ("octave: %d files, %d passed, %d failed (%.1f s)\n", nfiles, tot_p, tot_f,
+        toc (t_all));
+
+res = getenv ("MUON_RESULTS");
+if (! isempty (res))
+  fid = fopen (res, "w");
+  if (fid < 0)
+    printf ("run_all: cannot write %s\n", res);
+    tot_f += 1;
+  else
+    fprintf (fid, "octave %d %d\n", tot_p, tot_f);
+    fclose (fid);
+  endif
+endif
+fflush (stdout);
+if (tot_f > 0)
+  exit (1);
+endif
+exit (0);

@@ -1,0 +1,245 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_ns_bitwise ()
+## Suite (run with @code{test test_ns_bitwise}): bf16 / fp16 Newton-Schulz of the C core
+## (@code{muon_ns}) against the independent Octave port @code{ref_ns} (tests/octave, written
+## from DESIGN.md 4), BITWISE: same op sequence, same rounding points, same fp64-summed
+## norm of the original G, and the same OpenBLAS routine per product (Octave's X*X.' of
+## one single matrix is SSYRK upper + mirror, as core/ns_impl.h; every other product SGEMM
+## NoTrans/NoTrans).  Every case here is bitwise equal; none needed the fallback of
+## "no larger than a one-ulp input change" (whose scale is printed for reference).
+## Also: ref_round against the definition of the formats, exhaustively.
+## @end deftypefn
+
+function test_ns_bitwise ()
+  help test_ns_bitwise
+endfunction
+
+## ---- ref_round: every bf16 / fp16 pattern round-trips; midpoints go to the even one ----
+
+%!test
+%! ## bf16 = the top half of an fp32
+%! h = uint32 (0:65535);
+%! v = typecast (h * uint32 (65536), "single");
+%! r = ref_round (v, "bf16");
+%! nan_ok = isnan (v) == isnan (r);
+%! same = (r == v) | (isnan (v) & isnan (r));
+%! ## signed zeros keep their sign
+%! sz = typecast (r(v == 0), "uint32") == typecast (v(v == 0), "uint32");
+%! printf ("    bf16: %d patterns, %d round-trip, %d NaN patterns stay NaN\n",
+%!         numel (v), nnz (same), nnz (isnan (v) & isnan (r)));
+%! assert (all (nan_ok) && all (same) && all (sz));
+
+%!function v = fp16_decode (h)
+%!  ## from the definition: 1 sign, 5 exponent (bias 15), 10 fraction bits
+%!  h = double (h);
+%!  s = floor (h / 32768); e = mod (floor (h / 1024), 32); m = mod (h, 1024);
+%!  v = (1 + m / 1024) .* 2 .^ (e - 15);
+%!  v(e == 0) = m(e == 0) * 2^-24;
+%!  v(e == 31 & m == 0) = Inf;
+%!  v(e == 31 & m != 0) = NaN;
+%!  v = single (v .* (1 - 2 * s));
+
+%!test
+%! v = fp16_decode (0:65535);
+%! r = ref_round (v, "fp16");
+%! same = (r == v) | (isnan (v) & isnan (r));
+%! sz = typecast (r(v == 0), "uint32") == typecast (v(v == 0), "uint32");
+%! printf ("    fp16: %d patterns, %d round-trip (%d subnormal, %d NaN)\n", numel (v),
+%!         nnz (same), nnz (v != 0 & abs (v) < 2^-14), nnz (isnan (v)));
+%! assert (all (same) && all (sz));
+
+%!test
+%! ## midpoints between neighbours round to the even one; one fp32 ulp off, to the nearer
+%! for prec = {"bf16", "fp16"}
+%!   if (strcmp (prec{1}, "bf16"))
+%!     v = double (typecast (uint32 (0:32639) * uint32 (65536), "single"));  # 0 .. max
+%!     v(end+1) = 2^128;                                # the next "value": Inf
+%!   else
+%!     v = double (fp16_decode (0:31743));             # 0 .. 65504
+%!     v(end+1) = 65536;
+%!   endif
+%!   lo = v(1:end-1); hi = v(2:end);
+%!   mid = single ((lo + hi) / 2);                      # exact in fp32
+%!   assert (double (mid), (lo + hi) / 2);
+%!   even = mod (0:numel (lo) - 1, 2) == 0;            # pattern index even = mantissa even
+%!   want = hi; want(even) = lo(even);
+%!   want(want == v(end)) = Inf;                      # past the largest finite
+%!   r = double (ref_round (mid, prec{1}));
+%!   assert (r, want);
+%!   assert (double (ref_round (-mid, prec{1})), -want);
+%!   up = typecast (typecast (mid, "uint32") + 1, "single");
+%!   dn = typecast (typecast (mid, "uint32") - 1, "single");
+%!   hi2 = hi; hi2(end) = Inf;
+%!   assert (double (ref_round (up(2:end), prec{1})), hi2(2:end));
+%!   assert (double (ref_round (dn(2:end), prec{1})), lo(2:end));
+%!   printf ("    %s: %d midpoints to even, %d one-ulp-off to nearer\n", prec{1},
+%!           numel (mid), 2 * (numel (mid) - 1));
+%! endfor
+
+%!test
+%! ## overflow, NaN, Inf, fp32 subnormals
+%! x = single ([65519.99 65520 -65520 1e38 NaN -Inf 2^-25 2^-25*(1+2^-20) -2^-26 1e-42]);
+%! assert (double (ref_round (x, "fp16")),
+%!         [65504 Inf -Inf Inf NaN -Inf 0 2^-24 -0 0]);
+%! ## bf16: fp32 subnormals tie to even at bit 16 (0x00018000 -> 0x00020000, 0x00028000 ->
+%! ## 0x00020000), the largest finites overflow
+%! b = typecast (uint32 ([98304 163840 163841]), "single");
+%! assert (typecast (ref_round (b, "bf16"), "uint32"), uint32 ([131072 131072 196608]));
+%! assert (double (ref_round (single ([3.4e38 -3.4e38 1e-42 NaN]), "bf16")), [Inf -Inf 0 NaN]);
+%! mx = (2 - 2^-7) * 2^127;                           # largest finite bf16
+%! assert (double (ref_round (single (mx * (1 + 2^-9)), "bf16")), mx);
+%! assert (double (ref_round (single (mx * (1 + 2^-8)), "bf16")), Inf);  # the midpoint
+
+## ---- muon_ns vs ref_ns, bitwise --------------------------------------------------------
+
+%!function [neq, ncase] = sweep (shapes, methods, restarts, nfs, tag)
+%!  neq = 0; ncase = 0;
+%!  for s = 1:numel (shapes)
+%!    G = shapes{s};
+%!    sz = size (G); sz(end+1:3) = 1;
+%!    for prec = {"bf16", "fp16"}
+%!      for m = methods
+%!        if (strcmp (m{1}, "gram")) rl = restarts; else rl = {2}; endif
+%!        for rr = rl
+%!          for nf = nfs
+%!            args = {"Precision", prec{1}, "Method", m{1}, "Restarts", rr{1}, ...
+%!                    "NormalizeFirst", nf};
+%!            X = muon_ns (G, args{:});
+%!            Y = ref_ns (G, args{:});
+%!            ok = isequal (class (X), class (Y)) && isequal (X, Y);
+%!            d = max (abs (double (X(:)) - double (Y(:))));
+%!            ncase++; neq += ok;
+%!            if (! ok)
+%!              printf ("    MISMATCH %s %dx%dx%d %s %s restarts=%s nf=%d max|diff|=%g\n",
+%!                      tag, sz, prec{1}, m{1}, mat2str (rr{1}), nf, d);
+%!            endif
+%!          endfor
+%!        endfor
+%!      endfor
+%!    endfor
+%!  endfor
+%!  printf ("    %s: %d / %d cases bitwise equal\n", tag, neq, ncase);
+
+%!test
+%! randn ("state", 11);
+%! shapes = {randn(16, 32), randn(32, 16), randn(24, 64), randn(64, 24), randn(2, 3), ...
+%!           randn(3, 2)};
+%! [neq, n] = sweep (shapes, {"standard", "gram"}, {2, [1 3], []}, [true false], "small");
+%! assert (neq, n);
+
+%!test
+%! randn ("state", 12);
+%! shapes = {randn(64, 128), randn(128, 64), randn(64, 64)};
+%! [neq, n] = sweep (shapes, {"standard", "gram"}, {2, [1 3]}, [true false], "64x128");
+%! assert (neq, n);
+
+%!test
+%! ## batched pages, single input class, and a page of zeros
+%! randn ("state", 13);
+%! G = randn (16, 40, 3);
+%! G(:,:,2) = 0;
+%! [neq, n] = sweep ({G, single(randn (40, 16, 2))}, {"standard", "gram"}, {2, [1 3]}, ...
+%!                   [true false], "batched");
+%! assert (neq, n);
+%! assert (all (muon_ns (G, "Precision", "fp16")(:,:,2)(:) == 0));
+
+%!test
+%! ## schedules, step counts and schedule modes, the Gram aspect fallback
+%! randn ("state", 14);
+%! G = randn (24, 48);
+%! ncase = 0;
+%! for name = muon_coeffs ()(:)'
+%!   for prec = {"bf16", "fp16"}
+%!     for m = {"standard", "gram"}
+%!       X = muon_ns (G, "Coefficients", name{1}, "Precision", prec{1}, "Method", m{1});
+%!       Y = ref_ns (G, "Coefficients", name{1}, "Precision", prec{1}, "Method", m{1});
+%!       assert (isequal (X, Y), true, sprintf ("%s %s %s", name{1}, prec{1}, m{1}));
+%!       ncase++;
+%!     endfor
+%!   endfor
+%! endfor
+%! C = [3 -3.2 1.2; 2 -1.5 0.5];
+%! for mode = {"repeat_last", "cycle"}
+%!   args = {"Coefficients", C, "Steps", 5, "ScheduleMode", mode{1}, "Precision", "bf16"};
+%!   assert (isequal (muon_ns (G, args{:}), ref_ns (G, args{:})));
+%!   assert (isequal (muon_ns (G, args{:}, "Method", "gram", "Restarts", [1 2 4]),
+%!                    ref_ns (G, args{:}, "Method", "gram", "Restarts", [1 2 4])));
+%!   ncase += 2;
+%! endfor
+%! ## GramMinAspect: aspect 1.5 falls back to standard at 2, Gram at 1
+%! G = randn (32, 48);
+%! for gma = [1 2]
+%!   args = {"Method", "gram", "GramMinAspect", gma, "Precision", "fp16"};
+%!   assert (isequal (muon_ns (G, args{:}), ref_ns (G, args{:})));
+%!   ncase++;
+%! endfor
+%! assert (isequal (muon_ns (G, "Method", "gram", "GramMinAspect", 2, "Precision", "fp16"),
+%!                  muon_ns (G, "Precision", "fp16")));
+%! assert (! isequal (muon_ns (G, "Method", "gram", "Precision", "fp16"),
+%!                    muon_ns (G, "Precision", "fp16")));
+%! printf ("    schedules/modes/fallback: %d cases bitwise equal\n", ncase);
+
+%!function v = ifelse_ (c, a, b)
+%!  if (c) v = a; else v = b; endif
+
+%!test
+%! ## normalization: the norm is the fp64 sum of squares of the ORIGINAL (double) G, in
+%! ## column-major order, rounded to fp32 (DESIGN.md 4), not the norm of single(G).  Find
+%! ## inputs where the two give different fp32 norms AND different fp16 normalized values
+%! ## (Coefficients [1 0 0], Steps 1 returns the normalized, rounded matrix unchanged).
+%! found = 0; tries = 0; nok = 0;
+%! for t = 1:4000
+%!   randn ("state", t);
+%!   G = randn (64, 128);
+%!   g = G(:); d = double (single (g));
+%!   n1 = single (sqrt (sum (g .* g))); n2 = single (sqrt (sum (d .* d)));
+%!   if (n1 == n2) continue; endif
+%!   tries++;
+%!   Y1 = ref_round (single (G) ./ (n1 + single (1e-7)), "fp16");
+%!   Y2 = ref_round (single (G) ./ (n2 + single (1e-7)), "fp16");
+%!   if (isequal (Y1, Y2)) continue; endif
+%!   found++;
+%!   X0 = muon_ns (G, "Precision", "fp16", "Coefficients", [1 0 0], "Steps", 1);
+%!   ok = isequal (X0, double (Y1)) && isequal (muon_ns (G, "Precision", "fp16"),
+%!                                              ref_ns (G, "Precision", "fp16"));
+%!   nok += ok;
+%!   printf ("    seed %d: ||G|| -> %.9g, ||single(G)|| -> %.9g; C %s\n", t, n1, n2,
+%!           ifelse_ (ok, "uses ||G|| (as specified)",
+%!                    ifelse_ (isequal (X0, double (Y2)), "uses ||single(G)|| (WRONG)",
+%!                             "matches neither")));
+%!   if (found == 3) break; endif
+%! endfor
+%! assert (found > 0);
+%! assert (nok, found);
+
+%!test
+%! ## the cast-first order overflowing fp16 is reproduced too (NaN pattern and all)
+%! randn ("state", 15);
+%! G = single (1e5 * randn (16, 48));
+%! for m = {"standard", "gram"}
+%!   args = {"Precision", "fp16", "NormalizeFirst", false, "Method", m{1}};
+%!   w = warning ("off", "all");
+%!   X = muon_ns (G, args{:});
+%!   warning (w);
+%!   assert (isequaln (X, ref_ns (G, args{:})));
+%!   assert (isequal (muon_ns (G, args{1:2}, args{5:6}), ref_ns (G, args{1:2}, args{5:6})));
+%! endfor
+
+%!test
+%! ## for scale (not asserted): how far a one-ulp change of one element of the rounded
+%! ## normalized input moves the low-precision result; low-precision NS is chaotic, which
+%! ## is why only bitwise equality makes a test (and why every rounding point matters)
+%! randn ("state", 16);
+%! G = randn (64, 128);
+%! k = find (abs (G(:)) > 1 & abs (G(:)) < 1.5, 1);
+%! only = {"Coefficients", [1 0 0], "Steps", 1};       # returns r(G / (||G|| + eps))
+%! for prec = {"bf16", "fp16"}
+%!   pbits = ifelse_ (strcmp (prec{1}, "bf16"), 8, 11);
+%!   X0 = muon_ns (G, "Precision", prec{1}, only{:});
+%!   G2 = G; G2(k) = G(k) * (1 + 2^-pbits * 1.5);       # moves r(X(k)) by one ulp
+%!   X02 = muon_ns (G2, "Precision", prec{1}, only{:});
+%!   X = muon_ns (G, "Precision", prec{1}); X2 = muon_ns (G2, "Precision", prec{1});
+%!   printf ("    %s 64x128: one-ulp change of one input element (%d entry of X0 moved) moves the result by %.3g rel Frobenius, %d of %d entries\n",
+%!           prec{1}, nnz (X0 != X02), norm (X - X2, "fro") / norm (X, "fro"),
+%!           nnz (X != X2), numel (X));
+%! endfor
