@@ -1,0 +1,323 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {[@var{U}, @var{state}] =} muon_update (@var{G}, @var{state})
+## @deftypefnx {muonlab} {[@var{U}, @var{state}] =} muon_update (@var{G}, @var{state}, @var{name}, @var{value}, @dots{})
+## One Muon update: momentum, Nesterov, Newton-Schulz orthogonalization, update scale.
+##
+## @var{G} is a real double or single gradient: an M x N matrix, an M x N x E stack of E
+## independent matrices (experts: per-page normalization, iteration and scale), or a 4-D
+## convolution weight out x in x kh x kw (torch's order), viewed as out x (in*kh*kw).
+## @var{U} has the class and shape of @var{G}.  @var{G} itself is never modified (the peers
+## overwrite the gradient in place with the Nesterov input; this function does not).
+##
+## @var{state} is @code{[]} for the first step (zero momentum) or the struct returned by
+## the previous call, with fields
+## @table @code
+## @item momentum
+## the momentum buffer, the size of @var{G} (class of @var{G} when it starts from
+## @code{[]}; a given buffer keeps its class);
+## @item step
+## the number of updates done;
+## @item form
+## the @qcode{"MomentumForm"} that built it (a different option is an error).
+## @end table
+##
+## The update, for every orthogonalized block (r x c):
+## @example
+## ema:  M = beta*M + (1-beta)*G;   X = (1-beta)*G + beta*M   (Keller, DeepSpeed, torch)
+## sgd:  M = beta*M + G;            X = G + beta*M            (Moonlight, Dion, xtuner)
+## without Nesterov X = M;   U = scale (r, c) * ScaleFactor * muon_ns (X)
+## @end example
+## EMA momentum is (1-beta) times SGD momentum, so after the Frobenius normalization both
+## give the same NS output, except where the norm of X comes near Eps.
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "Beta"
+## momentum coefficient in [0, 1) (default 0.95).
+## @item "Nesterov"
+## true (default) or false.
+## @item "MomentumForm"
+## @qcode{"ema"} (default) or @qcode{"sgd"}, as above.
+## @item "Scale"
+## @qcode{"keller"} (default) @code{sqrt (max (1, r/c))} (Keller, DeepSpeed, torch
+## "original"); @qcode{"rms"} @code{0.2*sqrt (max (r, c))} (Moonlight, torch
+## "match_rms_adamw"); @qcode{"spectral"} @code{sqrt (max (r, c))} (Emerging-Optimizers);
+## @qcode{"unit_rms"} @code{sqrt (r/c)} (Scion, Dion "spectral_norm"); @qcode{"none"} 1.
+## @item "ScaleFactor"
+## positive factor multiplying the scale (default 1).
+## @item "Experts"
+## @var{E}: @var{G} is a fused 2-D (E*M) x N weight of E row blocks, expert e in rows
+## (e-1)*M+1 : e*M (xtuner's view); each block is normalized, orthogonalized and scaled on
+## its own (from M x N), and @var{U} is returned fused.  Default 1.
+## @item "SplitRows"
+## [r1 r2 @dots{}], summing to the rows of each block: orthogonalize and scale these row
+## blocks independently (fused QKV, per-head).  Default @code{[]} (one block).
+## @item "ConvScale"
+## for a 4-D @var{G}: @qcode{"flattened"} (default) takes the scale from
+## out x (in*kh*kw), the matrix that is orthogonalized; @qcode{"last_two"} reproduces the
+## Keller/DeepSpeed quirk: their scale reads the gradient's last two dimensions, kh x kw,
+## so a 3 x 3 kernel gets scale 1 under keller whatever out and in are.  No effect on 2-D
+## and 3-D inputs.
+## @item muon_ns options
+## "Method", "Steps", "Coefficients", "ScheduleMode", "Precision", "Restarts",
+## "GramMinAspect", "Eps", "NormalizeFirst", "Device": passed to @code{muon_ns}.
+## @end table
+##
+## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};
+## a non-finite @var{G} is an error.
+##
+## Example:
+## @example
+## state = [];
+## for k = 1:10
+##   G = randn (64, 256);
+##   [U, state] = muon_update (G, state, "MomentumForm", "sgd", "Scale", "rms");
+## endfor
+## state.step   % 10
+## @end example
+##
+## @seealso{muon_ns, muon_optimizer, muon_step}
+## @end deftypefn
+
+function [U, state] = muon_update (G, state, varargin)
+  fname = "muon_update";
+  if (nargin < 2)
+    print_usage ();
+  endif
+  defaults = struct ("Beta", 0.95, "Nesterov", true, "MomentumForm", "ema",
+                     "Scale", "keller", "ScaleFactor", 1, "Experts", 1, "SplitRows", [],
+                     "ConvScale", "flattened");
+  [v, rest] = parse_pairs (fname, defaults, varargin);
+
+  ## G: 4-D conv weights are viewed as out x (in*kh*kw)
+  sz = size (G);
+  if (numel (sz) > 4)
+    error ("muonlab:badShape", "%s: G must have 2, 3 or 4 dimensions.", fname);
+  endif
+  conv = numel (sz) == 4;
+  if (conv)
+    G2 = reshape (G, sz(1), prod (sz(2:4)));
+  else
+    G2 = G;
+  endif
+  check_matrix (fname, "G", G2);
+  [opts, rest] = ns_options (fname, class (G), rest);
+  reject_rest (fname, rest);
+
+  ## update options
+  b = v.Beta;
+  if (! (isscalar (b) && isnumeric (b) && isreal (b) && isfinite (b) && b >= 0 && b < 1))
+    error ("muonlab:badArg", "%s: BETA must be a scalar in [0, 1).", fname);
+  endif
+  nest = v.Nesterov;
+  if (! (isscalar (nest) && (islogical (nest) || (isnumeric (nest) && any (nest == [0 1])))))
+    error ("muonlab:badArg", "%s: NESTEROV must be true or false.", fname);
+  endif
+  form = pick (fname, "MOMENTUMFORM", v.MomentumForm, {"ema", "sgd"});
+  scale = pick (fname, "SCALE", v.Scale, {"keller", "rms", "spectral", "unit_rms", "none"});
+  sf = v.ScaleFactor;
+  if (! (isscalar (sf) && isnumeric (sf) && isreal (sf) && isfinite (sf) && sf > 0))
+    error ("muonlab:badArg", "%s: SCALEFACTOR must be a positive finite scalar.", fname);
+  endif
+  convscale = pick (fname, "CONVSCALE", v.ConvScale, {"flattened", "last_two"});
+  E = v.Experts;
+  if (! (isscalar (E) && isnumeric (E) && isreal (E) && E == fix (E) && E >= 1))
+    error ("muonlab:badArg", "%s: EXPERTS must be a positive integer.", fname);
+  endif
+  if (E > 1 && ndims (G) != 2)
+    error ("muonlab:badShape", "%s: EXPERTS needs a 2-D fused (E*M) x N weight G.", fname);
+  endif
+  if (mod (rows (G2), E) != 0)
+    error ("muonlab:badShape", "%s: EXPERTS must divide the number of rows of G.", fname);
+  endif
+  brows = rows (G2) / E;
+  sr = v.SplitRows;
+  if (! (isempty (sr) || (isnumeric (sr) && isreal (sr) && isvector (sr)
+                          && all (sr(:) >= 1 & sr(:) == fix (sr(:)))
+                          && sum (sr(:)) == brows)))
+    error ("muonlab:badShape",
+           "%s: SPLITROWS must be positive integers summing to the rows of each block (%d).",
+           fname, brows);
+  endif
+
+  ## state
+  if (isempty (state) && ! isstruct (state))
+    M = [];
+    step = 0;
+  else
+    if (! (isstruct (state) && isscalar (state)
+           && all (isfield (state, {"momentum", "step", "form"}))))
+      error ("muonlab:badType",
+             "%s: STATE must be [] or a struct with fields momentum, step and form.", fname);
+    endif
+    M = state.momentum;
+    if (! (isfloat (M) && isreal (M) && ! issparse (M)))
+      error ("muonlab:badType", "%s: STATE.momentum must be a real double or single array.",
+             fname);
+    endif
+    if (! isequal (size (M), sz))
+      error ("muonlab:badShape", "%s: STATE.momentum must match the size of G.", fname);
+    endif
+    step = state.step;
+    if (! (isscalar (step) && isnumeric (step) && isreal (step) && step >= 0
+           && step == fix (step)))
+      error ("muonlab:badArg", "%s: STATE.step must be a non-negative integer.", fname);
+    endif
+    if (! (ischar (state.form) && strcmpi (state.form, form)))
+      error ("muonlab:badArg", "%s: STATE.form must be '%s', the MOMENTUMFORM in use.",
+             fname, form);
+    endif
+    if (conv)
+      M = reshape (M, size (G2));
+    endif
+  endif
+
+  opts.beta = double (b);
+  opts.nesterov = double (nest);
+  opts.form = form;
+  opts.scale = scale;
+  opts.scale_factor = double (sf);
+  opts.experts = double (E);
+  opts.split_rows = double (sr(:).');
+  if (conv && strcmp (convscale, "last_two"))
+    opts.scale_rows = sz(3);
+    opts.scale_cols = sz(4);
+  endif
+  [U, M] = __muon_update__ (G2, M, opts);
+  if (conv)
+    U = reshape (U, sz);
+    M = reshape (M, sz);
+  endif
+  state = struct ("momentum", M, "step", double (step) + 1, "form", form);
+endfunction
+
+function s = pick (fname, what, val, allowed)
+  if (ischar (val) && isrow (val))
+    k = find (strcmpi (val, allowed), 1);
+    if (! isempty (k))
+      s = allowed{k};
+      return;
+    endif
+  endif
+  list = sprintf ("'%s', ", allowed{:});
+  list = list(1:end-2);
+  k = strfind (list, ", ");
+  list = [list(1:k(end)-1) " or" list(k(end)+1:end)];
+  error ("muonlab:badArg", "%s: %s must be %s.", fname, what, list);
+endfunction
+
+%!shared G, X0
+%! randn ("state", 3);
+%! G = randn (12, 20);
+%! X0 = muon_ns (G, "Eps", 0);
+
+%!test
+%! ## first step from zero momentum: X = (1-beta) g + beta (1-beta) g, a multiple of G
+%! [U, s] = muon_update (G, [], "Eps", 0);
+%! assert (U, X0, 1e-12);
+%! assert (s.momentum, 0.05 * G, 1e-15);
+%! assert (s.step, 1);
+%! assert (s.form, "ema");
+%! [U2, s2] = muon_update (G, s);
+%! assert (s2.momentum, 0.95 * 0.05 * G + 0.05 * G, 1e-15);
+%! assert (s2.step, 2);
+
+%!test
+%! ## scale rules (SGD form without Nesterov: the first NS input is G itself)
+%! Gt = G.';
+%! X = muon_ns (Gt);
+%! o = {"MomentumForm", "sgd", "Nesterov", false};
+%! assert (muon_update (Gt, [], o{:}), sqrt (20/12) * X, 1e-14);
+%! U = muon_update (Gt, [], o{:}, "Scale", "RMS", "ScaleFactor", 2);
+%! assert (U, 2 * 0.2 * sqrt (20) * X, 1e-13);
+%! assert (muon_update (Gt, [], o{:}, "Scale", "spectral"), sqrt (20) * X, 1e-13);
+%! assert (muon_update (G, [], o{:}, "Scale", "unit_rms"), sqrt (12/20) * muon_ns (G), 1e-14);
+%! assert (muon_update (G, [], o{:}, "Scale", "none"), muon_ns (G));
+
+%!test
+%! ## single in, single out; a 4-D conv weight keeps its shape
+%! [U, s] = muon_update (single (G), []);
+%! assert (class (U), "single");
+%! assert (class (s.momentum), "single");
+%! W = randn (4, 3, 3, 3);
+%! [U, s] = muon_update (W, []);
+%! assert (size (U), [4 3 3 3]);
+%! assert (size (s.momentum), [4 3 3 3]);
+%! [U, s] = muon_update (W, s);
+%! assert (s.step, 2);
+
+%!test
+%! ## experts and split rows: per-block results
+%! W = [G; 2 * G(:, end:-1:1)];
+%! U = muon_update (W, [], "Experts", 2);
+%! assert (U(1:12, :), muon_update (G, []));
+%! assert (U(13:24, :), muon_update (2 * G(:, end:-1:1), []));
+%! U = muon_update (G, [], "SplitRows", [4 8]);
+%! assert (U(1:4, :), muon_update (G(1:4, :), []));
+%! assert (U(5:12, :), muon_update (G(5:12, :), []));
+
+%!test
+%! ## a poisoned momentum is accepted and gives a non-finite update
+%! s = struct ("momentum", NaN (size (G)), "step", 3, "form", "ema");
+%! U = muon_update (G, s);
+%! assert (! any (isfinite (U(:))));
+
+%!demo
+%! ## EMA vs SGD momentum: the momentum norms differ by 1/(1-beta), the updates do not
+%! randn ("state", 1);
+%! se = [];  ss = [];
+%! for k = 1:50
+%!   G = randn (32, 64);
+%!   [Ue, se] = muon_update (G, se);
+%!   [Us, ss] = muon_update (G, ss, "MomentumForm", "sgd");
+%!   r(k,:) = [norm(se.momentum, "fro"), norm(ss.momentum, "fro"), ...
+%!             norm(Ue - Us, "fro") / norm(Us, "fro")];
+%! endfor
+%! semilogy (r);
+%! legend ("||M|| ema", "||M|| sgd", "relative ||U_{ema} - U_{sgd}||");
+%! xlabel ("step");
+
+%!error <Invalid call> muon_update ()
+%!error <Invalid call> muon_update (G)
+%!error <muon_update: G must be a real numeric matrix.> muon_update (int8 (G), [])
+%!error <muon_update: G must be a real numeric matrix.> muon_update (complex (G), [])
+%!error <muon_update: G must have 2, 3 or 4 dimensions.> muon_update (ones (2, 2, 2, 2, 2), [])
+%!error <muon_update: G must be a matrix \(at least 2 x 2\), not a vector or scalar.> muon_update (1:5, [])
+%!error <muon_update: G must not contain NaN or Inf.> muon_update ([1 NaN; 2 3], [])
+%!error <muon_update: G must not be empty.> muon_update (zeros (0, 3), [])
+%!error <muon_update: options must be NAME, VALUE pairs.> muon_update (G, [], "Beta")
+%!error <muon_update: unknown option 'Foo'.> muon_update (G, [], "Foo", 1)
+%!error <muon_update: STEPS must be a positive integer \(at most 1000\).> muon_update (G, [], "Steps", 0)
+%!error <muon_update: BETA must be a scalar in \[0, 1\).> muon_update (G, [], "Beta", 1)
+%!error <muon_update: BETA must be a scalar in \[0, 1\).> muon_update (G, [], "Beta", -0.1)
+%!error <muon_update: BETA must be a scalar in \[0, 1\).> muon_update (G, [], "Beta", [0.9 0.9])
+%!error <muon_update: NESTEROV must be true or false.> muon_update (G, [], "Nesterov", 2)
+%!error <muon_update: MOMENTUMFORM must be 'ema' or 'sgd'.> muon_update (G, [], "MomentumForm", "adam")
+%!error <muon_update: SCALE must be 'keller', 'rms', 'spectral', 'unit_rms' or 'none'.> muon_update (G, [], "Scale", "muP")
+%!error <muon_update: SCALEFACTOR must be a positive finite scalar.> muon_update (G, [], "ScaleFactor", 0)
+%!error <muon_update: SCALEFACTOR must be a positive finite scalar.> muon_update (G, [], "ScaleFactor", Inf)
+%!error <muon_update: CONVSCALE must be 'flattened' or 'last_two'.> muon_update (G, [], "ConvScale", "kh")
+%!error <muon_update: EXPERTS must be a positive integer.> muon_update (G, [], "Experts", 1.5)
+%!error <muon_update: EXPERTS must be a positive integer.> muon_update (G, [], "Experts", 0)
+%!error <muon_update: EXPERTS needs a 2-D fused \(E\*M\) x N weight G.> muon_update (ones (4, 4, 2), [], "Experts", 2)
+%!error <muon_update: EXPERTS must divide the number of rows of G.> muon_update (G, [], "Experts", 5)
+%!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", [4 4])
+%!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(6\).> muon_update (G, [], "Experts", 2, "SplitRows", [4 8])
+%!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", [0 12])
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, 1)
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, struct ("momentum", G))
+%!error <muon_update: STATE.momentum must be a real double or single array.> muon_update (G, struct ("momentum", int8 (G), "step", 1, "form", "ema"))
+%!error <muon_update: STATE.momentum must match the size of G.> muon_update (G, struct ("momentum", G.', "step", 1, "form", "ema"))
+%!error <muon_update: STATE.step must be a non-negative integer.> muon_update (G, struct ("momentum", G, "step", -1, "form", "ema"))
+%!error <muon_update: STATE.form must be 'sgd', the MOMENTUMFORM in use.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema"), "MomentumForm", "sgd")
+%!error id=muonlab:badShape muon_update (G, struct ("momentum", G.', "step", 1, "form", "ema"))
+%!error id=muonlab:badArg muon_update (G, [], "Beta", 1)
+%!error id=muonlab:badType muon_update (G, 1)
+%!error <muon_update: M must be the size of G.> __muon_update__ (G, G.', struct ())
+%!error <muon_update: experts must divide the rows of a 2-D G.> __muon_update__ (G, [], struct ("experts", 5))
+%!error <muon_update: the row blocks sum to 4, not to the 12 rows.> __muon_update__ (G, [], struct ("split_rows", [2 2]))
+%!error <muon_update: beta must be in \[0, 1\).> __muon_update__ (G, [], struct ("beta", 1))
+%!error <muon_update: unknown scale rule 'x'.> __muon_update__ (G, [], struct ("scale", "x"))

@@ -1,0 +1,228 @@
+## test_muon_update.m - muon_update against independent oracles: closed-form momentum loops,
+## muon_ns of a Nesterov input built here times the closed-form scale, separate calls for
+## experts / split rows / conv weights, and the eps-floor behaviour (MUON_FACTS 1.4, 2, 3, 5,
+## 6.2 (Emerging-Optimizers #229), 8).  Run: test test_muon_update (tests/octave/run_all.m).
+## Figures are printed for the record; the asserts hold the claims.
+
+%!shared G, b
+%! randn ("state", 42);
+%! G = randn (24, 40);
+%! b = 0.95;
+
+%!test
+%! ## momentum after k steps equals the closed-form loop, both forms, bitwise
+%! randn ("state", 1);
+%! gs = randn (8, 12, 5);
+%! for form = {"ema", "sgd"}
+%!   s = [];
+%!   M = zeros (8, 12);
+%!   for k = 1:5
+%!     g = gs(:,:,k);
+%!     [~, s] = muon_update (g, s, "MomentumForm", form{1}, "Beta", 0.9);
+%!     if (strcmp (form{1}, "ema"))
+%!       M = 0.9 * M + (1 - 0.9) * g;
+%!     else
+%!       M = 0.9 * M + g;
+%!     endif
+%!     assert (isequal (s.momentum, M), true);
+%!     assert (s.step, k);
+%!   endfor
+%! endfor
+
+%!test
+%! ## U = scale * muon_ns (Nesterov input built here), each form, with and without Nesterov
+%! randn ("state", 2);
+%! g1 = randn (24, 40);  g2 = randn (24, 40);
+%! for form = {"ema", "sgd"}
+%!   for nest = [true false]
+%!     o = {"MomentumForm", form{1}, "Nesterov", nest, "Scale", "spectral"};
+%!     [~, s] = muon_update (g1, [], o{:});
+%!     [U, s] = muon_update (g2, s, o{:});
+%!     if (strcmp (form{1}, "ema"))
+%!       M = b * (b * 0 + (1 - b) * g1) + (1 - b) * g2;
+%!       X = (1 - b) * g2 + b * M;
+%!     else
+%!       M = b * (b * 0 + g1) + g2;
+%!       X = g2 + b * M;
+%!     endif
+%!     if (! nest)
+%!       X = M;
+%!     endif
+%!     assert (isequal (s.momentum, M), true);
+%!     assert (U, sqrt (40) * muon_ns (X), 4 * eps * sqrt (40));
+%!   endfor
+%! endfor
+
+%!test
+%! ## each scale rule equals its closed form: the ratio of U to the muon_ns output
+%! rules = {"keller", @(r, c) sqrt (max (1, r / c));
+%!          "rms", @(r, c) 0.2 * sqrt (max (r, c));
+%!          "spectral", @(r, c) sqrt (max (r, c));
+%!          "unit_rms", @(r, c) sqrt (r / c);
+%!          "none", @(r, c) 1};
+%! for A = {G, G.', G(1:20, 1:20)}
+%!   g = A{1};
+%!   [r, c] = size (g);
+%!   X = muon_ns ((1 - b) * g + b * (b * 0 + (1 - b) * g));  # first Nesterov input
+%!   for k = 1:rows (rules)
+%!     for f = [1 2.5]
+%!       U = muon_update (g, [], "Scale", rules{k,1}, "ScaleFactor", f);
+%!       want = f * rules{k,2} (r, c);
+%!       ratio = U ./ X;
+%!       assert (ratio(abs (X) > 1e-3), want * ones (nnz (abs (X) > 1e-3), 1), 4 * eps * want);
+%!     endfor
+%!   endfor
+%! endfor
+
+%!test
+%! ## EMA and SGD momentum give the same NS output with Eps 0 (MUON_FACTS 8) ...
+%! randn ("state", 3);
+%! gs = randn (24, 40, 4);
+%! for e = {0, 1e-7}
+%!   se = [];  ss = [];
+%!   for k = 1:4
+%!     [Ue, se] = muon_update (gs(:,:,k), se, "MomentumForm", "ema", "Precision", "double", "Eps", e{1});
+%!     [Us, ss] = muon_update (gs(:,:,k), ss, "MomentumForm", "sgd", "Precision", "double", "Eps", e{1});
+%!   endfor
+%!   d = norm (Ue - Us, "fro") / norm (Us, "fro");
+%!   Xe = (1 - b) * gs(:,:,4) + b * se.momentum;   # the EMA Nesterov input of the last step
+%!   if (e{1} == 0)
+%!     printf ("    EMA vs SGD, Eps 0: relative difference %.2e\n", d);
+%!     assert (d < 1e-12);
+%!     assert (se.momentum, (1 - b) * ss.momentum, 1e-14);
+%!   else
+%!     ## ... and with the default eps differ by O(eps / ||X||), X the smaller (EMA) input
+%!     printf ("    EMA vs SGD, Eps 1e-7: relative difference %.2e, eps/||X_ema|| = %.2e\n", ...
+%!             d, 1e-7 / norm (Xe, "fro"));
+%!     assert (d > 1e-12 && d < 10 * 1e-7 / norm (Xe, "fro"));
+%!   endif
+%! endfor
+
+%!test
+%! ## near the eps floor (||G|| ~ 1e-8) EMA and SGD differ visibly
+%! g = G / norm (G, "fro") * 1e-8;
+%! [Ue, se] = muon_update (g, [], "MomentumForm", "ema");
+%! [Us, ss] = muon_update (g, [], "MomentumForm", "sgd");
+%! d = norm (Ue - Us, "fro") / norm (Us, "fro");
+%! printf ("    EMA vs SGD at ||G|| = 1e-8: relative difference %.3f (||U_ema|| %.3f, ||U_sgd|| %.3f)\n", ...
+%!         d, norm (Ue, "fro"), norm (Us, "fro"));
+%! assert (d > 0.1);
+%! [Ue, se] = muon_update (g, [], "MomentumForm", "ema", "Eps", 0);
+%! [Us, ss] = muon_update (g, [], "MomentumForm", "sgd", "Eps", 0);
+%! assert (norm (Ue - Us, "fro") / norm (Us, "fro") < 1e-12);
+
+%!test
+%! ## a fused (E*M) x N weight with Experts E equals E separate calls, bitwise, over steps;
+%! ## a 3-D M x N x E stack too; treating the fused stack as one matrix differs
+%! randn ("state", 4);
+%! E = 4;  m = 6;  n = 10;
+%! W = randn (E * m, n, 3) .* [1; 10; 0.1; 1000](kron (1:E, ones (1, m)));
+%! sf = [];  s3 = [];  se = cell (1, E);
+%! for k = 1:3
+%!   [Uf, sf] = muon_update (W(:,:,k), sf, "Experts", E, "Scale", "rms");
+%!   [U3, s3] = muon_update (permute (reshape (W(:,:,k).', n, m, E), [2 1 3]), s3, "Scale", "rms");
+%!   for e = 1:E
+%!     [Ue{e}, se{e}] = muon_update (W((e-1)*m+1:e*m, :, k), se{e}, "Scale", "rms");
+%!   endfor
+%! endfor
+%! for e = 1:E
+%!   rr = (e-1)*m+1:e*m;
+%!   assert (isequal (Uf(rr,:), Ue{e}), true);
+%!   assert (isequal (sf.momentum(rr,:), se{e}.momentum), true);
+%! endfor
+%! for e = 1:E
+%!   assert (isequal (U3(:,:,e), Ue{e}), true);
+%! endfor
+%! assert (sf.step, 3);
+%! U1 = muon_update (W(:,:,1), [], "Scale", "rms");       # one 24 x 10 matrix
+%! U4 = muon_update (W(:,:,1), [], "Scale", "rms", "Experts", E);
+%! d = norm (U4 - U1, "fro") / norm (U1, "fro");
+%! printf ("    experts vs one matrix: relative difference %.3f\n", d);
+%! assert (d > 0.5);
+
+%!test
+%! ## SplitRows equals per-block calls bitwise (alone, and inside experts)
+%! sr = [4 12 8];
+%! [U, s] = muon_update (G, [], "SplitRows", sr, "Scale", "unit_rms");
+%! [U, s] = muon_update (2 * G, s, "SplitRows", sr, "Scale", "unit_rms");
+%! r0 = 0;
+%! for k = 1:numel (sr)
+%!   rr = r0+1:r0+sr(k);
+%!   [Uk, sk] = muon_update (G(rr,:), [], "Scale", "unit_rms");
+%!   [Uk, sk] = muon_update (2 * G(rr,:), sk, "Scale", "unit_rms");
+%!   assert (isequal (U(rr,:), Uk), true);
+%!   assert (isequal (s.momentum(rr,:), sk.momentum), true);
+%!   r0 += sr(k);
+%! endfor
+%! U = muon_update (G, [], "Experts", 2, "SplitRows", [5 7]);
+%! for rr = {1:5, 6:12, 13:17, 18:24}
+%!   assert (isequal (U(rr{1},:), muon_update (G(rr{1},:), [])), true);
+%! endfor
+%! d = norm (U - muon_update (G, []), "fro") / norm (U, "fro");
+%! printf ("    split rows vs whole matrix: relative difference %.3f\n", d);
+
+%!test
+%! ## a 4-D conv weight equals the flattened 2-D call; 'last_two' changes only the scale
+%! randn ("state", 5);
+%! W = randn (64, 2, 5, 3);
+%! W2 = reshape (W, 64, 30);
+%! for rule = {"keller", "spectral", "unit_rms"}
+%!   [U, s] = muon_update (W, [], "Scale", rule{1});
+%!   [U, s] = muon_update (2 * W, s, "Scale", rule{1});
+%!   [Uf, sf] = muon_update (W2, [], "Scale", rule{1});
+%!   [Uf, sf] = muon_update (2 * W2, sf, "Scale", rule{1});
+%!   assert (size (U), size (W));
+%!   assert (isequal (U, reshape (Uf, size (W))), true);
+%!   assert (isequal (s.momentum, reshape (sf.momentum, size (W))), true);
+%!   Ul = muon_update (W, [], "Scale", rule{1}, "ConvScale", "last_two");
+%!   Uo = muon_update (W, [], "Scale", rule{1});
+%!   switch (rule{1})
+%!     case "keller",   ratio = sqrt (max (1, 5/3)) / sqrt (max (1, 64/30));
+%!     case "spectral", ratio = sqrt (5) / sqrt (64);
+%!     case "unit_rms", ratio = sqrt (5/3) / sqrt (64/30);
+%!   endswitch
+%!   assert (Ul, ratio * Uo, 4 * eps * max (abs (Uo(:))));
+%!   if (strcmp (rule{1}, "keller"))
+%!     printf ("    conv 64x2x5x3, keller: last_two scale / flattened scale = %.4f\n", ratio);
+%!   endif
+%! endfor
+%! ## on a 2-D weight 'last_two' is the plain rule
+%! assert (isequal (muon_update (G, [], "ConvScale", "last_two"), muon_update (G, [])), true);
+
+%!test
+%! ## G is never modified (the peers overwrite grad with the Nesterov input)
+%! for A = {G, single(G), randn(6, 3, 2, 2), G(:,:,[1 1])}
+%!   g = A{1};
+%!   g0 = g;
+%!   [U, s] = muon_update (g, []);
+%!   [U, s] = muon_update (g, s, "MomentumForm", "ema");
+%!   assert (isequal (g, g0), true);
+%!   assert (class (U), class (g));
+%!   assert (size (U), size (g));
+%! endfor
+%! g = G;  g0 = g;
+%! U = muon_update (g, [], "Experts", 3, "SplitRows", [2 6]);
+%! assert (isequal (g, g0), true);
+
+%!test
+%! ## the eps floor (Emerging-Optimizers #229): ||G|| = 1e-9 and 1e-10 with eps 1e-7 give a
+%! ## degenerate output (NS sees ||X|| ~ 0.01 and 0.001 and stays in its linear regime: U is
+%! ## a scaled copy of G, its singular values spread as G's) while Eps 0 is scale-invariant.
+%! ## 6 Keller steps: their linear gain 3.4445^6 = 1670 reproduces the reported 16.1 and 1.67.
+%! randn ("state", 6);
+%! A = single (randn (1024, 2048));                               # fp32, as EO
+%! o = {"MomentumForm", "sgd", "Nesterov", false, "Steps", 6};   # first NS input = G
+%! ideal = sqrt (1024);
+%! svals = @(U) sqrt (max (eig (double (U) * double (U).'), 0));
+%! for nrm = [1e-9 1e-10]
+%!   g = A / norm (A, "fro") * nrm;
+%!   U = muon_update (g, [], o{:});
+%!   U0 = muon_update (g, [], o{:}, "Eps", 0);
+%!   sv = svals (U);  sv0 = svals (U0);
+%!   printf ("    ||G|| = %.0e: ||U|| = %.2f (eps 1e-7), %.2f (Eps 0), ideal %.1f; sv range [%.3g, %.3g] vs [%.3f, %.3f]\n", ...
+%!           nrm, norm (U, "fro"), norm (U0, "fro"), ideal, min (sv), max (sv), min (sv0), max (sv0));
+%!   assert (norm (U, "fro") < 0.6 * ideal);
+%!   assert (max (sv) / min (sv) > 4);
+%!   assert (abs (norm (U0, "fro") / ideal - 1) < 0.2);
+%!   assert (min (sv0) > 0.5 && max (sv0) < 1.3);
+%! endfor
