@@ -7,7 +7,8 @@
  * Each T_* macro counts one passed or failed assertion and prints file:line and the values on
  * failure (the first T_MAX_SHOWN failures; the rest are only counted).  T_RUN counts per test
  * and prints a per-test line when that test failed (or always with MUON_TEST_VERBOSE set).
- * T_DONE prints "<binary>: N passed, N failed" and returns non-zero on any failure.
+ * T_DONE prints "<binary>: N passed, N failed" counting tests (a test passes when every one
+ * of its assertions holds), then the assertion count, and returns non-zero on any failure.
  * The names avoid core/muon_internal.h's CHECK / CHECKSTATUS / CHECKMEM.
  */
 #ifndef MUON_TEST_HARNESS_H
@@ -21,7 +22,8 @@
 
 #define T_MAX_SHOWN 40
 
-static long t_passed, t_failed, t_shown;
+static long t_passed, t_failed, t_shown;   // assertions
+static long t_tests_passed, t_tests_failed; // tests: a test passes when all its assertions do
 
 #if defined(__GNUC__)
 __attribute__ ((format (printf, 4, 5)))
@@ -74,6 +76,7 @@ static inline int t_check (int ok, const char *file, int line, const char *fmt, 
 #define T_RUN(fn)                                                                         \
   do { long p0_ = t_passed, f0_ = t_failed;                                               \
        fn ();                                                                             \
+       if (t_failed > f0_) t_tests_failed++; else t_tests_passed++;                       \
        if (t_failed > f0_ || getenv ("MUON_TEST_VERBOSE"))                                \
          printf ("  %s: %ld passed, %ld failed\n", #fn, t_passed - p0_, t_failed - f0_);  \
   } while (0)
@@ -81,7 +84,9 @@ static inline int t_check (int ok, const char *file, int line, const char *fmt, 
 static inline int t_done (const char *argv0)
 {
   const char *name = strrchr (argv0, '/');
-  printf ("%s: %ld passed, %ld failed\n", name ? name + 1 : argv0, t_passed, t_failed);
+  printf ("%s: %ld passed, %ld failed (tests; %ld of %ld assertions held)\n",
+          name ? name + 1 : argv0, t_tests_passed, t_tests_failed, t_passed,
+          t_passed + t_failed);
   fflush (stdout);
   return t_failed ? 1 : 0;
 }

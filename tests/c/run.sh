@@ -23,10 +23,10 @@ for bin in "$@"; do
   "$bin" >"$log" 2>&1
   rc=$?
   # the binary's own summary line (the last one, in case it printed others)
-  line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed\$" "$log" | tail -n 1)
+  line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed( \(.*\))?$" "$log" | tail -n 1)
   if [ -n "$line" ]; then
-    p=$(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed$/\1/' <<<"$line")
-    f=$(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed$/\2/' <<<"$line")
+    p=$(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*$/\1/' <<<"$line")
+    f=$(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*$/\2/' <<<"$line")
   else
     p=0
     f=0
