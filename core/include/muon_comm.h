@@ -1,10 +1,118 @@
-/* muon_comm.h - part of the public C API (included by muon.h). */
+/* muon_comm.h - part of the public C API (included by muon.h): communicators, the collectives
+ * the distributed algorithms (core/zero_step.c) are written against once.
+ *
+ * A communicator spans `size` ranks, of which this process drives `local_ranks`: all of
+ * them for `sim` (W ranks in one process), one for `self` and for the MPI / NCCL
+ * communicators.  Every collective therefore takes ARRAYS of per-local-rank buffer pointers,
+ * so the same algorithm code runs W simulated ranks in one process or one rank per process:
+ *
+ *   for (int l = 0; l < muon_comm_local_ranks (c); l++) { send[l] = ...; recv[l] = ...; }
+ *   muon_comm_allreduce (ctx, c, send, recv, n, MUON_F64, MUON_REDUCE_AVG);
+ *
+ * Local rank l is global rank muon_comm_rank (c, l).  Each rank's buffers must be its own:
+ * a buffer of one rank overlapping a buffer of another rank is MUON_ERR_BADARG (no real
+ * rank can see another's memory).  Within one rank, send and recv may overlap: every
+ * collective reads all its inputs before it writes any output.
+ *
+ * Arithmetic (the fixed order the MPI communicator reproduces bit for bit): element i of a
+ * reduction is acc = x_0[i]; acc = acc + x_1[i]; ... acc = acc + x_{W-1}[i] in rank order, in
+ * the buffers' type (float sums in float, double in double), then for MUON_REDUCE_AVG
+ * acc = acc / W (one correctly rounded division by the integer W in that type).
+ *
+ * Byte counters, per local rank and per collective kind (n = elements, e = element size,
+ * W = size, global rank r; these are the payload bytes of the ring algorithms):
+ *   allreduce(n):        a reduce-scatter then an all-gather over W chunks, chunk c holding
+ *                        elements [c n / W, (c + 1) n / W) (integer division); rank r sends
+ *                        and receives (n - len_r) + (W - 1) len_r elements: 2 (W-1)/W n when
+ *                        W divides n, and 2 (W-1) n summed over the ranks always.
+ *   reduce_scatter(c):   (c per rank, W c in) sends and receives (W - 1) c elements.
+ *   all_gather(c):       (c per rank, W c out) sends and receives (W - 1) c elements.
+ *   broadcast(n, root):  a chain root -> root+1 -> ... (mod W): every rank but the last in
+ *                        the chain sends n, every rank but the root receives n; on average
+ *                        (W - 1)/W n each.
+ *   barrier:             no payload; only calls are counted.
+ * times e bytes.  muon_comm_model_bytes gives these figures.  A communicator that moves the
+ * data itself (self, sim) counts what it sends (counts_measured = 1); one whose library hides
+ * its internals (MPI, NCCL) reports the model (counts_measured = 0).
+ */
 #ifndef MUON_COMM_H
 #define MUON_COMM_H
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+typedef struct muon_comm muon_comm;
+
+typedef enum { MUON_REDUCE_SUM = 0, MUON_REDUCE_AVG = 1 } muon_reduce_op;
+
+typedef enum {
+  MUON_COLL_ALLREDUCE = 0,
+  MUON_COLL_REDUCE_SCATTER = 1,
+  MUON_COLL_ALL_GATHER = 2,
+  MUON_COLL_BROADCAST = 3,
+  MUON_COLL_BARRIER = 4,
+  MUON_COLL_COUNT = 5
+} muon_coll;
+
+typedef struct {
+  uint64_t calls[MUON_COLL_COUNT];
+  uint64_t bytes_sent[MUON_COLL_COUNT];
+  uint64_t bytes_recv[MUON_COLL_COUNT];
+} muon_comm_counters;
+
+#define MUON_COMM_MAX_WORLD 65536
+
+//---- create / destroy / query -------------------------------------------------------------
+
+// One rank (rank 0 of 1); every collective is a local copy.  [out] *comm.
+muon_status muon_comm_self_create (muon_ctx *ctx, muon_comm **comm);
+// `world` ranks (1..MUON_COMM_MAX_WORLD) in this process, deterministic.  [out] *comm.
+muon_status muon_comm_sim_create (muon_ctx *ctx, int world, muon_comm **comm);
+// [in,out] *comm: frees it and sets *comm = NULL (NULL is fine).
+muon_status muon_comm_destroy (muon_comm **comm);
+
+int muon_comm_size (const muon_comm *c);          // W (0 for NULL)
+int muon_comm_local_ranks (const muon_comm *c);   // ranks driven here (0 for NULL)
+int muon_comm_rank (const muon_comm *c, int local); // global rank of local rank l (-1 if bad)
+const char *muon_comm_name (const muon_comm *c);  // "self", "sim", ...
+int muon_comm_counts_measured (const muon_comm *c); // 1 measured, 0 modelled
+
+//---- collectives (dtype MUON_F64 or MUON_F32; count 0 is a no-op that is still counted) ----
+
+// recv[l][i] = reduce over ranks of send[.][i], i < count.  [in] send[local_ranks],
+// [out] recv[local_ranks] (recv[l] == send[l] is in place).
+muon_status muon_comm_allreduce (muon_ctx *ctx, muon_comm *c, const void *const *send,
+                                 void *const *recv, size_t count, muon_dtype dtype,
+                                 muon_reduce_op op);
+// Rank r gets block r: recv[l][i] = reduce over ranks of send[.][r * count + i].
+// [in] send[local_ranks] of size * count elements, [out] recv[local_ranks] of count.
+muon_status muon_comm_reduce_scatter (muon_ctx *ctx, muon_comm *c, const void *const *send,
+                                      void *const *recv, size_t count, muon_dtype dtype,
+                                      muon_reduce_op op);
+// recv[l * size + s] receives rank s's send (count elements each), written for s = 0..W-1
+// in order (so aliased slots of one rank end up holding the last source written: the list
+// form of torch's all_gather, where such aliasing bugs happen).  [in] send[local_ranks],
+// [out] recv[local_ranks * size].  A contiguous gather passes pointers into one buffer.
+muon_status muon_comm_all_gather (muon_ctx *ctx, muon_comm *c, const void *const *send,
+                                  void *const *recv, size_t count, muon_dtype dtype);
+// Every rank's buf gets root's.  [in,out] buf[local_ranks].
+muon_status muon_comm_broadcast (muon_ctx *ctx, muon_comm *c, void *const *buf, size_t count,
+                                 muon_dtype dtype, int root);
+muon_status muon_comm_barrier (muon_ctx *ctx, muon_comm *c);
+
+//---- counters -----------------------------------------------------------------------------
+
+// [out] *out: the counters of local rank l since creation or the last reset.
+muon_status muon_comm_counters_get (muon_ctx *ctx, const muon_comm *c, int local,
+                                    muon_comm_counters *out);
+muon_status muon_comm_counters_reset (muon_ctx *ctx, muon_comm *c);
+// The byte model above for global rank `rank` of `world` (count as the collective takes it;
+// root for broadcast only).  [out] *sent, *recv in bytes.
+muon_status muon_comm_model_bytes (muon_ctx *ctx, muon_coll coll, int world, int rank,
+                                   int root, size_t count, muon_dtype dtype, uint64_t *sent,
+                                   uint64_t *recv);
+const char *muon_coll_name (muon_coll coll);  // "allreduce", ...; "unknown" otherwise
 
 #ifdef __cplusplus
 }

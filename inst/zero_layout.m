@@ -1,0 +1,298 @@
+## Copyright (C) 2026 The muonlab authors
+##
+## This program is free software: you can redistribute it and/or modify it under the terms
+## of the GNU General Public License as published by the Free Software Foundation, either
+## version 3 of the License, or (at your option) any later version.
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {@var{L} =} zero_layout (@var{shapes}, @var{world})
+## @deftypefnx {muonlab} {@var{L} =} zero_layout (@dots{}, @var{name}, @var{value}, @dots{})
+## The ZeRO-1/2/3 partition layout of a list of parameter matrices over @var{world}
+## data-parallel ranks, as DeepSpeed builds it.
+##
+## @var{shapes} is a cell array of @code{[rows cols]} pairs, or a P x 2 matrix with one
+## parameter per row.  @var{world} is the number of ranks (a positive integer).  Each matrix is
+## flattened @strong{row-major}, as torch and DeepSpeed do, so a partition cut falls between
+## two rows or inside one.
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item @qcode{"Stage"}
+## 1 or 2 (default 2): one flat buffer, the parameters back to back, its total padded up to a
+## multiple of @var{AlignFactor} * @var{world} and cut into @var{world} equal partitions.
+## 3: every parameter is padded on its own to a multiple of @var{world} and split into
+## @var{world} pieces of @code{ceil (numel / world)} elements (zero padding at the tail).
+## @item @qcode{"AlignFactor"}
+## DeepSpeed's @code{nccl_start_alignment_factor} (default 2); stages 1 and 2 only.
+## @item @qcode{"Order"}
+## @qcode{"given"} (default) or @qcode{"size_desc"}: a stable sort by number of elements,
+## largest first (DeepSpeed's Muon order).
+## @end table
+##
+## @strong{Indexing.}  Ranks, element offsets and row indices are @strong{0-based} and every
+## range is half-open @code{[start stop)}, as in DeepSpeed: rank @var{r} is described by
+## @code{L.ranks(r+1)}, and the elements @code{[a b)} of a matrix @var{G} are
+## @code{reshape (G.', 1, [])(a+1:b)}; rows @code{[a b)} are @code{G(a+1:b, :)}.  Parameter
+## indices are 1-based: @code{L.params(p)} describes @code{shapes@{p@}}.
+##
+## @var{L} is a struct with fields:
+## @table @code
+## @item stage, world, align_factor
+## the options used (align_factor is reported at stage 3 too, where it has no effect).
+## @item order_mode
+## @qcode{"given"} or @qcode{"size_desc"}.
+## @item order
+## 1 x P: @code{order(k)} is the parameter in the k-th place of the flat buffer.
+## @item total
+## the number of parameter elements.
+## @item padded_total
+## the length of the flat buffer with padding (= @var{world} * @code{partition_size}).
+## @item partition_size
+## elements per rank.
+## @item padding
+## @code{padded_total - total}.
+## @item params
+## P x 1 struct array, in the order of @var{shapes}, with fields @code{index} (p),
+## @code{rows}, @code{cols}, @code{numel}, @code{offset} (first element in the flat buffer),
+## @code{padded_numel} (elements it occupies there: @code{numel} at stages 1-2,
+## @code{ceil (numel / world) * world} at stage 3), @code{slot} (its place k in
+## @code{order}), @code{owners} (row vector of the ranks that hold part of it),
+## @code{straddles} (true when it has more than one owner) and @code{rank_ranges}, a
+## @var{world} x 2 matrix whose row r+1 is the @code{[start stop)} of its elements rank r
+## holds; the rows tile @code{[0 numel)} in order, a non-owner's range is empty.
+## @item ranks
+## @var{world} x 1 struct array with fields @code{rank} (r), @code{start} and @code{stop}
+## (the rank's partition, @code{[r S, (r+1) S)} with S = @code{partition_size}),
+## @code{padding} (how many of its elements are padding) and @code{params}, one entry per
+## parameter it holds part of, in the order they sit in its partition, with fields
+## @code{param} (index p), @code{local} (@code{[start stop)} within the parameter),
+## @code{flat} (the same elements in the flat buffer), @code{part} (their place in the rank's
+## partition, @code{[0 S)}), @code{rows} (@code{[start stop)} of the rows touched),
+## @code{whole_rows} (true when the piece is exactly those rows) and @code{partial_rows} (the
+## rows touched but owned only in part: none, one or two row indices).
+## @end table
+##
+## At stages 1 and 2 the flat buffer is the parameters back to back in @code{order} and rank
+## r owns @code{[r S, (r+1) S)} of it.  At stage 3 it is the parameters back to back, each
+## padded to @code{padded_numel}; rank r holds elements @code{[r c, (r+1) c)} of each
+## parameter (c = @code{padded_numel / world}), and its partition is those chunks in
+## @code{order}, so @code{start}/@code{stop} index the ranks' partitions laid end to end.
+##
+## @example
+## L = zero_layout (@{[3 4], [2 5], [4 4]@}, 2);
+## L.params(2).owners         # [0 1]: the 2 x 5 matrix straddles the cut at 20
+## L.ranks(2).params(1).rows  # [1 2]: rank 1 holds part of its row 1
+## @end example
+## @seealso{zero_plot_layout}
+## @end deftypefn
+
+function L = zero_layout (shapes, world, varargin)
+
+  if (nargin < 2)
+    print_usage ();
+  endif
+  S = shapes_matrix (shapes);
+  if (! (isnumeric (world) && isreal (world) && isscalar (world) && world >= 1
+         && world == fix (world) && world <= 1048576))
+    error ("muonlab:badArg", "zero_layout: WORLD must be a positive integer.");
+  endif
+  opts = struct ("stage", 2, "align_factor", 2, "order", "given");
+  if (mod (numel (varargin), 2) != 0)
+    error ("muonlab:badArg", "zero_layout: options must be name/value pairs.");
+  endif
+  for i = 1:2:numel (varargin)
+    name = varargin{i};
+    val = varargin{i+1};
+    if (! ischar (name))
+      error ("muonlab:badArg", "zero_layout: option names must be strings.");
+    endif
+    switch (lower (name))
+      case "stage"
+        if (! (isnumeric (val) && isscalar (val) && any (val == [1 2 3])))
+          error ("muonlab:badArg", "zero_layout: STAGE must be 1, 2 or 3.");
+        endif
+        opts.stage = double (val);
+      case "alignfactor"
+        if (! (isnumeric (val) && isreal (val) && isscalar (val) && val >= 1
+               && val == fix (val) && val <= 1048576))
+          error ("muonlab:badArg", "zero_layout: ALIGNFACTOR must be a positive integer.");
+        endif
+        opts.align_factor = double (val);
+      case "order"
+        if (! (ischar (val) && any (strcmpi (val, {"given", "size_desc"}))))
+          error ("muonlab:badArg",
+                 "zero_layout: ORDER must be \"given\" or \"size_desc\".");
+        endif
+        opts.order = lower (val);
+      otherwise
+        error ("muonlab:badArg", "zero_layout: unknown option \"%s\".", name);
+    endswitch
+  endfor
+
+  [par, pieces, ranks, ranges, info] = __zero_layout__ (S, double (world), opts);
+
+  P = rows (par);
+  W = double (world);
+  L.stage = opts.stage;
+  L.world = W;
+  L.align_factor = opts.align_factor;
+  L.order_mode = opts.order;
+  [~, L.order] = sort (par(:,6).');
+  L.total = info(1);
+  L.padded_total = info(2);
+  L.partition_size = info(3);
+  L.padding = info(4);
+
+  params = struct ("index", num2cell ((1:P).'), "rows", num2cell (par(:,1)),
+                   "cols", num2cell (par(:,2)), "numel", num2cell (par(:,3)),
+                   "offset", num2cell (par(:,4)), "padded_numel", num2cell (par(:,5)),
+                   "slot", num2cell (par(:,6)), "owners", [], "straddles", [],
+                   "rank_ranges", []);
+  for p = 1:P
+    params(p).owners = par(p,7):par(p,8);
+    params(p).straddles = logical (par(p,9));
+    params(p).rank_ranges = ranges(:,:,p);
+  endfor
+  L.params = params;
+
+  empty = struct ("param", {}, "local", {}, "flat", {}, "part", {}, "rows", {},
+                  "whole_rows", {}, "partial_rows", {});
+  rk = struct ("rank", num2cell ((0:W-1).'), "start", num2cell (ranks(:,1)),
+               "stop", num2cell (ranks(:,2)), "padding", num2cell (ranks(:,3)),
+               "params", []);
+  for r = 1:W
+    pc = empty;
+    for k = 1:ranks(r,5)
+      c = pieces(ranks(r,4) + k - 1, :);
+      len = c(4) - c(3);
+      pc(k,1).param = c(2);
+      pc(k,1).local = [c(3) c(4)];
+      pc(k,1).flat = [c(5) c(5)+len];
+      pc(k,1).part = [c(6) c(6)+len];
+      pc(k,1).rows = [c(7) c(8)];
+      pc(k,1).whole_rows = ! (c(9) || c(10));
+      pc(k,1).partial_rows = unique ([c(7)(c(9) != 0), (c(8) - 1)(c(10) != 0)]);
+    endfor
+    rk(r).params = pc;
+  endfor
+  L.ranks = rk;
+
+endfunction
+
+## SHAPES as a P x 2 double matrix of positive integers.
+function S = shapes_matrix (shapes)
+  if (iscell (shapes))
+    ok = ! isempty (shapes) && all (cellfun (@(s) isnumeric (s) && numel (s) == 2,
+                                             shapes(:)));
+    if (ok)
+      S = cell2mat (cellfun (@(s) double (s(:).'), shapes(:), "UniformOutput", false));
+    endif
+  else
+    ok = (isnumeric (shapes) && ! isempty (shapes) && ismatrix (shapes)
+          && columns (shapes) == 2);
+    if (ok)
+      S = double (shapes);
+    endif
+  endif
+  if (! ok)
+    error ("muonlab:badShape",
+           "zero_layout: SHAPES must be a non-empty cell of [rows cols] pairs or a P x 2 matrix.");
+  endif
+  if (! (isreal (S) && all (S(:) >= 1) && all (S(:) == fix (S(:)))
+         && all (S(:) < 2^53)))
+    error ("muonlab:badShape",
+           "zero_layout: SHAPES must hold positive integer sizes.");
+  endif
+endfunction
+
+%!shared H2, H4, HD, H3
+%! H2 = zero_layout ({[3 4], [2 5], [4 4]}, 2);
+%! H4 = zero_layout ({[3 4], [2 5], [4 4]}, 4, "AlignFactor", 2);
+%! HD = zero_layout ([3 4; 2 5; 4 4], 2, "order", "SIZE_DESC");
+%! H3 = zero_layout ({[3 4], [2 5], [4 4]}, 4, "Stage", 3);
+
+## Hand-computed: numel 12, 10, 16, total 38; world 2, align 2: unit 4, padded 40, S = 20.
+%!test
+%! assert ([H2.total, H2.padded_total, H2.partition_size, H2.padding], [38 40 20 2]);
+%! assert ([H2.params.offset], [0 12 22]);
+%! assert ({H2.params.owners}, {0, [0 1], 1});
+%! assert ([H2.params.straddles], [false true false]);
+%! assert (H2.params(2).rank_ranges, [0 8; 8 10]);
+%! assert ([H2.ranks.padding], [0 2]);
+%! assert (H2.order, [1 2 3]);
+%!test
+%! ## rank 0 holds p1 whole and elements [0 8) of the 2 x 5 p2: row 0 and 3 of row 1
+%! pc = H2.ranks(1).params;
+%! assert ([pc.param], [1 2]);
+%! assert (pc(2).local, [0 8]);
+%! assert (pc(2).part, [12 20]);
+%! assert (pc(2).rows, [0 2]);
+%! assert (pc(2).whole_rows, false);
+%! assert (pc(2).partial_rows, 1);
+%! pc = H2.ranks(2).params;
+%! assert ([pc.param], [2 3]);
+%! assert (pc(1).flat, [20 22]);
+%! assert (pc(1).part, [0 2]);
+%! assert (pc(1).partial_rows, 1);
+%! assert (pc(2).flat, [22 38]);
+%! assert (pc(2).whole_rows, true);
+
+## world 4: unit 8, padded 40, S = 10; every parameter straddles.
+%!test
+%! assert ([H4.padded_total, H4.partition_size, H4.padding], [40 10 2]);
+%! assert ({H4.params.owners}, {[0 1], [1 2], [2 3]});
+%! assert (H4.params(1).rank_ranges, [0 10; 10 12; 12 12; 12 12]);
+%! assert (H4.params(3).rank_ranges, [0 0; 0 0; 0 8; 8 16]);
+%! ## the cut at 30 falls between rows 1 and 2 of the 4 x 4 p3
+%! pc = H4.ranks(4).params;
+%! assert (pc.rows, [2 4]);
+%! assert (pc.whole_rows, true);
+%! pc = H4.ranks(1).params;
+%! assert (pc.rows, [0 3]);
+%! assert (pc.partial_rows, 2);
+%! assert ([H4.ranks.padding], [0 0 0 2]);
+
+## size_desc: p3 (16), p1 (12), p2 (10); p1 is cut between its rows 0 and 1.
+%!test
+%! assert (HD.order, [3 1 2]);
+%! assert ([HD.params.slot], [2 3 1]);
+%! assert ([HD.params.offset], [16 28 0]);
+%! assert (HD.params(1).rank_ranges, [0 4; 4 12]);
+%! assert (HD.ranks(2).params(1).rows, [1 3]);
+%! assert (HD.ranks(2).params(1).whole_rows, true);
+
+## stage 3: chunks 3, 3, 4; padded 12, 12, 16; S = 10.
+%!test
+%! assert ([H3.padded_total, H3.partition_size, H3.padding], [40 10 2]);
+%! assert ([H3.params.offset], [0 12 24]);
+%! assert ([H3.params.padded_numel], [12 12 16]);
+%! assert (H3.params(2).rank_ranges, [0 3; 3 6; 6 9; 9 10]);
+%! assert ([H3.ranks.padding], [0 0 0 2]);
+%! assert (H3.ranks(4).params(2).part, [3 4]);
+%! assert (H3.ranks(4).params(2).flat, [21 22]);
+%! L = zero_layout ({[1 2]}, 4, "Stage", 3);
+%! assert (L.params.owners, [0 1]);
+%! assert (L.params.rank_ranges, [0 1; 1 2; 2 2; 2 2]);
+%! assert ([L.ranks.padding], [0 0 1 1]);
+
+## world 1: one partition, padding to the align factor
+%!test
+%! L = zero_layout ({[3 3]}, 1, "AlignFactor", 4);
+%! assert ([L.padded_total, L.padding, L.params.straddles], [12 3 0]);
+
+%!error <zero_layout: WORLD must be a positive integer.> zero_layout ({[2 2]}, 0)
+%!error <zero_layout: WORLD must be a positive integer.> zero_layout ({[2 2]}, 1.5)
+%!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout ({}, 2)
+%!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout ({[1 2 3]}, 2)
+%!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout (ones (2, 3), 2)
+%!error <zero_layout: SHAPES must hold positive integer sizes.> zero_layout ({[0 2]}, 2)
+%!error <zero_layout: SHAPES must hold positive integer sizes.> zero_layout ([2 2.5], 2)
+%!error <zero_layout: STAGE must be 1, 2 or 3.> zero_layout ({[2 2]}, 2, "Stage", 4)
+%!error <zero_layout: ALIGNFACTOR must be a positive integer.> zero_layout ({[2 2]}, 2, "AlignFactor", 0)
+%!error <zero_layout: ORDER must be "given" or "size_desc".> zero_layout ({[2 2]}, 2, "Order", "asc")
+%!error <zero_layout: unknown option "Foo".> zero_layout ({[2 2]}, 2, "Foo", 1)
+%!error <zero_layout: options must be name/value pairs.> zero_layout ({[2 2]}, 2, "Stage")
+%!error <zero_layout: option names must be strings.> zero_layout ({[2 2]}, 2, 3, 1)
+%!error <zero_layout: SHAPES must be a real P x 2 double matrix.> __zero_layout__ (ones (2, 3), 2, struct ())
+%!error <zero_layout: unknown order 'x'.> __zero_layout__ ([2 2], 2, struct ("order", "x"))
+%!error <zero_layout: stage must be 1, 2 or 3 \(got 5\).> __zero_layout__ ([2 2], 2, struct ("stage", 5))

@@ -1,0 +1,100 @@
+#define USAGE "usage: [PAR, PIECES, RANKS, RANGES, INFO] = __zero_layout__ (SHAPES, WORLD, OPTS)"
+/* __zero_layout__ - gateway of zero_layout.m: the ZeRO partition model of muon_zero.h.
+ * SHAPES is P x 2 [rows cols] (positive integers), WORLD a scalar, OPTS a struct with fields
+ * stage, align_factor, order ('given' | 'size_desc').  Outputs are plain double matrices that
+ * zero_layout.m shapes into its struct (0-based ranks / offsets, 1-based parameter indices):
+ *   PAR    P x 9  [rows cols numel offset padded slot+1 first_owner last_owner straddles]
+ *   PIECES N x 10 [rank param+1 local_start local_stop flat_start part_start row_start
+ *                  row_stop first_partial last_partial], rank by rank
+ *   RANKS  W x 5  [start stop padding first_piece+1 npieces]
+ *   RANGES W x 2 x P, rank r's [start stop) of parameter p (muon_zero_layout_range)
+ *   INFO   1 x 4  [total padded_total partition_size padding]
+ */
+#include "muon_mex.h"
+
+enum { IN_SHAPES, IN_WORLD, IN_OPTS, IN_END };
+enum { OUT_PAR, OUT_PIECES, OUT_RANKS, OUT_RANGES, OUT_INFO, OUT_END };
+
+void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+  const char *fname = "zero_layout";
+  if (nrhs != IN_END || nlhs > OUT_END)
+    muon_mex_error (fname, "badArg", "%s", USAGE);
+  const mxArray *S = prhs[IN_SHAPES];
+  if (!mxIsDouble (S) || mxIsComplex (S) || mxIsSparse (S) || mxGetN (S) != 2
+      || mxGetNumberOfDimensions (S) != 2)
+    muon_mex_error (fname, "badShape", "SHAPES must be a real P x 2 double matrix.");
+  const mxArray *Wa = prhs[IN_WORLD];
+  if (!mxIsDouble (Wa) || mxGetNumberOfElements (Wa) != 1)
+    muon_mex_error (fname, "badArg", "WORLD must be a scalar.");
+  double wd = mxGetScalar (Wa);
+  if (!(wd >= 1 && wd <= MUON_ZERO_MAX_WORLD) || wd != (double) (int) wd)
+    muon_mex_error (fname, "badArg", "WORLD must be an integer in 1..%d.", MUON_ZERO_MAX_WORLD);
+  muon_zero_layout_opts o;
+  muon_zero_layout_opts_default (&o);
+  char buf[32];
+  muon_mex_field_int (fname, prhs[IN_OPTS], "stage", &o.stage);
+  muon_mex_field_int (fname, prhs[IN_OPTS], "align_factor", &o.align_factor);
+  if (muon_mex_field_string (fname, prhs[IN_OPTS], "order", buf, sizeof buf)
+      && muon_zero_order_from_name (buf, &o.order) != MUON_OK)
+    muon_mex_error (fname, "badArg", "unknown order '%s'.", buf);
+
+  size_t P = mxGetM (S);
+  const double *s = mxGetPr (S);
+  size_t *rc = mxMalloc ((2 * P + 1) * sizeof *rc);
+  for (size_t i = 0; i < 2 * P; i++)
+  {
+    if (!(s[i] >= 0 && s[i] <= 9007199254740992.0) || s[i] != (double) (size_t) s[i])
+      muon_mex_error (fname, "badShape", "SHAPES must hold non-negative integers.");
+    rc[i] = (size_t) s[i];
+  }
+  muon_zero_layout *L = NULL;
+  muon_ctx *ctx = muon_mex_ctx ();
+  muon_mex_check (fname, muon_zero_layout_create (ctx, P, rc, rc + P, (int) wd, &o, &L));
+  mxFree (rc);
+
+  size_t W = (size_t) L->world, N = L->npieces;
+  double *d = mxGetPr (plhs[OUT_PAR] = mxCreateDoubleMatrix (P, 9, mxREAL));
+  for (size_t p = 0; p < P; p++)
+  {
+    const muon_zero_param *q = &L->params[p];
+    double v[9] = { q->rows, q->cols, q->numel, q->offset, q->padded, q->slot + 1,
+                    q->first_owner, q->last_owner, q->straddles };
+    for (int j = 0; j < 9; j++)
+      d[p + j * P] = v[j];
+  }
+  d = mxGetPr (plhs[OUT_PIECES] = mxCreateDoubleMatrix (N, 10, mxREAL));
+  for (size_t i = 0; i < N; i++)
+  {
+    const muon_zero_piece *c = &L->pieces[i];
+    double v[10] = { c->rank, c->param + 1, c->local_start, c->local_stop, c->flat_start,
+                     c->part_start, c->row_start, c->row_stop, c->first_partial,
+                     c->last_partial };
+    for (int j = 0; j < 10; j++)
+      d[i + j * N] = v[j];
+  }
+  d = mxGetPr (plhs[OUT_RANKS] = mxCreateDoubleMatrix (W, 5, mxREAL));
+  for (size_t r = 0; r < W; r++)
+  {
+    const muon_zero_rank *k = &L->ranks[r];
+    double v[5] = { k->start, k->stop, k->padding, k->first_piece + 1, k->npieces };
+    for (int j = 0; j < 5; j++)
+      d[r + j * W] = v[j];
+  }
+  mwSize dims[3] = { W, 2, P };
+  d = mxGetPr (plhs[OUT_RANGES] = mxCreateNumericArray (3, dims, mxDOUBLE_CLASS, mxREAL));
+  for (size_t p = 0; p < P; p++)
+    for (size_t r = 0; r < W; r++)
+    {
+      size_t lo, hi;
+      muon_zero_layout_range (ctx, L, p, (int) r, &lo, &hi);
+      d[r + 2 * W * p] = lo;
+      d[r + W + 2 * W * p] = hi;
+    }
+  d = mxGetPr (plhs[OUT_INFO] = mxCreateDoubleMatrix (1, 4, mxREAL));
+  d[0] = L->total;
+  d[1] = L->padded_total;
+  d[2] = L->partition_size;
+  d[3] = L->padding;
+  muon_zero_layout_destroy (&L);
+}
