@@ -105,7 +105,7 @@ $(B)/tests/%: tests/c/%.c tests/c/harness.h $(LIB_ASAN) | $(B)/tests
 
 RESULTS := $(B)/results
 
-check: all $(CTESTS)
+check: deps all $(CTESTS)
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
 	@$(MAKE) --no-print-directory check-c || true
 	@$(MAKE) --no-print-directory check-octave || true
@@ -124,7 +124,7 @@ check-dist: dist
 
 #---- demos, benchmarks, package -------------------------------------------------------------
 
-demo: all
+demo: deps all
 	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "ns_precision_sweep"
 
 bench: all
