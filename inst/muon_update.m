@@ -116,13 +116,13 @@ function [U, state] = muon_update (G, state, varargin)
   if (! (isscalar (nest) && (islogical (nest) || (isnumeric (nest) && any (nest == [0 1])))))
     error ("muonlab:badArg", "%s: NESTEROV must be true or false.", fname);
   endif
-  form = pick (fname, "MOMENTUMFORM", v.MomentumForm, {"ema", "sgd"});
-  scale = pick (fname, "SCALE", v.Scale, {"keller", "rms", "spectral", "unit_rms", "none"});
+  form = choose_option (fname, "MOMENTUMFORM", v.MomentumForm, {"ema", "sgd"});
+  scale = choose_option (fname, "SCALE", v.Scale, {"keller", "rms", "spectral", "unit_rms", "none"});
   sf = v.ScaleFactor;
   if (! (isscalar (sf) && isnumeric (sf) && isreal (sf) && isfinite (sf) && sf > 0))
     error ("muonlab:badArg", "%s: SCALEFACTOR must be a positive finite scalar.", fname);
   endif
-  convscale = pick (fname, "CONVSCALE", v.ConvScale, {"flattened", "last_two"});
+  convscale = choose_option (fname, "CONVSCALE", v.ConvScale, {"flattened", "last_two"});
   E = v.Experts;
   if (! (isscalar (E) && isnumeric (E) && isreal (E) && E == fix (E) && E >= 1))
     error ("muonlab:badArg", "%s: EXPERTS must be a positive integer.", fname);
@@ -192,21 +192,6 @@ function [U, state] = muon_update (G, state, varargin)
     M = reshape (M, sz);
   endif
   state = struct ("momentum", M, "step", double (step) + 1, "form", form);
-endfunction
-
-function s = pick (fname, what, val, allowed)
-  if (ischar (val) && isrow (val))
-    k = find (strcmpi (val, allowed), 1);
-    if (! isempty (k))
-      s = allowed{k};
-      return;
-    endif
-  endif
-  list = sprintf ("'%s', ", allowed{:});
-  list = list(1:end-2);
-  k = strfind (list, ", ");
-  list = [list(1:k(end)-1) " or" list(k(end)+1:end)];
-  error ("muonlab:badArg", "%s: %s must be %s.", fname, what, list);
 endfunction
 
 %!shared G, X0

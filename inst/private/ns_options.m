@@ -13,12 +13,12 @@ function [opts, rest] = ns_options (fname, cls, args)
                      "Device", "cpu");
   [v, rest] = parse_pairs (fname, defaults, args);
   opts = struct ();
-  opts.method = choice (fname, "METHOD", v.Method, {"standard", "gram"});
-  opts.precision = choice (fname, "PRECISION", v.Precision,
+  opts.method = choose_option (fname, "METHOD", v.Method, {"standard", "gram"});
+  opts.precision = choose_option (fname, "PRECISION", v.Precision,
                            {"double", "single", "bf16", "fp16"});
-  opts.schedule_mode = choice (fname, "SCHEDULEMODE", v.ScheduleMode,
+  opts.schedule_mode = choose_option (fname, "SCHEDULEMODE", v.ScheduleMode,
                                {"repeat_last", "cycle"});
-  opts.device = choice (fname, "DEVICE", v.Device, {"cpu", "cuda"});
+  opts.device = choose_option (fname, "DEVICE", v.Device, {"cpu", "cuda"});
   c = v.Coefficients;
   if (ischar (c))
     names = muon_coeffs ();
@@ -63,23 +63,6 @@ function [opts, rest] = ns_options (fname, cls, args)
     error ("muonlab:badArg", "%s: NORMALIZEFIRST must be true or false.", fname);
   endif
   opts.normalize_first = double (nf);
-endfunction
-
-function s = choice (fname, what, val, allowed)
-  if (ischar (val) && isrow (val))
-    k = find (strcmpi (val, allowed), 1);
-    if (! isempty (k))
-      s = allowed{k};
-      return;
-    endif
-  endif
-  list = sprintf ("'%s', ", allowed{:});
-  list = list(1:end-2);
-  k = strfind (list, ", ");
-  if (! isempty (k))
-    list = [list(1:k(end)-1) " or" list(k(end)+1:end)];
-  endif
-  error ("muonlab:badArg", "%s: %s must be %s.", fname, what, list);
 endfunction
 
 ## DESIGN.md 4: 5 steps for a single triple, else the schedule's length.

@@ -1,0 +1,23 @@
+## -*- texinfo -*-
+## @deftypefn {} {@var{s} =} choose_option (@var{fname}, @var{what}, @var{val}, @var{allowed})
+## Match the string @var{val} case-insensitively against the cell @var{allowed} and return
+## the canonical spelling; otherwise raise muonlab:badArg,
+## "@var{fname}: @var{what} must be 'a', 'b' or 'c'."
+## @end deftypefn
+
+function s = choose_option (fname, what, val, allowed)
+  if (ischar (val) && isrow (val))
+    k = find (strcmpi (val, allowed), 1);
+    if (! isempty (k))
+      s = allowed{k};
+      return;
+    endif
+  endif
+  list = sprintf ("'%s', ", allowed{:});
+  list = list(1:end-2);
+  k = strfind (list, ", ");
+  if (! isempty (k))
+    list = [list(1:k(end)-1) " or" list(k(end)+1:end)];
+  endif
+  error ("muonlab:badArg", "%s: %s must be %s.", fname, what, list);
+endfunction
