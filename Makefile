@@ -124,8 +124,9 @@ check-dist: dist
 
 #---- demos, benchmarks, package -------------------------------------------------------------
 
+DEMO ?= ns_precision_sweep    # make demo DEMO=train_mlp runs another script of demo/
 demo: deps all
-	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "ns_precision_sweep"
+	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO)"
 
 bench: all
 	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns"

@@ -1,0 +1,456 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {@var{opt} =} muon_optimizer (@var{params})
+## @deftypefnx {muonlab} {@var{opt} =} muon_optimizer (@var{params}, @var{name}, @var{value}, @dots{})
+## Create the state of a hybrid Muon + AdamW optimizer over a struct of named arrays.
+##
+## @var{params} is a scalar struct; each field is one parameter (a real double or single
+## array), the field name its name.  The optimizer is advanced by @code{muon_step}.
+## @var{opt} is a plain struct (inspect it, plot it, change @code{opt.muon_lr} or
+## @code{opt.adam_lr} between steps for a schedule) holding the routing, the options,
+## the per-parameter state (@code{opt.muon.(name)}: the @code{muon_update} state, [] before
+## the first step; @code{opt.adam.(name)}: AdamW moments @code{m}, @code{v} and
+## @code{step}), the gradient-accumulation buffers and the loss-scaler state.
+##
+## @strong{Routing} (DeepSpeed's @code{set_optimizer_flags}): a parameter goes to Muon when
+## it is a matrix, both of its first two dimensions > 1 (an Octave vector has
+## @code{ndims} 2 too, so @code{ndims} alone would send it to Muon), and its lower-case name
+## contains neither @qcode{"embed"} nor @qcode{"lm_head"}; everything else goes to AdamW.
+## @qcode{"Route"} overrides it per name.
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "LR"
+## learning rate of both halves.  Without it Muon uses 0.02 and AdamW 3e-4, the defaults
+## of DeepSpeed's @code{MuonWithAuxAdam} groups (Keller's Muon lr is 0.02 too).
+## @item "MuonLR", "AdamLR"
+## override @qcode{"LR"} for one half (DeepSpeed's @code{muon_lr} / @code{adam_lr}).
+## @item "WeightDecay"
+## decoupled weight decay of both halves (default 0): @code{p *= 1 - lr*wd} with the
+## @emph{unadjusted} lr, then @code{p -= lr * update}, as DeepSpeed, Moonlight and
+## torch.optim.Muon (an update-scale rule such as @qcode{"Scale"} @qcode{"rms"} scales the
+## update only).  @qcode{"MuonWeightDecay"} / @qcode{"AdamWeightDecay"} override it.
+## @item "AdamBetas"
+## default [0.9 0.95].
+## @item "AdamEps"
+## default 1e-10, added to the bias-corrected @code{sqrt (v)}.
+## @item "ClipPolicy"
+## global-norm gradient clipping, coefficient @code{min (1, ClipNorm / (norm + 1e-6))}
+## (torch/DeepSpeed):
+## @table @asis
+## @item "none"
+## (default) no clipping; @code{info.global_norm} still reports the raw gradient norm.
+## @item "before_ns"
+## the norm of all raw gradients (Muon and AdamW) clips all of them before the momentum.
+## @item "after_ns"
+## DeepSpeed ZeRO-1/2's order (DeepSpeed #8439): the norm is taken over the already
+## orthogonalized Muon updates and the AdamW gradients, and clips both; the Muon step
+## norm is then pinned near @code{ClipNorm * MuonLR} whatever the model size.
+## @item "skip_muon"
+## Megatron PR 5395 / xtuner: the norm of the AdamW gradients clips only them.
+## @end table
+## @item "ClipNorm"
+## default 1.0.
+## @item "LossScaler"
+## @qcode{"none"} (default), @qcode{"dynamic"} (fp16-style: initial scale 2^16, growth
+## interval 2000, backoff 0.5, growth 2, minimum scale 1), or a struct overriding any of
+## the fields @code{InitScale}, @code{GrowthInterval}, @code{Backoff}, @code{Growth},
+## @code{MinScale} (a struct means dynamic; @code{GrowthInterval} Inf gives a static
+## scale).  With a scaler the gradients handed to @code{muon_step} are multiplied by the
+## current scale @code{opt.scaler.scale}.
+## @item "PoisonMomentum"
+## false (default).  true reproduces DeepSpeed #8432: the Muon momentum is advanced
+## (a lerp that folds a non-finite gradient into it) @emph{before} the overflow check; the
+## step is skipped and the scale backed off, but the momentum stays non-finite, so every
+## later step overflows too and training stops.
+## @item "AccumulationSteps"
+## k, default 1: @code{muon_step} takes one micro-batch gradient a call; the first k-1
+## calls accumulate, the k-th applies one optimizer step on the mean gradient, with one
+## @code{muon_update} (one NS) per Muon parameter.
+## @item "PerMicroBatchNS"
+## false (default).  true reproduces DeepSpeed #8443 (ZeRO-3): each micro-batch gradient
+## (divided by k, as DeepSpeed's loss scaling by 1/k does) goes through
+## @code{muon_update} at once, so the momentum and NS advance k times a step, and the k
+## updates are summed into the applied step.  Not allowed with @qcode{"before_ns"}.
+## @item "Route"
+## a struct (@code{Route.name = "muon"} or @qcode{"adamw"}, or true / false) or an
+## n x 2 cell @code{@{name, route; @dots{}@}} overriding the default routing per name.
+## @item "ParamOptions"
+## a struct: @code{ParamOptions.name} a cell of @code{muon_update} NAME, VALUE pairs for
+## that Muon parameter only (e.g. @code{@{"Experts", 8@}} for a fused expert weight),
+## after and over the global ones.
+## @item any @code{muon_update} option
+## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"Nesterov"},
+## @qcode{"MomentumForm"}, @qcode{"Scale"}, @qcode{"ScaleFactor"}, @qcode{"Experts"},
+## @qcode{"SplitRows"}, @qcode{"ConvScale"} and every @code{muon_ns} option
+## (@qcode{"Method"}, @qcode{"Steps"}, @qcode{"Coefficients"}, @qcode{"ScheduleMode"},
+## @qcode{"Precision"}, @qcode{"Restarts"}, @qcode{"GramMinAspect"},
+## @qcode{"Eps"} (the NS normalization eps, not AdamW's), @qcode{"NormalizeFirst"},
+## @qcode{"Device"}).  They are checked here by a dry run of @code{muon_update} on zeros of
+## each Muon parameter's shape.
+## @end table
+##
+## Example:
+## @example
+## P = struct ("W1", randn (64, 32) / 8, "b1", zeros (64, 1), "embed", randn (100, 32));
+## opt = muon_optimizer (P, "Method", "gram", "WeightDecay", 0.1);
+## opt.route          % W1: muon, b1: adamw, embed: adamw
+## G = struct ("W1", randn (64, 32), "b1", randn (64, 1), "embed", randn (100, 32));
+## [P, opt, info] = muon_step (opt, P, G);
+## @end example
+##
+## @seealso{muon_step, muon_update, muon_save_state, muon_load_state}
+## @end deftypefn
+
+function opt = muon_optimizer (params, varargin)
+  if (nargin < 1)
+    print_usage ();
+  endif
+  fname = "muon_optimizer";
+  opt_check_tree (fname, "PARAMS", params, {}, {}, true);
+  defaults = struct ("LR", [], "MuonLR", [], "AdamLR", [], "WeightDecay", 0,
+                     "MuonWeightDecay", [], "AdamWeightDecay", [],
+                     "AdamBetas", [0.9 0.95], "AdamEps", 1e-10, "ClipPolicy", "none",
+                     "ClipNorm", 1, "LossScaler", "none", "PoisonMomentum", false,
+                     "AccumulationSteps", 1, "PerMicroBatchNS", false, "Route", [],
+                     "ParamOptions", []);
+  [v, rest] = parse_pairs (fname, defaults, varargin);
+  update_args = update_options (fname, rest);
+
+  names = fieldnames (params);
+  opt = struct ();
+  opt.type = "muonlab.optimizer";
+  opt.version = 1;
+  opt.names = names;
+  opt.shapes = cellfun (@(n) size (params.(n)), names, "UniformOutput", false);
+  opt.classes = cellfun (@(n) class (params.(n)), names, "UniformOutput", false);
+
+  ## learning rates and weight decay
+  lr = v.LR;
+  if (! isempty (lr))
+    check_nonneg (fname, "LR", lr);
+  endif
+  opt.muon_lr = pick (fname, "MUONLR", v.MuonLR, lr, 0.02);
+  opt.adam_lr = pick (fname, "ADAMLR", v.AdamLR, lr, 3e-4);
+  check_nonneg (fname, "WEIGHTDECAY", v.WeightDecay);
+  opt.muon_wd = pick (fname, "MUONWEIGHTDECAY", v.MuonWeightDecay, v.WeightDecay, 0);
+  opt.adam_wd = pick (fname, "ADAMWEIGHTDECAY", v.AdamWeightDecay, v.WeightDecay, 0);
+  b = v.AdamBetas;
+  if (! (isnumeric (b) && isreal (b) && numel (b) == 2 && all (b >= 0 & b < 1)))
+    error ("muonlab:badArg", "%s: ADAMBETAS must be two numbers in [0, 1).", fname);
+  endif
+  opt.adam_betas = double (b(:).');
+  check_nonneg (fname, "ADAMEPS", v.AdamEps);
+  opt.adam_eps = double (v.AdamEps);
+
+  ## clipping, accumulation, the two bug switches
+  opt.clip_policy = choose_option (fname, "CLIPPOLICY", v.ClipPolicy,
+                                   {"none", "before_ns", "after_ns", "skip_muon"});
+  c = v.ClipNorm;
+  if (! (isnumeric (c) && isreal (c) && isscalar (c) && isfinite (c) && c > 0))
+    error ("muonlab:badArg", "%s: CLIPNORM must be a positive finite scalar.", fname);
+  endif
+  opt.clip_norm = double (c);
+  k = v.AccumulationSteps;
+  if (! (isnumeric (k) && isreal (k) && isscalar (k) && k >= 1 && k == fix (k)
+         && isfinite (k)))
+    error ("muonlab:badArg", "%s: ACCUMULATIONSTEPS must be a positive integer.", fname);
+  endif
+  opt.accum_steps = double (k);
+  opt.per_micro_ns = check_bool (fname, "PERMICROBATCHNS", v.PerMicroBatchNS);
+  opt.poison = check_bool (fname, "POISONMOMENTUM", v.PoisonMomentum);
+  if (opt.per_micro_ns && strcmp (opt.clip_policy, "before_ns"))
+    error ("muonlab:badArg",
+           "%s: PERMICROBATCHNS cannot be combined with CLIPPOLICY 'before_ns'.", fname);
+  endif
+  opt.scaler = loss_scaler (fname, v.LossScaler);
+
+  ## routing
+  opt.route = struct ();
+  for i = 1:numel (names)
+    n = names{i};
+    opt.route.(n) = default_route (n, params.(n));
+  endfor
+  opt.route = apply_route (fname, opt.route, params, v.Route);
+
+  ## muon_update options, global and per parameter; dry run on zeros of each shape
+  popt = v.ParamOptions;
+  if (isempty (popt))
+    popt = struct ();
+  elseif (! (isstruct (popt) && isscalar (popt)))
+    error ("muonlab:badArg", "%s: PARAMOPTIONS must be a struct of option cells.", fname);
+  endif
+  pn = fieldnames (popt);
+  for i = 1:numel (pn)
+    if (! any (strcmp (pn{i}, names)))
+      error ("muonlab:badArg", "%s: PARAMOPTIONS names unknown parameter '%s'.", fname,
+             pn{i});
+    endif
+    if (! strcmp (opt.route.(pn{i}), "muon"))
+      error ("muonlab:badArg", "%s: PARAMOPTIONS names '%s', which is not a Muon parameter.",
+             fname, pn{i});
+    endif
+    if (! iscell (popt.(pn{i})))
+      error ("muonlab:badArg", "%s: PARAMOPTIONS.%s must be a cell of NAME, VALUE pairs.",
+             fname, pn{i});
+    endif
+  endfor
+  opt.update_args = struct ();
+  opt.muon = struct ();
+  opt.adam = struct ();
+  opt.accum = struct ();
+  for i = 1:numel (names)
+    n = names{i};
+    p = params.(n);
+    opt.accum.(n) = [];
+    if (strcmp (opt.route.(n), "muon"))
+      args = update_args;
+      if (isfield (popt, n))
+        args = [args, update_options(fname, popt.(n))];
+      endif
+      opt.update_args.(n) = args;
+      try
+        muon_update (zeros (size (p), class (p)), [], args{:});
+      catch err
+        msg = strrep (err.message, "muon_update:", sprintf ("%s: parameter '%s':", fname, n));
+        if (isempty (err.identifier))
+          error ("%s", msg);
+        endif
+        error (err.identifier, "%s", msg);
+      end_try_catch
+      opt.muon.(n) = [];
+    else
+      opt.adam.(n) = struct ("m", zeros (size (p), class (p)),
+                             "v", zeros (size (p), class (p)), "step", 0);
+    endif
+  endfor
+
+  ## counters
+  opt.micro = 0;              # micro-batches accumulated towards the next step
+  opt.overflow_pending = false;
+  opt.step = 0;               # optimizer steps applied
+  opt.skipped = 0;            # optimizer steps skipped (overflow)
+  opt.ns_calls = 0;           # muon_update calls so far
+endfunction
+
+## the muon_update names; anything else is an unknown option
+function args = update_options (fname, rest)
+  known = {"Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor", "Experts",
+           "SplitRows", "ConvScale", "Method", "Steps", "Coefficients", "ScheduleMode",
+           "Precision", "Restarts", "GramMinAspect", "Eps", "NormalizeFirst", "Device"};
+  if (mod (numel (rest), 2) != 0)
+    error ("muonlab:badArg", "%s: options must be NAME, VALUE pairs.", fname);
+  endif
+  for i = 1:2:numel (rest)
+    if (! ischar (rest{i}) || ! isrow (rest{i}))
+      error ("muonlab:badArg", "%s: option names must be strings.", fname);
+    endif
+    if (! any (strcmpi (rest{i}, known)))
+      error ("muonlab:badArg", "%s: unknown option '%s'.", fname, rest{i});
+    endif
+  endfor
+  args = reshape (rest, 1, []);
+endfunction
+
+function r = default_route (name, p)
+  n = lower (name);
+  if (size (p, 1) > 1 && size (p, 2) > 1 && isempty (strfind (n, "embed"))
+      && isempty (strfind (n, "lm_head")))
+    r = "muon";
+  else
+    r = "adamw";
+  endif
+endfunction
+
+function route = apply_route (fname, route, params, R)
+  if (isempty (R))
+    return;
+  endif
+  if (isstruct (R) && isscalar (R))
+    keys = fieldnames (R);
+    vals = struct2cell (R);
+  elseif (iscell (R) && columns (R) == 2)
+    keys = R(:,1);
+    vals = R(:,2);
+  else
+    error ("muonlab:badArg", "%s: ROUTE must be a struct or an n x 2 cell.", fname);
+  endif
+  for i = 1:numel (keys)
+    n = keys{i};
+    if (! (ischar (n) && isfield (params, n)))
+      if (! ischar (n))
+        n = "?";
+      endif
+      error ("muonlab:badArg", "%s: ROUTE names unknown parameter '%s'.", fname, n);
+    endif
+    r = vals{i};
+    if ((islogical (r) || isnumeric (r)) && isscalar (r) && any (r == [0 1]))
+      if (r)
+        r = "muon";
+      else
+        r = "adamw";
+      endif
+    elseif (! (ischar (r) && any (strcmpi (r, {"muon", "adamw"}))))
+      error ("muonlab:badArg", "%s: ROUTE.%s must be 'muon' or 'adamw'.", fname, n);
+    endif
+    r = lower (r);
+    p = params.(n);
+    if (strcmp (r, "muon") && ! (size (p, 1) > 1 && size (p, 2) > 1))
+      error ("muonlab:badShape", "%s: parameter '%s' cannot use Muon: it is not a matrix.",
+             fname, n);
+    endif
+    route.(n) = r;
+  endfor
+endfunction
+
+function s = loss_scaler (fname, L)
+  s = struct ("enabled", false, "scale", 1, "growth_interval", 2000, "backoff", 0.5,
+              "growth", 2, "min_scale", 1, "good_steps", 0, "overflows", 0);
+  if (ischar (L) && any (strcmpi (L, {"none", "dynamic"})))
+    if (strcmpi (L, "dynamic"))
+      s.enabled = true;
+      s.scale = 2^16;
+    endif
+    return;
+  elseif (! (isstruct (L) && isscalar (L)))
+    error ("muonlab:badArg", "%s: LOSSSCALER must be 'none', 'dynamic' or a struct.", fname);
+  endif
+  d = struct ("InitScale", 2^16, "GrowthInterval", 2000, "Backoff", 0.5, "Growth", 2,
+              "MinScale", 1);
+  f = fieldnames (L);
+  pairs = reshape ([f.'; struct2cell(L).'], 1, []);
+  [v, rest] = parse_pairs (fname, d, pairs);
+  if (! isempty (rest))
+    error ("muonlab:badArg", "%s: unknown LOSSSCALER field '%s'.", fname, rest{1});
+  endif
+  chk = @(x) isnumeric (x) && isreal (x) && isscalar (x) && ! isnan (x);
+  if (! (chk (v.InitScale) && isfinite (v.InitScale) && v.InitScale > 0))
+    error ("muonlab:badArg", "%s: LOSSSCALER.InitScale must be a positive finite scalar.",
+           fname);
+  endif
+  if (! (chk (v.GrowthInterval) && v.GrowthInterval >= 1
+         && (isinf (v.GrowthInterval) || v.GrowthInterval == fix (v.GrowthInterval))))
+    error ("muonlab:badArg",
+           "%s: LOSSSCALER.GrowthInterval must be a positive integer or Inf.", fname);
+  endif
+  if (! (chk (v.Backoff) && v.Backoff > 0 && v.Backoff <= 1))
+    error ("muonlab:badArg", "%s: LOSSSCALER.Backoff must be in (0, 1].", fname);
+  endif
+  if (! (chk (v.Growth) && isfinite (v.Growth) && v.Growth >= 1))
+    error ("muonlab:badArg", "%s: LOSSSCALER.Growth must be a finite scalar of at least 1.",
+           fname);
+  endif
+  if (! (chk (v.MinScale) && v.MinScale > 0 && v.MinScale <= v.InitScale))
+    error ("muonlab:badArg",
+           "%s: LOSSSCALER.MinScale must be positive and at most InitScale.", fname);
+  endif
+  s.enabled = true;
+  s.scale = double (v.InitScale);
+  s.growth_interval = double (v.GrowthInterval);
+  s.backoff = double (v.Backoff);
+  s.growth = double (v.Growth);
+  s.min_scale = double (v.MinScale);
+endfunction
+
+function check_nonneg (fname, what, x)
+  if (! (isnumeric (x) && isreal (x) && isscalar (x) && isfinite (x) && x >= 0))
+    error ("muonlab:badArg", "%s: %s must be a non-negative finite scalar.", fname, what);
+  endif
+endfunction
+
+function x = pick (fname, what, x, fallback, dflt)
+  if (isempty (x))
+    x = fallback;
+    if (isempty (x))
+      x = dflt;
+    endif
+  else
+    check_nonneg (fname, what, x);
+  endif
+  x = double (x);
+endfunction
+
+function b = check_bool (fname, what, b)
+  if (! (isscalar (b) && (islogical (b) || (isnumeric (b) && any (b == [0 1])))))
+    error ("muonlab:badArg", "%s: %s must be true or false.", fname, what);
+  endif
+  b = logical (b);
+endfunction
+
+%!shared P
+%! randn ("state", 1);
+%! P = struct ("W1", randn (6, 4), "b1", randn (6, 1), "embed_tok", randn (10, 4),
+%!             "LM_Head", randn (3, 6), "row", randn (1, 5), "W3", randn (4, 5, 2));
+
+%!test
+%! opt = muon_optimizer (P);
+%! assert (opt.route, struct ("W1", "muon", "b1", "adamw", "embed_tok", "adamw",
+%!                            "LM_Head", "adamw", "row", "adamw", "W3", "muon"));
+%! assert ([opt.muon_lr opt.adam_lr opt.muon_wd opt.adam_wd], [0.02 3e-4 0 0]);
+%! assert (opt.adam_betas, [0.9 0.95]);
+%! assert (opt.adam_eps, 1e-10);
+%! assert (opt.clip_policy, "none");
+%! assert (opt.scaler.enabled, false);
+%! assert (opt.adam.b1.m, zeros (6, 1));
+%! assert (isempty (opt.muon.W1));
+
+%!test
+%! opt = muon_optimizer (P, "LR", 0.1, "AdamLR", 0.01, "weightdecay", 0.2,
+%!                       "AdamWeightDecay", 0);
+%! assert ([opt.muon_lr opt.adam_lr opt.muon_wd opt.adam_wd], [0.1 0.01 0.2 0]);
+%! opt = muon_optimizer (P, "Route", struct ("W1", "adamw", "embed_tok", true));
+%! assert ({opt.route.W1, opt.route.embed_tok}, {"adamw", "muon"});
+%! opt = muon_optimizer (P, "Route", {"LM_Head", "MUON"});
+%! assert (opt.route.LM_Head, "muon");
+
+%!test
+%! opt = muon_optimizer (P, "LossScaler", "dynamic");
+%! assert ([opt.scaler.scale opt.scaler.growth_interval opt.scaler.backoff ...
+%!          opt.scaler.growth opt.scaler.min_scale], [65536 2000 0.5 2 1]);
+%! opt = muon_optimizer (P, "LossScaler", struct ("initscale", 8, "GrowthInterval", 3));
+%! assert ([opt.scaler.scale opt.scaler.growth_interval], [8 3]);
+%! assert (opt.scaler.enabled);
+
+%!test
+%! opt = muon_optimizer (P, "Method", "gram", "Beta", 0.9, "Eps", 0,
+%!                       "ParamOptions", struct ("W1", {{"Experts", 2}}));
+%! assert (opt.update_args.W1, {"Method", "gram", "Beta", 0.9, "Eps", 0, "Experts", 2});
+
+%!error <Invalid call> muon_optimizer ()
+%!error <muon_optimizer: PARAMS must be a scalar struct of named arrays.> muon_optimizer (1)
+%!error <muon_optimizer: PARAMS must have at least one field.> muon_optimizer (struct ())
+%!error <muon_optimizer: PARAMS.a must be a real, non-empty double or single array.> muon_optimizer (struct ("a", int8 (1)))
+%!error <muon_optimizer: PARAMS.a must not contain NaN or Inf.> muon_optimizer (struct ("a", [1 NaN]))
+%!error <muon_optimizer: unknown option 'Foo'.> muon_optimizer (P, "Foo", 1)
+%!error <muon_optimizer: options must be NAME, VALUE pairs.> muon_optimizer (P, "LR")
+%!error <muon_optimizer: LR must be a non-negative finite scalar.> muon_optimizer (P, "LR", -1)
+%!error <muon_optimizer: MUONLR must be a non-negative finite scalar.> muon_optimizer (P, "MuonLR", [1 2])
+%!error <muon_optimizer: ADAMBETAS must be two numbers in \[0, 1\).> muon_optimizer (P, "AdamBetas", [0.9 1])
+%!error <muon_optimizer: ADAMEPS must be a non-negative finite scalar.> muon_optimizer (P, "AdamEps", NaN)
+%!error <muon_optimizer: CLIPPOLICY must be 'none', 'before_ns', 'after_ns' or 'skip_muon'.> muon_optimizer (P, "ClipPolicy", "after")
+%!error <muon_optimizer: CLIPNORM must be a positive finite scalar.> muon_optimizer (P, "ClipNorm", 0)
+%!error <muon_optimizer: ACCUMULATIONSTEPS must be a positive integer.> muon_optimizer (P, "AccumulationSteps", 1.5)
+%!error <muon_optimizer: POISONMOMENTUM must be true or false.> muon_optimizer (P, "PoisonMomentum", 2)
+%!error <muon_optimizer: PERMICROBATCHNS must be true or false.> muon_optimizer (P, "PerMicroBatchNS", "yes")
+%!error <muon_optimizer: PERMICROBATCHNS cannot be combined with CLIPPOLICY 'before_ns'.> muon_optimizer (P, "PerMicroBatchNS", true, "ClipPolicy", "before_ns")
+%!error <muon_optimizer: LOSSSCALER must be 'none', 'dynamic' or a struct.> muon_optimizer (P, "LossScaler", "static")
+%!error <muon_optimizer: unknown LOSSSCALER field 'Foo'.> muon_optimizer (P, "LossScaler", struct ("Foo", 1))
+%!error <muon_optimizer: LOSSSCALER.InitScale must be a positive finite scalar.> muon_optimizer (P, "LossScaler", struct ("InitScale", 0))
+%!error <muon_optimizer: LOSSSCALER.GrowthInterval must be a positive integer or Inf.> muon_optimizer (P, "LossScaler", struct ("GrowthInterval", 0.5))
+%!error <muon_optimizer: LOSSSCALER.Backoff must be in \(0, 1\].> muon_optimizer (P, "LossScaler", struct ("Backoff", 2))
+%!error <muon_optimizer: LOSSSCALER.Growth must be a finite scalar of at least 1.> muon_optimizer (P, "LossScaler", struct ("Growth", 0.5))
+%!error <muon_optimizer: LOSSSCALER.MinScale must be positive and at most InitScale.> muon_optimizer (P, "LossScaler", struct ("InitScale", 4, "MinScale", 8))
+%!error <muon_optimizer: ROUTE must be a struct or an n x 2 cell.> muon_optimizer (P, "Route", 1)
+%!error <muon_optimizer: ROUTE names unknown parameter 'W9'.> muon_optimizer (P, "Route", struct ("W9", "muon"))
+%!error <muon_optimizer: ROUTE.W1 must be 'muon' or 'adamw'.> muon_optimizer (P, "Route", struct ("W1", "sgd"))
+%!error <muon_optimizer: parameter 'b1' cannot use Muon: it is not a matrix.> muon_optimizer (P, "Route", struct ("b1", "muon"))
+%!error <muon_optimizer: PARAMOPTIONS must be a struct of option cells.> muon_optimizer (P, "ParamOptions", 1)
+%!error <muon_optimizer: PARAMOPTIONS names unknown parameter 'W9'.> muon_optimizer (P, "ParamOptions", struct ("W9", {{}}))
+%!error <muon_optimizer: PARAMOPTIONS names 'b1', which is not a Muon parameter.> muon_optimizer (P, "ParamOptions", struct ("b1", {{}}))
+%!error <muon_optimizer: PARAMOPTIONS.W1 must be a cell of NAME, VALUE pairs.> muon_optimizer (P, "ParamOptions", struct ("W1", 1))
+%!error <muon_optimizer: unknown option 'Bogus'.> muon_optimizer (P, "ParamOptions", struct ("W1", {{"Bogus", 1}}))
+%!error <muon_optimizer: parameter 'W1': METHOD must be 'standard' or 'gram'.> muon_optimizer (P, "Method", "fast")
+%!error id=muonlab:badArg muon_optimizer (P, "Foo", 1)
+%!error id=muonlab:badShape muon_optimizer (P, "Route", struct ("row", "muon"))

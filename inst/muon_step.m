@@ -1,0 +1,353 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {muonlab} {[@var{params}, @var{opt}, @var{info}] =} muon_step (@var{opt}, @var{params}, @var{grads})
+## Hand one micro-batch gradient to the hybrid Muon + AdamW optimizer @var{opt} (made by
+## @code{muon_optimizer}) and, at an accumulation boundary, apply one optimizer step.
+##
+## @var{grads} has the fields and sizes of @var{params}.  With a loss scaler the gradients
+## are expected multiplied by the current scale @code{opt.scaler.scale}.  Each call:
+##
+## @enumerate
+## @item accumulates @var{grads} (the first k-1 of every k calls, k =
+## @qcode{"AccumulationSteps"}, return @var{params} unchanged with @code{info.applied}
+## false);
+## @item at the k-th call forms the mean gradient, divided by the loss scale;
+## @item with @qcode{"ClipPolicy"} @qcode{"before_ns"} clips all raw gradients by their
+## global norm;
+## @item checks for overflow (any NaN or Inf): the step is then skipped
+## (@code{info.skipped}), nothing in @var{params} or in the optimizer state changes, and a
+## dynamic scale backs off (never below its minimum).  Without a loss scaler a non-finite
+## gradient skips the step too.  With @qcode{"PoisonMomentum"} the Muon momenta are
+## advanced before this check (DeepSpeed #8432), so a non-finite gradient lands in them;
+## @item runs @code{muon_update} (one NS) on each Muon parameter's gradient;
+## @item with @qcode{"after_ns"} clips the Muon updates and the AdamW gradients by their
+## joint global norm, with @qcode{"skip_muon"} the AdamW gradients by theirs;
+## @item applies @code{p = p*(1 - lr*wd) - lr*U} to Muon parameters and AdamW to the
+## rest, and grows a dynamic scale after @code{GrowthInterval} clean steps.
+## @end enumerate
+##
+## @var{info} has the fields:
+## @table @code
+## @item applied
+## true when an optimizer step was applied by this call.
+## @item skipped
+## true when this call ended an accumulation window with an overflow.
+## @item micro
+## the micro-batch index within the window (1..k).
+## @item step
+## optimizer steps applied so far.
+## @item global_norm
+## the norm the clip policy looks at (@qcode{"none"}, @qcode{"before_ns"}: all mean
+## gradients; @qcode{"after_ns"}: Muon updates and AdamW gradients; @qcode{"skip_muon"}:
+## AdamW gradients); NaN when no step ended.
+## @item clip_coef
+## the factor applied (1 when no clipping happened).
+## @item loss_scale
+## the scale this call's gradients were divided by (@code{opt.scaler.scale} is the next).
+## @item ns_calls
+## @code{muon_update} calls made by this call.
+## @item update_norm
+## a struct: per parameter, the Frobenius norm of the applied change (0 if none).
+## @item step_norm
+## the norm of the whole applied change.
+## @end table
+##
+## @seealso{muon_optimizer, muon_update, muon_save_state, muon_load_state}
+## @end deftypefn
+
+function [params, opt, info] = muon_step (opt, params, grads)
+  if (nargin != 3)
+    print_usage ();
+  endif
+  fname = "muon_step";
+  if (! (isstruct (opt) && isscalar (opt) && isfield (opt, "type")
+         && strcmp (opt.type, "muonlab.optimizer")))
+    error ("muonlab:badArg", "%s: OPT must be an optimizer state made by muon_optimizer.",
+           fname);
+  endif
+  opt_check_tree (fname, "PARAMS", params, opt.names, opt.shapes, false);
+  opt_check_tree (fname, "GRADS", grads, opt.names, opt.shapes, false);
+
+  names = opt.names;
+  np = numel (names);
+  ismuon = cellfun (@(n) strcmp (opt.route.(n), "muon"), names);
+  k = opt.accum_steps;
+  s = opt.scaler.scale;
+  info = struct ("applied", false, "skipped", false, "micro", 0, "step", opt.step,
+                 "global_norm", NaN, "clip_coef", 1, "loss_scale", s, "ns_calls", 0,
+                 "update_norm", zero_norms (names), "step_norm", 0);
+
+  ## 1. accumulate this micro-batch (PerMicroBatchNS: its Muon update, DeepSpeed #8443)
+  opt.micro += 1;
+  info.micro = opt.micro;
+  for i = 1:np
+    n = names{i};
+    g = grads.(n);
+    if (ismuon(i) && opt.per_micro_ns)
+      g = unscale (g, s);
+      if (k > 1)
+        g = g / k;
+      endif
+      [g, opt.muon.(n), bad, called] = advance (opt.muon.(n), g, opt.update_args.(n),
+                                                opt.poison);
+      info.ns_calls += called;
+      opt.overflow_pending = opt.overflow_pending || bad;
+    endif
+    if (opt.micro == 1 || isempty (opt.accum.(n)))
+      opt.accum.(n) = g;
+    else
+      opt.accum.(n) = opt.accum.(n) + g;
+    endif
+  endfor
+  if (opt.micro < k)
+    opt.ns_calls += info.ns_calls;
+    return;
+  endif
+
+  ## 2. the mean, unscaled gradient (or the summed per-micro-batch Muon updates)
+  opt.micro = 0;
+  g = struct ();
+  U = struct ();
+  overflow = opt.overflow_pending;
+  opt.overflow_pending = false;
+  for i = 1:np
+    n = names{i};
+    x = opt.accum.(n);
+    opt.accum.(n) = [];
+    if (ismuon(i) && opt.per_micro_ns)
+      U.(n) = x;
+    else
+      if (k > 1)
+        x = x / k;
+      endif
+      g.(n) = unscale (x, s);
+    endif
+    overflow = overflow || ! all (isfinite (x(:)));
+  endfor
+  raw = [struct2cell(g); struct2cell(U)];
+  if (! overflow)
+    info.global_norm = global_norm (raw);
+  endif
+
+  ## 3. before_ns: clip every raw gradient by the global norm
+  if (strcmp (opt.clip_policy, "before_ns") && ! overflow)
+    info.clip_coef = clip_coef (info.global_norm, opt.clip_norm);
+    if (info.clip_coef < 1)
+      for i = 1:np
+        g.(names{i}) = g.(names{i}) * info.clip_coef;
+      endfor
+    endif
+  endif
+
+  ## 4. Muon momentum and NS: before the overflow check on the poisoned path (#8432)
+  todo = find (ismuon & ! opt.per_micro_ns);
+  if (opt.poison)
+    for i = todo(:).'
+      n = names{i};
+      [U.(n), opt.muon.(n), bad, called] = advance (opt.muon.(n), g.(n),
+                                                    opt.update_args.(n), true);
+      info.ns_calls += called;
+      overflow = overflow || bad;
+    endfor
+  endif
+  if (overflow)
+    info.skipped = true;
+    info.global_norm = NaN;
+    opt.skipped += 1;
+    if (opt.scaler.enabled)
+      opt.scaler.scale = max (opt.scaler.scale * opt.scaler.backoff, opt.scaler.min_scale);
+      opt.scaler.good_steps = 0;
+      opt.scaler.overflows += 1;
+    endif
+    opt.ns_calls += info.ns_calls;
+    return;
+  endif
+  if (! opt.poison)
+    for i = todo(:).'
+      n = names{i};
+      [U.(n), opt.muon.(n)] = muon_update (g.(n), opt.muon.(n), opt.update_args.(n){:});
+      info.ns_calls += 1;
+    endfor
+  endif
+
+  ## 5. clipping after NS
+  switch (opt.clip_policy)
+    case "after_ns"
+      info.global_norm = global_norm ([struct2cell(U); adam_cells(g, names, ismuon)]);
+      info.clip_coef = clip_coef (info.global_norm, opt.clip_norm);
+      if (info.clip_coef < 1)
+        for i = 1:np
+          n = names{i};
+          if (ismuon(i))
+            U.(n) = U.(n) * info.clip_coef;
+          else
+            g.(n) = g.(n) * info.clip_coef;
+          endif
+        endfor
+      endif
+    case "skip_muon"
+      info.global_norm = global_norm (adam_cells (g, names, ismuon));
+      info.clip_coef = clip_coef (info.global_norm, opt.clip_norm);
+      if (info.clip_coef < 1)
+        for i = find (! ismuon(:).')
+          g.(names{i}) = g.(names{i}) * info.clip_coef;
+        endfor
+      endif
+  endswitch
+
+  ## 6. apply
+  total = 0;
+  for i = 1:np
+    n = names{i};
+    p0 = params.(n);
+    if (ismuon(i))
+      p = p0 * (1 - opt.muon_lr * opt.muon_wd);
+      p = p - opt.muon_lr * U.(n);
+    else
+      [p, opt.adam.(n)] = opt_adamw (p0, g.(n), opt.adam.(n), opt.adam_lr, opt.adam_wd,
+                                     opt.adam_betas, opt.adam_eps);
+    endif
+    params.(n) = cast (p, class (p0));
+    d = double (params.(n)(:)) - double (p0(:));
+    info.update_norm.(n) = norm (d);
+    total += sum (d .^ 2);
+  endfor
+  info.step_norm = sqrt (total);
+  info.applied = true;
+  opt.step += 1;
+  info.step = opt.step;
+  if (opt.scaler.enabled)
+    opt.scaler.good_steps += 1;
+    if (opt.scaler.good_steps >= opt.scaler.growth_interval)
+      opt.scaler.scale *= opt.scaler.growth;
+      opt.scaler.good_steps = 0;
+    endif
+  endif
+  opt.ns_calls += info.ns_calls;
+endfunction
+
+function x = unscale (x, s)
+  if (s != 1)
+    x = x / s;
+  endif
+endfunction
+
+function z = zero_norms (names)
+  z = struct ();
+  for i = 1:numel (names)
+    z.(names{i}) = 0;
+  endfor
+endfunction
+
+function c = adam_cells (g, names, ismuon)
+  c = cellfun (@(n) g.(n), names(! ismuon), "UniformOutput", false);
+endfunction
+
+## global 2-norm over a cell of arrays, summed in double
+function t = global_norm (c)
+  t = 0;
+  for i = 1:numel (c)
+    t += sumsq (double (c{i}(:)));
+  endfor
+  t = sqrt (t);
+endfunction
+
+## torch / DeepSpeed: clip_coef = max_norm / (total + 1e-6), applied when < 1
+function c = clip_coef (total, clip)
+  c = min (1, clip / (total + 1e-6));
+endfunction
+
+## One Muon momentum advance.  A finite gradient and momentum go through muon_update.
+## Otherwise, on the poisoned path (DeepSpeed #8432), the gradient is folded into the
+## momentum as the peers' lerp does (M = beta M + (1-beta) g, or beta M + g for the SGD
+## form), which makes it non-finite for good; on the correct path nothing is touched.
+function [U, st, bad, called] = advance (st, g, args, poison)
+  bad = ! all (isfinite (g(:))) || (! isempty (st) && ! all (isfinite (st.momentum(:))));
+  called = 0;
+  U = NaN (size (g), class (g));
+  if (! bad)
+    [U, st] = muon_update (g, st, args{:});
+    called = 1;
+    bad = ! all (isfinite (U(:)));
+  elseif (poison)
+    beta = 0.95;
+    form = "ema";
+    for i = 1:2:numel (args)
+      if (strcmpi (args{i}, "Beta"))
+        beta = args{i+1};
+      elseif (strcmpi (args{i}, "MomentumForm"))
+        form = lower (args{i+1});
+      endif
+    endfor
+    if (isempty (st))
+      [~, st] = muon_update (zeros (size (g), class (g)), [], args{:});
+    elseif (isfield (st, "step"))
+      st.step += 1;
+    endif
+    if (strcmp (form, "sgd"))
+      st.momentum = beta * st.momentum + g;
+    else
+      st.momentum = beta * st.momentum + (1 - beta) * g;
+    endif
+  endif
+endfunction
+
+%!demo
+%! ## fit W x + b to a random linear map: W through Muon, b through AdamW
+%! randn ("state", 1);
+%! A = randn (16, 8);  X = randn (8, 64);  Y = A * X + 0.5;
+%! P = struct ("W", zeros (16, 8), "b", zeros (16, 1));
+%! opt = muon_optimizer (P, "LR", 0.05);
+%! for t = 1:200
+%!   R = P.W * X + P.b - Y;
+%!   G = struct ("W", R * X.' / 64, "b", mean (R, 2));
+%!   [P, opt, info] = muon_step (opt, P, G);
+%! endfor
+%! printf ("relative error of W %.3g, of b %.3g after %d steps\n",
+%!         norm (P.W - A, "fro") / norm (A, "fro"), norm (P.b - 0.5) / norm (0.5 * ones (16, 1)),
+%!         info.step);
+
+%!shared P, G
+%! randn ("state", 2);
+%! P = struct ("W", randn (8, 5), "b", randn (8, 1));
+%! G = struct ("W", randn (8, 5), "b", randn (8, 1));
+
+%!test
+%! opt = muon_optimizer (P, "LR", 0.1);
+%! [Q, opt, info] = muon_step (opt, P, G);
+%! U = muon_update (G.W, []);
+%! assert (Q.W, P.W - 0.1 * U);
+%! assert (info.applied && ! info.skipped);
+%! assert ([info.step info.micro info.ns_calls info.clip_coef], [1 1 1 1]);
+%! assert (info.global_norm, norm ([G.W(:); G.b(:)]), 1e-14);
+%! assert (info.update_norm.W, norm (Q.W - P.W, "fro"), 1e-15);
+%! ## the first AdamW step moves every entry by about lr (sign descent)
+%! assert (Q.b, P.b - 0.1 * sign (G.b), 1e-8);
+
+%!test
+%! opt = muon_optimizer (P, "AccumulationSteps", 2);
+%! [Q, opt, info] = muon_step (opt, P, G);
+%! assert (Q, P);
+%! assert (! info.applied && info.micro == 1 && isnan (info.global_norm));
+%! [Q, opt, info] = muon_step (opt, P, G);
+%! assert (info.applied && info.micro == 2);
+
+%!test
+%! ## no scaler: a non-finite gradient skips the step and leaves the state alone
+%! opt = muon_optimizer (P);
+%! H = G; H.b(3) = NaN;
+%! [Q, opt2, info] = muon_step (opt, P, H);
+%! assert (Q, P);
+%! assert (info.skipped && ! info.applied);
+%! assert (opt2.muon, opt.muon);
+%! assert (opt2.adam, opt.adam);
+
+%!error <Invalid call> muon_step (1, 2)
+%!error <muon_step: OPT must be an optimizer state made by muon_optimizer.> muon_step (struct (), P, G)
+%!error <muon_step: GRADS lacks the parameter 'b'.> muon_step (muon_optimizer (P), P, rmfield (G, "b"))
+%!error <muon_step: PARAMS has the unknown parameter 'c'.> muon_step (muon_optimizer (P), setfield (P, "c", 1), G)
+%!error <muon_step: GRADS.W must be of size 8 x 5.> muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
+%!error <muon_step: GRADS.b must be a real, non-empty double or single array.> muon_step (muon_optimizer (P), P, setfield (G, "b", int8 (G.b)))
+%!error id=muonlab:badShape muon_step (muon_optimizer (P), P, setfield (G, "W", 1))

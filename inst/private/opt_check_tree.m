@@ -1,0 +1,50 @@
+## -*- texinfo -*-
+## @deftypefn {} {} opt_check_tree (@var{fname}, @var{argname}, @var{s}, @var{names}, @var{shapes}, @var{finite})
+## Validate a struct of named arrays against the parameter names @var{names} (a cellstr)
+## and sizes @var{shapes} (a cell of size vectors; @code{@{@}} to skip the size check):
+## a scalar struct whose fields are exactly @var{names} (any order), each a real, full,
+## non-empty double or single array of the recorded size.  With @var{finite} true, NaN and
+## Inf are errors (muonlab:nonFinite).  Errors are muonlab:badType, muonlab:badArg and
+## muonlab:badShape.
+## @end deftypefn
+
+function opt_check_tree (fname, argname, s, names, shapes, finite)
+  if (! (isstruct (s) && isscalar (s)))
+    error ("muonlab:badType", "%s: %s must be a scalar struct of named arrays.", fname,
+           argname);
+  endif
+  f = fieldnames (s);
+  if (isempty (f))
+    error ("muonlab:badArg", "%s: %s must have at least one field.", fname, argname);
+  endif
+  if (! isempty (names))
+    missing = setdiff (names, f);
+    extra = setdiff (f, names);
+    if (! isempty (missing))
+      error ("muonlab:badArg", "%s: %s lacks the parameter '%s'.", fname, argname,
+             missing{1});
+    elseif (! isempty (extra))
+      error ("muonlab:badArg", "%s: %s has the unknown parameter '%s'.", fname, argname,
+             extra{1});
+    endif
+  endif
+  for i = 1:numel (f)
+    x = s.(f{i});
+    if (! (isfloat (x) && isreal (x)) || issparse (x) || isempty (x))
+      error ("muonlab:badType",
+             "%s: %s.%s must be a real, non-empty double or single array.", fname,
+             argname, f{i});
+    endif
+    if (! isempty (shapes))
+      k = find (strcmp (f{i}, names), 1);
+      if (! isequal (size (x), shapes{k}))
+        error ("muonlab:badShape", "%s: %s.%s must be of size %s.", fname, argname, f{i},
+               strjoin (arrayfun (@num2str, shapes{k}, "UniformOutput", false), " x "));
+      endif
+    endif
+    if (finite && ! all (isfinite (x(:))))
+      error ("muonlab:nonFinite", "%s: %s.%s must not contain NaN or Inf.", fname,
+             argname, f{i});
+    endif
+  endfor
+endfunction
