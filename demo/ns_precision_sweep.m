@@ -23,12 +23,8 @@
 ## @end deftypefn
 
 function T = ns_precision_sweep ()
+  demo_paths ();
   here = fileparts (mfilename ("fullpath"));
-  for d = {fullfile(here, "..", "inst"), fullfile(here, "..", "build", "mex")}
-    if (isfolder (d{1}))
-      addpath (d{1});
-    endif
-  endfor
 
   n = 128;
   aspects = [1 2 4 8];

@@ -36,12 +36,8 @@
 ## @end deftypefn
 
 function T = train_mlp ()
+  demo_paths ();
   here = fileparts (mfilename ("fullpath"));
-  for d = {fullfile(here, "..", "inst"), fullfile(here, "..", "build", "mex")}
-    if (isfolder (d{1}))
-      addpath (d{1});
-    endif
-  endfor
 
   sizes = [32 64 64 8];
   nsteps = 300;
