@@ -62,4 +62,12 @@ muon_status muon_ns_schedule (muon_ctx *ctx, const muon_ns_opts *o, double *buf,
 // Runs muon_ns on the CUDA back end (cuda_loader.c): NOTBUILT / NODEVICE when unavailable.
 muon_status muon_ns_cuda_dispatch (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
                                    const muon_ns_opts *o);
+
+// Steps 2 and 3 of muon_update (update.c) on an already formed Newton-Schulz input X:
+// U = scale * muon_ns (X) per row block.  Arguments as muon_update's, checked by the caller
+// (X F64 or F32, U like X, options valid); MUON_WARN_NONFINITE as muon_update.
+muon_status muon_update_orthogonalize (muon_ctx *ctx, const muon_tensor *X, muon_tensor *U,
+                                       const muon_update_opts *o);
+// Validates the update options for a matrix of `rows` rows (BADARG / BADSHAPE / NULLPTR).
+muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, size_t rows);
 #endif

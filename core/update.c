@@ -79,7 +79,7 @@ void muon_update_opts_default (muon_update_opts *o)
   muon_ns_opts_default (&o->ns);
 }
 
-static muon_status check_opts (muon_ctx *ctx, const muon_update_opts *o, size_t rows)
+muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, size_t rows)
 {
   muon_status status = MUON_OK;
   CHECK (MUON_ERR_NULLPTR, o != NULL, "options must not be NULL");
@@ -167,13 +167,46 @@ fail:
   return status;
 }
 
+muon_status muon_update_orthogonalize (muon_ctx *ctx, const muon_tensor *X, muon_tensor *U,
+                                       const muon_update_opts *o)
+{
+  muon_status status = MUON_OK;
+  size_t bad = 0, rows = X->rows, cols = X->cols, batch = X->batch;
+  int warned = 0;
+  size_t nblocks = o->nsplit ? o->nsplit : 1, r0 = 0;
+  for (size_t k = 0; k < nblocks; k++)
+  {
+    size_t rk = o->nsplit ? o->split_rows[k] : rows;
+    muon_tensor Xk = row_block (X, r0, rk), Uk = row_block (U, r0, rk);
+    muon_status s = muon_ns (ctx, &Xk, &Uk, &o->ns);
+    CHECKSTATUS (s);
+    warned |= s == MUON_WARN_NONFINITE;
+    double scale = o->scale_rows
+      ? muon_update_scale_value ((int) o->scale, (double) o->scale_rows,
+                                 (double) o->scale_cols, o->scale_factor)
+      : muon_update_scale_value ((int) o->scale, (double) rk, (double) cols, o->scale_factor);
+    for (size_t e = 0; e < batch; e++)
+      for (size_t j = 0; j < cols; j++)
+        for (size_t i = 0; i < rk; i++)
+        {
+          size_t at = e * Uk.stride + j * Uk.ld + i;
+          double u = scale == 1 ? get (&Uk, at) : put (&Uk, at, scale * get (&Uk, at));
+          bad += !isfinite (u);
+        }
+    r0 += rk;
+  }
+  if (bad || warned)
+    status = muon_ctx_set_error (ctx, MUON_WARN_NONFINITE,
+                                 "%zu non-finite values in the update", bad);
+fail:
+  return status;
+}
+
 muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
                          const muon_update_opts *o)
 {
   muon_status status = MUON_OK;
   double *xbuf = NULL;
-  size_t bad = 0;
-  int warned = 0;
   CHECKCTX (ctx);
   CHECKSTATUS (muon_tensor_check (ctx, G, "G"));
   CHECKSTATUS (muon_tensor_check (ctx, M, "M"));
@@ -184,7 +217,7 @@ muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, mu
          "U must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
   CHECK (MUON_ERR_BADARG, !overlap (M, G) && !overlap (U, G) && !overlap (U, M),
          "G, M and U must not overlap");
-  CHECKSTATUS (check_opts (ctx, o, G->rows));
+  CHECKSTATUS (muon_update_check_opts (ctx, o, G->rows));
 
   size_t rows = G->rows, cols = G->cols, batch = G->batch;
   CHECK (MUON_ERR_BADSHAPE, cols <= SIZE_MAX / rows && batch <= SIZE_MAX / (rows * cols)
@@ -213,31 +246,7 @@ muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, mu
       }
 
   // 2, 3. per row block (the whole page without split_rows): NS, then the scale
-  size_t nblocks = o->nsplit ? o->nsplit : 1, r0 = 0;
-  for (size_t k = 0; k < nblocks; k++)
-  {
-    size_t rk = o->nsplit ? o->split_rows[k] : rows;
-    muon_tensor Xk = row_block (&X, r0, rk), Uk = row_block (U, r0, rk);
-    muon_status s = muon_ns (ctx, &Xk, &Uk, &o->ns);
-    CHECKSTATUS (s);
-    warned |= s == MUON_WARN_NONFINITE;
-    double scale = o->scale_rows
-      ? muon_update_scale_value ((int) o->scale, (double) o->scale_rows,
-                                 (double) o->scale_cols, o->scale_factor)
-      : muon_update_scale_value ((int) o->scale, (double) rk, (double) cols, o->scale_factor);
-    for (size_t e = 0; e < batch; e++)
-      for (size_t j = 0; j < cols; j++)
-        for (size_t i = 0; i < rk; i++)
-        {
-          size_t at = e * Uk.stride + j * Uk.ld + i;
-          double u = scale == 1 ? get (&Uk, at) : put (&Uk, at, scale * get (&Uk, at));
-          bad += !isfinite (u);
-        }
-    r0 += rk;
-  }
-  if (bad || warned)
-    status = muon_ctx_set_error (ctx, MUON_WARN_NONFINITE,
-                                 "%zu non-finite values in the update", bad);
+  status = muon_update_orthogonalize (ctx, &X, U, o);
 fail:
   free (xbuf);
   return status;

@@ -87,9 +87,7 @@ function [U, state] = muon_update (G, state, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  defaults = struct ("Beta", 0.95, "Nesterov", true, "MomentumForm", "ema",
-                     "Scale", "keller", "ScaleFactor", 1, "Experts", 1, "SplitRows", [],
-                     "ConvScale", "flattened");
+  defaults = struct ("Experts", 1, "SplitRows", [], "ConvScale", "flattened");
   [v, rest] = parse_pairs (fname, defaults, varargin);
 
   ## G: 4-D conv weights are viewed as out x (in*kh*kw)
@@ -104,24 +102,11 @@ function [U, state] = muon_update (G, state, varargin)
     G2 = G;
   endif
   check_matrix (fname, "G", G2);
-  [opts, rest] = ns_options (fname, class (G), rest);
+  [opts, rest] = update_options (fname, class (G), rest);
   reject_rest (fname, rest);
+  form = opts.form;
 
-  ## update options
-  b = v.Beta;
-  if (! (isscalar (b) && isnumeric (b) && isreal (b) && isfinite (b) && b >= 0 && b < 1))
-    error ("muonlab:badArg", "%s: BETA must be a scalar in [0, 1).", fname);
-  endif
-  nest = v.Nesterov;
-  if (! (isscalar (nest) && (islogical (nest) || (isnumeric (nest) && any (nest == [0 1])))))
-    error ("muonlab:badArg", "%s: NESTEROV must be true or false.", fname);
-  endif
-  form = choose_option (fname, "MOMENTUMFORM", v.MomentumForm, {"ema", "sgd"});
-  scale = choose_option (fname, "SCALE", v.Scale, {"keller", "rms", "spectral", "unit_rms", "none"});
-  sf = v.ScaleFactor;
-  if (! (isscalar (sf) && isnumeric (sf) && isreal (sf) && isfinite (sf) && sf > 0))
-    error ("muonlab:badArg", "%s: SCALEFACTOR must be a positive finite scalar.", fname);
-  endif
+  ## options that depend on G
   convscale = choose_option (fname, "CONVSCALE", v.ConvScale, {"flattened", "last_two"});
   E = v.Experts;
   if (! (isscalar (E) && isnumeric (E) && isreal (E) && E == fix (E) && E >= 1))
@@ -175,11 +160,6 @@ function [U, state] = muon_update (G, state, varargin)
     endif
   endif
 
-  opts.beta = double (b);
-  opts.nesterov = double (nest);
-  opts.form = form;
-  opts.scale = scale;
-  opts.scale_factor = double (sf);
   opts.experts = double (E);
   opts.split_rows = double (sr(:).');
   if (conv && strcmp (convscale, "last_two"))

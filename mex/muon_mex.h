@@ -36,4 +36,10 @@ const double *muon_mex_field_array (const char *fname, const mxArray *s, const c
 // the struct's data, valid while the struct lives.
 void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o);
 
+// Muon update options (the muon_ns fields plus beta, nesterov, form, scale, scale_factor,
+// scale_rows / scale_cols, split_rows) from the struct muon_update.m builds; *experts from its
+// "experts" field (1 when missing).  split_rows is mxMalloc-ed: freed when the call ends.
+void muon_mex_update_opts (const char *fname, const mxArray *s, muon_update_opts *o,
+                           double *experts);
+
 #endif

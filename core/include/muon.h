@@ -214,5 +214,6 @@ muon_status muon_backend_query (muon_ctx *ctx, muon_backend_info *info);
 // The rest of the public API, one header per layer.
 #include "muon_update.h"   // Muon update, AdamW (core/update.c, core/adamw.c)
 #include "muon_comm.h"     // communicators (core/comm_*.c)
-#include "muon_zero.h"     // ZeRO layout and distributed steps (core/zero_*.c)
+#include "muon_zero.h"     // ZeRO layout (core/zero_layout.c)
+#include "muon_zero_step.h" // distributed Muon steps (core/zero_plan.c, zero_step*.c)
 #endif
