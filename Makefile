@@ -94,8 +94,15 @@ $(MEXDIR)/libmuon_cuda.so: $(wildcard core/*.cu) $(CORE_HDR) | $(MEXDIR)
 $(B)/obj/muon_mex.o: mex/muon_mex.c mex/muon_mex.h $(CORE_HDR) | $(B)/obj
 	$(MKOCTFILE) --mex -Icore/include -Icore -c $< -o $@
 
+$(B)/obj/muon_mex_comm.o: mex/muon_mex_comm.c mex/muon_mex_comm.h mex/muon_mex.h $(CORE_HDR) | $(B)/obj
+	$(MKOCTFILE) --mex -Icore/include -Icore -c $< -o $@
+
+# gateways that take a communicator
+$(MEXDIR)/__zero_muon_step__.mex: $(B)/obj/muon_mex_comm.o
+
 $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h | $(MEXDIR)
-	$(MKOCTFILE) --mex -Icore/include -Icore -o $@ $< $(B)/obj/muon_mex.o $(LIB) $(LDLIBS)
+	$(MKOCTFILE) --mex -Icore/include -Icore -o $@ $< $(B)/obj/muon_mex.o \
+	  $(filter $(B)/obj/muon_mex_comm.o,$^) $(LIB) $(LDLIBS)
 
 #---- tests ----------------------------------------------------------------------------------
 
@@ -124,7 +131,7 @@ check-dist: dist
 
 #---- demos, benchmarks, package -------------------------------------------------------------
 
-DEMO ?= ns_precision_sweep    # make demo DEMO=train_mlp runs another script of demo/
+DEMO ?= zero2_muon_correctness    # make demo DEMO=train_mlp (or ns_precision_sweep) runs another
 demo: deps all
 	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO)"
 

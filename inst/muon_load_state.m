@@ -80,11 +80,11 @@ function opt = muon_load_state (file, params, varargin)
     for i = 1:numel (opt.names)
       n = opt.names{i};
       if (isfield (opt.muon, n) && ! isempty (opt.muon.(n)))
-        opt.muon.(n).momentum = opt_round (opt.muon.(n).momentum, prec);
+        opt.muon.(n).momentum = muon_round (opt.muon.(n).momentum, prec);
       endif
       if (isfield (opt.adam, n))
-        opt.adam.(n).m = opt_round (opt.adam.(n).m, prec);
-        opt.adam.(n).v = opt_round (opt.adam.(n).v, prec);
+        opt.adam.(n).m = muon_round (opt.adam.(n).m, prec);
+        opt.adam.(n).v = muon_round (opt.adam.(n).v, prec);
       endif
     endfor
   endif

@@ -1,0 +1,183 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab demo} {@var{X} =} zero2_experiment (@var{world}, @var{comm})
+## @deftypefnx {muonlab demo} {} zero2_experiment ("print", @var{X}, @var{agree})
+## DeepSpeed PR 8091's experiment (see @code{zero2_muon_correctness}) on @var{world} ranks
+## of the communicator @var{comm} (@qcode{"sim"}, or @code{muon_comm ("mpi")} inside
+## @code{muon_mpirun}): the same model, per-rank fp16 gradients and step for every design
+## of @code{zero_muon_step}, in gram (fp16) and standard (bf16).
+##
+## @var{X} has fields @code{L} (the layout), @code{strad} (the straddling weights),
+## @code{batch}, @code{lr}, @code{threshold}, @code{T} (one row per variant and method:
+## variant, method, err_same, err_straddler, err_fp64, ns_calls, bytes (this process's
+## ranks), pass) and @code{U} (rows x 3 cell: the full updates, identical on every rank).
+## The @qcode{"print"} form prints the layout and the table; @var{agree}, when given, is a
+## cellstr with one more column per row.  Shared by @code{zero2_muon_correctness} and
+## @code{mpi_zero2}.
+## @end deftypefn
+
+function X = zero2_experiment (world, comm, agree)
+  if (ischar (world) && strcmp (world, "print"))
+    if (nargin < 3)
+      agree = {};
+    endif
+    print_table (comm, agree);
+    return;
+  endif
+  hidden = 256;
+  nlayers = 3;
+  X.batch = 256;                    # samples per rank
+  X.lr = 0.02;
+  X.threshold = 0.40;               # PR 8091
+
+  ## the layout of the Muon group, and which weights straddle
+  shapes = repmat ({[hidden hidden]}, 1, nlayers);
+  L = zero_layout (shapes, world, "Stage", 2, "AlignFactor", 2);
+  X.L = L;
+  X.strad = find ([L.params.straddles]);
+  if (isempty (X.strad))
+    error ("zero2_experiment: no weight straddles a partition cut.");
+  endif
+
+  ## per-rank gradients from a forward/backward pass, rounded to fp16 (loss scale 1); every
+  ## process draws all of them (one seed) and keeps its own ranks' rows
+  randn ("state", 1234);
+  rand ("state", 1234);
+  net = init_mlp (hidden, nlayers);
+  grads = cell (world, nlayers);
+  for r = 1:world
+    x = randn (hidden, X.batch);
+    y = randi (hidden, 1, X.batch);
+    G = backward (net, x, y);
+    for l = 1:nlayers
+      grads{r,l} = muon_round (G{l}, "fp16");
+    endfor
+  endfor
+  if (isstruct (comm))
+    grads = grads(comm.rank + (1:comm.local_ranks), :);
+  endif
+
+  methods = {"gram", "fp16"; "standard", "bf16"};
+  variants = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
+              "zero2_slice_only", "zero2_multi_owner", "moonlight_gather", ...
+              "layerwise_lpt", "zero3_round_robin", "zero3_round_robin_aliased_pads"};
+  X.variants = variants;
+  X.methods = methods;
+  X.T = struct ("variant", {}, "method", {}, "err_same", {}, "err_straddler", {},
+                "err_fp64", {}, "ns_calls", {}, "bytes", {}, "pass", {});
+  X.U = {};
+  common = {"Comm", comm, "Assemble", true, "Beta", 0.95, "Nesterov", true};
+  for m = 1:rows (methods)
+    R64 = zero_muon_step (L, grads, [], "Variant", "reference", "Method", methods{m,1},
+                          "Precision", "double", common{:});
+    for v = 1:numel (variants)
+      R = zero_muon_step (L, grads, [], "Variant", variants{v}, "Method", methods{m,1},
+                          "Precision", methods{m,2}, common{:});
+      e64 = zeros (1, nlayers);
+      for p = 1:nlayers
+        ## applied delta = -lr U (clipping 0): relative errors of U and of the delta agree
+        d = -X.lr * R.updates{p};
+        d64 = -X.lr * R64.updates{p};
+        e64(p) = norm (d - d64, "fro") / (norm (d64, "fro") + 1e-8);
+      endfor
+      X.T(end+1) = struct ("variant", variants{v},
+                           "method", sprintf ("%s (%s)", methods{m,:}),
+                           "err_same", max (R.rel_err),
+                           "err_straddler", R.rel_err(X.strad(1)),
+                           "err_fp64", max (e64), "ns_calls", [R.ranks.ns_calls],
+                           "bytes", [R.ranks.bytes_sent],
+                           "pass", max (R.rel_err) < X.threshold);
+      X.U(end+1,:) = R.updates;
+    endfor
+  endfor
+endfunction
+
+function print_table (X, agree)
+  L = X.L;
+  printf ("\nZeRO-2 layout of the Muon group: %d weights %d x %d, world %d, flat %d, ",
+          numel (L.params), L.params(1).rows, L.params(1).cols, L.world, L.padded_total);
+  printf ("partition %d per rank\n", L.partition_size);
+  for p = X.strad
+    printf ("  W%d straddles ranks %s (elements [%d, %d) of the flat buffer)\n", p,
+            mat2str (L.params(p).owners), L.params(p).offset,
+            L.params(p).offset + L.params(p).numel);
+  endfor
+  printf ("\nOne Muon step, lr %g, momentum 0.95, Nesterov, clipping 0; %d samples per rank\n",
+          X.lr, X.batch);
+  printf ("(i) relative error of the applied update vs the same-precision reference (max");
+  printf (" over W1-W3;\n    W%d alone in brackets); PR 8091 threshold %.2f\n", X.strad(1),
+          X.threshold);
+  printf ("(ii) vs the fp64 reference (max over W1-W3): the precision level\n");
+  printf ("NS calls and MB sent per rank (fp64 payload; DeepSpeed moves fp16, a quarter)\n\n");
+  head = sprintf ("%-31s %-16s %20s %9s %11s %23s %5s", "variant", "method", "(i) same prec",
+                  "(ii) fp64", "NS/rank", "MB sent/rank", "");
+  if (! isempty (agree))
+    head = [head "  MPI = sim"];
+  endif
+  printf ("%s\n%s\n", head, repmat ("-", 1, numel (head)));
+  for k = 1:numel (X.T)
+    t = X.T(k);
+    calls = strjoin (arrayfun (@num2str, t.ns_calls, "UniformOutput", false), "+");
+    mb = strjoin (arrayfun (@(b) sprintf ("%.2f", b / 2^20), t.bytes,
+                            "UniformOutput", false), "+");
+    printf ("%-31s %-16s %9.2e [%8.2e] %9.3f %11s %23s %5s", t.variant, t.method,
+            t.err_same, t.err_straddler, t.err_fp64, calls, mb, ifelse (t.pass, "ok", "FAIL"));
+    if (! isempty (agree))
+      printf ("  %s", agree{k});
+    endif
+    printf ("\n");
+  endfor
+  bug = X.T(strcmp ({X.T.variant}, "zero2_reduce_scatter_buggy"));
+  printf ("\n#7807 (zero2_reduce_scatter_buggy): %s on W%d (PR 8091 measured 0.60-0.67)\n",
+          strjoin (arrayfun (@(t) sprintf ("%.2f", t.err_straddler), bug,
+                             "UniformOutput", false), " / "), X.strad(1));
+  correct = ! ismember ({X.T.variant}, {"zero2_reduce_scatter_buggy", "zero2_slice_only"});
+  printf ("every correct design: (i) at most %.1e\n", max ([X.T(correct).err_same]));
+endfunction
+
+function net = init_mlp (h, n)
+  net = struct ("W", {}, "b", {});
+  for l = 1:n
+    net(l).W = randn (h, h) / sqrt (h);
+    net(l).b = 0.01 * randn (h, 1);
+  endfor
+endfunction
+
+## Cross-entropy over the columns of X (features x samples) with labels y; returns the
+## gradients of the weights, averaged over the samples.
+function G = backward (net, X, y)
+  n = numel (net);
+  A = cell (1, n + 1);
+  A{1} = X;
+  for l = 1:n
+    Z = net(l).W * A{l} + net(l).b;
+    if (l < n)
+      Z = max (Z, 0);
+    endif
+    A{l+1} = Z;
+  endfor
+  Z = A{n+1};
+  Z = exp (Z - max (Z, [], 1));
+  Pr = Z ./ sum (Z, 1);
+  B = columns (X);
+  D = Pr;
+  D(sub2ind (size (D), y, 1:B)) -= 1;
+  D /= B;
+  G = cell (1, n);
+  for l = n:-1:1
+    G{l} = D * A{l}.';
+    if (l > 1)
+      D = (net(l).W.' * D) .* (A{l} > 0);
+    endif
+  endfor
+endfunction
+
+function out = ifelse (c, a, b)
+  if (c)
+    out = a;
+  else
+    out = b;
+  endif
+endfunction

@@ -1,0 +1,87 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab demo} {} zero2_muon_correctness
+## @deftypefnx {muonlab demo} {@var{T} =} zero2_muon_correctness ()
+## DeepSpeed PR 8091's numerical-correctness experiment for Muon under ZeRO-1/2, on two
+## simulated ranks, for every distributed design of @code{zero_muon_step}.
+##
+## The model is a 3-layer MLP of 256 x 256 linears (ReLU between them, cross-entropy over
+## 256 classes: the shapes of DeepSpeed's @code{SimpleModel (hidden_dim=256, nlayers=3)}).
+## Its three weights form the Muon group, flattened row-major in module order into one
+## ZeRO-2 buffer over world 2 (alignment factor 2); the three biases are the AdamW group,
+## flattened in a buffer of their own as DeepSpeed does, so they do not move the cut.  The
+## layout puts the cut at element 98304, in the middle of W2: W2 straddles ranks 0 and 1.
+##
+## Each rank draws its own micro-batch of 256 samples; the gradients come from a forward and
+## backward pass in plain Octave and are rounded to fp16 (loss scale 1).  One Muon step with
+## lr 0.02, momentum 0.95, Nesterov, gradient clipping 0 (so the applied delta is exactly
+## -lr times the update) is taken by every variant, for ns_method gram in fp16 (W is
+## square, so it falls back to the standard iteration in fp16, as in DeepSpeed) and
+## standard in bf16.  The table gives, per variant and method:
+## @table @asis
+## @item (i) vs same-precision reference
+## the relative Frobenius error of the applied update against @code{reference} (NS on the
+## full DP-averaged gradient) in the same precision: about 0 for a correct design, O(0.5)
+## for the bug; PR 8091's threshold 0.40 applies to this column (largest of the three
+## weights);
+## @item (ii) vs fp64 reference
+## against the fp64 reference: the precision level of the method (PR 8091 saw up to 0.07
+## for gram and 0.22 for standard against its own low-precision reference);
+## @end table
+## plus the Newton-Schulz calls and the bytes each rank moved.  Writes
+## demo/output/zero2_layout.png (the flat buffer by owner) and
+## demo/output/zero2_muon_correctness.png (the errors as bars).  Runs in seconds on
+## embedded defaults; @code{make demo} runs it.  With an output argument the rows come
+## back as a struct array @var{T}.  The experiment itself is @code{zero2_experiment};
+## @code{mpi_zero2} runs it on real MPI ranks.
+## @end deftypefn
+
+function T = zero2_muon_correctness ()
+  demo_paths ();
+  here = fileparts (mfilename ("fullpath"));
+  t_all = tic ();
+  X = zero2_experiment (2, "sim");
+  zero2_experiment ("print", X);
+
+  ## figures
+  outdir = fullfile (here, "output");
+  if (! isfolder (outdir))
+    mkdir (outdir);
+  endif
+  png1 = fullfile (outdir, "zero2_layout.png");
+  zero_plot_layout (X.L, "File", png1);
+  png2 = fullfile (outdir, "zero2_muon_correctness.png");
+  plot_errors (png2, X.T, X.variants, X.methods, X.threshold);
+  printf ("wrote %s\nwrote %s\n%d steps in %.1f s\n", png1, png2, 2 * numel (X.T),
+          toc (t_all));
+  if (nargout > 0)
+    T = X.T;
+  endif
+endfunction
+
+function plot_errors (png, T, variants, methods, threshold)
+  nv = numel (variants);
+  E = reshape ([T.err_same], nv, rows (methods));
+  E64 = reshape ([T.err_fp64], nv, rows (methods));
+  names = strrep (variants, "_", " ");
+  h = figure ("visible", "off", "position", [0 0 1200 520]);
+  subplot (1, 2, 1);
+  barh (flipud (E));
+  hold on;
+  plot ([threshold threshold], [0.5 nv + 0.5], "r--");
+  hold off;
+  set (gca, "ytick", 1:nv, "yticklabel", fliplr (names));
+  xlabel ("rel. error vs same-precision reference");
+  legend (strcat (methods(:,1), " (", methods(:,2), ")"), "location", "southeast");
+  title (sprintf ("(i) sharding error (dashed: PR 8091 threshold %.2f)", threshold));
+  subplot (1, 2, 2);
+  barh (flipud (E64), "basevalue", 1e-4);
+  set (gca, "ytick", 1:nv, "yticklabel", fliplr (names), "xscale", "log", "xlim", [1e-4 1]);
+  xlabel ("rel. error vs fp64 reference (log)");
+  title ("(ii) precision level");
+  print (h, png, "-dpng");
+  close (h);
+endfunction
+

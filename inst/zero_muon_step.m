@@ -1,0 +1,314 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {[@var{R}, @var{state}] =} zero_muon_step (@var{L}, @var{rank_grads}, @var{state})
+## @deftypefnx {muonlab} {[@var{R}, @var{state}] =} zero_muon_step (@dots{}, @var{name}, @var{value}, @dots{})
+## One data-parallel Muon step on W ranks, in the design of a real system, correct or buggy.
+##
+## @var{L} is a layout from @code{zero_layout} (its world W, stage, alignment and order).
+## @var{rank_grads} is a cell with one row per rank this process drives and one column per
+## parameter: W x P on simulated ranks (the default), 1 x P for this rank under MPI.
+## Each entry is that rank's local gradient of the parameter, a real rows x cols matrix
+## (single is taken as double).  Nothing passed in is modified.  @var{state} is @code{[]} for
+## the first step or the @var{state} returned by the previous call with the same layout,
+## variant and communicator: each rank's momentum as the variant holds it, so steps chain and
+## the memory each rank holds is real.
+##
+## Every variant averages the gradients over the ranks (the communicator's rank-order sum,
+## then one division), runs the Muon update of @code{muon_update} where its design runs it,
+## and leaves each rank the update of the elements it owns.  Element ranges are of the
+## ROW-major matrix, as in the flat buffer of @code{zero_layout}.
+## @table @code
+## @item reference
+## all-reduce; every rank updates every matrix (DDP).  The oracle of the others.
+## @item zero12_allreduce
+## all-reduce; each rank updates every matrix it owns a piece of (redundantly on the owners
+## of a straddling matrix, each holding its full momentum) and keeps its pieces (DeepSpeed
+## ZeRO-1/2 with reduce_scatter off).
+## @item zero2_reduce_scatter_buggy
+## reduce-scatter; each rank orthogonalizes the matrix it sees, averaged on its own
+## partition and LOCAL elsewhere, and keeps its pieces (DeepSpeed #7807).  Wrong on
+## straddling matrices only.
+## @item zero2_slice_only
+## reduce-scatter; each rank orthogonalizes only the block of rows its piece touches, with
+## the elements it does not own set to zero and the scale of the block's shape, and holds
+## momentum for its own elements only (the naive sharded model).
+## @item zero2_multi_owner
+## reduce-scatter plus an all-reduce of the straddling matrices, so each owner has their
+## full average (DeepSpeed PR 8141).
+## @item zero3_round_robin
+## DeepSpeed stage 3: all-reduce of the gradients, all-gather of the momentum chunks, matrix
+## in flat slot s updated by rank mod (s, W), then per round an all-gather of the updates
+## and of the momenta with distinct zero-filled pads the size of the round's largest matrix.
+## Always uses stage-3 chunks (ceil (numel / W) per rank) of L's matrices in L's order.
+## @item zero3_round_robin_aliased_pads
+## the same with the shipped padding: each slot gathered at its own size and every pad slot
+## one uninitialised buffer shaped like the last matrix.  A round whose slots differ in size
+## fails with @code{muonlab:badShape} (DeepSpeed PR 8628); same-size rounds survive.
+## @item layerwise_lpt
+## Megatron's layer-wise optimizer: whole matrices given to ranks by LPT bin packing
+## (largest first onto the least-loaded rank), one reduce-scatter, no matrix split.
+## @item moonlight_gather
+## ZeRO-1 with Moonlight's DP gather: reduce-scatter, momentum on the partition, one
+## all-gather of the straddling matrices' pieces, NS on each full matrix.
+## @end table
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "Variant"
+## one of the names above (default @qcode{"zero12_allreduce"}).
+## @item "Comm"
+## @qcode{"sim"} (default: W ranks in this process), or a handle from @code{muon_comm}.
+## @item "Reference"
+## true (default): also run @code{reference} on the same gradients (with its own momentum in
+## @var{state}) and report each parameter's error; false skips it (for timing), after which
+## the state carries no reference.
+## @item "Assemble"
+## true: every rank gets the full updates (free when all ranks are local, an all-gather
+## under MPI, not counted in the step's bytes).  Default true with all ranks local, else
+## false.
+## @item "PadCount"
+## @qcode{"deepspeed"} (default) @code{(W - P mod W) mod W} pads, or @qcode{"keller"}
+## @code{W - P mod W}, which adds a whole round of pads when W divides P
+## (zero3_round_robin_aliased_pads only).
+## @item muon_update options
+## "Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor" and every @code{muon_ns}
+## option ("Method", "Precision", "Coefficients", "Steps", @dots{}); the default precision is
+## @qcode{"double"}.  "SplitRows" needs every matrix to have the rows it sums to.
+## @end table
+##
+## @var{R} has fields @code{variant}, @code{world}, @code{comm}, @code{counts}
+## (@qcode{"measured"} by the simulator, @qcode{"modelled"} under MPI/NCCL), @code{step},
+## and per parameter (1 x P): @code{updates} (the assembled update, rows x cols),
+## @code{reference} (the reference's), @code{rel_err} (@code{norm (U - Uref, "fro") /
+## (norm (Uref, "fro") + 1e-8)}, the metric of DeepSpeed PR 8091; NaN without a reference or
+## assembly), @code{owners} (cell of the ranks that own elements of it) and
+## @code{straddles}; per local rank @code{ranks}, a struct array with @code{rank},
+## @code{ns_calls}, @code{momentum_elements}, @code{pad_elements}, @code{bytes_sent},
+## @code{bytes_recv} (totals), @code{calls}, @code{sent}, @code{recv} (1 x 5, per
+## collective: allreduce, reduce_scatter, all_gather, broadcast, barrier), @code{update}
+## (its owned elements) and @code{owned} (P x 2 row-major element ranges @code{[start stop)}).
+##
+## @example
+## L = zero_layout (@{[64 64], [64 64], [64 64]@}, 2);
+## g = arrayfun (@@(k) randn (64), 1:6, "UniformOutput", false);
+## R = zero_muon_step (L, reshape (g, 2, 3), [], "Variant", "zero2_reduce_scatter_buggy");
+## R.rel_err       # [0 ~0.5 0]: only the straddling middle matrix is wrong
+## @end example
+## @seealso{zero_layout, muon_update, muon_comm}
+## @end deftypefn
+
+function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
+  fname = "zero_muon_step";
+  if (nargin < 3)
+    print_usage ();
+  endif
+  defaults = struct ("Variant", "zero12_allreduce", "Comm", "sim", "Reference", true,
+                     "Assemble", [], "PadCount", "deepspeed");
+  [v, rest] = parse_pairs (fname, defaults, varargin);
+  [opts, rest] = update_options (fname, "double", rest);
+  reject_rest (fname, rest);
+  variants = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
+              "zero2_slice_only", "zero2_multi_owner", "zero3_round_robin", ...
+              "zero3_round_robin_aliased_pads", "layerwise_lpt", "moonlight_gather"};
+  opts.variant = choose_option (fname, "VARIANT", v.Variant, variants);
+  opts.pad_count = choose_option (fname, "PADCOUNT", v.PadCount, {"deepspeed", "keller"});
+  want_ref = logical_option (fname, "REFERENCE", v.Reference);
+
+  ## layout
+  if (! (isstruct (L) && isscalar (L)
+         && all (isfield (L, {"world", "stage", "align_factor", "order_mode", "params"}))))
+    error ("muonlab:badType", "%s: L must be a layout from zero_layout.", fname);
+  endif
+  shapes = [[L.params.rows]; [L.params.cols]].';
+  P = rows (shapes);
+  W = L.world;
+  lopts = struct ("stage", L.stage, "align_factor", L.align_factor, "order", L.order_mode);
+
+  ## communicator: how many ranks this process drives
+  comm = v.Comm;
+  if (ischar (comm) && strcmpi (comm, "sim"))
+    comm = "sim";
+    nl = W;
+  elseif (isstruct (comm) && isscalar (comm) && all (isfield (comm, {"kind", "size", "local_ranks"})))
+    nl = comm.local_ranks;
+    if (comm.size != W)
+      error ("muonlab:badArg", "%s: the communicator has %d ranks, the layout %d.", fname,
+             comm.size, W);
+    endif
+  else
+    error ("muonlab:badArg", "%s: COMM must be \"sim\" or a handle from muon_comm.", fname);
+  endif
+  assemble = v.Assemble;
+  if (isempty (assemble))
+    assemble = nl == W;
+  endif
+  assemble = logical_option (fname, "ASSEMBLE", assemble);
+
+  ## gradients
+  if (! (iscell (rank_grads) && isequal (size (rank_grads), [nl P])))
+    error ("muonlab:badShape", "%s: RANK_GRADS must be a %d x %d cell (ranks x parameters).",
+           fname, nl, P);
+  endif
+  for k = 1:numel (rank_grads)
+    [l, p] = ind2sub ([nl P], k);
+    g = rank_grads{k};
+    if (! (isfloat (g) && isreal (g) && ! issparse (g) && isequal (size (g), shapes(p,:))))
+      error ("muonlab:badShape", "%s: RANK_GRADS{%d,%d} must be a real %d x %d matrix.",
+             fname, l, p, shapes(p,1), shapes(p,2));
+    endif
+    rank_grads{k} = double (g);
+  endfor
+
+  ## state
+  key = struct ("variant", opts.variant, "world", W, "shapes", shapes, "stage", L.stage,
+                "align_factor", L.align_factor, "order", L.order_mode, "form", opts.form,
+                "local_ranks", nl);
+  if (isempty (state) && ! isstruct (state))
+    state = struct ("key", key, "step", 0, "momentum", [], "reference", [], "has_ref", true);
+  elseif (! (isstruct (state) && isscalar (state)
+             && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))))
+    error ("muonlab:badType", "%s: STATE must be [] or the state of a previous call.", fname);
+  elseif (! isequal (state.key, key))
+    error ("muonlab:badArg",
+           "%s: STATE belongs to another layout, variant, momentum form or communicator.",
+           fname);
+  endif
+  do_ref = want_ref && ! strcmp (opts.variant, "reference");
+  if (do_ref && ! state.has_ref)
+    error ("muonlab:badArg",
+           "%s: STATE has no reference momentum (a step ran with 'Reference', false).", fname);
+  endif
+
+  [upd, mom, st, full, info] = __zero_muon_step__ (shapes, W, lopts, rank_grads,
+                                                   state.momentum, opts, comm, assemble);
+  ref_full = {};
+  if (strcmp (opts.variant, "reference") && want_ref)
+    ref_full = full;
+  elseif (do_ref)
+    ropts = opts;
+    ropts.variant = "reference";
+    [~, rmom, ~, ref_full] = __zero_muon_step__ (shapes, W, lopts, rank_grads,
+                                                 state.reference, ropts, comm, assemble);
+    state.reference = rmom;
+  endif
+  state.momentum = mom;
+  state.step += 1;
+  state.has_ref = state.has_ref && want_ref;
+
+  R = result (opts.variant, info, st, upd, full, ref_full, W, P, state.step);
+endfunction
+
+function tf = logical_option (fname, name, val)
+  if (! (isscalar (val) && (islogical (val) || (isnumeric (val) && any (val == [0 1])))))
+    error ("muonlab:badArg", "%s: %s must be true or false.", fname, name);
+  endif
+  tf = logical (val);
+endfunction
+
+function R = result (variant, info, st, upd, full, ref_full, W, P, step)
+  R.variant = variant;
+  R.world = W;
+  R.comm = info.comm;
+  R.counts = ifelse (info.counts_measured, "measured", "modelled");
+  R.step = step;
+  R.updates = cell (1, P);
+  if (! isempty (full))
+    R.updates = full;
+  endif
+  R.reference = cell (1, P);
+  R.rel_err = NaN (1, P);
+  if (! isempty (ref_full))
+    R.reference = ref_full;
+    if (! isempty (full))
+      for p = 1:P
+        d = norm (full{p} - ref_full{p}, "fro");
+        R.rel_err(p) = d / (norm (ref_full{p}, "fro") + 1e-8);
+      endfor
+    endif
+  endif
+  owned = info.owned;                         # W x 2 x P, 0-based [start stop)
+  R.owners = cell (1, P);
+  for p = 1:P
+    R.owners{p} = find (owned(:,2,p) > owned(:,1,p)).' - 1;
+  endfor
+  R.straddles = cellfun (@numel, R.owners) > 1;
+  names = {"rank", "ns_calls", "momentum_elements", "pad_elements", "bytes_sent", ...
+           "bytes_recv", "calls", "sent", "recv", "update", "owned"};
+  R.ranks = cell2struct (cell (numel (names), numel (st)), names, 1);
+  for l = 1:numel (st)
+    r = st(l).rank;
+    R.ranks(l).rank = r;
+    R.ranks(l).ns_calls = st(l).ns_calls;
+    R.ranks(l).momentum_elements = st(l).momentum_elements;
+    R.ranks(l).pad_elements = st(l).pad_elements;
+    R.ranks(l).bytes_sent = sum (st(l).bytes_sent);
+    R.ranks(l).bytes_recv = sum (st(l).bytes_recv);
+    R.ranks(l).calls = st(l).calls;
+    R.ranks(l).sent = st(l).bytes_sent;
+    R.ranks(l).recv = st(l).bytes_recv;
+    R.ranks(l).update = upd{l};
+    R.ranks(l).owned = squeeze (owned(r+1,:,:)).';
+  endfor
+endfunction
+
+function out = ifelse (c, a, b)
+  if (c)
+    out = a;
+  else
+    out = b;
+  endif
+endfunction
+
+%!shared L, g
+%! L = zero_layout ({[6 4], [5 4], [6 4]}, 2);
+%! randn ("seed", 1);
+%! g = arrayfun (@(k) randn (L.params(mod (k - 1, 3) + 1).rows, 4), 1:6, "UniformOutput", false);
+%! g = reshape (g, 3, 2).';
+
+%!test
+%! ## the correct variants give the reference's update; the bug only on the straddler
+%! for v = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", "moonlight_gather"}
+%!   R = zero_muon_step (L, g, [], "Variant", v{1});
+%!   assert (max (R.rel_err) <= 1e-12, v{1});
+%! endfor
+%! R = zero_muon_step (L, g, [], "Variant", "zero2_reduce_scatter_buggy");
+%! assert (R.straddles, [false true false]);
+%! assert (R.rel_err([1 3]), [0 0]);
+%! assert (R.rel_err(2) > 0.05);
+
+%!test
+%! ## the reference equals muon_update on the rank average
+%! R = zero_muon_step (L, g, [], "Variant", "reference");
+%! for p = 1:3
+%!   avg = (g{1,p} + g{2,p}) / 2;
+%!   assert (R.updates{p}, muon_update (avg, [], "Precision", "double"), 1e-14);
+%! endfor
+
+%!test
+%! ## momentum chains: two steps equal two muon_update calls
+%! [~, s] = zero_muon_step (L, g, [], "Variant", "zero2_multi_owner");
+%! [R, s] = zero_muon_step (L, g, s, "Variant", "zero2_multi_owner");
+%! avg = (g{1,2} + g{2,2}) / 2;
+%! [~, m] = muon_update (avg, []);
+%! U = muon_update (avg, m);
+%! assert (R.updates{2}, U, 1e-13);
+%! assert (s.step, 2);
+
+%!error <zero_muon_step: RANK_GRADS must be a 2 x 3 cell \(ranks x parameters\).>
+%! zero_muon_step (L, g(:,1:2), []);
+%!error <zero_muon_step: RANK_GRADS\{2,1\} must be a real 6 x 4 matrix.>
+%! h = g; h{2,1} = 1; zero_muon_step (L, h, []);
+%!error <zero_muon_step: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt' or 'moonlight_gather'.>
+%! zero_muon_step (L, g, [], "Variant", "zero4");
+%!error <zero_muon_step: L must be a layout from zero_layout.>
+%! zero_muon_step (1, g, []);
+%!error <zero_muon_step: STATE belongs to another layout, variant, momentum form or communicator.>
+%! [~, s] = zero_muon_step (L, g, []); zero_muon_step (L, g, s, "Variant", "layerwise_lpt");
+%!error <zero_muon_step: STATE has no reference momentum \(a step ran with 'Reference', false\).>
+%! [~, s] = zero_muon_step (L, g, [], "Reference", false); zero_muon_step (L, g, s);
+%!error <zero_muon_step: COMM must be "sim" or a handle from muon_comm.>
+%! zero_muon_step (L, g, [], "Comm", 3);
+%!error <zero_muon_step: REFERENCE must be true or false.>
+%! zero_muon_step (L, g, [], "Reference", 2);

@@ -1,0 +1,275 @@
+## test_zero_step - zero_muon_step against oracles built here, independently of the C code:
+## the reference equals muon_update on the rank average; every correct variant equals the
+## reference to fp64 round-off on random shape lists (world 1-8, both orders, stages 1-3,
+## momentum chained over 3 steps); the buggy variants equal Octave ports of the bug (the
+## matrix a rank sees under #7807, the zero-filled row block of the slice-only model) and
+## are exact on wholly owned matrices, O(0.1-1) off on straddling ones; the aliased pads
+## break exactly on mixed-size rounds; the bytes every rank moves equal the ring closed
+## forms written out here; LPT owners equal a greedy assignment written here.
+## Run: `test test_zero_step` with inst/ and build/mex on the path.
+
+## test_zero_step (NAME, ARGS...) calls the helper NAME below (the %! blocks reach them so).
+function varargout = test_zero_step (name, varargin)
+  if (nargin > 0)
+    [varargout{1:nargout}] = feval (name, varargin{:});
+  endif
+endfunction
+
+## W x P cell of N(0,1) gradients
+function g = grads (shapes, W)
+  P = rows (shapes);
+  g = cell (W, P);
+  for k = 1:numel (g)
+    [~, p] = ind2sub ([W P], k);
+    g{k} = randn (shapes(p,1), shapes(p,2));
+  endfor
+endfunction
+
+## rank-order sum then one division, as the communicators reduce
+function a = rank_avg (g, p)
+  a = g{1,p};
+  for r = 2:rows (g)
+    a = a + g{r,p};
+  endfor
+  a = a / rows (g);
+endfunction
+
+## row-major element range [s, e) of M as a row vector
+function v = rm (M, s, e)
+  t = M.';
+  v = t(s+1:e).';
+endfunction
+
+## ring closed forms (muon_comm.h), bytes a rank r of W sends for n doubles
+function b = ring_allreduce (n, W, r)
+  lo = floor (r * n / W);
+  hi = floor ((r + 1) * n / W);
+  len = hi - lo;
+  b = 8 * ((n - len) + (W - 1) * len);
+endfunction
+
+%!shared grads, rank_avg, rm, ring_allreduce
+%! grads = @(sh, W) test_zero_step ("grads", sh, W);
+%! rank_avg = @(g, p) test_zero_step ("rank_avg", g, p);
+%! rm = @(M, s, e) test_zero_step ("rm", M, s, e);
+%! ring_allreduce = @(n, W, r) test_zero_step ("ring_allreduce", n, W, r);
+
+%!test
+%! ## the reference is muon_update on the rank-order average, over two chained steps
+%! randn ("seed", 1);
+%! shapes = [5 7; 8 3; 6 6];
+%! L = zero_layout (num2cell (shapes, 2), 3);
+%! g = grads (shapes, 3);
+%! [~, s] = zero_muon_step (L, g, [], "Variant", "reference");
+%! R = zero_muon_step (L, g, s, "Variant", "reference");
+%! for p = 1:3
+%!   a = rank_avg (g, p);
+%!   [~, st] = muon_update (a, [], "Precision", "double");
+%!   assert (R.updates{p}, muon_update (a, st, "Precision", "double"), 0);
+%! endfor
+
+%!test
+%! ## random layouts: correct variants = reference (<= 1e-12) over 3 chained steps; buggy
+%! ## ones exact where wholly owned, off where straddling
+%! randn ("seed", 2); rand ("seed", 2);
+%! correct = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", ...
+%!            "layerwise_lpt", "moonlight_gather"};
+%! buggy = {"zero2_reduce_scatter_buggy", "zero2_slice_only"};
+%! worst = 0; bug_min = Inf; nstrad = 0;
+%! for trial = 1:16
+%!   P = randi ([2 5]);
+%!   shapes = randi ([2 9], P, 2);
+%!   W = mod (trial - 1, 8) + 1;
+%!   orders = {"given", "size_desc"};
+%!   L = zero_layout (num2cell (shapes, 2), W, "Stage", mod (trial, 3) + 1,
+%!                    "Order", orders{mod (trial, 2) + 1});
+%!   s = cell (1, 7);
+%!   for step = 1:3
+%!     g = grads (shapes, W);
+%!     vs = [correct buggy];
+%!     for v = 1:numel (vs)
+%!       [R, s{v}] = zero_muon_step (L, g, s{v}, "Variant", vs{v});
+%!       if (v <= numel (correct))
+%!         worst = max ([worst R.rel_err]);
+%!       else
+%!         assert (R.rel_err(! R.straddles), zeros (1, nnz (! R.straddles)));
+%!         if (any (R.straddles))
+%!           bug_min = min ([bug_min R.rel_err(R.straddles)]);
+%!           nstrad += nnz (R.straddles);
+%!         endif
+%!       endif
+%!     endfor
+%!   endfor
+%! endfor
+%! assert (worst <= 1e-12);
+%! assert (nstrad > 10);
+%! assert (bug_min > 1e-2);
+
+%!test
+%! ## the #7807 bug against its Octave port: the matrix rank r sees is averaged on its own
+%! ## partition and local elsewhere; its update's owned piece is what it applies
+%! randn ("seed", 3);
+%! shapes = [6 8; 5 8; 7 8];
+%! W = 2;
+%! L = zero_layout (num2cell (shapes, 2), W);
+%! g = grads (shapes, W);
+%! R = zero_muon_step (L, g, [], "Variant", "zero2_reduce_scatter_buggy");
+%! p = find ([L.params.straddles]);
+%! assert (numel (p), 1);
+%! S = L.partition_size; off = L.params(p).offset; n = L.params(p).numel;
+%! a = rank_avg (g, p);
+%! for r = 0:W-1
+%!   own = (off + (0:n-1) >= r * S) & (off + (0:n-1) < (r + 1) * S);   # row-major
+%!   seen = g{r+1,p}.';
+%!   at = a.';
+%!   seen(own) = at(own);
+%!   U = muon_update (seen.', [], "Precision", "double");
+%!   rr = L.params(p).rank_ranges(r+1,:);
+%!   assert (rm (R.updates{p}, rr(1), rr(2)), rm (U, rr(1), rr(2)), 1e-14);
+%! endfor
+%! assert (R.rel_err(p) > 0.1 && R.rel_err(p) < 1.5);
+
+%!test
+%! ## slice-only against its Octave port: the touched row block, unowned elements zero,
+%! ## momentum only on owned elements, chained over two steps
+%! randn ("seed", 4);
+%! shapes = [4 6; 5 6; 4 6];
+%! W = 3;
+%! L = zero_layout (num2cell (shapes, 2), W, "AlignFactor", 1);
+%! g1 = grads (shapes, W); g2 = grads (shapes, W);
+%! [~, s] = zero_muon_step (L, g1, [], "Variant", "zero2_slice_only");
+%! R = zero_muon_step (L, g2, s, "Variant", "zero2_slice_only");
+%! for p = 1:3
+%!   c = shapes(p,2);
+%!   for r = L.params(p).owners
+%!     rr = L.params(p).rank_ranges(r+1,:);
+%!     r0 = floor (rr(1) / c); r1 = ceil (rr(2) / c);
+%!     mask = false (r1 - r0, c);
+%!     mt = mask.'; mt(rr(1) - r0*c + 1 : rr(2) - r0*c) = true; mask = mt.';
+%!     B1 = rank_avg (g1, p)(r0+1:r1, :) .* mask;
+%!     B2 = rank_avg (g2, p)(r0+1:r1, :) .* mask;
+%!     ## __muon_update__: muon_update's gateway, which also takes 1-row blocks
+%!     o = struct ("precision", "double");
+%!     [~, M] = __muon_update__ (B1, [], o);
+%!     U = __muon_update__ (B2, M, o);
+%!     Ufull = zeros (shapes(p,:)); Ufull(r0+1:r1, :) = U;
+%!     assert (rm (R.updates{p}, rr(1), rr(2)), rm (Ufull, rr(1), rr(2)), 1e-14);
+%!   endfor
+%! endfor
+
+%!test
+%! ## LPT owners against a greedy assignment written here; no matrix is split
+%! shapes = [3 4; 8 8; 2 5; 6 6; 8 8; 1 3];
+%! W = 3;
+%! L = zero_layout (num2cell (shapes, 2), W);
+%! R = zero_muon_step (L, grads (shapes, W), [], "Variant", "layerwise_lpt");
+%! numels = prod (shapes, 2).';
+%! [~, ord] = sort (-numels);                 # stable: index ascending on ties
+%! load = zeros (1, W); own = zeros (1, 6);
+%! for p = ord
+%!   [~, k] = min (load);                      # first minimum: lowest rank
+%!   own(p) = k - 1; load(k) += numels(p);
+%! endfor
+%! assert ([R.owners{:}], own);
+%! assert ([R.ranks.momentum_elements], load);
+%! assert ([R.ranks.ns_calls], accumarray (own.' + 1, 1, [W 1]).');
+%! assert (max (R.rel_err) <= 1e-12);
+
+%!test
+%! ## aliased pads: break exactly on a round of mixed sizes, survive same-size rounds
+%! randn ("seed", 5);
+%! ## round 1 = (36, 24) elements: fails; the correct pads do not
+%! L = zero_layout ({[6 6], [4 6]}, 2);
+%! g = grads ([6 6; 4 6], 2);
+%! R = zero_muon_step (L, g, [], "Variant", "zero3_round_robin");
+%! assert (max (R.rel_err) <= 1e-12);
+%! try
+%!   zero_muon_step (L, g, [], "Variant", "zero3_round_robin_aliased_pads");
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "muonlab:badShape");
+%!   assert (err.message, ["zero_muon_step: gather round 1 mixes sizes: slot 1 holds ", ...
+%!           "matrix 1 (6 x 6) and slot 2 holds matrix 2 (4 x 6); an all-gather needs ", ...
+%!           "one size (DeepSpeed PR 8628)."]);
+%! end_try_catch
+%! ## a short last round: the pads take the last matrix's shape, which is in that round, so
+%! ## a pad never mismatches alone; round 2 = (6 x 6, 4 x 6, pad 4 x 6) mixes sizes
+%! sh = [6 6; 6 6; 6 6; 6 6; 4 6];
+%! L = zero_layout (num2cell (sh, 2), 3);
+%! g = grads (sh, 3);
+%! R = zero_muon_step (L, g, [], "Variant", "zero3_round_robin");
+%! assert (max (R.rel_err) <= 1e-12);
+%! assert ([R.ranks.pad_elements], 2 * 36 * [1 1 1]);   # one distinct pad slot of 36
+%! try
+%!   zero_muon_step (L, g, [], "Variant", "zero3_round_robin_aliased_pads");
+%!   error ("no error");
+%! catch err
+%!   assert (err.message, ["zero_muon_step: gather round 2 mixes sizes: slot 4 holds ", ...
+%!           "matrix 4 (6 x 6) and slot 5 holds matrix 5 (4 x 6); an all-gather needs ", ...
+%!           "one size (DeepSpeed PR 8628)."]);
+%! end_try_catch
+
+%!test
+%! ## same-size rounds survive, the pad memory is one aliased buffer per rank, Keller's pad
+%! ## count adds a round of pads that costs memory only
+%! randn ("seed", 6);
+%! sh = [4 6; 4 6; 8 3];                       # all 24 elements; mixed shapes in round 2
+%! L = zero_layout (num2cell (sh, 2), 2);
+%! g = grads (sh, 2);
+%! R = zero_muon_step (L, g, [], "Variant", "zero3_round_robin_aliased_pads");
+%! assert (max (R.rel_err) <= 1e-12);
+%! assert ([R.ranks.pad_elements], [48 48]);  # update pad + momentum pad, 24 each
+%! sh4 = [sh; 4 6];                            # W divides P = 4
+%! L4 = zero_layout (num2cell (sh4, 2), 2);
+%! g4 = grads (sh4, 2);
+%! A = zero_muon_step (L4, g4, [], "Variant", "zero3_round_robin_aliased_pads");
+%! K = zero_muon_step (L4, g4, [], "Variant", "zero3_round_robin_aliased_pads",
+%!                    "PadCount", "keller");
+%! assert ([A.ranks.pad_elements], [0 0]);
+%! assert ([K.ranks.pad_elements], [48 48]);
+%! assert ([K.ranks.ns_calls], [A.ranks.ns_calls]);
+%! assert (vertcat (K.ranks.calls), vertcat (A.ranks.calls));
+%! assert (K.updates, A.updates);
+
+%!test
+%! ## bytes each rank sends and receives equal the ring closed forms, per collective
+%! shapes = [3 4; 2 5; 4 4];                  # total 38, padded 40, S = 20 at W = 2
+%! for W = [2 3]
+%!   L = zero_layout (num2cell (shapes, 2), W);
+%!   S = L.partition_size; N = W * S;
+%!   g = grads (shapes, W);
+%!   R12 = zero_muon_step (L, g, [], "Variant", "zero12_allreduce");
+%!   RS = zero_muon_step (L, g, [], "Variant", "zero2_reduce_scatter_buggy");
+%!   MO = zero_muon_step (L, g, [], "Variant", "zero2_multi_owner");
+%!   ns = sum (prod (shapes([L.params.straddles],:), 2));
+%!   for r = 0:W-1
+%!     assert (R12.ranks(r+1).sent, [ring_allreduce(N, W, r) 0 0 0 0]);
+%!     assert (R12.ranks(r+1).recv, R12.ranks(r+1).sent);
+%!     assert (RS.ranks(r+1).sent, [0 8*(W-1)*S 0 0 0]);
+%!     assert (MO.ranks(r+1).sent, [ring_allreduce(ns, W, r) 8*(W-1)*S 0 0 0]);
+%!   endfor
+%!   ## ZeRO-3: all-reduce of 38, one gather of the chunks, per round 2 gathers of its max
+%!   Z = zero_muon_step (L, g, [], "Variant", "zero3_round_robin");
+%!   L3 = zero_layout (num2cell (shapes, 2), W, "Stage", 3);
+%!   numels = prod (shapes, 2);
+%!   rounds = 0;
+%!   for b = 1:W:3
+%!     rounds += max (numels(b:min (b + W - 1, 3)));
+%!   endfor
+%!   for r = 0:W-1
+%!     assert (Z.ranks(r+1).sent, [ring_allreduce(38, W, r), 0, ...
+%!                                 8 * (W-1) * (L3.partition_size + 2 * rounds), 0, 0]);
+%!   endfor
+%! endfor
+
+%!test
+%! ## state: momentum held as the plans say, chained state rejected across variants
+%! shapes = [6 4; 5 4; 6 4];
+%! L = zero_layout (num2cell (shapes, 2), 2);
+%! g = grads (shapes, 2);
+%! [R, s] = zero_muon_step (L, g, [], "Variant", "zero12_allreduce");
+%! assert ([R.ranks.momentum_elements], [24+20 20+24]);
+%! assert (cellfun (@numel, s.momentum).', [44 44]);
+%! [R, s] = zero_muon_step (L, g, [], "Variant", "moonlight_gather");
+%! assert ([R.ranks.momentum_elements], [L.partition_size L.partition_size]);
+%! assert (R.ranks(1).owned, [0 24; 0 10; 0 0]);   # S = 34: matrix 2 is cut at 10
