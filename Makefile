@@ -22,7 +22,8 @@ SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 LDLIBS     := $(BLAS_LIBS) -lm -ldl
 
 B          := build
-CORE_SRC   := $(wildcard core/*.c)
+CORE_APART := core/comm_mpi.c core/comm_nccl_dev.c   # built apart: see the MPI and NCCL block
+CORE_SRC   := $(filter-out $(CORE_APART),$(wildcard core/*.c))
 CORE_HDR   := $(wildcard core/*.h core/include/*.h)
 CORE_OBJ   := $(patsubst core/%.c,$(B)/obj/%.o,$(CORE_SRC))
 ASAN_OBJ   := $(patsubst core/%.c,$(B)/asan/%.o,$(CORE_SRC))
@@ -73,11 +74,12 @@ $(B)/obj/%.o: core/%.c $(CORE_HDR) | $(B)/obj
 $(B)/asan/%.o: core/%.c $(CORE_HDR) | $(B)/asan
 	$(CC) $(CFLAGS_CORE) -O1 -g $(SAN) -c $< -o $@
 
+# (re)made from scratch, so that a file moved out of CORE_SRC leaves no stale member behind
 $(LIB): $(CORE_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(LIB_ASAN): $(ASAN_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(B)/obj $(B)/asan $(B)/tests $(MEXDIR):
 	mkdir -p $@
@@ -94,15 +96,68 @@ $(MEXDIR)/libmuon_cuda.so: $(wildcard core/*.cu) $(CORE_HDR) | $(MEXDIR)
 $(B)/obj/muon_mex.o: mex/muon_mex.c mex/muon_mex.h $(CORE_HDR) | $(B)/obj
 	$(MKOCTFILE) --mex -Icore/include -Icore -c $< -o $@
 
-$(B)/obj/muon_mex_comm.o: mex/muon_mex_comm.c mex/muon_mex_comm.h mex/muon_mex.h $(CORE_HDR) | $(B)/obj
-	$(MKOCTFILE) --mex -Icore/include -Icore -c $< -o $@
-
-# gateways that take a communicator
-$(MEXDIR)/__zero_muon_step__.mex: $(B)/obj/muon_mex_comm.o
-
 $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h | $(MEXDIR)
-	$(MKOCTFILE) --mex -Icore/include -Icore -o $@ $< $(B)/obj/muon_mex.o \
-	  $(filter $(B)/obj/muon_mex_comm.o,$^) $(LIB) $(LDLIBS)
+	$(MKOCTFILE) --mex -Icore/include -Icore -o $@ $< $(B)/obj/muon_mex.o $(LIB) $(LDLIBS)
+
+#---- MPI and NCCL communicators --------------------------------------------------------------
+# Switches: MPI ?= auto (auto|0), NCCL ?= auto (auto|0).  core/comm_mpi.c is kept out of
+# libmuon.a: mpicc compiles it with -DMUON_HAVE_MPI into $(LIB_MPI) (without mpicc or with
+# MPI=0, $(CC) compiles its stub, whose muon_comm_mpi_create returns MUON_ERR_NOTBUILT), and
+# mex/muon_mex_comm.c with mpicc's flags.  Both are linked only into the gateways named in
+# MPI_GATEWAYS, ahead of libmuon.a, so the other MEX files and the C tests never link MPI.
+# core/comm_nccl_dev.c (CUDA runtime + NCCL) becomes libmuon_nccl.so beside the MEX files when
+# nvcc and nccl.h are found; core/comm_nccl.c (in libmuon.a) dlopens it.  `make check-mpi`
+# runs tests/mpi under mpirun -np 2 and -np 4 (skipped when mpirun is missing).
+MPI          ?= auto
+NCCL         ?= auto
+MPICC        ?= mpicc
+HAVE_MPI     := $(if $(filter 0,$(MPI)),,$(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1))
+MPI_CFLAGS   := $(if $(HAVE_MPI),-DMUON_HAVE_MPI $(shell $(MPICC) --showme:compile 2>/dev/null),)
+MPI_LIBS     := $(if $(HAVE_MPI),$(shell $(MPICC) --showme:link 2>/dev/null),)
+MPI_OBJDIR   := $(B)/$(if $(HAVE_MPI),mpi,nompi)
+LIB_MPI      := $(B)/libmuon_mpi.a
+MPI_GATEWAYS := __muon_comm__ __zero_muon_step__
+MPI_MEXES    := $(filter $(patsubst %,$(MEXDIR)/%.mex,$(MPI_GATEWAYS)),$(MEXES))
+NCCL_HOME    ?= $(CUDA_HOME)
+HAVE_NCCL    := $(if $(filter 0,$(CUDA) $(NCCL)),,$(if $(NVCC),$(if $(wildcard $(NCCL_HOME)/include/nccl.h),1,),))
+NCCL_LIB     := $(if $(HAVE_NCCL),$(MEXDIR)/libmuon_nccl.so,)
+
+.PHONY: check-mpi
+all: $(LIB_MPI) $(NCCL_LIB)
+
+$(MPI_OBJDIR):
+	mkdir -p $@
+
+$(MPI_OBJDIR)/comm_mpi.o: core/comm_mpi.c $(CORE_HDR) | $(MPI_OBJDIR)
+	$(if $(HAVE_MPI),$(MPICC),$(CC)) $(CFLAGS_CORE) $(if $(HAVE_MPI),-DMUON_HAVE_MPI,) -c $< -o $@
+
+$(LIB_MPI): $(MPI_OBJDIR)/comm_mpi.o
+	rm -f $@ && ar rcs $@ $^
+
+$(MPI_OBJDIR)/muon_mex_comm.o: mex/muon_mex_comm.c mex/muon_mex_comm.h mex/muon_mex.h \
+                               $(CORE_HDR) | $(MPI_OBJDIR)
+	$(MKOCTFILE) --mex $(MPI_CFLAGS) -Icore/include -Icore -c $< -o $@
+
+$(MPI_MEXES): $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(MPI_OBJDIR)/muon_mex_comm.o \
+                               $(LIB_MPI) $(LIB) mex/muon_mex.h mex/muon_mex_comm.h | $(MEXDIR)
+	$(MKOCTFILE) --mex $(MPI_CFLAGS) -Icore/include -Icore -o $@ $< $(B)/obj/muon_mex.o \
+	  $(MPI_OBJDIR)/muon_mex_comm.o $(LIB_MPI) $(LIB) $(MPI_LIBS) $(LDLIBS)
+
+$(MEXDIR)/libmuon_nccl.so: core/comm_nccl_dev.c $(CORE_HDR) | $(MEXDIR)
+	$(CC) -std=c99 -O2 -fPIC -shared -fvisibility=hidden $(WARN) -Icore/include -Icore \
+	  -I$(NCCL_HOME)/include -I$(CUDA_HOME)/include $< -o $@ -L$(NCCL_HOME)/lib64 \
+	  -L$(CUDA_HOME)/lib64 -lnccl -lcudart -Wl,--no-undefined \
+	  -Wl,-rpath,$(NCCL_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
+
+MPI_CTEST := $(if $(HAVE_MPI),$(B)/tests/mpi/test_comm_mpi,)
+$(B)/tests/mpi/test_comm_mpi: tests/mpi/test_comm_mpi.c tests/c/harness.h $(LIB_MPI) $(LIB)
+	@mkdir -p $(@D)
+	$(MPICC) -std=c99 -O1 -g $(WARN) -Icore/include -Icore -Itests/c $< $(LIB_MPI) $(LIB) \
+	  $(LDLIBS) -o $@
+
+check-mpi: all $(MPI_CTEST)
+	@mkdir -p $(RESULTS); $(if $(HAVE_MPI),OCTAVE=$(OCTAVE) tests/mpi/run.sh $(RESULTS)/mpi \
+	  $(MPI_CTEST),echo "mpi: built without MPI (no mpicc, or MPI=0): the mpi layer is skipped")
 
 #---- tests ----------------------------------------------------------------------------------
 
@@ -116,6 +171,7 @@ check: deps all $(CTESTS)
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
 	@$(MAKE) --no-print-directory check-c || true
 	@$(MAKE) --no-print-directory check-octave || true
+	@$(MAKE) --no-print-directory check-mpi || true
 	@$(MAKE) --no-print-directory check-dist || true
 	@tests/summarize.sh $(RESULTS)
 
@@ -136,7 +192,7 @@ demo: deps all
 	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO)"
 
 bench: all
-	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns"
+	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi"
 
 dist:
 	tests/make_dist.sh $(VERSION)

@@ -65,7 +65,7 @@ function T = ns_precision_sweep ()
   elapsed = toc (t0);
 
   ## table
-  rs = @(r) ifelse (isempty (r), "[]", ["[" strjoin(arrayfun (@num2str, r, "UniformOutput", false), " ") "]"]);
+  rs = @(r) merge (isempty (r), "[]", ["[" strjoin(arrayfun (@num2str, r, "UniformOutput", false), " ") "]"]);
   printf ("\nNewton-Schulz precision sweep: keller, 5 steps, N(0,1) inputs, n = %d, mean of %d seeds\n",
           n, numel (seeds));
   printf ("relative Frobenius error vs fp64 NS (standard) and vs the SVD polar factor U*V'\n\n");
@@ -150,12 +150,4 @@ function make_plot (png, precs, variants, aspects, err64, n, nseeds, rs)
   endfor
   print (h, png, "-dpng", "-r100");
   close (h);
-endfunction
-
-function r = ifelse (c, a, b)
-  if (c)
-    r = a;
-  else
-    r = b;
-  endif
 endfunction

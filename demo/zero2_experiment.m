@@ -123,7 +123,7 @@ function print_table (X, agree)
     mb = strjoin (arrayfun (@(b) sprintf ("%.2f", b / 2^20), t.bytes,
                             "UniformOutput", false), "+");
     printf ("%-31s %-16s %9.2e [%8.2e] %9.3f %11s %23s %5s", t.variant, t.method,
-            t.err_same, t.err_straddler, t.err_fp64, calls, mb, ifelse (t.pass, "ok", "FAIL"));
+            t.err_same, t.err_straddler, t.err_fp64, calls, mb, merge (t.pass, "ok", "FAIL"));
     if (! isempty (agree))
       printf ("  %s", agree{k});
     endif
@@ -172,12 +172,4 @@ function G = backward (net, X, y)
       D = (net(l).W.' * D) .* (A{l} > 0);
     endif
   endfor
-endfunction
-
-function out = ifelse (c, a, b)
-  if (c)
-    out = a;
-  else
-    out = b;
-  endif
 endfunction

@@ -211,7 +211,7 @@ function R = result (variant, info, st, upd, full, ref_full, W, P, step)
   R.variant = variant;
   R.world = W;
   R.comm = info.comm;
-  R.counts = ifelse (info.counts_measured, "measured", "modelled");
+  R.counts = merge (info.counts_measured != 0, "measured", "modelled");
   R.step = step;
   R.updates = cell (1, P);
   if (! isempty (full))
@@ -253,13 +253,6 @@ function R = result (variant, info, st, upd, full, ref_full, W, P, step)
   endfor
 endfunction
 
-function out = ifelse (c, a, b)
-  if (c)
-    out = a;
-  else
-    out = b;
-  endif
-endfunction
 
 %!shared L, g
 %! L = zero_layout ({[6 4], [5 4], [6 4]}, 2);

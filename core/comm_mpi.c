@@ -1,0 +1,308 @@
+/* comm_mpi.c - the `mpi` communicator: one rank per process over MPI (Open MPI), on a
+ * duplicate of MPI_COMM_WORLD.  The caller initializes and finalizes MPI (muonlab's MEX
+ * files do it once per process, mex/muon_mex_comm.c).
+ *
+ * Built with -DMUON_HAVE_MPI by mpicc into build/libmuon_mpi.a, which only the MEX files
+ * that need MPI link (ahead of libmuon.a); without mpicc the same file builds a stub whose
+ * muon_comm_mpi_create returns MUON_ERR_NOTBUILT.  libmuon.a never contains this file.
+ *
+ * Reductions, two modes (muon_comm_mpi_create's use_library_reduction):
+ *   fixed (0, the default): bit for bit the `sim` communicator's result - every rank gathers
+ *     every rank's contribution and sums them itself in rank order 0..W-1 in the buffers'
+ *     type, then divides once by W for the average (comm_stage.h, the arithmetic of
+ *     comm_sim.c).  The cost, per rank, for n elements (c per block):
+ *       allreduce       MPI_Allgather of the vectors: receives (W - 1) n elements where a
+ *                       ring allreduce receives 2 (W - 1)/W n (W/2 times the traffic), and
+ *                       adds W n numbers instead of n; staging W * piece elements.
+ *       reduce_scatter  MPI_Alltoall of the blocks (rank q sends its block r to rank r):
+ *                       (W - 1) c elements each way, the ring's figure; staging 2 W piece.
+ *     A piece is at most MUON_STAGE_ELEMS / W elements (comm_stage.h), so the memory stays
+ *     bounded and the counts fit an int.
+ *   library (1): MPI_Allreduce / MPI_Reduce_scatter_block with MPI_SUM in place (the
+ *     library picks the algorithm and the order of the additions), then / W for the
+ *     average: equal to the fixed mode to within round-off (a few ulps per addition).
+ * all_gather (MPI_Allgather into a staging buffer, then copied to the receive slots in
+ * source order), broadcast (MPI_Bcast) and barrier (MPI_Barrier) are the same in both.
+ *
+ * Counters: the ring model of muon_comm_model_bytes (counts_measured = 0), not what this
+ * process's MPI library moved.  Errors: the duplicate has MPI_ERRORS_RETURN, so a failing
+ * MPI call becomes MUON_ERR_MPI with MPI_Error_string's text; peers may then still wait in
+ * the collective, so a caller that cannot go on should MPI_Abort (never finalize).
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_stage.h"
+
+#ifdef MUON_HAVE_MPI
+#include <mpi.h>
+
+typedef struct {
+  MPI_Comm comm;   // the duplicate of MPI_COMM_WORLD
+  int library;     // 1: MPI's own reductions
+  muon_stage stage, copy;
+} mpi_state;
+
+// Largest count handed to MPI at once in the library modes (MPI counts are int).
+#define LIB_PIECE ((size_t) 1 << 28)
+
+// Runs an MPI call; a failure records MUON_ERR_MPI with the library's text and jumps to fail.
+#define MPI_TRY(call)                                                                   \
+  do {                                                                                  \
+    int rc_ = (call);                                                                   \
+    if (rc_ != MPI_SUCCESS)                                                             \
+    {                                                                                   \
+      char s_[MPI_MAX_ERROR_STRING] = "";                                               \
+      int l_ = 0;                                                                       \
+      MPI_Error_string (rc_, s_, &l_);                                                  \
+      CHECK (MUON_ERR_MPI, 0, "mpi: %s failed: %s", what, s_);                          \
+    }                                                                                   \
+  } while (0)
+
+static MPI_Datatype mpi_type (muon_dtype t) { return t == MUON_F32 ? MPI_FLOAT : MPI_DOUBLE; }
+
+static size_t piece_for (int W)
+{
+  size_t p = MUON_STAGE_ELEMS / (size_t) W;
+  return p > 0 ? p : 1;
+}
+
+// When the n-byte input overlaps any of the nout outputs (out[k], ob bytes), copies it to
+// the state's private buffer so that outputs can be written piece by piece.  [in,out] *in.
+static muon_status detach (muon_ctx *ctx, mpi_state *s, const void **in, size_t n,
+                           void *const *out, int nout, size_t ob)
+{
+  muon_status status = MUON_OK;
+  void *p = NULL;
+  for (int k = 0; k < nout; k++)
+    if (muon_stage_overlap (*in, n, out[k], ob))
+    {
+      CHECKSTATUS (muon_stage_get (ctx, &s->copy, n, &p));
+      memcpy (p, *in, n);
+      *in = p;
+      break;
+    }
+fail:
+  return status;
+}
+
+//---- collectives --------------------------------------------------------------------------
+
+static muon_status mpi_allreduce (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                  void *const *recv, size_t count, muon_dtype dtype,
+                                  muon_reduce_op op)
+{
+  muon_status status = MUON_OK;
+  const char *what = "allreduce";
+  mpi_state *s = c->impl;
+  int W = c->size;
+  size_t e = muon_dtype_size (dtype);
+  char *out = recv[0], *st = NULL;
+  const void *in = send[0];
+  if (s->library)
+  {
+    if (in != out)
+      memmove (out, in, count * e);
+    for (size_t a = 0; a < count; a += LIB_PIECE)
+    {
+      size_t m = count - a < LIB_PIECE ? count - a : LIB_PIECE;
+      MPI_TRY (MPI_Allreduce (MPI_IN_PLACE, out + a * e, (int) m, mpi_type (dtype), MPI_SUM,
+                              s->comm));
+    }
+    if (op == MUON_REDUCE_AVG)
+      muon_stage_divide (out, count, W, dtype);
+  }
+  else
+  {
+    // identical buffers are fine piece by piece; a partial overlap needs a copy first
+    if (in != out)
+      CHECKSTATUS (detach (ctx, s, &in, count * e, recv, 1, count * e));
+    size_t piece = piece_for (W);
+    CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
+    for (size_t a = 0; a < count; a += piece)
+    {
+      size_t m = count - a < piece ? count - a : piece;
+      MPI_TRY (MPI_Allgather ((const char *) in + a * e, (int) m, mpi_type (dtype), st, (int) m,
+                              mpi_type (dtype), s->comm));
+      muon_stage_reduce (st, m, m, W, dtype, op, out + a * e);
+    }
+  }
+  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALLREDUCE, 0, count, dtype));
+fail:
+  return status;
+}
+
+static muon_status mpi_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                       void *const *recv, size_t count, muon_dtype dtype,
+                                       muon_reduce_op op)
+{
+  muon_status status = MUON_OK;
+  const char *what = "reduce_scatter";
+  mpi_state *s = c->impl;
+  int W = c->size;
+  size_t e = muon_dtype_size (dtype), Wz = (size_t) W;
+  char *out = recv[0], *st = NULL;
+  const void *in = send[0];
+  CHECKSTATUS (detach (ctx, s, &in, Wz * count * e, recv, 1, count * e));
+  if (s->library && count <= LIB_PIECE)
+    MPI_TRY (MPI_Reduce_scatter_block (in, out, (int) count, mpi_type (dtype), MPI_SUM,
+                                       s->comm));
+  else
+  {
+    // pieces [a, a + m) of every block: packed block by block into the first half of the
+    // stage, exchanged (library: reduced) into the second half
+    size_t piece = piece_for (W);
+    CHECKSTATUS (muon_stage_get (ctx, &s->stage, 2 * Wz * piece * e, (void **) &st));
+    char *pack = st, *got = st + Wz * piece * e;
+    for (size_t a = 0; a < count; a += piece)
+    {
+      size_t m = count - a < piece ? count - a : piece;
+      for (size_t q = 0; q < Wz; q++)
+        memcpy (pack + q * m * e, (const char *) in + (q * count + a) * e, m * e);
+      if (s->library)
+      {
+        MPI_TRY (MPI_Reduce_scatter_block (pack, out + a * e, (int) m, mpi_type (dtype),
+                                           MPI_SUM, s->comm));
+        continue;
+      }
+      MPI_TRY (MPI_Alltoall (pack, (int) m, mpi_type (dtype), got, (int) m, mpi_type (dtype),
+                             s->comm));
+      muon_stage_reduce (got, m, m, W, dtype, op, out + a * e);
+    }
+  }
+  if (s->library && op == MUON_REDUCE_AVG)
+    muon_stage_divide (out, count, W, dtype);
+  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_REDUCE_SCATTER, 0, count, dtype));
+fail:
+  return status;
+}
+
+static muon_status mpi_all_gather (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                   void *const *recv, size_t count, muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  const char *what = "all_gather";
+  mpi_state *s = c->impl;
+  int W = c->size;
+  size_t e = muon_dtype_size (dtype), piece = piece_for (W);
+  char *st = NULL;
+  const void *in = send[0];
+  CHECKSTATUS (detach (ctx, s, &in, count * e, recv, W, count * e));
+  CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
+  for (size_t a = 0; a < count; a += piece)
+  {
+    size_t m = count - a < piece ? count - a : piece;
+    MPI_TRY (MPI_Allgather ((const char *) in + a * e, (int) m, mpi_type (dtype), st, (int) m,
+                            mpi_type (dtype), s->comm));
+    // sources in order, so aliased slots keep the last one written (as comm_sim.c)
+    for (int q = 0; q < W; q++)
+      memcpy ((char *) recv[q] + a * e, st + (size_t) q * m * e, m * e);
+  }
+  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALL_GATHER, 0, count, dtype));
+fail:
+  return status;
+}
+
+static muon_status mpi_broadcast (muon_comm *c, muon_ctx *ctx, void *const *buf, size_t count,
+                                  muon_dtype dtype, int root)
+{
+  muon_status status = MUON_OK;
+  const char *what = "broadcast";
+  mpi_state *s = c->impl;
+  size_t e = muon_dtype_size (dtype);
+  for (size_t a = 0; a < count; a += LIB_PIECE)
+  {
+    size_t m = count - a < LIB_PIECE ? count - a : LIB_PIECE;
+    MPI_TRY (MPI_Bcast ((char *) buf[0] + a * e, (int) m, mpi_type (dtype), root, s->comm));
+  }
+  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_BROADCAST, root, count, dtype));
+fail:
+  return status;
+}
+
+static muon_status mpi_barrier (muon_comm *c, muon_ctx *ctx)
+{
+  muon_status status = MUON_OK;
+  const char *what = "barrier";
+  mpi_state *s = c->impl;
+  MPI_TRY (MPI_Barrier (s->comm));
+fail:
+  return status;
+}
+
+//---- create / destroy ---------------------------------------------------------------------
+
+static void mpi_destroy (muon_comm *c)
+{
+  mpi_state *s = c->impl;
+  if (s == NULL)
+    return;
+  int fin = 1;
+  MPI_Finalized (&fin);
+  if (!fin && s->comm != MPI_COMM_NULL)   // after MPI_Finalize nothing may touch MPI
+    MPI_Comm_free (&s->comm);
+  free (s->stage.p);
+  free (s->copy.p);
+  free (s);
+  c->impl = NULL;
+}
+
+muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon_comm **comm)
+{
+  muon_status status = MUON_OK;
+  const char *what = "creating the communicator";
+  muon_comm *c = NULL;
+  mpi_state *s = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, comm != NULL, "communicator pointer must not be NULL");
+  *comm = NULL;
+  int init = 0, fin = 0, rank = 0, size = 0;
+  MPI_Initialized (&init);
+  MPI_Finalized (&fin);
+  CHECK (MUON_ERR_MPI, init && !fin, "mpi: MPI is %s", fin ? "already finalized"
+         : "not initialized (call MPI_Init or MPI_Init_thread first)");
+  CHECKMEM (s = calloc (1, sizeof *s));
+  s->comm = MPI_COMM_NULL;
+  s->library = use_library_reduction != 0;
+  MPI_TRY (MPI_Comm_dup (MPI_COMM_WORLD, &s->comm));
+  MPI_TRY (MPI_Comm_set_errhandler (s->comm, MPI_ERRORS_RETURN));
+  MPI_TRY (MPI_Comm_rank (s->comm, &rank));
+  MPI_TRY (MPI_Comm_size (s->comm, &size));
+  CHECKSTATUS (muon_comm_alloc (ctx, "mpi", size, 1, rank, &c));
+  c->impl = s;
+  s = NULL;
+  c->destroy = mpi_destroy;
+  c->counts_measured = 0;
+  c->allreduce = mpi_allreduce;
+  c->reduce_scatter = mpi_reduce_scatter;
+  c->all_gather = mpi_all_gather;
+  c->broadcast = mpi_broadcast;
+  c->barrier = mpi_barrier;
+  *comm = c;
+  c = NULL;
+fail:
+  if (s)
+  {
+    muon_comm tmp = { .impl = s };
+    mpi_destroy (&tmp);
+  }
+  muon_comm_destroy (&c);
+  return status;
+}
+
+#else  // built without MPI
+
+muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon_comm **comm)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, comm != NULL, "communicator pointer must not be NULL");
+  *comm = NULL;
+  CHECK (MUON_ERR_NOTBUILT, 0, "the MPI communicator is not built (no mpicc was found when "
+         "muonlab was built; install Open MPI and rebuild)");
+fail:
+  return status;
+}
+
+#endif

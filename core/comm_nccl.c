@@ -1,0 +1,358 @@
+/* comm_nccl.c - the `nccl` communicator: one GPU rank per process over NCCL, its buffers in
+ * host memory (staged to the device for each call).  This half is plain C in libmuon.a; the
+ * CUDA and NCCL calls are in libmuon_nccl.so (comm_nccl_dev.c), opened with dlopen on first
+ * use, so nothing links NCCL and a machine without it or without a GPU gets a clean
+ * MUON_ERR_NOTBUILT / MUON_ERR_NODEVICE.
+ *
+ * Set-up (muon_comm_nccl_create, every rank of the bootstrap communicator at once): each
+ * rank loads the library and counts devices; the ranks all-reduce a failure count over the
+ * bootstrap so they fail together (no rank is left waiting in NCCL's set-up); rank 0 makes
+ * NCCL's unique id and broadcasts it over the bootstrap (with its status); each rank joins on
+ * device rank % devices; a second all-reduce agrees on the outcome.  Library search order:
+ * $MUON_NCCL_LIB, libmuon_nccl.so beside the object this code was linked into (the MEX file;
+ * found with dladdr), then the loader's default path.
+ *
+ * Reductions, two modes (as comm_mpi.c): fixed (default) gathers every rank's piece with
+ * ncclAllGather (allreduce) or a grouped ncclSend / ncclRecv all-to-all (reduce_scatter) and
+ * sums it on the host in rank order, bit for bit the sim result (allreduce then moves W
+ * times the ring's traffic, reduce_scatter the ring's); library uses ncclAllReduce /
+ * ncclReduceScatter with ncclSum, then / W on the host for the average.  Counters are the
+ * model of muon_comm_model_bytes (counts_measured = 0).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_nccl_abi.h"
+#include "comm_stage.h"
+
+typedef struct {
+  void *lib;            // dlopen handle of libmuon_nccl.so
+  muon_nccl_api api;
+  void *dev;            // the device side's state (NCCL communicator, stream, buffers)
+  int library;          // 1: NCCL's own reductions
+  muon_stage stage, pack, copy;
+  char msg[256];
+} nccl_state;
+
+// Runs a device-side call; a failure records its status and message and jumps to fail.
+#define DEV_TRY(call)                                                                   \
+  do {                                                                                  \
+    s->msg[0] = '\0';                                                                   \
+    muon_status st_ = (call);                                                           \
+    if (st_ < 0)                                                                        \
+      CHECK (st_, 0, "nccl: %s", s->msg);                                               \
+  } while (0)
+
+//---- loading ------------------------------------------------------------------------------
+
+static void *open_library (char *why, size_t len)
+{
+  const char *env = getenv ("MUON_NCCL_LIB");
+  if (env && *env)
+  {
+    void *h = dlopen (env, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+      snprintf (why, len, "%s", dlerror ());
+    return h;
+  }
+  Dl_info info;
+  char path[4096] = "";
+  if (dladdr ((void *) &open_library, &info) && info.dli_fname)
+  {
+    snprintf (path, sizeof path, "%s", info.dli_fname);
+    char *slash = strrchr (path, '/');
+    if (slash)
+    {
+      snprintf (slash + 1, sizeof path - (size_t) (slash + 1 - path), "libmuon_nccl.so");
+      void *h = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+      if (h)
+        return h;
+      snprintf (why, len, "%s", dlerror ());
+    }
+  }
+  void *h = dlopen ("libmuon_nccl.so", RTLD_NOW | RTLD_LOCAL);
+  if (!h && !*why)
+    snprintf (why, len, "%s", dlerror ());
+  return h;
+}
+
+// Loads the library and picks this rank's device: status and message of this rank alone.
+static muon_status local_setup (nccl_state *s, int rank, int *device)
+{
+  char why[200] = "";
+  if ((s->lib = open_library (why, sizeof why)) == NULL)
+  {
+    snprintf (s->msg, sizeof s->msg, "the NCCL communicator is not built or cannot be loaded "
+              "(%s)", why);
+    return MUON_ERR_NOTBUILT;
+  }
+  muon_nccl_get_api_fn get;
+  *(void **) (&get) = dlsym (s->lib, "muon_nccl_get_api");
+  if (!get || get (MUON_NCCL_ABI, &s->api) != MUON_OK)
+  {
+    snprintf (s->msg, sizeof s->msg, "libmuon_nccl.so does not provide ABI %d", MUON_NCCL_ABI);
+    return MUON_ERR_NOTBUILT;
+  }
+  int count = 0;
+  muon_status st = s->api.device_count (&count, why, sizeof why);
+  if (st == MUON_OK && count < 1)
+    st = MUON_ERR_NODEVICE;
+  if (st != MUON_OK)
+  {
+    snprintf (s->msg, sizeof s->msg, "no CUDA device (%s)", *why ? why : "none found");
+    return st;
+  }
+  *device = rank % count;
+  return MUON_OK;
+}
+
+// Sums this rank's failure flag over the bootstrap's ranks.  [out] *failed.
+static muon_status agree (muon_ctx *ctx, muon_comm *boot, int bad, int *failed)
+{
+  muon_status status = MUON_OK;
+  double v = bad ? 1.0 : 0.0;
+  void *p = &v;
+  *failed = bad;
+  if (boot && boot->size > 1)
+  {
+    CHECKSTATUS (boot->allreduce (boot, ctx, (const void *const *) &p, (void *const *) &p, 1,
+                                  MUON_F64, MUON_REDUCE_SUM));
+    *failed = (int) v;
+  }
+fail:
+  return status;
+}
+
+//---- collectives --------------------------------------------------------------------------
+
+// As comm_mpi.c: an input overlapping an output (other than the identical buffer of an
+// element-wise collective) is copied first, so outputs can be written piece by piece.
+static muon_status detach (muon_ctx *ctx, nccl_state *s, const void **in, size_t n,
+                           void *const *out, int nout, size_t ob)
+{
+  muon_status status = MUON_OK;
+  void *p = NULL;
+  for (int k = 0; k < nout; k++)
+    if (muon_stage_overlap (*in, n, out[k], ob))
+    {
+      CHECKSTATUS (muon_stage_get (ctx, &s->copy, n, &p));
+      memcpy (p, *in, n);
+      *in = p;
+      break;
+    }
+fail:
+  return status;
+}
+
+static size_t piece_for (int W)
+{
+  size_t p = MUON_STAGE_ELEMS / (size_t) W;
+  return p > 0 ? p : 1;
+}
+
+static muon_status nccl_allreduce (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                   void *const *recv, size_t count, muon_dtype dtype,
+                                   muon_reduce_op op)
+{
+  muon_status status = MUON_OK;
+  nccl_state *s = c->impl;
+  int W = c->size;
+  size_t e = muon_dtype_size (dtype), piece = piece_for (W);
+  const void *in = send[0];
+  char *out = recv[0], *st = NULL;
+  if (s->library)
+  {
+    DEV_TRY (s->api.allreduce (s->dev, in, out, count, dtype, s->msg, sizeof s->msg));
+    if (op == MUON_REDUCE_AVG)
+      muon_stage_divide (out, count, W, dtype);
+  }
+  else
+  {
+    if (in != out)
+      CHECKSTATUS (detach (ctx, s, &in, count * e, recv, 1, count * e));
+    CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
+    for (size_t a = 0; a < count; a += piece)
+    {
+      size_t m = count - a < piece ? count - a : piece;
+      DEV_TRY (s->api.all_gather (s->dev, (const char *) in + a * e, st, m, dtype, s->msg,
+                                  sizeof s->msg));
+      muon_stage_reduce (st, m, m, W, dtype, op, out + a * e);
+    }
+  }
+  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALLREDUCE, 0, count, dtype));
+fail:
+  return status;
+}
+
+static muon_status nccl_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                        void *const *recv, size_t count, muon_dtype dtype,
+                                        muon_reduce_op op)
+{
+  muon_status status = MUON_OK;
+  nccl_state *s = c->impl;
+  int W = c->size;
+  size_t e = muon_dtype_size (dtype), Wz = (size_t) W, piece = piece_for (W);
+  const void *in = send[0];
+  char *out = recv[0], *pack = NULL, *got = NULL;
+  if (s->library)
+  {
+    DEV_TRY (s->api.reduce_scatter (s->dev, in, out, count, dtype, s->msg, sizeof s->msg));
+    if (op == MUON_REDUCE_AVG)
+      muon_stage_divide (out, count, W, dtype);
+  }
+  else
+  {
+    CHECKSTATUS (detach (ctx, s, &in, Wz * count * e, recv, 1, count * e));
+    CHECKSTATUS (muon_stage_get (ctx, &s->pack, Wz * piece * e, (void **) &pack));
+    CHECKSTATUS (muon_stage_get (ctx, &s->stage, Wz * piece * e, (void **) &got));
+    for (size_t a = 0; a < count; a += piece)
+    {
+      size_t m = count - a < piece ? count - a : piece;
+      for (size_t q = 0; q < Wz; q++)
+        memcpy (pack + q * m * e, (const char *) in + (q * count + a) * e, m * e);
+      DEV_TRY (s->api.all_to_all (s->dev, pack, got, m, dtype, s->msg, sizeof s->msg));
+      muon_stage_reduce (got, m, m, W, dtype, op, out + a * e);
+    }
+  }
+  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_REDUCE_SCATTER, 0, count, dtype));
+fail:
+  return status;
+}
+
+static muon_status nccl_all_gather (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                    void *const *recv, size_t count, muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  nccl_state *s = c->impl;
+  int W = c->size;
+  size_t e = muon_dtype_size (dtype), piece = piece_for (W);
+  const void *in = send[0];
+  char *st = NULL;
+  CHECKSTATUS (detach (ctx, s, &in, count * e, recv, W, count * e));
+  CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
+  for (size_t a = 0; a < count; a += piece)
+  {
+    size_t m = count - a < piece ? count - a : piece;
+    DEV_TRY (s->api.all_gather (s->dev, (const char *) in + a * e, st, m, dtype, s->msg,
+                                sizeof s->msg));
+    for (int q = 0; q < W; q++)   // sources in order, as comm_sim.c
+      memcpy ((char *) recv[q] + a * e, st + (size_t) q * m * e, m * e);
+  }
+  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALL_GATHER, 0, count, dtype));
+fail:
+  return status;
+}
+
+static muon_status nccl_broadcast (muon_comm *c, muon_ctx *ctx, void *const *buf, size_t count,
+                                   muon_dtype dtype, int root)
+{
+  muon_status status = MUON_OK;
+  nccl_state *s = c->impl;
+  DEV_TRY (s->api.broadcast (s->dev, buf[0], count, dtype, root, s->msg, sizeof s->msg));
+  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_BROADCAST, root, count, dtype));
+fail:
+  return status;
+}
+
+static muon_status nccl_barrier (muon_comm *c, muon_ctx *ctx)
+{
+  muon_status status = MUON_OK;
+  nccl_state *s = c->impl;
+  DEV_TRY (s->api.barrier (s->dev, s->msg, sizeof s->msg));
+fail:
+  return status;
+}
+
+//---- create / destroy ---------------------------------------------------------------------
+
+static void state_free (nccl_state *s)
+{
+  if (s == NULL)
+    return;
+  if (s->dev && s->api.destroy)
+    s->api.destroy (s->dev);
+  // a library that set up CUDA and NCCL stays loaded (their threads and atexit handlers
+  // may still refer to it); one that only failed to find a device is closed
+  if (s->lib && s->dev == NULL)
+    dlclose (s->lib);
+  free (s->stage.p);
+  free (s->pack.p);
+  free (s->copy.p);
+  free (s);
+}
+
+static void nccl_destroy (muon_comm *c)
+{
+  state_free (c->impl);
+  c->impl = NULL;
+}
+
+muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,
+                                   int use_library_reduction, muon_comm **comm)
+{
+  muon_status status = MUON_OK;
+  muon_comm *c = NULL;
+  nccl_state *s = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, comm != NULL, "communicator pointer must not be NULL");
+  *comm = NULL;
+  CHECK (MUON_ERR_BADARG, bootstrap == NULL || bootstrap->local_ranks == 1,
+         "nccl: the bootstrap communicator must drive one rank per process (mpi or self), "
+         "not %d", bootstrap ? bootstrap->local_ranks : 0);
+  int W = bootstrap ? bootstrap->size : 1, rank = bootstrap ? bootstrap->rank0 : 0;
+  int device = 0, failed = 0;
+  CHECKMEM (s = calloc (1, sizeof *s));
+  s->library = use_library_reduction != 0;
+
+  // 1. library and device on every rank, then agree
+  muon_status local = local_setup (s, rank, &device);
+  CHECKSTATUS (agree (ctx, bootstrap, local != MUON_OK, &failed));
+  CHECK (local, local == MUON_OK, "nccl: %s", s->msg);
+  CHECK (MUON_ERR_NODEVICE, failed == 0, "nccl: %d of %d ranks have no usable NCCL or CUDA "
+         "device", failed, W);
+
+  // 2. rank 0's unique id (16 doubles' worth of bytes) and its status, to every rank
+  double id[MUON_NCCL_ID_BYTES / sizeof (double) + 1];
+  const size_t nid = sizeof id / sizeof id[0];
+  memset (id, 0, sizeof id);
+  if (rank == 0)
+  {
+    s->msg[0] = '\0';
+    id[nid - 1] = (double) s->api.unique_id (id, s->msg, sizeof s->msg);
+  }
+  if (bootstrap && W > 1)
+  {
+    void *p = id;
+    CHECKSTATUS (bootstrap->broadcast (bootstrap, ctx, (void *const *) &p, nid, MUON_F64, 0));
+  }
+  CHECK (MUON_ERR_NCCL, id[nid - 1] == 0, "nccl: rank 0 could not make the unique id%s%s",
+         *s->msg ? ": " : "", s->msg);
+
+  // 3. join, then agree again
+  s->msg[0] = '\0';
+  local = s->api.init (&s->dev, W, rank, device, id, s->msg, sizeof s->msg);
+  CHECKSTATUS (agree (ctx, bootstrap, local != MUON_OK, &failed));
+  CHECK (local, local == MUON_OK, "nccl: %s", s->msg);
+  CHECK (MUON_ERR_NCCL, failed == 0, "nccl: %d of %d ranks could not join the communicator",
+         failed, W);
+
+  CHECKSTATUS (muon_comm_alloc (ctx, "nccl", W, 1, rank, &c));
+  c->impl = s;
+  s = NULL;
+  c->destroy = nccl_destroy;
+  c->counts_measured = 0;
+  c->allreduce = nccl_allreduce;
+  c->reduce_scatter = nccl_reduce_scatter;
+  c->all_gather = nccl_all_gather;
+  c->broadcast = nccl_broadcast;
+  c->barrier = nccl_barrier;
+  *comm = c;
+  c = NULL;
+fail:
+  state_free (s);
+  muon_comm_destroy (&c);
+  return status;
+}

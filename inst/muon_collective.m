@@ -1,0 +1,173 @@
+## Copyright (C) 2026 The muonlab authors
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {[@var{Y}, @var{info}] =} muon_collective (@var{comm}, @qcode{"allreduce"}, @var{X})
+## @deftypefnx {muonlab} {[@var{Y}, @var{info}] =} muon_collective (@var{comm}, @qcode{"reduce_scatter"}, @var{X})
+## @deftypefnx {muonlab} {[@var{Y}, @var{info}] =} muon_collective (@var{comm}, @qcode{"all_gather"}, @var{X})
+## @deftypefnx {muonlab} {[@var{Y}, @var{info}] =} muon_collective (@var{comm}, @qcode{"broadcast"}, @var{X})
+## @deftypefnx {muonlab} {@var{info} =} muon_collective (@var{comm}, @qcode{"barrier"})
+## @deftypefnx {muonlab} {@var{S} =} muon_collective (@var{comm}, @qcode{"counters"})
+## @deftypefnx {muonlab} {@dots{} =} muon_collective (@dots{}, @var{name}, @var{value})
+## Run one collective of the communicator @var{comm} (from @code{muon_comm}) on double or
+## single arrays.
+##
+## @var{X} holds one array per rank this process drives: a 1 x W cell for a
+## @qcode{"sim"} communicator of W ranks, the rank's own array for @qcode{"self"},
+## @qcode{"mpi"} and @qcode{"nccl"} (a 1 x 1 cell is accepted too).  Every rank passes the
+## same class and number of elements.  @var{Y} comes back in the same form:
+## @table @asis
+## @item @qcode{"allreduce"}
+## the sum (or average) over the ranks, shaped like @var{X}.
+## @item @qcode{"reduce_scatter"}
+## rank r's block of the sum: the elements @code{r*c+1 : (r+1)*c} of @code{X(:)} with
+## @code{c = numel (X) / W} (which must be an integer), shaped m x n/W when W divides the
+## columns n of an m x n @var{X} (the columns @code{r*n/W+1 : (r+1)*n/W}), else a column.
+## @item @qcode{"all_gather"}
+## every rank's @var{X} side by side, rank 0 first: m x (n W), or a column for arrays of
+## more than two dimensions.
+## @item @qcode{"broadcast"}
+## the root rank's @var{X} (option @qcode{"Root"}, default 0).
+## @end table
+## Reductions add in rank order 0..W-1 in the class of @var{X} and divide once by W for an
+## average (option @qcode{"Op"}, @qcode{"sum"} (default) or @qcode{"avg"}): see
+## @code{muon_comm}.
+##
+## @var{info} describes this call: @code{coll}, @code{counts} (@qcode{"measured"} or
+## @qcode{"modelled"}) and, one entry per local rank (column vectors), @code{calls},
+## @code{sent} and @code{recv} (bytes), and @code{model_sent} / @code{model_recv}, the ring
+## model of the same call (2 (W-1)/W n elements each way for an all-reduce of n elements
+## that W divides; (W-1) c for reduce-scatter and all-gather of c per rank; a chain for
+## broadcast).
+##
+## @qcode{"counters"} returns, per collective kind, the @code{calls}, @code{sent} and
+## @code{recv} of the process's @qcode{"mpi"} or @qcode{"nccl"} communicator since it was
+## made, as counted by this function (zero for @qcode{"self"} and @qcode{"sim"}, which are
+## made for each call); option @qcode{"Reset"}, true clears them.
+##
+## Under MPI each rank must make the same calls in the same order, or the job waits forever
+## (use @code{muon_mpirun}, which ends every rank when one fails).
+##
+## @example
+## [Y, info] = muon_collective (muon_comm ("sim", 2), "reduce_scatter", @{[1 2], [3 4]@})
+## # Y = @{4, 6@}; info.sent = [8; 8]
+## @end example
+## @seealso{muon_comm, muon_mpirun}
+## @end deftypefn
+
+function [Y, info] = muon_collective (comm, coll, varargin)
+  fname = "muon_collective";
+  if (nargin < 2)
+    print_usage ();
+  endif
+  if (! (isstruct (comm) && isscalar (comm)) && ! (ischar (comm) && isrow (comm)))
+    error ("muonlab:badArg", "muon_collective: COMM must be a communicator from muon_comm.");
+  endif
+  coll = choose_option (fname, "COLL", coll, {"allreduce", "reduce_scatter", "all_gather", ...
+                                              "broadcast", "barrier", "counters"});
+  takes_x = ! any (strcmp (coll, {"barrier", "counters"}));
+  if (takes_x)
+    if (isempty (varargin))
+      error ("muonlab:badArg", "muon_collective: X must be given for %s.", coll);
+    endif
+    X = varargin{1};
+    varargin(1) = [];
+    if (iscell (X))
+      ok = all (cellfun (@is_float_array, X(:)));
+    else
+      ok = is_float_array (X);
+    endif
+    if (! ok)
+      error ("muonlab:badType",
+             "muon_collective: X must be a real double or single array, or a cell of them.");
+    endif
+  endif
+  [o, rest] = parse_pairs (fname, struct ("Op", "sum", "Root", 0, "Reset", false), varargin);
+  reject_rest (fname, rest);
+  op = choose_option (fname, "OP", o.Op, {"sum", "avg"});
+  if (! (isnumeric (o.Root) && isscalar (o.Root) && o.Root == fix (o.Root) && o.Root >= 0))
+    error ("muonlab:badArg", "muon_collective: ROOT must be a non-negative integer.");
+  endif
+  switch (coll)
+    case {"allreduce", "reduce_scatter"}
+      [Y, info] = __muon_comm__ (coll, comm, X, op);
+    case "all_gather"
+      [Y, info] = __muon_comm__ (coll, comm, X);
+    case "broadcast"
+      [Y, info] = __muon_comm__ (coll, comm, X, double (o.Root));
+    case "barrier"
+      Y = __muon_comm__ (coll, comm);
+    otherwise
+      Y = __muon_comm__ (coll, comm, logical (o.Reset));
+  endswitch
+endfunction
+
+function ok = is_float_array (x)
+  ok = (isa (x, "double") || isa (x, "single")) && isreal (x) && ! issparse (x);
+endfunction
+
+%!shared c2, c4
+%! c2 = muon_comm ("sim", 2);
+%! c4 = muon_comm ("sim", 4);
+
+%!test
+%! [Y, info] = muon_collective (c4, "allreduce", {1, 2, 3, [4]});
+%! assert (Y, {10, 10, 10, 10});
+%! assert (info.coll, "allreduce");
+%! assert (info.calls, ones (4, 1));
+%! Y = muon_collective (c4, "allreduce", {1, 2, 3, 4}, "Op", "AVG");
+%! assert (Y, {2.5, 2.5, 2.5, 2.5});
+
+%!test
+%! ## the fixed order: (((x0 + x1) + x2) + x3) in single, not a pairwise sum
+%! x = single ([1e8, 1, -1e8, 1]);
+%! Y = muon_collective (c4, "allreduce", num2cell (x));
+%! assert (Y{1}, ((x(1) + x(2)) + x(3)) + x(4));
+%! assert (class (Y{1}), "single");
+
+%!test
+%! [Y, info] = muon_collective (c2, "reduce_scatter", {[1 2; 3 4], [10 20; 30 40]});
+%! assert (Y, {[11; 33], [22; 44]});
+%! assert (info.sent, [16; 16]);
+%! assert (info.sent, info.model_sent);
+%! Y = muon_collective (c2, "reduce_scatter", {1:6, 1:6}, "Op", "avg");
+%! assert (Y, {1:3, 4:6});
+
+%!test
+%! [Y, info] = muon_collective (c2, "all_gather", {[1; 2], [3; 4]});
+%! assert (Y, {[1 3; 2 4], [1 3; 2 4]});
+%! assert (info.recv, [16; 16]);
+%! assert (info.recv, info.model_recv);
+
+%!test
+%! [Y, info] = muon_collective (c4, "broadcast", {1, 2, 3, 4}, "Root", 2);
+%! assert (Y, {3, 3, 3, 3});
+%! assert (info.sent, [8; 0; 8; 8]);   # the chain 2 -> 3 -> 0 -> 1
+%! assert (info.recv, [8; 8; 0; 8]);
+%! assert ([info.sent info.recv], [info.model_sent info.model_recv]);
+
+%!test
+%! info = muon_collective (c2, "barrier");
+%! assert (info.calls, [1; 1]);
+%! S = muon_collective ("self", "counters");
+%! assert (S.allreduce.calls, 0);
+
+%!test
+%! ## allreduce bytes: 2 (W-1)/W n elements each way when W divides n
+%! [~, info] = muon_collective (c4, "allreduce", repmat ({zeros(8, 1)}, 1, 4));
+%! assert (info.sent, repmat (2 * 3 / 4 * 8 * 8, 4, 1));
+%! assert (info.counts, "measured");
+
+%!error <Invalid call> muon_collective (c2)
+%!error <muon_collective: COMM must be a communicator from muon_comm.> muon_collective (2, "barrier")
+%!error <muon_collective: COLL must be 'allreduce', 'reduce_scatter', 'all_gather', 'broadcast', 'barrier' or 'counters'.> muon_collective (c2, "gather", {1, 2})
+%!error <muon_collective: X must be given for allreduce.> muon_collective (c2, "allreduce")
+%!error <muon_collective: X must be a real double or single array, or a cell of them.> muon_collective (c2, "allreduce", {1, int8(2)})
+%!error <muon_collective: OP must be 'sum' or 'avg'.> muon_collective (c2, "allreduce", {1, 2}, "Op", "max")
+%!error <muon_collective: ROOT must be a non-negative integer.> muon_collective (c2, "broadcast", {1, 2}, "Root", -1)
+%!error <muon_collective: unknown option 'Foo'.> muon_collective (c2, "barrier", "Foo", 1)
+%!error <muon_collective: X must be a 1 x 2 cell, one array per local rank.> muon_collective (c2, "allreduce", {1, 2, 3})
+%!error <muon_collective: every rank's X must have the same class and number of elements.> muon_collective (c2, "allreduce", {1, [2 3]})
+%!error <muon_collective: X must have a multiple of 2 elements \(the world size\), not 3.> muon_collective (c2, "reduce_scatter", {1:3, 1:3})
+%!error <muon_collective: broadcast: root 5 out of range \(world 2\).> muon_collective (c2, "broadcast", {1, 2}, "Root", 5)
+%!error id=muonlab:badArg muon_collective (struct ("kind", "tcp"), "barrier")

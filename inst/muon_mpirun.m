@@ -1,0 +1,226 @@
+## Copyright (C) 2026 The muonlab authors
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {@var{R} =} muon_mpirun (@var{np}, @var{fn}, @var{arg1}, @dots{})
+## @deftypefnx {muonlab} {@var{R} =} muon_mpirun (@var{opts}, @var{fn}, @dots{})
+## @deftypefnx {muonlab} {[@var{R}, @var{out}] =} muon_mpirun (@dots{})
+## Run the function @var{fn} on @var{np} MPI ranks, one Octave process each, and return
+## what every rank returned.
+##
+## @code{muon_mpirun} starts @code{mpirun -np @var{np} octave-cli} (with
+## @option{--oversubscribe}, and @option{--allow-run-as-root} when run by root).  Every rank
+## gets the caller's load path and working directory, calls
+## @code{@var{fn} (@var{arg1}, @dots{})} (@var{fn} is a function name or handle; the
+## arguments travel in a temporary .mat file) and sends back its result.  Inside @var{fn},
+## @code{muon_comm ("mpi")} is the rank's communicator.  Rank 0's output is streamed
+## to the screen (with two outputs it is returned in @var{out} instead); the other ranks'
+## output is discarded.
+##
+## @var{R} is a 1 x @var{np} struct array when every rank returned a scalar struct with the
+## same fields, else a 1 x @var{np} cell; @code{R(r+1)} comes from rank r.
+##
+## When a rank raises an error, it prints @qcode{"rank r: message"} and calls
+## @code{MPI_Abort}, which ends every rank (a rank waiting in a collective would otherwise wait
+## forever); @code{muon_mpirun} then raises @code{muonlab:mpi} with that rank's message.
+##
+## @var{opts} is a struct with field @code{np} and optionally @code{timeout} (seconds,
+## default 3600: a guard against a hung job, which is then killed) and @code{mpirun_args}
+## (a string of extra @code{mpirun} options).
+##
+## @example
+## function s = my_rank (x)       # in my_rank.m, on the path
+##   comm = muon_comm ("mpi");
+##   s.rank = comm.rank;
+##   s.sum = muon_collective (comm, "allreduce", x * (comm.rank + 1));
+## endfunction
+## R = muon_mpirun (4, "my_rank", 1);    # [R.sum] is [10 10 10 10]
+## @end example
+## @seealso{muon_comm, muon_collective}
+## @end deftypefn
+
+function [R, out] = muon_mpirun (np, fn, varargin)
+  fname = "muon_mpirun";
+  if (nargin == 2 && ischar (np) && strcmp (np, "__rank__"))
+    run_rank (fn);                      # internal: the per-rank driver (see below)
+    return;
+  endif
+  if (nargin < 2)
+    print_usage ();
+  endif
+  o = struct ("np", [], "timeout", 3600, "mpirun_args", "");
+  if (isstruct (np) && isscalar (np))
+    [o, rest] = parse_pairs (fname, o, [fieldnames(np)'; struct2cell(np)'](:)');
+    reject_rest (fname, rest);
+  else
+    o.np = np;
+  endif
+  np = o.np;
+  if (! (isnumeric (np) && isscalar (np) && isreal (np) && np == fix (np) && np >= 1))
+    error ("muonlab:badArg", "muon_mpirun: NP must be a positive integer.");
+  endif
+  if (! (isnumeric (o.timeout) && isscalar (o.timeout) && o.timeout > 0))
+    error ("muonlab:badArg", "muon_mpirun: TIMEOUT must be a positive number of seconds.");
+  endif
+  if (! ischar (o.mpirun_args))
+    error ("muonlab:badArg", "muon_mpirun: MPIRUN_ARGS must be a string.");
+  endif
+  if (! ((ischar (fn) && isrow (fn)) || is_function_handle (fn)))
+    error ("muonlab:badArg", "muon_mpirun: FN must be a function name or handle.");
+  endif
+  mpirun = file_in_path (getenv ("PATH"), "mpirun");
+  if (isempty (mpirun))
+    error ("muonlab:notBuilt", "muon_mpirun: mpirun was not found on the PATH (install Open MPI).");
+  endif
+  if (exist ("__muon_comm__") != 3 || ! __muon_comm__ ("have_mpi"))
+    error ("muonlab:notBuilt", "muon_mpirun: muonlab is not built with MPI (build it with mpicc on the PATH).");
+  endif
+
+  dir = tempname ();
+  mkdir (dir);
+  unwind_protect
+    job = struct ("fn", fn, "args", {varargin}, "path", path (), "pwd", pwd ());
+    save ("-binary", fullfile (dir, "job.mat"), "-struct", "job");
+    octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+    if (! exist (octave, "file"))
+      octave = "octave-cli";
+    endif
+    here = fileparts (mfilename ("fullpath"));
+    code = sprintf ("addpath (%s); muon_mpirun ('__rank__', %s);", sq (here), sq (dir));
+    write_file (fullfile (dir, "rank.sh"), {
+      "#!/bin/sh"
+      "# one rank of muon_mpirun: rank 0 streams its output, the others write rank_<r>.log"
+      "r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-0}}}"
+      "if [ \"$r\" = 0 ]; then exec \"$1\" --no-gui --norc --silent --no-history --eval \"$2\"; fi"
+      "exec \"$1\" --no-gui --norc --silent --no-history --eval \"$2\" >\"$3/rank_$r.log\" 2>&1"});
+    flags = "--oversubscribe --quiet";
+    if (getuid () == 0)
+      flags = ["--allow-run-as-root " flags];
+    endif
+    guard = "";
+    if (! isempty (file_in_path (getenv ("PATH"), "timeout")))
+      guard = sprintf ("timeout -k 10 %d ", ceil (o.timeout));
+    endif
+    cmd = sprintf ("exec %s%s %s -np %d %s sh %s %s %s %s", guard, sq (mpirun), flags, np,
+                   o.mpirun_args, sq (fullfile (dir, "rank.sh")), sq (octave), sq (code),
+                   sq (dir));
+    if (nargout > 1)
+      cmd = [cmd " 2>&1"];
+    endif
+    ## an Octave that has initialized MPI (a singleton, or a rank of a job) carries the job's
+    ## variables: drop them, so that mpirun starts a job of its own
+    write_file (fullfile (dir, "launch.sh"), {
+      "#!/bin/sh"
+      "for v in $(env | sed -n 's/^\\(PMIX_[A-Za-z0-9_]*\\|PMI_[A-Za-z0-9_]*\\|OMPI_[A-Za-z0-9_]*\\)=.*/\\1/p'); do"
+      "  case $v in OMPI_MCA_ess|OMPI_MCA_pmix|OMPI_MCA_orte_*) unset \"$v\";; OMPI_MCA_*) ;; *) unset \"$v\";; esac"
+      "done"
+      cmd});
+    launch = sprintf ("sh %s", sq (fullfile (dir, "launch.sh")));
+    if (nargout > 1)
+      [status, out] = system (launch);
+    else
+      fflush (stdout);
+      status = system (launch, false);
+    endif
+    R = collect (dir, np, status, o.timeout);
+  unwind_protect_cleanup
+    confirm_recursive_rmdir (false, "local");
+    [~] = rmdir (dir, "s");
+  end_unwind_protect
+endfunction
+
+## The results of every rank, or the error of the failed run.
+function R = collect (dir, np, status, timeout)
+  errs = glob (fullfile (dir, "error_*.txt"));
+  if (! isempty (errs))
+    ranks = cellfun (@(f) sscanf (f(numel (dir) + 8:end), "%d"), errs);
+    [r, k] = min (ranks);
+    msg = strtrim (fileread (errs{k}));
+    error ("muonlab:mpi", "muon_mpirun: rank %d: %s", r, msg);
+  elseif (status == 124 || status == 137)
+    error ("muonlab:mpi", "muon_mpirun: the job did not finish within %g s and was killed.",
+           timeout);
+  elseif (status != 0)
+    error ("muonlab:mpi", "muon_mpirun: mpirun exited with status %d.", status);
+  endif
+  R = cell (1, np);
+  for r = 0:np-1
+    f = fullfile (dir, sprintf ("rank_%d.mat", r));
+    if (! exist (f, "file"))
+      error ("muonlab:mpi", "muon_mpirun: rank %d returned no result.", r);
+    endif
+    s = load (f);
+    R{r+1} = s.out;
+  endfor
+  if (all (cellfun (@(x) isstruct (x) && isscalar (x), R)))
+    names = fieldnames (R{1});
+    if (all (cellfun (@(x) isequal (sort (fieldnames (x)), sort (names)), R)))
+      R = cellfun (@(x) orderfields (x, names), R);
+    endif
+  endif
+endfunction
+
+## The per-rank driver: the caller's path and directory, MPI up first (so that any rank can
+## abort the job), fn, then its result to rank_<r>.mat, or its error to error_<r>.txt and
+## MPI_Abort.
+function run_rank (dir)
+  job = load (fullfile (dir, "job.mat"));
+  path (job.path);
+  cd (job.pwd);
+  r = -1;
+  try
+    comm = muon_comm ("mpi");
+    r = comm.rank;
+    nout = 1;
+    try
+      nout = nargout (job.fn);
+    catch
+    end_try_catch
+    if (nout == 0)
+      feval (job.fn, job.args{:});
+      out = struct ();
+    else
+      out = feval (job.fn, job.args{:});
+    endif
+    tmp = fullfile (dir, sprintf (".rank_%d.mat", r));
+    save ("-binary", tmp, "out");
+    rename (tmp, fullfile (dir, sprintf ("rank_%d.mat", r)));
+  catch err
+    if (r < 0)
+      r = str2double (getenv ("OMPI_COMM_WORLD_RANK"));
+      r(isnan (r)) = 0;
+    endif
+    write_file (fullfile (dir, sprintf ("error_%d.txt", r)), {err.message});
+    if (exist ("comm", "var"))
+      __muon_comm__ ("abort", sprintf ("rank %d: %s", r, err.message));
+    endif
+    fprintf (stderr, "rank %d: %s\n", r, err.message);
+    exit (1);
+  end_try_catch
+endfunction
+
+function s = sq (str)
+  s = ["'" strrep(str, "'", "'\\''") "'"];
+endfunction
+
+function write_file (name, lines)
+  fid = fopen (name, "w");
+  if (fid < 0)
+    error ("muonlab:mpi", "muon_mpirun: cannot write %s.", name);
+  endif
+  fprintf (fid, "%s\n", lines{:});
+  fclose (fid);
+endfunction
+
+%!testif ; ! isempty (file_in_path (getenv ("PATH"), "mpirun")) && __muon_comm__ ("have_mpi")
+%! [R, out] = muon_mpirun (2, "muon_comm", "self");
+%! assert (size (R), [1 2]);
+%! assert ({R.kind}, {"self", "self"});
+
+%!error <Invalid call> muon_mpirun (2)
+%!error <muon_mpirun: NP must be a positive integer.> muon_mpirun (0, "disp")
+%!error <muon_mpirun: NP must be a positive integer.> muon_mpirun (struct ("timeout", 5), "disp")
+%!error <muon_mpirun: TIMEOUT must be a positive number of seconds.> muon_mpirun (struct ("np", 2, "timeout", -1), "disp")
+%!error <muon_mpirun: MPIRUN_ARGS must be a string.> muon_mpirun (struct ("np", 2, "mpirun_args", 1), "disp")
+%!error <muon_mpirun: unknown option 'hosts'.> muon_mpirun (struct ("np", 2, "hosts", 1), "disp")
+%!error <muon_mpirun: FN must be a function name or handle.> muon_mpirun (2, 3)

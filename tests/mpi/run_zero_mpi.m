@@ -1,0 +1,165 @@
+## run_zero_mpi - the zero_muon_step part of the mpi layer (tests/mpi/run.sh runs it on every
+## rank of `mpirun -np 2` and `-np 4`):
+##
+##   mpirun -np 4 octave-cli --eval "cd tests/mpi; run_zero_mpi ()"
+##
+## Every variant of zero_muon_step on the MPI communicator (each rank passes only its own
+## gradients and keeps only its own momentum) against the same variant on W simulated ranks,
+## which each rank runs itself on every rank's (deterministic) gradients: over 3 steps that
+## chain the momentum, in 'double', on two random shape lists per world, the assembled
+## updates, this rank's owned update, its momentum, NS calls, momentum held and byte counts
+## must be bitwise equal.  With the library's reduction ('Reduction', 'mpi') the updates
+## must agree to fp64 round-off instead.  The shipped aliased pads must fail on a round of
+## mixed sizes on every rank alike (and never hang).
+##
+## The ranks agree on pass/fail (each test's failure count is all-gathered); rank 0 prints
+## one line per test and appends "mpi <passed> <failed>" to $MUON_MPI_RESULTS.  An
+## unexpected error is printed and aborts the job, so no rank waits forever.
+
+function run_zero_mpi ()
+  here = fileparts (mfilename ("fullpath"));
+  root = fileparts (fileparts (here));
+  addpath (fullfile (root, "inst"), fullfile (root, "build", "mex"));
+  more off;
+  page_screen_output (false);
+  comm = muon_comm ("mpi");
+  W = comm.size;
+  tests = {};
+  for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
+           "zero2_slice_only", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", ...
+           "moonlight_gather"}
+    tests(end+1:end+2) = {[v{1} "_vs_sim_bitwise"], @(c) t_bitwise (c, v{1})};
+  endfor
+  tests(end+1:end+4) = {"library_reduction", @t_library, ...
+                        "aliased_pads_fail_together", @t_aliased};
+  n = numel (tests) / 2;
+  fails = zeros (n, 1);
+  for k = 1:n
+    try
+      fails(k) = tests{2*k} (comm);
+    catch err
+      msg = sprintf ("rank %d: test %s raised: %s", comm.rank, tests{2*k-1}, err.message);
+      printf ("%s\n", msg);
+      fflush (stdout);
+      __muon_comm__ ("abort", msg);
+    end_try_catch
+  endfor
+  G = muon_collective (comm, "all_gather", fails);
+  bad = any (G > 0, 2);
+  if (comm.rank == 0)
+    for k = 1:n
+      printf ("  %s %s\n", merge (bad(k), "FAIL", "pass"), tests{2*k-1});
+    endfor
+    printf ("mpi zero_muon_step np=%d: %d passed, %d failed\n", W, sum (! bad), sum (bad));
+    res = getenv ("MUON_MPI_RESULTS");
+    if (! isempty (res))
+      fid = fopen (res, "a");
+      fprintf (fid, "mpi %d %d\n", sum (! bad), sum (bad));
+      fclose (fid);
+    endif
+  endif
+  fflush (stdout);
+endfunction
+
+function f = check (ok, comm, fmt, varargin)
+  f = ! ok;
+  if (! ok)
+    printf ("rank %d: FAIL %s\n", comm.rank, sprintf (fmt, varargin{:}));
+    fflush (stdout);
+  endif
+endfunction
+
+## The same random problem on every rank: a layout of random shapes, then W x P gradients.
+function [L, shapes] = problem (W, seed, stage, order)
+  rand ("state", seed);
+  P = 3 + mod (seed, 3);
+  shapes = 2 + floor (7 * rand (P, 2));
+  L = zero_layout (num2cell (shapes, 2), W, "Stage", stage, "Order", order);
+endfunction
+
+function g = grads (shapes, W, seed)
+  randn ("state", seed);
+  g = cell (W, rows (shapes));
+  for k = 1:numel (g)
+    [~, p] = ind2sub ([W rows(shapes)], k);
+    g{k} = randn (shapes(p,1), shapes(p,2));
+  endfor
+endfunction
+
+function f = t_bitwise (comm, variant)
+  f = 0;
+  W = comm.size;
+  r = comm.rank;
+  variants = {variant};
+  cases = {1, 2, "given"; 2, 3, "size_desc"; 3, 1, "given"};
+  for c = 1:rows (cases)
+    for v = 1:numel (variants)
+      [L, shapes] = problem (W, cases{c,1}, cases{c,2}, cases{c,3});
+      sm = []; sq = [];
+      for step = 1:3
+        g = grads (shapes, W, 100 * cases{c,1} + step);
+        o = {"Variant", variants{v}, "Precision", "double"};
+        [Rm, sm] = zero_muon_step (L, g(r+1,:), sm, "Comm", comm, "Assemble", true, o{:});
+        [Rs, sq] = zero_muon_step (L, g, sq, o{:});
+        what = sprintf ("case %d %s step %d", c, variants{v}, step);
+        f += check (isequal (Rm.updates, Rs.updates), comm, "%s: assembled updates", what);
+        f += check (isequal (Rm.rel_err, Rs.rel_err), comm, "%s: errors", what);
+        f += check (isequal (Rm.ranks.update, Rs.ranks(r+1).update), comm, "%s: own update",
+                    what);
+        f += check (isequal (sm.momentum{1}, sq.momentum{r+1}), comm, "%s: momentum", what);
+        if (isempty (sq.reference))            # variant reference: no second run
+          f += check (isempty (sm.reference), comm, "%s: no reference momentum", what);
+        else
+          f += check (isequal (sm.reference{1}, sq.reference{r+1}), comm,
+                      "%s: reference momentum", what);
+        endif
+        a = Rm.ranks;
+        b = Rs.ranks(r+1);
+        f += check (isequal ([a.ns_calls a.momentum_elements a.pad_elements a.sent a.recv],
+                             [b.ns_calls b.momentum_elements b.pad_elements b.sent b.recv]),
+                    comm, "%s: NS calls, momentum, pads, bytes", what);
+        f += check (strcmp (Rm.counts, "modelled") && strcmp (Rs.counts, "measured"), comm,
+                    "%s: counts labels", what);
+      endfor
+    endfor
+  endfor
+endfunction
+
+function f = t_library (comm)
+  f = 0;
+  W = comm.size;
+  lib = muon_comm ("mpi", "Reduction", "mpi");
+  [L, shapes] = problem (W, 7, 2, "given");
+  g = grads (shapes, W, 8);
+  for v = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt"}
+    Rm = zero_muon_step (L, g(comm.rank+1,:), [], "Variant", v{1}, "Comm", lib,
+                         "Assemble", true, "Precision", "double");
+    Rs = zero_muon_step (L, g, [], "Variant", v{1}, "Precision", "double");
+    d = max (cellfun (@(a, b) norm (a - b, "fro") / norm (b, "fro"), Rm.updates, Rs.updates));
+    f += check (d <= 1e-12, comm, "%s with MPI's reduction: %g from sim", v{1}, d);
+    f += check (max (Rm.rel_err) <= 1e-12, comm, "%s with MPI's reduction vs its reference",
+                v{1});
+  endfor
+endfunction
+
+function f = t_aliased (comm)
+  f = 0;
+  W = comm.size;
+  ## W + 2 matrices, the last of another size: round 2 = (6 x 6, 4 x 6, pads) mixes sizes
+  shapes = [repmat([6 6], W + 1, 1); 4 6];
+  L = zero_layout (num2cell (shapes, 2), W);
+  randn ("state", 3);
+  g = arrayfun (@(k) randn (shapes(k,1), shapes(k,2)), 1:rows (shapes), "UniformOutput", false);
+  try
+    zero_muon_step (L, g, [], "Variant", "zero3_round_robin_aliased_pads", "Comm", comm);
+    f += check (false, comm, "aliased pads on a mixed round did not fail");
+  catch err
+    f += check (strcmp (err.identifier, "muonlab:badShape")
+                && ! isempty (strfind (err.message, "PR 8628")), comm,
+                "aliased pads: %s", err.message);
+  end_try_catch
+  ## the same layout with the correct pads runs on every rank and matches the reference
+  R = zero_muon_step (L, g, [], "Variant", "zero3_round_robin", "Comm", comm,
+                      "Assemble", true);
+  f += check (max (R.rel_err) <= 1e-12, comm, "zero3_round_robin on a mixed round");
+endfunction
