@@ -70,8 +70,9 @@ cat > "$top/src/Makefile" <<EOF
 # pkg install runs \`make\` here, then installs the files named in FILES.  The real build is
 # the project's top-level Makefile, shipped as Makefile.muonlab (core/ and mex/ sit beside
 # it, so its relative paths hold): it builds build/libmuon.a, build/mex/*.mex and, when nvcc
-# is found, build/mex/libmuon_cuda.so.  This file copies those here and lists them in FILES,
-# so libmuon_cuda.so is installed next to the MEX files that dlopen it.
+# is found, build/mex/libmuon_cuda.so (and libmuon_nccl.so with NCCL).  This file copies those
+# here and lists them in FILES, so the GPU libraries are installed next to the MEX files that
+# dlopen them.
 
 MUON_MAKE = \$(MAKE) --no-print-directory -f Makefile.muonlab
 
@@ -79,14 +80,16 @@ MUON_MAKE = \$(MAKE) --no-print-directory -f Makefile.muonlab
 
 all:
 	+\$(MUON_MAKE) all
-	rm -f *.mex libmuon_cuda.so FILES
+	rm -f *.mex libmuon_cuda.so libmuon_nccl.so FILES
 	cp build/mex/*.mex .
-	if [ -f build/mex/libmuon_cuda.so ]; then cp build/mex/libmuon_cuda.so .; fi
-	for f in *.mex libmuon_cuda.so; do if [ -f "\$\$f" ]; then echo "\$\$f"; fi; done > FILES
+	for f in libmuon_cuda.so libmuon_nccl.so; do \
+	  if [ -f build/mex/\$\$f ]; then cp build/mex/\$\$f .; fi; done
+	for f in *.mex libmuon_cuda.so libmuon_nccl.so; do \
+	  if [ -f "\$\$f" ]; then echo "\$\$f"; fi; done > FILES
 
 clean:
 	+\$(MUON_MAKE) clean
-	rm -f *.mex libmuon_cuda.so FILES
+	rm -f *.mex libmuon_cuda.so libmuon_nccl.so FILES
 EOF
 
 # Reproducible and owner-free; written beside the final name, then moved into place.
