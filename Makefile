@@ -2,7 +2,8 @@
 # core/libmuon.a, the MEX gateways and (when nvcc is found) libmuon_cuda.so; `make check` runs
 # every test layer and ends with one line "N passed, N failed".
 #
-# Switches: CUDA ?= auto (auto|0|1), MKOCTFILE ?= mkoctfile, OCTAVE ?= octave-cli.
+# Switches: CUDA ?= auto (auto|0|1), ONEDNN ?= auto (auto|0), MKOCTFILE ?= mkoctfile,
+# OCTAVE ?= octave-cli.
 
 SHELL      := /bin/bash
 VERSION    := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
@@ -16,10 +17,16 @@ CUDA_ARCH  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 
 CC         ?= gcc
 BLAS_LIBS  ?= $(or $(shell $(MKOCTFILE) -p BLAS_LIBS 2>/dev/null),-lblas)
+# oneDNN (the GEMM provider core/gemm_onednn.c): dnnl.h must compile and libdnnl link
+ONEDNN     ?= auto
+HAVE_DNNL  := $(if $(filter 0,$(ONEDNN)),,$(shell printf '\043include <dnnl.h>\nint main (void) { return dnnl_version () == 0; }\n' \
+                | $(CC) -x c - -o /dev/null -ldnnl >/dev/null 2>&1 && echo 1))
+DNNL_FLAGS := $(if $(HAVE_DNNL),-DMUON_HAVE_DNNL,)
+DNNL_LIBS  := $(if $(HAVE_DNNL),-ldnnl,)
 WARN       := -Wall -Wextra -Wno-unused-parameter
-CFLAGS_CORE = -std=c99 -O3 -fPIC -ffp-contract=off $(WARN) -Icore/include -Icore
+CFLAGS_CORE = -std=c99 -O3 -fPIC -ffp-contract=off $(WARN) -Icore/include -Icore $(DNNL_FLAGS)
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDLIBS     := $(BLAS_LIBS) -lm -ldl
+LDLIBS     := $(BLAS_LIBS) $(DNNL_LIBS) -lgomp -lm -ldl
 
 B          := build
 CORE_APART := core/comm_mpi.c core/comm_nccl_dev.c   # built apart: see the MPI and NCCL block
@@ -65,6 +72,7 @@ probe:
 	@echo "probe: $(if $(HAVE_CUDA),✓ nvcc $(NVCC) (libmuon_cuda.so with cuBLAS),→ nvcc not found or CUDA=0: CUDA back end skipped)"
 	@echo "probe: $$(test -f $(CUDA_HOME)/include/nccl.h && echo '✓ NCCL' || echo '→ NCCL not found: skipped')"
 	@echo "probe: $$(command -v mpicc >/dev/null && echo '✓ MPI (mpicc)' || echo '→ MPI not found: skipped')"
+	@echo "probe: $(if $(HAVE_DNNL),✓ oneDNN (dnnl.h + libdnnl): the default CPU GEMM provider,→ oneDNN not found or ONEDNN=0: CPU products fall back to OpenBLAS (make deps installs libdnnl-dev))"
 
 #---- core -----------------------------------------------------------------------------------
 
@@ -73,6 +81,15 @@ $(B)/obj/%.o: core/%.c $(CORE_HDR) | $(B)/obj
 
 $(B)/asan/%.o: core/%.c $(CORE_HDR) | $(B)/asan
 	$(CC) $(CFLAGS_CORE) -O1 -g $(SAN) -c $< -o $@
+
+# ns.c's elementwise passes are OpenMP loops (threads as the products', core/gemm.c)
+$(B)/obj/ns.o $(B)/asan/ns.o: CFLAGS_CORE += -fopenmp
+
+# gemm_onednn.c is a stub without oneDNN: rebuild it when the probe's answer changes
+DNNL_STAMP := $(B)/onednn.$(if $(HAVE_DNNL),on,off)
+$(B)/obj/gemm_onednn.o $(B)/asan/gemm_onednn.o: $(DNNL_STAMP)
+$(DNNL_STAMP): | $(B)/obj
+	@rm -f $(B)/onednn.on $(B)/onednn.off && touch $@
 
 # (re)made from scratch, so that a file moved out of CORE_SRC leaves no stale member behind
 $(LIB): $(CORE_OBJ)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm.h"
 #include "muon_internal.h"
 #include "muon_precision.h"
 
@@ -66,6 +67,7 @@ muon_status muon_ctx_destroy (muon_ctx **ctx)
   if (*ctx)
   {
     muon_cuda_unload (*ctx);
+    muon_gemm_onednn_release (*ctx);
     muon_aligned_free ((*ctx)->workspace);
     free (*ctx);
     *ctx = NULL;

@@ -19,6 +19,7 @@ struct muon_ctx {
   int cuda_tried;             // load attempted; cuda_load_status holds the outcome
   muon_status cuda_load_status;
   char cuda_message[256];
+  void *gemm_state;           // oneDNN engine, stream and cached primitives (gemm_onednn.c)
 };
 
 // Record an error and jump to `fail`; `status` must be a local muon_status in scope.

@@ -6,11 +6,15 @@
  *   Gram:           R = X X'; Z = b R + c R R; Q = a Q + Z Q (Z + a I when fresh); R = (aI+Z)^2 R
  *                   restart: X = Q X, R = X X'; end: X = Q X
  * The exact op order and rounding points are DESIGN.md 4; ns_impl.h holds the arithmetic.
+ * fp64 products run on OpenBLAS; the others go through the GEMM layer (gemm.h: OpenBLAS or
+ * oneDNN, option 'Gemm'), and when oneDNN multiplies bf16 natively the bf16 iteration keeps
+ * its matrices as bf16 bits (the third instantiation below).
  */
 #include <math.h>
 #include <string.h>
 #include <cblas.h>
 
+#include "gemm.h"
 #include "muon_internal.h"
 #include "muon_precision.h"
 
@@ -23,28 +27,98 @@ static int is_restart (int i, const muon_ns_opts *o)
   return 0;
 }
 
-//---- the two instantiations of ns_impl.h --------------------------------------------------
+// What the products of one muon_ns call need: the context and the GEMM configuration.
+typedef struct {
+  muon_ctx *ctx;
+  muon_gemm_cfg cfg;
+} ns_env;
 
+//---- products ------------------------------------------------------------------------------
+
+// fp64: OpenBLAS, C (n x k) = A (n x n) B (n x k), and the upper triangle of alpha A A'.
+static muon_status product_f64 (const double *A, const double *B, size_t n, size_t k,
+                                double *C)
+{
+  cblas_dgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (int) n, (int) k, (int) n, 1, A,
+               (int) n, B, (int) n, 0, C, (int) n);
+  return MUON_OK;
+}
+
+static muon_status symmetric_f64 (double alpha, const double *A, size_t n, size_t k,
+                                  double *C)
+{
+  cblas_dsyrk (CblasColMajor, CblasUpper, CblasNoTrans, (int) n, (int) k, alpha, A, (int) n,
+               0, C, (int) n);
+  return MUON_OK;
+}
+
+// fp32 or bf16 storage: the GEMM layer (OpenBLAS, or oneDNN with fp32 or bf16 operands).
+static muon_status product_gemm (ns_env *env, muon_gemm_in A, muon_gemm_in B, size_t n,
+                                 size_t k, float *C)
+{
+  return muon_gemm_product (env->ctx, &env->cfg, 0, 0, n, k, n, A, n, B, n, C, n);
+}
+
+static muon_status symmetric_gemm (ns_env *env, float alpha, muon_gemm_in A, size_t n,
+                                   size_t k, float *C)
+{
+  return muon_gemm_symmetric (env->ctx, &env->cfg, n, k, alpha, A, n, C, n);
+}
+
+static inline muon_gemm_in in_f32 (const float *x)
+{
+  muon_gemm_in in = { x, NULL };
+  return in;
+}
+
+static inline muon_gemm_in in_bf16 (const uint16_t *x)
+{
+  muon_gemm_in in = { NULL, x };
+  return in;
+}
+
+//---- the three instantiations of ns_impl.h ------------------------------------------------
+
+#define S double
 #define T double
 #define FN(name) name##_f64
-#define GEMM cblas_dgemm
-#define SYRK cblas_dsyrk
+#define LOAD(x) (x)
+#define STORE(v) (v)
+#define PRODUCT(env, A, B, n, k, C) product_f64 ((A), (B), (n), (k), (C))
+#define SYMMETRIC(env, alpha, A, n, k, C) symmetric_f64 ((alpha), (A), (n), (k), (C))
 #define RND(p, x) (x)
 #define SCALE_ADD(p, s, x, prod) ((s) * (x) + (prod))
 #include "ns_impl.h"
+#undef S
 #undef T
 #undef FN
-#undef GEMM
-#undef SYRK
+#undef PRODUCT
+#undef SYMMETRIC
 #undef RND
 #undef SCALE_ADD
 
+#define S float
 #define T float
 #define FN(name) name##_f32
-#define GEMM cblas_sgemm
-#define SYRK cblas_ssyrk
+#define PRODUCT(env, A, B, n, k, C) product_gemm ((env), in_f32 (A), in_f32 (B), n, k, (C))
+#define SYMMETRIC(env, alpha, A, n, k, C) symmetric_gemm ((env), (alpha), in_f32 (A), n, k, (C))
 #define RND(p, x) muon_round_to ((p), (x))
 #define SCALE_ADD(p, s, x, prod) muon_scale_add ((p), (s), (x), (prod))
+#include "ns_impl.h"
+#undef S
+#undef FN
+#undef LOAD
+#undef STORE
+#undef PRODUCT
+#undef SYMMETRIC
+
+// bf16 values stored as their bits (exact: every stored value has been rounded to bf16)
+#define S uint16_t
+#define FN(name) name##_b16
+#define LOAD(x) muon_bf16_bits_to_f32 (x)
+#define STORE(v) ((uint16_t) (muon_f32_bits (v) >> 16))
+#define PRODUCT(env, A, B, n, k, C) product_gemm ((env), in_bf16 (A), in_bf16 (B), n, k, (C))
+#define SYMMETRIC(env, alpha, A, n, k, C) symmetric_gemm ((env), (alpha), in_bf16 (A), n, k, (C))
 #include "ns_impl.h"
 
 //---- options ------------------------------------------------------------------------------
@@ -66,6 +140,8 @@ void muon_ns_opts_default (muon_ns_opts *o)
   o->eps = 1e-7;
   o->normalize_first = 1;
   o->device = MUON_DEVICE_CPU;
+  o->gemm = MUON_GEMM_AUTO;
+  o->threads = 0;
 }
 
 int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o)
@@ -102,6 +178,9 @@ static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
   CHECK (MUON_ERR_BADARG, isfinite (o->eps) && o->eps >= 0, "eps must be finite and >= 0");
   CHECK (MUON_ERR_BADARG, o->device == MUON_DEVICE_CPU || o->device == MUON_DEVICE_CUDA,
          "unknown device %d", (int) o->device);
+  CHECK (MUON_ERR_BADARG, o->gemm >= MUON_GEMM_AUTO && o->gemm <= MUON_GEMM_ONEDNN,
+         "unknown GEMM provider %d", (int) o->gemm);
+  CHECK (MUON_ERR_BADARG, o->threads >= 0, "threads must be a non-negative integer (0: auto)");
 fail:
   return status;
 }
@@ -130,6 +209,9 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   muon_status status = MUON_OK;
   double coef[3 * MUON_MAX_STEPS];
   int steps = 0;
+  size_t bad = 0;
+  void *work = NULL;
+  ns_env env = { ctx, { MUON_GEMM_OPENBLAS, 0, 0, 0, 0 } };   // finish restores nothing
   CHECKCTX (ctx);
   CHECKSTATUS (check_opts (ctx, o));
   if (o->device == MUON_DEVICE_CUDA)
@@ -142,21 +224,26 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
 
   size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
   CHECK (MUON_ERR_BADSHAPE, m <= (size_t) 0x7fffffff, "dimensions must fit a BLAS int");
-  size_t elems = 2 * n * m + 5 * n * n, bad;
-  void *work = NULL;
+  CHECKSTATUS (muon_gemm_setup (ctx, o->gemm, o->threads, o->precision, &env.cfg));
   if (o->precision == MUON_PREC_DOUBLE)
   {
-    CHECKSTATUS (muon_workspace_get (ctx, elems * sizeof (double), &work));
-    bad = batch_f64 (G, X, o, coef, steps, work);
+    CHECKSTATUS (muon_workspace_get (ctx, work_bytes_f64 (n, m), &work));
+    CHECKSTATUS (batch_f64 (&env, G, X, o, coef, steps, work, &bad));
+  }
+  else if (env.cfg.bf16)                       // bf16 products: bf16 storage
+  {
+    CHECKSTATUS (muon_workspace_get (ctx, work_bytes_b16 (n, m), &work));
+    CHECKSTATUS (batch_b16 (&env, G, X, o, coef, steps, work, &bad));
   }
   else
   {
-    CHECKSTATUS (muon_workspace_get (ctx, elems * sizeof (float), &work));
-    bad = batch_f32 (G, X, o, coef, steps, work);
+    CHECKSTATUS (muon_workspace_get (ctx, work_bytes_f32 (n, m), &work));
+    CHECKSTATUS (batch_f32 (&env, G, X, o, coef, steps, work, &bad));
   }
   if (bad)
     status = muon_ctx_set_error (ctx, MUON_WARN_NONFINITE,
                                  "%zu non-finite values in the result", bad);
 fail:
+  muon_gemm_finish (&env.cfg);
   return status;
 }

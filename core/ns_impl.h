@@ -1,173 +1,253 @@
-/* ns_impl.h - Newton-Schulz on one page, written once for two element types.
+/* ns_impl.h - Newton-Schulz on one page, written once for three storage types.
  *
- * Included by ns.c with T = double (precision 'double', nothing rounded) and T = float
- * (precision 'single', 'bf16' or 'fp16': fp32 storage holding compute-precision values, every
- * GEMM accumulating in fp32 and rounded once, every elementwise op rounded once; DESIGN.md 4).
- * The caller defines T, FN(name), GEMM, SYRK, and the elementwise macros RND and SCALE_ADD.
+ * Included by ns.c with
+ *   S = T = double    precision 'double', nothing rounded
+ *   S = T = float     'single', 'bf16', 'fp16': fp32 storage holding compute-precision values
+ *   S = uint16_t      'bf16' when the products multiply bf16 natively (oneDNN): the matrices
+ *   T = float         are stored as bf16 bits, read and written only by the elementwise passes
+ * In every case each GEMM accumulates in T (fp32 for the low precisions) from exact
+ * compute-precision inputs and is rounded once, and every elementwise op is computed in T and
+ * rounded once (DESIGN.md 4).  Storing a rounded bf16 value as its bits is exact, so the bf16
+ * instantiations compute the same values; only the products' summation order differs.
  *
- * Shapes: the page has been copied (and transposed when rows > cols) into X, n x m with
- * n <= m, column-major with leading dimension n.  A, B, R, Z, Q, RZ, P are n x n.
+ * The caller defines S, T, FN(name), LOAD(s) (S -> T), STORE(t) (T -> S, of a value already
+ * rounded), the products PRODUCT and SYMMETRIC (muon_status-valued), and the elementwise
+ * macros RND and SCALE_ADD.
+ *
+ * Shapes: the page is copied (and transposed when rows > cols) into X, n x m with n <= m,
+ * column-major with leading dimension n.  A, B, R, Z, Q, RZ are n x n in S; Y (n x m) and
+ * P (n x n) in T hold product outputs.
+ *
+ * Threads: the elementwise passes are OpenMP loops (ns.c is compiled with -fopenmp) over the
+ * threads muon_gemm_setup chose; each element is computed by the same code whatever the
+ * split, so results do not depend on the thread count.  Small arrays stay on one thread.
  */
+#ifndef NS_PAR_MIN
+#define NS_PAR_MIN 32768   // elements below which a pass is not worth waking the threads
+#define NS_PARALLEL_FOR _Pragma ("omp parallel for schedule (static) if (len >= NS_PAR_MIN)")
+// The elementwise passes are compute-bound at the x86-64 baseline (SSE2: the rounding is a
+// dozen integer ops per element); GCC's function multi-versioning adds AVX2 and AVX-512
+// clones chosen at load time (2.5x faster passes measured).  The arithmetic is the same IEEE
+// fp32 in every clone (-ffp-contract=off: no FMA), so results do not depend on the clone.
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) \
+    && !defined(__clang__)
+#define NS_CLONES __attribute__ ((target_clones ("avx512f", "avx2", "default")))
+#else
+#define NS_CLONES
+#endif
+#endif
 
-// C = upper triangle of alpha * A A' (SYRK), mirrored to the lower triangle, then rounded.
-static void FN (gram_product) (int p, T alpha, const T *A, size_t n, size_t k, T *C)
+// Loops over the upper triangle (i <= j) of an n x n matrix in TILE x TILE tiles, so the
+// transposed writes of a mirror stay in cache; tile columns are shared among the threads.
+#ifndef NS_UPPER_TILES
+#define NS_TILE 64
+#define NS_UPPER_TILES(n, BODY)                                                            \
+  do {                                                                                    \
+    size_t tiles_ = ((n) + NS_TILE - 1) / NS_TILE;                                        \
+    _Pragma ("omp parallel for schedule (dynamic, 1) if (tiles_ >= 8)")                   \
+    for (size_t t_ = 0; t_ < tiles_; t_++)                                                \
+      for (size_t jb_ = t_ * NS_TILE, ib_ = 0; ib_ <= jb_; ib_ += NS_TILE)               \
+        for (size_t j = jb_; j < (n) && j < jb_ + NS_TILE; j++)                           \
+          for (size_t i = ib_; i < ib_ + NS_TILE && i <= j; i++)                          \
+            BODY                                                                          \
+  } while (0)
+#endif
+
+// C = r(P) for P = upper triangle of alpha * X X' (X n x k), mirrored to the lower triangle:
+// the lower copy is the rounded upper element, so C is exactly symmetric.  P: n x n scratch.
+NS_CLONES
+static muon_status FN (gram_product) (ns_env *env, int p, T alpha, const S *X, size_t n,
+                                      size_t k, T *P, S *C)
 {
-  SYRK (CblasColMajor, CblasUpper, CblasNoTrans, (int) n, (int) k, alpha, A, (int) n, 0, C,
-        (int) n);
-  for (size_t j = 0; j < n; j++)
-  {
-    for (size_t i = 0; i < j; i++)
-      C[j + i * n] = C[i + j * n] = RND (p, C[i + j * n]);
-    C[j + j * n] = RND (p, C[j + j * n]);
-  }
+  muon_status status = MUON_OK;
+  CHECKSTATUS (SYMMETRIC (env, alpha, X, n, k, P));
+  NS_UPPER_TILES (n, {
+    S v = STORE (RND (p, P[i + j * n]));
+    C[i + j * n] = v;
+    C[j + i * n] = v;
+  });
+fail:
+  return status;
 }
 
-// C = A B with A n x n, B n x k (GEMM, fp32 or fp64 accumulation, output not yet rounded).
-static void FN (product) (const T *A, const T *B, size_t n, size_t k, T *C)
-{
-  GEMM (CblasColMajor, CblasNoTrans, CblasNoTrans, (int) n, (int) k, (int) n, 1, A, (int) n,
-        B, (int) n, 0, C, (int) n);
-}
-
-// out[i] = r(r(s x[i]) + r(prod[i])) over len elements; out may alias x or prod.
-static void FN (scale_add) (int p, T s, const T *x, const T *prod, T *out, size_t len)
+// out[i] = r(r(s x[i]) + r(prod[i])) over len elements; out may alias x.  One loop per
+// precision so that each vectorizes.
+NS_CLONES
+static void FN (scale_add) (int p, T s, const S *x, const T *prod, S *out, size_t len)
 {
   switch (p)
   {
   case MUON_PREC_BF16:
-    for (size_t i = 0; i < len; i++) out[i] = SCALE_ADD (MUON_PREC_BF16, s, x[i], prod[i]);
+    NS_PARALLEL_FOR
+    for (size_t i = 0; i < len; i++)
+      out[i] = STORE (SCALE_ADD (MUON_PREC_BF16, s, LOAD (x[i]), prod[i]));
     break;
   case MUON_PREC_FP16:
-    for (size_t i = 0; i < len; i++) out[i] = SCALE_ADD (MUON_PREC_FP16, s, x[i], prod[i]);
+    NS_PARALLEL_FOR
+    for (size_t i = 0; i < len; i++)
+      out[i] = STORE (SCALE_ADD (MUON_PREC_FP16, s, LOAD (x[i]), prod[i]));
     break;
   default:
-    for (size_t i = 0; i < len; i++) out[i] = s * x[i] + prod[i];
+    NS_PARALLEL_FOR
+    for (size_t i = 0; i < len; i++) out[i] = STORE (s * LOAD (x[i]) + prod[i]);
   }
 }
 
 // out[i] = r(s x[i])
-static void FN (scale) (int p, T s, const T *x, T *out, size_t len)
+NS_CLONES
+static void FN (scale) (int p, T s, const S *x, S *out, size_t len)
 {
-  for (size_t i = 0; i < len; i++)
-    out[i] = RND (p, s * x[i]);
+  NS_PARALLEL_FOR
+  for (size_t i = 0; i < len; i++) out[i] = STORE (RND (p, s * LOAD (x[i])));
 }
 
-// B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in low precision.  P, B: n x n scratch.
-static void FN (poly) (int p, T b, T c, const T *A, size_t n, T *P, T *B)
+// out[i] = r(x[i]) for a product x
+NS_CLONES
+static void FN (round_copy) (int p, const T *x, S *out, size_t len)
 {
+  NS_PARALLEL_FOR
+  for (size_t i = 0; i < len; i++) out[i] = STORE (RND (p, x[i]));
+}
+
+// B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in low precision.  P: n x n scratch.
+static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n, T *P, S *B)
+{
+  muon_status status = MUON_OK;
   if (p == MUON_PREC_BF16 || p == MUON_PREC_FP16)
   {
-    FN (scale) (p, c, A, B, n * n);        // B holds r(c A) for a moment
-    FN (product) (B, A, n, n, P);          // P = (c A) A: a general product, as eager torch
+    FN (scale) (p, c, A, B, n * n);              // B holds r(c A) for a moment
+    CHECKSTATUS (PRODUCT (env, B, A, n, n, P));  // P = (c A) A: a general product, as eager
+  }                                              // torch
+  else                                           // A symmetric: c A A' by SYRK, no rounding
+  {                                              // modelled (S = T here)
+    CHECKSTATUS (SYMMETRIC (env, c, A, n, n, P));
+    NS_UPPER_TILES (n, { P[j + i * n] = P[i + j * n]; });
   }
-  else
-    FN (gram_product) (p, c, A, n, n, P);  // A symmetric: c A A' by SYRK, no rounding modelled
   FN (scale_add) (p, b, A, P, B, n * n);
+fail:
+  return status;
 }
 
 // Standard iteration: A = r(X X'); B = r(r(b A) + r(r(c A) A)); X = r(r(a X) + r(B X)).
-static void FN (standard) (int p, const double *coef, int steps, T *X, size_t n, size_t m,
-                           T *Y, T *A, T *B, T *P)
+// [in,out] X; A, B, P, Y scratch.
+static muon_status FN (standard) (ns_env *env, int p, const double *coef, int steps, S *X,
+                                  size_t n, size_t m, T *Y, S *A, S *B, T *P)
 {
+  muon_status status = MUON_OK;
   for (int k = 0; k < steps; k++)
   {
     T a = (T) coef[3 * k], b = (T) coef[3 * k + 1], c = (T) coef[3 * k + 2];
-    FN (gram_product) (p, 1, X, n, m, A);
-    FN (poly) (p, b, c, A, n, P, B);
-    FN (product) (B, X, n, m, Y);
+    CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, A));
+    CHECKSTATUS (FN (poly) (env, p, b, c, A, n, P, B));
+    CHECKSTATUS (PRODUCT (env, B, X, n, m, Y));
     FN (scale_add) (p, a, X, Y, X, n * m);
   }
+fail:
+  return status;
 }
 
 // Gram iteration (MUON_FACTS 1.3, DESIGN.md 4): everything but the first R, the restarts
 // and the final Q X is n x n.  X_k = Q_k X_0 and R_k = X_k X_k', polynomials in R_0.
-static void FN (gram) (int p, const double *coef, int steps, const muon_ns_opts *o, T *X,
-                       size_t n, size_t m, T *Y, T *R, T *Z, T *Q, T *RZ, T *P)
+// R, Z, Q, RZ: n x n in S; P: n x n in T.
+static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
+                              const muon_ns_opts *o, S *X, size_t n, size_t m, T *Y, S *R,
+                              S *Z, S *Q, S *RZ, T *P)
 {
+  muon_status status = MUON_OK;
   int fresh = 1;                                   // Q is "None": start or just restarted
-  FN (gram_product) (p, 1, X, n, m, R);            // R = r(X X')
+  CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));        // R = r(X X')
   for (int i = 0; i < steps; i++)
   {
     T a = (T) coef[3 * i], b = (T) coef[3 * i + 1], c = (T) coef[3 * i + 2];
     if (is_restart (i, o))
     {
-      FN (product) (Q, X, n, m, Y);                // X = r(Q X); R = r(X X')
-      for (size_t e = 0; e < n * m; e++) X[e] = RND (p, Y[e]);
-      FN (gram_product) (p, 1, X, n, m, R);
+      CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));                   // X = r(Q X)
+      FN (round_copy) (p, Y, X, n * m);
+      CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));    // R = r(X X')
       fresh = 1;
     }
-    FN (poly) (p, b, c, R, n, P, Z);               // Z = r(r(b R) + r(r(c R) R))
+    CHECKSTATUS (FN (poly) (env, p, b, c, R, n, P, Z));  // Z = r(r(b R) + r(r(c R) R))
     if (fresh)
     {
       memcpy (Q, Z, n * n * sizeof *Q);            // Q = r(Z + a I)
-      for (size_t d = 0; d < n; d++) Q[d + d * n] = RND (p, Q[d + d * n] + a);
+      for (size_t d = 0; d < n; d++)
+        Q[d + d * n] = STORE (RND (p, LOAD (Q[d + d * n]) + a));
       fresh = 0;
     }
     else
     {
-      FN (product) (Z, Q, n, n, P);                // Q = r(r(a Q) + r(Z Q))
+      CHECKSTATUS (PRODUCT (env, Z, Q, n, n, P));   // Q = r(r(a Q) + r(Z Q))
       FN (scale_add) (p, a, Q, P, Q, n * n);
     }
     if (i < steps - 1 && !is_restart (i + 1, o))
     {
-      FN (product) (Z, R, n, n, P);                // RZ = r(r(a R) + r(Z R))
+      CHECKSTATUS (PRODUCT (env, Z, R, n, n, P));   // RZ = r(r(a R) + r(Z R))
       FN (scale_add) (p, a, R, P, RZ, n * n);
-      FN (product) (Z, RZ, n, n, P);               // R = r(r(a RZ) + r(Z RZ))
+      CHECKSTATUS (PRODUCT (env, Z, RZ, n, n, P));  // R = r(r(a RZ) + r(Z RZ))
       FN (scale_add) (p, a, RZ, P, R, n * n);
     }
   }
-  FN (product) (Q, X, n, m, Y);                    // X = r(Q X)
-  for (size_t e = 0; e < n * m; e++) X[e] = RND (p, Y[e]);
+  CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));       // X = r(Q X)
+  FN (round_copy) (p, Y, X, n * m);
+fail:
+  return status;
 }
 
-// Copy page e of G into X (n x m, transposed when rows > cols) and normalize it.  Returns 0
-// for an all-zero page (X is then left all zero, and so is the result).
-static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_opts *o, T *X,
+// Page e of G, element (i, j), as T: (T) g, or r((T) g) in the peers' cast-first order.
+#define NS_G(i, j) (G->dtype == MUON_F64                                                   \
+                    ? ((const double *) G->data)[e * G->stride + (i) + (j) * G->ld]       \
+                    : (double) ((const float *) G->data)[e * G->stride + (i) + (j) * G->ld])
+
+// Normalize page e of G into X (n x m, transposed when rows > cols).  Returns 0 for an
+// all-zero page (X is then left all zero, and so is the result).
+NS_CLONES
+static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_opts *o, S *X,
                            int transposed)
 {
-  size_t rows = G->rows, cols = G->cols, ld = G->ld, n = transposed ? cols : rows;
-  double sum = 0;                                  // fp64 sum of squares, column-major order
-  for (size_t j = 0; j < cols; j++)
-    for (size_t i = 0; i < rows; i++)
+  size_t rows = G->rows, cols = G->cols, n = transposed ? cols : rows;
+  int cast_first = !o->normalize_first;
+  double sum = 0;                                  // fp64 sum of squares, column-major order,
+  for (size_t j = 0; j < cols; j++)                // of what is divided: G, or r(G) when the
+    for (size_t i = 0; i < rows; i++)              // peers' order casts first
     {
-      size_t at = e * G->stride + i + j * ld;
-      double g = G->dtype == MUON_F64 ? ((const double *) G->data)[at]
-                                      : (double) ((const float *) G->data)[at];
-      T v = (T) g;
-      if (!o->normalize_first)                     // peers' order: cast first, X = r(G)
-        v = RND (p, v);
-      X[transposed ? j + i * n : i + j * n] = v;
-      sum += o->normalize_first ? g * g : (double) v * (double) v;  // norm of what is divided
+      double g = NS_G (i, j);
+      double v = cast_first ? (double) RND (p, (T) g) : g;
+      sum += v * v;
     }
   if (sum == 0)
     return 0;
-  size_t len = rows * cols;
+  T denom;
   if (p == MUON_PREC_DOUBLE)
-  {
-    T denom = (T) (sqrt (sum) + o->eps);
-    for (size_t i = 0; i < len; i++) X[i] = X[i] / denom;
-  }
+    denom = (T) (sqrt (sum) + o->eps);
   else if (o->normalize_first)                     // X = r(G / (fl32(||G||) + fl32(eps)))
-  {
-    T denom = (T) sqrt (sum) + (T) o->eps;
-    for (size_t i = 0; i < len; i++) X[i] = RND (p, X[i] / denom);
-  }
-  else                                             // X = r(X / r(r(||X||) + eps))
-  {
-    T denom = RND (p, RND (p, (T) sqrt (sum)) + (T) o->eps);
-    for (size_t i = 0; i < len; i++) X[i] = RND (p, X[i] / denom);
-  }
-  return 1;
-}
-
-// Write X (n x m) back to page e of out, undoing the transpose; counts non-finite values.
-static size_t FN (store_page) (const T *X, int transposed, muon_tensor *out, size_t e)
-{
-  size_t rows = out->rows, cols = out->cols, n = transposed ? cols : rows, bad = 0;
+    denom = (T) sqrt (sum) + (T) o->eps;
+  else                                             // X = r(r(G) / r(r(||r(G)||) + eps))
+    denom = RND (p, RND (p, (T) sqrt (sum)) + (T) o->eps);
+  size_t len = rows * cols;
+  NS_PARALLEL_FOR
   for (size_t j = 0; j < cols; j++)
     for (size_t i = 0; i < rows; i++)
     {
-      T v = X[transposed ? j + i * n : i + j * n];
+      T v = (T) NS_G (i, j);
+      if (cast_first)
+        v = RND (p, v);
+      X[transposed ? j + i * n : i + j * n] = STORE (RND (p, v / denom));
+    }
+  return 1;
+}
+#undef NS_G
+
+// Write X (n x m) back to page e of out, undoing the transpose; counts non-finite values.
+NS_CLONES
+static size_t FN (store_page) (const S *X, int transposed, muon_tensor *out, size_t e)
+{
+  size_t rows = out->rows, cols = out->cols, n = transposed ? cols : rows, bad = 0;
+  size_t len = rows * cols;
+#pragma omp parallel for schedule (static) reduction (+:bad) if (len >= NS_PAR_MIN)
+  for (size_t j = 0; j < cols; j++)
+    for (size_t i = 0; i < rows; i++)
+    {
+      T v = LOAD (X[transposed ? j + i * n : i + j * n]);
       size_t at = e * out->stride + i + j * out->ld;
       if (out->dtype == MUON_F64)
         ((double *) out->data)[at] = (double) v;
@@ -178,24 +258,38 @@ static size_t FN (store_page) (const T *X, int transposed, muon_tensor *out, siz
   return bad;
 }
 
-// The whole batch.  work holds 2 n m + 5 n^2 elements of T.
-static size_t FN (batch) (const muon_tensor *G, muon_tensor *out, const muon_ns_opts *o,
-                          const double *coef, int steps, T *work)
+// Workspace of an n x m page in bytes: X (n m) and four n x n matrices in S, Y (n m) and
+// P (n x n) in T, each 64-byte aligned.
+static size_t FN (work_bytes) (size_t n, size_t m)
 {
+  size_t s = ((n * m + 4 * n * n) * sizeof (S) + 63) / 64 * 64;
+  return s + (n * m + n * n) * sizeof (T);
+}
+
+// The whole batch.  work: FN (work_bytes) (n, m) bytes, 64-byte aligned.  [out] *bad:
+// non-finite values written.
+static muon_status FN (batch) (ns_env *env, const muon_tensor *G, muon_tensor *out,
+                               const muon_ns_opts *o, const double *coef, int steps,
+                               void *work, size_t *bad)
+{
+  muon_status status = MUON_OK;
   int p = (int) o->precision, transposed = G->rows > G->cols;
-  size_t n = transposed ? G->cols : G->rows, m = transposed ? G->rows : G->cols, bad = 0;
+  size_t n = transposed ? G->cols : G->rows, m = transposed ? G->rows : G->cols;
   int gram = muon_ns_uses_gram (G->rows, G->cols, o);
-  T *X = work, *Y = X + n * m, *S1 = Y + n * m, *S2 = S1 + n * n, *S3 = S2 + n * n,
-    *S4 = S3 + n * n, *S5 = S4 + n * n;
+  S *X = work, *S1 = X + n * m, *S2 = S1 + n * n, *S3 = S2 + n * n, *S4 = S3 + n * n;
+  T *Y = (T *) ((char *) work + ((n * m + 4 * n * n) * sizeof (S) + 63) / 64 * 64);
+  T *P = Y + n * m;
+  *bad = 0;
   for (size_t e = 0; e < G->batch; e++)
   {
     if (!FN (load_page) (p, G, e, o, X, transposed))
       memset (X, 0, n * m * sizeof *X);            // zero in, exact zeros out
     else if (gram)
-      FN (gram) (p, coef, steps, o, X, n, m, Y, S1, S2, S3, S4, S5);
+      CHECKSTATUS (FN (gram) (env, p, coef, steps, o, X, n, m, Y, S1, S2, S3, S4, P));
     else
-      FN (standard) (p, coef, steps, X, n, m, Y, S1, S2, S3);
-    bad += FN (store_page) (X, transposed, out, e);
+      CHECKSTATUS (FN (standard) (env, p, coef, steps, X, n, m, Y, S1, S2, P));
+    *bad += FN (store_page) (X, transposed, out, e);
   }
-  return bad;
+fail:
+  return status;
 }

@@ -46,6 +46,19 @@
 ## @item "Device"
 ## @qcode{"cpu"} (default) or @qcode{"cuda"} (error @code{muonlab:notBuilt} or
 ## @code{muonlab:noDevice} where unavailable; see @code{muon_info}).
+## @item "Gemm"
+## who computes the CPU products: @qcode{"auto"} (default: oneDNN when the build found it,
+## else OpenBLAS), @qcode{"openblas"} or @qcode{"onednn"} (@code{muonlab:notBuilt} without
+## it).  With oneDNN, bf16 multiplies bf16 operands natively (fp32 accumulation, then the
+## same rounding as the emulation), fp16 and single use its fp32 product; @qcode{"double"}
+## always runs on OpenBLAS.  The providers sum in different orders, so their low-precision
+## results differ like two GPUs' would (same statistics, not the same bits); the bitwise
+## tests against a plain-Octave port use @qcode{"openblas"}.  See @code{muon_info}.
+## @item "Threads"
+## CPU threads for the products and the elementwise passes: 0 (default) follows
+## OMP_NUM_THREADS, else every core (divided among the ranks of an MPI job on the same
+## machine); never more than the cores this process may use.
+## The previous thread settings of OpenBLAS and OpenMP are restored after the call.
 ## @end table
 ##
 ## Example:
@@ -148,6 +161,8 @@ endfunction
 %!error <muon_ns: GRAMMINASPECT must be a finite scalar of at least 1.> muon_ns (G, "GramMinAspect", 0.5)
 %!error <muon_ns: EPS must be a non-negative finite scalar.> muon_ns (G, "Eps", -1)
 %!error <muon_ns: NORMALIZEFIRST must be true or false.> muon_ns (G, "NormalizeFirst", 2)
+%!error <muon_ns: GEMM must be 'auto', 'openblas' or 'onednn'.> muon_ns (G, "Gemm", "mkl")
+%!error <muon_ns: THREADS must be a non-negative integer \(0: automatic\).> muon_ns (G, "Threads", -1)
 %!error id=muonlab:badType muon_ns (int8 (G))
 %!error id=muonlab:nonFinite muon_ns ([1 NaN; 2 3])
 %!error id=muonlab:badArg muon_ns (G, "Foo", 1)

@@ -1,6 +1,6 @@
 #define USAGE "usage: INFO = __muon_info__ ()"
 /* __muon_info__ - gateway of muon_info.m: which back ends are built and usable, the BLAS,
- * and the names of the coefficient schedules.
+ * the CPU GEMM providers, and the names of the coefficient schedules.
  */
 #include "muon_mex.h"
 
@@ -27,5 +27,24 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   for (int i = 0; i < n; i++)
     mxSetCell (names, i, mxCreateString (muon_coeffs_name (i)));
   mxSetField (s, 0, "schedules", names);
+  // the CPU GEMM providers (core/gemm.c): a nested struct "gemm"
+  muon_gemm_info g;
+  muon_mex_check (fname, muon_gemm_query (muon_mex_ctx (), &g));
+  const char *gf[] = { "default", "onednn_built", "onednn_version", "onednn_isa",
+                       "onednn_impl_f32", "onednn_impl_bf16", "onednn_native_bf16",
+                       "openblas", "threads", "cores" };
+  mxArray *gs = mxCreateStructMatrix (1, 1, 10, gf);
+  mxSetField (gs, 0, "default", mxCreateString (g.default_provider));
+  mxSetField (gs, 0, "onednn_built", mxCreateLogicalScalar (g.onednn_built));
+  mxSetField (gs, 0, "onednn_version", mxCreateString (g.onednn_version));
+  mxSetField (gs, 0, "onednn_isa", mxCreateString (g.onednn_isa));
+  mxSetField (gs, 0, "onednn_impl_f32", mxCreateString (g.onednn_impl_f32));
+  mxSetField (gs, 0, "onednn_impl_bf16", mxCreateString (g.onednn_impl_bf16));
+  mxSetField (gs, 0, "onednn_native_bf16", mxCreateLogicalScalar (g.onednn_native_bf16));
+  mxSetField (gs, 0, "openblas", mxCreateString (g.openblas));
+  mxSetField (gs, 0, "threads", mxCreateDoubleScalar (g.threads));
+  mxSetField (gs, 0, "cores", mxCreateDoubleScalar (g.cores));
+  mxAddField (s, "gemm");
+  mxSetField (s, 0, "gemm", gs);
   plhs[OUT_INFO] = s;
 }

@@ -184,6 +184,10 @@ void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o)
     o->coeffs = triples;
     o->ncoeffs = (int) rows;
   }
+  if (muon_mex_field_string (fname, s, "gemm", buf, sizeof buf)
+      && muon_gemm_from_name (buf, &o->gemm) != MUON_OK)
+    muon_mex_error (fname, "badArg", "unknown GEMM provider '%s'", buf);
+  muon_mex_field_int (fname, s, "threads", &o->threads);
   (void) c;
 }
 

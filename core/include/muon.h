@@ -164,6 +164,12 @@ muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count,
 
 typedef enum { MUON_NS_STANDARD = 0, MUON_NS_GRAM = 1 } muon_ns_method;
 
+// Who computes the CPU products (core/gemm.c): auto = oneDNN when the build found it, else
+// OpenBLAS.  Precision 'double' always runs on OpenBLAS (dgemm / dsyrk).
+typedef enum {
+  MUON_GEMM_AUTO = 0, MUON_GEMM_OPENBLAS = 1, MUON_GEMM_ONEDNN = 2
+} muon_gemm_provider;
+
 #define MUON_MAX_RESTARTS 64
 
 typedef struct {
@@ -179,6 +185,10 @@ typedef struct {
   double eps;                    // normalization eps (1e-7)
   int normalize_first;           // 1: X = r(G / (||G|| + eps)) (default); 0: peers' cast-first
   muon_device device;            // where to compute (CPU default)
+  muon_gemm_provider gemm;       // CPU product provider (default auto)
+  int threads;                   // CPU threads: 0 (default) = OMP_NUM_THREADS when set, else
+                                 // every core (shared among local MPI ranks); never more
+                                 // than the cores
 } muon_ns_opts;
 
 void muon_ns_opts_default (muon_ns_opts *o);
@@ -206,6 +216,26 @@ typedef struct {
 
 // Fills info; never fails for a missing back end (that is reported in the struct).
 muon_status muon_backend_query (muon_ctx *ctx, muon_backend_info *info);
+
+// The CPU GEMM providers (core/gemm.c, core/gemm_onednn.c).
+typedef struct {
+  int onednn_built;              // the build found oneDNN
+  char default_provider[16];     // what 'auto' picks: "onednn" or "openblas"
+  int threads;                   // threads of a call with threads = 0
+  int cores;                     // cores this process may run on
+  char openblas[160];            // OpenBLAS config and core ("" when another BLAS)
+  char onednn_version[64];       // "2.6.3 (commit ...)", or why not built
+  char onednn_isa[48];           // the ISA oneDNN dispatches to ("avx512_core_bf16")
+  char onednn_impl_f32[64];      // implementation of an fp32 matmul ("brg:avx512_core")
+  char onednn_impl_bf16[64];     // of a bf16 x bf16 -> fp32 matmul
+  int onednn_native_bf16;        // bf16 products multiply bf16 natively (else fp32 GEMM)
+} muon_gemm_info;
+
+// Fills info (never fails for a missing provider: that is reported in the struct).
+muon_status muon_gemm_query (muon_ctx *ctx, muon_gemm_info *info);
+// Name <-> value ("auto", "openblas", "onednn"); BADARG for another name.
+muon_status muon_gemm_from_name (const char *name, muon_gemm_provider *g);
+const char *muon_gemm_name (muon_gemm_provider g);
 
 #ifdef __cplusplus
 }

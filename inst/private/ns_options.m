@@ -10,7 +10,7 @@ function [opts, rest] = ns_options (fname, cls, args)
   defaults = struct ("Method", "standard", "Steps", [], "Coefficients", "keller",
                      "ScheduleMode", "repeat_last", "Precision", cls, "Restarts", 2,
                      "GramMinAspect", 1, "Eps", 1e-7, "NormalizeFirst", true,
-                     "Device", "cpu");
+                     "Device", "cpu", "Gemm", "auto", "Threads", 0);
   [v, rest] = parse_pairs (fname, defaults, args);
   opts = struct ();
   opts.method = choose_option (fname, "METHOD", v.Method, {"standard", "gram"});
@@ -63,6 +63,14 @@ function [opts, rest] = ns_options (fname, cls, args)
     error ("muonlab:badArg", "%s: NORMALIZEFIRST must be true or false.", fname);
   endif
   opts.normalize_first = double (nf);
+  opts.gemm = choose_option (fname, "GEMM", v.Gemm, {"auto", "openblas", "onednn"});
+  t = v.Threads;
+  if (! (isscalar (t) && isnumeric (t) && isreal (t) && t == fix (t) && t >= 0
+         && t <= intmax ("int32")))
+    error ("muonlab:badArg", "%s: THREADS must be a non-negative integer (0: automatic).",
+           fname);
+  endif
+  opts.threads = double (t);
 endfunction
 
 ## DESIGN.md 4: 5 steps for a single triple, else the schedule's length.

@@ -201,6 +201,7 @@ static ns_case base_case (size_t rows, size_t cols, size_t batch)
   c.rows = rows; c.cols = cols; c.batch = batch;
   muon_ns_opts_default (&c.o);
   c.o.precision = MUON_PREC_DOUBLE;
+  c.o.gemm = MUON_GEMM_OPENBLAS;      // a fixed provider here; test_gemm.c covers oneDNN
   return c;
 }
 
@@ -423,6 +424,7 @@ static void test_dtypes (void)
       muon_ns_opts_default (&o);
       o.precision = (muon_precision) prec;
       o.method = (muon_ns_method) method;
+      o.gemm = MUON_GEMM_OPENBLAS;
       muon_tensor tg = muon_tensor_matrix (MUON_F64, g, R, C), tx = muon_tensor_matrix (MUON_F64, x64, R, C);
       T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_OK);
       // F32 output holds the same values rounded once to float
@@ -491,6 +493,7 @@ static void test_gram_fallback (void)
   muon_ns_opts o;
   muon_ns_opts_default (&o);
   o.precision = MUON_PREC_FP16;
+  o.gemm = MUON_GEMM_OPENBLAS;
   muon_tensor tg = muon_tensor_matrix (MUON_F64, g, R, C);
   muon_tensor ts = muon_tensor_matrix (MUON_F64, xs, R, C), tq = muon_tensor_matrix (MUON_F64, xg, R, C);
   T_EQ_INT (muon_ns (ctx, &tg, &ts, &o), MUON_OK);

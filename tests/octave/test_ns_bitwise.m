@@ -5,8 +5,10 @@
 ## from DESIGN.md 4), BITWISE: same op sequence, same rounding points, same fp64-summed
 ## norm of the original G, and the same OpenBLAS routine per product (Octave's X*X.' of
 ## one single matrix is SSYRK upper + mirror, as core/ns_impl.h; every other product SGEMM
-## NoTrans/NoTrans).  Every case here is bitwise equal; none needed the fallback of
-## "no larger than a one-ulp input change" (whose scale is printed for reference).
+## NoTrans/NoTrans; so every call here is ns_blas, muon_ns with "Gemm", "openblas": the
+## oneDNN default sums in another order).  Every case here is bitwise equal; none needed
+## the fallback of "no larger than a one-ulp input change" (whose scale is printed for
+## reference).
 ## Also: ref_round against the definition of the formats, exhaustively.
 ## @end deftypefn
 
@@ -92,6 +94,10 @@ endfunction
 
 ## ---- muon_ns vs ref_ns, bitwise --------------------------------------------------------
 
+%!function X = ns_blas (G, varargin)
+%!  ## muon_ns on the OpenBLAS provider: the products ref_ns's single matmuls reproduce
+%!  X = muon_ns (G, varargin{:}, "Gemm", "openblas");
+
 %!function [neq, ncase] = sweep (shapes, methods, restarts, nfs, tag)
 %!  neq = 0; ncase = 0;
 %!  for s = 1:numel (shapes)
@@ -104,7 +110,7 @@ endfunction
 %!          for nf = nfs
 %!            args = {"Precision", prec{1}, "Method", m{1}, "Restarts", rr{1}, ...
 %!                    "NormalizeFirst", nf};
-%!            X = muon_ns (G, args{:});
+%!            X = ns_blas (G, args{:});
 %!            Y = ref_ns (G, args{:});
 %!            ok = isequal (class (X), class (Y)) && isequal (X, Y);
 %!            d = max (abs (double (X(:)) - double (Y(:))));
@@ -141,7 +147,7 @@ endfunction
 %! [neq, n] = sweep ({G, single(randn (40, 16, 2))}, {"standard", "gram"}, {2, [1 3]}, ...
 %!                   [true false], "batched");
 %! assert (neq, n);
-%! assert (all (muon_ns (G, "Precision", "fp16")(:,:,2)(:) == 0));
+%! assert (all (ns_blas (G, "Precision", "fp16")(:,:,2)(:) == 0));
 
 %!test
 %! ## schedules, step counts and schedule modes, the Gram aspect fallback
@@ -151,7 +157,7 @@ endfunction
 %! for name = muon_coeffs ()(:)'
 %!   for prec = {"bf16", "fp16"}
 %!     for m = {"standard", "gram"}
-%!       X = muon_ns (G, "Coefficients", name{1}, "Precision", prec{1}, "Method", m{1});
+%!       X = ns_blas (G, "Coefficients", name{1}, "Precision", prec{1}, "Method", m{1});
 %!       Y = ref_ns (G, "Coefficients", name{1}, "Precision", prec{1}, "Method", m{1});
 %!       assert (isequal (X, Y), true, sprintf ("%s %s %s", name{1}, prec{1}, m{1}));
 %!       ncase++;
@@ -161,8 +167,8 @@ endfunction
 %! C = [3 -3.2 1.2; 2 -1.5 0.5];
 %! for mode = {"repeat_last", "cycle"}
 %!   args = {"Coefficients", C, "Steps", 5, "ScheduleMode", mode{1}, "Precision", "bf16"};
-%!   assert (isequal (muon_ns (G, args{:}), ref_ns (G, args{:})));
-%!   assert (isequal (muon_ns (G, args{:}, "Method", "gram", "Restarts", [1 2 4]),
+%!   assert (isequal (ns_blas (G, args{:}), ref_ns (G, args{:})));
+%!   assert (isequal (ns_blas (G, args{:}, "Method", "gram", "Restarts", [1 2 4]),
 %!                    ref_ns (G, args{:}, "Method", "gram", "Restarts", [1 2 4])));
 %!   ncase += 2;
 %! endfor
@@ -170,13 +176,13 @@ endfunction
 %! G = randn (32, 48);
 %! for gma = [1 2]
 %!   args = {"Method", "gram", "GramMinAspect", gma, "Precision", "fp16"};
-%!   assert (isequal (muon_ns (G, args{:}), ref_ns (G, args{:})));
+%!   assert (isequal (ns_blas (G, args{:}), ref_ns (G, args{:})));
 %!   ncase++;
 %! endfor
-%! assert (isequal (muon_ns (G, "Method", "gram", "GramMinAspect", 2, "Precision", "fp16"),
-%!                  muon_ns (G, "Precision", "fp16")));
-%! assert (! isequal (muon_ns (G, "Method", "gram", "Precision", "fp16"),
-%!                    muon_ns (G, "Precision", "fp16")));
+%! assert (isequal (ns_blas (G, "Method", "gram", "GramMinAspect", 2, "Precision", "fp16"),
+%!                  ns_blas (G, "Precision", "fp16")));
+%! assert (! isequal (ns_blas (G, "Method", "gram", "Precision", "fp16"),
+%!                    ns_blas (G, "Precision", "fp16")));
 %! printf ("    schedules/modes/fallback: %d cases bitwise equal\n", ncase);
 
 %!function v = ifelse_ (c, a, b)
@@ -199,8 +205,8 @@ endfunction
 %!   Y2 = ref_round (single (G) ./ (n2 + single (1e-7)), "fp16");
 %!   if (isequal (Y1, Y2)) continue; endif
 %!   found++;
-%!   X0 = muon_ns (G, "Precision", "fp16", "Coefficients", [1 0 0], "Steps", 1);
-%!   ok = isequal (X0, double (Y1)) && isequal (muon_ns (G, "Precision", "fp16"),
+%!   X0 = ns_blas (G, "Precision", "fp16", "Coefficients", [1 0 0], "Steps", 1);
+%!   ok = isequal (X0, double (Y1)) && isequal (ns_blas (G, "Precision", "fp16"),
 %!                                              ref_ns (G, "Precision", "fp16"));
 %!   nok += ok;
 %!   printf ("    seed %d: ||G|| -> %.9g, ||single(G)|| -> %.9g; C %s\n", t, n1, n2,
@@ -219,10 +225,10 @@ endfunction
 %! for m = {"standard", "gram"}
 %!   args = {"Precision", "fp16", "NormalizeFirst", false, "Method", m{1}};
 %!   w = warning ("off", "all");
-%!   X = muon_ns (G, args{:});
+%!   X = ns_blas (G, args{:});
 %!   warning (w);
 %!   assert (isequaln (X, ref_ns (G, args{:})));
-%!   assert (isequal (muon_ns (G, args{1:2}, args{5:6}), ref_ns (G, args{1:2}, args{5:6})));
+%!   assert (isequal (ns_blas (G, args{1:2}, args{5:6}), ref_ns (G, args{1:2}, args{5:6})));
 %! endfor
 
 %!test
@@ -235,10 +241,10 @@ endfunction
 %! only = {"Coefficients", [1 0 0], "Steps", 1};       # returns r(G / (||G|| + eps))
 %! for prec = {"bf16", "fp16"}
 %!   pbits = ifelse_ (strcmp (prec{1}, "bf16"), 8, 11);
-%!   X0 = muon_ns (G, "Precision", prec{1}, only{:});
+%!   X0 = ns_blas (G, "Precision", prec{1}, only{:});
 %!   G2 = G; G2(k) = G(k) * (1 + 2^-pbits * 1.5);       # moves r(X(k)) by one ulp
-%!   X02 = muon_ns (G2, "Precision", prec{1}, only{:});
-%!   X = muon_ns (G, "Precision", prec{1}); X2 = muon_ns (G2, "Precision", prec{1});
+%!   X02 = ns_blas (G2, "Precision", prec{1}, only{:});
+%!   X = ns_blas (G, "Precision", prec{1}); X2 = ns_blas (G2, "Precision", prec{1});
 %!   printf ("    %s 64x128: one-ulp change of one input element (%d entry of X0 moved) moves the result by %.3g rel Frobenius, %d of %d entries\n",
 %!           prec{1}, nnz (X0 != X02), norm (X - X2, "fro") / norm (X, "fro"),
 %!           nnz (X != X2), numel (X));

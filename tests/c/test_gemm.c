@@ -1,0 +1,431 @@
+/* test_gemm.c - the GEMM provider layer (core/gemm.c, core/gemm_onednn.c): provider and
+ * thread resolution, products with every transpose and padded leading dimensions against a
+ * plain fp64 triple loop, bf16 operands against the fp32 product of the same values, the
+ * symmetric product (SYRK and oneDNN's block rows), the primitive cache under a shape sweep
+ * larger than its limit (correct results, bounded count, everything freed with the context:
+ * ASan's leak check), muon_ns per provider, the query, and every error path.  Where the build
+ * has no oneDNN, the oneDNN cases check the MUON_ERR_NOTBUILT answers instead.
+ */
+#define _POSIX_C_SOURCE 200112L   // setenv, unsetenv
+#include <ctype.h>
+#include <stdint.h>
+
+#include "harness.h"
+#include "gemm.h"
+#include "muon_precision.h"
+
+static muon_ctx *ctx;
+static int have_dnnl;
+
+// The thread counts muon_gemm_setup changes (weak: absent libraries read as "not there").
+extern int omp_get_max_threads (void) __attribute__ ((weak));
+extern int openblas_get_num_threads (void) __attribute__ ((weak));
+
+static uint64_t rng_state = 777;
+static float urandf (void)     // uniform in [-1, 1)
+{
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (float) ((double) (rng_state >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+}
+
+// x: len random values rounded to bf16 (exact in fp32), h: their bits.
+static void fill_bf16 (float *x, uint16_t *h, size_t len)
+{
+  for (size_t i = 0; i < len; i++)
+  {
+    x[i] = muon_round_bf16 (urandf ());
+    h[i] = muon_f32_to_bf16_bits (x[i]);
+  }
+}
+
+// Largest |C - op(A) op(B)| over the m x n result, relative to sum |a||b| per element (the
+// fp32 accumulation error bound is about k * 2^-24 of that).
+static double product_err (int ta, int tb, size_t m, size_t n, size_t k, const float *A,
+                           size_t lda, const float *B, size_t ldb, const float *C, size_t ldc)
+{
+  double worst = 0;
+  for (size_t j = 0; j < n; j++)
+    for (size_t i = 0; i < m; i++)
+    {
+      double s = 0, a = 0;
+      for (size_t l = 0; l < k; l++)
+      {
+        double x = ta ? A[l + i * lda] : A[i + l * lda], y = tb ? B[j + l * ldb] : B[l + j * ldb];
+        s += x * y;
+        a += fabs (x * y);
+      }
+      double e = fabs (C[i + j * ldc] - s) / (a > 0 ? a : 1);
+      if (!(e <= worst)) worst = e;                 // NaN becomes the worst
+    }
+  return worst;
+}
+
+static muon_gemm_cfg config (muon_gemm_provider g, muon_precision p)
+{
+  muon_gemm_cfg cfg;
+  muon_status s = muon_gemm_setup (ctx, g, 0, p, &cfg);
+  T_EQ_INT (s, MUON_OK);
+  muon_gemm_finish (&cfg);            // thread counts back; cfg stays usable
+  return cfg;
+}
+
+//---- tests ----------------------------------------------------------------------------------
+
+static void test_names (void)
+{
+  muon_gemm_provider g = MUON_GEMM_AUTO;
+  T_EQ_INT (muon_gemm_from_name ("openblas", &g), MUON_OK);
+  T_EQ_INT (g, MUON_GEMM_OPENBLAS);
+  T_EQ_INT (muon_gemm_from_name ("onednn", &g), MUON_OK);
+  T_EQ_INT (g, MUON_GEMM_ONEDNN);
+  T_EQ_INT (muon_gemm_from_name ("auto", &g), MUON_OK);
+  T_EQ_INT (g, MUON_GEMM_AUTO);
+  T_EQ_INT (muon_gemm_from_name ("mkl", &g), MUON_ERR_BADARG);
+  T_EQ_INT (muon_gemm_from_name (NULL, &g), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_gemm_from_name ("auto", NULL), MUON_ERR_NULLPTR);
+  T_EQ_STR (muon_gemm_name (MUON_GEMM_ONEDNN), "onednn");
+  T_EQ_STR (muon_gemm_name ((muon_gemm_provider) 9), "unknown");
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  T_EQ_INT (o.gemm, MUON_GEMM_AUTO);
+  T_EQ_INT (o.threads, 0);
+}
+
+static void test_setup (void)
+{
+  muon_gemm_cfg cfg;
+  muon_gemm_info info;
+  T_EQ_INT (muon_gemm_query (ctx, &info), MUON_OK);
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 0, MUON_PREC_SINGLE, &cfg), MUON_OK);
+  T_EQ_INT (cfg.provider, have_dnnl ? MUON_GEMM_ONEDNN : MUON_GEMM_OPENBLAS);
+  T_ASSERT (cfg.threads >= 1 && cfg.threads <= info.cores);
+  T_EQ_INT (cfg.bf16, 0);
+  muon_gemm_finish (&cfg);
+  // bf16 multiplies natively where oneDNN says the ISA has it
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 1, MUON_PREC_BF16, &cfg), MUON_OK);
+  T_EQ_INT (cfg.bf16, have_dnnl && info.onednn_native_bf16);
+  T_EQ_INT (cfg.threads, 1);
+  muon_gemm_finish (&cfg);
+  // 'double' stays on OpenBLAS whatever is asked; more threads than cores are clamped
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 100000, MUON_PREC_DOUBLE, &cfg), MUON_OK);
+  T_EQ_INT (cfg.provider, MUON_GEMM_OPENBLAS);
+  T_EQ_INT (cfg.threads, info.cores);
+  muon_gemm_finish (&cfg);
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_OPENBLAS, 0, MUON_PREC_BF16, &cfg), MUON_OK);
+  T_EQ_INT (cfg.provider, MUON_GEMM_OPENBLAS);
+  T_EQ_INT (cfg.bf16, 0);
+  muon_gemm_finish (&cfg);
+  muon_status s = muon_gemm_setup (ctx, MUON_GEMM_ONEDNN, 0, MUON_PREC_SINGLE, &cfg);
+  T_EQ_INT (s, have_dnnl ? MUON_OK : MUON_ERR_NOTBUILT);
+  if (!have_dnnl)
+    T_ASSERT (strstr (muon_ctx_last_error (ctx), "oneDNN") != NULL);
+  muon_gemm_finish (&cfg);
+  // errors
+  T_EQ_INT (muon_gemm_setup (ctx, (muon_gemm_provider) 3, 0, MUON_PREC_SINGLE, &cfg),
+            MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "unknown GEMM provider 3");
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, -1, MUON_PREC_SINGLE, &cfg), MUON_ERR_BADARG);
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 0, MUON_PREC_SINGLE, NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_gemm_setup (NULL, MUON_GEMM_AUTO, 0, MUON_PREC_SINGLE, &cfg), MUON_ERR_NULLPTR);
+  muon_gemm_finish (NULL);                          // no crash
+}
+
+// Threads 0 follows OMP_NUM_THREADS, else shares the cores among the local MPI ranks.
+static void test_thread_env (void)
+{
+  muon_gemm_cfg cfg;
+  muon_gemm_info info;
+  muon_gemm_query (ctx, &info);
+  const char *omp = getenv ("OMP_NUM_THREADS"), *mpi = getenv ("OMPI_COMM_WORLD_LOCAL_SIZE");
+  char omp_saved[32] = "", mpi_saved[32] = "";
+  if (omp) snprintf (omp_saved, sizeof omp_saved, "%s", omp);
+  if (mpi) snprintf (mpi_saved, sizeof mpi_saved, "%s", mpi);
+  unsetenv ("OMPI_COMM_WORLD_LOCAL_SIZE");
+  setenv ("OMP_NUM_THREADS", "1", 1);
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 0, MUON_PREC_SINGLE, &cfg), MUON_OK);
+  T_EQ_INT (cfg.threads, 1);
+  muon_gemm_finish (&cfg);
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 2, MUON_PREC_SINGLE, &cfg), MUON_OK);
+  T_EQ_INT (cfg.threads, info.cores < 2 ? info.cores : 2);     // the option wins
+  muon_gemm_finish (&cfg);
+  unsetenv ("OMP_NUM_THREADS");
+  setenv ("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 0, MUON_PREC_SINGLE, &cfg), MUON_OK);
+  T_EQ_INT (cfg.threads, info.cores / 2 > 0 ? info.cores / 2 : 1);
+  muon_gemm_finish (&cfg);
+  unsetenv ("OMPI_COMM_WORLD_LOCAL_SIZE");
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 0, MUON_PREC_SINGLE, &cfg), MUON_OK);
+  T_EQ_INT (cfg.threads, info.cores);
+  muon_gemm_finish (&cfg);
+  if (omp) setenv ("OMP_NUM_THREADS", omp_saved, 1);
+  if (mpi) setenv ("OMPI_COMM_WORLD_LOCAL_SIZE", mpi_saved, 1);
+}
+
+// muon_ns sets both pools for its call and puts back what it found, whatever it was.
+static void test_threads_restored (void)
+{
+  double g[64 * 96], x[64 * 96];
+  for (int i = 0; i < 64 * 96; i++) g[i] = urandf ();
+  muon_tensor tg = muon_tensor_matrix (MUON_F64, g, 64, 96);
+  muon_tensor tx = muon_tensor_matrix (MUON_F64, x, 64, 96);
+  int omp0 = omp_get_max_threads ? omp_get_max_threads () : -1;
+  int blas0 = openblas_get_num_threads ? openblas_get_num_threads () : -1;
+  for (int prov = 0; prov <= 2; prov++)
+    for (int threads = 0; threads <= 1; threads++)
+    {
+      muon_ns_opts o;
+      muon_ns_opts_default (&o);
+      o.gemm = (muon_gemm_provider) prov;
+      o.threads = threads;
+      o.precision = MUON_PREC_BF16;
+      muon_status s = muon_ns (ctx, &tg, &tx, &o);
+      T_EQ_INT (s, prov == MUON_GEMM_ONEDNN && !have_dnnl ? MUON_ERR_NOTBUILT : MUON_OK);
+      T_EQ_INT (omp_get_max_threads ? omp_get_max_threads () : -1, omp0);
+      T_EQ_INT (openblas_get_num_threads ? openblas_get_num_threads () : -1, blas0);
+    }
+}
+
+// Every transpose pair, padded leading dimensions, fp32 operands, on each provider; and bf16
+// operands on oneDNN against the OpenBLAS product of the same (exact) values.
+static void test_products (void)
+{
+  enum { M = 37, N = 29, K = 53, PAD = 3, LD = 64 };
+  float A[LD * LD], B[LD * LD], C[LD * LD], C2[LD * LD];
+  uint16_t Ah[LD * LD], Bh[LD * LD];
+  fill_bf16 (A, Ah, LD * LD);
+  fill_bf16 (B, Bh, LD * LD);
+  muon_gemm_cfg blas = config (MUON_GEMM_OPENBLAS, MUON_PREC_SINGLE);
+  for (int ta = 0; ta < 2; ta++)
+    for (int tb = 0; tb < 2; tb++)
+    {
+      size_t lda = (ta ? K : M) + PAD, ldb = (tb ? N : K) + PAD, ldc = M + PAD;
+      muon_gemm_in a = { A, NULL }, b = { B, NULL };
+      for (size_t i = 0; i < LD * LD; i++) C[i] = C2[i] = -7.0f;
+      T_EQ_INT (muon_gemm_product (ctx, &blas, ta, tb, M, N, K, a, lda, b, ldb, C, ldc), MUON_OK);
+      T_LE (product_err (ta, tb, M, N, K, A, lda, B, ldb, C, ldc), 1e-5);
+      T_EQ_DBL (C[M], -7.0f);                       // the padding rows are not written
+      if (!have_dnnl)
+        continue;
+      muon_gemm_cfg f32 = config (MUON_GEMM_ONEDNN, MUON_PREC_SINGLE);
+      T_EQ_INT (muon_gemm_product (ctx, &f32, ta, tb, M, N, K, a, lda, b, ldb, C2, ldc), MUON_OK);
+      T_LE (product_err (ta, tb, M, N, K, A, lda, B, ldb, C2, ldc), 1e-5);
+      T_EQ_DBL (C2[M], -7.0f);
+      muon_gemm_cfg bf = config (MUON_GEMM_ONEDNN, MUON_PREC_BF16);
+      if (!bf.bf16)
+        continue;
+      muon_gemm_in ah = { A, Ah }, bh = { B, Bh };
+      T_EQ_INT (muon_gemm_product (ctx, &bf, ta, tb, M, N, K, ah, lda, bh, ldb, C2, ldc), MUON_OK);
+      T_LE (product_err (ta, tb, M, N, K, A, lda, B, ldb, C2, ldc), 1e-5);
+      // a bf16 call without bf16 operands is an internal error, not a wrong product
+      T_EQ_INT (muon_gemm_product (ctx, &bf, ta, tb, M, N, K, a, lda, b, ldb, C2, ldc),
+                MUON_ERR_INTERNAL);
+    }
+}
+
+// Upper triangle of alpha A A' against the triple loop, small (one product) and large enough
+// for oneDNN's block rows (n > 2 * MUON_GEMM_SYM_BLOCK, last block partial).
+static void test_symmetric (void)
+{
+  const size_t ns[] = { 9, 2 * MUON_GEMM_SYM_BLOCK + 37 };
+  for (int t = 0; t < 2; t++)
+  {
+    size_t n = ns[t], k = 70, lda = n + 2;
+    float *A = malloc (lda * k * sizeof *A), *C = malloc (n * n * sizeof *C);
+    uint16_t *Ah = malloc (lda * k * sizeof *Ah);
+    fill_bf16 (A, Ah, lda * k);
+    for (int prov = 0; prov < 3; prov++)
+    {
+      if (prov > 0 && !have_dnnl)
+        break;
+      muon_gemm_cfg cfg = config (prov == 0 ? MUON_GEMM_OPENBLAS : MUON_GEMM_ONEDNN,
+                                  prov == 2 ? MUON_PREC_BF16 : MUON_PREC_SINGLE);
+      if (prov == 2 && !cfg.bf16)
+        break;
+      muon_gemm_in a = { A, prov == 2 ? Ah : NULL };
+      float alpha = t == 0 ? 1.0f : -0.5f;
+      T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, n, k, alpha, a, lda, C, n), MUON_OK);
+      double worst = 0;
+      for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i <= j; i++)
+        {
+          double s = 0, mag = 0;
+          for (size_t l = 0; l < k; l++)
+          {
+            s += (double) A[i + l * lda] * A[j + l * lda];
+            mag += fabs ((double) A[i + l * lda] * A[j + l * lda]);
+          }
+          double e = fabs (C[i + j * n] - alpha * s) / (fabs (alpha) * mag + 1e-30);
+          if (!(e <= worst)) worst = e;
+        }
+      T_ASSERT_MSG (worst <= 1e-5, "n %zu provider %d: worst relative error %g", n, prov, worst);
+    }
+    free (A); free (C); free (Ah);
+  }
+}
+
+// Changing shapes: more distinct shapes than the cache holds, each checked, each repeated;
+// the cache never exceeds its limit and a repeated shape does not add an entry.
+static void test_cache_sweep (void)
+{
+  if (!have_dnnl)
+  {
+    T_EQ_INT (muon_gemm_onednn_cached (ctx), 0);
+    return;
+  }
+  muon_ctx *c2 = NULL;
+  T_EQ_INT (muon_ctx_create (&c2), MUON_OK);
+  muon_ctx *keep = ctx;
+  ctx = c2;
+  muon_gemm_cfg cfg = config (MUON_GEMM_ONEDNN, MUON_PREC_SINGLE);
+  enum { SHAPES = MUON_GEMM_CACHE_MAX + 16 };
+  size_t maxcount = 0;
+  long bad = 0;
+  for (int rep = 0; rep < 2; rep++)
+    for (int s = 0; s < SHAPES; s++)
+    {
+      size_t m = 5 + (size_t) s, n = 3 + (size_t) (s * 7) % 23, k = 4 + (size_t) (s * 5) % 31;
+      float *A = malloc (m * k * sizeof *A), *B = malloc (k * n * sizeof *B);
+      float *C = malloc (m * n * sizeof *C);
+      for (size_t i = 0; i < m * k; i++) A[i] = urandf ();
+      for (size_t i = 0; i < k * n; i++) B[i] = urandf ();
+      muon_gemm_in a = { A, NULL }, b = { B, NULL };
+      T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, m, n, k, a, m, b, k, C, m), MUON_OK);
+      bad += !(product_err (0, 0, m, n, k, A, m, B, k, C, m) <= 1e-5);
+      size_t before = muon_gemm_onednn_cached (ctx);
+      T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, m, n, k, a, m, b, k, C, m), MUON_OK);
+      T_EQ_INT (muon_gemm_onednn_cached (ctx), before);       // a hit adds nothing
+      if (before > maxcount) maxcount = before;
+      free (A); free (B); free (C);
+    }
+  T_ASSERT_MSG (bad == 0, "%ld of %d products wrong", bad, 2 * SHAPES);
+  T_EQ_INT (maxcount, MUON_GEMM_CACHE_MAX);
+  ctx = keep;
+  T_EQ_INT (muon_ctx_destroy (&c2), MUON_OK);      // frees the primitives (ASan checks)
+}
+
+// muon_ns on each provider: fp32 within the foundation's fp32 tolerance of fp64 NS, bf16 and
+// fp16 within their precision figures (DESIGN.md 6), and Threads 1 a valid answer too.
+static void test_ns_providers (void)
+{
+  enum { R = 48, C = 128 };
+  double *g = malloc (R * C * sizeof *g), *x64 = malloc (R * C * sizeof *g);
+  double *x = malloc (R * C * sizeof *g);
+  for (int i = 0; i < R * C; i++) g[i] = urandf ();
+  muon_tensor tg = muon_tensor_matrix (MUON_F64, g, R, C);
+  muon_tensor t64 = muon_tensor_matrix (MUON_F64, x64, R, C);
+  muon_tensor tx = muon_tensor_matrix (MUON_F64, x, R, C);
+  for (int method = 0; method < 2; method++)
+  {
+    muon_ns_opts o;
+    muon_ns_opts_default (&o);
+    o.method = (muon_ns_method) method;
+    o.precision = MUON_PREC_DOUBLE;
+    T_EQ_INT (muon_ns (ctx, &tg, &t64, &o), MUON_OK);
+    const double tol[4] = { 1e-12, 3e-5, 0.08, 0.015 };
+    for (int prov = 1; prov <= 2; prov++)
+      for (int p = 0; p < 4; p++)
+        for (int threads = 0; threads <= 1; threads++)
+        {
+          o.gemm = (muon_gemm_provider) prov;
+          o.precision = (muon_precision) p;
+          o.threads = threads;
+          muon_status s = muon_ns (ctx, &tg, &tx, &o);
+          if (prov == MUON_GEMM_ONEDNN && !have_dnnl)   // asked for, not built: an error
+          {                                            // even where it would not be used
+            T_EQ_INT (s, MUON_ERR_NOTBUILT);
+            continue;
+          }
+          T_EQ_INT (s, MUON_OK);
+          double num = 0, den = 0;
+          for (int i = 0; i < R * C; i++)
+          {
+            num += (x[i] - x64[i]) * (x[i] - x64[i]);
+            den += x64[i] * x64[i];
+          }
+          T_ASSERT_MSG (sqrt (num / den) <= tol[p], "%s %s %s threads %d: error %g",
+                        muon_gemm_name (o.gemm), muon_precision_name (o.precision),
+                        method ? "gram" : "standard", threads, sqrt (num / den));
+        }
+  }
+  free (g); free (x64); free (x);
+}
+
+static void test_query (void)
+{
+  muon_gemm_info info;
+  T_EQ_INT (muon_gemm_query (ctx, &info), MUON_OK);
+  T_EQ_INT (info.onednn_built, have_dnnl);
+  T_EQ_STR (info.default_provider, have_dnnl ? "onednn" : "openblas");
+  T_ASSERT (info.cores >= 1 && info.threads >= 1 && info.threads <= info.cores);
+  if (have_dnnl)
+  {
+    T_ASSERT (isdigit ((unsigned char) info.onednn_version[0]));
+    T_ASSERT (info.onednn_isa[0] != 0 && info.onednn_impl_f32[0] != 0);
+    T_ASSERT (info.onednn_impl_bf16[0] != 0);
+  }
+  else
+    T_EQ_STR (info.onednn_version, "not built");
+  T_EQ_INT (muon_gemm_query (ctx, NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_gemm_query (NULL, &info), MUON_ERR_NULLPTR);
+}
+
+static void test_errors (void)
+{
+  float A[16] = { 0 }, C[16];
+  muon_gemm_in a = { A, NULL }, none = { NULL, NULL };
+  for (int prov = 1; prov <= 2; prov++)
+  {
+    if (prov == 2 && !have_dnnl)
+      break;
+    muon_gemm_cfg cfg = config ((muon_gemm_provider) prov, MUON_PREC_SINGLE);
+    T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, 4, 4, 4, none, 4, a, 4, C, 4), MUON_ERR_NULLPTR);
+    T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, 4, 4, 4, a, 4, a, 4, NULL, 4), MUON_ERR_NULLPTR);
+    T_EQ_INT (muon_gemm_product (ctx, NULL, 0, 0, 4, 4, 4, a, 4, a, 4, C, 4), MUON_ERR_NULLPTR);
+    T_EQ_INT (muon_gemm_product (NULL, &cfg, 0, 0, 4, 4, 4, a, 4, a, 4, C, 4), MUON_ERR_NULLPTR);
+    T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, 4, 4, 4, a, 3, a, 4, C, 4), MUON_ERR_BADSHAPE);
+    T_ASSERT (strstr (muon_ctx_last_error (ctx), "leading dimensions") != NULL);
+    T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 1, 4, 4, 4, a, 4, a, 3, C, 4), MUON_ERR_BADSHAPE);
+    T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, 4, 4, 4, a, 4, a, 4, C, 3), MUON_ERR_BADSHAPE);
+    T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, 0, 4, 4, a, 4, a, 4, C, 4), MUON_ERR_BADSHAPE);
+    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 4, 1, none, 4, C, 4), MUON_ERR_NULLPTR);
+    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 4, 1, a, 3, C, 4), MUON_ERR_BADSHAPE);
+    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 0, 1, a, 4, C, 4), MUON_ERR_BADSHAPE);
+  }
+  // muon_ns's own checks of the new options
+  double g[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }, x[12];
+  muon_tensor tg = muon_tensor_matrix (MUON_F64, g, 3, 4);
+  muon_tensor tx = muon_tensor_matrix (MUON_F64, x, 3, 4);
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  o.gemm = (muon_gemm_provider) 7;
+  T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "unknown GEMM provider 7");
+  o.gemm = MUON_GEMM_AUTO;
+  o.threads = -2;
+  T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "threads must be a non-negative integer (0: auto)");
+  o.threads = 0;
+  o.gemm = MUON_GEMM_ONEDNN;
+  o.precision = MUON_PREC_SINGLE;
+  T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), have_dnnl ? MUON_OK : MUON_ERR_NOTBUILT);
+}
+
+int main (int argc, char **argv)
+{
+  (void) argc;
+  muon_ctx_create (&ctx);
+  have_dnnl = muon_gemm_onednn_built ();
+  printf ("test_gemm: oneDNN %s\n", have_dnnl ? "built" : "not built (NOTBUILT paths checked)");
+  T_RUN (test_names);
+  T_RUN (test_setup);
+  T_RUN (test_thread_env);
+  T_RUN (test_threads_restored);
+  T_RUN (test_products);
+  T_RUN (test_symmetric);
+  T_RUN (test_cache_sweep);
+  T_RUN (test_ns_providers);
+  T_RUN (test_query);
+  T_RUN (test_errors);
+  muon_ctx_destroy (&ctx);
+  return T_DONE (argv[0]);
+}

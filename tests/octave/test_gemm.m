@@ -1,0 +1,164 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_gemm ()
+## Suite (run with @code{test test_gemm}): the CPU GEMM providers of @code{muon_ns}
+## (options @qcode{"Gemm"} auto | openblas | onednn and @qcode{"Threads"}; core/gemm.c).
+## @itemize
+## @item Per provider, the foundation's tolerances (DESIGN.md 6): fp32 within 3e-5 of the
+## fp64 SVD closed form U*diag(phi(s))*V'; bf16 standard within 0.05 and fp16 Gram within
+## 0.008 of fp64 NS (keller, aspect >= 2, as test_ns_precision).
+## @item oneDNN bf16 (native bf16 products) against the emulated bf16 of OpenBLAS (fp32
+## products of the same bf16 values): they differ only in the fp32 summation order, which
+## low-precision NS amplifies chaotically, so they are compared statistically: over 20 seeds
+## their mean error against fp64 agrees within 10% (measured: within 0.3%).
+## @item Changing shapes, more than the primitive cache holds, each correct.
+## @item Threads, muon_update passing the options on, and the option errors.
+## @end itemize
+## oneDNN cases are skipped (with a note) when the build did not find oneDNN; then
+## @qcode{"Gemm", "onednn"} must fail with muonlab:notBuilt.
+## @end deftypefn
+
+function test_gemm ()
+  help test_gemm
+endfunction
+
+%!function e = relerr (X, Y)
+%!  e = norm (double (X(:)) - double (Y(:))) / norm (double (Y(:)));
+
+%!function Xo = oracle (G)
+%!  ## keller 5 steps on the singular values (test_ns_oracle's closed form)
+%!  [U, S, V] = svd (double (G), "econ");
+%!  s = diag (S) / (norm (double (G), "fro") + 1e-7);
+%!  for k = 1:5
+%!    s = 3.4445 * s - 4.7750 * s.^3 + 2.0315 * s.^5;
+%!  endfor
+%!  Xo = U * diag (s) * V';
+
+%!function p = providers ()
+%!  p = {"openblas"};
+%!  if (muon_info ().gemm.onednn_built)
+%!    p{end+1} = "onednn";
+%!  endif
+
+%!test
+%! ## per provider: fp32 vs the SVD closed form, bf16 / fp16 vs fp64 NS
+%! randn ("state", 61);
+%! shapes = {[96 256], [256 96], [64 320], [128 128]};
+%! for g = providers ()
+%!   for i = 1:numel (shapes)
+%!     G = randn (shapes{i});
+%!     X64s = muon_ns (G, "Precision", "double");
+%!     X64g = muon_ns (G, "Precision", "double", "Method", "gram");
+%!     e32 = [relerr(muon_ns (single (G), "Gemm", g{1}), oracle (G)), ...
+%!            relerr(muon_ns (single (G), "Gemm", g{1}, "Method", "gram"), oracle (G))];
+%!     eb = relerr (muon_ns (G, "Precision", "bf16", "Gemm", g{1}), X64s);
+%!     ef = relerr (muon_ns (G, "Precision", "fp16", "Method", "gram", "Gemm", g{1}), X64g);
+%!     printf ("    %-8s %3dx%-3d fp32 %.1e %.1e  bf16 std %.4f  fp16 gram %.4f\n", g{1},
+%!             shapes{i}, e32, eb, ef);
+%!     assert (all (e32 <= 3e-5));
+%!     if (shapes{i}(1) != shapes{i}(2))              # the precision figures: aspect >= 2
+%!       assert (eb <= 0.05 && ef <= 0.008);
+%!     endif
+%!   endfor
+%! endfor
+
+%!test
+%! ## oneDNN bf16 vs emulated bf16: mean error against fp64 over 20 seeds, within 10%
+%! if (! muon_info ().gemm.onednn_built)
+%!   printf ("    skipped: oneDNN not built\n");
+%!   return;
+%! endif
+%! for m = {"standard", "gram"}
+%!   e = zeros (20, 2);
+%!   same = 0;
+%!   for s = 1:20
+%!     randn ("state", 100 + s);
+%!     G = randn (128, 1024);
+%!     X64 = muon_ns (G, "Precision", "double", "Method", m{1});
+%!     Xe = muon_ns (G, "Precision", "bf16", "Method", m{1}, "Gemm", "openblas");
+%!     Xd = muon_ns (G, "Precision", "bf16", "Method", m{1}, "Gemm", "onednn");
+%!     e(s,:) = [relerr(Xe, X64), relerr(Xd, X64)];
+%!     same += isequal (Xe, Xd);
+%!   endfor
+%!   mu = mean (e);
+%!   printf (["    bf16 %-8s 128x1024, 20 seeds: mean error emulated %.5f, oneDNN %.5f " ...
+%!            "(%+.2f%%), std %.5f %.5f; %d seeds bitwise equal\n"], m{1}, mu,
+%!           100 * (mu(2) / mu(1) - 1), std (e), same);
+%!   assert (abs (mu(2) / mu(1) - 1) <= 0.10);
+%! endfor
+
+%!test
+%! ## the products differ between providers (the option reaches the core: fp32 sums in
+%! ## another order; in bf16, whose products are exact in fp32, the two often sum in the same
+%! ## order and agree bitwise), and a provider is deterministic
+%! if (! muon_info ().gemm.onednn_built)
+%!   return;
+%! endif
+%! randn ("state", 62);
+%! G = randn (128, 1024);
+%! assert (! isequal (muon_ns (single (G), "Gemm", "openblas"),
+%!                    muon_ns (single (G), "Gemm", "onednn")));
+%! b = muon_ns (G, "Precision", "bf16", "Gemm", "onednn");
+%! assert (isequal (b, muon_ns (G, "Precision", "bf16", "Gemm", "onednn")));
+%! assert (isequal (b, muon_ns (G, "Precision", "bf16")));        # auto = oneDNN here
+%! ## 'double' runs on OpenBLAS whatever is asked
+%! assert (isequal (muon_ns (G, "Gemm", "onednn"), muon_ns (G, "Gemm", "openblas")));
+
+%!test
+%! ## changing shapes: 30 shapes of 3 products each, more than the primitive cache holds (64),
+%! ## each against the closed form
+%! randn ("state", 63);
+%! worst = 0;
+%! for g = providers ()
+%!   for k = 1:30
+%!     sz = [8 + k, 20 + 3 * k];
+%!     if (mod (k, 3) == 0) sz = fliplr (sz); endif
+%!     G = randn (sz);
+%!     worst = max (worst, relerr (muon_ns (single (G), "Gemm", g{1}), oracle (G)));
+%!   endfor
+%! endfor
+%! printf ("    30 shapes per provider: worst fp32 error %.1e\n", worst);
+%! assert (worst <= 3e-5);
+
+%!test
+%! ## Threads: 1 thread and the automatic count both meet the tolerance; more than the
+%! ## cores is clamped, not an error
+%! randn ("state", 64);
+%! G = randn (160, 320);
+%! X64 = muon_ns (G, "Precision", "double");
+%! for g = providers ()
+%!   for t = [0 1 1000]
+%!     assert (relerr (muon_ns (single (G), "Gemm", g{1}, "Threads", t), X64) <= 3e-5);
+%!     assert (relerr (muon_ns (G, "Precision", "bf16", "Gemm", g{1}, "Threads", t), X64)
+%!             <= 0.05);
+%!   endfor
+%! endfor
+
+%!test
+%! ## muon_update hands the options to NS (same parser)
+%! randn ("state", 65);
+%! G = randn (32, 64);
+%! U1 = muon_update (G, [], "Gemm", "openblas", "Threads", 1);
+%! U2 = muon_update (G, [], "Gemm", "openblas");
+%! assert (isequal (U1, U2));
+
+%!test
+%! if (! muon_info ().gemm.onednn_built)
+%!   try
+%!     muon_ns (randn (4, 8), "Gemm", "onednn");
+%!     error ("no error raised");
+%!   catch err
+%!     assert (err.identifier, "muonlab:notBuilt");
+%!     assert (err.message, ["muon_ns: the oneDNN GEMM provider is not built (the build " ...
+%!                           "found no oneDNN; install libdnnl-dev and rebuild)."]);
+%!   end_try_catch
+%! endif
+
+%!error <muon_ns: GEMM must be 'auto', 'openblas' or 'onednn'.> muon_ns (randn (4, 8), "Gemm", "mkl")
+%!error <muon_ns: GEMM must be 'auto', 'openblas' or 'onednn'.> muon_ns (randn (4, 8), "Gemm", 1)
+%!error <muon_ns: THREADS must be a non-negative integer \(0: automatic\).> muon_ns (randn (4, 8), "Threads", -1)
+%!error <muon_ns: THREADS must be a non-negative integer \(0: automatic\).> muon_ns (randn (4, 8), "Threads", 1.5)
+%!error <muon_ns: THREADS must be a non-negative integer \(0: automatic\).> muon_ns (randn (4, 8), "Threads", [1 2])
+%!error <muon_ns: THREADS must be a non-negative integer \(0: automatic\).> muon_ns (randn (4, 8), "Threads", "2")
+%!error <muon_update: GEMM must be 'auto', 'openblas' or 'onednn'.> muon_update (randn (4, 8), [], "Gemm", "x")
+%!error id=muonlab:badArg muon_ns (randn (4, 8), "Gemm", "mkl")
+%!error id=muonlab:badArg muon_ns (randn (4, 8), "Threads", -1)
