@@ -42,9 +42,9 @@ typedef struct {
 
 // Resolves the provider for precision p (AUTO: oneDNN when built; 'double' always runs on
 // OpenBLAS) and the thread count (requested > 0: that many; 0: OMP_NUM_THREADS when set,
-// else every core, divided among the ranks of an MPI job on this machine when Open MPI or
-// MPICH says how many there are; never more than the cores), then gives the pool in use
-// that count:
+// else the cores divided among the ranks of an MPI job on this machine when Open MPI or
+// MPICH says how many there are, else the cores other processes leave free (Linux, counted
+// at most every 0.1 s); never more than the cores), then gives the pool in use that count:
 // OpenMP's for oneDNN (and ns_impl.h's elementwise passes), OpenBLAS's for OpenBLAS (and
 // OpenMP one thread, so that no idle pool spins on the cores).  NOTBUILT for 'onednn' without
 // oneDNN (whatever the precision); BADARG for an unknown provider or a negative thread

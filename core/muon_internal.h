@@ -20,6 +20,8 @@ struct muon_ctx {
   muon_status cuda_load_status;
   char cuda_message[256];
   void *gemm_state;           // oneDNN engine, stream and cached primitives (gemm_onednn.c)
+  double gemm_busy_time;      // when gemm.c last counted the cores busy with other work
+  int gemm_busy;              // and how many it found
 };
 
 // Record an error and jump to `fail`; `status` must be a local muon_status in scope.

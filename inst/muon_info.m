@@ -21,7 +21,8 @@
 ## an fp32 and a bf16 product, e.g. @qcode{"brg:avx512_core_bf16"}),
 ## @code{onednn_native_bf16} (bf16 products multiply bf16 natively; else the fp32 product of
 ## the same values), @code{openblas} (its configuration and core), @code{threads} (what
-## @qcode{"Threads"}, 0 uses: OMP_NUM_THREADS or every core) and @code{cores}.
+## @qcode{"Threads"}, 0 would use now: OMP_NUM_THREADS, else the cores not busy with other
+## processes) and @code{cores}.
 ## @seealso{muon_ns}
 ## @end deftypefn
 

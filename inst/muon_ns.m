@@ -56,8 +56,10 @@
 ## tests against a plain-Octave port use @qcode{"openblas"}.  See @code{muon_info}.
 ## @item "Threads"
 ## CPU threads for the products and the elementwise passes: 0 (default) follows
-## OMP_NUM_THREADS, else every core (divided among the ranks of an MPI job on the same
-## machine); never more than the cores this process may use.
+## OMP_NUM_THREADS, else the cores that other processes leave free when the call starts
+## (divided among the ranks of an MPI job on the same machine); never more than the cores
+## this process may use.  (oneDNN's OpenMP threads wait by spinning: sharing a core with a
+## busy process makes them many times slower, so the automatic count avoids busy cores.)
 ## The previous thread settings of OpenBLAS and OpenMP are restored after the call.
 ## @end table
 ##

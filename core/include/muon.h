@@ -187,8 +187,8 @@ typedef struct {
   muon_device device;            // where to compute (CPU default)
   muon_gemm_provider gemm;       // CPU product provider (default auto)
   int threads;                   // CPU threads: 0 (default) = OMP_NUM_THREADS when set, else
-                                 // every core (shared among local MPI ranks); never more
-                                 // than the cores
+                                 // the cores not busy with other processes (shared among
+                                 // local MPI ranks); never more than the cores
 } muon_ns_opts;
 
 void muon_ns_opts_default (muon_ns_opts *o);

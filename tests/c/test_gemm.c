@@ -130,7 +130,8 @@ static void test_setup (void)
   muon_gemm_finish (NULL);                          // no crash
 }
 
-// Threads 0 follows OMP_NUM_THREADS, else shares the cores among the local MPI ranks.
+// Threads 0 follows OMP_NUM_THREADS, else shares the cores among the local MPI ranks, else
+// takes the cores other processes leave free (at least one).
 static void test_thread_env (void)
 {
   muon_gemm_cfg cfg;
@@ -155,7 +156,7 @@ static void test_thread_env (void)
   muon_gemm_finish (&cfg);
   unsetenv ("OMPI_COMM_WORLD_LOCAL_SIZE");
   T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 0, MUON_PREC_SINGLE, &cfg), MUON_OK);
-  T_EQ_INT (cfg.threads, info.cores);
+  T_ASSERT (cfg.threads >= 1 && cfg.threads <= info.cores);   // the cores not busy elsewhere
   muon_gemm_finish (&cfg);
   if (omp) setenv ("OMP_NUM_THREADS", omp_saved, 1);
   if (mpi) setenv ("OMPI_COMM_WORLD_LOCAL_SIZE", mpi_saved, 1);
