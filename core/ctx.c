@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gemm.h"
 #include "muon_internal.h"
@@ -36,6 +37,13 @@ const char *muon_status_id (muon_status s)
 }
 
 //---- context ------------------------------------------------------------------------------
+
+double muon_clock (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
 
 void *muon_aligned_alloc (size_t bytes)
 {

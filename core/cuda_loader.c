@@ -54,7 +54,7 @@ muon_status muon_cuda_load (muon_ctx *ctx)
     return ctx->cuda_load_status;
   }
   ctx->cuda_tried = 1;
-  char why[256] = "";
+  char why[192] = "";
   muon_status s = MUON_OK;
   ctx->cuda_lib = open_library (why, sizeof why);
   if (!ctx->cuda_lib)

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <cblas.h>
 
@@ -98,9 +97,7 @@ static int busy_elsewhere (void)
 // Cores busy with other processes, counted at most every 0.1 s per context.
 static int busy_cores (muon_ctx *ctx)
 {
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  double now = (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+  double now = muon_clock ();
   if (ctx->gemm_busy_time == 0 || now - ctx->gemm_busy_time > 0.1)
   {
     ctx->gemm_busy = busy_elsewhere ();
@@ -196,12 +193,19 @@ void muon_gemm_finish (muon_gemm_cfg *cfg)
 
 //---- products -----------------------------------------------------------------------------
 
-muon_status muon_gemm_product (muon_ctx *ctx, const muon_gemm_cfg *cfg, int ta, int tb,
-                               size_t m, size_t n, size_t k, muon_gemm_in A, size_t lda,
-                               muon_gemm_in B, size_t ldb, float *C, size_t ldc)
+void muon_gemm_count (muon_ctx *ctx, double flops, double t0)
+{
+  ctx->ns_stats.products++;
+  ctx->ns_stats.product_flops += flops;
+  ctx->ns_stats.product_seconds += muon_clock () - t0;
+}
+
+// muon_gemm_product without the counting (the symmetric block form counts once for all).
+static muon_status product (muon_ctx *ctx, const muon_gemm_cfg *cfg, int ta, int tb,
+                            size_t m, size_t n, size_t k, muon_gemm_in A, size_t lda,
+                            muon_gemm_in B, size_t ldb, float *C, size_t ldc)
 {
   muon_status status = MUON_OK;
-  CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, cfg != NULL && (A.f || A.h) && (B.f || B.h) && C != NULL,
          "GEMM operands must not be NULL");
   CHECK (MUON_ERR_INTERNAL, cfg->bf16 ? A.h && B.h : A.f && B.f,
@@ -228,12 +232,25 @@ fail:
   return status;
 }
 
+muon_status muon_gemm_product (muon_ctx *ctx, const muon_gemm_cfg *cfg, int ta, int tb,
+                               size_t m, size_t n, size_t k, muon_gemm_in A, size_t lda,
+                               muon_gemm_in B, size_t ldb, float *C, size_t ldc)
+{
+  CHECKCTX (ctx);
+  double t0 = muon_clock ();
+  muon_status status = product (ctx, cfg, ta, tb, m, n, k, A, lda, B, ldb, C, ldc);
+  if (status >= 0)
+    muon_gemm_count (ctx, 2.0 * (double) m * (double) n * (double) k, t0);
+  return status;
+}
+
 muon_status muon_gemm_symmetric (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t n, size_t k,
                                  float alpha, muon_gemm_in A, size_t lda, float *C,
                                  size_t ldc)
 {
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
+  double t0 = muon_clock (), flops = (double) n * (double) (n + 1) * (double) k;
   CHECK (MUON_ERR_NULLPTR, cfg != NULL && (A.f || A.h) && C != NULL,
          "GEMM operands must not be NULL");
   CHECK (MUON_ERR_INTERNAL, cfg->bf16 ? A.h != NULL : A.f != NULL,
@@ -253,18 +270,21 @@ muon_status muon_gemm_symmetric (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t
     // Block row [r0, r0 + rows) of C from column r0 on: A(r0:r0+rows, :) A(r0:n, :)'.  A
     // small matrix is one full product.
     size_t nb = n < 2 * MUON_GEMM_SYM_BLOCK ? n : MUON_GEMM_SYM_BLOCK;
+    flops = 0;
     for (size_t r0 = 0; r0 < n; r0 += nb)
     {
       size_t rows = n - r0 < nb ? n - r0 : nb;
       muon_gemm_in Ar = { A.f ? A.f + r0 : NULL, A.h ? A.h + r0 : NULL };
-      CHECKSTATUS (muon_gemm_product (ctx, cfg, 0, 1, rows, n - r0, k, Ar, lda, Ar, lda,
-                                      C + r0 + r0 * ldc, ldc));
+      CHECKSTATUS (product (ctx, cfg, 0, 1, rows, n - r0, k, Ar, lda, Ar, lda,
+                            C + r0 + r0 * ldc, ldc));
+      flops += 2.0 * (double) rows * (double) (n - r0) * (double) k;
     }
     if (alpha != 1.0f)
       for (size_t j = 0; j < n; j++)
         for (size_t i = 0; i <= j; i++)
           C[i + j * ldc] *= alpha;
   }
+  muon_gemm_count (ctx, flops, t0);
 fail:
   return status;
 }

@@ -66,6 +66,10 @@ muon_status muon_gemm_symmetric (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t
                                  float alpha, muon_gemm_in A, size_t lda, float *C,
                                  size_t ldc);
 
+// Adds one product of `flops` operations that started at muon_clock () == t0 to the stats
+// of the running muon_ns call (muon_gemm_product and muon_gemm_symmetric count themselves).
+void muon_gemm_count (muon_ctx *ctx, double flops, double t0);
+
 //---- gemm_onednn.c ---------------------------------------------------------------------------
 
 // 1 when built with oneDNN.

@@ -22,6 +22,7 @@ struct muon_ctx {
   void *gemm_state;           // oneDNN engine, stream and cached primitives (gemm_onednn.c)
   double gemm_busy_time;      // when gemm.c last counted the cores busy with other work
   int gemm_busy;              // and how many it found
+  muon_ns_stats ns_stats;     // the running or last muon_ns call's (gemm.c and ns.c count)
 };
 
 // Record an error and jump to `fail`; `status` must be a local muon_status in scope.
@@ -45,6 +46,9 @@ struct muon_ctx {
 
 // Checks that need no context (for muon_ctx_* themselves and NULL ctx handling).
 #define CHECKCTX(ctx) do { if ((ctx) == NULL) return MUON_ERR_NULLPTR; } while (0)
+
+// Seconds on a monotonic clock (differences only).
+double muon_clock (void);
 
 // Aligned allocation helpers (posix_memalign; NULL on failure).
 void *muon_aligned_alloc (size_t bytes);

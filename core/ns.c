@@ -11,6 +11,7 @@
  * its matrices as bf16 bits (the third instantiation below).
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <cblas.h>
 
@@ -35,20 +36,25 @@ typedef struct {
 
 //---- products ------------------------------------------------------------------------------
 
-// fp64: OpenBLAS, C (n x k) = A (n x n) B (n x k), and the upper triangle of alpha A A'.
-static muon_status product_f64 (const double *A, const double *B, size_t n, size_t k,
-                                double *C)
+// fp64: OpenBLAS, C (n x k) = A (n x n) B (n x k), and the upper triangle of alpha A A';
+// counted in the call's stats as the GEMM layer counts its own.
+static muon_status product_f64 (ns_env *env, const double *A, const double *B, size_t n,
+                                size_t k, double *C)
 {
+  double t0 = muon_clock ();
   cblas_dgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (int) n, (int) k, (int) n, 1, A,
                (int) n, B, (int) n, 0, C, (int) n);
+  muon_gemm_count (env->ctx, 2.0 * (double) n * (double) n * (double) k, t0);
   return MUON_OK;
 }
 
-static muon_status symmetric_f64 (double alpha, const double *A, size_t n, size_t k,
-                                  double *C)
+static muon_status symmetric_f64 (ns_env *env, double alpha, const double *A, size_t n,
+                                  size_t k, double *C)
 {
+  double t0 = muon_clock ();
   cblas_dsyrk (CblasColMajor, CblasUpper, CblasNoTrans, (int) n, (int) k, alpha, A, (int) n,
                0, C, (int) n);
+  muon_gemm_count (env->ctx, (double) n * (double) (n + 1) * (double) k, t0);
   return MUON_OK;
 }
 
@@ -84,8 +90,8 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define FN(name) name##_f64
 #define LOAD(x) (x)
 #define STORE(v) (v)
-#define PRODUCT(env, A, B, n, k, C) product_f64 ((A), (B), (n), (k), (C))
-#define SYMMETRIC(env, alpha, A, n, k, C) symmetric_f64 ((alpha), (A), (n), (k), (C))
+#define PRODUCT(env, A, B, n, k, C) product_f64 ((env), (A), (B), (n), (k), (C))
+#define SYMMETRIC(env, alpha, A, n, k, C) symmetric_f64 ((env), (alpha), (A), (n), (k), (C))
 #define RND(p, x) (x)
 #define SCALE_ADD(p, s, x, prod) ((s) * (x) + (prod))
 #include "ns_impl.h"
@@ -213,9 +219,16 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   void *work = NULL;
   ns_env env = { ctx, { MUON_GEMM_OPENBLAS, 0, 0, 0, 0 } };   // finish restores nothing
   CHECKCTX (ctx);
+  double t0 = muon_clock ();
+  memset (&ctx->ns_stats, 0, sizeof ctx->ns_stats);
   CHECKSTATUS (check_opts (ctx, o));
   if (o->device == MUON_DEVICE_CUDA)
-    return muon_ns_cuda_dispatch (ctx, G, X, o);
+  {
+    snprintf (ctx->ns_stats.gemm, sizeof ctx->ns_stats.gemm, "cublas");
+    ctx->ns_stats.product_seconds = NAN;
+    status = muon_ns_cuda_dispatch (ctx, G, X, o);
+    goto fail;
+  }
   CHECKSTATUS (muon_tensor_check (ctx, G, "G"));
   CHECKSTATUS (muon_tensor_check (ctx, X, "X"));
   CHECK (MUON_ERR_BADSHAPE, G->rows == X->rows && G->cols == X->cols && G->batch == X->batch,
@@ -225,6 +238,10 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
   CHECK (MUON_ERR_BADSHAPE, m <= (size_t) 0x7fffffff, "dimensions must fit a BLAS int");
   CHECKSTATUS (muon_gemm_setup (ctx, o->gemm, o->threads, o->precision, &env.cfg));
+  snprintf (ctx->ns_stats.gemm, sizeof ctx->ns_stats.gemm, "%s",
+            muon_gemm_name (env.cfg.provider));
+  ctx->ns_stats.bf16_products = env.cfg.bf16;
+  ctx->ns_stats.threads = env.cfg.threads;
   if (o->precision == MUON_PREC_DOUBLE)
   {
     CHECKSTATUS (muon_workspace_get (ctx, work_bytes_f64 (n, m), &work));
@@ -245,5 +262,16 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
                                  "%zu non-finite values in the result", bad);
 fail:
   muon_gemm_finish (&env.cfg);
+  if (ctx)
+    ctx->ns_stats.total_seconds = muon_clock () - t0;
   return status;
+}
+
+muon_status muon_ns_last_stats (muon_ctx *ctx, muon_ns_stats *s)
+{
+  CHECKCTX (ctx);
+  if (s == NULL)
+    return muon_ctx_set_error (ctx, MUON_ERR_NULLPTR, "stats must not be NULL");
+  *s = ctx->ns_stats;
+  return MUON_OK;
 }

@@ -4,6 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab} {@var{X} =} muon_ns (@var{G})
 ## @deftypefnx {muonlab} {@var{X} =} muon_ns (@var{G}, @var{name}, @var{value}, @dots{})
+## @deftypefnx {muonlab} {[@var{X}, @var{stats}] =} muon_ns (@dots{})
 ## Newton-Schulz orthogonalization of a matrix or of each page of a stack.
 ##
 ## @var{G} is a real double or single M x N matrix, or an M x N x E stack of E matrices
@@ -63,6 +64,18 @@
 ## The previous thread settings of OpenBLAS and OpenMP are restored after the call.
 ## @end table
 ##
+## The optional @var{stats} says where the call's time went: its products (every GEMM and
+## symmetric product of every page) against the whole call, the rest being the
+## normalization, the elementwise passes and the copies.  Fields: @code{gemm} (who
+## multiplied: @qcode{"openblas"}, @qcode{"onednn"} or @qcode{"cublas"}),
+## @code{bf16_products} (true: bf16 operands multiplied natively), @code{threads},
+## @code{products} (calls; a symmetric product counts once), @code{product_flops} (what
+## the products performed: 2*m*n*k for a general product, n*(n+1)*k for SYRK, the sum over
+## the blocks of oneDNN's block form of X*X'), @code{product_seconds} (NaN on CUDA, whose
+## products are asynchronous), @code{product_gflops} (their rate) and
+## @code{total_seconds}.  @code{make bench} uses it to show how close each shape comes to
+## the speed its products allow.
+##
 ## Example:
 ## @example
 ## G = randn (256, 1024);
@@ -73,14 +86,18 @@
 ## @seealso{muon_coeffs, polar_metrics, ns_flops, muon_info}
 ## @end deftypefn
 
-function X = muon_ns (G, varargin)
+function [X, stats] = muon_ns (G, varargin)
   if (nargin < 1)
     print_usage ();
   endif
   check_matrix ("muon_ns", "G", G);
   [opts, rest] = ns_options ("muon_ns", class (G), varargin);
   reject_rest ("muon_ns", rest);
-  X = __muon_ns__ (G, opts);
+  if (nargout > 1)
+    [X, stats] = __muon_ns__ (G, opts);
+  else
+    X = __muon_ns__ (G, opts);
+  endif
 endfunction
 
 %!shared G, s0, U, V, phi
@@ -134,6 +151,32 @@ endfunction
 %! s = s0;
 %! for k = [1 2 3 4 1 2], s = phi (s, c(k,:)); endfor
 %! assert (X3, U * diag (s) * V', 1e-12 * norm (X3, "fro"));
+
+%!test
+%! ## stats: the products' count and work in closed form, a 10 x 30 page, 5 steps
+%! ## (standard: X X', the polynomial's product, B X per step; n = 10, m = 30)
+%! n = 10;  m = 30;
+%! Gs = randn (m, n);                     # transposed to 10 x 30 inside
+%! syrk = @(n, k) n * (n + 1) * k;
+%! [X, s] = muon_ns (Gs);
+%! assert (X, muon_ns (Gs));
+%! assert (s.gemm, "openblas");           # double always runs on OpenBLAS
+%! assert (s.products, 15);
+%! assert (s.product_flops, 5 * (syrk (n, m) + syrk (n, n) + 2 * n * n * m));
+%! assert (s.product_seconds >= 0 && s.product_seconds <= s.total_seconds);
+%! assert (s.product_gflops, s.product_flops / s.product_seconds / 1e9, -1e-12);
+%! [~, s] = muon_ns (single (Gs), "Gemm", "openblas");
+%! assert ({s.gemm, s.products, s.bf16_products}, {"openblas", 15, false});
+%! assert (s.product_flops, 5 * (syrk (n, m) + syrk (n, n) + 2 * n * n * m));
+%! if (muon_info ().gemm.onednn_built)
+%!   ## a small X X' is one full product on oneDNN; bf16's (c A) A is a general product
+%!   [~, s] = muon_ns (single (Gs), "Gemm", "onednn");
+%!   assert ({s.gemm, s.products}, {"onednn", 15});
+%!   assert (s.product_flops, 5 * (2 * n * n * m + 2 * n^3 + 2 * n * n * m));
+%!   [~, s] = muon_ns (single (Gs), "Gemm", "onednn", "Precision", "bf16");
+%!   assert (s.bf16_products, muon_info ().gemm.onednn_native_bf16);
+%!   assert (s.product_flops, 5 * (2 * n * n * m + 2 * n^3 + 2 * n * n * m));
+%! endif
 
 %!error <Invalid call> muon_ns ()
 %!error <muon_ns: G must be a real numeric matrix.> muon_ns (complex (G))

@@ -1,11 +1,34 @@
-#define USAGE "usage: X = __muon_ns__ (G, OPTS)"
+#define USAGE "usage: [X, STATS] = __muon_ns__ (G, OPTS)"
 /* __muon_ns__ - gateway of muon_ns.m: Newton-Schulz on each page of G (double or single,
- * M x N or M x N x E).  OPTS is the struct muon_ns.m builds; X has G's class and shape.
+ * M x N or M x N x E).  OPTS is the struct muon_ns.m builds; X has G's class and shape;
+ * STATS is the call's muon_ns_stats (where its time went), with the products' GFLOP/s.
  */
+#include <math.h>
+
 #include "muon_mex.h"
 
 enum { IN_G, IN_OPTS, IN_END };
-enum { OUT_X, OUT_END };
+enum { OUT_X, OUT_STATS, OUT_END };
+
+// The last call's muon_ns_stats as a struct, plus the products' rate in GFLOP/s.
+static mxArray *stats_struct (const char *fname)
+{
+  muon_ns_stats st;
+  muon_mex_check (fname, muon_ns_last_stats (muon_mex_ctx (), &st));
+  const char *f[] = { "gemm", "bf16_products", "threads", "products", "product_flops",
+                      "product_seconds", "product_gflops", "total_seconds" };
+  mxArray *s = mxCreateStructMatrix (1, 1, 8, f);
+  mxSetField (s, 0, "gemm", mxCreateString (st.gemm));
+  mxSetField (s, 0, "bf16_products", mxCreateLogicalScalar (st.bf16_products));
+  mxSetField (s, 0, "threads", mxCreateDoubleScalar (st.threads));
+  mxSetField (s, 0, "products", mxCreateDoubleScalar ((double) st.products));
+  mxSetField (s, 0, "product_flops", mxCreateDoubleScalar (st.product_flops));
+  mxSetField (s, 0, "product_seconds", mxCreateDoubleScalar (st.product_seconds));
+  mxSetField (s, 0, "product_gflops", mxCreateDoubleScalar (
+    st.product_seconds > 0 ? st.product_flops / st.product_seconds / 1e9 : NAN));
+  mxSetField (s, 0, "total_seconds", mxCreateDoubleScalar (st.total_seconds));
+  return s;
+}
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -18,4 +41,6 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   muon_tensor X;
   plhs[OUT_X] = muon_mex_new_like (&G, mxGetClassID (prhs[IN_G]), &X);
   muon_mex_check (fname, muon_ns (muon_mex_ctx (), &G, &X, &o));
+  if (nlhs > OUT_STATS)
+    plhs[OUT_STATS] = stats_struct (fname);
 }

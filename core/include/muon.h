@@ -202,6 +202,27 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
 // Whether the Gram path runs for a rows x cols page under o (after the aspect fallback).
 int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o);
 
+// Where the time of the last muon_ns call on a context went (muon_ns_last_stats): its
+// products (every GEMM and symmetric product of every page) against the whole call.  The
+// product time over the whole time shows what the elementwise passes, the normalization and
+// the copies cost; product_flops / product_seconds is the rate the provider reached.
+typedef struct {
+  char gemm[16];            // who multiplied: "openblas", "onednn" or "cublas" ("" before
+                            // the first call)
+  int bf16_products;        // 1: the products multiplied bf16 operands natively
+  int threads;              // threads of the CPU products (0 on CUDA)
+  long products;            // product calls (a symmetric product counts once)
+  double product_flops;     // operations the products performed: 2 m n k for a general
+                            // product, n (n + 1) k for SYRK, and for the oneDNN block form
+                            // of the symmetric product the sum over its blocks
+  double product_seconds;   // wall time inside the products (CUDA: NaN, they are asynchronous)
+  double total_seconds;     // wall time of the whole call
+} muon_ns_stats;
+
+// The statistics of the last muon_ns call on ctx, also one that muon_update made (all zero
+// before the first; a call that failed leaves what it had counted).  [out] s.
+muon_status muon_ns_last_stats (muon_ctx *ctx, muon_ns_stats *s);
+
 //---------------------------------------------------------------------------------------------
 // Back end information
 //---------------------------------------------------------------------------------------------

@@ -16,7 +16,11 @@
 ## shapes through torch's eager bf16 Newton-Schulz (bench_ns_torch.py: Keller's function,
 ## a batched tensor for the stack, as many threads as muon_ns uses), run after the Octave
 ## timings in a separate process.  Target: muon_ns bf16 >= 1.0x torch.  Without torch that
-## table is skipped with a note.
+## table is skipped with a note.  Before it, table (1b) splits the best fp32 and bf16 runs
+## with @code{muon_ns}'s stats: the time inside the products, their GFLOP/s, and the
+## @emph{ceiling}, the speed-up over the Octave loop if everything but the products were
+## free; a target above the ceiling needs faster products, not leaner passes.  Octave's own
+## sgemm rate is printed with it.
 ## @item Gram / standard time of @code{muon_ns} (fp32) at aspect 1, 2, 4, 5, 8 with
 ## n = 1024, next to the FLOP model of @code{ns_flops} (general and symmetric products).
 ## At aspect 1 @code{muon_ns} falls back to the standard iteration (GramMinAspect = 1), so
@@ -59,24 +63,26 @@ function R = bench_ns ()
           "fp32[s]", "bf16[s]", "fp32 x", "bf16 x", "fp32 diff", "bf16 err");
   cases = {[1024 1024 1], 5; [1024 4096 1], 3; [2048 8192 1], 1; [768 2048 16], 2};
   R.loop = struct ("shape", {}, "t_octave", {}, "t_muon", {}, "t_bf16", {}, "speedup", {},
-                   "speedup_bf16", {}, "t_torch", {});
+                   "speedup_bf16", {}, "t_torch", {}, "stats", {}, "stats_bf16", {});
   for i = 1:rows (cases)
     sz = cases{i,1};
     reps = cases{i,2};
     G = randn (sz, "single");
-    [t, out] = best_times ({@() oct_ns_pages(G), @() muon_ns(G), ...
-                            @() muon_ns(G, "Precision", "bf16")}, reps, reps > 1);
+    [t, out] = best_times ({@() {oct_ns_pages(G), []}, @() ns_run(G), ...
+                            @() ns_run(G, "Precision", "bf16")}, reps, reps > 1);
     rel = @(X, Y) norm (double (X(:)) - double (Y(:))) / norm (double (Y(:)));
-    d32 = rel (out{2}, out{1});
-    db = rel (out{3}, out{1});                # bf16 precision error, against fp32
+    d32 = rel (out{2}{1}, out{1}{1});
+    db = rel (out{3}{1}, out{1}{1});          # bf16 precision error, against fp32
     printf ("%-12s %4d %10.3f %10.3f %10.3f %7.2fx %7.2fx %9.1e %9.4f\n", shape_name (sz),
             reps, t, t(1) / t(2), t(1) / t(3), d32, db);
     R.loop(end+1) = struct ("shape", sz, "t_octave", t(1), "t_muon", t(2), "t_bf16", t(3),
                             "speedup", t(1) / t(2), "speedup_bf16", t(1) / t(3),
-                            "t_torch", NaN);
+                            "t_torch", NaN, "stats", out{2}{2}, "stats_bf16", out{3}{2});
     clear out;
   endfor
   clear G;
+  R.octave_sgemm_gflops = octave_sgemm_rate ();
+  ceiling_table (R);
   R = torch_table (R, cases, info.gemm.threads, fileparts (mfilename ("fullpath")));
 
   ## (2) Gram / standard time vs the FLOP model
@@ -164,6 +170,46 @@ function R = torch_table (R, cases, threads, here)
   endfor
 endfunction
 
+## Table (1b): the products alone in the best runs of table (1) (muon_ns's stats), their
+## rate, and the speed-up over the Octave loop that muon_ns would reach if everything but
+## its products took no time: targets above that ceiling cannot be met by the elementwise
+## passes, only by faster products.  Octave's own sgemm rate is measured beside them.
+function ceiling_table (R)
+  printf ("\n(1b) where muon_ns's time goes (the best runs above): products alone, their rate, and the speed-up they cap\n");
+  printf ("%-12s %12s %8s %9s %12s %8s %9s\n", "shape", "fp32 prod[s]", "GFLOP/s",
+          "ceiling", "bf16 prod[s]", "GFLOP/s", "ceiling");
+  for r = R.loop
+    s32 = r.stats;  sb = r.stats_bf16;
+    printf ("%-12s %12.3f %8.0f %8.2fx %12.3f %8.0f %8.2fx\n", shape_name (r.shape),
+            s32.product_seconds, s32.product_gflops, r.t_octave / s32.product_seconds,
+            sb.product_seconds, sb.product_gflops, r.t_octave / sb.product_seconds);
+  endfor
+  s = R.loop(1).stats;  sb = R.loop(1).stats_bf16;
+  printf ("products on %s (%d threads; bf16 %s); Octave's own single product (OpenBLAS, 1024x4096 by 4096x1024): %.0f GFLOP/s\n",
+          s.gemm, s.threads, merge (sb.bf16_products, "native", "as fp32 products"),
+          R.octave_sgemm_gflops);
+endfunction
+
+## GFLOP/s of Octave's single-precision product (the BLAS the plain loop runs on), best of 3.
+function r = octave_sgemm_rate ()
+  A = randn (1024, 4096, "single");
+  B = randn (4096, 1024, "single");
+  C = A * B;
+  t = Inf;
+  for i = 1:3
+    t0 = tic ();
+    C = A * B;
+    t = min (t, toc (t0));
+  endfor
+  r = 2 * 1024 * 4096 * 1024 / t / 1e9;
+endfunction
+
+## muon_ns's result and its stats, as one cell (for best_times).
+function c = ns_run (varargin)
+  [X, s] = muon_ns (varargin{:});
+  c = {X, s};
+endfunction
+
 ## "1024x4096", "768x2048x16"; with FULL, always three dimensions ("1024x4096x1").
 function s = shape_name (sz, full)
   if (sz(3) == 1 && ! (nargin > 1 && full))
@@ -181,7 +227,8 @@ endfunction
 
 ## Best of REPS wall-clock times of each function in the cell FS, interleaved (each
 ## repetition runs them all in turn, so that a slow spell of a shared machine hits all
-## alike), after one untimed warm-up round if WARM; the last results come back too.
+## alike), after one untimed warm-up round if WARM; each function's result in its best run
+## comes back too.
 function [t, out] = best_times (fs, reps, warm)
   t = Inf (1, numel (fs));
   out = cell (1, numel (fs));
@@ -193,8 +240,12 @@ function [t, out] = best_times (fs, reps, warm)
   for r = 1:reps
     for i = 1:numel (fs)
       t0 = tic ();
-      out{i} = fs{i} ();
-      t(i) = min (t(i), toc (t0));
+      res = fs{i} ();
+      dt = toc (t0);
+      if (dt < t(i))
+        t(i) = dt;
+        out{i} = res;
+      endif
     endfor
   endfor
 endfunction

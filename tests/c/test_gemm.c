@@ -351,6 +351,48 @@ static void test_ns_providers (void)
   free (g); free (x64); free (x);
 }
 
+// muon_ns_last_stats: the products of a Gram call counted against the algorithm (restart
+// before iteration 2 of 5; ns_impl.h's gram), and what a fresh or a failed call leaves.
+static void test_ns_stats (void)
+{
+  enum { N = 16, M = 96 };                      // aspect 6: the Gram path runs
+  float *g = malloc (N * M * sizeof *g), *x = malloc (N * M * sizeof *g);
+  for (int i = 0; i < N * M; i++) g[i] = urandf ();
+  muon_tensor tg = muon_tensor_matrix (MUON_F32, g, N, M);
+  muon_tensor tx = muon_tensor_matrix (MUON_F32, x, N, M);
+  muon_ctx *fresh = NULL;
+  muon_ns_stats st;
+  T_EQ_INT (muon_ctx_create (&fresh), MUON_OK);
+  T_EQ_INT (muon_ns_last_stats (fresh, &st), MUON_OK);
+  T_ASSERT (st.products == 0 && st.product_flops == 0 && st.total_seconds == 0
+            && st.gemm[0] == 0);
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  o.method = MUON_NS_GRAM;
+  o.gemm = MUON_GEMM_OPENBLAS;
+  o.threads = 1;
+  T_EQ_INT (muon_ns (fresh, &tg, &tx, &o), MUON_OK);
+  T_EQ_INT (muon_ns_last_stats (fresh, &st), MUON_OK);
+  // X X' twice (start, restart), a SYRK polynomial per step, 9 n x n general products
+  // (2, 1, 2, 3, 1 in steps 0..4), Q X twice (restart, end): 18 calls
+  double syrk_x = (double) N * (N + 1) * M, syrk_r = (double) N * (N + 1) * N;
+  T_EQ_INT (st.products, 18);
+  T_EQ_DBL (st.product_flops, 2 * syrk_x + 5 * syrk_r + 9 * 2.0 * N * N * N
+                                + 2 * 2.0 * N * N * M);
+  T_EQ_STR (st.gemm, "openblas");
+  T_EQ_INT (st.threads, 1);
+  T_EQ_INT (st.bf16_products, 0);
+  T_ASSERT (st.product_seconds > 0 && st.product_seconds <= st.total_seconds);
+  o.steps = -1;                                 // a failed call starts its count afresh
+  T_EQ_INT (muon_ns (fresh, &tg, &tx, &o), MUON_ERR_BADARG);
+  T_EQ_INT (muon_ns_last_stats (fresh, &st), MUON_OK);
+  T_ASSERT (st.products == 0 && st.product_flops == 0 && st.product_seconds == 0);
+  T_EQ_INT (muon_ns_last_stats (NULL, &st), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_ns_last_stats (fresh, NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_ctx_destroy (&fresh), MUON_OK);
+  free (g); free (x);
+}
+
 static void test_query (void)
 {
   muon_gemm_info info;
@@ -425,6 +467,7 @@ int main (int argc, char **argv)
   T_RUN (test_symmetric);
   T_RUN (test_cache_sweep);
   T_RUN (test_ns_providers);
+  T_RUN (test_ns_stats);
   T_RUN (test_query);
   T_RUN (test_errors);
   muon_ctx_destroy (&ctx);
