@@ -8,7 +8,8 @@
  * rank loads the library and counts devices; the ranks all-reduce a failure count over the
  * bootstrap so they fail together (no rank is left waiting in NCCL's set-up); rank 0 makes
  * NCCL's unique id and broadcasts it over the bootstrap (with its status); each rank joins on
- * device rank % devices; a second all-reduce agrees on the outcome.  Library search order:
+ * device (rank on its machine) % devices; a second all-reduce agrees on the outcome.
+ * Library search order:
  * $MUON_NCCL_LIB, libmuon_nccl.so beside the object this code was linked into (the MEX file;
  * found with dladdr), then the loader's default path.
  *
@@ -79,7 +80,22 @@ static void *open_library (char *why, size_t len)
   return h;
 }
 
-// Loads the library and picks this rank's device: status and message of this rank alone.
+// This process's rank among the ranks on its machine, as the launcher tells it (Open MPI,
+// MPICH's Hydra, Slurm); the global rank where none does (one machine).
+static int node_rank (int rank)
+{
+  const char *vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID" };
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+  {
+    const char *v = getenv (vars[i]);
+    if (v && *v)
+      return atoi (v);
+  }
+  return rank;
+}
+
+// Loads the library and picks this rank's device (its rank on this machine modulo the
+// devices it sees): status and message of this rank alone.
 static muon_status local_setup (nccl_state *s, int rank, int *device)
 {
   char why[200] = "";
@@ -105,7 +121,7 @@ static muon_status local_setup (nccl_state *s, int rank, int *device)
     snprintf (s->msg, sizeof s->msg, "no CUDA device (%s)", *why ? why : "none found");
     return st;
   }
-  *device = rank % count;
+  *device = node_rank (rank) % count;
   return MUON_OK;
 }
 

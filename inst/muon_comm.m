@@ -20,8 +20,9 @@
 ## @code{muon_mpirun} or @code{mpirun -np 4 octave-cli ...}; the first use initializes MPI,
 ## and Octave finalizes it when it exits.  Outside @code{mpirun} it is a world of one rank.
 ## @item @qcode{"nccl"}
-## the same ranks over NCCL, one GPU each (device rank mod number of devices), the data
-## staged from host memory.  Without a GPU or driver it raises @code{muonlab:noDevice}, and
+## the same ranks over NCCL, one GPU each (device: the rank on its machine, from the
+## launcher's OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID or SLURM_LOCALID, mod the
+## devices it sees), the data staged from host memory.  Without a GPU or driver it raises @code{muonlab:noDevice}, and
 ## when the NCCL library was not built @code{muonlab:notBuilt}.
 ## @end table
 ##
