@@ -22,8 +22,8 @@
 ## @item @qcode{"nccl"}
 ## the same ranks over NCCL, one GPU each (device: the rank on its machine, from the
 ## launcher's OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID or SLURM_LOCALID, mod the
-## devices it sees), the data staged from host memory.  Without a GPU or driver it raises @code{muonlab:noDevice}, and
-## when the NCCL library was not built @code{muonlab:notBuilt}.
+## devices it sees), the data staged from host memory.  Without a GPU or driver it raises
+## @code{muonlab:noDevice}, and when the NCCL library was not built @code{muonlab:notBuilt}.
 ## @end table
 ##
 ## Reductions follow one fixed order on every communicator: the sum over ranks 0, 1,
