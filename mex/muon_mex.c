@@ -6,9 +6,14 @@
 #include "muon_mex.h"
 
 static muon_ctx *ctx = NULL;
+static void (*exit_hook) (void) = NULL;
 
+// The MEX file's one exit handler: the gateway's hook, then the context.
 static void at_exit (void)
 {
+  if (exit_hook)
+    exit_hook ();
+  exit_hook = NULL;
   muon_ctx_destroy (&ctx);
 }
 
@@ -21,6 +26,12 @@ muon_ctx *muon_mex_ctx (void)
     mexAtExit (at_exit);
   }
   return ctx;
+}
+
+void muon_mex_at_exit (void (*hook) (void))
+{
+  muon_mex_ctx ();
+  exit_hook = hook;
 }
 
 void muon_mex_error (const char *fname, const char *id, const char *fmt, ...)

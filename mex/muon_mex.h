@@ -9,6 +9,9 @@
 
 // The context shared by all calls of this MEX file, created on first use.
 muon_ctx *muon_mex_ctx (void);
+// Runs hook when the MEX file is unloaded, before the context is destroyed (a MEX file has
+// one mexAtExit handler, which muon_mex.c keeps; the last hook set wins).
+void muon_mex_at_exit (void (*hook) (void));
 
 // Raises "muonlab:<id>" with "<fname>: <message>." for status < 0 (message from the context).
 void muon_mex_check (const char *fname, muon_status s);

@@ -16,7 +16,6 @@
 #endif
 
 static muon_comm *mpi_comm[2], *nccl_comm[2];   // per process, [library reduction]
-static muon_ctx *held_ctx;                       // muon_mex_ctx () when the handler was set
 static int locked;
 
 int muon_mex_comm_have_mpi (void)
@@ -30,8 +29,8 @@ int muon_mex_comm_have_mpi (void)
 
 //---- life cycle ---------------------------------------------------------------------------
 
-// mexAtExit handler of a MEX file holding MPI state: runs when Octave exits (the file is
-// locked, so not on `clear`).  It replaces muon_mex.c's handler, so it frees the context too.
+// Exit hook of a MEX file holding MPI state (muon_mex_at_exit): runs when Octave exits (the
+// file is locked, so not on `clear`), before muon_mex.c frees the context.
 static void at_exit (void)
 {
   for (int k = 0; k < 2; k++)
@@ -45,20 +44,17 @@ static void at_exit (void)
   if (init && !fin)                     // the first MEX file to exit finalizes
     MPI_Finalize ();
 #endif
-  muon_ctx_destroy (&held_ctx);         // the file is being unloaded: nothing uses it later
 }
 
-// Locks this MEX file and makes at_exit its exit handler (after muon_mex_ctx () has set
-// its own, which at_exit replaces).
+// Locks this MEX file and hooks at_exit to its unloading.
 static void hold (void)
 {
-  held_ctx = muon_mex_ctx ();
   if (!locked)
   {
     mexLock ();
     locked = 1;
+    muon_mex_at_exit (at_exit);
   }
-  mexAtExit (at_exit);
 }
 
 #ifdef MUON_HAVE_MPI
