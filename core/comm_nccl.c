@@ -49,37 +49,6 @@ typedef struct {
 
 //---- loading ------------------------------------------------------------------------------
 
-static void *open_library (char *why, size_t len)
-{
-  const char *env = getenv ("MUON_NCCL_LIB");
-  if (env && *env)
-  {
-    void *h = dlopen (env, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-      snprintf (why, len, "%s", dlerror ());
-    return h;
-  }
-  Dl_info info;
-  char path[4096] = "";
-  if (dladdr ((void *) &open_library, &info) && info.dli_fname)
-  {
-    snprintf (path, sizeof path, "%s", info.dli_fname);
-    char *slash = strrchr (path, '/');
-    if (slash)
-    {
-      snprintf (slash + 1, sizeof path - (size_t) (slash + 1 - path), "libmuon_nccl.so");
-      void *h = dlopen (path, RTLD_NOW | RTLD_LOCAL);
-      if (h)
-        return h;
-      snprintf (why, len, "%s", dlerror ());
-    }
-  }
-  void *h = dlopen ("libmuon_nccl.so", RTLD_NOW | RTLD_LOCAL);
-  if (!h && !*why)
-    snprintf (why, len, "%s", dlerror ());
-  return h;
-}
-
 // This process's rank among the ranks on its machine, as the launcher tells it (Open MPI,
 // MPICH's Hydra, Slurm); the global rank where none does (one machine).
 static int node_rank (int rank)
@@ -99,7 +68,8 @@ static int node_rank (int rank)
 static muon_status local_setup (nccl_state *s, int rank, int *device)
 {
   char why[200] = "";
-  if ((s->lib = open_library (why, sizeof why)) == NULL)
+  s->lib = muon_dlopen_beside ("MUON_NCCL_LIB", "libmuon_nccl.so", why, sizeof why);
+  if (s->lib == NULL)
   {
     snprintf (s->msg, sizeof s->msg, "the NCCL communicator is not built or cannot be loaded "
               "(%s)", why);

@@ -13,9 +13,9 @@
 
 #include "muon_internal.h"
 
-static void *open_library (char *why, size_t len)
+void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size_t len)
 {
-  const char *env = getenv ("MUON_CUDA_LIB");
+  const char *env = getenv (env_var);
   if (env && *env)
   {
     void *h = dlopen (env, RTLD_NOW | RTLD_LOCAL);
@@ -25,20 +25,20 @@ static void *open_library (char *why, size_t len)
   }
   Dl_info info;
   char path[4096] = "";
-  if (dladdr ((void *) &open_library, &info) && info.dli_fname)
+  if (dladdr ((void *) &muon_dlopen_beside, &info) && info.dli_fname)
   {
     snprintf (path, sizeof path, "%s", info.dli_fname);
     char *slash = strrchr (path, '/');
     if (slash)
     {
-      snprintf (slash + 1, sizeof path - (size_t) (slash + 1 - path), "libmuon_cuda.so");
+      snprintf (slash + 1, sizeof path - (size_t) (slash + 1 - path), "%s", name);
       void *h = dlopen (path, RTLD_NOW | RTLD_LOCAL);
       if (h)
         return h;
       snprintf (why, len, "%s", dlerror ());
     }
   }
-  void *h = dlopen ("libmuon_cuda.so", RTLD_NOW | RTLD_LOCAL);
+  void *h = dlopen (name, RTLD_NOW | RTLD_LOCAL);
   if (!h && !*why)
     snprintf (why, len, "%s", dlerror ());
   return h;
@@ -56,7 +56,7 @@ muon_status muon_cuda_load (muon_ctx *ctx)
   ctx->cuda_tried = 1;
   char why[192] = "";
   muon_status s = MUON_OK;
-  ctx->cuda_lib = open_library (why, sizeof why);
+  ctx->cuda_lib = muon_dlopen_beside ("MUON_CUDA_LIB", "libmuon_cuda.so", why, sizeof why);
   if (!ctx->cuda_lib)
   {
     s = MUON_ERR_NOTBUILT;

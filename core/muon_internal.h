@@ -54,6 +54,11 @@ double muon_clock (void);
 void *muon_aligned_alloc (size_t bytes);
 void muon_aligned_free (void *p);
 
+// dlopen of a plug-in library (cuda_loader.c): the path in $env_var when set, else `name`
+// beside the object this code was linked into (the MEX file; found with dladdr), else the
+// loader's default path.  NULL with the reason in why (len bytes) when none opens.
+void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size_t len);
+
 // CUDA back end loader (cuda_loader.c).  Returns MUON_OK with ctx->cuda set, or
 // MUON_ERR_NOTBUILT / MUON_ERR_NODEVICE with the message recorded.
 muon_status muon_cuda_load (muon_ctx *ctx);
