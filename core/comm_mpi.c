@@ -62,31 +62,6 @@ typedef struct {
 
 static MPI_Datatype mpi_type (muon_dtype t) { return t == MUON_F32 ? MPI_FLOAT : MPI_DOUBLE; }
 
-static size_t piece_for (int W)
-{
-  size_t p = MUON_STAGE_ELEMS / (size_t) W;
-  return p > 0 ? p : 1;
-}
-
-// When the n-byte input overlaps any of the nout outputs (out[k], ob bytes), copies it to
-// the state's private buffer so that outputs can be written piece by piece.  [in,out] *in.
-static muon_status detach (muon_ctx *ctx, mpi_state *s, const void **in, size_t n,
-                           void *const *out, int nout, size_t ob)
-{
-  muon_status status = MUON_OK;
-  void *p = NULL;
-  for (int k = 0; k < nout; k++)
-    if (muon_stage_overlap (*in, n, out[k], ob))
-    {
-      CHECKSTATUS (muon_stage_get (ctx, &s->copy, n, &p));
-      memcpy (p, *in, n);
-      *in = p;
-      break;
-    }
-fail:
-  return status;
-}
-
 //---- collectives --------------------------------------------------------------------------
 
 static muon_status mpi_allreduce (muon_comm *c, muon_ctx *ctx, const void *const *send,
@@ -117,8 +92,8 @@ static muon_status mpi_allreduce (muon_comm *c, muon_ctx *ctx, const void *const
   {
     // identical buffers are fine piece by piece; a partial overlap needs a copy first
     if (in != out)
-      CHECKSTATUS (detach (ctx, s, &in, count * e, recv, 1, count * e));
-    size_t piece = piece_for (W);
+      CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, count * e, recv, 1, count * e));
+    size_t piece = muon_stage_piece (W);
     CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
     for (size_t a = 0; a < count; a += piece)
     {
@@ -144,7 +119,7 @@ static muon_status mpi_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *
   size_t e = muon_dtype_size (dtype), Wz = (size_t) W;
   char *out = recv[0], *st = NULL;
   const void *in = send[0];
-  CHECKSTATUS (detach (ctx, s, &in, Wz * count * e, recv, 1, count * e));
+  CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, Wz * count * e, recv, 1, count * e));
   if (s->library && count <= LIB_PIECE)
     MPI_TRY (MPI_Reduce_scatter_block (in, out, (int) count, mpi_type (dtype), MPI_SUM,
                                        s->comm));
@@ -152,7 +127,7 @@ static muon_status mpi_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *
   {
     // pieces [a, a + m) of every block: packed block by block into the first half of the
     // stage, exchanged (library: reduced) into the second half
-    size_t piece = piece_for (W);
+    size_t piece = muon_stage_piece (W);
     CHECKSTATUS (muon_stage_get (ctx, &s->stage, 2 * Wz * piece * e, (void **) &st));
     char *pack = st, *got = st + Wz * piece * e;
     for (size_t a = 0; a < count; a += piece)
@@ -185,10 +160,10 @@ static muon_status mpi_all_gather (muon_comm *c, muon_ctx *ctx, const void *cons
   const char *what = "all_gather";
   mpi_state *s = c->impl;
   int W = c->size;
-  size_t e = muon_dtype_size (dtype), piece = piece_for (W);
+  size_t e = muon_dtype_size (dtype), piece = muon_stage_piece (W);
   char *st = NULL;
   const void *in = send[0];
-  CHECKSTATUS (detach (ctx, s, &in, count * e, recv, W, count * e));
+  CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, count * e, recv, W, count * e));
   CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
   for (size_t a = 0; a < count; a += piece)
   {

@@ -114,31 +114,6 @@ fail:
 
 //---- collectives --------------------------------------------------------------------------
 
-// As comm_mpi.c: an input overlapping an output (other than the identical buffer of an
-// element-wise collective) is copied first, so outputs can be written piece by piece.
-static muon_status detach (muon_ctx *ctx, nccl_state *s, const void **in, size_t n,
-                           void *const *out, int nout, size_t ob)
-{
-  muon_status status = MUON_OK;
-  void *p = NULL;
-  for (int k = 0; k < nout; k++)
-    if (muon_stage_overlap (*in, n, out[k], ob))
-    {
-      CHECKSTATUS (muon_stage_get (ctx, &s->copy, n, &p));
-      memcpy (p, *in, n);
-      *in = p;
-      break;
-    }
-fail:
-  return status;
-}
-
-static size_t piece_for (int W)
-{
-  size_t p = MUON_STAGE_ELEMS / (size_t) W;
-  return p > 0 ? p : 1;
-}
-
 static muon_status nccl_allreduce (muon_comm *c, muon_ctx *ctx, const void *const *send,
                                    void *const *recv, size_t count, muon_dtype dtype,
                                    muon_reduce_op op)
@@ -146,7 +121,7 @@ static muon_status nccl_allreduce (muon_comm *c, muon_ctx *ctx, const void *cons
   muon_status status = MUON_OK;
   nccl_state *s = c->impl;
   int W = c->size;
-  size_t e = muon_dtype_size (dtype), piece = piece_for (W);
+  size_t e = muon_dtype_size (dtype), piece = muon_stage_piece (W);
   const void *in = send[0];
   char *out = recv[0], *st = NULL;
   if (s->library)
@@ -158,7 +133,7 @@ static muon_status nccl_allreduce (muon_comm *c, muon_ctx *ctx, const void *cons
   else
   {
     if (in != out)
-      CHECKSTATUS (detach (ctx, s, &in, count * e, recv, 1, count * e));
+      CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, count * e, recv, 1, count * e));
     CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
     for (size_t a = 0; a < count; a += piece)
     {
@@ -180,7 +155,7 @@ static muon_status nccl_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void 
   muon_status status = MUON_OK;
   nccl_state *s = c->impl;
   int W = c->size;
-  size_t e = muon_dtype_size (dtype), Wz = (size_t) W, piece = piece_for (W);
+  size_t e = muon_dtype_size (dtype), Wz = (size_t) W, piece = muon_stage_piece (W);
   const void *in = send[0];
   char *out = recv[0], *pack = NULL, *got = NULL;
   if (s->library)
@@ -191,7 +166,7 @@ static muon_status nccl_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void 
   }
   else
   {
-    CHECKSTATUS (detach (ctx, s, &in, Wz * count * e, recv, 1, count * e));
+    CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, Wz * count * e, recv, 1, count * e));
     CHECKSTATUS (muon_stage_get (ctx, &s->pack, Wz * piece * e, (void **) &pack));
     CHECKSTATUS (muon_stage_get (ctx, &s->stage, Wz * piece * e, (void **) &got));
     for (size_t a = 0; a < count; a += piece)
@@ -214,10 +189,10 @@ static muon_status nccl_all_gather (muon_comm *c, muon_ctx *ctx, const void *con
   muon_status status = MUON_OK;
   nccl_state *s = c->impl;
   int W = c->size;
-  size_t e = muon_dtype_size (dtype), piece = piece_for (W);
+  size_t e = muon_dtype_size (dtype), piece = muon_stage_piece (W);
   const void *in = send[0];
   char *st = NULL;
-  CHECKSTATUS (detach (ctx, s, &in, count * e, recv, W, count * e));
+  CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, count * e, recv, W, count * e));
   CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
   for (size_t a = 0; a < count; a += piece)
   {

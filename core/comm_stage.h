@@ -17,6 +17,13 @@
 // not change the result.
 #define MUON_STAGE_ELEMS ((size_t) 1 << 21)
 
+// Elements per rank in one piece of a world of W ranks (at least 1).
+static inline size_t muon_stage_piece (int W)
+{
+  size_t p = MUON_STAGE_ELEMS / (size_t) W;
+  return p > 0 ? p : 1;
+}
+
 // out[i] = in[0][i] + in[1][i] + ... + in[W-1][i] in rank order, in the type of dtype, then
 // / W once for MUON_REDUCE_AVG, where in[q] = base + q * stride elements, i < n.
 #define MUON_STAGE_REDUCE(T)                                                           \
@@ -95,6 +102,26 @@ static inline muon_status muon_stage_get (muon_ctx *ctx, muon_stage *s, size_t b
     s->bytes = bytes;
   }
   *out = s->p;
+fail:
+  return status;
+}
+
+// When the n-byte input *in overlaps any of the nout outputs (out[k], ob bytes each), copies
+// it to the buffer *copy and points *in there, so that the outputs can be written piece by
+// piece.  [in,out] *in.
+static inline muon_status muon_stage_detach (muon_ctx *ctx, muon_stage *copy, const void **in,
+                                             size_t n, void *const *out, int nout, size_t ob)
+{
+  muon_status status = MUON_OK;
+  void *p = NULL;
+  for (int k = 0; k < nout; k++)
+    if (muon_stage_overlap (*in, n, out[k], ob))
+    {
+      CHECKSTATUS (muon_stage_get (ctx, copy, n, &p));
+      memcpy (p, *in, n);
+      *in = p;
+      break;
+    }
 fail:
   return status;
 }
