@@ -11,10 +11,8 @@
 ## the closed forms and the sim communicator's measured bytes; NCCL and CUDA failing cleanly
 ## without a GPU; handles made for another world.
 ##
-## The ranks agree on pass/fail: each test's failure count is all-gathered, so a test fails
-## when it failed on any rank.  Rank 0 prints one line per test and writes "mpi <passed>
-## <failed>" (tests) to the file named by $MUON_MPI_RESULTS.  An unexpected error on one rank
-## cannot leave the others waiting: it is printed and the job is aborted (MPI_Abort).
+## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
+## error on one rank aborts the job instead of leaving the others waiting.
 
 function run_mpi ()
   here = fileparts (mfilename ("fullpath"));
@@ -23,56 +21,13 @@ function run_mpi ()
   more off;
   page_screen_output (false);
   comm = muon_comm ("mpi");
-  r = comm.rank;
-  W = comm.size;
   tests = {"allreduce_closed_form", @t_allreduce_closed, "allreduce_vs_sim", @t_allreduce_sim, ...
            "reduce_scatter_closed_form", @t_reduce_scatter_closed, ...
            "reduce_scatter_vs_sim", @t_reduce_scatter_sim, "all_gather", @t_all_gather, ...
            "broadcast", @t_broadcast, "barrier_and_counters", @t_barrier_counters, ...
            "large_pieces_vs_sim", @t_large, "nccl_and_cuda_without_gpu", @t_no_gpu, ...
            "handle_checks", @t_handles};
-  n = numel (tests) / 2;
-  fails = zeros (n, 1);
-  for k = 1:n
-    name = tests{2*k-1};
-    try
-      fails(k) = tests{2*k} (comm);
-    catch err
-      msg = sprintf ("rank %d: test %s raised: %s", r, name, err.message);
-      printf ("%s\n", msg);
-      fflush (stdout);
-      __muon_comm__ ("abort", msg);     # the other ranks may be waiting in a collective
-    end_try_catch
-  endfor
-  G = muon_collective (comm, "all_gather", fails);   # n x W: every rank's counts
-  bad = any (G > 0, 2);
-  if (r == 0)
-    for k = 1:n
-      if (bad(k))
-        printf ("  FAIL %-28s (failed on ranks %s)\n", tests{2*k-1},
-                sprintf ("%d ", find (G(k,:) > 0) - 1));
-      else
-        printf ("  pass %s\n", tests{2*k-1});
-      endif
-    endfor
-    printf ("mpi np=%d: %d passed, %d failed\n", W, sum (! bad), sum (bad));
-    res = getenv ("MUON_MPI_RESULTS");
-    if (! isempty (res))
-      fid = fopen (res, "a");
-      fprintf (fid, "mpi %d %d\n", sum (! bad), sum (bad));
-      fclose (fid);
-    endif
-  endif
-  fflush (stdout);
-endfunction
-
-## One failed check: print it on this rank and count it.
-function f = check (ok, comm, fmt, varargin)
-  f = ! ok;
-  if (! ok)
-    printf ("rank %d: FAIL %s\n", comm.rank, sprintf (fmt, varargin{:}));
-    fflush (stdout);
-  endif
+  mpi_suite (comm, tests, "collectives");
 endfunction
 
 ## Rank q's random input: mixed magnitudes, so that the order of the additions shows.
@@ -89,15 +44,16 @@ endfunction
 ## element b) and the sim communicator's measured bytes for the same rank.
 function f = check_counters (comm, info, isim, sent, recv, what)
   r = comm.rank;
-  f = check (info.calls == 1 && strcmp (info.counts, "modelled"), comm, "%s: calls/counts", what);
-  f += check (info.sent == info.model_sent && info.recv == info.model_recv, comm,
-              "%s: counters %d/%d, model %d/%d", what, info.sent, info.recv, info.model_sent,
-              info.model_recv);
-  f += check (info.sent == sent && info.recv == recv, comm,
-              "%s: counters %d/%d, closed form %d/%d", what, info.sent, info.recv, sent, recv);
-  f += check (isim.sent(r+1) == info.sent && isim.recv(r+1) == info.recv, comm,
-              "%s: sim measured %d/%d, mpi %d/%d", what, isim.sent(r+1), isim.recv(r+1),
-              info.sent, info.recv);
+  f = mpi_check (info.calls == 1 && strcmp (info.counts, "modelled"), comm,
+                 "%s: calls/counts", what);
+  f += mpi_check (info.sent == info.model_sent && info.recv == info.model_recv, comm,
+                  "%s: counters %d/%d, model %d/%d", what, info.sent, info.recv, info.model_sent,
+                  info.model_recv);
+  f += mpi_check (info.sent == sent && info.recv == recv, comm,
+                  "%s: counters %d/%d, closed form %d/%d", what, info.sent, info.recv, sent, recv);
+  f += mpi_check (isim.sent(r+1) == info.sent && isim.recv(r+1) == info.recv, comm,
+                  "%s: sim measured %d/%d, mpi %d/%d", what, isim.sent(r+1), isim.recv(r+1),
+                  info.sent, info.recv);
 endfunction
 
 function f = t_allreduce_closed (comm)
@@ -114,8 +70,8 @@ function f = t_allreduce_closed (comm)
           if (strcmp (op{1}, "avg"))
             E = E / W;
           endif
-          f += check (isequal (Y, cast (E, cls{1})) && strcmp (class (Y), cls{1}), comm,
-                      "allreduce %s %s %s n=%d", red{1}, cls{1}, op{1}, n);
+          f += mpi_check (isequal (Y, cast (E, cls{1})) && strcmp (class (Y), cls{1}), comm,
+                          "allreduce %s %s %s n=%d", red{1}, cls{1}, op{1}, n);
         endfor
       endfor
     endfor
@@ -132,9 +88,9 @@ function f = t_allreduce_sim (comm)
         X = all_inputs (W, n, cls{1}, n);
         [S, isim] = muon_collective (sim, "allreduce", X, "Op", op{1});
         [Y, info] = muon_collective (comm, "allreduce", X{r+1}, "Op", op{1});
-        f += check (isequal (Y, S{r+1}), comm,
-                    "allreduce %s %s n=%d: not bitwise the sim result (max diff %g)",
-                    cls{1}, op{1}, n, max (abs (Y - S{r+1})));
+        f += mpi_check (isequal (Y, S{r+1}), comm,
+                        "allreduce %s %s n=%d: not bitwise the sim result (max diff %g)",
+                        cls{1}, op{1}, n, max (abs (Y - S{r+1})));
         len = floor ((r + 1) * n / W) - floor (r * n / W);
         b = merge (strcmp (cls{1}, "single"), 4, 8);
         f += check_counters (comm, info, isim, b * (n - len + (W-1) * len),
@@ -143,9 +99,9 @@ function f = t_allreduce_sim (comm)
         Z = muon_collective (lib, "allreduce", X{r+1}, "Op", op{1});
         A = sum (abs (double ([X{:}])), 2) / merge (strcmp (op{1}, "avg"), W, 1);
         tol = 2 * W * eps (cls{1}) * A;
-        f += check (all (abs (double (Z) - double (S{r+1})) <= tol), comm,
-                    "library allreduce %s %s n=%d: off by %g x the bound", cls{1}, op{1}, n,
-                    max (abs (double (Z) - double (S{r+1})) ./ tol));
+        f += mpi_check (all (abs (double (Z) - double (S{r+1})) <= tol), comm,
+                        "library allreduce %s %s n=%d: off by %g x the bound", cls{1}, op{1}, n,
+                        max (abs (double (Z) - double (S{r+1})) ./ tol));
       endfor
     endfor
   endfor
@@ -165,16 +121,16 @@ function f = t_reduce_scatter_closed (comm)
           if (strcmp (op{1}, "avg"))
             E = E / W;
           endif
-          f += check (isequal (Y, cast (E, cls{1})), comm, "reduce_scatter %s %s %s c=%d",
-                      red{1}, cls{1}, op{1}, cnt);
+          f += mpi_check (isequal (Y, cast (E, cls{1})), comm, "reduce_scatter %s %s %s c=%d",
+                          red{1}, cls{1}, op{1}, cnt);
         endfor
       endfor
     endfor
   endfor
   ## an m x (W k) matrix: rank r gets its k columns
   Y = muon_collective (comm, "reduce_scatter", repmat (1:W, 3, 1) + r);
-  f += check (isequal (Y, repmat (W * (r + 1) + W * (W - 1) / 2, 3, 1)), comm,
-              "reduce_scatter of a matrix");
+  f += mpi_check (isequal (Y, repmat (W * (r + 1) + W * (W - 1) / 2, 3, 1)), comm,
+                  "reduce_scatter of a matrix");
 endfunction
 
 function f = t_reduce_scatter_sim (comm)
@@ -187,16 +143,16 @@ function f = t_reduce_scatter_sim (comm)
         X = all_inputs (W, W * cnt, cls{1}, cnt + 7);
         [S, isim] = muon_collective (sim, "reduce_scatter", X, "Op", op{1});
         [Y, info] = muon_collective (comm, "reduce_scatter", X{r+1}, "Op", op{1});
-        f += check (isequal (Y, S{r+1}), comm,
-                    "reduce_scatter %s %s c=%d: not bitwise the sim result", cls{1}, op{1}, cnt);
+        f += mpi_check (isequal (Y, S{r+1}), comm,
+                        "reduce_scatter %s %s c=%d: not the sim result", cls{1}, op{1}, cnt);
         b = merge (strcmp (cls{1}, "single"), 4, 8);
         f += check_counters (comm, info, isim, b * (W-1) * cnt, b * (W-1) * cnt,
                              "reduce_scatter");
         Z = muon_collective (lib, "reduce_scatter", X{r+1}, "Op", op{1});
         A = sum (abs (double ([X{:}])), 2) / merge (strcmp (op{1}, "avg"), W, 1);
         A = A(r*cnt + (1:cnt));
-        f += check (all (abs (double (Z) - double (S{r+1})) <= 2 * W * eps (cls{1}) * A), comm,
-                    "library reduce_scatter %s %s c=%d", cls{1}, op{1}, cnt);
+        f += mpi_check (all (abs (double (Z) - double (S{r+1})) <= 2 * W * eps (cls{1}) * A), comm,
+                        "library reduce_scatter %s %s c=%d", cls{1}, op{1}, cnt);
       endfor
     endfor
   endfor
@@ -210,8 +166,8 @@ function f = t_all_gather (comm)
       X = arrayfun (@(q) cast (1000 * q + (1:cnt)', cls{1}), 0:W-1, "uniformoutput", false);
       [Y, info] = muon_collective (comm, "all_gather", X{r+1});
       [S, isim] = muon_collective (sim, "all_gather", X);
-      f += check (isequal (Y, [X{:}]) && isequal (Y, S{r+1}), comm, "all_gather %s c=%d",
-                  cls{1}, cnt);
+      f += mpi_check (isequal (Y, [X{:}]) && isequal (Y, S{r+1}), comm, "all_gather %s c=%d",
+                      cls{1}, cnt);
       b = merge (strcmp (cls{1}, "single"), 4, 8);
       f += check_counters (comm, info, isim, b * (W-1) * cnt, b * (W-1) * cnt, "all_gather");
     endfor
@@ -226,8 +182,8 @@ function f = t_broadcast (comm)
       X = arrayfun (@(q) cast (10 * q + (1:5)', cls{1}), 0:W-1, "uniformoutput", false);
       [Y, info] = muon_collective (comm, "broadcast", X{r+1}, "Root", root);
       [S, isim] = muon_collective (sim, "broadcast", X, "Root", root);
-      f += check (isequal (Y, X{root+1}) && isequal (Y, S{r+1}), comm, "broadcast root %d %s",
-                  root, cls{1});
+      f += mpi_check (isequal (Y, X{root+1}) && isequal (Y, S{r+1}), comm, "broadcast root %d %s",
+                      root, cls{1});
       d = mod (r - root, W);            # place in the chain root -> root+1 -> ...
       b = 5 * merge (strcmp (cls{1}, "single"), 4, 8);
       f += check_counters (comm, info, isim, b * (d < W - 1), b * (d > 0), "broadcast");
@@ -240,16 +196,16 @@ function f = t_barrier_counters (comm)
   c = muon_comm ("mpi", "Reduction", "mpi");
   muon_collective (c, "counters", "Reset", true);
   info = muon_collective (c, "barrier");
-  f += check (info.calls == 1 && info.sent == 0, comm, "barrier counters");
+  f += mpi_check (info.calls == 1 && info.sent == 0, comm, "barrier counters");
   [~, i1] = muon_collective (c, "allreduce", ones (10, 1));
   [~, i2] = muon_collective (c, "allreduce", ones (10, 1, "single"));
   S = muon_collective (c, "counters");
-  f += check (S.barrier.calls == 1 && S.allreduce.calls == 2, comm, "cumulative calls");
-  f += check (S.allreduce.sent == i1.sent + i2.sent && S.allreduce.recv == i1.recv + i2.recv,
-              comm, "cumulative bytes");
+  f += mpi_check (S.barrier.calls == 1 && S.allreduce.calls == 2, comm, "cumulative calls");
+  f += mpi_check (S.allreduce.sent == i1.sent + i2.sent && S.allreduce.recv == i1.recv + i2.recv,
+                  comm, "cumulative bytes");
   S = muon_collective (c, "counters", "Reset", true);
   S = muon_collective (c, "counters");
-  f += check (S.allreduce.calls == 0 && S.allreduce.sent == 0, comm, "reset");
+  f += mpi_check (S.allreduce.calls == 0 && S.allreduce.sent == 0, comm, "reset");
 endfunction
 
 ## counts beyond one staging piece (2^21 / W elements per rank)
@@ -260,15 +216,15 @@ function f = t_large (comm)
   X = all_inputs (W, n, "double", 99);
   S = muon_collective (sim, "allreduce", X, "Op", "avg");
   Y = muon_collective (comm, "allreduce", X{r+1}, "Op", "avg");
-  f += check (isequal (Y, S{r+1}), comm, "large allreduce: not bitwise the sim result");
+  f += mpi_check (isequal (Y, S{r+1}), comm, "large allreduce: not bitwise the sim result");
   cnt = 2^21 / W + 17;
   X = all_inputs (W, W * cnt, "single", 98);
   S = muon_collective (sim, "reduce_scatter", X);
   Y = muon_collective (comm, "reduce_scatter", X{r+1});
-  f += check (isequal (Y, S{r+1}), comm, "large reduce_scatter: not bitwise the sim result");
+  f += mpi_check (isequal (Y, S{r+1}), comm, "large reduce_scatter: not bitwise the sim result");
   X = arrayfun (@(q) q + (1:cnt)', 0:W-1, "uniformoutput", false);
   Y = muon_collective (comm, "all_gather", X{r+1});
-  f += check (isequal (Y, [X{:}]), comm, "large all_gather");
+  f += mpi_check (isequal (Y, [X{:}]), comm, "large all_gather");
 endfunction
 
 ## NCCL and CUDA: on a GPU node NCCL must equal the sim bitwise; without one (or without the
@@ -280,21 +236,21 @@ function f = t_no_gpu (comm)
     X = all_inputs (W, 1000, "double", 5);
     S = muon_collective (muon_comm ("sim", W), "allreduce", X);
     Y = muon_collective (c, "allreduce", X{r+1});
-    f += check (isequal (Y, S{r+1}), comm, "nccl allreduce: not bitwise the sim result");
+    f += mpi_check (isequal (Y, S{r+1}), comm, "nccl allreduce: not bitwise the sim result");
     Z = muon_collective (muon_comm ("nccl", "Reduction", "nccl"), "allreduce", X{r+1});
     A = sum (abs ([X{:}]), 2);
-    f += check (all (abs (Z - S{r+1}) <= 2 * W * eps * A), comm, "nccl library allreduce");
+    f += mpi_check (all (abs (Z - S{r+1}) <= 2 * W * eps * A), comm, "nccl library allreduce");
   catch err
-    f += check (any (strcmp (err.identifier, {"muonlab:noDevice", "muonlab:notBuilt"}))
-                && strncmp (err.message, "muon_comm: nccl: ", 17), comm,
-                "nccl error: %s %s", err.identifier, err.message);
+    f += mpi_check (any (strcmp (err.identifier, {"muonlab:noDevice", "muonlab:notBuilt"}))
+                    && strncmp (err.message, "muon_comm: nccl: ", 17), comm,
+                    "nccl error: %s %s", err.identifier, err.message);
   end_try_catch
   try
     X = muon_ns (randn (4, 8), "Device", "cuda");
-    f += check (isequal (size (X), [4 8]) && all (isfinite (X(:))), comm, "muon_ns on cuda");
+    f += mpi_check (isequal (size (X), [4 8]) && all (isfinite (X(:))), comm, "muon_ns on cuda");
   catch err
-    f += check (any (strcmp (err.identifier, {"muonlab:noDevice", "muonlab:notBuilt"})), comm,
-                "cuda error: %s %s", err.identifier, err.message);
+    f += mpi_check (any (strcmp (err.identifier, {"muonlab:noDevice", "muonlab:notBuilt"})), comm,
+                    "cuda error: %s %s", err.identifier, err.message);
   end_try_catch
 endfunction
 
@@ -302,23 +258,23 @@ function f = t_handles (comm)
   f = 0; W = comm.size; r = comm.rank;
   try
     muon_collective (setfield (comm, "size", W + 1), "barrier");
-    f += check (false, comm, "a handle for another world size was accepted");
+    f += mpi_check (false, comm, "a handle for another world size was accepted");
   catch err
-    f += check (strcmp (err.identifier, "muonlab:mpi") && strcmp (err.message,
-                sprintf (["muon_collective: COMM was made for %d ranks, but this " ...
-                          "process's mpi world has %d."], W + 1, W)),
-                comm, "wrong size: %s", err.message);
+    f += mpi_check (strcmp (err.identifier, "muonlab:mpi") && strcmp (err.message,
+                    sprintf (["muon_collective: COMM was made for %d ranks, but this " ...
+                              "process's mpi world has %d."], W + 1, W)),
+                    comm, "wrong size: %s", err.message);
   end_try_catch
   if (W > 1)
     try
       muon_collective (setfield (comm, "rank", mod (r + 1, W)), "barrier");
-      f += check (false, comm, "a handle for another rank was accepted");
+      f += mpi_check (false, comm, "a handle for another rank was accepted");
     catch err
-      f += check (strcmp (err.identifier, "muonlab:mpi"), comm, "wrong rank: %s", err.message);
+      f += mpi_check (strcmp (err.identifier, "muonlab:mpi"), comm, "wrong rank: %s", err.message);
     end_try_catch
   endif
   c = muon_comm ("mpi");
-  f += check (isequal (c, comm) && c.local_ranks == 1 && strcmp (c.counts, "modelled"), comm,
-              "the handle is the same on every call");
-  f += check (W == str2double (getenv ("OMPI_COMM_WORLD_SIZE")), comm, "world size %d", W);
+  f += mpi_check (isequal (c, comm) && c.local_ranks == 1 && strcmp (c.counts, "modelled"), comm,
+                  "the handle is the same on every call");
+  f += mpi_check (W == str2double (getenv ("OMPI_COMM_WORLD_SIZE")), comm, "world size %d", W);
 endfunction

@@ -12,9 +12,8 @@
 ## must agree to fp64 round-off instead.  The shipped aliased pads must fail on a round of
 ## mixed sizes on every rank alike (and never hang).
 ##
-## The ranks agree on pass/fail (each test's failure count is all-gathered); rank 0 prints
-## one line per test and appends "mpi <passed> <failed>" to $MUON_MPI_RESULTS.  An
-## unexpected error is printed and aborts the job, so no rank waits forever.
+## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
+## error on one rank aborts the job instead of leaving the others waiting.
 
 function run_zero_mpi ()
   here = fileparts (mfilename ("fullpath"));
@@ -32,41 +31,7 @@ function run_zero_mpi ()
   endfor
   tests(end+1:end+4) = {"library_reduction", @t_library, ...
                         "aliased_pads_fail_together", @t_aliased};
-  n = numel (tests) / 2;
-  fails = zeros (n, 1);
-  for k = 1:n
-    try
-      fails(k) = tests{2*k} (comm);
-    catch err
-      msg = sprintf ("rank %d: test %s raised: %s", comm.rank, tests{2*k-1}, err.message);
-      printf ("%s\n", msg);
-      fflush (stdout);
-      __muon_comm__ ("abort", msg);
-    end_try_catch
-  endfor
-  G = muon_collective (comm, "all_gather", fails);
-  bad = any (G > 0, 2);
-  if (comm.rank == 0)
-    for k = 1:n
-      printf ("  %s %s\n", merge (bad(k), "FAIL", "pass"), tests{2*k-1});
-    endfor
-    printf ("mpi zero_muon_step np=%d: %d passed, %d failed\n", W, sum (! bad), sum (bad));
-    res = getenv ("MUON_MPI_RESULTS");
-    if (! isempty (res))
-      fid = fopen (res, "a");
-      fprintf (fid, "mpi %d %d\n", sum (! bad), sum (bad));
-      fclose (fid);
-    endif
-  endif
-  fflush (stdout);
-endfunction
-
-function f = check (ok, comm, fmt, varargin)
-  f = ! ok;
-  if (! ok)
-    printf ("rank %d: FAIL %s\n", comm.rank, sprintf (fmt, varargin{:}));
-    fflush (stdout);
-  endif
+  mpi_suite (comm, tests, "zero_muon_step");
 endfunction
 
 ## The same random problem on every rank: a layout of random shapes, then W x P gradients.
@@ -102,24 +67,24 @@ function f = t_bitwise (comm, variant)
         [Rm, sm] = zero_muon_step (L, g(r+1,:), sm, "Comm", comm, "Assemble", true, o{:});
         [Rs, sq] = zero_muon_step (L, g, sq, o{:});
         what = sprintf ("case %d %s step %d", c, variants{v}, step);
-        f += check (isequal (Rm.updates, Rs.updates), comm, "%s: assembled updates", what);
-        f += check (isequal (Rm.rel_err, Rs.rel_err), comm, "%s: errors", what);
-        f += check (isequal (Rm.ranks.update, Rs.ranks(r+1).update), comm, "%s: own update",
-                    what);
-        f += check (isequal (sm.momentum{1}, sq.momentum{r+1}), comm, "%s: momentum", what);
+        f += mpi_check (isequal (Rm.updates, Rs.updates), comm, "%s: assembled updates", what);
+        f += mpi_check (isequal (Rm.rel_err, Rs.rel_err), comm, "%s: errors", what);
+        f += mpi_check (isequal (Rm.ranks.update, Rs.ranks(r+1).update), comm, "%s: own update",
+                        what);
+        f += mpi_check (isequal (sm.momentum{1}, sq.momentum{r+1}), comm, "%s: momentum", what);
         if (isempty (sq.reference))            # variant reference: no second run
-          f += check (isempty (sm.reference), comm, "%s: no reference momentum", what);
+          f += mpi_check (isempty (sm.reference), comm, "%s: no reference momentum", what);
         else
-          f += check (isequal (sm.reference{1}, sq.reference{r+1}), comm,
-                      "%s: reference momentum", what);
+          f += mpi_check (isequal (sm.reference{1}, sq.reference{r+1}), comm,
+                          "%s: reference momentum", what);
         endif
         a = Rm.ranks;
         b = Rs.ranks(r+1);
-        f += check (isequal ([a.ns_calls a.momentum_elements a.pad_elements a.sent a.recv],
-                             [b.ns_calls b.momentum_elements b.pad_elements b.sent b.recv]),
-                    comm, "%s: NS calls, momentum, pads, bytes", what);
-        f += check (strcmp (Rm.counts, "modelled") && strcmp (Rs.counts, "measured"), comm,
-                    "%s: counts labels", what);
+        f += mpi_check (isequal ([a.ns_calls a.momentum_elements a.pad_elements a.sent a.recv],
+                                 [b.ns_calls b.momentum_elements b.pad_elements b.sent b.recv]),
+                        comm, "%s: NS calls, momentum, pads, bytes", what);
+        f += mpi_check (strcmp (Rm.counts, "modelled") && strcmp (Rs.counts, "measured"), comm,
+                        "%s: counts labels", what);
       endfor
     endfor
   endfor
@@ -136,9 +101,9 @@ function f = t_library (comm)
                          "Assemble", true, "Precision", "double");
     Rs = zero_muon_step (L, g, [], "Variant", v{1}, "Precision", "double");
     d = max (cellfun (@(a, b) norm (a - b, "fro") / norm (b, "fro"), Rm.updates, Rs.updates));
-    f += check (d <= 1e-12, comm, "%s with MPI's reduction: %g from sim", v{1}, d);
-    f += check (max (Rm.rel_err) <= 1e-12, comm, "%s with MPI's reduction vs its reference",
-                v{1});
+    f += mpi_check (d <= 1e-12, comm, "%s with MPI's reduction: %g from sim", v{1}, d);
+    f += mpi_check (max (Rm.rel_err) <= 1e-12, comm, "%s with MPI's reduction vs its reference",
+                    v{1});
   endfor
 endfunction
 
@@ -152,14 +117,14 @@ function f = t_aliased (comm)
   g = arrayfun (@(k) randn (shapes(k,1), shapes(k,2)), 1:rows (shapes), "UniformOutput", false);
   try
     zero_muon_step (L, g, [], "Variant", "zero3_round_robin_aliased_pads", "Comm", comm);
-    f += check (false, comm, "aliased pads on a mixed round did not fail");
+    f += mpi_check (false, comm, "aliased pads on a mixed round did not fail");
   catch err
-    f += check (strcmp (err.identifier, "muonlab:badShape")
-                && ! isempty (strfind (err.message, "PR 8628")), comm,
-                "aliased pads: %s", err.message);
+    f += mpi_check (strcmp (err.identifier, "muonlab:badShape")
+                    && ! isempty (strfind (err.message, "PR 8628")), comm,
+                    "aliased pads: %s", err.message);
   end_try_catch
   ## the same layout with the correct pads runs on every rank and matches the reference
   R = zero_muon_step (L, g, [], "Variant", "zero3_round_robin", "Comm", comm,
                       "Assemble", true);
-  f += check (max (R.rel_err) <= 1e-12, comm, "zero3_round_robin on a mixed round");
+  f += mpi_check (max (R.rel_err) <= 1e-12, comm, "zero3_round_robin on a mixed round");
 endfunction
