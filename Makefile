@@ -82,8 +82,8 @@ $(B)/obj/%.o: core/%.c $(CORE_HDR) | $(B)/obj
 $(B)/asan/%.o: core/%.c $(CORE_HDR) | $(B)/asan
 	$(CC) $(CFLAGS_CORE) -O1 -g $(SAN) -c $< -o $@
 
-# ns.c's elementwise passes are OpenMP loops (threads as the products', core/gemm.c)
-$(B)/obj/ns.o $(B)/asan/ns.o: CFLAGS_CORE += -fopenmp
+# ns.c's elementwise passes and gemm.c's tiles are OpenMP loops (core/gemm.h)
+$(B)/obj/ns.o $(B)/asan/ns.o $(B)/obj/gemm.o $(B)/asan/gemm.o: CFLAGS_CORE += -fopenmp
 
 # gemm_onednn.c is a stub without oneDNN: rebuild it when the probe's answer changes
 DNNL_STAMP := $(B)/onednn.$(if $(HAVE_DNNL),on,off)

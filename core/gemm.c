@@ -1,21 +1,21 @@
-/* gemm.c - the GEMM provider layer (see gemm.h): provider and thread resolution, the
- * OpenBLAS products, the block form of the symmetric product on oneDNN, and muon_gemm_query
- * for muon_info.
+/* gemm.c - the GEMM provider layer (see gemm.h): who runs which precision, the thread
+ * policy, the tiled products (OpenBLAS or oneDNN per tile) and muon_gemm_query for
+ * muon_info.
  *
- * Threads.  OpenBLAS (the Debian pthread build) and oneDNN (OpenMP) keep separate pools.
- * muon_gemm_setup sizes the pool of the provider in use for the duration of one muon_ns
- * call (the elementwise passes follow: OpenMP with oneDNN, one thread with OpenBLAS), so the
- * cores are used once, and muon_gemm_finish puts back what it found.  The library calls are
- * weak references: a BLAS that is not OpenBLAS, or a process without OpenMP, simply keeps
- * its own setting.
+ * Threads.  Every tile is one single-threaded library call: OpenBLAS is set to one thread
+ * for the duration of a muon_ns call (muon_gemm_setup; muon_gemm_finish puts back what it
+ * found) and oneDNN's primitives are made for one thread.  OpenMP shares the tiles among the
+ * call's threads (schedule dynamic: a thread that loses its core takes fewer tiles, the
+ * result is the same).  The library calls are weak references: a BLAS that is not OpenBLAS
+ * keeps its own setting (its products then follow its own threading).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <limits.h>
 #include <cblas.h>
 
 #include "gemm.h"
@@ -49,6 +49,82 @@ const char *muon_gemm_name (muon_gemm_provider g)
   return (g >= MUON_GEMM_AUTO && g <= MUON_GEMM_ONEDNN) ? gemm_names[g] : "unknown";
 }
 
+//---- who runs what ------------------------------------------------------------------------
+
+// MUONLAB_GEMM, read once per process: the provider 'auto' stands for (AUTO when unset or
+// not a provider's name; `text` keeps what was read, for muon_info).
+static muon_gemm_provider env_default (char *text, size_t len)
+{
+  static int read;
+  static muon_gemm_provider value = MUON_GEMM_AUTO;
+  static char seen[64];
+  if (!read)
+  {
+    const char *e = getenv ("MUONLAB_GEMM");
+    snprintf (seen, sizeof seen, "%s", e ? e : "");
+    if (e == NULL || muon_gemm_from_name (e, &value) != MUON_OK)
+      value = MUON_GEMM_AUTO;
+    read = 1;
+  }
+  if (text)
+    snprintf (text, len, "%s", seen);
+  return value;
+}
+
+void muon_gemm_choose (muon_gemm_provider requested, muon_precision p,
+                       muon_gemm_provider *provider, int *bf16, char *why, size_t len)
+{
+  char env[64], kernel[96] = "";
+  const char *from = "";
+  *provider = MUON_GEMM_OPENBLAS;
+  *bf16 = 0;
+  if (requested == MUON_GEMM_AUTO && env_default (env, sizeof env) != MUON_GEMM_AUTO)
+  {
+    requested = env_default (NULL, 0);
+    from = " (MUONLAB_GEMM)";
+  }
+  if (p == MUON_PREC_DOUBLE)
+  {
+    snprintf (why, len, "fp64 products always run on OpenBLAS (dgemm, dsyrk)");
+    return;
+  }
+  if (requested == MUON_GEMM_OPENBLAS)
+  {
+    snprintf (why, len, "OpenBLAS asked for%s", from);
+    return;
+  }
+  if (requested == MUON_GEMM_AUTO)
+  {
+    if (p == MUON_PREC_BF16 && muon_gemm_onednn_native_bf16 ())
+    {
+      *provider = MUON_GEMM_ONEDNN;
+      *bf16 = 1;
+      snprintf (why, len, "oneDNN multiplies bf16 natively here");
+    }
+    else if (p == MUON_PREC_BF16)
+      snprintf (why, len, "OpenBLAS: no native bf16 products here (%s)",
+                muon_gemm_onednn_built () ? "oneDNN below avx512_core_bf16"
+                                          : "oneDNN not built");
+    else
+      snprintf (why, len, "OpenBLAS: as fast as oneDNN's fp32 products here");
+    return;
+  }
+  // ONEDNN (asked, or MUONLAB_GEMM's default): oneDNN where it has a kernel here
+  int native = p == MUON_PREC_BF16 && muon_gemm_onednn_native_bf16 ();
+  if (!muon_gemm_onednn_built ())
+    snprintf (why, len, "OpenBLAS: oneDNN%s is not built", from);
+  else if (!native && !muon_gemm_onednn_kernel (0, kernel, sizeof kernel))
+    snprintf (why, len, "OpenBLAS: oneDNN%s has no fp32 matmul here (%s)", from, kernel);
+  else
+  {
+    *provider = MUON_GEMM_ONEDNN;
+    *bf16 = native;
+    snprintf (why, len, "oneDNN asked for%s%s", from,
+              p == MUON_PREC_BF16 && !native ? ", fp32 products of bf16 values (no native "
+                                               "bf16 here)" : "");
+  }
+}
+
 //---- threads ------------------------------------------------------------------------------
 
 // Cores this process may run on (its affinity mask; the online count as a fallback).
@@ -61,119 +137,54 @@ static int core_count (void)
   return n > 0 ? (int) n : 1;
 }
 
-// Tasks of other processes running right now (Linux): the runnable count of /proc/loadavg
-// less this process's running threads (/proc/self/task/*/stat); 0 where unknown.
-static int busy_elsewhere (void)
+int muon_gemm_default_threads (void)
 {
-  int running = 0, own = 0;
-#ifdef __linux__
-  FILE *f = fopen ("/proc/loadavg", "r");
-  double l1, l5, l15;
-  int total, ok = f && fscanf (f, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &total) == 5;
-  if (f)
-    fclose (f);
-  DIR *d = ok ? opendir ("/proc/self/task") : NULL;
-  struct dirent *t;
-  while (d && (t = readdir (d)) != NULL)
-  {
-    char path[64], buf[256];
-    if (t->d_name[0] == '.')
-      continue;
-    snprintf (path, sizeof path, "/proc/self/task/%.32s/stat", t->d_name);
-    FILE *s = fopen (path, "r");
-    size_t len = s ? fread (buf, 1, sizeof buf - 1, s) : 0;
-    if (s)
-      fclose (s);
-    buf[len] = 0;
-    char *c = strrchr (buf, ')');                  // "tid (name) S ...": state after the name
-    own += c && c[1] == ' ' && c[2] == 'R';
-  }
-  if (d)
-    closedir (d);
-#endif
-  return running > own ? running - own : 0;
-}
-
-// Cores busy with other processes, counted at most every 0.1 s per context.
-static int busy_cores (muon_ctx *ctx)
-{
-  double now = muon_clock ();
-  if (ctx->gemm_busy_time == 0 || now - ctx->gemm_busy_time > 0.1)
-  {
-    ctx->gemm_busy = busy_elsewhere ();
-    ctx->gemm_busy_time = now;
-  }
-  return ctx->gemm_busy;
-}
-
-// Threads for `requested` (0: OMP_NUM_THREADS's first entry when set, else the cores that
-// other processes leave free, shared out among the ranks of an MPI job on this machine).
-// OpenMP's spinning barriers stall when another process holds one of the team's cores
-// (measured: 8 ms -> 440 ms for a bf16 256 x 1024 NS next to one busy process), so the
-// automatic count leaves the busy cores alone.
-static int thread_count (muon_ctx *ctx, int requested)
-{
-  int cores = core_count (), n = requested;
-  if (n <= 0)
-  {
-    const char *env = getenv ("OMP_NUM_THREADS");
-    n = env ? atoi (env) : 0;
-  }
-  if (n <= 0)
-  {
-    const char *local = getenv ("OMPI_COMM_WORLD_LOCAL_SIZE");     // Open MPI
-    if (local == NULL)
-      local = getenv ("MPI_LOCALNRANKS");                          // MPICH (Hydra)
-    int ranks = local ? atoi (local) : 1;
-    n = ranks > 1 ? cores / ranks : cores - (ctx ? busy_cores (ctx) : 0);
-    if (n < 1)
-      n = 1;
-  }
-  return n < cores ? n : cores;
+  const char *env = getenv ("OMP_NUM_THREADS");
+  int n = env ? atoi (env) : 0;
+  if (n > 0)
+    return n < MUON_MAX_THREADS ? n : MUON_MAX_THREADS;
+  const char *local = getenv ("OMPI_COMM_WORLD_LOCAL_SIZE");     // Open MPI
+  if (local == NULL)
+    local = getenv ("MPI_LOCALNRANKS");                          // MPICH (Hydra)
+  int ranks = local ? atoi (local) : 1;
+  n = core_count () / (ranks > 1 ? ranks : 1);
+  return n > 1 ? n : 1;
 }
 
 muon_status muon_gemm_setup (muon_ctx *ctx, muon_gemm_provider requested, int threads,
                              muon_precision p, muon_gemm_cfg *cfg)
 {
   muon_status status = MUON_OK;
+  char why[128];
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, cfg != NULL, "the GEMM configuration must not be NULL");
   memset (cfg, 0, sizeof *cfg);
   CHECK (MUON_ERR_BADARG, requested >= MUON_GEMM_AUTO && requested <= MUON_GEMM_ONEDNN,
          "unknown GEMM provider %d", (int) requested);
-  CHECK (MUON_ERR_BADARG, threads >= 0, "threads must be a non-negative integer (0: auto)");
+  CHECK (MUON_ERR_BADARG, threads >= 0 && threads <= MUON_MAX_THREADS,
+         "threads must be an integer from 0 (automatic) to %d", MUON_MAX_THREADS);
   CHECK (MUON_ERR_NOTBUILT, requested != MUON_GEMM_ONEDNN || muon_gemm_onednn_built (),
          "the oneDNN GEMM provider is not built (the build found no oneDNN; install "
          "libdnnl-dev and rebuild)");
-  cfg->provider = requested == MUON_GEMM_AUTO
-                    ? (muon_gemm_onednn_built () ? MUON_GEMM_ONEDNN : MUON_GEMM_OPENBLAS)
-                    : requested;
-  if (p == MUON_PREC_DOUBLE)
-    cfg->provider = MUON_GEMM_OPENBLAS;             // dgemm / dsyrk whatever was asked
-  if (cfg->provider == MUON_GEMM_ONEDNN && p == MUON_PREC_BF16)
-    cfg->bf16 = muon_gemm_onednn_native_bf16 ();    // else fp32 products of bf16 values
-  cfg->threads = thread_count (ctx, threads);
-  if (cfg->provider == MUON_GEMM_OPENBLAS && openblas_get_num_threads
-      && openblas_set_num_threads)
+  muon_gemm_choose (requested, p, &cfg->provider, &cfg->bf16, why, sizeof why);
+  cfg->f64 = p == MUON_PREC_DOUBLE;
+  cfg->threads = threads > 0 ? threads : muon_gemm_default_threads ();
+  if (openblas_get_num_threads && openblas_set_num_threads)
   {
     int now = openblas_get_num_threads ();
-    if (now != cfg->threads)
+    if (now != 1)
     {
       cfg->saved_blas = now;
-      openblas_set_num_threads (cfg->threads);
+      openblas_set_num_threads (1);
     }
   }
-  // OpenMP runs oneDNN and ns_impl.h's elementwise passes.  With OpenBLAS products those
-  // passes stay on one thread: idle OpenMP workers spin for a while after each pass and
-  // would take the cores from OpenBLAS's own pool (measured: about 20% slower).
-  int omp = cfg->provider == MUON_GEMM_ONEDNN ? cfg->threads : 1;
   if (omp_get_max_threads && omp_set_num_threads)
   {
     int now = omp_get_max_threads ();
-    if (now != omp)
+    if (now != cfg->threads)
     {
       cfg->saved_omp = now;
-      omp_set_num_threads (omp);
+      omp_set_num_threads (cfg->threads);
     }
   }
 fail:
@@ -191,7 +202,147 @@ void muon_gemm_finish (muon_gemm_cfg *cfg)
   cfg->saved_blas = cfg->saved_omp = 0;
 }
 
-//---- products -----------------------------------------------------------------------------
+muon_status muon_gemm_blas_threads (muon_ctx *ctx, int n, int *previous)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, previous != NULL, "previous must not be NULL");
+  CHECK (MUON_ERR_BADARG, n >= 0 && n <= MUON_MAX_THREADS,
+         "threads must be an integer from 0 to %d", MUON_MAX_THREADS);
+  CHECK (MUON_ERR_UNSUPPORTED, openblas_get_num_threads && openblas_set_num_threads,
+         "the BLAS is not OpenBLAS");
+  *previous = openblas_get_num_threads ();
+  if (n > 0)
+    openblas_set_num_threads (n);
+fail:
+  return status;
+}
+
+//---- tiles --------------------------------------------------------------------------------
+
+// One tiled product: C = op(A) op(B) (general), or the tiles on and above the diagonal of
+// alpha A A' (sym; then ta = 0, tb = 1 and B = A).  Tile (I, J) covers rows I*TILE.. and
+// columns J*TILE.. of C.  plan[r][c]: the oneDNN plan of the tiles whose rows (r) and
+// columns (c) are a full TILE (0) or the shorter last ones (1).
+typedef struct {
+  const muon_gemm_cfg *cfg;
+  int sym, ta, tb;
+  size_t m, n, k, lda, ldb, ldc, tm, tn;   // tm x tn tiles
+  double alpha;
+  muon_gemm_in A, B;
+  void *C;
+  const void *plan[2][2];
+} tiled;
+
+// Element offset of rows i.. of op(X) (op(X) rows are X's columns when transposed).
+static size_t rows_at (int trans, size_t i, size_t ld)
+{
+  return trans ? i * ld : i;
+}
+
+static const void *at (muon_gemm_in x, int f64, int bf16, size_t off)
+{
+  if (f64)
+    return x.d + off;
+  return bf16 ? (const void *) (x.h + off) : (const void *) (x.f + off);
+}
+
+// Tile t (column-major over the tm x tn grid) on the calling thread: 0 or a oneDNN status.
+static int tile_run (const tiled *w, size_t t)
+{
+  size_t ti = t % w->tm, tj = t / w->tm;
+  if (w->sym && ti > tj)
+    return 0;
+  size_t i0 = ti * MUON_GEMM_TILE, j0 = tj * MUON_GEMM_TILE;
+  size_t mi = w->m - i0 < MUON_GEMM_TILE ? w->m - i0 : MUON_GEMM_TILE;
+  size_t nj = w->n - j0 < MUON_GEMM_TILE ? w->n - j0 : MUON_GEMM_TILE;
+  const muon_gemm_cfg *cfg = w->cfg;
+  size_t ao = rows_at (w->ta, i0, w->lda), bo = rows_at (!w->tb, j0, w->ldb);
+  size_t co = i0 + j0 * w->ldc;
+  const void *A = at (w->A, cfg->f64, cfg->bf16, ao), *B = at (w->B, cfg->f64, cfg->bf16, bo);
+  CBLAS_TRANSPOSE ta = w->ta ? CblasTrans : CblasNoTrans, tb = w->tb ? CblasTrans : CblasNoTrans;
+  int diag = w->sym && ti == tj;
+  if (cfg->provider == MUON_GEMM_ONEDNN)
+  {
+    float *C = (float *) w->C + co;
+    int s = muon_gemm_onednn_run (w->plan[mi != MUON_GEMM_TILE][nj != MUON_GEMM_TILE], A, B, C);
+    if (s == 0 && w->alpha != 1)
+      for (size_t j = 0; j < nj; j++)
+        for (size_t i = 0; i < mi; i++)
+          C[i + j * w->ldc] *= (float) w->alpha;
+    return s;
+  }
+  if (cfg->f64 && diag)
+    cblas_dsyrk (CblasColMajor, CblasUpper, CblasNoTrans, (int) mi, (int) w->k, w->alpha, A,
+                 (int) w->lda, 0.0, (double *) w->C + co, (int) w->ldc);
+  else if (cfg->f64)
+    cblas_dgemm (CblasColMajor, ta, tb, (int) mi, (int) nj, (int) w->k, w->alpha, A,
+                 (int) w->lda, B, (int) w->ldb, 0.0, (double *) w->C + co, (int) w->ldc);
+  else if (diag)
+    cblas_ssyrk (CblasColMajor, CblasUpper, CblasNoTrans, (int) mi, (int) w->k,
+                 (float) w->alpha, A, (int) w->lda, 0.0f, (float *) w->C + co, (int) w->ldc);
+  else
+    cblas_sgemm (CblasColMajor, ta, tb, (int) mi, (int) nj, (int) w->k, (float) w->alpha, A,
+                 (int) w->lda, B, (int) w->ldb, 0.0f, (float *) w->C + co, (int) w->ldc);
+  return 0;
+}
+
+// Checks w's operands, prepares its oneDNN plans, runs every tile and counts the work.
+static muon_status tiled_run (muon_ctx *ctx, tiled *w)
+{
+  muon_status status = MUON_OK;
+  const muon_gemm_cfg *cfg = w->cfg;
+  double t0 = muon_clock (), flops = 0;
+  CHECK (MUON_ERR_NULLPTR, cfg != NULL && w->C != NULL, "GEMM operands must not be NULL");
+  int want_d = cfg->f64, want_h = !cfg->f64 && cfg->bf16, want_f = !want_d && !want_h;
+  const char *kind = want_d ? "fp64" : want_h ? "bf16" : "fp32";
+  CHECK (MUON_ERR_NULLPTR, (w->A.f || w->A.h || w->A.d) && (w->B.f || w->B.h || w->B.d),
+         "GEMM operands must not be NULL");
+  CHECK (MUON_ERR_INTERNAL, (want_d ? w->A.d && w->B.d : want_h ? w->A.h && w->B.h
+                                                                : w->A.f && w->B.f) != 0,
+         "a%s %s product needs %s operands", want_f ? "n" : "", kind, kind);
+  CHECK (MUON_ERR_BADSHAPE, w->m >= 1 && w->n >= 1 && w->k >= 1 && w->ldc >= w->m
+           && w->lda >= (w->ta ? w->k : w->m) && w->ldb >= (w->tb ? w->n : w->k),
+         "GEMM shape %zu x %zu x %zu does not fit its leading dimensions", w->m, w->n, w->k);
+  CHECK (MUON_ERR_BADSHAPE, w->m <= INT_MAX && w->n <= INT_MAX && w->k <= INT_MAX
+           && w->lda <= INT_MAX && w->ldb <= INT_MAX && w->ldc <= INT_MAX,
+         "GEMM dimensions must fit a BLAS int");
+  w->tm = (w->m + MUON_GEMM_TILE - 1) / MUON_GEMM_TILE;
+  w->tn = (w->n + MUON_GEMM_TILE - 1) / MUON_GEMM_TILE;
+  size_t tiles = w->tm * w->tn;
+  for (size_t t = 0; t < tiles; t++)              // the plans, and the work done
+  {
+    size_t ti = t % w->tm, tj = t / w->tm;
+    if (w->sym && ti > tj)
+      continue;
+    size_t mi = w->m - ti * MUON_GEMM_TILE, nj = w->n - tj * MUON_GEMM_TILE;
+    mi = mi < MUON_GEMM_TILE ? mi : MUON_GEMM_TILE;
+    nj = nj < MUON_GEMM_TILE ? nj : MUON_GEMM_TILE;
+    int onednn = cfg->provider == MUON_GEMM_ONEDNN;
+    flops += w->sym && ti == tj && !onednn ? (double) mi * (double) (mi + 1) * (double) w->k
+                                         : 2.0 * (double) mi * (double) nj * (double) w->k;
+    const void **plan = &w->plan[mi != MUON_GEMM_TILE][nj != MUON_GEMM_TILE];
+    if (onednn && *plan == NULL)
+      CHECKSTATUS (muon_gemm_onednn_prepare (ctx, cfg->bf16, w->ta, w->tb, mi, nj, w->k,
+                                             w->lda, w->ldb, w->ldc, plan));
+  }
+  int failed = 0, threads = cfg->threads < (int) tiles ? cfg->threads : (int) tiles;
+  long count = (long) tiles;
+#pragma omp parallel for schedule (dynamic, 1) num_threads (threads) if (threads > 1)
+  for (long t = 0; t < count; t++)
+  {
+    int s = tile_run (w, (size_t) t);
+    if (s != 0)
+    {
+#pragma omp atomic write
+      failed = s;
+    }
+  }
+  CHECK (MUON_ERR_INTERNAL, failed == 0, "oneDNN: a matmul failed (status %d)", failed);
+  muon_gemm_count (ctx, flops, t0);
+fail:
+  return status;
+}
 
 void muon_gemm_count (muon_ctx *ctx, double flops, double t0)
 {
@@ -200,93 +351,24 @@ void muon_gemm_count (muon_ctx *ctx, double flops, double t0)
   ctx->ns_stats.product_seconds += muon_clock () - t0;
 }
 
-// muon_gemm_product without the counting (the symmetric block form counts once for all).
-static muon_status product (muon_ctx *ctx, const muon_gemm_cfg *cfg, int ta, int tb,
-                            size_t m, size_t n, size_t k, muon_gemm_in A, size_t lda,
-                            muon_gemm_in B, size_t ldb, float *C, size_t ldc)
-{
-  muon_status status = MUON_OK;
-  CHECK (MUON_ERR_NULLPTR, cfg != NULL && (A.f || A.h) && (B.f || B.h) && C != NULL,
-         "GEMM operands must not be NULL");
-  CHECK (MUON_ERR_INTERNAL, cfg->bf16 ? A.h && B.h : A.f && B.f,
-         "a%s product needs %s operands", cfg->bf16 ? " bf16" : "n fp32",
-         cfg->bf16 ? "bf16" : "fp32");
-  CHECK (MUON_ERR_BADSHAPE, m >= 1 && n >= 1 && k >= 1 && ldc >= m
-           && lda >= (ta ? k : m) && ldb >= (tb ? n : k),
-         "GEMM shape %zu x %zu x %zu does not fit its leading dimensions", m, n, k);
-  if (cfg->provider == MUON_GEMM_ONEDNN)
-    CHECKSTATUS (muon_gemm_onednn (ctx, cfg->bf16, cfg->threads, ta, tb, m, n, k,
-                                   cfg->bf16 ? (const void *) A.h : (const void *) A.f, lda,
-                                   cfg->bf16 ? (const void *) B.h : (const void *) B.f, ldb,
-                                   C, ldc));
-  else
-  {
-    CHECK (MUON_ERR_BADSHAPE, m <= 0x7fffffff && n <= 0x7fffffff && k <= 0x7fffffff
-             && lda <= 0x7fffffff && ldb <= 0x7fffffff && ldc <= 0x7fffffff,
-           "GEMM dimensions must fit a BLAS int");
-    cblas_sgemm (CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                 (int) m, (int) n, (int) k, 1.0f, A.f, (int) lda, B.f, (int) ldb, 0.0f, C,
-                 (int) ldc);
-  }
-fail:
-  return status;
-}
-
 muon_status muon_gemm_product (muon_ctx *ctx, const muon_gemm_cfg *cfg, int ta, int tb,
                                size_t m, size_t n, size_t k, muon_gemm_in A, size_t lda,
-                               muon_gemm_in B, size_t ldb, float *C, size_t ldc)
+                               muon_gemm_in B, size_t ldb, void *C, size_t ldc)
 {
   CHECKCTX (ctx);
-  double t0 = muon_clock ();
-  muon_status status = product (ctx, cfg, ta, tb, m, n, k, A, lda, B, ldb, C, ldc);
-  if (status >= 0)
-    muon_gemm_count (ctx, 2.0 * (double) m * (double) n * (double) k, t0);
-  return status;
+  tiled w = { cfg, 0, ta != 0, tb != 0, m, n, k, lda, ldb, ldc, 0, 0, 1.0, A, B, C,
+              { { NULL, NULL }, { NULL, NULL } } };
+  return tiled_run (ctx, &w);
 }
 
 muon_status muon_gemm_symmetric (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t n, size_t k,
-                                 float alpha, muon_gemm_in A, size_t lda, float *C,
+                                 double alpha, muon_gemm_in A, size_t lda, void *C,
                                  size_t ldc)
 {
-  muon_status status = MUON_OK;
   CHECKCTX (ctx);
-  double t0 = muon_clock (), flops = (double) n * (double) (n + 1) * (double) k;
-  CHECK (MUON_ERR_NULLPTR, cfg != NULL && (A.f || A.h) && C != NULL,
-         "GEMM operands must not be NULL");
-  CHECK (MUON_ERR_INTERNAL, cfg->bf16 ? A.h != NULL : A.f != NULL,
-         "a%s product needs %s operands", cfg->bf16 ? " bf16" : "n fp32",
-         cfg->bf16 ? "bf16" : "fp32");
-  CHECK (MUON_ERR_BADSHAPE, n >= 1 && k >= 1 && lda >= n && ldc >= n,
-         "symmetric product %zu x %zu does not fit its leading dimensions", n, k);
-  if (cfg->provider != MUON_GEMM_ONEDNN)
-  {
-    CHECK (MUON_ERR_BADSHAPE, n <= 0x7fffffff && k <= 0x7fffffff && lda <= 0x7fffffff
-             && ldc <= 0x7fffffff, "GEMM dimensions must fit a BLAS int");
-    cblas_ssyrk (CblasColMajor, CblasUpper, CblasNoTrans, (int) n, (int) k, alpha, A.f,
-                 (int) lda, 0.0f, C, (int) ldc);
-  }
-  else
-  {
-    // Block row [r0, r0 + rows) of C from column r0 on: A(r0:r0+rows, :) A(r0:n, :)'.  A
-    // small matrix is one full product.
-    size_t nb = n < 2 * MUON_GEMM_SYM_BLOCK ? n : MUON_GEMM_SYM_BLOCK;
-    flops = 0;
-    for (size_t r0 = 0; r0 < n; r0 += nb)
-    {
-      size_t rows = n - r0 < nb ? n - r0 : nb;
-      muon_gemm_in Ar = { A.f ? A.f + r0 : NULL, A.h ? A.h + r0 : NULL };
-      CHECKSTATUS (product (ctx, cfg, 0, 1, rows, n - r0, k, Ar, lda, Ar, lda,
-                            C + r0 + r0 * ldc, ldc));
-      flops += 2.0 * (double) rows * (double) (n - r0) * (double) k;
-    }
-    if (alpha != 1.0f)
-      for (size_t j = 0; j < n; j++)
-        for (size_t i = 0; i <= j; i++)
-          C[i + j * ldc] *= alpha;
-  }
-  muon_gemm_count (ctx, flops, t0);
-fail:
-  return status;
+  tiled w = { cfg, 1, 0, 1, n, n, k, lda, lda, ldc, 0, 0, alpha, A, A, C,
+              { { NULL, NULL }, { NULL, NULL } } };
+  return tiled_run (ctx, &w);
 }
 
 //---- information --------------------------------------------------------------------------
@@ -298,14 +380,22 @@ muon_status muon_gemm_query (muon_ctx *ctx, muon_gemm_info *info)
   CHECK (MUON_ERR_NULLPTR, info != NULL, "info must not be NULL");
   memset (info, 0, sizeof *info);
   info->onednn_built = muon_gemm_onednn_built ();
-  snprintf (info->default_provider, sizeof info->default_provider, "%s",
-            info->onednn_built ? "onednn" : "openblas");
+  env_default (info->env, sizeof info->env);
+  for (int p = MUON_PREC_DOUBLE; p <= MUON_PREC_FP16; p++)
+  {
+    muon_gemm_provider g;
+    int bf16;
+    muon_gemm_choose (MUON_GEMM_AUTO, (muon_precision) p, &g, &bf16, info->reason[p],
+                      sizeof info->reason[p]);
+    snprintf (info->provider[p], sizeof info->provider[p], "%s", muon_gemm_name (g));
+  }
   info->cores = core_count ();
-  info->threads = thread_count (ctx, 0);
+  info->threads = muon_gemm_default_threads ();
+  info->tile = MUON_GEMM_TILE;
   if (openblas_get_config)
     snprintf (info->openblas, sizeof info->openblas, "%s, core %s", openblas_get_config (),
               openblas_get_corename ? openblas_get_corename () : "?");
-  CHECKSTATUS (muon_gemm_onednn_query (ctx, info));
+  muon_gemm_onednn_describe (info);
 fail:
   return status;
 }

@@ -20,8 +20,6 @@ struct muon_ctx {
   muon_status cuda_load_status;
   char cuda_message[256];
   void *gemm_state;           // oneDNN engine, stream and cached primitives (gemm_onednn.c)
-  double gemm_busy_time;      // when gemm.c last counted the cores busy with other work
-  int gemm_busy;              // and how many it found
   muon_ns_stats ns_stats;     // the running or last muon_ns call's (gemm.c and ns.c count)
 };
 

@@ -6,14 +6,14 @@
  *   Gram:           R = X X'; Z = b R + c R R; Q = a Q + Z Q (Z + a I when fresh); R = (aI+Z)^2 R
  *                   restart: X = Q X, R = X X'; end: X = Q X
  * The exact op order and rounding points are DESIGN.md 4; ns_impl.h holds the arithmetic.
- * fp64 products run on OpenBLAS; the others go through the GEMM layer (gemm.h: OpenBLAS or
- * oneDNN, option 'Gemm'), and when oneDNN multiplies bf16 natively the bf16 iteration keeps
- * its matrices as bf16 bits (the third instantiation below).
+ * Every product goes through the GEMM layer's tiled products (gemm.h: OpenBLAS, or oneDNN
+ * for the precisions it runs, option 'Gemm'), so results do not depend on the thread count;
+ * when oneDNN multiplies bf16 natively the bf16 iteration keeps its matrices as bf16 bits
+ * (the third instantiation below).
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <cblas.h>
 
 #include "gemm.h"
 #include "muon_internal.h"
@@ -36,50 +36,35 @@ typedef struct {
 
 //---- products ------------------------------------------------------------------------------
 
-// fp64: OpenBLAS, C (n x k) = A (n x n) B (n x k), and the upper triangle of alpha A A';
-// counted in the call's stats as the GEMM layer counts its own.
-static muon_status product_f64 (ns_env *env, const double *A, const double *B, size_t n,
-                                size_t k, double *C)
-{
-  double t0 = muon_clock ();
-  cblas_dgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (int) n, (int) k, (int) n, 1, A,
-               (int) n, B, (int) n, 0, C, (int) n);
-  muon_gemm_count (env->ctx, 2.0 * (double) n * (double) n * (double) k, t0);
-  return MUON_OK;
-}
-
-static muon_status symmetric_f64 (ns_env *env, double alpha, const double *A, size_t n,
-                                  size_t k, double *C)
-{
-  double t0 = muon_clock ();
-  cblas_dsyrk (CblasColMajor, CblasUpper, CblasNoTrans, (int) n, (int) k, alpha, A, (int) n,
-               0, C, (int) n);
-  muon_gemm_count (env->ctx, (double) n * (double) (n + 1) * (double) k, t0);
-  return MUON_OK;
-}
-
-// fp32 or bf16 storage: the GEMM layer (OpenBLAS, or oneDNN with fp32 or bf16 operands).
-static muon_status product_gemm (ns_env *env, muon_gemm_in A, muon_gemm_in B, size_t n,
-                                 size_t k, float *C)
+// C (n x k) = A (n x n) B (n x k), and the upper triangle of C (n x n) = alpha A A' (A n x k),
+// through the GEMM layer's tiled products (gemm.h): the same bits for any thread count.
+static muon_status product (ns_env *env, muon_gemm_in A, muon_gemm_in B, size_t n, size_t k,
+                            void *C)
 {
   return muon_gemm_product (env->ctx, &env->cfg, 0, 0, n, k, n, A, n, B, n, C, n);
 }
 
-static muon_status symmetric_gemm (ns_env *env, float alpha, muon_gemm_in A, size_t n,
-                                   size_t k, float *C)
+static muon_status symmetric (ns_env *env, double alpha, muon_gemm_in A, size_t n, size_t k,
+                              void *C)
 {
   return muon_gemm_symmetric (env->ctx, &env->cfg, n, k, alpha, A, n, C, n);
 }
 
+static inline muon_gemm_in in_f64 (const double *x)
+{
+  muon_gemm_in in = { NULL, NULL, x };
+  return in;
+}
+
 static inline muon_gemm_in in_f32 (const float *x)
 {
-  muon_gemm_in in = { x, NULL };
+  muon_gemm_in in = { x, NULL, NULL };
   return in;
 }
 
 static inline muon_gemm_in in_bf16 (const uint16_t *x)
 {
-  muon_gemm_in in = { NULL, x };
+  muon_gemm_in in = { NULL, x, NULL };
   return in;
 }
 
@@ -90,8 +75,8 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define FN(name) name##_f64
 #define LOAD(x) (x)
 #define STORE(v) (v)
-#define PRODUCT(env, A, B, n, k, C) product_f64 ((env), (A), (B), (n), (k), (C))
-#define SYMMETRIC(env, alpha, A, n, k, C) symmetric_f64 ((env), (alpha), (A), (n), (k), (C))
+#define PRODUCT(env, A, B, n, k, C) product ((env), in_f64 (A), in_f64 (B), n, k, (C))
+#define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f64 (A), n, k, (C))
 #define RND(p, x) (x)
 #define SCALE_ADD(p, s, x, prod) ((s) * (x) + (prod))
 #include "ns_impl.h"
@@ -106,8 +91,8 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define S float
 #define T float
 #define FN(name) name##_f32
-#define PRODUCT(env, A, B, n, k, C) product_gemm ((env), in_f32 (A), in_f32 (B), n, k, (C))
-#define SYMMETRIC(env, alpha, A, n, k, C) symmetric_gemm ((env), (alpha), in_f32 (A), n, k, (C))
+#define PRODUCT(env, A, B, n, k, C) product ((env), in_f32 (A), in_f32 (B), n, k, (C))
+#define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f32 (A), n, k, (C))
 #define RND(p, x) muon_round_to ((p), (x))
 #define SCALE_ADD(p, s, x, prod) muon_scale_add ((p), (s), (x), (prod))
 #include "ns_impl.h"
@@ -123,8 +108,8 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define FN(name) name##_b16
 #define LOAD(x) muon_bf16_bits_to_f32 (x)
 #define STORE(v) ((uint16_t) (muon_f32_bits (v) >> 16))
-#define PRODUCT(env, A, B, n, k, C) product_gemm ((env), in_bf16 (A), in_bf16 (B), n, k, (C))
-#define SYMMETRIC(env, alpha, A, n, k, C) symmetric_gemm ((env), (alpha), in_bf16 (A), n, k, (C))
+#define PRODUCT(env, A, B, n, k, C) product ((env), in_bf16 (A), in_bf16 (B), n, k, (C))
+#define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_bf16 (A), n, k, (C))
 #include "ns_impl.h"
 
 //---- options ------------------------------------------------------------------------------
@@ -186,7 +171,8 @@ static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
          "unknown device %d", (int) o->device);
   CHECK (MUON_ERR_BADARG, o->gemm >= MUON_GEMM_AUTO && o->gemm <= MUON_GEMM_ONEDNN,
          "unknown GEMM provider %d", (int) o->gemm);
-  CHECK (MUON_ERR_BADARG, o->threads >= 0, "threads must be a non-negative integer (0: auto)");
+  CHECK (MUON_ERR_BADARG, o->threads >= 0 && o->threads <= MUON_MAX_THREADS,
+         "threads must be an integer from 0 (automatic) to %d", MUON_MAX_THREADS);
 fail:
   return status;
 }
@@ -217,7 +203,7 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   int steps = 0;
   size_t bad = 0;
   void *work = NULL;
-  ns_env env = { ctx, { MUON_GEMM_OPENBLAS, 0, 0, 0, 0 } };   // finish restores nothing
+  ns_env env = { ctx, { MUON_GEMM_OPENBLAS, 0, 0, 0, 0, 0 } };   // finish restores nothing
   CHECKCTX (ctx);
   double t0 = muon_clock ();
   memset (&ctx->ns_stats, 0, sizeof ctx->ns_stats);

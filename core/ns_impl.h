@@ -20,7 +20,8 @@
  *
  * Threads: the elementwise passes are OpenMP loops (ns.c is compiled with -fopenmp) over the
  * threads muon_gemm_setup chose; each element is computed by the same code whatever the
- * split, so results do not depend on the thread count.  Small arrays stay on one thread.
+ * split, and the products are tiled by shape (gemm.h), so results do not depend on the
+ * thread count.  Small arrays stay on one thread.
  */
 #ifndef NS_PAR_MIN
 #define NS_PAR_MIN 32768   // elements below which a pass is not worth waking the threads

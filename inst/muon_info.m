@@ -14,15 +14,25 @@
 ## @code{cuda}, @code{blas}, @code{schedules} and @code{gemm}.
 ##
 ## @code{gemm} describes the providers of the CPU products (option @qcode{"Gemm"} of
-## @code{muon_ns}): @code{default} (what @qcode{"auto"} picks: @qcode{"onednn"} when the
-## build found oneDNN, else @qcode{"openblas"}), @code{onednn_built},
-## @code{onednn_version}, @code{onednn_isa} (the instruction set oneDNN dispatches to),
-## @code{onednn_impl_f32} and @code{onednn_impl_bf16} (the implementations oneDNN picks for
-## an fp32 and a bf16 product, e.g. @qcode{"brg:avx512_core_bf16"}),
-## @code{onednn_native_bf16} (bf16 products multiply bf16 natively; else the fp32 product of
-## the same values), @code{openblas} (its configuration and core), @code{threads} (what
-## @qcode{"Threads"}, 0 would use now: OMP_NUM_THREADS, else the cores not busy with other
-## processes) and @code{cores}.
+## @code{muon_ns}): @code{provider}, a struct with one field per precision
+## (@code{double}, @code{single}, @code{bf16}, @code{fp16}) naming who runs that precision
+## under @qcode{"Gemm", "auto"} here (@qcode{"openblas"} or @qcode{"onednn"}), and
+## @code{reason}, the same fields saying why; @code{env} (the environment variable
+## @env{MUONLAB_GEMM} as read once per session: @qcode{"auto"}, @qcode{"openblas"} or
+## @qcode{"onednn"} changes what @qcode{"auto"} stands for, without rebuilding);
+## @code{onednn_built}, @code{onednn_version}, @code{onednn_isa} (the instruction set
+## oneDNN dispatches to), @code{onednn_impl_f32} and @code{onednn_impl_bf16} (the
+## implementations oneDNN picks for an fp32 and a bf16 product, e.g.
+## @qcode{"brg:avx512_core_bf16"}, or @qcode{"no: @dots{}"} with the reason where it has
+## none: a probe never fails), @code{onednn_native_bf16} (bf16 products multiply bf16
+## natively; else the fp32 product of the same values), @code{openblas} (its configuration
+## and core), @code{threads} (what @qcode{"Threads"}, 0 uses: @env{OMP_NUM_THREADS}, else
+## the cores, shared among the MPI ranks of this machine; never the machine load),
+## @code{cores} and @code{tile} (the edge of the tiles every product is cut into, so that
+## results are the same bits for any thread count).
+##
+## The probe behind this function is asked once per call of @code{muon_info}; no other
+## function calls it.
 ## @seealso{muon_ns}
 ## @end deftypefn
 
@@ -37,19 +47,22 @@ function info = muon_info ()
     s.cuda = sprintf ("CUDA: not built (%s)", s.cuda_message);
   endif
   g = s.gemm;
+  runs = "";
+  for p = {"double", "single", "bf16", "fp16"}
+    runs = [runs sprintf("\n    %-6s %-8s (%s)", p{1}, g.provider.(p{1}), g.reason.(p{1}))];
+  endfor
   if (g.onednn_built)
-    bf = "fp32 products of bf16 values";
-    if (g.onednn_native_bf16)
-      bf = "native";
-    endif
-    s.gemm_text = sprintf (["oneDNN %s, ISA %s (fp32: %s, bf16: %s, %s); default %s, " ...
-                            "%d threads of %d cores"], g.onednn_version, g.onednn_isa,
-                           g.onednn_impl_f32, g.onednn_impl_bf16, bf, g.default, g.threads,
-                           g.cores);
+    s.gemm_text = sprintf ("oneDNN %s, ISA %s (fp32: %s; bf16: %s)", g.onednn_version,
+                           g.onednn_isa, g.onednn_impl_f32, g.onednn_impl_bf16);
   else
-    s.gemm_text = sprintf ("oneDNN not built; default %s, %d threads of %d cores",
-                           g.default, g.threads, g.cores);
+    s.gemm_text = "oneDNN not built";
   endif
+  env = "";
+  if (! isempty (g.env))
+    env = sprintf (", MUONLAB_GEMM=%s", g.env);
+  endif
+  s.gemm_text = sprintf ("%s; %d threads of %d cores, tiles of %d%s; 'Gemm' auto runs:%s",
+                         s.gemm_text, g.threads, g.cores, g.tile, env, runs);
   if (nargout > 0)
     info = s;
   else
@@ -92,12 +105,27 @@ endfunction
 %!test
 %! g = muon_info ().gemm;
 %! assert (islogical (g.onednn_built) && islogical (g.onednn_native_bf16));
-%! assert (any (strcmp (g.default, {"onednn", "openblas"})));
-%! assert (strcmp (g.default, "onednn"), g.onednn_built);
-%! assert (g.threads >= 1 && g.threads <= g.cores);
+%! prec = {"double", "single", "bf16", "fp16"};
+%! assert (fieldnames (g.provider)', prec);
+%! for p = prec
+%!   assert (any (strcmp (g.provider.(p{1}), {"onednn", "openblas"})));
+%!   assert (ischar (g.reason.(p{1})) && ! isempty (g.reason.(p{1})));
+%! endfor
+%! ## double always OpenBLAS; oneDNN only where it multiplies bf16 natively (unless the
+%! ## environment says otherwise)
+%! assert (g.provider.double, "openblas");
+%! if (isempty (g.env))
+%!   assert (g.provider.single, "openblas");
+%!   assert (strcmp (g.provider.bf16, "onednn"), g.onednn_native_bf16);
+%! endif
+%! assert (g.threads >= 1 && g.cores >= 1 && g.tile >= 1);
 %! if (g.onednn_built)
 %!   assert (! isempty (regexp (g.onednn_version, '^\d+\.\d+\.\d+', "once")));
 %!   assert (! isempty (g.onednn_isa) && ! isempty (g.onednn_impl_bf16));
+%!   ## a missing bf16 kernel is an answer, never an error
+%!   if (g.onednn_native_bf16)
+%!     assert (! strncmp (g.onednn_impl_bf16, "no: ", 4));
+%!   endif
 %! else
 %!   assert (g.onednn_version, "not built");
 %! endif

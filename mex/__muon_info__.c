@@ -30,11 +30,21 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   // the CPU GEMM providers (core/gemm.c): a nested struct "gemm"
   muon_gemm_info g;
   muon_mex_check (fname, muon_gemm_query (muon_mex_ctx (), &g));
-  const char *gf[] = { "default", "onednn_built", "onednn_version", "onednn_isa",
-                       "onednn_impl_f32", "onednn_impl_bf16", "onednn_native_bf16",
-                       "openblas", "threads", "cores" };
-  mxArray *gs = mxCreateStructMatrix (1, 1, 10, gf);
-  mxSetField (gs, 0, "default", mxCreateString (g.default_provider));
+  const char *gf[] = { "provider", "reason", "env", "onednn_built", "onednn_version",
+                       "onednn_isa", "onednn_impl_f32", "onednn_impl_bf16",
+                       "onednn_native_bf16", "openblas", "threads", "cores", "tile" };
+  mxArray *gs = mxCreateStructMatrix (1, 1, 13, gf);
+  // provider / reason: one field per precision, in muon_precision's order
+  const char *pf[] = { "double", "single", "bf16", "fp16" };
+  mxArray *prov = mxCreateStructMatrix (1, 1, 4, pf), *why = mxCreateStructMatrix (1, 1, 4, pf);
+  for (int p = 0; p < 4; p++)
+  {
+    mxSetField (prov, 0, pf[p], mxCreateString (g.provider[p]));
+    mxSetField (why, 0, pf[p], mxCreateString (g.reason[p]));
+  }
+  mxSetField (gs, 0, "provider", prov);
+  mxSetField (gs, 0, "reason", why);
+  mxSetField (gs, 0, "env", mxCreateString (g.env));
   mxSetField (gs, 0, "onednn_built", mxCreateLogicalScalar (g.onednn_built));
   mxSetField (gs, 0, "onednn_version", mxCreateString (g.onednn_version));
   mxSetField (gs, 0, "onednn_isa", mxCreateString (g.onednn_isa));
@@ -44,6 +54,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   mxSetField (gs, 0, "openblas", mxCreateString (g.openblas));
   mxSetField (gs, 0, "threads", mxCreateDoubleScalar (g.threads));
   mxSetField (gs, 0, "cores", mxCreateDoubleScalar (g.cores));
+  mxSetField (gs, 0, "tile", mxCreateDoubleScalar (g.tile));
   mxAddField (s, "gemm");
   mxSetField (s, 0, "gemm", gs);
   plhs[OUT_INFO] = s;

@@ -164,13 +164,15 @@ muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count,
 
 typedef enum { MUON_NS_STANDARD = 0, MUON_NS_GRAM = 1 } muon_ns_method;
 
-// Who computes the CPU products (core/gemm.c): auto = oneDNN when the build found it, else
-// OpenBLAS.  Precision 'double' always runs on OpenBLAS (dgemm / dsyrk).
+// Who computes the CPU products (core/gemm.c): auto = MUONLAB_GEMM's value when set, else
+// oneDNN only for bf16 where it multiplies bf16 natively, OpenBLAS for everything else.
+// Precision 'double' always runs on OpenBLAS (dgemm / dsyrk).
 typedef enum {
   MUON_GEMM_AUTO = 0, MUON_GEMM_OPENBLAS = 1, MUON_GEMM_ONEDNN = 2
 } muon_gemm_provider;
 
 #define MUON_MAX_RESTARTS 64
+#define MUON_MAX_THREADS 1024   // the most CPU threads a call may ask for
 
 typedef struct {
   muon_ns_method method;         // standard (default) | gram
@@ -187,8 +189,8 @@ typedef struct {
   muon_device device;            // where to compute (CPU default)
   muon_gemm_provider gemm;       // CPU product provider (default auto)
   int threads;                   // CPU threads: 0 (default) = OMP_NUM_THREADS when set, else
-                                 // the cores not busy with other processes (shared among
-                                 // local MPI ranks); never more than the cores
+                                 // the cores (shared among local MPI ranks); any count
+                                 // gives the same bits
 } muon_ns_opts;
 
 void muon_ns_opts_default (muon_ns_opts *o);
@@ -210,7 +212,7 @@ typedef struct {
   char gemm[16];            // who multiplied: "openblas", "onednn" or "cublas" ("" before
                             // the first call)
   int bf16_products;        // 1: the products multiplied bf16 operands natively
-  int threads;              // threads of the CPU products (0 on CUDA)
+  int threads;              // threads of the CPU products, as asked or defaulted (0 on CUDA)
   long products;            // product calls (a symmetric product counts once)
   double product_flops;     // operations the products performed: 2 m n k for a general
                             // product, n (n + 1) k for SYRK, and for the oneDNN block form
@@ -238,22 +240,30 @@ typedef struct {
 // Fills info; never fails for a missing back end (that is reported in the struct).
 muon_status muon_backend_query (muon_ctx *ctx, muon_backend_info *info);
 
-// The CPU GEMM providers (core/gemm.c, core/gemm_onednn.c).
+// The CPU GEMM providers (core/gemm.c, core/gemm_onednn.c): what runs here, and why.
 typedef struct {
   int onednn_built;              // the build found oneDNN
-  char default_provider[16];     // what 'auto' picks: "onednn" or "openblas"
+  char provider[4][16];          // who runs each precision (muon_precision order: double,
+                                 // single, bf16, fp16) under 'Gemm' auto: "onednn"/"openblas"
+  char reason[4][128];           // and why (muon_gemm_choose)
+  char env[64];                  // MUONLAB_GEMM as read once ("" when unset)
   int threads;                   // threads of a call with threads = 0
   int cores;                     // cores this process may run on
+  int tile;                      // tile edge of the thread-invariant products
   char openblas[160];            // OpenBLAS config and core ("" when another BLAS)
   char onednn_version[64];       // "2.6.3 (commit ...)", or why not built
   char onednn_isa[48];           // the ISA oneDNN dispatches to ("avx512_core_bf16")
-  char onednn_impl_f32[64];      // implementation of an fp32 matmul ("brg:avx512_core")
-  char onednn_impl_bf16[64];     // of a bf16 x bf16 -> fp32 matmul
+  char onednn_impl_f32[96];      // implementation of an fp32 matmul ("brg:avx512_core"), or
+  char onednn_impl_bf16[96];     // of a bf16 x bf16 -> fp32 matmul: "no: <why>" when none
   int onednn_native_bf16;        // bf16 products multiply bf16 natively (else fp32 GEMM)
 } muon_gemm_info;
 
 // Fills info (never fails for a missing provider: that is reported in the struct).
 muon_status muon_gemm_query (muon_ctx *ctx, muon_gemm_info *info);
+// Sets OpenBLAS's own thread count to n (n > 0; 0 leaves it) and returns the count it had
+// (tests/octave/ref_ns.m runs its products on one BLAS thread, as each tile here is).
+// UNSUPPORTED when the BLAS is not OpenBLAS.  [out] *previous.
+muon_status muon_gemm_blas_threads (muon_ctx *ctx, int n, int *previous);
 // Name <-> value ("auto", "openblas", "onednn"); BADARG for another name.
 muon_status muon_gemm_from_name (const char *name, muon_gemm_provider *g);
 const char *muon_gemm_name (muon_gemm_provider g);

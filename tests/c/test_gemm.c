@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200112L   // setenv, unsetenv
 #include <ctype.h>
 #include <stdint.h>
+#include <cblas.h>
 
 #include "harness.h"
 #include "gemm.h"
@@ -97,20 +98,28 @@ static void test_setup (void)
   muon_gemm_info info;
   T_EQ_INT (muon_gemm_query (ctx, &info), MUON_OK);
   T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 0, MUON_PREC_SINGLE, &cfg), MUON_OK);
-  T_EQ_INT (cfg.provider, have_dnnl ? MUON_GEMM_ONEDNN : MUON_GEMM_OPENBLAS);
-  T_ASSERT (cfg.threads >= 1 && cfg.threads <= info.cores);
+  // auto: OpenBLAS for fp32 (unless MUONLAB_GEMM says otherwise), oneDNN for native bf16
+  if (getenv ("MUONLAB_GEMM") == NULL)
+    T_EQ_INT (cfg.provider, MUON_GEMM_OPENBLAS);
+  T_EQ_INT (cfg.threads, muon_gemm_default_threads ());
   T_EQ_INT (cfg.bf16, 0);
+  T_EQ_INT (cfg.f64, 0);
   muon_gemm_finish (&cfg);
   // bf16 multiplies natively where oneDNN says the ISA has it
   T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 1, MUON_PREC_BF16, &cfg), MUON_OK);
   T_EQ_INT (cfg.bf16, have_dnnl && info.onednn_native_bf16);
+  T_EQ_INT (cfg.provider, cfg.bf16 ? MUON_GEMM_ONEDNN : MUON_GEMM_OPENBLAS);
   T_EQ_INT (cfg.threads, 1);
   muon_gemm_finish (&cfg);
-  // 'double' stays on OpenBLAS whatever is asked; more threads than cores are clamped
-  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 100000, MUON_PREC_DOUBLE, &cfg), MUON_OK);
+  // 'double' stays on OpenBLAS whatever is asked; more threads than cores are honoured
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, info.cores + 3, MUON_PREC_DOUBLE, &cfg),
+            MUON_OK);
   T_EQ_INT (cfg.provider, MUON_GEMM_OPENBLAS);
-  T_EQ_INT (cfg.threads, info.cores);
+  T_EQ_INT (cfg.f64, 1);
+  T_EQ_INT (cfg.threads, info.cores + 3);
   muon_gemm_finish (&cfg);
+  T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, MUON_MAX_THREADS + 1, MUON_PREC_SINGLE,
+                             &cfg), MUON_ERR_BADARG);
   T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_OPENBLAS, 0, MUON_PREC_BF16, &cfg), MUON_OK);
   T_EQ_INT (cfg.provider, MUON_GEMM_OPENBLAS);
   T_EQ_INT (cfg.bf16, 0);
@@ -131,7 +140,7 @@ static void test_setup (void)
 }
 
 // Threads 0 follows OMP_NUM_THREADS, else shares the cores among the local MPI ranks, else
-// takes the cores other processes leave free (at least one).
+// takes the cores; never the load.
 static void test_thread_env (void)
 {
   muon_gemm_cfg cfg;
@@ -147,7 +156,7 @@ static void test_thread_env (void)
   T_EQ_INT (cfg.threads, 1);
   muon_gemm_finish (&cfg);
   T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 2, MUON_PREC_SINGLE, &cfg), MUON_OK);
-  T_EQ_INT (cfg.threads, info.cores < 2 ? info.cores : 2);     // the option wins
+  T_EQ_INT (cfg.threads, 2);                                   // the option wins
   muon_gemm_finish (&cfg);
   unsetenv ("OMP_NUM_THREADS");
   setenv ("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
@@ -156,7 +165,7 @@ static void test_thread_env (void)
   muon_gemm_finish (&cfg);
   unsetenv ("OMPI_COMM_WORLD_LOCAL_SIZE");
   T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 0, MUON_PREC_SINGLE, &cfg), MUON_OK);
-  T_ASSERT (cfg.threads >= 1 && cfg.threads <= info.cores);   // the cores not busy elsewhere
+  T_EQ_INT (cfg.threads, info.cores);                         // the cores, busy or not
   muon_gemm_finish (&cfg);
   if (omp) setenv ("OMP_NUM_THREADS", omp_saved, 1);
   if (mpi) setenv ("OMPI_COMM_WORLD_LOCAL_SIZE", mpi_saved, 1);
@@ -200,7 +209,7 @@ static void test_products (void)
     for (int tb = 0; tb < 2; tb++)
     {
       size_t lda = (ta ? K : M) + PAD, ldb = (tb ? N : K) + PAD, ldc = M + PAD;
-      muon_gemm_in a = { A, NULL }, b = { B, NULL };
+      muon_gemm_in a = { A, NULL, NULL }, b = { B, NULL, NULL };
       for (size_t i = 0; i < LD * LD; i++) C[i] = C2[i] = -7.0f;
       T_EQ_INT (muon_gemm_product (ctx, &blas, ta, tb, M, N, K, a, lda, b, ldb, C, ldc), MUON_OK);
       T_LE (product_err (ta, tb, M, N, K, A, lda, B, ldb, C, ldc), 1e-5);
@@ -214,7 +223,7 @@ static void test_products (void)
       muon_gemm_cfg bf = config (MUON_GEMM_ONEDNN, MUON_PREC_BF16);
       if (!bf.bf16)
         continue;
-      muon_gemm_in ah = { A, Ah }, bh = { B, Bh };
+      muon_gemm_in ah = { A, Ah, NULL }, bh = { B, Bh, NULL };
       T_EQ_INT (muon_gemm_product (ctx, &bf, ta, tb, M, N, K, ah, lda, bh, ldb, C2, ldc), MUON_OK);
       T_LE (product_err (ta, tb, M, N, K, A, lda, B, ldb, C2, ldc), 1e-5);
       // a bf16 call without bf16 operands is an internal error, not a wrong product
@@ -223,11 +232,11 @@ static void test_products (void)
     }
 }
 
-// Upper triangle of alpha A A' against the triple loop, small (one product) and large enough
-// for oneDNN's block rows (n > 2 * MUON_GEMM_SYM_BLOCK, last block partial).
+// Upper triangle of alpha A A' against the triple loop, small (one tile) and large enough
+// for 3 x 3 tiles (n > 2 * MUON_GEMM_TILE, last tiles partial).
 static void test_symmetric (void)
 {
-  const size_t ns[] = { 9, 2 * MUON_GEMM_SYM_BLOCK + 37 };
+  const size_t ns[] = { 9, 2 * MUON_GEMM_TILE + 37 };
   for (int t = 0; t < 2; t++)
   {
     size_t n = ns[t], k = 70, lda = n + 2;
@@ -242,7 +251,7 @@ static void test_symmetric (void)
                                   prov == 2 ? MUON_PREC_BF16 : MUON_PREC_SINGLE);
       if (prov == 2 && !cfg.bf16)
         break;
-      muon_gemm_in a = { A, prov == 2 ? Ah : NULL };
+      muon_gemm_in a = { A, prov == 2 ? Ah : NULL, NULL };
       float alpha = t == 0 ? 1.0f : -0.5f;
       T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, n, k, alpha, a, lda, C, n), MUON_OK);
       double worst = 0;
@@ -262,6 +271,80 @@ static void test_symmetric (void)
     }
     free (A); free (C); free (Ah);
   }
+}
+
+// Same bits for any thread count: every provider and operand type, general and symmetric
+// products over several tiles (last ones partial), 1 to 4 threads (also above the cores);
+// and each tile is the single library call on that block (what tests/octave/ref_ns.m
+// reproduces): here a GEMM tile and a SYRK tile checked against cblas on one thread.
+static void test_thread_invariance (void)
+{
+  const size_t m = 2 * MUON_GEMM_TILE + 41, k = 300, n = MUON_GEMM_TILE + 7;
+  float *A = malloc (m * k * sizeof *A), *B = malloc (k * n * sizeof *B);
+  float *C1 = malloc (m * m * sizeof *C1), *C2 = malloc (m * m * sizeof *C2);
+  double *Ad = malloc (m * k * sizeof *Ad), *Bd = malloc (k * n * sizeof *Bd);
+  double *D1 = malloc (m * m * sizeof *D1), *D2 = malloc (m * m * sizeof *D2);
+  uint16_t *Ah = malloc (m * k * sizeof *Ah), *Bh = malloc (k * n * sizeof *Bh);
+  float *P1 = malloc (m * n * sizeof *P1), *P2 = malloc (m * n * sizeof *P2);
+  double *P1d = malloc (m * n * sizeof *P1d), *P2d = malloc (m * n * sizeof *P2d);
+  fill_bf16 (A, Ah, m * k);
+  fill_bf16 (B, Bh, k * n);
+  for (size_t i = 0; i < m * k; i++) Ad[i] = (double) A[i] / 3;
+  for (size_t i = 0; i < k * n; i++) Bd[i] = (double) B[i] / 3;
+  muon_gemm_in a = { A, Ah, Ad }, b = { B, Bh, Bd };
+  for (int kind = 0; kind < 4; kind++)        // OpenBLAS f32, f64, oneDNN f32, oneDNN bf16
+  {
+    if (kind >= 2 && !have_dnnl)
+      break;
+    muon_precision p = kind == 1 ? MUON_PREC_DOUBLE : kind == 3 ? MUON_PREC_BF16
+                                                                 : MUON_PREC_SINGLE;
+    int same_g = 1, same_s = 1;
+    for (int t = 1; t <= 4; t++)
+    {
+      muon_gemm_cfg cfg;
+      T_EQ_INT (muon_gemm_setup (ctx, kind >= 2 ? MUON_GEMM_ONEDNN : MUON_GEMM_OPENBLAS, t, p,
+                                 &cfg), MUON_OK);
+      void *Cg = kind == 1 ? (void *) (t == 1 ? D1 : D2) : (void *) (t == 1 ? C1 : C2);
+      void *Cp = kind == 1 ? (void *) (t == 1 ? P1d : P2d) : (void *) (t == 1 ? P1 : P2);
+      T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, m, n, k, a, m, b, k, Cp, m), MUON_OK);
+      if (t > 1)
+        same_g &= kind == 1 ? memcmp (P1d, P2d, m * n * sizeof *P1d) == 0
+                            : memcmp (P1, P2, m * n * sizeof *P1) == 0;
+      T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, m, k, 0.5, a, m, Cg, m), MUON_OK);
+      if (t > 1)
+        for (size_t j = 0; j < m; j++)                // upper triangles bitwise equal
+          same_s &= kind == 1 ? memcmp (D1 + j * m, D2 + j * m, (j + 1) * sizeof *D1) == 0
+                              : memcmp (C1 + j * m, C2 + j * m, (j + 1) * sizeof *C1) == 0;
+      muon_gemm_finish (&cfg);
+      if (t == 1 && kind == 0)                          // tiles = single calls (OpenBLAS)
+      {
+        size_t i0 = MUON_GEMM_TILE, j0 = MUON_GEMM_TILE, mi = MUON_GEMM_TILE, nj = 41;
+        float *T = malloc (mi * mi * sizeof *T);
+        cblas_sgemm (CblasColMajor, CblasNoTrans, CblasTrans, (int) mi, (int) nj, (int) k,
+                     0.5f, A + i0, (int) m, A + 2 * MUON_GEMM_TILE, (int) m, 0.0f, T,
+                     (int) mi);
+        int same = 1;
+        for (size_t j = 0; j < nj; j++)
+          same &= memcmp (T + j * mi, C1 + i0 + (2 * MUON_GEMM_TILE + j) * m,
+                          mi * sizeof *T) == 0;
+        cblas_ssyrk (CblasColMajor, CblasUpper, CblasNoTrans, (int) mi, (int) k, 0.5f,
+                     A + i0, (int) m, 0.0f, T, (int) mi);
+        for (size_t j = 0; j < mi; j++)
+          same &= memcmp (T + j * mi, C1 + i0 + (j0 + j) * m, (j + 1) * sizeof *T) == 0;
+        T_ASSERT_MSG (same, "a tile differs from its single OpenBLAS call");
+        free (T);
+      }
+    }
+    T_ASSERT_MSG (same_g && same_s, "kind %d: threads 1..4 differ (product %d, symmetric %d)",
+                  kind, same_g, same_s);
+    if (kind != 1)                                      // and right (4 threads, last run)
+    {
+      double e = product_err (0, 0, m, n, k, A, m, B, k, P2, m);
+      T_ASSERT_MSG (e <= 1e-5, "kind %d: 4 threads, worst relative error %g", kind, e);
+    }
+  }
+  free (A); free (B); free (C1); free (C2); free (Ad); free (Bd); free (D1); free (D2);
+  free (Ah); free (Bh); free (P1); free (P2); free (P1d); free (P2d);
 }
 
 // Changing shapes: more distinct shapes than the cache holds, each checked, each repeated;
@@ -289,7 +372,7 @@ static void test_cache_sweep (void)
       float *C = malloc (m * n * sizeof *C);
       for (size_t i = 0; i < m * k; i++) A[i] = urandf ();
       for (size_t i = 0; i < k * n; i++) B[i] = urandf ();
-      muon_gemm_in a = { A, NULL }, b = { B, NULL };
+      muon_gemm_in a = { A, NULL, NULL }, b = { B, NULL, NULL };
       T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, m, n, k, a, m, b, k, C, m), MUON_OK);
       bad += !(product_err (0, 0, m, n, k, A, m, B, k, C, m) <= 1e-5);
       size_t before = muon_gemm_onednn_cached (ctx);
@@ -398,8 +481,16 @@ static void test_query (void)
   muon_gemm_info info;
   T_EQ_INT (muon_gemm_query (ctx, &info), MUON_OK);
   T_EQ_INT (info.onednn_built, have_dnnl);
-  T_EQ_STR (info.default_provider, have_dnnl ? "onednn" : "openblas");
-  T_ASSERT (info.cores >= 1 && info.threads >= 1 && info.threads <= info.cores);
+  T_EQ_STR (info.provider[MUON_PREC_DOUBLE], "openblas");
+  if (getenv ("MUONLAB_GEMM") == NULL)
+  {
+    T_EQ_STR (info.provider[MUON_PREC_SINGLE], "openblas");
+    T_EQ_STR (info.provider[MUON_PREC_BF16], info.onednn_native_bf16 ? "onednn" : "openblas");
+  }
+  for (int p = 0; p < 4; p++)
+    T_ASSERT (info.reason[p][0] != 0);
+  T_EQ_INT (info.tile, MUON_GEMM_TILE);
+  T_ASSERT (info.cores >= 1 && info.threads >= 1);
   if (have_dnnl)
   {
     T_ASSERT (isdigit ((unsigned char) info.onednn_version[0]));
@@ -415,7 +506,7 @@ static void test_query (void)
 static void test_errors (void)
 {
   float A[16] = { 0 }, C[16];
-  muon_gemm_in a = { A, NULL }, none = { NULL, NULL };
+  muon_gemm_in a = { A, NULL, NULL }, none = { NULL, NULL, NULL };
   for (int prov = 1; prov <= 2; prov++)
   {
     if (prov == 2 && !have_dnnl)
@@ -446,7 +537,7 @@ static void test_errors (void)
   o.gemm = MUON_GEMM_AUTO;
   o.threads = -2;
   T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_ERR_BADARG);
-  T_EQ_STR (muon_ctx_last_error (ctx), "threads must be a non-negative integer (0: auto)");
+  T_EQ_STR (muon_ctx_last_error (ctx), "threads must be an integer from 0 (automatic) to 1024");
   o.threads = 0;
   o.gemm = MUON_GEMM_ONEDNN;
   o.precision = MUON_PREC_SINGLE;
@@ -465,6 +556,7 @@ int main (int argc, char **argv)
   T_RUN (test_threads_restored);
   T_RUN (test_products);
   T_RUN (test_symmetric);
+  T_RUN (test_thread_invariance);
   T_RUN (test_cache_sweep);
   T_RUN (test_ns_providers);
   T_RUN (test_ns_stats);

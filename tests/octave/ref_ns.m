@@ -13,6 +13,13 @@
 ## (upper triangle, mirrored), every other product SGEMM; every elementwise op is an fp32 op
 ## on compute-precision values with fp32 scalar coefficients, rounded once.
 ##
+## Tiles (DESIGN.md 3, "same input, same bits"): the core cuts every product into tiles of
+## the output whose edges depend on the shape alone (@code{muon_info ().gemm.tile} rows and
+## columns, the last ones shorter), each one BLAS call over the whole inner dimension on one
+## thread.  This port makes the same calls (@code{mul_} and @code{gram_} below: a diagonal
+## tile of X X' is SSYRK of that row block, the others X_I * X_J.' by SGEMM) and runs them
+## on one OpenBLAS thread (@code{__muon_blas_threads__}), so its bits are the core's.
+##
 ## @example
 ## norm     X = r(single(G) / (single(||G||) + single(eps)))   ||.|| summed in fp64,
 ##                                                           column-major order of G
@@ -60,9 +67,56 @@ function X = ref_ns (G, varargin)
   [M, N, E] = size (G);
   X = zeros (M, N, E, class (G));
   use_gram = strcmp (o.method, "gram") && max (M, N) / min (M, N) > o.gramminaspect;
-  for e = 1:E
-    Y = one_page (G(:,:,e), o, sched, use_gram);
-    X(:,:,e) = cast (Y, class (G));
+  threads = __muon_blas_threads__ (1);        # one BLAS thread per product, as each tile
+  unwind_protect
+    for e = 1:E
+      Y = one_page (G(:,:,e), o, sched, use_gram);
+      X(:,:,e) = cast (Y, class (G));
+    endfor
+  unwind_protect_cleanup
+    __muon_blas_threads__ (threads);
+  end_unwind_protect
+endfunction
+
+function t = tile_ ()
+  persistent edge;
+  if (isempty (edge))
+    edge = muon_info ().gemm.tile;
+  endif
+  t = edge;
+endfunction
+
+## C = A * B, tile by tile of C (rows and columns of tile_ () each).
+function C = mul_ (A, B)
+  t = tile_ ();
+  [m, n] = deal (rows (A), columns (B));
+  C = zeros (m, n, class (A));
+  for j = 1:t:n
+    jj = j:min (j + t - 1, n);
+    Bj = B(:, jj);
+    for i = 1:t:m
+      ii = i:min (i + t - 1, m);
+      C(ii, jj) = A(ii, :) * Bj;
+    endfor
+  endfor
+endfunction
+
+## X * X.', tile by tile: SSYRK (Octave's product of one matrix with its own transpose) on
+## the diagonal, X_I * X_J.' above it, mirrored below.
+function C = gram_ (X)
+  t = tile_ ();
+  n = rows (X);
+  C = zeros (n, n, class (X));
+  for j = 1:t:n
+    jj = j:min (j + t - 1, n);
+    Xj = X(jj, :);
+    for i = 1:t:j-1
+      ii = i:min (i + t - 1, n);
+      T = X(ii, :) * Xj.';
+      C(ii, jj) = T;
+      C(jj, ii) = T.';
+    endfor
+    C(jj, jj) = Xj * Xj.';
   endfor
 endfunction
 
@@ -129,15 +183,15 @@ endfunction
 function X = standard (X, cf, r, lowp)
   for k = 1:rows (cf)
     a = cf(k,1); b = cf(k,2); c = cf(k,3);
-    A = r (X * X.');
+    A = r (gram_ (X));
     B = poly_ (A, b, c, r);
-    X = r (r (a * X) + r (B * X));
+    X = r (r (a * X) + r (mul_ (B, X)));
   endfor
 endfunction
 
 ## Z = r(r(b A) + r(r(c A) A)), the (c A) A product a general one (as eager torch)
 function Z = poly_ (A, b, c, r)
-  Z = r (r (b * A) + r (r (c * A) * A));
+  Z = r (r (b * A) + r (mul_ (r (c * A), A)));
 endfunction
 
 function X = gram (X, cf, restarts, r, lowp)
@@ -145,13 +199,13 @@ function X = gram (X, cf, restarts, r, lowp)
   n = rows (X);
   dg = 1:n+1:n*n;                          # diagonal entries
   isrestart = @(i) i > 0 && any (restarts(:) == i);
-  R = r (X * X.');
+  R = r (gram_ (X));
   Q = [];
   for i = 0:steps-1
     a = cf(i+1,1); b = cf(i+1,2); c = cf(i+1,3);
     if (isrestart (i))
-      X = r (Q * X);
-      R = r (X * X.');
+      X = r (mul_ (Q, X));
+      R = r (gram_ (X));
       Q = [];
     endif
     Z = poly_ (R, b, c, r);
@@ -159,14 +213,14 @@ function X = gram (X, cf, restarts, r, lowp)
       Q = Z;                               # r(Z + a I): only the diagonal changes
       Q(dg) = r (Z(dg) + a);
     else
-      Q = r (r (a * Q) + r (Z * Q));
+      Q = r (r (a * Q) + r (mul_ (Z, Q)));
     endif
     if (i < steps - 1 && ! isrestart (i + 1))
-      RZ = r (r (a * R) + r (Z * R));
-      R = r (r (a * RZ) + r (Z * RZ));
+      RZ = r (r (a * R) + r (mul_ (Z, R)));
+      R = r (r (a * RZ) + r (mul_ (Z, RZ)));
     endif
   endfor
-  X = r (Q * X);
+  X = r (mul_ (Q, X));
 endfunction
 
 function v = ifelse_ (c, a, b)
