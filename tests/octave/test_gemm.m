@@ -170,3 +170,29 @@ endfunction
 %!error <muon_update: GEMM must be 'auto', 'openblas' or 'onednn'.> muon_update (randn (4, 8), [], "Gemm", "x")
 %!error id=muonlab:badArg muon_ns (randn (4, 8), "Gemm", "mkl")
 %!error id=muonlab:badArg muon_ns (randn (4, 8), "Threads", -1)
+
+%!function out = fresh_octave (env, code)
+%!  ## runs CODE in a new Octave with the environment assignment ENV and muonlab on the path
+%!  here = fileparts (which ("test_gemm"));
+%!  root = fullfile (here, "..", "..");
+%!  exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%!  cmd = sprintf ("%s '%s' --no-gui --norc --silent --eval \"addpath ('%s'); addpath ('%s'); %s\" 2>/dev/null",
+%!                 env, exe, fullfile (root, "inst"), fullfile (root, "build", "mex"), code);
+%!  [rc, out] = system (cmd);
+%!  assert (rc, 0);
+%!  out = strtrim (out);
+
+%!test
+%! ## MUONLAB_GEMM is read once per session and changes what 'auto' stands for; a value that
+%! ## is no provider's name is reported and ignored, never an error
+%! code = ["g = muon_info ().gemm; [~, s] = muon_ns (randn (8, 16), 'Precision', 'bf16'); " ...
+%!         "[~, t] = muon_ns (single (randn (8, 16))); " ...
+%!         "printf ('%s|%s|%s|%s', g.env, g.provider.bf16, s.gemm, t.gemm)"];
+%! assert (fresh_octave ("MUONLAB_GEMM=openblas", code), "openblas|openblas|openblas|openblas");
+%! out = strsplit (fresh_octave ("MUONLAB_GEMM=mkl", code), "|");
+%! assert (out{1}, "mkl");
+%! assert (out{4}, "openblas");
+%! if (muon_info ().gemm.onednn_built)
+%!   out = strsplit (fresh_octave ("MUONLAB_GEMM=onednn", code), "|");
+%!   assert (out([1 4]), {"onednn", "onednn"});
+%! endif
