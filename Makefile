@@ -216,3 +216,17 @@ dist:
 
 clean:
 	rm -rf $(B) muonlab-*.tar.gz
+
+#---- GPU checks (tests/gpu; never part of make check) ----------------------------------------
+# `make check-gpu` runs tests/gpu/run_gpu.m: muon_ns and muon_update with "Device", "cuda"
+# against the CPU reference and the fp64 oracle, and a one-rank NCCL communicator; it ends with
+# "N passed, N failed".  `make bench-gpu` times CUDA Newton-Schulz (tests/gpu/bench_gpu.m).
+# Without a CUDA device (or with the CUDA back end not built) both print one line saying so and
+# succeed.  `MUONLAB_GPU_SELFTEST=1 make check-gpu` runs the suites with the CPU as the device.
+.PHONY: check-gpu bench-gpu
+
+check-gpu: all
+	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) run_gpu.m
+
+bench-gpu: all
+	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "bench_gpu;"

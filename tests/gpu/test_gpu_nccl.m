@@ -1,0 +1,98 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_gpu_nccl ()
+## Suite of the GPU layer (run by @code{make check-gpu}): a one-rank NCCL communicator
+## (@code{muon_comm ("nccl")}; the kind is @code{gpu_target ().comm}, @qcode{"mpi"} in
+## self-test mode).  With one rank every collective is the identity, exactly: all-reduce
+## (sum and average), reduce-scatter, all-gather and broadcast return their input bit for
+## bit, in double and single, with the fixed-order reduction and with the library's own;
+## and @code{zero_muon_step} with @qcode{"Comm"} set to the handle gives the updates and
+## the momentum of the simulated run (@qcode{"Comm", "sim"}) bit for bit, for several
+## variants, two chained steps, with the Newton-Schulz on the CPU and on the device.
+## @end deftypefn
+
+function test_gpu_nccl ()
+  help test_gpu_nccl
+endfunction
+
+%!shared t, c, cl
+%! t = gpu_target ();
+%! c = muon_comm (t.comm);
+%! if (any (strcmp (t.comm, {"mpi", "nccl"})))
+%!   cl = muon_comm (t.comm, "Reduction", t.comm);
+%! else
+%!   cl = c;
+%! endif
+%! printf ("    communicator: %s, %d rank(s)\n", c.kind, c.size);
+
+%!test
+%! assert (c.kind, t.comm);
+%! assert ([c.size c.rank c.local_ranks], [1 0 1]);
+%! assert (cl.size, 1);
+
+%!test
+%! ## every collective of one rank returns its input, for both reductions and classes
+%! randn ("state", 31);
+%! for comm = {c, cl}
+%!   for cls = {"double", "single"}
+%!     X = cast (randn (24, 40), cls{1});
+%!     Y = muon_collective (comm{1}, "allreduce", X);
+%!     assert (isequal (Y, X) && strcmp (class (Y), cls{1}));
+%!     assert (isequal (muon_collective (comm{1}, "allreduce", X, "Op", "avg"), X));
+%!     assert (isequal (muon_collective (comm{1}, "reduce_scatter", X), X));
+%!     assert (isequal (muon_collective (comm{1}, "all_gather", X), X));
+%!     assert (isequal (muon_collective (comm{1}, "broadcast", X), X));
+%!     assert (isequal (muon_collective (comm{1}, "allreduce", {X}), {X}));
+%!   endfor
+%! endfor
+%! muon_collective (c, "barrier");
+
+%!test
+%! ## a 3-D array and a large one (several staging pieces)
+%! X = randn (16, 8, 3);
+%! assert (isequal (muon_collective (c, "allreduce", X), X));
+%! X = single (randn (1024, 1100));
+%! assert (isequal (muon_collective (c, "allreduce", X), X));
+%! assert (isequal (muon_collective (c, "all_gather", X), X));
+
+%!test
+%! ## the counters count what this communicator ran (self counts nothing)
+%! if (strcmp (c.kind, "self"))
+%!   return;
+%! endif
+%! muon_collective (c, "counters", "Reset", true);
+%! muon_collective (c, "allreduce", ones (4, 5));
+%! muon_collective (c, "allreduce", ones (4, 5));
+%! S = muon_collective (c, "counters");
+%! assert (S.allreduce.calls, 2);
+
+%!function nfail = zero_case (t, comm, variant, ns)
+%!  randn ("state", 32);
+%!  L = zero_layout ({[64 48], [32 48], [8 48]}, 1, "Stage", 2);
+%!  a = {"Variant", variant, "Precision", "bf16", ns{:}};
+%!  sh = [];  sd = [];
+%!  nfail = 0;
+%!  for k = 1:2
+%!    g = {randn(64, 48), randn(32, 48), randn(8, 48)};
+%!    [Rs, sh] = zero_muon_step (L, g, sh, a{:}, "Comm", "sim");
+%!    [Rd, sd] = zero_muon_step (L, g, sd, a{:}, "Comm", comm);
+%!    ok = isequal (Rd.updates, Rs.updates) && isequal (sd.momentum, sh.momentum);
+%!    where = sprintf ("%s/%s, NS %s", comm.kind, comm.reduction, strjoin (ns, " "));
+%!    printf ("    zero_muon_step %-28s %-36s step %d: %s\n", variant, where, k,
+%!            ifelse (ok, "equal to sim", "FAIL: differs from sim"));
+%!    nfail += ! ok;
+%!  endfor
+
+%!function s = ifelse (c, a, b)
+%!  if (c) s = a; else s = b; endif
+
+%!test
+%! nfail = 0;
+%! for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
+%!          "zero3_round_robin", "layerwise_lpt", "moonlight_gather"}
+%!   nfail += zero_case (t, c, v{1}, {"Device", "cpu"});
+%! endfor
+%! nfail += zero_case (t, cl, "zero12_allreduce", {"Device", "cpu"});
+%! for v = {"zero12_allreduce", "zero3_round_robin"}
+%!   nfail += zero_case (t, c, v{1}, t.dev);
+%! endfor
+%! assert (nfail, 0);
