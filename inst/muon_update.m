@@ -13,7 +13,9 @@
 ## overwrite the gradient in place with the Nesterov input; this function does not).
 ##
 ## @var{state} is @code{[]} for the first step (zero momentum) or the struct returned by
-## the previous call, with fields
+## the previous call; anything else (a cell such as @code{@{@}}, a string, a momentum of
+## another class or size) is a @code{muonlab:badState} error, never a fresh start.  The
+## struct has the fields
 ## @table @code
 ## @item momentum
 ## the momentum buffer, the size of @var{G} (class of @var{G} when it starts from
@@ -128,31 +130,31 @@ function [U, state] = muon_update (G, state, varargin)
            fname, brows);
   endif
 
-  ## state
-  if (isempty (state) && ! isstruct (state))
+  ## state: [] starts fresh; anything else must be a state this function returned
+  if (isa (state, "double") && isequal (size (state), [0 0]))
     M = [];
     step = 0;
   else
     if (! (isstruct (state) && isscalar (state)
            && all (isfield (state, {"momentum", "step", "form"}))))
-      error ("muonlab:badType",
+      error ("muonlab:badState",
              "%s: STATE must be [] or a struct with fields momentum, step and form.", fname);
     endif
     M = state.momentum;
     if (! (isfloat (M) && isreal (M) && ! issparse (M)))
-      error ("muonlab:badType", "%s: STATE.momentum must be a real double or single array.",
+      error ("muonlab:badState", "%s: STATE.momentum must be a real double or single array.",
              fname);
     endif
     if (! isequal (size (M), sz))
-      error ("muonlab:badShape", "%s: STATE.momentum must match the size of G.", fname);
+      error ("muonlab:badState", "%s: STATE.momentum must match the size of G.", fname);
     endif
     step = state.step;
-    if (! (isscalar (step) && isnumeric (step) && isreal (step) && step >= 0
-           && step == fix (step)))
-      error ("muonlab:badArg", "%s: STATE.step must be a non-negative integer.", fname);
+    if (! (isscalar (step) && isnumeric (step) && isreal (step) && isfinite (step)
+           && step >= 0 && step == fix (step)))
+      error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
     endif
     if (! (ischar (state.form) && strcmpi (state.form, form)))
-      error ("muonlab:badArg", "%s: STATE.form must be '%s', the MOMENTUMFORM in use.",
+      error ("muonlab:badState", "%s: STATE.form must be '%s', the MOMENTUMFORM in use.",
              fname, form);
     endif
     if (conv)
@@ -278,9 +280,15 @@ endfunction
 %!error <muon_update: STATE.momentum must match the size of G.> muon_update (G, struct ("momentum", G.', "step", 1, "form", "ema"))
 %!error <muon_update: STATE.step must be a non-negative integer.> muon_update (G, struct ("momentum", G, "step", -1, "form", "ema"))
 %!error <muon_update: STATE.form must be 'sgd', the MOMENTUMFORM in use.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema"), "MomentumForm", "sgd")
-%!error id=muonlab:badShape muon_update (G, struct ("momentum", G.', "step", 1, "form", "ema"))
+%!error id=muonlab:badState muon_update (G, struct ("momentum", G.', "step", 1, "form", "ema"))
 %!error id=muonlab:badArg muon_update (G, [], "Beta", 1)
-%!error id=muonlab:badType muon_update (G, 1)
+%!error id=muonlab:badState muon_update (G, 1)
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, {})
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, "")
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, zeros (0, 3))
+%!error <muon_update: STATE.momentum must be a real double or single array.> muon_update (G, struct ("momentum", {{}}, "step", 1, "form", "ema"))
+%!error <muon_update: STATE.step must be a non-negative integer.> muon_update (G, struct ("momentum", G, "step", Inf, "form", "ema"))
+%!error id=muonlab:badState muon_update (G, {})
 %!error <muon_update: M must be the size of G.> __muon_update__ (G, G.', struct ())
 %!error <muon_update: experts must divide the rows of a 2-D G.> __muon_update__ (G, [], struct ("experts", 5))
 %!error <muon_update: the row blocks sum to 4, not to the 12 rows.> __muon_update__ (G, [], struct ("split_rows", [2 2]))

@@ -13,7 +13,9 @@
 ## (single is taken as double).  Nothing passed in is modified.  @var{state} is @code{[]} for
 ## the first step or the @var{state} returned by the previous call with the same layout,
 ## variant and communicator: each rank's momentum as the variant holds it, so steps chain and
-## the memory each rank holds is real.
+## the memory each rank holds is real.  Any other @var{state} (a cell, a momentum that is
+## not one buffer per rank, as @code{state.momentum = @{@}}) is a @code{muonlab:badState}
+## error, never a silent restart from zero momentum.
 ##
 ## Every variant averages the gradients over the ranks (the communicator's rank-order sum,
 ## then one division), runs the Muon update of @code{muon_update} where its design runs it,
@@ -165,17 +167,31 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   key = struct ("variant", opts.variant, "world", W, "shapes", shapes, "stage", L.stage,
                 "align_factor", L.align_factor, "order", L.order_mode, "form", opts.form,
                 "local_ranks", nl);
-  if (isempty (state) && ! isstruct (state))
+  if (isa (state, "double") && isequal (size (state), [0 0]))
     state = struct ("key", key, "step", 0, "momentum", [], "reference", [], "has_ref", true);
   elseif (! (isstruct (state) && isscalar (state)
              && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))))
-    error ("muonlab:badType", "%s: STATE must be [] or the state of a previous call.", fname);
+    error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
   elseif (! isequal (state.key, key))
-    error ("muonlab:badArg",
+    error ("muonlab:badState",
            "%s: STATE belongs to another layout, variant, momentum form or communicator.",
            fname);
   endif
   do_ref = want_ref && ! strcmp (opts.variant, "reference");
+  ## the momenta passed back: [] before the first step only (the gateway reads any empty
+  ## value as zeros, so {} would silently restart), then one buffer per local rank
+  step = state.step;
+  if (! (isa (step, "double") && isscalar (step) && isreal (step) && isfinite (step)
+         && step >= 0 && step == fix (step)))
+    error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
+  endif
+  if (! (islogical (state.has_ref) && isscalar (state.has_ref)))
+    error ("muonlab:badState", "%s: STATE.has_ref must be true or false.", fname);
+  endif
+  check_momentum (fname, "STATE.momentum", state.momentum, step, nl);
+  if (do_ref && state.has_ref)
+    check_momentum (fname, "STATE.reference", state.reference, step, nl);
+  endif
   if (do_ref && ! state.has_ref)
     error ("muonlab:badArg",
            "%s: STATE has no reference momentum (a step ran with 'Reference', false).", fname);
@@ -198,6 +214,23 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   state.has_ref = state.has_ref && want_ref;
 
   R = result (opts.variant, info, st, upd, full, ref_full, W, P, state.step);
+endfunction
+
+function check_momentum (fname, what, m, step, nl)
+  if (step == 0)
+    if (! (isa (m, "double") && isequal (size (m), [0 0])))
+      error ("muonlab:badState", "%s: %s must be [] in a state before the first step.",
+             fname, what);
+    endif
+  elseif (! (iscell (m) && isequal (size (m), [nl 1]) && all (cellfun (@is_buffer, m))))
+    error ("muonlab:badState",
+           "%s: %s must be a %d x 1 cell of momentum vectors (one per local rank).", fname,
+           what, nl);
+  endif
+endfunction
+
+function tf = is_buffer (x)
+  tf = isa (x, "double") && isreal (x) && ! issparse (x) && iscolumn (x);
 endfunction
 
 function tf = logical_option (fname, name, val)
@@ -301,6 +334,22 @@ endfunction
 %! [~, s] = zero_muon_step (L, g, []); zero_muon_step (L, g, s, "Variant", "layerwise_lpt");
 %!error <zero_muon_step: STATE has no reference momentum \(a step ran with 'Reference', false\).>
 %! [~, s] = zero_muon_step (L, g, [], "Reference", false); zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.momentum = {}; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.momentum = []; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.momentum{2} = single (s.momentum{2}); zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.reference must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.reference = {}; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be \[\] in a state before the first step.>
+%! [~, s] = zero_muon_step (L, g, []); s.step = 0; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.step must be a non-negative integer.>
+%! [~, s] = zero_muon_step (L, g, []); s.step = -1; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE must be \[\] or the state of a previous call.>
+%! zero_muon_step (L, g, {});
+%!error id=muonlab:badState
+%! [~, s] = zero_muon_step (L, g, []); s.momentum = {}; zero_muon_step (L, g, s);
 %!error <zero_muon_step: COMM must be "sim" or a handle from muon_comm.>
 %! zero_muon_step (L, g, [], "Comm", 3);
 %!error <zero_muon_step: REFERENCE must be true or false.>
