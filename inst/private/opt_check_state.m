@@ -187,7 +187,9 @@ function check_top (opt)
   field_set (opt.accum, "OPT.accum", names);
 endfunction
 
-## each parameter's state
+## each parameter's state: a fast test of each one with built-in functions only (this
+## runs on every muon_step), and the detailed check, which names what is wrong, when the
+## fast test fails (or always, in full mode)
 function check_params (opt, full)
   for f = {"names", "shapes", "route", "muon", "adam", "accum", "poison"}
     if (! isfield (opt, f{1}))
@@ -200,6 +202,7 @@ function check_params (opt, full)
     endif
   endfor
   names = opt.names;
+  poison = opt.poison;
   for i = 1:numel (names)
     n = names{i};
     sz = opt.shapes{i};
@@ -210,41 +213,76 @@ function check_params (opt, full)
       if (! isfield (opt.muon, n))
         fail_ ("OPT.muon lacks the parameter '%s'", n);
       endif
-      form = false;
-      if (full)
-        form = momentum_form (opt.update_args.(n));
+      st = opt.muon.(n);
+      ok = isa (st, "double") && ndims (st) == 2 && ! any (size (st));
+      if (! ok && isstruct (st) && isscalar (st) && numfields (st) == 3
+          && all (isfield (st, {"momentum", "step", "form"})))
+        M = st.momentum;
+        k = st.step;
+        ok = (isfloat (M) && isreal (M) && ! issparse (M) && ndims (M) == numel (sz)
+              && all (size (M) == sz) && (poison || all (isfinite (M(:))))
+              && isa (k, "double") && isscalar (k) && isreal (k) && isfinite (k) && k >= 0
+              && k == fix (k) && ischar (st.form)
+              && (strcmp (st.form, "ema") || strcmp (st.form, "sgd")));
       endif
-      check_muon (opt.muon.(n), sprintf ("OPT.muon.%s", n), sz, opt.poison, form);
+      if (! ok || full)
+        form = false;
+        if (full)
+          form = momentum_form (opt.update_args.(n));
+        endif
+        check_muon (st, sprintf ("OPT.muon.%s", n), sz, poison, form);
+      endif
     else
       if (! isfield (opt.adam, n))
         fail_ ("OPT.adam lacks the parameter '%s'", n);
       endif
       st = opt.adam.(n);
-      where = sprintf ("OPT.adam.%s", n);
-      field_set (st, where, {"m", "v", "step"});
-      array_ (st.m, [where ".m"], sz, true);
-      array_ (st.v, [where ".v"], sz, true);
-      if (any (st.v(:) < 0))
-        fail_ ("%s.v must not be negative", where);
+      ok = (isstruct (st) && isscalar (st) && numfields (st) == 3
+            && all (isfield (st, {"m", "v", "step"})));
+      if (ok)
+        m = st.m;
+        v = st.v;
+        k = st.step;
+        ok = (isfloat (m) && isreal (m) && ! issparse (m) && ndims (m) == numel (sz)
+              && all (size (m) == sz) && all (isfinite (m(:)))
+              && isfloat (v) && isreal (v) && ! issparse (v) && ndims (v) == numel (sz)
+              && all (size (v) == sz) && all (isfinite (v(:))) && ! any (v(:) < 0)
+              && isa (k, "double") && isscalar (k) && isreal (k) && isfinite (k) && k >= 0
+              && k == fix (k));
       endif
-      if (! count_ (st.step))
-        fail_ ("%s.step must be a non-negative integer", where);
+      if (! ok)
+        check_adam (st, sprintf ("OPT.adam.%s", n), sz);
       endif
     endif
     if (! isfield (opt.accum, n))
       fail_ ("OPT.accum lacks the parameter '%s'", n);
     endif
     a = opt.accum.(n);
-    if (! (isa (a, "double") && isequal (size (a), [0 0])))
+    ok = ((isa (a, "double") && ndims (a) == 2 && ! any (size (a)))
+          || (isfloat (a) && isreal (a) && ! issparse (a) && ndims (a) == numel (sz)
+              && all (size (a) == sz)));
+    if (! ok)
       array_ (a, sprintf ("OPT.accum.%s", n), sz, false);
     endif
   endfor
 endfunction
 
+function check_adam (st, where, sz)
+  field_set (st, where, {"m", "v", "step"});
+  array_ (st.m, [where ".m"], sz, true);
+  array_ (st.v, [where ".v"], sz, true);
+  if (any (st.v(:) < 0))
+    fail_ ("%s.v must not be negative", where);
+  endif
+  if (! count_ (st.step))
+    fail_ ("%s.step must be a non-negative integer", where);
+  endif
+endfunction
+
 ## [] (no step yet) or a muon_update state; FORM: the MomentumForm it must have, or false
 function check_muon (st, where, sz, poison, form)
-  if (isa (st, "double") && isequal (size (st), [0 0]))
-    return;
+  if (isa (st, "double") && ndims (st) == 2 && ! any (size (st)))
+    return;                                   # [] : no step yet
   endif
   if (! isstruct (st))
     fail_ ("%s must be [] or a muon_update state", where);
@@ -269,6 +307,9 @@ function field_set (s, where, names)
     fail_ ("%s must be a scalar struct", where);
   endif
   f = fieldnames (s);
+  if (numel (f) == numel (names) && all (isfield (s, names)))
+    return;
+  endif
   missing = setdiff (names, f);
   extra = setdiff (f, names);
   if (! isempty (missing))
@@ -282,7 +323,7 @@ function array_ (x, where, sz, finite)
   if (! (isfloat (x) && isreal (x) && ! issparse (x)))
     fail_ ("%s must be a real double or single array", where);
   endif
-  if (! isequal (size (x), sz))
+  if (! (ndims (x) == numel (sz) && all (size (x) == sz)))
     fail_ ("%s must be of size %s", where,
            strjoin (arrayfun (@num2str, sz, "UniformOutput", false), " x "));
   endif
