@@ -16,12 +16,12 @@
 ## @end deftypefn
 
 function payload = state_read (fname, file, kind)
+  if (isfolder (file))
+    error ("muonlab:badArg", "%s: cannot read '%s': it is a folder.", fname, file);
+  endif
   [fid, msg] = fopen (file, "r");
-  if (fid < 0 || isfolder (file))
-    if (fid >= 0)
-      fclose (fid);
-      msg = "it is a folder";
-    elseif (! exist (file, "file"))
+  if (fid < 0)
+    if (! exist (file, "file"))
       msg = "no such file";
     endif
     error ("muonlab:badArg", "%s: cannot read '%s': %s.", fname, file, msg);
