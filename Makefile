@@ -107,7 +107,8 @@ endif
 CUDA_LIB   := $(if $(HAVE_CUDA),$(MEXDIR)/libmuon_cuda.so,)
 CUDA_STAMP := $(call stamp,cuda,$(HAVE_CUDA))
 
-.PHONY: all deps probe check check-c check-octave check-dist demo bench dist clean distclean
+.PHONY: all deps probe check check-c check-octave check-octave-avx2 check-nodnnl check-dist \
+        demo bench dist clean distclean
 .DEFAULT_GOAL := all
 
 all: probe $(LIB) $(MEXES) $(CUDA_LIB) $(CUDA_STAMP)
@@ -127,14 +128,17 @@ deps:
 	    --no-install-recommends $$missing; fi
 
 # what is built, and why: each switch with where its value came from (command line, environment,
-# remembered in $(CONFIG), default); CUDA=1 fails here when nvcc is missing
+# remembered in $(CONFIG), default); CUDA=1 fails here when nvcc is missing.  QUIET_PROBE=1
+# (given by make check to its sub-makes, which build nothing new) leaves out the report.
 probe:
+ifeq ($(QUIET_PROBE),)
 	@echo "probe: build folder $(B)"
 	@echo "probe: $$(command -v $(MKOCTFILE) >/dev/null && echo '✓' || echo '✗') mkoctfile"
 	@echo "probe: $(if $(filter 0,$(ONEDNN)),→ oneDNN left out: CPU products use OpenBLAS,$(if $(HAVE_DNNL),✓ oneDNN (dnnl.h + libdnnl): the CPU GEMM provider where it has kernels,→ oneDNN not found: CPU products use OpenBLAS (make deps installs libdnnl-dev))) $(call switch_note,ONEDNN)"
 	@echo "probe: $(if $(filter 0,$(CUDA)),→ CUDA back end left out,$(if $(HAVE_CUDA),✓ nvcc $(NVCC) (libmuon_cuda.so with cuBLAS),→ nvcc (or core/*.cu) not found: CUDA back end skipped)) $(call switch_note,CUDA)"
 	@echo "probe: $(if $(filter 0,$(NCCL) $(CUDA)),→ NCCL left out (NCCL=0 or CUDA=0),$(if $(HAVE_NCCL),✓ NCCL ($(NCCL_HOME)/include/nccl.h: libmuon_nccl.so),→ NCCL (or nvcc) not found: skipped)) $(call switch_note,NCCL)"
 	@echo "probe: $(if $(filter 0,$(MPI)),→ MPI left out,$(if $(HAVE_MPI),✓ MPI ($(MPICC)),→ MPI ($(MPICC)) not found: skipped)) $(call switch_note,MPI)"
+endif
 	@$(if $(filter 1,$(CUDA)),$(if $(HAVE_CUDA),true,echo "probe: CUDA=1 asks for the CUDA back end, but nvcc (or core/*.cu) was not found" >&2; exit 1),true)
 
 #---- core -----------------------------------------------------------------------------------
@@ -261,25 +265,64 @@ $(B)/tests/%: tests/c/%.c tests/c/harness.h $(LIB_ASAN) | $(B)/tests
 	$(CC) -std=c99 -O1 -g $(SAN) $(WARN) -Icore/include -Icore -Itests/c $< $(LIB_ASAN) \
 	  $(LDLIBS) -o $@
 
-RESULTS := $(B)/results
+# Layers (one result file each in $(RESULTS), summed by tests/summarize.sh):
+#   c, octave        this build: the C tests (sanitized), run_all.m (suites + inst/ %! blocks)
+#   octave-avx2      run_all.m again with the CPU capped to AVX2 (AVX2_ENV: oneDNN's ISA cap,
+#                    under both its 2.x and 3.x names, and OpenBLAS's Haswell kernels), so an
+#                    AVX-512 machine tests what an AVX2 machine runs
+#   c-nodnnl, octave-nodnnl   a second build without oneDNN in $(NODNNL_B) (its own config.mk:
+#                    this build's remembered choices are left alone), its C tests and run_all.m
+#                    against its MEX files; skipped when this build has no oneDNN anyway
+#   mpi, dist        tests/mpi under mpirun; pkg install of the tarball (built with this
+#                    build's switches)
+# A layer listed in CHECK_LAYERS that wrote no result counts as a failure.
+RESULTS      := $(B)/results
+LAYER_SUFFIX :=
+AVX2_ENV     := DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
+NODNNL_B     := $(B)/nodnnl
+CHECK_LAYERS := c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-nodnnl) \
+                $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist
+# $(call run_octave,LAYER[,ENV]): tests/octave/run_all.m on $(MEXDIR), result in $(RESULTS)/LAYER
+run_octave = mkdir -p $(RESULTS) && cd tests/octave && $(2) MUON_LAYER=$(1) \
+  MUON_RESULTS=$(abspath $(RESULTS))/$(1) MUON_MEXDIR=$(abspath $(MEXDIR)) \
+  $(OCTAVE) $(OCTFLAGS) run_all.m
 
 check: deps all $(CTESTS)
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
-	@$(MAKE) --no-print-directory check-c || true
-	@$(MAKE) --no-print-directory check-octave || true
-	@$(MAKE) --no-print-directory check-mpi || true
-	@$(MAKE) --no-print-directory check-dist || true
-	@tests/summarize.sh $(RESULTS)
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-c || true
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-octave || true
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-octave-avx2 || true
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-nodnnl || true
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-mpi || true
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-dist || true
+	@tests/summarize.sh $(RESULTS) $(CHECK_LAYERS)
 
 check-c: $(CTESTS)
-	@mkdir -p $(RESULTS); tests/c/run.sh $(RESULTS)/c $(CTESTS)
+	@mkdir -p $(RESULTS); MUON_LAYER=c$(LAYER_SUFFIX) tests/c/run.sh \
+	  $(RESULTS)/c$(LAYER_SUFFIX) $(CTESTS)
 
 check-octave: all
-	@mkdir -p $(RESULTS); cd tests/octave && MUON_RESULTS=$(CURDIR)/$(RESULTS)/octave \
-	  $(OCTAVE) $(OCTFLAGS) run_all.m
+	@$(call run_octave,octave$(LAYER_SUFFIX))
+
+check-octave-avx2: all
+	@echo "octave-avx2: run_all.m with $(AVX2_ENV)"
+	@$(call run_octave,octave-avx2$(LAYER_SUFFIX),$(AVX2_ENV))
+
+# the nodnnl layers: one sub-make per layer, so that a failing one does not stop the other
+NODNNL_MAKE = $(MAKE) --no-print-directory B=$(NODNNL_B) ONEDNN=0 CUDA=$(CUDA) MPI=$(MPI) \
+  NCCL=$(NCCL) RESULTS=$(RESULTS) LAYER_SUFFIX=-nodnnl QUIET_PROBE=
+check-nodnnl:
+ifeq ($(HAVE_DNNL),)
+	@echo "nodnnl: this build has no oneDNN (ONEDNN=0 or not found): check-c and check-octave test that already"
+else
+	@echo "nodnnl: a second build without oneDNN in $(NODNNL_B), its C tests and Octave suites"
+	@mkdir -p $(RESULTS); rc=0; $(NODNNL_MAKE) check-c || rc=1; \
+	  $(NODNNL_MAKE) check-octave || rc=1; exit $$rc
+endif
 
 check-dist: dist
-	@mkdir -p $(RESULTS); tests/dist_install.sh muonlab-$(VERSION).tar.gz $(RESULTS)/dist
+	@mkdir -p $(RESULTS); ONEDNN=$(ONEDNN) CUDA=$(CUDA) MPI=$(MPI) NCCL=$(NCCL) QUIET_PROBE= \
+	  tests/dist_install.sh muonlab-$(VERSION).tar.gz $(RESULTS)/dist
 
 #---- demos, benchmarks, package -------------------------------------------------------------
 
