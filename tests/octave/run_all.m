@@ -14,7 +14,9 @@
 ## a failing %!shared block that leaves no test failing counts 1 failed too.
 ##
 ## Environment: MUON_ONLY / MUON_SKIP, comma-separated file names (with or without .m):
-## run only those / leave those out.
+## run only those / leave those out.  MUON_MEXDIR: the folder of the MEX files to test
+## (default build/mex; `make check` points it at each build it tests).  MUON_LAYER: the
+## layer name written to MUON_RESULTS instead of "octave" (e.g. octave-avx2).
 
 1;
 
@@ -85,7 +87,15 @@ if (isempty (here))
 endif
 root = fileparts (fileparts (here));
 addpath (fullfile (root, "inst"));
-addpath (fullfile (root, "build", "mex"));
+mexdir = getenv ("MUON_MEXDIR");
+if (isempty (mexdir))
+  mexdir = fullfile (root, "build", "mex");
+endif
+layer = getenv ("MUON_LAYER");
+if (isempty (layer))
+  layer = "octave";
+endif
+addpath (mexdir);
 addpath (here);
 more off;
 page_screen_output (false);
@@ -96,7 +106,8 @@ files = [suites(:); insts(:)];
 only = env_list ("MUON_ONLY");
 skip = env_list ("MUON_SKIP");
 
-printf ("octave %s, %s\n", OCTAVE_VERSION, version ("-blas"));
+printf ("%s: octave %s, %s\n", layer, OCTAVE_VERSION, version ("-blas"));
+printf ("%s: MEX files from %s\n", layer, fileparts (which ("__muon_ns__")));
 tot_p = 0; tot_f = 0; nfiles = 0;
 t_all = tic ();
 for i = 1:numel (files)
@@ -123,7 +134,7 @@ if (nfiles == 0)
           getenv ("MUON_ONLY"), getenv ("MUON_SKIP"));
   tot_f += 1;
 endif
-printf ("octave: %d files, %d passed, %d failed (%.1f s)\n", nfiles, tot_p, tot_f,
+printf ("%s: %d files, %d passed, %d failed (%.1f s)\n", layer, nfiles, tot_p, tot_f,
         toc (t_all));
 
 res = getenv ("MUON_RESULTS");
@@ -133,7 +144,7 @@ if (! isempty (res))
     printf ("run_all: cannot write %s\n", res);
     tot_f += 1;
   else
-    fprintf (fid, "octave %d %d\n", tot_p, tot_f);
+    fprintf (fid, "%s %d %d\n", layer, tot_p, tot_f);
     fclose (fid);
   endif
 endif
