@@ -11,6 +11,7 @@
  * when oneDNN multiplies bf16 natively the bf16 iteration keeps its matrices as bf16 bits
  * (the third instantiation below).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -16,10 +16,13 @@
 ## @item at the k-th call forms the mean gradient, divided by the loss scale;
 ## @item with @qcode{"ClipPolicy"} @qcode{"before_ns"} clips all raw gradients by their
 ## global norm;
-## @item checks for overflow (any NaN or Inf): the step is then skipped
-## (@code{info.skipped}), nothing in @var{params} or in the optimizer state changes, and a
-## dynamic scale backs off (never below its minimum).  Without a loss scaler a non-finite
-## gradient skips the step too.  With @qcode{"PoisonMomentum"} the Muon momenta are
+## @item checks for overflow (any NaN or Inf, or a finite gradient so large that its fp64
+## sum of squares overflows, which would turn AdamW's second moment into Inf and its
+## parameter into NaN): the step is then skipped (@code{info.skipped}), nothing in
+## @var{params} or in the optimizer state changes, and a dynamic scale backs off (never
+## below its minimum).  Without a loss scaler such a gradient skips the step too (the
+## policy of @code{zero_muon_step}; @code{muon_ns} and @code{muon_update} reject NaN and Inf
+## and give the scale-invariant answer for huge finite inputs).  With @qcode{"PoisonMomentum"} the Muon momenta are
 ## advanced before this check (DeepSpeed #8432), so a non-finite gradient lands in them;
 ## @item runs @code{muon_update} (one NS) on each Muon parameter's gradient;
 ## @item with @qcode{"after_ns"} clips the Muon updates and the AdamW gradients by their
@@ -124,7 +127,7 @@ function [params, opt, info] = muon_step (opt, params, grads)
       endif
       g.(n) = unscale (x, s);
     endif
-    overflow = overflow || ! all (isfinite (x(:)));
+    overflow = overflow || overflows (x);
   endfor
   raw = [struct2cell(g); struct2cell(U)];
   if (! overflow)
@@ -254,6 +257,11 @@ function t = global_norm (c)
   t = sqrt (t);
 endfunction
 
+## A gradient the step cannot take: NaN or Inf, or a sum of squares that overflows fp64.
+function tf = overflows (x)
+  tf = ! isfinite (sumsq (double (x(:))));
+endfunction
+
 ## torch / DeepSpeed: clip_coef = max_norm / (total + 1e-6), applied when < 1
 function c = clip_coef (total, clip)
   c = min (1, clip / (total + 1e-6));
@@ -264,7 +272,7 @@ endfunction
 ## momentum as the peers' lerp does (M = beta M + (1-beta) g, or beta M + g for the SGD
 ## form), which makes it non-finite for good; on the correct path nothing is touched.
 function [U, st, bad, called] = advance (st, g, args, poison)
-  bad = ! all (isfinite (g(:))) || (! isempty (st) && ! all (isfinite (st.momentum(:))));
+  bad = overflows (g) || (! isempty (st) && ! all (isfinite (st.momentum(:))));
   called = 0;
   U = NaN (size (g), class (g));
   if (! bad)
