@@ -250,7 +250,10 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
 fail:
   muon_gemm_finish (&env.cfg);
   if (ctx)
+  {
+    muon_ctx_release (ctx, MUON_WORKSPACE_KEEP, NULL);
     ctx->ns_stats.total_seconds = muon_clock () - t0;
+  }
   return status;
 }
 
