@@ -64,6 +64,14 @@ endfunction
 %! assert (iscellstr (names));
 %! assert (all (ismember ({"keller", "you", "polar_express", "polar_express_dion", ...
 %!                         "polar_express_eo", "cans", "aol", "deepseekv4", "cubic5"}, names)));
+%!test
+%! ## one list: the core's table, in its order, each matrix as the gateway gives it
+%! [names, C] = __muon_coeffs__ ();
+%! assert (muon_coeffs (), names);
+%! for k = 1:numel (names)
+%!   assert (muon_coeffs (names{k}), C{k});
+%!   assert (__muon_coeffs__ (names{k}), C{k});
+%! endfor
 
 %!error <muon_coeffs: NAME must be a string.> muon_coeffs (3)
 %!error <muon_coeffs: unknown coefficient schedule 'foo'.> muon_coeffs ("foo")
