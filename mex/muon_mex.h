@@ -21,6 +21,9 @@ void muon_mex_error (const char *fname, const char *id, const char *fmt, ...);
 // Requires a real, full, double or single array of 2 or 3 dimensions; returns it as a batch
 // (pages along dimension 3).
 muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArray *a);
+// Raises "muonlab:nonFinite" with "<fname>: <argname> must not contain NaN or Inf." unless
+// every element of the real double or single array a is finite (one pass, no allocation).
+void muon_mex_check_finite (const char *fname, const char *argname, const mxArray *a);
 // A new array of class `cls` shaped like t (rows x cols x batch), and its tensor view.
 mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view);
 
