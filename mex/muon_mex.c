@@ -52,6 +52,14 @@ void muon_mex_error (const char *fname, const char *id, const char *fmt, ...)
   mexErrMsgIdAndTxt (full_id, "%s", full_msg);  // not reached
 }
 
+const char *muon_mex_caller (const mxArray *s, const char *dflt, char *buf, size_t len)
+{
+  const mxArray *f = s != NULL && mxIsStruct (s) ? mxGetField (s, 0, "fname") : NULL;
+  if (f != NULL && mxIsChar (f) && mxGetString (f, buf, len) == 0 && buf[0] != '\0')
+    return buf;
+  return dflt;
+}
+
 void muon_mex_check (const char *fname, muon_status s)
 {
   if (s >= 0)

@@ -13,6 +13,11 @@ muon_ctx *muon_mex_ctx (void);
 // one mexAtExit handler, which muon_mex.c keeps; the last hook set wins).
 void muon_mex_at_exit (void (*hook) (void));
 
+// The name a gateway's errors start with: the string field "fname" of the option struct s,
+// when the user function that called the gateway (through a shared private helper) put its
+// own name there, else dflt.  The name is copied into buf (len bytes).
+const char *muon_mex_caller (const mxArray *s, const char *dflt, char *buf, size_t len);
+
 // Raises "muonlab:<id>" with "<fname>: <message>." for status < 0 (message from the context).
 void muon_mex_check (const char *fname, muon_status s);
 // Raises "muonlab:<id>" with "<fname>: <printf message>".
