@@ -80,14 +80,25 @@ function opt = muon_load_state (file, params, varargin)
     for i = 1:numel (opt.names)
       n = opt.names{i};
       if (isfield (opt.muon, n) && ! isempty (opt.muon.(n)))
-        opt.muon.(n).momentum = muon_round (opt.muon.(n).momentum, prec);
+        opt.muon.(n).momentum = round_state (fname, file, ["muon." n ".momentum"],
+                                             opt.muon.(n).momentum, prec);
       endif
       if (isfield (opt.adam, n))
-        opt.adam.(n).m = muon_round (opt.adam.(n).m, prec);
-        opt.adam.(n).v = muon_round (opt.adam.(n).v, prec);
+        opt.adam.(n).m = round_state (fname, file, ["adam." n ".m"], opt.adam.(n).m, prec);
+        opt.adam.(n).v = round_state (fname, file, ["adam." n ".v"], opt.adam.(n).v, prec);
       endif
     endfor
   endif
+endfunction
+
+## muon_round of a saved array, whose errors would otherwise name muon_round
+function x = round_state (fname, file, what, x, prec)
+  if (! (isfloat (x) && isreal (x)))
+    error ("muonlab:badState",
+           "%s: '%s' is not a muonlab optimizer state (%s is not a real floating-point array).",
+           fname, file, what);
+  endif
+  x = muon_round (x, prec);
 endfunction
 
 function s = dims (sz)
@@ -129,6 +140,11 @@ endfunction
 %!   muonlab_state = struct ("format", "muonlab-optimizer-state", "version", 2);
 %!   save ("-binary", g, "muonlab_state");
 %!   fail ("muon_load_state (g, P)", "has state version 2; this muonlab reads version 1.");
+%!   S = load (f);
+%!   S.muonlab_state.opt.muon.W.momentum = int8 (S.muonlab_state.opt.muon.W.momentum);
+%!   save ("-binary", g, "-struct", "S");
+%!   fail ("muon_load_state (g, P, 'StatePrecision', 'bf16')",
+%!         "muon_load_state: '.*' is not a muonlab optimizer state \\(muon.W.momentum is not a real floating-point array\\).");
 %! unwind_protect_cleanup
 %!   unlink (g);
 %! end_unwind_protect

@@ -93,8 +93,8 @@ function [params, opt, info] = muon_step (opt, params, grads)
       if (k > 1)
         g = g / k;
       endif
-      [g, opt.muon.(n), bad, called] = advance (opt.muon.(n), g, opt.update_args.(n),
-                                                opt.poison);
+      [g, opt.muon.(n), bad, called] = advance (fname, n, opt.muon.(n), g,
+                                                opt.update_args.(n), opt.poison);
       info.ns_calls += called;
       opt.overflow_pending = opt.overflow_pending || bad;
     endif
@@ -149,7 +149,7 @@ function [params, opt, info] = muon_step (opt, params, grads)
   if (opt.poison)
     for i = todo(:).'
       n = names{i};
-      [U.(n), opt.muon.(n), bad, called] = advance (opt.muon.(n), g.(n),
+      [U.(n), opt.muon.(n), bad, called] = advance (fname, n, opt.muon.(n), g.(n),
                                                     opt.update_args.(n), true);
       info.ns_calls += called;
       overflow = overflow || bad;
@@ -170,7 +170,8 @@ function [params, opt, info] = muon_step (opt, params, grads)
   if (! opt.poison)
     for i = todo(:).'
       n = names{i};
-      [U.(n), opt.muon.(n)] = muon_update (g.(n), opt.muon.(n), opt.update_args.(n){:});
+      [U.(n), opt.muon.(n)] = run_update (sprintf ("%s: parameter '%s'", fname, n), g.(n),
+                                          opt.muon.(n), opt.update_args.(n));
       info.ns_calls += 1;
     endfor
   endif
@@ -267,16 +268,18 @@ function c = clip_coef (total, clip)
   c = min (1, clip / (total + 1e-6));
 endfunction
 
-## One Muon momentum advance.  A finite gradient and momentum go through muon_update.
+## One Muon momentum advance of parameter N.  A finite gradient and momentum go through
+## muon_update (its body, run_update: errors read "FNAME: parameter 'N': ...").
 ## Otherwise, on the poisoned path (DeepSpeed #8432), the gradient is folded into the
 ## momentum as the peers' lerp does (M = beta M + (1-beta) g, or beta M + g for the SGD
 ## form), which makes it non-finite for good; on the correct path nothing is touched.
-function [U, st, bad, called] = advance (st, g, args, poison)
+function [U, st, bad, called] = advance (fname, n, st, g, args, poison)
+  who = sprintf ("%s: parameter '%s'", fname, n);
   bad = overflows (g) || (! isempty (st) && ! all (isfinite (st.momentum(:))));
   called = 0;
   U = NaN (size (g), class (g));
   if (! bad)
-    [U, st] = muon_update (g, st, args{:});
+    [U, st] = run_update (who, g, st, args);
     called = 1;
     bad = ! all (isfinite (U(:)));
   elseif (poison)
@@ -290,7 +293,7 @@ function [U, st, bad, called] = advance (st, g, args, poison)
       endif
     endfor
     if (isempty (st))
-      [~, st] = muon_update (zeros (size (g), class (g)), [], args{:});
+      [~, st] = run_update (who, zeros (size (g), class (g)), [], args);
     elseif (isfield (st, "step"))
       st.step += 1;
     endif
@@ -359,3 +362,11 @@ endfunction
 %!error <muon_step: GRADS.W must be of size 8 x 5.> muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
 %!error <muon_step: GRADS.b must be a real, non-empty double or single array.> muon_step (muon_optimizer (P), P, setfield (G, "b", int8 (G.b)))
 %!error id=muonlab:badShape muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
+%!error <muon_step: parameter 'W': unknown coefficient schedule 'foo'.>
+%! opt = muon_optimizer (P);
+%! opt.update_args.W = {"Coefficients", "foo"};
+%! muon_step (opt, P, G);
+%!error <muon_step: parameter 'W': STATE.form must be 'ema', the MOMENTUMFORM in use.>
+%! [~, opt] = muon_step (muon_optimizer (P), P, G);
+%! opt.muon.W.form = "sgd";
+%! muon_step (opt, P, G);

@@ -377,3 +377,7 @@ endfunction
 %! zero_muon_step (L, g, [], "Comm", 3);
 %!error <zero_muon_step: REFERENCE must be true or false.>
 %! zero_muon_step (L, g, [], "Reference", 2);
+%!error <zero_muon_step: unknown coefficient schedule 'foo'.>
+%! zero_muon_step (L, g, [], "Coefficients", "foo");
+%!error <zero_muon_step: GEMM must be 'auto', 'openblas' or 'onednn'.>
+%! zero_muon_step (L, g, [], "Gemm", "mkl");
