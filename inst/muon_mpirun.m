@@ -20,13 +20,20 @@
 ## @var{R} is a 1 x @var{np} struct array when every rank returned a scalar struct with the
 ## same fields, else a 1 x @var{np} cell; @code{R(r+1)} comes from rank r.
 ##
+## @var{np} is an integer from 1 to 1024 (a bound against a typo that would start a
+## runaway number of Octave processes).
+##
 ## When a rank raises an error, it prints @qcode{"rank r: message"} and calls
 ## @code{MPI_Abort}, which ends every rank (a rank waiting in a collective would otherwise wait
 ## forever); @code{muon_mpirun} then raises @code{muonlab:mpi} with that rank's message.
 ##
 ## @var{opts} is a struct with field @code{np} and optionally @code{timeout} (seconds,
 ## default 3600: a guard against a hung job, which is then killed) and @code{mpirun_args}
-## (a string of extra @code{mpirun} options).
+## (extra @code{mpirun} options: a cell array of strings, one argument each, or a string,
+## which is split at blanks into arguments).  The arguments reach @code{mpirun} as they
+## are, each quoted for the shell that starts it, so quotes, @samp{$}, @samp{`} and @samp{;}
+## in them have no special meaning (write @code{@{"-x", "A=x y"@}} for an argument with a
+## blank).
 ##
 ## @example
 ## function s = my_rank (x)       # in my_rank.m, on the path
@@ -48,6 +55,7 @@ function [R, out] = muon_mpirun (np, fn, varargin)
   if (nargin < 2)
     print_usage ();
   endif
+  NP_MAX = 1024;                        # the bound documented above
   o = struct ("np", [], "timeout", 3600, "mpirun_args", "");
   if (isstruct (np) && isscalar (np))
     [o, rest] = parse_pairs (fname, o, [fieldnames(np)'; struct2cell(np)'](:)');
@@ -56,15 +64,15 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     o.np = np;
   endif
   np = o.np;
-  if (! (isnumeric (np) && isscalar (np) && isreal (np) && np == fix (np) && np >= 1))
-    error ("muonlab:badArg", "muon_mpirun: NP must be a positive integer.");
+  if (! (isnumeric (np) && isscalar (np) && isreal (np) && np == fix (np) && np >= 1
+         && np <= NP_MAX))
+    error ("muonlab:badArg", "muon_mpirun: NP must be an integer from 1 to %d.", NP_MAX);
   endif
-  if (! (isnumeric (o.timeout) && isscalar (o.timeout) && o.timeout > 0))
+  if (! (isnumeric (o.timeout) && isscalar (o.timeout) && isreal (o.timeout)
+         && isfinite (o.timeout) && o.timeout > 0))
     error ("muonlab:badArg", "muon_mpirun: TIMEOUT must be a positive number of seconds.");
   endif
-  if (! ischar (o.mpirun_args))
-    error ("muonlab:badArg", "muon_mpirun: MPIRUN_ARGS must be a string.");
-  endif
+  extra = launcher_args (o.mpirun_args);
   if (! ((ischar (fn) && isrow (fn)) || is_function_handle (fn)))
     error ("muonlab:badArg", "muon_mpirun: FN must be a function name or handle.");
   endif
@@ -102,8 +110,8 @@ function [R, out] = muon_mpirun (np, fn, varargin)
       guard = sprintf ("timeout -k 10 %d ", ceil (o.timeout));
     endif
     cmd = sprintf ("exec %s%s %s -np %d %s sh %s %s %s %s", guard, sq (mpirun), flags, np,
-                   o.mpirun_args, sq (fullfile (dir, "rank.sh")), sq (octave), sq (code),
-                   sq (dir));
+                   strjoin (cellfun (@sq, extra, "UniformOutput", false), " "),
+                   sq (fullfile (dir, "rank.sh")), sq (octave), sq (code), sq (dir));
     if (nargout > 1)
       cmd = [cmd " 2>&1"];
     endif
@@ -199,6 +207,20 @@ function run_rank (dir)
   end_try_catch
 endfunction
 
+## The extra mpirun arguments as a cell of words: a cell array of strings as it is, a string
+## split at blanks.  They are quoted one by one for sh (sq), never interpreted.
+function w = launcher_args (a)
+  if (ischar (a) && (isempty (a) || isrow (a)))
+    w = regexp (a, '\s+', "split");
+    w = w(! cellfun ("isempty", w));
+  elseif (iscellstr (a) && all (cellfun (@(x) isempty (x) || isrow (x), a(:))))
+    w = a(:)';
+  else
+    error ("muonlab:badArg",
+           "muon_mpirun: MPIRUN_ARGS must be a string or a cell array of strings.");
+  endif
+endfunction
+
 function s = sq (str)
   s = ["'" strrep(str, "'", "'\\''") "'"];
 endfunction
@@ -218,9 +240,17 @@ endfunction
 %! assert ({R.kind}, {"self", "self"});
 
 %!error <Invalid call> muon_mpirun (2)
-%!error <muon_mpirun: NP must be a positive integer.> muon_mpirun (0, "disp")
-%!error <muon_mpirun: NP must be a positive integer.> muon_mpirun (struct ("timeout", 5), "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (0, "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (struct ("timeout", 5), "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (1025, "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (1e9, "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (2.5, "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (Inf, "disp")
 %!error <muon_mpirun: TIMEOUT must be a positive number of seconds.> muon_mpirun (struct ("np", 2, "timeout", -1), "disp")
-%!error <muon_mpirun: MPIRUN_ARGS must be a string.> muon_mpirun (struct ("np", 2, "mpirun_args", 1), "disp")
+%!error <muon_mpirun: TIMEOUT must be a positive number of seconds.> muon_mpirun (struct ("np", 2, "timeout", Inf), "disp")
+%!error <muon_mpirun: MPIRUN_ARGS must be a string or a cell array of strings.> muon_mpirun (struct ("np", 2, "mpirun_args", 1), "disp")
+%!error <muon_mpirun: MPIRUN_ARGS must be a string or a cell array of strings.> muon_mpirun (struct ("np", 2, "mpirun_args", {{"-x", 1}}), "disp")
+%!error <muon_mpirun: MPIRUN_ARGS must be a string or a cell array of strings.> muon_mpirun (struct ("np", 2, "mpirun_args", ["-x"; "-y"]), "disp")
+%!error id=muonlab:badArg muon_mpirun (1025, "disp")
 %!error <muon_mpirun: unknown option 'hosts'.> muon_mpirun (struct ("np", 2, "hosts", 1), "disp")
 %!error <muon_mpirun: FN must be a function name or handle.> muon_mpirun (2, 3)

@@ -7,8 +7,9 @@
 ## directory passed on, MPI results bitwise equal to the sim communicator's for an odd world
 ## of 3); a rank that raises while the others wait in a collective ends the job with that
 ## rank's message as a muonlab:mpi error, for several ranks, collectives and worlds (the
-## timeout is a guard against a hang, not a timing check); and muon_mpirun from an Octave
-## that has itself initialized MPI.  Writes "mpi <passed> <failed>" to $MUON_MPI_RESULTS.
+## timeout is a guard against a hang, not a timing check); muon_mpirun from an Octave that
+## has itself initialized MPI; and the launcher's arguments reach mpirun literally, never
+## through a shell.  Writes "mpi <passed> <failed>" to $MUON_MPI_RESULTS.
 
 function test_mpirun ()
   here = fileparts (mfilename ("fullpath"));
@@ -85,6 +86,36 @@ function test_mpirun ()
   catch err
     ok (false, ["after MPI_Init in the caller: " err.message]);
   end_try_catch
+
+  ## 5. the launcher's arguments never reach a shell: $(...) and `...` do not run, the text
+  ## reaches mpirun as it is (the ranks see it in an environment variable), as a string (split
+  ## at blanks) and as a cell array; an argument mpirun rejects is a clean muonlab:mpi error
+  F = tempname ();
+  v = sprintf ("$(touch${IFS}%s);`touch${IFS}%s`'\"", F, F);
+  forms = {["-x  MUON_MPIRUN_T=" v], "a string", v
+           {"-x", ["MUON_MPIRUN_T=a b " v]}, "a cell array", ["a b " v]};
+  for k = 1:rows (forms)
+    try
+      R = muon_mpirun (struct ("np", 2, "timeout", 60, "mpirun_args", forms(k,1)),
+                       "getenv", "MUON_MPIRUN_T");
+      ok (isequal (R, forms([k k],3)') && ! exist (F, "file"),
+          sprintf ("mpirun_args as %s: $(...) not run, reaches the ranks as it is", forms{k,2}));
+    catch err
+      ok (false, sprintf ("mpirun_args as %s: %s", forms{k,2}, err.message));
+    end_try_catch
+  endfor
+  for a = {sprintf("$(touch %s)", F), {sprintf("$(touch %s)", F)}}
+    try
+      [~, out] = muon_mpirun (struct ("np", 2, "timeout", 60, "mpirun_args", {a{1}}), "disp", 1);
+      ok (false, "mpirun_args $(touch ...): no error raised");
+    catch err
+      ok (strcmp (err.identifier, "muonlab:mpi") && ! exist (F, "file")
+          && ! isempty (regexp (err.message, '^muon_mpirun: mpirun exited with status \d+\.$')),
+          sprintf ("mpirun_args $(touch ...) as a %s: not run, mpirun rejects it: %s",
+                   class (a{1}), err.message));
+    end_try_catch
+  endfor
+  [~] = unlink (F);
 
   printf ("mpi muon_mpirun: %d passed, %d failed\n", passed, failed);
   res = getenv ("MUON_MPI_RESULTS");
