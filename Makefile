@@ -2,15 +2,75 @@
 # core/libmuon.a, the MEX gateways and (when nvcc is found) libmuon_cuda.so; `make check` runs
 # every test layer and ends with one line "N passed, N failed".
 #
-# Switches: CUDA ?= auto (auto|0|1), ONEDNN ?= auto (auto|0), MKOCTFILE ?= mkoctfile,
-# OCTAVE ?= octave-cli.
+# Switches: ONEDNN (auto|0), CUDA (auto|0|1), MPI (auto|0), NCCL (auto|0), all auto by
+# default.  One given on the command line (`make ONEDNN=0`) is remembered in $(B)/config.mk
+# until changed (`make ONEDNN=auto` goes back to the default); one set in the environment
+# counts for that run only.  `make probe` (part of `make all`) says what is in force and why.
+# B ?= build (the build folder; `make B=dir` builds elsewhere, with its own config.mk),
+# MKOCTFILE ?= mkoctfile, OCTAVE ?= octave-cli.
 
 SHELL      := /bin/bash
 VERSION    := $(shell sed -n 's/^Version: *//p' DESCRIPTION)
+
+# The build folder: `make B=dir` (from the command line only: a stray B in the environment
+# must not move the build, nor what `make clean` removes).
+ifneq ($(origin B),command line)
+  B := build
+endif
+ifeq ($(strip $(B)),)
+  $(error B (the build folder) must not be empty)
+endif
+
+# Build switches, each resolved as: the command line, else the environment (that run only),
+# else remembered in $(CONFIG), else auto.  A switch given on the command line is saved there
+# (auto removes it), so that the next plain make, make demo or make check keeps it.
+CONFIG          := $(B)/config.mk
+SWITCHES        := ONEDNN CUDA MPI NCCL
+ONEDNN_VALUES   := auto 0
+CUDA_VALUES     := auto 0 1
+MPI_VALUES      := auto 0
+NCCL_VALUES     := auto 0
+-include $(CONFIG)
+define resolve_switch
+ifeq ($$(origin $(1)),command line)
+  $(1)_FROM := command line
+else ifneq ($$(filter environment%,$$(origin $(1))),)
+  $(1)_FROM := environment, this run only
+else ifneq ($$(SAVED_$(1)),)
+  $(1) := $$(SAVED_$(1))
+  $(1)_FROM := remembered in $(CONFIG); make $(1)=auto forgets it
+else
+  $(1) := auto
+  $(1)_FROM := default
+endif
+ifeq ($$(filter $$($(1)),$$($(1)_VALUES)),)
+  $$(error $(1)=$$($(1)) ($$($(1)_FROM)): must be one of $$($(1)_VALUES))
+endif
+ifeq ($$(origin $(1))$$($(1)),command lineauto)
+  $(1)_FROM := command line, the default again
+else ifeq ($$(origin $(1)),command line)
+  $(1)_FROM := command line, saved in $(CONFIG)
+endif
+endef
+$(foreach s,$(SWITCHES),$(eval $(call resolve_switch,$(s))))
+# what $(CONFIG) should hold: the command line's choices (but auto), else what it holds
+saved_line = $(if $(filter command line,$(origin $(1))),$(if $(filter-out auto,$($(1))),SAVED_$(1) := $($(1))),$(if $(SAVED_$(1)),SAVED_$(1) := $(SAVED_$(1))))
+CONFIG_NEW := $(foreach s,$(SWITCHES),$(call saved_line,$(s)))
+CONFIG_OLD := $(foreach s,$(SWITCHES),$(if $(SAVED_$(s)),SAVED_$(s) := $(SAVED_$(s))))
+ifneq ($(strip $(CONFIG_NEW)),$(strip $(CONFIG_OLD)))
+  $(shell mkdir -p $(B))
+  $(file >$(CONFIG),# build choices remembered by the Makefile (make SWITCH=value); make SWITCH=auto forgets one)
+  $(foreach s,$(SWITCHES),$(if $(call saved_line,$(s)),$(file >>$(CONFIG),$(call saved_line,$(s)))))
+endif
+# $(call switch_note,NAME): the probe's note on a switch, e.g. "[ONEDNN=0: default]"
+switch_note = [$(1)=$($(1)): $($(1)_FROM)]
+# $(call stamp,NAME,ANSWER): $(B)/NAME.on or $(B)/NAME.off, made (and the other one removed)
+# when the answer of a switch's probe changes: whatever depends on it is rebuilt then
+stamp = $(B)/$(1).$(if $(2),on,off)
+
 MKOCTFILE  ?= mkoctfile
 OCTAVE     ?= octave-cli
 OCTFLAGS   := --no-gui --norc --silent --no-history
-CUDA       ?= auto
 NVCC       ?= $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
 CUDA_HOME  ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(NVCC)),/usr/local/cuda)
 CUDA_ARCH  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
@@ -18,7 +78,6 @@ CUDA_ARCH  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 CC         ?= gcc
 BLAS_LIBS  ?= $(or $(shell $(MKOCTFILE) -p BLAS_LIBS 2>/dev/null),-lblas)
 # oneDNN (the GEMM provider core/gemm_onednn.c): dnnl.h must compile and libdnnl link
-ONEDNN     ?= auto
 HAVE_DNNL  := $(if $(filter 0,$(ONEDNN)),,$(shell printf '\043include <dnnl.h>\nint main (void) { return dnnl_version () == 0; }\n' \
                 | $(CC) -x c - -o /dev/null -ldnnl >/dev/null 2>&1 && echo 1))
 DNNL_FLAGS := $(if $(HAVE_DNNL),-DMUON_HAVE_DNNL,)
@@ -28,7 +87,6 @@ CFLAGS_CORE = -std=c99 -O3 -fPIC -ffp-contract=off $(WARN) -Icore/include -Icore
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDLIBS     := $(BLAS_LIBS) $(DNNL_LIBS) -lgomp -lm -ldl
 
-B          := build
 CORE_APART := core/comm_mpi.c core/comm_nccl_dev.c   # built apart: see the MPI and NCCL block
 CORE_SRC   := $(filter-out $(CORE_APART),$(wildcard core/*.c))
 CORE_HDR   := $(wildcard core/*.h core/include/*.h)
@@ -47,11 +105,13 @@ else
   HAVE_CUDA := $(if $(NVCC),$(if $(wildcard core/*.cu),1,),)
 endif
 CUDA_LIB   := $(if $(HAVE_CUDA),$(MEXDIR)/libmuon_cuda.so,)
+CUDA_STAMP := $(call stamp,cuda,$(HAVE_CUDA))
 
-.PHONY: all deps probe check check-c check-octave check-dist demo bench dist clean
+.PHONY: all deps probe check check-c check-octave check-octave-avx2 check-nodnnl check-dist \
+        demo bench dist clean distclean
 .DEFAULT_GOAL := all
 
-all: probe $(LIB) $(MEXES) $(CUDA_LIB)
+all: probe $(LIB) $(MEXES) $(CUDA_LIB) $(CUDA_STAMP)
 
 #---- set-up ---------------------------------------------------------------------------------
 
@@ -67,12 +127,19 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y \
 	    --no-install-recommends $$missing; fi
 
+# what is built, and why: each switch with where its value came from (command line, environment,
+# remembered in $(CONFIG), default); CUDA=1 fails here when nvcc is missing.  QUIET_PROBE=1
+# (given by make check to its sub-makes, which build nothing new) leaves out the report.
 probe:
+ifeq ($(QUIET_PROBE),)
+	@echo "probe: build folder $(B)"
 	@echo "probe: $$(command -v $(MKOCTFILE) >/dev/null && echo '✓' || echo '✗') mkoctfile"
-	@echo "probe: $(if $(HAVE_CUDA),✓ nvcc $(NVCC) (libmuon_cuda.so with cuBLAS),→ nvcc not found or CUDA=0: CUDA back end skipped)"
-	@echo "probe: $$(test -f $(CUDA_HOME)/include/nccl.h && echo '✓ NCCL' || echo '→ NCCL not found: skipped')"
-	@echo "probe: $$(command -v mpicc >/dev/null && echo '✓ MPI (mpicc)' || echo '→ MPI not found: skipped')"
-	@echo "probe: $(if $(HAVE_DNNL),✓ oneDNN (dnnl.h + libdnnl): the default CPU GEMM provider,→ oneDNN not found or ONEDNN=0: CPU products fall back to OpenBLAS (make deps installs libdnnl-dev))"
+	@echo "probe: $(if $(filter 0,$(ONEDNN)),→ oneDNN left out: CPU products use OpenBLAS,$(if $(HAVE_DNNL),✓ oneDNN (dnnl.h + libdnnl): the CPU GEMM provider where it has kernels,→ oneDNN not found: CPU products use OpenBLAS (make deps installs libdnnl-dev))) $(call switch_note,ONEDNN)"
+	@echo "probe: $(if $(filter 0,$(CUDA)),→ CUDA back end left out,$(if $(HAVE_CUDA),✓ nvcc $(NVCC) (libmuon_cuda.so with cuBLAS),→ nvcc (or core/*.cu) not found: CUDA back end skipped)) $(call switch_note,CUDA)"
+	@echo "probe: $(if $(filter 0,$(NCCL) $(CUDA)),→ NCCL left out (NCCL=0 or CUDA=0),$(if $(HAVE_NCCL),✓ NCCL ($(NCCL_HOME)/include/nccl.h: libmuon_nccl.so),→ NCCL (or nvcc) not found: skipped)) $(call switch_note,NCCL)"
+	@echo "probe: $(if $(filter 0,$(MPI)),→ MPI left out,$(if $(HAVE_MPI),✓ MPI ($(MPICC)),→ MPI ($(MPICC)) not found: skipped)) $(call switch_note,MPI)"
+endif
+	@$(if $(filter 1,$(CUDA)),$(if $(HAVE_CUDA),true,echo "probe: CUDA=1 asks for the CUDA back end, but nvcc (or core/*.cu) was not found" >&2; exit 1),true)
 
 #---- core -----------------------------------------------------------------------------------
 
@@ -85,9 +152,11 @@ $(B)/asan/%.o: core/%.c $(CORE_HDR) | $(B)/asan
 # ns.c's elementwise passes and gemm.c's tiles are OpenMP loops (core/gemm.h)
 $(B)/obj/ns.o $(B)/asan/ns.o $(B)/obj/gemm.o $(B)/asan/gemm.o: CFLAGS_CORE += -fopenmp
 
-# gemm_onednn.c is a stub without oneDNN: rebuild it when the probe's answer changes
-DNNL_STAMP := $(B)/onednn.$(if $(HAVE_DNNL),on,off)
-$(B)/obj/gemm_onednn.o $(B)/asan/gemm_onednn.o: $(DNNL_STAMP)
+# every core object is compiled with or without -DMUON_HAVE_DNNL (gemm_onednn.c is a stub
+# without it): rebuild them when the probe's answer changes (the libraries, the MEX files and
+# the C tests follow, since they depend on the objects)
+DNNL_STAMP := $(call stamp,onednn,$(HAVE_DNNL))
+$(CORE_OBJ) $(ASAN_OBJ): $(DNNL_STAMP)
 $(DNNL_STAMP): | $(B)/obj
 	@rm -f $(B)/onednn.on $(B)/onednn.off && touch $@
 
@@ -102,6 +171,10 @@ $(B)/obj $(B)/asan $(B)/tests $(MEXDIR):
 	mkdir -p $@
 
 #---- CUDA back end (dlopen-ed, never linked into the MEX files) ------------------------------
+
+# when the back end is switched off, a libmuon_cuda.so left from before would still be loaded
+$(CUDA_STAMP): | $(MEXDIR)
+	@rm -f $(B)/cuda.on $(B)/cuda.off $(if $(HAVE_CUDA),,$(MEXDIR)/libmuon_cuda.so) && touch $@
 
 $(MEXDIR)/libmuon_cuda.so: $(wildcard core/*.cu) $(CORE_HDR) | $(MEXDIR)
 	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -shared -Icore/include -Icore \
@@ -125,8 +198,6 @@ $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h | $(MEXDIR)
 # core/comm_nccl_dev.c (CUDA runtime + NCCL) becomes libmuon_nccl.so beside the MEX files when
 # nvcc and nccl.h are found; core/comm_nccl.c (in libmuon.a) dlopens it.  `make check-mpi`
 # runs tests/mpi under mpirun -np 2 and -np 4 (skipped when mpirun is missing).
-MPI          ?= auto
-NCCL         ?= auto
 MPICC        ?= mpicc
 HAVE_MPI     := $(if $(filter 0,$(MPI)),,$(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1))
 MPI_CFLAGS   := $(if $(HAVE_MPI),-DMUON_HAVE_MPI $(shell $(MPICC) --showme:compile 2>/dev/null),)
@@ -138,9 +209,21 @@ MPI_MEXES    := $(filter $(patsubst %,$(MEXDIR)/%.mex,$(MPI_GATEWAYS)),$(MEXES))
 NCCL_HOME    ?= $(CUDA_HOME)
 HAVE_NCCL    := $(if $(filter 0,$(CUDA) $(NCCL)),,$(if $(NVCC),$(if $(wildcard $(NCCL_HOME)/include/nccl.h),1,),))
 NCCL_LIB     := $(if $(HAVE_NCCL),$(MEXDIR)/libmuon_nccl.so,)
+MPI_STAMP    := $(call stamp,mpi,$(HAVE_MPI))
+NCCL_STAMP   := $(call stamp,nccl,$(HAVE_NCCL))
 
 .PHONY: check-mpi
-all: $(LIB_MPI) $(NCCL_LIB)
+all: $(LIB_MPI) $(NCCL_LIB) $(NCCL_STAMP)
+
+# MPI_OBJDIR follows the answer, but its objects may be older than the archive: re-archive
+# (and so relink the MPI gateways) when the answer changes.  A libmuon_nccl.so left from
+# before NCCL was switched off would still be loaded: remove it.
+$(LIB_MPI) $(MPI_OBJDIR)/comm_mpi.o: $(MPI_STAMP)
+$(MPI_OBJDIR)/comm_mpi.o: $(DNNL_STAMP)
+$(MPI_STAMP): | $(B)/obj
+	@rm -f $(B)/mpi.on $(B)/mpi.off && touch $@
+$(NCCL_STAMP): | $(MEXDIR)
+	@rm -f $(B)/nccl.on $(B)/nccl.off $(if $(HAVE_NCCL),,$(MEXDIR)/libmuon_nccl.so) && touch $@
 
 $(MPI_OBJDIR):
 	mkdir -p $@
@@ -149,7 +232,7 @@ $(MPI_OBJDIR)/comm_mpi.o: core/comm_mpi.c $(CORE_HDR) | $(MPI_OBJDIR)
 	$(if $(HAVE_MPI),$(MPICC),$(CC)) $(CFLAGS_CORE) $(if $(HAVE_MPI),-DMUON_HAVE_MPI,) -c $< -o $@
 
 $(LIB_MPI): $(MPI_OBJDIR)/comm_mpi.o
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
 $(MPI_OBJDIR)/muon_mex_comm.o: mex/muon_mex_comm.c mex/muon_mex_comm.h mex/muon_mex.h \
                                $(CORE_HDR) | $(MPI_OBJDIR)
@@ -182,25 +265,64 @@ $(B)/tests/%: tests/c/%.c tests/c/harness.h $(LIB_ASAN) | $(B)/tests
 	$(CC) -std=c99 -O1 -g $(SAN) $(WARN) -Icore/include -Icore -Itests/c $< $(LIB_ASAN) \
 	  $(LDLIBS) -o $@
 
-RESULTS := $(B)/results
+# Layers (one result file each in $(RESULTS), summed by tests/summarize.sh):
+#   c, octave        this build: the C tests (sanitized), run_all.m (suites + inst/ %! blocks)
+#   octave-avx2      run_all.m again with the CPU capped to AVX2 (AVX2_ENV: oneDNN's ISA cap,
+#                    under both its 2.x and 3.x names, and OpenBLAS's Haswell kernels), so an
+#                    AVX-512 machine tests what an AVX2 machine runs
+#   c-nodnnl, octave-nodnnl   a second build without oneDNN in $(NODNNL_B) (its own config.mk:
+#                    this build's remembered choices are left alone), its C tests and run_all.m
+#                    against its MEX files; skipped when this build has no oneDNN anyway
+#   mpi, dist        tests/mpi under mpirun; pkg install of the tarball (built with this
+#                    build's switches)
+# A layer listed in CHECK_LAYERS that wrote no result counts as a failure.
+RESULTS      := $(B)/results
+LAYER_SUFFIX :=
+AVX2_ENV     := DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
+NODNNL_B     := $(B)/nodnnl
+CHECK_LAYERS := c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-nodnnl) \
+                $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist
+# $(call run_octave,LAYER[,ENV]): tests/octave/run_all.m on $(MEXDIR), result in $(RESULTS)/LAYER
+run_octave = mkdir -p $(RESULTS) && cd tests/octave && $(2) MUON_LAYER=$(1) \
+  MUON_RESULTS=$(abspath $(RESULTS))/$(1) MUON_MEXDIR=$(abspath $(MEXDIR)) \
+  $(OCTAVE) $(OCTFLAGS) run_all.m
 
 check: deps all $(CTESTS)
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
-	@$(MAKE) --no-print-directory check-c || true
-	@$(MAKE) --no-print-directory check-octave || true
-	@$(MAKE) --no-print-directory check-mpi || true
-	@$(MAKE) --no-print-directory check-dist || true
-	@tests/summarize.sh $(RESULTS)
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-c || true
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-octave || true
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-octave-avx2 || true
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-nodnnl || true
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-mpi || true
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-dist || true
+	@tests/summarize.sh $(RESULTS) $(CHECK_LAYERS)
 
 check-c: $(CTESTS)
-	@mkdir -p $(RESULTS); tests/c/run.sh $(RESULTS)/c $(CTESTS)
+	@mkdir -p $(RESULTS); MUON_LAYER=c$(LAYER_SUFFIX) tests/c/run.sh \
+	  $(RESULTS)/c$(LAYER_SUFFIX) $(CTESTS)
 
 check-octave: all
-	@mkdir -p $(RESULTS); cd tests/octave && MUON_RESULTS=$(CURDIR)/$(RESULTS)/octave \
-	  $(OCTAVE) $(OCTFLAGS) run_all.m
+	@$(call run_octave,octave$(LAYER_SUFFIX))
+
+check-octave-avx2: all
+	@echo "octave-avx2: run_all.m with $(AVX2_ENV)"
+	@$(call run_octave,octave-avx2$(LAYER_SUFFIX),$(AVX2_ENV))
+
+# the nodnnl layers: one sub-make per layer, so that a failing one does not stop the other
+NODNNL_MAKE = $(MAKE) --no-print-directory B=$(NODNNL_B) ONEDNN=0 CUDA=$(CUDA) MPI=$(MPI) \
+  NCCL=$(NCCL) RESULTS=$(RESULTS) LAYER_SUFFIX=-nodnnl QUIET_PROBE=
+check-nodnnl:
+ifeq ($(HAVE_DNNL),)
+	@echo "nodnnl: this build has no oneDNN (ONEDNN=0 or not found): check-c and check-octave test that already"
+else
+	@echo "nodnnl: a second build without oneDNN in $(NODNNL_B), its C tests and Octave suites"
+	@mkdir -p $(RESULTS); rc=0; $(NODNNL_MAKE) check-c || rc=1; \
+	  $(NODNNL_MAKE) check-octave || rc=1; exit $$rc
+endif
 
 check-dist: dist
-	@mkdir -p $(RESULTS); tests/dist_install.sh muonlab-$(VERSION).tar.gz $(RESULTS)/dist
+	@mkdir -p $(RESULTS); ONEDNN=$(ONEDNN) CUDA=$(CUDA) MPI=$(MPI) NCCL=$(NCCL) QUIET_PROBE= \
+	  tests/dist_install.sh muonlab-$(VERSION).tar.gz $(RESULTS)/dist
 
 #---- demos, benchmarks, package -------------------------------------------------------------
 
@@ -214,7 +336,11 @@ bench: all
 dist:
 	tests/make_dist.sh $(VERSION)
 
+# clean keeps $(CONFIG), the remembered switches; distclean forgets them too
 clean:
+	rm -rf $(filter-out $(CONFIG),$(wildcard $(B)/*)) muonlab-*.tar.gz
+
+distclean:
 	rm -rf $(B) muonlab-*.tar.gz
 
 #---- GPU checks (tests/gpu; never part of make check) ----------------------------------------

@@ -129,6 +129,23 @@ size_t muon_workspace_size (const muon_ctx *ctx)
   return ctx ? ctx->workspace_bytes : 0;
 }
 
+muon_status muon_ctx_release (muon_ctx *ctx, size_t keep, size_t *freed)
+{
+  CHECKCTX (ctx);
+  size_t held = ctx->workspace_bytes;
+  if (held > keep)
+  {
+    muon_aligned_free (ctx->workspace);
+    ctx->workspace = NULL;
+    ctx->workspace_bytes = 0;
+  }
+  if (keep == 0)
+    muon_gemm_onednn_release (ctx);
+  if (freed)
+    *freed = held > keep ? held : 0;
+  return MUON_OK;
+}
+
 //---- tensors ------------------------------------------------------------------------------
 
 muon_tensor muon_tensor_batch (muon_dtype dtype, void *data, size_t rows, size_t cols,

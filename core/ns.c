@@ -11,6 +11,7 @@
  * when oneDNN multiplies bf16 natively the bf16 iteration keeps its matrices as bf16 bits
  * (the third instantiation below).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -249,7 +250,10 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
 fail:
   muon_gemm_finish (&env.cfg);
   if (ctx)
+  {
+    muon_ctx_release (ctx, MUON_WORKSPACE_KEEP, NULL);
     ctx->ns_stats.total_seconds = muon_clock () - t0;
+  }
   return status;
 }
 

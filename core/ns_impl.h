@@ -201,30 +201,60 @@ fail:
 
 // Normalize page e of G into X (n x m, transposed when rows > cols).  Returns 0 for an
 // all-zero page (X is then left all zero, and so is the result).
+//
+// Scale-safe: the plain fp64 sum of squares (DESIGN.md 4's norm, bitwise as the Octave
+// port) is used whenever it and the denominator fit their precision.  Only when the sum
+// overflows or underflows in fp64, or the norm does not fit fp32 as a normal number (low
+// precisions), is the page scaled by its largest magnitude s, as LAPACK's nrm2 does:
+// X = r((G / s) / (sqrt (sum (G / s)^2) + eps / s)) in fp64, so a huge or tiny finite
+// input gives the scale-invariant answer (with eps 0) instead of zeros or NaN.  The peers'
+// cast-first order ('NormalizeFirst', false) is left as they have it: it overflows fp16.
 NS_CLONES
 static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_opts *o, S *X,
                            int transposed)
 {
   size_t rows = G->rows, cols = G->cols, n = transposed ? cols : rows;
   int cast_first = !o->normalize_first;
-  double sum = 0;                                  // fp64 sum of squares, column-major order,
-  for (size_t j = 0; j < cols; j++)                // of what is divided: G, or r(G) when the
-    for (size_t i = 0; i < rows; i++)              // peers' order casts first
+  double sum = 0, amax = 0;                        // fp64 sum of squares, column-major order,
+  int bad = 0;                                     // of what is divided: G, or r(G) when the
+  for (size_t j = 0; j < cols; j++)                // peers' order casts first
+    for (size_t i = 0; i < rows; i++)
     {
       double g = NS_G (i, j);
       double v = cast_first ? (double) RND (p, (T) g) : g;
       sum += v * v;
+      amax = fabs (v) > amax ? fabs (v) : amax;
+      bad |= !isfinite (v);
     }
-  if (sum == 0)
+  if (amax == 0 && !bad)
     return 0;
+  double root = sqrt (sum);                        // a non-finite input takes the plain
+  int fits = bad || (p == MUON_PREC_DOUBLE         // path: NaN / Inf in, non-finite out
+                       ? sum >= DBL_MIN && sum <= DBL_MAX : root >= FLT_MIN && root <= FLT_MAX);
+  size_t len = rows * cols;
+  if (!fits && !cast_first)                        // the scaled form (function comment)
+  {
+    double ssq = 0;
+    for (size_t j = 0; j < cols; j++)
+      for (size_t i = 0; i < rows; i++)
+      {
+        double t = NS_G (i, j) / amax;
+        ssq += t * t;
+      }
+    double denom = sqrt (ssq) + o->eps / amax;
+    NS_PARALLEL_FOR
+    for (size_t j = 0; j < cols; j++)
+      for (size_t i = 0; i < rows; i++)
+        X[transposed ? j + i * n : i + j * n] = STORE (RND (p, (T) (NS_G (i, j) / amax / denom)));
+    return 1;
+  }
   T denom;
   if (p == MUON_PREC_DOUBLE)
-    denom = (T) (sqrt (sum) + o->eps);
+    denom = (T) (root + o->eps);
   else if (o->normalize_first)                     // X = r(G / (fl32(||G||) + fl32(eps)))
-    denom = (T) sqrt (sum) + (T) o->eps;
+    denom = (T) root + (T) o->eps;
   else                                             // X = r(r(G) / r(r(||r(G)||) + eps))
-    denom = RND (p, RND (p, (T) sqrt (sum)) + (T) o->eps);
-  size_t len = rows * cols;
+    denom = RND (p, RND (p, (T) root) + (T) o->eps);
   NS_PARALLEL_FOR
   for (size_t j = 0; j < cols; j++)
     for (size_t i = 0; i < rows; i++)

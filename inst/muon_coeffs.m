@@ -7,8 +7,9 @@
 ## Newton-Schulz coefficient schedules.
 ##
 ## With no argument, return the names of the built-in schedules as a cell array of
-## strings.  With a @var{name}, return its K x 3 matrix of triples (a, b, c); step k maps
-## each singular value x to a x + b x^3 + c x^5.
+## strings (the core's table, read once per session).  With a @var{name}, return its
+## K x 3 matrix of triples (a, b, c); step k maps each singular value x to
+## a x + b x^3 + c x^5.
 ##
 ## @table @code
 ## @item keller
@@ -34,20 +35,20 @@
 ## @end deftypefn
 
 function C = muon_coeffs (name)
+  ## the core's table, asked once per session (no probe of the machine)
+  [names, all] = coeff_table ();
   if (nargin == 0)
-    info = __muon_info__ ();
-    C = info.schedules;
+    C = names;
     return;
   endif
   if (! (ischar (name) && isrow (name)))
     error ("muonlab:badArg", "muon_coeffs: NAME must be a string.");
   endif
-  names = muon_coeffs ();
   k = find (strcmpi (name, names), 1);
   if (isempty (k))
     error ("muonlab:badArg", "muon_coeffs: unknown coefficient schedule '%s'.", name);
   endif
-  C = __muon_coeffs__ (names{k});
+  C = all{k};
 endfunction
 
 %!assert (muon_coeffs ("keller"), [3.4445, -4.7750, 2.0315])
@@ -63,6 +64,14 @@ endfunction
 %! assert (iscellstr (names));
 %! assert (all (ismember ({"keller", "you", "polar_express", "polar_express_dion", ...
 %!                         "polar_express_eo", "cans", "aol", "deepseekv4", "cubic5"}, names)));
+%!test
+%! ## one list: the core's table, in its order, each matrix as the gateway gives it
+%! [names, C] = __muon_coeffs__ ();
+%! assert (muon_coeffs (), names);
+%! for k = 1:numel (names)
+%!   assert (muon_coeffs (names{k}), C{k});
+%!   assert (__muon_coeffs__ (names{k}), C{k});
+%! endfor
 
 %!error <muon_coeffs: NAME must be a string.> muon_coeffs (3)
 %!error <muon_coeffs: unknown coefficient schedule 'foo'.> muon_coeffs ("foo")

@@ -4,7 +4,14 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab} {} muon_info ()
 ## @deftypefnx {muonlab} {@var{info} =} muon_info ()
+## @deftypefnx {muonlab} {} muon_info ("release")
 ## Report which muonlab back ends are built and usable.
+##
+## @code{muon_info ("release")} gives back the memory @code{muon_ns} and @code{muon_update}
+## keep between calls (the Newton-Schulz workspace and the cached oneDNN primitives: it
+## clears their gateways, whose contexts free everything).  A workspace larger than 64 MiB
+## is given back when each call ends anyway, in every function, so a large call does not
+## pin memory for the session; a smaller one is kept for the next call.
 ##
 ## Without an output, print a short report: the CPU reference back end (always), the
 ## CUDA/cuBLAS back end (@qcode{"not built"}, @qcode{"built, no device"} with the runtime's
@@ -36,7 +43,14 @@
 ## @seealso{muon_ns}
 ## @end deftypefn
 
-function info = muon_info ()
+function info = muon_info (what)
+  if (nargin == 1)
+    if (! (ischar (what) && strcmpi (what, "release")))
+      error ("muonlab:badArg", "muon_info: the only argument is \"release\".");
+    endif
+    clear __muon_ns__ __muon_update__;       # not the MPI gateways: that would end MPI
+    return;
+  endif
   s = __muon_info__ ();
   s.cpu = "CPU reference (C99 + CBLAS)";
   if (s.cuda_usable)
@@ -96,6 +110,17 @@ endfunction
 %!     assert (strncmp (err.message, "muon_ns: ", 9));
 %!   end_try_catch
 %! endif
+
+%!test
+%! ## "release" clears what NS keeps; the next call works as before (the automatic release
+%! ## of a workspace over 64 MiB is tested in tests/c/test_ctx.c)
+%! G = randn (64, 128);
+%! X = muon_ns (G);
+%! muon_info ("release");
+%! assert (isequal (muon_ns (G), X));
+
+%!error <muon_info: the only argument is "release".> muon_info ("x")
+%!error <called with too many inputs> muon_info (1, 2)
 
 %!test
 %! str = evalc ("muon_info ()");

@@ -90,9 +90,12 @@ function [X, stats] = muon_ns (G, varargin)
   if (nargin < 1)
     print_usage ();
   endif
-  check_matrix ("muon_ns", "G", G);
+  ## finiteness: __muon_ns__ checks it in C (same error), much faster than isfinite here
+  check_matrix ("muon_ns", "G", G, false);
   [opts, rest] = ns_options ("muon_ns", class (G), varargin);
-  reject_rest ("muon_ns", rest);
+  if (! isempty (rest))
+    reject_rest ("muon_ns", rest);
+  endif
   if (nargout > 1)
     [X, stats] = __muon_ns__ (G, opts);
   else
@@ -189,6 +192,10 @@ endfunction
 %!error <muon_ns: G must have 2 or 3 dimensions.> muon_ns (ones (2, 2, 2, 2))
 %!error <muon_ns: G must not contain NaN or Inf.> muon_ns ([1 NaN; 2 3])
 %!error <muon_ns: G must not contain NaN or Inf.> muon_ns ([1 Inf; 2 3])
+%!error <muon_ns: G must not contain NaN or Inf.> muon_ns (single ([1 2; -Inf 3]))
+%!error <muon_ns: G must not contain NaN or Inf.> muon_ns (cat (3, G, G + NaN * (G > 2)))
+%!error <muon_ns: G must not contain NaN or Inf.> muon_ns (single (cat (3, G, [G(:,1:end-1), [G(1:end-1,end); Inf]])))
+%!error <muon_ns: G must not contain NaN or Inf.> muon_ns ([G; G(1,1:end-1), NaN], "Method", "gram")
 %!error <muon_ns: options must be NAME, VALUE pairs.> muon_ns (G, "Steps")
 %!error <muon_ns: unknown option 'Foo'.> muon_ns (G, "Foo", 1)
 %!error <muon_ns: option names must be strings.> muon_ns (G, 3, 1)

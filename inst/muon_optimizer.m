@@ -88,7 +88,7 @@
 ## (@qcode{"Method"}, @qcode{"Steps"}, @qcode{"Coefficients"}, @qcode{"ScheduleMode"},
 ## @qcode{"Precision"}, @qcode{"Restarts"}, @qcode{"GramMinAspect"},
 ## @qcode{"Eps"} (the NS normalization eps, not AdamW's), @qcode{"NormalizeFirst"},
-## @qcode{"Device"}).  They are checked here by a dry run of @code{muon_update} on zeros of
+## @qcode{"Device"}, @qcode{"Gemm"}, @qcode{"Threads"}).  They are checked here by a dry run of @code{muon_update} on zeros of
 ## each Muon parameter's shape.
 ## @end table
 ##
@@ -117,7 +117,7 @@ function opt = muon_optimizer (params, varargin)
                      "AccumulationSteps", 1, "PerMicroBatchNS", false, "Route", [],
                      "ParamOptions", []);
   [v, rest] = parse_pairs (fname, defaults, varargin);
-  update_args = update_options (fname, rest);
+  update_args = check_update_args (fname, rest);
 
   names = fieldnames (params);
   opt = struct ();
@@ -208,18 +208,12 @@ function opt = muon_optimizer (params, varargin)
     if (strcmp (opt.route.(n), "muon"))
       args = update_args;
       if (isfield (popt, n))
-        args = [args, update_options(fname, popt.(n))];
+        args = [args, check_update_args(fname, popt.(n))];
       endif
       opt.update_args.(n) = args;
-      try
-        muon_update (zeros (size (p), class (p)), [], args{:});
-      catch err
-        msg = strrep (err.message, "muon_update:", sprintf ("%s: parameter '%s':", fname, n));
-        if (isempty (err.identifier))
-          error ("%s", msg);
-        endif
-        error (err.identifier, "%s", msg);
-      end_try_catch
+      ## every error of the dry run reads "muon_optimizer: parameter 'n': ..."
+      run_update (sprintf ("%s: parameter '%s'", fname, n), zeros (size (p), class (p)), [],
+                  args);
       opt.muon.(n) = [];
     else
       opt.adam.(n) = struct ("m", zeros (size (p), class (p)),
@@ -235,11 +229,13 @@ function opt = muon_optimizer (params, varargin)
   opt.ns_calls = 0;           # muon_update calls so far
 endfunction
 
-## the muon_update names; anything else is an unknown option
-function args = update_options (fname, rest)
-  known = {"Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor", "Experts",
-           "SplitRows", "ConvScale", "Method", "Steps", "Coefficients", "ScheduleMode",
-           "Precision", "Restarts", "GramMinAspect", "Eps", "NormalizeFirst", "Device"};
+## the muon_update names (run_update's list, once per session); anything else is an
+## unknown option
+function args = check_update_args (fname, rest)
+  persistent known;
+  if (isempty (known))
+    known = run_update ();
+  endif
   if (mod (numel (rest), 2) != 0)
     error ("muonlab:badArg", "%s: options must be NAME, VALUE pairs.", fname);
   endif
@@ -418,6 +414,13 @@ endfunction
 %!                       "ParamOptions", struct ("W1", {{"Experts", 2}}));
 %! assert (opt.update_args.W1, {"Method", "gram", "Beta", 0.9, "Eps", 0, "Experts", 2});
 
+%!test
+%! ## every muon_update option is accepted, Gemm and Threads included
+%! opt = muon_optimizer (P, "Gemm", "openblas", "Threads", 1);
+%! assert (opt.update_args.W1, {"Gemm", "openblas", "Threads", 1});
+%! [~, opt] = muon_step (opt, P, P);
+%! assert (opt.step, 1);
+
 %!error <Invalid call> muon_optimizer ()
 %!error <muon_optimizer: PARAMS must be a scalar struct of named arrays.> muon_optimizer (1)
 %!error <muon_optimizer: PARAMS must have at least one field.> muon_optimizer (struct ())
@@ -452,5 +455,10 @@ endfunction
 %!error <muon_optimizer: PARAMOPTIONS.W1 must be a cell of NAME, VALUE pairs.> muon_optimizer (P, "ParamOptions", struct ("W1", 1))
 %!error <muon_optimizer: unknown option 'Bogus'.> muon_optimizer (P, "ParamOptions", struct ("W1", {{"Bogus", 1}}))
 %!error <muon_optimizer: parameter 'W1': METHOD must be 'standard' or 'gram'.> muon_optimizer (P, "Method", "fast")
+%!error <muon_optimizer: parameter 'W1': unknown coefficient schedule 'foo'.> muon_optimizer (P, "Coefficients", "foo")
+%!error <muon_optimizer: parameter 'W1': GEMM must be 'auto', 'openblas' or 'onednn'.> muon_optimizer (P, "Gemm", "mkl")
+%!error <muon_optimizer: parameter 'W1': THREADS must be a non-negative integer \(0: automatic\).> muon_optimizer (P, "Threads", -1)
+%!error <muon_optimizer: parameter 'W3': unknown coefficient schedule 'bar'.> muon_optimizer (P, "ParamOptions", struct ("W3", {{"Coefficients", "bar"}}))
+%!error id=muonlab:badArg muon_optimizer (P, "Coefficients", "foo")
 %!error id=muonlab:badArg muon_optimizer (P, "Foo", 1)
 %!error id=muonlab:badShape muon_optimizer (P, "Route", struct ("row", "muon"))

@@ -22,10 +22,13 @@
 ## @item at the k-th call forms the mean gradient, divided by the loss scale;
 ## @item with @qcode{"ClipPolicy"} @qcode{"before_ns"} clips all raw gradients by their
 ## global norm;
-## @item checks for overflow (any NaN or Inf): the step is then skipped
-## (@code{info.skipped}), nothing in @var{params} or in the optimizer state changes, and a
-## dynamic scale backs off (never below its minimum).  Without a loss scaler a non-finite
-## gradient skips the step too.  With @qcode{"PoisonMomentum"} the Muon momenta are
+## @item checks for overflow (any NaN or Inf, or a finite gradient so large that its fp64
+## sum of squares overflows, which would turn AdamW's second moment into Inf and its
+## parameter into NaN): the step is then skipped (@code{info.skipped}), nothing in
+## @var{params} or in the optimizer state changes, and a dynamic scale backs off (never
+## below its minimum).  Without a loss scaler such a gradient skips the step too (the
+## policy of @code{zero_muon_step}; @code{muon_ns} and @code{muon_update} reject NaN and Inf
+## and give the scale-invariant answer for huge finite inputs).  With @qcode{"PoisonMomentum"} the Muon momenta are
 ## advanced before this check (DeepSpeed #8432), so a non-finite gradient lands in them;
 ## @item runs @code{muon_update} (one NS) on each Muon parameter's gradient;
 ## @item with @qcode{"after_ns"} clips the Muon updates and the AdamW gradients by their
@@ -100,8 +103,8 @@ function [params, opt, info] = muon_step (opt, params, grads)
       if (k > 1)
         g = g / k;
       endif
-      [g, opt.muon.(n), bad, called] = advance (opt.muon.(n), g, opt.update_args.(n),
-                                                opt.poison);
+      [g, opt.muon.(n), bad, called] = advance (fname, n, opt.muon.(n), g,
+                                                opt.update_args.(n), opt.poison);
       info.ns_calls += called;
       opt.overflow_pending = opt.overflow_pending || bad;
     endif
@@ -134,7 +137,7 @@ function [params, opt, info] = muon_step (opt, params, grads)
       endif
       g.(n) = unscale (x, s);
     endif
-    overflow = overflow || ! all (isfinite (x(:)));
+    overflow = overflow || overflows (x);
   endfor
   raw = [struct2cell(g); struct2cell(U)];
   if (! overflow)
@@ -156,7 +159,7 @@ function [params, opt, info] = muon_step (opt, params, grads)
   if (opt.poison)
     for i = todo(:).'
       n = names{i};
-      [U.(n), opt.muon.(n), bad, called] = advance (opt.muon.(n), g.(n),
+      [U.(n), opt.muon.(n), bad, called] = advance (fname, n, opt.muon.(n), g.(n),
                                                     opt.update_args.(n), true);
       info.ns_calls += called;
       overflow = overflow || bad;
@@ -177,7 +180,8 @@ function [params, opt, info] = muon_step (opt, params, grads)
   if (! opt.poison)
     for i = todo(:).'
       n = names{i};
-      [U.(n), opt.muon.(n)] = muon_update (g.(n), opt.muon.(n), opt.update_args.(n){:});
+      [U.(n), opt.muon.(n)] = run_update (sprintf ("%s: parameter '%s'", fname, n), g.(n),
+                                          opt.muon.(n), opt.update_args.(n));
       info.ns_calls += 1;
     endfor
   endif
@@ -264,21 +268,28 @@ function t = global_norm (c)
   t = sqrt (t);
 endfunction
 
+## A gradient the step cannot take: NaN or Inf, or a sum of squares that overflows fp64.
+function tf = overflows (x)
+  tf = ! isfinite (sumsq (double (x(:))));
+endfunction
+
 ## torch / DeepSpeed: clip_coef = max_norm / (total + 1e-6), applied when < 1
 function c = clip_coef (total, clip)
   c = min (1, clip / (total + 1e-6));
 endfunction
 
-## One Muon momentum advance.  A finite gradient and momentum go through muon_update.
+## One Muon momentum advance of parameter N.  A finite gradient and momentum go through
+## muon_update (its body, run_update: errors read "FNAME: parameter 'N': ...").
 ## Otherwise, on the poisoned path (DeepSpeed #8432), the gradient is folded into the
 ## momentum as the peers' lerp does (M = beta M + (1-beta) g, or beta M + g for the SGD
 ## form), which makes it non-finite for good; on the correct path nothing is touched.
-function [U, st, bad, called] = advance (st, g, args, poison)
-  bad = ! all (isfinite (g(:))) || (! isempty (st) && ! all (isfinite (st.momentum(:))));
+function [U, st, bad, called] = advance (fname, n, st, g, args, poison)
+  who = sprintf ("%s: parameter '%s'", fname, n);
+  bad = overflows (g) || (! isempty (st) && ! all (isfinite (st.momentum(:))));
   called = 0;
   U = NaN (size (g), class (g));
   if (! bad)
-    [U, st] = muon_update (g, st, args{:});
+    [U, st] = run_update (who, g, st, args);
     called = 1;
     bad = ! all (isfinite (U(:)));
   elseif (poison)
@@ -292,7 +303,7 @@ function [U, st, bad, called] = advance (st, g, args, poison)
       endif
     endfor
     if (isempty (st))
-      [~, st] = muon_update (zeros (size (g), class (g)), [], args{:});
+      [~, st] = run_update (who, zeros (size (g), class (g)), [], args);
     elseif (isfield (st, "step"))
       st.step += 1;
     endif
@@ -385,3 +396,11 @@ endfunction
 %! [~, o2] = muon_step (o, P, G);
 %! assert (o2.muon.W.step, 1);
 %!error id=muonlab:badState muon_step (setfield (muon_optimizer (P), "muon", struct ("W", "")), P, G)
+%!error <muon_step: parameter 'W': unknown coefficient schedule 'foo'.>
+%! opt = muon_optimizer (P);
+%! opt.update_args.W = {"Coefficients", "foo"};
+%! muon_step (opt, P, G);
+%!error <muon_step: parameter 'W': STATE.form must be 'ema', the MOMENTUMFORM in use.>
+%! [~, opt] = muon_step (muon_optimizer (P), P, G);
+%! opt.muon.W.form = "sgd";
+%! muon_step (opt, P, G);

@@ -65,7 +65,8 @@
 ## and 3-D inputs.
 ## @item muon_ns options
 ## "Method", "Steps", "Coefficients", "ScheduleMode", "Precision", "Restarts",
-## "GramMinAspect", "Eps", "NormalizeFirst", "Device": passed to @code{muon_ns}.
+## "GramMinAspect", "Eps", "NormalizeFirst", "Device", "Gemm", "Threads": passed to
+## @code{muon_ns}.
 ## @end table
 ##
 ## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};
@@ -85,95 +86,10 @@
 ## @end deftypefn
 
 function [U, state] = muon_update (G, state, varargin)
-  fname = "muon_update";
   if (nargin < 2)
     print_usage ();
   endif
-  defaults = struct ("Experts", 1, "SplitRows", [], "ConvScale", "flattened");
-  [v, rest] = parse_pairs (fname, defaults, varargin);
-
-  ## G: 4-D conv weights are viewed as out x (in*kh*kw)
-  sz = size (G);
-  if (numel (sz) > 4)
-    error ("muonlab:badShape", "%s: G must have 2, 3 or 4 dimensions.", fname);
-  endif
-  conv = numel (sz) == 4;
-  if (conv)
-    G2 = reshape (G, sz(1), prod (sz(2:4)));
-  else
-    G2 = G;
-  endif
-  check_matrix (fname, "G", G2);
-  [opts, rest] = update_options (fname, class (G), rest);
-  reject_rest (fname, rest);
-  form = opts.form;
-
-  ## options that depend on G
-  convscale = choose_option (fname, "CONVSCALE", v.ConvScale, {"flattened", "last_two"});
-  E = v.Experts;
-  if (! (isscalar (E) && isnumeric (E) && isreal (E) && E == fix (E) && E >= 1))
-    error ("muonlab:badArg", "%s: EXPERTS must be a positive integer.", fname);
-  endif
-  if (E > 1 && ndims (G) != 2)
-    error ("muonlab:badShape", "%s: EXPERTS needs a 2-D fused (E*M) x N weight G.", fname);
-  endif
-  if (mod (rows (G2), E) != 0)
-    error ("muonlab:badShape", "%s: EXPERTS must divide the number of rows of G.", fname);
-  endif
-  brows = rows (G2) / E;
-  sr = v.SplitRows;
-  if (! (isempty (sr) || (isnumeric (sr) && isreal (sr) && isvector (sr)
-                          && all (sr(:) >= 1 & sr(:) == fix (sr(:)))
-                          && sum (sr(:)) == brows)))
-    error ("muonlab:badShape",
-           "%s: SPLITROWS must be positive integers summing to the rows of each block (%d).",
-           fname, brows);
-  endif
-
-  ## state: [] starts fresh; anything else must be a state this function returned
-  if (isa (state, "double") && isequal (size (state), [0 0]))
-    M = [];
-    step = 0;
-  else
-    if (! (isstruct (state) && isscalar (state)
-           && all (isfield (state, {"momentum", "step", "form"}))))
-      error ("muonlab:badState",
-             "%s: STATE must be [] or a struct with fields momentum, step and form.", fname);
-    endif
-    M = state.momentum;
-    if (! (isfloat (M) && isreal (M) && ! issparse (M)))
-      error ("muonlab:badState", "%s: STATE.momentum must be a real double or single array.",
-             fname);
-    endif
-    if (! isequal (size (M), sz))
-      error ("muonlab:badState", "%s: STATE.momentum must match the size of G.", fname);
-    endif
-    step = state.step;
-    if (! (isscalar (step) && isnumeric (step) && isreal (step) && isfinite (step)
-           && step >= 0 && step == fix (step)))
-      error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
-    endif
-    if (! (ischar (state.form) && strcmpi (state.form, form)))
-      error ("muonlab:badState", "%s: STATE.form must be '%s', the MOMENTUMFORM in use.",
-             fname, form);
-    endif
-    if (conv)
-      M = reshape (M, size (G2));
-    endif
-  endif
-
-  opts.experts = double (E);
-  opts.split_rows = double (sr(:).');
-  if (conv && strcmp (convscale, "last_two"))
-    opts.scale_rows = sz(3);
-    opts.scale_cols = sz(4);
-  endif
-  [U, M] = __muon_update__ (G2, M, opts);
-  if (conv)
-    U = reshape (U, sz);
-    M = reshape (M, sz);
-  endif
-  state = struct ("momentum", M, "step", double (step) + 1, "form", form);
+  [U, state] = run_update ("muon_update", G, state, varargin);
 endfunction
 
 %!shared G, X0
@@ -258,6 +174,8 @@ endfunction
 %!error <muon_update: options must be NAME, VALUE pairs.> muon_update (G, [], "Beta")
 %!error <muon_update: unknown option 'Foo'.> muon_update (G, [], "Foo", 1)
 %!error <muon_update: STEPS must be a positive integer \(at most 1000\).> muon_update (G, [], "Steps", 0)
+%!error <muon_update: unknown coefficient schedule 'foo'.> muon_update (G, [], "Coefficients", "foo")
+%!error <muon_update: GEMM must be 'auto', 'openblas' or 'onednn'.> muon_update (G, [], "Gemm", "mkl")
 %!error <muon_update: BETA must be a scalar in \[0, 1\).> muon_update (G, [], "Beta", 1)
 %!error <muon_update: BETA must be a scalar in \[0, 1\).> muon_update (G, [], "Beta", -0.1)
 %!error <muon_update: BETA must be a scalar in \[0, 1\).> muon_update (G, [], "Beta", [0.9 0.9])
@@ -294,3 +212,5 @@ endfunction
 %!error <muon_update: the row blocks sum to 4, not to the 12 rows.> __muon_update__ (G, [], struct ("split_rows", [2 2]))
 %!error <muon_update: beta must be in \[0, 1\).> __muon_update__ (G, [], struct ("beta", 1))
 %!error <muon_update: unknown scale rule 'x'.> __muon_update__ (G, [], struct ("scale", "x"))
+%!error <muon_step: parameter 'W': unknown scale rule 'x'.> __muon_update__ (G, [], struct ("fname", "muon_step: parameter 'W'", "scale", "x"))
+%!error <muon_optimizer: parameter 'W': M must be the size of G.> __muon_update__ (G, G.', struct ("fname", "muon_optimizer: parameter 'W'"))

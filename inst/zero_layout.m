@@ -130,6 +130,13 @@ function L = zero_layout (shapes, world, varargin)
   endfor
 
   [par, pieces, ranks, ranges, info] = __zero_layout__ (S, double (world), opts);
+  ## the core counts in 64-bit integers; the offsets reach Octave as doubles, exact only
+  ## below 2^53 (a rounded total is at least 2^53 too)
+  if (info(2) >= flintmax ())
+    error ("muonlab:badShape",
+           "zero_layout: the padded buffer (%.17g elements) must hold fewer than 2^53 elements.",
+           info(2));
+  endif
 
   P = rows (par);
   W = double (world);
@@ -280,6 +287,8 @@ endfunction
 %! L = zero_layout ({[3 3]}, 1, "AlignFactor", 4);
 %! assert ([L.padded_total, L.padding, L.params.straddles], [12 3 0]);
 
+%!error <zero_layout: the padded buffer \(9007199254741004 elements\) must hold fewer than 2\^53 elements.> zero_layout ({[2^26 2^26], [2^26 2^26], [3 3]}, 2)
+%!error id=muonlab:badShape zero_layout ({[2^26 2^27]}, 1)
 %!error <zero_layout: WORLD must be a positive integer.> zero_layout ({[2 2]}, 0)
 %!error <zero_layout: WORLD must be a positive integer.> zero_layout ({[2 2]}, 1.5)
 %!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout ({}, 2)

@@ -80,8 +80,15 @@
 ## @qcode{"double"}.  "SplitRows" needs every matrix to have the rows it sums to.
 ## @end table
 ##
+## Non-finite and overflowing gradients (NaN, Inf, or a gradient whose fp64 sum of squares
+## overflows) are not taken: every rank skips the step (under MPI and NCCL one all-reduce of
+## a flag makes them agree), @var{state} comes back unchanged, and @var{R} says so
+## (@code{skipped} true, @code{skip_reason} naming the first rank and parameter found here,
+## zero updates and counters), as @code{muon_step} skips an overflowing step.
+##
 ## @var{R} has fields @code{variant}, @code{world}, @code{comm}, @code{counts}
 ## (@qcode{"measured"} by the simulator, @qcode{"modelled"} under MPI/NCCL), @code{step},
+## @code{skipped} and @code{skip_reason},
 ## and per parameter (1 x P): @code{updates} (the assembled update, rows x cols),
 ## @code{reference} (the reference's), @code{rel_err} (@code{norm (U - Uref, "fro") /
 ## (norm (Uref, "fro") + 1e-8)}, the metric of DeepSpeed PR 8091; NaN without a reference or
@@ -197,6 +204,13 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
            "%s: STATE has no reference momentum (a step ran with 'Reference', false).", fname);
   endif
 
+  ## non-finite or overflowing gradients: every rank skips the step (muon_step's policy)
+  why = bad_gradients (rank_grads, comm, nl);
+  if (! isempty (why))
+    R = skipped_result (opts.variant, W, P, shapes, comm, state.step, nl, why);
+    return;
+  endif
+
   [upd, mom, st, full, info] = __zero_muon_step__ (shapes, W, lopts, rank_grads,
                                                    state.momentum, opts, comm, assemble);
   ref_full = {};
@@ -233,6 +247,62 @@ function tf = is_buffer (x)
   tf = isa (x, "double") && isreal (x) && ! issparse (x) && iscolumn (x);
 endfunction
 
+## Why the step must be skipped ("" when it need not): a local gradient with NaN or Inf, or
+## whose fp64 sum of squares overflows.  Under MPI / NCCL every rank learns whether any rank
+## found one (one all-reduce of a flag), so all of them skip together.
+function why = bad_gradients (rank_grads, comm, nl)
+  why = "";
+  [nr, np] = size (rank_grads);
+  for k = 1:numel (rank_grads)
+    if (! isfinite (sumsq (rank_grads{k}(:))))
+      [l, p] = ind2sub ([nr np], k);
+      r = l - 1;
+      if (isstruct (comm))
+        r = comm.rank + l - 1;
+      endif
+      why = sprintf ("non-finite or overflowing gradient (rank %d, parameter %d)", r, p);
+      break;
+    endif
+  endfor
+  if (isstruct (comm) && any (strcmp (comm.kind, {"mpi", "nccl"})))
+    flag = muon_collective (comm, "allreduce", double (! isempty (why)));
+    if (iscell (flag))
+      flag = flag{1};
+    endif
+    if (flag > 0 && isempty (why))
+      why = "non-finite or overflowing gradient on another rank";
+    endif
+  endif
+endfunction
+
+## The result of a skipped step: no update anywhere (zeros), no collective counted, the
+## state (returned unchanged by the caller) and its step count as they were.
+function R = skipped_result (variant, W, P, shapes, comm, step, nl, why)
+  R.variant = variant;
+  R.world = W;
+  R.comm = comm;
+  if (isstruct (comm))
+    R.comm = comm.kind;
+  endif
+  R.counts = "measured";
+  R.step = step;
+  R.skipped = true;
+  R.skip_reason = why;
+  R.updates = arrayfun (@(p) zeros (shapes(p,:)), 1:P, "UniformOutput", false);
+  R.reference = R.updates;
+  R.rel_err = zeros (1, P);
+  R.owners = cell (1, P);
+  R.straddles = false (1, P);
+  r0 = 0;
+  if (isstruct (comm))
+    r0 = comm.rank;
+  endif
+  z = zeros (1, 5);
+  R.ranks = struct ("rank", num2cell (r0 + (0:nl-1)), "ns_calls", 0, "momentum_elements", 0,
+                    "pad_elements", 0, "bytes_sent", 0, "bytes_recv", 0, "calls", z,
+                    "sent", z, "recv", z, "update", {[]}, "owned", zeros (P, 2));
+endfunction
+
 function tf = logical_option (fname, name, val)
   if (! (isscalar (val) && (islogical (val) || (isnumeric (val) && any (val == [0 1])))))
     error ("muonlab:badArg", "%s: %s must be true or false.", fname, name);
@@ -246,6 +316,8 @@ function R = result (variant, info, st, upd, full, ref_full, W, P, step)
   R.comm = info.comm;
   R.counts = merge (info.counts_measured != 0, "measured", "modelled");
   R.step = step;
+  R.skipped = false;
+  R.skip_reason = "";
   R.updates = cell (1, P);
   if (! isempty (full))
     R.updates = full;
@@ -354,3 +426,7 @@ endfunction
 %! zero_muon_step (L, g, [], "Comm", 3);
 %!error <zero_muon_step: REFERENCE must be true or false.>
 %! zero_muon_step (L, g, [], "Reference", 2);
+%!error <zero_muon_step: unknown coefficient schedule 'foo'.>
+%! zero_muon_step (L, g, [], "Coefficients", "foo");
+%!error <zero_muon_step: GEMM must be 'auto', 'openblas' or 'onednn'.>
+%! zero_muon_step (L, g, [], "Gemm", "mkl");

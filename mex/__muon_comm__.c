@@ -26,6 +26,7 @@
 enum { IN_CMD, IN_COMM, IN_X, IN_ARG };
 enum { OUT_Y, OUT_C };
 
+// the user function behind most commands; 'create' is muon_comm's, 'abort' muon_mpirun's
 static const char *fname = "muon_collective";
 
 static double *column (mxArray **a, size_t n)
@@ -130,13 +131,13 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     plhs[0] = mxCreateLogicalScalar (muon_mex_comm_have_mpi ());
     return;
   }
-  if (strcmp (cmd, "abort") == 0)
+  if (strcmp (cmd, "abort") == 0)       // internal: muon_mpirun's rank driver
   {
     char msg[2048] = "";
     if (nrhs < 2 || !mxIsChar (prhs[1]))
-      muon_mex_error (fname, "badArg", "MSG must be a string.");
+      muon_mex_error ("muon_mpirun", "badArg", "MSG must be a string.");
     mxGetString (prhs[1], msg, sizeof msg);
-    muon_mex_comm_abort (fname, msg);
+    muon_mex_comm_abort ("muon_mpirun", msg);
   }
   if (nrhs < 2)
     muon_mex_error (fname, "badArg", "%s", USAGE);

@@ -36,6 +36,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (nrhs != IN_END || nlhs > OUT_END)
     muon_mex_error (fname, "badArg", "%s", USAGE);
   muon_tensor G = muon_mex_tensor (fname, "G", prhs[IN_G]);
+  muon_mex_check_finite (fname, "G", prhs[IN_G]);    // muon_ns.m leaves this pass to C
   muon_ns_opts o;
   muon_mex_ns_opts (fname, prhs[IN_OPTS], &o);
   muon_tensor X;

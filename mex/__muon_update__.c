@@ -3,7 +3,9 @@
  * or M x N x E) with momentum M ([] for zeros, else double or single of G's size; returned
  * updated, in its own class).  OPTS is the struct muon_update.m builds: the muon_ns fields
  * plus beta, nesterov, form, scale, scale_factor, experts (a fused (E*m) x n G viewed as E
- * strided m x n pages), split_rows, scale_rows / scale_cols (0: each block's own shape).
+ * strided m x n pages), split_rows, scale_rows / scale_cols (0: each block's own shape),
+ * and fname: the name errors start with (the user function that runs the update:
+ * muon_update, muon_step or muon_optimizer; default "muon_update").
  */
 #include <string.h>
 
@@ -22,10 +24,11 @@ static void fuse (muon_tensor *t, size_t E)
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-  const char *fname = "muon_update";
   if (nrhs != IN_END || nlhs > OUT_END)
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error ("muon_update", "badArg", "%s", USAGE);
   const mxArray *s = prhs[IN_OPTS];
+  char caller[256];
+  const char *fname = muon_mex_caller (s, "muon_update", caller, sizeof caller);
   muon_tensor G = muon_mex_tensor (fname, "G", prhs[IN_G]);
   mxClassID cls = mxGetClassID (prhs[IN_G]);
 

@@ -52,6 +52,14 @@ void muon_mex_error (const char *fname, const char *id, const char *fmt, ...)
   mexErrMsgIdAndTxt (full_id, "%s", full_msg);  // not reached
 }
 
+const char *muon_mex_caller (const mxArray *s, const char *dflt, char *buf, size_t len)
+{
+  const mxArray *f = s != NULL && mxIsStruct (s) ? mxGetField (s, 0, "fname") : NULL;
+  if (f != NULL && mxIsChar (f) && mxGetString (f, buf, len) == 0 && buf[0] != '\0')
+    return buf;
+  return dflt;
+}
+
 void muon_mex_check (const char *fname, muon_status s)
 {
   if (s >= 0)
@@ -75,6 +83,45 @@ muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArr
     muon_mex_error (fname, "badShape", "%s must not be empty", argname);
   return muon_tensor_batch (mxIsDouble (a) ? MUON_F64 : MUON_F32, mxGetData (a), d[0], d[1],
                             nd == 3 ? d[2] : 1);
+}
+
+// x * 0 is 0 for a finite x and NaN for Inf or NaN, so the sum of x * 0 is 0 exactly when
+// all are finite.  Eight independent sums keep the loop off one chain of additions.
+static int all_finite_f64 (const double *x, size_t n)
+{
+  double acc[8] = { 0 }, s = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; j++)
+      acc[j] += x[i + j] * 0.0;
+  for (; i < n; i++)
+    s += x[i] * 0.0;
+  for (int j = 0; j < 8; j++)
+    s += acc[j];
+  return s == 0;
+}
+
+static int all_finite_f32 (const float *x, size_t n)
+{
+  float acc[8] = { 0 }, s = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; j++)
+      acc[j] += x[i + j] * 0.0f;
+  for (; i < n; i++)
+    s += x[i] * 0.0f;
+  for (int j = 0; j < 8; j++)
+    s += acc[j];
+  return s == 0;
+}
+
+void muon_mex_check_finite (const char *fname, const char *argname, const mxArray *a)
+{
+  size_t n = mxGetNumberOfElements (a);
+  int finite = mxIsDouble (a) ? all_finite_f64 ((const double *) mxGetData (a), n)
+             : mxIsSingle (a) ? all_finite_f32 ((const float *) mxGetData (a), n) : 1;
+  if (!finite)
+    muon_mex_error (fname, "nonFinite", "%s must not contain NaN or Inf.", argname);
 }
 
 mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view)

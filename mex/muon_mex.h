@@ -13,6 +13,11 @@ muon_ctx *muon_mex_ctx (void);
 // one mexAtExit handler, which muon_mex.c keeps; the last hook set wins).
 void muon_mex_at_exit (void (*hook) (void));
 
+// The name a gateway's errors start with: the string field "fname" of the option struct s,
+// when the user function that called the gateway (through a shared private helper) put its
+// own name there, else dflt.  The name is copied into buf (len bytes).
+const char *muon_mex_caller (const mxArray *s, const char *dflt, char *buf, size_t len);
+
 // Raises "muonlab:<id>" with "<fname>: <message>." for status < 0 (message from the context).
 void muon_mex_check (const char *fname, muon_status s);
 // Raises "muonlab:<id>" with "<fname>: <printf message>".
@@ -21,6 +26,9 @@ void muon_mex_error (const char *fname, const char *id, const char *fmt, ...);
 // Requires a real, full, double or single array of 2 or 3 dimensions; returns it as a batch
 // (pages along dimension 3).
 muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArray *a);
+// Raises "muonlab:nonFinite" with "<fname>: <argname> must not contain NaN or Inf." unless
+// every element of the real double or single array a is finite (one pass, no allocation).
+void muon_mex_check_finite (const char *fname, const char *argname, const mxArray *a);
 // A new array of class `cls` shaped like t (rows x cols x batch), and its tensor view.
 mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view);
 

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "muon_mex_comm.h"
@@ -29,10 +30,30 @@ int muon_mex_comm_have_mpi (void)
 
 //---- life cycle ---------------------------------------------------------------------------
 
+// 1 when MUONLAB_MPI_AT_EXIT is "skip": an exit now is a rank ending in the middle of a job
+// (muon_mpirun sets it while the rank's function runs), not the job's normal end.
+static int exit_skips_finalize (void)
+{
+  const char *v = getenv ("MUONLAB_MPI_AT_EXIT");
+  return v != NULL && strcmp (v, "skip") == 0;
+}
+
 // Exit hook of a MEX file holding MPI state (muon_mex_at_exit): runs when Octave exits (the
-// file is locked, so not on `clear`), before muon_mex.c frees the context.
+// file is locked, so not on `clear`), before muon_mex.c frees the context.  A normal end
+// finalizes MPI (every rank does, so MPI_Finalize's synchronization completes).  With
+// MUONLAB_MPI_AT_EXIT=skip and MPI live, the other ranks may be waiting in a collective that
+// this rank will never join: MPI_Finalize (and freeing a communicator) would then wait for
+// them forever, so MPI and the communicators are left alone and the process ends unfinalized
+// with its own exit status, which makes the launcher end every rank of the job.
 static void at_exit (void)
 {
+#ifdef MUON_HAVE_MPI
+  int live = 0, gone = 0;
+  MPI_Initialized (&live);
+  MPI_Finalized (&gone);
+  if (live && !gone && exit_skips_finalize ())
+    return;
+#endif
   for (int k = 0; k < 2; k++)
     muon_comm_destroy (&nccl_comm[k]);
   for (int k = 0; k < 2; k++)

@@ -3,7 +3,8 @@
 # Every file in RESULTS_DIR holds lines "<layer> <passed> <failed>".  Prints one line per
 # layer, then as its last line "N passed, N failed" (the totals).  Exits 1 if anything failed
 # or if no test ran at all, else 0.  Optional LAYER names are layers that must have reported:
-# a missing one counts as one failure.  A malformed line counts as one failure too.
+# a missing one counts as one failure; they are printed first, in that order.  A malformed
+# line counts as one failure too.
 set -u
 if [ $# -lt 1 ]; then
   echo "usage: $0 RESULTS_DIR [LAYER...]" >&2
@@ -41,13 +42,17 @@ for want in "$@"; do
     add "$want" 0 1
   fi
 done
+shown=("$@")
+for l in "${order[@]}"; do
+  [[ " $* " == *" $l "* ]] || shown+=("$l")
+done
 tp=0
 tf=$extra
-for l in "${order[@]}"; do
-  printf '%-8s %d passed, %d failed\n' "$l:" "${lp[$l]}" "${lf[$l]}"
+for l in "${shown[@]}"; do
+  printf '%-14s %d passed, %d failed\n' "$l:" "${lp[$l]}" "${lf[$l]}"
   tp=$((tp + ${lp[$l]}))
   tf=$((tf + ${lf[$l]}))
 done
-[ "$extra" -gt 0 ] && printf '%-8s %d passed, %d failed\n' "bad:" 0 "$extra"
+[ "$extra" -gt 0 ] && printf '%-14s %d passed, %d failed\n' "bad:" 0 "$extra"
 echo "$tp passed, $tf failed"
 [ "$tf" -eq 0 ] && [ $((tp + tf)) -gt 0 ]

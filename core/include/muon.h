@@ -87,6 +87,12 @@ muon_status muon_ctx_set_error (muon_ctx *ctx, muon_status code, const char *fmt
 muon_status muon_workspace_get (muon_ctx *ctx, size_t bytes, void **ptr);
 // Bytes currently held by the workspace (for tests of reuse).
 size_t muon_workspace_size (const muon_ctx *ctx);
+// Frees the workspace when it holds more than `keep` bytes (muon_ns calls it with
+// MUON_WORKSPACE_KEEP when it ends, so one large call does not pin its memory for the
+// session); keep 0 frees it, and the cached oneDNN primitives too.  [out] *freed: the
+// workspace bytes given back (NULL: not wanted).
+#define MUON_WORKSPACE_KEEP ((size_t) 64 << 20)
+muon_status muon_ctx_release (muon_ctx *ctx, size_t keep, size_t *freed);
 
 //---------------------------------------------------------------------------------------------
 // Tensors

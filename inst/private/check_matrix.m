@@ -1,11 +1,14 @@
 ## -*- texinfo -*-
-## @deftypefn {} {} check_matrix (@var{fname}, @var{argname}, @var{G})
+## @deftypefn  {} {} check_matrix (@var{fname}, @var{argname}, @var{G})
+## @deftypefnx {} {} check_matrix (@var{fname}, @var{argname}, @var{G}, @var{finite})
 ## Validate a gradient-like input: a real, full, double or single, finite, non-empty M x N
 ## matrix or M x N x E stack with M, N >= 2.  Errors are muonlab:badType, muonlab:badShape
-## and muonlab:nonFinite.
+## and muonlab:nonFinite.  With @var{finite} false the finiteness pass is left to the
+## caller's gateway (@code{muon_mex_check_finite}: the same error, a pass in C instead of
+## Octave's @code{isfinite}, which is most of this function's time on a large @var{G}).
 ## @end deftypefn
 
-function check_matrix (fname, argname, G)
+function check_matrix (fname, argname, G, finite)
   if (! (isfloat (G) && isreal (G)) || issparse (G))
     error ("muonlab:badType", "%s: %s must be a real numeric matrix.", fname, argname);
   endif
@@ -20,7 +23,7 @@ function check_matrix (fname, argname, G)
            "%s: %s must be a matrix (at least 2 x 2), not a vector or scalar.",
            fname, argname);
   endif
-  if (! all (isfinite (G(:))))
+  if ((nargin < 4 || finite) && ! all (isfinite (G(:))))
     error ("muonlab:nonFinite", "%s: %s must not contain NaN or Inf.", fname, argname);
   endif
 endfunction

@@ -18,10 +18,10 @@
 ##
 ## @var{mode} @qcode{"full"} (@code{muon_save_state}, @code{muon_load_state}) checks
 ## everything: the set of fields, names / shapes / classes, routing, the
-## @code{muon_update} options of each Muon parameter (parsed by the same code as
-## @code{muon_update}), learning rates, AdamW and clipping settings, the loss scaler,
-## the counters, then the per-parameter states as above and each momentum's form against
-## its parameter's @qcode{"MomentumForm"}.
+## @code{muon_update} options of each Muon parameter (names from @code{run_update}'s
+## list, values parsed by the same code as @code{muon_update}), learning rates, AdamW and
+## clipping settings, the loss scaler, the counters, then the per-parameter states as
+## above and each momentum's form against its parameter's @qcode{"MomentumForm"}.
 ## @end deftypefn
 
 function msg = opt_check_state (opt, mode)
@@ -93,6 +93,7 @@ function check_top (opt)
   endfor
   ismuon = cellfun (@(n) strcmp (opt.route.(n), "muon"), names);
   field_set (opt.update_args, "OPT.update_args", names(ismuon));
+  known = run_update ();
   for i = find (ismuon(:).')
     n = names{i};
     a = opt.update_args.(n);
@@ -100,12 +101,16 @@ function check_top (opt)
     if (! (iscell (a) && (isempty (a) || isrow (a)) && mod (numel (a), 2) == 0))
       fail_ ("%s must be a row cell of NAME, VALUE pairs", where);
     endif
+    ## every name one that muon_update takes; the values of its own options (Beta, ...,
+    ## the NS options) as it checks them; Experts, SplitRows and ConvScale depend on the
+    ## gradient and are checked by muon_update at the next step
+    for j = 1:2:numel (a)
+      if (! (ischar (a{j}) && any (strcmpi (a{j}, known))))
+        fail_ ("%s: unknown option '%s'", where, disp_name (a{j}));
+      endif
+    endfor
     try
-      [~, rest] = update_options (where, opt.classes{i}, a);
-      [v, rest] = parse_pairs (where, struct ("Experts", 1, "SplitRows", [],
-                                              "ConvScale", "flattened"), rest);
-      reject_rest (where, rest);
-      choose_option (where, "CONVSCALE", v.ConvScale, {"flattened", "last_two"});
+      update_options (where, opt.classes{i}, a);
     catch err
       fail_ ("%s", regexprep (err.message, '\.$', ""));
     end_try_catch
@@ -345,6 +350,14 @@ endfunction
 function tf = count_ (x)
   tf = (isa (x, "double") && isreal (x) && isscalar (x) && isfinite (x) && x >= 0
         && x == fix (x));
+endfunction
+
+function s = disp_name (x)
+  if (ischar (x) && isrow (x))
+    s = x;
+  else
+    s = "?";
+  endif
 endfunction
 
 ## the MomentumForm a muon_update argument list asks for (its last mention wins)

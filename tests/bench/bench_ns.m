@@ -6,7 +6,14 @@
 ## Side-by-side timings of Newton-Schulz, run by @code{make bench}.
 ##
 ## In one process, on the same matrices and the same BLAS (and BLAS threads):
-## @enumerate
+## @enumerate 0
+## @item The time a call spends outside the C core: @code{[X, stats] = muon_ns (G)} with
+## default options, 100 calls (after 5 untimed ones) on 64x256 double and 256x1024 single;
+## per call the wall time (tic/toc around the call) less @code{stats.total_seconds} (the
+## core's time) is the overhead: option parsing, checks, the gateway, the copy of the
+## result.  The table gives the medians of the wall time, the core time and the overhead
+## (ms), and the overhead's share of the wall time.  Targets: at most 0.3 ms at 64x256,
+## at most 10% at 256x1024 (fp32).
 ## @item @code{muon_ns} in fp32 and in bf16 (default GEMM provider: oneDNN when built, native
 ## bf16 products) against a plain Octave loop in single (same normalization: the norm summed
 ## in fp64, rounded to fp32, the division in fp32; 5 Keller steps;
@@ -56,6 +63,9 @@ function R = bench_ns ()
   muon_ns (randn (64, 128, "single"));       # load the MEX, start the BLAS threads
   muon_ns (randn (64, 128, "single"), "Precision", "bf16");
   oct_ns (randn (64, 128, "single"));
+
+  ## (0) time outside the core per call
+  R.overhead = overhead_table ();
 
   ## (1) muon_ns fp32 and bf16 vs a plain Octave loop in single (then torch bf16)
   printf ("\n(1) muon_ns fp32 / bf16 vs plain Octave NS loop (single), keller 5 steps; targets fp32 >= 1.5x, bf16 >= 2.5x\n");
@@ -131,6 +141,49 @@ function R = bench_ns ()
   if (nargout == 0)
     clear R;
   endif
+endfunction
+
+## Table (0): per shape, 100 calls of [X, stats] = muon_ns (G) with default options; the
+## medians of the wall time, of the core's time (stats.total_seconds) and of their
+## difference, the time spent outside the core, and that difference's share of the wall
+## time, against the targets (0.3 ms at 64x256 double, 10% at 256x1024 single).
+function T = overhead_table ()
+  printf ("\n(0) time outside the C core per muon_ns call (default options; median of 100 calls); targets <= 0.3 ms at 64x256, <= 10%% at 256x1024 fp32\n");
+  printf ("%-16s %10s %10s %12s %7s  %-10s %s\n", "shape", "wall [ms]", "core [ms]",
+          "outside [ms]", "share", "target", "result");
+  cases = {[64 256], "double", "ms", 0.3; [256 1024], "single", "share", 0.10};
+  T = struct ("shape", {}, "class", {}, "wall", {}, "core", {}, "outside", {}, "share", {},
+              "pass", {});
+  n = 100;
+  for i = 1:rows (cases)
+    [sz, cls, kind, target] = cases{i,:};
+    G = randn (sz, cls);
+    for k = 1:5
+      [X, st] = muon_ns (G);
+    endfor
+    wall = core = zeros (n, 1);
+    for k = 1:n
+      t0 = tic ();
+      [X, st] = muon_ns (G);
+      wall(k) = toc (t0);
+      core(k) = st.total_seconds;
+    endfor
+    outside = median (wall - core);
+    share = outside / median (wall);
+    if (strcmp (kind, "ms"))
+      pass = outside <= target * 1e-3;
+      tgt = sprintf ("<= %.1f ms", target);
+    else
+      pass = share <= target;
+      tgt = sprintf ("<= %.0f%%", 100 * target);
+    endif
+    printf ("%-16s %10.3f %10.3f %12.3f %6.1f%%  %-10s %s\n",
+            sprintf ("%dx%d %s", sz, cls), 1e3 * median (wall), 1e3 * median (core),
+            1e3 * outside, 100 * share, tgt, merge (pass, "PASS", "over"));
+    T(end+1) = struct ("shape", sz, "class", cls, "wall", median (wall),
+                       "core", median (core), "outside", outside, "share", share,
+                       "pass", pass);
+  endfor
 endfunction
 
 ## The torch rows of table (1): bench_ns_torch.py on the same shapes and run counts, with

@@ -2,7 +2,8 @@
 # run.sh RESULTS BINARY... - runs each C test binary and writes one line "c <passed> <failed>"
 # to RESULTS, summed over all binaries.  Each binary prints "<name>: N passed, N failed"; a
 # binary that crashes, leaks (ASan/LSan exit status) or exits non-zero without reporting a
-# failure counts one extra failure, and so does one that prints no counts at all.
+# failure counts one extra failure, and so does one that prints no counts at all.  The layer
+# name is MUON_LAYER when set (e.g. c-nodnnl for the build without oneDNN), else c.
 set -u
 if [ $# -lt 1 ]; then
   echo "usage: $0 RESULTS_FILE TEST_BINARY..." >&2
@@ -10,6 +11,7 @@ if [ $# -lt 1 ]; then
 fi
 results=$1
 shift
+layer=${MUON_LAYER:-c}
 passed=0
 failed=0
 for bin in "$@"; do
@@ -46,6 +48,6 @@ for bin in "$@"; do
   failed=$((failed + f))
 done
 mkdir -p "$(dirname "$results")"
-echo "c $passed $failed" >"$results"
-echo "c: $passed passed, $failed failed"
+echo "$layer $passed $failed" >"$results"
+echo "$layer: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

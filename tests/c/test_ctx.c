@@ -3,6 +3,7 @@
  * query (core/cuda_loader.c).  Every error code of these functions.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "harness.h"
 #include "muon.h"
@@ -112,6 +113,42 @@ static void test_workspace (void)
   muon_ctx_destroy (&ctx);                              // LSan: the workspace is freed
 }
 
+// A call whose workspace passes MUON_WORKSPACE_KEEP gives it back when it ends; a small one
+// keeps it for the next call; muon_ctx_release (ctx, 0, ...) frees whatever is held.
+static void test_workspace_release (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  size_t n = 512, m = 8192, freed = 1;              // fp64 work: 16 n m + 40 n^2 > 64 MiB
+  double *g = malloc (n * m * sizeof *g), *x = malloc (n * m * sizeof *x);
+  for (size_t i = 0; i < n * m; i++)
+    g[i] = (double) ((i * 2654435761u) % 1000) / 500.0 - 1.0;
+  muon_tensor tg = muon_tensor_matrix (MUON_F64, g, n, m);
+  muon_tensor tx = muon_tensor_matrix (MUON_F64, x, n, m);
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  o.precision = MUON_PREC_DOUBLE;
+  o.steps = 1;
+  T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_OK);
+  T_EQ_INT (muon_workspace_size (ctx), 0);          // released
+  muon_tensor sg = muon_tensor_matrix (MUON_F64, g, 16, 32);
+  muon_tensor sx = muon_tensor_matrix (MUON_F64, x, 16, 32);
+  T_EQ_INT (muon_ns (ctx, &sg, &sx, &o), MUON_OK);
+  size_t held = muon_workspace_size (ctx);
+  T_ASSERT (held > 0 && held <= MUON_WORKSPACE_KEEP); // kept
+  T_EQ_INT (muon_ctx_release (ctx, MUON_WORKSPACE_KEEP, &freed), MUON_OK);
+  T_EQ_INT (freed, 0);
+  T_EQ_INT (muon_workspace_size (ctx), held);
+  T_EQ_INT (muon_ctx_release (ctx, 0, &freed), MUON_OK);
+  T_EQ_INT (freed, held);
+  T_EQ_INT (muon_workspace_size (ctx), 0);
+  T_EQ_INT (muon_ctx_release (ctx, 0, NULL), MUON_OK);
+  T_EQ_INT (muon_ctx_release (NULL, 0, NULL), MUON_ERR_NULLPTR);
+  free (g);
+  free (x);
+  muon_ctx_destroy (&ctx);
+}
+
 static void test_tensor_make (void)
 {
   double buf[24];
@@ -208,6 +245,7 @@ int main (int argc, char **argv)
   T_RUN (test_create_destroy);
   T_RUN (test_errors);
   T_RUN (test_workspace);
+  T_RUN (test_workspace_release);
   T_RUN (test_tensor_make);
   T_RUN (test_tensor_check);
   T_RUN (test_backend_query);

@@ -29,8 +29,9 @@ function run_zero_mpi ()
            "moonlight_gather"}
     tests(end+1:end+2) = {[v{1} "_vs_sim_bitwise"], @(c) t_bitwise (c, v{1})};
   endfor
-  tests(end+1:end+4) = {"library_reduction", @t_library, ...
-                        "aliased_pads_fail_together", @t_aliased};
+  tests(end+1:end+6) = {"library_reduction", @t_library, ...
+                        "aliased_pads_fail_together", @t_aliased, ...
+                        "nonfinite_skips_on_every_rank", @t_skip};
   mpi_suite (comm, tests, "zero_muon_step");
 endfunction
 
@@ -127,4 +128,33 @@ function f = t_aliased (comm)
   R = zero_muon_step (L, g, [], "Variant", "zero3_round_robin", "Comm", comm,
                       "Assemble", true);
   f += mpi_check (max (R.rel_err) <= 1e-12, comm, "zero3_round_robin on a mixed round");
+endfunction
+
+## A NaN (then an overflowing gradient) on the last rank only: every rank skips the step and
+## keeps its state, and the next step equals the simulator's, which skipped alike.
+function f = t_skip (comm)
+  f = 0;
+  W = comm.size;
+  r = comm.rank;
+  [L, shapes] = problem (W, 4, 2, "given");
+  o = {"Variant", "zero2_multi_owner", "Precision", "double"};
+  g = grads (shapes, W, 41);
+  [~, sm] = zero_muon_step (L, g(r+1,:), [], "Comm", comm, o{:});
+  [~, sq] = zero_muon_step (L, g, [], o{:});
+  for bad = [NaN 1e200]
+    b = grads (shapes, W, 42);
+    b{W,1}(1) = bad;
+    [Rm, sm2] = zero_muon_step (L, b(r+1,:), sm, "Comm", comm, o{:});
+    [Rs, sq2] = zero_muon_step (L, b, sq, o{:});
+    f += mpi_check (Rm.skipped && Rs.skipped, comm, "%g on rank %d: skipped here %d, sim %d",
+                    bad, W - 1, Rm.skipped, Rs.skipped);
+    f += mpi_check (isequal (sm2, sm) && isequal (sq2, sq), comm, "%g: state unchanged", bad);
+    f += mpi_check (! isempty (strfind (Rm.skip_reason, "non-finite")), comm, "reason: %s",
+                    Rm.skip_reason);
+  endfor
+  g = grads (shapes, W, 43);
+  [Rm, sm] = zero_muon_step (L, g(r+1,:), sm, "Comm", comm, "Assemble", true, o{:});
+  [Rs, sq] = zero_muon_step (L, g, sq, o{:});
+  f += mpi_check (! Rm.skipped && isequal (Rm.updates, Rs.updates)
+                  && isequal (sm.momentum{1}, sq.momentum{r+1}), comm, "the step after");
 endfunction

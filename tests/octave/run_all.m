@@ -14,7 +14,9 @@
 ## a failing %!shared block that leaves no test failing counts 1 failed too.
 ##
 ## Environment: MUON_ONLY / MUON_SKIP, comma-separated file names (with or without .m):
-## run only those / leave those out.
+## run only those / leave those out.  MUON_MEXDIR: the folder of the MEX files to test
+## (default build/mex; `make check` points it at each build it tests).  MUON_LAYER: the
+## layer name written to MUON_RESULTS instead of "octave" (e.g. octave-avx2).
 
 1;
 
@@ -36,48 +38,6 @@ function names = env_list (var)
   endif
 endfunction
 
-function [p, f, info] = run_one (file)
-  p = 0; f = 0; info = "";
-  logname = [tempname() ".log"];
-  fid = fopen (logname, "w");
-  ok = true;
-  try
-    [n, nmax, nxfail, nbug, nskip, nrtskip] = test (file, "quiet", fid);
-  catch err
-    ok = false;
-    info = sprintf ("ERROR: %s", err.message);
-  end_try_catch
-  fclose (fid);
-  logtext = fileread (logname);
-  unlink (logname);
-  if (ok)
-    p = n;
-    f = nmax - n - nxfail - nbug;
-    extra = {};
-    if (nxfail + nbug > 0)
-      extra{end+1} = sprintf ("%d xfail", nxfail + nbug);
-    endif
-    if (nskip + nrtskip > 0)
-      extra{end+1} = sprintf ("%d skipped", nskip + nrtskip);
-    endif
-    if (nmax == 0 && nskip + nrtskip == 0)
-      extra{end+1} = "no tests";
-    endif
-    if (f == 0 && ! isempty (strfind (logtext, "!!!!! test failed")))
-      f = 1;                             # e.g. a %!shared block that failed
-      extra{end+1} = "a block failed outside the count";
-    endif
-    info = strjoin (extra, ", ");
-  else
-    f = 1;
-  endif
-  ## show the failure details that `test` wrote to the log (header line left out)
-  lines = ostrsplit (logtext, "\n");
-  lines = lines(! cellfun (@isempty, lines) & ! strncmp (lines, ">>>>> processing", 16));
-  if (f > 0 || any (strncmp (lines, "!!!!!", 5)) || any (strncmp (lines, "-----", 5)))
-    printf ("    | %s\n", lines{:});
-  endif
-endfunction
 
 here = fileparts (mfilename ("fullpathext"));
 if (isempty (here))
@@ -85,7 +45,15 @@ if (isempty (here))
 endif
 root = fileparts (fileparts (here));
 addpath (fullfile (root, "inst"));
-addpath (fullfile (root, "build", "mex"));
+mexdir = getenv ("MUON_MEXDIR");
+if (isempty (mexdir))
+  mexdir = fullfile (root, "build", "mex");
+endif
+layer = getenv ("MUON_LAYER");
+if (isempty (layer))
+  layer = "octave";
+endif
+addpath (mexdir);
 addpath (here);
 more off;
 page_screen_output (false);
@@ -96,7 +64,8 @@ files = [suites(:); insts(:)];
 only = env_list ("MUON_ONLY");
 skip = env_list ("MUON_SKIP");
 
-printf ("octave %s, %s\n", OCTAVE_VERSION, version ("-blas"));
+printf ("%s: octave %s, %s\n", layer, OCTAVE_VERSION, version ("-blas"));
+printf ("%s: MEX files from %s\n", layer, fileparts (which ("__muon_ns__")));
 tot_p = 0; tot_f = 0; nfiles = 0;
 t_all = tic ();
 for i = 1:numel (files)
@@ -108,7 +77,7 @@ for i = 1:numel (files)
   printf ("--- %s\n", name);
   fflush (stdout);
   t0 = tic ();
-  [p, f, info] = run_one (files{i});
+  [p, f, info] = run_test_file (files{i}, false);
   if (is_suite && p + f == 0)
     f = 1;                               # a suite that tests nothing is broken
   endif
@@ -123,7 +92,7 @@ if (nfiles == 0)
           getenv ("MUON_ONLY"), getenv ("MUON_SKIP"));
   tot_f += 1;
 endif
-printf ("octave: %d files, %d passed, %d failed (%.1f s)\n", nfiles, tot_p, tot_f,
+printf ("%s: %d files, %d passed, %d failed (%.1f s)\n", layer, nfiles, tot_p, tot_f,
         toc (t_all));
 
 res = getenv ("MUON_RESULTS");
@@ -133,7 +102,7 @@ if (! isempty (res))
     printf ("run_all: cannot write %s\n", res);
     tot_f += 1;
   else
-    fprintf (fid, "octave %d %d\n", tot_p, tot_f);
+    fprintf (fid, "%s %d %d\n", layer, tot_p, tot_f);
     fclose (fid);
   endif
 endif
