@@ -57,7 +57,7 @@ all: probe $(LIB) $(MEXES) $(CUDA_LIB)
 
 SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
 DEB_PKGS := octave liboctave-dev openmpi-bin libopenmpi-dev libopenblas-dev gnuplot-nox \
-            fonts-freefont-otf ghostscript libdnnl-dev gcc make
+            fonts-freefont-otf ghostscript libdnnl-dev gcc make valgrind
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
@@ -190,6 +190,7 @@ check: deps all $(CTESTS)
 	@$(MAKE) --no-print-directory check-octave || true
 	@$(MAKE) --no-print-directory check-mpi || true
 	@$(MAKE) --no-print-directory check-dist || true
+	@for l in $(CHECK_HARD); do $(MAKE) --no-print-directory $$l || true; done
 	@tests/summarize.sh $(RESULTS)
 
 check-c: $(CTESTS)
@@ -230,3 +231,16 @@ check-gpu: all
 
 bench-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "bench_gpu;"
+
+#---- memory and fuzz layers (tests/valgrind; never needs a GPU) ------------------------------
+# `make check-valgrind` runs tests/valgrind/gateways.m (every MEX gateway: its success paths,
+# every output count, every error path) in one octave-cli session under valgrind memcheck,
+# with full leak checking and the named suppressions of tests/valgrind/muonlab.supp.  Layer
+# "valgrind": one test per gateway (its checks pass, and no invalid access, uninitialised use
+# or definite leak has a frame in its code) plus one for the session.  About 20-60 s here;
+# MUON_VALGRIND_TIMEOUT (s, default 300) bounds it.  valgrind.log stays in build/valgrind.
+CHECK_HARD := check-valgrind
+.PHONY: $(CHECK_HARD)
+
+check-valgrind: all
+	@mkdir -p $(RESULTS); OCTAVE=$(OCTAVE) tests/valgrind/run.sh $(RESULTS)/valgrind $(B)/valgrind
