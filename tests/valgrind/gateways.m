@@ -295,6 +295,7 @@ function fails = sec_muon_comm ()
   fails = bad (fails, "numeric command", "muonlab:badArg", 1, f, 3);
   fails = bad (fails, "unknown command", "muonlab:badArg", 1, f, "x", "self");
   fails = bad (fails, "create without spec", "muonlab:badArg", 1, f, "create");
+  fails = bad (fails, "create with two specs", "muonlab:badArg", 1, f, "create", "self", "self");
   fails = bad (fails, "abort without message", "muonlab:badArg", 0, f, "abort");
   fails = bad (fails, "abort with a number", "muonlab:badArg", 0, f, "abort", 3);
   fails = bad (fails, "kind 'x'", "muonlab:badArg", 1, f, "create", "x");
