@@ -232,15 +232,23 @@ check-gpu: all
 bench-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "bench_gpu;"
 
-#---- memory and fuzz layers (tests/valgrind; never needs a GPU) ------------------------------
+#---- memory and fuzz layers (tests/valgrind, tests/fuzz; never need a GPU) ------------------
 # `make check-valgrind` runs tests/valgrind/gateways.m (every MEX gateway: its success paths,
 # every output count, every error path) in one octave-cli session under valgrind memcheck,
 # with full leak checking and the named suppressions of tests/valgrind/muonlab.supp.  Layer
 # "valgrind": one test per gateway (its checks pass, and no invalid access, uninitialised use
 # or definite leak has a frame in its code) plus one for the session.  About 20-60 s here;
 # MUON_VALGRIND_TIMEOUT (s, default 300) bounds it.  valgrind.log stays in build/valgrind.
-CHECK_HARD := check-valgrind
+# `make check-fuzz` calls the public functions with FUZZ_CALLS (3000) malformed argument
+# lists from FUZZ_SEED (13) in a child octave-cli (tests/fuzz/fuzz_public.m; a crash or hang
+# fails it); every rejection must be a muonlab:* error or Octave's usage error.  Layer
+# "fuzz": one test per function plus one for the session; FUZZ_SECONDS (50) bounds the
+# calls, MUON_FUZZ_TIMEOUT (120) the child.  The failing calls stay in build/fuzz.
+CHECK_HARD := check-valgrind check-fuzz
 .PHONY: $(CHECK_HARD)
 
 check-valgrind: all
 	@mkdir -p $(RESULTS); OCTAVE=$(OCTAVE) tests/valgrind/run.sh $(RESULTS)/valgrind $(B)/valgrind
+
+check-fuzz: all
+	@mkdir -p $(RESULTS); OCTAVE=$(OCTAVE) tests/fuzz/run.sh $(RESULTS)/fuzz $(B)/fuzz
