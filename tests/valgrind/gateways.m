@@ -7,8 +7,8 @@
 ## inputs: the success paths, every output count from 0 to one past the most it has, too
 ## few and too many inputs, and every error path it has (bad class, bad shape, bad option
 ## struct, a failing core call, a bad communicator).  Not 'device', 'cuda': loading the CUDA
-## libraries under valgrind is slow and reports their own internals (tests/gpu covers it).  Expected errors must carry a
-## "muonlab:*" identifier.  Each section prints one line
+## libraries under valgrind is slow and reports their own internals (tests/gpu covers it).
+## Expected errors must carry a "muonlab:*" identifier.  Each section prints one line
 ##
 ##   vg-section <gateway> PASS
 ##   vg-section <gateway> FAIL <what went wrong>
