@@ -88,6 +88,13 @@ function [Y, info] = muon_collective (comm, coll, varargin)
   if (! (isnumeric (o.Root) && isscalar (o.Root) && o.Root == fix (o.Root) && o.Root >= 0))
     error ("muonlab:badArg", "muon_collective: ROOT must be a non-negative integer.");
   endif
+  r = o.Reset;
+  if (! (isscalar (r) && (islogical (r) || (isnumeric (r) && any (r == [0 1])))))
+    error ("muonlab:badArg", "muon_collective: RESET must be true or false.");
+  endif
+  if (! takes_x && nargout > 1)          # barrier and counters have one output
+    print_usage ();
+  endif
   switch (coll)
     case {"allreduce", "reduce_scatter"}
       [Y, info] = __muon_comm__ (coll, comm, X, op);
@@ -166,6 +173,8 @@ endfunction
 %!error <muon_collective: OP must be 'sum' or 'avg'.> muon_collective (c2, "allreduce", {1, 2}, "Op", "max")
 %!error <muon_collective: ROOT must be a non-negative integer.> muon_collective (c2, "broadcast", {1, 2}, "Root", -1)
 %!error <muon_collective: unknown option 'Foo'.> muon_collective (c2, "barrier", "Foo", 1)
+%!error <muon_collective: RESET must be true or false.> muon_collective (c2, "counters", "Reset", "avg")
+%!error <Invalid call> [s, t] = muon_collective (c2, "counters")
 %!error <muon_collective: X must be a 1 x 2 cell, one array per local rank.> muon_collective (c2, "allreduce", {1, 2, 3})
 %!error <muon_collective: every rank's X must have the same class and number of elements.> muon_collective (c2, "allreduce", {1, [2 3]})
 %!error <muon_collective: X must have a multiple of 2 elements \(the world size\), not 3.> muon_collective (c2, "reduce_scatter", {1:3, 1:3})

@@ -192,6 +192,8 @@ endfunction
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", [4 4])
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(6\).> muon_update (G, [], "Experts", 2, "SplitRows", [4 8])
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", [0 12])
+%!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", {})
+%!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", "")
 %!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, 1)
 %!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, struct ("momentum", G))
 %!error <muon_update: STATE.momentum must be a real double or single array.> muon_update (G, struct ("momentum", int8 (G), "step", 1, "form", "ema"))

@@ -127,7 +127,11 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
 
   ## layout
   if (! (isstruct (L) && isscalar (L)
-         && all (isfield (L, {"world", "stage", "align_factor", "order_mode", "params"}))))
+         && all (isfield (L, {"world", "stage", "align_factor", "order_mode", "params"}))
+         && is_count (L.world) && is_count (L.stage) && is_count (L.align_factor)
+         && ischar (L.order_mode) && isstruct (L.params) && ! isempty (L.params)
+         && all (isfield (L.params, {"rows", "cols"}))
+         && all (arrayfun (@(q) is_count (q.rows) && is_count (q.cols), L.params(:)))))
     error ("muonlab:badType", "%s: L must be a layout from zero_layout.", fname);
   endif
   shapes = [[L.params.rows]; [L.params.cols]].';
@@ -140,7 +144,9 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   if (ischar (comm) && strcmpi (comm, "sim"))
     comm = "sim";
     nl = W;
-  elseif (isstruct (comm) && isscalar (comm) && all (isfield (comm, {"kind", "size", "local_ranks"})))
+  elseif (isstruct (comm) && isscalar (comm)
+          && all (isfield (comm, {"kind", "size", "local_ranks"}))
+          && is_count (comm.size) && is_count (comm.local_ranks))
     nl = comm.local_ranks;
     if (comm.size != W)
       error ("muonlab:badArg", "%s: the communicator has %d ranks, the layout %d.", fname,
@@ -177,7 +183,11 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   if (isa (state, "double") && isequal (size (state), [0 0]))
     state = struct ("key", key, "step", 0, "momentum", [], "reference", [], "has_ref", true);
   elseif (! (isstruct (state) && isscalar (state)
-             && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))))
+             && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))
+             && isnumeric (state.step) && isreal (state.step) && isscalar (state.step)
+             && state.step >= 0 && state.step == fix (state.step)
+             && isscalar (state.has_ref) && (islogical (state.has_ref)
+                                             || any (state.has_ref == [0 1]))))
     error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
   elseif (! isequal (state.key, key))
     error ("muonlab:badState",
@@ -303,6 +313,11 @@ function R = skipped_result (variant, W, P, shapes, comm, step, nl, why)
                     "sent", z, "recv", z, "update", {[]}, "owned", zeros (P, 2));
 endfunction
 
+## a positive integer scalar (a count or a size in a layout or communicator struct)
+function tf = is_count (x)
+  tf = isnumeric (x) && isreal (x) && isscalar (x) && x >= 1 && x == fix (x);
+endfunction
+
 function tf = logical_option (fname, name, val)
   if (! (isscalar (val) && (islogical (val) || (isnumeric (val) && any (val == [0 1])))))
     error ("muonlab:badArg", "%s: %s must be true or false.", fname, name);
@@ -424,6 +439,19 @@ endfunction
 %! [~, s] = zero_muon_step (L, g, []); s.momentum = {}; zero_muon_step (L, g, s);
 %!error <zero_muon_step: COMM must be "sim" or a handle from muon_comm.>
 %! zero_muon_step (L, g, [], "Comm", 3);
+## malformed fields of L, COMM and STATE: muonlab errors, not Octave's (issue 13's fuzz)
+%!error <zero_muon_step: L must be a layout from zero_layout.>
+%! M = L; M.params = ones (3); zero_muon_step (M, g, []);
+%!error <zero_muon_step: L must be a layout from zero_layout.>
+%! M = L; M.world = {2}; zero_muon_step (M, g, []);
+%!error <zero_muon_step: L must be a layout from zero_layout.>
+%! M = L; M.params(2).rows = "a"; zero_muon_step (M, g, []);
+%!error <zero_muon_step: COMM must be "sim" or a handle from muon_comm.>
+%! c = muon_comm ("sim", 2); c.size = "2"; zero_muon_step (L, g, [], "Comm", c);
+%!error <zero_muon_step: STATE must be \[\] or the state of a previous call.>
+%! [~, s] = zero_muon_step (L, g, []); s.step = {1}; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE must be \[\] or the state of a previous call.>
+%! [~, s] = zero_muon_step (L, g, []); s.has_ref = "yes"; zero_muon_step (L, g, s);
 %!error <zero_muon_step: REFERENCE must be true or false.>
 %! zero_muon_step (L, g, [], "Reference", 2);
 %!error <zero_muon_step: unknown coefficient schedule 'foo'.>

@@ -35,10 +35,11 @@ static double *column (mxArray **a, size_t n)
   return mxGetPr (*a);
 }
 
-// C: this call's calls / bytes per local rank, and the byte model for the same call.
+// C: this call's calls / bytes per local rank, and the byte model for the same call.  Sets
+// *st (never raises: the caller may hold a communicator made for the call).
 static mxArray *call_counters (muon_ctx *ctx, const muon_comm *c, muon_coll k,
                                const muon_comm_counters *before, size_t count, muon_dtype dt,
-                               int root)
+                               int root, muon_status *st)
 {
   static const char *names[] = { "coll", "counts", "calls", "sent", "recv", "model_sent",
                                  "model_recv" };
@@ -47,14 +48,17 @@ static mxArray *call_counters (muon_ctx *ctx, const muon_comm *c, muon_coll k,
   double *v[5];
   for (int j = 0; j < 5; j++)
     v[j] = column (&a[j], (size_t) L);
-  for (int l = 0; l < L; l++)
+  *st = MUON_OK;
+  for (int l = 0; l < L && *st >= 0; l++)
   {
     muon_comm_counters now;
     uint64_t ms = 0, mr = 0;
-    muon_mex_check (fname, muon_comm_counters_get (ctx, c, l, &now));
-    muon_mex_check (fname, muon_comm_model_bytes (ctx, k, muon_comm_size (c),
-                                                  muon_comm_rank (c, l), root, count, dt,
-                                                  &ms, &mr));
+    *st = muon_comm_counters_get (ctx, c, l, &now);
+    if (*st >= 0)
+      *st = muon_comm_model_bytes (ctx, k, muon_comm_size (c), muon_comm_rank (c, l), root,
+                                   count, dt, &ms, &mr);
+    if (*st < 0)
+      break;
     v[0][l] = (double) (now.calls[k] - before[l].calls[k]);
     v[1][l] = (double) (now.bytes_sent[k] - before[l].bytes_sent[k]);
     v[2][l] = (double) (now.bytes_recv[k] - before[l].bytes_recv[k]);
@@ -69,23 +73,27 @@ static mxArray *call_counters (muon_ctx *ctx, const muon_comm *c, muon_coll k,
   return s;
 }
 
-static mxArray *all_counters (muon_ctx *ctx, const muon_comm *c)
+// The counters since creation, per collective; sets *st (never raises, as call_counters).
+static mxArray *all_counters (muon_ctx *ctx, const muon_comm *c, muon_status *st)
 {
   const char *kinds[MUON_COLL_COUNT], *fields[] = { "calls", "sent", "recv" };
   for (int k = 0; k < MUON_COLL_COUNT; k++)
     kinds[k] = muon_coll_name ((muon_coll) k);
   int L = muon_comm_local_ranks (c);
   mxArray *s = mxCreateStructMatrix (1, 1, MUON_COLL_COUNT, kinds);
+  *st = MUON_OK;
   for (int k = 0; k < MUON_COLL_COUNT; k++)
   {
     mxArray *t = mxCreateStructMatrix (1, 1, 3, fields), *a[3];
     double *v[3];
     for (int j = 0; j < 3; j++)
       v[j] = column (&a[j], (size_t) L);
-    for (int l = 0; l < L; l++)
+    for (int l = 0; l < L && *st >= 0; l++)
     {
       muon_comm_counters n;
-      muon_mex_check (fname, muon_comm_counters_get (ctx, c, l, &n));
+      *st = muon_comm_counters_get (ctx, c, l, &n);
+      if (*st < 0)
+        break;
       v[0][l] = (double) n.calls[k];
       v[1][l] = (double) n.bytes_sent[k];
       v[2][l] = (double) n.bytes_recv[k];
@@ -126,6 +134,11 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   char cmd[32] = "";
   if (nrhs < 1 || !mxIsChar (prhs[IN_CMD]) || mxGetString (prhs[IN_CMD], cmd, sizeof cmd))
     muon_mex_error (fname, "badArg", "%s", USAGE);
+  // outputs: Y and C for a collective, one for the other commands (none for abort)
+  int is_coll = strcmp (cmd, "allreduce") == 0 || strcmp (cmd, "reduce_scatter") == 0
+                || strcmp (cmd, "all_gather") == 0 || strcmp (cmd, "broadcast") == 0;
+  if (nlhs > (is_coll ? OUT_C + 1 : 1))
+    muon_mex_error (fname, "badArg", "%s", USAGE);
   if (strcmp (cmd, "have_mpi") == 0)   // internal: was this MEX file built with MPI
   {
     plhs[0] = mxCreateLogicalScalar (muon_mex_comm_have_mpi ());
@@ -145,6 +158,8 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   muon_ctx *ctx = muon_mex_ctx ();
   if (strcmp (cmd, "create") == 0)
   {
+    if (nrhs != 2)
+      muon_mex_error (fname, "badArg", "%s", USAGE);
     muon_comm *c = muon_mex_comm_get ("muon_comm", prhs[IN_COMM], 1, &owned);
     plhs[0] = muon_mex_comm_info (c);
     if (owned)
@@ -188,11 +203,14 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   int L = muon_comm_local_ranks (c), W = muon_comm_size (c);
   if (k == MUON_COLL_COUNT)
   {
-    plhs[0] = all_counters (ctx, c);
-    if (nrhs > 2 && mxIsLogicalScalarTrue (prhs[2]))
-      muon_comm_counters_reset (ctx, c);
+    muon_status st;
+    mxArray *S = all_counters (ctx, c, &st);
+    if (st >= 0 && nrhs > 2 && mxIsLogicalScalarTrue (prhs[2]))
+      st = muon_comm_counters_reset (ctx, c);
     if (owned)
       muon_comm_destroy (&c);
+    muon_mex_check (fname, st);
+    plhs[0] = S;
     return;
   }
   muon_comm_counters *before = mxCalloc ((size_t) L, sizeof *before);
@@ -243,7 +261,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       if (mxGetClassID (Xl) != cls || mxGetNumberOfElements (Xl) != n)
         FAIL ("badShape", "every rank's X must have the same class and number of elements.");
       if (in_place)                     // the collective runs in place on a copy
-        send[l] = mxGetData (Y[l] = mxDuplicateArray (Xl));
+        send[l] = mxGetData (Y[l] = muon_mex_copy (Xl));
       else
       {
         Y[l] = mxCreateNumericMatrix (out_m, out_n, cls, mxREAL);
@@ -274,7 +292,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         plhs[OUT_Y] = Y[0];
     }
   }
-  mxArray *C = st >= 0 ? call_counters (ctx, c, k, before, n, dt, root) : NULL;
+  mxArray *C = st >= 0 ? call_counters (ctx, c, k, before, n, dt, root, &st) : NULL;
   if (owned)
     muon_comm_destroy (&c);
   muon_mex_check (fname, st);

@@ -53,8 +53,10 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   muon_mex_check (fname, muon_zero_layout_create (ctx, P, rc, rc + P, (int) wd, &o, &L));
   mxFree (rc);
 
+  // outputs built here, handed over by muon_mex_outputs (never past nlhs)
+  mxArray *out[OUT_END] = { NULL };
   size_t W = (size_t) L->world, N = L->npieces;
-  double *d = mxGetPr (plhs[OUT_PAR] = mxCreateDoubleMatrix (P, 9, mxREAL));
+  double *d = mxGetPr (out[OUT_PAR] = mxCreateDoubleMatrix (P, 9, mxREAL));
   for (size_t p = 0; p < P; p++)
   {
     const muon_zero_param *q = &L->params[p];
@@ -63,7 +65,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     for (int j = 0; j < 9; j++)
       d[p + j * P] = v[j];
   }
-  d = mxGetPr (plhs[OUT_PIECES] = mxCreateDoubleMatrix (N, 10, mxREAL));
+  d = mxGetPr (out[OUT_PIECES] = mxCreateDoubleMatrix (N, 10, mxREAL));
   for (size_t i = 0; i < N; i++)
   {
     const muon_zero_piece *c = &L->pieces[i];
@@ -73,7 +75,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     for (int j = 0; j < 10; j++)
       d[i + j * N] = v[j];
   }
-  d = mxGetPr (plhs[OUT_RANKS] = mxCreateDoubleMatrix (W, 5, mxREAL));
+  d = mxGetPr (out[OUT_RANKS] = mxCreateDoubleMatrix (W, 5, mxREAL));
   for (size_t r = 0; r < W; r++)
   {
     const muon_zero_rank *k = &L->ranks[r];
@@ -82,7 +84,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       d[r + j * W] = v[j];
   }
   mwSize dims[3] = { W, 2, P };
-  d = mxGetPr (plhs[OUT_RANGES] = mxCreateNumericArray (3, dims, mxDOUBLE_CLASS, mxREAL));
+  d = mxGetPr (out[OUT_RANGES] = mxCreateNumericArray (3, dims, mxDOUBLE_CLASS, mxREAL));
   for (size_t p = 0; p < P; p++)
     for (size_t r = 0; r < W; r++)
     {
@@ -91,10 +93,11 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       d[r + 2 * W * p] = lo;
       d[r + W + 2 * W * p] = hi;
     }
-  d = mxGetPr (plhs[OUT_INFO] = mxCreateDoubleMatrix (1, 4, mxREAL));
+  d = mxGetPr (out[OUT_INFO] = mxCreateDoubleMatrix (1, 4, mxREAL));
   d[0] = L->total;
   d[1] = L->padded_total;
   d[2] = L->partition_size;
   d[3] = L->padding;
   muon_zero_layout_destroy (&L);
+  muon_mex_outputs (nlhs, plhs, out, OUT_END);
 }

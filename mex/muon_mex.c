@@ -1,4 +1,6 @@
 /* muon_mex.c - shared gateway glue (see muon_mex.h). */
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,6 +72,19 @@ void muon_mex_check (const char *fname, muon_status s)
                   (len && msg[len - 1] == '.') ? "" : ".");
 }
 
+void muon_mex_outputs (int nlhs, mxArray *plhs[], mxArray *out[], int n)
+{
+  int room = nlhs < 1 ? 1 : nlhs;
+  for (int k = 0; k < n; k++)
+  {
+    if (k < room)
+      plhs[k] = out[k];
+    else if (out[k])
+      mxDestroyArray (out[k]);
+    out[k] = NULL;
+  }
+}
+
 muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArray *a)
 {
   if (!(mxIsDouble (a) || mxIsSingle (a)) || mxIsComplex (a) || mxIsSparse (a))
@@ -133,6 +148,16 @@ mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *vi
   return a;
 }
 
+mxArray *muon_mex_copy (const mxArray *a)
+{
+  mxArray *c = mxCreateNumericArray (mxGetNumberOfDimensions (a), mxGetDimensions (a),
+                                     mxGetClassID (a), mxREAL);
+  size_t n = mxGetNumberOfElements (a);
+  if (n)
+    memcpy (mxGetData (c), mxGetData (a), n * mxGetElementSize (a));
+  return c;
+}
+
 static const mxArray *field (const char *fname, const mxArray *s, const char *name)
 {
   if (s == NULL || !mxIsStruct (s))
@@ -153,11 +178,18 @@ void muon_mex_field_double (const char *fname, const mxArray *s, const char *nam
   *out = mxGetScalar (f);
 }
 
+// 1 when v is a whole number in [lo, hi] (checked before any cast: a cast of NaN or of an
+// out-of-range double to an integer type is undefined).
+static int whole_in (double v, double lo, double hi)
+{
+  return v >= lo && v <= hi && v == floor (v);
+}
+
 void muon_mex_field_int (const char *fname, const mxArray *s, const char *name, int *out)
 {
   double v = *out;
   muon_mex_field_double (fname, s, name, &v);
-  if (v != (double) (int) v)
+  if (!whole_in (v, INT_MIN, INT_MAX))
     muon_mex_error (fname, "badArg", "option %s must be an integer", name);
   *out = (int) v;
 }
@@ -226,7 +258,11 @@ void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o)
       muon_mex_error (fname, "badArg", "at most %d restarts", MUON_MAX_RESTARTS);
     o->nrestarts = (int) n;
     for (size_t i = 0; i < n; i++)
+    {
+      if (!whole_in (r[i], 0, INT_MAX))
+        muon_mex_error (fname, "badArg", "restarts must be non-negative integers");
       o->restarts[i] = (int) r[i];
+    }
   }
   // coefficients: a K x 3 matrix (column-major) is copied to K x 3 row-major triples in the
   // context's workspace would be overwritten by muon_ns, so keep a static copy here.
@@ -269,7 +305,7 @@ void muon_mex_update_opts (const char *fname, const mxArray *s, muon_update_opts
   muon_mex_field_double (fname, s, "scale_rows", &sr);
   muon_mex_field_double (fname, s, "scale_cols", &sc);
   muon_mex_field_double (fname, s, "experts", experts);
-  if (!(sr >= 0 && sc >= 0 && sr == (size_t) sr && sc == (size_t) sc))
+  if (!(whole_in (sr, 0, 9007199254740992.0) && whole_in (sc, 0, 9007199254740992.0)))
     muon_mex_error (fname, "badArg",
                     "scale_rows and scale_cols must be non-negative integers.");
   o->scale_rows = (size_t) sr;
@@ -279,7 +315,7 @@ void muon_mex_update_opts (const char *fname, const mxArray *s, muon_update_opts
   size_t *rows = nsplit ? mxMalloc (nsplit * sizeof *rows) : NULL;   // freed with the call
   for (size_t k = 0; k < nsplit; k++)
   {
-    if (!(split[k] >= 1 && split[k] == (size_t) split[k]))
+    if (!whole_in (split[k], 1, 9007199254740992.0))
       muon_mex_error (fname, "badArg", "split_rows must be positive integers.");
     rows[k] = (size_t) split[k];
   }

@@ -23,6 +23,12 @@ void muon_mex_check (const char *fname, muon_status s);
 // Raises "muonlab:<id>" with "<fname>: <printf message>".
 void muon_mex_error (const char *fname, const char *id, const char *fmt, ...);
 
+// Hands a gateway's n outputs to Octave: out[k] becomes plhs[k] for k < max (nlhs, 1), the
+// room Octave gives (plhs[0] even when nlhs is 0), and the others are destroyed.  A gateway
+// with several outputs builds them in a local out[OUT_END] and calls this last, so that it
+// never writes past plhs.
+void muon_mex_outputs (int nlhs, mxArray *plhs[], mxArray *out[], int n);
+
 // Requires a real, full, double or single array of 2 or 3 dimensions; returns it as a batch
 // (pages along dimension 3).
 muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArray *a);
@@ -31,6 +37,11 @@ muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArr
 void muon_mex_check_finite (const char *fname, const char *argname, const mxArray *a);
 // A new array of class `cls` shaped like t (rows x cols x batch), and its tensor view.
 mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view);
+
+// A copy of a real, full, double or single array (callers check that first), as a new array
+// of its class and dimensions.  Used instead of mxDuplicateArray, which on Octave 7 leaks the
+// dimensions it cached for an argument whose dimensions were asked for (16 bytes a call).
+mxArray *muon_mex_copy (const mxArray *a);
 
 // Option-struct fields: a missing field keeps *out unchanged.
 void muon_mex_field_double (const char *fname, const mxArray *s, const char *field,

@@ -57,9 +57,9 @@ function [U, state] = run_update (fname, G, state, args)
   endif
   brows = rows (G2) / E;
   sr = v.SplitRows;
-  if (! (isempty (sr) || (isnumeric (sr) && isreal (sr) && isvector (sr)
-                          && all (sr(:) >= 1 & sr(:) == fix (sr(:)))
-                          && sum (sr(:)) == brows)))
+  if (! (isnumeric (sr) && isreal (sr)
+         && (isempty (sr) || (isvector (sr) && all (sr(:) >= 1 & sr(:) == fix (sr(:)))
+                              && sum (sr(:)) == brows))))
     error ("muonlab:badShape",
            "%s: SPLITROWS must be positive integers summing to the rows of each block (%d).",
            fname, brows);
