@@ -444,9 +444,9 @@ endfunction
 %! M = L; M.params(2).rows = "a"; zero_muon_step (M, g, []);
 %!error <zero_muon_step: COMM must be "sim" or a handle from muon_comm.>
 %! c = muon_comm ("sim", 2); c.size = "2"; zero_muon_step (L, g, [], "Comm", c);
-%!error <zero_muon_step: STATE must be \[\] or the state of a previous call.>
+%!error <zero_muon_step: STATE.step must be a non-negative integer.>
 %! [~, s] = zero_muon_step (L, g, []); s.step = {1}; zero_muon_step (L, g, s);
-%!error <zero_muon_step: STATE must be \[\] or the state of a previous call.>
+%!error <zero_muon_step: STATE.has_ref must be true or false.>
 %! [~, s] = zero_muon_step (L, g, []); s.has_ref = "yes"; zero_muon_step (L, g, s);
 %!error <zero_muon_step: REFERENCE must be true or false.>
 %! zero_muon_step (L, g, [], "Reference", 2);
