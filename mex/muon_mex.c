@@ -206,7 +206,7 @@ const char *muon_mex_list_text (muon_list list, int comma, char *buf, size_t len
   buf[0] = '\0';
   for (int i = 0; i < n && used < len; i++)
   {
-    const char *sep = i == 0 ? "" : i < n - 1 ? ", " : comma ? ", or " : " or ";
+    const char *sep = i == 0 ? "" : (i < n - 1 || comma) ? ", " : " or ";
     int k = snprintf (buf + used, len - used, "%s'%s'", sep, muon_names (list, i));
     used += k > 0 ? (size_t) k : 0;
   }

@@ -75,8 +75,9 @@ int muon_mex_field_string (const char *fname, const mxArray *s, const char *fiel
 // Returns 1 when the field is present.
 int muon_mex_field_enum (const char *fname, const mxArray *s, const char *field,
                          muon_list list, int *value);
-// The names of a core list for a message, quoted and joined: "'sum' or 'avg'" (last ", or "
-// when comma is nonzero: "'a', 'b', 'c', or").  Written into buf (len bytes), returned.
+// The names of a core list for a message, quoted and joined: "'a', 'b' or 'c'", or with
+// comma nonzero "'a', 'b', 'c'" (for "... 'c', or <something else>").  Written into buf (len
+// bytes), returned.
 const char *muon_mex_list_text (muon_list list, int comma, char *buf, size_t len);
 // The index of name in names[0..n) (exact match), -1 when absent.
 int muon_mex_choose (const char *name, const char *const *names, int n);
