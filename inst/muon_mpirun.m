@@ -71,7 +71,7 @@ function [R, out] = muon_mpirun (np, fn, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  ## OPTS (or NP alone): the option table "muon_mpirun" (np from 1 to 1024, timeout)
+  ## OPTS (or NP alone): the option table "muon_mpirun" of option_spec
   if (isstruct (np) && isscalar (np))
     o = parse_options (fname, "muon_mpirun", [fieldnames(np)'; struct2cell(np)'](:)');
   else
