@@ -26,13 +26,17 @@
 ## Gradient-accumulation buffers may hold NaN or Inf: an overflowing micro-batch waits
 ## there for the skip at the end of its window.
 ##
-## @qcode{"StatePrecision"}: @qcode{"keep"} (default: the saved bits), @qcode{"double"},
+## Options (names are case-insensitive):
+## @table @asis
+## @item "StatePrecision"
+## @qcode{"keep"} (default: the saved bits), @qcode{"double"},
 ## @qcode{"single"}, @qcode{"bf16"} or @qcode{"fp16"} rounds each optimizer buffer (every
 ## Muon momentum, every AdamW @code{m} and @code{v}) once, to nearest-even (bf16/fp16 with
 ## subnormals, overflow to Inf), as loading a checkpoint written in that precision would.
 ## The buffers keep their class and hold the rounded values; later steps compute in the
 ## class as before.  (An fp16 @code{v} flushes squared gradients under 6e-8 to zero.)  A
 ## buffer that overflows in the chosen precision is a @code{muonlab:badState} error.
+## @end table
 ##
 ## @seealso{muon_save_state, muon_optimizer, muon_step}
 ## @end deftypefn
@@ -45,10 +49,7 @@ function opt = muon_load_state (file, params, varargin)
   if (! (ischar (file) && isrow (file)))
     error ("muonlab:badArg", "%s: FILE must be a file name.", fname);
   endif
-  [v, rest] = parse_pairs (fname, struct ("StatePrecision", "keep"), varargin);
-  reject_rest (fname, rest);
-  prec = choose_option (fname, "STATEPRECISION", v.StatePrecision,
-                        {"keep", "double", "single", "bf16", "fp16"});
+  prec = parse_options (fname, "muon_load_state", varargin).state_precision;
   opt_check_tree (fname, "PARAMS", params, {}, {}, false);
 
   opt = state_read (fname, file, "muon_optimizer");

@@ -92,10 +92,7 @@ function [X, stats] = muon_ns (G, varargin)
   endif
   ## finiteness: __muon_ns__ checks it in C (same error), much faster than isfinite here
   check_matrix ("muon_ns", "G", G, false);
-  [opts, rest] = ns_options ("muon_ns", class (G), varargin);
-  if (! isempty (rest))
-    reject_rest ("muon_ns", rest);
-  endif
+  opts = parse_options ("muon_ns", "muon_ns", varargin, "precision", class (G));
   if (nargout > 1)
     [X, stats] = __muon_ns__ (G, opts);
   else

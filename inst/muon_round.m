@@ -24,10 +24,7 @@ function y = muon_round (x, prec)
   if (! (isfloat (x) && isreal (x)) || issparse (x))
     error ("muonlab:badType", "muon_round: X must be a real double or single array.");
   endif
-  if (! (ischar (prec) && any (strcmp (prec, {"keep", "double", "single", "bf16", "fp16"}))))
-    error ("muonlab:badArg",
-           "muon_round: PREC must be 'keep', 'double', 'single', 'bf16' or 'fp16'.");
-  endif
+  prec = choose_option ("muon_round", "PREC", prec, [{"keep"}, core_lists().lists.precision]);
   switch (prec)
     case {"keep", "double"}
       y = x;

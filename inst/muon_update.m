@@ -63,10 +63,10 @@
 ## Keller/DeepSpeed quirk: their scale reads the gradient's last two dimensions, kh x kw,
 ## so a 3 x 3 kernel gets scale 1 under keller whatever out and in are.  No effect on 2-D
 ## and 3-D inputs.
-## @item muon_ns options
-## "Method", "Steps", "Coefficients", "ScheduleMode", "Precision", "Restarts",
-## "GramMinAspect", "Eps", "NormalizeFirst", "Device", "Gemm", "Threads": passed to
-## @code{muon_ns}.
+## @item @code{muon_ns} options
+## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
+## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}), for the orthogonalization of each
+## block; the default precision is the class of @var{G}.
 ## @end table
 ##
 ## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};

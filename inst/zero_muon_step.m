@@ -74,10 +74,12 @@
 ## @qcode{"deepspeed"} (default) @code{(W - P mod W) mod W} pads, or @qcode{"keller"}
 ## @code{W - P mod W}, which adds a whole round of pads when W divides P
 ## (zero3_round_robin_aliased_pads only).
-## @item muon_update options
-## "Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor" and every @code{muon_ns}
-## option ("Method", "Precision", "Coefficients", "Steps", @dots{}); the default precision is
-## @qcode{"double"}.  "SplitRows" needs every matrix to have the rows it sums to.
+## @item "Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor"
+## the momentum and the update scale, as in @code{muon_update}.
+## @item @code{muon_ns} options
+## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
+## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}); the default precision is
+## @qcode{"double"}.
 ## @end table
 ##
 ## Non-finite and overflowing gradients (NaN, Inf, or a gradient whose fp64 sum of squares
@@ -113,17 +115,8 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   if (nargin < 3)
     print_usage ();
   endif
-  defaults = struct ("Variant", "zero12_allreduce", "Comm", "sim", "Reference", true,
-                     "Assemble", [], "PadCount", "deepspeed");
-  [v, rest] = parse_pairs (fname, defaults, varargin);
-  [opts, rest] = update_options (fname, "double", rest);
-  reject_rest (fname, rest);
-  variants = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
-              "zero2_slice_only", "zero2_multi_owner", "zero3_round_robin", ...
-              "zero3_round_robin_aliased_pads", "layerwise_lpt", "moonlight_gather"};
-  opts.variant = choose_option (fname, "VARIANT", v.Variant, variants);
-  opts.pad_count = choose_option (fname, "PADCOUNT", v.PadCount, {"deepspeed", "keller"});
-  want_ref = logical_option (fname, "REFERENCE", v.Reference);
+  opts = parse_options (fname, "zero_muon_step", varargin);
+  want_ref = opts.reference;
 
   ## layout
   if (! (isstruct (L) && isscalar (L)
@@ -139,10 +132,9 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   W = L.world;
   lopts = struct ("stage", L.stage, "align_factor", L.align_factor, "order", L.order_mode);
 
-  ## communicator: how many ranks this process drives
-  comm = v.Comm;
-  if (ischar (comm) && strcmpi (comm, "sim"))
-    comm = "sim";
+  ## communicator (checked by the option table): how many ranks this process drives
+  comm = opts.comm;
+  if (ischar (comm))
     nl = W;
   elseif (isstruct (comm) && isscalar (comm)
           && all (isfield (comm, {"kind", "size", "local_ranks"}))
@@ -155,11 +147,10 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   else
     error ("muonlab:badArg", "%s: COMM must be \"sim\" or a handle from muon_comm.", fname);
   endif
-  assemble = v.Assemble;
+  assemble = opts.assemble;
   if (isempty (assemble))
     assemble = nl == W;
   endif
-  assemble = logical_option (fname, "ASSEMBLE", assemble);
 
   ## gradients
   if (! (iscell (rank_grads) && isequal (size (rank_grads), [nl P])))
@@ -312,13 +303,6 @@ endfunction
 ## a positive integer scalar (a count or a size in a layout or communicator struct)
 function tf = is_count (x)
   tf = isnumeric (x) && isreal (x) && isscalar (x) && x >= 1 && x == fix (x);
-endfunction
-
-function tf = logical_option (fname, name, val)
-  if (! (isscalar (val) && (islogical (val) || (isnumeric (val) && any (val == [0 1])))))
-    error ("muonlab:badArg", "%s: %s must be true or false.", fname, name);
-  endif
-  tf = logical (val);
 endfunction
 
 function R = result (variant, info, st, upd, full, ref_full, W, P, step)

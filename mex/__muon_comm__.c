@@ -26,6 +26,24 @@
 enum { IN_CMD, IN_COMM, IN_X, IN_ARG };
 enum { OUT_Y, OUT_C };
 
+// CMD: a collective of the core's list (its muon_coll value) or one of these commands
+// (numbered after the collectives; CMD_COUNTERS is MUON_COLL_COUNT).
+#define COMMANDS(X) X (CMD_COUNTERS, "counters") X (CMD_CREATE, "create")               \
+                    X (CMD_ABORT, "abort") X (CMD_HAVE_MPI, "have_mpi")
+#define CMD_ENUM(e, name) e,
+#define CMD_NAME(e, name) name,
+enum { CMD_BEFORE = MUON_COLL_COUNT - 1, COMMANDS (CMD_ENUM) CMD_END };
+static const char *const commands[] = { COMMANDS (CMD_NAME) };
+
+static int command (const char *cmd)
+{
+  int k = -1;
+  if (muon_name_lookup (MUON_LIST_COLL, cmd, &k) == MUON_OK)
+    return k;
+  k = muon_mex_choose (cmd, commands, CMD_END - MUON_COLL_COUNT);
+  return k < 0 ? -1 : MUON_COLL_COUNT + k;
+}
+
 // the user function behind most commands; 'create' is muon_comm's, 'abort' muon_mpirun's
 static const char *fname = "muon_collective";
 
@@ -134,17 +152,17 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   char cmd[32] = "";
   if (nrhs < 1 || !mxIsChar (prhs[IN_CMD]) || mxGetString (prhs[IN_CMD], cmd, sizeof cmd))
     muon_mex_error (fname, "badArg", "%s", USAGE);
-  // outputs: Y and C for a collective, one for the other commands (none for abort)
-  int is_coll = strcmp (cmd, "allreduce") == 0 || strcmp (cmd, "reduce_scatter") == 0
-                || strcmp (cmd, "all_gather") == 0 || strcmp (cmd, "broadcast") == 0;
+  int which = command (cmd);
+  // outputs: Y and C for a collective that moves data, one for the other commands
+  int is_coll = which >= 0 && which < MUON_COLL_COUNT && which != MUON_COLL_BARRIER;
   if (nlhs > (is_coll ? OUT_C + 1 : 1))
     muon_mex_error (fname, "badArg", "%s", USAGE);
-  if (strcmp (cmd, "have_mpi") == 0)   // internal: was this MEX file built with MPI
+  if (which == CMD_HAVE_MPI)           // internal: was this MEX file built with MPI
   {
     plhs[0] = mxCreateLogicalScalar (muon_mex_comm_have_mpi ());
     return;
   }
-  if (strcmp (cmd, "abort") == 0)       // internal: muon_mpirun's rank driver
+  if (which == CMD_ABORT)              // internal: muon_mpirun's rank driver
   {
     char msg[2048] = "";
     if (nrhs < 2 || !mxIsChar (prhs[1]))
@@ -156,7 +174,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_error (fname, "badArg", "%s", USAGE);
   int owned = 0;
   muon_ctx *ctx = muon_mex_ctx ();
-  if (strcmp (cmd, "create") == 0)
+  if (which == CMD_CREATE)
   {
     if (nrhs != 2)
       muon_mex_error (fname, "badArg", "%s", USAGE);
@@ -166,15 +184,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       muon_comm_destroy (&c);
     return;
   }
-  muon_coll k;
-  if (strcmp (cmd, "allreduce") == 0) k = MUON_COLL_ALLREDUCE;
-  else if (strcmp (cmd, "reduce_scatter") == 0) k = MUON_COLL_REDUCE_SCATTER;
-  else if (strcmp (cmd, "all_gather") == 0) k = MUON_COLL_ALL_GATHER;
-  else if (strcmp (cmd, "broadcast") == 0) k = MUON_COLL_BROADCAST;
-  else if (strcmp (cmd, "barrier") == 0) k = MUON_COLL_BARRIER;
-  else if (strcmp (cmd, "counters") == 0) k = MUON_COLL_COUNT;
-  else
+  if (which < 0 || which > CMD_COUNTERS)
     muon_mex_error (fname, "badArg", "unknown command '%s'.", cmd);
+  muon_coll k = (muon_coll) which;     // MUON_COLL_COUNT: the counters
   int need = k == MUON_COLL_BARRIER || k == MUON_COLL_COUNT ? 2
              : k == MUON_COLL_ALL_GATHER ? 3 : 4;
   if (nrhs < need || nrhs > need + (k == MUON_COLL_COUNT))
@@ -185,11 +197,13 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   int root = 0;
   if (k == MUON_COLL_ALLREDUCE || k == MUON_COLL_REDUCE_SCATTER)
   {
-    char o[8] = "";
+    char o[16] = "", ops[64];
+    int v = 0;
     if (!mxIsChar (prhs[IN_ARG]) || mxGetString (prhs[IN_ARG], o, sizeof o)
-        || (strcmp (o, "sum") && strcmp (o, "avg")))
-      muon_mex_error (fname, "badArg", "OP must be 'sum' or 'avg'.");
-    op = o[0] == 'a' ? MUON_REDUCE_AVG : MUON_REDUCE_SUM;
+        || muon_name_lookup (MUON_LIST_REDUCE_OP, o, &v) != MUON_OK)
+      muon_mex_error (fname, "badArg", "OP must be %s.",
+                      muon_mex_list_text (MUON_LIST_REDUCE_OP, 0, ops, sizeof ops));
+    op = (muon_reduce_op) v;
   }
   if (k == MUON_COLL_BROADCAST)
   {

@@ -31,13 +31,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (!(wd >= 1 && wd <= MUON_ZERO_MAX_WORLD) || wd != (double) (int) wd)
     muon_mex_error (fname, "badArg", "WORLD must be an integer in 1..%d.", MUON_ZERO_MAX_WORLD);
   muon_zero_layout_opts o;
-  muon_zero_layout_opts_default (&o);
-  char buf[32];
-  muon_mex_field_int (fname, prhs[IN_OPTS], "stage", &o.stage);
-  muon_mex_field_int (fname, prhs[IN_OPTS], "align_factor", &o.align_factor);
-  if (muon_mex_field_string (fname, prhs[IN_OPTS], "order", buf, sizeof buf)
-      && muon_zero_order_from_name (buf, &o.order) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown order '%s'.", buf);
+  muon_mex_zero_layout_opts (fname, prhs[IN_OPTS], &o);
 
   size_t P = mxGetM (S);
   const double *s = mxGetPr (S);

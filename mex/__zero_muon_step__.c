@@ -36,13 +36,7 @@ static size_t layout_args (const mxArray *S, const mxArray *Wa, const mxArray *l
               ? mxGetScalar (Wa) : -1;
   if (!(wd >= 1 && wd <= MUON_COMM_MAX_WORLD) || wd != (double) (int) wd)
     muon_mex_error (fname, "badArg", "WORLD must be an integer in 1..%d.", MUON_COMM_MAX_WORLD);
-  muon_zero_layout_opts_default (o);
-  char buf[32];
-  muon_mex_field_int (fname, lo, "stage", &o->stage);
-  muon_mex_field_int (fname, lo, "align_factor", &o->align_factor);
-  if (muon_mex_field_string (fname, lo, "order", buf, sizeof buf)
-      && muon_zero_order_from_name (buf, &o->order) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown order '%s'.", buf);
+  muon_mex_zero_layout_opts (fname, lo, o);
   size_t P = mxGetM (S);
   const double *s = mxGetPr (S);
   *rc = mxMalloc (2 * P * sizeof **rc);
@@ -134,22 +128,10 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   // every check that can raise comes before the layout, plan and communicator exist
   const mxArray *so = prhs[IN_OPTS];
   muon_zero_step_opts o;
-  muon_zero_step_opts_default (&o);
   double experts = 1;
-  muon_mex_update_opts (fname, so, &o.update, &experts);
+  muon_mex_zero_step_opts (fname, so, &o, &experts);
   if (experts != 1)
     muon_mex_error (fname, "badArg", "experts are not supported: every parameter is one matrix.");
-  char buf[64] = "reference";
-  muon_mex_field_string (fname, so, "variant", buf, sizeof buf);
-  if (muon_zero_variant_from_name (buf, &o.variant) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown variant '%s'.", buf);
-  if (muon_mex_field_string (fname, so, "pad_count", buf, sizeof buf))
-  {
-    if (strcmp (buf, "keller") == 0)
-      o.pad_count = MUON_ZERO_PADS_KELLER;
-    else if (strcmp (buf, "deepspeed") != 0)
-      muon_mex_error (fname, "badArg", "unknown pad count rule '%s'.", buf);
-  }
   size_t *rc = NULL;
   int W = 0;
   muon_zero_layout_opts lo;
