@@ -93,7 +93,7 @@ function check_top (opt)
   endfor
   ismuon = cellfun (@(n) strcmp (opt.route.(n), "muon"), names);
   field_set (opt.update_args, "OPT.update_args", names(ismuon));
-  known = run_update ();
+  known = option_spec ("muon_update").names;   # every option muon_update takes
   for i = find (ismuon(:).')
     n = names{i};
     a = opt.update_args.(n);
@@ -110,7 +110,7 @@ function check_top (opt)
       endif
     endfor
     try
-      update_options (where, opt.classes{i}, a);
+      parse_options (where, "muon_update", a, "precision", opt.classes{i});
     catch err
       fail_ ("%s", regexprep (err.message, '\.$', ""));
     end_try_catch
