@@ -283,4 +283,5 @@ const char *muon_gemm_name (muon_gemm_provider g);
 #include "muon_comm.h"     // communicators (core/comm_*.c)
 #include "muon_zero.h"     // ZeRO layout (core/zero_layout.c)
 #include "muon_zero_step.h" // distributed Muon steps (core/zero_plan.c, zero_step*.c)
+#include "muon_zero_cost.h" // plan-only cost of every design (core/zero_cost.c)
 #endif
