@@ -281,11 +281,20 @@ static void slice_flops (cost_job *J, const part_t *q, double *d)
       d[l] -= fl;
       f = l;
     }
+    size_t memo_rows[2] = { 0, 0 };   // a matrix's blocks take two or three row counts
+    double memo_fl[2] = { 0, 0 };
     for (size_t r = f; r <= l; r++)
     {
       part_range (q, p, n, r, &lo, &hi);
       size_t rows = (hi + cols - 1) / cols - lo / cols;
-      C->ns_flops[r] += muon_ns_flops_matrix (rows, cols, &J->o->ns, J->o->symmetric);
+      int k = memo_rows[0] == rows ? 0 : memo_rows[1] == rows ? 1 : -1;
+      if (k < 0)
+      {
+        k = memo_rows[0] == 0 ? 0 : 1;
+        memo_rows[k] = rows;
+        memo_fl[k] = muon_ns_flops_matrix (rows, cols, &J->o->ns, J->o->symmetric);
+      }
+      C->ns_flops[r] += memo_fl[k];
     }
   }
   (void) W;

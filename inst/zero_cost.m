@@ -80,7 +80,9 @@
 ## calls x ring steps x latency + the busiest rank's bytes / bandwidth, NVLink-class inside a
 ## node, network between nodes), @code{comm} (their sum), @code{ns} (the slowest rank's
 ## FLOPs / GEMM rate plus a launch overhead per call), @code{memory} (the elementwise passes
-## at memory bandwidth) and @code{step} (the sum: no overlap assumed).
+## at memory bandwidth: the local gradients, the step's buffers and the momentum),
+## @code{overhead} (the profile's fixed cost of a step) and @code{step} (the sum: no overlap
+## assumed).
 ## @end table
 ##
 ## @example
@@ -214,7 +216,8 @@ function C = zero_cost (what, world, varargin)
     touched = (c.total + R.transient + R.momentum) * o.elem_bytes + R.momentum * mb;
     mem_r = touched / (prof.mem_bw * prof.mem_efficiency);
     T.memory = max (mem_r);
-    T.step = T.comm + T.ns + T.memory;
+    T.overhead = prof.step_overhead;
+    T.step = T.comm + T.ns + T.memory + T.overhead;
     c.time = T;
 
     ## tables
@@ -233,7 +236,7 @@ function C = zero_cost (what, world, varargin)
     else
       r.memory = R.momentum * mb + R.master * wb + adam_share;
     endif
-    r.seconds = comm + ns_r + mem_r;
+    r.seconds = comm + ns_r + mem_r + prof.step_overhead;
     c.ranks = r;
     if (isempty (pf))
       pf = per_matrix_flops (shapes, experts, split, o);
@@ -413,7 +416,8 @@ endfunction
 %! assert (C.total, M.counts.muon);
 %! assert (sum (C.ranks.ns_calls), M.counts.nmuon);
 %! assert (C.params.name{1}, "model.layers.0.self_attn.q_proj.weight");
-%! assert (C.time.step > 0 && C.time.step == C.time.comm + C.time.ns + C.time.memory);
+%! T = C.time;
+%! assert (T.step > 0 && T.step == T.comm + T.ns + T.memory + T.overhead);
 
 %!test
 %! ## the aliased pads fail on a mixed round, as zero_muon_step does

@@ -8,8 +8,10 @@
 ## @code{inter} (each @code{bandwidth} in bytes/s and @code{latency} in s per ring step, and
 ## optionally per-collective structs @code{allreduce}, @code{reduce_scatter},
 ## @code{all_gather}, @code{all_to_all} with their own @code{bandwidth} / @code{latency});
-## optional with defaults 1, 1, 1, 1 and 0: @code{gemm_efficiency}, @code{mem_efficiency},
-## @code{intra.efficiency}, @code{inter.efficiency}, @code{ns_call_overhead}.
+## optional with defaults 1, 1, 1, 1, 0 and 0: @code{gemm_efficiency},
+## @code{mem_efficiency}, @code{intra.efficiency}, @code{inter.efficiency},
+## @code{ns_call_overhead} (seconds per Newton-Schulz call) and @code{step_overhead} (fixed
+## seconds per step).
 ## @end deftypefn
 
 function P = load_profile (fname, what)
@@ -44,7 +46,7 @@ function P = load_profile (fname, what)
     endif
   endfor
   dflt = struct ("gemm_efficiency", 1, "mem_efficiency", 1, "ns_call_overhead", 0,
-                 "name", "profile");
+                 "step_overhead", 0, "name", "profile");
   for f = fieldnames (dflt).'
     if (! isfield (P, f{1}))
       P.(f{1}) = dflt.(f{1});
