@@ -64,8 +64,10 @@
 ## @item ranks
 ## a table (struct of W x 1 columns): @code{rank} (0-based), @code{ns_calls},
 ## @code{ns_flops}, @code{momentum}, @code{owned}, @code{master}, @code{pads},
-## @code{transient}, @code{bytes_sent}, @code{bytes_recv}, @code{memory} (bytes:
-## momentum, master weights and the AdamW share) and @code{seconds} (its modelled step).
+## @code{transient}, @code{bytes_sent}, @code{bytes_recv}, @code{persistent} (bytes kept
+## between steps: momentum, master weights and the rank's share of the AdamW master weights
+## and moments), @code{memory} (the peak: @code{persistent} plus the step's buffers at
+## ElementBytes each) and @code{seconds} (its modelled step).
 ## @item params
 ## a table (P x 1 columns): @code{name} (for a model), @code{rows}, @code{cols},
 ## @code{experts}, @code{slot}, @code{first_owner}, @code{last_owner}, @code{ns_rank} (the
@@ -74,7 +76,7 @@
 ## @code{bytes_max}, @code{bytes_mean} (sent per rank), @code{ns_flops_max},
 ## @code{ns_flops_mean}, @code{imbalance} (max / mean NS FLOPs over the ranks; Inf when no
 ## rank works), @code{idle_ranks} (ranks with no NS), @code{momentum_max},
-## @code{memory_max}, @code{transient_max} (bytes).
+## @code{persistent_max}, @code{memory_max} (peak), @code{transient_max} (bytes).
 ## @item time
 ## seconds per phase under the profile: one field per collective used (the flat ring model:
 ## calls x ring steps x latency + the busiest rank's bytes / bandwidth, NVLink-class inside a
@@ -232,10 +234,11 @@ function C = zero_cost (what, world, varargin)
     r.bytes_sent = sum (R.sent, 2);
     r.bytes_recv = sum (R.recv, 2);
     if (strcmp (which{d}, "reference"))
-      r.memory = R.momentum * mb + R.master * wb + adamw * (wb + ab);
+      r.persistent = R.momentum * mb + R.master * wb + adamw * (wb + ab);
     else
-      r.memory = R.momentum * mb + R.master * wb + adam_share;
+      r.persistent = R.momentum * mb + R.master * wb + adam_share;
     endif
+    r.memory = r.persistent + R.transient * o.elem_bytes;
     r.seconds = comm + ns_r + mem_r + prof.step_overhead;
     c.ranks = r;
     if (isempty (pf))
@@ -267,6 +270,7 @@ function C = zero_cost (what, world, varargin)
     endif
     s.idle_ranks = sum (R.ns_calls == 0);
     s.momentum_max = max (R.momentum) * mb;
+    s.persistent_max = max (r.persistent);
     s.memory_max = max (r.memory);
     s.transient_max = max (R.transient) * o.elem_bytes;
     c.summary = s;
@@ -448,7 +452,7 @@ endfunction
 %! ## Llama-3.1-70B on 512 H100s: bytes, NS work and memory per rank, by design
 %! C = zero_cost (muon_model ("llama-3.1-70b"), 512);
 %! printf ("%-32s %12s %10s %10s %10s\n", "design", "sent/rank", "NS ms", "imbalance",
-%!         "memory");
+%!         "peak mem");
 %! for c = C
 %!   printf ("%-32s %9.2f GB %10.1f %10.1f %7.2f GB\n", c.design, c.summary.bytes_max / 1e9,
 %!           1e3 * c.time.ns, c.summary.imbalance, c.summary.memory_max / 1e9);
