@@ -21,8 +21,10 @@
 ## log axes, one line per design), @file{demo/output/plan_imbalance.png} (max / mean NS work
 ## of round robin, LPT, all-to-all and ZeRO-1/2 against W) and
 ## @file{demo/output/plan_layout.png} (the layout summaries: what kind of weight each rank
-## holds, and the NS work of each rank under the whole-matrix designs), and the tables as
-## CSV beside them.  Runs in well under a minute.  With an output argument the rows of the
+## holds, and the NS work of each rank under the whole-matrix designs), and with
+## @code{muon_export} the cheapest-design table (CSV), the per-rank plan of DeepSeek-V3 on
+## 256 ranks (CSV, one row per design and rank) and the per-matrix plan of Llama-3.1-70B on
+## 1,024 ranks (JSON, one object per matrix) beside them.  Runs in well under a minute.  With an output argument the rows of the
 ## cheapest-design table come back as a struct array @var{T}.
 ## @end deftypefn
 
@@ -81,11 +83,13 @@ function T = plan_at_scale ()
   plot_scaling (png1, X, models, titles, worlds);
   plot_imbalance (png2, X, models, titles, worlds);
   plot_layout (png3, {L1, L2});
-  csv = fullfile (outdir, "plan_at_scale.csv");
-  if (exist ("muon_export", "file"))
-    muon_export (rows_out, csv);
-    printf ("wrote %s\n", csv);
-  endif
+  files = {fullfile(outdir, "plan_at_scale.csv"), ...
+           fullfile(outdir, "plan_deepseek_v3_w256_ranks.csv"), ...
+           fullfile(outdir, "plan_llama_3.1_70b_w1024_params.json")};
+  muon_export (rows_out, files{1});                  # the cheapest-design table
+  muon_export (L1.C, files{2}, "Table", "ranks");    # one row per design and rank
+  muon_export (L2.C(1).params, files{3});            # one object per matrix
+  printf ("wrote %s\n", files{:});
   printf ("wrote %s\nwrote %s\nwrote %s\nplan_at_scale: %.1f s\n", png1, png2, png3,
           toc (t_all));
   if (nargout > 0)
@@ -155,6 +159,7 @@ function L = layout_summary (name, title, W, opts)
   L.held = held;
   L.designs = {C.design};
   L.ns = [C.ranks];
+  L.C = C;
   nb = 8;
   band = floor ((0:W-1) * nb / W) + 1;
   printf ("\n%s on %d ranks (ZeRO-2, %.2fB elements per rank): the ranks in %d bands\n",
