@@ -85,7 +85,7 @@
 ## M.counts.total                     # 8030261248
 ## M.params.name(2:4)'                # input_layernorm, q_proj, k_proj of layer 0
 ## K = muon_model ("deepseek-v3", "Experts", "fused");
-## K.counts.nmuon                     # 61 layers x ~8 matrices, not 46,000
+## K.counts.nmuon                     # 733 Muon matrices instead of 45,868
 ## @end example
 ## @seealso{zero_cost, muon_optimizer, muon_export}
 ## @end deftypefn
