@@ -90,7 +90,7 @@
 ## @example
 ## M = muon_model ("llama-3.1-8b");
 ## C = zero_cost (M, 64, "Design", @{"zero12_allreduce", "layerwise_lpt"@});
-## arrayfun (@(c) c.summary.bytes_max, C)    # bytes each design sends per rank
+## arrayfun (@@(c) c.summary.bytes_max, C)   # bytes each design sends per rank
 ## C(2).summary.imbalance      # LPT's max / mean NS work
 ## @end example
 ## @seealso{muon_model, zero_muon_step, zero_layout, ns_flops, muon_export}
