@@ -103,11 +103,7 @@ function C = zero_cost (what, world, varargin)
   endif
   persistent designs colls;
   if (isempty (designs))
-    designs = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
-               "zero2_slice_only", "zero2_multi_owner", "zero3_round_robin", ...
-               "zero3_round_robin_aliased_pads", "layerwise_lpt", "moonlight_gather", ...
-               "alltoall_owner"};
-    colls = {"allreduce", "reduce_scatter", "all_gather", "broadcast", "barrier", "all_to_all"};
+    [designs, colls] = __zero_cost__ ();        # the core's names (core/zero_cost.c)
   endif
 
   ## what is planned

@@ -1,4 +1,4 @@
-#define USAGE "usage: C = __zero_cost__ (SHAPES, EXPERTS, SPLIT, WORLD, OPTS)"
+#define USAGE "usage: C = __zero_cost__ (SHAPES, EXPERTS, SPLIT, WORLD, OPTS) or [DESIGNS, COLLS] = __zero_cost__ ()"
 /* __zero_cost__ - gateway of zero_cost.m: the plan-only cost of one distributed Muon step
  * (muon_zero_cost.h).  SHAPES is P x 2 [rows cols] (positive integers), EXPERTS P x 1 (or
  * []: all 1), SPLIT a P x 1 cell of row-block vectors (or []: none), WORLD a scalar, OPTS a
@@ -61,6 +61,21 @@ static size_t to_size (const char *fname, const char *what, double x)
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   const char *fname = "zero_cost";
+  if (nrhs == 0 && nlhs <= 2)
+  {
+    // [DESIGNS, COLLECTIVES] = __zero_cost__ (): the core's names, in its order
+    plhs[0] = mxCreateCellMatrix (1, MUON_ZERO_COST_DESIGNS);
+    for (int d = 0; d < MUON_ZERO_COST_DESIGNS; d++)
+      mxSetCell (plhs[0], d, mxCreateString (muon_zero_cost_design_name (d)));
+    if (nlhs > 1)
+    {
+      plhs[1] = mxCreateCellMatrix (1, MUON_COST_COLLS);
+      for (int k = 0; k < MUON_COLL_COUNT; k++)
+        mxSetCell (plhs[1], k, mxCreateString (muon_coll_name ((muon_coll) k)));
+      mxSetCell (plhs[1], MUON_COST_ALL_TO_ALL, mxCreateString ("all_to_all"));
+    }
+    return;
+  }
   if (nrhs != IN_END || nlhs > OUT_END)
     muon_mex_error (fname, "badArg", "%s", USAGE);
   const mxArray *S = prhs[IN_SHAPES], *E = prhs[IN_EXPERTS], *SP = prhs[IN_SPLIT];
