@@ -37,6 +37,10 @@ function [shapes, W, stage, order] = problem (trial)
   order = orders{randi (2)};
 endfunction
 
+function f = cfg_file (name)
+  f = fullfile (fileparts (mfilename ("fullpath")), "configs", [name ".json"]);
+endfunction
+
 ## Greedy LPT written here: numel descending (stable), least-loaded rank, lowest on ties.
 function owner = lpt (numels, W)
   [~, ord] = sort (-numels);
@@ -189,6 +193,33 @@ endfunction
 %!   rc = ceil (shapes(:,1) / W);
 %!   assert (C.sent(:,2), (W - 1) * sum (rc .* shapes(:,2)) * ones (W, 1));
 %! endfor
+
+%!test
+%! ## fused experts and split rows: the core's NS work per rank (whole-matrix designs: each
+%! ## matrix once) adds up to ns_flops over every expert page and split block
+%! M = muon_model (test_zero_cost ("cfg_file", "tiny_deepseek_v3"), "Experts", "fused",
+%!                 "Fuse", "all");
+%! k = strcmp (M.params.route, "muon");
+%! C = zero_cost (M, 3, "Method", "gram", "Design", {"layerwise_lpt", "zero3_round_robin"});
+%! ## ns_flops' Gram count; square blocks (aspect 1) fall back to standard in muon_ns
+%! want2 = 0;
+%! for p = find (k).'
+%!   E = M.params.experts(p);
+%!   b = M.params.split{p};
+%!   if (isempty (b))
+%!     b = M.params.rows(p) / E;
+%!   endif
+%!   F = ns_flops (b(:), M.params.cols(p), "Method", "gram");
+%!   f = F.gram;
+%!   f(F.alpha <= 1) = F.standard(F.alpha <= 1);
+%!   want2 += E * sum (f);
+%! endfor
+%! for c = C
+%!   assert (sum (c.ranks.ns_flops), want2, 1e-12 * want2);
+%!   assert (sum (c.params.ns_flops), want2, 1e-12 * want2);
+%!   assert (c.flops_total, want2, 1e-12 * want2);
+%! endfor
+%! assert (any (M.params.experts(k) > 1) && any (! cellfun ("isempty", M.params.split(k))));
 
 %!test
 %! ## bytes scale with the element size; the step is the sum of its phases
