@@ -255,6 +255,12 @@ $(B)/tests/mpi/test_comm_mpi: tests/mpi/test_comm_mpi.c tests/c/harness.h $(LIB_
 	$(MPICC) -std=c99 -O1 -g $(WARN) -Icore/include -Icore -Itests/c $< $(LIB_MPI) $(LIB) \
 	  $(LDLIBS) -o $@
 
+# make bench's MPI collective timer (tests/bench/bench_comm_mpi.c, run by bench_cost.m)
+BENCH_COMM := $(if $(HAVE_MPI),$(B)/tests/mpi/bench_comm_mpi,)
+$(B)/tests/mpi/bench_comm_mpi: tests/bench/bench_comm_mpi.c $(LIB_MPI) $(LIB)
+	@mkdir -p $(@D)
+	$(MPICC) -std=c99 -O2 $(WARN) -Icore/include -Icore $< $(LIB_MPI) $(LIB) $(LDLIBS) -o $@
+
 check-mpi: all $(MPI_CTEST)
 	@mkdir -p $(RESULTS); $(if $(HAVE_MPI),OCTAVE=$(OCTAVE) tests/mpi/run.sh $(RESULTS)/mpi \
 	  $(MPI_CTEST),echo "mpi: built without MPI (no mpicc, or MPI=0): the mpi layer is skipped")
@@ -332,8 +338,8 @@ DEMO ?= zero2_muon_correctness    # make demo DEMO=train_mlp (or ns_precision_sw
 demo: deps all
 	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO)"
 
-bench: all
-	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi"
+bench: all $(BENCH_COMM)
+	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi; bench_cost; bench_plan"
 
 dist:
 	tests/make_dist.sh $(VERSION)

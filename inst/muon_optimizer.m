@@ -204,9 +204,7 @@ function opt = muon_optimizer (params, varargin)
 endfunction
 
 function r = default_route (name, p)
-  n = lower (name);
-  if (size (p, 1) > 1 && size (p, 2) > 1 && isempty (strfind (n, "embed"))
-      && isempty (strfind (n, "lm_head")))
+  if (route_rule (name, size (p, 1), size (p, 2)))   # the rule muon_model shares
     r = "muon";
   else
     r = "adamw";

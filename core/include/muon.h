@@ -323,4 +323,5 @@ MUON_DECLARE_NAMES (muon_gemm, muon_gemm_provider)
 #include "muon_zero.h"     // ZeRO layout (core/zero_layout.c)
 #include "muon_zero_step.h" // distributed Muon steps (core/zero_plan.c, zero_step*.c)
 #include "muon_lists.h"     // every named list and limit, for gateways (core/lists.c)
+#include "muon_zero_cost.h" // plan-only cost of every design (core/zero_cost.c)
 #endif

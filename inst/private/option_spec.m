@@ -64,7 +64,8 @@
 function S = option_spec (key)
   keys = {"muon_ns", "muon_update", "muon_optimizer", "muon_optimizer_param", ...
           "loss_scaler", "zero_muon_step", "zero_layout", "muon_comm", "muon_collective", ...
-          "muon_mpirun", "ns_flops", "zero_plot_layout", "muon_load_state"};
+          "muon_mpirun", "ns_flops", "zero_plot_layout", "muon_load_state", "muon_model", ...
+          "zero_cost", "muon_export"};
   if (nargin == 0)
     S = keys;
     return;
@@ -99,6 +100,15 @@ function S = option_spec (key)
       S = compile ({plot_rows(L)});
     case "muon_load_state"
       S = compile ({load_state_rows(L)});
+    case "muon_model"
+      S = compile ({model_rows(L)});
+    case "zero_cost"                    # the NS options that set the work and the rate
+      ns = ns_rows (L);
+      ns = ns(ismember (ns(:,1), {"Method", "Steps", "Coefficients", "Restarts", ...
+                                  "GramMinAspect", "Precision"}), :);
+      S = compile ({cost_rows(L), ns}, "", "default", {"precision", "bf16"});
+    case "muon_export"
+      S = compile ({export_rows(L)});
     otherwise
       error ("muonlab:internal", "option_spec: no option table for '%s'.", key);
   endswitch
@@ -106,6 +116,44 @@ function S = option_spec (key)
 endfunction
 
 #---- the groups ------------------------------------------------------------------------------
+
+## muon_model: how the shapes are grouped.
+function T = model_rows (L)
+  T = {
+  ## Name            Field              Kind       Arg                 Default             Must be
+    "MTP",           "mtp",             "logical", [],                 true,               ""
+    "Experts",       "experts",         "enum",    {"separate", "fused"}, "separate",      ""
+    "Fuse",          "fuse",            "enum",    {"none", "qkv", "gate_up", "all"}, "none", ""
+  };
+endfunction
+
+## zero_cost: the layout (defaults: the layout's own, when one is planned; zero_cost checks
+## these), the designs, the byte widths and the machine profile.
+function T = cost_rows (L)
+  x = L.lists;
+  T = {
+  ## Name            Field              Kind       Arg                 Default             Must be
+    "Design",        "design",          "any",     [],                 "all",              ""
+    "Stage",         "stage",           "any",     [],                 [],                 ""
+    "AlignFactor",   "align_factor",    "any",     [],                 [],                 ""
+    "Order",         "order",           "any",     [],                 [],                 ""
+    "PadCount",      "pad_count",       "enum",    x.zero_pad_count,   "deepspeed",        ""
+    "ElementBytes",  "elem_bytes",      "any",     [],                 2,                  ""
+    "MomentumBytes", "momentum_bytes",  "any",     [],                 4,                  ""
+    "MasterBytes",   "master_bytes",    "any",     [],                 4,                  ""
+    "AdamBytes",     "adam_bytes",      "any",     [],                 8,                  ""
+    "Symmetric",     "symmetric",       "logical", [],                 false,              ""
+    "Profile",       "profile",         "any",     [],                 "h100",             ""
+  };
+endfunction
+
+## muon_export: which table of a result.
+function T = export_rows (L)
+  T = {
+  ## Name            Field              Kind       Arg                 Default             Must be
+    "Table",         "table",           "any",     [],                 "",                 ""
+  };
+endfunction
 
 ## muon_ns, and every function that runs it (muon_update, muon_optimizer, zero_muon_step).
 function T = ns_rows (L)

@@ -105,6 +105,12 @@ function v = SAMPLES (name)
     case "Reduction",       v = "fixed";
     case "GrowthInterval",  v = 10;
     case "File",            v = [tempname() ".png"];
+    case "Design",          v = "zero12_allreduce";
+    case {"Stage", "AlignFactor"}, v = 2;
+    case "Order",           v = "size_desc";
+    case {"ElementBytes", "MomentumBytes", "MasterBytes", "AdamBytes"}, v = 4;
+    case "Profile",         v = "h100";
+    case "Table",           v = "t";
     otherwise,              v = [];
   endswitch
 endfunction
@@ -184,6 +190,19 @@ function call (fname, name, v)
       unwind_protect
         muon_save_state (f, muon_optimizer (P));
         muon_load_state (f, P, name, v);
+      unwind_protect_cleanup
+        if (exist (f, "file"))
+          unlink (f);
+        endif
+      end_unwind_protect
+    case "muon_model"
+      muon_model ("llama-3.1-8b", name, v);
+    case "zero_cost"
+      zero_cost (zero_layout ({[4 6], [6 4]}, 2), 2, name, v);
+    case "muon_export"
+      f = [tempname() ".json"];
+      unwind_protect
+        muon_export (struct ("t", struct ("a", [1; 2], "b", [3; 4])), f, name, v);
       unwind_protect_cleanup
         if (exist (f, "file"))
           unlink (f);
