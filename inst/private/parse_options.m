@@ -106,7 +106,9 @@ function [o, rest] = parse_options (fname, key, args, field, value)
         a = S.arg{j};
         ok = (isnumeric (v) && isscalar (v) && isreal (v) && isfinite (v) && v == fix (v)
               && v >= a(1) && v <= a(2));
-        v = double (v);
+        if (ok)
+          v = double (v);
+        endif
       case 3                            # real: a finite scalar in the interval a
         if (isempty (v))
           continue;
@@ -115,7 +117,9 @@ function [o, rest] = parse_options (fname, key, args, field, value)
         ok = (isnumeric (v) && isscalar (v) && isreal (v) && isfinite (v)
               && (v > a(1) || (v == a(1) && ! a(3)))
               && (v < a(2) || (v == a(2) && ! a(4))));
-        v = double (v);
+        if (ok)
+          v = double (v);
+        endif
       case 4                            # logical: true / false (or 1 / 0)
         if (isempty (v))
           continue;
@@ -134,7 +138,9 @@ function [o, rest] = parse_options (fname, key, args, field, value)
         ok = (isnumeric (v) && isreal (v) && (isempty (v) || isvector (v))
               && numel (v) <= a(2) && all (isfinite (v(:)))
               && all (v(:) >= a(1) & v(:) == fix (v(:))));
-        v = double (v(:).');
+        if (ok)
+          v = double (v(:).');
+        endif
       case 7                            # custom: [v, ok] = a (fname, v)
         [v, ok] = S.arg{j} (fname, v);
       otherwise                         # any: the caller checks it

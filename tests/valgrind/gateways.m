@@ -156,6 +156,28 @@ function fails = sec_muon_coeffs ()
   fails = bad (fails, "unknown name (core)", "", 1, f, "nope");
 endfunction
 
+function fails = sec_muon_lists ()
+  f = @__muon_lists__;
+  fails = {};
+  fails = outs (fails, "the lists", 1, f);
+  fails = bad (fails, "an input", "muonlab:badArg", 1, f, 1);
+endfunction
+
+function fails = sec_zero_cost ()
+  f = @__zero_cost__;
+  fails = {};
+  fails = outs (fails, "the names", 2, f);
+  o = struct ("design", "zero12_allreduce", "stage", 2, "align_factor", 2,
+              "order", "given", "pad_count", "deepspeed", "elem_bytes", 2, "symmetric", 0,
+              "method", "standard", "steps", 5, "precision", "bf16");
+  S = [4 6; 6 4];
+  fails = ok (fails, "a plan", 1, f, S, [1; 1], {[], []}, 2, o);
+  fails = bad (fails, "shapes not P x 2", "", 1, f, [4 6 2], [1], {[]}, 2, o);
+  fails = bad (fails, "world 0", "", 1, f, S, [1; 1], {[], []}, 0, o);
+  fails = bad (fails, "unknown design", "", 1, f, S, [1; 1], {[], []}, 2,
+               setfield (o, "design", "nope"));
+endfunction
+
 function fails = sec_muon_info ()
   f = @__muon_info__;
   fails = {};
@@ -338,7 +360,8 @@ sections = {"__muon_ns__", @sec_muon_ns; "__muon_update__", @sec_muon_update;
             "__muon_coeffs__", @sec_muon_coeffs; "__muon_info__", @sec_muon_info;
             "__muon_blas_threads__", @sec_muon_blas_threads;
             "__zero_layout__", @sec_zero_layout; "__zero_muon_step__", @sec_zero_muon_step;
-            "__muon_comm__", @sec_muon_comm};
+            "__muon_comm__", @sec_muon_comm; "__muon_lists__", @sec_muon_lists;
+            "__zero_cost__", @sec_zero_cost};
 ## every gateway in mex/ must have a section
 srcs = glob (fullfile (root, "mex", "__*__.c"));
 for k = 1:numel (srcs)
