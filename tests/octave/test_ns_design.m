@@ -1,0 +1,101 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_ns_design ()
+## Suite (run with @code{test test_ns_design}): the Newton-Schulz design lab against
+## oracles outside the code under test.
+##   - ns_restart_autotune against the peer's own output (fixtures/gram_restart_peer.txt:
+##     gram-newton-schulz 0.1.6, simulate_perturbed_gram_newton_schulz + stability_metric,
+##     every shipped schedule, every list of up to 2 restarts), 1e-6 relative.
+##   - ns_restart_search against the fp32 / fp64 runs of muon_ns it ranks, and the
+##     issue's goal: fp32 Gram deepseekv4 within 2e-5 of fp64 on 32 x 64, 64 x 192 and
+##     128 x 512 with at most 2 restarts (today's default [2]: 1.5e-3 to 5.7e-3).
+## @end deftypefn
+
+function test_ns_design ()
+  help test_ns_design
+endfunction
+
+%!function F = read_peer (file)
+%!  ## rows "schedule restarts metric"; "-" = no restart; "inf" as Python writes it
+%!  txt = fileread (file);
+%!  lines = strsplit (txt, "\n");
+%!  lines = lines(! cellfun (@isempty, lines) & ! strncmp (lines, "#", 1));
+%!  F = struct ("name", {}, "restarts", {}, "metric", {});
+%!  for i = 1:numel (lines)
+%!    w = strsplit (strtrim (lines{i}), " ");
+%!    r = zeros (1, 0);
+%!    if (! strcmp (w{2}, "-"))
+%!      r = str2double (strsplit (w{2}, ","));
+%!    endif
+%!    F(end+1) = struct ("name", w{1}, "restarts", r, "metric", str2double (w{3}));
+%!  endfor
+
+%!test
+%! ## the peer's metric per schedule and restart list, to 1e-6 relative where finite
+%! F = read_peer (fullfile (fileparts (which ("test_ns_design")), "fixtures",
+%!                          "gram_restart_peer.txt"));
+%! names = unique ({F.name});
+%! assert (sort (names), sort (muon_coeffs ()));       # every shipped schedule
+%! worst = 0;  nfin = 0;  ninf = 0;
+%! for k = 1:numel (names)
+%!   T = ns_restart_autotune (names{k});
+%!   P = F(strcmp ({F.name}, names{k}));
+%!   assert (numel (T.metric), numel (P));                # every combination, no more
+%!   for j = 1:numel (P)
+%!     i = find (cellfun (@(r) isequal (r, P(j).restarts), T.restarts));
+%!     assert (numel (i), 1);
+%!     if (isfinite (P(j).metric))
+%!       d = abs (T.metric(i) / P(j).metric - 1);
+%!       worst = max (worst, d);
+%!       nfin++;
+%!     else
+%!       assert (isinf (T.metric(i)));
+%!       ninf++;
+%!     endif
+%!   endfor
+%! endfor
+%! printf ("    %d schedules, %d finite metrics (max relative difference %.2g), %d Inf on both\n",
+%!         numel (names), nfin, worst, ninf);
+%! assert (worst <= 1e-6);
+
+%!test
+%! ## the Keller triple (DeepSpeed's Gram path): the peer ranks [3] and [2 3] best
+%! F = read_peer (fullfile (fileparts (which ("test_ns_design")), "fixtures",
+%!                          "gram_restart_peer.txt"));
+%! P = F(strcmp ({F.name}, "keller"));
+%! [~, best] = ns_restart_autotune ("keller");
+%! for k = 1:2
+%!   Pk = P(cellfun (@numel, {P.restarts}) == k);
+%!   [~, j] = min ([Pk.metric]);
+%!   assert (best(k+1).restarts, Pk(j).restarts);
+%! endfor
+
+%!function e = rel_err (X, Xd)
+%!  e = norm (double (X) - Xd, "fro") / norm (Xd, "fro");
+
+%!test
+%! ## fp32 Gram deepseekv4 against the same iteration in fp64 (the issue's done-when):
+%! ## DeepSpeed's [2], the scalar model's best list of <= 2, the end-to-end search's best
+%! shapes = [32 64; 64 192; 128 512];
+%! G = cell (1, 3);
+%! for s = 1:3
+%!   randn ("state", s);
+%!   G{s} = randn (shapes(s,:));
+%! endfor
+%! o = {"Method", "gram", "Coefficients", "deepseekv4"};
+%! err = @(r, g) rel_err (muon_ns (g, o{:}, "Restarts", r, "Precision", "single"),
+%!                       muon_ns (g, o{:}, "Restarts", r));
+%! Ta = ns_restart_autotune ("deepseekv4");
+%! [T, best] = ns_restart_search (G, "Coefficients", "deepseekv4");
+%! lists = {2, Ta.restarts{1}, T.restarts{1}};
+%! what = {"default [2]", "scalar model's best", "fp32 search's best"};
+%! E = zeros (3, 3);
+%! for i = 1:3
+%!   for s = 1:3
+%!     E(i,s) = err (lists{i}, G{s});
+%!   endfor
+%!   printf ("    %-20s %-7s %s\n", what{i}, mat2str (lists{i}), sprintf ("%9.3g", E(i,:)));
+%! endfor
+%! assert (all (E(1,:) > 1e-3));           # the problem: 1.5e-3 .. 5.7e-3 in the issue
+%! assert (all (E(3,:) <= 2e-5));          # the goal
+%! assert (max (E(3,:)), T.error(1), -1e-12);
+%! assert (numel (T.restarts{1}) <= 2);
