@@ -174,6 +174,10 @@ static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
          "unknown GEMM provider %d", (int) o->gemm);
   CHECK (MUON_ERR_BADARG, o->threads >= 0 && o->threads <= MUON_MAX_THREADS,
          "threads must be an integer from 0 (automatic) to %d", MUON_MAX_THREADS);
+  CHECK (MUON_ERR_NULLPTR, o->trace == NULL || o->trace->x != NULL,
+         "the trace's iterate buffer must not be NULL");
+  CHECK (MUON_ERR_UNSUPPORTED, o->trace == NULL || o->device == MUON_DEVICE_CPU,
+         "a trace runs on the CPU only");
 fail:
   return status;
 }
@@ -224,6 +228,8 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
 
   size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
   CHECK (MUON_ERR_BADSHAPE, m <= (size_t) 0x7fffffff, "dimensions must fit a BLAS int");
+  if (o->trace)
+    CHECKSTATUS (muon_ns_trace_begin (ctx, o->trace, G, n, m, steps, o));
   CHECKSTATUS (muon_gemm_setup (ctx, o->gemm, o->threads, o->precision, &env.cfg));
   snprintf (ctx->ns_stats.gemm, sizeof ctx->ns_stats.gemm, "%s",
             muon_gemm_name (env.cfg.provider));

@@ -110,6 +110,31 @@ static void FN (round_copy) (int p, const T *x, S *out, size_t len)
   for (size_t i = 0; i < len; i++) out[i] = STORE (RND (p, x[i]));
 }
 
+// Trace (muon_ns_opts.trace): out[i] = x[i] as double (S values), or r(y[i]) (T products)
+static void FN (snap) (const S *x, size_t len, double *out)
+{
+  for (size_t i = 0; i < len; i++) out[i] = (double) LOAD (x[i]);
+}
+
+static void FN (snap_rounded) (int p, const T *y, size_t len, double *out)
+{
+  for (size_t i = 0; i < len; i++) out[i] = (double) RND (p, y[i]);
+}
+
+// Trace of a Gram step: the iterate r(Q X) into out, through Y; the run does not see it
+// (nor do its statistics).
+static muon_status FN (snap_iterate) (ns_env *env, int p, const S *Q, const S *X, size_t n,
+                                      size_t m, T *Y, double *out)
+{
+  muon_status status = MUON_OK;
+  muon_ns_stats keep = env->ctx->ns_stats;
+  CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));
+  FN (snap_rounded) (p, Y, n * m, out);
+fail:
+  env->ctx->ns_stats = keep;
+  return status;
+}
+
 // B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in low precision.  P: n x n scratch.
 static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n, T *P, S *B)
 {
@@ -131,8 +156,10 @@ fail:
 
 // Standard iteration: A = r(X X'); B = r(r(b A) + r(r(c A) A)); X = r(r(a X) + r(B X)).
 // [in,out] X; A, B, P, Y scratch.
+// tr: the trace (NULL: none).
 static muon_status FN (standard) (ns_env *env, int p, const double *coef, int steps, S *X,
-                                  size_t n, size_t m, T *Y, S *A, S *B, T *P)
+                                  size_t n, size_t m, T *Y, S *A, S *B, T *P,
+                                  muon_ns_trace *tr)
 {
   muon_status status = MUON_OK;
   for (int k = 0; k < steps; k++)
@@ -142,6 +169,8 @@ static muon_status FN (standard) (ns_env *env, int p, const double *coef, int st
     CHECKSTATUS (FN (poly) (env, p, b, c, A, n, P, B));
     CHECKSTATUS (PRODUCT (env, B, X, n, m, Y));
     FN (scale_add) (p, a, X, Y, X, n * m);
+    if (tr)
+      FN (snap) (X, n * m, tr->x + (size_t) (k + 1) * n * m);
   }
 fail:
   return status;
@@ -156,6 +185,8 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
 {
   muon_status status = MUON_OK;
   int fresh = 1;                                   // Q is "None": start or just restarted
+  muon_ns_trace *tr = o->trace;
+  size_t nn = n * n;
   CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));        // R = r(X X')
   for (int i = 0; i < steps; i++)
   {
@@ -167,6 +198,8 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
       CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));    // R = r(X X')
       fresh = 1;
     }
+    if (tr && tr->r)
+      FN (snap) (R, nn, tr->r + (size_t) i * nn);
     CHECKSTATUS (FN (poly) (env, p, b, c, R, n, P, Z));  // Z = r(r(b R) + r(r(c R) R))
     if (fresh)
     {
@@ -180,6 +213,10 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
       CHECKSTATUS (PRODUCT (env, Z, Q, n, n, P));   // Q = r(r(a Q) + r(Z Q))
       FN (scale_add) (p, a, Q, P, Q, n * n);
     }
+    if (tr && tr->q)
+      FN (snap) (Q, nn, tr->q + (size_t) (i + 1) * nn);
+    if (tr && i < steps - 1)
+      CHECKSTATUS (FN (snap_iterate) (env, p, Q, X, n, m, Y, tr->x + (size_t) (i + 1) * n * m));
     if (i < steps - 1 && !is_restart (i + 1, o))
     {
       CHECKSTATUS (PRODUCT (env, Z, R, n, n, P));   // RZ = r(r(a R) + r(Z R))
@@ -190,6 +227,8 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
   }
   CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));       // X = r(Q X)
   FN (round_copy) (p, Y, X, n * m);
+  if (tr)
+    FN (snap) (X, n * m, tr->x + (size_t) steps * n * m);
 fail:
   return status;
 }
@@ -309,14 +348,23 @@ static muon_status FN (batch) (ns_env *env, const muon_tensor *G, muon_tensor *o
   T *Y = (T *) ((char *) work + ((n * m + 4 * n * n) * sizeof (S) + 63) / 64 * 64);
   T *P = Y + n * m;
   *bad = 0;
+  muon_ns_trace *tr = o->trace;                    // one page (muon_ns checks)
   for (size_t e = 0; e < G->batch; e++)
   {
-    if (!FN (load_page) (p, G, e, o, X, transposed))
+    int nonzero = FN (load_page) (p, G, e, o, X, transposed);
+    if (!nonzero)
       memset (X, 0, n * m * sizeof *X);            // zero in, exact zeros out
-    else if (gram)
+    if (tr)
+    {
+      FN (snap) (X, n * m, tr->x);
+      if (!nonzero)                                // every iterate is zero
+        for (int k = 1; k <= steps; k++)
+          FN (snap) (X, n * m, tr->x + (size_t) k * n * m);
+    }
+    if (nonzero && gram)
       CHECKSTATUS (FN (gram) (env, p, coef, steps, o, X, n, m, Y, S1, S2, S3, S4, P));
-    else
-      CHECKSTATUS (FN (standard) (env, p, coef, steps, X, n, m, Y, S1, S2, P));
+    else if (nonzero)
+      CHECKSTATUS (FN (standard) (env, p, coef, steps, X, n, m, Y, S1, S2, P, tr));
     *bad += FN (store_page) (X, transposed, out, e);
   }
 fail:

@@ -62,6 +62,20 @@
 ## this process may use.  (oneDNN's OpenMP threads wait by spinning: sharing a core with a
 ## busy process makes them many times slower, so the automatic count avoids busy cores.)
 ## The previous thread settings of OpenBLAS and OpenMP are restored after the call.
+## @item "Trace"
+## true: @var{stats} gets a field @code{trace}, the per-step record of this very run
+## (@var{G} one matrix, CPU).  The core copies the iterate after every step into a
+## snapshot buffer (Gram: the product r(Q X) it would form if it stopped there, made
+## apart from the run), and R and Q for Gram, in the run's own precision; the result
+## and the statistics are those of the run without the trace.  Fields (one row per step
+## k = 0 .. Steps; k = 0 is the normalized input): @code{step}, @code{sv_min} and
+## @code{sv_max} (the range of the iterate's singular values), @code{polar_error}
+## (||X_k - U V'||_F / ||U V'||_F against the fp64 SVD polar factor of @var{G}),
+## @code{r_min_eig} (Gram: the smallest eigenvalue of the R step k used: the spurious
+## negative eigenvalues of low precision show here; NaN for k = Steps and for the
+## standard path), @code{q_cond} (Gram: the condition number of Q after step k; NaN for
+## k = 0), @code{gram}, and the snapshots @code{iterates} (M x N x Steps+1), @code{R} and
+## @code{Q} (n x n x Steps+1, n = min (M, N), NaN pages where not defined).
 ## @end table
 ##
 ## The optional @var{stats} says where the call's time went: its products (every GEMM and
@@ -93,14 +107,59 @@ function [X, stats] = muon_ns (G, varargin)
   ## finiteness: __muon_ns__ checks it in C (same error), much faster than isfinite here
   check_matrix ("muon_ns", "G", G, false);
   [opts, rest] = ns_options ("muon_ns", class (G), varargin);
+  trace = false;
   if (! isempty (rest))
+    ## "Trace" is muon_ns's own option (not one of every NS caller's: ns_options)
+    [t, rest] = parse_pairs ("muon_ns", struct ("Trace", false), rest);
     reject_rest ("muon_ns", rest);
+    trace = t.Trace;
+    if (! (isscalar (trace) && (islogical (trace) || (isnumeric (trace)
+                                                      && any (trace == [0 1])))))
+      error ("muonlab:badArg", "muon_ns: TRACE must be true or false.");
+    endif
+    if (trace && ndims (G) > 2)
+      error ("muonlab:badShape", "muon_ns: G must be one matrix (2-D) for TRACE.");
+    endif
   endif
-  if (nargout > 1)
+  if (trace)
+    opts.trace = 1;
+    [X, stats] = __muon_ns__ (G, opts);
+    stats.trace = trace_table (G, stats.trace);
+  elseif (nargout > 1)
     [X, stats] = __muon_ns__ (G, opts);
   else
     X = __muon_ns__ (G, opts);
   endif
+endfunction
+
+## The per-step table of a trace from the core's snapshots (__muon_ns__): each iterate
+## against the fp64 SVD polar factor of G, and the Gram path's R and Q.
+function t = trace_table (G, raw)
+  steps = raw.steps;
+  x = raw.x;
+  if (raw.transposed)
+    x = permute (x, [2 1 3]);
+  endif
+  [U, ~, V] = svd (double (G), "econ");
+  P = U * V';
+  k = (0:steps).';
+  [smin, smax, perr, rmin, qcond] = deal (NaN (steps + 1, 1));
+  for i = 1:steps + 1
+    sv = svd (x(:,:,i));
+    smin(i) = min (sv);
+    smax(i) = max (sv);
+    perr(i) = norm (x(:,:,i) - P, "fro") / norm (P, "fro");
+    if (raw.gram && i <= steps)
+      R = raw.r(:,:,i);
+      rmin(i) = min (eig ((R + R.') / 2));
+    endif
+    if (raw.gram && i > 1)
+      qcond(i) = cond (raw.q(:,:,i));
+    endif
+  endfor
+  t = struct ("step", k, "sv_min", smin, "sv_max", smax, "polar_error", perr,
+              "r_min_eig", rmin, "q_cond", qcond, "gram", raw.gram, "iterates", x,
+              "R", raw.r, "Q", raw.q);
 endfunction
 
 %!shared G, s0, U, V, phi
@@ -181,6 +240,74 @@ endfunction
 %!   assert (s.product_flops, 5 * (2 * n * n * m + 2 * n^3 + 2 * n * n * m));
 %! endif
 
+%!test
+%! ## Trace, fp64: every iterate is the closed form U diag (phi_k (s)) V', both methods;
+%! ## Gram's R_k has eigenvalues phi_k (s)^2 and Q_k = U diag (phi_k (s) ./ b) U', with b
+%! ## the singular values at the last (re)start (default restart before step 2)
+%! c = muon_coeffs ("you");
+%! for meth = {"standard", "gram"}
+%!   [X, st] = muon_ns (G, "Coefficients", "you", "Method", meth{1}, "Trace", true);
+%!   t = st.trace;
+%!   assert (t.step.', 0:5);
+%!   assert (t.iterates(:,:,end), X);                   # the run's own result
+%!   assert (muon_ns (G, "Coefficients", "you", "Method", meth{1}), X);
+%!   s = s0;
+%!   base = s0;
+%!   for k = 0:5
+%!     assert (t.iterates(:,:,k+1), U * diag (s) * V', 1e-12);
+%!     assert ([t.sv_min(k+1), t.sv_max(k+1)], [min(s), max(s)], 1e-12);
+%!     assert (t.polar_error(k+1), norm (s - 1) / sqrt (numel (s)), 1e-12);
+%!     if (strcmp (meth{1}, "gram"))
+%!       if (k < 5)
+%!         assert (t.r_min_eig(k+1), min (s)^2, 1e-12);
+%!       endif
+%!       if (k > 0)
+%!         assert (t.q_cond(k+1), max (s ./ base) / min (s ./ base), -1e-9);
+%!       endif
+%!     endif
+%!     if (k == 2)
+%!       base = s;
+%!     endif
+%!     if (k < 5)
+%!       s = phi (s, c(k+1,:));
+%!     endif
+%!   endfor
+%!   assert (t.gram, strcmp (meth{1}, "gram"));
+%! endfor
+%! assert (all (isnan (t.r_min_eig(end))) && isnan (t.q_cond(1)));
+
+%!test
+%! ## Trace of a low-precision run: the result and the product statistics are unchanged;
+%! ## a tall G is traced in its own orientation
+%! for prec = {"bf16", "fp16"}
+%!   for meth = {"standard", "gram"}
+%!     o = {"Precision", prec{1}, "Method", meth{1}, "Gemm", "openblas"};
+%!     [X0, s0st] = muon_ns (G.', o{:});
+%!     [X1, s1st] = muon_ns (G.', o{:}, "Trace", true);
+%!     assert (X1, X0);
+%!     assert (s1st.products, s0st.products);
+%!     assert (s1st.product_flops, s0st.product_flops);
+%!     assert (size (s1st.trace.iterates), [24 8 6]);
+%!     assert (s1st.trace.iterates(:,:,end), X0);
+%!   endfor
+%! endfor
+
+%!test
+%! ## fp16 Gram on an ill-conditioned input: R picks up negative eigenvalues (the Gram
+%! ## blog's spurious negative eigenvalues); in fp64 it has none
+%! randn ("state", 7);
+%! [Ua, ~] = qr (randn (32));  [Va, ~] = qr (randn (128));
+%! Gi = Ua * diag (logspace (0, -5, 32)) * Va(:,1:32)';
+%! [~, sh] = muon_ns (Gi, "Method", "gram", "Precision", "fp16", "Trace", true);
+%! [~, sd] = muon_ns (Gi, "Method", "gram", "Trace", true);
+%! printf ("    min eig R per step: fp16 %s\n                        fp64 %s\n",
+%!         sprintf ("%9.2g", sh.trace.r_min_eig(1:5)), sprintf ("%9.2g", sd.trace.r_min_eig(1:5)));
+%! assert (any (sh.trace.r_min_eig(1:5) < 0));
+%! assert (all (sd.trace.r_min_eig(1:5) > -1e-15));
+
+%!error <muon_ns: TRACE must be true or false.> muon_ns (G, "Trace", 2)
+%!error <muon_ns: G must be one matrix \(2-D\) for TRACE.> muon_ns (cat (3, G, G), "Trace", true)
+%!error id=muonlab:unsupported muon_ns (G, "Trace", true, "Device", "cuda")
 %!error <Invalid call> muon_ns ()
 %!error <muon_ns: G must be a real numeric matrix.> muon_ns (complex (G))
 %!error <muon_ns: G must be a real numeric matrix.> muon_ns (int8 (G))
