@@ -51,6 +51,17 @@ static muon_status symmetric (ns_env *env, double alpha, muon_gemm_in A, size_t 
   return muon_gemm_symmetric (env->ctx, &env->cfg, n, k, alpha, A, n, C, n);
 }
 
+// The upper triangle of alpha A A' for fp32 operands whatever the run multiplies (AOL's
+// scaling Gram, normalize first: bf16 runs too form it from fp32 values).
+static muon_status symmetric_f32 (ns_env *env, double alpha, const float *A, size_t n,
+                                  size_t k, float *C)
+{
+  ns_env e = *env;
+  muon_gemm_in in = { A, NULL, NULL };
+  e.cfg.bf16 = 0;
+  return muon_gemm_symmetric (e.ctx, &e.cfg, n, k, alpha, in, n, C, n);
+}
+
 static inline muon_gemm_in in_f64 (const double *x)
 {
   muon_gemm_in in = { NULL, NULL, x };
@@ -78,6 +89,7 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define STORE(v) (v)
 #define PRODUCT(env, A, B, n, k, C) product ((env), in_f64 (A), in_f64 (B), n, k, (C))
 #define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f64 (A), n, k, (C))
+#define SYMMETRIC_T(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f64 (A), n, k, (C))
 #define RND(p, x) (x)
 #define SCALE_ADD(p, s, x, prod) ((s) * (x) + (prod))
 #include "ns_impl.h"
@@ -86,6 +98,7 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #undef FN
 #undef PRODUCT
 #undef SYMMETRIC
+#undef SYMMETRIC_T
 #undef RND
 #undef SCALE_ADD
 
@@ -94,6 +107,7 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define FN(name) name##_f32
 #define PRODUCT(env, A, B, n, k, C) product ((env), in_f32 (A), in_f32 (B), n, k, (C))
 #define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f32 (A), n, k, (C))
+#define SYMMETRIC_T(env, alpha, A, n, k, C) symmetric_f32 ((env), (alpha), (A), n, k, (C))
 #define RND(p, x) muon_round_to ((p), (x))
 #define SCALE_ADD(p, s, x, prod) muon_scale_add ((p), (s), (x), (prod))
 #include "ns_impl.h"
@@ -134,6 +148,8 @@ void muon_ns_opts_default (muon_ns_opts *o)
   o->device = MUON_DEVICE_CPU;
   o->gemm = MUON_GEMM_AUTO;
   o->threads = 0;
+  o->trace = NULL;
+  o->normalize = MUON_NORMALIZE_FROBENIUS;
 }
 
 int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o)
@@ -178,6 +194,12 @@ static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
          "the trace's iterate buffer must not be NULL");
   CHECK (MUON_ERR_UNSUPPORTED, o->trace == NULL || o->device == MUON_DEVICE_CPU,
          "a trace runs on the CPU only");
+  CHECK (MUON_ERR_BADARG,
+         o->normalize == MUON_NORMALIZE_FROBENIUS || o->normalize == MUON_NORMALIZE_AOL,
+         "unknown normalization %d", (int) o->normalize);
+  CHECK (MUON_ERR_UNSUPPORTED, o->normalize == MUON_NORMALIZE_FROBENIUS
+                                 || o->device == MUON_DEVICE_CPU,
+         "the AOL normalization runs on the CPU only");
 fail:
   return status;
 }

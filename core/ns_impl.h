@@ -156,16 +156,17 @@ fail:
 
 // Standard iteration: A = r(X X'); B = r(r(b A) + r(r(c A) A)); X = r(r(a X) + r(B X)).
 // [in,out] X; A, B, P, Y scratch.
-// tr: the trace (NULL: none).
+// tr: the trace (NULL: none).  have_a: A already holds the first step's r(X X') (AOL).
 static muon_status FN (standard) (ns_env *env, int p, const double *coef, int steps, S *X,
                                   size_t n, size_t m, T *Y, S *A, S *B, T *P,
-                                  muon_ns_trace *tr)
+                                  muon_ns_trace *tr, int have_a)
 {
   muon_status status = MUON_OK;
   for (int k = 0; k < steps; k++)
   {
     T a = (T) coef[3 * k], b = (T) coef[3 * k + 1], c = (T) coef[3 * k + 2];
-    CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, A));
+    if (k > 0 || !have_a)
+      CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, A));
     CHECKSTATUS (FN (poly) (env, p, b, c, A, n, P, B));
     CHECKSTATUS (PRODUCT (env, B, X, n, m, Y));
     FN (scale_add) (p, a, X, Y, X, n * m);
@@ -178,16 +179,17 @@ fail:
 
 // Gram iteration (MUON_FACTS 1.3, DESIGN.md 4): everything but the first R, the restarts
 // and the final Q X is n x n.  X_k = Q_k X_0 and R_k = X_k X_k', polynomials in R_0.
-// R, Z, Q, RZ: n x n in S; P: n x n in T.
+// R, Z, Q, RZ: n x n in S; P: n x n in T.  have_a: R already holds r(X X') (AOL).
 static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
                               const muon_ns_opts *o, S *X, size_t n, size_t m, T *Y, S *R,
-                              S *Z, S *Q, S *RZ, T *P)
+                              S *Z, S *Q, S *RZ, T *P, int have_a)
 {
   muon_status status = MUON_OK;
   int fresh = 1;                                   // Q is "None": start or just restarted
   muon_ns_trace *tr = o->trace;
   size_t nn = n * n;
-  CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));        // R = r(X X')
+  if (!have_a)
+    CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));      // R = r(X X')
   for (int i = 0; i < steps; i++)
   {
     T a = (T) coef[3 * i], b = (T) coef[3 * i + 1], c = (T) coef[3 * i + 2];
@@ -305,6 +307,119 @@ static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_
 }
 #undef NS_G
 
+// AOL scaling (Turbo-Muon; 'Normalize', "aol") of page e of G into X (n x m, transposed
+// when rows > cols): X = r(D X0) with D = diag (max (sum_j |(X0 X0')_ij|, eps))^(-1/2), so
+// that ||X||_2 <= 1 (the Almost-Orthogonal-Layer bound).  The first step reuses the
+// scaling's Gram: A holds r(D A0 D) (upper triangle, mirrored) for it.  Returns 0 for an
+// all-zero page.  Y (n x m) and P (n x n) in T are scratch.
+//   normalize first (default): X0 = G / ||G||_F in fp64 (the scaled form when the sum of
+//     squares leaves fp64's range), held in T; A0 = X0 X0' a T product; the row sums, D
+//     and D A0 D in fp64; X = r(D X0), A = r(D A0 D): one rounding each.
+//   cast first (the peers' order, Turbo-Muon's): X0 = r(G), no Frobenius step;
+//     A0 = r(X0 X0') with the run's products; d = r(sum_j |A0_ij|) summed in T;
+//     s = r(1 / sqrt (max (d, r(eps)))); X = r(X0 s_i); A = r(r(A0_ij s_i) s_j).
+// s: n doubles of scratch.
+NS_CLONES
+static muon_status FN (aol_page) (ns_env *env, int p, const muon_tensor *G, size_t e,
+                                  const muon_ns_opts *o, S *X, int transposed, T *Y, T *P,
+                                  S *A, double *s, int *nonzero)
+{
+  muon_status status = MUON_OK;
+  size_t rows = G->rows, cols = G->cols, n = transposed ? cols : rows;
+  size_t m = transposed ? rows : cols;
+#define AOL_G(i, j) (G->dtype == MUON_F64                                                   \
+                     ? ((const double *) G->data)[e * G->stride + (i) + (j) * G->ld]       \
+                     : (double) ((const float *) G->data)[e * G->stride + (i) + (j) * G->ld])
+#define AOL_AT(i, j) ((i) <= (j) ? (i) + (j) * n : (j) + (i) * n)   // upper triangle
+  *nonzero = 0;
+  if (o->normalize_first)
+  {
+    double sum = 0, amax = 0;
+    for (size_t j = 0; j < cols; j++)
+      for (size_t i = 0; i < rows; i++)
+      {
+        double g = AOL_G (i, j);
+        sum += g * g;
+        amax = fabs (g) > amax ? fabs (g) : amax;
+      }
+    if (amax == 0)
+      return MUON_OK;
+    double root = sqrt (sum), pre = 1;
+    if (!(sum >= DBL_MIN && sum <= DBL_MAX))       // scaled by the largest magnitude
+    {
+      double ssq = 0;
+      for (size_t j = 0; j < cols; j++)
+        for (size_t i = 0; i < rows; i++)
+        {
+          double t = AOL_G (i, j) / amax;
+          ssq += t * t;
+        }
+      pre = amax;
+      root = sqrt (ssq);
+    }
+    for (size_t j = 0; j < cols; j++)
+      for (size_t i = 0; i < rows; i++)
+        Y[transposed ? j + i * n : i + j * n] = (T) (AOL_G (i, j) / pre / root);
+    CHECKSTATUS (SYMMETRIC_T (env, 1, Y, n, m, P));          // upper triangle of X0 X0'
+    for (size_t i = 0; i < n; i++)
+    {
+      double d = 0;
+      for (size_t j = 0; j < n; j++)
+        d += fabs ((double) P[AOL_AT (i, j)]);
+      s[i] = 1 / sqrt (d > o->eps ? d : o->eps);
+    }
+    for (size_t j = 0; j < m; j++)
+      for (size_t i = 0; i < n; i++)
+        X[i + j * n] = STORE (RND (p, (T) (s[i] * (double) Y[i + j * n])));
+    for (size_t j = 0; j < n; j++)
+      for (size_t i = 0; i <= j; i++)
+      {
+        S v = STORE (RND (p, (T) ((double) P[i + j * n] * s[i] * s[j])));
+        A[i + j * n] = v;
+        A[j + i * n] = v;
+      }
+  }
+  else
+  {
+    int any = 0;
+    for (size_t j = 0; j < cols; j++)
+      for (size_t i = 0; i < rows; i++)
+      {
+        T v = RND (p, (T) AOL_G (i, j));
+        X[transposed ? j + i * n : i + j * n] = STORE (v);
+        any |= v != 0;
+      }
+    if (!any)
+      return MUON_OK;
+    CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, A));   // A = r(X0 X0')
+    T floor_ = RND (p, (T) o->eps);
+    for (size_t i = 0; i < n; i++)
+    {
+      T d = 0;
+      for (size_t j = 0; j < n; j++)
+        d += (T) fabs ((double) LOAD (A[i + j * n]));
+      d = RND (p, d);
+      d = d > floor_ ? d : floor_;
+      s[i] = (double) RND (p, (T) 1 / (T) sqrt ((double) d));
+    }
+    for (size_t j = 0; j < m; j++)
+      for (size_t i = 0; i < n; i++)
+        X[i + j * n] = STORE (RND (p, LOAD (X[i + j * n]) * (T) s[i]));
+    for (size_t j = 0; j < n; j++)
+      for (size_t i = 0; i <= j; i++)
+      {
+        S v = STORE (RND (p, RND (p, LOAD (A[i + j * n]) * (T) s[i]) * (T) s[j]));
+        A[i + j * n] = v;
+        A[j + i * n] = v;
+      }
+  }
+  *nonzero = 1;
+#undef AOL_G
+#undef AOL_AT
+fail:
+  return status;
+}
+
 // Write X (n x m) back to page e of out, undoing the transpose; counts non-finite values.
 NS_CLONES
 static size_t FN (store_page) (const S *X, int transposed, muon_tensor *out, size_t e)
@@ -327,11 +442,11 @@ static size_t FN (store_page) (const S *X, int transposed, muon_tensor *out, siz
 }
 
 // Workspace of an n x m page in bytes: X (n m) and four n x n matrices in S, Y (n m) and
-// P (n x n) in T, each 64-byte aligned.
+// P (n x n) in T, each 64-byte aligned, then n doubles (the AOL scaling).
 static size_t FN (work_bytes) (size_t n, size_t m)
 {
   size_t s = ((n * m + 4 * n * n) * sizeof (S) + 63) / 64 * 64;
-  return s + (n * m + n * n) * sizeof (T);
+  return s + ((n * m + n * n) * sizeof (T) + 63) / 64 * 64 + n * sizeof (double);
 }
 
 // The whole batch.  work: FN (work_bytes) (n, m) bytes, 64-byte aligned.  [out] *bad:
@@ -347,11 +462,17 @@ static muon_status FN (batch) (ns_env *env, const muon_tensor *G, muon_tensor *o
   S *X = work, *S1 = X + n * m, *S2 = S1 + n * n, *S3 = S2 + n * n, *S4 = S3 + n * n;
   T *Y = (T *) ((char *) work + ((n * m + 4 * n * n) * sizeof (S) + 63) / 64 * 64);
   T *P = Y + n * m;
+  double *D = (double *) (void *) ((char *) Y + ((n * m + n * n) * sizeof (T) + 63) / 64 * 64);
   *bad = 0;
   muon_ns_trace *tr = o->trace;                    // one page (muon_ns checks)
+  int aol = o->normalize == MUON_NORMALIZE_AOL;
   for (size_t e = 0; e < G->batch; e++)
   {
-    int nonzero = FN (load_page) (p, G, e, o, X, transposed);
+    int nonzero;
+    if (aol)
+      CHECKSTATUS (FN (aol_page) (env, p, G, e, o, X, transposed, Y, P, S1, D, &nonzero));
+    else
+      nonzero = FN (load_page) (p, G, e, o, X, transposed);
     if (!nonzero)
       memset (X, 0, n * m * sizeof *X);            // zero in, exact zeros out
     if (tr)
@@ -362,9 +483,9 @@ static muon_status FN (batch) (ns_env *env, const muon_tensor *G, muon_tensor *o
           FN (snap) (X, n * m, tr->x + (size_t) k * n * m);
     }
     if (nonzero && gram)
-      CHECKSTATUS (FN (gram) (env, p, coef, steps, o, X, n, m, Y, S1, S2, S3, S4, P));
+      CHECKSTATUS (FN (gram) (env, p, coef, steps, o, X, n, m, Y, S1, S2, S3, S4, P, aol));
     else if (nonzero)
-      CHECKSTATUS (FN (standard) (env, p, coef, steps, X, n, m, Y, S1, S2, P, tr));
+      CHECKSTATUS (FN (standard) (env, p, coef, steps, X, n, m, Y, S1, S2, P, tr, aol));
     *bad += FN (store_page) (X, transposed, out, e);
   }
 fail:

@@ -41,6 +41,17 @@
 ## see Method.
 ## @item "Eps"
 ## normalization eps (default 1e-7).
+## @item "Normalize"
+## how a page is scaled before the iteration (CPU only): @qcode{"frobenius"} (default,
+## above) or @qcode{"aol"}, Turbo-Muon's Almost-Orthogonal-Layer scaling (Boissin et al.
+## 2025): on the short side, X = D X0 with D = diag (max (sum_j |X0 X0'|_ij, Eps))^(-1/2),
+## which bounds ||X||_2 <= 1 and leaves X closer to orthogonal than the Frobenius norm
+## does, so that (with the @qcode{"aol"} schedule) one step can be dropped.  The first
+## step reuses the scaling's Gram, D (X0 X0') D, as Turbo-Muon does, so AOL costs no
+## extra product.  With NormalizeFirst true, X0 = G / ||G||_F and everything up to the
+## one rounding of X is computed in fp32 (fp64 for the sums and D); with false, X0 = r(G)
+## and every step is rounded in the compute precision (Turbo-Muon's order; no Frobenius
+## step, so fp16 overflows for large inputs).
 ## @item "NormalizeFirst"
 ## true (default): normalize in fp32, then round.  false: the peers' order, round
 ## @var{G} to the compute precision first (overflows fp16 past 65504: DeepSpeed PR 8533).
@@ -305,6 +316,32 @@ endfunction
 %! assert (any (sh.trace.r_min_eig(1:5) < 0));
 %! assert (all (sd.trace.r_min_eig(1:5) > -1e-15));
 
+%!test
+%! ## Normalize "aol", fp64: the first iterate is D G / ||G|| (trace page 0) with
+%! ## D = diag (sum |Y Y'|)^(-1/2), ||.||_2 <= 1; scale-invariant; both orders agree in fp64
+%! [X, st] = muon_ns (G, "Normalize", "aol", "Coefficients", "aol", "Trace", true);
+%! Y = G / norm (G, "fro");
+%! D = 1 ./ sqrt (sum (abs (Y * Y'), 2));
+%! assert (st.trace.iterates(:,:,1), D .* Y, 1e-15);
+%! assert (st.trace.sv_max(1) <= 1);
+%! assert (muon_ns (G.', "Normalize", "aol", "Coefficients", "aol"), X.', 1e-12);
+%! assert (muon_ns (1e4 * G, "Normalize", "aol", "Coefficients", "aol"), X, 1e-12);
+%! assert (muon_ns (G, "Normalize", "aol", "Coefficients", "aol", "NormalizeFirst", false),
+%!         X, 1e-12);
+%! ## after the scaling, the iteration maps each singular value by the schedule's polynomial
+%! s = svd (D .* Y);
+%! c = muon_coeffs ("aol");
+%! for k = 1:4, s = phi (s, c(k,:)); endfor
+%! assert (sort (svd (X)), sort (abs (s)), 1e-12);     # svd: |p(s)|
+%! for meth = {"standard", "gram"}
+%!   assert (muon_ns (G, "Normalize", "aol", "Coefficients", "aol", "Method", meth{1}), X,
+%!           1e-12);
+%! endfor
+%! assert (muon_ns (zeros (4, 6), "Normalize", "aol"), zeros (4, 6));
+%! assert (class (muon_ns (single (G), "Normalize", "aol")), "single");
+
+%!error <muon_ns: NORMALIZE must be 'frobenius' or 'aol'.> muon_ns (G, "Normalize", "spectral")
+%!error id=muonlab:unsupported muon_ns (G, "Normalize", "aol", "Device", "cuda")
 %!error <muon_ns: TRACE must be true or false.> muon_ns (G, "Trace", 2)
 %!error <muon_ns: G must be one matrix \(2-D\) for TRACE.> muon_ns (cat (3, G, G), "Trace", true)
 %!error id=muonlab:unsupported muon_ns (G, "Trace", true, "Device", "cuda")

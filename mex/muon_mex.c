@@ -214,6 +214,12 @@ void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o)
     else if (strcmp (buf, "cuda") == 0) o->device = MUON_DEVICE_CUDA;
     else muon_mex_error (fname, "badArg", "unknown device '%s'", buf);
   }
+  if (muon_mex_field_string (fname, s, "normalize", buf, sizeof buf))
+  {
+    if (strcmp (buf, "frobenius") == 0) o->normalize = MUON_NORMALIZE_FROBENIUS;
+    else if (strcmp (buf, "aol") == 0) o->normalize = MUON_NORMALIZE_AOL;
+    else muon_mex_error (fname, "badArg", "unknown normalization '%s'", buf);
+  }
   muon_mex_field_int (fname, s, "steps", &o->steps);
   muon_mex_field_double (fname, s, "gram_min_aspect", &o->gram_min_aspect);
   muon_mex_field_double (fname, s, "eps", &o->eps);

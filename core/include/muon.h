@@ -170,6 +170,12 @@ muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count,
 
 typedef enum { MUON_NS_STANDARD = 0, MUON_NS_GRAM = 1 } muon_ns_method;
 
+// How a page is scaled before the iteration: its Frobenius norm (default), or the
+// Almost-Orthogonal-Layer diagonal of Turbo-Muon, D = diag (sum_j |X X'|_ij)^(-1/2) on the
+// short side (||D X||_2 <= 1, and closer to orthogonal; CPU only).  ns_impl.h says the
+// op order of each with normalize_first.
+typedef enum { MUON_NORMALIZE_FROBENIUS = 0, MUON_NORMALIZE_AOL = 1 } muon_normalize;
+
 // Who computes the CPU products (core/gemm.c): auto = MUONLAB_GEMM's value when set, else
 // oneDNN only for bf16 where it multiplies bf16 natively, OpenBLAS for everything else.
 // Precision 'double' always runs on OpenBLAS (dgemm / dsyrk).
@@ -218,6 +224,7 @@ typedef struct {
                                  // the cores (shared among local MPI ranks); any count
                                  // gives the same bits
   muon_ns_trace *trace;          // per-step snapshots (NULL, the default: none)
+  muon_normalize normalize;      // frobenius (default) | aol
 } muon_ns_opts;
 
 void muon_ns_opts_default (muon_ns_opts *o);

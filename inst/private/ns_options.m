@@ -105,6 +105,9 @@ function [opts, rest] = ns_options (fname, cls, args)
     endif
     opts.normalize_first = double (nf);
   endif
+  if (given(T.k.Normalize))
+    opts.normalize = choose_option (fname, "NORMALIZE", v.Normalize, T.normalizes);
+  endif
   if (given(T.k.Gemm))
     opts.gemm = choose_option (fname, "GEMM", v.Gemm, T.gemms);
   endif
@@ -125,7 +128,8 @@ function T = tables ()
   T.defaults = struct ("Method", "standard", "Steps", [], "Coefficients", "keller",
                        "ScheduleMode", "repeat_last", "Precision", "double", "Restarts", 2,
                        "GramMinAspect", 1, "Eps", 1e-7, "NormalizeFirst", true,
-                       "Device", "cpu", "Gemm", "auto", "Threads", 0);
+                       "Device", "cpu", "Gemm", "auto", "Threads", 0,
+                       "Normalize", "frobenius");
   T.names = fieldnames (T.defaults);
   for i = 1:numel (T.names)
     T.k.(T.names{i}) = i;
@@ -135,6 +139,7 @@ function T = tables ()
   T.modes = {"repeat_last", "cycle"};
   T.devices = {"cpu", "cuda"};
   T.gemms = {"auto", "openblas", "onednn"};
+  T.normalizes = {"frobenius", "aol"};
   T.max_steps = 1000;
   T.max_restarts = 64;
   [T.schedules, T.coeffs] = coeff_table ();
@@ -146,7 +151,8 @@ function T = tables ()
                    "restarts", T.defaults.Restarts,
                    "gram_min_aspect", T.defaults.GramMinAspect, "eps", T.defaults.Eps,
                    "normalize_first", double (T.defaults.NormalizeFirst),
-                   "gemm", T.defaults.Gemm, "threads", T.defaults.Threads);
+                   "gemm", T.defaults.Gemm, "threads", T.defaults.Threads,
+                   "normalize", T.defaults.Normalize);
 endfunction
 
 ## DESIGN.md 4: 5 steps for a single triple, else the schedule's length.

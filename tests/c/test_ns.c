@@ -716,6 +716,9 @@ static void test_errors (void)
   o.ncoeffs = 0;                                  T_NS_ERR (o, MUON_ERR_BADARG, "no triples");
   o.ncoeffs = -2;                                 T_NS_ERR (o, MUON_ERR_BADARG, "-2 triples");
   o = d; o.device = (muon_device) 7;              T_NS_ERR (o, MUON_ERR_BADARG, "bad device");
+  o = d; o.normalize = (muon_normalize) 2;        T_NS_ERR (o, MUON_ERR_BADARG, "bad normalize");
+  o = d; o.normalize = MUON_NORMALIZE_AOL;        T_NS_ERR (o, MUON_OK, "AOL");
+  o.device = MUON_DEVICE_CUDA;                    T_NS_ERR (o, MUON_ERR_UNSUPPORTED, "AOL on CUDA");
   // CUDA: not built here, or no device; a usable one (GPU machine) must simply work
   o = d; o.device = MUON_DEVICE_CUDA;
   muon_status s = muon_ns (ctx, &tg, &tx, &o);
