@@ -51,6 +51,13 @@ static muon_status symmetric (ns_env *env, double alpha, muon_gemm_in A, size_t 
   return muon_gemm_symmetric (env->ctx, &env->cfg, n, k, alpha, A, n, C, n);
 }
 
+// The upper triangle of C (n x n) = A B, A and B n x n, a product known to be symmetric.
+static muon_status product_upper (ns_env *env, muon_gemm_in A, muon_gemm_in B, size_t n,
+                                  void *C)
+{
+  return muon_gemm_product_upper (env->ctx, &env->cfg, n, n, A, n, B, n, C, n);
+}
+
 // The upper triangle of alpha A A' for fp32 operands whatever the run multiplies (AOL's
 // scaling Gram, normalize first: bf16 runs too form it from fp32 values).
 static muon_status symmetric_f32 (ns_env *env, double alpha, const float *A, size_t n,
@@ -88,6 +95,7 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define LOAD(x) (x)
 #define STORE(v) (v)
 #define PRODUCT(env, A, B, n, k, C) product ((env), in_f64 (A), in_f64 (B), n, k, (C))
+#define PRODUCT_UPPER(env, A, B, n, C) product_upper ((env), in_f64 (A), in_f64 (B), n, (C))
 #define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f64 (A), n, k, (C))
 #define SYMMETRIC_T(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f64 (A), n, k, (C))
 #define RND(p, x) (x)
@@ -97,6 +105,7 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #undef T
 #undef FN
 #undef PRODUCT
+#undef PRODUCT_UPPER
 #undef SYMMETRIC
 #undef SYMMETRIC_T
 #undef RND
@@ -106,6 +115,7 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define T float
 #define FN(name) name##_f32
 #define PRODUCT(env, A, B, n, k, C) product ((env), in_f32 (A), in_f32 (B), n, k, (C))
+#define PRODUCT_UPPER(env, A, B, n, C) product_upper ((env), in_f32 (A), in_f32 (B), n, (C))
 #define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f32 (A), n, k, (C))
 #define SYMMETRIC_T(env, alpha, A, n, k, C) symmetric_f32 ((env), (alpha), (A), n, k, (C))
 #define RND(p, x) muon_round_to ((p), (x))
@@ -116,6 +126,7 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #undef LOAD
 #undef STORE
 #undef PRODUCT
+#undef PRODUCT_UPPER
 #undef SYMMETRIC
 
 // bf16 values stored as their bits (exact: every stored value has been rounded to bf16)
@@ -124,6 +135,7 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define LOAD(x) muon_bf16_bits_to_f32 (x)
 #define STORE(v) ((uint16_t) (muon_f32_bits (v) >> 16))
 #define PRODUCT(env, A, B, n, k, C) product ((env), in_bf16 (A), in_bf16 (B), n, k, (C))
+#define PRODUCT_UPPER(env, A, B, n, C) product_upper ((env), in_bf16 (A), in_bf16 (B), n, (C))
 #define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_bf16 (A), n, k, (C))
 #include "ns_impl.h"
 

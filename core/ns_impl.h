@@ -154,6 +154,25 @@ fail:
   return status;
 }
 
+// P = Zm B (n x n) for a product known to be symmetric (Gram: Z, Q, R, RZ are polynomials
+// in one symmetric matrix, so they commute): in double and single, where DESIGN.md 4 allows
+// any association, the upper half (muon_gemm_product_upper) mirrored, so P is exactly
+// symmetric and costs about half; bf16 and fp16 keep the peers' general product.
+static muon_status FN (sym_product) (ns_env *env, int p, const S *Zm, const S *B, size_t n,
+                                     T *P)
+{
+  muon_status status = MUON_OK;
+  if (p == MUON_PREC_DOUBLE || p == MUON_PREC_SINGLE)
+  {
+    CHECKSTATUS (PRODUCT_UPPER (env, Zm, B, n, P));
+    NS_UPPER_TILES (n, { P[j + i * n] = P[i + j * n]; });
+  }
+  else
+    CHECKSTATUS (PRODUCT (env, Zm, B, n, n, P));
+fail:
+  return status;
+}
+
 // Standard iteration: A = r(X X'); B = r(r(b A) + r(r(c A) A)); X = r(r(a X) + r(B X)).
 // [in,out] X; A, B, P, Y scratch.
 // tr: the trace (NULL: none).  have_a: A already holds the first step's r(X X') (AOL).
@@ -212,7 +231,7 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
     }
     else
     {
-      CHECKSTATUS (PRODUCT (env, Z, Q, n, n, P));   // Q = r(r(a Q) + r(Z Q))
+      CHECKSTATUS (FN (sym_product) (env, p, Z, Q, n, P));   // Q = r(r(a Q) + r(Z Q))
       FN (scale_add) (p, a, Q, P, Q, n * n);
     }
     if (tr && tr->q)
@@ -221,9 +240,9 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
       CHECKSTATUS (FN (snap_iterate) (env, p, Q, X, n, m, Y, tr->x + (size_t) (i + 1) * n * m));
     if (i < steps - 1 && !is_restart (i + 1, o))
     {
-      CHECKSTATUS (PRODUCT (env, Z, R, n, n, P));   // RZ = r(r(a R) + r(Z R))
+      CHECKSTATUS (FN (sym_product) (env, p, Z, R, n, P));   // RZ = r(r(a R) + r(Z R))
       FN (scale_add) (p, a, R, P, RZ, n * n);
-      CHECKSTATUS (PRODUCT (env, Z, RZ, n, n, P));  // R = r(r(a RZ) + r(Z RZ))
+      CHECKSTATUS (FN (sym_product) (env, p, Z, RZ, n, P));  // R = r(r(a RZ) + r(Z RZ))
       FN (scale_add) (p, a, RZ, P, R, n * n);
     }
   }

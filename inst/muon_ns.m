@@ -252,6 +252,23 @@ endfunction
 %! endif
 
 %!test
+%! ## Gram in double and single computes half of its n x n products (symmetric results):
+%! ## the work counted by the products against ns_flops's symmetric model (a diagonal tile
+%! ## of the upper product runs in column strips, a little over half); bf16 keeps the
+%! ## peers' general n x n products (its X X' is SYRK tiles: between the two models)
+%! Gw = randn (300, 1500);
+%! Fs = ns_flops (300, 1500, "Symmetric", true);
+%! Fg = ns_flops (300, 1500);
+%! for prec = {"double", "single"}
+%!   [~, st] = muon_ns (Gw, "Method", "gram", "Precision", prec{1}, "Gemm", "openblas");
+%!   assert (st.product_flops / Fs.gram > 0.999 && st.product_flops / Fs.gram < 1.05);
+%! endfor
+%! [~, st] = muon_ns (Gw, "Method", "gram", "Precision", "bf16", "Gemm", "openblas");
+%! assert (st.product_flops / Fs.gram > 1.3 && st.product_flops < Fg.gram);
+%! ## and the result is the exact Gram iteration (fp64 against standard)
+%! assert (muon_ns (Gw, "Method", "gram"), muon_ns (Gw), 1e-12 * norm (muon_ns (Gw), "fro"));
+
+%!test
 %! ## Trace, fp64: every iterate is the closed form U diag (phi_k (s)) V', both methods;
 %! ## Gram's R_k has eigenvalues phi_k (s)^2 and Q_k = U diag (phi_k (s) ./ b) U', with b
 %! ## the singular values at the last (re)start (default restart before step 2)

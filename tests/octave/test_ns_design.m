@@ -7,7 +7,9 @@
 ##     every shipped schedule, every list of up to 2 restarts), 1e-6 relative.
 ##   - ns_restart_search against the fp32 / fp64 runs of muon_ns it ranks, and the
 ##     issue's goal: fp32 Gram deepseekv4 within 2e-5 of fp64 on 32 x 64, 64 x 192 and
-##     128 x 512 with at most 2 restarts (today's default [2]: 1.5e-3 to 5.7e-3).
+##     128 x 512 with at most 2 restarts.  The issue's 1.5e-3 .. 5.7e-3 with [2] came from
+##     c R R' (SYRK) on an R that general products had moved off symmetry; a plain port of
+##     that op order reproduces it, and muon_ns's symmetric products keep [2] near 1e-6.
 ##   - 'Normalize', "aol": the Turbo-Muon comparison (AOL + the aol schedule, 4 steps,
 ##     against Frobenius + keller, 5, and Frobenius + aol, 4) in polar error against the
 ##     fp64 polar factor, median over seeds, bf16 and fp32, at 256 x 1024 and 5 seeds
@@ -73,6 +75,30 @@ endfunction
 %!   assert (best(k+1).restarts, Pk(j).restarts);
 %! endfor
 
+%!function X = gram_rrt (G, C, restarts)
+%!  ## fp32 Gram NS (wide G) with general n x n products and c R R' for the polynomial
+%!  X = single (G) ./ (single (sqrt (sum (G(:) .^ 2))) + single (1e-7));
+%!  C = single (C);
+%!  R = X * X.';
+%!  Q = [];
+%!  for i = 0:rows (C) - 1
+%!    a = C(i+1,1); b = C(i+1,2); c = C(i+1,3);
+%!    if (i > 0 && any (restarts == i))
+%!      X = Q * X;  R = X * X.';  Q = [];
+%!    endif
+%!    Z = b * R + c * (R * R.');
+%!    if (isempty (Q))
+%!      Q = Z + a * eye (rows (Z), "single");
+%!    else
+%!      Q = a * Q + Z * Q;
+%!    endif
+%!    if (i < rows (C) - 1 && ! any (restarts == i + 1))
+%!      RZ = a * R + Z * R;
+%!      R = a * RZ + Z * RZ;
+%!    endif
+%!  endfor
+%!  X = double (Q * X);
+
 %!function e = rel_err (X, Xd)
 %!  e = norm (double (X) - Xd, "fro") / norm (Xd, "fro");
 
@@ -99,10 +125,24 @@ endfunction
 %!   endfor
 %!   printf ("    %-20s %-7s %s\n", what{i}, mat2str (lists{i}), sprintf ("%9.3g", E(i,:)));
 %! endfor
-%! assert (all (E(1,:) > 1e-3));           # the problem: 1.5e-3 .. 5.7e-3 in the issue
 %! assert (all (E(3,:) <= 2e-5));          # the goal
+%! assert (all (E(3,:) <= E(1,:)));
 %! assert (max (E(3,:)), T.error(1), -1e-12);
 %! assert (numel (T.restarts{1}) <= 2);
+%! ## the issue's "today" (1.5e-3 .. 5.7e-3 with [2]) was muon_ns before its symmetric
+%! ## products: Z Q, Z R, Z RZ as general products let R drift off symmetry by rounding,
+%! ## while the polynomial formed c R R' by SYRK, i.e. c R R' instead of c R R; the
+%! ## constant Keller steps amplify that first-order error.  gram_rrt below (plain
+%! ## single-precision Octave, that op order) reproduces it; with R exactly symmetric the
+%! ## same list [2] stays near 1e-6.
+%! Eg = zeros (1, 3);
+%! for s = 1:3
+%!   Xd = muon_ns (G{s}, o{:}, "Restarts", 2);
+%!   Eg(s) = rel_err (gram_rrt (G{s}, muon_coeffs ("deepseekv4"), 2), Xd);
+%! endfor
+%! printf ("    %-20s %-7s %s\n", "[2], R R' on drifted R", "2", sprintf ("%9.3g", Eg));
+%! assert (all (Eg > 1e-3) && all (Eg < 1e-2));
+%! assert (all (E(1,:) < 1e-4));
 
 %!test
 %! ## Turbo-Muon: AOL lets the 4-step aol schedule replace 5 Frobenius + keller steps
