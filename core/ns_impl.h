@@ -276,19 +276,21 @@ static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_
   size_t rows = G->rows, cols = G->cols, n = transposed ? cols : rows;
   int cast_first = !o->normalize_first;
   double sum = 0, amax = 0;                        // fp64 sum of squares, column-major order,
-  for (size_t j = 0; j < cols; j++)                // of what is divided: G, or r(G) when the
-    for (size_t i = 0; i < rows; i++)              // peers' order casts first
+  int bad = 0;                                     // of what is divided: G, or r(G) when the
+  for (size_t j = 0; j < cols; j++)                // peers' order casts first
+    for (size_t i = 0; i < rows; i++)
     {
       double g = NS_G (i, j);
       double v = cast_first ? (double) RND (p, (T) g) : g;
       sum += v * v;
       amax = fabs (v) > amax ? fabs (v) : amax;
+      bad |= !isfinite (v);
     }
-  if (amax == 0)
+  if (amax == 0 && !bad)
     return 0;
-  double root = sqrt (sum);
-  int fits = p == MUON_PREC_DOUBLE ? sum >= DBL_MIN && sum <= DBL_MAX
-                                   : root >= FLT_MIN && root <= FLT_MAX;
+  double root = sqrt (sum);                        // a non-finite input takes the plain
+  int fits = bad || (p == MUON_PREC_DOUBLE         // path: NaN / Inf in, non-finite out
+                       ? sum >= DBL_MIN && sum <= DBL_MAX : root >= FLT_MIN && root <= FLT_MAX);
   size_t len = rows * cols;
   if (!fits && !cast_first)                        // the scaled form (function comment)
   {
