@@ -31,17 +31,19 @@ static muon_status FN (aol_page) (ns_env *env, int p, const muon_tensor *G, size
   if (o->normalize_first)
   {
     double sum = 0, amax = 0;
+    int bad = 0;                                   // a non-finite page: NaN out, the warning
     for (size_t j = 0; j < cols; j++)
       for (size_t i = 0; i < rows; i++)
       {
         double g = AOL_G (i, j);
         sum += g * g;
         amax = fabs (g) > amax ? fabs (g) : amax;
+        bad |= !isfinite (g);
       }
-    if (amax == 0)
+    if (amax == 0 && !bad)
       return MUON_OK;
     double root = sqrt (sum), pre = 1;
-    if (!(sum >= DBL_MIN && sum <= DBL_MAX))       // scaled by the largest magnitude
+    if (!bad && !(sum >= DBL_MIN && sum <= DBL_MAX))   // scaled by the largest magnitude
     {
       double ssq = 0;
       for (size_t j = 0; j < cols; j++)

@@ -801,6 +801,32 @@ static void test_trace (void)
   }
 }
 
+// AOL on a page with NaN or Inf (muon_update's poisoned momentum): non-finite out and the
+// warning, in both orders and every precision, as the Frobenius path.
+static void test_aol_nonfinite (void)
+{
+  double g[24], x[24];
+  for (int i = 0; i < 24; i++) g[i] = urand ();
+  muon_tensor tg = muon_tensor_matrix (MUON_F64, g, 4, 6), tx = muon_tensor_matrix (MUON_F64, x, 4, 6);
+  for (int pattern = 0; pattern < 2; pattern++)   // all NaN; finite with one Inf
+    for (int nf = 0; nf < 2; nf++)
+      for (int p = MUON_PREC_DOUBLE; p <= MUON_PREC_FP16; p++)
+      {
+        muon_ns_opts o;
+        muon_ns_opts_default (&o);
+        o.normalize = MUON_NORMALIZE_AOL;
+        o.normalize_first = nf;
+        o.precision = (muon_precision) p;
+        for (int i = 0; i < 24; i++) g[i] = pattern == 0 ? NAN : urand ();
+        if (pattern == 1)
+          g[5] = INFINITY;
+        T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_WARN_NONFINITE);
+        int finite = 0;
+        for (int i = 0; i < 24; i++) finite += isfinite (x[i]) != 0;
+        T_EQ_INT (finite, 0);
+      }
+}
+
 int main (int argc, char **argv)
 {
   (void) argc;
@@ -822,6 +848,7 @@ int main (int argc, char **argv)
   T_RUN (test_cast_first_overflow);
   T_RUN (test_errors);
   T_RUN (test_trace);
+  T_RUN (test_aol_nonfinite);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);
 }
