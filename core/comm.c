@@ -9,7 +9,7 @@
 
 //---- generic: create, destroy, queries ----------------------------------------------------
 
-muon_status muon_comm_alloc (muon_ctx *ctx, const char *name, int size, int local_ranks,
+muon_status muon_comm_alloc (muon_ctx *ctx, muon_comm_kind kind, int size, int local_ranks,
                              int rank0, muon_comm **out)
 {
   muon_status status = MUON_OK;
@@ -23,7 +23,7 @@ muon_status muon_comm_alloc (muon_ctx *ctx, const char *name, int size, int loca
          "local ranks %d..%d do not fit a world of %d", rank0, rank0 + local_ranks - 1, size);
   CHECKMEM (c = calloc (1, sizeof *c));
   CHECKMEM (c->counters = calloc ((size_t) local_ranks, sizeof *c->counters));
-  c->name = name;
+  c->name = muon_comm_kind_name (kind);
   c->size = size;
   c->local_ranks = local_ranks;
   c->rank0 = rank0;
@@ -60,20 +60,6 @@ int muon_comm_rank (const muon_comm *c, int local)
   if (c == NULL || local < 0 || local >= c->local_ranks)
     return -1;
   return c->rank0 + local;
-}
-
-const char *muon_coll_name (muon_coll coll)
-{
-  switch (coll)
-  {
-    case MUON_COLL_ALLREDUCE: return "allreduce";
-    case MUON_COLL_REDUCE_SCATTER: return "reduce_scatter";
-    case MUON_COLL_ALL_GATHER: return "all_gather";
-    case MUON_COLL_BROADCAST: return "broadcast";
-    case MUON_COLL_BARRIER: return "barrier";
-    case MUON_COLL_COUNT: break;
-  }
-  return "unknown";
 }
 
 //---- generic: counters and the byte model -------------------------------------------------

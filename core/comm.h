@@ -14,7 +14,7 @@
 #include "muon_internal.h"
 
 struct muon_comm {
-  const char *name;              // "self", "sim", "mpi", "nccl"
+  const char *name;              // MUON_COMM_KIND_LIST's: "self", "sim", "mpi", "nccl"
   int size;                      // W
   int local_ranks;               // ranks this process drives (sim: W, others: 1)
   int rank0;                     // global rank of local rank 0
@@ -35,8 +35,9 @@ struct muon_comm {
   void (*destroy) (muon_comm *c);  // frees impl (may be NULL)
 };
 
-// A new communicator with zeroed counters and no entries set.  [out] *c.
-muon_status muon_comm_alloc (muon_ctx *ctx, const char *name, int size, int local_ranks,
+// A new communicator of the given kind (its name: muon_comm_kind_name) with zeroed counters
+// and no entries set.  [out] *c.
+muon_status muon_comm_alloc (muon_ctx *ctx, muon_comm_kind kind, int size, int local_ranks,
                              int rank0, muon_comm **c);
 
 static inline size_t muon_dtype_size (muon_dtype t)

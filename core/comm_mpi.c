@@ -244,7 +244,7 @@ muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon
   MPI_TRY (MPI_Comm_set_errhandler (s->comm, MPI_ERRORS_RETURN));
   MPI_TRY (MPI_Comm_rank (s->comm, &rank));
   MPI_TRY (MPI_Comm_size (s->comm, &size));
-  CHECKSTATUS (muon_comm_alloc (ctx, "mpi", size, 1, rank, &c));
+  CHECKSTATUS (muon_comm_alloc (ctx, MUON_COMM_MPI, size, 1, rank, &c));
   c->impl = s;
   s = NULL;
   c->destroy = mpi_destroy;

@@ -300,7 +300,7 @@ muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,
   CHECK (MUON_ERR_NCCL, failed == 0, "nccl: %d of %d ranks could not join the communicator",
          failed, W);
 
-  CHECKSTATUS (muon_comm_alloc (ctx, "nccl", W, 1, rank, &c));
+  CHECKSTATUS (muon_comm_alloc (ctx, MUON_COMM_NCCL, W, 1, rank, &c));
   c->impl = s;
   s = NULL;
   c->destroy = nccl_destroy;

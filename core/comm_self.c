@@ -42,7 +42,7 @@ muon_status muon_comm_self_create (muon_ctx *ctx, muon_comm **comm)
 {
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
-  CHECKSTATUS (muon_comm_alloc (ctx, "self", 1, 1, 0, comm));
+  CHECKSTATUS (muon_comm_alloc (ctx, MUON_COMM_SELF, 1, 1, 0, comm));
   (*comm)->allreduce = self_allreduce;
   (*comm)->reduce_scatter = self_reduce_scatter;
   (*comm)->all_gather = self_all_gather;

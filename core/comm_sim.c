@@ -184,7 +184,7 @@ muon_status muon_comm_sim_create (muon_ctx *ctx, int world, muon_comm **comm)
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, comm != NULL, "communicator pointer must not be NULL");
   *comm = NULL;
-  CHECKSTATUS (muon_comm_alloc (ctx, "sim", world, world, 0, &c));
+  CHECKSTATUS (muon_comm_alloc (ctx, MUON_COMM_SIM, world, world, 0, &c));
   c->destroy = sim_destroy;
   CHECKMEM (c->impl = calloc (1, sizeof (sim_state)));
   c->allreduce = sim_allreduce;

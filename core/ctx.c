@@ -186,27 +186,7 @@ fail:
   return status;
 }
 
-//---- precision ----------------------------------------------------------------------------
-
-static const char *const precision_names[] = { "double", "single", "bf16", "fp16" };
-
-muon_status muon_precision_from_name (const char *name, muon_precision *p)
-{
-  if (name == NULL || p == NULL)
-    return MUON_ERR_NULLPTR;
-  for (int i = 0; i < 4; i++)
-    if (strcmp (name, precision_names[i]) == 0)
-    {
-      *p = (muon_precision) i;
-      return MUON_OK;
-    }
-  return MUON_ERR_BADARG;
-}
-
-const char *muon_precision_name (muon_precision p)
-{
-  return (p >= 0 && p <= 3) ? precision_names[p] : "unknown";
-}
+//---- precision (names: core/lists.c) ------------------------------------------------------
 
 muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, double *y,
                               size_t n)

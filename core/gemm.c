@@ -27,28 +27,6 @@ extern char *openblas_get_corename (void) __attribute__ ((weak));
 extern void omp_set_num_threads (int n) __attribute__ ((weak));
 extern int omp_get_max_threads (void) __attribute__ ((weak));
 
-//---- names --------------------------------------------------------------------------------
-
-static const char *const gemm_names[] = { "auto", "openblas", "onednn" };
-
-muon_status muon_gemm_from_name (const char *name, muon_gemm_provider *g)
-{
-  if (name == NULL || g == NULL)
-    return MUON_ERR_NULLPTR;
-  for (int i = 0; i < 3; i++)
-    if (strcmp (name, gemm_names[i]) == 0)
-    {
-      *g = (muon_gemm_provider) i;
-      return MUON_OK;
-    }
-  return MUON_ERR_BADARG;
-}
-
-const char *muon_gemm_name (muon_gemm_provider g)
-{
-  return (g >= MUON_GEMM_AUTO && g <= MUON_GEMM_ONEDNN) ? gemm_names[g] : "unknown";
-}
-
 //---- who runs what ------------------------------------------------------------------------
 
 // MUONLAB_GEMM, read once per process: the provider 'auto' stands for (AUTO when unset or

@@ -65,7 +65,6 @@ void muon_cuda_unload (muon_ctx *ctx);
 
 
 // Newton-Schulz internals shared by the CPU and CUDA paths (ns.c).
-#define MUON_MAX_STEPS 1000
 // Expands o's schedule into buf (cap triples at most).  [out] buf: steps x 3, *steps.
 muon_status muon_ns_schedule (muon_ctx *ctx, const muon_ns_opts *o, double *buf, int cap,
                               int *steps);

@@ -224,7 +224,7 @@ muon_status muon_ns_schedule (muon_ctx *ctx, const muon_ns_opts *o, double *buf,
   const double *triples = o->coeffs;
   int count = o->ncoeffs;
   if (triples == NULL)
-    CHECKSTATUS (muon_coeffs_lookup (ctx, "keller", &triples, &count));
+    CHECKSTATUS (muon_coeffs_lookup (ctx, MUON_COEFFS_DEFAULT, &triples, &count));
   *steps = o->steps > 0 ? o->steps : muon_coeffs_default_steps (count);
   CHECK (MUON_ERR_BADARG, *steps <= cap, "at most %d steps", cap);
   CHECKSTATUS (muon_coeffs_expand (ctx, triples, count, *steps, o->schedule_mode, buf));

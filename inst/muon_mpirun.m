@@ -20,13 +20,36 @@
 ## @var{R} is a 1 x @var{np} struct array when every rank returned a scalar struct with the
 ## same fields, else a 1 x @var{np} cell; @code{R(r+1)} comes from rank r.
 ##
-## When a rank raises an error, it prints @qcode{"rank r: message"} and calls
-## @code{MPI_Abort}, which ends every rank (a rank waiting in a collective would otherwise wait
-## forever); @code{muon_mpirun} then raises @code{muonlab:mpi} with that rank's message.
+## @var{np} is an integer from 1 to 1024 (a bound against a typo that would start a
+## runaway number of Octave processes).
+##
+## A rank that fails ends every rank of the job (a rank waiting in a collective would
+## otherwise wait forever), and @code{muon_mpirun} raises a @code{muonlab:mpi} error that
+## names the first rank to fail and why:
+##
+## @table @asis
+## @item @qcode{"muon_mpirun: rank 1 raised: @var{message}"}
+## the rank's function raised an error; the rank calls @code{MPI_Abort}.
+## @item @qcode{"muon_mpirun: rank 1 exited with status 3 before its function returned."}
+## the rank called @code{exit} (with any status, 0 included) while its function ran; it
+## ends without finalizing MPI, which makes @code{mpirun} end the other ranks.
+## @item @qcode{"muon_mpirun: rank 1 was killed by signal 9 (SIGKILL)."}
+## the rank's process died of a signal (a crash, the kernel's out-of-memory killer,
+## @code{kill}); as the shell does, an exit status above 128 reads as a signal.
+## @item @qcode{"muon_mpirun: the job did not finish within 3600 s and was killed."}
+## the job ran past @code{timeout}.
+## @end table
+##
+## The ranks never write an @file{octave-workspace} file, even when they are stopped by a
+## signal.
 ##
 ## @var{opts} is a struct with field @code{np} and optionally @code{timeout} (seconds,
 ## default 3600: a guard against a hung job, which is then killed) and @code{mpirun_args}
-## (a string of extra @code{mpirun} options).
+## (extra @code{mpirun} options: a cell array of strings, one argument each, or a string,
+## which is split at blanks into arguments).  The arguments reach @code{mpirun} as they
+## are, each quoted for the shell that starts it, so quotes, @samp{$}, @samp{`} and @samp{;}
+## in them have no special meaning (write @code{@{"-x", "A=x y"@}} for an argument with a
+## blank).
 ##
 ## @example
 ## function s = my_rank (x)       # in my_rank.m, on the path
@@ -48,23 +71,14 @@ function [R, out] = muon_mpirun (np, fn, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  o = struct ("np", [], "timeout", 3600, "mpirun_args", "");
+  ## OPTS (or NP alone): the option table "muon_mpirun" of option_spec
   if (isstruct (np) && isscalar (np))
-    [o, rest] = parse_pairs (fname, o, [fieldnames(np)'; struct2cell(np)'](:)');
-    reject_rest (fname, rest);
+    o = parse_options (fname, "muon_mpirun", [fieldnames(np)'; struct2cell(np)'](:)');
   else
-    o.np = np;
+    o = parse_options (fname, "muon_mpirun", {"np", np});
   endif
   np = o.np;
-  if (! (isnumeric (np) && isscalar (np) && isreal (np) && np == fix (np) && np >= 1))
-    error ("muonlab:badArg", "muon_mpirun: NP must be a positive integer.");
-  endif
-  if (! (isnumeric (o.timeout) && isscalar (o.timeout) && o.timeout > 0))
-    error ("muonlab:badArg", "muon_mpirun: TIMEOUT must be a positive number of seconds.");
-  endif
-  if (! ischar (o.mpirun_args))
-    error ("muonlab:badArg", "muon_mpirun: MPIRUN_ARGS must be a string.");
-  endif
+  extra = launcher_args (o.mpirun_args);
   if (! ((ischar (fn) && isrow (fn)) || is_function_handle (fn)))
     error ("muonlab:badArg", "muon_mpirun: FN must be a function name or handle.");
   endif
@@ -87,12 +101,22 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     endif
     here = fileparts (mfilename ("fullpath"));
     code = sprintf ("addpath (%s); muon_mpirun ('__rank__', %s);", sq (here), sq (dir));
+    ## rank.sh records how its Octave ended, one line "rank status" appended to ends.txt
+    ## before mpirun can learn of it (so the first failure is the first line), and turns an
+    ## exit with status 0 but no result into a failure, so that mpirun ends the job
     write_file (fullfile (dir, "rank.sh"), {
       "#!/bin/sh"
       "# one rank of muon_mpirun: rank 0 streams its output, the others write rank_<r>.log"
       "r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-0}}}"
-      "if [ \"$r\" = 0 ]; then exec \"$1\" --no-gui --norc --silent --no-history --eval \"$2\"; fi"
-      "exec \"$1\" --no-gui --norc --silent --no-history --eval \"$2\" >\"$3/rank_$r.log\" 2>&1"});
+      "if [ \"$r\" = 0 ]; then"
+      "  \"$1\" --no-gui --norc --silent --no-history --eval \"$2\""
+      "else"
+      "  \"$1\" --no-gui --norc --silent --no-history --eval \"$2\" >\"$3/rank_$r.log\" 2>&1"
+      "fi"
+      "s=$?"
+      "echo \"$r $s\" >>\"$3/ends.txt\""
+      "if [ \"$s\" = 0 ] && [ ! -f \"$3/rank_$r.mat\" ]; then exit 1; fi"
+      "exit \"$s\""});
     flags = "--oversubscribe --quiet";
     if (getuid () == 0)
       flags = ["--allow-run-as-root " flags];
@@ -102,8 +126,8 @@ function [R, out] = muon_mpirun (np, fn, varargin)
       guard = sprintf ("timeout -k 10 %d ", ceil (o.timeout));
     endif
     cmd = sprintf ("exec %s%s %s -np %d %s sh %s %s %s %s", guard, sq (mpirun), flags, np,
-                   o.mpirun_args, sq (fullfile (dir, "rank.sh")), sq (octave), sq (code),
-                   sq (dir));
+                   strjoin (cellfun (@sq, extra, "UniformOutput", false), " "),
+                   sq (fullfile (dir, "rank.sh")), sq (octave), sq (code), sq (dir));
     if (nargout > 1)
       cmd = [cmd " 2>&1"];
     endif
@@ -116,31 +140,50 @@ function [R, out] = muon_mpirun (np, fn, varargin)
       "done"
       cmd});
     launch = sprintf ("sh %s", sq (fullfile (dir, "launch.sh")));
+    t0 = tic ();
     if (nargout > 1)
       [status, out] = system (launch);
     else
       fflush (stdout);
       status = system (launch, false);
     endif
-    R = collect (dir, np, status, o.timeout);
+    R = collect (dir, np, status, o.timeout, toc (t0));
   unwind_protect_cleanup
     confirm_recursive_rmdir (false, "local");
     [~] = rmdir (dir, "s");
   end_unwind_protect
 endfunction
 
-## The results of every rank, or the error of the failed run.
-function R = collect (dir, np, status, timeout)
+## The results of every rank, or the error of the failed run: a rank's error first (every
+## other rank is then ended by its MPI_Abort), then the timeout (timeout(1) answers 124, or
+## 137 when it had to kill), then the first rank in ends.txt that ended before returning.
+function R = collect (dir, np, status, timeout, elapsed)
   errs = glob (fullfile (dir, "error_*.txt"));
   if (! isempty (errs))
     ranks = cellfun (@(f) sscanf (f(numel (dir) + 8:end), "%d"), errs);
     [r, k] = min (ranks);
     msg = strtrim (fileread (errs{k}));
-    error ("muonlab:mpi", "muon_mpirun: rank %d: %s", r, msg);
-  elseif (status == 124 || status == 137)
+    error ("muonlab:mpi", "muon_mpirun: rank %d raised: %s", r, msg);
+  elseif ((status == 124 || status == 137) && elapsed >= timeout)
     error ("muonlab:mpi", "muon_mpirun: the job did not finish within %g s and was killed.",
            timeout);
-  elseif (status != 0)
+  endif
+  ends = zeros (0, 2);
+  f = fullfile (dir, "ends.txt");
+  if (exist (f, "file"))
+    ends = reshape (sscanf (fileread (f), "%d"), 2, [])';
+  endif
+  for k = 1:rows (ends)
+    [r, s] = deal (ends(k,1), ends(k,2));
+    if (s > 128 && s < 128 + 65)
+      error ("muonlab:mpi", "muon_mpirun: rank %d was killed by signal %d%s.", r, s - 128,
+             signal_name (s - 128));
+    elseif (s != 0 || ! exist (fullfile (dir, sprintf ("rank_%d.mat", r)), "file"))
+      error ("muonlab:mpi",
+             "muon_mpirun: rank %d exited with status %d before its function returned.", r, s);
+    endif
+  endfor
+  if (status != 0)
     error ("muonlab:mpi", "muon_mpirun: mpirun exited with status %d.", status);
   endif
   R = cell (1, np);
@@ -160,13 +203,17 @@ function R = collect (dir, np, status, timeout)
   endif
 endfunction
 
-## The per-rank driver: the caller's path and directory, MPI up first (so that any rank can
-## abort the job), fn, then its result to rank_<r>.mat, or its error to error_<r>.txt and
-## MPI_Abort.
+## The per-rank driver: no workspace dump, the caller's path and directory, MPI up first (so
+## that any rank can abort the job), fn, then its result to rank_<r>.mat, or its error to
+## error_<r>.txt and MPI_Abort.  Until the result is saved, an exit leaves MPI unfinalized
+## (MUONLAB_MPI_AT_EXIT, mex/muon_mex_comm.c), so that mpirun ends the other ranks; after it,
+## Octave's normal end finalizes MPI on every rank.
 function run_rank (dir)
+  no_workspace_dump (dir);
   job = load (fullfile (dir, "job.mat"));
   path (job.path);
   cd (job.pwd);
+  setenv ("MUONLAB_MPI_AT_EXIT", "skip");
   r = -1;
   try
     comm = muon_comm ("mpi");
@@ -185,6 +232,7 @@ function run_rank (dir)
     tmp = fullfile (dir, sprintf (".rank_%d.mat", r));
     save ("-binary", tmp, "out");
     rename (tmp, fullfile (dir, sprintf ("rank_%d.mat", r)));
+    setenv ("MUONLAB_MPI_AT_EXIT", "finalize");
   catch err
     if (r < 0)
       r = str2double (getenv ("OMPI_COMM_WORLD_RANK"));
@@ -197,6 +245,43 @@ function run_rank (dir)
     fprintf (stderr, "rank %d: %s\n", r, err.message);
     exit (1);
   end_try_catch
+endfunction
+
+## Octave dumps its workspace to octave-workspace in the working directory (the caller's)
+## when a signal ends it (SIGTERM from mpirun or from the timeout, SIGHUP) or it crashes:
+## none of that, and any other dump goes to the job's folder, which is removed.
+function no_workspace_dump (dir)
+  octave_core_file_name (fullfile (dir, "octave-workspace"));
+  for f = {"crash_dumps_octave_core", "sighup_dumps_octave_core", "sigterm_dumps_octave_core"}
+    if (exist (f{1}) == 5)              # built-in functions (Octave may retire them)
+      feval (f{1}, false);
+    endif
+  endfor
+endfunction
+
+## The extra mpirun arguments as a cell of words: a cell array of strings as it is, a string
+## split at blanks.  They are quoted one by one for sh (sq), never interpreted.
+function w = launcher_args (a)
+  if (ischar (a) && (isempty (a) || isrow (a)))
+    w = regexp (a, '\s+', "split");
+    w = w(! cellfun ("isempty", w));
+  elseif (iscellstr (a) && all (cellfun (@(x) isempty (x) || isrow (x), a(:))))
+    w = a(:)';
+  else
+    error ("muonlab:badArg",
+           "muon_mpirun: MPIRUN_ARGS must be a string or a cell array of strings.");
+  endif
+endfunction
+
+## " (SIGKILL)" for 9, "" for a number with no name here.
+function s = signal_name (k)
+  S = SIG ();
+  names = fieldnames (S);
+  i = find (cellfun (@(n) S.(n) == k, names), 1);
+  s = "";
+  if (! isempty (i))
+    s = sprintf (" (SIG%s)", names{i});
+  endif
 endfunction
 
 function s = sq (str)
@@ -218,9 +303,17 @@ endfunction
 %! assert ({R.kind}, {"self", "self"});
 
 %!error <Invalid call> muon_mpirun (2)
-%!error <muon_mpirun: NP must be a positive integer.> muon_mpirun (0, "disp")
-%!error <muon_mpirun: NP must be a positive integer.> muon_mpirun (struct ("timeout", 5), "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (0, "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (struct ("timeout", 5), "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (1025, "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (1e9, "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (2.5, "disp")
+%!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (Inf, "disp")
 %!error <muon_mpirun: TIMEOUT must be a positive number of seconds.> muon_mpirun (struct ("np", 2, "timeout", -1), "disp")
-%!error <muon_mpirun: MPIRUN_ARGS must be a string.> muon_mpirun (struct ("np", 2, "mpirun_args", 1), "disp")
+%!error <muon_mpirun: TIMEOUT must be a positive number of seconds.> muon_mpirun (struct ("np", 2, "timeout", Inf), "disp")
+%!error <muon_mpirun: MPIRUN_ARGS must be a string or a cell array of strings.> muon_mpirun (struct ("np", 2, "mpirun_args", 1), "disp")
+%!error <muon_mpirun: MPIRUN_ARGS must be a string or a cell array of strings.> muon_mpirun (struct ("np", 2, "mpirun_args", {{"-x", 1}}), "disp")
+%!error <muon_mpirun: MPIRUN_ARGS must be a string or a cell array of strings.> muon_mpirun (struct ("np", 2, "mpirun_args", ["-x"; "-y"]), "disp")
+%!error id=muonlab:badArg muon_mpirun (1025, "disp")
 %!error <muon_mpirun: unknown option 'hosts'.> muon_mpirun (struct ("np", 2, "hosts", 1), "disp")
 %!error <muon_mpirun: FN must be a function name or handle.> muon_mpirun (2, 3)

@@ -117,20 +117,11 @@ function [X, stats] = muon_ns (G, varargin)
   endif
   ## finiteness: __muon_ns__ checks it in C (same error), much faster than isfinite here
   check_matrix ("muon_ns", "G", G, false);
-  [opts, rest] = ns_options ("muon_ns", class (G), varargin);
-  trace = false;
-  if (! isempty (rest))
-    ## "Trace" is muon_ns's own option (not one of every NS caller's: ns_options)
-    [t, rest] = parse_pairs ("muon_ns", struct ("Trace", false), rest);
-    reject_rest ("muon_ns", rest);
-    trace = t.Trace;
-    if (! (isscalar (trace) && (islogical (trace) || (isnumeric (trace)
-                                                      && any (trace == [0 1])))))
-      error ("muonlab:badArg", "muon_ns: TRACE must be true or false.");
-    endif
-    if (trace && ndims (G) > 2)
-      error ("muonlab:badShape", "muon_ns: G must be one matrix (2-D) for TRACE.");
-    endif
+  opts = parse_options ("muon_ns", "muon_ns", varargin, "precision", class (G));
+  trace = opts.trace;
+  opts = rmfield (opts, "trace");
+  if (trace && ndims (G) > 2)
+    error ("muonlab:badShape", "muon_ns: G must be one matrix (2-D) for TRACE.");
   endif
   if (trace)
     opts.trace = 1;

@@ -87,10 +87,9 @@ function [C, info] = ns_design_coeffs (steps, varargin)
     error ("muonlab:badArg", "%s: STEPS must be a positive integer (at most 1000).", fname);
   endif
   steps = double (steps);
-  defaults = struct ("Lower", 1e-3, "Cushion", 0, "Safety", 1, "SafetyMode", "construct",
-                     "SafetyLast", false);
-  [v, rest] = parse_pairs (fname, defaults, varargin);
-  reject_rest (fname, rest);
+  o = parse_options (fname, "ns_design_coeffs", varargin);
+  v = struct ("Lower", o.lower, "Cushion", o.cushion, "Safety", o.safety,
+              "SafetyMode", o.safetymode, "SafetyLast", o.safetylast);
   l = v.Lower;
   if (! (isnumeric (l) && isscalar (l) && isreal (l) && l > 0 && l < 1))
     error ("muonlab:badArg", "%s: LOWER must be a real scalar with 0 < LOWER < 1.", fname);

@@ -81,35 +81,11 @@ function F = ns_flops (m, n, varargin)
     error ("muonlab:badShape",
            "ns_flops: M and N must have the same size (or one must be a scalar).");
   endif
-  defaults = struct ("Steps", 5, "Restarts", 2, "Symmetric", false, "Method", "standard");
-  [v, rest] = parse_pairs ("ns_flops", defaults, varargin);
-  reject_rest ("ns_flops", rest);
-  s = v.Steps;
-  if (! (isnumeric (s) && isscalar (s) && isreal (s) && s == fix (s)
-         && s >= 1 && s <= 1000))
-    error ("muonlab:badArg", "ns_flops: STEPS must be a positive integer (at most 1000).");
-  endif
-  s = double (s);
-  r = v.Restarts;
-  if (! (isnumeric (r) && isreal (r) && (isempty (r) || isvector (r))
-         && all (r(:) >= 0 & r(:) == fix (r(:)))))
-    error ("muonlab:badArg", "ns_flops: RESTARTS must be a vector of non-negative integers.");
-  endif
-  sym = v.Symmetric;
-  if (! (isscalar (sym) && (islogical (sym) || (isnumeric (sym) && any (sym == [0 1])))))
-    error ("muonlab:badArg", "ns_flops: SYMMETRIC must be true or false.");
-  endif
-  sym = logical (sym);
-  meth = v.Method;
-  methods = {"standard", "gram"};
-  k = [];
-  if (ischar (meth) && isrow (meth))
-    k = find (strcmpi (meth, methods), 1);
-  endif
-  if (isempty (k))
-    error ("muonlab:badArg", "ns_flops: METHOD must be 'standard' or 'gram'.");
-  endif
-  meth = methods{k};
+  v = parse_options ("ns_flops", "ns_flops", varargin);
+  s = v.steps;
+  r = v.restarts;
+  sym = v.symmetric;
+  meth = v.method;
 
   ## restart before iteration i (0-based): 1 <= i <= steps - 1
   r = unique (double (r(:).'));

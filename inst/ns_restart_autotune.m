@@ -66,9 +66,9 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
   if (nargin < 1)
     print_usage ();
   endif
-  defaults = struct ("MaxRestarts", 2, "Grid", logspace (0, -10, 1e4), "Shift", -4e-4);
-  [v, rest] = parse_pairs (fname, defaults, varargin);
-  C = schedule (fname, coeffs, rest);
+  o = parse_options (fname, "ns_restart_autotune", varargin);
+  v = struct ("MaxRestarts", o.maxrestarts, "Grid", o.grid, "Shift", o.shift);
+  C = schedule (fname, coeffs, {"Steps", o.steps, "ScheduleMode", o.schedulemode});
   steps = rows (C);
   nr = v.MaxRestarts;
   if (! (isnumeric (nr) && isscalar (nr) && isreal (nr) && nr == fix (nr) && nr >= 0
@@ -107,24 +107,22 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
   endfor
 endfunction
 
-## The schedule as muon_ns expands it (the one option table: ns_options).
+## The schedule as muon_ns expands it (muon_ns's option table; Steps 0: its default count).
 function C = schedule (fname, coeffs, rest)
   if (! (ischar (coeffs) || isnumeric (coeffs)))
     error ("muonlab:badArg",
            "%s: COEFFS must be a schedule name or a K x 3 real matrix.", fname);
   endif
-  allowed = {"Steps", "ScheduleMode"};
-  for i = 1:2:numel (rest)
-    if (! any (strcmpi (rest{i}, allowed)))
-      error ("muonlab:badArg", "%s: unknown option '%s'.", fname, rest{i});
-    endif
-  endfor
   try
-    o = ns_options (fname, "double", [{"Coefficients", coeffs}, rest]);
+    o = parse_options (fname, "muon_ns", [{"Coefficients", coeffs}, rest], "precision",
+                       "double");
   catch err
     error (err.identifier, "%s", strrep (err.message, "COEFFICIENTS", "COEFFS"));
   end_try_catch
   K = rows (o.coeffs);
+  if (o.steps == 0)
+    o.steps = 5 * (K == 1) + K * (K > 1);
+  endif
   idx = 1:o.steps;
   if (strcmp (o.schedule_mode, "cycle"))
     idx = mod (idx - 1, K) + 1;

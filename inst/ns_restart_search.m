@@ -18,11 +18,19 @@
 ## two can rank lists differently.
 ##
 ## @var{G} is a real M x N matrix, an M x N x E stack (each page its own problem) or a
-## cell of such arrays (different shapes).  Options: "MaxRestarts" (default 2) and every
-## @code{muon_ns} option except "Method" (always @qcode{"gram"}) and "Restarts" (what is
-## searched); "Precision" defaults to @qcode{"single"} (the input is used as given, so
-## a double @var{G} runs fp32 from the fp64-summed norm).  Positions are muonlab's
-## @qcode{"Restarts"} convention: 0-based steps, from 1 to Steps - 1.
+## cell of such arrays (different shapes).  Positions are muonlab's @qcode{"Restarts"}
+## convention: 0-based steps, from 1 to Steps - 1.
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "MaxRestarts"
+## the most restarts a list has (default 2).
+## @item "Steps", "Coefficients", "ScheduleMode", "Precision", "GramMinAspect", "Eps", "NormalizeFirst", "Normalize", "Device", "Gemm", "Threads"
+## as in @code{muon_ns}, which every run calls; "Precision" defaults to @qcode{"single"}
+## (the input is used as given, so a double @var{G} runs fp32 from the fp64-summed norm).
+## "Method" is always @qcode{"gram"} and "Restarts" is what is searched: neither can be
+## given.
+## @end table
 ##
 ## @var{T} is a struct of column arrays, one row per list, sorted by error (ties keep
 ## the enumeration order: fewer restarts first): @code{restarts} (a cell of row
@@ -54,20 +62,23 @@ function [T, best] = ns_restart_search (G, varargin)
   for i = 1:numel (G)
     check_matrix (fname, "G", G{i});
   endfor
-  [v, rest] = parse_pairs (fname, struct ("MaxRestarts", 2), varargin);
-  nr = v.MaxRestarts;
+  for i = 1:2:numel (varargin)
+    if (ischar (varargin{i}) && any (strcmpi (varargin{i}, {"Method", "Restarts"})))
+      error ("muonlab:badArg", "%s: %s is set by the search and cannot be given.", fname,
+             upper (varargin{i}));
+    endif
+  endfor
+  o = parse_options (fname, "ns_restart_search", varargin);
+  nr = o.maxrestarts;
+  o = rmfield (o, "maxrestarts");
   if (! (isnumeric (nr) && isscalar (nr) && isreal (nr) && nr == fix (nr) && nr >= 0
          && nr <= 64))
     error ("muonlab:badArg", "%s: MAXRESTARTS must be an integer from 0 to 64.", fname);
   endif
-  for i = 1:2:numel (rest)
-    if (ischar (rest{i}) && any (strcmpi (rest{i}, {"Method", "Restarts"})))
-      error ("muonlab:badArg", "%s: %s is set by the search and cannot be given.", fname,
-             upper (rest{i}));
-    endif
-  endfor
-  [o, rest] = ns_options (fname, "single", rest);
-  reject_rest (fname, rest);
+  if (o.steps == 0)                     # the schedule's default count, as muon_ns
+    K = max (rows (o.coeffs), 1);
+    o.steps = 5 * (K == 1) + K * (K > 1);
+  endif
   o.method = "gram";
   od = o;
   od.precision = "double";

@@ -15,8 +15,12 @@
  * first use of mpi or nccl initializes MPI (MPI_Init_thread, unless already initialized),
  * locks this MEX file (mexLock, so `clear all` cannot unload MPI state) and registers a
  * mexAtExit handler that destroys the communicators and calls MPI_Finalize unless some other
- * MEX file did already.  Octave keeps one exit handler per MEX file, so this one replaces
- * muon_mex.c's and destroys the context (muon_mex_ctx) itself, last.
+ * MEX file did already; while the environment variable MUONLAB_MPI_AT_EXIT is "skip" (set by
+ * muon_mpirun's rank driver while the rank's function runs) it leaves MPI and the
+ * communicators alone instead, so that an `exit` in the middle of a job ends the process
+ * unfinalized (the launcher then ends every rank) rather than waiting in MPI_Finalize for
+ * ranks that wait in a collective.  Octave keeps one exit handler per MEX file, so this one
+ * replaces muon_mex.c's and destroys the context (muon_mex_ctx) itself, last.
  */
 #ifndef MUON_MEX_COMM_H
 #define MUON_MEX_COMM_H

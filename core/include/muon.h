@@ -63,6 +63,23 @@ const char *muon_status_string (muon_status s);
 const char *muon_status_id (muon_status s);
 
 //---------------------------------------------------------------------------------------------
+// Named lists: every enumerated value the core checks is one line X (ENUM, VALUE, "name") of a
+// MUON_<THING>_LIST, which generates the enum here, the name table and the from-name /
+// to-name functions (core/lists.c), and the entry of the list registry (muon_lists.h) that
+// gateways and inst/ read.  Adding a value is adding its line.
+//---------------------------------------------------------------------------------------------
+
+#define MUON_ENUM_ITEM(name, value, text) name = value,
+#define MUON_ENUM_PLUS_ONE(name, value, text) + 1
+// The two name functions of a list, e.g. MUON_DECLARE_NAMES (muon_precision, muon_precision):
+//   muon_status muon_precision_from_name (const char *name, muon_precision *v);
+//     [out] *v; MUON_ERR_BADARG for a name not in the list (exact match), NULLPTR for NULL.
+//   const char *muon_precision_name (muon_precision v);   "unknown" for a value not in it.
+#define MUON_DECLARE_NAMES(prefix, type)                                        \
+  muon_status prefix##_from_name (const char *name, type *v);                   \
+  const char *prefix##_name (type v);
+
+//---------------------------------------------------------------------------------------------
 // Context: back end state, reusable workspace, last error.
 //---------------------------------------------------------------------------------------------
 
@@ -99,7 +116,13 @@ muon_status muon_ctx_release (muon_ctx *ctx, size_t keep, size_t *freed);
 //---------------------------------------------------------------------------------------------
 
 typedef enum { MUON_F64 = 0, MUON_F32 = 1 } muon_dtype;               // storage type
-typedef enum { MUON_DEVICE_CPU = 0, MUON_DEVICE_CUDA = 1 } muon_device;
+
+// Where data lives and a call computes.
+#define MUON_DEVICE_LIST(X)                                                     \
+  X (MUON_DEVICE_CPU,  0, "cpu")                                                \
+  X (MUON_DEVICE_CUDA, 1, "cuda")
+typedef enum { MUON_DEVICE_LIST (MUON_ENUM_ITEM) } muon_device;
+MUON_DECLARE_NAMES (muon_device, muon_device)
 
 typedef struct {
   muon_dtype dtype;
@@ -125,13 +148,14 @@ muon_status muon_tensor_check (muon_ctx *ctx, const muon_tensor *t, const char *
 // static inline in muon_precision.h, shared with the CUDA kernels.
 //---------------------------------------------------------------------------------------------
 
-typedef enum {
-  MUON_PREC_DOUBLE = 0, MUON_PREC_SINGLE = 1, MUON_PREC_BF16 = 2, MUON_PREC_FP16 = 3
-} muon_precision;
-
+#define MUON_PRECISION_LIST(X)                                                  \
+  X (MUON_PREC_DOUBLE, 0, "double")                                             \
+  X (MUON_PREC_SINGLE, 1, "single")                                             \
+  X (MUON_PREC_BF16,   2, "bf16")                                               \
+  X (MUON_PREC_FP16,   3, "fp16")
+typedef enum { MUON_PRECISION_LIST (MUON_ENUM_ITEM) } muon_precision;
 // Name <-> value ("double", "single", "bf16", "fp16").
-muon_status muon_precision_from_name (const char *name, muon_precision *p);
-const char *muon_precision_name (muon_precision p);
+MUON_DECLARE_NAMES (muon_precision, muon_precision)
 
 // y[i] = round_p (x[i]) for n doubles (each first rounded to fp32 for bf16/fp16/single).
 // [in] x, [out] y (may alias x).
@@ -148,7 +172,15 @@ muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint
 // x -> a x + b x^3 + c x^5 used at each Newton-Schulz step.
 //---------------------------------------------------------------------------------------------
 
-typedef enum { MUON_SCHEDULE_REPEAT_LAST = 0, MUON_SCHEDULE_CYCLE = 1 } muon_schedule_mode;
+// Beyond the end of a schedule: repeat its last triple, or start over.
+#define MUON_SCHEDULE_MODE_LIST(X)                                              \
+  X (MUON_SCHEDULE_REPEAT_LAST, 0, "repeat_last")                               \
+  X (MUON_SCHEDULE_CYCLE,       1, "cycle")
+typedef enum { MUON_SCHEDULE_MODE_LIST (MUON_ENUM_ITEM) } muon_schedule_mode;
+MUON_DECLARE_NAMES (muon_schedule_mode, muon_schedule_mode)
+
+// The schedule a call without coefficients runs.
+#define MUON_COEFFS_DEFAULT "keller"
 
 // Looks a named schedule up: keller, you, polar_express, polar_express_dion, polar_express_eo,
 // cans, aol, deepseekv4, cubic5.  [out] *triples points at static data (count x 3, row-major);
@@ -168,22 +200,34 @@ muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count,
 // Newton-Schulz
 //---------------------------------------------------------------------------------------------
 
-typedef enum { MUON_NS_STANDARD = 0, MUON_NS_GRAM = 1 } muon_ns_method;
+#define MUON_NS_METHOD_LIST(X)                                                  \
+  X (MUON_NS_STANDARD, 0, "standard")                                           \
+  X (MUON_NS_GRAM,     1, "gram")
+typedef enum { MUON_NS_METHOD_LIST (MUON_ENUM_ITEM) } muon_ns_method;
+MUON_DECLARE_NAMES (muon_ns_method, muon_ns_method)
 
 // How a page is scaled before the iteration: its Frobenius norm (default), or the
 // Almost-Orthogonal-Layer diagonal of Turbo-Muon, D = diag (sum_j |X X'|_ij)^(-1/2) on the
 // short side (||D X||_2 <= 1, and closer to orthogonal; CPU only).  ns_impl.h says the
 // op order of each with normalize_first.
-typedef enum { MUON_NORMALIZE_FROBENIUS = 0, MUON_NORMALIZE_AOL = 1 } muon_normalize;
+#define MUON_NORMALIZE_LIST(X)                                                  \
+  X (MUON_NORMALIZE_FROBENIUS, 0, "frobenius")                                  \
+  X (MUON_NORMALIZE_AOL,       1, "aol")
+typedef enum { MUON_NORMALIZE_LIST (MUON_ENUM_ITEM) } muon_normalize;
+MUON_DECLARE_NAMES (muon_normalize, muon_normalize)
 
 // Who computes the CPU products (core/gemm.c): auto = MUONLAB_GEMM's value when set, else
 // oneDNN only for bf16 where it multiplies bf16 natively, OpenBLAS for everything else.
 // Precision 'double' always runs on OpenBLAS (dgemm / dsyrk).
-typedef enum {
-  MUON_GEMM_AUTO = 0, MUON_GEMM_OPENBLAS = 1, MUON_GEMM_ONEDNN = 2
-} muon_gemm_provider;
+#define MUON_GEMM_LIST(X)                                                       \
+  X (MUON_GEMM_AUTO,     0, "auto")                                             \
+  X (MUON_GEMM_OPENBLAS, 1, "openblas")                                         \
+  X (MUON_GEMM_ONEDNN,   2, "onednn")
+typedef enum { MUON_GEMM_LIST (MUON_ENUM_ITEM) } muon_gemm_provider;
 
-#define MUON_MAX_RESTARTS 64
+// Limits of one muon_ns call (muon_lists.h lists every limit for the gateways and inst/).
+#define MUON_MAX_STEPS 1000     // iterations of one call (a longer schedule is never used)
+#define MUON_MAX_RESTARTS 64    // entries of a Gram restart list
 #define MUON_MAX_THREADS 1024   // the most CPU threads a call may ask for
 
 // Per-step snapshots of one muon_ns call (opt-in: muon_ns_opts.trace; CPU, one page).  The
@@ -299,8 +343,7 @@ muon_status muon_gemm_query (muon_ctx *ctx, muon_gemm_info *info);
 // UNSUPPORTED when the BLAS is not OpenBLAS.  [out] *previous.
 muon_status muon_gemm_blas_threads (muon_ctx *ctx, int n, int *previous);
 // Name <-> value ("auto", "openblas", "onednn"); BADARG for another name.
-muon_status muon_gemm_from_name (const char *name, muon_gemm_provider *g);
-const char *muon_gemm_name (muon_gemm_provider g);
+MUON_DECLARE_NAMES (muon_gemm, muon_gemm_provider)
 
 #ifdef __cplusplus
 }
@@ -311,4 +354,6 @@ const char *muon_gemm_name (muon_gemm_provider g);
 #include "muon_comm.h"     // communicators (core/comm_*.c)
 #include "muon_zero.h"     // ZeRO layout (core/zero_layout.c)
 #include "muon_zero_step.h" // distributed Muon steps (core/zero_plan.c, zero_step*.c)
+#include "muon_lists.h"     // every named list and limit, for gateways (core/lists.c)
+#include "muon_zero_cost.h" // plan-only cost of every design (core/zero_cost.c)
 #endif

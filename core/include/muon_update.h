@@ -27,15 +27,18 @@
 extern "C" {
 #endif
 
-typedef enum { MUON_MOMENTUM_EMA = 0, MUON_MOMENTUM_SGD = 1 } muon_momentum_form;
+#define MUON_MOMENTUM_FORM_LIST(X)                                              \
+  X (MUON_MOMENTUM_EMA, 0, "ema")                                               \
+  X (MUON_MOMENTUM_SGD, 1, "sgd")
+typedef enum { MUON_MOMENTUM_FORM_LIST (MUON_ENUM_ITEM) } muon_momentum_form;
 
-typedef enum {
-  MUON_SCALE_KELLER = 0,    // sqrt (max (1, rows / cols))  (default)
-  MUON_SCALE_RMS = 1,       // 0.2 sqrt (max (rows, cols))
-  MUON_SCALE_SPECTRAL = 2,  // sqrt (max (rows, cols))
-  MUON_SCALE_UNIT_RMS = 3,  // sqrt (rows / cols)
-  MUON_SCALE_NONE = 4       // 1
-} muon_scale_rule;
+#define MUON_SCALE_RULE_LIST(X)                                                 \
+  X (MUON_SCALE_KELLER,   0, "keller")   /* sqrt (max (1, rows / cols)) (default) */ \
+  X (MUON_SCALE_RMS,      1, "rms")      /* 0.2 sqrt (max (rows, cols)) */      \
+  X (MUON_SCALE_SPECTRAL, 2, "spectral") /* sqrt (max (rows, cols)) */          \
+  X (MUON_SCALE_UNIT_RMS, 3, "unit_rms") /* sqrt (rows / cols) */               \
+  X (MUON_SCALE_NONE,     4, "none")     /* 1 */
+typedef enum { MUON_SCALE_RULE_LIST (MUON_ENUM_ITEM) } muon_scale_rule;
 
 #define MUON_MAX_SPLITS 4096
 
@@ -69,10 +72,8 @@ muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows,
 
 // Names <-> values: "ema" | "sgd"; "keller" | "rms" | "spectral" | "unit_rms" | "none".
 // BADARG for an unknown name, NULLPTR for NULL arguments.
-muon_status muon_momentum_form_from_name (const char *name, muon_momentum_form *f);
-const char *muon_momentum_form_name (muon_momentum_form f);
-muon_status muon_scale_rule_from_name (const char *name, muon_scale_rule *r);
-const char *muon_scale_rule_name (muon_scale_rule r);
+MUON_DECLARE_NAMES (muon_momentum_form, muon_momentum_form)
+MUON_DECLARE_NAMES (muon_scale_rule, muon_scale_rule)
 
 #ifdef __cplusplus
 }

@@ -39,10 +39,12 @@ extern "C" {
 #define MUON_ZERO_MAX_WORLD 1048576   // largest world size accepted
 #define MUON_ZERO_MAX_ALIGN 1048576   // largest align_factor accepted
 
-typedef enum {
-  MUON_ZERO_ORDER_GIVEN = 0,       // parameters in the order given
-  MUON_ZERO_ORDER_SIZE_DESC = 1    // stable sort by numel, largest first (DeepSpeed's Muon)
-} muon_zero_order;
+// The order of the parameters in the flat buffer: as given, or a stable sort by numel,
+// largest first (DeepSpeed's Muon).
+#define MUON_ZERO_ORDER_LIST(X)                                                 \
+  X (MUON_ZERO_ORDER_GIVEN,     0, "given")                                     \
+  X (MUON_ZERO_ORDER_SIZE_DESC, 1, "size_desc")
+typedef enum { MUON_ZERO_ORDER_LIST (MUON_ENUM_ITEM) } muon_zero_order;
 
 typedef struct {
   int stage;              // 1, 2 (default) or 3
@@ -102,8 +104,7 @@ typedef struct {
 void muon_zero_layout_opts_default (muon_zero_layout_opts *o);
 
 // "given" | "size_desc" -> enum.  [out] *order.  MUON_ERR_BADARG for other names.
-muon_status muon_zero_order_from_name (const char *name, muon_zero_order *order);
-const char *muon_zero_order_name (muon_zero_order order);
+MUON_DECLARE_NAMES (muon_zero_order, muon_zero_order)
 
 // Builds the layout of nparams matrices rows[p] x cols[p] over world ranks.
 // [in] rows, cols: nparams sizes, each >= 1.  [in] o: options (NULL = defaults).

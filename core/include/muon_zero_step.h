@@ -66,17 +66,19 @@
 extern "C" {
 #endif
 
+#define MUON_ZERO_VARIANT_LIST(X)                                               \
+  X (MUON_ZERO_REFERENCE,        0, "reference")                                \
+  X (MUON_ZERO12_ALLREDUCE,      1, "zero12_allreduce")                         \
+  X (MUON_ZERO2_RS_BUGGY,        2, "zero2_reduce_scatter_buggy")               \
+  X (MUON_ZERO2_SLICE_ONLY,      3, "zero2_slice_only")                         \
+  X (MUON_ZERO2_MULTI_OWNER,     4, "zero2_multi_owner")                        \
+  X (MUON_ZERO3_ROUND_ROBIN,     5, "zero3_round_robin")                        \
+  X (MUON_ZERO3_RR_ALIASED,      6, "zero3_round_robin_aliased_pads")           \
+  X (MUON_ZERO_LAYERWISE_LPT,    7, "layerwise_lpt")                            \
+  X (MUON_ZERO_MOONLIGHT_GATHER, 8, "moonlight_gather")
 typedef enum {
-  MUON_ZERO_REFERENCE = 0,
-  MUON_ZERO12_ALLREDUCE = 1,
-  MUON_ZERO2_RS_BUGGY = 2,
-  MUON_ZERO2_SLICE_ONLY = 3,
-  MUON_ZERO2_MULTI_OWNER = 4,
-  MUON_ZERO3_ROUND_ROBIN = 5,
-  MUON_ZERO3_RR_ALIASED = 6,
-  MUON_ZERO_LAYERWISE_LPT = 7,
-  MUON_ZERO_MOONLIGHT_GATHER = 8,
-  MUON_ZERO_VARIANT_COUNT = 9
+  MUON_ZERO_VARIANT_LIST (MUON_ENUM_ITEM)
+  MUON_ZERO_VARIANT_COUNT = 0 MUON_ZERO_VARIANT_LIST (MUON_ENUM_PLUS_ONE)
 } muon_zero_variant;
 
 // How the momentum of a rank is laid out in its buffer.
@@ -85,10 +87,13 @@ typedef enum {
   MUON_ZERO_MOM_PART = 1    // its partition of the partitioned buffer (row-major pieces)
 } muon_zero_mom_layout;
 
-typedef enum {
-  MUON_ZERO_PADS_DEEPSPEED = 0,  // (W - n % W) % W pads
-  MUON_ZERO_PADS_KELLER = 1      // W - n % W pads (a whole extra round when W divides n)
-} muon_zero_pad_count;
+// How many pad slots a ZERO3_RR_ALIASED round gathers: DeepSpeed's (W - n % W) % W, or
+// Keller's W - n % W (a whole extra round when W divides n).
+#define MUON_ZERO_PAD_COUNT_LIST(X)                                             \
+  X (MUON_ZERO_PADS_DEEPSPEED, 0, "deepspeed")                                  \
+  X (MUON_ZERO_PADS_KELLER,    1, "keller")
+typedef enum { MUON_ZERO_PAD_COUNT_LIST (MUON_ENUM_ITEM) } muon_zero_pad_count;
+MUON_DECLARE_NAMES (muon_zero_pad_count, muon_zero_pad_count)
 
 typedef struct {
   size_t start, stop;          // elements [start, stop) of the row-major matrix
@@ -129,11 +134,8 @@ typedef struct {
 
 void muon_zero_step_opts_default (muon_zero_step_opts *o);
 
-// "reference" | "zero12_allreduce" | "zero2_reduce_scatter_buggy" | "zero2_slice_only" |
-// "zero2_multi_owner" | "zero3_round_robin" | "zero3_round_robin_aliased_pads" |
-// "layerwise_lpt" | "moonlight_gather".  BADARG for another name.
-muon_status muon_zero_variant_from_name (const char *name, muon_zero_variant *v);
-const char *muon_zero_variant_name (muon_zero_variant v);
+// The names of MUON_ZERO_VARIANT_LIST <-> values.  BADARG for another name.
+MUON_DECLARE_NAMES (muon_zero_variant, muon_zero_variant)
 // 1 when the variant computes the reference's update (the design is correct), else 0.
 int muon_zero_variant_is_correct (muon_zero_variant v);
 

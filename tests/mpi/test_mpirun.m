@@ -5,10 +5,13 @@
 ##
 ## Results gathered from every rank (rank 0's output captured, arguments and the working
 ## directory passed on, MPI results bitwise equal to the sim communicator's for an odd world
-## of 3); a rank that raises while the others wait in a collective ends the job with that
-## rank's message as a muonlab:mpi error, for several ranks, collectives and worlds (the
-## timeout is a guard against a hang, not a timing check); and muon_mpirun from an Octave
-## that has itself initialized MPI.  Writes "mpi <passed> <failed>" to $MUON_MPI_RESULTS.
+## of 3); an unknown function; muon_mpirun from an Octave that has itself initialized MPI; a
+## rank that raises, calls exit or is killed (SIGKILL) while the others wait in a collective,
+## for several ranks, collectives and worlds of 2 and 4: every rank ends and the muonlab:mpi
+## error names the rank and the cause, within a 10 s bound (a guard against a hang, not a
+## timing check), and the working folder stays empty (no octave-workspace, also after a
+## timeout); and the launcher's arguments reach mpirun literally, never through a shell.
+## Writes "mpi <passed> <failed>" to $MUON_MPI_RESULTS.
 
 function test_mpirun ()
   here = fileparts (mfilename ("fullpath"));
@@ -52,32 +55,18 @@ function test_mpirun ()
     ok (false, ["3 ranks: " err.message]);
   end_try_catch
 
-  ## 2. a failing rank ends the job with its message (never a hang)
-  cases = {2, 1, "allreduce"; 2, 0, "barrier"; 4, 3, "reduce_scatter"; 4, 2, "all_gather"};
-  for k = 1:rows (cases)
-    [np, bad, coll] = cases{k, :};
-    what = sprintf ("np %d, rank %d raises while the others wait in %s", np, bad, coll);
-    try
-      [~, out] = muon_mpirun (setfield (guard, "np", np), "mpirun_fail", bad, coll);
-      ok (false, [what ": no error raised"]);
-    catch err
-      want = sprintf ("muon_mpirun: rank %d: mpirun_fail: rank %d gives up", bad, bad);
-      ok (strcmp (err.identifier, "muonlab:mpi") && strcmp (err.message, want),
-          sprintf ("%s: %s", what, err.message));
-    end_try_catch
-  endfor
-
-  ## 3. an unknown function is an error of every rank, reported once (the first to abort)
+  ## 2. an unknown function is an error of every rank, reported once (the first to abort)
   try
     [~, out] = muon_mpirun (setfield (guard, "np", 2), "no_such_function_here");
     ok (false, "unknown function: no error raised");
   catch err
     ok (strcmp (err.identifier, "muonlab:mpi")
-        && ! isempty (regexp (err.message, ["^muon_mpirun: rank [01]: .*no_such_function_here"])),
+        && ! isempty (regexp (err.message,
+                              "^muon_mpirun: rank [01] raised: .*no_such_function_here")),
         ["unknown function: " err.message]);
   end_try_catch
 
-  ## 4. from an Octave that has initialized MPI itself (a singleton): a fresh job
+  ## 3. from an Octave that has initialized MPI itself (a singleton): a fresh job
   try
     c = muon_comm ("mpi");
     [R, out] = muon_mpirun (setfield (guard, "np", 2), @mpirun_ok, 1, 3, []);
@@ -86,11 +75,115 @@ function test_mpirun ()
     ok (false, ["after MPI_Init in the caller: " err.message]);
   end_try_catch
 
+  ## 4. a rank that raises, exits (status 0 included) or is killed while the others wait in a
+  ## collective ends every rank, and the error names the rank and the cause.  "timeout", 10
+  ## bounds a hang (a job takes 1-4 s here); it is not a timing check.  The ranks work in an
+  ## empty folder, which must stay empty (a rank stopped by a signal saves no workspace).
+  raised = "muon_mpirun: rank %d raised: mpirun_fault: rank %d gives up";
+  exited = "muon_mpirun: rank %d exited with status %d before its function returned.";
+  killed = "muon_mpirun: rank %d was killed by signal 9 (SIGKILL).";
+  cases = {2, 1, "raise", "allreduce",      0, sprintf(raised, 1, 1)
+           2, 0, "raise", "barrier",        0, sprintf(raised, 0, 0)
+           4, 3, "raise", "reduce_scatter", 0, sprintf(raised, 3, 3)
+           4, 2, "raise", "all_gather",     0, sprintf(raised, 2, 2)
+           2, 1, "exit",  "allreduce",      3, sprintf(exited, 1, 3)
+           4, 3, "exit",  "reduce_scatter", 3, sprintf(exited, 3, 3)
+           4, 0, "exit",  "barrier",        0, sprintf(exited, 0, 0)
+           2, 1, "kill",  "barrier",        0, sprintf(killed, 1)
+           4, 2, "kill",  "allreduce",      0, sprintf(killed, 2)
+           2, 0, "kill",  "all_gather",     0, sprintf(killed, 0)};
+  for k = 1:rows (cases)
+    [np, bad, how, coll, status, want] = cases{k, :};
+    what = sprintf ("np %d, rank %d: %s while the others wait in %s", np, bad, how, coll);
+    if (strcmp (how, "exit"))
+      what = sprintf ("%s (status %d)", what, status);
+    endif
+    [err, left] = in_empty_folder (@() muon_mpirun (struct ("np", np, "timeout", 10),
+                                                    "mpirun_fault", bad, how, coll, status));
+    ok (! isnumeric (err) && strcmp (err.identifier, "muonlab:mpi")
+        && strcmp (err.message, want) && isempty (left),
+        sprintf ("%s: %s%s", what, err_text (err), left_text (left)));
+  endfor
+
+  ## 5. the timeout: every rank hangs in Octave code; the job is killed after 3 s, and no
+  ## rank leaves an octave-workspace behind (Octave saves one on SIGTERM by default)
+  [err, left] = in_empty_folder (@() muon_mpirun (struct ("np", 2, "timeout", 3),
+                                                  "mpirun_fault", 0, "hang", "barrier", 0));
+  ok (! isnumeric (err) && strcmp (err.identifier, "muonlab:mpi") && isempty (left)
+      && strcmp (err.message, "muon_mpirun: the job did not finish within 3 s and was killed."),
+      sprintf ("np 2, every rank hangs: %s%s", err_text (err), left_text (left)));
+
+  ## 6. the launcher's arguments never reach a shell: $(...) and `...` do not run, the text
+  ## reaches mpirun as it is (the ranks see it in an environment variable), as a string (split
+  ## at blanks) and as a cell array; an argument mpirun rejects is a clean muonlab:mpi error
+  F = tempname ();
+  v = sprintf ("$(touch${IFS}%s);`touch${IFS}%s`'\"", F, F);
+  forms = {["-x  MUON_MPIRUN_T=" v], "a string", v
+           {"-x", ["MUON_MPIRUN_T=a b " v]}, "a cell array", ["a b " v]};
+  for k = 1:rows (forms)
+    try
+      R = muon_mpirun (struct ("np", 2, "timeout", 60, "mpirun_args", forms(k,1)),
+                       "getenv", "MUON_MPIRUN_T");
+      ok (isequal (R, forms([k k],3)') && ! exist (F, "file"),
+          sprintf ("mpirun_args as %s: $(...) not run, reaches the ranks as it is", forms{k,2}));
+    catch err
+      ok (false, sprintf ("mpirun_args as %s: %s", forms{k,2}, err.message));
+    end_try_catch
+  endfor
+  for a = {sprintf("$(touch %s)", F), {sprintf("$(touch %s)", F)}}
+    try
+      [~, out] = muon_mpirun (struct ("np", 2, "timeout", 60, "mpirun_args", {a{1}}), "disp", 1);
+      ok (false, "mpirun_args $(touch ...): no error raised");
+    catch err
+      ok (strcmp (err.identifier, "muonlab:mpi") && ! exist (F, "file")
+          && ! isempty (regexp (err.message, '^muon_mpirun: mpirun exited with status \d+\.$')),
+          sprintf ("mpirun_args $(touch ...) as a %s: not run, mpirun rejects it: %s",
+                   class (a{1}), err.message));
+    end_try_catch
+  endfor
+  [~] = unlink (F);
+
   printf ("mpi muon_mpirun: %d passed, %d failed\n", passed, failed);
   res = getenv ("MUON_MPI_RESULTS");
   if (! isempty (res))
     fid = fopen (res, "a");
     fprintf (fid, "mpi %d %d\n", passed, failed);
     fclose (fid);
+  endif
+endfunction
+
+## Runs f () with a fresh empty folder as the working directory; returns the error it raised
+## (0 when none) and the names left in the folder.
+function [err, left] = in_empty_folder (f)
+  dir = tempname ();
+  mkdir (dir);
+  here = pwd ();
+  err = 0;
+  unwind_protect
+    cd (dir);
+    try
+      [~, out] = f ();
+    catch e
+      err = e;
+    end_try_catch
+  unwind_protect_cleanup
+    cd (here);
+    left = setdiff ({readdir(dir){:}}, {".", ".."});
+    confirm_recursive_rmdir (false, "local");
+    [~] = rmdir (dir, "s");
+  end_unwind_protect
+endfunction
+
+function s = err_text (err)
+  s = "no error raised";
+  if (! isnumeric (err))
+    s = err.message;
+  endif
+endfunction
+
+function s = left_text (left)
+  s = "";
+  if (! isempty (left))
+    s = [" (left behind:" sprintf(" %s", left{:}) ")"];
   endif
 endfunction

@@ -1,0 +1,33 @@
+## mpirun_fault - a rank function for test_mpirun.m: rank `bad` fails in the way `how` names
+## while every other rank waits in the collective `coll` (which would never finish unless the
+## failing rank's end ends the job):
+##   "raise"  error ("mpirun_fault: rank <bad> gives up")
+##   "exit"   exit (status)
+##   "kill"   kill (getpid (), 9): SIGKILL, nothing runs after it
+## or, with how "hang", every rank pauses for 600 s in Octave code (where a SIGTERM makes
+## Octave save its workspace) until muon_mpirun's timeout stops the job.
+function s = mpirun_fault (bad, how, coll, status)
+  comm = muon_comm ("mpi");
+  if (strcmp (how, "hang"))
+    pause (600);
+  endif
+  if (comm.rank == bad)
+    pause (0.5);                        # the others are in the collective by now
+    switch (how)
+      case "raise"
+        error ("mpirun_fault: rank %d gives up", comm.rank);
+      case "exit"
+        exit (status);
+      case "kill"
+        kill (getpid (), 9);
+      otherwise
+        error ("mpirun_fault: unknown HOW '%s'", how);
+    endswitch
+    pause (600);
+  endif
+  if (strcmp (coll, "barrier"))
+    s = muon_collective (comm, "barrier");
+  else
+    s = muon_collective (comm, coll, ones (4 * comm.size, 1));
+  endif
+endfunction
