@@ -108,6 +108,7 @@ DEFINE_NAMES (muon_zero_pad_count, muon_zero_pad_count, MUON_LIST_ZERO_PAD_COUNT
 DEFINE_NAMES (muon_coll, muon_coll, MUON_LIST_COLL)
 DEFINE_NAMES (muon_reduce_op, muon_reduce_op, MUON_LIST_REDUCE_OP)
 DEFINE_NAMES (muon_comm_kind, muon_comm_kind, MUON_LIST_COMM_KIND)
+DEFINE_NAMES (muon_normalize, muon_normalize, MUON_LIST_NORMALIZE)
 DEFINE_NAMES (muon_comm_reduction, muon_comm_reduction, MUON_LIST_COMM_REDUCTION)
 
 //---- limits -------------------------------------------------------------------------------

@@ -68,6 +68,10 @@ void muon_cuda_unload (muon_ctx *ctx);
 // Expands o's schedule into buf (cap triples at most).  [out] buf: steps x 3, *steps.
 muon_status muon_ns_schedule (muon_ctx *ctx, const muon_ns_opts *o, double *buf, int cap,
                               int *steps);
+// Checks a trace against the page it will record (ns_trace.c): one page, its n x m shape,
+// room for steps + 1 pages; fills its [out] fields.
+muon_status muon_ns_trace_begin (muon_ctx *ctx, muon_ns_trace *tr, const muon_tensor *G,
+                                 size_t n, size_t m, int steps, const muon_ns_opts *o);
 // Runs muon_ns on the CUDA back end (cuda_loader.c): NOTBUILT / NODEVICE when unavailable.
 muon_status muon_ns_cuda_dispatch (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
                                    const muon_ns_opts *o);

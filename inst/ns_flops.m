@@ -26,7 +26,10 @@
 ## iteration i; 0 and indices >= Steps never restart; duplicates count once.  With
 ## @qcode{"Symmetric"}, true every product whose result is symmetric costs half (SYRK-style
 ## kernels): X*X', A*A and, in Gram, all of R, Z, Q, RZ (they are polynomials in R and so
-## commute); B*X and Q*X stay general.
+## commute); B*X and Q*X stay general.  This is the model of @code{muon_ns} in double and
+## single (SYRK for X*X' and A*A; in Gram the upper half of Z*Q, Z*R and Z*RZ, its
+## diagonal tiles in narrow column strips, a little over half); bf16 and fp16 run the
+## peers' general products for A*A and the Gram n x n products.
 ##
 ## Closed forms (5 steps): standard (20 alpha + 10) n^3; Gram with restarts [2]
 ## (8 alpha + 28) n^3, without (4 alpha + 34) n^3; symmetric: standard (15 alpha + 5) n^3,

@@ -206,6 +206,16 @@ muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count,
 typedef enum { MUON_NS_METHOD_LIST (MUON_ENUM_ITEM) } muon_ns_method;
 MUON_DECLARE_NAMES (muon_ns_method, muon_ns_method)
 
+// How a page is scaled before the iteration: its Frobenius norm (default), or the
+// Almost-Orthogonal-Layer diagonal of Turbo-Muon, D = diag (sum_j |X X'|_ij)^(-1/2) on the
+// short side (||D X||_2 <= 1, and closer to orthogonal; CPU only).  ns_impl.h says the
+// op order of each with normalize_first.
+#define MUON_NORMALIZE_LIST(X)                                                  \
+  X (MUON_NORMALIZE_FROBENIUS, 0, "frobenius")                                  \
+  X (MUON_NORMALIZE_AOL,       1, "aol")
+typedef enum { MUON_NORMALIZE_LIST (MUON_ENUM_ITEM) } muon_normalize;
+MUON_DECLARE_NAMES (muon_normalize, muon_normalize)
+
 // Who computes the CPU products (core/gemm.c): auto = MUONLAB_GEMM's value when set, else
 // oneDNN only for bf16 where it multiplies bf16 natively, OpenBLAS for everything else.
 // Precision 'double' always runs on OpenBLAS (dgemm / dsyrk).
@@ -219,6 +229,26 @@ typedef enum { MUON_GEMM_LIST (MUON_ENUM_ITEM) } muon_gemm_provider;
 #define MUON_MAX_STEPS 1000     // iterations of one call (a longer schedule is never used)
 #define MUON_MAX_RESTARTS 64    // entries of a Gram restart list
 #define MUON_MAX_THREADS 1024   // the most CPU threads a call may ask for
+
+// Per-step snapshots of one muon_ns call (opt-in: muon_ns_opts.trace; CPU, one page).  The
+// page is iterated as n x m, n = min (rows, cols) <= m (transposed when rows > cols); the
+// snapshots are the run's own values (compute-precision values as doubles), column-major,
+// one page per step in each buffer:
+//   x  page k = the iterate after step k (k = 0: the normalized input; Gram: r(Q_k X), the
+//      product the run would form if it stopped there, made apart from the run)
+//   r  page k = Gram: the R that step k used (k = 0 .. steps-1)
+//   q  page k = Gram: Q after step k (k = 1 .. steps)
+// Pages a path does not define (r and q of the standard path, r page steps, q page 0) keep
+// what the caller put there.  The snapshot products are not counted in muon_ns_stats.
+typedef struct {
+  size_t n, m;          // [in] the iterated shape the buffers were sized for
+  int cap;              // [in] pages in each buffer (>= steps + 1)
+  double *x;            // [out] cap pages of n x m (required)
+  double *r, *q;        // [out] cap pages of n x n each (NULL: not wanted)
+  int steps;            // [out] steps run
+  int gram;             // [out] 1 when the Gram path ran
+  int transposed;       // [out] 1 when the page was transposed (rows > cols)
+} muon_ns_trace;
 
 typedef struct {
   muon_ns_method method;         // standard (default) | gram
@@ -237,6 +267,8 @@ typedef struct {
   int threads;                   // CPU threads: 0 (default) = OMP_NUM_THREADS when set, else
                                  // the cores (shared among local MPI ranks); any count
                                  // gives the same bits
+  muon_ns_trace *trace;          // per-step snapshots (NULL, the default: none)
+  muon_normalize normalize;      // frobenius (default) | aol
 } muon_ns_opts;
 
 void muon_ns_opts_default (muon_ns_opts *o);

@@ -65,15 +65,16 @@ function S = option_spec (key)
   keys = {"muon_ns", "muon_update", "muon_optimizer", "muon_optimizer_param", ...
           "loss_scaler", "zero_muon_step", "zero_layout", "muon_comm", "muon_collective", ...
           "muon_mpirun", "ns_flops", "zero_plot_layout", "muon_load_state", "muon_model", ...
-          "zero_cost", "muon_export"};
+          "zero_cost", "muon_export", "ns_design_coeffs", "ns_restart_autotune", ...
+          "ns_restart_search"};
   if (nargin == 0)
     S = keys;
     return;
   endif
   L = core_lists ();
   switch (key)
-    case "muon_ns"
-      S = compile ({ns_rows(L)});
+    case "muon_ns"                      # Trace: muon_ns's own (one page, on the CPU)
+      S = compile ({ns_rows(L), {"Trace", "trace", "logical", [], false, ""}});
     case "muon_update"                  # muon_update, muon_optimizer's dry run, muon_step
       S = compile ({ns_rows(L), update_rows(L), block_rows(L)});
     case "muon_optimizer"
@@ -109,6 +110,16 @@ function S = option_spec (key)
       S = compile ({cost_rows(L), ns}, "", "default", {"precision", "bf16"});
     case "muon_export"
       S = compile ({export_rows(L)});
+    case "ns_design_coeffs"             # ns_design_coeffs checks its values itself
+      S = compile ({any_rows({"Lower", 1e-3; "Cushion", 0; "Safety", 1;
+                              "SafetyMode", "construct"; "SafetyLast", false})});
+    case "ns_restart_autotune"          # Steps, ScheduleMode: [] = muon_ns's defaults
+      S = compile ({any_rows({"MaxRestarts", 2; "Grid", logspace(0, -10, 1e4);
+                              "Shift", -4e-4; "Steps", []; "ScheduleMode", []})});
+    case "ns_restart_search"            # every muon_ns option but those it searches
+      ns = ns_rows (L);
+      ns = ns(! ismember (ns(:,1), {"Method", "Restarts"}), :);
+      S = compile ({any_rows({"MaxRestarts", 2}), ns}, "", "default", {"precision", "single"});
     otherwise
       error ("muonlab:internal", "option_spec: no option table for '%s'.", key);
   endswitch
@@ -147,6 +158,15 @@ function T = cost_rows (L)
   };
 endfunction
 
+## Options a function checks itself: NAME, DEFAULT pairs (rows of a cell) as kind "any",
+## each stored in the field lower (NAME).
+function T = any_rows (nd)
+  T = cell (rows (nd), 6);
+  for i = 1:rows (nd)
+    T(i,:) = {nd{i,1}, lower(nd{i,1}), "any", [], nd{i,2}, ""};
+  endfor
+endfunction
+
 ## muon_export: which table of a result.
 function T = export_rows (L)
   T = {
@@ -173,6 +193,7 @@ function T = ns_rows (L)
     "GramMinAspect", "gram_min_aspect", "real",    "[1, Inf)",         d.gram_min_aspect,  ""
     "Eps",           "eps",             "real",    "[0, Inf)",         d.eps,              ""
     "NormalizeFirst","normalize_first", "logical", [],                 d.normalize_first,  ""
+    "Normalize",     "normalize",       "enum",    x.normalize,        d.normalize,        ""
     "Gemm",          "gemm",            "enum",    x.gemm,             d.gemm,             ""
     "Threads",       "threads",         "int",     [0 m.max_threads],  d.threads, ...
                      sprintf("a non-negative integer (0: automatic), at most %d", m.max_threads)
