@@ -40,7 +40,7 @@ trap 'rm -rf "$stage"' EXIT
 top=$stage/$name
 mkdir -p "$top/inst" "$top/src"
 
-cp DESCRIPTION INDEX COPYING README.md "$top/"
+cp DESCRIPTION INDEX COPYING README.md NEWS "$top/"
 
 # Copy the files under DIR whose names match the find(1) tests that follow, keeping paths.
 copy_tree () {
