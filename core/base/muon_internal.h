@@ -6,7 +6,7 @@
 #define MUON_INTERNAL_H
 
 #include "muon.h"
-#include "muon_cuda.h"
+#include "ns_cuda_abi.h"
 
 struct muon_ctx {
   muon_status last_status;

@@ -1,11 +1,11 @@
-/* muon_cuda.h - the ABI between libmuon (CPU, always built) and libmuon_cuda.so (CUDA, cuBLAS,
+/* ns_cuda_abi.h - the ABI between libmuon (CPU, always built) and libmuon_cuda.so (CUDA, cuBLAS,
  * NCCL; built when nvcc is found and opened with dlopen on first use, the way ggml loads its
  * back ends).  Nothing here includes a CUDA header, so libmuon.a and the MEX files never link
  * CUDA.  The shared object exports one symbol, muon_cuda_get_api; every entry returns a
  * muon_status and writes a message into msg (len bytes) on failure.
  */
-#ifndef MUON_CUDA_H
-#define MUON_CUDA_H
+#ifndef MUON_NS_CUDA_ABI_H
+#define MUON_NS_CUDA_ABI_H
 
 #include "muon.h"
 

@@ -1,6 +1,6 @@
 /* ns_cuda.cu - Newton-Schulz orthogonalization on an NVIDIA GPU with cuBLAS: the CUDA back end
  * of ns.c, built into libmuon_cuda.so and opened with dlopen by cuda_loader.c, which reaches it
- * only through muon_cuda_get_api (the ABI of muon_cuda.h).
+ * only through muon_cuda_get_api (the ABI of ns_cuda_abi.h).
  *
  * Same algorithm, op order and rounding model as the CPU reference (ns.c, ns_impl.h, DESIGN.md
  * 4), with the same function structure: load_page, gram_product, product, poly, standard,
@@ -30,7 +30,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "muon_cuda.h"
+#include "ns_cuda_abi.h"
 #include "muon_precision.h"
 
 namespace {
