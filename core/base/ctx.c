@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "gemm.h"
 #include "muon_internal.h"
 #include "muon_precision.h"
 
@@ -74,8 +73,8 @@ muon_status muon_ctx_destroy (muon_ctx **ctx)
     return MUON_ERR_NULLPTR;
   if (*ctx)
   {
-    muon_cuda_unload (*ctx);
-    muon_gemm_onednn_release (*ctx);
+    while ((*ctx)->nslots > 0)
+      muon_ctx_detach (*ctx, (*ctx)->slots[(*ctx)->nslots - 1].key);
     muon_aligned_free ((*ctx)->workspace);
     free (*ctx);
     *ctx = NULL;
@@ -139,11 +138,63 @@ muon_status muon_ctx_release (muon_ctx *ctx, size_t keep, size_t *freed)
     ctx->workspace = NULL;
     ctx->workspace_bytes = 0;
   }
-  if (keep == 0)
-    muon_gemm_onednn_release (ctx);
+  for (int i = ctx->nslots - 1; keep == 0 && i >= 0; i--)
+    if (ctx->slots[i].kind == MUON_CTX_CACHE)
+      muon_ctx_detach (ctx, ctx->slots[i].key);
   if (freed)
     *freed = held > keep ? held : 0;
   return MUON_OK;
+}
+
+//---- subsystem state (muon_internal.h) -----------------------------------------------------
+
+static int slot_of (const muon_ctx *ctx, const char *key)
+{
+  for (int i = 0; i < ctx->nslots; i++)
+    if (strcmp (ctx->slots[i].key, key) == 0)
+      return i;
+  return -1;
+}
+
+muon_status muon_ctx_attach (muon_ctx *ctx, const char *key, void *state,
+                             muon_ctx_free_fn destroy, int kind)
+{
+  muon_status status = MUON_OK;
+  if (ctx == NULL)
+    status = MUON_ERR_NULLPTR;
+  else if (key == NULL)
+    status = muon_ctx_set_error (ctx, MUON_ERR_NULLPTR, "a context slot needs a key");
+  else if (slot_of (ctx, key) >= 0)
+    status = muon_ctx_set_error (ctx, MUON_ERR_BADARG, "the context holds %s already", key);
+  else if (ctx->nslots == MUON_CTX_SLOTS)
+    status = muon_ctx_set_error (ctx, MUON_ERR_NOMEM, "the context's %d slots are taken",
+                                 MUON_CTX_SLOTS);
+  if (status != MUON_OK)
+  {
+    if (destroy && state)
+      destroy (state);
+    return status;
+  }
+  ctx->slots[ctx->nslots++] = (muon_ctx_slot) { key, state, destroy, kind };
+  return MUON_OK;
+}
+
+void *muon_ctx_lookup (const muon_ctx *ctx, const char *key)
+{
+  int i = ctx && key ? slot_of (ctx, key) : -1;
+  return i >= 0 ? ctx->slots[i].state : NULL;
+}
+
+void muon_ctx_detach (muon_ctx *ctx, const char *key)
+{
+  int i = ctx && key ? slot_of (ctx, key) : -1;
+  if (i < 0)
+    return;
+  muon_ctx_slot s = ctx->slots[i];
+  memmove (ctx->slots + i, ctx->slots + i + 1, (size_t) (ctx->nslots - i - 1) * sizeof s);
+  ctx->nslots--;
+  if (s.destroy && s.state)
+    s.destroy (s.state);
 }
 
 //---- tensors ------------------------------------------------------------------------------

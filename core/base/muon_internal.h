@@ -8,19 +8,24 @@
 #include "muon.h"
 #include "ns_cuda_abi.h"
 
+// What a subsystem keeps per context (muon_ctx_attach).
+typedef void (*muon_ctx_free_fn) (void *state);
+typedef struct {
+  const char *key;            // the subsystem's name ("cuda", "onednn", "ns.stats")
+  void *state;
+  muon_ctx_free_fn destroy;
+  int kind;                   // MUON_CTX_KEEP or MUON_CTX_CACHE
+} muon_ctx_slot;
+
+#define MUON_CTX_SLOTS 8      // subsystems that may attach state to one context
+
 struct muon_ctx {
   muon_status last_status;
   char last_error[512];
   void *workspace;           // 64-byte aligned scratch, grown on demand
   size_t workspace_bytes;
-  void *cuda_lib;             // dlopen handle of libmuon_cuda.so (NULL until loaded)
-  muon_cuda_api cuda;         // its entry points
-  void *cuda_state;           // device state owned by the CUDA back end
-  int cuda_tried;             // load attempted; cuda_load_status holds the outcome
-  muon_status cuda_load_status;
-  char cuda_message[256];
-  void *gemm_state;           // oneDNN engine, stream and cached primitives (gemm_onednn.c)
-  muon_ns_stats ns_stats;     // the running or last muon_ns call's (gemm.c and ns.c count)
+  muon_ctx_slot slots[MUON_CTX_SLOTS];  // attached subsystem state, in attachment order
+  int nslots;
 };
 
 // Record an error and jump to `fail`; `status` must be a local muon_status in scope.
@@ -45,6 +50,23 @@ struct muon_ctx {
 // Checks that need no context (for muon_ctx_* themselves and NULL ctx handling).
 #define CHECKCTX(ctx) do { if ((ctx) == NULL) return MUON_ERR_NULLPTR; } while (0)
 
+//---- subsystem state held by the context ---------------------------------------------------
+// The context knows no subsystem above it: one that keeps state per context (the CUDA back
+// end's library and device state, oneDNN's engine and primitives, the last muon_ns call's
+// statistics) attaches it under a key of its own and finds it again with muon_ctx_lookup;
+// muon_ctx_destroy calls the destructors, last attached first.  State attached as
+// MUON_CTX_CACHE is made again on demand, so muon_ctx_release (ctx, 0, ...) frees it too.
+enum { MUON_CTX_KEEP = 0, MUON_CTX_CACHE = 1 };
+// [in] key: a string of static storage, the subsystem's name; [in] state: owned by ctx from
+// now on, freed with destroy (NULL: with nothing) - on failure too, at once.  BADARG when the
+// key is taken, NOMEM when MUON_CTX_SLOTS subsystems hold slots already.
+muon_status muon_ctx_attach (muon_ctx *ctx, const char *key, void *state,
+                             muon_ctx_free_fn destroy, int kind);
+// The state attached under key, or NULL.
+void *muon_ctx_lookup (const muon_ctx *ctx, const char *key);
+// Frees the state attached under key now (nothing when there is none).
+void muon_ctx_detach (muon_ctx *ctx, const char *key);
+
 // Seconds on a monotonic clock (differences only).
 double muon_clock (void);
 
@@ -57,10 +79,6 @@ void muon_aligned_free (void *p);
 // loader's default path.  NULL with the reason in why (len bytes) when none opens.
 void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size_t len);
 
-// CUDA back end loader (cuda_loader.c).  Returns MUON_OK with ctx->cuda set, or
-// MUON_ERR_NOTBUILT / MUON_ERR_NODEVICE with the message recorded.
-muon_status muon_cuda_load (muon_ctx *ctx);
-void muon_cuda_unload (muon_ctx *ctx);
 
 
 

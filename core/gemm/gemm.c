@@ -339,16 +339,14 @@ static muon_status tiled_run (muon_ctx *ctx, tiled *w)
     }
   }
   CHECK (MUON_ERR_INTERNAL, failed == 0, "oneDNN: a matmul failed (status %d)", failed);
-  muon_gemm_count (ctx, flops, t0);
+  if (cfg->tally)
+  {
+    cfg->tally->products++;
+    cfg->tally->flops += flops;
+    cfg->tally->seconds += muon_clock () - t0;
+  }
 fail:
   return status;
-}
-
-void muon_gemm_count (muon_ctx *ctx, double flops, double t0)
-{
-  ctx->ns_stats.products++;
-  ctx->ns_stats.product_flops += flops;
-  ctx->ns_stats.product_seconds += muon_clock () - t0;
 }
 
 muon_status muon_gemm_product (muon_ctx *ctx, const muon_gemm_cfg *cfg, int ta, int tb,

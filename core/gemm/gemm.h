@@ -24,8 +24,9 @@
  * accumulations, rounded by the caller as DESIGN.md 4 says.
  *
  * oneDNN matmul primitives are made for one thread, once per tile shape, and kept in the
- * context (at most MUON_GEMM_CACHE_MAX, least recently used goes first); the context frees
- * them.  gemm_onednn.c holds them; built without oneDNN it is a stub.
+ * context (at most MUON_GEMM_CACHE_MAX, least recently used goes first), attached to it as a
+ * cache that the context frees (muon_ctx_attach).  gemm_onednn.c holds them; built without
+ * oneDNN it is a stub.
  */
 #ifndef MUON_GEMM_H
 #define MUON_GEMM_H
@@ -42,6 +43,14 @@ typedef struct {
   const double *d;       // fp64 values: needed by an fp64 call (cfg.f64 == 1)
 } muon_gemm_in;
 
+// The work of the products of one call: calls (a symmetric product counts once), the
+// operations they performed and the wall time inside them.
+typedef struct {
+  long products;
+  double flops;
+  double seconds;
+} muon_gemm_tally;
+
 // One muon_ns call's GEMM configuration (muon_gemm_setup fills it).
 typedef struct {
   muon_gemm_provider provider;   // MUON_GEMM_OPENBLAS or MUON_GEMM_ONEDNN (never AUTO)
@@ -49,6 +58,8 @@ typedef struct {
   int bf16;                      // 1: products multiply bf16 operands (oneDNN, bf16 only)
   int threads;                   // threads that share the tiles
   int saved_blas, saved_omp;     // thread counts to restore (0: nothing to restore)
+  muon_gemm_tally *tally;        // where the products add their work (NULL: nowhere; the
+                                 // caller sets it after muon_gemm_setup)
 } muon_gemm_cfg;
 
 // Resolves the provider for precision p (muon_gemm_choose) and the thread count
@@ -88,10 +99,6 @@ muon_status muon_gemm_symmetric (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t
                                  double alpha, muon_gemm_in A, size_t lda, void *C,
                                  size_t ldc);
 
-// Adds one product of `flops` operations that started at muon_clock () == t0 to the stats
-// of the running muon_ns call (muon_gemm_product and muon_gemm_symmetric count themselves).
-void muon_gemm_count (muon_ctx *ctx, double flops, double t0);
-
 //---- gemm_onednn.c ---------------------------------------------------------------------------
 
 // 1 when built with oneDNN.
@@ -114,8 +121,6 @@ muon_status muon_gemm_onednn_prepare (muon_ctx *ctx, int bf16, int ta, int tb, s
 int muon_gemm_onednn_run (const void *plan, const void *A, const void *B, float *C);
 // Version and effective ISA (the kernels' names come from muon_gemm_onednn_kernel).
 void muon_gemm_onednn_describe (muon_gemm_info *info);
-// Frees the primitives, the stream and the engine held by ctx (muon_ctx_destroy calls it).
-void muon_gemm_onednn_release (muon_ctx *ctx);
 // Primitives held in ctx's cache (tests of the size limit).
 size_t muon_gemm_onednn_cached (const muon_ctx *ctx);
 

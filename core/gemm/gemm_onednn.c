@@ -88,21 +88,21 @@ static void entry_free (gemm_entry *e)
   free (e);
 }
 
-void muon_gemm_onednn_release (muon_ctx *ctx)
+// The engine and the primitives, attached to the context under "onednn" as a cache (freed by
+// muon_ctx_destroy, and by muon_ctx_release with keep 0).
+static void state_free (void *p)
 {
-  if (ctx == NULL || ctx->gemm_state == NULL)
-    return;
-  gemm_state *st = ctx->gemm_state;
+  gemm_state *st = p;
   for (int i = 0; i < st->count; i++)
     entry_free (st->cache[i]);
   if (st->engine) dnnl_engine_destroy (st->engine);
   free (st);
-  ctx->gemm_state = NULL;
 }
 
 size_t muon_gemm_onednn_cached (const muon_ctx *ctx)
 {
-  return ctx && ctx->gemm_state ? (size_t) ((gemm_state *) ctx->gemm_state)->count : 0;
+  const gemm_state *st = muon_ctx_lookup (ctx, "onednn");
+  return st ? (size_t) st->count : 0;
 }
 
 // The memory descriptors of the row-major form (file comment).
@@ -157,12 +157,12 @@ static dnnl_status_t make_pd (dnnl_engine_t engine, const gemm_key *k,
 static muon_status state_get (muon_ctx *ctx, gemm_state **out)
 {
   muon_status status = MUON_OK;
-  gemm_state *st = ctx->gemm_state;
+  gemm_state *st = muon_ctx_lookup (ctx, "onednn");
   if (st == NULL)
   {
     st = calloc (1, sizeof *st);
     CHECKMEM (st);
-    ctx->gemm_state = st;
+    CHECKSTATUS (muon_ctx_attach (ctx, "onednn", st, state_free, MUON_CTX_CACHE));
     DNNL_CHECK (dnnl_engine_create (&st->engine, dnnl_cpu, 0));
   }
   CHECK (MUON_ERR_INTERNAL, st->engine != NULL, "oneDNN: no CPU engine");
@@ -355,11 +355,6 @@ int muon_gemm_onednn_kernel (int bf16, char *why, size_t len)
 int muon_gemm_onednn_native_bf16 (void)
 {
   return 0;
-}
-
-void muon_gemm_onednn_release (muon_ctx *ctx)
-{
-  (void) ctx;
 }
 
 size_t muon_gemm_onednn_cached (const muon_ctx *ctx)

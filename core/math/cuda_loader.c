@@ -44,66 +44,80 @@ void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size
   return h;
 }
 
-muon_status muon_cuda_load (muon_ctx *ctx)
+// The CUDA back end of one context, attached to it under "cuda" on first use: the library,
+// its entry points, the device state it made, and the outcome of the load (kept, so a
+// context tries once and repeats the reason).
+typedef struct {
+  void *lib;                  // dlopen handle of libmuon_cuda.so (NULL when it did not load)
+  muon_cuda_api api;          // its entry points
+  void *state;                // device state owned by the back end (made by api.ns)
+  muon_status status;         // the outcome of the load
+  char message[256];          // why it failed, or the device's name
+} cuda_host;
+
+static void cuda_host_free (void *p)
 {
-  CHECKCTX (ctx);
-  if (ctx->cuda_tried)
-  {
-    if (ctx->cuda_load_status != MUON_OK)
-      muon_ctx_set_error (ctx, ctx->cuda_load_status, "%s", ctx->cuda_message);
-    return ctx->cuda_load_status;
-  }
-  ctx->cuda_tried = 1;
-  char why[192] = "";
-  muon_status s = MUON_OK;
-  ctx->cuda_lib = muon_dlopen_beside ("MUON_CUDA_LIB", "libmuon_cuda.so", why, sizeof why);
-  if (!ctx->cuda_lib)
-  {
-    s = MUON_ERR_NOTBUILT;
-    snprintf (ctx->cuda_message, sizeof ctx->cuda_message,
-              "the CUDA back end is not built or cannot be loaded (%s)", why);
-  }
-  else
-  {
-    muon_cuda_get_api_fn get;
-    *(void **) (&get) = dlsym (ctx->cuda_lib, "muon_cuda_get_api");
-    if (!get || get (MUON_CUDA_ABI, &ctx->cuda) != MUON_OK)
-    {
-      s = MUON_ERR_NOTBUILT;
-      snprintf (ctx->cuda_message, sizeof ctx->cuda_message,
-                "libmuon_cuda.so does not provide CUDA back end ABI %d", MUON_CUDA_ABI);
-    }
-    else
-    {
-      int count = 0;
-      char name[200] = "";
-      s = ctx->cuda.device_query (&count, name, sizeof name);
-      if (s == MUON_OK && count < 1)
-        s = MUON_ERR_NODEVICE;
-      if (s != MUON_OK)
-        snprintf (ctx->cuda_message, sizeof ctx->cuda_message, "no CUDA device (%s)",
-                  *name ? name : "no device found");
-      else
-        snprintf (ctx->cuda_message, sizeof ctx->cuda_message, "%s", name);
-    }
-  }
-  ctx->cuda_load_status = s;
-  if (s != MUON_OK)
-    muon_ctx_set_error (ctx, s, "%s", ctx->cuda_message);
-  return s;
+  cuda_host *h = p;
+  if (h->state && h->api.release)
+    h->api.release (h->state);
+  if (h->lib)
+    dlclose (h->lib);
+  free (h);
 }
 
-void muon_cuda_unload (muon_ctx *ctx)
+// Opens the library and asks for a device: h's status and message.
+static void cuda_host_open (cuda_host *h)
 {
-  if (ctx == NULL)
+  char why[192] = "";
+  h->lib = muon_dlopen_beside ("MUON_CUDA_LIB", "libmuon_cuda.so", why, sizeof why);
+  if (!h->lib)
+  {
+    h->status = MUON_ERR_NOTBUILT;
+    snprintf (h->message, sizeof h->message,
+              "the CUDA back end is not built or cannot be loaded (%s)", why);
     return;
-  if (ctx->cuda_state && ctx->cuda.release)
-    ctx->cuda.release (ctx->cuda_state);
-  ctx->cuda_state = NULL;
-  if (ctx->cuda_lib)
-    dlclose (ctx->cuda_lib);
-  ctx->cuda_lib = NULL;
-  ctx->cuda_tried = 0;
+  }
+  muon_cuda_get_api_fn get;
+  *(void **) (&get) = dlsym (h->lib, "muon_cuda_get_api");
+  if (!get || get (MUON_CUDA_ABI, &h->api) != MUON_OK)
+  {
+    h->status = MUON_ERR_NOTBUILT;
+    snprintf (h->message, sizeof h->message,
+              "libmuon_cuda.so does not provide CUDA back end ABI %d", MUON_CUDA_ABI);
+    return;
+  }
+  int count = 0;
+  char name[200] = "";
+  h->status = h->api.device_query (&count, name, sizeof name);
+  if (h->status == MUON_OK && count < 1)
+    h->status = MUON_ERR_NODEVICE;
+  if (h->status != MUON_OK)
+    snprintf (h->message, sizeof h->message, "no CUDA device (%s)",
+              *name ? name : "no device found");
+  else
+    snprintf (h->message, sizeof h->message, "%s", name);
+}
+
+// ctx's CUDA back end, loaded on first use.  Returns its load status (NOTBUILT / NODEVICE
+// with the message recorded in ctx); *out is set whenever the state exists.
+static muon_status cuda_host_get (muon_ctx *ctx, cuda_host **out)
+{
+  cuda_host *h = muon_ctx_lookup (ctx, "cuda");
+  *out = NULL;
+  if (h == NULL)
+  {
+    h = calloc (1, sizeof *h);
+    if (h == NULL)
+      return muon_ctx_set_error (ctx, MUON_ERR_NOMEM, "out of memory loading the CUDA back end");
+    cuda_host_open (h);
+    muon_status s = muon_ctx_attach (ctx, "cuda", h, cuda_host_free, MUON_CTX_KEEP);
+    if (s != MUON_OK)
+      return s;
+  }
+  *out = h;
+  if (h->status != MUON_OK)
+    muon_ctx_set_error (ctx, h->status, "%s", h->message);
+  return h->status;
 }
 
 muon_status muon_ns_cuda_dispatch (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
@@ -112,14 +126,15 @@ muon_status muon_ns_cuda_dispatch (muon_ctx *ctx, const muon_tensor *G, muon_ten
   muon_status status = MUON_OK;
   double coef[3 * MUON_MAX_STEPS];
   int steps = 0;
-  CHECKSTATUS (muon_cuda_load (ctx));
+  cuda_host *h = NULL;
+  CHECKSTATUS (cuda_host_get (ctx, &h));
   CHECKSTATUS (muon_tensor_check (ctx, G, "G"));
   CHECKSTATUS (muon_tensor_check (ctx, X, "X"));
   CHECK (MUON_ERR_BADSHAPE, G->rows == X->rows && G->cols == X->cols && G->batch == X->batch,
          "X must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
   CHECKSTATUS (muon_ns_schedule (ctx, o, coef, MUON_MAX_STEPS, &steps));
   char msg[256] = "";
-  status = ctx->cuda.ns (&ctx->cuda_state, G, X, o, coef, steps, msg, sizeof msg);
+  status = h->api.ns (&h->state, G, X, o, coef, steps, msg, sizeof msg);
   if (status != MUON_OK)  // errors and the non-finite warning alike keep their text
     muon_ctx_set_error (ctx, status, "%s", msg);
 fail:
@@ -135,14 +150,17 @@ muon_status muon_backend_query (muon_ctx *ctx, muon_backend_info *info)
   if (info == NULL)
     return muon_ctx_set_error (ctx, MUON_ERR_NULLPTR, "info must not be NULL");
   memset (info, 0, sizeof *info);
-  muon_status s = muon_cuda_load (ctx);
+  cuda_host *h = NULL;
+  muon_status s = cuda_host_get (ctx, &h);
+  if (h == NULL)
+    return s;                                       // no memory for the state
   info->cuda_built = s != MUON_ERR_NOTBUILT;
   info->cuda_usable = s == MUON_OK;
   if (s == MUON_OK)
-    ctx->cuda.device_query (&info->cuda_device_count, info->cuda_message,
-                            sizeof info->cuda_message);
+    h->api.device_query (&info->cuda_device_count, info->cuda_message,
+                         sizeof info->cuda_message);
   else
-    snprintf (info->cuda_message, sizeof info->cuda_message, "%s", ctx->cuda_message);
+    snprintf (info->cuda_message, sizeof info->cuda_message, "%s", h->message);
   if (openblas_get_config)  // weak: present when the BLAS in the process is OpenBLAS
     snprintf (info->blas, sizeof info->blas, "%s, core %s", openblas_get_config (),
               openblas_get_corename ? openblas_get_corename () : "?");

@@ -14,6 +14,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gemm.h"
@@ -196,6 +197,22 @@ fail:
 
 
 
+// The statistics of the running or last muon_ns call on ctx, attached to it under
+// "ns.stats" on the first call.  [out] *stats.
+static muon_status stats_of (muon_ctx *ctx, muon_ns_stats **stats)
+{
+  muon_status status = MUON_OK;
+  muon_ns_stats *s = muon_ctx_lookup (ctx, "ns.stats");
+  if (s == NULL)
+  {
+    CHECKMEM (s = calloc (1, sizeof *s));
+    CHECKSTATUS (muon_ctx_attach (ctx, "ns.stats", s, free, MUON_CTX_KEEP));
+  }
+  *stats = s;
+fail:
+  return status;
+}
+
 muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
                      const muon_ns_opts *o)
 {
@@ -204,15 +221,18 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   int steps = 0;
   size_t bad = 0;
   void *work = NULL;
-  ns_env env = { ctx, { MUON_GEMM_OPENBLAS, 0, 0, 0, 0, 0 } };   // finish restores nothing
+  muon_ns_stats *stats = NULL;
+  muon_gemm_tally tally = { 0, 0, 0 };
+  ns_env env = { ctx, { MUON_GEMM_OPENBLAS, 0, 0, 0, 0, 0, NULL } };  // finish restores nothing
   CHECKCTX (ctx);
   double t0 = muon_clock ();
-  memset (&ctx->ns_stats, 0, sizeof ctx->ns_stats);
+  CHECKSTATUS (stats_of (ctx, &stats));
+  memset (stats, 0, sizeof *stats);
   CHECKSTATUS (check_opts (ctx, o));
   if (o->device == MUON_DEVICE_CUDA)
   {
-    snprintf (ctx->ns_stats.gemm, sizeof ctx->ns_stats.gemm, "cublas");
-    ctx->ns_stats.product_seconds = NAN;
+    snprintf (stats->gemm, sizeof stats->gemm, "cublas");
+    stats->product_seconds = NAN;
     status = muon_ns_cuda_dispatch (ctx, G, X, o);
     goto fail;
   }
@@ -225,10 +245,10 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
   CHECK (MUON_ERR_BADSHAPE, m <= (size_t) 0x7fffffff, "dimensions must fit a BLAS int");
   CHECKSTATUS (muon_gemm_setup (ctx, o->gemm, o->threads, o->precision, &env.cfg));
-  snprintf (ctx->ns_stats.gemm, sizeof ctx->ns_stats.gemm, "%s",
-            muon_gemm_name (env.cfg.provider));
-  ctx->ns_stats.bf16_products = env.cfg.bf16;
-  ctx->ns_stats.threads = env.cfg.threads;
+  env.cfg.tally = &tally;
+  snprintf (stats->gemm, sizeof stats->gemm, "%s", muon_gemm_name (env.cfg.provider));
+  stats->bf16_products = env.cfg.bf16;
+  stats->threads = env.cfg.threads;
   if (o->precision == MUON_PREC_DOUBLE)
   {
     CHECKSTATUS (muon_workspace_get (ctx, work_bytes_f64 (n, m), &work));
@@ -250,9 +270,16 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
 fail:
   muon_gemm_finish (&env.cfg);
   if (ctx)
-  {
     muon_ctx_release (ctx, MUON_WORKSPACE_KEEP, NULL);
-    ctx->ns_stats.total_seconds = muon_clock () - t0;
+  if (stats)
+  {
+    if (env.cfg.tally)                             // what the CPU products counted
+    {
+      stats->products = tally.products;
+      stats->product_flops = tally.flops;
+      stats->product_seconds = tally.seconds;
+    }
+    stats->total_seconds = muon_clock () - t0;
   }
   return status;
 }
@@ -262,6 +289,10 @@ muon_status muon_ns_last_stats (muon_ctx *ctx, muon_ns_stats *s)
   CHECKCTX (ctx);
   if (s == NULL)
     return muon_ctx_set_error (ctx, MUON_ERR_NULLPTR, "stats must not be NULL");
-  *s = ctx->ns_stats;
+  const muon_ns_stats *last = muon_ctx_lookup (ctx, "ns.stats");
+  if (last)
+    *s = *last;
+  else
+    memset (s, 0, sizeof *s);
   return MUON_OK;
 }

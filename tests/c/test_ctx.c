@@ -1,12 +1,14 @@
-/* test_ctx.c - the context object (core/ctx.c): create / destroy, last error and status, the
- * reusable 64-byte aligned workspace, tensor descriptions and their checks, and the back end
- * query (core/cuda_loader.c).  Every error code of these functions.
+/* test_ctx.c - the context object (core/base/ctx.c): create / destroy, last error and status,
+ * the reusable 64-byte aligned workspace, the subsystem state it holds (muon_ctx_attach),
+ * tensor descriptions and their checks, and the back end query (core/math/cuda_loader.c).
+ * Every error code of these functions.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "harness.h"
 #include "muon.h"
+#include "muon_internal.h"   // muon_ctx_attach / lookup / detach
 
 // Huge allocations must come back as NULL (MUON_ERR_NOMEM), not abort under ASan.
 const char *__asan_default_options (void);
@@ -149,6 +151,66 @@ static void test_workspace_release (void)
   muon_ctx_destroy (&ctx);
 }
 
+// Destructors that log which state they freed, in order.
+static char freed_log[64];
+static void log_free (void *state)
+{
+  size_t n = strlen (freed_log);
+  if (n + 1 < sizeof freed_log)
+  {
+    freed_log[n] = *(const char *) state;
+    freed_log[n + 1] = 0;
+  }
+}
+
+static void test_attach (void)
+{
+  muon_ctx *ctx = NULL;
+  static char a[] = "a", b[] = "b", c[] = "c", d[] = "d", x[] = "x";
+  freed_log[0] = 0;
+  muon_ctx_create (&ctx);
+  T_ASSERT (muon_ctx_lookup (ctx, "one") == NULL);
+  T_ASSERT (muon_ctx_lookup (NULL, "one") == NULL);
+  T_EQ_INT (muon_ctx_attach (ctx, "one", a, log_free, MUON_CTX_KEEP), MUON_OK);
+  T_EQ_INT (muon_ctx_attach (ctx, "two", b, log_free, MUON_CTX_CACHE), MUON_OK);
+  T_EQ_INT (muon_ctx_attach (ctx, "three", c, log_free, MUON_CTX_KEEP), MUON_OK);
+  T_ASSERT (muon_ctx_lookup (ctx, "one") == a);
+  T_ASSERT (muon_ctx_lookup (ctx, "two") == b);
+  // a key taken: BADARG, and the state offered is freed at once
+  T_EQ_INT (muon_ctx_attach (ctx, "one", x, log_free, MUON_CTX_KEEP), MUON_ERR_BADARG);
+  T_EQ_STR (freed_log, "x");
+  T_ASSERT (muon_ctx_lookup (ctx, "one") == a);
+  T_EQ_INT (muon_ctx_attach (ctx, NULL, x, log_free, MUON_CTX_KEEP), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_ctx_attach (NULL, "k", x, log_free, MUON_CTX_KEEP), MUON_ERR_NULLPTR);
+  T_EQ_STR (freed_log, "xxx");
+  // releasing everything frees the caches only
+  T_EQ_INT (muon_ctx_release (ctx, 0, NULL), MUON_OK);
+  T_EQ_STR (freed_log, "xxxb");
+  T_ASSERT (muon_ctx_lookup (ctx, "two") == NULL);
+  T_ASSERT (muon_ctx_lookup (ctx, "one") == a);
+  // detach frees at once; an unknown key is nothing
+  muon_ctx_detach (ctx, "one");
+  muon_ctx_detach (ctx, "one");
+  muon_ctx_detach (ctx, "nothing");
+  T_EQ_STR (freed_log, "xxxba");
+  // the slots fill up: NOMEM, the state offered freed
+  static char keys[MUON_CTX_SLOTS + 1][8];
+  int held = 1;                                   // "three"
+  for (int i = 0; held < MUON_CTX_SLOTS; i++, held++)
+  {
+    snprintf (keys[i], sizeof keys[i], "k%d", i);
+    T_EQ_INT (muon_ctx_attach (ctx, keys[i], NULL, NULL, MUON_CTX_KEEP), MUON_OK);
+  }
+  T_EQ_INT (muon_ctx_attach (ctx, "full", d, log_free, MUON_CTX_KEEP), MUON_ERR_NOMEM);
+  T_EQ_STR (freed_log, "xxxbad");
+  // destroy frees what is left, last attached first
+  T_EQ_INT (muon_ctx_attach (ctx, "k0", NULL, NULL, MUON_CTX_KEEP), MUON_ERR_BADARG);
+  muon_ctx_detach (ctx, "k0");
+  T_EQ_INT (muon_ctx_attach (ctx, "last", b, log_free, MUON_CTX_KEEP), MUON_OK);
+  muon_ctx_destroy (&ctx);
+  T_EQ_STR (freed_log, "xxxbadbc");
+}
+
 static void test_tensor_make (void)
 {
   double buf[24];
@@ -246,6 +308,7 @@ int main (int argc, char **argv)
   T_RUN (test_errors);
   T_RUN (test_workspace);
   T_RUN (test_workspace_release);
+  T_RUN (test_attach);
   T_RUN (test_tensor_make);
   T_RUN (test_tensor_check);
   T_RUN (test_backend_query);
