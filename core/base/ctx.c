@@ -1,5 +1,6 @@
-/* ctx.c - the status table's strings, the context object (last error, workspace) and the
- * small tensor and precision helpers every other core file uses.
+/* ctx.c - the status table's strings, the context object (last error, workspace, the state
+ * subsystems attach to it), the clock, aligned allocation and the tensor helpers every other
+ * core file uses.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -9,7 +10,6 @@
 #include <time.h>
 
 #include "muon_internal.h"
-#include "muon_precision.h"
 
 //---- status table -------------------------------------------------------------------------
 
@@ -233,80 +233,6 @@ muon_status muon_tensor_check (muon_ctx *ctx, const muon_tensor *t, const char *
          t->batch == 1 || t->stride >= t->ld * (t->cols - 1) + t->rows
            || t->ld >= t->stride * t->batch,
          "%s page stride %zu makes its pages overlap", name, t->stride);
-fail:
-  return status;
-}
-
-//---- precision ----------------------------------------------------------------------------
-
-static const char *const precision_names[] = { "double", "single", "bf16", "fp16" };
-
-muon_status muon_precision_from_name (const char *name, muon_precision *p)
-{
-  if (name == NULL || p == NULL)
-    return MUON_ERR_NULLPTR;
-  for (int i = 0; i < 4; i++)
-    if (strcmp (name, precision_names[i]) == 0)
-    {
-      *p = (muon_precision) i;
-      return MUON_OK;
-    }
-  return MUON_ERR_BADARG;
-}
-
-const char *muon_precision_name (muon_precision p)
-{
-  return (p >= 0 && p <= 3) ? precision_names[p] : "unknown";
-}
-
-muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, double *y,
-                              size_t n)
-{
-  muon_status status = MUON_OK;
-  CHECKCTX (ctx);
-  CHECK (MUON_ERR_NULLPTR, n == 0 || (x != NULL && y != NULL), "x and y must not be NULL");
-  CHECK (MUON_ERR_BADARG, p >= MUON_PREC_DOUBLE && p <= MUON_PREC_FP16,
-         "unknown precision %d", (int) p);
-  if (p == MUON_PREC_DOUBLE)
-  {
-    if (y != x)
-      memmove (y, x, n * sizeof *y);
-  }
-  else
-    for (size_t i = 0; i < n; i++)
-      y[i] = (double) muon_round_to ((int) p, (float) x[i]);
-fail:
-  return status;
-}
-
-muon_status muon_float_to_half_bits (muon_ctx *ctx, muon_precision p, const float *src,
-                                     uint16_t *dst, size_t n)
-{
-  muon_status status = MUON_OK;
-  CHECKCTX (ctx);
-  CHECK (MUON_ERR_NULLPTR, n == 0 || (src != NULL && dst != NULL),
-         "src and dst must not be NULL");
-  CHECK (MUON_ERR_BADARG, p == MUON_PREC_BF16 || p == MUON_PREC_FP16,
-         "precision must be bf16 or fp16");
-  for (size_t i = 0; i < n; i++)
-    dst[i] = p == MUON_PREC_BF16 ? muon_f32_to_bf16_bits (src[i])
-                                 : muon_f32_to_fp16_bits (src[i]);
-fail:
-  return status;
-}
-
-muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint16_t *src,
-                                     float *dst, size_t n)
-{
-  muon_status status = MUON_OK;
-  CHECKCTX (ctx);
-  CHECK (MUON_ERR_NULLPTR, n == 0 || (src != NULL && dst != NULL),
-         "src and dst must not be NULL");
-  CHECK (MUON_ERR_BADARG, p == MUON_PREC_BF16 || p == MUON_PREC_FP16,
-         "precision must be bf16 or fp16");
-  for (size_t i = 0; i < n; i++)
-    dst[i] = p == MUON_PREC_BF16 ? muon_bf16_bits_to_f32 (src[i])
-                                 : muon_fp16_bits_to_f32 (src[i]);
 fail:
   return status;
 }

@@ -6,7 +6,6 @@
 #define MUON_INTERNAL_H
 
 #include "muon.h"
-#include "ns_cuda_abi.h"
 
 // What a subsystem keeps per context (muon_ctx_attach).
 typedef void (*muon_ctx_free_fn) (void *state);
@@ -74,28 +73,18 @@ double muon_clock (void);
 void *muon_aligned_alloc (size_t bytes);
 void muon_aligned_free (void *p);
 
-// dlopen of a plug-in library (cuda_loader.c): the path in $env_var when set, else `name`
-// beside the object this code was linked into (the MEX file; found with dladdr), else the
-// loader's default path.  NULL with the reason in why (len bytes) when none opens.
+// The one plug-in loader (plugin.c): dlopen of the path in $env_var when set, else of `name`
+// beside the object this code was linked into (the MEX file or a test binary; found with
+// dladdr), else of `name` on the loader's default path.  NULL with the reason in why (len
+// bytes) when none opens.
 void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size_t len);
 
+// The thread policy (threads.c).  The cores this process may run on (its affinity mask; the
+// online count as a fallback).
+int muon_core_count (void);
+// Threads of a call with threads = 0: OMP_NUM_THREADS's first entry when set (at most
+// MUON_MAX_THREADS), else the cores shared out among the ranks of an MPI job on this machine
+// when the launcher says how many there are.  A constant of the machine: never reads the load.
+int muon_default_threads (void);
 
-
-
-// Newton-Schulz internals shared by the CPU and CUDA paths (ns.c).
-#define MUON_MAX_STEPS 1000
-// Expands o's schedule into buf (cap triples at most).  [out] buf: steps x 3, *steps.
-muon_status muon_ns_schedule (muon_ctx *ctx, const muon_ns_opts *o, double *buf, int cap,
-                              int *steps);
-// Runs muon_ns on the CUDA back end (cuda_loader.c): NOTBUILT / NODEVICE when unavailable.
-muon_status muon_ns_cuda_dispatch (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
-                                   const muon_ns_opts *o);
-
-// Steps 2 and 3 of muon_update (update.c) on an already formed Newton-Schulz input X:
-// U = scale * muon_ns (X) per row block.  Arguments as muon_update's, checked by the caller
-// (X F64 or F32, U like X, options valid); MUON_WARN_NONFINITE as muon_update.
-muon_status muon_update_orthogonalize (muon_ctx *ctx, const muon_tensor *X, muon_tensor *U,
-                                       const muon_update_opts *o);
-// Validates the update options for a matrix of `rows` rows (BADARG / BADSHAPE / NULLPTR).
-muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, size_t rows);
 #endif

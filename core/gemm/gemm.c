@@ -10,11 +10,9 @@
  * keeps its own setting (its products then follow its own threading).
  */
 #define _GNU_SOURCE
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <limits.h>
 #include <cblas.h>
 
@@ -125,31 +123,7 @@ void muon_gemm_choose (muon_gemm_provider requested, muon_precision p,
   }
 }
 
-//---- threads ------------------------------------------------------------------------------
-
-// Cores this process may run on (its affinity mask; the online count as a fallback).
-static int core_count (void)
-{
-  cpu_set_t set;
-  if (sched_getaffinity (0, sizeof set, &set) == 0 && CPU_COUNT (&set) > 0)
-    return CPU_COUNT (&set);
-  long n = sysconf (_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int) n : 1;
-}
-
-int muon_gemm_default_threads (void)
-{
-  const char *env = getenv ("OMP_NUM_THREADS");
-  int n = env ? atoi (env) : 0;
-  if (n > 0)
-    return n < MUON_MAX_THREADS ? n : MUON_MAX_THREADS;
-  const char *local = getenv ("OMPI_COMM_WORLD_LOCAL_SIZE");     // Open MPI
-  if (local == NULL)
-    local = getenv ("MPI_LOCALNRANKS");                          // MPICH (Hydra)
-  int ranks = local ? atoi (local) : 1;
-  n = core_count () / (ranks > 1 ? ranks : 1);
-  return n > 1 ? n : 1;
-}
+//---- threads (the policy is core/base/threads.c) --------------------------------------------
 
 muon_status muon_gemm_setup (muon_ctx *ctx, muon_gemm_provider requested, int threads,
                              muon_precision p, muon_gemm_cfg *cfg)
@@ -168,7 +142,7 @@ muon_status muon_gemm_setup (muon_ctx *ctx, muon_gemm_provider requested, int th
          "libdnnl-dev and rebuild)");
   muon_gemm_choose (requested, p, &cfg->provider, &cfg->bf16, why, sizeof why);
   cfg->f64 = p == MUON_PREC_DOUBLE;
-  cfg->threads = threads > 0 ? threads : muon_gemm_default_threads ();
+  cfg->threads = threads > 0 ? threads : muon_default_threads ();
   if (openblas_get_num_threads && openblas_set_num_threads)
   {
     int now = openblas_get_num_threads ();
@@ -387,8 +361,8 @@ muon_status muon_gemm_query (muon_ctx *ctx, muon_gemm_info *info)
                       sizeof info->reason[p]);
     snprintf (info->provider[p], sizeof info->provider[p], "%s", muon_gemm_name (g));
   }
-  info->cores = core_count ();
-  info->threads = muon_gemm_default_threads ();
+  info->cores = muon_core_count ();
+  info->threads = muon_default_threads ();
   info->tile = MUON_GEMM_TILE;
   if (openblas_get_config)
     snprintf (info->openblas, sizeof info->openblas, "%s, core %s", openblas_get_config (),

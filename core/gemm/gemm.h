@@ -63,7 +63,7 @@ typedef struct {
 } muon_gemm_cfg;
 
 // Resolves the provider for precision p (muon_gemm_choose) and the thread count
-// (requested > 0: that many, also above the cores; 0: muon_gemm_default_threads), sets
+// (requested > 0: that many, also above the cores; 0: muon_default_threads), sets
 // OpenBLAS to one thread (each tile is one single-threaded call) and OpenMP, which shares
 // the tiles and runs ns_impl.h's elementwise passes, to the count.  NOTBUILT for 'onednn'
 // without oneDNN (whatever the precision); BADARG for an unknown provider or a thread count
@@ -81,10 +81,6 @@ void muon_gemm_finish (muon_gemm_cfg *cfg);
 // [out] *provider, *bf16, why.
 void muon_gemm_choose (muon_gemm_provider requested, muon_precision p,
                        muon_gemm_provider *provider, int *bf16, char *why, size_t len);
-// Threads of a call with threads = 0: OMP_NUM_THREADS's first entry when set, else the
-// cores this process may run on, shared out among the ranks of an MPI job on this machine
-// when the launcher says how many there are.  Never reads the load.
-int muon_gemm_default_threads (void);
 
 // C (m x n, ldc) = op(A) op(B), op(A) m x k, op(B) k x n; ta / tb: 1 = transposed.  C is
 // double * for an fp64 call, else float *.

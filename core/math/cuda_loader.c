@@ -1,9 +1,9 @@
-/* cuda_loader.c - finds and opens libmuon_cuda.so on first use and dispatches to it.
- *
- * Search order: $MUON_CUDA_LIB, then libmuon_cuda.so beside the object this code was linked
- * into (the MEX file or a test binary; found with dladdr), then the loader's default path.
- * A missing library is MUON_ERR_NOTBUILT with dlerror's text; a library whose runtime finds
- * no driver or device is MUON_ERR_NODEVICE with the CUDA runtime's text.
+/* cuda_loader.c - the host side of the CUDA back end: opens libmuon_cuda.so on first use
+ * (muon_dlopen_beside: $MUON_CUDA_LIB, then beside the MEX file or test binary, then the
+ * loader's default path), keeps it with its device state in the context, and runs ns.c's
+ * CUDA calls through the ABI of core/gpu/ns_cuda_abi.h.  A missing library is
+ * MUON_ERR_NOTBUILT with dlerror's text; a library whose runtime finds no driver or device is
+ * MUON_ERR_NODEVICE with the CUDA runtime's text.  Also muon_backend_query.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -11,38 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "muon_internal.h"
-
-void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size_t len)
-{
-  const char *env = getenv (env_var);
-  if (env && *env)
-  {
-    void *h = dlopen (env, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-      snprintf (why, len, "%s", dlerror ());
-    return h;
-  }
-  Dl_info info;
-  char path[4096] = "";
-  if (dladdr ((void *) &muon_dlopen_beside, &info) && info.dli_fname)
-  {
-    snprintf (path, sizeof path, "%s", info.dli_fname);
-    char *slash = strrchr (path, '/');
-    if (slash)
-    {
-      snprintf (slash + 1, sizeof path - (size_t) (slash + 1 - path), "%s", name);
-      void *h = dlopen (path, RTLD_NOW | RTLD_LOCAL);
-      if (h)
-        return h;
-      snprintf (why, len, "%s", dlerror ());
-    }
-  }
-  void *h = dlopen (name, RTLD_NOW | RTLD_LOCAL);
-  if (!h && !*why)
-    snprintf (why, len, "%s", dlerror ());
-  return h;
-}
+#include "math_internal.h"
+#include "ns_cuda_abi.h"
 
 // The CUDA back end of one context, attached to it under "cuda" on first use: the library,
 // its entry points, the device state it made, and the outcome of the load (kept, so a
@@ -120,19 +90,19 @@ static muon_status cuda_host_get (muon_ctx *ctx, cuda_host **out)
   return h->status;
 }
 
-muon_status muon_ns_cuda_dispatch (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
-                                   const muon_ns_opts *o)
+muon_status muon_cuda_load (muon_ctx *ctx)
+{
+  cuda_host *h = NULL;
+  CHECKCTX (ctx);
+  return cuda_host_get (ctx, &h);
+}
+
+muon_status muon_cuda_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
+                          const muon_ns_opts *o, const double *coef, int steps)
 {
   muon_status status = MUON_OK;
-  double coef[3 * MUON_MAX_STEPS];
-  int steps = 0;
   cuda_host *h = NULL;
   CHECKSTATUS (cuda_host_get (ctx, &h));
-  CHECKSTATUS (muon_tensor_check (ctx, G, "G"));
-  CHECKSTATUS (muon_tensor_check (ctx, X, "X"));
-  CHECK (MUON_ERR_BADSHAPE, G->rows == X->rows && G->cols == X->cols && G->batch == X->batch,
-         "X must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
-  CHECKSTATUS (muon_ns_schedule (ctx, o, coef, MUON_MAX_STEPS, &steps));
   char msg[256] = "";
   status = h->api.ns (&h->state, G, X, o, coef, steps, msg, sizeof msg);
   if (status != MUON_OK)  // errors and the non-finite warning alike keep their text

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "gemm.h"
-#include "muon_internal.h"
+#include "math_internal.h"
 #include "muon_precision.h"
 
 // Whether a restart happens before iteration i (0-based; index 0 is never a restart).
@@ -229,18 +229,22 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   CHECKSTATUS (stats_of (ctx, &stats));
   memset (stats, 0, sizeof *stats);
   CHECKSTATUS (check_opts (ctx, o));
-  if (o->device == MUON_DEVICE_CUDA)
-  {
+  if (o->device == MUON_DEVICE_CUDA)              // a missing back end first, as the loader
+  {                                                // says it
     snprintf (stats->gemm, sizeof stats->gemm, "cublas");
     stats->product_seconds = NAN;
-    status = muon_ns_cuda_dispatch (ctx, G, X, o);
-    goto fail;
+    CHECKSTATUS (muon_cuda_load (ctx));
   }
   CHECKSTATUS (muon_tensor_check (ctx, G, "G"));
   CHECKSTATUS (muon_tensor_check (ctx, X, "X"));
   CHECK (MUON_ERR_BADSHAPE, G->rows == X->rows && G->cols == X->cols && G->batch == X->batch,
          "X must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
   CHECKSTATUS (muon_ns_schedule (ctx, o, coef, MUON_MAX_STEPS, &steps));
+  if (o->device == MUON_DEVICE_CUDA)
+  {
+    status = muon_cuda_ns (ctx, G, X, o, coef, steps);
+    goto fail;
+  }
 
   size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
   CHECK (MUON_ERR_BADSHAPE, m <= (size_t) 0x7fffffff, "dimensions must fit a BLAS int");

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "muon_internal.h"
+#include "math_internal.h"
 #include "muon_update_math.h"
 
 //---- names --------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 #ifndef MUON_ZERO_STEP_IMPL_H
 #define MUON_ZERO_STEP_IMPL_H
 
-#include "muon_internal.h"
+#include "math_internal.h"
 
 typedef struct {
   muon_ctx *ctx;

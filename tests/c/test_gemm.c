@@ -101,7 +101,7 @@ static void test_setup (void)
   // auto: OpenBLAS for fp32 (unless MUONLAB_GEMM says otherwise), oneDNN for native bf16
   if (getenv ("MUONLAB_GEMM") == NULL)
     T_EQ_INT (cfg.provider, MUON_GEMM_OPENBLAS);
-  T_EQ_INT (cfg.threads, muon_gemm_default_threads ());
+  T_EQ_INT (cfg.threads, muon_default_threads ());
   T_EQ_INT (cfg.bf16, 0);
   T_EQ_INT (cfg.f64, 0);
   muon_gemm_finish (&cfg);
