@@ -1,5 +1,6 @@
 /* zero_step_impl.h - what the distributed Muon variants share (zero_step.c has the ZeRO-1/2
- * family, the dispatcher and the assembly, zero_step_rr.c the round-robin and LPT designs).
+ * family, the dispatcher and the assembly, zero_step_rr.c the round-robin and LPT designs,
+ * zero_step_common.c the helpers both call).
  *
  * Conventions: `l` is a local rank (0 .. nl-1) and r = muon_comm_rank (comm, l) its global
  * rank; matrices handed to muon_update are column-major rows x cols (Octave's layout); the
@@ -38,6 +39,8 @@ static inline const double *zgrad (const zstep *z, int l, size_t p)
 {
   return z->grads[(size_t) l * z->P->nparams + p];
 }
+
+//---- zero_step_common.c ----------------------------------------------------------------------
 
 // Writes the elements of rank r's span of matrix p from the column-major U into its update
 // buffer (row-major order).
