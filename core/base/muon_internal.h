@@ -5,7 +5,7 @@
 #ifndef MUON_INTERNAL_H
 #define MUON_INTERNAL_H
 
-#include "muon.h"
+#include "muon_base.h"
 
 // What a subsystem keeps per context (muon_ctx_attach).
 typedef void (*muon_ctx_free_fn) (void *state);

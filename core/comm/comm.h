@@ -11,6 +11,7 @@
 #ifndef MUON_COMM_INTERNAL_H
 #define MUON_COMM_INTERNAL_H
 
+#include "muon_comm.h"
 #include "muon_internal.h"
 
 struct muon_comm {

@@ -28,9 +28,10 @@
  * cache that the context frees (muon_ctx_attach).  gemm_onednn.c holds them; built without
  * oneDNN it is a stub.
  */
-#ifndef MUON_GEMM_H
-#define MUON_GEMM_H
+#ifndef MUON_GEMM_INTERNAL_H
+#define MUON_GEMM_INTERNAL_H
 
+#include "muon_gemm.h"
 #include "muon_internal.h"
 
 #define MUON_GEMM_CACHE_MAX 64   // oneDNN primitives kept per context

@@ -9,7 +9,7 @@
 #ifndef MUON_COMM_NCCL_ABI_H
 #define MUON_COMM_NCCL_ABI_H
 
-#include "muon.h"
+#include "muon_base.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
 #ifndef MUON_NS_CUDA_ABI_H
 #define MUON_NS_CUDA_ABI_H
 
-#include "muon.h"
+#include "muon_math.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "muon_internal.h"
+#include "math_internal.h"
 
 #define PE_S 1.05
 #define PE(a, b, c) { (a) / PE_S, (b) / (PE_S * PE_S * PE_S), (c) / (PE_S * PE_S * PE_S * PE_S * PE_S) }

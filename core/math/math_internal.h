@@ -6,6 +6,7 @@
 #define MUON_MATH_INTERNAL_H
 
 #include "muon_internal.h"
+#include "muon_math.h"
 
 //---- Newton-Schulz (ns.c) -----------------------------------------------------------------
 

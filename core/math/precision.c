@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "muon_internal.h"
+#include "math_internal.h"
 #include "muon_precision.h"
 
 static const char *const precision_names[] = { "double", "single", "bf16", "fp16" };

@@ -1,5 +1,5 @@
 /* update.c - the Muon update on the CPU: momentum, Nesterov input, Newton-Schulz per block,
- * update scale (MUON_FACTS 1.4, 2, 3, 5, 8; muon_update.h).
+ * update scale (MUON_FACTS 1.4, 2, 3, 5, 8; muon_math.h).
  *
  *   1. per element (muon_update_math.h, fp64):  M = step (M, G);  X = nesterov (M, G) or M
  *   2. per block (a page, or a row block of a page with split_rows):  U = muon_ns (X)
@@ -9,7 +9,7 @@
  * split row blocks are the same tensors with fewer rows and a shifted start), so nothing is
  * copied but the fp64 Newton-Schulz input X of the Nesterov variant.  G is never written.
  *
- * Usage: see muon_update.h.
+ * Usage: see muon_math.h.
  */
 #include <math.h>
 #include <stdint.h>

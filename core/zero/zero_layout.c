@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "muon_internal.h"
+#include "muon_zero.h"
 
 //---- options ------------------------------------------------------------------------------
 

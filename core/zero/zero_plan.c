@@ -1,5 +1,5 @@
 /* zero_plan.c - what each rank holds and owns under a distributed Muon variant
- * (muon_zero_step.h): the partition it uses, the element spans each rank returns, the
+ * (muon_zero.h): the partition it uses, the element spans each rank returns, the
  * momentum layout and size, the Newton-Schulz calls per step, Megatron's LPT owners.
  * Everything here follows from the layout alone, so every rank of a real run computes the
  * same plan without talking to the others.
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "muon_internal.h"
+#include "muon_zero.h"
 
 //---- names --------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-/* zero_step.c - one distributed Muon step (muon_zero_step.h): the checks, the dispatcher, the
+/* zero_step.c - one distributed Muon step (muon_zero.h): the checks, the dispatcher, the
  * ZeRO-1/2 family (reference, all-reduce, the #7807 bug, slice-only, PR 8141's multi-owner,
  * Moonlight's gather) and the assembly of the full updates.
  *

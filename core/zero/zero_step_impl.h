@@ -11,6 +11,7 @@
 #define MUON_ZERO_STEP_IMPL_H
 
 #include "math_internal.h"
+#include "muon_zero.h"
 
 typedef struct {
   muon_ctx *ctx;

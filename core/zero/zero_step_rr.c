@@ -1,6 +1,6 @@
 /* zero_step_rr.c - the designs that give whole matrices to single ranks: DeepSpeed's ZeRO-3
  * round robin (with correct pads, and with the shipped aliased ones) and Megatron's
- * layer-wise LPT ownership (MUON_FACTS 1.6, 2, 6.2; muon_zero_step.h).
+ * layer-wise LPT ownership (MUON_FACTS 1.6, 2, 6.2; muon_zero.h).
  *
  * Round robin, per step, on W ranks with the matrices in the flat order (slot s):
  *   1. all-reduce (AVG) of every gradient (column-major, back to back: `total` elements);

@@ -13,6 +13,7 @@
 
 #include "harness.h"
 #include "gemm.h"
+#include "muon.h"
 #include "muon_precision.h"
 
 static muon_ctx *ctx;
