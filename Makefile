@@ -94,12 +94,12 @@ LDLIBS     := $(BLAS_LIBS) $(DNNL_LIBS) -lgomp -lm -ldl
 # (CORE_INC_<layer>); `make check-layers` checks every #include against the same order.
 CORE_LAYERS   := base gemm math comm zero
 CORE_INC_ALL  := base gemm math comm zero gpu
-CORE_INC_base := $(CORE_INC_ALL)
-CORE_INC_gemm := $(CORE_INC_ALL)
-CORE_INC_math := $(CORE_INC_ALL)
-CORE_INC_comm := $(CORE_INC_ALL)
-CORE_INC_zero := $(CORE_INC_ALL)
-CORE_INC_gpu  := $(CORE_INC_ALL)
+CORE_INC_base := base
+CORE_INC_gemm := base gemm
+CORE_INC_math := base gemm math gpu          # gpu/: ns_cuda_abi.h, the CUDA plug-in's ABI
+CORE_INC_comm := base gemm math comm gpu     # gpu/: comm_nccl_abi.h
+CORE_INC_zero := base gemm math comm zero
+CORE_INC_gpu  := base math gpu               # math/: the host+device maths headers only
 # $(call core_inc,LAYER): the -I flags of a layer's files
 core_inc    = -Icore/include $(patsubst %,-Icore/%,$(CORE_INC_$(1)))
 # the C tests reach into every layer (gemm.h, muon_precision.h, ...); the MEX files see only
@@ -127,11 +127,12 @@ endif
 CUDA_LIB   := $(if $(HAVE_CUDA),$(MEXDIR)/libmuon_cuda.so,)
 CUDA_STAMP := $(call stamp,cuda,$(HAVE_CUDA))
 
-.PHONY: all deps probe check check-c check-octave check-octave-avx2 check-nodnnl check-dist \
+.PHONY: all deps probe check check-layers check-c check-octave check-octave-avx2 check-nodnnl check-dist \
         demo bench dist clean distclean
 .DEFAULT_GOAL := all
 
-all: probe $(LIB) $(MEXES) $(CUDA_LIB) $(CUDA_STAMP)
+# all: everything a plain `make` builds; declared once, in the MPI and NCCL block below,
+# after the variables it names
 
 #---- set-up ---------------------------------------------------------------------------------
 
@@ -236,7 +237,7 @@ MPI_STAMP    := $(call stamp,mpi,$(HAVE_MPI))
 NCCL_STAMP   := $(call stamp,nccl,$(HAVE_NCCL))
 
 .PHONY: check-mpi
-all: $(LIB_MPI) $(NCCL_LIB) $(NCCL_STAMP)
+all: probe $(LIB) $(MEXES) $(CUDA_LIB) $(CUDA_STAMP) $(LIB_MPI) $(NCCL_LIB) $(NCCL_STAMP)
 
 # MPI_OBJDIR follows the answer, but its objects may be older than the archive: re-archive
 # (and so relink the MPI gateways) when the answer changes.  A libmuon_nccl.so left from
@@ -289,6 +290,10 @@ $(B)/tests/%: tests/c/%.c tests/c/harness.h $(LIB_ASAN) | $(B)/tests
 	  $(LDLIBS) -o $@
 
 # Layers (one result file each in $(RESULTS), summed by tests/summarize.sh):
+#   layers           the layer rules of core/ (tests/layers/run.sh: every #include against
+#                    the order base < gemm < math < comm < zero, include cycles, the calls
+#                    between the objects of libmuon.a and the MPI object), and the checker
+#                    failing on planted faults (an upward include, an upward call, ...)
 #   c, octave        this build: the C tests (sanitized), run_all.m (suites + inst/ %! blocks)
 #   octave-avx2      run_all.m again with the CPU capped to AVX2 (AVX2_ENV: oneDNN's ISA cap,
 #                    under both its 2.x and 3.x names, and OpenBLAS's Haswell kernels), so an
@@ -303,7 +308,7 @@ RESULTS      := $(B)/results
 LAYER_SUFFIX :=
 AVX2_ENV     := DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
 NODNNL_B     := $(B)/nodnnl
-CHECK_LAYERS := c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-nodnnl) \
+CHECK_LAYERS := layers c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-nodnnl) \
                 $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist
 # $(call run_octave,LAYER[,ENV]): tests/octave/run_all.m on $(MEXDIR), result in $(RESULTS)/LAYER
 run_octave = mkdir -p $(RESULTS) && cd tests/octave && $(2) MUON_LAYER=$(1) \
@@ -312,6 +317,7 @@ run_octave = mkdir -p $(RESULTS) && cd tests/octave && $(2) MUON_LAYER=$(1) \
 
 check: deps all $(CTESTS)
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-layers || true
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-c || true
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-octave || true
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-octave-avx2 || true
@@ -319,6 +325,9 @@ check: deps all $(CTESTS)
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-mpi || true
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-dist || true
 	@tests/summarize.sh $(RESULTS) $(CHECK_LAYERS)
+
+check-layers: $(CORE_OBJ) $(MPI_OBJDIR)/comm_mpi.o
+	@mkdir -p $(RESULTS); CC="$(CC)" tests/layers/run.sh $(RESULTS)/layers core $^
 
 check-c: $(CTESTS)
 	@mkdir -p $(RESULTS); MUON_LAYER=c$(LAYER_SUFFIX) tests/c/run.sh \
