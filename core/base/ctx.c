@@ -92,16 +92,44 @@ muon_status muon_ctx_last_status (const muon_ctx *ctx)
   return ctx ? ctx->last_status : MUON_ERR_NULLPTR;
 }
 
-muon_status muon_ctx_set_error (muon_ctx *ctx, muon_status code, const char *fmt, ...)
+const char *muon_ctx_last_where (const muon_ctx *ctx)
+{
+  return ctx ? ctx->last_where : "";
+}
+
+static muon_status set_error (muon_ctx *ctx, muon_status code, const char *file, int line,
+                              const char *func, const char *fmt, va_list ap)
 {
   if (ctx == NULL)
     return code;
   ctx->last_status = code;
+  vsnprintf (ctx->last_error, sizeof ctx->last_error, fmt, ap);
+  if (file && code != MUON_OK)
+    snprintf (ctx->last_where, sizeof ctx->last_where, "%s:%d (%s)", file, line, func);
+  else
+    ctx->last_where[0] = '\0';
+  return code;
+}
+
+// The public function (the gateways' errors: no place in core); inside core the macro of
+// muon_internal.h calls muon_ctx_set_error_at with the caller's place.
+muon_status (muon_ctx_set_error) (muon_ctx *ctx, muon_status code, const char *fmt, ...)
+{
   va_list ap;
   va_start (ap, fmt);
-  vsnprintf (ctx->last_error, sizeof ctx->last_error, fmt, ap);
+  muon_status s = set_error (ctx, code, NULL, 0, NULL, fmt, ap);
   va_end (ap);
-  return code;
+  return s;
+}
+
+muon_status muon_ctx_set_error_at (muon_ctx *ctx, muon_status code, const char *file, int line,
+                                   const char *func, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  muon_status s = set_error (ctx, code, file, line, func, fmt, ap);
+  va_end (ap);
+  return s;
 }
 
 muon_status muon_workspace_get (muon_ctx *ctx, size_t bytes, void **ptr)

@@ -1,6 +1,8 @@
 /* muon_internal.h - what core files share and the public API does not show: the context
- * layout and the error macros (CHECK / CHECKSTATUS / CHECKMEM jump to the function's one
- * cleanup label `fail` after recording file, line and message in the context).
+ * layout, the state subsystems attach to it, the error macros (CHECK / CHECKSTATUS /
+ * CHECKMEM jump to the function's one cleanup label `fail` after recording file, line,
+ * function and message in the context, as libltfat's macros.h), the clock, aligned memory,
+ * the plug-in loader and the thread policy.  The bottom layer: it includes muon_base.h only.
  */
 #ifndef MUON_INTERNAL_H
 #define MUON_INTERNAL_H
@@ -21,11 +23,25 @@ typedef struct {
 struct muon_ctx {
   muon_status last_status;
   char last_error[512];
+  char last_where[192];      // "file:line (function)" of the check that recorded it
   void *workspace;           // 64-byte aligned scratch, grown on demand
   size_t workspace_bytes;
   muon_ctx_slot slots[MUON_CTX_SLOTS];  // attached subsystem state, in attachment order
   int nslots;
 };
+
+// Records an error with the place it was raised (muon_ctx_last_where).  Inside core every
+// muon_ctx_set_error call - those of CHECK included - goes through this macro, so the place
+// is the file, line and function of the check that fired; CHECKSTATUS passes the status up
+// and keeps the innermost place.
+muon_status muon_ctx_set_error_at (muon_ctx *ctx, muon_status code, const char *file, int line,
+                                   const char *func, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__ ((format (printf, 6, 7)))
+#endif
+  ;
+#define muon_ctx_set_error(ctx, code, ...)                               \
+  muon_ctx_set_error_at ((ctx), (code), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
 // Record an error and jump to `fail`; `status` must be a local muon_status in scope.
 #define CHECK(code, cond, ...)                                           \

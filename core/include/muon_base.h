@@ -59,6 +59,10 @@ muon_status muon_ctx_destroy (muon_ctx **ctx);
 const char *muon_ctx_last_error (const muon_ctx *ctx);
 // Status of the last error recorded in ctx (MUON_OK if none).
 muon_status muon_ctx_last_status (const muon_ctx *ctx);
+// Where in core the last error was recorded: "core/math/ns.c:230 (muon_ns)", the file, line
+// and function of the check that fired ("" when the last status came from outside core, or
+// is MUON_OK).  Owned by ctx, valid until the next call.
+const char *muon_ctx_last_where (const muon_ctx *ctx);
 // Records an error (printf-style message) in ctx and returns code; used by core and gateways.
 muon_status muon_ctx_set_error (muon_ctx *ctx, muon_status code, const char *fmt, ...)
 #if defined(__GNUC__)

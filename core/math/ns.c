@@ -12,6 +12,7 @@
  * (the third instantiation below).
  */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,7 +248,7 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   }
 
   size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
-  CHECK (MUON_ERR_BADSHAPE, m <= (size_t) 0x7fffffff, "dimensions must fit a BLAS int");
+  CHECK (MUON_ERR_BADSHAPE, m <= (size_t) INT_MAX, "dimensions must fit a BLAS int");
   CHECKSTATUS (muon_gemm_setup (ctx, o->gemm, o->threads, o->precision, &env.cfg));
   env.cfg.tally = &tally;
   snprintf (stats->gemm, sizeof stats->gemm, "%s", muon_gemm_name (env.cfg.provider));

@@ -68,6 +68,41 @@ static void test_errors (void)
   muon_ctx_destroy (&ctx);
 }
 
+// The place of the check that fired (muon_ctx_last_where): innermost, kept by CHECKSTATUS;
+// the public muon_ctx_set_error (a gateway's error) and MUON_OK leave no place.
+static void test_where (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  T_EQ_STR (muon_ctx_last_where (ctx), "");
+  T_EQ_STR (muon_ctx_last_where (NULL), "");
+  T_EQ_INT (muon_workspace_get (ctx, 8, NULL), MUON_ERR_NULLPTR);
+  const char *w = muon_ctx_last_where (ctx);
+  T_ASSERT_MSG (strstr (w, "core/base/ctx.c:") == w && strstr (w, " (muon_workspace_get)"),
+                "where: %s", w);
+  T_EQ_STR (muon_ctx_last_error (ctx), "workspace pointer must not be NULL");   // text as before
+  // an error deep in a call keeps the innermost place: muon_ns -> muon_tensor_check
+  double g[4] = { 1, 2, 3, 4 }, x[4];
+  muon_tensor G = muon_tensor_matrix (MUON_F64, g, 2, 2), X = muon_tensor_matrix (MUON_F64, x, 2, 2);
+  G.ld = 1;
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  T_EQ_INT (muon_ns (ctx, &G, &X, &o), MUON_ERR_BADSHAPE);
+  w = muon_ctx_last_where (ctx);
+  T_ASSERT_MSG (strstr (w, "core/base/") == w && strstr (w, " (muon_tensor_check)"),
+                "where: %s", w);
+  // from outside core (the public function, as the gateways call it): no place
+  T_EQ_INT ((muon_ctx_set_error) (ctx, MUON_ERR_BADARG, "gateway %d", 1), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_where (ctx), "");
+  T_EQ_STR (muon_ctx_last_error (ctx), "gateway 1");
+  // inside core (the macro, as here with muon_internal.h), then success clears it
+  muon_ctx_set_error (ctx, MUON_ERR_BADARG, "here");
+  T_ASSERT (strstr (muon_ctx_last_where (ctx), "test_ctx.c:") != NULL);
+  muon_ctx_set_error (ctx, MUON_OK, "%s", "");
+  T_EQ_STR (muon_ctx_last_where (ctx), "");
+  muon_ctx_destroy (&ctx);
+}
+
 static void test_workspace (void)
 {
   muon_ctx *ctx = NULL;
@@ -306,6 +341,7 @@ int main (int argc, char **argv)
   (void) argc;
   T_RUN (test_create_destroy);
   T_RUN (test_errors);
+  T_RUN (test_where);
   T_RUN (test_workspace);
   T_RUN (test_workspace_release);
   T_RUN (test_attach);
