@@ -13,26 +13,31 @@
 
 //---- status table -------------------------------------------------------------------------
 
+// One row per status, generated from MUON_STATUS_LIST like the enum itself.
+static const struct { muon_status status; const char *text, *id; } status_rows[] = {
+#define MUON_X_ROW(name, value, text, id) { name, text, id },
+  MUON_STATUS_LIST (MUON_X_ROW)
+#undef MUON_X_ROW
+};
+
+static int status_row (muon_status s)
+{
+  for (size_t i = 0; i < sizeof status_rows / sizeof status_rows[0]; i++)
+    if (status_rows[i].status == s)
+      return (int) i;
+  return -1;
+}
+
 const char *muon_status_string (muon_status s)
 {
-  switch (s)
-  {
-#define MUON_X_TEXT(name, value, text, id) case name: return text;
-    MUON_STATUS_LIST (MUON_X_TEXT)
-#undef MUON_X_TEXT
-  }
-  return "unknown status";
+  int i = status_row (s);
+  return i < 0 ? "unknown status" : status_rows[i].text;
 }
 
 const char *muon_status_id (muon_status s)
 {
-  switch (s)
-  {
-#define MUON_X_ID(name, value, text, id) case name: return id;
-    MUON_STATUS_LIST (MUON_X_ID)
-#undef MUON_X_ID
-  }
-  return "unknown";
+  int i = status_row (s);
+  return i < 0 ? "unknown" : status_rows[i].id;
 }
 
 //---- context ------------------------------------------------------------------------------

@@ -9,8 +9,8 @@
 
 //---- generic: create, destroy, queries ----------------------------------------------------
 
-muon_status muon_comm_alloc (muon_ctx *ctx, const char *name, int size, int local_ranks,
-                             int rank0, muon_comm **out)
+muon_status muon_comm_alloc (muon_ctx *ctx, const muon_comm_ops *ops, int size,
+                             int local_ranks, int rank0, muon_comm **out)
 {
   muon_status status = MUON_OK;
   muon_comm *c = NULL;
@@ -23,11 +23,10 @@ muon_status muon_comm_alloc (muon_ctx *ctx, const char *name, int size, int loca
          "local ranks %d..%d do not fit a world of %d", rank0, rank0 + local_ranks - 1, size);
   CHECKMEM (c = calloc (1, sizeof *c));
   CHECKMEM (c->counters = calloc ((size_t) local_ranks, sizeof *c->counters));
-  c->name = name;
+  c->ops = ops;
   c->size = size;
   c->local_ranks = local_ranks;
   c->rank0 = rank0;
-  c->counts_measured = 1;
   *out = c;
   c = NULL;
 fail:
@@ -41,8 +40,8 @@ muon_status muon_comm_destroy (muon_comm **c)
     return MUON_ERR_NULLPTR;
   if (*c)
   {
-    if ((*c)->destroy)
-      (*c)->destroy (*c);
+    if ((*c)->ops && (*c)->ops->destroy)
+      (*c)->ops->destroy (*c);
     free ((*c)->counters);
     free (*c);
     *c = NULL;
@@ -52,8 +51,8 @@ muon_status muon_comm_destroy (muon_comm **c)
 
 int muon_comm_size (const muon_comm *c) { return c ? c->size : 0; }
 int muon_comm_local_ranks (const muon_comm *c) { return c ? c->local_ranks : 0; }
-int muon_comm_counts_measured (const muon_comm *c) { return c ? c->counts_measured : 0; }
-const char *muon_comm_name (const muon_comm *c) { return c ? c->name : "none"; }
+int muon_comm_counts_measured (const muon_comm *c) { return c ? c->ops->counts_measured : 0; }
+const char *muon_comm_name (const muon_comm *c) { return c ? c->ops->name : "none"; }
 
 int muon_comm_rank (const muon_comm *c, int local)
 {
@@ -144,6 +143,38 @@ muon_status muon_comm_model_bytes (muon_ctx *ctx, muon_coll coll, int world, int
   *recv = r * e;
 fail:
   return status;
+}
+
+//---- the fixed-order reduction (comm.h) ----------------------------------------------------
+
+// The loop once; X (q, i) is element i of rank q's input.
+#define REDUCE_LOOP(T, X)                                                               \
+  do {                                                                                  \
+    T *o_ = out;                                                                        \
+    for (size_t i = 0; i < n; i++)                                                      \
+    {                                                                                   \
+      T acc = X (T, 0, i);                                                              \
+      for (int q = 1; q < W; q++)                                                       \
+        acc = acc + X (T, q, i);                                                        \
+      if (op == MUON_REDUCE_AVG)                                                        \
+        acc = acc / (T) W;                                                              \
+      o_[i] = acc;                                                                      \
+    }                                                                                   \
+  } while (0)
+#define FROM_RANKS(T, q, i) ((const T *) in[q])[off + (i)]
+#define FROM_STAGE(T, q, i) ((const T *) base)[(size_t) (q) * stride + off + (i)]
+
+void muon_comm_reduce (const void *const *in, const void *base, size_t stride, size_t off,
+                       size_t n, int W, muon_dtype dtype, muon_reduce_op op, void *out)
+{
+  if (dtype == MUON_F32 && in)
+    REDUCE_LOOP (float, FROM_RANKS);
+  else if (dtype == MUON_F32)
+    REDUCE_LOOP (float, FROM_STAGE);
+  else if (in)
+    REDUCE_LOOP (double, FROM_RANKS);
+  else
+    REDUCE_LOOP (double, FROM_STAGE);
 }
 
 //---- generic: argument checks -------------------------------------------------------------
@@ -245,37 +276,40 @@ static void count_call (muon_comm *c, muon_coll k)
 
 //---- generic: the collectives -------------------------------------------------------------
 
+// allreduce and reduce_scatter: their checks, count and call (send holds count, or W blocks
+// of count, per rank).
+static muon_status reduction (muon_ctx *ctx, muon_comm *c, muon_coll coll,
+                              const void *const *send, void *const *recv, size_t count,
+                              muon_dtype dtype, muon_reduce_op op)
+{
+  muon_status status = MUON_OK;
+  const char *what = muon_coll_name (coll);
+  int scatter = coll == MUON_COLL_REDUCE_SCATTER;
+  CHECKCTX (ctx);
+  CHECKSTATUS (check_args (ctx, c, send, c && scatter ? count * (size_t) c->size : count, recv,
+                           1, count, count, dtype, what));
+  CHECK (MUON_ERR_BADARG, op == MUON_REDUCE_SUM || op == MUON_REDUCE_AVG,
+         "%s: unknown reduction %d", what, (int) op);
+  count_call (c, coll);
+  if (count > 0)
+    CHECKSTATUS ((scatter ? c->ops->reduce_scatter : c->ops->allreduce) (c, ctx, send, recv,
+                                                                         count, dtype, op));
+fail:
+  return status;
+}
+
 muon_status muon_comm_allreduce (muon_ctx *ctx, muon_comm *c, const void *const *send,
                                  void *const *recv, size_t count, muon_dtype dtype,
                                  muon_reduce_op op)
 {
-  muon_status status = MUON_OK;
-  CHECKCTX (ctx);
-  CHECKSTATUS (check_args (ctx, c, send, count, recv, 1, count, count, dtype, "allreduce"));
-  CHECK (MUON_ERR_BADARG, op == MUON_REDUCE_SUM || op == MUON_REDUCE_AVG,
-         "allreduce: unknown reduction %d", (int) op);
-  count_call (c, MUON_COLL_ALLREDUCE);
-  if (count > 0)
-    CHECKSTATUS (c->allreduce (c, ctx, send, recv, count, dtype, op));
-fail:
-  return status;
+  return reduction (ctx, c, MUON_COLL_ALLREDUCE, send, recv, count, dtype, op);
 }
 
 muon_status muon_comm_reduce_scatter (muon_ctx *ctx, muon_comm *c, const void *const *send,
                                       void *const *recv, size_t count, muon_dtype dtype,
                                       muon_reduce_op op)
 {
-  muon_status status = MUON_OK;
-  CHECKCTX (ctx);
-  CHECKSTATUS (check_args (ctx, c, send, c ? count * (size_t) c->size : 0, recv, 1, count,
-                           count, dtype, "reduce_scatter"));
-  CHECK (MUON_ERR_BADARG, op == MUON_REDUCE_SUM || op == MUON_REDUCE_AVG,
-         "reduce_scatter: unknown reduction %d", (int) op);
-  count_call (c, MUON_COLL_REDUCE_SCATTER);
-  if (count > 0)
-    CHECKSTATUS (c->reduce_scatter (c, ctx, send, recv, count, dtype, op));
-fail:
-  return status;
+  return reduction (ctx, c, MUON_COLL_REDUCE_SCATTER, send, recv, count, dtype, op);
 }
 
 muon_status muon_comm_all_gather (muon_ctx *ctx, muon_comm *c, const void *const *send,
@@ -287,7 +321,7 @@ muon_status muon_comm_all_gather (muon_ctx *ctx, muon_comm *c, const void *const
                            "all_gather"));
   count_call (c, MUON_COLL_ALL_GATHER);
   if (count > 0)
-    CHECKSTATUS (c->all_gather (c, ctx, send, recv, count, dtype));
+    CHECKSTATUS (c->ops->all_gather (c, ctx, send, recv, count, dtype));
 fail:
   return status;
 }
@@ -302,7 +336,7 @@ muon_status muon_comm_broadcast (muon_ctx *ctx, muon_comm *c, void *const *buf, 
          "(world %d)", root, c->size);
   count_call (c, MUON_COLL_BROADCAST);
   if (count > 0)
-    CHECKSTATUS (c->broadcast (c, ctx, buf, count, dtype, root));
+    CHECKSTATUS (c->ops->broadcast (c, ctx, buf, count, dtype, root));
 fail:
   return status;
 }
@@ -313,8 +347,8 @@ muon_status muon_comm_barrier (muon_ctx *ctx, muon_comm *c)
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, c != NULL, "barrier: communicator must not be NULL");
   count_call (c, MUON_COLL_BARRIER);
-  if (c->barrier)
-    CHECKSTATUS (c->barrier (c, ctx));
+  if (c->ops->barrier)
+    CHECKSTATUS (c->ops->barrier (c, ctx));
 fail:
   return status;
 }

@@ -14,14 +14,11 @@
 #include "muon_comm.h"
 #include "muon_internal.h"
 
-struct muon_comm {
+// An implementation: one static table each (comm_self.c, comm_sim.c, comm_mpi.c,
+// comm_nccl.c).
+typedef struct {
   const char *name;              // "self", "sim", "mpi", "nccl"
-  int size;                      // W
-  int local_ranks;               // ranks this process drives (sim: W, others: 1)
-  int rank0;                     // global rank of local rank 0
   int counts_measured;           // 1: counters count what this implementation sends
-  muon_comm_counters *counters;  // local_ranks entries
-  void *impl;                    // the implementation's state
   muon_status (*allreduce) (muon_comm *c, muon_ctx *ctx, const void *const *send,
                             void *const *recv, size_t count, muon_dtype dtype,
                             muon_reduce_op op);
@@ -32,18 +29,36 @@ struct muon_comm {
                              void *const *recv, size_t count, muon_dtype dtype);
   muon_status (*broadcast) (muon_comm *c, muon_ctx *ctx, void *const *buf, size_t count,
                             muon_dtype dtype, int root);
-  muon_status (*barrier) (muon_comm *c, muon_ctx *ctx);
-  void (*destroy) (muon_comm *c);  // frees impl (may be NULL)
+  muon_status (*barrier) (muon_comm *c, muon_ctx *ctx);   // NULL: nothing to wait for
+  void (*destroy) (muon_comm *c);  // frees impl (NULL: nothing to free)
+} muon_comm_ops;
+
+struct muon_comm {
+  const muon_comm_ops *ops;      // the implementation
+  int size;                      // W
+  int local_ranks;               // ranks this process drives (sim: W, others: 1)
+  int rank0;                     // global rank of local rank 0
+  muon_comm_counters *counters;  // local_ranks entries
+  void *impl;                    // the implementation's state
 };
 
-// A new communicator with zeroed counters and no entries set.  [out] *c.
-muon_status muon_comm_alloc (muon_ctx *ctx, const char *name, int size, int local_ranks,
-                             int rank0, muon_comm **c);
+// A new communicator of implementation ops with zeroed counters and no state.  [out] *c.
+muon_status muon_comm_alloc (muon_ctx *ctx, const muon_comm_ops *ops, int size,
+                             int local_ranks, int rank0, muon_comm **c);
 
 static inline size_t muon_dtype_size (muon_dtype t)
 {
   return t == MUON_F32 ? sizeof (float) : sizeof (double);
 }
+
+// The fixed-order reduction of muon_comm.h, written once for every communicator that reduces
+// on the host (sim; mpi and nccl in their fixed mode, through comm_stage.c), so that they
+// agree bit for bit: out[i] = x_0[i] + x_1[i] + ... + x_{W-1}[i] in rank order, in the type
+// of dtype, then / W once for MUON_REDUCE_AVG, i < n.  Rank q's input x_q starts at element
+// off of in[q]; when in is NULL, at element q * stride + off of base (W blocks staged in one
+// buffer).
+void muon_comm_reduce (const void *const *in, const void *base, size_t stride, size_t off,
+                       size_t n, int W, muon_dtype dtype, muon_reduce_op op, void *out);
 
 // First element of chunk r when n elements are cut into W chunks (allreduce's ring
 // chunks): floor (r n / W) without overflow.

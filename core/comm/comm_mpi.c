@@ -9,7 +9,7 @@
  * Reductions, two modes (muon_comm_mpi_create's use_library_reduction):
  *   fixed (0, the default): bit for bit the `sim` communicator's result - every rank gathers
  *     every rank's contribution and sums them itself in rank order 0..W-1 in the buffers'
- *     type, then divides once by W for the average (comm_stage.h, the arithmetic of
+ *     type, then divides once by W for the average (comm_stage.c, the arithmetic of
  *     comm_sim.c).  The cost, per rank, for n elements (c per block):
  *       allreduce       MPI_Allgather of the vectors: receives (W - 1) n elements where a
  *                       ring allreduce receives 2 (W - 1)/W n (W/2 times the traffic), and
@@ -64,6 +64,30 @@ static MPI_Datatype mpi_type (muon_dtype t) { return t == MUON_F32 ? MPI_FLOAT :
 
 //---- collectives --------------------------------------------------------------------------
 
+// One MPI collective on behalf of a muonlab one: the communicator and the name for messages.
+typedef struct {
+  MPI_Comm comm;
+  const char *what;
+} mpi_call;
+
+// The library's transfer of one piece (comm_stage.h's muon_stage_xfer).
+static muon_status mpi_piece (void *lib, muon_ctx *ctx, muon_stage_kind kind, const void *send,
+                              void *recv, size_t m, muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  mpi_call *k = lib;
+  const char *what = k->what;
+  MPI_Datatype t = mpi_type (dtype);
+  if (kind == MUON_STAGE_GATHER)
+    MPI_TRY (MPI_Allgather (send, (int) m, t, recv, (int) m, t, k->comm));
+  else if (kind == MUON_STAGE_EXCHANGE)
+    MPI_TRY (MPI_Alltoall (send, (int) m, t, recv, (int) m, t, k->comm));
+  else
+    MPI_TRY (MPI_Reduce_scatter_block (send, recv, (int) m, t, MPI_SUM, k->comm));
+fail:
+  return status;
+}
+
 static muon_status mpi_allreduce (muon_comm *c, muon_ctx *ctx, const void *const *send,
                                   void *const *recv, size_t count, muon_dtype dtype,
                                   muon_reduce_op op)
@@ -71,14 +95,13 @@ static muon_status mpi_allreduce (muon_comm *c, muon_ctx *ctx, const void *const
   muon_status status = MUON_OK;
   const char *what = "allreduce";
   mpi_state *s = c->impl;
-  int W = c->size;
+  mpi_call k = { s->comm, what };
   size_t e = muon_dtype_size (dtype);
-  char *out = recv[0], *st = NULL;
-  const void *in = send[0];
+  char *out = recv[0];
   if (s->library)
   {
-    if (in != out)
-      memmove (out, in, count * e);
+    if (send[0] != out)
+      memmove (out, send[0], count * e);
     for (size_t a = 0; a < count; a += LIB_PIECE)
     {
       size_t m = count - a < LIB_PIECE ? count - a : LIB_PIECE;
@@ -86,23 +109,11 @@ static muon_status mpi_allreduce (muon_comm *c, muon_ctx *ctx, const void *const
                               s->comm));
     }
     if (op == MUON_REDUCE_AVG)
-      muon_stage_divide (out, count, W, dtype);
+      muon_stage_divide (out, count, c->size, dtype);
   }
   else
-  {
-    // identical buffers are fine piece by piece; a partial overlap needs a copy first
-    if (in != out)
-      CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, count * e, recv, 1, count * e));
-    size_t piece = muon_stage_piece (W);
-    CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
-    for (size_t a = 0; a < count; a += piece)
-    {
-      size_t m = count - a < piece ? count - a : piece;
-      MPI_TRY (MPI_Allgather ((const char *) in + a * e, (int) m, mpi_type (dtype), st, (int) m,
-                              mpi_type (dtype), s->comm));
-      muon_stage_reduce (st, m, m, W, dtype, op, out + a * e);
-    }
-  }
+    CHECKSTATUS (muon_stage_allreduce (ctx, &s->stage, &s->copy, c->size, send[0], out, count,
+                                       dtype, op, mpi_piece, &k));
   CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALLREDUCE, 0, count, dtype));
 fail:
   return status;
@@ -115,39 +126,19 @@ static muon_status mpi_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *
   muon_status status = MUON_OK;
   const char *what = "reduce_scatter";
   mpi_state *s = c->impl;
-  int W = c->size;
-  size_t e = muon_dtype_size (dtype), Wz = (size_t) W;
-  char *out = recv[0], *st = NULL;
+  mpi_call k = { s->comm, what };
+  size_t e = muon_dtype_size (dtype);
   const void *in = send[0];
-  CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, Wz * count * e, recv, 1, count * e));
+  CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, (size_t) c->size * count * e, recv, 1,
+                                  count * e));
   if (s->library && count <= LIB_PIECE)
-    MPI_TRY (MPI_Reduce_scatter_block (in, out, (int) count, mpi_type (dtype), MPI_SUM,
+    MPI_TRY (MPI_Reduce_scatter_block (in, recv[0], (int) count, mpi_type (dtype), MPI_SUM,
                                        s->comm));
-  else
-  {
-    // pieces [a, a + m) of every block: packed block by block into the first half of the
-    // stage, exchanged (library: reduced) into the second half
-    size_t piece = muon_stage_piece (W);
-    CHECKSTATUS (muon_stage_get (ctx, &s->stage, 2 * Wz * piece * e, (void **) &st));
-    char *pack = st, *got = st + Wz * piece * e;
-    for (size_t a = 0; a < count; a += piece)
-    {
-      size_t m = count - a < piece ? count - a : piece;
-      for (size_t q = 0; q < Wz; q++)
-        memcpy (pack + q * m * e, (const char *) in + (q * count + a) * e, m * e);
-      if (s->library)
-      {
-        MPI_TRY (MPI_Reduce_scatter_block (pack, out + a * e, (int) m, mpi_type (dtype),
-                                           MPI_SUM, s->comm));
-        continue;
-      }
-      MPI_TRY (MPI_Alltoall (pack, (int) m, mpi_type (dtype), got, (int) m, mpi_type (dtype),
-                             s->comm));
-      muon_stage_reduce (got, m, m, W, dtype, op, out + a * e);
-    }
-  }
+  else                            // library: MPI's sums of packed pieces; fixed: all-to-all
+    CHECKSTATUS (muon_stage_reduce_scatter (ctx, &s->stage, &s->copy, c->size, in, recv[0],
+                                            count, dtype, op, mpi_piece, s->library, &k));
   if (s->library && op == MUON_REDUCE_AVG)
-    muon_stage_divide (out, count, W, dtype);
+    muon_stage_divide (recv[0], count, c->size, dtype);
   CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_REDUCE_SCATTER, 0, count, dtype));
 fail:
   return status;
@@ -157,23 +148,10 @@ static muon_status mpi_all_gather (muon_comm *c, muon_ctx *ctx, const void *cons
                                    void *const *recv, size_t count, muon_dtype dtype)
 {
   muon_status status = MUON_OK;
-  const char *what = "all_gather";
   mpi_state *s = c->impl;
-  int W = c->size;
-  size_t e = muon_dtype_size (dtype), piece = muon_stage_piece (W);
-  char *st = NULL;
-  const void *in = send[0];
-  CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, count * e, recv, W, count * e));
-  CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
-  for (size_t a = 0; a < count; a += piece)
-  {
-    size_t m = count - a < piece ? count - a : piece;
-    MPI_TRY (MPI_Allgather ((const char *) in + a * e, (int) m, mpi_type (dtype), st, (int) m,
-                            mpi_type (dtype), s->comm));
-    // sources in order, so aliased slots keep the last one written (as comm_sim.c)
-    for (int q = 0; q < W; q++)
-      memcpy ((char *) recv[q] + a * e, st + (size_t) q * m * e, m * e);
-  }
+  mpi_call k = { s->comm, "all_gather" };
+  CHECKSTATUS (muon_stage_all_gather (ctx, &s->stage, &s->copy, c->size, send[0], recv, count,
+                                      dtype, mpi_piece, &k));
   CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALL_GATHER, 0, count, dtype));
 fail:
   return status;
@@ -223,6 +201,11 @@ static void mpi_destroy (muon_comm *c)
   c->impl = NULL;
 }
 
+static const muon_comm_ops mpi_ops = {
+  "mpi", 0, mpi_allreduce, mpi_reduce_scatter, mpi_all_gather, mpi_broadcast, mpi_barrier,
+  mpi_destroy
+};
+
 muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon_comm **comm)
 {
   muon_status status = MUON_OK;
@@ -244,16 +227,9 @@ muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon
   MPI_TRY (MPI_Comm_set_errhandler (s->comm, MPI_ERRORS_RETURN));
   MPI_TRY (MPI_Comm_rank (s->comm, &rank));
   MPI_TRY (MPI_Comm_size (s->comm, &size));
-  CHECKSTATUS (muon_comm_alloc (ctx, "mpi", size, 1, rank, &c));
+  CHECKSTATUS (muon_comm_alloc (ctx, &mpi_ops, size, 1, rank, &c));
   c->impl = s;
   s = NULL;
-  c->destroy = mpi_destroy;
-  c->counts_measured = 0;
-  c->allreduce = mpi_allreduce;
-  c->reduce_scatter = mpi_reduce_scatter;
-  c->all_gather = mpi_all_gather;
-  c->broadcast = mpi_broadcast;
-  c->barrier = mpi_barrier;
   *comm = c;
   c = NULL;
 fail:

@@ -15,7 +15,7 @@
  *
  * Reductions, two modes (as comm_mpi.c): fixed (default) gathers every rank's piece with
  * ncclAllGather (allreduce) or a grouped ncclSend / ncclRecv all-to-all (reduce_scatter) and
- * sums it on the host in rank order, bit for bit the sim result (allreduce then moves W
+ * sums it on the host in rank order (comm_stage.c), bit for bit the sim result (allreduce then moves W
  * times the ring's traffic, reduce_scatter the ring's); library uses ncclAllReduce /
  * ncclReduceScatter with ncclSum, then / W on the host for the average.  Counters are the
  * model of muon_comm_model_bytes (counts_measured = 0).
@@ -34,7 +34,7 @@ typedef struct {
   muon_nccl_api api;
   void *dev;            // the device side's state (NCCL communicator, stream, buffers)
   int library;          // 1: NCCL's own reductions
-  muon_stage stage, pack, copy;
+  muon_stage stage, copy;
   char msg[256];
 } nccl_state;
 
@@ -67,7 +67,7 @@ static int node_rank (int rank)
 // devices it sees): status and message of this rank alone.
 static muon_status local_setup (nccl_state *s, int rank, int *device)
 {
-  char why[200] = "";
+  char why[192] = "";
   s->lib = muon_dlopen_beside ("MUON_NCCL_LIB", "libmuon_nccl.so", why, sizeof why);
   if (s->lib == NULL)
   {
@@ -104,7 +104,7 @@ static muon_status agree (muon_ctx *ctx, muon_comm *boot, int bad, int *failed)
   *failed = bad;
   if (boot && boot->size > 1)
   {
-    CHECKSTATUS (boot->allreduce (boot, ctx, (const void *const *) &p, (void *const *) &p, 1,
+    CHECKSTATUS (boot->ops->allreduce (boot, ctx, (const void *const *) &p, (void *const *) &p, 1,
                                   MUON_F64, MUON_REDUCE_SUM));
     *failed = (int) v;
   }
@@ -114,35 +114,32 @@ fail:
 
 //---- collectives --------------------------------------------------------------------------
 
+// The device side's transfer of one piece (comm_stage.h's muon_stage_xfer; the library's
+// sums go through nccl_allreduce / nccl_reduce_scatter whole).
+static muon_status nccl_piece (void *lib, muon_ctx *ctx, muon_stage_kind kind, const void *send,
+                               void *recv, size_t m, muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  nccl_state *s = lib;
+  DEV_TRY ((kind == MUON_STAGE_GATHER ? s->api.all_gather : s->api.all_to_all) (
+    s->dev, send, recv, m, dtype, s->msg, sizeof s->msg));
+fail:
+  return status;
+}
+
 static muon_status nccl_allreduce (muon_comm *c, muon_ctx *ctx, const void *const *send,
                                    void *const *recv, size_t count, muon_dtype dtype,
                                    muon_reduce_op op)
 {
   muon_status status = MUON_OK;
   nccl_state *s = c->impl;
-  int W = c->size;
-  size_t e = muon_dtype_size (dtype), piece = muon_stage_piece (W);
-  const void *in = send[0];
-  char *out = recv[0], *st = NULL;
   if (s->library)
-  {
-    DEV_TRY (s->api.allreduce (s->dev, in, out, count, dtype, s->msg, sizeof s->msg));
-    if (op == MUON_REDUCE_AVG)
-      muon_stage_divide (out, count, W, dtype);
-  }
+    DEV_TRY (s->api.allreduce (s->dev, send[0], recv[0], count, dtype, s->msg, sizeof s->msg));
   else
-  {
-    if (in != out)
-      CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, count * e, recv, 1, count * e));
-    CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
-    for (size_t a = 0; a < count; a += piece)
-    {
-      size_t m = count - a < piece ? count - a : piece;
-      DEV_TRY (s->api.all_gather (s->dev, (const char *) in + a * e, st, m, dtype, s->msg,
-                                  sizeof s->msg));
-      muon_stage_reduce (st, m, m, W, dtype, op, out + a * e);
-    }
-  }
+    CHECKSTATUS (muon_stage_allreduce (ctx, &s->stage, &s->copy, c->size, send[0], recv[0],
+                                       count, dtype, op, nccl_piece, s));
+  if (s->library && op == MUON_REDUCE_AVG)
+    muon_stage_divide (recv[0], count, c->size, dtype);
   CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALLREDUCE, 0, count, dtype));
 fail:
   return status;
@@ -154,30 +151,14 @@ static muon_status nccl_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void 
 {
   muon_status status = MUON_OK;
   nccl_state *s = c->impl;
-  int W = c->size;
-  size_t e = muon_dtype_size (dtype), Wz = (size_t) W, piece = muon_stage_piece (W);
-  const void *in = send[0];
-  char *out = recv[0], *pack = NULL, *got = NULL;
   if (s->library)
-  {
-    DEV_TRY (s->api.reduce_scatter (s->dev, in, out, count, dtype, s->msg, sizeof s->msg));
-    if (op == MUON_REDUCE_AVG)
-      muon_stage_divide (out, count, W, dtype);
-  }
+    DEV_TRY (s->api.reduce_scatter (s->dev, send[0], recv[0], count, dtype, s->msg,
+                                    sizeof s->msg));
   else
-  {
-    CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, Wz * count * e, recv, 1, count * e));
-    CHECKSTATUS (muon_stage_get (ctx, &s->pack, Wz * piece * e, (void **) &pack));
-    CHECKSTATUS (muon_stage_get (ctx, &s->stage, Wz * piece * e, (void **) &got));
-    for (size_t a = 0; a < count; a += piece)
-    {
-      size_t m = count - a < piece ? count - a : piece;
-      for (size_t q = 0; q < Wz; q++)
-        memcpy (pack + q * m * e, (const char *) in + (q * count + a) * e, m * e);
-      DEV_TRY (s->api.all_to_all (s->dev, pack, got, m, dtype, s->msg, sizeof s->msg));
-      muon_stage_reduce (got, m, m, W, dtype, op, out + a * e);
-    }
-  }
+    CHECKSTATUS (muon_stage_reduce_scatter (ctx, &s->stage, &s->copy, c->size, send[0],
+                                            recv[0], count, dtype, op, nccl_piece, 0, s));
+  if (s->library && op == MUON_REDUCE_AVG)
+    muon_stage_divide (recv[0], count, c->size, dtype);
   CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_REDUCE_SCATTER, 0, count, dtype));
 fail:
   return status;
@@ -188,20 +169,8 @@ static muon_status nccl_all_gather (muon_comm *c, muon_ctx *ctx, const void *con
 {
   muon_status status = MUON_OK;
   nccl_state *s = c->impl;
-  int W = c->size;
-  size_t e = muon_dtype_size (dtype), piece = muon_stage_piece (W);
-  const void *in = send[0];
-  char *st = NULL;
-  CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, count * e, recv, W, count * e));
-  CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
-  for (size_t a = 0; a < count; a += piece)
-  {
-    size_t m = count - a < piece ? count - a : piece;
-    DEV_TRY (s->api.all_gather (s->dev, (const char *) in + a * e, st, m, dtype, s->msg,
-                                sizeof s->msg));
-    for (int q = 0; q < W; q++)   // sources in order, as comm_sim.c
-      memcpy ((char *) recv[q] + a * e, st + (size_t) q * m * e, m * e);
-  }
+  CHECKSTATUS (muon_stage_all_gather (ctx, &s->stage, &s->copy, c->size, send[0], recv, count,
+                                      dtype, nccl_piece, s));
   CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALL_GATHER, 0, count, dtype));
 fail:
   return status;
@@ -240,7 +209,6 @@ static void state_free (nccl_state *s)
   if (s->lib && s->dev == NULL)
     dlclose (s->lib);
   free (s->stage.p);
-  free (s->pack.p);
   free (s->copy.p);
   free (s);
 }
@@ -250,6 +218,11 @@ static void nccl_destroy (muon_comm *c)
   state_free (c->impl);
   c->impl = NULL;
 }
+
+static const muon_comm_ops nccl_ops = {
+  "nccl", 0, nccl_allreduce, nccl_reduce_scatter, nccl_all_gather, nccl_broadcast,
+  nccl_barrier, nccl_destroy
+};
 
 muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,
                                    int use_library_reduction, muon_comm **comm)
@@ -287,7 +260,7 @@ muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,
   if (bootstrap && W > 1)
   {
     void *p = id;
-    CHECKSTATUS (bootstrap->broadcast (bootstrap, ctx, (void *const *) &p, nid, MUON_F64, 0));
+    CHECKSTATUS (bootstrap->ops->broadcast (bootstrap, ctx, (void *const *) &p, nid, MUON_F64, 0));
   }
   CHECK (MUON_ERR_NCCL, id[nid - 1] == 0, "nccl: rank 0 could not make the unique id%s%s",
          *s->msg ? ": " : "", s->msg);
@@ -300,16 +273,9 @@ muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,
   CHECK (MUON_ERR_NCCL, failed == 0, "nccl: %d of %d ranks could not join the communicator",
          failed, W);
 
-  CHECKSTATUS (muon_comm_alloc (ctx, "nccl", W, 1, rank, &c));
+  CHECKSTATUS (muon_comm_alloc (ctx, &nccl_ops, W, 1, rank, &c));
   c->impl = s;
   s = NULL;
-  c->destroy = nccl_destroy;
-  c->counts_measured = 0;
-  c->allreduce = nccl_allreduce;
-  c->reduce_scatter = nccl_reduce_scatter;
-  c->all_gather = nccl_all_gather;
-  c->broadcast = nccl_broadcast;
-  c->barrier = nccl_barrier;
   *comm = c;
   c = NULL;
 fail:

@@ -38,16 +38,12 @@ static muon_status self_broadcast (muon_comm *c, muon_ctx *ctx, void *const *buf
   return MUON_OK;
 }
 
+static const muon_comm_ops self_ops = {
+  "self", 1, self_allreduce, self_reduce_scatter, self_all_gather, self_broadcast, NULL, NULL
+};
+
 muon_status muon_comm_self_create (muon_ctx *ctx, muon_comm **comm)
 {
-  muon_status status = MUON_OK;
   CHECKCTX (ctx);
-  CHECKSTATUS (muon_comm_alloc (ctx, "self", 1, 1, 0, comm));
-  (*comm)->allreduce = self_allreduce;
-  (*comm)->reduce_scatter = self_reduce_scatter;
-  (*comm)->all_gather = self_all_gather;
-  (*comm)->broadcast = self_broadcast;
-  (*comm)->barrier = NULL;
-fail:
-  return status;
+  return muon_comm_alloc (ctx, &self_ops, 1, 1, 0, comm);
 }

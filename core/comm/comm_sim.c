@@ -1,8 +1,9 @@
 /* comm_sim.c - the `sim` communicator: W ranks in one process, deterministic.  One call of a
  * collective takes all W ranks' buffers (local_ranks = W), reads every input into a staging
- * buffer, computes in the fixed order of muon_comm.h (rank-order sum in the buffers' type,
- * then / W for the average), and writes every output.  It counts the bytes each rank would
- * put on the wire under the transfer pattern it simulates:
+ * buffer (comm_stage.h), computes in the fixed order of muon_comm.h (muon_comm_reduce of
+ * comm.c: rank-order sum in the buffers' type, then / W for the average), and writes every
+ * output.  It counts the bytes each rank would put on the wire under the transfer pattern
+ * it simulates:
  *
  *   allreduce       reduce-scatter then all-gather over W chunks (muon_comm_chunk_start):
  *                   every rank q != c sends chunk c to its owner c, which sums it and sends
@@ -14,58 +15,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
-
-typedef struct {
-  void *stage;          // staging buffer, grown on demand
-  size_t stage_bytes;
-} sim_state;
-
-static muon_status stage_get (muon_comm *c, muon_ctx *ctx, size_t bytes, void **p)
-{
-  muon_status status = MUON_OK;
-  sim_state *s = c->impl;
-  if (bytes > s->stage_bytes)
-  {
-    free (s->stage);
-    s->stage_bytes = 0;
-    s->stage = malloc (bytes);
-    CHECK (MUON_ERR_NOMEM, s->stage != NULL, "sim: out of memory staging %zu bytes", bytes);
-    s->stage_bytes = bytes;
-  }
-  *p = s->stage;
-fail:
-  return status;
-}
-
-// out[i] = reduce over ranks q = 0..W-1 of in[q][off + i], i < n, in rank order.
-#define REDUCE_LOOP(T)                                                                  \
-  do {                                                                                  \
-    T *o_ = out;                                                                        \
-    for (size_t i = 0; i < n; i++)                                                      \
-    {                                                                                   \
-      T acc = ((const T *) in[0])[off + i];                                             \
-      for (int q = 1; q < W; q++)                                                       \
-        acc = acc + ((const T *) in[q])[off + i];                                       \
-      if (op == MUON_REDUCE_AVG)                                                        \
-        acc = acc / (T) W;                                                              \
-      o_[i] = acc;                                                                      \
-    }                                                                                   \
-  } while (0)
-
-static void reduce (const void *const *in, size_t off, size_t n, int W, muon_dtype dtype,
-                    muon_reduce_op op, void *out)
-{
-  if (dtype == MUON_F32)
-    REDUCE_LOOP (float);
-  else
-    REDUCE_LOOP (double);
-}
+#include "comm_stage.h"
 
 static void count_bytes (muon_comm *c, muon_coll k, int from, int to, size_t bytes)
 {
   c->counters[from].bytes_sent[k] += bytes;
   c->counters[to].bytes_recv[k] += bytes;
+}
+
+// Where block r of a reduction lies in every rank's send buffer (and in the stage): the
+// allreduce's ring chunks of count elements, or reduce_scatter's blocks of count each.
+static size_t block_start (muon_coll k, size_t count, int W, int r)
+{
+  return k == MUON_COLL_ALLREDUCE ? muon_comm_chunk_start (count, W, r) : (size_t) r * count;
+}
+
+// The reduce-scatter half of both reductions: block r of every rank's send buffer goes to
+// its owner r, which sums it in comm.h's rank order into the stage (*st, at the block's
+// place); counts what each other rank sends r.
+static muon_status reduce_to_owners (muon_comm *c, muon_ctx *ctx, muon_coll k,
+                                     const void *const *send, size_t count, muon_dtype dtype,
+                                     muon_reduce_op op, char **st)
+{
+  muon_status status = MUON_OK;
+  int W = c->size;
+  size_t e = muon_dtype_size (dtype);
+  CHECKSTATUS (muon_stage_get (ctx, c->impl, block_start (k, count, W, W) * e, (void **) st));
+  for (int r = 0; r < W; r++)
+  {
+    size_t lo = block_start (k, count, W, r), n = block_start (k, count, W, r + 1) - lo;
+    for (int q = 0; q < W; q++)
+      if (q != r)
+        count_bytes (c, k, q, r, n * e);
+    muon_comm_reduce (send, NULL, 0, lo, n, W, dtype, op, *st + lo * e);
+  }
+fail:
+  return status;
 }
 
 //---- collectives --------------------------------------------------------------------------
@@ -78,16 +63,8 @@ static muon_status sim_allreduce (muon_comm *c, muon_ctx *ctx, const void *const
   int W = c->size;
   size_t e = muon_dtype_size (dtype);
   char *st = NULL;
-  CHECKSTATUS (stage_get (c, ctx, count * e, (void **) &st));
   // reduce-scatter: chunk r's elements go from every other rank to owner r, summed there
-  for (int r = 0; r < W; r++)
-  {
-    size_t lo = muon_comm_chunk_start (count, W, r), hi = muon_comm_chunk_start (count, W, r + 1);
-    for (int q = 0; q < W; q++)
-      if (q != r)
-        count_bytes (c, MUON_COLL_ALLREDUCE, q, r, (hi - lo) * e);
-    reduce (send, lo, hi - lo, W, dtype, op, st + lo * e);
-  }
+  CHECKSTATUS (reduce_to_owners (c, ctx, MUON_COLL_ALLREDUCE, send, count, dtype, op, &st));
   // all-gather: owner r sends its reduced chunk to every other rank
   for (int r = 0; r < W; r++)
   {
@@ -108,19 +85,11 @@ static muon_status sim_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *
                                        muon_reduce_op op)
 {
   muon_status status = MUON_OK;
-  int W = c->size;
-  size_t e = muon_dtype_size (dtype);
+  size_t b = count * muon_dtype_size (dtype);
   char *st = NULL;
-  CHECKSTATUS (stage_get (c, ctx, (size_t) W * count * e, (void **) &st));
-  for (int r = 0; r < W; r++)
-  {
-    for (int q = 0; q < W; q++)
-      if (q != r)
-        count_bytes (c, MUON_COLL_REDUCE_SCATTER, q, r, count * e);
-    reduce (send, (size_t) r * count, count, W, dtype, op, st + (size_t) r * count * e);
-  }
-  for (int r = 0; r < W; r++)
-    memcpy (recv[r], st + (size_t) r * count * e, count * e);
+  CHECKSTATUS (reduce_to_owners (c, ctx, MUON_COLL_REDUCE_SCATTER, send, count, dtype, op, &st));
+  for (int r = 0; r < c->size; r++)
+    memcpy (recv[r], st + (size_t) r * b, b);
 fail:
   return status;
 }
@@ -132,7 +101,7 @@ static muon_status sim_all_gather (muon_comm *c, muon_ctx *ctx, const void *cons
   int W = c->size;
   size_t e = muon_dtype_size (dtype), b = count * e;
   char *st = NULL;
-  CHECKSTATUS (stage_get (c, ctx, (size_t) W * b, (void **) &st));
+  CHECKSTATUS (muon_stage_get (ctx, c->impl, (size_t) W * b, (void **) &st));
   for (int s = 0; s < W; s++)
     memcpy (st + (size_t) s * b, send[s], b);
   // receiver l gets sources s = 0..W-1 in order (aliased slots keep the last one written)
@@ -154,7 +123,7 @@ static muon_status sim_broadcast (muon_comm *c, muon_ctx *ctx, void *const *buf,
   int W = c->size;
   size_t b = count * muon_dtype_size (dtype);
   char *st = NULL;
-  CHECKSTATUS (stage_get (c, ctx, b, (void **) &st));
+  CHECKSTATUS (muon_stage_get (ctx, c->impl, b, (void **) &st));
   memcpy (st, buf[root], b);
   for (int k = 1; k < W; k++)
   {
@@ -170,12 +139,17 @@ fail:
 
 static void sim_destroy (muon_comm *c)
 {
-  sim_state *s = c->impl;
+  muon_stage *s = c->impl;
   if (s)
-    free (s->stage);
+    free (s->p);
   free (s);
   c->impl = NULL;
 }
+
+static const muon_comm_ops sim_ops = {
+  "sim", 1, sim_allreduce, sim_reduce_scatter, sim_all_gather, sim_broadcast, NULL,
+  sim_destroy
+};
 
 muon_status muon_comm_sim_create (muon_ctx *ctx, int world, muon_comm **comm)
 {
@@ -184,14 +158,8 @@ muon_status muon_comm_sim_create (muon_ctx *ctx, int world, muon_comm **comm)
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, comm != NULL, "communicator pointer must not be NULL");
   *comm = NULL;
-  CHECKSTATUS (muon_comm_alloc (ctx, "sim", world, world, 0, &c));
-  c->destroy = sim_destroy;
-  CHECKMEM (c->impl = calloc (1, sizeof (sim_state)));
-  c->allreduce = sim_allreduce;
-  c->reduce_scatter = sim_reduce_scatter;
-  c->all_gather = sim_all_gather;
-  c->broadcast = sim_broadcast;
-  c->barrier = NULL;
+  CHECKSTATUS (muon_comm_alloc (ctx, &sim_ops, world, world, 0, &c));
+  CHECKMEM (c->impl = calloc (1, sizeof (muon_stage)));
   *comm = c;
   c = NULL;
 fail:

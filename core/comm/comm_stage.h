@@ -1,7 +1,9 @@
-/* comm_stage.h - helpers of the communicators that hand the transfer to a library and
- * reduce on the host (comm_mpi.c, comm_nccl.c): the rank-order reduction of muon_comm.h
- * (the same arithmetic as comm_sim.c, so the results agree bit for bit), the byte model as
- * counters (counts_measured = 0), buffer overlap tests and a grow-on-demand staging buffer.
+/* comm_stage.h - helpers of the communicators that stage buffers on the host: a
+ * grow-on-demand staging buffer (comm_sim.c too), and for those that hand the transfer to a
+ * library and reduce on the host (comm_mpi.c, comm_nccl.c) the byte model as counters
+ * (counts_measured = 0), buffer overlap tests, and the fixed-order collectives piece by piece
+ * (comm_stage.c) over the library's all-gather / all-to-all of one piece, reduced by
+ * muon_comm_reduce (comm.h), the arithmetic of comm_sim.c, so the results agree bit for bit.
  */
 #ifndef MUON_COMM_STAGE_H
 #define MUON_COMM_STAGE_H
@@ -22,32 +24,6 @@ static inline size_t muon_stage_piece (int W)
 {
   size_t p = MUON_STAGE_ELEMS / (size_t) W;
   return p > 0 ? p : 1;
-}
-
-// out[i] = in[0][i] + in[1][i] + ... + in[W-1][i] in rank order, in the type of dtype, then
-// / W once for MUON_REDUCE_AVG, where in[q] = base + q * stride elements, i < n.
-#define MUON_STAGE_REDUCE(T)                                                           \
-  do {                                                                                 \
-    const T *b_ = base;                                                                \
-    T *o_ = out;                                                                       \
-    for (size_t i = 0; i < n; i++)                                                     \
-    {                                                                                  \
-      T acc = b_[i];                                                                   \
-      for (int q = 1; q < W; q++)                                                      \
-        acc = acc + b_[(size_t) q * stride + i];                                       \
-      if (op == MUON_REDUCE_AVG)                                                       \
-        acc = acc / (T) W;                                                             \
-      o_[i] = acc;                                                                     \
-    }                                                                                  \
-  } while (0)
-
-static inline void muon_stage_reduce (const void *base, size_t stride, size_t n, int W,
-                                      muon_dtype dtype, muon_reduce_op op, void *out)
-{
-  if (dtype == MUON_F32)
-    MUON_STAGE_REDUCE (float);
-  else
-    MUON_STAGE_REDUCE (double);
 }
 
 // buf[i] = buf[i] / W (the average after a library sum).
@@ -125,5 +101,38 @@ static inline muon_status muon_stage_detach (muon_ctx *ctx, muon_stage *copy, co
 fail:
   return status;
 }
+
+//---- the fixed-order collectives, piece by piece (comm_stage.c) -----------------------------
+// Each moves pieces of at most muon_stage_piece (W) elements per rank through the library's
+// transfer of one piece, into the stage buffer, then reduces them in rank order (or copies
+// them out).  An input that overlaps the outputs is copied to *copy first.
+
+// One transfer of a piece of m elements per rank, done by the library on behalf of `lib`:
+//   GATHER    all-gather: send m, recv W m (block q from rank q)
+//   EXCHANGE  all-to-all: send W m (block q to rank q), recv W m (block q from rank q)
+//   SUM       reduce-scatter with the library's sum: send W m, recv m (every rank's block
+//             `rank`, summed; only where the caller asks for the library's reductions)
+// Records its own error.
+typedef enum { MUON_STAGE_GATHER, MUON_STAGE_EXCHANGE, MUON_STAGE_SUM } muon_stage_kind;
+typedef muon_status (*muon_stage_xfer) (void *lib, muon_ctx *ctx, muon_stage_kind kind,
+                                        const void *send, void *recv, size_t m,
+                                        muon_dtype dtype);
+
+// out = the allreduce of every rank's in (count elements): GATHER, reduce.
+muon_status muon_stage_allreduce (muon_ctx *ctx, muon_stage *stage, muon_stage *copy, int W,
+                                  const void *in, void *out, size_t count, muon_dtype dtype,
+                                  muon_reduce_op op, muon_stage_xfer xfer, void *lib);
+// out (count) = the reduce-scatter of every rank's in (W count): the pieces of every block
+// packed, EXCHANGEd and reduced; or, with `summed`, packed and SUMmed by the library straight
+// into out (the caller divides for the average).
+muon_status muon_stage_reduce_scatter (muon_ctx *ctx, muon_stage *stage, muon_stage *copy,
+                                       int W, const void *in, void *out, size_t count,
+                                       muon_dtype dtype, muon_reduce_op op,
+                                       muon_stage_xfer xfer, int summed, void *lib);
+// recv[q] (count each) = rank q's in: GATHER, then copied out in source order (aliased slots
+// keep the last one written, as comm_sim.c).
+muon_status muon_stage_all_gather (muon_ctx *ctx, muon_stage *stage, muon_stage *copy, int W,
+                                   const void *in, void *const *recv, size_t count,
+                                   muon_dtype dtype, muon_stage_xfer xfer, void *lib);
 
 #endif

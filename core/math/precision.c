@@ -47,8 +47,9 @@ fail:
   return status;
 }
 
-muon_status muon_float_to_half_bits (muon_ctx *ctx, muon_precision p, const float *src,
-                                     uint16_t *dst, size_t n)
+// The arguments of the bit-pattern conversions: n values from src to dst in bf16 or fp16.
+static muon_status check_bits (muon_ctx *ctx, muon_precision p, const void *src,
+                               const void *dst, size_t n)
 {
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
@@ -56,25 +57,26 @@ muon_status muon_float_to_half_bits (muon_ctx *ctx, muon_precision p, const floa
          "src and dst must not be NULL");
   CHECK (MUON_ERR_BADARG, p == MUON_PREC_BF16 || p == MUON_PREC_FP16,
          "precision must be bf16 or fp16");
-  for (size_t i = 0; i < n; i++)
+fail:
+  return status;
+}
+
+muon_status muon_float_to_half_bits (muon_ctx *ctx, muon_precision p, const float *src,
+                                     uint16_t *dst, size_t n)
+{
+  muon_status status = check_bits (ctx, p, src, dst, n);
+  for (size_t i = 0; status == MUON_OK && i < n; i++)
     dst[i] = p == MUON_PREC_BF16 ? muon_f32_to_bf16_bits (src[i])
                                  : muon_f32_to_fp16_bits (src[i]);
-fail:
   return status;
 }
 
 muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint16_t *src,
                                      float *dst, size_t n)
 {
-  muon_status status = MUON_OK;
-  CHECKCTX (ctx);
-  CHECK (MUON_ERR_NULLPTR, n == 0 || (src != NULL && dst != NULL),
-         "src and dst must not be NULL");
-  CHECK (MUON_ERR_BADARG, p == MUON_PREC_BF16 || p == MUON_PREC_FP16,
-         "precision must be bf16 or fp16");
-  for (size_t i = 0; i < n; i++)
+  muon_status status = check_bits (ctx, p, src, dst, n);
+  for (size_t i = 0; status == MUON_OK && i < n; i++)
     dst[i] = p == MUON_PREC_BF16 ? muon_bf16_bits_to_f32 (src[i])
                                  : muon_fp16_bits_to_f32 (src[i]);
-fail:
   return status;
 }
