@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "muon_internal.h"
+#include "tensor_check.h"
 
 //---- status table -------------------------------------------------------------------------
 
@@ -247,25 +248,10 @@ muon_tensor muon_tensor_matrix (muon_dtype dtype, void *data, size_t rows, size_
 muon_status muon_tensor_check (muon_ctx *ctx, const muon_tensor *t, const char *name)
 {
   muon_status status = MUON_OK;
+  char why[192];
   CHECKCTX (ctx);
-  CHECK (MUON_ERR_NULLPTR, t != NULL, "%s must not be NULL", name);
-  CHECK (MUON_ERR_NULLPTR, t->data != NULL, "%s has no data", name);
-  CHECK (MUON_ERR_BADTYPE, t->dtype == MUON_F64 || t->dtype == MUON_F32,
-         "%s has an unknown data type", name);
-  CHECK (MUON_ERR_UNSUPPORTED, t->device == MUON_DEVICE_CPU,
-         "%s must live on the CPU", name);
-  CHECK (MUON_ERR_BADSHAPE, t->rows >= 1 && t->cols >= 1 && t->batch >= 1,
-         "%s must not be empty", name);
-  CHECK (MUON_ERR_BADSHAPE, t->ld >= t->rows,
-         "%s leading dimension %zu is smaller than its %zu rows", name, t->ld, t->rows);
-  // A page occupies ld * (cols - 1) + rows elements; pages may interleave (fused experts:
-  // stride = rows, ld = E * rows) but one element must not belong to two pages.
-  CHECK (MUON_ERR_BADSHAPE, t->batch == 1 || t->stride >= t->rows,
-         "%s page stride %zu makes its pages overlap", name, t->stride);
-  CHECK (MUON_ERR_BADSHAPE,
-         t->batch == 1 || t->stride >= t->ld * (t->cols - 1) + t->rows
-           || t->ld >= t->stride * t->batch,
-         "%s page stride %zu makes its pages overlap", name, t->stride);
+  muon_status fault = muon_tensor_fault (t, name, why, sizeof why);   // tensor_check.h
+  CHECK (fault, fault == MUON_OK, "%s", why);
 fail:
   return status;
 }

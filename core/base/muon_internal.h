@@ -89,12 +89,6 @@ double muon_clock (void);
 void *muon_aligned_alloc (size_t bytes);
 void muon_aligned_free (void *p);
 
-// The one plug-in loader (plugin.c): dlopen of the path in $env_var when set, else of `name`
-// beside the object this code was linked into (the MEX file or a test binary; found with
-// dladdr), else of `name` on the loader's default path.  NULL with the reason in why (len
-// bytes) when none opens.
-void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size_t len);
-
 // The thread policy (threads.c).  The cores this process may run on (its affinity mask; the
 // online count as a fallback).
 int muon_core_count (void);

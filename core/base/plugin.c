@@ -1,6 +1,7 @@
-/* plugin.c - the one plug-in loader: opens a shared object the way every plug-in of muonlab
- * is found (libmuon_cuda.so by core/math/cuda_loader.c, libmuon_nccl.so by
- * core/comm/comm_nccl.c), so the search order is written once:
+/* plugin.c - the one plug-in loader (plugin.h): opens a shared object the way every plug-in
+ * of muonlab is found (libmuon_cuda.so by core/math/cuda_loader.c, libmuon_nccl.so by
+ * core/comm/comm_nccl.c) and checks its ABI, so the search order and the checks are written
+ * once:
  *
  *   $ENV_VAR (the path it holds), then NAME beside the object this code was linked into (the
  *   MEX file or a test binary; found with dladdr), then NAME on the loader's default path.
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "muon_internal.h"
+#include "plugin.h"
 
 void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size_t len)
 {
@@ -42,4 +43,25 @@ void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size
   if (!h && !*why)
     snprintf (why, len, "%s", dlerror ());
   return h;
+}
+
+muon_status muon_plugin_open (const char *env_var, const char *name, const char *entry,
+                              int abi, const char *what, void *api, void **handle, char *why,
+                              size_t len)
+{
+  char err[192] = "";
+  *handle = muon_dlopen_beside (env_var, name, err, sizeof err);
+  if (*handle == NULL)
+  {
+    snprintf (why, len, "%s is not built or cannot be loaded (%s)", what, err);
+    return MUON_ERR_NOTBUILT;
+  }
+  muon_plugin_entry_fn get;
+  *(void **) (&get) = dlsym (*handle, entry);
+  if (get && get (abi, api) == MUON_OK)
+    return MUON_OK;
+  dlclose (*handle);
+  *handle = NULL;
+  snprintf (why, len, "%s does not provide %s ABI %d", name, what, abi);
+  return MUON_ERR_NOTBUILT;
 }

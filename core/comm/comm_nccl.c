@@ -68,22 +68,13 @@ static int node_rank (int rank)
 static muon_status local_setup (nccl_state *s, int rank, int *device)
 {
   char why[192] = "";
-  s->lib = muon_dlopen_beside ("MUON_NCCL_LIB", "libmuon_nccl.so", why, sizeof why);
-  if (s->lib == NULL)
-  {
-    snprintf (s->msg, sizeof s->msg, "the NCCL communicator is not built or cannot be loaded "
-              "(%s)", why);
-    return MUON_ERR_NOTBUILT;
-  }
-  muon_nccl_get_api_fn get;
-  *(void **) (&get) = dlsym (s->lib, "muon_nccl_get_api");
-  if (!get || get (MUON_NCCL_ABI, &s->api) != MUON_OK)
-  {
-    snprintf (s->msg, sizeof s->msg, "libmuon_nccl.so does not provide ABI %d", MUON_NCCL_ABI);
-    return MUON_ERR_NOTBUILT;
-  }
+  muon_status st = muon_plugin_open ("MUON_NCCL_LIB", "libmuon_nccl.so", "muon_nccl_get_api",
+                                     MUON_NCCL_ABI, "the NCCL communicator", &s->api, &s->lib,
+                                     s->msg, sizeof s->msg);
+  if (st != MUON_OK)
+    return st;
   int count = 0;
-  muon_status st = s->api.device_count (&count, why, sizeof why);
+  st = s->api.device_count (&count, why, sizeof why);
   if (st == MUON_OK && count < 1)
     st = MUON_ERR_NODEVICE;
   if (st != MUON_OK)

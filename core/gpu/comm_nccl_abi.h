@@ -10,6 +10,7 @@
 #define MUON_COMM_NCCL_ABI_H
 
 #include "muon_base.h"
+#include "plugin.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,10 +47,9 @@ typedef struct muon_nccl_api {
   void (*destroy) (void *state);
 } muon_nccl_api;
 
-typedef muon_status (*muon_nccl_get_api_fn) (int abi, muon_nccl_api *api);
-
-// Exported by libmuon_nccl.so.  [out] api.  MUON_ERR_NOTBUILT on an ABI mismatch.
-muon_status muon_nccl_get_api (int abi, muon_nccl_api *api);
+// Exported by libmuon_nccl.so, a muon_plugin_entry_fn (plugin.h): [out] api, a
+// muon_nccl_api.  MUON_ERR_NOTBUILT on an ABI mismatch.
+muon_status muon_nccl_get_api (int abi, void *api);
 
 #ifdef __cplusplus
 }

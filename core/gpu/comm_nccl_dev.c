@@ -252,8 +252,9 @@ static muon_status barrier (void *state, char *msg, size_t len)
 }
 
 __attribute__ ((visibility ("default")))
-muon_status muon_nccl_get_api (int abi, muon_nccl_api *api)
+muon_status muon_nccl_get_api (int abi, void *table)
 {
+  muon_nccl_api *api = table;
   if (api == NULL || abi != MUON_NCCL_ABI)
     return MUON_ERR_NOTBUILT;
   memset (api, 0, sizeof *api);

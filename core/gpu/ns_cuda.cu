@@ -8,7 +8,9 @@
  * fp16 keep fp32 buffers that hold compute-precision values; each GEMM operand is converted
  * (exactly) to a 16-bit copy, multiplied by cublasGemmEx with 16-bit inputs, fp32 accumulation
  * and fp32 output, and the product is rounded once by a small kernel.  Every per-element step
- * calls the functions of muon_precision.h, the very code the CPU tests exercise.
+ * calls the functions of muon_precision.h, the very code the CPU tests exercise, and the
+ * restart and Gram decisions and the tensor checks are the CPU's own (ns_shared.h,
+ * tensor_check.h).
  *
  * G and X are host tensors: each page is copied in (cudaMemcpy2D takes the leading dimension,
  * so fused-expert pages need no packing on the host), computed on the device and copied out,
@@ -30,8 +32,10 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "ns_cuda_abi.h"
 #include "muon_precision.h"
+#include "ns_cuda_abi.h"
+#include "ns_shared.h"
+#include "tensor_check.h"
 
 namespace {
 
@@ -494,15 +498,6 @@ muon_status standard (run &R, const double *coef, int steps, T *X, T *Y, T *A, T
   return MUON_OK;
 }
 
-// Whether a restart happens before iteration i (0-based; index 0 is never a restart).
-int is_restart (int i, const muon_ns_opts *o)
-{
-  for (int r = 0; r < o->nrestarts; r++)
-    if (o->restarts[r] == i && i != 0)
-      return 1;
-  return 0;
-}
-
 // Gram iteration, as ns_impl.h: everything but the first R, the restarts and the final Q X
 // is n x n.
 template <typename T>
@@ -516,7 +511,7 @@ muon_status gram (run &R, const double *coef, int steps, const muon_ns_opts *o, 
   for (int i = 0; i < steps; i++)
   {
     T a = (T) coef[3 * i], b = (T) coef[3 * i + 1], c = (T) coef[3 * i + 2];
-    if (is_restart (i, o))
+    if (muon_ns_restart_before (i, o))
     {
       TRY (product (R, Q, X, n, m, Y));           // X = r(Q X); R = r(X X')
       TRY (launch_round (R, Y, X, n * m));
@@ -536,7 +531,7 @@ muon_status gram (run &R, const double *coef, int steps, const muon_ns_opts *o, 
       TRY (product (R, Z, Q, n, n, P));           // Q = r(r(a Q) + r(Z Q))
       TRY (scale_add (R, a, Q, P, Q, n * n));
     }
-    if (i < steps - 1 && !is_restart (i + 1, o))
+    if (i < steps - 1 && !muon_ns_restart_before (i + 1, o))
     {
       TRY (product (R, Z, Rg, n, n, P));          // RZ = r(r(a R) + r(Z R))
       TRY (scale_add (R, a, Rg, P, RZ, n * n));
@@ -618,16 +613,6 @@ muon_status store_page (run &R, const T *X, int transposed, muon_tensor *out, si
   return copy_page (R, out, e, s->page_out, 0);
 }
 
-// Whether the Gram path runs for a rows x cols page (muon_ns_uses_gram of ns.c: the shared
-// object cannot call libmuon).
-int uses_gram (size_t rows, size_t cols, const muon_ns_opts *o)
-{
-  if (o->method != MUON_NS_GRAM)
-    return 0;
-  double lo = (double) (rows < cols ? rows : cols), hi = (double) (rows < cols ? cols : rows);
-  return hi / lo > o->gram_min_aspect;
-}
-
 // The whole batch, page by page on one stream.  work holds 2 n m + 5 n^2 elements of T.
 // [out] *bad: non-finite values in the result.
 template <typename T>
@@ -636,7 +621,7 @@ muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns
 {
   errbuf &E = R.E;
   ns_state *s = R.s;
-  int transposed = G->rows > G->cols, use_gram = uses_gram (G->rows, G->cols, o);
+  int transposed = G->rows > G->cols, use_gram = muon_ns_gram_path (G->rows, G->cols, o);
   size_t n = R.n, m = R.m;
   T *X = (T *) s->work, *Y = X + n * m, *S1 = Y + n * m, *S2 = S1 + n * n, *S3 = S2 + n * n,
     *S4 = S3 + n * n, *S5 = S4 + n * n;
@@ -686,25 +671,6 @@ muon_status device_query (int *count, char *name, size_t len)
   return MUON_OK;
 }
 
-muon_status check_tensor (errbuf &E, const muon_tensor *t, const char *what)
-{
-  const char *why = NULL;
-  if (t->data == NULL)
-    why = "has no data";
-  else if (t->dtype != MUON_F64 && t->dtype != MUON_F32)
-    why = "has an unknown data type";
-  else if (t->device != MUON_DEVICE_CPU)
-    why = "must be a host tensor for this back end";
-  else if (t->rows < 1 || t->cols < 1 || t->batch < 1 || t->ld < t->rows)
-    why = "has a bad shape";
-  if (why == NULL)
-    return MUON_OK;
-  snprintf (E.msg, E.len, "%s %s", what, why);
-  return t->data == NULL ? MUON_ERR_NULLPTR
-       : t->device != MUON_DEVICE_CPU ? MUON_ERR_UNSUPPORTED
-       : t->dtype != MUON_F64 && t->dtype != MUON_F32 ? MUON_ERR_BADTYPE : MUON_ERR_BADSHAPE;
-}
-
 muon_status ns (void **state, const muon_tensor *G, muon_tensor *X, const muon_ns_opts *o,
                 const double *coef, int steps, char *msg, size_t len)
 {
@@ -722,8 +688,8 @@ muon_status ns (void **state, const muon_tensor *G, muon_tensor *X, const muon_n
     snprintf (E.msg, E.len, "bad steps (%d) or precision (%d)", steps, (int) o->precision);
     return MUON_ERR_BADARG;
   }
-  TRY (check_tensor (E, G, "G"));
-  TRY (check_tensor (E, X, "X"));
+  TRY (muon_tensor_fault (G, "G", E.msg, E.len));   // the checks of muon_tensor_check
+  TRY (muon_tensor_fault (X, "X", E.msg, E.len));
   if (G->rows != X->rows || G->cols != X->cols || G->batch != X->batch)
   {
     snprintf (E.msg, E.len, "X must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
@@ -792,8 +758,9 @@ void release (void *state)
 }  // namespace
 
 extern "C" __attribute__ ((visibility ("default")))
-muon_status muon_cuda_get_api (int abi, muon_cuda_api *api)
+muon_status muon_cuda_get_api (int abi, void *table)
 {
+  muon_cuda_api *api = (muon_cuda_api *) table;
   if (api == NULL || abi != MUON_CUDA_ABI)
     return MUON_ERR_NOTBUILT;
   api->abi = MUON_CUDA_ABI;

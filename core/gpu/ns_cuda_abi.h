@@ -8,6 +8,7 @@
 #define MUON_NS_CUDA_ABI_H
 
 #include "muon_math.h"
+#include "plugin.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,10 +30,9 @@ typedef struct muon_cuda_api {
   void (*release) (void *state);
 } muon_cuda_api;
 
-typedef muon_status (*muon_cuda_get_api_fn) (int abi, muon_cuda_api *api);
-
-// Exported by libmuon_cuda.so.  [out] api.  MUON_ERR_NOTBUILT on an ABI mismatch.
-muon_status muon_cuda_get_api (int abi, muon_cuda_api *api);
+// Exported by libmuon_cuda.so, a muon_plugin_entry_fn (plugin.h): [out] api, a
+// muon_cuda_api.  MUON_ERR_NOTBUILT on an ABI mismatch.
+muon_status muon_cuda_get_api (int abi, void *api);
 
 #ifdef __cplusplus
 }

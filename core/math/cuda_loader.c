@@ -38,24 +38,11 @@ static void cuda_host_free (void *p)
 // Opens the library and asks for a device: h's status and message.
 static void cuda_host_open (cuda_host *h)
 {
-  char why[192] = "";
-  h->lib = muon_dlopen_beside ("MUON_CUDA_LIB", "libmuon_cuda.so", why, sizeof why);
-  if (!h->lib)
-  {
-    h->status = MUON_ERR_NOTBUILT;
-    snprintf (h->message, sizeof h->message,
-              "the CUDA back end is not built or cannot be loaded (%s)", why);
+  h->status = muon_plugin_open ("MUON_CUDA_LIB", "libmuon_cuda.so", "muon_cuda_get_api",
+                                MUON_CUDA_ABI, "the CUDA back end", &h->api, &h->lib,
+                                h->message, sizeof h->message);
+  if (h->status != MUON_OK)
     return;
-  }
-  muon_cuda_get_api_fn get;
-  *(void **) (&get) = dlsym (h->lib, "muon_cuda_get_api");
-  if (!get || get (MUON_CUDA_ABI, &h->api) != MUON_OK)
-  {
-    h->status = MUON_ERR_NOTBUILT;
-    snprintf (h->message, sizeof h->message,
-              "libmuon_cuda.so does not provide CUDA back end ABI %d", MUON_CUDA_ABI);
-    return;
-  }
   int count = 0;
   char name[200] = "";
   h->status = h->api.device_query (&count, name, sizeof name);

@@ -21,15 +21,7 @@
 #include "gemm.h"
 #include "math_internal.h"
 #include "muon_precision.h"
-
-// Whether a restart happens before iteration i (0-based; index 0 is never a restart).
-static int is_restart (int i, const muon_ns_opts *o)
-{
-  for (int r = 0; r < o->nrestarts; r++)
-    if (o->restarts[r] == i && i != 0)
-      return 1;
-  return 0;
-}
+#include "ns_shared.h"
 
 // What the products of one muon_ns call need: the context and the GEMM configuration.
 typedef struct {
@@ -140,10 +132,7 @@ void muon_ns_opts_default (muon_ns_opts *o)
 
 int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o)
 {
-  if (o == NULL || o->method != MUON_NS_GRAM)
-    return 0;
-  double lo = (double) (rows < cols ? rows : cols), hi = (double) (rows < cols ? cols : rows);
-  return hi / lo > o->gram_min_aspect;
+  return o != NULL && muon_ns_gram_path (rows, cols, o);   // ns_shared.h
 }
 
 static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)

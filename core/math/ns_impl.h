@@ -160,7 +160,7 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
   for (int i = 0; i < steps; i++)
   {
     T a = (T) coef[3 * i], b = (T) coef[3 * i + 1], c = (T) coef[3 * i + 2];
-    if (is_restart (i, o))
+    if (muon_ns_restart_before (i, o))
     {
       CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));                   // X = r(Q X)
       FN (round_copy) (p, Y, X, n * m);
@@ -180,7 +180,7 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
       CHECKSTATUS (PRODUCT (env, Z, Q, n, n, P));   // Q = r(r(a Q) + r(Z Q))
       FN (scale_add) (p, a, Q, P, Q, n * n);
     }
-    if (i < steps - 1 && !is_restart (i + 1, o))
+    if (i < steps - 1 && !muon_ns_restart_before (i + 1, o))
     {
       CHECKSTATUS (PRODUCT (env, Z, R, n, n, P));   // RZ = r(r(a R) + r(Z R))
       FN (scale_add) (p, a, R, P, RZ, n * n);
