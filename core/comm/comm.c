@@ -292,8 +292,7 @@ static muon_status reduction (muon_ctx *ctx, muon_comm *c, muon_coll coll,
          "%s: unknown reduction %d", what, (int) op);
   count_call (c, coll);
   if (count > 0)
-    CHECKSTATUS ((scatter ? c->ops->reduce_scatter : c->ops->allreduce) (c, ctx, send, recv,
-                                                                         count, dtype, op));
+    CHECKSTATUS (c->ops->reduce (c, ctx, coll, send, recv, count, dtype, op));
 fail:
   return status;
 }

@@ -1,11 +1,10 @@
 /* comm.h - the communicator vtable behind the opaque muon_comm of muon_comm.h, shared by its
- * implementations (comm_self.c, comm_sim.c; later comm_mpi.c, comm_nccl.c) and the
- * algorithms in core/.
+ * implementations (comm_self.c, comm_sim.c, comm_mpi.c, comm_nccl.c).
  *
- * The public wrappers (muon_comm_allreduce, ...; generic part of comm_self.c) validate the
- * arguments once for every implementation - NULL pointers, dtype, op, root, sizes, buffers
- * shared between ranks - count the call for every local rank, and then call the entry
- * below, which may assume valid arguments and count > 0.  An entry adds the bytes it moves
+ * The public wrappers (muon_comm_allreduce, ...; comm.c) validate the arguments once for
+ * every implementation - NULL pointers, dtype, op, root, sizes, buffers shared between ranks
+ * - count the call for every local rank, and then call the entry below, which may assume
+ * valid arguments and count > 0.  An entry adds the bytes it moves
  * to c->counters[l] (or the model of muon_comm_model_bytes when the library hides them).
  */
 #ifndef MUON_COMM_INTERNAL_H
@@ -19,12 +18,10 @@
 typedef struct {
   const char *name;              // "self", "sim", "mpi", "nccl"
   int counts_measured;           // 1: counters count what this implementation sends
-  muon_status (*allreduce) (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                            void *const *recv, size_t count, muon_dtype dtype,
-                            muon_reduce_op op);
-  muon_status (*reduce_scatter) (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                                 void *const *recv, size_t count, muon_dtype dtype,
-                                 muon_reduce_op op);
+  // coll MUON_COLL_ALLREDUCE or MUON_COLL_REDUCE_SCATTER: the two reductions differ only in
+  // where the result goes, and every implementation shares their code
+  muon_status (*reduce) (muon_comm *c, muon_ctx *ctx, muon_coll coll, const void *const *send,
+                         void *const *recv, size_t count, muon_dtype dtype, muon_reduce_op op);
   muon_status (*all_gather) (muon_comm *c, muon_ctx *ctx, const void *const *send,
                              void *const *recv, size_t count, muon_dtype dtype);
   muon_status (*broadcast) (muon_comm *c, muon_ctx *ctx, void *const *buf, size_t count,

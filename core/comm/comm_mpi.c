@@ -39,9 +39,9 @@
 #include <mpi.h>
 
 typedef struct {
-  MPI_Comm comm;   // the duplicate of MPI_COMM_WORLD
-  int library;     // 1: MPI's own reductions
-  muon_stage stage, copy;
+  muon_staged staged;   // first: comm_stage.c's reductions and all-gather (library: 1 for
+                        // MPI's own sums)
+  MPI_Comm comm;        // the duplicate of MPI_COMM_WORLD
 } mpi_state;
 
 // Largest count handed to MPI at once in the library modes (MPI counts are int).
@@ -64,95 +64,38 @@ static MPI_Datatype mpi_type (muon_dtype t) { return t == MUON_F32 ? MPI_FLOAT :
 
 //---- collectives --------------------------------------------------------------------------
 
-// One MPI collective on behalf of a muonlab one: the communicator and the name for messages.
-typedef struct {
-  MPI_Comm comm;
-  const char *what;
-} mpi_call;
-
-// The library's transfer of one piece (comm_stage.h's muon_stage_xfer).
-static muon_status mpi_piece (void *lib, muon_ctx *ctx, muon_stage_kind kind, const void *send,
-                              void *recv, size_t m, muon_dtype dtype)
+// MPI's transfers (comm_stage.h's muon_stage_xfer).  MPI counts are ints: a piece of the
+// fixed order fits one; the library mode's whole sums go LIB_PIECE at a time (allreduce, in
+// place) or in packed pieces (a reduce_scatter longer than LIB_PIECE).
+static muon_status mpi_xfer (muon_comm *c, muon_ctx *ctx, muon_coll coll, muon_stage_kind kind,
+                             const void *send, void *recv, size_t m, muon_dtype dtype)
 {
   muon_status status = MUON_OK;
-  mpi_call *k = lib;
-  const char *what = k->what;
-  MPI_Datatype t = mpi_type (dtype);
-  if (kind == MUON_STAGE_GATHER)
-    MPI_TRY (MPI_Allgather (send, (int) m, t, recv, (int) m, t, k->comm));
-  else if (kind == MUON_STAGE_EXCHANGE)
-    MPI_TRY (MPI_Alltoall (send, (int) m, t, recv, (int) m, t, k->comm));
-  else
-    MPI_TRY (MPI_Reduce_scatter_block (send, recv, (int) m, t, MPI_SUM, k->comm));
-fail:
-  return status;
-}
-
-static muon_status mpi_allreduce (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                                  void *const *recv, size_t count, muon_dtype dtype,
-                                  muon_reduce_op op)
-{
-  muon_status status = MUON_OK;
-  const char *what = "allreduce";
   mpi_state *s = c->impl;
-  mpi_call k = { s->comm, what };
+  const char *what = muon_coll_name (coll);
+  MPI_Datatype t = mpi_type (dtype);
   size_t e = muon_dtype_size (dtype);
-  char *out = recv[0];
-  if (s->library)
+  if (kind == MUON_STAGE_GATHER)
+    MPI_TRY (MPI_Allgather (send, (int) m, t, recv, (int) m, t, s->comm));
+  else if (kind == MUON_STAGE_EXCHANGE)
+    MPI_TRY (MPI_Alltoall (send, (int) m, t, recv, (int) m, t, s->comm));
+  else if (kind == MUON_STAGE_SUM && m > LIB_PIECE)
+    CHECKSTATUS (muon_staged_reduce_scatter (c, ctx, send, recv, m, dtype, MUON_REDUCE_SUM, 1));
+  else if (kind == MUON_STAGE_SUM)
   {
-    if (send[0] != out)
-      memmove (out, send[0], count * e);
-    for (size_t a = 0; a < count; a += LIB_PIECE)
-    {
-      size_t m = count - a < LIB_PIECE ? count - a : LIB_PIECE;
-      MPI_TRY (MPI_Allreduce (MPI_IN_PLACE, out + a * e, (int) m, mpi_type (dtype), MPI_SUM,
-                              s->comm));
-    }
-    if (op == MUON_REDUCE_AVG)
-      muon_stage_divide (out, count, c->size, dtype);
+    CHECKSTATUS (muon_stage_detach (ctx, &s->staged.copy, &send, (size_t) c->size * m * e,
+                                    &recv, 1, m * e));
+    MPI_TRY (MPI_Reduce_scatter_block (send, recv, (int) m, t, MPI_SUM, s->comm));
   }
   else
-    CHECKSTATUS (muon_stage_allreduce (ctx, &s->stage, &s->copy, c->size, send[0], out, count,
-                                       dtype, op, mpi_piece, &k));
-  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALLREDUCE, 0, count, dtype));
-fail:
-  return status;
-}
-
-static muon_status mpi_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                                       void *const *recv, size_t count, muon_dtype dtype,
-                                       muon_reduce_op op)
-{
-  muon_status status = MUON_OK;
-  const char *what = "reduce_scatter";
-  mpi_state *s = c->impl;
-  mpi_call k = { s->comm, what };
-  size_t e = muon_dtype_size (dtype);
-  const void *in = send[0];
-  CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, (size_t) c->size * count * e, recv, 1,
-                                  count * e));
-  if (s->library && count <= LIB_PIECE)
-    MPI_TRY (MPI_Reduce_scatter_block (in, recv[0], (int) count, mpi_type (dtype), MPI_SUM,
-                                       s->comm));
-  else                            // library: MPI's sums of packed pieces; fixed: all-to-all
-    CHECKSTATUS (muon_stage_reduce_scatter (ctx, &s->stage, &s->copy, c->size, in, recv[0],
-                                            count, dtype, op, mpi_piece, s->library, &k));
-  if (s->library && op == MUON_REDUCE_AVG)
-    muon_stage_divide (recv[0], count, c->size, dtype);
-  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_REDUCE_SCATTER, 0, count, dtype));
-fail:
-  return status;
-}
-
-static muon_status mpi_all_gather (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                                   void *const *recv, size_t count, muon_dtype dtype)
-{
-  muon_status status = MUON_OK;
-  mpi_state *s = c->impl;
-  mpi_call k = { s->comm, "all_gather" };
-  CHECKSTATUS (muon_stage_all_gather (ctx, &s->stage, &s->copy, c->size, send[0], recv, count,
-                                      dtype, mpi_piece, &k));
-  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALL_GATHER, 0, count, dtype));
+  {
+    if (send != recv)
+      memmove (recv, send, m * e);
+    for (size_t a = 0; a < m; a += LIB_PIECE)
+      MPI_TRY (MPI_Allreduce (MPI_IN_PLACE, (char *) recv + a * e,
+                              (int) (m - a < LIB_PIECE ? m - a : LIB_PIECE), t, MPI_SUM,
+                              s->comm));
+  }
 fail:
   return status;
 }
@@ -195,14 +138,14 @@ static void mpi_destroy (muon_comm *c)
   MPI_Finalized (&fin);
   if (!fin && s->comm != MPI_COMM_NULL)   // after MPI_Finalize nothing may touch MPI
     MPI_Comm_free (&s->comm);
-  free (s->stage.p);
-  free (s->copy.p);
+  free (s->staged.stage.p);
+  free (s->staged.copy.p);
   free (s);
   c->impl = NULL;
 }
 
 static const muon_comm_ops mpi_ops = {
-  "mpi", 0, mpi_allreduce, mpi_reduce_scatter, mpi_all_gather, mpi_broadcast, mpi_barrier,
+  "mpi", 0, muon_staged_reduce, muon_staged_all_gather, mpi_broadcast, mpi_barrier,
   mpi_destroy
 };
 
@@ -222,7 +165,7 @@ muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon
          : "not initialized (call MPI_Init or MPI_Init_thread first)");
   CHECKMEM (s = calloc (1, sizeof *s));
   s->comm = MPI_COMM_NULL;
-  s->library = use_library_reduction != 0;
+  s->staged = (muon_staged) { use_library_reduction != 0, { NULL, 0 }, { NULL, 0 }, mpi_xfer };
   MPI_TRY (MPI_Comm_dup (MPI_COMM_WORLD, &s->comm));
   MPI_TRY (MPI_Comm_set_errhandler (s->comm, MPI_ERRORS_RETURN));
   MPI_TRY (MPI_Comm_rank (s->comm, &rank));

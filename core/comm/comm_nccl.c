@@ -30,11 +30,11 @@
 #include "comm_stage.h"
 
 typedef struct {
+  muon_staged staged;   // first: comm_stage.c's reductions and all-gather (library: 1 for
+                        // NCCL's own sums)
   void *lib;            // dlopen handle of libmuon_nccl.so
   muon_nccl_api api;
   void *dev;            // the device side's state (NCCL communicator, stream, buffers)
-  int library;          // 1: NCCL's own reductions
-  muon_stage stage, copy;
   char msg[256];
 } nccl_state;
 
@@ -95,8 +95,8 @@ static muon_status agree (muon_ctx *ctx, muon_comm *boot, int bad, int *failed)
   *failed = bad;
   if (boot && boot->size > 1)
   {
-    CHECKSTATUS (boot->ops->allreduce (boot, ctx, (const void *const *) &p, (void *const *) &p, 1,
-                                  MUON_F64, MUON_REDUCE_SUM));
+    CHECKSTATUS (boot->ops->reduce (boot, ctx, MUON_COLL_ALLREDUCE, (const void *const *) &p,
+                                    (void *const *) &p, 1, MUON_F64, MUON_REDUCE_SUM));
     *failed = (int) v;
   }
 fail:
@@ -105,64 +105,17 @@ fail:
 
 //---- collectives --------------------------------------------------------------------------
 
-// The device side's transfer of one piece (comm_stage.h's muon_stage_xfer; the library's
-// sums go through nccl_allreduce / nccl_reduce_scatter whole).
-static muon_status nccl_piece (void *lib, muon_ctx *ctx, muon_stage_kind kind, const void *send,
-                               void *recv, size_t m, muon_dtype dtype)
-{
-  muon_status status = MUON_OK;
-  nccl_state *s = lib;
-  DEV_TRY ((kind == MUON_STAGE_GATHER ? s->api.all_gather : s->api.all_to_all) (
-    s->dev, send, recv, m, dtype, s->msg, sizeof s->msg));
-fail:
-  return status;
-}
-
-static muon_status nccl_allreduce (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                                   void *const *recv, size_t count, muon_dtype dtype,
-                                   muon_reduce_op op)
+// The device side's transfers (comm_stage.h's muon_stage_xfer), one NCCL call each.
+static muon_status nccl_xfer (muon_comm *c, muon_ctx *ctx, muon_coll coll, muon_stage_kind kind,
+                              const void *send, void *recv, size_t m, muon_dtype dtype)
 {
   muon_status status = MUON_OK;
   nccl_state *s = c->impl;
-  if (s->library)
-    DEV_TRY (s->api.allreduce (s->dev, send[0], recv[0], count, dtype, s->msg, sizeof s->msg));
-  else
-    CHECKSTATUS (muon_stage_allreduce (ctx, &s->stage, &s->copy, c->size, send[0], recv[0],
-                                       count, dtype, op, nccl_piece, s));
-  if (s->library && op == MUON_REDUCE_AVG)
-    muon_stage_divide (recv[0], count, c->size, dtype);
-  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALLREDUCE, 0, count, dtype));
-fail:
-  return status;
-}
-
-static muon_status nccl_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                                        void *const *recv, size_t count, muon_dtype dtype,
-                                        muon_reduce_op op)
-{
-  muon_status status = MUON_OK;
-  nccl_state *s = c->impl;
-  if (s->library)
-    DEV_TRY (s->api.reduce_scatter (s->dev, send[0], recv[0], count, dtype, s->msg,
-                                    sizeof s->msg));
-  else
-    CHECKSTATUS (muon_stage_reduce_scatter (ctx, &s->stage, &s->copy, c->size, send[0],
-                                            recv[0], count, dtype, op, nccl_piece, 0, s));
-  if (s->library && op == MUON_REDUCE_AVG)
-    muon_stage_divide (recv[0], count, c->size, dtype);
-  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_REDUCE_SCATTER, 0, count, dtype));
-fail:
-  return status;
-}
-
-static muon_status nccl_all_gather (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                                    void *const *recv, size_t count, muon_dtype dtype)
-{
-  muon_status status = MUON_OK;
-  nccl_state *s = c->impl;
-  CHECKSTATUS (muon_stage_all_gather (ctx, &s->stage, &s->copy, c->size, send[0], recv, count,
-                                      dtype, nccl_piece, s));
-  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALL_GATHER, 0, count, dtype));
+  muon_status (*call) (void *, const void *, void *, size_t, muon_dtype, char *, size_t) =
+    kind == MUON_STAGE_GATHER ? s->api.all_gather
+    : kind == MUON_STAGE_EXCHANGE ? s->api.all_to_all
+    : kind == MUON_STAGE_SUM ? s->api.reduce_scatter : s->api.allreduce;
+  DEV_TRY (call (s->dev, send, recv, m, dtype, s->msg, sizeof s->msg));
 fail:
   return status;
 }
@@ -199,8 +152,8 @@ static void state_free (nccl_state *s)
   // may still refer to it); one that only failed to find a device is closed
   if (s->lib && s->dev == NULL)
     dlclose (s->lib);
-  free (s->stage.p);
-  free (s->copy.p);
+  free (s->staged.stage.p);
+  free (s->staged.copy.p);
   free (s);
 }
 
@@ -211,8 +164,8 @@ static void nccl_destroy (muon_comm *c)
 }
 
 static const muon_comm_ops nccl_ops = {
-  "nccl", 0, nccl_allreduce, nccl_reduce_scatter, nccl_all_gather, nccl_broadcast,
-  nccl_barrier, nccl_destroy
+  "nccl", 0, muon_staged_reduce, muon_staged_all_gather, nccl_broadcast, nccl_barrier,
+  nccl_destroy
 };
 
 muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,
@@ -230,7 +183,7 @@ muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,
   int W = bootstrap ? bootstrap->size : 1, rank = bootstrap ? bootstrap->rank0 : 0;
   int device = 0, failed = 0;
   CHECKMEM (s = calloc (1, sizeof *s));
-  s->library = use_library_reduction != 0;
+  s->staged = (muon_staged) { use_library_reduction != 0, { NULL, 0 }, { NULL, 0 }, nccl_xfer };
 
   // 1. library and device on every rank, then agree
   muon_status local = local_setup (s, rank, &device);

@@ -8,19 +8,11 @@
 
 //---- self: one rank -----------------------------------------------------------------------
 
-static muon_status self_allreduce (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                                   void *const *recv, size_t count, muon_dtype dtype,
-                                   muon_reduce_op op)
+static muon_status self_reduce (muon_comm *c, muon_ctx *ctx, muon_coll coll,
+                                const void *const *send, void *const *recv, size_t count,
+                                muon_dtype dtype, muon_reduce_op op)
 {
   // the sum over one rank is the value; the average divides by W = 1, which is exact
-  memmove (recv[0], send[0], count * muon_dtype_size (dtype));
-  return MUON_OK;
-}
-
-static muon_status self_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                                        void *const *recv, size_t count, muon_dtype dtype,
-                                        muon_reduce_op op)
-{
   memmove (recv[0], send[0], count * muon_dtype_size (dtype));
   return MUON_OK;
 }
@@ -39,7 +31,7 @@ static muon_status self_broadcast (muon_comm *c, muon_ctx *ctx, void *const *buf
 }
 
 static const muon_comm_ops self_ops = {
-  "self", 1, self_allreduce, self_reduce_scatter, self_all_gather, self_broadcast, NULL, NULL
+  "self", 1, self_reduce, self_all_gather, self_broadcast, NULL, NULL
 };
 
 muon_status muon_comm_self_create (muon_ctx *ctx, muon_comm **comm)

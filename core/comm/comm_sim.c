@@ -30,66 +30,43 @@ static size_t block_start (muon_coll k, size_t count, int W, int r)
   return k == MUON_COLL_ALLREDUCE ? muon_comm_chunk_start (count, W, r) : (size_t) r * count;
 }
 
-// The reduce-scatter half of both reductions: block r of every rank's send buffer goes to
-// its owner r, which sums it in comm.h's rank order into the stage (*st, at the block's
-// place); counts what each other rank sends r.
-static muon_status reduce_to_owners (muon_comm *c, muon_ctx *ctx, muon_coll k,
-                                     const void *const *send, size_t count, muon_dtype dtype,
-                                     muon_reduce_op op, char **st)
-{
-  muon_status status = MUON_OK;
-  int W = c->size;
-  size_t e = muon_dtype_size (dtype);
-  CHECKSTATUS (muon_stage_get (ctx, c->impl, block_start (k, count, W, W) * e, (void **) st));
-  for (int r = 0; r < W; r++)
-  {
-    size_t lo = block_start (k, count, W, r), n = block_start (k, count, W, r + 1) - lo;
-    for (int q = 0; q < W; q++)
-      if (q != r)
-        count_bytes (c, k, q, r, n * e);
-    muon_comm_reduce (send, NULL, 0, lo, n, W, dtype, op, *st + lo * e);
-  }
-fail:
-  return status;
-}
-
 //---- collectives --------------------------------------------------------------------------
 
-static muon_status sim_allreduce (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                                  void *const *recv, size_t count, muon_dtype dtype,
-                                  muon_reduce_op op)
+// allreduce and reduce_scatter: block r of every rank's send buffer goes to its owner r,
+// which sums it in comm.h's rank order into the stage (every input is read before any
+// output is written); then owner r keeps its block (reduce_scatter), or sends its chunk to
+// every other rank (allreduce's all-gather).
+static muon_status sim_reduce (muon_comm *c, muon_ctx *ctx, muon_coll coll,
+                               const void *const *send, void *const *recv, size_t count,
+                               muon_dtype dtype, muon_reduce_op op)
 {
   muon_status status = MUON_OK;
   int W = c->size;
   size_t e = muon_dtype_size (dtype);
   char *st = NULL;
-  // reduce-scatter: chunk r's elements go from every other rank to owner r, summed there
-  CHECKSTATUS (reduce_to_owners (c, ctx, MUON_COLL_ALLREDUCE, send, count, dtype, op, &st));
-  // all-gather: owner r sends its reduced chunk to every other rank
+  CHECKSTATUS (muon_stage_get (ctx, c->impl, block_start (coll, count, W, W) * e,
+                               (void **) &st));
   for (int r = 0; r < W; r++)
   {
-    size_t lo = muon_comm_chunk_start (count, W, r), hi = muon_comm_chunk_start (count, W, r + 1);
+    size_t lo = block_start (coll, count, W, r), n = block_start (coll, count, W, r + 1) - lo;
     for (int q = 0; q < W; q++)
-    {
       if (q != r)
-        count_bytes (c, MUON_COLL_ALLREDUCE, r, q, (hi - lo) * e);
-      memcpy ((char *) recv[q] + lo * e, st + lo * e, (hi - lo) * e);
-    }
+        count_bytes (c, coll, q, r, n * e);
+    muon_comm_reduce (send, NULL, 0, lo, n, W, dtype, op, st + lo * e);
   }
-fail:
-  return status;
-}
-
-static muon_status sim_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *const *send,
-                                       void *const *recv, size_t count, muon_dtype dtype,
-                                       muon_reduce_op op)
-{
-  muon_status status = MUON_OK;
-  size_t b = count * muon_dtype_size (dtype);
-  char *st = NULL;
-  CHECKSTATUS (reduce_to_owners (c, ctx, MUON_COLL_REDUCE_SCATTER, send, count, dtype, op, &st));
-  for (int r = 0; r < c->size; r++)
-    memcpy (recv[r], st + (size_t) r * b, b);
+  for (int r = 0; r < W; r++)
+  {
+    size_t lo = block_start (coll, count, W, r), n = block_start (coll, count, W, r + 1) - lo;
+    if (coll == MUON_COLL_REDUCE_SCATTER)
+      memcpy (recv[r], st + lo * e, n * e);
+    else
+      for (int q = 0; q < W; q++)
+      {
+        if (q != r)
+          count_bytes (c, coll, r, q, n * e);
+        memcpy ((char *) recv[q] + lo * e, st + lo * e, n * e);
+      }
+  }
 fail:
   return status;
 }
@@ -147,8 +124,7 @@ static void sim_destroy (muon_comm *c)
 }
 
 static const muon_comm_ops sim_ops = {
-  "sim", 1, sim_allreduce, sim_reduce_scatter, sim_all_gather, sim_broadcast, NULL,
-  sim_destroy
+  "sim", 1, sim_reduce, sim_all_gather, sim_broadcast, NULL, sim_destroy
 };
 
 muon_status muon_comm_sim_create (muon_ctx *ctx, int world, muon_comm **comm)

@@ -102,37 +102,48 @@ fail:
   return status;
 }
 
-//---- the fixed-order collectives, piece by piece (comm_stage.c) -----------------------------
-// Each moves pieces of at most muon_stage_piece (W) elements per rank through the library's
-// transfer of one piece, into the stage buffer, then reduces them in rank order (or copies
-// them out).  An input that overlaps the outputs is copied to *copy first.
+//---- communicators over a library (comm_stage.c) -------------------------------------------
+// comm_mpi.c and comm_nccl.c keep a muon_staged first in their state and list the entries
+// below in their ops tables: the reductions and the all-gather are then written once, over
+// the library's transfer of one piece and its whole sum.  The fixed order moves pieces of at
+// most muon_stage_piece (W) elements per rank into the stage and reduces them in rank order
+// (muon_comm_reduce, so bit for bit comm_sim.c's); an input that overlaps the outputs is
+// copied to the copy buffer first.
 
-// One transfer of a piece of m elements per rank, done by the library on behalf of `lib`:
+// One transfer by the library, of m elements per rank, for collective coll (its name for
+// messages):
 //   GATHER    all-gather: send m, recv W m (block q from rank q)
 //   EXCHANGE  all-to-all: send W m (block q to rank q), recv W m (block q from rank q)
 //   SUM       reduce-scatter with the library's sum: send W m, recv m (every rank's block
-//             `rank`, summed; only where the caller asks for the library's reductions)
-// Records its own error.
-typedef enum { MUON_STAGE_GATHER, MUON_STAGE_EXCHANGE, MUON_STAGE_SUM } muon_stage_kind;
-typedef muon_status (*muon_stage_xfer) (void *lib, muon_ctx *ctx, muon_stage_kind kind,
-                                        const void *send, void *recv, size_t m,
-                                        muon_dtype dtype);
+//             `rank`, summed)
+//   ALLSUM    allreduce with the library's sum: send m, recv m (may be the same buffer)
+// The fixed order asks for GATHER and EXCHANGE of pieces; the library mode for SUM and
+// ALLSUM of the whole count (and SUM of pieces, when the library splits a whole one it
+// cannot take at once).  Records its own error.
+typedef enum {
+  MUON_STAGE_GATHER, MUON_STAGE_EXCHANGE, MUON_STAGE_SUM, MUON_STAGE_ALLSUM
+} muon_stage_kind;
+typedef muon_status (*muon_stage_xfer) (muon_comm *c, muon_ctx *ctx, muon_coll coll,
+                                        muon_stage_kind kind, const void *send, void *recv,
+                                        size_t m, muon_dtype dtype);
 
-// out = the allreduce of every rank's in (count elements): GATHER, reduce.
-muon_status muon_stage_allreduce (muon_ctx *ctx, muon_stage *stage, muon_stage *copy, int W,
-                                  const void *in, void *out, size_t count, muon_dtype dtype,
-                                  muon_reduce_op op, muon_stage_xfer xfer, void *lib);
-// out (count) = the reduce-scatter of every rank's in (W count): the pieces of every block
-// packed, EXCHANGEd and reduced; or, with `summed`, packed and SUMmed by the library straight
-// into out (the caller divides for the average).
-muon_status muon_stage_reduce_scatter (muon_ctx *ctx, muon_stage *stage, muon_stage *copy,
-                                       int W, const void *in, void *out, size_t count,
-                                       muon_dtype dtype, muon_reduce_op op,
-                                       muon_stage_xfer xfer, int summed, void *lib);
-// recv[q] (count each) = rank q's in: GATHER, then copied out in source order (aliased slots
-// keep the last one written, as comm_sim.c).
-muon_status muon_stage_all_gather (muon_ctx *ctx, muon_stage *stage, muon_stage *copy, int W,
-                                   const void *in, void *const *recv, size_t count,
-                                   muon_dtype dtype, muon_stage_xfer xfer, void *lib);
+typedef struct {
+  int library;               // 1: the library's own sums (use_library_reduction)
+  muon_stage stage, copy;    // staging buffers, grown on demand
+  muon_stage_xfer xfer;      // the library's transfers
+} muon_staged;
+
+// The ops entries (comm.h) of a communicator whose impl starts with a muon_staged.
+muon_status muon_staged_reduce (muon_comm *c, muon_ctx *ctx, muon_coll coll,
+                                const void *const *send, void *const *recv, size_t count,
+                                muon_dtype dtype, muon_reduce_op op);
+muon_status muon_staged_all_gather (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                    void *const *recv, size_t count, muon_dtype dtype);
+// The reduce-scatter of in (W count per rank) into out (count) piece by piece: the pieces of
+// every block packed, then EXCHANGEd and reduced in rank order, or (summed) SUMmed by the
+// library straight into out (the caller divides for the average).
+muon_status muon_staged_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *in, void *out,
+                                        size_t count, muon_dtype dtype, muon_reduce_op op,
+                                        int summed);
 
 #endif

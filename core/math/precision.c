@@ -47,16 +47,21 @@ fail:
   return status;
 }
 
-// The arguments of the bit-pattern conversions: n values from src to dst in bf16 or fp16.
-static muon_status check_bits (muon_ctx *ctx, muon_precision p, const void *src,
-                               const void *dst, size_t n)
+// n values between fp32 (f) and their bf16 / fp16 bit patterns (h), into h when to_bits,
+// else into f (the other array is only read).
+static muon_status convert_bits (muon_ctx *ctx, muon_precision p, int to_bits, float *f,
+                                 uint16_t *h, size_t n)
 {
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
-  CHECK (MUON_ERR_NULLPTR, n == 0 || (src != NULL && dst != NULL),
-         "src and dst must not be NULL");
+  CHECK (MUON_ERR_NULLPTR, n == 0 || (f != NULL && h != NULL), "src and dst must not be NULL");
   CHECK (MUON_ERR_BADARG, p == MUON_PREC_BF16 || p == MUON_PREC_FP16,
          "precision must be bf16 or fp16");
+  for (size_t i = 0; i < n; i++)
+    if (to_bits)
+      h[i] = p == MUON_PREC_BF16 ? muon_f32_to_bf16_bits (f[i]) : muon_f32_to_fp16_bits (f[i]);
+    else
+      f[i] = p == MUON_PREC_BF16 ? muon_bf16_bits_to_f32 (h[i]) : muon_fp16_bits_to_f32 (h[i]);
 fail:
   return status;
 }
@@ -64,19 +69,11 @@ fail:
 muon_status muon_float_to_half_bits (muon_ctx *ctx, muon_precision p, const float *src,
                                      uint16_t *dst, size_t n)
 {
-  muon_status status = check_bits (ctx, p, src, dst, n);
-  for (size_t i = 0; status == MUON_OK && i < n; i++)
-    dst[i] = p == MUON_PREC_BF16 ? muon_f32_to_bf16_bits (src[i])
-                                 : muon_f32_to_fp16_bits (src[i]);
-  return status;
+  return convert_bits (ctx, p, 1, (float *) src, dst, n);
 }
 
 muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint16_t *src,
                                      float *dst, size_t n)
 {
-  muon_status status = check_bits (ctx, p, src, dst, n);
-  for (size_t i = 0; status == MUON_OK && i < n; i++)
-    dst[i] = p == MUON_PREC_BF16 ? muon_bf16_bits_to_f32 (src[i])
-                                 : muon_fp16_bits_to_f32 (src[i]);
-  return status;
+  return convert_bits (ctx, p, 0, dst, (uint16_t *) src, n);
 }
