@@ -1,4 +1,4 @@
-/* test_gemm.c - the GEMM provider layer (core/gemm.c, core/gemm_onednn.c): provider and
+/* test_gemm.c - the GEMM provider layer (core/gemm/gemm.c, gemm_onednn.c): provider and
  * thread resolution, products with every transpose and padded leading dimensions against a
  * plain fp64 triple loop, bf16 operands against the fp32 product of the same values, the
  * symmetric product (SYRK and oneDNN's block rows), the primitive cache under a shape sweep
