@@ -1,8 +1,9 @@
 /* muon_internal.h - what core files share and the public API does not show: the context
  * layout, the state subsystems attach to it, the error macros (CHECK / CHECKSTATUS /
  * CHECKMEM jump to the function's one cleanup label `fail` after recording file, line,
- * function and message in the context, as libltfat's macros.h), the clock, aligned memory,
- * the plug-in loader and the thread policy.  The bottom layer: it includes muon_base.h only.
+ * function and message in the context, as libltfat's macros.h), the clock, aligned memory
+ * and the thread policy (the plug-in loader is plugin.h's, the tensor checks
+ * tensor_check.h's).  The bottom layer: it includes muon_base.h only.
  */
 #ifndef MUON_INTERNAL_H
 #define MUON_INTERNAL_H

@@ -1,9 +1,10 @@
 /* comm_stage.h - helpers of the communicators that stage buffers on the host: a
  * grow-on-demand staging buffer (comm_sim.c too), and for those that hand the transfer to a
- * library and reduce on the host (comm_mpi.c, comm_nccl.c) the byte model as counters
- * (counts_measured = 0), buffer overlap tests, and the fixed-order collectives piece by piece
- * (comm_stage.c) over the library's all-gather / all-to-all of one piece, reduced by
- * muon_comm_reduce (comm.h), the arithmetic of comm_sim.c, so the results agree bit for bit.
+ * library (comm_mpi.c, comm_nccl.c) the byte model as counters (counts_measured = 0), buffer
+ * overlap tests, and their collectives written once (comm_stage.c, muon_staged): the
+ * library's sums, or the fixed order piece by piece over the library's all-gather /
+ * all-to-all, reduced by muon_comm_reduce (comm.h) as comm_sim.c does, so the results agree
+ * bit for bit.
  */
 #ifndef MUON_COMM_STAGE_H
 #define MUON_COMM_STAGE_H
