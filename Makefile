@@ -138,7 +138,7 @@ CUDA_STAMP := $(call stamp,cuda,$(HAVE_CUDA))
 
 SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
 DEB_PKGS := octave liboctave-dev openmpi-bin libopenmpi-dev libopenblas-dev gnuplot-nox \
-            fonts-freefont-otf ghostscript libdnnl-dev gcc make
+            fonts-freefont-otf ghostscript libdnnl-dev gcc make valgrind
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
@@ -279,6 +279,12 @@ $(B)/tests/mpi/test_comm_mpi: tests/mpi/test_comm_mpi.c tests/c/harness.h $(LIB_
 	$(MPICC) -std=c99 -O1 -g $(WARN) $(TEST_INC) $< $(LIB_MPI) $(LIB) \
 	  $(LDLIBS) -o $@
 
+# make bench's MPI collective timer (tests/bench/bench_comm_mpi.c, run by bench_cost.m)
+BENCH_COMM := $(if $(HAVE_MPI),$(B)/tests/mpi/bench_comm_mpi,)
+$(B)/tests/mpi/bench_comm_mpi: tests/bench/bench_comm_mpi.c $(LIB_MPI) $(LIB)
+	@mkdir -p $(@D)
+	$(MPICC) -std=c99 -O2 $(WARN) $(TEST_INC) $< $(LIB_MPI) $(LIB) $(LDLIBS) -o $@
+
 check-mpi: all $(MPI_CTEST)
 	@mkdir -p $(RESULTS); $(if $(HAVE_MPI),OCTAVE=$(OCTAVE) tests/mpi/run.sh $(RESULTS)/mpi \
 	  $(MPI_CTEST),echo "mpi: built without MPI (no mpicc, or MPI=0): the mpi layer is skipped")
@@ -309,7 +315,8 @@ LAYER_SUFFIX :=
 AVX2_ENV     := DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
 NODNNL_B     := $(B)/nodnnl
 CHECK_LAYERS := layers c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-nodnnl) \
-                $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist
+                $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist \
+                $(if $(shell command -v valgrind),valgrind) fuzz
 # $(call run_octave,LAYER[,ENV]): tests/octave/run_all.m on $(MEXDIR), result in $(RESULTS)/LAYER
 run_octave = mkdir -p $(RESULTS) && cd tests/octave && $(2) MUON_LAYER=$(1) \
   MUON_RESULTS=$(abspath $(RESULTS))/$(1) MUON_MEXDIR=$(abspath $(MEXDIR)) \
@@ -324,6 +331,7 @@ check: deps all $(CTESTS)
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-nodnnl || true
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-mpi || true
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-dist || true
+	@for l in $(CHECK_HARD); do $(MAKE) --no-print-directory QUIET_PROBE=1 $$l || true; done
 	@tests/summarize.sh $(RESULTS) $(CHECK_LAYERS)
 
 check-layers: $(CORE_OBJ) $(MPI_OBJDIR)/comm_mpi.o
@@ -358,12 +366,12 @@ check-dist: dist
 
 #---- demos, benchmarks, package -------------------------------------------------------------
 
-DEMO ?= zero2_muon_correctness    # make demo DEMO=train_mlp (or ns_precision_sweep) runs another
+DEMO ?= zero2_muon_correctness    # make demo DEMO=train_mlp (ns_precision_sweep, ns_design_lab, ns_turbo_muon) runs another
 demo: deps all
 	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO)"
 
-bench: all
-	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi"
+bench: all $(BENCH_COMM)
+	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi; bench_cost; bench_plan"
 
 dist:
 	tests/make_dist.sh $(VERSION)
@@ -388,3 +396,24 @@ check-gpu: all
 
 bench-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "bench_gpu;"
+
+#---- memory and fuzz layers (tests/valgrind, tests/fuzz; never need a GPU) ------------------
+# `make check-valgrind` runs tests/valgrind/gateways.m (every MEX gateway: its success paths,
+# every output count, every error path) in one octave-cli session under valgrind memcheck,
+# with full leak checking and the named suppressions of tests/valgrind/muonlab.supp.  Layer
+# "valgrind": one test per gateway (its checks pass, and no invalid access, uninitialised use
+# or definite leak has a frame in its code) plus one for the session.  About 20-60 s here;
+# MUON_VALGRIND_TIMEOUT (s, default 300) bounds it.  valgrind.log stays in build/valgrind.
+# `make check-fuzz` calls the public functions with FUZZ_CALLS (3000) malformed argument
+# lists from FUZZ_SEED (13) in a child octave-cli (tests/fuzz/fuzz_public.m; a crash or hang
+# fails it); every rejection must be a muonlab:* error or Octave's usage error.  Layer
+# "fuzz": one test per function plus one for the session; FUZZ_SECONDS (50) bounds the
+# calls, MUON_FUZZ_TIMEOUT (120) the child.  The failing calls stay in build/fuzz.
+CHECK_HARD := check-valgrind check-fuzz
+.PHONY: $(CHECK_HARD)
+
+check-valgrind: all
+	@mkdir -p $(RESULTS); OCTAVE=$(OCTAVE) tests/valgrind/run.sh $(RESULTS)/valgrind $(B)/valgrind
+
+check-fuzz: all
+	@mkdir -p $(RESULTS); OCTAVE=$(OCTAVE) tests/fuzz/run.sh $(RESULTS)/fuzz $(B)/fuzz

@@ -31,7 +31,10 @@
 ## five cubic steps (c = 0)
 ## @end table
 ##
-## @seealso{muon_ns}
+## The three Polar Express tables are the construction of @code{ns_design_coeffs} with the
+## settings its help states (regenerated there to 1e-12).
+##
+## @seealso{muon_ns, ns_design_coeffs}
 ## @end deftypefn
 
 function C = muon_coeffs (name)

@@ -45,6 +45,16 @@
 ## made, as counted by this function (zero for @qcode{"self"} and @qcode{"sim"}, which are
 ## made for each call); option @qcode{"Reset"}, true clears them.
 ##
+## Options (names are case-insensitive; each used by the collectives named):
+## @table @asis
+## @item "Op"
+## @qcode{"sum"} (default) or @qcode{"avg"}: allreduce, reduce_scatter.
+## @item "Root"
+## the rank whose @var{X} is sent (default 0): broadcast.
+## @item "Reset"
+## false (default); true clears the counters after reading them: counters.
+## @end table
+##
 ## Under MPI each rank must make the same calls in the same order, or the job waits forever
 ## (use @code{muon_mpirun}, which ends every rank when one fails).
 ##
@@ -63,8 +73,7 @@ function [Y, info] = muon_collective (comm, coll, varargin)
   if (! (isstruct (comm) && isscalar (comm)) && ! (ischar (comm) && isrow (comm)))
     error ("muonlab:badArg", "muon_collective: COMM must be a communicator from muon_comm.");
   endif
-  coll = choose_option (fname, "COLL", coll, {"allreduce", "reduce_scatter", "all_gather", ...
-                                              "broadcast", "barrier", "counters"});
+  coll = choose_option (fname, "COLL", coll, [core_lists().lists.coll, {"counters"}]);
   takes_x = ! any (strcmp (coll, {"barrier", "counters"}));
   if (takes_x)
     if (isempty (varargin))
@@ -82,23 +91,21 @@ function [Y, info] = muon_collective (comm, coll, varargin)
              "muon_collective: X must be a real double or single array, or a cell of them.");
     endif
   endif
-  [o, rest] = parse_pairs (fname, struct ("Op", "sum", "Root", 0, "Reset", false), varargin);
-  reject_rest (fname, rest);
-  op = choose_option (fname, "OP", o.Op, {"sum", "avg"});
-  if (! (isnumeric (o.Root) && isscalar (o.Root) && o.Root == fix (o.Root) && o.Root >= 0))
-    error ("muonlab:badArg", "muon_collective: ROOT must be a non-negative integer.");
+  o = parse_options (fname, "muon_collective", varargin);
+  if (! takes_x && nargout > 1)          # barrier and counters have one output
+    print_usage ();
   endif
   switch (coll)
     case {"allreduce", "reduce_scatter"}
-      [Y, info] = __muon_comm__ (coll, comm, X, op);
+      [Y, info] = __muon_comm__ (coll, comm, X, o.op);
     case "all_gather"
       [Y, info] = __muon_comm__ (coll, comm, X);
     case "broadcast"
-      [Y, info] = __muon_comm__ (coll, comm, X, double (o.Root));
+      [Y, info] = __muon_comm__ (coll, comm, X, o.root);
     case "barrier"
       Y = __muon_comm__ (coll, comm);
     otherwise
-      Y = __muon_comm__ (coll, comm, logical (o.Reset));
+      Y = __muon_comm__ (coll, comm, o.reset);
   endswitch
 endfunction
 
@@ -166,6 +173,8 @@ endfunction
 %!error <muon_collective: OP must be 'sum' or 'avg'.> muon_collective (c2, "allreduce", {1, 2}, "Op", "max")
 %!error <muon_collective: ROOT must be a non-negative integer.> muon_collective (c2, "broadcast", {1, 2}, "Root", -1)
 %!error <muon_collective: unknown option 'Foo'.> muon_collective (c2, "barrier", "Foo", 1)
+%!error <muon_collective: RESET must be true or false.> muon_collective (c2, "counters", "Reset", "avg")
+%!error <Invalid call> [s, t] = muon_collective (c2, "counters")
 %!error <muon_collective: X must be a 1 x 2 cell, one array per local rank.> muon_collective (c2, "allreduce", {1, 2, 3})
 %!error <muon_collective: every rank's X must have the same class and number of elements.> muon_collective (c2, "allreduce", {1, [2 3]})
 %!error <muon_collective: X must have a multiple of 2 elements \(the world size\), not 3.> muon_collective (c2, "reduce_scatter", {1:3, 1:3})

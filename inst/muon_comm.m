@@ -36,6 +36,13 @@
 ## @qcode{"fixed"} (default) or, for @qcode{"mpi"} and @qcode{"nccl"}, the library's own
 ## reduction (@qcode{"mpi"}, @qcode{"nccl"}): less traffic for all-reduce, equal to round-off.
 ##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "Reduction"
+## @qcode{"fixed"} (default), or the kind's name for an @qcode{"mpi"} or @qcode{"nccl"}
+## communicator: the library's reduction.
+## @end table
+##
 ## @var{comm} is a plain struct, valid in the process that made it:
 ## @table @code
 ## @item kind
@@ -66,8 +73,9 @@ function comm = muon_comm (kind, varargin)
   if (nargin < 1)
     print_usage ();
   endif
-  kind = choose_option (fname, "KIND", kind, {"self", "sim", "mpi", "nccl"});
-  spec = struct ("kind", kind, "reduction", "fixed");
+  L = core_lists ();
+  kind = choose_option (fname, "KIND", kind, L.lists.comm_kind);
+  spec = struct ("kind", kind);
   if (strcmp (kind, "sim"))
     if (isempty (varargin))
       error ("muonlab:badArg", "muon_comm: N must be given for a 'sim' communicator.");
@@ -77,18 +85,17 @@ function comm = muon_comm (kind, varargin)
     if (! (isnumeric (N) && isscalar (N) && isreal (N) && N == fix (N) && N >= 1))
       error ("muonlab:badArg", "muon_comm: N must be a positive integer.");
     endif
-    if (N > 65536)
-      error ("muonlab:badArg", "muon_comm: N must be at most 65536.");
+    if (N > L.limits.comm_max_world)
+      error ("muonlab:badArg", "muon_comm: N must be at most %d.", L.limits.comm_max_world);
     endif
     spec.size = double (N);
   endif
-  [opts, rest] = parse_pairs (fname, struct ("Reduction", "fixed"), varargin);
-  reject_rest (fname, rest);
-  allowed = {"fixed"};
+  opts = parse_options (fname, "muon_comm", varargin);
+  allowed = {"fixed"};                 # and the library's reduction, named as its kind
   if (any (strcmp (kind, {"mpi", "nccl"})))
     allowed{end+1} = kind;
   endif
-  spec.reduction = choose_option (fname, "REDUCTION", opts.Reduction, allowed);
+  spec.reduction = choose_option (fname, "REDUCTION", opts.reduction, allowed);
   comm = __muon_comm__ ("create", spec);
 endfunction
 

@@ -62,7 +62,7 @@ function info = muon_info (what)
   endif
   g = s.gemm;
   runs = "";
-  for p = {"double", "single", "bf16", "fp16"}
+  for p = fieldnames (g.provider)'       # the core's precisions
     runs = [runs sprintf("\n    %-6s %-8s (%s)", p{1}, g.provider.(p{1}), g.reason.(p{1}))];
   endfor
   if (g.onednn_built)

@@ -6,16 +6,37 @@
 ## @deftypefnx {muonlab} {@var{opt} =} muon_load_state (@var{file}, @var{params}, "StatePrecision", @var{prec})
 ## Load an optimizer state saved by @code{muon_save_state}.
 ##
-## @var{params} is the struct of parameters the state is for: it must have the saved
-## parameter names and sizes, else the load is refused (@code{muonlab:badState}), as is
-## a file that is not a muonlab optimizer state or has an unknown version.
+## The file is checked before anything is returned, and any failure is a
+## @code{muonlab:badState} error, never a different state:
+## @enumerate
+## @item the container (layout in @code{muon_save_state}): the magic, the format version
+## (2; version 1 files, Octave's binary format without a checksum, are refused with a
+## message saying how to convert one you trust), the length, the SHA-256 checksum over
+## header and payload (a corrupt or truncated file), the kind (an optimizer state);
+## @item the domain of every value: the set of fields, the class and shape of every
+## array, no NaN or Inf in the Muon momenta (except under @qcode{"PoisonMomentum"},
+## which makes them so on purpose), the AdamW moments or any setting, AdamW second
+## moments @code{v >= 0}, counters non-negative integers (@code{micro} below the
+## accumulation steps), routing consistent with the shapes, the @code{muon_update}
+## options of each Muon parameter valid (parsed as @code{muon_update} parses them) and
+## each momentum's form that of its options;
+## @item @var{params}, the struct of parameters the state is for: it must have the saved
+## parameter names and sizes.
+## @end enumerate
+## Gradient-accumulation buffers may hold NaN or Inf: an overflowing micro-batch waits
+## there for the skip at the end of its window.
 ##
-## @qcode{"StatePrecision"}: @qcode{"keep"} (default: the saved bits), @qcode{"double"},
+## Options (names are case-insensitive):
+## @table @asis
+## @item "StatePrecision"
+## @qcode{"keep"} (default: the saved bits), @qcode{"double"},
 ## @qcode{"single"}, @qcode{"bf16"} or @qcode{"fp16"} rounds each optimizer buffer (every
 ## Muon momentum, every AdamW @code{m} and @code{v}) once, to nearest-even (bf16/fp16 with
 ## subnormals, overflow to Inf), as loading a checkpoint written in that precision would.
 ## The buffers keep their class and hold the rounded values; later steps compute in the
-## class as before.  (An fp16 @code{v} flushes squared gradients under 6e-8 to zero.)
+## class as before.  (An fp16 @code{v} flushes squared gradients under 6e-8 to zero.)  A
+## buffer that overflows in the chosen precision is a @code{muonlab:badState} error.
+## @end table
 ##
 ## @seealso{muon_save_state, muon_optimizer, muon_step}
 ## @end deftypefn
@@ -28,38 +49,19 @@ function opt = muon_load_state (file, params, varargin)
   if (! (ischar (file) && isrow (file)))
     error ("muonlab:badArg", "%s: FILE must be a file name.", fname);
   endif
-  [v, rest] = parse_pairs (fname, struct ("StatePrecision", "keep"), varargin);
-  reject_rest (fname, rest);
-  prec = choose_option (fname, "STATEPRECISION", v.StatePrecision,
-                        {"keep", "double", "single", "bf16", "fp16"});
+  prec = parse_options (fname, "muon_load_state", varargin).state_precision;
   opt_check_tree (fname, "PARAMS", params, {}, {}, false);
 
-  if (! exist (file, "file"))
-    error ("muonlab:badArg", "%s: cannot read '%s': no such file.", fname, file);
-  endif
-  try
-    S = load (file);
-  catch err
-    error ("muonlab:badState", "%s: '%s' is not a muonlab optimizer state (%s).", fname,
-           file, err.message);
-  end_try_catch
-  if (! (isstruct (S) && isfield (S, "muonlab_state") && isstruct (S.muonlab_state)
-         && isfield (S.muonlab_state, "format")
-         && strcmp (S.muonlab_state.format, "muonlab-optimizer-state")
-         && isfield (S.muonlab_state, "version")))
-    error ("muonlab:badState", "%s: '%s' is not a muonlab optimizer state.", fname, file);
-  endif
-  st = S.muonlab_state;
-  if (! isequal (st.version, 1))
-    error ("muonlab:badState",
-           "%s: '%s' has state version %s; this muonlab reads version 1.", fname, file,
-           num2str (st.version));
+  opt = state_read (fname, file, "muon_optimizer");
+  msg = opt_check_state (opt, "full");
+  if (! isempty (msg))
+    error ("muonlab:badState", "%s: '%s' holds an invalid state: %s.", fname, file, msg);
   endif
 
   ## the parameter set must be the saved one
   names = fieldnames (params);
-  missing = setdiff (st.names, names);
-  extra = setdiff (names, st.names);
+  missing = setdiff (opt.names, names);
+  extra = setdiff (names, opt.names);
   if (! isempty (missing))
     error ("muonlab:badState", "%s: PARAMS lacks the saved parameter '%s'.", fname,
            missing{1});
@@ -67,86 +69,169 @@ function opt = muon_load_state (file, params, varargin)
     error ("muonlab:badState", "%s: PARAMS has '%s', which the saved state does not.",
            fname, extra{1});
   endif
-  for i = 1:numel (st.names)
-    n = st.names{i};
-    if (! isequal (size (params.(n)), st.shapes{i}))
+  for i = 1:numel (opt.names)
+    n = opt.names{i};
+    if (! isequal (size (params.(n)), opt.shapes{i}))
       error ("muonlab:badState", "%s: PARAMS.%s is %s but the saved state is for %s.",
-             fname, n, dims (size (params.(n))), dims (st.shapes{i}));
+             fname, n, dims (size (params.(n))), dims (opt.shapes{i}));
     endif
   endfor
 
-  opt = st.opt;
   if (! strcmp (prec, "keep"))
     for i = 1:numel (opt.names)
       n = opt.names{i};
       if (isfield (opt.muon, n) && ! isempty (opt.muon.(n)))
-        opt.muon.(n).momentum = round_state (fname, file, ["muon." n ".momentum"],
-                                             opt.muon.(n).momentum, prec);
+        opt.muon.(n).momentum = muon_round (opt.muon.(n).momentum, prec);
       endif
       if (isfield (opt.adam, n))
-        opt.adam.(n).m = round_state (fname, file, ["adam." n ".m"], opt.adam.(n).m, prec);
-        opt.adam.(n).v = round_state (fname, file, ["adam." n ".v"], opt.adam.(n).v, prec);
+        opt.adam.(n).m = muon_round (opt.adam.(n).m, prec);
+        opt.adam.(n).v = muon_round (opt.adam.(n).v, prec);
       endif
     endfor
+    msg = opt_check_state (opt, "step");
+    if (! isempty (msg))
+      error ("muonlab:badState", "%s: in STATEPRECISION '%s', %s.", fname, prec, msg);
+    endif
   endif
-endfunction
-
-## muon_round of a saved array, whose errors would otherwise name muon_round
-function x = round_state (fname, file, what, x, prec)
-  if (! (isfloat (x) && isreal (x)))
-    error ("muonlab:badState",
-           "%s: '%s' is not a muonlab optimizer state (%s is not a real floating-point array).",
-           fname, file, what);
-  endif
-  x = muon_round (x, prec);
 endfunction
 
 function s = dims (sz)
   s = strjoin (arrayfun (@num2str, sz, "UniformOutput", false), " x ");
 endfunction
 
-%!shared P, f
+%!function write_ckpt (file, kind, payload)
+%!  ## an independent writer of the layout documented in muon_save_state
+%!  g = [tempname() ".mat"];
+%!  save ("-v6", g, "payload");
+%!  fid = fopen (g, "r");
+%!  body = fread (fid, Inf, "uint8=>uint8").';
+%!  fclose (fid);
+%!  unlink (g);
+%!  b = [uint8("MUONCKPT"), typecast(uint32 (2), "uint8"), zeros(1, 4, "uint8"), ...
+%!       typecast(uint64 (numel (body)), "uint8"), uint8(kind), ...
+%!       zeros(1, 40 - numel (kind), "uint8"), body];
+%!  h = hash ("sha256", char (b));
+%!  b = [b, uint8(hex2dec (reshape (h, 2, []).')).'];
+%!  fid = fopen (file, "w");
+%!  fwrite (fid, b);
+%!  fclose (fid);
+
+%!function b = file_bytes (file)
+%!  fid = fopen (file, "r");
+%!  b = fread (fid, Inf, "uint8=>uint8").';
+%!  fclose (fid);
+
+%!function put_bytes (file, b)
+%!  fid = fopen (file, "w");
+%!  fwrite (fid, b);
+%!  fclose (fid);
+
+%!shared P, f, g, opt
 %! randn ("state", 4);
 %! P = struct ("W", randn (4, 3), "b", randn (4, 1));
-%! f = [tempname() ".bin"];
+%! f = [tempname() ".ckpt"];
+%! g = [tempname() ".ckpt"];
 %! opt = muon_optimizer (P);
 %! opt = nthargout (2, @muon_step, opt, P, struct ("W", randn (4, 3), "b", randn (4, 1)));
 %! muon_save_state (f, opt);
 
 %!test
-%! opt = muon_load_state (f, P);
-%! assert (opt.step, 1);
+%! o = muon_load_state (f, P);
+%! assert (isequal (o, opt));
+%! assert (o.step, 1);
 %! o2 = muon_load_state (f, P, "stateprecision", "bf16");
 %! b = typecast (single (o2.muon.W.momentum(:)), "uint32");
 %! assert (all (bitand (b, uint32 (65535)) == 0));
 %! assert (o2.muon.W.momentum, double (single (o2.muon.W.momentum)));
-%! assert (o2.muon.W.momentum, opt.muon.W.momentum, 2^-8 * max (abs (opt.muon.W.momentum(:))));
+%! assert (o2.muon.W.momentum, o.muon.W.momentum, 2^-8 * max (abs (o.muon.W.momentum(:))));
+
+%!test
+%! ## the independent writer gives a file that loads
+%! write_ckpt (g, "muon_optimizer", opt);
+%! assert (isequal (muon_load_state (g, P), opt));
 
 %!error <Invalid call> muon_load_state ("x")
 %!error <muon_load_state: FILE must be a file name.> muon_load_state (1, P)
 %!error <muon_load_state: STATEPRECISION must be 'keep', 'double', 'single', 'bf16' or 'fp16'.> muon_load_state (f, P, "StatePrecision", "fp8")
 %!error <muon_load_state: unknown option 'Foo'.> muon_load_state (f, P, "Foo", 1)
 %!error <muon_load_state: cannot read 'no_such_file.bin': no such file.> muon_load_state ("no_such_file.bin", P)
+%!error <muon_load_state: cannot read '.*': it is a folder.> muon_load_state (tempdir (), P)
 %!error <muon_load_state: PARAMS lacks the saved parameter 'b'.> muon_load_state (f, rmfield (P, "b"))
 %!error <muon_load_state: PARAMS has 'c', which the saved state does not.> muon_load_state (f, setfield (P, "c", 1))
 %!error <muon_load_state: PARAMS.W is 3 x 4 but the saved state is for 4 x 3.> muon_load_state (f, setfield (P, "W", ones (3, 4)))
 %!error id=muonlab:badState muon_load_state (f, setfield (P, "W", ones (3, 4)))
-%!test
-%! g = [tempname() ".bin"];
-%! unwind_protect
-%!   x = 1;
-%!   save ("-binary", g, "x");
-%!   fail ("muon_load_state (g, P)", "muon_load_state: '.*' is not a muonlab optimizer state.");
-%!   muonlab_state = struct ("format", "muonlab-optimizer-state", "version", 2);
-%!   save ("-binary", g, "muonlab_state");
-%!   fail ("muon_load_state (g, P)", "has state version 2; this muonlab reads version 1.");
-%!   S = load (f);
-%!   S.muonlab_state.opt.muon.W.momentum = int8 (S.muonlab_state.opt.muon.W.momentum);
-%!   save ("-binary", g, "-struct", "S");
-%!   fail ("muon_load_state (g, P, 'StatePrecision', 'bf16')",
-%!         "muon_load_state: '.*' is not a muonlab optimizer state \\(muon.W.momentum is not a real floating-point array\\).");
-%! unwind_protect_cleanup
-%!   unlink (g);
-%! end_unwind_protect
+
+## the container
+%!error <muon_load_state: '.*' is corrupt \(checksum mismatch\)\.>
+%! b = file_bytes (f);
+%! b(200) = bitxor (b(200), 1);
+%! put_bytes (g, b);
+%! muon_load_state (g, P);
+%!error <muon_load_state: '.*' is truncated or corrupt \([0-9]+ bytes; its header says [0-9]+\)\.>
+%! b = file_bytes (f);
+%! put_bytes (g, b(1:end-1));
+%! muon_load_state (g, P);
+%!error <muon_load_state: '.*' is truncated \(50 bytes\)\.>
+%! b = file_bytes (f);
+%! put_bytes (g, b(1:50));
+%! muon_load_state (g, P);
+%!error <muon_load_state: '.*' is not a muonlab checkpoint \(no MUONCKPT magic\)\.>
+%! x = 1;
+%! save ("-binary", g, "x");
+%! muon_load_state (g, P);
+%!error <muon_load_state: '.*' is a version 1 muonlab state \(Octave binary, no checksum\); this muonlab reads format version 2 only \(to convert a file you trust: S = load \(FILE\); muon_save_state \(NEWFILE, S.muonlab_state.opt\)\)\.>
+%! muonlab_state = struct ("format", "muonlab-optimizer-state", "version", 1, "opt", opt);
+%! save ("-binary", g, "muonlab_state");
+%! muon_load_state (g, P);
+%!error <muon_load_state: '.*' has format version 3; this muonlab reads version 2\.>
+%! b = file_bytes (f);
+%! b(9) = 3;
+%! put_bytes (g, b);
+%! muon_load_state (g, P);
+%!error <muon_load_state: '.*' holds a 'zero_shard' checkpoint, not a 'muon_optimizer' one\.>
+%! write_ckpt (g, "zero_shard", opt);
+%! muon_load_state (g, P);
+
+## the domain: each file has a valid checksum, so only the domain check can catch it
+%!error <muon_load_state: '.*' holds an invalid state: OPT.muon.W.momentum must not contain NaN or Inf\.>
+%! o = opt;
+%! o.muon.W.momentum(2) = NaN;
+%! write_ckpt (g, "muon_optimizer", o);
+%! muon_load_state (g, P);
+%!error <muon_load_state: '.*' holds an invalid state: OPT.adam.b.v must not be negative\.>
+%! o = opt;
+%! o.adam.b.v(1) = -1e-3;
+%! write_ckpt (g, "muon_optimizer", o);
+%! muon_load_state (g, P);
+%!error <muon_load_state: '.*' holds an invalid state: OPT.muon.W.momentum must be a real double or single array\.>
+%! o = opt;
+%! o.muon.W.momentum = int16 (o.muon.W.momentum);
+%! write_ckpt (g, "muon_optimizer", o);
+%! muon_load_state (g, P);
+%!error <muon_load_state: '.*' holds an invalid state: OPT.adam.b.m must be of size 4 x 1\.>
+%! o = opt;
+%! o.adam.b.m = o.adam.b.m.';
+%! write_ckpt (g, "muon_optimizer", o);
+%! muon_load_state (g, P);
+%!error <muon_load_state: '.*' holds an invalid state: OPT has the unknown field 'extra'\.>
+%! o = opt;
+%! o.extra = 1;
+%! write_ckpt (g, "muon_optimizer", o);
+%! muon_load_state (g, P);
+%!error <muon_load_state: '.*' holds an invalid state: OPT.update_args.W: BETA must be a scalar in \[0, 1\)\.>
+%! o = opt;
+%! o.update_args.W = {"Beta", 1};
+%! write_ckpt (g, "muon_optimizer", o);
+%! muon_load_state (g, P);
+
+%!error <muon_load_state: in STATEPRECISION 'fp16', OPT.muon.W.momentum must not contain NaN or Inf\.>
+%! o = opt;
+%! o.muon.W.momentum(1) = 1e6;
+%! muon_save_state (g, o);
+%! muon_load_state (g, P, "StatePrecision", "fp16");
+
 %!test
 %! unlink (f);
+%! if (exist (g, "file"))
+%!   unlink (g);
+%! endif

@@ -71,23 +71,13 @@ function [R, out] = muon_mpirun (np, fn, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  NP_MAX = 1024;                        # the bound documented above
-  o = struct ("np", [], "timeout", 3600, "mpirun_args", "");
+  ## OPTS (or NP alone): the option table "muon_mpirun" of option_spec
   if (isstruct (np) && isscalar (np))
-    [o, rest] = parse_pairs (fname, o, [fieldnames(np)'; struct2cell(np)'](:)');
-    reject_rest (fname, rest);
+    o = parse_options (fname, "muon_mpirun", [fieldnames(np)'; struct2cell(np)'](:)');
   else
-    o.np = np;
+    o = parse_options (fname, "muon_mpirun", {"np", np});
   endif
   np = o.np;
-  if (! (isnumeric (np) && isscalar (np) && isreal (np) && np == fix (np) && np >= 1
-         && np <= NP_MAX))
-    error ("muonlab:badArg", "muon_mpirun: NP must be an integer from 1 to %d.", NP_MAX);
-  endif
-  if (! (isnumeric (o.timeout) && isscalar (o.timeout) && isreal (o.timeout)
-         && isfinite (o.timeout) && o.timeout > 0))
-    error ("muonlab:badArg", "muon_mpirun: TIMEOUT must be a positive number of seconds.");
-  endif
   extra = launcher_args (o.mpirun_args);
   if (! ((ischar (fn) && isrow (fn)) || is_function_handle (fn)))
     error ("muonlab:badArg", "muon_mpirun: FN must be a function name or handle.");

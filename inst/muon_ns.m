@@ -41,6 +41,17 @@
 ## see Method.
 ## @item "Eps"
 ## normalization eps (default 1e-7).
+## @item "Normalize"
+## how a page is scaled before the iteration (CPU only): @qcode{"frobenius"} (default,
+## above) or @qcode{"aol"}, Turbo-Muon's Almost-Orthogonal-Layer scaling (Boissin et al.
+## 2025): on the short side, X = D X0 with D = diag (max (sum_j |X0 X0'|_ij, Eps))^(-1/2),
+## which bounds ||X||_2 <= 1 and leaves X closer to orthogonal than the Frobenius norm
+## does, so that (with the @qcode{"aol"} schedule) one step can be dropped.  The first
+## step reuses the scaling's Gram, D (X0 X0') D, as Turbo-Muon does, so AOL costs no
+## extra product.  With NormalizeFirst true, X0 = G / ||G||_F and everything up to the
+## one rounding of X is computed in fp32 (fp64 for the sums and D); with false, X0 = r(G)
+## and every step is rounded in the compute precision (Turbo-Muon's order; no Frobenius
+## step, so fp16 overflows for large inputs).
 ## @item "NormalizeFirst"
 ## true (default): normalize in fp32, then round.  false: the peers' order, round
 ## @var{G} to the compute precision first (overflows fp16 past 65504: DeepSpeed PR 8533).
@@ -62,6 +73,20 @@
 ## this process may use.  (oneDNN's OpenMP threads wait by spinning: sharing a core with a
 ## busy process makes them many times slower, so the automatic count avoids busy cores.)
 ## The previous thread settings of OpenBLAS and OpenMP are restored after the call.
+## @item "Trace"
+## true: @var{stats} gets a field @code{trace}, the per-step record of this very run
+## (@var{G} one matrix, CPU).  The core copies the iterate after every step into a
+## snapshot buffer (Gram: the product r(Q X) it would form if it stopped there, made
+## apart from the run), and R and Q for Gram, in the run's own precision; the result
+## and the statistics are those of the run without the trace.  Fields (one row per step
+## k = 0 .. Steps; k = 0 is the normalized input): @code{step}, @code{sv_min} and
+## @code{sv_max} (the range of the iterate's singular values), @code{polar_error}
+## (||X_k - U V'||_F / ||U V'||_F against the fp64 SVD polar factor of @var{G}),
+## @code{r_min_eig} (Gram: the smallest eigenvalue of the R step k used: the spurious
+## negative eigenvalues of low precision show here; NaN for k = Steps and for the
+## standard path), @code{q_cond} (Gram: the condition number of Q after step k; NaN for
+## k = 0), @code{gram}, and the snapshots @code{iterates} (M x N x Steps+1), @code{R} and
+## @code{Q} (n x n x Steps+1, n = min (M, N), NaN pages where not defined).
 ## @end table
 ##
 ## The optional @var{stats} says where the call's time went: its products (every GEMM and
@@ -92,15 +117,51 @@ function [X, stats] = muon_ns (G, varargin)
   endif
   ## finiteness: __muon_ns__ checks it in C (same error), much faster than isfinite here
   check_matrix ("muon_ns", "G", G, false);
-  [opts, rest] = ns_options ("muon_ns", class (G), varargin);
-  if (! isempty (rest))
-    reject_rest ("muon_ns", rest);
+  opts = parse_options ("muon_ns", "muon_ns", varargin, "precision", class (G));
+  trace = opts.trace;
+  opts = rmfield (opts, "trace");
+  if (trace && ndims (G) > 2)
+    error ("muonlab:badShape", "muon_ns: G must be one matrix (2-D) for TRACE.");
   endif
-  if (nargout > 1)
+  if (trace)
+    opts.trace = 1;
+    [X, stats] = __muon_ns__ (G, opts);
+    stats.trace = trace_table (G, stats.trace);
+  elseif (nargout > 1)
     [X, stats] = __muon_ns__ (G, opts);
   else
     X = __muon_ns__ (G, opts);
   endif
+endfunction
+
+## The per-step table of a trace from the core's snapshots (__muon_ns__): each iterate
+## against the fp64 SVD polar factor of G, and the Gram path's R and Q.
+function t = trace_table (G, raw)
+  steps = raw.steps;
+  x = raw.x;
+  if (raw.transposed)
+    x = permute (x, [2 1 3]);
+  endif
+  [U, ~, V] = svd (double (G), "econ");
+  P = U * V';
+  k = (0:steps).';
+  [smin, smax, perr, rmin, qcond] = deal (NaN (steps + 1, 1));
+  for i = 1:steps + 1
+    sv = svd (x(:,:,i));
+    smin(i) = min (sv);
+    smax(i) = max (sv);
+    perr(i) = norm (x(:,:,i) - P, "fro") / norm (P, "fro");
+    if (raw.gram && i <= steps)
+      R = raw.r(:,:,i);
+      rmin(i) = min (eig ((R + R.') / 2));
+    endif
+    if (raw.gram && i > 1)
+      qcond(i) = cond (raw.q(:,:,i));
+    endif
+  endfor
+  t = struct ("step", k, "sv_min", smin, "sv_max", smax, "polar_error", perr,
+              "r_min_eig", rmin, "q_cond", qcond, "gram", raw.gram, "iterates", x,
+              "R", raw.r, "Q", raw.q);
 endfunction
 
 %!shared G, s0, U, V, phi
@@ -181,6 +242,117 @@ endfunction
 %!   assert (s.product_flops, 5 * (2 * n * n * m + 2 * n^3 + 2 * n * n * m));
 %! endif
 
+%!test
+%! ## Gram in double and single computes half of its n x n products (symmetric results):
+%! ## the work counted by the products against ns_flops's symmetric model (a diagonal tile
+%! ## of the upper product runs in column strips, a little over half); bf16 keeps the
+%! ## peers' general n x n products (its X X' is SYRK tiles: between the two models)
+%! Gw = randn (300, 1500);
+%! Fs = ns_flops (300, 1500, "Symmetric", true);
+%! Fg = ns_flops (300, 1500);
+%! for prec = {"double", "single"}
+%!   [~, st] = muon_ns (Gw, "Method", "gram", "Precision", prec{1}, "Gemm", "openblas");
+%!   assert (st.product_flops / Fs.gram > 0.999 && st.product_flops / Fs.gram < 1.05);
+%! endfor
+%! [~, st] = muon_ns (Gw, "Method", "gram", "Precision", "bf16", "Gemm", "openblas");
+%! assert (st.product_flops / Fs.gram > 1.3 && st.product_flops < Fg.gram);
+%! ## and the result is the exact Gram iteration (fp64 against standard)
+%! assert (muon_ns (Gw, "Method", "gram"), muon_ns (Gw), 1e-12 * norm (muon_ns (Gw), "fro"));
+
+%!test
+%! ## Trace, fp64: every iterate is the closed form U diag (phi_k (s)) V', both methods;
+%! ## Gram's R_k has eigenvalues phi_k (s)^2 and Q_k = U diag (phi_k (s) ./ b) U', with b
+%! ## the singular values at the last (re)start (default restart before step 2)
+%! c = muon_coeffs ("you");
+%! for meth = {"standard", "gram"}
+%!   [X, st] = muon_ns (G, "Coefficients", "you", "Method", meth{1}, "Trace", true);
+%!   t = st.trace;
+%!   assert (t.step.', 0:5);
+%!   assert (t.iterates(:,:,end), X);                   # the run's own result
+%!   assert (muon_ns (G, "Coefficients", "you", "Method", meth{1}), X);
+%!   s = s0;
+%!   base = s0;
+%!   for k = 0:5
+%!     assert (t.iterates(:,:,k+1), U * diag (s) * V', 1e-12);
+%!     assert ([t.sv_min(k+1), t.sv_max(k+1)], [min(s), max(s)], 1e-12);
+%!     assert (t.polar_error(k+1), norm (s - 1) / sqrt (numel (s)), 1e-12);
+%!     if (strcmp (meth{1}, "gram"))
+%!       if (k < 5)
+%!         assert (t.r_min_eig(k+1), min (s)^2, 1e-12);
+%!       endif
+%!       if (k > 0)
+%!         assert (t.q_cond(k+1), max (s ./ base) / min (s ./ base), -1e-9);
+%!       endif
+%!     endif
+%!     if (k == 2)
+%!       base = s;
+%!     endif
+%!     if (k < 5)
+%!       s = phi (s, c(k+1,:));
+%!     endif
+%!   endfor
+%!   assert (t.gram, strcmp (meth{1}, "gram"));
+%! endfor
+%! assert (all (isnan (t.r_min_eig(end))) && isnan (t.q_cond(1)));
+
+%!test
+%! ## Trace of a low-precision run: the result and the product statistics are unchanged;
+%! ## a tall G is traced in its own orientation
+%! for prec = {"bf16", "fp16"}
+%!   for meth = {"standard", "gram"}
+%!     o = {"Precision", prec{1}, "Method", meth{1}, "Gemm", "openblas"};
+%!     [X0, s0st] = muon_ns (G.', o{:});
+%!     [X1, s1st] = muon_ns (G.', o{:}, "Trace", true);
+%!     assert (X1, X0);
+%!     assert (s1st.products, s0st.products);
+%!     assert (s1st.product_flops, s0st.product_flops);
+%!     assert (size (s1st.trace.iterates), [24 8 6]);
+%!     assert (s1st.trace.iterates(:,:,end), X0);
+%!   endfor
+%! endfor
+
+%!test
+%! ## fp16 Gram on an ill-conditioned input: R picks up negative eigenvalues (the Gram
+%! ## blog's spurious negative eigenvalues); in fp64 it has none
+%! randn ("state", 7);
+%! [Ua, ~] = qr (randn (32));  [Va, ~] = qr (randn (128));
+%! Gi = Ua * diag (logspace (0, -5, 32)) * Va(:,1:32)';
+%! [~, sh] = muon_ns (Gi, "Method", "gram", "Precision", "fp16", "Trace", true);
+%! [~, sd] = muon_ns (Gi, "Method", "gram", "Trace", true);
+%! printf ("    min eig R per step: fp16 %s\n                        fp64 %s\n",
+%!         sprintf ("%9.2g", sh.trace.r_min_eig(1:5)), sprintf ("%9.2g", sd.trace.r_min_eig(1:5)));
+%! assert (any (sh.trace.r_min_eig(1:5) < 0));
+%! assert (all (sd.trace.r_min_eig(1:5) > -1e-15));
+
+%!test
+%! ## Normalize "aol", fp64: the first iterate is D G / ||G|| (trace page 0) with
+%! ## D = diag (sum |Y Y'|)^(-1/2), ||.||_2 <= 1; scale-invariant; both orders agree in fp64
+%! [X, st] = muon_ns (G, "Normalize", "aol", "Coefficients", "aol", "Trace", true);
+%! Y = G / norm (G, "fro");
+%! D = 1 ./ sqrt (sum (abs (Y * Y'), 2));
+%! assert (st.trace.iterates(:,:,1), D .* Y, 1e-15);
+%! assert (st.trace.sv_max(1) <= 1);
+%! assert (muon_ns (G.', "Normalize", "aol", "Coefficients", "aol"), X.', 1e-12);
+%! assert (muon_ns (1e4 * G, "Normalize", "aol", "Coefficients", "aol"), X, 1e-12);
+%! assert (muon_ns (G, "Normalize", "aol", "Coefficients", "aol", "NormalizeFirst", false),
+%!         X, 1e-12);
+%! ## after the scaling, the iteration maps each singular value by the schedule's polynomial
+%! s = svd (D .* Y);
+%! c = muon_coeffs ("aol");
+%! for k = 1:4, s = phi (s, c(k,:)); endfor
+%! assert (sort (svd (X)), sort (abs (s)), 1e-12);     # svd: |p(s)|
+%! for meth = {"standard", "gram"}
+%!   assert (muon_ns (G, "Normalize", "aol", "Coefficients", "aol", "Method", meth{1}), X,
+%!           1e-12);
+%! endfor
+%! assert (muon_ns (zeros (4, 6), "Normalize", "aol"), zeros (4, 6));
+%! assert (class (muon_ns (single (G), "Normalize", "aol")), "single");
+
+%!error <muon_ns: NORMALIZE must be 'frobenius' or 'aol'.> muon_ns (G, "Normalize", "spectral")
+%!error id=muonlab:unsupported muon_ns (G, "Normalize", "aol", "Device", "cuda")
+%!error <muon_ns: TRACE must be true or false.> muon_ns (G, "Trace", 2)
+%!error <muon_ns: G must be one matrix \(2-D\) for TRACE.> muon_ns (cat (3, G, G), "Trace", true)
+%!error id=muonlab:unsupported muon_ns (G, "Trace", true, "Device", "cuda")
 %!error <Invalid call> muon_ns ()
 %!error <muon_ns: G must be a real numeric matrix.> muon_ns (complex (G))
 %!error <muon_ns: G must be a real numeric matrix.> muon_ns (int8 (G))

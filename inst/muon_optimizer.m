@@ -27,11 +27,12 @@
 ## of DeepSpeed's @code{MuonWithAuxAdam} groups (Keller's Muon lr is 0.02 too).
 ## @item "MuonLR", "AdamLR"
 ## override @qcode{"LR"} for one half (DeepSpeed's @code{muon_lr} / @code{adam_lr}).
-## @item "WeightDecay"
+## @item "WeightDecay", "MuonWeightDecay", "AdamWeightDecay"
 ## decoupled weight decay of both halves (default 0): @code{p *= 1 - lr*wd} with the
 ## @emph{unadjusted} lr, then @code{p -= lr * update}, as DeepSpeed, Moonlight and
 ## torch.optim.Muon (an update-scale rule such as @qcode{"Scale"} @qcode{"rms"} scales the
-## update only).  @qcode{"MuonWeightDecay"} / @qcode{"AdamWeightDecay"} override it.
+## update only).  @qcode{"MuonWeightDecay"} / @qcode{"AdamWeightDecay"} override it for one
+## half.
 ## @item "AdamBetas"
 ## default [0.9 0.95].
 ## @item "AdamEps"
@@ -82,14 +83,11 @@
 ## that Muon parameter only (e.g. @code{@{"Experts", 8@}} for a fused expert weight),
 ## after and over the global ones.
 ## @item any @code{muon_update} option
-## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"Nesterov"},
-## @qcode{"MomentumForm"}, @qcode{"Scale"}, @qcode{"ScaleFactor"}, @qcode{"Experts"},
-## @qcode{"SplitRows"}, @qcode{"ConvScale"} and every @code{muon_ns} option
-## (@qcode{"Method"}, @qcode{"Steps"}, @qcode{"Coefficients"}, @qcode{"ScheduleMode"},
-## @qcode{"Precision"}, @qcode{"Restarts"}, @qcode{"GramMinAspect"},
-## @qcode{"Eps"} (the NS normalization eps, not AdamW's), @qcode{"NormalizeFirst"},
-## @qcode{"Device"}, @qcode{"Gemm"}, @qcode{"Threads"}).  They are checked here by a dry run of @code{muon_update} on zeros of
-## each Muon parameter's shape.
+## every option of @code{muon_update}, its @code{muon_ns} options included:
+## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"MomentumForm"},
+## @qcode{"Scale"}, @qcode{"Experts"}, @dots{}, @qcode{"Method"}, @qcode{"Precision"},
+## @qcode{"Eps"} (the NS normalization eps, not AdamW's), @dots{}  They are checked here by a
+## dry run of @code{muon_update} on zeros of each Muon parameter's shape.
 ## @end table
 ##
 ## Example:
@@ -110,14 +108,8 @@ function opt = muon_optimizer (params, varargin)
   endif
   fname = "muon_optimizer";
   opt_check_tree (fname, "PARAMS", params, {}, {}, true);
-  defaults = struct ("LR", [], "MuonLR", [], "AdamLR", [], "WeightDecay", 0,
-                     "MuonWeightDecay", [], "AdamWeightDecay", [],
-                     "AdamBetas", [0.9 0.95], "AdamEps", 1e-10, "ClipPolicy", "none",
-                     "ClipNorm", 1, "LossScaler", "none", "PoisonMomentum", false,
-                     "AccumulationSteps", 1, "PerMicroBatchNS", false, "Route", [],
-                     "ParamOptions", []);
-  [v, rest] = parse_pairs (fname, defaults, varargin);
-  update_args = check_update_args (fname, rest);
+  ## its own options (checked), and the muon_update ones (checked by the dry run below)
+  [v, update_args] = parse_options (fname, "muon_optimizer", varargin);
 
   names = fieldnames (params);
   opt = struct ();
@@ -127,45 +119,26 @@ function opt = muon_optimizer (params, varargin)
   opt.shapes = cellfun (@(n) size (params.(n)), names, "UniformOutput", false);
   opt.classes = cellfun (@(n) class (params.(n)), names, "UniformOutput", false);
 
-  ## learning rates and weight decay
-  lr = v.LR;
-  if (! isempty (lr))
-    check_nonneg (fname, "LR", lr);
-  endif
-  opt.muon_lr = pick (fname, "MUONLR", v.MuonLR, lr, 0.02);
-  opt.adam_lr = pick (fname, "ADAMLR", v.AdamLR, lr, 3e-4);
-  check_nonneg (fname, "WEIGHTDECAY", v.WeightDecay);
-  opt.muon_wd = pick (fname, "MUONWEIGHTDECAY", v.MuonWeightDecay, v.WeightDecay, 0);
-  opt.adam_wd = pick (fname, "ADAMWEIGHTDECAY", v.AdamWeightDecay, v.WeightDecay, 0);
-  b = v.AdamBetas;
-  if (! (isnumeric (b) && isreal (b) && numel (b) == 2 && all (b >= 0 & b < 1)))
-    error ("muonlab:badArg", "%s: ADAMBETAS must be two numbers in [0, 1).", fname);
-  endif
-  opt.adam_betas = double (b(:).');
-  check_nonneg (fname, "ADAMEPS", v.AdamEps);
-  opt.adam_eps = double (v.AdamEps);
+  ## learning rates and weight decay (a half's own value, else the common one, else the
+  ## DeepSpeed MuonWithAuxAdam group default)
+  opt.muon_lr = pick (v.muon_lr, v.lr, 0.02);
+  opt.adam_lr = pick (v.adam_lr, v.lr, 3e-4);
+  opt.muon_wd = pick (v.muon_wd, v.weight_decay, 0);
+  opt.adam_wd = pick (v.adam_wd, v.weight_decay, 0);
+  opt.adam_betas = v.adam_betas;
+  opt.adam_eps = v.adam_eps;
 
   ## clipping, accumulation, the two bug switches
-  opt.clip_policy = choose_option (fname, "CLIPPOLICY", v.ClipPolicy,
-                                   {"none", "before_ns", "after_ns", "skip_muon"});
-  c = v.ClipNorm;
-  if (! (isnumeric (c) && isreal (c) && isscalar (c) && isfinite (c) && c > 0))
-    error ("muonlab:badArg", "%s: CLIPNORM must be a positive finite scalar.", fname);
-  endif
-  opt.clip_norm = double (c);
-  k = v.AccumulationSteps;
-  if (! (isnumeric (k) && isreal (k) && isscalar (k) && k >= 1 && k == fix (k)
-         && isfinite (k)))
-    error ("muonlab:badArg", "%s: ACCUMULATIONSTEPS must be a positive integer.", fname);
-  endif
-  opt.accum_steps = double (k);
-  opt.per_micro_ns = check_bool (fname, "PERMICROBATCHNS", v.PerMicroBatchNS);
-  opt.poison = check_bool (fname, "POISONMOMENTUM", v.PoisonMomentum);
+  opt.clip_policy = v.clip_policy;
+  opt.clip_norm = v.clip_norm;
+  opt.accum_steps = v.accum_steps;
+  opt.per_micro_ns = v.per_micro_ns;
+  opt.poison = v.poison;
   if (opt.per_micro_ns && strcmp (opt.clip_policy, "before_ns"))
     error ("muonlab:badArg",
            "%s: PERMICROBATCHNS cannot be combined with CLIPPOLICY 'before_ns'.", fname);
   endif
-  opt.scaler = loss_scaler (fname, v.LossScaler);
+  opt.scaler = loss_scaler (fname, v.loss_scaler);
 
   ## routing
   opt.route = struct ();
@@ -173,10 +146,10 @@ function opt = muon_optimizer (params, varargin)
     n = names{i};
     opt.route.(n) = default_route (n, params.(n));
   endfor
-  opt.route = apply_route (fname, opt.route, params, v.Route);
+  opt.route = apply_route (fname, opt.route, params, v.route);
 
   ## muon_update options, global and per parameter; dry run on zeros of each shape
-  popt = v.ParamOptions;
+  popt = v.param_options;
   if (isempty (popt))
     popt = struct ();
   elseif (! (isstruct (popt) && isscalar (popt)))
@@ -208,7 +181,8 @@ function opt = muon_optimizer (params, varargin)
     if (strcmp (opt.route.(n), "muon"))
       args = update_args;
       if (isfield (popt, n))
-        args = [args, check_update_args(fname, popt.(n))];
+        [~, more] = parse_options (fname, "muon_optimizer_param", popt.(n));
+        args = [args, more];
       endif
       opt.update_args.(n) = args;
       ## every error of the dry run reads "muon_optimizer: parameter 'n': ..."
@@ -229,31 +203,8 @@ function opt = muon_optimizer (params, varargin)
   opt.ns_calls = 0;           # muon_update calls so far
 endfunction
 
-## the muon_update names (run_update's list, once per session); anything else is an
-## unknown option
-function args = check_update_args (fname, rest)
-  persistent known;
-  if (isempty (known))
-    known = run_update ();
-  endif
-  if (mod (numel (rest), 2) != 0)
-    error ("muonlab:badArg", "%s: options must be NAME, VALUE pairs.", fname);
-  endif
-  for i = 1:2:numel (rest)
-    if (! ischar (rest{i}) || ! isrow (rest{i}))
-      error ("muonlab:badArg", "%s: option names must be strings.", fname);
-    endif
-    if (! any (strcmpi (rest{i}, known)))
-      error ("muonlab:badArg", "%s: unknown option '%s'.", fname, rest{i});
-    endif
-  endfor
-  args = reshape (rest, 1, []);
-endfunction
-
 function r = default_route (name, p)
-  n = lower (name);
-  if (size (p, 1) > 1 && size (p, 2) > 1 && isempty (strfind (n, "embed"))
-      && isempty (strfind (n, "lm_head")))
+  if (route_rule (name, size (p, 1), size (p, 2)))   # the rule muon_model shares
     r = "muon";
   else
     r = "adamw";
@@ -301,78 +252,39 @@ function route = apply_route (fname, route, params, R)
   endfor
 endfunction
 
+## The loss scaler: "none", "dynamic" (the option table "loss_scaler"'s defaults) or a
+## struct of its fields over those defaults (LOSSSCALER.<field> in messages).
 function s = loss_scaler (fname, L)
-  s = struct ("enabled", false, "scale", 1, "growth_interval", 2000, "backoff", 0.5,
-              "growth", 2, "min_scale", 1, "good_steps", 0, "overflows", 0);
+  pairs = {};
   if (ischar (L) && any (strcmpi (L, {"none", "dynamic"})))
-    if (strcmpi (L, "dynamic"))
-      s.enabled = true;
-      s.scale = 2^16;
-    endif
-    return;
-  elseif (! (isstruct (L) && isscalar (L)))
+    enabled = strcmpi (L, "dynamic");
+  elseif (isstruct (L) && isscalar (L))
+    enabled = true;
+    pairs = reshape ([fieldnames(L).'; struct2cell(L).'], 1, []);
+  else
     error ("muonlab:badArg", "%s: LOSSSCALER must be 'none', 'dynamic' or a struct.", fname);
   endif
-  d = struct ("InitScale", 2^16, "GrowthInterval", 2000, "Backoff", 0.5, "Growth", 2,
-              "MinScale", 1);
-  f = fieldnames (L);
-  pairs = reshape ([f.'; struct2cell(L).'], 1, []);
-  [v, rest] = parse_pairs (fname, d, pairs);
-  if (! isempty (rest))
-    error ("muonlab:badArg", "%s: unknown LOSSSCALER field '%s'.", fname, rest{1});
-  endif
-  chk = @(x) isnumeric (x) && isreal (x) && isscalar (x) && ! isnan (x);
-  if (! (chk (v.InitScale) && isfinite (v.InitScale) && v.InitScale > 0))
-    error ("muonlab:badArg", "%s: LOSSSCALER.InitScale must be a positive finite scalar.",
-           fname);
-  endif
-  if (! (chk (v.GrowthInterval) && v.GrowthInterval >= 1
-         && (isinf (v.GrowthInterval) || v.GrowthInterval == fix (v.GrowthInterval))))
-    error ("muonlab:badArg",
-           "%s: LOSSSCALER.GrowthInterval must be a positive integer or Inf.", fname);
-  endif
-  if (! (chk (v.Backoff) && v.Backoff > 0 && v.Backoff <= 1))
-    error ("muonlab:badArg", "%s: LOSSSCALER.Backoff must be in (0, 1].", fname);
-  endif
-  if (! (chk (v.Growth) && isfinite (v.Growth) && v.Growth >= 1))
-    error ("muonlab:badArg", "%s: LOSSSCALER.Growth must be a finite scalar of at least 1.",
-           fname);
-  endif
-  if (! (chk (v.MinScale) && v.MinScale > 0 && v.MinScale <= v.InitScale))
+  v = parse_options (fname, "loss_scaler", pairs);
+  if (v.min_scale > v.init_scale)
     error ("muonlab:badArg",
            "%s: LOSSSCALER.MinScale must be positive and at most InitScale.", fname);
   endif
-  s.enabled = true;
-  s.scale = double (v.InitScale);
-  s.growth_interval = double (v.GrowthInterval);
-  s.backoff = double (v.Backoff);
-  s.growth = double (v.Growth);
-  s.min_scale = double (v.MinScale);
-endfunction
-
-function check_nonneg (fname, what, x)
-  if (! (isnumeric (x) && isreal (x) && isscalar (x) && isfinite (x) && x >= 0))
-    error ("muonlab:badArg", "%s: %s must be a non-negative finite scalar.", fname, what);
+  s = struct ("enabled", enabled, "scale", v.init_scale, "growth_interval", v.growth_interval,
+              "backoff", v.backoff, "growth", v.growth, "min_scale", v.min_scale,
+              "good_steps", 0, "overflows", 0);
+  if (! enabled)
+    s.scale = 1;
   endif
 endfunction
 
-function x = pick (fname, what, x, fallback, dflt)
+## The first non-empty of x, fallback and dflt (all checked by the option table).
+function x = pick (x, fallback, dflt)
   if (isempty (x))
     x = fallback;
     if (isempty (x))
       x = dflt;
     endif
-  else
-    check_nonneg (fname, what, x);
   endif
-  x = double (x);
-endfunction
-
-function b = check_bool (fname, what, b)
-  if (! (isscalar (b) && (islogical (b) || (isnumeric (b) && any (b == [0 1])))))
-    error ("muonlab:badArg", "%s: %s must be true or false.", fname, what);
-  endif
-  b = logical (b);
 endfunction
 
 %!shared P

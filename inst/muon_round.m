@@ -21,13 +21,10 @@ function y = muon_round (x, prec)
   if (nargin != 2)
     print_usage ();
   endif
-  if (! (isfloat (x) && isreal (x)))
+  if (! (isfloat (x) && isreal (x)) || issparse (x))
     error ("muonlab:badType", "muon_round: X must be a real double or single array.");
   endif
-  if (! (ischar (prec) && any (strcmp (prec, {"keep", "double", "single", "bf16", "fp16"}))))
-    error ("muonlab:badArg",
-           "muon_round: PREC must be 'keep', 'double', 'single', 'bf16' or 'fp16'.");
-  endif
+  prec = choose_option ("muon_round", "PREC", prec, [{"keep"}, core_lists().lists.precision]);
   switch (prec)
     case {"keep", "double"}
       y = x;
@@ -65,4 +62,5 @@ endfunction
 %!assert (muon_round ([NaN Inf 0], "fp16"), [NaN Inf 0])
 %!assert (muon_round (pi, "single"), double (single (pi)))
 %!error <muon_round: X must be a real double or single array.> muon_round (int8 (1), "bf16")
+%!error <muon_round: X must be a real double or single array.> muon_round (sparse (eye (2)), "single")
 %!error <muon_round: PREC must be 'keep', 'double', 'single', 'bf16' or 'fp16'.> muon_round (1, "fp8")

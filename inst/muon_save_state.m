@@ -4,15 +4,43 @@
 ## -*- texinfo -*-
 ## @deftypefn {muonlab} {} muon_save_state (@var{file}, @var{opt})
 ## Save the optimizer state @var{opt} (from @code{muon_optimizer} / @code{muon_step}) to
-## @var{file}, in Octave's binary format.
+## @var{file}, a checksummed muonlab checkpoint (format version 2).
 ##
-## The file holds one variable, @code{muonlab_state}, a struct with the fields
-## @code{format} (@qcode{"muonlab-optimizer-state"}), @code{version} (1), @code{names},
-## @code{shapes} and @code{classes} of the parameters, and @code{opt}, the whole state:
-## routing, options, learning rates, Muon momenta, AdamW moments and step counts,
-## pending gradient-accumulation buffers and the loss-scaler state.  Every array is
-## stored exactly, so loading it with @code{muon_load_state} and taking a step gives the
-## same bits as taking the step without the round trip.
+## The whole state is saved: routing, options, learning rates, Muon momenta, AdamW
+## moments and step counts, pending gradient-accumulation buffers and the loss-scaler
+## state.  Every array is stored exactly, so loading it with @code{muon_load_state} and
+## taking a step gives the same bits as taking the step without the round trip, and the
+## same state gives the same file bytes.  @var{opt} is checked first, as
+## @code{muon_load_state} checks it (a @code{muonlab:badState} error names the first
+## field out of its domain), so a saved file always loads.  The file is written under a
+## temporary name beside @var{file} and renamed over it, so an interrupted save leaves
+## the previous file whole.
+##
+## @strong{File layout} (all integers little-endian), for reading it from another tool:
+## @example
+## offset  size  field
+##      0     8  magic "MUONCKPT" (ASCII)
+##      8     4  format version, uint32 (2)
+##     12     4  reserved, zero
+##     16     8  payload length N, uint64
+##     24    40  kind, ASCII padded with NUL bytes: "muon_optimizer"
+##     64     N  payload: a MAT-file version 5 (uncompressed, Octave's save -v6)
+##               holding one variable, "payload": the struct OPT
+##   64+N    32  SHA-256 of bytes 0 .. 64+N-1 (header and payload), raw bytes
+## @end example
+## The file is exactly 96 + N bytes.  In Python (numpy, scipy):
+## @example
+## import hashlib, io, struct, scipy.io
+## data = open ("state.ckpt", "rb").read ()
+## magic, version, reserved, n = struct.unpack_from ("<8sIIQ", data)
+## kind = data[24:64].rstrip (b"\0").decode ()
+## assert magic == b"MUONCKPT" and version == 2 and len (data) == 96 + n
+## assert hashlib.sha256 (data[:64 + n]).digest () == data[64 + n:]
+## opt = scipy.io.loadmat (io.BytesIO (data[64:64 + n]),
+##                         simplify_cells = True)["payload"]
+## opt["muon"]["W"]["momentum"]        # a numpy array, the shape of W
+## @end example
+## Version 1 files (Octave's binary format, no checksum) are no longer read.
 ##
 ## @seealso{muon_load_state, muon_optimizer, muon_step}
 ## @end deftypefn
@@ -30,30 +58,43 @@ function muon_save_state (file, opt)
     error ("muonlab:badArg", "%s: OPT must be an optimizer state made by muon_optimizer.",
            fname);
   endif
-  muonlab_state = struct ("format", "muonlab-optimizer-state", "version", 1);
-  muonlab_state.names = opt.names;
-  muonlab_state.shapes = opt.shapes;
-  muonlab_state.classes = opt.classes;
-  muonlab_state.opt = opt;
-  try
-    save ("-binary", file, "muonlab_state");
-  catch err
-    error ("muonlab:badArg", "%s: cannot write '%s': %s", fname, file, err.message);
-  end_try_catch
+  msg = opt_check_state (opt, "full");
+  if (! isempty (msg))
+    error ("muonlab:badState", "%s: %s.", fname, msg);
+  endif
+  state_write (fname, file, "muon_optimizer", opt);
 endfunction
 
 %!test
 %! P = struct ("W", randn (4, 3), "b", randn (4, 1));
 %! opt = muon_optimizer (P);
-%! f = [tempname() ".bin"];
+%! f = [tempname() ".ckpt"];
 %! unwind_protect
 %!   muon_save_state (f, opt);
-%!   S = load (f);
-%!   assert (S.muonlab_state.format, "muonlab-optimizer-state");
-%!   assert (S.muonlab_state.version, 1);
-%!   assert (S.muonlab_state.names, {"W"; "b"});
-%!   assert (S.muonlab_state.shapes, {[4 3]; [4 1]});
-%!   assert (S.muonlab_state.opt, opt);
+%!   fid = fopen (f, "r");
+%!   b = fread (fid, Inf, "uint8=>uint8").';
+%!   fclose (fid);
+%!   assert (char (b(1:8)), "MUONCKPT");
+%!   assert (typecast (b(9:12), "uint32"), uint32 (2));
+%!   n = double (typecast (b(17:24), "uint64"));
+%!   assert (numel (b), 96 + n);
+%!   assert (char (b(25:38)), "muon_optimizer");
+%!   assert (all (b(39:64) == 0));
+%!   h = hash ("sha256", char (b(1:64+n)));
+%!   assert (b(end-31:end), uint8 (hex2dec (reshape (h, 2, []).')).');
+%!   ## the payload is a MAT-file holding OPT
+%!   g = [tempname() ".mat"];
+%!   fid = fopen (g, "w");
+%!   fwrite (fid, b(65:64+n));
+%!   fclose (fid);
+%!   S = load (g);
+%!   unlink (g);
+%!   assert (isequal (S.payload, opt));
+%!   ## the same state gives the same bytes
+%!   muon_save_state (f, opt);
+%!   fid = fopen (f, "r");
+%!   assert (fread (fid, Inf, "uint8=>uint8").', b);
+%!   fclose (fid);
 %! unwind_protect_cleanup
 %!   unlink (f);
 %! end_unwind_protect
@@ -62,3 +103,7 @@ endfunction
 %!error <muon_save_state: FILE must be a file name.> muon_save_state (1, struct ())
 %!error <muon_save_state: OPT must be an optimizer state made by muon_optimizer.> muon_save_state ("x", struct ())
 %!error id=muonlab:badArg muon_save_state ("x", 1)
+%!error <muon_save_state: OPT.adam.b.v must not be negative.> muon_save_state ("x", setfield (muon_optimizer (struct ("b", ones (3, 1))), "adam", struct ("b", struct ("m", zeros (3, 1), "v", -ones (3, 1), "step", 1))))
+%!error <muon_save_state: OPT.step must be a non-negative integer.> muon_save_state ("x", setfield (muon_optimizer (struct ("b", ones (3, 1))), "step", -1))
+%!error id=muonlab:badState muon_save_state ("x", setfield (muon_optimizer (struct ("b", ones (3, 1))), "step", NaN))
+%!error <muon_save_state: cannot write 'no_such_dir/x.ckpt'> muon_save_state ("no_such_dir/x.ckpt", muon_optimizer (struct ("b", ones (3, 1))))

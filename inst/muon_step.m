@@ -6,6 +6,12 @@
 ## Hand one micro-batch gradient to the hybrid Muon + AdamW optimizer @var{opt} (made by
 ## @code{muon_optimizer}) and, at an accumulation boundary, apply one optimizer step.
 ##
+## @var{opt}'s per-parameter state is checked on every call: a Muon state that is neither
+## [] nor a @code{muon_update} state with a finite momentum of the parameter's size (a
+## cell, a momentum of another class or size, a NaN momentum without
+## @qcode{"PoisonMomentum"}), or AdamW moments that are not finite or a negative second
+## moment, is a @code{muonlab:badState} error (never a silent reset or a NaN carried on).
+##
 ## @var{grads} has the fields and sizes of @var{params}.  With a loss scaler the gradients
 ## are expected multiplied by the current scale @code{opt.scaler.scale}.  Each call:
 ##
@@ -69,6 +75,10 @@ function [params, opt, info] = muon_step (opt, params, grads)
          && strcmp (opt.type, "muonlab.optimizer")))
     error ("muonlab:badArg", "%s: OPT must be an optimizer state made by muon_optimizer.",
            fname);
+  endif
+  msg = opt_check_state (opt, "step");
+  if (! isempty (msg))
+    error ("muonlab:badState", "%s: %s.", fname, msg);
   endif
   opt_check_tree (fname, "PARAMS", params, opt.names, opt.shapes, false);
   opt_check_tree (fname, "GRADS", grads, opt.names, opt.shapes, false);
@@ -362,6 +372,30 @@ endfunction
 %!error <muon_step: GRADS.W must be of size 8 x 5.> muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
 %!error <muon_step: GRADS.b must be a real, non-empty double or single array.> muon_step (muon_optimizer (P), P, setfield (G, "b", int8 (G.b)))
 %!error id=muonlab:badShape muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
+%!error <muon_step: OPT.muon.W must be \[\] or a muon_update state.> muon_step (setfield (muon_optimizer (P), "muon", struct ("W", {{}})), P, G)
+%!test
+%! ## a state passed back with a malformed momentum is an error, never a fresh start
+%! [~, opt] = muon_step (muon_optimizer (P), P, G);
+%! o = opt;  o.muon.W.momentum = {};
+%! fail ("muon_step (o, P, G)",
+%!       "muon_step: OPT.muon.W.momentum must be a real double or single array.");
+%! o = opt;  o.muon.W.momentum = [];
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.muon.W.momentum must be of size 8 x 5.");
+%! o = opt;  o.muon.W.momentum(3) = NaN;
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.muon.W.momentum must not contain NaN or Inf.");
+%! o = opt;  o.muon.W = rmfield (o.muon.W, "form");
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.muon.W lacks the field 'form'.");
+%! o = opt;  o.adam.b.v(1) = -1;
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.adam.b.v must not be negative.");
+%! o = opt;  o.adam.b.m = single (o.adam.b.m(1:4));
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.adam.b.m must be of size 8 x 1.");
+%! o = opt;  o.accum.b = {};
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.accum.b must be a real double or single array.");
+%! ## [] still means no step yet
+%! o = opt;  o.muon.W = [];
+%! [~, o2] = muon_step (o, P, G);
+%! assert (o2.muon.W.step, 1);
+%!error id=muonlab:badState muon_step (setfield (muon_optimizer (P), "muon", struct ("W", "")), P, G)
 %!error <muon_step: parameter 'W': unknown coefficient schedule 'foo'.>
 %! opt = muon_optimizer (P);
 %! opt.update_args.W = {"Coefficients", "foo"};

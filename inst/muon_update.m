@@ -13,7 +13,9 @@
 ## overwrite the gradient in place with the Nesterov input; this function does not).
 ##
 ## @var{state} is @code{[]} for the first step (zero momentum) or the struct returned by
-## the previous call, with fields
+## the previous call; anything else (a cell such as @code{@{@}}, a string, a momentum of
+## another class or size) is a @code{muonlab:badState} error, never a fresh start.  The
+## struct has the fields
 ## @table @code
 ## @item momentum
 ## the momentum buffer, the size of @var{G} (class of @var{G} when it starts from
@@ -61,10 +63,10 @@
 ## Keller/DeepSpeed quirk: their scale reads the gradient's last two dimensions, kh x kw,
 ## so a 3 x 3 kernel gets scale 1 under keller whatever out and in are.  No effect on 2-D
 ## and 3-D inputs.
-## @item muon_ns options
-## "Method", "Steps", "Coefficients", "ScheduleMode", "Precision", "Restarts",
-## "GramMinAspect", "Eps", "NormalizeFirst", "Device", "Gemm", "Threads": passed to
-## @code{muon_ns}.
+## @item @code{muon_ns} options
+## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
+## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}), for the orthogonalization of each
+## block; the default precision is the class of @var{G}.
 ## @end table
 ##
 ## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};
@@ -190,15 +192,23 @@ endfunction
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", [4 4])
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(6\).> muon_update (G, [], "Experts", 2, "SplitRows", [4 8])
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", [0 12])
+%!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", {})
+%!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", "")
 %!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, 1)
 %!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, struct ("momentum", G))
 %!error <muon_update: STATE.momentum must be a real double or single array.> muon_update (G, struct ("momentum", int8 (G), "step", 1, "form", "ema"))
 %!error <muon_update: STATE.momentum must match the size of G.> muon_update (G, struct ("momentum", G.', "step", 1, "form", "ema"))
 %!error <muon_update: STATE.step must be a non-negative integer.> muon_update (G, struct ("momentum", G, "step", -1, "form", "ema"))
 %!error <muon_update: STATE.form must be 'sgd', the MOMENTUMFORM in use.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema"), "MomentumForm", "sgd")
-%!error id=muonlab:badShape muon_update (G, struct ("momentum", G.', "step", 1, "form", "ema"))
+%!error id=muonlab:badState muon_update (G, struct ("momentum", G.', "step", 1, "form", "ema"))
 %!error id=muonlab:badArg muon_update (G, [], "Beta", 1)
-%!error id=muonlab:badType muon_update (G, 1)
+%!error id=muonlab:badState muon_update (G, 1)
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, {})
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, "")
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, zeros (0, 3))
+%!error <muon_update: STATE.momentum must be a real double or single array.> muon_update (G, struct ("momentum", {{}}, "step", 1, "form", "ema"))
+%!error <muon_update: STATE.step must be a non-negative integer.> muon_update (G, struct ("momentum", G, "step", Inf, "form", "ema"))
+%!error id=muonlab:badState muon_update (G, {})
 %!error <muon_update: M must be the size of G.> __muon_update__ (G, G.', struct ())
 %!error <muon_update: experts must divide the rows of a 2-D G.> __muon_update__ (G, [], struct ("experts", 5))
 %!error <muon_update: the row blocks sum to 4, not to the 12 rows.> __muon_update__ (G, [], struct ("split_rows", [2 2]))

@@ -26,7 +26,10 @@
 ## iteration i; 0 and indices >= Steps never restart; duplicates count once.  With
 ## @qcode{"Symmetric"}, true every product whose result is symmetric costs half (SYRK-style
 ## kernels): X*X', A*A and, in Gram, all of R, Z, Q, RZ (they are polynomials in R and so
-## commute); B*X and Q*X stay general.
+## commute); B*X and Q*X stay general.  This is the model of @code{muon_ns} in double and
+## single (SYRK for X*X' and A*A; in Gram the upper half of Z*Q, Z*R and Z*RZ, its
+## diagonal tiles in narrow column strips, a little over half); bf16 and fp16 run the
+## peers' general products for A*A and the Gram n x n products.
 ##
 ## Closed forms (5 steps): standard (20 alpha + 10) n^3; Gram with restarts [2]
 ## (8 alpha + 28) n^3, without (4 alpha + 34) n^3; symmetric: standard (15 alpha + 5) n^3,
@@ -78,35 +81,11 @@ function F = ns_flops (m, n, varargin)
     error ("muonlab:badShape",
            "ns_flops: M and N must have the same size (or one must be a scalar).");
   endif
-  defaults = struct ("Steps", 5, "Restarts", 2, "Symmetric", false, "Method", "standard");
-  [v, rest] = parse_pairs ("ns_flops", defaults, varargin);
-  reject_rest ("ns_flops", rest);
-  s = v.Steps;
-  if (! (isnumeric (s) && isscalar (s) && isreal (s) && s == fix (s)
-         && s >= 1 && s <= 1000))
-    error ("muonlab:badArg", "ns_flops: STEPS must be a positive integer (at most 1000).");
-  endif
-  s = double (s);
-  r = v.Restarts;
-  if (! (isnumeric (r) && isreal (r) && (isempty (r) || isvector (r))
-         && all (r(:) >= 0 & r(:) == fix (r(:)))))
-    error ("muonlab:badArg", "ns_flops: RESTARTS must be a vector of non-negative integers.");
-  endif
-  sym = v.Symmetric;
-  if (! (isscalar (sym) && (islogical (sym) || (isnumeric (sym) && any (sym == [0 1])))))
-    error ("muonlab:badArg", "ns_flops: SYMMETRIC must be true or false.");
-  endif
-  sym = logical (sym);
-  meth = v.Method;
-  methods = {"standard", "gram"};
-  k = [];
-  if (ischar (meth) && isrow (meth))
-    k = find (strcmpi (meth, methods), 1);
-  endif
-  if (isempty (k))
-    error ("muonlab:badArg", "ns_flops: METHOD must be 'standard' or 'gram'.");
-  endif
-  meth = methods{k};
+  v = parse_options ("ns_flops", "ns_flops", varargin);
+  s = v.steps;
+  r = v.restarts;
+  sym = v.symmetric;
+  meth = v.method;
 
   ## restart before iteration i (0-based): 1 <= i <= steps - 1
   r = unique (double (r(:).'));

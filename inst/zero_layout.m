@@ -93,41 +93,10 @@ function L = zero_layout (shapes, world, varargin)
   endif
   S = shapes_matrix (shapes);
   if (! (isnumeric (world) && isreal (world) && isscalar (world) && world >= 1
-         && world == fix (world) && world <= 1048576))
+         && world == fix (world) && world <= core_lists ().limits.zero_max_world))
     error ("muonlab:badArg", "zero_layout: WORLD must be a positive integer.");
   endif
-  opts = struct ("stage", 2, "align_factor", 2, "order", "given");
-  if (mod (numel (varargin), 2) != 0)
-    error ("muonlab:badArg", "zero_layout: options must be name/value pairs.");
-  endif
-  for i = 1:2:numel (varargin)
-    name = varargin{i};
-    val = varargin{i+1};
-    if (! ischar (name))
-      error ("muonlab:badArg", "zero_layout: option names must be strings.");
-    endif
-    switch (lower (name))
-      case "stage"
-        if (! (isnumeric (val) && isscalar (val) && any (val == [1 2 3])))
-          error ("muonlab:badArg", "zero_layout: STAGE must be 1, 2 or 3.");
-        endif
-        opts.stage = double (val);
-      case "alignfactor"
-        if (! (isnumeric (val) && isreal (val) && isscalar (val) && val >= 1
-               && val == fix (val) && val <= 1048576))
-          error ("muonlab:badArg", "zero_layout: ALIGNFACTOR must be a positive integer.");
-        endif
-        opts.align_factor = double (val);
-      case "order"
-        if (! (ischar (val) && any (strcmpi (val, {"given", "size_desc"}))))
-          error ("muonlab:badArg",
-                 "zero_layout: ORDER must be \"given\" or \"size_desc\".");
-        endif
-        opts.order = lower (val);
-      otherwise
-        error ("muonlab:badArg", "zero_layout: unknown option \"%s\".", name);
-    endswitch
-  endfor
+  opts = parse_options ("zero_layout", "zero_layout", varargin);
 
   [par, pieces, ranks, ranges, info] = __zero_layout__ (S, double (world), opts);
   ## the core counts in 64-bit integers; the offsets reach Octave as doubles, exact only
@@ -298,9 +267,9 @@ endfunction
 %!error <zero_layout: SHAPES must hold positive integer sizes.> zero_layout ([2 2.5], 2)
 %!error <zero_layout: STAGE must be 1, 2 or 3.> zero_layout ({[2 2]}, 2, "Stage", 4)
 %!error <zero_layout: ALIGNFACTOR must be a positive integer.> zero_layout ({[2 2]}, 2, "AlignFactor", 0)
-%!error <zero_layout: ORDER must be "given" or "size_desc".> zero_layout ({[2 2]}, 2, "Order", "asc")
-%!error <zero_layout: unknown option "Foo".> zero_layout ({[2 2]}, 2, "Foo", 1)
-%!error <zero_layout: options must be name/value pairs.> zero_layout ({[2 2]}, 2, "Stage")
+%!error <zero_layout: ORDER must be 'given' or 'size_desc'.> zero_layout ({[2 2]}, 2, "Order", "asc")
+%!error <zero_layout: unknown option 'Foo'.> zero_layout ({[2 2]}, 2, "Foo", 1)
+%!error <zero_layout: options must be NAME, VALUE pairs.> zero_layout ({[2 2]}, 2, "Stage")
 %!error <zero_layout: option names must be strings.> zero_layout ({[2 2]}, 2, 3, 1)
 %!error <zero_layout: SHAPES must be a real P x 2 double matrix.> __zero_layout__ (ones (2, 3), 2, struct ())
 %!error <zero_layout: unknown order 'x'.> __zero_layout__ ([2 2], 2, struct ("order", "x"))

@@ -13,7 +13,9 @@
 ## (single is taken as double).  Nothing passed in is modified.  @var{state} is @code{[]} for
 ## the first step or the @var{state} returned by the previous call with the same layout,
 ## variant and communicator: each rank's momentum as the variant holds it, so steps chain and
-## the memory each rank holds is real.
+## the memory each rank holds is real.  Any other @var{state} (a cell, a momentum that is
+## not one buffer per rank, as @code{state.momentum = @{@}}) is a @code{muonlab:badState}
+## error, never a silent restart from zero momentum.
 ##
 ## Every variant averages the gradients over the ranks (the communicator's rank-order sum,
 ## then one division), runs the Muon update of @code{muon_update} where its design runs it,
@@ -72,10 +74,12 @@
 ## @qcode{"deepspeed"} (default) @code{(W - P mod W) mod W} pads, or @qcode{"keller"}
 ## @code{W - P mod W}, which adds a whole round of pads when W divides P
 ## (zero3_round_robin_aliased_pads only).
-## @item muon_update options
-## "Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor" and every @code{muon_ns}
-## option ("Method", "Precision", "Coefficients", "Steps", @dots{}); the default precision is
-## @qcode{"double"}.  "SplitRows" needs every matrix to have the rows it sums to.
+## @item "Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor"
+## the momentum and the update scale, as in @code{muon_update}.
+## @item @code{muon_ns} options
+## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
+## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}); the default precision is
+## @qcode{"double"}.
 ## @end table
 ##
 ## Non-finite and overflowing gradients (NaN, Inf, or a gradient whose fp64 sum of squares
@@ -111,21 +115,16 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   if (nargin < 3)
     print_usage ();
   endif
-  defaults = struct ("Variant", "zero12_allreduce", "Comm", "sim", "Reference", true,
-                     "Assemble", [], "PadCount", "deepspeed");
-  [v, rest] = parse_pairs (fname, defaults, varargin);
-  [opts, rest] = update_options (fname, "double", rest);
-  reject_rest (fname, rest);
-  variants = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
-              "zero2_slice_only", "zero2_multi_owner", "zero3_round_robin", ...
-              "zero3_round_robin_aliased_pads", "layerwise_lpt", "moonlight_gather"};
-  opts.variant = choose_option (fname, "VARIANT", v.Variant, variants);
-  opts.pad_count = choose_option (fname, "PADCOUNT", v.PadCount, {"deepspeed", "keller"});
-  want_ref = logical_option (fname, "REFERENCE", v.Reference);
+  opts = parse_options (fname, "zero_muon_step", varargin);
+  want_ref = opts.reference;
 
   ## layout
   if (! (isstruct (L) && isscalar (L)
-         && all (isfield (L, {"world", "stage", "align_factor", "order_mode", "params"}))))
+         && all (isfield (L, {"world", "stage", "align_factor", "order_mode", "params"}))
+         && is_count (L.world) && is_count (L.stage) && is_count (L.align_factor)
+         && ischar (L.order_mode) && isstruct (L.params) && ! isempty (L.params)
+         && all (isfield (L.params, {"rows", "cols"}))
+         && all (arrayfun (@(q) is_count (q.rows) && is_count (q.cols), L.params(:)))))
     error ("muonlab:badType", "%s: L must be a layout from zero_layout.", fname);
   endif
   shapes = [[L.params.rows]; [L.params.cols]].';
@@ -133,12 +132,13 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   W = L.world;
   lopts = struct ("stage", L.stage, "align_factor", L.align_factor, "order", L.order_mode);
 
-  ## communicator: how many ranks this process drives
-  comm = v.Comm;
-  if (ischar (comm) && strcmpi (comm, "sim"))
-    comm = "sim";
+  ## communicator (checked by the option table): how many ranks this process drives
+  comm = opts.comm;
+  if (ischar (comm))
     nl = W;
-  elseif (isstruct (comm) && isscalar (comm) && all (isfield (comm, {"kind", "size", "local_ranks"})))
+  elseif (isstruct (comm) && isscalar (comm)
+          && all (isfield (comm, {"kind", "size", "local_ranks"}))
+          && is_count (comm.size) && is_count (comm.local_ranks))
     nl = comm.local_ranks;
     if (comm.size != W)
       error ("muonlab:badArg", "%s: the communicator has %d ranks, the layout %d.", fname,
@@ -147,11 +147,10 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   else
     error ("muonlab:badArg", "%s: COMM must be \"sim\" or a handle from muon_comm.", fname);
   endif
-  assemble = v.Assemble;
+  assemble = opts.assemble;
   if (isempty (assemble))
     assemble = nl == W;
   endif
-  assemble = logical_option (fname, "ASSEMBLE", assemble);
 
   ## gradients
   if (! (iscell (rank_grads) && isequal (size (rank_grads), [nl P])))
@@ -172,17 +171,31 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   key = struct ("variant", opts.variant, "world", W, "shapes", shapes, "stage", L.stage,
                 "align_factor", L.align_factor, "order", L.order_mode, "form", opts.form,
                 "local_ranks", nl);
-  if (isempty (state) && ! isstruct (state))
+  if (isa (state, "double") && isequal (size (state), [0 0]))
     state = struct ("key", key, "step", 0, "momentum", [], "reference", [], "has_ref", true);
   elseif (! (isstruct (state) && isscalar (state)
              && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))))
-    error ("muonlab:badType", "%s: STATE must be [] or the state of a previous call.", fname);
+    error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
   elseif (! isequal (state.key, key))
-    error ("muonlab:badArg",
+    error ("muonlab:badState",
            "%s: STATE belongs to another layout, variant, momentum form or communicator.",
            fname);
   endif
   do_ref = want_ref && ! strcmp (opts.variant, "reference");
+  ## the momenta passed back: [] before the first step only (the gateway reads any empty
+  ## value as zeros, so {} would silently restart), then one buffer per local rank
+  step = state.step;
+  if (! (isa (step, "double") && isscalar (step) && isreal (step) && isfinite (step)
+         && step >= 0 && step == fix (step)))
+    error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
+  endif
+  if (! (islogical (state.has_ref) && isscalar (state.has_ref)))
+    error ("muonlab:badState", "%s: STATE.has_ref must be true or false.", fname);
+  endif
+  check_momentum (fname, "STATE.momentum", state.momentum, step, nl);
+  if (do_ref && state.has_ref)
+    check_momentum (fname, "STATE.reference", state.reference, step, nl);
+  endif
   if (do_ref && ! state.has_ref)
     error ("muonlab:badArg",
            "%s: STATE has no reference momentum (a step ran with 'Reference', false).", fname);
@@ -212,6 +225,23 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   state.has_ref = state.has_ref && want_ref;
 
   R = result (opts.variant, info, st, upd, full, ref_full, W, P, state.step);
+endfunction
+
+function check_momentum (fname, what, m, step, nl)
+  if (step == 0)
+    if (! (isa (m, "double") && isequal (size (m), [0 0])))
+      error ("muonlab:badState", "%s: %s must be [] in a state before the first step.",
+             fname, what);
+    endif
+  elseif (! (iscell (m) && isequal (size (m), [nl 1]) && all (cellfun (@is_buffer, m))))
+    error ("muonlab:badState",
+           "%s: %s must be a %d x 1 cell of momentum vectors (one per local rank).", fname,
+           what, nl);
+  endif
+endfunction
+
+function tf = is_buffer (x)
+  tf = isa (x, "double") && isreal (x) && ! issparse (x) && iscolumn (x);
 endfunction
 
 ## Why the step must be skipped ("" when it need not): a local gradient with NaN or Inf, or
@@ -270,11 +300,9 @@ function R = skipped_result (variant, W, P, shapes, comm, step, nl, why)
                     "sent", z, "recv", z, "update", {[]}, "owned", zeros (P, 2));
 endfunction
 
-function tf = logical_option (fname, name, val)
-  if (! (isscalar (val) && (islogical (val) || (isnumeric (val) && any (val == [0 1])))))
-    error ("muonlab:badArg", "%s: %s must be true or false.", fname, name);
-  endif
-  tf = logical (val);
+## a positive integer scalar (a count or a size in a layout or communicator struct)
+function tf = is_count (x)
+  tf = isnumeric (x) && isreal (x) && isscalar (x) && x >= 1 && x == fix (x);
 endfunction
 
 function R = result (variant, info, st, upd, full, ref_full, W, P, step)
@@ -373,8 +401,37 @@ endfunction
 %! [~, s] = zero_muon_step (L, g, []); zero_muon_step (L, g, s, "Variant", "layerwise_lpt");
 %!error <zero_muon_step: STATE has no reference momentum \(a step ran with 'Reference', false\).>
 %! [~, s] = zero_muon_step (L, g, [], "Reference", false); zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.momentum = {}; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.momentum = []; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.momentum{2} = single (s.momentum{2}); zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.reference must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.reference = {}; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be \[\] in a state before the first step.>
+%! [~, s] = zero_muon_step (L, g, []); s.step = 0; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.step must be a non-negative integer.>
+%! [~, s] = zero_muon_step (L, g, []); s.step = -1; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE must be \[\] or the state of a previous call.>
+%! zero_muon_step (L, g, {});
+%!error id=muonlab:badState
+%! [~, s] = zero_muon_step (L, g, []); s.momentum = {}; zero_muon_step (L, g, s);
 %!error <zero_muon_step: COMM must be "sim" or a handle from muon_comm.>
 %! zero_muon_step (L, g, [], "Comm", 3);
+## malformed fields of L, COMM and STATE: muonlab errors, not Octave's (issue 13's fuzz)
+%!error <zero_muon_step: L must be a layout from zero_layout.>
+%! M = L; M.params = ones (3); zero_muon_step (M, g, []);
+%!error <zero_muon_step: L must be a layout from zero_layout.>
+%! M = L; M.world = {2}; zero_muon_step (M, g, []);
+%!error <zero_muon_step: L must be a layout from zero_layout.>
+%! M = L; M.params(2).rows = "a"; zero_muon_step (M, g, []);
+%!error <zero_muon_step: COMM must be "sim" or a handle from muon_comm.>
+%! c = muon_comm ("sim", 2); c.size = "2"; zero_muon_step (L, g, [], "Comm", c);
+%!error <zero_muon_step: STATE.step must be a non-negative integer.>
+%! [~, s] = zero_muon_step (L, g, []); s.step = {1}; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.has_ref must be true or false.>
+%! [~, s] = zero_muon_step (L, g, []); s.has_ref = "yes"; zero_muon_step (L, g, s);
 %!error <zero_muon_step: REFERENCE must be true or false.>
 %! zero_muon_step (L, g, [], "Reference", 2);
 %!error <zero_muon_step: unknown coefficient schedule 'foo'.>

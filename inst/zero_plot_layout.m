@@ -16,8 +16,13 @@
 ## red with a @qcode{"*"} and a red bracket above them.
 ##
 ## With no display (@env{DISPLAY} unset) the figure is invisible and uses the gnuplot
-## toolkit, so it works headless.  With @qcode{"File"}, the figure is also written as a PNG.
-## @var{h} is the figure handle.
+## toolkit, so it works headless.  @var{h} is the figure handle.
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "File"
+## a file name: the figure is also written there as a PNG (default @qcode{""}: not written).
+## @end table
 ##
 ## @example
 ## L = zero_layout (@{[3 4], [2 5], [4 4]@}, 2);
@@ -36,24 +41,7 @@ function h = zero_plot_layout (L, varargin)
     error ("muonlab:badArg",
            "zero_plot_layout: L must be a layout struct from zero_layout.");
   endif
-  file = "";
-  if (mod (numel (varargin), 2) != 0)
-    error ("muonlab:badArg", "zero_plot_layout: options must be name/value pairs.");
-  endif
-  for i = 1:2:numel (varargin)
-    if (! ischar (varargin{i}))
-      error ("muonlab:badArg", "zero_plot_layout: option names must be strings.");
-    endif
-    switch (lower (varargin{i}))
-      case "file"
-        file = varargin{i+1};
-        if (! (ischar (file) && rows (file) == 1))
-          error ("muonlab:badArg", "zero_plot_layout: FILE must be a file name.");
-        endif
-      otherwise
-        error ("muonlab:badArg", "zero_plot_layout: unknown option \"%s\".", varargin{i});
-    endswitch
-  endfor
+  file = parse_options ("zero_plot_layout", "zero_plot_layout", varargin).file;
 
   W = L.world;
   N = L.padded_total;
@@ -208,8 +196,8 @@ endfunction
 
 %!error <zero_plot_layout: L must be a layout struct from zero_layout.> zero_plot_layout (1)
 %!error <zero_plot_layout: FILE must be a file name.> zero_plot_layout (zero_layout ({[2 2]}, 1), "File", 3)
-%!error <zero_plot_layout: unknown option "Foo".> zero_plot_layout (zero_layout ({[2 2]}, 1), "Foo", 3)
-%!error <zero_plot_layout: options must be name/value pairs.> zero_plot_layout (zero_layout ({[2 2]}, 1), "File")
+%!error <zero_plot_layout: unknown option 'Foo'.> zero_plot_layout (zero_layout ({[2 2]}, 1), "Foo", 3)
+%!error <zero_plot_layout: options must be NAME, VALUE pairs.> zero_plot_layout (zero_layout ({[2 2]}, 1), "File")
 
 %!demo
 %! ## Three matrices over two ranks: the 2 x 5 one straddles the cut at element 20.

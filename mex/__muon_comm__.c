@@ -26,6 +26,24 @@
 enum { IN_CMD, IN_COMM, IN_X, IN_ARG };
 enum { OUT_Y, OUT_C };
 
+// CMD: a collective of the core's list (its muon_coll value) or one of these commands
+// (numbered after the collectives; CMD_COUNTERS is MUON_COLL_COUNT).
+#define COMMANDS(X) X (CMD_COUNTERS, "counters") X (CMD_CREATE, "create")               \
+                    X (CMD_ABORT, "abort") X (CMD_HAVE_MPI, "have_mpi")
+#define CMD_ENUM(e, name) e,
+#define CMD_NAME(e, name) name,
+enum { CMD_BEFORE = MUON_COLL_COUNT - 1, COMMANDS (CMD_ENUM) CMD_END };
+static const char *const commands[] = { COMMANDS (CMD_NAME) };
+
+static int command (const char *cmd)
+{
+  int k = -1;
+  if (muon_name_lookup (MUON_LIST_COLL, cmd, &k) == MUON_OK)
+    return k;
+  k = muon_mex_choose (cmd, commands, CMD_END - MUON_COLL_COUNT);
+  return k < 0 ? -1 : MUON_COLL_COUNT + k;
+}
+
 // the user function behind most commands; 'create' is muon_comm's, 'abort' muon_mpirun's
 static const char *fname = "muon_collective";
 
@@ -35,10 +53,11 @@ static double *column (mxArray **a, size_t n)
   return mxGetPr (*a);
 }
 
-// C: this call's calls / bytes per local rank, and the byte model for the same call.
+// C: this call's calls / bytes per local rank, and the byte model for the same call.  Sets
+// *st (never raises: the caller may hold a communicator made for the call).
 static mxArray *call_counters (muon_ctx *ctx, const muon_comm *c, muon_coll k,
                                const muon_comm_counters *before, size_t count, muon_dtype dt,
-                               int root)
+                               int root, muon_status *st)
 {
   static const char *names[] = { "coll", "counts", "calls", "sent", "recv", "model_sent",
                                  "model_recv" };
@@ -47,14 +66,17 @@ static mxArray *call_counters (muon_ctx *ctx, const muon_comm *c, muon_coll k,
   double *v[5];
   for (int j = 0; j < 5; j++)
     v[j] = column (&a[j], (size_t) L);
-  for (int l = 0; l < L; l++)
+  *st = MUON_OK;
+  for (int l = 0; l < L && *st >= 0; l++)
   {
     muon_comm_counters now;
     uint64_t ms = 0, mr = 0;
-    muon_mex_check (fname, muon_comm_counters_get (ctx, c, l, &now));
-    muon_mex_check (fname, muon_comm_model_bytes (ctx, k, muon_comm_size (c),
-                                                  muon_comm_rank (c, l), root, count, dt,
-                                                  &ms, &mr));
+    *st = muon_comm_counters_get (ctx, c, l, &now);
+    if (*st >= 0)
+      *st = muon_comm_model_bytes (ctx, k, muon_comm_size (c), muon_comm_rank (c, l), root,
+                                   count, dt, &ms, &mr);
+    if (*st < 0)
+      break;
     v[0][l] = (double) (now.calls[k] - before[l].calls[k]);
     v[1][l] = (double) (now.bytes_sent[k] - before[l].bytes_sent[k]);
     v[2][l] = (double) (now.bytes_recv[k] - before[l].bytes_recv[k]);
@@ -69,23 +91,27 @@ static mxArray *call_counters (muon_ctx *ctx, const muon_comm *c, muon_coll k,
   return s;
 }
 
-static mxArray *all_counters (muon_ctx *ctx, const muon_comm *c)
+// The counters since creation, per collective; sets *st (never raises, as call_counters).
+static mxArray *all_counters (muon_ctx *ctx, const muon_comm *c, muon_status *st)
 {
   const char *kinds[MUON_COLL_COUNT], *fields[] = { "calls", "sent", "recv" };
   for (int k = 0; k < MUON_COLL_COUNT; k++)
     kinds[k] = muon_coll_name ((muon_coll) k);
   int L = muon_comm_local_ranks (c);
   mxArray *s = mxCreateStructMatrix (1, 1, MUON_COLL_COUNT, kinds);
+  *st = MUON_OK;
   for (int k = 0; k < MUON_COLL_COUNT; k++)
   {
     mxArray *t = mxCreateStructMatrix (1, 1, 3, fields), *a[3];
     double *v[3];
     for (int j = 0; j < 3; j++)
       v[j] = column (&a[j], (size_t) L);
-    for (int l = 0; l < L; l++)
+    for (int l = 0; l < L && *st >= 0; l++)
     {
       muon_comm_counters n;
-      muon_mex_check (fname, muon_comm_counters_get (ctx, c, l, &n));
+      *st = muon_comm_counters_get (ctx, c, l, &n);
+      if (*st < 0)
+        break;
       v[0][l] = (double) n.calls[k];
       v[1][l] = (double) n.bytes_sent[k];
       v[2][l] = (double) n.bytes_recv[k];
@@ -126,12 +152,17 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   char cmd[32] = "";
   if (nrhs < 1 || !mxIsChar (prhs[IN_CMD]) || mxGetString (prhs[IN_CMD], cmd, sizeof cmd))
     muon_mex_error (fname, "badArg", "%s", USAGE);
-  if (strcmp (cmd, "have_mpi") == 0)   // internal: was this MEX file built with MPI
+  int which = command (cmd);
+  // outputs: Y and C for a collective that moves data, one for the other commands
+  int is_coll = which >= 0 && which < MUON_COLL_COUNT && which != MUON_COLL_BARRIER;
+  if (nlhs > (is_coll ? OUT_C + 1 : 1))
+    muon_mex_error (fname, "badArg", "%s", USAGE);
+  if (which == CMD_HAVE_MPI)           // internal: was this MEX file built with MPI
   {
     plhs[0] = mxCreateLogicalScalar (muon_mex_comm_have_mpi ());
     return;
   }
-  if (strcmp (cmd, "abort") == 0)       // internal: muon_mpirun's rank driver
+  if (which == CMD_ABORT)              // internal: muon_mpirun's rank driver
   {
     char msg[2048] = "";
     if (nrhs < 2 || !mxIsChar (prhs[1]))
@@ -143,23 +174,19 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_error (fname, "badArg", "%s", USAGE);
   int owned = 0;
   muon_ctx *ctx = muon_mex_ctx ();
-  if (strcmp (cmd, "create") == 0)
+  if (which == CMD_CREATE)
   {
+    if (nrhs != 2)
+      muon_mex_error (fname, "badArg", "%s", USAGE);
     muon_comm *c = muon_mex_comm_get ("muon_comm", prhs[IN_COMM], 1, &owned);
     plhs[0] = muon_mex_comm_info (c);
     if (owned)
       muon_comm_destroy (&c);
     return;
   }
-  muon_coll k;
-  if (strcmp (cmd, "allreduce") == 0) k = MUON_COLL_ALLREDUCE;
-  else if (strcmp (cmd, "reduce_scatter") == 0) k = MUON_COLL_REDUCE_SCATTER;
-  else if (strcmp (cmd, "all_gather") == 0) k = MUON_COLL_ALL_GATHER;
-  else if (strcmp (cmd, "broadcast") == 0) k = MUON_COLL_BROADCAST;
-  else if (strcmp (cmd, "barrier") == 0) k = MUON_COLL_BARRIER;
-  else if (strcmp (cmd, "counters") == 0) k = MUON_COLL_COUNT;
-  else
+  if (which < 0 || which > CMD_COUNTERS)
     muon_mex_error (fname, "badArg", "unknown command '%s'.", cmd);
+  muon_coll k = (muon_coll) which;     // MUON_COLL_COUNT: the counters
   int need = k == MUON_COLL_BARRIER || k == MUON_COLL_COUNT ? 2
              : k == MUON_COLL_ALL_GATHER ? 3 : 4;
   if (nrhs < need || nrhs > need + (k == MUON_COLL_COUNT))
@@ -170,11 +197,13 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   int root = 0;
   if (k == MUON_COLL_ALLREDUCE || k == MUON_COLL_REDUCE_SCATTER)
   {
-    char o[8] = "";
+    char o[16] = "", ops[64];
+    int v = 0;
     if (!mxIsChar (prhs[IN_ARG]) || mxGetString (prhs[IN_ARG], o, sizeof o)
-        || (strcmp (o, "sum") && strcmp (o, "avg")))
-      muon_mex_error (fname, "badArg", "OP must be 'sum' or 'avg'.");
-    op = o[0] == 'a' ? MUON_REDUCE_AVG : MUON_REDUCE_SUM;
+        || muon_name_lookup (MUON_LIST_REDUCE_OP, o, &v) != MUON_OK)
+      muon_mex_error (fname, "badArg", "OP must be %s.",
+                      muon_mex_list_text (MUON_LIST_REDUCE_OP, 0, ops, sizeof ops));
+    op = (muon_reduce_op) v;
   }
   if (k == MUON_COLL_BROADCAST)
   {
@@ -188,11 +217,14 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   int L = muon_comm_local_ranks (c), W = muon_comm_size (c);
   if (k == MUON_COLL_COUNT)
   {
-    plhs[0] = all_counters (ctx, c);
-    if (nrhs > 2 && mxIsLogicalScalarTrue (prhs[2]))
-      muon_comm_counters_reset (ctx, c);
+    muon_status st;
+    mxArray *S = all_counters (ctx, c, &st);
+    if (st >= 0 && nrhs > 2 && mxIsLogicalScalarTrue (prhs[2]))
+      st = muon_comm_counters_reset (ctx, c);
     if (owned)
       muon_comm_destroy (&c);
+    muon_mex_check (fname, st);
+    plhs[0] = S;
     return;
   }
   muon_comm_counters *before = mxCalloc ((size_t) L, sizeof *before);
@@ -243,7 +275,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       if (mxGetClassID (Xl) != cls || mxGetNumberOfElements (Xl) != n)
         FAIL ("badShape", "every rank's X must have the same class and number of elements.");
       if (in_place)                     // the collective runs in place on a copy
-        send[l] = mxGetData (Y[l] = mxDuplicateArray (Xl));
+        send[l] = mxGetData (Y[l] = muon_mex_copy (Xl));
       else
       {
         Y[l] = mxCreateNumericMatrix (out_m, out_n, cls, mxREAL);
@@ -274,7 +306,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         plhs[OUT_Y] = Y[0];
     }
   }
-  mxArray *C = st >= 0 ? call_counters (ctx, c, k, before, n, dt, root) : NULL;
+  mxArray *C = st >= 0 ? call_counters (ctx, c, k, before, n, dt, root, &st) : NULL;
   if (owned)
     muon_comm_destroy (&c);
   muon_mex_check (fname, st);

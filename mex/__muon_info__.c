@@ -27,20 +27,23 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   for (int i = 0; i < n; i++)
     mxSetCell (names, i, mxCreateString (muon_coeffs_name (i)));
   mxSetField (s, 0, "schedules", names);
-  // the CPU GEMM providers (core/gemm.c): a nested struct "gemm"
+  // the CPU GEMM providers (core/gemm/gemm.c): a nested struct "gemm"
   muon_gemm_info g;
   muon_mex_check (fname, muon_gemm_query (muon_mex_ctx (), &g));
   const char *gf[] = { "provider", "reason", "env", "onednn_built", "onednn_version",
                        "onednn_isa", "onednn_impl_f32", "onednn_impl_bf16",
                        "onednn_native_bf16", "openblas", "threads", "cores", "tile" };
   mxArray *gs = mxCreateStructMatrix (1, 1, 13, gf);
-  // provider / reason: one field per precision, in muon_precision's order
-  const char *pf[] = { "double", "single", "bf16", "fp16" };
-  mxArray *prov = mxCreateStructMatrix (1, 1, 4, pf), *why = mxCreateStructMatrix (1, 1, 4, pf);
-  for (int p = 0; p < 4; p++)
+  // provider / reason: one field per precision (the core's list, in muon_precision's order)
+  mxArray *prov = mxCreateStructMatrix (1, 1, 0, NULL);
+  mxArray *why = mxCreateStructMatrix (1, 1, 0, NULL);
+  for (int p = 0; p < muon_list_size (MUON_LIST_PRECISION); p++)
   {
-    mxSetField (prov, 0, pf[p], mxCreateString (g.provider[p]));
-    mxSetField (why, 0, pf[p], mxCreateString (g.reason[p]));
+    const char *pf = muon_precision_name ((muon_precision) p);
+    mxAddField (prov, pf);
+    mxAddField (why, pf);
+    mxSetField (prov, 0, pf, mxCreateString (g.provider[p]));
+    mxSetField (why, 0, pf, mxCreateString (g.reason[p]));
   }
   mxSetField (gs, 0, "provider", prov);
   mxSetField (gs, 0, "reason", why);

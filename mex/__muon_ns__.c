@@ -2,6 +2,9 @@
 /* __muon_ns__ - gateway of muon_ns.m: Newton-Schulz on each page of G (double or single,
  * M x N or M x N x E).  OPTS is the struct muon_ns.m builds; X has G's class and shape;
  * STATS is the call's muon_ns_stats (where its time went), with the products' GFLOP/s.
+ * OPTS.trace (muon_ns's "Trace", one page): STATS.trace holds the core's snapshots
+ * (muon_ns_trace): x (n x m x steps+1), r and q (n x n x steps+1, NaN where not defined),
+ * steps, gram, transposed; muon_ns.m turns them into the per-step table.
  */
 #include <math.h>
 
@@ -39,9 +42,47 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   muon_mex_check_finite (fname, "G", prhs[IN_G]);    // muon_ns.m leaves this pass to C
   muon_ns_opts o;
   muon_mex_ns_opts (fname, prhs[IN_OPTS], &o);
+  int want_trace = 0;
+  muon_mex_field_int (fname, prhs[IN_OPTS], "trace", &want_trace);
+  muon_ns_trace tr = { 0 };
+  mxArray *tx = NULL, *tq = NULL, *trr = NULL;
+  if (want_trace)
+  {
+    size_t n = G.rows < G.cols ? G.rows : G.cols, m = G.rows < G.cols ? G.cols : G.rows;
+    int steps = o.steps > 0 ? o.steps : muon_coeffs_default_steps (o.coeffs ? o.ncoeffs : 1);
+    mwSize dx[3] = { n, m, (mwSize) steps + 1 }, dq[3] = { n, n, (mwSize) steps + 1 };
+    tx = mxCreateNumericArray (3, dx, mxDOUBLE_CLASS, mxREAL);
+    trr = mxCreateNumericArray (3, dq, mxDOUBLE_CLASS, mxREAL);
+    tq = mxCreateNumericArray (3, dq, mxDOUBLE_CLASS, mxREAL);
+    double *r = mxGetPr (trr), *q = mxGetPr (tq);
+    for (size_t i = 0; i < n * n * (size_t) (steps + 1); i++)
+      r[i] = q[i] = NAN;
+    tr.n = n;
+    tr.m = m;
+    tr.cap = steps + 1;
+    tr.x = mxGetPr (tx);
+    tr.r = r;
+    tr.q = q;
+    o.trace = &tr;
+  }
   muon_tensor X;
   plhs[OUT_X] = muon_mex_new_like (&G, mxGetClassID (prhs[IN_G]), &X);
   muon_mex_check (fname, muon_ns (muon_mex_ctx (), &G, &X, &o));
   if (nlhs > OUT_STATS)
+  {
     plhs[OUT_STATS] = stats_struct (fname);
+    if (want_trace)
+    {
+      const char *f[] = { "x", "r", "q", "steps", "gram", "transposed" };
+      mxArray *t = mxCreateStructMatrix (1, 1, 6, f);
+      mxSetField (t, 0, "x", tx);
+      mxSetField (t, 0, "r", trr);
+      mxSetField (t, 0, "q", tq);
+      mxSetField (t, 0, "steps", mxCreateDoubleScalar (tr.steps));
+      mxSetField (t, 0, "gram", mxCreateLogicalScalar (tr.gram));
+      mxSetField (t, 0, "transposed", mxCreateLogicalScalar (tr.transposed));
+      mxAddField (plhs[OUT_STATS], "trace");
+      mxSetField (plhs[OUT_STATS], 0, "trace", t);
+    }
+  }
 }

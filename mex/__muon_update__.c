@@ -36,25 +36,28 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   double experts = 1;
   muon_mex_update_opts (fname, s, &o, &experts);
 
+  // outputs, built here and handed over by muon_mex_outputs (never past nlhs)
+  mxArray *out[OUT_END] = { NULL };
   // momentum: a copy of M (or zeros), updated in place by core
   const mxArray *m = prhs[IN_M];
   if (mxIsEmpty (m))
-    plhs[OUT_M] = mxCreateNumericArray (mxGetNumberOfDimensions (prhs[IN_G]),
-                                        mxGetDimensions (prhs[IN_G]), cls, mxREAL);
+    out[OUT_M] = mxCreateNumericArray (mxGetNumberOfDimensions (prhs[IN_G]),
+                                       mxGetDimensions (prhs[IN_G]), cls, mxREAL);
   else
   {
     muon_tensor Min = muon_mex_tensor (fname, "M", m);
     if (Min.rows != G.rows || Min.cols != G.cols || Min.batch != G.batch)
       muon_mex_error (fname, "badShape", "M must be the size of G.");
-    plhs[OUT_M] = mxDuplicateArray (m);
+    out[OUT_M] = muon_mex_copy (m);
   }
-  muon_tensor M = muon_mex_tensor (fname, "M", plhs[OUT_M]), U;
-  plhs[OUT_U] = muon_mex_new_like (&G, cls, &U);
+  muon_tensor M = muon_mex_tensor (fname, "M", out[OUT_M]), U;
+  out[OUT_U] = muon_mex_new_like (&G, cls, &U);
 
   // a fused (E*m) x n weight: E strided pages, no copy
   if (experts != 1)
   {
-    if (!(experts >= 1 && experts == (size_t) experts) || G.batch != 1
+    if (!(experts >= 1 && experts <= (double) G.rows && experts == (size_t) experts)
+        || G.batch != 1
         || G.rows % (size_t) experts != 0)
       muon_mex_error (fname, "badShape", "experts must divide the rows of a 2-D G.");
     fuse (&G, (size_t) experts);
@@ -62,4 +65,5 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     fuse (&U, (size_t) experts);
   }
   muon_mex_check (fname, muon_update (muon_mex_ctx (), &G, &M, &U, &o));
+  muon_mex_outputs (nlhs, plhs, out, OUT_END);
 }

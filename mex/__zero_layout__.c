@@ -31,13 +31,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (!(wd >= 1 && wd <= MUON_ZERO_MAX_WORLD) || wd != (double) (int) wd)
     muon_mex_error (fname, "badArg", "WORLD must be an integer in 1..%d.", MUON_ZERO_MAX_WORLD);
   muon_zero_layout_opts o;
-  muon_zero_layout_opts_default (&o);
-  char buf[32];
-  muon_mex_field_int (fname, prhs[IN_OPTS], "stage", &o.stage);
-  muon_mex_field_int (fname, prhs[IN_OPTS], "align_factor", &o.align_factor);
-  if (muon_mex_field_string (fname, prhs[IN_OPTS], "order", buf, sizeof buf)
-      && muon_zero_order_from_name (buf, &o.order) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown order '%s'.", buf);
+  muon_mex_zero_layout_opts (fname, prhs[IN_OPTS], &o);
 
   size_t P = mxGetM (S);
   const double *s = mxGetPr (S);
@@ -53,8 +47,10 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   muon_mex_check (fname, muon_zero_layout_create (ctx, P, rc, rc + P, (int) wd, &o, &L));
   mxFree (rc);
 
+  // outputs built here, handed over by muon_mex_outputs (never past nlhs)
+  mxArray *out[OUT_END] = { NULL };
   size_t W = (size_t) L->world, N = L->npieces;
-  double *d = mxGetPr (plhs[OUT_PAR] = mxCreateDoubleMatrix (P, 9, mxREAL));
+  double *d = mxGetPr (out[OUT_PAR] = mxCreateDoubleMatrix (P, 9, mxREAL));
   for (size_t p = 0; p < P; p++)
   {
     const muon_zero_param *q = &L->params[p];
@@ -63,7 +59,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     for (int j = 0; j < 9; j++)
       d[p + j * P] = v[j];
   }
-  d = mxGetPr (plhs[OUT_PIECES] = mxCreateDoubleMatrix (N, 10, mxREAL));
+  d = mxGetPr (out[OUT_PIECES] = mxCreateDoubleMatrix (N, 10, mxREAL));
   for (size_t i = 0; i < N; i++)
   {
     const muon_zero_piece *c = &L->pieces[i];
@@ -73,7 +69,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     for (int j = 0; j < 10; j++)
       d[i + j * N] = v[j];
   }
-  d = mxGetPr (plhs[OUT_RANKS] = mxCreateDoubleMatrix (W, 5, mxREAL));
+  d = mxGetPr (out[OUT_RANKS] = mxCreateDoubleMatrix (W, 5, mxREAL));
   for (size_t r = 0; r < W; r++)
   {
     const muon_zero_rank *k = &L->ranks[r];
@@ -82,7 +78,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       d[r + j * W] = v[j];
   }
   mwSize dims[3] = { W, 2, P };
-  d = mxGetPr (plhs[OUT_RANGES] = mxCreateNumericArray (3, dims, mxDOUBLE_CLASS, mxREAL));
+  d = mxGetPr (out[OUT_RANGES] = mxCreateNumericArray (3, dims, mxDOUBLE_CLASS, mxREAL));
   for (size_t p = 0; p < P; p++)
     for (size_t r = 0; r < W; r++)
     {
@@ -91,10 +87,11 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       d[r + 2 * W * p] = lo;
       d[r + W + 2 * W * p] = hi;
     }
-  d = mxGetPr (plhs[OUT_INFO] = mxCreateDoubleMatrix (1, 4, mxREAL));
+  d = mxGetPr (out[OUT_INFO] = mxCreateDoubleMatrix (1, 4, mxREAL));
   d[0] = L->total;
   d[1] = L->padded_total;
   d[2] = L->partition_size;
   d[3] = L->padding;
   muon_zero_layout_destroy (&L);
+  muon_mex_outputs (nlhs, plhs, out, OUT_END);
 }

@@ -1,6 +1,6 @@
 #define USAGE "usage: [UPD, MOM, STATS, FULL, INFO] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE)"
 /* __zero_muon_step__ - gateway of zero_muon_step.m: one distributed Muon step
- * (muon_zero_step.h) on the local ranks of a communicator.
+ * (muon_zero.h) on the local ranks of a communicator.
  *   SHAPES   P x 2 [rows cols], WORLD, LOPTS (stage, align_factor, order): the layout, as
  *            zero_layout.m built it
  *   GRADS    nl x P cell of real double matrices (local rank l's gradient of matrix p)
@@ -24,35 +24,30 @@ enum { OUT_UPD, OUT_MOM, OUT_STATS, OUT_FULL, OUT_INFO, OUT_END };
 
 static const char *fname = "zero_muon_step";
 
-static muon_zero_layout *layout_from (const mxArray *S, const mxArray *Wa, const mxArray *lo)
+// The layout's inputs, checked (errors raise before anything is allocated): P, the P rows
+// then the P cols in rc (mxMalloc-ed, freed with the call), the world and the options.
+static size_t layout_args (const mxArray *S, const mxArray *Wa, const mxArray *lo, size_t **rc,
+                           int *world, muon_zero_layout_opts *o)
 {
-  if (!mxIsDouble (S) || mxIsComplex (S) || mxGetN (S) != 2 || mxGetM (S) < 1)
+  if (!mxIsDouble (S) || mxIsComplex (S) || mxIsSparse (S) || mxGetN (S) != 2
+      || mxGetM (S) < 1 || mxGetNumberOfDimensions (S) != 2)
     muon_mex_error (fname, "badShape", "SHAPES must be a real P x 2 double matrix.");
-  double wd = mxGetScalar (Wa);
+  double wd = mxIsDouble (Wa) && !mxIsSparse (Wa) && mxGetNumberOfElements (Wa) == 1
+              ? mxGetScalar (Wa) : -1;
   if (!(wd >= 1 && wd <= MUON_COMM_MAX_WORLD) || wd != (double) (int) wd)
     muon_mex_error (fname, "badArg", "WORLD must be an integer in 1..%d.", MUON_COMM_MAX_WORLD);
-  muon_zero_layout_opts o;
-  muon_zero_layout_opts_default (&o);
-  char buf[32];
-  muon_mex_field_int (fname, lo, "stage", &o.stage);
-  muon_mex_field_int (fname, lo, "align_factor", &o.align_factor);
-  if (muon_mex_field_string (fname, lo, "order", buf, sizeof buf)
-      && muon_zero_order_from_name (buf, &o.order) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown order '%s'.", buf);
+  muon_mex_zero_layout_opts (fname, lo, o);
   size_t P = mxGetM (S);
   const double *s = mxGetPr (S);
-  size_t *rc = mxMalloc (2 * P * sizeof *rc);
+  *rc = mxMalloc (2 * P * sizeof **rc);
   for (size_t i = 0; i < 2 * P; i++)
   {
     if (!(s[i] >= 1 && s[i] <= 9007199254740992.0) || s[i] != (double) (size_t) s[i])
       muon_mex_error (fname, "badShape", "SHAPES must hold positive integers.");
-    rc[i] = (size_t) s[i];
+    (*rc)[i] = (size_t) s[i];
   }
-  muon_zero_layout *L = NULL;
-  muon_mex_check (fname, muon_zero_layout_create (muon_mex_ctx (), P, rc, rc + P, (int) wd,
-                                                  &o, &L));
-  mxFree (rc);
-  return L;
+  *world = (int) wd;
+  return P;
 }
 
 static mxArray *row (const uint64_t *v, int n)
@@ -130,48 +125,40 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_error (fname, "badArg", "%s", USAGE);
   muon_ctx *ctx = muon_mex_ctx ();
 
-  // options
+  // every check that can raise comes before the layout, plan and communicator exist
   const mxArray *so = prhs[IN_OPTS];
   muon_zero_step_opts o;
-  muon_zero_step_opts_default (&o);
   double experts = 1;
-  muon_mex_update_opts (fname, so, &o.update, &experts);
+  muon_mex_zero_step_opts (fname, so, &o, &experts);
   if (experts != 1)
     muon_mex_error (fname, "badArg", "experts are not supported: every parameter is one matrix.");
-  char buf[64] = "reference";
-  muon_mex_field_string (fname, so, "variant", buf, sizeof buf);
-  if (muon_zero_variant_from_name (buf, &o.variant) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown variant '%s'.", buf);
-  if (muon_mex_field_string (fname, so, "pad_count", buf, sizeof buf))
-  {
-    if (strcmp (buf, "keller") == 0)
-      o.pad_count = MUON_ZERO_PADS_KELLER;
-    else if (strcmp (buf, "deepspeed") != 0)
-      muon_mex_error (fname, "badArg", "unknown pad count rule '%s'.", buf);
-  }
+  size_t *rc = NULL;
+  int W = 0;
+  muon_zero_layout_opts lo;
+  size_t np = layout_args (prhs[IN_SHAPES], prhs[IN_WORLD], prhs[IN_LOPTS], &rc, &W, &lo);
 
-  // layout, plan, communicator
-  muon_zero_layout *L = layout_from (prhs[IN_SHAPES], prhs[IN_WORLD], prhs[IN_LOPTS]);
-  int W = L->world, owned = 0;
-  size_t np = L->nparams;
-  muon_zero_plan *P = NULL;
-  muon_status s = muon_zero_plan_create (ctx, L, o.variant, &P);
-  if (s < 0)
-    muon_zero_layout_destroy (&L);
-  muon_mex_check (fname, s);
+  // communicator (raises with nothing of ours allocated), then layout and plan: from here
+  // on, every error is raised after the clean-up at the end
+  int owned = 0;
   muon_comm *comm = muon_mex_comm_get (fname, prhs[IN_COMM], W, &owned);
+  muon_zero_layout *L = NULL;
+  muon_zero_plan *P = NULL;
+  muon_status s = muon_zero_layout_create (ctx, np, rc, rc + np, W, &lo, &L);
+  if (s >= 0)
+    s = muon_zero_plan_create (ctx, L, o.variant, &P);
   int nl = muon_comm_local_ranks (comm);
   const char *err_id = NULL, *err_msg = NULL;
-  if (muon_comm_size (comm) != W)
+  if (s >= 0 && muon_comm_size (comm) != W)
     err_id = "badArg", err_msg = "the communicator's size differs from the layout's world";
 
   // gradients: nl x P cell of rows x cols real doubles
   const mxArray *G = prhs[IN_GRADS], *M = prhs[IN_MOM];
-  if (!err_id && !(mxIsCell (G) && mxGetM (G) == (size_t) nl && mxGetN (G) == np))
+  int ok = s >= 0 && !err_id;
+  if (ok && !(mxIsCell (G) && mxGetM (G) == (size_t) nl && mxGetN (G) == np))
     err_id = "badShape", err_msg = "GRADS must be a cell of one row per local rank and one "
                                    "column per parameter";
   const double **grads = mxCalloc ((size_t) nl * np, sizeof *grads);
-  for (int l = 0; !err_id && l < nl; l++)
+  for (int l = 0; ok && !err_id && l < nl; l++)
     for (size_t p = 0; !err_id && p < np; p++)
     {
       const mxArray *g = mxGetCell (G, l + p * (size_t) nl);
@@ -183,51 +170,58 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       else
         grads[(size_t) l * np + p] = mxGetPr (g);
     }
-  // momentum: copies (never the caller's arrays)
-  plhs[OUT_MOM] = mxCreateCellMatrix ((mwSize) nl, 1);
+  // outputs, built here and handed over by muon_mex_outputs (never past nlhs); the
+  // momentum is a copy (never the caller's arrays)
+  mxArray *out[OUT_END] = { NULL };
+  out[OUT_MOM] = mxCreateCellMatrix ((mwSize) nl, 1);
+  out[OUT_UPD] = mxCreateCellMatrix ((mwSize) nl, 1);
   double **mom = mxCalloc ((size_t) nl, sizeof *mom), **upd = mxCalloc ((size_t) nl, sizeof *upd);
-  plhs[OUT_UPD] = mxCreateCellMatrix ((mwSize) nl, 1);
-  if (!err_id && !mxIsEmpty (M) && !(mxIsCell (M) && mxGetNumberOfElements (M) == (size_t) nl))
+  if (ok && !err_id && !mxIsEmpty (M) && !(mxIsCell (M) && mxGetNumberOfElements (M) == (size_t) nl))
     err_id = "badShape", err_msg = "MOM must be [] or a cell of one vector per local rank";
-  for (int l = 0; !err_id && l < nl; l++)
+  for (int l = 0; ok && !err_id && l < nl; l++)
   {
     size_t len = P->momentum_len[muon_comm_rank (comm, l)];
     const mxArray *m = mxIsEmpty (M) ? NULL : mxGetCell (M, l);
     mxArray *mc = mxCreateDoubleMatrix (len, 1, mxREAL);
-    if (m && !(mxIsDouble (m) && !mxIsComplex (m) && mxGetNumberOfElements (m) == len))
+    if (m && !(mxIsDouble (m) && !mxIsComplex (m) && !mxIsSparse (m)
+               && mxGetNumberOfElements (m) == len))
       err_id = "badShape", err_msg = "a momentum buffer does not match the variant's layout";
     else if (m)
       memcpy (mxGetPr (mc), mxGetPr (m), len * sizeof (double));
-    mxSetCell (plhs[OUT_MOM], l, mc);
+    mxSetCell (out[OUT_MOM], l, mc);
     mom[l] = mxGetPr (mc);
     mxArray *uc = mxCreateDoubleMatrix (P->owned_len[muon_comm_rank (comm, l)], 1, mxREAL);
-    mxSetCell (plhs[OUT_UPD], l, uc);
+    mxSetCell (out[OUT_UPD], l, uc);
     upd[l] = mxGetPr (uc);
   }
 
-  // the step (errors raised after the clean-up)
+  // the step
   muon_zero_rank_stats *st = mxCalloc ((size_t) nl, sizeof *st);
-  s = err_id ? MUON_OK : muon_zero_step (ctx, comm, P, &o, grads, mom, upd, st);
-  if (!err_id && s >= 0)
+  if (ok && !err_id)
+    s = muon_zero_step (ctx, comm, P, &o, grads, mom, upd, st);
+  if (ok && !err_id && s >= 0)
   {
-    plhs[OUT_STATS] = stats_struct (st, comm, nl);
-    plhs[OUT_INFO] = info_struct (P, comm);
-    plhs[OUT_FULL] = mxCreateCellMatrix (0, 0);
+    out[OUT_STATS] = stats_struct (st, comm, nl);
+    out[OUT_INFO] = info_struct (P, comm);
     if (mxIsLogicalScalarTrue (prhs[IN_ASSEMBLE])
-        || (mxIsNumeric (prhs[IN_ASSEMBLE]) && mxGetScalar (prhs[IN_ASSEMBLE]) != 0))
+        || (mxIsNumeric (prhs[IN_ASSEMBLE]) && mxGetNumberOfElements (prhs[IN_ASSEMBLE]) == 1
+            && mxGetScalar (prhs[IN_ASSEMBLE]) != 0))
     {
-      mxDestroyArray (plhs[OUT_FULL]);
-      plhs[OUT_FULL] = mxCreateCellMatrix (1, (mwSize) np);
+      out[OUT_FULL] = mxCreateCellMatrix (1, (mwSize) np);
       double **full = mxCalloc (np, sizeof *full);
       for (size_t p = 0; p < np; p++)
       {
         mxArray *f = mxCreateDoubleMatrix (L->params[p].rows, L->params[p].cols, mxREAL);
-        mxSetCell (plhs[OUT_FULL], p, f);
+        mxSetCell (out[OUT_FULL], p, f);
         full[p] = mxGetPr (f);
       }
       s = muon_zero_assemble (ctx, comm, P, (const double *const *) upd, full);
     }
+    else
+      out[OUT_FULL] = mxCreateCellMatrix (0, 0);
   }
+
+  // clean-up, then the error (the context keeps the core's message)
   if (owned)
     muon_comm_destroy (&comm);
   muon_zero_plan_destroy (&P);
@@ -235,4 +229,5 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (err_id)
     muon_mex_error (fname, err_id, "%s.", err_msg);
   muon_mex_check (fname, s);
+  muon_mex_outputs (nlhs, plhs, out, OUT_END);
 }

@@ -1,4 +1,6 @@
 /* muon_mex.c - shared gateway glue (see muon_mex.h). */
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,6 +72,19 @@ void muon_mex_check (const char *fname, muon_status s)
                   (len && msg[len - 1] == '.') ? "" : ".");
 }
 
+void muon_mex_outputs (int nlhs, mxArray *plhs[], mxArray *out[], int n)
+{
+  int room = nlhs < 1 ? 1 : nlhs;
+  for (int k = 0; k < n; k++)
+  {
+    if (k < room)
+      plhs[k] = out[k];
+    else if (out[k])
+      mxDestroyArray (out[k]);
+    out[k] = NULL;
+  }
+}
+
 muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArray *a)
 {
   if (!(mxIsDouble (a) || mxIsSingle (a)) || mxIsComplex (a) || mxIsSparse (a))
@@ -133,6 +148,16 @@ mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *vi
   return a;
 }
 
+mxArray *muon_mex_copy (const mxArray *a)
+{
+  mxArray *c = mxCreateNumericArray (mxGetNumberOfDimensions (a), mxGetDimensions (a),
+                                     mxGetClassID (a), mxREAL);
+  size_t n = mxGetNumberOfElements (a);
+  if (n)
+    memcpy (mxGetData (c), mxGetData (a), n * mxGetElementSize (a));
+  return c;
+}
+
 static const mxArray *field (const char *fname, const mxArray *s, const char *name)
 {
   if (s == NULL || !mxIsStruct (s))
@@ -153,11 +178,18 @@ void muon_mex_field_double (const char *fname, const mxArray *s, const char *nam
   *out = mxGetScalar (f);
 }
 
+// 1 when v is a whole number in [lo, hi] (checked before any cast: a cast of NaN or of an
+// out-of-range double to an integer type is undefined).
+static int whole_in (double v, double lo, double hi)
+{
+  return v >= lo && v <= hi && v == floor (v);
+}
+
 void muon_mex_field_int (const char *fname, const mxArray *s, const char *name, int *out)
 {
   double v = *out;
   muon_mex_field_double (fname, s, name, &v);
-  if (v != (double) (int) v)
+  if (!whole_in (v, INT_MIN, INT_MAX))
     muon_mex_error (fname, "badArg", "option %s must be an integer", name);
   *out = (int) v;
 }
@@ -188,36 +220,54 @@ const double *muon_mex_field_array (const char *fname, const mxArray *s, const c
   return mxGetPr (f);
 }
 
-void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o)
+int muon_mex_field_enum (const char *fname, const mxArray *s, const char *field,
+                         muon_list list, int *value)
 {
   char buf[64];
+  if (!muon_mex_field_string (fname, s, field, buf, sizeof buf))
+    return 0;
+  if (muon_name_lookup (list, buf, value) != MUON_OK)
+    muon_mex_error (fname, "badArg", "unknown %s '%s'.", muon_list_what (list), buf);
+  return 1;
+}
+
+const char *muon_mex_list_text (muon_list list, int comma, char *buf, size_t len)
+{
+  size_t used = 0;
+  int n = muon_list_size (list);
+  buf[0] = '\0';
+  for (int i = 0; i < n && used < len; i++)
+  {
+    const char *sep = i == 0 ? "" : (i < n - 1 || comma) ? ", " : " or ";
+    int k = snprintf (buf + used, len - used, "%s'%s'", sep, muon_names (list, i));
+    used += k > 0 ? (size_t) k : 0;
+  }
+  return buf;
+}
+
+int muon_mex_choose (const char *name, const char *const *names, int n)
+{
+  for (int i = 0; name && i < n; i++)
+    if (strcmp (name, names[i]) == 0)
+      return i;
+  return -1;
+}
+
+// One field of an X-macro field list (muon_mex.h) into the member of the same name of *o.
+#define GET_ENUM(field, list)                                                   \
+  {                                                                             \
+    int v_ = (int) o->field;                                                    \
+    if (muon_mex_field_enum (fname, s, #field, list, &v_))                      \
+      o->field = v_;                                                            \
+  }
+#define GET_INT(field, list) muon_mex_field_int (fname, s, #field, &o->field);
+#define GET_DOUBLE(field, list) muon_mex_field_double (fname, s, #field, &o->field);
+#define GET_FIELD(field, kind, list) GET_##kind (field, list)
+
+void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o)
+{
   muon_ns_opts_default (o);
-  muon_ctx *c = muon_mex_ctx ();
-  if (muon_mex_field_string (fname, s, "method", buf, sizeof buf))
-  {
-    if (strcmp (buf, "standard") == 0) o->method = MUON_NS_STANDARD;
-    else if (strcmp (buf, "gram") == 0) o->method = MUON_NS_GRAM;
-    else muon_mex_error (fname, "badArg", "unknown method '%s'", buf);
-  }
-  if (muon_mex_field_string (fname, s, "precision", buf, sizeof buf)
-      && muon_precision_from_name (buf, &o->precision) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown precision '%s'", buf);
-  if (muon_mex_field_string (fname, s, "schedule_mode", buf, sizeof buf))
-  {
-    if (strcmp (buf, "repeat_last") == 0) o->schedule_mode = MUON_SCHEDULE_REPEAT_LAST;
-    else if (strcmp (buf, "cycle") == 0) o->schedule_mode = MUON_SCHEDULE_CYCLE;
-    else muon_mex_error (fname, "badArg", "unknown schedule mode '%s'", buf);
-  }
-  if (muon_mex_field_string (fname, s, "device", buf, sizeof buf))
-  {
-    if (strcmp (buf, "cpu") == 0) o->device = MUON_DEVICE_CPU;
-    else if (strcmp (buf, "cuda") == 0) o->device = MUON_DEVICE_CUDA;
-    else muon_mex_error (fname, "badArg", "unknown device '%s'", buf);
-  }
-  muon_mex_field_int (fname, s, "steps", &o->steps);
-  muon_mex_field_double (fname, s, "gram_min_aspect", &o->gram_min_aspect);
-  muon_mex_field_double (fname, s, "eps", &o->eps);
-  muon_mex_field_int (fname, s, "normalize_first", &o->normalize_first);
+  MUON_MEX_NS_FIELDS (GET_FIELD)
   size_t n, rows, cols;
   const double *r = muon_mex_field_array (fname, s, "restarts", &n, NULL, NULL);
   if (r)
@@ -226,50 +276,42 @@ void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o)
       muon_mex_error (fname, "badArg", "at most %d restarts", MUON_MAX_RESTARTS);
     o->nrestarts = (int) n;
     for (size_t i = 0; i < n; i++)
+    {
+      if (!whole_in (r[i], 0, INT_MAX))
+        muon_mex_error (fname, "badArg", "restarts must be non-negative integers");
       o->restarts[i] = (int) r[i];
+    }
   }
   // coefficients: a K x 3 matrix (column-major) is copied to K x 3 row-major triples in the
-  // context's workspace would be overwritten by muon_ns, so keep a static copy here.
-  static double triples[3 * 1000];
+  // context's workspace would be overwritten by muon_ns, so keep a static copy here.  More
+  // than MUON_MAX_STEPS triples cannot be used by one call.
+  static double triples[3 * MUON_MAX_STEPS];
   const double *cf = muon_mex_field_array (fname, s, "coeffs", &n, &rows, &cols);
-  if (cf)
+  if (cf && n > 0)
   {
-    if (cols != 3 || rows < 1 || rows > 1000)
-      muon_mex_error (fname, "badShape", "coefficients must be a K x 3 matrix, K <= 1000");
+    if (cols != 3 || rows < 1 || rows > MUON_MAX_STEPS)
+      muon_mex_error (fname, "badShape", "coefficients must be a K x 3 matrix, K <= %d",
+                      MUON_MAX_STEPS);
     for (size_t k = 0; k < rows; k++)
       for (size_t j = 0; j < 3; j++)
         triples[3 * k + j] = cf[k + j * rows];
     o->coeffs = triples;
     o->ncoeffs = (int) rows;
   }
-  if (muon_mex_field_string (fname, s, "gemm", buf, sizeof buf)
-      && muon_gemm_from_name (buf, &o->gemm) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown GEMM provider '%s'", buf);
-  muon_mex_field_int (fname, s, "threads", &o->threads);
-  (void) c;
 }
 
 void muon_mex_update_opts (const char *fname, const mxArray *s, muon_update_opts *o,
                            double *experts)
 {
-  char buf[64];
   muon_update_opts_default (o);
   muon_mex_ns_opts (fname, s, &o->ns);
-  muon_mex_field_double (fname, s, "beta", &o->beta);
-  muon_mex_field_int (fname, s, "nesterov", &o->nesterov);
-  muon_mex_field_double (fname, s, "scale_factor", &o->scale_factor);
-  if (muon_mex_field_string (fname, s, "form", buf, sizeof buf)
-      && muon_momentum_form_from_name (buf, &o->form) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown momentum form '%s'.", buf);
-  if (muon_mex_field_string (fname, s, "scale", buf, sizeof buf)
-      && muon_scale_rule_from_name (buf, &o->scale) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown scale rule '%s'.", buf);
+  MUON_MEX_UPDATE_FIELDS (GET_FIELD)
   double sr = 0, sc = 0;
   *experts = 1;
   muon_mex_field_double (fname, s, "scale_rows", &sr);
   muon_mex_field_double (fname, s, "scale_cols", &sc);
   muon_mex_field_double (fname, s, "experts", experts);
-  if (!(sr >= 0 && sc >= 0 && sr == (size_t) sr && sc == (size_t) sc))
+  if (!(whole_in (sr, 0, 9007199254740992.0) && whole_in (sc, 0, 9007199254740992.0)))
     muon_mex_error (fname, "badArg",
                     "scale_rows and scale_cols must be non-negative integers.");
   o->scale_rows = (size_t) sr;
@@ -279,10 +321,24 @@ void muon_mex_update_opts (const char *fname, const mxArray *s, muon_update_opts
   size_t *rows = nsplit ? mxMalloc (nsplit * sizeof *rows) : NULL;   // freed with the call
   for (size_t k = 0; k < nsplit; k++)
   {
-    if (!(split[k] >= 1 && split[k] == (size_t) split[k]))
+    if (!whole_in (split[k], 1, 9007199254740992.0))
       muon_mex_error (fname, "badArg", "split_rows must be positive integers.");
     rows[k] = (size_t) split[k];
   }
   o->split_rows = rows;
   o->nsplit = nsplit;
+}
+
+void muon_mex_zero_layout_opts (const char *fname, const mxArray *s, muon_zero_layout_opts *o)
+{
+  muon_zero_layout_opts_default (o);
+  MUON_MEX_LAYOUT_FIELDS (GET_FIELD)
+}
+
+void muon_mex_zero_step_opts (const char *fname, const mxArray *s, muon_zero_step_opts *o,
+                              double *experts)
+{
+  muon_zero_step_opts_default (o);
+  muon_mex_update_opts (fname, s, &o->update, experts);
+  MUON_MEX_STEP_FIELDS (GET_FIELD)
 }

@@ -23,6 +23,12 @@ void muon_mex_check (const char *fname, muon_status s);
 // Raises "muonlab:<id>" with "<fname>: <printf message>".
 void muon_mex_error (const char *fname, const char *id, const char *fmt, ...);
 
+// Hands a gateway's n outputs to Octave: out[k] becomes plhs[k] for k < max (nlhs, 1), the
+// room Octave gives (plhs[0] even when nlhs is 0), and the others are destroyed.  A gateway
+// with several outputs builds them in a local out[OUT_END] and calls this last, so that it
+// never writes past plhs.
+void muon_mex_outputs (int nlhs, mxArray *plhs[], mxArray *out[], int n);
+
 // Requires a real, full, double or single array of 2 or 3 dimensions; returns it as a batch
 // (pages along dimension 3).
 muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArray *a);
@@ -32,19 +38,68 @@ void muon_mex_check_finite (const char *fname, const char *argname, const mxArra
 // A new array of class `cls` shaped like t (rows x cols x batch), and its tensor view.
 mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view);
 
+// A copy of a real, full, double or single array (callers check that first), as a new array
+// of its class and dimensions.  Used instead of mxDuplicateArray, which on Octave 7 leaks the
+// dimensions it cached for an argument whose dimensions were asked for (16 bytes a call).
+mxArray *muon_mex_copy (const mxArray *a);
+
 // Option-struct fields: a missing field keeps *out unchanged.
+//
+// The fields of the option structs the gateways take, each once: X (FIELD, KIND, LIST).
+// FIELD is the struct field's name and the C options struct's member; KIND is ENUM (a name
+// of the core list LIST, muon_zero.h MUON_LISTS), INT or DOUBLE (LIST unused: 0).  muon_mex.c reads
+// them; __muon_lists__ exports their defaults, from which inst/ builds its default structs.
+#define MUON_MEX_NS_FIELDS(X)                                                   \
+  X (method,          ENUM,   MUON_LIST_METHOD)                                 \
+  X (precision,       ENUM,   MUON_LIST_PRECISION)                              \
+  X (schedule_mode,   ENUM,   MUON_LIST_SCHEDULE_MODE)                          \
+  X (device,          ENUM,   MUON_LIST_DEVICE)                                 \
+  X (gemm,            ENUM,   MUON_LIST_GEMM)                                   \
+  X (steps,           INT,    0)                                                \
+  X (gram_min_aspect, DOUBLE, 0)                                                \
+  X (eps,             DOUBLE, 0)                                                \
+  X (normalize_first, INT,    0)                                                \
+  X (normalize,       ENUM,   MUON_LIST_NORMALIZE)                              \
+  X (threads,         INT,    0)
+// (plus restarts, a vector, and coeffs, a K x 3 matrix: see muon_mex_ns_opts)
+#define MUON_MEX_UPDATE_FIELDS(X)                                               \
+  X (beta,            DOUBLE, 0)                                                \
+  X (nesterov,        INT,    0)                                                \
+  X (scale_factor,    DOUBLE, 0)                                                \
+  X (form,            ENUM,   MUON_LIST_MOMENTUM_FORM)                          \
+  X (scale,           ENUM,   MUON_LIST_SCALE_RULE)
+#define MUON_MEX_LAYOUT_FIELDS(X)                                               \
+  X (stage,           INT,    0)                                                \
+  X (align_factor,    INT,    0)                                                \
+  X (order,           ENUM,   MUON_LIST_ZERO_ORDER)
+#define MUON_MEX_STEP_FIELDS(X)                                                 \
+  X (variant,         ENUM,   MUON_LIST_ZERO_VARIANT)                           \
+  X (pad_count,       ENUM,   MUON_LIST_ZERO_PAD_COUNT)
+
 void muon_mex_field_double (const char *fname, const mxArray *s, const char *field,
                             double *out);
 void muon_mex_field_int (const char *fname, const mxArray *s, const char *field, int *out);
 // Copies a string field into buf (len bytes); returns 1 when the field is present.
 int muon_mex_field_string (const char *fname, const mxArray *s, const char *field, char *buf,
                            size_t len);
+// A string field naming an entry of the core list `list`: its value in *value (unchanged when
+// the field is missing); "unknown <what> '<name>'." (muonlab:badArg) for another name.
+// Returns 1 when the field is present.
+int muon_mex_field_enum (const char *fname, const mxArray *s, const char *field,
+                         muon_list list, int *value);
+// The names of a core list for a message, quoted and joined: "'a', 'b' or 'c'", or with
+// comma nonzero "'a', 'b', 'c'" (for "... 'c', or <something else>").  Written into buf (len
+// bytes), returned.
+const char *muon_mex_list_text (muon_list list, int comma, char *buf, size_t len);
+// The index of name in names[0..n) (exact match), -1 when absent.
+int muon_mex_choose (const char *name, const char *const *names, int n);
 // A numeric field as a pointer to its doubles (NULL when missing) and its element count.
 const double *muon_mex_field_array (const char *fname, const mxArray *s, const char *field,
                                     size_t *count, size_t *rows, size_t *cols);
 
-// Newton-Schulz options from a struct (fields as muon_ns.m passes them).  coeffs points into
-// the struct's data, valid while the struct lives.
+// Newton-Schulz options from a struct (MUON_MEX_NS_FIELDS, restarts, and coeffs: a K x 3
+// matrix, K <= MUON_MAX_STEPS, [] for the default schedule); missing fields keep the core's
+// defaults.  o->coeffs points at a static copy, valid until the next call.
 void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o);
 
 // Muon update options (the muon_ns fields plus beta, nesterov, form, scale, scale_factor,
@@ -52,5 +107,11 @@ void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o);
 // "experts" field (1 when missing).  split_rows is mxMalloc-ed: freed when the call ends.
 void muon_mex_update_opts (const char *fname, const mxArray *s, muon_update_opts *o,
                            double *experts);
+
+// ZeRO layout options (MUON_MEX_LAYOUT_FIELDS) and distributed step options (the update
+// options plus MUON_MEX_STEP_FIELDS) from a struct, over the core's defaults.
+void muon_mex_zero_layout_opts (const char *fname, const mxArray *s, muon_zero_layout_opts *o);
+void muon_mex_zero_step_opts (const char *fname, const mxArray *s, muon_zero_step_opts *o,
+                              double *experts);
 
 #endif

@@ -195,35 +195,45 @@ muon_comm *muon_mex_comm_get (const char *fname, const mxArray *spec, int defaul
     rank = get_int (fname, spec, "rank", MUON_COMM_MAX_WORLD);
   }
   else
-    muon_mex_error (fname, "badArg", "COMM must be 'sim', 'self', 'mpi', 'nccl' or a struct "
-                    "from muon_comm.");
+  {
+    char kinds[96];
+    muon_mex_error (fname, "badArg", "COMM must be %s, or a struct from muon_comm.",
+                    muon_mex_list_text (MUON_LIST_COMM_KIND, 1, kinds, sizeof kinds));
+  }
 
+  // the kind and the reduction, by the core's lists (the kind's own name also stands for
+  // the library reduction)
   muon_comm *c = NULL;
   muon_ctx *ctx = muon_mex_ctx ();
-  int is_mpi = strcmp (kind, "mpi") == 0, is_nccl = strcmp (kind, "nccl") == 0;
-  if (strcmp (kind, "sim") == 0 || strcmp (kind, "self") == 0)
+  int k = -1, r = -1;
+  if (muon_name_lookup (MUON_LIST_COMM_KIND, kind, &k) != MUON_OK)
+    k = -1;
+  if (muon_name_lookup (MUON_LIST_COMM_REDUCTION, red, &r) != MUON_OK)
+    r = k >= 0 && strcmp (red, kind) == 0 ? MUON_COMM_REDUCTION_LIBRARY : -1;
+  const char *fixed = muon_comm_reduction_name (MUON_COMM_REDUCTION_FIXED);
+  if (k == MUON_COMM_SELF || k == MUON_COMM_SIM)
   {
-    if (strcmp (red, "fixed") != 0)
-      muon_mex_error (fname, "badArg", "a %s communicator has only the 'fixed' reduction.",
-                      kind);
-    int W = kind[1] == 'e' ? 1 : size >= 0 ? size : default_world;
-    if (kind[1] == 'e' && size > 1)
+    if (r != MUON_COMM_REDUCTION_FIXED)
+      muon_mex_error (fname, "badArg", "a %s communicator has only the '%s' reduction.",
+                      kind, fixed);
+    int W = k == MUON_COMM_SELF ? 1 : size >= 0 ? size : default_world;
+    if (k == MUON_COMM_SELF && size > 1)
       muon_mex_error (fname, "badArg", "a self communicator has size 1, not %d.", size);
     if (W < 1 || W > MUON_COMM_MAX_WORLD)
       muon_mex_error (fname, "badArg", "the world size must be an integer in 1..%d.",
                       MUON_COMM_MAX_WORLD);
-    muon_mex_check (fname, kind[1] == 'e' ? muon_comm_self_create (ctx, &c)
-                                          : muon_comm_sim_create (ctx, W, &c));
+    muon_mex_check (fname, k == MUON_COMM_SELF ? muon_comm_self_create (ctx, &c)
+                                               : muon_comm_sim_create (ctx, W, &c));
     *owned = 1;
     return c;
   }
-  if (!is_mpi && !is_nccl)
-    muon_mex_error (fname, "badArg", "unknown communicator kind '%s'.", kind);
-  int lib = strcmp (red, kind) == 0 || strcmp (red, "library") == 0;
-  if (!lib && strcmp (red, "fixed") != 0)
-    muon_mex_error (fname, "badArg", "the reduction of a%s %s communicator must be 'fixed' or "
-                    "'%s'.", is_mpi ? "n" : "", kind, kind);
-  c = singleton (fname, is_nccl, lib);
+  if (k < 0)
+    muon_mex_error (fname, "badArg", "unknown %s '%s'.", muon_list_what (MUON_LIST_COMM_KIND),
+                    kind);
+  if (r < 0)
+    muon_mex_error (fname, "badArg", "the reduction of a%s %s communicator must be '%s' or "
+                    "'%s'.", k == MUON_COMM_MPI ? "n" : "", kind, fixed, kind);
+  c = singleton (fname, k == MUON_COMM_NCCL, r == MUON_COMM_REDUCTION_LIBRARY);
   if (size >= 0 && size != muon_comm_size (c))
     muon_mex_error (fname, "mpi", "COMM was made for %d ranks, but this process's %s world "
                     "has %d.", size, kind, muon_comm_size (c));
@@ -238,7 +248,8 @@ mxArray *muon_mex_comm_info (const muon_comm *c)
   static const char *names[] = { "kind", "size", "rank", "local_ranks", "counts",
                                  "reduction" };
   mxArray *s = mxCreateStructMatrix (1, 1, 6, names);
-  const char *red = c == mpi_comm[1] ? "mpi" : c == nccl_comm[1] ? "nccl" : "fixed";
+  const char *red = c == mpi_comm[1] || c == nccl_comm[1]   // the library's: the kind's name
+                    ? muon_comm_name (c) : muon_comm_reduction_name (MUON_COMM_REDUCTION_FIXED);
   mxSetField (s, 0, "kind", mxCreateString (muon_comm_name (c)));
   mxSetField (s, 0, "size", mxCreateDoubleScalar (muon_comm_size (c)));
   mxSetField (s, 0, "rank", mxCreateDoubleScalar (muon_comm_rank (c, 0)));

@@ -48,7 +48,7 @@ copy_tree () {
   [[ -d $dir ]] || return 0
   find "$dir" -type f \( "$@" \) ! -name '.*' -exec cp --preserve=mode --parents -t "$dest" {} +
 }
-copy_tree inst "$top" -name '*.m'
+copy_tree inst "$top" -name '*.m' -o -name '*.json'   # inst/models/*.json: muon_model's data
 copy_tree core "$top/src" -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh'
 copy_tree mex "$top/src" -name '*.c' -o -name '*.h'
 cp Makefile "$top/src/Makefile.muonlab"

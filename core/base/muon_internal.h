@@ -98,4 +98,32 @@ int muon_core_count (void);
 // when the launcher says how many there are.  A constant of the machine: never reads the load.
 int muon_default_threads (void);
 
+// The names of a list (DESIGN.md 3, "each list once"; muon_base.h's MUON_DECLARE_NAMES).
+// muon_name_find: the index of `name` in names[0 .. n) (exact match; NULL entries match
+// nothing), MUON_ERR_BADARG when absent, MUON_ERR_NULLPTR for NULL name or value (names.c).
+muon_status muon_name_find (const char *const *names, int n, const char *name, int *value);
+// MUON_DEFINE_NAMES (muon_precision, muon_precision, MUON_PRECISION_LIST), in one source of
+// the list's layer, defines its name table and its <prefix>_from_name / <prefix>_name pair
+// from the list's X-macro (designated initializers: a list need not be contiguous).
+#define MUON_NAME_ENTRY(name, value, text) [value] = text,
+#define MUON_DEFINE_NAMES(prefix, type, items)                                  \
+  static const char *const prefix##_names_[] = { items (MUON_NAME_ENTRY) };     \
+  muon_status prefix##_from_name (const char *name, type *v)                    \
+  {                                                                             \
+    int i = 0;                                                                  \
+    muon_status s = v ? muon_name_find (prefix##_names_,                        \
+                                        (int) (sizeof prefix##_names_           \
+                                               / sizeof prefix##_names_[0]),    \
+                                        name, &i)                               \
+                      : MUON_ERR_NULLPTR;                                       \
+    if (s == MUON_OK)                                                           \
+      *v = (type) i;                                                            \
+    return s;                                                                   \
+  }                                                                             \
+  const char *prefix##_name (type v)                                            \
+  {                                                                             \
+    int i = (int) v, n = (int) (sizeof prefix##_names_ / sizeof prefix##_names_[0]); \
+    return (i >= 0 && i < n && prefix##_names_[i]) ? prefix##_names_[i] : "unknown"; \
+  }
+
 #endif

@@ -7,6 +7,11 @@
 
 #include "comm.h"
 
+MUON_DEFINE_NAMES (muon_comm_kind, muon_comm_kind, MUON_COMM_KIND_LIST)
+MUON_DEFINE_NAMES (muon_comm_reduction, muon_comm_reduction, MUON_COMM_REDUCTION_LIST)
+MUON_DEFINE_NAMES (muon_reduce_op, muon_reduce_op, MUON_REDUCE_OP_LIST)
+MUON_DEFINE_NAMES (muon_coll, muon_coll, MUON_COLL_LIST)
+
 //---- generic: create, destroy, queries ----------------------------------------------------
 
 muon_status muon_comm_alloc (muon_ctx *ctx, const muon_comm_ops *ops, int size,
@@ -52,27 +57,13 @@ muon_status muon_comm_destroy (muon_comm **c)
 int muon_comm_size (const muon_comm *c) { return c ? c->size : 0; }
 int muon_comm_local_ranks (const muon_comm *c) { return c ? c->local_ranks : 0; }
 int muon_comm_counts_measured (const muon_comm *c) { return c ? c->ops->counts_measured : 0; }
-const char *muon_comm_name (const muon_comm *c) { return c ? c->ops->name : "none"; }
+const char *muon_comm_name (const muon_comm *c) { return c ? muon_comm_kind_name (c->ops->kind) : "none"; }
 
 int muon_comm_rank (const muon_comm *c, int local)
 {
   if (c == NULL || local < 0 || local >= c->local_ranks)
     return -1;
   return c->rank0 + local;
-}
-
-const char *muon_coll_name (muon_coll coll)
-{
-  switch (coll)
-  {
-    case MUON_COLL_ALLREDUCE: return "allreduce";
-    case MUON_COLL_REDUCE_SCATTER: return "reduce_scatter";
-    case MUON_COLL_ALL_GATHER: return "all_gather";
-    case MUON_COLL_BROADCAST: return "broadcast";
-    case MUON_COLL_BARRIER: return "barrier";
-    case MUON_COLL_COUNT: break;
-  }
-  return "unknown";
 }
 
 //---- generic: counters and the byte model -------------------------------------------------

@@ -16,7 +16,7 @@
 // An implementation: one static table each (comm_self.c, comm_sim.c, comm_mpi.c,
 // comm_nccl.c).
 typedef struct {
-  const char *name;              // "self", "sim", "mpi", "nccl"
+  muon_comm_kind kind;           // MUON_COMM_KIND_LIST's: its name is muon_comm_name's
   int counts_measured;           // 1: counters count what this implementation sends
   // coll MUON_COLL_ALLREDUCE or MUON_COLL_REDUCE_SCATTER: the two reductions differ only in
   // where the result goes, and every implementation shares their code

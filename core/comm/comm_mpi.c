@@ -145,7 +145,7 @@ static void mpi_destroy (muon_comm *c)
 }
 
 static const muon_comm_ops mpi_ops = {
-  "mpi", 0, muon_staged_reduce, muon_staged_all_gather, mpi_broadcast, mpi_barrier,
+  MUON_COMM_MPI, 0, muon_staged_reduce, muon_staged_all_gather, mpi_broadcast, mpi_barrier,
   mpi_destroy
 };
 

@@ -164,7 +164,7 @@ static void nccl_destroy (muon_comm *c)
 }
 
 static const muon_comm_ops nccl_ops = {
-  "nccl", 0, muon_staged_reduce, muon_staged_all_gather, nccl_broadcast, nccl_barrier,
+  MUON_COMM_NCCL, 0, muon_staged_reduce, muon_staged_all_gather, nccl_broadcast, nccl_barrier,
   nccl_destroy
 };
 

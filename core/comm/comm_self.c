@@ -31,7 +31,7 @@ static muon_status self_broadcast (muon_comm *c, muon_ctx *ctx, void *const *buf
 }
 
 static const muon_comm_ops self_ops = {
-  "self", 1, self_reduce, self_all_gather, self_broadcast, NULL, NULL
+  MUON_COMM_SELF, 1, self_reduce, self_all_gather, self_broadcast, NULL, NULL
 };
 
 muon_status muon_comm_self_create (muon_ctx *ctx, muon_comm **comm)

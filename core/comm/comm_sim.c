@@ -124,7 +124,7 @@ static void sim_destroy (muon_comm *c)
 }
 
 static const muon_comm_ops sim_ops = {
-  "sim", 1, sim_reduce, sim_all_gather, sim_broadcast, NULL, sim_destroy
+  MUON_COMM_SIM, 1, sim_reduce, sim_all_gather, sim_broadcast, NULL, sim_destroy
 };
 
 muon_status muon_comm_sim_create (muon_ctx *ctx, int world, muon_comm **comm)

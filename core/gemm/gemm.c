@@ -18,34 +18,14 @@
 
 #include "gemm.h"
 
+MUON_DEFINE_NAMES (muon_gemm, muon_gemm_provider, MUON_GEMM_LIST)
+
 extern void openblas_set_num_threads (int n) __attribute__ ((weak));
 extern int openblas_get_num_threads (void) __attribute__ ((weak));
 extern char *openblas_get_config (void) __attribute__ ((weak));
 extern char *openblas_get_corename (void) __attribute__ ((weak));
 extern void omp_set_num_threads (int n) __attribute__ ((weak));
 extern int omp_get_max_threads (void) __attribute__ ((weak));
-
-//---- names --------------------------------------------------------------------------------
-
-static const char *const gemm_names[] = { "auto", "openblas", "onednn" };
-
-muon_status muon_gemm_from_name (const char *name, muon_gemm_provider *g)
-{
-  if (name == NULL || g == NULL)
-    return MUON_ERR_NULLPTR;
-  for (int i = 0; i < 3; i++)
-    if (strcmp (name, gemm_names[i]) == 0)
-    {
-      *g = (muon_gemm_provider) i;
-      return MUON_OK;
-    }
-  return MUON_ERR_BADARG;
-}
-
-const char *muon_gemm_name (muon_gemm_provider g)
-{
-  return (g >= MUON_GEMM_AUTO && g <= MUON_GEMM_ONEDNN) ? gemm_names[g] : "unknown";
-}
 
 //---- who runs what ------------------------------------------------------------------------
 
@@ -206,7 +186,38 @@ typedef struct {
   muon_gemm_in A, B;
   void *C;
   const void *plan[2][2];
+  int upper;            // muon_gemm_product_upper: tiles on and above the diagonal only
 } tiled;
+
+// A diagonal tile of an upper product (OpenBLAS) in column strips down to the diagonal:
+// strip s covers columns s.. of the tile and its rows up to the strip's last column.
+static void upper_tile (const tiled *w, size_t mi, const void *A, const void *B, size_t co)
+{
+  for (size_t s0 = 0; s0 < mi; s0 += MUON_GEMM_STRIP)
+  {
+    size_t wd = mi - s0 < MUON_GEMM_STRIP ? mi - s0 : MUON_GEMM_STRIP, rows = s0 + wd;
+    if (w->cfg->f64)
+      cblas_dgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (int) rows, (int) wd,
+                   (int) w->k, 1.0, A, (int) w->lda, (const double *) B + s0 * w->ldb,
+                   (int) w->ldb, 0.0, (double *) w->C + co + s0 * w->ldc, (int) w->ldc);
+    else
+      cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (int) rows, (int) wd,
+                   (int) w->k, 1.0f, A, (int) w->lda, (const float *) B + s0 * w->ldb,
+                   (int) w->ldb, 0.0f, (float *) w->C + co + s0 * w->ldc, (int) w->ldc);
+  }
+}
+
+// Operations of upper_tile on an mi x mi tile with inner dimension k.
+static double upper_tile_flops (size_t mi, size_t k)
+{
+  double f = 0;
+  for (size_t s0 = 0; s0 < mi; s0 += MUON_GEMM_STRIP)
+  {
+    size_t wd = mi - s0 < MUON_GEMM_STRIP ? mi - s0 : MUON_GEMM_STRIP;
+    f += 2.0 * (double) (s0 + wd) * (double) wd * (double) k;
+  }
+  return f;
+}
 
 // Element offset of rows i.. of op(X) (op(X) rows are X's columns when transposed).
 static size_t rows_at (int trans, size_t i, size_t ld)
@@ -225,7 +236,7 @@ static const void *at (muon_gemm_in x, int f64, int bf16, size_t off)
 static int tile_run (const tiled *w, size_t t)
 {
   size_t ti = t % w->tm, tj = t / w->tm;
-  if (w->sym && ti > tj)
+  if ((w->sym || w->upper) && ti > tj)
     return 0;
   size_t i0 = ti * MUON_GEMM_TILE, j0 = tj * MUON_GEMM_TILE;
   size_t mi = w->m - i0 < MUON_GEMM_TILE ? w->m - i0 : MUON_GEMM_TILE;
@@ -246,7 +257,9 @@ static int tile_run (const tiled *w, size_t t)
           C[i + j * w->ldc] *= (float) w->alpha;
     return s;
   }
-  if (cfg->f64 && diag)
+  if (w->upper && ti == tj)
+    upper_tile (w, mi, A, B, co);
+  else if (cfg->f64 && diag)
     cblas_dsyrk (CblasColMajor, CblasUpper, CblasNoTrans, (int) mi, (int) w->k, w->alpha, A,
                  (int) w->lda, 0.0, (double *) w->C + co, (int) w->ldc);
   else if (cfg->f64)
@@ -287,14 +300,15 @@ static muon_status tiled_run (muon_ctx *ctx, tiled *w)
   for (size_t t = 0; t < tiles; t++)              // the plans, and the work done
   {
     size_t ti = t % w->tm, tj = t / w->tm;
-    if (w->sym && ti > tj)
+    if ((w->sym || w->upper) && ti > tj)
       continue;
     size_t mi = w->m - ti * MUON_GEMM_TILE, nj = w->n - tj * MUON_GEMM_TILE;
     mi = mi < MUON_GEMM_TILE ? mi : MUON_GEMM_TILE;
     nj = nj < MUON_GEMM_TILE ? nj : MUON_GEMM_TILE;
     int onednn = cfg->provider == MUON_GEMM_ONEDNN;
     flops += w->sym && ti == tj && !onednn ? (double) mi * (double) (mi + 1) * (double) w->k
-                                         : 2.0 * (double) mi * (double) nj * (double) w->k;
+           : w->upper && ti == tj && !onednn ? upper_tile_flops (mi, w->k)
+                                             : 2.0 * (double) mi * (double) nj * (double) w->k;
     const void **plan = &w->plan[mi != MUON_GEMM_TILE][nj != MUON_GEMM_TILE];
     if (onednn && *plan == NULL)
       CHECKSTATUS (muon_gemm_onednn_prepare (ctx, cfg->bf16, w->ta, w->tb, mi, nj, w->k,
@@ -329,7 +343,7 @@ muon_status muon_gemm_product (muon_ctx *ctx, const muon_gemm_cfg *cfg, int ta, 
 {
   CHECKCTX (ctx);
   tiled w = { cfg, 0, ta != 0, tb != 0, m, n, k, lda, ldb, ldc, 0, 0, 1.0, A, B, C,
-              { { NULL, NULL }, { NULL, NULL } } };
+              { { NULL, NULL }, { NULL, NULL } }, 0 };
   return tiled_run (ctx, &w);
 }
 
@@ -339,7 +353,17 @@ muon_status muon_gemm_symmetric (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t
 {
   CHECKCTX (ctx);
   tiled w = { cfg, 1, 0, 1, n, n, k, lda, lda, ldc, 0, 0, alpha, A, A, C,
-              { { NULL, NULL }, { NULL, NULL } } };
+              { { NULL, NULL }, { NULL, NULL } }, 0 };
+  return tiled_run (ctx, &w);
+}
+
+muon_status muon_gemm_product_upper (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t n,
+                                     size_t k, muon_gemm_in A, size_t lda, muon_gemm_in B,
+                                     size_t ldb, void *C, size_t ldc)
+{
+  CHECKCTX (ctx);
+  tiled w = { cfg, 0, 0, 0, n, n, k, lda, ldb, ldc, 0, 0, 1.0, A, B, C,
+              { { NULL, NULL }, { NULL, NULL } }, 1 };
   return tiled_run (ctx, &w);
 }
 

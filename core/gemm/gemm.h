@@ -96,6 +96,17 @@ muon_status muon_gemm_symmetric (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t
                                  double alpha, muon_gemm_in A, size_t lda, void *C,
                                  size_t ldc);
 
+// Upper triangle of C (n x n, ldc) = A B (A n x k, B k x n, no transposes) for a product
+// the caller knows to be symmetric (polynomials in one symmetric matrix commute): the
+// tiles above the diagonal by GEMM, the diagonal tiles by column strips of
+// MUON_GEMM_STRIP columns down to the diagonal (oneDNN: whole diagonal tiles), so about
+// half the work of muon_gemm_product; the strict lower triangle is left undefined (the
+// caller mirrors).  Same bits for any thread count (the strips are fixed by the shape).
+#define MUON_GEMM_STRIP 32
+muon_status muon_gemm_product_upper (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t n,
+                                     size_t k, muon_gemm_in A, size_t lda, muon_gemm_in B,
+                                     size_t ldb, void *C, size_t ldc);
+
 //---- gemm_onednn.c ---------------------------------------------------------------------------
 
 // 1 when built with oneDNN.

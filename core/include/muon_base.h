@@ -46,6 +46,24 @@ const char *muon_status_string (muon_status s);
 const char *muon_status_id (muon_status s);
 
 //---------------------------------------------------------------------------------------------
+// Named lists: every enumerated value the core checks is one line X (ENUM, VALUE, "name") of a
+// MUON_<THING>_LIST in the public header of its layer, which generates the enum there, the
+// name table and the from-name / to-name functions (MUON_DEFINE_NAMES, base/muon_internal.h,
+// in a source of that layer), and the entry of the list registry (MUON_LISTS, muon_zero.h)
+// that gateways and inst/ read.  Adding a value is adding its line.
+//---------------------------------------------------------------------------------------------
+
+#define MUON_ENUM_ITEM(name, value, text) name = value,
+#define MUON_ENUM_PLUS_ONE(name, value, text) + 1
+// The two name functions of a list, e.g. MUON_DECLARE_NAMES (muon_precision, muon_precision):
+//   muon_status muon_precision_from_name (const char *name, muon_precision *v);
+//     [out] *v; MUON_ERR_BADARG for a name not in the list (exact match), NULLPTR for NULL.
+//   const char *muon_precision_name (muon_precision v);   "unknown" for a value not in it.
+#define MUON_DECLARE_NAMES(prefix, type)                                        \
+  muon_status prefix##_from_name (const char *name, type *v);                   \
+  const char *prefix##_name (type v);
+
+//---------------------------------------------------------------------------------------------
 // Context: back end state, reusable workspace, last error.
 //---------------------------------------------------------------------------------------------
 
@@ -86,7 +104,13 @@ muon_status muon_ctx_release (muon_ctx *ctx, size_t keep, size_t *freed);
 //---------------------------------------------------------------------------------------------
 
 typedef enum { MUON_F64 = 0, MUON_F32 = 1 } muon_dtype;               // storage type
-typedef enum { MUON_DEVICE_CPU = 0, MUON_DEVICE_CUDA = 1 } muon_device;
+
+// Where data lives and a call computes.
+#define MUON_DEVICE_LIST(X)                                                     \
+  X (MUON_DEVICE_CPU,  0, "cpu")                                                \
+  X (MUON_DEVICE_CUDA, 1, "cuda")
+typedef enum { MUON_DEVICE_LIST (MUON_ENUM_ITEM) } muon_device;
+MUON_DECLARE_NAMES (muon_device, muon_device)
 
 typedef struct {
   muon_dtype dtype;
@@ -112,9 +136,14 @@ muon_status muon_tensor_check (muon_ctx *ctx, const muon_tensor *t, const char *
 // muon_math.h's and core/math/muon_precision.h's).
 //---------------------------------------------------------------------------------------------
 
-typedef enum {
-  MUON_PREC_DOUBLE = 0, MUON_PREC_SINGLE = 1, MUON_PREC_BF16 = 2, MUON_PREC_FP16 = 3
-} muon_precision;
+#define MUON_PRECISION_LIST(X)                                                  \
+  X (MUON_PREC_DOUBLE, 0, "double")                                             \
+  X (MUON_PREC_SINGLE, 1, "single")                                             \
+  X (MUON_PREC_BF16,   2, "bf16")                                               \
+  X (MUON_PREC_FP16,   3, "fp16")
+typedef enum { MUON_PRECISION_LIST (MUON_ENUM_ITEM) } muon_precision;
+// Name <-> value ("double", "single", "bf16", "fp16").
+MUON_DECLARE_NAMES (muon_precision, muon_precision)
 
 #define MUON_MAX_THREADS 1024   // the most CPU threads a call may ask for
 

@@ -46,15 +46,38 @@ extern "C" {
 
 typedef struct muon_comm muon_comm;
 
-typedef enum { MUON_REDUCE_SUM = 0, MUON_REDUCE_AVG = 1 } muon_reduce_op;
+// The kinds of communicator (muon_comm_name answers one of these names).
+#define MUON_COMM_KIND_LIST(X)                                                  \
+  X (MUON_COMM_SELF, 0, "self")                                                 \
+  X (MUON_COMM_SIM,  1, "sim")                                                  \
+  X (MUON_COMM_MPI,  2, "mpi")                                                  \
+  X (MUON_COMM_NCCL, 3, "nccl")
+typedef enum { MUON_COMM_KIND_LIST (MUON_ENUM_ITEM) } muon_comm_kind;
+MUON_DECLARE_NAMES (muon_comm_kind, muon_comm_kind)
 
+// How an MPI or NCCL communicator reduces (use_library_reduction below): the fixed order,
+// or the library's own reduction.
+#define MUON_COMM_REDUCTION_LIST(X)                                             \
+  X (MUON_COMM_REDUCTION_FIXED,   0, "fixed")                                   \
+  X (MUON_COMM_REDUCTION_LIBRARY, 1, "library")
+typedef enum { MUON_COMM_REDUCTION_LIST (MUON_ENUM_ITEM) } muon_comm_reduction;
+MUON_DECLARE_NAMES (muon_comm_reduction, muon_comm_reduction)
+
+#define MUON_REDUCE_OP_LIST(X)                                                  \
+  X (MUON_REDUCE_SUM, 0, "sum")                                                 \
+  X (MUON_REDUCE_AVG, 1, "avg")
+typedef enum { MUON_REDUCE_OP_LIST (MUON_ENUM_ITEM) } muon_reduce_op;
+MUON_DECLARE_NAMES (muon_reduce_op, muon_reduce_op)
+
+#define MUON_COLL_LIST(X)                                                       \
+  X (MUON_COLL_ALLREDUCE,      0, "allreduce")                                  \
+  X (MUON_COLL_REDUCE_SCATTER, 1, "reduce_scatter")                             \
+  X (MUON_COLL_ALL_GATHER,     2, "all_gather")                                 \
+  X (MUON_COLL_BROADCAST,      3, "broadcast")                                  \
+  X (MUON_COLL_BARRIER,        4, "barrier")
 typedef enum {
-  MUON_COLL_ALLREDUCE = 0,
-  MUON_COLL_REDUCE_SCATTER = 1,
-  MUON_COLL_ALL_GATHER = 2,
-  MUON_COLL_BROADCAST = 3,
-  MUON_COLL_BARRIER = 4,
-  MUON_COLL_COUNT = 5
+  MUON_COLL_LIST (MUON_ENUM_ITEM)
+  MUON_COLL_COUNT = 0 MUON_COLL_LIST (MUON_ENUM_PLUS_ONE)
 } muon_coll;
 
 typedef struct {
@@ -131,7 +154,8 @@ muon_status muon_comm_counters_reset (muon_ctx *ctx, muon_comm *c);
 muon_status muon_comm_model_bytes (muon_ctx *ctx, muon_coll coll, int world, int rank,
                                    int root, size_t count, muon_dtype dtype, uint64_t *sent,
                                    uint64_t *recv);
-const char *muon_coll_name (muon_coll coll);  // "allreduce", ...; "unknown" otherwise
+// "allreduce", ...; "unknown" otherwise.
+MUON_DECLARE_NAMES (muon_coll, muon_coll)
 
 #ifdef __cplusplus
 }

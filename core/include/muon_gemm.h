@@ -13,9 +13,11 @@ extern "C" {
 // Who computes the CPU products (core/gemm/gemm.c): auto = MUONLAB_GEMM's value when set, else
 // oneDNN only for bf16 where it multiplies bf16 natively, OpenBLAS for everything else.
 // Precision 'double' always runs on OpenBLAS (dgemm / dsyrk).
-typedef enum {
-  MUON_GEMM_AUTO = 0, MUON_GEMM_OPENBLAS = 1, MUON_GEMM_ONEDNN = 2
-} muon_gemm_provider;
+#define MUON_GEMM_LIST(X)                                                       \
+  X (MUON_GEMM_AUTO,     0, "auto")                                             \
+  X (MUON_GEMM_OPENBLAS, 1, "openblas")                                         \
+  X (MUON_GEMM_ONEDNN,   2, "onednn")
+typedef enum { MUON_GEMM_LIST (MUON_ENUM_ITEM) } muon_gemm_provider;
 
 // The CPU GEMM providers (core/gemm/gemm.c, gemm_onednn.c): what runs here, and why.
 typedef struct {
@@ -42,8 +44,7 @@ muon_status muon_gemm_query (muon_ctx *ctx, muon_gemm_info *info);
 // UNSUPPORTED when the BLAS is not OpenBLAS.  [out] *previous.
 muon_status muon_gemm_blas_threads (muon_ctx *ctx, int n, int *previous);
 // Name <-> value ("auto", "openblas", "onednn"); BADARG for another name.
-muon_status muon_gemm_from_name (const char *name, muon_gemm_provider *g);
-const char *muon_gemm_name (muon_gemm_provider g);
+MUON_DECLARE_NAMES (muon_gemm, muon_gemm_provider)
 
 #ifdef __cplusplus
 }

@@ -17,10 +17,6 @@ extern "C" {
 // static inline in core/math/muon_precision.h, shared with the CUDA kernels.
 //---------------------------------------------------------------------------------------------
 
-// Name <-> value ("double", "single", "bf16", "fp16").
-muon_status muon_precision_from_name (const char *name, muon_precision *p);
-const char *muon_precision_name (muon_precision p);
-
 // y[i] = round_p (x[i]) for n doubles (each first rounded to fp32 for bf16/fp16/single).
 // [in] x, [out] y (may alias x).
 muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, double *y,
@@ -36,7 +32,15 @@ muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint
 // x -> a x + b x^3 + c x^5 used at each Newton-Schulz step.
 //---------------------------------------------------------------------------------------------
 
-typedef enum { MUON_SCHEDULE_REPEAT_LAST = 0, MUON_SCHEDULE_CYCLE = 1 } muon_schedule_mode;
+// Beyond the end of a schedule: repeat its last triple, or start over.
+#define MUON_SCHEDULE_MODE_LIST(X)                                              \
+  X (MUON_SCHEDULE_REPEAT_LAST, 0, "repeat_last")                               \
+  X (MUON_SCHEDULE_CYCLE,       1, "cycle")
+typedef enum { MUON_SCHEDULE_MODE_LIST (MUON_ENUM_ITEM) } muon_schedule_mode;
+MUON_DECLARE_NAMES (muon_schedule_mode, muon_schedule_mode)
+
+// The schedule a call without coefficients runs.
+#define MUON_COEFFS_DEFAULT "keller"
 
 // Looks a named schedule up: keller, you, polar_express, polar_express_dion, polar_express_eo,
 // cans, aol, deepseekv4, cubic5.  [out] *triples points at static data (count x 3, row-major);
@@ -56,9 +60,46 @@ muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count,
 // Newton-Schulz
 //---------------------------------------------------------------------------------------------
 
-typedef enum { MUON_NS_STANDARD = 0, MUON_NS_GRAM = 1 } muon_ns_method;
+#define MUON_NS_METHOD_LIST(X)                                                  \
+  X (MUON_NS_STANDARD, 0, "standard")                                           \
+  X (MUON_NS_GRAM,     1, "gram")
+typedef enum { MUON_NS_METHOD_LIST (MUON_ENUM_ITEM) } muon_ns_method;
+MUON_DECLARE_NAMES (muon_ns_method, muon_ns_method)
 
-#define MUON_MAX_RESTARTS 64
+// How a page is scaled before the iteration: its Frobenius norm (default), or the
+// Almost-Orthogonal-Layer diagonal of Turbo-Muon, D = diag (sum_j |X X'|_ij)^(-1/2) on the
+// short side (||D X||_2 <= 1, and closer to orthogonal; CPU only).  ns_impl.h says the
+// op order of each with normalize_first.
+#define MUON_NORMALIZE_LIST(X)                                                  \
+  X (MUON_NORMALIZE_FROBENIUS, 0, "frobenius")                                  \
+  X (MUON_NORMALIZE_AOL,       1, "aol")
+typedef enum { MUON_NORMALIZE_LIST (MUON_ENUM_ITEM) } muon_normalize;
+MUON_DECLARE_NAMES (muon_normalize, muon_normalize)
+
+// Limits of one muon_ns call (muon_zero.h's MUON_LIMITS lists every limit for the gateways
+// and inst/; MUON_MAX_THREADS is muon_base.h's).
+#define MUON_MAX_STEPS 1000     // iterations of one call (a longer schedule is never used)
+#define MUON_MAX_RESTARTS 64    // entries of a Gram restart list
+
+// Per-step snapshots of one muon_ns call (opt-in: muon_ns_opts.trace; CPU, one page).  The
+// page is iterated as n x m, n = min (rows, cols) <= m (transposed when rows > cols); the
+// snapshots are the run's own values (compute-precision values as doubles), column-major,
+// one page per step in each buffer:
+//   x  page k = the iterate after step k (k = 0: the normalized input; Gram: r(Q_k X), the
+//      product the run would form if it stopped there, made apart from the run)
+//   r  page k = Gram: the R that step k used (k = 0 .. steps-1)
+//   q  page k = Gram: Q after step k (k = 1 .. steps)
+// Pages a path does not define (r and q of the standard path, r page steps, q page 0) keep
+// what the caller put there.  The snapshot products are not counted in muon_ns_stats.
+typedef struct {
+  size_t n, m;          // [in] the iterated shape the buffers were sized for
+  int cap;              // [in] pages in each buffer (>= steps + 1)
+  double *x;            // [out] cap pages of n x m (required)
+  double *r, *q;        // [out] cap pages of n x n each (NULL: not wanted)
+  int steps;            // [out] steps run
+  int gram;             // [out] 1 when the Gram path ran
+  int transposed;       // [out] 1 when the page was transposed (rows > cols)
+} muon_ns_trace;
 
 typedef struct {
   muon_ns_method method;         // standard (default) | gram
@@ -77,6 +118,8 @@ typedef struct {
   int threads;                   // CPU threads: 0 (default) = OMP_NUM_THREADS when set, else
                                  // the cores (shared among local MPI ranks); any count
                                  // gives the same bits
+  muon_ns_trace *trace;          // per-step snapshots (NULL, the default: none)
+  muon_normalize normalize;      // frobenius (default) | aol
 } muon_ns_opts;
 
 void muon_ns_opts_default (muon_ns_opts *o);
@@ -150,15 +193,18 @@ muon_status muon_backend_query (muon_ctx *ctx, muon_backend_info *info);
 //   for (step ...) muon_update (ctx, &G, &M, &U, &o);
 //---------------------------------------------------------------------------------------------
 
-typedef enum { MUON_MOMENTUM_EMA = 0, MUON_MOMENTUM_SGD = 1 } muon_momentum_form;
+#define MUON_MOMENTUM_FORM_LIST(X)                                              \
+  X (MUON_MOMENTUM_EMA, 0, "ema")                                               \
+  X (MUON_MOMENTUM_SGD, 1, "sgd")
+typedef enum { MUON_MOMENTUM_FORM_LIST (MUON_ENUM_ITEM) } muon_momentum_form;
 
-typedef enum {
-  MUON_SCALE_KELLER = 0,    // sqrt (max (1, rows / cols))  (default)
-  MUON_SCALE_RMS = 1,       // 0.2 sqrt (max (rows, cols))
-  MUON_SCALE_SPECTRAL = 2,  // sqrt (max (rows, cols))
-  MUON_SCALE_UNIT_RMS = 3,  // sqrt (rows / cols)
-  MUON_SCALE_NONE = 4       // 1
-} muon_scale_rule;
+#define MUON_SCALE_RULE_LIST(X)                                                 \
+  X (MUON_SCALE_KELLER,   0, "keller")   /* sqrt (max (1, rows / cols)) (default) */ \
+  X (MUON_SCALE_RMS,      1, "rms")      /* 0.2 sqrt (max (rows, cols)) */      \
+  X (MUON_SCALE_SPECTRAL, 2, "spectral") /* sqrt (max (rows, cols)) */          \
+  X (MUON_SCALE_UNIT_RMS, 3, "unit_rms") /* sqrt (rows / cols) */               \
+  X (MUON_SCALE_NONE,     4, "none")     /* 1 */
+typedef enum { MUON_SCALE_RULE_LIST (MUON_ENUM_ITEM) } muon_scale_rule;
 
 #define MUON_MAX_SPLITS 4096
 
@@ -192,10 +238,8 @@ muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows,
 
 // Names <-> values: "ema" | "sgd"; "keller" | "rms" | "spectral" | "unit_rms" | "none".
 // BADARG for an unknown name, NULLPTR for NULL arguments.
-muon_status muon_momentum_form_from_name (const char *name, muon_momentum_form *f);
-const char *muon_momentum_form_name (muon_momentum_form f);
-muon_status muon_scale_rule_from_name (const char *name, muon_scale_rule *r);
-const char *muon_scale_rule_name (muon_scale_rule r);
+MUON_DECLARE_NAMES (muon_momentum_form, muon_momentum_form)
+MUON_DECLARE_NAMES (muon_scale_rule, muon_scale_rule)
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@
 
 #include "math_internal.h"
 
+MUON_DEFINE_NAMES (muon_schedule_mode, muon_schedule_mode, MUON_SCHEDULE_MODE_LIST)
+
 #define PE_S 1.05
 #define PE(a, b, c) { (a) / PE_S, (b) / (PE_S * PE_S * PE_S), (c) / (PE_S * PE_S * PE_S * PE_S * PE_S) }
 #define KELLER { 3.4445, -4.7750, 2.0315 }

@@ -1,5 +1,5 @@
 /* muon_update_math.h - the per-element maths of the Muon update, shared by the C core
- * (core/update.c) and the CUDA kernels: momentum, Nesterov input and the update scale.
+ * (core/math/update.c) and the CUDA kernels: momentum, Nesterov input and the update scale.
  *
  * Everything is static inline and marked host+device under nvcc (MUON_HD, as in
  * muon_precision.h), so the CPU tests exercise the very arithmetic the GPU kernels run.  The

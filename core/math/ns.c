@@ -45,6 +45,24 @@ static muon_status symmetric (ns_env *env, double alpha, muon_gemm_in A, size_t 
   return muon_gemm_symmetric (env->ctx, &env->cfg, n, k, alpha, A, n, C, n);
 }
 
+// The upper triangle of C (n x n) = A B, A and B n x n, a product known to be symmetric.
+static muon_status product_upper (ns_env *env, muon_gemm_in A, muon_gemm_in B, size_t n,
+                                  void *C)
+{
+  return muon_gemm_product_upper (env->ctx, &env->cfg, n, n, A, n, B, n, C, n);
+}
+
+// The upper triangle of alpha A A' for fp32 operands whatever the run multiplies (AOL's
+// scaling Gram, normalize first: bf16 runs too form it from fp32 values).
+static muon_status symmetric_f32 (ns_env *env, double alpha, const float *A, size_t n,
+                                  size_t k, float *C)
+{
+  ns_env e = *env;
+  muon_gemm_in in = { A, NULL, NULL };
+  e.cfg.bf16 = 0;
+  return muon_gemm_symmetric (e.ctx, &e.cfg, n, k, alpha, in, n, C, n);
+}
+
 static inline muon_gemm_in in_f64 (const double *x)
 {
   muon_gemm_in in = { NULL, NULL, x };
@@ -71,7 +89,9 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define LOAD(x) (x)
 #define STORE(v) (v)
 #define PRODUCT(env, A, B, n, k, C) product ((env), in_f64 (A), in_f64 (B), n, k, (C))
+#define PRODUCT_UPPER(env, A, B, n, C) product_upper ((env), in_f64 (A), in_f64 (B), n, (C))
 #define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f64 (A), n, k, (C))
+#define SYMMETRIC_T(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f64 (A), n, k, (C))
 #define RND(p, x) (x)
 #define SCALE_ADD(p, s, x, prod) ((s) * (x) + (prod))
 #include "ns_impl.h"
@@ -79,7 +99,9 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #undef T
 #undef FN
 #undef PRODUCT
+#undef PRODUCT_UPPER
 #undef SYMMETRIC
+#undef SYMMETRIC_T
 #undef RND
 #undef SCALE_ADD
 
@@ -87,7 +109,9 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define T float
 #define FN(name) name##_f32
 #define PRODUCT(env, A, B, n, k, C) product ((env), in_f32 (A), in_f32 (B), n, k, (C))
+#define PRODUCT_UPPER(env, A, B, n, C) product_upper ((env), in_f32 (A), in_f32 (B), n, (C))
 #define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f32 (A), n, k, (C))
+#define SYMMETRIC_T(env, alpha, A, n, k, C) symmetric_f32 ((env), (alpha), (A), n, k, (C))
 #define RND(p, x) muon_round_to ((p), (x))
 #define SCALE_ADD(p, s, x, prod) muon_scale_add ((p), (s), (x), (prod))
 #include "ns_impl.h"
@@ -96,6 +120,7 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #undef LOAD
 #undef STORE
 #undef PRODUCT
+#undef PRODUCT_UPPER
 #undef SYMMETRIC
 
 // bf16 values stored as their bits (exact: every stored value has been rounded to bf16)
@@ -104,8 +129,12 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define LOAD(x) muon_bf16_bits_to_f32 (x)
 #define STORE(v) ((uint16_t) (muon_f32_bits (v) >> 16))
 #define PRODUCT(env, A, B, n, k, C) product ((env), in_bf16 (A), in_bf16 (B), n, k, (C))
+#define PRODUCT_UPPER(env, A, B, n, C) product_upper ((env), in_bf16 (A), in_bf16 (B), n, (C))
 #define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_bf16 (A), n, k, (C))
 #include "ns_impl.h"
+
+MUON_DEFINE_NAMES (muon_ns_method, muon_ns_method, MUON_NS_METHOD_LIST)
+MUON_DEFINE_NAMES (muon_normalize, muon_normalize, MUON_NORMALIZE_LIST)
 
 //---- options ------------------------------------------------------------------------------
 
@@ -128,6 +157,8 @@ void muon_ns_opts_default (muon_ns_opts *o)
   o->device = MUON_DEVICE_CPU;
   o->gemm = MUON_GEMM_AUTO;
   o->threads = 0;
+  o->trace = NULL;
+  o->normalize = MUON_NORMALIZE_FROBENIUS;
 }
 
 int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o)
@@ -165,6 +196,16 @@ static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
          "unknown GEMM provider %d", (int) o->gemm);
   CHECK (MUON_ERR_BADARG, o->threads >= 0 && o->threads <= MUON_MAX_THREADS,
          "threads must be an integer from 0 (automatic) to %d", MUON_MAX_THREADS);
+  CHECK (MUON_ERR_NULLPTR, o->trace == NULL || o->trace->x != NULL,
+         "the trace's iterate buffer must not be NULL");
+  CHECK (MUON_ERR_UNSUPPORTED, o->trace == NULL || o->device == MUON_DEVICE_CPU,
+         "a trace runs on the CPU only");
+  CHECK (MUON_ERR_BADARG,
+         o->normalize == MUON_NORMALIZE_FROBENIUS || o->normalize == MUON_NORMALIZE_AOL,
+         "unknown normalization %d", (int) o->normalize);
+  CHECK (MUON_ERR_UNSUPPORTED, o->normalize == MUON_NORMALIZE_FROBENIUS
+                                 || o->device == MUON_DEVICE_CPU,
+         "the AOL normalization runs on the CPU only");
 fail:
   return status;
 }
@@ -177,7 +218,7 @@ muon_status muon_ns_schedule (muon_ctx *ctx, const muon_ns_opts *o, double *buf,
   const double *triples = o->coeffs;
   int count = o->ncoeffs;
   if (triples == NULL)
-    CHECKSTATUS (muon_coeffs_lookup (ctx, "keller", &triples, &count));
+    CHECKSTATUS (muon_coeffs_lookup (ctx, MUON_COEFFS_DEFAULT, &triples, &count));
   *steps = o->steps > 0 ? o->steps : muon_coeffs_default_steps (count);
   CHECK (MUON_ERR_BADARG, *steps <= cap, "at most %d steps", cap);
   CHECKSTATUS (muon_coeffs_expand (ctx, triples, count, *steps, o->schedule_mode, buf));
@@ -238,6 +279,9 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
 
   size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
   CHECK (MUON_ERR_BADSHAPE, m <= (size_t) INT_MAX, "dimensions must fit a BLAS int");
+  if (o->trace)
+    CHECKSTATUS (muon_ns_trace_begin (ctx, o->trace, G, n, m, steps,
+                                      muon_ns_uses_gram (G->rows, G->cols, o)));
   CHECKSTATUS (muon_gemm_setup (ctx, o->gemm, o->threads, o->precision, &env.cfg));
   env.cfg.tally = &tally;
   snprintf (stats->gemm, sizeof stats->gemm, "%s", muon_gemm_name (env.cfg.provider));

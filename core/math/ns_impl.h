@@ -110,6 +110,32 @@ static void FN (round_copy) (int p, const T *x, S *out, size_t len)
   for (size_t i = 0; i < len; i++) out[i] = STORE (RND (p, x[i]));
 }
 
+// Trace (muon_ns_opts.trace): out[i] = x[i] as double (S values), or r(y[i]) (T products)
+static void FN (snap) (const S *x, size_t len, double *out)
+{
+  for (size_t i = 0; i < len; i++) out[i] = (double) LOAD (x[i]);
+}
+
+static void FN (snap_rounded) (int p, const T *y, size_t len, double *out)
+{
+  for (size_t i = 0; i < len; i++) out[i] = (double) RND (p, y[i]);
+}
+
+// Trace of a Gram step: the iterate r(Q X) into out, through Y; the run does not see it
+// (nor do its statistics).
+static muon_status FN (snap_iterate) (ns_env *env, int p, const S *Q, const S *X, size_t n,
+                                      size_t m, T *Y, double *out)
+{
+  muon_status status = MUON_OK;
+  muon_gemm_tally *keep = env->cfg.tally;   // not counted: the products add nowhere
+  env->cfg.tally = NULL;
+  CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));
+  FN (snap_rounded) (p, Y, n * m, out);
+fail:
+  env->cfg.tally = keep;
+  return status;
+}
+
 // B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in low precision.  P: n x n scratch.
 static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n, T *P, S *B)
 {
@@ -129,19 +155,43 @@ fail:
   return status;
 }
 
+// P = Zm B (n x n) for a product known to be symmetric (Gram: Z, Q, R, RZ are polynomials
+// in one symmetric matrix, so they commute): in double and single, where DESIGN.md 4 allows
+// any association, the upper half (muon_gemm_product_upper) mirrored, so P is exactly
+// symmetric and costs about half; bf16 and fp16 keep the peers' general product.
+static muon_status FN (sym_product) (ns_env *env, int p, const S *Zm, const S *B, size_t n,
+                                     T *P)
+{
+  muon_status status = MUON_OK;
+  if (p == MUON_PREC_DOUBLE || p == MUON_PREC_SINGLE)
+  {
+    CHECKSTATUS (PRODUCT_UPPER (env, Zm, B, n, P));
+    NS_UPPER_TILES (n, { P[j + i * n] = P[i + j * n]; });
+  }
+  else
+    CHECKSTATUS (PRODUCT (env, Zm, B, n, n, P));
+fail:
+  return status;
+}
+
 // Standard iteration: A = r(X X'); B = r(r(b A) + r(r(c A) A)); X = r(r(a X) + r(B X)).
 // [in,out] X; A, B, P, Y scratch.
+// tr: the trace (NULL: none).  have_a: A already holds the first step's r(X X') (AOL).
 static muon_status FN (standard) (ns_env *env, int p, const double *coef, int steps, S *X,
-                                  size_t n, size_t m, T *Y, S *A, S *B, T *P)
+                                  size_t n, size_t m, T *Y, S *A, S *B, T *P,
+                                  muon_ns_trace *tr, int have_a)
 {
   muon_status status = MUON_OK;
   for (int k = 0; k < steps; k++)
   {
     T a = (T) coef[3 * k], b = (T) coef[3 * k + 1], c = (T) coef[3 * k + 2];
-    CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, A));
+    if (k > 0 || !have_a)
+      CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, A));
     CHECKSTATUS (FN (poly) (env, p, b, c, A, n, P, B));
     CHECKSTATUS (PRODUCT (env, B, X, n, m, Y));
     FN (scale_add) (p, a, X, Y, X, n * m);
+    if (tr)
+      FN (snap) (X, n * m, tr->x + (size_t) (k + 1) * n * m);
   }
 fail:
   return status;
@@ -149,14 +199,17 @@ fail:
 
 // Gram iteration (MUON_FACTS 1.3, DESIGN.md 4): everything but the first R, the restarts
 // and the final Q X is n x n.  X_k = Q_k X_0 and R_k = X_k X_k', polynomials in R_0.
-// R, Z, Q, RZ: n x n in S; P: n x n in T.
+// R, Z, Q, RZ: n x n in S; P: n x n in T.  have_a: R already holds r(X X') (AOL).
 static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
                               const muon_ns_opts *o, S *X, size_t n, size_t m, T *Y, S *R,
-                              S *Z, S *Q, S *RZ, T *P)
+                              S *Z, S *Q, S *RZ, T *P, int have_a)
 {
   muon_status status = MUON_OK;
   int fresh = 1;                                   // Q is "None": start or just restarted
-  CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));        // R = r(X X')
+  muon_ns_trace *tr = o->trace;
+  size_t nn = n * n;
+  if (!have_a)
+    CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));      // R = r(X X')
   for (int i = 0; i < steps; i++)
   {
     T a = (T) coef[3 * i], b = (T) coef[3 * i + 1], c = (T) coef[3 * i + 2];
@@ -167,6 +220,8 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
       CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));    // R = r(X X')
       fresh = 1;
     }
+    if (tr && tr->r)
+      FN (snap) (R, nn, tr->r + (size_t) i * nn);
     CHECKSTATUS (FN (poly) (env, p, b, c, R, n, P, Z));  // Z = r(r(b R) + r(r(c R) R))
     if (fresh)
     {
@@ -177,19 +232,25 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
     }
     else
     {
-      CHECKSTATUS (PRODUCT (env, Z, Q, n, n, P));   // Q = r(r(a Q) + r(Z Q))
+      CHECKSTATUS (FN (sym_product) (env, p, Z, Q, n, P));   // Q = r(r(a Q) + r(Z Q))
       FN (scale_add) (p, a, Q, P, Q, n * n);
     }
+    if (tr && tr->q)
+      FN (snap) (Q, nn, tr->q + (size_t) (i + 1) * nn);
+    if (tr && i < steps - 1)
+      CHECKSTATUS (FN (snap_iterate) (env, p, Q, X, n, m, Y, tr->x + (size_t) (i + 1) * n * m));
     if (i < steps - 1 && !muon_ns_restart_before (i + 1, o))
     {
-      CHECKSTATUS (PRODUCT (env, Z, R, n, n, P));   // RZ = r(r(a R) + r(Z R))
+      CHECKSTATUS (FN (sym_product) (env, p, Z, R, n, P));   // RZ = r(r(a R) + r(Z R))
       FN (scale_add) (p, a, R, P, RZ, n * n);
-      CHECKSTATUS (PRODUCT (env, Z, RZ, n, n, P));  // R = r(r(a RZ) + r(Z RZ))
+      CHECKSTATUS (FN (sym_product) (env, p, Z, RZ, n, P));  // R = r(r(a RZ) + r(Z RZ))
       FN (scale_add) (p, a, RZ, P, R, n * n);
     }
   }
   CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));       // X = r(Q X)
   FN (round_copy) (p, Y, X, n * m);
+  if (tr)
+    FN (snap) (X, n * m, tr->x + (size_t) steps * n * m);
 fail:
   return status;
 }
@@ -268,6 +329,9 @@ static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_
 }
 #undef NS_G
 
+// AOL scaling ('Normalize', "aol"): FN (aol_page), in its own file
+#include "ns_aol_impl.h"
+
 // Write X (n x m) back to page e of out, undoing the transpose; counts non-finite values.
 NS_CLONES
 static size_t FN (store_page) (const S *X, int transposed, muon_tensor *out, size_t e)
@@ -290,11 +354,11 @@ static size_t FN (store_page) (const S *X, int transposed, muon_tensor *out, siz
 }
 
 // Workspace of an n x m page in bytes: X (n m) and four n x n matrices in S, Y (n m) and
-// P (n x n) in T, each 64-byte aligned.
+// P (n x n) in T, each 64-byte aligned, then n doubles (the AOL scaling).
 static size_t FN (work_bytes) (size_t n, size_t m)
 {
   size_t s = ((n * m + 4 * n * n) * sizeof (S) + 63) / 64 * 64;
-  return s + (n * m + n * n) * sizeof (T);
+  return s + ((n * m + n * n) * sizeof (T) + 63) / 64 * 64 + n * sizeof (double);
 }
 
 // The whole batch.  work: FN (work_bytes) (n, m) bytes, 64-byte aligned.  [out] *bad:
@@ -310,15 +374,30 @@ static muon_status FN (batch) (ns_env *env, const muon_tensor *G, muon_tensor *o
   S *X = work, *S1 = X + n * m, *S2 = S1 + n * n, *S3 = S2 + n * n, *S4 = S3 + n * n;
   T *Y = (T *) ((char *) work + ((n * m + 4 * n * n) * sizeof (S) + 63) / 64 * 64);
   T *P = Y + n * m;
+  double *D = (double *) (void *) ((char *) Y + ((n * m + n * n) * sizeof (T) + 63) / 64 * 64);
   *bad = 0;
+  muon_ns_trace *tr = o->trace;                    // one page (muon_ns checks)
+  int aol = o->normalize == MUON_NORMALIZE_AOL;
   for (size_t e = 0; e < G->batch; e++)
   {
-    if (!FN (load_page) (p, G, e, o, X, transposed))
-      memset (X, 0, n * m * sizeof *X);            // zero in, exact zeros out
-    else if (gram)
-      CHECKSTATUS (FN (gram) (env, p, coef, steps, o, X, n, m, Y, S1, S2, S3, S4, P));
+    int nonzero;
+    if (aol)
+      CHECKSTATUS (FN (aol_page) (env, p, G, e, o, X, transposed, Y, P, S1, D, &nonzero));
     else
-      CHECKSTATUS (FN (standard) (env, p, coef, steps, X, n, m, Y, S1, S2, P));
+      nonzero = FN (load_page) (p, G, e, o, X, transposed);
+    if (!nonzero)
+      memset (X, 0, n * m * sizeof *X);            // zero in, exact zeros out
+    if (tr)
+    {
+      FN (snap) (X, n * m, tr->x);
+      if (!nonzero)                                // every iterate is zero
+        for (int k = 1; k <= steps; k++)
+          FN (snap) (X, n * m, tr->x + (size_t) k * n * m);
+    }
+    if (nonzero && gram)
+      CHECKSTATUS (FN (gram) (env, p, coef, steps, o, X, n, m, Y, S1, S2, S3, S4, P, aol));
+    else if (nonzero)
+      CHECKSTATUS (FN (standard) (env, p, coef, steps, X, n, m, Y, S1, S2, P, tr, aol));
     *bad += FN (store_page) (X, transposed, out, e);
   }
 fail:

@@ -1,4 +1,4 @@
-/* precision.c - the precision emulation's array forms (muon.h): names, rounding an array to
+/* precision.c - the precision emulation's array forms (muon_math.h): rounding an array to
  * bf16 / fp16 / single, and the bf16 / fp16 bit patterns.  The scalar forms are the static
  * inline functions of muon_precision.h, shared with the CUDA kernels.
  */
@@ -6,26 +6,6 @@
 
 #include "math_internal.h"
 #include "muon_precision.h"
-
-static const char *const precision_names[] = { "double", "single", "bf16", "fp16" };
-
-muon_status muon_precision_from_name (const char *name, muon_precision *p)
-{
-  if (name == NULL || p == NULL)
-    return MUON_ERR_NULLPTR;
-  for (int i = 0; i < 4; i++)
-    if (strcmp (name, precision_names[i]) == 0)
-    {
-      *p = (muon_precision) i;
-      return MUON_OK;
-    }
-  return MUON_ERR_BADARG;
-}
-
-const char *muon_precision_name (muon_precision p)
-{
-  return (p >= 0 && p <= 3) ? precision_names[p] : "unknown";
-}
 
 muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, double *y,
                               size_t n)

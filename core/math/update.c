@@ -19,46 +19,8 @@
 #include "math_internal.h"
 #include "muon_update_math.h"
 
-//---- names --------------------------------------------------------------------------------
-
-static const char *const form_names[] = { "ema", "sgd" };
-static const char *const scale_names[] = { "keller", "rms", "spectral", "unit_rms", "none" };
-
-muon_status muon_momentum_form_from_name (const char *name, muon_momentum_form *f)
-{
-  if (name == NULL || f == NULL)
-    return MUON_ERR_NULLPTR;
-  for (int i = 0; i < 2; i++)
-    if (strcmp (name, form_names[i]) == 0)
-    {
-      *f = (muon_momentum_form) i;
-      return MUON_OK;
-    }
-  return MUON_ERR_BADARG;
-}
-
-const char *muon_momentum_form_name (muon_momentum_form f)
-{
-  return (f >= 0 && f <= 1) ? form_names[f] : "unknown";
-}
-
-muon_status muon_scale_rule_from_name (const char *name, muon_scale_rule *r)
-{
-  if (name == NULL || r == NULL)
-    return MUON_ERR_NULLPTR;
-  for (int i = 0; i < 5; i++)
-    if (strcmp (name, scale_names[i]) == 0)
-    {
-      *r = (muon_scale_rule) i;
-      return MUON_OK;
-    }
-  return MUON_ERR_BADARG;
-}
-
-const char *muon_scale_rule_name (muon_scale_rule r)
-{
-  return (r >= 0 && r <= 4) ? scale_names[r] : "unknown";
-}
+MUON_DEFINE_NAMES (muon_momentum_form, muon_momentum_form, MUON_MOMENTUM_FORM_LIST)
+MUON_DEFINE_NAMES (muon_scale_rule, muon_scale_rule, MUON_SCALE_RULE_LIST)
 
 //---- options ------------------------------------------------------------------------------
 

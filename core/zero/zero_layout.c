@@ -25,29 +25,6 @@ void muon_zero_layout_opts_default (muon_zero_layout_opts *o)
   o->order = MUON_ZERO_ORDER_GIVEN;
 }
 
-muon_status muon_zero_order_from_name (const char *name, muon_zero_order *order)
-{
-  if (name == NULL || order == NULL)
-    return MUON_ERR_NULLPTR;
-  if (strcmp (name, "given") == 0)
-    *order = MUON_ZERO_ORDER_GIVEN;
-  else if (strcmp (name, "size_desc") == 0)
-    *order = MUON_ZERO_ORDER_SIZE_DESC;
-  else
-    return MUON_ERR_BADARG;
-  return MUON_OK;
-}
-
-const char *muon_zero_order_name (muon_zero_order order)
-{
-  switch (order)
-  {
-    case MUON_ZERO_ORDER_GIVEN: return "given";
-    case MUON_ZERO_ORDER_SIZE_DESC: return "size_desc";
-  }
-  return "unknown";
-}
-
 //---- helpers ------------------------------------------------------------------------------
 
 typedef struct { size_t numel, index; } sort_key;

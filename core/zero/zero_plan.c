@@ -11,31 +11,7 @@
 #include "muon_internal.h"
 #include "muon_zero.h"
 
-//---- names --------------------------------------------------------------------------------
-
-static const char *const variant_names[MUON_ZERO_VARIANT_COUNT] = {
-  "reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", "zero2_slice_only",
-  "zero2_multi_owner", "zero3_round_robin", "zero3_round_robin_aliased_pads",
-  "layerwise_lpt", "moonlight_gather"
-};
-
-muon_status muon_zero_variant_from_name (const char *name, muon_zero_variant *v)
-{
-  if (name == NULL || v == NULL)
-    return MUON_ERR_NULLPTR;
-  for (int i = 0; i < MUON_ZERO_VARIANT_COUNT; i++)
-    if (strcmp (name, variant_names[i]) == 0)
-    {
-      *v = (muon_zero_variant) i;
-      return MUON_OK;
-    }
-  return MUON_ERR_BADARG;
-}
-
-const char *muon_zero_variant_name (muon_zero_variant v)
-{
-  return (v >= 0 && v < MUON_ZERO_VARIANT_COUNT) ? variant_names[v] : "unknown";
-}
+//---- names (list_registry.c) ------------------------------------------------------------
 
 int muon_zero_variant_is_correct (muon_zero_variant v)
 {

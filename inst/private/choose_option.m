@@ -2,7 +2,9 @@
 ## @deftypefn {} {@var{s} =} choose_option (@var{fname}, @var{what}, @var{val}, @var{allowed})
 ## Match the string @var{val} case-insensitively against the cell @var{allowed} and return
 ## the canonical spelling; otherwise raise muonlab:badArg,
-## "@var{fname}: @var{what} must be 'a', 'b' or 'c'."
+## "@var{fname}: @var{what} must be 'a', 'b' or 'c'."  For an argument that is not a NAME,
+## VALUE option (those go through @code{parse_options}), e.g. @code{muon_comm}'s KIND
+## from the core's list (@code{core_lists}).
 ## @end deftypefn
 
 function s = choose_option (fname, what, val, allowed)

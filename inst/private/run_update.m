@@ -1,30 +1,15 @@
 ## -*- texinfo -*-
-## @deftypefn  {} {[@var{U}, @var{state}] =} run_update (@var{fname}, @var{G}, @var{state}, @var{args})
-## @deftypefnx {} {@var{names} =} run_update ()
+## @deftypefn {} {[@var{U}, @var{state}] =} run_update (@var{fname}, @var{G}, @var{state}, @var{args})
 ## The body of @code{muon_update} (see there): one Muon update of @var{G} from
-## @var{state} with the NAME, VALUE pairs of the cell @var{args}.  Every error, its own,
-## the option parsers' and the gateway's (@var{fname} travels to @code{__muon_update__} in
-## the option struct), starts with @var{fname}: @code{muon_update} passes its own name,
+## @var{state} with the NAME, VALUE pairs of the cell @var{args} (the option table
+## @qcode{"muon_update"} of @code{option_spec}).  Every error, its own, the option
+## parser's and the gateway's (@var{fname} travels to @code{__muon_update__} in the option
+## struct), starts with @var{fname}: @code{muon_update} passes its own name,
 ## @code{muon_optimizer} and @code{muon_step} theirs with the parameter, e.g.
 ## @qcode{"muon_step: parameter 'W1'"}.
-##
-## With no argument, return the names of every option it takes (a row cell), for callers
-## that check option names before the first update.
 ## @end deftypefn
 
 function [U, state] = run_update (fname, G, state, args)
-  persistent T;
-  if (isempty (T))
-    T.defaults = struct ("Experts", 1, "SplitRows", [], "ConvScale", "flattened");
-    T.names = fieldnames (T.defaults);
-    T.convscales = {"flattened", "last_two"};
-  endif
-  if (nargin == 0)
-    U = [T.names.', update_options()];
-    return;
-  endif
-  [v, rest] = parse_pairs (fname, T.defaults, args, T.names);
-
   ## G: 4-D conv weights are viewed as out x (in*kh*kw)
   sz = size (G);
   if (numel (sz) > 4)
@@ -37,18 +22,11 @@ function [U, state] = run_update (fname, G, state, args)
     G2 = G;
   endif
   check_matrix (fname, "G", G2);
-  [opts, rest] = update_options (fname, class (G), rest);
-  if (! isempty (rest))
-    reject_rest (fname, rest);
-  endif
+  opts = parse_options (fname, "muon_update", args, "precision", class (G));
   form = opts.form;
 
   ## options that depend on G
-  convscale = choose_option (fname, "CONVSCALE", v.ConvScale, T.convscales);
-  E = v.Experts;
-  if (! (isscalar (E) && isnumeric (E) && isreal (E) && E == fix (E) && E >= 1))
-    error ("muonlab:badArg", "%s: EXPERTS must be a positive integer.", fname);
-  endif
+  E = opts.experts;
   if (E > 1 && ndims (G) != 2)
     error ("muonlab:badShape", "%s: EXPERTS needs a 2-D fused (E*M) x N weight G.", fname);
   endif
@@ -56,40 +34,40 @@ function [U, state] = run_update (fname, G, state, args)
     error ("muonlab:badShape", "%s: EXPERTS must divide the number of rows of G.", fname);
   endif
   brows = rows (G2) / E;
-  sr = v.SplitRows;
-  if (! (isempty (sr) || (isnumeric (sr) && isreal (sr) && isvector (sr)
-                          && all (sr(:) >= 1 & sr(:) == fix (sr(:)))
-                          && sum (sr(:)) == brows)))
+  sr = opts.split_rows;
+  if (! (isnumeric (sr) && isreal (sr)
+         && (isempty (sr) || (isvector (sr) && all (sr(:) >= 1 & sr(:) == fix (sr(:)))
+                              && sum (sr(:)) == brows))))
     error ("muonlab:badShape",
            "%s: SPLITROWS must be positive integers summing to the rows of each block (%d).",
            fname, brows);
   endif
 
-  ## state
-  if (isempty (state) && ! isstruct (state))
+  ## state: [] starts fresh; anything else must be a state this function returned
+  if (isa (state, "double") && ndims (state) == 2 && ! any (size (state)))
     M = [];
     step = 0;
   else
     if (! (isstruct (state) && isscalar (state)
            && all (isfield (state, {"momentum", "step", "form"}))))
-      error ("muonlab:badType",
+      error ("muonlab:badState",
              "%s: STATE must be [] or a struct with fields momentum, step and form.", fname);
     endif
     M = state.momentum;
     if (! (isfloat (M) && isreal (M) && ! issparse (M)))
-      error ("muonlab:badType", "%s: STATE.momentum must be a real double or single array.",
+      error ("muonlab:badState", "%s: STATE.momentum must be a real double or single array.",
              fname);
     endif
     if (! isequal (size (M), sz))
-      error ("muonlab:badShape", "%s: STATE.momentum must match the size of G.", fname);
+      error ("muonlab:badState", "%s: STATE.momentum must match the size of G.", fname);
     endif
     step = state.step;
-    if (! (isscalar (step) && isnumeric (step) && isreal (step) && step >= 0
-           && step == fix (step)))
-      error ("muonlab:badArg", "%s: STATE.step must be a non-negative integer.", fname);
+    if (! (isscalar (step) && isnumeric (step) && isreal (step) && isfinite (step)
+           && step >= 0 && step == fix (step)))
+      error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
     endif
     if (! (ischar (state.form) && strcmpi (state.form, form)))
-      error ("muonlab:badArg", "%s: STATE.form must be '%s', the MOMENTUMFORM in use.",
+      error ("muonlab:badState", "%s: STATE.form must be '%s', the MOMENTUMFORM in use.",
              fname, form);
     endif
     if (conv)
@@ -97,9 +75,8 @@ function [U, state] = run_update (fname, G, state, args)
     endif
   endif
 
-  opts.experts = double (E);
   opts.split_rows = double (sr(:).');
-  if (conv && strcmp (convscale, "last_two"))
+  if (conv && strcmp (opts.conv_scale, "last_two"))
     opts.scale_rows = sz(3);
     opts.scale_cols = sz(4);
   endif

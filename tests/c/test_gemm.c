@@ -274,6 +274,80 @@ static void test_symmetric (void)
   }
 }
 
+// muon_gemm_product_upper: the upper triangle of A B (f32 and f64, OpenBLAS strips and
+// oneDNN whole diagonal tiles) against an fp64 loop, the lower triangle untouched outside
+// the diagonal blocks,
+// the same bits for 1 and 3 threads, and its operation count (about half of A B).
+static void test_product_upper (void)
+{
+  const size_t ns[] = { 9, 2 * MUON_GEMM_TILE + 37 };
+  for (int t = 0; t < 2; t++)
+  {
+    size_t n = ns[t], k = n, ld = n + 3;
+    float *A = malloc (ld * k * sizeof *A), *B = malloc (ld * n * sizeof *B);
+    float *C = malloc (n * n * sizeof *C), *C3 = malloc (n * n * sizeof *C3);
+    double *Ad = malloc (ld * k * sizeof *Ad), *Bd = malloc (ld * n * sizeof *Bd);
+    double *Cd = malloc (n * n * sizeof *Cd);
+    for (size_t i = 0; i < ld * k; i++) Ad[i] = A[i] = urandf ();
+    for (size_t i = 0; i < ld * n; i++) Bd[i] = B[i] = urandf ();
+    for (int prov = 0; prov < 3; prov++)
+    {
+      int f64 = prov == 2;
+      if (prov == 1 && !have_dnnl)
+        continue;
+      muon_gemm_cfg cfg = config (prov == 1 ? MUON_GEMM_ONEDNN : MUON_GEMM_OPENBLAS,
+                                  f64 ? MUON_PREC_DOUBLE : MUON_PREC_SINGLE);
+      muon_gemm_in a = { A, NULL, f64 ? Ad : NULL }, b = { B, NULL, f64 ? Bd : NULL };
+      for (size_t i = 0; i < n * n; i++) C[i] = C3[i] = 12345.0f, Cd[i] = 12345.0;
+      muon_gemm_tally tally = { 0, 0, 0 };   // the products add their work here
+      cfg.tally = &tally;
+      cfg.threads = 1;
+      T_EQ_INT (muon_gemm_product_upper (ctx, &cfg, n, k, a, ld, b, ld, f64 ? (void *) Cd
+                                                                         : (void *) C, n),
+                MUON_OK);
+      double flops = tally.flops;
+      double worst = 0;
+      int lower_kept = 1;
+      for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++)
+        {
+          double c = f64 ? Cd[i + j * n] : C[i + j * n];
+          if (i > j)
+          {
+            // written below the diagonal: oneDNN's whole diagonal tiles, the strips' own
+            // square diagonal blocks; nothing else
+            int tile = i / MUON_GEMM_TILE == j / MUON_GEMM_TILE;
+            int strip = tile && (i % MUON_GEMM_TILE) / MUON_GEMM_STRIP
+                                  == (j % MUON_GEMM_TILE) / MUON_GEMM_STRIP;
+            lower_kept &= (prov == 1 ? tile : strip) || c == 12345.0;
+            continue;
+          }
+          double s = 0, mag = 0;
+          for (size_t l = 0; l < k; l++)
+          {
+            s += Ad[i + l * ld] * Bd[l + j * ld];
+            mag += fabs (Ad[i + l * ld] * Bd[l + j * ld]);
+          }
+          double e = fabs (c - s) / mag;
+          if (!(e <= worst)) worst = e;
+        }
+      T_ASSERT_MSG (worst <= (f64 ? 1e-14 : 1e-5), "n %zu provider %d: error %g", n, prov, worst);
+      T_ASSERT_MSG (lower_kept, "n %zu provider %d: the strict lower triangle was written", n, prov);
+      double full = 2.0 * (double) n * (double) n * (double) k;
+      T_ASSERT_MSG (flops < (n > MUON_GEMM_TILE && prov != 1 ? 0.56 : 1.0001) * full,
+                    "n %zu provider %d: %g of the full product's operations", n, prov, flops / full);
+      if (!f64)
+      {
+        cfg.threads = 3;
+        T_EQ_INT (muon_gemm_product_upper (ctx, &cfg, n, k, a, ld, b, ld, C3, n), MUON_OK);
+        T_ASSERT_MSG (memcmp (C, C3, n * n * sizeof *C) == 0, "n %zu provider %d: threads", n,
+                      prov);
+      }
+    }
+    free (A); free (B); free (C); free (C3); free (Ad); free (Bd); free (Cd);
+  }
+}
+
 // Same bits for any thread count: every provider and operand type, general and symmetric
 // products over several tiles (last ones partial), 1 to 4 threads (also above the cores);
 // and each tile is the single library call on that block (what tests/octave/ref_ns.m
@@ -557,6 +631,7 @@ int main (int argc, char **argv)
   T_RUN (test_threads_restored);
   T_RUN (test_products);
   T_RUN (test_symmetric);
+  T_RUN (test_product_upper);
   T_RUN (test_thread_invariance);
   T_RUN (test_cache_sweep);
   T_RUN (test_ns_providers);

@@ -716,6 +716,9 @@ static void test_errors (void)
   o.ncoeffs = 0;                                  T_NS_ERR (o, MUON_ERR_BADARG, "no triples");
   o.ncoeffs = -2;                                 T_NS_ERR (o, MUON_ERR_BADARG, "-2 triples");
   o = d; o.device = (muon_device) 7;              T_NS_ERR (o, MUON_ERR_BADARG, "bad device");
+  o = d; o.normalize = (muon_normalize) 2;        T_NS_ERR (o, MUON_ERR_BADARG, "bad normalize");
+  o = d; o.normalize = MUON_NORMALIZE_AOL;        T_NS_ERR (o, MUON_OK, "AOL");
+  o.device = MUON_DEVICE_CUDA;                    T_NS_ERR (o, MUON_ERR_UNSUPPORTED, "AOL on CUDA");
   // CUDA: not built here, or no device; a usable one (GPU machine) must simply work
   o = d; o.device = MUON_DEVICE_CUDA;
   muon_status s = muon_ns (ctx, &tg, &tx, &o);
@@ -732,6 +735,96 @@ static void test_errors (void)
   // after all that, a valid call still works and clears nothing it should not
   o = d;
   T_NS_ERR (o, MUON_OK, "valid again");
+}
+
+//---- trace ----------------------------------------------------------------------------------
+
+// muon_ns_trace: page 0 the normalized input, the last page the result, Gram's R page 0 the
+// input's X X'; the result does not change; every error of muon_ns_trace_begin.
+static void test_trace (void)
+{
+  enum { R = 6, C = 4, N = 4, M = 6, STEPS = 5 };   // a tall page: traced as 4 x 6
+  double g[R * C], x0[R * C], x1[R * C], tx[(STEPS + 1) * N * M];
+  double tr_r[(STEPS + 1) * N * N], tq[(STEPS + 1) * N * N];
+  for (int i = 0; i < R * C; i++) g[i] = urand ();
+  muon_tensor tg = muon_tensor_matrix (MUON_F64, g, R, C);
+  muon_tensor t0 = muon_tensor_matrix (MUON_F64, x0, R, C), t1 = muon_tensor_matrix (MUON_F64, x1, R, C);
+  for (int meth = 0; meth < 2; meth++)
+  {
+    muon_ns_opts o;
+    muon_ns_opts_default (&o);
+    o.method = meth ? MUON_NS_GRAM : MUON_NS_STANDARD;
+    o.precision = MUON_PREC_DOUBLE;
+    T_EQ_INT (muon_ns (ctx, &tg, &t0, &o), MUON_OK);
+    muon_ns_trace tr = { N, M, STEPS + 1, tx, tr_r, tq, 0, 0, 0 };
+    o.trace = &tr;
+    T_EQ_INT (muon_ns (ctx, &tg, &t1, &o), MUON_OK);
+    T_EQ_INT (tr.steps, STEPS);
+    T_EQ_INT (tr.gram, meth);
+    T_EQ_INT (tr.transposed, 1);
+    double nrm = 0, worst = 0;
+    for (int i = 0; i < R * C; i++) nrm += g[i] * g[i];
+    nrm = sqrt (nrm) + 1e-7;
+    for (int i = 0; i < R; i++)
+      for (int j = 0; j < C; j++)
+      {
+        T_EQ_DBL (x1[i + j * R], x0[i + j * R]);                    // same result
+        T_EQ_DBL (tx[STEPS * N * M + j + i * N], x1[i + j * R]);    // last page = result
+        worst = fmax (worst, fabs (tx[j + i * N] - g[i + j * R] / nrm));
+      }
+    T_ASSERT_MSG (worst <= 1e-15, "page 0: the normalized input (%g)", worst);
+    if (meth)                                   // R page 0 = X0 X0' (X0 = page 0, 4 x 6)
+      for (int a = 0; a < N; a++)
+        for (int b = 0; b < N; b++)
+        {
+          double v = 0;
+          for (int l = 0; l < M; l++) v += tx[a + l * N] * tx[b + l * N];
+          T_ASSERT_MSG (fabs (tr_r[a + b * N] - v) <= 1e-15, "R0(%d,%d)", a, b);
+        }
+    // errors
+    muon_ns_opts e = o;
+    muon_ns_trace bad = tr;
+    e.trace = &bad;
+    bad.cap = STEPS;
+    expect_err (muon_ns (ctx, &tg, &t1, &e), MUON_ERR_BADSHAPE, "trace too short", __LINE__);
+    bad = tr; bad.n = M; bad.m = N;
+    expect_err (muon_ns (ctx, &tg, &t1, &e), MUON_ERR_BADSHAPE, "trace not transposed", __LINE__);
+    bad = tr; bad.x = NULL;
+    expect_err (muon_ns (ctx, &tg, &t1, &e), MUON_ERR_NULLPTR, "trace without x", __LINE__);
+    bad = tr;
+    muon_tensor g2 = muon_tensor_batch (MUON_F64, g, R, C / 2, 2);
+    muon_tensor x2 = muon_tensor_batch (MUON_F64, x1, R, C / 2, 2);
+    bad.n = C / 2;
+    expect_err (muon_ns (ctx, &g2, &x2, &e), MUON_ERR_BADSHAPE, "trace of 2 pages", __LINE__);
+    e = o; e.device = MUON_DEVICE_CUDA;
+    expect_err (muon_ns (ctx, &tg, &t1, &e), MUON_ERR_UNSUPPORTED, "trace on CUDA", __LINE__);
+  }
+}
+
+// AOL on a page with NaN or Inf (muon_update's poisoned momentum): non-finite out and the
+// warning, in both orders and every precision, as the Frobenius path.
+static void test_aol_nonfinite (void)
+{
+  double g[24], x[24];
+  for (int i = 0; i < 24; i++) g[i] = urand ();
+  muon_tensor tg = muon_tensor_matrix (MUON_F64, g, 4, 6), tx = muon_tensor_matrix (MUON_F64, x, 4, 6);
+  for (int pattern = 0; pattern < 2; pattern++)   // all NaN; finite with one Inf
+    for (int nf = 0; nf < 2; nf++)
+      for (int p = MUON_PREC_DOUBLE; p <= MUON_PREC_FP16; p++)
+      {
+        muon_ns_opts o;
+        muon_ns_opts_default (&o);
+        o.normalize = MUON_NORMALIZE_AOL;
+        o.normalize_first = nf;
+        o.precision = (muon_precision) p;
+        for (int i = 0; i < 24; i++) g[i] = pattern == 0 ? NAN : urand ();
+        if (pattern == 1)
+          g[5] = INFINITY;
+        T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_WARN_NONFINITE);
+        int finite = 0;
+        for (int i = 0; i < 24; i++) finite += isfinite (x[i]) != 0;
+        T_EQ_INT (finite, 0);
+      }
 }
 
 int main (int argc, char **argv)
@@ -754,6 +847,8 @@ int main (int argc, char **argv)
   T_RUN (test_zero_pages);
   T_RUN (test_cast_first_overflow);
   T_RUN (test_errors);
+  T_RUN (test_trace);
+  T_RUN (test_aol_nonfinite);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);
 }

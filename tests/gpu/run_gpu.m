@@ -20,49 +20,6 @@
 
 1;
 
-function [p, f, info] = run_one (file)
-  p = 0; f = 0; info = "";
-  logname = [tempname() ".log"];
-  fid = fopen (logname, "w");
-  ok = true;
-  try
-    [n, nmax, nxfail, nbug, nskip, nrtskip] = test (file, "quiet", fid);
-  catch err
-    ok = false;
-    info = sprintf ("ERROR: %s", err.message);
-  end_try_catch
-  fclose (fid);
-  logtext = fileread (logname);
-  unlink (logname);
-  if (ok)
-    p = n;
-    f = nmax - n - nxfail - nbug;
-    extra = {};
-    if (nxfail + nbug > 0)
-      extra{end+1} = sprintf ("%d xfail", nxfail + nbug);
-    endif
-    if (nskip + nrtskip > 0)
-      extra{end+1} = sprintf ("%d skipped", nskip + nrtskip);
-    endif
-    if (f == 0 && ! isempty (strfind (logtext, "!!!!! test failed")))
-      f = 1;                             # e.g. a %!shared block that failed
-      extra{end+1} = "a block failed outside the count";
-    endif
-    if (p + f == 0)
-      f = 1;                             # a file that tests nothing is broken
-      extra{end+1} = "no tests";
-    endif
-    info = strjoin (extra, ", ");
-  else
-    f = 1;
-  endif
-  lines = ostrsplit (logtext, "\n");
-  lines = lines(! cellfun (@isempty, lines) & ! strncmp (lines, ">>>>> processing", 16));
-  if (f > 0)
-    printf ("    | %s\n", lines{:});
-  endif
-endfunction
-
 function [ok, why] = nccl_probe (kind)
   ok = true;
   why = "";
@@ -82,6 +39,7 @@ root = fileparts (fileparts (here));
 addpath (fullfile (root, "inst"));
 addpath (fullfile (root, "build", "mex"));
 addpath (here);
+addpath (fullfile (root, "tests", "octave"));     # run_test_file
 more off;
 page_screen_output (false);
 
@@ -123,7 +81,7 @@ for i = 1:numel (files)
   printf ("--- %s\n", name);
   fflush (stdout);
   t0 = tic ();
-  [p, f, note] = run_one (files{i});
+  [p, f, note] = run_test_file (files{i}, true);
   if (isempty (note))
     note = "";
   else

@@ -30,6 +30,13 @@
 ##          Q = r(Z + a I) when fresh, else r(r(a Q) + r(Z Q));
 ##          unless last or before a restart: RZ = r(r(a R) + r(Z R)); R = r(r(a RZ) + r(Z RZ))
 ##          end: X = r(Q X)
+## aol      ("Normalize", "aol": Turbo-Muon's scaling, on the n x m orientation)
+##          first: Y = single(G / ||G||) (fp64 division), A = Y Y' (fp32 tiles);
+##                 d = sum |A| along rows in fp64, s = 1 / sqrt(max(d, eps));
+##                 X = r(single(s .* Y)), A1 = r(single((A .* s) .* s'))
+##          cast-first: X = r(single(G)), A = r(X X'); d = r(sum |A| in fp32);
+##                 s = r(1 / sqrt(max(d, r(eps)))); X = r(X .* s), A1 = r(r(A .* s) .* s')
+##          A1 (upper triangle, mirrored) is the first step's A (standard) or R (gram).
 ## @end example
 ## Precision "double" is the same iteration in fp64 with nothing rounded.
 ## @end deftypefn
@@ -37,7 +44,8 @@
 function X = ref_ns (G, varargin)
   o = struct ("method", "standard", "steps", [], "coefficients", "keller",
               "schedulemode", "repeat_last", "precision", class (G), "restarts", 2,
-              "gramminaspect", 1, "eps", 1e-7, "normalizefirst", true);
+              "gramminaspect", 1, "eps", 1e-7, "normalizefirst", true,
+              "normalize", "frobenius");
   for i = 1:2:numel (varargin)
     key = lower (varargin{i});
     if (! isfield (o, key))
@@ -130,6 +138,27 @@ function X = one_page (G, o, sched, use_gram)
   else
     r = @(x) double (x);
   endif
+  if (strcmp (p, "double"))
+    cf = sched;                            # fp64 coefficients
+  else
+    cf = single (sched);                   # scalar coefficients kept in fp32
+  endif
+  if (strcmp (o.normalize, "aol"))
+    [X, A1, tr] = aol_ (G, o, r, p);
+    if (isempty (X))
+      X = zeros (size (G), ifelse_ (strcmp (p, "double"), "double", "single"));
+      return;
+    endif
+    if (use_gram)
+      X = gram (X, cf, o.restarts, r, lowp, A1);
+    else
+      X = standard (X, cf, r, lowp, A1);
+    endif
+    if (tr)
+      X = X.';
+    endif
+    return;
+  endif
   ## normalization, on the page as given (column-major order of G for the norm's sum)
   if (strcmp (p, "double"))
     g = double (G);
@@ -165,25 +194,73 @@ function X = one_page (G, o, sched, use_gram)
   if (tr)
     X = X.';
   endif
-  if (strcmp (p, "double"))
-    cf = sched;                            # fp64 coefficients
-  else
-    cf = single (sched);                   # scalar coefficients kept in fp32
-  endif
   if (use_gram)
-    X = gram (X, cf, o.restarts, r, lowp);
+    X = gram (X, cf, o.restarts, r, lowp, []);
   else
-    X = standard (X, cf, r, lowp);
+    X = standard (X, cf, r, lowp, []);
   endif
   if (tr)
     X = X.';
   endif
 endfunction
 
-function X = standard (X, cf, r, lowp)
+## AOL scaling of one page (transposed to n x m): X, the first step's A1, the transpose
+## flag; X = [] for an all-zero page.
+function [X, A1, tr] = aol_ (G, o, r, p)
+  tr = rows (G) > columns (G);
+  dbl = strcmp (p, "double");
+  if (o.normalizefirst)
+    g = double (G);
+    ss = sum (g(:) .* g(:));              # column-major order of G, as the C
+    X = A1 = [];
+    if (ss == 0)
+      return;
+    endif
+    if (tr)
+      g = g.';
+    endif
+    Y = g / sqrt (ss);
+    if (! dbl)
+      Y = single (Y);
+    endif
+    A = gram_ (Y);
+    s = 1 ./ sqrt (max (sum (abs (double (A)), 2), o.eps));
+    X = s .* double (Y);
+    V = (double (A) .* s) .* s.';
+    if (! dbl)
+      X = single (X);
+      V = single (V);
+    endif
+    X = r (X);
+    V = r (V);
+  else
+    X = r (ifelse_ (dbl, double (G), single (G)));
+    A1 = [];
+    if (! any (X(:)))
+      X = [];
+      return;
+    endif
+    if (tr)
+      X = X.';
+    endif
+    A = r (gram_ (X));
+    d = r (sum (abs (A), 2));
+    d = max (d, r (cast (o.eps, class (A))));
+    s = r (1 ./ sqrt (d));
+    X = r (X .* s);
+    V = r (r (A .* s) .* s.');
+  endif
+  A1 = triu (V) + triu (V, 1).';          # the upper triangle, mirrored
+endfunction
+
+function X = standard (X, cf, r, lowp, A1)
   for k = 1:rows (cf)
     a = cf(k,1); b = cf(k,2); c = cf(k,3);
-    A = r (gram_ (X));
+    if (k == 1 && ! isempty (A1))
+      A = A1;
+    else
+      A = r (gram_ (X));
+    endif
     B = poly_ (A, b, c, r);
     X = r (r (a * X) + r (mul_ (B, X)));
   endfor
@@ -194,12 +271,16 @@ function Z = poly_ (A, b, c, r)
   Z = r (r (b * A) + r (mul_ (r (c * A), A)));
 endfunction
 
-function X = gram (X, cf, restarts, r, lowp)
+function X = gram (X, cf, restarts, r, lowp, A1)
   steps = rows (cf);
   n = rows (X);
   dg = 1:n+1:n*n;                          # diagonal entries
   isrestart = @(i) i > 0 && any (restarts(:) == i);
-  R = r (gram_ (X));
+  if (isempty (A1))
+    R = r (gram_ (X));
+  else
+    R = A1;
+  endif
   Q = [];
   for i = 0:steps-1
     a = cf(i+1,1); b = cf(i+1,2); c = cf(i+1,3);

@@ -38,48 +38,6 @@ function names = env_list (var)
   endif
 endfunction
 
-function [p, f, info] = run_one (file)
-  p = 0; f = 0; info = "";
-  logname = [tempname() ".log"];
-  fid = fopen (logname, "w");
-  ok = true;
-  try
-    [n, nmax, nxfail, nbug, nskip, nrtskip] = test (file, "quiet", fid);
-  catch err
-    ok = false;
-    info = sprintf ("ERROR: %s", err.message);
-  end_try_catch
-  fclose (fid);
-  logtext = fileread (logname);
-  unlink (logname);
-  if (ok)
-    p = n;
-    f = nmax - n - nxfail - nbug;
-    extra = {};
-    if (nxfail + nbug > 0)
-      extra{end+1} = sprintf ("%d xfail", nxfail + nbug);
-    endif
-    if (nskip + nrtskip > 0)
-      extra{end+1} = sprintf ("%d skipped", nskip + nrtskip);
-    endif
-    if (nmax == 0 && nskip + nrtskip == 0)
-      extra{end+1} = "no tests";
-    endif
-    if (f == 0 && ! isempty (strfind (logtext, "!!!!! test failed")))
-      f = 1;                             # e.g. a %!shared block that failed
-      extra{end+1} = "a block failed outside the count";
-    endif
-    info = strjoin (extra, ", ");
-  else
-    f = 1;
-  endif
-  ## show the failure details that `test` wrote to the log (header line left out)
-  lines = ostrsplit (logtext, "\n");
-  lines = lines(! cellfun (@isempty, lines) & ! strncmp (lines, ">>>>> processing", 16));
-  if (f > 0 || any (strncmp (lines, "!!!!!", 5)) || any (strncmp (lines, "-----", 5)))
-    printf ("    | %s\n", lines{:});
-  endif
-endfunction
 
 here = fileparts (mfilename ("fullpathext"));
 if (isempty (here))
@@ -119,7 +77,7 @@ for i = 1:numel (files)
   printf ("--- %s\n", name);
   fflush (stdout);
   t0 = tic ();
-  [p, f, info] = run_one (files{i});
+  [p, f, info] = run_test_file (files{i}, false);
   if (is_suite && p + f == 0)
     f = 1;                               # a suite that tests nothing is broken
   endif

@@ -150,6 +150,31 @@ endfunction
 %! assert (all (ns_blas (G, "Precision", "fp16")(:,:,2)(:) == 0));
 
 %!test
+%! ## 'Normalize', "aol" (Turbo-Muon's scaling, both orders), the first step reusing the
+%! ## scaling's Gram; a 2 x 2 tile case (n = 260 > the 256 tile) and a zero page
+%! randn ("state", 17);
+%! Z = randn (24, 64, 2);  Z(:,:,2) = 0;
+%! cases = {randn(24, 64), randn(64, 24), randn(20, 20), Z, randn(260, 280)};
+%! ncase = 0;
+%! for c = 1:numel (cases)
+%!   precs = {"bf16", "fp16"};
+%!   if (c == numel (cases)) precs = {"bf16"}; endif
+%!   for prec = precs
+%!     for m = {"standard", "gram"}
+%!       for nf = [true false]
+%!         args = {"Normalize", "aol", "Coefficients", "aol", "Precision", prec{1}, ...
+%!                 "Method", m{1}, "NormalizeFirst", nf};
+%!         X = ns_blas (cases{c}, args{:});
+%!         assert (isequal (X, ref_ns (cases{c}, args{:})), true,
+%!                 sprintf ("aol case %d %s %s nf=%d", c, prec{1}, m{1}, nf));
+%!         ncase++;
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
+%! printf ("    aol: %d cases bitwise equal\n", ncase);
+
+%!test
 %! ## schedules, step counts and schedule modes, the Gram aspect fallback
 %! randn ("state", 14);
 %! G = randn (24, 48);

@@ -331,10 +331,10 @@ endfunction
 %!   muon_save_state (f, muon_optimizer (P));
 %!   fail ("muon_load_state (f, struct ('W', randn (4, 3)))", "lacks the saved parameter 'b'");
 %!   fail ("muon_load_state (f, setfield (P, 'W', randn (3, 4)))", "PARAMS.W is 3 x 4");
-%!   S = load (f);
-%!   muonlab_state = S.muonlab_state;
-%!   muonlab_state.version = 99;
-%!   save ("-binary", f, "muonlab_state");
+%!   fid = fopen (f, "r+");
+%!   fseek (fid, 8, SEEK_SET);
+%!   fwrite (fid, 99, "uint32", 0, "ieee-le");     # the format version field
+%!   fclose (fid);
 %!   try
 %!     muon_load_state (f, P);
 %!     error ("no error");

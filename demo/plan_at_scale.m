@@ -1,0 +1,322 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab demo} {} plan_at_scale
+## @deftypefnx {muonlab demo} {@var{T} =} plan_at_scale ()
+## Which distributed Muon design wins where: DeepSeek-V3 (671B + its MTP layer, 45,868 Muon
+## matrices with the experts separate, as the checkpoint stores them) and Llama-3.1-70B (560
+## Muon matrices) on 8 to 4,096 H100s, every design of @code{zero_muon_step} plus the
+## all-to-all owner design of FSDP2 / Dion, planned by @code{zero_cost} from the shapes of
+## @code{muon_model} (ZeRO stage 2, bf16 gradients on the wire, bf16 Newton-Schulz, fp32
+## momentum and master weights, the shipped H100 node profile).
+##
+## Prints, per model: a table of the fastest correct design at each world size (modelled
+## step time: collectives, Newton-Schulz, memory passes, no overlap), the one that moves
+## the fewest bytes per rank and the one that needs the least memory per rank; then a
+## layout summary at W = 256 (DeepSeek-V3) and W = 1,024 (Llama-3.1-70B): the ranks in 8
+## bands, each with the decoder layers it holds, the matrices it touches and straddles and
+## the NS work per rank of the whole-matrix designs.  Writes
+## @file{demo/output/plan_at_scale.png} (bytes sent, NS time and memory per rank against W,
+## log axes, one line per design), @file{demo/output/plan_imbalance.png} (max / mean NS work
+## of round robin, LPT, all-to-all and ZeRO-1/2 against W) and
+## @file{demo/output/plan_layout.png} (the layout summaries: what kind of weight each rank
+## holds, and the NS work of each rank under the whole-matrix designs), and with
+## @code{muon_export} the cheapest-design table (CSV), the per-rank plan of DeepSeek-V3 on
+## 256 ranks (CSV, one row per design and rank) and the per-matrix plan of Llama-3.1-70B on
+## 1,024 ranks (JSON, one object per matrix) beside them.  Runs in well under a minute.  With an output argument the rows of the
+## cheapest-design table come back as a struct array @var{T}.
+## @end deftypefn
+
+function T = plan_at_scale ()
+  demo_paths ();
+  here = fileparts (mfilename ("fullpath"));
+  outdir = fullfile (here, "output");
+  if (! isfolder (outdir))
+    mkdir (outdir);
+  endif
+  t_all = tic ();
+  models = {"deepseek-v3", "llama-3.1-70b"};
+  titles = {"DeepSeek-V3", "Llama-3.1-70B"};
+  worlds = 2 .^ (3:12);
+  opts = {"Stage", 2, "ElementBytes", 2, "Precision", "bf16"};
+  X = struct ();
+  rows_out = struct ([]);
+  for m = 1:numel (models)
+    M = muon_model (models{m});
+    printf ("%s: %d Muon matrices, %.1fB parameters to Muon (%.2fB to AdamW); planning W = %d..%d\n",
+            titles{m}, M.counts.nmuon, M.counts.muon / 1e9, M.counts.adamw / 1e9, worlds(1),
+            worlds(end));
+    for i = 1:numel (worlds)
+      C = zero_cost (M, worlds(i), opts{:});
+      if (i == 1)
+        designs = {C.design};
+        nd = numel (designs);
+        S = struct ("bytes", zeros (nd, numel (worlds)), "ns", 0, "mem", 0, "peak", 0,
+                    "step", 0, "imb", 0, "fails", false (nd, numel (worlds)));
+        S.ns = S.bytes; S.mem = S.bytes; S.peak = S.bytes; S.step = S.bytes; S.imb = S.bytes;
+      endif
+      for d = 1:nd
+        S.bytes(d,i) = C(d).summary.bytes_max;
+        S.ns(d,i) = C(d).time.ns;
+        S.mem(d,i) = C(d).summary.persistent_max;
+        S.peak(d,i) = C(d).summary.memory_max;
+        S.step(d,i) = C(d).time.step;
+        S.imb(d,i) = C(d).summary.imbalance;
+        S.fails(d,i) = C(d).fails;
+      endfor
+    endfor
+    S.designs = designs;
+    X.(strrep (models{m}, ".", "_")) = S;
+    printf ("  %.1f s so far\n", toc (t_all));
+    rows_out = [rows_out, cheapest_table(titles{m}, worlds, S)];
+  endfor
+
+  ## layout summaries for W >= 64
+  L1 = layout_summary ("deepseek-v3", "DeepSeek-V3", 256, opts);
+  L2 = layout_summary ("llama-3.1-70b", "Llama-3.1-70B", 1024, opts);
+
+  ## figures and tables
+  png1 = fullfile (outdir, "plan_at_scale.png");
+  png2 = fullfile (outdir, "plan_imbalance.png");
+  png3 = fullfile (outdir, "plan_layout.png");
+  plot_scaling (png1, X, models, titles, worlds);
+  plot_imbalance (png2, X, models, titles, worlds);
+  plot_layout (png3, {L1, L2});
+  files = {fullfile(outdir, "plan_at_scale.csv"), ...
+           fullfile(outdir, "plan_deepseek_v3_w256_ranks.csv"), ...
+           fullfile(outdir, "plan_llama_3.1_70b_w1024_params.json")};
+  muon_export (rows_out, files{1});                  # the cheapest-design table
+  muon_export (L1.C, files{2}, "Table", "ranks");    # one row per design and rank
+  muon_export (L2.C(1).params, files{3});            # one object per matrix
+  printf ("wrote %s\n", files{:});
+  printf ("wrote %s\nwrote %s\nwrote %s\nplan_at_scale: %.1f s\n", png1, png2, png3,
+          toc (t_all));
+  if (nargout > 0)
+    T = rows_out;
+  endif
+endfunction
+
+## The fastest correct design per W, the fewest bytes and the least memory per rank.
+function rows_out = cheapest_table (title, worlds, S)
+  bad = ismember (S.designs, {"zero2_reduce_scatter_buggy", "zero2_slice_only"}).';
+  printf ("\n%s: which design is cheapest at which W (correct designs only; H100 node profile;\n",
+          title);
+  printf ("  kept memory: momentum, master weights and AdamW state; peak: plus the step's buffers)\n");
+  printf ("  %6s  %-18s %9s  %-18s %8s  %-18s %8s  %-18s %8s\n", "W", "fastest step", "ms",
+          "fewest bytes", "GB", "least kept memory", "GB", "least peak memory", "GB");
+  rows_out = struct ([]);
+  for i = 1:numel (worlds)
+    ok = ! bad & ! S.fails(:,i);
+    [t, a] = min_of (S.step(:,i), ok);
+    [b, bb] = min_of (S.bytes(:,i), ok);
+    [mm, cm] = min_of (S.mem(:,i), ok);
+    [pk, cp] = min_of (S.peak(:,i), ok);
+    printf ("  %6d  %-18s %9.1f  %-18s %8.1f  %-18s %8.2f  %-18s %8.2f\n", worlds(i),
+            S.designs{a}, 1e3 * t, S.designs{bb}, b / 1e9, S.designs{cm}, mm / 1e9,
+            S.designs{cp}, pk / 1e9);
+    r = struct ("model", title, "world", worlds(i), "fastest", S.designs{a},
+                "step_ms", 1e3 * t, "fewest_bytes", S.designs{bb}, "bytes_gb", b / 1e9,
+                "least_kept_memory", S.designs{cm}, "kept_memory_gb", mm / 1e9,
+                "least_peak_memory", S.designs{cp}, "peak_memory_gb", pk / 1e9);
+    rows_out = [rows_out, r];
+  endfor
+endfunction
+
+function [v, k] = min_of (x, ok)
+  x(! ok) = Inf;
+  [v, k] = min (x);
+endfunction
+
+## Ranks in 8 bands: layers held, matrices touched and straddled, NS work per rank.
+function L = layout_summary (name, title, W, opts)
+  M = muon_model (name);
+  mu = strcmp (M.params.route, "muon");
+  kind = M.params.kind(mu);
+  layer = M.params.layer(mu);
+  C = zero_cost (M, W, opts{:}, "Design", {"zero12_allreduce", "zero3_round_robin",
+                                           "layerwise_lpt", "alltoall_owner"});
+  Z = C(1);
+  n = double (Z.params.rows .* Z.params.cols);
+  ## what each rank holds, by kind: the flat buffer in slot order, cut every S elements
+  [~, ord] = sort (Z.params.slot);
+  off = [0; cumsum(n(ord))];
+  S = Z.partition_size;
+  edges = (0:W) * S;
+  kinds = {"attention", "mlp", "shared_expert", "expert", "router", "mtp_proj"};
+  held = zeros (W, numel (kinds));
+  for k = 1:numel (kinds)
+    isk = strcmp (kind(ord), kinds{k});
+    ck = [0; cumsum(n(ord) .* isk)];
+    p = lookup (off, min (edges, off(end)));             # the matrix each cut falls in
+    p = min (max (p, 1), numel (ord));
+    F = ck(p) + isk(p) .* (min (edges(:), off(end)) - off(p));
+    held(:,k) = diff (F);
+  endfor
+  L.title = title;
+  L.W = W;
+  L.kinds = kinds;
+  L.held = held;
+  L.designs = {C.design};
+  L.ns = [C.ranks];
+  L.C = C;
+  nb = 8;
+  band = floor ((0:W-1) * nb / W) + 1;
+  printf ("\n%s on %d ranks (ZeRO-2, %.2fB elements per rank): the ranks in %d bands\n",
+          title, W, S / 1e9, nb);
+  printf ("  %-12s %-12s %9s %10s %12s %12s %12s %12s\n", "ranks", "layers", "matrices",
+          "straddled", "ZeRO-1/2 TF", "RR TF", "LPT TF", "a2a TF");
+  fo = Z.params.first_owner;
+  lo = Z.params.last_owner;
+  for b = 1:nb
+    r = find (band == b) - 1;
+    t = fo <= r(end) & lo >= r(1);
+    st = t & fo < lo;
+    lay = layer(t);
+    tf = arrayfun (@(c) mean (c.ranks.ns_flops(r+1)) / 1e12, C);
+    printf ("  %5d-%-6d %4d-%-7d %9d %10d %12.2f %12.2f %12.2f %12.2f\n", r(1), r(end),
+            min (lay), max (lay), sum (t), sum (st), tf);
+  endfor
+  idle = arrayfun (@(c) c.summary.idle_ranks, C);
+  printf ("  ranks with no Newton-Schulz work: %s\n",
+          strjoin (cellfun (@(d, i) sprintf ("%s %d", d, i), {C.design}, num2cell (idle),
+                            "UniformOutput", false), ", "));
+endfunction
+
+function h = new_figure (pos)
+  warning ("off", "Octave:gnuplot-graphics", "local");
+  if (isempty (getenv ("DISPLAY")) && any (strcmp (available_graphics_toolkits (), "gnuplot")))
+    graphics_toolkit ("gnuplot");
+  endif
+  h = figure ("visible", "off", "position", pos);
+endfunction
+
+function [col, sty, mk] = design_style (d)
+  cols = [0 0 0; 0.85 0.33 0.1; 0.6 0.6 0.6; 0.75 0.75 0.75; 0 0.45 0.74; 0.47 0.67 0.19;
+          0.64 0.08 0.18; 0.49 0.18 0.56; 0.93 0.69 0.13; 0.3 0.75 0.93];
+  stys = {"-", "-", ":", ":", "--", "-", "-.", "-", "--", "-"};
+  mks = {"o", "s", "x", "+", "d", "^", "v", "p", "h", "*"};
+  col = cols(d,:);
+  sty = stys{d};
+  mk = mks{d};
+endfunction
+
+function log_axes (worlds)
+  k = [1 3 5 7 10];
+  labels = arrayfun (@(w) sprintf ("%d", w), worlds(k), "UniformOutput", false);
+  set (gca, "xscale", "log", "yscale", "log", "xtick", worlds(k), "xticklabel", labels,
+       "xlim", [worlds(1) / 1.2, worlds(end) * 1.2]);
+  grid on;
+  xlabel ("ranks W");
+endfunction
+
+function plot_scaling (png, X, models, titles, worlds)
+  h = new_figure ([0 0 1600 860]);
+  what = {"bytes", "ns", "mem", "peak"};
+  ylab = {"GB sent per rank (busiest)", "seconds (slowest rank)", ...
+          "GB per rank (momentum, master, AdamW)", "GB per rank (kept + step buffers)"};
+  heads = {"bytes sent per rank", "Newton-Schulz time", "memory kept between steps", ...
+           "peak memory in the step"};
+  scale = [1e-9 1 1e-9 1e-9];
+  for m = 1:numel (models)
+    S = X.(strrep (models{m}, ".", "_"));
+    for j = 1:4
+      subplot (2, 5, (m - 1) * 5 + j);
+      Y = S.(what{j}) * scale(j);
+      for d = 1:numel (S.designs)
+        [col, sty, mk] = design_style (d);
+        y = Y(d,:);
+        y(y <= 0) = NaN;
+        plot (worlds, y, "color", col, "linestyle", sty, "marker", mk, "linewidth", 1.3,
+              "markersize", 4);
+        hold on;
+      endfor
+      hold off;
+      log_axes (worlds);
+      ylabel (ylab{j});
+      title (sprintf ("%s: %s", titles{m}, heads{j}));
+    endfor
+  endfor
+  ## the legend in its own axes at the right
+  axes ("position", [0.74 0.3 0.12 0.4]);
+  S = X.(strrep (models{1}, ".", "_"));
+  for d = 1:numel (S.designs)
+    [col, sty, mk] = design_style (d);
+    plot (NaN, NaN, "color", col, "linestyle", sty, "marker", mk, "linewidth", 1.3);
+    hold on;
+  endfor
+  hold off;
+  axis off;
+  legend (S.designs, "location", "west", "interpreter", "none");
+  print (h, png, "-dpng", "-r90");
+  close (h);
+endfunction
+
+function plot_imbalance (png, X, models, titles, worlds)
+  h = new_figure ([0 0 1200 460]);
+  show = {"zero12_allreduce", "zero3_round_robin", "layerwise_lpt", "alltoall_owner"};
+  for m = 1:numel (models)
+    S = X.(strrep (models{m}, ".", "_"));
+    subplot (1, 2, m);
+    for k = 1:numel (show)
+      d = find (strcmp (S.designs, show{k}));
+      [col, sty, mk] = design_style (d);
+      plot (worlds, S.imb(d,:), "color", col, "linestyle", sty, "marker", mk,
+            "linewidth", 1.5);
+      hold on;
+    endfor
+    hold off;
+    log_axes (worlds);
+    ylabel ("NS work: busiest rank / mean rank");
+    title (sprintf ("%s: load imbalance of Newton-Schulz", titles{m}));
+    legend (show, "location", "northwest", "interpreter", "none");
+  endfor
+  print (h, png, "-dpng", "-r90");
+  close (h);
+endfunction
+
+function plot_layout (png, Ls)
+  h = new_figure ([0 0 1400 920]);
+  all_designs = {zero_cost([2 2], 1).design};       # every design, in zero_cost's order
+  nb = 32;
+  for i = 1:numel (Ls)
+    L = Ls{i};
+    ## (a) the ranks in 32 bands: what their partitions hold, in percent by kind of weight
+    subplot (2, 2, 2 * i - 1);
+    band = floor ((0:L.W-1) * nb / L.W) + 1;
+    H = zeros (nb, numel (L.kinds));
+    for k = 1:numel (L.kinds)
+      H(:,k) = accumarray (band(:), L.held(:,k), [nb 1]);
+    endfor
+    H = 100 * H ./ sum (H, 2);
+    bar (1:nb, H, "stacked");
+    w = L.W / nb;
+    k = [1 8 16 24 32];
+    set (gca, "xtick", k, "xticklabel", arrayfun (@(b) sprintf ("%d-%d", (b - 1) * w,
+                                                             b * w - 1), k,
+                                                "UniformOutput", false));
+    xlim ([0.4 nb + 0.6]);
+    ylim ([0 100]);
+    xlabel (sprintf ("ranks, in %d bands of %d", nb, w));
+    ylabel ("% of the band's elements");
+    title (sprintf ("%s, ZeRO-2 on %d ranks: what the partitions hold", L.title, L.W));
+    legend (strrep (L.kinds, "_", " "), "location", "eastoutside", "fontsize", 8);
+    ## (b) each rank's Newton-Schulz work, ranks sorted from the busiest
+    subplot (2, 2, 2 * i);
+    for d = 1:numel (L.designs)
+      [col, sty, mk] = design_style (find (strcmp (all_designs, L.designs{d})));
+      y = sort (L.ns(d).ns_flops / 1e12, "descend");
+      x = (1:L.W) / L.W * 100;
+      plot (x, y, "color", col, "linestyle", sty, "linewidth", 1.8);
+      hold on;
+    endfor
+    hold off;
+    grid on;
+    xlabel ("% of the ranks, sorted from the busiest");
+    ylabel ("NS work per step (TFLOP)");
+    title (sprintf ("%s on %d ranks: Newton-Schulz work per rank", L.title, L.W));
+    legend (L.designs, "location", "eastoutside", "interpreter", "none", "fontsize", 8);
+  endfor
+  print (h, png, "-dpng", "-r90");
+  close (h);
+endfunction

@@ -1,0 +1,387 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {} muon_export (@var{X}, @var{file})
+## @deftypefnx {muonlab} {} muon_export (@var{X}, @var{file}, "Table", @var{name})
+## @deftypefnx {muonlab} {@var{n} =} muon_export (@dots{})
+## Write a result, or one of its tables, to a CSV or JSON file (chosen by the extension of
+## @var{file}, @file{.csv} or @file{.json}), so that it can leave Octave.
+##
+## A @dfn{table} is what muonlab's functions return for one row per rank, per parameter or
+## per configuration: a scalar struct whose fields are columns with one row each (numeric
+## or logical n x k arrays, cellstr n x 1; e.g. @code{zero_cost}'s @code{ranks} and
+## @code{params}, @code{muon_model}'s @code{params}), or a struct array whose fields are
+## scalars, strings or numeric row vectors (one element per row, e.g. the rows a demo
+## returns).  A column of k > 1 numbers per row becomes k columns
+## @code{name_1} @dots{} @code{name_k}.
+##
+## @table @asis
+## @item CSV
+## a header line with the column names, then one line per row, written by Octave's
+## @code{csvwrite} when every column is numeric, else row by row; numbers with 16
+## significant digits, logicals as 0 and 1, strings quoted when they hold a comma, a quote
+## or a line break (RFC 4180).  Only tables can be written as CSV.
+## @item JSON
+## Octave's @code{jsonencode}: a table becomes an array of row objects; anything else (a
+## whole @code{zero_muon_step} result, a @code{zero_cost} struct array, a model) is encoded
+## as it is (NaN and Inf become null).
+## @end table
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "Table"
+## @var{name} picks the table in field @var{name} of @var{X}; when @var{X} is a struct
+## array (e.g. one @code{zero_cost} result per design), the tables of all its elements are
+## stacked, each row led by its element's scalar fields (numbers and strings: the design
+## name, the world size, @dots{}).
+## @end table
+##
+## @var{n} is the number of rows written (for a non-table JSON, 1).
+##
+## @example
+## C = zero_cost (muon_model ("llama-3.1-8b"), 64);
+## muon_export (C, "ranks.csv", "Table", "ranks");    # one row per design and rank
+## muon_export (C(2).params, "params.json");          # one object per matrix
+## @end example
+## @seealso{zero_cost, muon_model, zero_muon_step, jsonencode, csvwrite}
+## @end deftypefn
+
+function n = muon_export (X, file, varargin)
+  fname = "muon_export";
+  if (nargin < 2)
+    print_usage ();
+  endif
+  v = parse_options (fname, "muon_export", varargin);
+  v.Table = v.table;
+  if (! (ischar (file) && isrow (file)))
+    error ("muonlab:badArg", "%s: FILE must be a file name ending in .csv or .json.", fname);
+  endif
+  [~, ~, ext] = fileparts (file);
+  ext = lower (ext);
+  if (! any (strcmp (ext, {".csv", ".json"})))
+    error ("muonlab:badArg", "%s: FILE must end in .csv or .json (got '%s').", fname, file);
+  endif
+
+  if (! isempty (v.Table))
+    if (! (ischar (v.Table) && isrow (v.Table)))
+      error ("muonlab:badArg", "%s: TABLE must be a field name.", fname);
+    endif
+    T = stacked (fname, X, v.Table);
+  else
+    T = as_table (X);
+  endif
+
+  if (strcmp (ext, ".json"))
+    if (isempty (T))
+      text = jsonencode (X);
+      n = 1;
+    else
+      [text, n] = json_rows (T);
+    endif
+    write_text (fname, file, text);
+  else
+    if (isempty (T))
+      error ("muonlab:badArg",
+             "%s: X is not a table (a struct of equal-length columns, or a struct array of scalar fields); write it as JSON, or pick a table with 'Table'.",
+             fname);
+    endif
+    n = write_csv (fname, file, T);
+  endif
+endfunction
+
+## ---- tables ----------------------------------------------------------------------------
+
+## X as a table (a struct of n-row columns), or [] when it is none.
+function T = as_table (X)
+  T = [];
+  if (! isstruct (X) || isempty (fieldnames (X)))
+    return;
+  endif
+  f = fieldnames (X);
+  if (isscalar (X))
+    n = [];
+    for k = 1:numel (f)
+      c = X.(f{k});
+      if (isnumeric (c) || islogical (c))
+        ok = ndims (c) == 2 && (isreal (c));
+      elseif (iscell (c))
+        ok = ndims (c) == 2 && columns (c) == 1 && all (cellfun (@is_cell_value, c));
+      else
+        ok = false;
+      endif
+      if (! ok || (! isempty (n) && rows (c) != n))
+        return;
+      endif
+      n = rows (c);
+    endfor
+    if (n == 1)                        # a scalar struct of scalars: one row
+      T = X;
+      return;
+    endif
+    T = X;
+  else
+    T = struct ();
+    for k = 1:numel (f)
+      vals = {X.(f{k})};
+      if (all (cellfun (@(x) ischar (x) && (isrow (x) || isempty (x)), vals)))
+        T.(f{k}) = vals(:);
+      elseif (all (cellfun (@is_num_row, vals))
+              && numel (unique (cellfun (@numel, vals))) == 1)
+        T.(f{k}) = vertcat (vals{:});
+      else
+        T = [];
+        return;
+      endif
+    endfor
+  endif
+endfunction
+
+function tf = is_num_row (x)
+  tf = (isnumeric (x) || islogical (x)) && isreal (x) && isrow (x);
+endfunction
+
+function tf = is_cell_value (x)
+  tf = (ischar (x) && (isrow (x) || isempty (x))) ...
+       || ((isnumeric (x) || islogical (x)) && (isscalar (x) || isempty (x) || isrow (x)));
+endfunction
+
+## The tables in field `name` of every element of X, stacked, each led by its element's
+## scalar fields.
+function T = stacked (fname, X, name)
+  if (! (isstruct (X) && isfield (X, name)))
+    error ("muonlab:badArg", "%s: X has no field '%s'.", fname, name);
+  endif
+  T = [];
+  for i = 1:numel (X)
+    t = as_table (X(i).(name));
+    if (isempty (t))
+      error ("muonlab:badArg", "%s: field '%s' of X is not a table.", fname, name);
+    endif
+    f = fieldnames (t);
+    n = rows (t.(f{1}));
+    keys = struct ();
+    if (! isscalar (X))
+      for g = fieldnames (X).'
+        x = X(i).(g{1});
+        if (ischar (x) && (isrow (x) || isempty (x)))
+          keys.(g{1}) = repmat ({x}, n, 1);
+        elseif ((isnumeric (x) || islogical (x)) && isscalar (x) && isreal (x))
+          keys.(g{1}) = repmat (x, n, 1);
+        endif
+      endfor
+    endif
+    for g = f.'
+      keys.(g{1}) = t.(g{1});
+    endfor
+    if (isempty (T))
+      T = keys;
+    else
+      if (! isequal (fieldnames (T), fieldnames (keys)))
+        error ("muonlab:badArg", "%s: the '%s' tables of X have different columns.", fname,
+               name);
+      endif
+      for g = fieldnames (T).'
+        T.(g{1}) = [T.(g{1}); keys.(g{1})];
+      endfor
+    endif
+  endfor
+endfunction
+
+## Column names and cells of the columns, n x k numeric columns split into k.
+function [names, cols] = columns_of (T)
+  names = {};
+  cols = {};
+  for g = fieldnames (T).'
+    c = T.(g{1});
+    if ((isnumeric (c) || islogical (c)) && columns (c) > 1)
+      for j = 1:columns (c)
+        names{end+1} = sprintf ("%s_%d", g{1}, j);
+        cols{end+1} = c(:,j);
+      endfor
+    else
+      names{end+1} = g{1};
+      cols{end+1} = c;
+    endif
+  endfor
+endfunction
+
+## ---- writers ---------------------------------------------------------------------------
+
+function write_text (fname, file, text)
+  fid = fopen (file, "w");
+  if (fid < 0)
+    error ("muonlab:badArg", "%s: cannot write '%s'.", fname, file);
+  endif
+  fputs (fid, text);
+  fclose (fid);
+endfunction
+
+function [text, n] = json_rows (T)
+  f = fieldnames (T);
+  n = rows (T.(f{1}));
+  args = cell (1, 2 * numel (f));
+  for k = 1:numel (f)
+    c = T.(f{k});
+    if (! iscell (c))
+      c = num2cell (c, 2);
+    endif
+    args{2*k-1} = f{k};
+    args{2*k} = c;
+  endfor
+  if (n == 1)
+    for k = 2:2:numel (args)
+      args{k} = args(k);             # struct () would expand a 1 x 1 cell
+    endfor
+  endif
+  R = struct (args{:});
+  text = jsonencode (R(:));
+  if (n == 1)
+    text = ["[" text "]"];
+  endif
+endfunction
+
+function n = write_csv (fname, file, T)
+  [names, cols] = columns_of (T);
+  n = rows (cols{1});
+  isnum = cellfun (@(c) isnumeric (c) || islogical (c), cols);
+  fid = fopen (file, "w");
+  if (fid < 0)
+    error ("muonlab:badArg", "%s: cannot write '%s'.", fname, file);
+  endif
+  fprintf (fid, "%s\n", strjoin (cellfun (@csv_quote, names, "UniformOutput", false), ","));
+  if (all (isnum))
+    fclose (fid);
+    if (n > 0)
+      M = zeros (n, numel (cols));
+      for k = 1:numel (cols)
+        M(:,k) = double (cols{k});
+      endfor
+      csvwrite (file, M, "-append", "precision", "%.16g");
+    endif
+    return;
+  endif
+  fmt = cell (1, numel (cols));
+  data = cell (numel (cols), n);
+  for k = 1:numel (cols)
+    c = cols{k};
+    if (isnum(k))
+      fmt{k} = "%.16g";
+      data(k,:) = num2cell (double (c(:)));
+    else
+      fmt{k} = "%s";
+      c = c(:);
+      str = cellfun ("isclass", c, "char");
+      c(! str) = cellfun (@cell_text, c(! str), "UniformOutput", false);
+      q = str & ! cellfun ("isempty", regexp (c, '[,"\r\n]', "once"));
+      c(q) = cellfun (@csv_quote, c(q), "UniformOutput", false);
+      data(k,:) = c;
+    endif
+  endfor
+  fprintf (fid, [strjoin(fmt, ",") "\n"], data{:});
+  fclose (fid);
+endfunction
+
+function s = cell_text (x)
+  if (ischar (x))
+    s = csv_quote (x);
+  elseif (isempty (x))
+    s = "";
+  else
+    s = strjoin (arrayfun (@(v) sprintf ("%.16g", v), double (x), "UniformOutput", false), " ");
+    if (numel (x) > 1)
+      s = csv_quote (s);
+    endif
+  endif
+endfunction
+
+function s = csv_quote (s)
+  if (any (s == ",") || any (s == '"') || any (s == "\n") || any (s == "\r"))
+    s = ['"' strrep(s, '"', '""') '"'];
+  endif
+endfunction
+
+%!test
+%! ## a table to CSV and JSON and back
+%! T.rank = (0:3).';
+%! T.bytes = [10; 20; 30.5; 1e12];
+%! T.ok = logical ([1; 0; 1; 1]);
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   assert (muon_export (T, f), 4);
+%!   txt = fileread (f);
+%!   assert (strncmp (txt, "rank,bytes,ok\n", 14));
+%!   assert (dlmread (f, ",", 1, 0), [T.rank T.bytes double(T.ok)]);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+%! f = [tempname() ".json"];
+%! unwind_protect
+%!   muon_export (T, f);
+%!   J = jsondecode (fileread (f));
+%!   assert ([J.rank].', T.rank);
+%!   assert ([J.bytes].', T.bytes);
+%!   assert ([J.ok].', T.ok);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!test
+%! ## strings (quoted when they must be), matrix columns split, struct arrays as rows
+%! T.name = {"a"; "b,c"; 'say "hi"'};
+%! T.v = [1 2; 3 4; 5 6];
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   muon_export (T, f);
+%!   assert (fileread (f), "name,v_1,v_2\na,1,2\n\"b,c\",3,4\n\"say \"\"hi\"\"\",5,6\n");
+%!   S = struct ("design", {"x", "y"}, "world", {8, 16});
+%!   assert (muon_export (S, f), 2);
+%!   assert (fileread (f), "design,world\nx,8\ny,16\n");
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!test
+%! ## a plan: the ranks of every design stacked, led by the design's scalars
+%! C = zero_cost ({[8 4], [6 6]}, 3, "Design", {"zero12_allreduce", "layerwise_lpt"});
+%! f = [tempname() ".csv"];
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   assert (muon_export (C, f, "Table", "ranks"), 6);
+%!   lines = strsplit (strtrim (fileread (f)), "\n");
+%!   assert (numel (lines), 7);
+%!   assert (strncmp (lines{1}, "design,world,stage,", 19));
+%!   assert (strncmp (lines{5}, "layerwise_lpt,3,", 16));
+%!   muon_export (C, g);                  # not a table: JSON as it is
+%!   J = jsondecode (fileread (g));
+%!   assert ({J.design}, {C.design});
+%!   assert (J(2).ranks.ns_calls, C(2).ranks.ns_calls);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%!   unlink (g);
+%! end_unwind_protect
+
+%!error <Invalid call> muon_export (1)
+%!error <muon_export: FILE must end in .csv or .json \(got 'x.txt'\).> muon_export (struct ("a", 1), "x.txt")
+%!error <muon_export: FILE must be a file name ending in .csv or .json.> muon_export (struct ("a", 1), 3)
+%!error <muon_export: X is not a table> muon_export (struct ("a", [1 2 3], "b", [1; 2]), [tempname() ".csv"])
+%!error <muon_export: X has no field 'ranks'.> muon_export (struct ("a", 1), [tempname() ".csv"], "Table", "ranks")
+%!error <muon_export: field 'a' of X is not a table.> muon_export (struct ("a", {{1, [1 2; 3 4]}}), [tempname() ".csv"], "Table", "a")
+%!error <muon_export: cannot write> muon_export (struct ("a", 1), "/nonexistent_dir/x.csv")
+%!error <muon_export: unknown option 'Foo'.> muon_export (struct ("a", 1), "x.csv", "Foo", 1)
+%!error id=muonlab:badArg muon_export (struct ("a", 1), "x.txt")
+
+%!demo
+%! ## a plan's per-rank table, as CSV and as JSON
+%! C = zero_cost (muon_model ("llama-3.1-8b"), 8, "Design", {"zero12_allreduce", "layerwise_lpt"});
+%! f = [tempname() ".csv"];
+%! n = muon_export (C, f, "Table", "ranks");
+%! printf ("%d rows; the first lines of %s:\n", n, f);
+%! txt = strsplit (fileread (f), "\n");
+%! printf ("  %s\n", txt{1:3});
+%! unlink (f);
+%! g = [tempname() ".json"];
+%! muon_export (C(2).params, g);              # one object per matrix
+%! J = jsondecode (fileread (g));
+%! printf ("%d matrices; the first: %s\n", numel (J), jsonencode (J(1)));
+%! unlink (g);

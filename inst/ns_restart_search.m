@@ -1,0 +1,166 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {@var{T} =} ns_restart_search (@var{G})
+## @deftypefnx {muonlab} {@var{T} =} ns_restart_search (@var{G}, @var{name}, @var{value}, @dots{})
+## @deftypefnx {muonlab} {[@var{T}, @var{best}] =} ns_restart_search (@dots{})
+## Rank the restart lists of Gram Newton-Schulz by the error of the real low-precision
+## run: for every list of up to MaxRestarts positions, @code{muon_ns} runs Gram NS on
+## @var{G} in the given precision (default @qcode{"single"}) and in @qcode{"double"}
+## with the same list, and the list is scored by
+## @code{norm (X - Xd, "fro") / norm (Xd, "fro")} (the largest over the matrices given).
+##
+## This is the end-to-end counterpart of @code{ns_restart_autotune}'s scalar model: the
+## run sees the actual spectrum of @var{G} and the actual rounding of the precision
+## (fp32's Gram error is about 1e-7 relative, far below the model's default shift of
+## -4e-4, and a Gaussian matrix of aspect 2 has no singular value near 1e-10), so the
+## two can rank lists differently.
+##
+## @var{G} is a real M x N matrix, an M x N x E stack (each page its own problem) or a
+## cell of such arrays (different shapes).  Positions are muonlab's @qcode{"Restarts"}
+## convention: 0-based steps, from 1 to Steps - 1.
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "MaxRestarts"
+## the most restarts a list has (default 2).
+## @item "Steps", "Coefficients", "ScheduleMode", "Precision", "GramMinAspect", "Eps", "NormalizeFirst", "Normalize", "Device", "Gemm", "Threads"
+## as in @code{muon_ns}, which every run calls; "Precision" defaults to @qcode{"single"}
+## (the input is used as given, so a double @var{G} runs fp32 from the fp64-summed norm).
+## "Method" is always @qcode{"gram"} and "Restarts" is what is searched: neither can be
+## given.
+## @end table
+##
+## @var{T} is a struct of column arrays, one row per list, sorted by error (ties keep
+## the enumeration order: fewer restarts first): @code{restarts} (a cell of row
+## vectors), @code{count} and @code{error}.  @var{best}(k+1) is the best list with exactly
+## k restarts (fields @code{count}, @code{restarts}, @code{error}).
+##
+## Example:
+## @example
+## randn ("state", 1);
+## G = @{randn(32, 64), randn(64, 192), randn(128, 512)@};
+## [T, best] = ns_restart_search (G, "Coefficients", "deepseekv4");
+## T.restarts@{1@}, T.error(1)   % [2 9], about 5e-7; the default [2] about 2e-6
+## @end example
+##
+## @seealso{ns_restart_autotune, muon_ns}
+## @end deftypefn
+
+function [T, best] = ns_restart_search (G, varargin)
+  fname = "ns_restart_search";
+  if (nargin < 1)
+    print_usage ();
+  endif
+  if (! iscell (G))
+    G = {G};
+  endif
+  if (isempty (G))
+    error ("muonlab:badShape", "%s: G must not be an empty cell.", fname);
+  endif
+  for i = 1:numel (G)
+    check_matrix (fname, "G", G{i});
+  endfor
+  for i = 1:2:numel (varargin)
+    if (ischar (varargin{i}) && any (strcmpi (varargin{i}, {"Method", "Restarts"})))
+      error ("muonlab:badArg", "%s: %s is set by the search and cannot be given.", fname,
+             upper (varargin{i}));
+    endif
+  endfor
+  o = parse_options (fname, "ns_restart_search", varargin);
+  nr = o.maxrestarts;
+  o = rmfield (o, "maxrestarts");
+  if (! (isnumeric (nr) && isscalar (nr) && isreal (nr) && nr == fix (nr) && nr >= 0
+         && nr <= 64))
+    error ("muonlab:badArg", "%s: MAXRESTARTS must be an integer from 0 to 64.", fname);
+  endif
+  if (o.steps == 0)                     # the schedule's default count, as muon_ns
+    K = max (rows (o.coeffs), 1);
+    o.steps = 5 * (K == 1) + K * (K > 1);
+  endif
+  o.method = "gram";
+  od = o;
+  od.precision = "double";
+  nr = min (double (nr), o.steps - 1);
+
+  lists = {zeros(1, 0)};
+  for k = 1:nr
+    lists = [lists; num2cell(nchoosek (1:o.steps-1, k), 2)];
+  endfor
+  err = zeros (numel (lists), 1);
+  for j = 1:numel (lists)
+    o.restarts = od.restarts = lists{j};
+    for i = 1:numel (G)
+      Gi = G{i};
+      X = double (__muon_ns__ (Gi, o));
+      Xd = __muon_ns__ (double (Gi), od);
+      for e = 1:size (Gi, 3)
+        d = norm (X(:,:,e) - Xd(:,:,e), "fro") / norm (Xd(:,:,e), "fro");
+        if (isnan (d))
+          d = Inf;                        # a run that overflowed ranks last
+        endif
+        err(j) = max (err(j), d);
+      endfor
+    endfor
+  endfor
+  count = cellfun (@numel, lists);
+  [~, order] = sort (err);
+  T = struct ("restarts", {lists(order)}, "count", count(order), "error", err(order));
+  best = struct ("count", {}, "restarts", {}, "error", {});
+  for k = 0:nr
+    j = find (T.count == k, 1);
+    best(k+1) = struct ("count", k, "restarts", T.restarts{j}, "error", T.error(j));
+  endfor
+endfunction
+
+%!test
+%! ## each score is the fp32 run against the fp64 run of muon_ns with the same list
+%! randn ("state", 3);
+%! G = randn (12, 40);
+%! [T, best] = ns_restart_search (G, "Coefficients", "you", "MaxRestarts", 1);
+%! assert (numel (T.error), 1 + 4);
+%! assert (issorted (T.error));
+%! for j = 1:numel (T.error)
+%!   o = {"Method", "gram", "Coefficients", "you", "Restarts", T.restarts{j}};
+%!   X = muon_ns (G, o{:}, "Precision", "single");
+%!   Xd = muon_ns (G, o{:});
+%!   assert (T.error(j), norm (X - Xd, "fro") / norm (Xd, "fro"), -1e-12);
+%! endfor
+%! assert ([best.count], [0 1]);
+
+%!test
+%! ## a stack and a cell: the score is the worst page; bf16 precision is honoured
+%! randn ("state", 4);
+%! G = randn (8, 24, 2);
+%! T = ns_restart_search (G, "MaxRestarts", 1);
+%! T1 = ns_restart_search (G(:,:,1), "MaxRestarts", 1);
+%! T2 = ns_restart_search ({G(:,:,2)}, "MaxRestarts", 1);
+%! for j = 1:numel (T.error)
+%!   r = T.restarts{j};
+%!   e1 = T1.error(cellfun (@(x) isequal (x, r), T1.restarts));
+%!   e2 = T2.error(cellfun (@(x) isequal (x, r), T2.restarts));
+%!   assert (T.error(j), max (e1, e2));
+%! endfor
+%! Tb = ns_restart_search (G(:,:,1), "MaxRestarts", 0, "Precision", "bf16");
+%! assert (Tb.error > 1e-3 && Tb.error < 0.2);
+
+%!error <Invalid call> ns_restart_search ()
+%!error <ns_restart_search: G must be a real numeric matrix.> ns_restart_search ("abc")
+%!error <ns_restart_search: G must be a real numeric matrix.> ns_restart_search ({ones(3), int8(ones (3))})
+%!error <ns_restart_search: G must not be an empty cell.> ns_restart_search ({})
+%!error <ns_restart_search: G must not contain NaN or Inf.> ns_restart_search ([1 NaN; 2 3])
+%!error <ns_restart_search: MAXRESTARTS must be an integer from 0 to 64.> ns_restart_search (ones (4, 8), "MaxRestarts", 1.5)
+%!error <ns_restart_search: RESTARTS is set by the search and cannot be given.> ns_restart_search (ones (4, 8), "Restarts", 2)
+%!error <ns_restart_search: METHOD is set by the search and cannot be given.> ns_restart_search (ones (4, 8), "method", "gram")
+%!error <ns_restart_search: unknown option 'Foo'.> ns_restart_search (ones (4, 8), "Foo", 1)
+%!error <ns_restart_search: PRECISION must be 'double', 'single', 'bf16' or 'fp16'.> ns_restart_search (ones (4, 8), "Precision", "fp8")
+%!error id=muonlab:badArg ns_restart_search (ones (4, 8), "Steps", 0)
+
+%!demo
+%! ## fp32 Gram with deepseekv4 (10 steps): DeepSpeed's [2] against the searched list
+%! randn ("state", 1);
+%! G = {randn(32, 64), randn(64, 192), randn(128, 512)};
+%! [T, best] = ns_restart_search (G, "Coefficients", "deepseekv4");
+%! r2 = T.error(cellfun (@(r) isequal (r, 2), T.restarts));
+%! printf ("[2]: %.3g   best of <= 2: %s %.3g\n", r2, mat2str (T.restarts{1}), T.error(1));

@@ -1,0 +1,371 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {} {@var{msg} =} opt_check_state (@var{opt}, @var{mode})
+## Check the optimizer state @var{opt} of @code{muon_optimizer} / @code{muon_step}; return
+## "" when it is well formed, else what is wrong, as @qcode{"OPT.muon.W.momentum must
+## not contain NaN or Inf"} (no final period), for the caller to raise as
+## @code{muonlab:badState}.
+##
+## @var{mode} @qcode{"step"} (@code{muon_step}, every call; cheap) checks each
+## parameter's state: @code{OPT.muon.(name)} is [] or a @code{muon_update} state
+## (momentum a real double or single array of the parameter's size, finite unless
+## @code{OPT.poison}; step a non-negative integer; form @qcode{"ema"} or @qcode{"sgd"});
+## @code{OPT.adam.(name)} has finite @code{m} and @code{v} of the parameter's size with
+## @code{v >= 0} and an integer step; @code{OPT.accum.(name)} is [] or an array of the
+## parameter's size (NaN allowed: an overflowing micro-batch waits there for its skip).
+##
+## @var{mode} @qcode{"full"} (@code{muon_save_state}, @code{muon_load_state}) checks
+## everything: the set of fields, names / shapes / classes, routing, the
+## @code{muon_update} options of each Muon parameter (names from @code{run_update}'s
+## list, values parsed by the same code as @code{muon_update}), learning rates, AdamW and
+## clipping settings, the loss scaler, the counters, then the per-parameter states as
+## above and each momentum's form against its parameter's @qcode{"MomentumForm"}.
+## @end deftypefn
+
+function msg = opt_check_state (opt, mode)
+  full = strcmp (mode, "full");
+  msg = "";
+  try
+    if (! (isstruct (opt) && isscalar (opt)))
+      fail_ ("OPT must be a scalar struct");
+    endif
+    if (full)
+      check_top (opt);
+    endif
+    check_params (opt, full);
+  catch err
+    if (strcmp (err.identifier, "muonlab:stateCheck"))
+      msg = err.message;
+    else
+      msg = sprintf ("OPT is malformed (%s)", regexprep (err.message, '\.$', ""));
+    endif
+  end_try_catch
+endfunction
+
+function fail_ (fmt, varargin)
+  error ("muonlab:stateCheck", fmt, varargin{:});
+endfunction
+
+function check_top (opt)
+  fields = {"type", "version", "names", "shapes", "classes", "muon_lr", "adam_lr", ...
+            "muon_wd", "adam_wd", "adam_betas", "adam_eps", "clip_policy", "clip_norm", ...
+            "accum_steps", "per_micro_ns", "poison", "scaler", "route", "update_args", ...
+            "muon", "adam", "accum", "micro", "overflow_pending", "step", "skipped", ...
+            "ns_calls"};
+  field_set (opt, "OPT", fields);
+  if (! (ischar (opt.type) && strcmp (opt.type, "muonlab.optimizer")))
+    fail_ ("OPT.type must be 'muonlab.optimizer'");
+  endif
+  if (! isequal (opt.version, 1))
+    fail_ ("OPT.version must be 1");
+  endif
+
+  ## the parameters
+  names = opt.names;
+  if (! (iscellstr (names) && iscolumn (names) && ! isempty (names)
+         && all (cellfun (@(n) isrow (n) && isvarname (n), names))
+         && numel (unique (names)) == numel (names)))
+    fail_ ("OPT.names must be a column cell of distinct parameter names");
+  endif
+  np = numel (names);
+  if (! (iscell (opt.shapes) && isequal (size (opt.shapes), [np 1])
+         && all (cellfun (@size_vector, opt.shapes))))
+    fail_ ("OPT.shapes must hold one size vector per parameter");
+  endif
+  if (! (iscellstr (opt.classes) && isequal (size (opt.classes), [np 1])
+         && all (ismember (opt.classes, {"double", "single"}))))
+    fail_ ("OPT.classes must be 'double' or 'single' per parameter");
+  endif
+
+  ## routing and the muon_update options of each Muon parameter
+  field_set (opt.route, "OPT.route", names);
+  for i = 1:np
+    n = names{i};
+    r = opt.route.(n);
+    if (! (ischar (r) && any (strcmp (r, {"muon", "adamw"}))))
+      fail_ ("OPT.route.%s must be 'muon' or 'adamw'", n);
+    endif
+    if (strcmp (r, "muon") && ! (opt.shapes{i}(1) > 1 && opt.shapes{i}(2) > 1))
+      fail_ ("OPT.route.%s is 'muon' but the parameter is not a matrix", n);
+    endif
+  endfor
+  ismuon = cellfun (@(n) strcmp (opt.route.(n), "muon"), names);
+  field_set (opt.update_args, "OPT.update_args", names(ismuon));
+  known = option_spec ("muon_update").names;   # every option muon_update takes
+  for i = find (ismuon(:).')
+    n = names{i};
+    a = opt.update_args.(n);
+    where = sprintf ("OPT.update_args.%s", n);
+    if (! (iscell (a) && (isempty (a) || isrow (a)) && mod (numel (a), 2) == 0))
+      fail_ ("%s must be a row cell of NAME, VALUE pairs", where);
+    endif
+    ## every name one that muon_update takes; the values of its own options (Beta, ...,
+    ## the NS options) as it checks them; Experts, SplitRows and ConvScale depend on the
+    ## gradient and are checked by muon_update at the next step
+    for j = 1:2:numel (a)
+      if (! (ischar (a{j}) && any (strcmpi (a{j}, known))))
+        fail_ ("%s: unknown option '%s'", where, disp_name (a{j}));
+      endif
+    endfor
+    try
+      parse_options (where, "muon_update", a, "precision", opt.classes{i});
+    catch err
+      fail_ ("%s", regexprep (err.message, '\.$', ""));
+    end_try_catch
+  endfor
+
+  ## settings
+  for f = {"muon_lr", "adam_lr", "muon_wd", "adam_wd", "adam_eps"}
+    x = opt.(f{1});
+    if (! (real_scalar (x) && isfinite (x) && x >= 0))
+      fail_ ("OPT.%s must be a non-negative finite scalar", f{1});
+    endif
+  endfor
+  b = opt.adam_betas;
+  if (! (isfloat (b) && isreal (b) && isequal (size (b), [1 2]) && all (b >= 0 & b < 1)))
+    fail_ ("OPT.adam_betas must be two numbers in [0, 1)");
+  endif
+  if (! (ischar (opt.clip_policy)
+         && any (strcmp (opt.clip_policy, {"none", "before_ns", "after_ns", "skip_muon"}))))
+    fail_ ("OPT.clip_policy must be 'none', 'before_ns', 'after_ns' or 'skip_muon'");
+  endif
+  if (! (real_scalar (opt.clip_norm) && isfinite (opt.clip_norm) && opt.clip_norm > 0))
+    fail_ ("OPT.clip_norm must be a positive finite scalar");
+  endif
+  k = opt.accum_steps;
+  if (! count_ (k) || k < 1)
+    fail_ ("OPT.accum_steps must be a positive integer");
+  endif
+  for f = {"per_micro_ns", "poison", "overflow_pending"}
+    if (! (islogical (opt.(f{1})) && isscalar (opt.(f{1}))))
+      fail_ ("OPT.%s must be true or false", f{1});
+    endif
+  endfor
+  if (opt.per_micro_ns && strcmp (opt.clip_policy, "before_ns"))
+    fail_ ("OPT.per_micro_ns cannot be combined with clip_policy 'before_ns'");
+  endif
+
+  ## the loss scaler
+  s = opt.scaler;
+  field_set (s, "OPT.scaler", {"enabled", "scale", "growth_interval", "backoff", "growth", ...
+                               "min_scale", "good_steps", "overflows"});
+  if (! (islogical (s.enabled) && isscalar (s.enabled)))
+    fail_ ("OPT.scaler.enabled must be true or false");
+  endif
+  if (! (real_scalar (s.min_scale) && isfinite (s.min_scale) && s.min_scale > 0))
+    fail_ ("OPT.scaler.min_scale must be a positive finite scalar");
+  endif
+  if (! (real_scalar (s.scale) && isfinite (s.scale) && s.scale >= s.min_scale
+         && (s.enabled || s.scale == 1)))
+    fail_ ("OPT.scaler.scale must be finite, at least min_scale, and 1 without a scaler");
+  endif
+  gi = s.growth_interval;
+  if (! (real_scalar (gi) && gi >= 1 && (isinf (gi) || gi == fix (gi))))
+    fail_ ("OPT.scaler.growth_interval must be a positive integer or Inf");
+  endif
+  if (! (real_scalar (s.backoff) && s.backoff > 0 && s.backoff <= 1))
+    fail_ ("OPT.scaler.backoff must be in (0, 1]");
+  endif
+  if (! (real_scalar (s.growth) && isfinite (s.growth) && s.growth >= 1))
+    fail_ ("OPT.scaler.growth must be a finite scalar of at least 1");
+  endif
+  for f = {"good_steps", "overflows"}
+    if (! count_ (s.(f{1})))
+      fail_ ("OPT.scaler.%s must be a non-negative integer", f{1});
+    endif
+  endfor
+
+  ## counters
+  if (! (count_ (opt.micro) && opt.micro < k))
+    fail_ ("OPT.micro must be an integer in [0, accum_steps)");
+  endif
+  for f = {"step", "skipped", "ns_calls"}
+    if (! count_ (opt.(f{1})))
+      fail_ ("OPT.%s must be a non-negative integer", f{1});
+    endif
+  endfor
+
+  field_set (opt.muon, "OPT.muon", names(ismuon));
+  field_set (opt.adam, "OPT.adam", names(! ismuon));
+  field_set (opt.accum, "OPT.accum", names);
+endfunction
+
+## each parameter's state: a fast test of each one with built-in functions only (this
+## runs on every muon_step), and the detailed check, which names what is wrong, when the
+## fast test fails (or always, in full mode)
+function check_params (opt, full)
+  for f = {"names", "shapes", "route", "muon", "adam", "accum", "poison"}
+    if (! isfield (opt, f{1}))
+      fail_ ("OPT lacks the field '%s'", f{1});
+    endif
+  endfor
+  for f = {"muon", "adam", "accum"}
+    if (! (isstruct (opt.(f{1})) && isscalar (opt.(f{1}))))
+      fail_ ("OPT.%s must be a scalar struct", f{1});
+    endif
+  endfor
+  names = opt.names;
+  poison = opt.poison;
+  for i = 1:numel (names)
+    n = names{i};
+    sz = opt.shapes{i};
+    if (! (isfield (opt.route, n) && ischar (opt.route.(n))))
+      fail_ ("OPT.route lacks the parameter '%s'", n);
+    endif
+    if (strcmp (opt.route.(n), "muon"))
+      if (! isfield (opt.muon, n))
+        fail_ ("OPT.muon lacks the parameter '%s'", n);
+      endif
+      st = opt.muon.(n);
+      ok = isa (st, "double") && ndims (st) == 2 && ! any (size (st));
+      if (! ok && isstruct (st) && isscalar (st) && numfields (st) == 3
+          && all (isfield (st, {"momentum", "step", "form"})))
+        M = st.momentum;
+        k = st.step;
+        ok = (isfloat (M) && isreal (M) && ! issparse (M) && ndims (M) == numel (sz)
+              && all (size (M) == sz) && (poison || all (isfinite (M(:))))
+              && isa (k, "double") && isscalar (k) && isreal (k) && isfinite (k) && k >= 0
+              && k == fix (k) && ischar (st.form)
+              && (strcmp (st.form, "ema") || strcmp (st.form, "sgd")));
+      endif
+      if (! ok || full)
+        form = false;
+        if (full)
+          form = momentum_form (opt.update_args.(n));
+        endif
+        check_muon (st, sprintf ("OPT.muon.%s", n), sz, poison, form);
+      endif
+    else
+      if (! isfield (opt.adam, n))
+        fail_ ("OPT.adam lacks the parameter '%s'", n);
+      endif
+      st = opt.adam.(n);
+      ok = (isstruct (st) && isscalar (st) && numfields (st) == 3
+            && all (isfield (st, {"m", "v", "step"})));
+      if (ok)
+        m = st.m;
+        v = st.v;
+        k = st.step;
+        ok = (isfloat (m) && isreal (m) && ! issparse (m) && ndims (m) == numel (sz)
+              && all (size (m) == sz) && all (isfinite (m(:)))
+              && isfloat (v) && isreal (v) && ! issparse (v) && ndims (v) == numel (sz)
+              && all (size (v) == sz) && all (isfinite (v(:))) && ! any (v(:) < 0)
+              && isa (k, "double") && isscalar (k) && isreal (k) && isfinite (k) && k >= 0
+              && k == fix (k));
+      endif
+      if (! ok)
+        check_adam (st, sprintf ("OPT.adam.%s", n), sz);
+      endif
+    endif
+    if (! isfield (opt.accum, n))
+      fail_ ("OPT.accum lacks the parameter '%s'", n);
+    endif
+    a = opt.accum.(n);
+    ok = ((isa (a, "double") && ndims (a) == 2 && ! any (size (a)))
+          || (isfloat (a) && isreal (a) && ! issparse (a) && ndims (a) == numel (sz)
+              && all (size (a) == sz)));
+    if (! ok)
+      array_ (a, sprintf ("OPT.accum.%s", n), sz, false);
+    endif
+  endfor
+endfunction
+
+function check_adam (st, where, sz)
+  field_set (st, where, {"m", "v", "step"});
+  array_ (st.m, [where ".m"], sz, true);
+  array_ (st.v, [where ".v"], sz, true);
+  if (any (st.v(:) < 0))
+    fail_ ("%s.v must not be negative", where);
+  endif
+  if (! count_ (st.step))
+    fail_ ("%s.step must be a non-negative integer", where);
+  endif
+endfunction
+
+## [] (no step yet) or a muon_update state; FORM: the MomentumForm it must have, or false
+function check_muon (st, where, sz, poison, form)
+  if (isa (st, "double") && ndims (st) == 2 && ! any (size (st)))
+    return;                                   # [] : no step yet
+  endif
+  if (! isstruct (st))
+    fail_ ("%s must be [] or a muon_update state", where);
+  endif
+  field_set (st, where, {"momentum", "step", "form"});
+  array_ (st.momentum, [where ".momentum"], sz, ! poison);
+  if (! count_ (st.step))
+    fail_ ("%s.step must be a non-negative integer", where);
+  endif
+  if (! (ischar (st.form) && any (strcmp (st.form, {"ema", "sgd"}))))
+    fail_ ("%s.form must be 'ema' or 'sgd'", where);
+  endif
+  if (ischar (form) && ! strcmp (st.form, form))
+    fail_ ("%s.form is '%s' but the parameter's MOMENTUMFORM is '%s'", where, st.form,
+           form);
+  endif
+endfunction
+
+## a scalar struct whose fields are exactly NAMES (any order)
+function field_set (s, where, names)
+  if (! (isstruct (s) && isscalar (s)))
+    fail_ ("%s must be a scalar struct", where);
+  endif
+  f = fieldnames (s);
+  if (numel (f) == numel (names) && all (isfield (s, names)))
+    return;
+  endif
+  missing = setdiff (names, f);
+  extra = setdiff (f, names);
+  if (! isempty (missing))
+    fail_ ("%s lacks the field '%s'", where, missing{1});
+  elseif (! isempty (extra))
+    fail_ ("%s has the unknown field '%s'", where, extra{1});
+  endif
+endfunction
+
+function array_ (x, where, sz, finite)
+  if (! (isfloat (x) && isreal (x) && ! issparse (x)))
+    fail_ ("%s must be a real double or single array", where);
+  endif
+  if (! (ndims (x) == numel (sz) && all (size (x) == sz)))
+    fail_ ("%s must be of size %s", where,
+           strjoin (arrayfun (@num2str, sz, "UniformOutput", false), " x "));
+  endif
+  if (finite && ! all (isfinite (x(:))))
+    fail_ ("%s must not contain NaN or Inf", where);
+  endif
+endfunction
+
+function tf = size_vector (s)
+  tf = (isa (s, "double") && isrow (s) && numel (s) >= 2
+        && all (s >= 1 & s == fix (s) & isfinite (s)));
+endfunction
+
+function tf = real_scalar (x)
+  tf = isfloat (x) && isreal (x) && isscalar (x) && ! isnan (x);
+endfunction
+
+## a non-negative integer, finite, held in a double
+function tf = count_ (x)
+  tf = (isa (x, "double") && isreal (x) && isscalar (x) && isfinite (x) && x >= 0
+        && x == fix (x));
+endfunction
+
+function s = disp_name (x)
+  if (ischar (x) && isrow (x))
+    s = x;
+  else
+    s = "?";
+  endif
+endfunction
+
+## the MomentumForm a muon_update argument list asks for (its last mention wins)
+function f = momentum_form (args)
+  f = "ema";
+  for i = 1:2:numel (args)
+    if (strcmpi (args{i}, "MomentumForm"))
+      f = lower (args{i+1});
+    endif
+  endfor
+endfunction

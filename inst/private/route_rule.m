@@ -1,0 +1,22 @@
+## -*- texinfo -*-
+## @deftypefn {} {@var{tf} =} route_rule (@var{names}, @var{rows}, @var{cols})
+## The default Muon / AdamW routing (DeepSpeed's @code{set_optimizer_flags}), the one copy
+## shared by @code{muon_optimizer} and @code{muon_model}: a parameter goes to Muon when it
+## is a matrix with both of its first two dimensions > 1 and its lower-case name contains
+## neither @qcode{"embed"} nor @qcode{"lm_head"}.  @var{names} is a string or a cellstr,
+## @var{rows} and @var{cols} numbers or arrays of its size; @var{tf} is true for Muon (a
+## column for a cellstr).
+## @end deftypefn
+
+function tf = route_rule (names, rows, cols)
+  names = cellstr (names);
+  n = numel (names);
+  ## one pass over all the names joined by newlines (which neither pattern contains)
+  s = lower (sprintf ("%s\n", names{:}));
+  len = cellfun ("length", names(:)) + 1;
+  starts = cumsum ([1; len(1:end-1)]);
+  hit = [strfind(s, "embed"), strfind(s, "lm_head")];
+  named = false (n, 1);
+  named(lookup (starts, hit)) = true;
+  tf = rows(:) > 1 & cols(:) > 1 & ! named;
+endfunction

@@ -1,0 +1,117 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {} {@var{payload} =} state_read (@var{fname}, @var{file}, @var{kind})
+## Read a muonlab checkpoint written by @code{state_write} and return its payload, after
+## checking, in this order: the magic, the format version (2), the length (the file is
+## exactly 96 + N bytes), the SHA-256 checksum, the reserved field, the kind (must be
+## @var{kind}) and that the payload decodes to the one variable @code{payload}.  Each
+## failure is a @code{muonlab:badState} error naming @var{fname} and @var{file}; a missing
+## or unreadable file is @code{muonlab:badArg}.  The payload's contents are not checked
+## here: that is the caller's domain check.  A version-1 file (Octave's binary format,
+## no checksum, muonlab before the checksummed format) is refused with a message saying
+## how to convert one that is trusted.
+## @seealso{state_write}
+## @end deftypefn
+
+function payload = state_read (fname, file, kind)
+  if (isfolder (file))
+    error ("muonlab:badArg", "%s: cannot read '%s': it is a folder.", fname, file);
+  endif
+  [fid, msg] = fopen (file, "r");
+  if (fid < 0)
+    if (! exist (file, "file"))
+      msg = "no such file";
+    endif
+    error ("muonlab:badArg", "%s: cannot read '%s': %s.", fname, file, msg);
+  endif
+  bytes = fread (fid, Inf, "uint8=>uint8").';
+  fclose (fid);
+  nb = numel (bytes);
+
+  if (nb < 8 || ! isequal (bytes(1:8), uint8 ("MUONCKPT")))
+    ## version 1: Octave's binary format, first variable "muonlab_state"
+    if (nb >= 28 && isequal (bytes(1:9), uint8 ("Octave-1-"))
+        && isequal (bytes(16:28), uint8 ("muonlab_state")))
+      error ("muonlab:badState",
+             ["%s: '%s' is a version 1 muonlab state (Octave binary, no checksum); this " ...
+              "muonlab reads format version 2 only (to convert a file you trust: " ...
+              "S = load (FILE); muon_save_state (NEWFILE, S.muonlab_state.opt))."],
+             fname, file);
+    endif
+    error ("muonlab:badState", "%s: '%s' is not a muonlab checkpoint (no MUONCKPT magic).",
+           fname, file);
+  endif
+  if (nb < 16)
+    error ("muonlab:badState", "%s: '%s' is truncated (%d bytes).", fname, file, nb);
+  endif
+  version = from_le (bytes(9:12), "uint32");
+  if (version != 2)
+    error ("muonlab:badState", "%s: '%s' has format version %d; this muonlab reads version 2.",
+           fname, file, version);
+  endif
+  if (nb < 96)
+    error ("muonlab:badState", "%s: '%s' is truncated (%d bytes).", fname, file, nb);
+  endif
+  n = from_le (bytes(17:24), "uint64");
+  if (n != nb - 96)
+    error ("muonlab:badState",
+           "%s: '%s' is truncated or corrupt (%d bytes; its header says %.0f).", fname,
+           file, nb, 96 + double (n));
+  endif
+  digest = hash ("sha256", char (bytes(1:end-32)));
+  if (! isequal (uint8 (hex2dec (reshape (digest, 2, []).')).', bytes(end-31:end)))
+    error ("muonlab:badState", "%s: '%s' is corrupt (checksum mismatch).", fname, file);
+  endif
+  if (any (bytes(13:16)))
+    error ("muonlab:badState", "%s: '%s' has reserved header bytes set.", fname, file);
+  endif
+  k = bytes(25:64);
+  z = find (k == 0, 1);
+  if (! isempty (z))
+    if (any (k(z:end)))
+      error ("muonlab:badState", "%s: '%s' has a malformed kind field.", fname, file);
+    endif
+    k = k(1:z-1);
+  endif
+  k = char (k);
+  if (! strcmp (k, kind))
+    error ("muonlab:badState", "%s: '%s' holds a '%s' checkpoint, not a '%s' one.", fname,
+           file, k, kind);
+  endif
+
+  tmp = [tempname() ".mat"];
+  unwind_protect
+    fid = fopen (tmp, "w");
+    if (fid < 0)
+      error ("muonlab:badArg", "%s: cannot write a temporary file to decode '%s'.", fname,
+             file);
+    endif
+    fwrite (fid, bytes(65:end-32), "uint8");
+    fclose (fid);
+    try
+      S = load ("-mat", tmp);
+    catch err
+      error ("muonlab:badState", "%s: '%s' has a payload that does not decode (%s).", fname,
+             file, err.message);
+    end_try_catch
+  unwind_protect_cleanup
+    if (exist (tmp, "file"))
+      unlink (tmp);
+    endif
+  end_unwind_protect
+  if (! (isstruct (S) && isequal (fieldnames (S), {"payload"})))
+    error ("muonlab:badState", "%s: '%s' has a payload without the variable 'payload'.",
+           fname, file);
+  endif
+  payload = S.payload;
+endfunction
+
+function x = from_le (b, cls)
+  [~, ~, endian] = computer ();
+  if (endian == "B")
+    b = fliplr (b);
+  endif
+  x = typecast (b, cls);
+endfunction

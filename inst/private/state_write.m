@@ -1,0 +1,130 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {} {} state_write (@var{fname}, @var{file}, @var{kind}, @var{payload})
+## Write @var{payload} (any value made of double, single, logical, integer and char
+## arrays, cells and structs) to @var{file} as a muonlab checkpoint of kind @var{kind}
+## (a lower-case name such as @qcode{"muon_optimizer"}): a 64-byte header, the payload
+## as a MAT-file (version 5, uncompressed, the one variable @code{payload}), and the
+## SHA-256 of everything before it.  The layout, for any reader:
+##
+## @example
+## offset  size  field
+##      0     8  magic "MUONCKPT" (ASCII)
+##      8     4  format version, uint32 little-endian (2)
+##     12     4  reserved, zero
+##     16     8  payload length N in bytes, uint64 little-endian
+##     24    40  kind, ASCII, padded with NUL bytes
+##     64     N  payload: MAT-file 5 (Octave's save -v6) holding one variable, "payload"
+##   64+N    32  SHA-256 of bytes [0, 64+N) (header and payload), raw
+## @end example
+##
+## The file is exactly 96 + N bytes.  The MAT-file's 116-byte description text is a fixed
+## string (no date), so the same payload gives the same bytes.  Octave 7 cannot load a
+## multi-row char array nested in a struct or cell from a MAT-file, so such values are
+## refused here (a programming error: muonlab:badArg).  The file is written beside
+## @var{file} under a temporary name and renamed over it, so an interrupted save leaves
+## the previous checkpoint whole.  Errors name @var{fname}.  @code{state_read} reads it.
+##
+## Meant to be shared by every checkpoint muonlab writes: @code{muon_save_state} uses the
+## kind @qcode{"muon_optimizer"} (payload: the optimizer struct); a sharded state (one
+## file per rank) would use its own kind with a payload recording the rank, the world
+## size, the layout (@code{zero_layout}'s struct and a @code{zero_muon_step} state round
+## trip exactly) and the rank's buffers, and check them on reading as
+## @code{muon_load_state} checks its own.
+## @seealso{state_read}
+## @end deftypefn
+
+function state_write (fname, file, kind, payload)
+  if (! (ischar (kind) && ! isempty (regexp (kind, '^[a-z][a-z0-9_.-]{0,39}$', "once"))))
+    error ("muonlab:badArg", "%s: KIND must be a lower-case name of at most 40 characters.",
+           fname);
+  endif
+  check_value (fname, payload, "payload");
+
+  ## the payload: a MAT-file 5 with a fixed description text
+  tmp = [tempname() ".mat"];
+  unwind_protect
+    try
+      save ("-v6", tmp, "payload");
+    catch err
+      error ("muonlab:badArg", "%s: cannot serialize the state: %s", fname, err.message);
+    end_try_catch
+    [fid, msg] = fopen (tmp, "r");
+    if (fid < 0)
+      error ("muonlab:badArg", "%s: cannot serialize the state: %s", fname, msg);
+    endif
+    body = fread (fid, Inf, "uint8=>uint8");
+    fclose (fid);
+  unwind_protect_cleanup
+    if (exist (tmp, "file"))
+      unlink (tmp);
+    endif
+  end_unwind_protect
+  body = body(:).';
+  text = uint8 ("MATLAB 5.0 MAT-file, muonlab checkpoint payload");
+  body(1:116) = uint8 (" ");
+  body(1:numel (text)) = text;
+
+  head = zeros (1, 64, "uint8");
+  head(1:8) = uint8 ("MUONCKPT");
+  head(9:12) = le_bytes (uint32 (2));
+  head(17:24) = le_bytes (uint64 (numel (body)));
+  head(25:24+numel (kind)) = uint8 (kind);
+  bytes = [head, body];
+  digest = hash ("sha256", char (bytes));
+  bytes = [bytes, uint8(hex2dec (reshape (digest, 2, []).')).'];
+
+  ## write beside FILE, then rename over it
+  part = sprintf ("%s.part%d", file, getpid ());
+  [fid, msg] = fopen (part, "w");
+  if (fid < 0)
+    error ("muonlab:badArg", "%s: cannot write '%s': %s", fname, file, msg);
+  endif
+  n = fwrite (fid, bytes, "uint8");
+  ok = fclose (fid) == 0 && n == numel (bytes);
+  if (ok)
+    [st, msg] = rename (part, file);
+    ok = st == 0;
+  else
+    msg = "short write";
+  endif
+  if (! ok)
+    if (exist (part, "file"))
+      unlink (part);
+    endif
+    error ("muonlab:badArg", "%s: cannot write '%s': %s", fname, file, msg);
+  endif
+endfunction
+
+function b = le_bytes (x)
+  b = typecast (x, "uint8");
+  [~, ~, endian] = computer ();
+  if (endian == "B")
+    b = fliplr (b);
+  endif
+endfunction
+
+## only values that a MAT-file 5 round trip gives back exactly
+function check_value (fname, x, where)
+  if (iscell (x))
+    for i = 1:numel (x)
+      check_value (fname, x{i}, sprintf ("%s{%d}", where, i));
+    endfor
+  elseif (isstruct (x))
+    f = fieldnames (x);
+    for i = 1:numel (x)
+      for j = 1:numel (f)
+        check_value (fname, x(i).(f{j}), sprintf ("%s.%s", where, f{j}));
+      endfor
+    endfor
+  elseif (ischar (x))
+    if (! (ndims (x) == 2 && rows (x) <= 1))
+      error ("muonlab:badArg", "%s: cannot save %s: a char array must be a row.", fname,
+             where);
+    endif
+  elseif (! (isnumeric (x) || islogical (x)))
+    error ("muonlab:badArg", "%s: cannot save %s, of class %s.", fname, where, class (x));
+  endif
+endfunction

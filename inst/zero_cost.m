@@ -1,0 +1,476 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {@var{C} =} zero_cost (@var{model}, @var{world})
+## @deftypefnx {muonlab} {@var{C} =} zero_cost (@var{L}, @var{world})
+## @deftypefnx {muonlab} {@var{C} =} zero_cost (@var{shapes}, @var{world})
+## @deftypefnx {muonlab} {@var{C} =} zero_cost (@dots{}, @var{name}, @var{value}, @dots{})
+## What one distributed Muon step costs each of @var{world} ranks, for every design, from
+## the shapes alone: no tensor is made and no layout is built, so a trillion-parameter
+## model on 16,384 ranks plans in about a second.
+##
+## The first argument is a model from @code{muon_model} (its Muon parameters, in checkpoint
+## order, with their expert pages and split rows; the AdamW ones only count in the memory),
+## a layout from @code{zero_layout} (its matrices, stage, alignment and order;
+## @var{world} may be [] for its own), or the matrices themselves: a cell of
+## @code{[rows cols]} or a P x 2 matrix.
+##
+## For each design the plan follows what @code{zero_muon_step} does (the same names, and
+## @qcode{"alltoall_owner"}: FSDP2 / Dion's all-to-all owner design, planned only: dim-0
+## shards of @code{ceil (rows / W)} rows, a reduce-scatter of the gradients, matrices owned
+## round robin in size order, one all-to-all to the owners and one back).  Per rank it gives
+## the calls and bytes of each collective (the ring model of @code{muon_comm}: what the
+## simulator counts and MPI reports, exactly), the Newton-Schulz calls and FLOPs (the count of
+## @code{ns_flops}, standard or Gram with restarts, per expert page and split block), the
+## momentum, update and master-weight elements, the gather pads and the buffers the step
+## allocates.  A machine profile turns that into a step time per phase.
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "Design"
+## a design name, a cellstr of them, or @qcode{"all"} (default: the nine of
+## @code{zero_muon_step} and @qcode{"alltoall_owner"}).
+## @item "Stage", "AlignFactor", "Order", "PadCount"
+## the layout (defaults 2, 2, @qcode{"given"}; a layout's own) and the aliased-pad count
+## rule, as in @code{zero_layout} and @code{zero_muon_step}.
+## @item "ElementBytes"
+## bytes an element on the wire (default 2: bf16 gradients; 8 gives the fp64 counters of
+## @code{zero_muon_step}).
+## @item "MomentumBytes", "MasterBytes", "AdamBytes"
+## bytes per momentum element (4), per master weight (4) and per AdamW element of state
+## (8: two fp32 moments), for the memory figures.
+## @item "Symmetric"
+## false (default); true: symmetric products at half cost (as @code{ns_flops}).
+## @item "Profile"
+## @qcode{"h100"} (default: an HGX H100 node from public figures, shipped as
+## @file{profiles/h100_node.json}), a profile JSON file (@code{make bench} writes the one it
+## measures on this CPU) or a struct (fields in the shipped file).
+## @item "Method", "Steps", "Restarts", "GramMinAspect", "Coefficients", "Precision"
+## as in @code{muon_ns} (the default precision is @qcode{"bf16"}: which GEMM rate of the
+## profile applies).
+## @end table
+##
+## @var{C} is a struct array, one element per design, with fields @code{design},
+## @code{world}, @code{stage}, @code{elem_bytes}, @code{precision}, @code{method},
+## @code{fails} and @code{why} (a design @code{zero_muon_step} would refuse:
+## @qcode{"zero3_round_robin_aliased_pads"} on a mixed-size round), @code{total},
+## @code{padded_total}, @code{partition_size}, @code{straddle_total}, @code{nstraddle},
+## @code{rounds}, @code{nmatrices}, @code{flops_total} (one NS of every matrix),
+## @code{calls}, @code{sent}, @code{recv} (W x 6 per collective: allreduce,
+## reduce_scatter, all_gather, broadcast, barrier, all_to_all), and:
+## @table @code
+## @item ranks
+## a table (struct of W x 1 columns): @code{rank} (0-based), @code{ns_calls},
+## @code{ns_flops}, @code{momentum}, @code{owned}, @code{master}, @code{pads},
+## @code{transient}, @code{bytes_sent}, @code{bytes_recv}, @code{persistent} (bytes kept
+## between steps: momentum, master weights and the rank's share of the AdamW master weights
+## and moments), @code{memory} (the peak: @code{persistent} plus the step's buffers at
+## ElementBytes each) and @code{seconds} (its modelled step).
+## @item params
+## a table (P x 1 columns): @code{name} (for a model), @code{rows}, @code{cols},
+## @code{experts}, @code{slot}, @code{first_owner}, @code{last_owner}, @code{ns_rank} (the
+## rank that orthogonalizes it; -1 when every owner does) and @code{ns_flops}.
+## @item summary
+## @code{bytes_max}, @code{bytes_mean} (sent per rank), @code{ns_flops_max},
+## @code{ns_flops_mean}, @code{imbalance} (max / mean NS FLOPs over the ranks; Inf when no
+## rank works), @code{idle_ranks} (ranks with no NS), @code{momentum_max},
+## @code{persistent_max}, @code{memory_max} (peak), @code{transient_max} (bytes).
+## @item time
+## seconds per phase under the profile: one field per collective used (the flat ring model:
+## calls x ring steps x latency + the busiest rank's bytes / bandwidth, NVLink-class inside a
+## node, network between nodes), @code{comm} (their sum), @code{ns} (the slowest rank's
+## FLOPs / GEMM rate plus a launch overhead per call), @code{memory} (the elementwise passes
+## at memory bandwidth: the local gradients, the step's buffers and the momentum),
+## @code{overhead} (the profile's fixed cost of a step) and @code{step} (the sum: no overlap
+## assumed).
+## @end table
+##
+## @example
+## M = muon_model ("llama-3.1-8b");
+## C = zero_cost (M, 64, "Design", @{"zero12_allreduce", "layerwise_lpt"@});
+## arrayfun (@@(c) c.summary.bytes_max, C)   # bytes each design sends per rank
+## C(2).summary.imbalance      # LPT's max / mean NS work
+## @end example
+## @seealso{muon_model, zero_muon_step, zero_layout, ns_flops, muon_export}
+## @end deftypefn
+
+function C = zero_cost (what, world, varargin)
+  fname = "zero_cost";
+  if (nargin < 2)
+    print_usage ();
+  endif
+  persistent designs colls;
+  if (isempty (designs))
+    [designs, colls] = __zero_cost__ ();        # the core's names (core/zero/zero_cost.c)
+  endif
+
+  ## what is planned
+  [shapes, experts, split, names, adamw, L] = planned (fname, what);
+  if (isempty (world) && ! isempty (L))
+    world = L.world;
+  endif
+  if (! (isnumeric (world) && isreal (world) && isscalar (world) && world >= 1
+         && world == fix (world) && world <= 1048576))
+    error ("muonlab:badArg", "%s: WORLD must be a positive integer (at most 1048576).", fname);
+  endif
+  W = double (world);
+
+  ns = parse_options (fname, "zero_cost", varargin);
+  own = {"design", "Design"; "stage", "Stage"; "align_factor", "AlignFactor";
+         "order", "Order"; "pad_count", "PadCount"; "elem_bytes", "ElementBytes";
+         "momentum_bytes", "MomentumBytes"; "master_bytes", "MasterBytes";
+         "adam_bytes", "AdamBytes"; "symmetric", "Symmetric"; "profile", "Profile"};
+  v = struct ();
+  for k = 1:rows (own)                  # this function's own options out of the NS ones
+    v.(own{k,2}) = ns.(own{k,1});
+  endfor
+  ns = rmfield (ns, own(:,1));
+  if (ns.steps == 0)                    # the schedule's default count, as muon_ns
+    k = max (rows (ns.coeffs), 1);      # (no schedule given: keller, one triple)
+    ns.steps = ifelse_ (k == 1, 5, k);
+  endif
+  ## the layout's defaults: the planned layout's own, else zero_layout's
+  layout = {"Stage", 2, "stage"; "AlignFactor", 2, "align_factor"; "Order", "given", "order_mode"};
+  for k = 1:rows (layout)
+    if (isempty (v.(layout{k,1})))
+      v.(layout{k,1}) = layout{k,2};
+      if (! isempty (L))
+        v.(layout{k,1}) = L.(layout{k,3});
+      endif
+    endif
+  endfor
+
+  if (ischar (v.Design) && strcmpi (v.Design, "all"))
+    which = designs;
+  else
+    which = v.Design;
+    if (ischar (which))
+      which = {which};
+    endif
+    if (! iscellstr (which) || isempty (which))
+      error ("muonlab:badArg", "%s: DESIGN must be a design name, a cellstr of them or \"all\".",
+             fname);
+    endif
+    which = cellfun (@(d) choose_option (fname, "DESIGN", d, designs), which,
+                     "UniformOutput", false);
+  endif
+  if (! (isnumeric (v.Stage) && isscalar (v.Stage) && any (v.Stage == [1 2 3])))
+    error ("muonlab:badArg", "%s: STAGE must be 1, 2 or 3.", fname);
+  endif
+  a = v.AlignFactor;
+  if (! (isnumeric (a) && isreal (a) && isscalar (a) && a >= 1 && a == fix (a) && a <= 1048576))
+    error ("muonlab:badArg", "%s: ALIGNFACTOR must be a positive integer.", fname);
+  endif
+  o = struct ("stage", double (v.Stage), "align_factor", double (a),
+              "order", choose_option (fname, "ORDER", v.Order, {"given", "size_desc"}),
+              "pad_count", choose_option (fname, "PADCOUNT", v.PadCount,
+                                          {"deepspeed", "keller"}),
+              "elem_bytes", pos_num (fname, "ELEMENTBYTES", v.ElementBytes, 64, true),
+              "symmetric", double (logical_opt (fname, "SYMMETRIC", v.Symmetric)));
+  mb = pos_num (fname, "MOMENTUMBYTES", v.MomentumBytes, 64, false);
+  wb = pos_num (fname, "MASTERBYTES", v.MasterBytes, 64, false);
+  ab = pos_num (fname, "ADAMBYTES", v.AdamBytes, 64, false);
+  prof = load_profile (fname, v.Profile);
+  nsf = fieldnames (ns);
+  for k = 1:numel (nsf)
+    o.(nsf{k}) = ns.(nsf{k});
+  endfor
+
+  ## one plan per design
+  rate = prof.gemm_peak.(ns.precision) * prof.gemm_efficiency;
+  if (W <= prof.devices_per_node)
+    link = prof.intra;
+  else
+    link = prof.inter;
+  endif
+  adam_share = ceil (adamw / W) * (wb + ab);
+  pf = [];
+  C = struct ([]);
+  for d = 1:numel (which)
+    o.design = which{d};
+    R = __zero_cost__ (shapes, experts, split, W, o);
+    c = struct ();
+    c.design = which{d};
+    c.world = W;
+    c.stage = o.stage;
+    c.elem_bytes = o.elem_bytes;
+    c.precision = ns.precision;
+    c.method = ns.method;
+    c.fails = R.fails;
+    c.why = R.why;
+    for f = {"total", "padded_total", "partition_size", "straddle_total", "nstraddle", ...
+             "rounds", "flops_total"}
+      c.(f{1}) = R.(f{1});
+    endfor
+    c.nmatrices = rows (shapes);
+    c.calls = R.calls;
+    c.sent = R.sent;
+    c.recv = R.recv;
+
+    ## time per phase: the flat ring model
+    T = struct ();
+    comm = 0;
+    for k = [1 2 3 6]
+      if (any (R.calls(:,k) > 0))
+        [lat, bw] = link_of (link, colls{k});
+        hops = (W - 1) * (1 + (k == 1));
+        t = max (R.calls(:,k)) * hops * lat + max (max (R.sent(:,k), R.recv(:,k))) / bw;
+        T.(colls{k}) = t;
+        comm += t;
+      endif
+    endfor
+    T.comm = comm;
+    ns_r = R.ns_flops / rate + R.ns_calls * prof.ns_call_overhead;
+    T.ns = max (ns_r);
+    touched = (c.total + R.transient + R.momentum) * o.elem_bytes + R.momentum * mb;
+    mem_r = touched / (prof.mem_bw * prof.mem_efficiency);
+    T.memory = max (mem_r);
+    T.overhead = prof.step_overhead;
+    T.step = T.comm + T.ns + T.memory + T.overhead;
+    c.time = T;
+
+    ## tables
+    r.rank = (0:W-1).';
+    r.ns_calls = R.ns_calls;
+    r.ns_flops = R.ns_flops;
+    r.momentum = R.momentum;
+    r.owned = R.owned;
+    r.master = R.master;
+    r.pads = R.pads;
+    r.transient = R.transient;
+    r.bytes_sent = sum (R.sent, 2);
+    r.bytes_recv = sum (R.recv, 2);
+    if (strcmp (which{d}, "reference"))
+      r.persistent = R.momentum * mb + R.master * wb + adamw * (wb + ab);
+    else
+      r.persistent = R.momentum * mb + R.master * wb + adam_share;
+    endif
+    r.memory = r.persistent + R.transient * o.elem_bytes;
+    r.seconds = comm + ns_r + mem_r + prof.step_overhead;
+    c.ranks = r;
+    if (isempty (pf))
+      pf = per_matrix_flops (shapes, experts, split, o);
+    endif
+    p = struct ();
+    if (! isempty (names))
+      p.name = names;
+    endif
+    p.rows = shapes(:,1);
+    p.cols = shapes(:,2);
+    p.experts = experts;
+    if (isempty (p.experts))
+      p.experts = ones (rows (shapes), 1);
+    endif
+    p.slot = R.slot;
+    p.first_owner = R.first_owner;
+    p.last_owner = R.last_owner;
+    p.ns_rank = R.ns_rank;
+    p.ns_flops = pf;
+    c.params = p;
+    s.bytes_max = max (r.bytes_sent);
+    s.bytes_mean = mean (r.bytes_sent);
+    s.ns_flops_max = max (R.ns_flops);
+    s.ns_flops_mean = mean (R.ns_flops);
+    s.imbalance = s.ns_flops_max / s.ns_flops_mean;
+    if (s.ns_flops_max == 0)
+      s.imbalance = Inf;
+    endif
+    s.idle_ranks = sum (R.ns_calls == 0);
+    s.momentum_max = max (R.momentum) * mb;
+    s.persistent_max = max (r.persistent);
+    s.memory_max = max (r.memory);
+    s.transient_max = max (R.transient) * o.elem_bytes;
+    c.summary = s;
+    if (isempty (C))
+      C = c;
+    else
+      C(end+1) = c;
+    endif
+  endfor
+endfunction
+
+## The matrices to plan: P x 2 shapes, experts (P x 1 or []), split (cell or []), names
+## (cellstr or {}), the AdamW elements (a model's) and the layout (or []).
+function [shapes, experts, split, names, adamw, L] = planned (fname, what)
+  experts = [];
+  split = [];
+  names = {};
+  adamw = 0;
+  L = [];
+  if (isstruct (what) && isscalar (what) && isfield (what, "params") && isstruct (what.params)
+      && isfield (what.params, "route"))
+    T = what.params;
+    k = strcmp (T.route, "muon");
+    if (! any (k))
+      error ("muonlab:badArg", "%s: the model has no Muon parameter.", fname);
+    endif
+    shapes = [T.rows(k) T.cols(k)];
+    experts = T.experts(k);
+    split = T.split(k);
+    if (all (cellfun ("isempty", split)))
+      split = [];
+    endif
+    names = T.name(k);
+    adamw = sum (T.numel(! k));
+  elseif (isstruct (what) && isscalar (what)
+          && all (isfield (what, {"world", "stage", "align_factor", "order_mode", "params"})))
+    L = what;
+    shapes = [[L.params.rows]; [L.params.cols]].';
+  elseif (iscell (what) && ! isempty (what)
+          && all (cellfun (@(s) isnumeric (s) && numel (s) == 2, what(:))))
+    shapes = double (vertcat (what{:}));
+    shapes = reshape (shapes, [], 2);
+  elseif (isnumeric (what) && ismatrix (what) && columns (what) == 2 && rows (what) >= 1)
+    shapes = double (what);
+  else
+    error ("muonlab:badArg",
+           "%s: the first argument must be a model from muon_model, a layout from zero_layout, or shapes (a cell of [rows cols] or a P x 2 matrix).",
+           fname);
+  endif
+  if (! (isreal (shapes) && all (isfinite (shapes(:))) && all (shapes(:) >= 1)
+         && all (shapes(:) == fix (shapes(:)))))
+    error ("muonlab:badShape", "%s: every shape must be two positive integers.", fname);
+  endif
+endfunction
+
+function pf = per_matrix_flops (shapes, experts, split, o)
+  P = rows (shapes);
+  if (isempty (experts))
+    experts = ones (P, 1);
+  endif
+  fo = {"Steps", o.steps, "Restarts", o.restarts, "Symmetric", o.symmetric != 0};
+  pf = zeros (P, 1);
+  [u, ~, j] = unique ([shapes experts], "rows");
+  for i = 1:rows (u)
+    F = ns_flops (u(i,1) / u(i,3), u(i,2), fo{:}, "Method", o.method);
+    f = F.flops;
+    if (strcmp (o.method, "gram") && F.alpha <= o.gram_min_aspect)
+      f = F.standard;
+    endif
+    pf(j == i) = u(i,3) * f;
+  endfor
+  if (! isempty (split))
+    for p = find (! cellfun ("isempty", split)).'
+      b = split{p}(:);
+      F = ns_flops (b, shapes(p,2), fo{:}, "Method", o.method);
+      f = F.flops;
+      g = strcmp (o.method, "gram") & F.alpha <= o.gram_min_aspect;
+      f(g) = F.standard(g);
+      pf(p) = experts(p) * sum (f);
+    endfor
+  endif
+endfunction
+
+function [lat, bw] = link_of (link, coll)
+  lat = link.latency;
+  bw = link.bandwidth;
+  if (isfield (link, coll) && isstruct (link.(coll)))
+    c = link.(coll);
+    if (isfield (c, "latency"))
+      lat = c.latency;
+    endif
+    if (isfield (c, "bandwidth"))
+      bw = c.bandwidth;
+    endif
+  endif
+  bw *= link.efficiency;
+endfunction
+
+function x = pos_num (fname, what, x, hi, integer)
+  if (! (isnumeric (x) && isreal (x) && isscalar (x) && x > 0 && x <= hi
+         && (! integer || x == fix (x))))
+    error ("muonlab:badArg", "%s: %s must be a positive %s of at most %d.", fname, what,
+           merge (integer, "integer", "number"), hi);
+  endif
+  x = double (x);
+endfunction
+
+function tf = logical_opt (fname, what, x)
+  if (! (isscalar (x) && (islogical (x) || (isnumeric (x) && any (x == [0 1])))))
+    error ("muonlab:badArg", "%s: %s must be true or false.", fname, what);
+  endif
+  tf = logical (x);
+endfunction
+
+
+function v = ifelse_ (c, a, b)
+  if (c)
+    v = a;
+  else
+    v = b;
+  endif
+endfunction
+
+%!test
+%! ## the plan equals zero_muon_step's counters on a small layout (fp64 bytes)
+%! shapes = [6 4; 5 4; 6 4; 3 3];
+%! L = zero_layout (num2cell (shapes, 2), 3);
+%! randn ("seed", 2);
+%! g = arrayfun (@(k) randn (shapes(mod (k - 1, 4) + 1, :)), 1:12, "UniformOutput", false);
+%! g = reshape (g, 4, 3).';
+%! C = zero_cost (L, [], "ElementBytes", 8, "Design", {"zero12_allreduce", "layerwise_lpt"});
+%! for d = 1:2
+%!   R = zero_muon_step (L, g, [], "Variant", C(d).design, "Reference", false);
+%!   assert (vertcat (R.ranks.sent), C(d).sent(:,1:5));
+%!   assert (vertcat (R.ranks.calls), C(d).calls(:,1:5));
+%!   assert ([R.ranks.ns_calls].', C(d).ranks.ns_calls);
+%!   assert ([R.ranks.momentum_elements].', C(d).ranks.momentum);
+%! endfor
+
+%!test
+%! ## NS FLOPs: per matrix as ns_flops, per rank the sum of what it updates
+%! C = zero_cost ({[64 256], [128 128], [32 96]}, 2, "Design", "zero3_round_robin",
+%!                "Method", "gram", "Restarts", [2]);
+%! f = [ns_flops(64, 256, "Method", "gram").flops, ns_flops(128, 128).standard, ...
+%!      ns_flops(32, 96, "Method", "gram").flops];
+%! assert (C.params.ns_flops.', f);
+%! assert (C.ranks.ns_flops.', [f(1) + f(3), f(2)]);
+%! assert (C.flops_total, sum (f));
+%! assert (C.summary.imbalance, max (C.ranks.ns_flops) / mean (C.ranks.ns_flops));
+
+%!test
+%! ## a model: experts and split blocks count per page; AdamW only in the memory
+%! M = muon_model (fullfile (fileparts (which ("muon_model")), "models", "llama-3.1-8b.json"));
+%! C = zero_cost (M, 8, "Design", "layerwise_lpt");
+%! assert (C.nmatrices, M.counts.nmuon);
+%! assert (C.total, M.counts.muon);
+%! assert (sum (C.ranks.ns_calls), M.counts.nmuon);
+%! assert (C.params.name{1}, "model.layers.0.self_attn.q_proj.weight");
+%! T = C.time;
+%! assert (T.step > 0 && T.step == T.comm + T.ns + T.memory + T.overhead);
+
+%!test
+%! ## the aliased pads fail on a mixed round, as zero_muon_step does
+%! C = zero_cost ([4 4; 3 3], 2, "Design", "zero3_round_robin_aliased_pads");
+%! assert (C.fails);
+%! assert (! isempty (strfind (C.why, "PR 8628")));
+%! C = zero_cost ([4 4; 4 4], 2, "Design", "zero3_round_robin_aliased_pads");
+%! assert (! C.fails);
+
+%!error <Invalid call> zero_cost ()
+%!error <zero_cost: WORLD must be a positive integer \(at most 1048576\).> zero_cost ([4 4], 0)
+%!error <zero_cost: WORLD must be a positive integer> zero_cost ([4 4], 2.5)
+%!error <zero_cost: every shape must be two positive integers.> zero_cost ([4 0], 2)
+%!error id=muonlab:badShape zero_cost ([4 0], 2)
+%!error <zero_cost: the first argument must be a model from muon_model> zero_cost ("x", 2)
+%!error <zero_cost: DESIGN must be 'reference', .* or 'alltoall_owner'.> zero_cost ([4 4], 2, "Design", "zero4")
+%!error <zero_cost: STAGE must be 1, 2 or 3.> zero_cost ([4 4], 2, "Stage", 4)
+%!error <zero_cost: ORDER must be 'given' or 'size_desc'.> zero_cost ([4 4], 2, "Order", "x")
+%!error <zero_cost: ELEMENTBYTES must be a positive integer of at most 64.> zero_cost ([4 4], 2, "ElementBytes", 0)
+%!error <zero_cost: SYMMETRIC must be true or false.> zero_cost ([4 4], 2, "Symmetric", 2)
+%!error <zero_cost: PROFILE must be "h100", a profile JSON file or a struct; 'nope' is neither.> zero_cost ([4 4], 2, "Profile", "nope")
+%!error <zero_cost: the profile has no field 'devices_per_node'.> zero_cost ([4 4], 2, "Profile", struct ("a", 1))
+%!error <zero_cost: METHOD must be 'standard' or 'gram'.> zero_cost ([4 4], 2, "Method", "x")
+%!error <zero_cost: unknown option 'Foo'.> zero_cost ([4 4], 2, "Foo", 1)
+%!error <zero_cost: the model has no Muon parameter.> zero_cost (struct ("params", struct ("route", {{"adamw"}}, "rows", 3, "cols", 1, "numel", 3, "experts", 1, "split", {{[]}}, "name", {{"b"}})), 2)
+
+%!demo
+%! ## Llama-3.1-70B on 512 H100s: bytes, NS work and memory per rank, by design
+%! C = zero_cost (muon_model ("llama-3.1-70b"), 512);
+%! printf ("%-32s %12s %10s %10s %10s\n", "design", "sent/rank", "NS ms", "imbalance",
+%!         "peak mem");
+%! for c = C
+%!   printf ("%-32s %9.2f GB %10.1f %10.1f %7.2f GB\n", c.design, c.summary.bytes_max / 1e9,
+%!           1e3 * c.time.ns, c.summary.imbalance, c.summary.memory_max / 1e9);
+%! endfor

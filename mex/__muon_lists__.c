@@ -1,0 +1,108 @@
+#define USAGE "usage: L = __muon_lists__ ()"
+/* __muon_lists__ - the core's named lists, limits and option defaults in one struct, so that
+ * inst/ types none of them (read once per session by inst/private/core_lists.m; cheap, no
+ * probe of the machine).
+ *   L.lists.<key>     1 x n cell: the names of the list <key> (muon_zero.h MUON_LISTS: "method",
+ *                     "precision", "gemm", "zero_variant", ...), value order
+ *   L.what.<key>      what an entry of the list is, as messages say it ("GEMM provider")
+ *   L.limits.<key>    the core's limits ("max_steps", "max_restarts", "max_threads", ...)
+ *   L.defaults.ns     the fields of muon_mex_ns_opts (MUON_MEX_NS_FIELDS, restarts) as
+ *                     muon_ns_opts_default sets them, and coefficients (the schedule's name)
+ *   L.defaults.update MUON_MEX_UPDATE_FIELDS as muon_update_opts_default sets them
+ *   L.defaults.layout MUON_MEX_LAYOUT_FIELDS (muon_zero_layout_opts_default)
+ *   L.defaults.step   MUON_MEX_STEP_FIELDS (muon_zero_step_opts_default)
+ * Enumerated defaults come as names, numbers as doubles.
+ */
+#include "muon_mex.h"
+
+enum { IN_END };
+enum { OUT_L, OUT_END };
+
+// s.name = v (s a 1 x 1 struct)
+static void add (mxArray *s, const char *name, mxArray *v)
+{
+  mxAddField (s, name);
+  mxSetField (s, 0, name, v);
+}
+
+static mxArray *empty_struct (void)
+{
+  return mxCreateStructMatrix (1, 1, 0, NULL);
+}
+
+// One field of an X-macro field list (muon_mex.h) from the member of the same name of o.
+#define PUT_ENUM(list, v) mxCreateString (muon_names (list, (int) (v)))
+#define PUT_INT(list, v) mxCreateDoubleScalar ((double) (v))
+#define PUT_DOUBLE(list, v) mxCreateDoubleScalar ((double) (v))
+#define PUT_FIELD(field, kind, list) add (d, #field, PUT_##kind (list, o.field));
+
+static mxArray *ns_defaults (void)
+{
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  mxArray *d = empty_struct ();
+  MUON_MEX_NS_FIELDS (PUT_FIELD)
+  mxArray *r = mxCreateDoubleMatrix (1, (mwSize) o.nrestarts, mxREAL);
+  for (int i = 0; i < o.nrestarts; i++)
+    mxGetPr (r)[i] = o.restarts[i];
+  add (d, "restarts", r);
+  add (d, "coefficients", mxCreateString (MUON_COEFFS_DEFAULT));
+  return d;
+}
+
+static mxArray *update_defaults (void)
+{
+  muon_update_opts o;
+  muon_update_opts_default (&o);
+  mxArray *d = empty_struct ();
+  MUON_MEX_UPDATE_FIELDS (PUT_FIELD)
+  return d;
+}
+
+static mxArray *layout_defaults (void)
+{
+  muon_zero_layout_opts o;
+  muon_zero_layout_opts_default (&o);
+  mxArray *d = empty_struct ();
+  MUON_MEX_LAYOUT_FIELDS (PUT_FIELD)
+  return d;
+}
+
+static mxArray *step_defaults (void)
+{
+  muon_zero_step_opts o;
+  muon_zero_step_opts_default (&o);
+  mxArray *d = empty_struct ();
+  MUON_MEX_STEP_FIELDS (PUT_FIELD)
+  return d;
+}
+
+void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+  const char *fname = "muon_lists";
+  if (nrhs != IN_END || nlhs > OUT_END)
+    muon_mex_error (fname, "badArg", "%s", USAGE);
+  mxArray *lists = empty_struct (), *what = empty_struct (), *limits = empty_struct ();
+  for (int l = 0; l < MUON_LIST_COUNT; l++)
+  {
+    int n = muon_list_size ((muon_list) l);
+    mxArray *names = mxCreateCellMatrix (1, (mwSize) n);
+    for (int i = 0; i < n; i++)
+      mxSetCell (names, (mwIndex) i, mxCreateString (muon_names ((muon_list) l, i)));
+    add (lists, muon_list_name ((muon_list) l), names);
+    add (what, muon_list_name ((muon_list) l), mxCreateString (muon_list_what ((muon_list) l)));
+  }
+  for (int i = 0; i < muon_limit_count (); i++)
+    add (limits, muon_limit_name (i), mxCreateDoubleScalar ((double) muon_limit_value (i)));
+  mxArray *defaults = empty_struct ();
+  add (defaults, "ns", ns_defaults ());
+  add (defaults, "update", update_defaults ());
+  add (defaults, "layout", layout_defaults ());
+  add (defaults, "step", step_defaults ());
+  mxArray *L = empty_struct ();
+  add (L, "lists", lists);
+  add (L, "what", what);
+  add (L, "limits", limits);
+  add (L, "defaults", defaults);
+  plhs[OUT_L] = L;
+}

@@ -1,0 +1,343 @@
+/* test_zero_cost.c - the plan-only cost model (core/zero/zero_cost.c): the Newton-Schulz FLOP
+ * count against ns_flops.m's closed forms; a hand-computed plan; on random layouts (world
+ * 1-8, stages 1-3, both orders) every design's calls, bytes, NS calls, momentum, pads and
+ * owned elements against the plan of zero_plan.c and the counters of a real muon_zero_step
+ * on the sim communicator; LPT owners against zero_plan.c's; the all-to-all model's totals;
+ * every error code.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+#include "muon.h"
+
+static muon_ctx *ctx;
+
+static double urand (void) { return 2.0 * rand () / RAND_MAX - 1.0; }
+
+//---- FLOPs --------------------------------------------------------------------------------
+
+static void test_flops (void)
+{
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  // standard 5 steps: (20 alpha + 10) n^3; symmetric (15 alpha + 5) n^3
+  T_EQ_DBL (muon_ns_flops_matrix (1024, 4096, &o, 0), 90.0 * 1024 * 1024 * 1024);
+  T_EQ_DBL (muon_ns_flops_matrix (4096, 1024, &o, 0), 90.0 * 1024 * 1024 * 1024);
+  T_EQ_DBL (muon_ns_flops_matrix (10, 50, &o, 1), (15.0 * 5 + 5) * 1000);
+  // Gram, restart [2]: (8 alpha + 28) n^3; without: (4 alpha + 34); symmetric (6 alpha + 14)
+  o.method = MUON_NS_GRAM;
+  T_EQ_DBL (muon_ns_flops_matrix (100, 500, &o, 0), (8.0 * 5 + 28) * 1e6);
+  T_EQ_DBL (muon_ns_flops_matrix (100, 500, &o, 1), (6.0 * 5 + 14) * 1e6);
+  o.nrestarts = 0;
+  T_EQ_DBL (muon_ns_flops_matrix (100, 500, &o, 0), (4.0 * 5 + 34) * 1e6);
+  // ns_flops.m: Steps 5, Restarts [1 3], alpha 3: [12 22]
+  o.nrestarts = 2;
+  o.restarts[0] = 1;
+  o.restarts[1] = 3;
+  T_EQ_DBL (muon_ns_flops_matrix (10, 30, &o, 0), (12.0 * 3 + 22) * 1000);
+  // square: the Gram path falls back to standard (GramMinAspect 1)
+  T_EQ_DBL (muon_ns_flops_matrix (64, 64, &o, 0), 30.0 * 64 * 64 * 64);
+  o.steps = 3;
+  o.method = MUON_NS_STANDARD;
+  T_EQ_DBL (muon_ns_flops_matrix (8, 8, &o, 0), 18.0 * 512);
+  T_EQ_DBL (muon_ns_flops_matrix (8, 8, NULL, 0), 30.0 * 512);
+}
+
+//---- a hand plan --------------------------------------------------------------------------
+
+// 3x4, 2x5, 4x4 on 2 ranks, stage 2 (test_zero_step.c's): total 38, padded 40, S = 20, the
+// 2x5 matrix at [12, 22) straddles the cut at 20.
+static void test_hand (void)
+{
+  muon_zero_cost_param p[3] = { { 3, 4, 1, NULL, 0 }, { 2, 5, 1, NULL, 0 },
+                                { 4, 4, 1, NULL, 0 } };
+  muon_zero_cost_opts o;
+  muon_zero_cost_opts_default (&o);
+  muon_zero_cost *C = NULL;
+  o.design = MUON_ZERO12_ALLREDUCE;
+  T_EQ_INT (muon_zero_cost_create (ctx, 3, p, 2, &o, &C), MUON_OK);
+  T_EQ_INT (C->total, 38);
+  T_EQ_INT (C->padded_total, 40);
+  T_EQ_INT (C->partition_size, 20);
+  T_EQ_INT (C->straddle_total, 10);
+  T_EQ_INT (C->nstraddle, 1);
+  T_EQ_INT (C->momentum[0], 22);
+  T_EQ_INT (C->momentum[1], 26);
+  T_EQ_INT (C->owned[0], 20);
+  T_EQ_INT (C->owned[1], 18);
+  T_EQ_INT (C->ns_calls[0], 2);
+  // the ring all-reduce of 40 doubles: 20 + 20 elements each way
+  T_EQ_INT (C->sent[0 * MUON_COST_COLLS + MUON_COLL_ALLREDUCE], 8 * 40);
+  T_EQ_INT (C->calls[1 * MUON_COST_COLLS + MUON_COLL_ALLREDUCE], 1);
+  T_EQ_INT (C->first_owner[1], 0);
+  T_EQ_INT (C->last_owner[1], 1);
+  muon_zero_cost_destroy (&C);
+
+  // Moonlight: rank 0 sends the 8 elements of the straddler it holds, rank 1 the other 2;
+  // the all-gather is padded to 8
+  o.design = MUON_ZERO_MOONLIGHT_GATHER;
+  o.elem_bytes = 2;
+  T_EQ_INT (muon_zero_cost_create (ctx, 3, p, 2, &o, &C), MUON_OK);
+  T_EQ_INT (C->sent[MUON_COLL_ALL_GATHER], 2 * 8);
+  T_EQ_INT (C->sent[MUON_COLL_REDUCE_SCATTER], 2 * 20);
+  T_EQ_INT (C->momentum[1], 20);
+  muon_zero_cost_destroy (&C);
+
+  // LPT: 16 -> rank 0, 12 -> rank 1, 10 -> rank 1; segment 22
+  o.design = MUON_ZERO_LAYERWISE_LPT;
+  T_EQ_INT (muon_zero_cost_create (ctx, 3, p, 2, &o, &C), MUON_OK);
+  T_EQ_INT (C->ns_rank[0], 1);
+  T_EQ_INT (C->ns_rank[1], 1);
+  T_EQ_INT (C->ns_rank[2], 0);
+  T_EQ_INT (C->partition_size, 22);
+  T_EQ_INT (C->momentum[1], 22);
+  muon_zero_cost_destroy (&C);
+
+  // all-to-all: shards of ceil (rows / 2) rows; owners by size: 4x4 -> 0, 3x4 -> 1, 2x5 -> 0
+  o.design = MUON_ZERO_COST_ALLTOALL;
+  o.elem_bytes = 1;
+  T_EQ_INT (muon_zero_cost_create (ctx, 3, p, 2, &o, &C), MUON_OK);
+  T_EQ_INT (C->ns_rank[2], 0);
+  T_EQ_INT (C->ns_rank[0], 1);
+  T_EQ_INT (C->ns_rank[1], 0);
+  T_EQ_INT (C->partition_size, 2 * 4 + 1 * 5 + 2 * 4);
+  // rank 0 holds rows 0-1 of 3x4 (8), row 0 of 2x5 (5), rows 0-1 of 4x4 (8): it sends the 8
+  // of 3x4 (owned by 1) and returns, for its 2x5 and 4x4, rank 1's 5 + 8 elements
+  T_EQ_INT (C->sent[MUON_COST_ALL_TO_ALL], 8 + 13);
+  T_EQ_INT (C->recv[MUON_COST_ALL_TO_ALL], 13 + 8);
+  // rank 1 sends its 5 + 8 to rank 0 and returns the 8 it gathered of its own 3x4
+  T_EQ_INT (C->sent[MUON_COST_COLLS + MUON_COST_ALL_TO_ALL], 13 + 8);
+  T_EQ_INT (C->calls[MUON_COST_ALL_TO_ALL], 2);
+  T_EQ_INT (C->momentum[0], 21);
+  T_EQ_INT (C->momentum[1], 17);
+  muon_zero_cost_destroy (&C);
+
+  // split blocks and expert pages: NS per block and page
+  size_t split[2] = { 2, 4 };
+  muon_zero_cost_param q[1] = { { 12, 8, 2, split, 2 } };
+  o.design = MUON_ZERO_REFERENCE;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, q, 1, &o, &C), MUON_OK);
+  T_EQ_DBL (C->flops_total, 2 * (muon_ns_flops_matrix (2, 8, &o.ns, 0)
+                                 + muon_ns_flops_matrix (4, 8, &o.ns, 0)));
+  muon_zero_cost_destroy (&C);
+}
+
+//---- random layouts against the plan and the step -----------------------------------------
+
+static int check_design (int W, size_t np, const size_t *rows, const size_t *cols, int stage,
+                         muon_zero_order order, int design)
+{
+  int ok = 1;
+  muon_zero_layout_opts lo = { stage, 2, order };
+  muon_zero_layout *L = NULL;
+  muon_zero_plan *P = NULL;
+  muon_comm *c = NULL;
+  muon_zero_cost *C = NULL;
+  muon_zero_cost_param par[8];
+  double *g[8 * 8] = { 0 }, *mom[8] = { 0 }, *upd[8] = { 0 };
+  muon_zero_rank_stats st[8];
+  for (size_t p = 0; p < np; p++)
+    par[p] = (muon_zero_cost_param) { rows[p], cols[p], 1, NULL, 0 };
+  muon_zero_cost_opts o;
+  muon_zero_cost_opts_default (&o);
+  o.design = design;
+  o.stage = stage;
+  o.order = order;
+  T_EQ_INT (muon_zero_layout_create (ctx, np, rows, cols, W, &lo, &L), MUON_OK);
+  T_EQ_INT (muon_zero_cost_create (ctx, np, par, W, &o, &C), MUON_OK);
+  T_EQ_INT (muon_zero_plan_create (ctx, L, (muon_zero_variant) design, &P), MUON_OK);
+  T_EQ_INT (muon_comm_sim_create (ctx, W, &c), MUON_OK);
+  if (!L || !C || !P || !c)
+    goto done;
+  for (int r = 0; r < W; r++)
+  {
+    for (size_t p = 0; p < np; p++)
+    {
+      size_t n = rows[p] * cols[p];
+      g[r * np + p] = malloc (n * sizeof (double));
+      for (size_t i = 0; i < n; i++)
+        g[r * np + p][i] = urand ();
+    }
+    mom[r] = calloc (P->momentum_len[r] + 1, sizeof (double));
+    upd[r] = calloc (P->owned_len[r] + 1, sizeof (double));
+  }
+  muon_zero_step_opts so;
+  muon_zero_step_opts_default (&so);
+  so.variant = (muon_zero_variant) design;
+  so.update.ns.precision = MUON_PREC_DOUBLE;
+  so.update.ns.steps = 1;
+  muon_status s = muon_zero_step (ctx, c, P, &so, (const double *const *) g, mom, upd, st);
+  ok &= T_ASSERT_MSG ((s == MUON_ERR_BADSHAPE) == (C->fails != 0),
+                      "design %d W %d: step %d, plan fails %d", design, W, (int) s, C->fails);
+  if (s != MUON_OK)
+    goto done;
+  for (int r = 0; r < W; r++)
+  {
+    ok &= T_ASSERT_MSG (C->ns_calls[r] == st[r].ns_calls && C->ns_calls[r] == P->ns_calls[r],
+                        "design %d W %d rank %d: NS calls", design, W, r);
+    ok &= T_ASSERT_MSG (C->momentum[r] == st[r].momentum_elements,
+                        "design %d W %d rank %d: momentum %llu vs %zu", design, W, r,
+                        (unsigned long long) C->momentum[r], st[r].momentum_elements);
+    ok &= T_ASSERT_MSG (C->pads[r] == st[r].pad_elements, "design %d rank %d: pads", design, r);
+    ok &= T_ASSERT_MSG (C->owned[r] == P->owned_len[r], "design %d rank %d: owned", design, r);
+    for (int k = 0; k < MUON_COLL_COUNT; k++)
+      ok &= T_ASSERT_MSG (C->calls[r * MUON_COST_COLLS + k] == st[r].comm.calls[k]
+                          && C->sent[r * MUON_COST_COLLS + k] == st[r].comm.bytes_sent[k]
+                          && C->recv[r * MUON_COST_COLLS + k] == st[r].comm.bytes_recv[k],
+                          "design %d W %d stage %d rank %d coll %d: bytes %llu vs %llu", design,
+                          W, stage, r, k,
+                          (unsigned long long) C->sent[r * MUON_COST_COLLS + k],
+                          (unsigned long long) st[r].comm.bytes_sent[k]);
+  }
+  if (design == MUON_ZERO_LAYERWISE_LPT)
+    for (size_t p = 0; p < np; p++)
+      ok &= T_ASSERT_MSG (C->ns_rank[p] == P->lpt_owner[p], "LPT owner of %zu", p);
+done:
+  for (int i = 0; i < 64; i++)
+    free (g[i]);
+  for (int r = 0; r < 8; r++)
+  {
+    free (mom[r]);
+    free (upd[r]);
+  }
+  muon_zero_cost_destroy (&C);
+  muon_zero_plan_destroy (&P);
+  muon_comm_destroy (&c);
+  muon_zero_layout_destroy (&L);
+  return ok;
+}
+
+static void test_random (void)
+{
+  int bad = 0;
+  for (int trial = 0; trial < 40; trial++)
+  {
+    int W = 1 + rand () % 8, stage = 1 + rand () % 3;
+    size_t np = 1 + (size_t) (rand () % 7), rows[8], cols[8];
+    int same = rand () % 3 == 0;
+    for (size_t p = 0; p < np; p++)
+    {
+      rows[p] = same && p ? rows[0] : 1 + (size_t) (rand () % 6);
+      cols[p] = same && p ? cols[0] : 1 + (size_t) (rand () % 6);
+    }
+    muon_zero_order order = rand () % 2 ? MUON_ZERO_ORDER_SIZE_DESC : MUON_ZERO_ORDER_GIVEN;
+    for (int d = 0; d < MUON_ZERO_VARIANT_COUNT; d++)
+      bad += !check_design (W, np, rows, cols, stage, order, d);
+  }
+  T_EQ_INT (bad, 0);
+}
+
+// The all-to-all model: every element of every other rank's shard reaches the owner and goes
+// back, so over the ranks 2 sum (numel - owner's shard) bytes are sent.
+static void test_alltoall_totals (void)
+{
+  muon_zero_cost_param p[5] = { { 7, 3, 1, NULL, 0 }, { 2, 9, 1, NULL, 0 },
+                                { 12, 4, 1, NULL, 0 }, { 5, 5, 1, NULL, 0 },
+                                { 1, 6, 1, NULL, 0 } };
+  for (int W = 1; W <= 9; W++)
+  {
+    muon_zero_cost_opts o;
+    muon_zero_cost_opts_default (&o);
+    o.design = MUON_ZERO_COST_ALLTOALL;
+    o.elem_bytes = 1;
+    muon_zero_cost *C = NULL;
+    T_EQ_INT (muon_zero_cost_create (ctx, 5, p, W, &o, &C), MUON_OK);
+    if (!C)
+      continue;
+    uint64_t sent = 0, want = 0, held = 0;
+    for (int r = 0; r < W; r++)
+    {
+      sent += C->sent[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL];
+      held += C->momentum[r];
+    }
+    for (int q = 0; q < 5; q++)
+    {
+      size_t rc = (p[q].rows + W - 1) / W, o_ = (size_t) C->ns_rank[q];
+      size_t lo = o_ * rc < p[q].rows ? o_ * rc : p[q].rows;
+      size_t hi = (o_ + 1) * rc < p[q].rows ? (o_ + 1) * rc : p[q].rows;
+      want += 2 * (p[q].rows - (hi - lo)) * p[q].cols;
+    }
+    T_EQ_INT (sent, want);
+    T_EQ_INT (held, C->total);
+    muon_zero_cost_destroy (&C);
+  }
+}
+
+//---- errors -------------------------------------------------------------------------------
+
+static void test_errors (void)
+{
+  muon_zero_cost_param p[1] = { { 4, 4, 1, NULL, 0 } };
+  muon_zero_cost_opts o;
+  muon_zero_cost *C = NULL;
+  muon_zero_cost_opts_default (&o);
+  T_EQ_INT (muon_zero_cost_create (NULL, 1, p, 2, &o, &C), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, NULL, 2, &o, &C), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_cost_create (ctx, 0, p, 2, &o, &C), MUON_ERR_BADSHAPE);
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 0, &o, &C), MUON_ERR_BADARG);
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, MUON_ZERO_MAX_WORLD + 1, &o, &C), MUON_ERR_BADARG);
+  muon_zero_cost_param z[1] = { { 0, 4, 1, NULL, 0 } };
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, z, 2, &o, &C), MUON_ERR_BADSHAPE);
+  muon_zero_cost_param ex[1] = { { 6, 4, 4, NULL, 0 } };
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, ex, 2, &o, &C), MUON_ERR_BADSHAPE);
+  T_ASSERT (strstr (muon_ctx_last_error (ctx), "experts do not divide") != NULL);
+  size_t sp[2] = { 1, 2 };
+  muon_zero_cost_param bs[1] = { { 4, 4, 1, sp, 2 } };
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, bs, 2, &o, &C), MUON_ERR_BADSHAPE);
+  muon_zero_cost_param ns[1] = { { 3, 4, 1, NULL, 2 } };
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, ns, 2, &o, &C), MUON_ERR_NULLPTR);
+  muon_zero_cost_param big[2] = { { SIZE_MAX / 2, 4, 1, NULL, 0 }, { 4, 4, 1, NULL, 0 } };
+  T_EQ_INT (muon_zero_cost_create (ctx, 2, big, 2, &o, &C), MUON_ERR_BADSHAPE);
+  int *fields[] = { &o.design, &o.stage, &o.align_factor, &o.elem_bytes };
+  int bad[] = { MUON_ZERO_COST_DESIGNS, 4, 0, 65 };
+  for (int k = 0; k < 4; k++)
+  {
+    muon_zero_cost_opts_default (&o);
+    *fields[k] = bad[k];
+    T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  }
+  muon_zero_cost_opts_default (&o);
+  o.order = (muon_zero_order) 7;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  muon_zero_cost_opts_default (&o);
+  o.pad_count = (muon_zero_pad_count) 7;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  muon_zero_cost_opts_default (&o);
+  o.ns.method = (muon_ns_method) 5;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  muon_zero_cost_opts_default (&o);
+  o.ns.gram_min_aspect = -1;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  T_ASSERT (C == NULL);
+  T_EQ_INT (muon_zero_cost_destroy (NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_cost_destroy (&C), MUON_OK);
+
+  // names
+  int d = -1;
+  T_EQ_INT (muon_zero_cost_design_from_name ("alltoall_owner", &d), MUON_OK);
+  T_EQ_INT (d, MUON_ZERO_COST_ALLTOALL);
+  T_EQ_INT (muon_zero_cost_design_from_name ("layerwise_lpt", &d), MUON_OK);
+  T_EQ_INT (d, MUON_ZERO_LAYERWISE_LPT);
+  T_EQ_INT (muon_zero_cost_design_from_name ("zero4", &d), MUON_ERR_BADARG);
+  T_EQ_INT (muon_zero_cost_design_from_name (NULL, &d), MUON_ERR_NULLPTR);
+  T_EQ_STR (muon_zero_cost_design_name (MUON_ZERO_COST_ALLTOALL), "alltoall_owner");
+  T_EQ_STR (muon_zero_cost_design_name (MUON_ZERO3_ROUND_ROBIN), "zero3_round_robin");
+  T_EQ_STR (muon_zero_cost_design_name (42), "unknown");
+}
+
+int main (int argc, char **argv)
+{
+  (void) argc;
+  if (muon_ctx_create (&ctx) != MUON_OK)
+    return 1;
+  srand (5);
+  T_RUN (test_flops);
+  T_RUN (test_hand);
+  T_RUN (test_random);
+  T_RUN (test_alltoall_totals);
+  T_RUN (test_errors);
+  muon_ctx_destroy (&ctx);
+  return T_DONE (argv[0]);
+}

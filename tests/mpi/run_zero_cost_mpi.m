@@ -1,0 +1,73 @@
+## run_zero_cost_mpi - zero_cost's plan against zero_muon_step on real MPI ranks (tests/mpi/
+## run.sh runs it on every rank of `mpirun -np 2` and `-np 4`):
+##
+##   mpirun -np 4 octave-cli --eval "cd tests/mpi; run_zero_cost_mpi ()"
+##
+## On random layouts (stages 1-3, both orders, lists of mixed and of equal shapes) every
+## design of zero_muon_step runs on the MPI communicator, each rank passing only its own
+## gradients; this rank's calls and bytes per collective, NS calls, momentum, pad and update
+## elements must equal row `rank` of the plan exactly ("ElementBytes", 8: the step moves
+## fp64), and a design must fail on every rank exactly where the plan says it fails.
+##
+## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
+## error on one rank aborts the job instead of leaving the others waiting.
+
+function run_zero_cost_mpi ()
+  here = fileparts (mfilename ("fullpath"));
+  root = fileparts (fileparts (here));
+  addpath (fullfile (root, "inst"), fullfile (root, "build", "mex"));
+  more off;
+  page_screen_output (false);
+  comm = muon_comm ("mpi");
+  tests = {};
+  for s = 1:3
+    tests(end+1:end+2) = {sprintf("plan_equals_mpi_counters_stage%d", s), @(c) t_exact (c, s)};
+  endfor
+  mpi_suite (comm, tests, "zero_cost");
+endfunction
+
+function f = t_exact (comm, stage)
+  f = 0;
+  W = comm.size;
+  r = comm.rank;
+  designs = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
+             "zero2_slice_only", "zero2_multi_owner", "zero3_round_robin", ...
+             "zero3_round_robin_aliased_pads", "layerwise_lpt", "moonlight_gather"};
+  orders = {"given", "size_desc"};
+  for trial = 1:4
+    rand ("state", 10 * stage + trial);        # the same problem on every rank
+    P = 2 + randi (5);
+    shapes = randi (7, P, 2);
+    if (trial == 4)
+      shapes = repmat (shapes(1,:), P, 1);   # equal sizes: the aliased pads survive
+    endif
+    order = orders{1 + mod (trial, 2)};
+    L = zero_layout (num2cell (shapes, 2), W, "Stage", stage, "Order", order);
+    randn ("state", 100 * stage + 10 * trial + r);
+    g = arrayfun (@(p) randn (shapes(p,1), shapes(p,2)), 1:P, "UniformOutput", false);
+    C = zero_cost (L, [], "ElementBytes", 8, "Design", designs);
+    for d = 1:numel (designs)
+      what = sprintf ("stage %d trial %d %s (W %d, %s)", stage, trial, designs{d}, W, order);
+      try
+        R = zero_muon_step (L, g, [], "Variant", designs{d}, "Comm", comm,
+                            "Reference", false, "Steps", 1);
+      catch err
+        f += mpi_check (C(d).fails && strcmp (err.identifier, "muonlab:badShape"), comm,
+                        "%s: the step failed (%s), the plan says fails = %d", what,
+                        err.message, C(d).fails);
+        continue;
+      end_try_catch
+      f += mpi_check (! C(d).fails, comm, "%s: the plan fails, the step did not", what);
+      a = R.ranks;
+      f += mpi_check (strcmp (R.counts, "modelled"), comm, "%s: counts", what);
+      f += mpi_check (isequal (a.calls, C(d).calls(r+1,1:5)) && isequal (a.sent, C(d).sent(r+1,1:5))
+                      && isequal (a.recv, C(d).recv(r+1,1:5)), comm,
+                      "%s: bytes %s vs plan %s", what, mat2str (a.sent),
+                      mat2str (C(d).sent(r+1,1:5)));
+      f += mpi_check (isequal ([a.ns_calls a.momentum_elements a.pad_elements numel(a.update)],
+                               [C(d).ranks.ns_calls(r+1) C(d).ranks.momentum(r+1) ...
+                                C(d).ranks.pads(r+1) C(d).ranks.owned(r+1)]), comm,
+                      "%s: NS calls, momentum, pads, owned", what);
+    endfor
+  endfor
+endfunction

@@ -1,0 +1,279 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_checkpoint ()
+## Suite (run with @code{test test_checkpoint}): muon_save_state / muon_load_state
+## checkpoints (format version 2) against corruption and out-of-domain values.
+## @itemize
+## @item 1,000 random single-byte changes of a checkpoint (fixed seed, every byte of the
+## file a candidate) and truncations at many lengths, and appended bytes: each one a
+## clean @code{muonlab:badState} error or a load of exactly the saved state (isequal),
+## never a different state; the counts are printed;
+## @item out-of-domain values (NaN / Inf momentum, negative or NaN second moment, wrong
+## class, wrong shape, bad counters, options and structure) written into an otherwise
+## valid file by an independent writer of the documented layout (so the checksum is
+## right and only the domain check can catch them): each a @code{muonlab:badState};
+## @item what is in the domain still loads: a poisoned momentum under PoisonMomentum,
+## NaN in a pending accumulation buffer, a file written by the independent writer;
+## @item the state passed back to muon_update / muon_step: a cell or string state, a
+## momentum of the wrong class or shape, is @code{muonlab:badState}, never a fresh start,
+## while [] still starts fresh.
+## @end itemize
+## @end deftypefn
+
+function test_checkpoint ()
+  help test_checkpoint
+endfunction
+
+%!function write_ckpt (file, kind, payload, varname)
+%!  ## the layout documented in muon_save_state, written independently of inst/
+%!  if (nargin < 4)
+%!    varname = "payload";
+%!  endif
+%!  g = [tempname() ".mat"];
+%!  S = struct (varname, {payload});
+%!  save ("-v6", g, "-struct", "S");
+%!  fid = fopen (g, "r");
+%!  body = fread (fid, Inf, "uint8=>uint8").';
+%!  fclose (fid);
+%!  unlink (g);
+%!  b = [uint8("MUONCKPT"), typecast(uint32 (2), "uint8"), zeros(1, 4, "uint8"), ...
+%!       typecast(uint64 (numel (body)), "uint8"), uint8(kind), ...
+%!       zeros(1, 40 - numel (kind), "uint8"), body];
+%!  h = hash ("sha256", char (b));
+%!  b = [b, uint8(hex2dec (reshape (h, 2, []).')).'];
+%!  put_bytes (file, b);
+
+%!function b = file_bytes (file)
+%!  fid = fopen (file, "r");
+%!  b = fread (fid, Inf, "uint8=>uint8").';
+%!  fclose (fid);
+
+%!function put_bytes (file, b)
+%!  fid = fopen (file, "w");
+%!  fwrite (fid, b);
+%!  fclose (fid);
+
+## outcome of loading FILE: "error" (muonlab:badState), "exact" (isequal to OPT), or
+## what else happened ("different", or "other error: <id> <message>")
+%!function r = outcome (file, P, opt)
+%!  try
+%!    o = muon_load_state (file, P);
+%!    if (isequal (o, opt))
+%!      r = "exact";
+%!    else
+%!      r = "different";
+%!    endif
+%!  catch err
+%!    if (strcmp (err.identifier, "muonlab:badState"))
+%!      r = "error";
+%!    else
+%!      r = sprintf ("other error: %s %s", err.identifier, err.message);
+%!    endif
+%!  end_try_catch
+
+%!function [P, opt] = trained_state ()
+%!  randn ("state", 31);
+%!  P = struct ("W", randn (12, 8), "V", single (randn (6, 10)), "T", randn (5, 4, 2),
+%!              "b", randn (12, 1), "embed", randn (20, 4));
+%!  opt = muon_optimizer (P, "AccumulationSteps", 2, "LossScaler", "dynamic",
+%!                        "WeightDecay", 0.1, "ParamOptions", struct ("V", {{"Beta", 0.9}}));
+%!  for t = 1:5                      # ends mid-window: accumulation buffers pending
+%!    G = struct ();
+%!    for n = fieldnames (P).'
+%!      G.(n{1}) = opt.scaler.scale * randn (size (P.(n{1})));
+%!    endfor
+%!    G.V = single (G.V);
+%!    [P, opt] = muon_step (opt, P, G);
+%!  endfor
+
+%!shared P, opt, f, g
+%! [P, opt] = trained_state ();
+%! f = [tempname() ".ckpt"];
+%! g = [tempname() ".ckpt"];
+%! muon_save_state (f, opt);
+
+%!test
+%! ## the state is the one the flips below are compared against
+%! assert (opt.micro, 1);
+%! assert (! isempty (opt.accum.W) && ! isempty (opt.muon.V));
+%! assert (outcome (f, P, opt), "exact");
+
+%!test
+%! ## 1,000 random single-byte changes: a clean error or the exact state, never another
+%! b0 = file_bytes (f);
+%! nb = numel (b0);
+%! rand ("state", 2026);
+%! pos = randi (nb, 1000, 1);
+%! mask = uint8 (randi (255, 1000, 1));     # XOR with 1..255: the byte always changes
+%! counts = struct ("error", 0, "exact", 0);
+%! for i = 1:1000
+%!   b = b0;
+%!   b(pos(i)) = bitxor (b(pos(i)), mask(i));
+%!   put_bytes (g, b);
+%!   r = outcome (g, P, opt);
+%!   if (! isfield (counts, r))
+%!     error ("flip %d (byte %d ^ %d): %s", i, pos(i), mask(i), r);
+%!   endif
+%!   counts.(r) += 1;
+%! endfor
+%! printf ("      1000 byte flips of a %d-byte checkpoint: %d errors, %d exact loads\n",
+%!         nb, counts.error, counts.exact);
+%! assert (counts.error + counts.exact, 1000);
+
+%!test
+%! ## truncations at many lengths, and appended bytes
+%! b0 = file_bytes (f);
+%! nb = numel (b0);
+%! lens = unique ([0:130, 131:97:nb-1, nb-40:nb-1]);
+%! lens = lens(lens < nb);
+%! for L = lens
+%!   put_bytes (g, b0(1:L));
+%!   r = outcome (g, P, opt);
+%!   if (! strcmp (r, "error"))
+%!     error ("truncation to %d of %d bytes: %s", L, nb, r);
+%!   endif
+%! endfor
+%! for extra = {uint8(0), uint8([10 0 0 0]), b0(1:100)}
+%!   put_bytes (g, [b0, extra{1}]);
+%!   assert (outcome (g, P, opt), "error");
+%! endfor
+%! printf ("      %d truncations and 3 extensions: all errors\n", numel (lens));
+
+## ---------------------------------------------------------------- the domain
+%!function check_bad (f, P, o, pattern)
+%!  write_ckpt (f, "muon_optimizer", o);
+%!  try
+%!    muon_load_state (f, P);
+%!    error ("test:noError", "no error for '%s'", pattern);
+%!  catch err
+%!    if (! strcmp (err.identifier, "muonlab:badState"))
+%!      error ("%s: got %s: %s", pattern, err.identifier, err.message);
+%!    endif
+%!    if (isempty (strfind (err.message, pattern)))
+%!      error ("expected '%s' in: %s", pattern, err.message);
+%!    endif
+%!  end_try_catch
+
+%!test
+%! ## the independent writer's file loads: so a rejection below is the domain check's
+%! write_ckpt (g, "muon_optimizer", opt);
+%! assert (outcome (g, P, opt), "exact");
+%! c = {};
+%! o = opt; o.muon.W.momentum(3) = NaN;          c(end+1,:) = {o, "OPT.muon.W.momentum must not contain NaN or Inf"};
+%! o = opt; o.muon.T.momentum(end) = -Inf;       c(end+1,:) = {o, "OPT.muon.T.momentum must not contain NaN or Inf"};
+%! o = opt; o.adam.b.v(2) = -1e-30;              c(end+1,:) = {o, "OPT.adam.b.v must not be negative"};
+%! o = opt; o.adam.embed.v(1) = NaN;             c(end+1,:) = {o, "OPT.adam.embed.v must not contain NaN or Inf"};
+%! o = opt; o.adam.b.m(1) = Inf;                 c(end+1,:) = {o, "OPT.adam.b.m must not contain NaN or Inf"};
+%! o = opt; o.muon.W.momentum = int32 (o.muon.W.momentum);  c(end+1,:) = {o, "OPT.muon.W.momentum must be a real double or single array"};
+%! o = opt; o.muon.W.momentum(1) += 1e-3i;       c(end+1,:) = {o, "OPT.muon.W.momentum must be a real double or single array"};
+%! o = opt; o.muon.V.momentum = {};              c(end+1,:) = {o, "OPT.muon.V.momentum must be a real double or single array"};
+%! o = opt; o.adam.b.v = o.adam.b.v > 0;         c(end+1,:) = {o, "OPT.adam.b.v must be a real double or single array"};
+%! o = opt; o.muon.W.momentum = o.muon.W.momentum.';        c(end+1,:) = {o, "OPT.muon.W.momentum must be of size 12 x 8"};
+%! o = opt; o.muon.T.momentum = o.muon.T.momentum(:,:,1);   c(end+1,:) = {o, "OPT.muon.T.momentum must be of size 5 x 4 x 2"};
+%! o = opt; o.adam.embed.m = [];                 c(end+1,:) = {o, "OPT.adam.embed.m must be of size 20 x 4"};
+%! o = opt; o.accum.W = o.accum.W(1:end-1,:);    c(end+1,:) = {o, "OPT.accum.W must be of size 12 x 8"};
+%! o = opt; o.muon.W = {};                       c(end+1,:) = {o, "OPT.muon.W must be [] or a muon_update state"};
+%! o = opt; o.muon.W.step = -1;                  c(end+1,:) = {o, "OPT.muon.W.step must be a non-negative integer"};
+%! o = opt; o.adam.b.step = 2.5;                 c(end+1,:) = {o, "OPT.adam.b.step must be a non-negative integer"};
+%! o = opt; o.muon.W.form = "sgd";               c(end+1,:) = {o, "OPT.muon.W.form is 'sgd' but the parameter's MOMENTUMFORM is 'ema'"};
+%! o = opt; o.muon.W = rmfield (o.muon.W, "step");          c(end+1,:) = {o, "OPT.muon.W lacks the field 'step'"};
+%! o = opt; o.step = NaN;                        c(end+1,:) = {o, "OPT.step must be a non-negative integer"};
+%! o = opt; o.ns_calls = -3;                     c(end+1,:) = {o, "OPT.ns_calls must be a non-negative integer"};
+%! o = opt; o.micro = 2;                         c(end+1,:) = {o, "OPT.micro must be an integer in [0, accum_steps)"};
+%! o = opt; o.skipped = int8 (0);                c(end+1,:) = {o, "OPT.skipped must be a non-negative integer"};
+%! o = opt; o.scaler.scale = 0;                  c(end+1,:) = {o, "OPT.scaler.scale must be finite, at least min_scale"};
+%! o = opt; o.scaler.backoff = NaN;              c(end+1,:) = {o, "OPT.scaler.backoff must be in (0, 1]"};
+%! o = opt; o.muon_lr = -0.1;                    c(end+1,:) = {o, "OPT.muon_lr must be a non-negative finite scalar"};
+%! o = opt; o.adam_betas = [0.9 1];              c(end+1,:) = {o, "OPT.adam_betas must be two numbers in [0, 1)"};
+%! o = opt; o.clip_policy = "sometimes";         c(end+1,:) = {o, "OPT.clip_policy must be"};
+%! o = opt; o.poison = 1;                        c(end+1,:) = {o, "OPT.poison must be true or false"};
+%! o = opt; o.update_args.V = {"Beta", 2};       c(end+1,:) = {o, "OPT.update_args.V: BETA must be a scalar in [0, 1)"};
+%! o = opt; o.update_args.V = {"Bogus", 2};      c(end+1,:) = {o, "OPT.update_args.V: unknown option 'Bogus'"};
+%! o = opt; o.route.b = "muon";                  c(end+1,:) = {o, "OPT.route.b is 'muon' but the parameter is not a matrix"};
+%! o = opt; o.route.W = "adamw";                 c(end+1,:) = {o, "OPT.update_args has the unknown field 'W'"};
+%! o = opt; o.names{2} = "U";                    c(end+1,:) = {o, "OPT.route lacks the field 'U'"};
+%! o = opt; o.shapes{1} = [12 8 1.5];            c(end+1,:) = {o, "OPT.shapes must hold one size vector per parameter"};
+%! o = opt; o.classes{1} = "int8";               c(end+1,:) = {o, "OPT.classes must be 'double' or 'single' per parameter"};
+%! o = rmfield (opt, "scaler");                  c(end+1,:) = {o, "OPT lacks the field 'scaler'"};
+%! o = opt; o.extra = 1;                         c(end+1,:) = {o, "OPT has the unknown field 'extra'"};
+%! o = opt; o.version = 2;                       c(end+1,:) = {o, "OPT.version must be 1"};
+%! o = opt; o.type = "other";                    c(end+1,:) = {o, "OPT.type must be 'muonlab.optimizer'"};
+%! c(end+1,:) = {42, "OPT must be a scalar struct"};
+%! for i = 1:rows (c)
+%!   check_bad (g, P, c{i,:});
+%! endfor
+%! printf ("      %d out-of-domain states with valid checksums: all errors\n", rows (c));
+
+%!test
+%! ## wrong kind, or a payload under another variable name, in a valid container
+%! write_ckpt (g, "zero_shard", opt);
+%! fail ("muon_load_state (g, P)", "holds a 'zero_shard' checkpoint, not a 'muon_optimizer' one");
+%! write_ckpt (g, "muon_optimizer", opt, "state");
+%! fail ("muon_load_state (g, P)", "has a payload without the variable 'payload'");
+
+%!test
+%! ## in the domain: a poisoned momentum (PoisonMomentum), NaN in a pending accumulation
+%! Q = struct ("W", randn (6, 4), "b", randn (6, 1));
+%! o = muon_optimizer (Q, "PoisonMomentum", true, "LossScaler", "dynamic",
+%!                     "AccumulationSteps", 2);
+%! G = struct ("W", Inf (6, 4), "b", randn (6, 1));
+%! [Q, o] = muon_step (o, Q, G);
+%! [Q, o, info] = muon_step (o, Q, G);
+%! assert (info.skipped && ! all (isfinite (o.muon.W.momentum(:))));
+%! [Q, o] = muon_step (o, Q, G);          # mid-window, Inf pending in accum.W
+%! assert (! all (isfinite (o.accum.W(:))));
+%! muon_save_state (g, o);
+%! assert (outcome (g, Q, o), "exact");
+%! ## without PoisonMomentum the same momentum is out of the domain
+%! o.poison = false;
+%! fail ("muon_save_state (g, o)", "OPT.muon.W.momentum must not contain NaN or Inf");
+
+## ---------------------------------------------------------------- state passed back
+%!test
+%! randn ("state", 5);
+%! G = randn (6, 4);
+%! [~, s] = muon_update (G, []);
+%! bad = {{}, "", zeros(0, 4), {s}};
+%! bad{end+1} = struct ("momentum", {{}}, "step", 1, "form", "ema");
+%! bad{end+1} = setfield (s, "momentum", single (s.momentum(1:3, :)));
+%! bad{end+1} = setfield (s, "momentum", int8 (s.momentum));
+%! bad{end+1} = setfield (s, "momentum", []);
+%! bad{end+1} = setfield (s, "step", NaN);
+%! for bad = bad
+%!   try
+%!     muon_update (G, bad{1});
+%!     error ("test:noError", "a malformed state was accepted");
+%!   catch err
+%!     assert (err.identifier, "muonlab:badState");
+%!   end_try_catch
+%! endfor
+%! ## [] starts fresh, a returned state goes on
+%! [~, s1] = muon_update (G, []);
+%! [~, s2] = muon_update (G, s1);
+%! assert ([s1.step s2.step], [1 2]);
+
+%!test
+%! [~, o] = muon_step (opt, P, struct ("W", randn (12, 8), "V", randn (6, 10),
+%!                                     "T", randn (5, 4, 2), "b", randn (12, 1),
+%!                                     "embed", randn (20, 4)));
+%! G = struct ("W", randn (12, 8), "V", randn (6, 10), "T", randn (5, 4, 2),
+%!             "b", randn (12, 1), "embed", randn (20, 4));
+%! T = o.muon.T;
+%! T.momentum = {};
+%! W = o.muon.W;
+%! W.momentum = single (W.momentum(:, 1:4));
+%! for c = {{"W", {}}, {"V", "fresh"}, {"T", T}, {"W", W}, {"V", zeros(0, 3)}}
+%!   o2 = o;
+%!   o2.muon.(c{1}{1}) = c{1}{2};
+%!   try
+%!     muon_step (o2, P, G);
+%!     error ("test:noError", "a malformed state was accepted");
+%!   catch err
+%!     assert (err.identifier, "muonlab:badState");
+%!   end_try_catch
+%! endfor
+
+%!test
+%! unlink (f);
+%! if (exist (g, "file"))
+%!   unlink (g);
+%! endif

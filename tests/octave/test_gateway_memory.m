@@ -1,0 +1,87 @@
+## test_gateway_memory - the MEX gateways' memory errors of issue 13, as far as a plain Octave
+## session can see them (the valgrind layer, tests/valgrind, sees the rest: the 8 bytes that
+## zero_muon_step wrote past its output list, and the layout and plan that a failing call
+## leaked).  A gateway called with fewer outputs than it has must not write the others
+## (__zero_layout__ with 1-4 outputs aborted Octave with "free(): invalid next size"), so
+## those calls run in a child octave-cli whose exit status is checked.  Run: `test
+## test_gateway_memory` with inst/ and build/mex on the path.
+
+function test_gateway_memory ()
+  test ("test_gateway_memory");
+endfunction
+
+%!function [rc, out] = child (code)
+%!  ## runs CODE in a new octave-cli with build/mex on the path; its exit status and output
+%!  here = fileparts (which ("test_gateway_memory"));
+%!  mex = fullfile (here, "..", "..", "build", "mex");
+%!  exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%!  cmd = sprintf ("'%s' --no-gui --norc --silent --eval \"addpath ('%s'); %s\" 2>&1", exe,
+%!                 mex, code);
+%!  [rc, out] = system (cmd);
+
+%!test
+%! ## every output count of every multi-output gateway, many times over: the child survives
+%! code = ["S = [4 3; 2 5; 3 3]; g = {ones(4,3), ones(2,5), eye(3); 2*ones(4,3), ones(2,5), eye(3)}; " ...
+%!         "lo = struct (); o = struct (); G = magic (4); " ...
+%!         "for k = 1:40, " ...
+%!         "  a = __zero_layout__ (S, 2, lo); [a, b] = __zero_layout__ (S, 2, lo); " ...
+%!         "  [a, b, c] = __zero_layout__ (S, 2, lo); [a, b, c, d] = __zero_layout__ (S, 2, lo); " ...
+%!         "  __zero_layout__ (S, 2, lo); " ...
+%!         "  a = __zero_muon_step__ (S, 2, lo, g, [], o, 'sim', true); " ...
+%!         "  [a, b] = __zero_muon_step__ (S, 2, lo, g, [], o, 'sim', true); " ...
+%!         "  [a, b, c, d] = __zero_muon_step__ (S, 2, lo, g, [], o, 'sim', true); " ...
+%!         "  a = __muon_update__ (G, [], o); __muon_update__ (G, G, o); " ...
+%!         "end; printf ('survived\\n');"];
+%! [rc, out] = child (code);
+%! assert (rc, 0, out);
+%! assert (! isempty (strfind (out, "survived")), out);
+
+%!test
+%! ## and each output it is asked for is the one it documents (in a child too: before the fix
+%! ## these calls crashed the session that made them)
+%! code = ["S = [4 3; 2 5; 3 3]; o = struct (); " ...
+%!         "[p5, q5, r5, s5, t5] = __zero_layout__ (S, 2, o); [p2, q2] = __zero_layout__ (S, 2, o); " ...
+%!         "p1 = __zero_layout__ (S, 2, o); " ...
+%!         "g = {ones(4,3), ones(2,5), eye(3); 2*ones(4,3), ones(2,5), eye(3)}; " ...
+%!         "[u5, m5, st5, f5, i5] = __zero_muon_step__ (S, 2, o, g, [], o, 'sim', true); " ...
+%!         "[u4, m4, st4, f4] = __zero_muon_step__ (S, 2, o, g, [], o, 'sim', true); " ...
+%!         "[U2, M2] = __muon_update__ (magic (4), [], o); U1 = __muon_update__ (magic (4), [], o); " ...
+%!         "printf ('equal=%d\\n', isequal ({p2, q2, p1, u4, m4, f4, U1}, {p5, q5, p5, u5, m5, f5, U2}));"];
+%! [rc, out] = child (code);
+%! assert (rc, 0, out);
+%! assert (! isempty (strfind (out, "equal=1")), out);
+
+## a sparse momentum with fewer stored elements than its length was read past its data
+%!error id=muonlab:badShape
+%! S = [4 3; 2 5];  # (five outputs, here and below: the output counts are the child's test)
+%! g = {ones(4,3), ones(2,5); 2*ones(4,3), ones(2,5)};
+%! [~, m, ~, ~, ~] = __zero_muon_step__ (S, 2, struct (), g, [], struct (), "sim", true);
+%! m{1} = sparse (numel (m{1}), 1);
+%! [u, m, s, f, i] = __zero_muon_step__ (S, 2, struct (), g, m, struct (), "sim", true);
+
+## WORLD that is not a real scalar: a muonlab error, not Octave's conversion error
+%!error id=muonlab:badArg [u, m, s, f, i] = __zero_muon_step__ ([2 2], [], struct (), {ones(2)}, [], struct (), "self", true)
+%!error id=muonlab:badArg [u, m, s, f, i] = __zero_muon_step__ ([2 2], {1}, struct (), {ones(2)}, [], struct (), "self", true)
+%!error id=muonlab:badArg [u, m, s, f, i] = __zero_muon_step__ ([2 2], "a", struct (), {ones(2)}, [], struct (), "self", true)
+
+## a failing call (bad communicator) after the layout and plan exist: a clean error (the
+## valgrind layer checks that nothing is leaked)
+%!error <zero_muon_step: unknown communicator kind 'x'.>
+%! [u, m, s, f, i] = __zero_muon_step__ ([3 2; 2 2], 2, struct (), ...
+%!                                       repmat ({ones(3,2), ones(2)}, 2, 1), [], struct (), ...
+%!                                       struct ("kind", "x"), true);
+
+## output counts beyond a gateway's: the usage error
+%!error id=muonlab:badArg [a, b] = __muon_comm__ ("have_mpi")
+%!error id=muonlab:badArg [a, b] = __muon_comm__ ("barrier", "self")
+%!error id=muonlab:badArg [a, b, c] = __muon_comm__ ("allreduce", "self", 1, "sum")
+%!error id=muonlab:badArg [a, b, c, d, e, f] = __zero_layout__ ([2 2], 1, struct ())
+%!error id=muonlab:badArg [a, b, c] = __muon_update__ (magic (3), [], struct ())
+
+## option values that would overflow a cast to int: a muonlab error
+## (all outputs asked for: the output counts are the child's test above)
+%!error id=muonlab:badArg X = __muon_ns__ (magic (4), struct ("steps", 1e300))
+%!error id=muonlab:badArg X = __muon_ns__ (magic (4), struct ("restarts", [1 NaN]))
+%!error id=muonlab:badArg X = __muon_ns__ (magic (4), struct ("restarts", 1e20))
+%!error id=muonlab:badShape [U, M] = __muon_update__ (magic (4), [], struct ("experts", 1e300))
+%!error id=muonlab:badArg [U, M] = __muon_update__ (magic (4), [], struct ("split_rows", [2 Inf]))

@@ -1,0 +1,184 @@
+## test_muon_model - muon_model against numbers from outside the code:
+##  * the shipped models' parameter totals against their published counts (each count, what
+##    it counts, whether an MTP layer is in it and where it was published are written below,
+##    independently of the JSON files the function reads), within 0.5%;
+##  * small Hugging Face style config.json files written for this test (tests/octave/configs/,
+##    one per supported model_type) against totals computed here by hand from the formulas
+##    of each architecture;
+##  * the structure: names and shapes of chosen tensors, routing, fused options keeping the
+##    totals, split rows summing to the rows.
+## Run: `test test_muon_model` with inst/ and build/mex on the path.
+
+function varargout = test_muon_model (name, varargin)
+  if (nargin > 0)
+    [varargout{1:nargout}] = feval (name, varargin{:});
+  endif
+endfunction
+
+function f = cfg (name)
+  f = fullfile (fileparts (mfilename ("fullpath")), "configs", [name ".json"]);
+endfunction
+
+%!shared cfg
+%! cfg = @(n) test_muon_model ("cfg", n);
+
+%!test
+%! ## Published counts.  Each row: model, options, the count field compared, the published
+%! ## number, and its source.
+%! pub = {
+%!  "llama-3.1-8b", {}, "total", 8030261248, ...
+%!    "model.safetensors.index.json total_size 16060522496 bytes (bf16) / 2; no MTP"
+%!  "llama-3.1-70b", {}, "total", 70553706496, ...
+%!    "Llama-3.1-70B model.safetensors.index.json total_size 141107412992 bytes / 2; no MTP"
+%!  "qwen3-30b-a3b", {}, "total", 30532122624, ...
+%!    "Qwen3-30B-A3B model.safetensors.index.json total_size 61064245248 bytes / 2 (card: 30.5B); no MTP"
+%!  "qwen3-30b-a3b", {}, "non_embedding", 29.9e9, ...
+%!    "Qwen3-30B-A3B model card: 29.9B non-embedding parameters"
+%!  "moonlight-16b-a3b", {}, "non_embedding", 15.29e9, ...
+%!    "Moonlight paper arXiv:2502.16982: 15.29B total, embeddings excluded; no MTP"
+%!  "moonlight-16b-a3b", {}, "activated", 2.24e9, ...
+%!    "Moonlight paper arXiv:2502.16982: 2.24B activated, embeddings excluded"
+%!  "deepseek-v3", {"MTP", false}, "total", 671e9, ...
+%!    "DeepSeek-V3 README_WEIGHTS.md: main model 671B (no MTP module)"
+%!  "deepseek-v3", {"MTP", true}, "stored", 685e9, ...
+%!    "DeepSeek-V3 model card: 685B on Hugging Face = 671B main + 14B MTP module (stored with its copies of embedding and head)"
+%!  "kimi-k2", {}, "stored", 1026.5e9, ...
+%!    "Hugging Face safetensors metadata of moonshotai/Kimi-K2-Instruct: 1026.5B (incl. ~0.06B fp8 scales); no MTP layer"
+%! };
+%! for i = 1:rows (pub)
+%!   M = muon_model (pub{i,1}, pub{i,2}{:});
+%!   got = M.counts.(pub{i,3});
+%!   err = abs (got - pub{i,4}) / pub{i,4};
+%!   assert (err < 0.005, sprintf ("%s %s: %.6g vs published %.6g (%s)", pub{i,1},
+%!           pub{i,3}, got, pub{i,4}, pub{i,5}));
+%! endfor
+%! ## DeepSeek-V3 README_WEIGHTS: 36.6B activated including the 0.9B output head
+%! M = muon_model ("deepseek-v3", "MTP", false);
+%! head = 129280 * 7168;
+%! assert (abs (M.counts.activated + head - 36.6e9) / 36.6e9 < 0.005);
+%! assert (abs (head - 0.9e9) / 0.9e9 < 0.05);
+
+%!test
+%! ## the shipped JSON holds the same published numbers as this test
+%! for n = muon_model ()'
+%!   M = muon_model (n{1});
+%!   assert (! isempty (M.published), n{1});
+%!   for k = 1:numel (M.published)
+%!     P = M.published(k);
+%!     C = muon_model (n{1}, "MTP", P.mtp).counts.(P.counts);
+%!     assert (abs (C - P.count) / P.count < 0.005, sprintf ("%s: %s", n{1}, P.source));
+%!   endfor
+%! endfor
+
+%!test
+%! ## llama: tied embeddings, grouped-query attention
+%! M = muon_model (cfg ("tiny_llama"));
+%! V = 1000; h = 64; f = 176; q = 64; kv = 2 * 16;
+%! layer = q*h + 2*kv*h + h*q + 3*h*f + 2*h;
+%! assert (M.counts.total, V*h + 3*layer + h);
+%! assert (M.family, "llama");
+%! assert (! any (strcmp (M.params.name, "lm_head.weight")));
+%! assert (M.counts.nmuon, 3 * 7);
+%! k = strcmp (M.params.name, "model.layers.2.self_attn.v_proj.weight");
+%! assert ([M.params.rows(k) M.params.cols(k)], [kv h]);
+
+%!test
+%! ## qwen2: q/k/v biases, untied head
+%! M = muon_model (cfg ("tiny_qwen2"));
+%! V = 500; h = 48; f = 96; q = 48; kv = 2 * 8;
+%! layer = q*h + 2*kv*h + (q + 2*kv) + h*q + 3*h*f + 2*h;
+%! assert (M.counts.total, 2*V*h + 2*layer + h);
+%! k = strcmp (M.params.name, "model.layers.1.self_attn.k_proj.bias");
+%! assert ([M.params.rows(k) M.params.cols(k)], [kv 1]);
+%! assert (M.params.route(k), {"adamw"});
+%! F = muon_model (cfg ("tiny_qwen2"), "Fuse", "qkv");
+%! k = strcmp (F.params.name, "model.layers.0.self_attn.qkv_proj.weight");
+%! assert (F.params.split{k}, [q kv kv]);
+%! assert (sum (F.params.split{k}), F.params.rows(k));
+%! assert (F.counts.total, M.counts.total);
+
+%!test
+%! ## qwen3_moe: head_dim apart from hidden / heads, q/k norms, sparse step, mlp-only layer
+%! M = muon_model (cfg ("tiny_qwen3_moe"));
+%! V = 300; h = 32; f = 80; fe = 24; E = 4; q = 4 * 16; kv = 2 * 16;
+%! attn = q*h + 2*kv*h + h*q + 2*16;
+%! dense = 3*h*f;
+%! experts = E*3*h*fe;
+%! moe = E*h + experts;
+%! assert (M.counts.total, 2*V*h + h + 4*(attn + 2*h) + 2*dense + 2*moe);
+%! assert (M.counts.activated, M.counts.non_embedding - 2*experts + 2 * 2/E * experts);
+%! assert (any (strcmp (M.params.name, "model.layers.3.mlp.experts.3.down_proj.weight")));
+%! assert (any (strcmp (M.params.name, "model.layers.2.mlp.down_proj.weight")));
+%! assert (! any (strcmp (M.params.name, "model.layers.0.mlp.gate.weight")));
+%! F = muon_model (cfg ("tiny_qwen3_moe"), "Experts", "fused");
+%! k = strcmp (F.params.name, "model.layers.1.mlp.experts.down_proj.weight");
+%! assert ([F.params.rows(k) F.params.cols(k) F.params.experts(k)], [E*h fe E]);
+%! assert (F.counts.total, M.counts.total);
+
+%!test
+%! ## qwen2_moe: shared expert and its 1 x h gate (AdamW: a row vector)
+%! M = muon_model (cfg ("tiny_qwen2_moe"));
+%! V = 200; h = 32; fe = 16; E = 6; q = 32; kv = 32;
+%! attn = q*h + 2*kv*h + (q + 2*kv) + h*q;
+%! moe = E*h + E*3*h*fe + 3*h*40 + h;
+%! assert (M.counts.total, 2*V*h + h + 2*(attn + 2*h + moe));
+%! k = strcmp (M.params.name, "model.layers.1.mlp.shared_expert_gate.weight");
+%! assert ([M.params.rows(k) M.params.cols(k)], [1 h]);
+%! assert (M.params.route(k), {"adamw"});
+
+%!test
+%! ## deepseek_v2: MLA without a query LoRA, greedy routing (no correction bias)
+%! M = muon_model (cfg ("tiny_deepseek_v2"));
+%! V = 400; h = 40; f = 72; fe = 12; E = 8; nh = 2; kvr = 16; nope = 8; rope = 4; vd = 6;
+%! attn = nh*(nope + rope)*h + (kvr + rope)*h + kvr + nh*(nope + vd)*kvr + h*nh*vd;
+%! moe = E*h + E*3*h*fe + 3*h*(2*fe);
+%! assert (M.counts.total, 2*V*h + h + 3*(attn + 2*h) + 3*h*f + 2*moe);
+%! assert (! any (strcmp (M.params.kind, "bias")));
+%! k = strcmp (M.params.name, "model.layers.0.self_attn.q_proj.weight");
+%! assert ([M.params.rows(k) M.params.cols(k)], [nh*(nope + rope) h]);
+
+%!test
+%! ## deepseek_v3: query LoRA, noaux_tc bias, one MTP layer
+%! V = 256; h = 32; f = 64; fe = 8; E = 4; nh = 2; qr = 24; kvr = 16; nope = 8; rope = 4;
+%! vd = 8;
+%! attn = qr*h + qr + nh*(nope + rope)*qr + (kvr + rope)*h + kvr + nh*(nope + vd)*kvr + h*nh*vd;
+%! moe = E*h + E + E*3*h*fe + 3*h*fe;
+%! mtp = 2*h + 2*h*h + (attn + 2*h + moe) + h;
+%! base = 2*V*h + h + (attn + 2*h + 3*h*f) + (attn + 2*h + moe);
+%! M = muon_model (cfg ("tiny_deepseek_v3"));
+%! assert (M.counts.total, base + mtp);
+%! assert (M.counts.mtp, mtp);
+%! assert (M.counts.stored, base + mtp + 2*V*h);
+%! assert (muon_model (cfg ("tiny_deepseek_v3"), "MTP", false).counts.total, base);
+%! k = strcmp (M.params.name, "model.layers.2.eh_proj.weight");
+%! assert ([M.params.rows(k) M.params.cols(k)], [h 2*h]);
+%! assert (M.params.route(k), {"muon"});
+%! assert (M.params.mtp(k));
+%! k = strcmp (M.params.name, "model.layers.1.mlp.gate.e_score_correction_bias");
+%! assert (M.params.route(k), {"adamw"});
+%! F = muon_model (cfg ("tiny_deepseek_v3"), "Fuse", "all", "Experts", "fused");
+%! assert (F.counts.total, M.counts.total);
+%! k = strcmp (F.params.name, "model.layers.1.self_attn.fused_qkv_a_proj_with_mqa.weight");
+%! assert (F.params.split{k}, [qr kvr + rope]);
+%! k = strcmp (F.params.name, "model.layers.2.mlp.experts.gate_up_proj.weight");
+%! assert ([F.params.rows(k) F.params.experts(k)], [E*2*fe E]);
+%! assert (F.params.split{k}, [fe fe]);
+
+%!test
+%! ## every split list sums to the rows of one expert
+%! M = muon_model ("deepseek-v3", "Fuse", "all", "Experts", "fused");
+%! s = ! cellfun ("isempty", M.params.split);
+%! assert (any (s));
+%! assert (cellfun (@sum, M.params.split(s)) .* M.params.experts(s), M.params.rows(s));
+
+%!error <muon_model: 'x.json' is not valid JSON>
+%! f = "x.json"; fid = fopen (f, "w"); fputs (fid, "{oops"); fclose (fid);
+%! unwind_protect
+%!   muon_model (f);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+%!error <muon_model: config field 'num_key_value_heads' must be a non-negative integer.>
+%! c = jsondecode (fileread (test_muon_model ("cfg", "tiny_llama")));
+%! c.num_key_value_heads = 1.5;
+%! muon_model (c);

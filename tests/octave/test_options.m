@@ -1,0 +1,395 @@
+## test_options.m - the option tables (inst/private/option_spec.m, read by parse_options.m)
+## against the help texts, and the core's lists (__muon_lists__) against what inst/ uses.
+## Run: test test_options (tests/octave/run_all.m).
+##
+## The help walk reads the option table of every inst/*.m help text: the @table that follows
+## the line "Options (...):", its top-level @item lines ("Name", @qcode{"Name"}, several
+## names on one line; an item without a quoted name that names @code{f} stands for every
+## option f documents).  Then:
+##   - every function with such a table has an option table (option_spec) and the reverse;
+##   - every documented option is accepted: the function is called with it at a valid value
+##     (from its table row: the next name of an enum, the default of a number, ...; SAMPLES
+##     below for the custom and free-form kinds) and must succeed, or fail only with
+##     muonlab:notBuilt / muonlab:noDevice (e.g. "Device", "cuda" without a GPU);
+##   - every option a function accepts is documented.
+## muon_mpirun (an OPTS struct) and the LossScaler struct of muon_optimizer document their
+## fields as @code{name}; the walk checks those mentions.
+##
+## test_options (WHAT, ...) is the helper of the blocks below:
+##   D = test_options ("documented", FNAME)   documented names (inherited ones included)
+##   S = test_options ("spec", KEY)           the compiled table (private option_spec)
+##   K = test_options ("keys")                the tables' keys
+##   V = test_options ("sample", KEY, NAME)   a valid value of option NAME of table KEY
+##   test_options ("call", FNAME, NAME, V)    FNAME called with NAME, V (fixtures below)
+##   varargout = test_options ("private", F, args...)   a private inst/ function's answer
+
+function varargout = test_options (what, varargin)
+  switch (what)
+    case "documented"
+      varargout{1} = documented (varargin{1});
+    case "spec"
+      varargout{1} = in_private ("option_spec", varargin{1});
+    case "keys"
+      varargout{1} = in_private ("option_spec");
+    case "sample"
+      varargout{1} = sample (varargin{:});
+    case "call"
+      call (varargin{:});
+    case "private"
+      [varargout{1:max (nargout, 1)}] = in_private (varargin{:});
+    otherwise
+      error ("test_options: unknown WHAT '%s'", what);
+  endswitch
+endfunction
+
+## A private function of inst/ called from its folder (the load path cannot hold private/).
+function varargout = in_private (f, varargin)
+  here = pwd ();
+  unwind_protect
+    cd (fullfile (fileparts (which ("muon_ns")), "private"));
+    [varargout{1:max (nargout, 1)}] = feval (f, varargin{:});
+  unwind_protect_cleanup
+    cd (here);
+  end_unwind_protect
+endfunction
+
+## The names in the option table of FNAME's help, those of the functions an item refers to
+## included.
+function names = documented (fname)
+  names = {};
+  txt = get_help_text (fname);
+  lines = ostrsplit (txt, "\n");
+  start = find (! cellfun (@isempty, regexp (lines, '^\s*Options\>[^:]*:\s*$', "once")), 1);
+  if (isempty (start))
+    return;
+  endif
+  depth = 0;
+  for i = start + 1:numel (lines)
+    t = strtrim (lines{i});
+    if (strncmp (t, "@table", 6))
+      depth++;
+    elseif (strncmp (t, "@end table", 10))
+      depth--;
+      if (depth == 0)
+        break;
+      endif
+    elseif (depth == 1 && ! isempty (regexp (t, '^@itemx?\>', "once")))
+      q = regexp (t, '"([A-Za-z_]\w*)"', "tokens");
+      if (! isempty (q))
+        names = [names, cellfun(@(c) c{1}, q, "UniformOutput", false)];
+      else
+        f = regexp (t, '@code\{(\w+)\}', "tokens", "once");
+        if (isempty (f))
+          error ("test_options: %s: option item without a name: %s", fname, t);
+        endif
+        ## every option f documents, but the ones f keeps to itself (muon_ns's Trace)
+        names = [names, setdiff(documented(f{1}), OWN (f{1}), "stable")];
+      endif
+    endif
+  endfor
+  if (depth != 0)
+    error ("test_options: %s: the option table does not end", fname);
+  endif
+endfunction
+
+## Options a function documents that the functions referring to it do not inherit.
+function names = OWN (fname)
+  names = {};
+  if (strcmp (fname, "muon_ns"))
+    names = {"Trace"};                  # one page, on the CPU: muon_ns only
+  endif
+endfunction
+
+## Values for the kinds the table cannot sample itself (custom, any) and for the options a
+## fixture needs in a certain way.
+function v = SAMPLES (name)
+  switch (name)
+    case "Coefficients",    v = "polar_express";
+    case "SplitRows",       v = [4 4];              # the 8-row fixtures
+    case "AdamBetas",       v = [0.8 0.9];
+    case "LossScaler",      v = "dynamic";
+    case "Route",           v = struct ("b", "adamw");
+    case "ParamOptions",    v = struct ("W", {{"Beta", 0.9}});
+    case "Comm",            v = "sim";
+    case "Reduction",       v = "fixed";
+    case "GrowthInterval",  v = 10;
+    case "File",            v = [tempname() ".png"];
+    case "Design",          v = "zero12_allreduce";
+    case {"Stage", "AlignFactor"}, v = 2;
+    case "Order",           v = "size_desc";
+    case {"ElementBytes", "MomentumBytes", "MasterBytes", "AdamBytes"}, v = 4;
+    case "Profile",         v = "h100";
+    case "Table",           v = "t";
+    case "MaxRestarts",     v = 1;
+    case "Grid",            v = logspace (0, -3, 50);
+    case "Shift",           v = -4e-4;
+    case "Lower",           v = 1e-3;
+    case "Cushion",         v = 0.02;
+    case "Safety",          v = 1.01;
+    case "SafetyMode",      v = "after";
+    case "SafetyLast",      v = true;
+    case "Steps",           v = 5;
+    case "ScheduleMode",    v = "cycle";
+    otherwise,              v = [];
+  endswitch
+endfunction
+
+## A valid value of option NAME of table KEY (or of the table it passes NAME on to); 1 for
+## a name the table does not have.
+function v = sample (key, name)
+  S = in_private ("option_spec", key);
+  j = find (strcmp (name, S.names(1:S.nown)), 1);
+  if (isempty (j))
+    if (! isempty (S.pass) && any (strcmp (name, S.names)))
+      v = sample (S.pass, name);
+    else
+      v = 1;                            # not in the table: the call raises the function's error
+    endif
+    return;
+  endif
+  v = SAMPLES (name);
+  if (! isempty (v))
+    return;
+  endif
+  a = S.arg{j};
+  d = S.defaults.(S.field{j});
+  switch (S.kind(j))
+    case 1                              # enum: the name after the default
+      k = find (strcmp (d, a), 1);
+      v = a{mod (k, numel (a)) + 1};
+    case 2                              # int: one past the default, within the range
+      v = max (a(1), min (a(2), d + 1));
+    case 3                              # real: the default, or the low end
+      v = d;
+      if (isempty (v))
+        v = a(1) + a(3);
+      endif
+    case 4                              # logical: the other value
+      v = isempty (d) || ! d;
+    case 5
+      v = d;
+    case 6                              # intvec: one entry, the lowest allowed
+      v = a(1);
+    otherwise
+      error ("test_options: no sample value for %s (%s): add one to SAMPLES", name, key);
+  endswitch
+endfunction
+
+## FNAME called with option NAME = V on small fixtures.
+function call (fname, name, v)
+  G = reshape (sin (1:128), 8, 16);
+  P = struct ("W", G, "b", (1:8)');
+  switch (fname)
+    case "muon_ns"
+      muon_ns (G, name, v);
+    case "muon_update"
+      muon_update (G, [], name, v);
+    case "muon_optimizer"
+      muon_optimizer (P, name, v);
+    case "zero_muon_step"
+      L = zero_layout ({[4 6], [6 4]}, 2);
+      g = {G(1:4,1:6), G(1:6,1:4); G(5:8,1:6), G(3:8,5:8)};
+      zero_muon_step (L, g, [], name, v);
+    case "zero_layout"
+      zero_layout ({[4 6], [2 3]}, 2, name, v);
+    case "muon_comm"
+      muon_comm ("sim", 2, name, v);
+    case "muon_collective"
+      muon_collective (muon_comm ("sim", 2), "allreduce", {1, 2}, name, v);
+    case "ns_flops"
+      ns_flops (8, 16, name, v);
+    case "zero_plot_layout"
+      h = zero_plot_layout (zero_layout ({[2 3]}, 2), name, v);
+      close (h);
+      if (ischar (v) && exist (v, "file"))
+        unlink (v);
+      endif
+    case "muon_load_state"
+      f = [tempname() ".mat"];
+      unwind_protect
+        muon_save_state (f, muon_optimizer (P));
+        muon_load_state (f, P, name, v);
+      unwind_protect_cleanup
+        if (exist (f, "file"))
+          unlink (f);
+        endif
+      end_unwind_protect
+    case "ns_design_coeffs"
+      ns_design_coeffs (3, name, v);
+    case "ns_restart_autotune"
+      ns_restart_autotune ("keller", "Grid", logspace (0, -3, 50), name, v);
+    case "ns_restart_search"
+      ns_restart_search (reshape (sin (1:320), 8, 40), "MaxRestarts", 1, name, v);
+    case "muon_model"
+      muon_model ("llama-3.1-8b", name, v);
+    case "zero_cost"
+      zero_cost (zero_layout ({[4 6], [6 4]}, 2), 2, name, v);
+    case "muon_export"
+      f = [tempname() ".json"];
+      unwind_protect
+        muon_export (struct ("t", struct ("a", [1; 2], "b", [3; 4])), f, name, v);
+      unwind_protect_cleanup
+        if (exist (f, "file"))
+          unlink (f);
+        endif
+      end_unwind_protect
+    otherwise
+      error ("test_options: no fixture for %s: add one to call ()", fname);
+  endswitch
+endfunction
+
+%!shared insts, keys, tables
+%! insts = cellfun (@(f) regexprep (f, '^.*/|\.m$', ""), glob (fullfile (fileparts (which ("muon_ns")), "*.m")), "UniformOutput", false)';
+%! keys = test_options ("keys");
+%! tables = {};
+%! for i = 1:numel (insts)
+%!   if (! isempty (test_options ("documented", insts{i})))
+%!     tables{end+1} = insts{i};
+%!   endif
+%! endfor
+
+%!test
+%! ## every documented option table belongs to a function with an option table, and the
+%! ## reverse (muon_mpirun documents its OPTS fields as @code{}, see below)
+%! for f = tables
+%!   assert (any (strcmp (f{1}, keys)), "%s documents options but has no option table", f{1});
+%! endfor
+%! for k = keys
+%!   if (any (strcmp (k{1}, insts)) && ! strcmp (k{1}, "muon_mpirun"))
+%!     assert (any (strcmp (k{1}, tables)), "%s takes options but its help has no option table", k{1});
+%!   endif
+%! endfor
+%! printf ("    %d functions document an option table: %s\n", numel (tables), strjoin (tables, ", "));
+
+%!test
+%! ## every documented option is accepted: one call each at a valid value
+%! ncalls = 0;
+%! for f = tables
+%!   names = test_options ("documented", f{1});
+%!   assert (numel (unique (names)) == numel (names), "%s documents an option twice", f{1});
+%!   for n = names
+%!     v = test_options ("sample", f{1}, n{1});
+%!     try
+%!       test_options ("call", f{1}, n{1}, v);
+%!     catch err
+%!       if (! any (strcmp (err.identifier, {"muonlab:notBuilt", "muonlab:noDevice"})))
+%!         error ("%s with \"%s\": %s (%s)", f{1}, n{1}, err.message, err.identifier);
+%!       endif
+%!     end_try_catch
+%!     ncalls++;
+%!   endfor
+%! endfor
+%! printf ("    %d documented options called, none unknown\n", ncalls);
+
+%!test
+%! ## every accepted option is documented (same spelling)
+%! for f = tables
+%!   S = test_options ("spec", f{1});
+%!   doc = test_options ("documented", f{1});
+%!   undoc = setdiff (S.names, doc);
+%!   assert (isempty (undoc), "%s accepts undocumented options: %s", f{1}, strjoin (undoc, ", "));
+%!   unknown = setdiff (doc, S.names);
+%!   assert (isempty (unknown), "%s documents options it does not accept: %s", f{1}, strjoin (unknown, ", "));
+%! endfor
+
+%!test
+%! ## struct fields taken as options: muon_mpirun's OPTS, muon_optimizer's LossScaler
+%! for c = {"muon_mpirun", "muon_mpirun"; "loss_scaler", "muon_optimizer"}'
+%!   S = test_options ("spec", c{1});
+%!   txt = get_help_text (c{2});
+%!   for n = S.names
+%!     assert (! isempty (strfind (txt, sprintf ("@code{%s}", n{1}))), "%s does not document the field %s", c{2}, n{1});
+%!   endfor
+%! endfor
+%! S = test_options ("spec", "loss_scaler");
+%! for n = S.names
+%!   test_options ("call", "muon_optimizer", "LossScaler", struct (n{1}, test_options ("sample", "loss_scaler", n{1})));
+%! endfor
+
+%!test
+%! ## a Newton-Schulz option works wherever muon_ns runs underneath
+%! ns = setdiff (test_options ("spec", "muon_ns").names, {"Trace"});
+%! for f = {"muon_update", "muon_optimizer", "zero_muon_step"}
+%!   assert (all (ismember (ns, test_options ("spec", f{1}).names)), "%s does not take every muon_ns option", f{1});
+%!   assert (all (ismember (ns, test_options ("documented", f{1}))), "%s does not document every muon_ns option", f{1});
+%! endfor
+%! ## and zero_muon_step does not offer what it cannot do yet
+%! assert (any (strcmp ("SplitRows", test_options ("documented", "zero_muon_step"))), false);
+
+%!test
+%! ## the parser: any case, [] for the default, the last of a repeated name, table order,
+%! ## pass-through, the caller's default, required options
+%! o = test_options ("private", "parse_options", "f", "muon_ns", {"method", "GRAM", "sTePs", 3});
+%! assert ({o.method, o.steps}, {"gram", 3});
+%! o = test_options ("private", "parse_options", "f", "muon_ns", {"Precision", []}, "precision", "bf16");
+%! assert (o.precision, "bf16");
+%! o = test_options ("private", "parse_options", "f", "muon_ns", {}, "precision", "fp16");
+%! assert (o.precision, "fp16");
+%! o = test_options ("private", "parse_options", "f", "muon_ns", {"Steps", 2, "Steps", 4});
+%! assert (o.steps, 4);
+%! o = test_options ("private", "parse_options", "f", "muon_ns", {"Restarts", []});
+%! assert (o.restarts, zeros (1, 0));
+%! d = test_options ("private", "core_lists").defaults.ns;
+%! o = test_options ("private", "parse_options", "f", "muon_ns", {});
+%! assert ({o.method, o.steps, o.restarts, o.eps, o.gemm}, {d.method, d.steps, d.restarts, d.eps, d.gemm});
+%! try
+%!   test_options ("private", "parse_options", "f", "muon_ns", {"Threads", -1, "Method", "x"});
+%!   error ("no error");
+%! catch err
+%!   assert (err.message, "f: METHOD must be 'standard' or 'gram'.");
+%! end_try_catch
+%! [o, rest] = test_options ("private", "parse_options", "f", "muon_optimizer", {"beta", 0.5, "LR", 2, "Steps", 3});
+%! assert (o.lr, 2);
+%! assert (rest, {"beta", 0.5, "Steps", 3});
+%! o = test_options ("private", "parse_options", "f", "zero_muon_step", {});
+%! assert ({o.precision, o.variant, o.comm}, {"double", "zero12_allreduce", "sim"});
+%! try
+%!   test_options ("private", "parse_options", "f", "muon_mpirun", {"timeout", 5});
+%!   error ("no error");
+%! catch err
+%!   assert (err.message, "f: NP must be an integer from 1 to 1024.");
+%! end_try_catch
+
+%!test
+%! ## inst/ reads the core's lists, limits and defaults (__muon_lists__)
+%! L = __muon_lists__ ();
+%! assert (L, test_options ("private", "core_lists"));
+%! assert (L.lists.precision, {"double", "single", "bf16", "fp16"});
+%! assert (L.lists.gemm, {"auto", "openblas", "onednn"});
+%! assert (L.lists.zero_variant{end}, "moonlight_gather");
+%! assert ([L.limits.max_steps, L.limits.max_restarts, L.limits.max_threads], [1000 64 1024]);
+%! assert ({L.defaults.ns.method, L.defaults.ns.coefficients, L.defaults.ns.restarts}, {"standard", "keller", 2});
+%! assert ({L.defaults.update.beta, L.defaults.update.form, L.defaults.layout.stage, L.defaults.step.pad_count}, {0.95, "ema", 2, "deepspeed"});
+%! for k = fieldnames (L.lists)'
+%!   assert (iscellstr (L.lists.(k{1})) && numel (L.lists.(k{1})) >= 2, "%s", k{1});
+%!   assert (ischar (L.what.(k{1})), true);
+%! endfor
+%! S = test_options ("spec", "muon_ns");
+%! assert (S.arg{strcmp (S.names, "Method")}, L.lists.method);
+%! assert (S.arg{strcmp (S.names, "Steps")}, [1 L.limits.max_steps]);
+%! assert (muon_coeffs (), test_options ("private", "coeff_table"));
+
+%!test
+%! ## the gateways word an unknown name with the list's own word
+%! G = magic (4);
+%! for c = {"method", "method"; "precision", "precision"; "schedule_mode", "schedule mode";
+%!          "device", "device"; "gemm", "GEMM provider"}'
+%!   try
+%!     __muon_ns__ (G, struct (c{1}, "x"));
+%!     error ("no error");
+%!   catch err
+%!     assert (err.message, sprintf ("muon_ns: unknown %s 'x'.", c{2}));
+%!     assert (err.identifier, "muonlab:badArg");
+%!   end_try_catch
+%! endfor
+
+%!error <muon_lists: usage: L = __muon_lists__ \(\)> __muon_lists__ (1)
+%!error <muon_update: unknown momentum form 'x'.> __muon_update__ (magic (4), [], struct ("form", "x"))
+%!error <zero_muon_step: unknown variant 'x'.> __zero_muon_step__ ([4 4], 1, struct (), {magic(4)}, [], struct ("variant", "x"), "sim", false)
+%!error <zero_muon_step: unknown pad count rule 'x'.> __zero_muon_step__ ([4 4], 1, struct (), {magic(4)}, [], struct ("pad_count", "x"), "sim", false)
+%!error <muon_collective: OP must be 'sum' or 'avg'.> __muon_comm__ ("allreduce", "self", 1, "max")
+%!error <muon_collective: unknown command 'gather'.> __muon_comm__ ("gather", "self", 1)
+%!error <muon_comm: unknown communicator kind 'tcp'.> __muon_comm__ ("create", "tcp")
+%!error <muon_comm: COMM must be 'self', 'sim', 'mpi', 'nccl', or a struct from muon_comm.> __muon_comm__ ("create", 3)
+%!error <muon_comm: a sim communicator has only the 'fixed' reduction.> __muon_comm__ ("create", struct ("kind", "sim", "size", 2, "reduction", "mpi"))
+%!error <muon_ns: coefficients must be a K x 3 matrix, K <= 1000> __muon_ns__ (magic (4), struct ("coeffs", ones (1001, 3)))

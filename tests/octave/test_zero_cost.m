@@ -1,0 +1,233 @@
+## test_zero_cost - zero_cost against what the simulator measures and oracles built here:
+##  * exactness: on random layouts (world 1-8, stages 1-3, both orders, 1-7 matrices, some
+##    lists of equal shapes so the aliased pads survive), for every design of
+##    zero_muon_step, the plan's calls and bytes per rank and collective, NS calls, momentum
+##    elements, pad elements and owned elements equal the counters of a real zero_muon_step on
+##    simulated ranks exactly (fp64: "ElementBytes", 8), and it fails where the step fails;
+##  * NS work: each rank's FLOPs equal the sum, over the matrices the step updates on it
+##    (from zero_layout's owners, the round-robin slots, a greedy LPT written here), of
+##    ns_flops' count; the imbalance is max / mean of that;
+##  * the all-to-all owner design (planned only) against an element-by-element port here;
+##  * bytes scale with ElementBytes; the step time is the sum of its phases.
+## Run: `test test_zero_cost` with inst/ and build/mex on the path.
+
+function varargout = test_zero_cost (name, varargin)
+  if (nargin > 0)
+    [varargout{1:nargout}] = feval (name, varargin{:});
+  endif
+endfunction
+
+function designs = sim_designs ()
+  designs = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
+             "zero2_slice_only", "zero2_multi_owner", "zero3_round_robin", ...
+             "zero3_round_robin_aliased_pads", "layerwise_lpt", "moonlight_gather"};
+endfunction
+
+## A random problem: shapes, world, stage, order.
+function [shapes, W, stage, order] = problem (trial)
+  rand ("seed", trial);
+  P = randi (7);
+  shapes = randi (7, P, 2);
+  if (rand () < 0.3)
+    shapes = repmat (shapes(1,:), P, 1);
+  endif
+  W = randi (8);
+  stage = randi (3);
+  orders = {"given", "size_desc"};
+  order = orders{randi (2)};
+endfunction
+
+function f = cfg_file (name)
+  f = fullfile (fileparts (mfilename ("fullpath")), "configs", [name ".json"]);
+endfunction
+
+## Greedy LPT written here: numel descending (stable), least-loaded rank, lowest on ties.
+function owner = lpt (numels, W)
+  [~, ord] = sort (-numels);
+  load = zeros (1, W);
+  owner = zeros (size (numels));
+  for p = ord
+    [~, r] = min (load);
+    owner(p) = r - 1;
+    load(r) += numels(p);
+  endfor
+endfunction
+
+## The all-to-all model element by element: rank r holds rows [r rc, (r+1) rc) of each matrix.
+function [sent, recv, mom, owner] = alltoall_port (shapes, W)
+  P = rows (shapes);
+  numels = prod (shapes, 2).';
+  [~, ord] = sort (-numels);
+  owner = zeros (1, P);
+  owner(ord) = mod (0:P-1, W);
+  sent = zeros (W, 1);
+  recv = zeros (W, 1);
+  mom = zeros (W, 1);
+  for p = 1:P
+    rc = ceil (shapes(p,1) / W);
+    for r = 0:W-1
+      n = max (0, min (rc, shapes(p,1) - r * rc)) * shapes(p,2);
+      mom(r+1) += n;
+      if (r != owner(p))              # there and back
+        sent(r+1) += n;
+        recv(owner(p)+1) += n;
+        sent(owner(p)+1) += n;
+        recv(r+1) += n;
+      endif
+    endfor
+  endfor
+endfunction
+
+%!test
+%! ## exactness against the simulator's counters, every design, 60 random layouts
+%! designs = test_zero_cost ("sim_designs");
+%! ncase = 0;
+%! for trial = 1:60
+%!   [shapes, W, stage, order] = test_zero_cost ("problem", trial);
+%!   L = zero_layout (num2cell (shapes, 2), W, "Stage", stage, "Order", order);
+%!   randn ("seed", trial);
+%!   g = cell (W, rows (shapes));
+%!   for k = 1:numel (g)
+%!     [~, p] = ind2sub (size (g), k);
+%!     g{k} = randn (shapes(p,:));
+%!   endfor
+%!   C = zero_cost (L, [], "ElementBytes", 8, "Design", designs);
+%!   for d = 1:numel (designs)
+%!     what = sprintf ("trial %d %s W=%d stage %d %s", trial, designs{d}, W, stage, order);
+%!     try
+%!       R = zero_muon_step (L, g, [], "Variant", designs{d}, "Reference", false,
+%!                           "Steps", 1);
+%!     catch err
+%!       assert (C(d).fails, [what ": the step failed, the plan did not: " err.message]);
+%!       assert (strcmp (err.identifier, "muonlab:badShape"), what);
+%!       continue;
+%!     end_try_catch
+%!     assert (! C(d).fails, [what ": the plan fails, the step did not"]);
+%!     assert (isequal (C(d).calls(:,1:5), vertcat (R.ranks.calls)), what);
+%!     assert (isequal (C(d).sent(:,1:5), vertcat (R.ranks.sent)), what);
+%!     assert (isequal (C(d).recv(:,1:5), vertcat (R.ranks.recv)), what);
+%!     assert (isequal (C(d).calls(:,6), zeros (W, 1)), what);
+%!     assert (isequal (C(d).ranks.ns_calls, [R.ranks.ns_calls].'), what);
+%!     assert (isequal (C(d).ranks.momentum, [R.ranks.momentum_elements].'), what);
+%!     assert (isequal (C(d).ranks.pads, [R.ranks.pad_elements].'), what);
+%!     assert (isequal (C(d).ranks.owned, cellfun (@numel, {R.ranks.update}).'), what);
+%!     assert (isequal (C(d).ranks.bytes_sent, [R.ranks.bytes_sent].'), what);
+%!     ncase++;
+%!   endfor
+%! endfor
+%! assert (ncase > 450);
+
+%!test
+%! ## NS FLOPs per rank: the matrices the step updates there, counted by ns_flops
+%! designs = test_zero_cost ("sim_designs");
+%! for trial = 1:30
+%!   [shapes, W, stage, order] = test_zero_cost ("problem", 100 + trial);
+%!   L = zero_layout (num2cell (shapes, 2), W, "Stage", stage, "Order", order);
+%!   L3 = zero_layout (num2cell (shapes, 2), W, "Stage", 3, "Order", order);
+%!   f = ns_flops (shapes(:,1), shapes(:,2), "Method", "gram");
+%!   sq = f.alpha <= 1;
+%!   pf = f.gram;
+%!   pf(sq) = f.standard(sq);
+%!   pf = pf(:).';
+%!   C = zero_cost (L, [], "Method", "gram", "Design", designs([1 2 5 6 8 9]));
+%!   owners = {L.params.owners};
+%!   lp = test_zero_cost ("lpt", prod (shapes, 2).', W);
+%!   for c = C
+%!     want = zeros (W, 1);
+%!     for p = 1:rows (shapes)
+%!       switch (c.design)
+%!         case "reference"
+%!           r = 0:W-1;
+%!         case "zero3_round_robin"
+%!           r = mod (L3.params(p).slot - 1, W);
+%!         case "layerwise_lpt"
+%!           r = lp(p);
+%!         otherwise
+%!           r = owners{p};
+%!       endswitch
+%!       want(r+1) += pf(p);
+%!     endfor
+%!     assert (c.ranks.ns_flops, want, 1e-12 * max (want));
+%!     assert (c.params.ns_flops, pf(:));
+%!     assert (c.summary.imbalance, max (want) / mean (want), 1e-12);
+%!   endfor
+%! endfor
+
+%!test
+%! ## slice only: each rank orthogonalizes the rows its pieces touch (zero_layout's pieces)
+%! for trial = 1:30
+%!   [shapes, W, stage, order] = test_zero_cost ("problem", 400 + trial);
+%!   shapes(:,1) *= 3;                     # taller matrices: pieces of several rows
+%!   L = zero_layout (num2cell (shapes, 2), W, "Stage", stage, "Order", order);
+%!   C = zero_cost (L, [], "Design", "zero2_slice_only");
+%!   want = zeros (W, 1);
+%!   for r = 1:W
+%!     for k = 1:numel (L.ranks(r).params)
+%!       q = L.ranks(r).params(k);
+%!       rows = diff (q.rows);
+%!       want(r) += ns_flops (rows, shapes(q.param,2)).standard;
+%!     endfor
+%!   endfor
+%!   assert (C.ranks.ns_flops, want, 1e-12 * max (want));
+%! endfor
+
+%!test
+%! ## LPT owners: the greedy assignment written here
+%! for trial = 1:30
+%!   [shapes, W] = test_zero_cost ("problem", 200 + trial);
+%!   C = zero_cost (shapes, W, "Design", "layerwise_lpt");
+%!   assert (C.params.ns_rank.', test_zero_cost ("lpt", prod (shapes, 2).', W));
+%! endfor
+
+%!test
+%! ## the all-to-all owner design against the element-by-element port
+%! for trial = 1:40
+%!   [shapes, W] = test_zero_cost ("problem", 300 + trial);
+%!   C = zero_cost (shapes, W, "Design", "alltoall_owner", "ElementBytes", 1);
+%!   [s, r, m, o] = test_zero_cost ("alltoall_port", shapes, W);
+%!   assert (C.sent(:,6), s);
+%!   assert (C.recv(:,6), r);
+%!   assert (C.ranks.momentum, m);
+%!   assert (C.params.ns_rank.', o);
+%!   assert (C.calls(:,6), 2 * ones (W, 1));
+%!   rc = ceil (shapes(:,1) / W);
+%!   assert (C.sent(:,2), (W - 1) * sum (rc .* shapes(:,2)) * ones (W, 1));
+%! endfor
+
+%!test
+%! ## fused experts and split rows: the core's NS work per rank (whole-matrix designs: each
+%! ## matrix once) adds up to ns_flops over every expert page and split block
+%! M = muon_model (test_zero_cost ("cfg_file", "tiny_deepseek_v3"), "Experts", "fused",
+%!                 "Fuse", "all");
+%! k = strcmp (M.params.route, "muon");
+%! C = zero_cost (M, 3, "Method", "gram", "Design", {"layerwise_lpt", "zero3_round_robin"});
+%! ## ns_flops' Gram count; square blocks (aspect 1) fall back to standard in muon_ns
+%! want2 = 0;
+%! for p = find (k).'
+%!   E = M.params.experts(p);
+%!   b = M.params.split{p};
+%!   if (isempty (b))
+%!     b = M.params.rows(p) / E;
+%!   endif
+%!   F = ns_flops (b(:), M.params.cols(p), "Method", "gram");
+%!   f = F.gram;
+%!   f(F.alpha <= 1) = F.standard(F.alpha <= 1);
+%!   want2 += E * sum (f);
+%! endfor
+%! for c = C
+%!   assert (sum (c.ranks.ns_flops), want2, 1e-12 * want2);
+%!   assert (sum (c.params.ns_flops), want2, 1e-12 * want2);
+%!   assert (c.flops_total, want2, 1e-12 * want2);
+%! endfor
+%! assert (any (M.params.experts(k) > 1) && any (! cellfun ("isempty", M.params.split(k))));
+
+%!test
+%! ## bytes scale with the element size; the step is the sum of its phases
+%! M = muon_model ("moonlight-16b-a3b");
+%! C8 = zero_cost (M, 64, "ElementBytes", 8, "Design", "zero2_multi_owner");
+%! C2 = zero_cost (M, 64, "ElementBytes", 2, "Design", "zero2_multi_owner");
+%! assert (C8.sent, 4 * C2.sent);
+%! assert (C2.ranks.ns_flops, C8.ranks.ns_flops);
+%! t = C2.time;
+%! assert (t.step, t.comm + t.ns + t.memory + t.overhead, 1e-12 * t.step);
+%! assert (t.comm, t.reduce_scatter + t.allreduce, 1e-12 * t.comm);
