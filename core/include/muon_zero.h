@@ -294,7 +294,7 @@ muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_
 
 //---------------------------------------------------------------------------------------------
 // The plan-only cost of one distributed Muon step (core/zero/zero_cost.c).
-// 
+//
 // From the shapes alone - no tensor, no muon_zero_layout (whose pieces and per-rank ranges
 // grow as parameters x ranks) - it gives what each rank of every design of the steps above
 // moves and computes in one step: calls and bytes per collective (the ring model of
@@ -304,24 +304,24 @@ muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_
 // slot order (difference arrays over the ranks), so a plan costs O(P log P + W) for P
 // matrices on W ranks (one exception below), and DeepSeek-V3 on 16,384 ranks plans in
 // milliseconds.
-// 
+//
 // Designs: the nine muon_zero_variant values (same numbers, same meaning), plus
-// MUON_ZERO_COST_ALLTOALL  the all-to-all owner design of FSDP2 Muon and Dion (model only;
-// muon_zero_step does not run it yet): every rank holds a dim-0
-// shard of every matrix (ceil (rows / W) rows, the last ranks
-// fewer or none; FSDP2 pads dim 0 to a multiple of W); a reduce-
-// scatter of those padded shards averages the gradients; each
-// matrix has one owner rank (round robin over the matrices in
-// size-descending order, Dion's batches of W equal shapes); one
-// all-to-all brings each owner the other ranks' shards of its
-// matrices (ragged: exact shard sizes), the owner runs the Muon
-// update, a second all-to-all returns the shards.  Momentum lives
-// on the shards.
-// 
+//   MUON_ZERO_COST_ALLTOALL  the all-to-all owner design of FSDP2 Muon and Dion (model only;
+//                            muon_zero_step does not run it yet): every rank holds a dim-0
+//                            shard of every matrix (ceil (rows / W) rows, the last ranks
+//                            fewer or none; FSDP2 pads dim 0 to a multiple of W); a reduce-
+//                            scatter of those padded shards averages the gradients; each
+//                            matrix has one owner rank (round robin over the matrices in
+//                            size-descending order, Dion's batches of W equal shapes); one
+//                            all-to-all brings each owner the other ranks' shards of its
+//                            matrices (ragged: exact shard sizes), the owner runs the Muon
+//                            update, a second all-to-all returns the shards.  Momentum lives
+//                            on the shards.
+//
 // Collectives are counted in MUON_COST_COLLS columns: the five of muon_coll (allreduce,
 // reduce_scatter, all_gather, broadcast, barrier) and MUON_COST_ALL_TO_ALL, whose model is
 // the payload each rank sends to (receives from) the other ranks.
-// 
+//
 // Bytes are elements times elem_bytes (8: the fp64 buffers muon_zero_step moves; 2: a bf16
 // gradient all-reduce).  Newton-Schulz FLOPs follow ns_flops.m: products only, a general
 // (p x q)(q x r) product 2pqr, symmetric results half with `symmetric`
@@ -329,17 +329,15 @@ muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_
 // cut into its split row blocks when given.  The step's NS work of a
 // rank is the sum over the matrices it updates (ZERO2_SLICE_ONLY: over the row blocks its
 // pieces touch, which at stage 3 is one block per matrix and rank: O(P W) there).
-// 
-// Usage
-// muon_zero_cost_param p[2] = { { 4096, 4096, 1, NULL, 0 }, { 14336, 4096, 1, NULL, 0 } };
-// muon_zero_cost_opts o;  muon_zero_cost_opts_default (&o);  o.design = MUON_ZERO3_ROUND_ROBIN;
-// muon_zero_cost *C = NULL;
-// if (muon_zero_cost_create (ctx, 2, p, 64, &o, &C) == MUON_OK)
-// use (C->sent[r * MUON_COST_COLLS + MUON_COLL_ALL_GATHER], C->ns_flops[r]);
-// muon_zero_cost_destroy (&C);
 //
+// Usage
+//   muon_zero_cost_param p[2] = { { 4096, 4096, 1, NULL, 0 }, { 14336, 4096, 1, NULL, 0 } };
+//   muon_zero_cost_opts o;  muon_zero_cost_opts_default (&o);  o.design = MUON_ZERO3_ROUND_ROBIN;
+//   muon_zero_cost *C = NULL;
+//   if (muon_zero_cost_create (ctx, 2, p, 64, &o, &C) == MUON_OK)
+//     use (C->sent[r * MUON_COST_COLLS + MUON_COLL_ALL_GATHER], C->ns_flops[r]);
+//   muon_zero_cost_destroy (&C);
 //---------------------------------------------------------------------------------------------
-
 
 #define MUON_COST_ALL_TO_ALL MUON_COLL_COUNT        // the sixth column: all-to-all
 #define MUON_COST_COLLS (MUON_COLL_COUNT + 1)
