@@ -1,5 +1,5 @@
 # muonlab - top-level build.  `make deps` installs what the project needs (Debian), `make` builds
-# core/libmuon.a, the MEX gateways and (when nvcc is found) libmuon_cuda.so; `make check` runs
+# build/libmuon.a, the MEX gateways and (when nvcc is found) libmuon_cuda.so; `make check` runs
 # every test layer and ends with one line "N passed, N failed".
 #
 # Switches: ONEDNN (auto|0), CUDA (auto|0|1), MPI (auto|0), NCCL (auto|0), all auto by
@@ -77,19 +77,39 @@ CUDA_ARCH  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 
 CC         ?= gcc
 BLAS_LIBS  ?= $(or $(shell $(MKOCTFILE) -p BLAS_LIBS 2>/dev/null),-lblas)
-# oneDNN (the GEMM provider core/gemm_onednn.c): dnnl.h must compile and libdnnl link
+# oneDNN (the GEMM provider core/gemm/gemm_onednn.c): dnnl.h must compile and libdnnl link
 HAVE_DNNL  := $(if $(filter 0,$(ONEDNN)),,$(shell printf '\043include <dnnl.h>\nint main (void) { return dnnl_version () == 0; }\n' \
                 | $(CC) -x c - -o /dev/null -ldnnl >/dev/null 2>&1 && echo 1))
 DNNL_FLAGS := $(if $(HAVE_DNNL),-DMUON_HAVE_DNNL,)
 DNNL_LIBS  := $(if $(HAVE_DNNL),-ldnnl,)
 WARN       := -Wall -Wextra -Wno-unused-parameter
-CFLAGS_CORE = -std=c99 -O3 -fPIC -ffp-contract=off $(WARN) -Icore/include -Icore $(DNNL_FLAGS)
+CFLAGS_CORE = -std=c99 -O3 -fPIC -ffp-contract=off $(WARN) $(DNNL_FLAGS)
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDLIBS     := $(BLAS_LIBS) $(DNNL_LIBS) -lgomp -lm -ldl
 
-CORE_APART := core/comm_mpi.c core/comm_nccl_dev.c   # built apart: see the MPI and NCCL block
-CORE_SRC   := $(filter-out $(CORE_APART),$(wildcard core/*.c))
-CORE_HDR   := $(wildcard core/*.h core/include/*.h)
+# core/ has one folder per layer (DESIGN.md 2; README "Where things are"), bottom to top
+# base < gemm < math < comm < zero, plus include/ (the public headers) and gpu/ (the sources
+# of the dlopen-ed plug-ins libmuon_cuda.so and libmuon_nccl.so, never in libmuon.a).  A
+# layer's files are compiled seeing include/, their own folder and the layers below
+# (CORE_INC_<layer>); `make check-layers` checks every #include against the same order.
+CORE_LAYERS   := base gemm math comm zero
+CORE_INC_ALL  := base gemm math comm zero gpu
+CORE_INC_base := base
+CORE_INC_gemm := base gemm
+CORE_INC_math := base gemm math gpu          # gpu/: ns_cuda_abi.h, the CUDA plug-in's ABI
+CORE_INC_comm := base gemm math comm gpu     # gpu/: comm_nccl_abi.h
+CORE_INC_zero := base gemm math comm zero
+CORE_INC_gpu  := base math gpu               # math/: the host+device maths headers only
+# $(call core_inc,LAYER): the -I flags of a layer's files
+core_inc    = -Icore/include $(patsubst %,-Icore/%,$(CORE_INC_$(1)))
+# the C tests reach into every layer (gemm.h, muon_precision.h, ...); the MEX files see only
+# the public headers
+TEST_INC   := -Icore/include $(patsubst %,-Icore/%,$(CORE_INC_ALL)) -Itests/c
+MEX_INC    := -Icore/include
+CORE_APART := core/comm/comm_mpi.c   # built apart: see the MPI and NCCL block
+CORE_SRC   := $(filter-out $(CORE_APART),$(foreach d,$(CORE_LAYERS),$(wildcard core/$(d)/*.c)))
+CORE_HDR   := $(wildcard core/include/*.h core/*/*.h)
+CUDA_SRC   := $(wildcard core/gpu/*.cu)
 CORE_OBJ   := $(patsubst core/%.c,$(B)/obj/%.o,$(CORE_SRC))
 ASAN_OBJ   := $(patsubst core/%.c,$(B)/asan/%.o,$(CORE_SRC))
 LIB        := $(B)/libmuon.a
@@ -102,16 +122,17 @@ CTESTS     := $(patsubst tests/c/%.c,$(B)/tests/%,$(wildcard tests/c/test_*.c))
 ifeq ($(CUDA),0)
   HAVE_CUDA :=
 else
-  HAVE_CUDA := $(if $(NVCC),$(if $(wildcard core/*.cu),1,),)
+  HAVE_CUDA := $(if $(NVCC),$(if $(CUDA_SRC),1,),)
 endif
 CUDA_LIB   := $(if $(HAVE_CUDA),$(MEXDIR)/libmuon_cuda.so,)
 CUDA_STAMP := $(call stamp,cuda,$(HAVE_CUDA))
 
-.PHONY: all deps probe check check-c check-octave check-octave-avx2 check-nodnnl check-dist \
+.PHONY: all deps probe check check-layers check-c check-octave check-octave-avx2 check-nodnnl check-dist \
         demo bench dist clean distclean
 .DEFAULT_GOAL := all
 
-all: probe $(LIB) $(MEXES) $(CUDA_LIB) $(CUDA_STAMP)
+# all: everything a plain `make` builds; declared once, in the MPI and NCCL block below,
+# after the variables it names
 
 #---- set-up ---------------------------------------------------------------------------------
 
@@ -135,22 +156,25 @@ ifeq ($(QUIET_PROBE),)
 	@echo "probe: build folder $(B)"
 	@echo "probe: $$(command -v $(MKOCTFILE) >/dev/null && echo '✓' || echo '✗') mkoctfile"
 	@echo "probe: $(if $(filter 0,$(ONEDNN)),→ oneDNN left out: CPU products use OpenBLAS,$(if $(HAVE_DNNL),✓ oneDNN (dnnl.h + libdnnl): the CPU GEMM provider where it has kernels,→ oneDNN not found: CPU products use OpenBLAS (make deps installs libdnnl-dev))) $(call switch_note,ONEDNN)"
-	@echo "probe: $(if $(filter 0,$(CUDA)),→ CUDA back end left out,$(if $(HAVE_CUDA),✓ nvcc $(NVCC) (libmuon_cuda.so with cuBLAS),→ nvcc (or core/*.cu) not found: CUDA back end skipped)) $(call switch_note,CUDA)"
+	@echo "probe: $(if $(filter 0,$(CUDA)),→ CUDA back end left out,$(if $(HAVE_CUDA),✓ nvcc $(NVCC) (libmuon_cuda.so with cuBLAS),→ nvcc (or core/gpu/*.cu) not found: CUDA back end skipped)) $(call switch_note,CUDA)"
 	@echo "probe: $(if $(filter 0,$(NCCL) $(CUDA)),→ NCCL left out (NCCL=0 or CUDA=0),$(if $(HAVE_NCCL),✓ NCCL ($(NCCL_HOME)/include/nccl.h: libmuon_nccl.so),→ NCCL (or nvcc) not found: skipped)) $(call switch_note,NCCL)"
 	@echo "probe: $(if $(filter 0,$(MPI)),→ MPI left out,$(if $(HAVE_MPI),✓ MPI ($(MPICC)),→ MPI ($(MPICC)) not found: skipped)) $(call switch_note,MPI)"
 endif
-	@$(if $(filter 1,$(CUDA)),$(if $(HAVE_CUDA),true,echo "probe: CUDA=1 asks for the CUDA back end, but nvcc (or core/*.cu) was not found" >&2; exit 1),true)
+	@$(if $(filter 1,$(CUDA)),$(if $(HAVE_CUDA),true,echo "probe: CUDA=1 asks for the CUDA back end, but nvcc (or core/gpu/*.cu) was not found" >&2; exit 1),true)
 
 #---- core -----------------------------------------------------------------------------------
 
+# one rule for every layer: the stem is LAYER/name, and the layer picks the include flags
 $(B)/obj/%.o: core/%.c $(CORE_HDR) | $(B)/obj
-	$(CC) $(CFLAGS_CORE) -c $< -o $@
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_CORE) $(call core_inc,$(firstword $(subst /, ,$*))) -c $< -o $@
 
 $(B)/asan/%.o: core/%.c $(CORE_HDR) | $(B)/asan
-	$(CC) $(CFLAGS_CORE) -O1 -g $(SAN) -c $< -o $@
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_CORE) $(call core_inc,$(firstword $(subst /, ,$*))) -O1 -g $(SAN) -c $< -o $@
 
-# ns.c's elementwise passes and gemm.c's tiles are OpenMP loops (core/gemm.h)
-$(B)/obj/ns.o $(B)/asan/ns.o $(B)/obj/gemm.o $(B)/asan/gemm.o: CFLAGS_CORE += -fopenmp
+# ns.c's elementwise passes and gemm.c's tiles are OpenMP loops (core/gemm/gemm.h)
+$(B)/obj/math/ns.o $(B)/asan/math/ns.o $(B)/obj/gemm/gemm.o $(B)/asan/gemm/gemm.o: CFLAGS_CORE += -fopenmp
 
 # every core object is compiled with or without -DMUON_HAVE_DNNL (gemm_onednn.c is a stub
 # without it): rebuild them when the probe's answer changes (the libraries, the MEX files and
@@ -176,27 +200,27 @@ $(B)/obj $(B)/asan $(B)/tests $(MEXDIR):
 $(CUDA_STAMP): | $(MEXDIR)
 	@rm -f $(B)/cuda.on $(B)/cuda.off $(if $(HAVE_CUDA),,$(MEXDIR)/libmuon_cuda.so) && touch $@
 
-$(MEXDIR)/libmuon_cuda.so: $(wildcard core/*.cu) $(CORE_HDR) | $(MEXDIR)
-	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -shared -Icore/include -Icore \
+$(MEXDIR)/libmuon_cuda.so: $(CUDA_SRC) $(CORE_HDR) | $(MEXDIR)
+	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -shared $(call core_inc,gpu) \
 	  $(filter %.cu,$^) -o $@ -L$(CUDA_HOME)/lib64 -lcublas -lcudart \
 	  -Xlinker -rpath=$(CUDA_HOME)/lib64
 
 #---- MEX gateways ---------------------------------------------------------------------------
 
 $(B)/obj/muon_mex.o: mex/muon_mex.c mex/muon_mex.h $(CORE_HDR) | $(B)/obj
-	$(MKOCTFILE) --mex -Icore/include -Icore -c $< -o $@
+	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
 
 $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h | $(MEXDIR)
-	$(MKOCTFILE) --mex -Icore/include -Icore -o $@ $< $(B)/obj/muon_mex.o $(LIB) $(LDLIBS)
+	$(MKOCTFILE) --mex $(MEX_INC) -o $@ $< $(B)/obj/muon_mex.o $(LIB) $(LDLIBS)
 
 #---- MPI and NCCL communicators --------------------------------------------------------------
-# Switches: MPI ?= auto (auto|0), NCCL ?= auto (auto|0).  core/comm_mpi.c is kept out of
+# Switches: MPI ?= auto (auto|0), NCCL ?= auto (auto|0).  core/comm/comm_mpi.c is kept out of
 # libmuon.a: mpicc compiles it with -DMUON_HAVE_MPI into $(LIB_MPI) (without mpicc or with
 # MPI=0, $(CC) compiles its stub, whose muon_comm_mpi_create returns MUON_ERR_NOTBUILT), and
 # mex/muon_mex_comm.c with mpicc's flags.  Both are linked only into the gateways named in
 # MPI_GATEWAYS, ahead of libmuon.a, so the other MEX files and the C tests never link MPI.
-# core/comm_nccl_dev.c (CUDA runtime + NCCL) becomes libmuon_nccl.so beside the MEX files when
-# nvcc and nccl.h are found; core/comm_nccl.c (in libmuon.a) dlopens it.  `make check-mpi`
+# core/gpu/comm_nccl_dev.c (CUDA runtime + NCCL) becomes libmuon_nccl.so beside the MEX files
+# when nvcc and nccl.h are found; core/comm/comm_nccl.c (in libmuon.a) dlopens it.  `make check-mpi`
 # runs tests/mpi under mpirun -np 2 and -np 4 (skipped when mpirun is missing).
 MPICC        ?= mpicc
 HAVE_MPI     := $(if $(filter 0,$(MPI)),,$(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1))
@@ -213,7 +237,7 @@ MPI_STAMP    := $(call stamp,mpi,$(HAVE_MPI))
 NCCL_STAMP   := $(call stamp,nccl,$(HAVE_NCCL))
 
 .PHONY: check-mpi
-all: $(LIB_MPI) $(NCCL_LIB) $(NCCL_STAMP)
+all: probe $(LIB) $(MEXES) $(CUDA_LIB) $(CUDA_STAMP) $(LIB_MPI) $(NCCL_LIB) $(NCCL_STAMP)
 
 # MPI_OBJDIR follows the answer, but its objects may be older than the archive: re-archive
 # (and so relink the MPI gateways) when the answer changes.  A libmuon_nccl.so left from
@@ -228,23 +252,23 @@ $(NCCL_STAMP): | $(MEXDIR)
 $(MPI_OBJDIR):
 	mkdir -p $@
 
-$(MPI_OBJDIR)/comm_mpi.o: core/comm_mpi.c $(CORE_HDR) | $(MPI_OBJDIR)
-	$(if $(HAVE_MPI),$(MPICC),$(CC)) $(CFLAGS_CORE) $(if $(HAVE_MPI),-DMUON_HAVE_MPI,) -c $< -o $@
+$(MPI_OBJDIR)/comm_mpi.o: core/comm/comm_mpi.c $(CORE_HDR) | $(MPI_OBJDIR)
+	$(if $(HAVE_MPI),$(MPICC),$(CC)) $(CFLAGS_CORE) $(call core_inc,comm) $(if $(HAVE_MPI),-DMUON_HAVE_MPI,) -c $< -o $@
 
 $(LIB_MPI): $(MPI_OBJDIR)/comm_mpi.o
 	rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
 $(MPI_OBJDIR)/muon_mex_comm.o: mex/muon_mex_comm.c mex/muon_mex_comm.h mex/muon_mex.h \
                                $(CORE_HDR) | $(MPI_OBJDIR)
-	$(MKOCTFILE) --mex $(MPI_CFLAGS) -Icore/include -Icore -c $< -o $@
+	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -c $< -o $@
 
 $(MPI_MEXES): $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(MPI_OBJDIR)/muon_mex_comm.o \
                                $(LIB_MPI) $(LIB) mex/muon_mex.h mex/muon_mex_comm.h | $(MEXDIR)
-	$(MKOCTFILE) --mex $(MPI_CFLAGS) -Icore/include -Icore -o $@ $< $(B)/obj/muon_mex.o \
+	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -o $@ $< $(B)/obj/muon_mex.o \
 	  $(MPI_OBJDIR)/muon_mex_comm.o $(LIB_MPI) $(LIB) $(MPI_LIBS) $(LDLIBS)
 
-$(MEXDIR)/libmuon_nccl.so: core/comm_nccl_dev.c $(CORE_HDR) | $(MEXDIR)
-	$(CC) -std=c99 -O2 -fPIC -shared -fvisibility=hidden $(WARN) -Icore/include -Icore \
+$(MEXDIR)/libmuon_nccl.so: core/gpu/comm_nccl_dev.c $(CORE_HDR) | $(MEXDIR)
+	$(CC) -std=c99 -O2 -fPIC -shared -fvisibility=hidden $(WARN) $(call core_inc,gpu) \
 	  -I$(NCCL_HOME)/include -I$(CUDA_HOME)/include $< -o $@ -L$(NCCL_HOME)/lib64 \
 	  -L$(CUDA_HOME)/lib64 -lnccl -lcudart -Wl,--no-undefined \
 	  -Wl,-rpath,$(NCCL_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
@@ -252,14 +276,14 @@ $(MEXDIR)/libmuon_nccl.so: core/comm_nccl_dev.c $(CORE_HDR) | $(MEXDIR)
 MPI_CTEST := $(if $(HAVE_MPI),$(B)/tests/mpi/test_comm_mpi,)
 $(B)/tests/mpi/test_comm_mpi: tests/mpi/test_comm_mpi.c tests/c/harness.h $(LIB_MPI) $(LIB)
 	@mkdir -p $(@D)
-	$(MPICC) -std=c99 -O1 -g $(WARN) -Icore/include -Icore -Itests/c $< $(LIB_MPI) $(LIB) \
+	$(MPICC) -std=c99 -O1 -g $(WARN) $(TEST_INC) $< $(LIB_MPI) $(LIB) \
 	  $(LDLIBS) -o $@
 
 # make bench's MPI collective timer (tests/bench/bench_comm_mpi.c, run by bench_cost.m)
 BENCH_COMM := $(if $(HAVE_MPI),$(B)/tests/mpi/bench_comm_mpi,)
 $(B)/tests/mpi/bench_comm_mpi: tests/bench/bench_comm_mpi.c $(LIB_MPI) $(LIB)
 	@mkdir -p $(@D)
-	$(MPICC) -std=c99 -O2 $(WARN) -Icore/include -Icore $< $(LIB_MPI) $(LIB) $(LDLIBS) -o $@
+	$(MPICC) -std=c99 -O2 $(WARN) $(TEST_INC) $< $(LIB_MPI) $(LIB) $(LDLIBS) -o $@
 
 check-mpi: all $(MPI_CTEST)
 	@mkdir -p $(RESULTS); $(if $(HAVE_MPI),OCTAVE=$(OCTAVE) tests/mpi/run.sh $(RESULTS)/mpi \
@@ -268,10 +292,14 @@ check-mpi: all $(MPI_CTEST)
 #---- tests ----------------------------------------------------------------------------------
 
 $(B)/tests/%: tests/c/%.c tests/c/harness.h $(LIB_ASAN) | $(B)/tests
-	$(CC) -std=c99 -O1 -g $(SAN) $(WARN) -Icore/include -Icore -Itests/c $< $(LIB_ASAN) \
+	$(CC) -std=c99 -O1 -g $(SAN) $(WARN) $(TEST_INC) $< $(LIB_ASAN) \
 	  $(LDLIBS) -o $@
 
 # Layers (one result file each in $(RESULTS), summed by tests/summarize.sh):
+#   layers           the layer rules of core/ (tests/layers/run.sh: every #include against
+#                    the order base < gemm < math < comm < zero, include cycles, the calls
+#                    between the objects of libmuon.a and the MPI object), and the checker
+#                    failing on planted faults (an upward include, an upward call, ...)
 #   c, octave        this build: the C tests (sanitized), run_all.m (suites + inst/ %! blocks)
 #   octave-avx2      run_all.m again with the CPU capped to AVX2 (AVX2_ENV: oneDNN's ISA cap,
 #                    under both its 2.x and 3.x names, and OpenBLAS's Haswell kernels), so an
@@ -286,7 +314,7 @@ RESULTS      := $(B)/results
 LAYER_SUFFIX :=
 AVX2_ENV     := DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
 NODNNL_B     := $(B)/nodnnl
-CHECK_LAYERS := c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-nodnnl) \
+CHECK_LAYERS := layers c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-nodnnl) \
                 $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist \
                 $(if $(shell command -v valgrind),valgrind) fuzz
 # $(call run_octave,LAYER[,ENV]): tests/octave/run_all.m on $(MEXDIR), result in $(RESULTS)/LAYER
@@ -296,6 +324,7 @@ run_octave = mkdir -p $(RESULTS) && cd tests/octave && $(2) MUON_LAYER=$(1) \
 
 check: deps all $(CTESTS)
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-layers || true
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-c || true
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-octave || true
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-octave-avx2 || true
@@ -304,6 +333,9 @@ check: deps all $(CTESTS)
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-dist || true
 	@for l in $(CHECK_HARD); do $(MAKE) --no-print-directory QUIET_PROBE=1 $$l || true; done
 	@tests/summarize.sh $(RESULTS) $(CHECK_LAYERS)
+
+check-layers: $(CORE_OBJ) $(MPI_OBJDIR)/comm_mpi.o
+	@mkdir -p $(RESULTS); CC="$(CC)" tests/layers/run.sh $(RESULTS)/layers core $^
 
 check-c: $(CTESTS)
 	@mkdir -p $(RESULTS); MUON_LAYER=c$(LAYER_SUFFIX) tests/c/run.sh \

@@ -102,7 +102,7 @@ function C = zero_cost (what, world, varargin)
   endif
   persistent designs colls;
   if (isempty (designs))
-    [designs, colls] = __zero_cost__ ();        # the core's names (core/zero_cost.c)
+    [designs, colls] = __zero_cost__ ();        # the core's names (core/zero/zero_cost.c)
   endif
 
   ## what is planned

@@ -27,7 +27,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   for (int i = 0; i < n; i++)
     mxSetCell (names, i, mxCreateString (muon_coeffs_name (i)));
   mxSetField (s, 0, "schedules", names);
-  // the CPU GEMM providers (core/gemm.c): a nested struct "gemm"
+  // the CPU GEMM providers (core/gemm/gemm.c): a nested struct "gemm"
   muon_gemm_info g;
   muon_mex_check (fname, muon_gemm_query (muon_mex_ctx (), &g));
   const char *gf[] = { "provider", "reason", "env", "onednn_built", "onednn_version",

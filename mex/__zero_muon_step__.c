@@ -1,6 +1,6 @@
 #define USAGE "usage: [UPD, MOM, STATS, FULL, INFO] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE)"
 /* __zero_muon_step__ - gateway of zero_muon_step.m: one distributed Muon step
- * (muon_zero_step.h) on the local ranks of a communicator.
+ * (muon_zero.h) on the local ranks of a communicator.
  *   SHAPES   P x 2 [rows cols], WORLD, LOPTS (stage, align_factor, order): the layout, as
  *            zero_layout.m built it
  *   GRADS    nl x P cell of real double matrices (local rank l's gradient of matrix p)

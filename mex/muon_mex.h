@@ -47,7 +47,7 @@ mxArray *muon_mex_copy (const mxArray *a);
 //
 // The fields of the option structs the gateways take, each once: X (FIELD, KIND, LIST).
 // FIELD is the struct field's name and the C options struct's member; KIND is ENUM (a name
-// of the core list LIST, muon_lists.h), INT or DOUBLE (LIST unused: 0).  muon_mex.c reads
+// of the core list LIST, muon_zero.h MUON_LISTS), INT or DOUBLE (LIST unused: 0).  muon_mex.c reads
 // them; __muon_lists__ exports their defaults, from which inst/ builds its default structs.
 #define MUON_MEX_NS_FIELDS(X)                                                   \
   X (method,          ENUM,   MUON_LIST_METHOD)                                 \

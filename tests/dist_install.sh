@@ -29,10 +29,10 @@ log=$tmp/checks.log
 : > "$log"
 
 # The package's build makes libmuon_cuda.so exactly when the Makefile's probe finds nvcc,
-# CUDA is not 0 and there is CUDA source (core/*.cu); then it must be installed beside the
+# CUDA is not 0 and there is CUDA source (core/gpu/*.cu); then it must be installed beside the
 # MEX files.  CUDA=0 given to make on its command line reaches us in the environment.
 want_cuda=0
-if [[ ${CUDA:-auto} != 0 ]] && [[ $(tar -tzf "$tarball" | grep -c '^[^/]*/src/core/[^/]*\.cu$') -gt 0 ]] &&
+if [[ ${CUDA:-auto} != 0 ]] && [[ $(tar -tzf "$tarball" | grep -c '^[^/]*/src/core/gpu/[^/]*\.cu$') -gt 0 ]] &&
    { command -v "${NVCC:-nvcc}" >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; }; then
   want_cuda=1
 fi
@@ -113,7 +113,7 @@ cudalib = exist (fullfile (archdir, "libmuon_cuda.so"), "file") == 2;
 if (want_cuda)
   check (cudalib, "nvcc found: libmuon_cuda.so installed beside the MEX files");
 else
-  printf ("dist: (no nvcc, no core/*.cu or CUDA=0: libmuon_cuda.so not expected, %s)\n",
+  printf ("dist: (no nvcc, no core/gpu/*.cu or CUDA=0: libmuon_cuda.so not expected, %s)\n",
           merge (cudalib, "but installed", "none installed"));
 endif
 

@@ -16,7 +16,7 @@
 # pkg install runs `make` in src/ and then installs the files named in src/FILES (without a
 # FILES file it would take only *.m, *.oct, *.mex and *tst, and leave libmuon_cuda.so
 # behind; .so counts as architecture dependent, so it lands beside the .mex files, where
-# core/cuda_loader.c looks for it).  The generated pieces exist only in the tarball: the
+# core/base/plugin.c looks for it).  The generated pieces exist only in the tarball: the
 # repository's layout stays as it is.  VERSION defaults to DESCRIPTION's and must match it.
 set -euo pipefail
 

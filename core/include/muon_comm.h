@@ -1,5 +1,5 @@
 /* muon_comm.h - part of the public C API (included by muon.h): communicators, the collectives
- * the distributed algorithms (core/zero_step.c) are written against once.
+ * the distributed algorithms (core/zero/) are written against once (core/comm/).
  *
  * A communicator spans `size` ranks, of which this process drives `local_ranks`: all of
  * them for `sim` (W ranks in one process), one for `self` and for the MPI / NCCL
@@ -37,6 +37,8 @@
  */
 #ifndef MUON_COMM_H
 #define MUON_COMM_H
+
+#include "muon_base.h"
 
 #ifdef __cplusplus
 extern "C" {

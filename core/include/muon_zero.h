@@ -1,5 +1,7 @@
-/* muon_zero.h - part of the public C API (included by muon.h): the ZeRO partition model
- * (core/zero_layout.c).
+/* muon_zero.h - part of the public C API (included by muon.h): the ZeRO layer (core/zero/):
+ * the partition model (zero_layout.c), below it the distributed Muon step, the plan-only
+ * cost of a step (zero_cost.c), and the registry of every named list and limit of the core
+ * (list_registry.c).
  *
  * A layout says where each parameter matrix sits in DeepSpeed's flat buffer and which data
  * parallel rank owns which of its elements (MUON_FACTS.md 1.6).
@@ -31,6 +33,10 @@
  */
 #ifndef MUON_ZERO_H
 #define MUON_ZERO_H
+
+#include "muon_base.h"
+#include "muon_comm.h"
+#include "muon_math.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -123,6 +129,363 @@ muon_status muon_zero_layout_destroy (muon_zero_layout **L);
 // Errors: NULLPTR, BADARG (p or r out of range).
 muon_status muon_zero_layout_range (muon_ctx *ctx, const muon_zero_layout *L, size_t p, int r,
                                     size_t *start, size_t *stop);
+
+//---------------------------------------------------------------------------------------------
+// One distributed Muon step under the data-parallel designs of MUON_FACTS.md 1.6, 2, 3 and
+// 6.2, correct and buggy, written once against the communicator (muon_comm.h) so it runs on
+// simulated ranks or real ones (core/zero/zero_plan.c, zero_step.c, zero_step_rr.c,
+// zero_step_common.c).
+//
+// Every rank r holds its local gradient of every parameter (rows x cols, column-major, as
+// Octave stores it).  A variant reduces them over the ranks, runs the Muon update (momentum,
+// Newton-Schulz, scale: muon_update.h) where its design runs it, and leaves on each rank the
+// update of the elements that rank owns.  Element ranges are of the ROW-major parameter (the
+// flat buffer's order); "DP average" is the communicator's MUON_REDUCE_AVG (rank-order sum,
+// then one division), so the correct variants equal the reference bit for bit.
+//
+//   REFERENCE            all-reduce the flat buffer; every rank updates every matrix (DDP);
+//                        owns its ZeRO pieces of L.  The oracle of the others.
+//   ZERO12_ALLREDUCE     all-reduce; a rank updates each matrix it has a piece of (NS
+//                        redundant on the owners of a straddling matrix; full momentum of
+//                        each such matrix on each owner); keeps its pieces (DeepSpeed
+//                        ZeRO-1/2, reduce_scatter off).
+//   ZERO2_RS_BUGGY       reduce-scatter; a rank updates the matrix it sees: averaged on its
+//                        own partition, its LOCAL gradient elsewhere (DeepSpeed #7807).
+//   ZERO2_SLICE_ONLY     reduce-scatter; a rank updates only the block of rows its piece
+//                        touches, the elements it does not own set to zero, with momentum for
+//                        its own elements only; the scale comes from the block's shape (the
+//                        naive sharded model).
+//   ZERO2_MULTI_OWNER    reduce-scatter, plus an all-reduce of the straddling matrices so
+//                        every owner has their full average (DeepSpeed PR 8141).  The
+//                        straddling elements also ride in the reduce-scatter (their slot in
+//                        the flat buffer), as in a single-bucket implementation.
+//   ZERO3_ROUND_ROBIN    DeepSpeed stage 3: all-reduce the gradients, all-gather the momentum
+//                        partitions (each rank holds its stage-3 chunk of every matrix),
+//                        round robin over the flat order (slot s on rank s mod W), after each
+//                        round an all-gather of the updates and of the momenta with distinct,
+//                        zero-filled pads as long as the round's largest matrix; each rank
+//                        keeps its chunks.
+//   ZERO3_RR_ALIASED     the same with the shipped padding: the round's all-gather takes
+//                        each slot at its own size and the pads are ONE uninitialised buffer
+//                        shaped like the last matrix (per rank), aliased by every pad slot;
+//                        a round whose slots differ in size fails with MUON_ERR_BADSHAPE
+//                        (DeepSpeed PR 8628); pad_count KELLER adds Keller's extra round of
+//                        pads when W divides the count (memory only: never visited).
+//   LAYERWISE_LPT        Megatron: whole matrices assigned to ranks by LPT (numel
+//                        descending, index ascending, least-loaded rank, lowest on ties); one
+//                        reduce-scatter of owner-ordered segments (padded to the largest
+//                        load) gives each owner its matrices' averages; no matrix is split.
+//   MOONLIGHT_GATHER     ZeRO-1 (Moonlight Algorithm 1): reduce-scatter; momentum on the
+//                        local partition; one all-gather of the pieces of the straddling
+//                        matrices' Newton-Schulz input; NS on each full matrix a rank owns
+//                        part of; keep the local pieces.
+//
+// Stages: the ZeRO-1/2 variants (and reference) partition as L says (stage 3 too: the
+// partitioned buffer is then each rank's chunks); the ZeRO-3 variants always use stage-3
+// per-matrix chunks of L's matrices and order (L itself when L->stage is 3).
+//
+// Usage
+//   muon_zero_plan *P = NULL;
+//   muon_zero_plan_create (ctx, L, MUON_ZERO12_ALLREDUCE, &P);
+//   // local rank l: grads[l * nparams + p], momentum[l] (P->momentum_len[rank] zeros at
+//   // first), updates[l] (P->owned_len[rank])
+//   muon_zero_step (ctx, comm, P, &opts, grads, momentum, updates, stats);
+//   muon_zero_plan_destroy (&P);
+//---------------------------------------------------------------------------------------------
+
+#define MUON_ZERO_VARIANT_LIST(X)                                               \
+  X (MUON_ZERO_REFERENCE,        0, "reference")                                \
+  X (MUON_ZERO12_ALLREDUCE,      1, "zero12_allreduce")                         \
+  X (MUON_ZERO2_RS_BUGGY,        2, "zero2_reduce_scatter_buggy")               \
+  X (MUON_ZERO2_SLICE_ONLY,      3, "zero2_slice_only")                         \
+  X (MUON_ZERO2_MULTI_OWNER,     4, "zero2_multi_owner")                        \
+  X (MUON_ZERO3_ROUND_ROBIN,     5, "zero3_round_robin")                        \
+  X (MUON_ZERO3_RR_ALIASED,      6, "zero3_round_robin_aliased_pads")           \
+  X (MUON_ZERO_LAYERWISE_LPT,    7, "layerwise_lpt")                            \
+  X (MUON_ZERO_MOONLIGHT_GATHER, 8, "moonlight_gather")
+typedef enum {
+  MUON_ZERO_VARIANT_LIST (MUON_ENUM_ITEM)
+  MUON_ZERO_VARIANT_COUNT = 0 MUON_ZERO_VARIANT_LIST (MUON_ENUM_PLUS_ONE)
+} muon_zero_variant;
+
+// How the momentum of a rank is laid out in its buffer.
+typedef enum {
+  MUON_ZERO_MOM_FULL = 0,   // whole matrices (column-major) of the matrices it updates
+  MUON_ZERO_MOM_PART = 1    // its partition of the partitioned buffer (row-major pieces)
+} muon_zero_mom_layout;
+
+// How many pad slots a ZERO3_RR_ALIASED round gathers: DeepSpeed's (W - n % W) % W, or
+// Keller's W - n % W (a whole extra round when W divides n).
+#define MUON_ZERO_PAD_COUNT_LIST(X)                                             \
+  X (MUON_ZERO_PADS_DEEPSPEED, 0, "deepspeed")                                  \
+  X (MUON_ZERO_PADS_KELLER,    1, "keller")
+typedef enum { MUON_ZERO_PAD_COUNT_LIST (MUON_ENUM_ITEM) } muon_zero_pad_count;
+MUON_DECLARE_NAMES (muon_zero_pad_count, muon_zero_pad_count)
+
+typedef struct {
+  size_t start, stop;          // elements [start, stop) of the row-major matrix
+} muon_zero_span;
+
+// What each rank holds and owns under one variant: no data, no communication.
+typedef struct {
+  muon_zero_variant variant;
+  const muon_zero_layout *L;   // the layout given (borrowed)
+  const muon_zero_layout *part;  // the partition the variant uses: L, or stage-3 chunks
+  muon_zero_layout *own_part;  // the stage-3 layout when built here (freed with the plan)
+  int world;
+  size_t nparams;
+  int *lpt_owner;              // LAYERWISE_LPT: owner rank of each matrix, else NULL
+  size_t lpt_segment;          // LAYERWISE_LPT: elements of each rank's segment (max load)
+  muon_zero_span *owned;       // world * nparams: owned[r * nparams + p]
+  size_t *owned_len;           // world: update elements a rank returns (sum of its spans)
+  muon_zero_mom_layout mom_layout;
+  size_t *momentum_len;        // world: momentum elements a rank holds
+  size_t *momentum_at;         // world * nparams: FULL layout: offset of p, SIZE_MAX if none
+  size_t *ns_calls;            // world: Newton-Schulz calls (muon_update) per step
+  size_t straddle_total;       // elements of the matrices with more than one owner
+} muon_zero_plan;
+
+typedef struct {
+  muon_zero_variant variant;   // REFERENCE by default
+  muon_zero_pad_count pad_count; // ZERO3_RR_ALIASED only; DEEPSPEED by default
+  muon_update_opts update;     // momentum, scale and Newton-Schulz options
+} muon_zero_step_opts;
+
+// Per local rank, what one step did.
+typedef struct {
+  size_t ns_calls;             // Newton-Schulz (muon_update) calls
+  size_t momentum_elements;    // momentum held
+  size_t pad_elements;         // gather pads allocated (ZeRO-3 variants)
+  muon_comm_counters comm;     // the communicator's counters for this step only
+} muon_zero_rank_stats;
+
+void muon_zero_step_opts_default (muon_zero_step_opts *o);
+
+// The names of MUON_ZERO_VARIANT_LIST <-> values.  BADARG for another name.
+MUON_DECLARE_NAMES (muon_zero_variant, muon_zero_variant)
+// 1 when the variant computes the reference's update (the design is correct), else 0.
+int muon_zero_variant_is_correct (muon_zero_variant v);
+
+// [in] L (must outlive the plan), [out] *plan.  Errors: NULLPTR, BADARG (variant), NOMEM.
+muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
+                                   muon_zero_variant variant, muon_zero_plan **plan);
+muon_status muon_zero_plan_destroy (muon_zero_plan **plan);
+
+// One step on every local rank of comm (its size must be L's world).
+// [in] grads[l * nparams + p]: local rank l's gradient of matrix p, rows x cols column-major.
+// [in,out] momentum[l]: plan->momentum_len[rank] elements (zeros before the first step).
+// [out] updates[l]: plan->owned_len[rank] elements: for p = 0, 1, ... the elements of its
+//   span owned[rank * nparams + p] in row-major order.
+// [out] stats[l] (may be NULL).
+// o->variant must be the plan's.  Errors: NULLPTR, BADARG (options, world, variant),
+// BADSHAPE (ZERO3_RR_ALIASED on a round of mixed sizes), NOMEM, and those of the
+// communicator and of muon_update; MUON_WARN_NONFINITE when an update holds non-finite values.
+muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *plan,
+                            const muon_zero_step_opts *o, const double *const *grads,
+                            double *const *momentum, double *const *updates,
+                            muon_zero_rank_stats *stats);
+
+// The full updates from every rank's owned elements.  [in] updates[l] as muon_zero_step
+// leaves them.  [out] full[p]: rows x cols column-major, for every matrix, identical on every
+// rank.  With every rank local (sim, self) it copies; otherwise it all-gathers (counted in
+// the communicator's counters, not in a step's stats).
+muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *plan,
+                                const double *const *updates, double *const *full);
+
+//---------------------------------------------------------------------------------------------
+// The plan-only cost of one distributed Muon step (core/zero/zero_cost.c).
+//
+// From the shapes alone - no tensor, no muon_zero_layout (whose pieces and per-rank ranges
+// grow as parameters x ranks) - it gives what each rank of every design of the steps above
+// moves and computes in one step: calls and bytes per collective (the ring model of
+// muon_comm.h, exactly what the sim communicator counts and the MPI one reports), Newton-
+// Schulz calls and FLOPs, momentum, update, master-weight and pad elements, and the buffers
+// the step allocates.  Every quantity is a closed form or a sweep over the parameters in
+// slot order (difference arrays over the ranks), so a plan costs O(P log P + W) for P
+// matrices on W ranks (one exception below), and DeepSeek-V3 on 16,384 ranks plans in
+// milliseconds.
+//
+// Designs: the nine muon_zero_variant values (same numbers, same meaning), plus
+//   MUON_ZERO_COST_ALLTOALL  the all-to-all owner design of FSDP2 Muon and Dion (model only;
+//                            muon_zero_step does not run it yet): every rank holds a dim-0
+//                            shard of every matrix (ceil (rows / W) rows, the last ranks
+//                            fewer or none; FSDP2 pads dim 0 to a multiple of W); a reduce-
+//                            scatter of those padded shards averages the gradients; each
+//                            matrix has one owner rank (round robin over the matrices in
+//                            size-descending order, Dion's batches of W equal shapes); one
+//                            all-to-all brings each owner the other ranks' shards of its
+//                            matrices (ragged: exact shard sizes), the owner runs the Muon
+//                            update, a second all-to-all returns the shards.  Momentum lives
+//                            on the shards.
+//
+// Collectives are counted in MUON_COST_COLLS columns: the five of muon_coll (allreduce,
+// reduce_scatter, all_gather, broadcast, barrier) and MUON_COST_ALL_TO_ALL, whose model is
+// the payload each rank sends to (receives from) the other ranks.
+//
+// Bytes are elements times elem_bytes (8: the fp64 buffers muon_zero_step moves; 2: a bf16
+// gradient all-reduce).  Newton-Schulz FLOPs follow ns_flops.m: products only, a general
+// (p x q)(q x r) product 2pqr, symmetric results half with `symmetric`
+// (muon_ns_flops_matrix); a matrix with experts E runs E pages of (rows / E) x cols, each
+// cut into its split row blocks when given.  The step's NS work of a
+// rank is the sum over the matrices it updates (ZERO2_SLICE_ONLY: over the row blocks its
+// pieces touch, which at stage 3 is one block per matrix and rank: O(P W) there).
+//
+// Usage
+//   muon_zero_cost_param p[2] = { { 4096, 4096, 1, NULL, 0 }, { 14336, 4096, 1, NULL, 0 } };
+//   muon_zero_cost_opts o;  muon_zero_cost_opts_default (&o);  o.design = MUON_ZERO3_ROUND_ROBIN;
+//   muon_zero_cost *C = NULL;
+//   if (muon_zero_cost_create (ctx, 2, p, 64, &o, &C) == MUON_OK)
+//     use (C->sent[r * MUON_COST_COLLS + MUON_COLL_ALL_GATHER], C->ns_flops[r]);
+//   muon_zero_cost_destroy (&C);
+//---------------------------------------------------------------------------------------------
+
+#define MUON_COST_ALL_TO_ALL MUON_COLL_COUNT        // the sixth column: all-to-all
+#define MUON_COST_COLLS (MUON_COLL_COUNT + 1)
+
+#define MUON_ZERO_COST_ALLTOALL MUON_ZERO_VARIANT_COUNT  // design 9, model only
+#define MUON_ZERO_COST_DESIGNS (MUON_ZERO_VARIANT_COUNT + 1)
+
+// One matrix.  rows x cols as it sits in the flat buffer (row-major there); experts >= 1
+// pages of (rows / experts) x cols for Newton-Schulz (rows must divide); split: NULL, or nsplit
+// row blocks of one page (summing to rows / experts), each orthogonalized on its own.
+typedef struct {
+  size_t rows, cols;
+  size_t experts;
+  const size_t *split;
+  size_t nsplit;
+} muon_zero_cost_param;
+
+typedef struct {
+  int design;                   // a muon_zero_variant or MUON_ZERO_COST_ALLTOALL
+  int stage;                    // layout of the ZeRO-1/2 designs: 1, 2 (default) or 3
+  int align_factor;             // default 2
+  muon_zero_order order;        // default given
+  muon_zero_pad_count pad_count;  // ZERO3_RR_ALIASED; default DEEPSPEED
+  int elem_bytes;               // bytes an element on the wire, 1..64 (default 8)
+  muon_ns_opts ns;              // method, steps (0: 5), restarts, gram_min_aspect are read
+  int symmetric;                // 1: symmetric products cost half (default 0)
+} muon_zero_cost_opts;
+
+// Per rank r: row r of the world x MUON_COST_COLLS tables, entry r of the vectors.
+typedef struct {
+  int design, world;
+  size_t nparams;
+  int fails;                    // 1: muon_zero_step fails this step (ZERO3_RR_ALIASED on a
+  char why[256];                //    mixed-size round, DeepSpeed PR 8628); why says where
+  size_t total;                 // sum of numel
+  size_t padded_total;          // the partition the design uses: its buffer length
+  size_t partition_size;        //   and elements per rank (S)
+  size_t straddle_total;        // elements of the matrices with more than one owner
+  size_t nstraddle;             // and how many they are
+  size_t rounds;                // ZeRO-3 round robin: gather rounds
+  double flops_total;           // NS FLOPs of one update of every matrix
+  uint64_t *calls;              // world x MUON_COST_COLLS
+  uint64_t *sent, *recv;        // world x MUON_COST_COLLS, bytes
+  uint64_t *ns_calls;           // world: muon_update calls (zero_muon_step's ns_calls)
+  double *ns_flops;             // world: their FLOPs
+  uint64_t *momentum;           // world: momentum elements held (momentum_elements)
+  uint64_t *pads;               // world: gather pad elements (pad_elements)
+  uint64_t *owned;              // world: update elements the rank returns (its shard)
+  uint64_t *master;             // world: master-weight elements (owned; REFERENCE: total)
+  uint64_t *transient;          // world: elements of the buffers the step allocates beyond
+                                //   the local gradients (zero_step*.c's, or the model's)
+  int *first_owner, *last_owner;  // nparams: ranks holding part of it in the design's
+                                  //   partition (whole-matrix designs: the owner twice)
+  int *ns_rank;                 // nparams: the one rank that runs its NS, -1 when every
+                                //   owner (or every rank) does
+  size_t *slot;                 // nparams: place in the flat order (0-based)
+} muon_zero_cost;
+
+void muon_zero_cost_opts_default (muon_zero_cost_opts *o);
+
+// "reference" ... "moonlight_gather" (muon_zero_variant_name), "alltoall_owner".  BADARG else.
+muon_status muon_zero_cost_design_from_name (const char *name, int *design);
+const char *muon_zero_cost_design_name (int design);   // "unknown" when out of range
+
+// FLOPs of one Newton-Schulz call on a rows x cols page under o (method after the Gram
+// aspect fallback, steps, restarts), products only; symmetric: symmetric results at half.
+// With n the short side, m the long one and s steps: standard s ((2h + 2) m n^2 + 2h n^3),
+// h = 1 or 1/2; Gram as ns_flops.m.
+double muon_ns_flops_matrix (size_t rows, size_t cols, const muon_ns_opts *o, int symmetric);
+
+// [in] params[nparams] (nparams >= 1), world 1..MUON_ZERO_MAX_WORLD, o (NULL: defaults).
+// [out] *cost, freed with muon_zero_cost_destroy.  Errors: NULLPTR, BADSHAPE (a size 0,
+// experts not dividing rows, split not summing, overflow), BADARG (world, design, stage,
+// align, order, pad count, elem_bytes, NS options), NOMEM.
+muon_status muon_zero_cost_create (muon_ctx *ctx, size_t nparams,
+                                   const muon_zero_cost_param *params, int world,
+                                   const muon_zero_cost_opts *o, muon_zero_cost **cost);
+muon_status muon_zero_cost_destroy (muon_zero_cost **cost);
+
+
+//---------------------------------------------------------------------------------------------
+// The registry of every named list and every limit the core checks (core/zero/list_registry.c),
+// so that gateways and the Octave functions read names, limits and defaults from the core
+// instead of typing them again.  A list is one MUON_<THING>_LIST X-macro in the public header
+// of its layer (muon_base.h, muon_gemm.h, muon_math.h, muon_comm.h, muon_zero.h); to add one:
+// write its X-macro and enum there (MUON_ENUM_ITEM, MUON_DECLARE_NAMES), its MUON_DEFINE_NAMES
+// in a source of that layer, then one line in MUON_LISTS below.
+//
+// Usage
+//   int v;
+//   if (muon_name_lookup (MUON_LIST_PRECISION, "bf16", &v) == MUON_OK) o.precision = v;
+//   for (int i = 0; i < muon_list_size (MUON_LIST_GEMM); i++) puts (muon_names (MUON_LIST_GEMM, i));
+//---------------------------------------------------------------------------------------------
+
+// X (LIST, "name", "what an entry is, for messages", ITEMS): "name" is the list's key for
+// the gateways and inst/ (a valid Octave field name); "what" reads "unknown <what> 'x'".
+#define MUON_LISTS(X)                                                                       \
+  X (MUON_LIST_METHOD,         "method",         "method",             MUON_NS_METHOD_LIST)      \
+  X (MUON_LIST_PRECISION,      "precision",      "precision",          MUON_PRECISION_LIST)      \
+  X (MUON_LIST_SCHEDULE_MODE,  "schedule_mode",  "schedule mode",      MUON_SCHEDULE_MODE_LIST)  \
+  X (MUON_LIST_DEVICE,         "device",         "device",             MUON_DEVICE_LIST)         \
+  X (MUON_LIST_GEMM,           "gemm",           "GEMM provider",      MUON_GEMM_LIST)           \
+  X (MUON_LIST_MOMENTUM_FORM,  "momentum_form",  "momentum form",      MUON_MOMENTUM_FORM_LIST)  \
+  X (MUON_LIST_SCALE_RULE,     "scale_rule",     "scale rule",         MUON_SCALE_RULE_LIST)     \
+  X (MUON_LIST_ZERO_ORDER,     "zero_order",     "order",              MUON_ZERO_ORDER_LIST)     \
+  X (MUON_LIST_ZERO_VARIANT,   "zero_variant",   "variant",            MUON_ZERO_VARIANT_LIST)   \
+  X (MUON_LIST_ZERO_PAD_COUNT, "zero_pad_count", "pad count rule",     MUON_ZERO_PAD_COUNT_LIST) \
+  X (MUON_LIST_COLL,           "coll",           "collective",         MUON_COLL_LIST)           \
+  X (MUON_LIST_REDUCE_OP,      "reduce_op",      "reduction operator", MUON_REDUCE_OP_LIST)      \
+  X (MUON_LIST_COMM_KIND,      "comm_kind",      "communicator kind",  MUON_COMM_KIND_LIST)      \
+  X (MUON_LIST_COMM_REDUCTION, "comm_reduction", "reduction",          MUON_COMM_REDUCTION_LIST) \
+  X (MUON_LIST_NORMALIZE,      "normalize",      "normalization",      MUON_NORMALIZE_LIST)
+
+#define MUON_LIST_ENUM_ITEM(list, name, what, items) list,
+typedef enum { MUON_LISTS (MUON_LIST_ENUM_ITEM) MUON_LIST_COUNT } muon_list;
+#undef MUON_LIST_ENUM_ITEM
+
+// X (CONSTANT, "name"): the limits the core checks, each a #define of its header.
+#define MUON_LIMITS(X)                                                          \
+  X (MUON_MAX_STEPS,      "max_steps")      /* muon_math.h */                   \
+  X (MUON_MAX_RESTARTS,   "max_restarts")   /* muon_math.h */                   \
+  X (MUON_MAX_THREADS,    "max_threads")    /* muon_base.h */                   \
+  X (MUON_MAX_SPLITS,     "max_splits")     /* muon_math.h */                   \
+  X (MUON_COMM_MAX_WORLD, "comm_max_world") /* muon_comm.h */                   \
+  X (MUON_ZERO_MAX_WORLD, "zero_max_world") /* muon_zero.h */                   \
+  X (MUON_ZERO_MAX_ALIGN, "zero_max_align") /* muon_zero.h */
+
+//---- lists ---------------------------------------------------------------------------------
+
+// The list's key ("precision"), and what an entry is ("GEMM provider"); NULL for a value
+// that is no list.
+const char *muon_list_name (muon_list list);
+const char *muon_list_what (muon_list list);
+// The number of names in the list (0 for a value that is no list).
+int muon_list_size (muon_list list);
+// The name of value i of the list ("bf16" for MUON_LIST_PRECISION, MUON_PREC_BF16); NULL
+// when i is no value of it.
+const char *muon_names (muon_list list, int i);
+// The value named `name` (exact match).  [out] *value.  MUON_ERR_BADARG for a name not in the
+// list or a list that does not exist, MUON_ERR_NULLPTR for NULL name or value.
+muon_status muon_name_lookup (muon_list list, const char *name, int *value);
+
+//---- limits --------------------------------------------------------------------------------
+
+// The number of limits, and limit i's key ("max_steps") and value; NULL and 0 past the end.
+int muon_limit_count (void);
+const char *muon_limit_name (int i);
+long muon_limit_value (int i);
 
 #ifdef __cplusplus
 }

@@ -31,7 +31,7 @@
 ## @item Gram / standard time of @code{muon_ns} (fp32) at aspect 1, 2, 4, 5, 8 with
 ## n = 1024, and 512 x 2560 (aspect 5 again), next to the FLOP model of @code{ns_flops}
 ## (general and symmetric products).  In fp32 and fp64 the Gram path computes half of its
-## symmetric n x n products (core/gemm.c's muon_gemm_product_upper), and the standard path
+## symmetric n x n products (core/gemm/gemm.c's muon_gemm_product_upper), and the standard path
 ## uses SYRK for X X' and A A, so the symmetric model is the one to meet.  At aspect 1
 ## @code{muon_ns} falls back to the standard iteration (GramMinAspect = 1), so the measured
 ## ratio is about 1 there.  Target: within 1.1x of the symmetric model's ratio from aspect

@@ -9,7 +9,7 @@
  * and prints a per-test line when that test failed (or always with MUON_TEST_VERBOSE set).
  * T_DONE prints "<binary>: N passed, N failed" counting tests (a test passes when every one
  * of its assertions holds), then the assertion count, and returns non-zero on any failure.
- * The names avoid core/muon_internal.h's CHECK / CHECKSTATUS / CHECKMEM.
+ * The names avoid core/base/muon_internal.h's CHECK / CHECKSTATUS / CHECKMEM.
  */
 #ifndef MUON_TEST_HARNESS_H
 #define MUON_TEST_HARNESS_H

@@ -1,5 +1,5 @@
-/* test_coeffs.c - named coefficient schedules (core/coeffs.c) against the numbers quoted in
- * MUON_FACTS.md (1.2 keller, 4.1 you and Dao's polar_express with safety 1.05, 6.1
+/* test_coeffs.c - named coefficient schedules (core/math/coeffs.c) against the numbers quoted
+ * in MUON_FACTS.md (1.2 keller, 4.1 you and Dao's polar_express with safety 1.05, 6.1
  * polar_express_dion, 6.2 polar_express_eo / cans / aol / deepseekv4 / cubic5), the default
  * step count, the expansion modes and every error code.
  */

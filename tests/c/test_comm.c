@@ -1,4 +1,4 @@
-/* test_comm.c - the communicators (core/comm_self.c, core/comm_sim.c): every collective
+/* test_comm.c - the communicators (core/comm/comm_self.c, comm_sim.c): every collective
  * against its closed form for W = 1..8 in double and float, the fixed rank-order summation
  * (bitwise against a hand loop, on data where float order matters), in-place and aliased
  * buffers, byte counters against the closed forms of muon_comm.h, and every error code.

@@ -1,7 +1,7 @@
-/* test_comm_nccl.c - the host half of the NCCL communicator (core/comm_nccl.c) on a machine
- * that may have no GPU: argument errors, MUON_ERR_NOTBUILT when libmuon_nccl.so cannot be
- * loaded (with the loader's text), and - when build/mex/libmuon_nccl.so exists and no device
- * answers - MUON_ERR_NODEVICE, with a self or a one-rank bootstrap, and no communicator
+/* test_comm_nccl.c - the host half of the NCCL communicator (core/comm/comm_nccl.c) on a
+ * machine that may have no GPU: argument errors, MUON_ERR_NOTBUILT when libmuon_nccl.so cannot
+ * be loaded (with the loader's text), and - when build/mex/libmuon_nccl.so exists and no
+ * device answers - MUON_ERR_NODEVICE, with a self or a one-rank bootstrap, and no communicator
  * left behind.  On a GPU machine the last case instead checks a one-rank NCCL allreduce.
  */
 #define _POSIX_C_SOURCE 200809L

@@ -1,12 +1,14 @@
-/* test_ctx.c - the context object (core/ctx.c): create / destroy, last error and status, the
- * reusable 64-byte aligned workspace, tensor descriptions and their checks, and the back end
- * query (core/cuda_loader.c).  Every error code of these functions.
+/* test_ctx.c - the context object (core/base/ctx.c): create / destroy, last error and status,
+ * the reusable 64-byte aligned workspace, the subsystem state it holds (muon_ctx_attach),
+ * tensor descriptions and their checks, and the back end query (core/math/cuda_loader.c).
+ * Every error code of these functions.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "harness.h"
 #include "muon.h"
+#include "muon_internal.h"   // muon_ctx_attach / lookup / detach
 
 // Huge allocations must come back as NULL (MUON_ERR_NOMEM), not abort under ASan.
 const char *__asan_default_options (void);
@@ -63,6 +65,41 @@ static void test_errors (void)
   T_EQ_INT (muon_ctx_set_error (NULL, MUON_ERR_MPI, "x"), MUON_ERR_MPI);
   T_ASSERT (muon_ctx_last_error (NULL) != NULL);
   T_EQ_INT (muon_ctx_last_status (NULL), MUON_ERR_NULLPTR);
+  muon_ctx_destroy (&ctx);
+}
+
+// The place of the check that fired (muon_ctx_last_where): innermost, kept by CHECKSTATUS;
+// the public muon_ctx_set_error (a gateway's error) and MUON_OK leave no place.
+static void test_where (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  T_EQ_STR (muon_ctx_last_where (ctx), "");
+  T_EQ_STR (muon_ctx_last_where (NULL), "");
+  T_EQ_INT (muon_workspace_get (ctx, 8, NULL), MUON_ERR_NULLPTR);
+  const char *w = muon_ctx_last_where (ctx);
+  T_ASSERT_MSG (strstr (w, "core/base/ctx.c:") == w && strstr (w, " (muon_workspace_get)"),
+                "where: %s", w);
+  T_EQ_STR (muon_ctx_last_error (ctx), "workspace pointer must not be NULL");   // text as before
+  // an error deep in a call keeps the innermost place: muon_ns -> muon_tensor_check
+  double g[4] = { 1, 2, 3, 4 }, x[4];
+  muon_tensor G = muon_tensor_matrix (MUON_F64, g, 2, 2), X = muon_tensor_matrix (MUON_F64, x, 2, 2);
+  G.ld = 1;
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  T_EQ_INT (muon_ns (ctx, &G, &X, &o), MUON_ERR_BADSHAPE);
+  w = muon_ctx_last_where (ctx);
+  T_ASSERT_MSG (strstr (w, "core/base/") == w && strstr (w, " (muon_tensor_check)"),
+                "where: %s", w);
+  // from outside core (the public function, as the gateways call it): no place
+  T_EQ_INT ((muon_ctx_set_error) (ctx, MUON_ERR_BADARG, "gateway %d", 1), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_where (ctx), "");
+  T_EQ_STR (muon_ctx_last_error (ctx), "gateway 1");
+  // inside core (the macro, as here with muon_internal.h), then success clears it
+  muon_ctx_set_error (ctx, MUON_ERR_BADARG, "here");
+  T_ASSERT (strstr (muon_ctx_last_where (ctx), "test_ctx.c:") != NULL);
+  muon_ctx_set_error (ctx, MUON_OK, "%s", "");
+  T_EQ_STR (muon_ctx_last_where (ctx), "");
   muon_ctx_destroy (&ctx);
 }
 
@@ -147,6 +184,66 @@ static void test_workspace_release (void)
   free (g);
   free (x);
   muon_ctx_destroy (&ctx);
+}
+
+// Destructors that log which state they freed, in order.
+static char freed_log[64];
+static void log_free (void *state)
+{
+  size_t n = strlen (freed_log);
+  if (n + 1 < sizeof freed_log)
+  {
+    freed_log[n] = *(const char *) state;
+    freed_log[n + 1] = 0;
+  }
+}
+
+static void test_attach (void)
+{
+  muon_ctx *ctx = NULL;
+  static char a[] = "a", b[] = "b", c[] = "c", d[] = "d", x[] = "x";
+  freed_log[0] = 0;
+  muon_ctx_create (&ctx);
+  T_ASSERT (muon_ctx_lookup (ctx, "one") == NULL);
+  T_ASSERT (muon_ctx_lookup (NULL, "one") == NULL);
+  T_EQ_INT (muon_ctx_attach (ctx, "one", a, log_free, MUON_CTX_KEEP), MUON_OK);
+  T_EQ_INT (muon_ctx_attach (ctx, "two", b, log_free, MUON_CTX_CACHE), MUON_OK);
+  T_EQ_INT (muon_ctx_attach (ctx, "three", c, log_free, MUON_CTX_KEEP), MUON_OK);
+  T_ASSERT (muon_ctx_lookup (ctx, "one") == a);
+  T_ASSERT (muon_ctx_lookup (ctx, "two") == b);
+  // a key taken: BADARG, and the state offered is freed at once
+  T_EQ_INT (muon_ctx_attach (ctx, "one", x, log_free, MUON_CTX_KEEP), MUON_ERR_BADARG);
+  T_EQ_STR (freed_log, "x");
+  T_ASSERT (muon_ctx_lookup (ctx, "one") == a);
+  T_EQ_INT (muon_ctx_attach (ctx, NULL, x, log_free, MUON_CTX_KEEP), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_ctx_attach (NULL, "k", x, log_free, MUON_CTX_KEEP), MUON_ERR_NULLPTR);
+  T_EQ_STR (freed_log, "xxx");
+  // releasing everything frees the caches only
+  T_EQ_INT (muon_ctx_release (ctx, 0, NULL), MUON_OK);
+  T_EQ_STR (freed_log, "xxxb");
+  T_ASSERT (muon_ctx_lookup (ctx, "two") == NULL);
+  T_ASSERT (muon_ctx_lookup (ctx, "one") == a);
+  // detach frees at once; an unknown key is nothing
+  muon_ctx_detach (ctx, "one");
+  muon_ctx_detach (ctx, "one");
+  muon_ctx_detach (ctx, "nothing");
+  T_EQ_STR (freed_log, "xxxba");
+  // the slots fill up: NOMEM, the state offered freed
+  static char keys[MUON_CTX_SLOTS + 1][8];
+  int held = 1;                                   // "three"
+  for (int i = 0; held < MUON_CTX_SLOTS; i++, held++)
+  {
+    snprintf (keys[i], sizeof keys[i], "k%d", i);
+    T_EQ_INT (muon_ctx_attach (ctx, keys[i], NULL, NULL, MUON_CTX_KEEP), MUON_OK);
+  }
+  T_EQ_INT (muon_ctx_attach (ctx, "full", d, log_free, MUON_CTX_KEEP), MUON_ERR_NOMEM);
+  T_EQ_STR (freed_log, "xxxbad");
+  // destroy frees what is left, last attached first
+  T_EQ_INT (muon_ctx_attach (ctx, "k0", NULL, NULL, MUON_CTX_KEEP), MUON_ERR_BADARG);
+  muon_ctx_detach (ctx, "k0");
+  T_EQ_INT (muon_ctx_attach (ctx, "last", b, log_free, MUON_CTX_KEEP), MUON_OK);
+  muon_ctx_destroy (&ctx);
+  T_EQ_STR (freed_log, "xxxbadbc");
 }
 
 static void test_tensor_make (void)
@@ -244,8 +341,10 @@ int main (int argc, char **argv)
   (void) argc;
   T_RUN (test_create_destroy);
   T_RUN (test_errors);
+  T_RUN (test_where);
   T_RUN (test_workspace);
   T_RUN (test_workspace_release);
+  T_RUN (test_attach);
   T_RUN (test_tensor_make);
   T_RUN (test_tensor_check);
   T_RUN (test_backend_query);

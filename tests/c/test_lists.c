@@ -1,5 +1,5 @@
-/* test_lists.c - the registry of named lists and limits (core/include/muon_lists.h,
- * core/lists.c): every list's names come from its X-macro, each value has one name and each
+/* test_lists.c - the registry of named lists and limits (muon_zero.h MUON_LISTS,
+ * core/zero/list_registry.c; names: MUON_DEFINE_NAMES in each layer): every list's names come from its X-macro, each value has one name and each
  * name one value, lookups are exact, the typed name functions agree with the registry, bad
  * arguments give NULL / 0 / BADARG / NULLPTR, and the limits are the headers' constants.
  */

@@ -1,4 +1,4 @@
-/* test_ns.c - Newton-Schulz on the CPU (core/ns.c, core/ns_impl.h) against closed forms, with
+/* test_ns.c - Newton-Schulz on the CPU (core/math/ns.c, ns_impl.h) against closed forms, with
  * no SVD anywhere: each page is built as G = U diag(s) V' from orthogonal factors made here
  * (products of two Householder reflections and a permutation), and fp64 NS must equal
  * U diag(phi(s / (||G||_F + eps))) V', phi the composition of x -> a x + b x^3 + c x^5 over the

@@ -1,5 +1,5 @@
-/* test_precision.c - bf16 / fp16 round-to-nearest-even emulation (core/include/
- * muon_precision.h, core/ctx.c), exhaustively over all 65,536 bit patterns of each format.
+/* test_precision.c - bf16 / fp16 round-to-nearest-even emulation (core/math/muon_precision.h,
+ * core/math/precision.c), exhaustively over all 65,536 bit patterns of each format.
  *
  * The references here are independent of the code under test: fp16 values are decoded with
  * ldexp from the bit fields, bf16 values are the top half of an fp32, and every midpoint is

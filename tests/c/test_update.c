@@ -1,4 +1,4 @@
-/* test_update.c - the Muon update (core/update.c, core/include/muon_update_math.h): option
+/* test_update.c - the Muon update (core/math/update.c, core/math/muon_update_math.h): option
  * defaults and names, the per-element maths against hand values, momentum after k steps
  * against a plain loop written here, U against muon_ns of the Nesterov input times the
  * closed-form scale, EMA vs SGD, fused experts (strided views) and split row blocks against

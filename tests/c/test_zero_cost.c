@@ -1,4 +1,4 @@
-/* test_zero_cost.c - the plan-only cost model (core/zero_cost.c): the Newton-Schulz FLOP
+/* test_zero_cost.c - the plan-only cost model (core/zero/zero_cost.c): the Newton-Schulz FLOP
  * count against ns_flops.m's closed forms; a hand-computed plan; on random layouts (world
  * 1-8, stages 1-3, both orders) every design's calls, bytes, NS calls, momentum, pads and
  * owned elements against the plan of zero_plan.c and the counters of a real muon_zero_step

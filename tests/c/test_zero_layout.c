@@ -1,6 +1,6 @@
-/* test_zero_layout.c - the ZeRO partition model (core/zero_layout.c): a hand-computed case,
- * properties over random shape lists against closed forms and an element-wise owner map, and
- * every error code.
+/* test_zero_layout.c - the ZeRO partition model (core/zero/zero_layout.c): a hand-computed
+ * case, properties over random shape lists against closed forms and an element-wise owner map,
+ * and every error code.
  */
 #include <stdint.h>
 

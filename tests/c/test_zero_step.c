@@ -1,4 +1,4 @@
-/* test_zero_step.c - the distributed Muon step (core/zero_plan.c, zero_step.c,
+/* test_zero_step.c - the distributed Muon step (core/zero/zero_plan.c, zero_step.c,
  * zero_step_rr.c): plans of a hand-computed layout, the reference against muon_update on a
  * hand-averaged gradient (bitwise), every correct variant bitwise equal to the reference on
  * random layouts with momentum chained over steps, the buggy variants exact on wholly owned

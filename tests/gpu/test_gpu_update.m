@@ -6,7 +6,7 @@
 ## methods, precisions, fused experts and split row blocks (single gradients, double ones
 ## for the double precision).
 ##
-## The momentum is host arithmetic on both sides (core/update.c), so the states must be
+## The momentum is host arithmetic on both sides (core/math/update.c), so the states must be
 ## equal bit for bit at every step.  The update is scale * muon_ns (X) per block, so it is
 ## held to the tolerances of @code{test_gpu_ns} (see there), measured on U: d = the device
 ## against the CPU, e_cpu = the CPU in the case's precision against the CPU in double

@@ -1,11 +1,11 @@
-/* test_comm_mpi.c - the MPI communicator (core/comm_mpi.c) in C, run on every rank of
+/* test_comm_mpi.c - the MPI communicator (core/comm/comm_mpi.c) in C, run on every rank of
  * `mpirun -np 2` and `-np 4` by tests/mpi/run.sh (built by the Makefile's MPI block with
  * mpicc against build/libmuon_mpi.a and build/libmuon.a; no sanitizers: Open MPI's own
  * allocations would drown them).
  *
  * What the Octave suite cannot reach (its gateway copies every buffer): in-place and
  * overlapping send / receive buffers, aliased all-gather slots and the idle-rank pad case of
- * core/zero_step*.c, each checked bit for bit against the sim communicator running all W
+ * core/zero/zero_step*.c, each checked bit for bit against the sim communicator running all W
  * ranks' data in this process; every collective of both reduction modes on data where the
  * summation order shows, in pieces larger than one staging piece; the counters against
  * muon_comm_model_bytes; argument errors (raised before any communication, so every rank

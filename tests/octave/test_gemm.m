@@ -1,7 +1,7 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_gemm ()
 ## Suite (run with @code{test test_gemm}): the CPU GEMM providers of @code{muon_ns}
-## (options @qcode{"Gemm"} auto | openblas | onednn and @qcode{"Threads"}; core/gemm.c).
+## (options @qcode{"Gemm"} auto | openblas | onednn and @qcode{"Threads"}; core/gemm/gemm.c).
 ## @itemize
 ## @item Per provider, the foundation's tolerances (DESIGN.md 6): fp32 within 3e-5 of the
 ## fp64 SVD closed form U*diag(phi(s))*V'; bf16 standard within 0.05 and fp16 Gram within

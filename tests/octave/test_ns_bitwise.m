@@ -4,7 +4,7 @@
 ## (@code{muon_ns}) against the independent Octave port @code{ref_ns} (tests/octave, written
 ## from DESIGN.md 4), BITWISE: same op sequence, same rounding points, same fp64-summed
 ## norm of the original G, and the same OpenBLAS routine per product (Octave's X*X.' of
-## one single matrix is SSYRK upper + mirror, as core/ns_impl.h; every other product SGEMM
+## one single matrix is SSYRK upper + mirror, as core/math/ns_impl.h; every other product SGEMM
 ## NoTrans/NoTrans; so every call here is ns_blas, muon_ns with "Gemm", "openblas": the
 ## oneDNN default sums in another order).  Every case here is bitwise equal; none needed
 ## the fallback of "no larger than a one-ulp input change" (whose scale is printed for

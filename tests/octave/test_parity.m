@@ -54,7 +54,7 @@ endfunction
 %!test
 %! ## 'Normalize', "aol" (both orders; its scaling Gram spans 2 x 2 tiles): same bits for
 %! ## Threads 1 and 4, in every precision (bf16 on the default provider: oneDNN's native
-%! ## bf16 products where the CPU has them, the bf16-bits storage of core/ns_impl.h)
+%! ## bf16 products where the CPU has them, the bf16-bits storage of core/math/ns_impl.h)
 %! G = shapes{3}(:,:,1);
 %! ncase = 0;
 %! for prec = {"double", "single", "bf16", "fp16"}

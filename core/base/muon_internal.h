@@ -1,0 +1,129 @@
+/* muon_internal.h - what core files share and the public API does not show: the context
+ * layout, the state subsystems attach to it, the error macros (CHECK / CHECKSTATUS /
+ * CHECKMEM jump to the function's one cleanup label `fail` after recording file, line,
+ * function and message in the context, as libltfat's macros.h), the clock, aligned memory
+ * and the thread policy (the plug-in loader is plugin.h's, the tensor checks
+ * tensor_check.h's).  The bottom layer: it includes muon_base.h only.
+ */
+#ifndef MUON_INTERNAL_H
+#define MUON_INTERNAL_H
+
+#include "muon_base.h"
+
+// What a subsystem keeps per context (muon_ctx_attach).
+typedef void (*muon_ctx_free_fn) (void *state);
+typedef struct {
+  const char *key;            // the subsystem's name ("cuda", "onednn", "ns.stats")
+  void *state;
+  muon_ctx_free_fn destroy;
+  int kind;                   // MUON_CTX_KEEP or MUON_CTX_CACHE
+} muon_ctx_slot;
+
+#define MUON_CTX_SLOTS 8      // subsystems that may attach state to one context
+
+struct muon_ctx {
+  muon_status last_status;
+  char last_error[512];
+  char last_where[192];      // "file:line (function)" of the check that recorded it
+  void *workspace;           // 64-byte aligned scratch, grown on demand
+  size_t workspace_bytes;
+  muon_ctx_slot slots[MUON_CTX_SLOTS];  // attached subsystem state, in attachment order
+  int nslots;
+};
+
+// Records an error with the place it was raised (muon_ctx_last_where).  Inside core every
+// muon_ctx_set_error call - those of CHECK included - goes through this macro, so the place
+// is the file, line and function of the check that fired; CHECKSTATUS passes the status up
+// and keeps the innermost place.
+muon_status muon_ctx_set_error_at (muon_ctx *ctx, muon_status code, const char *file, int line,
+                                   const char *func, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__ ((format (printf, 6, 7)))
+#endif
+  ;
+#define muon_ctx_set_error(ctx, code, ...)                               \
+  muon_ctx_set_error_at ((ctx), (code), __FILE__, __LINE__, __func__, __VA_ARGS__)
+
+// Record an error and jump to `fail`; `status` must be a local muon_status in scope.
+#define CHECK(code, cond, ...)                                           \
+  do {                                                                   \
+    if (!(cond)) {                                                       \
+      status = muon_ctx_set_error (ctx, (code), __VA_ARGS__);            \
+      goto fail;                                                         \
+    }                                                                    \
+  } while (0)
+
+// Propagate an error status from a call that has already recorded its message.
+#define CHECKSTATUS(call)                                                \
+  do {                                                                   \
+    muon_status s_ = (call);                                             \
+    if (s_ < 0) { status = s_; goto fail; }                              \
+  } while (0)
+
+#define CHECKMEM(p)                                                      \
+  CHECK (MUON_ERR_NOMEM, (p) != NULL, "out of memory allocating %s", #p)
+
+// Checks that need no context (for muon_ctx_* themselves and NULL ctx handling).
+#define CHECKCTX(ctx) do { if ((ctx) == NULL) return MUON_ERR_NULLPTR; } while (0)
+
+//---- subsystem state held by the context ---------------------------------------------------
+// The context knows no subsystem above it: one that keeps state per context (the CUDA back
+// end's library and device state, oneDNN's engine and primitives, the last muon_ns call's
+// statistics) attaches it under a key of its own and finds it again with muon_ctx_lookup;
+// muon_ctx_destroy calls the destructors, last attached first.  State attached as
+// MUON_CTX_CACHE is made again on demand, so muon_ctx_release (ctx, 0, ...) frees it too.
+enum { MUON_CTX_KEEP = 0, MUON_CTX_CACHE = 1 };
+// [in] key: a string of static storage, the subsystem's name; [in] state: owned by ctx from
+// now on, freed with destroy (NULL: with nothing) - on failure too, at once.  BADARG when the
+// key is taken, NOMEM when MUON_CTX_SLOTS subsystems hold slots already.
+muon_status muon_ctx_attach (muon_ctx *ctx, const char *key, void *state,
+                             muon_ctx_free_fn destroy, int kind);
+// The state attached under key, or NULL.
+void *muon_ctx_lookup (const muon_ctx *ctx, const char *key);
+// Frees the state attached under key now (nothing when there is none).
+void muon_ctx_detach (muon_ctx *ctx, const char *key);
+
+// Seconds on a monotonic clock (differences only).
+double muon_clock (void);
+
+// Aligned allocation helpers (posix_memalign; NULL on failure).
+void *muon_aligned_alloc (size_t bytes);
+void muon_aligned_free (void *p);
+
+// The thread policy (threads.c).  The cores this process may run on (its affinity mask; the
+// online count as a fallback).
+int muon_core_count (void);
+// Threads of a call with threads = 0: OMP_NUM_THREADS's first entry when set (at most
+// MUON_MAX_THREADS), else the cores shared out among the ranks of an MPI job on this machine
+// when the launcher says how many there are.  A constant of the machine: never reads the load.
+int muon_default_threads (void);
+
+// The names of a list (DESIGN.md 3, "each list once"; muon_base.h's MUON_DECLARE_NAMES).
+// muon_name_find: the index of `name` in names[0 .. n) (exact match; NULL entries match
+// nothing), MUON_ERR_BADARG when absent, MUON_ERR_NULLPTR for NULL name or value (names.c).
+muon_status muon_name_find (const char *const *names, int n, const char *name, int *value);
+// MUON_DEFINE_NAMES (muon_precision, muon_precision, MUON_PRECISION_LIST), in one source of
+// the list's layer, defines its name table and its <prefix>_from_name / <prefix>_name pair
+// from the list's X-macro (designated initializers: a list need not be contiguous).
+#define MUON_NAME_ENTRY(name, value, text) [value] = text,
+#define MUON_DEFINE_NAMES(prefix, type, items)                                  \
+  static const char *const prefix##_names_[] = { items (MUON_NAME_ENTRY) };     \
+  muon_status prefix##_from_name (const char *name, type *v)                    \
+  {                                                                             \
+    int i = 0;                                                                  \
+    muon_status s = v ? muon_name_find (prefix##_names_,                        \
+                                        (int) (sizeof prefix##_names_           \
+                                               / sizeof prefix##_names_[0]),    \
+                                        name, &i)                               \
+                      : MUON_ERR_NULLPTR;                                       \
+    if (s == MUON_OK)                                                           \
+      *v = (type) i;                                                            \
+    return s;                                                                   \
+  }                                                                             \
+  const char *prefix##_name (type v)                                            \
+  {                                                                             \
+    int i = (int) v, n = (int) (sizeof prefix##_names_ / sizeof prefix##_names_[0]); \
+    return (i >= 0 && i < n && prefix##_names_[i]) ? prefix##_names_[i] : "unknown"; \
+  }
+
+#endif

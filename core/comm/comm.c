@@ -1,0 +1,344 @@
+/* comm.c - the generic communicator layer behind muon_comm.h: argument checks, call and
+ * byte counters, the byte model, create / destroy / queries, and the public collectives that
+ * call through each implementation's vtable (comm_self.c, comm_sim.c, later MPI and NCCL).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+
+MUON_DEFINE_NAMES (muon_comm_kind, muon_comm_kind, MUON_COMM_KIND_LIST)
+MUON_DEFINE_NAMES (muon_comm_reduction, muon_comm_reduction, MUON_COMM_REDUCTION_LIST)
+MUON_DEFINE_NAMES (muon_reduce_op, muon_reduce_op, MUON_REDUCE_OP_LIST)
+MUON_DEFINE_NAMES (muon_coll, muon_coll, MUON_COLL_LIST)
+
+//---- generic: create, destroy, queries ----------------------------------------------------
+
+muon_status muon_comm_alloc (muon_ctx *ctx, const muon_comm_ops *ops, int size,
+                             int local_ranks, int rank0, muon_comm **out)
+{
+  muon_status status = MUON_OK;
+  muon_comm *c = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, out != NULL, "communicator pointer must not be NULL");
+  *out = NULL;
+  CHECK (MUON_ERR_BADARG, size >= 1 && size <= MUON_COMM_MAX_WORLD,
+         "world size must be in 1..%d (got %d)", MUON_COMM_MAX_WORLD, size);
+  CHECK (MUON_ERR_BADARG, local_ranks >= 1 && rank0 >= 0 && rank0 + local_ranks <= size,
+         "local ranks %d..%d do not fit a world of %d", rank0, rank0 + local_ranks - 1, size);
+  CHECKMEM (c = calloc (1, sizeof *c));
+  CHECKMEM (c->counters = calloc ((size_t) local_ranks, sizeof *c->counters));
+  c->ops = ops;
+  c->size = size;
+  c->local_ranks = local_ranks;
+  c->rank0 = rank0;
+  *out = c;
+  c = NULL;
+fail:
+  muon_comm_destroy (&c);
+  return status;
+}
+
+muon_status muon_comm_destroy (muon_comm **c)
+{
+  if (c == NULL)
+    return MUON_ERR_NULLPTR;
+  if (*c)
+  {
+    if ((*c)->ops && (*c)->ops->destroy)
+      (*c)->ops->destroy (*c);
+    free ((*c)->counters);
+    free (*c);
+    *c = NULL;
+  }
+  return MUON_OK;
+}
+
+int muon_comm_size (const muon_comm *c) { return c ? c->size : 0; }
+int muon_comm_local_ranks (const muon_comm *c) { return c ? c->local_ranks : 0; }
+int muon_comm_counts_measured (const muon_comm *c) { return c ? c->ops->counts_measured : 0; }
+const char *muon_comm_name (const muon_comm *c) { return c ? muon_comm_kind_name (c->ops->kind) : "none"; }
+
+int muon_comm_rank (const muon_comm *c, int local)
+{
+  if (c == NULL || local < 0 || local >= c->local_ranks)
+    return -1;
+  return c->rank0 + local;
+}
+
+//---- generic: counters and the byte model -------------------------------------------------
+
+muon_status muon_comm_counters_get (muon_ctx *ctx, const muon_comm *c, int local,
+                                    muon_comm_counters *out)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, c != NULL && out != NULL, "communicator and output must not be NULL");
+  CHECK (MUON_ERR_BADARG, local >= 0 && local < c->local_ranks,
+         "local rank %d out of range (%d local ranks)", local, c->local_ranks);
+  *out = c->counters[local];
+fail:
+  return status;
+}
+
+muon_status muon_comm_counters_reset (muon_ctx *ctx, muon_comm *c)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, c != NULL, "communicator must not be NULL");
+  memset (c->counters, 0, (size_t) c->local_ranks * sizeof *c->counters);
+fail:
+  return status;
+}
+
+muon_status muon_comm_model_bytes (muon_ctx *ctx, muon_coll coll, int world, int rank,
+                                   int root, size_t count, muon_dtype dtype, uint64_t *sent,
+                                   uint64_t *recv)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, sent != NULL && recv != NULL, "outputs must not be NULL");
+  CHECK (MUON_ERR_BADARG, world >= 1 && rank >= 0 && rank < world,
+         "rank %d of world %d is out of range", rank, world);
+  CHECK (MUON_ERR_BADTYPE, dtype == MUON_F64 || dtype == MUON_F32, "unknown data type %d",
+         (int) dtype);
+  uint64_t e = muon_dtype_size (dtype), n = count, W = (uint64_t) world, s = 0, r = 0;
+  switch (coll)
+  {
+    case MUON_COLL_ALLREDUCE:
+    {
+      uint64_t len = muon_comm_chunk_start (count, world, rank + 1)
+                     - muon_comm_chunk_start (count, world, rank);
+      s = r = (n - len) + (W - 1) * len;
+      break;
+    }
+    case MUON_COLL_REDUCE_SCATTER:
+    case MUON_COLL_ALL_GATHER:
+      s = r = (W - 1) * n;
+      break;
+    case MUON_COLL_BROADCAST:
+    {
+      CHECK (MUON_ERR_BADARG, root >= 0 && root < world, "root %d out of range (world %d)",
+             root, world);
+      int d = (rank - root + world) % world;   // place in the chain
+      s = d < world - 1 ? n : 0;
+      r = d > 0 ? n : 0;
+      break;
+    }
+    case MUON_COLL_BARRIER:
+      break;
+    default:
+      CHECK (MUON_ERR_BADARG, 0, "unknown collective %d", (int) coll);
+  }
+  *sent = s * e;
+  *recv = r * e;
+fail:
+  return status;
+}
+
+//---- the fixed-order reduction (comm.h) ----------------------------------------------------
+
+// The loop once; X (q, i) is element i of rank q's input.
+#define REDUCE_LOOP(T, X)                                                               \
+  do {                                                                                  \
+    T *o_ = out;                                                                        \
+    for (size_t i = 0; i < n; i++)                                                      \
+    {                                                                                   \
+      T acc = X (T, 0, i);                                                              \
+      for (int q = 1; q < W; q++)                                                       \
+        acc = acc + X (T, q, i);                                                        \
+      if (op == MUON_REDUCE_AVG)                                                        \
+        acc = acc / (T) W;                                                              \
+      o_[i] = acc;                                                                      \
+    }                                                                                   \
+  } while (0)
+#define FROM_RANKS(T, q, i) ((const T *) in[q])[off + (i)]
+#define FROM_STAGE(T, q, i) ((const T *) base)[(size_t) (q) * stride + off + (i)]
+
+void muon_comm_reduce (const void *const *in, const void *base, size_t stride, size_t off,
+                       size_t n, int W, muon_dtype dtype, muon_reduce_op op, void *out)
+{
+  if (dtype == MUON_F32 && in)
+    REDUCE_LOOP (float, FROM_RANKS);
+  else if (dtype == MUON_F32)
+    REDUCE_LOOP (float, FROM_STAGE);
+  else if (in)
+    REDUCE_LOOP (double, FROM_RANKS);
+  else
+    REDUCE_LOOP (double, FROM_STAGE);
+}
+
+//---- generic: argument checks -------------------------------------------------------------
+
+typedef struct { uintptr_t lo, hi; int rank; } span;
+
+static int by_lo (const void *a, const void *b)
+{
+  const span *x = a, *y = b;
+  return x->lo < y->lo ? -1 : (x->lo > y->lo);
+}
+
+// Adds [p, p + bytes) of local rank l to the list.
+static void add_span (span *s, size_t *n, const void *p, size_t bytes, int l)
+{
+  s[*n].lo = (uintptr_t) p;
+  s[*n].hi = (uintptr_t) p + bytes;
+  s[*n].rank = l;
+  (*n)++;
+}
+
+// MUON_ERR_BADARG when a buffer of one local rank overlaps a buffer of another.  Sorted by
+// start, the first interval that overlaps an earlier one of another rank also overlaps the
+// earlier interval reaching furthest, unless that one is of its own rank - in which case
+// that one and the other earlier interval overlapped already.
+static muon_status check_disjoint (muon_ctx *ctx, const muon_comm *c, span *s, size_t n,
+                                   const char *what)
+{
+  muon_status status = MUON_OK;
+  if (c->local_ranks < 2 || n < 2)
+    return MUON_OK;
+  qsort (s, n, sizeof *s, by_lo);
+  uintptr_t far = s[0].hi;
+  int far_rank = s[0].rank;
+  for (size_t i = 1; i < n; i++)
+  {
+    CHECK (MUON_ERR_BADARG, !(s[i].lo < far && s[i].rank != far_rank),
+           "%s: buffers of ranks %d and %d overlap; each rank's buffers must be its own",
+           what, muon_comm_rank (c, far_rank), muon_comm_rank (c, s[i].rank));
+    if (s[i].hi > far)
+    {
+      far = s[i].hi;
+      far_rank = s[i].rank;
+    }
+  }
+fail:
+  return status;
+}
+
+// Common checks: pointers, dtype, sizes; fills spans (send_elems / recv_elems per buffer,
+// nrecv recv pointers per local rank) and checks them.  count == 0 skips the buffers.
+static muon_status check_args (muon_ctx *ctx, const muon_comm *c, const void *const *send,
+                               size_t send_elems, void *const *recv, int nrecv,
+                               size_t recv_elems, size_t count, muon_dtype dtype,
+                               const char *what)
+{
+  muon_status status = MUON_OK;
+  span *s = NULL;
+  CHECK (MUON_ERR_NULLPTR, c != NULL, "%s: communicator must not be NULL", what);
+  CHECK (MUON_ERR_BADTYPE, dtype == MUON_F64 || dtype == MUON_F32,
+         "%s: unknown data type %d", what, (int) dtype);
+  if (count == 0)
+    return MUON_OK;
+  size_t L = (size_t) c->local_ranks, e = muon_dtype_size (dtype);
+  CHECK (MUON_ERR_BADSHAPE, count <= (size_t) -1 / e / (size_t) c->size,
+         "%s: %zu elements overflow", what, count);
+  CHECK (MUON_ERR_NULLPTR, (send != NULL || send_elems == 0) && recv != NULL,
+         "%s: buffer arrays must not be NULL", what);
+  size_t nspan = L * (size_t) (nrecv + (send_elems > 0));
+  CHECKMEM (s = malloc (nspan * sizeof *s));
+  size_t n = 0;
+  for (int l = 0; l < c->local_ranks; l++)
+  {
+    if (send_elems > 0)
+    {
+      CHECK (MUON_ERR_NULLPTR, send[l] != NULL, "%s: send buffer of rank %d is NULL", what,
+             muon_comm_rank (c, l));
+      add_span (s, &n, send[l], send_elems * e, l);
+    }
+    for (int k = 0; k < nrecv; k++)
+    {
+      const void *p = recv[(size_t) l * (size_t) nrecv + (size_t) k];
+      CHECK (MUON_ERR_NULLPTR, p != NULL, "%s: receive buffer %d of rank %d is NULL", what, k,
+             muon_comm_rank (c, l));
+      add_span (s, &n, p, recv_elems * e, l);
+    }
+  }
+  CHECKSTATUS (check_disjoint (ctx, c, s, n, what));
+fail:
+  free (s);
+  return status;
+}
+
+static void count_call (muon_comm *c, muon_coll k)
+{
+  for (int l = 0; l < c->local_ranks; l++)
+    c->counters[l].calls[k]++;
+}
+
+//---- generic: the collectives -------------------------------------------------------------
+
+// allreduce and reduce_scatter: their checks, count and call (send holds count, or W blocks
+// of count, per rank).
+static muon_status reduction (muon_ctx *ctx, muon_comm *c, muon_coll coll,
+                              const void *const *send, void *const *recv, size_t count,
+                              muon_dtype dtype, muon_reduce_op op)
+{
+  muon_status status = MUON_OK;
+  const char *what = muon_coll_name (coll);
+  int scatter = coll == MUON_COLL_REDUCE_SCATTER;
+  CHECKCTX (ctx);
+  CHECKSTATUS (check_args (ctx, c, send, c && scatter ? count * (size_t) c->size : count, recv,
+                           1, count, count, dtype, what));
+  CHECK (MUON_ERR_BADARG, op == MUON_REDUCE_SUM || op == MUON_REDUCE_AVG,
+         "%s: unknown reduction %d", what, (int) op);
+  count_call (c, coll);
+  if (count > 0)
+    CHECKSTATUS (c->ops->reduce (c, ctx, coll, send, recv, count, dtype, op));
+fail:
+  return status;
+}
+
+muon_status muon_comm_allreduce (muon_ctx *ctx, muon_comm *c, const void *const *send,
+                                 void *const *recv, size_t count, muon_dtype dtype,
+                                 muon_reduce_op op)
+{
+  return reduction (ctx, c, MUON_COLL_ALLREDUCE, send, recv, count, dtype, op);
+}
+
+muon_status muon_comm_reduce_scatter (muon_ctx *ctx, muon_comm *c, const void *const *send,
+                                      void *const *recv, size_t count, muon_dtype dtype,
+                                      muon_reduce_op op)
+{
+  return reduction (ctx, c, MUON_COLL_REDUCE_SCATTER, send, recv, count, dtype, op);
+}
+
+muon_status muon_comm_all_gather (muon_ctx *ctx, muon_comm *c, const void *const *send,
+                                  void *const *recv, size_t count, muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECKSTATUS (check_args (ctx, c, send, count, recv, c ? c->size : 0, count, count, dtype,
+                           "all_gather"));
+  count_call (c, MUON_COLL_ALL_GATHER);
+  if (count > 0)
+    CHECKSTATUS (c->ops->all_gather (c, ctx, send, recv, count, dtype));
+fail:
+  return status;
+}
+
+muon_status muon_comm_broadcast (muon_ctx *ctx, muon_comm *c, void *const *buf, size_t count,
+                                 muon_dtype dtype, int root)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECKSTATUS (check_args (ctx, c, NULL, 0, buf, 1, count, count, dtype, "broadcast"));
+  CHECK (MUON_ERR_BADARG, root >= 0 && root < c->size, "broadcast: root %d out of range "
+         "(world %d)", root, c->size);
+  count_call (c, MUON_COLL_BROADCAST);
+  if (count > 0)
+    CHECKSTATUS (c->ops->broadcast (c, ctx, buf, count, dtype, root));
+fail:
+  return status;
+}
+
+muon_status muon_comm_barrier (muon_ctx *ctx, muon_comm *c)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, c != NULL, "barrier: communicator must not be NULL");
+  count_call (c, MUON_COLL_BARRIER);
+  if (c->ops->barrier)
+    CHECKSTATUS (c->ops->barrier (c, ctx));
+fail:
+  return status;
+}

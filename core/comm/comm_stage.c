@@ -1,0 +1,115 @@
+/* comm_stage.c - the collectives of the communicators that hand the transfer to a library
+ * (comm_mpi.c, comm_nccl.c), written once (comm_stage.h): the library's sums in library mode,
+ * else the fixed order piece by piece over the library's transfer of one piece.  The pieces
+ * keep the staging memory bounded (and MPI's counts within an int), and every element is
+ * reduced on its own in rank order (muon_comm_reduce), so the pieces do not change the
+ * result: bit for bit comm_sim.c's.
+ */
+#include <string.h>
+
+#include "comm_stage.h"
+
+// Elements of the piece that starts at element a of count.
+static size_t piece_at (size_t a, size_t count, size_t piece)
+{
+  return count - a < piece ? count - a : piece;
+}
+
+// out = the allreduce of every rank's in (count elements): GATHER, reduce.
+static muon_status staged_allreduce (muon_comm *c, muon_ctx *ctx, const void *in, void *out,
+                                     size_t count, muon_dtype dtype, muon_reduce_op op)
+{
+  muon_status status = MUON_OK;
+  muon_staged *s = c->impl;
+  int W = c->size;
+  size_t e = muon_dtype_size (dtype), piece = muon_stage_piece (W);
+  char *st = NULL;
+  // identical buffers are fine piece by piece; a partial overlap needs a copy first
+  if (in != out)
+    CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, count * e, &out, 1, count * e));
+  CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
+  for (size_t a = 0; a < count; a += piece)
+  {
+    size_t m = piece_at (a, count, piece);
+    CHECKSTATUS (s->xfer (c, ctx, MUON_COLL_ALLREDUCE, MUON_STAGE_GATHER,
+                          (const char *) in + a * e, st, m, dtype));
+    muon_comm_reduce (NULL, st, m, 0, m, W, dtype, op, (char *) out + a * e);
+  }
+fail:
+  return status;
+}
+
+muon_status muon_staged_reduce_scatter (muon_comm *c, muon_ctx *ctx, const void *in, void *out,
+                                        size_t count, muon_dtype dtype, muon_reduce_op op,
+                                        int summed)
+{
+  muon_status status = MUON_OK;
+  muon_staged *s = c->impl;
+  int W = c->size;
+  size_t e = muon_dtype_size (dtype), Wz = (size_t) W, piece = muon_stage_piece (W);
+  char *st = NULL;
+  CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, Wz * count * e, &out, 1, count * e));
+  // pieces [a, a + m) of every block: packed block by block into the first half of the
+  // stage, exchanged (summed: reduced by the library straight into out) into the second
+  CHECKSTATUS (muon_stage_get (ctx, &s->stage, 2 * Wz * piece * e, (void **) &st));
+  char *pack = st, *got = st + Wz * piece * e;
+  for (size_t a = 0; a < count; a += piece)
+  {
+    size_t m = piece_at (a, count, piece);
+    for (size_t q = 0; q < Wz; q++)
+      memcpy (pack + q * m * e, (const char *) in + (q * count + a) * e, m * e);
+    CHECKSTATUS (s->xfer (c, ctx, MUON_COLL_REDUCE_SCATTER,
+                          summed ? MUON_STAGE_SUM : MUON_STAGE_EXCHANGE, pack,
+                          summed ? (char *) out + a * e : got, m, dtype));
+    if (!summed)
+      muon_comm_reduce (NULL, got, m, 0, m, W, dtype, op, (char *) out + a * e);
+  }
+fail:
+  return status;
+}
+
+muon_status muon_staged_reduce (muon_comm *c, muon_ctx *ctx, muon_coll coll,
+                                const void *const *send, void *const *recv, size_t count,
+                                muon_dtype dtype, muon_reduce_op op)
+{
+  muon_status status = MUON_OK;
+  muon_staged *s = c->impl;
+  if (s->library)                 // the library's sum, then / W below
+    CHECKSTATUS (s->xfer (c, ctx, coll, coll == MUON_COLL_REDUCE_SCATTER ? MUON_STAGE_SUM
+                          : MUON_STAGE_ALLSUM, send[0], recv[0], count, dtype));
+  else if (coll == MUON_COLL_REDUCE_SCATTER)
+    CHECKSTATUS (muon_staged_reduce_scatter (c, ctx, send[0], recv[0], count, dtype, op, 0));
+  else
+    CHECKSTATUS (staged_allreduce (c, ctx, send[0], recv[0], count, dtype, op));
+  if (s->library && op == MUON_REDUCE_AVG)
+    muon_stage_divide (recv[0], count, c->size, dtype);
+  CHECKSTATUS (muon_stage_count (c, ctx, coll, 0, count, dtype));
+fail:
+  return status;
+}
+
+// recv[q] (count each) = rank q's send: GATHER piece by piece, copied out in source order
+// (aliased slots keep the last one written, as comm_sim.c).
+muon_status muon_staged_all_gather (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                    void *const *recv, size_t count, muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  muon_staged *s = c->impl;
+  int W = c->size;
+  size_t e = muon_dtype_size (dtype), piece = muon_stage_piece (W);
+  char *st = NULL;
+  const void *in = send[0];
+  CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, count * e, recv, W, count * e));
+  CHECKSTATUS (muon_stage_get (ctx, &s->stage, (size_t) W * piece * e, (void **) &st));
+  for (size_t a = 0; a < count; a += piece)
+  {
+    size_t m = piece_at (a, count, piece);
+    CHECKSTATUS (s->xfer (c, ctx, MUON_COLL_ALL_GATHER, MUON_STAGE_GATHER,
+                          (const char *) in + a * e, st, m, dtype));
+    for (int q = 0; q < W; q++)
+      memcpy ((char *) recv[q] + a * e, st + (size_t) q * m * e, m * e);
+  }
+  CHECKSTATUS (muon_stage_count (c, ctx, MUON_COLL_ALL_GATHER, 0, count, dtype));
+fail:
+  return status;
+}

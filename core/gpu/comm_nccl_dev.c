@@ -1,0 +1,273 @@
+/* comm_nccl_dev.c - the device side of the NCCL communicator, built into libmuon_nccl.so
+ * (CUDA runtime + NCCL, when nvcc and nccl.h are found) and reached only through
+ * muon_nccl_get_api (comm_nccl_abi.h) after comm_nccl.c has opened it with dlopen.  Not part
+ * of libmuon.a.
+ *
+ * One state per communicator: the NCCL communicator, the device it runs on, a non-blocking
+ * stream and two device buffers grown on demand.  Every call copies the host input to the
+ * device, runs the NCCL collective on the stream, copies the result back and synchronizes,
+ * so the caller's buffers stay ordinary host memory and are free to reuse on return.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "comm_nccl_abi.h"
+
+typedef struct {
+  ncclComm_t comm;
+  cudaStream_t stream;
+  int device, rank, world;
+  void *a, *b;                  // device buffers
+  size_t a_bytes, b_bytes;
+} dev_state;
+
+#define CUDA_TRY(call)                                                                  \
+  do {                                                                                  \
+    cudaError_t e_ = (call);                                                            \
+    if (e_ != cudaSuccess)                                                              \
+    {                                                                                   \
+      cudaGetLastError ();                                                              \
+      snprintf (msg, len, "%s: %s", #call, cudaGetErrorString (e_));                    \
+      return MUON_ERR_CUDA;                                                             \
+    }                                                                                   \
+  } while (0)
+
+#define NCCL_TRY(call)                                                                  \
+  do {                                                                                  \
+    ncclResult_t r_ = (call);                                                           \
+    if (r_ != ncclSuccess)                                                              \
+    {                                                                                   \
+      snprintf (msg, len, "%s: %s", #call, ncclGetErrorString (r_));                    \
+      return MUON_ERR_NCCL;                                                             \
+    }                                                                                   \
+  } while (0)
+
+static ncclDataType_t nccl_type (muon_dtype t) { return t == MUON_F32 ? ncclFloat32 : ncclFloat64; }
+static size_t esize (muon_dtype t) { return t == MUON_F32 ? sizeof (float) : sizeof (double); }
+
+// Grows the device buffer *p to at least `bytes`.
+static muon_status grow (void **p, size_t *have, size_t bytes, char *msg, size_t len)
+{
+  if (bytes <= *have)
+    return MUON_OK;
+  if (*p)
+    cudaFree (*p);
+  *p = NULL;
+  *have = 0;
+  CUDA_TRY (cudaMalloc (p, bytes));
+  *have = bytes;
+  return MUON_OK;
+}
+
+// Device a <- host in (in_bytes), device b sized for out_bytes, on the right device.
+static muon_status stage_in (dev_state *s, const void *in, size_t in_bytes, size_t out_bytes,
+                             char *msg, size_t len)
+{
+  muon_status st;
+  CUDA_TRY (cudaSetDevice (s->device));
+  if ((st = grow (&s->a, &s->a_bytes, in_bytes, msg, len)) != MUON_OK)
+    return st;
+  if ((st = grow (&s->b, &s->b_bytes, out_bytes, msg, len)) != MUON_OK)
+    return st;
+  CUDA_TRY (cudaMemcpyAsync (s->a, in, in_bytes, cudaMemcpyHostToDevice, s->stream));
+  return MUON_OK;
+}
+
+// Host out <- device b (bytes), then waits for the stream.
+static muon_status stage_out (dev_state *s, void *out, size_t bytes, char *msg, size_t len)
+{
+  CUDA_TRY (cudaMemcpyAsync (out, s->b, bytes, cudaMemcpyDeviceToHost, s->stream));
+  CUDA_TRY (cudaStreamSynchronize (s->stream));
+  return MUON_OK;
+}
+
+#define STAGE(call) do { muon_status st_ = (call); if (st_ != MUON_OK) return st_; } while (0)
+
+//---- the ABI ------------------------------------------------------------------------------
+
+static muon_status device_count (int *count, char *msg, size_t len)
+{
+  int c = 0;
+  *count = 0;
+  cudaError_t e = cudaGetDeviceCount (&c);
+  if (e != cudaSuccess)                       // no driver, no device, driver too old ...
+  {
+    cudaGetLastError ();
+    snprintf (msg, len, "%s", cudaGetErrorString (e));
+    return MUON_ERR_NODEVICE;
+  }
+  *count = c;
+  if (c < 1)
+  {
+    snprintf (msg, len, "no CUDA device found");
+    return MUON_ERR_NODEVICE;
+  }
+  return MUON_OK;
+}
+
+static muon_status unique_id (void *id, char *msg, size_t len)
+{
+  ncclUniqueId u;
+  NCCL_TRY (ncclGetUniqueId (&u));
+  memcpy (id, &u, sizeof u < MUON_NCCL_ID_BYTES ? sizeof u : MUON_NCCL_ID_BYTES);
+  return MUON_OK;
+}
+
+static void destroy (void *state)
+{
+  dev_state *s = state;
+  if (s == NULL)
+    return;
+  cudaSetDevice (s->device);
+  if (s->comm)
+    ncclCommDestroy (s->comm);
+  if (s->stream)
+    cudaStreamDestroy (s->stream);
+  if (s->a)
+    cudaFree (s->a);
+  if (s->b)
+    cudaFree (s->b);
+  free (s);
+}
+
+static muon_status init (void **state, int world, int rank, int device, const void *id,
+                         char *msg, size_t len)
+{
+  dev_state *s = calloc (1, sizeof *s);
+  muon_status st = MUON_OK;
+  *state = NULL;
+  if (s == NULL)
+  {
+    snprintf (msg, len, "out of memory");
+    return MUON_ERR_NOMEM;
+  }
+  s->device = device;
+  s->rank = rank;
+  s->world = world;
+  ncclUniqueId u;
+  memcpy (&u, id, sizeof u);
+  cudaError_t e = cudaSetDevice (device);
+  if (e == cudaSuccess)
+    e = cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking);
+  if (e != cudaSuccess)
+  {
+    cudaGetLastError ();
+    snprintf (msg, len, "device %d: %s", device, cudaGetErrorString (e));
+    st = MUON_ERR_CUDA;
+  }
+  else
+  {
+    ncclResult_t r = ncclCommInitRank (&s->comm, world, u, rank);
+    if (r != ncclSuccess)
+    {
+      s->comm = NULL;
+      snprintf (msg, len, "ncclCommInitRank (rank %d of %d, device %d): %s", rank, world,
+                device, ncclGetErrorString (r));
+      st = MUON_ERR_NCCL;
+    }
+  }
+  if (st != MUON_OK)
+    destroy (s);
+  else
+    *state = s;
+  return st;
+}
+
+static muon_status allreduce (void *state, const void *send, void *recv, size_t count,
+                              muon_dtype dtype, char *msg, size_t len)
+{
+  dev_state *s = state;
+  size_t n = count * esize (dtype);
+  STAGE (stage_in (s, send, n, n, msg, len));
+  NCCL_TRY (ncclAllReduce (s->a, s->b, count, nccl_type (dtype), ncclSum, s->comm, s->stream));
+  return stage_out (s, recv, n, msg, len);
+}
+
+static muon_status reduce_scatter (void *state, const void *send, void *recv, size_t count,
+                                   muon_dtype dtype, char *msg, size_t len)
+{
+  dev_state *s = state;
+  size_t n = count * esize (dtype);
+  STAGE (stage_in (s, send, (size_t) s->world * n, n, msg, len));
+  NCCL_TRY (ncclReduceScatter (s->a, s->b, count, nccl_type (dtype), ncclSum, s->comm,
+                               s->stream));
+  return stage_out (s, recv, n, msg, len);
+}
+
+static muon_status all_gather (void *state, const void *send, void *recv, size_t count,
+                               muon_dtype dtype, char *msg, size_t len)
+{
+  dev_state *s = state;
+  size_t n = count * esize (dtype);
+  STAGE (stage_in (s, send, n, (size_t) s->world * n, msg, len));
+  NCCL_TRY (ncclAllGather (s->a, s->b, count, nccl_type (dtype), s->comm, s->stream));
+  return stage_out (s, recv, (size_t) s->world * n, msg, len);
+}
+
+static muon_status all_to_all (void *state, const void *send, void *recv, size_t count,
+                               muon_dtype dtype, char *msg, size_t len)
+{
+  dev_state *s = state;
+  size_t n = count * esize (dtype), total = (size_t) s->world * n;
+  STAGE (stage_in (s, send, total, total, msg, len));
+  NCCL_TRY (ncclGroupStart ());
+  for (int q = 0; q < s->world; q++)
+  {
+    ncclResult_t r = ncclSend ((const char *) s->a + (size_t) q * n, count, nccl_type (dtype),
+                               q, s->comm, s->stream);
+    if (r == ncclSuccess)
+      r = ncclRecv ((char *) s->b + (size_t) q * n, count, nccl_type (dtype), q, s->comm,
+                    s->stream);
+    if (r != ncclSuccess)
+    {
+      ncclGroupEnd ();
+      snprintf (msg, len, "ncclSend/ncclRecv with rank %d: %s", q, ncclGetErrorString (r));
+      return MUON_ERR_NCCL;
+    }
+  }
+  NCCL_TRY (ncclGroupEnd ());
+  return stage_out (s, recv, total, msg, len);
+}
+
+static muon_status broadcast (void *state, void *buf, size_t count, muon_dtype dtype, int root,
+                              char *msg, size_t len)
+{
+  dev_state *s = state;
+  size_t n = count * esize (dtype);
+  STAGE (stage_in (s, buf, n, n, msg, len));
+  NCCL_TRY (ncclBroadcast (s->a, s->b, count, nccl_type (dtype), root, s->comm, s->stream));
+  return stage_out (s, buf, n, msg, len);
+}
+
+// NCCL has no barrier: a one-element all-reduce that every rank must join, then a sync.
+static muon_status barrier (void *state, char *msg, size_t len)
+{
+  dev_state *s = state;
+  float one = 1.0f, out = 0.0f;
+  return allreduce (s, &one, &out, 1, MUON_F32, msg, len);
+}
+
+__attribute__ ((visibility ("default")))
+muon_status muon_nccl_get_api (int abi, void *table)
+{
+  muon_nccl_api *api = table;
+  if (api == NULL || abi != MUON_NCCL_ABI)
+    return MUON_ERR_NOTBUILT;
+  memset (api, 0, sizeof *api);
+  api->abi = MUON_NCCL_ABI;
+  api->device_count = device_count;
+  api->unique_id = unique_id;
+  api->init = init;
+  api->allreduce = allreduce;
+  api->reduce_scatter = reduce_scatter;
+  api->all_gather = all_gather;
+  api->all_to_all = all_to_all;
+  api->broadcast = broadcast;
+  api->barrier = barrier;
+  api->destroy = destroy;
+  return MUON_OK;
+}

@@ -1,0 +1,153 @@
+/* muon_base.h - part of the public C API (included by muon.h): the status table, the context
+ * (last error, workspace), tensors, and the precision and thread vocabulary every layer uses
+ * (core/base/).
+ */
+#ifndef MUON_BASE_H
+#define MUON_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//---------------------------------------------------------------------------------------------
+// Status table: enum, text and Octave error id from one list, so they cannot drift.
+//---------------------------------------------------------------------------------------------
+
+// X (ENUM, VALUE, TEXT, OCTAVE_ID)
+#define MUON_STATUS_LIST(X)                                                     \
+  X (MUON_OK,              0,  "success",                     "ok")           \
+  X (MUON_WARN_NONFINITE,  1,  "non-finite values in result", "nonFinite")    \
+  X (MUON_ERR_NOMEM,      -1,  "out of memory",               "noMemory")     \
+  X (MUON_ERR_NULLPTR,    -2,  "null pointer",                "nullPointer")  \
+  X (MUON_ERR_BADSHAPE,   -3,  "bad shape",                   "badShape")     \
+  X (MUON_ERR_BADARG,     -4,  "bad argument",                "badArg")       \
+  X (MUON_ERR_BADTYPE,    -5,  "bad data type",               "badType")      \
+  X (MUON_ERR_UNSUPPORTED,-6,  "unsupported combination",     "unsupported")  \
+  X (MUON_ERR_NOTBUILT,   -7,  "back end not built",          "notBuilt")     \
+  X (MUON_ERR_NODEVICE,   -8,  "no usable device",            "noDevice")     \
+  X (MUON_ERR_CUDA,       -9,  "CUDA error",                  "cuda")         \
+  X (MUON_ERR_CUBLAS,    -10,  "cuBLAS error",                "cublas")       \
+  X (MUON_ERR_NCCL,      -11,  "NCCL error",                  "nccl")         \
+  X (MUON_ERR_MPI,       -12,  "MPI error",                   "mpi")          \
+  X (MUON_ERR_INTERNAL,  -13,  "internal error",              "internal")
+
+typedef enum {
+#define MUON_X_ENUM(name, value, text, id) name = value,
+  MUON_STATUS_LIST (MUON_X_ENUM)
+#undef MUON_X_ENUM
+} muon_status;
+
+// Human-readable text of a status ("bad shape"); "unknown status" for other values.
+const char *muon_status_string (muon_status s);
+// Octave error id without the "muonlab:" prefix ("badShape"); "unknown" for other values.
+const char *muon_status_id (muon_status s);
+
+//---------------------------------------------------------------------------------------------
+// Named lists: every enumerated value the core checks is one line X (ENUM, VALUE, "name") of a
+// MUON_<THING>_LIST in the public header of its layer, which generates the enum there, the
+// name table and the from-name / to-name functions (MUON_DEFINE_NAMES, base/muon_internal.h,
+// in a source of that layer), and the entry of the list registry (MUON_LISTS, muon_zero.h)
+// that gateways and inst/ read.  Adding a value is adding its line.
+//---------------------------------------------------------------------------------------------
+
+#define MUON_ENUM_ITEM(name, value, text) name = value,
+#define MUON_ENUM_PLUS_ONE(name, value, text) + 1
+// The two name functions of a list, e.g. MUON_DECLARE_NAMES (muon_precision, muon_precision):
+//   muon_status muon_precision_from_name (const char *name, muon_precision *v);
+//     [out] *v; MUON_ERR_BADARG for a name not in the list (exact match), NULLPTR for NULL.
+//   const char *muon_precision_name (muon_precision v);   "unknown" for a value not in it.
+#define MUON_DECLARE_NAMES(prefix, type)                                        \
+  muon_status prefix##_from_name (const char *name, type *v);                   \
+  const char *prefix##_name (type v);
+
+//---------------------------------------------------------------------------------------------
+// Context: back end state, reusable workspace, last error.
+//---------------------------------------------------------------------------------------------
+
+typedef struct muon_ctx muon_ctx;
+
+// [out] *ctx: a new context, destroyed with muon_ctx_destroy.
+muon_status muon_ctx_create (muon_ctx **ctx);
+// [in,out] *ctx: frees everything the context owns and sets *ctx = NULL (NULL is fine).
+muon_status muon_ctx_destroy (muon_ctx **ctx);
+// Text of the last error recorded in ctx ("" if none).  Owned by ctx, valid until the next call.
+const char *muon_ctx_last_error (const muon_ctx *ctx);
+// Status of the last error recorded in ctx (MUON_OK if none).
+muon_status muon_ctx_last_status (const muon_ctx *ctx);
+// Where in core the last error was recorded: "core/math/ns.c:230 (muon_ns)", the file, line
+// and function of the check that fired ("" when the last status came from outside core, or
+// is MUON_OK).  Owned by ctx, valid until the next call.
+const char *muon_ctx_last_where (const muon_ctx *ctx);
+// Records an error (printf-style message) in ctx and returns code; used by core and gateways.
+muon_status muon_ctx_set_error (muon_ctx *ctx, muon_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__ ((format (printf, 3, 4)))
+#endif
+  ;
+// A scratch buffer of at least `bytes` bytes, 64-byte aligned, owned by ctx and reused by
+// later calls (contents are not preserved).  [out] *ptr.
+muon_status muon_workspace_get (muon_ctx *ctx, size_t bytes, void **ptr);
+// Bytes currently held by the workspace (for tests of reuse).
+size_t muon_workspace_size (const muon_ctx *ctx);
+// Frees the workspace when it holds more than `keep` bytes (muon_ns calls it with
+// MUON_WORKSPACE_KEEP when it ends, so one large call does not pin its memory for the
+// session); keep 0 frees it, and the cached oneDNN primitives too.  [out] *freed: the
+// workspace bytes given back (NULL: not wanted).
+#define MUON_WORKSPACE_KEEP ((size_t) 64 << 20)
+muon_status muon_ctx_release (muon_ctx *ctx, size_t keep, size_t *freed);
+
+//---------------------------------------------------------------------------------------------
+// Tensors
+//---------------------------------------------------------------------------------------------
+
+typedef enum { MUON_F64 = 0, MUON_F32 = 1 } muon_dtype;               // storage type
+
+// Where data lives and a call computes.
+#define MUON_DEVICE_LIST(X)                                                     \
+  X (MUON_DEVICE_CPU,  0, "cpu")                                                \
+  X (MUON_DEVICE_CUDA, 1, "cuda")
+typedef enum { MUON_DEVICE_LIST (MUON_ENUM_ITEM) } muon_device;
+MUON_DECLARE_NAMES (muon_device, muon_device)
+
+typedef struct {
+  muon_dtype dtype;
+  muon_device device;
+  size_t rows, cols;   // of one page
+  size_t batch;        // number of pages (>= 1)
+  size_t ld;           // leading dimension, >= rows
+  size_t stride;       // elements between page starts
+  void *data;
+} muon_tensor;
+
+// A dense batch: rows x cols x batch, ld = rows, stride = rows * cols, on the CPU.
+muon_tensor muon_tensor_batch (muon_dtype dtype, void *data, size_t rows, size_t cols,
+                               size_t batch);
+// One dense rows x cols matrix on the CPU.
+muon_tensor muon_tensor_matrix (muon_dtype dtype, void *data, size_t rows, size_t cols);
+// Checks a tensor description (non-NULL data, sizes >= 1, ld >= rows, pages not overlapping
+// unless batch == 1 ... see muon_tensor_check in ctx.c).  `name` is used in the message.
+muon_status muon_tensor_check (muon_ctx *ctx, const muon_tensor *t, const char *name);
+
+//---------------------------------------------------------------------------------------------
+// Compute precisions and threads: the names every layer speaks (the rounding itself is
+// muon_math.h's and core/math/muon_precision.h's).
+//---------------------------------------------------------------------------------------------
+
+#define MUON_PRECISION_LIST(X)                                                  \
+  X (MUON_PREC_DOUBLE, 0, "double")                                             \
+  X (MUON_PREC_SINGLE, 1, "single")                                             \
+  X (MUON_PREC_BF16,   2, "bf16")                                               \
+  X (MUON_PREC_FP16,   3, "fp16")
+typedef enum { MUON_PRECISION_LIST (MUON_ENUM_ITEM) } muon_precision;
+// Name <-> value ("double", "single", "bf16", "fp16").
+MUON_DECLARE_NAMES (muon_precision, muon_precision)
+
+#define MUON_MAX_THREADS 1024   // the most CPU threads a call may ask for
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,247 @@
+/* muon_math.h - part of the public C API (included by muon.h): the maths layer (core/math/):
+ * precision emulation, coefficient schedules, Newton-Schulz, the CUDA back end's
+ * information, the Muon update.
+ */
+#ifndef MUON_MATH_H
+#define MUON_MATH_H
+
+#include "muon_base.h"
+#include "muon_gemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//---------------------------------------------------------------------------------------------
+// Precision emulation (bf16 / fp16 round-to-nearest-even), array form.  The scalar forms are
+// static inline in core/math/muon_precision.h, shared with the CUDA kernels.
+//---------------------------------------------------------------------------------------------
+
+// y[i] = round_p (x[i]) for n doubles (each first rounded to fp32 for bf16/fp16/single).
+// [in] x, [out] y (may alias x).
+muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, double *y,
+                              size_t n);
+// Bit patterns: bf16 / fp16 (uint16) <-> float.  [in] src, [out] dst.
+muon_status muon_float_to_half_bits (muon_ctx *ctx, muon_precision p, const float *src,
+                                     uint16_t *dst, size_t n);
+muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint16_t *src,
+                                     float *dst, size_t n);
+
+//---------------------------------------------------------------------------------------------
+// Coefficient schedules (MUON_FACTS.md 2, 4.1, 6.1, 6.2).  Triples (a, b, c) of the quintic
+// x -> a x + b x^3 + c x^5 used at each Newton-Schulz step.
+//---------------------------------------------------------------------------------------------
+
+// Beyond the end of a schedule: repeat its last triple, or start over.
+#define MUON_SCHEDULE_MODE_LIST(X)                                              \
+  X (MUON_SCHEDULE_REPEAT_LAST, 0, "repeat_last")                               \
+  X (MUON_SCHEDULE_CYCLE,       1, "cycle")
+typedef enum { MUON_SCHEDULE_MODE_LIST (MUON_ENUM_ITEM) } muon_schedule_mode;
+MUON_DECLARE_NAMES (muon_schedule_mode, muon_schedule_mode)
+
+// The schedule a call without coefficients runs.
+#define MUON_COEFFS_DEFAULT "keller"
+
+// Looks a named schedule up: keller, you, polar_express, polar_express_dion, polar_express_eo,
+// cans, aol, deepseekv4, cubic5.  [out] *triples points at static data (count x 3, row-major);
+// [out] *count triples.
+muon_status muon_coeffs_lookup (muon_ctx *ctx, const char *name, const double **triples,
+                                int *count);
+// Number of names and the i-th name (for listings); NULL past the end.
+int muon_coeffs_count (void);
+const char *muon_coeffs_name (int i);
+// Default step count of a schedule of `count` triples: 5 for a single triple, else count.
+int muon_coeffs_default_steps (int count);
+// Expands `count` triples to `steps` triples following mode.  [out] out: steps x 3.
+muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count, int steps,
+                                muon_schedule_mode mode, double *out);
+
+//---------------------------------------------------------------------------------------------
+// Newton-Schulz
+//---------------------------------------------------------------------------------------------
+
+#define MUON_NS_METHOD_LIST(X)                                                  \
+  X (MUON_NS_STANDARD, 0, "standard")                                           \
+  X (MUON_NS_GRAM,     1, "gram")
+typedef enum { MUON_NS_METHOD_LIST (MUON_ENUM_ITEM) } muon_ns_method;
+MUON_DECLARE_NAMES (muon_ns_method, muon_ns_method)
+
+// How a page is scaled before the iteration: its Frobenius norm (default), or the
+// Almost-Orthogonal-Layer diagonal of Turbo-Muon, D = diag (sum_j |X X'|_ij)^(-1/2) on the
+// short side (||D X||_2 <= 1, and closer to orthogonal; CPU only).  ns_impl.h says the
+// op order of each with normalize_first.
+#define MUON_NORMALIZE_LIST(X)                                                  \
+  X (MUON_NORMALIZE_FROBENIUS, 0, "frobenius")                                  \
+  X (MUON_NORMALIZE_AOL,       1, "aol")
+typedef enum { MUON_NORMALIZE_LIST (MUON_ENUM_ITEM) } muon_normalize;
+MUON_DECLARE_NAMES (muon_normalize, muon_normalize)
+
+// Limits of one muon_ns call (muon_zero.h's MUON_LIMITS lists every limit for the gateways
+// and inst/; MUON_MAX_THREADS is muon_base.h's).
+#define MUON_MAX_STEPS 1000     // iterations of one call (a longer schedule is never used)
+#define MUON_MAX_RESTARTS 64    // entries of a Gram restart list
+
+// Per-step snapshots of one muon_ns call (opt-in: muon_ns_opts.trace; CPU, one page).  The
+// page is iterated as n x m, n = min (rows, cols) <= m (transposed when rows > cols); the
+// snapshots are the run's own values (compute-precision values as doubles), column-major,
+// one page per step in each buffer:
+//   x  page k = the iterate after step k (k = 0: the normalized input; Gram: r(Q_k X), the
+//      product the run would form if it stopped there, made apart from the run)
+//   r  page k = Gram: the R that step k used (k = 0 .. steps-1)
+//   q  page k = Gram: Q after step k (k = 1 .. steps)
+// Pages a path does not define (r and q of the standard path, r page steps, q page 0) keep
+// what the caller put there.  The snapshot products are not counted in muon_ns_stats.
+typedef struct {
+  size_t n, m;          // [in] the iterated shape the buffers were sized for
+  int cap;              // [in] pages in each buffer (>= steps + 1)
+  double *x;            // [out] cap pages of n x m (required)
+  double *r, *q;        // [out] cap pages of n x n each (NULL: not wanted)
+  int steps;            // [out] steps run
+  int gram;             // [out] 1 when the Gram path ran
+  int transposed;       // [out] 1 when the page was transposed (rows > cols)
+} muon_ns_trace;
+
+typedef struct {
+  muon_ns_method method;         // standard (default) | gram
+  muon_precision precision;      // compute precision (default single; gateways pass the input class)
+  int steps;                     // iterations (>= 1); 0 = the schedule's default
+  const double *coeffs;          // ncoeffs x 3 row-major triples; NULL = keller
+  int ncoeffs;
+  muon_schedule_mode schedule_mode;
+  int restarts[MUON_MAX_RESTARTS]; // Gram restart list, 0-based iteration indices
+  int nrestarts;                 // default 1 with restarts[0] = 2
+  double gram_min_aspect;        // Gram falls back to standard when long/short <= this (1)
+  double eps;                    // normalization eps (1e-7)
+  int normalize_first;           // 1: X = r(G / (||G|| + eps)) (default); 0: peers' cast-first
+  muon_device device;            // where to compute (CPU default)
+  muon_gemm_provider gemm;       // CPU product provider (default auto)
+  int threads;                   // CPU threads: 0 (default) = OMP_NUM_THREADS when set, else
+                                 // the cores (shared among local MPI ranks); any count
+                                 // gives the same bits
+  muon_ns_trace *trace;          // per-step snapshots (NULL, the default: none)
+  muon_normalize normalize;      // frobenius (default) | aol
+} muon_ns_opts;
+
+void muon_ns_opts_default (muon_ns_opts *o);
+
+// X = NS (G) page by page.  [in] G, [out] X (same rows, cols, batch; any dtype and ld).
+// Zero pages give exact zeros.  Non-finite input gives non-finite output and the warning
+// MUON_WARN_NONFINITE (the Octave side rejects it before).
+muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
+                     const muon_ns_opts *o);
+
+// Whether the Gram path runs for a rows x cols page under o (after the aspect fallback).
+int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o);
+
+// Where the time of the last muon_ns call on a context went (muon_ns_last_stats): its
+// products (every GEMM and symmetric product of every page) against the whole call.  The
+// product time over the whole time shows what the elementwise passes, the normalization and
+// the copies cost; product_flops / product_seconds is the rate the provider reached.
+typedef struct {
+  char gemm[16];            // who multiplied: "openblas", "onednn" or "cublas" ("" before
+                            // the first call)
+  int bf16_products;        // 1: the products multiplied bf16 operands natively
+  int threads;              // threads of the CPU products, as asked or defaulted (0 on CUDA)
+  long products;            // product calls (a symmetric product counts once)
+  double product_flops;     // operations the products performed: 2 m n k for a general
+                            // product, n (n + 1) k for SYRK, and for the oneDNN block form
+                            // of the symmetric product the sum over its blocks
+  double product_seconds;   // wall time inside the products (CUDA: NaN, they are asynchronous)
+  double total_seconds;     // wall time of the whole call
+} muon_ns_stats;
+
+// The statistics of the last muon_ns call on ctx, also one that muon_update made (all zero
+// before the first; a call that failed leaves what it had counted).  [out] s.
+muon_status muon_ns_last_stats (muon_ctx *ctx, muon_ns_stats *s);
+
+//---------------------------------------------------------------------------------------------
+// Back end information
+//---------------------------------------------------------------------------------------------
+
+typedef struct {
+  int cuda_built;       // libmuon_cuda.so was found and loaded
+  int cuda_usable;      // and a device answered
+  int cuda_device_count;
+  char cuda_message[256];  // loader / runtime message, or the device name
+  char blas[128];          // BLAS description
+} muon_backend_info;
+
+// Fills info; never fails for a missing back end (that is reported in the struct).
+muon_status muon_backend_query (muon_ctx *ctx, muon_backend_info *info);
+
+//---------------------------------------------------------------------------------------------
+// Muon update (core/math/update.c).  The per-element maths is core/math/muon_update_math.h,
+// shared with CUDA.
+//
+// One update, for every page of G (MUON_FACTS 1.4, 2, 3, 5, 8):
+//   M = beta M + (1 - beta) G      (EMA)   or   M = beta M + G          (SGD)
+//   X = (1 - beta) G + beta M      (EMA)   or   X = G + beta M          (SGD)   [Nesterov]
+//   X = M                                                                       [no Nesterov]
+//   U = scale (rows, cols) * muon_ns (X)     per orthogonalized block
+//
+// Blocks.  Each page of the tensors is one block, so E experts are a batch: a dense 3-D
+// stack (stride rows * cols) or a fused (E*m) x n weight viewed without a copy as E pages of
+// m x n with ld = E*m and stride = m.  split_rows cuts every page further into row blocks
+// (fused QKV, per-head) that are orthogonalized and scaled independently (strided views, no
+// copies).  The scale of a block comes from its own rows x cols unless scale_rows /
+// scale_cols say otherwise (the Keller/DeepSpeed conv quirk scales a 4-D out x in x kh x kw
+// weight by kh / kw).
+//
+// Usage
+//   muon_update_opts o;  muon_update_opts_default (&o);  o.ns.precision = MUON_PREC_DOUBLE;
+//   muon_tensor G = muon_tensor_matrix (MUON_F64, g, m, n), M = ..., U = ...;  // M zeroed
+//   for (step ...) muon_update (ctx, &G, &M, &U, &o);
+//---------------------------------------------------------------------------------------------
+
+#define MUON_MOMENTUM_FORM_LIST(X)                                              \
+  X (MUON_MOMENTUM_EMA, 0, "ema")                                               \
+  X (MUON_MOMENTUM_SGD, 1, "sgd")
+typedef enum { MUON_MOMENTUM_FORM_LIST (MUON_ENUM_ITEM) } muon_momentum_form;
+
+#define MUON_SCALE_RULE_LIST(X)                                                 \
+  X (MUON_SCALE_KELLER,   0, "keller")   /* sqrt (max (1, rows / cols)) (default) */ \
+  X (MUON_SCALE_RMS,      1, "rms")      /* 0.2 sqrt (max (rows, cols)) */      \
+  X (MUON_SCALE_SPECTRAL, 2, "spectral") /* sqrt (max (rows, cols)) */          \
+  X (MUON_SCALE_UNIT_RMS, 3, "unit_rms") /* sqrt (rows / cols) */               \
+  X (MUON_SCALE_NONE,     4, "none")     /* 1 */
+typedef enum { MUON_SCALE_RULE_LIST (MUON_ENUM_ITEM) } muon_scale_rule;
+
+#define MUON_MAX_SPLITS 4096
+
+typedef struct {
+  double beta;                 // momentum coefficient in [0, 1) (0.95)
+  int nesterov;                // 1 (default): NS input from the Nesterov formula; 0: M
+  muon_momentum_form form;     // EMA (default) | SGD
+  muon_scale_rule scale;       // KELLER (default)
+  double scale_factor;         // finite, multiplies the scale (1)
+  const size_t *split_rows;    // NULL (default): one block per page; else nsplit row counts
+  size_t nsplit;               //   (each >= 1) summing to the page's rows
+  size_t scale_rows, scale_cols; // 0, 0 (default): each block's own shape; else both > 0
+  muon_ns_opts ns;             // Newton-Schulz options (muon_ns_opts_default)
+} muon_update_opts;
+
+void muon_update_opts_default (muon_update_opts *o);
+
+// One Muon update.  [in] G: the gradient (never written).  [in,out] M: the momentum, same
+// rows, cols and batch as G (zeros before the first step).  [out] U: the update, same rows,
+// cols and batch.  Each of G, M, U may be F64 or F32 and has its own ld and stride; M and U
+// must not overlap G or each other.  The momentum arithmetic is fp64, rounded once into M's
+// type; the NS input is held in fp64.  Errors: NULLPTR, BADSHAPE (shapes, splits), BADARG
+// (options), BADTYPE, UNSUPPORTED, NOMEM, and those of muon_ns; MUON_WARN_NONFINITE when U
+// holds non-finite values.
+muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
+                         const muon_update_opts *o);
+
+// The scale of a rows x cols block under rule, times factor.  [out] *scale.
+muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows, size_t cols,
+                               double factor, double *scale);
+
+// Names <-> values: "ema" | "sgd"; "keller" | "rms" | "spectral" | "unit_rms" | "none".
+// BADARG for an unknown name, NULLPTR for NULL arguments.
+MUON_DECLARE_NAMES (muon_momentum_form, muon_momentum_form)
+MUON_DECLARE_NAMES (muon_scale_rule, muon_scale_rule)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,42 @@
+/* math_internal.h - what the maths layer's files share with each other and with the layers
+ * above it (zero/), and the public API does not show: the schedule expansion, the CUDA back
+ * end's host side, and the two halves of muon_update that the distributed step reuses.
+ */
+#ifndef MUON_MATH_INTERNAL_H
+#define MUON_MATH_INTERNAL_H
+
+#include "muon_internal.h"
+#include "muon_math.h"
+
+//---- Newton-Schulz (ns.c) -----------------------------------------------------------------
+
+// Expands o's schedule into buf (cap triples at most).  [out] buf: steps x 3, *steps.
+muon_status muon_ns_schedule (muon_ctx *ctx, const muon_ns_opts *o, double *buf, int cap,
+                              int *steps);
+// Checks a trace against the page it will record (ns_trace.c): one page, its n x m shape,
+// room for steps + 1 pages; fills its [out] fields (gram: whether the Gram path runs,
+// muon_ns_uses_gram).
+muon_status muon_ns_trace_begin (muon_ctx *ctx, muon_ns_trace *tr, const muon_tensor *G,
+                                 size_t n, size_t m, int steps, int gram);
+
+//---- the CUDA back end (cuda_loader.c) ----------------------------------------------------
+
+// Loads ctx's CUDA back end on first use (once per context): MUON_OK, or NOTBUILT / NODEVICE
+// with the loader's message recorded (again on every later call).
+muon_status muon_cuda_load (muon_ctx *ctx);
+// muon_ns on the CUDA back end, for tensors and options muon_ns has checked and the schedule
+// it expanded (coef: steps x 3).  Errors and the non-finite warning keep the back end's text.
+muon_status muon_cuda_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
+                          const muon_ns_opts *o, const double *coef, int steps);
+
+//---- the Muon update (update.c) -----------------------------------------------------------
+
+// Steps 2 and 3 of muon_update on an already formed Newton-Schulz input X: U = scale *
+// muon_ns (X) per row block.  Arguments as muon_update's, checked by the caller (X F64 or
+// F32, U like X, options valid); MUON_WARN_NONFINITE as muon_update.
+muon_status muon_update_orthogonalize (muon_ctx *ctx, const muon_tensor *X, muon_tensor *U,
+                                       const muon_update_opts *o);
+// Validates the update options for a matrix of `rows` rows (BADARG / BADSHAPE / NULLPTR).
+muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, size_t rows);
+
+#endif

@@ -1,0 +1,59 @@
+/* precision.c - the precision emulation's array forms (muon_math.h): rounding an array to
+ * bf16 / fp16 / single, and the bf16 / fp16 bit patterns.  The scalar forms are the static
+ * inline functions of muon_precision.h, shared with the CUDA kernels.
+ */
+#include <string.h>
+
+#include "math_internal.h"
+#include "muon_precision.h"
+
+muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, double *y,
+                              size_t n)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, n == 0 || (x != NULL && y != NULL), "x and y must not be NULL");
+  CHECK (MUON_ERR_BADARG, p >= MUON_PREC_DOUBLE && p <= MUON_PREC_FP16,
+         "unknown precision %d", (int) p);
+  if (p == MUON_PREC_DOUBLE)
+  {
+    if (y != x)
+      memmove (y, x, n * sizeof *y);
+  }
+  else
+    for (size_t i = 0; i < n; i++)
+      y[i] = (double) muon_round_to ((int) p, (float) x[i]);
+fail:
+  return status;
+}
+
+// n values between fp32 (f) and their bf16 / fp16 bit patterns (h), into h when to_bits,
+// else into f (the other array is only read).
+static muon_status convert_bits (muon_ctx *ctx, muon_precision p, int to_bits, float *f,
+                                 uint16_t *h, size_t n)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, n == 0 || (f != NULL && h != NULL), "src and dst must not be NULL");
+  CHECK (MUON_ERR_BADARG, p == MUON_PREC_BF16 || p == MUON_PREC_FP16,
+         "precision must be bf16 or fp16");
+  for (size_t i = 0; i < n; i++)
+    if (to_bits)
+      h[i] = p == MUON_PREC_BF16 ? muon_f32_to_bf16_bits (f[i]) : muon_f32_to_fp16_bits (f[i]);
+    else
+      f[i] = p == MUON_PREC_BF16 ? muon_bf16_bits_to_f32 (h[i]) : muon_fp16_bits_to_f32 (h[i]);
+fail:
+  return status;
+}
+
+muon_status muon_float_to_half_bits (muon_ctx *ctx, muon_precision p, const float *src,
+                                     uint16_t *dst, size_t n)
+{
+  return convert_bits (ctx, p, 1, (float *) src, dst, n);
+}
+
+muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint16_t *src,
+                                     float *dst, size_t n)
+{
+  return convert_bits (ctx, p, 0, dst, (uint16_t *) src, n);
+}

@@ -1,0 +1,215 @@
+/* update.c - the Muon update on the CPU: momentum, Nesterov input, Newton-Schulz per block,
+ * update scale (MUON_FACTS 1.4, 2, 3, 5, 8; muon_math.h).
+ *
+ *   1. per element (muon_update_math.h, fp64):  M = step (M, G);  X = nesterov (M, G) or M
+ *   2. per block (a page, or a row block of a page with split_rows):  U = muon_ns (X)
+ *   3. per block:  U *= scale (block rows, block cols) * scale_factor
+ *
+ * Blocks are strided views of X and U (a fused expert weight arrives as a strided batch,
+ * split row blocks are the same tensors with fewer rows and a shifted start), so nothing is
+ * copied but the fp64 Newton-Schulz input X of the Nesterov variant.  G is never written.
+ *
+ * Usage: see muon_math.h.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "math_internal.h"
+#include "muon_update_math.h"
+
+MUON_DEFINE_NAMES (muon_momentum_form, muon_momentum_form, MUON_MOMENTUM_FORM_LIST)
+MUON_DEFINE_NAMES (muon_scale_rule, muon_scale_rule, MUON_SCALE_RULE_LIST)
+
+//---- options ------------------------------------------------------------------------------
+
+void muon_update_opts_default (muon_update_opts *o)
+{
+  if (o == NULL)
+    return;
+  memset (o, 0, sizeof *o);
+  o->beta = 0.95;
+  o->nesterov = 1;
+  o->form = MUON_MOMENTUM_EMA;
+  o->scale = MUON_SCALE_KELLER;
+  o->scale_factor = 1;
+  o->split_rows = NULL;
+  o->nsplit = 0;
+  o->scale_rows = 0;
+  o->scale_cols = 0;
+  muon_ns_opts_default (&o->ns);
+}
+
+muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, size_t rows)
+{
+  muon_status status = MUON_OK;
+  CHECK (MUON_ERR_NULLPTR, o != NULL, "options must not be NULL");
+  CHECK (MUON_ERR_BADARG, isfinite (o->beta) && o->beta >= 0 && o->beta < 1,
+         "beta must be in [0, 1)");
+  CHECK (MUON_ERR_BADARG, o->nesterov == 0 || o->nesterov == 1, "nesterov must be 0 or 1");
+  CHECK (MUON_ERR_BADARG, o->form == MUON_MOMENTUM_EMA || o->form == MUON_MOMENTUM_SGD,
+         "unknown momentum form %d", (int) o->form);
+  CHECK (MUON_ERR_BADARG, o->scale >= MUON_SCALE_KELLER && o->scale <= MUON_SCALE_NONE,
+         "unknown scale rule %d", (int) o->scale);
+  CHECK (MUON_ERR_BADARG, isfinite (o->scale_factor) && o->scale_factor > 0,
+         "the scale factor must be finite and positive");
+  CHECK (MUON_ERR_BADARG, (o->scale_rows == 0) == (o->scale_cols == 0),
+         "scale_rows and scale_cols must both be 0 or both positive");
+  CHECK (MUON_ERR_NULLPTR, o->nsplit == 0 || o->split_rows != NULL,
+         "split_rows must not be NULL when nsplit is %zu", o->nsplit);
+  CHECK (MUON_ERR_BADARG, o->nsplit <= MUON_MAX_SPLITS, "at most %d row blocks",
+         MUON_MAX_SPLITS);
+  size_t sum = 0;
+  for (size_t k = 0; k < o->nsplit; k++)
+  {
+    CHECK (MUON_ERR_BADSHAPE, o->split_rows[k] >= 1, "row block %zu is empty", k + 1);
+    sum += o->split_rows[k];
+  }
+  CHECK (MUON_ERR_BADSHAPE, o->nsplit == 0 || sum == rows,
+         "the row blocks sum to %zu, not to the %zu rows", sum, rows);
+fail:
+  return status;
+}
+
+//---- tensors ------------------------------------------------------------------------------
+
+// Last element of t (exclusive), in bytes from t->data.
+static size_t extent_bytes (const muon_tensor *t)
+{
+  size_t last = (t->batch - 1) * t->stride + (t->cols - 1) * t->ld + t->rows;
+  return last * (t->dtype == MUON_F64 ? sizeof (double) : sizeof (float));
+}
+
+static int overlap (const muon_tensor *a, const muon_tensor *b)
+{
+  uintptr_t a0 = (uintptr_t) a->data, a1 = a0 + extent_bytes (a);
+  uintptr_t b0 = (uintptr_t) b->data, b1 = b0 + extent_bytes (b);
+  return a0 < b1 && b0 < a1;
+}
+
+static inline double get (const muon_tensor *t, size_t at)
+{
+  return t->dtype == MUON_F64 ? ((const double *) t->data)[at]
+                              : (double) ((const float *) t->data)[at];
+}
+
+// Stores v rounded once to t's type and returns the stored value.
+static inline double put (muon_tensor *t, size_t at, double v)
+{
+  if (t->dtype == MUON_F64)
+    return ((double *) t->data)[at] = v;
+  return (double) (((float *) t->data)[at] = (float) v);
+}
+
+// Rows r0 .. r0 + rows - 1 of every page of t: same ld, stride and batch.
+static muon_tensor row_block (const muon_tensor *t, size_t r0, size_t rows)
+{
+  muon_tensor v = *t;
+  size_t bytes = t->dtype == MUON_F64 ? sizeof (double) : sizeof (float);
+  v.rows = rows;
+  v.data = (char *) t->data + r0 * bytes;
+  return v;
+}
+
+//---- the update ---------------------------------------------------------------------------
+
+muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows, size_t cols,
+                               double factor, double *scale)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, scale != NULL, "scale must not be NULL");
+  CHECK (MUON_ERR_BADARG, rule >= MUON_SCALE_KELLER && rule <= MUON_SCALE_NONE,
+         "unknown scale rule %d", (int) rule);
+  CHECK (MUON_ERR_BADSHAPE, rows >= 1 && cols >= 1, "rows and cols must be positive");
+  CHECK (MUON_ERR_BADARG, isfinite (factor), "the scale factor must be finite");
+  *scale = muon_update_scale_value ((int) rule, (double) rows, (double) cols, factor);
+fail:
+  return status;
+}
+
+muon_status muon_update_orthogonalize (muon_ctx *ctx, const muon_tensor *X, muon_tensor *U,
+                                       const muon_update_opts *o)
+{
+  muon_status status = MUON_OK;
+  size_t bad = 0, rows = X->rows, cols = X->cols, batch = X->batch;
+  int warned = 0;
+  size_t nblocks = o->nsplit ? o->nsplit : 1, r0 = 0;
+  for (size_t k = 0; k < nblocks; k++)
+  {
+    size_t rk = o->nsplit ? o->split_rows[k] : rows;
+    muon_tensor Xk = row_block (X, r0, rk), Uk = row_block (U, r0, rk);
+    muon_status s = muon_ns (ctx, &Xk, &Uk, &o->ns);
+    CHECKSTATUS (s);
+    warned |= s == MUON_WARN_NONFINITE;
+    double scale = o->scale_rows
+      ? muon_update_scale_value ((int) o->scale, (double) o->scale_rows,
+                                 (double) o->scale_cols, o->scale_factor)
+      : muon_update_scale_value ((int) o->scale, (double) rk, (double) cols, o->scale_factor);
+    for (size_t e = 0; e < batch; e++)
+      for (size_t j = 0; j < cols; j++)
+        for (size_t i = 0; i < rk; i++)
+        {
+          size_t at = e * Uk.stride + j * Uk.ld + i;
+          double u = scale == 1 ? get (&Uk, at) : put (&Uk, at, scale * get (&Uk, at));
+          bad += !isfinite (u);
+        }
+    r0 += rk;
+  }
+  if (bad || warned)
+    status = muon_ctx_set_error (ctx, MUON_WARN_NONFINITE,
+                                 "%zu non-finite values in the update", bad);
+fail:
+  return status;
+}
+
+muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
+                         const muon_update_opts *o)
+{
+  muon_status status = MUON_OK;
+  double *xbuf = NULL;
+  CHECKCTX (ctx);
+  CHECKSTATUS (muon_tensor_check (ctx, G, "G"));
+  CHECKSTATUS (muon_tensor_check (ctx, M, "M"));
+  CHECKSTATUS (muon_tensor_check (ctx, U, "U"));
+  CHECK (MUON_ERR_BADSHAPE, M->rows == G->rows && M->cols == G->cols && M->batch == G->batch,
+         "M must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
+  CHECK (MUON_ERR_BADSHAPE, U->rows == G->rows && U->cols == G->cols && U->batch == G->batch,
+         "U must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
+  CHECK (MUON_ERR_BADARG, !overlap (M, G) && !overlap (U, G) && !overlap (U, M),
+         "G, M and U must not overlap");
+  CHECKSTATUS (muon_update_check_opts (ctx, o, G->rows));
+
+  size_t rows = G->rows, cols = G->cols, batch = G->batch;
+  CHECK (MUON_ERR_BADSHAPE, cols <= SIZE_MAX / rows && batch <= SIZE_MAX / (rows * cols)
+                              && rows * cols * batch <= SIZE_MAX / sizeof (double),
+         "G is too large");
+
+  // 1. momentum and the Newton-Schulz input X (dense fp64, rows x cols x batch), or X = M
+  muon_tensor X = *M;
+  if (o->nesterov)
+  {
+    xbuf = malloc (rows * cols * batch * sizeof *xbuf);
+    CHECKMEM (xbuf);
+    X = muon_tensor_batch (MUON_F64, xbuf, rows, cols, batch);
+  }
+  int form = (int) o->form;
+  double beta = o->beta;
+  for (size_t e = 0; e < batch; e++)
+    for (size_t j = 0; j < cols; j++)
+      for (size_t i = 0; i < rows; i++)
+      {
+        double g = get (G, e * G->stride + j * G->ld + i);
+        size_t at = e * M->stride + j * M->ld + i;
+        double m = put (M, at, muon_momentum_step (form, beta, get (M, at), g));
+        if (xbuf)
+          xbuf[e * rows * cols + j * rows + i] = muon_nesterov_input (form, beta, m, g);
+      }
+
+  // 2, 3. per row block (the whole page without split_rows): NS, then the scale
+  status = muon_update_orthogonalize (ctx, &X, U, o);
+fail:
+  free (xbuf);
+  return status;
+}

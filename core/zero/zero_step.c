@@ -1,0 +1,422 @@
+/* zero_step.c - one distributed Muon step (muon_zero.h): the checks, the dispatcher, the
+ * ZeRO-1/2 family (reference, all-reduce, the #7807 bug, slice-only, PR 8141's multi-owner,
+ * Moonlight's gather) and the assembly of the full updates.
+ *
+ * The ZeRO-1/2 family starts the same way on every rank: pack the local gradients into the
+ * partitioned buffer (W x S, rank q's partition at q S; the flat buffer itself at stages 1/2),
+ * then one collective:
+ *   all-reduce (AVG) of W S          reference, zero12_allreduce
+ *   reduce-scatter (AVG) to S        the others; the buggy and multi-owner variants write
+ *                                    their averaged partition back into their own W S view,
+ *                                    which is still LOCAL elsewhere (that is the bug);
+ *   + all-reduce of the straddling   multi-owner: their full averages on every rank
+ *     matrices (column-major)
+ *   + all-gather of the pieces of    moonlight: each rank sends its pieces of the straddling
+ *     the straddling NS inputs        matrices, padded to the largest such total (C)
+ * and then updates matrices where the design says (zero_plan.c counts them).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "muon_update_math.h"
+#include "zero_step_impl.h"
+
+//---- the ZeRO-1/2 family ------------------------------------------------------------------
+
+// Local rank l's gradients into its partitioned buffer (padding stays zero).
+static void pack_grads (const zstep *z, int l, double *buf)
+{
+  const muon_zero_layout *part = z->P->part;
+  size_t S = part->partition_size;
+  for (size_t i = 0; i < part->npieces; i++)
+  {
+    const muon_zero_piece *c = &part->pieces[i];
+    const muon_zero_param *q = &part->params[c->param];
+    const double *g = zgrad (z, l, c->param);
+    double *dst = buf + (size_t) c->rank * S + c->part_start;
+    for (size_t k = c->local_start; k < c->local_stop; k++)
+      dst[k - c->local_start] = g[zcm (k, q->rows, q->cols)];
+  }
+}
+
+// The piece of matrix p on rank r, or NULL.
+static const muon_zero_piece *piece_of (const muon_zero_layout *part, int r, size_t p)
+{
+  const muon_zero_rank *k = &part->ranks[r];
+  for (size_t i = 0; i < k->npieces; i++)
+    if (part->pieces[k->first_piece + i].param == p)
+      return &part->pieces[k->first_piece + i];
+  return NULL;
+}
+
+// Multi-owner: the straddling matrices' full averages into every rank's W S view.
+static muon_status allreduce_straddlers (zstep *z, double **flat)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_layout *part = z->P->part;
+  double **s = NULL;
+  CHECKSTATUS (zstep_alloc_bufs (z, z->P->straddle_total, &s));
+  for (int l = 0; l < z->nl; l++)
+    for (size_t p = 0, at = 0; p < part->nparams; p++)
+      if (part->params[p].straddles)
+      {
+        memcpy (s[l] + at, zgrad (z, l, p), part->params[p].numel * sizeof (double));
+        at += part->params[p].numel;
+      }
+  CHECKSTATUS (muon_comm_allreduce (ctx, z->comm, (const void *const *) s, (void *const *) s,
+                                    z->P->straddle_total, MUON_F64, MUON_REDUCE_AVG));
+  size_t S = part->partition_size;
+  for (int l = 0; l < z->nl; l++)
+    for (size_t i = 0; i < part->npieces; i++)
+    {
+      const muon_zero_piece *c = &part->pieces[i];
+      const muon_zero_param *q = &part->params[c->param];
+      if (!q->straddles)
+        continue;
+      size_t at = 0;
+      for (size_t p = 0; p < c->param; p++)
+        at += part->params[p].straddles ? part->params[p].numel : 0;
+      double *dst = flat[l] + (size_t) c->rank * S + c->part_start;
+      for (size_t k = c->local_start; k < c->local_stop; k++)
+        dst[k - c->local_start] = s[l][at + zcm (k, q->rows, q->cols)];
+    }
+fail:
+  zstep_free_bufs (z, s);
+  return status;
+}
+
+// Slice-only: the block of rows rank r's piece touches, the rest of the block zero.
+static muon_status update_slice (zstep *z, int l, const muon_zero_piece *c, const double *part,
+                                 double *work)
+{
+  const muon_zero_param *q = &z->P->part->params[c->param];
+  size_t rows = c->row_stop - c->row_start, cols = q->cols, n = rows * cols;
+  size_t base = c->row_start * cols;
+  double *G = work, *M = work + n, *U = work + 2 * n;
+  memset (work, 0, 2 * n * sizeof *work);
+  for (size_t k = c->local_start; k < c->local_stop; k++)
+  {
+    size_t at = zcm (k - base, rows, cols);
+    G[at] = part[c->part_start + k - c->local_start];
+    M[at] = z->mom[l][c->part_start + k - c->local_start];
+  }
+  muon_status s = zstep_update (z, l, G, M, U, rows, cols);
+  if (s < 0)
+    return s;
+  double *dst = z->upd[l] + z->upd_at[(size_t) c->rank * z->P->nparams + c->param];
+  for (size_t k = c->local_start; k < c->local_stop; k++)
+  {
+    size_t at = zcm (k - base, rows, cols);
+    z->mom[l][c->part_start + k - c->local_start] = M[at];
+    dst[k - c->local_start] = U[at];
+  }
+  return MUON_OK;
+}
+
+// Moonlight: momentum on the partition (the Newton-Schulz input into x), the straddling
+// pieces all-gathered, NS on every full matrix the rank has a piece of.
+static muon_status moonlight (zstep *z, double **part, double *work)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->part;
+  const muon_update_opts *uo = &z->o->update;
+  int W = z->P->world, form = (int) uo->form;
+  size_t np = z->P->nparams, C = 0, *sent = NULL;
+  double **x = NULL, **send = NULL, **recv = NULL;
+  void **slots = NULL;
+  CHECKMEM (sent = calloc ((size_t) W, sizeof *sent));   // straddling elements rank q sends
+  for (size_t i = 0; i < L->npieces; i++)
+    if (L->params[L->pieces[i].param].straddles)
+      sent[L->pieces[i].rank] += L->pieces[i].local_stop - L->pieces[i].local_start;
+  for (int q = 0; q < W; q++)
+    C = sent[q] > C ? sent[q] : C;
+  CHECKSTATUS (zstep_alloc_bufs (z, L->partition_size, &x));
+  CHECKSTATUS (zstep_alloc_bufs (z, C, &send));
+  CHECKSTATUS (zstep_alloc_bufs (z, C * (size_t) W, &recv));
+  for (int l = 0; l < z->nl; l++)
+  {
+    const muon_zero_rank *k = &L->ranks[zrank (z, l)];
+    size_t at = 0;
+    for (size_t i = 0; i < k->npieces; i++)
+    {
+      const muon_zero_piece *c = &L->pieces[k->first_piece + i];
+      for (size_t e = c->part_start; e < c->part_start + c->local_stop - c->local_start; e++)
+      {
+        double g = part[l][e];
+        double m = z->mom[l][e] = muon_momentum_step (form, uo->beta, z->mom[l][e], g);
+        x[l][e] = uo->nesterov ? muon_nesterov_input (form, uo->beta, m, g) : m;
+      }
+      if (L->params[c->param].straddles)
+      {
+        memcpy (send[l] + at, x[l] + c->part_start,
+                (c->local_stop - c->local_start) * sizeof (double));
+        at += c->local_stop - c->local_start;
+      }
+    }
+  }
+  if (C > 0)
+  {
+    CHECKMEM (slots = malloc ((size_t) z->nl * (size_t) W * sizeof *slots));
+    for (int l = 0; l < z->nl; l++)
+      for (int q = 0; q < W; q++)
+        slots[(size_t) l * W + q] = recv[l] + (size_t) q * C;
+    CHECKSTATUS (muon_comm_all_gather (ctx, z->comm, (const void *const *) send, slots, C,
+                                       MUON_F64));
+  }
+  for (int l = 0; l < z->nl; l++)
+    for (size_t p = 0; p < np; p++)
+    {
+      const muon_zero_piece *mine = piece_of (L, zrank (z, l), p);
+      const muon_zero_param *q = &L->params[p];
+      if (mine == NULL)
+        continue;
+      double *X = work, *U = work + q->numel;
+      if (!q->straddles)
+        for (size_t e = 0; e < q->numel; e++)
+          X[zcm (e, q->rows, q->cols)] = x[l][mine->part_start + e];
+      else
+        for (int o = q->first_owner; o <= q->last_owner; o++)
+        {
+          // where p's piece sits in owner o's gathered buffer
+          size_t at = 0;
+          const muon_zero_rank *k = &L->ranks[o];
+          const muon_zero_piece *c = NULL;
+          for (size_t i = 0; i < k->npieces; i++)
+          {
+            c = &L->pieces[k->first_piece + i];
+            if (c->param == p)
+              break;
+            at += L->params[c->param].straddles ? c->local_stop - c->local_start : 0;
+          }
+          const double *src = recv[l] + (size_t) o * C + at;
+          for (size_t e = c->local_start; e < c->local_stop; e++)
+            X[zcm (e, q->rows, q->cols)] = src[e - c->local_start];
+        }
+      CHECKSTATUS (zstep_orthogonalize (z, l, X, U, q->rows, q->cols));
+      zstep_put_owned (z, l, p, U);
+    }
+fail:
+  free (sent);
+  free (slots);
+  zstep_free_bufs (z, x);
+  zstep_free_bufs (z, send);
+  zstep_free_bufs (z, recv);
+  return status;
+}
+
+static muon_status zero12_family (zstep *z, double *work)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_plan *P = z->P;
+  const muon_zero_layout *L = P->part;
+  muon_zero_variant v = P->variant;
+  size_t S = L->partition_size, N = S * (size_t) P->world, np = P->nparams;
+  double **flat = NULL, **part = NULL;
+  CHECKSTATUS (zstep_alloc_bufs (z, N, &flat));
+  for (int l = 0; l < z->nl; l++)
+    pack_grads (z, l, flat[l]);
+
+  if (v == MUON_ZERO_REFERENCE || v == MUON_ZERO12_ALLREDUCE)
+    CHECKSTATUS (muon_comm_allreduce (ctx, z->comm, (const void *const *) flat,
+                                      (void *const *) flat, N, MUON_F64, MUON_REDUCE_AVG));
+  else
+  {
+    CHECKSTATUS (zstep_alloc_bufs (z, S, &part));
+    CHECKSTATUS (muon_comm_reduce_scatter (ctx, z->comm, (const void *const *) flat,
+                                           (void *const *) part, S, MUON_F64,
+                                           MUON_REDUCE_AVG));
+    for (int l = 0; l < z->nl; l++)
+      memcpy (flat[l] + (size_t) zrank (z, l) * S, part[l], S * sizeof (double));
+  }
+  if (v == MUON_ZERO2_MULTI_OWNER && P->straddle_total > 0)
+    CHECKSTATUS (allreduce_straddlers (z, flat));
+  if (v == MUON_ZERO_MOONLIGHT_GATHER)
+  {
+    CHECKSTATUS (moonlight (z, part, work));
+    goto fail;
+  }
+
+  for (int l = 0; l < z->nl; l++)
+  {
+    int r = zrank (z, l);
+    for (size_t p = 0; p < np; p++)
+    {
+      const muon_zero_param *q = &L->params[p];
+      if (v == MUON_ZERO2_SLICE_ONLY)
+      {
+        const muon_zero_piece *c = piece_of (L, r, p);
+        if (c)
+          CHECKSTATUS (update_slice (z, l, c, part[l], work));
+        continue;
+      }
+      size_t at = P->momentum_at[(size_t) r * np + p];
+      if (at == SIZE_MAX)
+        continue;
+      double *G = work, *U = work + q->numel;
+      zstep_unpack (L, flat[l], p, G);
+      CHECKSTATUS (zstep_update (z, l, G, z->mom[l] + at, U, q->rows, q->cols));
+      zstep_put_owned (z, l, p, U);
+    }
+  }
+fail:
+  zstep_free_bufs (z, flat);
+  zstep_free_bufs (z, part);
+  return status;
+}
+
+//---- entry points -------------------------------------------------------------------------
+
+static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                               const muon_zero_step_opts *o, const double *const *grads,
+                               double *const *momentum, double *const *updates)
+{
+  muon_status status = MUON_OK;
+  CHECK (MUON_ERR_NULLPTR, comm != NULL && P != NULL && o != NULL && grads != NULL
+                           && momentum != NULL && updates != NULL,
+         "communicator, plan, options and buffers must not be NULL");
+  CHECK (MUON_ERR_BADARG, muon_comm_size (comm) == P->world,
+         "the communicator has %d ranks, the layout %d", muon_comm_size (comm), P->world);
+  CHECK (MUON_ERR_BADARG, o->variant == P->variant,
+         "the options name variant '%s', the plan '%s'", muon_zero_variant_name (o->variant),
+         muon_zero_variant_name (P->variant));
+  CHECK (MUON_ERR_BADARG, o->pad_count == MUON_ZERO_PADS_DEEPSPEED
+                          || o->pad_count == MUON_ZERO_PADS_KELLER,
+         "unknown pad count rule %d", (int) o->pad_count);
+  CHECK (MUON_ERR_BADARG, o->update.nsplit == 0 || P->variant != MUON_ZERO2_SLICE_ONLY,
+         "split row blocks need whole matrices; '%s' updates row blocks of pieces",
+         muon_zero_variant_name (P->variant));
+  for (size_t p = 0; p < P->nparams; p++)
+    CHECKSTATUS (muon_update_check_opts (ctx, &o->update, P->L->params[p].rows));
+  for (int l = 0; l < muon_comm_local_ranks (comm); l++)
+  {
+    CHECK (MUON_ERR_NULLPTR, momentum[l] != NULL && updates[l] != NULL,
+           "the buffers of local rank %d must not be NULL", l);
+    for (size_t p = 0; p < P->nparams; p++)
+      CHECK (MUON_ERR_NULLPTR, grads[(size_t) l * P->nparams + p] != NULL,
+             "the gradient of matrix %zu on local rank %d must not be NULL", p, l);
+  }
+fail:
+  return status;
+}
+
+// Where each rank's span of p starts in its update buffer.  [out] at[world * nparams].
+static muon_status span_offsets (muon_ctx *ctx, const muon_zero_plan *P, size_t **at)
+{
+  muon_status status = MUON_OK;
+  size_t np = P->nparams;
+  CHECKMEM (*at = malloc ((size_t) P->world * np * sizeof **at));
+  for (size_t r = 0; r < (size_t) P->world; r++)
+    for (size_t p = 0, pos = 0; p < np; p++)
+    {
+      (*at)[r * np + p] = pos;
+      pos += P->owned[r * np + p].stop - P->owned[r * np + p].start;
+    }
+fail:
+  return status;
+}
+
+muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                            const muon_zero_step_opts *o, const double *const *grads,
+                            double *const *momentum, double *const *updates,
+                            muon_zero_rank_stats *stats)
+{
+  muon_status status = MUON_OK;
+  muon_zero_rank_stats *st = NULL;
+  double *work = NULL;
+  zstep z = { 0 };
+  CHECKCTX (ctx);
+  CHECKSTATUS (check_step (ctx, comm, P, o, grads, momentum, updates));
+  int nl = muon_comm_local_ranks (comm);
+  CHECKMEM (st = calloc ((size_t) nl, sizeof *st));
+  z = (zstep) { ctx, comm, P, o, nl, grads, momentum, updates, NULL, st, 0 };
+  CHECKSTATUS (span_offsets (ctx, P, &z.upd_at));
+  size_t big = 0;   // three matrices of the largest size: G, M, U (or X, U)
+  for (size_t p = 0; p < P->nparams; p++)
+    big = P->L->params[p].numel > big ? P->L->params[p].numel : big;
+  CHECK (MUON_ERR_BADSHAPE, big <= SIZE_MAX / 3 / sizeof (double), "matrices too large");
+  CHECKMEM (work = malloc (3 * big * sizeof *work));
+
+  for (int l = 0; l < nl; l++)   // counters before the step; the difference after it
+    CHECKSTATUS (muon_comm_counters_get (ctx, comm, l, &st[l].comm));
+  switch (P->variant)
+  {
+    case MUON_ZERO3_ROUND_ROBIN:
+    case MUON_ZERO3_RR_ALIASED: CHECKSTATUS (zstep_round_robin (&z)); break;
+    case MUON_ZERO_LAYERWISE_LPT: CHECKSTATUS (zstep_lpt (&z)); break;
+    default: CHECKSTATUS (zero12_family (&z, work)); break;
+  }
+  for (int l = 0; l < nl; l++)
+  {
+    muon_comm_counters after;
+    CHECKSTATUS (muon_comm_counters_get (ctx, comm, l, &after));
+    for (int k = 0; k < MUON_COLL_COUNT; k++)
+    {
+      after.calls[k] -= st[l].comm.calls[k];
+      after.bytes_sent[k] -= st[l].comm.bytes_sent[k];
+      after.bytes_recv[k] -= st[l].comm.bytes_recv[k];
+    }
+    st[l].comm = after;
+    st[l].momentum_elements = P->momentum_len[muon_comm_rank (comm, l)];
+  }
+  if (stats)
+    memcpy (stats, st, (size_t) nl * sizeof *st);
+  if (z.warned)
+    status = muon_ctx_set_error (ctx, MUON_WARN_NONFINITE, "non-finite values in an update");
+fail:
+  free (st);
+  free (work);
+  free (z.upd_at);
+  return status;
+}
+
+muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                                const double *const *updates, double *const *full)
+{
+  muon_status status = MUON_OK;
+  size_t *at = NULL, C = 0;
+  double *send = NULL, *recv = NULL;
+  void **slots = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, comm && P && updates && full,
+         "communicator, plan and buffers must not be NULL");
+  CHECK (MUON_ERR_BADARG, muon_comm_size (comm) == P->world,
+         "the communicator has %d ranks, the layout %d", muon_comm_size (comm), P->world);
+  size_t np = P->nparams, W = (size_t) P->world;
+  CHECKSTATUS (span_offsets (ctx, P, &at));
+  const double *const *from = updates;   // rank r's buffer, all ranks local
+  if (muon_comm_local_ranks (comm) != P->world)
+  {
+    // one local rank: everyone's buffers through an all-gather, padded to the longest
+    for (size_t r = 0; r < W; r++)
+      C = P->owned_len[r] > C ? P->owned_len[r] : C;
+    CHECKMEM (send = calloc (C ? C : 1, sizeof *send));
+    CHECKMEM (recv = calloc (C > 0 ? C * W : 1, sizeof *recv));
+    CHECKMEM (slots = malloc (W * sizeof *slots));
+    memcpy (send, updates[0], P->owned_len[muon_comm_rank (comm, 0)] * sizeof *send);
+    for (size_t r = 0; r < W; r++)
+      slots[r] = recv + r * C;
+    CHECKSTATUS (muon_comm_all_gather (ctx, comm, (const void *const *) &send, slots, C,
+                                       MUON_F64));
+    from = (const double *const *) slots;
+  }
+  for (size_t r = 0; r < W; r++)
+    for (size_t p = 0; p < np; p++)
+    {
+      muon_zero_span s = P->owned[r * np + p];
+      const muon_zero_param *q = &P->L->params[p];
+      const double *src = from[r] + at[r * np + p];
+      for (size_t k = s.start; k < s.stop; k++)
+        full[p][zcm (k, q->rows, q->cols)] = src[k - s.start];
+    }
+fail:
+  free (at);
+  free (send);
+  free (recv);
+  free (slots);
+  return status;
+}

@@ -1,0 +1,70 @@
+/* zero_step_impl.h - what the distributed Muon variants share (zero_step.c has the ZeRO-1/2
+ * family, the dispatcher and the assembly, zero_step_rr.c the round-robin and LPT designs,
+ * zero_step_common.c the helpers both call).
+ *
+ * Conventions: `l` is a local rank (0 .. nl-1) and r = muon_comm_rank (comm, l) its global
+ * rank; matrices handed to muon_update are column-major rows x cols (Octave's layout); the
+ * flat and partitioned buffers hold them ROW-major (torch's), element k of matrix p being
+ * (k / cols, k % cols).
+ */
+#ifndef MUON_ZERO_STEP_IMPL_H
+#define MUON_ZERO_STEP_IMPL_H
+
+#include "math_internal.h"
+#include "muon_zero.h"
+
+typedef struct {
+  muon_ctx *ctx;
+  muon_comm *comm;
+  const muon_zero_plan *P;
+  const muon_zero_step_opts *o;
+  int nl;                          // local ranks
+  const double *const *grads;      // [nl * nparams]
+  double *const *mom;              // [nl]
+  double *const *upd;              // [nl]
+  size_t *upd_at;                  // [world * nparams]: where p's span starts in upd of rank r
+  muon_zero_rank_stats *st;        // [nl]
+  int warned;                      // a muon_update returned MUON_WARN_NONFINITE
+} zstep;
+
+static inline int zrank (const zstep *z, int l) { return muon_comm_rank (z->comm, l); }
+
+// Column-major position of row-major element k of a rows x cols matrix.
+static inline size_t zcm (size_t k, size_t rows, size_t cols)
+{
+  return (k % cols) * rows + k / cols;
+}
+
+// Local rank l's gradient of matrix p.
+static inline const double *zgrad (const zstep *z, int l, size_t p)
+{
+  return z->grads[(size_t) l * z->P->nparams + p];
+}
+
+//---- zero_step_common.c ----------------------------------------------------------------------
+
+// Writes the elements of rank r's span of matrix p from the column-major U into its update
+// buffer (row-major order).
+void zstep_put_owned (zstep *z, int l, size_t p, const double *U);
+
+// One muon_update of a rows x cols matrix (all column-major, distinct buffers); counts the
+// call.  G is read only.
+muon_status zstep_update (zstep *z, int l, const double *G, double *M, double *U, size_t rows,
+                          size_t cols);
+
+// U = scale * NS (X) for an already formed Newton-Schulz input X; counts the call.
+muon_status zstep_orthogonalize (zstep *z, int l, const double *X, double *U, size_t rows,
+                                 size_t cols);
+
+// Matrix p (column-major, into out) from a partitioned buffer W * S laid out as `part` says.
+void zstep_unpack (const muon_zero_layout *part, const double *buf, size_t p, double *out);
+
+// A vector of nl pointers, each to `count` doubles (zeroed).  Freed by zstep_free_bufs.
+muon_status zstep_alloc_bufs (zstep *z, size_t count, double ***bufs);
+void zstep_free_bufs (zstep *z, double **bufs);
+
+// The round-robin (ZeRO-3) and LPT variants (zero_step_rr.c).
+muon_status zstep_round_robin (zstep *z);
+muon_status zstep_lpt (zstep *z);
+
+#endif
