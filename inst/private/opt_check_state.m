@@ -197,11 +197,14 @@ function check_params (opt, full)
     if (! (isfield (opt.route, n) && ischar (opt.route.(n))))
       fail_ ("OPT.route lacks the parameter '%s'", n);
     endif
-    if (strcmp (opt.route.(n), "muon"))
-      if (! isfield (opt.muon, n))
-        fail_ ("OPT.muon lacks the parameter '%s'", n);
+    group = merge (strcmp (opt.route.(n), "muon"), "muon", "adam");
+    for g = {group, "accum"}
+      if (! isfield (opt.(g{1}), n))
+        fail_ ("OPT.%s lacks the parameter '%s'", g{1}, n);
       endif
-      st = opt.muon.(n);
+    endfor
+    st = opt.(group).(n);
+    if (strcmp (group, "muon"))
       ok = isa (st, "double") && ndims (st) == 2 && ! any (size (st));
       if (! ok && isstruct (st) && isscalar (st) && numfields (st) == 3
           && all (isfield (st, {"momentum", "step", "form"})))
@@ -221,10 +224,6 @@ function check_params (opt, full)
         check_muon (st, sprintf ("OPT.muon.%s", n), sz, poison, form);
       endif
     else
-      if (! isfield (opt.adam, n))
-        fail_ ("OPT.adam lacks the parameter '%s'", n);
-      endif
-      st = opt.adam.(n);
       ok = (isstruct (st) && isscalar (st) && numfields (st) == 3
             && all (isfield (st, {"m", "v", "step"})));
       if (ok)
@@ -241,9 +240,6 @@ function check_params (opt, full)
       if (! ok)
         check_adam (st, sprintf ("OPT.adam.%s", n), sz);
       endif
-    endif
-    if (! isfield (opt.accum, n))
-      fail_ ("OPT.accum lacks the parameter '%s'", n);
     endif
     a = opt.accum.(n);
     ok = ((isa (a, "double") && ndims (a) == 2 && ! any (size (a)))
