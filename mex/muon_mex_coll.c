@@ -90,11 +90,15 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
       recv[(size_t) l * nrecv + q] = (char *) mxGetData (y[l]) + q * *count * e;
   }
   const void *const *in = (const void *const *) send;
-  muon_status st =
-      k == MUON_COLL_ALLREDUCE ? muon_comm_allreduce (ctx, c, in, recv, n, *dtype, op)
-    : k == MUON_COLL_REDUCE_SCATTER ? muon_comm_reduce_scatter (ctx, c, in, recv, *count, *dtype, op)
-    : k == MUON_COLL_ALL_GATHER ? muon_comm_all_gather (ctx, c, in, recv, n, *dtype)
-    : muon_comm_broadcast (ctx, c, recv, n, *dtype, root);
+  muon_status st = MUON_ERR_INTERNAL;   // no other collective takes X
+  if (k == MUON_COLL_ALLREDUCE)
+    st = muon_comm_allreduce (ctx, c, in, recv, n, *dtype, op);
+  else if (k == MUON_COLL_REDUCE_SCATTER)
+    st = muon_comm_reduce_scatter (ctx, c, in, recv, *count, *dtype, op);
+  else if (k == MUON_COLL_ALL_GATHER)
+    st = muon_comm_all_gather (ctx, c, in, recv, n, *dtype);
+  else if (k == MUON_COLL_BROADCAST)
+    st = muon_comm_broadcast (ctx, c, recv, n, *dtype, root);
   *Y = y[0];
   if (mxIsCell (X))
   {
