@@ -232,3 +232,33 @@ function full = assemble (fname, prefix, S, shapes, segf, field)
     endif
   endfor
 endfunction
+
+%!test
+%! ## save at W = 4, load at W = 2 (stage 3, ZeRO-3 round robin): the momentum of every
+%! ## matrix is the saved one, and the next step runs
+%! shapes = {[6 4], [5 4], [6 4]};
+%! L4 = zero_layout (shapes, 4);
+%! randn ("state", 3);
+%! g = cellfun (@(s) randn (s), repmat (shapes, 4, 1), "UniformOutput", false);
+%! [~, s4] = zero_muon_step (L4, g, []);
+%! pre = tempname ();
+%! f = zero_save_state (pre, L4, s4);
+%! unwind_protect
+%!   L2 = zero_layout (shapes, 2, "Stage", 3);
+%!   s2 = zero_load_state (pre, L2, "Variant", "zero3_round_robin");
+%!   assert ([s2.step, numel(s2.momentum), s2.has_ref], [1 2 1]);
+%!   ## the reference state at W = 1 holds every matrix whole, column-major
+%!   s1 = zero_load_state (pre, zero_layout (shapes, 1), "Variant", "reference");
+%!   avg = (((g{1,2} + g{2,2}) + g{3,2}) + g{4,2}) / 4;
+%!   [~, m] = muon_update (avg, []);
+%!   assert (s1.momentum{1}(25:44), m.momentum(:), 1e-15);
+%!   R = zero_muon_step (L2, g(1:2,:), s2, "Variant", "zero3_round_robin");
+%!   assert (max (R.rel_err) <= 1e-12);
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
+
+%!error <zero_load_state: PREFIX must be a file name prefix.> zero_load_state (1, zero_layout ({[2 2]}, 1))
+%!error <zero_load_state: VARIANT must be> zero_load_state ("x", zero_layout ({[2 2]}, 1), "Variant", "zero4")
+%!error <zero_load_state: L must be a layout from zero_layout.> zero_load_state ("x", 3)
+%!error <zero_load_state: cannot read 'no_such_prefix.rank0.ckpt': no such file.> zero_load_state ("no_such_prefix", zero_layout ({[2 2]}, 1))

@@ -35,6 +35,13 @@
 ## the momentum of the run's reference design (when the state carries one) on this rank's
 ## pieces of @var{L}, in the same form (empty otherwise).
 ## @end table
+## Options (names are case-insensitive):
+## @table @asis
+## @item "Comm"
+## @qcode{"sim"} (default: @var{state} holds every rank of @var{L}) or the communicator of
+## the run (from @code{muon_comm}): this process writes the files of its local ranks.
+## @end table
+##
 ## @code{zero_load_state} reads the files back into any world size, stage and design that
 ## holds the same momentum.  The state must be valid for @var{L} (its layout, one buffer
 ## per local rank of the map's length, finite), else a @code{muonlab:badState} error.
@@ -157,9 +164,9 @@ endfunction
 %!error <zero_save_state: PREFIX must be a file name prefix.> zero_save_state (1, L, s)
 %!error <zero_save_state: STATE must be a state returned by zero_muon_step.> zero_save_state ("x", L, struct ())
 %!error <zero_save_state: STATE belongs to another layout than L.> zero_save_state ("x", zero_layout ({[6 4], [5 4], [6 4]}, 2, "Stage", 3), s)
-%!error <zero_save_state: STATE.momentum must not contain NaN or Inf.>
+%!error <zero_save_state: STATE.momentum\{2\} must not contain NaN or Inf.>
 %! t = s; t.momentum{2}(1) = NaN; zero_save_state ("x", L, t);
-%!error <zero_save_state: STATE.momentum\{1\} must be a double column of 24 elements \(the design's buffer\).>
+%!error <zero_save_state: STATE.momentum\{1\} must be a double column of 44 elements \(the design's buffer\).>
 %! t = s; t.momentum{1} = t.momentum{1}(1:end-1); zero_save_state ("x", L, t);
 %!error <zero_save_state: L must be a layout from zero_layout.> zero_save_state ("x", 1, s)
 %!error <zero_save_state: unknown option 'Foo'.> zero_save_state ("x", L, s, "Foo", 1)
