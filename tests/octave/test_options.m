@@ -193,6 +193,10 @@ function call (fname, name, v)
       zero_muon_step (L, g, [], name, v);
     case "zero_layout"
       zero_layout ({[4 6], [2 3]}, 2, name, v);
+    case "zero_train_step"
+      L = zero_layout ({[4 6], [6 4]}, 2);
+      g = {G(1:4,1:6), G(1:6,1:4); G(5:8,1:6), G(3:8,5:8)};
+      zero_train_step (L, g, [], name, v);
     case {"zero_save_state", "zero_load_state"}
       L = zero_layout ({[4 6], [6 4]}, 2);
       g = {G(1:4,1:6), G(1:6,1:4); G(5:8,1:6), G(3:8,5:8)};
