@@ -518,6 +518,42 @@ function a = reference_args (zargs)
   a = [zargs(keep), {"Precision", "double"}];
 endfunction
 
+%!demo
+%! ## DeepSpeed #8443 on 4 simulated ranks, ZeRO-3 round robin, k = 4 micro-batches a step:
+%! ## NS once per step (correct) vs once per micro-batch (the shipped hook)
+%! shapes = {[32 32], [32 16], [48 32], [16 32]};
+%! L = zero_layout (shapes, 4, "Stage", 3);
+%! o = {"Variant", "zero3_round_robin", "AccumulationSteps", 4};
+%! A = [];  B = [];
+%! randn ("state", 1);
+%! for t = 1:12
+%!   g = cellfun (@(s) randn (s) + 0.2, repmat (shapes, 4, 1), "UniformOutput", false);
+%!   [Ra, A] = zero_train_step (L, g, A, o{:});
+%!   [Rb, B] = zero_train_step (L, g, B, o{:}, "PerMicroBatchNS", true);
+%!   if (Ra.applied)
+%!     printf ("step %d: NS calls per rank %s vs %s; rel. error per rank %s vs %s\n", Ra.step,
+%!             mat2str ([Ra.ranks.ns_calls]), mat2str ([Rb.ranks.ns_calls]),
+%!             mat2str ([Ra.ranks.rel_err], 2), mat2str ([Rb.ranks.rel_err], 2));
+%!   endif
+%! endfor
+%! ## one rank's fp16 overflow: every rank skips and the scale backs off
+%! L = zero_layout (shapes, 4);
+%! T = [];
+%! for t = 1:3
+%!   s = 65536;
+%!   if (! isempty (T))
+%!     s = T.scaler.scale;
+%!   endif
+%!   g = cellfun (@(x) muon_round (s * randn (x) / 64, "fp16"), repmat (shapes, 4, 1),
+%!                "UniformOutput", false);
+%!   if (t == 2)
+%!     g{3,1}(1) = muon_round (s * 2, "fp16");      # rank 2: a spike past 65504
+%!   endif
+%!   [R, T] = zero_train_step (L, g, T, "LossScaler", "dynamic");
+%!   printf ("step %d: skipped %d (%s), scale %g -> %g\n", t, R.skipped, R.skip_reason,
+%!           R.loss_scale, T.scaler.scale);
+%! endfor
+
 %!shared L, shapes, grads
 %! shapes = {[6 4], [5 4], [6 4]};
 %! L = zero_layout (shapes, 2);
