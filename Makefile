@@ -368,7 +368,7 @@ check-dist: dist
 
 #---- demos, benchmarks, package -------------------------------------------------------------
 
-DEMO ?= zero2_muon_correctness    # make demo DEMO=train_mlp (ns_precision_sweep, ns_design_lab, ns_turbo_muon) runs another
+DEMO ?= zero2_muon_correctness    # make demo DEMO=train_mlp (ns_precision_sweep, ns_design_lab, ns_turbo_muon, zero3_pads) runs another
 demo: deps all
 	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO)"
 

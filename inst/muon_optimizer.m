@@ -138,7 +138,7 @@ function opt = muon_optimizer (params, varargin)
     error ("muonlab:badArg",
            "%s: PERMICROBATCHNS cannot be combined with CLIPPOLICY 'before_ns'.", fname);
   endif
-  opt.scaler = loss_scaler (fname, v.loss_scaler);
+  opt.scaler = opt_loss_scaler (fname, v.loss_scaler);
 
   ## routing
   opt.route = struct ();
@@ -250,31 +250,6 @@ function route = apply_route (fname, route, params, R)
     endif
     route.(n) = r;
   endfor
-endfunction
-
-## The loss scaler: "none", "dynamic" (the option table "loss_scaler"'s defaults) or a
-## struct of its fields over those defaults (LOSSSCALER.<field> in messages).
-function s = loss_scaler (fname, L)
-  pairs = {};
-  if (ischar (L) && any (strcmpi (L, {"none", "dynamic"})))
-    enabled = strcmpi (L, "dynamic");
-  elseif (isstruct (L) && isscalar (L))
-    enabled = true;
-    pairs = reshape ([fieldnames(L).'; struct2cell(L).'], 1, []);
-  else
-    error ("muonlab:badArg", "%s: LOSSSCALER must be 'none', 'dynamic' or a struct.", fname);
-  endif
-  v = parse_options (fname, "loss_scaler", pairs);
-  if (v.min_scale > v.init_scale)
-    error ("muonlab:badArg",
-           "%s: LOSSSCALER.MinScale must be positive and at most InitScale.", fname);
-  endif
-  s = struct ("enabled", enabled, "scale", v.init_scale, "growth_interval", v.growth_interval,
-              "backoff", v.backoff, "growth", v.growth, "min_scale", v.min_scale,
-              "good_steps", 0, "overflows", 0);
-  if (! enabled)
-    s.scale = 1;
-  endif
 endfunction
 
 ## The first non-empty of x, fallback and dflt (all checked by the option table).

@@ -66,7 +66,7 @@ function S = option_spec (key)
           "loss_scaler", "zero_muon_step", "zero_layout", "muon_comm", "muon_collective", ...
           "muon_mpirun", "ns_flops", "zero_plot_layout", "muon_load_state", "muon_model", ...
           "zero_cost", "muon_export", "ns_design_coeffs", "ns_restart_autotune", ...
-          "ns_restart_search"};
+          "ns_restart_search", "zero_save_state", "zero_load_state", "zero_train_step"};
   if (nargin == 0)
     S = keys;
     return;
@@ -89,6 +89,12 @@ function S = option_spec (key)
                    "default", {"precision", "double"});
     case "zero_layout"
       S = compile ({zero_layout_rows(L)});
+    case "zero_train_step"              # the loop's own, then zero_muon_step's (passed on)
+      S = compile ({train_rows(L)}, "zero_muon_step");
+    case "zero_save_state"
+      S = compile ({shard_rows(L, false)});
+    case "zero_load_state"
+      S = compile ({shard_rows(L, true)});
     case "muon_comm"
       S = compile ({comm_rows(L)});
     case "muon_collective"
@@ -272,6 +278,25 @@ function T = zero_step_rows (L)
     "Assemble",      "assemble",        "logical", [],                 [],                 ""
     "PadCount",      "pad_count",       "enum",    x.zero_pad_count,   d.pad_count,        ""
   };
+endfunction
+
+## zero_train_step: muon_optimizer's rows of the training loop (the same names, values and
+## defaults), and where PR 5395's skip flag sits.
+function T = train_rows (L)
+  T = optimizer_rows (L);
+  T = T(ismember (T(:,1), {"ClipPolicy", "ClipNorm", "AccumulationSteps", "PerMicroBatchNS", ...
+                           "PoisonMomentum", "LossScaler"}), :);
+  T(end+1,:) = {"ClipSkipFlag", "clip_flag", "enum", {"members", "container"}, "members", ""};
+endfunction
+
+## zero_save_state / zero_load_state: the communicator, and (load) the design to load into,
+## by default the saved one.
+function T = shard_rows (L, load)
+  T = zero_step_rows (L);
+  T = T(strcmp (T(:,1), "Comm"), :);
+  if (load)
+    T(end+1,:) = {"Variant", "variant", "enum", L.lists.zero_variant, [], ""};
+  endif
 endfunction
 
 function T = zero_layout_rows (L)
