@@ -38,6 +38,10 @@
 ## Emerging-Optimizers' tables).
 ## @item "SafetyLast"
 ## whether the last step is divided too (default false; Dao's table divides all five).
+## @item "Display"
+## @qcode{"off"} (default), @qcode{"final"} (one line at the end) or @qcode{"iter"} (also
+## one line per designed step with its interval, error and the elapsed time), as in
+## @code{optimset}.
 ## @end table
 ##
 ## The optional @var{info} has, per step k: @code{lower(k)}, @code{upper(k)} (the interval
@@ -118,6 +122,7 @@ function [C, info] = ns_design_coeffs (steps, varargin)
   info = struct ("lower", zeros (steps + 1, 1), "upper", zeros (steps + 1, 1),
                  "design_lower", zeros (steps, 1), "error", zeros (steps, 1),
                  "bound", zeros (steps, 1));
+  t0 = tic ();
   for k = 1:steps
     info.lower(k) = l;
     info.upper(k) = u;
@@ -144,7 +149,15 @@ function [C, info] = ns_design_coeffs (steps, varargin)
     if (divided && strcmp (mode, "after"))
       C(k,:) = c ./ div;
     endif
+    if (strcmp (o.display, "iter"))
+      printf ("%s: step %d of %d on [%.4g, %.4g]: max error %.4g, bound %.4g  (%.2f s)\n",
+              fname, k, steps, info.design_lower(k), info.upper(k), E, info.bound(k), toc (t0));
+    endif
   endfor
+  if (! strcmp (o.display, "off"))
+    printf ("%s: %d steps designed in %.2f s; final interval [%.6g, %.6g]\n", fname, steps,
+            toc (t0), l, u);
+  endif
   info.lower(steps + 1) = l;
   info.upper(steps + 1) = u;
 endfunction
