@@ -34,7 +34,13 @@ function X = zero2_experiment (world, comm, varargin)
     return;
   endif
   if (nargin == 0 || ischar (world))    # alone: world 2 on the simulator, the table printed
-    o = demo_options ("zero2_experiment", [{world}(nargin > 0), {comm}(nargin > 1), varargin]);
+    args = varargin;
+    if (nargin > 1)
+      args = [{world, comm}, varargin];
+    elseif (nargin == 1)
+      args = {world};
+    endif
+    o = demo_options ("zero2_experiment", args);
     Y = zero2_experiment (2, "sim", "Display", o.display);
     if (o.final)
       print_table (Y, {});
