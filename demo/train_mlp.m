@@ -11,7 +11,7 @@
 ## A fixed random teacher MLP 32 -> 64 -> 64 -> 8 (tanh hidden layers) labels 1024 N(0,1)
 ## inputs; a student of the same shape (another seed) is fitted by mean squared error,
 ## forward and backward written out in plain Octave, on mini-batches of 128 drawn with a
-## fixed seed, 300 steps per run, every run from the same initial student:
+## fixed seed, 200 steps per run, every run from the same initial student:
 ## @table @asis
 ## @item AdamW
 ## every parameter through AdamW (lr 3e-3).
@@ -24,14 +24,14 @@
 ## (about 8 per matrix) clips them to ClipNorm 1, so Muon crawls at about a tenth of its lr.
 ## @item Muon + fp16 scaler (correct), Muon + fp16 scaler (poisoned)
 ## a dynamic loss scale starting at 2^16; the scaled gradients overflow as fp16 would
-## (|g| * scale > 65504 becomes Inf), and at step 100 one gradient spike (x 1e4) is
+## (|g| * scale > 65504 becomes Inf), and at step 60 one gradient spike (x 1e4) is
 ## injected.  The correct path skips that step, halves the scale and carries on;
 ## with PoisonMomentum (DeepSpeed #8432) the Inf is folded into the Muon momentum before
 ## the overflow check, every later step overflows, the scale falls to its minimum and the
 ## loss freezes.
 ## @end table
 ##
-## The loss on the full training set is logged every 5 steps.  Prints a table of final
+## The loss on the full training set is logged every 10 steps.  Prints a table of final
 ## losses and the three conclusions checked on it (Muon ends well below AdamW; clipping
 ## after NS ends above no clipping; the poisoned scaler skips most steps), and writes
 ## demo/output/train_mlp.png (headless).  @qcode{"Display"}: @qcode{"final"} (default),
@@ -43,14 +43,13 @@
 
 function T = train_mlp (varargin)
   o = demo_options ("train_mlp", varargin);
-  here = fileparts (mfilename ("fullpath"));
 
   sizes = [32 64 64 8];
-  nsteps = 300;
+  nsteps = 200;
   batch = 128;
   ntrain = 1024;
-  spike_step = 100;
-  every = 5;                # the full-set loss is logged every 5 steps
+  spike_step = 60;
+  every = 10;               # the full-set loss is logged every 10 steps
   logged = 0:every:nsteps;
 
   ## data: a fixed teacher, a fixed student initialization, fixed mini-batches
@@ -118,7 +117,7 @@ function T = train_mlp (varargin)
             rows_out(6).skipped > nsteps / 2, "the poisoned scaler skips most steps";
             rows_out(5).skipped <= 2, "the correct scaler skips only the spike"};
   if (! o.final)
-    make_plot (plot_file (here), runs(:,1), loss, logged, spike_step);
+    make_plot (runs(:,1), loss, logged, spike_step);
     if (nargout > 0)
       T = rows_out;
     endif
@@ -145,20 +144,11 @@ function T = train_mlp (varargin)
     printf ("%s %s\n", merge (checks{k,1}, "[ok]  ", "[FAIL]"), checks{k,2});
   endfor
 
-  png = plot_file (here);
-  make_plot (png, runs(:,1), loss, logged, spike_step);
+  png = make_plot (runs(:,1), loss, logged, spike_step);
   printf ("wrote %s\n", png);
   if (nargout > 0)
     T = rows_out;
   endif
-endfunction
-
-function png = plot_file (here)
-  outdir = fullfile (here, "output");
-  if (! isfolder (outdir))
-    mkdir (outdir);
-  endif
-  png = fullfile (outdir, "train_mlp.png");
 endfunction
 
 function P = init_mlp (sizes, gain)
@@ -186,6 +176,7 @@ function [L, G] = loss_grad (P, X, Y)
   [Yh, H1, H2] = forward (P, X);
   L = mse (Yh, Y);
   dY = 2 * (Yh - Y) / numel (Y);
+  G = P;                                # the fields in P's order
   G.lm_head = dY * H2.';
   G.b3 = sum (dY, 2);
   dA2 = (P.lm_head.' * dY) .* (1 - H2 .^ 2);
@@ -194,7 +185,6 @@ function [L, G] = loss_grad (P, X, Y)
   dA1 = (P.W2.' * dA2) .* (1 - H1 .^ 2);
   G.W1 = dA1 * X.';
   G.b1 = sum (dA1, 2);
-  G = orderfields (G, P);
 endfunction
 
 ## multiply by the loss scale; what fp16 cannot hold (> 65504) overflows to Inf
@@ -208,13 +198,8 @@ function G = scale_fp16 (G, s)
   endfor
 endfunction
 
-function make_plot (png, names, loss, steps, spike_step)
-  warning ("off", "Octave:gnuplot-graphics", "local");
-  tk = available_graphics_toolkits ();
-  if (isempty (getenv ("DISPLAY")) && any (strcmp (tk, "gnuplot")))
-    graphics_toolkit ("gnuplot");
-  endif
-  h = figure ("visible", "off", "position", [100 100 1000 520]);
+function png = make_plot (names, loss, steps, spike_step)
+  [h, png] = demo_figure ("train_mlp", [100 100 1000 520]);
   unwind_protect
     ## the standard, Gram and correct-scaler curves coincide (fp64 NS: Gram = standard up
     ## to round-off; the scaler skips one step): each has its own marker, the markers of
@@ -222,11 +207,11 @@ function make_plot (png, names, loss, steps, spike_step)
     colors = [0 0 0; 0 0.35 0.8; 0.9 0.55 0; 0.6 0 0.6; 0 0.6 0.3; 0.85 0.1 0.1];
     marks = {"none", "o", "s", "none", "^", "none"};
     styles = {"-", "-", "--", "-", ":", "-"};
-    first = [1 2 4 1 6 1];                # markers every 30 steps, 10 steps apart
+    first = [1 1 2 1 3 1];                # markers every 30 steps, 10 steps apart
     n = numel (steps);
     hl = zeros (1, rows (loss));
     for r = 1:rows (loss)
-      m = first(r):6:n;
+      m = first(r):3:n;
       hl(r) = semilogy (steps, loss(r,:), styles{r}, "color", colors(r,:), "linewidth", 2);
       hold on;
       if (! strcmp (marks{r}, "none"))
@@ -249,7 +234,7 @@ function make_plot (png, names, loss, steps, spike_step)
     xlim ([0 steps(end)]);
     set (gca, "ygrid", "on", "xgrid", "off", "yminorgrid", "off");
     xlabel ("optimizer step");
-    ylabel ("training MSE (full training set, every 5 steps)");
+    ylabel ("training MSE (full training set, every 10 steps)");
     title ("teacher-student MLP 32-64-64-8: AdamW vs Muon variants");
     legend ([hl, hs], [names(:).', {sprintf("gradient spike (step %d)", spike_step)}],
             "location", "eastoutside", "interpreter", "none");

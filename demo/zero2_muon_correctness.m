@@ -44,7 +44,6 @@
 
 function T = zero2_muon_correctness (varargin)
   o = demo_options ("zero2_muon_correctness", varargin);
-  here = fileparts (mfilename ("fullpath"));
   t_all = tic ();
   X = zero2_experiment (2, "sim", "Display", o.display);
   if (o.final)
@@ -52,14 +51,9 @@ function T = zero2_muon_correctness (varargin)
   endif
 
   ## figures
-  outdir = fullfile (here, "output");
-  if (! isfolder (outdir))
-    mkdir (outdir);
-  endif
-  png1 = fullfile (outdir, "zero2_layout.png");
+  png2 = plot_errors (X.T, X.variants, X.methods, X.threshold);
+  png1 = fullfile (fileparts (png2), "zero2_layout.png");
   zero_plot_layout (X.L, "File", png1);
-  png2 = fullfile (outdir, "zero2_muon_correctness.png");
-  plot_errors (png2, X.T, X.variants, X.methods, X.threshold);
   if (! o.final)
     if (nargout > 0)
       T = X.T;
@@ -76,12 +70,12 @@ endfunction
 ## (i) and (ii) as bars on log axes from 1e-4 (PR 8091's threshold and the bug near 1 in
 ## the same panel as the correct designs), one row per variant, its option name as the
 ## label; an exact 0, which a log axis cannot draw, is a marker at the floor with a label.
-function plot_errors (png, T, variants, methods, threshold)
+function png = plot_errors (T, variants, methods, threshold)
   nv = numel (variants);
   E = reshape ([T.err_same], nv, rows (methods));
   E64 = reshape ([T.err_fp64], nv, rows (methods));
   lo = 1e-4;
-  h = figure ("visible", "off", "position", [0 0 1250 560]);
+  [h, png] = demo_figure ("zero2_muon_correctness", [0 0 1250 560]);
   unwind_protect
     ax1 = axes ("position", [0.2 0.12 0.37 0.76]);
     bar_panel (ax1, E, lo, variants, true);
