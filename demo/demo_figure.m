@@ -1,9 +1,11 @@
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{h}, @var{png}] =} demo_figure (@var{name}, @var{position})
+## @deftypefn  {} {[@var{h}, @var{png}] =} demo_figure (@var{name}, @var{position})
+## @deftypefnx {} {[~, @var{png}] =} demo_figure (@var{name})
 ## A headless figure for a demo: the gnuplot toolkit when there is no display (its
 ## warning silenced), an invisible figure at @var{position} ([x y width height]), and
 ## @var{png}, the file demo/output/@var{name}.png (the folder made when missing).  The
 ## demo prints into @var{png} and closes @var{h} (in an unwind_protect_cleanup block).
+## Without @var{position} no figure is opened (@var{h} is []): only the file name.
 ## @end deftypefn
 
 function [h, png] = demo_figure (name, position)
@@ -16,5 +18,8 @@ function [h, png] = demo_figure (name, position)
     mkdir (outdir);
   endif
   png = fullfile (outdir, [name ".png"]);
-  h = figure ("visible", "off", "position", position);
+  h = [];
+  if (nargin > 1)
+    h = figure ("visible", "off", "position", position);
+  endif
 endfunction
