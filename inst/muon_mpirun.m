@@ -300,6 +300,15 @@ function write_file (name, lines)
   fclose (fid);
 endfunction
 
+%!demo
+%! ## two MPI ranks (one Octave process each), when mpirun and the MPI build are there
+%! if (isempty (file_in_path (getenv ("PATH"), "mpirun")) || ! __muon_comm__ ("have_mpi"))
+%!   disp ("muon_mpirun needs mpirun and a build with MPI (make with mpicc found)");
+%! else
+%!   R = muon_mpirun (2, "muon_info");     # each rank runs muon_info () and returns its struct
+%!   printf ("%d ranks answered\n", numel (R));
+%! endif
+
 %!testif ; ! isempty (file_in_path (getenv ("PATH"), "mpirun")) && __muon_comm__ ("have_mpi")
 %! [R, out] = muon_mpirun (2, "muon_comm", "self");
 %! assert (size (R), [1 2]);

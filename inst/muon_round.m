@@ -53,6 +53,12 @@ function y = muon_round (x, prec)
   y = cast (y, class (x));
 endfunction
 
+%!demo
+%! ## the same numbers rounded to bf16 and fp16 as the core rounds them
+%! x = [1 + 2^-9, pi, 1e-6, 70000];
+%! printf ("%12s %14s %14s\n", "x", "bf16", "fp16");
+%! printf ("%12.6g %14.8g %14.8g\n", [x; muon_round(x, "bf16"); muon_round(x, "fp16")]);
+
 %!assert (muon_round (1 + 2^-9, "bf16"), 1)
 %!assert (muon_round (1 + 3 * 2^-9, "bf16"), 1 + 2^-7)
 %!assert (muon_round (1 + 2^-11, "fp16"), 1)

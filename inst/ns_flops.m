@@ -162,6 +162,13 @@ function check_size (what, x)
   endif
 endfunction
 
+%!demo
+%! ## Gram against standard Newton-Schulz: the work per aspect ratio
+%! for n = [1024 2048 4096 8192]
+%!   F = ns_flops (1024, n);
+%!   printf ("1024 x %4d: gram / standard = %.2f\n", n, F.ratio);
+%! endfor
+
 %!test
 %! F = ns_flops (5, 1);
 %! assert (F.standard, 110);

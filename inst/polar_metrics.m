@@ -94,6 +94,15 @@ function Q = polar_metrics (A, P)
   endfor
 endfunction
 
+%!demo
+%! ## how close muon_ns comes to the polar factor, per schedule
+%! randn ("state", 2);
+%! G = randn (128, 512);
+%! for c = {"keller", "polar_express"}
+%!   Q = polar_metrics (G, muon_ns (G, "Coefficients", c{1}));
+%!   printf ("%-14s orth_error %.3g  rel_err_polar %.3g\n", c{1}, Q.orth_error, Q.rel_err_polar);
+%! endfor
+
 %!shared A, U, s, V
 %! randn ("state", 7);
 %! A = randn (12, 5);

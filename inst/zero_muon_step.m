@@ -359,6 +359,15 @@ function R = result (variant, info, st, upd, full, ref_full, W, P, step)
 endfunction
 
 
+%!demo
+%! ## DeepSpeed #7807: reduce-scatter before NS is wrong on the matrix that straddles the cut
+%! L = zero_layout ({[64 64], [64 64], [64 64]}, 2);
+%! randn ("state", 1);
+%! g = arrayfun (@(k) randn (64), ones (2, 3), "UniformOutput", false);
+%! R = zero_muon_step (L, g, [], "Variant", "zero2_reduce_scatter_buggy")
+%! R = zero_muon_step (L, g, [], "Variant", "zero2_multi_owner");
+%! R.rel_err                    # the fix (PR 8141): 0 everywhere
+
 %!shared L, g
 %! L = zero_layout ({[6 4], [5 4], [6 4]}, 2);
 %! randn ("seed", 1);
