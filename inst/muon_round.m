@@ -7,7 +7,8 @@
 ## (no change), @qcode{"double"}, @qcode{"single"}, @qcode{"bf16"} or @qcode{"fp16"}
 ## (with their subnormals; overflow to Inf).  The result keeps the class of @var{x} and
 ## holds exactly representable values.  bf16 and fp16 are rounded straight from the value
-## of @var{x} (no intermediate rounding to single), as the C core rounds (DESIGN.md 4):
+## of @var{x} (no intermediate rounding to single), as the C core rounds its bf16 and
+## fp16 emulation (every product and sum of a low-precision muon_ns is rounded this way):
 ## use it to give a function low-precision data, e.g. gradients as fp16 would hold them.
 ##
 ## @example

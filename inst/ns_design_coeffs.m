@@ -53,7 +53,8 @@
 ## "after" safety division).
 ##
 ## The schedules muonlab ships are this construction with these settings (a test
-## regenerates each to 1e-12 relative per coefficient; MUON_FACTS.md 4.1, 6.1, 6.2):
+## regenerates each to 1e-12 relative per coefficient, against the tables published by
+## microsoft/dion, by Dao-AILab/gram-newton-schulz and by NVIDIA's Emerging-Optimizers):
 ## @table @code
 ## @item polar_express_dion
 ## @code{ns_design_coeffs (5, "Lower", 1e-3, "Cushion", 0.02, "Safety", 1.02)}
@@ -200,7 +201,7 @@ endfunction
 %! CU = 0.02407327424182751;
 
 %!test
-%! ## microsoft/dion's table (MUON_FACTS 6.1): regenerated to 1e-12 per coefficient
+%! ## microsoft/dion's table: regenerated to 1e-12 per coefficient
 %! C = ns_design_coeffs (5, "Lower", 1e-3, "Cushion", 0.02, "Safety", 1.02);
 %! T = muon_coeffs ("polar_express_dion");
 %! err = max (abs (C(:) ./ T(:) - 1));
@@ -208,7 +209,7 @@ endfunction
 %! assert (err <= 1e-12);
 
 %!test
-%! ## Dao's table (MUON_FACTS 4.1), before and after the 1.05 factor (a/s, b/s^3, c/s^5)
+%! ## Dao's table, before and after the 1.05 factor (a/s, b/s^3, c/s^5)
 %! T = muon_coeffs ("polar_express");
 %! raw = T .* [1.05, 1.05^3, 1.05^5];
 %! C0 = ns_design_coeffs (5, "Lower", 1e-3, "Cushion", CU);
@@ -231,7 +232,7 @@ endfunction
 %! assert (c, CU, -1e-12);
 
 %!test
-%! ## Emerging-Optimizers' 8-step table (MUON_FACTS 6.2), last step undivided: it lists 4
+%! ## Emerging-Optimizers' 8-step table, last step undivided: it lists 4
 %! ## decimals, cut rather than rounded in places (8.2051 for 8.20516), so within 1e-4
 %! C = ns_design_coeffs (8, "Lower", 1e-3, "Cushion", CU, "Safety", 1.01,
 %!                       "SafetyMode", "after");

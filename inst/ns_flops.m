@@ -196,7 +196,7 @@ endfunction
 %! assert (ns_flops (4096, 1024).gram, F.gram);
 
 %!test
-%! ## the Gram/standard ratios of MUON_FACTS 4.3
+%! ## the Gram/standard ratios of the FLOP model (8 alpha + 28) / (20 alpha + 10), restart at 2
 %! F = ns_flops ([1 1.5 2 4 5 8], 1);
 %! assert (round (100 * F.ratio), [120 100 88 67 62 54]);
 %! assert (ns_flops (1e9, 1).ratio, 0.4, 1e-8);

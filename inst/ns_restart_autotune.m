@@ -6,7 +6,8 @@
 ## @deftypefnx {muonlab} {@var{T} =} ns_restart_autotune (@var{coeffs}, @var{name}, @var{value}, @dots{})
 ## @deftypefnx {muonlab} {[@var{T}, @var{best}] =} ns_restart_autotune (@dots{})
 ## Rank the restart lists of Gram Newton-Schulz by the scalar stability model of
-## Dao-AILab/gram-newton-schulz (its restart autotuner, MUON_FACTS.md 4.2).
+## Dao-AILab/gram-newton-schulz (its restart autotuner, version 0.1.6): why restarts are
+## needed is said below.
 ##
 ## Gram NS never forms the iterate X_k = Q_k X_0 until a restart or the end; it iterates
 ## on R = X X' and Q.  In half precision R picks up small negative eigenvalues, which the

@@ -29,8 +29,8 @@
 ## unique only when A has full rank min (M, N)).
 ## @end table
 ##
-## The first five are the metrics of the Gram Newton-Schulz stress test (MUON_FACTS.md
-## 4.2).  Wide pages (M < N) are measured through their transposes, A.' = (P.') H, so
+## The first five are the polar-quality metrics of the stress test of Dao-AILab's
+## gram-newton-schulz (tests/stress_test.py there).  Wide pages (M < N) are measured through their transposes, A.' = (P.') H, so
 ## that H is always min (M, N) x min (M, N) and every metric is the same for (A, P) and
 ## (A.', P.').  An all-zero page of A gives NaN for the metrics divided by ||A||.  A page
 ## of P with NaN or Inf (e.g. an fp16 overflow) gives NaN metrics for that page;
