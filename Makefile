@@ -366,9 +366,13 @@ check-dist: dist
 
 #---- demos, benchmarks, package -------------------------------------------------------------
 
-DEMO ?= zero2_muon_correctness    # make demo DEMO=train_mlp (ns_precision_sweep, ns_design_lab, ns_turbo_muon) runs another
+# make demo DEMO=train_mlp runs another demo (ns_precision_sweep, ns_design_lab, ns_turbo_muon,
+# plan_at_scale, zero2_experiment, mpi_zero2); DEMO_DISPLAY is its "Display" option: iter (the
+# default here: a progress line per run or configuration), final (the tables only) or off
+DEMO         ?= zero2_muon_correctness
+DEMO_DISPLAY ?= iter
 demo: deps all
-	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO)"
+	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO) ('Display', '$(DEMO_DISPLAY)');"
 
 bench: all $(BENCH_COMM)
 	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi; bench_cost; bench_plan"
