@@ -31,12 +31,7 @@ function ok = mpi_zero2 (varargin)
     nps = args{1};
     args(1) = [];
   endif
-  o = demo_options ("mpi_zero2", args);
-  if (o.final)
-    all_ok = run (nps, o);
-  else
-    evalc ("all_ok = run (nps, o);");
-  endif
+  all_ok = demo_run ("mpi_zero2", args, @run, nps);
   if (nargout > 0)
     ok = all_ok;
   endif

@@ -34,12 +34,7 @@
 ## @end deftypefn
 
 function R = ns_design_lab (varargin)
-  o = demo_options ("ns_design_lab", varargin);
-  if (o.final)
-    R = run (o);
-  else
-    evalc ("R = run (o);");             # "off": the figure only
-  endif
+  R = demo_run ("ns_design_lab", varargin, @run);
 endfunction
 
 function R = run (opts)

@@ -27,12 +27,7 @@
 ## @end deftypefn
 
 function T = ns_precision_sweep (varargin)
-  o = demo_options ("ns_precision_sweep", varargin);
-  if (o.final)
-    T = run (o);
-  else
-    evalc ("T = run (o);");             # "off": the figure only
-  endif
+  T = demo_run ("ns_precision_sweep", varargin, @run);
 endfunction
 
 function T = run (o)

@@ -31,7 +31,6 @@ function T = ns_turbo_muon (varargin)
   if (isempty (k))
     k = nargin + 1;
   endif
-  o = demo_options ("ns_turbo_muon", varargin(k:end));
   pos = [varargin(1:k-1), {[], []}];
   [seeds, shape] = pos{1:2};
   if (isempty (seeds))
@@ -40,11 +39,7 @@ function T = ns_turbo_muon (varargin)
   if (isempty (shape))
     shape = [512 2048];
   endif
-  if (o.final)
-    T = run (seeds, shape, o);
-  else
-    evalc ("T = run (seeds, shape, o);");     # "off": the figure only
-  endif
+  T = demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);
 endfunction
 
 function T = run (seeds, shape, o)

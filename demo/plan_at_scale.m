@@ -33,12 +33,7 @@
 ## @end deftypefn
 
 function T = plan_at_scale (varargin)
-  o = demo_options ("plan_at_scale", varargin);
-  if (o.final)
-    T = run (o);
-  else
-    evalc ("T = run (o);");             # "off": the files only
-  endif
+  T = demo_run ("plan_at_scale", varargin, @run);
 endfunction
 
 function T = run (o)
