@@ -1,37 +1,37 @@
 ## Copyright (C) 2026 muonlab developers
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
-## -*- texinfo -*-
-## @deftypefn  {muonlab} {@var{R} =} zero_step_result (@var{S})
-## @deftypefnx {muonlab} {@var{S} =} struct (@var{R})
-## The result of @code{zero_muon_step}: a value object (classdef) with one property per
-## field of the struct @var{S} it is made from, which shows itself at the prompt as a
-## compact summary instead of every update matrix.
-##
-## Fields are read as in a struct: @code{R.rel_err}, @code{R.updates@{2@}},
-## @code{R.ranks(3).bytes_sent}, @code{[R.ranks.ns_calls]}, and @code{fieldnames (R)}
-## lists them.  It is not a struct: @code{isstruct (R)} is false, @code{isobject (R)} true,
-## @code{isfield (R, name)} is false (use @code{isprop (R, name)}), no new field can be
-## added, and Octave's @code{save} cannot write it; @code{struct (R)} gives the plain
-## struct with the same fields and values (for @code{save}, @code{jsonencode}, or the
-## return value of a function run by @code{muon_mpirun}, which converts a returned result
-## itself).  @code{muon_export} takes @var{R} as it is.
-##
-## Typing @var{R} (or @code{disp (R)}) prints: one line with the variant, world size,
-## communicator, step and whether the step was skipped; one line per parameter (its shape,
-## the ranks owning elements of it, whether it straddles a partition cut, its relative
-## error against the reference); one line per rank this process drives (Newton-Schulz
-## calls, momentum and pad elements, bytes sent and received, calls per collective); and
-## the field names: P + W + 5 lines for P parameters and W local ranks.
-##
-## @example
-## L = zero_layout (@{[64 64], [64 64], [64 64]@}, 4);
-## R = zero_muon_step (L, arrayfun (@@(k) randn (64), ones (4, 3), "UniformOutput", false), [])
-## @end example
-## @seealso{zero_muon_step}
-## @end deftypefn
-
 classdef zero_step_result
+  ## -*- texinfo -*-
+  ## @deftypefn  {muonlab} {@var{R} =} zero_step_result (@var{S})
+  ## @deftypefnx {muonlab} {@var{S} =} struct (@var{R})
+  ## The result of @code{zero_muon_step}: a value object (classdef) with one property per
+  ## field of the struct @var{S} it is made from, which shows itself at the prompt as a
+  ## compact summary instead of every update matrix.
+  ##
+  ## Fields are read as in a struct: @code{R.rel_err}, @code{R.updates@{2@}},
+  ## @code{R.ranks(3).bytes_sent}, @code{[R.ranks.ns_calls]}, and @code{fieldnames (R)}
+  ## lists them.  It is not a struct: @code{isstruct (R)} is false, @code{isobject (R)} true,
+  ## @code{isfield (R, name)} is false (use @code{isprop (R, name)}), no new field can be
+  ## added, and Octave's @code{save} cannot write it; @code{struct (R)} gives the plain
+  ## struct with the same fields and values (for @code{save}, @code{jsonencode}, or the
+  ## return value of a function run by @code{muon_mpirun}, which converts a returned result
+  ## itself).  @code{muon_export} takes @var{R} as it is.
+  ##
+  ## Typing @var{R} (or @code{disp (R)}) prints: one line with the variant, world size,
+  ## communicator, step and whether the step was skipped; one line per parameter (its shape,
+  ## the ranks owning elements of it, whether it straddles a partition cut, its relative
+  ## error against the reference); one line per rank this process drives (Newton-Schulz
+  ## calls, momentum and pad elements, bytes sent and received, calls per collective); and
+  ## the field names: P + W + 5 lines for P parameters and W local ranks.
+  ##
+  ## @example
+  ## L = zero_layout (@{[64 64], [64 64], [64 64]@}, 4);
+  ## R = zero_muon_step (L, arrayfun (@@(k) randn (64), ones (4, 3), "UniformOutput", false), [])
+  ## @end example
+  ## @seealso{zero_muon_step}
+  ## @end deftypefn
+
   properties
     variant = "";
     world = 0;
