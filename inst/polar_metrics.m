@@ -7,7 +7,8 @@
 ##
 ## @var{A} and @var{P} are real double or single arrays of one size, M x N or M x N x E
 ## (one matrix per page; their classes may differ).  Everything is computed in double.
-## @var{Q} is a scalar struct whose fields are 1 x E rows, one value per page:
+## @var{Q} is a plain scalar struct (@code{isstruct (Q)} is true; at the prompt, a few
+## lines per metric) whose fields are 1 x E rows, one value per page:
 ##
 ## @table @code
 ## @item orth_error
