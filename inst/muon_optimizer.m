@@ -262,6 +262,16 @@ function x = pick (x, fallback, dflt)
   endif
 endfunction
 
+%!demo
+%! ## Muon on the matrices, AdamW on the rest (the default routing), ten steps
+%! P = struct ("W", reshape (sin (1:512), 16, 32), "b", zeros (16, 1));
+%! opt = muon_optimizer (P, "MuonLR", 0.02, "AdamLR", 1e-3)
+%! for t = 1:10
+%!   G = struct ("W", P.W - 0.1, "b", P.b - 1);     # the gradient of a quadratic
+%!   [P, opt, info] = muon_step (opt, P, G);
+%! endfor
+%! info
+
 %!shared P
 %! randn ("state", 1);
 %! P = struct ("W1", randn (6, 4), "b1", randn (6, 1), "embed_tok", randn (10, 4),

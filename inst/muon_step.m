@@ -37,7 +37,9 @@
 ## rest, and grows a dynamic scale after @code{GrowthInterval} clean steps.
 ## @end enumerate
 ##
-## @var{info} has the fields:
+## @var{info} is a plain scalar struct (@code{isstruct (info)} is true), small enough to
+## read at the prompt (one line per field, one per parameter in @code{update_norm}).  It has
+## the fields:
 ## @table @code
 ## @item applied
 ## true when an optimizer step was applied by this call.

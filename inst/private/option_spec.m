@@ -66,7 +66,8 @@ function S = option_spec (key)
           "loss_scaler", "zero_muon_step", "zero_layout", "muon_comm", "muon_collective", ...
           "muon_mpirun", "ns_flops", "zero_plot_layout", "muon_load_state", "muon_model", ...
           "zero_cost", "muon_export", "ns_design_coeffs", "ns_restart_autotune", ...
-          "ns_restart_search", "zero_save_state", "zero_load_state", "zero_train_step"};
+          "ns_restart_search", "zero_save_state", "zero_load_state", "zero_train_step", ...
+          "demo"};
   if (nargin == 0)
     S = keys;
     return;
@@ -113,19 +114,24 @@ function S = option_spec (key)
       ns = ns_rows (L);
       ns = ns(ismember (ns(:,1), {"Method", "Steps", "Coefficients", "Restarts", ...
                                   "GramMinAspect", "Precision"}), :);
-      S = compile ({cost_rows(L), ns}, "", "default", {"precision", "bf16"});
+      S = compile ({cost_rows(L), display_rows("off"), ns}, "", "default", {"precision", "bf16"});
     case "muon_export"
       S = compile ({export_rows(L)});
     case "ns_design_coeffs"             # ns_design_coeffs checks its values itself
       S = compile ({any_rows({"Lower", 1e-3; "Cushion", 0; "Safety", 1;
-                              "SafetyMode", "construct"; "SafetyLast", false})});
+                              "SafetyMode", "construct"; "SafetyLast", false}),
+                    display_rows("off")});
     case "ns_restart_autotune"          # Steps, ScheduleMode: [] = muon_ns's defaults
       S = compile ({any_rows({"MaxRestarts", 2; "Grid", logspace(0, -10, 1e4);
-                              "Shift", -4e-4; "Steps", []; "ScheduleMode", []})});
+                              "Shift", -4e-4; "Steps", []; "ScheduleMode", []}),
+                    display_rows("off")});
     case "ns_restart_search"            # every muon_ns option but those it searches
       ns = ns_rows (L);
       ns = ns(! ismember (ns(:,1), {"Method", "Restarts"}), :);
-      S = compile ({any_rows({"MaxRestarts", 2}), ns}, "", "default", {"precision", "single"});
+      S = compile ({any_rows({"MaxRestarts", 2}), display_rows("off"), ns}, "",
+                   "default", {"precision", "single"});
+    case "demo"                         # the demos in demo/ (demo/demo_options.m)
+      S = compile ({display_rows("final")});
     otherwise
       error ("muonlab:internal", "option_spec: no option table for '%s'.", key);
   endswitch
@@ -161,6 +167,15 @@ function T = cost_rows (L)
     "AdamBytes",     "adam_bytes",      "any",     [],                 8,                  ""
     "Symmetric",     "symmetric",       "logical", [],                 false,              ""
     "Profile",       "profile",         "any",     [],                 "h100",             ""
+  };
+endfunction
+
+## Progress output, optimset's convention: "off" prints nothing, "final" a summary at the
+## end, "iter" also one line per step or configuration with the elapsed time.
+function T = display_rows (dflt)
+  T = {
+  ## Name            Field              Kind       Arg                 Default             Must be
+    "Display",       "display",         "enum",    {"off", "final", "iter"}, dflt,         ""
   };
 endfunction
 
