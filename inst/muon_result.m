@@ -8,8 +8,9 @@ classdef muon_result
   ## The results of muonlab's functions that print a compact summary at the prompt: a
   ## value object (classdef) with one property per field of the struct the function built,
   ## which shows itself at the prompt as a few lines instead of every matrix and column.
-  ## Its kinds: @code{zero_step_result} (@code{zero_muon_step}) and
-  ## @code{muon_model_result} (@code{muon_model}).
+  ## Its kinds: @code{zero_step_result} (@code{zero_muon_step}),
+  ## @code{muon_model_result} (@code{muon_model}), @code{ns_autotune_result}
+  ## (@code{ns_restart_autotune}) and @code{ns_search_result} (@code{ns_restart_search}).
   ##
   ## Fields are read as in a struct: @code{R.counts.total}, @code{R.params.name@{3@}},
   ## @code{R.ranks(3).bytes_sent}, @code{[R.ranks.ns_calls]}, and @code{fieldnames (R)}
@@ -25,7 +26,7 @@ classdef muon_result
   ## M.counts.total                     # 8030261248
   ## S = struct (M);                    # the plain struct: isstruct (S) is true
   ## @end example
-  ## @seealso{zero_step_result, muon_model_result, muon_export}
+  ## @seealso{zero_step_result, muon_model_result, ns_autotune_result, ns_search_result, muon_export}
   ## @end deftypefn
 
   methods
@@ -39,6 +40,27 @@ classdef muon_result
   endmethods
 
   methods (Access = protected)
+    ## the object as a table, its properties the columns F (a cellstr, in this order): a
+    ## title line, a header, the first NMAX rows, a line for the rows left out, the fields
+    function disp_columns (R, title, nmax, f)
+      n = numel (R.(f{1}));
+      printf ("  %s: %d rows\n", title, n);
+      printf ("  %4s", "row");
+      printf (" %14s", f{:});
+      printf ("\n");
+      for i = 1:min (n, nmax)
+        printf ("  %4d", i);
+        for k = 1:numel (f)
+          printf (" %14s", cell_text (R.(f{k})(i)));
+        endfor
+        printf ("\n");
+      endfor
+      if (n > nmax)
+        printf ("  ... %d more rows\n", n - nmax);
+      endif
+      printf ("  fields: %s (columns of %d rows)\n", strjoin (f, ", "), n);
+    endfunction
+
     ## the constructor of each kind: its properties from the fields of the scalar struct S
     function R = from_struct (R, S)
       if (! (isstruct (S) && isscalar (S)))
@@ -51,6 +73,20 @@ classdef muon_result
     endfunction
   endmethods
 endclassdef
+
+## one element of a column as text: a number, a string or a (cell holding a) row vector
+function s = cell_text (v)
+  if (iscell (v))
+    v = v{1};
+  endif
+  if (ischar (v))
+    s = v;
+  elseif (isscalar (v))
+    s = sprintf ("%.4g", v);
+  else
+    s = mat2str (v, 4);
+  endif
+endfunction
 
 %!test
 %! ## every kind reads like the struct it was made from
