@@ -58,7 +58,8 @@
 ##
 ## @var{M} is a @code{muon_model_result} object: its fields read as a struct's, typing
 ## @var{M} prints a summary of a dozen lines, @code{isstruct (M)} is false and
-## @code{struct (M)} gives the plain struct.  Its fields are @code{name}, @code{model_type}, @code{family}
+## @code{struct (M)} gives the plain struct.  Its fields are @code{name}, @code{model_type},
+## @code{family}
 ## (@qcode{"llama"}, @qcode{"qwen"} or @qcode{"deepseek"}), @code{source} (the file read,
 ## or @qcode{"struct"}), @code{config} (the decoded configuration), @code{options},
 ## @code{published} (for a shipped model, a struct array of the published counts with fields

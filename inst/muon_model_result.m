@@ -52,12 +52,14 @@ classdef muon_model_result < muon_result
               M.family);
       printf ("  source: %s\n", M.source);
       o = M.options;
-      printf ("  options: %s\n", strjoin (cellfun (@(f) sprintf ("%s %s", f, val_str (o.(f))),
-                                                    fieldnames (o).', "UniformOutput", false), ", "));
+      opts = cellfun (@(f) sprintf ("%s %s", f, val_str (o.(f))), fieldnames (o).',
+                      "UniformOutput", false);
+      printf ("  options: %s\n", strjoin (opts, ", "));
       shp = unique ([T.rows T.cols], "rows");
       printf ("  %d parameters (%d to Muon), %d distinct shapes\n", C.nparams, C.nmuon,
               rows (shp));
-      printf ("  elements: total %s, Muon %s, AdamW %s, embedding %s, activated %s, stored %s, MTP %s\n",
+      printf (["  elements: total %s, Muon %s, AdamW %s, embedding %s, activated %s, " ...
+               "stored %s, MTP %s\n"],
               big (C.total), big (C.muon), big (C.adamw), big (C.embedding),
               big (C.activated), big (C.stored), big (C.mtp));
       printf ("  %-14s %8s %8s %10s %8s\n", "kind", "params", "shapes", "elements", "to Muon");
@@ -77,7 +79,8 @@ classdef muon_model_result < muon_result
                 merge (p.mtp, ", with MTP", ""), src);
       endfor
       printf ("  fields: %s\n", strjoin (properties (M).', ", "));
-      printf ("  (M.params: one row per parameter, columns %s)\n", strjoin (fieldnames (T).', ", "));
+      printf ("  (M.params: one row per parameter, columns %s)\n",
+              strjoin (fieldnames (T).', ", "));
     endfunction
   endmethods
 endclassdef
@@ -120,7 +123,8 @@ endfunction
 %! assert (isstruct (S) && ! isstruct (M));
 %! assert (M.counts, S.counts);
 %! assert (M.params.name{3}, S.params.name{3});
-%! assert ([M.counts.nparams, M.counts.nmuon], [numel(S.params.name), sum(strcmp (S.params.route, "muon"))]);
+%! assert ([M.counts.nparams, M.counts.nmuon],
+%!         [numel(S.params.name), sum(strcmp (S.params.route, "muon"))]);
 
 %!test
 %! ## a small model: one line per kind and the shapes of its table

@@ -26,7 +26,8 @@ classdef muon_result
   ## M.counts.total                     # 8030261248
   ## S = struct (M);                    # the plain struct: isstruct (S) is true
   ## @end example
-  ## @seealso{zero_step_result, muon_model_result, ns_autotune_result, ns_search_result, muon_export}
+  ## @seealso{zero_step_result, muon_model_result, ns_autotune_result, ns_search_result,
+  ## muon_export}
   ## @end deftypefn
 
   methods
