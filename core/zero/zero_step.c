@@ -330,66 +330,65 @@ fail:
   return status;
 }
 
-// zero2_reduce_scatter_buggy: reduce-scatter, then every matrix the rank has a piece of, as
-// its view shows it (DeepSpeed #7807).
-muon_status zstep_rs_buggy (zstep *z)
+// The reduce-scatter designs: reduce_grads, then what the design does with each rank's
+// view flat[l] and its averaged partition part[l].
+typedef muon_status (*after_rs) (zstep *z, double **flat, double **part);
+
+static muon_status reduce_scatter_then (zstep *z, after_rs then)
 {
   muon_status status = MUON_OK;
   double **flat = NULL, **part = NULL;
   CHECKSTATUS (reduce_grads (z, &flat, &part));
-  CHECKSTATUS (update_held (z, flat, NULL, 0));
+  CHECKSTATUS (then (z, flat, part));
 fail:
   zstep_free_bufs (z, flat);
   zstep_free_bufs (z, part);
   return status;
 }
 
-// zero2_multi_owner: reduce-scatter, the straddlers all-reduced, then as the buggy one.
-muon_status zstep_multi_owner (zstep *z)
+// every matrix the rank has a piece of, as its view shows it
+static muon_status held (zstep *z, double **flat, double **part)
 {
-  muon_status status = MUON_OK;
-  double **flat = NULL, **part = NULL;
-  CHECKSTATUS (reduce_grads (z, &flat, &part));
-  if (z->P->straddle_total > 0)
-    CHECKSTATUS (allreduce_straddlers (z, flat));
-  CHECKSTATUS (update_held (z, flat, NULL, 0));
-fail:
-  zstep_free_bufs (z, flat);
-  zstep_free_bufs (z, part);
-  return status;
+  return update_held (z, flat, NULL, 0);
 }
 
-// zero2_slice_only: reduce-scatter, then the row block of each piece.
-muon_status zstep_slice_only (zstep *z)
+// the straddlers' full averages first
+static muon_status straddlers_held (zstep *z, double **flat, double **part)
 {
-  muon_status status = MUON_OK;
+  muon_status s = z->P->straddle_total > 0 ? allreduce_straddlers (z, flat) : MUON_OK;
+  return s < 0 ? s : update_held (z, flat, NULL, 0);
+}
+
+// the row block of each piece
+static muon_status slices (zstep *z, double **flat, double **part)
+{
   const muon_zero_layout *L = z->P->part;
-  double **flat = NULL, **part = NULL;
-  CHECKSTATUS (reduce_grads (z, &flat, &part));
   for (int l = 0; l < z->nl; l++)
   {
     const muon_zero_rank *k = &L->ranks[zrank (z, l)];
     for (size_t i = 0; i < k->npieces; i++)
-      CHECKSTATUS (update_slice (z, l, &L->pieces[k->first_piece + i], part[l], z->work));
+    {
+      muon_status s = update_slice (z, l, &L->pieces[k->first_piece + i], part[l], z->work);
+      if (s < 0)
+        return s;
+    }
   }
-fail:
-  zstep_free_bufs (z, flat);
-  zstep_free_bufs (z, part);
-  return status;
+  return MUON_OK;
 }
 
-// moonlight_gather: reduce-scatter, then Moonlight's gather.
-muon_status zstep_moonlight (zstep *z)
+static muon_status gather (zstep *z, double **flat, double **part)
 {
-  muon_status status = MUON_OK;
-  double **flat = NULL, **part = NULL;
-  CHECKSTATUS (reduce_grads (z, &flat, &part));
-  CHECKSTATUS (moonlight (z, part, z->work));
-fail:
-  zstep_free_bufs (z, flat);
-  zstep_free_bufs (z, part);
-  return status;
+  return moonlight (z, part, z->work);
 }
+
+// zero2_reduce_scatter_buggy: DeepSpeed #7807.
+muon_status zstep_rs_buggy (zstep *z) { return reduce_scatter_then (z, held); }
+// zero2_multi_owner: PR 8141, the straddlers all-reduced, then as the buggy one.
+muon_status zstep_multi_owner (zstep *z) { return reduce_scatter_then (z, straddlers_held); }
+// zero2_slice_only: the naive sharded model.
+muon_status zstep_slice_only (zstep *z) { return reduce_scatter_then (z, slices); }
+// moonlight_gather: Moonlight's gather.
+muon_status zstep_moonlight (zstep *z) { return reduce_scatter_then (z, gather); }
 
 //---- entry points -------------------------------------------------------------------------
 
