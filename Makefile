@@ -382,7 +382,7 @@ demo: deps all
 	  $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO) ('Display', '$(DEMO_DISPLAY)');"
 
 bench: all $(BENCH_COMM)
-	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi; bench_cost; bench_plan"
+	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi; bench_cost; bench_plan; bench_zero"
 
 dist:
 	tests/make_dist.sh $(VERSION)

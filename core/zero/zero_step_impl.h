@@ -1,6 +1,7 @@
 /* zero_step_impl.h - what the distributed Muon variants share (zero_step.c has the ZeRO-1/2
  * family, the dispatcher and the assembly, zero_step_rr.c the round-robin and LPT designs,
- * zero_step_common.c the helpers both call).
+ * zero_step_common.c the helpers both call; the step function of each variant is named in
+ * the variant table, zero_variant.h).
  *
  * Conventions: `l` is a local rank (0 .. nl-1) and r = muon_comm_rank (comm, l) its global
  * rank; matrices handed to muon_update are column-major rows x cols (Octave's layout); the
@@ -11,9 +12,9 @@
 #define MUON_ZERO_STEP_IMPL_H
 
 #include "math_internal.h"
-#include "muon_zero.h"
+#include "zero_variant.h"
 
-typedef struct {
+struct zstep {
   muon_ctx *ctx;
   muon_comm *comm;
   const muon_zero_plan *P;
@@ -24,8 +25,10 @@ typedef struct {
   double *const *upd;              // [nl]
   size_t *upd_at;                  // [world * nparams]: where p's span starts in upd of rank r
   muon_zero_rank_stats *st;        // [nl]
+  double *work;                    // three matrices of the largest size (G, M, U or X, U)
+  void *scratch;                   // the context's block for the per-rank buffers
   int warned;                      // a muon_update returned MUON_WARN_NONFINITE
-} zstep;
+};
 
 static inline int zrank (const zstep *z, int l) { return muon_comm_rank (z->comm, l); }
 
@@ -43,6 +46,13 @@ static inline const double *zgrad (const zstep *z, int l, size_t p)
 
 //---- zero_step_common.c ----------------------------------------------------------------------
 
+// Row-major elements [k0, k1) of the column-major rows x cols matrix A into dst (k0 at
+// dst[0]), and back: A gets them from src.  Tiled: what every pack and unpack uses.
+void zstep_gather_rm (const double *A, size_t rows, size_t cols, size_t k0, size_t k1,
+                      double *dst);
+void zstep_scatter_rm (const double *src, size_t rows, size_t cols, size_t k0, size_t k1,
+                       double *A);
+
 // Writes the elements of rank r's span of matrix p from the column-major U into its update
 // buffer (row-major order).
 void zstep_put_owned (zstep *z, int l, size_t p, const double *U);
@@ -59,12 +69,12 @@ muon_status zstep_orthogonalize (zstep *z, int l, const double *X, double *U, si
 // Matrix p (column-major, into out) from a partitioned buffer W * S laid out as `part` says.
 void zstep_unpack (const muon_zero_layout *part, const double *buf, size_t p, double *out);
 
-// A vector of nl pointers, each to `count` doubles (zeroed).  Freed by zstep_free_bufs.
-muon_status zstep_alloc_bufs (zstep *z, size_t count, double ***bufs);
+// The step's scratch: the context's block, reset for this step (zero_step_common.c).
+muon_status zstep_scratch_begin (zstep *z);
+// A vector of nl pointers, each to `count` doubles, distinct for each rank, zeroed when
+// `zero` (else uninitialised: for buffers written whole before they are read).  Valid until
+// the step ends; zstep_free_bufs frees the vector.
+muon_status zstep_alloc_bufs (zstep *z, size_t count, int zero, double ***bufs);
 void zstep_free_bufs (zstep *z, double **bufs);
-
-// The round-robin (ZeRO-3) and LPT variants (zero_step_rr.c).
-muon_status zstep_round_robin (zstep *z);
-muon_status zstep_lpt (zstep *z);
 
 #endif
