@@ -412,8 +412,8 @@ endfunction
 %! C = zero_cost (L, [], "ElementBytes", 8, "Design", {"zero12_allreduce", "layerwise_lpt"});
 %! for d = 1:2
 %!   R = zero_muon_step (L, g, [], "Variant", C(d).design, "Reference", false);
-%!   assert (vertcat (R.ranks.sent), C(d).sent(:,1:5));
-%!   assert (vertcat (R.ranks.calls), C(d).calls(:,1:5));
+%!   assert (vertcat (R.ranks.sent), C(d).sent);
+%!   assert (vertcat (R.ranks.calls), C(d).calls);
 %!   assert ([R.ranks.ns_calls].', C(d).ranks.ns_calls);
 %!   assert ([R.ranks.momentum_elements].', C(d).ranks.momentum);
 %! endfor

@@ -1,4 +1,4 @@
-#define USAGE "usage: OUT = __muon_comm__ (CMD, ...), CMD: create allreduce reduce_scatter all_gather broadcast barrier counters abort"
+#define USAGE "usage: OUT = __muon_comm__ (CMD, ...), CMD: create allreduce reduce_scatter all_gather broadcast barrier all_to_all counters abort"
 /* __muon_comm__ - gateway of muon_comm.m and muon_collective.m: communicators and their
  * collectives on Octave arrays (muon_comm.h; the spec / handle is resolved by
  * muon_mex_comm_get, so sim and self communicators live for one call, mpi and nccl ones for
@@ -10,7 +10,9 @@
  *                     array itself when L = 1.  Y in the same form: allreduce and broadcast
  *                     like X; reduce_scatter rank r's block r (m x n/W when W divides the
  *                     columns n, else a column); all_gather the W blocks side by side
- *                     (m x n W, or a column).  C: this call's counters.
+ *                     (m x n W, or a column); all_to_all (no ARG) X's W blocks of
+ *                     numel / W elements, block q to rank q, Y shaped like X with block q
+ *                     from rank q.  C: this call's counters.
  *   'barrier'         C only.
  *   'counters'        the counters since creation (per collective), zero for sim / self;
  *                     RESET true clears them afterwards.
@@ -188,7 +190,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_error (fname, "badArg", "unknown command '%s'.", cmd);
   muon_coll k = (muon_coll) which;     // MUON_COLL_COUNT: the counters
   int need = k == MUON_COLL_BARRIER || k == MUON_COLL_COUNT ? 2
-             : k == MUON_COLL_ALL_GATHER ? 3 : 4;
+             : k == MUON_COLL_ALL_GATHER || k == MUON_COLL_ALL_TO_ALL ? 3 : 4;
   if (nrhs < need || nrhs > need + (k == MUON_COLL_COUNT))
     muon_mex_error (fname, "badArg", "%s", USAGE);
 
@@ -247,7 +249,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     dt = cls == mxSINGLE_CLASS ? MUON_F32 : MUON_F64;
     size_t e = dt == MUON_F32 ? sizeof (float) : sizeof (double), m = mxGetM (X0),
            cols = mxGetNumberOfDimensions (X0) == 2 ? mxGetN (X0) : 0;
-    if (k == MUON_COLL_REDUCE_SCATTER && n % (size_t) W != 0)
+    if ((k == MUON_COLL_REDUCE_SCATTER || k == MUON_COLL_ALL_TO_ALL) && n % (size_t) W != 0)
       FAIL ("badShape", "X must have a multiple of %d elements (the world size), not %zu.", W,
             n);
     size_t out_m = n, out_n = 1, count = n;   // output shape and count per collective
@@ -262,6 +264,8 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       if (cols) { out_m = m; out_n = cols * (size_t) W; }
       else out_m = n * (size_t) W;
     }
+    else if (k == MUON_COLL_ALL_TO_ALL)
+      count = n / (size_t) W;             // Y shaped like X (a copy of X's shape below)
     int in_place = k == MUON_COLL_ALLREDUCE || k == MUON_COLL_BROADCAST;
     size_t nrecv = k == MUON_COLL_ALL_GATHER ? (size_t) W : 1;
     void **send = mxCalloc ((size_t) L, sizeof *send);
@@ -276,6 +280,12 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         FAIL ("badShape", "every rank's X must have the same class and number of elements.");
       if (in_place)                     // the collective runs in place on a copy
         send[l] = mxGetData (Y[l] = muon_mex_copy (Xl));
+      else if (k == MUON_COLL_ALL_TO_ALL)
+      {
+        Y[l] = muon_mex_copy (Xl);
+        send[l] = mxMalloc (n * e + 1);
+        memcpy (send[l], mxGetData (Xl), n * e);
+      }
       else
       {
         Y[l] = mxCreateNumericMatrix (out_m, out_n, cls, mxREAL);
@@ -291,6 +301,13 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       st = muon_comm_reduce_scatter (ctx, c, (const void *const *) send, recv, count, dt, op);
     else if (k == MUON_COLL_ALL_GATHER)
       st = muon_comm_all_gather (ctx, c, (const void *const *) send, recv, count, dt);
+    else if (k == MUON_COLL_ALL_TO_ALL)
+    {
+      size_t *counts = mxMalloc ((size_t) L * (size_t) W * sizeof *counts);
+      for (size_t i = 0; i < (size_t) L * (size_t) W; i++)
+        counts[i] = count;
+      st = muon_comm_all_to_all (ctx, c, (const void *const *) send, counts, recv, counts, dt);
+    }
     else
       st = muon_comm_broadcast (ctx, c, recv, count, dt, root);
     n = count;

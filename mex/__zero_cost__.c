@@ -72,7 +72,6 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       plhs[1] = mxCreateCellMatrix (1, MUON_COST_COLLS);
       for (int k = 0; k < MUON_COLL_COUNT; k++)
         mxSetCell (plhs[1], k, mxCreateString (muon_coll_name ((muon_coll) k)));
-      mxSetCell (plhs[1], MUON_COST_ALL_TO_ALL, mxCreateString ("all_to_all"));
     }
     return;
   }

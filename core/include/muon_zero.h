@@ -318,9 +318,9 @@ muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_
 //                            update, a second all-to-all returns the shards.  Momentum lives
 //                            on the shards.
 //
-// Collectives are counted in MUON_COST_COLLS columns: the five of muon_coll (allreduce,
-// reduce_scatter, all_gather, broadcast, barrier) and MUON_COST_ALL_TO_ALL, whose model is
-// the payload each rank sends to (receives from) the other ranks.
+// Collectives are counted in MUON_COST_COLLS columns, those of muon_coll (allreduce,
+// reduce_scatter, all_gather, broadcast, barrier, all_to_all); the all-to-all's model is the
+// payload each rank sends to (receives from) the other ranks, as the communicators count it.
 //
 // Bytes are elements times elem_bytes (8: the fp64 buffers muon_zero_step moves; 2: a bf16
 // gradient all-reduce).  Newton-Schulz FLOPs follow ns_flops.m: products only, a general
@@ -339,8 +339,8 @@ muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_
 //   muon_zero_cost_destroy (&C);
 //---------------------------------------------------------------------------------------------
 
-#define MUON_COST_ALL_TO_ALL MUON_COLL_COUNT        // the sixth column: all-to-all
-#define MUON_COST_COLLS (MUON_COLL_COUNT + 1)
+#define MUON_COST_ALL_TO_ALL MUON_COLL_ALL_TO_ALL   // the sixth column: all-to-all
+#define MUON_COST_COLLS MUON_COLL_COUNT
 
 #define MUON_ZERO_COST_ALLTOALL MUON_ZERO_VARIANT_COUNT  // design 9, model only
 #define MUON_ZERO_COST_DESIGNS (MUON_ZERO_VARIANT_COUNT + 1)
