@@ -8,14 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "muon_internal.h"
-#include "muon_zero.h"
+#include "zero_step_impl.h"
 
 //---- names (list_registry.c) ------------------------------------------------------------
 
 int muon_zero_variant_is_correct (muon_zero_variant v)
 {
-  return v != MUON_ZERO2_RS_BUGGY && v != MUON_ZERO2_SLICE_ONLY
+  return v != MUON_ZERO2_RS_BUGGY && v != MUON_ZERO2_SLICE_ONLY && v != MUON_ZERO_MUON_BP
          && v >= 0 && v < MUON_ZERO_VARIANT_COUNT;
 }
 
@@ -26,6 +25,8 @@ void muon_zero_step_opts_default (muon_zero_step_opts *o)
   memset (o, 0, sizeof *o);
   o->variant = MUON_ZERO_REFERENCE;
   o->pad_count = MUON_ZERO_PADS_DEEPSPEED;
+  o->period = 4;
+  o->step = 0;
   muon_update_opts_default (&o->update);
 }
 
@@ -166,6 +167,11 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
   CHECKMEM (P->momentum_at = malloc (W * np * sizeof *P->momentum_at));
   CHECKMEM (P->ns_calls = calloc (W, sizeof *P->ns_calls));
   const muon_zero_layout *part = P->part;
+  if (variant == MUON_ZERO_ALLTOALL_OWNER || variant == MUON_ZERO_MUON_BP)
+  {
+    CHECKSTATUS (zplan_row_shards (ctx, P));
+    goto done;
+  }
 
   // owned spans: the partition's pieces, or whole matrices for LPT
   if (variant == MUON_ZERO_LAYERWISE_LPT)
@@ -207,6 +213,7 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
       calls = np / W + (r < np % W);
     P->ns_calls[r] = calls;
   }
+done:
   *plan = P;
   P = NULL;
 fail:

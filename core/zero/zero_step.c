@@ -287,9 +287,13 @@ static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_p
   CHECK (MUON_ERR_BADARG, o->pad_count == MUON_ZERO_PADS_DEEPSPEED
                           || o->pad_count == MUON_ZERO_PADS_KELLER,
          "unknown pad count rule %d", (int) o->pad_count);
-  CHECK (MUON_ERR_BADARG, o->update.nsplit == 0 || P->variant != MUON_ZERO2_SLICE_ONLY,
+  CHECK (MUON_ERR_BADARG, o->update.nsplit == 0 || (P->variant != MUON_ZERO2_SLICE_ONLY
+                                                     && P->variant != MUON_ZERO_MUON_BP),
          "split row blocks need whole matrices; '%s' updates row blocks of pieces",
          muon_zero_variant_name (P->variant));
+  CHECK (MUON_ERR_BADARG, o->period >= 1 && o->step >= 0,
+         "the period must be at least 1 and the step count non-negative (got %d, %d)",
+         o->period, o->step);
   for (size_t p = 0; p < P->nparams; p++)
     CHECKSTATUS (muon_update_check_opts (ctx, &o->update, P->L->params[p].rows));
   for (int l = 0; l < muon_comm_local_ranks (comm); l++)
@@ -348,6 +352,10 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
     case MUON_ZERO3_ROUND_ROBIN:
     case MUON_ZERO3_RR_ALIASED: CHECKSTATUS (zstep_round_robin (&z)); break;
     case MUON_ZERO_LAYERWISE_LPT: CHECKSTATUS (zstep_lpt (&z)); break;
+    case MUON_ZERO_ALLTOALL_OWNER: CHECKSTATUS (zstep_row_shards (&z, 1, work)); break;
+    case MUON_ZERO_MUON_BP:
+      CHECKSTATUS (zstep_row_shards (&z, o->step % o->period == 0, work));
+      break;
     default: CHECKSTATUS (zero12_family (&z, work)); break;
   }
   for (int l = 0; l < nl; l++)

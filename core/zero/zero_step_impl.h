@@ -63,6 +63,12 @@ void zstep_unpack (const muon_zero_layout *part, const double *buf, size_t p, do
 muon_status zstep_alloc_bufs (zstep *z, size_t count, double ***bufs);
 void zstep_free_bufs (zstep *z, double **bufs);
 
+// The designs on row shards (zero_step_a2a.c): their plan (the shards as owned spans and
+// momentum, the owners in lpt_owner, the Newton-Schulz calls of a full step), and one step,
+// full (the all-to-all owner design; MuonBP every period steps) or a block step (MuonBP).
+muon_status zplan_row_shards (muon_ctx *ctx, muon_zero_plan *P);
+muon_status zstep_row_shards (zstep *z, int full, double *work);
+
 // The round-robin (ZeRO-3) and LPT variants (zero_step_rr.c).
 muon_status zstep_round_robin (zstep *z);
 muon_status zstep_lpt (zstep *z);

@@ -1,0 +1,341 @@
+/* zero_step_a2a.c - the designs on dim-0 (row) shards (muon_zero.h): the all-to-all owner
+ * design of FSDP2 Muon and Dion, and block-periodic Muon (MuonBP).  Their plan (row shards,
+ * the owners) and their step.
+ *
+ * Every rank r holds rows [r rc, (r + 1) rc) of every matrix (rc = ceil (rows / W), the last
+ * ranks fewer or none), row-major, matrix after matrix: its update buffer and its momentum
+ * share that layout.  A step:
+ *   1. reduce-scatter (AVG) of the shards, each padded to rc rows (FSDP2 pads dim 0 to a
+ *      multiple of W): W blocks of S = sum rc cols per rank; block q is rank q's shards;
+ *   2. momentum on the shard, the Newton-Schulz input x beside it;
+ *   3. full step (always for ALLTOALL_OWNER; MUON_BP when step % period == 0): one ragged
+ *      all-to-all sends each matrix's x shards to its owner (round robin over the matrices in
+ *      size-descending order, index ascending on ties: zero_cost.c's alltoall_owner), the
+ *      owner orthogonalizes the full matrix, and a second all-to-all returns each rank its
+ *      rows of the update;
+ *      block step (MUON_BP otherwise): each rank orthogonalizes its own rc x cols block, with
+ *      the scale rule applied to the block's shape, and nothing more is sent.
+ * The averaged gradient, the momentum and the Newton-Schulz input are, element for element,
+ * the reference's, so a full step equals it bit for bit.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "muon_update_math.h"
+#include "zero_step_impl.h"
+
+//---- the plan -----------------------------------------------------------------------------
+
+// Rows per shard of a matrix of `rows` rows over W ranks: ceil (rows / W).
+static size_t shard_rc (size_t rows, size_t W) { return rows / W + (rows % W != 0); }
+
+// Rank r's rows of matrix q: [*r0, *r0 + *nr).
+static void shard_rows (const muon_zero_param *q, int W, int r, size_t *r0, size_t *nr)
+{
+  size_t rc = shard_rc (q->rows, (size_t) W), a = rc * (size_t) r, b = a + rc;
+  a = a < q->rows ? a : q->rows;
+  b = b < q->rows ? b : q->rows;
+  *r0 = a;
+  *nr = b - a;
+}
+
+typedef struct { size_t numel, index; } owner_key;
+
+static int by_size_desc (const void *a, const void *b)
+{
+  const owner_key *x = a, *y = b;
+  if (x->numel != y->numel)
+    return x->numel > y->numel ? -1 : 1;
+  return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+muon_status zplan_row_shards (muon_ctx *ctx, muon_zero_plan *P)
+{
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = P->L;
+  size_t np = P->nparams, W = (size_t) P->world;
+  owner_key *keys = NULL;
+  CHECKMEM (keys = malloc (np * sizeof *keys));
+  CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
+  for (size_t p = 0; p < np; p++)
+    keys[p] = (owner_key) { L->params[p].numel, p };
+  qsort (keys, np, sizeof *keys, by_size_desc);
+  for (size_t k = 0; k < np; k++)
+    P->lpt_owner[keys[k].index] = (int) (k % W);
+  for (size_t r = 0; r < W; r++)
+  {
+    size_t at = 0;
+    for (size_t p = 0; p < np; p++)
+    {
+      const muon_zero_param *q = &L->params[p];
+      size_t r0, nr;
+      shard_rows (q, P->world, (int) r, &r0, &nr);
+      P->owned[r * np + p] = (muon_zero_span) { r0 * q->cols, (r0 + nr) * q->cols };
+      P->momentum_at[r * np + p] = at;
+      at += nr * q->cols;
+      P->ns_calls[r] += P->lpt_owner[p] == (int) r;
+    }
+    P->owned_len[r] = P->momentum_len[r] = at;
+  }
+  for (size_t p = 0; p < np; p++)
+    if (L->params[p].rows > shard_rc (L->params[p].rows, W))
+      P->straddle_total += L->params[p].numel;
+  P->mom_layout = MUON_ZERO_MOM_PART;
+fail:
+  free (keys);
+  return status;
+}
+
+//---- the step -----------------------------------------------------------------------------
+
+typedef struct {
+  zstep *z;
+  size_t S;                  // padded shard elements per rank (one reduce-scatter block)
+  size_t *off;               // nparams: where p's padded shard starts in a block
+  size_t *sc, *rc;           // nl * W: counts of the all-to-all (to / from the owners)
+  double **x;                // nl: the reduce-scatter's block, then the NS input in place
+} shards;
+
+// Elements of rank r's shard of p.
+static size_t shard_len (const zstep *z, int r, size_t p)
+{
+  const muon_zero_param *q = &z->P->L->params[p];
+  size_t r0, nr;
+  shard_rows (q, z->P->world, r, &r0, &nr);
+  return nr * q->cols;
+}
+
+// 1. Every rank's gradients packed as W blocks of padded shards, reduce-scattered (AVG).
+static muon_status average_shards (shards *h)
+{
+  zstep *z = h->z;
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->L;
+  int W = z->P->world;
+  double **flat = NULL;
+  CHECKSTATUS (zstep_alloc_bufs (z, h->S * (size_t) W, &flat));
+  for (int l = 0; l < z->nl; l++)
+    for (int q = 0; q < W; q++)
+      for (size_t p = 0; p < z->P->nparams; p++)
+      {
+        const muon_zero_param *m = &L->params[p];
+        const double *g = zgrad (z, l, p);
+        size_t r0, nr;
+        shard_rows (m, W, q, &r0, &nr);
+        double *dst = flat[l] + (size_t) q * h->S + h->off[p];
+        for (size_t i = 0; i < nr; i++)
+          for (size_t j = 0; j < m->cols; j++)
+            dst[i * m->cols + j] = g[j * m->rows + r0 + i];
+      }
+  CHECKSTATUS (muon_comm_reduce_scatter (ctx, z->comm, (const void *const *) flat,
+                                         (void *const *) h->x, h->S, MUON_F64,
+                                         MUON_REDUCE_AVG));
+fail:
+  zstep_free_bufs (z, flat);
+  return status;
+}
+
+// 2. Momentum on the shards; the Newton-Schulz input replaces the averaged gradient in x.
+static void momentum_on_shards (shards *h)
+{
+  zstep *z = h->z;
+  const muon_update_opts *uo = &z->o->update;
+  int form = (int) uo->form;
+  for (int l = 0; l < z->nl; l++)
+  {
+    int r = zrank (z, l);
+    for (size_t p = 0; p < z->P->nparams; p++)
+    {
+      double *x = h->x[l] + h->off[p];
+      double *m = z->mom[l] + z->P->momentum_at[(size_t) r * z->P->nparams + p];
+      for (size_t e = 0, n = shard_len (z, r, p); e < n; e++)
+      {
+        double g = x[e];
+        m[e] = muon_momentum_step (form, uo->beta, m[e], g);
+        x[e] = uo->nesterov ? muon_nesterov_input (form, uo->beta, m[e], g) : m[e];
+      }
+    }
+  }
+}
+
+// 3b. A block step: each rank's own rows orthogonalized, scaled for the block's shape
+// (muon_update_orthogonalize's rule on the rows it is given).
+static muon_status block_step (shards *h, double *work)
+{
+  zstep *z = h->z;
+  muon_status status = MUON_OK;
+  for (int l = 0; l < z->nl; l++)
+  {
+    int r = zrank (z, l);
+    for (size_t p = 0; p < z->P->nparams; p++)
+    {
+      const muon_zero_param *q = &z->P->L->params[p];
+      size_t r0, nr;
+      shard_rows (q, z->P->world, r, &r0, &nr);
+      if (nr == 0)
+        continue;
+      double *X = work, *U = work + nr * q->cols;
+      const double *x = h->x[l] + h->off[p];
+      for (size_t i = 0; i < nr; i++)
+        for (size_t j = 0; j < q->cols; j++)
+          X[j * nr + i] = x[i * q->cols + j];
+      CHECKSTATUS (zstep_orthogonalize (z, l, X, U, nr, q->cols));
+      double *dst = z->upd[l] + z->upd_at[(size_t) r * z->P->nparams + p];
+      for (size_t i = 0; i < nr; i++)
+        for (size_t j = 0; j < q->cols; j++)
+          dst[i * q->cols + j] = U[j * nr + i];
+    }
+  }
+fail:
+  return status;
+}
+
+// Fills the all-to-all counts of local rank l: sc[q] what it sends owner q (its shards of
+// q's matrices), rc[q] what it receives from rank q (q's shards of its own matrices).
+static void owner_counts (shards *h, int l)
+{
+  zstep *z = h->z;
+  int W = z->P->world, r = zrank (z, l);
+  size_t *sc = h->sc + (size_t) l * (size_t) W, *rc = h->rc + (size_t) l * (size_t) W;
+  memset (sc, 0, (size_t) W * sizeof *sc);
+  memset (rc, 0, (size_t) W * sizeof *rc);
+  for (size_t p = 0; p < z->P->nparams; p++)
+  {
+    int o = z->P->lpt_owner[p];
+    sc[o] += shard_len (z, r, p);
+    if (o == r)
+      for (int q = 0; q < W; q++)
+        rc[q] += shard_len (z, q, p);
+  }
+}
+
+// 3a. A full step: x shards to the owners, NS on the full matrices, the rows back.
+static muon_status full_step (shards *h, double *work)
+{
+  zstep *z = h->z;
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_plan *P = z->P;
+  int W = P->world;
+  size_t np = P->nparams, Wz = (size_t) W;
+  double **send = NULL, **recv = NULL;
+  size_t *cur = NULL;
+  CHECKMEM (send = calloc ((size_t) z->nl, sizeof *send));
+  CHECKMEM (recv = calloc ((size_t) z->nl, sizeof *recv));
+  CHECKMEM (cur = malloc (Wz * sizeof *cur));
+  for (int l = 0; l < z->nl; l++)
+  {
+    int r = zrank (z, l);
+    owner_counts (h, l);
+    size_t ns = 0, nr = 0;
+    for (size_t q = 0; q < Wz; q++)
+    {
+      ns += h->sc[(size_t) l * Wz + q];
+      nr += h->rc[(size_t) l * Wz + q];
+    }
+    CHECKMEM (send[l] = malloc ((ns > nr ? ns : nr) * sizeof (double) + 1));
+    CHECKMEM (recv[l] = malloc ((ns > nr ? ns : nr) * sizeof (double) + 1));
+    // block q: this rank's x shards of owner q's matrices, in matrix order
+    size_t at = 0;
+    for (int q = 0; q < W; q++)
+      for (size_t p = 0; p < np; p++)
+        if (P->lpt_owner[p] == q)
+        {
+          size_t n = shard_len (z, r, p);
+          memcpy (send[l] + at, h->x[l] + h->off[p], n * sizeof (double));
+          at += n;
+        }
+  }
+  CHECKSTATUS (muon_comm_all_to_all (ctx, z->comm, (const void *const *) send, h->sc,
+                                     (void *const *) recv, h->rc, MUON_F64));
+  for (int l = 0; l < z->nl; l++)
+  {
+    int r = zrank (z, l);
+    const size_t *rc = h->rc + (size_t) l * Wz;
+    // cur[q]: the next element of block q (from rank q), in both directions: the rows of
+    // the update go back in the order the shards came
+    for (size_t q = 0, a = 0; q < Wz; a += rc[q], q++)
+      cur[q] = a;
+    for (size_t p = 0; p < np; p++)
+    {
+      if (P->lpt_owner[p] != r)
+        continue;
+      const muon_zero_param *m = &P->L->params[p];
+      double *X = work, *U = work + m->numel;
+      for (int q = 0; q < W; q++)
+      {
+        size_t r0, nr;
+        shard_rows (m, W, q, &r0, &nr);
+        const double *src = recv[l] + cur[q];
+        for (size_t i = 0; i < nr; i++)
+          for (size_t j = 0; j < m->cols; j++)
+            X[j * m->rows + r0 + i] = src[i * m->cols + j];
+      }
+      CHECKSTATUS (zstep_orthogonalize (z, l, X, U, m->rows, m->cols));
+      for (int q = 0; q < W; q++)
+      {
+        size_t r0, nr;
+        shard_rows (m, W, q, &r0, &nr);
+        double *dst = send[l] + cur[q];
+        for (size_t i = 0; i < nr; i++)
+          for (size_t j = 0; j < m->cols; j++)
+            dst[i * m->cols + j] = U[j * m->rows + r0 + i];
+        cur[q] += nr * m->cols;
+      }
+    }
+  }
+  // the way back: the counts swap
+  CHECKSTATUS (muon_comm_all_to_all (ctx, z->comm, (const void *const *) send, h->rc,
+                                     (void *const *) recv, h->sc, MUON_F64));
+  for (int l = 0; l < z->nl; l++)
+  {
+    int r = zrank (z, l);
+    size_t at = 0;
+    for (int q = 0; q < W; q++)
+      for (size_t p = 0; p < np; p++)
+        if (P->lpt_owner[p] == q)
+        {
+          size_t n = shard_len (z, r, p);
+          memcpy (z->upd[l] + z->upd_at[(size_t) r * np + p], recv[l] + at,
+                  n * sizeof (double));
+          at += n;
+        }
+  }
+fail:
+  zstep_free_bufs (z, send);
+  zstep_free_bufs (z, recv);
+  free (cur);
+  return status;
+}
+
+muon_status zstep_row_shards (zstep *z, int full, double *work)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->L;
+  size_t np = z->P->nparams, W = (size_t) z->P->world;
+  shards h = { z, 0, NULL, NULL, NULL, NULL };
+  CHECKMEM (h.off = malloc (np * sizeof *h.off));
+  for (size_t p = 0; p < np; p++)
+  {
+    h.off[p] = h.S;
+    h.S += shard_rc (L->params[p].rows, W) * L->params[p].cols;
+  }
+  CHECKMEM (h.sc = malloc ((size_t) z->nl * W * sizeof *h.sc));
+  CHECKMEM (h.rc = malloc ((size_t) z->nl * W * sizeof *h.rc));
+  CHECKSTATUS (zstep_alloc_bufs (z, h.S, &h.x));
+  CHECKSTATUS (average_shards (&h));
+  momentum_on_shards (&h);
+  if (full)
+    CHECKSTATUS (full_step (&h, work));
+  else
+    CHECKSTATUS (block_step (&h, work));
+fail:
+  free (h.off);
+  free (h.sc);
+  free (h.rc);
+  zstep_free_bufs (z, h.x);
+  return status;
+}
