@@ -84,9 +84,9 @@ function f = t_bitwise (comm, variant, extra = {})
         endif
         a = Rm.ranks;
         b = Rs.ranks(r+1);
-        f += mpi_check (isequal ([a.ns_calls a.momentum_elements a.pad_elements a.sent a.recv
+        f += mpi_check (isequal ([a.ns_calls a.momentum_elements a.pad_elements a.sent a.recv ...
                                   a.calls],
-                                 [b.ns_calls b.momentum_elements b.pad_elements b.sent b.recv
+                                 [b.ns_calls b.momentum_elements b.pad_elements b.sent b.recv ...
                                   b.calls]),
                         comm, "%s: NS calls, momentum, pads, bytes, calls", what);
         f += mpi_check (strcmp (Rm.counts, "modelled") && strcmp (Rs.counts, "measured"), comm,
