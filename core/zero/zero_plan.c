@@ -8,14 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "zero_step_impl.h"
+#include "muon_internal.h"
+#include "zero_variant.h"
 
-//---- names (list_registry.c) ------------------------------------------------------------
+//---- the variant table (zero_variant.h) -----------------------------------------------------
+
+#define ZERO_VARIANT_ROW(v, exact, part, holds, updates, keeps, step) \
+  [v] = { exact, part, holds, updates, keeps },
+static const zvariant variants[] = { ZERO_VARIANTS (ZERO_VARIANT_ROW) };
+#undef ZERO_VARIANT_ROW
+#define ZERO_VARIANT_ONE(v, exact, part, holds, updates, keeps, step) +1
+enum { ZERO_VARIANT_ROWS = 0 ZERO_VARIANTS (ZERO_VARIANT_ONE) };
+#undef ZERO_VARIANT_ONE
+
+// one row for every value of MUON_ZERO_VARIANT_LIST (contiguous from 0), none twice
+typedef char zero_variants_complete[sizeof variants / sizeof variants[0]
+                                    == MUON_ZERO_VARIANT_COUNT
+                                    && (int) ZERO_VARIANT_ROWS == (int) MUON_ZERO_VARIANT_COUNT
+                                    ? 1 : -1];
+
+// The row of variant v, or NULL when v is no variant.
+static const zvariant *zvariant_of (muon_zero_variant v)
+{
+  return (int) v < 0 || (int) v >= MUON_ZERO_VARIANT_COUNT ? NULL : &variants[v];
+}
 
 int muon_zero_variant_is_correct (muon_zero_variant v)
 {
-  return v != MUON_ZERO2_RS_BUGGY && v != MUON_ZERO2_SLICE_ONLY && v != MUON_ZERO_MUON_BP
-         && v >= 0 && v < MUON_ZERO_VARIANT_COUNT;
+  const zvariant *t = zvariant_of (v);
+  return t != NULL && t->exact;
 }
 
 void muon_zero_step_opts_default (muon_zero_step_opts *o)
@@ -74,6 +95,23 @@ fail:
   return status;
 }
 
+// One owner per matrix, round robin over the matrices by numel descending (index ascending
+// on ties): FSDP2 Muon / Dion, and zero_cost.c's all-to-all owners.  [out] owner[nparams].
+static muon_status size_rr_assign (muon_ctx *ctx, const muon_zero_layout *L, int *owner)
+{
+  muon_status status = MUON_OK;
+  lpt_key *keys = NULL;
+  CHECKMEM (keys = malloc (L->nparams * sizeof *keys));
+  for (size_t p = 0; p < L->nparams; p++)
+    keys[p] = (lpt_key) { L->params[p].numel, p };
+  qsort (keys, L->nparams, sizeof *keys, by_numel_desc);
+  for (size_t k = 0; k < L->nparams; k++)
+    owner[keys[k].index] = (int) (k % (size_t) L->world);
+fail:
+  free (keys);
+  return status;
+}
+
 //---- plan ---------------------------------------------------------------------------------
 
 muon_status muon_zero_plan_destroy (muon_zero_plan **plan)
@@ -124,16 +162,22 @@ fail:
   return status;
 }
 
-// Does matrix p get the full-matrix momentum (and an update) on rank r?
-static int holds_full (const muon_zero_plan *P, int r, size_t p)
+// Does rank r update (run Newton-Schulz on) matrix p?  Under MUON_ZERO_MOM_FULL it then
+// holds p's full momentum.
+static int updates (const zvariant *t, const muon_zero_plan *P, int r, size_t p)
 {
   const muon_zero_param *q = &P->part->params[p];
-  switch (P->variant)
+  switch (t->updates)
   {
-    case MUON_ZERO_REFERENCE: return 1;
-    case MUON_ZERO_LAYERWISE_LPT: return P->lpt_owner[p] == r;
-    default: return r >= q->first_owner && r <= q->last_owner;
+    case ZUPD_ALL: return 1;
+    case ZUPD_OWNERS:
+    case ZUPD_PIECES: return r >= q->first_owner && r <= q->last_owner;
+    case ZUPD_ROUND_ROBIN: return (int) (q->slot % (size_t) P->world) == r;
+    case ZUPD_LPT:
+    case ZUPD_SIZE_RR:
+    case ZUPD_SIZE_RR_BLOCKS: return P->lpt_owner[p] == r;
   }
+  return 0;
 }
 
 muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
@@ -144,8 +188,8 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, plan != NULL && L != NULL, "layout and plan must not be NULL");
   *plan = NULL;
-  CHECK (MUON_ERR_BADARG, variant >= 0 && variant < MUON_ZERO_VARIANT_COUNT,
-         "unknown variant %d", (int) variant);
+  const zvariant *t = zvariant_of (variant);
+  CHECK (MUON_ERR_BADARG, t != NULL, "unknown variant %d", (int) variant);
   size_t np = L->nparams, W = (size_t) L->world;
   CHECK (MUON_ERR_BADARG, np <= SIZE_MAX / W / sizeof (size_t), "layout too large");
   CHECKMEM (P = calloc (1, sizeof *P));
@@ -154,12 +198,17 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
   P->part = L;
   P->world = L->world;
   P->nparams = np;
-  if (variant == MUON_ZERO3_ROUND_ROBIN || variant == MUON_ZERO3_RR_ALIASED)
+  if (t->part == ZPART_STAGE3)
     CHECKSTATUS (stage3_of (ctx, P));
-  if (variant == MUON_ZERO_LAYERWISE_LPT)
+  if (t->updates == ZUPD_LPT)
   {
     CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
     CHECKSTATUS (lpt_assign (ctx, L, P->lpt_owner, &P->lpt_segment));
+  }
+  if (t->updates == ZUPD_SIZE_RR || t->updates == ZUPD_SIZE_RR_BLOCKS)
+  {
+    CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
+    CHECKSTATUS (size_rr_assign (ctx, L, P->lpt_owner));
   }
   CHECKMEM (P->owned = calloc (W * np, sizeof *P->owned));
   CHECKMEM (P->owned_len = calloc (W, sizeof *P->owned_len));
@@ -167,16 +216,26 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
   CHECKMEM (P->momentum_at = malloc (W * np * sizeof *P->momentum_at));
   CHECKMEM (P->ns_calls = calloc (W, sizeof *P->ns_calls));
   const muon_zero_layout *part = P->part;
-  if (variant == MUON_ZERO_ALLTOALL_OWNER || variant == MUON_ZERO_MUON_BP)
-  {
-    CHECKSTATUS (zplan_row_shards (ctx, P));
-    goto done;
-  }
 
-  // owned spans: the partition's pieces, or whole matrices for LPT
-  if (variant == MUON_ZERO_LAYERWISE_LPT)
-    for (size_t p = 0; p < np; p++)
-      P->owned[(size_t) P->lpt_owner[p] * np + p] = (muon_zero_span) { 0, L->params[p].numel };
+  // owned spans: the partition's pieces, the whole matrices a rank updates, or its rows
+  if (t->keeps == ZKEEP_ROWS)
+  {
+    for (size_t r = 0; r < W; r++)
+      for (size_t p = 0; p < np; p++)
+      {
+        const muon_zero_param *q = &L->params[p];
+        size_t r0, nr;
+        zshard_rows (q->rows, L->world, (int) r, &r0, &nr);
+        P->owned[r * np + p] = (muon_zero_span) { r0 * q->cols, (r0 + nr) * q->cols };
+      }
+  }
+  else if (t->keeps == ZKEEP_WHOLE)
+  {
+    for (size_t r = 0; r < W; r++)
+      for (size_t p = 0; p < np; p++)
+        if (updates (t, P, (int) r, p))
+          P->owned[r * np + p] = (muon_zero_span) { 0, L->params[p].numel };
+  }
   else
     for (size_t k = 0; k < part->npieces; k++)
     {
@@ -189,31 +248,30 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
       P->owned_len[r] += P->owned[r * np + p].stop - P->owned[r * np + p].start;
 
   for (size_t p = 0; p < np; p++)
-    if (part->params[p].straddles)
+    if (t->part == ZPART_ROW_SHARDS ? L->params[p].rows > zshard_rc (L->params[p].rows, L->world)
+                                    : part->params[p].straddles)
       P->straddle_total += part->params[p].numel;
 
   // momentum and Newton-Schulz calls
-  int full = variant == MUON_ZERO_REFERENCE || variant == MUON_ZERO12_ALLREDUCE
-             || variant == MUON_ZERO2_RS_BUGGY || variant == MUON_ZERO2_MULTI_OWNER
-             || variant == MUON_ZERO_LAYERWISE_LPT;
-  P->mom_layout = full ? MUON_ZERO_MOM_FULL : MUON_ZERO_MOM_PART;
+  int full = t->holds == MUON_ZERO_MOM_FULL;
+  P->mom_layout = t->holds;
   for (size_t r = 0; r < W; r++)
   {
     size_t at = 0, calls = 0;
     for (size_t p = 0; p < np; p++)
     {
-      int mine = holds_full (P, (int) r, p);
-      P->momentum_at[r * np + p] = full && mine ? at : SIZE_MAX;
+      int mine = updates (t, P, (int) r, p);
+      muon_zero_span s = P->owned[r * np + p];
+      P->momentum_at[r * np + p] = full && mine ? at : t->keeps == ZKEEP_ROWS ? at : SIZE_MAX;
       if (full && mine)
         at += L->params[p].numel;
+      else if (t->keeps == ZKEEP_ROWS)   // momentum on the shards, laid out as the updates
+        at += s.stop - s.start;
       calls += mine;
     }
-    P->momentum_len[r] = full ? at : part->partition_size;
-    if (variant == MUON_ZERO3_ROUND_ROBIN || variant == MUON_ZERO3_RR_ALIASED)
-      calls = np / W + (r < np % W);
+    P->momentum_len[r] = full || t->keeps == ZKEEP_ROWS ? at : part->partition_size;
     P->ns_calls[r] = calls;
   }
-done:
   *plan = P;
   P = NULL;
 fail:

@@ -208,60 +208,114 @@ fail:
   return status;
 }
 
-static muon_status zero12_family (zstep *z, double *work)
+// Every local rank's gradients packed into its partitioned buffer flat[l] (W S), then
+// averaged: all-reduced (all = 1), or reduce-scattered into part[l] (S) and written back
+// into the rank's own partition of flat[l], which stays LOCAL elsewhere.
+static muon_status reduce_grads (zstep *z, int all, double ***flat, double ***part)
 {
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
-  const muon_zero_plan *P = z->P;
-  const muon_zero_layout *L = P->part;
-  muon_zero_variant v = P->variant;
-  size_t S = L->partition_size, N = S * (size_t) P->world, np = P->nparams;
-  double **flat = NULL, **part = NULL;
-  CHECKSTATUS (zstep_alloc_bufs (z, N, &flat));
+  const muon_zero_layout *L = z->P->part;
+  size_t S = L->partition_size, N = S * (size_t) z->P->world;
+  CHECKSTATUS (zstep_alloc_bufs (z, N, flat));
   for (int l = 0; l < z->nl; l++)
-    pack_grads (z, l, flat[l]);
-
-  if (v == MUON_ZERO_REFERENCE || v == MUON_ZERO12_ALLREDUCE)
-    CHECKSTATUS (muon_comm_allreduce (ctx, z->comm, (const void *const *) flat,
-                                      (void *const *) flat, N, MUON_F64, MUON_REDUCE_AVG));
+    pack_grads (z, l, (*flat)[l]);
+  if (all)
+    CHECKSTATUS (muon_comm_allreduce (ctx, z->comm, (const void *const *) *flat,
+                                      (void *const *) *flat, N, MUON_F64, MUON_REDUCE_AVG));
   else
   {
-    CHECKSTATUS (zstep_alloc_bufs (z, S, &part));
-    CHECKSTATUS (muon_comm_reduce_scatter (ctx, z->comm, (const void *const *) flat,
-                                           (void *const *) part, S, MUON_F64,
+    CHECKSTATUS (zstep_alloc_bufs (z, S, part));
+    CHECKSTATUS (muon_comm_reduce_scatter (ctx, z->comm, (const void *const *) *flat,
+                                           (void *const *) *part, S, MUON_F64,
                                            MUON_REDUCE_AVG));
     for (int l = 0; l < z->nl; l++)
-      memcpy (flat[l] + (size_t) zrank (z, l) * S, part[l], S * sizeof (double));
+      memcpy ((*flat)[l] + (size_t) zrank (z, l) * S, (*part)[l], S * sizeof (double));
   }
-  if (v == MUON_ZERO2_MULTI_OWNER && P->straddle_total > 0)
-    CHECKSTATUS (allreduce_straddlers (z, flat));
-  if (v == MUON_ZERO_MOONLIGHT_GATHER)
-  {
-    CHECKSTATUS (moonlight (z, part, work));
-    goto fail;
-  }
+fail:
+  return status;
+}
 
+// Every matrix a rank holds the full momentum of (the plan's momentum_at), updated from the
+// rank's view flat[l] of the partitioned buffer; the rank keeps its span.
+static muon_status update_held (zstep *z, double **flat)
+{
+  muon_status status = MUON_OK;
+  const muon_zero_plan *P = z->P;
+  size_t np = P->nparams;
   for (int l = 0; l < z->nl; l++)
   {
     int r = zrank (z, l);
     for (size_t p = 0; p < np; p++)
     {
-      const muon_zero_param *q = &L->params[p];
-      if (v == MUON_ZERO2_SLICE_ONLY)
-      {
-        const muon_zero_piece *c = piece_of (L, r, p);
-        if (c)
-          CHECKSTATUS (update_slice (z, l, c, part[l], work));
-        continue;
-      }
+      const muon_zero_param *q = &P->part->params[p];
       size_t at = P->momentum_at[(size_t) r * np + p];
       if (at == SIZE_MAX)
         continue;
-      double *G = work, *U = work + q->numel;
-      zstep_unpack (L, flat[l], p, G);
+      double *G = z->work, *U = z->work + q->numel;
+      zstep_unpack (P->part, flat[l], p, G);
       CHECKSTATUS (zstep_update (z, l, G, z->mom[l] + at, U, q->rows, q->cols));
       zstep_put_owned (z, l, p, U);
     }
+  }
+fail:
+  return status;
+}
+
+// reference, zero12_allreduce: all-reduce, then every matrix the rank holds.
+muon_status zstep_allreduce (zstep *z)
+{
+  muon_status status = MUON_OK;
+  double **flat = NULL, **part = NULL;
+  CHECKSTATUS (reduce_grads (z, 1, &flat, &part));
+  CHECKSTATUS (update_held (z, flat));
+fail:
+  zstep_free_bufs (z, flat);
+  zstep_free_bufs (z, part);
+  return status;
+}
+
+// zero2_reduce_scatter_buggy: reduce-scatter, then every matrix the rank has a piece of, as
+// its view shows it (DeepSpeed #7807).
+muon_status zstep_rs_buggy (zstep *z)
+{
+  muon_status status = MUON_OK;
+  double **flat = NULL, **part = NULL;
+  CHECKSTATUS (reduce_grads (z, 0, &flat, &part));
+  CHECKSTATUS (update_held (z, flat));
+fail:
+  zstep_free_bufs (z, flat);
+  zstep_free_bufs (z, part);
+  return status;
+}
+
+// zero2_multi_owner: reduce-scatter, the straddlers all-reduced, then as the buggy one.
+muon_status zstep_multi_owner (zstep *z)
+{
+  muon_status status = MUON_OK;
+  double **flat = NULL, **part = NULL;
+  CHECKSTATUS (reduce_grads (z, 0, &flat, &part));
+  if (z->P->straddle_total > 0)
+    CHECKSTATUS (allreduce_straddlers (z, flat));
+  CHECKSTATUS (update_held (z, flat));
+fail:
+  zstep_free_bufs (z, flat);
+  zstep_free_bufs (z, part);
+  return status;
+}
+
+// zero2_slice_only: reduce-scatter, then the row block of each piece.
+muon_status zstep_slice_only (zstep *z)
+{
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->part;
+  double **flat = NULL, **part = NULL;
+  CHECKSTATUS (reduce_grads (z, 0, &flat, &part));
+  for (int l = 0; l < z->nl; l++)
+  {
+    const muon_zero_rank *k = &L->ranks[zrank (z, l)];
+    for (size_t i = 0; i < k->npieces; i++)
+      CHECKSTATUS (update_slice (z, l, &L->pieces[k->first_piece + i], part[l], z->work));
   }
 fail:
   zstep_free_bufs (z, flat);
@@ -269,7 +323,28 @@ fail:
   return status;
 }
 
+// moonlight_gather: reduce-scatter, then Moonlight's gather.
+muon_status zstep_moonlight (zstep *z)
+{
+  muon_status status = MUON_OK;
+  double **flat = NULL, **part = NULL;
+  CHECKSTATUS (reduce_grads (z, 0, &flat, &part));
+  CHECKSTATUS (moonlight (z, part, z->work));
+fail:
+  zstep_free_bufs (z, flat);
+  zstep_free_bufs (z, part);
+  return status;
+}
+
 //---- entry points -------------------------------------------------------------------------
+
+// The update rule and the step function of each variant (zero_variant.h; a plan's variant
+// has its row).
+#define ZERO_VARIANT_STEP(v, exact, part, holds, updates, keeps, step) [v] = { updates, step },
+static const struct { zupdate_rule updates; zstep_fn step; } steps[] = {
+  ZERO_VARIANTS (ZERO_VARIANT_STEP)
+};
+#undef ZERO_VARIANT_STEP
 
 static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
                                const muon_zero_step_opts *o, const double *const *grads,
@@ -284,16 +359,17 @@ static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_p
   CHECK (MUON_ERR_BADARG, o->variant == P->variant,
          "the options name variant '%s', the plan '%s'", muon_zero_variant_name (o->variant),
          muon_zero_variant_name (P->variant));
-  CHECK (MUON_ERR_BADARG, o->pad_count == MUON_ZERO_PADS_DEEPSPEED
-                          || o->pad_count == MUON_ZERO_PADS_KELLER,
-         "unknown pad count rule %d", (int) o->pad_count);
-  CHECK (MUON_ERR_BADARG, o->update.nsplit == 0 || (P->variant != MUON_ZERO2_SLICE_ONLY
-                                                     && P->variant != MUON_ZERO_MUON_BP),
+  CHECK (MUON_ERR_BADARG, o->update.nsplit == 0 || (steps[P->variant].updates != ZUPD_PIECES
+                                                     && steps[P->variant].updates
+                                                        != ZUPD_SIZE_RR_BLOCKS),
          "split row blocks need whole matrices; '%s' updates row blocks of pieces",
          muon_zero_variant_name (P->variant));
   CHECK (MUON_ERR_BADARG, o->period >= 1 && o->step >= 0,
          "the period must be at least 1 and the step count non-negative (got %d, %d)",
          o->period, o->step);
+  CHECK (MUON_ERR_BADARG, o->pad_count == MUON_ZERO_PADS_DEEPSPEED
+                          || o->pad_count == MUON_ZERO_PADS_KELLER,
+         "unknown pad count rule %d", (int) o->pad_count);
   for (size_t p = 0; p < P->nparams; p++)
     CHECKSTATUS (muon_update_check_opts (ctx, &o->update, P->L->params[p].rows));
   for (int l = 0; l < muon_comm_local_ranks (comm); l++)
@@ -337,27 +413,18 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
   CHECKSTATUS (check_step (ctx, comm, P, o, grads, momentum, updates));
   int nl = muon_comm_local_ranks (comm);
   CHECKMEM (st = calloc ((size_t) nl, sizeof *st));
-  z = (zstep) { ctx, comm, P, o, nl, grads, momentum, updates, NULL, st, 0 };
+  z = (zstep) { ctx, comm, P, o, nl, grads, momentum, updates, NULL, st, NULL, 0 };
   CHECKSTATUS (span_offsets (ctx, P, &z.upd_at));
   size_t big = 0;   // three matrices of the largest size: G, M, U (or X, U)
   for (size_t p = 0; p < P->nparams; p++)
     big = P->L->params[p].numel > big ? P->L->params[p].numel : big;
   CHECK (MUON_ERR_BADSHAPE, big <= SIZE_MAX / 3 / sizeof (double), "matrices too large");
   CHECKMEM (work = malloc (3 * big * sizeof *work));
+  z.work = work;
 
   for (int l = 0; l < nl; l++)   // counters before the step; the difference after it
     CHECKSTATUS (muon_comm_counters_get (ctx, comm, l, &st[l].comm));
-  switch (P->variant)
-  {
-    case MUON_ZERO3_ROUND_ROBIN:
-    case MUON_ZERO3_RR_ALIASED: CHECKSTATUS (zstep_round_robin (&z)); break;
-    case MUON_ZERO_LAYERWISE_LPT: CHECKSTATUS (zstep_lpt (&z)); break;
-    case MUON_ZERO_ALLTOALL_OWNER: CHECKSTATUS (zstep_row_shards (&z, 1, work)); break;
-    case MUON_ZERO_MUON_BP:
-      CHECKSTATUS (zstep_row_shards (&z, o->step % o->period == 0, work));
-      break;
-    default: CHECKSTATUS (zero12_family (&z, work)); break;
-  }
+  CHECKSTATUS (steps[P->variant].step (&z));
   for (int l = 0; l < nl; l++)
   {
     muon_comm_counters after;

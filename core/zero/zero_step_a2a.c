@@ -1,6 +1,7 @@
-/* zero_step_a2a.c - the designs on dim-0 (row) shards (muon_zero.h): the all-to-all owner
- * design of FSDP2 Muon and Dion, and block-periodic Muon (MuonBP).  Their plan (row shards,
- * the owners) and their step.
+/* zero_step_a2a.c - the steps of the designs on dim-0 (row) shards (muon_zero.h; their rows
+ * of the variant table, zero_variant.h): the all-to-all owner design of FSDP2 Muon and Dion,
+ * and block-periodic Muon (MuonBP).  zero_plan.c gives their shards (owned spans, momentum
+ * beside them) and owners (lpt_owner).
  *
  * Every rank r holds rows [r rc, (r + 1) rc) of every matrix (rc = ceil (rows / W), the last
  * ranks fewer or none), row-major, matrix after matrix: its update buffer and its momentum
@@ -25,68 +26,6 @@
 #include "muon_update_math.h"
 #include "zero_step_impl.h"
 
-//---- the plan -----------------------------------------------------------------------------
-
-// Rows per shard of a matrix of `rows` rows over W ranks: ceil (rows / W).
-static size_t shard_rc (size_t rows, size_t W) { return rows / W + (rows % W != 0); }
-
-// Rank r's rows of matrix q: [*r0, *r0 + *nr).
-static void shard_rows (const muon_zero_param *q, int W, int r, size_t *r0, size_t *nr)
-{
-  size_t rc = shard_rc (q->rows, (size_t) W), a = rc * (size_t) r, b = a + rc;
-  a = a < q->rows ? a : q->rows;
-  b = b < q->rows ? b : q->rows;
-  *r0 = a;
-  *nr = b - a;
-}
-
-typedef struct { size_t numel, index; } owner_key;
-
-static int by_size_desc (const void *a, const void *b)
-{
-  const owner_key *x = a, *y = b;
-  if (x->numel != y->numel)
-    return x->numel > y->numel ? -1 : 1;
-  return x->index < y->index ? -1 : (x->index > y->index);
-}
-
-muon_status zplan_row_shards (muon_ctx *ctx, muon_zero_plan *P)
-{
-  muon_status status = MUON_OK;
-  const muon_zero_layout *L = P->L;
-  size_t np = P->nparams, W = (size_t) P->world;
-  owner_key *keys = NULL;
-  CHECKMEM (keys = malloc (np * sizeof *keys));
-  CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
-  for (size_t p = 0; p < np; p++)
-    keys[p] = (owner_key) { L->params[p].numel, p };
-  qsort (keys, np, sizeof *keys, by_size_desc);
-  for (size_t k = 0; k < np; k++)
-    P->lpt_owner[keys[k].index] = (int) (k % W);
-  for (size_t r = 0; r < W; r++)
-  {
-    size_t at = 0;
-    for (size_t p = 0; p < np; p++)
-    {
-      const muon_zero_param *q = &L->params[p];
-      size_t r0, nr;
-      shard_rows (q, P->world, (int) r, &r0, &nr);
-      P->owned[r * np + p] = (muon_zero_span) { r0 * q->cols, (r0 + nr) * q->cols };
-      P->momentum_at[r * np + p] = at;
-      at += nr * q->cols;
-      P->ns_calls[r] += P->lpt_owner[p] == (int) r;
-    }
-    P->owned_len[r] = P->momentum_len[r] = at;
-  }
-  for (size_t p = 0; p < np; p++)
-    if (L->params[p].rows > shard_rc (L->params[p].rows, W))
-      P->straddle_total += L->params[p].numel;
-  P->mom_layout = MUON_ZERO_MOM_PART;
-fail:
-  free (keys);
-  return status;
-}
-
 //---- the step -----------------------------------------------------------------------------
 
 typedef struct {
@@ -102,7 +41,7 @@ static size_t shard_len (const zstep *z, int r, size_t p)
 {
   const muon_zero_param *q = &z->P->L->params[p];
   size_t r0, nr;
-  shard_rows (q, z->P->world, r, &r0, &nr);
+  zshard_rows (q->rows, z->P->world, r, &r0, &nr);
   return nr * q->cols;
 }
 
@@ -123,7 +62,7 @@ static muon_status average_shards (shards *h)
         const muon_zero_param *m = &L->params[p];
         const double *g = zgrad (z, l, p);
         size_t r0, nr;
-        shard_rows (m, W, q, &r0, &nr);
+        zshard_rows (m->rows, W, q, &r0, &nr);
         double *dst = flat[l] + (size_t) q * h->S + h->off[p];
         for (size_t i = 0; i < nr; i++)
           for (size_t j = 0; j < m->cols; j++)
@@ -173,7 +112,7 @@ static muon_status block_step (shards *h, double *work)
     {
       const muon_zero_param *q = &z->P->L->params[p];
       size_t r0, nr;
-      shard_rows (q, z->P->world, r, &r0, &nr);
+      zshard_rows (q->rows, z->P->world, r, &r0, &nr);
       if (nr == 0)
         continue;
       double *X = work, *U = work + nr * q->cols;
@@ -267,7 +206,7 @@ static muon_status full_step (shards *h, double *work)
       for (int q = 0; q < W; q++)
       {
         size_t r0, nr;
-        shard_rows (m, W, q, &r0, &nr);
+        zshard_rows (m->rows, W, q, &r0, &nr);
         const double *src = recv[l] + cur[q];
         for (size_t i = 0; i < nr; i++)
           for (size_t j = 0; j < m->cols; j++)
@@ -277,7 +216,7 @@ static muon_status full_step (shards *h, double *work)
       for (int q = 0; q < W; q++)
       {
         size_t r0, nr;
-        shard_rows (m, W, q, &r0, &nr);
+        zshard_rows (m->rows, W, q, &r0, &nr);
         double *dst = send[l] + cur[q];
         for (size_t i = 0; i < nr; i++)
           for (size_t j = 0; j < m->cols; j++)
@@ -310,7 +249,8 @@ fail:
   return status;
 }
 
-muon_status zstep_row_shards (zstep *z, int full, double *work)
+// One step, full or a block step.
+static muon_status row_shard_step (zstep *z, int full)
 {
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
@@ -321,7 +261,7 @@ muon_status zstep_row_shards (zstep *z, int full, double *work)
   for (size_t p = 0; p < np; p++)
   {
     h.off[p] = h.S;
-    h.S += shard_rc (L->params[p].rows, W) * L->params[p].cols;
+    h.S += zshard_rc (L->params[p].rows, z->P->world) * L->params[p].cols;
   }
   CHECKMEM (h.sc = malloc ((size_t) z->nl * W * sizeof *h.sc));
   CHECKMEM (h.rc = malloc ((size_t) z->nl * W * sizeof *h.rc));
@@ -329,13 +269,23 @@ muon_status zstep_row_shards (zstep *z, int full, double *work)
   CHECKSTATUS (average_shards (&h));
   momentum_on_shards (&h);
   if (full)
-    CHECKSTATUS (full_step (&h, work));
+    CHECKSTATUS (full_step (&h, z->work));
   else
-    CHECKSTATUS (block_step (&h, work));
+    CHECKSTATUS (block_step (&h, z->work));
 fail:
   free (h.off);
   free (h.sc);
   free (h.rc);
   zstep_free_bufs (z, h.x);
   return status;
+}
+
+muon_status zstep_alltoall_owner (zstep *z)
+{
+  return row_shard_step (z, 1);
+}
+
+muon_status zstep_muon_bp (zstep *z)
+{
+  return row_shard_step (z, z->o->step % z->o->period == 0);
 }

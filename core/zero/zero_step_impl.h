@@ -1,6 +1,7 @@
 /* zero_step_impl.h - what the distributed Muon variants share (zero_step.c has the ZeRO-1/2
  * family, the dispatcher and the assembly, zero_step_rr.c the round-robin and LPT designs,
- * zero_step_common.c the helpers both call).
+ * zero_step_common.c the helpers both call; the step function of each variant is named in
+ * the variant table, zero_variant.h).
  *
  * Conventions: `l` is a local rank (0 .. nl-1) and r = muon_comm_rank (comm, l) its global
  * rank; matrices handed to muon_update are column-major rows x cols (Octave's layout); the
@@ -11,9 +12,9 @@
 #define MUON_ZERO_STEP_IMPL_H
 
 #include "math_internal.h"
-#include "muon_zero.h"
+#include "zero_variant.h"
 
-typedef struct {
+struct zstep {
   muon_ctx *ctx;
   muon_comm *comm;
   const muon_zero_plan *P;
@@ -24,8 +25,9 @@ typedef struct {
   double *const *upd;              // [nl]
   size_t *upd_at;                  // [world * nparams]: where p's span starts in upd of rank r
   muon_zero_rank_stats *st;        // [nl]
+  double *work;                    // three matrices of the largest size (G, M, U or X, U)
   int warned;                      // a muon_update returned MUON_WARN_NONFINITE
-} zstep;
+};
 
 static inline int zrank (const zstep *z, int l) { return muon_comm_rank (z->comm, l); }
 
@@ -62,15 +64,5 @@ void zstep_unpack (const muon_zero_layout *part, const double *buf, size_t p, do
 // A vector of nl pointers, each to `count` doubles (zeroed).  Freed by zstep_free_bufs.
 muon_status zstep_alloc_bufs (zstep *z, size_t count, double ***bufs);
 void zstep_free_bufs (zstep *z, double **bufs);
-
-// The designs on row shards (zero_step_a2a.c): their plan (the shards as owned spans and
-// momentum, the owners in lpt_owner, the Newton-Schulz calls of a full step), and one step,
-// full (the all-to-all owner design; MuonBP every period steps) or a block step (MuonBP).
-muon_status zplan_row_shards (muon_ctx *ctx, muon_zero_plan *P);
-muon_status zstep_row_shards (zstep *z, int full, double *work);
-
-// The round-robin (ZeRO-3) and LPT variants (zero_step_rr.c).
-muon_status zstep_round_robin (zstep *z);
-muon_status zstep_lpt (zstep *z);
 
 #endif

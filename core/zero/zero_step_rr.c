@@ -59,13 +59,13 @@ fail:
   return status;
 }
 
-muon_status zstep_round_robin (zstep *z)
+// The round robin; aliased: with the shipped pads.
+static muon_status round_robin (zstep *z, int aliased)
 {
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
   const muon_zero_plan *P = z->P;
   const muon_zero_layout *L = P->part;
-  int aliased = P->variant == MUON_ZERO3_RR_ALIASED;
   size_t W = (size_t) P->world, n = L->nparams, S = L->partition_size, big = 0, nl = z->nl;
   size_t *goff = NULL, pad = 0, npads = 0;
   double **grad = NULL, **mfull = NULL, **mcm = NULL, **pads = NULL;
@@ -205,6 +205,16 @@ fail:
   zstep_free_bufs (z, send_u);
   zstep_free_bufs (z, send_m);
   return status;
+}
+
+muon_status zstep_round_robin (zstep *z)
+{
+  return round_robin (z, 0);
+}
+
+muon_status zstep_rr_aliased (zstep *z)
+{
+  return round_robin (z, 1);
 }
 
 muon_status zstep_lpt (zstep *z)
