@@ -257,7 +257,8 @@ typedef struct {
   size_t *owned_len;           // world: update elements a rank returns (sum of its spans)
   muon_zero_mom_layout mom_layout;
   size_t *momentum_len;        // world: momentum elements a rank holds
-  size_t *momentum_at;         // world * nparams: FULL layout: offset of p, SIZE_MAX if none
+  size_t *momentum_at;         // world * nparams: FULL layout: offset of p, SIZE_MAX if none;
+                               // row shards: offset of its shard of p
   size_t *ns_calls;            // world: Newton-Schulz calls (muon_update) per step
   size_t straddle_total;       // elements of the matrices with more than one owner
 } muon_zero_plan;
