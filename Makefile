@@ -217,8 +217,9 @@ $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h | $(MEXDIR)
 # Switches: MPI ?= auto (auto|0), NCCL ?= auto (auto|0).  core/comm/comm_mpi.c is kept out of
 # libmuon.a: mpicc compiles it with -DMUON_HAVE_MPI into $(LIB_MPI) (without mpicc or with
 # MPI=0, $(CC) compiles its stub, whose muon_comm_mpi_create returns MUON_ERR_NOTBUILT), and
-# mex/muon_mex_comm.c with mpicc's flags.  Both are linked only into the gateways named in
-# MPI_GATEWAYS, ahead of libmuon.a, so the other MEX files and the C tests never link MPI.
+# the communicator glue mex/muon_mex_{comm,coll,mpi}.c with mpicc's flags.  They are linked
+# only into the gateways named in MPI_GATEWAYS, ahead of libmuon.a, so the other MEX files and
+# the C tests never link MPI.
 # core/gpu/comm_nccl_dev.c (CUDA runtime + NCCL) becomes libmuon_nccl.so beside the MEX files
 # when nvcc and nccl.h are found; core/comm/comm_nccl.c (in libmuon.a) dlopens it.  `make check-mpi`
 # runs tests/mpi under mpirun -np 2 and -np 4 (skipped when mpirun is missing).
@@ -258,14 +259,15 @@ $(MPI_OBJDIR)/comm_mpi.o: core/comm/comm_mpi.c $(CORE_HDR) | $(MPI_OBJDIR)
 $(LIB_MPI): $(MPI_OBJDIR)/comm_mpi.o
 	rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
-$(MPI_OBJDIR)/muon_mex_comm.o: mex/muon_mex_comm.c mex/muon_mex_comm.h mex/muon_mex.h \
-                               $(CORE_HDR) | $(MPI_OBJDIR)
+MEX_COMM_OBJ := $(patsubst %,$(MPI_OBJDIR)/muon_mex_%.o,comm coll mpi)
+$(MEX_COMM_OBJ): $(MPI_OBJDIR)/%.o: mex/%.c mex/muon_mex_comm.h mex/muon_mex.h $(CORE_HDR) \
+                 | $(MPI_OBJDIR)
 	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -c $< -o $@
 
-$(MPI_MEXES): $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(MPI_OBJDIR)/muon_mex_comm.o \
+$(MPI_MEXES): $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(MEX_COMM_OBJ) \
                                $(LIB_MPI) $(LIB) mex/muon_mex.h mex/muon_mex_comm.h | $(MEXDIR)
 	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -o $@ $< $(B)/obj/muon_mex.o \
-	  $(MPI_OBJDIR)/muon_mex_comm.o $(LIB_MPI) $(LIB) $(MPI_LIBS) $(LDLIBS)
+	  $(MEX_COMM_OBJ) $(LIB_MPI) $(LIB) $(MPI_LIBS) $(LDLIBS)
 
 $(MEXDIR)/libmuon_nccl.so: core/gpu/comm_nccl_dev.c $(CORE_HDR) | $(MEXDIR)
 	$(CC) -std=c99 -O2 -fPIC -shared -fvisibility=hidden $(WARN) $(call core_inc,gpu) \

@@ -206,7 +206,7 @@ endfunction
 ## The per-rank driver: no workspace dump, the caller's path and directory, MPI up first (so
 ## that any rank can abort the job), fn, then its result to rank_<r>.mat, or its error to
 ## error_<r>.txt and MPI_Abort.  Until the result is saved, an exit leaves MPI unfinalized
-## (MUONLAB_MPI_AT_EXIT, mex/muon_mex_comm.c), so that mpirun ends the other ranks; after it,
+## (MUONLAB_MPI_AT_EXIT, mex/muon_mex_mpi.c), so that mpirun ends the other ranks; after it,
 ## Octave's normal end finalizes MPI on every rank.
 function run_rank (dir)
   no_workspace_dump (dir);

@@ -129,7 +129,7 @@ function C = zero_cost (what, world, varargin)
   ns = rmfield (ns, own(:,1));
   if (ns.steps == 0)                    # the schedule's default count, as muon_ns
     k = max (rows (ns.coeffs), 1);      # (no schedule given: keller, one triple)
-    ns.steps = ifelse_ (k == 1, 5, k);
+    ns.steps = merge (k == 1, 5, k);
   endif
   ## the layout's defaults: the planned layout's own, else zero_layout's
   layout = {"Stage", 2, "stage"; "AlignFactor", 2, "align_factor"; "Order", "given", "order_mode"};
@@ -173,10 +173,7 @@ function C = zero_cost (what, world, varargin)
   wb = pos_num (fname, "MASTERBYTES", v.MasterBytes, 64, false);
   ab = pos_num (fname, "ADAMBYTES", v.AdamBytes, 64, false);
   prof = load_profile (fname, v.Profile);
-  nsf = fieldnames (ns);
-  for k = 1:numel (nsf)
-    o.(nsf{k}) = ns.(nsf{k});
-  endfor
+  o = copy_fields (o, ns, fieldnames (ns));
 
   ## one plan per design
   rate = prof.gemm_peak.(ns.precision) * prof.gemm_efficiency;
@@ -198,16 +195,10 @@ function C = zero_cost (what, world, varargin)
     c.elem_bytes = o.elem_bytes;
     c.precision = ns.precision;
     c.method = ns.method;
-    c.fails = R.fails;
-    c.why = R.why;
-    for f = {"total", "padded_total", "partition_size", "straddle_total", "nstraddle", ...
-             "rounds", "flops_total"}
-      c.(f{1}) = R.(f{1});
-    endfor
+    c = copy_fields (c, R, {"fails", "why", "total", "padded_total", "partition_size", ...
+                            "straddle_total", "nstraddle", "rounds", "flops_total"});
     c.nmatrices = rows (shapes);
-    c.calls = R.calls;
-    c.sent = R.sent;
-    c.recv = R.recv;
+    c = copy_fields (c, R, {"calls", "sent", "recv"});
 
     ## time per phase: the flat ring model
     T = struct ();
@@ -233,13 +224,8 @@ function C = zero_cost (what, world, varargin)
 
     ## tables
     r.rank = (0:W-1).';
-    r.ns_calls = R.ns_calls;
-    r.ns_flops = R.ns_flops;
-    r.momentum = R.momentum;
-    r.owned = R.owned;
-    r.master = R.master;
-    r.pads = R.pads;
-    r.transient = R.transient;
+    r = copy_fields (r, R, {"ns_calls", "ns_flops", "momentum", "owned", "master", "pads", ...
+                            "transient"});
     r.bytes_sent = sum (R.sent, 2);
     r.bytes_recv = sum (R.recv, 2);
     if (strcmp (which{d}, "reference"))
@@ -263,10 +249,7 @@ function C = zero_cost (what, world, varargin)
     if (isempty (p.experts))
       p.experts = ones (rows (shapes), 1);
     endif
-    p.slot = R.slot;
-    p.first_owner = R.first_owner;
-    p.last_owner = R.last_owner;
-    p.ns_rank = R.ns_rank;
+    p = copy_fields (p, R, {"slot", "first_owner", "last_owner", "ns_rank"});
     p.ns_flops = pf;
     c.params = p;
     s.bytes_max = max (r.bytes_sent);
@@ -387,20 +370,18 @@ function x = pos_num (fname, what, x, hi, integer)
   x = double (x);
 endfunction
 
+## s with the fields names (a cellstr) of R
+function s = copy_fields (s, R, names)
+  for f = names(:).'
+    s.(f{1}) = R.(f{1});
+  endfor
+endfunction
+
 function tf = logical_opt (fname, what, x)
   if (! (isscalar (x) && (islogical (x) || (isnumeric (x) && any (x == [0 1])))))
     error ("muonlab:badArg", "%s: %s must be true or false.", fname, what);
   endif
   tf = logical (x);
-endfunction
-
-
-function v = ifelse_ (c, a, b)
-  if (c)
-    v = a;
-  else
-    v = b;
-  endif
 endfunction
 
 %!test

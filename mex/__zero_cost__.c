@@ -4,180 +4,112 @@
  * []: all 1), SPLIT a P x 1 cell of row-block vectors (or []: none), WORLD a scalar, OPTS a
  * struct: design, order, pad_count (strings), stage, align_factor, elem_bytes, symmetric and
  * the Newton-Schulz fields muon_ns.m passes (method, steps, restarts, gram_min_aspect, ...).
- * C is a struct of plain doubles (0-based ranks): per rank (W rows) calls, sent, recv (W x 6:
- * allreduce, reduce_scatter, all_gather, broadcast, barrier, all_to_all), ns_calls, ns_flops,
- * momentum, pads, owned, master, transient; per matrix (P rows) first_owner, last_owner,
- * ns_rank, slot; and the scalars fails (logical), why, total, padded_total, partition_size,
- * straddle_total, nstraddle, rounds, flops_total.
+ * C is a struct of plain doubles (0-based ranks), its fields in the order of FIELDS below:
+ * per rank (W rows) calls, sent, recv (W x 6: allreduce, reduce_scatter, all_gather,
+ * broadcast, barrier, all_to_all), ns_calls, ns_flops, momentum, pads, owned, master,
+ * transient; per matrix (P rows) first_owner, last_owner, ns_rank, slot; and the scalars
+ * fails (logical), why, total, padded_total, partition_size, straddle_total, nstraddle,
+ * rounds, flops_total.  With no input: the core's names of the designs and of the
+ * collective columns, in its order.
  */
-#include <string.h>
-
 #include "muon_mex.h"
 
 enum { IN_SHAPES, IN_EXPERTS, IN_SPLIT, IN_WORLD, IN_OPTS, IN_END };
 enum { OUT_C, OUT_END };
+enum { OUT_DESIGNS, OUT_COLLS, OUT_NAMES_END };
 
-static const char *fields[] = {
-  "calls", "sent", "recv", "ns_calls", "ns_flops", "momentum", "pads", "owned", "master",
-  "transient", "first_owner", "last_owner", "ns_rank", "slot", "fails", "why", "total",
-  "padded_total", "partition_size", "straddle_total", "nstraddle", "rounds", "flops_total"
-};
+// C's fields, in order: X (FIELD, KIND, ROWS, COLS), FIELD a member of muon_zero_cost.
+// KIND TAB: a row-major ROWS x COLS table (W: one row per rank, P: one per matrix); ONE: a
+// number; BOOL: a flag; TEXT: a string.
+#define FIELDS(X)                                                               \
+  X (calls, TAB, W, MUON_COST_COLLS) X (sent, TAB, W, MUON_COST_COLLS)          \
+  X (recv, TAB, W, MUON_COST_COLLS)  X (ns_calls, TAB, W, 1)                    \
+  X (ns_flops, TAB, W, 1)   X (momentum, TAB, W, 1)  X (pads, TAB, W, 1)         \
+  X (owned, TAB, W, 1)      X (master, TAB, W, 1)    X (transient, TAB, W, 1)    \
+  X (first_owner, TAB, P, 1) X (last_owner, TAB, P, 1) X (ns_rank, TAB, P, 1)     \
+  X (slot, TAB, P, 1)       X (fails, BOOL, 1, 1)    X (why, TEXT, 1, 1)         \
+  X (total, ONE, 1, 1)      X (padded_total, ONE, 1, 1)                          \
+  X (partition_size, ONE, 1, 1) X (straddle_total, ONE, 1, 1)                   \
+  X (nstraddle, ONE, 1, 1)  X (rounds, ONE, 1, 1)    X (flops_total, ONE, 1, 1)
 
-static mxArray *table_u64 (const uint64_t *v, size_t rows, size_t cols)
+#define PUT_TAB(f, rows, cols)                                                  \
+  a = mxCreateDoubleMatrix (rows, cols, mxREAL);                                \
+  for (size_t i = 0; i < (rows) * (cols); i++)                                  \
+    mxGetPr (a)[i / (cols) + i % (cols) * (rows)] = (double) C->f[i];
+#define PUT_ONE(f, rows, cols) a = mxCreateDoubleScalar ((double) C->f);
+#define PUT_BOOL(f, rows, cols) a = mxCreateLogicalScalar (C->f != 0);
+#define PUT_TEXT(f, rows, cols) a = mxCreateString (C->f);
+#define PUT(f, kind, rows, cols) PUT_##kind (f, rows, cols) mxSetField (R, 0, #f, a);
+#define NAME(f, kind, rows, cols) #f,
+
+static mxArray *cost_struct (const muon_zero_cost *C, size_t P)
 {
-  mxArray *a = mxCreateDoubleMatrix (rows, cols, mxREAL);
-  double *d = mxGetPr (a);
-  for (size_t i = 0; i < rows; i++)      // v is row-major rows x cols
-    for (size_t j = 0; j < cols; j++)
-      d[i + j * rows] = (double) v[i * cols + j];
-  return a;
+  static const char *fields[] = { FIELDS (NAME) };
+  size_t W = (size_t) C->world;
+  mxArray *R = mxCreateStructMatrix (1, 1, sizeof fields / sizeof *fields, fields), *a;
+  FIELDS (PUT)
+  return R;
 }
 
-static mxArray *col_int (const int *v, size_t n)
+// The names of a list given by its name function, as a 1 x n cell.
+static mxArray *names (int n, const char *(*name) (int))
 {
-  mxArray *a = mxCreateDoubleMatrix (n, 1, mxREAL);
-  double *d = mxGetPr (a);
-  for (size_t i = 0; i < n; i++)
-    d[i] = v[i];
-  return a;
+  mxArray *c = mxCreateCellMatrix (1, (mwSize) n);
+  for (int k = 0; k < n; k++)
+    mxSetCell (c, (mwIndex) k, mxCreateString (name (k)));
+  return c;
 }
 
-static mxArray *col_sz (const size_t *v, size_t n)
+static const char *coll_name (int k)
 {
-  mxArray *a = mxCreateDoubleMatrix (n, 1, mxREAL);
-  double *d = mxGetPr (a);
-  for (size_t i = 0; i < n; i++)
-    d[i] = (double) v[i];
-  return a;
-}
-
-static size_t to_size (const char *fname, const char *what, double x)
-{
-  if (!(x >= 0 && x <= 9007199254740992.0) || x != (double) (size_t) x)
-    muon_mex_error (fname, "badShape", "%s must hold non-negative integers.", what);
-  return (size_t) x;
+  return k == MUON_COST_ALL_TO_ALL ? "all_to_all" : muon_coll_name ((muon_coll) k);
 }
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   const char *fname = "zero_cost";
-  if (nrhs == 0 && nlhs <= 2)
+  if (!(nrhs == IN_END && nlhs <= OUT_END) && !(nrhs == 0 && nlhs <= OUT_NAMES_END))
+    muon_mex_error (fname, "badArg", "%s", USAGE);
+  if (nrhs == 0)
   {
-    // [DESIGNS, COLLECTIVES] = __zero_cost__ (): the core's names, in its order
-    plhs[0] = mxCreateCellMatrix (1, MUON_ZERO_COST_DESIGNS);
-    for (int d = 0; d < MUON_ZERO_COST_DESIGNS; d++)
-      mxSetCell (plhs[0], d, mxCreateString (muon_zero_cost_design_name (d)));
-    if (nlhs > 1)
-    {
-      plhs[1] = mxCreateCellMatrix (1, MUON_COST_COLLS);
-      for (int k = 0; k < MUON_COLL_COUNT; k++)
-        mxSetCell (plhs[1], k, mxCreateString (muon_coll_name ((muon_coll) k)));
-    }
+    mxArray *out[OUT_NAMES_END] = { names (MUON_ZERO_COST_DESIGNS, muon_zero_cost_design_name),
+                                    names (MUON_COST_COLLS, coll_name) };
+    muon_mex_outputs (nlhs, plhs, out, OUT_NAMES_END);
     return;
   }
-  if (nrhs != IN_END || nlhs > OUT_END)
-    muon_mex_error (fname, "badArg", "%s", USAGE);
-  const mxArray *S = prhs[IN_SHAPES], *E = prhs[IN_EXPERTS], *SP = prhs[IN_SPLIT];
-  if (!mxIsDouble (S) || mxIsComplex (S) || mxIsSparse (S) || mxGetN (S) != 2
-      || mxGetNumberOfDimensions (S) != 2 || mxGetM (S) == 0)
-    muon_mex_error (fname, "badShape", "SHAPES must be a real P x 2 double matrix.");
-  size_t P = mxGetM (S);
+  size_t P;
+  size_t *rc = muon_mex_shapes (fname, prhs[IN_SHAPES], &P);
+  const mxArray *E = prhs[IN_EXPERTS], *SP = prhs[IN_SPLIT];
   if (!mxIsEmpty (E) && (!mxIsDouble (E) || mxIsComplex (E) || mxGetNumberOfElements (E) != P))
     muon_mex_error (fname, "badShape", "EXPERTS must be [] or %zu numbers.", P);
   if (!mxIsEmpty (SP) && (!mxIsCell (SP) || mxGetNumberOfElements (SP) != P))
     muon_mex_error (fname, "badShape", "SPLIT must be [] or a cell of %zu entries.", P);
-  const mxArray *Wa = prhs[IN_WORLD];
-  if (!mxIsDouble (Wa) || mxGetNumberOfElements (Wa) != 1)
-    muon_mex_error (fname, "badArg", "WORLD must be a scalar.");
-  double wd = mxGetScalar (Wa);
-  if (!(wd >= 1 && wd <= MUON_ZERO_MAX_WORLD) || wd != (double) (int) wd)
-    muon_mex_error (fname, "badArg", "WORLD must be an integer in 1..%d.", MUON_ZERO_MAX_WORLD);
-  const mxArray *O = prhs[IN_OPTS];
-  if (!mxIsStruct (O))
-    muon_mex_error (fname, "badArg", "OPTS must be a struct.");
-
+  int world = muon_mex_int (fname, "WORLD", prhs[IN_WORLD], 1, MUON_ZERO_MAX_WORLD);
   muon_zero_cost_opts o;
-  muon_zero_cost_opts_default (&o);
-  char buf[64];
-  if (muon_mex_field_string (fname, O, "design", buf, sizeof buf)
-      && muon_zero_cost_design_from_name (buf, &o.design) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown design '%s'.", buf);
-  if (muon_mex_field_string (fname, O, "order", buf, sizeof buf)
-      && muon_zero_order_from_name (buf, &o.order) != MUON_OK)
-    muon_mex_error (fname, "badArg", "unknown order '%s'.", buf);
-  if (muon_mex_field_string (fname, O, "pad_count", buf, sizeof buf))
-  {
-    if (strcmp (buf, "deepspeed") == 0) o.pad_count = MUON_ZERO_PADS_DEEPSPEED;
-    else if (strcmp (buf, "keller") == 0) o.pad_count = MUON_ZERO_PADS_KELLER;
-    else muon_mex_error (fname, "badArg", "unknown pad count '%s'.", buf);
-  }
-  muon_mex_field_int (fname, O, "stage", &o.stage);
-  muon_mex_field_int (fname, O, "align_factor", &o.align_factor);
-  muon_mex_field_int (fname, O, "elem_bytes", &o.elem_bytes);
-  muon_mex_field_int (fname, O, "symmetric", &o.symmetric);
-  muon_mex_ns_opts (fname, O, &o.ns);
+  muon_mex_zero_cost_opts (fname, prhs[IN_OPTS], &o);
 
-  const double *s = mxGetPr (S), *e = mxIsEmpty (E) ? NULL : mxGetPr (E);
+  // the matrices: sizes from SHAPES, EXPERTS and SPLIT (mxMalloc-ed, freed with the call)
   muon_zero_cost_param *par = mxCalloc (P, sizeof *par);
-  size_t nsplit_all = 0;
-  if (!mxIsEmpty (SP))
-    for (size_t p = 0; p < P; p++)
-    {
-      const mxArray *c = mxGetCell (SP, p);
-      nsplit_all += c ? mxGetNumberOfElements (c) : 0;
-    }
-  size_t *splits = mxCalloc (nsplit_all ? nsplit_all : 1, sizeof *splits), at = 0;
   for (size_t p = 0; p < P; p++)
   {
-    par[p].rows = to_size (fname, "SHAPES", s[p]);
-    par[p].cols = to_size (fname, "SHAPES", s[p + P]);
-    par[p].experts = e ? to_size (fname, "EXPERTS", e[p]) : 1;
+    par[p].rows = rc[p];
+    par[p].cols = rc[p + P];
+    par[p].experts = mxIsEmpty (E) ? 1 : muon_mex_size (fname, "EXPERTS", mxGetPr (E)[p]);
     const mxArray *c = mxIsEmpty (SP) ? NULL : mxGetCell (SP, p);
-    if (c && !mxIsEmpty (c))
-    {
-      if (!mxIsDouble (c) || mxIsComplex (c))
-        muon_mex_error (fname, "badShape", "SPLIT{%zu} must be a real vector.", p + 1);
-      const double *v = mxGetPr (c);
-      par[p].split = splits + at;
-      par[p].nsplit = mxGetNumberOfElements (c);
-      for (size_t b = 0; b < par[p].nsplit; b++)
-        splits[at++] = to_size (fname, "SPLIT", v[b]);
-    }
+    if (c == NULL || mxIsEmpty (c))
+      continue;
+    if (!mxIsDouble (c) || mxIsComplex (c))
+      muon_mex_error (fname, "badShape", "SPLIT{%zu} must be a real vector.", p + 1);
+    size_t *split = mxMalloc (mxGetNumberOfElements (c) * sizeof *split);
+    for (size_t b = 0; b < mxGetNumberOfElements (c); b++)
+      split[b] = muon_mex_size (fname, "SPLIT", mxGetPr (c)[b]);
+    par[p].split = split;
+    par[p].nsplit = mxGetNumberOfElements (c);
   }
 
-  muon_ctx *ctx = muon_mex_ctx ();
   muon_zero_cost *C = NULL;
-  muon_mex_check (fname, muon_zero_cost_create (ctx, P, par, (int) wd, &o, &C));
-  mxFree (par);
-  mxFree (splits);
-
-  size_t W = (size_t) C->world;
-  mxArray *R = plhs[OUT_C] = mxCreateStructMatrix (1, 1, sizeof fields / sizeof *fields,
-                                                   fields);
-  mxSetField (R, 0, "calls", table_u64 (C->calls, W, MUON_COST_COLLS));
-  mxSetField (R, 0, "sent", table_u64 (C->sent, W, MUON_COST_COLLS));
-  mxSetField (R, 0, "recv", table_u64 (C->recv, W, MUON_COST_COLLS));
-  mxSetField (R, 0, "ns_calls", table_u64 (C->ns_calls, W, 1));
-  mxArray *fl = mxCreateDoubleMatrix (W, 1, mxREAL);
-  memcpy (mxGetPr (fl), C->ns_flops, W * sizeof (double));
-  mxSetField (R, 0, "ns_flops", fl);
-  mxSetField (R, 0, "momentum", table_u64 (C->momentum, W, 1));
-  mxSetField (R, 0, "pads", table_u64 (C->pads, W, 1));
-  mxSetField (R, 0, "owned", table_u64 (C->owned, W, 1));
-  mxSetField (R, 0, "master", table_u64 (C->master, W, 1));
-  mxSetField (R, 0, "transient", table_u64 (C->transient, W, 1));
-  mxSetField (R, 0, "first_owner", col_int (C->first_owner, P));
-  mxSetField (R, 0, "last_owner", col_int (C->last_owner, P));
-  mxSetField (R, 0, "ns_rank", col_int (C->ns_rank, P));
-  mxSetField (R, 0, "slot", col_sz (C->slot, P));
-  mxSetField (R, 0, "fails", mxCreateLogicalScalar (C->fails != 0));
-  mxSetField (R, 0, "why", mxCreateString (C->why));
-  mxSetField (R, 0, "total", mxCreateDoubleScalar ((double) C->total));
-  mxSetField (R, 0, "padded_total", mxCreateDoubleScalar ((double) C->padded_total));
-  mxSetField (R, 0, "partition_size", mxCreateDoubleScalar ((double) C->partition_size));
-  mxSetField (R, 0, "straddle_total", mxCreateDoubleScalar ((double) C->straddle_total));
-  mxSetField (R, 0, "nstraddle", mxCreateDoubleScalar ((double) C->nstraddle));
-  mxSetField (R, 0, "rounds", mxCreateDoubleScalar ((double) C->rounds));
-  mxSetField (R, 0, "flops_total", mxCreateDoubleScalar (C->flops_total));
+  muon_mex_check (fname, muon_zero_cost_create (muon_mex_ctx (), P, par, world, &o, &C));
+  mxArray *out[OUT_END] = { cost_struct (C, P) };
   muon_zero_cost_destroy (&C);
+  muon_mex_outputs (nlhs, plhs, out, OUT_END);
 }

@@ -20,32 +20,14 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   const char *fname = "zero_layout";
   if (nrhs != IN_END || nlhs > OUT_END)
     muon_mex_error (fname, "badArg", "%s", USAGE);
-  const mxArray *S = prhs[IN_SHAPES];
-  if (!mxIsDouble (S) || mxIsComplex (S) || mxIsSparse (S) || mxGetN (S) != 2
-      || mxGetNumberOfDimensions (S) != 2)
-    muon_mex_error (fname, "badShape", "SHAPES must be a real P x 2 double matrix.");
-  const mxArray *Wa = prhs[IN_WORLD];
-  if (!mxIsDouble (Wa) || mxGetNumberOfElements (Wa) != 1)
-    muon_mex_error (fname, "badArg", "WORLD must be a scalar.");
-  double wd = mxGetScalar (Wa);
-  if (!(wd >= 1 && wd <= MUON_ZERO_MAX_WORLD) || wd != (double) (int) wd)
-    muon_mex_error (fname, "badArg", "WORLD must be an integer in 1..%d.", MUON_ZERO_MAX_WORLD);
+  size_t P;
+  size_t *rc = muon_mex_shapes (fname, prhs[IN_SHAPES], &P);
+  int world = muon_mex_int (fname, "WORLD", prhs[IN_WORLD], 1, MUON_ZERO_MAX_WORLD);
   muon_zero_layout_opts o;
   muon_mex_zero_layout_opts (fname, prhs[IN_OPTS], &o);
-
-  size_t P = mxGetM (S);
-  const double *s = mxGetPr (S);
-  size_t *rc = mxMalloc ((2 * P + 1) * sizeof *rc);
-  for (size_t i = 0; i < 2 * P; i++)
-  {
-    if (!(s[i] >= 0 && s[i] <= 9007199254740992.0) || s[i] != (double) (size_t) s[i])
-      muon_mex_error (fname, "badShape", "SHAPES must hold non-negative integers.");
-    rc[i] = (size_t) s[i];
-  }
   muon_zero_layout *L = NULL;
   muon_ctx *ctx = muon_mex_ctx ();
-  muon_mex_check (fname, muon_zero_layout_create (ctx, P, rc, rc + P, (int) wd, &o, &L));
-  mxFree (rc);
+  muon_mex_check (fname, muon_zero_layout_create (ctx, P, rc, rc + P, world, &o, &L));
 
   // outputs built here, handed over by muon_mex_outputs (never past nlhs)
   mxArray *out[OUT_END] = { NULL };

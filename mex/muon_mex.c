@@ -7,6 +7,15 @@
 
 #include "muon_mex.h"
 
+#define MAX_SIZE 9007199254740992.0   // 2^53: the sizes a double holds exactly
+
+// 1 when v is a whole number in [lo, hi] (checked before any cast: a cast of NaN or of an
+// out-of-range double to an integer type is undefined).
+static int whole_in (double v, double lo, double hi)
+{
+  return v >= lo && v <= hi && v == floor (v);
+}
+
 static muon_ctx *ctx = NULL;
 static void (*exit_hook) (void) = NULL;
 
@@ -148,6 +157,35 @@ mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *vi
   return a;
 }
 
+int muon_mex_int (const char *fname, const char *what, const mxArray *a, int lo, int hi)
+{
+  double v = mxIsNumeric (a) && !mxIsComplex (a) && mxGetNumberOfElements (a) == 1
+             ? mxGetScalar (a) : NAN;
+  if (!whole_in (v, lo, hi))
+    muon_mex_error (fname, "badArg", "%s must be an integer in %d..%d.", what, lo, hi);
+  return (int) v;
+}
+
+size_t muon_mex_size (const char *fname, const char *what, double x)
+{
+  if (!whole_in (x, 0, MAX_SIZE))
+    muon_mex_error (fname, "badShape", "%s must hold non-negative integers.", what);
+  return (size_t) x;
+}
+
+size_t *muon_mex_shapes (const char *fname, const mxArray *S, size_t *P)
+{
+  if (!mxIsDouble (S) || mxIsComplex (S) || mxIsSparse (S) || mxGetN (S) != 2
+      || mxGetNumberOfDimensions (S) != 2 || mxGetM (S) == 0)
+    muon_mex_error (fname, "badShape", "SHAPES must be a real P x 2 double matrix.");
+  *P = mxGetM (S);
+  const double *s = mxGetPr (S);
+  size_t *rc = mxMalloc (2 * *P * sizeof *rc);
+  for (size_t i = 0; i < 2 * *P; i++)
+    rc[i] = muon_mex_size (fname, "SHAPES", s[i]);
+  return rc;
+}
+
 mxArray *muon_mex_copy (const mxArray *a)
 {
   mxArray *c = mxCreateNumericArray (mxGetNumberOfDimensions (a), mxGetDimensions (a),
@@ -176,13 +214,6 @@ void muon_mex_field_double (const char *fname, const mxArray *s, const char *nam
   if (mxGetNumberOfElements (f) != 1)
     muon_mex_error (fname, "badShape", "option %s must be a scalar", name);
   *out = mxGetScalar (f);
-}
-
-// 1 when v is a whole number in [lo, hi] (checked before any cast: a cast of NaN or of an
-// out-of-range double to an integer type is undefined).
-static int whole_in (double v, double lo, double hi)
-{
-  return v >= lo && v <= hi && v == floor (v);
 }
 
 void muon_mex_field_int (const char *fname, const mxArray *s, const char *name, int *out)
@@ -311,7 +342,7 @@ void muon_mex_update_opts (const char *fname, const mxArray *s, muon_update_opts
   muon_mex_field_double (fname, s, "scale_rows", &sr);
   muon_mex_field_double (fname, s, "scale_cols", &sc);
   muon_mex_field_double (fname, s, "experts", experts);
-  if (!(whole_in (sr, 0, 9007199254740992.0) && whole_in (sc, 0, 9007199254740992.0)))
+  if (!(whole_in (sr, 0, MAX_SIZE) && whole_in (sc, 0, MAX_SIZE)))
     muon_mex_error (fname, "badArg",
                     "scale_rows and scale_cols must be non-negative integers.");
   o->scale_rows = (size_t) sr;
@@ -321,7 +352,7 @@ void muon_mex_update_opts (const char *fname, const mxArray *s, muon_update_opts
   size_t *rows = nsplit ? mxMalloc (nsplit * sizeof *rows) : NULL;   // freed with the call
   for (size_t k = 0; k < nsplit; k++)
   {
-    if (!whole_in (split[k], 1, 9007199254740992.0))
+    if (!whole_in (split[k], 1, MAX_SIZE))
       muon_mex_error (fname, "badArg", "split_rows must be positive integers.");
     rows[k] = (size_t) split[k];
   }
@@ -341,4 +372,15 @@ void muon_mex_zero_step_opts (const char *fname, const mxArray *s, muon_zero_ste
   muon_zero_step_opts_default (o);
   muon_mex_update_opts (fname, s, &o->update, experts);
   MUON_MEX_STEP_FIELDS (GET_FIELD)
+}
+
+void muon_mex_zero_cost_opts (const char *fname, const mxArray *s, muon_zero_cost_opts *o)
+{
+  char buf[64];
+  muon_zero_cost_opts_default (o);
+  if (muon_mex_field_string (fname, s, "design", buf, sizeof buf)
+      && muon_zero_cost_design_from_name (buf, &o->design) != MUON_OK)
+    muon_mex_error (fname, "badArg", "unknown design '%s'.", buf);
+  MUON_MEX_COST_FIELDS (GET_FIELD)
+  muon_mex_ns_opts (fname, s, &o->ns);
 }

@@ -38,6 +38,16 @@ void muon_mex_check_finite (const char *fname, const char *argname, const mxArra
 // A new array of class `cls` shaped like t (rows x cols x batch), and its tensor view.
 mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view);
 
+// A scalar integer argument in lo..hi, else "<what> must be an integer in <lo>..<hi>."
+// (muonlab:badArg).
+int muon_mex_int (const char *fname, const char *what, const mxArray *a, int lo, int hi);
+// x as a size: a whole number in 0..2^53, else "<what> must hold non-negative integers."
+// (muonlab:badShape).
+size_t muon_mex_size (const char *fname, const char *what, double x);
+// SHAPES, a real P x 2 double matrix of sizes (P >= 1; "SHAPES must be a real P x 2 double
+// matrix." else): its P rows then its P cols (mxMalloc-ed, freed with the call).  [out] *P.
+size_t *muon_mex_shapes (const char *fname, const mxArray *S, size_t *P);
+
 // A copy of a real, full, double or single array (callers check that first), as a new array
 // of its class and dimensions.  Used instead of mxDuplicateArray, which on Octave 7 leaks the
 // dimensions it cached for an argument whose dimensions were asked for (16 bytes a call).
@@ -72,6 +82,14 @@ mxArray *muon_mex_copy (const mxArray *a);
   X (stage,           INT,    0)                                                \
   X (align_factor,    INT,    0)                                                \
   X (order,           ENUM,   MUON_LIST_ZERO_ORDER)
+#define MUON_MEX_COST_FIELDS(X)                                                 \
+  X (stage,           INT,    0)                                                \
+  X (align_factor,    INT,    0)                                                \
+  X (order,           ENUM,   MUON_LIST_ZERO_ORDER)                             \
+  X (pad_count,       ENUM,   MUON_LIST_ZERO_PAD_COUNT)                         \
+  X (elem_bytes,      INT,    0)                                                \
+  X (symmetric,       INT,    0)
+// (plus design, which also names the cost model's own designs: see muon_mex_zero_cost_opts)
 #define MUON_MEX_STEP_FIELDS(X)                                                 \
   X (variant,         ENUM,   MUON_LIST_ZERO_VARIANT)                           \
   X (pad_count,       ENUM,   MUON_LIST_ZERO_PAD_COUNT)                         \
@@ -115,5 +133,9 @@ void muon_mex_update_opts (const char *fname, const mxArray *s, muon_update_opts
 void muon_mex_zero_layout_opts (const char *fname, const mxArray *s, muon_zero_layout_opts *o);
 void muon_mex_zero_step_opts (const char *fname, const mxArray *s, muon_zero_step_opts *o,
                               double *experts);
+
+// Cost model options (MUON_MEX_COST_FIELDS, design: a name of muon_zero_cost_design_name,
+// and the muon_ns fields) from a struct, over the core's defaults.
+void muon_mex_zero_cost_opts (const char *fname, const mxArray *s, muon_zero_cost_opts *o);
 
 #endif

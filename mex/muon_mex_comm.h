@@ -1,5 +1,7 @@
-/* muon_mex_comm.h - a gateway's 'Comm' argument as a muon_comm, and the MPI life cycle of
- * the MEX files that use MPI (linked only into those: see the MPI block of the Makefile).
+/* muon_mex_comm.h - a gateway's 'Comm' argument as a muon_comm (muon_mex_comm.c), its
+ * collectives on Octave arrays and their counters as Octave structs (muon_mex_coll.c), and
+ * the MPI life cycle of the MEX files that use MPI (muon_mex_mpi.c; all three linked only
+ * into those: see the MPI block of the Makefile).
  *
  *   int owned = 0;
  *   muon_comm *c = muon_mex_comm_get (fname, prhs[IN_COMM], W, &owned);
@@ -27,6 +29,8 @@
 
 #include "muon_mex.h"
 
+//---- muon_mex_comm.c ----------------------------------------------------------------------
+
 // The communicator for spec (see above); errors raise "<fname>: ..." (muonlab:badArg,
 // muonlab:notBuilt, muonlab:noDevice, muonlab:mpi, ...).  [out] *owned.
 muon_comm *muon_mex_comm_get (const char *fname, const mxArray *spec, int default_world,
@@ -36,6 +40,40 @@ muon_comm *muon_mex_comm_get (const char *fname, const mxArray *spec, int defaul
 // counts ('measured' | 'modelled') and reduction ('fixed', or 'mpi' / 'nccl' for the
 // library reductions).
 mxArray *muon_mex_comm_info (const muon_comm *c);
+
+// The counters of one call of collective k on c: coll, counts, and per local rank (L x 1)
+// calls, sent, recv (now minus before[l]) and model_sent, model_recv (muon_comm_model_bytes
+// for count elements of dtype, root).  Sets *st and never raises (the caller may hold a
+// communicator made for the call).
+mxArray *muon_mex_comm_counters (muon_ctx *ctx, const muon_comm *c, muon_coll k,
+                                 const muon_comm_counters *before, size_t count,
+                                 muon_dtype dtype, int root, muon_status *st);
+// The counters since creation: a field per collective, each with calls, sent, recv per
+// local rank (L x 1).  Sets *st and never raises.
+mxArray *muon_mex_comm_totals (muon_ctx *ctx, const muon_comm *c, muon_status *st);
+
+//---- muon_mex_coll.c: nothing here raises -------------------------------------------------
+
+// Checks X, the input of collective k (not the barrier) on c: a 1 x L cell of real full
+// double or single arrays of one class and size, one per local rank (or the array itself
+// when L = 1), with a multiple of W elements for reduce_scatter.  MUON_OK and *n the elements
+// per rank, or the status of what is wrong (the error's id) and its message in why.
+muon_status muon_mex_coll_check (const mxArray *X, muon_coll k, const muon_comm *c, size_t *n,
+                                 char *why, size_t len);
+// Runs collective k (not the barrier) on X of n elements per rank (checked), on copies of
+// its arrays.  [out] *Y in X's form (a cell or the array; see __muon_comm__.c for the
+// shapes), *count the elements per rank the collective took and *dtype, for the counters.
+muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const mxArray *X,
+                               size_t n, muon_reduce_op op, int root, mxArray **Y,
+                               size_t *count, muon_dtype *dtype);
+
+//---- muon_mex_mpi.c -----------------------------------------------------------------------
+
+// The process's communicator of kind MUON_COMM_MPI or MUON_COMM_NCCL with the library's
+// reduction (lib 1) or the fixed one (see above: made on first use; raises on failure).
+muon_comm *muon_mex_comm_process (const char *fname, muon_comm_kind kind, int lib);
+// 1 when c is a process communicator with the library's reduction.
+int muon_mex_comm_library (const muon_comm *c);
 
 // Prints msg on stderr and ends every rank of the MPI job with MPI_Abort (exit code 1).
 // Initializes MPI first if needed; raises muonlab:mpi when MPI is finalized or not built.

@@ -54,6 +54,37 @@ muon_status muon_comm_destroy (muon_comm **c)
   return MUON_OK;
 }
 
+muon_status muon_comm_spec (muon_ctx *ctx, const char *kind, const char *reduction, int size,
+                            muon_comm_kind *k, muon_comm_reduction *r)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, kind && reduction && k && r, "names and outputs must not be NULL");
+  CHECK (MUON_ERR_BADARG, muon_comm_kind_from_name (kind, k) == MUON_OK,
+         "unknown communicator kind '%s'", kind);
+  const char *fixed = muon_comm_reduction_name (MUON_COMM_REDUCTION_FIXED);
+  int named = muon_comm_reduction_from_name (reduction, r) == MUON_OK;
+  if (!named && strcmp (reduction, kind) == 0)
+  {
+    *r = MUON_COMM_REDUCTION_LIBRARY;
+    named = 1;
+  }
+  if (*k == MUON_COMM_SELF || *k == MUON_COMM_SIM)
+  {
+    CHECK (MUON_ERR_BADARG, named && *r == MUON_COMM_REDUCTION_FIXED,
+           "a %s communicator has only the '%s' reduction", kind, fixed);
+    CHECK (MUON_ERR_BADARG, *k == MUON_COMM_SIM || size <= 1,
+           "a self communicator has size 1, not %d", size);
+    CHECK (MUON_ERR_BADARG, *k == MUON_COMM_SELF || size == -1
+           || (size >= 1 && size <= MUON_COMM_MAX_WORLD),
+           "the world size must be an integer in 1..%d", MUON_COMM_MAX_WORLD);
+  }
+  CHECK (MUON_ERR_BADARG, named, "the reduction of a%s %s communicator must be '%s' "
+         "or '%s'", *k == MUON_COMM_MPI ? "n" : "", kind, fixed, kind);
+fail:
+  return status;
+}
+
 int muon_comm_size (const muon_comm *c) { return c ? c->size : 0; }
 int muon_comm_local_ranks (const muon_comm *c) { return c ? c->local_ranks : 0; }
 int muon_comm_counts_measured (const muon_comm *c) { return c ? c->ops->counts_measured : 0; }

@@ -118,6 +118,13 @@ muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,
                                    int use_library_reduction, muon_comm **comm);
 // [in,out] *comm: frees it and sets *comm = NULL (NULL is fine).
 muon_status muon_comm_destroy (muon_comm **comm);
+// Reads a communicator's description by names, as muon_comm.m and the gateways take it:
+// kind (MUON_COMM_KIND_LIST), reduction (MUON_COMM_REDUCTION_LIST, or the kind's own name,
+// which stands for the library's) and size (-1: not given).  self and sim reduce only in the
+// fixed order; self has one rank, sim 1..MUON_COMM_MAX_WORLD (the size of the mpi and nccl
+// worlds is MPI's).  [out] *k, *r.  BADARG (the message says what is wrong), NULLPTR.
+muon_status muon_comm_spec (muon_ctx *ctx, const char *kind, const char *reduction, int size,
+                            muon_comm_kind *k, muon_comm_reduction *r);
 
 int muon_comm_size (const muon_comm *c);          // W (0 for NULL)
 int muon_comm_local_ranks (const muon_comm *c);   // ranks driven here (0 for NULL)

@@ -17,27 +17,14 @@
 #define MUON_HD static inline
 #endif
 
-MUON_HD uint32_t muon_f32_bits (float f)
-{
+// The bits of an fp32 and back: the intrinsics on the device, memcpy (no aliasing) on the host.
 #if defined(__CUDA_ARCH__)
-  return (uint32_t) __float_as_uint (f);
+MUON_HD uint32_t muon_f32_bits (float f) { return (uint32_t) __float_as_uint (f); }
+MUON_HD float muon_bits_f32 (uint32_t u) { return __uint_as_float (u); }
 #else
-  uint32_t u;
-  memcpy (&u, &f, sizeof u);
-  return u;
+MUON_HD uint32_t muon_f32_bits (float f) { uint32_t u; memcpy (&u, &f, sizeof u); return u; }
+MUON_HD float muon_bits_f32 (uint32_t u) { float f; memcpy (&f, &u, sizeof f); return f; }
 #endif
-}
-
-MUON_HD float muon_bits_f32 (uint32_t u)
-{
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float (u);
-#else
-  float f;
-  memcpy (&f, &u, sizeof f);
-  return f;
-#endif
-}
 
 //---- bf16: the top half of an fp32 ---------------------------------------------------------
 

@@ -138,27 +138,18 @@ MUON_DEFINE_NAMES (muon_normalize, muon_normalize, MUON_NORMALIZE_LIST)
 
 //---- options ------------------------------------------------------------------------------
 
+// Every field not named is 0 or NULL.
+static const muon_ns_opts ns_defaults = {
+  .method = MUON_NS_STANDARD, .precision = MUON_PREC_SINGLE,
+  .schedule_mode = MUON_SCHEDULE_REPEAT_LAST, .restarts = { 2 }, .nrestarts = 1,
+  .gram_min_aspect = 1, .eps = 1e-7, .normalize_first = 1, .device = MUON_DEVICE_CPU,
+  .gemm = MUON_GEMM_AUTO, .normalize = MUON_NORMALIZE_FROBENIUS
+};
+
 void muon_ns_opts_default (muon_ns_opts *o)
 {
-  if (o == NULL)
-    return;
-  memset (o, 0, sizeof *o);
-  o->method = MUON_NS_STANDARD;
-  o->precision = MUON_PREC_SINGLE;
-  o->steps = 0;
-  o->coeffs = NULL;
-  o->ncoeffs = 0;
-  o->schedule_mode = MUON_SCHEDULE_REPEAT_LAST;
-  o->restarts[0] = 2;
-  o->nrestarts = 1;
-  o->gram_min_aspect = 1;
-  o->eps = 1e-7;
-  o->normalize_first = 1;
-  o->device = MUON_DEVICE_CPU;
-  o->gemm = MUON_GEMM_AUTO;
-  o->threads = 0;
-  o->trace = NULL;
-  o->normalize = MUON_NORMALIZE_FROBENIUS;
+  if (o != NULL)
+    memcpy (o, &ns_defaults, sizeof *o);
 }
 
 int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o)

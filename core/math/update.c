@@ -24,20 +24,17 @@ MUON_DEFINE_NAMES (muon_scale_rule, muon_scale_rule, MUON_SCALE_RULE_LIST)
 
 //---- options ------------------------------------------------------------------------------
 
+// Every field not named is 0 or NULL; ns is muon_ns_opts_default's.
+static const muon_update_opts update_defaults = {
+  .beta = 0.95, .nesterov = 1, .form = MUON_MOMENTUM_EMA, .scale = MUON_SCALE_KELLER,
+  .scale_factor = 1
+};
+
 void muon_update_opts_default (muon_update_opts *o)
 {
   if (o == NULL)
     return;
-  memset (o, 0, sizeof *o);
-  o->beta = 0.95;
-  o->nesterov = 1;
-  o->form = MUON_MOMENTUM_EMA;
-  o->scale = MUON_SCALE_KELLER;
-  o->scale_factor = 1;
-  o->split_rows = NULL;
-  o->nsplit = 0;
-  o->scale_rows = 0;
-  o->scale_cols = 0;
+  memcpy (o, &update_defaults, sizeof *o);
   muon_ns_opts_default (&o->ns);
 }
 

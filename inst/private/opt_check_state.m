@@ -117,12 +117,8 @@ function check_top (opt)
   endfor
 
   ## settings
-  for f = {"muon_lr", "adam_lr", "muon_wd", "adam_wd", "adam_eps"}
-    x = opt.(f{1});
-    if (! (real_scalar (x) && isfinite (x) && x >= 0))
-      fail_ ("OPT.%s must be a non-negative finite scalar", f{1});
-    endif
-  endfor
+  each_ (opt, "OPT", {"muon_lr", "adam_lr", "muon_wd", "adam_wd", "adam_eps"},
+         @(x) real_scalar (x) && isfinite (x) && x >= 0, "a non-negative finite scalar");
   b = opt.adam_betas;
   if (! (isfloat (b) && isreal (b) && isequal (size (b), [1 2]) && all (b >= 0 & b < 1)))
     fail_ ("OPT.adam_betas must be two numbers in [0, 1)");
@@ -138,11 +134,8 @@ function check_top (opt)
   if (! count_ (k) || k < 1)
     fail_ ("OPT.accum_steps must be a positive integer");
   endif
-  for f = {"per_micro_ns", "poison", "overflow_pending"}
-    if (! (islogical (opt.(f{1})) && isscalar (opt.(f{1}))))
-      fail_ ("OPT.%s must be true or false", f{1});
-    endif
-  endfor
+  each_ (opt, "OPT", {"per_micro_ns", "poison", "overflow_pending"}, @logical_scalar,
+         "true or false");
   if (opt.per_micro_ns && strcmp (opt.clip_policy, "before_ns"))
     fail_ ("OPT.per_micro_ns cannot be combined with clip_policy 'before_ns'");
   endif
@@ -151,9 +144,7 @@ function check_top (opt)
   s = opt.scaler;
   field_set (s, "OPT.scaler", {"enabled", "scale", "growth_interval", "backoff", "growth", ...
                                "min_scale", "good_steps", "overflows"});
-  if (! (islogical (s.enabled) && isscalar (s.enabled)))
-    fail_ ("OPT.scaler.enabled must be true or false");
-  endif
+  each_ (s, "OPT.scaler", {"enabled"}, @logical_scalar, "true or false");
   if (! (real_scalar (s.min_scale) && isfinite (s.min_scale) && s.min_scale > 0))
     fail_ ("OPT.scaler.min_scale must be a positive finite scalar");
   endif
@@ -171,21 +162,13 @@ function check_top (opt)
   if (! (real_scalar (s.growth) && isfinite (s.growth) && s.growth >= 1))
     fail_ ("OPT.scaler.growth must be a finite scalar of at least 1");
   endif
-  for f = {"good_steps", "overflows"}
-    if (! count_ (s.(f{1})))
-      fail_ ("OPT.scaler.%s must be a non-negative integer", f{1});
-    endif
-  endfor
+  each_ (s, "OPT.scaler", {"good_steps", "overflows"}, @count_, "a non-negative integer");
 
   ## counters
   if (! (count_ (opt.micro) && opt.micro < k))
     fail_ ("OPT.micro must be an integer in [0, accum_steps)");
   endif
-  for f = {"step", "skipped", "ns_calls"}
-    if (! count_ (opt.(f{1})))
-      fail_ ("OPT.%s must be a non-negative integer", f{1});
-    endif
-  endfor
+  each_ (opt, "OPT", {"step", "skipped", "ns_calls"}, @count_, "a non-negative integer");
 
   field_set (opt.muon, "OPT.muon", names(ismuon));
   field_set (opt.adam, "OPT.adam", names(! ismuon));
@@ -214,11 +197,14 @@ function check_params (opt, full)
     if (! (isfield (opt.route, n) && ischar (opt.route.(n))))
       fail_ ("OPT.route lacks the parameter '%s'", n);
     endif
-    if (strcmp (opt.route.(n), "muon"))
-      if (! isfield (opt.muon, n))
-        fail_ ("OPT.muon lacks the parameter '%s'", n);
+    group = merge (strcmp (opt.route.(n), "muon"), "muon", "adam");
+    for g = {group, "accum"}
+      if (! isfield (opt.(g{1}), n))
+        fail_ ("OPT.%s lacks the parameter '%s'", g{1}, n);
       endif
-      st = opt.muon.(n);
+    endfor
+    st = opt.(group).(n);
+    if (strcmp (group, "muon"))
       ok = isa (st, "double") && ndims (st) == 2 && ! any (size (st));
       if (! ok && isstruct (st) && isscalar (st) && numfields (st) == 3
           && all (isfield (st, {"momentum", "step", "form"})))
@@ -238,10 +224,6 @@ function check_params (opt, full)
         check_muon (st, sprintf ("OPT.muon.%s", n), sz, poison, form);
       endif
     else
-      if (! isfield (opt.adam, n))
-        fail_ ("OPT.adam lacks the parameter '%s'", n);
-      endif
-      st = opt.adam.(n);
       ok = (isstruct (st) && isscalar (st) && numfields (st) == 3
             && all (isfield (st, {"m", "v", "step"})));
       if (ok)
@@ -258,9 +240,6 @@ function check_params (opt, full)
       if (! ok)
         check_adam (st, sprintf ("OPT.adam.%s", n), sz);
       endif
-    endif
-    if (! isfield (opt.accum, n))
-      fail_ ("OPT.accum lacks the parameter '%s'", n);
     endif
     a = opt.accum.(n);
     ok = ((isa (a, "double") && ndims (a) == 2 && ! any (size (a)))
@@ -335,6 +314,19 @@ function array_ (x, where, sz, finite)
   if (finite && ! all (isfinite (x(:))))
     fail_ ("%s must not contain NaN or Inf", where);
   endif
+endfunction
+
+## fails unless test (s.(name)) holds for each of names: "<where>.<name> must be <what>"
+function each_ (s, where, names, test, what)
+  for f = names
+    if (! test (s.(f{1})))
+      fail_ ("%s.%s must be %s", where, f{1}, what);
+    endif
+  endfor
+endfunction
+
+function tf = logical_scalar (x)
+  tf = islogical (x) && isscalar (x);
 endfunction
 
 function tf = size_vector (s)

@@ -480,32 +480,24 @@ function s = must_be (kind, a)
       endif
     case "real"
       if (isinf (a(2)) && a(1) == 0)
-        s = ifelse (a(3), "a positive finite scalar", "a non-negative finite scalar");
+        s = merge (a(3), "a positive finite scalar", "a non-negative finite scalar");
       elseif (isinf (a(2)))
-        s = sprintf ("a finite scalar %s %g", ifelse (a(3), "greater than", "of at least"), a(1));
+        s = sprintf ("a finite scalar %s %g", merge (a(3), "greater than", "of at least"), a(1));
       else
-        s = sprintf ("a scalar in %s%g, %g%s", ifelse (a(3), "(", "["), a(1), a(2),
-                     ifelse (a(4), ")", "]"));
+        s = sprintf ("a scalar in %s%g, %g%s", merge (a(3), "(", "["), a(1), a(2),
+                     merge (a(4), ")", "]"));
       endif
     case "logical"
       s = "true or false";
     case "string"
       s = "a string";
     case "intvec"
-      s = sprintf ("a vector of %s integers", ifelse (a(1) == 0, "non-negative",
-                                                      sprintf ("at least %d", a(1))));
+      s = sprintf ("a vector of %s integers", merge (a(1) == 0, "non-negative",
+                                                     sprintf ("at least %d", a(1))));
       if (isfinite (a(2)))
         s = sprintf ("%s (at most %d)", s, a(2));
       endif
     otherwise
       s = "valid";
   endswitch
-endfunction
-
-function s = ifelse (c, a, b)
-  if (c)
-    s = a;
-  else
-    s = b;
-  endif
 endfunction

@@ -619,6 +619,49 @@ static void test_errors (void)
   muon_comm_destroy (&one);
 }
 
+// muon_comm_spec: every accepted description and every message of a rejected one
+static void test_spec (void)
+{
+  muon_comm_kind k;
+  muon_comm_reduction r;
+  static const struct { const char *kind, *red; int size; muon_comm_kind k; int r; } ok[] = {
+    { "sim", "fixed", -1, MUON_COMM_SIM, MUON_COMM_REDUCTION_FIXED },
+    { "sim", "fixed", MUON_COMM_MAX_WORLD, MUON_COMM_SIM, MUON_COMM_REDUCTION_FIXED },
+    { "self", "fixed", 1, MUON_COMM_SELF, MUON_COMM_REDUCTION_FIXED },
+    { "self", "fixed", -1, MUON_COMM_SELF, MUON_COMM_REDUCTION_FIXED },
+    { "mpi", "fixed", 3, MUON_COMM_MPI, MUON_COMM_REDUCTION_FIXED },
+    { "mpi", "mpi", -1, MUON_COMM_MPI, MUON_COMM_REDUCTION_LIBRARY },
+    { "mpi", "library", -1, MUON_COMM_MPI, MUON_COMM_REDUCTION_LIBRARY },
+    { "nccl", "nccl", -1, MUON_COMM_NCCL, MUON_COMM_REDUCTION_LIBRARY },
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+  {
+    T_EQ_INT (muon_comm_spec (ctx, ok[i].kind, ok[i].red, ok[i].size, &k, &r), MUON_OK);
+    T_EQ_INT (k, ok[i].k);
+    T_EQ_INT (r, ok[i].r);
+  }
+  static const struct { const char *kind, *red; int size; const char *msg; } bad[] = {
+    { "tcp", "fixed", -1, "unknown communicator kind 'tcp'" },
+    { "sim", "mpi", 2, "a sim communicator has only the 'fixed' reduction" },
+    { "self", "self", -1, "a self communicator has only the 'fixed' reduction" },
+    { "self", "fixed", 2, "a self communicator has size 1, not 2" },
+    { "sim", "fixed", 0, "the world size must be an integer in 1..65536" },
+    { "sim", "fixed", MUON_COMM_MAX_WORLD + 1, "the world size must be an integer in 1..65536" },
+    { "mpi", "nccl", -1, "the reduction of an mpi communicator must be 'fixed' or 'mpi'" },
+    { "nccl", "max", -1, "the reduction of a nccl communicator must be 'fixed' or 'nccl'" },
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+  {
+    T_EQ_INT (muon_comm_spec (ctx, bad[i].kind, bad[i].red, bad[i].size, &k, &r),
+              MUON_ERR_BADARG);
+    T_EQ_STR (muon_ctx_last_error (ctx), bad[i].msg);
+  }
+  T_EQ_INT (muon_comm_spec (NULL, "sim", "fixed", -1, &k, &r), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_comm_spec (ctx, NULL, "fixed", -1, &k, &r), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_comm_spec (ctx, "sim", NULL, -1, &k, &r), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_comm_spec (ctx, "sim", "fixed", -1, NULL, &r), MUON_ERR_NULLPTR);
+}
+
 int main (int argc, char **argv)
 {
   (void) argc;
@@ -634,6 +677,7 @@ int main (int argc, char **argv)
   T_RUN (test_in_place_and_aliasing);
   T_RUN (test_queries_and_counters);
   T_RUN (test_errors);
+  T_RUN (test_spec);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);
 }

@@ -114,7 +114,7 @@ function s = describe (v)
     s = ["@" func2str(v)];
   elseif (iscell (v))
     inner = cellfun (@describe, v(1:min (end, 3)), "UniformOutput", false);
-    s = sprintf ("{%s%s} %s", strjoin (inner, ", "), ifelse (numel (v) > 3, ", ...", ""),
+    s = sprintf ("{%s%s} %s", strjoin (inner, ", "), merge (numel (v) > 3, ", ...", ""),
                  mat2str (size (v)));
   elseif (isstruct (v))
     f = fieldnames (v);
@@ -132,14 +132,6 @@ function s = describe (v)
     else
       s = sprintf ("%s %s", cls, mat2str (size (v)));
     endif
-  endif
-endfunction
-
-function s = ifelse (c, a, b)
-  if (c)
-    s = a;
-  else
-    s = b;
   endif
 endfunction
 

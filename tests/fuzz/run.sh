@@ -13,17 +13,12 @@
 # Environment: OCTAVE (octave-cli), FUZZ_SEED (13), FUZZ_CALLS (3000), FUZZ_SECONDS (the
 # calls stop there, 50), MUON_FUZZ_TIMEOUT (the child's hard limit, 120 s), FUZZ_OPT_FIELDS.
 set -u
-if [ $# -lt 1 ]; then
-  echo "usage: $0 RESULTS_FILE [OUTDIR]" >&2
-  exit 2
-fi
-results=$1
-outdir=${2:-build/fuzz}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../session.sh"
+session_args OUTDIR build/fuzz "$@"
+outdir=$dir
 OCTAVE=${OCTAVE:-octave-cli}
 limit=${MUON_FUZZ_TIMEOUT:-120}
-mkdir -p "$outdir" "$(dirname "$results")"
-outdir=$(cd "$outdir" && pwd)
 out=$outdir/session.out
 fails=$outdir/failures.txt
 progress=$outdir/last_call.txt
@@ -52,7 +47,7 @@ done < <(grep -E '^fuzz-fn ' "$out")
 
 done_line=$(grep -E '^fuzz-done ' "$out" | tail -n 1)
 why=""
-if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+if session_timed_out "$rc"; then
   why="timed out after $limit s"
 elif [ -z "$done_line" ]; then
   why="exit status $rc before the summary (a crash)"

@@ -72,7 +72,7 @@ function R = bench_gpu (dev, shapes, reps)
         label = m;
       else
         flops = F.standard * pages;
-        label = ifelse_str (strcmp (m, "gram"), "gram*", m);
+        label = merge (strcmp (m, "gram"), "gram*", m);
         square_gram = square_gram || strcmp (m, "gram");
       endif
       for k = 1:rows (precs)
@@ -103,14 +103,6 @@ function R = bench_gpu (dev, shapes, reps)
     printf ("* square: gram falls back to standard (GramMinAspect 1); the standard FLOPs are counted\n");
   endif
   printf ("bench-gpu total %.0f s\n", toc (t_all));
-endfunction
-
-function s = ifelse_str (c, a, b)
-  if (c)
-    s = a;
-  else
-    s = b;
-  endif
 endfunction
 
 %!test

@@ -79,12 +79,9 @@ endfunction
 %!    ok = isequal (Rd.updates, Rs.updates) && isequal (sd.momentum, sh.momentum);
 %!    where = sprintf ("%s/%s, NS %s", comm.kind, comm.reduction, strjoin (ns, " "));
 %!    printf ("    zero_muon_step %-28s %-36s step %d: %s\n", variant, where, k,
-%!            ifelse (ok, "equal to sim", "FAIL: differs from sim"));
+%!            merge (ok, "equal to sim", "FAIL: differs from sim"));
 %!    nfail += ! ok;
 %!  endfor
-
-%!function s = ifelse (c, a, b)
-%!  if (c) s = a; else s = b; endif
 
 %!test
 %! nfail = 0;

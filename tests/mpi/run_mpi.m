@@ -15,12 +15,7 @@
 ## error on one rank aborts the job instead of leaving the others waiting.
 
 function run_mpi ()
-  here = fileparts (mfilename ("fullpath"));
-  root = fileparts (fileparts (here));
-  addpath (fullfile (root, "inst"), fullfile (root, "build", "mex"));
-  more off;
-  page_screen_output (false);
-  comm = muon_comm ("mpi");
+  comm = mpi_setup ();
   tests = {"allreduce_closed_form", @t_allreduce_closed, "allreduce_vs_sim", @t_allreduce_sim, ...
            "reduce_scatter_closed_form", @t_reduce_scatter_closed, ...
            "reduce_scatter_vs_sim", @t_reduce_scatter_sim, "all_gather", @t_all_gather, ...

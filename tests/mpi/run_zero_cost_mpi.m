@@ -13,12 +13,7 @@
 ## error on one rank aborts the job instead of leaving the others waiting.
 
 function run_zero_cost_mpi ()
-  here = fileparts (mfilename ("fullpath"));
-  root = fileparts (fileparts (here));
-  addpath (fullfile (root, "inst"), fullfile (root, "build", "mex"));
-  more off;
-  page_screen_output (false);
-  comm = muon_comm ("mpi");
+  comm = mpi_setup ();
   tests = {};
   for s = 1:3
     tests(end+1:end+2) = {sprintf("plan_equals_mpi_counters_stage%d", s), @(c) t_exact (c, s)};

@@ -17,12 +17,7 @@
 ## error on one rank aborts the job instead of leaving the others waiting.
 
 function run_zero_mpi ()
-  here = fileparts (mfilename ("fullpath"));
-  root = fileparts (fileparts (here));
-  addpath (fullfile (root, "inst"), fullfile (root, "build", "mex"));
-  more off;
-  page_screen_output (false);
-  comm = muon_comm ("mpi");
+  comm = mpi_setup ();
   W = comm.size;
   tests = {};
   for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...

@@ -60,7 +60,7 @@ function X = ref_ns (G, varargin)
   K = rows (C);
   steps = o.steps;
   if (isempty (steps))
-    steps = ifelse_ (K == 1, 5, K);
+    steps = merge (K == 1, 5, K);
   endif
   sched = zeros (steps, 3);
   for k = 1:steps
@@ -146,7 +146,7 @@ function X = one_page (G, o, sched, use_gram)
   if (strcmp (o.normalize, "aol"))
     [X, A1, tr] = aol_ (G, o, r, p);
     if (isempty (X))
-      X = zeros (size (G), ifelse_ (strcmp (p, "double"), "double", "single"));
+      X = zeros (size (G), merge (strcmp (p, "double"), "double", "single"));
       return;
     endif
     if (use_gram)
@@ -234,7 +234,7 @@ function [X, A1, tr] = aol_ (G, o, r, p)
     X = r (X);
     V = r (V);
   else
-    X = r (ifelse_ (dbl, double (G), single (G)));
+    X = r (merge (dbl, double (G), single (G)));
     A1 = [];
     if (! any (X(:)))
       X = [];
@@ -302,12 +302,4 @@ function X = gram (X, cf, restarts, r, lowp, A1)
     endif
   endfor
   X = r (mul_ (Q, X));
-endfunction
-
-function v = ifelse_ (c, a, b)
-  if (c)
-    v = a;
-  else
-    v = b;
-  endif
 endfunction

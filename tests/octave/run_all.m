@@ -20,14 +20,6 @@
 
 1;
 
-function s = ifelse_str (c, a, b)
-  if (c)
-    s = a;
-  else
-    s = b;
-  endif
-endfunction
-
 function names = env_list (var)
   s = getenv (var);
   names = {};
@@ -83,7 +75,7 @@ for i = 1:numel (files)
   endif
   dt = toc (t0);
   printf ("%-28s %4d passed %3d failed  %6.1f s%s\n", name, p, f, dt,
-          ifelse_str (isempty (info), "", ["  (" info ")"]));
+          merge (isempty (info), "", ["  (" info ")"]));
   fflush (stdout);
   tot_p += p; tot_f += f; nfiles++;
 endfor

@@ -210,9 +210,6 @@ endfunction
 %!                    ns_blas (G, "Precision", "fp16")));
 %! printf ("    schedules/modes/fallback: %d cases bitwise equal\n", ncase);
 
-%!function v = ifelse_ (c, a, b)
-%!  if (c) v = a; else v = b; endif
-
 %!test
 %! ## normalization: the norm is the fp64 sum of squares of the ORIGINAL (double) G, in
 %! ## column-major order, rounded to fp32 (DESIGN.md 4), not the norm of single(G).  Find
@@ -235,9 +232,9 @@ endfunction
 %!                                              ref_ns (G, "Precision", "fp16"));
 %!   nok += ok;
 %!   printf ("    seed %d: ||G|| -> %.9g, ||single(G)|| -> %.9g; C %s\n", t, n1, n2,
-%!           ifelse_ (ok, "uses ||G|| (as specified)",
-%!                    ifelse_ (isequal (X0, double (Y2)), "uses ||single(G)|| (WRONG)",
-%!                             "matches neither")));
+%!           merge (ok, "uses ||G|| (as specified)",
+%!                  merge (isequal (X0, double (Y2)), "uses ||single(G)|| (WRONG)",
+%!                         "matches neither")));
 %!   if (found == 3) break; endif
 %! endfor
 %! assert (found > 0);
@@ -265,7 +262,7 @@ endfunction
 %! k = find (abs (G(:)) > 1 & abs (G(:)) < 1.5, 1);
 %! only = {"Coefficients", [1 0 0], "Steps", 1};       # returns r(G / (||G|| + eps))
 %! for prec = {"bf16", "fp16"}
-%!   pbits = ifelse_ (strcmp (prec{1}, "bf16"), 8, 11);
+%!   pbits = merge (strcmp (prec{1}, "bf16"), 8, 11);
 %!   X0 = ns_blas (G, "Precision", prec{1}, only{:});
 %!   G2 = G; G2(k) = G(k) * (1 + 2^-pbits * 1.5);       # moves r(X(k)) by one ulp
 %!   X02 = ns_blas (G2, "Precision", prec{1}, only{:});

@@ -30,12 +30,9 @@ endfunction
 %!function C = sched (name, steps)
 %!  C = muon_coeffs (name);
 %!  if (nargin < 2)
-%!    steps = ifelse_ (rows (C) == 1, 5, rows (C));
+%!    steps = merge (rows (C) == 1, 5, rows (C));
 %!  endif
 %!  C = C(min (1:steps, rows (C)), :);                 # repeat_last
-
-%!function v = ifelse_ (c, a, b)
-%!  if (c) v = a; else v = b; endif
 
 %!function Xo = oracle (G, C, ep)
 %!  [U, S, V] = svd (G, "econ");
@@ -220,5 +217,5 @@ endfunction
 %!       assert (e <= 3e-5, sprintf ("keller %s fp32: %g", m{1}, e));
 %!     endif
 %!   endfor
-%!   printf ("%s%s\n", line, ifelse_ (strcmp (nm{1}, "keller"), "  (asserted <= 3e-5)", ""));
+%!   printf ("%s%s\n", line, merge (strcmp (nm{1}, "keller"), "  (asserted <= 3e-5)", ""));
 %! endfor

@@ -16,9 +16,6 @@ endfunction
 %!function e = relerr (X, Y)
 %!  e = norm (double (X(:)) - double (Y(:))) / norm (double (Y(:)));
 
-%!function v = ifelse_ (c, a, b)
-%!  if (c) v = a; else v = b; endif
-
 %!test
 %! ## keller, aspect >= 2: the asserted figures next to the peers'
 %! randn ("state", 41);
@@ -54,7 +51,7 @@ endfunction
 %!          relerr(muon_ns (G, "Precision", "bf16", "Method", "gram", a{:}), X64g), ...
 %!          relerr(muon_ns (G, "Precision", "fp16", "Method", "gram", a{:}), X64g)];
 %!     printf ("    %-18s %3dx%-5d  %8.4f %8.4f %9.4f %9.4f%s\n", nm{1}, shapes{i}, e,
-%!             ifelse_ (shapes{i}(1) == shapes{i}(2), "  (gram falls back: square)", ""));
+%!             merge (shapes{i}(1) == shapes{i}(2), "  (gram falls back: square)", ""));
 %!     assert (all (isfinite (e)));
 %!   endfor
 %! endfor
@@ -82,7 +79,7 @@ endfunction
 %!           all (isfinite (Xok(:))), e, e0);
 %!   assert (all (isnan (Xbad(:))) || all (Xbad(:) == 0));
 %!   assert (all (isfinite (Xok(:))));
-%!   assert (e <= ifelse_ (strcmp (m{1}, "gram"), 0.008, 0.01));
+%!   assert (e <= merge (strcmp (m{1}, "gram"), 0.008, 0.01));
 %!   assert (abs (e - e0) <= 0.5 * e0);
 %! endfor
 %! ## bf16 has fp32's range: both orders stay finite there

@@ -53,7 +53,7 @@ function fails = bad (fails, what, id, nout, f, varargin)
     fails{end+1} = sprintf ("%s: no error", what);
   elseif (! strncmp (r.id, "muonlab:", 8) || (! isempty (id) && ! strcmp (r.id, id)))
     fails{end+1} = sprintf ("%s: error id '%s' (%s), wanted %s", what, r.id, r.msg,
-                            ifelse (isempty (id), "muonlab:*", id));
+                            merge (isempty (id), "muonlab:*", id));
   endif
 endfunction
 
@@ -65,14 +65,6 @@ function fails = outs (fails, what, most, f, varargin)
   endfor
   fails = bad (fails, sprintf ("%s with %d outputs", what, most + 1), "muonlab:badArg",
                most + 1, f, varargin{:});
-endfunction
-
-function s = ifelse (c, a, b)
-  if (c)
-    s = a;
-  else
-    s = b;
-  endif
 endfunction
 
 ##---- one section per gateway ------------------------------------------------------------

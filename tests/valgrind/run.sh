@@ -16,18 +16,13 @@
 # Environment: VALGRIND (valgrind), OCTAVE (octave-cli), MUON_VALGRIND_TIMEOUT (seconds,
 # default 300).
 set -u
-if [ $# -lt 1 ]; then
-  echo "usage: $0 RESULTS_FILE [LOGDIR]" >&2
-  exit 2
-fi
-results=$1
-logdir=${2:-build/valgrind}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../session.sh"
+session_args LOGDIR build/valgrind "$@"
+logdir=$dir
 VALGRIND=${VALGRIND:-valgrind}
 OCTAVE=${OCTAVE:-octave-cli}
 limit=${MUON_VALGRIND_TIMEOUT:-300}
-mkdir -p "$logdir" "$(dirname "$results")"
-logdir=$(cd "$logdir" && pwd)
 log=$logdir/valgrind.log
 out=$logdir/session.out
 
@@ -104,7 +99,7 @@ done
 # the session: ran to the end (valgrind's exit status is 0, or 99 for errors counted above)
 nmu=$(awk -F'\t' '$2 == "muonlab"' <<<"$blocks" | grep -c .)
 why=""
-if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+if session_timed_out "$rc"; then
   why="timed out after $limit s"
 elif [ "$rc" -ne 0 ] && [ "$rc" -ne 99 ]; then
   why="exit status $rc (a crash, or the script failed)"

@@ -1,0 +1,110 @@
+/* muon_mex_coll.c - the collectives of a communicator on Octave arrays (see muon_mex_comm.h).
+ * Nothing here raises: the caller may hold a communicator made for the call, which it frees
+ * before it raises.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "muon_mex_comm.h"
+
+// What can be wrong with X, each with its status (the error's id) and message (printf'd
+// with L or W, then n), in the order muon_mex_coll_check tries them.
+#define X_ERRORS(X)                                                                     \
+  X (X_FORM,  MUON_ERR_BADARG,   "X must be a 1 x %d cell, one array per local rank.")    \
+  X (X_TYPE,  MUON_ERR_BADTYPE,  "X must hold real full double or single arrays.")        \
+  X (X_ALIKE, MUON_ERR_BADSHAPE, "every rank's X must have the same class and number of " \
+                                 "elements.")                                            \
+  X (X_SPLIT, MUON_ERR_BADSHAPE, "X must have a multiple of %d elements (the world "      \
+                                 "size), not %zu.")
+#define X_ENUM(e, status, text) e,
+#define X_ENTRY(e, status, text) { status, text },
+enum { X_OK = -1, X_ERRORS (X_ENUM) };
+static const struct { muon_status status; const char *text; } x_errors[] = { X_ERRORS (X_ENTRY) };
+
+// Local rank l's array of X (a cell of L arrays, or the array when L = 1).
+static const mxArray *x_rank (const mxArray *X, int l)
+{
+  return mxIsCell (X) ? mxGetCell (X, (mwIndex) l) : X;
+}
+
+// X_OK when X suits collective k on L local ranks of W (n: elements per rank).
+static int x_check (const mxArray *X, muon_coll k, int L, int W, size_t *n)
+{
+  if (mxIsCell (X) ? (int) mxGetNumberOfElements (X) != L : L != 1)
+    return X_FORM;
+  for (int l = 0; l < L; l++)
+  {
+    const mxArray *a = x_rank (X, l);
+    if (a == NULL || !(mxIsDouble (a) || mxIsSingle (a)) || mxIsComplex (a) || mxIsSparse (a))
+      return X_TYPE;
+    if (l == 0)
+      *n = mxGetNumberOfElements (a);
+    else if (mxGetClassID (a) != mxGetClassID (x_rank (X, 0)) || mxGetNumberOfElements (a) != *n)
+      return X_ALIKE;
+  }
+  return k == MUON_COLL_REDUCE_SCATTER && *n % (size_t) W ? X_SPLIT : X_OK;
+}
+
+muon_status muon_mex_coll_check (const mxArray *X, muon_coll k, const muon_comm *c, size_t *n,
+                                 char *why, size_t len)
+{
+  int L = muon_comm_local_ranks (c), W = muon_comm_size (c);
+  int bad = x_check (X, k, L, W, n);
+  if (bad == X_OK)
+    return MUON_OK;
+  snprintf (why, len, x_errors[bad].text, bad == X_FORM ? L : W, *n);
+  return x_errors[bad].status;
+}
+
+muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const mxArray *X,
+                               size_t n, muon_reduce_op op, int root, mxArray **Y,
+                               size_t *count, muon_dtype *dtype)
+{
+  int L = muon_comm_local_ranks (c), W = muon_comm_size (c);
+  const mxArray *X0 = x_rank (X, 0);
+  mxClassID cls = mxGetClassID (X0);
+  size_t e = mxGetElementSize (X0), w = (size_t) W,
+         cols = mxGetNumberOfDimensions (X0) == 2 ? mxGetN (X0) : 0;
+  *count = k == MUON_COLL_REDUCE_SCATTER ? n / w : n;
+  *dtype = cls == mxSINGLE_CLASS ? MUON_F32 : MUON_F64;
+  // Y of reduce_scatter and all_gather: X's rows when X is a matrix whose columns split
+  // (reduce_scatter) or join (all_gather), else a column
+  int whole = cols && (k == MUON_COLL_ALL_GATHER || cols % w == 0);
+  size_t out_n = !whole ? 1 : k == MUON_COLL_ALL_GATHER ? cols * w : cols / w;
+  size_t out_m = whole ? mxGetM (X0) : k == MUON_COLL_ALL_GATHER ? n * w : *count;
+  int in_place = k == MUON_COLL_ALLREDUCE || k == MUON_COLL_BROADCAST;
+  size_t nrecv = k == MUON_COLL_ALL_GATHER ? w : 1;
+  void **send = mxCalloc ((size_t) L, sizeof *send);
+  void **recv = mxCalloc ((size_t) L * nrecv, sizeof *recv);
+  mxArray **y = mxCalloc ((size_t) L, sizeof *y);
+  for (int l = 0; l < L; l++)            // copies: cells may share data, which the core rejects
+  {
+    if (in_place)
+      send[l] = mxGetData (y[l] = muon_mex_copy (x_rank (X, l)));
+    else
+    {
+      y[l] = mxCreateNumericMatrix (out_m, out_n, cls, mxREAL);
+      send[l] = memcpy (mxMalloc (n * e + 1), mxGetData (x_rank (X, l)), n * e);
+    }
+    for (size_t q = 0; q < nrecv; q++)
+      recv[(size_t) l * nrecv + q] = (char *) mxGetData (y[l]) + q * *count * e;
+  }
+  const void *const *in = (const void *const *) send;
+  muon_status st = MUON_ERR_INTERNAL;   // no other collective takes X
+  if (k == MUON_COLL_ALLREDUCE)
+    st = muon_comm_allreduce (ctx, c, in, recv, n, *dtype, op);
+  else if (k == MUON_COLL_REDUCE_SCATTER)
+    st = muon_comm_reduce_scatter (ctx, c, in, recv, *count, *dtype, op);
+  else if (k == MUON_COLL_ALL_GATHER)
+    st = muon_comm_all_gather (ctx, c, in, recv, n, *dtype);
+  else if (k == MUON_COLL_BROADCAST)
+    st = muon_comm_broadcast (ctx, c, recv, n, *dtype, root);
+  *Y = y[0];
+  if (mxIsCell (X))
+  {
+    *Y = mxCreateCellMatrix (1, (mwSize) L);
+    for (int l = 0; l < L; l++)
+      mxSetCell (*Y, (mwIndex) l, y[l]);
+  }
+  return st;
+}
