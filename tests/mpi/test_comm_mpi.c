@@ -227,7 +227,10 @@ static void test_broadcast_and_counters (void)
 // equal those of rank R of the sim communicator running every rank's data; a send buffer
 // overlapping the recv one; counts that disagree fail on the receiver only, leave its recv
 // alone, and the next collective still runs on every rank.
-static size_t a2a_n (int q, int r, int k) { return (size_t) ((q + 2 * r + k) % 5) * 1000 + (size_t) r * ((q + r + k) % 3 != 0); }
+static size_t a2a_n (int q, int r, int k)
+{
+  return (size_t) ((q + 2 * r + k) % 5) * 1000 + (size_t) r * ((q + r + k) % 3 != 0);
+}
 
 static void test_all_to_all_vs_sim (void)
 {
