@@ -373,7 +373,7 @@ demo: deps all
 	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO)"
 
 bench: all $(BENCH_COMM)
-	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi; bench_cost; bench_plan"
+	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi; bench_cost; bench_plan; bench_zero"
 
 dist:
 	tests/make_dist.sh $(VERSION)

@@ -80,9 +80,12 @@
 ## @item "Comm"
 ## @qcode{"sim"} (default: W ranks in this process), or a handle from @code{muon_comm}.
 ## @item "Reference"
-## true (default): also run @code{reference} on the same gradients (with its own momentum in
-## @var{state}) and report each parameter's error; false skips it (for timing), after which
-## the state carries no reference.
+## true (default): also run @code{reference} on the same gradients, in the same call (with
+## its own momentum in @var{state}), and report each parameter's error; false skips it (for
+## timing), after which the state carries no reference.  On simulated ranks the reference's
+## W identical DDP copies are orthogonalized once per matrix (a rank whose momentum is the
+## same as the first one's takes its result), and each rank still reports DDP's counters: one
+## Newton-Schulz call per matrix and the all-reduce of the flat buffer.
 ## @item "Assemble"
 ## true: every rank gets the full updates (free when all ranks are local, an all-gather
 ## under MPI, not counted in the step's bytes).  Default true with all ranks local, else
@@ -102,6 +105,12 @@
 ## @qcode{"double"}.
 ## @end table
 ##
+## Plans are reused: the layout and what each rank holds and owns under a variant are
+## planned once and kept (the four most recent layouts and variants of this process), with the
+## simulated communicator and the per-rank buffers of the largest step, so a later step with
+## the same layout and variant plans nothing and allocates little.  @code{R.plans_built}
+## counts the plans this process has built; @code{clear mex} gives the memory back.
+##
 ## Non-finite and overflowing gradients (NaN, Inf, or a gradient whose fp64 sum of squares
 ## overflows) are not taken: every rank skips the step (under MPI and NCCL one all-reduce of
 ## a flag makes them agree), @var{state} comes back unchanged, and @var{R} says so
@@ -110,6 +119,7 @@
 ##
 ## @var{R} has fields @code{variant}, @code{world}, @code{comm}, @code{counts}
 ## (@qcode{"measured"} by the simulator, @qcode{"modelled"} under MPI/NCCL), @code{step},
+## @code{plans_built} (see above; NaN on a skipped step),
 ## @code{skipped} and @code{skip_reason},
 ## and per parameter (1 x P): @code{updates} (the assembled update, rows x cols),
 ## @code{reference} (the reference's), @code{rel_err} (@code{norm (U - Uref, "fro") /
@@ -229,23 +239,28 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   endif
 
   opts.step = state.step;               # muon_bp's place in its period
-  [upd, mom, st, full, info] = __zero_muon_step__ (shapes, W, lopts, rank_grads,
-                                                   state.momentum, opts, comm, assemble);
-  ref_full = {};
+  ## one crossing: the variant's step and, with do_ref, the reference's on the same gradients
+  [upd, mom, st, full, info, rmom, ref_full] = ...
+    __zero_muon_step__ (shapes, W, lopts, rank_grads, state.momentum, opts, comm, assemble,
+                        do_ref, state.reference);
   if (strcmp (opts.variant, "reference") && want_ref)
     ref_full = full;
   elseif (do_ref)
-    ropts = opts;
-    ropts.variant = "reference";
-    [~, rmom, ~, ref_full] = __zero_muon_step__ (shapes, W, lopts, rank_grads,
-                                                 state.reference, ropts, comm, assemble);
-    state.reference = rmom;
+    state.reference = per_rank (rmom, nl);
   endif
-  state.momentum = mom;
+  state.momentum = per_rank (mom, nl);
   state.step += 1;
   state.has_ref = state.has_ref && want_ref;
 
   R = result (opts.variant, info, st, upd, full, ref_full, W, P, state.step);
+endfunction
+
+## The gateway returns the reference's momentum once (a 1 x 1 cell) when every local rank
+## holds the same one; the state keeps one entry per rank, copies of one value (shared).
+function m = per_rank (m, nl)
+  if (numel (m) == 1 && nl > 1)
+    m = repmat (m, nl, 1);
+  endif
 endfunction
 
 function check_momentum (fname, what, m, step, nl)
@@ -304,6 +319,7 @@ function R = skipped_result (variant, W, P, shapes, comm, step, nl, why)
   endif
   R.counts = "measured";
   R.step = step;
+  R.plans_built = NaN;
   R.skipped = true;
   R.skip_reason = why;
   R.updates = arrayfun (@(p) zeros (shapes(p,:)), 1:P, "UniformOutput", false);
@@ -332,6 +348,7 @@ function R = result (variant, info, st, upd, full, ref_full, W, P, step)
   R.comm = info.comm;
   R.counts = merge (info.counts_measured != 0, "measured", "modelled");
   R.step = step;
+  R.plans_built = info.plans_built;
   R.skipped = false;
   R.skip_reason = "";
   R.updates = cell (1, P);

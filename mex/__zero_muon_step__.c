@@ -1,31 +1,40 @@
-#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE)"
+#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM])"
 /* __zero_muon_step__ - gateway of zero_muon_step.m: one distributed Muon step
- * (muon_zero.h) on the local ranks of a communicator.
+ * (muon_zero.h) on the local ranks of a communicator, and with REF the reference (DDP) step
+ * on the same gradients in the same call.
  *   SHAPES   P x 2 [rows cols], WORLD, LOPTS (stage, align_factor, order): the layout, as
- *            zero_layout.m built it
+ *            zero_layout.m built it; its plan comes from the context's cache
+ *            (muon_zero_plan_cached), so steps with the same layout and variant plan once
  *   GRADS    nl x P cell of real double matrices (local rank l's gradient of matrix p)
- *   MOM      nl x 1 cell of momentum column vectors (INFO.momentum_len), or [] for zeros
+ *   MOM      momentum of each local rank: [] (zeros), an nl x 1 cell of column vectors
+ *            (INFO.momentum_len), or a 1 x 1 cell: one vector every rank holds (the
+ *            reference's W identical copies, stored once)
  *   OPTS     the muon_update options struct plus variant and pad_count ('deepspeed'|'keller')
- *   COMM     'sim' (WORLD simulated ranks), 'self', or a muon_comm handle
+ *   COMM     'sim' or [] (WORLD simulated ranks, the context's), 'self', or a muon_comm handle
  *   ASSEMBLE true: FULL = 1 x P cell of the full updates (an all-gather under MPI)
- * Outputs: UPD nl x 1 cell of owned-update column vectors; MOM the new momenta; STATS nl x 1
- * struct array (rank, ns_calls, momentum_elements, pad_elements, calls / bytes_sent /
- * bytes_recv as 1 x 5 vectors in muon_coll order); FULL ([] unless ASSEMBLE); INFO struct
- * (owned W x 2 x P spans, owned_len, momentum_len, ns_calls W x 1, lpt_owner, comm,
- * counts_measured, local_ranks, ranks).
+ *   REF      true: also the reference step, with momentum RMOM (as MOM); both optional
+ *            (default false, [])
+ * Outputs: UPD nl x 1 cell of owned-update column vectors; MOM the new momenta (a 1 x 1 cell
+ * when the variant is the reference and every local rank's momentum is the same one);
+ * STATS nl x 1 struct array (rank, ns_calls, momentum_elements, pad_elements, calls /
+ * bytes_sent / bytes_recv as 1 x 5 vectors in muon_coll order); FULL ([] unless ASSEMBLE);
+ * INFO struct (owned W x 2 x P spans, owned_len, momentum_len, ns_calls W x 1, lpt_owner,
+ * comm, counts_measured, local_ranks, ranks, plans_built); RMOM, RFULL the reference's
+ * momenta and full updates ([] without REF).
  */
 #include <string.h>
 
 #include "muon_mex.h"
 #include "muon_mex_comm.h"
 
-enum { IN_SHAPES, IN_WORLD, IN_LOPTS, IN_GRADS, IN_MOM, IN_OPTS, IN_COMM, IN_ASSEMBLE, IN_END };
-enum { OUT_UPD, OUT_MOM, OUT_STATS, OUT_FULL, OUT_INFO, OUT_END };
+enum { IN_SHAPES, IN_WORLD, IN_LOPTS, IN_GRADS, IN_MOM, IN_OPTS, IN_COMM, IN_ASSEMBLE, IN_REF,
+       IN_RMOM, IN_END };
+enum { OUT_UPD, OUT_MOM, OUT_STATS, OUT_FULL, OUT_INFO, OUT_RMOM, OUT_RFULL, OUT_END };
 
 static const char *fname = "zero_muon_step";
 
-// The layout's inputs, checked (errors raise before anything is allocated): P, the P rows
-// then the P cols in rc (mxMalloc-ed, freed with the call), the world and the options.
+// The layout's inputs, checked: P, the P rows then the P cols in rc (mxMalloc-ed, freed
+// with the call), the world and the options.
 static size_t layout_args (const mxArray *S, const mxArray *Wa, const mxArray *lo, size_t **rc,
                            int *world, muon_zero_layout_opts *o)
 {
@@ -48,6 +57,69 @@ static size_t layout_args (const mxArray *S, const mxArray *Wa, const mxArray *l
   }
   *world = (int) wd;
   return P;
+}
+
+static int flag (const mxArray *a)
+{
+  return mxIsLogicalScalarTrue (a)
+         || (mxIsNumeric (a) && mxGetNumberOfElements (a) == 1 && mxGetScalar (a) != 0);
+}
+
+// Local rank l's gradients, checked against the plan's shapes ("" when they fit).
+static const char *grads_arg (const mxArray *G, const muon_zero_plan *P, int nl,
+                              const double **grads)
+{
+  size_t np = P->nparams;
+  if (!(mxIsCell (G) && mxGetM (G) == (size_t) nl && mxGetN (G) == np))
+    return "GRADS must be a cell of one row per local rank and one column per parameter";
+  for (int l = 0; l < nl; l++)
+    for (size_t p = 0; p < np; p++)
+    {
+      const mxArray *g = mxGetCell (G, l + p * (size_t) nl);
+      if (!g || !mxIsDouble (g) || mxIsComplex (g) || mxIsSparse (g)
+          || mxGetNumberOfDimensions (g) != 2 || mxGetM (g) != P->L->params[p].rows
+          || mxGetN (g) != P->L->params[p].cols)
+        return "every gradient must be a real double matrix of its parameter's shape";
+      grads[(size_t) l * np + p] = mxGetPr (g);
+    }
+  return "";
+}
+
+// The momenta M ([] or a cell, see above) as new arrays, checked against the plan ("" when
+// they fit): out = nl x 1 cell of copies, mom[l] their data.  Under the reference, a 1 x 1
+// cell, or an nl x 1 cell whose vectors all share one array (Octave's copies of one value),
+// becomes one array every rank's mom[l] points at: the reference step then updates it once
+// (muon_zero_step computes a rank whose momentum is the first holder's only once).
+static const char *momentum_arg (const mxArray *M, const muon_zero_plan *P, muon_comm *comm,
+                                 int nl, mxArray **out, double **mom)
+{
+  int shared = P->variant == MUON_ZERO_REFERENCE && nl > 1;
+  size_t n = mxIsCell (M) ? mxGetNumberOfElements (M) : 0;
+  if (!mxIsEmpty (M) && !(mxIsCell (M) && (n == (size_t) nl || (shared && n == 1))))
+    return "MOM must be [] or a cell of one vector per local rank";
+  for (size_t l = 0; l < n; l++)
+  {
+    const mxArray *m = mxGetCell (M, l);
+    size_t want = P->momentum_len[muon_comm_rank (comm, (int) l)];
+    if (!(m && mxIsDouble (m) && !mxIsComplex (m) && !mxIsSparse (m)
+          && mxGetNumberOfElements (m) == want))
+      return "a momentum buffer does not match the variant's layout";
+    shared = shared && mxGetPr (m) == mxGetPr (mxGetCell (M, 0));
+  }
+  *out = mxCreateCellMatrix (shared ? 1 : (mwSize) nl, 1);
+  for (int l = 0; l < (shared ? 1 : nl); l++)
+  {
+    size_t want = P->momentum_len[muon_comm_rank (comm, l)];
+    mxArray *c = n ? mxCreateUninitNumericMatrix (want, 1, mxDOUBLE_CLASS, mxREAL)
+                   : mxCreateDoubleMatrix (want, 1, mxREAL);
+    if (n)
+      memcpy (mxGetPr (c), mxGetPr (mxGetCell (M, (mwIndex) l)), want * sizeof (double));
+    mxSetCell (*out, l, c);
+    mom[l] = mxGetPr (c);
+  }
+  for (int l = 1; shared && l < nl; l++)
+    mom[l] = mom[0];
+  return "";
 }
 
 static mxArray *row (const uint64_t *v, int n)
@@ -77,11 +149,19 @@ static mxArray *stats_struct (const muon_zero_rank_stats *st, muon_comm *comm, i
   return a;
 }
 
-static mxArray *info_struct (const muon_zero_plan *P, muon_comm *comm)
+static mxArray *column (const size_t *v, size_t n)
+{
+  mxArray *a = mxCreateDoubleMatrix (n, 1, mxREAL);
+  for (size_t i = 0; i < n; i++)
+    mxGetPr (a)[i] = (double) v[i];
+  return a;
+}
+
+static mxArray *info_struct (const muon_zero_plan *P, muon_comm *comm, muon_ctx *ctx)
 {
   const char *f[] = { "owned", "owned_len", "momentum_len", "ns_calls", "lpt_owner", "comm",
-                      "counts_measured", "local_ranks", "ranks" };
-  mxArray *a = mxCreateStructMatrix (1, 1, 9, f);
+                      "counts_measured", "local_ranks", "ranks", "plans_built" };
+  mxArray *a = mxCreateStructMatrix (1, 1, 10, f);
   size_t W = (size_t) P->world, np = P->nparams;
   mwSize dims[3] = { (mwSize) W, 2, (mwSize) np };
   mxArray *o = mxCreateNumericArray (3, dims, mxDOUBLE_CLASS, mxREAL);
@@ -93,17 +173,9 @@ static mxArray *info_struct (const muon_zero_plan *P, muon_comm *comm)
       d[p * 2 * W + W + r] = (double) P->owned[r * np + p].stop;
     }
   mxSetField (a, 0, "owned", o);
-  mxArray *ol = mxCreateDoubleMatrix (W, 1, mxREAL), *ml = mxCreateDoubleMatrix (W, 1, mxREAL);
-  mxArray *nc = mxCreateDoubleMatrix (W, 1, mxREAL);
-  for (size_t r = 0; r < W; r++)
-  {
-    mxGetPr (ol)[r] = (double) P->owned_len[r];
-    mxGetPr (ml)[r] = (double) P->momentum_len[r];
-    mxGetPr (nc)[r] = (double) P->ns_calls[r];
-  }
-  mxSetField (a, 0, "owned_len", ol);
-  mxSetField (a, 0, "momentum_len", ml);
-  mxSetField (a, 0, "ns_calls", nc);
+  mxSetField (a, 0, "owned_len", column (P->owned_len, W));
+  mxSetField (a, 0, "momentum_len", column (P->momentum_len, W));
+  mxSetField (a, 0, "ns_calls", column (P->ns_calls, W));
   mxArray *lo = mxCreateDoubleMatrix (P->lpt_owner ? 1 : 0, P->lpt_owner ? np : 0, mxREAL);
   for (size_t p = 0; P->lpt_owner && p < np; p++)
     mxGetPr (lo)[p] = P->lpt_owner[p];
@@ -116,118 +188,125 @@ static mxArray *info_struct (const muon_zero_plan *P, muon_comm *comm)
   for (int l = 0; l < nl; l++)
     mxGetPr (rk)[l] = muon_comm_rank (comm, l);
   mxSetField (a, 0, "ranks", rk);
+  mxSetField (a, 0, "plans_built", mxCreateDoubleScalar ((double) muon_zero_plans_built (ctx)));
   return a;
+}
+
+// One step of plan P: the momenta in *mom_out (from M), the owned updates in *upd_out, the
+// stats in *st_out and, with assemble, the full updates in *full_out (an empty cell else).
+// [out] *why: the argument error ("" for none); returns the core's status.
+static muon_status run_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                             const muon_zero_step_opts *o, const double *const *grads,
+                             const mxArray *M, int assemble, mxArray **mom_out,
+                             mxArray **upd_out, mxArray **st_out, mxArray **full_out,
+                             const char **why)
+{
+  int nl = muon_comm_local_ranks (comm);
+  size_t np = P->nparams;
+  double **mom = mxCalloc ((size_t) nl, sizeof *mom), **upd = mxCalloc ((size_t) nl, sizeof *upd);
+  *why = momentum_arg (M, P, comm, nl, mom_out, mom);
+  if (**why)
+    return MUON_OK;
+  *upd_out = mxCreateCellMatrix ((mwSize) nl, 1);
+  for (int l = 0; l < nl; l++)
+  {
+    mxArray *u = mxCreateUninitNumericMatrix (P->owned_len[muon_comm_rank (comm, l)], 1,
+                                              mxDOUBLE_CLASS, mxREAL);
+    mxSetCell (*upd_out, l, u);
+    upd[l] = mxGetPr (u);
+  }
+  muon_zero_rank_stats *st = mxCalloc ((size_t) nl, sizeof *st);
+  muon_status s = muon_zero_step (ctx, comm, P, o, grads, mom, upd, st);
+  if (s < 0)
+    return s;
+  *st_out = stats_struct (st, comm, nl);
+  *full_out = mxCreateCellMatrix (assemble ? 1 : 0, assemble ? (mwSize) np : 0);
+  if (!assemble)
+    return s;
+  double **full = mxCalloc (np, sizeof *full);
+  for (size_t p = 0; p < np; p++)
+  {
+    mxArray *f = mxCreateUninitNumericMatrix (P->L->params[p].rows, P->L->params[p].cols,
+                                              mxDOUBLE_CLASS, mxREAL);
+    mxSetCell (*full_out, p, f);
+    full[p] = mxGetPr (f);
+  }
+  muon_status a = muon_zero_assemble (ctx, comm, P, (const double *const *) upd, full);
+  return a < 0 ? a : s;
 }
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-  if (nrhs != IN_END || nlhs > OUT_END)
+  if (nrhs < IN_REF || nrhs > IN_END || nlhs > OUT_END)
     muon_mex_error (fname, "badArg", "%s", USAGE);
   muon_ctx *ctx = muon_mex_ctx ();
 
-  // every check that can raise comes before the layout, plan and communicator exist
-  const mxArray *so = prhs[IN_OPTS];
+  // arguments that need no core object
   muon_zero_step_opts o;
   double experts = 1;
-  muon_mex_zero_step_opts (fname, so, &o, &experts);
+  muon_mex_zero_step_opts (fname, prhs[IN_OPTS], &o, &experts);
   if (experts != 1)
     muon_mex_error (fname, "badArg", "experts are not supported: every parameter is one matrix.");
   size_t *rc = NULL;
   int W = 0;
   muon_zero_layout_opts lo;
   size_t np = layout_args (prhs[IN_SHAPES], prhs[IN_WORLD], prhs[IN_LOPTS], &rc, &W, &lo);
+  int assemble = flag (prhs[IN_ASSEMBLE]), ref = nrhs > IN_REF && flag (prhs[IN_REF]);
+  ref = ref && o.variant != MUON_ZERO_REFERENCE;
 
-  // communicator (raises with nothing of ours allocated), then layout and plan: from here
-  // on, every error is raised after the clean-up at the end
+  // the plans (borrowed from the context's cache: nothing to free)
+  const muon_zero_plan *P = NULL, *Pref = NULL;
+  muon_mex_check (fname, muon_zero_plan_cached (ctx, np, rc, rc + np, W, &lo, o.variant, &P));
+  if (ref)
+    muon_mex_check (fname, muon_zero_plan_cached (ctx, np, rc, rc + np, W, &lo,
+                                                  MUON_ZERO_REFERENCE, &Pref));
+
+  // the communicator: the context's simulated one, or muon_mex_comm_get's (owned: destroyed
+  // before any error below is raised)
   int owned = 0;
-  muon_comm *comm = muon_mex_comm_get (fname, prhs[IN_COMM], W, &owned);
-  muon_zero_layout *L = NULL;
-  muon_zero_plan *P = NULL;
-  muon_status s = muon_zero_layout_create (ctx, np, rc, rc + np, W, &lo, &L);
-  if (s >= 0)
-    s = muon_zero_plan_create (ctx, L, o.variant, &P);
+  muon_comm *comm = NULL;
+  const mxArray *C = prhs[IN_COMM];
+  char kind[8] = "";
+  if (mxIsEmpty (C) || (mxIsChar (C) && mxGetString (C, kind, sizeof kind) == 0
+                        && strcmp (kind, "sim") == 0))
+    muon_mex_check (fname, muon_zero_comm_sim_cached (ctx, W, &comm));
+  else
+    comm = muon_mex_comm_get (fname, C, W, &owned);
+
   int nl = muon_comm_local_ranks (comm);
-  const char *err_id = NULL, *err_msg = NULL;
-  if (s >= 0 && muon_comm_size (comm) != W)
-    err_id = "badArg", err_msg = "the communicator's size differs from the layout's world";
-
-  // gradients: nl x P cell of rows x cols real doubles
-  const mxArray *G = prhs[IN_GRADS], *M = prhs[IN_MOM];
-  int ok = s >= 0 && !err_id;
-  if (ok && !(mxIsCell (G) && mxGetM (G) == (size_t) nl && mxGetN (G) == np))
-    err_id = "badShape", err_msg = "GRADS must be a cell of one row per local rank and one "
-                                   "column per parameter";
   const double **grads = mxCalloc ((size_t) nl * np, sizeof *grads);
-  for (int l = 0; ok && !err_id && l < nl; l++)
-    for (size_t p = 0; !err_id && p < np; p++)
-    {
-      const mxArray *g = mxGetCell (G, l + p * (size_t) nl);
-      if (!g || !mxIsDouble (g) || mxIsComplex (g) || mxIsSparse (g)
-          || mxGetNumberOfDimensions (g) != 2 || mxGetM (g) != L->params[p].rows
-          || mxGetN (g) != L->params[p].cols)
-        err_id = "badShape", err_msg = "every gradient must be a real double matrix of its "
-                                       "parameter's shape";
-      else
-        grads[(size_t) l * np + p] = mxGetPr (g);
-    }
-  // outputs, built here and handed over by muon_mex_outputs (never past nlhs); the
-  // momentum is a copy (never the caller's arrays)
+  const char *why = "", *id = "badShape";
+  muon_status s = MUON_OK;
   mxArray *out[OUT_END] = { NULL };
-  out[OUT_MOM] = mxCreateCellMatrix ((mwSize) nl, 1);
-  out[OUT_UPD] = mxCreateCellMatrix ((mwSize) nl, 1);
-  double **mom = mxCalloc ((size_t) nl, sizeof *mom), **upd = mxCalloc ((size_t) nl, sizeof *upd);
-  if (ok && !err_id && !mxIsEmpty (M) && !(mxIsCell (M) && mxGetNumberOfElements (M) == (size_t) nl))
-    err_id = "badShape", err_msg = "MOM must be [] or a cell of one vector per local rank";
-  for (int l = 0; ok && !err_id && l < nl; l++)
+  if (muon_comm_size (comm) != W)
+    why = "the communicator's size differs from the layout's world", id = "badArg";
+  else
+    why = grads_arg (prhs[IN_GRADS], P, nl, grads);
+  if (!*why)
+    s = run_step (ctx, comm, P, &o, grads, prhs[IN_MOM], assemble, &out[OUT_MOM],
+                  &out[OUT_UPD], &out[OUT_STATS], &out[OUT_FULL], &why);
+  if (!*why && s >= 0 && ref)
   {
-    size_t len = P->momentum_len[muon_comm_rank (comm, l)];
-    const mxArray *m = mxIsEmpty (M) ? NULL : mxGetCell (M, l);
-    mxArray *mc = mxCreateDoubleMatrix (len, 1, mxREAL);
-    if (m && !(mxIsDouble (m) && !mxIsComplex (m) && !mxIsSparse (m)
-               && mxGetNumberOfElements (m) == len))
-      err_id = "badShape", err_msg = "a momentum buffer does not match the variant's layout";
-    else if (m)
-      memcpy (mxGetPr (mc), mxGetPr (m), len * sizeof (double));
-    mxSetCell (out[OUT_MOM], l, mc);
-    mom[l] = mxGetPr (mc);
-    mxArray *uc = mxCreateDoubleMatrix (P->owned_len[muon_comm_rank (comm, l)], 1, mxREAL);
-    mxSetCell (out[OUT_UPD], l, uc);
-    upd[l] = mxGetPr (uc);
+    mxArray *rupd = NULL, *rst = NULL;
+    muon_zero_step_opts ro = o;
+    ro.variant = MUON_ZERO_REFERENCE;
+    const mxArray *none = mxCreateDoubleMatrix (0, 0, mxREAL);
+    muon_status r = run_step (ctx, comm, Pref, &ro, grads,
+                              nrhs > IN_RMOM ? prhs[IN_RMOM] : none, assemble,
+                              &out[OUT_RMOM], &rupd, &rst, &out[OUT_RFULL], &why);
+    s = r < 0 || s == MUON_OK ? r : s;
   }
-
-  // the step
-  muon_zero_rank_stats *st = mxCalloc ((size_t) nl, sizeof *st);
-  if (ok && !err_id)
-    s = muon_zero_step (ctx, comm, P, &o, grads, mom, upd, st);
-  if (ok && !err_id && s >= 0)
-  {
-    out[OUT_STATS] = stats_struct (st, comm, nl);
-    out[OUT_INFO] = info_struct (P, comm);
-    if (mxIsLogicalScalarTrue (prhs[IN_ASSEMBLE])
-        || (mxIsNumeric (prhs[IN_ASSEMBLE]) && mxGetNumberOfElements (prhs[IN_ASSEMBLE]) == 1
-            && mxGetScalar (prhs[IN_ASSEMBLE]) != 0))
-    {
-      out[OUT_FULL] = mxCreateCellMatrix (1, (mwSize) np);
-      double **full = mxCalloc (np, sizeof *full);
-      for (size_t p = 0; p < np; p++)
-      {
-        mxArray *f = mxCreateDoubleMatrix (L->params[p].rows, L->params[p].cols, mxREAL);
-        mxSetCell (out[OUT_FULL], p, f);
-        full[p] = mxGetPr (f);
-      }
-      s = muon_zero_assemble (ctx, comm, P, (const double *const *) upd, full);
-    }
-    else
-      out[OUT_FULL] = mxCreateCellMatrix (0, 0);
-  }
+  if (!*why && s >= 0)
+    out[OUT_INFO] = info_struct (P, comm, ctx);
+  for (int k = OUT_RMOM; k <= OUT_RFULL; k++)
+    if (!out[k])
+      out[k] = mxCreateDoubleMatrix (0, 0, mxREAL);
 
   // clean-up, then the error (the context keeps the core's message)
   if (owned)
     muon_comm_destroy (&comm);
-  muon_zero_plan_destroy (&P);
-  muon_zero_layout_destroy (&L);
-  if (err_id)
-    muon_mex_error (fname, err_id, "%s.", err_msg);
+  if (*why)
+    muon_mex_error (fname, id, "%s.", why);
   muon_mex_check (fname, s);
   muon_mex_outputs (nlhs, plhs, out, OUT_END);
 }

@@ -25,19 +25,27 @@
 
 //---- the ZeRO-1/2 family ------------------------------------------------------------------
 
-// Local rank l's gradients into its partitioned buffer (padding stays zero).
+// Local rank l's gradients into its partitioned buffer, the padding between and after the
+// pieces of each partition set to zero (the buffer comes uninitialised).
 static void pack_grads (const zstep *z, int l, double *buf)
 {
   const muon_zero_layout *part = z->P->part;
   size_t S = part->partition_size;
-  for (size_t i = 0; i < part->npieces; i++)
+  for (int r = 0; r < part->world; r++)
   {
-    const muon_zero_piece *c = &part->pieces[i];
-    const muon_zero_param *q = &part->params[c->param];
-    const double *g = zgrad (z, l, c->param);
-    double *dst = buf + (size_t) c->rank * S + c->part_start;
-    for (size_t k = c->local_start; k < c->local_stop; k++)
-      dst[k - c->local_start] = g[zcm (k, q->rows, q->cols)];
+    const muon_zero_rank *k = &part->ranks[r];
+    double *dst = buf + (size_t) r * S;
+    size_t at = 0;                      // end of the previous piece in the partition
+    for (size_t i = k->first_piece; i < k->first_piece + k->npieces; i++)
+    {
+      const muon_zero_piece *c = &part->pieces[i];
+      const muon_zero_param *q = &part->params[c->param];
+      memset (dst + at, 0, (c->part_start - at) * sizeof (double));
+      zstep_gather_rm (zgrad (z, l, c->param), q->rows, q->cols, c->local_start,
+                       c->local_stop, dst + c->part_start);
+      at = c->part_start + c->local_stop - c->local_start;
+    }
+    memset (dst + at, 0, (S - at) * sizeof (double));
   }
 }
 
@@ -58,7 +66,7 @@ static muon_status allreduce_straddlers (zstep *z, double **flat)
   muon_status status = MUON_OK;
   const muon_zero_layout *part = z->P->part;
   double **s = NULL;
-  CHECKSTATUS (zstep_alloc_bufs (z, z->P->straddle_total, &s));
+  CHECKSTATUS (zstep_alloc_bufs (z, z->P->straddle_total, 0, &s));
   for (int l = 0; l < z->nl; l++)
     for (size_t p = 0, at = 0; p < part->nparams; p++)
       if (part->params[p].straddles)
@@ -134,9 +142,9 @@ static muon_status moonlight (zstep *z, double **part, double *work)
       sent[L->pieces[i].rank] += L->pieces[i].local_stop - L->pieces[i].local_start;
   for (int q = 0; q < W; q++)
     C = sent[q] > C ? sent[q] : C;
-  CHECKSTATUS (zstep_alloc_bufs (z, L->partition_size, &x));
-  CHECKSTATUS (zstep_alloc_bufs (z, C, &send));
-  CHECKSTATUS (zstep_alloc_bufs (z, C * (size_t) W, &recv));
+  CHECKSTATUS (zstep_alloc_bufs (z, L->partition_size, 1, &x));
+  CHECKSTATUS (zstep_alloc_bufs (z, C, 1, &send));
+  CHECKSTATUS (zstep_alloc_bufs (z, C * (size_t) W, 1, &recv));
   for (int l = 0; l < z->nl; l++)
   {
     const muon_zero_rank *k = &L->ranks[zrank (z, l)];
@@ -209,132 +217,178 @@ fail:
 }
 
 // Every local rank's gradients packed into its partitioned buffer flat[l] (W S), then
-// averaged: all-reduced (all = 1), or reduce-scattered into part[l] (S) and written back
-// into the rank's own partition of flat[l], which stays LOCAL elsewhere.
-static muon_status reduce_grads (zstep *z, int all, double ***flat, double ***part)
+// reduce-scattered into part[l] (S) and written back into the rank's own partition of
+// flat[l], which stays LOCAL elsewhere.
+static muon_status reduce_grads (zstep *z, double ***flat, double ***part)
 {
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
   const muon_zero_layout *L = z->P->part;
   size_t S = L->partition_size, N = S * (size_t) z->P->world;
-  CHECKSTATUS (zstep_alloc_bufs (z, N, flat));
+  CHECKSTATUS (zstep_alloc_bufs (z, N, 0, flat));
+  CHECKSTATUS (zstep_alloc_bufs (z, S, 0, part));
   for (int l = 0; l < z->nl; l++)
     pack_grads (z, l, (*flat)[l]);
-  if (all)
-    CHECKSTATUS (muon_comm_allreduce (ctx, z->comm, (const void *const *) *flat,
-                                      (void *const *) *flat, N, MUON_F64, MUON_REDUCE_AVG));
-  else
-  {
-    CHECKSTATUS (zstep_alloc_bufs (z, S, part));
-    CHECKSTATUS (muon_comm_reduce_scatter (ctx, z->comm, (const void *const *) *flat,
-                                           (void *const *) *part, S, MUON_F64,
-                                           MUON_REDUCE_AVG));
-    for (int l = 0; l < z->nl; l++)
-      memcpy ((*flat)[l] + (size_t) zrank (z, l) * S, (*part)[l], S * sizeof (double));
-  }
+  CHECKSTATUS (muon_comm_reduce_scatter (ctx, z->comm, (const void *const *) *flat,
+                                         (void *const *) *part, S, MUON_F64, MUON_REDUCE_AVG));
+  for (int l = 0; l < z->nl; l++)
+    memcpy ((*flat)[l] + (size_t) zrank (z, l) * S, (*part)[l], S * sizeof (double));
 fail:
   return status;
 }
 
 // Every matrix a rank holds the full momentum of (the plan's momentum_at), updated from the
-// rank's view flat[l] of the partitioned buffer; the rank keeps its span.
-static muon_status update_held (zstep *z, double **flat)
+// rank's buffer flat[l]: matrix p column-major at flat[l] + goff[p], or (goff NULL) in the
+// partitioned layout; the rank keeps its span.  same_views: the buffers are the same on every
+// local rank (after an all-reduce), so a local rank whose momentum of p equals the first
+// holder's (the W copies of DDP's reference) takes that rank's new momentum and update
+// instead of computing them again; its NS call still counts.
+static muon_status update_held (zstep *z, double **flat, const size_t *goff, int same_views)
 {
   muon_status status = MUON_OK;
   const muon_zero_plan *P = z->P;
   size_t np = P->nparams;
-  for (int l = 0; l < z->nl; l++)
+  char *same = NULL;
+  if (same_views && z->nl > 1)
   {
-    int r = zrank (z, l);
-    for (size_t p = 0; p < np; p++)
+    muon_ctx *ctx = z->ctx;
+    CHECKMEM (same = malloc ((size_t) z->nl));
+  }
+  for (size_t p = 0; p < np; p++)
+  {
+    const muon_zero_param *q = &P->part->params[p];
+    size_t bytes = q->numel * sizeof (double);
+    double *U = z->work, *G = z->work + q->numel;
+    int first = -1;                     // the first local rank holding p
+    double *M0 = NULL;
+    for (int l = 0; l < z->nl; l++)
     {
-      const muon_zero_param *q = &P->part->params[p];
-      size_t at = P->momentum_at[(size_t) r * np + p];
+      size_t at = P->momentum_at[(size_t) zrank (z, l) * np + p];
+      double *M = z->mom[l] + at;
       if (at == SIZE_MAX)
         continue;
-      double *G = z->work, *U = z->work + q->numel;
-      zstep_unpack (P->part, flat[l], p, G);
-      CHECKSTATUS (zstep_update (z, l, G, z->mom[l] + at, U, q->rows, q->cols));
+      if (first < 0)
+      {
+        first = l;
+        M0 = M;
+        for (int k = l + 1; same && k < z->nl; k++)   // before the first holder's update
+        {
+          size_t ak = P->momentum_at[(size_t) zrank (z, k) * np + p];
+          same[k] = ak != SIZE_MAX && (z->mom[k] + ak == M || memcmp (z->mom[k] + ak, M,
+                                                                       bytes) == 0);
+        }
+      }
+      else if (same && same[l])
+      {
+        if (M != M0)
+          memcpy (M, M0, bytes);
+        z->st[l].ns_calls++;
+        zstep_put_owned (z, l, p, U);
+        continue;
+      }
+      if (goff)
+        G = flat[l] + goff[p];
+      else
+        zstep_unpack (P->part, flat[l], p, G);
+      CHECKSTATUS (zstep_update (z, l, G, M, U, q->rows, q->cols));
       zstep_put_owned (z, l, p, U);
     }
   }
 fail:
+  free (same);
   return status;
 }
 
-// reference, zero12_allreduce: all-reduce, then every matrix the rank holds.
+// reference, zero12_allreduce: the all-reduce of the flat buffer (W S elements), then every
+// matrix the rank holds.  An average is taken element by element, so the buffer reduced is
+// the matrices column-major, back to back, then zeros up to W S: the same collective (count,
+// bytes) and the same averages as the row-major flat buffer, without a transposition on
+// either side.
 muon_status zstep_allreduce (zstep *z)
 {
-  muon_status status = MUON_OK;
-  double **flat = NULL, **part = NULL;
-  CHECKSTATUS (reduce_grads (z, 1, &flat, &part));
-  CHECKSTATUS (update_held (z, flat));
-fail:
-  zstep_free_bufs (z, flat);
-  zstep_free_bufs (z, part);
-  return status;
-}
-
-// zero2_reduce_scatter_buggy: reduce-scatter, then every matrix the rank has a piece of, as
-// its view shows it (DeepSpeed #7807).
-muon_status zstep_rs_buggy (zstep *z)
-{
-  muon_status status = MUON_OK;
-  double **flat = NULL, **part = NULL;
-  CHECKSTATUS (reduce_grads (z, 0, &flat, &part));
-  CHECKSTATUS (update_held (z, flat));
-fail:
-  zstep_free_bufs (z, flat);
-  zstep_free_bufs (z, part);
-  return status;
-}
-
-// zero2_multi_owner: reduce-scatter, the straddlers all-reduced, then as the buggy one.
-muon_status zstep_multi_owner (zstep *z)
-{
-  muon_status status = MUON_OK;
-  double **flat = NULL, **part = NULL;
-  CHECKSTATUS (reduce_grads (z, 0, &flat, &part));
-  if (z->P->straddle_total > 0)
-    CHECKSTATUS (allreduce_straddlers (z, flat));
-  CHECKSTATUS (update_held (z, flat));
-fail:
-  zstep_free_bufs (z, flat);
-  zstep_free_bufs (z, part);
-  return status;
-}
-
-// zero2_slice_only: reduce-scatter, then the row block of each piece.
-muon_status zstep_slice_only (zstep *z)
-{
+  muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
   const muon_zero_layout *L = z->P->part;
+  size_t np = L->nparams, N = L->partition_size * (size_t) L->world, *goff = NULL;
+  double **flat = NULL;
+  CHECKMEM (goff = malloc (np * sizeof *goff));
+  for (size_t p = 0, at = 0; p < np; at += L->params[p].numel, p++)
+    goff[p] = at;
+  CHECKSTATUS (zstep_alloc_bufs (z, N, 0, &flat));
+  for (int l = 0; l < z->nl; l++)
+  {
+    for (size_t p = 0; p < np; p++)
+      memcpy (flat[l] + goff[p], zgrad (z, l, p), L->params[p].numel * sizeof (double));
+    memset (flat[l] + L->total, 0, (N - L->total) * sizeof (double));
+  }
+  CHECKSTATUS (muon_comm_allreduce (ctx, z->comm, (const void *const *) flat,
+                                    (void *const *) flat, N, MUON_F64, MUON_REDUCE_AVG));
+  CHECKSTATUS (update_held (z, flat, goff, 1));
+fail:
+  free (goff);
+  zstep_free_bufs (z, flat);
+  return status;
+}
+
+// The reduce-scatter designs: reduce_grads, then what the design does with each rank's
+// view flat[l] and its averaged partition part[l].
+typedef muon_status (*after_rs) (zstep *z, double **flat, double **part);
+
+static muon_status reduce_scatter_then (zstep *z, after_rs then)
+{
+  muon_status status = MUON_OK;
   double **flat = NULL, **part = NULL;
-  CHECKSTATUS (reduce_grads (z, 0, &flat, &part));
+  CHECKSTATUS (reduce_grads (z, &flat, &part));
+  CHECKSTATUS (then (z, flat, part));
+fail:
+  zstep_free_bufs (z, flat);
+  zstep_free_bufs (z, part);
+  return status;
+}
+
+// every matrix the rank has a piece of, as its view shows it
+static muon_status held (zstep *z, double **flat, double **part)
+{
+  return update_held (z, flat, NULL, 0);
+}
+
+// the straddlers' full averages first
+static muon_status straddlers_held (zstep *z, double **flat, double **part)
+{
+  muon_status s = z->P->straddle_total > 0 ? allreduce_straddlers (z, flat) : MUON_OK;
+  return s < 0 ? s : update_held (z, flat, NULL, 0);
+}
+
+// the row block of each piece
+static muon_status slices (zstep *z, double **flat, double **part)
+{
+  const muon_zero_layout *L = z->P->part;
   for (int l = 0; l < z->nl; l++)
   {
     const muon_zero_rank *k = &L->ranks[zrank (z, l)];
     for (size_t i = 0; i < k->npieces; i++)
-      CHECKSTATUS (update_slice (z, l, &L->pieces[k->first_piece + i], part[l], z->work));
+    {
+      muon_status s = update_slice (z, l, &L->pieces[k->first_piece + i], part[l], z->work);
+      if (s < 0)
+        return s;
+    }
   }
-fail:
-  zstep_free_bufs (z, flat);
-  zstep_free_bufs (z, part);
-  return status;
+  return MUON_OK;
 }
 
-// moonlight_gather: reduce-scatter, then Moonlight's gather.
-muon_status zstep_moonlight (zstep *z)
+static muon_status gather (zstep *z, double **flat, double **part)
 {
-  muon_status status = MUON_OK;
-  double **flat = NULL, **part = NULL;
-  CHECKSTATUS (reduce_grads (z, 0, &flat, &part));
-  CHECKSTATUS (moonlight (z, part, z->work));
-fail:
-  zstep_free_bufs (z, flat);
-  zstep_free_bufs (z, part);
-  return status;
+  return moonlight (z, part, z->work);
 }
+
+// zero2_reduce_scatter_buggy: DeepSpeed #7807.
+muon_status zstep_rs_buggy (zstep *z) { return reduce_scatter_then (z, held); }
+// zero2_multi_owner: PR 8141, the straddlers all-reduced, then as the buggy one.
+muon_status zstep_multi_owner (zstep *z) { return reduce_scatter_then (z, straddlers_held); }
+// zero2_slice_only: the naive sharded model.
+muon_status zstep_slice_only (zstep *z) { return reduce_scatter_then (z, slices); }
+// moonlight_gather: Moonlight's gather.
+muon_status zstep_moonlight (zstep *z) { return reduce_scatter_then (z, gather); }
 
 //---- entry points -------------------------------------------------------------------------
 
@@ -413,7 +467,8 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
   CHECKSTATUS (check_step (ctx, comm, P, o, grads, momentum, updates));
   int nl = muon_comm_local_ranks (comm);
   CHECKMEM (st = calloc ((size_t) nl, sizeof *st));
-  z = (zstep) { ctx, comm, P, o, nl, grads, momentum, updates, NULL, st, NULL, 0 };
+  z = (zstep) { .ctx = ctx, .comm = comm, .P = P, .o = o, .nl = nl, .grads = grads,
+                .mom = momentum, .upd = updates, .st = st };
   CHECKSTATUS (span_offsets (ctx, P, &z.upd_at));
   size_t big = 0;   // three matrices of the largest size: G, M, U (or X, U)
   for (size_t p = 0; p < P->nparams; p++)
@@ -421,6 +476,7 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
   CHECK (MUON_ERR_BADSHAPE, big <= SIZE_MAX / 3 / sizeof (double), "matrices too large");
   CHECKMEM (work = malloc (3 * big * sizeof *work));
   z.work = work;
+  CHECKSTATUS (zstep_scratch_begin (&z));
 
   for (int l = 0; l < nl; l++)   // counters before the step; the difference after it
     CHECKSTATUS (muon_comm_counters_get (ctx, comm, l, &st[l].comm));
@@ -484,9 +540,7 @@ muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_
     {
       muon_zero_span s = P->owned[r * np + p];
       const muon_zero_param *q = &P->L->params[p];
-      const double *src = from[r] + at[r * np + p];
-      for (size_t k = s.start; k < s.stop; k++)
-        full[p][zcm (k, q->rows, q->cols)] = src[k - s.start];
+      zstep_scatter_rm (from[r] + at[r * np + p], q->rows, q->cols, s.start, s.stop, full[p]);
     }
 fail:
   free (at);

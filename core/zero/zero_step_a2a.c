@@ -54,7 +54,7 @@ static muon_status average_shards (shards *h)
   const muon_zero_layout *L = z->P->L;
   int W = z->P->world;
   double **flat = NULL;
-  CHECKSTATUS (zstep_alloc_bufs (z, h->S * (size_t) W, &flat));
+  CHECKSTATUS (zstep_alloc_bufs (z, h->S * (size_t) W, 1, &flat));   // padding stays zero
   for (int l = 0; l < z->nl; l++)
     for (int q = 0; q < W; q++)
       for (size_t p = 0; p < z->P->nparams; p++)
@@ -160,13 +160,10 @@ static muon_status full_step (shards *h, double *work)
   int W = P->world;
   size_t np = P->nparams, Wz = (size_t) W;
   double **send = NULL, **recv = NULL;
-  size_t *cur = NULL;
-  CHECKMEM (send = calloc ((size_t) z->nl, sizeof *send));
-  CHECKMEM (recv = calloc ((size_t) z->nl, sizeof *recv));
+  size_t *cur = NULL, most = 0;
   CHECKMEM (cur = malloc (Wz * sizeof *cur));
   for (int l = 0; l < z->nl; l++)
   {
-    int r = zrank (z, l);
     owner_counts (h, l);
     size_t ns = 0, nr = 0;
     for (size_t q = 0; q < Wz; q++)
@@ -174,8 +171,14 @@ static muon_status full_step (shards *h, double *work)
       ns += h->sc[(size_t) l * Wz + q];
       nr += h->rc[(size_t) l * Wz + q];
     }
-    CHECKMEM (send[l] = malloc ((ns > nr ? ns : nr) * sizeof (double) + 1));
-    CHECKMEM (recv[l] = malloc ((ns > nr ? ns : nr) * sizeof (double) + 1));
+    most = ns > most ? ns : most;
+    most = nr > most ? nr : most;
+  }
+  CHECKSTATUS (zstep_alloc_bufs (z, most, 0, &send));
+  CHECKSTATUS (zstep_alloc_bufs (z, most, 0, &recv));
+  for (int l = 0; l < z->nl; l++)
+  {
+    int r = zrank (z, l);
     // block q: this rank's x shards of owner q's matrices, in matrix order
     size_t at = 0;
     for (int q = 0; q < W; q++)
@@ -265,7 +268,7 @@ static muon_status row_shard_step (zstep *z, int full)
   }
   CHECKMEM (h.sc = malloc ((size_t) z->nl * W * sizeof *h.sc));
   CHECKMEM (h.rc = malloc ((size_t) z->nl * W * sizeof *h.rc));
-  CHECKSTATUS (zstep_alloc_bufs (z, h.S, &h.x));
+  CHECKSTATUS (zstep_alloc_bufs (z, h.S, 0, &h.x));
   CHECKSTATUS (average_shards (&h));
   momentum_on_shards (&h);
   if (full)

@@ -4,9 +4,69 @@
  * ZeRO-1/2 family, the dispatcher) and zero_step_rr.c (round robin, LPT); both call down to
  * this file, and neither calls the other's variants back.
  */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "zero_step_impl.h"
+
+//---- row-major pieces of column-major matrices -------------------------------------------
+// Full rows go in tiles of ZT x ZT, so that both the strided side and the contiguous side
+// stay in the cache; the partial first and last rows go element by element.
+
+#define ZT 32
+
+static size_t zmin (size_t a, size_t b) { return a < b ? a : b; }
+
+// the copy of each tile: to = 1 writes the row-major side (gather), 0 the column-major one
+static void tiles (double *A, double *R, size_t rows, size_t cols, size_t r0, size_t r1,
+                   int to_rm)
+{
+  for (size_t i0 = r0; i0 < r1; i0 += ZT)
+    for (size_t j0 = 0; j0 < cols; j0 += ZT)
+    {
+      size_t i1 = zmin (i0 + ZT, r1), j1 = zmin (j0 + ZT, cols);
+      for (size_t i = i0; i < i1; i++)
+        for (size_t j = j0; j < j1; j++)
+          if (to_rm)
+            R[(i - r0) * cols + j] = A[j * rows + i];
+          else
+            A[j * rows + i] = R[(i - r0) * cols + j];
+    }
+}
+
+static void rm_copy (double *A, double *R, size_t rows, size_t cols, size_t k0, size_t k1,
+                     int to_rm)
+{
+  size_t r0 = (k0 + cols - 1) / cols, r1 = k1 / cols;    // rows [r0, r1) are whole
+  size_t head = zmin (r0 * cols, k1), tail = r1 > r0 ? r1 * cols : head;
+  for (size_t k = k0; k < head; k++)
+    if (to_rm)
+      R[k - k0] = A[zcm (k, rows, cols)];
+    else
+      A[zcm (k, rows, cols)] = R[k - k0];
+  if (r1 > r0)
+    tiles (A, R + (head - k0), rows, cols, r0, r1, to_rm);
+  for (size_t k = tail; k < k1; k++)
+    if (to_rm)
+      R[k - k0] = A[zcm (k, rows, cols)];
+    else
+      A[zcm (k, rows, cols)] = R[k - k0];
+}
+
+void zstep_gather_rm (const double *A, size_t rows, size_t cols, size_t k0, size_t k1,
+                      double *dst)
+{
+  rm_copy ((double *) A, dst, rows, cols, k0, k1, 1);
+}
+
+void zstep_scatter_rm (const double *src, size_t rows, size_t cols, size_t k0, size_t k1,
+                       double *A)
+{
+  rm_copy (A, (double *) src, rows, cols, k0, k1, 0);
+}
+
+//---- the step's helpers --------------------------------------------------------------------
 
 void zstep_put_owned (zstep *z, int l, size_t p, const double *U)
 {
@@ -14,9 +74,7 @@ void zstep_put_owned (zstep *z, int l, size_t p, const double *U)
   size_t r = (size_t) zrank (z, l);
   muon_zero_span s = P->owned[r * P->nparams + p];
   const muon_zero_param *q = &P->L->params[p];
-  double *dst = z->upd[l] + z->upd_at[r * P->nparams + p];
-  for (size_t k = s.start; k < s.stop; k++)
-    dst[k - s.start] = U[zcm (k, q->rows, q->cols)];
+  zstep_gather_rm (U, q->rows, q->cols, s.start, s.stop, z->upd[l] + z->upd_at[r * P->nparams + p]);
 }
 
 muon_status zstep_update (zstep *z, int l, const double *G, double *M, double *U, size_t rows,
@@ -51,24 +109,80 @@ void zstep_unpack (const muon_zero_layout *part, const double *buf, size_t p, do
     const muon_zero_piece *c = &part->pieces[i];
     if (c->param != p)
       continue;
-    const double *src = buf + (size_t) c->rank * S + c->part_start;
-    for (size_t k = c->local_start; k < c->local_stop; k++)
-      out[zcm (k, q->rows, q->cols)] = src[k - c->local_start];
+    zstep_scatter_rm (buf + (size_t) c->rank * S + c->part_start, q->rows, q->cols,
+                      c->local_start, c->local_stop, out);
   }
 }
 
-muon_status zstep_alloc_bufs (zstep *z, size_t count, double ***bufs)
+//---- per-rank buffers --------------------------------------------------------------------
+// A step's buffers come from one block the context keeps ("zero.scratch"), handed out in
+// order (a bump allocator, reset by zstep_scratch_begin); what does not fit is allocated on
+// its own and freed with its vector, and the block grows to the step's whole demand at the
+// next step, so steps after the first allocate nothing (no page faults on gigabytes of
+// per-rank copies).
+
+typedef struct {
+  double *mem;
+  size_t cap, used, demand;       // doubles: held, handed out this step, asked for this step
+} zscratch;
+
+static void scratch_free (void *state)
+{
+  zscratch *a = state;
+  free (a->mem);
+  free (a);
+}
+
+muon_status zstep_scratch_begin (zstep *z)
 {
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
+  zscratch *a = muon_ctx_lookup (ctx, "zero.scratch");
+  if (a == NULL)
+  {
+    CHECKMEM (a = calloc (1, sizeof *a));
+    CHECKSTATUS (muon_ctx_attach (ctx, "zero.scratch", a, scratch_free, MUON_CTX_CACHE));
+  }
+  if (a->demand > a->cap)
+  {
+    free (a->mem);
+    a->cap = 0;
+    a->mem = malloc (a->demand * sizeof *a->mem);   // NULL: this step allocates on its own
+    a->cap = a->mem ? a->demand : 0;
+  }
+  a->used = a->demand = 0;
+  z->scratch = a;
+fail:
+  return status;
+}
+
+muon_status zstep_alloc_bufs (zstep *z, size_t count, int zero, double ***bufs)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  zscratch *a = z->scratch;
+  size_t nl = (size_t) z->nl, n = (count + 7) / 8 * 8;   // 64-byte steps
   double **b = NULL;
-  CHECKMEM (b = calloc ((size_t) z->nl, sizeof *b));
-  for (int l = 0; l < z->nl; l++)
-    CHECKMEM (b[l] = calloc (count ? count : 1, sizeof *b[l]));
+  n = n ? n : 8;
+  CHECK (MUON_ERR_NOMEM, n <= SIZE_MAX / sizeof (double) / nl, "buffers too large");
+  CHECKMEM (b = calloc (nl + 1, sizeof *b));   // b[nl]: the block allocated on its own
+  if (a && a->used + n * nl <= a->cap && a->used + n * nl >= a->used)
+  {
+    b[0] = a->mem + a->used;
+    a->used += n * nl;
+  }
+  else
+    CHECKMEM (b[0] = b[nl] = malloc (n * nl * sizeof *b[0]));
+  if (a)
+    a->demand += n * nl;
+  for (size_t l = 1; l < nl; l++)
+    b[l] = b[0] + l * n;
+  if (zero)
+    memset (b[0], 0, n * nl * sizeof *b[0]);
   *bufs = b;
   return MUON_OK;
 fail:
-  zstep_free_bufs (z, b);
+  free (b);
   *bufs = NULL;
   return status;
 }
@@ -77,7 +191,6 @@ void zstep_free_bufs (zstep *z, double **bufs)
 {
   if (bufs == NULL)
     return;
-  for (int l = 0; l < z->nl; l++)
-    free (bufs[l]);
+  free (bufs[z->nl]);
   free (bufs);
 }

@@ -26,6 +26,7 @@ struct zstep {
   size_t *upd_at;                  // [world * nparams]: where p's span starts in upd of rank r
   muon_zero_rank_stats *st;        // [nl]
   double *work;                    // three matrices of the largest size (G, M, U or X, U)
+  void *scratch;                   // the context's block for the per-rank buffers
   int warned;                      // a muon_update returned MUON_WARN_NONFINITE
 };
 
@@ -45,6 +46,13 @@ static inline const double *zgrad (const zstep *z, int l, size_t p)
 
 //---- zero_step_common.c ----------------------------------------------------------------------
 
+// Row-major elements [k0, k1) of the column-major rows x cols matrix A into dst (k0 at
+// dst[0]), and back: A gets them from src.  Tiled: what every pack and unpack uses.
+void zstep_gather_rm (const double *A, size_t rows, size_t cols, size_t k0, size_t k1,
+                      double *dst);
+void zstep_scatter_rm (const double *src, size_t rows, size_t cols, size_t k0, size_t k1,
+                       double *A);
+
 // Writes the elements of rank r's span of matrix p from the column-major U into its update
 // buffer (row-major order).
 void zstep_put_owned (zstep *z, int l, size_t p, const double *U);
@@ -61,8 +69,12 @@ muon_status zstep_orthogonalize (zstep *z, int l, const double *X, double *U, si
 // Matrix p (column-major, into out) from a partitioned buffer W * S laid out as `part` says.
 void zstep_unpack (const muon_zero_layout *part, const double *buf, size_t p, double *out);
 
-// A vector of nl pointers, each to `count` doubles (zeroed).  Freed by zstep_free_bufs.
-muon_status zstep_alloc_bufs (zstep *z, size_t count, double ***bufs);
+// The step's scratch: the context's block, reset for this step (zero_step_common.c).
+muon_status zstep_scratch_begin (zstep *z);
+// A vector of nl pointers, each to `count` doubles, distinct for each rank, zeroed when
+// `zero` (else uninitialised: for buffers written whole before they are read).  Valid until
+// the step ends; zstep_free_bufs frees the vector.
+muon_status zstep_alloc_bufs (zstep *z, size_t count, int zero, double ***bufs);
 void zstep_free_bufs (zstep *z, double **bufs);
 
 #endif

@@ -68,7 +68,7 @@ static muon_status round_robin (zstep *z, int aliased)
   const muon_zero_layout *L = P->part;
   size_t W = (size_t) P->world, n = L->nparams, S = L->partition_size, big = 0, nl = z->nl;
   size_t *goff = NULL, pad = 0, npads = 0;
-  double **grad = NULL, **mfull = NULL, **mcm = NULL, **pads = NULL;
+  double **grad = NULL, **mfull = NULL, **pads = NULL;
   double **send_u = NULL, **send_m = NULL, **recv_u = NULL, **recv_m = NULL;
   void **slot_u = NULL, **slot_m = NULL;
   const void **src = NULL, **src_u = NULL;   // what each local rank sends (update, momentum)
@@ -84,7 +84,7 @@ static muon_status round_robin (zstep *z, int aliased)
     goff[p] = at;
     at += L->params[p].numel;
   }
-  CHECKSTATUS (zstep_alloc_bufs (z, L->total, &grad));
+  CHECKSTATUS (zstep_alloc_bufs (z, L->total, 0, &grad));
   for (size_t l = 0; l < nl; l++)
     for (size_t p = 0; p < n; p++)
       memcpy (grad[l] + goff[p], zgrad (z, (int) l, p), L->params[p].numel * sizeof (double));
@@ -92,24 +92,21 @@ static muon_status round_robin (zstep *z, int aliased)
                                     (void *const *) grad, L->total, MUON_F64,
                                     MUON_REDUCE_AVG));
 
-  // 2. all-gather of the momentum partitions; full momenta column-major in mcm
-  CHECKSTATUS (zstep_alloc_bufs (z, S * W, &mfull));
+  // 2. all-gather of the momentum partitions (a rank unpacks the full momentum of the
+  // matrix it updates, column-major, when its turn comes)
+  CHECKSTATUS (zstep_alloc_bufs (z, S * W, 0, &mfull));
   CHECKMEM (slot_m = malloc (nl * W * sizeof *slot_m));
   for (size_t l = 0; l < nl; l++)
     for (size_t q = 0; q < W; q++)
       slot_m[l * W + q] = mfull[l] + q * S;
   CHECKSTATUS (muon_comm_all_gather (ctx, z->comm, (const void *const *) z->mom, slot_m, S,
                                      MUON_F64));
-  CHECKSTATUS (zstep_alloc_bufs (z, L->total, &mcm));
-  for (size_t l = 0; l < nl; l++)
-    for (size_t p = 0; p < n; p++)
-      zstep_unpack (L, mfull[l], p, mcm[l] + goff[p]);
 
   // 3. rounds
-  CHECKSTATUS (zstep_alloc_bufs (z, big, &send_u));
-  CHECKSTATUS (zstep_alloc_bufs (z, big, &send_m));
-  CHECKSTATUS (zstep_alloc_bufs (z, big * W, &recv_u));
-  CHECKSTATUS (zstep_alloc_bufs (z, big * W, &recv_m));
+  CHECKSTATUS (zstep_alloc_bufs (z, big, 0, &send_u));
+  CHECKSTATUS (zstep_alloc_bufs (z, big, 0, &send_m));
+  CHECKSTATUS (zstep_alloc_bufs (z, big * W, 0, &recv_u));
+  CHECKSTATUS (zstep_alloc_bufs (z, big * W, 0, &recv_m));
   CHECKMEM (slot_u = malloc (nl * W * sizeof *slot_u));
   CHECKMEM (src = malloc (2 * nl * sizeof *src));
   CHECKMEM (src_u = malloc (nl * sizeof *src_u));
@@ -118,7 +115,7 @@ static muon_status round_robin (zstep *z, int aliased)
     aliased_pads (z, &pad, &npads);
     if (npads > 0)
     {
-      CHECKSTATUS (zstep_alloc_bufs (z, 2 * pad, &pads));   // update pad, momentum pad
+      CHECKSTATUS (zstep_alloc_bufs (z, 2 * pad, 0, &pads));   // update pad, momentum pad
       for (size_t l = 0; l < nl; l++)
         for (size_t e = 0; e < 2 * pad; e++)
           pads[l][e] = NAN;
@@ -148,7 +145,7 @@ static muon_status round_robin (zstep *z, int aliased)
       {
         size_t p = L->order[s];
         const muon_zero_param *q = &L->params[p];
-        memcpy (send_m[l], mcm[l] + goff[p], q->numel * sizeof (double));
+        zstep_unpack (L, mfull[l], p, send_m[l]);
         CHECKSTATUS (zstep_update (z, (int) l, grad[l] + goff[p], send_m[l], send_u[l],
                                    q->rows, q->cols));
       }
@@ -185,8 +182,7 @@ static muon_status round_robin (zstep *z, int aliased)
         size_t part_start = 0;   // p's chunk in the stage-3 partition
         for (size_t k = 0; k < pp->slot; k++)
           part_start += L->params[L->order[k]].chunk;
-        for (size_t k = sp.start; k < sp.stop; k++)
-          z->mom[l][part_start + k - sp.start] = m[zcm (k, pp->rows, pp->cols)];
+        zstep_gather_rm (m, pp->rows, pp->cols, sp.start, sp.stop, z->mom[l] + part_start);
       }
     }
   }
@@ -198,7 +194,6 @@ fail:
   free (slot_m);
   zstep_free_bufs (z, grad);
   zstep_free_bufs (z, mfull);
-  zstep_free_bufs (z, mcm);
   zstep_free_bufs (z, pads);
   zstep_free_bufs (z, recv_u);
   zstep_free_bufs (z, recv_m);
@@ -234,9 +229,9 @@ muon_status zstep_lpt (zstep *z)
     fill[P->lpt_owner[p]] += L->params[p].numel;
     big = L->params[p].numel > big ? L->params[p].numel : big;
   }
-  CHECKSTATUS (zstep_alloc_bufs (z, seg * W, &send));
-  CHECKSTATUS (zstep_alloc_bufs (z, seg, &recv));
-  CHECKSTATUS (zstep_alloc_bufs (z, big, &work));
+  CHECKSTATUS (zstep_alloc_bufs (z, seg * W, 1, &send));
+  CHECKSTATUS (zstep_alloc_bufs (z, seg, 0, &recv));
+  CHECKSTATUS (zstep_alloc_bufs (z, big, 0, &work));
   for (int l = 0; l < z->nl; l++)
     for (size_t p = 0; p < n; p++)
       memcpy (send[l] + (size_t) P->lpt_owner[p] * seg + at[p], zgrad (z, l, p),

@@ -43,30 +43,19 @@ typedef muon_status (*zstep_fn) (zstep *z);
 //            shards, its shards back to back, as its update buffer)
 //   UPDATES  zupdate_rule: who runs Newton-Schulz on a matrix (zero_plan.c's ns_calls)
 //   KEEPS    zkeep_rule: what a rank returns
-//   STEP     the step function (zero_step.c, zero_step_rr.c)
-#define ZERO_VARIANTS(X)                                                                          \
-  X (MUON_ZERO_REFERENCE,        1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_ALL,                   \
-     ZKEEP_PIECES, zstep_allreduce)                                                               \
-  X (MUON_ZERO12_ALLREDUCE,      1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,                \
-     ZKEEP_PIECES, zstep_allreduce)                                                               \
-  X (MUON_ZERO2_RS_BUGGY,        0, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,                \
-     ZKEEP_PIECES, zstep_rs_buggy)                                                                \
-  X (MUON_ZERO2_SLICE_ONLY,      0, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_PIECES,                \
-     ZKEEP_PIECES, zstep_slice_only)                                                              \
-  X (MUON_ZERO2_MULTI_OWNER,     1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,                \
-     ZKEEP_PIECES, zstep_multi_owner)                                                             \
-  X (MUON_ZERO3_ROUND_ROBIN,     1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN,           \
-     ZKEEP_PIECES, zstep_round_robin)                                                             \
-  X (MUON_ZERO3_RR_ALIASED,      1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN,           \
-     ZKEEP_PIECES, zstep_rr_aliased)                                                              \
-  X (MUON_ZERO_LAYERWISE_LPT,    1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_LPT,                   \
-     ZKEEP_WHOLE,  zstep_lpt)                                                                     \
-  X (MUON_ZERO_MOONLIGHT_GATHER, 1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_OWNERS,                \
-     ZKEEP_PIECES, zstep_moonlight)                                                               \
-  X (MUON_ZERO_ALLTOALL_OWNER,   1, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR,           \
-     ZKEEP_ROWS,   zstep_alltoall_owner)                                                          \
-  X (MUON_ZERO_MUON_BP,          0, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR_BLOCKS,    \
-     ZKEEP_ROWS,   zstep_muon_bp)
+//   STEP     the step function (zero_step.c, zero_step_rr.c, zero_step_a2a.c)
+#define ZERO_VARIANTS(X)                                                                                                 \
+  X (MUON_ZERO_REFERENCE,        1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_ALL,         ZKEEP_PIECES, zstep_allreduce)   \
+  X (MUON_ZERO12_ALLREDUCE,      1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_allreduce)   \
+  X (MUON_ZERO2_RS_BUGGY,        0, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_rs_buggy)    \
+  X (MUON_ZERO2_SLICE_ONLY,      0, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_PIECES,      ZKEEP_PIECES, zstep_slice_only)  \
+  X (MUON_ZERO2_MULTI_OWNER,     1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_multi_owner) \
+  X (MUON_ZERO3_ROUND_ROBIN,     1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_round_robin) \
+  X (MUON_ZERO3_RR_ALIASED,      1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_rr_aliased)  \
+  X (MUON_ZERO_LAYERWISE_LPT,    1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_LPT,         ZKEEP_WHOLE,  zstep_lpt)         \
+  X (MUON_ZERO_MOONLIGHT_GATHER, 1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_moonlight)   \
+  X (MUON_ZERO_ALLTOALL_OWNER,   1, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR,        ZKEEP_ROWS, zstep_alltoall_owner) \
+  X (MUON_ZERO_MUON_BP,          0, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR_BLOCKS, ZKEEP_ROWS, zstep_muon_bp)
 
 // The table is read in two places, each taking the columns it needs, so that the plan
 // below never calls the step above it: zero_plan.c (the facts, as a zvariant per variant)

@@ -377,3 +377,63 @@ endfunction
 %! [R, s] = zero_muon_step (L, g, [], "Variant", "moonlight_gather");
 %! assert ([R.ranks.momentum_elements], [L.partition_size L.partition_size]);
 %! assert (R.ranks(1).owned, [0 24; 0 10; 0 0]);   # S = 34: matrix 2 is cut at 10
+
+%!test
+%! ## the plan is reused: a second step with the same layout and options builds no plan
+%! ## (R.plans_built: the plans this process has built) and gives the same bits as the same
+%! ## step re-planned after MUON_ZERO_PLAN_CACHE (4) other layouts pushed it out of the cache;
+%! ## the reference rides in the same call and equals muon_update on the rank average
+%! randn ("seed", 8);
+%! shapes = [6 5; 4 7; 5 5];
+%! W = 3;
+%! L = zero_layout (num2cell (shapes, 2), W);
+%! g = grads (shapes, W);
+%! [R1, s1] = zero_muon_step (L, g, [], "Variant", "zero3_round_robin");
+%! [R2, s2] = zero_muon_step (L, g, s1, "Variant", "zero3_round_robin");
+%! assert (R2.plans_built, R1.plans_built);
+%! for k = 1:2                                  # 4 other (layout, variant) plans
+%!   Lk = zero_layout ({[k + 2, 3]}, W);
+%!   zero_muon_step (Lk, grads ([k + 2, 3], W), [], "Variant", "zero3_round_robin");
+%! endfor
+%! [R3, s3] = zero_muon_step (L, g, s1, "Variant", "zero3_round_robin");
+%! assert (R3.plans_built, R2.plans_built + 4 + 2);   # re-planned: the variant, the reference
+%! assert (R3.updates, R2.updates);
+%! assert (R3.reference, R2.reference);
+%! assert (s3, s2);
+%! [~, m] = muon_update (rank_avg (g, 2), [], "Precision", "double");
+%! assert (R2.reference{2}, muon_update (rank_avg (g, 2), m, "Precision", "double"), 0);
+
+%!test
+%! ## the simulated reference runs each matrix's Newton-Schulz once, and still reports DDP:
+%! ## every rank one NS call per matrix, the all-reduce of the flat buffer (ring closed
+%! ## form), identical updates on every rank; its momentum, once per rank in the state
+%! randn ("seed", 9);
+%! shapes = [5 4; 3 6];
+%! W = 4;
+%! L = zero_layout (num2cell (shapes, 2), W);
+%! N = L.world * L.partition_size;
+%! g = grads (shapes, W);
+%! [~, s] = zero_muon_step (L, g, [], "Variant", "reference");
+%! [R, s] = zero_muon_step (L, g, s, "Variant", "reference");
+%! assert ([R.ranks.ns_calls], 2 * ones (1, W));
+%! for r = 0:W-1
+%!   assert (R.ranks(r+1).sent, [ring_allreduce(N, W, r) 0 0 0 0 0]);
+%!   assert (R.ranks(r+1).recv, [ring_allreduce(N, W, r) 0 0 0 0 0]);
+%! endfor
+%! assert (size (s.momentum), [W 1]);
+%! assert (all (cellfun (@(m) isequal (m, s.momentum{1}), s.momentum)));
+%! for p = 1:2
+%!   a = rank_avg (g, p);
+%!   [~, m] = muon_update (a, [], "Precision", "double");
+%!   assert (R.updates{p}, muon_update (a, m, "Precision", "double"), 0);
+%! endfor
+%! ## ranks whose momenta differ each compute their own: rank 1's momentum moved, every
+%! ## rank's owned update of matrix 1 is muon_update of the average with its own momentum
+%! t = s; t.momentum{2}(1:20) += 0.5;
+%! T = zero_muon_step (L, g, t, "Variant", "reference", "Reference", false);
+%! a = rank_avg (g, 1);
+%! for r = 0:W-1
+%!   o = T.ranks(r+1).owned(1,:);
+%!   U = __muon_update__ (a, reshape (t.momentum{r+1}(1:20), 5, 4), struct ("precision", "double"));
+%!   assert (T.ranks(r+1).update(1:diff (o)), rm (U, o(1), o(2)), 0);
+%! endfor
