@@ -368,9 +368,18 @@ check-dist: dist
 
 #---- demos, benchmarks, package -------------------------------------------------------------
 
-DEMO ?= zero2_muon_correctness    # make demo DEMO=train_mlp (ns_precision_sweep, ns_design_lab, ns_turbo_muon) runs another
+# make demo DEMO=train_mlp runs another demo (ns_precision_sweep, ns_design_lab, ns_turbo_muon,
+# plan_at_scale, zero2_experiment, mpi_zero2, zero3_pads); DEMO_DISPLAY is its "Display" option: iter (the
+# default here: a progress line per run or configuration), final (the tables only) or off.
+# DEMO_THREADS (default 1) sets OMP_NUM_THREADS and OPENBLAS_NUM_THREADS: the demos' matrices
+# are small, and on a shared, loaded machine spinning threads made them 2-7x slower (the
+# results are the same bits for any thread count); DEMO_THREADS= keeps the environment's.
+DEMO         ?= zero2_muon_correctness
+DEMO_DISPLAY ?= iter
+DEMO_THREADS ?= 1
 demo: deps all
-	cd demo && $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO)"
+	cd demo && $(if $(DEMO_THREADS),OMP_NUM_THREADS=$(DEMO_THREADS) OPENBLAS_NUM_THREADS=$(DEMO_THREADS)) \
+	  $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO) ('Display', '$(DEMO_DISPLAY)');"
 
 bench: all $(BENCH_COMM)
 	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi; bench_cost; bench_plan; bench_zero"

@@ -4,6 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab demo} {} mpi_zero2
 ## @deftypefnx {muonlab demo} {@var{ok} =} mpi_zero2 (@var{nps})
+## @deftypefnx {muonlab demo} {@var{ok} =} mpi_zero2 (@dots{}, "Display", @var{how})
 ## The headline experiment of @code{zero2_muon_correctness} (DeepSpeed PR 8091) on real
 ## Open MPI ranks, one Octave process each, next to the same experiment on simulated ranks.
 ##
@@ -14,26 +15,44 @@
 ## MPI run's assembled updates equal the simulated ones bit for bit (the communicators
 ## reduce in the same fixed rank order) and whether the NS calls and bytes per rank agree.
 ## At world 4 every weight straddles a cut, so the bug hits all three.  Returns true when
-## every row agrees.  Run it with @code{make demo DEMO=mpi_zero2}.
+## every row agrees.  @qcode{"Display"}: @qcode{"final"} (default: the tables),
+## @qcode{"iter"} (also one line per world size and kind of run with the elapsed time) or
+## @qcode{"off"}.  Run it with @code{make demo DEMO=mpi_zero2} (about 20 s).
 ## @end deftypefn
 
-function ok = mpi_zero2 (nps, world)
-  if (nargin == 2 && ischar (nps) && strcmp (nps, "rank"))
-    ok = rank_body (world);             # one MPI rank (called by muon_mpirun)
+function ok = mpi_zero2 (varargin)
+  if (nargin == 2 && ischar (varargin{1}) && strcmp (varargin{1}, "rank"))
+    ok = rank_body (varargin{2});       # one MPI rank (called by muon_mpirun)
     return;
   endif
-  demo_paths ();
-  if (nargin < 1)
-    nps = [2 4];
+  nps = [2 4];
+  args = varargin;
+  if (! isempty (args) && isnumeric (args{1}))
+    nps = args{1};
+    args(1) = [];
   endif
+  all_ok = demo_run ("mpi_zero2", args, @run, nps);
+  if (nargout > 0)
+    ok = all_ok;
+  endif
+endfunction
+
+function all_ok = run (nps, o)
   all_ok = true;
+  t_all = tic ();
   for np = nps
     t0 = tic ();
     S = zero2_experiment (np, "sim");
     t_sim = toc (t0);
+    if (o.iter)
+      printf ("mpi_zero2: world %d on simulated ranks done  (%.1f s)\n", np, toc (t_all));
+    endif
     t0 = tic ();
     R = muon_mpirun (np, "mpi_zero2", "rank", np);
     t_mpi = toc (t0);
+    if (o.iter)
+      printf ("mpi_zero2: world %d on MPI ranks done  (%.1f s)\n", np, toc (t_all));
+    endif
     agree = cell (1, numel (S.T));
     for k = 1:numel (S.T)
       same_u = isequal (S.U(k,:), R(1).U(k,:));
@@ -55,9 +74,6 @@ function ok = mpi_zero2 (nps, world)
     zero2_experiment ("print", S, agree);
   endfor
   printf ("\nMPI = sim on every row: %s\n", merge (all_ok, "yes", "NO"));
-  if (nargout > 0)
-    ok = all_ok;
-  endif
 endfunction
 
 ## One rank: the experiment on its own gradients; rank 0 returns the assembled updates

@@ -4,6 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab demo} {} ns_design_lab
 ## @deftypefnx {muonlab demo} {@var{R} =} ns_design_lab ()
+## @deftypefnx {muonlab demo} {@var{R} =} ns_design_lab ("Display", @var{how})
 ## The Newton-Schulz design lab in one run: schedules, restarts and a traced run.
 ##
 ## @enumerate a
@@ -26,13 +27,17 @@
 ## smallest eigenvalue of R per step.
 ## @end enumerate
 ##
-## Prints the tables and writes demo/output/ns_design_lab.png (headless).  About 20-40 s.
-## With an output argument the numbers come back in a struct.
+## Prints the tables and writes demo/output/ns_design_lab.png (headless).  About 5-20 s.
+## @qcode{"Display"}: @qcode{"final"} (default: the tables), @qcode{"iter"} (also one line
+## per part with the elapsed time) or @qcode{"off"} (the figure only).  With an output
+## argument the numbers come back in a struct.
 ## @end deftypefn
 
-function R = ns_design_lab ()
-  demo_paths ();
-  here = fileparts (mfilename ("fullpath"));
+function R = ns_design_lab (varargin)
+  R = demo_run ("ns_design_lab", varargin, @run);
+endfunction
+
+function R = run (opts)
   t0 = tic ();
 
   ## (a) error against iteration -------------------------------------------------------
@@ -70,6 +75,8 @@ function R = ns_design_lab ()
   endfor
   printf ("keller never converges to 1 (its fixed band is about [0.7, 1.2]); the Polar Express tables do, fastest.\n");
 
+  progress (opts, "a", t0);
+
   ## (b) restart autotuner ----------------------------------------------------------------
   printf ("\n(b) ns_restart_autotune (scalar model: grid logspace (0, -10, 1e4), Gram shift -4e-4), best list per restart count\n\n");
   printf ("%-15s %-9s %-10s %14s\n", "schedule", "restarts", "list", "cond(Q) max");
@@ -83,10 +90,12 @@ function R = ns_design_lab ()
   endfor
   r2 = T.metric(cellfun (@(r) isequal (r, 2), T.restarts));
   printf ("Polar Express: the model ranks [2] (%.4g) %s, as the peer recommends; Keller's constant triple prefers [3]\n",
-          r2, ifelse (isequal (auto.polar_express(2).restarts, 2), "first of one restart",
+          r2, merge (isequal (auto.polar_express(2).restarts, 2), "first of one restart",
                       "behind another single restart"));
   printf ("over DeepSpeed's [2] (%.4g vs %.4g), and [2 3] with two.\n",
           auto.keller(2).metric, keller_metric_at (2));
+
+  progress (opts, "b", t0);
 
   ## (c) fp32 Gram deepseekv4 -------------------------------------------------------------
   shapes = [32 64; 64 192; 128 512];
@@ -125,6 +134,8 @@ function R = ns_design_lab ()
   printf ("amplify (tests/octave/test_ns_design.m reproduces 1.7e-3 .. 4.7e-3 with that op order); with R, Z, Q exactly\n");
   printf ("symmetric the default list itself is within 2e-6.\n");
 
+  progress (opts, "c", t0);
+
   ## (d) traced bf16 run -------------------------------------------------------------------
   randn ("state", 7);
   Gb = randn (256, 1024);
@@ -143,13 +154,9 @@ function R = ns_design_lab ()
     endfor
   endfor
 
+  progress (opts, "d", t0);
   elapsed = toc (t0);
-  outdir = fullfile (here, "output");
-  if (! isfolder (outdir))
-    mkdir (outdir);
-  endif
-  png = fullfile (outdir, "ns_design_lab.png");
-  make_plot (png, labels, err, shapes, E, what, lists, tr);
+  png = make_plot (labels, err, shapes, E, what, lists, tr);
   printf ("\n%.1f s; wrote %s\n", elapsed, png);
   if (nargout > 0)
     R = struct ("schedule_error", err, "schedules", {labels}, "autotune", auto,
@@ -166,59 +173,57 @@ function s = brackets (l)
   s = ["[" strjoin(arrayfun (@num2str, l, "UniformOutput", false), " ") "]"];
 endfunction
 
-function s = ifelse (c, a, b)
-  if (c)
-    s = a;
-  else
-    s = b;
+function progress (opts, part, t0)
+  if (opts.iter)
+    printf ("ns_design_lab: part (%s) done  (%.1f s)\n", part, toc (t0));
   endif
 endfunction
 
-function make_plot (png, labels, err, shapes, E, what, lists, tr)
-  warning ("off", "Octave:gnuplot-graphics", "local");
-  if (isempty (getenv ("DISPLAY")) && any (strcmp (available_graphics_toolkits (), "gnuplot")))
-    graphics_toolkit ("gnuplot");
-  endif
-  h = figure ("visible", "off", "position", [100 100 1200 860]);
-  styles = {"-o", "-s", "-^", "-d", "-v", "--*"};
-  subplot (2, 2, 1);
-  for s = 1:rows (err)
-    semilogy (1:columns (err), err(s,:), styles{s}, "linewidth", 1.3);
-    hold on;
-  endfor
-  hold off;
-  grid on;
-  xlabel ("step k");
-  ylabel ("max |1 - p(x)|, x in [1e-3, 1]");
-  title ("(a) schedules: error after k steps");
-  legend (labels, "location", "southwest", "interpreter", "none");
-
-  subplot (2, 2, 2);
-  b = bar (E.', "basevalue", 1e-7);
-  set (gca, "yscale", "log", "xticklabel",
-       arrayfun (@(i) sprintf ("%dx%d", shapes(i,:)), 1:rows (shapes), "UniformOutput", false));
-  grid on;
-  ylabel ("rel. error fp32 vs fp64");
-  leg = cellfun (@(w, l) sprintf ("%s %s", w, brackets (l)), what, lists, "UniformOutput", false);
-  legend (leg, "location", "northwest", "interpreter", "none");
-  title ("(c) fp32 Gram deepseekv4: restart lists");
-
-  names = fieldnames (tr);
-  for i = 1:numel (names)
-    subplot (2, 2, 2 + i);
-    t = tr.(names{i});
-    fill ([t.step; flipud(t.step)], [t.sv_min; flipud(t.sv_max)], [0.75 0.85 1]);
-    hold on;
-    plot (t.step, t.sv_min, "b-o", t.step, t.sv_max, "b-s", t.step, t.polar_error, "r-^",
-          "linewidth", 1.3);
-    plot ([0 t.step(end)], [1 1], "k:");
+function png = make_plot (labels, err, shapes, E, what, lists, tr)
+  [h, png] = demo_figure ("ns_design_lab", [100 100 1200 860]);
+  unwind_protect
+    styles = {"-o", "-s", "-^", "-d", "-v", "--*"};
+    subplot (2, 2, 1);
+    for s = 1:rows (err)
+      semilogy (1:columns (err), err(s,:), styles{s}, "linewidth", 1.3);
+      hold on;
+    endfor
     hold off;
     grid on;
-    xlabel ("step");
-    legend ({"singular values", "min", "max", "polar error"}, "location", "northeast");
-    title (sprintf ("(d) bf16 Gram %s, 256x1024: singular-value band", names{i}),
-           "interpreter", "none");
-  endfor
-  print (h, png, "-dpng", "-r90");
-  close (h);
+    set (gca, "ytick", 10 .^ (-15:3:0), "yminorgrid", "off");
+    xlabel ("step k");
+    ylabel ("max |1 - p(x)|, x in [1e-3, 1]");
+    title ("(a) schedules: error after k steps");
+    legend (labels, "location", "southwest", "interpreter", "none");
+
+    subplot (2, 2, 2);
+    b = bar (E.', "basevalue", 1e-7);
+    set (gca, "yscale", "log", "xticklabel",
+         arrayfun (@(i) sprintf ("%dx%d", shapes(i,:)), 1:rows (shapes), "UniformOutput", false));
+    grid on;
+    ylabel ("rel. error fp32 vs fp64");
+    leg = cellfun (@(w, l) sprintf ("%s %s", w, brackets (l)), what, lists, "UniformOutput", false);
+    legend (leg, "location", "northwest", "interpreter", "none");
+    title ("(c) fp32 Gram deepseekv4: restart lists");
+
+    names = fieldnames (tr);
+    for i = 1:numel (names)
+      subplot (2, 2, 2 + i);
+      t = tr.(names{i});
+      fill ([t.step; flipud(t.step)], [t.sv_min; flipud(t.sv_max)], [0.75 0.85 1]);
+      hold on;
+      plot (t.step, t.sv_min, "b-o", t.step, t.sv_max, "b-s", t.step, t.polar_error, "r-^",
+            "linewidth", 1.3);
+      plot ([0 t.step(end)], [1 1], "k:");
+      hold off;
+      grid on;
+      xlabel ("step");
+      legend ({"singular values", "min", "max", "polar error"}, "location", "northeast");
+      title (sprintf ("(d) bf16 Gram %s, 256x1024: singular-value band", names{i}),
+             "interpreter", "none");
+    endfor
+    print (h, png, "-dpng", "-r90");
+  unwind_protect_cleanup
+    close (h);
+  end_unwind_protect
 endfunction

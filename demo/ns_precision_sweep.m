@@ -4,6 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab demo} {} ns_precision_sweep
 ## @deftypefnx {muonlab demo} {@var{T} =} ns_precision_sweep ()
+## @deftypefnx {muonlab demo} {@var{T} =} ns_precision_sweep ("Display", @var{how})
 ## Precision error of low-precision Newton-Schulz, standard vs Gram, by restart list and
 ## aspect ratio.
 ##
@@ -17,14 +18,19 @@
 ## shows that floor).  At aspect 1 @code{muon_ns} runs the standard iteration for Gram
 ## too (GramMinAspect = 1, as DeepSpeed), marked "std*".
 ##
-## Prints a table and writes demo/output/ns_precision_sweep.png (headless).  With an
-## output argument the rows come back as a struct array @var{T} as well.
+## Prints a table and writes demo/output/ns_precision_sweep.png (headless; both panels on
+## one log axis, so bf16 and fp16 compare).  @qcode{"Display"}: @qcode{"final"} (default:
+## the table), @qcode{"iter"} (also one line per shape with the elapsed time) or
+## @qcode{"off"} (the figure only).  With an output argument the rows come back as a
+## struct array @var{T} as well.  About 10 s.
 ## Run it with @code{make demo}, or from demo/ with @code{ns_precision_sweep}.
 ## @end deftypefn
 
-function T = ns_precision_sweep ()
-  demo_paths ();
-  here = fileparts (mfilename ("fullpath"));
+function T = ns_precision_sweep (varargin)
+  T = demo_run ("ns_precision_sweep", varargin, @run);
+endfunction
+
+function T = run (o)
 
   n = 128;
   aspects = [1 2 4 8];
@@ -61,6 +67,9 @@ function T = ns_precision_sweep ()
         endfor
       endfor
     endfor
+    if (o.iter)
+      printf ("ns_precision_sweep: %d x %d done  (%.1f s)\n", n, m, toc (t0));
+    endif
   endfor
   elapsed = toc (t0);
 
@@ -103,13 +112,7 @@ function T = ns_precision_sweep ()
   printf ("%d NS runs in %.1f s\n", numel (aspects) * numel (seeds) * (1 + numel (precs) * nv),
           elapsed);
 
-  ## figure
-  outdir = fullfile (here, "output");
-  if (! isfolder (outdir))
-    mkdir (outdir);
-  endif
-  png = fullfile (outdir, "ns_precision_sweep.png");
-  make_plot (png, precs, variants, aspects, err64, n, numel (seeds), rs);
+  png = make_plot (precs, variants, aspects, err64, n, numel (seeds), rs);
   printf ("wrote %s\n", png);
 
   if (nargout > 0)
@@ -117,37 +120,39 @@ function T = ns_precision_sweep ()
   endif
 endfunction
 
-function make_plot (png, precs, variants, aspects, err64, n, nseeds, rs)
-  warning ("off", "Octave:gnuplot-graphics", "local");
-  tk = available_graphics_toolkits ();
-  if (isempty (getenv ("DISPLAY")) && any (strcmp (tk, "gnuplot")))
-    graphics_toolkit ("gnuplot");
-  endif
-  h = figure ("visible", "off", "position", [100 100 1100 460]);
-  styles = {"-o", "--s", "-.^", ":d"};
-  for ip = 1:numel (precs)
-    subplot (1, numel (precs), ip);
-    labels = cell (1, rows (variants));
-    for iv = 1:rows (variants)
-      plot (aspects, squeeze (err64(ip,iv,:)), styles{iv}, "linewidth", 1.5,
-            "markersize", 7);
-      hold on;
-      if (strcmp (variants{iv,1}, "standard"))
-        labels{iv} = "standard";
-      else
-        labels{iv} = ["gram, restarts " rs(variants{iv,3})];
-      endif
+function png = make_plot (precs, variants, aspects, err64, n, nseeds, rs)
+  [h, png] = demo_figure ("ns_precision_sweep", [100 100 1100 460]);
+  unwind_protect
+    styles = {"-o", "--s", "-.^", ":d"};
+    yl = [min(err64(:)) / 1.5, max(err64(:)) * 1.5];    # one log range for both panels
+    for ip = 1:numel (precs)
+      subplot (1, numel (precs), ip);
+      labels = cell (1, rows (variants));
+      for iv = 1:rows (variants)
+        loglog (aspects, squeeze (err64(ip,iv,:)), styles{iv}, "linewidth", 1.5,
+                "markersize", 7);
+        hold on;
+        if (strcmp (variants{iv,1}, "standard"))
+          labels{iv} = "Method standard";
+        else
+          labels{iv} = ["Method gram, Restarts " rs(variants{iv,3})];
+        endif
+      endfor
+      hold off;
+      set (gca, "xtick", aspects, "xlim", [0.9 9], "ylim", yl,
+           "xticklabel", arrayfun (@num2str, aspects, "UniformOutput", false));
+      yt = kron (10 .^ (-5:0), [1 2 5]);
+      yt = yt(yt >= yl(1) & yt <= yl(2));
+      set (gca, "ygrid", "on", "ytick", yt,
+           "yticklabel", arrayfun (@(v) sprintf ("%g", v), yt, "UniformOutput", false));
+      xlabel (sprintf ("aspect ratio (%d x %d*aspect; Gram runs standard at 1)", n, n));
+      ylabel ("mean rel. error vs fp64 NS (log)");
+      title (sprintf ("Precision %s, keller 5 steps, mean of %d seeds", precs{ip}, nseeds));
+      legend (labels, "location", merge (mean (err64(ip,:)) > sqrt (prod (yl)), "southeast",
+                                        "northeast"));
     endfor
-    hold off;
-    set (gca, "xscale", "log", "xtick", aspects, "xlim", [0.9 9],
-         "xticklabel", arrayfun (@num2str, aspects, "UniformOutput", false),
-         "ylim", [0 1.4 * max(err64(ip,:))]);
-    grid on;
-    xlabel (sprintf ("aspect ratio (shape %d x %d*aspect; Gram runs standard at 1)", n, n));
-    ylabel ("mean rel. Frobenius error vs fp64 NS");
-    title (sprintf ("%s, keller 5 steps, mean of %d seeds", precs{ip}, nseeds));
-    legend (labels, "location", "southeast");
-  endfor
-  print (h, png, "-dpng", "-r100");
-  close (h);
+    print (h, png, "-dpng", "-r100");
+  unwind_protect_cleanup
+    close (h);
+  end_unwind_protect
 endfunction

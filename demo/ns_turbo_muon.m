@@ -4,12 +4,13 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab demo} {} ns_turbo_muon
 ## @deftypefnx {muonlab demo} {@var{T} =} ns_turbo_muon (@var{seeds}, @var{shape})
+## @deftypefnx {muonlab demo} {@var{T} =} ns_turbo_muon (@dots{}, "Display", @var{how})
 ## The Turbo-Muon comparison (Boissin et al. 2025, "Turbo-Muon: Accelerating
 ## Orthogonality-Based Optimization with Pre-Conditioning"): does the AOL scaling let one
 ## Newton-Schulz step be dropped?
 ##
 ## Three configurations of @code{muon_ns}, each in bf16 and in fp32, on N(0,1) inputs of
-## @var{shape} (default [512 2048]) for @var{seeds} seeds (default 20): AOL scaling with
+## @var{shape} (default [512 2048]) for @var{seeds} seeds (default 5): AOL scaling with
 ## the 4-step @code{aol} schedule; Frobenius scaling with 5 @code{keller} steps (Muon's
 ## default); Frobenius scaling with the same 4-step @code{aol} schedule.  Each is scored
 ## by the polar error ||X - U V'||_F / ||U V'||_F against the fp64 polar factor (computed
@@ -19,19 +20,29 @@
 ## The paper's claim is the first row against the second: one step fewer at no loss of
 ## quality.  The third row separates what the scaling does from what the 4-step schedule
 ## does.  The demo prints the table and its verdict, and writes
-## demo/output/ns_turbo_muon.png (headless).  About 4 s per seed at 512 x 2048 on a
-## loaded 2-core machine.
+## demo/output/ns_turbo_muon.png (headless).  About 1 to 4 s per seed at 512 x 2048 on a
+## loaded 2-core machine (the medians move by less than 0.2% from 5 to 20 seeds).  @qcode{"Display"}: @qcode{"final"} (default: the table and verdict),
+## @qcode{"iter"} (also one line per seed with the elapsed time) or @qcode{"off"} (the
+## figure only).
 ## @end deftypefn
 
-function T = ns_turbo_muon (seeds, shape)
-  demo_paths ();
-  if (nargin < 1 || isempty (seeds))
-    seeds = 20;
+function T = ns_turbo_muon (varargin)
+  k = find (cellfun (@ischar, varargin), 1);   # the options follow SEEDS and SHAPE
+  if (isempty (k))
+    k = nargin + 1;
   endif
-  if (nargin < 2 || isempty (shape))
+  pos = [varargin(1:k-1), {[], []}];
+  [seeds, shape] = pos{1:2};
+  if (isempty (seeds))
+    seeds = 5;
+  endif
+  if (isempty (shape))
     shape = [512 2048];
   endif
-  here = fileparts (mfilename ("fullpath"));
+  T = demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);
+endfunction
+
+function T = run (seeds, shape, o)
   cfg = {"AOL + aol, 4 steps",         {"Normalize", "aol", "Coefficients", "aol", "Steps", 4};
          "Frobenius + keller, 5 steps", {"Normalize", "frobenius", "Coefficients", "keller", "Steps", 5};
          "Frobenius + aol, 4 steps",    {"Normalize", "frobenius", "Coefficients", "aol", "Steps", 4}};
@@ -50,6 +61,10 @@ function T = ns_turbo_muon (seeds, shape)
         E(sd,c,q) = norm (X - P, "fro") / nP;
       endfor
     endfor
+    if (o.iter)
+      printf ("ns_turbo_muon: seed %d of %d: %s  (%.1f s)\n", sd, seeds,
+              sprintf ("%.3g ", E(sd,:,1)), toc (t0));
+    endif
   endfor
   M = squeeze (median (E, 1));
   printf ("\nTurbo-Muon comparison: polar error vs the fp64 polar factor, %d x %d N(0,1), median of %d seeds\n\n",
@@ -61,41 +76,27 @@ function T = ns_turbo_muon (seeds, shape)
   printf ("(%.1f s)\n\n", toc (t0));
   holds = all (M(1,:) <= M(2,:));
   printf ("claim (AOL + 4 steps at least as good as Frobenius + keller, 5): %s here (%s).\n",
-          ifelse (holds, "HOLDS", "does NOT hold"),
+          merge (holds, "HOLDS", "does NOT hold"),
           sprintf ("%.3g vs %.3g in bf16, %.3g vs %.3g in fp32", M(1,1), M(2,1), M(1,2), M(2,2)));
   printf ("the scaling itself (AOL vs Frobenius, both with aol, 4 steps): %s in bf16 (%.3g vs %.3g), %s in fp32 (%.3g vs %.3g);\n",
           better (M(1,1), M(3,1)), M(1,1), M(3,1), better (M(1,2), M(3,2)), M(1,2), M(3,2));
   printf ("most of the gain over keller is the converging 4-step schedule: keller leaves the singular values in about [0.7, 1.2].\n");
 
-  outdir = fullfile (here, "output");
-  if (! isfolder (outdir))
-    mkdir (outdir);
-  endif
-  png = fullfile (outdir, "ns_turbo_muon.png");
-  warning ("off", "Octave:gnuplot-graphics", "local");
-  if (isempty (getenv ("DISPLAY")) && any (strcmp (available_graphics_toolkits (), "gnuplot")))
-    graphics_toolkit ("gnuplot");
-  endif
-  h = figure ("visible", "off", "position", [100 100 800 420]);
-  b = bar (M, "basevalue", 1e-3);
-  set (gca, "yscale", "log", "xticklabel", {"AOL+aol 4", "Frob+keller 5", "Frob+aol 4"});
-  ylabel ("median polar error");
-  legend ({"bf16", "fp32"}, "location", "northeast");
-  title (sprintf ("Turbo-Muon comparison, %d x %d, %d seeds", shape, seeds));
-  grid on;
-  print (h, png, "-dpng", "-r100");
-  close (h);
+  [h, png] = demo_figure ("ns_turbo_muon", [100 100 800 420]);
+  unwind_protect
+    bar (M, "basevalue", 1e-3);
+    set (gca, "yscale", "log", "xticklabel", {"AOL+aol 4", "Frob+keller 5", "Frob+aol 4"});
+    ylabel ("median polar error (log)");
+    legend ({"bf16", "fp32"}, "location", "northeast");
+    title (sprintf ("Turbo-Muon comparison, %d x %d, %d seeds", shape, seeds));
+    set (gca, "ygrid", "on");
+    print (h, png, "-dpng", "-r100");
+  unwind_protect_cleanup
+    close (h);
+  end_unwind_protect
   printf ("wrote %s\n", png);
   if (nargout > 0)
     T = struct ("config", {cfg(:,1)}, "bf16", M(:,1), "fp32", M(:,2), "errors", E);
-  endif
-endfunction
-
-function s = ifelse (c, a, b)
-  if (c)
-    s = a;
-  else
-    s = b;
   endif
 endfunction
 

@@ -4,6 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab demo} {} plan_at_scale
 ## @deftypefnx {muonlab demo} {@var{T} =} plan_at_scale ()
+## @deftypefnx {muonlab demo} {@var{T} =} plan_at_scale ("Display", @var{how})
 ## Which distributed Muon design wins where: DeepSeek-V3 (671B + its MTP layer, 45,868 Muon
 ## matrices with the experts separate, as the checkpoint stores them) and Llama-3.1-70B (560
 ## Muon matrices) on 8 to 4,096 H100s, every design of @code{zero_muon_step} plus the
@@ -24,17 +25,20 @@
 ## holds, and the NS work of each rank under the whole-matrix designs), and with
 ## @code{muon_export} the cheapest-design table (CSV), the per-rank plan of DeepSeek-V3 on
 ## 256 ranks (CSV, one row per design and rank) and the per-matrix plan of Llama-3.1-70B on
-## 1,024 ranks (JSON, one object per matrix) beside them.  Runs in well under a minute.  With an output argument the rows of the
-## cheapest-design table come back as a struct array @var{T}.
+## 1,024 ranks (JSON, one object per matrix) beside them.  Runs in about 5-15 s.
+## @qcode{"Display"}: @qcode{"final"} (default: the tables), @qcode{"iter"} (also one line
+## per model and world size with the elapsed time) or @qcode{"off"} (the files only).
+## With an output argument the rows of the cheapest-design table come back as a struct
+## array @var{T}.
 ## @end deftypefn
 
-function T = plan_at_scale ()
-  demo_paths ();
-  here = fileparts (mfilename ("fullpath"));
-  outdir = fullfile (here, "output");
-  if (! isfolder (outdir))
-    mkdir (outdir);
-  endif
+function T = plan_at_scale (varargin)
+  T = demo_run ("plan_at_scale", varargin, @run);
+endfunction
+
+function T = run (o)
+  [~, png1] = demo_figure ("plan_at_scale");
+  outdir = fileparts (png1);
   t_all = tic ();
   models = {"deepseek-v3", "llama-3.1-70b"};
   titles = {"DeepSeek-V3", "Llama-3.1-70B"};
@@ -65,6 +69,10 @@ function T = plan_at_scale ()
         S.imb(d,i) = C(d).summary.imbalance;
         S.fails(d,i) = C(d).fails;
       endfor
+      if (o.iter)
+        printf ("plan_at_scale: %s on %d ranks planned  (%.1f s)\n", titles{m}, worlds(i),
+                toc (t_all));
+      endif
     endfor
     S.designs = designs;
     X.(strrep (models{m}, ".", "_")) = S;
@@ -77,7 +85,6 @@ function T = plan_at_scale ()
   L2 = layout_summary ("llama-3.1-70b", "Llama-3.1-70B", 1024, opts);
 
   ## figures and tables
-  png1 = fullfile (outdir, "plan_at_scale.png");
   png2 = fullfile (outdir, "plan_imbalance.png");
   png3 = fullfile (outdir, "plan_layout.png");
   plot_scaling (png1, X, models, titles, worlds);
@@ -183,13 +190,6 @@ function L = layout_summary (name, title, W, opts)
                             "UniformOutput", false), ", "));
 endfunction
 
-function h = new_figure (pos)
-  warning ("off", "Octave:gnuplot-graphics", "local");
-  if (isempty (getenv ("DISPLAY")) && any (strcmp (available_graphics_toolkits (), "gnuplot")))
-    graphics_toolkit ("gnuplot");
-  endif
-  h = figure ("visible", "off", "position", pos);
-endfunction
 
 function [col, sty, mk] = design_style (d)
   cols = [0 0 0; 0.85 0.33 0.1; 0.6 0.6 0.6; 0.75 0.75 0.75; 0 0.45 0.74; 0.47 0.67 0.19;
@@ -211,7 +211,7 @@ function log_axes (worlds)
 endfunction
 
 function plot_scaling (png, X, models, titles, worlds)
-  h = new_figure ([0 0 1600 860]);
+  h = demo_figure ("plan_at_scale", [0 0 1600 860]);
   what = {"bytes", "ns", "mem", "peak"};
   ylab = {"GB sent per rank (busiest)", "seconds (slowest rank)", ...
           "GB per rank (momentum, master, AdamW)", "GB per rank (kept + step buffers)"};
@@ -253,7 +253,7 @@ function plot_scaling (png, X, models, titles, worlds)
 endfunction
 
 function plot_imbalance (png, X, models, titles, worlds)
-  h = new_figure ([0 0 1200 460]);
+  h = demo_figure ("plan_at_scale", [0 0 1200 460]);
   show = {"zero12_allreduce", "zero3_round_robin", "layerwise_lpt", "alltoall_owner"};
   for m = 1:numel (models)
     S = X.(strrep (models{m}, ".", "_"));
@@ -276,7 +276,7 @@ function plot_imbalance (png, X, models, titles, worlds)
 endfunction
 
 function plot_layout (png, Ls)
-  h = new_figure ([0 0 1400 920]);
+  h = demo_figure ("plan_at_scale", [0 0 1400 1000]);
   all_designs = {zero_cost([2 2], 1).design};       # every design, in zero_cost's order
   nb = 32;
   for i = 1:numel (Ls)
@@ -300,6 +300,7 @@ function plot_layout (png, Ls)
     xlabel (sprintf ("ranks, in %d bands of %d", nb, w));
     ylabel ("% of the band's elements");
     title (sprintf ("%s, ZeRO-2 on %d ranks: what the partitions hold", L.title, L.W));
+    shrink (gca);
     legend (strrep (L.kinds, "_", " "), "location", "eastoutside", "fontsize", 8);
     ## (b) each rank's Newton-Schulz work, ranks sorted from the busiest
     subplot (2, 2, 2 * i);
@@ -315,8 +316,15 @@ function plot_layout (png, Ls)
     xlabel ("% of the ranks, sorted from the busiest");
     ylabel ("NS work per step (TFLOP)");
     title (sprintf ("%s on %d ranks: Newton-Schulz work per rank", L.title, L.W));
+    shrink (gca);
     legend (L.designs, "location", "eastoutside", "interpreter", "none", "fontsize", 8);
   endfor
   print (h, png, "-dpng", "-r90");
   close (h);
+endfunction
+
+## 15% off the top of an axes, so that its x label does not run into the title below
+function shrink (ax)
+  p = get (ax, "position");
+  set (ax, "position", [p(1) p(2) + 0.1 * p(4) p(3) 0.85 * p(4)]);
 endfunction

@@ -4,13 +4,14 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab demo} {} train_mlp
 ## @deftypefnx {muonlab demo} {@var{T} =} train_mlp ()
+## @deftypefnx {muonlab demo} {@var{T} =} train_mlp ("Display", @var{how})
 ## Teacher-student MLP regression trained with AdamW and with the hybrid Muon + AdamW
 ## optimizer in its correct and its buggy configurations.
 ##
 ## A fixed random teacher MLP 32 -> 64 -> 64 -> 8 (tanh hidden layers) labels 1024 N(0,1)
 ## inputs; a student of the same shape (another seed) is fitted by mean squared error,
 ## forward and backward written out in plain Octave, on mini-batches of 128 drawn with a
-## fixed seed, 300 steps per run, every run from the same initial student:
+## fixed seed, 200 steps per run, every run from the same initial student:
 ## @table @asis
 ## @item AdamW
 ## every parameter through AdamW (lr 3e-3).
@@ -23,27 +24,33 @@
 ## (about 8 per matrix) clips them to ClipNorm 1, so Muon crawls at about a tenth of its lr.
 ## @item Muon + fp16 scaler (correct), Muon + fp16 scaler (poisoned)
 ## a dynamic loss scale starting at 2^16; the scaled gradients overflow as fp16 would
-## (|g| * scale > 65504 becomes Inf), and at step 100 one gradient spike (x 1e4) is
+## (|g| * scale > 65504 becomes Inf), and at step 60 one gradient spike (x 1e4) is
 ## injected.  The correct path skips that step, halves the scale and carries on;
 ## with PoisonMomentum (DeepSpeed #8432) the Inf is folded into the Muon momentum before
 ## the overflow check, every later step overflows, the scale falls to its minimum and the
 ## loss freezes.
 ## @end table
 ##
-## Prints a table of final losses and writes demo/output/train_mlp.png (headless).  With
-## an output argument the rows come back as a struct array @var{T} too.  Runs in a few
-## seconds.  Run it with @code{make demo}, or from demo/ with @code{train_mlp}.
+## The loss on the full training set is logged every 10 steps.  Prints a table of final
+## losses and the three conclusions checked on it (Muon ends well below AdamW; clipping
+## after NS ends above no clipping; the poisoned scaler skips most steps), and writes
+## demo/output/train_mlp.png (headless).  @qcode{"Display"}: @qcode{"final"} (default),
+## @qcode{"iter"} (also a line every 50 steps of each run, with the elapsed time) or
+## @qcode{"off"}.  With an output argument the rows come back as a struct array @var{T}
+## too.  Runs in about 10 s.  Run it with @code{make demo DEMO=train_mlp}, or from demo/
+## with @code{train_mlp}.
 ## @end deftypefn
 
-function T = train_mlp ()
-  demo_paths ();
-  here = fileparts (mfilename ("fullpath"));
+function T = train_mlp (varargin)
+  o = demo_options ("train_mlp", varargin);
 
   sizes = [32 64 64 8];
-  nsteps = 300;
+  nsteps = 200;
   batch = 128;
   ntrain = 1024;
-  spike_step = 100;
+  spike_step = 60;
+  every = 10;               # the full-set loss is logged every 10 steps
+  logged = 0:every:nsteps;
 
   ## data: a fixed teacher, a fixed student initialization, fixed mini-batches
   randn ("state", 1);
@@ -70,7 +77,7 @@ function T = train_mlp ()
   runs(6,:) = {"Muon + fp16 scaler (poisoned)", ...
                [mu, {"LossScaler", "dynamic", "PoisonMomentum", true}], true};
   nr = rows (runs);
-  loss = zeros (nr, nsteps + 1);
+  loss = zeros (nr, numel (logged));
   rows_out = struct ("run", {}, "final_loss", {}, "min_loss", {}, "applied", {},
                      "skipped", {}, "final_scale", {}, "seconds", {});
   t_all = tic ();
@@ -90,13 +97,32 @@ function T = train_mlp ()
         G = scale_fp16 (G, s);
       endif
       [P, opt] = muon_step (opt, P, G);
-      loss(r,t+1) = mse (forward (P, X), Y);
+      if (mod (t, every) == 0)
+        loss(r,t/every+1) = mse (forward (P, X), Y);
+      endif
+      if (o.iter && mod (t, 50) == 0)
+        printf ("train_mlp: %-30s step %3d of %d, loss %.4e, skipped %3d  (%.1f s)\n",
+                runs{r,1}, t, nsteps, loss(r,t/every+1), opt.skipped, toc (t_all));
+      endif
     endfor
     rows_out(r) = struct ("run", runs{r,1}, "final_loss", loss(r,end),
                           "min_loss", min (loss(r,:)), "applied", opt.step,
                           "skipped", opt.skipped, "final_scale", opt.scaler.scale,
                           "seconds", toc (t0));
   endfor
+  ## the conclusions the demo stands for
+  fl = [rows_out.final_loss];
+  checks = {fl(2) < fl(1) / 2, "Muon (standard) ends below half of AdamW's loss";
+            fl(4) > fl(2), "after_ns clipping ends above Muon without clipping";
+            rows_out(6).skipped > nsteps / 2, "the poisoned scaler skips most steps";
+            rows_out(5).skipped <= 2, "the correct scaler skips only the spike"};
+  if (! o.final)
+    make_plot (runs(:,1), loss, logged, spike_step);
+    if (nargout > 0)
+      T = rows_out;
+    endif
+    return;
+  endif
 
   printf ("\nTeacher-student MLP %s, tanh, MSE; %d steps of batch %d from one init\n",
           strjoin (arrayfun (@num2str, sizes, "UniformOutput", false), " -> "), nsteps,
@@ -114,13 +140,11 @@ function T = train_mlp ()
             o.applied, o.skipped, o.final_scale);
   endfor
   printf ("%d runs in %.1f s\n", nr, toc (t_all));
+  for k = 1:rows (checks)
+    printf ("%s %s\n", merge (checks{k,1}, "[ok]  ", "[FAIL]"), checks{k,2});
+  endfor
 
-  outdir = fullfile (here, "output");
-  if (! isfolder (outdir))
-    mkdir (outdir);
-  endif
-  png = fullfile (outdir, "train_mlp.png");
-  make_plot (png, runs(:,1), loss, spike_step);
+  png = make_plot (runs(:,1), loss, logged, spike_step);
   printf ("wrote %s\n", png);
   if (nargout > 0)
     T = rows_out;
@@ -152,6 +176,7 @@ function [L, G] = loss_grad (P, X, Y)
   [Yh, H1, H2] = forward (P, X);
   L = mse (Yh, Y);
   dY = 2 * (Yh - Y) / numel (Y);
+  G = P;                                # the fields in P's order
   G.lm_head = dY * H2.';
   G.b3 = sum (dY, 2);
   dA2 = (P.lm_head.' * dY) .* (1 - H2 .^ 2);
@@ -160,7 +185,6 @@ function [L, G] = loss_grad (P, X, Y)
   dA1 = (P.W2.' * dA2) .* (1 - H1 .^ 2);
   G.W1 = dA1 * X.';
   G.b1 = sum (dA1, 2);
-  G = orderfields (G, P);
 endfunction
 
 ## multiply by the loss scale; what fp16 cannot hold (> 65504) overflows to Inf
@@ -174,34 +198,48 @@ function G = scale_fp16 (G, s)
   endfor
 endfunction
 
-function make_plot (png, names, loss, spike_step)
-  warning ("off", "Octave:gnuplot-graphics", "local");
-  tk = available_graphics_toolkits ();
-  if (isempty (getenv ("DISPLAY")) && any (strcmp (tk, "gnuplot")))
-    graphics_toolkit ("gnuplot");
-  endif
-  h = figure ("visible", "off", "position", [100 100 900 560]);
-  ## the standard, Gram and correct-scaler curves coincide (fp64 NS: Gram = standard up
-  ## to round-off; the scaler skips one step): widths and dashes keep all three visible
-  styles = {"-k", "-b", "--c", "-m", ":g", "-r"};
-  widths = [1.6 4 2.2 1.6 2.2 1.6];
-  steps = 0:columns (loss) - 1;
-  for r = 1:rows (loss)
-    semilogy (steps, loss(r,:), styles{r}, "linewidth", widths(r));
-    hold on;
-  endfor
-  yl = [min(loss(:)) / 2, 2 * max(loss(:))];
-  semilogy ([spike_step spike_step], yl, ":", "color", [0.5 0.5 0.5]);
-  text (spike_step + 70, loss(end,end) * 0.88,
-        sprintf ("poisoned: every step after %d skipped", spike_step), "color", "r");
-  hold off;
-  ylim (yl);
-  grid on;
-  xlabel ("optimizer step");
-  ylabel ("training MSE (full training set)");
-  title ("teacher-student MLP 32-64-64-8: AdamW vs Muon variants");
-  legend ([names(:).', {sprintf("gradient spike (step %d)", spike_step)}],
-          "location", "southwest", "interpreter", "none");
-  print (h, png, "-dpng", "-r100");
-  close (h);
+function png = make_plot (names, loss, steps, spike_step)
+  [h, png] = demo_figure ("train_mlp", [100 100 1000 520]);
+  unwind_protect
+    ## the standard, Gram and correct-scaler curves coincide (fp64 NS: Gram = standard up
+    ## to round-off; the scaler skips one step): each has its own marker, the markers of
+    ## the three staggered along the steps, so all three stay visible
+    colors = [0 0 0; 0 0.35 0.8; 0.9 0.55 0; 0.6 0 0.6; 0 0.6 0.3; 0.85 0.1 0.1];
+    marks = {"none", "o", "s", "none", "^", "none"};
+    styles = {"-", "-", "--", "-", ":", "-"};
+    first = [1 1 2 1 3 1];                # markers every 30 steps, 10 steps apart
+    n = numel (steps);
+    hl = zeros (1, rows (loss));
+    for r = 1:rows (loss)
+      m = first(r):3:n;
+      hl(r) = semilogy (steps, loss(r,:), styles{r}, "color", colors(r,:), "linewidth", 2);
+      hold on;
+      if (! strcmp (marks{r}, "none"))
+        semilogy (steps(m), loss(r,m), marks{r}, "color", colors(r,:), "markersize", 7,
+                  "linewidth", 1.5);
+      endif
+    endfor
+    ## markers in the legend: a one-point line of each style out of sight
+    for r = 1:rows (loss)
+      hl(r) = semilogy (NaN, NaN, styles{r}, "color", colors(r,:), "linewidth", 2,
+                        "marker", marks{r}, "markersize", 7);
+    endfor
+    yl = [min(loss(:)) / 1.5, 1.5 * max(loss(:))];
+    hs = semilogy ([spike_step spike_step], yl, ":", "color", [0.5 0.5 0.5]);
+    text (spike_step + 5, loss(end,end) * 1.25,
+          sprintf ("poisoned scaler: every step after %d skipped", spike_step),
+          "color", colors(6,:));
+    hold off;
+    ylim (yl);
+    xlim ([0 steps(end)]);
+    set (gca, "ygrid", "on", "xgrid", "off", "yminorgrid", "off");
+    xlabel ("optimizer step");
+    ylabel ("training MSE (full training set, every 10 steps)");
+    title ("teacher-student MLP 32-64-64-8: AdamW vs Muon variants");
+    legend ([hl, hs], [names(:).', {sprintf("gradient spike (step %d)", spike_step)}],
+            "location", "eastoutside", "interpreter", "none");
+    print (h, png, "-dpng", "-r100");
+  unwind_protect_cleanup
+    close (h);
+  end_unwind_protect
 endfunction

@@ -2,7 +2,9 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn  {muonlab demo} {@var{X} =} zero2_experiment (@var{world}, @var{comm})
+## @deftypefn  {muonlab demo} {} zero2_experiment
+## @deftypefnx {muonlab demo} {@var{X} =} zero2_experiment (@var{world}, @var{comm})
+## @deftypefnx {muonlab demo} {@var{X} =} zero2_experiment (@dots{}, "Display", @var{how})
 ## @deftypefnx {muonlab demo} {} zero2_experiment ("print", @var{X}, @var{agree})
 ## DeepSpeed PR 8091's experiment (see @code{zero2_muon_correctness}) on @var{world} ranks
 ## of the communicator @var{comm} (@qcode{"sim"}, or @code{muon_comm ("mpi")} inside
@@ -15,17 +17,41 @@
 ## ranks), pass) and @code{U} (rows x 3 cell: the full updates, identical on every rank).
 ## The @qcode{"print"} form prints the layout and the table; @var{agree}, when given, is a
 ## cellstr with one more column per row.  Shared by @code{zero2_muon_correctness} and
-## @code{mpi_zero2}.
+## @code{mpi_zero2}.  Run alone (no @var{world}, e.g. @code{make demo
+## DEMO=zero2_experiment}), it runs world 2 on the simulator and prints the table.
+## @qcode{"Display"}: @qcode{"iter"} prints one line per variant and method with the elapsed
+## time; the others (@qcode{"final"}, the default, and @qcode{"off"}) print nothing here
+## (the printing is the @qcode{"print"} form's).
 ## @end deftypefn
 
-function X = zero2_experiment (world, comm, agree)
-  if (ischar (world) && strcmp (world, "print"))
-    if (nargin < 3)
-      agree = {};
+function X = zero2_experiment (world, comm, varargin)
+  if (nargin >= 1 && ischar (world) && strcmp (world, "print"))
+    agree = {};
+    if (nargin >= 3)
+      agree = varargin{1};
     endif
     print_table (comm, agree);
     return;
   endif
+  if (nargin == 0 || ischar (world))    # alone: world 2 on the simulator, the table printed
+    args = varargin;
+    if (nargin > 1)
+      args = [{world, comm}, varargin];
+    elseif (nargin == 1)
+      args = {world};
+    endif
+    o = demo_options ("zero2_experiment", args);
+    Y = zero2_experiment (2, "sim", "Display", o.display);
+    if (o.final)
+      print_table (Y, {});
+    endif
+    if (nargout > 0)
+      X = Y;
+    endif
+    return;
+  endif
+  o = demo_options ("zero2_experiment", varargin);
+  t0 = tic ();
   hidden = 256;
   nlayers = 3;
   X.batch = 256;                    # samples per rank
@@ -90,6 +116,10 @@ function X = zero2_experiment (world, comm, agree)
                            "bytes", [R.ranks.bytes_sent],
                            "pass", max (R.rel_err) < X.threshold);
       X.U(end+1,:) = R.updates;
+      if (o.iter)
+        printf ("zero2_experiment: %-30s %-16s (i) %.2e  (%.1f s)\n", variants{v},
+                X.T(end).method, X.T(end).err_same, toc (t0));
+      endif
     endfor
   endfor
 endfunction

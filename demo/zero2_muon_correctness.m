@@ -4,6 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab demo} {} zero2_muon_correctness
 ## @deftypefnx {muonlab demo} {@var{T} =} zero2_muon_correctness ()
+## @deftypefnx {muonlab demo} {@var{T} =} zero2_muon_correctness ("Display", @var{how})
 ## DeepSpeed PR 8091's numerical-correctness experiment for Muon under ZeRO-1/2, on two
 ## simulated ranks, for every distributed design of @code{zero_muon_step}.
 ##
@@ -32,28 +33,33 @@
 ## @end table
 ## plus the Newton-Schulz calls and the bytes each rank moved.  Writes
 ## demo/output/zero2_layout.png (the flat buffer by owner) and
-## demo/output/zero2_muon_correctness.png (the errors as bars).  Runs in seconds on
+## demo/output/zero2_muon_correctness.png (the errors as bars on log axes, an exact 0
+## marked at the axis floor).  @qcode{"Display"}: @qcode{"final"} (default: the table),
+## @qcode{"iter"} (also one line per variant and method with the elapsed time) or
+## @qcode{"off"} (the figures only).  Runs in about 20 s on
 ## embedded defaults; @code{make demo} runs it.  With an output argument the rows come
 ## back as a struct array @var{T}.  The experiment itself is @code{zero2_experiment};
 ## @code{mpi_zero2} runs it on real MPI ranks.
 ## @end deftypefn
 
-function T = zero2_muon_correctness ()
-  demo_paths ();
-  here = fileparts (mfilename ("fullpath"));
+function T = zero2_muon_correctness (varargin)
+  o = demo_options ("zero2_muon_correctness", varargin);
   t_all = tic ();
-  X = zero2_experiment (2, "sim");
-  zero2_experiment ("print", X);
+  X = zero2_experiment (2, "sim", "Display", o.display);
+  if (o.final)
+    zero2_experiment ("print", X);
+  endif
 
   ## figures
-  outdir = fullfile (here, "output");
-  if (! isfolder (outdir))
-    mkdir (outdir);
-  endif
-  png1 = fullfile (outdir, "zero2_layout.png");
+  png2 = plot_errors (X.T, X.variants, X.methods, X.threshold);
+  png1 = fullfile (fileparts (png2), "zero2_layout.png");
   zero_plot_layout (X.L, "File", png1);
-  png2 = fullfile (outdir, "zero2_muon_correctness.png");
-  plot_errors (png2, X.T, X.variants, X.methods, X.threshold);
+  if (! o.final)
+    if (nargout > 0)
+      T = X.T;
+    endif
+    return;
+  endif
   printf ("wrote %s\nwrote %s\n%d steps in %.1f s\n", png1, png2, 2 * numel (X.T),
           toc (t_all));
   if (nargout > 0)
@@ -61,27 +67,53 @@ function T = zero2_muon_correctness ()
   endif
 endfunction
 
-function plot_errors (png, T, variants, methods, threshold)
+## (i) and (ii) as bars on log axes from 1e-4 (PR 8091's threshold and the bug near 1 in
+## the same panel as the correct designs), one row per variant, its option name as the
+## label; an exact 0, which a log axis cannot draw, is a marker at the floor with a label.
+function png = plot_errors (T, variants, methods, threshold)
   nv = numel (variants);
   E = reshape ([T.err_same], nv, rows (methods));
   E64 = reshape ([T.err_fp64], nv, rows (methods));
-  names = strrep (variants, "_", " ");
-  h = figure ("visible", "off", "position", [0 0 1200 520]);
-  subplot (1, 2, 1);
-  barh (flipud (E));
-  hold on;
-  plot ([threshold threshold], [0.5 nv + 0.5], "r--");
-  hold off;
-  set (gca, "ytick", 1:nv, "yticklabel", fliplr (names));
-  xlabel ("rel. error vs same-precision reference");
-  legend (strcat (methods(:,1), " (", methods(:,2), ")"), "location", "southeast");
-  title (sprintf ("(i) sharding error (dashed: PR 8091 threshold %.2f)", threshold));
-  subplot (1, 2, 2);
-  barh (flipud (E64), "basevalue", 1e-4);
-  set (gca, "ytick", 1:nv, "yticklabel", fliplr (names), "xscale", "log", "xlim", [1e-4 1]);
-  xlabel ("rel. error vs fp64 reference (log)");
-  title ("(ii) precision level");
-  print (h, png, "-dpng");
-  close (h);
+  lo = 1e-4;
+  [h, png] = demo_figure ("zero2_muon_correctness", [0 0 1250 560]);
+  unwind_protect
+    ax1 = axes ("position", [0.2 0.12 0.37 0.76]);
+    bar_panel (ax1, E, lo, variants, true);
+    hold (ax1, "on");
+    plot (ax1, [threshold threshold], [0.4 nv + 0.6], "r--", "linewidth", 1.5);
+    hold (ax1, "off");
+    xlabel (ax1, "rel. error vs same-precision reference (log)");
+    title (ax1, sprintf ("(i) sharding error (dashed: PR 8091 threshold %.2f)", threshold));
+    legend (ax1, strcat (methods(:,1), " (", methods(:,2), ")"), "location", "southeast");
+    ax2 = axes ("position", [0.61 0.12 0.37 0.76]);
+    bar_panel (ax2, E64, lo, variants, false);
+    xlabel (ax2, "rel. error vs fp64 reference (log)");
+    title (ax2, "(ii) precision level (same rows)");
+    print (h, png, "-dpng");
+  unwind_protect_cleanup
+    close (h);
+  end_unwind_protect
 endfunction
 
+function bar_panel (ax, E, lo, variants, labels)
+  nv = rows (E);
+  Y = flipud (E);
+  zero = Y == 0;
+  Y(zero) = lo;
+  barh (ax, Y, "basevalue", lo);
+  set (ax, "xscale", "log", "xlim", [lo 1], "ylim", [0.4 nv + 0.6], "ytick", 1:nv);
+  set (ax, "yticklabel", {});
+  if (labels)                           # text, not tick labels: gnuplot would read _ as TeX
+    names = fliplr (variants);
+    for r = 1:nv
+      text (ax, lo / 1.25, r, names{r}, "interpreter", "none", "horizontalalignment", "right",
+            "verticalalignment", "middle");
+    endfor
+  endif
+  hold (ax, "on");
+  for r = find (any (zero, 2)).'
+    plot (ax, lo, r, "kd", "markersize", 8, "markerfacecolor", [0.2 0.7 0.2]);
+    text (ax, lo * 1.5, r, "0 (exact) for both methods", "color", [0 0.45 0], "verticalalignment", "middle");
+  endfor
+  hold (ax, "off");
+endfunction

@@ -54,6 +54,19 @@ function C = muon_coeffs (name)
   C = all{k};
 endfunction
 
+%!demo
+%! ## the shipped schedules, and how far each takes a small singular value in 5 steps
+%! names = muon_coeffs ()
+%! for k = 1:numel (names)
+%!   C = muon_coeffs (names{k});
+%!   x = 1e-3;
+%!   for s = 1:5
+%!     c = C(min (s, rows (C)),:);
+%!     x = c(1) * x + c(2) * x^3 + c(3) * x^5;
+%!   endfor
+%!   printf ("%-20s %2d step(s) in the table: sigma 1e-3 -> %.4f after 5 steps\n", names{k}, rows (C), x);
+%! endfor
+
 %!assert (muon_coeffs ("keller"), [3.4445, -4.7750, 2.0315])
 %!assert (muon_coeffs ("KELLER"), [3.4445, -4.7750, 2.0315])
 %!assert (size (muon_coeffs ("deepseekv4")), [10 3])

@@ -120,6 +120,14 @@ function ok = is_float_array (x)
   ok = (isa (x, "double") || isa (x, "single")) && isreal (x) && ! issparse (x);
 endfunction
 
+%!demo
+%! ## four simulated ranks: an all-reduce, a reduce-scatter and what each rank sent
+%! comm = muon_comm ("sim", 4);
+%! Y = muon_collective (comm, "allreduce", {1, 2, 3, 4})        # {10, 10, 10, 10}
+%! [Y, info] = muon_collective (comm, "reduce_scatter", {1:4, 5:8, 9:12, 13:16});
+%! Y                                                            # rank r gets element r of the sum
+%! info.sent.'                                                  # bytes per rank
+
 %!shared c2, c4
 %! c2 = muon_comm ("sim", 2);
 %! c4 = muon_comm ("sim", 4);

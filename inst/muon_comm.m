@@ -99,6 +99,11 @@ function comm = muon_comm (kind, varargin)
   comm = __muon_comm__ ("create", spec);
 endfunction
 
+%!demo
+%! ## a simulated communicator of 4 ranks; MPI and NCCL ones come from muon_mpirun / a GPU
+%! comm = muon_comm ("sim", 4)
+%! Y = muon_collective (comm, "allreduce", {1, 2, 3, 4})
+
 %!test
 %! c = muon_comm ("self");
 %! assert (c.kind, "self");

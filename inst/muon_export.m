@@ -53,6 +53,9 @@ function n = muon_export (X, file, varargin)
     print_usage ();
   endif
   v = parse_options (fname, "muon_export", varargin);
+  if (isa (X, "zero_step_result"))
+    X = struct (X);
+  endif
   v.Table = v.table;
   if (! (ischar (file) && isrow (file)))
     error ("muonlab:badArg", "%s: FILE must be a file name ending in .csv or .json.", fname);

@@ -85,6 +85,10 @@ function info = muon_info (what)
   endif
 endfunction
 
+%!demo
+%! ## what this build has: GEMM providers, MPI, CUDA, the core's defaults
+%! muon_info ();
+
 %!test
 %! s = muon_info ();
 %! assert (islogical (s.cuda_built) && islogical (s.cuda_usable));

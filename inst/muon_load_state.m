@@ -99,6 +99,20 @@ function s = dims (sz)
   s = strjoin (arrayfun (@num2str, sz, "UniformOutput", false), " x ");
 endfunction
 
+%!demo
+%! ## save an optimizer after a step, load it back, and check the next steps agree
+%! P = struct ("W", reshape (sin (1:128), 8, 16), "b", ones (8, 1));
+%! G = struct ("W", reshape (cos (1:128), 8, 16), "b", 0.1 * ones (8, 1));
+%! opt = muon_optimizer (P, "LR", 0.02);
+%! [P, opt] = muon_step (opt, P, G);
+%! f = [tempname() ".ckpt"];
+%! muon_save_state (f, opt);
+%! opt2 = muon_load_state (f, P);
+%! delete (f);
+%! P1 = muon_step (opt, P, G);
+%! P2 = muon_step (opt2, P, G);
+%! printf ("next step after the reload identical: %d\n", isequal (P1, P2));
+
 %!function write_ckpt (file, kind, payload)
 %!  ## an independent writer of the layout documented in muon_save_state
 %!  g = [tempname() ".mat"];

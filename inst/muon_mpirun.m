@@ -229,6 +229,9 @@ function run_rank (dir)
     else
       out = feval (job.fn, job.args{:});
     endif
+    if (isa (out, "zero_step_result"))  # save cannot write a classdef object
+      out = struct (out);
+    endif
     tmp = fullfile (dir, sprintf (".rank_%d.mat", r));
     save ("-binary", tmp, "out");
     rename (tmp, fullfile (dir, sprintf ("rank_%d.mat", r)));
@@ -296,6 +299,15 @@ function write_file (name, lines)
   fprintf (fid, "%s\n", lines{:});
   fclose (fid);
 endfunction
+
+%!demo
+%! ## two MPI ranks (one Octave process each), when mpirun and the MPI build are there
+%! if (isempty (file_in_path (getenv ("PATH"), "mpirun")) || ! __muon_comm__ ("have_mpi"))
+%!   disp ("muon_mpirun needs mpirun and a build with MPI (make with mpicc found)");
+%! else
+%!   R = muon_mpirun (2, "muon_info");     # each rank runs muon_info () and returns its struct
+%!   printf ("%d ranks answered\n", numel (R));
+%! endif
 
 %!testif ; ! isempty (file_in_path (getenv ("PATH"), "mpirun")) && __muon_comm__ ("have_mpi")
 %! [R, out] = muon_mpirun (2, "muon_comm", "self");

@@ -164,6 +164,16 @@ function t = trace_table (G, raw)
               "R", raw.r, "Q", raw.q);
 endfunction
 
+%!demo
+%! ## orthogonalize a 256 x 1024 gradient: the singular values land in Keller's band
+%! randn ("state", 1);
+%! G = randn (256, 1024);
+%! X = muon_ns (G);
+%! s = svd (X);
+%! printf ("fp64, keller 5 steps: singular values in [%.3f, %.3f]\n", min (s), max (s));
+%! Xb = muon_ns (G, "Precision", "bf16", "Method", "gram");
+%! printf ("bf16 Gram vs fp64: relative difference %.3g\n", norm (double (Xb) - X, "fro") / norm (X, "fro"));
+
 %!shared G, s0, U, V, phi
 %! randn ("state", 1);
 %! G = randn (8, 24);

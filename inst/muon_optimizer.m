@@ -138,7 +138,7 @@ function opt = muon_optimizer (params, varargin)
     error ("muonlab:badArg",
            "%s: PERMICROBATCHNS cannot be combined with CLIPPOLICY 'before_ns'.", fname);
   endif
-  opt.scaler = loss_scaler (fname, v.loss_scaler);
+  opt.scaler = opt_loss_scaler (fname, v.loss_scaler);
 
   ## routing
   opt.route = struct ();
@@ -252,31 +252,6 @@ function route = apply_route (fname, route, params, R)
   endfor
 endfunction
 
-## The loss scaler: "none", "dynamic" (the option table "loss_scaler"'s defaults) or a
-## struct of its fields over those defaults (LOSSSCALER.<field> in messages).
-function s = loss_scaler (fname, L)
-  pairs = {};
-  if (ischar (L) && any (strcmpi (L, {"none", "dynamic"})))
-    enabled = strcmpi (L, "dynamic");
-  elseif (isstruct (L) && isscalar (L))
-    enabled = true;
-    pairs = reshape ([fieldnames(L).'; struct2cell(L).'], 1, []);
-  else
-    error ("muonlab:badArg", "%s: LOSSSCALER must be 'none', 'dynamic' or a struct.", fname);
-  endif
-  v = parse_options (fname, "loss_scaler", pairs);
-  if (v.min_scale > v.init_scale)
-    error ("muonlab:badArg",
-           "%s: LOSSSCALER.MinScale must be positive and at most InitScale.", fname);
-  endif
-  s = struct ("enabled", enabled, "scale", v.init_scale, "growth_interval", v.growth_interval,
-              "backoff", v.backoff, "growth", v.growth, "min_scale", v.min_scale,
-              "good_steps", 0, "overflows", 0);
-  if (! enabled)
-    s.scale = 1;
-  endif
-endfunction
-
 ## The first non-empty of x, fallback and dflt (all checked by the option table).
 function x = pick (x, fallback, dflt)
   if (isempty (x))
@@ -286,6 +261,16 @@ function x = pick (x, fallback, dflt)
     endif
   endif
 endfunction
+
+%!demo
+%! ## Muon on the matrices, AdamW on the rest (the default routing), ten steps
+%! P = struct ("W", reshape (sin (1:512), 16, 32), "b", zeros (16, 1));
+%! opt = muon_optimizer (P, "MuonLR", 0.02, "AdamLR", 1e-3)
+%! for t = 1:10
+%!   G = struct ("W", P.W - 0.1, "b", P.b - 1);     # the gradient of a quadratic
+%!   [P, opt, info] = muon_step (opt, P, G);
+%! endfor
+%! info
 
 %!shared P
 %! randn ("state", 1);

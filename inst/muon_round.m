@@ -7,7 +7,8 @@
 ## (no change), @qcode{"double"}, @qcode{"single"}, @qcode{"bf16"} or @qcode{"fp16"}
 ## (with their subnormals; overflow to Inf).  The result keeps the class of @var{x} and
 ## holds exactly representable values.  bf16 and fp16 are rounded straight from the value
-## of @var{x} (no intermediate rounding to single), as the C core rounds (DESIGN.md 4):
+## of @var{x} (no intermediate rounding to single), as the C core rounds its bf16 and
+## fp16 emulation (every product and sum of a low-precision muon_ns is rounded this way):
 ## use it to give a function low-precision data, e.g. gradients as fp16 would hold them.
 ##
 ## @example
@@ -52,6 +53,12 @@ function y = muon_round (x, prec)
   y(k) = r;
   y = cast (y, class (x));
 endfunction
+
+%!demo
+%! ## the same numbers rounded to bf16 and fp16 as the core rounds them
+%! x = [1 + 2^-9, pi, 1e-6, 70000];
+%! printf ("%12s %14s %14s\n", "x", "bf16", "fp16");
+%! printf ("%12.6g %14.8g %14.8g\n", [x; muon_round(x, "bf16"); muon_round(x, "fp16")]);
 
 %!assert (muon_round (1 + 2^-9, "bf16"), 1)
 %!assert (muon_round (1 + 3 * 2^-9, "bf16"), 1 + 2^-7)

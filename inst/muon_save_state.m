@@ -65,6 +65,19 @@ function muon_save_state (file, opt)
   state_write (fname, file, "muon_optimizer", opt);
 endfunction
 
+%!demo
+%! ## the checkpoint file: a header, a MAT-file payload and its SHA-256
+%! P = struct ("W", reshape (sin (1:128), 8, 16));
+%! opt = muon_optimizer (P);
+%! f = [tempname() ".ckpt"];
+%! muon_save_state (f, opt);
+%! fid = fopen (f, "r");
+%! magic = char (fread (fid, 8, "uint8=>char").')
+%! fclose (fid);
+%! d = dir (f);
+%! printf ("%d bytes\n", d.bytes);
+%! delete (f);
+
 %!test
 %! P = struct ("W", randn (4, 3), "b", randn (4, 1));
 %! opt = muon_optimizer (P);

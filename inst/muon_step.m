@@ -37,7 +37,9 @@
 ## rest, and grows a dynamic scale after @code{GrowthInterval} clean steps.
 ## @end enumerate
 ##
-## @var{info} has the fields:
+## @var{info} is a plain scalar struct (@code{isstruct (info)} is true), small enough to
+## read at the prompt (one line per field, one per parameter in @code{update_norm}).  It has
+## the fields:
 ## @table @code
 ## @item applied
 ## true when an optimizer step was applied by this call.
@@ -137,7 +139,7 @@ function [params, opt, info] = muon_step (opt, params, grads)
       endif
       g.(n) = unscale (x, s);
     endif
-    overflow = overflow || overflows (x);
+    overflow = overflow || opt_overflows (x);
   endfor
   raw = [struct2cell(g); struct2cell(U)];
   if (! overflow)
@@ -146,7 +148,7 @@ function [params, opt, info] = muon_step (opt, params, grads)
 
   ## 3. before_ns: clip every raw gradient by the global norm
   if (strcmp (opt.clip_policy, "before_ns") && ! overflow)
-    info.clip_coef = clip_coef (info.global_norm, opt.clip_norm);
+    info.clip_coef = opt_clip_coef (info.global_norm, opt.clip_norm);
     if (info.clip_coef < 1)
       for i = 1:np
         g.(names{i}) = g.(names{i}) * info.clip_coef;
@@ -169,11 +171,7 @@ function [params, opt, info] = muon_step (opt, params, grads)
     info.skipped = true;
     info.global_norm = NaN;
     opt.skipped += 1;
-    if (opt.scaler.enabled)
-      opt.scaler.scale = max (opt.scaler.scale * opt.scaler.backoff, opt.scaler.min_scale);
-      opt.scaler.good_steps = 0;
-      opt.scaler.overflows += 1;
-    endif
+    opt.scaler = opt_scaler_update (opt.scaler, true);
     opt.ns_calls += info.ns_calls;
     return;
   endif
@@ -190,7 +188,7 @@ function [params, opt, info] = muon_step (opt, params, grads)
   switch (opt.clip_policy)
     case "after_ns"
       info.global_norm = global_norm ([struct2cell(U); adam_cells(g, names, ismuon)]);
-      info.clip_coef = clip_coef (info.global_norm, opt.clip_norm);
+      info.clip_coef = opt_clip_coef (info.global_norm, opt.clip_norm);
       if (info.clip_coef < 1)
         for i = 1:np
           n = names{i};
@@ -203,7 +201,7 @@ function [params, opt, info] = muon_step (opt, params, grads)
       endif
     case "skip_muon"
       info.global_norm = global_norm (adam_cells (g, names, ismuon));
-      info.clip_coef = clip_coef (info.global_norm, opt.clip_norm);
+      info.clip_coef = opt_clip_coef (info.global_norm, opt.clip_norm);
       if (info.clip_coef < 1)
         for i = find (! ismuon(:).')
           g.(names{i}) = g.(names{i}) * info.clip_coef;
@@ -232,13 +230,7 @@ function [params, opt, info] = muon_step (opt, params, grads)
   info.applied = true;
   opt.step += 1;
   info.step = opt.step;
-  if (opt.scaler.enabled)
-    opt.scaler.good_steps += 1;
-    if (opt.scaler.good_steps >= opt.scaler.growth_interval)
-      opt.scaler.scale *= opt.scaler.growth;
-      opt.scaler.good_steps = 0;
-    endif
-  endif
+  opt.scaler = opt_scaler_update (opt.scaler, false);
   opt.ns_calls += info.ns_calls;
 endfunction
 
@@ -268,16 +260,6 @@ function t = global_norm (c)
   t = sqrt (t);
 endfunction
 
-## A gradient the step cannot take: NaN or Inf, or a sum of squares that overflows fp64.
-function tf = overflows (x)
-  tf = ! isfinite (sumsq (double (x(:))));
-endfunction
-
-## torch / DeepSpeed: clip_coef = max_norm / (total + 1e-6), applied when < 1
-function c = clip_coef (total, clip)
-  c = min (1, clip / (total + 1e-6));
-endfunction
-
 ## One Muon momentum advance of parameter N.  A finite gradient and momentum go through
 ## muon_update (its body, run_update: errors read "FNAME: parameter 'N': ...").
 ## Otherwise, on the poisoned path (DeepSpeed #8432), the gradient is folded into the
@@ -285,7 +267,7 @@ endfunction
 ## form), which makes it non-finite for good; on the correct path nothing is touched.
 function [U, st, bad, called] = advance (fname, n, st, g, args, poison)
   who = sprintf ("%s: parameter '%s'", fname, n);
-  bad = overflows (g) || (! isempty (st) && ! all (isfinite (st.momentum(:))));
+  bad = opt_overflows (g) || (! isempty (st) && ! all (isfinite (st.momentum(:))));
   called = 0;
   U = NaN (size (g), class (g));
   if (! bad)
@@ -307,11 +289,7 @@ function [U, st, bad, called] = advance (fname, n, st, g, args, poison)
     elseif (isfield (st, "step"))
       st.step += 1;
     endif
-    if (strcmp (form, "sgd"))
-      st.momentum = beta * st.momentum + g;
-    else
-      st.momentum = beta * st.momentum + (1 - beta) * g;
-    endif
+    st.momentum = opt_momentum_fold (st.momentum, g, beta, form);
   endif
 endfunction
 

@@ -38,6 +38,10 @@
 ## Emerging-Optimizers' tables).
 ## @item "SafetyLast"
 ## whether the last step is divided too (default false; Dao's table divides all five).
+## @item "Display"
+## @qcode{"off"} (default), @qcode{"final"} (one line at the end) or @qcode{"iter"} (also
+## one line per designed step with its interval, error and the elapsed time), as in
+## @code{optimset}.
 ## @end table
 ##
 ## The optional @var{info} has, per step k: @code{lower(k)}, @code{upper(k)} (the interval
@@ -49,7 +53,8 @@
 ## "after" safety division).
 ##
 ## The schedules muonlab ships are this construction with these settings (a test
-## regenerates each to 1e-12 relative per coefficient; MUON_FACTS.md 4.1, 6.1, 6.2):
+## regenerates each to 1e-12 relative per coefficient, against the tables published by
+## microsoft/dion, by Dao-AILab/gram-newton-schulz and by NVIDIA's Emerging-Optimizers):
 ## @table @code
 ## @item polar_express_dion
 ## @code{ns_design_coeffs (5, "Lower", 1e-3, "Cushion", 0.02, "Safety", 1.02)}
@@ -118,6 +123,7 @@ function [C, info] = ns_design_coeffs (steps, varargin)
   info = struct ("lower", zeros (steps + 1, 1), "upper", zeros (steps + 1, 1),
                  "design_lower", zeros (steps, 1), "error", zeros (steps, 1),
                  "bound", zeros (steps, 1));
+  t0 = tic ();
   for k = 1:steps
     info.lower(k) = l;
     info.upper(k) = u;
@@ -144,7 +150,15 @@ function [C, info] = ns_design_coeffs (steps, varargin)
     if (divided && strcmp (mode, "after"))
       C(k,:) = c ./ div;
     endif
+    if (strcmp (o.display, "iter"))
+      printf ("%s: step %d of %d on [%.4g, %.4g]: max error %.4g, bound %.4g  (%.2f s)\n",
+              fname, k, steps, info.design_lower(k), info.upper(k), E, info.bound(k), toc (t0));
+    endif
   endfor
+  if (! strcmp (o.display, "off"))
+    printf ("%s: %d steps designed in %.2f s; final interval [%.6g, %.6g]\n", fname, steps,
+            toc (t0), l, u);
+  endif
   info.lower(steps + 1) = l;
   info.upper(steps + 1) = u;
 endfunction
@@ -187,7 +201,7 @@ endfunction
 %! CU = 0.02407327424182751;
 
 %!test
-%! ## microsoft/dion's table (MUON_FACTS 6.1): regenerated to 1e-12 per coefficient
+%! ## microsoft/dion's table: regenerated to 1e-12 per coefficient
 %! C = ns_design_coeffs (5, "Lower", 1e-3, "Cushion", 0.02, "Safety", 1.02);
 %! T = muon_coeffs ("polar_express_dion");
 %! err = max (abs (C(:) ./ T(:) - 1));
@@ -195,7 +209,7 @@ endfunction
 %! assert (err <= 1e-12);
 
 %!test
-%! ## Dao's table (MUON_FACTS 4.1), before and after the 1.05 factor (a/s, b/s^3, c/s^5)
+%! ## Dao's table, before and after the 1.05 factor (a/s, b/s^3, c/s^5)
 %! T = muon_coeffs ("polar_express");
 %! raw = T .* [1.05, 1.05^3, 1.05^5];
 %! C0 = ns_design_coeffs (5, "Lower", 1e-3, "Cushion", CU);
@@ -218,7 +232,7 @@ endfunction
 %! assert (c, CU, -1e-12);
 
 %!test
-%! ## Emerging-Optimizers' 8-step table (MUON_FACTS 6.2), last step undivided: it lists 4
+%! ## Emerging-Optimizers' 8-step table, last step undivided: it lists 4
 %! ## decimals, cut rather than rounded in places (8.2051 for 8.20516), so within 1e-4
 %! C = ns_design_coeffs (8, "Lower", 1e-3, "Cushion", CU, "Safety", 1.01,
 %!                       "SafetyMode", "after");

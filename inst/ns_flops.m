@@ -162,6 +162,13 @@ function check_size (what, x)
   endif
 endfunction
 
+%!demo
+%! ## Gram against standard Newton-Schulz: the work per aspect ratio
+%! for n = [1024 2048 4096 8192]
+%!   F = ns_flops (1024, n);
+%!   printf ("1024 x %4d: gram / standard = %.2f\n", n, F.ratio);
+%! endfor
+
 %!test
 %! F = ns_flops (5, 1);
 %! assert (F.standard, 110);
@@ -189,7 +196,7 @@ endfunction
 %! assert (ns_flops (4096, 1024).gram, F.gram);
 
 %!test
-%! ## the Gram/standard ratios of MUON_FACTS 4.3
+%! ## the Gram/standard ratios of the FLOP model (8 alpha + 28) / (20 alpha + 10), restart at 2
 %! F = ns_flops ([1 1.5 2 4 5 8], 1);
 %! assert (round (100 * F.ratio), [120 100 88 67 62 54]);
 %! assert (ns_flops (1e9, 1).ratio, 0.4, 1e-8);

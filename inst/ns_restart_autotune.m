@@ -6,7 +6,8 @@
 ## @deftypefnx {muonlab} {@var{T} =} ns_restart_autotune (@var{coeffs}, @var{name}, @var{value}, @dots{})
 ## @deftypefnx {muonlab} {[@var{T}, @var{best}] =} ns_restart_autotune (@dots{})
 ## Rank the restart lists of Gram Newton-Schulz by the scalar stability model of
-## Dao-AILab/gram-newton-schulz (its restart autotuner, MUON_FACTS.md 4.2).
+## Dao-AILab/gram-newton-schulz (its restart autotuner, version 0.1.6): why restarts are
+## needed is said below.
 ##
 ## Gram NS never forms the iterate X_k = Q_k X_0 until a restart or the end; it iterates
 ## on R = X X' and Q.  In half precision R picks up small negative eigenvalues, which the
@@ -36,6 +37,10 @@
 ## @item "Shift"
 ## the negative shift of the Gram eigenvalues (default -4e-4, about what fp16 rounding
 ## leaves on R; fp32 leaves far less).
+## @item "Display"
+## @qcode{"off"} (default), @qcode{"final"} (one line at the end: the best list) or
+## @qcode{"iter"} (also one line per restart list scored, with the elapsed time), as in
+## @code{optimset}.
 ## @end table
 ##
 ## @var{T} is a struct of column arrays, one row per list, sorted by metric (ties keep the
@@ -94,8 +99,13 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
     lists = [lists; num2cell(P, 2)];
   endfor
   metric = zeros (numel (lists), 1);
+  t0 = tic ();
   for i = 1:numel (lists)
     metric(i) = simulate (x, C, double (shift), lists{i});
+    if (strcmp (o.display, "iter"))
+      printf ("%s: restarts %-12s condition %.4g  (%d of %d, %.2f s)\n", fname,
+              mat2str (lists{i}), metric(i), i, numel (lists), toc (t0));
+    endif
   endfor
   count = cellfun (@numel, lists);
   [~, order] = sort (metric);            # stable: ties keep the enumeration order
@@ -105,6 +115,10 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
     j = find (T.count == k, 1);
     best(k+1) = struct ("count", k, "restarts", T.restarts{j}, "metric", T.metric(j));
   endfor
+  if (! strcmp (o.display, "off"))
+    printf ("%s: %d restart lists in %.2f s; best %s, condition %.4g\n", fname,
+            numel (lists), toc (t0), mat2str (T.restarts{1}), T.metric(1));
+  endif
 endfunction
 
 ## The schedule as muon_ns expands it (muon_ns's option table; Steps 0: its default count).

@@ -25,6 +25,10 @@
 ## @table @asis
 ## @item "MaxRestarts"
 ## the most restarts a list has (default 2).
+## @item "Display"
+## @qcode{"off"} (default), @qcode{"final"} (one line at the end: the best list) or
+## @qcode{"iter"} (also one line per restart list run, with the elapsed time), as in
+## @code{optimset}.
 ## @item "Steps", "Coefficients", "ScheduleMode", "Precision", "GramMinAspect", "Eps", "NormalizeFirst", "Normalize", "Device", "Gemm", "Threads"
 ## as in @code{muon_ns}, which every run calls; "Precision" defaults to @qcode{"single"}
 ## (the input is used as given, so a double @var{G} runs fp32 from the fp64-summed norm).
@@ -70,7 +74,8 @@ function [T, best] = ns_restart_search (G, varargin)
   endfor
   o = parse_options (fname, "ns_restart_search", varargin);
   nr = o.maxrestarts;
-  o = rmfield (o, "maxrestarts");
+  show = o.display;
+  o = rmfield (o, {"maxrestarts", "display"});
   if (! (isnumeric (nr) && isscalar (nr) && isreal (nr) && nr == fix (nr) && nr >= 0
          && nr <= 64))
     error ("muonlab:badArg", "%s: MAXRESTARTS must be an integer from 0 to 64.", fname);
@@ -89,6 +94,7 @@ function [T, best] = ns_restart_search (G, varargin)
     lists = [lists; num2cell(nchoosek (1:o.steps-1, k), 2)];
   endfor
   err = zeros (numel (lists), 1);
+  t0 = tic ();
   for j = 1:numel (lists)
     o.restarts = od.restarts = lists{j};
     for i = 1:numel (G)
@@ -103,6 +109,10 @@ function [T, best] = ns_restart_search (G, varargin)
         err(j) = max (err(j), d);
       endfor
     endfor
+    if (strcmp (show, "iter"))
+      printf ("%s: restarts %-12s error %.4g  (%d of %d, %.2f s)\n", fname,
+              mat2str (lists{j}), err(j), j, numel (lists), toc (t0));
+    endif
   endfor
   count = cellfun (@numel, lists);
   [~, order] = sort (err);
@@ -112,6 +122,10 @@ function [T, best] = ns_restart_search (G, varargin)
     j = find (T.count == k, 1);
     best(k+1) = struct ("count", k, "restarts", T.restarts{j}, "error", T.error(j));
   endfor
+  if (! strcmp (show, "off"))
+    printf ("%s: %d restart lists in %.2f s; best %s, error %.4g\n", fname, numel (lists),
+            toc (t0), mat2str (T.restarts{1}), T.error(1));
+  endif
 endfunction
 
 %!test

@@ -7,7 +7,8 @@
 ##
 ## @var{A} and @var{P} are real double or single arrays of one size, M x N or M x N x E
 ## (one matrix per page; their classes may differ).  Everything is computed in double.
-## @var{Q} is a scalar struct whose fields are 1 x E rows, one value per page:
+## @var{Q} is a plain scalar struct (@code{isstruct (Q)} is true; at the prompt, a few
+## lines per metric) whose fields are 1 x E rows, one value per page:
 ##
 ## @table @code
 ## @item orth_error
@@ -29,8 +30,8 @@
 ## unique only when A has full rank min (M, N)).
 ## @end table
 ##
-## The first five are the metrics of the Gram Newton-Schulz stress test (MUON_FACTS.md
-## 4.2).  Wide pages (M < N) are measured through their transposes, A.' = (P.') H, so
+## The first five are the polar-quality metrics of the stress test of Dao-AILab's
+## gram-newton-schulz (tests/stress_test.py there).  Wide pages (M < N) are measured through their transposes, A.' = (P.') H, so
 ## that H is always min (M, N) x min (M, N) and every metric is the same for (A, P) and
 ## (A.', P.').  An all-zero page of A gives NaN for the metrics divided by ||A||.  A page
 ## of P with NaN or Inf (e.g. an fp16 overflow) gives NaN metrics for that page;
@@ -93,6 +94,15 @@ function Q = polar_metrics (A, P)
     Q.rel_err_polar(e) = norm (p - W, "fro") / norm (W, "fro");
   endfor
 endfunction
+
+%!demo
+%! ## how close muon_ns comes to the polar factor, per schedule
+%! randn ("state", 2);
+%! G = randn (128, 512);
+%! for c = {"keller", "polar_express"}
+%!   Q = polar_metrics (G, muon_ns (G, "Coefficients", c{1}));
+%!   printf ("%-14s orth_error %.3g  rel_err_polar %.3g\n", c{1}, Q.orth_error, Q.rel_err_polar);
+%! endfor
 
 %!shared A, U, s, V
 %! randn ("state", 7);

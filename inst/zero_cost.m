@@ -50,6 +50,9 @@
 ## @item "Method", "Steps", "Restarts", "GramMinAspect", "Coefficients", "Precision"
 ## as in @code{muon_ns} (the default precision is @qcode{"bf16"}: which GEMM rate of the
 ## profile applies).
+## @item "Display"
+## @qcode{"off"} (default), @qcode{"final"} (one line at the end) or @qcode{"iter"} (also
+## one line per design with its bytes, NS work and the elapsed time), as in @code{optimset}.
 ## @end table
 ##
 ## @var{C} is a struct array, one element per design, with fields @code{design},
@@ -121,7 +124,8 @@ function C = zero_cost (what, world, varargin)
   own = {"design", "Design"; "stage", "Stage"; "align_factor", "AlignFactor";
          "order", "Order"; "pad_count", "PadCount"; "elem_bytes", "ElementBytes";
          "momentum_bytes", "MomentumBytes"; "master_bytes", "MasterBytes";
-         "adam_bytes", "AdamBytes"; "symmetric", "Symmetric"; "profile", "Profile"};
+         "adam_bytes", "AdamBytes"; "symmetric", "Symmetric"; "profile", "Profile";
+         "display", "Display"};
   v = struct ();
   for k = 1:rows (own)                  # this function's own options out of the NS ones
     v.(own{k,2}) = ns.(own{k,1});
@@ -185,6 +189,7 @@ function C = zero_cost (what, world, varargin)
   adam_share = ceil (adamw / W) * (wb + ab);
   pf = [];
   C = struct ([]);
+  t0 = tic ();
   for d = 1:numel (which)
     o.design = which{d};
     R = __zero_cost__ (shapes, experts, split, W, o);
@@ -271,7 +276,15 @@ function C = zero_cost (what, world, varargin)
     else
       C(end+1) = c;
     endif
+    if (strcmp (v.Display, "iter"))
+      printf ("%s: %-32s %10.4g GB sent/rank, NS %10.4g GFLOP max, imbalance %.3g%s  (%.2f s)\n",
+              fname, c.design, s.bytes_max / 1e9, s.ns_flops_max / 1e9, s.imbalance,
+              merge (c.fails, " FAILS", ""), toc (t0));
+    endif
   endfor
+  if (! strcmp (v.Display, "off"))
+    printf ("%s: %d designs on %d ranks planned in %.2f s\n", fname, numel (C), W, toc (t0));
+  endif
 endfunction
 
 ## The matrices to plan: P x 2 shapes, experts (P x 1 or []), split (cell or []), names

@@ -181,6 +181,16 @@ function S = shapes_matrix (shapes)
   endif
 endfunction
 
+%!demo
+%! ## three 256 x 256 weights on 2 ranks: the cut falls in the middle of the second
+%! L = zero_layout ({[256 256], [256 256], [256 256]}, 2);
+%! for p = 1:numel (L.params)
+%!   printf ("W%d: elements [%d, %d), owners %s\n", p, L.params(p).offset,
+%!           L.params(p).offset + L.params(p).numel, mat2str (L.params(p).owners));
+%! endfor
+%! h = zero_plot_layout (L);
+%! close (h);
+
 %!shared H2, H4, HD, H3
 %! H2 = zero_layout ({[3 4], [2 5], [4 4]}, 2);
 %! H4 = zero_layout ({[3 4], [2 5], [4 4]}, 4, "AlignFactor", 2);

@@ -130,6 +130,9 @@
 ## @code{bytes_recv} (totals), @code{calls}, @code{sent}, @code{recv} (1 x 6, per
 ## collective: allreduce, reduce_scatter, all_gather, broadcast, barrier, all_to_all), @code{update}
 ## (its owned elements) and @code{owned} (P x 2 row-major element ranges @code{[start stop)}).
+## @var{R} is a @code{zero_step_result} object, not a struct (@code{isstruct (R)} is false):
+## its fields read as a struct's, typing @var{R} prints a summary of a few lines per
+## parameter and per rank, and @code{struct (R)} gives the plain struct.
 ##
 ## @example
 ## L = zero_layout (@{[64 64], [64 64], [64 64]@}, 2);
@@ -335,6 +338,7 @@ function R = skipped_result (variant, W, P, shapes, comm, step, nl, why)
   R.ranks = struct ("rank", num2cell (r0 + (0:nl-1)), "ns_calls", 0, "momentum_elements", 0,
                     "pad_elements", 0, "bytes_sent", 0, "bytes_recv", 0, "calls", z,
                     "sent", z, "recv", z, "update", {[]}, "owned", zeros (P, 2));
+  R = zero_step_result (R);
 endfunction
 
 ## a positive integer scalar (a count or a size in a layout or communicator struct)
@@ -389,8 +393,18 @@ function R = result (variant, info, st, upd, full, ref_full, W, P, step)
     R.ranks(l).update = upd{l};
     R.ranks(l).owned = squeeze (owned(r+1,:,:)).';
   endfor
+  R = zero_step_result (R);
 endfunction
 
+
+%!demo
+%! ## DeepSpeed #7807: reduce-scatter before NS is wrong on the matrix that straddles the cut
+%! L = zero_layout ({[64 64], [64 64], [64 64]}, 2);
+%! randn ("state", 1);
+%! g = arrayfun (@(k) randn (64), ones (2, 3), "UniformOutput", false);
+%! R = zero_muon_step (L, g, [], "Variant", "zero2_reduce_scatter_buggy")
+%! R = zero_muon_step (L, g, [], "Variant", "zero2_multi_owner");
+%! R.rel_err                    # the fix (PR 8141): 0 everywhere
 
 %!shared L, g
 %! L = zero_layout ({[6 4], [5 4], [6 4]}, 2);

@@ -16,7 +16,8 @@
 ## red with a @qcode{"*"} and a red bracket above them.
 ##
 ## With no display (@env{DISPLAY} unset) the figure is invisible and uses the gnuplot
-## toolkit, so it works headless.  @var{h} is the figure handle.
+## toolkit, so it works headless.  @var{h} is the figure handle.  Called with a
+## @qcode{"File"} and no output argument, the figure is closed once written.
 ##
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -150,6 +151,8 @@ function h = zero_plot_layout (L, varargin)
   endif
   if (nargout > 0)
     h = hf;
+  elseif (! isempty (file))
+    close (hf);
   endif
 
 endfunction

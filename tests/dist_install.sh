@@ -4,9 +4,12 @@
 # Proves that the package tarball works as an Octave package: `pkg install` into a temporary
 # prefix (its own local and global package lists, so the user's are never read or written),
 # `pkg load muonlab`, one Newton-Schulz call checked against a pure-Octave oracle, `pkg
-# unload`, and a second install over the first (re-installing must work).  Prints one line per
-# check and writes "dist <passed> <failed>" to RESULTS_FILE; exits non-zero on any failure.
-# Octave runs under timeout(1) (MUON_DIST_TIMEOUT seconds, default 900), and the temporary
+# unload`, a second install over the first (re-installing must work), and `pkg test muonlab`:
+# the %! blocks of every installed function and the numerical suites the tarball ships in
+# inst/tests/ (tests/make_dist.sh), each failing test counted as a failed check.  Prints one
+# line per check and writes "dist <passed> <failed>" to RESULTS_FILE; exits non-zero on any
+# failure.
+# Octave runs under timeout(1) (MUON_DIST_TIMEOUT seconds, default 1800), and the temporary
 # directory is removed on exit.
 set -uo pipefail
 
@@ -191,18 +194,42 @@ try
 catch err
   check (false, ["after re-install: " err.message]);
 end_try_catch
+
+## 7. pkg test muonlab: every %! block of the package, the shipped suites (inst/tests/)
+##    included; each failing test counts as one failed check
+try
+  t0 = tic ();
+  out = evalc ('pkg ("test", "muonlab")');
+  k = strfind (out, "Summary:");
+  tail = out(k(end):end);
+  np = str2double (regexp (tail, '^\s*PASS\s+(\d+)\s*$', "tokens", "once", "lineanchors"){1});
+  nf = str2double (regexp (tail, '^\s*FAIL\s+(\d+)\s*$', "tokens", "once", "lineanchors"){1});
+  suites = numel (regexp (out, 'tests/test_\w+\.m', "match"));
+  f = strfind (out, "Failure Summary:");
+  if (! isempty (f))
+    printf ("%s", out(f(1):k(end)-1));
+  endif
+  check (nf == 0 && np > 0 && suites >= 10,
+         sprintf ("pkg test muonlab: %d passed, %d failed, %d shipped suites among them (%.0f s)",
+                  np, nf, suites, toc (t0)));
+  for i = 2:nf                         # one failed check per failing test
+    check (false, "pkg test muonlab: a failing test (see above)");
+  endfor
+catch err
+  check (false, ["pkg test muonlab: " err.message]);
+end_try_catch
 EOF
 
 # Build as a user's `pkg install` would: not as a part of the calling make (its jobserver
 # descriptors are not passed on); switches such as CUDA=0 stay in the environment.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-echo "dist: checking $(basename "$tarball") (pkg install, load, muon_ns, unload, re-install)"
+echo "dist: checking $(basename "$tarball") (pkg install, load, muon_ns, unload, re-install, pkg test)"
 (
   cd "$tmp" &&
   MUON_DIST_LOG=$log MUON_DIST_TMP=$tmp MUON_DIST_TARBALL=$tarball \
   MUON_DIST_WANT_CUDA=$want_cuda XDG_CONFIG_HOME=$tmp/config \
-  timeout -k 10 "${MUON_DIST_TIMEOUT:-900}" "${OCTAVE:-octave-cli}" \
+  timeout -k 10 "${MUON_DIST_TIMEOUT:-1800}" "${OCTAVE:-octave-cli}" \
     --no-gui --norc --silent --no-history dist_check.m
 )
 rc=$?
@@ -211,7 +238,7 @@ passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
 if [[ $rc -ne 0 ]]; then
   if [[ $rc -eq 124 || $rc -eq 137 ]]; then
-    echo "dist: FAIL octave timed out after ${MUON_DIST_TIMEOUT:-900} s"
+    echo "dist: FAIL octave timed out after ${MUON_DIST_TIMEOUT:-1800} s"
     sleep 2   # timeout(1) signalled the whole group (make, compilers): let them go first
   else
     echo "dist: FAIL octave exited with status $rc"

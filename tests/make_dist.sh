@@ -4,8 +4,15 @@
 # Writes muonlab-VERSION.tar.gz in the repository root: an Octave package tarball that
 # `pkg install` accepts.  Its top folder muonlab-VERSION/ holds
 #
-#   DESCRIPTION INDEX COPYING README.md   as in the repository
+#   DESCRIPTION INDEX COPYING README.md   as in the repository (and NEWS)
 #   inst/                                 every .m under inst/ (private/ included)
+#   inst/tests/                           the numerical suites of tests/octave that need
+#                                         neither MPI nor the source tree (all test_*.m but
+#                                         test_readme and test_headline), their reference
+#                                         ports ref_*.m, fixtures/ and configs/: `pkg test
+#                                         muonlab` runs them (it cd's into each folder of the
+#                                         package and runs the %! blocks of every .m there)
+#   demo/                                 the demos (*.m; run them from there after pkg load)
 #   src/core/ src/mex/                    the C sources (and .cu files) the build needs
 #   src/Makefile.muonlab                  the top-level Makefile, unchanged (with a copy of
 #                                         DESCRIPTION beside it, which it reads)
@@ -49,6 +56,15 @@ copy_tree () {
   find "$dir" -type f \( "$@" \) ! -name '.*' -exec cp --preserve=mode --parents -t "$dest" {} +
 }
 copy_tree inst "$top" -name '*.m' -o -name '*.json'   # inst/models/*.json: muon_model's data
+copy_tree demo "$top" -name '*.m'                       # not demo/output/ (what the demos write)
+mkdir -p "$top/inst/tests"
+for f in tests/octave/test_*.m tests/octave/ref_*.m; do
+  case $(basename "$f") in
+    test_readme.m|test_headline.m) ;;                  # they need README.md / demo/ beside them
+    *) cp "$f" "$top/inst/tests/" ;;
+  esac
+done
+cp -r tests/octave/fixtures tests/octave/configs "$top/inst/tests/"
 copy_tree core "$top/src" -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh'
 copy_tree mex "$top/src" -name '*.c' -o -name '*.h'
 cp Makefile "$top/src/Makefile.muonlab"

@@ -66,7 +66,8 @@ function S = option_spec (key)
           "loss_scaler", "zero_muon_step", "zero_layout", "muon_comm", "muon_collective", ...
           "muon_mpirun", "ns_flops", "zero_plot_layout", "muon_load_state", "muon_model", ...
           "zero_cost", "muon_export", "ns_design_coeffs", "ns_restart_autotune", ...
-          "ns_restart_search"};
+          "ns_restart_search", "zero_save_state", "zero_load_state", "zero_train_step", ...
+          "demo"};
   if (nargin == 0)
     S = keys;
     return;
@@ -89,6 +90,12 @@ function S = option_spec (key)
                    "default", {"precision", "double"});
     case "zero_layout"
       S = compile ({zero_layout_rows(L)});
+    case "zero_train_step"              # the loop's own, then zero_muon_step's (passed on)
+      S = compile ({train_rows(L)}, "zero_muon_step");
+    case "zero_save_state"
+      S = compile ({shard_rows(L, false)});
+    case "zero_load_state"
+      S = compile ({shard_rows(L, true)});
     case "muon_comm"
       S = compile ({comm_rows(L)});
     case "muon_collective"
@@ -107,19 +114,24 @@ function S = option_spec (key)
       ns = ns_rows (L);
       ns = ns(ismember (ns(:,1), {"Method", "Steps", "Coefficients", "Restarts", ...
                                   "GramMinAspect", "Precision"}), :);
-      S = compile ({cost_rows(L), ns}, "", "default", {"precision", "bf16"});
+      S = compile ({cost_rows(L), display_rows("off"), ns}, "", "default", {"precision", "bf16"});
     case "muon_export"
       S = compile ({export_rows(L)});
     case "ns_design_coeffs"             # ns_design_coeffs checks its values itself
       S = compile ({any_rows({"Lower", 1e-3; "Cushion", 0; "Safety", 1;
-                              "SafetyMode", "construct"; "SafetyLast", false})});
+                              "SafetyMode", "construct"; "SafetyLast", false}),
+                    display_rows("off")});
     case "ns_restart_autotune"          # Steps, ScheduleMode: [] = muon_ns's defaults
       S = compile ({any_rows({"MaxRestarts", 2; "Grid", logspace(0, -10, 1e4);
-                              "Shift", -4e-4; "Steps", []; "ScheduleMode", []})});
+                              "Shift", -4e-4; "Steps", []; "ScheduleMode", []}),
+                    display_rows("off")});
     case "ns_restart_search"            # every muon_ns option but those it searches
       ns = ns_rows (L);
       ns = ns(! ismember (ns(:,1), {"Method", "Restarts"}), :);
-      S = compile ({any_rows({"MaxRestarts", 2}), ns}, "", "default", {"precision", "single"});
+      S = compile ({any_rows({"MaxRestarts", 2}), display_rows("off"), ns}, "",
+                   "default", {"precision", "single"});
+    case "demo"                         # the demos in demo/ (demo/demo_options.m)
+      S = compile ({display_rows("final")});
     otherwise
       error ("muonlab:internal", "option_spec: no option table for '%s'.", key);
   endswitch
@@ -155,6 +167,15 @@ function T = cost_rows (L)
     "AdamBytes",     "adam_bytes",      "any",     [],                 8,                  ""
     "Symmetric",     "symmetric",       "logical", [],                 false,              ""
     "Profile",       "profile",         "any",     [],                 "h100",             ""
+  };
+endfunction
+
+## Progress output, optimset's convention: "off" prints nothing, "final" a summary at the
+## end, "iter" also one line per step or configuration with the elapsed time.
+function T = display_rows (dflt)
+  T = {
+  ## Name            Field              Kind       Arg                 Default             Must be
+    "Display",       "display",         "enum",    {"off", "final", "iter"}, dflt,         ""
   };
 endfunction
 
@@ -273,6 +294,25 @@ function T = zero_step_rows (L)
     "PadCount",      "pad_count",       "enum",    x.zero_pad_count,   d.pad_count,        ""
     "Period",        "period",          "int",     [1 2^31-1],         d.period,           "a positive integer"
   };
+endfunction
+
+## zero_train_step: muon_optimizer's rows of the training loop (the same names, values and
+## defaults), and where PR 5395's skip flag sits.
+function T = train_rows (L)
+  T = optimizer_rows (L);
+  T = T(ismember (T(:,1), {"ClipPolicy", "ClipNorm", "AccumulationSteps", "PerMicroBatchNS", ...
+                           "PoisonMomentum", "LossScaler"}), :);
+  T(end+1,:) = {"ClipSkipFlag", "clip_flag", "enum", {"members", "container"}, "members", ""};
+endfunction
+
+## zero_save_state / zero_load_state: the communicator, and (load) the design to load into,
+## by default the saved one.
+function T = shard_rows (L, load)
+  T = zero_step_rows (L);
+  T = T(strcmp (T(:,1), "Comm"), :);
+  if (load)
+    T(end+1,:) = {"Variant", "variant", "enum", L.lists.zero_variant, [], ""};
+  endif
 endfunction
 
 function T = zero_layout_rows (L)

@@ -28,11 +28,9 @@
 ## the previous checkpoint whole.  Errors name @var{fname}.  @code{state_read} reads it.
 ##
 ## Meant to be shared by every checkpoint muonlab writes: @code{muon_save_state} uses the
-## kind @qcode{"muon_optimizer"} (payload: the optimizer struct); a sharded state (one
-## file per rank) would use its own kind with a payload recording the rank, the world
-## size, the layout (@code{zero_layout}'s struct and a @code{zero_muon_step} state round
-## trip exactly) and the rank's buffers, and check them on reading as
-## @code{muon_load_state} checks its own.
+## kind @qcode{"muon_optimizer"} (payload: the optimizer struct), @code{zero_save_state}
+## the kind @qcode{"zero_shard"} (payload: one rank's momentum buffer, the map of what it
+## holds and the layout, checked on reading by @code{zero_load_state}).
 ## @seealso{state_read}
 ## @end deftypefn
 

@@ -11,9 +11,9 @@ function test_gateway_memory ()
 endfunction
 
 %!function [rc, out] = child (code)
-%!  ## runs CODE in a new octave-cli with build/mex on the path; its exit status and output
-%!  here = fileparts (which ("test_gateway_memory"));
-%!  mex = fullfile (here, "..", "..", "build", "mex");
+%!  ## runs CODE in a new octave-cli with the MEX files on the path (those this session
+%!  ## uses: build/mex in the tree, the package's folder after pkg install)
+%!  mex = fileparts (which ("__muon_ns__"));
 %!  exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
 %!  cmd = sprintf ("'%s' --no-gui --norc --silent --eval \"addpath ('%s'); %s\" 2>&1", exe,
 %!                 mex, code);

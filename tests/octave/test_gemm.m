@@ -173,11 +173,10 @@ endfunction
 
 %!function out = fresh_octave (env, code)
 %!  ## runs CODE in a new Octave with the environment assignment ENV and muonlab on the path
-%!  here = fileparts (which ("test_gemm"));
-%!  root = fullfile (here, "..", "..");
+%!  ## (the folders this session uses: in the tree or after pkg install)
 %!  exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
 %!  cmd = sprintf ("%s '%s' --no-gui --norc --silent --eval \"addpath ('%s'); addpath ('%s'); %s\" 2>/dev/null",
-%!                 env, exe, fullfile (root, "inst"), fullfile (root, "build", "mex"), code);
+%!                 env, exe, fileparts (which ("muon_ns")), fileparts (which ("__muon_ns__")), code);
 %!  [rc, out] = system (cmd);
 %!  assert (rc, 0);
 %!  out = strtrim (out);

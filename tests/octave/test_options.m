@@ -115,6 +115,7 @@ function v = SAMPLES (name)
     case "GrowthInterval",  v = 10;
     case "File",            v = [tempname() ".png"];
     case "Design",          v = "zero12_allreduce";
+    case "Variant",         v = "zero12_allreduce";
     case {"Stage", "AlignFactor"}, v = 2;
     case "Order",           v = "size_desc";
     case {"ElementBytes", "MomentumBytes", "MasterBytes", "AdamBytes"}, v = 4;
@@ -192,6 +193,29 @@ function call (fname, name, v)
       zero_muon_step (L, g, [], name, v);
     case "zero_layout"
       zero_layout ({[4 6], [2 3]}, 2, name, v);
+    case "zero_train_step"
+      L = zero_layout ({[4 6], [6 4]}, 2);
+      g = {G(1:4,1:6), G(1:6,1:4); G(5:8,1:6), G(3:8,5:8)};
+      zero_train_step (L, g, [], name, v);
+    case {"zero_save_state", "zero_load_state"}
+      L = zero_layout ({[4 6], [6 4]}, 2);
+      g = {G(1:4,1:6), G(1:6,1:4); G(5:8,1:6), G(3:8,5:8)};
+      [~, s] = zero_muon_step (L, g, []);
+      f = tempname ();
+      unwind_protect
+        if (strcmp (fname, "zero_save_state"))
+          zero_save_state (f, L, s, name, v);
+        else
+          zero_save_state (f, L, s);
+          zero_load_state (f, L, name, v);
+        endif
+      unwind_protect_cleanup
+        for r = 0:1
+          if (exist (sprintf ("%s.rank%d.ckpt", f, r), "file"))
+            unlink (sprintf ("%s.rank%d.ckpt", f, r));
+          endif
+        endfor
+      end_unwind_protect
     case "muon_comm"
       muon_comm ("sim", 2, name, v);
     case "muon_collective"

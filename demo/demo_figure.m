@@ -1,0 +1,25 @@
+## -*- texinfo -*-
+## @deftypefn  {} {[@var{h}, @var{png}] =} demo_figure (@var{name}, @var{position})
+## @deftypefnx {} {[~, @var{png}] =} demo_figure (@var{name})
+## A headless figure for a demo: the gnuplot toolkit when there is no display (its
+## warning silenced), an invisible figure at @var{position} ([x y width height]), and
+## @var{png}, the file demo/output/@var{name}.png (the folder made when missing).  The
+## demo prints into @var{png} and closes @var{h} (in an unwind_protect_cleanup block).
+## Without @var{position} no figure is opened (@var{h} is []): only the file name.
+## @end deftypefn
+
+function [h, png] = demo_figure (name, position)
+  warning ("off", "Octave:gnuplot-graphics");
+  if (isempty (getenv ("DISPLAY")) && any (strcmp (available_graphics_toolkits (), "gnuplot")))
+    graphics_toolkit ("gnuplot");
+  endif
+  outdir = fullfile (fileparts (mfilename ("fullpath")), "output");
+  if (! isfolder (outdir))
+    mkdir (outdir);
+  endif
+  png = fullfile (outdir, [name ".png"]);
+  h = [];
+  if (nargin > 1)
+    h = figure ("visible", "off", "position", position);
+  endif
+endfunction

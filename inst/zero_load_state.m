@@ -1,0 +1,264 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {@var{state} =} zero_load_state (@var{prefix}, @var{L})
+## @deftypefnx {muonlab} {@var{state} =} zero_load_state (@dots{}, @var{name}, @var{value}, @dots{})
+## Load a sharded optimizer state written by @code{zero_save_state} into the layout
+## @var{L}, which may have another world size, stage, alignment or order than the saved
+## run, and (option @qcode{"Variant"}) another design holding the same momentum.
+##
+## Every rank reads all the saved files (@file{@var{prefix}.rank0.ckpt} names the saved
+## world W0, then ranks 1..W0-1), puts the momentum of each matrix back together from the
+## pieces the files record, and cuts from it the buffers of its own ranks under @var{L} and
+## the design.  The result is a @code{zero_muon_step} state for @var{L}: the next step
+## continues the saved run (the same step count and momentum form; pass the same
+## @qcode{"MomentumForm"} to @code{zero_muon_step}).  The reference momentum comes back too
+## when the files carry one (a saved @qcode{"reference"} run's momentum serves as the
+## reference of another design); otherwise the state has none and the steps that follow
+## need @qcode{"Reference", false}.
+##
+## Nothing is returned unless every check passes; each failure is a
+## @code{muonlab:badState} error naming the file:
+## @itemize
+## @item the container (as @code{muon_load_state}): magic, version, length, SHA-256, kind
+## (a missing or unreadable file is @code{muonlab:badArg});
+## @item the payload: its fields and their classes and sizes, the rank it says it is, the
+## world, layout, design, momentum form and step shared by every file, a finite momentum
+## of the recorded length, a recorded map equal to the design's map of the saved layout;
+## @item the matrices: the saved ones must be those of @var{L}, every element of every
+## matrix must be held by some rank, and ranks holding the same element (the owners of a
+## straddling matrix) must hold the same bits: a design whose ranks diverge
+## (@qcode{"zero2_reduce_scatter_buggy"}) cannot be resharded.
+## @end itemize
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "Variant"
+## the design to load into (default: the saved one); any design of @code{zero_muon_step}.
+## @item "Comm"
+## @qcode{"sim"} (default: every rank of @var{L} in this process) or the communicator of
+## the run (from @code{muon_comm}): the state then holds its local ranks only.
+## @end table
+##
+## @example
+## L4 = zero_layout (@{[8 8], [6 8], [8 4]@}, 4);
+## ## ... steps at W = 4, then zero_save_state ("/tmp/run1", L4, s4)
+## L2 = zero_layout (@{[8 8], [6 8], [8 4]@}, 2, "Stage", 3);
+## s2 = zero_load_state ("/tmp/run1", L2, "Variant", "zero3_round_robin");
+## @end example
+## @seealso{zero_save_state, zero_muon_step, muon_load_state}
+## @end deftypefn
+
+function state = zero_load_state (prefix, L, varargin)
+  fname = "zero_load_state";
+  if (nargin < 2)
+    print_usage ();
+  endif
+  if (! (ischar (prefix) && isrow (prefix)))
+    error ("muonlab:badArg", "%s: PREFIX must be a file name prefix.", fname);
+  endif
+  opts = parse_options (fname, "zero_load_state", varargin);
+  [W, shapes] = zero_check_layout (fname, L);
+  [ranks, nl] = zero_local_ranks (fname, opts.comm, W);
+
+  ## the saved files: rank 0 names the world, then every rank's
+  f0 = zero_shard_file (prefix, 0);
+  S0 = read_shard (fname, f0, 0, []);
+  W0 = S0.world;
+  S = cell (1, W0);
+  S{1} = S0;
+  for r = 1:W0-1
+    S{r+1} = read_shard (fname, zero_shard_file (prefix, r), r, S0);
+  endfor
+  if (! isequal (S0.shapes, shapes))
+    error ("muonlab:badState", "%s: '%s' holds the state of other matrices than L's.", fname,
+           f0);
+  endif
+
+  ## the recorded maps must be the design's map of the saved layout
+  L0 = zero_layout (num2cell (S0.shapes, 2), W0, "Stage", S0.stage,
+                    "AlignFactor", S0.align_factor, "Order", S0.order);
+  M0 = zero_shard_map (L0, S0.variant);
+  for r = 0:W0-1
+    if (! isequal (S{r+1}.seg, M0.seg{r+1}) || S{r+1}.len != M0.len(r+1))
+      error ("muonlab:badState",
+             "%s: '%s' records a map of its buffer that is not the one of '%s' on its layout.",
+             fname, zero_shard_file (prefix, r), S0.variant);
+    endif
+  endfor
+
+  ## the full momentum (and reference), checked: every element held, copies equal
+  full = assemble (fname, prefix, S, shapes, "seg", "momentum");
+  has_ref = ! isempty (S0.ref_seg) || strcmp (S0.variant, "reference");
+  if (! isempty (S0.ref_seg))
+    ref = assemble (fname, prefix, S, shapes, "ref_seg", "reference");
+  elseif (has_ref)
+    ref = full;
+  endif
+
+  variant = opts.variant;
+  if (isempty (variant))
+    variant = S0.variant;
+  endif
+  M = zero_shard_map (L, variant);
+  key = struct ("variant", variant, "world", W, "shapes", shapes, "stage", L.stage,
+                "align_factor", L.align_factor, "order", L.order_mode, "form", S0.form,
+                "local_ranks", nl);
+  state = struct ("key", key, "step", S0.step, "momentum", [], "reference", [],
+                  "has_ref", true);
+  if (S0.step == 0)
+    return;
+  endif
+  state.momentum = arrayfun (@(r) zero_shard_pack (M, r, full), ranks(:),
+                             "UniformOutput", false);
+  if (strcmp (variant, "reference"))
+    state.has_ref = true;                 # the reference needs none of its own
+  elseif (has_ref)
+    Mr = zero_shard_map (L, "reference");
+    state.reference = arrayfun (@(r) zero_shard_pack (Mr, r, ref), ranks(:),
+                                "UniformOutput", false);
+  else
+    state.has_ref = false;
+  endif
+endfunction
+
+## One file's payload, checked against its rank and the first file's (S0, [] for rank 0).
+function S = read_shard (fname, file, r, S0)
+  S = state_read (fname, file, "zero_shard");
+  bad = @(msg) error ("muonlab:badState", "%s: '%s' holds an invalid shard: %s.", fname,
+                      file, msg);
+  fields = {"format", "version", "rank", "world", "shapes", "stage", "align_factor", "order", ...
+            "variant", "form", "step", "seg", "len", "momentum", "ref_seg", "reference"};
+  if (! (isstruct (S) && isscalar (S) && isempty (setxor (fieldnames (S), fields))))
+    bad ("not the fields of a zero_shard payload");
+  endif
+  if (! (ischar (S.format) && strcmp (S.format, "muonlab.zero_shard")
+         && isequal (S.version, 1)))
+    bad ("an unknown format or version");
+  endif
+  isint = @(x, lo) isa (x, "double") && isscalar (x) && isreal (x) && x >= lo && x == fix (x);
+  if (! (isint (S.world, 1) && isint (S.rank, 0) && isint (S.step, 0) && isint (S.stage, 1)
+         && S.stage <= 3 && isint (S.align_factor, 1) && isint (S.len, 0)))
+    bad ("a rank, world, step, stage, alignment or length that is no valid count");
+  endif
+  if (! (isa (S.shapes, "double") && ismatrix (S.shapes) && columns (S.shapes) == 2
+         && rows (S.shapes) >= 1 && all (S.shapes(:) >= 1 & S.shapes(:) == fix (S.shapes(:)))))
+    bad ("SHAPES is not a P x 2 matrix of sizes");
+  endif
+  if (! (ischar (S.order) && any (strcmp (S.order, core_lists ().lists.zero_order))
+         && ischar (S.variant) && any (strcmp (S.variant, core_lists ().lists.zero_variant))
+         && ischar (S.form) && any (strcmp (S.form, core_lists ().lists.momentum_form))))
+    bad ("an unknown order, design or momentum form");
+  endif
+  for f = {"seg", "ref_seg"}
+    x = S.(f{1});
+    if (! (isa (x, "double") && ismatrix (x) && columns (x) == 5 && all (isfinite (x(:)))))
+      bad (sprintf ("%s is not a K x 5 map", upper (f{1})));
+    endif
+  endfor
+  for f = {"momentum", "reference"}
+    x = S.(f{1});
+    if (! (isa (x, "double") && isreal (x) && (iscolumn (x) || isempty (x))))
+      bad (sprintf ("%s is not a double column", upper (f{1})));
+    endif
+    if (! all (isfinite (x)))
+      bad (sprintf ("%s holds NaN or Inf", upper (f{1})));
+    endif
+  endfor
+  if (numel (S.momentum) != S.len)
+    bad (sprintf ("MOMENTUM has %d elements, its map %d", numel (S.momentum), S.len));
+  endif
+  if (S.rank != r)
+    error ("muonlab:badState", "%s: '%s' is the shard of rank %d, not of rank %d.", fname,
+           file, S.rank, r);
+  endif
+  if (S.rank >= S.world)
+    bad ("its rank is not below its world");
+  endif
+  if (! isempty (S0))
+    same = {"world", "shapes", "stage", "align_factor", "order", "variant", "form", "step"};
+    for f = same
+      if (! isequal (S.(f{1}), S0.(f{1})))
+        error ("muonlab:badState",
+               "%s: '%s' does not belong to the save of rank 0's file (its %s differs).",
+               fname, file, f{1});
+      endif
+    endfor
+    if (isempty (S.ref_seg) != isempty (S0.ref_seg))
+      error ("muonlab:badState",
+             "%s: '%s' does not belong to the save of rank 0's file (its reference differs).",
+             fname, file);
+    endif
+  endif
+  P = rows (S.shapes);
+  n = prod (S.shapes, 2);
+  for f = {"seg", "momentum"; "ref_seg", "reference"}.'
+    s = S.(f{1});
+    if (isempty (s))
+      continue;
+    endif
+    if (! (all (s(:,1) >= 1 & s(:,1) <= P & s(:,1) == fix (s(:,1))) && all (s(:,2) >= 0)
+           && all (s(:,3) >= 0 & s(:,3) <= s(:,4)) && all (s(:,4) <= n(s(:,1)))
+           && all (s(:,2) + s(:,4) - s(:,3) <= numel (S.(f{2}))) && all (ismember (s(:,5), [0 1]))
+           && all (s(:) == fix (s(:)))))
+      bad (sprintf ("%s points outside its matrices or its buffer", upper (f{1})));
+    endif
+  endfor
+endfunction
+
+## The full matrices from every file's buffer FIELD laid out by its map SEGF.
+function full = assemble (fname, prefix, S, shapes, segf, field)
+  P = rows (shapes);
+  full = cell (1, P);
+  seen = cell (1, P);
+  for p = 1:P
+    full{p} = zeros (shapes(p,:));
+    seen{p} = false (shapes(p,:));
+  endfor
+  for r = 0:numel (S)-1
+    [full, seen, clash] = zero_shard_unpack (S{r+1}.(segf), S{r+1}.(field), full, seen);
+    if (clash)
+      error ("muonlab:badState",
+             ["%s: '%s' holds another %s of matrix %d than a lower rank (ranks that " ...
+              "diverged cannot be resharded)."], fname, zero_shard_file (prefix, r), field,
+             clash);
+    endif
+  endfor
+  for p = 1:P
+    if (! all (seen{p}(:)))
+      error ("muonlab:badState", "%s: the files under '%s' do not hold all of the %s of matrix %d.",
+             fname, prefix, field, p);
+    endif
+  endfor
+endfunction
+
+%!test
+%! ## save at W = 4, load at W = 2 (stage 3, ZeRO-3 round robin): the momentum of every
+%! ## matrix is the saved one, and the next step runs
+%! shapes = {[6 4], [5 4], [6 4]};
+%! L4 = zero_layout (shapes, 4);
+%! randn ("state", 3);
+%! g = cellfun (@(s) randn (s), repmat (shapes, 4, 1), "UniformOutput", false);
+%! [~, s4] = zero_muon_step (L4, g, []);
+%! pre = tempname ();
+%! f = zero_save_state (pre, L4, s4);
+%! unwind_protect
+%!   L2 = zero_layout (shapes, 2, "Stage", 3);
+%!   s2 = zero_load_state (pre, L2, "Variant", "zero3_round_robin");
+%!   assert ([s2.step, numel(s2.momentum), s2.has_ref], [1 2 1]);
+%!   ## the reference state at W = 1 holds every matrix whole, column-major
+%!   s1 = zero_load_state (pre, zero_layout (shapes, 1), "Variant", "reference");
+%!   avg = (((g{1,2} + g{2,2}) + g{3,2}) + g{4,2}) / 4;
+%!   [~, m] = muon_update (avg, []);
+%!   assert (s1.momentum{1}(25:44), m.momentum(:), 1e-15);
+%!   R = zero_muon_step (L2, g(1:2,:), s2, "Variant", "zero3_round_robin");
+%!   assert (max (R.rel_err) <= 1e-12);
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
+
+%!error <zero_load_state: PREFIX must be a file name prefix.> zero_load_state (1, zero_layout ({[2 2]}, 1))
+%!error <zero_load_state: VARIANT must be> zero_load_state ("x", zero_layout ({[2 2]}, 1), "Variant", "zero4")
+%!error <zero_load_state: L must be a layout from zero_layout.> zero_load_state ("x", 3)
+%!error <zero_load_state: cannot read 'no_such_prefix.rank0.ckpt': no such file.> zero_load_state ("no_such_prefix", zero_layout ({[2 2]}, 1))

@@ -1,0 +1,172 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {@var{files} =} zero_save_state (@var{prefix}, @var{L}, @var{state})
+## @deftypefnx {muonlab} {@var{files} =} zero_save_state (@dots{}, "Comm", @var{comm})
+## Save the sharded optimizer state of @code{zero_muon_step}: one checkpoint file per rank,
+## each holding that rank's momentum buffer and the map of what it holds.
+##
+## @var{L} is the layout and @var{state} the state of the run (the second output of
+## @code{zero_muon_step}).  Rank r writes @file{@var{prefix}.rank@var{r}.ckpt}: on
+## simulated ranks this call writes all W files, under MPI (option @qcode{"Comm"}, the
+## communicator of the run) each rank writes its own.  @var{files} lists the files written.
+## Each is a muonlab checkpoint of kind @qcode{"zero_shard"} (the container of
+## @code{muon_save_state}: magic, format version 2, length, SHA-256 checksum) whose payload
+## is a struct with the fields:
+## @table @code
+## @item format, version
+## @qcode{"muonlab.zero_shard"} and 1.
+## @item rank, world
+## this rank and the world size of the run.
+## @item shapes, stage, align_factor, order
+## the layout (the matrices as a P x 2 @code{[rows cols]} matrix and the options of
+## @code{zero_layout}).
+## @item variant, form, step
+## the design, the momentum form (@qcode{"ema"} or @qcode{"sgd"}) and the steps taken.
+## @item seg, len
+## the map of the buffer: one row @code{[p, at, start, stop, rowmajor]} per stretch, the
+## buffer's elements @code{at+1 : at+stop-start} holding elements @code{[start stop)} of
+## matrix p, row-major (@code{rowmajor} 1: the rank's pieces of its partition) or
+## column-major (0: a whole matrix); @code{len} the buffer's length (padding is zero).
+## @item momentum
+## the buffer, a @code{len} x 1 double column.
+## @item ref_seg, reference
+## the momentum of the run's reference design (when the state carries one) on this rank's
+## pieces of @var{L}, in the same form (empty otherwise).
+## @end table
+## Options (names are case-insensitive):
+## @table @asis
+## @item "Comm"
+## @qcode{"sim"} (default: @var{state} holds every rank of @var{L}) or the communicator of
+## the run (from @code{muon_comm}): this process writes the files of its local ranks.
+## @end table
+##
+## @code{zero_load_state} reads the files back into any world size, stage and design that
+## holds the same momentum.  The state must be valid for @var{L} (its layout, one buffer
+## per local rank of the map's length, finite), else a @code{muonlab:badState} error.
+##
+## @example
+## L = zero_layout (@{[8 8], [6 8], [8 4]@}, 4);
+## g = arrayfun (@@(k) randn (L.params(ceil (k / 4)).rows, L.params(ceil (k / 4)).cols),
+##               1:12, "UniformOutput", false);
+## [~, s] = zero_muon_step (L, reshape (g, 4, 3), []);
+## zero_save_state ("/tmp/run1", L, s)        # /tmp/run1.rank0.ckpt ... rank3.ckpt
+## @end example
+## @seealso{zero_load_state, zero_muon_step, muon_save_state}
+## @end deftypefn
+
+function files = zero_save_state (prefix, L, state, varargin)
+  fname = "zero_save_state";
+  if (nargin < 3)
+    print_usage ();
+  endif
+  if (! (ischar (prefix) && isrow (prefix)))
+    error ("muonlab:badArg", "%s: PREFIX must be a file name prefix.", fname);
+  endif
+  opts = parse_options (fname, "zero_save_state", varargin);
+  [W, shapes] = zero_check_layout (fname, L);
+  [ranks, nl] = zero_local_ranks (fname, opts.comm, W);
+  if (! (isstruct (state) && isscalar (state)
+         && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))
+         && isstruct (state.key) && isscalar (state.key)
+         && all (isfield (state.key, {"variant", "world", "shapes", "stage", "align_factor", ...
+                                      "order", "form", "local_ranks"}))))
+    error ("muonlab:badState", "%s: STATE must be a state returned by zero_muon_step.", fname);
+  endif
+  k = state.key;
+  if (! (isequal (k.world, W) && isequal (k.shapes, shapes) && isequal (k.stage, L.stage)
+         && isequal (k.align_factor, L.align_factor) && isequal (k.order, L.order_mode)))
+    error ("muonlab:badState", "%s: STATE belongs to another layout than L.", fname);
+  endif
+  if (! isequal (k.local_ranks, nl))
+    error ("muonlab:badState", "%s: STATE holds %d local ranks, the communicator %d.", fname,
+           k.local_ranks, nl);
+  endif
+  step = state.step;
+  M = zero_shard_map (L, k.variant);
+  mom = state.momentum;
+  if (step == 0)
+    mom = arrayfun (@(r) zeros (M.len(r+1), 1), ranks(:), "UniformOutput", false);
+  endif
+  check_bufs (fname, "STATE.momentum", mom, M, ranks);
+
+  ## the reference momentum on each rank's pieces of L (when the state has one)
+  has_ref = state.has_ref && step > 0 && ! strcmp (k.variant, "reference");
+  if (has_ref)
+    Mr = zero_shard_map (L, "reference");
+    check_bufs (fname, "STATE.reference", state.reference, Mr, ranks);
+    Mp = zero_shard_map (L, "zero2_slice_only");      # the pieces of L's partitions
+  endif
+
+  files = cell (1, nl);
+  for l = 1:nl
+    r = ranks(l);
+    S = struct ("format", "muonlab.zero_shard", "version", 1, "rank", r, "world", W,
+                "shapes", shapes, "stage", L.stage, "align_factor", L.align_factor,
+                "order", L.order_mode, "variant", k.variant, "form", k.form, "step", step,
+                "seg", M.seg{r+1}, "len", M.len(r+1), "momentum", mom{l},
+                "ref_seg", zeros (0, 5), "reference", zeros (0, 1));
+    if (has_ref)
+      full = cellfun (@(sz) zeros (sz), num2cell (shapes, 2).', "UniformOutput", false);
+      seen = cellfun (@(x) false (size (x)), full, "UniformOutput", false);
+      full = zero_shard_unpack (Mr.seg{r+1}, state.reference{l}, full, seen);
+      S.ref_seg = Mp.seg{r+1};
+      S.reference = zero_shard_pack (Mp, r, full);
+    endif
+    files{l} = zero_shard_file (prefix, r);
+    state_write (fname, files{l}, "zero_shard", S);
+  endfor
+endfunction
+
+function check_bufs (fname, what, m, M, ranks)
+  nl = numel (ranks);
+  if (! (iscell (m) && numel (m) == nl))
+    error ("muonlab:badState", "%s: %s must be a cell of %d momentum buffers.", fname, what, nl);
+  endif
+  for l = 1:nl
+    x = m{l};
+    if (! (isa (x, "double") && isreal (x) && iscolumn (x) && numel (x) == M.len(ranks(l)+1)))
+      error ("muonlab:badState",
+             "%s: %s{%d} must be a double column of %d elements (the design's buffer).",
+             fname, what, l, M.len(ranks(l)+1));
+    endif
+    if (! all (isfinite (x)))
+      error ("muonlab:badState", "%s: %s{%d} must not contain NaN or Inf.", fname, what, l);
+    endif
+  endfor
+endfunction
+
+%!shared L, g, s, pre
+%! L = zero_layout ({[6 4], [5 4], [6 4]}, 2);
+%! randn ("state", 5);
+%! g = arrayfun (@(k) randn (L.params(ceil (k / 2)).rows, 4), 1:6, "UniformOutput", false);
+%! g = reshape (g, 2, 3);
+%! [~, s] = zero_muon_step (L, g, []);
+%! pre = tempname ();
+
+%!test
+%! f = zero_save_state (pre, L, s);
+%! unwind_protect
+%!   assert (f, {[pre ".rank0.ckpt"], [pre ".rank1.ckpt"]});
+%!   fid = fopen (f{2}, "r");
+%!   b = fread (fid, Inf, "uint8=>uint8").';
+%!   fclose (fid);
+%!   assert (char (b(1:8)), "MUONCKPT");
+%!   assert (char (b(25:34)), "zero_shard");
+%!   s2 = zero_load_state (pre, L);
+%!   assert (isequal (s2, s));
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
+
+%!error <Invalid call> zero_save_state ("x", L)
+%!error <zero_save_state: PREFIX must be a file name prefix.> zero_save_state (1, L, s)
+%!error <zero_save_state: STATE must be a state returned by zero_muon_step.> zero_save_state ("x", L, struct ())
+%!error <zero_save_state: STATE belongs to another layout than L.> zero_save_state ("x", zero_layout ({[6 4], [5 4], [6 4]}, 2, "Stage", 3), s)
+%!error <zero_save_state: STATE.momentum\{2\} must not contain NaN or Inf.>
+%! t = s; t.momentum{2}(1) = NaN; zero_save_state ("x", L, t);
+%!error <zero_save_state: STATE.momentum\{1\} must be a double column of 44 elements \(the design's buffer\).>
+%! t = s; t.momentum{1} = t.momentum{1}(1:end-1); zero_save_state ("x", L, t);
+%!error <zero_save_state: L must be a layout from zero_layout.> zero_save_state ("x", 1, s)
+%!error <zero_save_state: unknown option 'Foo'.> zero_save_state ("x", L, s, "Foo", 1)

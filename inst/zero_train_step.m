@@ -1,0 +1,597 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {[@var{R}, @var{state}] =} zero_train_step (@var{L}, @var{rank_grads}, @var{state})
+## @deftypefnx {muonlab} {[@var{R}, @var{state}] =} zero_train_step (@dots{}, @var{name}, @var{value}, @dots{})
+## One micro-batch of data-parallel Muon training on W ranks: gradient accumulation, global
+## gradient clipping and an fp16 loss scaler around the distributed step of
+## @code{zero_muon_step}, in the correct form and in the failure modes real systems
+## shipped.
+##
+## Why this shape: @code{zero_muon_step} is one optimizer step on gradients that are
+## already final.  The failure modes here live between steps (micro-batches accumulated
+## over several calls, a scale that backs off, a momentum poisoned for good), so the
+## training loop keeps a state of its own, the design's momentum inside it, and takes one
+## micro-batch a call, as @code{muon_step} does on one process; its options are
+## @code{muon_optimizer}'s (the same names, values and code: the loss scaler, the clip
+## factor, the overflow test) plus those of @code{zero_muon_step}.
+##
+## @var{L} is a layout from @code{zero_layout}, @var{rank_grads} a cell with one row per
+## rank this process drives (W on simulated ranks, 1 under MPI) and one column per matrix:
+## each rank's gradient of this micro-batch, multiplied by the current loss scale
+## @code{state.scaler.scale} when a scaler is on (and, for fp16, rounded to fp16 by the
+## caller, e.g. @code{muon_round}, which overflows to Inf).  @var{state} is @code{[]} at
+## the start, then the @var{state} returned by the previous call with the same options.
+##
+## Each call accumulates the micro-batch (each rank its own sum); the k-th call of a window
+## (k = @qcode{"AccumulationSteps"}) ends it:
+## @enumerate
+## @item every rank checks its accumulated gradient for NaN, Inf or a sum of squares that
+## overflows, and one all-reduce of the flags tells all of them: if any rank found one,
+## EVERY rank skips the step, nothing changes but the loss scale, which backs off on every
+## rank alike (@code{R.skipped}, @code{R.skip_reason} naming the first rank found);
+## @item the mean gradient (the accumulated sum divided by k and by the loss scale)
+## is averaged over the ranks, and its global norm is Megatron's: each rank sums the
+## squares of its own partition of @var{L}, one all-reduce adds them;
+## @item the clip policy (@qcode{"ClipPolicy"}, as in @code{muon_optimizer}; every matrix
+## here is a Muon matrix):
+## @table @asis
+## @item "none"
+## nothing is clipped (@code{R.global_norm} reports the norm).
+## @item "before_ns"
+## the gradients are clipped by the global norm before the momentum (Megatron's
+## ChainedOptimizer before PR 5395: a large norm can push them under the Newton-Schulz eps).
+## @item "after_ns"
+## the orthogonalized updates are clipped by their own global norm, all-reduced the same
+## way (DeepSpeed ZeRO-1/2, #8439).
+## @item "skip_muon"
+## Megatron PR 5395: Muon matrices are not clipped.  With @qcode{"ClipSkipFlag"}
+## @qcode{"container"} the skip flag sits on the container optimizer and not on its
+## per-layer members, whose step reads it from each member: the members are clipped as
+## under @qcode{"before_ns"} (the PR's nested-optimizer case).
+## @end table
+## @item one @code{zero_muon_step} of the design on the (clipped) mean gradients: one
+## Newton-Schulz call per matrix and step.
+## @end enumerate
+## With @qcode{"PerMicroBatchNS"} (DeepSpeed #8443, ZeRO-3's reduce hook) each micro-batch
+## instead goes through @code{zero_muon_step} at once, divided by k: the momentum and
+## Newton-Schulz advance k times a step, and the applied step is the sum of the k updates.
+## With @qcode{"PoisonMomentum"} (DeepSpeed #8432) a step whose averaged gradient is not
+## finite is folded into every rank's momentum (the peers' lerp) before it is skipped, so
+## the momentum stays non-finite and every later step is skipped too: training stops
+## while the scale falls to its minimum.
+##
+## Options (names are case-insensitive):
+## @table @asis
+## @item "AccumulationSteps"
+## k, default 1: micro-batches per optimizer step.
+## @item "PerMicroBatchNS"
+## false (default); true: DeepSpeed #8443's per-micro-batch update (not with a clip before
+## Newton-Schulz).
+## @item "ClipPolicy"
+## @qcode{"none"} (default), @qcode{"before_ns"}, @qcode{"after_ns"} or
+## @qcode{"skip_muon"}, above.
+## @item "ClipNorm"
+## default 1.0; the clip factor is @code{min (1, ClipNorm / (norm + 1e-6))}.
+## @item "ClipSkipFlag"
+## where @qcode{"skip_muon"}'s flag sits: @qcode{"members"} (default: on the per-layer
+## optimizers, honoured) or @qcode{"container"} (missed: clipped as @qcode{"before_ns"}).
+## @item "LossScaler"
+## @qcode{"none"} (default), @qcode{"dynamic"} or a struct, as in @code{muon_optimizer}.
+## @item "PoisonMomentum"
+## false (default); true: DeepSpeed #8432, above.
+## @item every option of @code{zero_muon_step}
+## the design (@qcode{"Variant"}), the communicator (@qcode{"Comm"}), the momentum,
+## scale and Newton-Schulz options; the default precision is @qcode{"double"}.
+## @qcode{"Reference"} true (default) also runs the correct step on one process: the
+## mean gradient over ranks and micro-batches, the same clip policy, one
+## @code{muon_update} per matrix and step in double (its own momentum in @var{state});
+## false skips it.  @qcode{"Assemble"} as in @code{zero_muon_step}.
+## @end table
+##
+## @var{R} has @code{variant}, @code{world}, @code{comm}, @code{micro} (1..k),
+## @code{applied} (an optimizer step ended and was taken), @code{skipped},
+## @code{skip_reason}, @code{step} (steps taken so far), @code{loss_scale} (the scale this
+## call's gradients were divided by; @code{state.scaler.scale} is the next),
+## @code{global_norm} and @code{clip_coef} (NaN and 1 until a window ends), and per matrix
+## (1 x P) @code{updates} (the assembled applied update, before the learning rate),
+## @code{reference} (the correct step's) and @code{rel_err} (@code{norm (U - Uref, "fro") /
+## (norm (Uref, "fro") + 1e-8)}); per local rank @code{ranks}, a struct array with
+## @code{rank}, @code{ns_calls} (Newton-Schulz calls in this window so far),
+## @code{bytes_sent} (likewise), @code{update} and @code{owned} (as in
+## @code{zero_muon_step}) and @code{rel_err} (its owned elements against the correct
+## step's).  @var{state} holds the design's momentum (@code{state.zero}, a
+## @code{zero_muon_step} state that @code{zero_save_state} can save), the accumulation,
+## the loss scaler (@code{state.scaler}) and the counters @code{step} and @code{skipped}.
+##
+## @example
+## L = zero_layout (@{[16 16], [16 8]@}, 4, "Stage", 3);
+## T = [];
+## for j = 1:4                       # one step of 4 micro-batches
+##   g = cellfun (@@(s) randn (s), repmat (@{[16 16], [16 8]@}, 4, 1), "UniformOutput", false);
+##   [R, T] = zero_train_step (L, g, T, "Variant", "zero3_round_robin",
+##                             "AccumulationSteps", 4, "PerMicroBatchNS", true);
+## endfor
+## [R.ranks.ns_calls]                # 4 times the calls of one step
+## R.rel_err                         # the #8443 divergence from the correct step
+## @end example
+## @seealso{zero_muon_step, muon_optimizer, muon_step, zero_save_state}
+## @end deftypefn
+
+function [R, state] = zero_train_step (L, rank_grads, state, varargin)
+  fname = "zero_train_step";
+  if (nargin < 3)
+    print_usage ();
+  endif
+  [v, zargs] = parse_options (fname, "zero_train_step", varargin);
+  zo = parse_options (fname, "zero_muon_step", zargs);
+  [W, shapes] = zero_check_layout (fname, L);
+  P = rows (shapes);
+  [ranks, nl] = zero_local_ranks (fname, zo.comm, W);
+  pre_clip = (strcmp (v.clip_policy, "before_ns")
+              || (strcmp (v.clip_policy, "skip_muon") && strcmp (v.clip_flag, "container")));
+  if (v.per_micro_ns && pre_clip)
+    error ("muonlab:badArg",
+           "%s: PERMICROBATCHNS cannot be combined with a clip before Newton-Schulz.", fname);
+  endif
+  scaler = opt_loss_scaler (fname, v.loss_scaler);
+
+  ## gradients
+  if (! (iscell (rank_grads) && isequal (size (rank_grads), [nl P])))
+    error ("muonlab:badShape", "%s: RANK_GRADS must be a %d x %d cell (ranks x parameters).",
+           fname, nl, P);
+  endif
+  for i = 1:numel (rank_grads)
+    [l, p] = ind2sub ([nl P], i);
+    g = rank_grads{i};
+    if (! (isfloat (g) && isreal (g) && ! issparse (g) && isequal (size (g), shapes(p,:))))
+      error ("muonlab:badShape", "%s: RANK_GRADS{%d,%d} must be a real %d x %d matrix.",
+             fname, l, p, shapes(p,1), shapes(p,2));
+    endif
+    rank_grads{i} = double (g);
+  endfor
+
+  ## state
+  key = struct ("variant", zo.variant, "world", W, "shapes", shapes, "stage", L.stage,
+                "align_factor", L.align_factor, "order", L.order_mode, "form", zo.form,
+                "local_ranks", nl, "accum_steps", v.accum_steps,
+                "per_micro_ns", v.per_micro_ns, "poison", v.poison,
+                "clip_policy", v.clip_policy, "clip_norm", v.clip_norm,
+                "clip_flag", v.clip_flag, "reference", zo.reference,
+                "scaler", rmfield (scaler, {"scale", "good_steps", "overflows"}));
+  fields = {"type", "key", "zero", "micro", "accum", "upd", "full", "owned", "ns_calls", ...
+            "bytes", "pending", "why", "scaler", "ref", "step", "skipped"};
+  if (isa (state, "double") && isequal (size (state), [0 0]))
+    state = struct ("type", "muonlab.zero_train", "key", key, "zero", [], "micro", 0,
+                    "accum", {cell(nl, P)}, "upd", {cell(nl, 1)}, "full", {cell(1, P)},
+                    "owned", {cell(nl, 1)}, "ns_calls", zeros (nl, 1),
+                    "bytes", zeros (nl, 1), "pending", false, "why", "", "scaler", scaler,
+                    "ref", {cell(1, P)}, "step", 0, "skipped", 0);
+  elseif (! (isstruct (state) && isscalar (state) && isempty (setxor (fieldnames (state), fields))
+             && isequal (state.type, "muonlab.zero_train")))
+    error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
+  elseif (! isequal (state.key, key))
+    error ("muonlab:badState",
+           "%s: STATE belongs to another layout, design, communicator or training option.",
+           fname);
+  endif
+
+  ## the collectives of the loop: the communicator's fixed-order reductions
+  if (ischar (zo.comm))
+    comm = muon_comm ("sim", W);
+  else
+    comm = zo.comm;
+  endif
+  k = v.accum_steps;
+  s = state.scaler.scale;
+  zcall = [zargs, {"Reference", false}];
+  R = result_head (zo, W, comm, state, s, P);
+
+  ## 1. accumulate this micro-batch (PerMicroBatchNS: its update at once, #8443)
+  state.micro += 1;
+  R.micro = state.micro;
+  for i = 1:numel (rank_grads)
+    if (state.micro == 1)
+      state.accum{i} = rank_grads{i};
+    else
+      state.accum{i} = state.accum{i} + rank_grads{i};
+    endif
+  endfor
+  if (v.per_micro_ns)
+    x = cellfun (@(g) mean_grad (g, 1, s) / ifelse (k > 1, k, 1), rank_grads,
+                 "UniformOutput", false);
+    [state, zr] = micro_update (fname, state, L, x, zcall, zo, v, comm, ranks);
+    if (! isempty (zr))
+      state.pending = true;
+      state.why = ifelse (isempty (state.why), zr, state.why);
+    endif
+  endif
+  if (state.micro < k)
+    R.ranks = rank_rows (ranks, state, [], {});
+    return;
+  endif
+
+  ## 2. the window ends: every rank learns whether any rank overflowed
+  state.micro = 0;
+  x = cellfun (@(g) mean_grad (g, k, s), state.accum, "UniformOutput", false);
+  why = state.why;
+  if (isempty (why))
+    why = local_overflow (x, ranks, v.poison, state.zero);
+  endif
+  flag = allreduce (comm, num2cell (double (! isempty (why)) * ones (nl, 1)), "sum");
+  bad = state.pending || flag > 0;
+  if (bad && isempty (why))
+    why = "non-finite or overflowing gradient on another rank";
+  endif
+  G = [];
+  if (! bad || v.poison)
+    G = average (comm, x, shapes);
+  endif
+  if (bad)
+    if (v.poison && ! v.per_micro_ns)
+      state.zero = fold (state.zero, G, L, zo, ranks);
+    endif
+    state.scaler = opt_scaler_update (state.scaler, true);
+    state.skipped += 1;
+    R.skipped = true;
+    R.skip_reason = why;
+    R.ranks = rank_rows (ranks, state, [], {});
+    state = end_window (state, nl, P);
+    return;
+  endif
+
+  ## 3. Megatron's global norm: each rank its partition of L, one all-reduce
+  part = cell (nl, 1);
+  for l = 1:nl
+    t = 0;
+    for p = 1:P
+      rr = L.params(p).rank_ranges(ranks(l)+1,:);
+      Gt = G{p}.';
+      t += sumsq (Gt(rr(1)+1:rr(2)));
+    endfor
+    part{l} = t;
+  endfor
+  R.global_norm = sqrt (allreduce (comm, part, "sum"));
+  c = 1;
+  if (pre_clip)
+    c = opt_clip_coef (R.global_norm, v.clip_norm);
+  endif
+
+  ## 4. the distributed step (or the summed per-micro-batch updates)
+  if (v.per_micro_ns)
+    upd = state.upd;
+    full = state.full;
+    owned = state.owned;
+  else
+    xc = x;
+    if (c < 1)
+      xc = cellfun (@(g) g * c, x, "UniformOutput", false);
+    endif
+    [Rz, state.zero] = zero_muon_step (L, xc, state.zero, zcall{:});
+    state = count (state, Rz);
+    upd = {Rz.ranks.update}.';
+    full = Rz.updates;
+    owned = {Rz.ranks.owned}.';
+  endif
+  if (strcmp (v.clip_policy, "after_ns"))
+    R.global_norm = sqrt (allreduce (comm, cellfun (@sumsq, upd, "UniformOutput", false),
+                                     "sum"));
+    c = opt_clip_coef (R.global_norm, v.clip_norm);
+    if (c < 1)
+      upd = cellfun (@(u) u * c, upd, "UniformOutput", false);
+      full = cellfun (@(u) u * c, full, "UniformOutput", false);
+    endif
+  endif
+  R.clip_coef = c;
+
+  ## 5. the correct step on one process
+  Uref = cell (1, P);
+  if (zo.reference)
+    rargs = reference_args (zargs);
+    cr = 1;
+    if (pre_clip)
+      cr = c;
+    endif
+    for p = 1:P
+      [Uref{p}, state.ref{p}] = run_update (sprintf ("%s: reference of matrix %d", fname, p),
+                                            cr * G{p}, state.ref{p}, rargs);
+    endfor
+    if (strcmp (v.clip_policy, "after_ns"))
+      cr = opt_clip_coef (sqrt (sum (cellfun (@(u) sumsq (u(:)), Uref))), v.clip_norm);
+      Uref = cellfun (@(u) u * cr, Uref, "UniformOutput", false);
+    endif
+    R.reference = Uref;
+    if (! isempty (full) && ! isempty (full{1}))
+      R.rel_err = cellfun (@(u, r) norm (u - r, "fro") / (norm (r, "fro") + 1e-8), full, Uref);
+    endif
+  endif
+  state.scaler = opt_scaler_update (state.scaler, false);
+  state.step += 1;
+  R.applied = true;
+  R.step = state.step;
+  R.updates = full;
+  R.ranks = rank_rows (ranks, state, upd, owned, Uref);
+  state = end_window (state, nl, P);
+endfunction
+
+function R = result_head (zo, W, comm, state, s, P)
+  R.variant = zo.variant;
+  R.world = W;
+  R.comm = comm.kind;
+  R.micro = 0;
+  R.applied = false;
+  R.skipped = false;
+  R.skip_reason = "";
+  R.step = state.step;
+  R.loss_scale = s;
+  R.global_norm = NaN;
+  R.clip_coef = 1;
+  R.updates = cell (1, P);
+  R.reference = cell (1, P);
+  R.rel_err = NaN (1, P);
+  R.ranks = struct ([]);
+endfunction
+
+## the accumulated sum of a window as muon_step forms it: divided by k, then by the scale
+function x = mean_grad (g, k, s)
+  x = g;
+  if (k > 1)
+    x = x / k;
+  endif
+  if (s != 1)
+    x = x / s;
+  endif
+endfunction
+
+function y = ifelse (c, a, b)
+  if (c)
+    y = a;
+  else
+    y = b;
+  endif
+endfunction
+
+## This process's reason to skip ("" for none): a local gradient that overflows, or (on
+## the poisoned path) a momentum that already holds NaN or Inf.
+function why = local_overflow (x, ranks, poison, zst)
+  why = "";
+  [nl, P] = size (x);
+  for l = 1:nl
+    for p = 1:P
+      if (opt_overflows (x{l,p}))
+        why = sprintf ("non-finite or overflowing gradient (rank %d, parameter %d)",
+                       ranks(l), p);
+        return;
+      endif
+    endfor
+    if (poison && isstruct (zst) && iscell (zst.momentum)
+        && ! all (isfinite (zst.momentum{l})))
+      why = sprintf ("non-finite momentum (rank %d)", ranks(l));
+      return;
+    endif
+  endfor
+endfunction
+
+## One all-reduce of the local values xs (nl x 1 cell of equal-size arrays): the result.
+function y = allreduce (comm, xs, op)
+  if (strcmp (comm.kind, "sim"))
+    y = muon_collective (comm, "allreduce", reshape (xs, 1, []), "Op", op);
+  else
+    y = muon_collective (comm, "allreduce", xs{1}, "Op", op);
+  endif
+  if (iscell (y))
+    y = y{1};
+  endif
+endfunction
+
+## The rank average of the local mean gradients x (nl x P): 1 x P cell, one all-reduce.
+function G = average (comm, x, shapes)
+  [nl, P] = size (x);
+  v = cell (nl, 1);
+  for l = 1:nl
+    v{l} = cell2mat (cellfun (@(g) g(:), x(l,:).', "UniformOutput", false));
+  endfor
+  a = allreduce (comm, v, "avg");
+  G = cell (1, P);
+  at = 0;
+  for p = 1:P
+    n = prod (shapes(p,:));
+    G{p} = reshape (a(at+1:at+n), shapes(p,:));
+    at += n;
+  endfor
+endfunction
+
+## #8432: fold the averaged gradient G (NaN / Inf included) into every local rank's
+## momentum, where the design keeps each element (a zero_muon_step state comes back with
+## one more step, the momentum poisoned).
+function zst = fold (zst, G, L, zo, ranks)
+  M = zero_shard_map (L, zo.variant);
+  nl = numel (ranks);
+  if (isempty (zst))
+    key = struct ("variant", zo.variant, "world", L.world,
+                  "shapes", [[L.params.rows]; [L.params.cols]].', "stage", L.stage,
+                  "align_factor", L.align_factor, "order", L.order_mode, "form", zo.form,
+                  "local_ranks", nl);
+    zst = struct ("key", key, "step", 0, "momentum", [], "reference", [], "has_ref", false);
+  endif
+  if (zst.step == 0)
+    zst.momentum = arrayfun (@(r) zeros (M.len(r+1), 1), ranks(:), "UniformOutput", false);
+  endif
+  for l = 1:nl
+    gb = zero_shard_pack (M, ranks(l), G);
+    zst.momentum{l} = opt_momentum_fold (zst.momentum{l}, gb, zo.beta, zo.form);
+  endfor
+  zst.step += 1;
+endfunction
+
+## PerMicroBatchNS: this micro-batch's update, summed into the window's (why: "" or the
+## reason this micro-batch was skipped).
+function [state, why] = micro_update (fname, state, L, x, zcall, zo, v, comm, ranks)
+  why = "";
+  nl = numel (ranks);
+  if (v.poison)
+    why = local_overflow (x, ranks, true, state.zero);
+    flag = allreduce (comm, num2cell (double (! isempty (why)) * ones (nl, 1)), "sum");
+    if (flag > 0)
+      if (isempty (why))
+        why = "non-finite or overflowing gradient on another rank";
+      endif
+      state.zero = fold (state.zero, average (comm, x, state.key.shapes), L, zo, ranks);
+      return;
+    endif
+  endif
+  [Rz, zst] = zero_muon_step (L, x, state.zero, zcall{:});
+  if (Rz.skipped)
+    why = Rz.skip_reason;
+    return;
+  endif
+  state.zero = zst;
+  state = count (state, Rz);
+  for l = 1:nl
+    u = Rz.ranks(l).update;
+    if (isempty (state.upd{l}))
+      state.upd{l} = u;
+    else
+      state.upd{l} = state.upd{l} + u;
+    endif
+    state.owned{l} = Rz.ranks(l).owned;
+  endfor
+  for p = 1:numel (Rz.updates)
+    if (isempty (Rz.updates{p}))
+      continue;
+    elseif (isempty (state.full{p}))
+      state.full{p} = Rz.updates{p};
+    else
+      state.full{p} = state.full{p} + Rz.updates{p};
+    endif
+  endfor
+endfunction
+
+function state = count (state, Rz)
+  state.ns_calls += [Rz.ranks.ns_calls].';
+  state.bytes += [Rz.ranks.bytes_sent].';
+endfunction
+
+function state = end_window (state, nl, P)
+  state.micro = 0;
+  state.accum = cell (nl, P);
+  state.upd = cell (nl, 1);
+  state.full = cell (1, P);
+  state.owned = cell (nl, 1);
+  state.ns_calls = zeros (nl, 1);
+  state.bytes = zeros (nl, 1);
+  state.pending = false;
+  state.why = "";
+endfunction
+
+## the per-rank rows of R: counts of the window, the owned update and its error
+function S = rank_rows (ranks, state, upd, owned, Uref)
+  nl = numel (ranks);
+  S = struct ("rank", num2cell (ranks(:)), "ns_calls", num2cell (state.ns_calls),
+              "bytes_sent", num2cell (state.bytes), "update", {[]}, "owned", {[]},
+              "rel_err", NaN);
+  for l = 1:min (nl, numel (upd))
+    S(l).update = upd{l};
+    S(l).owned = owned{l};
+    if (nargin > 4 && ! isempty (Uref{1}))
+      r = [];
+      for p = 1:numel (Uref)
+        Ut = Uref{p}.';
+        r = [r; Ut(owned{l}(p,1)+1:owned{l}(p,2))(:)];
+      endfor
+      S(l).rel_err = norm (upd{l} - r) / (norm (r) + 1e-8);
+    endif
+  endfor
+endfunction
+
+## muon_update's options for the correct step: the update and Newton-Schulz ones of the
+## call, in double
+function a = reference_args (zargs)
+  drop = {"variant", "comm", "reference", "assemble", "padcount", "precision"};
+  keep = true (1, numel (zargs));
+  for i = 1:2:numel (zargs)
+    if (any (strcmpi (zargs{i}, drop)))
+      keep(i:i+1) = false;
+    endif
+  endfor
+  a = [zargs(keep), {"Precision", "double"}];
+endfunction
+
+%!demo
+%! ## DeepSpeed #8443 on 4 simulated ranks, ZeRO-3 round robin, k = 4 micro-batches a step:
+%! ## NS once per step (correct) vs once per micro-batch (the shipped hook)
+%! shapes = {[32 32], [32 16], [48 32], [16 32]};
+%! L = zero_layout (shapes, 4, "Stage", 3);
+%! o = {"Variant", "zero3_round_robin", "AccumulationSteps", 4};
+%! A = [];  B = [];
+%! randn ("state", 1);
+%! for t = 1:12
+%!   g = cellfun (@(s) randn (s) + 0.2, repmat (shapes, 4, 1), "UniformOutput", false);
+%!   [Ra, A] = zero_train_step (L, g, A, o{:});
+%!   [Rb, B] = zero_train_step (L, g, B, o{:}, "PerMicroBatchNS", true);
+%!   if (Ra.applied)
+%!     printf ("step %d: NS calls per rank %s vs %s; rel. error per rank %s vs %s\n", Ra.step,
+%!             mat2str ([Ra.ranks.ns_calls]), mat2str ([Rb.ranks.ns_calls]),
+%!             mat2str ([Ra.ranks.rel_err], 2), mat2str ([Rb.ranks.rel_err], 2));
+%!   endif
+%! endfor
+%! ## one rank's fp16 overflow: every rank skips and the scale backs off
+%! L = zero_layout (shapes, 4);
+%! T = [];
+%! for t = 1:3
+%!   s = 65536;
+%!   if (! isempty (T))
+%!     s = T.scaler.scale;
+%!   endif
+%!   g = cellfun (@(x) muon_round (s * randn (x) / 64, "fp16"), repmat (shapes, 4, 1),
+%!                "UniformOutput", false);
+%!   if (t == 2)
+%!     g{3,1}(1) = muon_round (s * 2, "fp16");      # rank 2: a spike past 65504
+%!   endif
+%!   [R, T] = zero_train_step (L, g, T, "LossScaler", "dynamic");
+%!   printf ("step %d: skipped %d (%s), scale %g -> %g\n", t, R.skipped, R.skip_reason,
+%!           R.loss_scale, T.scaler.scale);
+%! endfor
+
+%!shared L, shapes, grads
+%! shapes = {[6 4], [5 4], [6 4]};
+%! L = zero_layout (shapes, 2);
+%! grads = @(seed) cellfun (@(s) randn (s), repmat (shapes, 2, 1), "UniformOutput", false);
+
+%!test
+%! ## k = 2 micro-batches, one NS per matrix and step; the per-micro-batch variant: twice
+%! randn ("state", 1);
+%! g1 = grads (1);  g2 = grads (2);
+%! [R, T] = zero_train_step (L, g1, [], "AccumulationSteps", 2);
+%! assert (! R.applied && R.micro == 1);
+%! [R, T] = zero_train_step (L, g2, T, "AccumulationSteps", 2);
+%! assert (R.applied && R.step == 1);
+%! assert ([R.ranks.ns_calls], [2 2]);             # zero12_allreduce: its matrices
+%! assert (max (R.rel_err) <= 1e-12);
+%! [~, T] = zero_train_step (L, g1, [], "AccumulationSteps", 2, "PerMicroBatchNS", true);
+%! [R, T] = zero_train_step (L, g2, T, "AccumulationSteps", 2, "PerMicroBatchNS", true);
+%! assert ([R.ranks.ns_calls], [4 4]);
+%! assert (min (R.rel_err) > 1e-3);
+
+%!test
+%! ## one rank's overflow: every rank skips, the scale backs off, the next step is clean
+%! randn ("state", 2);
+%! g = grads (1);
+%! g{2,3}(1) = Inf;
+%! [R, T] = zero_train_step (L, g, [], "LossScaler", "dynamic");
+%! assert (R.skipped && ! R.applied);
+%! assert (R.skip_reason, "non-finite or overflowing gradient (rank 1, parameter 3)");
+%! assert ([R.loss_scale, T.scaler.scale], [65536 32768]);
+%! [R, T] = zero_train_step (L, grads (2), T, "LossScaler", "dynamic");
+%! assert (R.applied && R.step == 1 && R.loss_scale == 32768);
+
+%!error <Invalid call> zero_train_step (1, 2)
+%!error <zero_train_step: RANK_GRADS must be a 2 x 3 cell \(ranks x parameters\).> zero_train_step (L, {}, [])
+%!error <zero_train_step: PERMICROBATCHNS cannot be combined with a clip before Newton-Schulz.> zero_train_step (L, {}, [], "PerMicroBatchNS", true, "ClipPolicy", "before_ns")
+%!error <zero_train_step: CLIPSKIPFLAG must be 'members' or 'container'.> zero_train_step (L, {}, [], "ClipSkipFlag", "x")
+%!error <zero_train_step: VARIANT must be> zero_train_step (L, {}, [], "Variant", "x")
+%!error <zero_train_step: STATE must be \[\] or the state of a previous call.> zero_train_step (L, grads (1), struct ())
+%!error <zero_train_step: STATE belongs to another layout, design, communicator or training option.>
+%! [~, T] = zero_train_step (L, grads (1), []);
+%! zero_train_step (L, grads (1), T, "ClipPolicy", "after_ns");

@@ -1,0 +1,44 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_demos ()
+## Suite (run with @code{test test_demos}): every user function of inst/ (not private/) has
+## at least one %!demo block, and every block runs headless (figures invisible, the gnuplot
+## toolkit without a display) under @code{evalc} without error; the figures a demo draws
+## (for the user to see, at the prompt) are closed after it.
+## Run by tests/octave/run_all.m and, after @code{pkg install}, by @code{pkg test muonlab}'s
+## dist layer (tests/dist_install.sh).
+## @end deftypefn
+
+function test_demos ()
+  help test_demos
+endfunction
+
+%!test
+%! inst = fileparts (which ("muon_ns"));
+%! fns = cellfun (@(f) regexprep (f, '^.*/|\.m$', ""), glob (fullfile (inst, "*.m")), "UniformOutput", false)';
+%! old = get (0, "defaultfigurevisible");
+%! set (0, "defaultfigurevisible", "off");
+%! warning ("off", "Octave:gnuplot-graphics", "local");
+%! if (isempty (getenv ("DISPLAY")) && any (strcmp (available_graphics_toolkits (), "gnuplot")))
+%!   graphics_toolkit ("gnuplot");
+%! endif
+%! nrun = 0;
+%! unwind_protect
+%!   for f = fns
+%!     [~, idx] = test (f{1}, "grabdemo");
+%!     n = numel (idx) - 1;
+%!     assert (n >= 1, "%s has no %%!demo block", f{1});
+%!     for k = 1:n
+%!       before = get (0, "children");
+%!       try
+%!         evalc (sprintf ("demo ('%s', %d)", f{1}, k));
+%!       catch err
+%!         error ("demo %d of %s: %s", k, f{1}, err.message);
+%!       end_try_catch
+%!       close (setdiff (get (0, "children"), before));   # a demo that plots leaves its figure
+%!       nrun++;
+%!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   set (0, "defaultfigurevisible", old);
+%! end_unwind_protect
+%! printf ("    %d demos of %d functions ran\n", nrun, numel (fns));

@@ -1,0 +1,272 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_train_ranks ()
+## Suite (run with @code{test test_train_ranks}): the training-step failure modes on
+## simulated ranks (@code{zero_train_step}), over several steps, against plain Octave
+## references: the correct step is one Newton-Schulz (@code{ref_ns}, fp64) per matrix and
+## step on the mean gradient (each rank's micro-batches summed in order and divided by k,
+## then the ranks added in rank order and divided by W), with EMA momentum, Nesterov and
+## Keller's scale written out here.
+## @itemize
+## @item gradient accumulation, k = 4 micro-batches, W = 4, five designs (stages 2 and 3):
+## every step equals the reference within 1e-12, on every rank, with the design's NS calls
+## per step;
+## @item DeepSpeed #8443's per-micro-batch NS: k times the NS calls on every rank, the
+## update equal (1e-12) to a plain port of the bug (each micro-batch divided by k through
+## momentum and NS at once, the k updates summed), and its error against the correct step
+## measured, per matrix and per rank (printed);
+## @item clipping: the global norm (Megatron: all-reduced over the ranks' partitions) equals
+## the norm of all mean gradients; before_ns and after_ns equal the reference with the clip
+## factor computed here; skip_muon equals no clipping bit for bit, and skip_muon with the
+## flag on the container (PR 5395's nested case) equals before_ns bit for bit; with one
+## matrix's gradient 1e12 larger (Megatron #5394), before_ns pushes the others under the NS
+## eps and their update collapses, skip_muon does not;
+## @item the fp16 loss scaler: gradients scaled and rounded to fp16 per rank, one rank's
+## spike overflows: every rank skips, the momentum is untouched, the scale backs off, and
+## the skip / scale sequence equals @code{muon_step}'s on the same mean gradients; with
+## PoisonMomentum (#8432) the momentum turns non-finite on the ranks holding the matrix
+## and every later step is skipped down to the minimum scale, as in @code{muon_step};
+## @item non-finite gradients without a scaler: skipped on every rank and reported.
+## @end itemize
+## @end deftypefn
+
+function test_train_ranks ()
+  help test_train_ranks
+endfunction
+
+## the plain fp64 Muon update (EMA momentum, Nesterov, Keller's scale)
+%!function [U, M] = ref_update (G, M, beta)
+%!  if (isempty (M))
+%!    M = zeros (size (G));
+%!  endif
+%!  M = beta * M + (1 - beta) * G;
+%!  X = (1 - beta) * G + beta * M;
+%!  U = ref_ns (X, "Precision", "double") * sqrt (max (1, rows (G) / columns (G)));
+
+## micro-batch j of step t: W x P gradients
+%!function g = micro (shapes, W, t, j, shift)
+%!  randn ("state", 1000 * t + j);
+%!  g = cell (W, numel (shapes));
+%!  for i = 1:numel (g)
+%!    [~, p] = ind2sub (size (g), i);
+%!    g{i} = randn (shapes{p}) + shift;
+%!  endfor
+
+## the mean gradient of a window: each rank's sum in order, / k, then the ranks / W
+%!function G = window_mean (gs, k)
+%!  [W, P] = size (gs{1});
+%!  G = cell (1, P);
+%!  for p = 1:P
+%!    acc = 0;
+%!    for r = 1:W
+%!      a = gs{1}{r,p};
+%!      for j = 2:k
+%!        a = a + gs{j}{r,p};
+%!      endfor
+%!      if (k > 1)
+%!        a = a / k;
+%!      endif
+%!      if (r == 1)
+%!        acc = a;
+%!      else
+%!        acc = acc + a;
+%!      endif
+%!    endfor
+%!    G{p} = acc / W;
+%!  endfor
+
+%!function e = relerr (U, Uref)
+%!  e = norm (U - Uref, "fro") / (norm (Uref, "fro") + 1e-8);
+
+%!shared shapes
+%! shapes = {[16 16], [16 8], [24 16], [8 16], [12 12]};
+
+%!test
+%! ## accumulation over k = 4 micro-batches: the correct step, every design, every rank
+%! k = 4;  W = 4;  P = numel (shapes);
+%! for c = {"zero12_allreduce", 2; "zero2_multi_owner", 2; "zero3_round_robin", 3;
+%!          "layerwise_lpt", 2; "moonlight_gather", 3}.'
+%!   L = zero_layout (shapes, W, "Stage", c{2});
+%!   C = zero_cost (L, [], "Design", c{1});
+%!   T = [];  M = cell (1, P);
+%!   for t = 1:3
+%!     gs = cell (1, k);
+%!     for j = 1:k
+%!       gs{j} = micro (shapes, W, t, j, 0.3);
+%!       [R, T] = zero_train_step (L, gs{j}, T, "Variant", c{1}, "AccumulationSteps", k);
+%!       assert (R.applied, j == k);
+%!     endfor
+%!     G = window_mean (gs, k);
+%!     for p = 1:P
+%!       [U, M{p}] = ref_update (G{p}, M{p}, 0.95);
+%!       assert (relerr (R.updates{p}, U) <= 1e-12, sprintf ("%s step %d matrix %d", c{1}, t, p));
+%!     endfor
+%!     assert ([R.ranks.rel_err] <= 1e-12);
+%!     assert ([R.ranks.ns_calls], C.ranks.ns_calls(:).');
+%!     assert (R.step, t);
+%!   endfor
+%! endfor
+
+%!test
+%! ## DeepSpeed #8443: NS per micro-batch: k times the calls, the bug's arithmetic, and its
+%! ## error against the correct step, per matrix and per rank
+%! k = 4;  W = 4;  P = numel (shapes);
+%! L = zero_layout (shapes, W, "Stage", 3);
+%! for v = {"zero3_round_robin", "zero12_allreduce"}
+%!   C = zero_cost (L, [], "Design", v{1});
+%!   T = [];  Mb = cell (1, P);  Mc = cell (1, P);
+%!   for t = 1:3
+%!     gs = cell (1, k);
+%!     Ub = cellfun (@(s) zeros (s), shapes, "UniformOutput", false);
+%!     for j = 1:k
+%!       gs{j} = micro (shapes, W, t, j, 0.3);
+%!       [R, T] = zero_train_step (L, gs{j}, T, "Variant", v{1}, "AccumulationSteps", k,
+%!                                 "PerMicroBatchNS", true);
+%!       Gj = window_mean (gs(j), 1);
+%!       for p = 1:P
+%!         [U, Mb{p}] = ref_update (Gj{p} / k, Mb{p}, 0.95);
+%!         Ub{p} = Ub{p} + U;
+%!       endfor
+%!     endfor
+%!     G = window_mean (gs, k);
+%!     for p = 1:P
+%!       [Uc, Mc{p}] = ref_update (G{p}, Mc{p}, 0.95);
+%!       assert (relerr (R.updates{p}, Ub{p}) <= 1e-12);          # the bug, reproduced
+%!       assert (R.rel_err(p), relerr (R.updates{p}, Uc), 1e-10);  # measured vs the correct
+%!     endfor
+%!     assert ([R.ranks.ns_calls], k * C.ranks.ns_calls(:).');
+%!     assert (all (R.rel_err > 0.5) && all ([R.ranks.rel_err] > 0.5));
+%!     printf ("      #8443 %s step %d: NS calls per rank %s (k = %d), rel. error per matrix %s, per rank %s\n",
+%!             v{1}, t, mat2str ([R.ranks.ns_calls]), k, mat2str (R.rel_err, 3),
+%!             mat2str ([R.ranks.rel_err], 3));
+%!   endfor
+%! endfor
+
+%!test
+%! ## clipping: Megatron's global norm, before_ns, after_ns, skip_muon, the nested flag
+%! W = 4;  P = numel (shapes);
+%! L = zero_layout (shapes, W);
+%! pol = {"none", "before_ns", "after_ns", "skip_muon", "skip_muon"};
+%! flag = {"members", "members", "members", "members", "container"};
+%! T = cell (1, 5);  M = repmat ({cell(1, P)}, 1, 5);
+%! for t = 1:3
+%!   g = micro (shapes, W, t, 1, 0.3);
+%!   G = window_mean ({g}, 1);
+%!   nrm = sqrt (sum (cellfun (@(x) sumsq (x(:)), G)));
+%!   R = cell (1, 5);
+%!   for i = 1:5
+%!     [R{i}, T{i}] = zero_train_step (L, g, T{i}, "ClipPolicy", pol{i}, "ClipSkipFlag", flag{i},
+%!                                    "ClipNorm", 2);
+%!     c = 1;
+%!     if (any (i == [2 5]))
+%!       c = min (1, 2 / (nrm + 1e-6));
+%!     endif
+%!     U = cell (1, P);
+%!     for p = 1:P
+%!       [U{p}, M{i}{p}] = ref_update (c * G{p}, M{i}{p}, 0.95);
+%!     endfor
+%!     if (i == 3)
+%!       nu = sqrt (sum (cellfun (@(x) sumsq (x(:)), U)));
+%!       assert (R{i}.global_norm, nu, 1e-12 * nu);
+%!       c = min (1, 2 / (nu + 1e-6));
+%!       U = cellfun (@(x) c * x, U, "UniformOutput", false);
+%!     else
+%!       assert (R{i}.global_norm, nrm, 1e-12 * nrm);
+%!     endif
+%!     assert (R{i}.clip_coef, c, 1e-12);
+%!     assert (c < 1 || any (i == [1 4]));
+%!     for p = 1:P
+%!       assert (relerr (R{i}.updates{p}, U{p}) <= 1e-12, sprintf ("%s step %d", pol{i}, t));
+%!     endfor
+%!   endfor
+%!   assert (isequal (R{4}.updates, R{1}.updates));       # skip_muon: not clipped
+%!   assert (isequal (R{5}.updates, R{2}.updates));       # the nested case: clipped anyway
+%! endfor
+
+%!test
+%! ## Megatron #5394: one matrix's gradient 1e12 times the others'; the global clip pushes the
+%! ## others under the NS eps (1e-7) and their update collapses; PR 5395's skip does not
+%! W = 2;
+%! L = zero_layout (shapes, W);
+%! g = micro (shapes, W, 1, 1, 0);
+%! g(:,1) = cellfun (@(x) 1e12 * x, g(:,1), "UniformOutput", false);
+%! U = cell (1, 3);
+%! cases = {"before_ns", "members"; "skip_muon", "members"; "skip_muon", "container"};
+%! for i = 1:3
+%!   R = zero_train_step (L, g, [], "ClipPolicy", cases{i,1}, "ClipSkipFlag", cases{i,2});
+%!   U{i} = cellfun (@(x) norm (x, "fro"), R.updates);
+%! endfor
+%! ratio = U{1}(2:end) ./ U{2}(2:end);
+%! printf ("      #5394: update norm of the small matrices, clipped / skipped: %s\n", mat2str (ratio, 2));
+%! assert (all (ratio < 0.05));
+%! assert (U{3}, U{1});
+%! assert (U{1}(1), U{2}(1), -1e-5);                 # the large one: only eps apart
+
+%!test
+%! ## fp16 loss scaler: one rank's overflow makes every rank skip; the same skip and scale
+%! ## sequence as muon_step; then PoisonMomentum (#8432) stops training for good
+%! W = 4;  P = 2;
+%! sh = {[16 16], [16 8]};
+%! L = zero_layout (sh, W);
+%! scaler = struct ("InitScale", 2^12, "GrowthInterval", 2, "MinScale", 16);
+%! for poison = [false true]
+%!   T = [];
+%!   opt = muon_optimizer (struct ("A", zeros (16), "B", zeros (16, 8)), "LossScaler", scaler,
+%!                         "PoisonMomentum", poison, "Precision", "double");
+%!   seq = [];  seq1 = [];
+%!   for t = 1:12
+%!     S = T;
+%!     s = 2^12;
+%!     if (! isempty (T))
+%!       s = T.scaler.scale;
+%!     endif
+%!     randn ("state", t);
+%!     g = cellfun (@(x) muon_round (s * randn (x), "fp16"), repmat (sh, W, 1),
+%!                  "UniformOutput", false);
+%!     if (t == 3)
+%!       g{3,2}(5) = muon_round (s * 1e3, "fp16");     # rank 2's spike: Inf in fp16
+%!       assert (isinf (g{3,2}(5)));
+%!     endif
+%!     [R, T] = zero_train_step (L, g, T, "LossScaler", scaler, "PoisonMomentum", poison);
+%!     ## muon_step on the rank sums (the mean gradient times W, scaled)
+%!     G = window_mean ({g}, 1);
+%!     [~, opt, info] = muon_step (opt, struct ("A", zeros (16), "B", zeros (16, 8)),
+%!                                struct ("A", G{1}, "B", G{2}));
+%!     seq(end+1,:) = [R.skipped, R.loss_scale, T.scaler.scale];
+%!     seq1(end+1,:) = [info.skipped, info.loss_scale, opt.scaler.scale];
+%!     if (t == 3)
+%!       assert (R.skipped && ! R.applied);
+%!       assert (R.skip_reason, "non-finite or overflowing gradient (rank 2, parameter 2)");
+%!       assert ([R.ranks.ns_calls], zeros (1, W));
+%!       if (! poison)
+%!         assert (isequal (T.zero, S.zero));             # the momentum untouched
+%!       else
+%!         bad = cellfun (@(m) ! all (isfinite (m)), T.zero.momentum).';
+%!         assert (bad, ismember (0:W-1, L.params(2).owners));
+%!       endif
+%!     endif
+%!   endfor
+%!   assert (seq, seq1);
+%!   printf ("      fp16 scaler, poison %d: skipped %s, scale %s\n", poison,
+%!           mat2str (seq(:,1).'), mat2str (seq(:,3).'));
+%!   if (poison)
+%!     assert (all (seq(3:end,1)));                       # training stopped
+%!     assert (seq(end,3), 16);                           # at the minimum scale
+%!   else
+%!     assert (seq(1:9,1).', [0 0 1 zeros(1, 6)]);       # (at 32768 fp16 overflows by itself)
+%!   endif
+%! endfor
+
+%!test
+%! ## non-finite gradients without a scaler: every rank skips, the reason says where
+%! W = 4;
+%! L = zero_layout (shapes, W, "Stage", 3);
+%! g = micro (shapes, W, 1, 1, 0);
+%! [R, T] = zero_train_step (L, g, [], "Variant", "zero3_round_robin");
+%! for bad = [NaN -Inf 1e200]
+%!   h = micro (shapes, W, 2, 1, 0);
+%!   h{4,5}(3) = bad;
+%!   [R, T2] = zero_train_step (L, h, T, "Variant", "zero3_round_robin");
+%!   assert (R.skipped && ! R.applied);
+%!   assert (R.skip_reason, "non-finite or overflowing gradient (rank 3, parameter 5)");
+%!   assert (isequal (T2.zero, T.zero) && T2.step == 1 && T2.skipped == 1);
+%! endfor

@@ -1,0 +1,214 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_zero_shards ()
+## Suite (run with @code{test test_zero_shards}): sharded optimizer state
+## (@code{zero_save_state} / @code{zero_load_state}) resharded across world sizes, stages and
+## designs, and every kind of bad file.
+## @itemize
+## @item the oracle: a run at the NEW world size (and stage, and design) through the same
+## gradient history from the start.  The history gives every rank the same dyadic gradient
+## (multiples of 1/64), so the rank average is exact at any W and that run's momentum is
+## the saved run's momentum bit for bit, without any code of the loader.  Saved at W = 4
+## (stage 2), loaded at W = 2 and 8, stage 2 -> 3 and 3 -> 1, and across the designs that
+## hold the same momentum: the loaded momentum equals the oracle's, and the next step on
+## random (non-dyadic) gradients gives bitwise the same updates, per-rank updates and
+## momenta as the oracle's next step;
+## @item loading into the saved layout and design gives back the saved state (isequal), for
+## every design: the map the files record is the core's buffer layout;
+## @item the reference momentum travels with the shards (the next step's reference and
+## rel_err equal the oracle's);
+## @item corrupt, truncated, missing, misnamed, mixed-save, other-matrix, diverged
+## (zero2_reduce_scatter_buggy) and out-of-domain files (written by an independent writer
+## of the documented container, so only the payload checks can catch them): each a
+## @code{muonlab:*} error, never a state.
+## @end itemize
+## @end deftypefn
+
+function test_zero_shards ()
+  help test_zero_shards
+endfunction
+
+%!function g = dyadic (shapes, seed)
+%!  randn ("state", seed);
+%!  g = cellfun (@(s) round (64 * randn (s)) / 64, shapes, "UniformOutput", false);
+
+%!function g = rank_grads (shapes, W, seed)
+%!  randn ("state", seed);
+%!  g = cell (W, numel (shapes));
+%!  for k = 1:numel (g)
+%!    [~, p] = ind2sub (size (g), k);
+%!    g{k} = randn (shapes{p});
+%!  endfor
+
+## a run of T steps of the dyadic history on layout L and design v
+%!function s = history (L, v, T, shapes, ref)
+%!  s = [];
+%!  W = L.world;
+%!  for t = 1:T
+%!    [~, s] = zero_muon_step (L, repmat (dyadic (shapes, t), W, 1), s, "Variant", v,
+%!                             "Reference", ref);
+%!  endfor
+
+%!function b = file_bytes (file)
+%!  fid = fopen (file, "r");
+%!  b = fread (fid, Inf, "uint8=>uint8").';
+%!  fclose (fid);
+
+%!function put_bytes (file, b)
+%!  fid = fopen (file, "w");
+%!  fwrite (fid, b);
+%!  fclose (fid);
+
+## the container of muon_save_state's help, written independently of inst/
+%!function write_shard (file, payload)
+%!  g = [tempname() ".mat"];
+%!  save ("-v6", g, "payload");
+%!  body = file_bytes (g);
+%!  unlink (g);
+%!  kind = "zero_shard";
+%!  b = [uint8("MUONCKPT"), typecast(uint32 (2), "uint8"), zeros(1, 4, "uint8"), ...
+%!       typecast(uint64 (numel (body)), "uint8"), uint8(kind), ...
+%!       zeros(1, 40 - numel (kind), "uint8"), body];
+%!  h = hash ("sha256", char (b));
+%!  put_bytes (file, [b, uint8(hex2dec (reshape (h, 2, []).')).']);
+
+%!function S = read_payload (file)
+%!  b = file_bytes (file);
+%!  g = [tempname() ".mat"];
+%!  put_bytes (g, b(65:end-32));
+%!  S = load (g).payload;
+%!  unlink (g);
+
+%!shared shapes, L4, pre, V
+%! shapes = {[8 6], [5 7], [9 4], [6 6], [3 10]};
+%! L4 = zero_layout (shapes, 4);
+%! pre = tempname ();
+%! V = {"reference", "zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", ...
+%!      "layerwise_lpt", "moonlight_gather"};
+
+%!test
+%! ## save at W = 4, load at W = 2 and 8, stage 2 -> 3 (and 3 -> 1), across designs
+%! cases = {"zero12_allreduce", 2, 2, "zero12_allreduce";
+%!          "zero12_allreduce", 8, 2, "zero12_allreduce";
+%!          "zero12_allreduce", 4, 3, "zero3_round_robin";
+%!          "zero2_multi_owner", 2, 3, "zero12_allreduce";
+%!          "zero3_round_robin", 8, 1, "moonlight_gather";
+%!          "layerwise_lpt", 2, 2, "zero2_multi_owner";
+%!          "moonlight_gather", 8, 3, "layerwise_lpt";
+%!          "reference", 2, 3, "zero3_round_robin"};
+%! for i = 1:rows (cases)
+%!   [v0, W, st, v] = cases{i,:};
+%!   s4 = history (L4, v0, 3, shapes, true);
+%!   f = zero_save_state (pre, L4, s4);
+%!   L = zero_layout (shapes, W, "Stage", st, "Order", "size_desc");
+%!   s = zero_load_state (pre, L, "Variant", v);
+%!   o = history (L, v, 3, shapes, true);
+%!   assert (s.step, 3);
+%!   assert (isequal (s.momentum, o.momentum), sprintf ("case %d: momentum", i));
+%!   g = rank_grads (shapes, W, 100 + i);
+%!   [R1, s1] = zero_muon_step (L, g, s, "Variant", v);
+%!   [R2, s2] = zero_muon_step (L, g, o, "Variant", v);
+%!   assert (isequal (R1.updates, R2.updates), sprintf ("case %d: updates", i));
+%!   assert (isequal ({R1.ranks.update}, {R2.ranks.update}), sprintf ("case %d: ranks", i));
+%!   assert (isequal (s1.momentum, s2.momentum), sprintf ("case %d: next momentum", i));
+%!   assert (isequal (R1.reference, R2.reference) && isequal (R1.rel_err, R2.rel_err));
+%!   assert (max (R1.rel_err) <= 1e-12);
+%!   printf ("      %-17s W=4 st=2 -> %-17s W=%d st=%d: next step bitwise, rel_err %.1e\n",
+%!           v0, v, W, st, max (R1.rel_err));
+%!   cellfun (@unlink, f);
+%! endfor
+
+%!test
+%! ## loading into the saved layout and design gives the saved state back, every design
+%! ## (the buggy slice-only design included: its ranks hold disjoint elements)
+%! for v = [V, {"zero2_slice_only"}]
+%!   for cfg = {4, 2, "given"; 3, 3, "size_desc"; 5, 1, "given"}.'
+%!     L = zero_layout (shapes, cfg{1}, "Stage", cfg{2}, "Order", cfg{3});
+%!     s = history (L, v{1}, 2, shapes, true);
+%!     f = zero_save_state (pre, L, s);
+%!     assert (isequal (zero_load_state (pre, L), s), v{1});
+%!     cellfun (@unlink, f);
+%!   endfor
+%! endfor
+
+%!test
+%! ## a run without a reference loads without one; a step 0 state round trips
+%! s = history (L4, "zero3_round_robin", 2, shapes, false);
+%! f = zero_save_state (pre, L4, s);
+%! t = zero_load_state (pre, zero_layout (shapes, 2), "Variant", "zero12_allreduce");
+%! assert (! t.has_ref && isempty (t.reference));
+%! R = zero_muon_step (zero_layout (shapes, 2), rank_grads (shapes, 2, 1), t,
+%!                     "Variant", "zero12_allreduce", "Reference", false);
+%! assert (R.step, 3);
+%! g = rank_grads (shapes, 4, 1);
+%! g{2,3}(1) = NaN;                                   # a skipped first step: still step 0
+%! [R, s0] = zero_muon_step (L4, g, []);
+%! assert (R.skipped && s0.step == 0);
+%! f = zero_save_state (pre, L4, s0);
+%! assert (isequal (zero_load_state (pre, L4), s0));
+%! cellfun (@unlink, f);
+
+## every bad file: a muonlab error, never a state
+%!test
+%! s = history (L4, "zero12_allreduce", 2, shapes, true);
+%! f = zero_save_state (pre, L4, s);
+%! g = [pre ".rank2.ckpt"];
+%! b0 = file_bytes (g);
+%! S0 = read_payload (g);
+%! unwind_protect
+%!   expect = {
+%!     @() put_bytes (g, bitxor (b0, [zeros(1, 300, "uint8"), uint8(4), zeros(1, numel (b0) - 301, "uint8")])), ...
+%!       "is corrupt \\(checksum mismatch\\)"
+%!     @() put_bytes (g, b0(1:end-10)), "is truncated or corrupt"
+%!     @() put_bytes (g, b0(1:40)), "is truncated \\(40 bytes\\)"
+%!     @() unlink (g), "cannot read '.*rank2.ckpt': no such file"
+%!     @() copyfile ([pre ".rank1.ckpt"], g), "is the shard of rank 1, not of rank 2"
+%!     @() write_shard (g, setfield (S0, "step", 1)), "does not belong to the save of rank 0's file \\(its step differs\\)"
+%!     @() write_shard (g, setfield (S0, "world", 8)), "does not belong to the save of rank 0's file \\(its world differs\\)"
+%!     @() write_shard (g, setfield (S0, "momentum", [S0.momentum; 0])), "holds an invalid shard: MOMENTUM has [0-9]+ elements, its map [0-9]+"
+%!     @() write_shard (g, setfield (S0, "momentum", NaN (size (S0.momentum)))), "holds an invalid shard: MOMENTUM holds NaN or Inf"
+%!     @() write_shard (g, setfield (S0, "seg", S0.seg(:, [1 2 3 4 4]))), "holds an invalid shard: SEG points outside"
+%!     @() write_shard (g, setfield (S0, "seg", [S0.seg(:,1), S0.seg(:,2), S0.seg(:,3)+1, S0.seg(:,4), S0.seg(:,5)])), "records a map of its buffer that is not the one of 'zero12_allreduce'"
+%!     @() write_shard (g, setfield (S0, "momentum", S0.momentum + 2^-40)), "holds another momentum of matrix [0-9] than a lower rank"
+%!     @() write_shard (g, rmfield (S0, "form")), "holds an invalid shard: not the fields of a zero_shard payload"
+%!     @() write_shard (g, setfield (S0, "variant", "zero9")), "holds an invalid shard: an unknown order, design or momentum form"
+%!     @() write_shard (g, setfield (S0, "version", 2)), "holds an invalid shard: an unknown format or version"
+%!   };
+%!   for i = 1:rows (expect)
+%!     put_bytes (g, b0);
+%!     expect{i,1} ();
+%!     try
+%!       zero_load_state (pre, zero_layout (shapes, 2));
+%!       error ("case %d: loaded", i);
+%!     catch err
+%!       assert (any (strcmp (err.identifier, {"muonlab:badState", "muonlab:badArg"})),
+%!               sprintf ("case %d: %s %s", i, err.identifier, err.message));
+%!       assert (! isempty (regexp (err.message, ["^zero_load_state: .*" expect{i,2}], "once")),
+%!               sprintf ("case %d: %s", i, err.message));
+%!     end_try_catch
+%!   endfor
+%!   put_bytes (g, b0);
+%!   ## other matrices than L's
+%!   fail ("zero_load_state (pre, zero_layout ({[8 6], [5 7], [9 4], [6 6], [10 3]}, 2))",
+%!         "zero_load_state: '.*rank0.ckpt' holds the state of other matrices than L's.");
+%!   ## a state file of another kind
+%!   muon_save_state (g, muon_optimizer (struct ("W", ones (2))));
+%!   fail ("zero_load_state (pre, L4)", "holds a 'muon_optimizer' checkpoint, not a 'zero_shard' one");
+%! unwind_protect_cleanup
+%!   for r = 0:3
+%!     if (exist (sprintf ("%s.rank%d.ckpt", pre, r), "file"))
+%!       unlink (sprintf ("%s.rank%d.ckpt", pre, r));
+%!     endif
+%!   endfor
+%! end_unwind_protect
+
+%!test
+%! ## the #7807 bug's ranks diverge on a straddling matrix: its state cannot be resharded
+%! s = history (L4, "zero2_reduce_scatter_buggy", 1, shapes, false);
+%! s = [];
+%! for t = 1:2
+%!   [~, s] = zero_muon_step (L4, rank_grads (shapes, 4, t), s,
+%!                            "Variant", "zero2_reduce_scatter_buggy", "Reference", false);
+%! endfor
+%! f = zero_save_state (pre, L4, s);
+%! fail ("zero_load_state (pre, L4)", "than a lower rank \\(ranks that diverged cannot be resharded\\)");
+%! cellfun (@unlink, f);
