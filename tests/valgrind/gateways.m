@@ -229,7 +229,7 @@ function fails = sec_zero_muon_step ()
   endfor
   o = struct ("variant", "zero12_allreduce");
   fails = {};
-  fails = outs (fails, "zero12_allreduce, assembled", 5, f, S, W, lo, g, [], o, "sim", true);
+  fails = outs (fails, "zero12_allreduce, assembled", 7, f, S, W, lo, g, [], o, "sim", true);
   variants = {"reference", "zero2_reduce_scatter_buggy", "zero2_slice_only", ...
               "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", "moonlight_gather"};
   for k = 1:numel (variants)
@@ -253,6 +253,13 @@ function fails = sec_zero_muon_step ()
   fails = ok (fails, "comm struct", 5, f, S, W, lo, g, [], o, struct ("kind", "sim", "size", W), true);
   fails = ok (fails, "keller pads", 5, f, [3 3; 3 3], W, lo, g(:,[3 3]), [], struct ("variant", "zero3_round_robin_aliased_pads", "pad_count", "keller"), "sim", true);
   fails = bad (fails, "seven inputs", "muonlab:badArg", 5, f, S, W, lo, g, [], o, "sim");
+  ## the reference in the same call; one momentum every rank shares (1 x 1 cell)
+  fails = ok (fails, "with the reference", 7, f, S, W, lo, g, [], o, "sim", true, true, []);
+  ref = struct ("variant", "reference");
+  fails = ok (fails, "reference, shared momentum", 2, f, S, W, lo, g, {ones(31, 1)}, ref, "sim", true);
+  fails = ok (fails, "with the reference's shared momentum", 7, f, S, W, lo, g, [], o, "sim", true, true, {ones(31, 1)});
+  fails = bad (fails, "one momentum, not the reference", "muonlab:badShape", 5, f, S, W, lo, g, {ones(31, 1)}, o, "sim", true);
+  fails = bad (fails, "eleven inputs", "muonlab:badArg", 5, f, S, W, lo, g, [], o, "sim", true, true, [], 1);
   fails = bad (fails, "SHAPES P x 3", "muonlab:badShape", 5, f, ones (3), W, lo, g, [], o, "sim", true);
   fails = bad (fails, "SHAPES fractional", "muonlab:badShape", 5, f, S + 0.5, W, lo, g, [], o, "sim", true);
   fails = bad (fails, "WORLD 0", "muonlab:badArg", 5, f, S, 0, lo, g, [], o, "sim", true);
