@@ -34,13 +34,14 @@
 ## @end deftypefn
 
 function T = zero3_pads (varargin)
-  demo_paths ();
-  disp_mode = display_option (varargin);
-  here = fileparts (mfilename ("fullpath"));
-  outdir = fullfile (here, "output");
-  if (! isfolder (outdir))
-    mkdir (outdir);
+  if (nargout > 0)
+    T = demo_run ("zero3_pads", varargin, @run);
+  else
+    demo_run ("zero3_pads", varargin, @run);
   endif
+endfunction
+
+function T = run (o)
   t_all = tic ();
   d = 32;
   cfgs = {
@@ -80,24 +81,18 @@ function T = zero3_pads (varargin)
       end_try_catch
       row.seconds = toc (t0);
       T = [T, row];
-      if (strcmp (disp_mode, "iter"))
+      if (o.iter)
         print_row (row);
       endif
     endfor
   endfor
-  png = fullfile (outdir, "zero3_pads.png");
-  plot_rows (png, T, labels);
-  if (! strcmp (disp_mode, "off"))
-    if (strcmp (disp_mode, "final"))
-      printf ("%-22s %-14s %2s %2s %-4s %9s %6s %8s %10s %7s\n", "configuration", "design",
-              "W", "P", "ran", "rel. err", "rounds", "pads", "bytes", "time");
-      arrayfun (@print_row, T);
-    endif
-    printf ("wrote %s\n%d steps in %.1f s\n", png, numel (T), toc (t_all));
+  png = plot_rows (T, labels);
+  if (! o.iter)                         # "final" (under "off", demo_run swallows the output)
+    printf ("%-22s %-14s %2s %2s %-4s %9s %6s %8s %10s %7s\n", "configuration", "design",
+            "W", "P", "ran", "rel. err", "rounds", "pads", "bytes", "time");
+    arrayfun (@print_row, T);
   endif
-  if (nargout == 0)
-    clear T;
-  endif
+  printf ("wrote %s\n%d steps in %.1f s\n", png, numel (T), toc (t_all));
 endfunction
 
 function print_row (r)
@@ -111,29 +106,7 @@ function print_row (r)
   endif
 endfunction
 
-## "Display", "off" | "final" (default) | "iter"
-function how = display_option (args)
-  how = "final";
-  if (mod (numel (args), 2) != 0)
-    error ("muonlab:badArg", "zero3_pads: options must be NAME, VALUE pairs.");
-  endif
-  for i = 1:2:numel (args)
-    if (! (ischar (args{i}) && strcmpi (args{i}, "Display")))
-      error ("muonlab:badArg", "zero3_pads: unknown option '%s'.", num2str (args{i}));
-    endif
-    v = args{i+1};
-    if (! (ischar (v) && any (strcmpi (v, {"off", "final", "iter"}))))
-      error ("muonlab:badArg", "zero3_pads: DISPLAY must be 'off', 'final' or 'iter'.");
-    endif
-    how = lower (v);
-  endfor
-endfunction
-
-function plot_rows (png, T, labels)
-  warning ("off", "Octave:gnuplot-graphics", "local");
-  if (isempty (getenv ("DISPLAY")) && any (strcmp (available_graphics_toolkits (), "gnuplot")))
-    graphics_toolkit ("gnuplot");
-  endif
+function png = plot_rows (T, labels)
   cfg = unique ({T.config}, "stable");
   nc = numel (cfg);
   B = zeros (nc, 2);
@@ -148,20 +121,23 @@ function plot_rows (png, T, labels)
       E = max (E, T(k).rel_err);
     endif
   endfor
-  h = figure ("visible", "off", "position", [0 0 900 420]);
-  barh (flipud (B));
-  hold on;
-  [fi, fj] = find (flipud (F));
-  for k = 1:numel (fi)
-    text (2, fi(k) + (fj(k) - 1.5) * 0.36, "fails: slots of mixed sizes (muonlab:badShape)",
-          "color", "r", "fontsize", 8);
-  endfor
-  hold off;
-  set (gca, "ytick", 1:nc, "yticklabel", flipud (cfg(:)));
-  xlabel (sprintf (["KiB sent by the busiest rank in one step (every step that ran: largest " ...
-                    "rel. error vs reference %.1e)"], E));
-  legend (labels, "location", "southeast");
-  title ("ZeRO-3 round-robin Muon, distinct vs aliased gather pads (PR 7919 / 8628)");
-  print (h, png, "-dpng");
-  close (h);
+  [h, png] = demo_figure ("zero3_pads", [0 0 900 420]);
+  unwind_protect
+    barh (flipud (B));
+    hold on;
+    [fi, fj] = find (flipud (F));
+    for k = 1:numel (fi)
+      text (2, fi(k) + (fj(k) - 1.5) * 0.36, "fails: slots of mixed sizes (muonlab:badShape)",
+            "color", "r", "fontsize", 8);
+    endfor
+    hold off;
+    set (gca, "ytick", 1:nc, "yticklabel", flipud (cfg(:)));
+    xlabel (sprintf (["KiB sent by the busiest rank in one step (every step that ran: largest " ...
+                      "rel. error vs reference %.1e)"], E));
+    legend (labels, "location", "southeast");
+    title ("ZeRO-3 round-robin Muon, distinct vs aliased gather pads (PR 7919 / 8628)");
+    print (h, png, "-dpng");
+  unwind_protect_cleanup
+    close (h);
+  end_unwind_protect
 endfunction

@@ -53,7 +53,7 @@ function n = muon_export (X, file, varargin)
     print_usage ();
   endif
   v = parse_options (fname, "muon_export", varargin);
-  if (isa (X, "zero_step_result"))
+  if (isa (X, "muon_result"))
     X = struct (X);
   endif
   v.Table = v.table;
@@ -77,7 +77,7 @@ function n = muon_export (X, file, varargin)
 
   if (strcmp (ext, ".json"))
     if (isempty (T))
-      text = jsonencode (X);
+      text = jsonencode (json_safe (X));
       n = 1;
     else
       [text, n] = json_rows (T);
@@ -90,6 +90,24 @@ function n = muon_export (X, file, varargin)
              fname);
     endif
     n = write_csv (fname, file, T);
+  endif
+endfunction
+
+## X with every empty struct array inside it replaced by [] (Octave 7's jsonencode writes a
+## field holding one as a name without a value, or aborts): both mean "none" here.
+function X = json_safe (X)
+  if (isstruct (X))
+    if (isempty (X))
+      X = [];
+      return;
+    endif
+    for f = fieldnames (X).'
+      for k = 1:numel (X)
+        X(k).(f{1}) = json_safe (X(k).(f{1}));
+      endfor
+    endfor
+  elseif (iscell (X))
+    X = cellfun (@json_safe, X, "UniformOutput", false);
   endif
 endfunction
 
@@ -359,6 +377,29 @@ endfunction
 %!   J = jsondecode (fileread (g));
 %!   assert ({J.design}, {C.design});
 %!   assert (J(2).ranks.ns_calls, C(2).ranks.ns_calls);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%!   unlink (g);
+%! end_unwind_protect
+
+%!test
+%! ## a muon_model result: its parameter table as CSV, the whole model as JSON (its empty
+%! ## "published" table, a 0 x 0 struct array, as [])
+%! c = struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!             "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2);
+%! M = muon_model (c);
+%! f = [tempname() ".csv"];
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   assert (muon_export (M, f, "Table", "params"), 21);
+%!   lines = strsplit (strtrim (fileread (f)), "\n");
+%!   assert (lines{1}, "name,rows,cols,numel,experts,split,route,kind,layer,expert,mtp");
+%!   assert (lines{4}, "model.layers.0.self_attn.q_proj.weight,8,8,64,1,,muon,attention,0,-1,0");
+%!   assert (muon_export (M, g), 1);
+%!   J = jsondecode (fileread (g));
+%!   assert (J.counts, M.counts);
+%!   assert (J.params.name, M.params.name);
+%!   assert (J.published, []);
 %! unwind_protect_cleanup
 %!   unlink (f);
 %!   unlink (g);

@@ -56,7 +56,10 @@
 ## kv_a]; @code{gate_up_proj} = [gate; up] for dense MLPs, shared and routed experts.
 ## @end table
 ##
-## @var{M} is a struct with fields @code{name}, @code{model_type}, @code{family}
+## @var{M} is a @code{muon_model_result} object: its fields read as a struct's, typing
+## @var{M} prints a summary of a dozen lines, @code{isstruct (M)} is false and
+## @code{struct (M)} gives the plain struct.  Its fields are @code{name}, @code{model_type},
+## @code{family}
 ## (@qcode{"llama"}, @qcode{"qwen"} or @qcode{"deepseek"}), @code{source} (the file read,
 ## or @qcode{"struct"}), @code{config} (the decoded configuration), @code{options},
 ## @code{published} (for a shipped model, a struct array of the published counts with fields
@@ -163,6 +166,7 @@ function M = muon_model (what, varargin)
   M.published = meta.published;
   M.params = T;
   M.counts = counts_of (T, extra, D);
+  M = muon_model_result (M);
 endfunction
 
 ## ---- configuration ---------------------------------------------------------------------

@@ -229,7 +229,7 @@ function run_rank (dir)
     else
       out = feval (job.fn, job.args{:});
     endif
-    if (isa (out, "zero_step_result"))  # save cannot write a classdef object
+    if (isa (out, "muon_result"))  # save cannot write a classdef object
       out = struct (out);
     endif
     tmp = fullfile (dir, sprintf (".rank_%d.mat", r));

@@ -43,11 +43,13 @@
 ## @code{optimset}.
 ## @end table
 ##
-## @var{T} is a struct of column arrays, one row per list, sorted by metric (ties keep the
-## order of enumeration: fewer restarts first, then lexicographic): @code{restarts} (a
-## cell of row vectors), @code{count} and @code{metric}.  A list whose q overflows (or
-## turns NaN) at some step scores Inf.  @var{best}(k+1) holds the best list with exactly
-## k restarts (fields @code{count}, @code{restarts}, @code{metric}).
+## @var{T} is a table (a @code{ns_autotune_result}: its columns read as a struct's, typing
+## @var{T} prints the first rows, @code{struct (T)} gives the plain struct), one row per
+## list, sorted by metric (ties keep the order of enumeration: fewer restarts first, then
+## lexicographic): @code{restarts} (a cell of row vectors), @code{count} and @code{metric}.
+## A list whose q overflows (or turns NaN) at some step scores Inf.  @var{best}(k+1) holds
+## the best list with exactly k restarts (fields @code{count}, @code{restarts},
+## @code{metric}).
 ##
 ## The metric agrees with the peer's @code{simulate_perturbed_gram_newton_schulz} +
 ## @code{stability_metric} (gram-newton-schulz 0.1.6) to 1e-6 relative for every shipped
@@ -110,6 +112,7 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
   count = cellfun (@numel, lists);
   [~, order] = sort (metric);            # stable: ties keep the enumeration order
   T = struct ("restarts", {lists(order)}, "count", count(order), "metric", metric(order));
+  T = ns_autotune_result (T);
   best = struct ("count", {}, "restarts", {}, "metric", {});
   for k = 0:nr
     j = find (T.count == k, 1);

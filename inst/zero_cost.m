@@ -295,6 +295,9 @@ function [shapes, experts, split, names, adamw, L] = planned (fname, what)
   names = {};
   adamw = 0;
   L = [];
+  if (isa (what, "muon_result"))      # a muon_model result
+    what = struct (what);
+  endif
   if (isstruct (what) && isscalar (what) && isfield (what, "params") && isstruct (what.params)
       && isfield (what.params, "route"))
     T = what.params;

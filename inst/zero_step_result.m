@@ -1,11 +1,11 @@
 ## Copyright (C) 2026 muonlab developers
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
-classdef zero_step_result
+classdef zero_step_result < muon_result
   ## -*- texinfo -*-
   ## @deftypefn  {muonlab} {@var{R} =} zero_step_result (@var{S})
   ## @deftypefnx {muonlab} {@var{S} =} struct (@var{R})
-  ## The result of @code{zero_muon_step}: a value object (classdef) with one property per
+  ## The result of @code{zero_muon_step}: a @code{muon_result} (classdef) with one property per
   ## field of the struct @var{S} it is made from, which shows itself at the prompt as a
   ## compact summary instead of every update matrix.
   ##
@@ -29,7 +29,7 @@ classdef zero_step_result
   ## L = zero_layout (@{[64 64], [64 64], [64 64]@}, 4);
   ## R = zero_muon_step (L, arrayfun (@@(k) randn (64), ones (4, 3), "UniformOutput", false), [])
   ## @end example
-  ## @seealso{zero_muon_step}
+  ## @seealso{zero_muon_step, muon_result}
   ## @end deftypefn
 
   properties
@@ -51,24 +51,9 @@ classdef zero_step_result
 
   methods
     function R = zero_step_result (S)
-      if (nargin == 0)
-        return;
+      if (nargin > 0)
+        R = from_struct (R, S);
       endif
-      if (! (isstruct (S) && isscalar (S)))
-        error ("muonlab:badArg", "zero_step_result: S must be a scalar struct.");
-      endif
-      f = fieldnames (S);
-      for k = 1:numel (f)
-        R.(f{k}) = S.(f{k});
-      endfor
-    endfunction
-
-    ## the plain struct (no warning about access rights: every property is public)
-    function S = struct (R)
-      S = struct ();
-      for f = properties (R).'
-        S.(f{1}) = R.(f{1});
-      endfor
     endfunction
 
     function disp (R)

@@ -136,6 +136,21 @@ fail:
   return status;
 }
 
+// out = s x + P on the upper triangle of symmetric n x n operands, mirrored (double and
+// single, where nothing is rounded between the two): x exactly symmetric and P's upper
+// triangle valid, so each lower element would be computed from the same two values; one
+// pass instead of a mirror of P and a full elementwise pass.  out may alias x: only upper
+// elements are read, and each is read before its mirror is written.
+NS_CLONES
+static void FN (sym_scale_add) (T s, const S *x, const T *P, S *out, size_t n)
+{
+  NS_UPPER_TILES (n, {
+    S v = STORE (s * LOAD (x[i + j * n]) + P[i + j * n]);
+    out[i + j * n] = v;
+    out[j + i * n] = v;
+  });
+}
+
 // B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in low precision.  P: n x n scratch.
 static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n, T *P, S *B)
 {
@@ -146,30 +161,35 @@ static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n
     CHECKSTATUS (PRODUCT (env, B, A, n, n, P));  // P = (c A) A: a general product, as eager
   }                                              // torch
   else                                           // A symmetric: c A A' by SYRK, no rounding
-  {                                              // modelled (S = T here)
+  {                                              // modelled (S = T here); upper half only
     CHECKSTATUS (SYMMETRIC (env, c, A, n, n, P));
-    NS_UPPER_TILES (n, { P[j + i * n] = P[i + j * n]; });
+    FN (sym_scale_add) (b, A, P, B, n);
+    return status;
   }
   FN (scale_add) (p, b, A, P, B, n * n);
 fail:
   return status;
 }
 
-// P = Zm B (n x n) for a product known to be symmetric (Gram: Z, Q, R, RZ are polynomials
-// in one symmetric matrix, so they commute): in double and single, where DESIGN.md 4 allows
-// any association, the upper half (muon_gemm_product_upper) mirrored, so P is exactly
-// symmetric and costs about half; bf16 and fp16 keep the peers' general product.
-static muon_status FN (sym_product) (ns_env *env, int p, const S *Zm, const S *B, size_t n,
-                                     T *P)
+// out = r(r(a B) + r(Zm B)) (n x n) for a product known to be symmetric (Gram: Z, Q, R, RZ
+// are polynomials in one symmetric matrix, so they commute): in double and single, where
+// DESIGN.md 4 allows any association, the upper half of Zm B (muon_gemm_product_upper) and
+// the sum on the upper triangle, mirrored, so out is exactly symmetric and costs about half;
+// bf16 and fp16 keep the peers' general product.  P: n x n scratch; out may alias B.
+static muon_status FN (sym_update) (ns_env *env, int p, T a, const S *Zm, const S *B,
+                                    size_t n, T *P, S *out)
 {
   muon_status status = MUON_OK;
   if (p == MUON_PREC_DOUBLE || p == MUON_PREC_SINGLE)
   {
     CHECKSTATUS (PRODUCT_UPPER (env, Zm, B, n, P));
-    NS_UPPER_TILES (n, { P[j + i * n] = P[i + j * n]; });
+    FN (sym_scale_add) (a, B, P, out, n);
   }
   else
+  {
     CHECKSTATUS (PRODUCT (env, Zm, B, n, n, P));
+    FN (scale_add) (p, a, B, P, out, n * n);
+  }
 fail:
   return status;
 }
@@ -232,8 +252,7 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
     }
     else
     {
-      CHECKSTATUS (FN (sym_product) (env, p, Z, Q, n, P));   // Q = r(r(a Q) + r(Z Q))
-      FN (scale_add) (p, a, Q, P, Q, n * n);
+      CHECKSTATUS (FN (sym_update) (env, p, a, Z, Q, n, P, Q));   // Q = r(r(a Q) + r(Z Q))
     }
     if (tr && tr->q)
       FN (snap) (Q, nn, tr->q + (size_t) (i + 1) * nn);
@@ -241,10 +260,8 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
       CHECKSTATUS (FN (snap_iterate) (env, p, Q, X, n, m, Y, tr->x + (size_t) (i + 1) * n * m));
     if (i < steps - 1 && !muon_ns_restart_before (i + 1, o))
     {
-      CHECKSTATUS (FN (sym_product) (env, p, Z, R, n, P));   // RZ = r(r(a R) + r(Z R))
-      FN (scale_add) (p, a, R, P, RZ, n * n);
-      CHECKSTATUS (FN (sym_product) (env, p, Z, RZ, n, P));  // R = r(r(a RZ) + r(Z RZ))
-      FN (scale_add) (p, a, RZ, P, R, n * n);
+      CHECKSTATUS (FN (sym_update) (env, p, a, Z, R, n, P, RZ));  // RZ = r(r(a R) + r(Z R))
+      CHECKSTATUS (FN (sym_update) (env, p, a, Z, RZ, n, P, R));  // R = r(r(a RZ) + r(Z RZ))
     }
   }
   CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));       // X = r(Q X)

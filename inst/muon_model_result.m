@@ -1,0 +1,145 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+classdef muon_model_result < muon_result
+  ## -*- texinfo -*-
+  ## @deftypefn  {muonlab} {@var{M} =} muon_model_result (@var{S})
+  ## @deftypefnx {muonlab} {@var{S} =} struct (@var{M})
+  ## The result of @code{muon_model}: a @code{muon_result} (classdef) with one property per
+  ## field of the struct @var{S} it is made from (@code{name}, @code{model_type},
+  ## @code{family}, @code{source}, @code{config}, @code{options}, @code{published},
+  ## @code{params}, @code{counts}), which shows itself at the prompt as a compact summary
+  ## instead of every row of the parameter table (over 3,000 lines for a small model).
+  ##
+  ## Fields are read as in a struct: @code{M.counts.total}, @code{M.params.name@{3@}},
+  ## @code{M.params.rows(k)}.  It is not a struct: @code{isstruct (M)} is false,
+  ## @code{isobject (M)} true, @code{isfield (M, name)} is false (use @code{isprop}), and
+  ## Octave's @code{save} cannot write it; @code{struct (M)} gives the plain struct with
+  ## the same fields and values.  @code{zero_cost} and @code{muon_export} take @var{M} as
+  ## it is.
+  ##
+  ## Typing @var{M} (or @code{disp (M)}) prints: the model, its type and family; the file
+  ## read; the options; the number of parameters and of distinct shapes; the counts (total,
+  ## Muon, AdamW, embedding, activated, stored, MTP); one line per kind of parameter (how
+  ## many, distinct shapes, elements, how many go to Muon); one line per published count;
+  ## and the field names: K + N + 8 lines for K kinds and N published counts.
+  ## @seealso{muon_model, muon_result}
+  ## @end deftypefn
+
+  properties
+    name = "";
+    model_type = "";
+    family = "";
+    source = "";
+    config = struct ();
+    options = struct ();
+    published = struct ([]);
+    params = struct ();
+    counts = struct ();
+  endproperties
+
+  methods
+    function M = muon_model_result (S)
+      if (nargin > 0)
+        M = from_struct (M, S);
+      endif
+    endfunction
+
+    function disp (M)
+      T = M.params;
+      C = M.counts;
+      printf ("  muon_model result: %s (model_type %s, family %s)\n", M.name, M.model_type,
+              M.family);
+      printf ("  source: %s\n", M.source);
+      o = M.options;
+      opts = cellfun (@(f) sprintf ("%s %s", f, val_str (o.(f))), fieldnames (o).',
+                      "UniformOutput", false);
+      printf ("  options: %s\n", strjoin (opts, ", "));
+      shp = unique ([T.rows T.cols], "rows");
+      printf ("  %d parameters (%d to Muon), %d distinct shapes\n", C.nparams, C.nmuon,
+              rows (shp));
+      printf (["  elements: total %s, Muon %s, AdamW %s, embedding %s, activated %s, " ...
+               "stored %s, MTP %s\n"],
+              big (C.total), big (C.muon), big (C.adamw), big (C.embedding),
+              big (C.activated), big (C.stored), big (C.mtp));
+      printf ("  %-14s %8s %8s %10s %8s\n", "kind", "params", "shapes", "elements", "to Muon");
+      kinds = unique (T.kind, "stable");
+      for k = 1:numel (kinds)
+        m = strcmp (T.kind, kinds{k});
+        printf ("  %-14s %8d %8d %10s %8d\n", kinds{k}, sum (m),
+                rows (unique ([T.rows(m) T.cols(m)], "rows")), big (sum (T.numel(m))),
+                sum (m & strcmp (T.route, "muon")));
+      endfor
+      for p = M.published(:).'
+        src = p.source;
+        if (numel (src) > 60)
+          src = [src(1:57) "..."];
+        endif
+        printf ("  published: %s (counts.%s%s; %s)\n", big (p.count), p.counts,
+                merge (p.mtp, ", with MTP", ""), src);
+      endfor
+      printf ("  fields: %s\n", strjoin (properties (M).', ", "));
+      printf ("  (M.params: one row per parameter, columns %s)\n",
+              strjoin (fieldnames (T).', ", "));
+    endfunction
+  endmethods
+endclassdef
+
+## n elements, with its size in words: 8.03B (8030261248)
+function s = big (n)
+  if (n >= 1e9)
+    s = sprintf ("%.2fB", n / 1e9);
+  elseif (n >= 1e6)
+    s = sprintf ("%.2fM", n / 1e6);
+  elseif (n >= 1e4)
+    s = sprintf ("%.1fK", n / 1e3);
+  else
+    s = sprintf ("%d", round (n));
+  endif
+endfunction
+
+function s = val_str (v)
+  if (ischar (v))
+    s = v;
+  elseif (islogical (v) && isscalar (v))
+    s = merge (v, "true", "false");
+  else
+    s = mat2str (v);
+  endif
+endfunction
+
+%!test
+%! ## issue 18: a model shown at the prompt is a few lines, its fields read as before
+%! M = muon_model ("deepseek-v3");
+%! txt = evalc ("disp (M)");
+%! nk = numel (unique (M.params.kind));
+%! assert (nk, 10);
+%! assert (numel (strfind (txt, "\n")), nk + numel (M.published) + 8);
+%! assert (! isempty (strfind (txt, "muon_model result: deepseek-v3 (model_type deepseek_v3")));
+%! assert (! isempty (strfind (txt, sprintf ("%d parameters (%d to Muon)", M.counts.nparams,
+%!                                           M.counts.nmuon))));
+%! ## the struct it was made from: the same fields and values
+%! S = struct (M);
+%! assert (isstruct (S) && ! isstruct (M));
+%! assert (M.counts, S.counts);
+%! assert (M.params.name{3}, S.params.name{3});
+%! assert ([M.counts.nparams, M.counts.nmuon],
+%!         [numel(S.params.name), sum(strcmp (S.params.route, "muon"))]);
+
+%!test
+%! ## a small model: one line per kind and the shapes of its table
+%! c = struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!             "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2);
+%! M = muon_model (c);
+%! txt = evalc ("M");
+%! assert (numel (strfind (txt, "\n")), 2 + 5 + 8 + 1);   # "M =", blank, ..., blank
+%! assert (! isempty (strfind (txt, "21 parameters (14 to Muon), 5 distinct shapes")));
+%! assert (! isempty (strfind (txt, "elements: total 2920, Muon 1280, AdamW 1640")));
+%! assert (! isempty (strfind (txt, "attention             8        1        512        8")));
+
+%!demo
+%! M = muon_model ("llama-3.1-8b")
+%! ## the parameter table is a field as in a struct
+%! M.params.name(2:4)
+
+%!error <muon_model_result: S must be a scalar struct.> muon_model_result (1)

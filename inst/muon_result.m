@@ -1,0 +1,104 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+classdef muon_result
+  ## -*- texinfo -*-
+  ## @deftypefn  {muonlab} {@var{S} =} struct (@var{R})
+  ## @deftypefnx {muonlab} {@var{tf} =} isa (@var{R}, "muon_result")
+  ## The results of muonlab's functions that print a compact summary at the prompt: a
+  ## value object (classdef) with one property per field of the struct the function built,
+  ## which shows itself at the prompt as a few lines instead of every matrix and column.
+  ## Its kinds: @code{zero_step_result} (@code{zero_muon_step}),
+  ## @code{muon_model_result} (@code{muon_model}), @code{ns_autotune_result}
+  ## (@code{ns_restart_autotune}) and @code{ns_search_result} (@code{ns_restart_search}).
+  ##
+  ## Fields are read as in a struct: @code{R.counts.total}, @code{R.params.name@{3@}},
+  ## @code{R.ranks(3).bytes_sent}, @code{[R.ranks.ns_calls]}, and @code{fieldnames (R)}
+  ## lists them.  It is not a struct: @code{isstruct (R)} is false, @code{isobject (R)} true,
+  ## @code{isfield (R, name)} is false (use @code{isprop (R, name)}), no new field can be
+  ## added, and Octave's @code{save} cannot write it.  @code{struct (R)} gives the plain
+  ## struct with the same fields and values (for @code{save}, @code{jsonencode}, or to
+  ## modify it).  @code{muon_export}, @code{zero_cost} and @code{muon_mpirun} (for the
+  ## value a rank returns) take @var{R} as it is.
+  ##
+  ## @example
+  ## M = muon_model ("llama-3.1-8b")    # a dozen lines: shapes, totals, kinds
+  ## M.counts.total                     # 8030261248
+  ## S = struct (M);                    # the plain struct: isstruct (S) is true
+  ## @end example
+  ## @seealso{zero_step_result, muon_model_result, ns_autotune_result, ns_search_result,
+  ## muon_export}
+  ## @end deftypefn
+
+  methods
+    ## the plain struct (no warning about access rights: every property is public)
+    function S = struct (R)
+      S = struct ();
+      for f = properties (R).'
+        S.(f{1}) = R.(f{1});
+      endfor
+    endfunction
+  endmethods
+
+  methods (Access = protected)
+    ## the object as a table, its properties the columns F (a cellstr, in this order): a
+    ## title line, a header, the first NMAX rows, a line for the rows left out, the fields
+    function disp_columns (R, title, nmax, f)
+      n = numel (R.(f{1}));
+      printf ("  %s: %d rows\n", title, n);
+      printf ("  %4s", "row");
+      printf (" %14s", f{:});
+      printf ("\n");
+      for i = 1:min (n, nmax)
+        printf ("  %4d", i);
+        for k = 1:numel (f)
+          printf (" %14s", cell_text (R.(f{k})(i)));
+        endfor
+        printf ("\n");
+      endfor
+      if (n > nmax)
+        printf ("  ... %d more rows\n", n - nmax);
+      endif
+      printf ("  fields: %s (columns of %d rows)\n", strjoin (f, ", "), n);
+    endfunction
+
+    ## the constructor of each kind: its properties from the fields of the scalar struct S
+    function R = from_struct (R, S)
+      if (! (isstruct (S) && isscalar (S)))
+        error ("muonlab:badArg", "%s: S must be a scalar struct.", class (R));
+      endif
+      f = fieldnames (S);
+      for k = 1:numel (f)
+        R.(f{k}) = S.(f{k});
+      endfor
+    endfunction
+  endmethods
+endclassdef
+
+## one element of a column as text: a number, a string or a (cell holding a) row vector
+function s = cell_text (v)
+  if (iscell (v))
+    v = v{1};
+  endif
+  if (ischar (v))
+    s = v;
+  elseif (isscalar (v))
+    s = sprintf ("%.4g", v);
+  else
+    s = mat2str (v, 4);
+  endif
+endfunction
+
+%!test
+%! ## every kind reads like the struct it was made from
+%! M = muon_model ("llama-3.1-8b");
+%! S = struct (M);
+%! assert ([isa(M, "muon_result"), isstruct(M), isobject(M), isstruct(S)], [true false true true]);
+%! assert (sort (fieldnames (S)), sort (fieldnames (M)));
+%! assert (S.counts, M.counts);
+
+%!demo
+%! M = muon_model ("qwen3-30b-a3b")
+%! S = struct (M);
+%! printf ("isstruct (M) = %d, isstruct (struct (M)) = %d, %d parameters\n", isstruct (M),
+%!         isstruct (S), numel (S.params.name));
