@@ -6,6 +6,7 @@
 ## @deftypefnx {muonlab} {[@var{Y}, @var{info}] =} muon_collective (@var{comm}, @qcode{"reduce_scatter"}, @var{X})
 ## @deftypefnx {muonlab} {[@var{Y}, @var{info}] =} muon_collective (@var{comm}, @qcode{"all_gather"}, @var{X})
 ## @deftypefnx {muonlab} {[@var{Y}, @var{info}] =} muon_collective (@var{comm}, @qcode{"broadcast"}, @var{X})
+## @deftypefnx {muonlab} {[@var{Y}, @var{info}] =} muon_collective (@var{comm}, @qcode{"all_to_all"}, @var{X})
 ## @deftypefnx {muonlab} {@var{info} =} muon_collective (@var{comm}, @qcode{"barrier"})
 ## @deftypefnx {muonlab} {@var{S} =} muon_collective (@var{comm}, @qcode{"counters"})
 ## @deftypefnx {muonlab} {@dots{} =} muon_collective (@dots{}, @var{name}, @var{value})
@@ -28,6 +29,12 @@
 ## more than two dimensions.
 ## @item @qcode{"broadcast"}
 ## the root rank's @var{X} (option @qcode{"Root"}, default 0).
+## @item @qcode{"all_to_all"}
+## the personalized exchange: @code{X(:)} is cut into W blocks of @code{c = numel (X) / W}
+## elements (which must be an integer; the columns @code{q*n/W+1 : (q+1)*n/W} of an m x n
+## @var{X} when W divides n), block q goes to rank q, and @var{Y}, shaped like @var{X},
+## holds in its block q what rank q sent this rank.  The core's all-to-all also takes
+## blocks of different sizes (@code{zero_muon_step}'s all-to-all owner design uses it).
 ## @end table
 ## Reductions add in rank order 0..W-1 in the class of @var{X} and divide once by W for an
 ## average (option @qcode{"Op"}, @qcode{"sum"} (default) or @qcode{"avg"}): see
@@ -37,8 +44,8 @@
 ## @qcode{"modelled"}) and, one entry per local rank (column vectors), @code{calls},
 ## @code{sent} and @code{recv} (bytes), and @code{model_sent} / @code{model_recv}, the ring
 ## model of the same call (2 (W-1)/W n elements each way for an all-reduce of n elements
-## that W divides; (W-1) c for reduce-scatter and all-gather of c per rank; a chain for
-## broadcast).
+## that W divides; (W-1) c for reduce-scatter and all-gather of c per rank, and for an
+## all-to-all of blocks of c; a chain for broadcast).
 ##
 ## @qcode{"counters"} returns, per collective kind, the @code{calls}, @code{sent} and
 ## @code{recv} of the process's @qcode{"mpi"} or @qcode{"nccl"} communicator since it was
@@ -98,7 +105,7 @@ function [Y, info] = muon_collective (comm, coll, varargin)
   switch (coll)
     case {"allreduce", "reduce_scatter"}
       [Y, info] = __muon_comm__ (coll, comm, X, o.op);
-    case "all_gather"
+    case {"all_gather", "all_to_all"}
       [Y, info] = __muon_comm__ (coll, comm, X);
     case "broadcast"
       [Y, info] = __muon_comm__ (coll, comm, X, o.root);
@@ -162,6 +169,24 @@ endfunction
 %! assert ([info.sent info.recv], [info.model_sent info.model_recv]);
 
 %!test
+%! ## all-to-all: block q of rank r's X lands in block r of rank q's Y (a transpose of blocks)
+%! randn ("state", 5);
+%! X = arrayfun (@(r) randn (3, 8), 1:4, "UniformOutput", false);
+%! [Y, info] = muon_collective (c4, "all_to_all", X);
+%! for r = 1:4
+%!   for q = 1:4
+%!     assert (Y{q}(:, 2*r-1:2*r), X{r}(:, 2*q-1:2*q));
+%!   endfor
+%! endfor
+%! assert (info.coll, "all_to_all");
+%! assert (info.calls, ones (4, 1));
+%! assert (info.sent, repmat (3 * 6 * 8, 4, 1));   # three blocks of 6 doubles to the others
+%! assert ([info.sent info.recv], [info.model_sent info.model_recv]);
+%! Y = muon_collective (c2, "all_to_all", {single(1:4), single(5:8)});
+%! assert (Y, {single([1 2 5 6]), single([3 4 7 8])});
+%! assert (muon_collective ("self", "all_to_all", [1 2; 3 4]), [1 2; 3 4]);
+
+%!test
 %! info = muon_collective (c2, "barrier");
 %! assert (info.calls, [1; 1]);
 %! S = muon_collective ("self", "counters");
@@ -175,7 +200,7 @@ endfunction
 
 %!error <Invalid call> muon_collective (c2)
 %!error <muon_collective: COMM must be a communicator from muon_comm.> muon_collective (2, "barrier")
-%!error <muon_collective: COLL must be 'allreduce', 'reduce_scatter', 'all_gather', 'broadcast', 'barrier' or 'counters'.> muon_collective (c2, "gather", {1, 2})
+%!error <muon_collective: COLL must be 'allreduce', 'reduce_scatter', 'all_gather', 'broadcast', 'barrier', 'all_to_all' or 'counters'.> muon_collective (c2, "gather", {1, 2})
 %!error <muon_collective: X must be given for allreduce.> muon_collective (c2, "allreduce")
 %!error <muon_collective: X must be a real double or single array, or a cell of them.> muon_collective (c2, "allreduce", {1, int8(2)})
 %!error <muon_collective: OP must be 'sum' or 'avg'.> muon_collective (c2, "allreduce", {1, 2}, "Op", "max")
@@ -186,5 +211,6 @@ endfunction
 %!error <muon_collective: X must be a 1 x 2 cell, one array per local rank.> muon_collective (c2, "allreduce", {1, 2, 3})
 %!error <muon_collective: every rank's X must have the same class and number of elements.> muon_collective (c2, "allreduce", {1, [2 3]})
 %!error <muon_collective: X must have a multiple of 2 elements \(the world size\), not 3.> muon_collective (c2, "reduce_scatter", {1:3, 1:3})
+%!error <muon_collective: X must have a multiple of 2 elements \(the world size\), not 3.> muon_collective (c2, "all_to_all", {1:3, 1:3})
 %!error <muon_collective: broadcast: root 5 out of range \(world 2\).> muon_collective (c2, "broadcast", {1, 2}, "Root", 5)
 %!error id=muonlab:badArg muon_collective (struct ("kind", "tcp"), "barrier")

@@ -16,10 +16,11 @@
 ## @var{world} may be [] for its own), or the matrices themselves: a cell of
 ## @code{[rows cols]} or a P x 2 matrix.
 ##
-## For each design the plan follows what @code{zero_muon_step} does (the same names, and
-## @qcode{"alltoall_owner"}: FSDP2 / Dion's all-to-all owner design, planned only: dim-0
-## shards of @code{ceil (rows / W)} rows, a reduce-scatter of the gradients, matrices owned
-## round robin in size order, one all-to-all to the owners and one back).  Per rank it gives
+## For each design the plan follows what @code{zero_muon_step} does (the same names; for
+## @qcode{"alltoall_owner"}, FSDP2 / Dion's all-to-all owner design: dim-0 shards of
+## @code{ceil (rows / W)} rows, a reduce-scatter of the gradients, matrices owned round robin
+## in size order, one all-to-all to the owners and one back; @qcode{"muon_bp"} is planned as
+## its full step, a block step moving only the reduce-scatter).  Per rank it gives
 ## the calls and bytes of each collective (the ring model of @code{muon_comm}: what the
 ## simulator counts and MPI reports, exactly), the Newton-Schulz calls and FLOPs (the count of
 ## @code{ns_flops}, standard or Gram with restarts, per expert page and split block), the
@@ -29,8 +30,8 @@
 ## Options (names are case-insensitive):
 ## @table @asis
 ## @item "Design"
-## a design name, a cellstr of them, or @qcode{"all"} (default: the nine of
-## @code{zero_muon_step} and @qcode{"alltoall_owner"}).
+## a design name, a cellstr of them, or @qcode{"all"} (default: every design of
+## @code{zero_muon_step}).
 ## @item "Stage", "AlignFactor", "Order", "PadCount"
 ## the layout (defaults 2, 2, @qcode{"given"}; a layout's own) and the aliased-pad count
 ## rule, as in @code{zero_layout} and @code{zero_muon_step}.
@@ -409,8 +410,8 @@ endfunction
 %! C = zero_cost (L, [], "ElementBytes", 8, "Design", {"zero12_allreduce", "layerwise_lpt"});
 %! for d = 1:2
 %!   R = zero_muon_step (L, g, [], "Variant", C(d).design, "Reference", false);
-%!   assert (vertcat (R.ranks.sent), C(d).sent(:,1:5));
-%!   assert (vertcat (R.ranks.calls), C(d).calls(:,1:5));
+%!   assert (vertcat (R.ranks.sent), C(d).sent);
+%!   assert (vertcat (R.ranks.calls), C(d).calls);
 %!   assert ([R.ranks.ns_calls].', C(d).ranks.ns_calls);
 %!   assert ([R.ranks.momentum_elements].', C(d).ranks.momentum);
 %! endfor
@@ -451,7 +452,7 @@ endfunction
 %!error <zero_cost: every shape must be two positive integers.> zero_cost ([4 0], 2)
 %!error id=muonlab:badShape zero_cost ([4 0], 2)
 %!error <zero_cost: the first argument must be a model from muon_model> zero_cost ("x", 2)
-%!error <zero_cost: DESIGN must be 'reference', .* or 'alltoall_owner'.> zero_cost ([4 4], 2, "Design", "zero4")
+%!error <zero_cost: DESIGN must be 'reference', .* or 'muon_bp'.> zero_cost ([4 4], 2, "Design", "zero4")
 %!error <zero_cost: STAGE must be 1, 2 or 3.> zero_cost ([4 4], 2, "Stage", 4)
 %!error <zero_cost: ORDER must be 'given' or 'size_desc'.> zero_cost ([4 4], 2, "Order", "x")
 %!error <zero_cost: ELEMENTBYTES must be a positive integer of at most 64.> zero_cost ([4 4], 2, "ElementBytes", 0)

@@ -54,6 +54,23 @@
 ## @item moonlight_gather
 ## ZeRO-1 with Moonlight's DP gather: reduce-scatter, momentum on the partition, one
 ## all-gather of the straddling matrices' pieces, NS on each full matrix.
+## @item alltoall_owner
+## the all-to-all owner design of FSDP2 Muon and Dion: each rank holds a dim-0 (row) shard of
+## every matrix (rows @code{r*rc+1 : (r+1)*rc}, @code{rc = ceil (rows / W)}, the last ranks
+## fewer or none) with its momentum; a reduce-scatter of the shards (padded to rc rows)
+## averages the gradients; each matrix has one owner rank (round robin over the matrices by
+## size, largest first); one all-to-all brings each owner the other shards of its matrices'
+## Newton-Schulz input, the owner orthogonalizes the full matrix, and a second all-to-all
+## returns each rank its rows.  A rank moves about twice its shard, which falls as 1/W,
+## where the all-gather designs move whole matrices.  Ignores L's stage and order (only its
+## shapes and W count); @code{zero_cost}'s @qcode{"alltoall_owner"} is its plan.
+## @item muon_bp
+## block-periodic Muon (MuonBP): the shards and owners of @code{alltoall_owner}; every
+## @qcode{"Period"} steps (the first step of a run, and each one whose count of earlier
+## steps P divides) the full step of @code{alltoall_owner}, otherwise each rank
+## orthogonalizes its own row block alone, with the scale rule of the block's shape, and
+## nothing moves after the reduce-scatter.  Period 1 is the reference bit for bit; larger
+## periods trade exactness for communication and Newton-Schulz work.
 ## @end table
 ##
 ## Options (names are case-insensitive):
@@ -77,6 +94,9 @@
 ## @qcode{"deepspeed"} (default) @code{(W - P mod W) mod W} pads, or @qcode{"keller"}
 ## @code{W - P mod W}, which adds a whole round of pads when W divides P
 ## (zero3_round_robin_aliased_pads only).
+## @item "Period"
+## a positive integer (default 4): @code{muon_bp} runs a full step when the number of steps
+## before this one is a multiple of it (muon_bp only).
 ## @item "Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor"
 ## the momentum and the update scale, as in @code{muon_update}.
 ## @item @code{muon_ns} options
@@ -107,8 +127,8 @@
 ## assembly), @code{owners} (cell of the ranks that own elements of it) and
 ## @code{straddles}; per local rank @code{ranks}, a struct array with @code{rank},
 ## @code{ns_calls}, @code{momentum_elements}, @code{pad_elements}, @code{bytes_sent},
-## @code{bytes_recv} (totals), @code{calls}, @code{sent}, @code{recv} (1 x 5, per
-## collective: allreduce, reduce_scatter, all_gather, broadcast, barrier), @code{update}
+## @code{bytes_recv} (totals), @code{calls}, @code{sent}, @code{recv} (1 x 6, per
+## collective: allreduce, reduce_scatter, all_gather, broadcast, barrier, all_to_all), @code{update}
 ## (its owned elements) and @code{owned} (P x 2 row-major element ranges @code{[start stop)}).
 ## @var{R} is a @code{zero_step_result} object, not a struct (@code{isstruct (R)} is false):
 ## its fields read as a struct's, typing @var{R} prints a summary of a few lines per
@@ -221,6 +241,7 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
     return;
   endif
 
+  opts.step = state.step;               # muon_bp's place in its period
   ## one crossing: the variant's step and, with do_ref, the reference's on the same gradients
   [upd, mom, st, full, info, rmom, ref_full] = ...
     __zero_muon_step__ (shapes, W, lopts, rank_grads, state.momentum, opts, comm, assemble,
@@ -313,7 +334,7 @@ function R = skipped_result (variant, W, P, shapes, comm, step, nl, why)
   if (isstruct (comm))
     r0 = comm.rank;
   endif
-  z = zeros (1, 5);
+  z = zeros (1, numel (core_lists ().lists.coll));
   R.ranks = struct ("rank", num2cell (r0 + (0:nl-1)), "ns_calls", 0, "momentum_elements", 0,
                     "pad_elements", 0, "bytes_sent", 0, "bytes_recv", 0, "calls", z,
                     "sent", z, "recv", z, "update", {[]}, "owned", zeros (P, 2));
@@ -393,7 +414,7 @@ endfunction
 
 %!test
 %! ## the correct variants give the reference's update; the bug only on the straddler
-%! for v = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", "moonlight_gather"}
+%! for v = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", "moonlight_gather", "alltoall_owner"}
 %!   R = zero_muon_step (L, g, [], "Variant", v{1});
 %!   assert (max (R.rel_err) <= 1e-12, v{1});
 %! endfor
@@ -424,7 +445,7 @@ endfunction
 %! zero_muon_step (L, g(:,1:2), []);
 %!error <zero_muon_step: RANK_GRADS\{2,1\} must be a real 6 x 4 matrix.>
 %! h = g; h{2,1} = 1; zero_muon_step (L, h, []);
-%!error <zero_muon_step: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt' or 'moonlight_gather'.>
+%!error <zero_muon_step: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner' or 'muon_bp'.>
 %! zero_muon_step (L, g, [], "Variant", "zero4");
 %!error <zero_muon_step: L must be a layout from zero_layout.>
 %! zero_muon_step (1, g, []);

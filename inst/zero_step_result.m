@@ -38,6 +38,7 @@ classdef zero_step_result < muon_result
     comm = "";
     counts = "";
     step = 0;
+    plans_built = NaN;
     skipped = false;
     skip_reason = "";
     updates = {};
@@ -85,7 +86,7 @@ classdef zero_step_result < muon_result
                 R.rel_err(p), strtrim (own));
       endfor
       printf ("  %-5s %8s %10s %8s %12s %12s  %s\n", "rank", "ns_calls", "momentum",
-              "pads", "bytes_sent", "bytes_recv", "calls ar/rs/ag/bc/bar");
+              "pads", "bytes_sent", "bytes_recv", "calls ar/rs/ag/bc/bar/a2a");
       for r = 1:numel (R.ranks)
         q = R.ranks(r);
         printf ("  %-5d %8d %10d %8d %12d %12d  %s\n", q.rank, q.ns_calls,
@@ -101,12 +102,12 @@ endclassdef
 %!test
 %! ## fields read as in a struct; struct () gives them back unchanged
 %! S = struct ("variant", "reference", "world", 2, "comm", "sim", "counts", "measured",
-%!             "step", 1, "skipped", false, "skip_reason", "", "updates", {{eye(2), ones(2, 3)}},
+%!             "step", 1, "plans_built", 1, "skipped", false, "skip_reason", "", "updates", {{eye(2), ones(2, 3)}},
 %!             "reference", {{eye(2), ones(2, 3)}}, "rel_err", [0 0], "owners", {{0, [0 1]}},
 %!             "straddles", [false true],
 %!             "ranks", struct ("rank", {0, 1}, "ns_calls", 2, "momentum_elements", 5,
 %!                              "pad_elements", 0, "bytes_sent", 8, "bytes_recv", 8,
-%!                              "calls", [1 0 0 0 0], "sent", 0, "recv", 0, "update", [],
+%!                              "calls", [1 0 0 0 0 0], "sent", 0, "recv", 0, "update", [],
 %!                              "owned", zeros (2)));
 %! R = zero_step_result (S);
 %! assert (R.updates{2}, ones (2, 3));

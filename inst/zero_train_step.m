@@ -508,7 +508,7 @@ endfunction
 ## muon_update's options for the correct step: the update and Newton-Schulz ones of the
 ## call, in double
 function a = reference_args (zargs)
-  drop = {"variant", "comm", "reference", "assemble", "padcount", "precision"};
+  drop = {"variant", "comm", "reference", "assemble", "padcount", "period", "precision"};
   keep = true (1, numel (zargs));
   for i = 1:2:numel (zargs)
     if (any (strcmpi (zargs{i}, drop)))

@@ -1,4 +1,4 @@
-#define USAGE "usage: OUT = __muon_comm__ (CMD, ...), CMD: create allreduce reduce_scatter all_gather broadcast barrier counters abort have_mpi"
+#define USAGE "usage: OUT = __muon_comm__ (CMD, ...), CMD: create allreduce reduce_scatter all_gather broadcast barrier all_to_all counters abort have_mpi"
 /* __muon_comm__ - gateway of muon_comm.m and muon_collective.m: communicators and their
  * collectives on Octave arrays (muon_comm.h; the spec / handle is resolved by
  * muon_mex_comm_get, so sim and self communicators live for one call, mpi and nccl ones for
@@ -10,13 +10,16 @@
  *                     array itself when L = 1.  Y in the same form: allreduce and broadcast
  *                     like X; reduce_scatter rank r's block r (m x n/W when W divides the
  *                     columns n, else a column); all_gather the W blocks side by side
- *                     (m x n W, or a column).  C: this call's counters (muon_mex_comm_counters).
+ *                     (m x n W, or a column); all_to_all (no ARG) X's W blocks of
+ *                     numel / W elements, block q to rank q, Y shaped like X with block q
+ *                     from rank q.  C: this call's counters (muon_mex_comm_counters).
  *   'barrier'         C only.
  *   'counters'        the counters since creation (per collective), zero for sim / self;
  *                     RESET true clears them afterwards.
  *   'abort'           MSG on stderr, then MPI_Abort of every rank.
  *   'have_mpi'        true when this MEX file was built with MPI.
- * Forms: INFO = ('create', SPEC); [Y, C] = (COLL, COMM, X, ARG) (no ARG for all_gather);
+ * Forms: INFO = ('create', SPEC); [Y, C] = (COLL, COMM, X, ARG) (no ARG for all_gather and
+ * all_to_all);
  * C = ('barrier', COMM); S = ('counters', COMM[, RESET]); ('abort', MSG); B = ('have_mpi').
  */
 #include "muon_mex_comm.h"
@@ -37,7 +40,8 @@ static const char *const commands[] = { COMMANDS (CMD_NAME) };
 static const struct { int lo, hi, outs; } forms[CMD_END] = {
   [MUON_COLL_ALLREDUCE] = { 4, 4, 2 }, [MUON_COLL_REDUCE_SCATTER] = { 4, 4, 2 },
   [MUON_COLL_ALL_GATHER] = { 3, 3, 2 }, [MUON_COLL_BROADCAST] = { 4, 4, 2 },
-  [MUON_COLL_BARRIER] = { 2, 2, 1 },    [CMD_COUNTERS] = { 2, 3, 1 },
+  [MUON_COLL_BARRIER] = { 2, 2, 1 },    [MUON_COLL_ALL_TO_ALL] = { 3, 3, 2 },
+  [CMD_COUNTERS] = { 2, 3, 1 },
   [CMD_CREATE] = { 2, 2, 1 },           [CMD_ABORT] = { 2, 2, 1 },
   [CMD_HAVE_MPI] = { 1, 1, 1 }
 };

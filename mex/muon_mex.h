@@ -92,7 +92,9 @@ mxArray *muon_mex_copy (const mxArray *a);
 // (plus design, which also names the cost model's own designs: see muon_mex_zero_cost_opts)
 #define MUON_MEX_STEP_FIELDS(X)                                                 \
   X (variant,         ENUM,   MUON_LIST_ZERO_VARIANT)                           \
-  X (pad_count,       ENUM,   MUON_LIST_ZERO_PAD_COUNT)
+  X (pad_count,       ENUM,   MUON_LIST_ZERO_PAD_COUNT)                         \
+  X (period,          INT,    0)                                                \
+  X (step,            INT,    0)
 
 void muon_mex_field_double (const char *fname, const mxArray *s, const char *field,
                             double *out);

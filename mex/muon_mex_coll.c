@@ -42,7 +42,8 @@ static int x_check (const mxArray *X, muon_coll k, int L, int W, size_t *n)
     else if (mxGetClassID (a) != mxGetClassID (x_rank (X, 0)) || mxGetNumberOfElements (a) != *n)
       return X_ALIKE;
   }
-  return k == MUON_COLL_REDUCE_SCATTER && *n % (size_t) W ? X_SPLIT : X_OK;
+  return (k == MUON_COLL_REDUCE_SCATTER || k == MUON_COLL_ALL_TO_ALL) && *n % (size_t) W
+         ? X_SPLIT : X_OK;
 }
 
 muon_status muon_mex_coll_check (const mxArray *X, muon_coll k, const muon_comm *c, size_t *n,
@@ -65,7 +66,7 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
   mxClassID cls = mxGetClassID (X0);
   size_t e = mxGetElementSize (X0), w = (size_t) W,
          cols = mxGetNumberOfDimensions (X0) == 2 ? mxGetN (X0) : 0;
-  *count = k == MUON_COLL_REDUCE_SCATTER ? n / w : n;
+  *count = k == MUON_COLL_REDUCE_SCATTER || k == MUON_COLL_ALL_TO_ALL ? n / w : n;
   *dtype = cls == mxSINGLE_CLASS ? MUON_F32 : MUON_F64;
   // Y of reduce_scatter and all_gather: X's rows when X is a matrix whose columns split
   // (reduce_scatter) or join (all_gather), else a column
@@ -83,7 +84,9 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
       send[l] = mxGetData (y[l] = muon_mex_copy (x_rank (X, l)));
     else
     {
-      y[l] = mxCreateNumericMatrix (out_m, out_n, cls, mxREAL);
+      // all_to_all: Y shaped like X
+      y[l] = k == MUON_COLL_ALL_TO_ALL ? muon_mex_copy (x_rank (X, l))
+                                       : mxCreateNumericMatrix (out_m, out_n, cls, mxREAL);
       send[l] = memcpy (mxMalloc (n * e + 1), mxGetData (x_rank (X, l)), n * e);
     }
     for (size_t q = 0; q < nrecv; q++)
@@ -99,6 +102,13 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
     st = muon_comm_all_gather (ctx, c, in, recv, n, *dtype);
   else if (k == MUON_COLL_BROADCAST)
     st = muon_comm_broadcast (ctx, c, recv, n, *dtype, root);
+  else if (k == MUON_COLL_ALL_TO_ALL)     // equal blocks of count, to and from every rank
+  {
+    size_t *counts = mxMalloc ((size_t) L * w * sizeof *counts);
+    for (size_t i = 0; i < (size_t) L * w; i++)
+      counts[i] = *count;
+    st = muon_comm_all_to_all (ctx, c, in, counts, recv, counts, *dtype);
+  }
   *Y = y[0];
   if (mxIsCell (X))
   {

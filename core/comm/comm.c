@@ -1,6 +1,6 @@
 /* comm.c - the generic communicator layer behind muon_comm.h: argument checks, call and
  * byte counters, the byte model, create / destroy / queries, and the public collectives that
- * call through each implementation's vtable (comm_self.c, comm_sim.c, later MPI and NCCL).
+ * call through each implementation's vtable (comm_self.c, comm_sim.c, comm_mpi.c, comm_nccl.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +157,9 @@ muon_status muon_comm_model_bytes (muon_ctx *ctx, muon_coll coll, int world, int
       break;
     }
     case MUON_COLL_BARRIER:
+      break;
+    case MUON_COLL_ALL_TO_ALL:
+      s = r = (W - 1) * n;
       break;
     default:
       CHECK (MUON_ERR_BADARG, 0, "unknown collective %d", (int) coll);
@@ -371,5 +374,65 @@ muon_status muon_comm_barrier (muon_ctx *ctx, muon_comm *c)
   if (c->ops->barrier)
     CHECKSTATUS (c->ops->barrier (c, ctx));
 fail:
+  return status;
+}
+
+// The elements of one rank's W blocks (counts[0..W-1]); *ok = 0 when the sum overflows the
+// bytes of a buffer.
+static size_t block_total (const size_t *counts, int W, size_t e, int *ok)
+{
+  size_t t = 0;
+  for (int q = 0; q < W; q++)
+  {
+    if (counts[q] > (size_t) -1 / e - t)
+      *ok = 0;
+    else
+      t += counts[q];
+  }
+  return t;
+}
+
+muon_status muon_comm_all_to_all (muon_ctx *ctx, muon_comm *c, const void *const *send,
+                                  const size_t *send_counts, void *const *recv,
+                                  const size_t *recv_counts, muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  const char *what = "all_to_all";
+  span *s = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, c != NULL, "%s: communicator must not be NULL", what);
+  CHECK (MUON_ERR_BADTYPE, dtype == MUON_F64 || dtype == MUON_F32,
+         "%s: unknown data type %d", what, (int) dtype);
+  CHECK (MUON_ERR_NULLPTR, send != NULL && recv != NULL && send_counts != NULL
+         && recv_counts != NULL, "%s: buffer and count arrays must not be NULL", what);
+  int W = c->size, L = c->local_ranks;
+  size_t e = muon_dtype_size (dtype), n = 0;
+  CHECKMEM (s = malloc (2 * (size_t) L * sizeof *s));
+  for (int l = 0; l < L; l++)
+  {
+    const size_t *sc = send_counts + (size_t) l * (size_t) W,
+                 *rc = recv_counts + (size_t) l * (size_t) W;
+    int ok = 1;
+    size_t ns = block_total (sc, W, e, &ok), nr = block_total (rc, W, e, &ok);
+    CHECK (MUON_ERR_BADSHAPE, ok, "%s: the counts of rank %d overflow", what,
+           muon_comm_rank (c, l));
+    CHECK (MUON_ERR_NULLPTR, (ns == 0 || send[l] != NULL) && (nr == 0 || recv[l] != NULL),
+           "%s: a buffer of rank %d is NULL", what, muon_comm_rank (c, l));
+    if (ns > 0)
+      add_span (s, &n, send[l], ns * e, l);
+    if (nr > 0)
+      add_span (s, &n, recv[l], nr * e, l);
+  }
+  CHECKSTATUS (check_disjoint (ctx, c, s, n, what));
+  if (L == W)                       // every rank here: what q sends r is what r expects
+    for (int r = 0; r < W; r++)
+      for (int q = 0; q < W; q++)
+        CHECK (MUON_ERR_BADARG, recv_counts[(size_t) r * W + q] == send_counts[(size_t) q * W + r],
+               "%s: rank %d expects %zu elements from rank %d, which sends it %zu", what, r,
+               recv_counts[(size_t) r * W + q], q, send_counts[(size_t) q * W + r]);
+  count_call (c, MUON_COLL_ALL_TO_ALL);
+  CHECKSTATUS (c->ops->all_to_all (c, ctx, send, send_counts, recv, recv_counts, dtype));
+fail:
+  free (s);
   return status;
 }

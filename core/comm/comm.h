@@ -4,7 +4,7 @@
  * The public wrappers (muon_comm_allreduce, ...; comm.c) validate the arguments once for
  * every implementation - NULL pointers, dtype, op, root, sizes, buffers shared between ranks
  * - count the call for every local rank, and then call the entry below, which may assume
- * valid arguments and count > 0.  An entry adds the bytes it moves
+ * valid arguments and count > 0 (all_to_all: any counts).  An entry adds the bytes it moves
  * to c->counters[l] (or the model of muon_comm_model_bytes when the library hides them).
  */
 #ifndef MUON_COMM_INTERNAL_H
@@ -27,6 +27,11 @@ typedef struct {
   muon_status (*broadcast) (muon_comm *c, muon_ctx *ctx, void *const *buf, size_t count,
                             muon_dtype dtype, int root);
   muon_status (*barrier) (muon_comm *c, muon_ctx *ctx);   // NULL: nothing to wait for
+  // muon_comm_all_to_all's arguments, checked (with every rank local, the counts agree);
+  // called whatever the counts, since a rank with nothing to move still takes part
+  muon_status (*all_to_all) (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                             const size_t *send_counts, void *const *recv,
+                             const size_t *recv_counts, muon_dtype dtype);
   void (*destroy) (muon_comm *c);  // frees impl (NULL: nothing to free)
 } muon_comm_ops;
 

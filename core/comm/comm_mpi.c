@@ -22,7 +22,8 @@
  *     library picks the algorithm and the order of the additions), then / W for the
  *     average: equal to the fixed mode to within round-off (a few ulps per addition).
  * all_gather (MPI_Allgather into a staging buffer, then copied to the receive slots in
- * source order), broadcast (MPI_Bcast) and barrier (MPI_Barrier) are the same in both.
+ * source order), broadcast (MPI_Bcast), barrier (MPI_Barrier) and all_to_all (an
+ * MPI_Alltoall of the counts, then MPI_Alltoallv; comm_stage.c) are the same in both.
  *
  * Counters: the ring model of muon_comm_model_bytes (counts_measured = 0), not what this
  * process's MPI library moved.  Errors: the duplicate has MPI_ERRORS_RETURN, so a failing
@@ -100,6 +101,34 @@ fail:
   return status;
 }
 
+// The ragged all-to-all: MPI_Alltoallv (comm_stage.c has checked that every count and
+// displacement fits an int: max_elems).
+static muon_status mpi_xferv (muon_comm *c, muon_ctx *ctx, const void *send,
+                              const size_t *send_counts, void *recv, const size_t *recv_counts,
+                              muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  mpi_state *s = c->impl;
+  const char *what = "all_to_all";
+  int W = c->size, *v = NULL;
+  CHECKMEM (v = malloc (4 * (size_t) W * sizeof *v));
+  int *sc = v, *sd = v + W, *rc = v + 2 * W, *rd = v + 3 * W, so = 0, ro = 0;
+  for (int q = 0; q < W; q++)
+  {
+    sc[q] = (int) send_counts[q];
+    rc[q] = (int) recv_counts[q];
+    sd[q] = so;
+    rd[q] = ro;
+    so += sc[q];
+    ro += rc[q];
+  }
+  MPI_TRY (MPI_Alltoallv (send, sc, sd, mpi_type (dtype), recv, rc, rd, mpi_type (dtype),
+                          s->comm));
+fail:
+  free (v);
+  return status;
+}
+
 static muon_status mpi_broadcast (muon_comm *c, muon_ctx *ctx, void *const *buf, size_t count,
                                   muon_dtype dtype, int root)
 {
@@ -146,7 +175,7 @@ static void mpi_destroy (muon_comm *c)
 
 static const muon_comm_ops mpi_ops = {
   MUON_COMM_MPI, 0, muon_staged_reduce, muon_staged_all_gather, mpi_broadcast, mpi_barrier,
-  mpi_destroy
+  muon_staged_all_to_all, mpi_destroy
 };
 
 muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon_comm **comm)
@@ -165,7 +194,8 @@ muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon
          : "not initialized (call MPI_Init or MPI_Init_thread first)");
   CHECKMEM (s = calloc (1, sizeof *s));
   s->comm = MPI_COMM_NULL;
-  s->staged = (muon_staged) { use_library_reduction != 0, { NULL, 0 }, { NULL, 0 }, mpi_xfer };
+  s->staged = (muon_staged) { use_library_reduction != 0, { NULL, 0 }, { NULL, 0 }, mpi_xfer,
+                              mpi_xferv, INT_MAX };
   MPI_TRY (MPI_Comm_dup (MPI_COMM_WORLD, &s->comm));
   MPI_TRY (MPI_Comm_set_errhandler (s->comm, MPI_ERRORS_RETURN));
   MPI_TRY (MPI_Comm_rank (s->comm, &rank));

@@ -18,7 +18,9 @@
  * sums it on the host in rank order (comm_stage.c), bit for bit the sim result (allreduce then moves W
  * times the ring's traffic, reduce_scatter the ring's); library uses ncclAllReduce /
  * ncclReduceScatter with ncclSum, then / W on the host for the average.  Counters are the
- * model of muon_comm_model_bytes (counts_measured = 0).
+ * model of muon_comm_model_bytes (counts_measured = 0).  all_to_all exchanges the counts
+ * (the grouped all-to-all of two numbers per pair), then runs a grouped ncclSend / ncclRecv
+ * of the ragged blocks (comm_stage.c), counting its payload.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -120,6 +122,19 @@ fail:
   return status;
 }
 
+// The ragged all-to-all: grouped ncclSend / ncclRecv on the device side.
+static muon_status nccl_xferv (muon_comm *c, muon_ctx *ctx, const void *send,
+                               const size_t *send_counts, void *recv, const size_t *recv_counts,
+                               muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  nccl_state *s = c->impl;
+  DEV_TRY (s->api.all_to_all_v (s->dev, send, send_counts, recv, recv_counts, dtype, s->msg,
+                                sizeof s->msg));
+fail:
+  return status;
+}
+
 static muon_status nccl_broadcast (muon_comm *c, muon_ctx *ctx, void *const *buf, size_t count,
                                    muon_dtype dtype, int root)
 {
@@ -165,7 +180,7 @@ static void nccl_destroy (muon_comm *c)
 
 static const muon_comm_ops nccl_ops = {
   MUON_COMM_NCCL, 0, muon_staged_reduce, muon_staged_all_gather, nccl_broadcast, nccl_barrier,
-  nccl_destroy
+  muon_staged_all_to_all, nccl_destroy
 };
 
 muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,
@@ -183,7 +198,8 @@ muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,
   int W = bootstrap ? bootstrap->size : 1, rank = bootstrap ? bootstrap->rank0 : 0;
   int device = 0, failed = 0;
   CHECKMEM (s = calloc (1, sizeof *s));
-  s->staged = (muon_staged) { use_library_reduction != 0, { NULL, 0 }, { NULL, 0 }, nccl_xfer };
+  s->staged = (muon_staged) { use_library_reduction != 0, { NULL, 0 }, { NULL, 0 }, nccl_xfer,
+                              nccl_xferv, (size_t) -1 };
 
   // 1. library and device on every rank, then agree
   muon_status local = local_setup (s, rank, &device);

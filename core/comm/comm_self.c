@@ -30,8 +30,17 @@ static muon_status self_broadcast (muon_comm *c, muon_ctx *ctx, void *const *buf
   return MUON_OK;
 }
 
+static muon_status self_all_to_all (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                    const size_t *send_counts, void *const *recv,
+                                    const size_t *recv_counts, muon_dtype dtype)
+{
+  if (send_counts[0] > 0)
+    memmove (recv[0], send[0], send_counts[0] * muon_dtype_size (dtype));
+  return MUON_OK;
+}
+
 static const muon_comm_ops self_ops = {
-  MUON_COMM_SELF, 1, self_reduce, self_all_gather, self_broadcast, NULL, NULL
+  MUON_COMM_SELF, 1, self_reduce, self_all_gather, self_broadcast, NULL, self_all_to_all, NULL
 };
 
 muon_status muon_comm_self_create (muon_ctx *ctx, muon_comm **comm)

@@ -10,7 +10,8 @@
  *                   the result back to every q != c;
  *   reduce_scatter  every rank q sends block r to rank r != q;
  *   all_gather      every rank sends its block to every other rank;
- *   broadcast       a chain root -> root+1 -> ... -> root-1 (mod W), n elements per hop.
+ *   broadcast       a chain root -> root+1 -> ... -> root-1 (mod W), n elements per hop;
+ *   all_to_all      every rank q sends its block r straight to rank r != q.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,48 @@ fail:
   return status;
 }
 
+// Every rank's send blocks staged back to back (rank 0's first), then rank r's block from q
+// copied to its place in recv[r] (comm.c has checked that the counts agree).
+static muon_status sim_all_to_all (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                   const size_t *send_counts, void *const *recv,
+                                   const size_t *recv_counts, muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  int W = c->size;
+  size_t e = muon_dtype_size (dtype), Wz = (size_t) W, total = 0, *at = NULL;
+  char *st = NULL;
+  CHECKMEM (at = malloc (Wz * Wz * sizeof *at));   // at[q W + r]: block q -> r in the stage
+  for (size_t q = 0; q < Wz; q++)
+    for (size_t r = 0; r < Wz; r++)
+    {
+      at[q * Wz + r] = total;
+      total += send_counts[q * Wz + r];
+    }
+  CHECKSTATUS (muon_stage_get (ctx, c->impl, total * e + 1, (void **) &st));
+  for (size_t q = 0; q < Wz; q++)
+  {
+    size_t n = at[q * Wz + Wz - 1] + send_counts[q * Wz + Wz - 1] - at[q * Wz];
+    if (n > 0)
+      memcpy (st + at[q * Wz] * e, send[q], n * e);
+  }
+  for (size_t r = 0; r < Wz; r++)
+  {
+    size_t off = 0;
+    for (size_t q = 0; q < Wz; q++)
+    {
+      size_t n = recv_counts[r * Wz + q];
+      if (q != r)
+        count_bytes (c, MUON_COLL_ALL_TO_ALL, (int) q, (int) r, n * e);
+      if (n > 0)
+        memcpy ((char *) recv[r] + off * e, st + at[q * Wz + r] * e, n * e);
+      off += n;
+    }
+  }
+fail:
+  free (at);
+  return status;
+}
+
 //---- create / destroy ---------------------------------------------------------------------
 
 static void sim_destroy (muon_comm *c)
@@ -124,7 +167,8 @@ static void sim_destroy (muon_comm *c)
 }
 
 static const muon_comm_ops sim_ops = {
-  MUON_COMM_SIM, 1, sim_reduce, sim_all_gather, sim_broadcast, NULL, sim_destroy
+  MUON_COMM_SIM, 1, sim_reduce, sim_all_gather, sim_broadcast, NULL, sim_all_to_all,
+  sim_destroy
 };
 
 muon_status muon_comm_sim_create (muon_ctx *ctx, int world, muon_comm **comm)

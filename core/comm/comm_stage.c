@@ -113,3 +113,63 @@ muon_status muon_staged_all_gather (muon_comm *c, muon_ctx *ctx, const void *con
 fail:
   return status;
 }
+
+muon_status muon_staged_all_to_all (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                    const size_t *send_counts, void *const *recv,
+                                    const size_t *recv_counts, muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  muon_staged *s = c->impl;
+  int W = c->size, r = c->rank0;
+  size_t Wz = (size_t) W, e = muon_dtype_size (dtype), ns = 0, nr = 0, got = 0;
+  double *mine = NULL, *theirs = NULL;
+  size_t *rc = NULL;
+  int big = 0, bad_peer = -1, too_big = -1;
+  CHECKMEM (mine = calloc (4 * Wz, sizeof *mine));
+  CHECKMEM (rc = malloc (Wz * sizeof *rc));
+  theirs = mine + 2 * Wz;
+  for (size_t q = 0; q < Wz; q++)
+  {
+    ns += send_counts[q];
+    nr += recv_counts[q];
+  }
+  big = ns > s->max_elems || nr > s->max_elems;
+  for (size_t q = 0; q < Wz; q++)
+  {
+    mine[2 * q] = (double) send_counts[q];
+    mine[2 * q + 1] = big;
+  }
+  CHECKSTATUS (s->xfer (c, ctx, MUON_COLL_ALL_TO_ALL, MUON_STAGE_EXCHANGE, mine, theirs, 2,
+                        MUON_F64));
+  for (size_t q = 0; q < Wz; q++)
+  {
+    rc[q] = (size_t) theirs[2 * q];
+    got += rc[q];
+    if (rc[q] != recv_counts[q] && bad_peer < 0)
+      bad_peer = (int) q;
+    if (theirs[2 * q + 1] != 0 && too_big < 0)
+      too_big = (int) q;
+  }
+  CHECK (MUON_ERR_BADARG, too_big < 0, "all_to_all: the blocks of rank %d exceed %zu "
+         "elements, more than one transfer of this communicator takes", too_big, s->max_elems);
+  const void *in = send[0];
+  void *out = recv[0];
+  if (bad_peer >= 0)                // receive what the senders send, then fail
+    CHECKSTATUS (muon_stage_get (ctx, &s->stage, got * e + 1, &out));
+  else
+    CHECKSTATUS (muon_stage_detach (ctx, &s->copy, &in, ns * e, &out, 1, nr * e));
+  CHECKSTATUS (s->xferv (c, ctx, in, send_counts, out, rc, dtype));
+  for (size_t q = 0; q < Wz; q++)
+    if ((int) q != r)
+    {
+      c->counters[0].bytes_sent[MUON_COLL_ALL_TO_ALL] += send_counts[q] * e;
+      c->counters[0].bytes_recv[MUON_COLL_ALL_TO_ALL] += rc[q] * e;
+    }
+  CHECK (MUON_ERR_BADARG, bad_peer < 0, "all_to_all: rank %d expects %zu elements from rank "
+         "%d, which sends it %zu", r, bad_peer >= 0 ? recv_counts[bad_peer] : 0, bad_peer,
+         bad_peer >= 0 ? rc[bad_peer] : 0);
+fail:
+  free (mine);
+  free (rc);
+  return status;
+}

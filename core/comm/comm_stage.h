@@ -128,10 +128,19 @@ typedef muon_status (*muon_stage_xfer) (muon_comm *c, muon_ctx *ctx, muon_coll c
                                         muon_stage_kind kind, const void *send, void *recv,
                                         size_t m, muon_dtype dtype);
 
+// The library's ragged all-to-all (MPI_Alltoallv, grouped ncclSend / ncclRecv): this rank's
+// send_counts[q] elements to rank q, packed in send, recv_counts[q] from rank q, packed in
+// recv (send and recv do not overlap; the counts agree with the peers').
+typedef muon_status (*muon_stage_xferv) (muon_comm *c, muon_ctx *ctx, const void *send,
+                                         const size_t *send_counts, void *recv,
+                                         const size_t *recv_counts, muon_dtype dtype);
+
 typedef struct {
   int library;               // 1: the library's own sums (use_library_reduction)
   muon_stage stage, copy;    // staging buffers, grown on demand
   muon_stage_xfer xfer;      // the library's transfers
+  muon_stage_xferv xferv;    // its ragged all-to-all
+  size_t max_elems;          // most elements one xferv may address (a block's end)
 } muon_staged;
 
 // The ops entries (comm.h) of a communicator whose impl starts with a muon_staged.
@@ -140,6 +149,14 @@ muon_status muon_staged_reduce (muon_comm *c, muon_ctx *ctx, muon_coll coll,
                                 muon_dtype dtype, muon_reduce_op op);
 muon_status muon_staged_all_gather (muon_comm *c, muon_ctx *ctx, const void *const *send,
                                     void *const *recv, size_t count, muon_dtype dtype);
+// muon_comm_all_to_all: first an EXCHANGE of two numbers per pair - what this rank sends
+// the peer, and whether this rank's counts exceed max_elems - so that every rank sees every
+// rank's flag (all skip the transfer and fail together), and each receiver the counts its
+// senders use; then xferv with the senders' counts, into recv, or, when this rank expected
+// other counts, into the stage and MUON_ERR_BADARG afterwards.  Counts the payload.
+muon_status muon_staged_all_to_all (muon_comm *c, muon_ctx *ctx, const void *const *send,
+                                    const size_t *send_counts, void *const *recv,
+                                    const size_t *recv_counts, muon_dtype dtype);
 // The reduce-scatter of in (W count per rank) into out (count) piece by piece: the pieces of
 // every block packed, then EXCHANGEd and reduced in rank order, or (summed) SUMmed by the
 // library straight into out (the caller divides for the average).

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define MUON_NCCL_ABI 1
+#define MUON_NCCL_ABI 2
 #define MUON_NCCL_ID_BYTES 128   // NCCL_UNIQUE_ID_BYTES
 
 typedef struct muon_nccl_api {
@@ -40,6 +40,11 @@ typedef struct muon_nccl_api {
   // send, recv: W * count; block q of send goes to rank q, block q of recv comes from rank q.
   muon_status (*all_to_all) (void *state, const void *send, void *recv, size_t count,
                              muon_dtype dtype, char *msg, size_t len);
+  // send: blocks of send_counts[q] elements for q = 0..W-1 back to back, block q to rank q;
+  // recv: blocks of recv_counts[q] from rank q (the counts agree with the peers').
+  muon_status (*all_to_all_v) (void *state, const void *send, const size_t *send_counts,
+                               void *recv, const size_t *recv_counts, muon_dtype dtype,
+                               char *msg, size_t len);
   muon_status (*broadcast) (void *state, void *buf, size_t count, muon_dtype dtype, int root,
                             char *msg, size_t len);
   muon_status (*barrier) (void *state, char *msg, size_t len);

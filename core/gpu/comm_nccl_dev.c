@@ -73,14 +73,16 @@ static muon_status stage_in (dev_state *s, const void *in, size_t in_bytes, size
     return st;
   if ((st = grow (&s->b, &s->b_bytes, out_bytes, msg, len)) != MUON_OK)
     return st;
-  CUDA_TRY (cudaMemcpyAsync (s->a, in, in_bytes, cudaMemcpyHostToDevice, s->stream));
+  if (in_bytes > 0)
+    CUDA_TRY (cudaMemcpyAsync (s->a, in, in_bytes, cudaMemcpyHostToDevice, s->stream));
   return MUON_OK;
 }
 
 // Host out <- device b (bytes), then waits for the stream.
 static muon_status stage_out (dev_state *s, void *out, size_t bytes, char *msg, size_t len)
 {
-  CUDA_TRY (cudaMemcpyAsync (out, s->b, bytes, cudaMemcpyDeviceToHost, s->stream));
+  if (bytes > 0)
+    CUDA_TRY (cudaMemcpyAsync (out, s->b, bytes, cudaMemcpyDeviceToHost, s->stream));
   CUDA_TRY (cudaStreamSynchronize (s->stream));
   return MUON_OK;
 }
@@ -233,6 +235,42 @@ static muon_status all_to_all (void *state, const void *send, void *recv, size_t
   return stage_out (s, recv, total, msg, len);
 }
 
+static muon_status all_to_all_v (void *state, const void *send, const size_t *send_counts,
+                                 void *recv, const size_t *recv_counts, muon_dtype dtype,
+                                 char *msg, size_t len)
+{
+  dev_state *s = state;
+  size_t e = esize (dtype), ns = 0, nr = 0;
+  for (int q = 0; q < s->world; q++)
+  {
+    ns += send_counts[q];
+    nr += recv_counts[q];
+  }
+  STAGE (stage_in (s, send, ns * e, nr * e, msg, len));
+  NCCL_TRY (ncclGroupStart ());
+  size_t so = 0, ro = 0;
+  for (int q = 0; q < s->world; q++)
+  {
+    ncclResult_t r = ncclSuccess;
+    if (send_counts[q] > 0)
+      r = ncclSend ((const char *) s->a + so * e, send_counts[q], nccl_type (dtype), q,
+                    s->comm, s->stream);
+    if (r == ncclSuccess && recv_counts[q] > 0)
+      r = ncclRecv ((char *) s->b + ro * e, recv_counts[q], nccl_type (dtype), q, s->comm,
+                    s->stream);
+    if (r != ncclSuccess)
+    {
+      ncclGroupEnd ();
+      snprintf (msg, len, "ncclSend/ncclRecv with rank %d: %s", q, ncclGetErrorString (r));
+      return MUON_ERR_NCCL;
+    }
+    so += send_counts[q];
+    ro += recv_counts[q];
+  }
+  NCCL_TRY (ncclGroupEnd ());
+  return stage_out (s, recv, nr * e, msg, len);
+}
+
 static muon_status broadcast (void *state, void *buf, size_t count, muon_dtype dtype, int root,
                               char *msg, size_t len)
 {
@@ -266,6 +304,7 @@ muon_status muon_nccl_get_api (int abi, void *table)
   api->reduce_scatter = reduce_scatter;
   api->all_gather = all_gather;
   api->all_to_all = all_to_all;
+  api->all_to_all_v = all_to_all_v;
   api->broadcast = broadcast;
   api->barrier = barrier;
   api->destroy = destroy;

@@ -31,6 +31,10 @@
  *                        the chain sends n, every rank but the root receives n; on average
  *                        (W - 1)/W n each.
  *   barrier:             no payload; only calls are counted.
+ *   all_to_all(counts):  every rank sends its block q straight to rank q: rank r sends the
+ *                        elements of its blocks for the other ranks and receives those the
+ *                        other ranks send it (its own block is a local copy, not counted);
+ *                        (W - 1) c each way for blocks of c elements.
  * times e bytes.  muon_comm_model_bytes gives these figures.  A communicator that moves the
  * data itself (self, sim) counts what it sends (counts_measured = 1); one whose library hides
  * its internals (MPI, NCCL) reports the model (counts_measured = 0).
@@ -74,7 +78,8 @@ MUON_DECLARE_NAMES (muon_reduce_op, muon_reduce_op)
   X (MUON_COLL_REDUCE_SCATTER, 1, "reduce_scatter")                             \
   X (MUON_COLL_ALL_GATHER,     2, "all_gather")                                 \
   X (MUON_COLL_BROADCAST,      3, "broadcast")                                  \
-  X (MUON_COLL_BARRIER,        4, "barrier")
+  X (MUON_COLL_BARRIER,        4, "barrier")                                    \
+  X (MUON_COLL_ALL_TO_ALL,     5, "all_to_all")
 typedef enum {
   MUON_COLL_LIST (MUON_ENUM_ITEM)
   MUON_COLL_COUNT = 0 MUON_COLL_LIST (MUON_ENUM_PLUS_ONE)
@@ -149,6 +154,20 @@ muon_status muon_comm_all_gather (muon_ctx *ctx, muon_comm *c, const void *const
 muon_status muon_comm_broadcast (muon_ctx *ctx, muon_comm *c, void *const *buf, size_t count,
                                  muon_dtype dtype, int root);
 muon_status muon_comm_barrier (muon_ctx *ctx, muon_comm *c);
+// Personalized exchange (MPI_Alltoallv): local rank l (global rank r) sends
+// send_counts[l * size + q] elements to rank q, packed in send[l] block after block for
+// q = 0..W-1, and receives recv_counts[l * size + q] elements from rank q, packed the same
+// way in recv[l].  What rank q sends rank r must be what r expects from q: the sim
+// communicator checks it before it moves anything; mpi and nccl exchange the counts first
+// (one small all-to-all of W numbers, not counted as payload) and a rank that expects
+// other counts than its senders send gets MUON_ERR_BADARG after the exchange, its recv left
+// untouched (its peers complete normally).  A rank with nothing to send or receive may pass
+// NULL for that buffer.  Counters: the elements sent to (received from) the other ranks.
+// [in] send[local_ranks], send_counts[local_ranks * size], recv_counts[local_ranks * size];
+// [out] recv[local_ranks].
+muon_status muon_comm_all_to_all (muon_ctx *ctx, muon_comm *c, const void *const *send,
+                                  const size_t *send_counts, void *const *recv,
+                                  const size_t *recv_counts, muon_dtype dtype);
 
 //---- counters -----------------------------------------------------------------------------
 
@@ -157,7 +176,7 @@ muon_status muon_comm_counters_get (muon_ctx *ctx, const muon_comm *c, int local
                                     muon_comm_counters *out);
 muon_status muon_comm_counters_reset (muon_ctx *ctx, muon_comm *c);
 // The byte model above for global rank `rank` of `world` (count as the collective takes it;
-// root for broadcast only).  [out] *sent, *recv in bytes.
+// root for broadcast only; all_to_all: blocks of count elements to and from every rank).  [out] *sent, *recv in bytes.
 muon_status muon_comm_model_bytes (muon_ctx *ctx, muon_coll coll, int world, int rank,
                                    int root, size_t count, muon_dtype dtype, uint64_t *sent,
                                    uint64_t *recv);

@@ -179,10 +179,24 @@ muon_status muon_zero_layout_range (muon_ctx *ctx, const muon_zero_layout *L, si
 //                        local partition; one all-gather of the pieces of the straddling
 //                        matrices' Newton-Schulz input; NS on each full matrix a rank owns
 //                        part of; keep the local pieces.
+//   ALLTOALL_OWNER       FSDP2 Muon / Dion: every rank holds a dim-0 shard of every matrix
+//                        (rows [r rc, (r+1) rc), rc = ceil (rows / W); momentum on the
+//                        shards); a reduce-scatter of the shards (padded to rc rows); each
+//                        matrix has one owner (round robin over the matrices by size
+//                        descending, index ascending); one all-to-all brings each owner the
+//                        Newton-Schulz input of its matrices' other shards, it runs NS and the
+//                        scale, a second all-to-all returns the rows.  Per rank about twice
+//                        its shard moves, falling as 1/W (core/zero/zero_step_a2a.c).
+//   MUON_BP              block-periodic Muon (MuonBP): the shards and owners above; when
+//                        o->step % o->period == 0 the full step of ALLTOALL_OWNER, else each
+//                        rank orthogonalizes its own rc x cols block (scale from the block's
+//                        shape) and nothing moves after the reduce-scatter.  period 1 is
+//                        ALLTOALL_OWNER, bit for bit the reference.
 //
 // Stages: the ZeRO-1/2 variants (and reference) partition as L says (stage 3 too: the
 // partitioned buffer is then each rank's chunks); the ZeRO-3 variants always use stage-3
-// per-matrix chunks of L's matrices and order (L itself when L->stage is 3).
+// per-matrix chunks of L's matrices and order (L itself when L->stage is 3); the row-shard
+// designs (ALLTOALL_OWNER, MUON_BP) use only L's shapes and world.
 //
 // Usage
 //   muon_zero_plan *P = NULL;
@@ -202,7 +216,9 @@ muon_status muon_zero_layout_range (muon_ctx *ctx, const muon_zero_layout *L, si
   X (MUON_ZERO3_ROUND_ROBIN,     5, "zero3_round_robin")                        \
   X (MUON_ZERO3_RR_ALIASED,      6, "zero3_round_robin_aliased_pads")           \
   X (MUON_ZERO_LAYERWISE_LPT,    7, "layerwise_lpt")                            \
-  X (MUON_ZERO_MOONLIGHT_GATHER, 8, "moonlight_gather")
+  X (MUON_ZERO_MOONLIGHT_GATHER, 8, "moonlight_gather")                         \
+  X (MUON_ZERO_ALLTOALL_OWNER,   9, "alltoall_owner")                           \
+  X (MUON_ZERO_MUON_BP,         10, "muon_bp")
 typedef enum {
   MUON_ZERO_VARIANT_LIST (MUON_ENUM_ITEM)
   MUON_ZERO_VARIANT_COUNT = 0 MUON_ZERO_VARIANT_LIST (MUON_ENUM_PLUS_ONE)
@@ -234,13 +250,15 @@ typedef struct {
   muon_zero_layout *own_part;  // the stage-3 layout when built here (freed with the plan)
   int world;
   size_t nparams;
-  int *lpt_owner;              // LAYERWISE_LPT: owner rank of each matrix, else NULL
+  int *lpt_owner;              // LAYERWISE_LPT, ALLTOALL_OWNER, MUON_BP: owner rank of each
+                               // matrix (the rank that runs its full NS), else NULL
   size_t lpt_segment;          // LAYERWISE_LPT: elements of each rank's segment (max load)
   muon_zero_span *owned;       // world * nparams: owned[r * nparams + p]
   size_t *owned_len;           // world: update elements a rank returns (sum of its spans)
   muon_zero_mom_layout mom_layout;
   size_t *momentum_len;        // world: momentum elements a rank holds
-  size_t *momentum_at;         // world * nparams: FULL layout: offset of p, SIZE_MAX if none
+  size_t *momentum_at;         // world * nparams: FULL layout: offset of p, SIZE_MAX if none;
+                               // row shards: offset of its shard of p
   size_t *ns_calls;            // world: Newton-Schulz calls (muon_update) per step
   size_t straddle_total;       // elements of the matrices with more than one owner
 } muon_zero_plan;
@@ -248,6 +266,8 @@ typedef struct {
 typedef struct {
   muon_zero_variant variant;   // REFERENCE by default
   muon_zero_pad_count pad_count; // ZERO3_RR_ALIASED only; DEEPSPEED by default
+  int period;                  // MUON_BP: a full step every period steps (>= 1; default 4)
+  int step;                    // MUON_BP: steps taken before this one (>= 0; default 0)
   muon_update_opts update;     // momentum, scale and Newton-Schulz options
 } muon_zero_step_opts;
 
@@ -328,9 +348,10 @@ muon_status muon_zero_comm_sim_cached (muon_ctx *ctx, int world, muon_comm **com
 // matrices on W ranks (one exception below), and DeepSeek-V3 on 16,384 ranks plans in
 // milliseconds.
 //
-// Designs: the nine muon_zero_variant values (same numbers, same meaning), plus
-//   MUON_ZERO_COST_ALLTOALL  the all-to-all owner design of FSDP2 Muon and Dion (model only;
-//                            muon_zero_step does not run it yet): every rank holds a dim-0
+// Designs: the muon_zero_variant values (same numbers, same meaning), among them
+//   MUON_ZERO_COST_ALLTOALL  (= MUON_ZERO_ALLTOALL_OWNER; MUON_ZERO_MUON_BP costs its full
+//                            step) the all-to-all owner design of FSDP2 Muon and Dion, whose
+//                            bytes muon_zero_step measures equal: every rank holds a dim-0
 //                            shard of every matrix (ceil (rows / W) rows, the last ranks
 //                            fewer or none; FSDP2 pads dim 0 to a multiple of W); a reduce-
 //                            scatter of those padded shards averages the gradients; each
@@ -341,9 +362,9 @@ muon_status muon_zero_comm_sim_cached (muon_ctx *ctx, int world, muon_comm **com
 //                            update, a second all-to-all returns the shards.  Momentum lives
 //                            on the shards.
 //
-// Collectives are counted in MUON_COST_COLLS columns: the five of muon_coll (allreduce,
-// reduce_scatter, all_gather, broadcast, barrier) and MUON_COST_ALL_TO_ALL, whose model is
-// the payload each rank sends to (receives from) the other ranks.
+// Collectives are counted in MUON_COST_COLLS columns, those of muon_coll (allreduce,
+// reduce_scatter, all_gather, broadcast, barrier, all_to_all); the all-to-all's model is the
+// payload each rank sends to (receives from) the other ranks, as the communicators count it.
 //
 // Bytes are elements times elem_bytes (8: the fp64 buffers muon_zero_step moves; 2: a bf16
 // gradient all-reduce).  Newton-Schulz FLOPs follow ns_flops.m: products only, a general
@@ -362,11 +383,11 @@ muon_status muon_zero_comm_sim_cached (muon_ctx *ctx, int world, muon_comm **com
 //   muon_zero_cost_destroy (&C);
 //---------------------------------------------------------------------------------------------
 
-#define MUON_COST_ALL_TO_ALL MUON_COLL_COUNT        // the sixth column: all-to-all
-#define MUON_COST_COLLS (MUON_COLL_COUNT + 1)
+#define MUON_COST_ALL_TO_ALL MUON_COLL_ALL_TO_ALL   // the sixth column: all-to-all
+#define MUON_COST_COLLS MUON_COLL_COUNT
 
-#define MUON_ZERO_COST_ALLTOALL MUON_ZERO_VARIANT_COUNT  // design 9, model only
-#define MUON_ZERO_COST_DESIGNS (MUON_ZERO_VARIANT_COUNT + 1)
+#define MUON_ZERO_COST_ALLTOALL MUON_ZERO_ALLTOALL_OWNER  // design 9
+#define MUON_ZERO_COST_DESIGNS MUON_ZERO_VARIANT_COUNT
 
 // One matrix.  rows x cols as it sits in the flat buffer (row-major there); experts >= 1
 // pages of (rows / experts) x cols for Newton-Schulz (rows must divide); split: NULL, or nsplit

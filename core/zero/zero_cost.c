@@ -566,7 +566,7 @@ static muon_status whole_matrix (cost_job *J, const size_t *sorted)
   muon_status status = MUON_OK;
   muon_zero_cost *C = J->C;
   size_t np = J->np, W = J->W;
-  int a2a = J->o->design == MUON_ZERO_COST_ALLTOALL;
+  int a2a = J->o->design == MUON_ZERO_COST_ALLTOALL || J->o->design == MUON_ZERO_MUON_BP;
   heap_item *h = NULL;
   int64_t *dsh = NULL;
   uint64_t *shard = NULL, *own = NULL, *gath = NULL;
@@ -822,7 +822,8 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   CHECKMEM (C->last_owner = calloc (np, sizeof *C->last_owner));
   CHECKMEM (C->ns_rank = calloc (np, sizeof *C->ns_rank));
   CHECKMEM (C->slot = calloc (np, sizeof *C->slot));
-  int whole = o.design == MUON_ZERO_LAYERWISE_LPT || o.design == MUON_ZERO_COST_ALLTOALL;
+  int whole = o.design == MUON_ZERO_LAYERWISE_LPT || o.design == MUON_ZERO_COST_ALLTOALL
+              || o.design == MUON_ZERO_MUON_BP;
   for (size_t k = 0; k < np; k++)
     C->slot[whole ? sorted[k] : order[k]] = k;
 
@@ -832,7 +833,8 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
     case MUON_ZERO3_ROUND_ROBIN:
     case MUON_ZERO3_RR_ALIASED: CHECKSTATUS (round_robin (&J)); break;
     case MUON_ZERO_LAYERWISE_LPT:
-    case MUON_ZERO_COST_ALLTOALL: CHECKSTATUS (whole_matrix (&J, sorted)); break;
+    case MUON_ZERO_COST_ALLTOALL:
+    case MUON_ZERO_MUON_BP: CHECKSTATUS (whole_matrix (&J, sorted)); break;
     default: CHECKSTATUS (zero12 (&J)); break;
   }
   *out = C;

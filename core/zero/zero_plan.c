@@ -46,6 +46,8 @@ void muon_zero_step_opts_default (muon_zero_step_opts *o)
   memset (o, 0, sizeof *o);
   o->variant = MUON_ZERO_REFERENCE;
   o->pad_count = MUON_ZERO_PADS_DEEPSPEED;
+  o->period = 4;
+  o->step = 0;
   muon_update_opts_default (&o->update);
 }
 
@@ -90,6 +92,23 @@ static muon_status lpt_assign (muon_ctx *ctx, const muon_zero_layout *L, int *ow
 fail:
   free (keys);
   free (load);
+  return status;
+}
+
+// One owner per matrix, round robin over the matrices by numel descending (index ascending
+// on ties): FSDP2 Muon / Dion, and zero_cost.c's all-to-all owners.  [out] owner[nparams].
+static muon_status size_rr_assign (muon_ctx *ctx, const muon_zero_layout *L, int *owner)
+{
+  muon_status status = MUON_OK;
+  lpt_key *keys = NULL;
+  CHECKMEM (keys = malloc (L->nparams * sizeof *keys));
+  for (size_t p = 0; p < L->nparams; p++)
+    keys[p] = (lpt_key) { L->params[p].numel, p };
+  qsort (keys, L->nparams, sizeof *keys, by_numel_desc);
+  for (size_t k = 0; k < L->nparams; k++)
+    owner[keys[k].index] = (int) (k % (size_t) L->world);
+fail:
+  free (keys);
   return status;
 }
 
@@ -154,7 +173,9 @@ static int updates (const zvariant *t, const muon_zero_plan *P, int r, size_t p)
     case ZUPD_OWNERS:
     case ZUPD_PIECES: return r >= q->first_owner && r <= q->last_owner;
     case ZUPD_ROUND_ROBIN: return (int) (q->slot % (size_t) P->world) == r;
-    case ZUPD_LPT: return P->lpt_owner[p] == r;
+    case ZUPD_LPT:
+    case ZUPD_SIZE_RR:
+    case ZUPD_SIZE_RR_BLOCKS: return P->lpt_owner[p] == r;
   }
   return 0;
 }
@@ -184,6 +205,11 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
     CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
     CHECKSTATUS (lpt_assign (ctx, L, P->lpt_owner, &P->lpt_segment));
   }
+  if (t->updates == ZUPD_SIZE_RR || t->updates == ZUPD_SIZE_RR_BLOCKS)
+  {
+    CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
+    CHECKSTATUS (size_rr_assign (ctx, L, P->lpt_owner));
+  }
   CHECKMEM (P->owned = calloc (W * np, sizeof *P->owned));
   CHECKMEM (P->owned_len = calloc (W, sizeof *P->owned_len));
   CHECKMEM (P->momentum_len = calloc (W, sizeof *P->momentum_len));
@@ -191,8 +217,19 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
   CHECKMEM (P->ns_calls = calloc (W, sizeof *P->ns_calls));
   const muon_zero_layout *part = P->part;
 
-  // owned spans: the partition's pieces, or the whole matrices a rank updates
-  if (t->keeps == ZKEEP_WHOLE)
+  // owned spans: the partition's pieces, the whole matrices a rank updates, or its rows
+  if (t->keeps == ZKEEP_ROWS)
+  {
+    for (size_t r = 0; r < W; r++)
+      for (size_t p = 0; p < np; p++)
+      {
+        const muon_zero_param *q = &L->params[p];
+        size_t r0, nr;
+        zshard_rows (q->rows, L->world, (int) r, &r0, &nr);
+        P->owned[r * np + p] = (muon_zero_span) { r0 * q->cols, (r0 + nr) * q->cols };
+      }
+  }
+  else if (t->keeps == ZKEEP_WHOLE)
   {
     for (size_t r = 0; r < W; r++)
       for (size_t p = 0; p < np; p++)
@@ -211,7 +248,8 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
       P->owned_len[r] += P->owned[r * np + p].stop - P->owned[r * np + p].start;
 
   for (size_t p = 0; p < np; p++)
-    if (part->params[p].straddles)
+    if (t->part == ZPART_ROW_SHARDS ? L->params[p].rows > zshard_rc (L->params[p].rows, L->world)
+                                    : part->params[p].straddles)
       P->straddle_total += part->params[p].numel;
 
   // momentum and Newton-Schulz calls
@@ -223,12 +261,15 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
     for (size_t p = 0; p < np; p++)
     {
       int mine = updates (t, P, (int) r, p);
-      P->momentum_at[r * np + p] = full && mine ? at : SIZE_MAX;
+      muon_zero_span s = P->owned[r * np + p];
+      P->momentum_at[r * np + p] = full && mine ? at : t->keeps == ZKEEP_ROWS ? at : SIZE_MAX;
       if (full && mine)
         at += L->params[p].numel;
+      else if (t->keeps == ZKEEP_ROWS)   // momentum on the shards, laid out as the updates
+        at += s.stop - s.start;
       calls += mine;
     }
-    P->momentum_len[r] = full ? at : part->partition_size;
+    P->momentum_len[r] = full || t->keeps == ZKEEP_ROWS ? at : part->partition_size;
     P->ns_calls[r] = calls;
   }
   *plan = P;

@@ -413,9 +413,14 @@ static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_p
   CHECK (MUON_ERR_BADARG, o->variant == P->variant,
          "the options name variant '%s', the plan '%s'", muon_zero_variant_name (o->variant),
          muon_zero_variant_name (P->variant));
-  CHECK (MUON_ERR_BADARG, o->update.nsplit == 0 || steps[P->variant].updates != ZUPD_PIECES,
+  CHECK (MUON_ERR_BADARG, o->update.nsplit == 0 || (steps[P->variant].updates != ZUPD_PIECES
+                                                     && steps[P->variant].updates
+                                                        != ZUPD_SIZE_RR_BLOCKS),
          "split row blocks need whole matrices; '%s' updates row blocks of pieces",
          muon_zero_variant_name (P->variant));
+  CHECK (MUON_ERR_BADARG, o->period >= 1 && o->step >= 0,
+         "the period must be at least 1 and the step count non-negative (got %d, %d)",
+         o->period, o->step);
   CHECK (MUON_ERR_BADARG, o->pad_count == MUON_ZERO_PADS_DEEPSPEED
                           || o->pad_count == MUON_ZERO_PADS_KELLER,
          "unknown pad count rule %d", (int) o->pad_count);

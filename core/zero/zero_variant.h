@@ -11,19 +11,26 @@
 
 #include "muon_zero.h"
 
-// The partition a variant uses: the layout given, or stage-3 chunks of its matrices in its
-// order (the layout itself when it is stage 3).
-typedef enum { ZPART_LAYOUT, ZPART_STAGE3 } zpart_rule;
+// The partition a variant uses: the layout given, stage-3 chunks of its matrices in its
+// order (the layout itself when it is stage 3), or dim-0 (row) shards of every matrix
+// (zshard_rows below; only the layout's shapes and world count).
+typedef enum { ZPART_LAYOUT, ZPART_STAGE3, ZPART_ROW_SHARDS } zpart_rule;
 
 // Which ranks update (run Newton-Schulz on) matrix p: every rank (DDP), every rank holding
 // a piece of it (the whole matrix), every rank holding a piece of it (the block of rows its
 // piece touches: no split row blocks then), the rank of its flat slot mod W (round robin),
-// or its LPT owner (numel descending onto the least-loaded rank, Megatron).
-typedef enum { ZUPD_ALL, ZUPD_OWNERS, ZUPD_PIECES, ZUPD_ROUND_ROBIN, ZUPD_LPT } zupdate_rule;
+// its LPT owner (numel descending onto the least-loaded rank, Megatron), its size owner
+// (round robin over the matrices by numel descending, index ascending: FSDP2 / Dion), or
+// its size owner on full steps and every rank its row shard on block steps (MuonBP: no
+// split row blocks then).  zero_plan.c's ns_calls count the full step.
+typedef enum {
+  ZUPD_ALL, ZUPD_OWNERS, ZUPD_PIECES, ZUPD_ROUND_ROBIN, ZUPD_LPT, ZUPD_SIZE_RR,
+  ZUPD_SIZE_RR_BLOCKS
+} zupdate_rule;
 
-// What each rank returns (its owned spans): its pieces of the partition, or the whole
-// matrices it updates (one updater per matrix: LPT).
-typedef enum { ZKEEP_PIECES, ZKEEP_WHOLE } zkeep_rule;
+// What each rank returns (its owned spans): its pieces of the partition, the whole
+// matrices it updates (one updater per matrix: LPT), or its row shard of every matrix.
+typedef enum { ZKEEP_PIECES, ZKEEP_WHOLE, ZKEEP_ROWS } zkeep_rule;
 
 typedef struct zstep zstep;                 // zero_step_impl.h
 typedef muon_status (*zstep_fn) (zstep *z);
@@ -32,10 +39,11 @@ typedef muon_status (*zstep_fn) (zstep *z);
 //   EXACT    1: the design computes the reference's update (muon_zero_variant_is_correct)
 //   PART     zpart_rule: the partition it uses
 //   HOLDS    muon_zero_mom_layout: momentum as full matrices of the matrices a rank updates
-//            (MUON_ZERO_MOM_FULL) or as the rank's partition (MUON_ZERO_MOM_PART)
+//            (MUON_ZERO_MOM_FULL) or as the rank's partition (MUON_ZERO_MOM_PART; with row
+//            shards, its shards back to back, as its update buffer)
 //   UPDATES  zupdate_rule: who runs Newton-Schulz on a matrix (zero_plan.c's ns_calls)
 //   KEEPS    zkeep_rule: what a rank returns
-//   STEP     the step function (zero_step.c, zero_step_rr.c)
+//   STEP     the step function (zero_step.c, zero_step_rr.c, zero_step_a2a.c)
 #define ZERO_VARIANTS(X)                                                                                                 \
   X (MUON_ZERO_REFERENCE,        1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_ALL,         ZKEEP_PIECES, zstep_allreduce)   \
   X (MUON_ZERO12_ALLREDUCE,      1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_allreduce)   \
@@ -45,7 +53,9 @@ typedef muon_status (*zstep_fn) (zstep *z);
   X (MUON_ZERO3_ROUND_ROBIN,     1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_round_robin) \
   X (MUON_ZERO3_RR_ALIASED,      1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_rr_aliased)  \
   X (MUON_ZERO_LAYERWISE_LPT,    1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_LPT,         ZKEEP_WHOLE,  zstep_lpt)         \
-  X (MUON_ZERO_MOONLIGHT_GATHER, 1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_moonlight)
+  X (MUON_ZERO_MOONLIGHT_GATHER, 1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_moonlight)   \
+  X (MUON_ZERO_ALLTOALL_OWNER,   1, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR,        ZKEEP_ROWS, zstep_alltoall_owner) \
+  X (MUON_ZERO_MUON_BP,          0, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR_BLOCKS, ZKEEP_ROWS, zstep_muon_bp)
 
 // The table is read in two places, each taking the columns it needs, so that the plan
 // below never calls the step above it: zero_plan.c (the facts, as a zvariant per variant)
@@ -57,6 +67,23 @@ typedef struct {
   zupdate_rule updates;
   zkeep_rule keeps;
 } zvariant;
+
+// Row shards: rank r's rows of a rows-row matrix over W ranks, [*r0, *r0 + *nr): rc =
+// ceil (rows / W) rows each from rank 0 on, the last ranks fewer or none (FSDP2's dim-0
+// shards, padded to rc rows on the wire).
+static inline size_t zshard_rc (size_t rows, int W)
+{
+  return rows / (size_t) W + (rows % (size_t) W != 0);
+}
+
+static inline void zshard_rows (size_t rows, int W, int r, size_t *r0, size_t *nr)
+{
+  size_t rc = zshard_rc (rows, W), a = rc * (size_t) r, b = a + rc;
+  a = a < rows ? a : rows;
+  b = b < rows ? b : rows;
+  *r0 = a;
+  *nr = b - a;
+}
 
 #define ZERO_VARIANT_STEP_DECL(v, exact, part, holds, updates, keeps, step) \
   muon_status step (zstep *z);

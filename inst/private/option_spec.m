@@ -292,6 +292,7 @@ function T = zero_step_rows (L)
     "Reference",     "reference",       "logical", [],                 true,               ""
     "Assemble",      "assemble",        "logical", [],                 [],                 ""
     "PadCount",      "pad_count",       "enum",    x.zero_pad_count,   d.pad_count,        ""
+    "Period",        "period",          "int",     [1 2^31-1],         d.period,           "a positive integer"
   };
 endfunction
 

@@ -1,6 +1,6 @@
 ## bench_plan - `make bench`: how long planning at scale takes.  DeepSeek-V3 (muon_model,
 ## 45,868 Muon matrices with its MTP layer, the experts separate as in the checkpoint) planned
-## by zero_cost for every design (the nine of zero_muon_step and alltoall_owner) at
+## by zero_cost for every design of zero_muon_step at
 ## W = 4,096 and 16,384 ranks, loading the model included; targets 2 s and 8 s (printed, not
 ## asserted).  Each figure is the best of 3 runs, wall time (and CPU time beside it: the
 ## machine is shared).  Also printed: the same at stage 3, where zero2_slice_only is the one

@@ -1,7 +1,8 @@
 /* test_comm.c - the communicators (core/comm/comm_self.c, comm_sim.c): every collective
  * against its closed form for W = 1..8 in double and float, the fixed rank-order summation
  * (bitwise against a hand loop, on data where float order matters), in-place and aliased
- * buffers, byte counters against the closed forms of muon_comm.h, and every error code.
+ * buffers, byte counters against the closed forms of muon_comm.h, and every error code; the
+ * ragged all-to-all against the blocks each rank wrote.
  */
 #include <stdint.h>
 
@@ -190,6 +191,87 @@ static void test_all_gather (void)
           T_EQ_INT (k2.bytes_recv[MUON_COLL_ALL_GATHER], (uint64_t) (W - 1) * n * e);
           free ((void *) send[q]);
           free (out[q]);
+        }
+        muon_comm_destroy (&c);
+      }
+}
+
+// Ragged all-to-all: rank q sends rank r a block of n(q, r) = (3 q + 5 r + k) % 7 elements
+// whose element i is val (q, 100 r + i, W) (0 to 6, some empty); every rank's recv must hold
+// the blocks of ranks 0..W-1 in order, the counters the elements to and from the others.
+static size_t a2a_n (int q, int r, int k) { return (size_t) ((3 * q + 5 * r + k) % 7); }
+
+static void test_all_to_all (void)
+{
+  for (int W = 1; W <= MAXW; W++)
+    for (int t = 0; t < 2; t++)
+      for (int k = 0; k < 3; k++)
+      {
+        muon_dtype dt = t ? MUON_F32 : MUON_F64;
+        size_t e = t ? 4 : 8, sc[MAXW * MAXW], rc[MAXW * MAXW];
+        muon_comm *c = make (W);
+        if (!c) return;
+        const void *send[MAXW];
+        void *recv[MAXW];
+        for (int q = 0; q < W; q++)
+        {
+          size_t ns = 0, nr = 0;
+          for (int r = 0; r < W; r++)
+          {
+            sc[q * W + r] = a2a_n (q, r, k);
+            rc[q * W + r] = a2a_n (r, q, k);
+            ns += sc[q * W + r];
+            nr += rc[q * W + r];
+          }
+          char *s = malloc ((ns + 2 * (size_t) W) * e);   // room for the equal blocks below
+          for (int r = 0, off = 0; r < W; off += (int) sc[q * W + r], r++)
+            fill (s + off * e, dt, q, sc[q * W + r], W, 100 * (size_t) r);
+          send[q] = s;
+          recv[q] = calloc (nr + 2 * (size_t) W, e);
+        }
+        T_EQ_INT (muon_comm_all_to_all (ctx, c, send, sc, recv, rc, dt), MUON_OK);
+        int bad = 0;
+        for (int r = 0; r < W; r++)
+        {
+          size_t off = 0, sent = 0, got = 0;
+          for (int q = 0; q < W; q++)
+          {
+            for (size_t i = 0; i < rc[r * W + q]; i++)
+              bad += get (recv[r], dt, off + i) != val (q, 100 * (size_t) r + i, W);
+            off += rc[r * W + q];
+            if (q != r)
+            {
+              sent += sc[r * W + q];
+              got += rc[r * W + q];
+            }
+          }
+          muon_comm_counters k2;
+          muon_comm_counters_get (ctx, c, r, &k2);
+          T_EQ_INT (k2.calls[MUON_COLL_ALL_TO_ALL], 1);
+          T_EQ_INT (k2.bytes_sent[MUON_COLL_ALL_TO_ALL], sent * e);
+          T_EQ_INT (k2.bytes_recv[MUON_COLL_ALL_TO_ALL], got * e);
+        }
+        T_ASSERT_MSG (bad == 0, "all_to_all W %d dtype %d k %d: %d wrong", W, t, k, bad);
+        // equal blocks: the counters are muon_comm_model_bytes's (W - 1) c each way
+        size_t u[MAXW * MAXW];
+        for (int i = 0; i < W * W; i++)
+          u[i] = 2;
+        muon_comm_counters_reset (ctx, c);
+        T_EQ_INT (muon_comm_all_to_all (ctx, c, send, u, recv, u, dt), MUON_OK);
+        for (int r = 0; r < W; r++)
+        {
+          muon_comm_counters k2;
+          uint64_t ms = 0, mr = 0;
+          muon_comm_counters_get (ctx, c, r, &k2);
+          muon_comm_model_bytes (ctx, MUON_COLL_ALL_TO_ALL, W, r, 0, 2, dt, &ms, &mr);
+          T_EQ_INT (k2.bytes_sent[MUON_COLL_ALL_TO_ALL], ms);
+          T_EQ_INT (k2.bytes_recv[MUON_COLL_ALL_TO_ALL], mr);
+          T_EQ_INT (ms, (uint64_t) (W - 1) * 2 * e);
+        }
+        for (int q = 0; q < W; q++)
+        {
+          free ((void *) send[q]);
+          free (recv[q]);
         }
         muon_comm_destroy (&c);
       }
@@ -484,6 +566,26 @@ static void test_errors (void)
   T_EQ_INT (muon_comm_barrier (ctx, NULL), MUON_ERR_NULLPTR);
   T_EQ_INT (muon_comm_barrier (NULL, c), MUON_ERR_NULLPTR);
 
+  // all_to_all: counts that disagree (rank 0 sends rank 1 two, rank 1 expects one), NULLs,
+  // shared buffers, a bad dtype, overflowing counts
+  size_t sc[4] = { 1, 2, 1, 1 }, rc[4] = { 1, 1, 1, 1 }, ok4[4] = { 1, 1, 1, 1 };
+  T_EQ_INT (muon_comm_all_to_all (ctx, c, send, sc, recv, rc, MUON_F64), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx),
+            "all_to_all: rank 1 expects 1 elements from rank 0, which sends it 2");
+  T_EQ_INT (muon_comm_all_to_all (NULL, c, send, ok4, recv, ok4, MUON_F64), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_comm_all_to_all (ctx, NULL, send, ok4, recv, ok4, MUON_F64),
+            MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_comm_all_to_all (ctx, c, send, NULL, recv, ok4, MUON_F64), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_comm_all_to_all (ctx, c, send_null, ok4, recv, ok4, MUON_F64),
+            MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_comm_all_to_all (ctx, c, send, ok4, slots, ok4, MUON_F64),
+            MUON_ERR_BADARG);
+  T_EQ_INT (muon_comm_all_to_all (ctx, c, send, ok4, recv, ok4, (muon_dtype) 7),
+            MUON_ERR_BADTYPE);
+  size_t zero[4] = { 0, 0, 0, 0 }, big[4] = { SIZE_MAX / 8, SIZE_MAX / 8, 0, 0 };
+  T_EQ_INT (muon_comm_all_to_all (ctx, c, send_null, zero, recv_null, zero, MUON_F64), MUON_OK);
+  T_EQ_INT (muon_comm_all_to_all (ctx, c, send, big, recv, ok4, MUON_F64), MUON_ERR_BADSHAPE);
+
   muon_comm_counters k;
   T_EQ_INT (muon_comm_counters_get (ctx, c, 2, &k), MUON_ERR_BADARG);
   T_EQ_INT (muon_comm_counters_get (ctx, c, -1, &k), MUON_ERR_BADARG);
@@ -569,6 +671,7 @@ int main (int argc, char **argv)
   T_RUN (test_allreduce);
   T_RUN (test_reduce_scatter);
   T_RUN (test_all_gather);
+  T_RUN (test_all_to_all);
   T_RUN (test_broadcast);
   T_RUN (test_sum_order);
   T_RUN (test_in_place_and_aliasing);

@@ -54,6 +54,9 @@ static void problem_free (problem *pb)
   muon_zero_layout_destroy (&pb->L);
 }
 
+// MUON_BP's period in run (1 unless a test sets it).
+static int run_period = 1;
+
 // Runs `steps` steps of a variant on sim ranks; full[p] gets the assembled last update.
 static muon_status run (problem *pb, muon_zero_variant v, int steps, double **full,
                         muon_zero_rank_stats *st, muon_zero_pad_count pads)
@@ -70,6 +73,7 @@ static muon_status run (problem *pb, muon_zero_variant v, int steps, double **fu
     muon_zero_step_opts_default (&o);
     o.variant = v;
     o.pad_count = pads;
+    o.period = run_period;
     o.update.ns.precision = MUON_PREC_DOUBLE;
     for (int r = 0; r < pb->W; r++)
     {
@@ -77,7 +81,10 @@ static muon_status run (problem *pb, muon_zero_variant v, int steps, double **fu
       upd[r] = calloc (P->owned_len[r] + 1, sizeof (double));
     }
     for (int k = 0; k < steps && s >= 0; k++)
+    {
+      o.step = k;
       s = muon_zero_step (ctx, c, P, &o, (const double *const *) pb->g, mom, upd, st);
+    }
     if (s >= 0 && full)
       s = muon_zero_assemble (ctx, c, P, (const double *const *) upd, full);
   }
@@ -213,8 +220,8 @@ static void test_reference (void)
 }
 
 // Random shape lists, world 1..5, both orders, stages 1-3, 3 chained steps: every correct
-// variant equals the reference bit for bit; the buggy ones are exact on wholly owned
-// matrices and off on the straddling ones.
+// variant (and MUON_BP with period 1) equals the reference bit for bit; the buggy ones are
+// exact on wholly owned matrices and off on the straddling ones.
 static void test_variants_random (void)
 {
   int bug_seen = 0;
@@ -244,7 +251,7 @@ static void test_variants_random (void)
       {
         size_t n = rows[p] * cols[p];
         int same = memcmp (ref[p], got[p], n * sizeof (double)) == 0;
-        if (muon_zero_variant_is_correct ((muon_zero_variant) v))
+        if (muon_zero_variant_is_correct ((muon_zero_variant) v) || v == MUON_ZERO_MUON_BP)
           T_ASSERT_MSG (same, "trial %d variant %s matrix %zu differs", trial,
                         muon_zero_variant_name ((muon_zero_variant) v), p);
         else if (!P->part->params[p].straddles)
@@ -265,6 +272,53 @@ static void test_variants_random (void)
     problem_free (&pb);
   }
   T_ASSERT (bug_seen > 10);
+}
+
+// MuonBP, period 2 on random shapes and worlds 2..5: the momentum is the reference's on every
+// step, so a full step (the third) equals the reference bit for bit; a block step (the
+// second) equals it on a matrix held by one rank only (one row) and differs elsewhere.  The
+// block step moves only the reduce-scatter; the full one adds two all-to-alls.
+static void test_muon_bp (void)
+{
+  int differ = 0;
+  run_period = 2;
+  for (int trial = 0; trial < 14; trial++)
+  {
+    problem pb;
+    int W = 2 + trial % (MAXW - 1);
+    size_t np = 2 + (size_t) (rand () % (MAXP - 1)), rows[MAXP], cols[MAXP];
+    for (size_t p = 0; p < np; p++)
+    {
+      rows[p] = 1 + (size_t) (rand () % 8);
+      cols[p] = 2 + (size_t) (rand () % 7);
+    }
+    problem_init (&pb, W, np, rows, cols, 1 + trial % 3, MUON_ZERO_ORDER_GIVEN);
+    double **ref = alloc_full (&pb), **got = alloc_full (&pb);
+    muon_zero_rank_stats st[MAXW];
+    for (int steps = 2; steps <= 3; steps++)
+    {
+      T_EQ_INT (run (&pb, MUON_ZERO_REFERENCE, steps, ref, NULL, 0), MUON_OK);
+      T_EQ_INT (run (&pb, MUON_ZERO_MUON_BP, steps, got, st, 0), MUON_OK);
+      for (size_t p = 0; p < np; p++)
+      {
+        int same = memcmp (ref[p], got[p], rows[p] * cols[p] * sizeof (double)) == 0;
+        if (steps == 3 || rows[p] == 1)
+          T_ASSERT_MSG (same, "trial %d steps %d matrix %zu differs", trial, steps, p);
+        else
+          differ += !same;
+      }
+      for (int r = 0; r < W; r++)
+      {
+        T_EQ_INT (st[r].comm.calls[MUON_COLL_ALL_TO_ALL], steps == 3 ? 2 : 0);
+        T_EQ_INT (st[r].comm.calls[MUON_COLL_REDUCE_SCATTER], 1);
+      }
+    }
+    free_full (&pb, ref);
+    free_full (&pb, got);
+    problem_free (&pb);
+  }
+  run_period = 1;
+  T_ASSERT (differ > 10);
 }
 
 //---- pads ---------------------------------------------------------------------------------
@@ -413,6 +467,12 @@ static void test_errors (void)
   o.pad_count = (muon_zero_pad_count) 7;
   T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
   o.pad_count = MUON_ZERO_PADS_DEEPSPEED;
+  o.period = 0;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
+  o.period = 1;
+  o.step = -1;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
+  o.step = 0;
   T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_OK);
   double *full[2] = { u[0], u[1] };
   T_EQ_INT (muon_zero_assemble (ctx, c3, P, (const double *const *) upd, full), MUON_ERR_BADARG);
@@ -426,6 +486,14 @@ static void test_errors (void)
   T_EQ_STR (muon_zero_variant_name (MUON_ZERO3_RR_ALIASED), "zero3_round_robin_aliased_pads");
   T_EQ_STR (muon_zero_variant_name ((muon_zero_variant) 99), "unknown");
   T_EQ_INT (muon_zero_plan_destroy (NULL), MUON_ERR_NULLPTR);
+  muon_zero_plan_destroy (&P);
+  // MuonBP's block steps cut the rows: split row blocks are refused
+  T_EQ_INT (muon_zero_plan_create (ctx, pb.L, MUON_ZERO_MUON_BP, &P), MUON_OK);
+  o.variant = MUON_ZERO_MUON_BP;
+  o.update.split_rows = split;
+  o.update.nsplit = 2;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
+  o.update.nsplit = 0;
   muon_zero_plan_destroy (&P);
   muon_comm_destroy (&c);
   muon_comm_destroy (&c3);
@@ -504,6 +572,7 @@ int main (int argc, char **argv)
   T_RUN (test_plans);
   T_RUN (test_reference);
   T_RUN (test_variants_random);
+  T_RUN (test_muon_bp);
   T_RUN (test_aliased_pads);
   T_RUN (test_bytes);
   T_RUN (test_errors);

@@ -3,7 +3,7 @@
 ## Suite of the GPU layer (run by @code{make check-gpu}): a one-rank NCCL communicator
 ## (@code{muon_comm ("nccl")}; the kind is @code{gpu_target ().comm}, @qcode{"mpi"} in
 ## self-test mode).  With one rank every collective is the identity, exactly: all-reduce
-## (sum and average), reduce-scatter, all-gather and broadcast return their input bit for
+## (sum and average), reduce-scatter, all-gather, broadcast and all-to-all return their input bit for
 ## bit, in double and single, with the fixed-order reduction and with the library's own;
 ## and @code{zero_muon_step} with @qcode{"Comm"} set to the handle gives the updates and
 ## the momentum of the simulated run (@qcode{"Comm", "sim"}) bit for bit, for several
@@ -41,6 +41,7 @@ endfunction
 %!     assert (isequal (muon_collective (comm{1}, "reduce_scatter", X), X));
 %!     assert (isequal (muon_collective (comm{1}, "all_gather", X), X));
 %!     assert (isequal (muon_collective (comm{1}, "broadcast", X), X));
+%!     assert (isequal (muon_collective (comm{1}, "all_to_all", X), X));
 %!     assert (isequal (muon_collective (comm{1}, "allreduce", {X}), {X}));
 %!   endfor
 %! endfor

@@ -19,7 +19,7 @@ function run_mpi ()
   tests = {"allreduce_closed_form", @t_allreduce_closed, "allreduce_vs_sim", @t_allreduce_sim, ...
            "reduce_scatter_closed_form", @t_reduce_scatter_closed, ...
            "reduce_scatter_vs_sim", @t_reduce_scatter_sim, "all_gather", @t_all_gather, ...
-           "broadcast", @t_broadcast, "barrier_and_counters", @t_barrier_counters, ...
+           "all_to_all", @t_all_to_all, "broadcast", @t_broadcast, "barrier_and_counters", @t_barrier_counters, ...
            "large_pieces_vs_sim", @t_large, "nccl_and_cuda_without_gpu", @t_no_gpu, ...
            "handle_checks", @t_handles};
   mpi_suite (comm, tests, "collectives");
@@ -165,6 +165,28 @@ function f = t_all_gather (comm)
                       cls{1}, cnt);
       b = merge (strcmp (cls{1}, "single"), 4, 8);
       f += check_counters (comm, info, isim, b * (W-1) * cnt, b * (W-1) * cnt, "all_gather");
+    endfor
+  endfor
+endfunction
+
+## all-to-all of c-element blocks: block q of rank r's X is block r of rank q's Y; rank r's Y
+## against the blocks it knows every rank sends and against the sim communicator's
+function f = t_all_to_all (comm)
+  f = 0; r = comm.rank; W = comm.size;
+  sim = muon_comm ("sim", W);
+  for cls = {"double", "single"}
+    for cnt = [0 1 6 333]
+      X = arrayfun (@(q) rand_input (q, W * cnt, cls{1}, 7), 0:W-1, "uniformoutput", false);
+      for red = {"fixed", "mpi"}
+        [Y, info] = muon_collective (muon_comm ("mpi", "Reduction", red{1}), "all_to_all",
+                                     X{r+1});
+        [S, isim] = muon_collective (sim, "all_to_all", X);
+        E = cell2mat (cellfun (@(x) x(r*cnt+1:(r+1)*cnt), X, "uniformoutput", false)(:));
+        f += mpi_check (isequal (Y, E) && isequal (Y, S{r+1}), comm, "all_to_all %s %s c=%d",
+                        red{1}, cls{1}, cnt);
+        b = merge (strcmp (cls{1}, "single"), 4, 8);
+        f += check_counters (comm, info, isim, b * (W-1) * cnt, b * (W-1) * cnt, "all_to_all");
+      endfor
     endfor
   endfor
 endfunction

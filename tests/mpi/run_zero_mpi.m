@@ -8,7 +8,8 @@
 ## which each rank runs itself on every rank's (deterministic) gradients: over 3 steps that
 ## chain the momentum, in 'double', on two random shape lists per world, the assembled
 ## updates, this rank's owned update, its momentum, NS calls, momentum held and byte counts
-## must be bitwise equal.  With the library's reduction ('Reduction', 'mpi') the updates
+## must be bitwise equal (muon_bp with period 2: a full, a block and a full step).  With the
+## library's reduction ('Reduction', 'mpi') the updates
 ## must agree to fp64 round-off instead.  The shipped aliased pads must fail on a round of
 ## mixed sizes on every rank alike (and never hang).
 ##
@@ -21,9 +22,11 @@ function run_zero_mpi ()
   tests = {};
   for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
            "zero2_slice_only", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", ...
-           "moonlight_gather"}
+           "moonlight_gather", "alltoall_owner"}
     tests(end+1:end+2) = {[v{1} "_vs_sim_bitwise"], @(c) t_bitwise (c, v{1})};
   endfor
+  ## MuonBP with period 2: full, block, full step
+  tests(end+1:end+2) = {"muon_bp_vs_sim_bitwise", @(c) t_bitwise (c, "muon_bp", {"Period", 2})};
   tests(end+1:end+6) = {"library_reduction", @t_library, ...
                         "aliased_pads_fail_together", @t_aliased, ...
                         "nonfinite_skips_on_every_rank", @t_skip};
@@ -47,7 +50,7 @@ function g = grads (shapes, W, seed)
   endfor
 endfunction
 
-function f = t_bitwise (comm, variant)
+function f = t_bitwise (comm, variant, extra = {})
   f = 0;
   W = comm.size;
   r = comm.rank;
@@ -59,7 +62,7 @@ function f = t_bitwise (comm, variant)
       sm = []; sq = [];
       for step = 1:3
         g = grads (shapes, W, 100 * cases{c,1} + step);
-        o = {"Variant", variants{v}, "Precision", "double"};
+        o = {"Variant", variants{v}, "Precision", "double", extra{:}};
         [Rm, sm] = zero_muon_step (L, g(r+1,:), sm, "Comm", comm, "Assemble", true, o{:});
         [Rs, sq] = zero_muon_step (L, g, sq, o{:});
         what = sprintf ("case %d %s step %d", c, variants{v}, step);
@@ -76,9 +79,11 @@ function f = t_bitwise (comm, variant)
         endif
         a = Rm.ranks;
         b = Rs.ranks(r+1);
-        f += mpi_check (isequal ([a.ns_calls a.momentum_elements a.pad_elements a.sent a.recv],
-                                 [b.ns_calls b.momentum_elements b.pad_elements b.sent b.recv]),
-                        comm, "%s: NS calls, momentum, pads, bytes", what);
+        f += mpi_check (isequal ([a.ns_calls a.momentum_elements a.pad_elements a.sent a.recv ...
+                                  a.calls],
+                                 [b.ns_calls b.momentum_elements b.pad_elements b.sent b.recv ...
+                                  b.calls]),
+                        comm, "%s: NS calls, momentum, pads, bytes, calls", what);
         f += mpi_check (strcmp (Rm.counts, "modelled") && strcmp (Rs.counts, "measured"), comm,
                         "%s: counts labels", what);
       endfor
@@ -92,7 +97,8 @@ function f = t_library (comm)
   lib = muon_comm ("mpi", "Reduction", "mpi");
   [L, shapes] = problem (W, 7, 2, "given");
   g = grads (shapes, W, 8);
-  for v = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt"}
+  for v = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", ...
+           "alltoall_owner"}
     Rm = zero_muon_step (L, g(comm.rank+1,:), [], "Variant", v{1}, "Comm", lib,
                          "Assemble", true, "Precision", "double");
     Rs = zero_muon_step (L, g, [], "Variant", v{1}, "Precision", "double");

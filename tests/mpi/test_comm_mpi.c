@@ -9,7 +9,8 @@
  * ranks' data in this process; every collective of both reduction modes on data where the
  * summation order shows, in pieces larger than one staging piece; the counters against
  * muon_comm_model_bytes; argument errors (raised before any communication, so every rank
- * takes the same path); muon_comm_mpi_create before MPI_Init.  The ranks agree: each test's
+ * takes the same path); muon_comm_mpi_create before MPI_Init; the ragged all-to-all against
+ * sim, in place, and with counts that disagree.  The ranks agree: each test's
  * failure flag is all-reduced, rank 0 prints the summary and appends "mpi <passed>
  * <failed>" to $MUON_MPI_RESULTS.
  */
@@ -221,6 +222,136 @@ static void test_broadcast_and_counters (void)
   T_EQ_INT (muon_comm_local_ranks (c), 1);
 }
 
+// Ragged all-to-all: rank q sends rank r (q + 2 r + k) % 5 * 1000 + r elements (large and
+// ragged, one empty pair per k), in both modes and both types: this rank's recv and counters
+// equal those of rank R of the sim communicator running every rank's data; a send buffer
+// overlapping the recv one; counts that disagree fail on the receiver only, leave its recv
+// alone, and the next collective still runs on every rank.
+static size_t a2a_n (int q, int r, int k)
+{
+  return (size_t) ((q + 2 * r + k) % 5) * 1000 + (size_t) r * ((q + r + k) % 3 != 0);
+}
+
+static void test_all_to_all_vs_sim (void)
+{
+  size_t *sc = malloc ((size_t) W * W * sizeof *sc), *rc = malloc ((size_t) W * W * sizeof *rc);
+  const void **ssend = malloc ((size_t) W * sizeof *ssend);
+  void **srecv = malloc ((size_t) W * sizeof *srecv);
+  for (int k = 0; k < 3; k++)
+    for (int t = 0; t < 2; t++)
+      for (int lib = 0; lib < 2; lib++)
+      {
+        muon_dtype dt = t ? MUON_F32 : MUON_F64;
+        size_t e = esz (dt), nr = 0;
+        for (int q = 0; q < W; q++)
+          for (int r = 0; r < W; r++)
+          {
+            sc[q * W + r] = a2a_n (q, r, k);
+            rc[r * W + q] = a2a_n (q, r, k);
+          }
+        for (int q = 0; q < W; q++)
+        {
+          size_t a = 0, b = 0;
+          for (int r = 0; r < W; r++)
+          {
+            a += sc[q * W + r];
+            b += rc[q * W + r];
+          }
+          ssend[q] = filled (q, a, dt, 40 + k);
+          srecv[q] = calloc (b + 1, e);
+          if (q == R)
+            nr = b;
+        }
+        muon_comm_counters_reset (ctx, sim);
+        muon_comm_counters_reset (ctx, mpi[lib]);
+        T_EQ_INT (muon_comm_all_to_all (ctx, sim, ssend, sc, srecv, rc, dt), MUON_OK);
+        void *mine = calloc (nr + 1, e);
+        const void *s1[1] = { ssend[R] };
+        void *r1[1] = { mine };
+        T_EQ_INT (muon_comm_all_to_all (ctx, mpi[lib], s1, sc + (size_t) R * W, r1,
+                                        rc + (size_t) R * W, dt), MUON_OK);
+        T_ASSERT_MSG (memcmp (mine, srecv[R], nr * e) == 0, "all_to_all k %d t %d lib %d: "
+                      "rank %d differs from sim", k, t, lib, R);
+        muon_comm_counters a, b;
+        muon_comm_counters_get (ctx, sim, R, &a);
+        muon_comm_counters_get (ctx, mpi[lib], 0, &b);
+        T_EQ_INT (b.calls[MUON_COLL_ALL_TO_ALL], 1);
+        T_EQ_INT (b.bytes_sent[MUON_COLL_ALL_TO_ALL], a.bytes_sent[MUON_COLL_ALL_TO_ALL]);
+        T_EQ_INT (b.bytes_recv[MUON_COLL_ALL_TO_ALL], a.bytes_recv[MUON_COLL_ALL_TO_ALL]);
+        // one buffer, send in its head, receive over it (equal sizes: rank r sends every
+        // rank 7 elements)
+        size_t u[64];
+        for (int q = 0; q < W; q++)
+          u[q] = 7;
+        char *both = malloc ((size_t) W * 7 * e);
+        const void *s2[1] = { both };
+        void *r2[1] = { both };
+        for (int q = 0; q < W * W; q++)
+          sc[q] = rc[q] = 7;
+        const void **ss = malloc ((size_t) W * sizeof *ss);
+        void **sr = malloc ((size_t) W * sizeof *sr);
+        for (int q = 0; q < W; q++)
+        {
+          ss[q] = malloc ((size_t) W * 7 * e);
+          sr[q] = malloc ((size_t) W * 7 * e);
+          size_t aq = 0;
+          for (int r = 0; r < W; r++)
+            aq += a2a_n (q, r, k);
+          memcpy ((void *) ss[q], ssend[q], ((size_t) W * 7 < aq ? (size_t) W * 7 : aq) * e);
+          if ((size_t) W * 7 > aq)
+            memset ((char *) ss[q] + aq * e, 0, ((size_t) W * 7 - aq) * e);
+          if (q == R)
+            memcpy (both, ss[q], (size_t) W * 7 * e);
+        }
+        T_EQ_INT (muon_comm_all_to_all (ctx, sim, ss, sc, sr, rc, dt), MUON_OK);
+        T_EQ_INT (muon_comm_all_to_all (ctx, mpi[lib], s2, u, r2, u, dt), MUON_OK);
+        T_ASSERT_MSG (memcmp (both, sr[R], (size_t) W * 7 * e) == 0, "all_to_all in place "
+                      "k %d t %d lib %d: rank %d differs from sim", k, t, lib, R);
+        for (int q = 0; q < W; q++)
+        {
+          free ((void *) ss[q]);
+          free (sr[q]);
+          free ((void *) ssend[q]);
+          free (srecv[q]);
+        }
+        free (ss);
+        free (sr);
+        free (both);
+        free (mine);
+      }
+  // rank 0 expects one element more from rank W - 1 than it sends: rank 0 alone fails
+  size_t u[64], v[64];
+  double x[64 * 2], y[64 * 2];
+  for (int q = 0; q < W; q++)
+  {
+    u[q] = v[q] = 1;
+    x[q] = R * 100 + q;
+    y[q] = -1;
+  }
+  if (R == 0)
+    v[W - 1] = 2;
+  const void *s1[1] = { x };
+  void *r1[1] = { y };
+  muon_status st = muon_comm_all_to_all (ctx, mpi[0], s1, u, r1, v, MUON_F64);
+  T_EQ_INT (st, R == 0 ? MUON_ERR_BADARG : MUON_OK);
+  if (R == 0)
+  {
+    char want[160];
+    snprintf (want, sizeof want, "all_to_all: rank 0 expects 2 elements from rank %d, which "
+              "sends it 1", W - 1);
+    T_EQ_STR (muon_ctx_last_error (ctx), want);
+    T_EQ_DBL (y[0], -1);
+  }
+  else
+    for (int q = 0; q < W; q++)
+      T_EQ_DBL (y[q], q * 100 + R);
+  T_EQ_INT (muon_comm_barrier (ctx, mpi[0]), MUON_OK);
+  free (sc);
+  free (rc);
+  free (ssend);
+  free (srecv);
+}
+
 static void test_errors (void)
 {
   double x[4] = { 0 };
@@ -253,14 +384,15 @@ int main (int argc, char **argv)
   if (!mpi[0] || !mpi[1] || !sim)
     MPI_Abort (MPI_COMM_WORLD, 3);
   static const char *names[] = { "create_before_init", "reductions_vs_sim", "overlap",
-                                 "all_gather_aliasing", "broadcast_and_counters", "errors" };
-  int failed[6] = { 0 }, all[6];
+                                 "all_gather_aliasing", "broadcast_and_counters", "all_to_all_vs_sim",
+                                 "errors" };
+  int failed[7] = { 0 }, all[7];
   long f0 = t_failed;
   T_ASSERT_MSG (before_ok, "muon_comm_mpi_create before MPI_Init: %d (%s)", before, why);
   failed[0] = t_failed > f0;
-  void (*fns[5]) (void) = { test_reductions_vs_sim, test_overlap, test_all_gather_aliasing,
-                            test_broadcast_and_counters, test_errors };
-  for (int k = 0; k < 5; k++)
+  void (*fns[6]) (void) = { test_reductions_vs_sim, test_overlap, test_all_gather_aliasing,
+                            test_broadcast_and_counters, test_all_to_all_vs_sim, test_errors };
+  for (int k = 0; k < 6; k++)
   {
     f0 = t_failed;
     fns[k] ();
@@ -268,9 +400,9 @@ int main (int argc, char **argv)
     if (failed[k + 1])
       printf ("rank %d: %s failed\n", R, names[k + 1]);
   }
-  MPI_Allreduce (failed, all, 6, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce (failed, all, 7, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   int np = 0, nf = 0;
-  for (int k = 0; k < 6; k++)
+  for (int k = 0; k < 7; k++)
     all[k] ? nf++ : np++;
   if (R == 0)
   {

@@ -380,7 +380,7 @@ endfunction
 %! assert (L, test_options ("private", "core_lists"));
 %! assert (L.lists.precision, {"double", "single", "bf16", "fp16"});
 %! assert (L.lists.gemm, {"auto", "openblas", "onednn"});
-%! assert (L.lists.zero_variant{end}, "moonlight_gather");
+%! assert (L.lists.zero_variant{end}, "muon_bp");
 %! assert ([L.limits.max_steps, L.limits.max_restarts, L.limits.max_threads], [1000 64 1024]);
 %! assert ({L.defaults.ns.method, L.defaults.ns.coefficients, L.defaults.ns.restarts}, {"standard", "keller", 2});
 %! assert ({L.defaults.update.beta, L.defaults.update.form, L.defaults.layout.stage, L.defaults.step.pad_count}, {0.95, "ema", 2, "deepspeed"});

@@ -5,7 +5,11 @@
 ## matrix a rank sees under #7807, the zero-filled row block of the slice-only model) and
 ## are exact on wholly owned matrices, O(0.1-1) off on straddling ones; the aliased pads
 ## break exactly on mixed-size rounds; the bytes every rank moves equal the ring closed
-## forms written out here; LPT owners equal a greedy assignment written here.
+## forms written out here; LPT owners equal a greedy assignment written here.  The row-shard
+## designs: alltoall_owner and muon_bp with period 1 equal the reference bit for bit; a
+## muon_bp block step equals muon_update on each rank's row block (the port below), its
+## full steps the reference; the all-to-all bytes equal the shard sums written here, about
+## twice a rank's shard, falling as 1/W.
 ## Run: `test test_zero_step` with inst/ and build/mex on the path.
 
 ## test_zero_step (NAME, ARGS...) calls the helper NAME below (the %! blocks reach them so).
@@ -73,7 +77,7 @@ endfunction
 %! ## ones exact where wholly owned, off where straddling
 %! randn ("seed", 2); rand ("seed", 2);
 %! correct = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", ...
-%!            "layerwise_lpt", "moonlight_gather"};
+%!            "layerwise_lpt", "moonlight_gather", "alltoall_owner"};
 %! buggy = {"zero2_reduce_scatter_buggy", "zero2_slice_only"};
 %! worst = 0; bug_min = Inf; nstrad = 0;
 %! for trial = 1:16
@@ -83,7 +87,7 @@ endfunction
 %!   orders = {"given", "size_desc"};
 %!   L = zero_layout (num2cell (shapes, 2), W, "Stage", mod (trial, 3) + 1,
 %!                    "Order", orders{mod (trial, 2) + 1});
-%!   s = cell (1, 7);
+%!   s = cell (1, 8);
 %!   for step = 1:3
 %!     g = grads (shapes, W);
 %!     vs = [correct buggy];
@@ -104,6 +108,106 @@ endfunction
 %! assert (worst <= 1e-12);
 %! assert (nstrad > 10);
 %! assert (bug_min > 1e-2);
+
+%!test
+%! ## the row-shard designs equal the reference bit for bit on random layouts (stages 1-3,
+%! ## W 1-8, 3 chained steps): alltoall_owner, and muon_bp with period 1
+%! randn ("seed", 12); rand ("seed", 12);
+%! for trial = 1:16
+%!   P = randi ([1 5]);
+%!   shapes = randi ([1 9], P, 2);
+%!   shapes(:,2) = max (shapes(:,2), 2);
+%!   W = mod (trial - 1, 8) + 1;
+%!   L = zero_layout (num2cell (shapes, 2), W, "Stage", mod (trial, 3) + 1);
+%!   sa = []; sb = [];
+%!   for step = 1:3
+%!     g = grads (shapes, W);
+%!     [A, sa] = zero_muon_step (L, g, sa, "Variant", "alltoall_owner");
+%!     [B, sb] = zero_muon_step (L, g, sb, "Variant", "muon_bp", "Period", 1);
+%!     assert (isequal (A.updates, A.reference), sprintf ("trial %d step %d", trial, step));
+%!     assert (isequal (B.updates, B.reference), sprintf ("trial %d step %d", trial, step));
+%!     assert (isequal (B.updates, A.updates));
+%!   endfor
+%! endfor
+
+%!test
+%! ## muon_bp, period 3: step 1 and 4 full (the reference's update), steps 2 and 3 a block
+%! ## step, whose rows on rank r are muon_update of the rank-average's rows of its shard with
+%! ## the momentum of those rows (the Octave port); a block step moves no all-to-all
+%! randn ("seed", 13);
+%! shapes = [7 5; 4 6; 9 3];
+%! W = 3;
+%! L = zero_layout (num2cell (shapes, 2), W);
+%! s = [];
+%! M = arrayfun (@(p) zeros (shapes(p,:)), 1:3, "UniformOutput", false);
+%! o = struct ("precision", "double");
+%! for step = 1:4
+%!   g = grads (shapes, W);
+%!   [R, s] = zero_muon_step (L, g, s, "Variant", "muon_bp", "Period", 3);
+%!   full = any (step == [1 4]);
+%!   for p = 1:3
+%!     a = rank_avg (g, p);
+%!     rc = ceil (shapes(p,1) / W);
+%!     for r = 0:W-1
+%!       rows_r = r*rc+1 : min ((r+1)*rc, shapes(p,1));
+%!       if (isempty (rows_r))
+%!         continue;
+%!       endif
+%!       if (! full)
+%!         ## __muon_update__: muon_update's gateway, which also takes 1-row blocks
+%!         U = __muon_update__ (a(rows_r,:), M{p}(rows_r,:), o);
+%!         assert (R.updates{p}(rows_r,:), U, 1e-14);
+%!       endif
+%!     endfor
+%!     [~, M{p}] = __muon_update__ (a, M{p}, o);
+%!   endfor
+%!   if (full)
+%!     assert (isequal (R.updates, R.reference));
+%!   else
+%!     assert (min (R.rel_err) > 1e-3);
+%!   endif
+%!   calls = vertcat (R.ranks.calls);
+%!   assert (calls(:,6), (2 * full) * ones (W, 1));
+%!   assert (calls(:,2), ones (W, 1));
+%!   rc = ceil (shapes(:,1) / W);
+%!   blocks = arrayfun (@(r) sum (r * rc < shapes(:,1)), 0:W-1);   # non-empty shards
+%!   assert ([R.ranks.ns_calls], merge (full, [1 1 1], blocks));
+%!   assert (blocks, [3 3 2]);
+%! endfor
+
+%!test
+%! ## alltoall_owner's bytes: a reduce-scatter of the padded shards, then rank r sends its
+%! ## shards of the others' matrices (out) and receives the others' shards of its own (gath),
+%! ## and the way back the reverse: out + gath each way over the two all-to-alls; the owners
+%! ## are round robin over the matrices by size (largest first, index on ties)
+%! shapes = [8 4; 5 6; 8 4; 3 3; 6 6];
+%! numels = prod (shapes, 2).';
+%! [~, ord] = sort (-numels);
+%! for W = [1 2 3 4 8]
+%!   own = zeros (1, 5);
+%!   own(ord) = mod (0:4, W);
+%!   L = zero_layout (num2cell (shapes, 2), W);
+%!   R = zero_muon_step (L, grads (shapes, W), [], "Variant", "alltoall_owner");
+%!   rc = ceil (shapes(:,1) / W).';
+%!   shard = @(r, p) (min ((r+1)*rc(p), shapes(p,1)) - min (r*rc(p), shapes(p,1))) * shapes(p,2);
+%!   for r = 0:W-1
+%!     out = sum (arrayfun (@(p) shard (r, p) * (own(p) != r), 1:5));
+%!     gath = sum (arrayfun (@(p) (numels(p) - shard (r, p)) * (own(p) == r), 1:5));
+%!     assert (R.ranks(r+1).sent, [0, 8*(W-1)*sum(rc .* shapes(:,2).'), 0, 0, 0, 8*(out+gath)]);
+%!     assert (R.ranks(r+1).recv(6), R.ranks(r+1).sent(6));
+%!     assert (R.ranks(r+1).calls, [0 1 0 0 0 2]);
+%!     assert (R.ranks(r+1).momentum_elements, sum (arrayfun (@(p) shard (r, p), 1:5)));
+%!   endfor
+%!   assert (max (R.rel_err) <= 1e-12);
+%! endfor
+%! ## a fixed model of 8 equal 16 x 16 matrices: a rank's shard is 8 * 256 / W elements and
+%! ## it sends 2 (W-1)/W of it: about twice its shard, falling as 1/W
+%! for W = [2 4 8]
+%!   L = zero_layout (repmat ({[16 16]}, 1, 8), W);
+%!   R = zero_muon_step (L, grads (repmat ([16 16], 8, 1), W), [], "Variant", "alltoall_owner");
+%!   sent = vertcat (R.ranks.sent)(:,6);
+%!   assert (sent, repmat (8 * 2 * (W-1) / W * 8 * 256 / W, W, 1));
+%! endfor
 
 %!test
 %! ## the #7807 bug against its Octave port: the matrix rank r sees is averaged on its own
@@ -243,10 +347,10 @@ endfunction
 %!   MO = zero_muon_step (L, g, [], "Variant", "zero2_multi_owner");
 %!   ns = sum (prod (shapes([L.params.straddles],:), 2));
 %!   for r = 0:W-1
-%!     assert (R12.ranks(r+1).sent, [ring_allreduce(N, W, r) 0 0 0 0]);
+%!     assert (R12.ranks(r+1).sent, [ring_allreduce(N, W, r) 0 0 0 0 0]);
 %!     assert (R12.ranks(r+1).recv, R12.ranks(r+1).sent);
-%!     assert (RS.ranks(r+1).sent, [0 8*(W-1)*S 0 0 0]);
-%!     assert (MO.ranks(r+1).sent, [ring_allreduce(ns, W, r) 8*(W-1)*S 0 0 0]);
+%!     assert (RS.ranks(r+1).sent, [0 8*(W-1)*S 0 0 0 0]);
+%!     assert (MO.ranks(r+1).sent, [ring_allreduce(ns, W, r) 8*(W-1)*S 0 0 0 0]);
 %!   endfor
 %!   ## ZeRO-3: all-reduce of 38, one gather of the chunks, per round 2 gathers of its max
 %!   Z = zero_muon_step (L, g, [], "Variant", "zero3_round_robin");
@@ -258,7 +362,7 @@ endfunction
 %!   endfor
 %!   for r = 0:W-1
 %!     assert (Z.ranks(r+1).sent, [ring_allreduce(38, W, r), 0, ...
-%!                                 8 * (W-1) * (L3.partition_size + 2 * rounds), 0, 0]);
+%!                                 8 * (W-1) * (L3.partition_size + 2 * rounds), 0, 0, 0]);
 %!   endfor
 %! endfor
 
@@ -313,8 +417,8 @@ endfunction
 %! [R, s] = zero_muon_step (L, g, s, "Variant", "reference");
 %! assert ([R.ranks.ns_calls], 2 * ones (1, W));
 %! for r = 0:W-1
-%!   assert (R.ranks(r+1).sent, [ring_allreduce(N, W, r) 0 0 0 0]);
-%!   assert (R.ranks(r+1).recv, [ring_allreduce(N, W, r) 0 0 0 0]);
+%!   assert (R.ranks(r+1).sent, [ring_allreduce(N, W, r) 0 0 0 0 0]);
+%!   assert (R.ranks(r+1).recv, [ring_allreduce(N, W, r) 0 0 0 0 0]);
 %! endfor
 %! assert (size (s.momentum), [W 1]);
 %! assert (all (cellfun (@(m) isequal (m, s.momentum{1}), s.momentum)));
