@@ -150,6 +150,27 @@ static void owner_counts (shards *h, int l)
   }
 }
 
+// Rank r's shards of every matrix grouped by owner, as the all-to-all sends them: block q
+// holds its shards of owner q's matrices, in matrix order.  Shard p sits at base + off[p];
+// pack copies the shards into buf, unpack copies buf back into the shards.
+static void by_owner (const zstep *z, int r, double *buf, double *base, const size_t *off,
+                      int pack)
+{
+  const muon_zero_plan *P = z->P;
+  size_t at = 0;
+  for (int q = 0; q < P->world; q++)
+    for (size_t p = 0; p < P->nparams; p++)
+      if (P->lpt_owner[p] == q)
+      {
+        size_t n = shard_len (z, r, p);
+        if (pack)
+          memcpy (buf + at, base + off[p], n * sizeof (double));
+        else
+          memcpy (base + off[p], buf + at, n * sizeof (double));
+        at += n;
+      }
+}
+
 // 3a. A full step: x shards to the owners, NS on the full matrices, the rows back.
 static muon_status full_step (shards *h, double *work)
 {
@@ -177,19 +198,7 @@ static muon_status full_step (shards *h, double *work)
   CHECKSTATUS (zstep_alloc_bufs (z, most, 0, &send));
   CHECKSTATUS (zstep_alloc_bufs (z, most, 0, &recv));
   for (int l = 0; l < z->nl; l++)
-  {
-    int r = zrank (z, l);
-    // block q: this rank's x shards of owner q's matrices, in matrix order
-    size_t at = 0;
-    for (int q = 0; q < W; q++)
-      for (size_t p = 0; p < np; p++)
-        if (P->lpt_owner[p] == q)
-        {
-          size_t n = shard_len (z, r, p);
-          memcpy (send[l] + at, h->x[l] + h->off[p], n * sizeof (double));
-          at += n;
-        }
-  }
+    by_owner (z, zrank (z, l), send[l], h->x[l], h->off, 1);
   CHECKSTATUS (muon_comm_all_to_all (ctx, z->comm, (const void *const *) send, h->sc,
                                      (void *const *) recv, h->rc, MUON_F64));
   for (int l = 0; l < z->nl; l++)
@@ -232,19 +241,7 @@ static muon_status full_step (shards *h, double *work)
   CHECKSTATUS (muon_comm_all_to_all (ctx, z->comm, (const void *const *) send, h->rc,
                                      (void *const *) recv, h->sc, MUON_F64));
   for (int l = 0; l < z->nl; l++)
-  {
-    int r = zrank (z, l);
-    size_t at = 0;
-    for (int q = 0; q < W; q++)
-      for (size_t p = 0; p < np; p++)
-        if (P->lpt_owner[p] == q)
-        {
-          size_t n = shard_len (z, r, p);
-          memcpy (z->upd[l] + z->upd_at[(size_t) r * np + p], recv[l] + at,
-                  n * sizeof (double));
-          at += n;
-        }
-  }
+    by_owner (z, zrank (z, l), recv[l], z->upd[l], z->upd_at + (size_t) zrank (z, l) * np, 0);
 fail:
   zstep_free_bufs (z, send);
   zstep_free_bufs (z, recv);
