@@ -214,9 +214,9 @@ $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h | $(MEXDIR)
 	$(MKOCTFILE) --mex $(MEX_INC) -o $@ $< $(B)/obj/muon_mex.o $(GLUE_$*) $(LIB) $(LDLIBS)
 
 # the glue of one gateway, linked only into it (GLUE_<gateway>)
-GLUE___zero_muon_step__ := $(B)/obj/muon_mex_zero.o
-$(B)/obj/muon_mex_zero.o: mex/muon_mex_zero.c mex/muon_mex_zero.h mex/muon_mex.h $(CORE_HDR) \
-                          | $(B)/obj
+GLUE___zero_muon_step__ := $(patsubst %,$(B)/obj/muon_mex_%.o,zero zero_step)
+$(GLUE___zero_muon_step__): $(B)/obj/%.o: mex/%.c mex/muon_mex_zero.h mex/muon_mex.h \
+                            $(CORE_HDR) | $(B)/obj
 	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
 $(MEXDIR)/__zero_muon_step__.mex: $(GLUE___zero_muon_step__) mex/muon_mex_zero.h
 

@@ -35,6 +35,13 @@ enum { OUT_UPD = MUON_MEX_ZERO_UPD, OUT_MOM = MUON_MEX_ZERO_MOM, OUT_STATS = MUO
 
 static const char *fname = "zero_muon_step";
 
+// 1 when a is true or a nonzero numeric scalar.
+static int flag (const mxArray *a)
+{
+  return mxIsLogicalScalarTrue (a)
+         || (mxIsNumeric (a) && mxGetNumberOfElements (a) == 1 && mxGetScalar (a) != 0);
+}
+
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   if (nrhs < IN_REF || nrhs > IN_END || nlhs > OUT_END)
@@ -52,8 +59,8 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   muon_zero_layout_opts lo;
   size_t *rc = muon_mex_zero_layout (fname, prhs[IN_SHAPES], prhs[IN_WORLD], prhs[IN_LOPTS],
                                      &np, &W, &lo);
-  int assemble = muon_mex_zero_flag (prhs[IN_ASSEMBLE]);
-  int ref = nrhs > IN_REF && muon_mex_zero_flag (prhs[IN_REF]);
+  int assemble = flag (prhs[IN_ASSEMBLE]);
+  int ref = nrhs > IN_REF && flag (prhs[IN_REF]);
   ref = ref && o.variant != MUON_ZERO_REFERENCE;
 
   // the plans (borrowed from the context's cache: nothing to free)
