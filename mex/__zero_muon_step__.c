@@ -59,8 +59,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   muon_zero_layout_opts lo;
   size_t *rc = muon_mex_zero_layout (fname, prhs[IN_SHAPES], prhs[IN_WORLD], prhs[IN_LOPTS],
                                      &np, &W, &lo);
-  int assemble = flag (prhs[IN_ASSEMBLE]);
-  int ref = nrhs > IN_REF && flag (prhs[IN_REF]);
+  int assemble = flag (prhs[IN_ASSEMBLE]), ref = nrhs > IN_REF && flag (prhs[IN_REF]);
   ref = ref && o.variant != MUON_ZERO_REFERENCE;
 
   // the plans (borrowed from the context's cache: nothing to free)
