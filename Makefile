@@ -211,7 +211,14 @@ $(B)/obj/muon_mex.o: mex/muon_mex.c mex/muon_mex.h $(CORE_HDR) | $(B)/obj
 	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
 
 $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h | $(MEXDIR)
-	$(MKOCTFILE) --mex $(MEX_INC) -o $@ $< $(B)/obj/muon_mex.o $(LIB) $(LDLIBS)
+	$(MKOCTFILE) --mex $(MEX_INC) -o $@ $< $(B)/obj/muon_mex.o $(GLUE_$*) $(LIB) $(LDLIBS)
+
+# the glue of one gateway, linked only into it (GLUE_<gateway>)
+GLUE___zero_muon_step__ := $(patsubst %,$(B)/obj/muon_mex_%.o,zero zero_step)
+$(GLUE___zero_muon_step__): $(B)/obj/%.o: mex/%.c mex/muon_mex_zero.h mex/muon_mex.h \
+                            $(CORE_HDR) | $(B)/obj
+	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
+$(MEXDIR)/__zero_muon_step__.mex: $(GLUE___zero_muon_step__) mex/muon_mex_zero.h
 
 #---- MPI and NCCL communicators --------------------------------------------------------------
 # Switches: MPI ?= auto (auto|0), NCCL ?= auto (auto|0).  core/comm/comm_mpi.c is kept out of
@@ -266,7 +273,7 @@ $(MEX_COMM_OBJ): $(MPI_OBJDIR)/%.o: mex/%.c mex/muon_mex_comm.h mex/muon_mex.h $
 
 $(MPI_MEXES): $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(MEX_COMM_OBJ) \
                                $(LIB_MPI) $(LIB) mex/muon_mex.h mex/muon_mex_comm.h | $(MEXDIR)
-	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -o $@ $< $(B)/obj/muon_mex.o \
+	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -o $@ $< $(B)/obj/muon_mex.o $(GLUE_$*) \
 	  $(MEX_COMM_OBJ) $(LIB_MPI) $(LIB) $(MPI_LIBS) $(LDLIBS)
 
 $(MEXDIR)/libmuon_nccl.so: core/gpu/comm_nccl_dev.c $(CORE_HDR) | $(MEXDIR)

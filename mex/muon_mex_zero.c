@@ -1,0 +1,84 @@
+/* muon_mex_zero.c - the arguments of __zero_muon_step__ (see muon_mex_zero.h).  Only
+ * muon_mex_zero_layout raises: the others run while the gateway may hold a communicator
+ * made for the call.
+ */
+#include <string.h>
+
+#include "muon_mex_zero.h"
+
+size_t *muon_mex_zero_layout (const char *fname, const mxArray *S, const mxArray *Wa,
+                              const mxArray *lopts, size_t *P, int *world,
+                              muon_zero_layout_opts *o)
+{
+  if (!mxIsDouble (S) || mxIsComplex (S) || mxIsSparse (S) || mxGetN (S) != 2
+      || mxGetM (S) < 1 || mxGetNumberOfDimensions (S) != 2)
+    muon_mex_error (fname, "badShape", "SHAPES must be a real P x 2 double matrix.");
+  double wd = mxIsDouble (Wa) && !mxIsSparse (Wa) && mxGetNumberOfElements (Wa) == 1
+              ? mxGetScalar (Wa) : -1;
+  if (!(wd >= 1 && wd <= MUON_COMM_MAX_WORLD) || wd != (double) (int) wd)
+    muon_mex_error (fname, "badArg", "WORLD must be an integer in 1..%d.", MUON_COMM_MAX_WORLD);
+  muon_mex_zero_layout_opts (fname, lopts, o);
+  *P = mxGetM (S);
+  const double *s = mxGetPr (S);
+  size_t *rc = mxMalloc (2 * *P * sizeof *rc);
+  for (size_t i = 0; i < 2 * *P; i++)
+  {
+    if (!(s[i] >= 1 && s[i] <= 9007199254740992.0) || s[i] != (double) (size_t) s[i])
+      muon_mex_error (fname, "badShape", "SHAPES must hold positive integers.");
+    rc[i] = (size_t) s[i];
+  }
+  *world = (int) wd;
+  return rc;
+}
+
+const char *muon_mex_zero_grads (const mxArray *G, const muon_zero_plan *P, int nl,
+                                 const double **grads)
+{
+  size_t np = P->nparams;
+  if (!(mxIsCell (G) && mxGetM (G) == (size_t) nl && mxGetN (G) == np))
+    return "GRADS must be a cell of one row per local rank and one column per parameter";
+  for (int l = 0; l < nl; l++)
+    for (size_t p = 0; p < np; p++)
+    {
+      const mxArray *g = mxGetCell (G, l + p * (size_t) nl);
+      if (!g || !mxIsDouble (g) || mxIsComplex (g) || mxIsSparse (g)
+          || mxGetNumberOfDimensions (g) != 2 || mxGetM (g) != P->L->params[p].rows
+          || mxGetN (g) != P->L->params[p].cols)
+        return "every gradient must be a real double matrix of its parameter's shape";
+      grads[(size_t) l * np + p] = mxGetPr (g);
+    }
+  return "";
+}
+
+const char *muon_mex_zero_momentum (const mxArray *M, const muon_zero_plan *P, muon_comm *comm,
+                                    int nl, mxArray **out, double **mom)
+{
+  int shared = P->variant == MUON_ZERO_REFERENCE && nl > 1;
+  size_t n = mxIsCell (M) ? mxGetNumberOfElements (M) : 0;
+  if (!mxIsEmpty (M) && !(mxIsCell (M) && (n == (size_t) nl || (shared && n == 1))))
+    return "MOM must be [] or a cell of one vector per local rank";
+  for (size_t l = 0; l < n; l++)
+  {
+    const mxArray *m = mxGetCell (M, l);
+    size_t want = P->momentum_len[muon_comm_rank (comm, (int) l)];
+    if (!(m && mxIsDouble (m) && !mxIsComplex (m) && !mxIsSparse (m)
+          && mxGetNumberOfElements (m) == want))
+      return "a momentum buffer does not match the variant's layout";
+    shared = shared && mxGetPr (m) == mxGetPr (mxGetCell (M, 0));
+  }
+  *out = mxCreateCellMatrix (shared ? 1 : (mwSize) nl, 1);
+  for (int l = 0; l < (shared ? 1 : nl); l++)
+  {
+    size_t want = P->momentum_len[muon_comm_rank (comm, l)];
+    mxArray *c = n ? mxCreateUninitNumericMatrix (want, 1, mxDOUBLE_CLASS, mxREAL)
+                   : mxCreateDoubleMatrix (want, 1, mxREAL);
+    if (n)
+      memcpy (mxGetPr (c), mxGetPr (mxGetCell (M, (mwIndex) l)), want * sizeof (double));
+    mxSetCell (*out, l, c);
+    mom[l] = mxGetPr (c);
+  }
+  for (int l = 1; shared && l < nl; l++)
+    mom[l] = mom[0];
+  return "";
+}
+

@@ -1,0 +1,69 @@
+/* muon_mex_zero.h - the glue of __zero_muon_step__ (linked only into it): its layout,
+ * gradient and momentum arguments checked (muon_mex_zero.c), and one distributed step
+ * (muon_zero_step, then muon_zero_assemble) on Octave arrays with its STATS and INFO
+ * (muon_mex_zero_step.c).
+ *
+ *   size_t np; int W; muon_zero_layout_opts lo;
+ *   size_t *rc = muon_mex_zero_layout (fname, prhs[IN_SHAPES], prhs[IN_WORLD],
+ *                                      prhs[IN_LOPTS], &np, &W, &lo);
+ *   ... muon_zero_plan_cached (ctx, np, rc, rc + np, W, &lo, variant, &P) ...
+ *   why = muon_mex_zero_grads (prhs[IN_GRADS], P, nl, grads);
+ *   if (!*why) st = muon_mex_zero_step (ctx, comm, P, &o, grads, M, assemble, out, &why);
+ *
+ * All but muon_mex_zero_layout never raise (the caller may hold a communicator made for the
+ * call): they return an argument's error as a message without its final period ("" for
+ * none).
+ */
+#ifndef MUON_MEX_ZERO_H
+#define MUON_MEX_ZERO_H
+
+#include "muon_mex.h"
+
+// What muon_mex_zero_step builds, in the order of the gateway's first outputs.
+enum { MUON_MEX_ZERO_UPD, MUON_MEX_ZERO_MOM, MUON_MEX_ZERO_STATS, MUON_MEX_ZERO_FULL,
+       MUON_MEX_ZERO_OUTS };
+
+//---- muon_mex_zero.c ----------------------------------------------------------------------
+
+// SHAPES (a real P x 2 double matrix of positive integers: "SHAPES must be a real P x 2
+// double matrix." / "SHAPES must hold positive integers.", muonlab:badShape), WORLD (an
+// integer in 1..MUON_COMM_MAX_WORLD, muonlab:badArg) and LOPTS (muon_mex_zero_layout_opts),
+// checked in that order; raises.  Returns the P rows then the P cols (mxMalloc-ed, freed with
+// the call).  [out] *P, *world, *o.
+size_t *muon_mex_zero_layout (const char *fname, const mxArray *S, const mxArray *Wa,
+                              const mxArray *lopts, size_t *P, int *world,
+                              muon_zero_layout_opts *o);
+
+// GRADS, an nl x nparams cell of real double matrices of the plan's shapes: local rank l's
+// gradient of matrix p in grads[l * nparams + p].  "" when they fit, else the message.
+const char *muon_mex_zero_grads (const mxArray *G, const muon_zero_plan *P, int nl,
+                                 const double **grads);
+
+// The momenta M: [] (zeros), an nl x 1 cell of vectors (P->momentum_len of each local
+// rank), or under the reference (nl > 1) a 1 x 1 cell, one vector every rank holds; "" when
+// they fit the plan, else the message.  [out] *out: the new momenta, copies of M's: an nl x 1
+// cell, or a 1 x 1 cell when every rank's is one (the reference with a 1 x 1 cell, or with an
+// nl x 1 cell of copies of one array); mom[l]: local rank l's (all the same one then, so that
+// muon_zero_step updates it once).
+const char *muon_mex_zero_momentum (const mxArray *M, const muon_zero_plan *P, muon_comm *comm,
+                                    int nl, mxArray **out, double **mom);
+
+//---- muon_mex_zero_step.c -----------------------------------------------------------------
+
+// One step of plan P on every local rank of comm, momenta from M (muon_mex_zero_momentum).
+// [out] out[MUON_MEX_ZERO_*]: UPD an nl x 1 cell of the owned updates, MOM the new momenta,
+// STATS an nl x 1 struct array (rank, ns_calls, momentum_elements, pad_elements, and calls,
+// bytes_sent, bytes_recv as 1 x MUON_COLL_COUNT rows in muon_coll order), FULL with assemble
+// the 1 x nparams cell of full updates, else an empty cell.  [out] *why: the momenta's error
+// ("" for none).  Returns the core's status (muon_zero_assemble's error over the step's).
+muon_status muon_mex_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                                const muon_zero_step_opts *o, const double *const *grads,
+                                const mxArray *M, int assemble,
+                                mxArray *out[MUON_MEX_ZERO_OUTS], const char **why);
+
+// INFO: owned (W x 2 x nparams spans), owned_len, momentum_len, ns_calls (W x 1), lpt_owner
+// (1 x nparams, or []), comm (its name), counts_measured, local_ranks, ranks (1 x local
+// ranks), plans_built (the context's).
+mxArray *muon_mex_zero_info (const muon_zero_plan *P, muon_comm *comm, muon_ctx *ctx);
+
+#endif
