@@ -1,0 +1,168 @@
+/* zero_step_api.c - the entry points of a distributed Muon step (muon_zero.h): the checks,
+ * the dispatch through the variant table (zero_variant.h) to the step functions of
+ * zero_step.c, zero_step_rr.c and zero_step_a2a.c, and the assembly of the full updates.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "zero_step_impl.h"
+
+//---- entry points -------------------------------------------------------------------------
+
+// The update rule and the step function of each variant (zero_variant.h; a plan's variant
+// has its row).
+#define ZERO_VARIANT_STEP(v, exact, part, holds, updates, keeps, step) [v] = { updates, step },
+static const struct { zupdate_rule updates; zstep_fn step; } steps[] = {
+  ZERO_VARIANTS (ZERO_VARIANT_STEP)
+};
+#undef ZERO_VARIANT_STEP
+
+static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                               const muon_zero_step_opts *o, const double *const *grads,
+                               double *const *momentum, double *const *updates)
+{
+  muon_status status = MUON_OK;
+  CHECK (MUON_ERR_NULLPTR, comm != NULL && P != NULL && o != NULL && grads != NULL
+                           && momentum != NULL && updates != NULL,
+         "communicator, plan, options and buffers must not be NULL");
+  CHECK (MUON_ERR_BADARG, muon_comm_size (comm) == P->world,
+         "the communicator has %d ranks, the layout %d", muon_comm_size (comm), P->world);
+  CHECK (MUON_ERR_BADARG, o->variant == P->variant,
+         "the options name variant '%s', the plan '%s'", muon_zero_variant_name (o->variant),
+         muon_zero_variant_name (P->variant));
+  CHECK (MUON_ERR_BADARG, o->update.nsplit == 0 || (steps[P->variant].updates != ZUPD_PIECES
+                                                     && steps[P->variant].updates
+                                                        != ZUPD_SIZE_RR_BLOCKS),
+         "split row blocks need whole matrices; '%s' updates row blocks of pieces",
+         muon_zero_variant_name (P->variant));
+  CHECK (MUON_ERR_BADARG, o->period >= 1 && o->step >= 0,
+         "the period must be at least 1 and the step count non-negative (got %d, %d)",
+         o->period, o->step);
+  CHECK (MUON_ERR_BADARG, o->pad_count == MUON_ZERO_PADS_DEEPSPEED
+                          || o->pad_count == MUON_ZERO_PADS_KELLER,
+         "unknown pad count rule %d", (int) o->pad_count);
+  for (size_t p = 0; p < P->nparams; p++)
+    CHECKSTATUS (muon_update_check_opts (ctx, &o->update, P->L->params[p].rows));
+  for (int l = 0; l < muon_comm_local_ranks (comm); l++)
+  {
+    CHECK (MUON_ERR_NULLPTR, momentum[l] != NULL && updates[l] != NULL,
+           "the buffers of local rank %d must not be NULL", l);
+    for (size_t p = 0; p < P->nparams; p++)
+      CHECK (MUON_ERR_NULLPTR, grads[(size_t) l * P->nparams + p] != NULL,
+             "the gradient of matrix %zu on local rank %d must not be NULL", p, l);
+  }
+fail:
+  return status;
+}
+
+// Where each rank's span of p starts in its update buffer.  [out] at[world * nparams].
+static muon_status span_offsets (muon_ctx *ctx, const muon_zero_plan *P, size_t **at)
+{
+  muon_status status = MUON_OK;
+  size_t np = P->nparams;
+  CHECKMEM (*at = malloc ((size_t) P->world * np * sizeof **at));
+  for (size_t r = 0; r < (size_t) P->world; r++)
+    for (size_t p = 0, pos = 0; p < np; p++)
+    {
+      (*at)[r * np + p] = pos;
+      pos += P->owned[r * np + p].stop - P->owned[r * np + p].start;
+    }
+fail:
+  return status;
+}
+
+muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                            const muon_zero_step_opts *o, const double *const *grads,
+                            double *const *momentum, double *const *updates,
+                            muon_zero_rank_stats *stats)
+{
+  muon_status status = MUON_OK;
+  muon_zero_rank_stats *st = NULL;
+  double *work = NULL;
+  zstep z = { 0 };
+  CHECKCTX (ctx);
+  CHECKSTATUS (check_step (ctx, comm, P, o, grads, momentum, updates));
+  int nl = muon_comm_local_ranks (comm);
+  CHECKMEM (st = calloc ((size_t) nl, sizeof *st));
+  z = (zstep) { .ctx = ctx, .comm = comm, .P = P, .o = o, .nl = nl, .grads = grads,
+                .mom = momentum, .upd = updates, .st = st };
+  CHECKSTATUS (span_offsets (ctx, P, &z.upd_at));
+  size_t big = 0;   // three matrices of the largest size: G, M, U (or X, U)
+  for (size_t p = 0; p < P->nparams; p++)
+    big = P->L->params[p].numel > big ? P->L->params[p].numel : big;
+  CHECK (MUON_ERR_BADSHAPE, big <= SIZE_MAX / 3 / sizeof (double), "matrices too large");
+  CHECKMEM (work = malloc (3 * big * sizeof *work));
+  z.work = work;
+  CHECKSTATUS (zstep_scratch_begin (&z));
+
+  for (int l = 0; l < nl; l++)   // counters before the step; the difference after it
+    CHECKSTATUS (muon_comm_counters_get (ctx, comm, l, &st[l].comm));
+  CHECKSTATUS (steps[P->variant].step (&z));
+  for (int l = 0; l < nl; l++)
+  {
+    muon_comm_counters after;
+    CHECKSTATUS (muon_comm_counters_get (ctx, comm, l, &after));
+    for (int k = 0; k < MUON_COLL_COUNT; k++)
+    {
+      after.calls[k] -= st[l].comm.calls[k];
+      after.bytes_sent[k] -= st[l].comm.bytes_sent[k];
+      after.bytes_recv[k] -= st[l].comm.bytes_recv[k];
+    }
+    st[l].comm = after;
+    st[l].momentum_elements = P->momentum_len[muon_comm_rank (comm, l)];
+  }
+  if (stats)
+    memcpy (stats, st, (size_t) nl * sizeof *st);
+  if (z.warned)
+    status = muon_ctx_set_error (ctx, MUON_WARN_NONFINITE, "non-finite values in an update");
+fail:
+  free (st);
+  free (work);
+  free (z.upd_at);
+  return status;
+}
+
+muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                                const double *const *updates, double *const *full)
+{
+  muon_status status = MUON_OK;
+  size_t *at = NULL, C = 0;
+  double *send = NULL, *recv = NULL;
+  void **slots = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, comm && P && updates && full,
+         "communicator, plan and buffers must not be NULL");
+  CHECK (MUON_ERR_BADARG, muon_comm_size (comm) == P->world,
+         "the communicator has %d ranks, the layout %d", muon_comm_size (comm), P->world);
+  size_t np = P->nparams, W = (size_t) P->world;
+  CHECKSTATUS (span_offsets (ctx, P, &at));
+  const double *const *from = updates;   // rank r's buffer, all ranks local
+  if (muon_comm_local_ranks (comm) != P->world)
+  {
+    // one local rank: everyone's buffers through an all-gather, padded to the longest
+    for (size_t r = 0; r < W; r++)
+      C = P->owned_len[r] > C ? P->owned_len[r] : C;
+    CHECKMEM (send = calloc (C ? C : 1, sizeof *send));
+    CHECKMEM (recv = calloc (C > 0 ? C * W : 1, sizeof *recv));
+    CHECKMEM (slots = malloc (W * sizeof *slots));
+    memcpy (send, updates[0], P->owned_len[muon_comm_rank (comm, 0)] * sizeof *send);
+    for (size_t r = 0; r < W; r++)
+      slots[r] = recv + r * C;
+    CHECKSTATUS (muon_comm_all_gather (ctx, comm, (const void *const *) &send, slots, C,
+                                       MUON_F64));
+    from = (const double *const *) slots;
+  }
+  for (size_t r = 0; r < W; r++)
+    for (size_t p = 0; p < np; p++)
+    {
+      muon_zero_span s = P->owned[r * np + p];
+      const muon_zero_param *q = &P->L->params[p];
+      zstep_scatter_rm (from[r] + at[r * np + p], q->rows, q->cols, s.start, s.stop, full[p]);
+    }
+fail:
+  free (at);
+  free (send);
+  free (recv);
+  free (slots);
+  return status;
+}
