@@ -112,7 +112,7 @@ static muon_status update_slice (zstep *z, int l, const muon_zero_piece *c, cons
     G[at] = part[c->part_start + k - c->local_start];
     M[at] = z->mom[l][c->part_start + k - c->local_start];
   }
-  muon_status s = zstep_update (z, l, G, M, U, rows, cols);
+  muon_status s = zstep_update (z, l, ZSTEP_PLAIN, G, M, U, rows, cols);
   if (s < 0)
     return s;
   double *dst = z->upd[l] + z->upd_at[(size_t) c->rank * z->P->nparams + c->param];
@@ -205,7 +205,7 @@ static muon_status moonlight (zstep *z, double **part, double *work)
           for (size_t e = c->local_start; e < c->local_stop; e++)
             X[zcm (e, q->rows, q->cols)] = src[e - c->local_start];
         }
-      CHECKSTATUS (zstep_orthogonalize (z, l, X, U, q->rows, q->cols));
+      CHECKSTATUS (zstep_orthogonalize (z, l, p, X, U, q->rows, q->cols));
       zstep_put_owned (z, l, p, U);
     }
 fail:
@@ -291,7 +291,7 @@ static muon_status update_held (zstep *z, double **flat, const size_t *goff, int
         G = flat[l] + goff[p];
       else
         zstep_unpack (P->part, flat[l], p, G);
-      CHECKSTATUS (zstep_update (z, l, G, M, U, q->rows, q->cols));
+      CHECKSTATUS (zstep_update (z, l, p, G, M, U, q->rows, q->cols));
       zstep_put_owned (z, l, p, U);
     }
   }
