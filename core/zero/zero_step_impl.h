@@ -69,6 +69,22 @@ muon_status zstep_update (zstep *z, int l, size_t p, const double *G, double *M,
 muon_status zstep_orthogonalize (zstep *z, int l, size_t p, const double *X, double *U,
                                  size_t rows, size_t cols);
 
+// U = scale * NS (X) of one page of matrix p (rows x cols: rows / experts of p's rows), cut
+// into p's split row blocks; counts the call.
+muon_status zstep_orthogonalize_page (zstep *z, int l, size_t p, const double *X, double *U,
+                                      size_t rows, size_t cols);
+
+// Momentum on local rank l's partition (MUON_ZERO_MOM_PART): for every element of its
+// pieces, the momentum step from the averaged gradient part[] and the Newton-Schulz input
+// into x[] (the same offsets).
+void zstep_momentum_part (zstep *z, int l, const double *part, double *x);
+
+// The ZeRO-1/2 reduce-scatter frame (zero_step.c): every local rank's gradients packed into
+// its partitioned buffer flat[l] (W S), reduce-scattered (AVG) into part[l] (S) and written
+// back into its own partition of flat[l]; then `then`.
+typedef muon_status (*zstep_after_rs) (zstep *z, double **flat, double **part);
+muon_status zstep_reduce_scatter_then (zstep *z, zstep_after_rs then);
+
 // Matrix p's blocks: experts (>= 1) and its split row blocks of one page (NULL, 0: none).
 void zstep_blocks (const zstep *z, size_t p, size_t *experts, const size_t **split,
                    size_t *nsplit);
