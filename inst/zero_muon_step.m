@@ -122,6 +122,11 @@
 ## rows and still runs each block whole, except @code{zero2_slice_only}, whose row blocks of
 ## pieces are not whole blocks (@code{muonlab:badArg}); @code{muon_bp}'s block steps
 ## orthogonalize each part of a rank's row shard that lies in one block on its own.
+## @item "BlockScale"
+## a positive number (default 1) multiplying the updates of @code{muon_bp}'s block steps
+## (the scale rule of the block's shape, times @qcode{"ScaleFactor"}, times it): the MuonBP
+## paper's block step size over its full one, so that a training loop with the full step's
+## learning rate takes both (muon_bp only).
 ## @item "Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor"
 ## the momentum and the update scale, as in @code{muon_update}.
 ## @item @code{muon_ns} options
@@ -527,6 +532,8 @@ endfunction
 %! zero_muon_step (L, g, [], "SplitRows", [3 3]);
 %!error <zero_muon_step: experts and split row blocks need whole matrices; 'zero2_slice_only' updates row blocks of pieces.>
 %! zero_muon_step (L, g, [], "Variant", "zero2_slice_only", "SplitRows", {[3 3], [], []});
+%!error <zero_muon_step: BLOCKSCALE must be a positive finite scalar.>
+%! zero_muon_step (L, g, [], "Variant", "muon_bp", "BlockScale", 0);
 %!error <zero_muon_step: L must be a layout from zero_layout.>
 %! zero_muon_step (1, g, []);
 %!error <zero_muon_step: STATE belongs to another layout, variant, momentum form or communicator.>

@@ -94,7 +94,8 @@ mxArray *muon_mex_copy (const mxArray *a);
   X (variant,         ENUM,   MUON_LIST_ZERO_VARIANT)                           \
   X (pad_count,       ENUM,   MUON_LIST_ZERO_PAD_COUNT)                         \
   X (period,          INT,    0)                                                \
-  X (step,            INT,    0)
+  X (step,            INT,    0)                                                \
+  X (block_scale,     DOUBLE, 0)
 
 void muon_mex_field_double (const char *fname, const mxArray *s, const char *field,
                             double *out);

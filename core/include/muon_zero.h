@@ -290,6 +290,8 @@ typedef struct {
   muon_zero_pad_count pad_count; // ZERO3_RR_ALIASED only; DEEPSPEED by default
   int period;                  // MUON_BP: a full step every period steps (>= 1; default 4)
   int step;                    // MUON_BP: steps taken before this one (>= 0; default 0)
+  double block_scale;          // MUON_BP: block steps' updates times this (MuonBP's block step
+                               // size over the full one; finite, > 0; default 1)
   muon_update_opts update;     // momentum, scale and Newton-Schulz options (update.nsplit
                                // must be 0: split row blocks are per matrix, in blocks)
   const muon_zero_blocks *blocks;  // NULL (default): every matrix one block; else nparams

@@ -48,6 +48,7 @@ void muon_zero_step_opts_default (muon_zero_step_opts *o)
   o->pad_count = MUON_ZERO_PADS_DEEPSPEED;
   o->period = 4;
   o->step = 0;
+  o->block_scale = 1;
   muon_update_opts_default (&o->update);
 }
 

@@ -106,6 +106,7 @@ static muon_status block_step (shards *h, double *work)
 {
   zstep *z = h->z;
   muon_status status = MUON_OK;
+  z->factor = z->o->block_scale;       // the paper's block step size over the full one
   for (int l = 0; l < z->nl; l++)
   {
     int r = zrank (z, l);
@@ -140,6 +141,7 @@ static muon_status block_step (shards *h, double *work)
     }
   }
 fail:
+  z->factor = 1;
   return status;
 }
 

@@ -64,6 +64,8 @@ static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_p
   for (size_t p = 0; o->blocks && p < P->nparams; p++)
     CHECKSTATUS (check_blocks (ctx, &o->blocks[p], p, &P->L->params[p],
                                steps[P->variant].updates == ZUPD_PIECES, P->variant));
+  CHECK (MUON_ERR_BADARG, o->block_scale > 0 && o->block_scale <= 1e300,
+         "the block scale must be positive and finite (got %g)", o->block_scale);
   CHECK (MUON_ERR_BADARG, o->period >= 1 && o->step >= 0,
          "the period must be at least 1 and the step count non-negative (got %d, %d)",
          o->period, o->step);
@@ -114,7 +116,7 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
   int nl = muon_comm_local_ranks (comm);
   CHECKMEM (st = calloc ((size_t) nl, sizeof *st));
   z = (zstep) { .ctx = ctx, .comm = comm, .P = P, .o = o, .nl = nl, .grads = grads,
-                .mom = momentum, .upd = updates, .st = st };
+                .mom = momentum, .upd = updates, .st = st, .factor = 1 };
   CHECKSTATUS (span_offsets (ctx, P, &z.upd_at));
   size_t big = 0;   // three matrices of the largest size: G, M, U (or X, U)
   for (size_t p = 0; p < P->nparams; p++)

@@ -95,6 +95,7 @@ static muon_status run_blocks (zstep *z, int l, size_t p, int whole, const doubl
 {
   size_t E;
   muon_update_opts u = z->o->update;
+  u.scale_factor *= z->factor;
   zstep_blocks (z, p, &E, &u.split_rows, &u.nsplit);
   E = whole ? E : 1;
   size_t page = rows / E;

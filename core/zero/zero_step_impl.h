@@ -28,6 +28,8 @@ struct zstep {
   double *work;                    // three matrices of the largest size (G, M, U or X, U)
   void *scratch;                   // the context's block for the per-rank buffers
   int warned;                      // a muon_update returned MUON_WARN_NONFINITE
+  double factor;                   // multiplies the update scale of the NS calls now (1;
+                                   // MuonBP's block steps: o->block_scale)
 };
 
 static inline int zrank (const zstep *z, int l) { return muon_comm_rank (z->comm, l); }

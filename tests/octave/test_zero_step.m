@@ -187,6 +187,12 @@ endfunction
 %!   assert (R.updates{p}, U, 1e-13);
 %! endfor
 %! assert (R.rel_err(1), 0);                              # shards = the 3 expert pages
+%! ## 'BlockScale' multiplies the block step's updates only (the full step's stay the same)
+%! [F, t] = zero_muon_step (L, g1, [], args{:}, "BlockScale", 0.25);
+%! assert (isequal (F.updates, zero_muon_step (L, g1, [], args{:}).updates));
+%! H = zero_muon_step (L, g2, t, args{:}, "BlockScale", 0.25);
+%! assert (H.updates{1}, 0.25 * R.updates{1}, 1e-15);
+%! assert (H.updates{2}, 0.25 * R.updates{2}, 1e-15);
 
 %!test
 %! ## expert_parallel: expert e of E on rank floor (e W / E), the dense matrices by LPT after
