@@ -196,7 +196,7 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   lopts = struct ("stage", L.stage, "align_factor", L.align_factor, "order", L.order_mode);
 
   [opts.param_experts, opts.param_split] = ...
-    blocks_of (fname, opts.param_experts, opts.param_split, shapes);
+    zero_blocks (fname, opts.param_experts, opts.param_split, shapes);
 
   ## communicator (checked by the option table): how many ranks this process drives
   comm = opts.comm;
@@ -289,48 +289,6 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   state.has_ref = state.has_ref && want_ref;
 
   R = result (opts.variant, info, st, upd, full, ref_full, W, P, state.step);
-endfunction
-
-## Each parameter's expert count (1 x P) and split row blocks (1 x P cell, [] for none) from
-## the 'Experts' and 'SplitRows' values: one for all parameters or one per parameter.
-function [E, S] = blocks_of (fname, E, S, shapes)
-  P = rows (shapes);
-  if (isempty (E))
-    E = ones (1, P);
-  elseif (! (isnumeric (E) && isreal (E) && any (numel (E) == [1 P]) && all (E(:) >= 1)
-             && all (E(:) == fix (E(:))) && all (isfinite (E(:)))))
-    error ("muonlab:badArg",
-           "%s: EXPERTS must be a positive integer, or a vector of one per parameter.", fname);
-  endif
-  E = double (E(:).') .* ones (1, P);
-  for p = find (mod (shapes(:,1).', E) != 0)
-    error ("muonlab:badShape", "%s: EXPERTS (%d) must divide the %d rows of parameter %d.",
-           fname, E(p), shapes(p,1), p);
-  endfor
-  if (isempty (S) && ! iscell (S))
-    S = {};
-    return;
-  elseif (isnumeric (S) && isvector (S))
-    S = repmat ({S}, 1, P);
-  elseif (! (iscell (S) && numel (S) == P))
-    error ("muonlab:badArg",
-           "%s: SPLITROWS must be a vector of row counts, or a cell of one per parameter.",
-           fname);
-  endif
-  for p = 1:P
-    b = S{p};
-    page = shapes(p,1) / E(p);
-    if (isempty (b) && isnumeric (b))
-      S{p} = [];
-    elseif (! (isnumeric (b) && isreal (b) && isvector (b) && all (b >= 1)
-               && all (b == fix (b)) && sum (b) == page))
-      error ("muonlab:badShape",
-             "%s: SPLITROWS{%d} must be positive integers summing to the rows of each block (%d).",
-             fname, p, page);
-    else
-      S{p} = double (b(:).');
-    endif
-  endfor
 endfunction
 
 ## The gateway returns the reference's momentum once (a 1 x 1 cell) when every local rank

@@ -288,14 +288,15 @@ function [R, state] = zero_train_step (L, rank_grads, state, varargin)
   ## 5. the correct step on one process
   Uref = cell (1, P);
   if (zo.reference)
-    rargs = reference_args (zargs);
+    [rargs, E, S] = reference_args (fname, zargs, L);
     cr = 1;
     if (pre_clip)
       cr = c;
     endif
     for p = 1:P
       [Uref{p}, state.ref{p}] = run_update (sprintf ("%s: reference of matrix %d", fname, p),
-                                            cr * G{p}, state.ref{p}, rargs);
+                                            cr * G{p}, state.ref{p},
+                                            [rargs {"Experts", E(p), "SplitRows", S{p}}]);
     endfor
     if (strcmp (v.clip_policy, "after_ns"))
       cr = opt_clip_coef (sqrt (sum (cellfun (@(u) sumsq (u(:)), Uref))), v.clip_norm);
@@ -506,16 +507,25 @@ function S = rank_rows (ranks, state, upd, owned, Uref)
 endfunction
 
 ## muon_update's options for the correct step: the update and Newton-Schulz ones of the
-## call, in double
-function a = reference_args (zargs)
-  drop = {"variant", "comm", "reference", "assemble", "padcount", "period", "precision"};
+## call, in double, and each matrix's expert count and split row blocks (E, S)
+function [a, E, S] = reference_args (fname, zargs, L)
+  drop = {"variant", "comm", "reference", "assemble", "padcount", "period", "blockscale", ...
+          "precision", "experts", "splitrows"};
   keep = true (1, numel (zargs));
+  E = [];
+  S = [];
   for i = 1:2:numel (zargs)
     if (any (strcmpi (zargs{i}, drop)))
       keep(i:i+1) = false;
     endif
+    if (strcmpi (zargs{i}, "experts"))
+      E = zargs{i+1};
+    elseif (strcmpi (zargs{i}, "splitrows"))
+      S = zargs{i+1};
+    endif
   endfor
   a = [zargs(keep), {"Precision", "double"}];
+  [E, S] = zero_blocks (fname, E, S, [[L.params.rows]; [L.params.cols]].');
 endfunction
 
 %!demo
@@ -573,6 +583,16 @@ endfunction
 %! [R, T] = zero_train_step (L, g2, T, "AccumulationSteps", 2, "PerMicroBatchNS", true);
 %! assert ([R.ranks.ns_calls], [4 4]);
 %! assert (min (R.rel_err) > 1e-3);
+
+%!test
+%! ## experts and split rows reach the design and the correct step alike: expert_parallel
+%! ## with 2 experts on the 6-row weights equals the per-expert reference, one NS per page
+%! randn ("state", 3);
+%! a = {"Variant", "expert_parallel", "Experts", [2 1 2], "SplitRows", {[1 2], [], []}};
+%! [R, T] = zero_train_step (L, grads (1), [], a{:});
+%! [R, T] = zero_train_step (L, grads (2), T, a{:});
+%! assert (max (R.rel_err) <= 1e-12);
+%! assert (sum ([R.ranks.ns_calls]), 5);
 
 %!test
 %! ## one rank's overflow: every rank skips, the scale backs off, the next step is clean

@@ -102,10 +102,16 @@ endfunction
 
 ## Values for the kinds the table cannot sample itself (custom, any) and for the options a
 ## fixture needs in a certain way.
-function v = SAMPLES (name)
+function v = SAMPLES (name, key)
+  zero = any (strcmp (key, {"zero_muon_step", "zero_train_step"}));
   switch (name)
     case "Coefficients",    v = "polar_express";
-    case "SplitRows",       v = [4 4];              # the 8-row fixtures
+    case "SplitRows"
+      v = [4 4];                                    # the 8-row fixtures
+      if (zero)
+        v = {[2 2], [1 2 3]};                       # the [4 6], [6 4] layout
+      endif
+    case "Experts",         v = merge (zero, 2, []);   # else the table's (int / enum)
     case "AdamBetas",       v = [0.8 0.9];
     case "LossScaler",      v = "dynamic";
     case "Route",           v = struct ("b", "adamw");
@@ -148,7 +154,7 @@ function v = sample (key, name)
     endif
     return;
   endif
-  v = SAMPLES (name);
+  v = SAMPLES (name, key);
   if (! isempty (v))
     return;
   endif
@@ -337,8 +343,8 @@ endfunction
 %!   assert (all (ismember (ns, test_options ("spec", f{1}).names)), "%s does not take every muon_ns option", f{1});
 %!   assert (all (ismember (ns, test_options ("documented", f{1}))), "%s does not document every muon_ns option", f{1});
 %! endfor
-%! ## and zero_muon_step does not offer what it cannot do yet
-%! assert (any (strcmp ("SplitRows", test_options ("documented", "zero_muon_step"))), false);
+%! ## and zero_muon_step cuts matrices into expert pages and split row blocks as they do
+%! assert (all (ismember ({"Experts", "SplitRows"}, test_options ("documented", "zero_muon_step"))));
 
 %!test
 %! ## the parser: any case, [] for the default, the last of a repeated name, table order,
@@ -380,7 +386,7 @@ endfunction
 %! assert (L, test_options ("private", "core_lists"));
 %! assert (L.lists.precision, {"double", "single", "bf16", "fp16"});
 %! assert (L.lists.gemm, {"auto", "openblas", "onednn"});
-%! assert (L.lists.zero_variant{end}, "muon_bp");
+%! assert (L.lists.zero_variant{end}, "expert_parallel");
 %! assert ([L.limits.max_steps, L.limits.max_restarts, L.limits.max_threads], [1000 64 1024]);
 %! assert ({L.defaults.ns.method, L.defaults.ns.coefficients, L.defaults.ns.restarts}, {"standard", "keller", 2});
 %! assert ({L.defaults.update.beta, L.defaults.update.form, L.defaults.layout.stage, L.defaults.step.pad_count}, {0.95, "ema", 2, "deepspeed"});
