@@ -255,3 +255,11 @@ muon_status muon_tensor_check (muon_ctx *ctx, const muon_tensor *t, const char *
 fail:
   return status;
 }
+
+int muon_size_key_desc (const void *a, const void *b)
+{
+  const muon_size_key *x = a, *y = b;
+  if (x->numel != y->numel)
+    return x->numel > y->numel ? -1 : 1;
+  return x->index < y->index ? -1 : (x->index > y->index);
+}

@@ -126,4 +126,10 @@ muon_status muon_name_find (const char *const *names, int n, const char *name, i
     return (i >= 0 && i < n && prefix##_names_[i]) ? prefix##_names_[i] : "unknown"; \
   }
 
+// A matrix's size and index, sorted by muon_size_key_desc: numel descending, then index
+// ascending (a stable sort through qsort): the size_desc flat order, LPT and the owners of
+// the ZeRO designs.
+typedef struct { size_t numel, index; } muon_size_key;
+int muon_size_key_desc (const void *a, const void *b);
+
 #endif

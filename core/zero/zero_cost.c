@@ -110,17 +110,6 @@ double muon_ns_flops_matrix (size_t rows, size_t cols, const muon_ns_opts *o, in
 
 //---- helpers ------------------------------------------------------------------------------
 
-typedef struct { size_t numel, index; } cost_key;
-
-// numel descending, then index ascending (zero_layout.c's and zero_plan.c's order)
-static int by_size_desc (const void *a, const void *b)
-{
-  const cost_key *x = a, *y = b;
-  if (x->numel != y->numel)
-    return x->numel > y->numel ? -1 : 1;
-  return x->index < y->index ? -1 : (x->index > y->index);
-}
-
 void zcost_part_free (part_t *q)
 {
   free (q->off);
@@ -710,7 +699,7 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   muon_zero_cost_opts o;
   size_t *numel = NULL, *order = NULL, *sorted = NULL;
   double *pf = NULL;
-  cost_key *keys = NULL;
+  muon_size_key *keys = NULL;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, out != NULL, "cost pointer must not be NULL");
   *out = NULL;
@@ -772,11 +761,11 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
       f = muon_ns_flops_matrix (page, q->cols, &o.ns, o.symmetric);
     pf[p] = (double) E * f;
     C->flops_total += pf[p];
-    keys[p] = (cost_key) { numel[p], p };
+    keys[p] = (muon_size_key) { numel[p], p };
   }
   C->total = total;
   // the flat order (the layout's); the size-descending one (LPT, all-to-all owners)
-  qsort (keys, np, sizeof *keys, by_size_desc);
+  qsort (keys, np, sizeof *keys, muon_size_key_desc);
   for (size_t k = 0; k < np; k++)
   {
     sorted[k] = keys[k].index;

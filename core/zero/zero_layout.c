@@ -27,17 +27,6 @@ void muon_zero_layout_opts_default (muon_zero_layout_opts *o)
 
 //---- helpers ------------------------------------------------------------------------------
 
-typedef struct { size_t numel, index; } sort_key;
-
-// numel descending, then index ascending: a stable sort through qsort.
-static int by_size_desc (const void *a, const void *b)
-{
-  const sort_key *x = a, *y = b;
-  if (x->numel != y->numel)
-    return x->numel > y->numel ? -1 : 1;
-  return x->index < y->index ? -1 : (x->index > y->index);
-}
-
 // a + b into *s; 0 on overflow.
 static int add_ok (size_t a, size_t b, size_t *s)
 {
@@ -97,7 +86,7 @@ muon_status muon_zero_layout_create (muon_ctx *ctx, size_t nparams, const size_t
 {
   muon_status status = MUON_OK;
   muon_zero_layout *L = NULL;
-  sort_key *keys = NULL;
+  muon_size_key *keys = NULL;
   size_t *cursor = NULL;
   muon_zero_layout_opts o;
   CHECKCTX (ctx);
@@ -151,7 +140,7 @@ muon_status muon_zero_layout_create (muon_ctx *ctx, size_t nparams, const size_t
 
   // order
   if (o.order == MUON_ZERO_ORDER_SIZE_DESC)
-    qsort (keys, nparams, sizeof *keys, by_size_desc);
+    qsort (keys, nparams, sizeof *keys, muon_size_key_desc);
   for (size_t k = 0; k < nparams; k++)
   {
     L->order[k] = keys[k].index;

@@ -54,29 +54,19 @@ void muon_zero_step_opts_default (muon_zero_step_opts *o)
 
 //---- LPT ----------------------------------------------------------------------------------
 
-typedef struct { size_t numel, index; } lpt_key;
-
-static int by_numel_desc (const void *a, const void *b)
-{
-  const lpt_key *x = a, *y = b;
-  if (x->numel != y->numel)
-    return x->numel > y->numel ? -1 : 1;
-  return x->index < y->index ? -1 : (x->index > y->index);
-}
-
 // Largest matrix first onto the least-loaded rank (lowest rank on ties): Megatron's
 // LayerWiseDistributedOptimizer, one bucket.  [out] owner[nparams], *segment (largest load).
 static muon_status lpt_assign (muon_ctx *ctx, const muon_zero_layout *L, int *owner,
                                size_t *segment)
 {
   muon_status status = MUON_OK;
-  lpt_key *keys = NULL;
+  muon_size_key *keys = NULL;
   size_t *load = NULL;
   CHECKMEM (keys = malloc (L->nparams * sizeof *keys));
   CHECKMEM (load = calloc ((size_t) L->world, sizeof *load));
   for (size_t p = 0; p < L->nparams; p++)
-    keys[p] = (lpt_key) { L->params[p].numel, p };
-  qsort (keys, L->nparams, sizeof *keys, by_numel_desc);
+    keys[p] = (muon_size_key) { L->params[p].numel, p };
+  qsort (keys, L->nparams, sizeof *keys, muon_size_key_desc);
   for (size_t k = 0; k < L->nparams; k++)
   {
     int best = 0;
@@ -101,11 +91,11 @@ fail:
 static muon_status size_rr_assign (muon_ctx *ctx, const muon_zero_layout *L, int *owner)
 {
   muon_status status = MUON_OK;
-  lpt_key *keys = NULL;
+  muon_size_key *keys = NULL;
   CHECKMEM (keys = malloc (L->nparams * sizeof *keys));
   for (size_t p = 0; p < L->nparams; p++)
-    keys[p] = (lpt_key) { L->params[p].numel, p };
-  qsort (keys, L->nparams, sizeof *keys, by_numel_desc);
+    keys[p] = (muon_size_key) { L->params[p].numel, p };
+  qsort (keys, L->nparams, sizeof *keys, muon_size_key_desc);
   for (size_t k = 0; k < L->nparams; k++)
     owner[keys[k].index] = (int) (k % (size_t) L->world);
 fail:

@@ -52,16 +52,6 @@ static size_t overlap (const ep_plan *e, int q, const ep_unit *u, size_t *a, siz
   return *a < *b ? *b - *a : 0;
 }
 
-typedef struct { size_t numel, index; } ep_key;
-
-static int by_numel_desc (const void *x, const void *y)
-{
-  const ep_key *a = x, *b = y;
-  if (a->numel != b->numel)
-    return a->numel > b->numel ? -1 : 1;
-  return a->index < b->index ? -1 : (a->index > b->index);
-}
-
 // The units in matrix order, expert pages in page order, with their owners.
 static muon_status ep_owners (ep_plan *e)
 {
@@ -72,7 +62,7 @@ static muon_status ep_owners (ep_plan *e)
   size_t np = L->nparams, W = (size_t) L->world, nu = 0, nd = 0, E;
   const size_t *split;
   size_t *load = NULL, nsplit;
-  ep_key *dense = NULL;
+  muon_size_key *dense = NULL;
   for (size_t p = 0; p < np; p++)
   {
     zstep_blocks (z, p, &E, &split, &nsplit);
@@ -87,7 +77,7 @@ static muon_status ep_owners (ep_plan *e)
     zstep_blocks (z, p, &E, &split, &nsplit);
     size_t page = q->numel / E;
     if (E == 1)
-      dense[nd++] = (ep_key) { q->numel, e->nu };
+      dense[nd++] = (muon_size_key) { q->numel, e->nu };
     for (size_t k = 0; k < E; k++)
     {
       int o = (int) (k * W / E);
@@ -95,7 +85,7 @@ static muon_status ep_owners (ep_plan *e)
       load[o] += E > 1 ? page : 0;
     }
   }
-  qsort (dense, nd, sizeof *dense, by_numel_desc);
+  qsort (dense, nd, sizeof *dense, muon_size_key_desc);
   for (size_t k = 0; k < nd; k++)
   {
     size_t best = 0;
