@@ -1,5 +1,6 @@
-/* zero_cost_impl.h - what the plan-only cost models share (zero_cost.c has the ZeRO-1/2
- * family, the round robin and the whole-matrix owners; zero_cost_ep.c expert parallelism).
+/* zero_cost_impl.h - what the plan-only cost models share: zero_cost.c (names, options,
+ * NS FLOPs, create and dispatch), zero_cost_common.c (these helpers), one file per family of
+ * designs (zero_cost_zero12.c, zero_cost_owners.c, zero_cost_ep.c).
  */
 #ifndef MUON_ZERO_COST_IMPL_H
 #define MUON_ZERO_COST_IMPL_H
@@ -48,7 +49,11 @@ typedef struct { uint64_t load; int rank; } heap_item;
 
 void zcost_heap_down (heap_item *h, size_t n, size_t i);
 
-// Expert parallelism (zero_step_ep.c): its collectives, owners, NS calls and memory.
-muon_status zcost_expert_parallel (cost_job *J);
+// The designs' models: collectives, owners, NS calls and memory of each rank into J->C.
+muon_status zcost_zero12 (cost_job *J);          // zero_cost_zero12.c: the ZeRO-1/2 family
+muon_status zcost_round_robin (cost_job *J);     // zero_cost_owners.c: ZeRO-3 round robin
+muon_status zcost_whole_matrix (cost_job *J);    //   LPT, all-to-all owner, MuonBP
+muon_status zcost_expert_parallel (cost_job *J); // zero_cost_ep.c
+
 
 #endif

@@ -1,0 +1,221 @@
+/* zero_cost_owners.c - the plan-only cost of the designs with one Newton-Schulz owner per
+ * matrix: the ZeRO-3 round robin (zero_step_rr.c), Megatron's LPT and the all-to-all owner
+ * design with MuonBP's full step (zero_step_a2a.c).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zero_cost_impl.h"
+
+//---- round robin (zero_step_rr.c) ---------------------------------------------------------
+
+muon_status zcost_round_robin (cost_job *J)
+{
+  muon_ctx *ctx = J->ctx;
+  muon_status status = MUON_OK;
+  muon_zero_cost *C = J->C;
+  int aliased = J->o->design == MUON_ZERO3_RR_ALIASED;
+  size_t np = J->np, W = J->W;
+  part_t q = { 0 };
+  int64_t *down = NULL;
+  CHECKSTATUS (zcost_part_build (J, 3, &q));
+  CHECKMEM (down = calloc (W + 1, sizeof *down));
+  size_t S = q.S;
+  C->padded_total = q.padded_total;
+  C->partition_size = S;
+  for (size_t p = 0; p < np; p++)
+  {
+    size_t n = J->numel[p], l = (size_t) q.last[p], lo, hi;
+    C->first_owner[p] = 0;
+    C->last_owner[p] = q.last[p];
+    if (l > 0)
+    {
+      C->straddle_total += n;
+      C->nstraddle++;
+    }
+    zcost_part_range (&q, p, n, l, &lo, &hi);
+    down[0] += (int64_t) q.chunk[p];
+    down[l] += (int64_t) (hi - lo) - (int64_t) q.chunk[p];
+    down[l + 1] -= (int64_t) (hi - lo);
+  }
+  zcost_prefix_u (down, C->owned, W);
+
+  // the shipped pads: one per rank, shaped like the last matrix; a mixed round fails
+  size_t pad = J->numel[J->order[np - 1]];
+  size_t npads = J->o->pad_count == MUON_ZERO_PADS_KELLER ? W - np % W : (W - np % W) % W;
+  if (aliased)
+    for (size_t base = 0; base < np && !C->fails; base += W)
+    {
+      size_t a = J->numel[J->order[base]];
+      for (size_t s = base + 1; s < base + W; s++)
+      {
+        size_t n = s < np ? J->numel[J->order[s]] : pad;
+        if (n != a)
+        {
+          const muon_zero_cost_param *x = &J->par[J->order[base]];
+          const muon_zero_cost_param *y = &J->par[s < np ? J->order[s] : J->order[np - 1]];
+          C->fails = 1;
+          snprintf (C->why, sizeof C->why,
+                    "gather round %zu mixes sizes: slot %zu holds matrix %zu (%zu x %zu) and "
+                    "slot %zu %s %zu (%zu x %zu) (DeepSpeed PR 8628)", base / W + 1, base + 1,
+                    J->order[base] + 1, x->rows, x->cols, s + 1,
+                    s < np ? "holds matrix" : "the pad shaped like matrix",
+                    (s < np ? J->order[s] : J->order[np - 1]) + 1, y->rows, y->cols);
+          break;
+        }
+      }
+    }
+
+  // 1. all-reduce of the gradients, 2. all-gather of the momentum chunks, 3. per round two
+  // all-gathers (updates, momenta)
+  CHECKSTATUS (zcost_add_coll (J, MUON_COLL_ALLREDUCE, J->total));
+  CHECKSTATUS (zcost_add_coll (J, MUON_COLL_ALL_GATHER, S));
+  size_t last_count = 0;
+  for (size_t base = 0; base < np; base += W)
+  {
+    size_t count = 0;
+    for (size_t s = base; s < base + W && s < np; s++)
+      count = max_sz (count, J->numel[J->order[s]]);
+    if (aliased)
+      count = J->numel[J->order[base]];
+    CHECKSTATUS (zcost_add_coll (J, MUON_COLL_ALL_GATHER, count));
+    CHECKSTATUS (zcost_add_coll (J, MUON_COLL_ALL_GATHER, count));
+    last_count = count;
+    C->rounds++;
+  }
+  size_t idle = (W - np % W) % W;   // the last round's idle slots
+  for (size_t s = 0; s < np; s++)
+  {
+    size_t p = J->order[s], r = s % W;
+    C->ns_rank[p] = (int) r;
+    C->ns_flops[r] += J->pf[p];
+  }
+  for (size_t r = 0; r < W; r++)
+  {
+    C->ns_calls[r] = np / W + (r < np % W);
+    C->momentum[r] = S;
+    C->master[r] = C->owned[r];
+    C->pads[r] = aliased ? (npads > 0 ? 2 * pad : 0) : 2 * idle * last_count;
+    C->transient[r] = 2 * J->total + S * W + 2 * J->big + 2 * J->big * W
+                      + (aliased && npads > 0 ? 2 * pad : 0);
+  }
+fail:
+  zcost_part_free (&q);
+  free (down);
+  return status;
+}
+
+//---- whole-matrix owners: Megatron's LPT, the all-to-all design ---------------------------
+
+
+muon_status zcost_whole_matrix (cost_job *J)
+{
+  const size_t *sorted = J->sorted;
+  muon_ctx *ctx = J->ctx;
+  muon_status status = MUON_OK;
+  muon_zero_cost *C = J->C;
+  size_t np = J->np, W = J->W;
+  int a2a = J->o->design == MUON_ZERO_COST_ALLTOALL || J->o->design == MUON_ZERO_MUON_BP;
+  heap_item *h = NULL;
+  int64_t *dsh = NULL;
+  uint64_t *shard = NULL, *own = NULL, *gath = NULL;
+  size_t seg = 0;
+  if (!a2a)
+  {
+    // LPT (zero_plan.c's lpt_assign in O(P log W)): largest matrix first onto the least-
+    // loaded rank, lowest on ties; a binary heap of (load, rank), the root the least
+    CHECKMEM (h = malloc (W * sizeof *h));
+    for (size_t r = 0; r < W; r++)
+      h[r] = (heap_item) { 0, (int) r };
+    for (size_t k = 0; k < np; k++)
+    {
+      size_t p = sorted[k];
+      int r = h[0].rank;
+      C->ns_rank[p] = r;
+      h[0].load += J->numel[p];
+      zcost_heap_down (h, W, 0);
+    }
+  }
+  else
+    for (size_t k = 0; k < np; k++)
+      C->ns_rank[sorted[k]] = (int) (k % W);
+  for (size_t p = 0; p < np; p++)
+  {
+    size_t r = (size_t) C->ns_rank[p];
+    C->ns_calls[r]++;
+    C->ns_flops[r] += J->pf[p];
+    C->momentum[r] += J->numel[p];   // LPT: whole matrices (the all-to-all design: below)
+  }
+  if (!a2a)
+  {
+    for (size_t r = 0; r < W; r++)
+      seg = max_sz (seg, C->momentum[r]);
+    C->padded_total = seg * W;
+    C->partition_size = seg;
+    for (size_t p = 0; p < np; p++)
+      C->first_owner[p] = C->last_owner[p] = C->ns_rank[p];
+    CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, seg));
+    for (size_t r = 0; r < W; r++)
+    {
+      C->owned[r] = C->master[r] = C->momentum[r];
+      C->transient[r] = seg * W + seg + J->big;
+    }
+    goto fail;
+  }
+
+  // all-to-all: dim-0 shards of ceil (rows / W) rows; rank r holds rows [r rc, (r+1) rc)
+  CHECKMEM (dsh = calloc (W + 1, sizeof *dsh));
+  CHECKMEM (shard = calloc (W, sizeof *shard));
+  CHECKMEM (own = calloc (W, sizeof *own));
+  CHECKMEM (gath = calloc (W, sizeof *gath));
+  size_t Sfs = 0;
+  for (size_t p = 0; p < np; p++)
+  {
+    size_t rows = J->par[p].rows, cols = J->par[p].cols, rc = rows / W + (rows % W != 0);
+    size_t k = rows / rc, rem = rows - k * rc, o = (size_t) C->ns_rank[p];
+    Sfs += rc * cols;
+    dsh[0] += (int64_t) (rc * cols);
+    dsh[k] -= (int64_t) (rc * cols);
+    if (rem)
+    {
+      dsh[k] += (int64_t) (rem * cols);
+      dsh[k + 1] -= (int64_t) (rem * cols);
+    }
+    C->first_owner[p] = 0;
+    C->last_owner[p] = (int) (k - (rem == 0));
+    size_t mine = o < k ? rc * cols : o == k ? rem * cols : 0;
+    own[o] += mine;                       // the owner's own shard of its matrices
+    gath[o] += J->numel[p] - mine;        // what it gathers of them
+    if (C->last_owner[p] > 0)
+    {
+      C->straddle_total += J->numel[p];
+      C->nstraddle++;
+    }
+  }
+  zcost_prefix_u (dsh, shard, W);
+  C->padded_total = Sfs * W;
+  C->partition_size = Sfs;
+  CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, Sfs));
+  uint64_t e = (uint64_t) J->o->elem_bytes;
+  for (size_t r = 0; r < W; r++)
+  {
+    uint64_t out = shard[r] - own[r];     // its shards of the others' matrices
+    // forward: send out, receive gath; back: send gath, receive out
+    C->calls[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += 2;
+    C->sent[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += (out + gath[r]) * e;
+    C->recv[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += (gath[r] + out) * e;
+    uint64_t full = C->momentum[r];       // elements of the matrices it owns
+    C->momentum[r] = C->owned[r] = C->master[r] = shard[r];
+    C->transient[r] = Sfs + 2 * full + 2 * out + J->big;
+  }
+fail:
+  free (h);
+  free (dsh);
+  free (shard);
+  free (own);
+  free (gath);
+  return status;
+}
+
