@@ -21,8 +21,8 @@
 ## @code{ceil (rows / W)} rows, a reduce-scatter of the gradients, matrices owned round robin
 ## in size order, one all-to-all to the owners and one back; @qcode{"muon_bp"} is planned as
 ## its full step, a block step moving only the reduce-scatter; @qcode{"expert_parallel"} runs
-## each expert page of a model's fused expert weights on its expert's rank, and a matrix of a
-## layout or a shape list, which has no experts, on its LPT owner).  Per rank it gives
+## each expert page (a model's fused expert weights, or @qcode{"Experts"}) on its expert's
+## rank and each matrix without experts on its LPT owner).  Per rank it gives
 ## the calls and bytes of each collective (the ring model of @code{muon_comm}: what the
 ## simulator counts and MPI reports, exactly), the Newton-Schulz calls and FLOPs (the count of
 ## @code{ns_flops}, standard or Gram with restarts, per expert page and split block), the
@@ -37,6 +37,9 @@
 ## @item "Stage", "AlignFactor", "Order", "PadCount"
 ## the layout (defaults 2, 2, @qcode{"given"}; a layout's own) and the aliased-pad count
 ## rule, as in @code{zero_layout} and @code{zero_muon_step}.
+## @item "Experts", "SplitRows"
+## each matrix's expert pages and split row blocks, for shapes and layouts (a model carries its
+## own), as in @code{zero_muon_step}: one value for all or one per matrix.
 ## @item "ElementBytes"
 ## bytes an element on the wire (default 2: bf16 gradients; 8 gives the fp64 counters of
 ## @code{zero_muon_step}).
@@ -127,12 +130,24 @@ function C = zero_cost (what, world, varargin)
          "order", "Order"; "pad_count", "PadCount"; "elem_bytes", "ElementBytes";
          "momentum_bytes", "MomentumBytes"; "master_bytes", "MasterBytes";
          "adam_bytes", "AdamBytes"; "symmetric", "Symmetric"; "profile", "Profile";
-         "display", "Display"};
+         "display", "Display"; "param_experts", "Experts"; "param_split", "SplitRows"};
   v = struct ();
   for k = 1:rows (own)                  # this function's own options out of the NS ones
     v.(own{k,2}) = ns.(own{k,1});
   endfor
   ns = rmfield (ns, own(:,1));
+  if (! (isempty (v.Experts) && isempty (v.SplitRows)))
+    if (! isempty (names))
+      error ("muonlab:badArg",
+             "%s: EXPERTS and SPLITROWS are for shapes and layouts; a model carries its own.",
+             fname);
+    endif
+    [experts, split] = zero_blocks (fname, v.Experts, v.SplitRows, shapes);
+    experts = experts(:);
+    if (all (cellfun ("isempty", split)))
+      split = [];
+    endif
+  endif
   if (ns.steps == 0)                    # the schedule's default count, as muon_ns
     k = max (rows (ns.coeffs), 1);      # (no schedule given: keller, one triple)
     ns.steps = merge (k == 1, 5, k);
@@ -419,6 +434,23 @@ endfunction
 %! endfor
 
 %!test
+%! ## expert_parallel with experts and split rows: the plan equals the step's counters
+%! shapes = [12 4; 5 4; 9 3];
+%! L = zero_layout (num2cell (shapes, 2), 3);
+%! randn ("seed", 4);
+%! g = arrayfun (@(k) randn (shapes(mod (k - 1, 3) + 1, :)), 1:9, "UniformOutput", false);
+%! g = reshape (g, 3, 3).';
+%! b = {"Experts", [4 1 3], "SplitRows", {[1 2], [], []}};
+%! C = zero_cost (L, [], "ElementBytes", 8, "Design", "expert_parallel", b{:});
+%! R = zero_muon_step (L, g, [], "Variant", "expert_parallel", "Reference", false, b{:});
+%! assert (vertcat (R.ranks.sent), C.sent);
+%! assert (vertcat (R.ranks.calls), C.calls);
+%! assert ([R.ranks.ns_calls].', C.ranks.ns_calls);
+%! assert (sum (C.ranks.ns_calls), 8);                  # 4 + 1 + 3 pages, each once
+%! assert (C.params.ns_flops(1), 4 * (ns_flops (1, 4).standard + ns_flops (2, 4).standard),
+%!         1e-9 * C.params.ns_flops(1));
+
+%!test
 %! ## NS FLOPs: per matrix as ns_flops, per rank the sum of what it updates
 %! C = zero_cost ({[64 256], [128 128], [32 96]}, 2, "Design", "zero3_round_robin",
 %!                "Method", "gram", "Restarts", [2]);
@@ -454,6 +486,10 @@ endfunction
 %!error <zero_cost: every shape must be two positive integers.> zero_cost ([4 0], 2)
 %!error id=muonlab:badShape zero_cost ([4 0], 2)
 %!error <zero_cost: the first argument must be a model from muon_model> zero_cost ("x", 2)
+%!error <zero_cost: EXPERTS and SPLITROWS are for shapes and layouts; a model carries its own.>
+%! zero_cost (muon_model ("llama-3.1-8b"), 2, "Experts", 2)
+%!error <zero_cost: EXPERTS \(2\) must divide the 5 rows of parameter 1.>
+%! zero_cost ([5 4], 2, "Experts", 2)
 %!error <zero_cost: DESIGN must be 'reference', .* or 'expert_parallel'.> zero_cost ([4 4], 2, "Design", "zero4")
 %!error <zero_cost: STAGE must be 1, 2 or 3.> zero_cost ([4 4], 2, "Stage", 4)
 %!error <zero_cost: ORDER must be 'given' or 'size_desc'.> zero_cost ([4 4], 2, "Order", "x")

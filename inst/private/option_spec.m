@@ -167,6 +167,8 @@ function T = cost_rows (L)
     "AdamBytes",     "adam_bytes",      "any",     [],                 8,                  ""
     "Symmetric",     "symmetric",       "logical", [],                 false,              ""
     "Profile",       "profile",         "any",     [],                 "h100",             ""
+    "Experts",       "param_experts",   "any",     [],                 [],                 ""
+    "SplitRows",     "param_split",     "any",     [],                 [],                 ""
   };
 endfunction
 
