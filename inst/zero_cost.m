@@ -144,6 +144,7 @@ function C = zero_cost (what, world, varargin)
     endif
     [experts, split] = zero_blocks (fname, v.Experts, v.SplitRows, shapes);
     experts = experts(:);
+    split = split(:);                   # P x 1, as a model's
     if (all (cellfun ("isempty", split)))
       split = [];
     endif

@@ -81,7 +81,7 @@
 ## gradients onto L's partition, which holds the momentum; one all-to-all brings each owner
 ## the pieces of its experts' (and matrices') Newton-Schulz input, the owner orthogonalizes
 ## each expert once (with its split row blocks) and a second all-to-all returns the pieces:
-## @code{ns_calls} counts one per expert page, and each rank keeps the update of its
+## @code{ns_calls} shows each expert once, on its owner, and each rank keeps the update of its
 ## partition.  Equal, bit for bit, to @code{reference} with the same experts.
 ## @end table
 ##
@@ -156,7 +156,9 @@
 ## (norm (Uref, "fro") + 1e-8)}, the metric of DeepSpeed PR 8091; NaN without a reference or
 ## assembly), @code{owners} (cell of the ranks that own elements of it) and
 ## @code{straddles}; per local rank @code{ranks}, a struct array with @code{rank},
-## @code{ns_calls}, @code{momentum_elements}, @code{pad_elements}, @code{bytes_sent},
+## @code{ns_calls} (Newton-Schulz calls: one per matrix, or per expert page of a matrix
+## with experts, its split row blocks counting as one), @code{momentum_elements},
+## @code{pad_elements}, @code{bytes_sent},
 ## @code{bytes_recv} (totals), @code{calls}, @code{sent}, @code{recv} (1 x 6, per
 ## collective: allreduce, reduce_scatter, all_gather, broadcast, barrier, all_to_all), @code{update}
 ## (its owned elements) and @code{owned} (P x 2 row-major element ranges @code{[start stop)}).

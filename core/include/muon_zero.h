@@ -271,7 +271,8 @@ typedef struct {
   size_t *momentum_len;        // world: momentum elements a rank holds
   size_t *momentum_at;         // world * nparams: FULL layout: offset of p, SIZE_MAX if none;
                                // row shards: offset of its shard of p
-  size_t *ns_calls;            // world: Newton-Schulz calls (muon_update) per step
+  size_t *ns_calls;            // world: Newton-Schulz calls per step of a step without
+                               // experts (one per matrix it updates)
   size_t straddle_total;       // elements of the matrices with more than one owner
 } muon_zero_plan;
 
@@ -300,7 +301,8 @@ typedef struct {
 
 // Per local rank, what one step did.
 typedef struct {
-  size_t ns_calls;             // Newton-Schulz (muon_update) calls
+  size_t ns_calls;             // Newton-Schulz calls, one per matrix or expert page (its
+                               // split row blocks count as one)
   size_t momentum_elements;    // momentum held
   size_t pad_elements;         // gather pads allocated (ZeRO-3 variants)
   muon_comm_counters comm;     // the communicator's counters for this step only
@@ -452,7 +454,8 @@ typedef struct {
   double flops_total;           // NS FLOPs of one update of every matrix
   uint64_t *calls;              // world x MUON_COST_COLLS
   uint64_t *sent, *recv;        // world x MUON_COST_COLLS, bytes
-  uint64_t *ns_calls;           // world: muon_update calls (zero_muon_step's ns_calls)
+  uint64_t *ns_calls;           // world: NS calls, one per matrix or expert page
+                                //   (zero_muon_step's ns_calls)
   double *ns_flops;             // world: their FLOPs
   uint64_t *momentum;           // world: momentum elements held (momentum_elements)
   uint64_t *pads;               // world: gather pad elements (pad_elements)

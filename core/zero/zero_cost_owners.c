@@ -91,10 +91,10 @@ muon_status zcost_round_robin (cost_job *J)
     size_t p = J->order[s], r = s % W;
     C->ns_rank[p] = (int) r;
     C->ns_flops[r] += J->pf[p];
+    C->ns_calls[r] += J->par[p].experts ? J->par[p].experts : 1;   // one per page
   }
   for (size_t r = 0; r < W; r++)
   {
-    C->ns_calls[r] = np / W + (r < np % W);
     C->momentum[r] = S;
     C->master[r] = C->owned[r];
     C->pads[r] = aliased ? (npads > 0 ? 2 * pad : 0) : 2 * idle * last_count;
@@ -144,7 +144,7 @@ muon_status zcost_whole_matrix (cost_job *J)
   for (size_t p = 0; p < np; p++)
   {
     size_t r = (size_t) C->ns_rank[p];
-    C->ns_calls[r]++;
+    C->ns_calls[r] += J->par[p].experts ? J->par[p].experts : 1;   // one per page
     C->ns_flops[r] += J->pf[p];
     C->momentum[r] += J->numel[p];   // LPT: whole matrices (the all-to-all design: below)
   }

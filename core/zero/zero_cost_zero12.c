@@ -64,7 +64,7 @@ muon_status zcost_zero12 (cost_job *J)
   muon_status status = MUON_OK;
   muon_zero_cost *C = J->C;
   int v = J->o->design;
-  size_t np = J->np, W = J->W;
+  size_t np = J->np, W = J->W, pages = 0;
   part_t q = { 0 };
   int64_t *dcnt = NULL, *dnum = NULL, *down = NULL, *dstr = NULL;
   double *dfl = NULL;
@@ -90,8 +90,10 @@ muon_status zcost_zero12 (cost_job *J)
     C->last_owner[p] = q.last[p];
     C->ns_rank[p] = -1;
     // matrices with a piece on the rank: how many, their elements, their NS work
-    dcnt[f]++;
-    dcnt[l + 1]--;
+    size_t E = J->par[p].experts ? J->par[p].experts : 1;   // NS calls: one per page
+    dcnt[f] += (int64_t) E;
+    dcnt[l + 1] -= (int64_t) E;
+    pages += E;
     dnum[f] += (int64_t) n;
     dnum[l + 1] -= (int64_t) n;
     dfl[f] += J->pf[p];
@@ -164,7 +166,7 @@ muon_status zcost_zero12 (cost_job *J)
              || v == MUON_ZERO2_RS_BUGGY || v == MUON_ZERO2_MULTI_OWNER;
   for (size_t r = 0; r < W; r++)
   {
-    C->ns_calls[r] = v == MUON_ZERO_REFERENCE ? np : cnt[r];
+    C->ns_calls[r] = v == MUON_ZERO_REFERENCE ? pages : cnt[r];
     C->momentum[r] = v == MUON_ZERO_REFERENCE ? J->total : full ? num[r] : S;
     C->master[r] = v == MUON_ZERO_REFERENCE ? J->total : C->owned[r];
     if (v == MUON_ZERO_REFERENCE)

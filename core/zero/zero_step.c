@@ -276,7 +276,10 @@ static muon_status update_held (zstep *z, double **flat, const size_t *goff, int
       {
         if (M != M0)
           memcpy (M, M0, bytes);
-        z->st[l].ns_calls++;
+        size_t E, nsplit;
+        const size_t *split;
+        zstep_blocks (z, p, &E, &split, &nsplit);
+        z->st[l].ns_calls += E;
         zstep_put_owned (z, l, p, U);
         continue;
       }

@@ -112,7 +112,7 @@ static muon_status run_blocks (zstep *z, int l, size_t p, int whole, const doubl
   muon_status s = M ? muon_update (z->ctx, &tg, &tm, &tu, &u)
                     : muon_update_orthogonalize (z->ctx, &tg, &tu, &u);
   z->warned |= s == MUON_WARN_NONFINITE;
-  z->st[l].ns_calls++;
+  z->st[l].ns_calls += E;              // one Newton-Schulz call per expert page
   return s < 0 ? s : MUON_OK;
 }
 

@@ -103,7 +103,7 @@ endfunction
 ## Values for the kinds the table cannot sample itself (custom, any) and for the options a
 ## fixture needs in a certain way.
 function v = SAMPLES (name, key)
-  zero = any (strcmp (key, {"zero_muon_step", "zero_train_step"}));
+  zero = any (strcmp (key, {"zero_muon_step", "zero_train_step", "zero_cost"}));
   switch (name)
     case "Coefficients",    v = "polar_express";
     case "SplitRows"
