@@ -97,6 +97,19 @@
 ## @item "Period"
 ## a positive integer (default 4): @code{muon_bp} runs a full step when the number of steps
 ## before this one is a multiple of it (muon_bp only).
+## @item "Experts"
+## a positive integer for every parameter, or one per parameter (1 x P; default 1): a
+## parameter with E experts is a fused (E*M) x N expert weight, expert e in rows
+## @code{(e-1)*M+1 : e*M} (one contiguous range of the row-major flat buffer), and each
+## expert is orthogonalized on its own, as @code{muon_update}'s @qcode{"Experts"} does.
+## @item "SplitRows"
+## split row blocks (fused QKV, GLM's MuonSplit): a vector of row counts for every parameter,
+## or a cell of one vector (or @code{[]}) per parameter; each expert page of the parameter is
+## cut into those row blocks, each orthogonalized and scaled on its own, as
+## @code{muon_update}'s @qcode{"SplitRows"} does.  Every design takes experts and split
+## rows and still runs each block whole, except @code{zero2_slice_only}, whose row blocks of
+## pieces are not whole blocks (@code{muonlab:badArg}); @code{muon_bp}'s block steps
+## orthogonalize each part of a rank's row shard that lies in one block on its own.
 ## @item "Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor"
 ## the momentum and the update scale, as in @code{muon_update}.
 ## @item @code{muon_ns} options
@@ -164,6 +177,9 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   P = rows (shapes);
   W = L.world;
   lopts = struct ("stage", L.stage, "align_factor", L.align_factor, "order", L.order_mode);
+
+  [opts.param_experts, opts.param_split] = ...
+    blocks_of (fname, opts.param_experts, opts.param_split, shapes);
 
   ## communicator (checked by the option table): how many ranks this process drives
   comm = opts.comm;
@@ -256,6 +272,48 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   state.has_ref = state.has_ref && want_ref;
 
   R = result (opts.variant, info, st, upd, full, ref_full, W, P, state.step);
+endfunction
+
+## Each parameter's expert count (1 x P) and split row blocks (1 x P cell, [] for none) from
+## the 'Experts' and 'SplitRows' values: one for all parameters or one per parameter.
+function [E, S] = blocks_of (fname, E, S, shapes)
+  P = rows (shapes);
+  if (isempty (E))
+    E = ones (1, P);
+  elseif (! (isnumeric (E) && isreal (E) && any (numel (E) == [1 P]) && all (E(:) >= 1)
+             && all (E(:) == fix (E(:))) && all (isfinite (E(:)))))
+    error ("muonlab:badArg",
+           "%s: EXPERTS must be a positive integer, or a vector of one per parameter.", fname);
+  endif
+  E = double (E(:).') .* ones (1, P);
+  for p = find (mod (shapes(:,1).', E) != 0)
+    error ("muonlab:badShape", "%s: EXPERTS (%d) must divide the %d rows of parameter %d.",
+           fname, E(p), shapes(p,1), p);
+  endfor
+  if (isempty (S) && ! iscell (S))
+    S = {};
+    return;
+  elseif (isnumeric (S) && isvector (S))
+    S = repmat ({S}, 1, P);
+  elseif (! (iscell (S) && numel (S) == P))
+    error ("muonlab:badArg",
+           "%s: SPLITROWS must be a vector of row counts, or a cell of one per parameter.",
+           fname);
+  endif
+  for p = 1:P
+    b = S{p};
+    page = shapes(p,1) / E(p);
+    if (isempty (b) && isnumeric (b))
+      S{p} = [];
+    elseif (! (isnumeric (b) && isreal (b) && isvector (b) && all (b >= 1)
+               && all (b == fix (b)) && sum (b) == page))
+      error ("muonlab:badShape",
+             "%s: SPLITROWS{%d} must be positive integers summing to the rows of each block (%d).",
+             fname, p, page);
+    else
+      S{p} = double (b(:).');
+    endif
+  endfor
 endfunction
 
 ## The gateway returns the reference's momentum once (a 1 x 1 cell) when every local rank
@@ -447,6 +505,16 @@ endfunction
 %! h = g; h{2,1} = 1; zero_muon_step (L, h, []);
 %!error <zero_muon_step: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner' or 'muon_bp'.>
 %! zero_muon_step (L, g, [], "Variant", "zero4");
+%!error <zero_muon_step: EXPERTS must be a positive integer, or a vector of one per parameter.>
+%! zero_muon_step (L, g, [], "Experts", [1 2]);
+%!error <zero_muon_step: EXPERTS \(2\) must divide the 5 rows of parameter 2.>
+%! zero_muon_step (L, g, [], "Experts", 2);
+%!error <zero_muon_step: SPLITROWS must be a vector of row counts, or a cell of one per parameter.>
+%! zero_muon_step (L, g, [], "SplitRows", {[3 3]});
+%!error <zero_muon_step: SPLITROWS\{2\} must be positive integers summing to the rows of each block \(5\).>
+%! zero_muon_step (L, g, [], "SplitRows", [3 3]);
+%!error <zero_muon_step: experts and split row blocks need whole matrices; 'zero2_slice_only' updates row blocks of pieces.>
+%! zero_muon_step (L, g, [], "Variant", "zero2_slice_only", "SplitRows", {[3 3], [], []});
 %!error <zero_muon_step: L must be a layout from zero_layout.>
 %! zero_muon_step (1, g, []);
 %!error <zero_muon_step: STATE belongs to another layout, variant, momentum form or communicator.>

@@ -50,15 +50,14 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 
   // arguments that need no core object
   muon_zero_step_opts o;
-  double experts = 1;
+  double experts = 1;   // muon_update's one count for all: per matrix here (blocks)
   muon_mex_zero_step_opts (fname, prhs[IN_OPTS], &o, &experts);
-  if (experts != 1)
-    muon_mex_error (fname, "badArg", "experts are not supported: every parameter is one matrix.");
   size_t np;
   int W;
   muon_zero_layout_opts lo;
   size_t *rc = muon_mex_zero_layout (fname, prhs[IN_SHAPES], prhs[IN_WORLD], prhs[IN_LOPTS],
                                      &np, &W, &lo);
+  o.blocks = muon_mex_zero_blocks (fname, prhs[IN_OPTS], np);
   int assemble = flag (prhs[IN_ASSEMBLE]), ref = nrhs > IN_REF && flag (prhs[IN_REF]);
   ref = ref && o.variant != MUON_ZERO_REFERENCE;
 

@@ -31,6 +31,35 @@ size_t *muon_mex_zero_layout (const char *fname, const mxArray *S, const mxArray
   return rc;
 }
 
+muon_zero_blocks *muon_mex_zero_blocks (const char *fname, const mxArray *opts, size_t P)
+{
+  const mxArray *E = mxGetField (opts, 0, "param_experts");
+  const mxArray *S = mxGetField (opts, 0, "param_split");
+  int none_e = E == NULL || mxIsEmpty (E), none_s = S == NULL || mxIsEmpty (S);
+  if (none_e && none_s)
+    return NULL;
+  if (!none_e && !(mxIsDouble (E) && !mxIsComplex (E) && mxGetNumberOfElements (E) == P))
+    muon_mex_error (fname, "badShape", "EXPERTS must be a real vector of %zu entries.", P);
+  if (!none_s && !(mxIsCell (S) && mxGetNumberOfElements (S) == P))
+    muon_mex_error (fname, "badShape", "SPLITROWS must be a cell of %zu entries.", P);
+  muon_zero_blocks *b = mxCalloc (P, sizeof *b);     // freed with the call
+  for (size_t p = 0; p < P; p++)
+  {
+    b[p].experts = none_e ? 1 : muon_mex_size (fname, "EXPERTS", mxGetPr (E)[p]);
+    const mxArray *c = none_s ? NULL : mxGetCell (S, p);
+    if (c == NULL || mxIsEmpty (c))
+      continue;
+    if (!mxIsDouble (c) || mxIsComplex (c))
+      muon_mex_error (fname, "badShape", "SPLITROWS{%zu} must be a real vector.", p + 1);
+    size_t n = mxGetNumberOfElements (c), *split = mxMalloc (n * sizeof *split);
+    for (size_t k = 0; k < n; k++)
+      split[k] = muon_mex_size (fname, "SPLITROWS", mxGetPr (c)[k]);
+    b[p].split = split;
+    b[p].nsplit = n;
+  }
+  return b;
+}
+
 const char *muon_mex_zero_grads (const mxArray *G, const muon_zero_plan *P, int nl,
                                  const double **grads)
 {

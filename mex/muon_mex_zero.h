@@ -34,6 +34,12 @@ size_t *muon_mex_zero_layout (const char *fname, const mxArray *S, const mxArray
                               const mxArray *lopts, size_t *P, int *world,
                               muon_zero_layout_opts *o);
 
+// Each matrix's blocks from the options' fields param_experts (a real vector of P counts)
+// and param_split (a cell of P vectors of row counts, [] for none); NULL when both are
+// absent or empty.  Raises (muonlab:badShape) on a bad field; the core checks the values
+// against the shapes.  mxMalloc-ed, freed with the call.
+muon_zero_blocks *muon_mex_zero_blocks (const char *fname, const mxArray *opts, size_t P);
+
 // GRADS, an nl x nparams cell of real double matrices of the plan's shapes: local rank l's
 // gradient of matrix p in grads[l * nparams + p].  "" when they fit, else the message.
 const char *muon_mex_zero_grads (const mxArray *G, const muon_zero_plan *P, int nl,

@@ -218,7 +218,8 @@ muon_status muon_zero_layout_range (muon_ctx *ctx, const muon_zero_layout *L, si
   X (MUON_ZERO_LAYERWISE_LPT,    7, "layerwise_lpt")                            \
   X (MUON_ZERO_MOONLIGHT_GATHER, 8, "moonlight_gather")                         \
   X (MUON_ZERO_ALLTOALL_OWNER,   9, "alltoall_owner")                           \
-  X (MUON_ZERO_MUON_BP,         10, "muon_bp")
+  X (MUON_ZERO_MUON_BP,         10, "muon_bp")                                  \
+  X (MUON_ZERO_EXPERT_PARALLEL, 11, "expert_parallel")
 typedef enum {
   MUON_ZERO_VARIANT_LIST (MUON_ENUM_ITEM)
   MUON_ZERO_VARIANT_COUNT = 0 MUON_ZERO_VARIANT_LIST (MUON_ENUM_PLUS_ONE)
@@ -263,12 +264,25 @@ typedef struct {
   size_t straddle_total;       // elements of the matrices with more than one owner
 } muon_zero_plan;
 
+// How matrix p is cut for Newton-Schulz in a step (muon_update's experts and split row
+// blocks, per matrix): experts >= 1 pages of rows / experts rows each (a fused expert weight,
+// expert e in rows [e M, (e + 1) M)), each page cut into split[0 .. nsplit) row blocks
+// (summing to the page's rows, at most MUON_MAX_SPLITS; split NULL and nsplit 0: one block).
+typedef struct {
+  size_t experts;
+  const size_t *split;
+  size_t nsplit;
+} muon_zero_blocks;
+
 typedef struct {
   muon_zero_variant variant;   // REFERENCE by default
   muon_zero_pad_count pad_count; // ZERO3_RR_ALIASED only; DEEPSPEED by default
   int period;                  // MUON_BP: a full step every period steps (>= 1; default 4)
   int step;                    // MUON_BP: steps taken before this one (>= 0; default 0)
-  muon_update_opts update;     // momentum, scale and Newton-Schulz options
+  muon_update_opts update;     // momentum, scale and Newton-Schulz options (update.nsplit
+                               // must be 0: split row blocks are per matrix, in blocks)
+  const muon_zero_blocks *blocks;  // NULL (default): every matrix one block; else nparams
+                               // entries (ZERO2_SLICE_ONLY: every matrix one block)
 } muon_zero_step_opts;
 
 // Per local rank, what one step did.

@@ -174,6 +174,7 @@ static int updates (const zvariant *t, const muon_zero_plan *P, int r, size_t p)
     case ZUPD_PIECES: return r >= q->first_owner && r <= q->last_owner;
     case ZUPD_ROUND_ROBIN: return (int) (q->slot % (size_t) P->world) == r;
     case ZUPD_LPT:
+    case ZUPD_UNITS:
     case ZUPD_SIZE_RR:
     case ZUPD_SIZE_RR_BLOCKS: return P->lpt_owner[p] == r;
   }
@@ -200,7 +201,7 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
   P->nparams = np;
   if (t->part == ZPART_STAGE3)
     CHECKSTATUS (stage3_of (ctx, P));
-  if (t->updates == ZUPD_LPT)
+  if (t->updates == ZUPD_LPT || t->updates == ZUPD_UNITS)
   {
     CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
     CHECKSTATUS (lpt_assign (ctx, L, P->lpt_owner, &P->lpt_segment));

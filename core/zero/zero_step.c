@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "muon_update_math.h"
 #include "zero_step_impl.h"
 
 //---- the ZeRO-1/2 family ------------------------------------------------------------------
@@ -112,7 +111,7 @@ static muon_status update_slice (zstep *z, int l, const muon_zero_piece *c, cons
     G[at] = part[c->part_start + k - c->local_start];
     M[at] = z->mom[l][c->part_start + k - c->local_start];
   }
-  muon_status s = zstep_update (z, l, G, M, U, rows, cols);
+  muon_status s = zstep_update (z, l, ZSTEP_PLAIN, G, M, U, rows, cols);
   if (s < 0)
     return s;
   double *dst = z->upd[l] + z->upd_at[(size_t) c->rank * z->P->nparams + c->param];
@@ -132,8 +131,7 @@ static muon_status moonlight (zstep *z, double **part, double *work)
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
   const muon_zero_layout *L = z->P->part;
-  const muon_update_opts *uo = &z->o->update;
-  int W = z->P->world, form = (int) uo->form;
+  int W = z->P->world;
   size_t np = z->P->nparams, C = 0, *sent = NULL;
   double **x = NULL, **send = NULL, **recv = NULL;
   void **slots = NULL;
@@ -150,15 +148,10 @@ static muon_status moonlight (zstep *z, double **part, double *work)
   {
     const muon_zero_rank *k = &L->ranks[zrank (z, l)];
     size_t at = 0;
+    zstep_momentum_part (z, l, part[l], x[l]);
     for (size_t i = 0; i < k->npieces; i++)
     {
       const muon_zero_piece *c = &L->pieces[k->first_piece + i];
-      for (size_t e = c->part_start; e < c->part_start + c->local_stop - c->local_start; e++)
-      {
-        double g = part[l][e];
-        double m = z->mom[l][e] = muon_momentum_step (form, uo->beta, z->mom[l][e], g);
-        x[l][e] = uo->nesterov ? muon_nesterov_input (form, uo->beta, m, g) : m;
-      }
       if (L->params[c->param].straddles)
       {
         memcpy (send[l] + at, x[l] + c->part_start,
@@ -205,7 +198,7 @@ static muon_status moonlight (zstep *z, double **part, double *work)
           for (size_t e = c->local_start; e < c->local_stop; e++)
             X[zcm (e, q->rows, q->cols)] = src[e - c->local_start];
         }
-      CHECKSTATUS (zstep_orthogonalize (z, l, X, U, q->rows, q->cols));
+      CHECKSTATUS (zstep_orthogonalize (z, l, p, X, U, q->rows, q->cols));
       zstep_put_owned (z, l, p, U);
     }
 fail:
@@ -291,7 +284,7 @@ static muon_status update_held (zstep *z, double **flat, const size_t *goff, int
         G = flat[l] + goff[p];
       else
         zstep_unpack (P->part, flat[l], p, G);
-      CHECKSTATUS (zstep_update (z, l, G, M, U, q->rows, q->cols));
+      CHECKSTATUS (zstep_update (z, l, p, G, M, U, q->rows, q->cols));
       zstep_put_owned (z, l, p, U);
     }
   }
@@ -331,11 +324,7 @@ fail:
   return status;
 }
 
-// The reduce-scatter designs: reduce_grads, then what the design does with each rank's
-// view flat[l] and its averaged partition part[l].
-typedef muon_status (*after_rs) (zstep *z, double **flat, double **part);
-
-static muon_status reduce_scatter_then (zstep *z, after_rs then)
+muon_status zstep_reduce_scatter_then (zstep *z, zstep_after_rs then)
 {
   muon_status status = MUON_OK;
   double **flat = NULL, **part = NULL;
@@ -383,10 +372,10 @@ static muon_status gather (zstep *z, double **flat, double **part)
 }
 
 // zero2_reduce_scatter_buggy: DeepSpeed #7807.
-muon_status zstep_rs_buggy (zstep *z) { return reduce_scatter_then (z, held); }
+muon_status zstep_rs_buggy (zstep *z) { return zstep_reduce_scatter_then (z, held); }
 // zero2_multi_owner: PR 8141, the straddlers all-reduced, then as the buggy one.
-muon_status zstep_multi_owner (zstep *z) { return reduce_scatter_then (z, straddlers_held); }
+muon_status zstep_multi_owner (zstep *z) { return zstep_reduce_scatter_then (z, straddlers_held); }
 // zero2_slice_only: the naive sharded model.
-muon_status zstep_slice_only (zstep *z) { return reduce_scatter_then (z, slices); }
+muon_status zstep_slice_only (zstep *z) { return zstep_reduce_scatter_then (z, slices); }
 // moonlight_gather: Moonlight's gather.
-muon_status zstep_moonlight (zstep *z) { return reduce_scatter_then (z, gather); }
+muon_status zstep_moonlight (zstep *z) { return zstep_reduce_scatter_then (z, gather); }

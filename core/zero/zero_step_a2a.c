@@ -99,8 +99,9 @@ static void momentum_on_shards (shards *h)
   }
 }
 
-// 3b. A block step: each rank's own rows orthogonalized, scaled for the block's shape
-// (muon_update_orthogonalize's rule on the rows it is given).
+// 3b. A block step: each rank's own rows orthogonalized, each piece of them that lies in one
+// block of the matrix (an expert page, a split row block) on its own, scaled for the
+// piece's shape (muon_update_orthogonalize's rule on the rows it is given).
 static muon_status block_step (shards *h, double *work)
 {
   zstep *z = h->z;
@@ -111,20 +112,31 @@ static muon_status block_step (shards *h, double *work)
     for (size_t p = 0; p < z->P->nparams; p++)
     {
       const muon_zero_param *q = &z->P->L->params[p];
-      size_t r0, nr;
+      size_t r0, nr, E, nsplit, n = q->cols;
+      const size_t *split;
       zshard_rows (q->rows, z->P->world, r, &r0, &nr);
-      if (nr == 0)
-        continue;
-      double *X = work, *U = work + nr * q->cols;
+      zstep_blocks (z, p, &E, &split, &nsplit);
       const double *x = h->x[l] + h->off[p];
-      for (size_t i = 0; i < nr; i++)
-        for (size_t j = 0; j < q->cols; j++)
-          X[j * nr + i] = x[i * q->cols + j];
-      CHECKSTATUS (zstep_orthogonalize (z, l, X, U, nr, q->cols));
       double *dst = z->upd[l] + z->upd_at[(size_t) r * z->P->nparams + p];
-      for (size_t i = 0; i < nr; i++)
-        for (size_t j = 0; j < q->cols; j++)
-          dst[i * q->cols + j] = U[j * nr + i];
+      // the blocks, page by page: rows [a, b) of the matrix
+      for (size_t e = 0, page = q->rows / E; e < E; e++)
+        for (size_t k = 0, a = e * page; k < (nsplit ? nsplit : 1); k++)
+        {
+          size_t b = a + (nsplit ? split[k] : page);
+          size_t i0 = a > r0 ? a : r0, i1 = b < r0 + nr ? b : r0 + nr;
+          a = b;
+          if (i0 >= i1)
+            continue;
+          size_t m = i1 - i0;
+          double *X = work, *U = work + m * n;
+          for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+              X[j * m + i] = x[(i0 - r0 + i) * n + j];
+          CHECKSTATUS (zstep_orthogonalize (z, l, ZSTEP_PLAIN, X, U, m, n));
+          for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+              dst[(i0 - r0 + i) * n + j] = U[j * m + i];
+        }
     }
   }
 fail:
@@ -224,7 +236,7 @@ static muon_status full_step (shards *h, double *work)
           for (size_t j = 0; j < m->cols; j++)
             X[j * m->rows + r0 + i] = src[i * m->cols + j];
       }
-      CHECKSTATUS (zstep_orthogonalize (z, l, X, U, m->rows, m->cols));
+      CHECKSTATUS (zstep_orthogonalize (z, l, p, X, U, m->rows, m->cols));
       for (int q = 0; q < W; q++)
       {
         size_t r0, nr;

@@ -17,6 +17,35 @@ static const struct { zupdate_rule updates; zstep_fn step; } steps[] = {
 };
 #undef ZERO_VARIANT_STEP
 
+// Matrix p's blocks: experts dividing its rows, split row blocks summing to a page, and
+// whole blocks only where the variant updates whole matrices (not pieces' row blocks).
+static muon_status check_blocks (muon_ctx *ctx, const muon_zero_blocks *b, size_t p,
+                                 const muon_zero_param *q, int pieces, muon_zero_variant v)
+{
+  muon_status status = MUON_OK;
+  CHECK (MUON_ERR_BADSHAPE, b->experts >= 1 && b->experts <= q->rows
+                            && q->rows % b->experts == 0,
+         "matrix %zu: %zu experts do not divide its %zu rows", p + 1, b->experts, q->rows);
+  CHECK (MUON_ERR_NULLPTR, b->nsplit == 0 || b->split != NULL,
+         "matrix %zu: split must not be NULL", p + 1);
+  CHECK (MUON_ERR_BADSHAPE, b->nsplit <= MUON_MAX_SPLITS,
+         "matrix %zu: more than %d split row blocks", p + 1, MUON_MAX_SPLITS);
+  size_t page = q->rows / b->experts, sum = 0;
+  for (size_t k = 0; k < b->nsplit; k++)
+  {
+    CHECK (MUON_ERR_BADSHAPE, b->split[k] >= 1 && b->split[k] <= page - sum,
+           "matrix %zu: the split row blocks must be >= 1 and sum to %zu", p + 1, page);
+    sum += b->split[k];
+  }
+  CHECK (MUON_ERR_BADSHAPE, b->nsplit == 0 || sum == page,
+         "matrix %zu: the split row blocks sum to %zu, not %zu", p + 1, sum, page);
+  CHECK (MUON_ERR_BADARG, !pieces || (b->experts == 1 && b->nsplit == 0),
+         "experts and split row blocks need whole matrices; '%s' updates row blocks of pieces",
+         muon_zero_variant_name (v));
+fail:
+  return status;
+}
+
 static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
                                const muon_zero_step_opts *o, const double *const *grads,
                                double *const *momentum, double *const *updates)
@@ -30,11 +59,11 @@ static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_p
   CHECK (MUON_ERR_BADARG, o->variant == P->variant,
          "the options name variant '%s', the plan '%s'", muon_zero_variant_name (o->variant),
          muon_zero_variant_name (P->variant));
-  CHECK (MUON_ERR_BADARG, o->update.nsplit == 0 || (steps[P->variant].updates != ZUPD_PIECES
-                                                     && steps[P->variant].updates
-                                                        != ZUPD_SIZE_RR_BLOCKS),
-         "split row blocks need whole matrices; '%s' updates row blocks of pieces",
-         muon_zero_variant_name (P->variant));
+  CHECK (MUON_ERR_BADARG, o->update.nsplit == 0,
+         "split row blocks are per matrix in a distributed step: give them in blocks");
+  for (size_t p = 0; o->blocks && p < P->nparams; p++)
+    CHECKSTATUS (check_blocks (ctx, &o->blocks[p], p, &P->L->params[p],
+                               steps[P->variant].updates == ZUPD_PIECES, P->variant));
   CHECK (MUON_ERR_BADARG, o->period >= 1 && o->step >= 0,
          "the period must be at least 1 and the step count non-negative (got %d, %d)",
          o->period, o->step);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "muon_update_math.h"
 #include "zero_step_impl.h"
 
 //---- row-major pieces of column-major matrices -------------------------------------------
@@ -77,27 +78,77 @@ void zstep_put_owned (zstep *z, int l, size_t p, const double *U)
   zstep_gather_rm (U, q->rows, q->cols, s.start, s.stop, z->upd[l] + z->upd_at[r * P->nparams + p]);
 }
 
-muon_status zstep_update (zstep *z, int l, const double *G, double *M, double *U, size_t rows,
-                          size_t cols)
+void zstep_blocks (const zstep *z, size_t p, size_t *experts, const size_t **split,
+                   size_t *nsplit)
 {
-  muon_tensor tg = muon_tensor_matrix (MUON_F64, (void *) G, rows, cols);
-  muon_tensor tm = muon_tensor_matrix (MUON_F64, M, rows, cols);
-  muon_tensor tu = muon_tensor_matrix (MUON_F64, U, rows, cols);
-  muon_status s = muon_update (z->ctx, &tg, &tm, &tu, &z->o->update);
+  const muon_zero_blocks *b = p != ZSTEP_PLAIN && z->o->blocks ? &z->o->blocks[p] : NULL;
+  *experts = b ? b->experts : 1;
+  *split = b ? b->split : NULL;
+  *nsplit = b ? b->nsplit : 0;
+}
+
+// One call of muon_update (M != NULL) or muon_update_orthogonalize on matrix p's pages: a
+// fused (E M) x cols column-major matrix holds page e at row e M (leading dimension rows,
+// page stride M).
+static muon_status run_blocks (zstep *z, int l, size_t p, int whole, const double *G,
+                               double *M, double *U, size_t rows, size_t cols)
+{
+  size_t E;
+  muon_update_opts u = z->o->update;
+  zstep_blocks (z, p, &E, &u.split_rows, &u.nsplit);
+  E = whole ? E : 1;
+  size_t page = rows / E;
+  muon_tensor tg = muon_tensor_matrix (MUON_F64, (void *) G, page, cols);
+  muon_tensor tm = muon_tensor_matrix (MUON_F64, M, page, cols);
+  muon_tensor tu = muon_tensor_matrix (MUON_F64, U, page, cols);
+  muon_tensor *t[3] = { &tg, &tm, &tu };
+  for (int k = 0; k < 3 && E > 1; k++)
+  {
+    t[k]->batch = E;
+    t[k]->ld = rows;
+    t[k]->stride = page;
+  }
+  muon_status s = M ? muon_update (z->ctx, &tg, &tm, &tu, &u)
+                    : muon_update_orthogonalize (z->ctx, &tg, &tu, &u);
   z->warned |= s == MUON_WARN_NONFINITE;
   z->st[l].ns_calls++;
   return s < 0 ? s : MUON_OK;
 }
 
-muon_status zstep_orthogonalize (zstep *z, int l, const double *X, double *U, size_t rows,
-                                 size_t cols)
+muon_status zstep_update (zstep *z, int l, size_t p, const double *G, double *M, double *U,
+                          size_t rows, size_t cols)
 {
-  muon_tensor tx = muon_tensor_matrix (MUON_F64, (void *) X, rows, cols);
-  muon_tensor tu = muon_tensor_matrix (MUON_F64, U, rows, cols);
-  muon_status s = muon_update_orthogonalize (z->ctx, &tx, &tu, &z->o->update);
-  z->warned |= s == MUON_WARN_NONFINITE;
-  z->st[l].ns_calls++;
-  return s < 0 ? s : MUON_OK;
+  return run_blocks (z, l, p, 1, G, M, U, rows, cols);
+}
+
+muon_status zstep_orthogonalize (zstep *z, int l, size_t p, const double *X, double *U,
+                                 size_t rows, size_t cols)
+{
+  return run_blocks (z, l, p, 1, X, NULL, U, rows, cols);
+}
+
+muon_status zstep_orthogonalize_page (zstep *z, int l, size_t p, const double *X, double *U,
+                                      size_t rows, size_t cols)
+{
+  return run_blocks (z, l, p, 0, X, NULL, U, rows, cols);
+}
+
+void zstep_momentum_part (zstep *z, int l, const double *part, double *x)
+{
+  const muon_zero_layout *L = z->P->part;
+  const muon_update_opts *uo = &z->o->update;
+  int form = (int) uo->form;
+  const muon_zero_rank *k = &L->ranks[zrank (z, l)];
+  for (size_t i = 0; i < k->npieces; i++)
+  {
+    const muon_zero_piece *c = &L->pieces[k->first_piece + i];
+    for (size_t e = c->part_start; e < c->part_start + c->local_stop - c->local_start; e++)
+    {
+      double g = part[e];
+      double m = z->mom[l][e] = muon_momentum_step (form, uo->beta, z->mom[l][e], g);
+      x[e] = uo->nesterov ? muon_nesterov_input (form, uo->beta, m, g) : m;
+    }
+  }
 }
 
 void zstep_unpack (const muon_zero_layout *part, const double *buf, size_t p, double *out)

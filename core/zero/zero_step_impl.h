@@ -58,13 +58,36 @@ void zstep_scatter_rm (const double *src, size_t rows, size_t cols, size_t k0, s
 void zstep_put_owned (zstep *z, int l, size_t p, const double *U);
 
 // One muon_update of a rows x cols matrix (all column-major, distinct buffers); counts the
-// call.  G is read only.
-muon_status zstep_update (zstep *z, int l, const double *G, double *M, double *U, size_t rows,
-                          size_t cols);
+// call.  G is read only.  p: the matrix of the plan it is (rows, cols its shape), cut into
+// its blocks (o->blocks: experts, split row blocks); ZSTEP_PLAIN: one block of rows x cols.
+#define ZSTEP_PLAIN SIZE_MAX
+muon_status zstep_update (zstep *z, int l, size_t p, const double *G, double *M, double *U,
+                          size_t rows, size_t cols);
 
-// U = scale * NS (X) for an already formed Newton-Schulz input X; counts the call.
-muon_status zstep_orthogonalize (zstep *z, int l, const double *X, double *U, size_t rows,
-                                 size_t cols);
+// U = scale * NS (X) for an already formed Newton-Schulz input X; counts the call.  p as
+// for zstep_update.
+muon_status zstep_orthogonalize (zstep *z, int l, size_t p, const double *X, double *U,
+                                 size_t rows, size_t cols);
+
+// U = scale * NS (X) of one page of matrix p (rows x cols: rows / experts of p's rows), cut
+// into p's split row blocks; counts the call.
+muon_status zstep_orthogonalize_page (zstep *z, int l, size_t p, const double *X, double *U,
+                                      size_t rows, size_t cols);
+
+// Momentum on local rank l's partition (MUON_ZERO_MOM_PART): for every element of its
+// pieces, the momentum step from the averaged gradient part[] and the Newton-Schulz input
+// into x[] (the same offsets).
+void zstep_momentum_part (zstep *z, int l, const double *part, double *x);
+
+// The ZeRO-1/2 reduce-scatter frame (zero_step.c): every local rank's gradients packed into
+// its partitioned buffer flat[l] (W S), reduce-scattered (AVG) into part[l] (S) and written
+// back into its own partition of flat[l]; then `then`.
+typedef muon_status (*zstep_after_rs) (zstep *z, double **flat, double **part);
+muon_status zstep_reduce_scatter_then (zstep *z, zstep_after_rs then);
+
+// Matrix p's blocks: experts (>= 1) and its split row blocks of one page (NULL, 0: none).
+void zstep_blocks (const zstep *z, size_t p, size_t *experts, const size_t **split,
+                   size_t *nsplit);
 
 // Matrix p (column-major, into out) from a partitioned buffer W * S laid out as `part` says.
 void zstep_unpack (const muon_zero_layout *part, const double *buf, size_t p, double *out);

@@ -146,7 +146,7 @@ static muon_status round_robin (zstep *z, int aliased)
         size_t p = L->order[s];
         const muon_zero_param *q = &L->params[p];
         zstep_unpack (L, mfull[l], p, send_m[l]);
-        CHECKSTATUS (zstep_update (z, (int) l, grad[l] + goff[p], send_m[l], send_u[l],
+        CHECKSTATUS (zstep_update (z, (int) l, p, grad[l] + goff[p], send_m[l], send_u[l],
                                    q->rows, q->cols));
       }
       else if (aliased)   // an idle rank sends the (aliased, uninitialised) pad
@@ -247,7 +247,7 @@ muon_status zstep_lpt (zstep *z)
       const muon_zero_param *q = &L->params[p];
       if (P->lpt_owner[p] != r)
         continue;
-      CHECKSTATUS (zstep_update (z, l, recv[l] + at[p],
+      CHECKSTATUS (zstep_update (z, l, p, recv[l] + at[p],
                                  z->mom[l] + P->momentum_at[(size_t) r * n + p], work[l],
                                  q->rows, q->cols));
       zstep_put_owned (z, l, p, work[l]);

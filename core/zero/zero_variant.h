@@ -21,11 +21,14 @@ typedef enum { ZPART_LAYOUT, ZPART_STAGE3, ZPART_ROW_SHARDS } zpart_rule;
 // piece touches: no split row blocks then), the rank of its flat slot mod W (round robin),
 // its LPT owner (numel descending onto the least-loaded rank, Megatron), its size owner
 // (round robin over the matrices by numel descending, index ascending: FSDP2 / Dion), or
-// its size owner on full steps and every rank its row shard on block steps (MuonBP: no
-// split row blocks then).  zero_plan.c's ns_calls count the full step.
+// its size owner on full steps and every rank its row shard on block steps (MuonBP), or the
+// owner of each of its units (expert parallel: every expert page on its expert's rank, the
+// other matrices by LPT; zero_step_ep.c places the pages, since they depend on the step's
+// blocks, and the plan's LPT owners are those of a step without experts).  zero_plan.c's
+// ns_calls count the full step.
 typedef enum {
   ZUPD_ALL, ZUPD_OWNERS, ZUPD_PIECES, ZUPD_ROUND_ROBIN, ZUPD_LPT, ZUPD_SIZE_RR,
-  ZUPD_SIZE_RR_BLOCKS
+  ZUPD_SIZE_RR_BLOCKS, ZUPD_UNITS
 } zupdate_rule;
 
 // What each rank returns (its owned spans): its pieces of the partition, the whole
@@ -43,7 +46,8 @@ typedef muon_status (*zstep_fn) (zstep *z);
 //            shards, its shards back to back, as its update buffer)
 //   UPDATES  zupdate_rule: who runs Newton-Schulz on a matrix (zero_plan.c's ns_calls)
 //   KEEPS    zkeep_rule: what a rank returns
-//   STEP     the step function (zero_step.c, zero_step_rr.c, zero_step_a2a.c)
+//   STEP     the step function (zero_step.c, zero_step_rr.c, zero_step_a2a.c,
+//            zero_step_ep.c)
 #define ZERO_VARIANTS(X)                                                                                                 \
   X (MUON_ZERO_REFERENCE,        1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_ALL,         ZKEEP_PIECES, zstep_allreduce)   \
   X (MUON_ZERO12_ALLREDUCE,      1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_allreduce)   \
@@ -55,7 +59,8 @@ typedef muon_status (*zstep_fn) (zstep *z);
   X (MUON_ZERO_LAYERWISE_LPT,    1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_LPT,         ZKEEP_WHOLE,  zstep_lpt)         \
   X (MUON_ZERO_MOONLIGHT_GATHER, 1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_moonlight)   \
   X (MUON_ZERO_ALLTOALL_OWNER,   1, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR,        ZKEEP_ROWS, zstep_alltoall_owner) \
-  X (MUON_ZERO_MUON_BP,          0, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR_BLOCKS, ZKEEP_ROWS, zstep_muon_bp)
+  X (MUON_ZERO_MUON_BP,          0, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR_BLOCKS, ZKEEP_ROWS, zstep_muon_bp) \
+  X (MUON_ZERO_EXPERT_PARALLEL,  1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_UNITS,       ZKEEP_PIECES, zstep_expert_parallel)
 
 // The table is read in two places, each taking the columns it needs, so that the plan
 // below never calls the step above it: zero_plan.c (the facts, as a zvariant per variant)

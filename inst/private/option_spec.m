@@ -293,6 +293,8 @@ function T = zero_step_rows (L)
     "Assemble",      "assemble",        "logical", [],                 [],                 ""
     "PadCount",      "pad_count",       "enum",    x.zero_pad_count,   d.pad_count,        ""
     "Period",        "period",          "int",     [1 2^31-1],         d.period,           "a positive integer"
+    "Experts",       "param_experts",   "any",     [],                 [],                 ""
+    "SplitRows",     "param_split",     "any",     [],                 [],                 ""
   };
 endfunction
 

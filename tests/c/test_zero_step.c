@@ -461,6 +461,25 @@ static void test_errors (void)
   o.update.nsplit = 2;
   T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);  // slices
   o.update.nsplit = 0;
+  // blocks per matrix: experts must divide the rows, splits sum to a page, and the slice-
+  // only design (row blocks of pieces) takes none
+  muon_zero_blocks b[8] = { { 1, NULL, 0 } };
+  for (size_t p = 1; p < pb.np; p++)
+    b[p] = b[0];
+  o.blocks = b;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_OK);
+  b[0].experts = pb.rows[0] + 1;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADSHAPE);
+  b[0].experts = 1;
+  b[0].split = split;
+  b[0].nsplit = 1;                                  // 1 row of pb.rows[0]
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADSHAPE);
+  b[0].split = NULL;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_NULLPTR);
+  b[0].nsplit = 0;
+  b[0].experts = pb.rows[0];
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);  // slices
+  o.blocks = NULL;
   o.update.beta = 1.5;
   T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
   o.update.beta = 0.9;
