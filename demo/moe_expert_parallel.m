@@ -208,8 +208,10 @@ function B = part_b ()
   for i = 1:rows (runs)
     [v, ex] = runs{i,:};
     args = {"Variant", v, ns{:}};
+    Ex = ones (1, P);                   # the experts of each parameter as this run sees them
     if (ex)
       args = [args, {"Experts", B.experts}];
+      Ex = B.experts;
     endif
     R = struct (zero_muon_step (B.L, g, [], args{:}));
     d = struct ("variant", v, "experts", ex, "R", R);
@@ -223,12 +225,11 @@ function B = part_b ()
     d.pages = zeros (1, W);
     if (strcmp (v, "expert_parallel"))
       d.pages = [R.ranks.ns_calls];     # its unit is the expert page
-    elseif (strcmp (v, "reference"))
-      d.pages(:) = sum (ifelse_experts (ex, B.experts));
+    elseif (strcmp (v, "reference"))    # DDP: every rank runs every matrix
+      d.pages(:) = sum (Ex);
     else                                # every owner runs NS on the whole matrix
       for p = 1:P
-        o = R.owners{p} + 1;
-        d.pages(o) += ifelse_experts (ex, B.experts(p));
+        d.pages(R.owners{p} + 1) += Ex(p);
       endfor
     endif
     B.designs = [B.designs, d];
@@ -248,13 +249,6 @@ function B = part_b ()
   fx = find (B.experts > 1);
   B.fused_vs_ep = cellfun (@(U, V) norm (U - V, "fro") / norm (V, "fro"),
                            B.designs(4).R.updates(fx), ep.updates(fx));
-endfunction
-
-function n = ifelse_experts (ex, E)
-  n = E;
-  if (! ex)
-    n = ones (size (E));
-  endif
 endfunction
 
 function print_b (B)
@@ -289,17 +283,18 @@ function print_b (B)
     else
       name = [name ", fused (no Experts)"];
     endif
-    fx = B.experts > 1;
+    pages = strjoin (arrayfun (@num2str, d.pages, "UniformOutput", false), "/");
     printf ("    %-32s %10.1e %10.1e %10.1e %14s %12d\n", name, max (d.R.rel_err),
-            max (d.err_ref), max (d.err_truth(fx)), strjoin (arrayfun (@num2str, d.pages, "UniformOutput",
-                                                     false), "/"), max ([d.R.ranks.bytes_sent]));
+            max (d.err_ref), max (d.err_truth(B.experts > 1)), pages,
+            max ([d.R.ranks.bytes_sent]));
   endfor
   printf (["    (R.rel_err: against the reference the call ran, with the call's Experts; vs " ...
            "ref.: against the\n    reference with the per-expert Experts; vs truth: against " ...
            "the fp64 per-expert polar factor, on\n    the expert weights; NS matrices per " ...
            "rank, an expert page counting one)\n    the fused step against expert_parallel " ...
-           "on the two expert weights: %s\n\n"], strjoin (arrayfun (@(x) sprintf ("%.2f", x),
-                                                  B.fused_vs_ep, "UniformOutput", false), ", "));
+           "on the two expert weights: %s\n\n"],
+          strjoin (arrayfun (@(x) sprintf ("%.2f", x), B.fused_vs_ep, "UniformOutput", false),
+                   ", "));
 endfunction
 
 #---- the figure ------------------------------------------------------------------------------
