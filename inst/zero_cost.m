@@ -20,7 +20,9 @@
 ## @qcode{"alltoall_owner"}, FSDP2 / Dion's all-to-all owner design: dim-0 shards of
 ## @code{ceil (rows / W)} rows, a reduce-scatter of the gradients, matrices owned round robin
 ## in size order, one all-to-all to the owners and one back; @qcode{"muon_bp"} is planned as
-## its full step, a block step moving only the reduce-scatter).  Per rank it gives
+## its full step, a block step moving only the reduce-scatter; @qcode{"expert_parallel"} runs
+## each expert page of a model's fused expert weights on its expert's rank, and a matrix of a
+## layout or a shape list, which has no experts, on its LPT owner).  Per rank it gives
 ## the calls and bytes of each collective (the ring model of @code{muon_comm}: what the
 ## simulator counts and MPI reports, exactly), the Newton-Schulz calls and FLOPs (the count of
 ## @code{ns_flops}, standard or Gram with restarts, per expert page and split block), the
@@ -452,7 +454,7 @@ endfunction
 %!error <zero_cost: every shape must be two positive integers.> zero_cost ([4 0], 2)
 %!error id=muonlab:badShape zero_cost ([4 0], 2)
 %!error <zero_cost: the first argument must be a model from muon_model> zero_cost ("x", 2)
-%!error <zero_cost: DESIGN must be 'reference', .* or 'muon_bp'.> zero_cost ([4 4], 2, "Design", "zero4")
+%!error <zero_cost: DESIGN must be 'reference', .* or 'expert_parallel'.> zero_cost ([4 4], 2, "Design", "zero4")
 %!error <zero_cost: STAGE must be 1, 2 or 3.> zero_cost ([4 4], 2, "Stage", 4)
 %!error <zero_cost: ORDER must be 'given' or 'size_desc'.> zero_cost ([4 4], 2, "Order", "x")
 %!error <zero_cost: ELEMENTBYTES must be a positive integer of at most 64.> zero_cost ([4 4], 2, "ElementBytes", 0)

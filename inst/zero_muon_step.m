@@ -71,6 +71,18 @@
 ## orthogonalizes its own row block alone, with the scale rule of the block's shape, and
 ## nothing moves after the reduce-scatter.  Period 1 is the reference bit for bit; larger
 ## periods trade exactness for communication and Newton-Schulz work.
+## @item expert_parallel
+## ZeRO-2 with expert parallelism (DeepSpeed-MoE; the ZeRO-2 + MoE setting of the Moonlight
+## and DeepSeek-V3 AutoEP work), the expert-parallel group being the whole world: the fused
+## expert weights (@qcode{"Experts"}) sit in the flat buffer of L and each expert lives on one
+## rank, expert e (0-based) of E on rank @code{floor (e*W/E)} (contiguous blocks of experts,
+## E/W per rank when W divides E); a matrix without experts has one owner, by LPT after the
+## experts (numel descending, onto the least-loaded rank).  A reduce-scatter averages the
+## gradients onto L's partition, which holds the momentum; one all-to-all brings each owner
+## the pieces of its experts' (and matrices') Newton-Schulz input, the owner orthogonalizes
+## each expert once (with its split row blocks) and a second all-to-all returns the pieces:
+## @code{ns_calls} counts one per expert page, and each rank keeps the update of its
+## partition.  Equal, bit for bit, to @code{reference} with the same experts.
 ## @end table
 ##
 ## Options (names are case-insensitive):
@@ -503,7 +515,7 @@ endfunction
 %! zero_muon_step (L, g(:,1:2), []);
 %!error <zero_muon_step: RANK_GRADS\{2,1\} must be a real 6 x 4 matrix.>
 %! h = g; h{2,1} = 1; zero_muon_step (L, h, []);
-%!error <zero_muon_step: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner' or 'muon_bp'.>
+%!error <zero_muon_step: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner', 'muon_bp' or 'expert_parallel'.>
 %! zero_muon_step (L, g, [], "Variant", "zero4");
 %!error <zero_muon_step: EXPERTS must be a positive integer, or a vector of one per parameter.>
 %! zero_muon_step (L, g, [], "Experts", [1 2]);

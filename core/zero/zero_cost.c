@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "muon_internal.h"
-#include "muon_zero.h"
+#include "zero_cost_impl.h"
 
 //---- names and options --------------------------------------------------------------------
 
@@ -121,19 +121,7 @@ static int by_size_desc (const void *a, const void *b)
   return x->index < y->index ? -1 : (x->index > y->index);
 }
 
-static size_t min_sz (size_t a, size_t b) { return a < b ? a : b; }
-static size_t max_sz (size_t a, size_t b) { return a > b ? a : b; }
-
-// The partition a design uses, without its pieces: per matrix offset (stages 1/2) or chunk
-// (stage 3) and its owners first..last.
-typedef struct {
-  int stage;
-  size_t S, padded_total;
-  size_t *off, *chunk;
-  int *first, *last;
-} part_t;
-
-static void part_free (part_t *q)
+void zcost_part_free (part_t *q)
 {
   free (q->off);
   free (q->chunk);
@@ -143,7 +131,7 @@ static void part_free (part_t *q)
 }
 
 // Elements [*lo, *hi) of matrix p (numel n) that rank r holds.
-static void part_range (const part_t *q, size_t p, size_t n, size_t r, size_t *lo, size_t *hi)
+void zcost_part_range (const part_t *q, size_t p, size_t n, size_t r, size_t *lo, size_t *hi)
 {
   if (q->stage == 3)
   {
@@ -156,18 +144,7 @@ static void part_range (const part_t *q, size_t p, size_t n, size_t r, size_t *l
   *hi = b <= q->off[p] ? 0 : min_sz (b, end) - q->off[p];
 }
 
-typedef struct {
-  muon_ctx *ctx;
-  const muon_zero_cost_opts *o;
-  const muon_zero_cost_param *par;
-  size_t np, W, total, big;
-  const size_t *numel;
-  const size_t *order;         // order[slot] = matrix
-  const double *pf;            // NS FLOPs of one update of each matrix
-  muon_zero_cost *C;
-} cost_job;
-
-static muon_status part_build (cost_job *J, int stage, part_t *q)
+muon_status zcost_part_build (cost_job *J, int stage, part_t *q)
 {
   muon_ctx *ctx = J->ctx;
   muon_status status = MUON_OK;
@@ -213,12 +190,12 @@ static muon_status part_build (cost_job *J, int stage, part_t *q)
   }
 fail:
   if (status < 0)
-    part_free (q);
+    zcost_part_free (q);
   return status;
 }
 
 // One collective of `count` elements (as the communicator takes it) on every rank.
-static muon_status add_coll (cost_job *J, muon_coll coll, size_t count)
+muon_status zcost_add_coll (cost_job *J, muon_coll coll, size_t count)
 {
   muon_ctx *ctx = J->ctx;
   muon_status status = MUON_OK;
@@ -243,7 +220,7 @@ fail:
 }
 
 // Prefix sums of difference arrays: d[0..W] -> per rank values in out[0..W-1].
-static void prefix_u (const int64_t *d, uint64_t *out, size_t W)
+void zcost_prefix_u (const int64_t *d, uint64_t *out, size_t W)
 {
   int64_t acc = 0;
   for (size_t r = 0; r < W; r++)
@@ -286,7 +263,7 @@ static void slice_flops (cost_job *J, const part_t *q, double *d)
     double memo_fl[2] = { 0, 0 };
     for (size_t r = f; r <= l; r++)
     {
-      part_range (q, p, n, r, &lo, &hi);
+      zcost_part_range (q, p, n, r, &lo, &hi);
       size_t rows = (hi + cols - 1) / cols - lo / cols;
       int k = memo_rows[0] == rows ? 0 : memo_rows[1] == rows ? 1 : -1;
       if (k < 0)
@@ -312,7 +289,7 @@ static muon_status zero12 (cost_job *J)
   int64_t *dcnt = NULL, *dnum = NULL, *down = NULL, *dstr = NULL;
   double *dfl = NULL;
   uint64_t *cnt = NULL, *num = NULL, *strad = NULL, *mid = NULL;
-  CHECKSTATUS (part_build (J, J->o->stage, &q));
+  CHECKSTATUS (zcost_part_build (J, J->o->stage, &q));
   CHECKMEM (dcnt = calloc (W + 1, sizeof *dcnt));
   CHECKMEM (dnum = calloc (W + 1, sizeof *dnum));
   CHECKMEM (down = calloc (W + 1, sizeof *down));
@@ -340,7 +317,7 @@ static muon_status zero12 (cost_job *J)
     dfl[f] += J->pf[p];
     dfl[l + 1] -= J->pf[p];
     // owned elements at stage 3: chunk on ranks 0..l-1, the rest on l
-    part_range (&q, p, n, l, &lo, &hi);
+    zcost_part_range (&q, p, n, l, &lo, &hi);
     if (q.stage == 3)
     {
       down[0] += (int64_t) q.chunk[p];
@@ -357,7 +334,7 @@ static muon_status zero12 (cost_job *J)
       size_t from = f;
       if (q.stage != 3)
       {
-        part_range (&q, p, n, f, &lo, &hi);
+        zcost_part_range (&q, p, n, f, &lo, &hi);
         strad[f] += hi - lo;
         from = f + 1;
       }
@@ -365,32 +342,32 @@ static muon_status zero12 (cost_job *J)
       dstr[l] -= (int64_t) mid_len;
     }
   }
-  prefix_u (dcnt, cnt, W);
-  prefix_u (dnum, num, W);
-  prefix_u (dstr, mid, W);
+  zcost_prefix_u (dcnt, cnt, W);
+  zcost_prefix_u (dnum, num, W);
+  zcost_prefix_u (dstr, mid, W);
   prefix_d (dfl, C->ns_flops, W);
   for (size_t r = 0; r < W; r++)
     strad[r] += mid[r];
   if (q.stage == 3)
-    prefix_u (down, C->owned, W);
+    zcost_prefix_u (down, C->owned, W);
   else
     for (size_t r = 0; r < W; r++)
       C->owned[r] = min_sz ((r + 1) * S, J->total) - min_sz (r * S, J->total);
 
   // the collectives, in the step's order
   if (v == MUON_ZERO_REFERENCE || v == MUON_ZERO12_ALLREDUCE)
-    CHECKSTATUS (add_coll (J, MUON_COLL_ALLREDUCE, N));
+    CHECKSTATUS (zcost_add_coll (J, MUON_COLL_ALLREDUCE, N));
   else
-    CHECKSTATUS (add_coll (J, MUON_COLL_REDUCE_SCATTER, S));
+    CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, S));
   if (v == MUON_ZERO2_MULTI_OWNER && C->straddle_total > 0)
-    CHECKSTATUS (add_coll (J, MUON_COLL_ALLREDUCE, C->straddle_total));
+    CHECKSTATUS (zcost_add_coll (J, MUON_COLL_ALLREDUCE, C->straddle_total));
   size_t Cg = 0;
   if (v == MUON_ZERO_MOONLIGHT_GATHER)
   {
     for (size_t r = 0; r < W; r++)
       Cg = max_sz (Cg, strad[r]);
     if (Cg > 0)
-      CHECKSTATUS (add_coll (J, MUON_COLL_ALL_GATHER, Cg));
+      CHECKSTATUS (zcost_add_coll (J, MUON_COLL_ALL_GATHER, Cg));
   }
 
   if (v == MUON_ZERO2_SLICE_ONLY)
@@ -422,7 +399,7 @@ static muon_status zero12 (cost_job *J)
     C->transient[r] = t;
   }
 fail:
-  part_free (&q);
+  zcost_part_free (&q);
   free (dcnt);
   free (dnum);
   free (down);
@@ -446,7 +423,7 @@ static muon_status round_robin (cost_job *J)
   size_t np = J->np, W = J->W;
   part_t q = { 0 };
   int64_t *down = NULL;
-  CHECKSTATUS (part_build (J, 3, &q));
+  CHECKSTATUS (zcost_part_build (J, 3, &q));
   CHECKMEM (down = calloc (W + 1, sizeof *down));
   size_t S = q.S;
   C->padded_total = q.padded_total;
@@ -461,12 +438,12 @@ static muon_status round_robin (cost_job *J)
       C->straddle_total += n;
       C->nstraddle++;
     }
-    part_range (&q, p, n, l, &lo, &hi);
+    zcost_part_range (&q, p, n, l, &lo, &hi);
     down[0] += (int64_t) q.chunk[p];
     down[l] += (int64_t) (hi - lo) - (int64_t) q.chunk[p];
     down[l + 1] -= (int64_t) (hi - lo);
   }
-  prefix_u (down, C->owned, W);
+  zcost_prefix_u (down, C->owned, W);
 
   // the shipped pads: one per rank, shaped like the last matrix; a mixed round fails
   size_t pad = J->numel[J->order[np - 1]];
@@ -496,8 +473,8 @@ static muon_status round_robin (cost_job *J)
 
   // 1. all-reduce of the gradients, 2. all-gather of the momentum chunks, 3. per round two
   // all-gathers (updates, momenta)
-  CHECKSTATUS (add_coll (J, MUON_COLL_ALLREDUCE, J->total));
-  CHECKSTATUS (add_coll (J, MUON_COLL_ALL_GATHER, S));
+  CHECKSTATUS (zcost_add_coll (J, MUON_COLL_ALLREDUCE, J->total));
+  CHECKSTATUS (zcost_add_coll (J, MUON_COLL_ALL_GATHER, S));
   size_t last_count = 0;
   for (size_t base = 0; base < np; base += W)
   {
@@ -506,8 +483,8 @@ static muon_status round_robin (cost_job *J)
       count = max_sz (count, J->numel[J->order[s]]);
     if (aliased)
       count = J->numel[J->order[base]];
-    CHECKSTATUS (add_coll (J, MUON_COLL_ALL_GATHER, count));
-    CHECKSTATUS (add_coll (J, MUON_COLL_ALL_GATHER, count));
+    CHECKSTATUS (zcost_add_coll (J, MUON_COLL_ALL_GATHER, count));
+    CHECKSTATUS (zcost_add_coll (J, MUON_COLL_ALL_GATHER, count));
     last_count = count;
     C->rounds++;
   }
@@ -528,21 +505,19 @@ static muon_status round_robin (cost_job *J)
                       + (aliased && npads > 0 ? 2 * pad : 0);
   }
 fail:
-  part_free (&q);
+  zcost_part_free (&q);
   free (down);
   return status;
 }
 
 //---- whole-matrix owners: Megatron's LPT, the all-to-all design ---------------------------
 
-typedef struct { uint64_t load; int rank; } heap_item;
-
 static int heap_less (heap_item a, heap_item b)
 {
   return a.load < b.load || (a.load == b.load && a.rank < b.rank);
 }
 
-static void heap_down (heap_item *h, size_t n, size_t i)
+void zcost_heap_down (heap_item *h, size_t n, size_t i)
 {
   for (;;)
   {
@@ -584,7 +559,7 @@ static muon_status whole_matrix (cost_job *J, const size_t *sorted)
       int r = h[0].rank;
       C->ns_rank[p] = r;
       h[0].load += J->numel[p];
-      heap_down (h, W, 0);
+      zcost_heap_down (h, W, 0);
     }
   }
   else
@@ -605,7 +580,7 @@ static muon_status whole_matrix (cost_job *J, const size_t *sorted)
     C->partition_size = seg;
     for (size_t p = 0; p < np; p++)
       C->first_owner[p] = C->last_owner[p] = C->ns_rank[p];
-    CHECKSTATUS (add_coll (J, MUON_COLL_REDUCE_SCATTER, seg));
+    CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, seg));
     for (size_t r = 0; r < W; r++)
     {
       C->owned[r] = C->master[r] = C->momentum[r];
@@ -643,10 +618,10 @@ static muon_status whole_matrix (cost_job *J, const size_t *sorted)
       C->nstraddle++;
     }
   }
-  prefix_u (dsh, shard, W);
+  zcost_prefix_u (dsh, shard, W);
   C->padded_total = Sfs * W;
   C->partition_size = Sfs;
-  CHECKSTATUS (add_coll (J, MUON_COLL_REDUCE_SCATTER, Sfs));
+  CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, Sfs));
   uint64_t e = (uint64_t) J->o->elem_bytes;
   for (size_t r = 0; r < W; r++)
   {
@@ -827,7 +802,7 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   for (size_t k = 0; k < np; k++)
     C->slot[whole ? sorted[k] : order[k]] = k;
 
-  cost_job J = { ctx, &o, par, np, W, total, big, numel, order, pf, C };
+  cost_job J = { ctx, &o, par, np, W, total, big, numel, order, sorted, pf, C };
   switch (o.design)
   {
     case MUON_ZERO3_ROUND_ROBIN:
@@ -835,6 +810,7 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
     case MUON_ZERO_LAYERWISE_LPT:
     case MUON_ZERO_COST_ALLTOALL:
     case MUON_ZERO_MUON_BP: CHECKSTATUS (whole_matrix (&J, sorted)); break;
+    case MUON_ZERO_EXPERT_PARALLEL: CHECKSTATUS (zcost_expert_parallel (&J)); break;
     default: CHECKSTATUS (zero12 (&J)); break;
   }
   *out = C;

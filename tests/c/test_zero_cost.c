@@ -125,8 +125,9 @@ static void test_hand (void)
 
 //---- random layouts against the plan and the step -----------------------------------------
 
+// experts: NULL, or np expert counts (the step's blocks and the plan's pages).
 static int check_design (int W, size_t np, const size_t *rows, const size_t *cols, int stage,
-                         muon_zero_order order, int design)
+                         muon_zero_order order, int design, const size_t *experts)
 {
   int ok = 1;
   muon_zero_layout_opts lo = { stage, 2, order };
@@ -137,8 +138,13 @@ static int check_design (int W, size_t np, const size_t *rows, const size_t *col
   muon_zero_cost_param par[8];
   double *g[8 * 8] = { 0 }, *mom[8] = { 0 }, *upd[8] = { 0 };
   muon_zero_rank_stats st[8];
+  muon_zero_blocks blocks[8];
   for (size_t p = 0; p < np; p++)
-    par[p] = (muon_zero_cost_param) { rows[p], cols[p], 1, NULL, 0 };
+  {
+    size_t E = experts ? experts[p] : 1;
+    par[p] = (muon_zero_cost_param) { rows[p], cols[p], E, NULL, 0 };
+    blocks[p] = (muon_zero_blocks) { E, NULL, 0 };
+  }
   muon_zero_cost_opts o;
   muon_zero_cost_opts_default (&o);
   o.design = design;
@@ -167,6 +173,7 @@ static int check_design (int W, size_t np, const size_t *rows, const size_t *col
   so.variant = (muon_zero_variant) design;
   so.update.ns.precision = MUON_PREC_DOUBLE;
   so.update.ns.steps = 1;
+  so.blocks = experts ? blocks : NULL;
   muon_status s = muon_zero_step (ctx, c, P, &so, (const double *const *) g, mom, upd, st);
   ok &= T_ASSERT_MSG ((s == MUON_ERR_BADSHAPE) == (C->fails != 0),
                       "design %d W %d: step %d, plan fails %d", design, W, (int) s, C->fails);
@@ -174,7 +181,8 @@ static int check_design (int W, size_t np, const size_t *rows, const size_t *col
     goto done;
   for (int r = 0; r < W; r++)
   {
-    ok &= T_ASSERT_MSG (C->ns_calls[r] == st[r].ns_calls && C->ns_calls[r] == P->ns_calls[r],
+    ok &= T_ASSERT_MSG (C->ns_calls[r] == st[r].ns_calls
+                        && (experts || C->ns_calls[r] == P->ns_calls[r]),
                         "design %d W %d rank %d: NS calls", design, W, r);
     ok &= T_ASSERT_MSG (C->momentum[r] == st[r].momentum_elements,
                         "design %d W %d rank %d: momentum %llu vs %zu", design, W, r,
@@ -215,15 +223,20 @@ static void test_random (void)
   {
     int W = 1 + rand () % 8, stage = 1 + rand () % 3;
     size_t np = 1 + (size_t) (rand () % 7), rows[8], cols[8];
-    int same = rand () % 3 == 0;
+    int same = rand () % 3 == 0, with_experts = trial % 2;
+    size_t experts[8];
     for (size_t p = 0; p < np; p++)
     {
-      rows[p] = same && p ? rows[0] : 1 + (size_t) (rand () % 6);
+      experts[p] = with_experts ? 1 + (size_t) (rand () % 4) : 1;
+      rows[p] = same && p ? rows[0] : experts[p] * (1 + (size_t) (rand () % 6));
       cols[p] = same && p ? cols[0] : 1 + (size_t) (rand () % 6);
+      experts[p] = same && p ? experts[0] : experts[p];
     }
     muon_zero_order order = rand () % 2 ? MUON_ZERO_ORDER_SIZE_DESC : MUON_ZERO_ORDER_GIVEN;
     for (int d = 0; d < MUON_ZERO_VARIANT_COUNT; d++)
-      bad += !check_design (W, np, rows, cols, stage, order, d);
+      if (!with_experts || d != MUON_ZERO2_SLICE_ONLY)
+        bad += !check_design (W, np, rows, cols, stage, order, d,
+                              with_experts ? experts : NULL);
   }
   T_EQ_INT (bad, 0);
 }

@@ -8,7 +8,8 @@
 ## which each rank runs itself on every rank's (deterministic) gradients: over 3 steps that
 ## chain the momentum, in 'double', on two random shape lists per world, the assembled
 ## updates, this rank's owned update, its momentum, NS calls, momentum held and byte counts
-## must be bitwise equal (muon_bp with period 2: a full, a block and a full step).  With the
+## must be bitwise equal (muon_bp with period 2: a full, a block and a full step), also with
+## experts and split row blocks (expert_parallel, muon_bp, zero2_multi_owner).  With the
 ## library's reduction ('Reduction', 'mpi') the updates
 ## must agree to fp64 round-off instead.  The shipped aliased pads must fail on a round of
 ## mixed sizes on every rank alike (and never hang).
@@ -22,11 +23,18 @@ function run_zero_mpi ()
   tests = {};
   for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
            "zero2_slice_only", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", ...
-           "moonlight_gather", "alltoall_owner"}
+           "moonlight_gather", "alltoall_owner", "expert_parallel"}
     tests(end+1:end+2) = {[v{1} "_vs_sim_bitwise"], @(c) t_bitwise (c, v{1})};
   endfor
   ## MuonBP with period 2: full, block, full step
   tests(end+1:end+2) = {"muon_bp_vs_sim_bitwise", @(c) t_bitwise (c, "muon_bp", {"Period", 2})};
+  ## experts and split row blocks (blocks_of below)
+  tests(end+1:end+6) = {"expert_parallel_blocks_vs_sim_bitwise", ...
+                        @(c) t_bitwise (c, "expert_parallel", {}, true), ...
+                        "muon_bp_blocks_vs_sim_bitwise", ...
+                        @(c) t_bitwise (c, "muon_bp", {"Period", 2}, true), ...
+                        "zero2_multi_owner_blocks_vs_sim_bitwise", ...
+                        @(c) t_bitwise (c, "zero2_multi_owner", {}, true)};
   tests(end+1:end+6) = {"library_reduction", @t_library, ...
                         "aliased_pads_fail_together", @t_aliased, ...
                         "nonfinite_skips_on_every_rank", @t_skip};
@@ -50,7 +58,22 @@ function g = grads (shapes, W, seed)
   endfor
 endfunction
 
-function f = t_bitwise (comm, variant, extra = {})
+## Experts and split rows for the shapes: each matrix's largest expert count of 2, 3 that
+## divides its rows (else 1), and the first matrix's pages cut into [1, rest] rows.
+function o = blocks_of (shapes)
+  E = ones (1, rows (shapes));
+  for k = [2 3]
+    E(mod (shapes(:,1).', k) == 0) = k;
+  endfor
+  S = cell (1, rows (shapes));
+  page = shapes(1,1) / E(1);
+  if (page >= 2)
+    S{1} = [1 page-1];
+  endif
+  o = {"Experts", E, "SplitRows", S};
+endfunction
+
+function f = t_bitwise (comm, variant, extra = {}, blocks = false)
   f = 0;
   W = comm.size;
   r = comm.rank;
@@ -63,6 +86,9 @@ function f = t_bitwise (comm, variant, extra = {})
       for step = 1:3
         g = grads (shapes, W, 100 * cases{c,1} + step);
         o = {"Variant", variants{v}, "Precision", "double", extra{:}};
+        if (blocks)
+          o = [o blocks_of(shapes)];
+        endif
         [Rm, sm] = zero_muon_step (L, g(r+1,:), sm, "Comm", comm, "Assemble", true, o{:});
         [Rs, sq] = zero_muon_step (L, g, sq, o{:});
         what = sprintf ("case %d %s step %d", c, variants{v}, step);
@@ -98,7 +124,7 @@ function f = t_library (comm)
   [L, shapes] = problem (W, 7, 2, "given");
   g = grads (shapes, W, 8);
   for v = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", ...
-           "alltoall_owner"}
+           "alltoall_owner", "expert_parallel"}
     Rm = zero_muon_step (L, g(comm.rank+1,:), [], "Variant", v{1}, "Comm", lib,
                          "Assemble", true, "Precision", "double");
     Rs = zero_muon_step (L, g, [], "Variant", v{1}, "Precision", "double");

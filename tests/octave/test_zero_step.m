@@ -114,7 +114,7 @@ endfunction
 %! ## the reference equals muon_update of the rank average cut into the same blocks, every
 %! ## exact design equals the reference to <= 1e-12, muon_bp with period 1 bit for bit
 %! randn ("seed", 21); rand ("seed", 21);
-%! exact = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", ...
+%! exact = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", "expert_parallel", ...
 %!          "moonlight_gather", "alltoall_owner", "muon_bp"};
 %! worst = 0; nblocks = 0;
 %! for trial = 1:12
@@ -187,6 +187,57 @@ endfunction
 %!   assert (R.updates{p}, U, 1e-13);
 %! endfor
 %! assert (R.rel_err(1), 0);                              # shards = the 3 expert pages
+
+%!test
+%! ## expert_parallel: expert e of E on rank floor (e W / E), the dense matrices by LPT after
+%! ## them, one NS call per expert page on its owner only, bitwise the reference with the
+%! ## same experts (and not the fused one); the all-to-all moves, per rank, its partition's
+%! ## pieces of the others' units out and back and what it lacks of its own units in and back
+%! randn ("seed", 23);
+%! shapes = [32 6; 10 6; 24 4; 7 5];
+%! E = [8 1 3 1];
+%! for W = [1 2 3 4 8]
+%!   L = zero_layout (num2cell (shapes, 2), W);
+%!   g = grads (shapes, W);
+%!   R = zero_muon_step (L, g, [], "Variant", "expert_parallel", "Experts", E);
+%!   assert (isequal (R.updates, R.reference));
+%!   F = zero_muon_step (L, g, [], "Variant", "reference");       # fused: one NS per weight
+%!   assert (norm (F.updates{1} - R.updates{1}, "fro") > 0.1);
+%!   ## the owners, written out: units in matrix order, pages in order
+%!   unit = zeros (0, 4);                                          # [p k0 k1 owner]
+%!   load = zeros (1, W);
+%!   for p = find (E > 1)
+%!     n = prod (shapes(p,:)) / E(p);
+%!     for e = 0:E(p)-1
+%!       unit(end+1,:) = [p e*n (e+1)*n floor(e*W/E(p))];
+%!       load(floor (e*W/E(p)) + 1) += n;
+%!     endfor
+%!   endfor
+%!   dense = find (E == 1);
+%!   [~, k] = sortrows ([-prod(shapes(dense,:), 2) dense(:)]);
+%!   for p = dense(k)
+%!     [~, o] = min (load);
+%!     unit(end+1,:) = [p 0 prod(shapes(p,:)) o-1];
+%!     load(o) += prod (shapes(p,:));
+%!   endfor
+%!   assert ([R.ranks.ns_calls], accumarray (unit(:,4) + 1, 1, [W 1]).');
+%!   ## bytes: rank r's piece of p is its owned span R.ranks(r).owned(p,:)
+%!   moved = zeros (1, W);
+%!   for u = 1:rows (unit)
+%!     p = unit(u,1); o = unit(u,4) + 1;
+%!     for r = 1:W
+%!       sp = R.ranks(r).owned(p,:);
+%!       h = max (0, min (sp(2), unit(u,3)) - max (sp(1), unit(u,2)));
+%!       if (r != o)
+%!         moved(r) += h;                                          # out, then back
+%!         moved(o) += h;                                          # in, then back
+%!       endif
+%!     endfor
+%!   endfor
+%!   a2a = vertcat (R.ranks.sent)(:,6).';
+%!   assert (a2a, 8 * moved);
+%!   assert (vertcat (R.ranks.calls)(:,6).', 2 * ones (1, W));
+%! endfor
 
 %!test
 %! ## the row-shard designs equal the reference bit for bit on random layouts (stages 1-3,

@@ -1,0 +1,54 @@
+/* zero_cost_impl.h - what the plan-only cost models share (zero_cost.c has the ZeRO-1/2
+ * family, the round robin and the whole-matrix owners; zero_cost_ep.c expert parallelism).
+ */
+#ifndef MUON_ZERO_COST_IMPL_H
+#define MUON_ZERO_COST_IMPL_H
+
+#include <stdint.h>
+
+#include "muon_internal.h"
+#include "muon_zero.h"
+
+static inline size_t min_sz (size_t a, size_t b) { return a < b ? a : b; }
+static inline size_t max_sz (size_t a, size_t b) { return a > b ? a : b; }
+
+// The partition a design uses, without its pieces: per matrix offset (stages 1/2) or chunk
+// (stage 3) and its owners first..last.
+typedef struct {
+  int stage;
+  size_t S, padded_total;
+  size_t *off, *chunk;
+  int *first, *last;
+} part_t;
+
+typedef struct {
+  muon_ctx *ctx;
+  const muon_zero_cost_opts *o;
+  const muon_zero_cost_param *par;
+  size_t np, W, total, big;
+  const size_t *numel;
+  const size_t *order;         // order[slot] = matrix
+  const size_t *sorted;        // the matrices by numel descending, index ascending
+  const double *pf;            // NS FLOPs of one update of each matrix
+  muon_zero_cost *C;
+} cost_job;
+
+void zcost_part_free (part_t *q);
+// Elements [*lo, *hi) of matrix p (numel n) that rank r holds.
+void zcost_part_range (const part_t *q, size_t p, size_t n, size_t r, size_t *lo, size_t *hi);
+// The partition of the layout at `stage` (J's order and align factor).  [out] *q.
+muon_status zcost_part_build (cost_job *J, int stage, part_t *q);
+// One collective of `count` elements (as the communicator takes it) on every rank.
+muon_status zcost_add_coll (cost_job *J, muon_coll coll, size_t count);
+// out[r] = d[0] + ... + d[r] (a difference array's values).
+void zcost_prefix_u (const int64_t *d, uint64_t *out, size_t W);
+
+// A binary min-heap of (load, rank), the least load first, the lowest rank on ties.
+typedef struct { uint64_t load; int rank; } heap_item;
+
+void zcost_heap_down (heap_item *h, size_t n, size_t i);
+
+// Expert parallelism (zero_step_ep.c): its collectives, owners, NS calls and memory.
+muon_status zcost_expert_parallel (cost_job *J);
+
+#endif
