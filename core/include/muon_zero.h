@@ -191,7 +191,18 @@ muon_status muon_zero_layout_range (muon_ctx *ctx, const muon_zero_layout *L, si
 //                        o->step % o->period == 0 the full step of ALLTOALL_OWNER, else each
 //                        rank orthogonalizes its own rc x cols block (scale from the block's
 //                        shape) and nothing moves after the reduce-scatter.  period 1 is
-//                        ALLTOALL_OWNER, bit for bit the reference.
+//                        ALLTOALL_OWNER, bit for bit the reference.  With o->blocks, a
+//                        block step orthogonalizes each part of the shard in one block.
+//   EXPERT_PARALLEL      ZeRO-2 with expert parallelism over the whole world: reduce-scatter;
+//                        momentum on the partition; each expert page (o->blocks) has one
+//                        owner, expert e of E on rank floor (e W / E), and each matrix
+//                        without experts one by LPT after the experts; one all-to-all brings
+//                        each owner the pieces of its units' NS input, it orthogonalizes each
+//                        unit once, a second all-to-all returns the pieces; each rank keeps
+//                        its pieces (core/zero/zero_step_ep.c).  Bit for bit the reference.
+//
+// Experts and split row blocks (o->blocks, per matrix) are NS blocks in every variant: each
+// runs every block whole, except ZERO2_SLICE_ONLY, which takes none (MUON_ERR_BADARG).
 //
 // Stages: the ZeRO-1/2 variants (and reference) partition as L says (stage 3 too: the
 // partitioned buffer is then each rank's chunks); the ZeRO-3 variants always use stage-3
