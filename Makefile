@@ -376,8 +376,9 @@ check-dist: dist
 #---- demos, benchmarks, package -------------------------------------------------------------
 
 # make demo DEMO=train_mlp runs another demo (ns_precision_sweep, ns_design_lab, ns_turbo_muon,
-# plan_at_scale, zero2_experiment, mpi_zero2, zero3_pads); DEMO_DISPLAY is its "Display" option: iter (the
-# default here: a progress line per run or configuration), final (the tables only) or off.
+# plan_at_scale, zero2_experiment, mpi_zero2, zero3_pads, moe_expert_parallel); DEMO_DISPLAY
+# is its "Display" option: iter (the default here: a progress line per run or configuration),
+# final (the tables only) or off.
 # DEMO_THREADS (default 1) sets OMP_NUM_THREADS and OPENBLAS_NUM_THREADS: the demos' matrices
 # are small, and on a shared, loaded machine spinning threads made them 2-7x slower (the
 # results are the same bits for any thread count); DEMO_THREADS= keeps the environment's.

@@ -60,7 +60,7 @@ copy_tree demo "$top" -name '*.m'                       # not demo/output/ (what
 mkdir -p "$top/inst/tests"
 for f in tests/octave/test_*.m tests/octave/ref_*.m; do
   case $(basename "$f") in
-    test_readme.m|test_headline.m) ;;                  # they need README.md / demo/ beside them
+    test_readme.m|test_headline.m|test_moe_demo.m) ;;  # they need README.md / demo/ beside them
     *) cp "$f" "$top/inst/tests/" ;;
   esac
 done
