@@ -208,10 +208,8 @@ function B = part_b ()
   for i = 1:rows (runs)
     [v, ex] = runs{i,:};
     args = {"Variant", v, ns{:}};
-    Ex = ones (1, P);                   # the experts of each parameter as this run sees them
     if (ex)
       args = [args, {"Experts", B.experts}];
-      Ex = B.experts;
     endif
     R = struct (zero_muon_step (B.L, g, [], args{:}));
     d = struct ("variant", v, "experts", ex, "R", R);
@@ -221,17 +219,8 @@ function B = part_b ()
     endif
     d.err_ref = cellfun (@(U, V) norm (U - V, "fro") / (norm (V, "fro") + 1e-8), R.updates,
                          per_expert_ref);
-    ## NS work in matrices (an expert page counts one): who runs NS on what
-    d.pages = zeros (1, W);
-    if (strcmp (v, "expert_parallel"))
-      d.pages = [R.ranks.ns_calls];     # its unit is the expert page
-    elseif (strcmp (v, "reference"))    # DDP: every rank runs every matrix
-      d.pages(:) = sum (Ex);
-    else                                # every owner runs NS on the whole matrix
-      for p = 1:P
-        d.pages(R.owners{p} + 1) += Ex(p);
-      endfor
-    endif
+    ## NS work per rank, an expert page counting one (the steps count so)
+    d.pages = [R.ranks.ns_calls];
     B.designs = [B.designs, d];
   endfor
   ## expert parallelism's placement: expert e of a fused weight on rank floor ((e-1) W / E)
