@@ -82,6 +82,24 @@ function [params, opt, info] = muon_step (opt, params, grads)
   if (! isempty (msg))
     error ("muonlab:badState", "%s: %s.", fname, msg);
   endif
+  ## the step's own check is cheap (every field there, the per-parameter states sound); a
+  ## state malformed deeper (a setting, an option list) is found by the full check of
+  ## muon_save_state when the step trips over it, and reported as such
+  try
+    [params, opt, info] = step (fname, opt, params, grads);
+  catch err
+    if (strncmp (err.identifier, "muonlab:", 8))
+      rethrow (err);
+    endif
+    msg = opt_check_state (opt, "full");
+    if (! isempty (msg))
+      error ("muonlab:badState", "%s: %s.", fname, msg);
+    endif
+    rethrow (err);
+  end_try_catch
+endfunction
+
+function [params, opt, info] = step (fname, opt, params, grads)
   opt_check_tree (fname, "PARAMS", params, opt.names, opt.shapes, false);
   opt_check_tree (fname, "GRADS", grads, opt.names, opt.shapes, false);
 
@@ -374,6 +392,12 @@ endfunction
 %! [~, o2] = muon_step (o, P, G);
 %! assert (o2.muon.W.step, 1);
 %!error id=muonlab:badState muon_step (setfield (muon_optimizer (P), "muon", struct ("W", "")), P, G)
+%!error <muon_step: OPT lacks the field 'adam_wd'.>
+%! muon_step (rmfield (muon_optimizer (P), "adam_wd"), P, G)
+%!error <muon_step: OPT.update_args lacks the field 'W'.>
+%! muon_step (setfield (muon_optimizer (P), "update_args", struct ()), P, G)
+%!error <muon_step: OPT.scaler must be a scalar struct.>
+%! muon_step (setfield (muon_optimizer (P), "scaler", "dynamic"), P, G)
 %!error <muon_step: parameter 'W': unknown coefficient schedule 'foo'.>
 %! opt = muon_optimizer (P);
 %! opt.update_args.W = {"Coefficients", "foo"};

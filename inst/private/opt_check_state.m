@@ -8,8 +8,8 @@
 ## not contain NaN or Inf"} (no final period), for the caller to raise as
 ## @code{muonlab:badState}.
 ##
-## @var{mode} @qcode{"step"} (@code{muon_step}, every call; cheap) checks each
-## parameter's state: @code{OPT.muon.(name)} is [] or a @code{muon_update} state
+## @var{mode} @qcode{"step"} (@code{muon_step}, every call; cheap) checks that every field
+## of an optimizer state is there, and each parameter's state: @code{OPT.muon.(name)} is [] or a @code{muon_update} state
 ## (momentum a real double or single array of the parameter's size, finite unless
 ## @code{OPT.poison}; step a non-negative integer; form @qcode{"ema"} or @qcode{"sgd"});
 ## @code{OPT.adam.(name)} has finite @code{m} and @code{v} of the parameter's size with
@@ -33,6 +33,12 @@ function msg = opt_check_state (opt, mode)
     endif
     if (full)
       check_top (opt);
+    else                                # every field muon_step reads is there
+      f = top_fields ();
+      k = find (! isfield (opt, f), 1);
+      if (! isempty (k))
+        fail_ ("OPT lacks the field '%s'", f{k});
+      endif
     endif
     check_params (opt, full);
   catch err
@@ -48,13 +54,17 @@ function fail_ (fmt, varargin)
   error ("muonlab:stateCheck", fmt, varargin{:});
 endfunction
 
+## the fields of an optimizer state (muon_optimizer's)
+function f = top_fields ()
+  f = {"type", "version", "names", "shapes", "classes", "muon_lr", "adam_lr", ...
+       "muon_wd", "adam_wd", "adam_betas", "adam_eps", "clip_policy", "clip_norm", ...
+       "accum_steps", "per_micro_ns", "poison", "scaler", "route", "update_args", ...
+       "muon", "adam", "accum", "micro", "overflow_pending", "step", "skipped", ...
+       "ns_calls"};
+endfunction
+
 function check_top (opt)
-  fields = {"type", "version", "names", "shapes", "classes", "muon_lr", "adam_lr", ...
-            "muon_wd", "adam_wd", "adam_betas", "adam_eps", "clip_policy", "clip_norm", ...
-            "accum_steps", "per_micro_ns", "poison", "scaler", "route", "update_args", ...
-            "muon", "adam", "accum", "micro", "overflow_pending", "step", "skipped", ...
-            "ns_calls"};
-  field_set (opt, "OPT", fields);
+  field_set (opt, "OPT", top_fields ());
   if (! (ischar (opt.type) && strcmp (opt.type, "muonlab.optimizer")))
     fail_ ("OPT.type must be 'muonlab.optimizer'");
   endif

@@ -18,12 +18,9 @@
 ## Environment: FUZZ_SEED (13), FUZZ_CALLS (3000), FUZZ_SECONDS (a soft bound: the calls
 ## stop there, 50), FUZZ_ONLY (one function name), FUZZ_PROGRESS (a file rewritten with the
 ## call about to run, so the runner can name the call that crashed), FUZZ_FAILURES,
-## FUZZ_OPT_FIELDS (1: also mutate the fields of an optimizer state OPT passed to muon_step
-## and muon_save_state).  Off by default, as an open item of issue 13: muon_step and
-## muon_save_state check only OPT.type, so an OPT with a field removed or of another class
-## raises Octave's errors ("structure has no member 'adam_lr'", "betas(1): out of bound");
-## the fix is one validator of the whole state, shared with muon_load_state's checks of a
-## loaded checkpoint.  The OPT tag (type) and the whole OPT are still fuzzed.
+## FUZZ_OPT_FIELDS (0: do not mutate the fields of an optimizer state OPT passed to
+## muon_step and muon_save_state; on by default: both find a malformed state with the one
+## validator, opt_check_state, that muon_load_state uses on a loaded checkpoint).
 ## Output: one line per function "fuzz-fn <name> <calls> <failing> (...)", the count of each error
 ## id, and last "fuzz-done <calls> <failing> <seconds>".  Calls are scheduled round-robin
 ## over the functions, so a given seed and count always make the same calls.
@@ -257,7 +254,7 @@ function c = mutate_cell (c)
 endfunction
 
 ## opaque: the index of an argument that is an optimizer state (OPT of muon_step and
-## muon_save_state), whose fields are mutated only with FUZZ_OPT_FIELDS=1 (see the header).
+## muon_save_state), whose fields are mutated unless FUZZ_OPT_FIELDS=0 (see the header).
 function [args, nout] = mutate (args, opts, nout, opaque)
   nmut = pick (3);
   for m = 1:nmut
@@ -335,7 +332,7 @@ endfunction
 ##---- the session ----------------------------------------------------------------------------
 
 function tf = opt_fields ()
-  tf = strcmp (getenv ("FUZZ_OPT_FIELDS"), "1");
+  tf = ! strcmp (getenv ("FUZZ_OPT_FIELDS"), "0");
 endfunction
 
 function n = env_num (name, dflt)
