@@ -66,12 +66,8 @@
 ## @code{ep_dense}, @code{fused_vs_ep}).
 ## @end deftypefn
 
-function D = moe_expert_parallel (varargin)
-  if (nargout > 0)
-    D = demo_run ("moe_expert_parallel", varargin, @run);
-  else
-    demo_run ("moe_expert_parallel", varargin, @run);
-  endif
+function varargout = moe_expert_parallel (varargin)
+  [varargout{1:nargout}] = demo_run ("moe_expert_parallel", varargin, @run);   # no "ans" without one
 endfunction
 
 function D = run (o)

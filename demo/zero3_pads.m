@@ -33,12 +33,8 @@
 ## array @var{T}.
 ## @end deftypefn
 
-function T = zero3_pads (varargin)
-  if (nargout > 0)
-    T = demo_run ("zero3_pads", varargin, @run);
-  else
-    demo_run ("zero3_pads", varargin, @run);
-  endif
+function varargout = zero3_pads (varargin)
+  [varargout{1:nargout}] = demo_run ("zero3_pads", varargin, @run);   # no "ans" without one
 endfunction
 
 function T = run (o)
