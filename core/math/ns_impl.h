@@ -38,37 +38,84 @@
 #endif
 #endif
 
-// Loops over the upper triangle (i <= j) of an n x n matrix in TILE x TILE tiles, so the
-// transposed writes of a mirror stay in cache; tile columns are shared among the threads.
-#ifndef NS_UPPER_TILES
+// Tile edge of the upper-triangle passes: a TILE x TILE block is computed column by column
+// and its mirror written from a local copy, row by row, so that both the reads and the
+// writes stay contiguous (a mirror written element by element, a matrix column apart, keeps
+// missing the cache).
+#ifndef NS_TILE
 #define NS_TILE 64
-#define NS_UPPER_TILES(n, BODY)                                                            \
-  do {                                                                                    \
-    size_t tiles_ = ((n) + NS_TILE - 1) / NS_TILE;                                        \
-    _Pragma ("omp parallel for schedule (dynamic, 1) if (tiles_ >= 8)")                   \
-    for (size_t t_ = 0; t_ < tiles_; t_++)                                                \
-      for (size_t jb_ = t_ * NS_TILE, ib_ = 0; ib_ <= jb_; ib_ += NS_TILE)               \
-        for (size_t j = jb_; j < (n) && j < jb_ + NS_TILE; j++)                           \
-          for (size_t i = ib_; i < ib_ + NS_TILE && i <= j; i++)                          \
-            BODY                                                                          \
-  } while (0)
 #endif
+
+// The pass over the upper triangle that follows a symmetric product, run on each block of
+// the product as soon as it is final (muon_gemm_then, gemm.h): out = s x + P (x non-NULL:
+// double and single, where nothing is rounded) or out = r(P) (x NULL), on the elements of
+// the block with i <= j, each mirrored to (j, i), so out is exactly symmetric.  x is exactly
+// symmetric and only its upper elements are read; out must not be an operand of the product
+// (other blocks' products may still be reading it).
+typedef struct {
+  int p;
+  T s;
+  const S *x;
+  const T *P;
+  S *out;
+  size_t n;
+} FN (sym_job);
+
+NS_CLONES
+static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t nj)
+{
+  const FN (sym_job) *jb = arg;
+  const S *x = jb->x;
+  const T *P = jb->P;
+  S *out = jb->out;
+  size_t n = jb->n;
+  T s = jb->s;
+  int p = jb->p;
+  (void) p;                                        // RND ignores it in double
+  S buf[NS_TILE * NS_TILE];
+  for (size_t c0 = j0; c0 < j0 + nj; c0 += NS_TILE)
+  {
+    size_t cn = j0 + nj - c0 < NS_TILE ? j0 + nj - c0 : NS_TILE;
+    for (size_t r0 = i0; r0 < i0 + mi && r0 < c0 + cn; r0 += NS_TILE)   // blocks with i <= j
+    {
+      size_t rn = i0 + mi - r0 < NS_TILE ? i0 + mi - r0 : NS_TILE;
+      if (r0 + rn <= c0)                           // strictly above the diagonal
+      {
+        for (size_t j = 0; j < cn; j++)
+        {
+          size_t o = r0 + (c0 + j) * n;
+          S *bc = buf + j;
+          if (x)
+            for (size_t i = 0; i < rn; i++)
+              bc[i * NS_TILE] = out[o + i] = STORE (s * LOAD (x[o + i]) + P[o + i]);
+          else
+            for (size_t i = 0; i < rn; i++)
+              bc[i * NS_TILE] = out[o + i] = STORE (RND (p, P[o + i]));
+        }
+        for (size_t i = 0; i < rn; i++)
+          memcpy (out + c0 + (r0 + i) * n, buf + i * NS_TILE, cn * sizeof *out);
+      }
+      else                                         // on the diagonal: i <= j
+        for (size_t j = c0; j < c0 + cn; j++)
+          for (size_t i = r0; i < r0 + rn && i <= j; i++)
+          {
+            S v = x ? STORE (s * LOAD (x[i + j * n]) + P[i + j * n])
+                    : STORE (RND (p, P[i + j * n]));
+            out[i + j * n] = v;
+            out[j + i * n] = v;
+          }
+    }
+  }
+}
 
 // C = r(P) for P = upper triangle of alpha * X X' (X n x k), mirrored to the lower triangle:
 // the lower copy is the rounded upper element, so C is exactly symmetric.  P: n x n scratch.
-NS_CLONES
 static muon_status FN (gram_product) (ns_env *env, int p, T alpha, const S *X, size_t n,
                                       size_t k, T *P, S *C)
 {
-  muon_status status = MUON_OK;
-  CHECKSTATUS (SYMMETRIC (env, alpha, X, n, k, P));
-  NS_UPPER_TILES (n, {
-    S v = STORE (RND (p, P[i + j * n]));
-    C[i + j * n] = v;
-    C[j + i * n] = v;
-  });
-fail:
-  return status;
+  FN (sym_job) job = { p, 0, NULL, P, C, n };
+  muon_gemm_then then = { FN (sym_block), &job };
+  return SYMMETRIC (env, alpha, X, n, k, P, &then);
 }
 
 // out[i] = r(r(s x[i]) + r(prod[i])) over len elements; out may alias x.  One loop per
@@ -136,21 +183,6 @@ fail:
   return status;
 }
 
-// out = s x + P on the upper triangle of symmetric n x n operands, mirrored (double and
-// single, where nothing is rounded between the two): x exactly symmetric and P's upper
-// triangle valid, so each lower element would be computed from the same two values; one
-// pass instead of a mirror of P and a full elementwise pass.  out may alias x: only upper
-// elements are read, and each is read before its mirror is written.
-NS_CLONES
-static void FN (sym_scale_add) (T s, const S *x, const T *P, S *out, size_t n)
-{
-  NS_UPPER_TILES (n, {
-    S v = STORE (s * LOAD (x[i + j * n]) + P[i + j * n]);
-    out[i + j * n] = v;
-    out[j + i * n] = v;
-  });
-}
-
 // B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in low precision.  P: n x n scratch.
 static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n, T *P, S *B)
 {
@@ -161,10 +193,10 @@ static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n
     CHECKSTATUS (PRODUCT (env, B, A, n, n, P));  // P = (c A) A: a general product, as eager
   }                                              // torch
   else                                           // A symmetric: c A A' by SYRK, no rounding
-  {                                              // modelled (S = T here); upper half only
-    CHECKSTATUS (SYMMETRIC (env, c, A, n, n, P));
-    FN (sym_scale_add) (b, A, P, B, n);
-    return status;
+  {                                              // modelled (S = T here); upper half only,
+    FN (sym_job) job = { p, b, A, P, B, n };     // B = b A + P on each block as it completes
+    muon_gemm_then then = { FN (sym_block), &job };
+    return SYMMETRIC (env, c, A, n, n, P, &then);
   }
   FN (scale_add) (p, b, A, P, B, n * n);
 fail:
@@ -174,16 +206,18 @@ fail:
 // out = r(r(a B) + r(Zm B)) (n x n) for a product known to be symmetric (Gram: Z, Q, R, RZ
 // are polynomials in one symmetric matrix, so they commute): in double and single, where
 // DESIGN.md 4 allows any association, the upper half of Zm B (muon_gemm_product_upper) and
-// the sum on the upper triangle, mirrored, so out is exactly symmetric and costs about half;
-// bf16 and fp16 keep the peers' general product.  P: n x n scratch; out may alias B.
+// the sum on the upper triangle, mirrored (on each block of the product as it completes), so
+// out is exactly symmetric and costs about half; bf16 and fp16 keep the peers' general
+// product.  P: n x n scratch; out must not be Zm or B.
 static muon_status FN (sym_update) (ns_env *env, int p, T a, const S *Zm, const S *B,
                                     size_t n, T *P, S *out)
 {
   muon_status status = MUON_OK;
   if (p == MUON_PREC_DOUBLE || p == MUON_PREC_SINGLE)
   {
-    CHECKSTATUS (PRODUCT_UPPER (env, Zm, B, n, P));
-    FN (sym_scale_add) (a, B, P, out, n);
+    FN (sym_job) job = { p, a, B, P, out, n };
+    muon_gemm_then then = { FN (sym_block), &job };
+    CHECKSTATUS (PRODUCT_UPPER (env, Zm, B, n, P, &then));
   }
   else
   {
@@ -250,9 +284,12 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
         Q[d + d * n] = STORE (RND (p, LOAD (Q[d + d * n]) + a));
       fresh = 0;
     }
-    else
-    {
-      CHECKSTATUS (FN (sym_update) (env, p, a, Z, Q, n, P, Q));   // Q = r(r(a Q) + r(Z Q))
+    else                                           // Q = r(r(a Q) + r(Z Q)), into RZ's
+    {                                              // buffer (free until RZ is formed below)
+      CHECKSTATUS (FN (sym_update) (env, p, a, Z, Q, n, P, RZ));
+      S *t = Q;
+      Q = RZ;
+      RZ = t;
     }
     if (tr && tr->q)
       FN (snap) (Q, nn, tr->q + (size_t) (i + 1) * nn);

@@ -254,7 +254,7 @@ static void test_symmetric (void)
         break;
       muon_gemm_in a = { A, prov == 2 ? Ah : NULL, NULL };
       float alpha = t == 0 ? 1.0f : -0.5f;
-      T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, n, k, alpha, a, lda, C, n), MUON_OK);
+      T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, n, k, alpha, a, lda, C, n, NULL), MUON_OK);
       double worst = 0;
       for (size_t j = 0; j < n; j++)
         for (size_t i = 0; i <= j; i++)
@@ -303,7 +303,7 @@ static void test_product_upper (void)
       cfg.tally = &tally;
       cfg.threads = 1;
       T_EQ_INT (muon_gemm_product_upper (ctx, &cfg, n, k, a, ld, b, ld, f64 ? (void *) Cd
-                                                                         : (void *) C, n),
+                                                                         : (void *) C, n, NULL),
                 MUON_OK);
       double flops = tally.flops;
       double worst = 0;
@@ -339,7 +339,7 @@ static void test_product_upper (void)
       if (!f64)
       {
         cfg.threads = 3;
-        T_EQ_INT (muon_gemm_product_upper (ctx, &cfg, n, k, a, ld, b, ld, C3, n), MUON_OK);
+        T_EQ_INT (muon_gemm_product_upper (ctx, &cfg, n, k, a, ld, b, ld, C3, n, NULL), MUON_OK);
         T_ASSERT_MSG (memcmp (C, C3, n * n * sizeof *C) == 0, "n %zu provider %d: threads", n,
                       prov);
       }
@@ -385,7 +385,7 @@ static void test_thread_invariance (void)
       if (t > 1)
         same_g &= kind == 1 ? memcmp (P1d, P2d, m * n * sizeof *P1d) == 0
                             : memcmp (P1, P2, m * n * sizeof *P1) == 0;
-      T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, m, k, 0.5, a, m, Cg, m), MUON_OK);
+      T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, m, k, 0.5, a, m, Cg, m, NULL), MUON_OK);
       if (t > 1)
         for (size_t j = 0; j < m; j++)                // upper triangles bitwise equal
           same_s &= kind == 1 ? memcmp (D1 + j * m, D2 + j * m, (j + 1) * sizeof *D1) == 0
@@ -596,9 +596,9 @@ static void test_errors (void)
     T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 1, 4, 4, 4, a, 4, a, 3, C, 4), MUON_ERR_BADSHAPE);
     T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, 4, 4, 4, a, 4, a, 4, C, 3), MUON_ERR_BADSHAPE);
     T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, 0, 4, 4, a, 4, a, 4, C, 4), MUON_ERR_BADSHAPE);
-    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 4, 1, none, 4, C, 4), MUON_ERR_NULLPTR);
-    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 4, 1, a, 3, C, 4), MUON_ERR_BADSHAPE);
-    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 0, 1, a, 4, C, 4), MUON_ERR_BADSHAPE);
+    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 4, 1, none, 4, C, 4, NULL), MUON_ERR_NULLPTR);
+    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 4, 1, a, 3, C, 4, NULL), MUON_ERR_BADSHAPE);
+    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 0, 1, a, 4, C, 4, NULL), MUON_ERR_BADSHAPE);
   }
   // muon_ns's own checks of the new options
   double g[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }, x[12];
