@@ -51,7 +51,8 @@
 // double and single, where nothing is rounded) or out = r(P) (x NULL), on the elements of
 // the block with i <= j, each mirrored to (j, i), so out is exactly symmetric.  x is exactly
 // symmetric and only its upper elements are read; out must not be an operand of the product
-// (other blocks' products may still be reading it).
+// (other blocks' products may still be reading it).  q (non-NULL): a second output, out
+// with qa added on the diagonal, r(out + qa I) (Gram's fresh Q = r(Z + a I)).
 typedef struct {
   int p;
   T s;
@@ -59,6 +60,8 @@ typedef struct {
   const T *P;
   S *out;
   size_t n;
+  S *q;
+  T qa;
 } FN (sym_job);
 
 NS_CLONES
@@ -67,7 +70,7 @@ static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t n
   const FN (sym_job) *jb = arg;
   const S *x = jb->x;
   const T *P = jb->P;
-  S *out = jb->out;
+  S *out = jb->out, *q = jb->q;
   size_t n = jb->n;
   T s = jb->s;
   int p = jb->p;
@@ -94,6 +97,12 @@ static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t n
         }
         for (size_t i = 0; i < rn; i++)
           memcpy (out + c0 + (r0 + i) * n, buf + i * NS_TILE, cn * sizeof *out);
+        if (q)                                     // off the diagonal: q = out
+          for (size_t j = 0; j < cn; j++)
+            memcpy (q + r0 + (c0 + j) * n, out + r0 + (c0 + j) * n, rn * sizeof *q);
+        if (q)
+          for (size_t i = 0; i < rn; i++)
+            memcpy (q + c0 + (r0 + i) * n, buf + i * NS_TILE, cn * sizeof *q);
       }
       else                                         // on the diagonal: i <= j
         for (size_t j = c0; j < c0 + cn; j++)
@@ -103,6 +112,10 @@ static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t n
                     : STORE (RND (p, P[i + j * n]));
             out[i + j * n] = v;
             out[j + i * n] = v;
+            if (q && i == j)
+              q[i + i * n] = STORE (RND (p, LOAD (v) + jb->qa));
+            else if (q)
+              q[i + j * n] = q[j + i * n] = v;
           }
     }
   }
@@ -113,7 +126,7 @@ static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t n
 static muon_status FN (gram_product) (ns_env *env, int p, T alpha, const S *X, size_t n,
                                       size_t k, T *P, S *C)
 {
-  FN (sym_job) job = { p, 0, NULL, P, C, n };
+  FN (sym_job) job = { p, 0, NULL, P, C, n, NULL, 0 };
   muon_gemm_then then = { FN (sym_block), &job };
   return SYMMETRIC (env, alpha, X, n, k, P, &then);
 }
@@ -184,21 +197,29 @@ fail:
 }
 
 // B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in low precision.  P: n x n scratch.
-static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n, T *P, S *B)
+// Qf (non-NULL): also Qf = r(B + qa I) (Gram's fresh Q).
+static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n, T *P, S *B,
+                              S *Qf, T qa)
 {
   muon_status status = MUON_OK;
   if (p == MUON_PREC_BF16 || p == MUON_PREC_FP16)
   {
     FN (scale) (p, c, A, B, n * n);              // B holds r(c A) for a moment
     CHECKSTATUS (PRODUCT (env, B, A, n, n, P));  // P = (c A) A: a general product, as eager
-  }                                              // torch
+    FN (scale_add) (p, b, A, P, B, n * n);       // torch
+    if (Qf)
+    {
+      memcpy (Qf, B, n * n * sizeof *Qf);
+      for (size_t d = 0; d < n; d++)
+        Qf[d + d * n] = STORE (RND (p, LOAD (Qf[d + d * n]) + qa));
+    }
+  }
   else                                           // A symmetric: c A A' by SYRK, no rounding
   {                                              // modelled (S = T here); upper half only,
-    FN (sym_job) job = { p, b, A, P, B, n };     // B = b A + P on each block as it completes
-    muon_gemm_then then = { FN (sym_block), &job };
-    return SYMMETRIC (env, c, A, n, n, P, &then);
+    FN (sym_job) job = { p, b, A, P, B, n, Qf, qa };  // B = b A + P on each block as it
+    muon_gemm_then then = { FN (sym_block), &job };   // completes
+    CHECKSTATUS (SYMMETRIC (env, c, A, n, n, P, &then));
   }
-  FN (scale_add) (p, b, A, P, B, n * n);
 fail:
   return status;
 }
@@ -215,7 +236,7 @@ static muon_status FN (sym_update) (ns_env *env, int p, T a, const S *Zm, const 
   muon_status status = MUON_OK;
   if (p == MUON_PREC_DOUBLE || p == MUON_PREC_SINGLE)
   {
-    FN (sym_job) job = { p, a, B, P, out, n };
+    FN (sym_job) job = { p, a, B, P, out, n, NULL, 0 };
     muon_gemm_then then = { FN (sym_block), &job };
     CHECKSTATUS (PRODUCT_UPPER (env, Zm, B, n, P, &then));
   }
@@ -241,7 +262,7 @@ static muon_status FN (standard) (ns_env *env, int p, const double *coef, int st
     T a = (T) coef[3 * k], b = (T) coef[3 * k + 1], c = (T) coef[3 * k + 2];
     if (k > 0 || !have_a)
       CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, A));
-    CHECKSTATUS (FN (poly) (env, p, b, c, A, n, P, B));
+    CHECKSTATUS (FN (poly) (env, p, b, c, A, n, P, B, NULL, 0));
     CHECKSTATUS (PRODUCT (env, B, X, n, m, Y));
     FN (scale_add) (p, a, X, Y, X, n * m);
     if (tr)
@@ -253,15 +274,19 @@ fail:
 
 // Gram iteration (MUON_FACTS 1.3, DESIGN.md 4): everything but the first R, the restarts
 // and the final Q X is n x n.  X_k = Q_k X_0 and R_k = X_k X_k', polynomials in R_0.
-// R, Z, Q, RZ: n x n in S; P: n x n in T.  have_a: R already holds r(X X') (AOL).
+// R, Z, Q, RZ: n x n in S; P: n x n in T; X and Y: n x m, Y in T.  have_a: R already holds
+// r(X X') (AOL).  [out] *res: the last product Q X, unrounded (the caller stores r(*res));
+// it is Y or, after a restart in double or single (where r(Q X) = Q X: X and Y trade
+// places instead of a copy), X.
 static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
                               const muon_ns_opts *o, S *X, size_t n, size_t m, T *Y, S *R,
-                              S *Z, S *Q, S *RZ, T *P, int have_a)
+                              S *Z, S *Q, S *RZ, T *P, int have_a, const T **res)
 {
   muon_status status = MUON_OK;
   int fresh = 1;                                   // Q is "None": start or just restarted
   muon_ns_trace *tr = o->trace;
   size_t nn = n * n;
+  int trade = sizeof (S) == sizeof (T) && (p == MUON_PREC_DOUBLE || p == MUON_PREC_SINGLE);
   if (!have_a)
     CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));      // R = r(X X')
   for (int i = 0; i < steps; i++)
@@ -270,20 +295,23 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
     if (muon_ns_restart_before (i, o))
     {
       CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));                   // X = r(Q X)
-      FN (round_copy) (p, Y, X, n * m);
+      if (trade)
+      {
+        S *t = X;
+        X = (S *) (void *) Y;
+        Y = (T *) (void *) t;
+      }
+      else
+        FN (round_copy) (p, Y, X, n * m);
       CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));    // R = r(X X')
       fresh = 1;
     }
     if (tr && tr->r)
       FN (snap) (R, nn, tr->r + (size_t) i * nn);
-    CHECKSTATUS (FN (poly) (env, p, b, c, R, n, P, Z));  // Z = r(r(b R) + r(r(c R) R))
+    // Z = r(r(b R) + r(r(c R) R)), and when fresh Q = r(Z + a I)
+    CHECKSTATUS (FN (poly) (env, p, b, c, R, n, P, Z, fresh ? Q : NULL, a));
     if (fresh)
-    {
-      memcpy (Q, Z, n * n * sizeof *Q);            // Q = r(Z + a I)
-      for (size_t d = 0; d < n; d++)
-        Q[d + d * n] = STORE (RND (p, LOAD (Q[d + d * n]) + a));
       fresh = 0;
-    }
     else                                           // Q = r(r(a Q) + r(Z Q)), into RZ's
     {                                              // buffer (free until RZ is formed below)
       CHECKSTATUS (FN (sym_update) (env, p, a, Z, Q, n, P, RZ));
@@ -301,10 +329,10 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
       CHECKSTATUS (FN (sym_update) (env, p, a, Z, RZ, n, P, R));  // R = r(r(a RZ) + r(Z RZ))
     }
   }
-  CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));       // X = r(Q X)
-  FN (round_copy) (p, Y, X, n * m);
+  CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));       // X = r(Q X), rounded by the caller
+  *res = Y;
   if (tr)
-    FN (snap) (X, n * m, tr->x + (size_t) steps * n * m);
+    FN (snap_rounded) (p, Y, n * m, tr->x + (size_t) steps * n * m);
 fail:
   return status;
 }
@@ -386,9 +414,11 @@ static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_
 // AOL scaling ('Normalize', "aol"): FN (aol_page), in its own file
 #include "ns_aol_impl.h"
 
-// Write X (n x m) back to page e of out, undoing the transpose; counts non-finite values.
+// Write X (n x m) back to page e of out, undoing the transpose, or r(Y) when Y (n x m, T) is
+// not NULL; counts non-finite values.
 NS_CLONES
-static size_t FN (store_page) (const S *X, int transposed, muon_tensor *out, size_t e)
+static size_t FN (store_page) (int p, const S *X, const T *Y, int transposed, muon_tensor *out,
+                               size_t e)
 {
   size_t rows = out->rows, cols = out->cols, n = transposed ? cols : rows, bad = 0;
   size_t len = rows * cols;
@@ -396,7 +426,8 @@ static size_t FN (store_page) (const S *X, int transposed, muon_tensor *out, siz
   for (size_t j = 0; j < cols; j++)
     for (size_t i = 0; i < rows; i++)
     {
-      T v = LOAD (X[transposed ? j + i * n : i + j * n]);
+      size_t k = transposed ? j + i * n : i + j * n;
+      T v = Y ? RND (p, Y[k]) : LOAD (X[k]);
       size_t at = e * out->stride + i + j * out->ld;
       if (out->dtype == MUON_F64)
         ((double *) out->data)[at] = (double) v;
@@ -448,11 +479,13 @@ static muon_status FN (batch) (ns_env *env, const muon_tensor *G, muon_tensor *o
         for (int k = 1; k <= steps; k++)
           FN (snap) (X, n * m, tr->x + (size_t) k * n * m);
     }
+    const T *res = NULL;                           // Gram: r(*res) is the result
     if (nonzero && gram)
-      CHECKSTATUS (FN (gram) (env, p, coef, steps, o, X, n, m, Y, S1, S2, S3, S4, P, aol));
+      CHECKSTATUS (FN (gram) (env, p, coef, steps, o, X, n, m, Y, S1, S2, S3, S4, P, aol,
+                              &res));
     else if (nonzero)
       CHECKSTATUS (FN (standard) (env, p, coef, steps, X, n, m, Y, S1, S2, P, tr, aol));
-    *bad += FN (store_page) (X, transposed, out, e);
+    *bad += FN (store_page) (p, X, res, transposed, out, e);
   }
 fail:
   return status;
