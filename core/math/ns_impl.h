@@ -75,48 +75,37 @@ static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t n
   T s = jb->s;
   int p = jb->p;
   (void) p;                                        // RND ignores it in double
-  S buf[NS_TILE * NS_TILE];
-  for (size_t c0 = j0; c0 < j0 + nj; c0 += NS_TILE)
-  {
-    size_t cn = j0 + nj - c0 < NS_TILE ? j0 + nj - c0 : NS_TILE;
-    for (size_t r0 = i0; r0 < i0 + mi && r0 < c0 + cn; r0 += NS_TILE)   // blocks with i <= j
+  S buf[NS_TILE * NS_TILE];                        // the chunk, transposed
+  for (size_t c0 = j0; c0 < j0 + nj; c0 += NS_TILE)  // chunks of TILE x TILE, those with
+  {                                                  // some i <= j
+    size_t c1 = j0 + nj - c0 < NS_TILE ? j0 + nj : c0 + NS_TILE;
+    for (size_t r0 = i0; r0 < i0 + mi && r0 < c1; r0 += NS_TILE)
     {
-      size_t rn = i0 + mi - r0 < NS_TILE ? i0 + mi - r0 : NS_TILE;
-      if (r0 + rn <= c0)                           // strictly above the diagonal
+      size_t r1 = i0 + mi - r0 < NS_TILE ? i0 + mi : r0 + NS_TILE;
+      for (size_t j = c0; j < c1; j++)             // column j: rows r0 .. min (r1, j + 1)
       {
-        for (size_t j = 0; j < cn; j++)
-        {
-          size_t o = r0 + (c0 + j) * n;
-          S *bc = buf + j;
-          if (x)
-            for (size_t i = 0; i < rn; i++)
-              bc[i * NS_TILE] = out[o + i] = STORE (s * LOAD (x[o + i]) + P[o + i]);
-          else
-            for (size_t i = 0; i < rn; i++)
-              bc[i * NS_TILE] = out[o + i] = STORE (RND (p, P[o + i]));
-        }
-        for (size_t i = 0; i < rn; i++)
-          memcpy (out + c0 + (r0 + i) * n, buf + i * NS_TILE, cn * sizeof *out);
-        if (q)                                     // off the diagonal: q = out
-          for (size_t j = 0; j < cn; j++)
-            memcpy (q + r0 + (c0 + j) * n, out + r0 + (c0 + j) * n, rn * sizeof *q);
+        size_t len = j + 1 < r1 ? (j + 1 > r0 ? j + 1 - r0 : 0) : r1 - r0, o = r0 + j * n;
+        S *bt = buf + (j - c0);
+        if (x)
+          for (size_t i = 0; i < len; i++)
+            bt[i * NS_TILE] = out[o + i] = STORE (s * LOAD (x[o + i]) + P[o + i]);
+        else
+          for (size_t i = 0; i < len; i++)
+            bt[i * NS_TILE] = out[o + i] = STORE (RND (p, P[o + i]));
         if (q)
-          for (size_t i = 0; i < rn; i++)
-            memcpy (q + c0 + (r0 + i) * n, buf + i * NS_TILE, cn * sizeof *q);
+          memcpy (q + o, out + o, len * sizeof *q);
       }
-      else                                         // on the diagonal: i <= j
-        for (size_t j = c0; j < c0 + cn; j++)
-          for (size_t i = r0; i < r0 + rn && i <= j; i++)
-          {
-            S v = x ? STORE (s * LOAD (x[i + j * n]) + P[i + j * n])
-                    : STORE (RND (p, P[i + j * n]));
-            out[i + j * n] = v;
-            out[j + i * n] = v;
-            if (q && i == j)
-              q[i + i * n] = STORE (RND (p, LOAD (v) + jb->qa));
-            else if (q)
-              q[i + j * n] = q[j + i * n] = v;
-          }
+      for (size_t i = r0; i < r1 && i < c1; i++)   // the mirror, row i: (j, i) for j > i
+      {
+        size_t js = i + 1 > c0 ? i + 1 : c0;
+        if (js >= c1)
+          continue;
+        memcpy (out + js + i * n, buf + (js - c0) + (i - r0) * NS_TILE, (c1 - js) * sizeof *out);
+        if (q)
+          memcpy (q + js + i * n, buf + (js - c0) + (i - r0) * NS_TILE, (c1 - js) * sizeof *q);
+      }
+      for (size_t d = r0 > c0 ? r0 : c0; q && d < r1 && d < c1; d++)   // q's diagonal
+        q[d + d * n] = STORE (RND (p, LOAD (out[d + d * n]) + jb->qa));
     }
   }
 }
