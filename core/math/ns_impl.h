@@ -75,7 +75,7 @@ static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t n
   T s = jb->s;
   int p = jb->p;
   (void) p;                                        // RND ignores it in double
-  S buf[NS_TILE * NS_TILE];                        // the chunk, transposed
+  S buf[NS_TILE * NS_TILE];                        // the chunk, column j at (j - c0) TILE
   for (size_t c0 = j0; c0 < j0 + nj; c0 += NS_TILE)  // chunks of TILE x TILE, those with
   {                                                  // some i <= j
     size_t c1 = j0 + nj - c0 < NS_TILE ? j0 + nj : c0 + NS_TILE;
@@ -85,24 +85,44 @@ static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t n
       for (size_t j = c0; j < c1; j++)             // column j: rows r0 .. min (r1, j + 1)
       {
         size_t len = j + 1 < r1 ? (j + 1 > r0 ? j + 1 - r0 : 0) : r1 - r0, o = r0 + j * n;
-        S *bt = buf + (j - c0);
+        S *bc = buf + (j - c0) * NS_TILE;
         if (x)
           for (size_t i = 0; i < len; i++)
-            bt[i * NS_TILE] = out[o + i] = STORE (s * LOAD (x[o + i]) + P[o + i]);
+            bc[i] = STORE (s * LOAD (x[o + i]) + P[o + i]);
         else
           for (size_t i = 0; i < len; i++)
-            bt[i * NS_TILE] = out[o + i] = STORE (RND (p, P[o + i]));
+            bc[i] = STORE (RND (p, P[o + i]));
+        memcpy (out + o, bc, len * sizeof *out);
         if (q)
-          memcpy (q + o, out + o, len * sizeof *q);
+          memcpy (q + o, bc, len * sizeof *q);
       }
-      for (size_t i = r0; i < r1 && i < c1; i++)   // the mirror, row i: (j, i) for j > i
+      // the mirror, (j, i) for j > i: 8 x 8 blocks transposed through registers where the
+      // chunk lies above the diagonal, element by element elsewhere
+      size_t rb = r1 <= c0 ? (r1 - r0) / 8 * 8 : 0, cb = r1 <= c0 ? (c1 - c0) / 8 * 8 : 0;
+      for (size_t ib = 0; ib < rb; ib += 8)
+        for (size_t jb8 = 0; jb8 < cb; jb8 += 8)
+        {
+          S t[8][8];
+          for (int a = 0; a < 8; a++)
+            for (int b = 0; b < 8; b++)
+              t[a][b] = buf[(jb8 + b) * NS_TILE + ib + a];
+          for (int a = 0; a < 8; a++)
+          {
+            memcpy (out + c0 + jb8 + (r0 + ib + a) * n, t[a], sizeof t[a]);
+            if (q)
+              memcpy (q + c0 + jb8 + (r0 + ib + a) * n, t[a], sizeof t[a]);
+          }
+        }
+      for (size_t i = r0; i < r1 && i < c1; i++)   // the rest, row i
       {
         size_t js = i + 1 > c0 ? i + 1 : c0;
-        if (js >= c1)
-          continue;
-        memcpy (out + js + i * n, buf + (js - c0) + (i - r0) * NS_TILE, (c1 - js) * sizeof *out);
-        if (q)
-          memcpy (q + js + i * n, buf + (js - c0) + (i - r0) * NS_TILE, (c1 - js) * sizeof *q);
+        if (i - r0 < rb)
+          js = c0 + cb;
+        const S *src = buf + (i - r0);
+        for (size_t j = js; j < c1; j++)
+          out[j + i * n] = src[(j - c0) * NS_TILE];
+        for (size_t j = js; q && j < c1; j++)
+          q[j + i * n] = src[(j - c0) * NS_TILE];
       }
       for (size_t d = r0 > c0 ? r0 : c0; q && d < r1 && d < c1; d++)   // q's diagonal
         q[d + d * n] = STORE (RND (p, LOAD (out[d + d * n]) + jb->qa));
