@@ -6,8 +6,11 @@
  * for the duration of a muon_ns call (muon_gemm_setup; muon_gemm_finish puts back what it
  * found) and oneDNN's primitives are made for one thread.  OpenMP shares the tiles among the
  * call's threads (schedule dynamic: a thread that loses its core takes fewer tiles, the
- * result is the same).  The library calls are weak references: a BLAS that is not OpenBLAS
- * keeps its own setting (its products then follow its own threading).
+ * result is the same), the costliest first; the strips of an upper product's diagonal tiles
+ * are shared out one by one, and a caller's epilogue (muon_gemm_then) runs on each block as
+ * soon as it is final, in the same parallel loop.  The library calls are weak references: a
+ * BLAS that is not OpenBLAS keeps its own setting (its products then follow its own
+ * threading).
  */
 #define _GNU_SOURCE
 #include <stdio.h>

@@ -49,8 +49,8 @@ typedef struct {
 typedef struct {
   long products;
   double flops;
-  double seconds;
-} muon_gemm_tally;
+  double seconds;        // less the epilogues' share (muon_gemm_then: their thread time
+} muon_gemm_tally;       // over the threads), so that it stays the products' own
 
 // One muon_ns call's GEMM configuration (muon_gemm_setup fills it).
 typedef struct {
