@@ -19,8 +19,8 @@
  * P (n x n) in T hold product outputs.
  *
  * Threads: the elementwise passes are OpenMP loops (ns.c is compiled with -fopenmp) over the
- * threads muon_gemm_setup chose, or, for the upper-triangle passes after a symmetric product
- * (double and single), the product's own epilogues (sym_block, on each block as the product
+ * threads muon_gemm_setup chose, or, for the passes over the upper triangle that follow a
+ * symmetric product, the product's own epilogues (sym_block, on each block as the product
  * completes it); each element is computed by the same code whatever the split, and the
  * products are tiled by shape (gemm.h), so results do not depend on the thread count.
  * Small arrays stay on one thread.
