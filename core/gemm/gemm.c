@@ -6,8 +6,11 @@
  * for the duration of a muon_ns call (muon_gemm_setup; muon_gemm_finish puts back what it
  * found) and oneDNN's primitives are made for one thread.  OpenMP shares the tiles among the
  * call's threads (schedule dynamic: a thread that loses its core takes fewer tiles, the
- * result is the same).  The library calls are weak references: a BLAS that is not OpenBLAS
- * keeps its own setting (its products then follow its own threading).
+ * result is the same), the costliest first; the strips of an upper product's diagonal tiles
+ * are shared out one by one, and a caller's epilogue (muon_gemm_then) runs on each block as
+ * soon as it is final, in the same parallel loop.  The library calls are weak references: a
+ * BLAS that is not OpenBLAS keeps its own setting (its products then follow its own
+ * threading).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -187,36 +190,45 @@ typedef struct {
   void *C;
   const void *plan[2][2];
   int upper;            // muon_gemm_product_upper: tiles on and above the diagonal only
+  const muon_gemm_then *then;
 } tiled;
 
-// A diagonal tile of an upper product (OpenBLAS) in column strips down to the diagonal:
-// strip s covers columns s.. of the tile and its rows up to the strip's last column.
-static void upper_tile (const tiled *w, size_t mi, const void *A, const void *B, size_t co)
+// One unit of work: tile t (column-major over the tm x tn grid), or for a diagonal tile of
+// an upper product on OpenBLAS one of its strips (strip >= 0: columns strip*STRIP.. of the
+// tile); cost: its operations.
+typedef struct {
+  size_t t;
+  long strip;
+  double cost;
+} work_item;
+
+// Costliest first (the threads take items in this order: the long ones start early and the
+// short ones fill in at the end), then in grid order; the order decides only who computes
+// what, never how.
+static int work_cmp (const void *pa, const void *pb)
 {
-  for (size_t s0 = 0; s0 < mi; s0 += MUON_GEMM_STRIP)
-  {
-    size_t wd = mi - s0 < MUON_GEMM_STRIP ? mi - s0 : MUON_GEMM_STRIP, rows = s0 + wd;
-    if (w->cfg->f64)
-      cblas_dgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (int) rows, (int) wd,
-                   (int) w->k, 1.0, A, (int) w->lda, (const double *) B + s0 * w->ldb,
-                   (int) w->ldb, 0.0, (double *) w->C + co + s0 * w->ldc, (int) w->ldc);
-    else
-      cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (int) rows, (int) wd,
-                   (int) w->k, 1.0f, A, (int) w->lda, (const float *) B + s0 * w->ldb,
-                   (int) w->ldb, 0.0f, (float *) w->C + co + s0 * w->ldc, (int) w->ldc);
-  }
+  const work_item *a = pa, *b = pb;
+  if (a->cost != b->cost)
+    return a->cost > b->cost ? -1 : 1;
+  if (a->t != b->t)
+    return a->t < b->t ? -1 : 1;
+  return (a->strip > b->strip) - (a->strip < b->strip);
 }
 
-// Operations of upper_tile on an mi x mi tile with inner dimension k.
-static double upper_tile_flops (size_t mi, size_t k)
+// Strip s0.. of a diagonal tile of an upper product (OpenBLAS): columns s0.. of the tile and
+// its rows up to the strip's last column.  wd: the strip's width.
+static void upper_strip (const tiled *w, const void *A, const void *B, size_t co, size_t s0,
+                         size_t wd)
 {
-  double f = 0;
-  for (size_t s0 = 0; s0 < mi; s0 += MUON_GEMM_STRIP)
-  {
-    size_t wd = mi - s0 < MUON_GEMM_STRIP ? mi - s0 : MUON_GEMM_STRIP;
-    f += 2.0 * (double) (s0 + wd) * (double) wd * (double) k;
-  }
-  return f;
+  size_t rows = s0 + wd;
+  if (w->cfg->f64)
+    cblas_dgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (int) rows, (int) wd, (int) w->k,
+                 1.0, A, (int) w->lda, (const double *) B + s0 * w->ldb, (int) w->ldb, 0.0,
+                 (double *) w->C + co + s0 * w->ldc, (int) w->ldc);
+  else
+    cblas_sgemm (CblasColMajor, CblasNoTrans, CblasNoTrans, (int) rows, (int) wd, (int) w->k,
+                 1.0f, A, (int) w->lda, (const float *) B + s0 * w->ldb, (int) w->ldb, 0.0f,
+                 (float *) w->C + co + s0 * w->ldc, (int) w->ldc);
 }
 
 // Element offset of rows i.. of op(X) (op(X) rows are X's columns when transposed).
@@ -232,54 +244,77 @@ static const void *at (muon_gemm_in x, int f64, int bf16, size_t off)
   return bf16 ? (const void *) (x.h + off) : (const void *) (x.f + off);
 }
 
-// Tile t (column-major over the tm x tn grid) on the calling thread: 0 or a oneDNN status.
-static int tile_run (const tiled *w, size_t t)
+// Rows and columns of tile t: [*i0, *i0 + *mi) x [*j0, *j0 + *nj).
+static void tile_box (const tiled *w, size_t t, size_t *i0, size_t *mi, size_t *j0, size_t *nj)
 {
-  size_t ti = t % w->tm, tj = t / w->tm;
-  if ((w->sym || w->upper) && ti > tj)
-    return 0;
-  size_t i0 = ti * MUON_GEMM_TILE, j0 = tj * MUON_GEMM_TILE;
-  size_t mi = w->m - i0 < MUON_GEMM_TILE ? w->m - i0 : MUON_GEMM_TILE;
-  size_t nj = w->n - j0 < MUON_GEMM_TILE ? w->n - j0 : MUON_GEMM_TILE;
+  *i0 = t % w->tm * MUON_GEMM_TILE;
+  *j0 = t / w->tm * MUON_GEMM_TILE;
+  *mi = w->m - *i0 < MUON_GEMM_TILE ? w->m - *i0 : MUON_GEMM_TILE;
+  *nj = w->n - *j0 < MUON_GEMM_TILE ? w->n - *j0 : MUON_GEMM_TILE;
+}
+
+// Work item it on the calling thread, then its block's epilogue (w->then): 0 or a oneDNN
+// status.  [in,out] *epi: seconds spent in the epilogue, added.
+static int item_run (const tiled *w, const work_item *it, double *epi)
+{
+  size_t i0, mi, j0, nj;
+  tile_box (w, it->t, &i0, &mi, &j0, &nj);
+  int diag = i0 == j0;
   const muon_gemm_cfg *cfg = w->cfg;
   size_t ao = rows_at (w->ta, i0, w->lda), bo = rows_at (!w->tb, j0, w->ldb);
   size_t co = i0 + j0 * w->ldc;
   const void *A = at (w->A, cfg->f64, cfg->bf16, ao), *B = at (w->B, cfg->f64, cfg->bf16, bo);
   CBLAS_TRANSPOSE ta = w->ta ? CblasTrans : CblasNoTrans, tb = w->tb ? CblasTrans : CblasNoTrans;
-  int diag = w->sym && ti == tj;
   if (cfg->provider == MUON_GEMM_ONEDNN)
   {
     float *C = (float *) w->C + co;
     int s = muon_gemm_onednn_run (w->plan[mi != MUON_GEMM_TILE][nj != MUON_GEMM_TILE], A, B, C);
-    if (s == 0 && w->alpha != 1)
+    if (s != 0)
+      return s;
+    if (w->alpha != 1)
       for (size_t j = 0; j < nj; j++)
         for (size_t i = 0; i < mi; i++)
           C[i + j * w->ldc] *= (float) w->alpha;
-    return s;
   }
-  if (w->upper && ti == tj)
-    upper_tile (w, mi, A, B, co);
-  else if (cfg->f64 && diag)
+  else if (it->strip >= 0)
+  {
+    size_t s0 = (size_t) it->strip * MUON_GEMM_STRIP;
+    size_t wd = mi - s0 < MUON_GEMM_STRIP ? mi - s0 : MUON_GEMM_STRIP;
+    upper_strip (w, A, B, co, s0, wd);
+    mi = s0 + wd;                                  // the strip's block: rows i0.., its columns
+    j0 += s0;
+    nj = wd;
+  }
+  else if (cfg->f64 && w->sym && diag)
     cblas_dsyrk (CblasColMajor, CblasUpper, CblasNoTrans, (int) mi, (int) w->k, w->alpha, A,
                  (int) w->lda, 0.0, (double *) w->C + co, (int) w->ldc);
   else if (cfg->f64)
     cblas_dgemm (CblasColMajor, ta, tb, (int) mi, (int) nj, (int) w->k, w->alpha, A,
                  (int) w->lda, B, (int) w->ldb, 0.0, (double *) w->C + co, (int) w->ldc);
-  else if (diag)
+  else if (w->sym && diag)
     cblas_ssyrk (CblasColMajor, CblasUpper, CblasNoTrans, (int) mi, (int) w->k,
                  (float) w->alpha, A, (int) w->lda, 0.0f, (float *) w->C + co, (int) w->ldc);
   else
     cblas_sgemm (CblasColMajor, ta, tb, (int) mi, (int) nj, (int) w->k, (float) w->alpha, A,
                  (int) w->lda, B, (int) w->ldb, 0.0f, (float *) w->C + co, (int) w->ldc);
+  if (w->then)
+  {
+    double t0 = muon_clock ();
+    w->then->fn (w->then->arg, i0, mi, j0, nj);
+    *epi += muon_clock () - t0;
+  }
   return 0;
 }
 
-// Checks w's operands, prepares its oneDNN plans, runs every tile and counts the work.
+// Checks w's operands, prepares its oneDNN plans, lists the work (costliest first), runs it
+// and counts it.  The tally's seconds leave out the epilogues' share: their time summed over
+// the threads, over the threads.
 static muon_status tiled_run (muon_ctx *ctx, tiled *w)
 {
   muon_status status = MUON_OK;
   const muon_gemm_cfg *cfg = w->cfg;
-  double t0 = muon_clock (), flops = 0;
+  work_item *items = NULL;
+  double t0 = muon_clock (), flops = 0, epi = 0;
   CHECK (MUON_ERR_NULLPTR, cfg != NULL && w->C != NULL, "GEMM operands must not be NULL");
   int want_d = cfg->f64, want_h = !cfg->f64 && cfg->bf16, want_f = !want_d && !want_h;
   const char *kind = want_d ? "fp64" : want_h ? "bf16" : "fp32";
@@ -296,30 +331,46 @@ static muon_status tiled_run (muon_ctx *ctx, tiled *w)
          "GEMM dimensions must fit a BLAS int");
   w->tm = (w->m + MUON_GEMM_TILE - 1) / MUON_GEMM_TILE;
   w->tn = (w->n + MUON_GEMM_TILE - 1) / MUON_GEMM_TILE;
-  size_t tiles = w->tm * w->tn;
-  for (size_t t = 0; t < tiles; t++)              // the plans, and the work done
+  size_t tiles = w->tm * w->tn, count = 0;
+  int onednn = cfg->provider == MUON_GEMM_ONEDNN;
+  int strips = w->upper && !onednn;                // diagonal tiles cut into their strips
+  size_t per_diag = strips ? (MUON_GEMM_TILE + MUON_GEMM_STRIP - 1) / MUON_GEMM_STRIP : 1;
+  CHECKMEM (items = malloc ((tiles + w->tm * per_diag) * sizeof *items));
+  for (size_t t = 0; t < tiles; t++)              // the plans, the work items and their cost
   {
-    size_t ti = t % w->tm, tj = t / w->tm;
-    if ((w->sym || w->upper) && ti > tj)
+    size_t i0, mi, j0, nj;
+    tile_box (w, t, &i0, &mi, &j0, &nj);
+    if ((w->sym || w->upper) && i0 > j0)
       continue;
-    size_t mi = w->m - ti * MUON_GEMM_TILE, nj = w->n - tj * MUON_GEMM_TILE;
-    mi = mi < MUON_GEMM_TILE ? mi : MUON_GEMM_TILE;
-    nj = nj < MUON_GEMM_TILE ? nj : MUON_GEMM_TILE;
-    int onednn = cfg->provider == MUON_GEMM_ONEDNN;
-    flops += w->sym && ti == tj && !onednn ? (double) mi * (double) (mi + 1) * (double) w->k
-           : w->upper && ti == tj && !onednn ? upper_tile_flops (mi, w->k)
-                                             : 2.0 * (double) mi * (double) nj * (double) w->k;
+    double k = (double) w->k;
+    if (strips && i0 == j0)
+      for (size_t s0 = 0; s0 < mi; s0 += MUON_GEMM_STRIP)
+      {
+        size_t wd = mi - s0 < MUON_GEMM_STRIP ? mi - s0 : MUON_GEMM_STRIP;
+        work_item it = { t, (long) (s0 / MUON_GEMM_STRIP), 2.0 * (double) (s0 + wd) * wd * k };
+        items[count++] = it;
+      }
+    else
+    {
+      work_item it = { t, -1, w->sym && i0 == j0 && !onednn ? (double) mi * (mi + 1) * k
+                                                             : 2.0 * (double) mi * nj * k };
+      items[count++] = it;
+    }
     const void **plan = &w->plan[mi != MUON_GEMM_TILE][nj != MUON_GEMM_TILE];
     if (onednn && *plan == NULL)
       CHECKSTATUS (muon_gemm_onednn_prepare (ctx, cfg->bf16, w->ta, w->tb, mi, nj, w->k,
                                              w->lda, w->ldb, w->ldc, plan));
   }
-  int failed = 0, threads = cfg->threads < (int) tiles ? cfg->threads : (int) tiles;
-  long count = (long) tiles;
-#pragma omp parallel for schedule (dynamic, 1) num_threads (threads) if (threads > 1)
-  for (long t = 0; t < count; t++)
+  for (size_t i = 0; i < count; i++)
+    flops += items[i].cost;
+  qsort (items, count, sizeof *items, work_cmp);
+  int failed = 0, threads = cfg->threads < (int) count ? cfg->threads : (int) count;
+  long n_items = (long) count;
+#pragma omp parallel for schedule (dynamic, 1) num_threads (threads) if (threads > 1) \
+  reduction (+:epi)
+  for (long i = 0; i < n_items; i++)
   {
-    int s = tile_run (w, (size_t) t);
+    int s = item_run (w, &items[i], &epi);
     if (s != 0)
     {
 #pragma omp atomic write
@@ -331,9 +382,10 @@ static muon_status tiled_run (muon_ctx *ctx, tiled *w)
   {
     cfg->tally->products++;
     cfg->tally->flops += flops;
-    cfg->tally->seconds += muon_clock () - t0;
+    cfg->tally->seconds += muon_clock () - t0 - epi / (threads > 1 ? threads : 1);
   }
 fail:
+  free (items);
   return status;
 }
 
@@ -343,27 +395,28 @@ muon_status muon_gemm_product (muon_ctx *ctx, const muon_gemm_cfg *cfg, int ta, 
 {
   CHECKCTX (ctx);
   tiled w = { cfg, 0, ta != 0, tb != 0, m, n, k, lda, ldb, ldc, 0, 0, 1.0, A, B, C,
-              { { NULL, NULL }, { NULL, NULL } }, 0 };
+              { { NULL, NULL }, { NULL, NULL } }, 0, NULL };
   return tiled_run (ctx, &w);
 }
 
 muon_status muon_gemm_symmetric (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t n, size_t k,
                                  double alpha, muon_gemm_in A, size_t lda, void *C,
-                                 size_t ldc)
+                                 size_t ldc, const muon_gemm_then *then)
 {
   CHECKCTX (ctx);
   tiled w = { cfg, 1, 0, 1, n, n, k, lda, lda, ldc, 0, 0, alpha, A, A, C,
-              { { NULL, NULL }, { NULL, NULL } }, 0 };
+              { { NULL, NULL }, { NULL, NULL } }, 0, then };
   return tiled_run (ctx, &w);
 }
 
 muon_status muon_gemm_product_upper (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t n,
                                      size_t k, muon_gemm_in A, size_t lda, muon_gemm_in B,
-                                     size_t ldb, void *C, size_t ldc)
+                                     size_t ldb, void *C, size_t ldc,
+                                     const muon_gemm_then *then)
 {
   CHECKCTX (ctx);
   tiled w = { cfg, 0, 0, 0, n, n, k, lda, ldb, ldc, 0, 0, 1.0, A, B, C,
-              { { NULL, NULL }, { NULL, NULL } }, 1 };
+              { { NULL, NULL }, { NULL, NULL } }, 1, then };
   return tiled_run (ctx, &w);
 }
 

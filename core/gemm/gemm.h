@@ -49,8 +49,8 @@ typedef struct {
 typedef struct {
   long products;
   double flops;
-  double seconds;
-} muon_gemm_tally;
+  double seconds;        // less the epilogues' share (muon_gemm_then: their thread time
+} muon_gemm_tally;       // over the threads), so that it stays the products' own
 
 // One muon_ns call's GEMM configuration (muon_gemm_setup fills it).
 typedef struct {
@@ -83,6 +83,18 @@ void muon_gemm_finish (muon_gemm_cfg *cfg);
 void muon_gemm_choose (muon_gemm_provider requested, muon_precision p,
                        muon_gemm_provider *provider, int *bf16, char *why, size_t len);
 
+// What a symmetric product does with each block of C once the block is final (NULL: nothing):
+// fn (arg, i0, mi, j0, nj) on the thread that computed the block, rows i0..i0+mi-1 and
+// columns j0..j0+nj-1 of C, of which only the elements on and above the diagonal (i <= j)
+// are final.  So an elementwise pass runs on each block while it is still in cache, in the
+// product's own parallel loop.  The blocks are disjoint and cover the upper triangle; fn
+// runs concurrently with other blocks' products, so it must not write the product's
+// operands, and must not start OpenMP regions.
+typedef struct {
+  void (*fn) (void *arg, size_t i0, size_t mi, size_t j0, size_t nj);
+  void *arg;
+} muon_gemm_then;
+
 // C (m x n, ldc) = op(A) op(B), op(A) m x k, op(B) k x n; ta / tb: 1 = transposed.  C is
 // double * for an fp64 call, else float *.
 muon_status muon_gemm_product (muon_ctx *ctx, const muon_gemm_cfg *cfg, int ta, int tb,
@@ -91,21 +103,23 @@ muon_status muon_gemm_product (muon_ctx *ctx, const muon_gemm_cfg *cfg, int ta, 
 // Upper triangle of C (n x n, ldc) = alpha A A', A n x k (lda), in tiles (file comment):
 // diagonal tiles by SYRK (oneDNN: the tile's full product), the others by GEMM, alpha
 // applied by the library (oneDNN: after).  The strict lower triangle is left undefined
-// (the caller mirrors).  C as in muon_gemm_product.
+// (the caller mirrors, e.g. in then).  C as in muon_gemm_product; then may be NULL.
 muon_status muon_gemm_symmetric (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t n, size_t k,
                                  double alpha, muon_gemm_in A, size_t lda, void *C,
-                                 size_t ldc);
+                                 size_t ldc, const muon_gemm_then *then);
 
 // Upper triangle of C (n x n, ldc) = A B (A n x k, B k x n, no transposes) for a product
 // the caller knows to be symmetric (polynomials in one symmetric matrix commute): the
 // tiles above the diagonal by GEMM, the diagonal tiles by column strips of
 // MUON_GEMM_STRIP columns down to the diagonal (oneDNN: whole diagonal tiles), so about
 // half the work of muon_gemm_product; the strict lower triangle is left undefined (the
-// caller mirrors).  Same bits for any thread count (the strips are fixed by the shape).
+// caller mirrors, e.g. in then, which sees each strip as a block).  Same bits for any
+// thread count (the strips are fixed by the shape).
 #define MUON_GEMM_STRIP 32
 muon_status muon_gemm_product_upper (muon_ctx *ctx, const muon_gemm_cfg *cfg, size_t n,
                                      size_t k, muon_gemm_in A, size_t lda, muon_gemm_in B,
-                                     size_t ldb, void *C, size_t ldc);
+                                     size_t ldb, void *C, size_t ldc,
+                                     const muon_gemm_then *then);
 
 //---- gemm_onednn.c ---------------------------------------------------------------------------
 

@@ -40,16 +40,17 @@ static muon_status product (ns_env *env, muon_gemm_in A, muon_gemm_in B, size_t 
 }
 
 static muon_status symmetric (ns_env *env, double alpha, muon_gemm_in A, size_t n, size_t k,
-                              void *C)
+                              void *C, const muon_gemm_then *then)
 {
-  return muon_gemm_symmetric (env->ctx, &env->cfg, n, k, alpha, A, n, C, n);
+  return muon_gemm_symmetric (env->ctx, &env->cfg, n, k, alpha, A, n, C, n, then);
 }
 
 // The upper triangle of C (n x n) = A B, A and B n x n, a product known to be symmetric.
+// then: what each block of C is passed to when final (gemm.h; NULL: nothing).
 static muon_status product_upper (ns_env *env, muon_gemm_in A, muon_gemm_in B, size_t n,
-                                  void *C)
+                                  void *C, const muon_gemm_then *then)
 {
-  return muon_gemm_product_upper (env->ctx, &env->cfg, n, n, A, n, B, n, C, n);
+  return muon_gemm_product_upper (env->ctx, &env->cfg, n, n, A, n, B, n, C, n, then);
 }
 
 // The upper triangle of alpha A A' for fp32 operands whatever the run multiplies (AOL's
@@ -60,7 +61,7 @@ static muon_status symmetric_f32 (ns_env *env, double alpha, const float *A, siz
   ns_env e = *env;
   muon_gemm_in in = { A, NULL, NULL };
   e.cfg.bf16 = 0;
-  return muon_gemm_symmetric (e.ctx, &e.cfg, n, k, alpha, in, n, C, n);
+  return muon_gemm_symmetric (e.ctx, &e.cfg, n, k, alpha, in, n, C, n, NULL);
 }
 
 static inline muon_gemm_in in_f64 (const double *x)
@@ -89,9 +90,12 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define LOAD(x) (x)
 #define STORE(v) (v)
 #define PRODUCT(env, A, B, n, k, C) product ((env), in_f64 (A), in_f64 (B), n, k, (C))
-#define PRODUCT_UPPER(env, A, B, n, C) product_upper ((env), in_f64 (A), in_f64 (B), n, (C))
-#define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f64 (A), n, k, (C))
-#define SYMMETRIC_T(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f64 (A), n, k, (C))
+#define PRODUCT_UPPER(env, A, B, n, C, then) \
+  product_upper ((env), in_f64 (A), in_f64 (B), n, (C), (then))
+#define SYMMETRIC(env, alpha, A, n, k, C, then) \
+  symmetric ((env), (alpha), in_f64 (A), n, k, (C), (then))
+#define SYMMETRIC_T(env, alpha, A, n, k, C) \
+  symmetric ((env), (alpha), in_f64 (A), n, k, (C), NULL)
 #define RND(p, x) (x)
 #define SCALE_ADD(p, s, x, prod) ((s) * (x) + (prod))
 #include "ns_impl.h"
@@ -109,8 +113,10 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define T float
 #define FN(name) name##_f32
 #define PRODUCT(env, A, B, n, k, C) product ((env), in_f32 (A), in_f32 (B), n, k, (C))
-#define PRODUCT_UPPER(env, A, B, n, C) product_upper ((env), in_f32 (A), in_f32 (B), n, (C))
-#define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_f32 (A), n, k, (C))
+#define PRODUCT_UPPER(env, A, B, n, C, then) \
+  product_upper ((env), in_f32 (A), in_f32 (B), n, (C), (then))
+#define SYMMETRIC(env, alpha, A, n, k, C, then) \
+  symmetric ((env), (alpha), in_f32 (A), n, k, (C), (then))
 #define SYMMETRIC_T(env, alpha, A, n, k, C) symmetric_f32 ((env), (alpha), (A), n, k, (C))
 #define RND(p, x) muon_round_to ((p), (x))
 #define SCALE_ADD(p, s, x, prod) muon_scale_add ((p), (s), (x), (prod))
@@ -129,8 +135,10 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
 #define LOAD(x) muon_bf16_bits_to_f32 (x)
 #define STORE(v) ((uint16_t) (muon_f32_bits (v) >> 16))
 #define PRODUCT(env, A, B, n, k, C) product ((env), in_bf16 (A), in_bf16 (B), n, k, (C))
-#define PRODUCT_UPPER(env, A, B, n, C) product_upper ((env), in_bf16 (A), in_bf16 (B), n, (C))
-#define SYMMETRIC(env, alpha, A, n, k, C) symmetric ((env), (alpha), in_bf16 (A), n, k, (C))
+#define PRODUCT_UPPER(env, A, B, n, C, then) \
+  product_upper ((env), in_bf16 (A), in_bf16 (B), n, (C), (then))
+#define SYMMETRIC(env, alpha, A, n, k, C, then) \
+  symmetric ((env), (alpha), in_bf16 (A), n, k, (C), (then))
 #include "ns_impl.h"
 
 MUON_DEFINE_NAMES (muon_ns_method, muon_ns_method, MUON_NS_METHOD_LIST)

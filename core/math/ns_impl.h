@@ -19,9 +19,11 @@
  * P (n x n) in T hold product outputs.
  *
  * Threads: the elementwise passes are OpenMP loops (ns.c is compiled with -fopenmp) over the
- * threads muon_gemm_setup chose; each element is computed by the same code whatever the
- * split, and the products are tiled by shape (gemm.h), so results do not depend on the
- * thread count.  Small arrays stay on one thread.
+ * threads muon_gemm_setup chose, or, for the passes over the upper triangle that follow a
+ * symmetric product, the product's own epilogues (sym_block, on each block as the product
+ * completes it); each element is computed by the same code whatever the split, and the
+ * products are tiled by shape (gemm.h), so results do not depend on the thread count.
+ * Small arrays stay on one thread.
  */
 #ifndef NS_PAR_MIN
 #define NS_PAR_MIN 32768   // elements below which a pass is not worth waking the threads
@@ -38,37 +40,106 @@
 #endif
 #endif
 
-// Loops over the upper triangle (i <= j) of an n x n matrix in TILE x TILE tiles, so the
-// transposed writes of a mirror stay in cache; tile columns are shared among the threads.
-#ifndef NS_UPPER_TILES
+// Tile edge of the upper-triangle passes: a TILE x TILE block is computed column by column
+// and its mirror written from a local copy, row by row, so that both the reads and the
+// writes stay contiguous (a mirror written element by element, a matrix column apart, keeps
+// missing the cache).
+#ifndef NS_TILE
 #define NS_TILE 64
-#define NS_UPPER_TILES(n, BODY)                                                            \
-  do {                                                                                    \
-    size_t tiles_ = ((n) + NS_TILE - 1) / NS_TILE;                                        \
-    _Pragma ("omp parallel for schedule (dynamic, 1) if (tiles_ >= 8)")                   \
-    for (size_t t_ = 0; t_ < tiles_; t_++)                                                \
-      for (size_t jb_ = t_ * NS_TILE, ib_ = 0; ib_ <= jb_; ib_ += NS_TILE)               \
-        for (size_t j = jb_; j < (n) && j < jb_ + NS_TILE; j++)                           \
-          for (size_t i = ib_; i < ib_ + NS_TILE && i <= j; i++)                          \
-            BODY                                                                          \
-  } while (0)
 #endif
+
+// The pass over the upper triangle that follows a symmetric product, run on each block of
+// the product as soon as it is final (muon_gemm_then, gemm.h): out = s x + P (x non-NULL:
+// double and single, where nothing is rounded) or out = r(P) (x NULL), on the elements of
+// the block with i <= j, each mirrored to (j, i), so out is exactly symmetric.  x is exactly
+// symmetric and only its upper elements are read; out must not be an operand of the product
+// (other blocks' products may still be reading it).  q (non-NULL): a second output, out
+// with qa added on the diagonal, r(out + qa I) (Gram's fresh Q = r(Z + a I)).
+typedef struct {
+  int p;
+  T s;
+  const S *x;
+  const T *P;
+  S *out;
+  size_t n;
+  S *q;
+  T qa;
+} FN (sym_job);
+
+NS_CLONES
+static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t nj)
+{
+  const FN (sym_job) *jb = arg;
+  const S *x = jb->x;
+  const T *P = jb->P;
+  S *out = jb->out, *q = jb->q;
+  size_t n = jb->n;
+  T s = jb->s;
+  int p = jb->p;
+  (void) p;                                        // RND ignores it in double
+  S buf[NS_TILE * NS_TILE];                        // the chunk, column j at (j - c0) TILE
+  for (size_t c0 = j0; c0 < j0 + nj; c0 += NS_TILE)  // chunks of TILE x TILE, those with
+  {                                                  // some i <= j
+    size_t c1 = j0 + nj - c0 < NS_TILE ? j0 + nj : c0 + NS_TILE;
+    for (size_t r0 = i0; r0 < i0 + mi && r0 < c1; r0 += NS_TILE)
+    {
+      size_t r1 = i0 + mi - r0 < NS_TILE ? i0 + mi : r0 + NS_TILE;
+      for (size_t j = c0; j < c1; j++)             // column j: rows r0 .. min (r1, j + 1)
+      {
+        size_t len = j + 1 < r1 ? (j + 1 > r0 ? j + 1 - r0 : 0) : r1 - r0, o = r0 + j * n;
+        S *bc = buf + (j - c0) * NS_TILE;
+        if (x)
+          for (size_t i = 0; i < len; i++)
+            bc[i] = STORE (s * LOAD (x[o + i]) + P[o + i]);
+        else
+          for (size_t i = 0; i < len; i++)
+            bc[i] = STORE (RND (p, P[o + i]));
+        memcpy (out + o, bc, len * sizeof *out);
+        if (q)
+          memcpy (q + o, bc, len * sizeof *q);
+      }
+      // the mirror, (j, i) for j > i: 8 x 8 blocks transposed through registers where the
+      // chunk lies above the diagonal, element by element elsewhere
+      size_t rb = r1 <= c0 ? (r1 - r0) / 8 * 8 : 0, cb = r1 <= c0 ? (c1 - c0) / 8 * 8 : 0;
+      for (size_t ib = 0; ib < rb; ib += 8)
+        for (size_t jb8 = 0; jb8 < cb; jb8 += 8)
+        {
+          S t[8][8];
+          for (int a = 0; a < 8; a++)
+            for (int b = 0; b < 8; b++)
+              t[a][b] = buf[(jb8 + b) * NS_TILE + ib + a];
+          for (int a = 0; a < 8; a++)
+          {
+            memcpy (out + c0 + jb8 + (r0 + ib + a) * n, t[a], sizeof t[a]);
+            if (q)
+              memcpy (q + c0 + jb8 + (r0 + ib + a) * n, t[a], sizeof t[a]);
+          }
+        }
+      for (size_t i = r0; i < r1 && i < c1; i++)   // the rest, row i
+      {
+        size_t js = i + 1 > c0 ? i + 1 : c0;
+        if (i - r0 < rb)
+          js = c0 + cb;
+        const S *src = buf + (i - r0);
+        for (size_t j = js; j < c1; j++)
+          out[j + i * n] = src[(j - c0) * NS_TILE];
+        for (size_t j = js; q && j < c1; j++)
+          q[j + i * n] = src[(j - c0) * NS_TILE];
+      }
+      for (size_t d = r0 > c0 ? r0 : c0; q && d < r1 && d < c1; d++)   // q's diagonal
+        q[d + d * n] = STORE (RND (p, LOAD (out[d + d * n]) + jb->qa));
+    }
+  }
+}
 
 // C = r(P) for P = upper triangle of alpha * X X' (X n x k), mirrored to the lower triangle:
 // the lower copy is the rounded upper element, so C is exactly symmetric.  P: n x n scratch.
-NS_CLONES
 static muon_status FN (gram_product) (ns_env *env, int p, T alpha, const S *X, size_t n,
                                       size_t k, T *P, S *C)
 {
-  muon_status status = MUON_OK;
-  CHECKSTATUS (SYMMETRIC (env, alpha, X, n, k, P));
-  NS_UPPER_TILES (n, {
-    S v = STORE (RND (p, P[i + j * n]));
-    C[i + j * n] = v;
-    C[j + i * n] = v;
-  });
-fail:
-  return status;
+  FN (sym_job) job = { p, 0, NULL, P, C, n, NULL, 0 };
+  muon_gemm_then then = { FN (sym_block), &job };
+  return SYMMETRIC (env, alpha, X, n, k, P, &then);
 }
 
 // out[i] = r(r(s x[i]) + r(prod[i])) over len elements; out may alias x.  One loop per
@@ -136,37 +207,30 @@ fail:
   return status;
 }
 
-// out = s x + P on the upper triangle of symmetric n x n operands, mirrored (double and
-// single, where nothing is rounded between the two): x exactly symmetric and P's upper
-// triangle valid, so each lower element would be computed from the same two values; one
-// pass instead of a mirror of P and a full elementwise pass.  out may alias x: only upper
-// elements are read, and each is read before its mirror is written.
-NS_CLONES
-static void FN (sym_scale_add) (T s, const S *x, const T *P, S *out, size_t n)
-{
-  NS_UPPER_TILES (n, {
-    S v = STORE (s * LOAD (x[i + j * n]) + P[i + j * n]);
-    out[i + j * n] = v;
-    out[j + i * n] = v;
-  });
-}
-
 // B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in low precision.  P: n x n scratch.
-static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n, T *P, S *B)
+// Qf (non-NULL): also Qf = r(B + qa I) (Gram's fresh Q).
+static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n, T *P, S *B,
+                              S *Qf, T qa)
 {
   muon_status status = MUON_OK;
   if (p == MUON_PREC_BF16 || p == MUON_PREC_FP16)
   {
     FN (scale) (p, c, A, B, n * n);              // B holds r(c A) for a moment
     CHECKSTATUS (PRODUCT (env, B, A, n, n, P));  // P = (c A) A: a general product, as eager
-  }                                              // torch
-  else                                           // A symmetric: c A A' by SYRK, no rounding
-  {                                              // modelled (S = T here); upper half only
-    CHECKSTATUS (SYMMETRIC (env, c, A, n, n, P));
-    FN (sym_scale_add) (b, A, P, B, n);
-    return status;
+    FN (scale_add) (p, b, A, P, B, n * n);       // torch
+    if (Qf)
+    {
+      memcpy (Qf, B, n * n * sizeof *Qf);
+      for (size_t d = 0; d < n; d++)
+        Qf[d + d * n] = STORE (RND (p, LOAD (Qf[d + d * n]) + qa));
+    }
   }
-  FN (scale_add) (p, b, A, P, B, n * n);
+  else                                           // A symmetric: c A A' by SYRK, no rounding
+  {                                              // modelled (S = T here); upper half only,
+    FN (sym_job) job = { p, b, A, P, B, n, Qf, qa };  // B = b A + P on each block as it
+    muon_gemm_then then = { FN (sym_block), &job };   // completes
+    CHECKSTATUS (SYMMETRIC (env, c, A, n, n, P, &then));
+  }
 fail:
   return status;
 }
@@ -174,16 +238,18 @@ fail:
 // out = r(r(a B) + r(Zm B)) (n x n) for a product known to be symmetric (Gram: Z, Q, R, RZ
 // are polynomials in one symmetric matrix, so they commute): in double and single, where
 // DESIGN.md 4 allows any association, the upper half of Zm B (muon_gemm_product_upper) and
-// the sum on the upper triangle, mirrored, so out is exactly symmetric and costs about half;
-// bf16 and fp16 keep the peers' general product.  P: n x n scratch; out may alias B.
+// the sum on the upper triangle, mirrored (on each block of the product as it completes), so
+// out is exactly symmetric and costs about half; bf16 and fp16 keep the peers' general
+// product.  P: n x n scratch; out must not be Zm or B.
 static muon_status FN (sym_update) (ns_env *env, int p, T a, const S *Zm, const S *B,
                                     size_t n, T *P, S *out)
 {
   muon_status status = MUON_OK;
   if (p == MUON_PREC_DOUBLE || p == MUON_PREC_SINGLE)
   {
-    CHECKSTATUS (PRODUCT_UPPER (env, Zm, B, n, P));
-    FN (sym_scale_add) (a, B, P, out, n);
+    FN (sym_job) job = { p, a, B, P, out, n, NULL, 0 };
+    muon_gemm_then then = { FN (sym_block), &job };
+    CHECKSTATUS (PRODUCT_UPPER (env, Zm, B, n, P, &then));
   }
   else
   {
@@ -207,7 +273,7 @@ static muon_status FN (standard) (ns_env *env, int p, const double *coef, int st
     T a = (T) coef[3 * k], b = (T) coef[3 * k + 1], c = (T) coef[3 * k + 2];
     if (k > 0 || !have_a)
       CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, A));
-    CHECKSTATUS (FN (poly) (env, p, b, c, A, n, P, B));
+    CHECKSTATUS (FN (poly) (env, p, b, c, A, n, P, B, NULL, 0));
     CHECKSTATUS (PRODUCT (env, B, X, n, m, Y));
     FN (scale_add) (p, a, X, Y, X, n * m);
     if (tr)
@@ -219,15 +285,19 @@ fail:
 
 // Gram iteration (MUON_FACTS 1.3, DESIGN.md 4): everything but the first R, the restarts
 // and the final Q X is n x n.  X_k = Q_k X_0 and R_k = X_k X_k', polynomials in R_0.
-// R, Z, Q, RZ: n x n in S; P: n x n in T.  have_a: R already holds r(X X') (AOL).
+// R, Z, Q, RZ: n x n in S; P: n x n in T; X and Y: n x m, Y in T.  have_a: R already holds
+// r(X X') (AOL).  [out] *res: the last product Q X, unrounded (the caller stores r(*res));
+// it is Y or, after a restart in double or single (where r(Q X) = Q X: X and Y trade
+// places instead of a copy), X.
 static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
                               const muon_ns_opts *o, S *X, size_t n, size_t m, T *Y, S *R,
-                              S *Z, S *Q, S *RZ, T *P, int have_a)
+                              S *Z, S *Q, S *RZ, T *P, int have_a, const T **res)
 {
   muon_status status = MUON_OK;
   int fresh = 1;                                   // Q is "None": start or just restarted
   muon_ns_trace *tr = o->trace;
   size_t nn = n * n;
+  int trade = sizeof (S) == sizeof (T) && (p == MUON_PREC_DOUBLE || p == MUON_PREC_SINGLE);
   if (!have_a)
     CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));      // R = r(X X')
   for (int i = 0; i < steps; i++)
@@ -236,23 +306,29 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
     if (muon_ns_restart_before (i, o))
     {
       CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));                   // X = r(Q X)
-      FN (round_copy) (p, Y, X, n * m);
+      if (trade)
+      {
+        S *t = X;
+        X = (S *) (void *) Y;
+        Y = (T *) (void *) t;
+      }
+      else
+        FN (round_copy) (p, Y, X, n * m);
       CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));    // R = r(X X')
       fresh = 1;
     }
     if (tr && tr->r)
       FN (snap) (R, nn, tr->r + (size_t) i * nn);
-    CHECKSTATUS (FN (poly) (env, p, b, c, R, n, P, Z));  // Z = r(r(b R) + r(r(c R) R))
+    // Z = r(r(b R) + r(r(c R) R)), and when fresh Q = r(Z + a I)
+    CHECKSTATUS (FN (poly) (env, p, b, c, R, n, P, Z, fresh ? Q : NULL, a));
     if (fresh)
-    {
-      memcpy (Q, Z, n * n * sizeof *Q);            // Q = r(Z + a I)
-      for (size_t d = 0; d < n; d++)
-        Q[d + d * n] = STORE (RND (p, LOAD (Q[d + d * n]) + a));
       fresh = 0;
-    }
-    else
-    {
-      CHECKSTATUS (FN (sym_update) (env, p, a, Z, Q, n, P, Q));   // Q = r(r(a Q) + r(Z Q))
+    else                                           // Q = r(r(a Q) + r(Z Q)), into RZ's
+    {                                              // buffer (free until RZ is formed below)
+      CHECKSTATUS (FN (sym_update) (env, p, a, Z, Q, n, P, RZ));
+      S *t = Q;
+      Q = RZ;
+      RZ = t;
     }
     if (tr && tr->q)
       FN (snap) (Q, nn, tr->q + (size_t) (i + 1) * nn);
@@ -264,10 +340,10 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
       CHECKSTATUS (FN (sym_update) (env, p, a, Z, RZ, n, P, R));  // R = r(r(a RZ) + r(Z RZ))
     }
   }
-  CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));       // X = r(Q X)
-  FN (round_copy) (p, Y, X, n * m);
+  CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));       // X = r(Q X), rounded by the caller
+  *res = Y;
   if (tr)
-    FN (snap) (X, n * m, tr->x + (size_t) steps * n * m);
+    FN (snap_rounded) (p, Y, n * m, tr->x + (size_t) steps * n * m);
 fail:
   return status;
 }
@@ -349,9 +425,11 @@ static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_
 // AOL scaling ('Normalize', "aol"): FN (aol_page), in its own file
 #include "ns_aol_impl.h"
 
-// Write X (n x m) back to page e of out, undoing the transpose; counts non-finite values.
+// Write X (n x m) back to page e of out, undoing the transpose, or r(Y) when Y (n x m, T) is
+// not NULL; counts non-finite values.
 NS_CLONES
-static size_t FN (store_page) (const S *X, int transposed, muon_tensor *out, size_t e)
+static size_t FN (store_page) (int p, const S *X, const T *Y, int transposed, muon_tensor *out,
+                               size_t e)
 {
   size_t rows = out->rows, cols = out->cols, n = transposed ? cols : rows, bad = 0;
   size_t len = rows * cols;
@@ -359,7 +437,8 @@ static size_t FN (store_page) (const S *X, int transposed, muon_tensor *out, siz
   for (size_t j = 0; j < cols; j++)
     for (size_t i = 0; i < rows; i++)
     {
-      T v = LOAD (X[transposed ? j + i * n : i + j * n]);
+      size_t k = transposed ? j + i * n : i + j * n;
+      T v = Y ? RND (p, Y[k]) : LOAD (X[k]);
       size_t at = e * out->stride + i + j * out->ld;
       if (out->dtype == MUON_F64)
         ((double *) out->data)[at] = (double) v;
@@ -411,11 +490,13 @@ static muon_status FN (batch) (ns_env *env, const muon_tensor *G, muon_tensor *o
         for (int k = 1; k <= steps; k++)
           FN (snap) (X, n * m, tr->x + (size_t) k * n * m);
     }
+    const T *res = NULL;                           // Gram: r(*res) is the result
     if (nonzero && gram)
-      CHECKSTATUS (FN (gram) (env, p, coef, steps, o, X, n, m, Y, S1, S2, S3, S4, P, aol));
+      CHECKSTATUS (FN (gram) (env, p, coef, steps, o, X, n, m, Y, S1, S2, S3, S4, P, aol,
+                              &res));
     else if (nonzero)
       CHECKSTATUS (FN (standard) (env, p, coef, steps, X, n, m, Y, S1, S2, P, tr, aol));
-    *bad += FN (store_page) (X, transposed, out, e);
+    *bad += FN (store_page) (p, X, res, transposed, out, e);
   }
 fail:
   return status;

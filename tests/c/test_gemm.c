@@ -1,7 +1,8 @@
 /* test_gemm.c - the GEMM provider layer (core/gemm/gemm.c, gemm_onednn.c): provider and
  * thread resolution, products with every transpose and padded leading dimensions against a
  * plain fp64 triple loop, bf16 operands against the fp32 product of the same values, the
- * symmetric product (SYRK and oneDNN's block rows), the primitive cache under a shape sweep
+ * symmetric product (SYRK and oneDNN's block rows), the epilogue of the symmetric and upper
+ * products (each upper element once, already final), the primitive cache under a shape sweep
  * larger than its limit (correct results, bounded count, everything freed with the context:
  * ASan's leak check), muon_ns per provider, the query, and every error path.  Where the build
  * has no oneDNN, the oneDNN cases check the MUON_ERR_NOTBUILT answers instead.
@@ -254,7 +255,7 @@ static void test_symmetric (void)
         break;
       muon_gemm_in a = { A, prov == 2 ? Ah : NULL, NULL };
       float alpha = t == 0 ? 1.0f : -0.5f;
-      T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, n, k, alpha, a, lda, C, n), MUON_OK);
+      T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, n, k, alpha, a, lda, C, n, NULL), MUON_OK);
       double worst = 0;
       for (size_t j = 0; j < n; j++)
         for (size_t i = 0; i <= j; i++)
@@ -303,7 +304,7 @@ static void test_product_upper (void)
       cfg.tally = &tally;
       cfg.threads = 1;
       T_EQ_INT (muon_gemm_product_upper (ctx, &cfg, n, k, a, ld, b, ld, f64 ? (void *) Cd
-                                                                         : (void *) C, n),
+                                                                         : (void *) C, n, NULL),
                 MUON_OK);
       double flops = tally.flops;
       double worst = 0;
@@ -339,13 +340,90 @@ static void test_product_upper (void)
       if (!f64)
       {
         cfg.threads = 3;
-        T_EQ_INT (muon_gemm_product_upper (ctx, &cfg, n, k, a, ld, b, ld, C3, n), MUON_OK);
+        T_EQ_INT (muon_gemm_product_upper (ctx, &cfg, n, k, a, ld, b, ld, C3, n, NULL), MUON_OK);
         T_ASSERT_MSG (memcmp (C, C3, n * n * sizeof *C) == 0, "n %zu provider %d: threads", n,
                       prov);
       }
     }
     free (A); free (B); free (C); free (C3); free (Ad); free (Bd); free (Cd);
   }
+}
+
+// muon_gemm_then: each element of the upper triangle of a symmetric or upper product is
+// passed to the epilogue exactly once, already final (the value seen equals C after the
+// call), on 1 and 3 threads, OpenBLAS and oneDNN; the outputs themselves are those of the
+// calls without an epilogue (bitwise).
+typedef struct {
+  const float *C;
+  float *seen;
+  int *visits;
+  size_t n;
+} then_probe;
+
+static void probe_block (void *arg, size_t i0, size_t mi, size_t j0, size_t nj)
+{
+  then_probe *pr = arg;
+  for (size_t j = j0; j < j0 + nj; j++)
+    for (size_t i = i0; i < i0 + mi && i <= j; i++)
+    {
+      pr->visits[i + j * pr->n]++;
+      pr->seen[i + j * pr->n] = pr->C[i + j * pr->n];
+    }
+}
+
+static void test_then (void)
+{
+  const size_t n = 2 * MUON_GEMM_TILE + 37, k = 70;
+  float *A = malloc (n * k * sizeof *A), *B = malloc (n * n * sizeof *B);
+  float *C = malloc (n * n * sizeof *C), *C0 = malloc (n * n * sizeof *C0);
+  float *seen = malloc (n * n * sizeof *seen);
+  int *visits = malloc (n * n * sizeof *visits);
+  uint16_t *Ah = malloc (n * k * sizeof *Ah), *Bh = malloc (n * n * sizeof *Bh);
+  fill_bf16 (A, Ah, n * k);
+  fill_bf16 (B, Bh, n * n);
+  muon_gemm_in a = { A, NULL, NULL }, b = { B, NULL, NULL };
+  for (int prov = 0; prov < 2; prov++)
+    for (int upper = 0; upper < 2; upper++)         // symmetric (A A'), upper (A B, k = n)
+      for (int t = 1; t <= 3; t += 2)
+      {
+        if (prov == 1 && !have_dnnl)
+          continue;
+        muon_gemm_cfg cfg = config (prov ? MUON_GEMM_ONEDNN : MUON_GEMM_OPENBLAS,
+                                    MUON_PREC_SINGLE);
+        cfg.threads = t;
+        then_probe pr = { C, seen, visits, n };
+        muon_gemm_then then = { probe_block, &pr };
+        for (size_t i = 0; i < n * n; i++) C[i] = C0[i] = seen[i] = -3.0f, visits[i] = 0;
+        if (upper)                                  // B B: its upper tiles, whatever B
+        {
+          T_EQ_INT (muon_gemm_product_upper (ctx, &cfg, n, n, b, n, b, n, C, n, &then), MUON_OK);
+          T_EQ_INT (muon_gemm_product_upper (ctx, &cfg, n, n, b, n, b, n, C0, n, NULL), MUON_OK);
+        }
+        else
+        {
+          T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, n, k, 0.5, a, n, C, n, &then), MUON_OK);
+          T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, n, k, 0.5, a, n, C0, n, NULL), MUON_OK);
+        }
+        int once = 1, final = 1, same = 1;
+        for (size_t j = 0; j < n; j++)
+          for (size_t i = 0; i < n; i++)
+          {
+            int want = i <= j;
+            once &= visits[i + j * n] == want;
+            if (want)
+            {
+              final &= seen[i + j * n] == C[i + j * n];
+              same &= C[i + j * n] == C0[i + j * n];
+            }
+          }
+        T_ASSERT_MSG (once, "provider %d upper %d threads %d: an element not seen exactly once",
+                      prov, upper, t);
+        T_ASSERT_MSG (final, "provider %d upper %d threads %d: a block seen before it was final",
+                      prov, upper, t);
+        T_ASSERT_MSG (same, "provider %d upper %d threads %d: the epilogue changed the product",
+                      prov, upper, t);
+      }
+  free (A); free (B); free (C); free (C0); free (seen); free (visits); free (Ah); free (Bh);
 }
 
 // Same bits for any thread count: every provider and operand type, general and symmetric
@@ -385,7 +463,7 @@ static void test_thread_invariance (void)
       if (t > 1)
         same_g &= kind == 1 ? memcmp (P1d, P2d, m * n * sizeof *P1d) == 0
                             : memcmp (P1, P2, m * n * sizeof *P1) == 0;
-      T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, m, k, 0.5, a, m, Cg, m), MUON_OK);
+      T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, m, k, 0.5, a, m, Cg, m, NULL), MUON_OK);
       if (t > 1)
         for (size_t j = 0; j < m; j++)                // upper triangles bitwise equal
           same_s &= kind == 1 ? memcmp (D1 + j * m, D2 + j * m, (j + 1) * sizeof *D1) == 0
@@ -596,9 +674,9 @@ static void test_errors (void)
     T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 1, 4, 4, 4, a, 4, a, 3, C, 4), MUON_ERR_BADSHAPE);
     T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, 4, 4, 4, a, 4, a, 4, C, 3), MUON_ERR_BADSHAPE);
     T_EQ_INT (muon_gemm_product (ctx, &cfg, 0, 0, 0, 4, 4, a, 4, a, 4, C, 4), MUON_ERR_BADSHAPE);
-    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 4, 1, none, 4, C, 4), MUON_ERR_NULLPTR);
-    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 4, 1, a, 3, C, 4), MUON_ERR_BADSHAPE);
-    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 0, 1, a, 4, C, 4), MUON_ERR_BADSHAPE);
+    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 4, 1, none, 4, C, 4, NULL), MUON_ERR_NULLPTR);
+    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 4, 1, a, 3, C, 4, NULL), MUON_ERR_BADSHAPE);
+    T_EQ_INT (muon_gemm_symmetric (ctx, &cfg, 4, 0, 1, a, 4, C, 4, NULL), MUON_ERR_BADSHAPE);
   }
   // muon_ns's own checks of the new options
   double g[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }, x[12];
@@ -632,6 +710,7 @@ int main (int argc, char **argv)
   T_RUN (test_products);
   T_RUN (test_symmetric);
   T_RUN (test_product_upper);
+  T_RUN (test_then);
   T_RUN (test_thread_invariance);
   T_RUN (test_cache_sweep);
   T_RUN (test_ns_providers);
