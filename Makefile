@@ -201,9 +201,9 @@ $(CUDA_STAMP): | $(MEXDIR)
 	@rm -f $(B)/cuda.on $(B)/cuda.off $(if $(HAVE_CUDA),,$(MEXDIR)/libmuon_cuda.so) && touch $@
 
 $(MEXDIR)/libmuon_cuda.so: $(CUDA_SRC) $(CORE_HDR) | $(MEXDIR)
-	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -shared $(call core_inc,gpu) \
-	  $(filter %.cu,$^) -o $@ -L$(CUDA_HOME)/lib64 -lcublas -lcudart \
-	  -Xlinker -rpath=$(CUDA_HOME)/lib64
+	$(NVCC) -O3 -std=c++17 -fmad=false $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden \
+	  -shared $(call core_inc,gpu) $(filter %.cu,$^) -o $@ -L$(CUDA_HOME)/lib64 -lcublas \
+	  -lcudart -Xlinker -rpath=$(CUDA_HOME)/lib64 -Xlinker --no-undefined
 
 #---- MEX gateways ---------------------------------------------------------------------------
 
@@ -219,6 +219,11 @@ $(GLUE___zero_muon_step__): $(B)/obj/%.o: mex/%.c mex/muon_mex_zero.h mex/muon_m
                             $(CORE_HDR) | $(B)/obj
 	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
 $(MEXDIR)/__zero_muon_step__.mex: $(GLUE___zero_muon_step__) mex/muon_mex_zero.h
+GLUE___muon_gpu__ := $(B)/obj/muon_mex_gpu.o
+$(GLUE___muon_gpu__): $(B)/obj/%.o: mex/%.c mex/muon_mex_gpu.h mex/muon_mex.h $(CORE_HDR) \
+                      | $(B)/obj
+	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
+$(MEXDIR)/__muon_gpu__.mex: $(GLUE___muon_gpu__) mex/muon_mex_gpu.h
 
 #---- MPI and NCCL communicators --------------------------------------------------------------
 # Switches: MPI ?= auto (auto|0), NCCL ?= auto (auto|0).  core/comm/comm_mpi.c is kept out of

@@ -247,10 +247,16 @@ muon_tensor muon_tensor_matrix (muon_dtype dtype, void *data, size_t rows, size_
 
 muon_status muon_tensor_check (muon_ctx *ctx, const muon_tensor *t, const char *name)
 {
+  return muon_tensor_check_on (ctx, t, name, MUON_DEVICE_CPU);
+}
+
+muon_status muon_tensor_check_on (muon_ctx *ctx, const muon_tensor *t, const char *name,
+                                  muon_device where)
+{
   muon_status status = MUON_OK;
   char why[192];
   CHECKCTX (ctx);
-  muon_status fault = muon_tensor_fault (t, name, why, sizeof why);   // tensor_check.h
+  muon_status fault = muon_tensor_fault_on (t, name, where, why, sizeof why); // tensor_check.h
   CHECK (fault, fault == MUON_OK, "%s", why);
 fail:
   return status;

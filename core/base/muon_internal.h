@@ -10,6 +10,11 @@
 
 #include "muon_base.h"
 
+// muon_tensor_check for a tensor that must live on the device `where` (the CUDA back end
+// takes device tensors too: the device arrays of darray.c).
+muon_status muon_tensor_check_on (muon_ctx *ctx, const muon_tensor *t, const char *name,
+                                  muon_device where);
+
 // What a subsystem keeps per context (muon_ctx_attach).
 typedef void (*muon_ctx_free_fn) (void *state);
 typedef struct {

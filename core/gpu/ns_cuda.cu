@@ -29,129 +29,12 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-
+#include "cuda_state.h"
 #include "muon_precision.h"
-#include "ns_cuda_abi.h"
 #include "ns_shared.h"
 #include "tensor_check.h"
 
-namespace {
-
-//---- errors -------------------------------------------------------------------------------
-
-// Where a message goes: the caller's msg / len of the ABI.
-struct errbuf {
-  char *msg;
-  size_t len;
-};
-
-muon_status fail_with (errbuf &E, muon_status code, const char *file, int line,
-                       const char *call, const char *text)
-{
-  if (E.msg && E.len)
-    snprintf (E.msg, E.len, "%s:%d: %.*s: %s", file, line, (int) strcspn (call, " ("), call,
-              text);
-  return code;
-}
-
-// Each returns from the enclosing function (which returns muon_status and has `E` in scope).
-#define CUDA_TRY(call)                                                              \
-  do {                                                                              \
-    cudaError_t e_ = (call);                                                        \
-    if (e_ != cudaSuccess)                                                          \
-      return fail_with (E, MUON_ERR_CUDA, __FILE__, __LINE__, #call,                \
-                        cudaGetErrorString (e_));                                   \
-  } while (0)
-
-#define CUBLAS_TRY(call)                                                            \
-  do {                                                                              \
-    cublasStatus_t e_ = (call);                                                     \
-    if (e_ != CUBLAS_STATUS_SUCCESS)                                                \
-      return fail_with (E, MUON_ERR_CUBLAS, __FILE__, __LINE__, #call,              \
-                        cublasGetStatusString (e_));                                \
-  } while (0)
-
-// A kernel launch (the <<<...>>> commas need __VA_ARGS__), then its launch error.
-#define LAUNCH(...)                                                                 \
-  do {                                                                              \
-    __VA_ARGS__;                                                                    \
-    CUDA_TRY (cudaGetLastError ());                                                 \
-  } while (0)
-
-#define TRY(call)                                                                   \
-  do {                                                                              \
-    muon_status s_ = (call);                                                        \
-    if (s_ != MUON_OK) return s_;                                                   \
-  } while (0)
-
-//---- state --------------------------------------------------------------------------------
-
-const int THREADS = 256;      // threads per block of every kernel
-const int NORM_BLOCKS = 256;  // blocks of the norm reduction (fixed: a deterministic sum)
-
-struct ns_state {
-  int device;                  // the device current when the state was made
-  cudaStream_t stream;
-  cublasHandle_t blas;
-  void *work;                  // T: X, Y (n x m each), S1..S5 (n x n each)
-  size_t work_bytes;
-  void *page_in;               // one page of G as stored, packed rows x cols
-  size_t in_bytes;
-  void *page_out;              // one page of X as stored, packed rows x cols
-  size_t out_bytes;
-  uint16_t *half;              // bf16 / fp16 operand copies: H1 (n x n), H2 (n x m)
-  size_t half_bytes;
-  double *small;               // NORM_BLOCKS partial sums, then the sum and the denominator
-  unsigned long long *bad;     // non-finite count of the batch (after small)
-};
-
-void state_free (ns_state *s)
-{
-  if (s == NULL)
-    return;
-  if (s->stream)
-    cudaStreamSynchronize (s->stream);
-  cudaFree (s->work);
-  cudaFree (s->page_in);
-  cudaFree (s->page_out);
-  cudaFree (s->half);
-  cudaFree (s->small);
-  if (s->blas)
-    cublasDestroy (s->blas);
-  if (s->stream)
-    cudaStreamDestroy (s->stream);
-  free (s);
-}
-
-muon_status state_init (errbuf &E, ns_state *s)
-{
-  CUDA_TRY (cudaGetDevice (&s->device));
-  CUDA_TRY (cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking));
-  CUBLAS_TRY (cublasCreate (&s->blas));
-  CUBLAS_TRY (cublasSetStream (s->blas, s->stream));
-  // No TF32 and no reduced-precision split-K reduction: every product accumulates in fp32
-  // (or fp64), as the rounding model assumes.
-  CUBLAS_TRY (cublasSetMathMode (s->blas, (cublasMath_t) (CUBLAS_DEFAULT_MATH
-                                 | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
-  CUDA_TRY (cudaMalloc ((void **) &s->small, (NORM_BLOCKS + 3) * sizeof (double)));
-  s->bad = (unsigned long long *) (s->small + NORM_BLOCKS + 2);
-  return MUON_OK;
-}
-
-// Grows a device buffer to at least `bytes` (contents are not kept).
-muon_status grow (errbuf &E, void **buf, size_t *cap, size_t bytes)
-{
-  if (*cap >= bytes)
-    return MUON_OK;
-  CUDA_TRY (cudaFree (*buf));
-  *buf = NULL;
-  *cap = 0;
-  CUDA_TRY (cudaMalloc (buf, bytes));
-  *cap = bytes;
-  return MUON_OK;
-}
+namespace muon_cuda {
 
 //---- per-element maths (muon_precision.h) and correctly rounded fp64 / fp32 helpers --------
 // nvcc contracts a * b + c into an FMA by default; the CPU core is built with
@@ -201,21 +84,11 @@ __device__ __forceinline__ float norm_denom<float> (int p, int normalize_first, 
 
 //---- kernels (grid-stride loops over size_t indices) --------------------------------------
 
-#define FOR_EACH(i, len)                                                            \
-  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < (len);        \
-       i += (size_t) gridDim.x * blockDim.x)
-
-unsigned grid_for (size_t len)
-{
-  size_t blocks = (len + THREADS - 1) / THREADS;
-  return (unsigned) (blocks < 65536 ? (blocks ? blocks : 1) : 65536);
-}
-
-// Page (rows x cols, packed, storage type S) -> X (n x m, transposed when rows > cols), cast
+// Page (rows x cols, leading dimension ld, storage type S) -> X (n x m, transposed when rows > cols), cast
 // to T and, in the cast-first order, rounded; per-block fp64 sums of squares into part.
 template <typename T, typename S>
 __global__ void k_load_page (int p, int cast_first, const S *g, size_t rows, size_t cols,
-                             int transposed, T *X, double *part)
+                             size_t ld, int transposed, T *X, double *part)
 {
   __shared__ double acc[THREADS];
   size_t n = transposed ? cols : rows;
@@ -223,11 +96,12 @@ __global__ void k_load_page (int p, int cast_first, const S *g, size_t rows, siz
   FOR_EACH (at, rows * cols)
   {
     size_t i = at % rows, j = at / rows;
-    T v = (T) g[at];
+    S gv = g[i + j * ld];
+    T v = (T) gv;
     if (cast_first)
       v = rnd (p, v);
     X[transposed ? j + i * n : i + j * n] = v;
-    double w = cast_first ? (double) v : (double) g[at];  // the norm of what is divided
+    double w = cast_first ? (double) v : (double) gv;  // the norm of what is divided
     sum = __dadd_rn (sum, __dmul_rn (w, w));
   }
   acc[threadIdx.x] = sum;
@@ -264,10 +138,10 @@ __global__ void k_normalize (int p, T *X, size_t len, const double *scal)
     X[i] = zero ? (T) 0 : rnd (p, div_rn (X[i], denom));
 }
 
-// X (n x m) -> page (rows x cols, packed, storage type S), undoing the transpose; an all-zero
+// X (n x m) -> page (rows x cols, leading dimension ld, storage type S), undoing the transpose; an all-zero
 // input page gives +0 everywhere; counts non-finite values into *bad.
 template <typename T, typename S>
-__global__ void k_store_page (const T *X, size_t rows, size_t cols, int transposed,
+__global__ void k_store_page (const T *X, size_t rows, size_t cols, size_t ld, int transposed,
                               const double *scal, S *out, unsigned long long *bad)
 {
   size_t n = transposed ? cols : rows;
@@ -277,7 +151,7 @@ __global__ void k_store_page (const T *X, size_t rows, size_t cols, int transpos
   {
     size_t i = at % rows, j = at / rows;
     T v = zero ? (T) 0 : X[transposed ? j + i * n : i + j * n];
-    out[at] = (S) v;
+    out[i + j * ld] = (S) v;
     count += !isfinite (v);
   }
   if (count)
@@ -543,52 +417,36 @@ muon_status gram (run &R, const double *coef, int steps, const muon_ns_opts *o, 
   return launch_round (R, Y, X, n * m);
 }
 
-// Element size of a storage type.
+
+//---- pages --------------------------------------------------------------------------------
+
 size_t dtype_size (muon_dtype d)
 {
   return d == MUON_F64 ? sizeof (double) : sizeof (float);
 }
 
-// Host page e of t <-> the packed rows x cols device page; the leading dimension is the pitch.
-muon_status copy_page (run &R, const muon_tensor *t, size_t e, void *dev, int to_device)
+// Page e of t: the address of its first element (host or device, where t lives).
+char *page_of (const muon_tensor *t, size_t e)
 {
-  errbuf &E = R.E;
-  size_t es = dtype_size (t->dtype), w = t->rows * es;
-  char *host = (char *) t->data + e * t->stride * es;
-  if (t->ld == t->rows)
-  {
-    if (to_device)
-      CUDA_TRY (cudaMemcpyAsync (dev, host, w * t->cols, cudaMemcpyHostToDevice, R.s->stream));
-    else
-      CUDA_TRY (cudaMemcpyAsync (host, dev, w * t->cols, cudaMemcpyDeviceToHost, R.s->stream));
-  }
-  else if (to_device)
-    CUDA_TRY (cudaMemcpy2DAsync (dev, w, host, t->ld * es, w, t->cols, cudaMemcpyHostToDevice,
-                                 R.s->stream));
-  else
-    CUDA_TRY (cudaMemcpy2DAsync (host, t->ld * es, dev, w, w, t->cols, cudaMemcpyDeviceToHost,
-                                 R.s->stream));
-  return MUON_OK;
+  return (char *) t->data + e * t->stride * dtype_size (t->dtype);
 }
 
-// Copy page e of G in, cast, transpose and normalize it into X (n x m); the sum of squares
-// and the denominator stay on the device (scal), so no page waits for the host.
+// X (n x m) = the page at g (rows x cols, leading dimension ld, type dt, on the device), cast,
+// transposed and normalized; the sum of squares and the denominator stay on the device
+// (small), so no page waits for the host.
 template <typename T>
-muon_status load_page (run &R, const muon_tensor *G, size_t e, const muon_ns_opts *o, T *X,
-                       int transposed)
+muon_status load_page (run &R, const void *g, muon_dtype dt, size_t rows, size_t cols,
+                       size_t ld, const muon_ns_opts *o, T *X, int transposed)
 {
   errbuf &E = R.E;
   ns_state *s = R.s;
   int cast_first = !o->normalize_first;
-  TRY (copy_page (R, G, e, s->page_in, 1));
-  if (G->dtype == MUON_F64)
+  if (dt == MUON_F64)
     LAUNCH (k_load_page<T, double><<<NORM_BLOCKS, THREADS, 0, s->stream>>> (
-      R.p, cast_first, (const double *) s->page_in, G->rows, G->cols, transposed, X,
-      s->small));
+      R.p, cast_first, (const double *) g, rows, cols, ld, transposed, X, s->small));
   else
     LAUNCH (k_load_page<T, float><<<NORM_BLOCKS, THREADS, 0, s->stream>>> (
-      R.p, cast_first, (const float *) s->page_in, G->rows, G->cols, transposed, X,
-      s->small));
+      R.p, cast_first, (const float *) g, rows, cols, ld, transposed, X, s->small));
   LAUNCH (k_norm_finish<T><<<1, 1, 0, s->stream>>> (R.p, o->normalize_first, o->eps, s->small,
                                                      NORM_BLOCKS, s->small + NORM_BLOCKS));
   LAUNCH (k_normalize<T><<<grid_for (R.n * R.m), THREADS, 0, s->stream>>> (
@@ -596,25 +454,94 @@ muon_status load_page (run &R, const muon_tensor *G, size_t e, const muon_ns_opt
   return MUON_OK;
 }
 
-// Write X (n x m) back to page e of out, undoing the transpose; counts non-finite values.
+// The page at out (rows x cols, leading dimension ld, type dt, on the device) = X (n x m),
+// undoing the transpose; counts non-finite values.
 template <typename T>
-muon_status store_page (run &R, const T *X, int transposed, muon_tensor *out, size_t e)
+muon_status store_page (run &R, const T *X, int transposed, void *out, muon_dtype dt,
+                        size_t rows, size_t cols, size_t ld)
 {
   errbuf &E = R.E;
   ns_state *s = R.s;
   const double *scal = s->small + NORM_BLOCKS;
-  unsigned grid = grid_for (out->rows * out->cols);
-  if (out->dtype == MUON_F64)
+  unsigned grid = grid_for (rows * cols);
+  if (dt == MUON_F64)
     LAUNCH (k_store_page<T, double><<<grid, THREADS, 0, s->stream>>> (
-      X, out->rows, out->cols, transposed, scal, (double *) s->page_out, s->bad));
+      X, rows, cols, ld, transposed, scal, (double *) out, s->bad));
   else
     LAUNCH (k_store_page<T, float><<<grid, THREADS, 0, s->stream>>> (
-      X, out->rows, out->cols, transposed, scal, (float *) s->page_out, s->bad));
-  return copy_page (R, out, e, s->page_out, 0);
+      X, rows, cols, ld, transposed, scal, (float *) out, s->bad));
+  return MUON_OK;
 }
 
-// The whole batch, page by page on one stream.  work holds 2 n m + 5 n^2 elements of T.
-// [out] *bad: non-finite values in the result.
+// Host page e of t <-> a packed rows x cols buffer (the pinned staging).
+void pack_page (const muon_tensor *t, size_t e, void *packed)
+{
+  size_t es = dtype_size (t->dtype), w = t->rows * es;
+  const char *src = page_of (t, e);
+  if (t->ld == t->rows)
+    memcpy (packed, src, w * t->cols);
+  else
+    for (size_t j = 0; j < t->cols; j++)
+      memcpy ((char *) packed + j * w, src + j * t->ld * es, w);
+}
+
+void unpack_page (const void *packed, muon_tensor *t, size_t e)
+{
+  size_t es = dtype_size (t->dtype), w = t->rows * es;
+  char *dst = page_of (t, e);
+  if (t->ld == t->rows)
+    memcpy (dst, packed, w * t->cols);
+  else
+    for (size_t j = 0; j < t->cols; j++)
+      memcpy (dst + j * t->ld * es, (const char *) packed + j * w, w);
+}
+
+// Host page e of G on its way to page_in[e % 2]: packed into pinned memory by the host (once
+// the copy of page e - 2 has left that buffer), copied on the copy stream once the load of
+// page e - 2 has read the device buffer; in_ready says when it has arrived.
+muon_status stage_in (run &R, const muon_tensor *G, size_t e)
+{
+  errbuf &E = R.E;
+  ns_state *s = R.s;
+  int b = (int) (e & 1);
+  size_t bytes = G->rows * G->cols * dtype_size (G->dtype);
+  CUDA_TRY (cudaEventSynchronize (s->in_ready[b]));
+  pack_page (G, e, s->pin_in[b]);
+  CUDA_TRY (cudaStreamWaitEvent (s->copy, s->in_used[b], 0));
+  CUDA_TRY (cudaMemcpyAsync (s->page_in[b], s->pin_in[b], bytes, cudaMemcpyHostToDevice,
+                             s->copy));
+  CUDA_TRY (cudaEventRecord (s->in_ready[b], s->copy));
+  return MUON_OK;
+}
+
+// Page e of the result, copied to pin_out[e % 2] on the copy stream, into the host tensor.
+muon_status stage_out_finish (run &R, muon_tensor *out, size_t e)
+{
+  errbuf &E = R.E;
+  ns_state *s = R.s;
+  int b = (int) (e & 1);
+  CUDA_TRY (cudaEventSynchronize (s->out_copied[b]));
+  unpack_page (s->pin_out[b], out, e);
+  return MUON_OK;
+}
+
+// The iteration of one page in X (n x m); work after X: Y (n x m), S1..S5 (n x n each).
+template <typename T>
+muon_status iterate (run &R, const muon_ns_opts *o, const double *coef, int steps,
+                     int use_gram, T *X)
+{
+  size_t n = R.n, m = R.m;
+  T *Y = X + n * m, *S1 = Y + n * m, *S2 = S1 + n * n, *S3 = S2 + n * n, *S4 = S3 + n * n,
+    *S5 = S4 + n * n;
+  if (use_gram)
+    return gram (R, coef, steps, o, X, Y, S1, S2, S3, S4, S5);
+  return standard (R, coef, steps, X, Y, S1, S2, S3);
+}
+
+// The whole batch on the compute stream.  Device tensors are read and written in place (any
+// leading dimension and page stride).  Host tensors go through two staged pages: while the
+// device runs page e, the host packs page e + 1 into pinned memory and the copy stream moves
+// it, and the result of page e - 1 comes back the same way.  [out] *bad.
 template <typename T>
 muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns_opts *o,
                    const double *coef, int steps, unsigned long long *bad)
@@ -622,25 +549,98 @@ muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns
   errbuf &E = R.E;
   ns_state *s = R.s;
   int transposed = G->rows > G->cols, use_gram = muon_ns_gram_path (G->rows, G->cols, o);
-  size_t n = R.n, m = R.m;
-  T *X = (T *) s->work, *Y = X + n * m, *S1 = Y + n * m, *S2 = S1 + n * n, *S3 = S2 + n * n,
-    *S4 = S3 + n * n, *S5 = S4 + n * n;
+  int host = G->device == MUON_DEVICE_CPU;
+  size_t rows = G->rows, cols = G->cols, pages = G->batch;
+  size_t out_bytes = rows * cols * dtype_size (out->dtype);
+  T *X = (T *) s->work;
   CUDA_TRY (cudaMemsetAsync (s->bad, 0, sizeof *s->bad, s->stream));
-  for (size_t e = 0; e < G->batch; e++)
+  if (host)
+    TRY (stage_in (R, G, 0));
+  for (size_t e = 0; e < pages; e++)
   {
-    TRY (load_page (R, G, e, o, X, transposed));  // zero pages run on zeros, stored as +0
-    if (use_gram)
-      TRY (gram (R, coef, steps, o, X, Y, S1, S2, S3, S4, S5));
-    else
-      TRY (standard (R, coef, steps, X, Y, S1, S2, S3));
-    TRY (store_page (R, X, transposed, out, e));
+    int b = (int) (e & 1);
+    if (host)
+    {
+      CUDA_TRY (cudaStreamWaitEvent (s->stream, s->in_ready[b], 0));
+      TRY (load_page (R, s->page_in[b], G->dtype, rows, cols, rows, o, X, transposed));
+      CUDA_TRY (cudaEventRecord (s->in_used[b], s->stream));
+    }
+    else                                      // zero pages run on zeros, stored as +0
+      TRY (load_page (R, page_of (G, e), G->dtype, rows, cols, G->ld, o, X, transposed));
+    TRY (iterate (R, o, coef, steps, use_gram, X));
+    if (!host)
+    {
+      TRY (store_page (R, X, transposed, page_of (out, e), out->dtype, rows, cols, out->ld));
+      continue;
+    }
+    CUDA_TRY (cudaStreamWaitEvent (s->stream, s->out_copied[b], 0));  // page_out[b] is free
+    TRY (store_page (R, X, transposed, s->page_out[b], out->dtype, rows, cols, rows));
+    CUDA_TRY (cudaEventRecord (s->out_ready[b], s->stream));
+    if (e >= 2)
+      TRY (stage_out_finish (R, out, e - 2));  // pin_out[b] is free
+    CUDA_TRY (cudaStreamWaitEvent (s->copy, s->out_ready[b], 0));
+    CUDA_TRY (cudaMemcpyAsync (s->pin_out[b], s->page_out[b], out_bytes,
+                               cudaMemcpyDeviceToHost, s->copy));
+    CUDA_TRY (cudaEventRecord (s->out_copied[b], s->copy));
+    if (e + 1 < pages)
+      TRY (stage_in (R, G, e + 1));            // packed while the device runs page e
   }
+  if (host)
+    for (size_t e = pages >= 2 ? pages - 2 : 0; e < pages; e++)
+      TRY (stage_out_finish (R, out, e));
   CUDA_TRY (cudaMemcpyAsync (bad, s->bad, sizeof *bad, cudaMemcpyDeviceToHost, s->stream));
   CUDA_TRY (cudaStreamSynchronize (s->stream));
   return MUON_OK;
 }
 
-//---- the ABI ------------------------------------------------------------------------------
+muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor *X,
+                      const muon_ns_opts *o, const double *coef, int steps,
+                      unsigned long long *bad)
+{
+  if (steps < 1 || o->precision < MUON_PREC_DOUBLE || o->precision > MUON_PREC_FP16)
+  {
+    snprintf (E.msg, E.len, "bad steps (%d) or precision (%d)", steps, (int) o->precision);
+    return MUON_ERR_BADARG;
+  }
+  muon_device where = G->device == MUON_DEVICE_CUDA ? MUON_DEVICE_CUDA : MUON_DEVICE_CPU;
+  TRY (muon_tensor_fault_on (G, "G", where, E.msg, E.len));   // muon_tensor_check's checks
+  TRY (muon_tensor_fault_on (X, "X", where, E.msg, E.len));
+  if (G->rows != X->rows || G->cols != X->cols || G->batch != X->batch)
+  {
+    snprintf (E.msg, E.len, "X must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
+    return MUON_ERR_BADSHAPE;
+  }
+  size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
+  if (m > (size_t) INT_MAX)
+  {
+    snprintf (E.msg, E.len, "dimensions must fit a cuBLAS int");
+    return MUON_ERR_BADSHAPE;
+  }
+  run R = {s, E, (int) o->precision,
+           o->precision == MUON_PREC_BF16 || o->precision == MUON_PREC_FP16, n, m};
+  size_t es = o->precision == MUON_PREC_DOUBLE ? sizeof (double) : sizeof (float);
+  TRY (grow (E, &s->work, &s->work_bytes, (2 * n * m + 5 * n * n) * es));
+  if (R.low)
+    TRY (grow (E, (void **) &s->half, &s->half_bytes, (n * n + n * m) * sizeof (uint16_t)));
+  if (where == MUON_DEVICE_CPU)                   // the staging of host pages
+  {
+    size_t in = G->rows * G->cols * dtype_size (G->dtype);
+    size_t out = X->rows * X->cols * dtype_size (X->dtype);
+    for (int b = 0; b < 2; b++)
+    {
+      CUDA_TRY (cudaStreamSynchronize (s->copy));  // nothing of the last call in flight
+      TRY (grow (E, &s->page_in[b], &s->in_bytes[b], in));
+      TRY (grow (E, &s->page_out[b], &s->out_bytes[b], out));
+      TRY (grow_pinned (E, &s->pin_in[b], &s->pin_in_bytes[b], in));
+      TRY (grow_pinned (E, &s->pin_out[b], &s->pin_out_bytes[b], out));
+    }
+  }
+  if (o->precision == MUON_PREC_DOUBLE)
+    return batch<double> (R, G, X, o, coef, steps, bad);
+  return batch<float> (R, G, X, o, coef, steps, bad);
+}
+
+//---- entries ------------------------------------------------------------------------------
 
 muon_status device_query (int *count, char *name, size_t len)
 {
@@ -671,8 +671,9 @@ muon_status device_query (int *count, char *name, size_t len)
   return MUON_OK;
 }
 
-muon_status ns (void **state, const muon_tensor *G, muon_tensor *X, const muon_ns_opts *o,
-                const double *coef, int steps, char *msg, size_t len)
+muon_status ns_entry (void **state, const muon_tensor *G, muon_tensor *X,
+                      const muon_ns_opts *o, const double *coef, int steps, char *msg,
+                      size_t len)
 {
   char dummy[1];
   errbuf E = {msg ? msg : dummy, msg ? len : sizeof dummy};
@@ -683,65 +684,13 @@ muon_status ns (void **state, const muon_tensor *G, muon_tensor *X, const muon_n
     snprintf (E.msg, E.len, "state, G, X, options and coefficients must not be NULL");
     return MUON_ERR_NULLPTR;
   }
-  if (steps < 1 || o->precision < MUON_PREC_DOUBLE || o->precision > MUON_PREC_FP16)
-  {
-    snprintf (E.msg, E.len, "bad steps (%d) or precision (%d)", steps, (int) o->precision);
-    return MUON_ERR_BADARG;
-  }
-  TRY (muon_tensor_fault (G, "G", E.msg, E.len));   // the checks of muon_tensor_check
-  TRY (muon_tensor_fault (X, "X", E.msg, E.len));
-  if (G->rows != X->rows || G->cols != X->cols || G->batch != X->batch)
-  {
-    snprintf (E.msg, E.len, "X must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
-    return MUON_ERR_BADSHAPE;
-  }
-  size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
-  if (m > (size_t) INT_MAX)
-  {
-    snprintf (E.msg, E.len, "dimensions must fit a cuBLAS int");
-    return MUON_ERR_BADSHAPE;
-  }
-
-  ns_state *s = (ns_state *) *state;
-  if (s == NULL)                                  // first use: handle, stream, small buffers
-  {
-    char why[200];
-    int count = 0;
-    if (device_query (&count, why, sizeof why) == MUON_ERR_NODEVICE)
-    {                                             // as the loader reports it: not a CUDA error
-      snprintf (E.msg, E.len, "no CUDA device (%s)", why);
-      return MUON_ERR_NODEVICE;
-    }
-    s = (ns_state *) calloc (1, sizeof *s);
-    if (s == NULL)
-    {
-      snprintf (E.msg, E.len, "out of memory allocating the CUDA state");
-      return MUON_ERR_NOMEM;
-    }
-    muon_status st = state_init (E, s);
-    if (st != MUON_OK)
-    {
-      state_free (s);
-      return st;
-    }
-    *state = s;
-  }
-  CUDA_TRY (cudaSetDevice (s->device));
-
-  run R = {s, E, (int) o->precision,
-           o->precision == MUON_PREC_BF16 || o->precision == MUON_PREC_FP16, n, m};
-  size_t es = o->precision == MUON_PREC_DOUBLE ? sizeof (double) : sizeof (float);
-  TRY (grow (E, &s->work, &s->work_bytes, (2 * n * m + 5 * n * n) * es));
-  TRY (grow (E, &s->page_in, &s->in_bytes, G->rows * G->cols * dtype_size (G->dtype)));
-  TRY (grow (E, &s->page_out, &s->out_bytes, X->rows * X->cols * dtype_size (X->dtype)));
-  if (R.low)
-    TRY (grow (E, (void **) &s->half, &s->half_bytes, (n * n + n * m) * sizeof (uint16_t)));
-
+  ns_state *s = NULL;
+  TRY (state_get (E, state, &s));
   unsigned long long bad = 0;
-  if (o->precision == MUON_PREC_DOUBLE)
-    TRY (batch<double> (R, G, X, o, coef, steps, &bad));
-  else
-    TRY (batch<float> (R, G, X, o, coef, steps, &bad));
+  CUDA_TRY (cudaEventRecord (s->t_start, s->stream));
+  TRY (ns_pages (s, E, G, X, o, coef, steps, &bad));
+  CUDA_TRY (cudaEventRecord (s->t_stop, s->stream));
+  s->timed = 1;
   if (bad)
   {
     snprintf (E.msg, E.len, "%llu non-finite values in the result", bad);
@@ -750,22 +699,4 @@ muon_status ns (void **state, const muon_tensor *G, muon_tensor *X, const muon_n
   return MUON_OK;
 }
 
-void release (void *state)
-{
-  state_free ((ns_state *) state);
-}
-
-}  // namespace
-
-extern "C" __attribute__ ((visibility ("default")))
-muon_status muon_cuda_get_api (int abi, void *table)
-{
-  muon_cuda_api *api = (muon_cuda_api *) table;
-  if (api == NULL || abi != MUON_CUDA_ABI)
-    return MUON_ERR_NOTBUILT;
-  api->abi = MUON_CUDA_ABI;
-  api->device_query = device_query;
-  api->ns = ns;
-  api->release = release;
-  return MUON_OK;
-}
+}  // namespace muon_cuda

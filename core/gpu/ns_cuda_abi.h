@@ -14,20 +14,52 @@
 extern "C" {
 #endif
 
-#define MUON_CUDA_ABI 1
+#define MUON_CUDA_ABI 2
 
+// Directions of copy.
+enum { MUON_COPY_H2D = 0, MUON_COPY_D2H = 1, MUON_COPY_D2D = 2 };
+
+// Every entry that takes `void **state` creates the per-context device state on first use
+// (cuBLAS handle, two streams, the caching pool of device blocks, pinned staging buffers,
+// timing events) on the device current then; `release` frees it.  Device pointers are those
+// of alloc; storage classes are muon_precision values (muon_darray_math.h).
 typedef struct muon_cuda_api {
   int abi;  // MUON_CUDA_ABI of the shared object
   // [out] *count devices; [out] name: device 0's name and compute capability.  NODEVICE when
   // the driver or a device is missing.
   muon_status (*device_query) (int *count, char *name, size_t len);
-  // [in,out] *state: per-context device state (cuBLAS handle, stream, buffers), created on
-  // first use.  G and X are host tensors; coef is steps x 3 (already expanded).
+  // X = NS (G); coef is steps x 3 (already expanded).  G and X are host tensors (pages staged
+  // through pinned buffers, the copy of page k+1 overlapped with the NS of page k), or device
+  // tensors when their `device` field is MUON_DEVICE_CUDA (no copy at all).
   muon_status (*ns) (void **state, const muon_tensor *G, muon_tensor *X,
                      const muon_ns_opts *o, const double *coef, int steps, char *msg,
                      size_t len);
-  // Frees a state made by ns (NULL is fine).
+  // Frees a state made by any entry (NULL is fine).
   void (*release) (void *state);
+  // [out] *ptr: bytes of device memory from the caching pool (MUON_ERR_DEVMEM when the card
+  // has no room even after the pool's free blocks went back to the driver).
+  muon_status (*alloc) (void **state, size_t bytes, void **ptr, char *msg, size_t len);
+  // Returns a block of alloc to the pool (NULL is fine).
+  void (*free) (void *state, void *ptr);
+  // Copies bytes between host and device (dir MUON_COPY_*); a host side is staged through
+  // the pinned buffers; returns when the data is in place.
+  muon_status (*copy) (void **state, void *dst, const void *src, size_t bytes, int dir,
+                       char *msg, size_t len);
+  // dst[i] = src[i] for n elements, converted from storage class st to dt on the device.
+  muon_status (*convert) (void **state, void *dst, int dt, const void *src, int st, size_t n,
+                          char *msg, size_t len);
+  // n elements of storage class st: zeros (kind 0) or the normal stream of seed (kind 1).
+  muon_status (*fill) (void **state, void *ptr, int st, size_t n, int kind, uint64_t seed,
+                       char *msg, size_t len);
+  // One Muon update on device tensors (update.c's order): M = step (M, G), X = nesterov or M,
+  // U = scale * NS (X) per block (each page, cut by o->split_rows).
+  muon_status (*update) (void **state, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
+                         const muon_update_opts *o, const double *coef, int steps, char *msg,
+                         size_t len);
+  // Waits for the device and gives the time of the last ns or update in ms (CUDA events).
+  muon_status (*last_ms) (void *state, double *ms);
+  // Returns the pool's free blocks to the driver; [out] the bytes in use and cached after.
+  muon_status (*trim) (void *state, size_t *in_use, size_t *cached);
 } muon_cuda_api;
 
 // Exported by libmuon_cuda.so, a muon_plugin_entry_fn (plugin.h): [out] api, a

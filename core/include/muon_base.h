@@ -32,7 +32,9 @@ extern "C" {
   X (MUON_ERR_CUBLAS,    -10,  "cuBLAS error",                "cublas")       \
   X (MUON_ERR_NCCL,      -11,  "NCCL error",                  "nccl")         \
   X (MUON_ERR_MPI,       -12,  "MPI error",                   "mpi")          \
-  X (MUON_ERR_INTERNAL,  -13,  "internal error",              "internal")
+  X (MUON_ERR_INTERNAL,  -13,  "internal error",              "internal")     \
+  X (MUON_ERR_DEVMEM,    -14,  "device out of memory",        "outOfMemory")  \
+  X (MUON_ERR_STALE,     -15,  "stale device array",          "staleHandle")
 
 typedef enum {
 #define MUON_X_ENUM(name, value, text, id) name = value,

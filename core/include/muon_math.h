@@ -241,6 +241,72 @@ muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows,
 MUON_DECLARE_NAMES (muon_momentum_form, muon_momentum_form)
 MUON_DECLARE_NAMES (muon_scale_rule, muon_scale_rule)
 
+//---------------------------------------------------------------------------------------------
+// Device arrays (core/math/darray.c): a rows x cols x batch array that lives on a device, so
+// that muon_ns and muon_update run on it with no host copy.  The device is MUON_DEVICE_CUDA
+// (memory from the CUDA back end's caching pool) or MUON_DEVICE_CPU, the stand-in device of
+// the self-tests: host memory run by the CPU code, the same bits as the host path.  The
+// storage class is a muon_precision: double, single, or the 16-bit bf16 / fp16 (an op on a
+// 16-bit array computes from an fp32 copy made on the device and stores back once).  Arrays
+// are dense (ld = rows, stride = rows * cols), owned by the caller (create / destroy), and
+// belong to the context that made them.
+//
+// Usage
+//   muon_darray *G = NULL, *X = NULL;
+//   muon_darray_create (ctx, MUON_DEVICE_CUDA, MUON_PREC_SINGLE, m, n, 1, &G);
+//   muon_darray_fill (ctx, G, MUON_FILL_RANDN, 42);              // or muon_darray_upload
+//   muon_darray_create (ctx, MUON_DEVICE_CUDA, MUON_PREC_SINGLE, m, n, 1, &X);
+//   muon_darray_ns (ctx, G, X, &o);   muon_darray_download (ctx, X, &host);
+//   muon_darray_destroy (ctx, &G);    muon_darray_destroy (ctx, &X);
+//---------------------------------------------------------------------------------------------
+
+#define MUON_FILL_LIST(X)                                                       \
+  X (MUON_FILL_ZEROS, 0, "zeros")                                               \
+  X (MUON_FILL_RANDN, 1, "randn")
+typedef enum { MUON_FILL_LIST (MUON_ENUM_ITEM) } muon_fill;
+
+typedef struct muon_darray muon_darray;
+
+typedef struct {
+  muon_device device;
+  muon_precision storage;
+  size_t rows, cols, batch;
+  size_t bytes;                // of the data
+} muon_darray_info;
+
+// [out] *out: a new array (contents undefined).  NODEVICE / NOTBUILT for a CUDA device that
+// is not there, MUON_ERR_DEVMEM when the device has no room, BADSHAPE for a size whose bytes
+// overflow.
+muon_status muon_darray_create (muon_ctx *ctx, muon_device device, muon_precision storage,
+                                size_t rows, size_t cols, size_t batch, muon_darray **out);
+// Frees *a (back to the pool on CUDA) and sets it to NULL; NULL is fine.
+void muon_darray_destroy (muon_ctx *ctx, muon_darray **a);
+// [out] info.
+muon_status muon_darray_describe (const muon_darray *a, muon_darray_info *info);
+// a = src, converted to a's storage class on the device.  [in] src: a dense host tensor
+// (F64 or F32) of a's rows, cols and batch.
+muon_status muon_darray_upload (muon_ctx *ctx, muon_darray *a, const muon_tensor *src);
+// dst = a, converted on the device to dst's type.  [out] dst: a dense host tensor like a.
+muon_status muon_darray_download (muon_ctx *ctx, const muon_darray *a, muon_tensor *dst);
+// dst = src, on their device (same device, storage class and shape).
+muon_status muon_darray_copy (muon_ctx *ctx, const muon_darray *src, muon_darray *dst);
+// a = zeros, or the normal stream of seed (muon_darray_math.h), stored in a's class.
+muon_status muon_darray_fill (muon_ctx *ctx, muon_darray *a, muon_fill fill, uint64_t seed);
+// X = muon_ns (G) on G's device; X like G (its own storage class).  o->device is ignored.
+muon_status muon_darray_ns (muon_ctx *ctx, const muon_darray *G, muon_darray *X,
+                            const muon_ns_opts *o);
+// One muon_update on G's device: [in] G, [in,out] M, [out] U, all of one shape and device.
+// experts > 1 views each page as a fused (experts*m) x n weight (muon_update's Experts).
+muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray *M,
+                                muon_darray *U, const muon_update_opts *o, size_t experts);
+// The device time of the last muon_darray_ns / muon_darray_update of ctx on `device`, in ms
+// (CUDA events; the CPU stand-in measures wall time).  Waits for the device.
+muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms);
+// Returns the free blocks of the device's caching pool to the driver.  [out] in_use, cached:
+// bytes held by arrays and kept in the pool after (either may be NULL).
+muon_status muon_darray_trim (muon_ctx *ctx, muon_device device, size_t *in_use,
+                              size_t *cached);
+
 #ifdef __cplusplus
 }
 #endif

@@ -523,7 +523,8 @@ muon_status muon_zero_cost_destroy (muon_zero_cost **cost);
   X (MUON_LIST_REDUCE_OP,      "reduce_op",      "reduction operator", MUON_REDUCE_OP_LIST)      \
   X (MUON_LIST_COMM_KIND,      "comm_kind",      "communicator kind",  MUON_COMM_KIND_LIST)      \
   X (MUON_LIST_COMM_REDUCTION, "comm_reduction", "reduction",          MUON_COMM_REDUCTION_LIST) \
-  X (MUON_LIST_NORMALIZE,      "normalize",      "normalization",      MUON_NORMALIZE_LIST)
+  X (MUON_LIST_NORMALIZE,      "normalize",      "normalization",      MUON_NORMALIZE_LIST)      \
+  X (MUON_LIST_FILL,           "fill",           "fill",               MUON_FILL_LIST)
 
 #define MUON_LIST_ENUM_ITEM(list, name, what, items) list,
 typedef enum { MUON_LISTS (MUON_LIST_ENUM_ITEM) MUON_LIST_COUNT } muon_list;

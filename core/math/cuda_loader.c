@@ -84,6 +84,15 @@ muon_status muon_cuda_load (muon_ctx *ctx)
   return cuda_host_get (ctx, &h);
 }
 
+muon_status muon_cuda_api_of (muon_ctx *ctx, const muon_cuda_api **api, void ***state)
+{
+  cuda_host *h = NULL;
+  muon_status s = cuda_host_get (ctx, &h);
+  *api = s == MUON_OK ? &h->api : NULL;
+  *state = s == MUON_OK ? &h->state : NULL;
+  return s;
+}
+
 muon_status muon_cuda_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
                           const muon_ns_opts *o, const double *coef, int steps)
 {

@@ -29,6 +29,12 @@ muon_status muon_cuda_load (muon_ctx *ctx);
 muon_status muon_cuda_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
                           const muon_ns_opts *o, const double *coef, int steps);
 
+// The loaded back end's entry points and its device state (the `void **state` of every
+// entry), for the device arrays (darray.c); NOTBUILT / NODEVICE as muon_cuda_load.
+struct muon_cuda_api;
+muon_status muon_cuda_api_of (muon_ctx *ctx, const struct muon_cuda_api **api,
+                              void ***state);
+
 //---- the Muon update (update.c) -----------------------------------------------------------
 
 // Steps 2 and 3 of muon_update on an already formed Newton-Schulz input X: U = scale *

@@ -265,8 +265,11 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
     stats->product_seconds = NAN;
     CHECKSTATUS (muon_cuda_load (ctx));
   }
-  CHECKSTATUS (muon_tensor_check (ctx, G, "G"));
-  CHECKSTATUS (muon_tensor_check (ctx, X, "X"));
+  // the CPU runs host tensors; CUDA runs host tensors or device ones (darray.c), G and X
+  // on the same side
+  muon_device where = (o->device == MUON_DEVICE_CUDA && G) ? G->device : MUON_DEVICE_CPU;
+  CHECKSTATUS (muon_tensor_check_on (ctx, G, "G", where));
+  CHECKSTATUS (muon_tensor_check_on (ctx, X, "X", where));
   CHECK (MUON_ERR_BADSHAPE, G->rows == X->rows && G->cols == X->cols && G->batch == X->batch,
          "X must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
   CHECKSTATUS (muon_ns_schedule (ctx, o, coef, MUON_MAX_STEPS, &steps));

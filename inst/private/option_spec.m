@@ -67,7 +67,7 @@ function S = option_spec (key)
           "muon_mpirun", "ns_flops", "zero_plot_layout", "muon_load_state", "muon_model", ...
           "zero_cost", "muon_export", "ns_design_coeffs", "ns_restart_autotune", ...
           "ns_restart_search", "zero_save_state", "zero_load_state", "zero_train_step", ...
-          "demo"};
+          "demo", "muon_gpu"};
   if (nargin == 0)
     S = keys;
     return;
@@ -132,6 +132,8 @@ function S = option_spec (key)
                    "default", {"precision", "single"});
     case "demo"                         # the demos in demo/ (demo/demo_options.m)
       S = compile ({display_rows("final")});
+    case "muon_gpu"                     # where a device array lives and in what class
+      S = compile ({gpu_rows(L)});
     otherwise
       error ("muonlab:internal", "option_spec: no option table for '%s'.", key);
   endswitch
@@ -139,6 +141,18 @@ function S = option_spec (key)
 endfunction
 
 #---- the groups ------------------------------------------------------------------------------
+
+## muon_gpu: the device, the storage class ("" = the input's class, or single for data
+## made on the device) and the seed of "randn".
+function T = gpu_rows (L)
+  x = L.lists;
+  T = {
+  ## Name            Field              Kind       Arg                 Default             Must be
+    "Device",        "device",          "enum",    x.device,           "cuda",             ""
+    "Class",         "class",           "enum",    x.precision,        "",                 ""
+    "Seed",          "seed",            "int",     [0, 2^53],          0,                  ""
+  };
+endfunction
 
 ## muon_model: how the shapes are grouped.
 function T = model_rows (L)

@@ -19,7 +19,7 @@
 #   belongs to the layer of the core source with its name), a symbol an object uses must be
 #   defined in its own layer or one below (nm), and no object calls around a cycle.
 set -u
-SHARED_MATH="muon_precision.h muon_update_math.h ns_shared.h"
+SHARED_MATH="muon_precision.h muon_update_math.h muon_darray_math.h ns_shared.h"
 LAYERS="base gemm math comm zero"
 
 if [[ $# -lt 1 || ! -d $1 ]]; then

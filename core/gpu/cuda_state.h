@@ -1,0 +1,154 @@
+/* cuda_state.h - what the two halves of libmuon_cuda.so share (C++, CUDA): the error
+ * macros, the per-context device state, and the entry points each half gives the other.
+ *   ns_cuda.cu   Newton-Schulz on pages of host or device tensors (ns_pages)
+ *   dev_cuda.cu  the state's life, the caching pool, pinned staging, copies, conversions,
+ *                fills, the Muon update on device tensors, timing, and the ABI table
+ * Nothing here is seen outside the plug-in (ns_cuda_abi.h is the only interface).
+ */
+#ifndef MUON_CUDA_STATE_H
+#define MUON_CUDA_STATE_H
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "ns_cuda_abi.h"
+
+namespace muon_cuda {
+
+//---- errors -------------------------------------------------------------------------------
+
+// Where a message goes: the caller's msg / len of the ABI.
+struct errbuf {
+  char *msg;
+  size_t len;
+};
+
+inline muon_status fail_with (errbuf &E, muon_status code, const char *file, int line,
+                              const char *call, const char *text)
+{
+  if (E.msg && E.len)
+    snprintf (E.msg, E.len, "%s:%d: %.*s: %s", file, line, (int) strcspn (call, " ("), call,
+              text);
+  return code;
+}
+
+// Each returns from the enclosing function (which returns muon_status and has `E` in scope).
+// An allocation the card cannot hold is MUON_ERR_DEVMEM (muonlab:outOfMemory).
+#define CUDA_TRY(call)                                                              \
+  do {                                                                              \
+    cudaError_t e_ = (call);                                                        \
+    if (e_ != cudaSuccess)                                                          \
+    {                                                                               \
+      muon_status code_ = e_ == cudaErrorMemoryAllocation ? MUON_ERR_DEVMEM         \
+                                                          : MUON_ERR_CUDA;          \
+      if (e_ == cudaErrorMemoryAllocation)                                          \
+        cudaGetLastError ();                      /* not sticky: clear it */        \
+      return muon_cuda::fail_with (E, code_, __FILE__, __LINE__, #call,             \
+                                   cudaGetErrorString (e_));                        \
+    }                                                                               \
+  } while (0)
+
+#define CUBLAS_TRY(call)                                                            \
+  do {                                                                              \
+    cublasStatus_t e_ = (call);                                                     \
+    if (e_ != CUBLAS_STATUS_SUCCESS)                                                \
+      return muon_cuda::fail_with (E, MUON_ERR_CUBLAS, __FILE__, __LINE__, #call,   \
+                                   cublasGetStatusString (e_));                     \
+  } while (0)
+
+// A kernel launch (the <<<...>>> commas need __VA_ARGS__), then its launch error.
+#define LAUNCH(...)                                                                 \
+  do {                                                                              \
+    __VA_ARGS__;                                                                    \
+    CUDA_TRY (cudaGetLastError ());                                                 \
+  } while (0)
+
+#define TRY(call)                                                                   \
+  do {                                                                              \
+    muon_status s_ = (call);                                                        \
+    if (s_ != MUON_OK) return s_;                                                   \
+  } while (0)
+
+//---- state --------------------------------------------------------------------------------
+
+const int THREADS = 256;      // threads per block of every kernel
+const int NORM_BLOCKS = 256;  // blocks of the norm reduction (fixed: a deterministic sum)
+
+// One block of device memory the pool knows: live (held by an array) or free (cached).
+struct block {
+  void *ptr;
+  size_t bytes;
+};
+
+struct block_list {
+  block *at;
+  size_t count, cap;
+};
+
+struct ns_state {
+  int device;                  // the device current when the state was made
+  cudaStream_t stream;         // compute
+  cudaStream_t copy;           // host <-> device copies of staged pages
+  cublasHandle_t blas;
+  void *work;                  // T: X, Y (n x m each), S1..S5 (n x n each)
+  size_t work_bytes;
+  void *page_in[2];            // two staged pages of G as stored, packed rows x cols
+  void *page_out[2];           // two staged pages of X
+  size_t in_bytes[2], out_bytes[2];
+  void *pin_in[2], *pin_out[2];  // pinned host staging of the same sizes
+  size_t pin_in_bytes[2], pin_out_bytes[2];
+  cudaEvent_t in_ready[2], in_used[2], out_ready[2], out_copied[2];
+  cudaEvent_t t_start, t_stop;  // around the last ns or update
+  int timed;                   // t_start / t_stop hold a measurement
+  uint16_t *half;              // bf16 / fp16 operand copies: H1 (n x n), H2 (n x m)
+  size_t half_bytes;
+  void *chunk[2];              // pinned chunks of the array copies (dev_cuda.cu)
+  size_t chunk_bytes[2];
+  cudaEvent_t chunk_done[2];
+  double *small;               // NORM_BLOCKS partial sums, then the sum and the denominator
+  unsigned long long *bad;     // non-finite count of the batch (after small)
+  unsigned long long *bad_scaled;  // non-finite count of an update's scaled blocks
+  block_list live, cached;     // the caching pool (dev_cuda.cu)
+};
+
+// Grows a device buffer to at least `bytes` (contents are not kept).
+muon_status grow (errbuf &E, void **buf, size_t *cap, size_t bytes);
+// Grows a pinned host buffer likewise.
+muon_status grow_pinned (errbuf &E, void **buf, size_t *cap, size_t bytes);
+
+// The state of *state, made on first use (NODEVICE with the runtime's text when there is no
+// device), with its device made current.
+muon_status state_get (errbuf &E, void **state, ns_state **out);
+
+// NS on every page of G into X (both host tensors, or both device tensors: the `device` of
+// the tensor says), on s's compute stream; host pages staged through pinned buffers on the
+// copy stream, page k+1's copy under page k's NS.  [out] *bad: non-finite values stored.
+// Returns with the results in place (host) or queued on s->stream (device).
+muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor *X,
+                      const muon_ns_opts *o, const double *coef, int steps,
+                      unsigned long long *bad);
+
+// The entries of ns_cuda.cu for the ABI table (dev_cuda.cu fills it).
+muon_status device_query (int *count, char *name, size_t len);
+muon_status ns_entry (void **state, const muon_tensor *G, muon_tensor *X,
+                      const muon_ns_opts *o, const double *coef, int steps, char *msg,
+                      size_t len);
+
+// A grid for a grid-stride loop over len elements.
+inline unsigned grid_for (size_t len)
+{
+  size_t blocks = (len + THREADS - 1) / THREADS;
+  return (unsigned) (blocks < 65536 ? (blocks ? blocks : 1) : 65536);
+}
+
+#define FOR_EACH(i, len)                                                            \
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < (len);        \
+       i += (size_t) gridDim.x * blockDim.x)
+
+}  // namespace muon_cuda
+
+#endif

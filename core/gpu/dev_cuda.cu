@@ -1,0 +1,586 @@
+/* dev_cuda.cu - the device half of libmuon_cuda.so that serves the device arrays
+ * (core/math/darray.c): the per-context state's life, the caching pool of device blocks,
+ * pinned staging of array copies, conversions between storage classes, fills, the Muon
+ * update on device tensors, event timing, and the ABI table (ns_cuda_abi.h).
+ *
+ * The pool.  A block is rounded up (512 B under 1 MiB, else 2 MiB) and, when freed, kept in
+ * the pool; the next request takes the smallest kept block that fits without wasting more
+ * than half of it, so a loop of same-shaped calls does one cudaMalloc per buffer in all.  A
+ * request the card cannot hold first returns every kept block to the driver and tries once
+ * more; then it is MUON_ERR_DEVMEM, with nothing held, and the state goes on.  trim and
+ * release give the kept blocks back.
+ *
+ * The update runs update.c's order with muon_update_math.h's per-element maths (fp64,
+ * rounded once into M's type; the plug-in is built with -fmad=false, as the CPU core with
+ * -ffp-contract=off), then ns_pages on each row block of device tensors, then the scale.
+ */
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "cuda_state.h"
+#include "muon_darray_math.h"
+#include "muon_update_math.h"
+#include "tensor_check.h"
+
+namespace muon_cuda {
+
+//---- buffers ------------------------------------------------------------------------------
+
+muon_status grow (errbuf &E, void **buf, size_t *cap, size_t bytes)
+{
+  if (*cap >= bytes)
+    return MUON_OK;
+  CUDA_TRY (cudaFree (*buf));
+  *buf = NULL;
+  *cap = 0;
+  CUDA_TRY (cudaMalloc (buf, bytes));
+  *cap = bytes;
+  return MUON_OK;
+}
+
+muon_status grow_pinned (errbuf &E, void **buf, size_t *cap, size_t bytes)
+{
+  if (*cap >= bytes)
+    return MUON_OK;
+  CUDA_TRY (cudaFreeHost (*buf));
+  *buf = NULL;
+  *cap = 0;
+  CUDA_TRY (cudaHostAlloc (buf, bytes, cudaHostAllocDefault));
+  *cap = bytes;
+  return MUON_OK;
+}
+
+//---- the pool -----------------------------------------------------------------------------
+
+int list_push (block_list *l, block b)
+{
+  if (l->count == l->cap)
+  {
+    size_t cap = l->cap ? 2 * l->cap : 16;
+    block *at = (block *) realloc (l->at, cap * sizeof *at);
+    if (at == NULL)
+      return 0;
+    l->at = at;
+    l->cap = cap;
+  }
+  l->at[l->count++] = b;
+  return 1;
+}
+
+block list_take (block_list *l, size_t k)
+{
+  block b = l->at[k];
+  l->at[k] = l->at[--l->count];
+  return b;
+}
+
+size_t list_bytes (const block_list *l)
+{
+  size_t sum = 0;
+  for (size_t k = 0; k < l->count; k++)
+    sum += l->at[k].bytes;
+  return sum;
+}
+
+void pool_trim (ns_state *s)
+{
+  cudaDeviceSynchronize ();
+  while (s->cached.count)
+    cudaFree (list_take (&s->cached, 0).ptr);
+}
+
+muon_status pool_alloc (ns_state *s, errbuf &E, size_t bytes, void **ptr)
+{
+  size_t q = bytes < ((size_t) 1 << 20) ? 512 : ((size_t) 2 << 20);
+  if (bytes > SIZE_MAX - q)
+  {
+    snprintf (E.msg, E.len, "the device has no room for %zu bytes", bytes);
+    return MUON_ERR_DEVMEM;
+  }
+  size_t want = (bytes + q - 1) / q * q, best = SIZE_MAX;
+  if (want == 0)
+    want = q;
+  for (size_t k = 0; k < s->cached.count; k++)
+  {
+    size_t have = s->cached.at[k].bytes;
+    if (have >= want && have / 2 <= want
+        && (best == SIZE_MAX || have < s->cached.at[best].bytes))
+      best = k;
+  }
+  block b = { NULL, want };
+  if (best != SIZE_MAX)
+    b = list_take (&s->cached, best);
+  else
+  {
+    cudaError_t e = cudaMalloc (&b.ptr, want);
+    if (e == cudaErrorMemoryAllocation)            // give the kept blocks back, once more
+    {
+      cudaGetLastError ();
+      pool_trim (s);
+      e = cudaMalloc (&b.ptr, want);
+    }
+    if (e != cudaSuccess)
+    {
+      cudaGetLastError ();
+      size_t free_b = 0, total = 0;
+      cudaMemGetInfo (&free_b, &total);
+      snprintf (E.msg, E.len, "the device has no room for %zu bytes (%zu free of %zu; %zu held "
+                "by device arrays): %s", want, free_b, total, list_bytes (&s->live),
+                cudaGetErrorString (e));
+      return e == cudaErrorMemoryAllocation ? MUON_ERR_DEVMEM : MUON_ERR_CUDA;
+    }
+  }
+  if (!list_push (&s->live, b))
+  {
+    cudaFree (b.ptr);
+    snprintf (E.msg, E.len, "out of host memory for the pool's list");
+    return MUON_ERR_NOMEM;
+  }
+  *ptr = b.ptr;
+  return MUON_OK;
+}
+
+void pool_free (ns_state *s, void *ptr)
+{
+  for (size_t k = 0; k < s->live.count; k++)
+    if (s->live.at[k].ptr == ptr)
+    {
+      block b = list_take (&s->live, k);
+      if (!list_push (&s->cached, b))
+        cudaFree (b.ptr);
+      return;
+    }
+}
+
+//---- the state ----------------------------------------------------------------------------
+
+void state_free (ns_state *s)
+{
+  if (s == NULL)
+    return;
+  cudaSetDevice (s->device);
+  cudaDeviceSynchronize ();
+  for (int b = 0; b < 2; b++)
+  {
+    cudaFree (s->page_in[b]);
+    cudaFree (s->page_out[b]);
+    cudaFreeHost (s->pin_in[b]);
+    cudaFreeHost (s->pin_out[b]);
+    cudaFreeHost (s->chunk[b]);
+  }
+  cudaEvent_t *ev[] = { s->in_ready, s->in_used, s->out_ready, s->out_copied, s->chunk_done };
+  for (cudaEvent_t *e : ev)
+    for (int b = 0; b < 2; b++)
+      if (e[b])
+        cudaEventDestroy (e[b]);
+  if (s->t_start)
+    cudaEventDestroy (s->t_start);
+  if (s->t_stop)
+    cudaEventDestroy (s->t_stop);
+  cudaFree (s->work);
+  cudaFree (s->half);
+  cudaFree (s->small);
+  while (s->live.count)
+    cudaFree (list_take (&s->live, 0).ptr);
+  pool_trim (s);
+  free (s->live.at);
+  free (s->cached.at);
+  if (s->blas)
+    cublasDestroy (s->blas);
+  if (s->stream)
+    cudaStreamDestroy (s->stream);
+  if (s->copy)
+    cudaStreamDestroy (s->copy);
+  free (s);
+}
+
+muon_status state_init (errbuf &E, ns_state *s)
+{
+  CUDA_TRY (cudaGetDevice (&s->device));
+  CUDA_TRY (cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking));
+  CUDA_TRY (cudaStreamCreateWithFlags (&s->copy, cudaStreamNonBlocking));
+  CUBLAS_TRY (cublasCreate (&s->blas));
+  CUBLAS_TRY (cublasSetStream (s->blas, s->stream));
+  // No TF32 and no reduced-precision split-K reduction: every product accumulates in fp32
+  // (or fp64), as the rounding model assumes.
+  CUBLAS_TRY (cublasSetMathMode (s->blas, (cublasMath_t) (CUBLAS_DEFAULT_MATH
+                                 | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+  CUDA_TRY (cudaMalloc ((void **) &s->small, (NORM_BLOCKS + 4) * sizeof (double)));
+  s->bad = (unsigned long long *) (s->small + NORM_BLOCKS + 2);
+  s->bad_scaled = (unsigned long long *) (s->small + NORM_BLOCKS + 3);
+  cudaEvent_t *ev[] = { s->in_ready, s->in_used, s->out_ready, s->out_copied, s->chunk_done };
+  for (cudaEvent_t *e : ev)
+    for (int b = 0; b < 2; b++)
+      CUDA_TRY (cudaEventCreateWithFlags (&e[b], cudaEventDisableTiming));
+  CUDA_TRY (cudaEventCreate (&s->t_start));
+  CUDA_TRY (cudaEventCreate (&s->t_stop));
+  return MUON_OK;
+}
+
+muon_status state_get (errbuf &E, void **state, ns_state **out)
+{
+  ns_state *s = (ns_state *) *state;
+  if (s == NULL)                                  // first use
+  {
+    char why[200];
+    int count = 0;
+    if (device_query (&count, why, sizeof why) == MUON_ERR_NODEVICE)
+    {                                             // as the loader reports it: not a CUDA error
+      snprintf (E.msg, E.len, "no CUDA device (%s)", why);
+      return MUON_ERR_NODEVICE;
+    }
+    s = (ns_state *) calloc (1, sizeof *s);
+    if (s == NULL)
+    {
+      snprintf (E.msg, E.len, "out of memory allocating the CUDA state");
+      return MUON_ERR_NOMEM;
+    }
+    muon_status st = state_init (E, s);
+    if (st != MUON_OK)
+    {
+      state_free (s);
+      return st;
+    }
+    *state = s;
+  }
+  CUDA_TRY (cudaSetDevice (s->device));
+  *out = s;
+  return MUON_OK;
+}
+
+// The start of an entry: its errbuf and the state (declares E and s).
+#define ENTRY_STATE()                                                               \
+  char dummy_[1];                                                                   \
+  errbuf E = {msg ? msg : dummy_, msg ? len : sizeof dummy_};                       \
+  if (E.len)                                                                        \
+    E.msg[0] = '\0';                                                                \
+  if (state == NULL)                                                                \
+  {                                                                                 \
+    snprintf (E.msg, E.len, "state must not be NULL");                              \
+    return MUON_ERR_NULLPTR;                                                        \
+  }                                                                                 \
+  ns_state *s = NULL;                                                               \
+  TRY (state_get (E, state, &s))
+
+//---- kernels ------------------------------------------------------------------------------
+
+__global__ void k_convert (void *dst, int dt, const void *src, int st, size_t n)
+{
+  FOR_EACH (i, n)
+    muon_elem_store (dt, dst, i, muon_elem_load (st, src, i));
+}
+
+__global__ void k_randn (void *dst, int st, size_t n, uint64_t seed)
+{
+  FOR_EACH (i, n)
+    muon_elem_store (st, dst, i, muon_randn_at (seed, i));
+}
+
+// The momentum step and the Newton-Schulz input of every element (update.c step 1): M is
+// rounded once into its type, X (dense, fp64; NULL without Nesterov) is formed from the
+// stored M.
+template <typename TG, typename TM>
+__global__ void k_momentum (int form, double beta, const TG *g, size_t g_ld, size_t g_stride,
+                            TM *mm, size_t m_ld, size_t m_stride, double *x, size_t rows,
+                            size_t cols, size_t pages)
+{
+  FOR_EACH (at, rows * cols * pages)
+  {
+    size_t i = at % rows, j = (at / rows) % cols, e = at / (rows * cols);
+    double gv = (double) g[e * g_stride + j * g_ld + i];
+    size_t mi = e * m_stride + j * m_ld + i;
+    TM mv = (TM) muon_momentum_step (form, beta, (double) mm[mi], gv);
+    mm[mi] = mv;
+    if (x)
+      x[at] = muon_nesterov_input (form, beta, (double) mv, gv);
+  }
+}
+
+// U *= scale on one row block (rows x cols x pages, ld, stride) unless scale is 1; counts
+// the non-finite values.
+template <typename T>
+__global__ void k_scale_block (T *u, size_t rows, size_t cols, size_t pages, size_t ld,
+                               size_t stride, double scale, unsigned long long *bad)
+{
+  unsigned long long count = 0;
+  FOR_EACH (at, rows * cols * pages)
+  {
+    size_t i = at % rows, j = (at / rows) % cols, e = at / (rows * cols);
+    T *p = u + e * stride + j * ld + i;
+    T v = scale == 1 ? *p : (T) (scale * (double) *p);
+    *p = v;
+    count += !isfinite (v);
+  }
+  if (count)
+    atomicAdd (bad, count);
+}
+
+//---- entries ------------------------------------------------------------------------------
+
+muon_status alloc_entry (void **state, size_t bytes, void **ptr, char *msg, size_t len)
+{
+  ENTRY_STATE ();
+  if (ptr == NULL)
+  {
+    snprintf (E.msg, E.len, "ptr must not be NULL");
+    return MUON_ERR_NULLPTR;
+  }
+  return pool_alloc (s, E, bytes, ptr);
+}
+
+void free_entry (void *state, void *ptr)
+{
+  if (state && ptr)
+    pool_free ((ns_state *) state, ptr);
+}
+
+// Host <-> device through two pinned chunks: the host fills (or drains) one chunk while the
+// copy stream moves the other.
+const size_t CHUNK = (size_t) 32 << 20;
+
+muon_status copy_entry (void **state, void *dst, const void *src, size_t bytes, int dir,
+                        char *msg, size_t len)
+{
+  ENTRY_STATE ();
+  CUDA_TRY (cudaStreamSynchronize (s->stream));   // no kernel still using the array
+  if (dir == MUON_COPY_D2D)
+  {
+    CUDA_TRY (cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToDevice, s->copy));
+    CUDA_TRY (cudaStreamSynchronize (s->copy));
+    return MUON_OK;
+  }
+  for (int b = 0; b < 2; b++)
+    TRY (grow_pinned (E, &s->chunk[b], &s->chunk_bytes[b], CHUNK));
+  size_t nchunks = (bytes + CHUNK - 1) / CHUNK;
+  for (size_t k = 0; k < nchunks; k++)
+  {
+    int b = (int) (k & 1);
+    size_t off = k * CHUNK, n = bytes - off < CHUNK ? bytes - off : CHUNK;
+    if (dir == MUON_COPY_H2D)
+    {
+      CUDA_TRY (cudaEventSynchronize (s->chunk_done[b]));   // chunk b has left
+      memcpy (s->chunk[b], (const char *) src + off, n);
+      CUDA_TRY (cudaMemcpyAsync ((char *) dst + off, s->chunk[b], n, cudaMemcpyHostToDevice,
+                                 s->copy));
+      CUDA_TRY (cudaEventRecord (s->chunk_done[b], s->copy));
+    }
+    else
+    {
+      CUDA_TRY (cudaMemcpyAsync (s->chunk[b], (const char *) src + off, n,
+                                 cudaMemcpyDeviceToHost, s->copy));
+      CUDA_TRY (cudaEventRecord (s->chunk_done[b], s->copy));
+      if (k > 0)                                  // drain the chunk before while b moves
+      {
+        size_t prev = off - CHUNK;
+        CUDA_TRY (cudaEventSynchronize (s->chunk_done[1 - b]));
+        memcpy ((char *) dst + prev, s->chunk[1 - b], CHUNK);
+      }
+    }
+  }
+  if (dir == MUON_COPY_D2H && nchunks)
+  {
+    int b = (int) ((nchunks - 1) & 1);
+    size_t off = (nchunks - 1) * CHUNK;
+    CUDA_TRY (cudaEventSynchronize (s->chunk_done[b]));
+    memcpy ((char *) dst + off, s->chunk[b], bytes - off);
+  }
+  CUDA_TRY (cudaStreamSynchronize (s->copy));
+  return MUON_OK;
+}
+
+muon_status convert_entry (void **state, void *dst, int dt, const void *src, int st, size_t n,
+                           char *msg, size_t len)
+{
+  ENTRY_STATE ();
+  LAUNCH (k_convert<<<grid_for (n), THREADS, 0, s->stream>>> (dst, dt, src, st, n));
+  CUDA_TRY (cudaStreamSynchronize (s->stream));
+  return MUON_OK;
+}
+
+muon_status fill_entry (void **state, void *ptr, int st, size_t n, int kind, uint64_t seed,
+                        char *msg, size_t len)
+{
+  ENTRY_STATE ();
+  if (kind == 0)
+    CUDA_TRY (cudaMemsetAsync (ptr, 0, n * muon_storage_bytes (st), s->stream));
+  else
+    LAUNCH (k_randn<<<grid_for (n), THREADS, 0, s->stream>>> (ptr, st, n, seed));
+  CUDA_TRY (cudaStreamSynchronize (s->stream));
+  return MUON_OK;
+}
+
+// Rows r0 .. r0 + rows - 1 of every page of t (same ld, stride and batch).
+muon_tensor row_block (const muon_tensor *t, size_t r0, size_t rows)
+{
+  muon_tensor v = *t;
+  size_t bytes = t->dtype == MUON_F64 ? sizeof (double) : sizeof (float);
+  v.rows = rows;
+  v.data = (char *) t->data + r0 * bytes;
+  return v;
+}
+
+template <typename TG, typename TM>
+muon_status momentum (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor *M,
+                      const muon_update_opts *o, double *x)
+{
+  size_t n = G->rows * G->cols * G->batch;
+  LAUNCH (k_momentum<TG, TM><<<grid_for (n), THREADS, 0, s->stream>>> (
+    (int) o->form, o->beta, (const TG *) G->data, G->ld, G->stride, (TM *) M->data, M->ld,
+    M->stride, x, G->rows, G->cols, G->batch));
+  return MUON_OK;
+}
+
+muon_status update_steps (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor *M,
+                          muon_tensor *U, const muon_update_opts *o, const double *coef,
+                          int steps, double *x, unsigned long long *bad, int *warned)
+{
+  if (G->dtype == MUON_F64 && M->dtype == MUON_F64)
+    TRY ((momentum<double, double> (s, E, G, M, o, x)));
+  else if (G->dtype == MUON_F64)
+    TRY ((momentum<double, float> (s, E, G, M, o, x)));
+  else if (M->dtype == MUON_F64)
+    TRY ((momentum<float, double> (s, E, G, M, o, x)));
+  else
+    TRY ((momentum<float, float> (s, E, G, M, o, x)));
+  muon_tensor X = *M;
+  if (x)
+  {
+    X.dtype = MUON_F64;                           // dense fp64 rows x cols x batch
+    X.device = MUON_DEVICE_CUDA;
+    X.ld = G->rows;
+    X.stride = G->rows * G->cols;
+    X.data = x;
+  }
+  CUDA_TRY (cudaMemsetAsync (s->bad_scaled, 0, sizeof *s->bad_scaled, s->stream));
+  size_t nblocks = o->nsplit ? o->nsplit : 1, r0 = 0;
+  unsigned long long ns_bad = 0;
+  for (size_t k = 0; k < nblocks; k++)
+  {
+    size_t rk = o->nsplit ? o->split_rows[k] : G->rows;
+    muon_tensor Xk = row_block (&X, r0, rk), Uk = row_block (U, r0, rk);
+    unsigned long long page_bad = 0;
+    TRY (ns_pages (s, E, &Xk, &Uk, &o->ns, coef, steps, &page_bad));
+    ns_bad += page_bad;
+    double scale = o->scale_rows
+      ? muon_update_scale_value ((int) o->scale, (double) o->scale_rows,
+                                 (double) o->scale_cols, o->scale_factor)
+      : muon_update_scale_value ((int) o->scale, (double) rk, (double) G->cols,
+                                 o->scale_factor);
+    size_t n = rk * Uk.cols * Uk.batch;
+    if (Uk.dtype == MUON_F64)
+      LAUNCH (k_scale_block<double><<<grid_for (n), THREADS, 0, s->stream>>> (
+        (double *) Uk.data, rk, Uk.cols, Uk.batch, Uk.ld, Uk.stride, scale, s->bad_scaled));
+    else
+      LAUNCH (k_scale_block<float><<<grid_for (n), THREADS, 0, s->stream>>> (
+        (float *) Uk.data, rk, Uk.cols, Uk.batch, Uk.ld, Uk.stride, scale, s->bad_scaled));
+    r0 += rk;
+  }
+  CUDA_TRY (cudaMemcpyAsync (bad, s->bad_scaled, sizeof *bad, cudaMemcpyDeviceToHost,
+                             s->stream));
+  CUDA_TRY (cudaStreamSynchronize (s->stream));
+  *warned = ns_bad > 0;
+  return MUON_OK;
+}
+
+muon_status update_entry (void **state, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
+                          const muon_update_opts *o, const double *coef, int steps, char *msg,
+                          size_t len)
+{
+  ENTRY_STATE ();
+  if (G == NULL || M == NULL || U == NULL || o == NULL || coef == NULL)
+  {
+    snprintf (E.msg, E.len, "G, M, U, options and coefficients must not be NULL");
+    return MUON_ERR_NULLPTR;
+  }
+  TRY (muon_tensor_fault_on (G, "G", MUON_DEVICE_CUDA, E.msg, E.len));
+  TRY (muon_tensor_fault_on (M, "M", MUON_DEVICE_CUDA, E.msg, E.len));
+  TRY (muon_tensor_fault_on (U, "U", MUON_DEVICE_CUDA, E.msg, E.len));
+  if (M->rows != G->rows || M->cols != G->cols || M->batch != G->batch || U->rows != G->rows
+      || U->cols != G->cols || U->batch != G->batch)
+  {
+    snprintf (E.msg, E.len, "M and U must be %zu x %zu x %zu like G", G->rows, G->cols,
+              G->batch);
+    return MUON_ERR_BADSHAPE;
+  }
+  double *x = NULL;
+  if (o->nesterov)
+    TRY (pool_alloc (s, E, G->rows * G->cols * G->batch * sizeof (double), (void **) &x));
+  unsigned long long bad = 0;
+  int warned = 0;
+  CUDA_TRY (cudaEventRecord (s->t_start, s->stream));
+  muon_status st = update_steps (s, E, G, M, U, o, coef, steps, x, &bad, &warned);
+  pool_free (s, x);
+  TRY (st);
+  CUDA_TRY (cudaEventRecord (s->t_stop, s->stream));
+  s->timed = 1;
+  if (bad || warned)
+  {
+    snprintf (E.msg, E.len, "%llu non-finite values in the update", bad);
+    return MUON_WARN_NONFINITE;
+  }
+  return MUON_OK;
+}
+
+muon_status last_ms_entry (void *state, double *ms)
+{
+  ns_state *s = (ns_state *) state;
+  *ms = NAN;
+  if (s == NULL || !s->timed)
+    return MUON_OK;
+  float f = 0;
+  if (cudaEventSynchronize (s->t_stop) != cudaSuccess
+      || cudaEventElapsedTime (&f, s->t_start, s->t_stop) != cudaSuccess)
+  {
+    cudaGetLastError ();
+    return MUON_ERR_CUDA;
+  }
+  *ms = f;
+  return MUON_OK;
+}
+
+muon_status trim_entry (void *state, size_t *in_use, size_t *cached)
+{
+  ns_state *s = (ns_state *) state;
+  if (s)
+  {
+    cudaSetDevice (s->device);
+    pool_trim (s);
+  }
+  if (in_use)
+    *in_use = s ? list_bytes (&s->live) : 0;
+  if (cached)
+    *cached = s ? list_bytes (&s->cached) : 0;
+  return MUON_OK;
+}
+
+void release (void *state)
+{
+  state_free ((ns_state *) state);
+}
+
+}  // namespace muon_cuda
+
+extern "C" __attribute__ ((visibility ("default")))
+muon_status muon_cuda_get_api (int abi, void *table)
+{
+  using namespace muon_cuda;
+  muon_cuda_api *api = (muon_cuda_api *) table;
+  if (api == NULL || abi != MUON_CUDA_ABI)
+    return MUON_ERR_NOTBUILT;
+  api->abi = MUON_CUDA_ABI;
+  api->device_query = device_query;
+  api->ns = ns_entry;
+  api->release = release;
+  api->alloc = alloc_entry;
+  api->free = free_entry;
+  api->copy = copy_entry;
+  api->convert = convert_entry;
+  api->fill = fill_entry;
+  api->update = update_entry;
+  api->last_ms = last_ms_entry;
+  api->trim = trim_entry;
+  return MUON_OK;
+}

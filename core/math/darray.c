@@ -1,0 +1,534 @@
+/* darray.c - device arrays (muon_math.h): a rows x cols x batch array on a device, and
+ * muon_ns / muon_update run on it where it lives.
+ *
+ * Two devices behind one small table of operations (dev_ops):
+ *   cuda  memory from the CUDA back end's caching pool; every op is an entry of the plug-in
+ *         (core/gpu/ns_cuda_abi.h): conversions and fills are kernels, NS and the update run
+ *         on device tensors, so nothing crosses the bus but what download asks for.
+ *   cpu   the stand-in device of the self-tests (MUONLAB_GPU_SELFTEST, and every test layer
+ *         that needs no GPU): host memory, run by the CPU core (muon_ns, muon_update), so an
+ *         op on it gives the bits of the host path by construction.
+ * A 16-bit storage class (bf16 / fp16) computes from fp32 working copies made on the device,
+ * stored back once.  The per-element conversions and the normal generator are
+ * muon_darray_math.h's, the code the CUDA kernels run too.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "math_internal.h"
+#include "muon_darray_math.h"
+#include "ns_cuda_abi.h"
+
+struct muon_darray {
+  muon_device device;
+  muon_precision storage;
+  size_t rows, cols, batch, numel, bytes;
+  void *data;                 // device memory (cuda) or host memory (cpu)
+};
+
+//---- the cpu stand-in: its state in the context ---------------------------------------------
+
+typedef struct {
+  double last_ms;             // wall time of the last ns / update
+  size_t in_use;              // bytes held by arrays
+} cpu_dev;
+
+static muon_status cpu_dev_of (muon_ctx *ctx, cpu_dev **out)
+{
+  muon_status status = MUON_OK;
+  cpu_dev *d = muon_ctx_lookup (ctx, "darray.cpu");
+  if (d == NULL)
+  {
+    CHECKMEM (d = calloc (1, sizeof *d));
+    CHECKSTATUS (muon_ctx_attach (ctx, "darray.cpu", d, free, MUON_CTX_KEEP));
+  }
+  *out = d;
+fail:
+  return status;
+}
+
+//---- helpers ------------------------------------------------------------------------------
+
+static muon_dtype host_dtype (muon_precision storage)
+{
+  return storage == MUON_PREC_DOUBLE ? MUON_F64 : MUON_F32;
+}
+
+static int is_half (muon_precision storage)
+{
+  return storage == MUON_PREC_BF16 || storage == MUON_PREC_FP16;
+}
+
+// A tensor over a's data (double / single storage), marked with a's device.
+static muon_tensor view (const muon_darray *a)
+{
+  muon_tensor t = muon_tensor_batch (host_dtype (a->storage), a->data, a->rows, a->cols,
+                                     a->batch);
+  t.device = a->device;
+  return t;
+}
+
+static int dense_host (const muon_tensor *t, const muon_darray *a)
+{
+  return t && t->data && (t->dtype == MUON_F64 || t->dtype == MUON_F32)
+    && t->device == MUON_DEVICE_CPU && t->rows == a->rows && t->cols == a->cols
+    && t->batch == a->batch && t->ld == t->rows
+    && (t->batch == 1 || t->stride == t->rows * t->cols);
+}
+
+static const char *device_text (muon_device d)
+{
+  return d == MUON_DEVICE_CUDA ? "the CUDA device" : "the CPU stand-in device";
+}
+
+// The back end of a CUDA array: the plug-in's entries and its state.
+static muon_status cuda_of (muon_ctx *ctx, const muon_cuda_api **api, void ***state)
+{
+  return muon_cuda_api_of (ctx, (const struct muon_cuda_api **) api, state);
+}
+
+// Runs a plug-in entry's status through the context's error text.
+static muon_status cuda_status (muon_ctx *ctx, muon_status s, const char *msg)
+{
+  return s == MUON_OK ? s : muon_ctx_set_error (ctx, s, "%s", msg);
+}
+
+//---- create / destroy ---------------------------------------------------------------------
+
+muon_status muon_darray_create (muon_ctx *ctx, muon_device device, muon_precision storage,
+                                size_t rows, size_t cols, size_t batch, muon_darray **out)
+{
+  muon_status status = MUON_OK;
+  muon_darray *a = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, out != NULL, "out must not be NULL");
+  *out = NULL;
+  CHECK (MUON_ERR_BADARG, device == MUON_DEVICE_CPU || device == MUON_DEVICE_CUDA,
+         "unknown device %d", (int) device);
+  CHECK (MUON_ERR_BADARG, storage >= MUON_PREC_DOUBLE && storage <= MUON_PREC_FP16,
+         "unknown storage class %d", (int) storage);
+  CHECK (MUON_ERR_BADSHAPE, rows >= 1 && cols >= 1 && batch >= 1,
+         "a device array must not be empty");
+  size_t es = muon_storage_bytes ((int) storage);
+  CHECK (MUON_ERR_BADSHAPE, cols <= SIZE_MAX / rows && batch <= SIZE_MAX / (rows * cols)
+                              && rows * cols * batch <= SIZE_MAX / 8,
+         "%zu x %zu x %zu elements do not fit in memory", rows, cols, batch);
+  CHECKMEM (a = calloc (1, sizeof *a));
+  *a = (muon_darray) { device, storage, rows, cols, batch, rows * cols * batch,
+                       rows * cols * batch * es, NULL };
+  if (device == MUON_DEVICE_CUDA)
+  {
+    const muon_cuda_api *api;
+    void **st;
+    char msg[256] = "";
+    CHECKSTATUS (cuda_of (ctx, &api, &st));
+    CHECKSTATUS (cuda_status (ctx, api->alloc (st, a->bytes, &a->data, msg, sizeof msg), msg));
+  }
+  else
+  {
+    cpu_dev *d = NULL;
+    CHECKSTATUS (cpu_dev_of (ctx, &d));
+    a->data = malloc (a->bytes);
+    CHECK (MUON_ERR_DEVMEM, a->data != NULL,
+           "the CPU stand-in device has no room for %zu bytes", a->bytes);
+    d->in_use += a->bytes;
+  }
+  *out = a;
+  a = NULL;
+fail:
+  free (a);
+  return status;
+}
+
+void muon_darray_destroy (muon_ctx *ctx, muon_darray **a)
+{
+  if (a == NULL || *a == NULL)
+    return;
+  muon_darray *p = *a;
+  *a = NULL;
+  if (p->device == MUON_DEVICE_CUDA)
+  {
+    const muon_cuda_api *api;
+    void **st;
+    if (ctx && cuda_of (ctx, &api, &st) == MUON_OK)
+      api->free (*st, p->data);
+  }
+  else
+  {
+    cpu_dev *d = ctx ? muon_ctx_lookup (ctx, "darray.cpu") : NULL;
+    if (d)
+      d->in_use -= p->bytes;
+    free (p->data);
+  }
+  free (p);
+}
+
+muon_status muon_darray_describe (const muon_darray *a, muon_darray_info *info)
+{
+  if (a == NULL || info == NULL)
+    return MUON_ERR_NULLPTR;
+  *info = (muon_darray_info) { a->device, a->storage, a->rows, a->cols, a->batch, a->bytes };
+  return MUON_OK;
+}
+
+//---- conversions --------------------------------------------------------------------------
+
+// dst[i] = src[i] for n elements, from class st to dt, on `device` (pointers of that device).
+static muon_status convert (muon_ctx *ctx, muon_device device, void *dst, int dt,
+                            const void *src, int st, size_t n)
+{
+  muon_status status = MUON_OK;
+  if (device == MUON_DEVICE_CUDA)
+  {
+    const muon_cuda_api *api;
+    void **state;
+    char msg[256] = "";
+    CHECKSTATUS (cuda_of (ctx, &api, &state));
+    CHECKSTATUS (cuda_status (ctx, api->convert (state, dst, dt, src, st, n, msg, sizeof msg),
+                              msg));
+  }
+  else
+    for (size_t i = 0; i < n; i++)
+      muon_elem_store (dt, dst, i, muon_elem_load (st, src, i));
+fail:
+  return status;
+}
+
+// A working array of class `storage` like a (same device and shape).
+static muon_status twin (muon_ctx *ctx, const muon_darray *a, muon_precision storage,
+                         muon_darray **out)
+{
+  return muon_darray_create (ctx, a->device, storage, a->rows, a->cols, a->batch, out);
+}
+
+// The fp32 working copy of a 16-bit array (NULL and OK for double / single: a is used as it
+// is); `load` 0 leaves it uninitialized (an output).
+static muon_status work_copy (muon_ctx *ctx, const muon_darray *a, int load, muon_darray **w)
+{
+  muon_status status = MUON_OK;
+  *w = NULL;
+  if (!is_half (a->storage))
+    return MUON_OK;
+  CHECKSTATUS (twin (ctx, a, MUON_PREC_SINGLE, w));
+  if (load)
+    CHECKSTATUS (convert (ctx, a->device, (*w)->data, MUON_PREC_SINGLE, a->data,
+                          (int) a->storage, a->numel));
+fail:
+  return status;
+}
+
+muon_status muon_darray_upload (muon_ctx *ctx, muon_darray *a, const muon_tensor *src)
+{
+  muon_status status = MUON_OK;
+  void *tmp = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, a != NULL, "the device array must not be NULL");
+  CHECK (MUON_ERR_BADSHAPE, dense_host (src, a),
+         "the source must be a dense %zu x %zu x %zu double or single host array", a->rows,
+         a->cols, a->batch);
+  int hs = src->dtype == MUON_F64 ? MUON_PREC_DOUBLE : MUON_PREC_SINGLE;
+  if (a->device == MUON_DEVICE_CPU)
+    CHECKSTATUS (convert (ctx, MUON_DEVICE_CPU, a->data, (int) a->storage, src->data, hs,
+                          a->numel));
+  else
+  {
+    const muon_cuda_api *api;
+    void **st;
+    char msg[256] = "";
+    size_t bytes = a->numel * muon_storage_bytes (hs);
+    CHECKSTATUS (cuda_of (ctx, &api, &st));
+    if (hs == (int) a->storage)                    // raw bytes, no conversion
+      CHECKSTATUS (cuda_status (ctx, api->copy (st, a->data, src->data, bytes, MUON_COPY_H2D,
+                                                msg, sizeof msg), msg));
+    else                                           // the host's bytes, converted on the device
+    {
+      CHECKSTATUS (cuda_status (ctx, api->alloc (st, bytes, &tmp, msg, sizeof msg), msg));
+      CHECKSTATUS (cuda_status (ctx, api->copy (st, tmp, src->data, bytes, MUON_COPY_H2D, msg,
+                                                sizeof msg), msg));
+      CHECKSTATUS (convert (ctx, MUON_DEVICE_CUDA, a->data, (int) a->storage, tmp, hs,
+                            a->numel));
+    }
+  }
+fail:
+  if (tmp)
+  {
+    const muon_cuda_api *api;
+    void **st;
+    if (cuda_of (ctx, &api, &st) == MUON_OK)
+      api->free (*st, tmp);
+  }
+  return status;
+}
+
+muon_status muon_darray_download (muon_ctx *ctx, const muon_darray *a, muon_tensor *dst)
+{
+  muon_status status = MUON_OK;
+  void *tmp = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, a != NULL, "the device array must not be NULL");
+  CHECK (MUON_ERR_BADSHAPE, dense_host (dst, a),
+         "the destination must be a dense %zu x %zu x %zu double or single host array",
+         a->rows, a->cols, a->batch);
+  int hs = dst->dtype == MUON_F64 ? MUON_PREC_DOUBLE : MUON_PREC_SINGLE;
+  if (a->device == MUON_DEVICE_CPU)
+    CHECKSTATUS (convert (ctx, MUON_DEVICE_CPU, dst->data, hs, a->data, (int) a->storage,
+                          a->numel));
+  else
+  {
+    const muon_cuda_api *api;
+    void **st;
+    char msg[256] = "";
+    size_t bytes = a->numel * muon_storage_bytes (hs);
+    CHECKSTATUS (cuda_of (ctx, &api, &st));
+    if (hs == (int) a->storage)
+      CHECKSTATUS (cuda_status (ctx, api->copy (st, dst->data, a->data, bytes, MUON_COPY_D2H,
+                                                msg, sizeof msg), msg));
+    else
+    {
+      CHECKSTATUS (cuda_status (ctx, api->alloc (st, bytes, &tmp, msg, sizeof msg), msg));
+      CHECKSTATUS (convert (ctx, MUON_DEVICE_CUDA, tmp, hs, a->data, (int) a->storage,
+                            a->numel));
+      CHECKSTATUS (cuda_status (ctx, api->copy (st, dst->data, tmp, bytes, MUON_COPY_D2H, msg,
+                                                sizeof msg), msg));
+    }
+  }
+fail:
+  if (tmp)
+  {
+    const muon_cuda_api *api;
+    void **st;
+    if (cuda_of (ctx, &api, &st) == MUON_OK)
+      api->free (*st, tmp);
+  }
+  return status;
+}
+
+muon_status muon_darray_fill (muon_ctx *ctx, muon_darray *a, muon_fill fill, uint64_t seed)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, a != NULL, "the device array must not be NULL");
+  CHECK (MUON_ERR_BADARG, fill == MUON_FILL_ZEROS || fill == MUON_FILL_RANDN,
+         "unknown fill %d", (int) fill);
+  if (a->device == MUON_DEVICE_CUDA)
+  {
+    const muon_cuda_api *api;
+    void **st;
+    char msg[256] = "";
+    CHECKSTATUS (cuda_of (ctx, &api, &st));
+    CHECKSTATUS (cuda_status (ctx, api->fill (st, a->data, (int) a->storage, a->numel,
+                                              (int) fill, seed, msg, sizeof msg), msg));
+  }
+  else if (fill == MUON_FILL_ZEROS)
+    memset (a->data, 0, a->bytes);                 // +0 in every class
+  else
+    for (size_t i = 0; i < a->numel; i++)
+      muon_elem_store ((int) a->storage, a->data, i, muon_randn_at (seed, i));
+fail:
+  return status;
+}
+
+muon_status muon_darray_copy (muon_ctx *ctx, const muon_darray *src, muon_darray *dst)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, src != NULL && dst != NULL, "the device arrays must not be NULL");
+  CHECK (MUON_ERR_BADSHAPE, src->device == dst->device && src->storage == dst->storage
+                              && src->bytes == dst->bytes && src->rows == dst->rows
+                              && src->cols == dst->cols,
+         "the copy must have the device, class and shape of the source");
+  if (src == dst)
+    goto fail;
+  if (src->device == MUON_DEVICE_CPU)
+    memcpy (dst->data, src->data, src->bytes);
+  else
+  {
+    const muon_cuda_api *api;
+    void **st;
+    char msg[256] = "";
+    CHECKSTATUS (cuda_of (ctx, &api, &st));
+    CHECKSTATUS (cuda_status (ctx, api->copy (st, dst->data, src->data, src->bytes,
+                                              MUON_COPY_D2D, msg, sizeof msg), msg));
+  }
+fail:
+  return status;
+}
+
+//---- NS and the update where the data lives -----------------------------------------------
+
+// Same shape and device, or the error naming both.
+static muon_status check_pair (muon_ctx *ctx, const muon_darray *a, const char *an,
+                               const muon_darray *b, const char *bn)
+{
+  muon_status status = MUON_OK;
+  CHECK (MUON_ERR_NULLPTR, a != NULL && b != NULL, "%s and %s must not be NULL", an, bn);
+  CHECK (MUON_ERR_UNSUPPORTED, a->device == b->device,
+         "%s is on %s and %s on %s: the arrays of one call must share a device", an,
+         device_text (a->device), bn, device_text (b->device));
+  CHECK (MUON_ERR_BADSHAPE, a->rows == b->rows && a->cols == b->cols && a->batch == b->batch,
+         "%s must be %zu x %zu x %zu like %s", bn, a->rows, a->cols, a->batch, an);
+fail:
+  return status;
+}
+
+static muon_status record_ms (muon_ctx *ctx, muon_device device, double t0)
+{
+  cpu_dev *d = NULL;
+  muon_status s = device == MUON_DEVICE_CPU ? cpu_dev_of (ctx, &d) : MUON_OK;
+  if (d)
+    d->last_ms = (muon_clock () - t0) * 1e3;
+  return s;
+}
+
+muon_status muon_darray_ns (muon_ctx *ctx, const muon_darray *G, muon_darray *X,
+                            const muon_ns_opts *o)
+{
+  muon_status status = MUON_OK;
+  muon_darray *gw = NULL, *xw = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, o != NULL, "options must not be NULL");
+  CHECKSTATUS (check_pair (ctx, G, "G", X, "X"));
+  double t0 = muon_clock ();
+  CHECKSTATUS (work_copy (ctx, G, 1, &gw));
+  CHECKSTATUS (work_copy (ctx, X, 0, &xw));
+  muon_tensor g = view (gw ? gw : G), x = view (xw ? xw : X);
+  muon_ns_opts oo = *o;
+  oo.device = G->device;
+  status = muon_ns (ctx, &g, &x, &oo);
+  if (status < 0)                                  // its message is in the context already
+    goto fail;
+  muon_status warn = status;
+  if (xw)
+    CHECKSTATUS (convert (ctx, X->device, X->data, (int) X->storage, xw->data,
+                          MUON_PREC_SINGLE, X->numel));
+  CHECKSTATUS (record_ms (ctx, G->device, t0));
+  status = warn;
+fail:
+  muon_darray_destroy (ctx, &gw);
+  muon_darray_destroy (ctx, &xw);
+  return status;
+}
+
+// E fused row blocks of every page: E pages of (rows / E) x cols, ld = rows, stride rows/E.
+static void fuse (muon_tensor *t, size_t E)
+{
+  t->rows /= E;
+  t->batch = E;
+  t->stride = t->rows;
+}
+
+muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray *M,
+                                muon_darray *U, const muon_update_opts *o, size_t experts)
+{
+  muon_status status = MUON_OK;
+  muon_darray *gw = NULL, *mw = NULL, *uw = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, o != NULL, "options must not be NULL");
+  CHECKSTATUS (check_pair (ctx, G, "G", M, "M"));
+  CHECKSTATUS (check_pair (ctx, G, "G", U, "U"));
+  CHECK (MUON_ERR_BADARG, G != M && G != U && M != U, "G, M and U must be distinct arrays");
+  CHECK (MUON_ERR_BADSHAPE, experts >= 1 && G->rows % experts == 0
+                              && (experts == 1 || G->batch == 1),
+         "EXPERTS must divide the rows of a 2-D G");
+  CHECKSTATUS (muon_update_check_opts (ctx, o, G->rows / experts));
+  double t0 = muon_clock ();
+  CHECKSTATUS (work_copy (ctx, G, 1, &gw));
+  CHECKSTATUS (work_copy (ctx, M, 1, &mw));
+  CHECKSTATUS (work_copy (ctx, U, 0, &uw));
+  muon_tensor g = view (gw ? gw : G), m = view (mw ? mw : M), u = view (uw ? uw : U);
+  if (experts > 1)
+  {
+    fuse (&g, experts);
+    fuse (&m, experts);
+    fuse (&u, experts);
+  }
+  if (G->device == MUON_DEVICE_CPU)
+  {
+    muon_update_opts oo = *o;
+    oo.ns.device = MUON_DEVICE_CPU;
+    status = muon_update (ctx, &g, &m, &u, &oo);
+  }
+  else
+  {
+    const muon_cuda_api *api;
+    void **st;
+    char msg[256] = "";
+    double coef[3 * MUON_MAX_STEPS];
+    int steps = 0;
+    CHECKSTATUS (cuda_of (ctx, &api, &st));
+    CHECKSTATUS (muon_ns_schedule (ctx, &o->ns, coef, MUON_MAX_STEPS, &steps));
+    status = cuda_status (ctx, api->update (st, &g, &m, &u, o, coef, steps, msg, sizeof msg),
+                          msg);
+  }
+  if (status < 0)
+    goto fail;
+  muon_status warn = status;
+  if (mw)
+    CHECKSTATUS (convert (ctx, M->device, M->data, (int) M->storage, mw->data,
+                          MUON_PREC_SINGLE, M->numel));
+  if (uw)
+    CHECKSTATUS (convert (ctx, U->device, U->data, (int) U->storage, uw->data,
+                          MUON_PREC_SINGLE, U->numel));
+  CHECKSTATUS (record_ms (ctx, G->device, t0));
+  status = warn;
+fail:
+  muon_darray_destroy (ctx, &gw);
+  muon_darray_destroy (ctx, &mw);
+  muon_darray_destroy (ctx, &uw);
+  return status;
+}
+
+//---- time and memory ----------------------------------------------------------------------
+
+muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, ms != NULL, "ms must not be NULL");
+  *ms = NAN;
+  if (device == MUON_DEVICE_CUDA)
+  {
+    const muon_cuda_api *api;
+    void **st;
+    char msg[8] = "";
+    CHECKSTATUS (cuda_of (ctx, &api, &st));
+    CHECKSTATUS (cuda_status (ctx, api->last_ms (*st, ms), msg));
+  }
+  else
+  {
+    cpu_dev *d = NULL;
+    CHECKSTATUS (cpu_dev_of (ctx, &d));
+    *ms = d->last_ms;
+  }
+fail:
+  return status;
+}
+
+muon_status muon_darray_trim (muon_ctx *ctx, muon_device device, size_t *in_use,
+                              size_t *cached)
+{
+  muon_status status = MUON_OK;
+  size_t u = 0, c = 0;
+  CHECKCTX (ctx);
+  if (device == MUON_DEVICE_CUDA)
+  {
+    const muon_cuda_api *api;
+    void **st;
+    CHECKSTATUS (cuda_of (ctx, &api, &st));
+    CHECKSTATUS (cuda_status (ctx, api->trim (*st, &u, &c), "trimming the pool failed"));
+  }
+  else
+  {
+    cpu_dev *d = NULL;
+    CHECKSTATUS (cpu_dev_of (ctx, &d));
+    u = d->in_use;
+  }
+  if (in_use)
+    *in_use = u;
+  if (cached)
+    *cached = c;
+fail:
+  return status;
+}

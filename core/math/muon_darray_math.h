@@ -1,0 +1,75 @@
+/* muon_darray_math.h - the per-element maths of device arrays, shared by the CPU stand-in
+ * device (core/math/darray.c) and the CUDA kernels (core/gpu/ns_cuda.cu): loading and storing
+ * one element of a storage class, and the counter-based normal generator of
+ * muon_gpu ("randn", ...).
+ *
+ * Storage classes are the muon_precision values: 0 double, 1 single, 2 bf16, 3 fp16 (16-bit
+ * patterns).  A store rounds once from double to single and then, for the 16-bit classes,
+ * once more from single (as muon_round does on the host: double -> single -> bf16 / fp16).
+ *
+ * The generator: element i of a stream with seed s is a Box-Muller normal from two 53-bit
+ * uniforms made by splitmix64 of the counter 2i and 2i+1 mixed with s.  It is a pure function
+ * of (s, i): any element, on any device, in any order, with any number of threads.  The
+ * device's log / sqrt / cos may differ from glibc's by an ulp, so a double-class stream on
+ * CUDA can differ from the CPU one in the last bits (a single-class one almost never does).
+ */
+#ifndef MUON_DARRAY_MATH_H
+#define MUON_DARRAY_MATH_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "muon_precision.h"   // MUON_HD, the 16-bit roundings
+
+// Bytes of one element of a storage class.
+MUON_HD size_t muon_storage_bytes (int storage)
+{
+  return storage == 0 ? 8 : storage == 1 ? 4 : 2;
+}
+
+MUON_HD double muon_elem_load (int storage, const void *p, size_t i)
+{
+  switch (storage)
+  {
+  case 0: return ((const double *) p)[i];
+  case 1: return (double) ((const float *) p)[i];
+  case 2: return (double) muon_bf16_bits_to_f32 (((const uint16_t *) p)[i]);
+  default: return (double) muon_fp16_bits_to_f32 (((const uint16_t *) p)[i]);
+  }
+}
+
+MUON_HD void muon_elem_store (int storage, void *p, size_t i, double v)
+{
+  switch (storage)
+  {
+  case 0: ((double *) p)[i] = v; break;
+  case 1: ((float *) p)[i] = (float) v; break;
+  case 2: ((uint16_t *) p)[i] = muon_f32_to_bf16_bits ((float) v); break;
+  default: ((uint16_t *) p)[i] = muon_f32_to_fp16_bits ((float) v); break;
+  }
+}
+
+MUON_HD uint64_t muon_splitmix64 (uint64_t x)
+{
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// A uniform in (0, 1): 53 random bits, never 0 (log stays finite).
+MUON_HD double muon_uniform53 (uint64_t seed, uint64_t counter)
+{
+  uint64_t h = muon_splitmix64 (muon_splitmix64 (seed) ^ counter);
+  return ((double) (h >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+// Element i of the standard normal stream with this seed.
+MUON_HD double muon_randn_at (uint64_t seed, uint64_t i)
+{
+  double u1 = muon_uniform53 (seed, 2 * i), u2 = muon_uniform53 (seed, 2 * i + 1);
+  return sqrt (-2.0 * log (u1)) * cos (6.283185307179586 * u2);
+}
+
+#endif

@@ -1,0 +1,206 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {@var{D} =} muon_gpu (@var{X})
+## @deftypefnx {muonlab} {@var{D} =} muon_gpu (@var{X}, @var{name}, @var{value}, @dots{})
+## @deftypefnx {muonlab} {@var{D} =} muon_gpu ("randn", @var{size}, @dots{})
+## @deftypefnx {muonlab} {@var{D} =} muon_gpu ("zeros", @var{size}, @dots{})
+## @deftypefnx {muonlab} {@var{info} =} muon_gpu ("info")
+## @deftypefnx {muonlab} {} muon_gpu ("reset")
+## Make a device array (@code{muon_gpuarray}): data that stays on the device between calls.
+##
+## @code{muon_gpu (@var{X})} copies the real double or single M x N or M x N x E array
+## @var{X} to the device (staged through pinned host memory, converted to the storage
+## class on the device).  @code{muon_gpu ("randn", [M N E])} and
+## @code{muon_gpu ("zeros", [M N E])} make the data on the device, so a model-sized
+## benchmark needs no host copy; the normal stream is a pure function of the seed and the
+## element's index (the same on every device, up to an ulp of the device's log and cos in
+## double).
+##
+## @code{muon_ns}, @code{muon_update} and @code{polar_metrics} take device arrays; the
+## first two run where the data lives and return device arrays.  @code{gather} copies one
+## back.
+##
+## Options:
+## @table @asis
+## @item "Device"
+## @qcode{"cuda"} (default) or @qcode{"cpu"}: the CPU as a stand-in device, which runs
+## the CPU code on host memory (the same bits as the host path) so that everything built
+## on device arrays can be tried and tested without a GPU.
+## @item "Class"
+## the storage class: @qcode{"double"}, @qcode{"single"}, @qcode{"bf16"} or
+## @qcode{"fp16"}; default the class of @var{X}, single for data made on the device.  A
+## 16-bit array holds @var{X} rounded to nearest even; the functions compute from fp32
+## copies of it and store their results back in its class.
+## @item "Seed"
+## the seed of @qcode{"randn"}, an integer in [0, 2^53] (default 0).
+## @end table
+##
+## @code{muon_gpu ("info")} returns a struct: @code{arrays} (the device arrays alive),
+## @code{cpu_bytes} (held by those on the CPU stand-in), and @code{cuda_in_use} and
+## @code{cuda_cached} (bytes held by arrays and kept by the caching pool on the CUDA
+## device; NaN where there is none).  @code{muon_gpu ("reset")} frees every device array
+## of the session (they become stale: @code{muonlab:staleHandle}) and gives the pool's
+## memory back to the driver, as @code{clear mex} does.
+##
+## Errors: @code{muonlab:noDevice} or @code{muonlab:notBuilt} where there is no CUDA
+## device or back end (@code{muon_info} says which), @code{muonlab:outOfMemory} for an
+## array larger than the device can hold (nothing is kept, the session goes on),
+## @code{muonlab:unsupported} for a call that mixes arrays of two devices.
+##
+## Example:
+## @example
+## G = muon_gpu ("randn", [1024 4096], "Class", "bf16");
+## [X, st] = muon_ns (G);          % on the device; st.device_ms
+## norm (gather (X) * gather (X)' - eye (1024))
+## @end example
+##
+## @seealso{muon_gpuarray, muon_ns, muon_update, muon_info}
+## @end deftypefn
+
+function D = muon_gpu (X, varargin)
+  if (nargin < 1)
+    print_usage ();
+  endif
+  if (ischar (X))
+    D = command (X, varargin);
+    return;
+  endif
+  check_matrix ("muon_gpu", "X", X, false);     # the gateway checks finiteness
+  if (ndims (X) > 3)
+    error ("muonlab:badShape", "muon_gpu: X must have 2 or 3 dimensions.");
+  endif
+  o = parse_options ("muon_gpu", "muon_gpu", varargin);
+  if (isempty (o.class))
+    o.class = class (X);
+  endif
+  h = __muon_gpu__ ("upload", X, o.device, o.class);
+  D = muon_gpuarray (h, size (X), o.class, o.device);
+endfunction
+
+function out = command (cmd, args)
+  switch (cmd)
+    case {"randn", "zeros"}
+      if (isempty (args))
+        error ("muonlab:badShape", "muon_gpu: SIZE must be [M N] or [M N E].");
+      endif
+      sz = args{1};
+      if (! (isnumeric (sz) && isreal (sz) && any (numel (sz) == [2 3]) && all (sz >= 1)
+             && all (sz == fix (sz))))
+        error ("muonlab:badShape",
+               "muon_gpu: SIZE must be [M N] or [M N E] of positive integers.");
+      endif
+      o = parse_options ("muon_gpu", "muon_gpu", args(2:end));
+      if (isempty (o.class))
+        o.class = "single";
+      endif
+      h = __muon_gpu__ ("fill", cmd, double (sz(:).'), o.device, o.class, o.seed);
+      sz = double (sz(:).');
+      if (numel (sz) == 3 && sz(3) == 1)
+        sz = sz(1:2);
+      endif
+      out = muon_gpuarray (h, sz, o.class, o.device);
+    case "reset"
+      __muon_gpu__ ("reset");
+      out = [];
+    case "info"
+      [cpu_bytes, ~] = __muon_gpu__ ("trim", "cpu");
+      try
+        [in_use, cached] = __muon_gpu__ ("trim", "cuda");
+      catch
+        in_use = cached = NaN;
+      end_try_catch
+      out = struct ("arrays", __muon_gpu__ ("count"), "cpu_bytes", cpu_bytes,
+                    "cuda_in_use", in_use, "cuda_cached", cached);
+    otherwise
+      error ("muonlab:badArg",
+             "muon_gpu: unknown command '%s'; use 'randn', 'zeros', 'info' or 'reset'.", cmd);
+  endswitch
+endfunction
+
+%!test
+%! ## a round trip is exact in the array's own class; 16-bit classes round to nearest even
+%! randn ("state", 1);
+%! X = randn (6, 9, 2);
+%! assert (gather (muon_gpu (X, "Device", "cpu")), X);
+%! assert (gather (muon_gpu (single (X), "Device", "cpu")), single (X));
+%! assert (gather (muon_gpu (X, "Device", "cpu", "Class", "single")), single (X));
+%! assert (gather (muon_gpu (X, "Device", "cpu", "Class", "bf16")), single (muon_round (X, "bf16")));
+%! assert (gather (muon_gpu (X, "Device", "cpu", "Class", "fp16")), single (muon_round (X, "fp16")));
+
+%!test
+%! ## randn: a pure function of the seed; zeros are +0
+%! A = gather (muon_gpu ("randn", [300 400], "Device", "cpu", "Seed", 5));
+%! B = gather (muon_gpu ("randn", [300 400], "Device", "cpu", "Seed", 5, "Class", "double"));
+%! C = gather (muon_gpu ("randn", [300 400], "Device", "cpu", "Seed", 6));
+%! assert (class (A), "single");
+%! assert (A, single (B));
+%! assert (! isequal (A, C));
+%! ## N(0, 1): mean and variance within 5 standard errors of 1.2e5 draws
+%! assert (abs (mean (B(:))) < 5 / sqrt (numel (B)));
+%! assert (abs (var (B(:)) - 1) < 5 * sqrt (2 / numel (B)));
+%! ## the normal CDF at -1, 0, 1 against the empirical one (Kolmogorov bound, 1e-3 level)
+%! p = arrayfun (@(t) mean (B(:) <= t), [-1 0 1]);
+%! assert (abs (p - 0.5 * erfc (-[-1 0 1] / sqrt (2))) < 1.95 / sqrt (numel (B)));
+%! Z = gather (muon_gpu ("zeros", [4 5 3], "Device", "cpu", "Class", "fp16"));
+%! assert (size (Z), [4 5 3]);
+%! assert (all (Z(:) == 0 & ! signbit (Z(:))));
+
+%!test
+%! ## info and reset: arrays counted and freed; a reset leaves stale handles
+%! D = muon_gpu (ones (8), "Device", "cpu");
+%! s = muon_gpu ("info");
+%! assert (s.arrays >= 1);
+%! assert (s.cpu_bytes >= 512);
+%! muon_gpu ("reset");
+%! assert (muon_gpu ("info").arrays, 0);
+%! assert (muon_gpu ("info").cpu_bytes, 0);
+%! fail ("gather (D)", "a device array of an earlier session");
+%! clear D                                    # its destructor ignores the stale handle
+
+%!test
+%! ## clear of the gateway (as clear mex does): the arrays are gone, their handles stale
+%! D = muon_gpu (ones (4), "Device", "cpu");
+%! clear __muon_gpu__
+%! try
+%!   gather (D);
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "muonlab:staleHandle");
+%!   assert (err.message, ["gather: D is a device array of an earlier session (cleared by " ...
+%!                         "clear mex or muon_gpu (\"reset\")); make it again."]);
+%! end_try_catch
+
+%!test
+%! ## no CUDA device here (or no back end): a clean error, nothing held
+%! if (! muon_info ().cuda_usable)
+%!   n0 = muon_gpu ("info").arrays;
+%!   try
+%!     muon_gpu (ones (3));
+%!     error ("no error");
+%!   catch err
+%!     assert (any (strcmp (err.identifier, {"muonlab:noDevice", "muonlab:notBuilt"})));
+%!   end_try_catch
+%!   assert (muon_gpu ("info").arrays, n0);
+%! endif
+
+%!test
+%! ## larger than the device: outOfMemory, nothing kept, the session goes on
+%! n0 = muon_gpu ("info").arrays;
+%! try
+%!   muon_gpu ("zeros", [1e6 1e6 1e3], "Device", "cpu", "Class", "double");
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "muonlab:outOfMemory");
+%! end_try_catch
+%! assert (muon_gpu ("info").arrays, n0);
+%! assert (gather (muon_gpu (eye (2), "Device", "cpu")), eye (2));
+
+%!error <muon_gpu: X must be a real numeric matrix.> muon_gpu ({1})
+%!error <muon_gpu: X must have 2 or 3 dimensions.> muon_gpu (ones (2, 2, 2, 2), "Device", "cpu")
+%!error <muon_gpu: X must not contain NaN or Inf.> muon_gpu ([1 NaN; 2 3], "Device", "cpu")
+%!error <muon_gpu: SIZE must be \[M N\] or \[M N E\] of positive integers.> muon_gpu ("randn", [2 0], "Device", "cpu")
+%!error <muon_gpu: unknown command 'ones'; use 'randn', 'zeros', 'info' or 'reset'.> muon_gpu ("ones")
+%!error id=muonlab:badArg muon_gpu (eye (2), "Device", "tpu")
+%!error id=muonlab:badArg muon_gpu (eye (2), "Class", "int8")

@@ -1,0 +1,210 @@
+#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update last_ms trim reset count"
+/* __muon_gpu__ - gateway of muon_gpu.m, muon_gpuarray.m and the device-array paths of
+ * muon_ns / muon_update: device arrays (muon_math.h, core/math/darray.c) held in this MEX
+ * file's table and known to Octave by a handle H = [SESSION ID] (muon_mex_gpu.h).
+ *   H = ('upload', X, DEVICE, STORAGE)        X real double / single, 2-D or 3-D
+ *   H = ('fill', FILL, DIMS, DEVICE, STORAGE, SEED)   FILL 'zeros' | 'randn', DIMS [m n e]
+ *   X = ('gather', H)                          double for double storage, else single
+ *   ('free', H)                                a stale handle is ignored
+ *   [H, MS] = ('ns', H, OPTS)                  OPTS as muon_ns.m builds it; MS: device ms
+ *   [HU, HM, MS] = ('update', HG, HM, OPTS, EXPERTS)   HM [] for zero momentum; a new
+ *                                              momentum array (the given one is unchanged)
+ *   MS = ('last_ms', DEVICE)   [IN_USE, CACHED] = ('trim', DEVICE)
+ *   ('reset')   frees every array (their handles go stale) and the CUDA pool's blocks
+ *   N = ('count')                              arrays held
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "muon_mex_gpu.h"
+
+#define COMMANDS(X)                                                                     \
+  X (CMD_UPLOAD, "upload", 4, 4, 1) X (CMD_FILL, "fill", 6, 6, 1)                       \
+  X (CMD_GATHER, "gather", 2, 2, 1) X (CMD_FREE, "free", 2, 2, 0)                       \
+  X (CMD_NS, "ns", 3, 3, 2) X (CMD_UPDATE, "update", 5, 5, 3)                           \
+  X (CMD_LAST_MS, "last_ms", 2, 2, 1) X (CMD_TRIM, "trim", 2, 2, 2)                     \
+  X (CMD_RESET, "reset", 1, 1, 0) X (CMD_COUNT, "count", 1, 1, 1)
+#define CMD_ENUM(e, name, lo, hi, outs) e,
+#define CMD_NAME(e, name, lo, hi, outs) name,
+#define CMD_FORM(e, name, lo, hi, outs) { lo, hi, outs },
+enum { COMMANDS (CMD_ENUM) CMD_END };
+static const char *const commands[] = { COMMANDS (CMD_NAME) };
+static const struct { int lo, hi, outs; } forms[] = { COMMANDS (CMD_FORM) };
+
+// A name of a core list, else "<what> must be ..." (muonlab:badArg).
+static int list_arg (const char *fname, const char *what, const mxArray *a, muon_list list)
+{
+  char name[32] = "", names[256];
+  int v = -1;
+  if (!mxIsChar (a) || mxGetString (a, name, sizeof name)
+      || muon_name_lookup (list, name, &v) != MUON_OK)
+    muon_mex_error (fname, "badArg", "%s must be %s.", what,
+                    muon_mex_list_text (list, 0, names, sizeof names));
+  return v;
+}
+
+// A new array like a (device, storage, shape), or of another storage class.
+static muon_darray *like (const char *fname, const muon_darray *a, int storage)
+{
+  muon_darray_info i;
+  muon_darray *b = NULL;
+  muon_darray_describe (a, &i);
+  muon_mex_check (fname, muon_darray_create (muon_mex_ctx (), i.device, storage < 0
+                                             ? i.storage : (muon_precision) storage, i.rows,
+                                             i.cols, i.batch, &b));
+  return b;
+}
+
+// Runs a core call on fresh arrays: on an error they are freed before it is raised.
+static void check_or_free (const char *fname, muon_status s, muon_darray **a, muon_darray **b)
+{
+  if (s >= 0)
+    return;
+  char msg[512];
+  snprintf (msg, sizeof msg, "%s", muon_ctx_last_error (muon_mex_ctx ()));
+  muon_darray_destroy (muon_mex_ctx (), a);
+  muon_darray_destroy (muon_mex_ctx (), b);
+  muon_mex_error (fname, muon_status_id (s), "%s.", msg);
+}
+
+void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+  char cmd[16] = "", caller[256];
+  int which = -1;
+  if (nrhs >= 1 && mxIsChar (prhs[0]) && !mxGetString (prhs[0], cmd, sizeof cmd))
+    which = muon_mex_choose (cmd, commands, CMD_END);
+  if (which < 0 || nrhs < forms[which].lo || nrhs > forms[which].hi
+      || nlhs > (forms[which].outs ? forms[which].outs : 1))
+    muon_mex_error ("muon_gpu", "badArg", "%s", USAGE);
+  muon_ctx *ctx = muon_mex_ctx ();
+  muon_darray *a = NULL, *b = NULL;
+  mxArray *out[3] = { NULL };
+  int nout = forms[which].outs;
+  switch (which)
+  {
+  case CMD_UPLOAD:
+  {
+    muon_tensor X = muon_mex_tensor ("muon_gpu", "X", prhs[1]);
+    muon_mex_check_finite ("muon_gpu", "X", prhs[1]);
+    int dev = list_arg ("muon_gpu", "DEVICE", prhs[2], MUON_LIST_DEVICE);
+    int st = list_arg ("muon_gpu", "CLASS", prhs[3], MUON_LIST_PRECISION);
+    muon_mex_check ("muon_gpu", muon_darray_create (ctx, dev, st, X.rows, X.cols, X.batch,
+                                                    &a));
+    check_or_free ("muon_gpu", muon_darray_upload (ctx, a, &X), &a, NULL);
+    out[0] = muon_mex_gpu_handle ("muon_gpu", a);
+    break;
+  }
+  case CMD_FILL:
+  {
+    int fill = list_arg ("muon_gpu", "FILL", prhs[1], MUON_LIST_FILL);
+    size_t nd = mxGetNumberOfElements (prhs[2]);
+    if (!mxIsDouble (prhs[2]) || nd < 1 || nd > 3)
+      muon_mex_error ("muon_gpu", "badShape", "SIZE must be [M N] or [M N E].");
+    size_t d[3] = { 1, 1, 1 };
+    for (size_t k = 0; k < nd; k++)
+      d[k] = muon_mex_size ("muon_gpu", "SIZE", mxGetPr (prhs[2])[k]);
+    int dev = list_arg ("muon_gpu", "DEVICE", prhs[3], MUON_LIST_DEVICE);
+    int st = list_arg ("muon_gpu", "CLASS", prhs[4], MUON_LIST_PRECISION);
+    double seed = mxIsDouble (prhs[5]) && mxGetNumberOfElements (prhs[5]) == 1
+      ? mxGetScalar (prhs[5]) : -1;
+    if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == (double) (uint64_t) seed))
+      muon_mex_error ("muon_gpu", "badArg", "SEED must be an integer in 0..2^53.");
+    muon_mex_check ("muon_gpu", muon_darray_create (ctx, dev, st, d[0], d[1], d[2], &a));
+    check_or_free ("muon_gpu", muon_darray_fill (ctx, a, fill, (uint64_t) seed), &a, NULL);
+    out[0] = muon_mex_gpu_handle ("muon_gpu", a);
+    break;
+  }
+  case CMD_GATHER:
+  {
+    const muon_darray *g = muon_mex_gpu_get ("gather", "D", prhs[1]);
+    muon_darray_info i;
+    muon_darray_describe (g, &i);
+    mwSize dims[3] = { i.rows, i.cols, i.batch };
+    out[0] = mxCreateNumericArray (3, dims, i.storage == MUON_PREC_DOUBLE ? mxDOUBLE_CLASS
+                                   : mxSINGLE_CLASS, mxREAL);
+    muon_tensor t = muon_tensor_batch (i.storage == MUON_PREC_DOUBLE ? MUON_F64 : MUON_F32,
+                                       mxGetData (out[0]), i.rows, i.cols, i.batch);
+    muon_status s = muon_darray_download (ctx, g, &t);
+    if (s < 0)
+      mxDestroyArray (out[0]);
+    muon_mex_check ("gather", s);
+    break;
+  }
+  case CMD_FREE:
+    muon_mex_gpu_free (prhs[1]);
+    break;
+  case CMD_NS:
+  {
+    const char *fname = muon_mex_caller (prhs[2], "muon_ns", caller, sizeof caller);
+    const muon_darray *g = muon_mex_gpu_get (fname, "G", prhs[1]);
+    muon_ns_opts o;
+    muon_mex_ns_opts (fname, prhs[2], &o);
+    a = like (fname, g, -1);
+    check_or_free (fname, muon_darray_ns (ctx, g, a, &o), &a, NULL);
+    out[0] = muon_mex_gpu_handle (fname, a);
+    double ms = NAN;
+    muon_darray_info i;
+    muon_darray_describe (g, &i);
+    muon_darray_last_ms (ctx, i.device, &ms);
+    out[1] = mxCreateDoubleScalar (ms);
+    break;
+  }
+  case CMD_UPDATE:
+  {
+    const char *fname = muon_mex_caller (prhs[3], "muon_update", caller, sizeof caller);
+    const muon_darray *g = muon_mex_gpu_get (fname, "G", prhs[1]);
+    muon_update_opts o;
+    double experts = 1;
+    muon_mex_update_opts (fname, prhs[3], &o, &experts);
+    experts = mxGetNumberOfElements (prhs[4]) == 1 ? mxGetScalar (prhs[4]) : -1;
+    if (!(experts >= 1 && experts == (double) (size_t) experts))
+      muon_mex_error (fname, "badArg", "EXPERTS must be a positive integer.");
+    if (mxIsEmpty (prhs[2]))                        // zero momentum in G's class
+    {
+      b = like (fname, g, -1);
+      check_or_free (fname, muon_darray_fill (ctx, b, MUON_FILL_ZEROS, 0), &b, NULL);
+    }
+    else                                             // a copy: the caller's M stays as it is
+    {
+      const muon_darray *m = muon_mex_gpu_get (fname, "STATE.momentum", prhs[2]);
+      b = like (fname, m, -1);
+      check_or_free (fname, muon_darray_copy (ctx, m, b), &b, NULL);
+    }
+    a = like (fname, g, -1);
+    check_or_free (fname, muon_darray_update (ctx, g, b, a, &o, (size_t) experts), &a, &b);
+    out[0] = muon_mex_gpu_handle (fname, a);
+    out[1] = muon_mex_gpu_handle (fname, b);
+    double ms = NAN;
+    muon_darray_info i;
+    muon_darray_describe (g, &i);
+    muon_darray_last_ms (ctx, i.device, &ms);
+    out[2] = mxCreateDoubleScalar (ms);
+    break;
+  }
+  case CMD_LAST_MS:
+  case CMD_TRIM:
+  {
+    int dev = list_arg ("muon_gpu", "DEVICE", prhs[1], MUON_LIST_DEVICE);
+    double ms = NAN;
+    size_t in_use = 0, cached = 0;
+    if (which == CMD_LAST_MS)
+      muon_mex_check ("muon_gpu", muon_darray_last_ms (ctx, dev, &ms));
+    else
+      muon_mex_check ("muon_gpu", muon_darray_trim (ctx, dev, &in_use, &cached));
+    out[0] = mxCreateDoubleScalar (which == CMD_LAST_MS ? ms : (double) in_use);
+    out[1] = mxCreateDoubleScalar ((double) cached);
+    break;
+  }
+  case CMD_RESET:
+  {
+    size_t u, c;
+    muon_mex_gpu_clear ();
+    muon_darray_trim (ctx, MUON_DEVICE_CUDA, &u, &c);   // nothing to give back without CUDA
+    break;
+  }
+  case CMD_COUNT:
+    out[0] = mxCreateDoubleScalar ((double) muon_mex_gpu_count ());
+    break;
+  }
+  muon_mex_outputs (nlhs, plhs, out, nout);
+}
