@@ -57,7 +57,12 @@
 ## @var{G} to the compute precision first (overflows fp16 past 65504: DeepSpeed PR 8533).
 ## @item "Device"
 ## @qcode{"cpu"} (default) or @qcode{"cuda"} (error @code{muonlab:notBuilt} or
-## @code{muonlab:noDevice} where unavailable; see @code{muon_info}).
+## @code{muonlab:noDevice} where unavailable; see @code{muon_info}).  For a host @var{G}
+## on CUDA, the pages travel through pinned buffers kept between calls, converted to the
+## compute precision on the device, the copy of page k+1 under the NS of page k.  A device
+## array @var{G} (@code{muon_gpu}) is computed on its own device with no copy, and
+## @var{X} is a device array like it; @var{stats} then holds @code{device} and
+## @code{device_ms}, the time on the device (CUDA events).
 ## @item "Gemm"
 ## who computes the CPU products: @qcode{"auto"} (default: oneDNN when the build found it,
 ## else OpenBLAS), @qcode{"openblas"} or @qcode{"onednn"} (@code{muonlab:notBuilt} without
@@ -114,6 +119,10 @@
 function [X, stats] = muon_ns (G, varargin)
   if (nargin < 1)
     print_usage ();
+  endif
+  if (isa (G, "muon_gpuarray"))         # on its device, no host copy
+    [X, stats] = gpu_ns (G, varargin);
+    return;
   endif
   ## finiteness: __muon_ns__ checks it in C (same error), much faster than isfinite here
   check_matrix ("muon_ns", "G", G, false);

@@ -6,7 +6,9 @@
 ## Quality metrics of @var{P} as an approximate polar factor of @var{A}.
 ##
 ## @var{A} and @var{P} are real double or single arrays of one size, M x N or M x N x E
-## (one matrix per page; their classes may differ).  Everything is computed in double.
+## (one matrix per page; their classes may differ), or device arrays (@code{muon_gpu}),
+## which are gathered first: the metrics need the SVD, which runs on the host.  Everything
+## is computed in double.
 ## @var{Q} is a plain scalar struct (@code{isstruct (Q)} is true; at the prompt, a few
 ## lines per metric) whose fields are 1 x E rows, one value per page:
 ##
@@ -49,6 +51,12 @@
 function Q = polar_metrics (A, P)
   if (nargin != 2)
     print_usage ();
+  endif
+  if (isa (A, "muon_gpuarray"))         # the metrics need the SVD, on the host
+    A = gather (A);
+  endif
+  if (isa (P, "muon_gpuarray"))
+    P = gather (P);
   endif
   check_matrix ("polar_metrics", "A", A);
   if (! (isfloat (P) && isreal (P)) || issparse (P))

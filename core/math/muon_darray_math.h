@@ -4,8 +4,9 @@
  * muon_gpu ("randn", ...).
  *
  * Storage classes are the muon_precision values: 0 double, 1 single, 2 bf16, 3 fp16 (16-bit
- * patterns).  A store rounds once from double to single and then, for the 16-bit classes,
- * once more from single (as muon_round does on the host: double -> single -> bf16 / fp16).
+ * patterns).  A store rounds the double once to nearest even in the class, as muon_round
+ * does on the host: for the 16-bit classes through an fp32 rounded to odd, which carries
+ * the sticky bit, so that the second rounding cannot land on a false tie.
  *
  * The generator: element i of a stream with seed s is a Box-Muller normal from two 53-bit
  * uniforms made by splitmix64 of the counter 2i and 2i+1 mixed with s.  It is a pure function
@@ -39,14 +40,27 @@ MUON_HD double muon_elem_load (int storage, const void *p, size_t i)
   }
 }
 
+// v rounded to fp32 toward zero, with the last bit set when that was inexact (round to
+// odd); NaN and exact values pass as they are, overflow gives FLT_MAX with its sign.
+MUON_HD float muon_f64_to_f32_odd (double v)
+{
+  float f = (float) v;
+  if (v != v || (double) f == v)
+    return f;
+  uint32_t u = muon_f32_bits (f);
+  if (fabs ((double) f) > fabs (v))            // rounded away from zero: step back
+    u -= 1;
+  return muon_bits_f32 (u | 1u);
+}
+
 MUON_HD void muon_elem_store (int storage, void *p, size_t i, double v)
 {
   switch (storage)
   {
   case 0: ((double *) p)[i] = v; break;
   case 1: ((float *) p)[i] = (float) v; break;
-  case 2: ((uint16_t *) p)[i] = muon_f32_to_bf16_bits ((float) v); break;
-  default: ((uint16_t *) p)[i] = muon_f32_to_fp16_bits ((float) v); break;
+  case 2: ((uint16_t *) p)[i] = muon_f32_to_bf16_bits (muon_f64_to_f32_odd (v)); break;
+  default: ((uint16_t *) p)[i] = muon_f32_to_fp16_bits (muon_f64_to_f32_odd (v)); break;
   }
 }
 

@@ -10,6 +10,12 @@
 ## @end deftypefn
 
 function [U, state] = run_update (fname, G, state, args)
+  if (isa (G, "muon_gpuarray")
+      || (isstruct (state) && isfield (state, "momentum")
+          && isa (state.momentum, "muon_gpuarray")))
+    [U, state] = gpu_update (fname, G, state, args);   # on the device
+    return;
+  endif
   ## G: 4-D conv weights are viewed as out x (in*kh*kw)
   sz = size (G);
   if (numel (sz) > 4)
@@ -34,14 +40,7 @@ function [U, state] = run_update (fname, G, state, args)
     error ("muonlab:badShape", "%s: EXPERTS must divide the number of rows of G.", fname);
   endif
   brows = rows (G2) / E;
-  sr = opts.split_rows;
-  if (! (isnumeric (sr) && isreal (sr)
-         && (isempty (sr) || (isvector (sr) && all (sr(:) >= 1 & sr(:) == fix (sr(:)))
-                              && sum (sr(:)) == brows))))
-    error ("muonlab:badShape",
-           "%s: SPLITROWS must be positive integers summing to the rows of each block (%d).",
-           fname, brows);
-  endif
+  sr = split_rows_arg (fname, opts.split_rows, brows);
 
   ## state: [] starts fresh; anything else must be a state this function returned
   if (isa (state, "double") && ndims (state) == 2 && ! any (size (state)))
@@ -75,7 +74,7 @@ function [U, state] = run_update (fname, G, state, args)
     endif
   endif
 
-  opts.split_rows = double (sr(:).');
+  opts.split_rows = sr;
   if (conv && strcmp (opts.conv_scale, "last_two"))
     opts.scale_rows = sz(3);
     opts.scale_cols = sz(4);

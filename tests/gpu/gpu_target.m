@@ -15,6 +15,9 @@
 ## @qcode{"cublas"}.
 ## @item comm
 ## the communicator kind of the one-rank suite, @qcode{"nccl"}.
+## @item array
+## the device of the device arrays under test (@code{muon_gpu (X, "Device", t.array)}):
+## @qcode{"cuda"}, or @qcode{"cpu"} (the CPU stand-in device) in self-test mode.
 ## @item selftest
 ## true in self-test mode.
 ## @end table
@@ -34,6 +37,7 @@ function t = gpu_target ()
   if (! t.selftest)
     t.name = "cuda";
     t.dev = {"Device", "cuda"};
+    t.array = "cuda";
     t.gemm = "cublas";
     t.comm = "nccl";
   else
@@ -44,6 +48,7 @@ function t = gpu_target ()
     endif
     t.name = sprintf ("cpu/%s (self-test)", gemm);
     t.dev = {"Device", "cpu", "Gemm", gemm};
+    t.array = "cpu";
     t.gemm = gemm;
     if (__muon_comm__ ("have_mpi"))
       t.comm = "mpi";
@@ -64,3 +69,4 @@ endfunction
 %! assert (any (strcmp (t.comm, {"nccl", "mpi", "self"})));
 %! assert (t.dev{1}, "Device");
 %! assert (t.selftest == strcmp (t.dev{2}, "cpu"));
+%! assert (t.array, t.dev{2});

@@ -106,6 +106,7 @@ function v = SAMPLES (name, key)
   zero = any (strcmp (key, {"zero_muon_step", "zero_train_step", "zero_cost"}));
   switch (name)
     case "Coefficients",    v = "polar_express";
+    case "Class",           v = "bf16";                 # muon_gpu: default "" (X's class)
     case "SplitRows"
       v = [4 4];                                    # the 8-row fixtures
       if (zero)
@@ -189,6 +190,12 @@ function call (fname, name, v)
   switch (fname)
     case "muon_ns"
       muon_ns (G, name, v);
+    case "muon_gpu"                     # on the CPU stand-in unless Device is the option
+      if (strcmp (name, "Device"))
+        muon_gpu (G, name, v);
+      else
+        muon_gpu (G, "Device", "cpu", name, v);
+      endif
     case "muon_update"
       muon_update (G, [], name, v);
     case "muon_optimizer"

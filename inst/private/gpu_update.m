@@ -1,0 +1,66 @@
+## -*- texinfo -*-
+## @deftypefn {} {[@var{U}, @var{state}] =} gpu_update (@var{fname}, @var{G}, @var{state}, @var{args})
+## @code{run_update} where the gradient or the momentum is a device array: one Muon update
+## on that device.  A host @var{G} is copied to the momentum's device (in its own class);
+## @var{U} and the new @code{state.momentum} are device arrays there (a new momentum array:
+## the one in @var{state} is left as it was).  Same options and errors as
+## @code{muon_update}; 4-D convolution weights need host arrays.
+## @end deftypefn
+
+function [U, state] = gpu_update (fname, G, state, args)
+  fresh = isa (state, "double") && isempty (state);
+  if (! fresh && ! (isstruct (state) && isscalar (state)
+                    && all (isfield (state, {"momentum", "step", "form"}))))
+    error ("muonlab:badState",
+           "%s: STATE must be [] or a struct with fields momentum, step and form.", fname);
+  endif
+  if (! isa (G, "muon_gpuarray"))              # a host gradient joins its momentum
+    if (ndims (G) > 3)
+      error ("muonlab:badShape", "%s: a 4-D G needs a host momentum.", fname);
+    endif
+    check_matrix (fname, "G", G, false);
+    G = muon_gpu (G, "Device", state.momentum.Device, "Class", class (G));
+  endif
+  opts = parse_options (fname, "muon_update", args, "precision", G.Storage);
+  gpu_check_device (fname, "G", G, args, opts.device);
+  E = opts.experts;
+  if (E > 1 && numel (G.Size) != 2)
+    error ("muonlab:badShape", "%s: EXPERTS needs a 2-D fused (E*M) x N weight G.", fname);
+  endif
+  if (mod (G.Size(1), E) != 0)
+    error ("muonlab:badShape", "%s: EXPERTS must divide the number of rows of G.", fname);
+  endif
+  opts.split_rows = split_rows_arg (fname, opts.split_rows, G.Size(1) / E);
+  M = [];
+  step = 0;
+  if (! fresh)
+    M = state.momentum;
+    if (! isa (M, "muon_gpuarray"))
+      error ("muonlab:badState",
+             "%s: STATE.momentum must be a device array on %s, like G.", fname, G.Device);
+    endif
+    if (! isequal (M.Size, G.Size))
+      error ("muonlab:badState", "%s: STATE.momentum must match the size of G.", fname);
+    endif
+    step = state.step;
+    if (! (isscalar (step) && isnumeric (step) && isreal (step) && isfinite (step)
+           && step >= 0 && step == fix (step)))
+      error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
+    endif
+    if (! (ischar (state.form) && strcmpi (state.form, opts.form)))
+      error ("muonlab:badState", "%s: STATE.form must be '%s', the MOMENTUMFORM in use.",
+             fname, opts.form);
+    endif
+    M = M.Handle;
+  endif
+  opts.fname = fname;
+  [hu, hm] = __muon_gpu__ ("update", G.Handle, M, opts, E);
+  U = muon_gpuarray (hu, G.Size, G.Storage, G.Device);
+  if (fresh)
+    mclass = G.Storage;
+  else
+    mclass = state.momentum.Storage;
+  endif
+  state = struct ("momentum", muon_gpuarray (hm, G.Size, mclass, G.Device),
+                  "step", double (step) + 1, "form", opts.form);
+endfunction

@@ -1,0 +1,115 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_gpu_array ()
+## Suite of the GPU layer (run by @code{make check-gpu}): device arrays
+## (@code{muon_gpu}, on @code{gpu_target}'s @code{array} device: CUDA, or the CPU stand-in
+## in self-test mode) against the host-array calls on the same device.
+##
+## The device-array path runs the same kernels in the same order as the host-array path
+## (it only skips the staging copies), so @code{muon_ns} and three chained
+## @code{muon_update} steps must give the same bits, for every precision and method, tall,
+## wide and stacked inputs (the stack exercises the two-stream staging of the host path),
+## fused experts and split rows; the host path itself is held to the CPU reference by
+## test_gpu_ns and test_gpu_update.  16-bit arrays: NS of a bf16 / fp16 array equals NS of
+## the rounded input in that precision.  Plus the device's own behaviour: the normal
+## generator against the CPU stand-in's stream, an allocation larger than the device
+## (@code{muonlab:outOfMemory}, nothing kept, the session goes on), stale handles after
+## @code{muon_gpu ("reset")}, no array left behind by a loop of calls, and a positive device
+## time.
+## @end deftypefn
+
+function test_gpu_array ()
+  help test_gpu_array
+endfunction
+
+%!shared t
+%! t = gpu_target ();
+
+%!test
+%! ## NS: device array == host array on the same device, bit for bit
+%! randn ("state", 31);
+%! for sz = {[96 160], [160 96], [64 128 5]}
+%!   G = randn (sz{1});
+%!   for p = {"double", "single", "bf16", "fp16"}
+%!     Gp = G;
+%!     if (! strcmp (p{1}, "double"))
+%!       Gp = single (G);
+%!     endif
+%!     D = muon_gpu (Gp, "Device", t.array);
+%!     for m = {"standard", "gram"}
+%!       o = {t.dev{:}, "Precision", p{1}, "Method", m{1}};
+%!       X = muon_ns (D, o{:});
+%!       assert (isa (X, "muon_gpuarray"));
+%!       assert (isequal (gather (X), muon_ns (Gp, o{:})),
+%!               sprintf ("%s %s %s", mat2str (sz{1}), p{1}, m{1}));
+%!     endfor
+%!   endfor
+%! endfor
+
+%!test
+%! ## 16-bit storage: NS of the array == NS of the rounded input in that precision
+%! randn ("state", 32);
+%! G = randn (80, 200);
+%! for p = {"bf16", "fp16"}
+%!   D = muon_gpu (G, "Device", t.array, "Class", p{1});
+%!   X = muon_ns (D, t.dev{:});
+%!   assert (classUnderlying (X), p{1});
+%!   R = single (muon_round (G, p{1}));
+%!   assert (isequal (gather (X), muon_ns (R, t.dev{:}, "Precision", p{1})));
+%! endfor
+
+%!test
+%! ## three chained updates: device arrays == host arrays on the device, U and momentum
+%! randn ("state", 33);
+%! cases = {{[64 160], {}}, {[160 64], {"MomentumForm", "sgd", "Nesterov", false}}, ...
+%!          {[128 96], {"Experts", 4, "SplitRows", [12 20], "Scale", "rms"}}, ...
+%!          {[48 96 3], {"Precision", "bf16"}}};
+%! for c = cases
+%!   [sz, opts] = deal (c{1}{:});
+%!   sd = [];  sh = [];
+%!   for k = 1:3
+%!     G = single (randn (sz));
+%!     [Ud, sd] = muon_update (muon_gpu (G, "Device", t.array), sd, t.dev{:}, opts{:});
+%!     [Uh, sh] = muon_update (G, sh, t.dev{:}, opts{:});
+%!     assert (isequal (gather (Ud), Uh) && isequal (gather (sd.momentum), sh.momentum)
+%!             && sd.step == k, sprintf ("%s step %d", mat2str (sz), k));
+%!   endfor
+%! endfor
+
+%!test
+%! ## randn on the device: the CPU stand-in's stream (single: the same bits)
+%! A = gather (muon_gpu ("randn", [512 300], "Device", t.array, "Seed", 9));
+%! B = gather (muon_gpu ("randn", [512 300], "Device", "cpu", "Seed", 9));
+%! assert (isequal (A, B));
+
+%!test
+%! ## larger than the device: outOfMemory, nothing kept, the session goes on
+%! n0 = muon_gpu ("info").arrays;
+%! try
+%!   muon_gpu ("zeros", [1e6 1e6 1e3], "Device", t.array, "Class", "double");
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "muonlab:outOfMemory");
+%! end_try_catch
+%! assert (muon_gpu ("info").arrays, n0);
+%! X = muon_ns (muon_gpu (eye (4), "Device", t.array), t.dev{:}, "Precision", "double");
+%! assert (gather (X), muon_ns (eye (4), t.dev{:}, "Precision", "double"));
+
+%!test
+%! ## a loop of calls leaves nothing behind; the device time is measured
+%! n0 = muon_gpu ("info").arrays;
+%! D = muon_gpu ("randn", [256 512], "Device", t.array);
+%! for k = 1:20
+%!   [X, st] = muon_ns (D, t.dev{:});
+%! endfor
+%! assert (st.device, t.array);
+%! assert (st.device_ms > 0 && isfinite (st.device_ms));
+%! clear D X
+%! assert (muon_gpu ("info").arrays, n0);
+
+%!test
+%! ## reset: every array stale, the pool given back
+%! D = muon_gpu (ones (8), "Device", t.array);
+%! muon_gpu ("reset");
+%! fail ("muon_ns (D)", "a device array of an earlier session");
+%! s = muon_gpu ("info");
+%! assert (s.arrays, 0);
