@@ -157,7 +157,7 @@ function print_table (R)
     if (isempty (name))
       name = "(matrix)";
     endif
-    printf ("%-20s %5d %8.3f %8.3f %8.3f %9.3f %9.3g %10.4g %10.4g %8.3f %9.3f%s\n", name,
+    printf ("%-20s %5d %8.3f %8.3f %8.3f %9.3f %9.3g %10.6g %10.6g %8.3f %9.3f%s\n", name,
             r.steps, r.p_min, r.p_max, r.p_one, r.overshoot, r.ext_max, r.negative_from,
             r.above_from, r.probe_frobenius, r.probe_aol,
             merge (r.negative, "   negative on (0, 1]", ""));
