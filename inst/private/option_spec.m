@@ -286,6 +286,7 @@ function T = optimizer_rows (L)
     "LossScaler",       "loss_scaler",  "any",     [],                 "none",             ""
     "Route",            "route",        "any",     [],                 [],                 ""
     "ParamOptions",     "param_options","any",     [],                 [],                 ""
+    "QKClip",           "qk_clip",      "any",     [],                 {},                 ""
   };
 endfunction
 

@@ -142,6 +142,7 @@ function v = SAMPLES (name, key)
     case "QKHeadDim",       v = 3;
     case "RopeHeadDim",     v = 2;
     case "VHeadDim",        v = 4;
+    case "QKClip",          v = {"W", "b", "Heads", 2};   # the optimizer's fixture P
     otherwise,              v = [];
   endswitch
 endfunction

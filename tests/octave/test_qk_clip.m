@@ -153,3 +153,52 @@ endfunction
 %!   assert (max (head_max (L1)), tau, 1e-12 * tau);
 %!   assert (info.clipped, S > tau);
 %! endfor
+
+%!test
+%! ## muon_optimizer "QKClip": after the applied step, the pair is clipped as the port clips
+%! ## the stepped weights; everything else is the plain step's, bitwise
+%! randn ("state", 11);
+%! P = struct ("Wq", randn (16, 12), "Wk", randn (8, 12), "W", randn (10, 12), "b", randn (10, 1));
+%! G = struct ("Wq", randn (16, 12), "Wk", randn (8, 12), "W", randn (10, 12), "b", randn (10, 1));
+%! S = struct ("Wq", [30 250 90 20]);              # 4 heads of width 4, 2 key heads
+%! pair = {"Wq", "Wk", "Heads", 4, "QueryGroups", 2, "Alpha", 0.3};
+%! o0 = muon_optimizer (P, "LR", 0.01);
+%! o1 = muon_optimizer (P, "LR", 0.01, "QKClip", pair);
+%! [P0, o0, i0] = muon_step (o0, P, G);
+%! [P1, o1, i1] = muon_step (o1, P, G, S);
+%! [A, B] = ref_qk_clip (P0.Wq, P0.Wk, S.Wq, "gqa", 4, 2, 100, 0.3, []);
+%! assert (isequal (P1.Wq, A) && isequal (P1.Wk, B));
+%! assert (isequal (P1.W, P0.W) && isequal (P1.b, P0.b));
+%! assert (i1.qk_clip.Wq.clipped, [true true false false]);
+%! assert (i1.qk_clip.Wq.eta, [0.4 0.4 1 1]);
+%! assert (isequal (o1.muon, o0.muon) && isequal (o1.adam, o0.adam));
+%! assert (! isfield (i0, "qk_clip"));
+
+%!test
+%! ## an MLA pair given as a cell of pairs; no clip while accumulating (no maxlogits needed)
+%! randn ("state", 12);
+%! P = struct ("Wq", randn (2 * 7, 9), "Wkv", randn (2 * 8, 5));   # dq 4, dr 3, dv 4
+%! G = struct ("Wq", randn (2 * 7, 9), "Wkv", randn (2 * 8, 5));
+%! o = muon_optimizer (P, "AccumulationSteps", 2,
+%!                     "QKClip", {{"Wq", "Wkv", "Heads", 2, "Layout", "mla", "QKHeadDim", 4}});
+%! [P1, o, i1] = muon_step (o, P, G);
+%! assert (! i1.applied && isequal (P1, P));
+%! [P2, o, i2] = muon_step (o, P1, G, struct ("Wq", [10 300]));
+%! assert (i2.applied);
+%! assert (i2.qk_clip.Wq.eta, [1 1/3]);
+%! f = [tempname() ".mat"];                        # the pairs survive a checkpoint
+%! unwind_protect
+%!   muon_save_state (f, o);
+%!   assert (isequal (muon_load_state (f, P2).qk_clip, o.qk_clip));
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!shared P, G
+%! P = struct ("Wq", reshape (sin (1:96), 8, 12), "Wk", reshape (cos (1:96), 8, 12));
+%! G = P;
+%!error <muon_step: MAXLOGITS must be a struct with a field 'Wq' \(the largest logit of each head\).> muon_step (muon_optimizer (P, "QKClip", {"Wq", "Wk", "Heads", 2}), P, G)
+%!error <muon_optimizer: QKCLIP must be a cell {QNAME, KNAME, "Heads", h, ...} or a cell of them.> muon_optimizer (P, "QKClip", {"Wq"})
+%!error <muon_optimizer: QKCLIP names 'Wv', which is not a parameter.> muon_optimizer (P, "QKClip", {"Wq", "Wv", "Heads", 2})
+%!error <muon_optimizer: QKCLIP pair 'Wq', 'Wk' must give "Heads", h.> muon_optimizer (P, "QKClip", {"Wq", "Wk"})
+%!error <muon_optimizer: QKCLIP pair 'Wq', 'Wk': QUERYGROUPS \(3\) must divide HEADS \(2\).> muon_optimizer (P, "QKClip", {"Wq", "Wk", "Heads", 2, "QueryGroups", 3})
