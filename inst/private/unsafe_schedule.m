@@ -10,17 +10,18 @@
 ## @end deftypefn
 
 function unsafe_schedule (fname, opts)
-  persistent last seen;
+  persistent lc ls lm seen;
   if (nargin == 0)
-    last = [];
+    lm = [];
     seen = {};
     return;
   endif
-  key = {opts.coeffs, opts.steps, opts.schedule_mode};
-  if (isequal (key, last))                # the common case: the same schedule again
+  c = opts.coeffs;                        # the common case: the same schedule again
+  if (ischar (lm) && opts.steps == ls && strcmp (opts.schedule_mode, lm)
+      && size_equal (c, lc) && ! any (c(:) != lc(:)))
     return;
   endif
-  last = key;
+  [lc, ls, lm] = deal (c, opts.steps, opts.schedule_mode);
   C = expand_schedule (opts.coeffs, opts.steps, opts.schedule_mode);
   if (isempty (seen))
     seen = {};

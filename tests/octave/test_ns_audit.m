@@ -127,6 +127,9 @@ endfunction
 %!   muon_ns (G, "Coefficients", r.name);
 %! endfor
 %! assert (lastwarn (), "");
+%! ## muon_ns skips the check without options: its default schedule must stay safe
+%! L = __muon_lists__ ();
+%! assert (! ns_schedule_audit (L.defaults.ns.coefficients).negative);
 %! ## a 2-step head of aol is negative too (its first triple already is, above 0.88)
 %! muon_ns (G, "Coefficients", "aol", "Steps", 2);
 %! [~, id] = lastwarn ();
