@@ -13,8 +13,9 @@
 ## logit of each head (1 x h or h x 1, measured by the caller in the forward pass).  For
 ## each query group, eta = min (1, tau / max (@var{S} over the group's heads)); a group is
 ## clipped only when that maximum exceeds tau (every other row stays bitwise as it was).
-## Megatron, once any head exceeds tau, scales every head by min (1, tau / S): the same
-## factor where S > 0, but a negative one for a head with S < 0, which is left alone here.
+## Megatron, once any head exceeds tau, computes min (1, tau / S) for every head: the same
+## factor where S > 0, but a negative eta (and a NaN eta^alpha) for a head with S < 0,
+## which is left alone here.
 ## The weights are in torch's (out, in) layout: a head's rows are a contiguous block, head
 ## 1 first.
 ##
