@@ -73,6 +73,9 @@ function R = ns_schedule_audit (coeffs)
   endif
   if (! iscell (coeffs))
     coeffs = {coeffs};
+  elseif (isempty (coeffs))
+    error ("muonlab:badArg",
+           "%s: COEFFS must be a schedule name, a K x 3 real matrix or a cell of them.", fname);
   endif
   [P, u1, v1] = probe_input ();
   hi = 1 + 2^-8;
@@ -189,5 +192,6 @@ endfunction
 %! assert (rmfield (R(1), "name"), rmfield (R(2), "name"));
 
 %!error <ns_schedule_audit: COEFFS must be a schedule name, a K x 3 real matrix or a cell of them.> ns_schedule_audit ({{1}})
+%!error <ns_schedule_audit: COEFFS must be a schedule name, a K x 3 real matrix or a cell of them.> ns_schedule_audit ({})
 %!error <ns_schedule_audit: unknown coefficient schedule 'foo'.> ns_schedule_audit ("foo")
 %!error <ns_schedule_audit: COEFFS must be a schedule name or a K x 3 real matrix.> ns_schedule_audit (ones (2, 2))
