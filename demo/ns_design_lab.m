@@ -25,6 +25,9 @@
 ## @item The singular-value band of every iterate of one bf16 Gram run (@code{muon_ns}
 ## with "Trace"), 256 x 1024, keller and polar_express, with the polar error and the
 ## smallest eigenvalue of R per step.
+## @item The schedule audit (@code{ns_schedule_audit}) of every shipped schedule: the
+## composed map's range on [1e-3, 1] and up to 1 + 2^-8, where it goes negative or above
+## its own maximum, and the near-rank-1 probe (Frobenius and AOL normalization).
 ## @end enumerate
 ##
 ## Prints the tables and writes demo/output/ns_design_lab.png (headless).  About 5-20 s.
@@ -155,12 +158,24 @@ function R = run (opts)
   endfor
 
   progress (opts, "d", t0);
+
+  ## (e) schedule audit ---------------------------------------------------------------------
+  printf ("\n(e) ns_schedule_audit: the composed map p of every shipped schedule (default steps) on [1e-3, 1],\n");
+  printf ("its max up to 1 + 2^-8 (ext max), the first x where p < 0 (neg from) or p > its max on [1e-3, 1] (above\n");
+  printf ("from), and u1' X v1 for X = muon_ns of a near-rank-1 input (probe, Frobenius and AOL normalization)\n\n");
+  audit = ns_schedule_audit ();
+  ns_schedule_audit ();
+  bad = {audit([audit.negative]).name};
+  printf ("negative on (0, 1], muon_ns warns muonlab:unsafeSchedule: %s\n", strjoin (bad, ", "));
+
+  progress (opts, "e", t0);
   elapsed = toc (t0);
   png = make_plot (labels, err, shapes, E, what, lists, tr);
   printf ("\n%.1f s; wrote %s\n", elapsed, png);
   if (nargout > 0)
     R = struct ("schedule_error", err, "schedules", {labels}, "autotune", auto,
-                "deepseekv4_error", E, "deepseekv4_lists", {lists}, "trace", tr);
+                "deepseekv4_error", E, "deepseekv4_lists", {lists}, "trace", tr,
+                "audit", audit);
   endif
 endfunction
 

@@ -23,18 +23,45 @@
 ## @item polar_express_eo
 ## Polar Express as in NVIDIA Emerging-Optimizers, 8 steps
 ## @item cans
-## @itemx aol
-## Emerging-Optimizers' CANS and AOL schedules
+## Emerging-Optimizers' CANS schedule.  Its first step maps 1 to 1.99, and the composed
+## map explodes just above 1: p(1) = 1.005, p(1 + 1e-5) = 2.6, p(1 + 2e-5) = 10,
+## p(1 + 2^-8) = 1e57 (@code{ns_schedule_audit}'s @code{above_from} and @code{ext_max}), so
+## it relies on the normalization never leaving a singular value above 1.
+## @item aol
+## Emerging-Optimizers' 4-step @qcode{"aol"} schedule, for Turbo-Muon's AOL scaling
+## (@code{muon_ns} "Normalize", "aol").  @strong{Unsafe}: its composed map is negative for
+## singular values above 0.884 (p(0.9) = -1.08, p(1) = -0.99), so @code{muon_ns} warns
+## @code{muonlab:unsafeSchedule} when it runs it.  An input with a dominant singular
+## direction gets an update that points against it: on a near-rank-1 input the result's
+## component along u1 v1' is about -0.99 (Frobenius) and -0.97 (AOL), see
+## @code{ns_schedule_audit}.  AOL does not keep the input below 0.884: it bounds the
+## largest singular value by 1 only, and a rank-1 input reaches 1 exactly.  Where the
+## triples come from (Turbo-Muon's code, thib-s/flash-newton-schulz, which
+## Emerging-Optimizers cites): they are the ones of its first commit (b73111d, August
+## 2025), found by a cross-entropy search (opt_params.py) that scored the orthogonality
+## error ||X X' - I||_F, which cannot see a sign (p = -1 scores as p = +1), on N(0,1)
+## square matrices of 64 to 256, where AOL leaves the top singular value at 0.53 to 0.70
+## (never in the negative region), and with a first step that is not the one they are
+## used with (the Gram rescaled as A/s instead of D A D, no c term).  A week later
+## (b536fa8, "fixed bug in second normalization") the author fixed that first step and
+## replaced the triples; the current code runs the last four triples of @qcode{"you"}
+## after AOL.  So the triples assume the input range of that pool, not one that AOL
+## guarantees.  The Turbo-Muon paper (arXiv 2512.04632) motivates AOL by the bound
+## ||X||_2 <= 1; we found no narrower range stated for these triples.
 ## @item deepseekv4
 ## 8 keller steps, then 2 x (2, -1.5, 0.5)
 ## @item cubic5
 ## five cubic steps (c = 0)
 ## @end table
 ##
+## @code{ns_schedule_audit} checks every schedule's composed map (its minimum and maximum
+## on [1e-3, 1], where it goes negative) and a near-rank-1 probe; a schedule whose map goes
+## negative on (0, 1] makes @code{muon_ns} warn @code{muonlab:unsafeSchedule}.
+##
 ## The three Polar Express tables are the construction of @code{ns_design_coeffs} with the
 ## settings its help states (regenerated there to 1e-12).
 ##
-## @seealso{muon_ns, ns_design_coeffs}
+## @seealso{muon_ns, ns_design_coeffs, ns_schedule_audit}
 ## @end deftypefn
 
 function C = muon_coeffs (name)

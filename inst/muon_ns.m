@@ -29,6 +29,11 @@
 ## number of iterations; default 5 for a single triple, else the schedule's length.
 ## @item "Coefficients"
 ## a schedule name (see @code{muon_coeffs}; default @qcode{"keller"}) or a K x 3 matrix.
+## A schedule whose composed map (over the steps run) is negative somewhere on (0, 1]
+## warns @code{muonlab:unsafeSchedule}, once per session and schedule: a singular value
+## of the normalized input in that range comes out negative, i.e. the result points
+## against that singular direction of @var{G} (the shipped @qcode{"aol"} schedule does
+## this above 0.884; see @code{ns_schedule_audit}).
 ## @item "ScheduleMode"
 ## beyond the schedule: @qcode{"repeat_last"} (default) or @qcode{"cycle"}.
 ## @item "Precision"
@@ -127,6 +132,9 @@ function [X, stats] = muon_ns (G, varargin)
   ## finiteness: __muon_ns__ checks it in C (same error), much faster than isfinite here
   check_matrix ("muon_ns", "G", G, false);
   opts = parse_options ("muon_ns", "muon_ns", varargin, "precision", class (G));
+  if (! isempty (varargin))             # the default schedule: test_ns_audit keeps it safe
+    unsafe_schedule ("muon_ns", opts);
+  endif
   trace = opts.trace;
   opts = rmfield (opts, "trace");
   if (trace && ndims (G) > 2)

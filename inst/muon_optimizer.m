@@ -82,6 +82,11 @@
 ## a struct: @code{ParamOptions.name} a cell of @code{muon_update} NAME, VALUE pairs for
 ## that Muon parameter only (e.g. @code{@{"Experts", 8@}} for a fused expert weight),
 ## after and over the global ones.
+## @item "QKClip"
+## attention weights to clip after every applied step (@code{qk_clip}, MuonClip):
+## @code{@{QNAME, KNAME, "Heads", h, @dots{}@}}, or a cell of such pairs, the rest any
+## @code{qk_clip} options; the caller gives the largest logit of each head to
+## @code{muon_step} (its @var{maxlogits}).  Default @code{@{@}}: none.
 ## @item any @code{muon_update} option
 ## every option of @code{muon_update}, its @code{muon_ns} options included:
 ## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"MomentumForm"},
@@ -139,6 +144,7 @@ function opt = muon_optimizer (params, varargin)
            "%s: PERMICROBATCHNS cannot be combined with CLIPPOLICY 'before_ns'.", fname);
   endif
   opt.scaler = opt_loss_scaler (fname, v.loss_scaler);
+  opt.qk_clip = opt_qk_clip (fname, params, v.qk_clip);
 
   ## routing
   opt.route = struct ();

@@ -2,7 +2,8 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {muonlab} {[@var{params}, @var{opt}, @var{info}] =} muon_step (@var{opt}, @var{params}, @var{grads})
+## @deftypefn  {muonlab} {[@var{params}, @var{opt}, @var{info}] =} muon_step (@var{opt}, @var{params}, @var{grads})
+## @deftypefnx {muonlab} {[@var{params}, @var{opt}, @var{info}] =} muon_step (@var{opt}, @var{params}, @var{grads}, @var{maxlogits})
 ## Hand one micro-batch gradient to the hybrid Muon + AdamW optimizer @var{opt} (made by
 ## @code{muon_optimizer}) and, at an accumulation boundary, apply one optimizer step.
 ##
@@ -34,7 +35,12 @@
 ## @item with @qcode{"after_ns"} clips the Muon updates and the AdamW gradients by their
 ## joint global norm, with @qcode{"skip_muon"} the AdamW gradients by theirs;
 ## @item applies @code{p = p*(1 - lr*wd) - lr*U} to Muon parameters and AdamW to the
-## rest, and grows a dynamic scale after @code{GrowthInterval} clean steps.
+## rest, and grows a dynamic scale after @code{GrowthInterval} clean steps;
+## @item with @qcode{"QKClip"} pairs, clips them (@code{qk_clip}) with
+## @code{@var{maxlogits}.QNAME}, the largest attention logit of each head of the query
+## parameter QNAME that the caller measured in this step's forward passes (required then;
+## @code{info.qk_clip.QNAME} has @code{clipped} and @code{eta}; @code{update_norm} and
+## @code{step_norm} are of the step before the clip).
 ## @end enumerate
 ##
 ## @var{info} is a plain scalar struct (@code{isstruct (info)} is true), small enough to
@@ -68,9 +74,11 @@
 ## @seealso{muon_optimizer, muon_update, muon_save_state, muon_load_state}
 ## @end deftypefn
 
-function [params, opt, info] = muon_step (opt, params, grads)
-  if (nargin != 3)
+function [params, opt, info] = muon_step (opt, params, grads, maxlogits)
+  if (nargin < 3 || nargin > 4)
     print_usage ();
+  elseif (nargin < 4)
+    maxlogits = [];                     # "QKClip" pairs need them: opt_qk_clip says so
   endif
   fname = "muon_step";
   if (! (isstruct (opt) && isscalar (opt) && isfield (opt, "type")
@@ -87,6 +95,9 @@ function [params, opt, info] = muon_step (opt, params, grads)
   ## muon_save_state when the step trips over it, and reported as such
   try
     [params, opt, info] = step (fname, opt, params, grads);
+    if (info.applied && ! isempty (opt.qk_clip))
+      [params, info.qk_clip] = opt_qk_clip (fname, opt.qk_clip, params, maxlogits);
+    endif
   catch err
     if (strncmp (err.identifier, "muonlab:", 8))
       rethrow (err);

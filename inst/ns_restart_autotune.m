@@ -136,17 +136,7 @@ function C = schedule (fname, coeffs, rest)
   catch err
     error (err.identifier, "%s", strrep (err.message, "COEFFICIENTS", "COEFFS"));
   end_try_catch
-  K = rows (o.coeffs);
-  if (o.steps == 0)
-    o.steps = 5 * (K == 1) + K * (K > 1);
-  endif
-  idx = 1:o.steps;
-  if (strcmp (o.schedule_mode, "cycle"))
-    idx = mod (idx - 1, K) + 1;
-  else
-    idx = min (idx, K);
-  endif
-  C = o.coeffs(idx,:);
+  C = expand_schedule (o.coeffs, o.steps, o.schedule_mode);
 endfunction
 
 ## The peer's scalar model for one restart list: the largest condition max|q|/min|q|.

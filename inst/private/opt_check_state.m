@@ -60,7 +60,7 @@ function f = top_fields ()
        "muon_wd", "adam_wd", "adam_betas", "adam_eps", "clip_policy", "clip_norm", ...
        "accum_steps", "per_micro_ns", "poison", "scaler", "route", "update_args", ...
        "muon", "adam", "accum", "micro", "overflow_pending", "step", "skipped", ...
-       "ns_calls"};
+       "ns_calls", "qk_clip"};
 endfunction
 
 function check_top (opt)
@@ -101,6 +101,11 @@ function check_top (opt)
       fail_ ("OPT.route.%s is 'muon' but the parameter is not a matrix", n);
     endif
   endfor
+  q = opt.qk_clip;                        # muon_optimizer's QKClip pairs
+  if (! (isstruct (q) && iscolumn (q) && all (isfield (q, {"q", "k", "heads", "args"}))
+         && all (ismember ([{q.q}, {q.k}], names))))
+    fail_ ("OPT.qk_clip must be muon_optimizer's QKClip pairs, naming parameters");
+  endif
   ismuon = cellfun (@(n) strcmp (opt.route.(n), "muon"), names);
   field_set (opt.update_args, "OPT.update_args", names(ismuon));
   known = option_spec ("muon_update").names;   # every option muon_update takes

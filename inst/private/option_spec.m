@@ -67,7 +67,7 @@ function S = option_spec (key)
           "muon_mpirun", "ns_flops", "zero_plot_layout", "muon_load_state", "muon_model", ...
           "zero_cost", "muon_export", "ns_design_coeffs", "ns_restart_autotune", ...
           "ns_restart_search", "zero_save_state", "zero_load_state", "zero_train_step", ...
-          "demo", "muon_gpu"};
+          "qk_clip", "demo", "muon_gpu"};
   if (nargin == 0)
     S = keys;
     return;
@@ -130,6 +130,8 @@ function S = option_spec (key)
       ns = ns(! ismember (ns(:,1), {"Method", "Restarts"}), :);
       S = compile ({any_rows({"MaxRestarts", 2}), display_rows("off"), ns}, "",
                    "default", {"precision", "single"});
+    case "qk_clip"
+      S = compile ({qk_clip_rows(L)});
     case "demo"                         # the demos in demo/ (demo/demo_options.m)
       S = compile ({display_rows("final")});
     case "muon_gpu"                     # where a device array lives and in what class
@@ -183,6 +185,22 @@ function T = cost_rows (L)
     "Profile",       "profile",         "any",     [],                 "h100",             ""
     "Experts",       "param_experts",   "any",     [],                 [],                 ""
     "SplitRows",     "param_split",     "any",     [],                 [],                 ""
+  };
+endfunction
+
+## qk_clip: the attention layout and the clip (Megatron's defaults: tau 100, alpha 0.5); []
+## where qk_clip derives the value from the shapes or the other options.
+function T = qk_clip_rows (L)
+  T = {
+  ## Name            Field              Kind       Arg                 Default             Must be
+    "Layout",        "layout",          "enum",    {"gqa", "mla"},     "gqa",              ""
+    "Heads",         "heads",           "int",     [1 Inf],            [],                 ""
+    "QueryGroups",   "querygroups",     "int",     [1 Inf],            [],                 ""
+    "Threshold",     "threshold",       "real",    "(0, Inf)",         100,                ""
+    "Alpha",         "alpha",           "real",    "[0, 1]",           0.5,                ""
+    "QKHeadDim",     "qkheaddim",       "int",     [1 Inf],            [],                 ""
+    "RopeHeadDim",   "ropeheaddim",     "int",     [0 Inf],            [],                 ""
+    "VHeadDim",      "vheaddim",        "int",     [1 Inf],            [],                 ""
   };
 endfunction
 
@@ -282,6 +300,7 @@ function T = optimizer_rows (L)
     "LossScaler",       "loss_scaler",  "any",     [],                 "none",             ""
     "Route",            "route",        "any",     [],                 [],                 ""
     "ParamOptions",     "param_options","any",     [],                 [],                 ""
+    "QKClip",           "qk_clip",      "any",     [],                 {},                 ""
   };
 endfunction
 

@@ -138,6 +138,12 @@ function v = SAMPLES (name, key)
     case "SafetyLast",      v = true;
     case "Steps",           v = 5;
     case "ScheduleMode",    v = "cycle";
+    case "Heads",           v = 2;                  # qk_clip's fixtures (call)
+    case "QueryGroups",     v = 1;
+    case "QKHeadDim",       v = 3;
+    case "RopeHeadDim",     v = 2;
+    case "VHeadDim",        v = 4;
+    case "QKClip",          v = {"W", "b", "Heads", 2};   # the optimizer's fixture P
     otherwise,              v = [];
   endswitch
 endfunction
@@ -270,6 +276,13 @@ function call (fname, name, v)
           unlink (f);
         endif
       end_unwind_protect
+    case "qk_clip"                      # 2 heads: G is 2 x 4 rows; MLA dq 3, dr 2, dv 4
+      if (any (strcmp (name, {"Layout", "QKHeadDim", "RopeHeadDim", "VHeadDim"})))
+        qk_clip (reshape (sin (1:60), 10, 6), reshape (cos (1:42), 14, 3), [150 50],
+                 "Layout", "mla", "QKHeadDim", 3, name, v);
+      else
+        qk_clip (G, G(1:4 * (1 + ! strcmp (name, "QueryGroups")),:), [150 50], name, v);
+      endif
     otherwise
       error ("test_options: no fixture for %s: add one to call ()", fname);
   endswitch

@@ -1,0 +1,25 @@
+## -*- texinfo -*-
+## @deftypefn {} {[@var{p}, @var{x}] =} ns_map (@var{C})
+## @deftypefnx {} {[@var{p}, @var{x}] =} ns_map (@var{C}, @var{hi})
+## @deftypefnx {} {@var{p} =} ns_map (@var{C}, [], @var{x})
+## The composed scalar map of the K x 3 schedule @var{C} (one row per step, as
+## @code{expand_schedule} gives it): p (x) = p_K (... p_1 (x)), p_k (x) = a x + b x^3 +
+## c x^5, what the iteration does to each singular value of its normalized input.  With
+## one argument, on the audit's grid @var{x} (a row): 61 points log-spaced on
+## [1e-6, 1e-3), then 20001 evenly on [1e-3, @var{hi}] (default 1), so that a sign change
+## on (0, @var{hi}] is seen to within 5e-5.  With @var{x} given, the map at those points.
+## @end deftypefn
+
+function [p, x] = ns_map (C, hi, x)
+  if (nargin < 3)
+    if (nargin < 2)
+      hi = 1;
+    endif
+    x = [logspace(-6, -3, 61)(1:end-1), linspace(1e-3, hi, 20001)];
+  endif
+  p = x;
+  for k = 1:rows (C)
+    p2 = p .* p;
+    p = p .* (C(k,1) + p2 .* (C(k,2) + p2 .* C(k,3)));
+  endfor
+endfunction

@@ -1,0 +1,79 @@
+## -*- texinfo -*-
+## @deftypefn  {} {@var{pairs} =} opt_qk_clip (@var{fname}, @var{params}, @var{spec})
+## @deftypefnx {} {[@var{params}, @var{report}] =} opt_qk_clip (@var{fname}, @var{pairs}, @var{params}, @var{maxlogits})
+## The @qcode{"QKClip"} option of @code{muon_optimizer} and its application in
+## @code{muon_step}.
+##
+## First form: check @var{spec} (@code{@{@}}: none; one cell @code{@{QNAME, KNAME,
+## "Heads", h, @dots{}@}} or a cell of them, the rest @code{qk_clip} options) against
+## @var{params} by a dry run of @code{qk_clip} on each pair, and return the pairs as a
+## struct array (fields @code{q}, @code{k}, @code{heads}, @code{args}), 0 x 1 for none.
+##
+## Second form: after an applied step, clip each pair of @var{params} with
+## @code{maxlogits.(QNAME)}, the largest logit per head that the caller measured; @var{report}
+## has a field per QNAME: @code{clipped} and @code{eta} of @code{qk_clip}'s info.
+## @end deftypefn
+
+function [out, report] = opt_qk_clip (fname, a, b, maxlogits)
+  if (nargin == 3)
+    out = check (fname, a, b);
+  else
+    [out, report] = apply (fname, a, b, maxlogits);
+  endif
+endfunction
+
+function pairs = check (fname, params, spec)
+  pairs = struct ("q", {}, "k", {}, "heads", {}, "args", {})(:);
+  if (isempty (spec))
+    return;
+  endif
+  if (iscell (spec) && ! isempty (spec) && ischar (spec{1}))
+    spec = {spec};
+  endif
+  if (! iscell (spec) || ! all (cellfun (@is_pair, spec(:))))
+    error ("muonlab:badArg",
+           "%s: QKCLIP must be a cell {QNAME, KNAME, \"Heads\", h, ...} or a cell of them.",
+           fname);
+  endif
+  for i = 1:numel (spec)
+    s = spec{i};
+    for n = s(1:2)
+      if (! isfield (params, n{1}))
+        error ("muonlab:badArg", "%s: QKCLIP names '%s', which is not a parameter.", fname,
+               n{1});
+      endif
+    endfor
+    j = find (strcmpi (s(3:2:end), "Heads"), 1, "last");
+    if (isempty (j) || ! (isnumeric (s{2*j+2}) && isscalar (s{2*j+2})))
+      error ("muonlab:badArg", "%s: QKCLIP pair '%s', '%s' must give \"Heads\", h.", fname,
+             s{1:2});
+    endif
+    h = double (s{2*j+2});
+    try                                       # qk_clip's own checks, worded for FNAME
+      qk_clip (params.(s{1}), params.(s{2}), zeros (1, h), s{3:end});
+    catch err
+      error (err.identifier, "%s: QKCLIP pair '%s', '%s': %s", fname, s{1:2},
+             regexprep (err.message, '^qk_clip: ', ""));
+    end_try_catch
+    pairs(end+1,1) = struct ("q", s{1}, "k", s{2}, "heads", h, "args", {s(3:end)});
+  endfor
+endfunction
+
+function ok = is_pair (s)
+  ok = iscell (s) && numel (s) >= 2 && iscellstr (s(1:2)) && mod (numel (s), 2) == 0;
+endfunction
+
+function [params, report] = apply (fname, pairs, params, S)
+  report = struct ();
+  for i = 1:numel (pairs)
+    p = pairs(i);
+    if (! (isstruct (S) && isscalar (S) && isfield (S, p.q)))
+      error ("muonlab:badArg",
+             "%s: MAXLOGITS must be a struct with a field '%s' (the largest logit of each head).",
+             fname, p.q);
+    endif
+    [params.(p.q), params.(p.k), info] = qk_clip (params.(p.q), params.(p.k), S.(p.q),
+                                                  p.args{:});
+    report.(p.q) = struct ("clipped", info.clipped, "eta", info.eta);
+  endfor
+endfunction
