@@ -1,4 +1,4 @@
-#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update last_ms trim reset count"
+#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update adamw last_ms trim reset count"
 /* __muon_gpu__ - gateway of muon_gpu.m, muon_gpuarray.m and the device-array paths of
  * muon_ns / muon_update: device arrays (muon_math.h, core/math/darray.c) held in this MEX
  * file's table and known to Octave by a handle H = [SESSION ID] (muon_mex_gpu.h).
@@ -9,6 +9,8 @@
  *   [H, MS] = ('ns', H, OPTS)                  OPTS as muon_ns.m builds it; MS: device ms
  *   [HU, HM, MS] = ('update', HG, HM, OPTS, EXPERTS)   HM [] for zero momentum; a new
  *                                              momentum array (the given one is unchanged)
+ *   [HP, HM, HV] = ('adamw', HP, HG, HM, HV, COEF)   one AdamW step (muon_darray_adamw) on
+ *                                              new copies of P, M and V; COEF 1 x 7
  *   MS = ('last_ms', DEVICE)   [IN_USE, CACHED] = ('trim', DEVICE)
  *   ('reset')   frees every array (their handles go stale) and the CUDA pool's blocks
  *   N = ('count')                              arrays held
@@ -22,7 +24,7 @@
   X (CMD_UPLOAD, "upload", 4, 4, 1) X (CMD_FILL, "fill", 6, 6, 1)                       \
   X (CMD_GATHER, "gather", 2, 2, 1) X (CMD_FREE, "free", 2, 2, 0)                       \
   X (CMD_NS, "ns", 3, 3, 2) X (CMD_UPDATE, "update", 5, 5, 3)                           \
-  X (CMD_LAST_MS, "last_ms", 2, 2, 1) X (CMD_TRIM, "trim", 2, 2, 2)                     \
+  X (CMD_ADAMW, "adamw", 6, 6, 3) X (CMD_LAST_MS, "last_ms", 2, 2, 1) X (CMD_TRIM, "trim", 2, 2, 2)                     \
   X (CMD_RESET, "reset", 1, 1, 0) X (CMD_COUNT, "count", 1, 1, 1)
 #define CMD_ENUM(e, name, lo, hi, outs) e,
 #define CMD_NAME(e, name, lo, hi, outs) name,
@@ -43,15 +45,24 @@ static int list_arg (const char *fname, const char *what, const mxArray *a, muon
   return v;
 }
 
-// A new array like a (device, storage, shape), or of another storage class.
-static muon_darray *like (const char *fname, const muon_darray *a, int storage)
+// A new array like a (device, storage, shape); on an error the arrays *k1 and *k2 made
+// earlier in the call (NULL for none) are freed before it is raised.
+static muon_darray *like (const char *fname, const muon_darray *a, muon_darray **k1,
+                          muon_darray **k2)
 {
   muon_darray_info i;
   muon_darray *b = NULL;
   muon_darray_describe (a, &i);
-  muon_mex_check (fname, muon_darray_create (muon_mex_ctx (), i.device, storage < 0
-                                             ? i.storage : (muon_precision) storage, i.rows,
-                                             i.cols, i.batch, &b));
+  muon_status s = muon_darray_create (muon_mex_ctx (), i.device, i.storage, i.rows, i.cols,
+                                      i.batch, &b);
+  if (s < 0)
+  {
+    char msg[512];
+    snprintf (msg, sizeof msg, "%s", muon_ctx_last_error (muon_mex_ctx ()));
+    muon_darray_destroy (muon_mex_ctx (), k1);
+    muon_darray_destroy (muon_mex_ctx (), k2);
+    muon_mex_error (fname, muon_status_id (s), "%s.", msg);
+  }
   return b;
 }
 
@@ -139,7 +150,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     const muon_darray *g = muon_mex_gpu_get (fname, "G", prhs[1]);
     muon_ns_opts o;
     muon_mex_ns_opts (fname, prhs[2], &o);
-    a = like (fname, g, -1);
+    a = like (fname, g, NULL, NULL);
     check_or_free (fname, muon_darray_ns (ctx, g, a, &o), &a, NULL);
     out[0] = muon_mex_gpu_handle (fname, a);
     double ms = NAN;
@@ -161,16 +172,16 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       muon_mex_error (fname, "badArg", "EXPERTS must be a positive integer.");
     if (mxIsEmpty (prhs[2]))                        // zero momentum in G's class
     {
-      b = like (fname, g, -1);
+      b = like (fname, g, NULL, NULL);
       check_or_free (fname, muon_darray_fill (ctx, b, MUON_FILL_ZEROS, 0), &b, NULL);
     }
     else                                             // a copy: the caller's M stays as it is
     {
       const muon_darray *m = muon_mex_gpu_get (fname, "STATE.momentum", prhs[2]);
-      b = like (fname, m, -1);
+      b = like (fname, m, NULL, NULL);
       check_or_free (fname, muon_darray_copy (ctx, m, b), &b, NULL);
     }
-    a = like (fname, g, -1);
+    a = like (fname, g, &b, NULL);
     check_or_free (fname, muon_darray_update (ctx, g, b, a, &o, (size_t) experts), &a, &b);
     out[0] = muon_mex_gpu_handle (fname, a);
     out[1] = muon_mex_gpu_handle (fname, b);
@@ -179,6 +190,32 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_darray_describe (g, &i);
     muon_darray_last_ms (ctx, i.device, &ms);
     out[2] = mxCreateDoubleScalar (ms);
+    break;
+  }
+  case CMD_ADAMW:
+  {
+    const char *fname = "muon_step";
+    const muon_darray *in[4];
+    const char *what[] = { "P", "G", "M", "V" };
+    for (int k = 0; k < 4; k++)
+      in[k] = muon_mex_gpu_get (fname, what[k], prhs[1 + k]);
+    if (!mxIsDouble (prhs[5]) || mxGetNumberOfElements (prhs[5]) != 7)
+      muon_mex_error (fname, "badArg", "COEF must be 7 doubles.");
+    muon_darray *c = NULL;
+    a = like (fname, in[0], NULL, NULL);           // P, M, V: copies, updated in place
+    check_or_free (fname, muon_darray_copy (ctx, in[0], a), &a, NULL);
+    b = like (fname, in[2], &a, NULL);
+    check_or_free (fname, muon_darray_copy (ctx, in[2], b), &a, &b);
+    c = like (fname, in[3], &a, &b);
+    muon_status s = muon_darray_copy (ctx, in[3], c);
+    if (s >= 0)
+      s = muon_darray_adamw (ctx, a, in[1], b, c, mxGetPr (prhs[5]));
+    if (s < 0)
+      muon_darray_destroy (ctx, &c);
+    check_or_free (fname, s, &a, &b);
+    out[0] = muon_mex_gpu_handle (fname, a);
+    out[1] = muon_mex_gpu_handle (fname, b);
+    out[2] = muon_mex_gpu_handle (fname, c);
     break;
   }
   case CMD_LAST_MS:

@@ -318,6 +318,25 @@ __global__ void k_scale_block (T *u, size_t rows, size_t cols, size_t pages, siz
     atomicAdd (bad, count);
 }
 
+// One AdamW step of every element (muon_darray_math.h).
+__global__ void k_adamw_f64 (double *p, const double *g, double *m, double *v, size_t n,
+                             double c0, double c1, double c2, double c3, double c4, double c5,
+                             double c6)
+{
+  const double c[7] = { c0, c1, c2, c3, c4, c5, c6 };
+  FOR_EACH (i, n)
+    muon_adamw_f64 (&p[i], g[i], &m[i], &v[i], c);
+}
+
+__global__ void k_adamw_f32 (float *p, const float *g, float *m, float *v, size_t n,
+                             float c0, float c1, float c2, float c3, float c4, float c5,
+                             float c6)
+{
+  const float c[7] = { c0, c1, c2, c3, c4, c5, c6 };
+  FOR_EACH (i, n)
+    muon_adamw_f32 (&p[i], g[i], &m[i], &v[i], c);
+}
+
 //---- entries ------------------------------------------------------------------------------
 
 muon_status alloc_entry (void **state, size_t bytes, void **ptr, char *msg, size_t len)
@@ -524,6 +543,27 @@ muon_status update_entry (void **state, const muon_tensor *G, muon_tensor *M, mu
   return MUON_OK;
 }
 
+muon_status adamw_entry (void **state, muon_tensor *P, const muon_tensor *G, muon_tensor *M,
+                         muon_tensor *V, const double coef[7], char *msg, size_t len)
+{
+  ENTRY_STATE ();
+  const muon_tensor *t[] = { P, G, M, V };
+  for (const muon_tensor *x : t)
+    TRY (muon_tensor_fault_on (x, "P, G, M and V", MUON_DEVICE_CUDA, E.msg, E.len));
+  size_t n = P->rows * P->cols * P->batch;
+  if (P->dtype == MUON_F64)
+    LAUNCH (k_adamw_f64<<<grid_for (n), THREADS, 0, s->stream>>> (
+      (double *) P->data, (const double *) G->data, (double *) M->data, (double *) V->data, n,
+      coef[0], coef[1], coef[2], coef[3], coef[4], coef[5], coef[6]));
+  else
+    LAUNCH (k_adamw_f32<<<grid_for (n), THREADS, 0, s->stream>>> (
+      (float *) P->data, (const float *) G->data, (float *) M->data, (float *) V->data, n,
+      (float) coef[0], (float) coef[1], (float) coef[2], (float) coef[3], (float) coef[4],
+      (float) coef[5], (float) coef[6]));
+  CUDA_TRY (cudaStreamSynchronize (s->stream));
+  return MUON_OK;
+}
+
 muon_status last_ms_entry (void *state, double *ms)
 {
   ns_state *s = (ns_state *) state;
@@ -580,6 +620,7 @@ muon_status muon_cuda_get_api (int abi, void *table)
   api->convert = convert_entry;
   api->fill = fill_entry;
   api->update = update_entry;
+  api->adamw = adamw_entry;
   api->last_ms = last_ms_entry;
   api->trim = trim_entry;
   return MUON_OK;

@@ -56,6 +56,9 @@ typedef struct muon_cuda_api {
   muon_status (*update) (void **state, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
                          const muon_update_opts *o, const double *coef, int steps, char *msg,
                          size_t len);
+  // One AdamW step on device tensors P, G, M, V of one dtype (muon_darray_adamw).
+  muon_status (*adamw) (void **state, muon_tensor *P, const muon_tensor *G, muon_tensor *M,
+                        muon_tensor *V, const double coef[7], char *msg, size_t len);
   // Waits for the device and gives the time of the last ns or update in ms (CUDA events).
   muon_status (*last_ms) (void *state, double *ms);
   // Returns the pool's free blocks to the driver; [out] the bytes in use and cached after.

@@ -299,6 +299,12 @@ muon_status muon_darray_ns (muon_ctx *ctx, const muon_darray *G, muon_darray *X,
 // experts > 1 views each page as a fused (experts*m) x n weight (muon_update's Experts).
 muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray *M,
                                 muon_darray *U, const muon_update_opts *o, size_t experts);
+// One AdamW step on G's device, every element as inst/private/opt_adamw.m computes it on
+// host arrays (muon_darray_math.h): [in,out] P, M, V (the parameter and the moments),
+// [in] G; all four of one device, shape and class (double or single).  coef = {1 - beta1,
+// 1 - beta2, 1 - beta1^t, 1 - beta2^t, 1 - lr wd, lr, eps}, rounded to the class first.
+muon_status muon_darray_adamw (muon_ctx *ctx, muon_darray *P, const muon_darray *G,
+                               muon_darray *M, muon_darray *V, const double coef[7]);
 // The device time of the last muon_darray_ns / muon_darray_update of ctx on `device`, in ms
 // (CUDA events; the CPU stand-in measures wall time).  Waits for the device.
 muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms);

@@ -480,6 +480,50 @@ fail:
   return status;
 }
 
+muon_status muon_darray_adamw (muon_ctx *ctx, muon_darray *P, const muon_darray *G,
+                               muon_darray *M, muon_darray *V, const double coef[7])
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, coef != NULL, "coef must not be NULL");
+  CHECKSTATUS (check_pair (ctx, P, "P", G, "G"));
+  CHECKSTATUS (check_pair (ctx, P, "P", M, "M"));
+  CHECKSTATUS (check_pair (ctx, P, "P", V, "V"));
+  CHECK (MUON_ERR_BADTYPE, !is_half (P->storage) && G->storage == P->storage
+                             && M->storage == P->storage && V->storage == P->storage,
+         "P, G, M and V must share one class, double or single");
+  CHECK (MUON_ERR_BADARG, P != M && P != V && M != V && G != P && G != M && G != V,
+         "P, G, M and V must be distinct arrays");
+  if (P->device == MUON_DEVICE_CUDA)
+  {
+    const muon_cuda_api *api;
+    void **st;
+    char msg[256] = "";
+    muon_tensor p = view (P), g = view (G), m = view (M), v = view (V);
+    CHECKSTATUS (cuda_of (ctx, &api, &st));
+    CHECKSTATUS (cuda_status (ctx, api->adamw (st, &p, &g, &m, &v, coef, msg, sizeof msg),
+                              msg));
+  }
+  else if (P->storage == MUON_PREC_DOUBLE)
+  {
+    double *p = P->data, *m = M->data, *v = V->data;
+    const double *g = G->data;
+    for (size_t i = 0; i < P->numel; i++)
+      muon_adamw_f64 (&p[i], g[i], &m[i], &v[i], coef);
+  }
+  else
+  {
+    float c[7], *p = P->data, *m = M->data, *v = V->data;
+    const float *g = G->data;
+    for (int k = 0; k < 7; k++)
+      c[k] = (float) coef[k];
+    for (size_t i = 0; i < P->numel; i++)
+      muon_adamw_f32 (&p[i], g[i], &m[i], &v[i], c);
+  }
+fail:
+  return status;
+}
+
 //---- time and memory ----------------------------------------------------------------------
 
 muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms)

@@ -86,4 +86,33 @@ MUON_HD double muon_randn_at (uint64_t seed, uint64_t i)
   return sqrt (-2.0 * log (u1)) * cos (6.283185307179586 * u2);
 }
 
+// One AdamW step of one element, in the class of the parameter (float or double), in the
+// order and with the roundings of inst/private/opt_adamw.m run on host arrays (each scalar
+// coefficient first rounded to the class, every operation rounded once):
+//   m += c1 (g - m);  v += c2 (g g - v);  mh = m / bc1;  vh = v / bc2;
+//   p = p decay;  p = p - lr (mh / (sqrt (vh) + eps))
+// c = {c1 = 1 - beta1, c2 = 1 - beta2, bc1 = 1 - beta1^t, bc2 = 1 - beta2^t,
+//      decay = 1 - lr wd, lr, eps}.
+#define MUON_ADAMW_STEP(T, SQRT, p, g, m, v, c)                                     \
+  do {                                                                          \
+    T g_ = (g), m_ = (m), v_ = (v);                                             \
+    m_ = m_ + (c)[0] * (g_ - m_);                                               \
+    v_ = v_ + (c)[1] * (g_ * g_ - v_);                                          \
+    T mh_ = m_ / (c)[2], vh_ = v_ / (c)[3];                                     \
+    T p_ = (p) * (c)[4];                                                        \
+    (p) = p_ - (c)[5] * (mh_ / (SQRT (vh_) + (c)[6]));                          \
+    (m) = m_;                                                                   \
+    (v) = v_;                                                                   \
+  } while (0)
+
+MUON_HD void muon_adamw_f64 (double *p, double g, double *m, double *v, const double c[7])
+{
+  MUON_ADAMW_STEP (double, sqrt, *p, g, *m, *v, c);
+}
+
+MUON_HD void muon_adamw_f32 (float *p, float g, float *m, float *v, const float c[7])
+{
+  MUON_ADAMW_STEP (float, sqrtf, *p, g, *m, *v, c);
+}
+
 #endif
