@@ -4,7 +4,12 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab} {@var{opt} =} muon_optimizer (@var{params})
 ## @deftypefnx {muonlab} {@var{opt} =} muon_optimizer (@var{params}, @var{name}, @var{value}, @dots{})
+## @deftypefnx {muonlab} {@var{list} =} muon_optimizer ("presets")
 ## Create the state of a hybrid Muon + AdamW optimizer over a struct of named arrays.
+##
+## @code{muon_optimizer ("presets")} prints the @qcode{"Preset"} names of the Muon family
+## with a line each saying where it comes from; with an output, @var{list} is their
+## P x 2 cell @{name, source@}.
 ##
 ## @var{params} is a scalar struct; each field is one parameter (a real double or single
 ## array), the field name its name.  The optimizer is advanced by @code{muon_step}.
@@ -86,8 +91,13 @@
 ## every option of @code{muon_update}, its @code{muon_ns} options included:
 ## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"MomentumForm"},
 ## @qcode{"Scale"}, @qcode{"Experts"}, @dots{}, @qcode{"Method"}, @qcode{"Precision"},
-## @qcode{"Eps"} (the NS normalization eps, not AdamW's), @dots{}  They are checked here by a
-## dry run of @code{muon_update} on zeros of each Muon parameter's shape.
+## @qcode{"Eps"} (the NS normalization eps, not AdamW's), @dots{}, and the Muon family's
+## @qcode{"Algorithm"} (@qcode{"normuon"}, @qcode{"adamuon"}, @qcode{"namo"},
+## @qcode{"polargrad"}, @qcode{"scion"}, @qcode{"dion"}, @qcode{"dion2"}) and
+## @qcode{"Preset"} (a reference's algorithm and conventions, later options overriding
+## single ones), with their options (@qcode{"Beta2"}, @qcode{"NormAxis"},
+## @qcode{"DecayFirst"}, @dots{}).  They are checked here by a dry run of
+## @code{muon_update} on zeros of each Muon parameter's shape.
 ## @end table
 ##
 ## Example:
@@ -107,6 +117,15 @@ function opt = muon_optimizer (params, varargin)
     print_usage ();
   endif
   fname = "muon_optimizer";
+  if (ischar (params) && strcmpi (params, "presets"))
+    [names, sources] = family_presets ();
+    if (nargout > 0)
+      opt = [names; sources].';
+    else
+      printf ("%-20s %s\n", [names; sources]{:});
+    endif
+    return;
+  endif
   opt_check_tree (fname, "PARAMS", params, {}, {}, true);
   ## its own options (checked), and the muon_update ones (checked by the dry run below)
   [v, update_args] = parse_options (fname, "muon_optimizer", varargin);

@@ -67,7 +67,86 @@
 ## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
 ## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}), for the orthogonalization of each
 ## block; the default precision is the class of @var{G}.
+## @item "NormScale", "EpsPlacement"
+## @code{muon_ns}'s normalization conventions (dion's @code{/(1.02 ||X|| + eps)}, EO's
+## @code{/max (||X||, eps)}); not the defaults: the update runs in Octave (see
+## @qcode{"Algorithm"}).  @code{zero_muon_step} does not take them.
+## @item "Algorithm"
+## the rule (the Muon family of issue 27): @qcode{"muon"} (default, the core's update
+## above, unchanged), @qcode{"normuon"}, @qcode{"adamuon"}, @qcode{"namo"},
+## @qcode{"polargrad"}, @qcode{"scion"}, @qcode{"dion"} or @qcode{"dion2"}; the rules
+## are below.  They run in Octave on top of @code{muon_ns}, for one 2-D matrix (or a 4-D
+## convolution weight), without @qcode{"Experts"} or @qcode{"SplitRows"}; so does
+## @qcode{"muon"} when @qcode{"NormScale"} or @qcode{"EpsPlacement"} is not the default.
+## Each convention not given keeps muonlab's default (Beta 0.95, Nesterov, EMA, Keller's
+## NS and scale): @qcode{"Preset"} gives a reference's.
+## @item "Preset"
+## a reference implementation: sets @qcode{"Algorithm"} and every convention (momentum,
+## Nesterov, NS schedule, its normalization and eps, the second-moment axis and eps,
+## RMS matching, scale, @dots{}) to that reference's; options given after it override
+## one convention at a time (e.g. @code{"Preset", "normuon_eo", "Nesterov", true}),
+## options given before it are overridden.  @code{muon_optimizer ("presets")} lists
+## them: @qcode{"keller"}, @qcode{"normuon_zichongli5"}, @qcode{"normuon_dion"},
+## @qcode{"normuon_eo"}, @qcode{"adamuon_official"}, @qcode{"adamuon_eo"},
+## @qcode{"namo_eo"}, @qcode{"polargrad_eo"}, @qcode{"scion_eo"},
+## @qcode{"dion_reference"}, @qcode{"dion2"}.
+## @item "Beta2"
+## NorMuon's, AdaMuon's and NAMO's second-moment EMA coefficient in [0, 1) (default 0.95;
+## AdaMuon's official code uses the momentum's beta, which its preset sets).
+## @item "NormAxis"
+## NorMuon / AdaMuon second moment of O = NS (X): @qcode{"row"} one per row,
+## @code{mean (O.^2, 2)} (m x 1; NorMuon's default: zichongli5, dion), @qcode{"col"}
+## one per column (1 x n), @qcode{"shorter"} the mean along the shorter side: per row
+## when m >= n, per column when m < n (Emerging-Optimizers), @qcode{"element"}
+## @code{O.^2} (m x n; AdaMuon's default).
+## @item "SignBeforeNS"
+## true: orthogonalize @code{sign (X)} (AdaMuon's official code).  Default false.
+## @item "VEps", "VEpsPlacement"
+## the division by the second moment: @code{O ./ (sqrt (V) + VEps)} (@qcode{"add"},
+## default) or @code{O ./ sqrt (max (V, VEps))} (@qcode{"max"}, EO's
+## @code{rsqrt (max (V, eps))}); NAMO's @code{sqrt (v) + VEps} likewise.  Default 1e-8.
+## @item "RMSMatch"
+## the rescale of O2 = O ./ den (V): @qcode{"keep"} @code{O2 *= ||O|| / (||O2|| +
+## RMSEps)} (NorMuon's default), a number r: @code{O2 *= r sqrt (m n) / (||O2|| + RMSEps)}
+## (AdaMuon's 0.2, its default), @qcode{"none"} (Emerging-Optimizers).
+## @item "RMSEps", "RMSEpsPlacement"
+## that rescale's eps (default 1e-8) and where it goes: @qcode{"add"} (default)
+## @code{||O2|| + RMSEps} or @qcode{"max"} @code{max (||O2||, RMSEps)} (dion's NorMuon).
+## @item "Rank"
+## Dion's rank r (default and at most min (m, n): full rank).
+## @item "DionQ0"
+## Dion's starting Q, a min (m, n) x r matrix, for an exact comparison with another
+## implementation (default: a Gaussian from a fixed seed; the caller's random stream is
+## left as it was).  Used at the first step only.
+## @item "Fraction", "EFDecay"
+## Dion2: the fraction of rows (m <= n) or columns selected each step (default 0.25) and
+## the error-feedback decay of the selected momentum (default 0.95).
+## @item "DecayFirst"
+## for @code{muon_step} (this function does no decay): true (default, every reference)
+## @code{W *= 1 - lr wd} before @code{W -= lr U}; false after it, @code{W = (W - lr U)
+## (1 - lr wd)}, which differs by lr^2 wd U.
 ## @end table
+##
+## The family's rules, after the momentum (lerp (a, b, w) = a + w (b - a)):
+## @example
+## ema: M = lerp (M, G, 1-beta); X = lerp (G, M, beta) | M;  sgd: M = beta M + G;
+## X = G + beta M | M   (Nesterov | not); scale = the Scale rule on (m, n) * ScaleFactor
+## muon, scion  U = scale NS (X); scion decays with wd = 1 in muon_step (W *= 1 - lr)
+## normuon      O = NS (X); V = lerp (V, q, 1-Beta2), q per NormAxis (default row);
+## adamuon      O2 = O ./ den (V), rescaled per RMSMatch;  U = scale O2
+##              (adamuon: NormAxis element, RMSMatch 0.2 by default; SignBeforeNS)
+## namo         v = lerp (v, ||G||^2, 1-Beta2) (a scalar, from the raw G);
+##              U = scale ||X|| / den (v) NS (X)
+## polargrad    O = NS (X); U = scale sum (O(:) .* X(:)) O
+## dion         M += G; on B = M (M' when m < n): P = orth (B Q), R = B' P,
+##              M -= (1-beta) P R', Q = R ./ (colnorm (R) + 1e-8), U = scale P Q'
+## dion2        M += G; the top ceil (Fraction*m) rows by L1 norm (columns when m > n):
+##              S = M(sel); M(sel) *= EFDecay; U(sel) = scale NS (S), 0 elsewhere
+## @end example
+## Nesterov and MomentumForm do not apply to dion and dion2 (their momentum is M += G
+## with Beta in the error feedback).  The state then has a fourth field, @code{family}:
+## @code{algorithm} and @code{buffer} (V, v or Q; [] for the others); a state of
+## another algorithm is a @code{muonlab:badState} error.
 ##
 ## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};
 ## a non-finite @var{G} is an error.

@@ -63,7 +63,8 @@ function varargout = family_presets (what, fname, args)
   };
   names = T(:,1).';
   if (nargin == 0)
-    varargout = {names, T(:,2).', cellfun (@(p) [BASE, p], T(:,3).', "UniformOutput", false)};
+    pairs = cellfun (@(p) [BASE, p], T(:,3).', "UniformOutput", false);
+    varargout = {names, T(:,2).', pairs};
     return;
   endif
   ## expand: each "Preset", NAME pair becomes the preset's pairs, where it stood
