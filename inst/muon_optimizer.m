@@ -337,6 +337,21 @@ endfunction
 %! [~, opt] = muon_step (opt, P, P);
 %! assert (opt.step, 1);
 
+%!test
+%! ## the presets, one line each; a preset reaches every Muon parameter's update
+%! L = muon_optimizer ("presets");
+%! assert (size (L), [11 2]);
+%! assert (L(:,1).', {"keller", "normuon_zichongli5", "normuon_dion", "normuon_eo", ...
+%!                    "adamuon_official", "adamuon_eo", "namo_eo", "polargrad_eo", ...
+%!                    "scion_eo", "dion_reference", "dion2"});
+%! assert (all (cellfun (@ischar, L(:,2))));
+%! Q = rmfield (P, "W3");                     # the family takes 2-D matrices
+%! opt = muon_optimizer (Q, "Preset", "normuon_dion", "Beta", 0.9);
+%! assert (opt.update_args.W1, {"Preset", "normuon_dion", "Beta", 0.9});
+%! [~, opt] = muon_step (opt, Q, Q);
+%! assert (opt.muon.W1.family.algorithm, "normuon");
+%! assert (opt.muon.W1.momentum, Q.W1);        # M = mu M + G from zero
+
 %!error <Invalid call> muon_optimizer ()
 %!error <muon_optimizer: PARAMS must be a scalar struct of named arrays.> muon_optimizer (1)
 %!error <muon_optimizer: PARAMS must have at least one field.> muon_optimizer (struct ())
@@ -378,3 +393,5 @@ endfunction
 %!error id=muonlab:badArg muon_optimizer (P, "Coefficients", "foo")
 %!error id=muonlab:badArg muon_optimizer (P, "Foo", 1)
 %!error id=muonlab:badShape muon_optimizer (P, "Route", struct ("row", "muon"))
+%!error <muon_optimizer: parameter 'W1': PRESET must be 'keller', 'normuon_zichongli5', 'normuon_dion', 'normuon_eo', 'adamuon_official', 'adamuon_eo', 'namo_eo', 'polargrad_eo', 'scion_eo', 'dion_reference' or 'dion2'.> muon_optimizer (P, "Preset", "x")
+%!error <muon_optimizer: parameter 'W3': ALGORITHM 'normuon' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_optimizer (P, "Algorithm", "normuon")

@@ -242,6 +242,21 @@ endfunction
 %! legend ("||M|| ema", "||M|| sgd", "relative ||U_{ema} - U_{sgd}||");
 %! xlabel ("step");
 
+%!test
+%! ## the family: a preset, then one convention changed after it (NorMuon of EO with
+%! ## Nesterov); the state carries the algorithm's buffer (per-column V on a wide G)
+%! [U, s] = muon_update (G, [], "Preset", "normuon_eo");
+%! assert (s.family.algorithm, "normuon");
+%! assert (size (s.family.buffer), [1 20]);
+%! assert (s.form, "ema");
+%! G2 = G(:, end:-1:1);
+%! U1 = muon_update (G2, s, "Preset", "normuon_eo");
+%! [~, t] = muon_update (G, [], "Preset", "normuon_eo", "Nesterov", true);
+%! U2 = muon_update (G2, t, "Preset", "normuon_eo", "Nesterov", true);
+%! assert (norm (U2 - U1, "fro") > 1e-3);
+%! [~, t] = muon_update (G, [], "Nesterov", true, "Preset", "normuon_eo");
+%! assert (muon_update (G2, t, "Nesterov", true, "Preset", "normuon_eo"), U1);
+
 %!error <Invalid call> muon_update ()
 %!error <Invalid call> muon_update (G)
 %!error <muon_update: G must be a real numeric matrix.> muon_update (int8 (G), [])
@@ -295,3 +310,17 @@ endfunction
 %!error <muon_update: unknown scale rule 'x'.> __muon_update__ (G, [], struct ("scale", "x"))
 %!error <muon_step: parameter 'W': unknown scale rule 'x'.> __muon_update__ (G, [], struct ("fname", "muon_step: parameter 'W'", "scale", "x"))
 %!error <muon_optimizer: parameter 'W': M must be the size of G.> __muon_update__ (G, G.', struct ("fname", "muon_optimizer: parameter 'W'"))
+%!error <muon_update: PRESET must be 'keller', 'normuon_zichongli5', 'normuon_dion', 'normuon_eo', 'adamuon_official', 'adamuon_eo', 'namo_eo', 'polargrad_eo', 'scion_eo', 'dion_reference' or 'dion2'.> muon_update (G, [], "Preset", "dion3")
+%!error <muon_update: ALGORITHM must be 'muon', 'normuon', 'adamuon', 'namo', 'polargrad', 'scion', 'dion' or 'dion2'.> muon_update (G, [], "Algorithm", "adam")
+%!error <muon_update: NORMAXIS must be 'row', 'col', 'shorter' or 'element'.> muon_update (G, [], "NormAxis", 2)
+%!error <muon_update: RMSMATCH must be 'keep', 'none' or a positive finite RMS.> muon_update (G, [], "RMSMatch", -1)
+%!error <muon_update: BETA2 must be a scalar in \[0, 1\).> muon_update (G, [], "Beta2", 1)
+%!error <muon_update: FRACTION must be a scalar in \(0, 1\].> muon_update (G, [], "Fraction", 0)
+%!error <muon_update: RANK must be a positive integer.> muon_update (G, [], "Rank", 0)
+%!error <muon_update: DIONQ0 must be a real finite 12 x 3 matrix \(min \(m, n\) x RANK\).> muon_update (G, [], "Algorithm", "dion", "Rank", 3, "DionQ0", ones (12, 2))
+%!error <muon_update: ALGORITHM 'dion' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_update ([G; G], [], "Algorithm", "dion", "Experts", 2)
+%!error <muon_update: ALGORITHM 'muon' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_update (cat (3, G, G), [], "NormScale", 1.02)
+%!error <muon_update: STATE.family must hold the state of ALGORITHM 'namo'.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema"), "Algorithm", "namo")
+%!error <muon_update: STATE.family must hold the state of ALGORITHM 'muon'.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "dion", "buffer", [])))
+%!error <muon_update: STATE.family.buffer must be the 12 x 12 Q of DION.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "dion", "buffer", 1)), "Algorithm", "dion")
+%!error id=muonlab:badState muon_update (G, struct ("momentum", G, "step", 1, "form", "ema"), "Algorithm", "namo")
