@@ -297,12 +297,15 @@ function [wd, first] = muon_decay (fname, n, opt)
   if (isempty (args))
     return;
   endif
-  who = sprintf ("%s: parameter '%s'", fname, n);
-  o = parse_options (who, "muon_update", family_presets ("expand", who, args));
-  if (strcmp (o.algorithm, "scion"))
-    wd = 1;
-  endif
-  first = o.decay_first;
+  ## the options were checked by muon_optimizer: the last mention of each name wins
+  args = family_presets ("expand", sprintf ("%s: parameter '%s'", fname, n), args);
+  for i = 1:2:numel (args)
+    if (strcmpi (args{i}, "Algorithm"))
+      wd = merge (strcmpi (args{i+1}, "scion"), 1, opt.muon_wd);
+    elseif (strcmpi (args{i}, "DecayFirst") && ! isempty (args{i+1}))
+      first = logical (args{i+1});
+    endif
+  endfor
 endfunction
 
 ## One Muon momentum advance of parameter N.  A finite gradient and momentum go through
