@@ -244,3 +244,34 @@
 %! [~, s0] = muon_update (G, []);
 %! fail ("muon_update (G, s0, 'Algorithm', 'dion')", "STATE.family must hold the state of ALGORITHM 'dion'");
 %! fail ("muon_update (G, s, 'Algorithm', 'muon')", "STATE.family must hold the state of ALGORITHM 'muon'");
+
+%!test
+%! ## single in, single out; a 4-D convolution weight is viewed as out x (in*kh*kw)
+%! randn ("state", 15);
+%! W = randn (4, 3, 3, 3);
+%! L = muon_optimizer ("presets");
+%! for i = 1:rows (L)
+%!   [U, s] = muon_update (single (W(:,:,1,1)), [], "Preset", L{i,1});
+%!   assert ({class(U), class(s.momentum)}, {"single", "single"});
+%!   [U, s] = muon_update (W, [], "Preset", L{i,1}, "DionQ0", eye (4));
+%!   assert (size (U), size (W));
+%!   assert (U, reshape (muon_update (reshape (W, 4, 27), [], "Preset", L{i,1}, "DionQ0", eye (4)), size (W)));
+%! endfor
+
+%!test
+%! ## Muon itself with each NS variant (the Octave path when the normalization is not the
+%! ## core's), two steps, against ref_family
+%! randn ("state", 16);
+%! G = randn (10, 14, 2);
+%! c = row_conv (conventions ()(1,:));          # keller
+%! o = struct ("PE", {{"Coefficients", "polar_express_dion", "NormScale", 1.02, "Eps", 1e-8}},
+%!             "EO", {{"Coefficients", "eo_quintic", "EpsPlacement", "max", "Eps", 1e-15}});
+%! for v = {"PE", "EO"}
+%!   c.ns = v{1};
+%!   [~, s] = muon_update (G(:,:,1), [], o.(v{1}){:});
+%!   [U, s] = muon_update (G(:,:,2), s, o.(v{1}){:});
+%!   [~, S] = ref_family (G(:,:,1), [], c);
+%!   [Ur, S] = ref_family (G(:,:,2), S, c);
+%!   assert (U, Ur, 1e-12 * norm (Ur, "fro"));
+%!   assert (s.family.algorithm, "muon");
+%! endfor
