@@ -324,3 +324,5 @@ endfunction
 %!error <muon_update: STATE.family must hold the state of ALGORITHM 'muon'.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "dion", "buffer", [])))
 %!error <muon_update: STATE.family.buffer must be the 12 x 12 Q of DION.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "dion", "buffer", 1)), "Algorithm", "dion")
 %!error id=muonlab:badState muon_update (G, struct ("momentum", G, "step", 1, "form", "ema"), "Algorithm", "namo")
+%!error <muon_update: STATE.family.buffer must be the scalar v of NAMO.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "namo", "buffer", [1 2])), "Algorithm", "namo")
+%!error <muon_update: STATE.family must hold the state of ALGORITHM 'namo'.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "namo", "buffer", {{1}})), "Algorithm", "namo")

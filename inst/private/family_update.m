@@ -60,6 +60,9 @@ function [U, M, B] = family_update (fname, G, M, B, opts)
     case "namo"
       if (isempty (B))
         B = zeros (1, 1, class (G));
+      elseif (! isscalar (B))
+        error ("muonlab:badState", "%s: STATE.family.buffer must be the scalar v of NAMO.",
+               fname);
       endif
       B = B + (1 - opts.beta2) * (sumsq (G(:)) - B);
       alpha = norm (X, "fro") / vden (B, opts.v_eps, opts.v_eps_placement);

@@ -88,7 +88,8 @@ function [U, state] = run_update (fname, G, state, args)
   if (isstruct (state) && isfield (state, "family"))
     fam = state.family;
     if (! (isstruct (fam) && isscalar (fam) && all (isfield (fam, {"algorithm", "buffer"}))
-           && ischar (fam.algorithm)
+           && ischar (fam.algorithm) && isfloat (fam.buffer) && isreal (fam.buffer)
+           && ! issparse (fam.buffer)
            && (strcmp (fam.algorithm, opts.algorithm)
                || (! family && strcmp (fam.algorithm, "muon")))))
       error ("muonlab:badState", "%s: STATE.family must hold the state of ALGORITHM '%s'.",
