@@ -326,3 +326,5 @@ endfunction
 %!error id=muonlab:badState muon_update (G, struct ("momentum", G, "step", 1, "form", "ema"), "Algorithm", "namo")
 %!error <muon_update: STATE.family.buffer must be the scalar v of NAMO.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "namo", "buffer", [1 2])), "Algorithm", "namo")
 %!error <muon_update: STATE.family must hold the state of ALGORITHM 'namo'.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "namo", "buffer", {{1}})), "Algorithm", "namo")
+%!error <muon_update: SCALE must be 'keller', 'rms', 'spectral', 'unit_rms' or 'none'.> muon_update (G, [], "Scale", "Preset")
+%!error <muon_update: options must be NAME, VALUE pairs.> muon_update (G, [], "Preset", "keller", "Beta")

@@ -69,9 +69,8 @@ function varargout = family_presets (what, fname, args)
   endif
   ## expand: each "Preset", NAME pair becomes the preset's pairs, where it stood
   out = {};
-  i = 1;
   n = numel (args);
-  while (i <= n)
+  for i = 1:2:n
     if (i < n && ischar (args{i}) && strcmpi (args{i}, "Preset"))
       v = args{i+1};
       k = [];
@@ -84,11 +83,9 @@ function varargout = family_presets (what, fname, args)
                names{end});
       endif
       out = [out, BASE, T{k,3}];
-      i += 2;
     else
-      out{end+1} = args{i};
-      i += 1;
+      out = [out, args(i:min (i + 1, n))];    # a pair (or a lone last item: the parser's error)
     endif
-  endwhile
+  endfor
   varargout = {out};
 endfunction
