@@ -381,7 +381,7 @@ check-dist: dist
 #---- demos, benchmarks, package -------------------------------------------------------------
 
 # make demo DEMO=train_mlp runs another demo (ns_precision_sweep, ns_design_lab, ns_turbo_muon,
-# plan_at_scale, zero2_experiment, mpi_zero2, zero3_pads, moe_expert_parallel); DEMO_DISPLAY
+# plan_at_scale, zero2_experiment, mpi_zero2, zero3_pads, moe_expert_parallel, muon_family); DEMO_DISPLAY
 # is its "Display" option: iter (the default here: a progress line per run or configuration),
 # final (the tables only) or off.
 # DEMO_THREADS (default 1) sets OMP_NUM_THREADS and OPENBLAS_NUM_THREADS: the demos' matrices

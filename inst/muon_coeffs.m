@@ -16,6 +16,10 @@
 ## (3.4445, -4.7750, 2.0315), the constant quintic of Keller Jordan's Muon and DeepSpeed
 ## @item you
 ## You Jiacheng's 5-step schedule
+## @item eo_quintic
+## the same triples under NVIDIA Emerging-Optimizers' name: its
+## @code{coefficient_type="quintic"} (the NS_EO of its NorMuon, AdaMuon, NAMO, PolarGrad
+## and Scion; not its Polar Express set, @qcode{"polar_express_eo"})
 ## @item polar_express
 ## Dao's Polar Express values with safety factor 1.05: (a/1.05, b/1.05^3, c/1.05^5)
 ## @item polar_express_dion
@@ -106,7 +110,9 @@ endfunction
 %! names = muon_coeffs ();
 %! assert (iscellstr (names));
 %! assert (all (ismember ({"keller", "you", "polar_express", "polar_express_dion", ...
-%!                         "polar_express_eo", "cans", "aol", "deepseekv4", "cubic5"}, names)));
+%!                         "polar_express_eo", "cans", "aol", "deepseekv4", "cubic5", ...
+%!                         "eo_quintic"}, names)));
+%!assert (muon_coeffs ("eo_quintic"), muon_coeffs ("you"))
 %!test
 %! ## one list: the core's table, in its order, each matrix as the gateway gives it
 %! [names, C] = __muon_coeffs__ ();

@@ -57,6 +57,19 @@
 ## one rounding of X is computed in fp32 (fp64 for the sums and D); with false, X0 = r(G)
 ## and every step is rounded in the compute precision (Turbo-Muon's order; no Frobenius
 ## step, so fp16 overflows for large inputs).
+## @item "NormScale"
+## s > 0 (default 1): the norm is multiplied by s, X = G / (s ||G||_F + Eps): dion's
+## Polar Express normalization is s = 1.02 with Eps 1e-8 (the NS_PE of issue 27; Keller's
+## is s = 1, Eps 1e-7).  Computed as the core's G / (||G|| + Eps/s) with the first step's
+## triple (a, b, c) taken as (a/s, b/s^3, c/s^5): the same map in real arithmetic, the
+## first step rounded differently.  Frobenius or AOL alike; not with Trace.
+## @item "EpsPlacement"
+## where Eps goes: @qcode{"add"} (default) @code{G / (s ||G|| + Eps)} (Keller, DeepSpeed,
+## Moonlight, dion) or @qcode{"max"} @code{G / max (s ||G||, Eps)}, the
+## @code{F.normalize} of NVIDIA Emerging-Optimizers (with Eps 1e-15: its NS_EO).  With
+## max a page whose norm is at least Eps/s is normalized exactly as with Eps 0; a smaller
+## page is divided by Eps only (EO's eps floor: a degenerate, non-orthogonal result).
+## Not with Trace.
 ## @item "NormalizeFirst"
 ## true (default): normalize in fp32, then round.  false: the peers' order, round
 ## @var{G} to the compute precision first (overflows fp16 past 65504: DeepSpeed PR 8533).
@@ -140,14 +153,19 @@ function [X, stats] = muon_ns (G, varargin)
   if (trace && ndims (G) > 2)
     error ("muonlab:badShape", "muon_ns: G must be one matrix (2-D) for TRACE.");
   endif
+  if (trace && (opts.norm_scale != 1 || ! strcmp (opts.eps_placement, "add")))
+    error ("muonlab:badArg",
+           "muon_ns: TRACE needs the core's normalization (NORMSCALE 1, EPSPLACEMENT 'add').");
+  endif
   if (trace)
+    opts = rmfield (opts, {"norm_scale", "eps_placement"});
     opts.trace = 1;
     [X, stats] = __muon_ns__ (G, opts);
     stats.trace = trace_table (G, stats.trace);
   elseif (nargout > 1)
-    [X, stats] = __muon_ns__ (G, opts);
+    [X, stats] = ns_run (G, opts);
   else
-    X = __muon_ns__ (G, opts);
+    X = ns_run (G, opts);
   endif
 endfunction
 
@@ -375,10 +393,45 @@ endfunction
 %! assert (muon_ns (zeros (4, 6), "Normalize", "aol"), zeros (4, 6));
 %! assert (class (muon_ns (single (G), "Normalize", "aol")), "single");
 
+%!test
+%! ## NormScale and EpsPlacement against a plain loop: dion's X / (1.02 ||X|| + 1e-8) with
+%! ## its Polar Express triples, and EO's X / max (||X||, 1e-15) on a page below the floor
+%! randn ("state", 27);
+%! A = randn (6, 9);
+%! C = muon_coeffs ("polar_express_dion");
+%! X = A / (1.02 * norm (A, "fro") + 1e-8);
+%! for k = 1:5
+%!   S = X * X';
+%!   X = C(k,1) * X + (C(k,2) * S + C(k,3) * S * S) * X;
+%! endfor
+%! Y = muon_ns (A, "Coefficients", "polar_express_dion", "NormScale", 1.02, "Eps", 1e-8);
+%! assert (Y, X, 1e-13);
+%! assert (norm (Y - muon_ns (A, "Coefficients", "polar_express_dion", "Eps", 1e-8), "fro") > 1e-3);
+%! C = muon_coeffs ("eo_quintic");
+%! t = 1e-20 * A;                        # ||t|| < 1e-15: divided by the floor, not its norm
+%! want = {};
+%! for x0 = {t / 1e-15, A / norm(A, "fro")}
+%!   X = x0{1};
+%!   for k = 1:5
+%!     S = X * X';
+%!     X = C(k,1) * X + (C(k,2) * S + C(k,3) * S * S) * X;
+%!   endfor
+%!   want{end+1} = X;
+%! endfor
+%! o = {"Coefficients", "eo_quintic", "Eps", 1e-15, "EpsPlacement", "max"};
+%! assert (muon_ns (t, o{:}), want{1}, 1e-13);
+%! assert (muon_ns (cat (3, t, A), o{:}), cat (3, want{1}, want{2}), 1e-13);
+%! ## at or above the floor "max" is Eps 0 exactly
+%! assert (muon_ns (A, o{:}), muon_ns (A, "Coefficients", "eo_quintic", "Eps", 0));
+
 %!error <muon_ns: NORMALIZE must be 'frobenius' or 'aol'.> muon_ns (G, "Normalize", "spectral")
 %!error id=muonlab:unsupported muon_ns (G, "Normalize", "aol", "Device", "cuda")
 %!error <muon_ns: TRACE must be true or false.> muon_ns (G, "Trace", 2)
 %!error <muon_ns: G must be one matrix \(2-D\) for TRACE.> muon_ns (cat (3, G, G), "Trace", true)
+%!error <muon_ns: TRACE needs the core's normalization \(NORMSCALE 1, EPSPLACEMENT 'add'\).> muon_ns (G, "Trace", true, "NormScale", 1.02)
+%!error <muon_ns: TRACE needs the core's normalization \(NORMSCALE 1, EPSPLACEMENT 'add'\).> muon_ns (G, "Trace", true, "EpsPlacement", "max")
+%!error <muon_ns: NORMSCALE must be a positive finite scalar.> muon_ns (G, "NormScale", 0)
+%!error <muon_ns: EPSPLACEMENT must be 'add' or 'max'.> muon_ns (G, "EpsPlacement", "clamp")
 %!error id=muonlab:unsupported muon_ns (G, "Trace", true, "Device", "cuda")
 %!error <Invalid call> muon_ns ()
 %!error <muon_ns: G must be a real numeric matrix.> muon_ns (complex (G))

@@ -4,7 +4,12 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab} {@var{opt} =} muon_optimizer (@var{params})
 ## @deftypefnx {muonlab} {@var{opt} =} muon_optimizer (@var{params}, @var{name}, @var{value}, @dots{})
+## @deftypefnx {muonlab} {@var{list} =} muon_optimizer ("presets")
 ## Create the state of a hybrid Muon + AdamW optimizer over a struct of named arrays.
+##
+## @code{muon_optimizer ("presets")} prints the @qcode{"Preset"} names of the Muon family
+## with a line each saying where it comes from; with an output, @var{list} is their
+## P x 2 cell @{name, source@}.
 ##
 ## @var{params} is a scalar struct; each field is one parameter (a real double or single
 ## array), the field name its name.  The optimizer is advanced by @code{muon_step}.
@@ -91,8 +96,13 @@
 ## every option of @code{muon_update}, its @code{muon_ns} options included:
 ## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"MomentumForm"},
 ## @qcode{"Scale"}, @qcode{"Experts"}, @dots{}, @qcode{"Method"}, @qcode{"Precision"},
-## @qcode{"Eps"} (the NS normalization eps, not AdamW's), @dots{}  They are checked here by a
-## dry run of @code{muon_update} on zeros of each Muon parameter's shape.
+## @qcode{"Eps"} (the NS normalization eps, not AdamW's), @dots{}, and the Muon family's
+## @qcode{"Algorithm"} (@qcode{"normuon"}, @qcode{"adamuon"}, @qcode{"namo"},
+## @qcode{"polargrad"}, @qcode{"scion"}, @qcode{"dion"}, @qcode{"dion2"}) and
+## @qcode{"Preset"} (a reference's algorithm and conventions, later options overriding
+## single ones), with their options (@qcode{"Beta2"}, @qcode{"NormAxis"},
+## @qcode{"DecayFirst"}, @dots{}).  They are checked here by a dry run of
+## @code{muon_update} on zeros of each Muon parameter's shape.
 ## @end table
 ##
 ## Example:
@@ -112,6 +122,15 @@ function opt = muon_optimizer (params, varargin)
     print_usage ();
   endif
   fname = "muon_optimizer";
+  if (ischar (params) && strcmpi (params, "presets"))
+    [names, sources] = family_presets ();
+    if (nargout > 0)
+      opt = [names; sources].';
+    else
+      printf ("%-20s %s\n", [names; sources]{:});
+    endif
+    return;
+  endif
   opt_check_tree (fname, "PARAMS", params, {}, {}, true);
   ## its own options (checked), and the muon_update ones (checked by the dry run below)
   [v, update_args] = parse_options (fname, "muon_optimizer", varargin);
@@ -324,6 +343,21 @@ endfunction
 %! [~, opt] = muon_step (opt, P, P);
 %! assert (opt.step, 1);
 
+%!test
+%! ## the presets, one line each; a preset reaches every Muon parameter's update
+%! L = muon_optimizer ("presets");
+%! assert (size (L), [11 2]);
+%! assert (L(:,1).', {"keller", "normuon_zichongli5", "normuon_dion", "normuon_eo", ...
+%!                    "adamuon_official", "adamuon_eo", "namo_eo", "polargrad_eo", ...
+%!                    "scion_eo", "dion_reference", "dion2"});
+%! assert (all (cellfun (@ischar, L(:,2))));
+%! Q = rmfield (P, "W3");                     # the family takes 2-D matrices
+%! opt = muon_optimizer (Q, "Preset", "normuon_dion", "Beta", 0.9);
+%! assert (opt.update_args.W1, {"Preset", "normuon_dion", "Beta", 0.9});
+%! [~, opt] = muon_step (opt, Q, Q);
+%! assert (opt.muon.W1.family.algorithm, "normuon");
+%! assert (opt.muon.W1.momentum, Q.W1);        # M = mu M + G from zero
+
 %!error <Invalid call> muon_optimizer ()
 %!error <muon_optimizer: PARAMS must be a scalar struct of named arrays.> muon_optimizer (1)
 %!error <muon_optimizer: PARAMS must have at least one field.> muon_optimizer (struct ())
@@ -365,3 +399,5 @@ endfunction
 %!error id=muonlab:badArg muon_optimizer (P, "Coefficients", "foo")
 %!error id=muonlab:badArg muon_optimizer (P, "Foo", 1)
 %!error id=muonlab:badShape muon_optimizer (P, "Route", struct ("row", "muon"))
+%!error <muon_optimizer: parameter 'W1': PRESET must be 'keller', 'normuon_zichongli5', 'normuon_dion', 'normuon_eo', 'adamuon_official', 'adamuon_eo', 'namo_eo', 'polargrad_eo', 'scion_eo', 'dion_reference' or 'dion2'.> muon_optimizer (P, "Preset", "x")
+%!error <muon_optimizer: parameter 'W3': ALGORITHM 'normuon' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_optimizer (P, "Algorithm", "normuon")

@@ -34,8 +34,11 @@
 ## @item runs @code{muon_update} (one NS) on each Muon parameter's gradient;
 ## @item with @qcode{"after_ns"} clips the Muon updates and the AdamW gradients by their
 ## joint global norm, with @qcode{"skip_muon"} the AdamW gradients by theirs;
-## @item applies @code{p = p*(1 - lr*wd) - lr*U} to Muon parameters and AdamW to the
-## rest, and grows a dynamic scale after @code{GrowthInterval} clean steps;
+## @item applies @code{p = p*(1 - lr*wd) - lr*U} to Muon parameters (with
+## @qcode{"DecayFirst"} false @code{p = (p - lr*U)*(1 - lr*wd)}; @qcode{"Algorithm"}
+## @qcode{"scion"} decays with wd = 1 whatever the weight decay, as Emerging-Optimizers'
+## Scion does) and AdamW to the rest, and grows a dynamic scale after
+## @code{GrowthInterval} clean steps;
 ## @item with @qcode{"QKClip"} pairs, clips them (@code{qk_clip}) with
 ## @code{@var{maxlogits}.QNAME}, the largest attention logit of each head of the query
 ## parameter QNAME that the caller measured in this step's forward passes (required then;
@@ -244,8 +247,14 @@ function [params, opt, info] = step (fname, opt, params, grads)
     n = names{i};
     p0 = params.(n);
     if (ismuon(i))
-      p = p0 * (1 - opt.muon_lr * opt.muon_wd);
-      p = p - opt.muon_lr * U.(n);
+      [wd, first] = muon_decay (fname, n, opt);
+      if (first)
+        p = p0 * (1 - opt.muon_lr * wd);
+        p = p - opt.muon_lr * U.(n);
+      else
+        p = p0 - opt.muon_lr * U.(n);
+        p = p * (1 - opt.muon_lr * wd);
+      endif
     else
       [p, opt.adam.(n)] = opt_adamw (p0, g.(n), opt.adam.(n), opt.adam_lr, opt.adam_wd,
                                      opt.adam_betas, opt.adam_eps);
@@ -289,6 +298,27 @@ function t = global_norm (c)
   t = sqrt (t);
 endfunction
 
+## The decoupled decay of Muon parameter N (the unadjusted lr: p *= 1 - lr wd) and whether
+## it comes before the update (DecayFirst, every reference's order) or after it; Scion
+## forces wd = 1 (Emerging-Optimizers' scion.py: p *= 1 - lr).
+function [wd, first] = muon_decay (fname, n, opt)
+  wd = opt.muon_wd;
+  first = true;
+  args = opt.update_args.(n);
+  if (isempty (args))
+    return;
+  endif
+  ## the options were checked by muon_optimizer: the last mention of each name wins
+  args = family_presets ("expand", sprintf ("%s: parameter '%s'", fname, n), args);
+  for i = 1:2:numel (args)
+    if (strcmpi (args{i}, "Algorithm"))
+      wd = merge (strcmpi (args{i+1}, "scion"), 1, opt.muon_wd);
+    elseif (strcmpi (args{i}, "DecayFirst") && ! isempty (args{i+1}))
+      first = logical (args{i+1});
+    endif
+  endfor
+endfunction
+
 ## One Muon momentum advance of parameter N.  A finite gradient and momentum go through
 ## muon_update (its body, run_update: errors read "FNAME: parameter 'N': ...").
 ## Otherwise, on the poisoned path (DeepSpeed #8432), the gradient is folded into the
@@ -304,6 +334,7 @@ function [U, st, bad, called] = advance (fname, n, st, g, args, poison)
     called = 1;
     bad = ! all (isfinite (U(:)));
   elseif (poison)
+    args = family_presets ("expand", who, args);
     beta = 0.95;
     form = "ema";
     for i = 1:2:numel (args)

@@ -67,7 +67,86 @@
 ## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
 ## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}), for the orthogonalization of each
 ## block; the default precision is the class of @var{G}.
+## @item "NormScale", "EpsPlacement"
+## @code{muon_ns}'s normalization conventions (dion's @code{/(1.02 ||X|| + eps)}, EO's
+## @code{/max (||X||, eps)}); not the defaults: the update runs in Octave (see
+## @qcode{"Algorithm"}).  @code{zero_muon_step} does not take them.
+## @item "Algorithm"
+## the rule (the Muon family of issue 27): @qcode{"muon"} (default, the core's update
+## above, unchanged), @qcode{"normuon"}, @qcode{"adamuon"}, @qcode{"namo"},
+## @qcode{"polargrad"}, @qcode{"scion"}, @qcode{"dion"} or @qcode{"dion2"}; the rules
+## are below.  They run in Octave on top of @code{muon_ns}, for one 2-D matrix (or a 4-D
+## convolution weight), without @qcode{"Experts"} or @qcode{"SplitRows"}; so does
+## @qcode{"muon"} when @qcode{"NormScale"} or @qcode{"EpsPlacement"} is not the default.
+## Each convention not given keeps muonlab's default (Beta 0.95, Nesterov, EMA, Keller's
+## NS and scale): @qcode{"Preset"} gives a reference's.
+## @item "Preset"
+## a reference implementation: sets @qcode{"Algorithm"} and every convention (momentum,
+## Nesterov, NS schedule, its normalization and eps, the second-moment axis and eps,
+## RMS matching, scale, @dots{}) to that reference's; options given after it override
+## one convention at a time (e.g. @code{"Preset", "normuon_eo", "Nesterov", true}),
+## options given before it are overridden.  @code{muon_optimizer ("presets")} lists
+## them: @qcode{"keller"}, @qcode{"normuon_zichongli5"}, @qcode{"normuon_dion"},
+## @qcode{"normuon_eo"}, @qcode{"adamuon_official"}, @qcode{"adamuon_eo"},
+## @qcode{"namo_eo"}, @qcode{"polargrad_eo"}, @qcode{"scion_eo"},
+## @qcode{"dion_reference"}, @qcode{"dion2"}.
+## @item "Beta2"
+## NorMuon's, AdaMuon's and NAMO's second-moment EMA coefficient in [0, 1) (default 0.95;
+## AdaMuon's official code uses the momentum's beta, which its preset sets).
+## @item "NormAxis"
+## NorMuon / AdaMuon second moment of O = NS (X): @qcode{"row"} one per row,
+## @code{mean (O.^2, 2)} (m x 1; NorMuon's default: zichongli5, dion), @qcode{"col"}
+## one per column (1 x n), @qcode{"shorter"} the mean along the shorter side: per row
+## when m >= n, per column when m < n (Emerging-Optimizers), @qcode{"element"}
+## @code{O.^2} (m x n; AdaMuon's default).
+## @item "SignBeforeNS"
+## true: orthogonalize @code{sign (X)} (AdaMuon's official code).  Default false.
+## @item "VEps", "VEpsPlacement"
+## the division by the second moment: @code{O ./ (sqrt (V) + VEps)} (@qcode{"add"},
+## default) or @code{O ./ sqrt (max (V, VEps))} (@qcode{"max"}, EO's
+## @code{rsqrt (max (V, eps))}); NAMO's @code{sqrt (v) + VEps} likewise.  Default 1e-8.
+## @item "RMSMatch"
+## the rescale of O2 = O ./ den (V): @qcode{"keep"} @code{O2 *= ||O|| / (||O2|| +
+## RMSEps)} (NorMuon's default), a number r: @code{O2 *= r sqrt (m n) / (||O2|| + RMSEps)}
+## (AdaMuon's 0.2, its default), @qcode{"none"} (Emerging-Optimizers).
+## @item "RMSEps", "RMSEpsPlacement"
+## that rescale's eps (default 1e-8) and where it goes: @qcode{"add"} (default)
+## @code{||O2|| + RMSEps} or @qcode{"max"} @code{max (||O2||, RMSEps)} (dion's NorMuon).
+## @item "Rank"
+## Dion's rank r (default and at most min (m, n): full rank).
+## @item "DionQ0"
+## Dion's starting Q, a min (m, n) x r matrix, for an exact comparison with another
+## implementation (default: a Gaussian from a fixed seed; the caller's random stream is
+## left as it was).  Used at the first step only.
+## @item "Fraction", "EFDecay"
+## Dion2: the fraction of rows (m <= n) or columns selected each step (default 0.25) and
+## the error-feedback decay of the selected momentum (default 0.95).
+## @item "DecayFirst"
+## for @code{muon_step} (this function does no decay): true (default, every reference)
+## @code{W *= 1 - lr wd} before @code{W -= lr U}; false after it, @code{W = (W - lr U)
+## (1 - lr wd)}, which differs by lr^2 wd U.
 ## @end table
+##
+## The family's rules, after the momentum (lerp (a, b, w) = a + w (b - a)):
+## @example
+## ema: M = lerp (M, G, 1-beta); X = lerp (G, M, beta) | M;  sgd: M = beta M + G;
+## X = G + beta M | M   (Nesterov | not); scale = the Scale rule on (m, n) * ScaleFactor
+## muon, scion  U = scale NS (X); scion decays with wd = 1 in muon_step (W *= 1 - lr)
+## normuon      O = NS (X); V = lerp (V, q, 1-Beta2), q per NormAxis (default row);
+## adamuon      O2 = O ./ den (V), rescaled per RMSMatch;  U = scale O2
+##              (adamuon: NormAxis element, RMSMatch 0.2 by default; SignBeforeNS)
+## namo         v = lerp (v, ||G||^2, 1-Beta2) (a scalar, from the raw G);
+##              U = scale ||X|| / den (v) NS (X)
+## polargrad    O = NS (X); U = scale sum (O(:) .* X(:)) O
+## dion         M += G; on B = M (M' when m < n): P = orth (B Q), R = B' P,
+##              M -= (1-beta) P R', Q = R ./ (colnorm (R) + 1e-8), U = scale P Q'
+## dion2        M += G; the top ceil (Fraction*m) rows by L1 norm (columns when m > n):
+##              S = M(sel); M(sel) *= EFDecay; U(sel) = scale NS (S), 0 elsewhere
+## @end example
+## Nesterov and MomentumForm do not apply to dion and dion2 (their momentum is M += G
+## with Beta in the error feedback).  The state then has a fourth field, @code{family}:
+## @code{algorithm} and @code{buffer} (V, v or Q; [] for the others); a state of
+## another algorithm is a @code{muonlab:badState} error.
 ##
 ## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};
 ## a non-finite @var{G} is an error.
@@ -163,6 +242,21 @@ endfunction
 %! legend ("||M|| ema", "||M|| sgd", "relative ||U_{ema} - U_{sgd}||");
 %! xlabel ("step");
 
+%!test
+%! ## the family: a preset, then one convention changed after it (NorMuon of EO with
+%! ## Nesterov); the state carries the algorithm's buffer (per-column V on a wide G)
+%! [U, s] = muon_update (G, [], "Preset", "normuon_eo");
+%! assert (s.family.algorithm, "normuon");
+%! assert (size (s.family.buffer), [1 20]);
+%! assert (s.form, "ema");
+%! G2 = G(:, end:-1:1);
+%! U1 = muon_update (G2, s, "Preset", "normuon_eo");
+%! [~, t] = muon_update (G, [], "Preset", "normuon_eo", "Nesterov", true);
+%! U2 = muon_update (G2, t, "Preset", "normuon_eo", "Nesterov", true);
+%! assert (norm (U2 - U1, "fro") > 1e-3);
+%! [~, t] = muon_update (G, [], "Nesterov", true, "Preset", "normuon_eo");
+%! assert (muon_update (G2, t, "Nesterov", true, "Preset", "normuon_eo"), U1);
+
 %!error <Invalid call> muon_update ()
 %!error <Invalid call> muon_update (G)
 %!error <muon_update: G must be a real numeric matrix.> muon_update (int8 (G), [])
@@ -216,3 +310,21 @@ endfunction
 %!error <muon_update: unknown scale rule 'x'.> __muon_update__ (G, [], struct ("scale", "x"))
 %!error <muon_step: parameter 'W': unknown scale rule 'x'.> __muon_update__ (G, [], struct ("fname", "muon_step: parameter 'W'", "scale", "x"))
 %!error <muon_optimizer: parameter 'W': M must be the size of G.> __muon_update__ (G, G.', struct ("fname", "muon_optimizer: parameter 'W'"))
+%!error <muon_update: PRESET must be 'keller', 'normuon_zichongli5', 'normuon_dion', 'normuon_eo', 'adamuon_official', 'adamuon_eo', 'namo_eo', 'polargrad_eo', 'scion_eo', 'dion_reference' or 'dion2'.> muon_update (G, [], "Preset", "dion3")
+%!error <muon_update: ALGORITHM must be 'muon', 'normuon', 'adamuon', 'namo', 'polargrad', 'scion', 'dion' or 'dion2'.> muon_update (G, [], "Algorithm", "adam")
+%!error <muon_update: NORMAXIS must be 'row', 'col', 'shorter' or 'element'.> muon_update (G, [], "NormAxis", 2)
+%!error <muon_update: RMSMATCH must be 'keep', 'none' or a positive finite RMS.> muon_update (G, [], "RMSMatch", -1)
+%!error <muon_update: BETA2 must be a scalar in \[0, 1\).> muon_update (G, [], "Beta2", 1)
+%!error <muon_update: FRACTION must be a scalar in \(0, 1\].> muon_update (G, [], "Fraction", 0)
+%!error <muon_update: RANK must be a positive integer.> muon_update (G, [], "Rank", 0)
+%!error <muon_update: DIONQ0 must be a real finite 12 x 3 matrix \(min \(m, n\) x RANK\).> muon_update (G, [], "Algorithm", "dion", "Rank", 3, "DionQ0", ones (12, 2))
+%!error <muon_update: ALGORITHM 'dion' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_update ([G; G], [], "Algorithm", "dion", "Experts", 2)
+%!error <muon_update: ALGORITHM 'muon' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_update (cat (3, G, G), [], "NormScale", 1.02)
+%!error <muon_update: STATE.family must hold the state of ALGORITHM 'namo'.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema"), "Algorithm", "namo")
+%!error <muon_update: STATE.family must hold the state of ALGORITHM 'muon'.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "dion", "buffer", [])))
+%!error <muon_update: STATE.family.buffer must be the 12 x 12 Q of DION.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "dion", "buffer", 1)), "Algorithm", "dion")
+%!error id=muonlab:badState muon_update (G, struct ("momentum", G, "step", 1, "form", "ema"), "Algorithm", "namo")
+%!error <muon_update: STATE.family.buffer must be the scalar v of NAMO.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "namo", "buffer", [1 2])), "Algorithm", "namo")
+%!error <muon_update: STATE.family must hold the state of ALGORITHM 'namo'.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "namo", "buffer", {{1}})), "Algorithm", "namo")
+%!error <muon_update: SCALE must be 'keller', 'rms', 'spectral', 'unit_rms' or 'none'.> muon_update (G, [], "Scale", "Preset")
+%!error <muon_update: options must be NAME, VALUE pairs.> muon_update (G, [], "Preset", "keller", "Beta")

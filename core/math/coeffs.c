@@ -4,6 +4,8 @@
  * x -> a x + b x^3 + c x^5 on every singular value.  Sources (MUON_FACTS.md):
  *   keller              2, 1.2    the constant quintic of KellerJordan/Muon and DeepSpeed
  *   you                 4.1       You Jiacheng's 5-step schedule (Dao YOU_COEFFICIENTS, EO quintic)
+ *   eo_quintic          6.2       the same triples under Emerging-Optimizers' name (its
+ *                                 coefficient_type="quintic", the NS_EO of issue 27)
  *   polar_express       4.1       Dao's Polar Express values with safety 1.05: (a/s, b/s^3, c/s^5)
  *   polar_express_dion  6.1       microsoft/dion, safety 1.02 baked in
  *   polar_express_eo    6.2       Emerging-Optimizers, 8 steps, safety 1.01^degree baked in
@@ -65,7 +67,8 @@ static const double cubic5[][3] = {
 #define ENTRY(t) { #t, &t[0][0], (int) (sizeof t / sizeof t[0]) }
 static const struct { const char *name; const double *triples; int count; } table[] = {
   ENTRY (keller), ENTRY (you), ENTRY (polar_express), ENTRY (polar_express_dion),
-  ENTRY (polar_express_eo), ENTRY (cans), ENTRY (aol), ENTRY (deepseekv4), ENTRY (cubic5) };
+  ENTRY (polar_express_eo), ENTRY (cans), ENTRY (aol), ENTRY (deepseekv4), ENTRY (cubic5),
+  { "eo_quintic", &you[0][0], (int) (sizeof you / sizeof you[0]) } };
 #define NTABLE ((int) (sizeof table / sizeof table[0]))
 
 int muon_coeffs_count (void)

@@ -286,7 +286,19 @@ function check_muon (st, where, sz, poison, form)
   if (! isstruct (st))
     fail_ ("%s must be [] or a muon_update state", where);
   endif
-  field_set (st, where, {"momentum", "step", "form"});
+  if (isfield (st, "family"))                 # the Muon family's buffer (run_update)
+    field_set (st, where, {"momentum", "step", "form", "family"});
+    f = st.family;
+    if (! (isstruct (f) && isscalar (f) && numfields (f) == 2
+           && all (isfield (f, {"algorithm", "buffer"})) && ischar (f.algorithm)
+           && isfloat (f.buffer) && isreal (f.buffer)
+           && (poison || all (isfinite (f.buffer(:))))))
+      fail_ ("%s.family must be a struct with an algorithm name and a finite real buffer",
+             where);
+    endif
+  else
+    field_set (st, where, {"momentum", "step", "form"});
+  endif
   array_ (st.momentum, [where ".momentum"], sz, ! poison);
   if (! count_ (st.step))
     fail_ ("%s.step must be a non-negative integer", where);
@@ -369,6 +381,7 @@ endfunction
 
 ## the MomentumForm a muon_update argument list asks for (its last mention wins)
 function f = momentum_form (args)
+  args = family_presets ("expand", "opt_check_state", args);
   f = "ema";
   for i = 1:2:numel (args)
     if (strcmpi (args{i}, "MomentumForm"))

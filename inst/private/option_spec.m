@@ -75,9 +75,9 @@ function S = option_spec (key)
   L = core_lists ();
   switch (key)
     case "muon_ns"                      # Trace: muon_ns's own (one page, on the CPU)
-      S = compile ({ns_rows(L), {"Trace", "trace", "logical", [], false, ""}});
+      S = compile ({ns_rows(L), norm_rows(L), {"Trace", "trace", "logical", [], false, ""}});
     case "muon_update"                  # muon_update, muon_optimizer's dry run, muon_step
-      S = compile ({ns_rows(L), update_rows(L), block_rows(L)});
+      S = compile ({ns_rows(L), norm_rows(L), update_rows(L), block_rows(L), family_rows(L)});
     case "muon_optimizer"
       S = compile ({optimizer_rows(L)}, "muon_update");
     case "muon_optimizer_param"
@@ -254,6 +254,42 @@ function T = ns_rows (L)
                      sprintf("a non-negative integer (0: automatic), at most %d", m.max_threads)
   };
   ## (Coefficients []: the core's default schedule; Steps 0: the schedule's default count)
+endfunction
+
+## The normalization conventions of the Newton-Schulz variants that the core's Frobenius
+## step does not spell (muon_ns and muon_update; ns_run folds them into the first triple).
+function T = norm_rows (L)
+  T = {
+  ## Name            Field              Kind       Arg                 Default             Must be
+    "NormScale",     "norm_scale",      "real",    "(0, Inf)",         1,                  ""
+    "EpsPlacement",  "eps_placement",   "enum",    {"add", "max"},     "add",              ""
+  };
+endfunction
+
+## The Muon family (issue 27): which rule, which reference's conventions, and the rules'
+## own settings ([]: the algorithm's own default, family_update says which).
+function T = family_rows (L)
+  [presets] = family_presets ();
+  T = {
+  ## Name            Field              Kind       Arg                 Default             Must be
+    "Algorithm",     "algorithm",       "enum",    {"muon", "normuon", "adamuon", "namo", ...
+                                                    "polargrad", "scion", "dion", "dion2"}, "muon", ""
+    "Preset",        "preset",          "enum",    presets,            "",                 ""
+    "Beta2",         "beta2",           "real",    "[0, 1)",           0.95,               ""
+    "NormAxis",      "norm_axis",       "enum",    {"row", "col", "shorter", "element"}, [], ""
+    "SignBeforeNS",  "sign_before_ns",  "logical", [],                 false,              ""
+    "VEps",          "v_eps",           "real",    "[0, Inf)",         1e-8,               ""
+    "VEpsPlacement", "v_eps_placement", "enum",    {"add", "max"},     "add",              ""
+    "RMSMatch",      "rms_match",       "custom",  @rms_match,         [], ...
+                     "'keep', 'none' or a positive finite RMS"
+    "RMSEps",        "rms_eps",         "real",    "[0, Inf)",         1e-8,               ""
+    "RMSEpsPlacement","rms_eps_placement","enum",  {"add", "max"},     "add",              ""
+    "Rank",          "rank",            "int",     [1 Inf],            [],                 ""
+    "DionQ0",        "dion_q0",         "any",     [],                 [],                 ""
+    "Fraction",      "fraction",        "real",    "(0, 1]",           0.25,               ""
+    "EFDecay",       "ef_decay",        "real",    "[0, 1]",           0.95,               ""
+    "DecayFirst",    "decay_first",     "logical", [],                 true,               ""
+  };
 endfunction
 
 ## The momentum and scale of a Muon update (muon_update, muon_optimizer, zero_muon_step).
@@ -435,6 +471,18 @@ function [c, ok] = coefficients (fname, c)
           && all (isfinite (c(:))))
     c = double (c);
   else
+    ok = false;
+  endif
+endfunction
+
+## RMSMatch: "none", "keep" (any case) or a positive finite target RMS.
+function [v, ok] = rms_match (fname, v)
+  ok = true;
+  if (ischar (v) && isrow (v) && any (strcmpi (v, {"none", "keep"})))
+    v = lower (v);
+  elseif (isnumeric (v) && isreal (v) && isscalar (v) && isfinite (v) && v > 0)
+    v = double (v);
+  elseif (! (isnumeric (v) && isempty (v)))
     ok = false;
   endif
 endfunction

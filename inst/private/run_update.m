@@ -28,8 +28,12 @@ function [U, state] = run_update (fname, G, state, args)
     G2 = G;
   endif
   check_matrix (fname, "G", G2);
+  args = family_presets ("expand", fname, args);     # "Preset", NAME: its pairs, in place
   opts = parse_options (fname, "muon_update", args, "precision", class (G));
   form = opts.form;
+  ## the Muon family (and Muon with a normalization the core does not spell) runs here
+  family = (! strcmp (opts.algorithm, "muon") || opts.norm_scale != 1
+            || ! strcmp (opts.eps_placement, "add"));
 
   ## options that depend on G
   E = opts.experts;
@@ -72,6 +76,41 @@ function [U, state] = run_update (fname, G, state, args)
     if (conv)
       M = reshape (M, size (G2));
     endif
+  endif
+
+  if (family && (E > 1 || ! isempty (sr) || ndims (G) == 3))
+    error ("muonlab:badArg",
+           "%s: ALGORITHM '%s' (and NORMSCALE, EPSPLACEMENT) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.",
+           fname, opts.algorithm);
+  endif
+  fam = [];
+  if (isstruct (state) && isfield (state, "family"))
+    fam = state.family;
+    if (! (isstruct (fam) && isscalar (fam) && all (isfield (fam, {"algorithm", "buffer"}))
+           && ischar (fam.algorithm) && isfloat (fam.buffer) && isreal (fam.buffer)
+           && ! issparse (fam.buffer)
+           && (strcmp (fam.algorithm, opts.algorithm)
+               || (! family && strcmp (fam.algorithm, "muon")))))
+      error ("muonlab:badState", "%s: STATE.family must hold the state of ALGORITHM '%s'.",
+             fname, opts.algorithm);
+    endif
+  elseif (family && ! strcmp (opts.algorithm, "muon") && step > 0)
+    error ("muonlab:badState", "%s: STATE.family must hold the state of ALGORITHM '%s'.",
+           fname, opts.algorithm);
+  endif
+  if (family)
+    B = [];
+    if (! isempty (fam))
+      B = fam.buffer;
+    endif
+    [U, M, B] = family_update (fname, G2, M, B, opts);
+    if (conv)
+      U = reshape (U, sz);
+      M = reshape (M, sz);
+    endif
+    state = struct ("momentum", M, "step", double (step) + 1, "form", form,
+                    "family", struct ("algorithm", opts.algorithm, "buffer", B));
+    return;
   endif
 
   opts.split_rows = sr;

@@ -24,6 +24,8 @@ static const sched expected[] = {
   { "aol", 4, { 4.0098, -7.0585, 2.4635 }, { 2.7215, -3.0494, 1.3169 } },
   { "deepseekv4", 10, { 3.4445, -4.7750, 2.0315 }, { 2.0, -1.5, 0.5 } },
   { "cubic5", 5, { 3.3656576, -3.3420992, 0 }, { 2.2230472, -0.9630650, 0 } },
+  // Emerging-Optimizers' coefficient_type="quintic" as issue 27 quotes it (NS_EO)
+  { "eo_quintic", 5, { 4.0848, -6.8946, 2.9270 }, { 2.8366, -3.0525, 1.2012 } },
 };
 #define NEXP ((int) (sizeof expected / sizeof expected[0]))
 

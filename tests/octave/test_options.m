@@ -96,7 +96,8 @@ endfunction
 function names = OWN (fname)
   names = {};
   if (strcmp (fname, "muon_ns"))
-    names = {"Trace"};                  # one page, on the CPU: muon_ns only
+    ## Trace: one page, on the CPU; NormScale, EpsPlacement: Octave-side (not ZeRO)
+    names = {"Trace", "NormScale", "EpsPlacement"};
   endif
 endfunction
 
@@ -144,6 +145,11 @@ function v = SAMPLES (name, key)
     case "RopeHeadDim",     v = 2;
     case "VHeadDim",        v = 4;
     case "QKClip",          v = {"W", "b", "Heads", 2};   # the optimizer's fixture P
+    case "NormAxis",        v = "col";                  # the Muon family (issue 27)
+    case "Preset",          v = "dion2";
+    case "RMSMatch",        v = 0.2;
+    case "DionQ0",          v = eye (8);
+    case "Rank",            v = 2;
     otherwise,              v = [];
   endswitch
 endfunction
@@ -358,7 +364,7 @@ endfunction
 
 %!test
 %! ## a Newton-Schulz option works wherever muon_ns runs underneath
-%! ns = setdiff (test_options ("spec", "muon_ns").names, {"Trace"});
+%! ns = setdiff (test_options ("spec", "muon_ns").names, {"Trace", "NormScale", "EpsPlacement"});
 %! for f = {"muon_update", "muon_optimizer", "zero_muon_step"}
 %!   assert (all (ismember (ns, test_options ("spec", f{1}).names)), "%s does not take every muon_ns option", f{1});
 %!   assert (all (ismember (ns, test_options ("documented", f{1}))), "%s does not document every muon_ns option", f{1});

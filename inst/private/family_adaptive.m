@@ -1,0 +1,72 @@
+## -*- texinfo -*-
+## @deftypefn {} {[@var{O2}, @var{V}] =} family_adaptive (@var{X}, @var{V}, @var{opts})
+## NorMuon and AdaMuon after the momentum (issue 27), for the m x n NS input @var{X}, the
+## second moment @var{V} ([] at the first step) and the parsed options @var{opts}; the
+## shape factor is the caller's.
+## @example
+## O  = NS (X)          (NS (sign (X)) with SignBeforeNS: AdaMuon's official code)
+## q  = mean (O.^2, 2)  row: m x 1 (NorMuon's default) | mean (O.^2, 1) col: 1 x n
+##      | row when m >= n, else col: shorter (EO) | O.^2 element: m x n (AdaMuon's default)
+## V  = lerp (V, q, 1 - Beta2)               (no bias correction)
+## O2 = O ./ (sqrt (V) + VEps)               (VEpsPlacement max: O ./ sqrt (max (V, VEps)))
+## O2 = O2 * (r / (||O2|| + RMSEps))         (RMSEpsPlacement max: / max (||O2||, RMSEps))
+##      r = ||O|| (RMSMatch keep: NorMuon's default), RMSMatch sqrt (m n) (a number: AdaMuon's
+##      0.2 by default), none: no rescale
+## @end example
+## A @var{V} of another shape (the axis changed, or another algorithm's state) is a
+## muonlab:badState error.
+## @end deftypefn
+
+function [O2, V] = family_adaptive (X, V, opts)
+  [m, n] = size (X);
+  normuon = strcmp (opts.algorithm, "normuon");
+  if (opts.sign_before_ns)
+    X = sign (X);
+  endif
+  O = ns_run (X, opts);
+  axis = opts.norm_axis;
+  if (isempty (axis))
+    axis = merge (normuon, "row", "element");
+  endif
+  if (strcmp (axis, "shorter"))
+    axis = merge (m >= n, "row", "col");
+  endif
+  switch (axis)
+    case "row"
+      q = mean (O .^ 2, 2);
+    case "col"
+      q = mean (O .^ 2, 1);
+    otherwise
+      q = O .^ 2;
+  endswitch
+  if (isempty (V))
+    V = zeros (size (q), class (O));
+  elseif (! isequal (size (V), size (q)))
+    error ("muonlab:badState", "%s: STATE.family.buffer must be the %d x %d V of NORMAXIS '%s'.",
+           opts.fname, rows (q), columns (q), axis);
+  endif
+  V = V + (1 - opts.beta2) * (q - V);
+  if (strcmp (opts.v_eps_placement, "add"))
+    O2 = O ./ (sqrt (V) + opts.v_eps);
+  else
+    O2 = O ./ sqrt (max (V, opts.v_eps));
+  endif
+  r = opts.rms_match;
+  if (isempty (r))
+    r = merge (normuon, "keep", 0.2);
+  endif
+  if (ischar (r) && strcmp (r, "none"))
+    return;
+  elseif (ischar (r))
+    r = norm (O, "fro");
+  else
+    r = r * sqrt (m * n);
+  endif
+  d = norm (O2, "fro");
+  if (strcmp (opts.rms_eps_placement, "add"))
+    d = d + opts.rms_eps;
+  else
+    d = max (d, opts.rms_eps);
+  endif
+  O2 = O2 * (r / d);
+endfunction

@@ -1,0 +1,83 @@
+## -*- texinfo -*-
+## @deftypefn {} {[@var{X}, @var{stats}] =} ns_run (@var{G}, @var{opts})
+## Newton-Schulz of @var{G} (a matrix or a stack of pages) by @code{__muon_ns__} with the
+## parsed @code{muon_ns} options @var{opts}, including the two normalization conventions
+## the core's step does not spell (@qcode{"NormScale"} s and @qcode{"EpsPlacement"}):
+## @example
+## add:  X = G / (s ||G|| + Eps)       (Keller: s = 1, Eps 1e-7; dion: s = 1.02, Eps 1e-8)
+## max:  X = G / max (s ||G||, Eps)    (Emerging-Optimizers' F.normalize, Eps 1e-15)
+## @end example
+## Both are the core's @code{G / (||G|| + e)} followed by a division by t, and a division
+## of the iterate by t is the first step's triple (a, b, c) taken as
+## (a/t, b/t^3, c/t^5): add uses t = s and e = Eps/s, max uses e = 0 and, per page,
+## t = max (s ||G||, Eps) / ||G|| (the norm summed in fp64 here).  Exact in real
+## arithmetic; the rounding of the first step differs from a division by t.  The
+## defaults (s = 1, add) call the core untouched, so its bits are unchanged.
+## @end deftypefn
+
+function [X, stats] = ns_run (G, opts)
+  s = opts.norm_scale;
+  place = opts.eps_placement;
+  opts = rmfield (opts, {"norm_scale", "eps_placement"});
+  stats = [];
+  if (s == 1 && strcmp (place, "add"))
+    if (nargout > 1)
+      [X, stats] = __muon_ns__ (G, opts);
+    else
+      X = __muon_ns__ (G, opts);
+    endif
+    return;
+  endif
+  if (strcmp (place, "add"))
+    t = s;
+    opts.eps = opts.eps / s;
+  else
+    ## per page: t = max (s ||G||, Eps) / ||G|| (1 where the page is zero: zeros anyway)
+    E = size (G, 3);
+    nrm = sqrt (sum (reshape (double (G), [], E) .^ 2, 1));
+    t = s * ones (1, E);
+    small = nrm > 0 & s * nrm < opts.eps;
+    t(small) = opts.eps ./ nrm(small);
+    opts.eps = 0;
+  endif
+  T = unique (t);
+  if (isscalar (T))
+    [X, stats] = first_scaled (G, fold (opts, T));
+  else                                  # pages below Eps: each t its own call
+    X = zeros (size (G), class (G));
+    for k = 1:numel (T)
+      p = find (t == T(k));
+      [X(:,:,p), stats] = first_scaled (G(:,:,p), fold (opts, T(k)));
+    endfor
+  endif
+endfunction
+
+function [X, stats] = first_scaled (G, opts)
+  [X, stats] = __muon_ns__ (G, opts);
+endfunction
+
+## The schedule expanded to its step count (the core's rule: Steps 0 is 5 for one triple,
+## else the list's length; beyond the list, repeat_last or cycle) with the first triple
+## taken on X / t.
+function opts = fold (opts, t)
+  C = opts.coeffs;
+  if (isempty (C))
+    [names, all] = coeff_table ();
+    C = all{strcmp (names, "keller")};
+  endif
+  K = rows (C);
+  steps = opts.steps;
+  if (steps == 0)
+    steps = merge (K == 1, 5, K);
+  endif
+  k = 1:steps;
+  if (strcmp (opts.schedule_mode, "cycle"))
+    k = mod (k - 1, K) + 1;
+  else
+    k = min (k, K);
+  endif
+  C = C(k,:);
+  C(1,:) = C(1,:) ./ [t, t^3, t^5];
+  opts.coeffs = C;
+  opts.steps = steps;
+endfunction

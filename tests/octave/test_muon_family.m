@@ -1,0 +1,277 @@
+## test_muon_family.m - the Muon family of issue 27 (muon_update / muon_optimizer
+## "Algorithm" and "Preset") against independent oracles: ref_family.m (a plain-Octave
+## port of each rule as the issue writes it, its own Newton-Schulz with the coefficients
+## typed there), closed forms and invariants (NorMuon keeps ||O||, AdaMuon's RMS is 0.2,
+## Dion at full rank with mu = 0 is the fp64 SVD polar factor, Dion2 leaves the unselected
+## slices alone but for the decay), and each preset's conventions written out below.
+## Run: test test_muon_family (tests/octave/run_all.m).
+
+## The presets' conventions, written from issue 27 (not from inst/private/family_presets.m):
+## name, algorithm, beta, Nesterov, form, NS variant, scale, beta2, axis, sign, VEps,
+## V max?, RMSMatch, RMSEps, RMS max?; dion2's fraction 0.25 and EF decay 0.95 are checked
+## apart.  "-" marks a convention the rule does not read (the preset leaves muonlab's
+## default there).
+%!function T = conventions ()
+%!  T = {
+%!  "keller",             "muon",      0.95, true,  "ema", "K",  "keller",   0.95, "-",       false, 1e-8,  false, "-",    1e-8,  false
+%!  "normuon_zichongli5", "normuon",   0.95, true,  "ema", "K",  "keller",   0.95, "row",     false, 1e-10, false, "keep", 1e-10, false
+%!  "normuon_dion",       "normuon",   0.95, false, "sgd", "PE", "unit_rms", 0.95, "row",     false, 1e-8,  false, "keep", 1e-8,  true
+%!  "normuon_eo",         "normuon",   0.95, false, "ema", "EO", "spectral", 0.95, "shorter", false, 1e-8,  true,  "none", 1e-8,  false
+%!  "adamuon_official",   "adamuon",   0.95, true,  "ema", "K",  "none",     0.95, "element", true,  1e-8,  false, 0.2,    1e-8,  false
+%!  "adamuon_eo",         "adamuon",   0.95, false, "ema", "EO", "spectral", 0.95, "element", false, 1e-8,  false, "none", 1e-8,  false
+%!  "namo_eo",            "namo",      0.95, false, "ema", "EO", "spectral", 0.95, "-",       false, 1e-8,  false, "-",    1e-8,  false
+%!  "polargrad_eo",       "polargrad", 0.95, false, "ema", "EO", "none",     0.95, "-",       false, 1e-8,  false, "-",    1e-8,  false
+%!  "scion_eo",           "scion",     0.95, false, "ema", "EO", "unit_rms", 0.95, "-",       false, 1e-8,  false, "-",    1e-8,  false
+%!  "dion_reference",     "dion",      0.95, false, "sgd", "-",  "unit_rms", 0.95, "-",       false, 1e-8,  false, "-",    1e-8,  false
+%!  "dion2",              "dion2",     0.95, false, "sgd", "PE", "unit_rms", 0.95, "-",       false, 1e-8,  false, "-",    1e-8,  false
+%!  };
+%!endfunction
+
+## one row of the table as ref_family's conventions
+%!function c = row_conv (r)
+%!  c = struct ("alg", r{2}, "beta", r{3}, "nesterov", r{4}, "form", r{5}, "ns", r{6},
+%!              "scale", r{7}, "beta2", r{8}, "axis", r{9}, "sign", r{10}, "veps", r{11},
+%!              "vmax", r{12}, "rms", r{13}, "rmseps", r{14}, "rmsmax", r{15},
+%!              "fraction", 0.25, "efdecay", 0.95, "q0", []);
+%!endfunction
+
+%!test
+%! ## each preset's conventions, as muon_update parses them, against the table above
+%! T = conventions ();
+%! [names, src] = test_options ("private", "family_presets");
+%! assert (names, T(:,1).');
+%! assert (muon_optimizer ("presets"), [names; src].');
+%! ns = struct ("K", {{"keller", 1e-7, 1, "add"}}, "PE", {{"polar_express_dion", 1e-8, 1.02, "add"}},
+%!              "EO", {{"eo_quintic", 1e-15, 1, "max"}});
+%! for i = 1:rows (T)
+%!   r = T(i,:);
+%!   o = test_options ("private", "parse_options", "t", "muon_update",
+%!                     test_options ("private", "family_presets", "expand", "t", {"Preset", r{1}}));
+%!   got = {o.algorithm, o.beta, o.nesterov, o.form, o.scale, o.beta2, o.sign_before_ns, o.v_eps, ...
+%!          strcmp(o.v_eps_placement, "max"), o.rms_eps, strcmp(o.rms_eps_placement, "max")};
+%!   assert ([r(1), got], r([1:5 7 8 10:12 14 15]));
+%!   if (! strcmp (r{9}, "-"))
+%!     assert ({r{1}, o.norm_axis}, r([1 9]));
+%!   endif
+%!   if (! strcmp (r{13}, "-"))
+%!     assert ({r{1}, o.rms_match}, r([1 13]));
+%!   endif
+%!   if (! strcmp (r{6}, "-"))
+%!     v = ns.(r{6});
+%!     assert ({r{1}, o.coeffs, o.eps, o.norm_scale, o.eps_placement},
+%!             {r{1}, muon_coeffs(v{1}), v{2}, v{3}, v{4}});
+%!   endif
+%!   assert ([o.fraction, o.ef_decay, o.decay_first], [0.25, 0.95, true]);
+%! endfor
+%! ## options after a preset override one convention, options before it are overridden
+%! o = test_options ("private", "parse_options", "t", "muon_update",
+%!                   test_options ("private", "family_presets", "expand", "t",
+%!                                 {"Scale", "rms", "Preset", "normuon_eo", "Nesterov", true}));
+%! assert ({o.algorithm, o.nesterov, o.scale, o.norm_axis}, {"normuon", true, "spectral", "shorter"});
+
+%!test
+%! ## the NS variants: dion's Polar Express and EO's quintic as the issue quotes them
+%! assert (muon_coeffs ("polar_express_dion")(1,:),
+%!         [8.156554524902461, -22.48329292557795, 15.878769915207462]);
+%! assert (muon_coeffs ("eo_quintic"), [4.0848, -6.8946, 2.9270; 3.9505, -6.3029, 2.6377
+%!                                      3.7418, -5.5913, 2.3037; 2.8769, -3.1427, 1.2046
+%!                                      2.8366, -3.0525, 1.2012]);
+
+%!test
+%! ## every preset, three steps on a tall and a wide matrix, against ref_family with the
+%! ## table's conventions: U and the momentum to fp64 round-off (the NS runs in C here,
+%! ## in plain Octave there), Dion bitwise (no NS: the same operations in the same order)
+%! T = conventions ();
+%! randn ("state", 2027);
+%! for sh = {[12 20], [20 12]}
+%!   m = sh{1}(1);  n = sh{1}(2);
+%!   Gs = randn (m, n, 3);
+%!   q0 = randn (min (m, n));
+%!   worst = 0;
+%!   for i = 1:rows (T)
+%!     c = row_conv (T(i,:));
+%!     c.q0 = q0;
+%!     s = [];  S = [];
+%!     for k = 1:3
+%!       [U, s] = muon_update (Gs(:,:,k), s, "Preset", T{i,1}, "DionQ0", q0);
+%!       [Ur, S] = ref_family (Gs(:,:,k), S, c);
+%!       e = norm (U - Ur, "fro") / norm (Ur, "fro");
+%!       worst = max (worst, e);
+%!       assert (e < 1e-12, sprintf ("%s %dx%d step %d: %g", T{i,1}, m, n, k, e));
+%!       assert (norm (s.momentum - S.M, "fro") <= 1e-12 * norm (S.M, "fro"), T{i,1});
+%!       if (strcmp (c.alg, "dion"))
+%!         assert (isequal (U, Ur) && isequal (s.momentum, S.M), true);
+%!       endif
+%!     endfor
+%!   endfor
+%!   printf ("    %dx%d: worst relative difference to ref_family %.1e\n", m, n, worst);
+%! endfor
+
+%!test
+%! ## one convention at a time: every NormAxis on a wide matrix, and the other options
+%! randn ("state", 5);
+%! G = randn (8, 24, 2);
+%! base = row_conv (conventions ()(2,:));       # normuon_zichongli5
+%! for ax = {"row", "col", "shorter", "element"}
+%!   c = base;  c.axis = ax{1};
+%!   o = {"Preset", "normuon_zichongli5", "NormAxis", ax{1}};
+%!   [~, s] = muon_update (G(:,:,1), [], o{:});
+%!   [U, s] = muon_update (G(:,:,2), s, o{:});
+%!   [~, S] = ref_family (G(:,:,1), [], c);
+%!   [Ur, S] = ref_family (G(:,:,2), S, c);
+%!   assert (U, Ur, 1e-12 * norm (Ur, "fro"));
+%!   assert (size (s.family.buffer), size (S.V));
+%! endfor
+%! assert (size (s.family.buffer), [8 24]);
+%! c = base;  c.sign = true;  c.rms = 0.3;  c.rmsmax = true;  c.vmax = true;  c.beta2 = 0.5;
+%! U = muon_update (G(:,:,1), [], "Preset", "normuon_zichongli5", "SignBeforeNS", true,
+%!                  "RMSMatch", 0.3, "RMSEpsPlacement", "max", "VEpsPlacement", "max", "Beta2", 0.5);
+%! assert (U, ref_family (G(:,:,1), [], c), 1e-12 * norm (U, "fro"));
+
+%!test
+%! ## invariants: NorMuon keeps ||O|| (before its shape factor), AdaMuon's RMS is 0.2
+%! randn ("state", 8);
+%! G = randn (16, 40);
+%! for p = {"normuon_zichongli5", "normuon_dion"}
+%!   o = {"Preset", p{1}, "Scale", "none"};
+%!   [U, s] = muon_update (G, [], o{:});
+%!   X = s.momentum;
+%!   if (strcmp (p{1}, "normuon_zichongli5"))
+%!     X = G + 0.95 * (s.momentum - G);          # Nesterov
+%!     O = muon_ns (X);
+%!   else
+%!     O = muon_ns (X, "Coefficients", "polar_express_dion", "NormScale", 1.02, "Eps", 1e-8);
+%!   endif
+%!   assert (norm (U, "fro"), norm (O, "fro"), 1e-8 * norm (O, "fro"));
+%!   assert (norm (U - O, "fro") > 1e-3);         # but not O itself
+%! endfor
+%! s = [];
+%! for k = 1:4
+%!   [U, s] = muon_update (G + k, s, "Preset", "adamuon_official");
+%!   assert (sqrt (mean (U(:) .^ 2)), 0.2, 1e-8);
+%! endfor
+
+%!test
+%! ## Dion at full rank with mu = 0: from Q0 = the right singular vectors, U = sqrt (m/n) U V'
+%! ## (the fp64 SVD polar factor) and the momentum is emptied; from a random Q0 the power
+%! ## iteration on a fixed G converges to it
+%! randn ("state", 11);
+%! for sh = {[10 16], [16 10]}
+%!   G = randn (sh{1});
+%!   [m, n] = size (G);
+%!   [Us, ~, Vs] = svd (G, "econ");
+%!   V0 = Vs;
+%!   if (m < n)
+%!     V0 = Us;                                  # Dion works on G' when m < n
+%!   endif
+%!   o = {"Algorithm", "dion", "Beta", 0, "Scale", "unit_rms"};
+%!   [U, s] = muon_update (G, [], o{:}, "DionQ0", V0(:, end:-1:1) .* (-1) .^ (1:min (m, n)));
+%!   assert (U, sqrt (m / n) * Us * Vs', 1e-8);     # Q = R ./ (colnorm + 1e-8): 1e-8 / sigma
+%!   assert (norm (s.momentum, "fro") < 1e-12 * norm (G, "fro"));
+%!   ## power iteration on a fixed G (mu = 0 empties M each step): from the fixed-seed
+%!   ## Gaussian Q it converges to the polar factor at the rate of the singular value ratios
+%!   k = min (m, n);
+%!   [A, ~] = qr (randn (m, k), 0);
+%!   [C, ~] = qr (randn (n, k), 0);
+%!   G = A * diag (2 .^ (-(0:k-1) / 2)) * C';
+%!   [Us, ~, Vs] = svd (G, "econ");
+%!   s = [];
+%!   for k = 1:80
+%!     [U, s] = muon_update (G, s, o{:});
+%!   endfor
+%!   err = norm (U / sqrt (m / n) - Us * Vs', "fro") / norm (Us * Vs', "fro");
+%!   printf ("    Dion %dx%d, 80 power steps from the Gaussian Q: polar error %.1e\n", m, n, err);
+%!   assert (err < 1e-6);              # the floor: Q's 1e-8 / sigma_min (0.044 here)
+%! endfor
+
+%!test
+%! ## Dion2: the top ceil (0.25 m) rows by L1 norm of M (columns when m > n) are updated,
+%! ## their momentum decayed by 0.95; the rest: no update, momentum M + G, and in
+%! ## muon_step only the decay W (1 - lr wd)
+%! randn ("state", 12);
+%! G = randn (8, 20);
+%! G(3,:) *= 10;  G(6,:) *= 5;                  # rows 3 and 6 have the largest L1 norms
+%! [U, s] = muon_update (G, [], "Preset", "dion2");
+%! sel = [3 6];  rest = setdiff (1:8, sel);
+%! assert (all (all (U(rest,:) == 0)));
+%! assert (s.momentum(rest,:), G(rest,:));
+%! assert (s.momentum(sel,:), 0.95 * G(sel,:));
+%! O = muon_ns (G(sel,:), "Coefficients", "polar_express_dion", "NormScale", 1.02, "Eps", 1e-8);
+%! assert (U(sel,:), sqrt (8 / 20) * O, 1e-14);
+%! [Ut, st] = muon_update (G', [], "Preset", "dion2");    # tall: columns
+%! assert (Ut, (20 / 8) * U', 1e-14);               # the shape factor sqrt (m/n) turns over
+%! P = struct ("W", randn (8, 20));
+%! opt = muon_optimizer (P, "Preset", "dion2", "MuonLR", 0.1, "MuonWeightDecay", 0.2);
+%! P2 = muon_step (opt, P, struct ("W", G));
+%! assert (P2.W(rest,:), P.W(rest,:) * (1 - 0.1 * 0.2));
+%! assert (P2.W(sel,:), P.W(sel,:) * (1 - 0.1 * 0.2) - 0.1 * U(sel,:), 1e-15);
+
+%!test
+%! ## muon_step: Scion decays with wd = 1 whatever the weight decay; DecayFirst false
+%! ## applies the decay after the update; NAMO's v is a scalar of the raw gradient
+%! randn ("state", 13);
+%! P = struct ("W", randn (6, 9));
+%! G = struct ("W", randn (6, 9));
+%! U = muon_update (G.W, [], "Preset", "scion_eo");
+%! opt = muon_optimizer (P, "Preset", "scion_eo", "MuonLR", 0.05);
+%! P2 = muon_step (opt, P, G);
+%! assert (P2.W, P.W * (1 - 0.05) - 0.05 * U, 1e-15);
+%! U = muon_update (G.W, []);
+%! opt = muon_optimizer (P, "MuonLR", 0.05, "MuonWeightDecay", 0.1, "DecayFirst", false);
+%! P2 = muon_step (opt, P, G);
+%! assert (P2.W, (P.W - 0.05 * U) * (1 - 0.05 * 0.1), 1e-15);
+%! [~, s] = muon_update (G.W, [], "Preset", "namo_eo");
+%! assert (s.family.buffer, 0.05 * sumsq (G.W(:)), 1e-12);
+
+%!test
+%! ## "muon" stays the core's update, bit for bit, and so does the keller preset
+%! randn ("state", 14);
+%! G = randn (12, 30);
+%! [U0, s0] = muon_update (G, []);
+%! [U1, s1] = muon_update (G, [], "Algorithm", "muon");
+%! [U2, s2] = muon_update (G, [], "Preset", "keller");
+%! assert (isequal (U0, U1, U2) && isequal (s0, s1, s2), true);
+%! ## the Octave path of "muon" (a normalization the core does not spell) agrees with it
+%! U3 = muon_update (G, [], "NormScale", 1 + 1e-15);
+%! assert (U3, U0, 1e-12);
+
+%!test
+%! ## a state of another algorithm or axis is refused, never reused
+%! G = reshape (sin (1:60), 6, 10);
+%! [~, s] = muon_update (G, [], "Algorithm", "normuon");
+%! fail ("muon_update (G, s, 'Algorithm', 'adamuon')", "STATE.family must hold the state of ALGORITHM 'adamuon'");
+%! fail ("muon_update (G, s, 'Algorithm', 'normuon', 'NormAxis', 'col')", "STATE.family.buffer must be the 1 x 10 V of NORMAXIS 'col'");
+%! [~, s0] = muon_update (G, []);
+%! fail ("muon_update (G, s0, 'Algorithm', 'dion')", "STATE.family must hold the state of ALGORITHM 'dion'");
+%! fail ("muon_update (G, s, 'Algorithm', 'muon')", "STATE.family must hold the state of ALGORITHM 'muon'");
+
+%!test
+%! ## single in, single out; a 4-D convolution weight is viewed as out x (in*kh*kw)
+%! randn ("state", 15);
+%! W = randn (4, 3, 3, 3);
+%! L = muon_optimizer ("presets");
+%! for i = 1:rows (L)
+%!   [U, s] = muon_update (single (W(:,:,1,1)), [], "Preset", L{i,1});
+%!   assert ({class(U), class(s.momentum)}, {"single", "single"});
+%!   [U, s] = muon_update (W, [], "Preset", L{i,1}, "DionQ0", eye (4));
+%!   assert (size (U), size (W));
+%!   assert (U, reshape (muon_update (reshape (W, 4, 27), [], "Preset", L{i,1}, "DionQ0", eye (4)), size (W)));
+%! endfor
+
+%!test
+%! ## Muon itself with each NS variant (the Octave path when the normalization is not the
+%! ## core's), two steps, against ref_family
+%! randn ("state", 16);
+%! G = randn (10, 14, 2);
+%! c = row_conv (conventions ()(1,:));          # keller
+%! o = struct ("PE", {{"Coefficients", "polar_express_dion", "NormScale", 1.02, "Eps", 1e-8}},
+%!             "EO", {{"Coefficients", "eo_quintic", "EpsPlacement", "max", "Eps", 1e-15}});
+%! for v = {"PE", "EO"}
+%!   c.ns = v{1};
+%!   [~, s] = muon_update (G(:,:,1), [], o.(v{1}){:});
+%!   [U, s] = muon_update (G(:,:,2), s, o.(v{1}){:});
+%!   [~, S] = ref_family (G(:,:,1), [], c);
+%!   [Ur, S] = ref_family (G(:,:,2), S, c);
+%!   assert (U, Ur, 1e-12 * norm (Ur, "fro"));
+%!   assert (s.family.algorithm, "muon");
+%! endfor
