@@ -15,7 +15,11 @@ function [X, stats] = gpu_ns (G, args)
     error ("muonlab:unsupported",
            "muon_ns: TRACE needs a host array G (gather (G) first).");
   endif
-  opts = rmfield (opts, "trace");
+  if (opts.norm_scale != 1 || ! strcmp (opts.eps_placement, "add"))
+    error ("muonlab:unsupported",
+           "muon_ns: NORMSCALE and EPSPLACEMENT need a host array G (gather (G) first).");
+  endif
+  opts = rmfield (opts, {"trace", "norm_scale", "eps_placement"});
   [h, ms] = __muon_gpu__ ("ns", G.Handle, opts);
   X = muon_gpuarray (h, G.Size, G.Storage, G.Device);
   stats = struct ("device", G.Device, "device_ms", ms);

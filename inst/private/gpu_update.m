@@ -23,6 +23,12 @@ function [U, state] = gpu_update (fname, G, state, args)
   endif
   opts = parse_options (fname, "muon_update", args, "precision", G.Storage);
   gpu_check_device (fname, "G", G, args, opts.device);
+  if (! strcmp (opts.algorithm, "muon") || opts.norm_scale != 1
+      || ! strcmp (opts.eps_placement, "add"))
+    error ("muonlab:unsupported",
+           "%s: device arrays run ALGORITHM 'muon' with the core's normalization; gather them for '%s'.",
+           fname, opts.algorithm);
+  endif
   E = opts.experts;
   if (E > 1 && numel (G.Size) != 2)
     error ("muonlab:badShape", "%s: EXPERTS needs a 2-D fused (E*M) x N weight G.", fname);

@@ -125,3 +125,5 @@ endfunction
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(4\).> muon_update (D, [], "SplitRows", [1 2])
 %!error <muon_update: EXPERTS must divide the number of rows of G.> muon_update (D, [], "Experts", 3)
 %!error <muon_update: a 4-D G needs a host momentum.> muon_update (ones (2, 2, 2, 2), struct ("momentum", D, "step", 1, "form", "ema"))
+%!error <muon_ns: NORMSCALE and EPSPLACEMENT need a host array G \(gather \(G\) first\).> muon_ns (D, "NormScale", 1.02)
+%!error <muon_update: device arrays run ALGORITHM 'muon' with the core's normalization; gather them for 'normuon'.> muon_update (D, [], "Algorithm", "normuon")
