@@ -11,8 +11,9 @@
 ## Make a device array (@code{muon_gpuarray}): data that stays on the device between calls.
 ##
 ## @code{muon_gpu (@var{X})} copies the real double or single M x N or M x N x E array
-## @var{X} to the device (staged through pinned host memory, converted to the storage
-## class on the device).  @code{muon_gpu ("randn", [M N E])} and
+## @var{X} (vectors too: an optimizer keeps the AdamW moments of its biases on the device)
+## to the device, staged through pinned host memory and converted to the storage class on
+## the device.  @code{muon_gpu ("randn", [M N E])} and
 ## @code{muon_gpu ("zeros", [M N E])} make the data on the device, so a model-sized
 ## benchmark needs no host copy; the normal stream is a pure function of the seed and the
 ## element's index (the same on every device, up to an ulp of the device's log and cos in
@@ -67,9 +68,11 @@ function D = muon_gpu (X, varargin)
     D = command (X, varargin);
     return;
   endif
-  check_matrix ("muon_gpu", "X", X, false);     # the gateway checks finiteness
-  if (ndims (X) > 3)
-    error ("muonlab:badShape", "muon_gpu: X must have 2 or 3 dimensions.");
+  if (! (isfloat (X) && isreal (X)) || issparse (X))   # the gateway checks finiteness
+    error ("muonlab:badType", "muon_gpu: X must be a real double or single array.");
+  endif
+  if (isempty (X) || ndims (X) > 3)
+    error ("muonlab:badShape", "muon_gpu: X must be a non-empty array of 2 or 3 dimensions.");
   endif
   o = parse_options ("muon_gpu", "muon_gpu", varargin);
   if (isempty (o.class))
@@ -197,8 +200,9 @@ endfunction
 %! assert (muon_gpu ("info").arrays, n0);
 %! assert (gather (muon_gpu (eye (2), "Device", "cpu")), eye (2));
 
-%!error <muon_gpu: X must be a real numeric matrix.> muon_gpu ({1})
-%!error <muon_gpu: X must have 2 or 3 dimensions.> muon_gpu (ones (2, 2, 2, 2), "Device", "cpu")
+%!error <muon_gpu: X must be a real double or single array.> muon_gpu ({1})
+%!error <muon_gpu: X must be a non-empty array of 2 or 3 dimensions.> muon_gpu (ones (2, 2, 2, 2), "Device", "cpu")
+%!error <muon_gpu: X must be a non-empty array of 2 or 3 dimensions.> muon_gpu (zeros (0, 3), "Device", "cpu")
 %!error <muon_gpu: X must not contain NaN or Inf.> muon_gpu ([1 NaN; 2 3], "Device", "cpu")
 %!error <muon_gpu: SIZE must be \[M N\] or \[M N E\] of positive integers.> muon_gpu ("randn", [2 0], "Device", "cpu")
 %!error <muon_gpu: unknown command 'ones'; use 'randn', 'zeros', 'info' or 'reset'.> muon_gpu ("ones")

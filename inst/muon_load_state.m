@@ -4,6 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab} {@var{opt} =} muon_load_state (@var{file}, @var{params})
 ## @deftypefnx {muonlab} {@var{opt} =} muon_load_state (@var{file}, @var{params}, "StatePrecision", @var{prec})
+## @deftypefnx {muonlab} {@var{opt} =} muon_load_state (@dots{}, "Device", @var{device})
 ## Load an optimizer state saved by @code{muon_save_state}.
 ##
 ## The file is checked before anything is returned, and any failure is a
@@ -36,6 +37,11 @@
 ## The buffers keep their class and hold the rounded values; later steps compute in the
 ## class as before.  (An fp16 @code{v} flushes squared gradients under 6e-8 to zero.)  A
 ## buffer that overflows in the chosen precision is a @code{muonlab:badState} error.
+## @item "Device"
+## @qcode{"host"} (default) keeps the state in host arrays; @qcode{"cuda"} copies the
+## Muon momenta and the AdamW moments to the CUDA device (device arrays, as
+## @code{muon_optimizer}'s @qcode{"Resident"} keeps them), @qcode{"cpu"} to the CPU
+## stand-in device.  Checkpoints always hold host arrays: @code{muon_save_state} gathers.
 ## @end table
 ##
 ## @seealso{muon_save_state, muon_optimizer, muon_step}
@@ -49,7 +55,8 @@ function opt = muon_load_state (file, params, varargin)
   if (! (ischar (file) && isrow (file)))
     error ("muonlab:badArg", "%s: FILE must be a file name.", fname);
   endif
-  prec = parse_options (fname, "muon_load_state", varargin).state_precision;
+  o = parse_options (fname, "muon_load_state", varargin);
+  prec = o.state_precision;
   opt_check_tree (fname, "PARAMS", params, {}, {}, false);
 
   opt = state_read (fname, file, "muon_optimizer");
@@ -92,6 +99,9 @@ function opt = muon_load_state (file, params, varargin)
     if (! isempty (msg))
       error ("muonlab:badState", "%s: in STATEPRECISION '%s', %s.", fname, prec, msg);
     endif
+  endif
+  if (! strcmp (o.device, "host"))       # the state on the device, as Resident keeps it
+    opt = opt_state_device (opt, o.device);
   endif
 endfunction
 

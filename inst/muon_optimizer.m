@@ -92,6 +92,18 @@
 ## @code{@{QNAME, KNAME, "Heads", h, @dots{}@}}, or a cell of such pairs, the rest any
 ## @code{qk_clip} options; the caller gives the largest logit of each head to
 ## @code{muon_step} (its @var{maxlogits}).  Default @code{@{@}}: none.
+## @item "Resident"
+## true: keep the optimizer's state on the device of the Muon update's @qcode{"Device"}
+## as device arrays (@code{muon_gpu}) between steps: every Muon momentum (made there by
+## the first step) and the AdamW moments of every parameter of at most 3 dimensions.
+## Default: true when @qcode{"Device"} is @qcode{"cuda"}, false otherwise
+## (@qcode{"Device", "cpu", "Resident", true} keeps it on the CPU stand-in device, the
+## same bits).  Gradients and parameters stay host arrays: each step copies a gradient in
+## (pinned staging) and the Muon update or the new AdamW parameter out, once; the update
+## and the moments compute where they live, with the host path's bits.  Not with
+## @qcode{"PoisonMomentum"} or @qcode{"PerMicroBatchNS"}, which read the momentum on the
+## host.  @code{muon_save_state} gathers the state, @code{muon_load_state} puts it back
+## with its @qcode{"Device"} option.
 ## @item any @code{muon_update} option
 ## every option of @code{muon_update}, its @code{muon_ns} options included:
 ## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"MomentumForm"},
@@ -220,12 +232,42 @@ function opt = muon_optimizer (params, varargin)
     endif
   endfor
 
+  ## the state on the device (Resident): the Muon momenta (made there by the first step)
+  ## and the AdamW moments
+  opt.resident = resident_device (fname, v.resident, update_args, opt);
+  if (! isempty (opt.resident))
+    opt = opt_state_device (opt, opt.resident);
+  endif
   ## counters
   opt.micro = 0;              # micro-batches accumulated towards the next step
   opt.overflow_pending = false;
   opt.step = 0;               # optimizer steps applied
   opt.skipped = 0;            # optimizer steps skipped (overflow)
   opt.ns_calls = 0;           # muon_update calls so far
+endfunction
+
+## "" (the state on the host) or the device the state lives on: the Muon update's
+## DEVICE when RESIDENT is true, or by default when that is "cuda".
+function d = resident_device (fname, resident, update_args, opt)
+  if (! (isempty (resident) || (isscalar (resident) && (islogical (resident)
+                                                        || isnumeric (resident))
+                                && any (resident == [0 1]))))
+    error ("muonlab:badArg", "%s: RESIDENT must be true or false.", fname);
+  endif
+  dev = parse_options (fname, "muon_update", update_args).device;
+  if (isempty (resident))
+    resident = strcmp (dev, "cuda");
+  endif
+  d = "";
+  if (! resident)
+    return;
+  endif
+  if (opt.poison || opt.per_micro_ns)
+    error ("muonlab:badArg",
+           "%s: RESIDENT cannot be combined with POISONMOMENTUM or PERMICROBATCHNS (they read the momentum on the host).",
+           fname);
+  endif
+  d = dev;
 endfunction
 
 function r = default_route (name, p)

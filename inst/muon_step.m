@@ -210,8 +210,15 @@ function [params, opt, info] = step (fname, opt, params, grads)
   if (! opt.poison)
     for i = todo(:).'
       n = names{i};
-      [U.(n), opt.muon.(n)] = run_update (sprintf ("%s: parameter '%s'", fname, n), g.(n),
+      gn = g.(n);
+      if (! isempty (opt.resident) && isempty (opt.muon.(n)) && ndims (gn) <= 3)
+        gn = muon_gpu (gn, "Device", opt.resident);   # the momentum starts on the device
+      endif
+      [U.(n), opt.muon.(n)] = run_update (sprintf ("%s: parameter '%s'", fname, n), gn,
                                           opt.muon.(n), opt.update_args.(n));
+      if (isa (U.(n), "muon_gpuarray"))             # host parameters: one copy a step
+        U.(n) = gather (U.(n));
+      endif
       info.ns_calls += 1;
     endfor
   endif

@@ -9,6 +9,10 @@
 ## @end deftypefn
 
 function [X, stats] = gpu_ns (G, args)
+  if (any (G.Size(1:2) < 2))
+    error ("muonlab:badShape",
+           "muon_ns: G must be a matrix (at least 2 x 2), not a vector or scalar.");
+  endif
   opts = parse_options ("muon_ns", "muon_ns", args, "precision", G.Storage);
   gpu_check_device ("muon_ns", "G", G, args, opts.device);
   if (opts.trace)

@@ -8,6 +8,10 @@
 ## @end deftypefn
 
 function [p, st] = opt_adamw (p, g, st, lr, wd, betas, eps)
+  if (isa (st.m, "muon_gpuarray"))      # the moments on the device
+    [p, st] = gpu_adamw (p, g, st, lr, wd, betas, eps);
+    return;
+  endif
   st.step += 1;
   t = st.step;
   st.m += (1 - betas(1)) * (g - st.m);

@@ -60,7 +60,7 @@ function f = top_fields ()
        "muon_wd", "adam_wd", "adam_betas", "adam_eps", "clip_policy", "clip_norm", ...
        "accum_steps", "per_micro_ns", "poison", "scaler", "route", "update_args", ...
        "muon", "adam", "accum", "micro", "overflow_pending", "step", "skipped", ...
-       "ns_calls", "qk_clip"};
+       "ns_calls", "qk_clip", "resident"};
 endfunction
 
 function check_top (opt)
@@ -70,6 +70,9 @@ function check_top (opt)
   endif
   if (! isequal (opt.version, 1))
     fail_ ("OPT.version must be 1");
+  endif
+  if (! (ischar (opt.resident) && any (strcmp (opt.resident, {"", "cpu", "cuda"}))))
+    fail_ ("OPT.resident must be '', 'cpu' or 'cuda'");
   endif
 
   ## the parameters
@@ -225,8 +228,9 @@ function check_params (opt, full)
           && all (isfield (st, {"momentum", "step", "form"})))
         M = st.momentum;
         k = st.step;
-        ok = (isfloat (M) && isreal (M) && ! issparse (M) && ndims (M) == numel (sz)
-              && all (size (M) == sz) && (poison || all (isfinite (M(:))))
+        ok = ((on_device (M, sz) || (isfloat (M) && isreal (M) && ! issparse (M)
+                                      && ndims (M) == numel (sz) && all (size (M) == sz)
+                                      && (poison || all (isfinite (M(:))))))
               && isa (k, "double") && isscalar (k) && isreal (k) && isfinite (k) && k >= 0
               && k == fix (k) && ischar (st.form)
               && (strcmp (st.form, "ema") || strcmp (st.form, "sgd")));
@@ -245,10 +249,11 @@ function check_params (opt, full)
         m = st.m;
         v = st.v;
         k = st.step;
-        ok = (isfloat (m) && isreal (m) && ! issparse (m) && ndims (m) == numel (sz)
-              && all (size (m) == sz) && all (isfinite (m(:)))
-              && isfloat (v) && isreal (v) && ! issparse (v) && ndims (v) == numel (sz)
-              && all (size (v) == sz) && all (isfinite (v(:))) && ! any (v(:) < 0)
+        ok = (((on_device (m, sz) && on_device (v, sz))
+               || (isfloat (m) && isreal (m) && ! issparse (m) && ndims (m) == numel (sz)
+                   && all (size (m) == sz) && all (isfinite (m(:)))
+                   && isfloat (v) && isreal (v) && ! issparse (v) && ndims (v) == numel (sz)
+                   && all (size (v) == sz) && all (isfinite (v(:))) && ! any (v(:) < 0)))
               && isa (k, "double") && isscalar (k) && isreal (k) && isfinite (k) && k >= 0
               && k == fix (k));
       endif
@@ -270,7 +275,7 @@ function check_adam (st, where, sz)
   field_set (st, where, {"m", "v", "step"});
   array_ (st.m, [where ".m"], sz, true);
   array_ (st.v, [where ".v"], sz, true);
-  if (any (st.v(:) < 0))
+  if (! on_device (st.v, sz) && any (st.v(:) < 0))
     fail_ ("%s.v must not be negative", where);
   endif
   if (! count_ (st.step))
@@ -330,7 +335,16 @@ function field_set (s, where, names)
   endif
 endfunction
 
+## a device array (muon_gpu) of size sz: its values stay on the device, unchecked (a
+## non-finite momentum gives a non-finite update, as on the host)
+function tf = on_device (x, sz)
+  tf = isa (x, "muon_gpuarray") && isequal (size (x), sz);
+endfunction
+
 function array_ (x, where, sz, finite)
+  if (on_device (x, sz))
+    return;
+  endif
   if (! (isfloat (x) && isreal (x) && ! issparse (x)))
     fail_ ("%s must be a real double or single array", where);
   endif

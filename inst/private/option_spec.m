@@ -337,6 +337,7 @@ function T = optimizer_rows (L)
     "Route",            "route",        "any",     [],                 [],                 ""
     "ParamOptions",     "param_options","any",     [],                 [],                 ""
     "QKClip",           "qk_clip",      "any",     [],                 {},                 ""
+    "Resident",         "resident",     "any",     [],                 [],                 ""
   };
 endfunction
 
@@ -452,6 +453,7 @@ function T = load_state_rows (L)
   T = {
   ## Name            Field              Kind       Arg                 Default             Must be
     "StatePrecision","state_precision", "enum",    [{"keep"}, L.lists.precision], "keep", ""
+    "Device",        "device",          "enum",    {"host", "cpu", "cuda"}, "host",        ""
   };
 endfunction
 

@@ -127,3 +127,46 @@ endfunction
 %!error <muon_update: a 4-D G needs a host momentum.> muon_update (ones (2, 2, 2, 2), struct ("momentum", D, "step", 1, "form", "ema"))
 %!error <muon_ns: NORMSCALE and EPSPLACEMENT need a host array G \(gather \(G\) first\).> muon_ns (D, "NormScale", 1.02)
 %!error <muon_update: device arrays run ALGORITHM 'muon' with the core's normalization; gather them for 'normuon'.> muon_update (D, [], "Algorithm", "normuon")
+
+%!test
+%! ## muon_optimizer "Resident": the state on the (stand-in) device, the host path's bits
+%! ## over three steps (Muon momenta, AdamW moments of double and single parameters);
+%! ## save gathers, load with "Device" puts it back, and the loaded run goes on alike
+%! randn ("state", 46);
+%! P = struct ("W1", randn (24, 40), "b1", randn (24, 1), "W2", single (randn (12, 24)),
+%!             "g", single (randn (1, 12)));
+%! grads = @() struct ("W1", randn (24, 40), "b1", randn (24, 1),
+%!                     "W2", single (randn (12, 24)), "g", single (randn (1, 12)));
+%! od = muon_optimizer (P, "LR", 0.01, "WeightDecay", 0.1, "Device", "cpu", "Resident", true);
+%! oh = muon_optimizer (P, "LR", 0.01, "WeightDecay", 0.1);
+%! assert (od.resident, "cpu");
+%! assert (isa (od.adam.b1.m, "muon_gpuarray"));
+%! Pd = P;  Ph = P;
+%! for k = 1:3
+%!   G = grads ();
+%!   [Pd, od, id] = muon_step (od, Pd, G);
+%!   [Ph, oh, ih] = muon_step (oh, Ph, G);
+%!   assert (isequal (Pd, Ph) && isequal (id.step_norm, ih.step_norm), "step %d", k);
+%! endfor
+%! assert (isa (od.muon.W2.momentum, "muon_gpuarray"));
+%! assert (isequal (gather (od.muon.W2.momentum), oh.muon.W2.momentum));
+%! assert (isequal (gather (od.adam.g.v), oh.adam.g.v));
+%! f = [tempname() ".ckpt"];
+%! unwind_protect
+%!   muon_save_state (f, od);
+%!   oh2 = muon_load_state (f, Pd);
+%!   assert (oh2.resident, "");
+%!   assert (isequal (oh2.muon.W1.momentum, oh.muon.W1.momentum));
+%!   od2 = muon_load_state (f, Pd, "Device", "cpu");
+%!   assert (od2.resident, "cpu");
+%!   G = grads ();
+%!   [Pd2, od2] = muon_step (od2, Pd, G);
+%!   [Ph2, oh] = muon_step (oh, Ph, G);
+%!   assert (isequal (Pd2, Ph2));
+%!   assert (isa (od2.muon.W1.momentum, "muon_gpuarray"));
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!error <muon_optimizer: RESIDENT must be true or false.> muon_optimizer (struct ("W", ones (4)), "Resident", "yes")
+%!error <muon_optimizer: RESIDENT cannot be combined with POISONMOMENTUM or PERMICROBATCHNS \(they read the momentum on the host\).> muon_optimizer (struct ("W", ones (4)), "Resident", true, "PoisonMomentum", true)

@@ -107,6 +107,7 @@ function v = SAMPLES (name, key)
   zero = any (strcmp (key, {"zero_muon_step", "zero_train_step", "zero_cost"}));
   switch (name)
     case "Coefficients",    v = "polar_express";
+    case "Resident",        v = false;                  # muon_optimizer: the host state
     case "Class",           v = "bf16";                 # muon_gpu: default "" (X's class)
     case "SplitRows"
       v = [4 4];                                    # the 8-row fixtures

@@ -1,0 +1,32 @@
+## -*- texinfo -*-
+## @deftypefn {} {@var{opt} =} opt_state_device (@var{opt}, @var{device})
+## The optimizer state @var{opt} with its arrays moved: @var{device} @qcode{""} gathers
+## every device array to the host (muon_save_state), @qcode{"cuda"} or @qcode{"cpu"}
+## (the CPU stand-in device) copies the Muon momenta and the AdamW moments of parameters
+## of at most 3 dimensions there (muon_optimizer's @qcode{"Resident"}, muon_load_state's
+## @qcode{"Device"}).  @code{opt.resident} says where the state lives.
+## @end deftypefn
+
+function opt = opt_state_device (opt, device)
+  for i = 1:numel (opt.names)
+    n = opt.names{i};
+    if (isfield (opt.muon, n) && isstruct (opt.muon.(n)))
+      opt.muon.(n).momentum = move (opt.muon.(n).momentum, device);
+    endif
+    if (isfield (opt.adam, n))
+      opt.adam.(n).m = move (opt.adam.(n).m, device);
+      opt.adam.(n).v = move (opt.adam.(n).v, device);
+    endif
+  endfor
+  opt.resident = device;
+endfunction
+
+function x = move (x, device)
+  if (isa (x, "muon_gpuarray"))
+    if (isempty (device))
+      x = gather (x);
+    endif
+  elseif (! isempty (device) && ndims (x) <= 3)
+    x = muon_gpu (x, "Device", device);
+  endif
+endfunction
