@@ -41,7 +41,7 @@
 ## @code{muon_gpu ("info")} returns a struct: @code{arrays} (the device arrays alive),
 ## @code{cpu_bytes} (held by those on the CPU stand-in), and @code{cuda_in_use} and
 ## @code{cuda_cached} (bytes held by arrays and kept by the caching pool on the CUDA
-## device; NaN where there is none).  @code{muon_gpu ("reset")} frees every device array
+## device, after giving its free blocks back; 0 before the first CUDA array).  @code{muon_gpu ("reset")} frees every device array
 ## of the session (they become stale: @code{muonlab:staleHandle}) and gives the pool's
 ## memory back to the driver, as @code{clear mex} does.
 ##
@@ -109,11 +109,7 @@ function out = command (cmd, args)
       out = [];
     case "info"
       [cpu_bytes, ~] = __muon_gpu__ ("trim", "cpu");
-      try
-        [in_use, cached] = __muon_gpu__ ("trim", "cuda");
-      catch
-        in_use = cached = NaN;
-      end_try_catch
+      [in_use, cached] = __muon_gpu__ ("trim", "cuda");
       out = struct ("arrays", __muon_gpu__ ("count"), "cpu_bytes", cpu_bytes,
                     "cuda_in_use", in_use, "cuda_cached", cached);
     otherwise

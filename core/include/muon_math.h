@@ -309,7 +309,8 @@ muon_status muon_darray_adamw (muon_ctx *ctx, muon_darray *P, const muon_darray 
 // (CUDA events; the CPU stand-in measures wall time).  Waits for the device.
 muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms);
 // Returns the free blocks of the device's caching pool to the driver.  [out] in_use, cached:
-// bytes held by arrays and kept in the pool after (either may be NULL).
+// bytes held by arrays and kept in the pool after (either may be NULL; 0 when the CUDA back
+// end was never used by ctx: this never loads it).
 muon_status muon_darray_trim (muon_ctx *ctx, muon_device device, size_t *in_use,
                               size_t *cached);
 

@@ -556,12 +556,12 @@ muon_status muon_darray_trim (muon_ctx *ctx, muon_device device, size_t *in_use,
   muon_status status = MUON_OK;
   size_t u = 0, c = 0;
   CHECKCTX (ctx);
-  if (device == MUON_DEVICE_CUDA)
+  if (device == MUON_DEVICE_CUDA && muon_ctx_lookup (ctx, "cuda"))  // never loads the back end
   {
     const muon_cuda_api *api;
     void **st;
-    CHECKSTATUS (cuda_of (ctx, &api, &st));
-    CHECKSTATUS (cuda_status (ctx, api->trim (*st, &u, &c), "trimming the pool failed"));
+    if (cuda_of (ctx, &api, &st) == MUON_OK)
+      CHECKSTATUS (cuda_status (ctx, api->trim (*st, &u, &c), "trimming the pool failed"));
   }
   else
   {

@@ -136,6 +136,42 @@ function fails = sec_muon_update ()
   fails = bad (fails, "ns option (core)", "muonlab:badArg", 2, f, G, [], struct ("steps", -2));
 endfunction
 
+function fails = sec_muon_gpu ()
+  ## device arrays on the CPU stand-in (the CUDA back end is never loaded here)
+  f = @__muon_gpu__;
+  G = reshape (1:24, 6, 4) / 11 + eye (6, 4);
+  fails = {};
+  h = f ("upload", G, "cpu", "single");
+  hb = f ("upload", G, "cpu", "bf16");
+  fails = ok (fails, "gather", 1, f, "gather", h);
+  fails = ok (fails, "fill randn", 1, f, "fill", "randn", [6 4 2], "cpu", "double", 3);
+  fails = outs (fails, "ns", 2, f, "ns", h, struct ("precision", "single"));
+  fails = ok (fails, "ns bf16", 2, f, "ns", hb, struct ("precision", "bf16"));
+  fails = ok (fails, "update, M []", 3, f, "update", h, [], struct (), 2);
+  fails = ok (fails, "update with M", 3, f, "update", hb, hb, struct ("split_rows", [2 4]), 1);
+  fails = ok (fails, "adamw", 3, f, "adamw", h, f ("upload", G, "cpu", "single"),
+              f ("upload", G, "cpu", "single"), f ("upload", G, "cpu", "single"), 1:7);
+  fails = ok (fails, "trim", 2, f, "trim", "cpu");
+  fails = ok (fails, "count", 1, f, "count");
+  fails = bad (fails, "no command", "muonlab:badArg", 1, f);
+  fails = bad (fails, "command 'x'", "muonlab:badArg", 1, f, "x");
+  fails = bad (fails, "device 'tpu'", "muonlab:badArg", 1, f, "upload", G, "tpu", "single");
+  fails = bad (fails, "class 'int8'", "muonlab:badArg", 1, f, "upload", G, "cpu", "int8");
+  fails = bad (fails, "NaN", "muonlab:nonFinite", 1, f, "upload", [1 NaN], "cpu", "single");
+  fails = bad (fails, "huge", "muonlab:outOfMemory", 1, f, "fill", "zeros", [1e6 1e6 1e3], "cpu", "double", 0);
+  fails = bad (fails, "seed -1", "muonlab:badArg", 1, f, "fill", "randn", [2 2], "cpu", "single", -1);
+  fails = bad (fails, "no handle", "muonlab:badArg", 1, f, "gather", "x");
+  fails = bad (fails, "stale handle", "muonlab:staleHandle", 1, f, "gather", [1 1]);
+  fails = bad (fails, "update shapes", "muonlab:badShape", 3, f, "update", h, f ("upload", ones (2), "cpu", "single"), struct (), 1);
+  fails = bad (fails, "update experts 4", "muonlab:badShape", 3, f, "update", h, [], struct (), 4);
+  fails = bad (fails, "adamw class", "muonlab:badType", 3, f, "adamw", h, hb, h, h, 1:7);
+  fails = bad (fails, "adamw coef", "muonlab:badArg", 3, f, "adamw", h, h, h, h, 1:6);
+  f ("free", h);
+  f ("free", [1 1]);
+  f ("reset");
+  fails = bad (fails, "after reset", "muonlab:staleHandle", 1, f, "gather", hb);
+endfunction
+
 function fails = sec_muon_coeffs ()
   f = @__muon_coeffs__;
   fails = {};
@@ -370,7 +406,7 @@ sections = {"__muon_ns__", @sec_muon_ns; "__muon_update__", @sec_muon_update;
             "__muon_blas_threads__", @sec_muon_blas_threads;
             "__zero_layout__", @sec_zero_layout; "__zero_muon_step__", @sec_zero_muon_step;
             "__muon_comm__", @sec_muon_comm; "__muon_lists__", @sec_muon_lists;
-            "__zero_cost__", @sec_zero_cost};
+            "__zero_cost__", @sec_zero_cost; "__muon_gpu__", @sec_muon_gpu};
 ## every gateway in mex/ must have a section
 srcs = glob (fullfile (root, "mex", "__*__.c"));
 for k = 1:numel (srcs)

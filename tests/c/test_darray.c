@@ -1,0 +1,268 @@
+/* test_darray.c - device arrays (core/math/darray.c, muon_darray_math.h) on the CPU stand-in
+ * device: round trips in every storage class (16-bit ones against the rounding written out
+ * here), the normal generator's moments and purity, NS and the update against the direct
+ * core calls on host tensors (bitwise), AdamW against its formula written out in double,
+ * copies, the error codes (shapes, devices, classes, an allocation no memory can hold), and
+ * a CUDA array without a device or back end (NODEVICE / NOTBUILT, never a crash).
+ */
+#include <stdint.h>
+
+#include "harness.h"
+#include "muon.h"
+#include "muon_darray_math.h"
+
+// Huge allocations must come back as NULL (MUON_ERR_DEVMEM), not abort under ASan.
+const char *__asan_default_options (void);
+const char *__asan_default_options (void)
+{
+  return "allocator_may_return_null=1";
+}
+
+static void fill_rand (double *x, size_t n, unsigned s)
+{
+  for (size_t i = 0; i < n; i++)
+  {
+    s = s * 1103515245u + 12345u;
+    x[i] = ((double) ((s >> 8) & 0xffffu) / 32768.0) - 1.0;
+  }
+}
+
+static muon_darray *upload (muon_ctx *ctx, muon_precision st, double *x, size_t m, size_t n,
+                            size_t e)
+{
+  muon_darray *a = NULL;
+  muon_tensor t = muon_tensor_batch (MUON_F64, x, m, n, e);
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, st, m, n, e, &a), MUON_OK);
+  T_EQ_INT (muon_darray_upload (ctx, a, &t), MUON_OK);
+  return a;
+}
+
+static void download (muon_ctx *ctx, const muon_darray *a, double *y, size_t m, size_t n,
+                      size_t e)
+{
+  muon_tensor t = muon_tensor_batch (MUON_F64, y, m, n, e);
+  T_EQ_INT (muon_darray_download (ctx, a, &t), MUON_OK);
+}
+
+static void test_round_trip (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  enum { M = 7, N = 9, E = 2 };
+  double x[M * N * E], y[M * N * E];
+  fill_rand (x, M * N * E, 3);
+  x[0] = 1 + 0x1p-9 + 0x1p-40;     // just above a bf16 tie: rounds up (a false tie via fp32)
+  x[1] = 65520;                    // fp16: ties to even -> Inf
+  for (int st = MUON_PREC_DOUBLE; st <= MUON_PREC_FP16; st++)
+  {
+    muon_darray *a = upload (ctx, st, x, M, N, E);
+    download (ctx, a, y, M, N, E);
+    muon_darray_info i;
+    T_EQ_INT (muon_darray_describe (a, &i), MUON_OK);
+    T_EQ_INT (i.bytes, (size_t) M * N * E * (st == 0 ? 8 : st == 1 ? 4 : 2));
+    int ok = 1;
+    for (size_t k = 0; k < M * N * E; k++)
+    {
+      double want = x[k];
+      if (st == MUON_PREC_SINGLE)
+        want = (float) x[k];
+      else if (st != MUON_PREC_DOUBLE)
+      {
+        // the nearest value with 8 (bf16) or 11 (fp16) significant bits, ties to even
+        int bits = st == MUON_PREC_BF16 ? 8 : 11, ex;
+        double f = frexp (x[k], &ex), s = ldexp (1, bits);
+        double r = nearbyint (f * s);   // the default mode: ties to even
+        want = ldexp (r / s, ex);
+        if (st == MUON_PREC_FP16 && fabs (want) > 65504)
+          want = copysign (INFINITY, want);
+      }
+      ok &= y[k] == want || (isnan (y[k]) && isnan (want));
+    }
+    T_ASSERT_MSG (ok, "storage %d round trip", st);
+    muon_darray_destroy (ctx, &a);
+    T_ASSERT (a == NULL);
+  }
+  muon_ctx_destroy (&ctx);
+}
+
+static void test_randn (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  enum { M = 300, N = 200 };
+  static double y[M * N], z[M * N];
+  muon_darray *a = NULL, *b = NULL;
+  muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, M, N, 1, &a);
+  muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, M, N, 1, &b);
+  T_EQ_INT (muon_darray_fill (ctx, a, MUON_FILL_RANDN, 11), MUON_OK);
+  T_EQ_INT (muon_darray_fill (ctx, b, MUON_FILL_RANDN, 11), MUON_OK);
+  download (ctx, a, y, M, N, 1);
+  download (ctx, b, z, M, N, 1);
+  T_ASSERT (memcmp (y, z, sizeof y) == 0);
+  double s = 0, s2 = 0;
+  for (size_t k = 0; k < M * N; k++)
+  {
+    s += y[k];
+    s2 += y[k] * y[k];
+  }
+  double mean = s / (M * N), var = s2 / (M * N) - mean * mean;
+  T_ASSERT_MSG (fabs (mean) < 5 / sqrt (M * N), "mean %g", mean);
+  T_ASSERT_MSG (fabs (var - 1) < 5 * sqrt (2.0 / (M * N)), "variance %g", var);
+  T_EQ_DBL (y[123], muon_randn_at (11, 123));            // a pure function of (seed, i)
+  T_EQ_INT (muon_darray_fill (ctx, a, MUON_FILL_ZEROS, 0), MUON_OK);
+  download (ctx, a, y, M, N, 1);
+  T_ASSERT (y[0] == 0 && !signbit (y[0]) && y[M * N - 1] == 0);
+  T_EQ_INT (muon_darray_fill (ctx, a, (muon_fill) 7, 0), MUON_ERR_BADARG);
+  muon_darray_destroy (ctx, &a);
+  muon_darray_destroy (ctx, &b);
+  muon_ctx_destroy (&ctx);
+}
+
+static void test_ns_and_update (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  enum { M = 12, N = 20, E = 2 };
+  double g[M * N * E], x1[M * N * E], x2[M * N * E], mh[M * N * E], u1[M * N * E],
+    u2[M * N * E];
+  fill_rand (g, M * N * E, 5);
+  muon_darray *G = upload (ctx, MUON_PREC_DOUBLE, g, M, N, E), *X = NULL, *Md = NULL,
+    *U = NULL;
+  muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, M, N, E, &X);
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  o.precision = MUON_PREC_DOUBLE;
+  T_EQ_INT (muon_darray_ns (ctx, G, X, &o), MUON_OK);
+  download (ctx, X, x1, M, N, E);
+  muon_tensor tg = muon_tensor_batch (MUON_F64, g, M, N, E), tx = muon_tensor_batch (MUON_F64,
+                                                                                     x2, M, N, E);
+  T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_OK);
+  T_ASSERT (memcmp (x1, x2, sizeof x1) == 0);
+  double ms = -1;
+  T_EQ_INT (muon_darray_last_ms (ctx, MUON_DEVICE_CPU, &ms), MUON_OK);
+  T_ASSERT (ms >= 0);
+
+  // two updates against muon_update on host tensors
+  muon_update_opts uo;
+  muon_update_opts_default (&uo);
+  uo.ns.precision = MUON_PREC_DOUBLE;
+  memset (mh, 0, sizeof mh);
+  muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, M, N, E, &Md);
+  muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, M, N, E, &U);
+  muon_darray_fill (ctx, Md, MUON_FILL_ZEROS, 0);
+  muon_tensor tm = muon_tensor_batch (MUON_F64, mh, M, N, E), tu = muon_tensor_batch (MUON_F64,
+                                                                                      u2, M, N, E);
+  for (int k = 0; k < 2; k++)
+  {
+    T_EQ_INT (muon_darray_update (ctx, G, Md, U, &uo, 1), MUON_OK);
+    T_EQ_INT (muon_update (ctx, &tg, &tm, &tu, &uo), MUON_OK);
+  }
+  download (ctx, U, u1, M, N, E);
+  T_ASSERT (memcmp (u1, u2, sizeof u1) == 0);
+  download (ctx, Md, x1, M, N, E);
+  T_ASSERT (memcmp (x1, mh, sizeof x1) == 0);
+
+  // errors: shapes, the same array twice, experts
+  muon_darray *small = NULL;
+  muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 2, 2, 1, &small);
+  T_EQ_INT (muon_darray_ns (ctx, G, small, &o), MUON_ERR_BADSHAPE);
+  T_EQ_INT (muon_darray_update (ctx, G, Md, Md, &uo, 1), MUON_ERR_BADARG);
+  T_EQ_INT (muon_darray_update (ctx, G, Md, U, &uo, 5), MUON_ERR_BADSHAPE);
+  T_EQ_INT (muon_darray_ns (ctx, G, X, NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_darray_copy (ctx, G, small), MUON_ERR_BADSHAPE);
+  T_EQ_INT (muon_darray_copy (ctx, G, X), MUON_OK);
+  download (ctx, X, x1, M, N, E);
+  T_ASSERT (memcmp (x1, g, sizeof x1) == 0);
+  muon_darray *arrays[] = { G, X, Md, U, small };
+  for (int k = 0; k < 5; k++)
+    muon_darray_destroy (ctx, &arrays[k]);
+  size_t in_use = 1, cached = 1;
+  T_EQ_INT (muon_darray_trim (ctx, MUON_DEVICE_CPU, &in_use, &cached), MUON_OK);
+  T_EQ_INT (in_use, 0);
+  muon_ctx_destroy (&ctx);
+}
+
+static void test_adamw (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  enum { M = 5, N = 3 };
+  double p[M * N], g[M * N], m[M * N], v[M * N], out[M * N];
+  fill_rand (p, M * N, 1);
+  fill_rand (g, M * N, 2);
+  fill_rand (m, M * N, 3);
+  fill_rand (v, M * N, 4);
+  for (int k = 0; k < M * N; k++)
+    v[k] = fabs (v[k]);
+  muon_darray *P = upload (ctx, MUON_PREC_DOUBLE, p, M, N, 1), *G = upload (ctx,
+    MUON_PREC_DOUBLE, g, M, N, 1), *Mm = upload (ctx, MUON_PREC_DOUBLE, m, M, N, 1),
+    *V = upload (ctx, MUON_PREC_DOUBLE, v, M, N, 1);
+  double b1 = 0.9, b2 = 0.95, lr = 1e-3, wd = 0.1, eps = 1e-8;
+  int t = 3;
+  double c[7] = { 1 - b1, 1 - b2, 1 - pow (b1, t), 1 - pow (b2, t), 1 - lr * wd, lr, eps };
+  T_EQ_INT (muon_darray_adamw (ctx, P, G, Mm, V, c), MUON_OK);
+  download (ctx, P, out, M, N, 1);
+  int ok = 1;
+  for (int k = 0; k < M * N; k++)
+  {
+    double mk = m[k] + (1 - b1) * (g[k] - m[k]), vk = v[k] + (1 - b2) * (g[k] * g[k] - v[k]);
+    double mh = mk / (1 - pow (b1, t)), vh = vk / (1 - pow (b2, t));
+    double pk = p[k] * (1 - lr * wd);
+    pk = pk - lr * (mh / (sqrt (vh) + eps));
+    ok &= out[k] == pk;
+  }
+  T_ASSERT (ok);
+  muon_darray *S = NULL;
+  muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_SINGLE, M, N, 1, &S);
+  T_EQ_INT (muon_darray_adamw (ctx, P, S, Mm, V, c), MUON_ERR_BADTYPE);
+  T_EQ_INT (muon_darray_adamw (ctx, P, G, P, V, c), MUON_ERR_BADARG);
+  muon_darray *arrays[] = { P, G, Mm, V, S };
+  for (int k = 0; k < 5; k++)
+    muon_darray_destroy (ctx, &arrays[k]);
+  muon_ctx_destroy (&ctx);
+}
+
+static void test_errors (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  muon_darray *a = NULL;
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 1000000, 1000000, 1000,
+                                &a), MUON_ERR_DEVMEM);
+  T_ASSERT (a == NULL);
+  T_ASSERT (strstr (muon_ctx_last_error (ctx), "no room") != NULL);
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, SIZE_MAX / 2, 4, 1, &a),
+            MUON_ERR_BADSHAPE);
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 0, 4, 1, &a),
+            MUON_ERR_BADSHAPE);
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, (muon_precision) 9, 2, 2, 1, &a),
+            MUON_ERR_BADARG);
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 2, 2, 1, NULL),
+            MUON_ERR_NULLPTR);
+  // no GPU on the test machines: a CUDA array is a clean NODEVICE or NOTBUILT
+  muon_status s = muon_darray_create (ctx, MUON_DEVICE_CUDA, MUON_PREC_SINGLE, 2, 2, 1, &a);
+  if (s == MUON_OK)
+    muon_darray_destroy (ctx, &a);
+  else
+    T_ASSERT_MSG (s == MUON_ERR_NODEVICE || s == MUON_ERR_NOTBUILT, "status %d", (int) s);
+  // a host tensor of another shape
+  double x[4];
+  muon_tensor t = muon_tensor_matrix (MUON_F64, x, 2, 2);
+  muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 2, 3, 1, &a);
+  T_EQ_INT (muon_darray_upload (ctx, a, &t), MUON_ERR_BADSHAPE);
+  T_EQ_INT (muon_darray_download (ctx, a, &t), MUON_ERR_BADSHAPE);
+  muon_darray_destroy (ctx, &a);
+  muon_darray_destroy (ctx, NULL);                  // fine
+  muon_ctx_destroy (&ctx);
+}
+
+int main (int argc, char **argv)
+{
+  (void) argc;
+  T_RUN (test_round_trip);
+  T_RUN (test_randn);
+  T_RUN (test_ns_and_update);
+  T_RUN (test_adamw);
+  T_RUN (test_errors);
+  return T_DONE (argv[0]);
+}
