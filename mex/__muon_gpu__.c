@@ -1,4 +1,4 @@
-#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update adamw last_ms trim reset count"
+#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update adamw last_ms trim reset count copy_time"
 /* __muon_gpu__ - gateway of muon_gpu.m, muon_gpuarray.m and the device-array paths of
  * muon_ns / muon_update: device arrays (muon_math.h, core/math/darray.c) held in this MEX
  * file's table and known to Octave by a handle H = [SESSION ID] (muon_mex_gpu.h).
@@ -14,6 +14,7 @@
  *   MS = ('last_ms', DEVICE)   [IN_USE, CACHED] = ('trim', DEVICE)
  *   ('reset')   frees every array (their handles go stale) and the CUDA pool's blocks
  *   N = ('count')                              arrays held
+ *   [H2D, D2H] = ('copy_time', DEVICE, BYTES)  the copy floor in ms (pinned, CUDA events)
  */
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +26,8 @@
   X (CMD_GATHER, "gather", 2, 2, 1) X (CMD_FREE, "free", 2, 2, 0)                       \
   X (CMD_NS, "ns", 3, 3, 2) X (CMD_UPDATE, "update", 5, 5, 3)                           \
   X (CMD_ADAMW, "adamw", 6, 6, 3) X (CMD_LAST_MS, "last_ms", 2, 2, 1) X (CMD_TRIM, "trim", 2, 2, 2)                     \
-  X (CMD_RESET, "reset", 1, 1, 0) X (CMD_COUNT, "count", 1, 1, 1)
+  X (CMD_RESET, "reset", 1, 1, 0) X (CMD_COUNT, "count", 1, 1, 1)                       \
+  X (CMD_COPY_TIME, "copy_time", 3, 3, 2)
 #define CMD_ENUM(e, name, lo, hi, outs) e,
 #define CMD_NAME(e, name, lo, hi, outs) name,
 #define CMD_FORM(e, name, lo, hi, outs) { lo, hi, outs },
@@ -242,6 +244,16 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   case CMD_COUNT:
     out[0] = mxCreateDoubleScalar ((double) muon_mex_gpu_count ());
     break;
+  case CMD_COPY_TIME:
+  {
+    int dev = list_arg ("muon_gpu", "DEVICE", prhs[1], MUON_LIST_DEVICE);
+    double h2d = NAN, d2h = NAN;
+    size_t bytes = muon_mex_size ("muon_gpu", "BYTES", mxGetScalar (prhs[2]));
+    muon_mex_check ("muon_gpu", muon_darray_copy_time (ctx, dev, bytes, &h2d, &d2h));
+    out[0] = mxCreateDoubleScalar (h2d);
+    out[1] = mxCreateDoubleScalar (d2h);
+    break;
+  }
   }
   muon_mex_outputs (nlhs, plhs, out, nout);
 }

@@ -564,6 +564,44 @@ muon_status adamw_entry (void **state, muon_tensor *P, const muon_tensor *G, muo
   return MUON_OK;
 }
 
+muon_status copy_time_entry (void **state, size_t bytes, double *h2d_ms, double *d2h_ms,
+                             char *msg, size_t len)
+{
+  ENTRY_STATE ();
+  void *dev = NULL;
+  TRY (grow_pinned (E, &s->pin_in[0], &s->pin_in_bytes[0], bytes));
+  TRY (pool_alloc (s, E, bytes, &dev));
+  cudaEvent_t ev[3] = { NULL, NULL, NULL };
+  muon_status st = MUON_OK;
+  float a = 0, b = 0;
+  for (int k = 0; k < 3 && st == MUON_OK; k++)
+    if (cudaEventCreate (&ev[k]) != cudaSuccess)
+      st = MUON_ERR_CUDA;
+  if (st == MUON_OK
+      && (cudaEventRecord (ev[0], s->copy) != cudaSuccess
+          || cudaMemcpyAsync (dev, s->pin_in[0], bytes, cudaMemcpyHostToDevice, s->copy)
+             != cudaSuccess
+          || cudaEventRecord (ev[1], s->copy) != cudaSuccess
+          || cudaMemcpyAsync (s->pin_in[0], dev, bytes, cudaMemcpyDeviceToHost, s->copy)
+             != cudaSuccess
+          || cudaEventRecord (ev[2], s->copy) != cudaSuccess
+          || cudaEventSynchronize (ev[2]) != cudaSuccess
+          || cudaEventElapsedTime (&a, ev[0], ev[1]) != cudaSuccess
+          || cudaEventElapsedTime (&b, ev[1], ev[2]) != cudaSuccess))
+  {
+    snprintf (E.msg, E.len, "timing the copies failed: %s",
+              cudaGetErrorString (cudaGetLastError ()));
+    st = MUON_ERR_CUDA;
+  }
+  for (int k = 0; k < 3; k++)
+    if (ev[k])
+      cudaEventDestroy (ev[k]);
+  pool_free (s, dev);
+  *h2d_ms = a;
+  *d2h_ms = b;
+  return st;
+}
+
 muon_status last_ms_entry (void *state, double *ms)
 {
   ns_state *s = (ns_state *) state;
@@ -621,6 +659,7 @@ muon_status muon_cuda_get_api (int abi, void *table)
   api->fill = fill_entry;
   api->update = update_entry;
   api->adamw = adamw_entry;
+  api->copy_time = copy_time_entry;
   api->last_ms = last_ms_entry;
   api->trim = trim_entry;
   return MUON_OK;

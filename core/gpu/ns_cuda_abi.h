@@ -59,6 +59,10 @@ typedef struct muon_cuda_api {
   // One AdamW step on device tensors P, G, M, V of one dtype (muon_darray_adamw).
   muon_status (*adamw) (void **state, muon_tensor *P, const muon_tensor *G, muon_tensor *M,
                         muon_tensor *V, const double coef[7], char *msg, size_t len);
+  // The copy floor: the time of one pinned host -> device and one device -> pinned host copy
+  // of `bytes` (CUDA events; buffers from the pool and the staging, kept).
+  muon_status (*copy_time) (void **state, size_t bytes, double *h2d_ms, double *d2h_ms,
+                            char *msg, size_t len);
   // Waits for the device and gives the time of the last ns or update in ms (CUDA events).
   muon_status (*last_ms) (void *state, double *ms);
   // Returns the pool's free blocks to the driver; [out] the bytes in use and cached after.

@@ -308,6 +308,10 @@ muon_status muon_darray_adamw (muon_ctx *ctx, muon_darray *P, const muon_darray 
 // The device time of the last muon_darray_ns / muon_darray_update of ctx on `device`, in ms
 // (CUDA events; the CPU stand-in measures wall time).  Waits for the device.
 muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms);
+// The copy floor of `bytes` on `device`: [out] the time in ms of one copy from pinned host
+// memory to the device and one back (CUDA events); on the CPU stand-in two memcpy.
+muon_status muon_darray_copy_time (muon_ctx *ctx, muon_device device, size_t bytes,
+                                   double *h2d_ms, double *d2h_ms);
 // Returns the free blocks of the device's caching pool to the driver.  [out] in_use, cached:
 // bytes held by arrays and kept in the pool after (either may be NULL; 0 when the CUDA back
 // end was never used by ctx: this never loads it).

@@ -550,6 +550,42 @@ fail:
   return status;
 }
 
+muon_status muon_darray_copy_time (muon_ctx *ctx, muon_device device, size_t bytes,
+                                   double *h2d_ms, double *d2h_ms)
+{
+  muon_status status = MUON_OK;
+  char *a = NULL, *b = NULL;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, h2d_ms != NULL && d2h_ms != NULL, "the times must not be NULL");
+  if (device == MUON_DEVICE_CUDA)
+  {
+    const muon_cuda_api *api;
+    void **st;
+    char msg[256] = "";
+    CHECKSTATUS (cuda_of (ctx, &api, &st));
+    CHECKSTATUS (cuda_status (ctx, api->copy_time (st, bytes, h2d_ms, d2h_ms, msg,
+                                                   sizeof msg), msg));
+  }
+  else
+  {
+    CHECKMEM (a = malloc (bytes ? bytes : 1));
+    CHECKMEM (b = malloc (bytes ? bytes : 1));
+    // through a volatile pointer: the copies are timed, never optimized away
+    void *(*volatile copy) (void *, const void *, size_t) = memcpy;
+    memset (a, 1, bytes);
+    double t0 = muon_clock ();
+    copy (b, a, bytes);
+    double t1 = muon_clock ();
+    copy (a, b, bytes);
+    *h2d_ms = (t1 - t0) * 1e3;
+    *d2h_ms = (muon_clock () - t1) * 1e3;
+  }
+fail:
+  free (a);
+  free (b);
+  return status;
+}
+
 muon_status muon_darray_trim (muon_ctx *ctx, muon_device device, size_t *in_use,
                               size_t *cached)
 {

@@ -1,45 +1,71 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab bench} {@var{R} =} bench_gpu ()
-## @deftypefnx {muonlab bench} {@var{R} =} bench_gpu (@var{dev}, @var{shapes}, @var{reps})
-## Timings of CUDA Newton-Schulz, run by @code{make bench-gpu} (never by @code{make check}).
+## @deftypefnx {muonlab bench} {@var{R} =} bench_gpu (@var{device}, @var{shapes}, @var{reps}, @var{opt_shape})
+## Timings of Newton-Schulz on the GPU, run by @code{make bench-gpu} (never by
+## @code{make check}), all measured in one run on one device:
 ##
-## For each shape (default 4096 x 4096 and a stack of 16 pages 1024 x 4096), method
-## (standard, gram) and precision (fp32, bf16, fp16): one warm-up call, then @var{reps}
-## (default 5) timed calls of @code{muon_ns} on a single N(0,1) input with keller's
-## schedule (5 steps); prints a table of the median and the fastest wall time and the
-## rate, TFLOP/s = @code{ns_flops} (general products, 2pqr each, times the pages) / the
-## median.  The time is the whole call from host arrays, so it includes the copies to the
-## device and back.  At a square shape Gram falls back to standard (GramMinAspect 1), and
-## its row counts the standard FLOPs.
+## @enumerate
+## @item per shape, method (standard, gram) and precision (fp32, bf16, fp16), keller's
+## schedule, 5 steps, an N(0,1) single input made on the device:
+## @table @asis
+## @item device
+## @code{muon_ns} on a device array (@code{muon_gpu}), the median over @var{reps} (default
+## 10) calls after a warm-up of the device time each call reports (CUDA events around the
+## call: @code{stats.device_ms}), and the rate, TFLOP/s = @code{ns_flops} (general
+## products) x pages / that time;
+## @item host
+## @code{muon_ns} on the same data as a host array (wall time, median of 3 after a
+## warm-up: the pinned staging, the conversion on the device and the two streams included);
+## @item floor
+## the copy floor of the same bytes: one pinned host-to-device and one device-to-host copy
+## (CUDA events), and host / (device + floor), which the issue holds to <= 1.25;
+## @end table
+## @item the peers in the same run, on device tensors with CUDA events
+## (tests/bench/bench_ns_torch.py @code{--device cuda}): Keller's NS as the peers write it
+## (bf16), torch.optim.Muon's own NS, and Dao's gram-newton-schulz
+## @code{StandardNewtonSchulz} / @code{GramNewtonSchulz} (pure torch, eager and
+## torch.compile'd) when that package is importable; then the ratios: muonlab's
+## device-array bf16 standard against Keller's torch bf16 (geomean over the first three
+## shapes, target >= 1.2), muonlab's device Gram against Dao's compiled Gram at the wide
+## shapes (target >= 1.0);
+## @item three @code{muon_step}s of an optimizer of 8 parameters of @var{opt_shape}
+## (default 2048 x 5464) with the state on the device (@qcode{"Resident"}) against the host
+## path of the same optimizer (NS on the CPU), wall time (target >= 10x).
+## @end enumerate
 ##
-## Without a CUDA device, or with the CUDA back end not built, it prints one line saying so
-## (muon_ns's message and error identifier) and returns @code{[]}; any other failure of the
-## back end is an error.  @var{dev} (default
-## @code{@{"Device", "cuda"@}}) selects what is timed; e.g. @code{bench_gpu (@{"Device",
-## "cpu"@}, @{[128 512], [64 256 4]@}, 2)} runs the same table on the CPU at small shapes.
-## @var{R} is a struct array with fields @code{shape}, @code{method}, @code{precision},
-## @code{median}, @code{min}, @code{flops} and @code{tflops}.
+## Shapes (default): 4096 x 4096, 16 x 1024 x 4096, 32 x 2048 x 5464 and 16 pages of the
+## largest expert weight of DeepSeek-V3 (@code{muon_model}: 2048 x 7168; 16 is one
+## layer's 256 experts over 16 expert-parallel ranks).  @var{device} @qcode{"cuda"}
+## (default) or @qcode{"cpu"}: the CPU stand-in device, at small shapes, to try the bench
+## without a GPU (no peers, no targets).  Without a CUDA device, or with the CUDA back end
+## not built, it prints one line saying so and returns @code{[]}.  @var{R} is a struct
+## array with fields @code{shape}, @code{method}, @code{precision}, @code{device_ms},
+## @code{host_ms}, @code{floor_ms}, @code{flops} and @code{tflops}.
 ## @end deftypefn
 
-function R = bench_gpu (dev, shapes, reps)
+function R = bench_gpu (device, shapes, reps, opt_shape)
   here = fileparts (mfilename ("fullpath"));
-  for d = {fullfile(here, "..", "..", "inst"), fullfile(here, "..", "..", "build", "mex")}
+  root = fullfile (here, "..", "..");
+  for d = {fullfile(root, "inst"), fullfile(root, "build", "mex")}
     if (isfolder (d{1}))
       addpath (d{1});
     endif
   endfor
-  if (nargin < 1 || isempty (dev))
-    dev = {"Device", "cuda"};
+  if (nargin < 1 || isempty (device))
+    device = "cuda";
   endif
   if (nargin < 2 || isempty (shapes))
-    shapes = {[4096 4096], [1024 4096 16]};
+    shapes = {[4096 4096], [1024 4096 16], [2048 5464 32], [expert_shape() 16]};
   endif
   if (nargin < 3 || isempty (reps))
-    reps = 5;
+    reps = 10;
+  endif
+  if (nargin < 4 || isempty (opt_shape))
+    opt_shape = [2048 5464];
   endif
   R = [];
-  on_cuda = any (strcmpi (dev, "cuda"));
-  if (on_cuda)
+  cuda = strcmp (device, "cuda");
+  if (cuda)
     [ok, skip, why] = gpu_probe ();
     if (! ok && skip)
       printf ("bench-gpu: skipped, %s\n", why);
@@ -47,72 +73,191 @@ function R = bench_gpu (dev, shapes, reps)
     elseif (! ok)
       error ("bench-gpu: %s", why);
     endif
-    where = muon_info ().cuda;
+    printf ("bench-gpu: %s\n", muon_info ().cuda);
   else
-    where = sprintf ("not CUDA: %s", strjoin (dev, " "));
+    printf ("bench-gpu: the CPU stand-in device (no GPU: times of the CPU code)\n");
   endif
-  printf ("bench-gpu: %s\n", where);
-  printf ("muon_ns wall time from host arrays (copies in and out included), keller 5 steps, single input;\n");
-  printf ("median and fastest of %d calls after a warm-up; TFLOP/s = ns_flops (general products) x pages / median\n\n", reps);
-  printf ("%-14s %-9s %-5s %10s %10s %9s %10s\n", "shape", "method", "prec", "median[s]",
-          "min[s]", "TFLOP/s", "TFLOP/call");
-  precs = {"single", "fp32"; "bf16", "bf16"; "fp16", "fp16"};
-  square_gram = false;
   t_all = tic ();
-  for i = 1:numel (shapes)
-    sz = shapes{i};
-    pages = prod (sz(3:end));
-    randn ("state", 51);
-    G = randn (sz, "single");
-    for method = {"standard", "gram"}
-      m = method{1};
-      F = ns_flops (sz(1), sz(2));
-      if (strcmp (m, "gram") && sz(1) != sz(2))
-        flops = F.gram * pages;
-        label = m;
-      else
-        flops = F.standard * pages;
-        label = merge (strcmp (m, "gram"), "gram*", m);
-        square_gram = square_gram || strcmp (m, "gram");
-      endif
-      for k = 1:rows (precs)
-        a = {dev{:}, "Method", m, "Precision", precs{k,1}};
-        muon_ns (G, a{:});                 # warm-up: buffers, handles, kernels
-        t = zeros (reps, 1);
-        for r = 1:reps
-          t0 = tic ();
-          muon_ns (G, a{:});
-          t(r) = toc (t0);
-        endfor
-        e.shape = sz;
-        e.method = m;
-        e.precision = precs{k,2};
-        e.median = median (t);
-        e.min = min (t);
-        e.flops = flops;
-        e.tflops = flops / e.median / 1e12;
-        R = [R; e];
-        printf ("%-14s %-9s %-5s %10.4f %10.4f %9.2f %10.3f\n",
-                strjoin (arrayfun (@num2str, sz, "UniformOutput", false), "x"), label,
-                e.precision, e.median, e.min, e.tflops, flops / 1e12);
-        fflush (stdout);
-      endfor
-    endfor
-  endfor
-  if (square_gram)
-    printf ("* square: gram falls back to standard (GramMinAspect 1); the standard FLOPs are counted\n");
+  R = ns_table (device, shapes, reps);
+  peer = struct ("name", {}, "shape", {}, "ms", {});
+  if (cuda)
+    peer = peers (root, shapes, reps);
   endif
+  ratios (R, peer, shapes);
+  optimizer_bench (device, opt_shape);
   printf ("bench-gpu total %.0f s\n", toc (t_all));
 endfunction
 
+## 2048 x 7168: the largest expert weight of DeepSeek-V3 (gate / up projection)
+function sz = expert_shape ()
+  p = muon_model ("deepseek-v3").params;
+  k = find (strcmp (p.kind, "expert"));
+  [~, i] = max (p.rows(k) .* p.cols(k));
+  sz = [p.rows(k(i)), p.cols(k(i))];
+endfunction
+
+function t = shape_text (sz)
+  t = strjoin (arrayfun (@num2str, sz, "UniformOutput", false), "x");
+endfunction
+
+function R = ns_table (device, shapes, reps)
+  printf ("\n(1) muon_ns, keller 5 steps, single N(0,1) input; device = median of %d device times (CUDA events)\n", reps);
+  printf ("    of device-array calls; host = median wall time of 3 host-array calls; floor = pinned H2D + D2H\n");
+  printf ("%-16s %-8s %-5s %11s %9s %11s %10s %10s\n", "shape", "method", "prec", "device[ms]",
+          "TFLOP/s", "host[ms]", "floor[ms]", "host/(d+f)");
+  precs = {"single", "fp32"; "bf16", "bf16"; "fp16", "fp16"};
+  R = [];
+  for i = 1:numel (shapes)
+    sz = shapes{i};
+    pages = prod (sz(3:end));
+    D = muon_gpu ("randn", sz, "Device", device, "Seed", 51);
+    G = gather (D);
+    [h2d, d2h] = __muon_gpu__ ("copy_time", device, numel (G) * 4);
+    floor_ms = h2d + d2h;
+    F = ns_flops (sz(1), sz(2));
+    for method = {"standard", "gram"}
+      m = method{1};
+      gram = strcmp (m, "gram") && sz(1) != sz(2);
+      flops = merge (gram, F.gram, F.standard) * pages;
+      for k = 1:rows (precs)
+        a = {"Method", m, "Precision", precs{k,1}};
+        muon_ns (D, a{:});                   # warm-up: buffers, handles, kernels
+        t = zeros (reps, 1);
+        for r = 1:reps
+          [~, st] = muon_ns (D, a{:});
+          t(r) = st.device_ms;
+        endfor
+        muon_ns (G, "Device", device, a{:});
+        th = zeros (3, 1);
+        for r = 1:3
+          t0 = tic ();
+          muon_ns (G, "Device", device, a{:});
+          th(r) = toc (t0) * 1e3;
+        endfor
+        e = struct ("shape", sz, "method", m, "precision", precs{k,2},
+                    "device_ms", median (t), "host_ms", median (th), "floor_ms", floor_ms,
+                    "flops", flops, "tflops", flops / median (t) / 1e9);
+        R = [R; e];
+        printf ("%-16s %-8s %-5s %11.3f %9.1f %11.2f %10.2f %10.2f\n", shape_text (sz),
+                merge (strcmp (m, "gram") && ! gram, "gram*", m), e.precision, e.device_ms,
+                e.tflops, e.host_ms, floor_ms, e.host_ms / (e.device_ms + floor_ms));
+        fflush (stdout);
+      endfor
+    endfor
+    clear D G
+  endfor
+  printf ("* square: gram falls back to standard (GramMinAspect 1); the standard FLOPs are counted\n");
+endfunction
+
+## The peers through tests/bench/bench_ns_torch.py --device cuda, parsed.
+function peer = peers (root, shapes, reps)
+  peer = struct ("name", {}, "shape", {}, "ms", {});
+  py = "python3";
+  specs = cellfun (@(s) sprintf ("%s:%d", shape_text (s), reps), shapes, "UniformOutput", false);
+  cmd = sprintf ("%s %s --device cuda %s 2>&1", py,
+                 fullfile (root, "tests", "bench", "bench_ns_torch.py"), strjoin (specs, " "));
+  printf ("\n(2) the peers on device tensors, CUDA events, median of %d: %s\n", max (reps, 10), cmd);
+  [rc, out] = system (cmd);
+  if (rc != 0)
+    printf ("    skipped: bench_ns_torch.py exited %d (2: no torch, 3: no CUDA device)\n%s", rc, out);
+    return;
+  endif
+  for line = strsplit (strtrim (out), "\n")
+    w = strsplit (line{1}, " ");
+    printf ("    %s\n", line{1});
+    if (numel (w) == 3 && ! isnan (str2double (w{3})))
+      d = str2double (strsplit (w{2}, "x"));
+      peer(end+1) = struct ("name", w{1}, "shape", d(d > 1 | (1:numel (d)) <= 2), "ms",
+                            str2double (w{3}));
+    endif
+  endfor
+endfunction
+
+function ms = find_ms (R, sz, method, prec)
+  ms = NaN;
+  for e = R(:).'
+    if (isequal (e.shape, sz) && strcmp (e.method, method) && strcmp (e.precision, prec))
+      ms = e.device_ms;
+    endif
+  endfor
+endfunction
+
+function ms = peer_ms (peer, name, sz)
+  ms = NaN;
+  for p = peer(:).'
+    if (strcmp (p.name, name) && isequal (p.shape, sz))
+      ms = p.ms;
+    endif
+  endfor
+endfunction
+
+function ratios (R, peer, shapes)
+  printf ("\n(3) ratios, one run, one device (> 1: muonlab faster)\n");
+  host = [R.host_ms] ./ ([R.device_ms] + [R.floor_ms]);
+  printf ("    host-array call / (device time + copy floor): max %.2f, median %.2f (target <= 1.25)\n",
+          max (host), median (host));
+  if (isempty (peer))
+    printf ("    no peers timed: the peer ratios are not measured\n");
+    return;
+  endif
+  n = min (3, numel (shapes));
+  s = NaN (1, n);
+  for i = 1:n
+    s(i) = peer_ms (peer, "keller", shapes{i}) / find_ms (R, shapes{i}, "standard", "bf16");
+    printf ("    %-16s Keller torch bf16 / muonlab device bf16 standard: %.2f\n",
+            shape_text (shapes{i}), s(i));
+  endfor
+  printf ("    geomean over the %d shapes: %.2f (target >= 1.2)\n", n, exp (mean (log (s))));
+  for i = 1:numel (shapes)
+    sz = shapes{i};
+    if (sz(1) == sz(2))
+      continue;
+    endif
+    q = peer_ms (peer, "dao_gram_compiled", sz);
+    printf ("    %-16s Dao compiled Gram / muonlab device Gram (bf16): %s (target >= 1.0)\n",
+            shape_text (sz), num2str (q / find_ms (R, sz, "gram", "bf16"), 3));
+  endfor
+endfunction
+
+## Three steps of 8 parameters: the state on the device against the host path.
+function optimizer_bench (device, sz)
+  printf ("\n(4) muon_optimizer, 8 parameters of %s, 3 steps: Resident on %s vs the host path (NS on the CPU)\n",
+          shape_text (sz), device);
+  P = struct ();
+  for k = 1:8
+    P.(sprintf ("W%d", k)) = single (randn (sz) / 64);
+  endfor
+  grads = cell (1, 3);
+  for s = 1:3
+    for k = 1:8
+      grads{s}.(sprintf ("W%d", k)) = single (randn (sz));
+    endfor
+  endfor
+  t = zeros (1, 2);
+  runs = {{"Device", device, "Resident", true}, {"Device", "cpu", "Resident", false}};
+  for r = 1:2
+    opt = muon_optimizer (P, "LR", 0.02, runs{r}{:});
+    Q = P;
+    t0 = tic ();
+    for s = 1:3
+      [Q, opt] = muon_step (opt, Q, grads{s});
+    endfor
+    t(r) = toc (t0);
+    clear opt
+  endfor
+  printf ("    resident %.2f s, host path %.2f s: %.1fx (target >= 10x on a GPU)\n", t(1), t(2),
+          t(2) / t(1));
+endfunction
+
 %!test
-%! ## the table on the CPU at small shapes: one row per shape x method x precision
-%! out = evalc ('R = bench_gpu ({"Device", "cpu"}, {[16 48], [8 32 2]}, 1);');
-%! assert (! isempty (strfind (out, "bench-gpu: not CUDA: Device cpu")));
-%! assert (! isempty (strfind (out, "8x32x2         gram      fp16")));
+%! ## the whole bench on the CPU stand-in at small shapes: rows, fields, sane values
+%! out = evalc ('R = bench_gpu ("cpu", {[16 48], [8 32 2]}, 2, [16 24]);');
+%! assert (! isempty (strfind (out, "bench-gpu: the CPU stand-in device")));
+%! assert (! isempty (strfind (out, "8x32x2           gram     fp16")));
+%! assert (! isempty (strfind (out, "(4) muon_optimizer, 8 parameters of 16x24")));
 %! assert (size (R), [12 1]);
 %! assert ({R(1:3).precision}, {"fp32", "bf16", "fp16"});
-%! F = ns_flops (8, 32);
-%! assert (R(end).flops, 2 * F.gram);
+%! assert (R(end).flops, 2 * ns_flops (8, 32).gram);
 %! assert (R(4).flops, ns_flops (16, 48).gram);
-%! assert (all ([R.tflops] > 0));
+%! assert (all ([R.device_ms] > 0 & [R.host_ms] > 0 & [R.floor_ms] >= 0));
+%! assert (muon_gpu ("info").arrays, 0);
