@@ -13,7 +13,10 @@
 ## gets the caller's load path and working directory, calls
 ## @code{@var{fn} (@var{arg1}, @dots{})} (@var{fn} is a function name or handle; the
 ## arguments travel in a temporary .mat file) and sends back its result.  Inside @var{fn},
-## @code{muon_comm ("mpi")} is the rank's communicator.  Rank 0's output is streamed
+## @code{muon_comm ("mpi")} is the rank's communicator.  On a machine with GPUs, the
+## rank with local rank r (its rank on its machine) works on device
+## @code{mod (r, gpus_per_node)}: its @code{muon_comm ("nccl")}, its device arrays
+## (@code{muon_gpu}) and its @qcode{"Device", "cuda"} calls alike.  Rank 0's output is streamed
 ## to the screen (with two outputs it is returned in @var{out} instead); the other ranks'
 ## output is discarded.
 ##

@@ -7,6 +7,8 @@
 #ifndef MUON_PLUGIN_H
 #define MUON_PLUGIN_H
 
+#include <stdlib.h>
+
 #include "muon_base.h"
 
 #ifdef __cplusplus
@@ -28,6 +30,21 @@ void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size
 muon_status muon_plugin_open (const char *env_var, const char *name, const char *entry,
                               int abi, const char *what, void *api, void **handle, char *why,
                               size_t len);
+
+// This process's rank on its machine, from the launcher's environment (Open MPI, MPICH /
+// Intel MPI, Slurm), else `fallback`: the GPU back ends place local rank r on device
+// r % devices, so that every rank of a node gets its own GPU.
+static inline int muon_node_rank (int fallback)
+{
+  const char *vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID" };
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+  {
+    const char *v = getenv (vars[i]);
+    if (v && *v)
+      return atoi (v);
+  }
+  return fallback;
+}
 
 #ifdef __cplusplus
 }

@@ -51,20 +51,6 @@ typedef struct {
 
 //---- loading ------------------------------------------------------------------------------
 
-// This process's rank among the ranks on its machine, as the launcher tells it (Open MPI,
-// MPICH's Hydra, Slurm); the global rank where none does (one machine).
-static int node_rank (int rank)
-{
-  const char *vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID" };
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-  {
-    const char *v = getenv (vars[i]);
-    if (v && *v)
-      return atoi (v);
-  }
-  return rank;
-}
-
 // Loads the library and picks this rank's device (its rank on this machine modulo the
 // devices it sees): status and message of this rank alone.
 static muon_status local_setup (nccl_state *s, int rank, int *device)
@@ -84,7 +70,7 @@ static muon_status local_setup (nccl_state *s, int rank, int *device)
     snprintf (s->msg, sizeof s->msg, "no CUDA device (%s)", *why ? why : "none found");
     return st;
   }
-  *device = node_rank (rank) % count;
+  *device = muon_node_rank (rank) % count;
   return MUON_OK;
 }
 

@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "cuda_state.h"
+#include "plugin.h"
 #include "muon_darray_math.h"
 #include "muon_update_math.h"
 #include "tensor_check.h"
@@ -232,6 +233,10 @@ muon_status state_get (errbuf &E, void **state, ns_state **out)
       snprintf (E.msg, E.len, "no CUDA device (%s)", why);
       return MUON_ERR_NODEVICE;
     }
+    // under mpirun (muon_mpirun), local rank r works on device r % count, as the NCCL
+    // communicator places it; alone, the device current now
+    if (muon_node_rank (-1) >= 0)
+      CUDA_TRY (cudaSetDevice (muon_node_rank (0) % count));
     s = (ns_state *) calloc (1, sizeof *s);
     if (s == NULL)
     {
