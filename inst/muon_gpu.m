@@ -4,7 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab} {@var{D} =} muon_gpu (@var{X})
 ## @deftypefnx {muonlab} {@var{D} =} muon_gpu (@var{X}, @var{name}, @var{value}, @dots{})
-## @deftypefnx {muonlab} {@var{D} =} muon_gpu ("randn", @var{size}, @dots{})
+## @deftypefnx {muonlab} {@var{D} =} muon_gpu ("randn", @var{size}, @var{class}, @dots{})
 ## @deftypefnx {muonlab} {@var{D} =} muon_gpu ("zeros", @var{size}, @dots{})
 ## @deftypefnx {muonlab} {@var{info} =} muon_gpu ("info")
 ## @deftypefnx {muonlab} {} muon_gpu ("reset")
@@ -94,7 +94,12 @@ function out = command (cmd, args)
         error ("muonlab:badShape",
                "muon_gpu: SIZE must be [M N] or [M N E] of positive integers.");
       endif
-      o = parse_options ("muon_gpu", "muon_gpu", args(2:end));
+      rest = args(2:end);
+      if (! isempty (rest) && ischar (rest{1})
+          && any (strcmp (rest{1}, {"double", "single", "bf16", "fp16"})))
+        rest = [{"Class"}, rest];                # muon_gpu ("randn", SIZE, CLASS, ...)
+      endif
+      o = parse_options ("muon_gpu", "muon_gpu", rest);
       if (isempty (o.class))
         o.class = "single";
       endif
@@ -133,6 +138,7 @@ endfunction
 %! A = gather (muon_gpu ("randn", [300 400], "Device", "cpu", "Seed", 5));
 %! B = gather (muon_gpu ("randn", [300 400], "Device", "cpu", "Seed", 5, "Class", "double"));
 %! C = gather (muon_gpu ("randn", [300 400], "Device", "cpu", "Seed", 6));
+%! assert (gather (muon_gpu ("randn", [300 400], "double", "Device", "cpu", "Seed", 5)), B);
 %! assert (class (A), "single");
 %! assert (A, single (B));
 %! assert (! isequal (A, C));

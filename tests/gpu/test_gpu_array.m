@@ -107,6 +107,15 @@ endfunction
 %! assert (muon_gpu ("info").arrays, n0);
 
 %!test
+%! ## arrays of two devices in one call: a clear error (needs a CUDA device)
+%! if (strcmp (t.array, "cuda"))
+%!   D = muon_gpu (ones (4), "Device", "cuda");
+%!   [~, s] = muon_update (muon_gpu (ones (4), "Device", "cpu"), []);
+%!   fail ("muon_update (D, s)", "the arrays of one call must share a device");
+%!   fail ("muon_ns (D, 'Device', 'cpu')", "computes where it lives");
+%! endif
+
+%!test
 %! ## reset: every array stale, the pool given back
 %! D = muon_gpu (ones (8), "Device", t.array);
 %! muon_gpu ("reset");
