@@ -123,6 +123,15 @@ function out = command (cmd, args)
   endswitch
 endfunction
 
+%!demo
+%! ## NS on a device array (the CPU stand-in where there is no GPU)
+%! dev = merge (muon_info ().cuda_usable, "cuda", "cpu");
+%! G = muon_gpu ("randn", [256 1024], "bf16", "Device", dev);
+%! [X, st] = muon_ns (G);
+%! x = gather (X);
+%! printf ("%s: %.3f ms on the device, ||X X' - I|| / ||I|| = %.3f\n", dev, st.device_ms,
+%!         norm (double (x) * double (x)' - eye (256), "fro") / 16);
+
 %!test
 %! ## a round trip is exact in the array's own class; 16-bit classes round to nearest even
 %! randn ("state", 1);

@@ -123,6 +123,12 @@ function t = bytes_text (b)
   t = sprintf ("%.4g %s", b / 1024^k, units{k+1});
 endfunction
 
+%!demo
+%! D = muon_gpu (magic (4), "Device", "cpu", "Class", "bf16")
+%! size (D)
+%! classUnderlying (D)
+%! gather (D)
+
 %!test
 %! X = reshape (1:24, 2, 3, 4);
 %! D = muon_gpu (X, "Device", "cpu");
