@@ -81,7 +81,8 @@ function payload = state_read (fname, file, kind)
            file, k, kind);
   endif
 
-  tmp = [tempname() ".mat"];
+  d = private_dir (fname, tempdir ());
+  tmp = fullfile (d, "payload.mat");
   unwind_protect
     fid = fopen (tmp, "w");
     if (fid < 0)
@@ -100,6 +101,7 @@ function payload = state_read (fname, file, kind)
     if (exist (tmp, "file"))
       unlink (tmp);
     endif
+    rmdir (d);
   end_unwind_protect
   if (! (isstruct (S) && isequal (fieldnames (S), {"payload"})))
     error ("muonlab:badState", "%s: '%s' has a payload without the variable 'payload'.",
