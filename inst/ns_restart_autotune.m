@@ -74,7 +74,9 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
     print_usage ();
   endif
   o = parse_options (fname, "ns_restart_autotune", varargin);
-  v = struct ("MaxRestarts", o.maxrestarts, "Grid", o.grid, "Shift", o.shift);
+  v.MaxRestarts = o.maxrestarts;         # (struct () would expand a cell value)
+  v.Grid = o.grid;
+  v.Shift = o.shift;
   C = schedule (fname, coeffs, {"Steps", o.steps, "ScheduleMode", o.schedulemode});
   steps = rows (C);
   nr = v.MaxRestarts;

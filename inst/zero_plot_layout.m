@@ -44,6 +44,7 @@ function h = zero_plot_layout (L, varargin)
     error ("muonlab:badArg",
            "zero_plot_layout: L must be a layout struct from zero_layout.");
   endif
+  zero_check_layout ("zero_plot_layout", L);
   file = parse_options ("zero_plot_layout", "zero_plot_layout", varargin).file;
 
   W = L.world;

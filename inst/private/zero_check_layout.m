@@ -5,6 +5,12 @@
 ## @deftypefn {} {[@var{W}, @var{shapes}] =} zero_check_layout (@var{fname}, @var{L})
 ## Check that @var{L} is a layout from @code{zero_layout} (else a @code{muonlab:badType}
 ## error naming @var{fname}) and return its world and its P x 2 @code{[rows cols]}.
+##
+## Every field is checked: the layout is made again by @code{zero_layout} from its shapes
+## and options (@code{world}, @code{stage}, @code{align_factor}, @code{order_mode}) and
+## must equal @var{L}, so a hand-edited field is an error that names it, e.g.
+## @qcode{"zero_save_state: L must be a layout from zero_layout (L.params(2).offset
+## differs)."}  This costs what @code{zero_layout} costs.
 ## @end deftypefn
 
 function [W, shapes] = zero_check_layout (fname, L)
@@ -20,4 +26,46 @@ function [W, shapes] = zero_check_layout (fname, L)
   endif
   W = L.world;
   shapes = [[L.params.rows]; [L.params.cols]].';
+  try
+    L2 = zero_layout (shapes, W, "Stage", L.stage, "AlignFactor", L.align_factor,
+                      "Order", L.order_mode);
+  catch err
+    msg = regexprep (err.message, '^zero_layout: |\.$', "");
+    map = {"STAGE", "L.stage"; "ALIGNFACTOR", "L.align_factor"; "ORDER", "L.order_mode";
+           "WORLD", "L.world"; "SHAPES", "L.params"};
+    k = find (strncmp (msg, map(:,1), cellfun ("length", map(:,1))), 1);
+    if (! isempty (k))
+      msg = [map{k,2} ": " msg];
+    endif
+    error ("muonlab:badType", "%s: L must be a layout from zero_layout (%s).", fname, msg);
+  end_try_catch
+  if (! isequal (L, L2))
+    error ("muonlab:badType", "%s: L must be a layout from zero_layout (%s differs).", fname,
+           first_diff (L, L2, "L"));
+  endif
+endfunction
+
+## The path of the first field where A differs from B.
+function where = first_diff (a, b, where)
+  if (isstruct (a) && isstruct (b) && ! isequal (fieldnames (a), fieldnames (b)))
+    f = [setdiff(fieldnames (a), fieldnames (b)); setdiff(fieldnames (b), fieldnames (a))];
+    if (! isempty (f))
+      where = sprintf ("the field set of %s (%s)", where, f{1});
+    endif
+  elseif (isstruct (a) && isstruct (b) && isequal (size (a), size (b)))
+    f = fieldnames (b);
+    for i = 1:numel (b)
+      for j = 1:numel (f)
+        if (! isequal (a(i).(f{j}), b(i).(f{j})))
+          if (isscalar (b))
+            w = sprintf ("%s.%s", where, f{j});
+          else
+            w = sprintf ("%s(%d).%s", where, i, f{j});
+          endif
+          where = first_diff (a(i).(f{j}), b(i).(f{j}), w);
+          return;
+        endif
+      endfor
+    endfor
+  endif
 endfunction

@@ -9,6 +9,12 @@
 ## nothing is written; NaN / Inf in the parameters are @code{muonlab:nonFinite} naming the
 ## parameter; a valid edit (learning rate and weight decay 0) leaves the parameter
 ## exactly as it was.
+## @item item 6: the fuzzed calls of the issue: column shapes in @code{zero_cost} give the
+## result of the row shapes; @code{"Grid", @{@}} is the GRID error; a layout with one
+## hand-edited field (nested ones too) given to @code{zero_cost}, @code{zero_train_step},
+## @code{zero_plot_layout}, @code{zero_save_state} and @code{zero_load_state} is
+## @code{muonlab:badType} naming the field; hand-edited ZeRO states are
+## @code{muonlab:badState} naming the field.
 ## @end itemize
 ## @end deftypefn
 
@@ -73,3 +79,59 @@ endfunction
 %! Q = muon_step (opt, P, G);
 %! assert (Q.W, P.W);
 %! assert (Q.b, P.b);
+
+## ---- item 6: fuzzed calls and hand-edited layouts and states ----------------------------
+
+%!test
+%! C1 = zero_cost ({[6;4], [5 4]}, 2);
+%! C2 = zero_cost ({[6 4], [5 4]}, 2);
+%! assert (isequal (C1, C2));
+%! [id, msg] = err_of (@() ns_restart_autotune ("keller", "Grid", {}));
+%! assert ({id, msg}, {"muonlab:badArg", "ns_restart_autotune: GRID must be a vector of positive finite values."});
+%! [id, msg] = err_of (@() ns_restart_autotune ("keller", "Shift", {}));
+%! assert ({id, msg}, {"muonlab:badArg", "ns_restart_autotune: SHIFT must be a negative finite scalar."});
+
+%!test
+%! L = zero_layout ({[6 4], [5 4], [6 4]}, 2);
+%! g = reshape (arrayfun (@(k) reshape (sin (k * (1:4 * L.params(ceil (k / 2)).rows)), [], 4),
+%!                        1:6, "UniformOutput", false), 2, 3);
+%! [~, s] = zero_muon_step (L, g, []);
+%! pre = tempname ();
+%! files = zero_save_state (pre, L, s);
+%! unwind_protect
+%!   edits = {@(M) setfield (M, "total", 1), "L.total";
+%!            @(M) setfield (M, "order", {1}), "L.order";
+%!            @(M) setfield (M, "params", setfield (M.params, {2}, "offset", {1})), "L.params(2).offset";
+%!            @(M) setfield (M, "params", setfield (M.params, {3}, "owners", [])), "L.params(3).owners";
+%!            @(M) setfield (M, "ranks", setfield (M.ranks, {2}, "stop", NaN)), "L.ranks(2).stop"};
+%!   calls = {"zero_cost", @(M) zero_cost (M, 2);
+%!            "zero_save_state", @(M) zero_save_state ([pre "x"], M, s);
+%!            "zero_load_state", @(M) zero_load_state (pre, M);
+%!            "zero_train_step", @(M) zero_train_step (M, g, []);
+%!            "zero_plot_layout", @(M) zero_plot_layout (M)};
+%!   for i = 1:rows (edits)
+%!     M = edits{i,1} (L);
+%!     for j = 1:rows (calls)
+%!       [id, msg] = err_of (@() calls{j,2} (M));
+%!       assert ({id, msg}, {"muonlab:badType", sprintf("%s: L must be a layout from zero_layout (%s differs).", calls{j,1}, edits{i,2})});
+%!     endfor
+%!   endfor
+%!   [id, msg] = err_of (@() zero_cost (setfield (L, "stage", 4), 2));
+%!   assert ({id, msg}, {"muonlab:badType", "zero_cost: L must be a layout from zero_layout (L.stage: STAGE must be 1, 2 or 3)."});
+%!   ## hand-edited ZeRO states
+%!   t = s; t.step = {1};
+%!   [id, msg] = err_of (@() zero_save_state ([pre "x"], L, t));
+%!   assert ({id, msg}, {"muonlab:badState", "zero_save_state: STATE.step must be a non-negative integer."});
+%!   t = s; t.key.variant = 3;
+%!   [id, msg] = err_of (@() zero_save_state ([pre "x"], L, t));
+%!   assert ({id, msg}, {"muonlab:badState", "zero_save_state: STATE.key.variant must be a design of zero_muon_step."});
+%!   [~, T] = zero_train_step (L, g, [], "AccumulationSteps", 2);
+%!   for f = {"micro", "step", "pending", "ns_calls", "accum", "scaler"}
+%!     U = T; U.(f{1}) = struct ();
+%!     [id, msg] = err_of (@() zero_train_step (L, g, U, "AccumulationSteps", 2));
+%!     assert (id, "muonlab:badState");
+%!     assert (strncmp (msg, ["zero_train_step: STATE." f{1} " must be"], 29 + numel (f{1})), msg);
+%!   endfor
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, files);
+%! end_unwind_protect
