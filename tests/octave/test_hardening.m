@@ -15,6 +15,13 @@
 ## @code{zero_plot_layout}, @code{zero_save_state} and @code{zero_load_state} is
 ## @code{muonlab:badType} naming the field; hand-edited ZeRO states are
 ## @code{muonlab:badState} naming the field.
+## @item item 3: the sizes of the issue are refused at once with @code{muonlab:badArg}
+## naming the limit of @code{__muon_lists__} (the values the core reports): model configs
+## with 2^31 layers, an Inf or 4096e200 size, 1e7 experts; @code{ns_restart_autotune} with
+## "Steps" 1000, a long schedule with "MaxRestarts" 64, a grid over the limit; a FIFO,
+## @file{/dev/zero} and files over the size limits (sparse files made by the test) given
+## as checkpoint or config, and a 4 GiB non-checkpoint refused after its header (well
+## under 2 s, without reading it).
 ## @end itemize
 ## @end deftypefn
 
@@ -134,4 +141,86 @@ endfunction
 %!   endfor
 %! unwind_protect_cleanup
 %!   cellfun (@unlink, files);
+%! end_unwind_protect
+
+## ---- item 3: limits, checked before any work ----------------------------------------------
+
+%!test
+%! lim = __muon_lists__ ().limits;
+%! c = jsondecode (fileread (fullfile (fileparts (which ("muon_model")), "models", "llama-3.1-8b.json")));
+%! cases = {"num_hidden_layers", 2^31, "max_model_layers";
+%!          "intermediate_size", Inf, "max_model_dim";
+%!          "hidden_size", 4096e200, "max_model_dim"};
+%! for i = 1:rows (cases)
+%!   d = c;
+%!   d.(cases{i,1}) = cases{i,2};
+%!   t0 = tic ();
+%!   [id, msg] = err_of (@() muon_model (d));
+%!   assert ({id, msg}, {"muonlab:badArg", sprintf("muon_model: config field '%s' must be at most %d (the limit %s).", cases{i,1}, lim.(cases{i,3}), cases{i,3})});
+%!   assert (toc (t0) < 2);
+%! endfor
+%! q = jsondecode (fileread (fullfile (fileparts (which ("muon_model")), "models", "qwen3-30b-a3b.json")));
+%! q.num_experts = 1e7;
+%! [id, msg] = err_of (@() muon_model (q));
+%! assert ({id, msg}, {"muonlab:badArg", sprintf("muon_model: config field 'num_experts' must be at most %d (the limit max_model_experts).", lim.max_model_experts)});
+%! q.num_experts = 60000;
+%! [id, msg] = err_of (@() muon_model (q));
+%! assert (id, "muonlab:badArg");
+%! assert (regexp (msg, "limit max_model_matrices", "once") > 0);
+
+%!test
+%! lim = __muon_lists__ ().limits;
+%! t0 = tic ();
+%! [id, msg] = err_of (@() ns_restart_autotune ("keller", "Steps", 1000));
+%! assert (id, "muonlab:badArg");
+%! assert (regexp (msg, "^ns_restart_autotune: .* \\(the limit max_autotune_work\\)", "once"), 1);
+%! [id, msg] = err_of (@() ns_restart_autotune ("keller", "Steps", 40, "MaxRestarts", 64));
+%! assert (regexp (msg, "the limit max_autotune_work", "once") > 0);
+%! [id, msg] = err_of (@() ns_restart_autotune ("keller", "Grid", ones (1, lim.max_grid + 1)));
+%! assert ({id, msg}, {"muonlab:badArg", sprintf("ns_restart_autotune: GRID must have at most %d points (the limit max_grid).", lim.max_grid)});
+%! assert (toc (t0) < 5);
+
+%!function sparse_file (name, nbytes, head)
+%!  ## HEAD, then zeros up to NBYTES (a sparse file: Octave's fseek stops at the end)
+%!  fid = fopen (name, "w");
+%!  fwrite (fid, head, "uint8");
+%!  fclose (fid);
+%!  assert (system (sprintf ("truncate -s %d '%s'", nbytes, name)), 0);
+%!  assert (stat (name).size, nbytes);
+
+%!test
+%! lim = __muon_lists__ ().limits;
+%! P = struct ("W", ones (4, 8));
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   fifo = fullfile (d, "fifo.json");
+%!   assert (mkfifo (fifo, 600), 0);
+%!   [id, msg] = err_of (@() muon_load_state (fifo, P));
+%!   assert ({id, msg}, {"muonlab:badArg", sprintf("muon_load_state: cannot read '%s': not a regular file (a FIFO, a device or a socket).", fifo)});
+%!   [id, msg] = err_of (@() zero_load_state (fullfile (d, "fifo"), zero_layout ({[4 8]}, 1)));
+%!   assert (id, "muonlab:badArg");
+%!   [id, msg] = err_of (@() muon_model (fifo));
+%!   assert ({id, msg}, {"muonlab:badArg", sprintf("muon_model: cannot read '%s': not a regular file (a FIFO, a device or a socket).", fifo)});
+%!   [id, msg] = err_of (@() muon_load_state ("/dev/zero", P));
+%!   assert ({id, msg}, {"muonlab:badArg", "muon_load_state: cannot read '/dev/zero': not a regular file (a FIFO, a device or a socket)."});
+%!   big = fullfile (d, "big.json");
+%!   sparse_file (big, lim.max_config_bytes + 1, uint8 ("{}"));
+%!   [id, msg] = err_of (@() muon_model (big));
+%!   assert ({id, msg}, {"muonlab:badArg", sprintf("muon_model: '%s' is %d bytes; at most %d bytes are read (the limit max_config_bytes).", big, lim.max_config_bytes + 1, lim.max_config_bytes)});
+%!   ## a 4 GiB file that is no checkpoint: refused from its header, the rest never read
+%!   huge = fullfile (d, "huge.ckpt");
+%!   sparse_file (huge, 2^32, uint8 ("MUONCKPT"));
+%!   t0 = tic ();
+%!   [id, msg] = err_of (@() muon_load_state (huge, P));
+%!   assert (id, "muonlab:badState");
+%!   assert (toc (t0) < 2);
+%!   over = fullfile (d, "over.ckpt");
+%!   sparse_file (over, lim.max_checkpoint_mib * 2^20 + 1, uint8 ("MUONCKPT"));
+%!   [id, msg] = err_of (@() muon_load_state (over, P));
+%!   assert (id, "muonlab:badArg");
+%!   assert (regexp (msg, "\\(the limit max_checkpoint_mib\\)\\.$", "once") > 0);
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
 %! end_unwind_protect
