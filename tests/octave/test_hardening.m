@@ -22,6 +22,12 @@
 ## @file{/dev/zero} and files over the size limits (sparse files made by the test) given
 ## as checkpoint or config, and a 4 GiB non-checkpoint refused after its header (well
 ## under 2 s, without reading it).
+## @item item 7: @code{muon_ns} of 1e-200 G warns @code{muonlab:tinyInput} and counts the
+## page in @code{stats.tiny_pages} (the output's norm is that of G / Eps up to the NS
+## polynomial: below 1e-180), a normal and a zero input do not; @code{zero_muon_step
+## ("release")} empties the plan cache (the plan counter, which lives in the cache, starts
+## again: a layout planned before is planned anew).  The signal names, TMPDIR quoting and
+## the NP cap are in tests/mpi/test_mpirun.m and muon_mpirun's own tests.
 ## @end itemize
 ## @end deftypefn
 
@@ -224,3 +230,34 @@ endfunction
 %!   confirm_recursive_rmdir (false, "local");
 %!   rmdir (d, "s");
 %! end_unwind_protect
+
+## ---- item 7: smaller things ---------------------------------------------------------------
+
+%!test
+%! G = reshape (sin (1:24), 4, 6);
+%! lastwarn ("");
+%! [X, st] = muon_ns (1e-200 * G);
+%! [msg, id] = lastwarn ();
+%! assert (id, "muonlab:tinyInput");
+%! assert (msg, "muon_ns: 1 page(s) of G have 0 < norm (G, 'fro') < EPS (1e-07): their result is about G / EPS, far from orthogonal.");
+%! assert (st.tiny_pages, 1);
+%! assert (norm (X, "fro") < 1e-180);
+%! lastwarn ("");
+%! [X, st] = muon_ns (cat (3, G, zeros (4, 6), 1e-9 * G));
+%! assert (st.tiny_pages, 1);
+%! lastwarn ("");
+%! [X, st] = muon_ns (cat (3, G, zeros (4, 6)));
+%! assert (st.tiny_pages, 0);
+%! assert (lastwarn (), "");
+
+%!test
+%! L1 = zero_layout ({[6 4], [5 4]}, 2);
+%! L2 = zero_layout ({[6 4], [5 4]}, 2, "Stage", 3);
+%! g = {ones(6, 4), ones(5, 4); 2 * ones(6, 4), ones(5, 4)};
+%! zero_muon_step ("release");
+%! R = zero_muon_step (L1, g, []);   n1 = R.plans_built;
+%! R = zero_muon_step (L2, g, []);   n2 = R.plans_built;
+%! R = zero_muon_step (L1, g, []);   n3 = R.plans_built;     # a cache hit
+%! zero_muon_step ("release");
+%! R = zero_muon_step (L1, g, []);   n4 = R.plans_built;     # planned anew
+%! assert ([n2 - n1, n3 - n2, n4], [n1, 0, n1]);
