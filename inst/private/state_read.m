@@ -12,7 +12,10 @@
 ## FIFO, @file{/dev/zero}) or a file over the limit @code{max_checkpoint_mib} (64 GiB),
 ## refused before it is opened.  Only the 64-byte header is read until it gives the
 ## file's length.  The payload's contents are not checked
-## here: that is the caller's domain check.  A version-1 file (Octave's binary format,
+## here: that is the caller's domain check.  The SHA-256 detects corruption, not tampering
+## (it is unkeyed: anyone can reseal a changed file), so the payload is walked completely by
+## @code{mat_check} before Octave's @code{load} sees it, and a crafted one is a clean
+## @code{muonlab:badState} error, never a crash or a hang.  A version-1 file (Octave's binary format,
 ## no checksum, muonlab before the checksummed format) is refused with a message saying
 ## how to convert one that is trusted.
 ## @seealso{state_write}
@@ -88,6 +91,12 @@ function payload = state_read (fname, file, kind)
            file, k, kind);
   endif
 
+  ## the MAT stream walked completely first: load can crash Octave on a crafted one
+  msg = mat_check (bytes(65:end-32));
+  if (! isempty (msg))
+    error ("muonlab:badState", "%s: '%s' has a payload that does not decode (%s).", fname,
+           file, msg);
+  endif
   d = private_dir (fname, tempdir ());
   tmp = fullfile (d, "payload.mat");
   unwind_protect

@@ -28,6 +28,14 @@
 ## ("release")} empties the plan cache (the plan counter, which lives in the cache, starts
 ## again: a layout planned before is planned anew).  The signal names, TMPDIR quoting and
 ## the NP cap are in tests/mpi/test_mpirun.m and muon_mpirun's own tests.
+## @item item 2: crafted files, built here, loaded in a child Octave (so that a crash
+## before the fix fails this test instead of ending the suite): a checkpoint whose MAT
+## payload has a field-name length of 0, 1, 1e6 or 2^32-1 (Octave 7's @code{load} loops
+## forever or crashes on them) and 400 random changes of payload bytes and 32-bit words,
+## each resealed with a recomputed SHA-256, then config.json files nested 201 and 10,000
+## deep (10,000 crashes @code{jsondecode}): the child must end normally within its time
+## limit and every call must return or raise a @code{muonlab:*} error; the specific cases
+## give the message naming the defect or the limit.
 ## @end itemize
 ## @end deftypefn
 
@@ -261,3 +269,93 @@ endfunction
 %! zero_muon_step ("release");
 %! R = zero_muon_step (L1, g, []);   n4 = R.plans_built;     # planned anew
 %! assert ([n2 - n1, n3 - n2, n4], [n1, 0, n1]);
+
+## ---- item 2: crafted files never crash Octave -------------------------------------------
+
+%!function seal (file, b)
+%!  ## B (uint8 row: header and payload) with its SHA-256 appended, written to FILE
+%!  d = hash ("sha256", char (b));
+%!  fid = fopen (file, "w");
+%!  fwrite (fid, [b, uint8(hex2dec (reshape (d, 2, []).')).']);
+%!  fclose (fid);
+
+%!test
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   P = struct ("W", reshape (sin (1:32), 4, 8), "b", (1:4)');
+%!   opt = muon_optimizer (P, "LossScaler", "dynamic");
+%!   [P, opt] = muon_step (opt, P, P);
+%!   f0 = fullfile (d, "ok.ckpt");
+%!   muon_save_state (f0, opt);
+%!   fid = fopen (f0); b0 = fread (fid, Inf, "uint8=>uint8").'; fclose (fid);
+%!   b0 = b0(1:end-32);
+%!   ## a field-name length element (a small miINT32 element: type 5, 4 bytes)
+%!   k = strfind (char (b0(65+128:end)), char (uint8 ([5 0 4 0]))) + 64 + 128;
+%!   assert (! isempty (k));
+%!   files = {};
+%!   for L = [0 1 1e6 2^32-1]
+%!     b = b0;
+%!     b(k(1)+4:k(1)+7) = typecast (uint32 (L), "uint8");
+%!     files{end+1} = fullfile (d, sprintf ("len%d.ckpt", numel (files)));
+%!     seal (files{end}, b);
+%!   endfor
+%!   rand ("state", 23);
+%!   for i = 1:400
+%!     b = b0;
+%!     at = 64 + 128 + randi (numel (b0) - 64 - 128);
+%!     if (mod (i, 2))
+%!       b(at) = randi (255);
+%!     else
+%!       at = min (at, numel (b) - 3);
+%!       b(at:at+3) = typecast (uint32 (randi (2^32) - 1), "uint8");
+%!     endif
+%!     files{end+1} = fullfile (d, sprintf ("r%d.ckpt", i));
+%!     seal (files{end}, b);
+%!   endfor
+%!   deep = {201, 10000};
+%!   for j = 1:2
+%!     files{end+1} = fullfile (d, sprintf ("deep%d.json", deep{j}));
+%!     fid = fopen (files{end}, "w");
+%!     fputs (fid, [repmat("[", 1, deep{j}), repmat("]", 1, deep{j})]);
+%!     fclose (fid);
+%!   endfor
+%!   ## the child: every file loaded, one line per outcome that is not ok or muonlab:*
+%!   out = fullfile (d, "out.txt");
+%!   script = fullfile (d, "child.m");
+%!   fid = fopen (script, "w");
+%!   fprintf (fid, "addpath ('%s', '%s');\n", fileparts (which ("muon_ns")), fileparts (which ("__muon_ns__")));
+%!   fprintf (fid, "P = struct ('W', zeros (4, 8), 'b', zeros (4, 1));\n");
+%!   fprintf (fid, "F = glob ('%s');\n", fullfile (d, "*.*"));
+%!   fprintf (fid, "fid = fopen ('%s', 'w'); bad = 0; n = 0;\n", out);
+%!   fprintf (fid, "for i = 1:numel (F)\n  [~, ~, e] = fileparts (F{i}); if (! any (strcmp (e, {'.ckpt', '.json'}))) continue; end\n  n++;\n");
+%!   fprintf (fid, "  try\n    if (strcmp (e, '.json')) muon_model (F{i}); else muon_load_state (F{i}, P); end\n    id = 'ok'; m = '';\n");
+%!   fprintf (fid, "  catch err\n    id = err.identifier; m = err.message;\n  end\n");
+%!   fprintf (fid, "  if (! (strcmp (id, 'ok') || strncmp (id, 'muonlab:', 8))) bad++; end\n");
+%!   fprintf (fid, "  fprintf (fid, '%%s|%%s|%%s\\n', F{i}, id, m);\nend\n");
+%!   fprintf (fid, "fprintf (fid, 'done %%d %%d\\n', n, bad); fclose (fid);\n");
+%!   fclose (fid);
+%!   octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%!   [rc, txt] = system (sprintf ("timeout -k 5 240 '%s' --no-gui --norc --silent '%s' 2>&1", octave, script));
+%!   assert (rc, 0, txt);
+%!   lines = strsplit (strtrim (fileread (out)), "\n");
+%!   assert (lines{end}, sprintf ("done %d 0", numel (files) + 1));    # and ok.ckpt
+%!   res = cellfun (@(l) strsplit (l, "|"), lines(1:end-1), "UniformOutput", false);
+%!   got = containers.Map (cellfun (@(r) r{1}, res, "UniformOutput", false),
+%!                         cellfun (@(r) [r{2} " " r{3}], res, "UniformOutput", false));
+%!   why = {"a field name length of 0", "a malformed field name", "a field name length of 1000000", "a field name length of 4294967295"};
+%!   for j = 1:4
+%!     assert (got(files{j}), sprintf ("muonlab:badState muon_load_state: '%s' has a payload that does not decode (%s).", files{j}, why{j}));
+%!   endfor
+%!   for j = 1:2
+%!     f = files{end-2+j};
+%!     assert (got(f), sprintf ("muonlab:badArg muon_model: '%s' nests %d deep; at most 200 (the limit max_json_depth).", f, deep{j}));
+%!   endfor
+%!   ids = cellfun (@(r) r{2}, res, "UniformOutput", false);
+%!   printf ("      %d crafted files: %d ok, %d muonlab:badState, %d other muonlab errors\n",
+%!           numel (files), sum (strcmp (ids, "ok")), sum (strcmp (ids, "muonlab:badState")),
+%!           sum (! strcmp (ids, "ok") & ! strcmp (ids, "muonlab:badState")));
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
