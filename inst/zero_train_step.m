@@ -176,7 +176,7 @@ function [R, state] = zero_train_step (L, rank_grads, state, varargin)
            "%s: STATE belongs to another layout, design, communicator or training option.",
            fname);
   endif
-  check_state (fname, state, nl, P, shapes, scaler);
+  zero_train_check (fname, state, nl, P, shapes, scaler);
 
   ## the collectives of the loop: the communicator's fixed-order reductions
   if (ischar (zo.comm))
@@ -315,61 +315,6 @@ function [R, state] = zero_train_step (L, rank_grads, state, varargin)
   R.updates = full;
   R.ranks = rank_rows (ranks, state, upd, owned, Uref);
   state = end_window (state, nl, P);
-endfunction
-
-## The fields of a state passed back that the loop reads (the key was compared already;
-## state.zero is checked by zero_muon_step): each a muonlab:badState naming the field.
-function check_state (fname, st, nl, P, shapes, scaler)
-  cnt = @(x) isnumeric (x) && isreal (x) && isscalar (x) && x >= 0 && x == fix (x);
-  bad = @(f, what) error ("muonlab:badState", "%s: STATE.%s must be %s.", fname, f, what);
-  if (! (cnt (st.micro) && st.micro < st.key.accum_steps))
-    bad ("micro", "an integer in [0, AccumulationSteps)");
-  endif
-  for f = {"step", "skipped"}
-    if (! cnt (st.(f{1})))
-      bad (f{1}, "a non-negative integer");
-    endif
-  endfor
-  if (! (islogical (st.pending) && isscalar (st.pending)))
-    bad ("pending", "true or false");
-  endif
-  if (! (ischar (st.why) && (isempty (st.why) || isrow (st.why))))
-    bad ("why", "a string");
-  endif
-  for f = {"ns_calls", "bytes"}
-    x = st.(f{1});
-    if (! (isnumeric (x) && isreal (x) && isequal (size (x), [nl 1]) && all (x >= 0)))
-      bad (f{1}, sprintf ("a %d x 1 vector of counts", nl));
-    endif
-  endfor
-  sz = {"accum", [nl P]; "upd", [nl 1]; "owned", [nl 1]; "full", [1 P]; "ref", [1 P]};
-  for i = 1:rows (sz)
-    if (! (iscell (st.(sz{i,1})) && isequal (size (st.(sz{i,1})), sz{i,2})))
-      bad (sz{i,1}, sprintf ("a %d x %d cell", sz{i,2}));
-    endif
-  endfor
-  for i = 1:numel (st.accum)
-    [~, p] = ind2sub ([nl P], i);
-    x = st.accum{i};
-    if (! (isempty (x) || (isa (x, "double") && isreal (x)
-                           && isequal (size (x), shapes(p,:)))))
-      bad (sprintf ("accum{%d}", i), "[] or a real matrix of the parameter's size");
-    endif
-  endfor
-  for f = {"upd", "full"}
-    x = st.(f{1});
-    if (! all (cellfun (@(y) isempty (y) || (isa (y, "double") && isreal (y)), x(:))))
-      bad (f{1}, "a cell of real double arrays");
-    endif
-  endfor
-  sc = st.scaler;
-  if (! (isstruct (sc) && isscalar (sc) && isempty (setxor (fieldnames (sc),
-                                                             fieldnames (scaler)))
-         && isnumeric (sc.scale) && isreal (sc.scale) && isscalar (sc.scale)
-         && isfinite (sc.scale) && sc.scale > 0 && cnt (sc.good_steps)
-         && cnt (sc.overflows)))
-    bad ("scaler", "the loss scaler of a previous call");
-  endif
 endfunction
 
 function R = result_head (zo, W, comm, state, s, P)
