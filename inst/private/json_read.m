@@ -31,10 +31,11 @@ function x = json_read (fname, file)
   end_try_catch
 endfunction
 
-## The deepest nesting of [ and { outside strings (linear in the text's length).
+## The deepest nesting of [ and { outside strings (linear in the text's length), counted
+## from the lowest level reached before (so stray closing brackets hide nothing).
 function d = json_depth (text)
   t = regexprep (text, '\\.', "");             # escapes: \" does not end a string
   t = regexprep (t, '"[^"]*"', "");             # strings
-  step = double (t == "[" | t == "{") - double (t == "]" | t == "}");
-  d = max ([0, cumsum(step)]);
+  c = [0, cumsum(double (t == "[" | t == "{") - double (t == "]" | t == "}"))];
+  d = max (c - cummin (c));
 endfunction
