@@ -339,7 +339,7 @@ function png = plot_all (D)
     title (ax4, sprintf (["(b) bytes per rank; the fused step (no Experts) is off by " ...
                           "%.2f"], max (B.fused_vs_ep)));
     legend (ax4, dn, "location", "north", "orientation", "horizontal");
-    print (h, png, "-dpng");
+    demo_print (h, png);
   unwind_protect_cleanup
     close (h);
   end_unwind_protect

@@ -237,7 +237,7 @@ function png = make_plot (labels, err, shapes, E, what, lists, tr)
       title (sprintf ("(d) bf16 Gram %s, 256x1024: singular-value band", names{i}),
              "interpreter", "none");
     endfor
-    print (h, png, "-dpng", "-r90");
+    demo_print (h, png, "-r90");
   unwind_protect_cleanup
     close (h);
   end_unwind_protect

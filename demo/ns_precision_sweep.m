@@ -151,7 +151,7 @@ function png = make_plot (precs, variants, aspects, err64, n, nseeds, rs)
       legend (labels, "location", merge (mean (err64(ip,:)) > sqrt (prod (yl)), "southeast",
                                         "northeast"));
     endfor
-    print (h, png, "-dpng", "-r100");
+    demo_print (h, png, "-r100");
   unwind_protect_cleanup
     close (h);
   end_unwind_protect

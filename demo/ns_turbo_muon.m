@@ -90,7 +90,7 @@ function T = run (seeds, shape, o)
     legend ({"bf16", "fp32"}, "location", "northeast");
     title (sprintf ("Turbo-Muon comparison, %d x %d, %d seeds", shape, seeds));
     set (gca, "ygrid", "on");
-    print (h, png, "-dpng", "-r100");
+    demo_print (h, png, "-r100");
   unwind_protect_cleanup
     close (h);
   end_unwind_protect

@@ -248,7 +248,7 @@ function plot_scaling (png, X, models, titles, worlds)
   hold off;
   axis off;
   legend (S.designs, "location", "west", "interpreter", "none");
-  print (h, png, "-dpng", "-r90");
+  demo_print (h, png, "-r90");
   close (h);
 endfunction
 
@@ -271,7 +271,7 @@ function plot_imbalance (png, X, models, titles, worlds)
     title (sprintf ("%s: load imbalance of Newton-Schulz", titles{m}));
     legend (show, "location", "northwest", "interpreter", "none");
   endfor
-  print (h, png, "-dpng", "-r90");
+  demo_print (h, png, "-r90");
   close (h);
 endfunction
 
@@ -319,7 +319,7 @@ function plot_layout (png, Ls)
     shrink (gca);
     legend (L.designs, "location", "eastoutside", "interpreter", "none", "fontsize", 8);
   endfor
-  print (h, png, "-dpng", "-r90");
+  demo_print (h, png, "-r90");
   close (h);
 endfunction
 

@@ -238,7 +238,7 @@ function png = make_plot (names, loss, steps, spike_step)
     title ("teacher-student MLP 32-64-64-8: AdamW vs Muon variants");
     legend ([hl, hs], [names(:).', {sprintf("gradient spike (step %d)", spike_step)}],
             "location", "eastoutside", "interpreter", "none");
-    print (h, png, "-dpng", "-r100");
+    demo_print (h, png, "-r100");
   unwind_protect_cleanup
     close (h);
   end_unwind_protect

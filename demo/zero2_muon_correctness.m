@@ -89,7 +89,7 @@ function png = plot_errors (T, variants, methods, threshold)
     bar_panel (ax2, E64, lo, variants, false);
     xlabel (ax2, "rel. error vs fp64 reference (log)");
     title (ax2, "(ii) precision level (same rows)");
-    print (h, png, "-dpng");
+    demo_print (h, png);
   unwind_protect_cleanup
     close (h);
   end_unwind_protect

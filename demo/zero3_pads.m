@@ -132,7 +132,7 @@ function png = plot_rows (T, labels)
                       "rel. error vs reference %.1e)"], E));
     legend (labels, "location", "southeast");
     title ("ZeRO-3 round-robin Muon, distinct vs aliased gather pads (PR 7919 / 8628)");
-    print (h, png, "-dpng");
+    demo_print (h, png);
   unwind_protect_cleanup
     close (h);
   end_unwind_protect

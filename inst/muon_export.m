@@ -37,7 +37,9 @@
 ## name, the world size, @dots{}).
 ## @end table
 ##
-## @var{n} is the number of rows written (for a non-table JSON, 1).
+## @var{n} is the number of rows written (for a non-table JSON, 1).  The file is written
+## whole under a temporary name in a folder made for the call beside @var{file}, then
+## renamed over it: a planted link is never followed, no shell sees @var{file}.
 ##
 ## @example
 ## C = zero_cost (muon_model ("llama-3.1-8b"), 64);
@@ -82,14 +84,16 @@ function n = muon_export (X, file, varargin)
     else
       [text, n] = json_rows (T);
     endif
-    write_text (fname, file, text);
+    write_file (fname, file, text);
   else
     if (isempty (T))
       error ("muonlab:badArg",
              "%s: X is not a table (a struct of equal-length columns, or a struct array of scalar fields); write it as JSON, or pick a table with 'Table'.",
              fname);
     endif
-    n = write_csv (fname, file, T);
+    [~, cols] = columns_of (T);
+    n = rows (cols{1});
+    write_file (fname, file, @(tmp) write_csv (fname, tmp, T));
   endif
 endfunction
 
@@ -229,15 +233,6 @@ endfunction
 
 ## ---- writers ---------------------------------------------------------------------------
 
-function write_text (fname, file, text)
-  fid = fopen (file, "w");
-  if (fid < 0)
-    error ("muonlab:badArg", "%s: cannot write '%s'.", fname, file);
-  endif
-  fputs (fid, text);
-  fclose (fid);
-endfunction
-
 function [text, n] = json_rows (T)
   f = fieldnames (T);
   n = rows (T.(f{1}));
@@ -262,7 +257,7 @@ function [text, n] = json_rows (T)
   endif
 endfunction
 
-function n = write_csv (fname, file, T)
+function write_csv (fname, file, T)
   [names, cols] = columns_of (T);
   n = rows (cols{1});
   isnum = cellfun (@(c) isnumeric (c) || islogical (c), cols);

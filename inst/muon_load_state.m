@@ -13,7 +13,12 @@
 ## @item the container (layout in @code{muon_save_state}): the magic, the format version
 ## (2; version 1 files, Octave's binary format without a checksum, are refused with a
 ## message saying how to convert one you trust), the length, the SHA-256 checksum over
-## header and payload (a corrupt or truncated file), the kind (an optimizer state);
+## header and payload (a corrupt or truncated file), the kind (an optimizer state), and
+## the MAT-file payload walked element by element before Octave's @code{load} reads it.
+## The checksum detects corruption, not tampering: it is unkeyed, so anyone can change a
+## file and reseal it; a crafted file is still a clean error (or, when every value is in
+## its domain, a state), never a crash or a hang.  Only a regular file of at most 64 GiB
+## (the limit @code{max_checkpoint_mib}) is opened;
 ## @item the domain of every value: the set of fields, the class and shape of every
 ## array, no NaN or Inf in the Muon momenta (except under @qcode{"PoisonMomentum"},
 ## which makes them so on purpose), the AdamW moments or any setting, AdamW second

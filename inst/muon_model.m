@@ -21,6 +21,13 @@
 ## @var{config} the struct @code{jsondecode} gives.  With no argument the shipped names come
 ## back as a cellstr.
 ##
+## Limits, checked before any work (@code{muonlab:badArg} naming the limit): a config file
+## must be a regular file of at most 16 MiB nested at most 200 deep
+## (@code{max_config_bytes}, @code{max_json_depth}); @code{num_hidden_layers} at most
+## 10,000 (@code{max_model_layers}; the time is linear in it, about 1 ms a layer), expert
+## counts at most 65,536 (@code{max_model_experts}), every other size at most 2^24
+## (@code{max_model_dim}), and at most 1e6 matrices in all (@code{max_model_matrices}).
+##
 ## The parameters follow the checkpoint's module order and names (@code{model.embed_tokens},
 ## then each decoder layer, @code{model.norm}, @code{lm_head}, then the multi-token
 ## prediction (MTP) layers): RMSNorm weights and biases are vectors (rows x 1), a linear
@@ -128,17 +135,22 @@ function M = muon_model (what, varargin)
   nl = pos_int (fname, cfg, "num_hidden_layers");
   B = add (B, {"model.embed_tokens.weight"}, V, h, -1, "embedding");
   extra = 0;                          # elements stored beyond the parameters (MTP copies)
+  ## each layer's blocks in a cell of its own, joined once: linear in the layer count
+  layers = cell (1, nl);
   if (strcmp (family, "deepseek"))
     D = deepseek_dims (fname, cfg, h);
+    check_size (fname, nl, D);
     for l = 0:nl-1
-      B = deepseek_layer (B, D, l, false, o);
+      layers{l+1} = deepseek_layer ({}, D, l, false, o);
     endfor
   else
     D = llama_dims (fname, cfg, h, mt);
+    check_size (fname, nl, D);
     for l = 0:nl-1
-      B = llama_layer (B, D, l, o);
+      layers{l+1} = llama_layer ({}, D, l, o);
     endfor
   endif
+  B = [B, layers{:}];
   B = add (B, {"model.norm.weight"}, h, 1, -1, "norm");
   if (! get_bool (fname, cfg, "tie_word_embeddings", false))
     B = add (B, {"lm_head.weight"}, V, h, -1, "head");
@@ -198,6 +210,7 @@ function [cfg, source, meta] = read_config (fname, what)
       if (! exist (file, "file"))
         error ("muonlab:badArg", "%s: cannot read '%s' (no such file).", fname, what);
       endif
+      cfg = json_read (fname, file);   # a regular file, size and depth checked first
     else
       for i = 1:numel (names)          # a shipped model's Hugging Face id
         c = jsondecode (fileread (fullfile (models_dir (), [names{i} ".json"])));
@@ -213,16 +226,9 @@ function [cfg, source, meta] = read_config (fname, what)
                fname, list(1:end-2), what);
       endif
     endif
-    try
-      text = fileread (file);
-    catch
-      error ("muonlab:badArg", "%s: cannot read '%s'.", fname, file);
-    end_try_catch
-    try
-      cfg = jsondecode (text);
-    catch err
-      error ("muonlab:badArg", "%s: '%s' is not valid JSON (%s).", fname, file, err.message);
-    end_try_catch
+    if (! exist ("cfg", "var"))        # a shipped model
+      cfg = jsondecode (fileread (file));
+    endif
     if (! (isstruct (cfg) && isscalar (cfg)))
       error ("muonlab:badArg", "%s: '%s' must hold one JSON object.", fname, file);
     endif
@@ -260,6 +266,24 @@ function n = pos_int (fname, cfg, field)
            field);
   endif
   n = double (n);
+  at_most (fname, field, n);
+endfunction
+
+## The limits of a config's numbers (core_lists, checked before any work): the layer count
+## max_model_layers, the expert counts max_model_experts, every other size max_model_dim.
+function at_most (fname, field, n)
+  lim = core_lists ().limits;
+  if (strcmp (field, "num_hidden_layers"))
+    key = "max_model_layers";
+  elseif (any (strcmp (field, {"num_experts", "n_routed_experts"})))
+    key = "max_model_experts";
+  else
+    key = "max_model_dim";
+  endif
+  if (n > lim.(key))
+    error ("muonlab:badArg", "%s: config field '%s' must be at most %d (the limit %s).",
+           fname, field, lim.(key), key);
+  endif
 endfunction
 
 ## An optional non-negative integer field (null or missing: dflt).
@@ -272,6 +296,7 @@ function n = opt_int (fname, cfg, field, dflt)
              fname, field);
     endif
     n = double (n);
+    at_most (fname, field, n);
   endif
 endfunction
 
@@ -283,6 +308,18 @@ function b = get_bool (fname, cfg, field, dflt)
       error ("muonlab:badArg", "%s: config field '%s' must be true or false.", fname, field);
     endif
     b = logical (b);
+  endif
+endfunction
+
+## The parameter count, bounded above before any is made (at most 24 per layer besides the
+## experts' 3 each), against the limit max_model_matrices.
+function check_size (fname, nl, D)
+  n = (nl + D.nmtp) * (24 + 3 * D.E);
+  lim = core_lists ().limits.max_model_matrices;
+  if (n > lim)
+    error ("muonlab:badArg",
+           "%s: the model would hold up to %.0f matrices; at most %d (the limit max_model_matrices).",
+           fname, n, lim);
   endif
 endfunction
 

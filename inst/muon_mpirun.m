@@ -23,7 +23,8 @@
 ## @var{R} is a 1 x @var{np} struct array when every rank returned a scalar struct with the
 ## same fields, else a 1 x @var{np} cell; @code{R(r+1)} comes from rank r.
 ##
-## @var{np} is an integer from 1 to 1024 (a bound against a typo that would start a
+## @var{np} is an integer from 1 to 1024 and at most 4 times the cores here (@code{nproc})
+## unless @code{@var{opts}.oversubscribe} is true (bounds against a typo that would start a
 ## runaway number of Octave processes).
 ##
 ## A rank that fails ends every rank of the job (a rank waiting in a collective would
@@ -39,6 +40,8 @@
 ## @item @qcode{"muon_mpirun: rank 1 was killed by signal 9 (SIGKILL)."}
 ## the rank's process died of a signal (a crash, the kernel's out-of-memory killer,
 ## @code{kill}); as the shell does, an exit status above 128 reads as a signal.
+## @item @qcode{"muon_mpirun: rank 1 was stopped by signal 15 (SIGTERM) (Octave caught it)."}
+## Octave caught the signal (SIGTERM, SIGHUP, SIGINT), said so and exited with status 1.
 ## @item @qcode{"muon_mpirun: the job did not finish within 3600 s and was killed."}
 ## the job ran past @code{timeout}.
 ## @end table
@@ -46,7 +49,11 @@
 ## The ranks never write an @file{octave-workspace} file, even when they are stopped by a
 ## signal.
 ##
-## @var{opts} is a struct with field @code{np} and optionally @code{timeout} (seconds,
+## The job's folder is a fresh private folder in @code{tempdir} (any characters in
+## @env{TMPDIR}, quotes included, are quoted for the shell and for Octave).
+##
+## @var{opts} is a struct with field @code{np} and optionally @code{oversubscribe} (true:
+## NP above 4 x the cores is allowed), @code{timeout} (seconds,
 ## default 3600: a guard against a hung job, which is then killed) and @code{mpirun_args}
 ## (extra @code{mpirun} options: a cell array of strings, one argument each, or a string,
 ## which is split at blanks into arguments).  The arguments reach @code{mpirun} as they
@@ -81,6 +88,12 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     o = parse_options (fname, "muon_mpirun", {"np", np});
   endif
   np = o.np;
+  cap = 4 * nproc ();
+  if (np > cap && ! o.oversubscribe)
+    error ("muonlab:badArg",
+           "muon_mpirun: NP must be at most %d (4 x the %d cores here) unless OVERSUBSCRIBE is true.",
+           cap, nproc ());
+  endif
   extra = launcher_args (o.mpirun_args);
   if (! ((ischar (fn) && isrow (fn)) || is_function_handle (fn)))
     error ("muonlab:badArg", "muon_mpirun: FN must be a function name or handle.");
@@ -93,8 +106,7 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     error ("muonlab:notBuilt", "muon_mpirun: muonlab is not built with MPI (build it with mpicc on the PATH).");
   endif
 
-  dir = tempname ();
-  mkdir (dir);
+  dir = private_dir (fname, tempdir ());
   unwind_protect
     job = struct ("fn", fn, "args", {varargin}, "path", path (), "pwd", pwd ());
     save ("-binary", fullfile (dir, "job.mat"), "-struct", "job");
@@ -103,20 +115,25 @@ function [R, out] = muon_mpirun (np, fn, varargin)
       octave = "octave-cli";
     endif
     here = fileparts (mfilename ("fullpath"));
-    code = sprintf ("addpath (%s); muon_mpirun ('__rank__', %s);", sq (here), sq (dir));
+    code = sprintf ("addpath (%s); muon_mpirun ('__rank__', %s);", oq (here), oq (dir));
     ## rank.sh records how its Octave ended, one line "rank status" appended to ends.txt
-    ## before mpirun can learn of it (so the first failure is the first line), and turns an
-    ## exit with status 0 but no result into a failure, so that mpirun ends the job
-    write_file (fullfile (dir, "rank.sh"), {
+    ## before mpirun can learn of it (so the first failure is the first line), and the
+    ## signal Octave reports when it caught one (it then exits with status 1) in
+    ## signal_<r>.txt, and turns an exit with status 0 but no result into a failure, so
+    ## that mpirun ends the job
+    write_lines (fullfile (dir, "rank.sh"), {
       "#!/bin/sh"
-      "# one rank of muon_mpirun: rank 0 streams its output, the others write rank_<r>.log"
+      "# one rank of muon_mpirun: rank 0 streams its output (and keeps a copy), the others"
+      "# write rank_<r>.log"
       "r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-0}}}"
       "if [ \"$r\" = 0 ]; then"
-      "  \"$1\" --no-gui --norc --silent --no-history --eval \"$2\""
+      "  { \"$1\" --no-gui --norc --silent --no-history --eval \"$2\"; echo $? >\"$3/status_0\"; } 2>&1 | tee \"$3/rank_0.log\""
+      "  s=$(cat \"$3/status_0\" 2>/dev/null || echo 1)"
       "else"
       "  \"$1\" --no-gui --norc --silent --no-history --eval \"$2\" >\"$3/rank_$r.log\" 2>&1"
+      "  s=$?"
       "fi"
-      "s=$?"
+      "sed -n 's/^fatal: caught signal \\(.*\\) -- stopping myself.*/\\1/p' \"$3/rank_$r.log\" | head -n 1 >\"$3/signal_$r.txt\""
       "echo \"$r $s\" >>\"$3/ends.txt\""
       "if [ \"$s\" = 0 ] && [ ! -f \"$3/rank_$r.mat\" ]; then exit 1; fi"
       "exit \"$s\""});
@@ -136,7 +153,7 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     endif
     ## an Octave that has initialized MPI (a singleton, or a rank of a job) carries the job's
     ## variables: drop them, so that mpirun starts a job of its own
-    write_file (fullfile (dir, "launch.sh"), {
+    write_lines (fullfile (dir, "launch.sh"), {
       "#!/bin/sh"
       "for v in $(env | sed -n 's/^\\(PMIX_[A-Za-z0-9_]*\\|PMI_[A-Za-z0-9_]*\\|OMPI_[A-Za-z0-9_]*\\)=.*/\\1/p'); do"
       "  case $v in OMPI_MCA_ess|OMPI_MCA_pmix|OMPI_MCA_orte_*) unset \"$v\";; OMPI_MCA_*) ;; *) unset \"$v\";; esac"
@@ -178,9 +195,17 @@ function R = collect (dir, np, status, timeout, elapsed)
   endif
   for k = 1:rows (ends)
     [r, s] = deal (ends(k,1), ends(k,2));
+    caught = "";
+    f = fullfile (dir, sprintf ("signal_%d.txt", r));
+    if (s != 0 && exist (f, "file"))
+      caught = strtrim (fileread (f));
+    endif
     if (s > 128 && s < 128 + 65)
       error ("muonlab:mpi", "muon_mpirun: rank %d was killed by signal %d%s.", r, s - 128,
              signal_name (s - 128));
+    elseif (! isempty (caught))
+      error ("muonlab:mpi", "muon_mpirun: rank %d was stopped by %s (Octave caught it).", r,
+             caught_name (caught));
     elseif (s != 0 || ! exist (fullfile (dir, sprintf ("rank_%d.mat", r)), "file"))
       error ("muonlab:mpi",
              "muon_mpirun: rank %d exited with status %d before its function returned.", r, s);
@@ -244,7 +269,7 @@ function run_rank (dir)
       r = str2double (getenv ("OMPI_COMM_WORLD_RANK"));
       r(isnan (r)) = 0;
     endif
-    write_file (fullfile (dir, sprintf ("error_%d.txt", r)), {err.message});
+    write_lines (fullfile (dir, sprintf ("error_%d.txt", r)), {err.message});
     if (exist ("comm", "var"))
       __muon_comm__ ("abort", sprintf ("rank %d: %s", r, err.message));
     endif
@@ -290,11 +315,31 @@ function s = signal_name (k)
   endif
 endfunction
 
+## "signal 15 (SIGTERM)" for the text Octave prints when it catches one ("Terminated").
+function s = caught_name (text)
+  T = {"Terminated", "TERM"; "Hangup", "HUP"; "Interrupt", "INT"; "Quit", "QUIT";
+       "Alarm clock", "ALRM"; "Broken pipe", "PIPE"; "User defined signal 1", "USR1";
+       "User defined signal 2", "USR2"};
+  k = find (strcmp (text, T(:,1)), 1);
+  S = SIG ();
+  if (! isempty (k) && isfield (S, T{k,2}))
+    s = sprintf ("signal %d (SIG%s)", S.(T{k,2}), T{k,2});
+  else
+    s = sprintf ("a signal (%s)", text);
+  endif
+endfunction
+
+## STR as an Octave single-quoted string literal.
+function s = oq (str)
+  s = ["'" strrep(str, "'", "''") "'"];
+endfunction
+
+## STR quoted for sh.
 function s = sq (str)
   s = ["'" strrep(str, "'", "'\\''") "'"];
 endfunction
 
-function write_file (name, lines)
+function write_lines (name, lines)
   fid = fopen (name, "w");
   if (fid < 0)
     error ("muonlab:mpi", "muon_mpirun: cannot write %s.", name);
@@ -330,5 +375,7 @@ endfunction
 %!error <muon_mpirun: MPIRUN_ARGS must be a string or a cell array of strings.> muon_mpirun (struct ("np", 2, "mpirun_args", {{"-x", 1}}), "disp")
 %!error <muon_mpirun: MPIRUN_ARGS must be a string or a cell array of strings.> muon_mpirun (struct ("np", 2, "mpirun_args", ["-x"; "-y"]), "disp")
 %!error id=muonlab:badArg muon_mpirun (1025, "disp")
+%!error <muon_mpirun: NP must be at most \d+ \(4 x the \d+ cores here\) unless OVERSUBSCRIBE is true.> muon_mpirun (4 * nproc () + 1, "disp")
+%!error <muon_mpirun: OVERSUBSCRIBE must be> muon_mpirun (struct ("np", 2, "oversubscribe", "yes"), "disp")
 %!error <muon_mpirun: unknown option 'hosts'.> muon_mpirun (struct ("np", 2, "hosts", 1), "disp")
 %!error <muon_mpirun: FN must be a function name or handle.> muon_mpirun (2, 3)

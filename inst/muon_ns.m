@@ -122,7 +122,9 @@
 ## the blocks of oneDNN's block form of X*X'), @code{product_seconds} (NaN on CUDA, whose
 ## products are asynchronous), @code{product_gflops} (their rate) and
 ## @code{total_seconds}.  @code{make bench} uses it to show how close each shape comes to
-## the speed its products allow.
+## the speed its products allow.  @code{tiny_pages} counts the pages whose norm is
+## positive but below @qcode{"Eps"}: their result is about G / Eps, far from orthogonal
+## (e.g. 1e-200 G gives norm 4e-189), and the call warns once (@code{muonlab:tinyInput}).
 ##
 ## Example:
 ## @example
@@ -166,6 +168,24 @@ function [X, stats] = muon_ns (G, varargin)
     [X, stats] = ns_run (G, opts);
   else
     X = ns_run (G, opts);
+  endif
+  ## a page whose norm is below Eps is scaled down, not orthogonalized: say so
+  tiny = 0;
+  if (opts.eps > 0)
+    if (ismatrix (G))
+      nk = norm (G, "fro");             # (a scaled sum: no underflow, no copy)
+    else
+      nk = arrayfun (@(k) norm (G(:,:,k), "fro"), 1:size (G, 3));
+    endif
+    tiny = sum (nk > 0 & nk < opts.eps);
+  endif
+  if (tiny > 0)
+    warning ("muonlab:tinyInput",
+             "muon_ns: %d page(s) of G have 0 < norm (G, 'fro') < EPS (%g): their result is about G / EPS, far from orthogonal.",
+             tiny, opts.eps);
+  endif
+  if (nargout > 1)
+    stats.tiny_pages = tiny;
   endif
 endfunction
 

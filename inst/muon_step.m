@@ -12,6 +12,10 @@
 ## cell, a momentum of another class or size, a NaN momentum without
 ## @qcode{"PoisonMomentum"}), or AdamW moments that are not finite or a negative second
 ## moment, is a @code{muonlab:badState} error (never a silent reset or a NaN carried on).
+## So are the scalars that may be edited between steps (@code{opt.muon_lr},
+## @code{adam_lr}, @code{muon_wd}, @code{adam_wd}, @code{adam_eps}: non-negative finite;
+## @code{adam_betas}: two numbers in [0, 1)); the message names the field.  NaN or Inf in
+## @var{params} is a @code{muonlab:nonFinite} error naming the parameter.
 ##
 ## @var{grads} has the fields and sizes of @var{params}.  With a loss scaler the gradients
 ## are expected multiplied by the current scale @code{opt.scaler.scale}.  Each call:
@@ -114,7 +118,7 @@ function [params, opt, info] = muon_step (opt, params, grads, maxlogits)
 endfunction
 
 function [params, opt, info] = step (fname, opt, params, grads)
-  opt_check_tree (fname, "PARAMS", params, opt.names, opt.shapes, false);
+  opt_check_tree (fname, "PARAMS", params, opt.names, opt.shapes, true);
   opt_check_tree (fname, "GRADS", grads, opt.names, opt.shapes, false);
 
   names = opt.names;

@@ -33,7 +33,7 @@
 ## largest list length tried (default 2; 0 scores the list without restarts only).
 ## @item "Grid"
 ## the singular values x, a vector of positive values (default
-## @code{logspace (0, -10, 1e4)}).
+## @code{logspace (0, -10, 1e4)}), at most 1e6 of them (the limit @code{max_grid}).
 ## @item "Shift"
 ## the negative shift of the Gram eigenvalues (default -4e-4, about what fp16 rounding
 ## leaves on R; fp32 leaves far less).
@@ -42,6 +42,10 @@
 ## @qcode{"iter"} (also one line per restart list scored, with the elapsed time), as in
 ## @code{optimset}.
 ## @end table
+##
+## The work is bounded before it starts: the restart lists times the steps times the grid
+## points must be at most 1e9 (the limit @code{max_autotune_work}, some 15 s), else a
+## @code{muonlab:badArg} error names the limit (e.g. "Steps", 1000 with the default grid).
 ##
 ## @var{T} is a table (a @code{ns_autotune_result}: its columns read as a struct's, typing
 ## @var{T} prints the first rows, @code{struct (T)} gives the plain struct), one row per
@@ -74,7 +78,9 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
     print_usage ();
   endif
   o = parse_options (fname, "ns_restart_autotune", varargin);
-  v = struct ("MaxRestarts", o.maxrestarts, "Grid", o.grid, "Shift", o.shift);
+  v.MaxRestarts = o.maxrestarts;         # (struct () would expand a cell value)
+  v.Grid = o.grid;
+  v.Shift = o.shift;
   C = schedule (fname, coeffs, {"Steps", o.steps, "ScheduleMode", o.schedulemode});
   steps = rows (C);
   nr = v.MaxRestarts;
@@ -94,6 +100,21 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
   endif
   x = double (x(:));
   nr = min (double (nr), steps - 1);
+  ## the limits (core_lists), before any work: grid points, and restart lists x steps x
+  ## grid points simulated
+  lim = core_lists ().limits;
+  if (numel (x) > lim.max_grid)
+    error ("muonlab:badArg", "%s: GRID must have at most %d points (the limit max_grid).",
+           fname, lim.max_grid);
+  endif
+  k = 0:nr;
+  nlists = sum (round (exp (gammaln (steps) - gammaln (k + 1) - gammaln (steps - k))));
+  work = nlists * steps * numel (x);
+  if (work > lim.max_autotune_work)
+    error ("muonlab:badArg",
+           "%s: %.4g restart lists x %d steps x %d grid points is more than %d simulated points (the limit max_autotune_work); lower STEPS, MAXRESTARTS or the GRID size.",
+           fname, nlists, steps, numel (x), lim.max_autotune_work);
+  endif
 
   lists = {zeros(1, 0)};
   for k = 1:nr

@@ -334,11 +334,10 @@ function [shapes, experts, split, names, adamw, L] = planned (fname, what)
   elseif (isstruct (what) && isscalar (what)
           && all (isfield (what, {"world", "stage", "align_factor", "order_mode", "params"})))
     L = what;
-    shapes = [[L.params.rows]; [L.params.cols]].';
+    [~, shapes] = zero_check_layout (fname, L);
   elseif (iscell (what) && ! isempty (what)
           && all (cellfun (@(s) isnumeric (s) && numel (s) == 2, what(:))))
-    shapes = double (vertcat (what{:}));
-    shapes = reshape (shapes, [], 2);
+    shapes = cell2mat (cellfun (@(s) double (s(:).'), what(:), "UniformOutput", false));
   elseif (isnumeric (what) && ismatrix (what) && columns (what) == 2 && rows (what) >= 1)
     shapes = double (what);
   else

@@ -21,8 +21,10 @@
 ## Nothing is returned unless every check passes; each failure is a
 ## @code{muonlab:badState} error naming the file:
 ## @itemize
-## @item the container (as @code{muon_load_state}): magic, version, length, SHA-256, kind
-## (a missing or unreadable file is @code{muonlab:badArg});
+## @item the container (as @code{muon_load_state}): magic, version, length, SHA-256, kind,
+## the MAT-file payload walked before @code{load} reads it (a missing or unreadable file,
+## or one that is not a regular file of at most 64 GiB, is @code{muonlab:badArg}); the
+## checksum detects corruption, not tampering (anyone can reseal a changed file);
 ## @item the payload: its fields and their classes and sizes, the rank it says it is, the
 ## world, layout, design, momentum form and step shared by every file, a finite momentum
 ## of the recorded length, a recorded map equal to the design's map of the saved layout;

@@ -4,6 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab} {[@var{R}, @var{state}] =} zero_muon_step (@var{L}, @var{rank_grads}, @var{state})
 ## @deftypefnx {muonlab} {[@var{R}, @var{state}] =} zero_muon_step (@dots{}, @var{name}, @var{value}, @dots{})
+## @deftypefnx {muonlab} {} zero_muon_step ("release")
 ## One data-parallel Muon step on W ranks, in the design of a real system, correct or buggy.
 ##
 ## @var{L} is a layout from @code{zero_layout} (its world W, stage, alignment and order).
@@ -139,7 +140,9 @@
 ## planned once and kept (the four most recent layouts and variants of this process), with the
 ## simulated communicator and the per-rank buffers of the largest step, so a later step with
 ## the same layout and variant plans nothing and allocates little.  @code{R.plans_built}
-## counts the plans this process has built; @code{clear mex} gives the memory back.
+## counts the plans this process has built; @code{zero_muon_step ("release")} gives their
+## memory back (Octave 7's @code{clear mex} does not unload the MEX file, so it frees
+## nothing); a later step plans again.
 ##
 ## Non-finite and overflowing gradients (NaN, Inf, or a gradient whose fp64 sum of squares
 ## overflows) are not taken: every rank skips the step (under MPI and NCCL one all-reduce of
@@ -177,6 +180,10 @@
 
 function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   fname = "zero_muon_step";
+  if (nargin == 1 && ischar (L) && strcmp (L, "release"))
+    __zero_muon_step__ ("release");     # the plans, communicator and buffers kept here
+    return;
+  endif
   if (nargin < 3)
     print_usage ();
   endif

@@ -23,6 +23,8 @@
 ## @table @asis
 ## @item "File"
 ## a file name: the figure is also written there as a PNG (default @qcode{""}: not written).
+## It is printed to a private temporary name and moved into place, so the name (any
+## characters, quotes and @samp{$(...)} included) never reaches a shell.
 ## @end table
 ##
 ## @example
@@ -42,6 +44,7 @@ function h = zero_plot_layout (L, varargin)
     error ("muonlab:badArg",
            "zero_plot_layout: L must be a layout struct from zero_layout.");
   endif
+  zero_check_layout ("zero_plot_layout", L);
   file = parse_options ("zero_plot_layout", "zero_plot_layout", varargin).file;
 
   W = L.world;
@@ -147,7 +150,7 @@ function h = zero_plot_layout (L, varargin)
   hold (ax, "off");
 
   if (! isempty (file))
-    print (hf, "-dpng", file);
+    print_png ("zero_plot_layout", hf, file);
   endif
   if (nargout > 0)
     h = hf;

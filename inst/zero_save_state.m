@@ -84,6 +84,20 @@ function files = zero_save_state (prefix, L, state, varargin)
            k.local_ranks, nl);
   endif
   step = state.step;
+  if (! (isnumeric (step) && isreal (step) && isscalar (step) && step >= 0
+         && step == fix (step)))
+    error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
+  endif
+  if (! (islogical (state.has_ref) && isscalar (state.has_ref)))
+    error ("muonlab:badState", "%s: STATE.has_ref must be true or false.", fname);
+  endif
+  if (! (ischar (k.variant) && any (strcmp (k.variant, core_lists ().lists.zero_variant))))
+    error ("muonlab:badState", "%s: STATE.key.variant must be a design of zero_muon_step.",
+           fname);
+  endif
+  if (! (ischar (k.form) && any (strcmp (k.form, {"ema", "sgd"}))))
+    error ("muonlab:badState", "%s: STATE.key.form must be 'ema' or 'sgd'.", fname);
+  endif
   M = zero_shard_map (L, k.variant);
   mom = state.momentum;
   if (step == 0)

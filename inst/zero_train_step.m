@@ -176,6 +176,7 @@ function [R, state] = zero_train_step (L, rank_grads, state, varargin)
            "%s: STATE belongs to another layout, design, communicator or training option.",
            fname);
   endif
+  zero_train_check (fname, state, nl, P, shapes, scaler);
 
   ## the collectives of the loop: the communicator's fixed-order reductions
   if (ischar (zo.comm))

@@ -1,4 +1,4 @@
-#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM])"
+#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM]) or FREED = __zero_muon_step__ ('release')"
 /* __zero_muon_step__ - gateway of zero_muon_step.m: one distributed Muon step
  * (muon_zero.h) on the local ranks of a communicator, and with REF the reference (DDP) step
  * on the same gradients in the same call.
@@ -44,6 +44,19 @@ static int flag (const mxArray *a)
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
+  // __zero_muon_step__ ("release"): give back the context's plans, simulated communicator
+  // and step buffers (muon_ctx_release); FREED: the workspace bytes given back
+  if (nrhs == 1 && mxIsChar (prhs[0]))
+  {
+    char cmd[16];
+    size_t freed = 0;
+    if (mxGetString (prhs[0], cmd, sizeof cmd) != 0 || strcmp (cmd, "release") != 0)
+      muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_ctx *ctx = muon_mex_ctx ();
+    muon_mex_check (fname, muon_ctx_release (ctx, 0, &freed));
+    plhs[0] = mxCreateDoubleScalar ((double) freed);
+    return;
+  }
   if (nrhs < IN_REF || nrhs > IN_END || nlhs > OUT_END)
     muon_mex_error (fname, "badArg", "%s", USAGE);
   muon_ctx *ctx = muon_mex_ctx ();

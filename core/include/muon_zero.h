@@ -530,7 +530,21 @@ muon_status muon_zero_cost_destroy (muon_zero_cost **cost);
 typedef enum { MUON_LISTS (MUON_LIST_ENUM_ITEM) MUON_LIST_COUNT } muon_list;
 #undef MUON_LIST_ENUM_ITEM
 
-// X (CONSTANT, "name"): the limits the core checks, each a #define of its header.
+// Limits that inst/ checks before any work (issue 23): generous bounds against a typo or a
+// crafted file that would hang Octave or exhaust its memory.  Listed in MUON_LIMITS with the
+// core's own, so that __muon_lists__ hands every limit to inst/ from one table.
+#define MUON_MAX_CHECKPOINT_MIB 65536     // a checkpoint or shard file, MiB (64 GiB)
+#define MUON_MAX_CONFIG_BYTES 16777216    // a config.json file (16 MiB)
+#define MUON_MAX_JSON_DEPTH 200           // nesting of arrays and objects in a config.json
+#define MUON_MAX_MODEL_LAYERS 10000       // num_hidden_layers of a model config
+#define MUON_MAX_MODEL_DIM 16777216       // every other size of a model config (2^24)
+#define MUON_MAX_MODEL_EXPERTS 65536      // routed experts per layer of a model config
+#define MUON_MAX_MODEL_MATRICES 1000000   // parameters (table rows) of one model
+#define MUON_MAX_GRID 1000000             // grid points of ns_restart_autotune
+#define MUON_MAX_AUTOTUNE_WORK 1000000000 // restart lists x steps x grid points it simulates
+
+// X (CONSTANT, "name"): the limits the core checks, each a #define of its header, then the
+// limits inst/ checks (above).
 #define MUON_LIMITS(X)                                                          \
   X (MUON_MAX_STEPS,      "max_steps")      /* muon_math.h */                   \
   X (MUON_MAX_RESTARTS,   "max_restarts")   /* muon_math.h */                   \
@@ -538,7 +552,16 @@ typedef enum { MUON_LISTS (MUON_LIST_ENUM_ITEM) MUON_LIST_COUNT } muon_list;
   X (MUON_MAX_SPLITS,     "max_splits")     /* muon_math.h */                   \
   X (MUON_COMM_MAX_WORLD, "comm_max_world") /* muon_comm.h */                   \
   X (MUON_ZERO_MAX_WORLD, "zero_max_world") /* muon_zero.h */                   \
-  X (MUON_ZERO_MAX_ALIGN, "zero_max_align") /* muon_zero.h */
+  X (MUON_ZERO_MAX_ALIGN, "zero_max_align") /* muon_zero.h */                   \
+  X (MUON_MAX_CHECKPOINT_MIB, "max_checkpoint_mib")                             \
+  X (MUON_MAX_CONFIG_BYTES, "max_config_bytes")                                 \
+  X (MUON_MAX_JSON_DEPTH, "max_json_depth")                                     \
+  X (MUON_MAX_MODEL_LAYERS, "max_model_layers")                                 \
+  X (MUON_MAX_MODEL_DIM, "max_model_dim")                                       \
+  X (MUON_MAX_MODEL_EXPERTS, "max_model_experts")                               \
+  X (MUON_MAX_MODEL_MATRICES, "max_model_matrices")                             \
+  X (MUON_MAX_GRID, "max_grid")                                                 \
+  X (MUON_MAX_AUTOTUNE_WORK, "max_autotune_work")
 
 //---- lists ---------------------------------------------------------------------------------
 

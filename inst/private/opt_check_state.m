@@ -9,7 +9,9 @@
 ## @code{muonlab:badState}.
 ##
 ## @var{mode} @qcode{"step"} (@code{muon_step}, every call; cheap) checks that every field
-## of an optimizer state is there, and each parameter's state: @code{OPT.muon.(name)} is [] or a @code{muon_update} state
+## of an optimizer state is there, the scalars a user may edit between steps (learning
+## rates, weight decays and @code{adam_eps} non-negative and finite, @code{adam_betas} in
+## [0, 1)), and each parameter's state: @code{OPT.muon.(name)} is [] or a @code{muon_update} state
 ## (momentum a real double or single array of the parameter's size, finite unless
 ## @code{OPT.poison}; step a non-negative integer; form @qcode{"ema"} or @qcode{"sgd"});
 ## @code{OPT.adam.(name)} has finite @code{m} and @code{v} of the parameter's size with
@@ -39,6 +41,7 @@ function msg = opt_check_state (opt, mode)
       if (! isempty (k))
         fail_ ("OPT lacks the field '%s'", f{k});
       endif
+      check_settings (opt);
     endif
     check_params (opt, full);
   catch err
@@ -52,6 +55,16 @@ endfunction
 
 function fail_ (fmt, varargin)
   error ("muonlab:stateCheck", fmt, varargin{:});
+endfunction
+
+## the scalars a user may edit between steps (both modes)
+function check_settings (opt)
+  each_ (opt, "OPT", {"muon_lr", "adam_lr", "muon_wd", "adam_wd", "adam_eps"},
+         @(x) real_scalar (x) && isfinite (x) && x >= 0, "a non-negative finite scalar");
+  b = opt.adam_betas;
+  if (! (isfloat (b) && isreal (b) && isequal (size (b), [1 2]) && all (b >= 0 & b < 1)))
+    fail_ ("OPT.adam_betas must be two numbers in [0, 1)");
+  endif
 endfunction
 
 ## the fields of an optimizer state (muon_optimizer's)
@@ -135,12 +148,7 @@ function check_top (opt)
   endfor
 
   ## settings
-  each_ (opt, "OPT", {"muon_lr", "adam_lr", "muon_wd", "adam_wd", "adam_eps"},
-         @(x) real_scalar (x) && isfinite (x) && x >= 0, "a non-negative finite scalar");
-  b = opt.adam_betas;
-  if (! (isfloat (b) && isreal (b) && isequal (size (b), [1 2]) && all (b >= 0 & b < 1)))
-    fail_ ("OPT.adam_betas must be two numbers in [0, 1)");
-  endif
+  check_settings (opt);
   if (! (ischar (opt.clip_policy)
          && any (strcmp (opt.clip_policy, {"none", "before_ns", "after_ns", "skip_muon"}))))
     fail_ ("OPT.clip_policy must be 'none', 'before_ns', 'after_ns' or 'skip_muon'");

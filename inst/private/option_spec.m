@@ -425,6 +425,7 @@ function T = mpirun_rows (L)
   T = {
   ## Name            Field              Kind       Arg                 Default             Must be
     "np",            "np",              "int",     [1 1024],           REQUIRED,           ""
+    "oversubscribe", "oversubscribe",   "logical", [],                 false,              ""
     "timeout",       "timeout",         "real",    "(0, Inf)",         3600,   "a positive number of seconds"
     "mpirun_args",   "mpirun_args",     "any",     [],                 "",                 ""
   };

@@ -8,28 +8,38 @@
 ## exactly 96 + N bytes), the SHA-256 checksum, the reserved field, the kind (must be
 ## @var{kind}) and that the payload decodes to the one variable @code{payload}.  Each
 ## failure is a @code{muonlab:badState} error naming @var{fname} and @var{file}; a missing
-## or unreadable file is @code{muonlab:badArg}.  The payload's contents are not checked
-## here: that is the caller's domain check.  A version-1 file (Octave's binary format,
+## or unreadable file is @code{muonlab:badArg}, and so is anything but a regular file (a
+## FIFO, @file{/dev/zero}) or a file over the limit @code{max_checkpoint_mib} (64 GiB),
+## refused before it is opened.  Only the 64-byte header is read until it gives the
+## file's length.  The payload's contents are not checked
+## here: that is the caller's domain check.  The SHA-256 detects corruption, not tampering
+## (it is unkeyed: anyone can reseal a changed file), so the payload is walked completely by
+## @code{mat_check} before Octave's @code{load} sees it, and a crafted one is a clean
+## @code{muonlab:badState} error, never a crash or a hang.  A version-1 file (Octave's binary format,
 ## no checksum, muonlab before the checksummed format) is refused with a message saying
 ## how to convert one that is trusted.
 ## @seealso{state_write}
 ## @end deftypefn
 
 function payload = state_read (fname, file, kind)
-  if (isfolder (file))
-    error ("muonlab:badArg", "%s: cannot read '%s': it is a folder.", fname, file);
-  endif
+  nb = regular_file (fname, file, "max_checkpoint_mib");
   [fid, msg] = fopen (file, "r");
   if (fid < 0)
-    if (! exist (file, "file"))
-      msg = "no such file";
-    endif
     error ("muonlab:badArg", "%s: cannot read '%s': %s.", fname, file, msg);
   endif
-  bytes = fread (fid, Inf, "uint8=>uint8").';
-  fclose (fid);
-  nb = numel (bytes);
-
+  unwind_protect
+    ## the header first: the rest is read only when the length is the file's
+    bytes = fread (fid, 64, "uint8=>uint8").';
+    if (numel (bytes) == 64 && isequal (bytes(1:8), uint8 ("MUONCKPT"))
+        && from_le (bytes(17:24), "uint64") == nb - 96)
+      bytes = [bytes, fread(fid, Inf, "uint8=>uint8").'];
+    endif
+  unwind_protect_cleanup
+    fclose (fid);
+  end_unwind_protect
+  if (numel (bytes) != 64)
+    nb = numel (bytes);               # what was read (the file may have changed since)
+  endif
   if (nb < 8 || ! isequal (bytes(1:8), uint8 ("MUONCKPT")))
     ## version 1: Octave's binary format, first variable "muonlab_state"
     if (nb >= 28 && isequal (bytes(1:9), uint8 ("Octave-1-"))
@@ -81,7 +91,14 @@ function payload = state_read (fname, file, kind)
            file, k, kind);
   endif
 
-  tmp = [tempname() ".mat"];
+  ## the MAT stream walked completely first: load can crash Octave on a crafted one
+  msg = mat_check (bytes(65:end-32));
+  if (! isempty (msg))
+    error ("muonlab:badState", "%s: '%s' has a payload that does not decode (%s).", fname,
+           file, msg);
+  endif
+  d = private_dir (fname, tempdir ());
+  tmp = fullfile (d, "payload.mat");
   unwind_protect
     fid = fopen (tmp, "w");
     if (fid < 0)
@@ -100,6 +117,7 @@ function payload = state_read (fname, file, kind)
     if (exist (tmp, "file"))
       unlink (tmp);
     endif
+    rmdir (d);
   end_unwind_protect
   if (! (isstruct (S) && isequal (fieldnames (S), {"payload"})))
     error ("muonlab:badState", "%s: '%s' has a payload without the variable 'payload'.",

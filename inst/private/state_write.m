@@ -24,7 +24,8 @@
 ## string (no date), so the same payload gives the same bytes.  Octave 7 cannot load a
 ## multi-row char array nested in a struct or cell from a MAT-file, so such values are
 ## refused here (a programming error: muonlab:badArg).  The file is written beside
-## @var{file} under a temporary name and renamed over it, so an interrupted save leaves
+## @var{file} under a temporary name in a folder made for the call (@code{write_file}: a
+## path planted there is never opened) and renamed over it, so an interrupted save leaves
 ## the previous checkpoint whole.  Errors name @var{fname}.  @code{state_read} reads it.
 ##
 ## Meant to be shared by every checkpoint muonlab writes: @code{muon_save_state} uses the
@@ -42,7 +43,8 @@ function state_write (fname, file, kind, payload)
   check_value (fname, payload, "payload");
 
   ## the payload: a MAT-file 5 with a fixed description text
-  tmp = [tempname() ".mat"];
+  d = private_dir (fname, tempdir ());
+  tmp = fullfile (d, "payload.mat");
   unwind_protect
     try
       save ("-v6", tmp, "payload");
@@ -59,6 +61,7 @@ function state_write (fname, file, kind, payload)
     if (exist (tmp, "file"))
       unlink (tmp);
     endif
+    rmdir (d);
   end_unwind_protect
   body = body(:).';
   text = uint8 ("MATLAB 5.0 MAT-file, muonlab checkpoint payload");
@@ -74,26 +77,8 @@ function state_write (fname, file, kind, payload)
   digest = hash ("sha256", char (bytes));
   bytes = [bytes, uint8(hex2dec (reshape (digest, 2, []).')).'];
 
-  ## write beside FILE, then rename over it
-  part = sprintf ("%s.part%d", file, getpid ());
-  [fid, msg] = fopen (part, "w");
-  if (fid < 0)
-    error ("muonlab:badArg", "%s: cannot write '%s': %s", fname, file, msg);
-  endif
-  n = fwrite (fid, bytes, "uint8");
-  ok = fclose (fid) == 0 && n == numel (bytes);
-  if (ok)
-    [st, msg] = rename (part, file);
-    ok = st == 0;
-  else
-    msg = "short write";
-  endif
-  if (! ok)
-    if (exist (part, "file"))
-      unlink (part);
-    endif
-    error ("muonlab:badArg", "%s: cannot write '%s': %s", fname, file, msg);
-  endif
+  ## write beside FILE under an exclusive temporary name, then rename over it
+  write_file (fname, file, bytes);
 endfunction
 
 function b = le_bytes (x)

@@ -5,6 +5,12 @@
 ## @deftypefn {} {[@var{W}, @var{shapes}] =} zero_check_layout (@var{fname}, @var{L})
 ## Check that @var{L} is a layout from @code{zero_layout} (else a @code{muonlab:badType}
 ## error naming @var{fname}) and return its world and its P x 2 @code{[rows cols]}.
+##
+## Every field is checked: the layout is made again by @code{zero_layout} from its shapes
+## and options (@code{world}, @code{stage}, @code{align_factor}, @code{order_mode}) and
+## must equal @var{L}, so a hand-edited field is an error that names it, e.g.
+## @qcode{"zero_save_state: L must be a layout from zero_layout (L.params(2).offset
+## differs)."}  This costs what @code{zero_layout} costs.
 ## @end deftypefn
 
 function [W, shapes] = zero_check_layout (fname, L)
@@ -20,4 +26,100 @@ function [W, shapes] = zero_check_layout (fname, L)
   endif
   W = L.world;
   shapes = [[L.params.rows]; [L.params.cols]].';
+  try
+    L2 = zero_layout (shapes, W, "Stage", L.stage, "AlignFactor", L.align_factor,
+                      "Order", L.order_mode);
+  catch err
+    msg = regexprep (err.message, '^zero_layout: |\.$', "");
+    map = {"STAGE", "L.stage"; "ALIGNFACTOR", "L.align_factor"; "ORDER", "L.order_mode";
+           "WORLD", "L.world"; "SHAPES", "L.params"};
+    k = find (strncmp (msg, map(:,1), cellfun ("length", map(:,1))), 1);
+    if (! isempty (k))
+      msg = [map{k,2} ": " msg];
+    endif
+    error ("muonlab:badType", "%s: L must be a layout from zero_layout (%s).", fname, msg);
+  end_try_catch
+  if (! same (L, L2))
+    error ("muonlab:badType", "%s: L must be a layout from zero_layout (%s differs).", fname,
+           first_diff (L, L2, "L"));
+  endif
+endfunction
+
+## isequal for structs, a field at a time over a whole struct array (nested ones joined):
+## isequal walks a struct array element by element, seconds for a layout of 192 matrices
+## on 64 ranks; this takes milliseconds.  False may also mean "could not tell quickly".
+function tf = same (a, b)
+  tf = false;
+  if (! (isstruct (a) && isequal (size (a), size (b))
+         && isequal (fieldnames (a), fieldnames (b))))
+    return;
+  endif
+  for f = fieldnames (b).'
+    ca = {a.(f{1})};
+    cb = {b.(f{1})};
+    if (all (cellfun ("isclass", cb, "struct")))
+      if (! (all (cellfun ("isclass", ca, "struct"))
+             && isequal (cellfun ("numel", ca), cellfun ("numel", cb))
+             && same (joined (ca), joined (cb))))
+        return;
+      endif
+    elseif (! (isequal (cellfun ("ndims", ca), cellfun ("ndims", cb))
+               && isequal (cellfun ("size", ca, 1), cellfun ("size", cb, 1))
+               && isequal (cellfun ("size", ca, 2), cellfun ("size", cb, 2))
+               && same_class (ca, cb)
+               && isequal (joined (ca), joined (cb))))
+      return;                           # (equal sizes: equal pieces iff equal joins)
+    endif
+  endfor
+  tf = true;
+endfunction
+
+## The same class element by element (one test a cell when B's are all of one class).
+function tf = same_class (ca, cb)
+  cls = class (cb{1});
+  if (all (cellfun ("isclass", cb, cls)))
+    tf = all (cellfun ("isclass", ca, cls));
+  else
+    tf = isequal (cellfun (@class, ca, "UniformOutput", false),
+                  cellfun (@class, cb, "UniformOutput", false));
+  endif
+endfunction
+
+## The arrays of cell C joined into one (side by side, else one below the other); [] and a
+## mark of failure ({}) when neither works.
+function x = joined (c)
+  try
+    x = [c{:}];
+  catch
+    try
+      x = vertcat (c{:});
+    catch
+      x = {c};                          # compared whole by isequal (slow, rare)
+    end_try_catch
+  end_try_catch
+endfunction
+
+## The path of the first field where A differs from B.
+function where = first_diff (a, b, where)
+  if (isstruct (a) && isstruct (b) && ! isequal (fieldnames (a), fieldnames (b)))
+    f = [setdiff(fieldnames (a), fieldnames (b)); setdiff(fieldnames (b), fieldnames (a))];
+    if (! isempty (f))
+      where = sprintf ("the field set of %s (%s)", where, f{1});
+    endif
+  elseif (isstruct (a) && isstruct (b) && isequal (size (a), size (b)))
+    f = fieldnames (b);
+    for i = 1:numel (b)
+      for j = 1:numel (f)
+        if (! isequal (a(i).(f{j}), b(i).(f{j})))
+          if (isscalar (b))
+            w = sprintf ("%s.%s", where, f{j});
+          else
+            w = sprintf ("%s(%d).%s", where, i, f{j});
+          endif
+          where = first_diff (a(i).(f{j}), b(i).(f{j}), w);
+          return;
+        endif
+      endfor
+    endfor
+  endif
 endfunction

@@ -160,7 +160,13 @@ static void test_limits (void)
     { "max_steps", MUON_MAX_STEPS }, { "max_restarts", MUON_MAX_RESTARTS },
     { "max_threads", MUON_MAX_THREADS }, { "max_splits", MUON_MAX_SPLITS },
     { "comm_max_world", MUON_COMM_MAX_WORLD }, { "zero_max_world", MUON_ZERO_MAX_WORLD },
-    { "zero_max_align", MUON_ZERO_MAX_ALIGN }
+    { "zero_max_align", MUON_ZERO_MAX_ALIGN },
+    { "max_checkpoint_mib", MUON_MAX_CHECKPOINT_MIB },
+    { "max_config_bytes", MUON_MAX_CONFIG_BYTES }, { "max_json_depth", MUON_MAX_JSON_DEPTH },
+    { "max_model_layers", MUON_MAX_MODEL_LAYERS }, { "max_model_dim", MUON_MAX_MODEL_DIM },
+    { "max_model_experts", MUON_MAX_MODEL_EXPERTS },
+    { "max_model_matrices", MUON_MAX_MODEL_MATRICES }, { "max_grid", MUON_MAX_GRID },
+    { "max_autotune_work", MUON_MAX_AUTOTUNE_WORK }
   };
   int n = muon_limit_count ();
   T_EQ_INT (n, (int) (sizeof want / sizeof want[0]));

@@ -19,8 +19,9 @@
 ## stop there, 50), FUZZ_ONLY (one function name), FUZZ_PROGRESS (a file rewritten with the
 ## call about to run, so the runner can name the call that crashed), FUZZ_FAILURES,
 ## FUZZ_OPT_FIELDS (0: do not mutate the fields of an optimizer state OPT passed to
-## muon_step and muon_save_state; on by default: both find a malformed state with the one
-## validator, opt_check_state, that muon_load_state uses on a loaded checkpoint).
+## muon_step and muon_save_state, nor of layouts and ZeRO states; on by default: an OPT is
+## checked by the one validator, opt_check_state, that muon_load_state uses on a loaded
+## checkpoint; a layout by zero_check_layout, a ZeRO state by its function's own check).
 ## Output: one line per function "fuzz-fn <name> <calls> <failing> (...)", the count of each error
 ## id, and last "fuzz-done <calls> <failing> <seconds>".  Calls are scheduled round-robin
 ## over the functions, so a given seed and count always make the same calls.
@@ -161,6 +162,9 @@ function T = targets (scratch)
   state_file = fullfile (scratch, "fuzz_state.bin");
   muon_save_state (state_file, opt);
   sim = muon_comm ("sim", 2);
+  shard_prefix = fullfile (scratch, "fuzz_shard");
+  zero_save_state (shard_prefix, L, zst);
+  [~, tst] = zero_train_step (L, rg, []);
   T = struct ("name", {}, "make", {}, "opts", {}, "nout", {}, "opaque", {});
   T(end+1) = struct ("name", "muon_ns", "make", @() {G}, "opts", {ns_opts}, "nout", 2,
                      "opaque", 0);
@@ -195,7 +199,7 @@ function T = targets (scratch)
                                             "moonlight_gather"}, ...
                                 "Comm", {"sim", sim}, "Reference", {true, false}, ...
                                 "Assemble", {true, false}, "PadCount", {"deepspeed", "keller"}}, ...
-                               upd_opts]}, "nout", 2, "opaque", 0);
+                               upd_opts]}, "nout", 2, "opaque", [1 3]);
   T(end+1) = struct ("name", "polar_metrics", "make", @() {G, muon_ns(G)}, "opts", {{}},
                      "nout", 1, "opaque", 0);
   T(end+1) = struct ("name", "ns_flops", "make", @() {choose({64, 4}), choose({128, 6})},
@@ -220,22 +224,66 @@ function T = targets (scratch)
                                   {sim, "counters"}}),
                      "opts", {{"Op", {"sum", "avg"}, "Root", {0, 1}, "Reset", {true, false}}},
                      "nout", 2, "opaque", 0);
+  ## the layout L and the ZeRO states (opaque 2, 3) get their fields mutated, nested ones too
+  T(end+1) = struct ("name", "zero_cost", "make",
+                     @() choose ({{L, 2}, {{[4 3], [2 5]}, 2}, {{[4; 3], [2 5]}, 2}, ...
+                                  {[4 3; 2 5], 4}}),
+                     "opts", {{"Stage", {1, 2, 3}, "Order", {"given", "size_desc"}, ...
+                               "AlignFactor", {1, 2}}}, "nout", 1, "opaque", 1);
+  T(end+1) = struct ("name", "zero_save_state", "make",
+                     @() {fullfile(scratch, "fuzz_saved"), L, zst}, "opts", {{}}, "nout", 1,
+                     "opaque", [2 3]);
+  T(end+1) = struct ("name", "zero_load_state", "make", @() {shard_prefix, L},
+                     "opts", {{"Variant", {"reference", "zero12_allreduce", "zero2_slice_only"}}},
+                     "nout", 1, "opaque", 2);
+  T(end+1) = struct ("name", "zero_train_step", "make", @() {L, rg, choose({[], tst})},
+                     "opts", {{"AccumulationSteps", {1, 2}, "LossScaler", {"none", "dynamic"}, ...
+                               "ClipNorm", {1}, "Variant", {"reference", "zero12_allreduce"}}},
+                     "nout", 2, "opaque", [1 3]);
+  T(end+1) = struct ("name", "zero_plot_layout", "make", @() {L}, "opts", {{}}, "nout", 1,
+                     "opaque", 1);
+  T(end+1) = struct ("name", "ns_restart_autotune", "make", @() {"keller"},
+                     "opts", {{"MaxRestarts", {0, 1, 2}, "Grid", {{}, [1 0.5 1e-3]}, ...
+                               "Shift", {-4e-4, 0}, "Steps", {[], 3}}},
+                     "nout", 2, "opaque", 0);
 endfunction
 
 ##---- mutations ------------------------------------------------------------------------------
 
-## A struct argument with one field replaced by junk, removed, or one junk field added.
-function s = mutate_struct (s)
-  if (! (isstruct (s) && isscalar (s)))
+## A struct argument with one field replaced by junk, removed, or one junk field added; with
+## DEEP, a quarter of the time the change goes into a struct or cell held by a field (an
+## element of a struct array such as a layout's params, a cell of buffers), down to 3 levels.
+function s = mutate_struct (s, deep)
+  if (! isstruct (s) || isempty (s) || (! isscalar (s) && ! deep))
     s = junk ();
     return;
   endif
   f = fieldnames (s);
-  k = pick (3);
-  if (isempty (f) || k == 3)
-    s.(choose ({"zz", "Type", "momentum"})) = junk ();
+  i = pick (numel (s));
+  k = pick (3 + deep);
+  if (k == 4 && ! isempty (f) && deep < 4)
+    n = choose (f);
+    v = s(i).(n);
+    if (isstruct (v) && ! isempty (v))
+      s(i).(n) = mutate_struct (v, deep + 1);
+    elseif (iscell (v) && ! isempty (v))
+      j = pick (numel (v));
+      if (isstruct (v{j}))
+        v{j} = mutate_struct (v{j}, deep + 1);
+      else
+        v{j} = junk ();
+      endif
+      s(i).(n) = v;
+    elseif (isnumeric (v) && numel (v) > 1)
+      v(pick (numel (v))) = choose ({NaN, -1, 0, 1e9, 2.5});
+      s(i).(n) = v;
+    else
+      s(i).(n) = junk ();
+    endif
+  elseif (isempty (f) || k >= 3)
+    [s.(choose ({"zz", "Type", "momentum"}))] = deal (junk ());
   elseif (k == 1)
-    s.(choose (f)) = junk ();
+    s(i).(choose (f)) = junk ();
   else
     s = rmfield (s, choose (f));
   endif
@@ -253,8 +301,9 @@ function c = mutate_cell (c)
   endif
 endfunction
 
-## opaque: the index of an argument that is an optimizer state (OPT of muon_step and
-## muon_save_state), whose fields are mutated unless FUZZ_OPT_FIELDS=0 (see the header).
+## opaque: the indices of the arguments that are states or layouts (OPT of muon_step and
+## muon_save_state, a layout L, a ZeRO state), whose fields are mutated, nested fields too
+## (unless FUZZ_OPT_FIELDS=0 for an OPT: see the header).
 function [args, nout] = mutate (args, opts, nout, opaque)
   nmut = pick (3);
   for m = 1:nmut
@@ -274,10 +323,10 @@ function [args, nout] = mutate (args, opts, nout, opaque)
       case 3                        # a field of a struct / an element of a cell argument
         if (npos > 0)
           i = pick (npos);
-          if (i == opaque && ! opt_fields () && isstruct (args{i}) && isscalar (args{i}))
+          if (any (i == opaque) && ! opt_fields () && isstruct (args{i}) && isscalar (args{i}))
             args{i}.type = junk ();   # only its tag
           elseif (isstruct (args{i}))
-            args{i} = mutate_struct (args{i});
+            args{i} = mutate_struct (args{i}, any (i == opaque));
           elseif (iscell (args{i}))
             args{i} = mutate_cell (args{i});
           else
@@ -414,6 +463,9 @@ for c = 1:ncalls
       printf ("fuzz: FAIL %s\n", fails{end});
     endif
   end_try_catch
+  if (strcmp (T(t).name, "zero_plot_layout"))
+    close all;
+  endif
   fsec(t) += toc (tc);
   fok(t) += strcmp (id, "ok");
   fusage(t) += strcmp (id, "Octave:invalid-fun-call");

@@ -4,6 +4,7 @@
 ##   "raise"  error ("mpirun_fault: rank <bad> gives up")
 ##   "exit"   exit (status)
 ##   "kill"   kill (getpid (), 9): SIGKILL, nothing runs after it
+##   "term"   kill (getpid (), 15): SIGTERM, which Octave catches (it exits with status 1)
 ## or, with how "hang", every rank pauses for 600 s in Octave code (where a SIGTERM makes
 ## Octave save its workspace) until muon_mpirun's timeout stops the job.
 function s = mpirun_fault (bad, how, coll, status)
@@ -20,6 +21,8 @@ function s = mpirun_fault (bad, how, coll, status)
         exit (status);
       case "kill"
         kill (getpid (), 9);
+      case "term"
+        kill (getpid (), 15);
       otherwise
         error ("mpirun_fault: unknown HOW '%s'", how);
     endswitch

@@ -6,7 +6,8 @@
 ## Results gathered from every rank (rank 0's output captured, arguments and the working
 ## directory passed on, MPI results bitwise equal to the sim communicator's for an odd world
 ## of 3); an unknown function; muon_mpirun from an Octave that has itself initialized MPI; a
-## rank that raises, calls exit or is killed (SIGKILL) while the others wait in a collective,
+## rank that raises, calls exit, is killed (SIGKILL) or stopped by a SIGTERM Octave catches
+## (named as such) while the others wait in a collective,
 ## for several ranks, collectives and worlds of 2 and 4: every rank ends and the muonlab:mpi
 ## error names the rank and the cause, within a 10 s bound (a guard against a hang, not a
 ## timing check), and the working folder stays empty (no octave-workspace, also after a
@@ -82,6 +83,7 @@ function test_mpirun ()
   raised = "muon_mpirun: rank %d raised: mpirun_fault: rank %d gives up";
   exited = "muon_mpirun: rank %d exited with status %d before its function returned.";
   killed = "muon_mpirun: rank %d was killed by signal 9 (SIGKILL).";
+  termed = "muon_mpirun: rank %d was stopped by signal 15 (SIGTERM) (Octave caught it).";
   cases = {2, 1, "raise", "allreduce",      0, sprintf(raised, 1, 1)
            2, 0, "raise", "barrier",        0, sprintf(raised, 0, 0)
            4, 3, "raise", "reduce_scatter", 0, sprintf(raised, 3, 3)
@@ -91,7 +93,9 @@ function test_mpirun ()
            4, 0, "exit",  "barrier",        0, sprintf(exited, 0, 0)
            2, 1, "kill",  "barrier",        0, sprintf(killed, 1)
            4, 2, "kill",  "allreduce",      0, sprintf(killed, 2)
-           2, 0, "kill",  "all_gather",     0, sprintf(killed, 0)};
+           2, 0, "kill",  "all_gather",     0, sprintf(killed, 0)
+           2, 1, "term",  "allreduce",      0, sprintf(termed, 1)
+           2, 0, "term",  "barrier",        0, sprintf(termed, 0)};
   for k = 1:rows (cases)
     [np, bad, how, coll, status, want] = cases{k, :};
     what = sprintf ("np %d, rank %d: %s while the others wait in %s", np, bad, how, coll);
@@ -142,6 +146,34 @@ function test_mpirun ()
     end_try_catch
   endfor
   [~] = unlink (F);
+
+  ## 7. a TMPDIR whose name holds a quote (and shell syntax): the job runs (issue 23); NP
+  ## above 4 x the cores only with "oversubscribe"
+  T = [tempname() "it's $(touch x)"];
+  mkdir (T);
+  old = getenv ("TMPDIR");
+  unwind_protect
+    setenv ("TMPDIR", T);
+    try
+      R = muon_mpirun (struct ("np", 2, "timeout", 60), "muon_comm", "self");
+      ok (isequal ({R.kind}, {"self", "self"}) && isempty (setdiff (readdir (T), {".", ".."})),
+          "TMPDIR with a quote: the job runs, its folder is removed");
+    catch err
+      ok (false, ["TMPDIR with a quote: " err.message]);
+    end_try_catch
+  unwind_protect_cleanup
+    setenv ("TMPDIR", old);
+    confirm_recursive_rmdir (false, "local");
+    [~] = rmdir (T, "s");
+  end_unwind_protect
+  n = 4 * nproc () + 1;
+  try
+    muon_mpirun (n, "disp", 1);
+    ok (false, "NP over 4 x the cores: no error");
+  catch err
+    ok (strcmp (err.message, sprintf ("muon_mpirun: NP must be at most %d (4 x the %d cores here) unless OVERSUBSCRIBE is true.", n - 1, nproc ())),
+        ["NP over 4 x the cores is refused: " err.message]);
+  end_try_catch
 
   printf ("mpi muon_mpirun: %d passed, %d failed\n", passed, failed);
   res = getenv ("MUON_MPI_RESULTS");

@@ -1,0 +1,48 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {} {} write_file (@var{fname}, @var{file}, @var{content})
+## Write @var{file} whole or not at all: @var{content} (bytes, uint8 or char), or a function
+## handle @var{writer} that @code{@var{writer} (@var{tmp})} writes the content, goes to
+## @var{tmp}, a fresh name inside a folder made for this call alone beside @var{file}
+## (@code{private_dir}: an existing path, e.g. a planted link, is never opened), which is
+## then renamed over @var{file} (@code{rename}, a system call: no shell sees @var{file},
+## and a link at @var{file} is replaced, not followed).  An interrupted or failed write
+## leaves @var{file} as it was.  Errors (@code{muonlab:badArg}) name @var{fname}.
+## @end deftypefn
+
+function write_file (fname, file, content)
+  if (isfolder (file))
+    error ("muonlab:badArg", "%s: cannot write '%s': it is a folder.", fname, file);
+  endif
+  folder = fileparts (file);
+  if (! (isempty (folder) || isfolder (folder)))
+    error ("muonlab:badArg", "%s: cannot write '%s': no such folder.", fname, file);
+  endif
+  d = private_dir (fname, folder);
+  tmp = fullfile (d, "data");
+  unwind_protect
+    if (is_function_handle (content))
+      content (tmp);
+    else
+      [fid, msg] = fopen (tmp, "w");
+      if (fid < 0)
+        error ("muonlab:badArg", "%s: cannot write '%s': %s.", fname, file, msg);
+      endif
+      n = fwrite (fid, content, "uint8");
+      if (fclose (fid) != 0 || n != numel (content))
+        error ("muonlab:badArg", "%s: cannot write '%s': short write.", fname, file);
+      endif
+    endif
+    [st, msg] = rename (tmp, file);
+    if (st != 0)
+      error ("muonlab:badArg", "%s: cannot write '%s': %s.", fname, file, msg);
+    endif
+  unwind_protect_cleanup
+    if (exist (tmp, "file"))
+      unlink (tmp);
+    endif
+    rmdir (d);
+  end_unwind_protect
+endfunction
