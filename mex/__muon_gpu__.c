@@ -80,6 +80,16 @@ static void check_or_free (const char *fname, muon_status s, muon_darray **a, mu
   muon_mex_error (fname, muon_status_id (s), "%s.", msg);
 }
 
+// The device time of the last op on g's device, in ms (NaN when not measured).
+static mxArray *device_ms (const muon_darray *g)
+{
+  double ms = NAN;
+  muon_darray_info i;
+  muon_darray_describe (g, &i);
+  muon_darray_last_ms (muon_mex_ctx (), i.device, &ms);
+  return mxCreateDoubleScalar (ms);
+}
+
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   char cmd[16] = "", caller[256];
@@ -155,11 +165,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     a = like (fname, g, NULL, NULL);
     check_or_free (fname, muon_darray_ns (ctx, g, a, &o), &a, NULL);
     out[0] = muon_mex_gpu_handle (fname, a);
-    double ms = NAN;
-    muon_darray_info i;
-    muon_darray_describe (g, &i);
-    muon_darray_last_ms (ctx, i.device, &ms);
-    out[1] = mxCreateDoubleScalar (ms);
+    out[1] = device_ms (g);
     break;
   }
   case CMD_UPDATE:
@@ -187,11 +193,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     check_or_free (fname, muon_darray_update (ctx, g, b, a, &o, (size_t) experts), &a, &b);
     out[0] = muon_mex_gpu_handle (fname, a);
     out[1] = muon_mex_gpu_handle (fname, b);
-    double ms = NAN;
-    muon_darray_info i;
-    muon_darray_describe (g, &i);
-    muon_darray_last_ms (ctx, i.device, &ms);
-    out[2] = mxCreateDoubleScalar (ms);
+    out[2] = device_ms (g);
     break;
   }
   case CMD_ADAMW:

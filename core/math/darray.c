@@ -95,6 +95,15 @@ static muon_status cuda_status (muon_ctx *ctx, muon_status s, const char *msg)
   return s == MUON_OK ? s : muon_ctx_set_error (ctx, s, "%s", msg);
 }
 
+// Gives a block of the CUDA back end's pool back (NULL is fine).
+static void cuda_free (muon_ctx *ctx, void *p)
+{
+  const muon_cuda_api *api;
+  void **st;
+  if (p && cuda_of (ctx, &api, &st) == MUON_OK)
+    api->free (*st, p);
+}
+
 //---- create / destroy ---------------------------------------------------------------------
 
 muon_status muon_darray_create (muon_ctx *ctx, muon_device device, muon_precision storage,
@@ -150,10 +159,8 @@ void muon_darray_destroy (muon_ctx *ctx, muon_darray **a)
   *a = NULL;
   if (p->device == MUON_DEVICE_CUDA)
   {
-    const muon_cuda_api *api;
-    void **st;
-    if (ctx && cuda_of (ctx, &api, &st) == MUON_OK)
-      api->free (*st, p->data);
+    if (ctx)
+      cuda_free (ctx, p->data);
   }
   else
   {
@@ -219,90 +226,66 @@ fail:
   return status;
 }
 
-muon_status muon_darray_upload (muon_ctx *ctx, muon_darray *a, const muon_tensor *src)
+// Between the host tensor t and a: a = t (to_device), else t = a; converted between t's
+// type and a's class where a lives (on the CUDA device through a temporary block).  t is
+// only read when to_device.
+static muon_status transfer (muon_ctx *ctx, muon_darray *a, muon_tensor *t, int to_device)
 {
   muon_status status = MUON_OK;
   void *tmp = NULL;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, a != NULL, "the device array must not be NULL");
-  CHECK (MUON_ERR_BADSHAPE, dense_host (src, a),
-         "the source must be a dense %zu x %zu x %zu double or single host array", a->rows,
-         a->cols, a->batch);
-  int hs = src->dtype == MUON_F64 ? MUON_PREC_DOUBLE : MUON_PREC_SINGLE;
+  CHECK (MUON_ERR_BADSHAPE, dense_host (t, a),
+         "the %s must be a dense %zu x %zu x %zu double or single host array",
+         to_device ? "source" : "destination", a->rows, a->cols, a->batch);
+  int hs = t->dtype == MUON_F64 ? MUON_PREC_DOUBLE : MUON_PREC_SINGLE, as = (int) a->storage;
   if (a->device == MUON_DEVICE_CPU)
-    CHECKSTATUS (convert (ctx, MUON_DEVICE_CPU, a->data, (int) a->storage, src->data, hs,
-                          a->numel));
+  {
+    if (to_device)
+      CHECKSTATUS (convert (ctx, MUON_DEVICE_CPU, a->data, as, t->data, hs, a->numel));
+    else
+      CHECKSTATUS (convert (ctx, MUON_DEVICE_CPU, t->data, hs, a->data, as, a->numel));
+    goto fail;
+  }
+  const muon_cuda_api *api;
+  void **st;
+  char msg[256] = "";
+  size_t bytes = a->numel * muon_storage_bytes (hs);
+  int dir = to_device ? MUON_COPY_H2D : MUON_COPY_D2H;
+  CHECKSTATUS (cuda_of (ctx, &api, &st));
+  if (hs == as)                                    // raw bytes, no conversion
+  {
+    CHECKSTATUS (cuda_status (ctx, api->copy (st, to_device ? a->data : t->data,
+                                              to_device ? t->data : a->data, bytes, dir, msg,
+                                              sizeof msg), msg));
+    goto fail;
+  }
+  CHECKSTATUS (cuda_status (ctx, api->alloc (st, bytes, &tmp, msg, sizeof msg), msg));
+  if (to_device)                                   // the host's bytes, converted there
+  {
+    CHECKSTATUS (cuda_status (ctx, api->copy (st, tmp, t->data, bytes, dir, msg, sizeof msg),
+                              msg));
+    CHECKSTATUS (convert (ctx, MUON_DEVICE_CUDA, a->data, as, tmp, hs, a->numel));
+  }
   else
   {
-    const muon_cuda_api *api;
-    void **st;
-    char msg[256] = "";
-    size_t bytes = a->numel * muon_storage_bytes (hs);
-    CHECKSTATUS (cuda_of (ctx, &api, &st));
-    if (hs == (int) a->storage)                    // raw bytes, no conversion
-      CHECKSTATUS (cuda_status (ctx, api->copy (st, a->data, src->data, bytes, MUON_COPY_H2D,
-                                                msg, sizeof msg), msg));
-    else                                           // the host's bytes, converted on the device
-    {
-      CHECKSTATUS (cuda_status (ctx, api->alloc (st, bytes, &tmp, msg, sizeof msg), msg));
-      CHECKSTATUS (cuda_status (ctx, api->copy (st, tmp, src->data, bytes, MUON_COPY_H2D, msg,
-                                                sizeof msg), msg));
-      CHECKSTATUS (convert (ctx, MUON_DEVICE_CUDA, a->data, (int) a->storage, tmp, hs,
-                            a->numel));
-    }
+    CHECKSTATUS (convert (ctx, MUON_DEVICE_CUDA, tmp, hs, a->data, as, a->numel));
+    CHECKSTATUS (cuda_status (ctx, api->copy (st, t->data, tmp, bytes, dir, msg, sizeof msg),
+                              msg));
   }
 fail:
-  if (tmp)
-  {
-    const muon_cuda_api *api;
-    void **st;
-    if (cuda_of (ctx, &api, &st) == MUON_OK)
-      api->free (*st, tmp);
-  }
+  cuda_free (ctx, tmp);
   return status;
+}
+
+muon_status muon_darray_upload (muon_ctx *ctx, muon_darray *a, const muon_tensor *src)
+{
+  return transfer (ctx, a, (muon_tensor *) src, 1);
 }
 
 muon_status muon_darray_download (muon_ctx *ctx, const muon_darray *a, muon_tensor *dst)
 {
-  muon_status status = MUON_OK;
-  void *tmp = NULL;
-  CHECKCTX (ctx);
-  CHECK (MUON_ERR_NULLPTR, a != NULL, "the device array must not be NULL");
-  CHECK (MUON_ERR_BADSHAPE, dense_host (dst, a),
-         "the destination must be a dense %zu x %zu x %zu double or single host array",
-         a->rows, a->cols, a->batch);
-  int hs = dst->dtype == MUON_F64 ? MUON_PREC_DOUBLE : MUON_PREC_SINGLE;
-  if (a->device == MUON_DEVICE_CPU)
-    CHECKSTATUS (convert (ctx, MUON_DEVICE_CPU, dst->data, hs, a->data, (int) a->storage,
-                          a->numel));
-  else
-  {
-    const muon_cuda_api *api;
-    void **st;
-    char msg[256] = "";
-    size_t bytes = a->numel * muon_storage_bytes (hs);
-    CHECKSTATUS (cuda_of (ctx, &api, &st));
-    if (hs == (int) a->storage)
-      CHECKSTATUS (cuda_status (ctx, api->copy (st, dst->data, a->data, bytes, MUON_COPY_D2H,
-                                                msg, sizeof msg), msg));
-    else
-    {
-      CHECKSTATUS (cuda_status (ctx, api->alloc (st, bytes, &tmp, msg, sizeof msg), msg));
-      CHECKSTATUS (convert (ctx, MUON_DEVICE_CUDA, tmp, hs, a->data, (int) a->storage,
-                            a->numel));
-      CHECKSTATUS (cuda_status (ctx, api->copy (st, dst->data, tmp, bytes, MUON_COPY_D2H, msg,
-                                                sizeof msg), msg));
-    }
-  }
-fail:
-  if (tmp)
-  {
-    const muon_cuda_api *api;
-    void **st;
-    if (cuda_of (ctx, &api, &st) == MUON_OK)
-      api->free (*st, tmp);
-  }
-  return status;
+  return transfer (ctx, (muon_darray *) a, dst, 0);
 }
 
 muon_status muon_darray_fill (muon_ctx *ctx, muon_darray *a, muon_fill fill, uint64_t seed)

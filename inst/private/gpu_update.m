@@ -48,15 +48,7 @@ function [U, state] = gpu_update (fname, G, state, args)
     if (! isequal (M.Size, G.Size))
       error ("muonlab:badState", "%s: STATE.momentum must match the size of G.", fname);
     endif
-    step = state.step;
-    if (! (isscalar (step) && isnumeric (step) && isreal (step) && isfinite (step)
-           && step >= 0 && step == fix (step)))
-      error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
-    endif
-    if (! (ischar (state.form) && strcmpi (state.form, opts.form)))
-      error ("muonlab:badState", "%s: STATE.form must be '%s', the MOMENTUMFORM in use.",
-             fname, opts.form);
-    endif
+    step = state_step (fname, state, opts.form);
     M = M.Handle;
   endif
   opts.fname = fname;

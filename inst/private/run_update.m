@@ -64,15 +64,7 @@ function [U, state] = run_update (fname, G, state, args)
     if (! isequal (size (M), sz))
       error ("muonlab:badState", "%s: STATE.momentum must match the size of G.", fname);
     endif
-    step = state.step;
-    if (! (isscalar (step) && isnumeric (step) && isreal (step) && isfinite (step)
-           && step >= 0 && step == fix (step)))
-      error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
-    endif
-    if (! (ischar (state.form) && strcmpi (state.form, form)))
-      error ("muonlab:badState", "%s: STATE.form must be '%s', the MOMENTUMFORM in use.",
-             fname, form);
-    endif
+    step = state_step (fname, state, form);
     if (conv)
       M = reshape (M, size (G2));
     endif
