@@ -88,17 +88,19 @@ SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 LDLIBS     := $(BLAS_LIBS) $(DNNL_LIBS) -lgomp -lm -ldl
 
 # core/ has one folder per layer (DESIGN.md 2; README "Where things are"), bottom to top
-# base < gemm < math < comm < zero, plus include/ (the public headers) and gpu/ (the sources
+# base < gemm < math < comm < zero < lists (lists: the catalogue of every layer's lists and
+# limits, for the gateways), plus include/ (the public headers) and gpu/ (the sources
 # of the dlopen-ed plug-ins libmuon_cuda.so and libmuon_nccl.so, never in libmuon.a).  A
 # layer's files are compiled seeing include/, their own folder and the layers below
 # (CORE_INC_<layer>); `make check-layers` checks every #include against the same order.
-CORE_LAYERS   := base gemm math comm zero
-CORE_INC_ALL  := base gemm math comm zero gpu
+CORE_LAYERS   := base gemm math comm zero lists
+CORE_INC_ALL  := base gemm math comm zero lists gpu
 CORE_INC_base := base
 CORE_INC_gemm := base gemm
 CORE_INC_math := base gemm math gpu          # gpu/: ns_cuda_abi.h, the CUDA plug-in's ABI
 CORE_INC_comm := base gemm math comm gpu     # gpu/: comm_nccl_abi.h
 CORE_INC_zero := base gemm math comm zero
+CORE_INC_lists := base gemm math comm zero lists
 CORE_INC_gpu  := base math gpu               # math/: the host+device maths headers only
 # $(call core_inc,LAYER): the -I flags of a layer's files
 core_inc    = -Icore/include $(patsubst %,-Icore/%,$(CORE_INC_$(1)))
@@ -311,7 +313,7 @@ $(B)/tests/%: tests/c/%.c tests/c/harness.h $(LIB_ASAN) | $(B)/tests
 
 # Layers (one result file each in $(RESULTS), summed by tests/summarize.sh):
 #   layers           the layer rules of core/ (tests/layers/run.sh: every #include against
-#                    the order base < gemm < math < comm < zero, include cycles, the calls
+#                    the order base < gemm < math < comm < zero < lists, include cycles, the calls
 #                    between the objects of libmuon.a and the MPI object), and the checker
 #                    failing on planted faults (an upward include, an upward call, ...)
 #   c, octave        this build: the C tests (sanitized), run_all.m (suites + inst/ %! blocks)

@@ -37,7 +37,6 @@ muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint
   X (MUON_SCHEDULE_REPEAT_LAST, 0, "repeat_last")                               \
   X (MUON_SCHEDULE_CYCLE,       1, "cycle")
 typedef enum { MUON_SCHEDULE_MODE_LIST (MUON_ENUM_ITEM) } muon_schedule_mode;
-MUON_DECLARE_NAMES (muon_schedule_mode, muon_schedule_mode)
 
 // The schedule a call without coefficients runs.
 #define MUON_COEFFS_DEFAULT "keller"
@@ -64,7 +63,6 @@ muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count,
   X (MUON_NS_STANDARD, 0, "standard")                                           \
   X (MUON_NS_GRAM,     1, "gram")
 typedef enum { MUON_NS_METHOD_LIST (MUON_ENUM_ITEM) } muon_ns_method;
-MUON_DECLARE_NAMES (muon_ns_method, muon_ns_method)
 
 // How a page is scaled before the iteration: its Frobenius norm (default), or the
 // Almost-Orthogonal-Layer diagonal of Turbo-Muon, D = diag (sum_j |X X'|_ij)^(-1/2) on the
@@ -74,7 +72,6 @@ MUON_DECLARE_NAMES (muon_ns_method, muon_ns_method)
   X (MUON_NORMALIZE_FROBENIUS, 0, "frobenius")                                  \
   X (MUON_NORMALIZE_AOL,       1, "aol")
 typedef enum { MUON_NORMALIZE_LIST (MUON_ENUM_ITEM) } muon_normalize;
-MUON_DECLARE_NAMES (muon_normalize, muon_normalize)
 
 // Limits of one muon_ns call (muon_zero.h's MUON_LIMITS lists every limit for the gateways
 // and inst/; MUON_MAX_THREADS is muon_base.h's).
@@ -235,11 +232,6 @@ muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, mu
 // The scale of a rows x cols block under rule, times factor.  [out] *scale.
 muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows, size_t cols,
                                double factor, double *scale);
-
-// Names <-> values: "ema" | "sgd"; "keller" | "rms" | "spectral" | "unit_rms" | "none".
-// BADARG for an unknown name, NULLPTR for NULL arguments.
-MUON_DECLARE_NAMES (muon_momentum_form, muon_momentum_form)
-MUON_DECLARE_NAMES (muon_scale_rule, muon_scale_rule)
 
 //---------------------------------------------------------------------------------------------
 // Device arrays (core/math/darray.c): a rows x cols x batch array that lives on a device, so

@@ -1,7 +1,7 @@
 /* muon_zero.h - part of the public C API (included by muon.h): the ZeRO layer (core/zero/):
  * the partition model (zero_layout.c), below it the distributed Muon step, the plan-only
- * cost of a step (zero_cost.c), and the registry of every named list and limit of the core
- * (list_registry.c).
+ * cost of a step (zero_cost.c).  The catalogue of every named list and limit of the core is
+ * the layer above (muon_lists.h).
  *
  * A layout says where each parameter matrix sits in DeepSpeed's flat buffer and which data
  * parallel rank owns which of its elements (MUON_FACTS.md 1.6).
@@ -108,9 +108,6 @@ typedef struct {
 } muon_zero_layout;
 
 void muon_zero_layout_opts_default (muon_zero_layout_opts *o);
-
-// "given" | "size_desc" -> enum.  [out] *order.  MUON_ERR_BADARG for other names.
-MUON_DECLARE_NAMES (muon_zero_order, muon_zero_order)
 
 // Builds the layout of nparams matrices rows[p] x cols[p] over world ranks.
 // [in] rows, cols: nparams sizes, each >= 1.  [in] o: options (NULL = defaults).
@@ -248,7 +245,6 @@ typedef enum {
   X (MUON_ZERO_PADS_DEEPSPEED, 0, "deepspeed")                                  \
   X (MUON_ZERO_PADS_KELLER,    1, "keller")
 typedef enum { MUON_ZERO_PAD_COUNT_LIST (MUON_ENUM_ITEM) } muon_zero_pad_count;
-MUON_DECLARE_NAMES (muon_zero_pad_count, muon_zero_pad_count)
 
 typedef struct {
   size_t start, stop;          // elements [start, stop) of the row-major matrix
@@ -309,9 +305,6 @@ typedef struct {
 } muon_zero_rank_stats;
 
 void muon_zero_step_opts_default (muon_zero_step_opts *o);
-
-// The names of MUON_ZERO_VARIANT_LIST <-> values.  BADARG for another name.
-MUON_DECLARE_NAMES (muon_zero_variant, muon_zero_variant)
 // 1 when the variant computes the reference's update (the design is correct), else 0.
 int muon_zero_variant_is_correct (muon_zero_variant v);
 
@@ -378,7 +371,7 @@ muon_status muon_zero_comm_sim_cached (muon_ctx *ctx, int world, muon_comm **com
 // milliseconds.
 //
 // Designs: the muon_zero_variant values (same numbers, same meaning), among them
-//   MUON_ZERO_COST_ALLTOALL  (= MUON_ZERO_ALLTOALL_OWNER; MUON_ZERO_MUON_BP costs its full
+//   MUON_ZERO_ALLTOALL_OWNER (MUON_ZERO_MUON_BP costs its full
 //                            step) the all-to-all owner design of FSDP2 Muon and Dion, whose
 //                            bytes muon_zero_step measures equal: every rank holds a dim-0
 //                            shard of every matrix (ceil (rows / W) rows, the last ranks
@@ -415,8 +408,6 @@ muon_status muon_zero_comm_sim_cached (muon_ctx *ctx, int world, muon_comm **com
 #define MUON_COST_ALL_TO_ALL MUON_COLL_ALL_TO_ALL   // the sixth column: all-to-all
 #define MUON_COST_COLLS MUON_COLL_COUNT
 
-#define MUON_ZERO_COST_ALLTOALL MUON_ZERO_ALLTOALL_OWNER  // design 9
-#define MUON_ZERO_COST_DESIGNS MUON_ZERO_VARIANT_COUNT
 
 // One matrix.  rows x cols as it sits in the flat buffer (row-major there); experts >= 1
 // pages of (rows / experts) x cols for Newton-Schulz (rows must divide); split: NULL, or nsplit
@@ -429,7 +420,7 @@ typedef struct {
 } muon_zero_cost_param;
 
 typedef struct {
-  int design;                   // a muon_zero_variant or MUON_ZERO_COST_ALLTOALL
+  int design;                   // a muon_zero_variant (MUON_ZERO_VARIANT_LIST)
   int stage;                    // layout of the ZeRO-1/2 designs: 1, 2 (default) or 3
   int align_factor;             // default 2
   muon_zero_order order;        // default given
@@ -472,10 +463,6 @@ typedef struct {
 
 void muon_zero_cost_opts_default (muon_zero_cost_opts *o);
 
-// "reference" ... "moonlight_gather" (muon_zero_variant_name), "alltoall_owner".  BADARG else.
-muon_status muon_zero_cost_design_from_name (const char *name, int *design);
-const char *muon_zero_cost_design_name (int design);   // "unknown" when out of range
-
 // FLOPs of one Newton-Schulz call on a rows x cols page under o (method after the Gram
 // aspect fallback, steps, restarts), products only; symmetric: symmetric results at half.
 // With n the short side, m the long one and s steps: standard s ((2h + 2) m n^2 + 2h n^3),
@@ -490,77 +477,6 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t nparams,
                                    const muon_zero_cost_param *params, int world,
                                    const muon_zero_cost_opts *o, muon_zero_cost **cost);
 muon_status muon_zero_cost_destroy (muon_zero_cost **cost);
-
-
-//---------------------------------------------------------------------------------------------
-// The registry of every named list and every limit the core checks (core/zero/list_registry.c),
-// so that gateways and the Octave functions read names, limits and defaults from the core
-// instead of typing them again.  A list is one MUON_<THING>_LIST X-macro in the public header
-// of its layer (muon_base.h, muon_gemm.h, muon_math.h, muon_comm.h, muon_zero.h); to add one:
-// write its X-macro and enum there (MUON_ENUM_ITEM, MUON_DECLARE_NAMES), its MUON_DEFINE_NAMES
-// in a source of that layer, then one line in MUON_LISTS below.
-//
-// Usage
-//   int v;
-//   if (muon_name_lookup (MUON_LIST_PRECISION, "bf16", &v) == MUON_OK) o.precision = v;
-//   for (int i = 0; i < muon_list_size (MUON_LIST_GEMM); i++) puts (muon_names (MUON_LIST_GEMM, i));
-//---------------------------------------------------------------------------------------------
-
-// X (LIST, "name", "what an entry is, for messages", ITEMS): "name" is the list's key for
-// the gateways and inst/ (a valid Octave field name); "what" reads "unknown <what> 'x'".
-#define MUON_LISTS(X)                                                                       \
-  X (MUON_LIST_METHOD,         "method",         "method",             MUON_NS_METHOD_LIST)      \
-  X (MUON_LIST_PRECISION,      "precision",      "precision",          MUON_PRECISION_LIST)      \
-  X (MUON_LIST_SCHEDULE_MODE,  "schedule_mode",  "schedule mode",      MUON_SCHEDULE_MODE_LIST)  \
-  X (MUON_LIST_DEVICE,         "device",         "device",             MUON_DEVICE_LIST)         \
-  X (MUON_LIST_GEMM,           "gemm",           "GEMM provider",      MUON_GEMM_LIST)           \
-  X (MUON_LIST_MOMENTUM_FORM,  "momentum_form",  "momentum form",      MUON_MOMENTUM_FORM_LIST)  \
-  X (MUON_LIST_SCALE_RULE,     "scale_rule",     "scale rule",         MUON_SCALE_RULE_LIST)     \
-  X (MUON_LIST_ZERO_ORDER,     "zero_order",     "order",              MUON_ZERO_ORDER_LIST)     \
-  X (MUON_LIST_ZERO_VARIANT,   "zero_variant",   "variant",            MUON_ZERO_VARIANT_LIST)   \
-  X (MUON_LIST_ZERO_PAD_COUNT, "zero_pad_count", "pad count rule",     MUON_ZERO_PAD_COUNT_LIST) \
-  X (MUON_LIST_COLL,           "coll",           "collective",         MUON_COLL_LIST)           \
-  X (MUON_LIST_REDUCE_OP,      "reduce_op",      "reduction operator", MUON_REDUCE_OP_LIST)      \
-  X (MUON_LIST_COMM_KIND,      "comm_kind",      "communicator kind",  MUON_COMM_KIND_LIST)      \
-  X (MUON_LIST_COMM_REDUCTION, "comm_reduction", "reduction",          MUON_COMM_REDUCTION_LIST) \
-  X (MUON_LIST_NORMALIZE,      "normalize",      "normalization",      MUON_NORMALIZE_LIST)      \
-  X (MUON_LIST_FILL,           "fill",           "fill",               MUON_FILL_LIST)
-
-#define MUON_LIST_ENUM_ITEM(list, name, what, items) list,
-typedef enum { MUON_LISTS (MUON_LIST_ENUM_ITEM) MUON_LIST_COUNT } muon_list;
-#undef MUON_LIST_ENUM_ITEM
-
-// X (CONSTANT, "name"): the limits the core checks, each a #define of its header.
-#define MUON_LIMITS(X)                                                          \
-  X (MUON_MAX_STEPS,      "max_steps")      /* muon_math.h */                   \
-  X (MUON_MAX_RESTARTS,   "max_restarts")   /* muon_math.h */                   \
-  X (MUON_MAX_THREADS,    "max_threads")    /* muon_base.h */                   \
-  X (MUON_MAX_SPLITS,     "max_splits")     /* muon_math.h */                   \
-  X (MUON_COMM_MAX_WORLD, "comm_max_world") /* muon_comm.h */                   \
-  X (MUON_ZERO_MAX_WORLD, "zero_max_world") /* muon_zero.h */                   \
-  X (MUON_ZERO_MAX_ALIGN, "zero_max_align") /* muon_zero.h */
-
-//---- lists ---------------------------------------------------------------------------------
-
-// The list's key ("precision"), and what an entry is ("GEMM provider"); NULL for a value
-// that is no list.
-const char *muon_list_name (muon_list list);
-const char *muon_list_what (muon_list list);
-// The number of names in the list (0 for a value that is no list).
-int muon_list_size (muon_list list);
-// The name of value i of the list ("bf16" for MUON_LIST_PRECISION, MUON_PREC_BF16); NULL
-// when i is no value of it.
-const char *muon_names (muon_list list, int i);
-// The value named `name` (exact match).  [out] *value.  MUON_ERR_BADARG for a name not in the
-// list or a list that does not exist, MUON_ERR_NULLPTR for NULL name or value.
-muon_status muon_name_lookup (muon_list list, const char *name, int *value);
-
-//---- limits --------------------------------------------------------------------------------
-
-// The number of limits, and limit i's key ("max_steps") and value; NULL and 0 past the end.
-int muon_limit_count (void);
-const char *muon_limit_name (int i);
-long muon_limit_value (int i);
 
 #ifdef __cplusplus
 }

@@ -117,7 +117,7 @@ muon_status zcost_whole_matrix (cost_job *J)
   muon_status status = MUON_OK;
   muon_zero_cost *C = J->C;
   size_t np = J->np, W = J->W;
-  int a2a = J->o->design == MUON_ZERO_COST_ALLTOALL || J->o->design == MUON_ZERO_MUON_BP;
+  int a2a = J->o->design == MUON_ZERO_ALLTOALL_OWNER || J->o->design == MUON_ZERO_MUON_BP;
   heap_item *h = NULL;
   int64_t *dsh = NULL;
   uint64_t *shard = NULL, *own = NULL, *gath = NULL;
