@@ -73,7 +73,7 @@ typedef enum { MUON_NS_METHOD_LIST (MUON_ENUM_ITEM) } muon_ns_method;
   X (MUON_NORMALIZE_AOL,       1, "aol")
 typedef enum { MUON_NORMALIZE_LIST (MUON_ENUM_ITEM) } muon_normalize;
 
-// Limits of one muon_ns call (muon_zero.h's MUON_LIMITS lists every limit for the gateways
+// Limits of one muon_ns call (muon_lists.h's MUON_LIMITS lists every limit for the gateways
 // and inst/; MUON_MAX_THREADS is muon_base.h's).
 #define MUON_MAX_STEPS 1000     // iterations of one call (a longer schedule is never used)
 #define MUON_MAX_RESTARTS 64    // entries of a Gram restart list

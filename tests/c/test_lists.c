@@ -9,7 +9,7 @@
 #include "muon.h"
 #include "muon_internal.h"
 
-// The lists as their X-macros define them, for comparison with the registry.
+// The lists as their X-macros define them, for comparison with the catalogue.
 typedef struct { int value; const char *name; } item;
 #define ITEM(name, value, text) { value, text },
 #define EXPECTED(list, key, what, items)                                        \
