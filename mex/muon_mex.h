@@ -89,7 +89,7 @@ mxArray *muon_mex_copy (const mxArray *a);
   X (pad_count,       ENUM,   MUON_LIST_ZERO_PAD_COUNT)                         \
   X (elem_bytes,      INT,    0)                                                \
   X (symmetric,       INT,    0)
-// (plus design, which also names the cost model's own designs: see muon_mex_zero_cost_opts)
+// (plus design, a name of the variant list: see muon_mex_zero_cost_opts)
 #define MUON_MEX_STEP_FIELDS(X)                                                 \
   X (variant,         ENUM,   MUON_LIST_ZERO_VARIANT)                           \
   X (pad_count,       ENUM,   MUON_LIST_ZERO_PAD_COUNT)                         \

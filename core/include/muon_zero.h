@@ -389,9 +389,9 @@ muon_status muon_zero_comm_sim_cached (muon_ctx *ctx, int world, muon_comm **com
 // payload each rank sends to (receives from) the other ranks, as the communicators count it.
 //
 // Bytes are elements times elem_bytes (8: the fp64 buffers muon_zero_step moves; 2: a bf16
-// gradient all-reduce).  Newton-Schulz FLOPs follow ns_flops.m: products only, a general
-// (p x q)(q x r) product 2pqr, symmetric results half with `symmetric`
-// (muon_ns_flops_matrix); a matrix with experts E runs E pages of (rows / E) x cols, each
+// gradient all-reduce).  Newton-Schulz FLOPs are the FLOP model of muon_math.h
+// (muon_ns_flops_matrix: products only, a general (p x q)(q x r) product 2pqr, symmetric
+// results half with `symmetric`); a matrix with experts E runs E pages of (rows / E) x cols, each
 // cut into its split row blocks when given.  The step's NS work of a
 // rank is the sum over the matrices it updates (ZERO2_SLICE_ONLY: over the row blocks its
 // pieces touch, which at stage 3 is one block per matrix and rank: O(P W) there).
@@ -462,12 +462,6 @@ typedef struct {
 } muon_zero_cost;
 
 void muon_zero_cost_opts_default (muon_zero_cost_opts *o);
-
-// FLOPs of one Newton-Schulz call on a rows x cols page under o (method after the Gram
-// aspect fallback, steps, restarts), products only; symmetric: symmetric results at half.
-// With n the short side, m the long one and s steps: standard s ((2h + 2) m n^2 + 2h n^3),
-// h = 1 or 1/2; Gram as ns_flops.m.
-double muon_ns_flops_matrix (size_t rows, size_t cols, const muon_ns_opts *o, int symmetric);
 
 // [in] params[nparams] (nparams >= 1), world 1..MUON_ZERO_MAX_WORLD, o (NULL: defaults).
 // [out] *cost, freed with muon_zero_cost_destroy.  Errors: NULLPTR, BADSHAPE (a size 0,

@@ -148,6 +148,21 @@ function fails = sec_muon_coeffs ()
   fails = bad (fails, "unknown name (core)", "", 1, f, "nope");
 endfunction
 
+function fails = sec_muon_ns_flops ()
+  f = @__muon_ns_flops__;
+  fails = {};
+  fails = outs (fails, "5 steps, restart 2", 1, f, 5, 1, 5, 2, 0);
+  fails = ok (fails, "arrays, symmetric", 1, f, [1 2; 3 4], 2, 3, [0 1 9], 1);
+  fails = bad (fails, "four inputs", "muonlab:badArg", 1, f, 5, 1, 5, 2);
+  fails = bad (fails, "sizes differ", "muonlab:badShape", 1, f, [1 2], [1 2 3], 5, 2, 0);
+  fails = bad (fails, "M 0", "muonlab:badArg", 1, f, 0, 1, 5, 2, 0);
+  fails = bad (fails, "N single", "muonlab:badArg", 1, f, 1, single (2), 5, 2, 0);
+  fails = bad (fails, "steps 0", "muonlab:badArg", 1, f, 5, 1, 0, 2, 0);
+  fails = bad (fails, "restart -1", "muonlab:badArg", 1, f, 5, 1, 5, -1, 0);
+  fails = ok (fails, "restart 1e300 (never reached)", 1, f, 5, 1, 5, 1e300, 0);
+  fails = bad (fails, "symmetric 2", "muonlab:badArg", 1, f, 5, 1, 5, 2, 2);
+endfunction
+
 function fails = sec_muon_lists ()
   f = @__muon_lists__;
   fails = {};
@@ -367,6 +382,7 @@ page_screen_output (false);
 
 sections = {"__muon_ns__", @sec_muon_ns; "__muon_update__", @sec_muon_update;
             "__muon_coeffs__", @sec_muon_coeffs; "__muon_info__", @sec_muon_info;
+            "__muon_ns_flops__", @sec_muon_ns_flops;
             "__muon_blas_threads__", @sec_muon_blas_threads;
             "__zero_layout__", @sec_zero_layout; "__zero_muon_step__", @sec_zero_muon_step;
             "__muon_comm__", @sec_muon_comm; "__muon_lists__", @sec_muon_lists;
