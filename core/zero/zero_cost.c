@@ -7,9 +7,10 @@
  * a rank holds a piece of" are difference arrays over the ranks (add at first, subtract after
  * last, one prefix sum), so a plan is O(P log P + W).  What each design does, collective by
  * collective, is read off zero_step*.c; the bytes are muon_comm.h's ring model
- * (muon_comm_model_bytes), scaled to elem_bytes.  This file: the options, the checks and
- * the dispatch to each family's model (zero_cost_zero12.c, zero_cost_owners.c,
- * zero_cost_ep.c; their helpers in zero_cost_common.c).
+ * (muon_comm_model_bytes), scaled to elem_bytes.  This file: the options, the checks, the
+ * NS FLOPs of each matrix (the math layer's model, muon_ns_flops_matrix) and the dispatch to
+ * each family's model, one file per family of steps (zero_cost_zero12.c, zero_cost_rr.c,
+ * zero_cost_a2a.c, zero_cost_ep.c; their helpers in zero_cost_common.c).
  */
 #include <math.h>
 #include <stdint.h>
@@ -199,9 +200,9 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   {
     case MUON_ZERO3_ROUND_ROBIN:
     case MUON_ZERO3_RR_ALIASED: CHECKSTATUS (zcost_round_robin (&J)); break;
-    case MUON_ZERO_LAYERWISE_LPT:
+    case MUON_ZERO_LAYERWISE_LPT: CHECKSTATUS (zcost_lpt (&J)); break;
     case MUON_ZERO_ALLTOALL_OWNER:
-    case MUON_ZERO_MUON_BP: CHECKSTATUS (zcost_whole_matrix (&J)); break;
+    case MUON_ZERO_MUON_BP: CHECKSTATUS (zcost_row_shards (&J)); break;
     case MUON_ZERO_EXPERT_PARALLEL: CHECKSTATUS (zcost_expert_parallel (&J)); break;
     default: CHECKSTATUS (zcost_zero12 (&J)); break;
   }

@@ -1,6 +1,6 @@
 /* zero_cost_common.c - the helpers of the plan-only cost models (zero_cost_impl.h): the
- * partition without its pieces, one collective's ring-model bytes on every rank, prefix sums
- * of difference arrays, and the least-loaded-rank heap.  (The FLOPs of a page are the FLOP
+ * partition without its pieces, one collective's ring-model bytes on every rank, the work of
+ * whole-matrix owners, prefix sums of difference arrays, and the least-loaded-rank heap.  (The FLOPs of a page are the FLOP
  * model of the math layer, muon_ns_flops_matrix.)
  */
 #include <stdlib.h>
@@ -107,6 +107,18 @@ fail:
 }
 
 // Prefix sums of difference arrays: d[0..W] -> per rank values in out[0..W-1].
+void zcost_owner_work (cost_job *J)
+{
+  muon_zero_cost *C = J->C;
+  for (size_t p = 0; p < J->np; p++)
+  {
+    size_t r = (size_t) C->ns_rank[p];
+    C->ns_calls[r] += J->par[p].experts ? J->par[p].experts : 1;   // one per page
+    C->ns_flops[r] += J->pf[p];
+    C->momentum[r] += J->numel[p];
+  }
+}
+
 void zcost_prefix_u (const int64_t *d, uint64_t *out, size_t W)
 {
   int64_t acc = 0;

@@ -1,6 +1,8 @@
-/* zero_cost_impl.h - what the plan-only cost models share: zero_cost.c (names, options,
- * NS FLOPs, create and dispatch), zero_cost_common.c (these helpers), one file per family of
- * designs (zero_cost_zero12.c, zero_cost_owners.c, zero_cost_ep.c).
+/* zero_cost_impl.h - what the plan-only cost models share: zero_cost.c (options, checks, the
+ * NS FLOPs of each matrix from the math layer's model, create and dispatch),
+ * zero_cost_common.c (these helpers), and one file per family of designs, each paired with
+ * the step it models: zero_cost_zero12.c (zero_step_zero12.c), zero_cost_rr.c
+ * (zero_step_rr.c), zero_cost_a2a.c (zero_step_a2a.c), zero_cost_ep.c (zero_step_ep.c).
  */
 #ifndef MUON_ZERO_COST_IMPL_H
 #define MUON_ZERO_COST_IMPL_H
@@ -41,6 +43,8 @@ void zcost_part_range (const part_t *q, size_t p, size_t n, size_t r, size_t *lo
 muon_status zcost_part_build (cost_job *J, int stage, part_t *q);
 // One collective of `count` elements (as the communicator takes it) on every rank.
 muon_status zcost_add_coll (cost_job *J, muon_coll coll, size_t count);
+// The NS calls, FLOPs and full-matrix momentum of each matrix on its one owner, C->ns_rank.
+void zcost_owner_work (cost_job *J);
 // out[r] = d[0] + ... + d[r] (a difference array's values).
 void zcost_prefix_u (const int64_t *d, uint64_t *out, size_t W);
 
@@ -51,8 +55,9 @@ void zcost_heap_down (heap_item *h, size_t n, size_t i);
 
 // The designs' models: collectives, owners, NS calls and memory of each rank into J->C.
 muon_status zcost_zero12 (cost_job *J);          // zero_cost_zero12.c: the ZeRO-1/2 family
-muon_status zcost_round_robin (cost_job *J);     // zero_cost_owners.c: ZeRO-3 round robin
-muon_status zcost_whole_matrix (cost_job *J);    //   LPT, all-to-all owner, MuonBP
+muon_status zcost_round_robin (cost_job *J);     // zero_cost_rr.c: ZeRO-3 round robin
+muon_status zcost_lpt (cost_job *J);             //   and Megatron's LPT
+muon_status zcost_row_shards (cost_job *J);      // zero_cost_a2a.c: all-to-all owner, MuonBP
 muon_status zcost_expert_parallel (cost_job *J); // zero_cost_ep.c
 
 

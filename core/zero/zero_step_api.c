@@ -1,6 +1,7 @@
 /* zero_step_api.c - the entry points of a distributed Muon step (muon_zero.h): the checks,
  * the dispatch through the variant table (zero_variant.h) to the step functions of
- * zero_step.c, zero_step_rr.c and zero_step_a2a.c, and the assembly of the full updates.
+ * zero_step_zero12.c, zero_step_rr.c, zero_step_a2a.c and zero_step_ep.c, and the assembly of
+ * the full updates.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -46,7 +46,7 @@ typedef muon_status (*zstep_fn) (zstep *z);
 //            shards, its shards back to back, as its update buffer)
 //   UPDATES  zupdate_rule: who runs Newton-Schulz on a matrix (zero_plan.c's ns_calls)
 //   KEEPS    zkeep_rule: what a rank returns
-//   STEP     the step function (zero_step.c, zero_step_rr.c, zero_step_a2a.c,
+//   STEP     the step function (zero_step_zero12.c, zero_step_rr.c, zero_step_a2a.c,
 //            zero_step_ep.c)
 #define ZERO_VARIANTS(X)                                                                                                 \
   X (MUON_ZERO_REFERENCE,        1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_ALL,         ZKEEP_PIECES, zstep_allreduce)   \
@@ -64,7 +64,8 @@ typedef muon_status (*zstep_fn) (zstep *z);
 
 // The table is read in two places, each taking the columns it needs, so that the plan
 // below never calls the step above it: zero_plan.c (the facts, as a zvariant per variant)
-// and zero_step.c's dispatcher (the update rule, for its checks, and the step functions).
+// and zero_step_api.c's dispatcher (the update rule, for its checks, and the step
+// functions).
 typedef struct {
   int exact;
   zpart_rule part;

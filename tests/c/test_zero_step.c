@@ -1,6 +1,6 @@
-/* test_zero_step.c - the distributed Muon step (core/zero/zero_plan.c, zero_step.c,
- * zero_step_rr.c): plans of a hand-computed layout, the reference against muon_update on a
- * hand-averaged gradient (bitwise), every correct variant bitwise equal to the reference on
+/* test_zero_step.c - the distributed Muon step (core/zero/zero_plan.c, zero_step_api.c, the
+ * step families zero_step_*.c): plans of a hand-computed layout, the reference against
+ * muon_update on a hand-averaged gradient (bitwise), every correct variant bitwise equal to the reference on
  * random layouts with momentum chained over steps, the buggy variants exact on wholly owned
  * matrices and wrong on straddling ones, the aliased pads failing on a mixed round without
  * touching the momentum, Keller's extra pad round costing memory only, byte counters
