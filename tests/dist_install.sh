@@ -112,6 +112,12 @@ if (! isempty (mexes))
 endif
 has_ns = any (! cellfun (@isempty, regexp (mexes, "__muon_ns__\\.mex$")));
 check (has_ns, sprintf ("%d MEX files installed in %s", numel (mexes), archdir));
+## the test-only gateways (tests/mex/) stay out of the package
+testonly = glob (fullfile (root, "tests", "mex", "__*__.c"));
+[~, testonly] = cellfun (@fileparts, testonly, "uniformoutput", false);
+[~, shipped] = cellfun (@fileparts, mexes, "uniformoutput", false);
+check (! isempty (testonly) && ! any (ismember (testonly, shipped)),
+       sprintf ("no test-only gateway in the package (%s)", strjoin (testonly, ", ")));
 cudalib = exist (fullfile (archdir, "libmuon_cuda.so"), "file") == 2;
 if (want_cuda)
   check (cudalib, "nvcc found: libmuon_cuda.so installed beside the MEX files");

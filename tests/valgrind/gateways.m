@@ -3,7 +3,7 @@
 ##
 ##   cd tests/valgrind && octave-cli --no-gui --norc --silent gateways.m
 ##
-## One section per MEX gateway (mex/__*__.c), each calling its gateway directly on tiny
+## One section per MEX gateway (mex/__*__.c, and the test-only tests/mex/__*__.c), each calling its gateway directly on tiny
 ## inputs: the success paths, every output count from 0 to one past the most it has, too
 ## few and too many inputs, and every error path it has (bad class, bad shape, bad option
 ## struct, a failing core call, a bad communicator).  Not 'device', 'cuda': loading the CUDA
@@ -377,6 +377,7 @@ if (isempty (here))
 endif
 root = fileparts (fileparts (here));
 addpath (fullfile (root, "build", "mex"));
+addpath (fullfile (root, "build", "tests", "mex"));   # the test-only gateways (tests/mex/)
 more off;
 page_screen_output (false);
 
@@ -387,8 +388,8 @@ sections = {"__muon_ns__", @sec_muon_ns; "__muon_update__", @sec_muon_update;
             "__zero_layout__", @sec_zero_layout; "__zero_muon_step__", @sec_zero_muon_step;
             "__muon_comm__", @sec_muon_comm; "__muon_lists__", @sec_muon_lists;
             "__zero_cost__", @sec_zero_cost};
-## every gateway in mex/ must have a section
-srcs = glob (fullfile (root, "mex", "__*__.c"));
+## every gateway in mex/ (and the test-only ones of tests/mex/) must have a section
+srcs = [glob(fullfile (root, "mex", "__*__.c")); glob(fullfile (root, "tests", "mex", "__*__.c"))];
 for k = 1:numel (srcs)
   [~, name] = fileparts (srcs{k});
   if (! any (strcmp (name, sections(:,1))))
