@@ -4,6 +4,7 @@
 ## (@code{zero_save_state} / @code{zero_load_state}) resharded across world sizes, stages and
 ## designs, and every kind of bad file.
 ## @itemize
+## @item the files of format version 1 (before the field @code{train}) load as before;
 ## @item the oracle: a run at the NEW world size (and stage, and design) through the same
 ## gradient history from the start.  The history gives every rank the same dyadic gradient
 ## (multiples of 1/64), so the rank average is exact at any W and that run's momentum is
