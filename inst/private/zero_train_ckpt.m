@@ -75,6 +75,12 @@ function [zs, T] = split (fname, state, W, shapes, nl)
   endif
   T = rmfield (state, {"type", "zero"});
   T.started = ! isempty (state.zero);
+  for l = 1:nl
+    if (! isempty (check_part (fname, rank_part (T, l), shapes)))
+      error ("muonlab:badState", "%s: STATE must be a state returned by zero_train_step.",
+             fname);
+    endif
+  endfor
 endfunction
 
 function part = rank_part (T, l)
@@ -95,47 +101,21 @@ function state = join (fname, prefix, S, zs, L, ranks, same)
   glob = {"options", "started", "micro", "pending", "why", "full", "scaler", "ref", "step", ...
           "skipped"};
   fields = [glob, {"accum", "upd", "owned", "ns_calls", "bytes"}];
-  count = @(x) isa (x, "double") && isscalar (x) && isreal (x) && x >= 0 && x == fix (x);
   for r = 0:W0-1
     t = S{r+1}.train;
     if (! (isstruct (t) && isscalar (t) && isempty (setxor (fieldnames (t), fields))))
       bad (r, "not the fields of a zero_train_step checkpoint");
     endif
     for f = glob
-      if (! isequal (t.(f{1}), t0.(f{1})))
+      if (! isequaln (t.(f{1}), t0.(f{1})))   # NaN: a poisoned momentum, as saved
         error ("muonlab:badState",
                "%s: '%s' does not belong to the save of rank 0's file (its %s differs).",
                fname, zero_shard_file (prefix, r), f{1});
       endif
     endfor
-    o = t.options;
-    if (! (isstruct (o) && isscalar (o) && isfield (o, "accum_steps") && count (o.accum_steps)
-           && o.accum_steps >= 1 && count (t.micro) && t.micro < o.accum_steps
-           && count (t.step) && count (t.skipped) && count (t.ns_calls) && count (t.bytes)
-           && islogical (t.started) && isscalar (t.started) && islogical (t.pending)
-           && isscalar (t.pending) && ischar (t.why)))
-      bad (r, "its counters or options are no valid values");
-    endif
-    if (! (iscell (t.accum) && numel (t.accum) == P && iscell (t.full) && numel (t.full) == P
-           && iscell (t.ref) && numel (t.ref) == P && iscell (t.upd) && numel (t.upd) == 1
-           && iscell (t.owned) && numel (t.owned) == 1))
-      bad (r, "its buffers are not one per matrix");
-    endif
-    for p = 1:P
-      a = t.accum{p};
-      if (! ((t.micro == 0 && isempty (a))
-             || (t.micro > 0 && isa (a, "double") && isreal (a)
-                 && isequal (size (a), S{1}.shapes(p,:)))))
-        bad (r, sprintf ("the accumulated gradient of matrix %d does not match its micro-batch count",
-                         p));
-      endif
-    endfor
-    s0 = opt_loss_scaler (fname, "none");
-    sc = t.scaler;
-    if (! (isstruct (sc) && isscalar (sc) && isempty (setxor (fieldnames (sc), fieldnames (s0)))
-           && isa (sc.scale, "double") && isscalar (sc.scale) && sc.scale > 0
-           && isfinite (sc.scale) && count (sc.good_steps) && count (sc.overflows)))
-      bad (r, "its loss scaler is not one of zero_train_step");
+    msg = check_part (fname, t, S{1}.shapes);
+    if (! isempty (msg))
+      bad (r, msg);
     endif
   endfor
   if ((t0.micro > 0 || t0.pending) && ! same)
@@ -167,5 +147,42 @@ function state = join (fname, prefix, S, zs, L, ranks, same)
       state.ns_calls(l) = t.ns_calls;
       state.bytes(l) = t.bytes;
     endfor
+  endif
+endfunction
+
+## what is wrong with one rank's part t (rank_part's struct) for the matrices shapes, or ""
+function msg = check_part (fname, t, shapes)
+  msg = "";
+  P = rows (shapes);
+  count = @(x) isa (x, "double") && isscalar (x) && isreal (x) && x >= 0 && x == fix (x);
+  o = t.options;
+  if (! (isstruct (o) && isscalar (o) && isfield (o, "accum_steps") && count (o.accum_steps)
+         && o.accum_steps >= 1 && count (t.micro) && t.micro < o.accum_steps
+         && count (t.step) && count (t.skipped) && count (t.ns_calls) && count (t.bytes)
+         && islogical (t.started) && isscalar (t.started) && islogical (t.pending)
+         && isscalar (t.pending) && ischar (t.why)))
+    msg = "its counters or options are no valid values";
+  elseif (! (iscell (t.accum) && numel (t.accum) == P && iscell (t.full)
+             && numel (t.full) == P && iscell (t.ref) && numel (t.ref) == P && iscell (t.upd)
+             && numel (t.upd) == 1 && iscell (t.owned) && numel (t.owned) == 1))
+    msg = "its buffers are not one per matrix";
+  else
+    for p = 1:P
+      a = t.accum{p};
+      if (! ((t.micro == 0 && isempty (a))
+             || (t.micro > 0 && isa (a, "double") && isreal (a)
+                 && isequal (size (a), shapes(p,:)))))
+        msg = sprintf ("the accumulated gradient of matrix %d does not match its micro-batch count",
+                       p);
+        return;
+      endif
+    endfor
+    s0 = opt_loss_scaler (fname, "none");
+    sc = t.scaler;
+    if (! (isstruct (sc) && isscalar (sc) && isempty (setxor (fieldnames (sc), fieldnames (s0)))
+           && isa (sc.scale, "double") && isscalar (sc.scale) && sc.scale > 0
+           && isfinite (sc.scale) && count (sc.good_steps) && count (sc.overflows)))
+      msg = "its loss scaler is not one of zero_train_step";
+    endif
   endif
 endfunction

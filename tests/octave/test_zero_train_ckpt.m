@@ -184,3 +184,15 @@ endfunction
 %! [~, T] = zero_train_step (L, {ones(4), ones(2, 4); ones(4), ones(2, 4)}, [],
 %!                           "Variant", "zero12_allreduce");
 %! zero_save_state (tempname (), zero_layout ({[4 4], [2 4]}, 4), T);
+%!error <zero_save_state: STATE must be a state returned by zero_train_step.>
+%! L = zero_layout ({[4 4], [2 4]}, 2);
+%! [~, T] = zero_train_step (L, {ones(4), ones(2, 4); ones(4), ones(2, 4)}, [],
+%!                           "Variant", "zero12_allreduce", "AccumulationSteps", 2);
+%! T.micro = 2;                                   # past the window
+%! zero_save_state (tempname (), L, T);
+%!error <zero_save_state: STATE must be a state returned by zero_train_step.>
+%! L = zero_layout ({[4 4], [2 4]}, 2);
+%! [~, T] = zero_train_step (L, {ones(4), ones(2, 4); ones(4), ones(2, 4)}, [],
+%!                           "Variant", "zero12_allreduce", "LossScaler", "dynamic");
+%! T.scaler.scale = NaN;
+%! zero_save_state (tempname (), L, T);
