@@ -314,6 +314,22 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
                                    muon_zero_variant variant, muon_zero_plan **plan);
 muon_status muon_zero_plan_destroy (muon_zero_plan **plan);
 
+// One stretch of a rank's momentum buffer: its elements [at, at + stop - start) hold elements
+// [start, stop) of matrix param (0-based), row-major (rowmajor 1: a piece of the partition, a
+// row shard) or column-major (0: a whole matrix, start 0 and stop its numel).
+typedef struct {
+  size_t param, at, start, stop;
+  int rowmajor;
+} muon_zero_mom_seg;
+
+// The map of rank r's momentum buffer under the plan, read off the plan alone (the layout
+// of the variant's row in the variant table: whole matrices, the partition's pieces, row
+// shards), in buffer order: what the sharded checkpoints record.  [out] seg[0 .. *nseg)
+// (room for P->nparams entries: at most one stretch per matrix); the buffer's length is
+// P->momentum_len[r] (padding between stretches is zero).  Errors: NULLPTR, BADARG (r).
+muon_status muon_zero_plan_momentum_map (muon_ctx *ctx, const muon_zero_plan *P, int r,
+                                         muon_zero_mom_seg *seg, size_t *nseg);
+
 // One step on every local rank of comm (its size must be L's world).
 // [in] grads[l * nparams + p]: local rank l's gradient of matrix p, rows x cols column-major.
 // [in,out] momentum[l]: plan->momentum_len[rank] elements (zeros before the first step).
