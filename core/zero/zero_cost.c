@@ -21,6 +21,14 @@
 #include "muon_internal.h"
 #include "zero_cost_impl.h"
 
+// The update rule and the cost model of each design (zero_variant.h's table).
+#define ZERO_VARIANT_COST(v, exact, part, holds, updates, keeps, step, cost) \
+  [v] = { updates, cost },
+static const struct { zupdate_rule updates; zcost_fn cost; } costs[] = {
+  ZERO_VARIANTS (ZERO_VARIANT_COST)
+};
+#undef ZERO_VARIANT_COST
+
 //---- options --------------------------------------------------------------------------
 
 void muon_zero_cost_opts_default (muon_zero_cost_opts *o)
@@ -190,22 +198,15 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   CHECKMEM (C->last_owner = calloc (np, sizeof *C->last_owner));
   CHECKMEM (C->ns_rank = calloc (np, sizeof *C->ns_rank));
   CHECKMEM (C->slot = calloc (np, sizeof *C->slot));
-  int whole = o.design == MUON_ZERO_LAYERWISE_LPT || o.design == MUON_ZERO_ALLTOALL_OWNER
-              || o.design == MUON_ZERO_MUON_BP;
+  // the designs whose matrices have one owner each (LPT, size round robin) number them in
+  // the size-descending order, the others in the flat order
+  zupdate_rule u = costs[o.design].updates;
+  int whole = u == ZUPD_LPT || u == ZUPD_SIZE_RR || u == ZUPD_SIZE_RR_BLOCKS;
   for (size_t k = 0; k < np; k++)
     C->slot[whole ? sorted[k] : order[k]] = k;
 
   cost_job J = { ctx, &o, par, np, W, total, big, numel, order, sorted, pf, C };
-  switch (o.design)
-  {
-    case MUON_ZERO3_ROUND_ROBIN:
-    case MUON_ZERO3_RR_ALIASED: CHECKSTATUS (zcost_round_robin (&J)); break;
-    case MUON_ZERO_LAYERWISE_LPT: CHECKSTATUS (zcost_lpt (&J)); break;
-    case MUON_ZERO_ALLTOALL_OWNER:
-    case MUON_ZERO_MUON_BP: CHECKSTATUS (zcost_row_shards (&J)); break;
-    case MUON_ZERO_EXPERT_PARALLEL: CHECKSTATUS (zcost_expert_parallel (&J)); break;
-    default: CHECKSTATUS (zcost_zero12 (&J)); break;
-  }
+  CHECKSTATUS (costs[o.design].cost (&J));   // the design's row of the variant table
   *out = C;
   C = NULL;
 fail:

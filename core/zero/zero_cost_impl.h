@@ -11,6 +11,7 @@
 
 #include "muon_internal.h"
 #include "muon_zero.h"
+#include "zero_variant.h"
 
 static inline size_t min_sz (size_t a, size_t b) { return a < b ? a : b; }
 static inline size_t max_sz (size_t a, size_t b) { return a > b ? a : b; }
@@ -24,7 +25,7 @@ typedef struct {
   int *first, *last;
 } part_t;
 
-typedef struct {
+typedef struct cost_job {
   muon_ctx *ctx;
   const muon_zero_cost_opts *o;
   const muon_zero_cost_param *par;
@@ -53,12 +54,11 @@ typedef struct { uint64_t load; int rank; } heap_item;
 
 void zcost_heap_down (heap_item *h, size_t n, size_t i);
 
-// The designs' models: collectives, owners, NS calls and memory of each rank into J->C.
-muon_status zcost_zero12 (cost_job *J);          // zero_cost_zero12.c: the ZeRO-1/2 family
-muon_status zcost_round_robin (cost_job *J);     // zero_cost_rr.c: ZeRO-3 round robin
-muon_status zcost_lpt (cost_job *J);             //   and Megatron's LPT
-muon_status zcost_row_shards (cost_job *J);      // zero_cost_a2a.c: all-to-all owner, MuonBP
-muon_status zcost_expert_parallel (cost_job *J); // zero_cost_ep.c
+// The designs' models (collectives, owners, NS calls and memory of each rank into J->C) are
+// the COST column of the variant table, declared in zero_variant.h: zcost_zero12
+// (zero_cost_zero12.c, the ZeRO-1/2 family), zcost_round_robin and zcost_lpt
+// (zero_cost_rr.c), zcost_row_shards (zero_cost_a2a.c: all-to-all owner, MuonBP),
+// zcost_expert_parallel (zero_cost_ep.c).
 
 
 #endif

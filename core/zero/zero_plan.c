@@ -13,11 +13,11 @@
 
 //---- the variant table (zero_variant.h) -----------------------------------------------------
 
-#define ZERO_VARIANT_ROW(v, exact, part, holds, updates, keeps, step) \
+#define ZERO_VARIANT_ROW(v, exact, part, holds, updates, keeps, step, cost) \
   [v] = { exact, part, holds, updates, keeps },
 static const zvariant variants[] = { ZERO_VARIANTS (ZERO_VARIANT_ROW) };
 #undef ZERO_VARIANT_ROW
-#define ZERO_VARIANT_ONE(v, exact, part, holds, updates, keeps, step) +1
+#define ZERO_VARIANT_ONE(v, exact, part, holds, updates, keeps, step, cost) +1
 enum { ZERO_VARIANT_ROWS = 0 ZERO_VARIANTS (ZERO_VARIANT_ONE) };
 #undef ZERO_VARIANT_ONE
 
