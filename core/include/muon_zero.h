@@ -284,7 +284,7 @@ typedef struct {
 } muon_zero_blocks;
 
 typedef struct {
-  muon_zero_variant variant;   // REFERENCE by default
+  muon_zero_variant variant;   // ZERO12_ALLREDUCE by default (zero_muon_step's default too)
   muon_zero_pad_count pad_count; // ZERO3_RR_ALIASED only; DEEPSPEED by default
   int period;                  // MUON_BP: a full step every period steps (>= 1; default 4)
   int step;                    // MUON_BP: steps taken before this one (>= 0; default 0)
@@ -437,7 +437,8 @@ typedef struct {
 } muon_zero_cost_param;
 
 typedef struct {
-  int design;                   // a muon_zero_variant (MUON_ZERO_VARIANT_LIST)
+  int design;                   // a muon_zero_variant (MUON_ZERO_VARIANT_LIST); by default
+                                //   the step's default variant
   int stage;                    // layout of the ZeRO-1/2 designs: 1, 2 (default) or 3
   int align_factor;             // default 2
   muon_zero_order order;        // default given

@@ -36,7 +36,9 @@ void muon_zero_cost_opts_default (muon_zero_cost_opts *o)
   if (o == NULL)
     return;
   memset (o, 0, sizeof *o);
-  o->design = MUON_ZERO_REFERENCE;
+  muon_zero_step_opts so;
+  muon_zero_step_opts_default (&so);
+  o->design = (int) so.variant;         // the step's default design
   o->stage = 2;
   o->align_factor = 2;
   o->order = MUON_ZERO_ORDER_GIVEN;

@@ -44,7 +44,7 @@ void muon_zero_step_opts_default (muon_zero_step_opts *o)
   if (o == NULL)
     return;
   memset (o, 0, sizeof *o);
-  o->variant = MUON_ZERO_REFERENCE;
+  o->variant = MUON_ZERO12_ALLREDUCE;   // the default design, of zero_muon_step too
   o->pad_count = MUON_ZERO_PADS_DEEPSPEED;
   o->period = 4;
   o->step = 0;

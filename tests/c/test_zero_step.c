@@ -432,6 +432,18 @@ static void test_bytes (void)
 
 //---- errors -------------------------------------------------------------------------------
 
+// One default design, the C one (zero_muon_step's Variant and zero_cost's single-design
+// default read it through the catalogue): the ZeRO-1/2 all-reduce.
+static void test_defaults (void)
+{
+  muon_zero_step_opts o;
+  muon_zero_cost_opts co;
+  muon_zero_step_opts_default (&o);
+  muon_zero_cost_opts_default (&co);
+  T_EQ_INT (o.variant, MUON_ZERO12_ALLREDUCE);
+  T_EQ_INT (co.design, MUON_ZERO12_ALLREDUCE);
+}
+
 static void test_errors (void)
 {
   problem pb;
@@ -594,6 +606,7 @@ int main (int argc, char **argv)
   T_RUN (test_muon_bp);
   T_RUN (test_aliased_pads);
   T_RUN (test_bytes);
+  T_RUN (test_defaults);
   T_RUN (test_errors);
   T_RUN (test_cache);
   muon_ctx_destroy (&ctx);
