@@ -230,6 +230,14 @@ function fails = sec_zero_layout ()
   fails = bad (fails, "stage 'a'", "muonlab:badType", 5, f, S, 2, struct ("stage", "a"));
   fails = bad (fails, "stage 5 (core)", "muonlab:badArg", 5, f, S, 2, struct ("stage", 5));
   fails = bad (fails, "align 0 (core)", "muonlab:badArg", 5, f, S, 2, struct ("align_factor", 0));
+  ## the momentum map of a design's plan
+  fails = outs (fails, "momentum map, W = 2", 2, f, S, 2, struct (), "zero12_allreduce");
+  fails = ok (fails, "momentum map, row shards", 2, f, S, 4, struct (), "alltoall_owner");
+  fails = ok (fails, "momentum map, stage 3", 2, f, S, 3, struct ("stage", 3), "zero3_round_robin");
+  fails = bad (fails, "VARIANT unknown", "muonlab:badArg", 2, f, S, 2, struct (), "zero9");
+  fails = bad (fails, "VARIANT numeric", "muonlab:badArg", 2, f, S, 2, struct (), 3);
+  fails = bad (fails, "VARIANT long", "muonlab:badArg", 2, f, S, 2, struct (), repmat ("z", 1, 300));
+  fails = bad (fails, "map, SHAPES zero rows (core)", "muonlab:badShape", 2, f, [0 2], 2, struct (), "reference");
 endfunction
 
 function fails = sec_zero_muon_step ()
