@@ -94,7 +94,10 @@ fail:
 int muon_comm_size (const muon_comm *c) { return c ? c->size : 0; }
 int muon_comm_local_ranks (const muon_comm *c) { return c ? c->local_ranks : 0; }
 int muon_comm_counts_measured (const muon_comm *c) { return c ? c->ops->counts_measured : 0; }
-const char *muon_comm_name (const muon_comm *c) { return c ? MUON_NAME_OF (kind_names, c->ops->kind) : "none"; }
+const char *muon_comm_name (const muon_comm *c)
+{
+  return c ? MUON_NAME_OF (kind_names, c->ops->kind) : "none";
+}
 
 int muon_comm_rank (const muon_comm *c, int local)
 {

@@ -1,7 +1,7 @@
 /* zero_cost_common.c - the helpers of the plan-only cost models (zero_cost_impl.h): the
  * partition without its pieces, one collective's ring-model bytes on every rank, the work of
- * whole-matrix owners, prefix sums of difference arrays, and the least-loaded-rank heap.  (The FLOPs of a page are the FLOP
- * model of the math layer, muon_ns_flops_matrix.)
+ * whole-matrix owners, prefix sums of difference arrays, and the least-loaded-rank heap.
+ * (The FLOPs of a page are the FLOP model of the math layer, muon_ns_flops_matrix.)
  */
 #include <stdlib.h>
 #include <string.h>
