@@ -82,7 +82,8 @@ function files = zero_save_state (prefix, L, state, varargin)
   [W, shapes] = zero_check_layout (fname, L);
   [ranks, nl] = zero_local_ranks (fname, opts.comm, W);
   train = [];                             # a zero_train_step state: the loop rides along
-  if (isstruct (state) && isfield (state, "type") && isequal (state.type, "muonlab.zero_train"))
+  if (isstruct (state) && isscalar (state) && isfield (state, "type")
+      && isequal (state.type, "muonlab.zero_train"))
     [state, train] = zero_train_ckpt ("split", fname, state, W, shapes, nl);
   endif
   if (! (isstruct (state) && isscalar (state)
