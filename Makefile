@@ -88,17 +88,19 @@ SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 LDLIBS     := $(BLAS_LIBS) $(DNNL_LIBS) -lgomp -lm -ldl
 
 # core/ has one folder per layer (DESIGN.md 2; README "Where things are"), bottom to top
-# base < gemm < math < comm < zero, plus include/ (the public headers) and gpu/ (the sources
+# base < gemm < math < comm < zero < lists (lists: the catalogue of every layer's lists and
+# limits, for the gateways), plus include/ (the public headers) and gpu/ (the sources
 # of the dlopen-ed plug-ins libmuon_cuda.so and libmuon_nccl.so, never in libmuon.a).  A
 # layer's files are compiled seeing include/, their own folder and the layers below
 # (CORE_INC_<layer>); `make check-layers` checks every #include against the same order.
-CORE_LAYERS   := base gemm math comm zero
-CORE_INC_ALL  := base gemm math comm zero gpu
+CORE_LAYERS   := base gemm math comm zero lists
+CORE_INC_ALL  := base gemm math comm zero lists gpu
 CORE_INC_base := base
 CORE_INC_gemm := base gemm
 CORE_INC_math := base gemm math gpu          # gpu/: ns_cuda_abi.h, the CUDA plug-in's ABI
 CORE_INC_comm := base gemm math comm gpu     # gpu/: comm_nccl_abi.h
 CORE_INC_zero := base gemm math comm zero
+CORE_INC_lists := base gemm math comm zero lists
 CORE_INC_gpu  := base math gpu               # math/: the host+device maths headers only
 # $(call core_inc,LAYER): the -I flags of a layer's files
 core_inc    = -Icore/include $(patsubst %,-Icore/%,$(CORE_INC_$(1)))
@@ -117,6 +119,10 @@ LIB_ASAN   := $(B)/libmuon_asan.a
 GATEWAYS   := $(wildcard mex/__*__.c)
 MEXDIR     := $(B)/mex
 MEXES      := $(patsubst mex/%.c,$(MEXDIR)/%.mex,$(GATEWAYS))
+# test-only gateways (tests/mex/__*__.c: __muon_blas_threads__ for tests/octave/ref_ns.m):
+# built by the test layers that use them into their own folder, never shipped
+TEST_MEXDIR := $(B)/tests/mex
+TEST_MEXES := $(patsubst tests/mex/%.c,$(TEST_MEXDIR)/%.mex,$(wildcard tests/mex/__*__.c))
 CTESTS     := $(patsubst tests/c/%.c,$(B)/tests/%,$(wildcard tests/c/test_*.c))
 
 ifeq ($(CUDA),0)
@@ -213,6 +219,10 @@ $(B)/obj/muon_mex.o: mex/muon_mex.c mex/muon_mex.h $(CORE_HDR) | $(B)/obj
 $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h | $(MEXDIR)
 	$(MKOCTFILE) --mex $(MEX_INC) -o $@ $< $(B)/obj/muon_mex.o $(GLUE_$*) $(LIB) $(LDLIBS)
 
+$(TEST_MEXDIR)/%.mex: tests/mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h
+	@mkdir -p $(@D)
+	$(MKOCTFILE) --mex $(MEX_INC) -Imex -o $@ $< $(B)/obj/muon_mex.o $(LIB) $(LDLIBS)
+
 # the glue of one gateway, linked only into it (GLUE_<gateway>)
 GLUE___zero_muon_step__ := $(patsubst %,$(B)/obj/muon_mex_%.o,zero zero_step)
 $(GLUE___zero_muon_step__): $(B)/obj/%.o: mex/%.c mex/muon_mex_zero.h mex/muon_mex.h \
@@ -250,7 +260,15 @@ MPI_STAMP    := $(call stamp,mpi,$(HAVE_MPI))
 NCCL_STAMP   := $(call stamp,nccl,$(HAVE_NCCL))
 
 .PHONY: check-mpi
-all: probe $(LIB) $(MEXES) $(CUDA_LIB) $(CUDA_STAMP) $(LIB_MPI) $(NCCL_LIB) $(NCCL_STAMP)
+all: probe $(LIB) $(MEXES) $(CUDA_LIB) $(CUDA_STAMP) $(LIB_MPI) $(NCCL_LIB) $(NCCL_STAMP) \
+     prune-mex
+
+# a MEX file whose gateway left mex/ (__muon_blas_threads__ went to tests/mex/) would stay
+# on the tests' path and in the package: remove the ones no gateway makes
+STALE_MEXES = $(filter-out $(MEXES),$(wildcard $(MEXDIR)/__*__.mex))
+.PHONY: prune-mex
+prune-mex:
+	@$(if $(strip $(STALE_MEXES)),rm -f $(STALE_MEXES) && echo "removed stale $(notdir $(STALE_MEXES))",true)
 
 # MPI_OBJDIR follows the answer, but its objects may be older than the archive: re-archive
 # (and so relink the MPI gateways) when the answer changes.  A libmuon_nccl.so left from
@@ -311,7 +329,7 @@ $(B)/tests/%: tests/c/%.c tests/c/harness.h $(LIB_ASAN) | $(B)/tests
 
 # Layers (one result file each in $(RESULTS), summed by tests/summarize.sh):
 #   layers           the layer rules of core/ (tests/layers/run.sh: every #include against
-#                    the order base < gemm < math < comm < zero, include cycles, the calls
+#                    the order base < gemm < math < comm < zero < lists, include cycles, the calls
 #                    between the objects of libmuon.a and the MPI object), and the checker
 #                    failing on planted faults (an upward include, an upward call, ...)
 #   c, octave        this build: the C tests (sanitized), run_all.m (suites + inst/ %! blocks)
@@ -334,9 +352,10 @@ CHECK_LAYERS := layers c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-no
 # $(call run_octave,LAYER[,ENV]): tests/octave/run_all.m on $(MEXDIR), result in $(RESULTS)/LAYER
 run_octave = mkdir -p $(RESULTS) && cd tests/octave && $(2) MUON_LAYER=$(1) \
   MUON_RESULTS=$(abspath $(RESULTS))/$(1) MUON_MEXDIR=$(abspath $(MEXDIR)) \
+  MUON_TEST_MEXDIR=$(abspath $(TEST_MEXDIR)) \
   $(OCTAVE) $(OCTFLAGS) run_all.m
 
-check: deps all $(CTESTS)
+check: deps all $(CTESTS) $(TEST_MEXES)
 	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-layers || true
 	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-c || true
@@ -355,10 +374,10 @@ check-c: $(CTESTS)
 	@mkdir -p $(RESULTS); MUON_LAYER=c$(LAYER_SUFFIX) tests/c/run.sh \
 	  $(RESULTS)/c$(LAYER_SUFFIX) $(CTESTS)
 
-check-octave: all
+check-octave: all $(TEST_MEXES)
 	@$(call run_octave,octave$(LAYER_SUFFIX))
 
-check-octave-avx2: all
+check-octave-avx2: all $(TEST_MEXES)
 	@echo "octave-avx2: run_all.m with $(AVX2_ENV)"
 	@$(call run_octave,octave-avx2$(LAYER_SUFFIX),$(AVX2_ENV))
 
@@ -436,7 +455,7 @@ bench-gpu: all
 CHECK_HARD := check-valgrind check-fuzz
 .PHONY: $(CHECK_HARD)
 
-check-valgrind: all
+check-valgrind: all $(TEST_MEXES)
 	@mkdir -p $(RESULTS); OCTAVE=$(OCTAVE) tests/valgrind/run.sh $(RESULTS)/valgrind $(B)/valgrind
 
 check-fuzz: all

@@ -9,8 +9,8 @@ classdef muon_result
   ## value object (classdef) with one property per field of the struct the function built,
   ## which shows itself at the prompt as a few lines instead of every matrix and column.
   ## Its kinds: @code{zero_step_result} (@code{zero_muon_step}),
-  ## @code{muon_model_result} (@code{muon_model}), @code{ns_autotune_result}
-  ## (@code{ns_restart_autotune}) and @code{ns_search_result} (@code{ns_restart_search}).
+  ## @code{muon_model_result} (@code{muon_model}) and @code{ns_restart_result}
+  ## (@code{ns_restart_autotune}, @code{ns_restart_search}).
   ##
   ## Fields are read as in a struct: @code{R.counts.total}, @code{R.params.name@{3@}},
   ## @code{R.ranks(3).bytes_sent}, @code{[R.ranks.ns_calls]}, and @code{fieldnames (R)}
@@ -26,8 +26,7 @@ classdef muon_result
   ## M.counts.total                     # 8030261248
   ## S = struct (M);                    # the plain struct: isstruct (S) is true
   ## @end example
-  ## @seealso{zero_step_result, muon_model_result, ns_autotune_result, ns_search_result,
-  ## muon_export}
+  ## @seealso{zero_step_result, muon_model_result, ns_restart_result, muon_export}
   ## @end deftypefn
 
   methods

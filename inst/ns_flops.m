@@ -6,6 +6,7 @@
 ## @deftypefnx {muonlab} {@var{F} =} ns_flops (@var{m}, @var{n}, @var{name}, @var{value}, @dots{})
 ## FLOP model of standard and Gram Newton-Schulz on an @var{m} x @var{n} matrix.
 ##
+## The model is the core's (core/math/ns_flops.c), the one @code{zero_cost} counts with.
 ## Only matrix products are counted, a general product (p x q)(q x r) costing 2pqr;
 ## elementwise steps (scale-adds, the normalization) are left out.  The iteration runs on
 ## the short side (the transpose rule of @code{muon_ns}), so with n = min (@var{m}, @var{n}),
@@ -82,77 +83,24 @@ function F = ns_flops (m, n, varargin)
            "ns_flops: M and N must have the same size (or one must be a scalar).");
   endif
   v = parse_options ("ns_flops", "ns_flops", varargin);
-  s = v.steps;
-  r = v.restarts;
-  sym = v.symmetric;
-  meth = v.method;
-
-  ## restart before iteration i (0-based): 1 <= i <= steps - 1
-  r = unique (double (r(:).'));
-  r = r(r >= 1 & r <= s - 1);
-  isrs = false (1, s);          # isrs(i+1): a restart happens before iteration i
-  isrs(r + 1) = true;
-
-  h = 1 - sym / 2;              # cost factor of a product with a symmetric result
-
-  ## standard, per iteration: X*X' (sym), (c A)*A (sym), B*X (general)
-  st = struct ("xxt", [2*h 0] * s, "aa", [0 2*h] * s, "bx", [2 0] * s);
-
-  ## gram, per iteration; coefficient pairs [alpha, 1] of n^3
-  gs = zeros (s, 2);
-  gt = struct ("r0", [2*h 0], "z", [0 0], "q", [0 0], "r_update", [0 0],
-               "restart_qx", [0 0], "restart_xxt", [0 0], "final_qx", [2 0]);
-  gs(1,:) += gt.r0;
-  for i = 0:s-1
-    c = [0 0];
-    if (isrs(i+1))
-      c += [2 0] + [2*h 0];     # X = Q X (general), R = X X' (sym)
-      gt.restart_qx += [2 0];
-      gt.restart_xxt += [2*h 0];
-    endif
-    c += [0 2*h];               # Z = b R + (c R) R
-    gt.z += [0 2*h];
-    if (i > 0 && ! isrs(i+1))
-      c += [0 2*h];             # Q = Q Z + a Q (Q = Z + a I is free)
-      gt.q += [0 2*h];
-    endif
-    if (i < s - 1 && ! isrs(i+2))
-      c += [0 4*h];             # RZ = R Z + a R; R = Z RZ + a RZ
-      gt.r_update += [0 4*h];
-    endif
-    gs(i+1,:) += c;
-  endfor
-  gs(s,:) += gt.final_qx;
-
-  lo = min (double (m), double (n));
-  hi = max (double (m), double (n));
-  mn2 = hi .* lo.^2;            # alpha n^3
-  n3 = lo.^3;
-  cnt = @(c) c(1) * mn2 + c(2) * n3;
-
-  F = struct ();
-  F.m = hi;
-  F.n = lo;
-  F.alpha = hi ./ lo;
-  sc = st.xxt + st.aa + st.bx;
-  gc = sum (gs, 1);
-  F.standard = cnt (sc);
-  F.gram = cnt (gc);
+  ## the model is the core's (muon_math.h, core/math/ns_flops.c), as zero_cost's
+  F = __muon_ns_flops__ (double (m), double (n), v.steps, double (v.restarts(:).'),
+                         double (v.symmetric));
+  F.m = max (double (m), double (n));
+  F.n = min (double (m), double (n));
+  F.alpha = F.m ./ F.n;
   F.ratio = F.gram ./ F.standard;
-  F.method = meth;
-  if (strcmp (meth, "gram"))
+  F.method = v.method;
+  if (strcmp (v.method, "gram"))
     F.flops = F.gram;
   else
     F.flops = F.standard;
   endif
-  F.standard_coeffs = sc;
-  F.gram_coeffs = gc;
-  F.gram_steps = gs;
-  F.standard_terms = structfun (cnt, st, "UniformOutput", false);
-  F.gram_terms = structfun (cnt, gt, "UniformOutput", false);
-  F.steps = s;
-  F.restarts = r;
-  F.symmetric = sym;
+  F.steps = v.steps;
+  F.symmetric = v.symmetric;
+  F = orderfields (F, {"m", "n", "alpha", "standard", "gram", "ratio", "method", "flops", ...
+                       "standard_coeffs", "gram_coeffs", "gram_steps", "standard_terms", ...
+                       "gram_terms", "steps", "restarts", "symmetric"});
 endfunction
 
 function check_size (what, x)

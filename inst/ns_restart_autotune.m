@@ -47,7 +47,7 @@
 ## points must be at most 1e9 (the limit @code{max_autotune_work}, some 15 s), else a
 ## @code{muonlab:badArg} error names the limit (e.g. "Steps", 1000 with the default grid).
 ##
-## @var{T} is a table (a @code{ns_autotune_result}: its columns read as a struct's, typing
+## @var{T} is a table (a @code{ns_restart_result}: its columns read as a struct's, typing
 ## @var{T} prints the first rows, @code{struct (T)} gives the plain struct), one row per
 ## list, sorted by metric (ties keep the order of enumeration: fewer restarts first, then
 ## lexicographic): @code{restarts} (a cell of row vectors), @code{count} and @code{metric}.
@@ -133,7 +133,7 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
   count = cellfun (@numel, lists);
   [~, order] = sort (metric);            # stable: ties keep the enumeration order
   T = struct ("restarts", {lists(order)}, "count", count(order), "metric", metric(order));
-  T = ns_autotune_result (T);
+  T = ns_restart_result (T);
   best = struct ("count", {}, "restarts", {}, "metric", {});
   for k = 0:nr
     j = find (T.count == k, 1);

@@ -36,7 +36,7 @@
 ## given.
 ## @end table
 ##
-## @var{T} is a table (a @code{ns_search_result}: its columns read as a struct's, typing
+## @var{T} is a table (a @code{ns_restart_result}: its columns read as a struct's, typing
 ## @var{T} prints the first rows, @code{struct (T)} gives the plain struct), one row per
 ## list, sorted by error (ties keep the enumeration order: fewer restarts first):
 ## @code{restarts} (a cell of row vectors), @code{count} and @code{error}.  @var{best}(k+1)
@@ -119,7 +119,7 @@ function [T, best] = ns_restart_search (G, varargin)
   count = cellfun (@numel, lists);
   [~, order] = sort (err);
   T = struct ("restarts", {lists(order)}, "count", count(order), "error", err(order));
-  T = ns_search_result (T);
+  T = ns_restart_result (T);
   best = struct ("count", {}, "restarts", {}, "error", {});
   for k = 0:nr
     j = find (T.count == k, 1);

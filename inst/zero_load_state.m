@@ -18,6 +18,15 @@
 ## reference of another design); otherwise the state has none and the steps that follow
 ## need @qcode{"Reference", false}.
 ##
+## Files saved from a @code{zero_train_step} state give a @code{zero_train_step} state
+## back: the design's momentum resharded as above, and the loop's own state as it was
+## saved (its training options, loss scaler, reference momenta, step and skip counts);
+## continue it with the same training options.  Saved between two windows it loads onto
+## any world, layout and design; saved in the middle of a window (micro-batches
+## accumulated) it resumes only on the world, layout and design it was saved with, each
+## rank's accumulated gradient being its own data's (another is a @code{muonlab:badState}
+## error).
+##
 ## Nothing is returned unless every check passes; each failure is a
 ## @code{muonlab:badState} error naming the file:
 ## @itemize
@@ -93,6 +102,7 @@ function state = zero_load_state (prefix, L, varargin)
   ## the full momentum (and reference), checked: every element held, copies equal
   full = assemble (fname, prefix, S, shapes, "seg", "momentum");
   has_ref = ! isempty (S0.ref_seg) || strcmp (S0.variant, "reference");
+  ref = [];
   if (! isempty (S0.ref_seg))
     ref = assemble (fname, prefix, S, shapes, "ref_seg", "reference");
   elseif (has_ref)
@@ -109,9 +119,18 @@ function state = zero_load_state (prefix, L, varargin)
                 "local_ranks", nl);
   state = struct ("key", key, "step", S0.step, "momentum", [], "reference", [],
                   "has_ref", true);
-  if (S0.step == 0)
-    return;
+  if (S0.step > 0)
+    state = momenta (state, M, L, ranks, full, variant, has_ref, ref);
   endif
+  if (! isempty (S0.train))               # a zero_train_step state: the loop's part too
+    same = (W0 == W && S0.stage == L.stage && S0.align_factor == L.align_factor
+            && strcmp (S0.order, L.order_mode) && strcmp (variant, S0.variant));
+    state = zero_train_ckpt ("join", fname, prefix, S, state, L, ranks, same);
+  endif
+endfunction
+
+## the momentum (and reference) buffers of this process's ranks under L and the design
+function state = momenta (state, M, L, ranks, full, variant, has_ref, ref)
   state.momentum = arrayfun (@(r) zero_shard_pack (M, r, full), ranks(:),
                              "UniformOutput", false);
   if (strcmp (variant, "reference"))
@@ -132,12 +151,18 @@ function S = read_shard (fname, file, r, S0)
                       file, msg);
   fields = {"format", "version", "rank", "world", "shapes", "stage", "align_factor", "order", ...
             "variant", "form", "step", "seg", "len", "momentum", "ref_seg", "reference"};
-  if (! (isstruct (S) && isscalar (S) && isempty (setxor (fieldnames (S), fields))))
+  if (! (isstruct (S) && isscalar (S)
+         && (isempty (setxor (fieldnames (S), fields))
+             || isempty (setxor (fieldnames (S), [fields, {"train"}])))))
     bad ("not the fields of a zero_shard payload");
   endif
+  ## version 2 added the field train (the loop of zero_train_step, or [])
   if (! (ischar (S.format) && strcmp (S.format, "muonlab.zero_shard")
-         && isequal (S.version, 1)))
+         && isequal (S.version, 1 + isfield (S, "train"))))
     bad ("an unknown format or version");
+  endif
+  if (! isfield (S, "train"))
+    S.train = [];                         # version 1: a zero_muon_step state
   endif
   isint = @(x, lo) isa (x, "double") && isscalar (x) && isreal (x) && x >= lo && x == fix (x);
   if (! (isint (S.world, 1) && isint (S.rank, 0) && isint (S.step, 0) && isint (S.stage, 1)
@@ -187,6 +212,11 @@ function S = read_shard (fname, file, r, S0)
                fname, file, f{1});
       endif
     endfor
+    if (isempty (S.train) != isempty (S0.train))
+      error ("muonlab:badState",
+             "%s: '%s' does not belong to the save of rank 0's file (its training state differs).",
+             fname, file);
+    endif
     if (isempty (S.ref_seg) != isempty (S0.ref_seg))
       error ("muonlab:badState",
              "%s: '%s' does not belong to the save of rank 0's file (its reference differs).",

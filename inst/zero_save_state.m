@@ -4,11 +4,12 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab} {@var{files} =} zero_save_state (@var{prefix}, @var{L}, @var{state})
 ## @deftypefnx {muonlab} {@var{files} =} zero_save_state (@dots{}, "Comm", @var{comm})
-## Save the sharded optimizer state of @code{zero_muon_step}: one checkpoint file per rank,
-## each holding that rank's momentum buffer and the map of what it holds.
+## Save the sharded optimizer state of @code{zero_muon_step} or of a training loop of
+## @code{zero_train_step}: one checkpoint file per rank, each holding that rank's momentum
+## buffer and the map of what it holds (and the loop's state).
 ##
 ## @var{L} is the layout and @var{state} the state of the run (the second output of
-## @code{zero_muon_step}).  Rank r writes @file{@var{prefix}.rank@var{r}.ckpt}: on
+## @code{zero_muon_step} or of @code{zero_train_step}).  Rank r writes @file{@var{prefix}.rank@var{r}.ckpt}: on
 ## simulated ranks this call writes all W files, under MPI (option @qcode{"Comm"}, the
 ## communicator of the run) each rank writes its own.  @var{files} lists the files written.
 ## Each is a muonlab checkpoint of kind @qcode{"zero_shard"} (the container of
@@ -16,7 +17,8 @@
 ## is a struct with the fields:
 ## @table @code
 ## @item format, version
-## @qcode{"muonlab.zero_shard"} and 1.
+## @qcode{"muonlab.zero_shard"} and 2 (1: the files of muonlab before the field
+## @code{train}; @code{zero_load_state} reads both).
 ## @item rank, world
 ## this rank and the world size of the run.
 ## @item shapes, stage, align_factor, order
@@ -34,6 +36,16 @@
 ## @item ref_seg, reference
 ## the momentum of the run's reference design (when the state carries one) on this rank's
 ## pieces of @var{L}, in the same form (empty otherwise).
+## @item train
+## empty for a @code{zero_muon_step} state; for a @code{zero_train_step} state, the rest of
+## the loop: @code{options} (its training options: AccumulationSteps, PerMicroBatchNS,
+## PoisonMomentum, the clip policy and the loss scaler's settings), @code{micro} (the
+## micro-batches of the window so far), @code{pending}, @code{why}, @code{full} (with
+## PerMicroBatchNS the summed updates so far), @code{scaler} (the loss scaler: its scale,
+## good steps and overflows), @code{ref} (the one-process reference's momenta),
+## @code{step}, @code{skipped}, @code{started} (a step has run), and this rank's own
+## @code{accum} (its accumulated gradients, one per matrix), @code{upd}, @code{owned},
+## @code{ns_calls} and @code{bytes}.
 ## @end table
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -43,7 +55,9 @@
 ## @end table
 ##
 ## @code{zero_load_state} reads the files back into any world size, stage and design that
-## holds the same momentum.  The state must be valid for @var{L} (its layout, one buffer
+## holds the same momentum; a training loop saved in the middle of a window (micro-batches
+## accumulated, not yet stepped) resumes only on the world, layout and design it was saved
+## with, each rank's accumulated gradient being its own data's.  The state must be valid for @var{L} (its layout, one buffer
 ## per local rank of the map's length, finite), else a @code{muonlab:badState} error.
 ##
 ## @example
@@ -67,12 +81,18 @@ function files = zero_save_state (prefix, L, state, varargin)
   opts = parse_options (fname, "zero_save_state", varargin);
   [W, shapes] = zero_check_layout (fname, L);
   [ranks, nl] = zero_local_ranks (fname, opts.comm, W);
+  train = [];                             # a zero_train_step state: the loop rides along
+  if (isstruct (state) && isscalar (state) && isfield (state, "type")
+      && isequal (state.type, "muonlab.zero_train"))
+    [state, train] = zero_train_ckpt ("split", fname, state, W, shapes, nl);
+  endif
   if (! (isstruct (state) && isscalar (state)
          && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))
          && isstruct (state.key) && isscalar (state.key)
          && all (isfield (state.key, {"variant", "world", "shapes", "stage", "align_factor", ...
                                       "order", "form", "local_ranks"}))))
-    error ("muonlab:badState", "%s: STATE must be a state returned by zero_muon_step.", fname);
+    error ("muonlab:badState",
+           "%s: STATE must be a state returned by zero_muon_step or zero_train_step.", fname);
   endif
   k = state.key;
   if (! (isequal (k.world, W) && isequal (k.shapes, shapes) && isequal (k.stage, L.stage)
@@ -116,11 +136,14 @@ function files = zero_save_state (prefix, L, state, varargin)
   files = cell (1, nl);
   for l = 1:nl
     r = ranks(l);
-    S = struct ("format", "muonlab.zero_shard", "version", 1, "rank", r, "world", W,
+    S = struct ("format", "muonlab.zero_shard", "version", 2, "rank", r, "world", W,
                 "shapes", shapes, "stage", L.stage, "align_factor", L.align_factor,
                 "order", L.order_mode, "variant", k.variant, "form", k.form, "step", step,
                 "seg", M.seg{r+1}, "len", M.len(r+1), "momentum", mom{l},
-                "ref_seg", zeros (0, 5), "reference", zeros (0, 1));
+                "ref_seg", zeros (0, 5), "reference", zeros (0, 1), "train", []);
+    if (! isempty (train))
+      S.train = zero_train_ckpt ("rank", train, l);
+    endif
     if (has_ref)
       full = cellfun (@(sz) zeros (sz), num2cell (shapes, 2).', "UniformOutput", false);
       seen = cellfun (@(x) false (size (x)), full, "UniformOutput", false);
@@ -195,7 +218,8 @@ endfunction
 
 %!error <Invalid call> zero_save_state ("x", L)
 %!error <zero_save_state: PREFIX must be a file name prefix.> zero_save_state (1, L, s)
-%!error <zero_save_state: STATE must be a state returned by zero_muon_step.> zero_save_state ("x", L, struct ())
+%!error <zero_save_state: STATE must be a state returned by zero_muon_step or zero_train_step.> zero_save_state ("x", L, struct ())
+%!error <zero_save_state: STATE must be a state returned by zero_train_step.> zero_save_state ("x", L, struct ("type", "muonlab.zero_train"))
 %!error <zero_save_state: STATE belongs to another layout than L.> zero_save_state ("x", zero_layout ({[6 4], [5 4], [6 4]}, 2, "Stage", 3), s)
 %!error <zero_save_state: STATE.momentum\{2\} must not contain NaN or Inf.>
 %! t = s; t.momentum{2}(1) = NaN; zero_save_state ("x", L, t);

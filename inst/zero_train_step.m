@@ -102,8 +102,9 @@
 ## @code{bytes_sent} (likewise), @code{update} and @code{owned} (as in
 ## @code{zero_muon_step}) and @code{rel_err} (its owned elements against the correct
 ## step's).  @var{state} holds the design's momentum (@code{state.zero}, a
-## @code{zero_muon_step} state that @code{zero_save_state} can save), the accumulation,
-## the loss scaler (@code{state.scaler}) and the counters @code{step} and @code{skipped}.
+## @code{zero_muon_step} state), the accumulation, the loss scaler (@code{state.scaler})
+## and the counters @code{step} and @code{skipped}; @code{zero_save_state} saves all of it
+## and @code{zero_load_state} brings it back, resharded between two windows.
 ##
 ## @example
 ## L = zero_layout (@{[16 16], [16 8]@}, 4, "Stage", 3);

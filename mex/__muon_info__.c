@@ -39,7 +39,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   mxArray *why = mxCreateStructMatrix (1, 1, 0, NULL);
   for (int p = 0; p < muon_list_size (MUON_LIST_PRECISION); p++)
   {
-    const char *pf = muon_precision_name ((muon_precision) p);
+    const char *pf = muon_names (MUON_LIST_PRECISION, p);
     mxAddField (prov, pf);
     mxAddField (why, pf);
     mxSetField (prov, 0, pf, mxCreateString (g.provider[p]));

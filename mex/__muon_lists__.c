@@ -2,7 +2,7 @@
 /* __muon_lists__ - the core's named lists, limits and option defaults in one struct, so that
  * inst/ types none of them (read once per session by inst/private/core_lists.m; cheap, no
  * probe of the machine).
- *   L.lists.<key>     1 x n cell: the names of the list <key> (muon_zero.h MUON_LISTS: "method",
+ *   L.lists.<key>     1 x n cell: the names of the list <key> (muon_lists.h MUON_LISTS: "method",
  *                     "precision", "gemm", "zero_variant", ...), value order
  *   L.what.<key>      what an entry of the list is, as messages say it ("GEMM provider")
  *   L.limits.<key>    the core's limits ("max_steps", "max_restarts", "max_threads", ...)

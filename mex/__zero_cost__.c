@@ -51,18 +51,14 @@ static mxArray *cost_struct (const muon_zero_cost *C, size_t P)
   return R;
 }
 
-// The names of a list given by its name function, as a 1 x n cell.
-static mxArray *names (int n, const char *(*name) (int))
+// The names of a list of the catalogue (muon_lists.h), as a 1 x n cell.
+static mxArray *names (muon_list list)
 {
+  int n = muon_list_size (list);
   mxArray *c = mxCreateCellMatrix (1, (mwSize) n);
   for (int k = 0; k < n; k++)
-    mxSetCell (c, (mwIndex) k, mxCreateString (name (k)));
+    mxSetCell (c, (mwIndex) k, mxCreateString (muon_names (list, k)));
   return c;
-}
-
-static const char *coll_name (int k)
-{
-  return k == MUON_COST_ALL_TO_ALL ? "all_to_all" : muon_coll_name ((muon_coll) k);
 }
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
@@ -72,8 +68,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_error (fname, "badArg", "%s", USAGE);
   if (nrhs == 0)
   {
-    mxArray *out[OUT_NAMES_END] = { names (MUON_ZERO_COST_DESIGNS, muon_zero_cost_design_name),
-                                    names (MUON_COST_COLLS, coll_name) };
+    mxArray *out[OUT_NAMES_END] = { names (MUON_LIST_ZERO_VARIANT), names (MUON_LIST_COLL) };
     muon_mex_outputs (nlhs, plhs, out, OUT_NAMES_END);
     return;
   }

@@ -379,7 +379,7 @@ void muon_mex_zero_cost_opts (const char *fname, const mxArray *s, muon_zero_cos
   char buf[64];
   muon_zero_cost_opts_default (o);
   if (muon_mex_field_string (fname, s, "design", buf, sizeof buf)
-      && muon_zero_cost_design_from_name (buf, &o->design) != MUON_OK)
+      && muon_name_lookup (MUON_LIST_ZERO_VARIANT, buf, &o->design) != MUON_OK)
     muon_mex_error (fname, "badArg", "unknown design '%s'.", buf);
   MUON_MEX_COST_FIELDS (GET_FIELD)
   muon_mex_ns_opts (fname, s, &o->ns);

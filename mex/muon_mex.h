@@ -57,7 +57,7 @@ mxArray *muon_mex_copy (const mxArray *a);
 //
 // The fields of the option structs the gateways take, each once: X (FIELD, KIND, LIST).
 // FIELD is the struct field's name and the C options struct's member; KIND is ENUM (a name
-// of the core list LIST, muon_zero.h MUON_LISTS), INT or DOUBLE (LIST unused: 0).  muon_mex.c reads
+// of the core list LIST, muon_lists.h MUON_LISTS), INT or DOUBLE (LIST unused: 0).  muon_mex.c reads
 // them; __muon_lists__ exports their defaults, from which inst/ builds its default structs.
 #define MUON_MEX_NS_FIELDS(X)                                                   \
   X (method,          ENUM,   MUON_LIST_METHOD)                                 \
@@ -89,7 +89,7 @@ mxArray *muon_mex_copy (const mxArray *a);
   X (pad_count,       ENUM,   MUON_LIST_ZERO_PAD_COUNT)                         \
   X (elem_bytes,      INT,    0)                                                \
   X (symmetric,       INT,    0)
-// (plus design, which also names the cost model's own designs: see muon_mex_zero_cost_opts)
+// (plus design, a name of the variant list: see muon_mex_zero_cost_opts)
 #define MUON_MEX_STEP_FIELDS(X)                                                 \
   X (variant,         ENUM,   MUON_LIST_ZERO_VARIANT)                           \
   X (pad_count,       ENUM,   MUON_LIST_ZERO_PAD_COUNT)                         \
@@ -135,7 +135,7 @@ void muon_mex_zero_layout_opts (const char *fname, const mxArray *s, muon_zero_l
 void muon_mex_zero_step_opts (const char *fname, const mxArray *s, muon_zero_step_opts *o,
                               double *experts);
 
-// Cost model options (MUON_MEX_COST_FIELDS, design: a name of muon_zero_cost_design_name,
+// Cost model options (MUON_MEX_COST_FIELDS, design: a name of the variant list,
 // and the muon_ns fields) from a struct, over the core's defaults.
 void muon_mex_zero_cost_opts (const char *fname, const mxArray *s, muon_zero_cost_opts *o);
 

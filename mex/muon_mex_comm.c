@@ -88,7 +88,7 @@ mxArray *muon_mex_comm_info (const muon_comm *c)
   mxSetField (s, 0, "local_ranks", mxCreateDoubleScalar (muon_comm_local_ranks (c)));
   mxSetField (s, 0, "counts", COUNTS (c));
   mxSetField (s, 0, "reduction", mxCreateString (muon_mex_comm_library (c)   // the kind's name
-                ? muon_comm_name (c) : muon_comm_reduction_name (MUON_COMM_REDUCTION_FIXED)));
+                ? muon_comm_name (c) : muon_names (MUON_LIST_COMM_REDUCTION, MUON_COMM_REDUCTION_FIXED)));
   return s;
 }
 
@@ -128,7 +128,7 @@ mxArray *muon_mex_comm_counters (muon_ctx *ctx, const muon_comm *c, muon_coll k,
 {
   static const char *names[] = { "coll", "counts" };
   mxArray *s = mxCreateStructMatrix (1, 1, 2, names);
-  mxSetField (s, 0, "coll", mxCreateString (muon_coll_name (k)));
+  mxSetField (s, 0, "coll", mxCreateString (muon_names (MUON_LIST_COLL, k)));
   mxSetField (s, 0, "counts", COUNTS (c));
   int L = muon_comm_local_ranks (c);
   *st = MUON_OK;
@@ -151,7 +151,7 @@ mxArray *muon_mex_comm_totals (muon_ctx *ctx, const muon_comm *c, muon_status *s
   *st = MUON_OK;
   for (int k = 0; k < MUON_COLL_COUNT; k++)
   {
-    mxArray *t = put (s, muon_coll_name ((muon_coll) k), mxCreateStructMatrix (1, 1, 0, NULL));
+    mxArray *t = put (s, muon_names (MUON_LIST_COLL, k), mxCreateStructMatrix (1, 1, 0, NULL));
     add_counts (t, ctx, c, (muon_coll) k, NULL, st);
   }
   return s;

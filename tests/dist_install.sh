@@ -40,6 +40,10 @@ if [[ ${CUDA:-auto} != 0 ]] && [[ $(tar -tzf "$tarball" | grep -c '^[^/]*/src/co
   want_cuda=1
 fi
 
+# the test-only gateways (tests/mex/__*__.c): none of them may be in the package
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+testonly=$(cd "$here/mex" && ls __*__.c 2>/dev/null | sed 's/\.c$//' | tr '\n' ' ' | sed 's/ $//')
+
 cat > "$tmp/dist_check.m" <<'EOF'
 1;
 function check (ok, what)
@@ -112,6 +116,11 @@ if (! isempty (mexes))
 endif
 has_ns = any (! cellfun (@isempty, regexp (mexes, "__muon_ns__\\.mex$")));
 check (has_ns, sprintf ("%d MEX files installed in %s", numel (mexes), archdir));
+## the test-only gateways (tests/mex/) stay out of the package
+testonly = strsplit (getenv ("MUON_DIST_TESTONLY"), " ");
+[~, shipped] = cellfun (@fileparts, mexes, "uniformoutput", false);
+check (! isempty (testonly) && ! any (ismember (testonly, shipped)),
+       sprintf ("no test-only gateway in the package (%s)", strjoin (testonly, ", ")));
 cudalib = exist (fullfile (archdir, "libmuon_cuda.so"), "file") == 2;
 if (want_cuda)
   check (cudalib, "nvcc found: libmuon_cuda.so installed beside the MEX files");
@@ -228,7 +237,7 @@ echo "dist: checking $(basename "$tarball") (pkg install, load, muon_ns, unload,
 (
   cd "$tmp" &&
   MUON_DIST_LOG=$log MUON_DIST_TMP=$tmp MUON_DIST_TARBALL=$tarball \
-  MUON_DIST_WANT_CUDA=$want_cuda XDG_CONFIG_HOME=$tmp/config \
+  MUON_DIST_WANT_CUDA=$want_cuda MUON_DIST_TESTONLY="$testonly" XDG_CONFIG_HOME=$tmp/config \
   timeout -k 10 "${MUON_DIST_TIMEOUT:-1800}" "${OCTAVE:-octave-cli}" \
     --no-gui --norc --silent --no-history dist_check.m
 )

@@ -8,7 +8,9 @@
 #   inst/                                 every .m under inst/ (private/ included)
 #   inst/tests/                           the numerical suites of tests/octave that need
 #                                         neither MPI nor the source tree (all test_*.m but
-#                                         test_readme and test_headline), their reference
+#                                         test_readme, test_headline, test_moe_demo and
+#                                         test_ns_bitwise, which needs the test-only
+#                                         gateways of tests/mex/), their reference
 #                                         ports ref_*.m, fixtures/ and configs/: `pkg test
 #                                         muonlab` runs them (it cd's into each folder of the
 #                                         package and runs the %! blocks of every .m there)
@@ -61,6 +63,7 @@ mkdir -p "$top/inst/tests"
 for f in tests/octave/test_*.m tests/octave/ref_*.m; do
   case $(basename "$f") in
     test_readme.m|test_headline.m|test_moe_demo.m) ;;  # they need README.md / demo/ beside them
+    test_ns_bitwise.m) ;;   # needs the test-only gateway __muon_blas_threads__ (tests/mex/)
     *) cp "$f" "$top/inst/tests/" ;;
   esac
 done

@@ -103,33 +103,26 @@ int muon_core_count (void);
 // when the launcher says how many there are.  A constant of the machine: never reads the load.
 int muon_default_threads (void);
 
-// The names of a list (DESIGN.md 3, "each list once"; muon_base.h's MUON_DECLARE_NAMES).
+// The names of a list (DESIGN.md 3, "each list once").  A list is its X-macro
+// (muon_base.h); its public face is the catalogue (core/lists/, muon_lists.h: muon_names,
+// muon_name_lookup), which gateways, inst/ and the tests use.  A layer below the catalogue
+// that needs a name (an environment variable, an error message) builds a table from the same
+// X-macro here, so no name is typed twice:
+//   MUON_NAME_TABLE (gemm_names, MUON_GEMM_LIST);        // static, [value] = "name"
+//   MUON_NAME_OF (gemm_names, g)                         // "onednn"; "unknown" for no value
+//   muon_name_find (gemm_names, MUON_NAME_COUNT (gemm_names), "auto", &v)
+// (designated initializers: a list need not be contiguous; a gap is a NULL entry).
 // muon_name_find: the index of `name` in names[0 .. n) (exact match; NULL entries match
-// nothing), MUON_ERR_BADARG when absent, MUON_ERR_NULLPTR for NULL name or value (names.c).
+// nothing), MUON_ERR_BADARG when absent, MUON_ERR_NULLPTR for NULL name or value;
+// muon_name_at: names[i], NULL when i is out of range or a gap (names.c).
 muon_status muon_name_find (const char *const *names, int n, const char *name, int *value);
-// MUON_DEFINE_NAMES (muon_precision, muon_precision, MUON_PRECISION_LIST), in one source of
-// the list's layer, defines its name table and its <prefix>_from_name / <prefix>_name pair
-// from the list's X-macro (designated initializers: a list need not be contiguous).
+const char *muon_name_at (const char *const *names, int n, int i);
 #define MUON_NAME_ENTRY(name, value, text) [value] = text,
-#define MUON_DEFINE_NAMES(prefix, type, items)                                  \
-  static const char *const prefix##_names_[] = { items (MUON_NAME_ENTRY) };     \
-  muon_status prefix##_from_name (const char *name, type *v)                    \
-  {                                                                             \
-    int i = 0;                                                                  \
-    muon_status s = v ? muon_name_find (prefix##_names_,                        \
-                                        (int) (sizeof prefix##_names_           \
-                                               / sizeof prefix##_names_[0]),    \
-                                        name, &i)                               \
-                      : MUON_ERR_NULLPTR;                                       \
-    if (s == MUON_OK)                                                           \
-      *v = (type) i;                                                            \
-    return s;                                                                   \
-  }                                                                             \
-  const char *prefix##_name (type v)                                            \
-  {                                                                             \
-    int i = (int) v, n = (int) (sizeof prefix##_names_ / sizeof prefix##_names_[0]); \
-    return (i >= 0 && i < n && prefix##_names_[i]) ? prefix##_names_[i] : "unknown"; \
-  }
+#define MUON_NAME_TABLE(table, items)                                           \
+  static const char *const table[] = { items (MUON_NAME_ENTRY) }
+#define MUON_NAME_COUNT(table) ((int) (sizeof table / sizeof table[0]))
+#define MUON_NAME_OF(table, v)                                                  \
+  (muon_name_at (table, MUON_NAME_COUNT (table), (int) (v)) ? table[(int) (v)] : "unknown")
 
 // A matrix's size and index, sorted by muon_size_key_desc: numel descending, then index
 // ascending (a stable sort through qsort): the size_desc flat order, LPT and the owners of

@@ -1,7 +1,6 @@
-/* names.c - the lookup behind every list's from-name function (MUON_DEFINE_NAMES,
- * muon_internal.h) and the names of base's own lists (muon_base.h: device, precision).  The
- * other layers define their lists' names in one of their sources; the registry of every
- * list for the gateways is core/zero/list_registry.c.
+/* names.c - the two lookups over a name table built from a list's X-macro (MUON_NAME_TABLE,
+ * muon_internal.h): the catalogue of every list (core/lists/list_registry.c) and the layers
+ * that need a name below it use them.
  */
 #include <string.h>
 
@@ -20,5 +19,7 @@ muon_status muon_name_find (const char *const *names, int n, const char *name, i
   return MUON_ERR_BADARG;
 }
 
-MUON_DEFINE_NAMES (muon_device, muon_device, MUON_DEVICE_LIST)
-MUON_DEFINE_NAMES (muon_precision, muon_precision, MUON_PRECISION_LIST)
+const char *muon_name_at (const char *const *names, int n, int i)
+{
+  return (names != NULL && i >= 0 && i < n) ? names[i] : NULL;
+}

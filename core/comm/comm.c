@@ -7,10 +7,10 @@
 
 #include "comm.h"
 
-MUON_DEFINE_NAMES (muon_comm_kind, muon_comm_kind, MUON_COMM_KIND_LIST)
-MUON_DEFINE_NAMES (muon_comm_reduction, muon_comm_reduction, MUON_COMM_REDUCTION_LIST)
-MUON_DEFINE_NAMES (muon_reduce_op, muon_reduce_op, MUON_REDUCE_OP_LIST)
-MUON_DEFINE_NAMES (muon_coll, muon_coll, MUON_COLL_LIST)
+// the names this layer reads or writes (the catalogue of lists, muon_lists.h, is above it)
+MUON_NAME_TABLE (kind_names, MUON_COMM_KIND_LIST);
+MUON_NAME_TABLE (reduction_names, MUON_COMM_REDUCTION_LIST);
+MUON_NAME_TABLE (coll_names, MUON_COLL_LIST);
 
 //---- generic: create, destroy, queries ----------------------------------------------------
 
@@ -60,10 +60,16 @@ muon_status muon_comm_spec (muon_ctx *ctx, const char *kind, const char *reducti
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, kind && reduction && k && r, "names and outputs must not be NULL");
-  CHECK (MUON_ERR_BADARG, muon_comm_kind_from_name (kind, k) == MUON_OK,
+  int v = 0;
+  CHECK (MUON_ERR_BADARG, muon_name_find (kind_names, MUON_NAME_COUNT (kind_names), kind, &v)
+                          == MUON_OK,
          "unknown communicator kind '%s'", kind);
-  const char *fixed = muon_comm_reduction_name (MUON_COMM_REDUCTION_FIXED);
-  int named = muon_comm_reduction_from_name (reduction, r) == MUON_OK;
+  *k = (muon_comm_kind) v;
+  const char *fixed = reduction_names[MUON_COMM_REDUCTION_FIXED];
+  int named = muon_name_find (reduction_names, MUON_NAME_COUNT (reduction_names), reduction, &v)
+              == MUON_OK;
+  if (named)
+    *r = (muon_comm_reduction) v;
   if (!named && strcmp (reduction, kind) == 0)
   {
     *r = MUON_COMM_REDUCTION_LIBRARY;
@@ -88,7 +94,10 @@ fail:
 int muon_comm_size (const muon_comm *c) { return c ? c->size : 0; }
 int muon_comm_local_ranks (const muon_comm *c) { return c ? c->local_ranks : 0; }
 int muon_comm_counts_measured (const muon_comm *c) { return c ? c->ops->counts_measured : 0; }
-const char *muon_comm_name (const muon_comm *c) { return c ? muon_comm_kind_name (c->ops->kind) : "none"; }
+const char *muon_comm_name (const muon_comm *c)
+{
+  return c ? MUON_NAME_OF (kind_names, c->ops->kind) : "none";
+}
 
 int muon_comm_rank (const muon_comm *c, int local)
 {
@@ -308,7 +317,7 @@ static muon_status reduction (muon_ctx *ctx, muon_comm *c, muon_coll coll,
                               muon_dtype dtype, muon_reduce_op op)
 {
   muon_status status = MUON_OK;
-  const char *what = muon_coll_name (coll);
+  const char *what = MUON_NAME_OF (coll_names, coll);
   int scatter = coll == MUON_COLL_REDUCE_SCATTER;
   CHECKCTX (ctx);
   CHECKSTATUS (check_args (ctx, c, send, c && scatter ? count * (size_t) c->size : count, recv,

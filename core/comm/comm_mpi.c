@@ -39,6 +39,8 @@
 #ifdef MUON_HAVE_MPI
 #include <mpi.h>
 
+MUON_NAME_TABLE (coll_names, MUON_COLL_LIST);   // the collective in error messages
+
 typedef struct {
   muon_staged staged;   // first: comm_stage.c's reductions and all-gather (library: 1 for
                         // MPI's own sums)
@@ -73,7 +75,7 @@ static muon_status mpi_xfer (muon_comm *c, muon_ctx *ctx, muon_coll coll, muon_s
 {
   muon_status status = MUON_OK;
   mpi_state *s = c->impl;
-  const char *what = muon_coll_name (coll);
+  const char *what = MUON_NAME_OF (coll_names, coll);
   MPI_Datatype t = mpi_type (dtype);
   size_t e = muon_dtype_size (dtype);
   if (kind == MUON_STAGE_GATHER)

@@ -21,7 +21,7 @@
 
 #include "gemm.h"
 
-MUON_DEFINE_NAMES (muon_gemm, muon_gemm_provider, MUON_GEMM_LIST)
+MUON_NAME_TABLE (gemm_names, MUON_GEMM_LIST);
 
 extern void openblas_set_num_threads (int n) __attribute__ ((weak));
 extern int openblas_get_num_threads (void) __attribute__ ((weak));
@@ -43,8 +43,9 @@ static muon_gemm_provider env_default (char *text, size_t len)
   {
     const char *e = getenv ("MUONLAB_GEMM");
     snprintf (seen, sizeof seen, "%s", e ? e : "");
-    if (e == NULL || muon_gemm_from_name (e, &value) != MUON_OK)
-      value = MUON_GEMM_AUTO;
+    int v = MUON_GEMM_AUTO;
+    if (e != NULL && muon_name_find (gemm_names, MUON_NAME_COUNT (gemm_names), e, &v) == MUON_OK)
+      value = (muon_gemm_provider) v;
     read = 1;
   }
   if (text)
@@ -116,7 +117,7 @@ muon_status muon_gemm_setup (muon_ctx *ctx, muon_gemm_provider requested, int th
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, cfg != NULL, "the GEMM configuration must not be NULL");
   memset (cfg, 0, sizeof *cfg);
-  CHECK (MUON_ERR_BADARG, requested >= MUON_GEMM_AUTO && requested <= MUON_GEMM_ONEDNN,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_GEMM_LIST, requested),
          "unknown GEMM provider %d", (int) requested);
   CHECK (MUON_ERR_BADARG, threads >= 0 && threads <= MUON_MAX_THREADS,
          "threads must be an integer from 0 (automatic) to %d", MUON_MAX_THREADS);
@@ -436,7 +437,7 @@ muon_status muon_gemm_query (muon_ctx *ctx, muon_gemm_info *info)
     int bf16;
     muon_gemm_choose (MUON_GEMM_AUTO, (muon_precision) p, &g, &bf16, info->reason[p],
                       sizeof info->reason[p]);
-    snprintf (info->provider[p], sizeof info->provider[p], "%s", muon_gemm_name (g));
+    snprintf (info->provider[p], sizeof info->provider[p], "%s", MUON_NAME_OF (gemm_names, g));
   }
   info->cores = muon_core_count ();
   info->threads = muon_default_threads ();

@@ -597,7 +597,7 @@ muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor 
                       const muon_ns_opts *o, const double *coef, int steps,
                       unsigned long long *bad)
 {
-  if (steps < 1 || o->precision < MUON_PREC_DOUBLE || o->precision > MUON_PREC_FP16)
+  if (steps < 1 || !MUON_IN_LIST (MUON_PRECISION_LIST, o->precision))
   {
     snprintf (E.msg, E.len, "bad steps (%d) or precision (%d)", steps, (int) o->precision);
     return MUON_ERR_BADARG;

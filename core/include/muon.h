@@ -29,5 +29,6 @@
 #include "muon_math.h"      // precision, schedules, Newton-Schulz, Muon update (core/math/)
 #include "muon_comm.h"      // communicators (core/comm/)
 #include "muon_zero.h"      // ZeRO layout and distributed Muon steps (core/zero/)
+#include "muon_lists.h"     // the catalogue of every list and limit (core/lists/)
 
 #endif

@@ -50,20 +50,20 @@ const char *muon_status_id (muon_status s);
 //---------------------------------------------------------------------------------------------
 // Named lists: every enumerated value the core checks is one line X (ENUM, VALUE, "name") of a
 // MUON_<THING>_LIST in the public header of its layer, which generates the enum there, the
-// name table and the from-name / to-name functions (MUON_DEFINE_NAMES, base/muon_internal.h,
-// in a source of that layer), and the entry of the list registry (MUON_LISTS, muon_zero.h)
-// that gateways and inst/ read.  Adding a value is adding its line.
+// range check below, and the entry of the catalogue of lists (MUON_LISTS, muon_lists.h: the
+// one naming API, muon_names / muon_name_lookup) that gateways, inst/ and the tests read.
+// Adding a value is adding its line.
 //---------------------------------------------------------------------------------------------
 
 #define MUON_ENUM_ITEM(name, value, text) name = value,
 #define MUON_ENUM_PLUS_ONE(name, value, text) + 1
-// The two name functions of a list, e.g. MUON_DECLARE_NAMES (muon_precision, muon_precision):
-//   muon_status muon_precision_from_name (const char *name, muon_precision *v);
-//     [out] *v; MUON_ERR_BADARG for a name not in the list (exact match), NULLPTR for NULL.
-//   const char *muon_precision_name (muon_precision v);   "unknown" for a value not in it.
-#define MUON_DECLARE_NAMES(prefix, type)                                        \
-  muon_status prefix##_from_name (const char *name, type *v);                   \
-  const char *prefix##_name (type v);
+// MUON_IN_LIST (MUON_PRECISION_LIST, v): 1 when v is a value of the list, 0 else (a gap, a
+// negative value, one past the end), from the X-macro itself, so that no range is typed by
+// hand; header only (the CUDA plug-in uses it too).  Values are below 64 (muon_lists.h
+// checks every list at compile time); v is read twice.
+#define MUON_LIST_BIT(name, value, text) | (1ULL << (value))
+#define MUON_IN_LIST(items, v)                                                  \
+  ((unsigned long long) (v) < 64ULL && (((0ULL items (MUON_LIST_BIT)) >> (v)) & 1ULL))
 
 //---------------------------------------------------------------------------------------------
 // Context: back end state, reusable workspace, last error.
@@ -112,7 +112,6 @@ typedef enum { MUON_F64 = 0, MUON_F32 = 1 } muon_dtype;               // storage
   X (MUON_DEVICE_CPU,  0, "cpu")                                                \
   X (MUON_DEVICE_CUDA, 1, "cuda")
 typedef enum { MUON_DEVICE_LIST (MUON_ENUM_ITEM) } muon_device;
-MUON_DECLARE_NAMES (muon_device, muon_device)
 
 typedef struct {
   muon_dtype dtype;
@@ -145,7 +144,6 @@ muon_status muon_tensor_check (muon_ctx *ctx, const muon_tensor *t, const char *
   X (MUON_PREC_FP16,   3, "fp16")
 typedef enum { MUON_PRECISION_LIST (MUON_ENUM_ITEM) } muon_precision;
 // Name <-> value ("double", "single", "bf16", "fp16").
-MUON_DECLARE_NAMES (muon_precision, muon_precision)
 
 #define MUON_MAX_THREADS 1024   // the most CPU threads a call may ask for
 

@@ -57,7 +57,6 @@ typedef struct muon_comm muon_comm;
   X (MUON_COMM_MPI,  2, "mpi")                                                  \
   X (MUON_COMM_NCCL, 3, "nccl")
 typedef enum { MUON_COMM_KIND_LIST (MUON_ENUM_ITEM) } muon_comm_kind;
-MUON_DECLARE_NAMES (muon_comm_kind, muon_comm_kind)
 
 // How an MPI or NCCL communicator reduces (use_library_reduction below): the fixed order,
 // or the library's own reduction.
@@ -65,13 +64,11 @@ MUON_DECLARE_NAMES (muon_comm_kind, muon_comm_kind)
   X (MUON_COMM_REDUCTION_FIXED,   0, "fixed")                                   \
   X (MUON_COMM_REDUCTION_LIBRARY, 1, "library")
 typedef enum { MUON_COMM_REDUCTION_LIST (MUON_ENUM_ITEM) } muon_comm_reduction;
-MUON_DECLARE_NAMES (muon_comm_reduction, muon_comm_reduction)
 
 #define MUON_REDUCE_OP_LIST(X)                                                  \
   X (MUON_REDUCE_SUM, 0, "sum")                                                 \
   X (MUON_REDUCE_AVG, 1, "avg")
 typedef enum { MUON_REDUCE_OP_LIST (MUON_ENUM_ITEM) } muon_reduce_op;
-MUON_DECLARE_NAMES (muon_reduce_op, muon_reduce_op)
 
 #define MUON_COLL_LIST(X)                                                       \
   X (MUON_COLL_ALLREDUCE,      0, "allreduce")                                  \
@@ -180,8 +177,6 @@ muon_status muon_comm_counters_reset (muon_ctx *ctx, muon_comm *c);
 muon_status muon_comm_model_bytes (muon_ctx *ctx, muon_coll coll, int world, int rank,
                                    int root, size_t count, muon_dtype dtype, uint64_t *sent,
                                    uint64_t *recv);
-// "allreduce", ...; "unknown" otherwise.
-MUON_DECLARE_NAMES (muon_coll, muon_coll)
 
 #ifdef __cplusplus
 }

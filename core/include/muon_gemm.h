@@ -43,8 +43,6 @@ muon_status muon_gemm_query (muon_ctx *ctx, muon_gemm_info *info);
 // (tests/octave/ref_ns.m runs its products on one BLAS thread, as each tile here is).
 // UNSUPPORTED when the BLAS is not OpenBLAS.  [out] *previous.
 muon_status muon_gemm_blas_threads (muon_ctx *ctx, int n, int *previous);
-// Name <-> value ("auto", "openblas", "onednn"); BADARG for another name.
-MUON_DECLARE_NAMES (muon_gemm, muon_gemm_provider)
 
 #ifdef __cplusplus
 }

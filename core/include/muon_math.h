@@ -37,7 +37,6 @@ muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint
   X (MUON_SCHEDULE_REPEAT_LAST, 0, "repeat_last")                               \
   X (MUON_SCHEDULE_CYCLE,       1, "cycle")
 typedef enum { MUON_SCHEDULE_MODE_LIST (MUON_ENUM_ITEM) } muon_schedule_mode;
-MUON_DECLARE_NAMES (muon_schedule_mode, muon_schedule_mode)
 
 // The schedule a call without coefficients runs.
 #define MUON_COEFFS_DEFAULT "keller"
@@ -64,7 +63,6 @@ muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count,
   X (MUON_NS_STANDARD, 0, "standard")                                           \
   X (MUON_NS_GRAM,     1, "gram")
 typedef enum { MUON_NS_METHOD_LIST (MUON_ENUM_ITEM) } muon_ns_method;
-MUON_DECLARE_NAMES (muon_ns_method, muon_ns_method)
 
 // How a page is scaled before the iteration: its Frobenius norm (default), or the
 // Almost-Orthogonal-Layer diagonal of Turbo-Muon, D = diag (sum_j |X X'|_ij)^(-1/2) on the
@@ -74,9 +72,8 @@ MUON_DECLARE_NAMES (muon_ns_method, muon_ns_method)
   X (MUON_NORMALIZE_FROBENIUS, 0, "frobenius")                                  \
   X (MUON_NORMALIZE_AOL,       1, "aol")
 typedef enum { MUON_NORMALIZE_LIST (MUON_ENUM_ITEM) } muon_normalize;
-MUON_DECLARE_NAMES (muon_normalize, muon_normalize)
 
-// Limits of one muon_ns call (muon_zero.h's MUON_LIMITS lists every limit for the gateways
+// Limits of one muon_ns call (muon_lists.h's MUON_LIMITS lists every limit for the gateways
 // and inst/; MUON_MAX_THREADS is muon_base.h's).
 #define MUON_MAX_STEPS 1000     // iterations of one call (a longer schedule is never used)
 #define MUON_MAX_RESTARTS 64    // entries of a Gram restart list
@@ -132,6 +129,63 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
 
 // Whether the Gram path runs for a rows x cols page under o (after the aspect fallback).
 int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o);
+
+//---------------------------------------------------------------------------------------------
+// The FLOP model of Newton-Schulz (core/math/ns_flops.c; ns_flops.m and the ZeRO cost model
+// read it, written once here).  Only matrix products count, a general (p x q)(q x r) product
+// 2pqr; elementwise steps are left out.  The iteration runs on the short side, so with
+// n = min (rows, cols), m = max (rows, cols) every term is (c1 m n^2 + c0 n^3): the model is
+// the pair [c1 c0] of each term.  With `symmetric`, a product whose result is symmetric costs
+// half (SYRK-style kernels): X X', A A and in Gram all of R, Z, Q, RZ; B X and Q X stay
+// general.  Per iteration (n^3 units, alpha = m / n, h = 1 or 1/2):
+//   standard  A = X X' 2h alpha, (c A) A 2h, B X 2 alpha
+//   Gram      R = X X' once 2h alpha; per iteration Z = b R + (c R) R 2h; Q = Q Z + a Q 2h
+//             (free at the start and after a restart: Q = Z + a I); RZ = R Z + a R and
+//             R = Z RZ + a RZ 4h, skipped on the last iteration and before a restart; a restart
+//             X = Q X 2 alpha and R = X X' 2h alpha; at the end X = Q X 2 alpha.
+// Restarts are 0-based iteration indices as in muon_ns: index i restarts before iteration i;
+// 0 and indices >= steps never restart, duplicates count once.
+//---------------------------------------------------------------------------------------------
+
+// X (TERM, VALUE, "name"): the standard iteration's terms, then the Gram iteration's.
+#define MUON_NS_FLOP_TERM_LIST(X)                                               \
+  X (MUON_FLOPS_XXT,         0, "xxt")          /* standard: A = X X' */        \
+  X (MUON_FLOPS_AA,          1, "aa")           /* standard: (c A) A */         \
+  X (MUON_FLOPS_BX,          2, "bx")           /* standard: B X */             \
+  X (MUON_FLOPS_R0,          3, "r0")           /* Gram: R = X X' at the start */ \
+  X (MUON_FLOPS_Z,           4, "z")            /* Gram: Z = b R + (c R) R */   \
+  X (MUON_FLOPS_Q,           5, "q")            /* Gram: Q = Q Z + a Q */       \
+  X (MUON_FLOPS_R_UPDATE,    6, "r_update")     /* Gram: RZ, then R */          \
+  X (MUON_FLOPS_RESTART_QX,  7, "restart_qx")   /* Gram: X = Q X at a restart */ \
+  X (MUON_FLOPS_RESTART_XXT, 8, "restart_xxt")  /* Gram: R = X X' at a restart */ \
+  X (MUON_FLOPS_FINAL_QX,    9, "final_qx")     /* Gram: X = Q X at the end */
+typedef enum {
+  MUON_NS_FLOP_TERM_LIST (MUON_ENUM_ITEM)
+  MUON_FLOPS_TERMS = 0 MUON_NS_FLOP_TERM_LIST (MUON_ENUM_PLUS_ONE)
+} muon_ns_flop_term;
+#define MUON_FLOPS_GRAM_FIRST MUON_FLOPS_R0   // terms [0, GRAM_FIRST): standard's
+
+typedef struct {
+  int steps;
+  double term[MUON_FLOPS_TERMS][2];     // [c1 c0] of each term, summed over the iterations
+  double standard[2], gram[2];          // [c1 c0] of each iteration: the sums of its terms
+} muon_ns_flop_model;
+
+// The model of `steps` (1..MUON_MAX_STEPS) iterations with the restart list restarts[0 ..
+// nrestarts) (any length, any non-negative entries) and symmetric 0 or 1.  [out] *F;
+// [out] gram_steps: NULL, or steps x 2 row-major, the [c1 c0] of each Gram iteration, the
+// restart before it included, R = X X' in the first and the final X = Q X in the last;
+// [out] restarted: NULL, or steps flags, 1 where a restart comes before iteration i.
+// Errors: NULLPTR, BADARG (steps, a negative restart, symmetric).
+muon_status muon_ns_flop_model_get (muon_ctx *ctx, int steps, const int *restarts,
+                                    int nrestarts, int symmetric, muon_ns_flop_model *F,
+                                    double *gram_steps, int *restarted);
+// The FLOPs of a [c1 c0] pair on a rows x cols page: c1 m n^2 + c0 n^3.
+double muon_ns_flops_count (const double c[2], double rows, double cols);
+// FLOPs of one Newton-Schulz call on a rows x cols page under o (NULL: the defaults): the
+// method after the Gram aspect fallback (muon_ns_uses_gram), o's steps (0: the schedule's
+// default) and restarts; symmetric: symmetric results at half.  The ZeRO cost model's count.
+double muon_ns_flops_matrix (size_t rows, size_t cols, const muon_ns_opts *o, int symmetric);
 
 // Where the time of the last muon_ns call on a context went (muon_ns_last_stats): its
 // products (every GEMM and symmetric product of every page) against the whole call.  The
@@ -235,11 +289,6 @@ muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, mu
 // The scale of a rows x cols block under rule, times factor.  [out] *scale.
 muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows, size_t cols,
                                double factor, double *scale);
-
-// Names <-> values: "ema" | "sgd"; "keller" | "rms" | "spectral" | "unit_rms" | "none".
-// BADARG for an unknown name, NULLPTR for NULL arguments.
-MUON_DECLARE_NAMES (muon_momentum_form, muon_momentum_form)
-MUON_DECLARE_NAMES (muon_scale_rule, muon_scale_rule)
 
 //---------------------------------------------------------------------------------------------
 // Device arrays (core/math/darray.c): a rows x cols x batch array that lives on a device, so

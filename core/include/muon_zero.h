@@ -1,7 +1,7 @@
 /* muon_zero.h - part of the public C API (included by muon.h): the ZeRO layer (core/zero/):
  * the partition model (zero_layout.c), below it the distributed Muon step, the plan-only
- * cost of a step (zero_cost.c), and the registry of every named list and limit of the core
- * (list_registry.c).
+ * cost of a step (zero_cost.c).  The catalogue of every named list and limit of the core is
+ * the layer above (muon_lists.h).
  *
  * A layout says where each parameter matrix sits in DeepSpeed's flat buffer and which data
  * parallel rank owns which of its elements (MUON_FACTS.md 1.6).
@@ -109,9 +109,6 @@ typedef struct {
 
 void muon_zero_layout_opts_default (muon_zero_layout_opts *o);
 
-// "given" | "size_desc" -> enum.  [out] *order.  MUON_ERR_BADARG for other names.
-MUON_DECLARE_NAMES (muon_zero_order, muon_zero_order)
-
 // Builds the layout of nparams matrices rows[p] x cols[p] over world ranks.
 // [in] rows, cols: nparams sizes, each >= 1.  [in] o: options (NULL = defaults).
 // [out] *L: a new layout, freed with muon_zero_layout_destroy (NULL on error).
@@ -134,7 +131,8 @@ muon_status muon_zero_layout_range (muon_ctx *ctx, const muon_zero_layout *L, si
 // One distributed Muon step under the data-parallel designs of MUON_FACTS.md 1.6, 2, 3 and
 // 6.2, correct and buggy, written once against the communicator (muon_comm.h) so it runs on
 // simulated ranks or real ones (core/zero/: the variant table zero_variant.h, zero_plan.c,
-// zero_step.c, zero_step_rr.c, zero_step_common.c, zero_cache.c).
+// zero_step_api.c, one file per family zero_step_zero12.c, zero_step_rr.c, zero_step_a2a.c,
+// zero_step_ep.c, and zero_step_common.c, zero_cache.c).
 //
 // Every rank r holds its local gradient of every parameter (rows x cols, column-major, as
 // Octave stores it).  A variant reduces them over the ranks, runs the Muon update (momentum,
@@ -248,7 +246,6 @@ typedef enum {
   X (MUON_ZERO_PADS_DEEPSPEED, 0, "deepspeed")                                  \
   X (MUON_ZERO_PADS_KELLER,    1, "keller")
 typedef enum { MUON_ZERO_PAD_COUNT_LIST (MUON_ENUM_ITEM) } muon_zero_pad_count;
-MUON_DECLARE_NAMES (muon_zero_pad_count, muon_zero_pad_count)
 
 typedef struct {
   size_t start, stop;          // elements [start, stop) of the row-major matrix
@@ -287,7 +284,7 @@ typedef struct {
 } muon_zero_blocks;
 
 typedef struct {
-  muon_zero_variant variant;   // REFERENCE by default
+  muon_zero_variant variant;   // ZERO12_ALLREDUCE by default (zero_muon_step's default too)
   muon_zero_pad_count pad_count; // ZERO3_RR_ALIASED only; DEEPSPEED by default
   int period;                  // MUON_BP: a full step every period steps (>= 1; default 4)
   int step;                    // MUON_BP: steps taken before this one (>= 0; default 0)
@@ -309,9 +306,6 @@ typedef struct {
 } muon_zero_rank_stats;
 
 void muon_zero_step_opts_default (muon_zero_step_opts *o);
-
-// The names of MUON_ZERO_VARIANT_LIST <-> values.  BADARG for another name.
-MUON_DECLARE_NAMES (muon_zero_variant, muon_zero_variant)
 // 1 when the variant computes the reference's update (the design is correct), else 0.
 int muon_zero_variant_is_correct (muon_zero_variant v);
 
@@ -319,6 +313,22 @@ int muon_zero_variant_is_correct (muon_zero_variant v);
 muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
                                    muon_zero_variant variant, muon_zero_plan **plan);
 muon_status muon_zero_plan_destroy (muon_zero_plan **plan);
+
+// One stretch of a rank's momentum buffer: its elements [at, at + stop - start) hold elements
+// [start, stop) of matrix param (0-based), row-major (rowmajor 1: a piece of the partition, a
+// row shard) or column-major (0: a whole matrix, start 0 and stop its numel).
+typedef struct {
+  size_t param, at, start, stop;
+  int rowmajor;
+} muon_zero_mom_seg;
+
+// The map of rank r's momentum buffer under the plan, read off the plan alone (the layout
+// of the variant's row in the variant table: whole matrices, the partition's pieces, row
+// shards), in buffer order: what the sharded checkpoints record.  [out] seg[0 .. *nseg)
+// (room for P->nparams entries: at most one stretch per matrix); the buffer's length is
+// P->momentum_len[r] (padding between stretches is zero).  Errors: NULLPTR, BADARG (r).
+muon_status muon_zero_plan_momentum_map (muon_ctx *ctx, const muon_zero_plan *P, int r,
+                                         muon_zero_mom_seg *seg, size_t *nseg);
 
 // One step on every local rank of comm (its size must be L's world).
 // [in] grads[l * nparams + p]: local rank l's gradient of matrix p, rows x cols column-major.
@@ -378,7 +388,7 @@ muon_status muon_zero_comm_sim_cached (muon_ctx *ctx, int world, muon_comm **com
 // milliseconds.
 //
 // Designs: the muon_zero_variant values (same numbers, same meaning), among them
-//   MUON_ZERO_COST_ALLTOALL  (= MUON_ZERO_ALLTOALL_OWNER; MUON_ZERO_MUON_BP costs its full
+//   MUON_ZERO_ALLTOALL_OWNER (MUON_ZERO_MUON_BP costs its full
 //                            step) the all-to-all owner design of FSDP2 Muon and Dion, whose
 //                            bytes muon_zero_step measures equal: every rank holds a dim-0
 //                            shard of every matrix (ceil (rows / W) rows, the last ranks
@@ -396,9 +406,9 @@ muon_status muon_zero_comm_sim_cached (muon_ctx *ctx, int world, muon_comm **com
 // payload each rank sends to (receives from) the other ranks, as the communicators count it.
 //
 // Bytes are elements times elem_bytes (8: the fp64 buffers muon_zero_step moves; 2: a bf16
-// gradient all-reduce).  Newton-Schulz FLOPs follow ns_flops.m: products only, a general
-// (p x q)(q x r) product 2pqr, symmetric results half with `symmetric`
-// (muon_ns_flops_matrix); a matrix with experts E runs E pages of (rows / E) x cols, each
+// gradient all-reduce).  Newton-Schulz FLOPs are the FLOP model of muon_math.h
+// (muon_ns_flops_matrix: products only, a general (p x q)(q x r) product 2pqr, symmetric
+// results half with `symmetric`); a matrix with experts E runs E pages of (rows / E) x cols, each
 // cut into its split row blocks when given.  The step's NS work of a
 // rank is the sum over the matrices it updates (ZERO2_SLICE_ONLY: over the row blocks its
 // pieces touch, which at stage 3 is one block per matrix and rank: O(P W) there).
@@ -415,8 +425,6 @@ muon_status muon_zero_comm_sim_cached (muon_ctx *ctx, int world, muon_comm **com
 #define MUON_COST_ALL_TO_ALL MUON_COLL_ALL_TO_ALL   // the sixth column: all-to-all
 #define MUON_COST_COLLS MUON_COLL_COUNT
 
-#define MUON_ZERO_COST_ALLTOALL MUON_ZERO_ALLTOALL_OWNER  // design 9
-#define MUON_ZERO_COST_DESIGNS MUON_ZERO_VARIANT_COUNT
 
 // One matrix.  rows x cols as it sits in the flat buffer (row-major there); experts >= 1
 // pages of (rows / experts) x cols for Newton-Schulz (rows must divide); split: NULL, or nsplit
@@ -429,7 +437,8 @@ typedef struct {
 } muon_zero_cost_param;
 
 typedef struct {
-  int design;                   // a muon_zero_variant or MUON_ZERO_COST_ALLTOALL
+  int design;                   // a muon_zero_variant (MUON_ZERO_VARIANT_LIST); by default
+                                //   the step's default variant
   int stage;                    // layout of the ZeRO-1/2 designs: 1, 2 (default) or 3
   int align_factor;             // default 2
   muon_zero_order order;        // default given
@@ -472,16 +481,6 @@ typedef struct {
 
 void muon_zero_cost_opts_default (muon_zero_cost_opts *o);
 
-// "reference" ... "moonlight_gather" (muon_zero_variant_name), "alltoall_owner".  BADARG else.
-muon_status muon_zero_cost_design_from_name (const char *name, int *design);
-const char *muon_zero_cost_design_name (int design);   // "unknown" when out of range
-
-// FLOPs of one Newton-Schulz call on a rows x cols page under o (method after the Gram
-// aspect fallback, steps, restarts), products only; symmetric: symmetric results at half.
-// With n the short side, m the long one and s steps: standard s ((2h + 2) m n^2 + 2h n^3),
-// h = 1 or 1/2; Gram as ns_flops.m.
-double muon_ns_flops_matrix (size_t rows, size_t cols, const muon_ns_opts *o, int symmetric);
-
 // [in] params[nparams] (nparams >= 1), world 1..MUON_ZERO_MAX_WORLD, o (NULL: defaults).
 // [out] *cost, freed with muon_zero_cost_destroy.  Errors: NULLPTR, BADSHAPE (a size 0,
 // experts not dividing rows, split not summing, overflow), BADARG (world, design, stage,
@@ -490,100 +489,6 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t nparams,
                                    const muon_zero_cost_param *params, int world,
                                    const muon_zero_cost_opts *o, muon_zero_cost **cost);
 muon_status muon_zero_cost_destroy (muon_zero_cost **cost);
-
-
-//---------------------------------------------------------------------------------------------
-// The registry of every named list and every limit the core checks (core/zero/list_registry.c),
-// so that gateways and the Octave functions read names, limits and defaults from the core
-// instead of typing them again.  A list is one MUON_<THING>_LIST X-macro in the public header
-// of its layer (muon_base.h, muon_gemm.h, muon_math.h, muon_comm.h, muon_zero.h); to add one:
-// write its X-macro and enum there (MUON_ENUM_ITEM, MUON_DECLARE_NAMES), its MUON_DEFINE_NAMES
-// in a source of that layer, then one line in MUON_LISTS below.
-//
-// Usage
-//   int v;
-//   if (muon_name_lookup (MUON_LIST_PRECISION, "bf16", &v) == MUON_OK) o.precision = v;
-//   for (int i = 0; i < muon_list_size (MUON_LIST_GEMM); i++) puts (muon_names (MUON_LIST_GEMM, i));
-//---------------------------------------------------------------------------------------------
-
-// X (LIST, "name", "what an entry is, for messages", ITEMS): "name" is the list's key for
-// the gateways and inst/ (a valid Octave field name); "what" reads "unknown <what> 'x'".
-#define MUON_LISTS(X)                                                                       \
-  X (MUON_LIST_METHOD,         "method",         "method",             MUON_NS_METHOD_LIST)      \
-  X (MUON_LIST_PRECISION,      "precision",      "precision",          MUON_PRECISION_LIST)      \
-  X (MUON_LIST_SCHEDULE_MODE,  "schedule_mode",  "schedule mode",      MUON_SCHEDULE_MODE_LIST)  \
-  X (MUON_LIST_DEVICE,         "device",         "device",             MUON_DEVICE_LIST)         \
-  X (MUON_LIST_GEMM,           "gemm",           "GEMM provider",      MUON_GEMM_LIST)           \
-  X (MUON_LIST_MOMENTUM_FORM,  "momentum_form",  "momentum form",      MUON_MOMENTUM_FORM_LIST)  \
-  X (MUON_LIST_SCALE_RULE,     "scale_rule",     "scale rule",         MUON_SCALE_RULE_LIST)     \
-  X (MUON_LIST_ZERO_ORDER,     "zero_order",     "order",              MUON_ZERO_ORDER_LIST)     \
-  X (MUON_LIST_ZERO_VARIANT,   "zero_variant",   "variant",            MUON_ZERO_VARIANT_LIST)   \
-  X (MUON_LIST_ZERO_PAD_COUNT, "zero_pad_count", "pad count rule",     MUON_ZERO_PAD_COUNT_LIST) \
-  X (MUON_LIST_COLL,           "coll",           "collective",         MUON_COLL_LIST)           \
-  X (MUON_LIST_REDUCE_OP,      "reduce_op",      "reduction operator", MUON_REDUCE_OP_LIST)      \
-  X (MUON_LIST_COMM_KIND,      "comm_kind",      "communicator kind",  MUON_COMM_KIND_LIST)      \
-  X (MUON_LIST_COMM_REDUCTION, "comm_reduction", "reduction",          MUON_COMM_REDUCTION_LIST) \
-  X (MUON_LIST_NORMALIZE,      "normalize",      "normalization",      MUON_NORMALIZE_LIST)      \
-  X (MUON_LIST_FILL,           "fill",           "fill",               MUON_FILL_LIST)
-
-#define MUON_LIST_ENUM_ITEM(list, name, what, items) list,
-typedef enum { MUON_LISTS (MUON_LIST_ENUM_ITEM) MUON_LIST_COUNT } muon_list;
-#undef MUON_LIST_ENUM_ITEM
-
-// Limits that inst/ checks before any work (issue 23): generous bounds against a typo or a
-// crafted file that would hang Octave or exhaust its memory.  Listed in MUON_LIMITS with the
-// core's own, so that __muon_lists__ hands every limit to inst/ from one table.
-#define MUON_MAX_CHECKPOINT_MIB 65536     // a checkpoint or shard file, MiB (64 GiB)
-#define MUON_MAX_CONFIG_BYTES 16777216    // a config.json file (16 MiB)
-#define MUON_MAX_JSON_DEPTH 200           // nesting of arrays and objects in a config.json
-#define MUON_MAX_MODEL_LAYERS 10000       // num_hidden_layers of a model config
-#define MUON_MAX_MODEL_DIM 16777216       // every other size of a model config (2^24)
-#define MUON_MAX_MODEL_EXPERTS 65536      // routed experts per layer of a model config
-#define MUON_MAX_MODEL_MATRICES 1000000   // parameters (table rows) of one model
-#define MUON_MAX_GRID 1000000             // grid points of ns_restart_autotune
-#define MUON_MAX_AUTOTUNE_WORK 1000000000 // restart lists x steps x grid points it simulates
-
-// X (CONSTANT, "name"): the limits the core checks, each a #define of its header, then the
-// limits inst/ checks (above).
-#define MUON_LIMITS(X)                                                          \
-  X (MUON_MAX_STEPS,      "max_steps")      /* muon_math.h */                   \
-  X (MUON_MAX_RESTARTS,   "max_restarts")   /* muon_math.h */                   \
-  X (MUON_MAX_THREADS,    "max_threads")    /* muon_base.h */                   \
-  X (MUON_MAX_SPLITS,     "max_splits")     /* muon_math.h */                   \
-  X (MUON_COMM_MAX_WORLD, "comm_max_world") /* muon_comm.h */                   \
-  X (MUON_ZERO_MAX_WORLD, "zero_max_world") /* muon_zero.h */                   \
-  X (MUON_ZERO_MAX_ALIGN, "zero_max_align") /* muon_zero.h */                   \
-  X (MUON_MAX_CHECKPOINT_MIB, "max_checkpoint_mib")                             \
-  X (MUON_MAX_CONFIG_BYTES, "max_config_bytes")                                 \
-  X (MUON_MAX_JSON_DEPTH, "max_json_depth")                                     \
-  X (MUON_MAX_MODEL_LAYERS, "max_model_layers")                                 \
-  X (MUON_MAX_MODEL_DIM, "max_model_dim")                                       \
-  X (MUON_MAX_MODEL_EXPERTS, "max_model_experts")                               \
-  X (MUON_MAX_MODEL_MATRICES, "max_model_matrices")                             \
-  X (MUON_MAX_GRID, "max_grid")                                                 \
-  X (MUON_MAX_AUTOTUNE_WORK, "max_autotune_work")
-
-//---- lists ---------------------------------------------------------------------------------
-
-// The list's key ("precision"), and what an entry is ("GEMM provider"); NULL for a value
-// that is no list.
-const char *muon_list_name (muon_list list);
-const char *muon_list_what (muon_list list);
-// The number of names in the list (0 for a value that is no list).
-int muon_list_size (muon_list list);
-// The name of value i of the list ("bf16" for MUON_LIST_PRECISION, MUON_PREC_BF16); NULL
-// when i is no value of it.
-const char *muon_names (muon_list list, int i);
-// The value named `name` (exact match).  [out] *value.  MUON_ERR_BADARG for a name not in the
-// list or a list that does not exist, MUON_ERR_NULLPTR for NULL name or value.
-muon_status muon_name_lookup (muon_list list, const char *name, int *value);
-
-//---- limits --------------------------------------------------------------------------------
-
-// The number of limits, and limit i's key ("max_steps") and value; NULL and 0 past the end.
-int muon_limit_count (void);
-const char *muon_limit_name (int i);
-long muon_limit_value (int i);
 
 #ifdef __cplusplus
 }

@@ -17,8 +17,6 @@
 
 #include "math_internal.h"
 
-MUON_DEFINE_NAMES (muon_schedule_mode, muon_schedule_mode, MUON_SCHEDULE_MODE_LIST)
-
 #define PE_S 1.05
 #define PE(a, b, c) { (a) / PE_S, (b) / (PE_S * PE_S * PE_S), (c) / (PE_S * PE_S * PE_S * PE_S * PE_S) }
 #define KELLER { 3.4445, -4.7750, 2.0315 }
@@ -113,7 +111,7 @@ muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count,
   CHECK (MUON_ERR_NULLPTR, triples != NULL && out != NULL, "triples and out must not be NULL");
   CHECK (MUON_ERR_BADARG, count >= 1, "a schedule needs at least one triple");
   CHECK (MUON_ERR_BADARG, steps >= 1, "steps must be a positive integer");
-  CHECK (MUON_ERR_BADARG, mode == MUON_SCHEDULE_REPEAT_LAST || mode == MUON_SCHEDULE_CYCLE,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_SCHEDULE_MODE_LIST, mode),
          "unknown schedule mode %d", (int) mode);
   for (int k = 0; k < steps; k++)
   {

@@ -114,9 +114,9 @@ muon_status muon_darray_create (muon_ctx *ctx, muon_device device, muon_precisio
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, out != NULL, "out must not be NULL");
   *out = NULL;
-  CHECK (MUON_ERR_BADARG, device == MUON_DEVICE_CPU || device == MUON_DEVICE_CUDA,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, device),
          "unknown device %d", (int) device);
-  CHECK (MUON_ERR_BADARG, storage >= MUON_PREC_DOUBLE && storage <= MUON_PREC_FP16,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_PRECISION_LIST, storage),
          "unknown storage class %d", (int) storage);
   CHECK (MUON_ERR_BADSHAPE, rows >= 1 && cols >= 1 && batch >= 1,
          "a device array must not be empty");
@@ -293,7 +293,7 @@ muon_status muon_darray_fill (muon_ctx *ctx, muon_darray *a, muon_fill fill, uin
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, a != NULL, "the device array must not be NULL");
-  CHECK (MUON_ERR_BADARG, fill == MUON_FILL_ZEROS || fill == MUON_FILL_RANDN,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_FILL_LIST, fill),
          "unknown fill %d", (int) fill);
   if (a->device == MUON_DEVICE_CUDA)
   {

@@ -141,8 +141,7 @@ static inline muon_gemm_in in_bf16 (const uint16_t *x)
   symmetric ((env), (alpha), in_bf16 (A), n, k, (C), (then))
 #include "ns_impl.h"
 
-MUON_DEFINE_NAMES (muon_ns_method, muon_ns_method, MUON_NS_METHOD_LIST)
-MUON_DEFINE_NAMES (muon_normalize, muon_normalize, MUON_NORMALIZE_LIST)
+MUON_NAME_TABLE (gemm_names, MUON_GEMM_LIST);   // the provider's name in the stats
 
 //---- options ------------------------------------------------------------------------------
 
@@ -169,9 +168,9 @@ static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
 {
   muon_status status = MUON_OK;
   CHECK (MUON_ERR_NULLPTR, o != NULL, "options must not be NULL");
-  CHECK (MUON_ERR_BADARG, o->method == MUON_NS_STANDARD || o->method == MUON_NS_GRAM,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_NS_METHOD_LIST, o->method),
          "unknown method %d", (int) o->method);
-  CHECK (MUON_ERR_BADARG, o->precision >= MUON_PREC_DOUBLE && o->precision <= MUON_PREC_FP16,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_PRECISION_LIST, o->precision),
          "unknown precision %d", (int) o->precision);
   CHECK (MUON_ERR_BADARG, o->steps >= 0, "steps must be a positive integer");
   CHECK (MUON_ERR_BADARG, o->coeffs == NULL || o->ncoeffs >= 1,
@@ -179,8 +178,7 @@ static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
   if (o->coeffs)
     for (int i = 0; i < 3 * o->ncoeffs; i++)
       CHECK (MUON_ERR_BADARG, isfinite (o->coeffs[i]), "coefficients must be finite");
-  CHECK (MUON_ERR_BADARG,
-         o->schedule_mode == MUON_SCHEDULE_REPEAT_LAST || o->schedule_mode == MUON_SCHEDULE_CYCLE,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_SCHEDULE_MODE_LIST, o->schedule_mode),
          "unknown schedule mode %d", (int) o->schedule_mode);
   CHECK (MUON_ERR_BADARG, o->nrestarts >= 0 && o->nrestarts <= MUON_MAX_RESTARTS,
          "at most %d restarts", MUON_MAX_RESTARTS);
@@ -189,9 +187,9 @@ static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
   CHECK (MUON_ERR_BADARG, isfinite (o->gram_min_aspect) && o->gram_min_aspect >= 1,
          "the Gram minimum aspect must be a finite value >= 1");
   CHECK (MUON_ERR_BADARG, isfinite (o->eps) && o->eps >= 0, "eps must be finite and >= 0");
-  CHECK (MUON_ERR_BADARG, o->device == MUON_DEVICE_CPU || o->device == MUON_DEVICE_CUDA,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, o->device),
          "unknown device %d", (int) o->device);
-  CHECK (MUON_ERR_BADARG, o->gemm >= MUON_GEMM_AUTO && o->gemm <= MUON_GEMM_ONEDNN,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_GEMM_LIST, o->gemm),
          "unknown GEMM provider %d", (int) o->gemm);
   CHECK (MUON_ERR_BADARG, o->threads >= 0 && o->threads <= MUON_MAX_THREADS,
          "threads must be an integer from 0 (automatic) to %d", MUON_MAX_THREADS);
@@ -199,8 +197,7 @@ static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
          "the trace's iterate buffer must not be NULL");
   CHECK (MUON_ERR_UNSUPPORTED, o->trace == NULL || o->device == MUON_DEVICE_CPU,
          "a trace runs on the CPU only");
-  CHECK (MUON_ERR_BADARG,
-         o->normalize == MUON_NORMALIZE_FROBENIUS || o->normalize == MUON_NORMALIZE_AOL,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_NORMALIZE_LIST, o->normalize),
          "unknown normalization %d", (int) o->normalize);
   CHECK (MUON_ERR_UNSUPPORTED, o->normalize == MUON_NORMALIZE_FROBENIUS
                                  || o->device == MUON_DEVICE_CPU,
@@ -286,7 +283,7 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
                                       muon_ns_uses_gram (G->rows, G->cols, o)));
   CHECKSTATUS (muon_gemm_setup (ctx, o->gemm, o->threads, o->precision, &env.cfg));
   env.cfg.tally = &tally;
-  snprintf (stats->gemm, sizeof stats->gemm, "%s", muon_gemm_name (env.cfg.provider));
+  snprintf (stats->gemm, sizeof stats->gemm, "%s", MUON_NAME_OF (gemm_names, env.cfg.provider));
   stats->bf16_products = env.cfg.bf16;
   stats->threads = env.cfg.threads;
   if (o->precision == MUON_PREC_DOUBLE)

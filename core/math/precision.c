@@ -13,7 +13,7 @@ muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, 
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, n == 0 || (x != NULL && y != NULL), "x and y must not be NULL");
-  CHECK (MUON_ERR_BADARG, p >= MUON_PREC_DOUBLE && p <= MUON_PREC_FP16,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_PRECISION_LIST, p),
          "unknown precision %d", (int) p);
   if (p == MUON_PREC_DOUBLE)
   {

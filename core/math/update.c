@@ -19,9 +19,6 @@
 #include "math_internal.h"
 #include "muon_update_math.h"
 
-MUON_DEFINE_NAMES (muon_momentum_form, muon_momentum_form, MUON_MOMENTUM_FORM_LIST)
-MUON_DEFINE_NAMES (muon_scale_rule, muon_scale_rule, MUON_SCALE_RULE_LIST)
-
 //---- options ------------------------------------------------------------------------------
 
 // Every field not named is 0 or NULL; ns is muon_ns_opts_default's.
@@ -45,9 +42,9 @@ muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, si
   CHECK (MUON_ERR_BADARG, isfinite (o->beta) && o->beta >= 0 && o->beta < 1,
          "beta must be in [0, 1)");
   CHECK (MUON_ERR_BADARG, o->nesterov == 0 || o->nesterov == 1, "nesterov must be 0 or 1");
-  CHECK (MUON_ERR_BADARG, o->form == MUON_MOMENTUM_EMA || o->form == MUON_MOMENTUM_SGD,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_MOMENTUM_FORM_LIST, o->form),
          "unknown momentum form %d", (int) o->form);
-  CHECK (MUON_ERR_BADARG, o->scale >= MUON_SCALE_KELLER && o->scale <= MUON_SCALE_NONE,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_SCALE_RULE_LIST, o->scale),
          "unknown scale rule %d", (int) o->scale);
   CHECK (MUON_ERR_BADARG, isfinite (o->scale_factor) && o->scale_factor > 0,
          "the scale factor must be finite and positive");
@@ -117,7 +114,7 @@ muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows,
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, scale != NULL, "scale must not be NULL");
-  CHECK (MUON_ERR_BADARG, rule >= MUON_SCALE_KELLER && rule <= MUON_SCALE_NONE,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_SCALE_RULE_LIST, rule),
          "unknown scale rule %d", (int) rule);
   CHECK (MUON_ERR_BADSHAPE, rows >= 1 && cols >= 1, "rows and cols must be positive");
   CHECK (MUON_ERR_BADARG, isfinite (factor), "the scale factor must be finite");

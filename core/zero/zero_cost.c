@@ -7,9 +7,10 @@
  * a rank holds a piece of" are difference arrays over the ranks (add at first, subtract after
  * last, one prefix sum), so a plan is O(P log P + W).  What each design does, collective by
  * collective, is read off zero_step*.c; the bytes are muon_comm.h's ring model
- * (muon_comm_model_bytes), scaled to elem_bytes.  This file: names, options, the checks and
- * the dispatch to each family's model (zero_cost_zero12.c, zero_cost_owners.c,
- * zero_cost_ep.c; their helpers in zero_cost_common.c).
+ * (muon_comm_model_bytes), scaled to elem_bytes.  This file: the options, the checks, the
+ * NS FLOPs of each matrix (the math layer's model, muon_ns_flops_matrix) and the dispatch to
+ * each family's model, one file per family of steps (zero_cost_zero12.c, zero_cost_rr.c,
+ * zero_cost_a2a.c, zero_cost_ep.c; their helpers in zero_cost_common.c).
  */
 #include <math.h>
 #include <stdint.h>
@@ -20,16 +21,24 @@
 #include "muon_internal.h"
 #include "zero_cost_impl.h"
 
-//---- names and options --------------------------------------------------------------------
+// The update rule and the cost model of each design (zero_variant.h's table).
+#define ZERO_VARIANT_COST(v, exact, part, holds, updates, keeps, step, cost) \
+  [v] = { updates, cost },
+static const struct { zupdate_rule updates; zcost_fn cost; } costs[] = {
+  ZERO_VARIANTS (ZERO_VARIANT_COST)
+};
+#undef ZERO_VARIANT_COST
 
-static const char *const alltoall_name = "alltoall_owner";
+//---- options --------------------------------------------------------------------------
 
 void muon_zero_cost_opts_default (muon_zero_cost_opts *o)
 {
   if (o == NULL)
     return;
   memset (o, 0, sizeof *o);
-  o->design = MUON_ZERO_REFERENCE;
+  muon_zero_step_opts so;
+  muon_zero_step_opts_default (&so);
+  o->design = (int) so.variant;         // the step's default design
   o->stage = 2;
   o->align_factor = 2;
   o->order = MUON_ZERO_ORDER_GIVEN;
@@ -37,31 +46,6 @@ void muon_zero_cost_opts_default (muon_zero_cost_opts *o)
   o->elem_bytes = 8;
   muon_ns_opts_default (&o->ns);
   o->symmetric = 0;
-}
-
-muon_status muon_zero_cost_design_from_name (const char *name, int *design)
-{
-  if (name == NULL || design == NULL)
-    return MUON_ERR_NULLPTR;
-  muon_zero_variant v;
-  if (muon_zero_variant_from_name (name, &v) == MUON_OK)
-  {
-    *design = (int) v;
-    return MUON_OK;
-  }
-  if (strcmp (name, alltoall_name) == 0)
-  {
-    *design = MUON_ZERO_COST_ALLTOALL;
-    return MUON_OK;
-  }
-  return MUON_ERR_BADARG;
-}
-
-const char *muon_zero_cost_design_name (int design)
-{
-  if (design == MUON_ZERO_COST_ALLTOALL)
-    return alltoall_name;
-  return muon_zero_variant_name ((muon_zero_variant) design);
 }
 
 //---- create / destroy ---------------------------------------------------------------------
@@ -96,17 +80,15 @@ muon_status muon_zero_cost_destroy (muon_zero_cost **cost)
 static muon_status check_opts (muon_ctx *ctx, const muon_zero_cost_opts *o)
 {
   muon_status status = MUON_OK;
-  CHECK (MUON_ERR_BADARG, o->design >= 0 && o->design < MUON_ZERO_COST_DESIGNS,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_ZERO_VARIANT_LIST, o->design),
          "unknown design %d", o->design);
   CHECK (MUON_ERR_BADARG, o->stage >= 1 && o->stage <= 3, "stage must be 1, 2 or 3 (got %d)",
          o->stage);
   CHECK (MUON_ERR_BADARG, o->align_factor >= 1 && o->align_factor <= MUON_ZERO_MAX_ALIGN,
          "align factor must be in 1..%d (got %d)", MUON_ZERO_MAX_ALIGN, o->align_factor);
-  CHECK (MUON_ERR_BADARG,
-         o->order == MUON_ZERO_ORDER_GIVEN || o->order == MUON_ZERO_ORDER_SIZE_DESC,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_ZERO_ORDER_LIST, o->order),
          "unknown parameter order %d", (int) o->order);
-  CHECK (MUON_ERR_BADARG, o->pad_count == MUON_ZERO_PADS_DEEPSPEED
-                          || o->pad_count == MUON_ZERO_PADS_KELLER,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_ZERO_PAD_COUNT_LIST, o->pad_count),
          "unknown pad count rule %d", (int) o->pad_count);
   CHECK (MUON_ERR_BADARG, o->elem_bytes >= 1 && o->elem_bytes <= 64,
          "element bytes must be in 1..64 (got %d)", o->elem_bytes);
@@ -218,22 +200,15 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   CHECKMEM (C->last_owner = calloc (np, sizeof *C->last_owner));
   CHECKMEM (C->ns_rank = calloc (np, sizeof *C->ns_rank));
   CHECKMEM (C->slot = calloc (np, sizeof *C->slot));
-  int whole = o.design == MUON_ZERO_LAYERWISE_LPT || o.design == MUON_ZERO_COST_ALLTOALL
-              || o.design == MUON_ZERO_MUON_BP;
+  // the designs whose matrices have one owner each (LPT, size round robin) number them in
+  // the size-descending order, the others in the flat order
+  zupdate_rule u = costs[o.design].updates;
+  int whole = u == ZUPD_LPT || u == ZUPD_SIZE_RR || u == ZUPD_SIZE_RR_BLOCKS;
   for (size_t k = 0; k < np; k++)
     C->slot[whole ? sorted[k] : order[k]] = k;
 
   cost_job J = { ctx, &o, par, np, W, total, big, numel, order, sorted, pf, C };
-  switch (o.design)
-  {
-    case MUON_ZERO3_ROUND_ROBIN:
-    case MUON_ZERO3_RR_ALIASED: CHECKSTATUS (zcost_round_robin (&J)); break;
-    case MUON_ZERO_LAYERWISE_LPT:
-    case MUON_ZERO_COST_ALLTOALL:
-    case MUON_ZERO_MUON_BP: CHECKSTATUS (zcost_whole_matrix (&J)); break;
-    case MUON_ZERO_EXPERT_PARALLEL: CHECKSTATUS (zcost_expert_parallel (&J)); break;
-    default: CHECKSTATUS (zcost_zero12 (&J)); break;
-  }
+  CHECKSTATUS (costs[o.design].cost (&J));   // the design's row of the variant table
   *out = C;
   C = NULL;
 fail:

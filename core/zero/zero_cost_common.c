@@ -1,58 +1,12 @@
 /* zero_cost_common.c - the helpers of the plan-only cost models (zero_cost_impl.h): the
- * Newton-Schulz FLOPs of a page (muon_ns_flops_matrix), the partition without its pieces,
- * one collective's ring-model bytes on every rank, prefix sums of difference arrays, and
- * the least-loaded-rank heap.
+ * partition without its pieces, one collective's ring-model bytes on every rank, the work of
+ * whole-matrix owners, prefix sums of difference arrays, and the least-loaded-rank heap.
+ * (The FLOPs of a page are the FLOP model of the math layer, muon_ns_flops_matrix.)
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "zero_cost_impl.h"
-
-//---- Newton-Schulz FLOPs (ns_flops.m) -----------------------------------------------------
-
-static int ns_steps (const muon_ns_opts *o)
-{
-  return o->steps > 0 ? o->steps : muon_coeffs_default_steps (o->coeffs ? o->ncoeffs : 1);
-}
-
-// A restart before iteration i (0-based): 1 <= i <= steps - 1 and i in the list.
-static int restarts_at (const muon_ns_opts *o, int i, int steps)
-{
-  if (i < 1 || i > steps - 1)
-    return 0;
-  for (int k = 0; k < o->nrestarts && k < MUON_MAX_RESTARTS; k++)
-    if (o->restarts[k] == i)
-      return 1;
-  return 0;
-}
-
-double muon_ns_flops_matrix (size_t rows, size_t cols, const muon_ns_opts *o, int symmetric)
-{
-  muon_ns_opts d;
-  if (o == NULL)
-  {
-    muon_ns_opts_default (&d);
-    o = &d;
-  }
-  double n = (double) (rows < cols ? rows : cols), m = (double) (rows < cols ? cols : rows);
-  double h = symmetric ? 0.5 : 1.0;
-  int s = ns_steps (o);
-  if (!muon_ns_uses_gram (rows, cols, o))
-    return s * ((2 * h + 2) * m * n * n + 2 * h * n * n * n);
-  double c1 = 2 * h + 2, c0 = 0;   // R = X X' at the start, X = Q X at the end
-  for (int i = 0; i < s; i++)
-  {
-    int rs = restarts_at (o, i, s);
-    if (rs)
-      c1 += 2 + 2 * h;              // X = Q X, R = X X'
-    c0 += 2 * h;                    // Z = b R + (c R) R
-    if (i > 0 && !rs)
-      c0 += 2 * h;                  // Q = Q Z + a Q
-    if (i < s - 1 && !restarts_at (o, i + 1, s))
-      c0 += 4 * h;                  // RZ, then R
-  }
-  return c1 * m * n * n + c0 * n * n * n;
-}
 
 void zcost_part_free (part_t *q)
 {
@@ -153,6 +107,18 @@ fail:
 }
 
 // Prefix sums of difference arrays: d[0..W] -> per rank values in out[0..W-1].
+void zcost_owner_work (cost_job *J)
+{
+  muon_zero_cost *C = J->C;
+  for (size_t p = 0; p < J->np; p++)
+  {
+    size_t r = (size_t) C->ns_rank[p];
+    C->ns_calls[r] += J->par[p].experts ? J->par[p].experts : 1;   // one per page
+    C->ns_flops[r] += J->pf[p];
+    C->momentum[r] += J->numel[p];
+  }
+}
+
 void zcost_prefix_u (const int64_t *d, uint64_t *out, size_t W)
 {
   int64_t acc = 0;

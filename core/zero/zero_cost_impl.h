@@ -1,6 +1,8 @@
-/* zero_cost_impl.h - what the plan-only cost models share: zero_cost.c (names, options,
- * NS FLOPs, create and dispatch), zero_cost_common.c (these helpers), one file per family of
- * designs (zero_cost_zero12.c, zero_cost_owners.c, zero_cost_ep.c).
+/* zero_cost_impl.h - what the plan-only cost models share: zero_cost.c (options, checks, the
+ * NS FLOPs of each matrix from the math layer's model, create and dispatch),
+ * zero_cost_common.c (these helpers), and one file per family of designs, each paired with
+ * the step it models: zero_cost_zero12.c (zero_step_zero12.c), zero_cost_rr.c
+ * (zero_step_rr.c), zero_cost_a2a.c (zero_step_a2a.c), zero_cost_ep.c (zero_step_ep.c).
  */
 #ifndef MUON_ZERO_COST_IMPL_H
 #define MUON_ZERO_COST_IMPL_H
@@ -9,6 +11,7 @@
 
 #include "muon_internal.h"
 #include "muon_zero.h"
+#include "zero_variant.h"
 
 static inline size_t min_sz (size_t a, size_t b) { return a < b ? a : b; }
 static inline size_t max_sz (size_t a, size_t b) { return a > b ? a : b; }
@@ -22,7 +25,7 @@ typedef struct {
   int *first, *last;
 } part_t;
 
-typedef struct {
+typedef struct cost_job {
   muon_ctx *ctx;
   const muon_zero_cost_opts *o;
   const muon_zero_cost_param *par;
@@ -41,6 +44,8 @@ void zcost_part_range (const part_t *q, size_t p, size_t n, size_t r, size_t *lo
 muon_status zcost_part_build (cost_job *J, int stage, part_t *q);
 // One collective of `count` elements (as the communicator takes it) on every rank.
 muon_status zcost_add_coll (cost_job *J, muon_coll coll, size_t count);
+// The NS calls, FLOPs and full-matrix momentum of each matrix on its one owner, C->ns_rank.
+void zcost_owner_work (cost_job *J);
 // out[r] = d[0] + ... + d[r] (a difference array's values).
 void zcost_prefix_u (const int64_t *d, uint64_t *out, size_t W);
 
@@ -49,11 +54,11 @@ typedef struct { uint64_t load; int rank; } heap_item;
 
 void zcost_heap_down (heap_item *h, size_t n, size_t i);
 
-// The designs' models: collectives, owners, NS calls and memory of each rank into J->C.
-muon_status zcost_zero12 (cost_job *J);          // zero_cost_zero12.c: the ZeRO-1/2 family
-muon_status zcost_round_robin (cost_job *J);     // zero_cost_owners.c: ZeRO-3 round robin
-muon_status zcost_whole_matrix (cost_job *J);    //   LPT, all-to-all owner, MuonBP
-muon_status zcost_expert_parallel (cost_job *J); // zero_cost_ep.c
+// The designs' models (collectives, owners, NS calls and memory of each rank into J->C) are
+// the COST column of the variant table, declared in zero_variant.h: zcost_zero12
+// (zero_cost_zero12.c, the ZeRO-1/2 family), zcost_round_robin and zcost_lpt
+// (zero_cost_rr.c), zcost_row_shards (zero_cost_a2a.c: all-to-all owner, MuonBP),
+// zcost_expert_parallel (zero_cost_ep.c).
 
 
 #endif

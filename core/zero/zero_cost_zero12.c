@@ -1,6 +1,6 @@
-/* zero_cost_zero12.c - the plan-only cost of the ZeRO-1/2 family (zero_step.c: reference,
- * zero12_allreduce, the #7807 bug, slice-only, multi-owner, Moonlight's gather) on the
- * layout's partition, by difference arrays over the ranks.
+/* zero_cost_zero12.c - the plan-only cost of the ZeRO-1/2 family (zero_step_zero12.c:
+ * reference, zero12_allreduce, the #7807 bug, slice-only, multi-owner, Moonlight's gather) on
+ * the layout's partition, by difference arrays over the ranks.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@ static void prefix_d (const double *d, double *out, size_t W)
   }
 }
 
-//---- the ZeRO-1/2 family (zero_step.c) ----------------------------------------------------
+//---- the ZeRO-1/2 family (zero_step_zero12.c) ---------------------------------------------
 
 // Slice only: rank r orthogonalizes the block of rows its piece of each matrix touches.
 static void slice_flops (cost_job *J, const part_t *q, double *d)

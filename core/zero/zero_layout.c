@@ -104,8 +104,7 @@ muon_status muon_zero_layout_create (muon_ctx *ctx, size_t nparams, const size_t
          o.stage);
   CHECK (MUON_ERR_BADARG, o.align_factor >= 1 && o.align_factor <= MUON_ZERO_MAX_ALIGN,
          "align factor must be in 1..%d (got %d)", MUON_ZERO_MAX_ALIGN, o.align_factor);
-  CHECK (MUON_ERR_BADARG,
-         o.order == MUON_ZERO_ORDER_GIVEN || o.order == MUON_ZERO_ORDER_SIZE_DESC,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_ZERO_ORDER_LIST, o.order),
          "unknown parameter order %d", (int) o.order);
   CHECK (MUON_ERR_BADSHAPE, nparams <= (size_t) -1 / sizeof (muon_zero_param),
          "too many parameters (%zu)", nparams);

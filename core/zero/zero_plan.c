@@ -13,11 +13,11 @@
 
 //---- the variant table (zero_variant.h) -----------------------------------------------------
 
-#define ZERO_VARIANT_ROW(v, exact, part, holds, updates, keeps, step) \
+#define ZERO_VARIANT_ROW(v, exact, part, holds, updates, keeps, step, cost) \
   [v] = { exact, part, holds, updates, keeps },
 static const zvariant variants[] = { ZERO_VARIANTS (ZERO_VARIANT_ROW) };
 #undef ZERO_VARIANT_ROW
-#define ZERO_VARIANT_ONE(v, exact, part, holds, updates, keeps, step) +1
+#define ZERO_VARIANT_ONE(v, exact, part, holds, updates, keeps, step, cost) +1
 enum { ZERO_VARIANT_ROWS = 0 ZERO_VARIANTS (ZERO_VARIANT_ONE) };
 #undef ZERO_VARIANT_ONE
 
@@ -44,7 +44,7 @@ void muon_zero_step_opts_default (muon_zero_step_opts *o)
   if (o == NULL)
     return;
   memset (o, 0, sizeof *o);
-  o->variant = MUON_ZERO_REFERENCE;
+  o->variant = MUON_ZERO12_ALLREDUCE;   // the default design, of zero_muon_step too
   o->pad_count = MUON_ZERO_PADS_DEEPSPEED;
   o->period = 4;
   o->step = 0;
@@ -268,5 +268,43 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
   P = NULL;
 fail:
   muon_zero_plan_destroy (&P);
+  return status;
+}
+
+muon_status muon_zero_plan_momentum_map (muon_ctx *ctx, const muon_zero_plan *P, int r,
+                                         muon_zero_mom_seg *seg, size_t *nseg)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, P != NULL && seg != NULL && nseg != NULL,
+         "plan and outputs must not be NULL");
+  CHECK (MUON_ERR_BADARG, r >= 0 && r < P->world, "rank %d of world %d", r, P->world);
+  const zvariant *t = zvariant_of (P->variant);
+  size_t np = P->nparams, n = 0;
+  if (t->holds == MUON_ZERO_MOM_FULL || t->keeps == ZKEEP_ROWS)
+    // whole matrices column-major, or the row shards beside the updates (row-major)
+    for (size_t p = 0; p < np; p++)
+    {
+      size_t at = P->momentum_at[(size_t) r * np + p];
+      muon_zero_span s = P->owned[(size_t) r * np + p];
+      if (at == SIZE_MAX || (t->keeps == ZKEEP_ROWS && s.stop == s.start))
+        continue;
+      seg[n++] = t->keeps == ZKEEP_ROWS
+                   ? (muon_zero_mom_seg) { p, at, s.start, s.stop, 1 }
+                   : (muon_zero_mom_seg) { p, at, 0, P->L->params[p].numel, 0 };
+    }
+  else
+  {
+    // the rank's pieces of the partition, at their places in it
+    const muon_zero_rank *k = &P->part->ranks[r];
+    for (size_t i = 0; i < k->npieces; i++)
+    {
+      const muon_zero_piece *c = &P->part->pieces[k->first_piece + i];
+      seg[n++] = (muon_zero_mom_seg) { c->param, c->part_start, c->local_start, c->local_stop,
+                                       1 };
+    }
+  }
+  *nseg = n;
+fail:
   return status;
 }

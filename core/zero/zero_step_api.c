@@ -1,17 +1,21 @@
 /* zero_step_api.c - the entry points of a distributed Muon step (muon_zero.h): the checks,
  * the dispatch through the variant table (zero_variant.h) to the step functions of
- * zero_step.c, zero_step_rr.c and zero_step_a2a.c, and the assembly of the full updates.
+ * zero_step_zero12.c, zero_step_rr.c, zero_step_a2a.c and zero_step_ep.c, and the assembly of
+ * the full updates.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "zero_step_impl.h"
 
+MUON_NAME_TABLE (variant_names, MUON_ZERO_VARIANT_LIST);   // for the messages
+
 //---- entry points -------------------------------------------------------------------------
 
 // The update rule and the step function of each variant (zero_variant.h; a plan's variant
 // has its row).
-#define ZERO_VARIANT_STEP(v, exact, part, holds, updates, keeps, step) [v] = { updates, step },
+#define ZERO_VARIANT_STEP(v, exact, part, holds, updates, keeps, step, cost) \
+  [v] = { updates, step },
 static const struct { zupdate_rule updates; zstep_fn step; } steps[] = {
   ZERO_VARIANTS (ZERO_VARIANT_STEP)
 };
@@ -41,7 +45,7 @@ static muon_status check_blocks (muon_ctx *ctx, const muon_zero_blocks *b, size_
          "matrix %zu: the split row blocks sum to %zu, not %zu", p + 1, sum, page);
   CHECK (MUON_ERR_BADARG, !pieces || (b->experts == 1 && b->nsplit == 0),
          "experts and split row blocks need whole matrices; '%s' updates row blocks of pieces",
-         muon_zero_variant_name (v));
+         MUON_NAME_OF (variant_names, v));
 fail:
   return status;
 }
@@ -57,8 +61,8 @@ static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_p
   CHECK (MUON_ERR_BADARG, muon_comm_size (comm) == P->world,
          "the communicator has %d ranks, the layout %d", muon_comm_size (comm), P->world);
   CHECK (MUON_ERR_BADARG, o->variant == P->variant,
-         "the options name variant '%s', the plan '%s'", muon_zero_variant_name (o->variant),
-         muon_zero_variant_name (P->variant));
+         "the options name variant '%s', the plan '%s'",
+         MUON_NAME_OF (variant_names, o->variant), MUON_NAME_OF (variant_names, P->variant));
   CHECK (MUON_ERR_BADARG, o->update.nsplit == 0,
          "split row blocks are per matrix in a distributed step: give them in blocks");
   for (size_t p = 0; o->blocks && p < P->nparams; p++)
@@ -69,8 +73,7 @@ static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_p
   CHECK (MUON_ERR_BADARG, o->period >= 1 && o->step >= 0,
          "the period must be at least 1 and the step count non-negative (got %d, %d)",
          o->period, o->step);
-  CHECK (MUON_ERR_BADARG, o->pad_count == MUON_ZERO_PADS_DEEPSPEED
-                          || o->pad_count == MUON_ZERO_PADS_KELLER,
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_ZERO_PAD_COUNT_LIST, o->pad_count),
          "unknown pad count rule %d", (int) o->pad_count);
   for (size_t p = 0; p < P->nparams; p++)
     CHECKSTATUS (muon_update_check_opts (ctx, &o->update, P->L->params[p].rows));

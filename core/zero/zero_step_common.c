@@ -1,8 +1,12 @@
 /* zero_step_common.c - the helpers every distributed Muon variant uses (zero_step_impl.h):
  * an owned span into the update buffer, one muon_update or Newton-Schulz call with its count,
- * a matrix out of a partitioned buffer, per-rank buffers.  The variants are zero_step.c (the
- * ZeRO-1/2 family, the dispatcher) and zero_step_rr.c (round robin, LPT); both call down to
- * this file, and neither calls the other's variants back.
+ * a matrix out of a partitioned buffer, the reduce-scatter frame of the designs on the
+ * layout's partition (zstep_reduce_scatter_then: the ZeRO-1/2 family and expert
+ * parallelism), per-rank buffers.  The variants, one file per family, each paired with its
+ * cost model (zero_cost_<family>.c): zero_step_zero12.c (the ZeRO-1/2 family),
+ * zero_step_rr.c (the ZeRO-3 round robin, LPT), zero_step_a2a.c (the row-shard designs:
+ * all-to-all owner, MuonBP) and zero_step_ep.c (expert parallelism).  They all call down to
+ * this file, and none calls another's functions.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -164,6 +168,65 @@ void zstep_unpack (const muon_zero_layout *part, const double *buf, size_t p, do
     zstep_scatter_rm (buf + (size_t) c->rank * S + c->part_start, q->rows, q->cols,
                       c->local_start, c->local_stop, out);
   }
+}
+
+//---- the reduce-scatter frame -------------------------------------------------------------
+
+// Local rank l's gradients into its partitioned buffer, the padding between and after the
+// pieces of each partition set to zero (the buffer comes uninitialised).
+static void pack_grads (const zstep *z, int l, double *buf)
+{
+  const muon_zero_layout *part = z->P->part;
+  size_t S = part->partition_size;
+  for (int r = 0; r < part->world; r++)
+  {
+    const muon_zero_rank *k = &part->ranks[r];
+    double *dst = buf + (size_t) r * S;
+    size_t at = 0;                      // end of the previous piece in the partition
+    for (size_t i = k->first_piece; i < k->first_piece + k->npieces; i++)
+    {
+      const muon_zero_piece *c = &part->pieces[i];
+      const muon_zero_param *q = &part->params[c->param];
+      memset (dst + at, 0, (c->part_start - at) * sizeof (double));
+      zstep_gather_rm (zgrad (z, l, c->param), q->rows, q->cols, c->local_start,
+                       c->local_stop, dst + c->part_start);
+      at = c->part_start + c->local_stop - c->local_start;
+    }
+    memset (dst + at, 0, (S - at) * sizeof (double));
+  }
+}
+
+// Every local rank's gradients packed into its partitioned buffer flat[l] (W S), then
+// reduce-scattered into part[l] (S) and written back into the rank's own partition of
+// flat[l], which stays LOCAL elsewhere.
+static muon_status reduce_grads (zstep *z, double ***flat, double ***part)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->part;
+  size_t S = L->partition_size, N = S * (size_t) z->P->world;
+  CHECKSTATUS (zstep_alloc_bufs (z, N, 0, flat));
+  CHECKSTATUS (zstep_alloc_bufs (z, S, 0, part));
+  for (int l = 0; l < z->nl; l++)
+    pack_grads (z, l, (*flat)[l]);
+  CHECKSTATUS (muon_comm_reduce_scatter (ctx, z->comm, (const void *const *) *flat,
+                                         (void *const *) *part, S, MUON_F64, MUON_REDUCE_AVG));
+  for (int l = 0; l < z->nl; l++)
+    memcpy ((*flat)[l] + (size_t) zrank (z, l) * S, (*part)[l], S * sizeof (double));
+fail:
+  return status;
+}
+
+muon_status zstep_reduce_scatter_then (zstep *z, zstep_after_rs then)
+{
+  muon_status status = MUON_OK;
+  double **flat = NULL, **part = NULL;
+  CHECKSTATUS (reduce_grads (z, &flat, &part));
+  CHECKSTATUS (then (z, flat, part));
+fail:
+  zstep_free_bufs (z, flat);
+  zstep_free_bufs (z, part);
+  return status;
 }
 
 //---- per-rank buffers --------------------------------------------------------------------

@@ -1,7 +1,9 @@
-/* zero_step_impl.h - what the distributed Muon variants share (zero_step.c has the ZeRO-1/2
- * family, the dispatcher and the assembly, zero_step_rr.c the round-robin and LPT designs,
- * zero_step_common.c the helpers both call; the step function of each variant is named in
- * the variant table, zero_variant.h).
+/* zero_step_impl.h - what the distributed Muon variants share: zero_step_api.c has the
+ * checks, the dispatch and the assembly; one file per family of steps, each paired with its
+ * cost model (zero_cost_<family>.c): zero_step_zero12.c (the ZeRO-1/2 family), zero_step_rr.c
+ * (round robin, LPT), zero_step_a2a.c (the row-shard designs), zero_step_ep.c (expert
+ * parallelism); zero_step_common.c the helpers they all call.  The step function of each
+ * variant is named in the variant table, zero_variant.h.
  *
  * Conventions: `l` is a local rank (0 .. nl-1) and r = muon_comm_rank (comm, l) its global
  * rank; matrices handed to muon_update are column-major rows x cols (Octave's layout); the
@@ -81,7 +83,8 @@ muon_status zstep_orthogonalize_page (zstep *z, int l, size_t p, const double *X
 // into x[] (the same offsets).
 void zstep_momentum_part (zstep *z, int l, const double *part, double *x);
 
-// The ZeRO-1/2 reduce-scatter frame (zero_step.c): every local rank's gradients packed into
+// The reduce-scatter frame of the designs on the layout's partition (zero_step_common.c: the
+// ZeRO-1/2 family and expert parallelism): every local rank's gradients packed into
 // its partitioned buffer flat[l] (W S), reduce-scattered (AVG) into part[l] (S) and written
 // back into its own partition of flat[l]; then `then`.
 typedef muon_status (*zstep_after_rs) (zstep *z, double **flat, double **part);

@@ -1,10 +1,21 @@
 /* zero_variant.h - the one table of the distributed Muon variants (muon_zero.h): one row per
- * muon_zero_variant saying what the plan (zero_plan.c) and the step (zero_step*.c) need to
- * know about it.  Nothing else in core/zero/ tests a variant by value.
+ * muon_zero_variant saying what the plan (zero_plan.c, and from it the momentum map the
+ * checkpoints record), the step (zero_step_*.c) and the cost model (zero_cost_*.c) need to
+ * know about it.  Outside a family's own step and cost functions (which may tell the designs
+ * of their family apart), nothing in core/zero/ tests a variant by value.
  *
- * A new design is: its name and value in MUON_ZERO_VARIANT_LIST (muon_zero.h), one row
- * here (a new rule, when the existing ones do not say it, is one enum value below and one
- * case in zero_plan.c), and one step function declared at the end of this file.
+ * A new design is (the recipe; core/zero/README says it at more length):
+ *   1. its name and value in MUON_ZERO_VARIANT_LIST (muon_zero.h): the catalogue of lists,
+ *      the gateways and inst/ (zero_muon_step's Variant, zero_cost's Design) take it from
+ *      there;
+ *   2. one row here (a new rule, when the existing ones do not say it, is one enum value
+ *      below and one case in zero_plan.c);
+ *   3. one step function (STEP), in its family's zero_step_<family>.c;
+ *   4. one cost model (COST), in the same family's zero_cost_<family>.c.
+ * A row missing a column does not compile (the table's X-macro takes every column, and each
+ * function it names is declared at the end of this file); zero_plan.c fails the build when
+ * a value of the list has no row; tests/octave/test_zero_designs walks every row (step,
+ * cost, save, load at another world, the plan's counters against the step's).
  */
 #ifndef MUON_ZERO_VARIANT_H
 #define MUON_ZERO_VARIANT_H
@@ -38,7 +49,7 @@ typedef enum { ZKEEP_PIECES, ZKEEP_WHOLE, ZKEEP_ROWS } zkeep_rule;
 typedef struct zstep zstep;                 // zero_step_impl.h
 typedef muon_status (*zstep_fn) (zstep *z);
 
-// X (VARIANT, EXACT, PART, HOLDS, UPDATES, KEEPS, STEP)
+// X (VARIANT, EXACT, PART, HOLDS, UPDATES, KEEPS, STEP, COST)
 //   EXACT    1: the design computes the reference's update (muon_zero_variant_is_correct)
 //   PART     zpart_rule: the partition it uses
 //   HOLDS    muon_zero_mom_layout: momentum as full matrices of the matrices a rank updates
@@ -46,25 +57,33 @@ typedef muon_status (*zstep_fn) (zstep *z);
 //            shards, its shards back to back, as its update buffer)
 //   UPDATES  zupdate_rule: who runs Newton-Schulz on a matrix (zero_plan.c's ns_calls)
 //   KEEPS    zkeep_rule: what a rank returns
-//   STEP     the step function (zero_step.c, zero_step_rr.c, zero_step_a2a.c,
+//   STEP     the step function (zero_step_zero12.c, zero_step_rr.c, zero_step_a2a.c,
 //            zero_step_ep.c)
+//   COST     its plan-only cost model, the same family's (zero_cost_zero12.c, zero_cost_rr.c,
+//            zero_cost_a2a.c, zero_cost_ep.c), which zero_cost.c dispatches to
+// HOLDS, PART and KEEPS together are the momentum map of a rank's buffer (the sharded
+// checkpoints read it, muon_zero_plan_momentum_map): whole matrices (FULL), the pieces of
+// the layout's partition or of the stage-3 one (PART, ZPART_LAYOUT / ZPART_STAGE3; expert
+// parallelism's pages live in the layout's partition), or row shards (PART with
+// ZKEEP_ROWS).
 #define ZERO_VARIANTS(X)                                                                                                 \
-  X (MUON_ZERO_REFERENCE,        1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_ALL,         ZKEEP_PIECES, zstep_allreduce)   \
-  X (MUON_ZERO12_ALLREDUCE,      1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_allreduce)   \
-  X (MUON_ZERO2_RS_BUGGY,        0, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_rs_buggy)    \
-  X (MUON_ZERO2_SLICE_ONLY,      0, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_PIECES,      ZKEEP_PIECES, zstep_slice_only)  \
-  X (MUON_ZERO2_MULTI_OWNER,     1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_multi_owner) \
-  X (MUON_ZERO3_ROUND_ROBIN,     1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_round_robin) \
-  X (MUON_ZERO3_RR_ALIASED,      1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_rr_aliased)  \
-  X (MUON_ZERO_LAYERWISE_LPT,    1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_LPT,         ZKEEP_WHOLE,  zstep_lpt)         \
-  X (MUON_ZERO_MOONLIGHT_GATHER, 1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_moonlight)   \
-  X (MUON_ZERO_ALLTOALL_OWNER,   1, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR,        ZKEEP_ROWS, zstep_alltoall_owner) \
-  X (MUON_ZERO_MUON_BP,          0, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR_BLOCKS, ZKEEP_ROWS, zstep_muon_bp) \
-  X (MUON_ZERO_EXPERT_PARALLEL,  1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_UNITS,       ZKEEP_PIECES, zstep_expert_parallel)
+  X (MUON_ZERO_REFERENCE,        1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_ALL,         ZKEEP_PIECES, zstep_allreduce, zcost_zero12) \
+  X (MUON_ZERO12_ALLREDUCE,      1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_allreduce, zcost_zero12) \
+  X (MUON_ZERO2_RS_BUGGY,        0, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_rs_buggy, zcost_zero12) \
+  X (MUON_ZERO2_SLICE_ONLY,      0, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_PIECES,      ZKEEP_PIECES, zstep_slice_only, zcost_zero12) \
+  X (MUON_ZERO2_MULTI_OWNER,     1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_multi_owner, zcost_zero12) \
+  X (MUON_ZERO3_ROUND_ROBIN,     1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_round_robin, zcost_round_robin) \
+  X (MUON_ZERO3_RR_ALIASED,      1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_rr_aliased, zcost_round_robin) \
+  X (MUON_ZERO_LAYERWISE_LPT,    1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_LPT,         ZKEEP_WHOLE,  zstep_lpt, zcost_lpt) \
+  X (MUON_ZERO_MOONLIGHT_GATHER, 1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_moonlight, zcost_zero12) \
+  X (MUON_ZERO_ALLTOALL_OWNER,   1, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR,        ZKEEP_ROWS, zstep_alltoall_owner, zcost_row_shards) \
+  X (MUON_ZERO_MUON_BP,          0, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR_BLOCKS, ZKEEP_ROWS, zstep_muon_bp, zcost_row_shards) \
+  X (MUON_ZERO_EXPERT_PARALLEL,  1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_UNITS,       ZKEEP_PIECES, zstep_expert_parallel, zcost_expert_parallel)
 
-// The table is read in two places, each taking the columns it needs, so that the plan
-// below never calls the step above it: zero_plan.c (the facts, as a zvariant per variant)
-// and zero_step.c's dispatcher (the update rule, for its checks, and the step functions).
+// The table is read in three places, each taking the columns it needs, so that the plan
+// below never calls the step above it: zero_plan.c (the facts, as a zvariant per variant),
+// zero_step_api.c's dispatcher (the update rule, for its checks, and the step functions)
+// and zero_cost.c's (the update rule, for the flat order, and the cost models).
 typedef struct {
   int exact;
   zpart_rule part;
@@ -90,9 +109,14 @@ static inline void zshard_rows (size_t rows, int W, int r, size_t *r0, size_t *n
   *nr = b - a;
 }
 
-#define ZERO_VARIANT_STEP_DECL(v, exact, part, holds, updates, keeps, step) \
-  muon_status step (zstep *z);
-ZERO_VARIANTS (ZERO_VARIANT_STEP_DECL)
-#undef ZERO_VARIANT_STEP_DECL
+// The step functions and the cost models the table names (a cost model takes the job of
+// zero_cost_impl.h).
+struct cost_job;
+typedef muon_status (*zcost_fn) (struct cost_job *J);
+#define ZERO_VARIANT_FN_DECL(v, exact, part, holds, updates, keeps, step, cost) \
+  muon_status step (zstep *z);                                                  \
+  muon_status cost (struct cost_job *J);
+ZERO_VARIANTS (ZERO_VARIANT_FN_DECL)
+#undef ZERO_VARIANT_FN_DECL
 
 #endif

@@ -359,7 +359,7 @@ function T = zero_step_rows (L)
   x = L.lists;
   T = {
   ## Name            Field              Kind       Arg                 Default             Must be
-    "Variant",       "variant",         "enum",    x.zero_variant,     "zero12_allreduce", ""
+    "Variant",       "variant",         "enum",    x.zero_variant,     d.variant,          ""
     "Comm",          "comm",            "custom",  @comm_arg,          "sim",  "\"sim\" or a handle from muon_comm"
     "Reference",     "reference",       "logical", [],                 true,               ""
     "Assemble",      "assemble",        "logical", [],                 [],                 ""

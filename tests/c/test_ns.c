@@ -433,7 +433,7 @@ static void test_dtypes (void)
       long bad = 0;
       for (int i = 0; i < R * C; i++) bad += x32[i] != (float) x64[i];
       T_ASSERT_MSG (bad == 0, "%s: %ld F32 outputs differ from (float) of the F64 ones",
-                    muon_precision_name (o.precision), bad);
+                    muon_names (MUON_LIST_PRECISION, o.precision), bad);
       // F32 input holding the same values gives the same result
       muon_tensor tf = muon_tensor_matrix (MUON_F32, g32, R, C), tz = muon_tensor_matrix (MUON_F64, xin, R, C);
       T_EQ_INT (muon_ns (ctx, &tf, &tz, &o), MUON_OK);
@@ -447,8 +447,8 @@ static void test_dtypes (void)
         bad += (double) f != x64[i] || muon_round_to (prec, f) != f || !isfinite (f);
       }
       T_ASSERT_MSG (bad == 0, "%s %s: %ld outputs are not %s values",
-                    muon_precision_name (o.precision), method ? "gram" : "standard", bad,
-                    muon_precision_name (o.precision));
+                    muon_names (MUON_LIST_PRECISION, o.precision), method ? "gram" : "standard", bad,
+                    muon_names (MUON_LIST_PRECISION, o.precision));
     }
 }
 
@@ -588,7 +588,7 @@ static void test_zero_pages (void)
         long bad = 0;
         for (int i = 0; i < 72; i++) bad += x[i] != 0 || isnan (x[i]);
         T_ASSERT_MSG (bad == 0, "%s %s eps %g: zero input gave %ld non-zero outputs",
-                      muon_precision_name (o.precision), method ? "gram" : "standard", o.eps, bad);
+                      muon_names (MUON_LIST_PRECISION, o.precision), method ? "gram" : "standard", o.eps, bad);
         float xf[72];
         muon_tensor tf = muon_tensor_batch (MUON_F32, xf, 4, 9, 2);
         T_EQ_INT (muon_ns (ctx, &tg, &tf, &o), MUON_OK);

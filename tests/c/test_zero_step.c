@@ -1,6 +1,6 @@
-/* test_zero_step.c - the distributed Muon step (core/zero/zero_plan.c, zero_step.c,
- * zero_step_rr.c): plans of a hand-computed layout, the reference against muon_update on a
- * hand-averaged gradient (bitwise), every correct variant bitwise equal to the reference on
+/* test_zero_step.c - the distributed Muon step (core/zero/zero_plan.c, zero_step_api.c, the
+ * step families zero_step_*.c): plans of a hand-computed layout, the reference against
+ * muon_update on a hand-averaged gradient (bitwise), every correct variant bitwise equal to the reference on
  * random layouts with momentum chained over steps, the buggy variants exact on wholly owned
  * matrices and wrong on straddling ones, the aliased pads failing on a mixed round without
  * touching the momentum, Keller's extra pad round costing memory only, byte counters
@@ -253,15 +253,15 @@ static void test_variants_random (void)
         int same = memcmp (ref[p], got[p], n * sizeof (double)) == 0;
         if (muon_zero_variant_is_correct ((muon_zero_variant) v) || v == MUON_ZERO_MUON_BP)
           T_ASSERT_MSG (same, "trial %d variant %s matrix %zu differs", trial,
-                        muon_zero_variant_name ((muon_zero_variant) v), p);
+                        muon_names (MUON_LIST_ZERO_VARIANT, v), p);
         else if (!P->part->params[p].straddles)
           T_ASSERT_MSG (same, "trial %d variant %s wholly owned matrix %zu differs", trial,
-                        muon_zero_variant_name ((muon_zero_variant) v), p);
+                        muon_names (MUON_LIST_ZERO_VARIANT, v), p);
         else
         {
           double e = rel_diff (got[p], ref[p], n);
           T_ASSERT_MSG (e > 1e-3, "trial %d %s straddler %zu error %g", trial,
-                        muon_zero_variant_name ((muon_zero_variant) v), p, e);
+                        muon_names (MUON_LIST_ZERO_VARIANT, v), p, e);
           bug_seen++;
         }
       }
@@ -432,6 +432,18 @@ static void test_bytes (void)
 
 //---- errors -------------------------------------------------------------------------------
 
+// One default design, the C one (zero_muon_step's Variant and zero_cost's single-design
+// default read it through the catalogue): the ZeRO-1/2 all-reduce.
+static void test_defaults (void)
+{
+  muon_zero_step_opts o;
+  muon_zero_cost_opts co;
+  muon_zero_step_opts_default (&o);
+  muon_zero_cost_opts_default (&co);
+  T_EQ_INT (o.variant, MUON_ZERO12_ALLREDUCE);
+  T_EQ_INT (co.design, MUON_ZERO12_ALLREDUCE);
+}
+
 static void test_errors (void)
 {
   problem pb;
@@ -497,13 +509,13 @@ static void test_errors (void)
   T_EQ_INT (muon_zero_assemble (ctx, c3, P, (const double *const *) upd, full), MUON_ERR_BADARG);
   T_EQ_INT (muon_zero_assemble (ctx, c, P, NULL, full), MUON_ERR_NULLPTR);
 
-  muon_zero_variant v;
-  T_EQ_INT (muon_zero_variant_from_name ("moonlight_gather", &v), MUON_OK);
+  int v;
+  T_EQ_INT (muon_name_lookup (MUON_LIST_ZERO_VARIANT, "moonlight_gather", &v), MUON_OK);
   T_EQ_INT (v, MUON_ZERO_MOONLIGHT_GATHER);
-  T_EQ_INT (muon_zero_variant_from_name ("zero4", &v), MUON_ERR_BADARG);
-  T_EQ_INT (muon_zero_variant_from_name (NULL, &v), MUON_ERR_NULLPTR);
-  T_EQ_STR (muon_zero_variant_name (MUON_ZERO3_RR_ALIASED), "zero3_round_robin_aliased_pads");
-  T_EQ_STR (muon_zero_variant_name ((muon_zero_variant) 99), "unknown");
+  T_EQ_INT (muon_name_lookup (MUON_LIST_ZERO_VARIANT, "zero4", &v), MUON_ERR_BADARG);
+  T_EQ_STR (muon_names (MUON_LIST_ZERO_VARIANT, MUON_ZERO3_RR_ALIASED),
+            "zero3_round_robin_aliased_pads");
+  T_ASSERT (muon_names (MUON_LIST_ZERO_VARIANT, 99) == NULL);
   T_EQ_INT (muon_zero_plan_destroy (NULL), MUON_ERR_NULLPTR);
   muon_zero_plan_destroy (&P);
   // MuonBP's block steps cut the rows: split row blocks are refused
@@ -594,6 +606,7 @@ int main (int argc, char **argv)
   T_RUN (test_muon_bp);
   T_RUN (test_aliased_pads);
   T_RUN (test_bytes);
+  T_RUN (test_defaults);
   T_RUN (test_errors);
   T_RUN (test_cache);
   muon_ctx_destroy (&ctx);

@@ -5,8 +5,9 @@
 # prints one line per violation; exits 1 when there is any, 0 when there is none.
 #
 #   Folders.  Every .c/.h/.cu/.cuh file sits in include/, gpu/ or a layer folder; the layers,
-#   bottom to top: base < gemm < math < comm < zero (gemm sits below math: ns.c calls the
-#   product providers, never the other way).  include/ holds muon.h and one muon_<layer>.h
+#   bottom to top: base < gemm < math < comm < zero < lists (gemm sits below math: ns.c calls
+#   the product providers, never the other way; lists, the catalogue of every layer's lists
+#   and limits, sits on top because it names them all, and nothing in core calls it).  include/ holds muon.h and one muon_<layer>.h
 #   per layer.  Header names are unique, since files include them by name.
 #   Includes.  A file of a layer includes its own folder, the layers below, and of include/
 #   the headers of its own layer and those below (muon.h, the umbrella, only from the top);
@@ -20,7 +21,7 @@
 #   defined in its own layer or one below (nm), and no object calls around a cycle.
 set -u
 SHARED_MATH="muon_precision.h muon_update_math.h muon_darray_math.h ns_shared.h"
-LAYERS="base gemm math comm zero"
+LAYERS="base gemm math comm zero lists"
 
 if [[ $# -lt 1 || ! -d $1 ]]; then
   echo "usage: $0 CORE_DIR [OBJECT.o ...]" >&2

@@ -18,7 +18,9 @@
 ## columns, the last ones shorter), each one BLAS call over the whole inner dimension on one
 ## thread.  This port makes the same calls (@code{mul_} and @code{gram_} below: a diagonal
 ## tile of X X' is SSYRK of that row block, the others X_I * X_J.' by SGEMM) and runs them
-## on one OpenBLAS thread (@code{__muon_blas_threads__}), so its bits are the core's.
+## on one OpenBLAS thread (@code{__muon_blas_threads__}, a test-only gateway of tests/mex/,
+## on the path of run_all.m; where it is not, as in the installed package, the products run
+## on the threads OpenBLAS has), so its bits are the core's.
 ##
 ## @example
 ## norm     X = r(single(G) / (single(||G||) + single(eps)))   ||.|| summed in fp64,
@@ -75,14 +77,20 @@ function X = ref_ns (G, varargin)
   [M, N, E] = size (G);
   X = zeros (M, N, E, class (G));
   use_gram = strcmp (o.method, "gram") && max (M, N) / min (M, N) > o.gramminaspect;
-  threads = __muon_blas_threads__ (1);        # one BLAS thread per product, as each tile
+  pin = exist ("__muon_blas_threads__") == 3;
+  threads = 0;
+  if (pin)
+    threads = __muon_blas_threads__ (1);      # one BLAS thread per product, as each tile
+  endif
   unwind_protect
     for e = 1:E
       Y = one_page (G(:,:,e), o, sched, use_gram);
       X(:,:,e) = cast (Y, class (G));
     endfor
   unwind_protect_cleanup
-    __muon_blas_threads__ (threads);
+    if (pin)
+      __muon_blas_threads__ (threads);
+    endif
   end_unwind_protect
 endfunction
 

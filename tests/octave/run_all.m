@@ -15,7 +15,9 @@
 ##
 ## Environment: MUON_ONLY / MUON_SKIP, comma-separated file names (with or without .m):
 ## run only those / leave those out.  MUON_MEXDIR: the folder of the MEX files to test
-## (default build/mex; `make check` points it at each build it tests).  MUON_LAYER: the
+## (default build/mex; `make check` points it at each build it tests).  MUON_TEST_MEXDIR:
+## the folder of the test-only gateways (tests/mex/, built by the test layers, never in the
+## package; default build/tests/mex), beside it on the path.  MUON_LAYER: the
 ## layer name written to MUON_RESULTS instead of "octave" (e.g. octave-avx2).
 
 1;
@@ -41,11 +43,18 @@ mexdir = getenv ("MUON_MEXDIR");
 if (isempty (mexdir))
   mexdir = fullfile (root, "build", "mex");
 endif
+testmexdir = getenv ("MUON_TEST_MEXDIR");
+if (isempty (testmexdir))
+  testmexdir = fullfile (fileparts (mexdir), "tests", "mex");
+endif
 layer = getenv ("MUON_LAYER");
 if (isempty (layer))
   layer = "octave";
 endif
 addpath (mexdir);
+if (isfolder (testmexdir))
+  addpath (testmexdir);
+endif
 addpath (here);
 more off;
 page_screen_output (false);

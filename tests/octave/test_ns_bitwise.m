@@ -94,6 +94,11 @@ endfunction
 
 ## ---- muon_ns vs ref_ns, bitwise --------------------------------------------------------
 
+%!test
+%! ## ref_ns pins OpenBLAS to one thread through the test-only gateway (tests/mex/, on
+%! ## run_all.m's path): without it the comparisons below would not be the core's bits
+%! assert (exist ("__muon_blas_threads__"), 3);
+
 %!function X = ns_blas (G, varargin)
 %!  ## muon_ns on the OpenBLAS provider: the products ref_ns's single matmuls reproduce
 %!  X = muon_ns (G, varargin{:}, "Gemm", "openblas");

@@ -4,6 +4,7 @@
 ## (@code{zero_save_state} / @code{zero_load_state}) resharded across world sizes, stages and
 ## designs, and every kind of bad file.
 ## @itemize
+## @item the files of format version 1 (before the field @code{train}) load as before;
 ## @item the oracle: a run at the NEW world size (and stage, and design) through the same
 ## gradient history from the start.  The history gives every rank the same dyadic gradient
 ## (multiples of 1/64), so the rank average is exact at any W and that run's momentum is
@@ -147,6 +148,19 @@ endfunction
 %! assert (isequal (zero_load_state (pre, L4), s0));
 %! cellfun (@unlink, f);
 
+## the files of format version 1 (before the field train) still load, as the same state
+%!test
+%! s = history (L4, "zero12_allreduce", 2, shapes, true);
+%! f = zero_save_state (pre, L4, s);
+%! unwind_protect
+%!   for r = 1:numel (f)
+%!     write_shard (f{r}, setfield (rmfield (read_payload (f{r}), "train"), "version", 1));
+%!   endfor
+%!   assert (isequal (zero_load_state (pre, L4), s));
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
+
 ## every bad file: a muonlab error, never a state
 %!test
 %! s = history (L4, "zero12_allreduce", 2, shapes, true);
@@ -171,7 +185,9 @@ endfunction
 %!     @() write_shard (g, setfield (S0, "momentum", S0.momentum + 2^-40)), "holds another momentum of matrix [0-9] than a lower rank"
 %!     @() write_shard (g, rmfield (S0, "form")), "holds an invalid shard: not the fields of a zero_shard payload"
 %!     @() write_shard (g, setfield (S0, "variant", "zero9")), "holds an invalid shard: an unknown order, design or momentum form"
-%!     @() write_shard (g, setfield (S0, "version", 2)), "holds an invalid shard: an unknown format or version"
+%!     @() write_shard (g, setfield (S0, "version", 3)), "holds an invalid shard: an unknown format or version"
+%!     @() write_shard (g, setfield (S0, "version", 1)), "holds an invalid shard: an unknown format or version"
+%!     @() write_shard (g, rmfield (S0, "train")), "holds an invalid shard: an unknown format or version"
 %!   };
 %!   for i = 1:rows (expect)
 %!     put_bytes (g, b0);

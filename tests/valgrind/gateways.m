@@ -3,7 +3,7 @@
 ##
 ##   cd tests/valgrind && octave-cli --no-gui --norc --silent gateways.m
 ##
-## One section per MEX gateway (mex/__*__.c), each calling its gateway directly on tiny
+## One section per MEX gateway (mex/__*__.c, and the test-only tests/mex/__*__.c), each calling its gateway directly on tiny
 ## inputs: the success paths, every output count from 0 to one past the most it has, too
 ## few and too many inputs, and every error path it has (bad class, bad shape, bad option
 ## struct, a failing core call, a bad communicator).  Not 'device', 'cuda': loading the CUDA
@@ -184,6 +184,21 @@ function fails = sec_muon_coeffs ()
   fails = bad (fails, "unknown name (core)", "", 1, f, "nope");
 endfunction
 
+function fails = sec_muon_ns_flops ()
+  f = @__muon_ns_flops__;
+  fails = {};
+  fails = outs (fails, "5 steps, restart 2", 1, f, 5, 1, 5, 2, 0);
+  fails = ok (fails, "arrays, symmetric", 1, f, [1 2; 3 4], 2, 3, [0 1 9], 1);
+  fails = bad (fails, "four inputs", "muonlab:badArg", 1, f, 5, 1, 5, 2);
+  fails = bad (fails, "sizes differ", "muonlab:badShape", 1, f, [1 2], [1 2 3], 5, 2, 0);
+  fails = bad (fails, "M 0", "muonlab:badArg", 1, f, 0, 1, 5, 2, 0);
+  fails = bad (fails, "N single", "muonlab:badArg", 1, f, 1, single (2), 5, 2, 0);
+  fails = bad (fails, "steps 0", "muonlab:badArg", 1, f, 5, 1, 0, 2, 0);
+  fails = bad (fails, "restart -1", "muonlab:badArg", 1, f, 5, 1, 5, -1, 0);
+  fails = ok (fails, "restart 1e300 (never reached)", 1, f, 5, 1, 5, 1e300, 0);
+  fails = bad (fails, "symmetric 2", "muonlab:badArg", 1, f, 5, 1, 5, 2, 2);
+endfunction
+
 function fails = sec_muon_lists ()
   f = @__muon_lists__;
   fails = {};
@@ -251,6 +266,14 @@ function fails = sec_zero_layout ()
   fails = bad (fails, "stage 'a'", "muonlab:badType", 5, f, S, 2, struct ("stage", "a"));
   fails = bad (fails, "stage 5 (core)", "muonlab:badArg", 5, f, S, 2, struct ("stage", 5));
   fails = bad (fails, "align 0 (core)", "muonlab:badArg", 5, f, S, 2, struct ("align_factor", 0));
+  ## the momentum map of a design's plan
+  fails = outs (fails, "momentum map, W = 2", 2, f, S, 2, struct (), "zero12_allreduce");
+  fails = ok (fails, "momentum map, row shards", 2, f, S, 4, struct (), "alltoall_owner");
+  fails = ok (fails, "momentum map, stage 3", 2, f, S, 3, struct ("stage", 3), "zero3_round_robin");
+  fails = bad (fails, "VARIANT unknown", "muonlab:badArg", 2, f, S, 2, struct (), "zero9");
+  fails = bad (fails, "VARIANT numeric", "muonlab:badArg", 2, f, S, 2, struct (), 3);
+  fails = bad (fails, "VARIANT long", "muonlab:badArg", 2, f, S, 2, struct (), repmat ("z", 1, 300));
+  fails = bad (fails, "map, SHAPES zero rows (core)", "muonlab:badShape", 2, f, [0 2], 2, struct (), "reference");
 endfunction
 
 function fails = sec_zero_muon_step ()
@@ -398,17 +421,19 @@ if (isempty (here))
 endif
 root = fileparts (fileparts (here));
 addpath (fullfile (root, "build", "mex"));
+addpath (fullfile (root, "build", "tests", "mex"));   # the test-only gateways (tests/mex/)
 more off;
 page_screen_output (false);
 
 sections = {"__muon_ns__", @sec_muon_ns; "__muon_update__", @sec_muon_update;
             "__muon_coeffs__", @sec_muon_coeffs; "__muon_info__", @sec_muon_info;
+            "__muon_ns_flops__", @sec_muon_ns_flops;
             "__muon_blas_threads__", @sec_muon_blas_threads;
             "__zero_layout__", @sec_zero_layout; "__zero_muon_step__", @sec_zero_muon_step;
             "__muon_comm__", @sec_muon_comm; "__muon_lists__", @sec_muon_lists;
             "__zero_cost__", @sec_zero_cost; "__muon_gpu__", @sec_muon_gpu};
-## every gateway in mex/ must have a section
-srcs = glob (fullfile (root, "mex", "__*__.c"));
+## every gateway in mex/ (and the test-only ones of tests/mex/) must have a section
+srcs = [glob(fullfile (root, "mex", "__*__.c")); glob(fullfile (root, "tests", "mex", "__*__.c"))];
 for k = 1:numel (srcs)
   [~, name] = fileparts (srcs{k});
   if (! any (strcmp (name, sections(:,1))))

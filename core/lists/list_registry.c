@@ -1,13 +1,11 @@
-/* list_registry.c - the registry of every named list and limit the core checks (muon_zero.h,
- * MUON_LISTS / MUON_LIMITS), for the gateways and inst/, and the name functions of zero's own
- * lists.  Everything here is generated from the MUON_<THING>_LIST X-macros of the public
- * headers of every layer (it sits in the top layer, which sees them all), so that no list is
- * typed twice; each layer's <prefix>_from_name / <prefix>_name pair is MUON_DEFINE_NAMES in a
- * source of that layer (base/muon_internal.h).
+/* list_registry.c - the catalogue of every named list and limit the core checks (muon_lists.h:
+ * MUON_LISTS / MUON_LIMITS), for the gateways, inst/ and the tests.  Everything here is
+ * generated from the MUON_<THING>_LIST X-macros of the public headers of every layer (this
+ * layer sits above them all and sees them all), so that no list is typed twice.
  *
  * Usage
- *   muon_precision p;
- *   muon_precision_from_name ("bf16", &p);                  // MUON_PREC_BF16
+ *   int v;
+ *   muon_name_lookup (MUON_LIST_PRECISION, "bf16", &v);    // MUON_PREC_BF16
  *   muon_names (MUON_LIST_GEMM, MUON_GEMM_ONEDNN);          // "onednn"
  */
 #include <string.h>
@@ -17,11 +15,12 @@
 
 //---- one name table per list ----------------------------------------------------------------
 
-// names_<LIST>[value] = "name" (designated initializers: a list need not start at 0 or be
-// contiguous; a gap is a NULL entry, which no lookup matches).
-#define NAME_ENTRY(name, value, text) [value] = text,
+// names_<LIST>[value] = "name" (MUON_NAME_TABLE: a list need not start at 0 or be contiguous;
+// a gap is a NULL entry, which no lookup matches).  MUON_IN_LIST works on values below 64:
+// a list that grows past it fails to compile here (a negative array size).
 #define NAME_TABLE(list, key, what, items)                                      \
-  static const char *const names_##list[] = { items (NAME_ENTRY) };
+  MUON_NAME_TABLE (names_##list, items);                                        \
+  typedef char below_64_##list[MUON_NAME_COUNT (names_##list) <= 64 ? 1 : -1];
 MUON_LISTS (NAME_TABLE)
 #undef NAME_TABLE
 
@@ -32,11 +31,11 @@ typedef struct {
 } list_entry;
 
 #define LIST_ENTRY(list, key, what, items)                                      \
-  [list] = { key, what, names_##list, (int) (sizeof names_##list / sizeof names_##list[0]) },
+  [list] = { key, what, names_##list, MUON_NAME_COUNT (names_##list) },
 static const list_entry lists[MUON_LIST_COUNT] = { MUON_LISTS (LIST_ENTRY) };
 #undef LIST_ENTRY
 
-//---- the registry -------------------------------------------------------------------------
+//---- the catalogue ------------------------------------------------------------------------
 
 static const list_entry *entry (muon_list list)
 {
@@ -64,7 +63,7 @@ int muon_list_size (muon_list list)
 const char *muon_names (muon_list list, int i)
 {
   const list_entry *e = entry (list);
-  return (e && i >= 0 && i < e->size) ? e->names[i] : NULL;
+  return e ? muon_name_at (e->names, e->size, i) : NULL;
 }
 
 muon_status muon_name_lookup (muon_list list, const char *name, int *value)
@@ -74,12 +73,6 @@ muon_status muon_name_lookup (muon_list list, const char *name, int *value)
     return MUON_ERR_NULLPTR;
   return e ? muon_name_find (e->names, e->size, name, value) : MUON_ERR_BADARG;
 }
-
-//---- the typed name functions of zero's lists (the other layers define theirs) -----------
-
-MUON_DEFINE_NAMES (muon_zero_order, muon_zero_order, MUON_ZERO_ORDER_LIST)
-MUON_DEFINE_NAMES (muon_zero_variant, muon_zero_variant, MUON_ZERO_VARIANT_LIST)
-MUON_DEFINE_NAMES (muon_zero_pad_count, muon_zero_pad_count, MUON_ZERO_PAD_COUNT_LIST)
 
 //---- limits -------------------------------------------------------------------------------
 

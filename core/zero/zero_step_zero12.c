@@ -1,11 +1,12 @@
-/* zero_step.c - the ZeRO-1/2 family of distributed Muon steps (reference, all-reduce, the
- * #7807 bug, slice-only, PR 8141's multi-owner, Moonlight's gather); the entry points that
- * check a step, dispatch it by the variant table and assemble the full updates are in
- * zero_step_api.c.
+/* zero_step_zero12.c - the ZeRO-1/2 family of distributed Muon steps (reference, all-reduce,
+ * the #7807 bug, slice-only, PR 8141's multi-owner, Moonlight's gather); its cost model is
+ * zero_cost_zero12.c.  The entry points that check a step, dispatch it by the variant table
+ * and assemble the full updates are in zero_step_api.c.
  *
  * The ZeRO-1/2 family starts the same way on every rank: pack the local gradients into the
  * partitioned buffer (W x S, rank q's partition at q S; the flat buffer itself at stages 1/2),
- * then one collective:
+ * then one collective (the reduce-scatter frame, zstep_reduce_scatter_then, is
+ * zero_step_common.c's: expert parallelism starts the same way):
  *   all-reduce (AVG) of W S          reference, zero12_allreduce
  *   reduce-scatter (AVG) to S        the others; the buggy and multi-owner variants write
  *                                    their averaged partition back into their own W S view,
@@ -24,30 +25,6 @@
 #include "zero_step_impl.h"
 
 //---- the ZeRO-1/2 family ------------------------------------------------------------------
-
-// Local rank l's gradients into its partitioned buffer, the padding between and after the
-// pieces of each partition set to zero (the buffer comes uninitialised).
-static void pack_grads (const zstep *z, int l, double *buf)
-{
-  const muon_zero_layout *part = z->P->part;
-  size_t S = part->partition_size;
-  for (int r = 0; r < part->world; r++)
-  {
-    const muon_zero_rank *k = &part->ranks[r];
-    double *dst = buf + (size_t) r * S;
-    size_t at = 0;                      // end of the previous piece in the partition
-    for (size_t i = k->first_piece; i < k->first_piece + k->npieces; i++)
-    {
-      const muon_zero_piece *c = &part->pieces[i];
-      const muon_zero_param *q = &part->params[c->param];
-      memset (dst + at, 0, (c->part_start - at) * sizeof (double));
-      zstep_gather_rm (zgrad (z, l, c->param), q->rows, q->cols, c->local_start,
-                       c->local_stop, dst + c->part_start);
-      at = c->part_start + c->local_stop - c->local_start;
-    }
-    memset (dst + at, 0, (S - at) * sizeof (double));
-  }
-}
 
 // The piece of matrix p on rank r, or NULL.
 static const muon_zero_piece *piece_of (const muon_zero_layout *part, int r, size_t p)
@@ -210,27 +187,6 @@ fail:
   return status;
 }
 
-// Every local rank's gradients packed into its partitioned buffer flat[l] (W S), then
-// reduce-scattered into part[l] (S) and written back into the rank's own partition of
-// flat[l], which stays LOCAL elsewhere.
-static muon_status reduce_grads (zstep *z, double ***flat, double ***part)
-{
-  muon_ctx *ctx = z->ctx;
-  muon_status status = MUON_OK;
-  const muon_zero_layout *L = z->P->part;
-  size_t S = L->partition_size, N = S * (size_t) z->P->world;
-  CHECKSTATUS (zstep_alloc_bufs (z, N, 0, flat));
-  CHECKSTATUS (zstep_alloc_bufs (z, S, 0, part));
-  for (int l = 0; l < z->nl; l++)
-    pack_grads (z, l, (*flat)[l]);
-  CHECKSTATUS (muon_comm_reduce_scatter (ctx, z->comm, (const void *const *) *flat,
-                                         (void *const *) *part, S, MUON_F64, MUON_REDUCE_AVG));
-  for (int l = 0; l < z->nl; l++)
-    memcpy ((*flat)[l] + (size_t) zrank (z, l) * S, (*part)[l], S * sizeof (double));
-fail:
-  return status;
-}
-
 // Every matrix a rank holds the full momentum of (the plan's momentum_at), updated from the
 // rank's buffer flat[l]: matrix p column-major at flat[l] + goff[p], or (goff NULL) in the
 // partitioned layout; the rank keeps its span.  same_views: the buffers are the same on every
@@ -324,18 +280,6 @@ muon_status zstep_allreduce (zstep *z)
 fail:
   free (goff);
   zstep_free_bufs (z, flat);
-  return status;
-}
-
-muon_status zstep_reduce_scatter_then (zstep *z, zstep_after_rs then)
-{
-  muon_status status = MUON_OK;
-  double **flat = NULL, **part = NULL;
-  CHECKSTATUS (reduce_grads (z, &flat, &part));
-  CHECKSTATUS (then (z, flat, part));
-fail:
-  zstep_free_bufs (z, flat);
-  zstep_free_bufs (z, part);
   return status;
 }
 

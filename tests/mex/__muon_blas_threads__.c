@@ -1,7 +1,8 @@
 #define USAGE "usage: PREVIOUS = __muon_blas_threads__ (N)"
 /* __muon_blas_threads__ - sets OpenBLAS's thread count to N (0: leaves it) and returns the
  * count it had.  For tests/octave/ref_ns.m, whose products must run on one BLAS thread as
- * the core's tiles do (core/gemm.h).
+ * the core's tiles do (core/gemm/gemm.h).  A test-only gateway: the Makefile builds it into
+ * build/tests/mex for the test layers; it is not in the package.
  */
 #include "muon_mex.h"
 

@@ -1,6 +1,6 @@
-/* zero_cost_owners.c - the plan-only cost of the designs with one Newton-Schulz owner per
- * matrix: the ZeRO-3 round robin (zero_step_rr.c), Megatron's LPT and the all-to-all owner
- * design with MuonBP's full step (zero_step_a2a.c).
+/* zero_cost_rr.c - the plan-only cost of the designs that give whole matrices to single
+ * ranks (zero_step_rr.c): the ZeRO-3 round robin (with the correct and the aliased pads) and
+ * Megatron's layer-wise LPT.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -107,115 +107,43 @@ fail:
   return status;
 }
 
-//---- whole-matrix owners: Megatron's LPT, the all-to-all design ---------------------------
+//---- Megatron's layer-wise LPT (zero_step_rr.c) -------------------------------------------
 
-
-muon_status zcost_whole_matrix (cost_job *J)
+muon_status zcost_lpt (cost_job *J)
 {
   const size_t *sorted = J->sorted;
   muon_ctx *ctx = J->ctx;
   muon_status status = MUON_OK;
   muon_zero_cost *C = J->C;
-  size_t np = J->np, W = J->W;
-  int a2a = J->o->design == MUON_ZERO_COST_ALLTOALL || J->o->design == MUON_ZERO_MUON_BP;
+  size_t np = J->np, W = J->W, seg = 0;
   heap_item *h = NULL;
-  int64_t *dsh = NULL;
-  uint64_t *shard = NULL, *own = NULL, *gath = NULL;
-  size_t seg = 0;
-  if (!a2a)
+  // LPT (zero_plan.c's lpt_assign in O(P log W)): largest matrix first onto the least-
+  // loaded rank, lowest on ties; a binary heap of (load, rank), the root the least
+  CHECKMEM (h = malloc (W * sizeof *h));
+  for (size_t r = 0; r < W; r++)
+    h[r] = (heap_item) { 0, (int) r };
+  for (size_t k = 0; k < np; k++)
   {
-    // LPT (zero_plan.c's lpt_assign in O(P log W)): largest matrix first onto the least-
-    // loaded rank, lowest on ties; a binary heap of (load, rank), the root the least
-    CHECKMEM (h = malloc (W * sizeof *h));
-    for (size_t r = 0; r < W; r++)
-      h[r] = (heap_item) { 0, (int) r };
-    for (size_t k = 0; k < np; k++)
-    {
-      size_t p = sorted[k];
-      int r = h[0].rank;
-      C->ns_rank[p] = r;
-      h[0].load += J->numel[p];
-      zcost_heap_down (h, W, 0);
-    }
+    size_t p = sorted[k];
+    int r = h[0].rank;
+    C->ns_rank[p] = r;
+    h[0].load += J->numel[p];
+    zcost_heap_down (h, W, 0);
   }
-  else
-    for (size_t k = 0; k < np; k++)
-      C->ns_rank[sorted[k]] = (int) (k % W);
+  zcost_owner_work (J);                 // momentum: the whole matrices it owns
+  for (size_t r = 0; r < W; r++)
+    seg = max_sz (seg, C->momentum[r]);
+  C->padded_total = seg * W;
+  C->partition_size = seg;
   for (size_t p = 0; p < np; p++)
-  {
-    size_t r = (size_t) C->ns_rank[p];
-    C->ns_calls[r] += J->par[p].experts ? J->par[p].experts : 1;   // one per page
-    C->ns_flops[r] += J->pf[p];
-    C->momentum[r] += J->numel[p];   // LPT: whole matrices (the all-to-all design: below)
-  }
-  if (!a2a)
-  {
-    for (size_t r = 0; r < W; r++)
-      seg = max_sz (seg, C->momentum[r]);
-    C->padded_total = seg * W;
-    C->partition_size = seg;
-    for (size_t p = 0; p < np; p++)
-      C->first_owner[p] = C->last_owner[p] = C->ns_rank[p];
-    CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, seg));
-    for (size_t r = 0; r < W; r++)
-    {
-      C->owned[r] = C->master[r] = C->momentum[r];
-      C->transient[r] = seg * W + seg + J->big;
-    }
-    goto fail;
-  }
-
-  // all-to-all: dim-0 shards of ceil (rows / W) rows; rank r holds rows [r rc, (r+1) rc)
-  CHECKMEM (dsh = calloc (W + 1, sizeof *dsh));
-  CHECKMEM (shard = calloc (W, sizeof *shard));
-  CHECKMEM (own = calloc (W, sizeof *own));
-  CHECKMEM (gath = calloc (W, sizeof *gath));
-  size_t Sfs = 0;
-  for (size_t p = 0; p < np; p++)
-  {
-    size_t rows = J->par[p].rows, cols = J->par[p].cols, rc = rows / W + (rows % W != 0);
-    size_t k = rows / rc, rem = rows - k * rc, o = (size_t) C->ns_rank[p];
-    Sfs += rc * cols;
-    dsh[0] += (int64_t) (rc * cols);
-    dsh[k] -= (int64_t) (rc * cols);
-    if (rem)
-    {
-      dsh[k] += (int64_t) (rem * cols);
-      dsh[k + 1] -= (int64_t) (rem * cols);
-    }
-    C->first_owner[p] = 0;
-    C->last_owner[p] = (int) (k - (rem == 0));
-    size_t mine = o < k ? rc * cols : o == k ? rem * cols : 0;
-    own[o] += mine;                       // the owner's own shard of its matrices
-    gath[o] += J->numel[p] - mine;        // what it gathers of them
-    if (C->last_owner[p] > 0)
-    {
-      C->straddle_total += J->numel[p];
-      C->nstraddle++;
-    }
-  }
-  zcost_prefix_u (dsh, shard, W);
-  C->padded_total = Sfs * W;
-  C->partition_size = Sfs;
-  CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, Sfs));
-  uint64_t e = (uint64_t) J->o->elem_bytes;
+    C->first_owner[p] = C->last_owner[p] = C->ns_rank[p];
+  CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, seg));
   for (size_t r = 0; r < W; r++)
   {
-    uint64_t out = shard[r] - own[r];     // its shards of the others' matrices
-    // forward: send out, receive gath; back: send gath, receive out
-    C->calls[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += 2;
-    C->sent[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += (out + gath[r]) * e;
-    C->recv[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += (gath[r] + out) * e;
-    uint64_t full = C->momentum[r];       // elements of the matrices it owns
-    C->momentum[r] = C->owned[r] = C->master[r] = shard[r];
-    C->transient[r] = Sfs + 2 * full + 2 * out + J->big;
+    C->owned[r] = C->master[r] = C->momentum[r];
+    C->transient[r] = seg * W + seg + J->big;
   }
 fail:
   free (h);
-  free (dsh);
-  free (shard);
-  free (own);
-  free (gath);
   return status;
 }
-

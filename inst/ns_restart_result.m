@@ -1,0 +1,108 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+classdef ns_restart_result < muon_result
+  ## -*- texinfo -*-
+  ## @deftypefn  {muonlab} {@var{T} =} ns_restart_result (@var{S})
+  ## @deftypefnx {muonlab} {@var{S} =} struct (@var{T})
+  ## The table of restart lists of @code{ns_restart_autotune} and @code{ns_restart_search}:
+  ## a @code{muon_result} (classdef) with the columns of the struct @var{S} it is made from,
+  ## one row per restart list, best first: @code{restarts}, @code{count} and the measure
+  ## the lists are ranked by, @code{metric} (@code{ns_restart_autotune}: the condition
+  ## number the simulation ends with) or @code{error} (@code{ns_restart_search}: the worst
+  ## relative error against fp64).  @var{S} has exactly one of the two; the other column
+  ## of @var{T} is empty.  It shows itself at the prompt as its first 10 rows instead of
+  ## every list.
+  ##
+  ## Columns are read as in a struct: @code{T.restarts@{1@}}, @code{T.metric(T.count == 1)}.
+  ## It is not a struct: @code{isstruct (T)} is false, @code{isobject (T)} true;
+  ## @code{struct (T)} gives the plain struct @var{S} (its three fields and values), and
+  ## @code{muon_export (T, file)} writes the table.
+  ##
+  ## Typing @var{T} prints a title line, a header, the first 10 rows (with a line for the
+  ## rows left out) and the field names: at most 14 lines.
+  ## @seealso{ns_restart_autotune, ns_restart_search, muon_result}
+  ## @end deftypefn
+
+  properties
+    restarts = {};
+    count = [];
+    metric = [];
+    error = [];
+  endproperties
+
+  properties (Hidden)
+    by = "metric";                      # the column the lists are ranked by
+  endproperties
+
+  methods
+    function T = ns_restart_result (S)
+      if (nargin > 0)
+        by = {"metric", "error"};
+        if (isstruct (S) && isscalar (S))
+          by = by(isfield (S, by));
+        endif
+        if (! (isstruct (S) && isscalar (S) && numel (by) == 1
+               && all (isfield (S, {"restarts", "count"})) && numel (fieldnames (S)) == 3))
+          error ("muonlab:badArg", ["ns_restart_result: S must be a scalar struct with the ", ...
+                                    "fields restarts, count and metric or error."]);
+        endif
+        T = from_struct (T, S);
+        T.by = by{1};
+      endif
+    endfunction
+
+    ## the plain struct it was made from: restarts, count and its measure
+    function S = struct (T)
+      S = struct ("restarts", {T.restarts}, "count", T.count, T.by, T.(T.by));
+    endfunction
+
+    function disp (T)
+      fn = struct ("metric", "ns_restart_autotune", "error", "ns_restart_search");
+      disp_columns (T, sprintf ("%s result: restart lists by %s, best first", fn.(T.by), T.by),
+                    10, {"restarts", "count", T.by});
+    endfunction
+  endmethods
+endclassdef
+
+%!test
+%! ## issue 18: 16 lists shown in 14 lines; the columns read as the struct's
+%! T = ns_restart_autotune ("you", "MaxRestarts", 9);
+%! txt = evalc ("disp (T)");
+%! assert (numel (strfind (txt, "\n")), 14);
+%! assert (! isempty (strfind (txt, "... 6 more rows")));
+%! assert (! isempty (strfind (txt, "ns_restart_autotune result: restart lists by metric")));
+%! S = struct (T);
+%! assert (sort (fieldnames (S)), sort ({"restarts"; "count"; "metric"}));
+%! assert ([isstruct(T), isstruct(S)], [false true]);
+%! assert (T.metric, S.metric);
+%! assert (T.restarts{1}, S.restarts{1});
+%! assert (numel (T.count), 2^4);
+%! assert (isempty (T.error));
+
+%!test
+%! ## a search over 4 lists: every row shown; the columns read as the struct's
+%! randn ("state", 2);
+%! T = ns_restart_search ({randn(16, 48)}, "Coefficients", "you", "MaxRestarts", 1);
+%! assert (class (T), "ns_restart_result");
+%! txt = evalc ("disp (T)");
+%! assert (numel (strfind (txt, "\n")), 3 + 5);
+%! assert (! isempty (strfind (txt, "ns_restart_search result: restart lists by error")));
+%! S = struct (T);
+%! assert (sort (fieldnames (S)), sort ({"restarts"; "count"; "error"}));
+%! assert (T.error, S.error);
+%! assert (sort (T.count).', [0 1 1 1 1]);
+%! assert (isempty (T.metric));
+
+%!test
+%! ## made from a struct, back to the same struct
+%! S = struct ("restarts", {{[], 2}}, "count", [0 1], "error", [0.5 0.25]);
+%! assert (struct (ns_restart_result (S)), S);
+
+%!demo
+%! T = ns_restart_autotune ("polar_express")
+%! T.restarts{1}
+
+%!error <ns_restart_result: S must be a scalar struct with the fields restarts, count and metric or error.> ns_restart_result (1)
+%!error <ns_restart_result: S must be a scalar struct with the fields restarts, count and metric or error.> ns_restart_result (struct ("restarts", {{}}, "count", [], "metric", [], "error", []))
+%!error <ns_restart_result: S must be a scalar struct with the fields restarts, count and metric or error.> ns_restart_result (struct ("restarts", {{}}, "count", []))

@@ -1,0 +1,188 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {} {[@var{zs}, @var{T}] =} zero_train_ckpt ("split", @var{fname}, @var{state}, @var{W}, @var{shapes}, @var{nl})
+## @deftypefnx {} {@var{part} =} zero_train_ckpt ("rank", @var{T}, @var{l})
+## @deftypefnx {} {@var{state} =} zero_train_ckpt ("join", @var{fname}, @var{prefix}, @var{S}, @var{zs}, @var{L}, @var{ranks}, @var{same})
+## The checkpoint of a @code{zero_train_step} state, for @code{zero_save_state} and
+## @code{zero_load_state}: the design's momentum goes into the shard files as a
+## @code{zero_muon_step} state does (and is resharded as one), the rest of the training
+## loop rides along in each rank's file as the field @code{train}.
+##
+## @qcode{"split"}: checks the training state @var{state} (a struct of type
+## @qcode{"muonlab.zero_train"}) against the layout (@var{W} ranks, @var{shapes}) and the
+## @var{nl} local ranks, and returns its @code{zero_muon_step} state @var{zs} (a fresh one
+## of step 0 before the first step) and the rest @var{T}.  @qcode{"rank"}: what the file
+## of local rank @var{l} holds, a struct: the loop's global part (its training options,
+## the micro-batch count, the pending skip, the loss scaler, the one-process reference
+## momenta, the counters) and that rank's own (its accumulated gradients; with
+## PerMicroBatchNS its summed updates so far).  @qcode{"join"}: the training state again
+## from the payloads @var{S} (1 x W0 cell, rank by rank, each with its @code{train} field)
+## and the loaded @code{zero_muon_step} state @var{zs} (for @var{L}, its local ranks
+## @var{ranks}).  Between two windows (no micro-batch accumulated) it loads onto any
+## world, layout and design as the momentum does; a window in progress resumes only where
+## it was saved (@var{same}: the same world, layout and design), since each rank's
+## accumulated gradient is its own data's.  Errors are @code{muonlab:badState} and name
+## @var{fname}.
+## @end deftypefn
+
+function varargout = zero_train_ckpt (cmd, varargin)
+  switch (cmd)
+    case "split"
+      [varargout{1:2}] = split (varargin{:});
+    case "rank"
+      varargout{1} = rank_part (varargin{:});
+    case "join"
+      varargout{1} = join (varargin{:});
+  endswitch
+endfunction
+
+## the fields of a training state, of its key, and of the key's layout part
+function f = state_fields ()
+  f = {"type", "key", "zero", "micro", "accum", "upd", "full", "owned", "ns_calls", ...
+       "bytes", "pending", "why", "scaler", "ref", "step", "skipped"};
+endfunction
+function f = layout_fields ()
+  f = {"variant", "world", "shapes", "stage", "align_factor", "order", "form", "local_ranks"};
+endfunction
+
+function [zs, T] = split (fname, state, W, shapes, nl)
+  P = rows (shapes);
+  if (! (isscalar (state) && isempty (setxor (fieldnames (state), state_fields ()))
+         && isstruct (state.key) && isscalar (state.key)
+         && all (isfield (state.key, [layout_fields(), {"accum_steps", "scaler"}]))))
+    error ("muonlab:badState", "%s: STATE must be a state returned by zero_train_step.", fname);
+  endif
+  k = state.key;
+  if (! (isequal (k.world, W) && isequal (k.shapes, shapes)))
+    error ("muonlab:badState", "%s: STATE belongs to another layout than L.", fname);
+  endif
+  if (! isequal (k.local_ranks, nl))
+    error ("muonlab:badState", "%s: STATE holds %d local ranks, the communicator %d.", fname,
+           k.local_ranks, nl);
+  endif
+  if (! (isequal (size (state.accum), [nl P]) && iscell (state.upd) && numel (state.upd) == nl
+         && iscell (state.owned) && numel (state.owned) == nl && iscell (state.full)
+         && numel (state.full) == P && iscell (state.ref) && numel (state.ref) == P
+         && isequal (size (state.ns_calls), [nl 1]) && isequal (size (state.bytes), [nl 1])))
+    error ("muonlab:badState", "%s: STATE must be a state returned by zero_train_step.", fname);
+  endif
+  zs = state.zero;
+  if (isempty (zs))                     # no step yet: a design's state of step 0
+    zs = struct ("key", rmfield (k, setdiff (fieldnames (k), layout_fields ())), "step", 0,
+                 "momentum", [], "reference", [], "has_ref", false);
+  endif
+  T = rmfield (state, {"type", "zero"});
+  T.started = ! isempty (state.zero);
+  for l = 1:nl
+    if (! isempty (check_part (fname, rank_part (T, l), shapes)))
+      error ("muonlab:badState", "%s: STATE must be a state returned by zero_train_step.",
+             fname);
+    endif
+  endfor
+endfunction
+
+function part = rank_part (T, l)
+  part = struct ("options", rmfield (T.key, layout_fields ()), "started", T.started,
+                 "micro", T.micro, "pending", T.pending, "why", T.why, "full", {T.full},
+                 "scaler", T.scaler, "ref", {T.ref}, "step", T.step, "skipped", T.skipped,
+                 "accum", {T.accum(l,:)}, "upd", {T.upd(l)}, "owned", {T.owned(l)},
+                 "ns_calls", T.ns_calls(l), "bytes", T.bytes(l));
+endfunction
+
+function state = join (fname, prefix, S, zs, L, ranks, same)
+  W0 = numel (S);
+  P = rows (S{1}.shapes);
+  nl = numel (ranks);
+  t0 = S{1}.train;
+  bad = @(r, msg) error ("muonlab:badState", "%s: '%s' holds an invalid training state: %s.",
+                         fname, zero_shard_file (prefix, r), msg);
+  glob = {"options", "started", "micro", "pending", "why", "full", "scaler", "ref", "step", ...
+          "skipped"};
+  fields = [glob, {"accum", "upd", "owned", "ns_calls", "bytes"}];
+  for r = 0:W0-1
+    t = S{r+1}.train;
+    if (! (isstruct (t) && isscalar (t) && isempty (setxor (fieldnames (t), fields))))
+      bad (r, "not the fields of a zero_train_step checkpoint");
+    endif
+    for f = glob
+      if (! isequaln (t.(f{1}), t0.(f{1})))   # NaN: a poisoned momentum, as saved
+        error ("muonlab:badState",
+               "%s: '%s' does not belong to the save of rank 0's file (its %s differs).",
+               fname, zero_shard_file (prefix, r), f{1});
+      endif
+    endfor
+    msg = check_part (fname, t, S{1}.shapes);
+    if (! isempty (msg))
+      bad (r, msg);
+    endif
+  endfor
+  if ((t0.micro > 0 || t0.pending) && ! same)
+    error ("muonlab:badState",
+           ["%s: the files under '%s' hold a window in progress (micro-batch %d of %d): it " ...
+            "resumes only on the world, layout and design it was saved with."], fname,
+           prefix, t0.micro, t0.options.accum_steps);
+  endif
+
+  ## the state zero_train_step keeps, for L and this process's ranks
+  key = zs.key;
+  for f = fieldnames (t0.options).'
+    key.(f{1}) = t0.options.(f{1});
+  endfor
+  state = struct ("type", "muonlab.zero_train", "key", key, "zero", [], "micro", t0.micro,
+                  "accum", {cell(nl, P)}, "upd", {cell(nl, 1)}, "full", {t0.full},
+                  "owned", {cell(nl, 1)}, "ns_calls", zeros (nl, 1), "bytes", zeros (nl, 1),
+                  "pending", t0.pending, "why", t0.why, "scaler", t0.scaler, "ref", {t0.ref},
+                  "step", t0.step, "skipped", t0.skipped);
+  if (t0.started)
+    state.zero = zs;
+  endif
+  if (t0.micro > 0 || t0.pending)         # the same world: rank l's own buffers back
+    for l = 1:nl
+      t = S{ranks(l)+1}.train;
+      state.accum(l,:) = t.accum;
+      state.upd(l) = t.upd;
+      state.owned(l) = t.owned;
+      state.ns_calls(l) = t.ns_calls;
+      state.bytes(l) = t.bytes;
+    endfor
+  endif
+endfunction
+
+## what is wrong with one rank's part t (rank_part's struct) for the matrices shapes, or ""
+function msg = check_part (fname, t, shapes)
+  msg = "";
+  P = rows (shapes);
+  count = @(x) isa (x, "double") && isscalar (x) && isreal (x) && x >= 0 && x == fix (x);
+  o = t.options;
+  if (! (isstruct (o) && isscalar (o) && isfield (o, "accum_steps") && count (o.accum_steps)
+         && o.accum_steps >= 1 && count (t.micro) && t.micro < o.accum_steps
+         && count (t.step) && count (t.skipped) && count (t.ns_calls) && count (t.bytes)
+         && islogical (t.started) && isscalar (t.started) && islogical (t.pending)
+         && isscalar (t.pending) && ischar (t.why)))
+    msg = "its counters or options are no valid values";
+  elseif (! (iscell (t.accum) && numel (t.accum) == P && iscell (t.full)
+             && numel (t.full) == P && iscell (t.ref) && numel (t.ref) == P && iscell (t.upd)
+             && numel (t.upd) == 1 && iscell (t.owned) && numel (t.owned) == 1))
+    msg = "its buffers are not one per matrix";
+  else
+    for p = 1:P
+      a = t.accum{p};
+      if (! ((t.micro == 0 && isempty (a))
+             || (t.micro > 0 && isa (a, "double") && isreal (a)
+                 && isequal (size (a), shapes(p,:)))))
+        msg = sprintf ("the accumulated gradient of matrix %d does not match its micro-batch count",
+                       p);
+        return;
+      endif
+    endfor
+    s0 = opt_loss_scaler (fname, "none");
+    sc = t.scaler;
+    if (! (isstruct (sc) && isscalar (sc) && isempty (setxor (fieldnames (sc), fieldnames (s0)))
+           && isa (sc.scale, "double") && isscalar (sc.scale) && sc.scale > 0
+           && isfinite (sc.scale) && count (sc.good_steps) && count (sc.overflows)))
+      msg = "its loss scaler is not one of zero_train_step";
+    endif
+  endif
+endfunction

@@ -1,0 +1,198 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_zero_train_ckpt ()
+## Suite (run with @code{test test_zero_train_ckpt}): a training loop of
+## @code{zero_train_step} checkpointed with @code{zero_save_state} and loaded with
+## @code{zero_load_state}.
+## @itemize
+## @item the oracle: the same loop run without a break.  Saved in the middle of a window
+## (micro-batches accumulated, an overflowed one among them, a dynamic loss scaler that
+## has backed off; and with PerMicroBatchNS), loaded on the same world: the state is the
+## saved one (isequal) and every later call returns what the unbroken loop returns
+## (isequal);
+## @item resharding between two windows: saved at W = 4 (stage 2, zero12_allreduce),
+## loaded at W = 2 (stage 3, zero3_round_robin); the oracle is the loop run at the new
+## world, stage and design from the start through the same history, which gives every
+## rank the same dyadic gradient (multiples of 1/64, times a power-of-two loss scale) so
+## the rank average is exact at any W: the loaded state equals the oracle's (isequal),
+## and the next window on random gradients returns what the oracle's returns;
+## @item a window in progress cannot move to another world or design; a file of another
+## save mixed in is refused; a loop saved before its first step comes back unstarted.
+## @end itemize
+## @end deftypefn
+
+function test_zero_train_ckpt ()
+  help test_zero_train_ckpt
+endfunction
+
+## micro-batch j of the history: every one of n ranks the same dyadic gradient, times scale;
+## bad: rank 2's first matrix Inf (an overflowed fp16 micro-batch)
+%!function g = grads (shapes, n, j, scale, bad)
+%!  randn ("state", 100 + j);
+%!  one = cellfun (@(s) round (64 * randn (s)) / 64 * scale, shapes, "UniformOutput", false);
+%!  g = repmat (one, n, 1);
+%!  if (nargin > 4 && bad)
+%!    g{2,1}(1) = Inf;
+%!  endif
+
+%!function [R, T] = loop (L, shapes, T, js, args, bad)
+%!  R = {};
+%!  for j = js
+%!    s = 1;
+%!    if (! isempty (T))
+%!      s = T.scaler.scale;
+%!    endif
+%!    [R{end+1}, T] = zero_train_step (L, grads (shapes, L.world, j, s, any (j == bad)), T,
+%!                                     args{:});
+%!  endfor
+
+%!shared shapes, scaler
+%! shapes = {[6 4], [5 4], [8 4]};
+%! scaler = struct ("InitScale", 2^10, "GrowthInterval", 2);
+
+%!test
+%! ## mid-window, same world: the state comes back as saved, the loop goes on as unbroken
+%! L = zero_layout (shapes, 4);
+%! args = {"Variant", "zero12_allreduce", "AccumulationSteps", 3, "LossScaler", scaler};
+%! [R, T9] = loop (L, shapes, [], 1:9, args, 4);
+%! [~, T5] = loop (L, shapes, [], 1:5, args, 4);
+%! assert ([T5.micro, T5.skipped, T5.step], [2 0 1]);
+%! assert (! all (isfinite (T5.accum{2,1}(:))));      # the overflowed micro-batch, kept
+%! pre = tempname ();
+%! f = zero_save_state (pre, L, T5);
+%! unwind_protect
+%!   T = zero_load_state (pre, L);
+%!   assert (isequal (T, T5));
+%!   [R2, T2] = loop (L, shapes, T, 6:9, args, 4);
+%!   assert (isequaln (R2, R(6:9)));        # NaN: no norm before a window ends
+%!   assert (isequal (T2, T9));
+%!   assert ([T9.skipped, T9.step, T9.scaler.scale], [1 2 2^9]);
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
+
+%!test
+%! ## PerMicroBatchNS: the updates summed so far travel with each rank's file
+%! L = zero_layout (shapes, 2, "Stage", 3);
+%! args = {"Variant", "zero3_round_robin", "AccumulationSteps", 2, "PerMicroBatchNS", true};
+%! [R, T4] = loop (L, shapes, [], 1:4, args, []);
+%! [~, T3] = loop (L, shapes, [], 1:3, args, []);
+%! assert (T3.micro, 1);
+%! assert (! isempty (T3.upd{1}));
+%! pre = tempname ();
+%! f = zero_save_state (pre, L, T3);
+%! unwind_protect
+%!   T = zero_load_state (pre, L);
+%!   assert (isequal (T, T3));
+%!   [R2, T] = loop (L, shapes, T, 4, args, []);
+%!   assert (isequaln (R2{1}, R{4}));
+%!   assert (isequal (T, T4));
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
+
+%!test
+%! ## between two windows: W = 4, stage 2 -> W = 2, stage 3, another design; the oracle is
+%! ## the loop run there from the start
+%! L4 = zero_layout (shapes, 4);
+%! L2 = zero_layout (shapes, 2, "Stage", 3);
+%! a4 = {"Variant", "zero12_allreduce", "AccumulationSteps", 2, "LossScaler", scaler};
+%! a2 = {"Variant", "zero3_round_robin", "AccumulationSteps", 2, "LossScaler", scaler};
+%! [~, T4] = loop (L4, shapes, [], 1:6, a4, 3);
+%! [~, O] = loop (L2, shapes, [], 1:6, a2, 3);
+%! assert ([T4.micro, T4.step, T4.skipped], [0 2 1]);
+%! pre = tempname ();
+%! f = zero_save_state (pre, L4, T4);
+%! unwind_protect
+%!   T = zero_load_state (pre, L2, "Variant", "zero3_round_robin");
+%!   assert (isequal (T, O));
+%!   ## the next window on random (non-dyadic) gradients: as the oracle's
+%!   randn ("state", 7);
+%!   for j = 1:2
+%!     g = cellfun (@(s) randn (s) * T.scaler.scale, repmat (shapes, 2, 1), "UniformOutput", false);
+%!     [R, T] = zero_train_step (L2, g, T, a2{:});
+%!     [Ro, O] = zero_train_step (L2, g, O, a2{:});
+%!   endfor
+%!   assert (R.applied);
+%!   assert (isequaln (R, Ro));
+%!   assert (isequal (T, O));
+%!   assert (max (R.rel_err) <= 1e-12);
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
+
+%!test
+%! ## a window in progress stays where it was saved; a mixed-in file of another save fails
+%! L = zero_layout (shapes, 4);
+%! args = {"Variant", "zero12_allreduce", "AccumulationSteps", 2};
+%! [~, T] = loop (L, shapes, [], 1:3, args, []);
+%! pre = tempname ();
+%! pz = tempname ();
+%! f = [zero_save_state(pre, L, T), zero_save_state(pz, L, T.zero)];
+%! unwind_protect
+%!   msg = sprintf (["zero_load_state: the files under '%s' hold a window in progress " ...
+%!                   "(micro-batch 1 of 2): it resumes only on the world, layout and design " ...
+%!                   "it was saved with."], pre);
+%!   for other = {{zero_layout(shapes, 2)}, {L, "Variant", "zero2_multi_owner"}, ...
+%!                {zero_layout(shapes, 4, "Stage", 3)}}
+%!     try
+%!       zero_load_state (pre, other{1}{:});
+%!       error ("no error");
+%!     catch err
+%!       assert (err.identifier, "muonlab:badState");
+%!       assert (err.message, msg);
+%!     end_try_catch
+%!   endfor
+%!   ## the momentum alone (a zero_muon_step state) still loads anywhere
+%!   assert (zero_load_state (pz, zero_layout (shapes, 2)).step, 1);
+%!   copyfile ([pre ".rank1.ckpt"], [pz ".rank1.ckpt"]);
+%!   try
+%!     zero_load_state (pz, L);
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:badState");
+%!     assert (err.message, sprintf (["zero_load_state: '%s.rank1.ckpt' does not belong to " ...
+%!                                    "the save of rank 0's file (its training state " ...
+%!                                    "differs)."], pz));
+%!   end_try_catch
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
+
+%!test
+%! ## before the first step (one overflowed window, skipped): unstarted at any world
+%! L = zero_layout (shapes, 4);
+%! args = {"Variant", "zero12_allreduce", "LossScaler", scaler};
+%! [~, T] = loop (L, shapes, [], 1, args, 1);
+%! [~, O] = loop (zero_layout (shapes, 2), shapes, [], 1, args, 1);
+%! assert ([T.step, T.skipped, isempty(T.zero)], [0 1 1]);
+%! pre = tempname ();
+%! f = zero_save_state (pre, L, T);
+%! unwind_protect
+%!   assert (isequal (zero_load_state (pre, L), T));
+%!   assert (isequal (zero_load_state (pre, zero_layout (shapes, 2)), O));
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
+
+%!error <zero_save_state: STATE must be a state returned by zero_train_step.>
+%! L = zero_layout ({[4 4], [2 4]}, 2);
+%! [~, T] = zero_train_step (L, {ones(4), ones(2, 4); ones(4), ones(2, 4)}, [],
+%!                           "Variant", "zero12_allreduce");
+%! zero_save_state (tempname (), L, rmfield (T, "accum"));
+%!error <zero_save_state: STATE belongs to another layout than L.>
+%! L = zero_layout ({[4 4], [2 4]}, 2);
+%! [~, T] = zero_train_step (L, {ones(4), ones(2, 4); ones(4), ones(2, 4)}, [],
+%!                           "Variant", "zero12_allreduce");
+%! zero_save_state (tempname (), zero_layout ({[4 4], [2 4]}, 4), T);
+%!error <zero_save_state: STATE must be a state returned by zero_train_step.>
+%! L = zero_layout ({[4 4], [2 4]}, 2);
+%! [~, T] = zero_train_step (L, {ones(4), ones(2, 4); ones(4), ones(2, 4)}, [],
+%!                           "Variant", "zero12_allreduce", "AccumulationSteps", 2);
+%! T.micro = 2;                                   # past the window
+%! zero_save_state (tempname (), L, T);
+%!error <zero_save_state: STATE must be a state returned by zero_train_step.>
+%! L = zero_layout ({[4 4], [2 4]}, 2);
+%! [~, T] = zero_train_step (L, {ones(4), ones(2, 4); ones(4), ones(2, 4)}, [],
+%!                           "Variant", "zero12_allreduce", "LossScaler", "dynamic");
+%! T.scaler.scale = NaN;
+%! zero_save_state (tempname (), L, T);
