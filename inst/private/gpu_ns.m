@@ -14,6 +14,9 @@ function [X, stats] = gpu_ns (G, args)
            "muon_ns: G must be a matrix (at least 2 x 2), not a vector or scalar.");
   endif
   opts = parse_options ("muon_ns", "muon_ns", args, "precision", G.Storage);
+  if (! isempty (args))
+    unsafe_schedule ("muon_ns", opts);
+  endif
   gpu_check_device ("muon_ns", "G", G, args, opts.device);
   if (opts.trace)
     error ("muonlab:unsupported",

@@ -22,6 +22,9 @@ function [U, state] = gpu_update (fname, G, state, args)
     G = muon_gpu (G, "Device", state.momentum.Device, "Class", class (G));
   endif
   opts = parse_options (fname, "muon_update", args, "precision", G.Storage);
+  if (! isempty (args))
+    unsafe_schedule (fname, opts);
+  endif
   gpu_check_device (fname, "G", G, args, opts.device);
   if (! strcmp (opts.algorithm, "muon") || opts.norm_scale != 1
       || ! strcmp (opts.eps_placement, "add"))

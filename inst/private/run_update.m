@@ -30,6 +30,9 @@ function [U, state] = run_update (fname, G, state, args)
   check_matrix (fname, "G", G2);
   args = family_presets ("expand", fname, args);     # "Preset", NAME: its pairs, in place
   opts = parse_options (fname, "muon_update", args, "precision", class (G));
+  if (! isempty (args))                 # the default schedule is safe (test_ns_audit)
+    unsafe_schedule (fname, opts);
+  endif
   form = opts.form;
   ## the Muon family (and Muon with a normalization the core does not spell) runs here
   family = (! strcmp (opts.algorithm, "muon") || opts.norm_scale != 1

@@ -119,6 +119,19 @@ endfunction
 %! assert (lastwarn (), "");
 
 %!test
+%! ## muon_update and device arrays warn alike, once per session and schedule
+%! G = reshape (sin (1:8*16), 8, 16);
+%! reset_warning ();
+%! muon_update (G, [], "Coefficients", "aol");
+%! [msg, id] = lastwarn ();
+%! assert (id, "muonlab:unsafeSchedule");
+%! assert (strncmp (msg, "muon_update: this coefficient schedule's", 40));
+%! lastwarn ("");
+%! muon_ns (muon_gpu (G, "Device", "cpu"), "Coefficients", "aol", "Steps", 3);  # a new one
+%! [~, id] = lastwarn ();
+%! assert (id, "muonlab:unsafeSchedule");
+
+%!test
 %! ## no warning for the shipped schedules whose map stays positive on (0, 1]
 %! G = reshape (sin (1:8*16), 8, 16);
 %! reset_warning ();
