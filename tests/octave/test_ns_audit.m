@@ -121,13 +121,13 @@ endfunction
 %!test
 %! ## muon_update and device arrays warn alike, once per session and schedule
 %! G = reshape (sin (1:8*16), 8, 16);
-%! reset_warning ();
-%! muon_update (G, [], "Coefficients", "aol");
+%! lastwarn ("");                  # schedules no other test uses: each warns once
+%! muon_update (G, [], "Coefficients", "aol", "Steps", 7);
 %! [msg, id] = lastwarn ();
 %! assert (id, "muonlab:unsafeSchedule");
 %! assert (strncmp (msg, "muon_update: this coefficient schedule's", 40));
 %! lastwarn ("");
-%! muon_ns (muon_gpu (G, "Device", "cpu"), "Coefficients", "aol", "Steps", 3);  # a new one
+%! muon_ns (muon_gpu (G, "Device", "cpu"), "Coefficients", "aol", "Steps", 6);
 %! [~, id] = lastwarn ();
 %! assert (id, "muonlab:unsafeSchedule");
 
