@@ -106,7 +106,7 @@ endfunction
 
 ## The fastest correct design per W, the fewest bytes and the least memory per rank.
 function rows_out = cheapest_table (title, worlds, S)
-  bad = ismember (S.designs, {"zero2_reduce_scatter_buggy", "zero2_slice_only"}).';
+  bad = ismember (S.designs, bad_designs ()).';
   printf ("\n%s: which design is cheapest at which W (correct designs only; H100 node profile;\n",
           title);
   printf ("  kept memory: momentum, master weights and AdamW state; peak: plus the step's buffers)\n");
@@ -191,14 +191,29 @@ function L = layout_summary (name, title, W, opts)
 endfunction
 
 
-function [col, sty, mk] = design_style (d)
-  cols = [0 0 0; 0.85 0.33 0.1; 0.6 0.6 0.6; 0.75 0.75 0.75; 0 0.45 0.74; 0.47 0.67 0.19;
-          0.64 0.08 0.18; 0.49 0.18 0.56; 0.93 0.69 0.13; 0.3 0.75 0.93];
-  stys = {"-", "-", ":", ":", "--", "-", "-.", "-", "--", "-"};
-  mks = {"o", "s", "x", "+", "d", "^", "v", "p", "h", "*"};
-  col = cols(d,:);
-  sty = stys{d};
-  mk = mks{d};
+## The style of design NAME among DESIGNS (zero_cost's list, in its order), derived from the
+## list itself so that a new design gets a style of its own: colours spread over the hue
+## circle, line styles and markers cycled (12 markers, 3 line styles: any two of up to 36
+## designs differ); the designs wrong by construction (BAD) grey and dotted.
+function [col, sty, mk] = design_style (name, designs)
+  d = find (strcmp (designs, name), 1);
+  n = numel (designs);
+  mks = {"o", "s", "d", "^", "v", "p", "h", "*", "x", "+", ">", "<"};
+  stys = {"-", "--", "-."};
+  col = hsv2rgb ([(d - 1) / n, 0.85, 0.8]);
+  sty = stys{mod (d - 1, numel (stys)) + 1};
+  mk = mks{mod (d - 1, numel (mks)) + 1};
+  if (any (strcmp (name, bad_designs ())))
+    col = [0.6 0.6 0.6];
+    sty = ":";
+  endif
+endfunction
+
+## The designs that are wrong on every layout (the bug reproductions), left out of the
+## cheapest-design table and drawn grey (the aliased pads fail only on mixed rounds, which
+## zero_cost marks in its field fails).
+function b = bad_designs ()
+  b = {"zero2_reduce_scatter_buggy", "zero2_slice_only"};
 endfunction
 
 function log_axes (worlds)
@@ -224,7 +239,7 @@ function plot_scaling (png, X, models, titles, worlds)
       subplot (2, 5, (m - 1) * 5 + j);
       Y = S.(what{j}) * scale(j);
       for d = 1:numel (S.designs)
-        [col, sty, mk] = design_style (d);
+        [col, sty, mk] = design_style (S.designs{d}, S.designs);
         y = Y(d,:);
         y(y <= 0) = NaN;
         plot (worlds, y, "color", col, "linestyle", sty, "marker", mk, "linewidth", 1.3,
@@ -241,7 +256,7 @@ function plot_scaling (png, X, models, titles, worlds)
   axes ("position", [0.74 0.3 0.12 0.4]);
   S = X.(strrep (models{1}, ".", "_"));
   for d = 1:numel (S.designs)
-    [col, sty, mk] = design_style (d);
+    [col, sty, mk] = design_style (S.designs{d}, S.designs);
     plot (NaN, NaN, "color", col, "linestyle", sty, "marker", mk, "linewidth", 1.3);
     hold on;
   endfor
@@ -260,7 +275,7 @@ function plot_imbalance (png, X, models, titles, worlds)
     subplot (1, 2, m);
     for k = 1:numel (show)
       d = find (strcmp (S.designs, show{k}));
-      [col, sty, mk] = design_style (d);
+      [col, sty, mk] = design_style (show{k}, S.designs);
       plot (worlds, S.imb(d,:), "color", col, "linestyle", sty, "marker", mk,
             "linewidth", 1.5);
       hold on;
@@ -305,7 +320,7 @@ function plot_layout (png, Ls)
     ## (b) each rank's Newton-Schulz work, ranks sorted from the busiest
     subplot (2, 2, 2 * i);
     for d = 1:numel (L.designs)
-      [col, sty, mk] = design_style (find (strcmp (all_designs, L.designs{d})));
+      [col, sty, mk] = design_style (L.designs{d}, all_designs);
       y = sort (L.ns(d).ns_flops / 1e12, "descend");
       x = (1:L.W) / L.W * 100;
       plot (x, y, "color", col, "linestyle", sty, "linewidth", 1.8);
