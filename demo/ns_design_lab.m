@@ -83,7 +83,7 @@ function R = run (opts)
   auto = struct ();
   for name = {"keller", "polar_express"}
     [T, best] = ns_restart_autotune (name{1});
-    for b = best
+    for b = struct (best)
       printf ("%-15s %-9d %-10s %14.4g\n", name{1}, b.count, mat2str (b.restarts), b.metric);
     endfor
     auto.(name{1}) = best;

@@ -54,7 +54,7 @@ function T = run (o)
     for i = 1:numel (worlds)
       C = zero_cost (M, worlds(i), opts{:});
       if (i == 1)
-        designs = {C.design};
+        designs = C.design.';
         nd = numel (designs);
         S = struct ("bytes", zeros (nd, numel (worlds)), "ns", 0, "mem", 0, "peak", 0,
                     "step", 0, "imb", 0, "fails", false (nd, numel (worlds)));
@@ -164,8 +164,8 @@ function L = layout_summary (name, title, W, opts)
   L.W = W;
   L.kinds = kinds;
   L.held = held;
-  L.designs = {C.design};
-  L.ns = [C.ranks];
+  L.designs = C.design.';
+  L.ns = C.ranks;
   L.C = C;
   nb = 8;
   band = floor ((0:W-1) * nb / W) + 1;
@@ -180,13 +180,13 @@ function L = layout_summary (name, title, W, opts)
     t = fo <= r(end) & lo >= r(1);
     st = t & fo < lo;
     lay = layer(t);
-    tf = arrayfun (@(c) mean (c.ranks.ns_flops(r+1)) / 1e12, C);
+    tf = arrayfun (@(c) mean (c.ranks.ns_flops(r+1)) / 1e12, struct (C));
     printf ("  %5d-%-6d %4d-%-7d %9d %10d %12.2f %12.2f %12.2f %12.2f\n", r(1), r(end),
             min (lay), max (lay), sum (t), sum (st), tf);
   endfor
-  idle = arrayfun (@(c) c.summary.idle_ranks, C);
+  idle = C.summary.idle_ranks.';
   printf ("  ranks with no Newton-Schulz work: %s\n",
-          strjoin (cellfun (@(d, i) sprintf ("%s %d", d, i), {C.design}, num2cell (idle),
+          strjoin (cellfun (@(d, i) sprintf ("%s %d", d, i), C.design.', num2cell (idle),
                             "UniformOutput", false), ", "));
 endfunction
 
@@ -213,7 +213,7 @@ endfunction
 ## cheapest-design table and drawn grey (the aliased pads fail only on mixed rounds, which
 ## zero_cost marks in its field fails).
 function b = bad_designs ()
-  b = {"zero2_reduce_scatter_buggy", "zero2_slice_only"};
+  b = zero_cost_result.wrong_designs ();
 endfunction
 
 function log_axes (worlds)
@@ -292,7 +292,7 @@ endfunction
 
 function plot_layout (png, Ls)
   h = demo_figure ("plan_at_scale", [0 0 1400 1000]);
-  all_designs = {zero_cost([2 2], 1).design};       # every design, in zero_cost's order
+  all_designs = zero_cost ([2 2], 1).design.';     # every design, in zero_cost's order
   nb = 32;
   for i = 1:numel (Ls)
     L = Ls{i};

@@ -375,7 +375,7 @@ endfunction
 %!   assert (strncmp (lines{5}, "layerwise_lpt,3,", 16));
 %!   muon_export (C, g);                  # not a table: JSON as it is
 %!   J = jsondecode (fileread (g));
-%!   assert ({J.design}, {C.design});
+%!   assert ({J.design}.', C.design);
 %!   assert (J(2).ranks.ns_calls, C(2).ranks.ns_calls);
 %! unwind_protect_cleanup
 %!   unlink (f);

@@ -75,7 +75,8 @@
 ## The previous thread settings of OpenBLAS and OpenMP are restored after the call.
 ## @item "Trace"
 ## true: @var{stats} gets a field @code{trace}, the per-step record of this very run
-## (@var{G} one matrix, CPU).  The core copies the iterate after every step into a
+## (@var{G} one matrix, CPU), an @code{ns_trace_result}: typing it prints a table of the
+## scalars per step, never the arrays; @code{struct (stats.trace)} gives the plain struct.  The core copies the iterate after every step into a
 ## snapshot buffer (Gram: the product r(Q X) it would form if it stopped there, made
 ## apart from the run), and R and Q for Gram, in the run's own precision; the result
 ## and the statistics are those of the run without the trace.  Fields (one row per step
@@ -159,9 +160,9 @@ function t = trace_table (G, raw)
       qcond(i) = cond (raw.q(:,:,i));
     endif
   endfor
-  t = struct ("step", k, "sv_min", smin, "sv_max", smax, "polar_error", perr,
-              "r_min_eig", rmin, "q_cond", qcond, "gram", raw.gram, "iterates", x,
-              "R", raw.r, "Q", raw.q);
+  t = ns_trace_result (struct ("step", k, "sv_min", smin, "sv_max", smax,
+                               "polar_error", perr, "r_min_eig", rmin, "q_cond", qcond,
+                               "gram", raw.gram, "iterates", x, "R", raw.r, "Q", raw.q));
 endfunction
 
 %!demo

@@ -50,7 +50,8 @@
 ## @qcode{"standard"} (default) or @qcode{"gram"}: which count goes into @var{F}.flops.
 ## @end table
 ##
-## @var{F} has the fields @code{m}, @code{n} (long and short side), @code{alpha},
+## @var{F} is an @code{ns_flops_result} (typing it prints the FLOPs first and a row per
+## shape; @code{struct (F)} gives the plain struct) with the fields @code{m}, @code{n} (long and short side), @code{alpha},
 ## @code{standard}, @code{gram}, @code{ratio} (gram ./ standard), @code{method},
 ## @code{flops} (the count of Method), @code{standard_coeffs} and @code{gram_coeffs}
 ## ([c1 c0]: the count is (c1 alpha + c0) n^3), @code{gram_steps} (Steps x 2: [c1 c0]
@@ -153,6 +154,7 @@ function F = ns_flops (m, n, varargin)
   F.steps = s;
   F.restarts = r;
   F.symmetric = sym;
+  F = ns_flops_result (F);              # typing F prints the answer first
 endfunction
 
 function check_size (what, x)

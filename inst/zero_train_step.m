@@ -90,7 +90,9 @@
 ## false skips it.  @qcode{"Assemble"} as in @code{zero_muon_step}.
 ## @end table
 ##
-## @var{R} has @code{variant}, @code{world}, @code{comm}, @code{micro} (1..k),
+## @var{R} is a @code{zero_train_result} (typing it prints a line per parameter and per
+## rank, never the matrices; @code{struct (R)} gives the plain struct) with @code{variant},
+## @code{world}, @code{comm}, @code{micro} (1..k),
 ## @code{applied} (an optimizer step ended and was taken), @code{skipped},
 ## @code{skip_reason}, @code{step} (steps taken so far), @code{loss_scale} (the scale this
 ## call's gradients were divided by; @code{state.scaler.scale} is the next),
@@ -120,10 +122,15 @@
 ## @end deftypefn
 
 function [R, state] = zero_train_step (L, rank_grads, state, varargin)
-  fname = "zero_train_step";
   if (nargin < 3)
     print_usage ();
   endif
+  [R, state] = train_step (L, rank_grads, state, varargin{:});
+  R = zero_train_result (R);             # typing R prints a summary, not the matrices
+endfunction
+
+function [R, state] = train_step (L, rank_grads, state, varargin)
+  fname = "zero_train_step";
   [v, zargs] = parse_options (fname, "zero_train_step", varargin);
   zo = parse_options (fname, "zero_muon_step", zargs);
   [W, shapes] = zero_check_layout (fname, L);
