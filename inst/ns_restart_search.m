@@ -165,8 +165,8 @@ endfunction
 %! assert (Tb.error > 1e-3 && Tb.error < 0.2);
 
 %!error <Invalid call> ns_restart_search ()
-%!error <ns_restart_search: G must be a real numeric matrix.> ns_restart_search ("abc")
-%!error <ns_restart_search: G must be a real numeric matrix.> ns_restart_search ({ones(3), int8(ones (3))})
+%!error <ns_restart_search: G must be a double or single matrix, not char \(convert it: double \(G\)\)\.> ns_restart_search ("abc")
+%!error <ns_restart_search: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> ns_restart_search ({ones(3), int8(ones (3))})
 %!error <ns_restart_search: G must not be an empty cell.> ns_restart_search ({})
 %!error <ns_restart_search: G must not contain NaN or Inf.> ns_restart_search ([1 NaN; 2 3])
 %!error <ns_restart_search: MAXRESTARTS must be an integer from 0 to 64.> ns_restart_search (ones (4, 8), "MaxRestarts", 1.5)

@@ -180,8 +180,8 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
   elseif (! isequal (state.key, key))
     error ("muonlab:badState",
-           "%s: STATE belongs to another layout, design, communicator or training option.",
-           fname);
+           "%s: STATE belongs to another layout, design, communicator or training option: %s.",
+           fname, key_diff (state.key, key));
   endif
 
   ## the collectives of the loop: the communicator's fixed-order reductions
@@ -619,6 +619,6 @@ endfunction
 %!error <zero_train_step: CLIPSKIPFLAG must be 'members' or 'container'.> zero_train_step (L, {}, [], "ClipSkipFlag", "x")
 %!error <zero_train_step: VARIANT must be> zero_train_step (L, {}, [], "Variant", "x")
 %!error <zero_train_step: STATE must be \[\] or the state of a previous call.> zero_train_step (L, grads (1), struct ())
-%!error <zero_train_step: STATE belongs to another layout, design, communicator or training option.>
+%!error <zero_train_step: STATE belongs to another layout, design, communicator or training option: its clip policy is 'none', this call's 'after_ns'\.>
 %! [~, T] = zero_train_step (L, grads (1), []);
 %! zero_train_step (L, grads (1), T, "ClipPolicy", "after_ns");

@@ -395,7 +395,7 @@ function [c, ok] = coefficients (fname, c)
     [names, C] = coeff_table ();
     k = find (strcmpi (c, names), 1);
     if (isempty (k))
-      error ("muonlab:badArg", "%s: unknown coefficient schedule '%s'.", fname, c);
+      error ("muonlab:badArg", "%s", unknown_name (fname, "coefficient schedule", c, names));
     endif
     c = C{k};
   elseif (isnumeric (c) && isreal (c) && ismatrix (c) && columns (c) == 3 && rows (c) >= 1
