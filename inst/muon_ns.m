@@ -67,12 +67,13 @@
 ## results differ like two GPUs' would (same statistics, not the same bits); the bitwise
 ## tests against a plain-Octave port use @qcode{"openblas"}.  See @code{muon_info}.
 ## @item "Threads"
-## CPU threads for the products and the elementwise passes: 0 (default) follows
-## OMP_NUM_THREADS, else the cores that other processes leave free when the call starts
-## (divided among the ranks of an MPI job on the same machine); never more than the cores
-## this process may use.  (oneDNN's OpenMP threads wait by spinning: sharing a core with a
-## busy process makes them many times slower, so the automatic count avoids busy cores.)
-## The previous thread settings of OpenBLAS and OpenMP are restored after the call.
+## CPU threads for the products and the elementwise passes.  0 (default) is a constant of
+## the machine: @env{OMP_NUM_THREADS} when set, else the cores this process may use, divided
+## among the ranks of an MPI job on the same machine (@code{muon_info ().gemm.threads});
+## it is never derived from the machine load.  A count n > 0 is used as given, even above
+## the number of cores (oversubscribed threads are slower, never different: the result is
+## the same bits for any count, and @var{stats}.threads says how many ran).  The previous
+## thread settings of OpenBLAS and OpenMP are restored after the call.
 ## @item "Trace"
 ## true: @var{stats} gets a field @code{trace}, the per-step record of this very run
 ## (@var{G} one matrix, CPU), an @code{ns_trace_result}: typing it prints a table of the
