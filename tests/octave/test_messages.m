@@ -91,7 +91,12 @@ endfunction
 %!test
 %! ## the README's table is option_aliases, and each target is an option of some function
 %! A = in_private ("option_aliases");
-%! txt = fileread (fullfile (fileparts (which ("muon_ns")), "..", "README.md"));
+%! readme = fullfile (fileparts (which ("muon_ns")), "..", "README.md");
+%! if (! exist (readme, "file"))         # an installed package: no README beside inst/
+%!   printf ("    (no README.md: the table check needs the source tree)\n");
+%!   return;
+%! endif
+%! txt = fileread (readme);
 %! k = strfind (txt, "## Coming from torch, DeepSpeed or Dion");
 %! assert (numel (k), 1);
 %! sec = txt(k:end);
