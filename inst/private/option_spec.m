@@ -67,6 +67,7 @@ function S = option_spec (key)
           "muon_mpirun", "ns_flops", "zero_plot_layout", "muon_load_state", "muon_model", ...
           "zero_cost", "muon_export", "ns_design_coeffs", "ns_restart_autotune", ...
           "ns_restart_search", "zero_save_state", "zero_load_state", "zero_train_step", ...
+          "ns_plot_spectrum", ...
           "demo"};
   if (nargin == 0)
     S = keys;
@@ -130,6 +131,11 @@ function S = option_spec (key)
       ns = ns(! ismember (ns(:,1), {"Method", "Restarts"}), :);
       S = compile ({any_rows({"MaxRestarts", 2}), display_rows("off"), ns}, "",
                    "default", {"precision", "single"});
+    case "ns_plot_spectrum"             # the schedules and precisions it compares
+      ns = ns_rows (L);
+      ns = ns(ismember (ns(:,1), {"Method", "Steps", "Restarts"}), :);
+      S = compile ({any_rows({"Coefficients", {"keller", "polar_express"}; "Precision", {};
+                              "Labels", {}}), plot_rows(L)(1,:), ns});
     case "demo"                         # the demos in demo/ (demo/demo_options.m)
       S = compile ({display_rows("final")});
     otherwise
@@ -376,6 +382,7 @@ function T = plot_rows (L)
   T = {
   ## Name            Field              Kind       Arg                 Default             Must be
     "File",          "file",            "string",  [],                 "",                 "a file name"
+    "Names",         "names",           "any",     [],                 {},                 ""
   };
 endfunction
 
