@@ -249,11 +249,11 @@ function plot_scaling (png, X, models, titles, worlds)
       hold off;
       log_axes (worlds);
       ylabel (ylab{j});
-      title (sprintf ("%s: %s", titles{m}, heads{j}));
+      title (sprintf ("(%c) %s: %s", "a" + 4 * (m - 1) + j - 1, titles{m}, heads{j}));
     endfor
   endfor
   ## the legend in its own axes at the right
-  axes ("position", [0.74 0.3 0.12 0.4]);
+  axes ("position", [0.80 0.3 0.12 0.4]);     # right of the panels, off their axes
   S = X.(strrep (models{1}, ".", "_"));
   for d = 1:numel (S.designs)
     [col, sty, mk] = design_style (S.designs{d}, S.designs);
@@ -283,7 +283,7 @@ function plot_imbalance (png, X, models, titles, worlds)
     hold off;
     log_axes (worlds);
     ylabel ("NS work: busiest rank / mean rank");
-    title (sprintf ("%s: load imbalance of Newton-Schulz", titles{m}));
+    title (sprintf ("(%c) %s: load imbalance of Newton-Schulz", "a" + m - 1, titles{m}));
     legend (show, "location", "northwest", "interpreter", "none");
   endfor
   print (h, png, "-dpng", "-r90");
@@ -314,7 +314,8 @@ function plot_layout (png, Ls)
     ylim ([0 100]);
     xlabel (sprintf ("ranks, in %d bands of %d", nb, w));
     ylabel ("% of the band's elements");
-    title (sprintf ("%s, ZeRO-2 on %d ranks: what the partitions hold", L.title, L.W));
+    title (sprintf ("(%c) %s, ZeRO-2 on %d ranks: what the partitions hold", "a" + 2 * i - 2,
+                    L.title, L.W));
     shrink (gca);
     legend (strrep (L.kinds, "_", " "), "location", "eastoutside", "fontsize", 8);
     ## (b) each rank's Newton-Schulz work, ranks sorted from the busiest
@@ -330,7 +331,8 @@ function plot_layout (png, Ls)
     grid on;
     xlabel ("% of the ranks, sorted from the busiest");
     ylabel ("NS work per step (TFLOP)");
-    title (sprintf ("%s on %d ranks: Newton-Schulz work per rank", L.title, L.W));
+    title (sprintf ("(%c) %s on %d ranks: Newton-Schulz work per rank", "a" + 2 * i - 1,
+                    L.title, L.W));
     shrink (gca);
     legend (L.designs, "location", "eastoutside", "interpreter", "none", "fontsize", 8);
   endfor
