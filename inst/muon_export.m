@@ -411,8 +411,8 @@ endfunction
 %! unwind_protect
 %!   assert (muon_export (M, f, "Table", "params"), 21);
 %!   lines = strsplit (strtrim (fileread (f)), "\n");
-%!   assert (lines{1}, "name,rows,cols,numel,experts,split,route,kind,layer,expert,mtp");
-%!   assert (lines{4}, "model.layers.0.self_attn.q_proj.weight,8,8,64,1,,muon,attention,0,-1,0");
+%!   assert (lines{1}, "name,rows,cols,numel,experts,split,route,kind,layer,expert,mtp,field");
+%!   assert (lines{4}, "model.layers.0.self_attn.q_proj.weight,8,8,64,1,,muon,attention,0,-1,0,model_layers_0_self_attn_q_proj_weight");
 %!   assert (muon_export (M, g), 1);
 %!   J = jsondecode (fileread (g));
 %!   assert (J.counts, M.counts);

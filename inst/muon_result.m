@@ -32,7 +32,11 @@ classdef muon_result
 
   methods
     ## the plain struct (no warning about access rights: every property is public)
-    function S = struct (R)
+    function S = struct (R, varargin)
+      if (nargin > 1)                    # struct ("a", R, ...): Octave's, R a value
+        S = builtin ("struct", R, varargin{:});
+        return;
+      endif
       S = struct ();
       for f = properties (R).'
         S.(f{1}) = R.(f{1});

@@ -30,7 +30,11 @@ classdef muon_rows < muon_result
   endproperties
 
   methods
-    function S = struct (R)
+    function S = struct (R, varargin)
+      if (nargin > 1)                    # struct ("a", R, ...): Octave's, R a value
+        S = builtin ("struct", R, varargin{:});
+        return;
+      endif
       S = R.recs;
     endfunction
 
@@ -228,6 +232,9 @@ endfunction
 %! assert (isa (R(2), "ns_best_result") && numel (R(2:3)) == 2);
 %! assert (R(2:3).world, [4; 8]);
 %! assert (fieldnames (R), fieldnames (S));
+%! ## struct () with more arguments is Octave's, the result a value in it
+%! T = struct ("r", R, "n", 1);
+%! assert (isstruct (T) && isa (T.r, "ns_best_result") && T.n == 1);
 
 %!demo
 %! ## a list of records: zero_cost's plan reads like its struct array
