@@ -239,6 +239,10 @@ catch err
 end_try_catch
 EOF
 
+# Octave's tempdir is a folder of $tmp: what the installed demos and the tests write there
+# (the demos' PNG files, muon_mpirun's jobs) goes with it.
+mkdir -p "$tmp/tmpdir"
+
 # Build as a user's `pkg install` would: not as a part of the calling make (its jobserver
 # descriptors are not passed on); switches such as CUDA=0 stay in the environment.
 unset MAKEFLAGS MFLAGS MAKELEVEL
@@ -247,7 +251,7 @@ echo "dist: checking $(basename "$tarball") (pkg install, load, muon_ns, unload,
 (
   cd "$tmp" &&
   MUON_DIST_LOG=$log MUON_DIST_TMP=$tmp MUON_DIST_TARBALL=$tarball \
-  MUON_DIST_WANT_CUDA=$want_cuda XDG_CONFIG_HOME=$tmp/config \
+  MUON_DIST_WANT_CUDA=$want_cuda XDG_CONFIG_HOME=$tmp/config TMPDIR=$tmp/tmpdir \
   timeout -k 10 "${MUON_DIST_TIMEOUT:-1800}" "${OCTAVE:-octave-cli}" \
     --no-gui --norc --silent --no-history dist_check.m
 )
