@@ -342,10 +342,18 @@ $(B)/tests/%: tests/c/%.c tests/c/harness.h $(LIB_ASAN) | $(B)/tests
 #   mpi, dist        tests/mpi under mpirun; pkg install of the tarball (built with this
 #                    build's switches)
 # A layer listed in CHECK_LAYERS that wrote no result counts as a failure.
+# CHECK_ONCE: the suites whose results do not depend on the CPU's product kernels or the
+# oneDNN build (the demos, the README, the option tables and messages, layouts, plans,
+# models, checkpoints' files): they run in the octave layer only, not again in octave-avx2
+# and octave-nodnnl (2 x about 3 minutes on 2 cores saved; tests/octave/run_all.m's
+# MUON_SKIP).
 RESULTS      := $(B)/results
 LAYER_SUFFIX :=
 AVX2_ENV     := DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
 NODNNL_B     := $(B)/nodnnl
+CHECK_ONCE   := test_demo_scripts,test_readme,test_demos,test_display,test_messages,test_docs,$\
+                test_options,test_zero_layout,test_zero_cost,test_checkpoint,test_muon_model,$\
+                test_model_family
 CHECK_LAYERS := layers c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-nodnnl) \
                 $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist \
                 $(if $(shell command -v valgrind),valgrind) fuzz
@@ -375,11 +383,11 @@ check-c: $(CTESTS)
 	  $(RESULTS)/c$(LAYER_SUFFIX) $(CTESTS)
 
 check-octave: all $(TEST_MEXES)
-	@$(call run_octave,octave$(LAYER_SUFFIX))
+	@$(call run_octave,octave$(LAYER_SUFFIX),$(if $(LAYER_SUFFIX),MUON_SKIP=$(CHECK_ONCE)))
 
 check-octave-avx2: all $(TEST_MEXES)
 	@echo "octave-avx2: run_all.m with $(AVX2_ENV)"
-	@$(call run_octave,octave-avx2$(LAYER_SUFFIX),$(AVX2_ENV))
+	@$(call run_octave,octave-avx2$(LAYER_SUFFIX),$(AVX2_ENV) MUON_SKIP=$(CHECK_ONCE))
 
 # the nodnnl layers: one sub-make per layer, so that a failing one does not stop the other
 NODNNL_MAKE = $(MAKE) --no-print-directory B=$(NODNNL_B) ONEDNN=0 CUDA=$(CUDA) MPI=$(MPI) \

@@ -3,7 +3,8 @@
 ## @deftypefnx {} {[~, @var{png}] =} demo_figure (@var{name})
 ## A headless figure for a demo: the gnuplot toolkit when there is no display (its
 ## warning silenced), an invisible figure at @var{position} ([x y width height]), and
-## @var{png}, the file demo/output/@var{name}.png (the folder made when missing).  The
+## @var{png}, the file @var{name}.png in the demos' output folder (@code{muonlab_demo
+## ("output")}: demo/output/ in a checkout, tempdir's muonlab_demo/ once installed).  The
 ## demo prints into @var{png} and closes @var{h} (in an unwind_protect_cleanup block).
 ## Without @var{position} no figure is opened (@var{h} is []): only the file name.
 ## @end deftypefn
@@ -13,10 +14,7 @@ function [h, png] = demo_figure (name, position)
   if (isempty (getenv ("DISPLAY")) && any (strcmp (available_graphics_toolkits (), "gnuplot")))
     graphics_toolkit ("gnuplot");
   endif
-  outdir = fullfile (fileparts (mfilename ("fullpath")), "output");
-  if (! isfolder (outdir))
-    mkdir (outdir);
-  endif
+  outdir = muonlab_demo ("output");
   png = fullfile (outdir, [name ".png"]);
   h = [];
   if (nargin > 1)

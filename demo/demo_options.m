@@ -1,7 +1,8 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{o} =} demo_options (@var{name}, @var{args})
 ## The options of a demo, NAME, VALUE pairs in the cell @var{args}, read by muonlab's one
-## option parser (the table @qcode{"demo"} of inst/private/option_spec.m): @code{o.display}
+## option parser (the table @qcode{"demo"} of inst/private/option_spec.m, reached through
+## @code{muonlab_demo ("options", @var{name}, @var{args})}): @code{o.display}
 ## is @qcode{"off"} (nothing printed; the PNG files are still written), @qcode{"final"} (the
 ## default: the tables at the end) or @qcode{"iter"} (also one line per run or
 ## configuration with the elapsed time), as in @code{optimset}.  Puts the in-tree inst/ and
@@ -11,13 +12,7 @@
 
 function o = demo_options (name, args)
   demo_paths ();
-  here = pwd ();
-  unwind_protect
-    cd (fullfile (fileparts (which ("muon_ns")), "private"));
-    o = parse_options (name, "demo", args);
-  unwind_protect_cleanup
-    cd (here);
-  end_unwind_protect
+  o = muonlab_demo ("options", name, args);   # muonlab's parser, private to inst/
   o.iter = strcmp (o.display, "iter");
   o.final = ! strcmp (o.display, "off");
 endfunction

@@ -55,7 +55,8 @@
 ## experts and against the fp64 per-expert polar factor of the rank average, the matrices
 ## each rank orthogonalizes (an expert page counts one) and the bytes of the busiest rank.
 ##
-## Writes @file{demo/output/moe_expert_parallel.png}.  A few seconds.  Option
+## Writes @file{demo/output/moe_expert_parallel.png}: panels (a) and (b) for part (a), (c)
+## and (d) for part (b).  A few seconds.  Option
 ## @qcode{"Display"}: @qcode{"final"} (default) prints the tables at the end,
 ## @qcode{"iter"} also one line per part as it finishes (with its elapsed time),
 ## @qcode{"off"} prints nothing.  With an output argument the results come back as a
@@ -310,7 +311,7 @@ function png = plot_all (D)
     set (ax2, "xlim", [0.5 D.E + 0.5], "xtick", 1:D.E);
     xlabel (ax2, "expert");
     ylabel (ax2, "||update of expert e||_F / ||truth||_F");
-    title (ax2, "(a) the fused update starves the experts with few tokens");
+    title (ax2, "(b) the fused update starves the experts with few tokens");
     legend (ax2, names, "location", "southwest");
 
     B = D.b;
@@ -326,7 +327,7 @@ function png = plot_all (D)
     if (e == 0)
       how = "bit for bit";
     endif
-    title (ax3, sprintf ("(b) ZeRO-2, W = %d: NS work per rank (all 3 equal the reference %s)",
+    title (ax3, sprintf ("(c) ZeRO-2, W = %d: NS work per rank (all 3 equal the reference %s)",
                          B.world, how));
     legend (ax3, dn, "location", "north", "orientation", "horizontal");
     ax4 = axes ("position", [0.57 0.08 0.40 0.36]);
@@ -336,7 +337,7 @@ function png = plot_all (D)
     set (ax4, "xlim", [-0.6 B.world - 0.4], "ylim", [0 1.3 * max(sent(:))]);
     xlabel (ax4, "rank");
     ylabel (ax4, "KiB sent in the step");
-    title (ax4, sprintf (["(b) bytes per rank; the fused step (no Experts) is off by " ...
+    title (ax4, sprintf (["(d) bytes per rank; the fused step (no Experts) is off by " ...
                           "%.2f"], max (B.fused_vs_ep)));
     legend (ax4, dn, "location", "north", "orientation", "horizontal");
     demo_print (h, png);

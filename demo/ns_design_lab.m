@@ -30,7 +30,8 @@
 ## its own maximum, and the near-rank-1 probe (Frobenius and AOL normalization).
 ## @end enumerate
 ##
-## Prints the tables and writes demo/output/ns_design_lab.png (headless).  About 5-20 s.
+## Prints the tables and writes demo/output/ns_design_lab.png (headless): panel (a) is
+## part a, (b) part c, (c) and (d) part d (part b is a table).  About 5-20 s.
 ## @qcode{"Display"}: @qcode{"final"} (default: the tables), @qcode{"iter"} (also one line
 ## per part with the elapsed time) or @qcode{"off"} (the figure only).  With an output
 ## argument the numbers come back in a struct.
@@ -86,7 +87,7 @@ function R = run (opts)
   auto = struct ();
   for name = {"keller", "polar_express"}
     [T, best] = ns_restart_autotune (name{1});
-    for b = best
+    for b = struct (best)
       printf ("%-15s %-9d %-10s %14.4g\n", name{1}, b.count, mat2str (b.restarts), b.metric);
     endfor
     auto.(name{1}) = best;
@@ -219,13 +220,14 @@ function png = make_plot (labels, err, shapes, E, what, lists, tr)
     ylabel ("rel. error fp32 vs fp64");
     leg = cellfun (@(w, l) sprintf ("%s %s", w, brackets (l)), what, lists, "UniformOutput", false);
     legend (leg, "location", "northwest", "interpreter", "none");
-    title ("(c) fp32 Gram deepseekv4: restart lists");
+    title ("(b) fp32 Gram deepseekv4: restart lists");
 
     names = fieldnames (tr);
     for i = 1:numel (names)
       subplot (2, 2, 2 + i);
       t = tr.(names{i});
-      fill ([t.step; flipud(t.step)], [t.sv_min; flipud(t.sv_max)], [0.75 0.85 1]);
+      fill ([t.step; flipud(t.step)], [t.sv_min; flipud(t.sv_max)], [0.75 0.85 1],
+            "edgecolor", "none");
       hold on;
       plot (t.step, t.sv_min, "b-o", t.step, t.sv_max, "b-s", t.step, t.polar_error, "r-^",
             "linewidth", 1.3);
@@ -233,8 +235,12 @@ function png = make_plot (labels, err, shapes, E, what, lists, tr)
       hold off;
       grid on;
       xlabel ("step");
-      legend ({"singular values", "min", "max", "polar error"}, "location", "northeast");
-      title (sprintf ("(d) bf16 Gram %s, 256x1024: singular-value band", names{i}),
+      ## head room above the curves for the legend, which then never sits on them
+      top = 1.6 * max ([t.sv_max; t.polar_error; 1]);
+      ylim ([0 top]);
+      legend ({"singular values", "min", "max", "polar error"}, "location", "north",
+              "orientation", "horizontal");
+      title (sprintf ("(%c) bf16 Gram %s, 256x1024: singular-value band", "b" + i, names{i}),
              "interpreter", "none");
     endfor
     demo_print (h, png, "-r90");

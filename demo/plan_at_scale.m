@@ -54,7 +54,7 @@ function T = run (o)
     for i = 1:numel (worlds)
       C = zero_cost (M, worlds(i), opts{:});
       if (i == 1)
-        designs = {C.design};
+        designs = C.design.';
         nd = numel (designs);
         S = struct ("bytes", zeros (nd, numel (worlds)), "ns", 0, "mem", 0, "peak", 0,
                     "step", 0, "imb", 0, "fails", false (nd, numel (worlds)));
@@ -106,7 +106,7 @@ endfunction
 
 ## The fastest correct design per W, the fewest bytes and the least memory per rank.
 function rows_out = cheapest_table (title, worlds, S)
-  bad = ismember (S.designs, {"zero2_reduce_scatter_buggy", "zero2_slice_only"}).';
+  bad = ismember (S.designs, bad_designs ()).';
   printf ("\n%s: which design is cheapest at which W (correct designs only; H100 node profile;\n",
           title);
   printf ("  kept memory: momentum, master weights and AdamW state; peak: plus the step's buffers)\n");
@@ -164,8 +164,8 @@ function L = layout_summary (name, title, W, opts)
   L.W = W;
   L.kinds = kinds;
   L.held = held;
-  L.designs = {C.design};
-  L.ns = [C.ranks];
+  L.designs = C.design.';
+  L.ns = C.ranks;
   L.C = C;
   nb = 8;
   band = floor ((0:W-1) * nb / W) + 1;
@@ -180,25 +180,40 @@ function L = layout_summary (name, title, W, opts)
     t = fo <= r(end) & lo >= r(1);
     st = t & fo < lo;
     lay = layer(t);
-    tf = arrayfun (@(c) mean (c.ranks.ns_flops(r+1)) / 1e12, C);
+    tf = arrayfun (@(c) mean (c.ranks.ns_flops(r+1)) / 1e12, struct (C));
     printf ("  %5d-%-6d %4d-%-7d %9d %10d %12.2f %12.2f %12.2f %12.2f\n", r(1), r(end),
             min (lay), max (lay), sum (t), sum (st), tf);
   endfor
-  idle = arrayfun (@(c) c.summary.idle_ranks, C);
+  idle = C.summary.idle_ranks.';
   printf ("  ranks with no Newton-Schulz work: %s\n",
-          strjoin (cellfun (@(d, i) sprintf ("%s %d", d, i), {C.design}, num2cell (idle),
+          strjoin (cellfun (@(d, i) sprintf ("%s %d", d, i), C.design.', num2cell (idle),
                             "UniformOutput", false), ", "));
 endfunction
 
 
-function [col, sty, mk] = design_style (d)
-  cols = [0 0 0; 0.85 0.33 0.1; 0.6 0.6 0.6; 0.75 0.75 0.75; 0 0.45 0.74; 0.47 0.67 0.19;
-          0.64 0.08 0.18; 0.49 0.18 0.56; 0.93 0.69 0.13; 0.3 0.75 0.93];
-  stys = {"-", "-", ":", ":", "--", "-", "-.", "-", "--", "-"};
-  mks = {"o", "s", "x", "+", "d", "^", "v", "p", "h", "*"};
-  col = cols(d,:);
-  sty = stys{d};
-  mk = mks{d};
+## The style of design NAME among DESIGNS (zero_cost's list, in its order), derived from the
+## list itself so that a new design gets a style of its own: colours spread over the hue
+## circle, line styles and markers cycled (12 markers, 3 line styles: any two of up to 36
+## designs differ); the designs wrong by construction (BAD) grey and dotted.
+function [col, sty, mk] = design_style (name, designs)
+  d = find (strcmp (designs, name), 1);
+  n = numel (designs);
+  mks = {"o", "s", "d", "^", "v", "p", "h", "*", "x", "+", ">", "<"};
+  stys = {"-", "--", "-."};
+  col = hsv2rgb ([(d - 1) / n, 0.85, 0.8]);
+  sty = stys{mod (d - 1, numel (stys)) + 1};
+  mk = mks{mod (d - 1, numel (mks)) + 1};
+  if (any (strcmp (name, bad_designs ())))
+    col = [0.6 0.6 0.6];
+    sty = ":";
+  endif
+endfunction
+
+## The designs that are wrong on every layout (the bug reproductions), left out of the
+## cheapest-design table and drawn grey (the aliased pads fail only on mixed rounds, which
+## zero_cost marks in its field fails).
+function b = bad_designs ()
+  b = zero_cost_result.wrong_designs ();
 endfunction
 
 function log_axes (worlds)
@@ -224,7 +239,7 @@ function plot_scaling (png, X, models, titles, worlds)
       subplot (2, 5, (m - 1) * 5 + j);
       Y = S.(what{j}) * scale(j);
       for d = 1:numel (S.designs)
-        [col, sty, mk] = design_style (d);
+        [col, sty, mk] = design_style (S.designs{d}, S.designs);
         y = Y(d,:);
         y(y <= 0) = NaN;
         plot (worlds, y, "color", col, "linestyle", sty, "marker", mk, "linewidth", 1.3,
@@ -234,14 +249,14 @@ function plot_scaling (png, X, models, titles, worlds)
       hold off;
       log_axes (worlds);
       ylabel (ylab{j});
-      title (sprintf ("%s: %s", titles{m}, heads{j}));
+      title (sprintf ("(%c) %s: %s", "a" + 4 * (m - 1) + j - 1, titles{m}, heads{j}));
     endfor
   endfor
   ## the legend in its own axes at the right
-  axes ("position", [0.74 0.3 0.12 0.4]);
+  axes ("position", [0.80 0.3 0.12 0.4]);     # right of the panels, off their axes
   S = X.(strrep (models{1}, ".", "_"));
   for d = 1:numel (S.designs)
-    [col, sty, mk] = design_style (d);
+    [col, sty, mk] = design_style (S.designs{d}, S.designs);
     plot (NaN, NaN, "color", col, "linestyle", sty, "marker", mk, "linewidth", 1.3);
     hold on;
   endfor
@@ -260,7 +275,7 @@ function plot_imbalance (png, X, models, titles, worlds)
     subplot (1, 2, m);
     for k = 1:numel (show)
       d = find (strcmp (S.designs, show{k}));
-      [col, sty, mk] = design_style (d);
+      [col, sty, mk] = design_style (show{k}, S.designs);
       plot (worlds, S.imb(d,:), "color", col, "linestyle", sty, "marker", mk,
             "linewidth", 1.5);
       hold on;
@@ -268,7 +283,7 @@ function plot_imbalance (png, X, models, titles, worlds)
     hold off;
     log_axes (worlds);
     ylabel ("NS work: busiest rank / mean rank");
-    title (sprintf ("%s: load imbalance of Newton-Schulz", titles{m}));
+    title (sprintf ("(%c) %s: load imbalance of Newton-Schulz", "a" + m - 1, titles{m}));
     legend (show, "location", "northwest", "interpreter", "none");
   endfor
   demo_print (h, png, "-r90");
@@ -277,7 +292,7 @@ endfunction
 
 function plot_layout (png, Ls)
   h = demo_figure ("plan_at_scale", [0 0 1400 1000]);
-  all_designs = {zero_cost([2 2], 1).design};       # every design, in zero_cost's order
+  all_designs = zero_cost ([2 2], 1).design.';     # every design, in zero_cost's order
   nb = 32;
   for i = 1:numel (Ls)
     L = Ls{i};
@@ -299,13 +314,14 @@ function plot_layout (png, Ls)
     ylim ([0 100]);
     xlabel (sprintf ("ranks, in %d bands of %d", nb, w));
     ylabel ("% of the band's elements");
-    title (sprintf ("%s, ZeRO-2 on %d ranks: what the partitions hold", L.title, L.W));
+    title (sprintf ("(%c) %s, ZeRO-2 on %d ranks: what the partitions hold", "a" + 2 * i - 2,
+                    L.title, L.W));
     shrink (gca);
     legend (strrep (L.kinds, "_", " "), "location", "eastoutside", "fontsize", 8);
     ## (b) each rank's Newton-Schulz work, ranks sorted from the busiest
     subplot (2, 2, 2 * i);
     for d = 1:numel (L.designs)
-      [col, sty, mk] = design_style (find (strcmp (all_designs, L.designs{d})));
+      [col, sty, mk] = design_style (L.designs{d}, all_designs);
       y = sort (L.ns(d).ns_flops / 1e12, "descend");
       x = (1:L.W) / L.W * 100;
       plot (x, y, "color", col, "linestyle", sty, "linewidth", 1.8);
@@ -315,7 +331,8 @@ function plot_layout (png, Ls)
     grid on;
     xlabel ("% of the ranks, sorted from the busiest");
     ylabel ("NS work per step (TFLOP)");
-    title (sprintf ("%s on %d ranks: Newton-Schulz work per rank", L.title, L.W));
+    title (sprintf ("(%c) %s on %d ranks: Newton-Schulz work per rank", "a" + 2 * i - 1,
+                    L.title, L.W));
     shrink (gca);
     legend (L.designs, "location", "eastoutside", "interpreter", "none", "fontsize", 8);
   endfor

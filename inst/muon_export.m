@@ -13,8 +13,10 @@
 ## or logical n x k arrays, cellstr n x 1; e.g. @code{zero_cost}'s @code{ranks} and
 ## @code{params}, @code{muon_model}'s @code{params}), or a struct array whose fields are
 ## scalars, strings or numeric row vectors (one element per row, e.g. the rows a demo
-## returns).  A column of k > 1 numbers per row becomes k columns
-## @code{name_1} @dots{} @code{name_k}.
+## returns; picked by @qcode{"Table"}, such as the @code{ranks} of a @code{zero_muon_step}
+## or @code{zero_train_step} result, its fields that hold a matrix per row, such as a
+## rank's update, are left out).  A
+## column of k > 1 numbers per row becomes k columns @code{name_1} @dots{} @code{name_k}.
 ##
 ## @table @asis
 ## @item CSV
@@ -41,12 +43,24 @@
 ## whole under a temporary name in a folder made for the call beside @var{file}, then
 ## renamed over it: a planted link is never followed, no shell sees @var{file}.
 ##
+## Reading a CSV back: @code{muon_import (file)} returns the table (numbers as numeric
+## columns, text as cellstr columns).  Octave's @code{csvread} and @code{dlmread} read
+## numbers only: they turn every text column (a design name, a parameter name) into 0
+## without a warning, so use them only on a table whose columns are all numeric (skip the
+## header: @code{csvread (file, 1, 0)}); @code{textscan} or the io package's
+## @code{csv2cell} read the text too.  A JSON file reads back with @code{jsondecode
+## (fileread (file))}.
+##
 ## @example
 ## C = zero_cost (muon_model ("llama-3.1-8b"), 64);
 ## muon_export (C, "ranks.csv", "Table", "ranks");    # one row per design and rank
 ## muon_export (C(2).params, "params.json");          # one object per matrix
+## T = muon_import ("ranks.csv");                      # back: T.design@{1@}, T.bytes_sent
+## L = zero_layout (@{[64 64], [64 64]@}, 4);
+## R = zero_muon_step (L, repmat (@{randn(64)@}, 4, 2), []);
+## muon_export (R, "step_ranks.csv", "Table", "ranks");  # a row per rank
 ## @end example
-## @seealso{zero_cost, muon_model, zero_muon_step, jsonencode, csvwrite}
+## @seealso{muon_import, zero_cost, muon_model, zero_muon_step, jsonencode, csvwrite}
 ## @end deftypefn
 
 function n = muon_export (X, file, varargin)
@@ -117,8 +131,9 @@ endfunction
 
 ## ---- tables ----------------------------------------------------------------------------
 
-## X as a table (a struct of n-row columns), or [] when it is none.
-function T = as_table (X)
+## X as a table (a struct of n-row columns), or [] when it is none.  LENIENT (a table
+## picked by "Table"): a struct array's fields that are no columns are left out.
+function T = as_table (X, lenient)
   T = [];
   if (! isstruct (X) || isempty (fieldnames (X)))
     return;
@@ -145,20 +160,23 @@ function T = as_table (X)
       return;
     endif
     T = X;
-  else
-    T = struct ();
-    for k = 1:numel (f)
+  else                                 # a struct array: its per-row values are the
+    T = struct ();                     # columns; a field holding a matrix or vectors of
+    for k = 1:numel (f)                # different lengths (a rank's update) is left out
       vals = {X.(f{k})};
       if (all (cellfun (@(x) ischar (x) && (isrow (x) || isempty (x)), vals)))
         T.(f{k}) = vals(:);
       elseif (all (cellfun (@is_num_row, vals))
               && numel (unique (cellfun (@numel, vals))) == 1)
         T.(f{k}) = vertcat (vals{:});
-      else
+      elseif (nargin < 2 || ! lenient)
         T = [];
         return;
       endif
     endfor
+    if (isempty (fieldnames (T)))
+      T = [];
+    endif
   endif
 endfunction
 
@@ -179,7 +197,7 @@ function T = stacked (fname, X, name)
   endif
   T = [];
   for i = 1:numel (X)
-    t = as_table (X(i).(name));
+    t = as_table (X(i).(name), true);
     if (isempty (t))
       error ("muonlab:badArg", "%s: field '%s' of X is not a table.", fname, name);
     endif
@@ -370,7 +388,7 @@ endfunction
 %!   assert (strncmp (lines{5}, "layerwise_lpt,3,", 16));
 %!   muon_export (C, g);                  # not a table: JSON as it is
 %!   J = jsondecode (fileread (g));
-%!   assert ({J.design}, {C.design});
+%!   assert ({J.design}.', C.design);
 %!   assert (J(2).ranks.ns_calls, C(2).ranks.ns_calls);
 %! unwind_protect_cleanup
 %!   unlink (f);
@@ -388,8 +406,8 @@ endfunction
 %! unwind_protect
 %!   assert (muon_export (M, f, "Table", "params"), 21);
 %!   lines = strsplit (strtrim (fileread (f)), "\n");
-%!   assert (lines{1}, "name,rows,cols,numel,experts,split,route,kind,layer,expert,mtp");
-%!   assert (lines{4}, "model.layers.0.self_attn.q_proj.weight,8,8,64,1,,muon,attention,0,-1,0");
+%!   assert (lines{1}, "name,rows,cols,numel,experts,split,route,kind,layer,expert,mtp,field");
+%!   assert (lines{4}, "model.layers.0.self_attn.q_proj.weight,8,8,64,1,,muon,attention,0,-1,0,model_layers_0_self_attn_q_proj_weight");
 %!   assert (muon_export (M, g), 1);
 %!   J = jsondecode (fileread (g));
 %!   assert (J.counts, M.counts);
@@ -401,6 +419,23 @@ endfunction
 %! end_unwind_protect
 
 %!error <Invalid call> muon_export (1)
+%!test
+%! ## the per-rank table of a ZeRO step: a row per rank, its counters, not its update
+%! L = zero_layout ({[8 8], [8 8], [4 8]}, 3);
+%! R = zero_muon_step (L, repmat ({ones(8), ones(8), ones(4, 8)}, 3, 1), []);
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   assert (muon_export (R, f, "Table", "ranks"), 3);
+%!   T = muon_import (f);
+%!   assert (T.rank, [R.ranks.rank].');
+%!   assert (T.ns_calls, [R.ranks.ns_calls].');
+%!   assert (T.bytes_sent, [R.ranks.bytes_sent].');
+%!   assert ([T.calls_1, T.calls_2], vertcat (R.ranks.calls)(:,1:2));
+%!   assert (! isfield (T, "update") && ! isfield (T, "update_1"));
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
 %!error <muon_export: FILE must end in .csv or .json \(got 'x.txt'\).> muon_export (struct ("a", 1), "x.txt")
 %!error <muon_export: FILE must be a file name ending in .csv or .json.> muon_export (struct ("a", 1), 3)
 %!error <muon_export: X is not a table> muon_export (struct ("a", [1 2 3], "b", [1; 2]), [tempname() ".csv"])

@@ -16,7 +16,9 @@
 ## Without an output, print a short report: the CPU reference back end (always), the
 ## CUDA/cuBLAS back end (@qcode{"not built"}, @qcode{"built, no device"} with the runtime's
 ## message, or the device name), the BLAS, the CPU GEMM providers, and the coefficient
-## schedules.  With an output, return the same as a struct with fields @code{cpu},
+## schedules.  With an output, return the same as a @code{muon_info_result}, which prints
+## that report when typed and whose fields read as a struct's (@code{struct (info)} gives
+## the struct): @code{cpu},
 ## @code{cuda_built}, @code{cuda_usable}, @code{cuda_devices}, @code{cuda_message},
 ## @code{cuda}, @code{blas}, @code{schedules} and @code{gemm}.
 ##
@@ -78,7 +80,7 @@ function info = muon_info (what)
   s.gemm_text = sprintf ("%s; %d threads of %d cores, tiles of %d%s; 'Gemm' auto runs:%s",
                          s.gemm_text, g.threads, g.cores, g.tile, env, runs);
   if (nargout > 0)
-    info = s;
+    info = muon_info_result (s);         # typing it prints the report below
   else
     printf ("muonlab back ends\n  %s\n  %s\n  BLAS: %s\n  GEMM: %s\n  schedules: %s\n",
             s.cpu, s.cuda, s.blas, s.gemm_text, strjoin (s.schedules, ", "));

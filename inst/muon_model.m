@@ -4,6 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab} {@var{M} =} muon_model (@var{name})
 ## @deftypefnx {muonlab} {@var{M} =} muon_model (@var{config_file})
+## @deftypefnx {muonlab} {@var{M} =} muon_model (@var{folder})
 ## @deftypefnx {muonlab} {@var{M} =} muon_model (@var{config})
 ## @deftypefnx {muonlab} {@var{M} =} muon_model (@dots{}, @var{name}, @var{value}, @dots{})
 ## @deftypefnx {muonlab} {@var{names} =} muon_model ()
@@ -15,11 +16,20 @@
 ## architecture numbers are the public @file{config.json} files' (shipped as JSON in the
 ## package's @file{models} folder, with the published parameter counts and their sources).
 ## @var{config_file} is any Hugging Face style @file{config.json} of the llama
-## (@code{model_type} @qcode{"llama"}), qwen (@qcode{"qwen2"}, @qcode{"qwen3"},
+## (@code{model_type} @qcode{"llama"}, and llama's architecture: @qcode{"mistral"},
+## @qcode{"mixtral"} (block_sparse_moe experts w1, w2, w3), @qcode{"gemma"},
+## @qcode{"gemma2"}, @qcode{"gemma3_text"} and the multimodal @qcode{"gemma3"}'s
+## text_config (its vision tower not modelled)), qwen (@qcode{"qwen2"}, @qcode{"qwen3"},
 ## @qcode{"qwen2_moe"}, @qcode{"qwen3_moe"}) or deepseek (@qcode{"deepseek_v2"},
 ## @qcode{"deepseek_v3"}, @qcode{"kimi_k2"}) families, read with @code{jsondecode};
-## @var{config} the struct @code{jsondecode} gives.  With no argument the shipped names come
-## back as a cellstr.
+## @var{config} the struct @code{jsondecode} gives.  @var{folder} is a Hugging Face
+## snapshot folder holding @file{config.json}: when the weights' safetensors files (their
+## headers: each tensor's shape) or @file{model.safetensors.index.json} (its total_size
+## bytes over the config's torch_dtype) are beside it, their parameter count is checked
+## against @code{counts.stored} (@code{M.checkpoint}; a mismatch warns,
+## @code{muonlab:modelCount}).  muonlab never downloads: for a hub id it does not ship,
+## fetch the config.json (or the folder) and pass its path.  With no argument the shipped
+## names come back as a cellstr.
 ##
 ## Limits, checked before any work (@code{muonlab:badArg} naming the limit): a config file
 ## must be a regular file of at most 16 MiB nested at most 200 deep
@@ -69,6 +79,8 @@
 ## @code{family}
 ## (@qcode{"llama"}, @qcode{"qwen"} or @qcode{"deepseek"}), @code{source} (the file read,
 ## or @qcode{"struct"}), @code{config} (the decoded configuration), @code{options},
+## @code{checkpoint} (the check above: @code{method} @qcode{"safetensors"}, @qcode{"index"}
+## or @qcode{"none"}, @code{file}, @code{count}, @code{expected}, @code{matches}),
 ## @code{published} (for a shipped model, a struct array of the published counts with fields
 ## @code{count}, @code{counts} (which field of @code{counts} it is comparable with),
 ## @code{mtp} and @code{source}; empty otherwise), and:
@@ -80,7 +92,10 @@
 ## @qcode{"muon"} or @qcode{"adamw"}), @code{kind} (cellstr: embedding, norm, bias,
 ## attention, mlp, router, expert, shared_expert, mtp_proj, head), @code{layer} (0-based
 ## decoder layer; -1 outside the layers; MTP layers follow the last one), @code{expert}
-## (0-based routed expert, -1 otherwise) and @code{mtp} (logical).
+## (0-based routed expert, -1 otherwise), @code{mtp} (logical) and @code{field} (the name
+## made a valid Octave field name: the fields of @code{muon_optimizer (M)}'s parameters).
+## @code{zero_layout (M, W)}, @code{zero_cost (M, W)} and @code{muon_optimizer (M)} take
+## the model itself.
 ## @item counts
 ## parameter counts: @code{total} (the parameters above), @code{muon}, @code{adamw},
 ## @code{embedding} (input embedding and output head), @code{non_embedding}, @code{mtp}
@@ -112,12 +127,9 @@ function M = muon_model (what, varargin)
   o.fused_experts = strcmp (o.experts, "fused");
 
   [cfg, source, meta] = read_config (fname, what);
-  mt = "";
-  if (isfield (cfg, "model_type") && ischar (cfg.model_type))
-    mt = cfg.model_type;
-  endif
+  [cfg, mt] = model_family_config (cfg);   # gemma3: its text_config
   switch (mt)
-    case "llama"
+    case {"llama", "mistral", "mixtral", "gemma", "gemma2", "gemma3_text"}
       family = "llama";
     case {"qwen2", "qwen3", "qwen2_moe", "qwen3_moe"}
       family = "qwen";
@@ -125,7 +137,7 @@ function M = muon_model (what, varargin)
       family = "deepseek";
     otherwise
       error ("muonlab:unsupported",
-             "%s: model_type '%s' is not supported (llama, qwen2, qwen3, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2).",
+             "%s: model_type '%s' is not supported (llama, mistral, mixtral, gemma, gemma2, gemma3, gemma3_text, qwen2, qwen3, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2).",
              fname, mt);
   endswitch
 
@@ -152,7 +164,7 @@ function M = muon_model (what, varargin)
   endif
   B = [B, layers{:}];
   B = add (B, {"model.norm.weight"}, h, 1, -1, "norm");
-  if (! get_bool (fname, cfg, "tie_word_embeddings", false))
+  if (! get_bool (fname, cfg, "tie_word_embeddings", strncmp (mt, "gemma", 5)))
     B = add (B, {"lm_head.weight"}, V, h, -1, "head");
   endif
   if (strcmp (family, "deepseek") && o.mtp)
@@ -177,7 +189,9 @@ function M = muon_model (what, varargin)
   M.options = rmfield (o, {"fuse_qkv", "fuse_gu", "fused_experts"});
   M.published = meta.published;
   M.params = T;
+  M.params.field = model_fields (T.name);   # valid Octave field names, for muon_optimizer
   M.counts = counts_of (T, extra, D);
+  M.checkpoint = model_checkpoint (fname, source, cfg, M.counts);
   M = muon_model_result (M);
 endfunction
 
@@ -205,6 +219,11 @@ function [cfg, source, meta] = read_config (fname, what)
     k = find (strcmpi (what, names), 1);
     if (! isempty (k))
       file = fullfile (models_dir (), [names{k} ".json"]);
+    elseif (isfolder (what))            # a Hugging Face snapshot folder
+      file = fullfile (what, "config.json");
+      if (! exist (file, "file"))
+        error ("muonlab:badArg", "%s: the folder '%s' holds no config.json.", fname, what);
+      endif
     elseif (! isempty (regexp (what, '\.json$', "once")) || exist (what, "file") == 2)
       file = what;
       if (! exist (file, "file"))
@@ -221,9 +240,15 @@ function [cfg, source, meta] = read_config (fname, what)
       endfor
       if (isempty (file))
         list = sprintf ("'%s', ", names{:});
+        hint = suggest (what, names);
+        if (! isempty (hint))
+          hint = sprintf (" Did you mean %s?", quoted_list (hint, "or"));
+        else                            # a hub id muonlab does not ship: it never downloads
+          hint = " For any other model, download its config.json (and model.safetensors.index.json) and pass the file or the folder.";
+        endif
         error ("muonlab:badArg",
-               "%s: NAME must be a shipped model (%s) or a config.json file; '%s' is neither.",
-               fname, list(1:end-2), what);
+               "%s: NAME must be a shipped model (%s), a config.json file or a folder holding one; '%s' is neither.%s",
+               fname, list(1:end-2), what, hint);
       endif
     endif
     if (! exist ("cfg", "var"))        # a shipped model
@@ -342,12 +367,21 @@ function D = llama_dims (fname, cfg, h, mt)
   D.qkv_bias = any (strcmp (mt, {"qwen2", "qwen2_moe"})) ...
                || get_bool (fname, cfg, "attention_bias", false);
   D.mlp_bias = get_bool (fname, cfg, "mlp_bias", false);
-  D.qk_norm = any (strcmp (mt, {"qwen3", "qwen3_moe"}));
-  D.moe = any (strcmp (mt, {"qwen2_moe", "qwen3_moe"}));
+  D.qk_norm = any (strcmp (mt, {"qwen3", "qwen3_moe", "gemma3_text"}));
+  D.ffn_norms = any (strcmp (mt, {"gemma2", "gemma3_text"}));   # pre/post feedforward
+  D.mixtral = strcmp (mt, "mixtral");
+  D.moe = any (strcmp (mt, {"qwen2_moe", "qwen3_moe", "mixtral"}));
   D.nmtp = 0;
   D.E = 0;
   D.topk = 0;
-  if (D.moe)
+  if (D.mixtral)                        # every layer sparse, experts of intermediate_size
+    D.E = pos_int (fname, cfg, "num_local_experts");
+    D.topk = pos_int (fname, cfg, "num_experts_per_tok");
+    D.moe_inter = D.inter;
+    D.step = 1;
+    D.mlp_only = [];
+    D.shared_inter = 0;
+  elseif (D.moe)
     D.E = pos_int (fname, cfg, "num_experts");
     D.topk = pos_int (fname, cfg, "num_experts_per_tok");
     D.moe_inter = pos_int (fname, cfg, "moe_intermediate_size");
@@ -386,8 +420,24 @@ function B = llama_layer (B, D, l, o)
              [D.hd; D.hd], [1; 1], l, "norm");
   endif
   B = add (B, {[pre "post_attention_layernorm.weight"]}, h, 1, l, "norm");
+  if (D.ffn_norms)
+    B = add (B, {[pre "pre_feedforward_layernorm.weight"];
+                 [pre "post_feedforward_layernorm.weight"]}, [h; h], [1; 1], l, "norm");
+  endif
   sparse_layer = D.moe && ! any (D.mlp_only == l) && mod (l + 1, D.step) == 0;
-  if (! sparse_layer)
+  if (sparse_layer && D.mixtral)        # block_sparse_moe: gate, experts w1 w2 w3
+    m = [pre "block_sparse_moe."];
+    B = add (B, {[m "gate.weight"]}, D.E, h, l, "router");
+    if (o.fused_experts || o.fuse_gu)
+      B = experts (B, [m "experts."], D.E, h, D.moe_inter, l, o, false);
+    else
+      e = repelem (0:D.E-1, 3);
+      names = ostrsplit (sprintf ([m "experts.%d.w1.weight\n" m "experts.%d.w2.weight\n" ...
+                                   m "experts.%d.w3.weight\n"], e), "\n", true).';
+      B = add (B, names, repmat ([D.inter; h; D.inter], D.E, 1),
+               repmat ([h; D.inter; h], D.E, 1), l, "expert", "expert", e(:));
+    endif
+  elseif (! sparse_layer)
     B = mlp (B, [pre "mlp."], h, D.inter, l, "mlp", o, false, D.mlp_bias);
   else
     B = add (B, {[pre "mlp.gate.weight"]}, D.E, h, l, "router");
@@ -655,7 +705,8 @@ endfunction
 %! end_unwind_protect
 
 %!error <muon_model: options must be NAME, VALUE pairs.> muon_model ("llama-3.1-8b", "MTP")
-%!error <muon_model: NAME must be a shipped model \('deepseek-v3'.*or a config.json file; 'gpt5' is neither.> muon_model ("gpt5")
+%!error <muon_model: NAME must be a shipped model \('deepseek-v3'.*\), a config.json file or a folder holding one; 'gpt5' is neither. For any other model, download its config.json \(and model.safetensors.index.json\) and pass the file or the folder.> muon_model ("gpt5")
+%!error <muon_model: NAME must be a shipped model \('deepseek-v3'.*\), a config.json file or a folder holding one; 'llama-3.1-7b' is neither. Did you mean 'llama-3.1-70b' or 'llama-3.1-8b'\?> muon_model ("llama-3.1-7b")
 %!error <muon_model: cannot read 'no_such_dir/x.json' \(no such file\).> muon_model ("no_such_dir/x.json")
 %!error <muon_model: model_type 'gpt2' is not supported> muon_model (struct ("model_type", "gpt2"))
 %!error id=muonlab:unsupported muon_model (struct ("model_type", "gpt2"))

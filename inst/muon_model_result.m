@@ -7,7 +7,7 @@ classdef muon_model_result < muon_result
   ## @deftypefnx {muonlab} {@var{S} =} struct (@var{M})
   ## The result of @code{muon_model}: a @code{muon_result} (classdef) with one property per
   ## field of the struct @var{S} it is made from (@code{name}, @code{model_type},
-  ## @code{family}, @code{source}, @code{config}, @code{options}, @code{published},
+  ## @code{family}, @code{source}, @code{config}, @code{options}, @code{published}, @code{checkpoint},
   ## @code{params}, @code{counts}), which shows itself at the prompt as a compact summary
   ## instead of every row of the parameter table (over 3,000 lines for a small model).
   ##
@@ -36,6 +36,7 @@ classdef muon_model_result < muon_result
     published = struct ([]);
     params = struct ();
     counts = struct ();
+    checkpoint = struct ();
   endproperties
 
   methods
@@ -51,6 +52,11 @@ classdef muon_model_result < muon_result
       printf ("  muon_model result: %s (model_type %s, family %s)\n", M.name, M.model_type,
               M.family);
       printf ("  source: %s\n", M.source);
+      K = M.checkpoint;
+      if (isstruct (K) && isfield (K, "method") && ! strcmp (K.method, "none"))
+        printf ("  checkpoint (%s): %.0f parameters, %s the config's\n", K.method, K.count,
+                merge (K.matches, "as", "NOT as"));
+      endif
       o = M.options;
       opts = cellfun (@(f) sprintf ("%s %s", f, val_str (o.(f))), fieldnames (o).',
                       "UniformOutput", false);

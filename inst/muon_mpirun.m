@@ -231,6 +231,21 @@ function R = collect (dir, np, status, timeout, elapsed)
   endif
 endfunction
 
+## X with every muon_result in it (at any depth of structs and cells) made its plain struct.
+function x = plain (x)
+  if (isa (x, "muon_result"))
+    x = plain (struct (x));
+  elseif (isstruct (x))
+    for f = fieldnames (x).'
+      for k = 1:numel (x)
+        x(k).(f{1}) = plain (x(k).(f{1}));
+      endfor
+    endfor
+  elseif (iscell (x))
+    x = cellfun (@plain, x, "UniformOutput", false);
+  endif
+endfunction
+
 ## The per-rank driver: no workspace dump, the caller's path and directory, MPI up first (so
 ## that any rank can abort the job), fn, then its result to rank_<r>.mat, or its error to
 ## error_<r>.txt and MPI_Abort.  Until the result is saved, an exit leaves MPI unfinalized
@@ -257,9 +272,7 @@ function run_rank (dir)
     else
       out = feval (job.fn, job.args{:});
     endif
-    if (isa (out, "muon_result"))  # save cannot write a classdef object
-      out = struct (out);
-    endif
+    out = plain (out);             # save cannot write a classdef object, nor one inside
     tmp = fullfile (dir, sprintf (".rank_%d.mat", r));
     save ("-binary", tmp, "out");
     rename (tmp, fullfile (dir, sprintf ("rank_%d.mat", r)));
@@ -361,6 +374,11 @@ endfunction
 %! [R, out] = muon_mpirun (2, "muon_comm", "self");
 %! assert (size (R), [1 2]);
 %! assert ({R.kind}, {"self", "self"});
+
+%!testif ; ! isempty (file_in_path (getenv ("PATH"), "mpirun")) && __muon_comm__ ("have_mpi")
+%! ## a result object inside what a rank returns comes back as its plain struct
+%! R = muon_mpirun (2, @() struct ("info", muon_info ()));
+%! assert (isstruct (R(2).info) && isfield (R(2).info, "gemm"));
 
 %!error <Invalid call> muon_mpirun (2)
 %!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (0, "disp")

@@ -90,15 +90,17 @@
 ## results differ like two GPUs' would (same statistics, not the same bits); the bitwise
 ## tests against a plain-Octave port use @qcode{"openblas"}.  See @code{muon_info}.
 ## @item "Threads"
-## CPU threads for the products and the elementwise passes: 0 (default) follows
-## OMP_NUM_THREADS, else the cores that other processes leave free when the call starts
-## (divided among the ranks of an MPI job on the same machine); never more than the cores
-## this process may use.  (oneDNN's OpenMP threads wait by spinning: sharing a core with a
-## busy process makes them many times slower, so the automatic count avoids busy cores.)
-## The previous thread settings of OpenBLAS and OpenMP are restored after the call.
+## CPU threads for the products and the elementwise passes.  0 (default) is a constant of
+## the machine: @env{OMP_NUM_THREADS} when set, else the cores this process may use, divided
+## among the ranks of an MPI job on the same machine (@code{muon_info ().gemm.threads});
+## it is never derived from the machine load.  A count n > 0 is used as given, even above
+## the number of cores (oversubscribed threads are slower, never different: the result is
+## the same bits for any count, and @var{stats}.threads says how many ran).  The previous
+## thread settings of OpenBLAS and OpenMP are restored after the call.
 ## @item "Trace"
 ## true: @var{stats} gets a field @code{trace}, the per-step record of this very run
-## (@var{G} one matrix, CPU).  The core copies the iterate after every step into a
+## (@var{G} one matrix, CPU), an @code{ns_trace_result}: typing it prints a table of the
+## scalars per step, never the arrays; @code{struct (stats.trace)} gives the plain struct.  The core copies the iterate after every step into a
 ## snapshot buffer (Gram: the product r(Q X) it would form if it stopped there, made
 ## apart from the run), and R and Q for Gram, in the run's own precision; the result
 ## and the statistics are those of the run without the trace.  Fields (one row per step
@@ -214,9 +216,9 @@ function t = trace_table (G, raw)
       qcond(i) = cond (raw.q(:,:,i));
     endif
   endfor
-  t = struct ("step", k, "sv_min", smin, "sv_max", smax, "polar_error", perr,
-              "r_min_eig", rmin, "q_cond", qcond, "gram", raw.gram, "iterates", x,
-              "R", raw.r, "Q", raw.q);
+  t = ns_trace_result (struct ("step", k, "sv_min", smin, "sv_max", smax,
+                               "polar_error", perr, "r_min_eig", rmin, "q_cond", qcond,
+                               "gram", raw.gram, "iterates", x, "R", raw.r, "Q", raw.q));
 endfunction
 
 %!demo
@@ -455,10 +457,10 @@ endfunction
 %!error id=muonlab:unsupported muon_ns (G, "Trace", true, "Device", "cuda")
 %!error <Invalid call> muon_ns ()
 %!error <muon_ns: G must be a real numeric matrix.> muon_ns (complex (G))
-%!error <muon_ns: G must be a real numeric matrix.> muon_ns (int8 (G))
-%!error <muon_ns: G must be a real numeric matrix.> muon_ns (G > 0)
+%!error <muon_ns: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> muon_ns (int8 (G))
+%!error <muon_ns: G must be a double or single matrix, not logical \(convert it: double \(G\)\)\.> muon_ns (G > 0)
 %!error <muon_ns: G must be a real numeric matrix.> muon_ns (sparse (G))
-%!error <muon_ns: G must be a real numeric matrix.> muon_ns ("abc")
+%!error <muon_ns: G must be a double or single matrix, not char \(convert it: double \(G\)\)\.> muon_ns ("abc")
 %!error <muon_ns: G must not be empty.> muon_ns (zeros (0, 3))
 %!error <muon_ns: G must be a matrix \(at least 2 x 2\), not a vector or scalar.> muon_ns (1:5)
 %!error <muon_ns: G must have 2 or 3 dimensions.> muon_ns (ones (2, 2, 2, 2))

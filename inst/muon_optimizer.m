@@ -5,6 +5,7 @@
 ## @deftypefn  {muonlab} {@var{opt} =} muon_optimizer (@var{params})
 ## @deftypefnx {muonlab} {@var{opt} =} muon_optimizer (@var{params}, @var{name}, @var{value}, @dots{})
 ## @deftypefnx {muonlab} {@var{list} =} muon_optimizer ("presets")
+## @deftypefnx {muonlab} {[@var{opt}, @var{params}] =} muon_optimizer (@var{M}, @dots{})
 ## Create the state of a hybrid Muon + AdamW optimizer over a struct of named arrays.
 ##
 ## @code{muon_optimizer ("presets")} prints the @qcode{"Preset"} names of the Muon family
@@ -13,6 +14,9 @@
 ##
 ## @var{params} is a scalar struct; each field is one parameter (a real double or single
 ## array), the field name its name.  The optimizer is advanced by @code{muon_step}.
+## A model @var{M} from @code{muon_model} (at most 2^27 elements) stands for its parameters
+## as zeros, returned in @var{params}: each field is @code{M.params.field} (the dotted torch
+## name made a valid field name; @code{M.params.name} keeps the torch name beside it).
 ## @var{opt} is a plain struct (inspect it, plot it, change @code{opt.muon_lr} or
 ## @code{opt.adam_lr} between steps for a schedule) holding the routing, the options,
 ## the per-parameter state (@code{opt.muon.(name)}: the @code{muon_update} state, [] before
@@ -129,7 +133,7 @@
 ## @seealso{muon_step, muon_update, muon_save_state, muon_load_state}
 ## @end deftypefn
 
-function opt = muon_optimizer (params, varargin)
+function [opt, params] = muon_optimizer (params, varargin)
   if (nargin < 1)
     print_usage ();
   endif
@@ -142,6 +146,9 @@ function opt = muon_optimizer (params, varargin)
       printf ("%-20s %s\n", [names; sources]{:});
     endif
     return;
+  endif
+  if (isa (params, "muon_model_result"))  # a model: its parameters as zeros, fields named
+    params = model_params (fname, params);  # by M.params.field (M.params.name: torch's)
   endif
   opt_check_tree (fname, "PARAMS", params, {}, {}, true);
   ## its own options (checked), and the muon_update ones (checked by the dry run below)

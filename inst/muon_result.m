@@ -9,8 +9,11 @@ classdef muon_result
   ## value object (classdef) with one property per field of the struct the function built,
   ## which shows itself at the prompt as a few lines instead of every matrix and column.
   ## Its kinds: @code{zero_step_result} (@code{zero_muon_step}),
-  ## @code{muon_model_result} (@code{muon_model}) and @code{ns_restart_result}
-  ## (@code{ns_restart_autotune}, @code{ns_restart_search}).
+  ## @code{zero_train_result} (@code{zero_train_step}), @code{muon_model_result}
+  ## (@code{muon_model}), @code{ns_restart_result} (@code{ns_restart_autotune},
+  ## @code{ns_restart_search}), @code{ns_trace_result} (@code{muon_ns}'s trace), and the
+  ## lists of records of @code{muon_rows}: @code{zero_cost_result}, @code{ns_best_result},
+  ## @code{ns_flops_result}, @code{muon_info_result}, @code{muon_comm_info}.
   ##
   ## Fields are read as in a struct: @code{R.counts.total}, @code{R.params.name@{3@}},
   ## @code{R.ranks(3).bytes_sent}, @code{[R.ranks.ns_calls]}, and @code{fieldnames (R)}
@@ -31,7 +34,11 @@ classdef muon_result
 
   methods
     ## the plain struct (no warning about access rights: every property is public)
-    function S = struct (R)
+    function S = struct (R, varargin)
+      if (nargin > 1)                    # struct ("a", R, ...): Octave's, R a value
+        S = builtin ("struct", R, varargin{:});
+        return;
+      endif
       S = struct ();
       for f = properties (R).'
         S.(f{1}) = R.(f{1});

@@ -259,7 +259,7 @@ endfunction
 
 %!error <Invalid call> muon_update ()
 %!error <Invalid call> muon_update (G)
-%!error <muon_update: G must be a real numeric matrix.> muon_update (int8 (G), [])
+%!error <muon_update: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> muon_update (int8 (G), [])
 %!error <muon_update: G must be a real numeric matrix.> muon_update (complex (G), [])
 %!error <muon_update: G must have 2, 3 or 4 dimensions.> muon_update (ones (2, 2, 2, 2, 2), [])
 %!error <muon_update: G must be a matrix \(at least 2 x 2\), not a vector or scalar.> muon_update (1:5, [])

@@ -51,7 +51,8 @@
 ## @qcode{"standard"} (default) or @qcode{"gram"}: which count goes into @var{F}.flops.
 ## @end table
 ##
-## @var{F} has the fields @code{m}, @code{n} (long and short side), @code{alpha},
+## @var{F} is an @code{ns_flops_result} (typing it prints the FLOPs first and a row per
+## shape; @code{struct (F)} gives the plain struct) with the fields @code{m}, @code{n} (long and short side), @code{alpha},
 ## @code{standard}, @code{gram}, @code{ratio} (gram ./ standard), @code{method},
 ## @code{flops} (the count of Method), @code{standard_coeffs} and @code{gram_coeffs}
 ## ([c1 c0]: the count is (c1 alpha + c0) n^3), @code{gram_steps} (Steps x 2: [c1 c0]
@@ -101,6 +102,7 @@ function F = ns_flops (m, n, varargin)
   F = orderfields (F, {"m", "n", "alpha", "standard", "gram", "ratio", "method", "flops", ...
                        "standard_coeffs", "gram_coeffs", "gram_steps", "standard_terms", ...
                        "gram_terms", "steps", "restarts", "symmetric"});
+  F = ns_flops_result (F);              # typing F prints the answer first
 endfunction
 
 function check_size (what, x)

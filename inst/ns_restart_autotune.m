@@ -53,7 +53,8 @@
 ## lexicographic): @code{restarts} (a cell of row vectors), @code{count} and @code{metric}.
 ## A list whose q overflows (or turns NaN) at some step scores Inf.  @var{best}(k+1) holds
 ## the best list with exactly k restarts (fields @code{count}, @code{restarts},
-## @code{metric}).
+## @code{metric}); an @code{ns_best_result}: typing it prints the best list
+## first and a row per count, @code{struct (best)} gives the struct array).
 ##
 ## The metric agrees with the peer's @code{simulate_perturbed_gram_newton_schulz} +
 ## @code{stability_metric} (gram-newton-schulz 0.1.6) to 1e-6 relative for every shipped
@@ -139,6 +140,7 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
     j = find (T.count == k, 1);
     best(k+1) = struct ("count", k, "restarts", T.restarts{j}, "metric", T.metric(j));
   endfor
+  best = ns_best_result (best);
   if (! strcmp (o.display, "off"))
     printf ("%s: %d restart lists in %.2f s; best %s, condition %.4g\n", fname,
             numel (lists), toc (t0), mat2str (T.restarts{1}), T.metric(1));
@@ -212,7 +214,7 @@ endfunction
 %! [T, best] = ns_restart_autotune ("you");
 %! assert (numel (T.count), 1 + 4 + 6);
 %! assert (sort (T.count).', [0 1 1 1 1 2 2 2 2 2 2]);
-%! assert ([best.count], [0 1 2]);
+%! assert (best.count, [0; 1; 2]);
 %! assert (issorted (T.metric));
 %! assert (best(3).metric <= best(2).metric && best(2).metric < best(1).metric);
 %! T3 = ns_restart_autotune ("you", "MaxRestarts", 9);    # capped at steps - 1 = 4
@@ -240,7 +242,7 @@ endfunction
 %! ## Keller's constant triple (DeepSpeed's Gram path) and Polar Express, up to 2 restarts
 %! for name = {"keller", "polar_express"}
 %!   [~, best] = ns_restart_autotune (name{1});
-%!   for b = best
+%!   for b = struct (best)
 %!     printf ("%-14s %d restart(s): %-8s condition %.4g\n", name{1}, b.count,
 %!             mat2str (b.restarts), b.metric);
 %!   endfor

@@ -41,7 +41,8 @@
 ## list, sorted by error (ties keep the enumeration order: fewer restarts first):
 ## @code{restarts} (a cell of row vectors), @code{count} and @code{error}.  @var{best}(k+1)
 ## is the best list with exactly k restarts (fields @code{count}, @code{restarts},
-## @code{error}).
+## @code{error}); an @code{ns_best_result}: typing it prints the best list
+## first and a row per count, @code{struct (best)} gives the struct array).
 ##
 ## Example:
 ## @example
@@ -125,6 +126,7 @@ function [T, best] = ns_restart_search (G, varargin)
     j = find (T.count == k, 1);
     best(k+1) = struct ("count", k, "restarts", T.restarts{j}, "error", T.error(j));
   endfor
+  best = ns_best_result (best);
   if (! strcmp (show, "off"))
     printf ("%s: %d restart lists in %.2f s; best %s, error %.4g\n", fname, numel (lists),
             toc (t0), mat2str (T.restarts{1}), T.error(1));
@@ -144,7 +146,7 @@ endfunction
 %!   Xd = muon_ns (G, o{:});
 %!   assert (T.error(j), norm (X - Xd, "fro") / norm (Xd, "fro"), -1e-12);
 %! endfor
-%! assert ([best.count], [0 1]);
+%! assert (best.count, [0; 1]);
 
 %!test
 %! ## a stack and a cell: the score is the worst page; bf16 precision is honoured
@@ -163,8 +165,8 @@ endfunction
 %! assert (Tb.error > 1e-3 && Tb.error < 0.2);
 
 %!error <Invalid call> ns_restart_search ()
-%!error <ns_restart_search: G must be a real numeric matrix.> ns_restart_search ("abc")
-%!error <ns_restart_search: G must be a real numeric matrix.> ns_restart_search ({ones(3), int8(ones (3))})
+%!error <ns_restart_search: G must be a double or single matrix, not char \(convert it: double \(G\)\)\.> ns_restart_search ("abc")
+%!error <ns_restart_search: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> ns_restart_search ({ones(3), int8(ones (3))})
 %!error <ns_restart_search: G must not be an empty cell.> ns_restart_search ({})
 %!error <ns_restart_search: G must not contain NaN or Inf.> ns_restart_search ([1 NaN; 2 3])
 %!error <ns_restart_search: MAXRESTARTS must be an integer from 0 to 64.> ns_restart_search (ones (4, 8), "MaxRestarts", 1.5)

@@ -60,7 +60,10 @@
 ## one line per design with its bytes, NS work and the elapsed time), as in @code{optimset}.
 ## @end table
 ##
-## @var{C} is a struct array, one element per design, with fields @code{design},
+## @var{C} is a @code{zero_cost_result}: typing it prints the designs ranked by step time,
+## the cheapest correct one marked; @code{C(k)} is design k (in the order of the list of
+## designs), @code{C.design} their names, @code{C.summary.bytes_max} a column over them,
+## and @code{struct (C)} the struct array, one element per design, with fields @code{design},
 ## @code{world}, @code{stage}, @code{elem_bytes}, @code{precision}, @code{method},
 ## @code{fails} and @code{why} (a design @code{zero_muon_step} would refuse:
 ## @qcode{"zero3_round_robin_aliased_pads"} on a mixed-size round), @code{total},
@@ -98,7 +101,8 @@
 ## @example
 ## M = muon_model ("llama-3.1-8b");
 ## C = zero_cost (M, 64, "Design", @{"zero12_allreduce", "layerwise_lpt"@});
-## arrayfun (@@(c) c.summary.bytes_max, C)   # bytes each design sends per rank
+## C                           # the designs ranked by step time, the cheapest marked
+## C.summary.bytes_max         # bytes each design sends per rank
 ## C(2).summary.imbalance      # LPT's max / mean NS work
 ## @end example
 ## @seealso{muon_model, zero_muon_step, zero_layout, ns_flops, muon_export}
@@ -303,6 +307,7 @@ function C = zero_cost (what, world, varargin)
   if (! strcmp (v.Display, "off"))
     printf ("%s: %d designs on %d ranks planned in %.2f s\n", fname, numel (C), W, toc (t0));
   endif
+  C = zero_cost_result (C);
 endfunction
 
 ## The matrices to plan: P x 2 shapes, experts (P x 1 or []), split (cell or []), names
@@ -503,10 +508,10 @@ endfunction
 
 %!demo
 %! ## Llama-3.1-70B on 512 H100s: bytes, NS work and memory per rank, by design
-%! C = zero_cost (muon_model ("llama-3.1-70b"), 512);
+%! C = zero_cost (muon_model ("llama-3.1-70b"), 512)
 %! printf ("%-32s %12s %10s %10s %10s\n", "design", "sent/rank", "NS ms", "imbalance",
 %!         "peak mem");
-%! for c = C
+%! for c = struct (C)
 %!   printf ("%-32s %9.2f GB %10.1f %10.1f %7.2f GB\n", c.design, c.summary.bytes_max / 1e9,
 %!           1e3 * c.time.ns, c.summary.imbalance, c.summary.memory_max / 1e9);
 %! endfor

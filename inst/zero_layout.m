@@ -11,7 +11,8 @@
 ## data-parallel ranks, as DeepSpeed builds it.
 ##
 ## @var{shapes} is a cell array of @code{[rows cols]} pairs, or a P x 2 matrix with one
-## parameter per row.  @var{world} is the number of ranks (a positive integer).  Each matrix is
+## parameter per row, or a model from @code{muon_model}: its Muon matrices in checkpoint
+## order, their names in @code{L.names}.  @var{world} is the number of ranks (a positive integer).  Each matrix is
 ## flattened @strong{row-major}, as torch and DeepSpeed do, so a partition cut falls between
 ## two rows or inside one.
 ##
@@ -91,6 +92,12 @@ function L = zero_layout (shapes, world, varargin)
   if (nargin < 2)
     print_usage ();
   endif
+  names = {};
+  if (isa (shapes, "muon_model_result"))  # a model: its Muon matrices, in checkpoint order
+    mu = strcmp (shapes.params.route, "muon");
+    names = shapes.params.name(mu);
+    shapes = [shapes.params.rows(mu), shapes.params.cols(mu)];
+  endif
   S = shapes_matrix (shapes);
   if (! (isnumeric (world) && isreal (world) && isscalar (world) && world >= 1
          && world == fix (world) && world <= core_lists ().limits.zero_max_world))
@@ -152,6 +159,9 @@ function L = zero_layout (shapes, world, varargin)
     rk(r).params = pc;
   endfor
   L.ranks = rk;
+  if (! isempty (names))
+    L.names = names;                    # the model's names of L.params, in order
+  endif
 
 endfunction
 

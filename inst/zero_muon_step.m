@@ -253,8 +253,8 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
     error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
   elseif (! isequal (state.key, key))
     error ("muonlab:badState",
-           "%s: STATE belongs to another layout, variant, momentum form or communicator.",
-           fname);
+           "%s: STATE belongs to another layout, variant, momentum form or communicator: %s.",
+           fname, key_diff (state.key, key));
   endif
   do_ref = want_ref && ! strcmp (opts.variant, "reference");
   ## the momenta passed back: [] before the first step only (the gateway reads any empty
@@ -503,7 +503,7 @@ endfunction
 %! zero_muon_step (L, g, [], "Variant", "muon_bp", "BlockScale", 0);
 %!error <zero_muon_step: L must be a layout from zero_layout.>
 %! zero_muon_step (1, g, []);
-%!error <zero_muon_step: STATE belongs to another layout, variant, momentum form or communicator.>
+%!error <zero_muon_step: STATE belongs to another layout, variant, momentum form or communicator: its variant is 'zero12_allreduce', this call's 'layerwise_lpt'\.>
 %! [~, s] = zero_muon_step (L, g, []); zero_muon_step (L, g, s, "Variant", "layerwise_lpt");
 %!error <zero_muon_step: STATE has no reference momentum \(a step ran with 'Reference', false\).>
 %! [~, s] = zero_muon_step (L, g, [], "Reference", false); zero_muon_step (L, g, s);

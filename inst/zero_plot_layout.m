@@ -12,8 +12,13 @@
 ## @var{L} is a struct from @code{zero_layout}.  The bar is the flat buffer (element 0 at the
 ## left): each rank's elements in its colour, padding in grey, parameter boundaries as black
 ## lines, partition cuts as dashed lines, and row boundaries as short ticks at the bottom when
-## the buffer is small enough to show them.  Parameters that straddle a cut are labelled in
-## red with a @qcode{"*"} and a red bracket above them.
+## the buffer is small enough to show them.  Each parameter is labelled above the bar with
+## its name (@code{L.names} for a layout of a @code{muon_model}, or @qcode{"Names"}; else
+## @qcode{"p1"}, @qcode{"p2"}, @dots{}) and shape; parameters that straddle a cut in red with
+## a @qcode{"*"} and a red bracket.  Labels never overlap: on two rows, straddling
+## parameters first, then the largest; a label that does not fit is shortened (the name
+## alone) or left out, and the title says how many were.  A torch name
+## shows short: @qcode{"model.layers.3.self_attn.q_proj.weight"} as @qcode{"3.q_proj"}.
 ##
 ## With no display (@env{DISPLAY} unset) the figure is invisible and uses the gnuplot
 ## toolkit, so it works headless.  @var{h} is the figure handle.  Called with a
@@ -25,6 +30,9 @@
 ## a file name: the figure is also written there as a PNG (default @qcode{""}: not written).
 ## It is printed to a private temporary name and moved into place, so the name (any
 ## characters, quotes and @samp{$(...)} included) never reaches a shell.
+## @item "Names"
+## a cellstr of the parameters' names, one per parameter of @var{L} (default: @code{L.names}
+## when it has them).
 ## @end table
 ##
 ## @example
@@ -45,7 +53,20 @@ function h = zero_plot_layout (L, varargin)
            "zero_plot_layout: L must be a layout struct from zero_layout.");
   endif
   zero_check_layout ("zero_plot_layout", L);
-  file = parse_options ("zero_plot_layout", "zero_plot_layout", varargin).file;
+  o = parse_options ("zero_plot_layout", "zero_plot_layout", varargin);
+  file = o.file;
+  names = o.names;
+  if (isempty (names) && isfield (L, "names"))
+    names = L.names;
+  endif
+  P = numel (L.params);
+  if (isempty (names))
+    names = arrayfun (@(p) sprintf ("p%d", p), 1:P, "UniformOutput", false);
+  elseif (! (iscellstr (names) && numel (names) == P))
+    error ("muonlab:badArg", "zero_plot_layout: NAMES must be a cellstr of %d names.", P);
+  else
+    names = short_names (names);
+  endif
 
   W = L.world;
   N = L.padded_total;
@@ -117,36 +138,48 @@ function h = zero_plot_layout (L, varargin)
   edges = unique ([[L.params.offset], [L.params.offset] + [L.params.padded_numel]]);
   vlines (ax, edges, [-0.05 1.05], [0 0 0], 2, "-");
 
-  ## labels: straddling parameters in red with a bracket
-  for p = 1:numel (L.params)
+  ## labels: straddling parameters in red with a bracket; placed so that none overlap
+  str = [L.params.straddles];
+  for p = find (str)
     q = L.params(p);
-    xm = q.offset + q.numel / 2;
-    if (q.straddles)
-      plot (ax, q.offset + [0 0 q.numel q.numel], [1.08 1.14 1.14 1.08], "r-",
-            "linewidth", 2);
-      text (xm, 1.24, sprintf ("p%d* %dx%d", p, q.rows, q.cols), "parent", ax,
-            "color", [0.8 0 0], "horizontalalignment", "center", "fontweight", "bold");
-    else
-      text (xm, 1.24, sprintf ("p%d %dx%d", p, q.rows, q.cols), "parent", ax,
-            "horizontalalignment", "center");
-    endif
+    plot (ax, q.offset + [0 0 q.numel q.numel], [1.08 1.14 1.14 1.08], "r-", "linewidth", 2);
   endfor
+  full = arrayfun (@(p) sprintf ("%s%s %dx%d", names{p}, merge (str(p), "*", ""),
+                                 L.params(p).rows, L.params(p).cols), 1:P,
+                   "UniformOutput", false);
+  short = arrayfun (@(p) [names{p} merge(str(p), "*", "")], 1:P, "UniformOutput", false);
+  xm = [L.params.offset] + [L.params.numel] / 2;
+  ## an element per character: the axes are about 700 of the figure's 1000 pixels wide,
+  ## a character of the default font about 7
+  unit = 7 / 700 * max (N, 1);
+  lab = place_labels (xm, {full, short}, unit, [0 max(N, 1)], str, [L.params.numel]);
+  ys = [1.24 1.38];
+  for k = 1:numel (lab.text)
+    p = lab.param(k);
+    text ((lab.lo(k) + lab.hi(k)) / 2, ys(lab.row(k)), lab.text{k}, "parent", ax,
+          "horizontalalignment", "center",
+          "color", merge (str(p), [0.8 0 0], [0 0 0]),
+          "fontweight", merge (str(p), "bold", "normal"), "interpreter", "none");
+  endfor
+  set (hf, "userdata", lab);
 
   nstr = sum ([L.params.straddles]);
+  dropped = P - numel (lab.text);
   title (ax, sprintf (["ZeRO-%d layout: %d parameters, world %d, %d elements per rank, ", ...
-                       "padding %d, %d straddling (*)"], L.stage, numel (L.params), W, S,
-                      N - L.total, nstr));
+                       "padding %d, %d straddling (*)%s"], L.stage, numel (L.params), W, S,
+                      N - L.total, nstr,
+                      merge (dropped > 0, sprintf ("; %d labels left out", dropped), "")));
   xlabel (ax, "flat buffer element (0-based; each matrix row-major)");
-  set (ax, "ytick", [], "ylim", [-0.3 1.45], "xlim", [0 max(N, 1)]);
-  names = arrayfun (@(r) sprintf ("rank %d", r), 0:W-1, "UniformOutput", false);
+  set (ax, "ytick", [], "ylim", [-0.3 1.5], "xlim", [0 max(N, 1)]);
+  rn = arrayfun (@(r) sprintf ("rank %d", r), 0:W-1, "UniformOutput", false);
   keep = hrank != 0;
   hl = hrank(keep);
-  names = names(keep);
+  rn = rn(keep);
   if (! isempty (hpad))
     hl(end+1) = hpad;
-    names{end+1} = "padding";
+    rn{end+1} = "padding";
   endif
-  legend (ax, hl, names, "location", "eastoutside");
+  legend (ax, hl, rn, "location", "eastoutside");
   hold (ax, "off");
 
   if (! isempty (file))
@@ -158,6 +191,51 @@ function h = zero_plot_layout (L, varargin)
     close (hf);
   endif
 
+endfunction
+
+## Torch names made short for a label: "model.layers.3.self_attn.q_proj.weight" -> "3.q_proj",
+## "model.embed_tokens.weight" -> "embed_tokens", "...experts.7.w2.weight" -> "3.e7.w2".
+function s = short_names (names)
+  s = regexprep (names, '\.weight$', "");
+  s = regexprep (s, '^model\.', "");
+  s = regexprep (s, '^layers\.(\d+)\.(self_attn|mlp|block_sparse_moe)\.', "$1.");
+  s = regexprep (s, 'experts\.(\d+)\.', "e$1.");
+endfunction
+
+## Label positions: for each parameter in order of priority (straddling first, then the
+## largest), the first of its texts (full, short) whose width (characters x UNIT
+## elements) fits, inside XLIM, in one of two rows without touching a label already
+## placed there; none fits: left out.  LAB has param, text, row, lo, hi per placed label.
+function lab = place_labels (xm, texts, unit, xlim, str, sz)
+  [~, order] = sortrows ([-double(str(:)), -sz(:)]);
+  lab = struct ("param", [], "text", {{}}, "row", [], "lo", [], "hi", []);
+  gap = unit;
+  for p = order(:).'
+    done = false;
+    for t = 1:numel (texts)
+      w = numel (texts{t}{p}) * unit;
+      lo = min (max (xm(p) - w / 2, xlim(1)), xlim(2) - w);
+      hi = lo + w;
+      if (lo < xlim(1) - 1e-9)
+        continue;
+      endif
+      for r = 1:2
+        k = lab.row == r;
+        if (all (hi + gap <= lab.lo(k) | lo >= lab.hi(k) + gap))
+          lab.param(end+1) = p;
+          lab.text{end+1} = texts{t}{p};
+          lab.row(end+1) = r;
+          lab.lo(end+1) = lo;
+          lab.hi(end+1) = hi;
+          done = true;
+          break;
+        endif
+      endfor
+      if (done)
+        break;
+      endif
+    endfor
+  endfor
 endfunction
 
 ## A filled rectangle over elements [x(1) x(2)) of the bar.
@@ -200,6 +278,31 @@ endfunction
 %!   delete (f);
 %! end_unwind_protect
 
+%!test
+%! ## two Llama-3.1-8B layers over 8 ranks: torch's names, short; no two labels overlap
+%! M = muon_model ("llama-3.1-8b");
+%! k = strcmp (M.params.route, "muon") & M.params.layer <= 1;
+%! L = zero_layout ([M.params.rows(k), M.params.cols(k)], 8);
+%! h = zero_plot_layout (L, "Names", M.params.name(k));
+%! unwind_protect
+%!   lab = get (h, "userdata");
+%!   assert (any (strcmp (lab.text, "0.q_proj 4096x4096")) || any (strcmp (lab.text, "0.q_proj")));
+%!   assert (! any (strncmp (lab.text, "p", 1)));
+%!   for r = 1:2
+%!     [lo, j] = sort (lab.lo(lab.row == r));
+%!     hi = lab.hi(lab.row == r)(j);
+%!     assert (all (hi(1:end-1) <= lo(2:end)), "labels overlap in row %d", r);
+%!   endfor
+%!   ## every straddling matrix is labelled, and a label covers its own matrix's middle
+%!   st = find ([L.params.straddles]);
+%!   assert (all (ismember (st, lab.param)));
+%!   t = get (get (h, "children")(end), "title");
+%!   assert (numel (lab.text) <= nnz (k));
+%! unwind_protect_cleanup
+%!   close (h);
+%! end_unwind_protect
+
+%!error <zero_plot_layout: NAMES must be a cellstr of 3 names.> zero_plot_layout (zero_layout ({[3 4], [2 5], [4 4]}, 2), "Names", {"a"})
 %!error <zero_plot_layout: L must be a layout struct from zero_layout.> zero_plot_layout (1)
 %!error <zero_plot_layout: FILE must be a file name.> zero_plot_layout (zero_layout ({[2 2]}, 1), "File", 3)
 %!error <zero_plot_layout: unknown option 'Foo'.> zero_plot_layout (zero_layout ({[2 2]}, 1), "Foo", 3)

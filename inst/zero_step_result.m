@@ -23,7 +23,8 @@ classdef zero_step_result < muon_result
   ## the ranks owning elements of it, whether it straddles a partition cut, its relative
   ## error against the reference); one line per rank this process drives (Newton-Schulz
   ## calls, momentum and pad elements, bytes sent and received, calls per collective); and
-  ## the field names: P + W + 5 lines for P parameters and W local ranks.
+  ## the field names: P + W + 5 lines for P parameters and W local ranks, at most 14 of each
+## (and a line for the rest) beyond 16: at most 35 lines.
   ##
   ## @example
   ## L = zero_layout (@{[64 64], [64 64], [64 64]@}, 4);
@@ -68,6 +69,10 @@ classdef zero_step_result < muon_result
       printf ("  %-6s %-13s %-9s %-10s %s\n", "param", "shape", "straddles", "rel_err",
               "owner ranks");
       for p = 1:P
+        if (p > 14 && P > 16)              # at most 40 lines: the rest in R.rel_err
+          printf ("  ... %d more parameters (R.rel_err, R.owners)\n", P - 14);
+          break;
+        endif
         u = R.updates{p};
         if (isempty (u) && ! isempty (R.reference) && ! isempty (R.reference{p}))
           u = R.reference{p};
@@ -88,6 +93,10 @@ classdef zero_step_result < muon_result
       printf ("  %-5s %8s %10s %8s %12s %12s  %s\n", "rank", "ns_calls", "momentum",
               "pads", "bytes_sent", "bytes_recv", "calls ar/rs/ag/bc/bar/a2a");
       for r = 1:numel (R.ranks)
+        if (r > 14 && numel (R.ranks) > 16)
+          printf ("  ... %d more ranks (R.ranks)\n", numel (R.ranks) - 14);
+          break;
+        endif
         q = R.ranks(r);
         printf ("  %-5d %8d %10d %8d %12d %12d  %s\n", q.rank, q.ns_calls,
                 q.momentum_elements, q.pad_elements, q.bytes_sent, q.bytes_recv,
@@ -128,6 +137,16 @@ endclassdef
 %! assert (numel (strfind (txt, "\n")) <= 40);
 %! assert (numel (strfind (txt, "\n")), 3 + 4 + 8);
 %! assert (! isempty (strfind (txt, "zero12_allreduce, world 4")));
+
+%!test
+%! ## 40 parameters on 32 ranks: 14 of each shown, a line for the rest
+%! L = zero_layout (repmat ({[8 8]}, 1, 40), 32);
+%! g = repmat ({ones(8)}, 32, 40);
+%! R = zero_muon_step (L, g, [], "Variant", "layerwise_lpt");
+%! txt = evalc ("R");
+%! assert (numel (strfind (txt, "\n")), 3 + 14 + 1 + 14 + 1 + 5);
+%! assert (! isempty (strfind (txt, "... 26 more parameters")));
+%! assert (! isempty (strfind (txt, "... 18 more ranks")));
 
 %!demo
 %! L = zero_layout ({[64 64], [64 64], [64 64]}, 4);

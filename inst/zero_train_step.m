@@ -90,7 +90,9 @@
 ## false skips it.  @qcode{"Assemble"} as in @code{zero_muon_step}.
 ## @end table
 ##
-## @var{R} has @code{variant}, @code{world}, @code{comm}, @code{micro} (1..k),
+## @var{R} is a @code{zero_train_result} (typing it prints a line per parameter and per
+## rank, never the matrices; @code{struct (R)} gives the plain struct) with @code{variant},
+## @code{world}, @code{comm}, @code{micro} (1..k),
 ## @code{applied} (an optimizer step ended and was taken), @code{skipped},
 ## @code{skip_reason}, @code{step} (steps taken so far), @code{loss_scale} (the scale this
 ## call's gradients were divided by; @code{state.scaler.scale} is the next),
@@ -121,10 +123,15 @@
 ## @end deftypefn
 
 function [R, state] = zero_train_step (L, rank_grads, state, varargin)
-  fname = "zero_train_step";
   if (nargin < 3)
     print_usage ();
   endif
+  [R, state] = train_step (L, rank_grads, state, varargin{:});
+  R = zero_train_result (R);             # typing R prints a summary, not the matrices
+endfunction
+
+function [R, state] = train_step (L, rank_grads, state, varargin)
+  fname = "zero_train_step";
   [v, zargs] = parse_options (fname, "zero_train_step", varargin);
   zo = parse_options (fname, "zero_muon_step", zargs);
   [W, shapes] = zero_check_layout (fname, L);
@@ -174,8 +181,8 @@ function [R, state] = zero_train_step (L, rank_grads, state, varargin)
     error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
   elseif (! isequal (state.key, key))
     error ("muonlab:badState",
-           "%s: STATE belongs to another layout, design, communicator or training option.",
-           fname);
+           "%s: STATE belongs to another layout, design, communicator or training option: %s.",
+           fname, key_diff (state.key, key));
   endif
   zero_train_check (fname, state, nl, P, shapes, scaler);
 
@@ -614,6 +621,6 @@ endfunction
 %!error <zero_train_step: CLIPSKIPFLAG must be 'members' or 'container'.> zero_train_step (L, {}, [], "ClipSkipFlag", "x")
 %!error <zero_train_step: VARIANT must be> zero_train_step (L, {}, [], "Variant", "x")
 %!error <zero_train_step: STATE must be \[\] or the state of a previous call.> zero_train_step (L, grads (1), struct ())
-%!error <zero_train_step: STATE belongs to another layout, design, communicator or training option.>
+%!error <zero_train_step: STATE belongs to another layout, design, communicator or training option: its clip policy is 'none', this call's 'after_ns'\.>
 %! [~, T] = zero_train_step (L, grads (1), []);
 %! zero_train_step (L, grads (1), T, "ClipPolicy", "after_ns");

@@ -3,7 +3,8 @@
 #
 # Proves that the package tarball works as an Octave package: `pkg install` into a temporary
 # prefix (its own local and global package lists, so the user's are never read or written),
-# `pkg load muonlab`, one Newton-Schulz call checked against a pure-Octave oracle, `pkg
+# `pkg load muonlab`, one Newton-Schulz call checked against a pure-Octave oracle, the demos
+# (muonlab_demo lists them from the installed inst/demos/ and runs one), `pkg
 # unload`, a second install over the first (re-installing must work), and `pkg test muonlab`:
 # the %! blocks of every installed function and the numerical suites the tarball ships in
 # inst/tests/ (tests/make_dist.sh), each failing test counted as a failed check.  Prints one
@@ -176,6 +177,24 @@ if (want_cuda)
   end_try_catch
 endif
 
+## 4c. the demos ship with the package (inst/demos/): muonlab_demo lists and runs them,
+##     and they write under tempdir, not into the package (pkg test runs every demo:
+##     inst/tests/test_demo_scripts.m)
+try
+  names = muonlab_demo ();
+  d = muonlab_demo ("folder");
+  out = muonlab_demo ("output");
+  check (numel (names) >= 10 && strncmp (d, prefix, numel (prefix)),
+         sprintf ("muonlab_demo lists %d demos installed in %s", numel (names), d));
+  T = muonlab_demo ("zero3_pads", "Display", "off");
+  png = fullfile (out, "zero3_pads.png");
+  check (isstruct (T) && numel (T) >= 7 && exist (png, "file") == 2
+         && strncmp (out, tempdir (), numel (tempdir ())),
+         sprintf ("muonlab_demo (\"zero3_pads\") ran: %d rows, wrote %s", numel (T), png));
+catch err
+  check (false, ["muonlab_demo: " err.message]);
+end_try_catch
+
 ## 5. unload
 try
   pkg ("unload", "muonlab");
@@ -229,6 +248,10 @@ catch err
 end_try_catch
 EOF
 
+# Octave's tempdir is a folder of $tmp: what the installed demos and the tests write there
+# (the demos' PNG files, muon_mpirun's jobs) goes with it.
+mkdir -p "$tmp/tmpdir"
+
 # Build as a user's `pkg install` would: not as a part of the calling make (its jobserver
 # descriptors are not passed on); switches such as CUDA=0 stay in the environment.
 unset MAKEFLAGS MFLAGS MAKELEVEL
@@ -237,7 +260,7 @@ echo "dist: checking $(basename "$tarball") (pkg install, load, muon_ns, unload,
 (
   cd "$tmp" &&
   MUON_DIST_LOG=$log MUON_DIST_TMP=$tmp MUON_DIST_TARBALL=$tarball \
-  MUON_DIST_WANT_CUDA=$want_cuda MUON_DIST_TESTONLY="$testonly" XDG_CONFIG_HOME=$tmp/config \
+  MUON_DIST_WANT_CUDA=$want_cuda MUON_DIST_TESTONLY="$testonly" XDG_CONFIG_HOME=$tmp/config TMPDIR=$tmp/tmpdir \
   timeout -k 10 "${MUON_DIST_TIMEOUT:-1800}" "${OCTAVE:-octave-cli}" \
     --no-gui --norc --silent --no-history dist_check.m
 )

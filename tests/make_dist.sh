@@ -14,7 +14,8 @@
 #                                         ports ref_*.m, fixtures/ and configs/: `pkg test
 #                                         muonlab` runs them (it cd's into each folder of the
 #                                         package and runs the %! blocks of every .m there)
-#   demo/                                 the demos (*.m; run them from there after pkg load)
+#   inst/demos/                           the demos (demo/*.m): pkg install copies them with
+#                                         inst/, off the path; muonlab_demo ("NAME") runs one
 #   src/core/ src/mex/                    the C sources (and .cu files) the build needs
 #   src/Makefile.muonlab                  the top-level Makefile, unchanged (with a copy of
 #                                         DESCRIPTION beside it, which it reads)
@@ -58,7 +59,8 @@ copy_tree () {
   find "$dir" -type f \( "$@" \) ! -name '.*' -exec cp --preserve=mode --parents -t "$dest" {} +
 }
 copy_tree inst "$top" -name '*.m' -o -name '*.json'   # inst/models/*.json: muon_model's data
-copy_tree demo "$top" -name '*.m'                       # not demo/output/ (what the demos write)
+mkdir -p "$top/inst/demos"                                # not demo/output/ (what they write)
+cp --preserve=mode demo/*.m "$top/inst/demos/"
 mkdir -p "$top/inst/tests"
 for f in tests/octave/test_*.m tests/octave/ref_*.m; do
   case $(basename "$f") in

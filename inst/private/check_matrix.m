@@ -2,14 +2,18 @@
 ## @deftypefn  {} {} check_matrix (@var{fname}, @var{argname}, @var{G})
 ## @deftypefnx {} {} check_matrix (@var{fname}, @var{argname}, @var{G}, @var{finite})
 ## Validate a gradient-like input: a real, full, double or single, finite, non-empty M x N
-## matrix or M x N x E stack with M, N >= 2.  Errors are muonlab:badType, muonlab:badShape
+## matrix or M x N x E stack with M, N >= 2 (an integer, logical or char array is told to
+## convert itself with double).  Errors are muonlab:badType, muonlab:badShape
 ## and muonlab:nonFinite.  With @var{finite} false the finiteness pass is left to the
 ## caller's gateway (@code{muon_mex_check_finite}: the same error, a pass in C instead of
 ## Octave's @code{isfinite}, which is most of this function's time on a large @var{G}).
 ## @end deftypefn
 
 function check_matrix (fname, argname, G, finite)
-  if (! (isfloat (G) && isreal (G)) || issparse (G))
+  if (isinteger (G) || islogical (G) || ischar (G))
+    error ("muonlab:badType", "%s: %s must be a double or single matrix, not %s (convert it: double (%s)).",
+           fname, argname, class (G), argname);
+  elseif (! (isfloat (G) && isreal (G)) || issparse (G))
     error ("muonlab:badType", "%s: %s must be a real numeric matrix.", fname, argname);
   endif
   if (isempty (G))

@@ -2,7 +2,8 @@
 ## @deftypefn {} {@var{s} =} choose_option (@var{fname}, @var{what}, @var{val}, @var{allowed})
 ## Match the string @var{val} case-insensitively against the cell @var{allowed} and return
 ## the canonical spelling; otherwise raise muonlab:badArg,
-## "@var{fname}: @var{what} must be 'a', 'b' or 'c'."  For an argument that is not a NAME,
+## "@var{fname}: @var{what} must be 'a', 'b' or 'c'." (or, for a misspelt name,
+## "...; did you mean 'b'?", the closest names by @code{suggest})  For an argument that is not a NAME,
 ## VALUE option (those go through @code{parse_options}), e.g. @code{muon_comm}'s KIND
 ## from the core's list (@code{core_lists}).
 ## @end deftypefn
@@ -15,11 +16,10 @@ function s = choose_option (fname, what, val, allowed)
       return;
     endif
   endif
-  list = sprintf ("'%s', ", allowed{:});
-  list = list(1:end-2);
-  k = strfind (list, ", ");
-  if (! isempty (k))
-    list = [list(1:k(end)-1) " or" list(k(end)+1:end)];
+  hint = ".";
+  m = suggest (val, allowed);
+  if (! isempty (m))
+    hint = sprintf ("; did you mean %s?", quoted_list (m, "or"));
   endif
-  error ("muonlab:badArg", "%s: %s must be %s.", fname, what, list);
+  error ("muonlab:badArg", "%s: %s must be %s%s", fname, what, quoted_list (allowed, "or"), hint);
 endfunction

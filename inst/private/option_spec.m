@@ -67,7 +67,7 @@ function S = option_spec (key)
           "muon_mpirun", "ns_flops", "zero_plot_layout", "muon_load_state", "muon_model", ...
           "zero_cost", "muon_export", "ns_design_coeffs", "ns_restart_autotune", ...
           "ns_restart_search", "zero_save_state", "zero_load_state", "zero_train_step", ...
-          "qk_clip", "demo", "muon_gpu"};
+          "qk_clip", "ns_plot_spectrum", "demo", "muon_gpu"};
   if (nargin == 0)
     S = keys;
     return;
@@ -132,6 +132,11 @@ function S = option_spec (key)
                    "default", {"precision", "single"});
     case "qk_clip"
       S = compile ({qk_clip_rows(L)});
+    case "ns_plot_spectrum"             # the schedules and precisions it compares
+      ns = ns_rows (L);
+      ns = ns(ismember (ns(:,1), {"Method", "Steps", "Restarts"}), :);
+      S = compile ({any_rows({"Coefficients", {"keller", "polar_express"}; "Precision", {};
+                              "Labels", {}}), plot_rows(L)(1,:), ns});
     case "demo"                         # the demos in demo/ (demo/demo_options.m)
       S = compile ({display_rows("final")});
     case "muon_gpu"                     # where a device array lives and in what class
@@ -447,6 +452,7 @@ function T = plot_rows (L)
   T = {
   ## Name            Field              Kind       Arg                 Default             Must be
     "File",          "file",            "string",  [],                 "",                 "a file name"
+    "Names",         "names",           "any",     [],                 {},                 ""
   };
 endfunction
 
@@ -467,7 +473,7 @@ function [c, ok] = coefficients (fname, c)
     [names, C] = coeff_table ();
     k = find (strcmpi (c, names), 1);
     if (isempty (k))
-      error ("muonlab:badArg", "%s: unknown coefficient schedule '%s'.", fname, c);
+      error ("muonlab:badArg", "%s", unknown_name (fname, "coefficient schedule", c, names));
     endif
     c = C{k};
   elseif (isnumeric (c) && isreal (c) && ismatrix (c) && columns (c) == 3 && rows (c) >= 1

@@ -18,8 +18,11 @@
 ## run).  Errors (muonlab:badArg) start with @var{fname}:
 ## @qcode{"@var{fname}: options must be NAME, VALUE pairs."},
 ## @qcode{"@var{fname}: option names must be strings."},
-## @qcode{"@var{fname}: unknown option 'Foo'."} and
-## @qcode{"@var{fname}: NAME must be <what the table says>."}.
+## @qcode{"@var{fname}: unknown option 'Foo'. Options: @dots{}."} (with what a torch,
+## DeepSpeed or Dion user meant by the name, or the closest valid names: @code{unknown_name})
+## and
+## @qcode{"@var{fname}: NAME must be <what the table says>."} (for a misspelt name of a
+## list: @qcode{"...; did you mean 'bf16'?"}).
 ##
 ## The tables are compiled once per session (persistent) and a call without options returns
 ## the cached default struct at once, so the cost outside the C core stays small
@@ -67,8 +70,9 @@ function [o, rest] = parse_options (fname, key, args, field, value)
     error ("muonlab:badArg", "%s: option names must be strings.", fname);
   endif
   k = lookup (S.sorted, lower (names), "m");
-  if (! all (k))
-    error ("muonlab:badArg", "%s: unknown %s '%s'.", fname, S.unknown, names{find (! k, 1)});
+  if (! all (k))                        # what was meant, and the valid names
+    error ("muonlab:badArg", "%s", unknown_name (fname, S.unknown, names{find (! k, 1)},
+                                                 unique (S.names, "stable")));
   endif
   k = S.row(k);
   q = 1:numel (k);                      # the pairs of this table's rows; the rest pass on
@@ -147,7 +151,15 @@ function [o, rest] = parse_options (fname, key, args, field, value)
         ok = true;
     endswitch
     if (! ok)
-      error ("muonlab:badArg", "%s: %s must be %s.", fname, S.label{j}, S.what{j});
+      hint = "";
+      if (S.kind(j) == 1)               # a misspelt name of the list: the closest
+        m = suggest (v, S.arg{j});
+        if (! isempty (m))
+          hint = sprintf ("; did you mean %s?", quoted_list (m, "or"));
+        endif
+      endif
+      error ("muonlab:badArg", "%s: %s must be %s%s", fname, S.label{j}, S.what{j},
+             merge (isempty (hint), ".", hint));
     endif
     o.(S.field{j}) = v;
   endfor

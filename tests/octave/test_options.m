@@ -109,6 +109,8 @@ function v = SAMPLES (name, key)
     case "Coefficients",    v = "polar_express";
     case "Resident",        v = false;                  # muon_optimizer: the host state
     case "Class",           v = "bf16";                 # muon_gpu: default "" (X's class)
+    case "Precision",       v = "bf16";                 # (ns_plot_spectrum's: any)
+    case {"Labels", "Names"}, v = {"w"};                # (one name: the one-matrix fixture)
     case "SplitRows"
       v = [4 4];                                    # the 8-row fixtures
       if (zero)
@@ -248,6 +250,12 @@ function call (fname, name, v)
       muon_collective (muon_comm ("sim", 2), "allreduce", {1, 2}, name, v);
     case "ns_flops"
       ns_flops (8, 16, name, v);
+    case "ns_plot_spectrum"
+      h = ns_plot_spectrum (G, name, v);
+      close (h);
+      if (ischar (v) && exist (v, "file"))
+        unlink (v);
+      endif
     case "zero_plot_layout"
       h = zero_plot_layout (zero_layout ({[2 3]}, 2), name, v);
       close (h);

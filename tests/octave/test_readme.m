@@ -1,13 +1,13 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_readme ()
 ## Suite (run with @code{test test_readme}): every @code{```octave} block of README.md runs
-## verbatim, in the order written, in one workspace, in a scratch folder that holds links
-## to inst/ and build/mex (so the tour's @code{addpath ("inst", "build/mex")} works and the
-## files it writes land there).  The multi-process block needs a function file
-## @file{my_rank.m}, whose body its comment lines spell out: the suite writes it from them
-## and runs the block without its @code{muon_mpirun} line (an mpirun started from inside a
-## test session of MPI-linked MEX files fails in Open MPI's launcher; tests/mpi/test_mpirun.m
-## runs @code{muon_mpirun} from a plain Octave).
+## alone, verbatim, in a fresh octave-cli started in the repository root with muonlab on
+## the path (inst/ and the MEX files under test, as after @code{pkg load muonlab}) and a
+## private @env{TMPDIR}, and leaves nothing behind (issue 25): no new file or folder in the
+## repository root, nothing left in its @code{tempdir}, and none of the file names the
+## block mentions new in /tmp.  The multi-process block runs its @code{muon_mpirun} line
+## only where mpirun and the MPI build are there (it is left out otherwise); its child has
+## no Open MPI variables of this session.
 ## @end deftypefn
 
 function blocks = test_readme ()
@@ -17,51 +17,60 @@ function blocks = test_readme ()
   blocks = cellfun (@(c) c{1}, blocks, "UniformOutput", false);
 endfunction
 
-## Runs the blocks in the current folder, one workspace (this function's), and says which
-## block failed.
-%!function run_blocks (blocks, mpi)
-%!  for i = 1:numel (blocks)
-%!    code = blocks{i};
-%!    if (! isempty (strfind (code, "my_rank.m")))
-%!      ## the function file the block's comment describes
-%!      lines = regexp (code, '^%[^:\n]*:?\s*(.*)$', "tokens", "lineanchors");
-%!      body = cellfun (@(c) c{1}, lines, "UniformOutput", false);
-%!      fid = fopen ("my_rank.m", "w");
-%!      fprintf (fid, "%s\n", body{:});
-%!      fprintf (fid, "endfunction\n");
-%!      fclose (fid);
-%!      if (! mpi)
-%!        code = regexprep (code, '^R = muon_mpirun.*?$', "", "lineanchors");
-%!      endif
-%!    endif
-%!    try
-%!      evalc (code);
-%!    catch err
-%!      error ("README block %d failed: %s\n%s", i, err.message, code);
-%!    end_try_catch
-%!  endfor
+%!function names = entries (d)
+%!  names = readdir (d);
+%!  names = names(! ismember (names, {".", ".."}));
+%!endfunction
 
 %!test
 %! blocks = test_readme ();
 %! assert (numel (blocks) >= 5);
-%! root = fullfile (fileparts (which ("test_readme")), "..", "..");
+%! root = canonicalize_file_name (fullfile (fileparts (which ("test_readme")), "..", ".."));
+%! inst = fullfile (root, "inst");
 %! mexdir = fileparts (which ("__muon_ns__"));
-%! tmp = tempname ();
-%! mkdir (tmp);
-%! mkdir (fullfile (tmp, "build"));
-%! here = pwd ();
-%! p = path ();
-%! unwind_protect
-%!   symlink (canonicalize_file_name (fullfile (root, "inst")), fullfile (tmp, "inst"));
-%!   symlink (mexdir, fullfile (tmp, "build", "mex"));
-%!   cd (tmp);
-%!   addpath (tmp);
-%!   run_blocks (blocks, false);
-%!   printf ("    %d README blocks ran (the muon_mpirun line left out)\n", numel (blocks));
-%! unwind_protect_cleanup
-%!   cd (here);
-%!   path (p);
-%!   close all;
-%!   confirm_recursive_rmdir (false, "local");
-%!   rmdir (tmp, "s");
-%! end_unwind_protect
+%! octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%! if (! exist (octave, "file"))
+%!   octave = "octave-cli";
+%! endif
+%! have_mpi = ! isempty (file_in_path (getenv ("PATH"), "mpirun")) && __muon_comm__ ("have_mpi");
+%! sq = @(s) ["'" strrep(s, "'", "'\\''") "'"];
+%! for i = 1:numel (blocks)
+%!   code = blocks{i};
+%!   if (! have_mpi)
+%!     code = regexprep (code, '^R = muon_mpirun.*?$', "", "lineanchors");
+%!   endif
+%!   work = tempname ();
+%!   tmp = fullfile (work, "tmp");
+%!   mkdir (work);
+%!   mkdir (tmp);
+%!   unwind_protect
+%!     script = fullfile (work, "block.m");
+%!     fid = fopen (script, "w");
+%!     fprintf (fid, "crash_dumps_octave_core (false);\naddpath (%s, %s);\n%s\n",
+%!              sq (inst), sq (mexdir), code);
+%!     fclose (fid);
+%!     before_root = entries (root);
+%!     before_tmp = entries ("/tmp");
+%!     cmd = sprintf (["cd %s && for v in $(env | sed -n 's/^\\(OMPI_[^=]*\\|PMIX_[^=]*\\)=.*/\\1/p'); " ...
+%!                     "do unset $v; done; TMPDIR=%s OMP_NUM_THREADS=1 %s --no-gui --norc " ...
+%!                     "--silent --no-history %s 2>&1"], sq (root), sq (tmp), sq (octave),
+%!                    sq (script));
+%!     [rc, out] = system (cmd);
+%!     assert (rc, 0, sprintf ("README block %d failed:\n%s\n--- output:\n%s", i, code, out));
+%!     o = regexprep (out, "error: ignoring const execution_exception[^\n]*", "");  # (harmless)
+%!     assert (isempty (strfind (o, "error:")), "README block %d printed an error:\n%s", i, out);
+%!     new_root = setdiff (entries (root), before_root);
+%!     assert (isempty (new_root), "README block %d left %s in the repository root", i,
+%!             strjoin (new_root, ", "));
+%!     left = entries (tmp);
+%!     assert (isempty (left), "README block %d left %s in its tempdir", i, strjoin (left, ", "));
+%!     new_tmp = setdiff (entries ("/tmp"), before_tmp);
+%!     named = new_tmp(cellfun (@(n) ! isempty (strfind (code, n)), new_tmp));
+%!     assert (isempty (named), "README block %d wrote %s into /tmp", i, strjoin (named, ", "));
+%!   unwind_protect_cleanup
+%!     confirm_recursive_rmdir (false, "local");
+%!     rmdir (work, "s");
+%!   end_unwind_protect
+%! endfor
+%! printf ("    %d README blocks ran alone%s\n", numel (blocks),
+%!         merge (have_mpi, "", " (the muon_mpirun line left out: no mpirun or no MPI build)"));

@@ -133,7 +133,7 @@ endfunction
 %!   C = zero_cost (L, [], "Method", "gram", "Design", designs([1 2 5 6 8 9]));
 %!   owners = {L.params.owners};
 %!   lp = test_zero_cost ("lpt", prod (shapes, 2).', W);
-%!   for c = C
+%!   for c = struct (C)
 %!     want = zeros (W, 1);
 %!     for p = 1:rows (shapes)
 %!       switch (c.design)
@@ -215,7 +215,7 @@ endfunction
 %!   f(F.alpha <= 1) = F.standard(F.alpha <= 1);
 %!   want2 += E * sum (f);
 %! endfor
-%! for c = C
+%! for c = struct (C)
 %!   assert (sum (c.ranks.ns_flops), want2, 1e-12 * want2);
 %!   assert (sum (c.params.ns_flops), want2, 1e-12 * want2);
 %!   assert (c.flops_total, want2, 1e-12 * want2);

@@ -1,0 +1,153 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn  {muonlab} {} muonlab_demo ()
+## @deftypefnx {muonlab} {@var{names} =} muonlab_demo ()
+## @deftypefnx {muonlab} {[@dots{}] =} muonlab_demo (@var{name}, @dots{})
+## @deftypefnx {muonlab} {@var{folder} =} muonlab_demo ("folder")
+## @deftypefnx {muonlab} {@var{folder} =} muonlab_demo ("output")
+## Run one of muonlab's research demos, in the source tree as after @code{pkg install}.
+##
+## Without arguments it lists the demos, a line each (name, time, what it shows), or
+## returns their names as a cellstr.  @code{muonlab_demo (@var{name}, @dots{})} runs the
+## demo @var{name} with the arguments that follow (every demo takes
+## @qcode{"Display"}, @qcode{"off"} | @qcode{"final"} | @qcode{"iter"}) and returns its
+## outputs; @code{help} of the demo's name, after @code{muonlab_demo ("folder")} is on the
+## path, or the list, say what each does.  @code{muonlab_demo ("folder")} returns the folder
+## that holds them: demo/ in a checkout, the package's demos/ folder once installed.
+##
+## The demos write their PNG (and CSV) files to demo/output/ in a checkout and to
+## @code{fullfile (tempdir, "muonlab_demo")} once installed (@code{muonlab_demo ("output")}
+## says which; the folder is made when missing); each prints the files it wrote.  The demo
+## folder is put on the path for the call only.
+##
+## @example
+## muonlab_demo                                   # the list
+## T = muonlab_demo ("zero3_pads", "Display", "off");   # the rows, no printing
+## muonlab_demo ("ns_turbo_muon", 1, [128 512])   # one seed of a small shape: a second
+## @end example
+## @seealso{muon_ns, zero_muon_step, zero_cost}
+## @end deftypefn
+
+function varargout = muonlab_demo (name, varargin)
+  fname = "muonlab_demo";
+  dir = demo_folder (fname);
+  if (nargin > 0)
+    if (! (ischar (name) && isrow (name)))
+      error ("muonlab:badArg", "%s: NAME must be a demo name (a string).", fname);
+    elseif (strcmp (name, "folder"))
+      varargout{1} = dir;
+      return;
+    elseif (strcmp (name, "output"))
+      varargout{1} = output_folder (dir);
+      return;
+    elseif (strcmp (name, "options"))   # internal, for demo/demo_options.m: the demo's
+      varargout{1} = parse_options (varargin{1}, "demo", varargin{2});   # options
+      return;
+    endif
+  endif
+  names = demo_names (dir);
+  if (nargin == 0)
+    if (nargout > 0)
+      varargout{1} = names;
+    else
+      printf ("muonlab demos (muonlab_demo (NAME), help in the demo folder %s):\n", dir);
+      for k = 1:numel (names)
+        printf ("  %-24s %s\n", names{k}, summary_line (fullfile (dir, [names{k} ".m"])));
+      endfor
+    endif
+    return;
+  endif
+  name = choose_option (fname, "NAME", name, names);
+  on_path = any (strcmp (strsplit (path (), pathsep ()), dir));
+  if (! on_path)
+    addpath (dir);
+  endif
+  unwind_protect
+    [varargout{1:nargout}] = feval (name, varargin{:});
+  unwind_protect_cleanup
+    if (! on_path)
+      rmpath (dir);
+    endif
+  end_unwind_protect
+endfunction
+
+## demo/ beside inst/ in a checkout; demos/ inside the installed package (tests/make_dist.sh)
+function dir = demo_folder (fname)
+  here = fileparts (mfilename ("fullpath"));
+  for d = {fullfile(here, "demos"), fullfile(fileparts (here), "demo")}
+    if (isfolder (d{1}))
+      dir = canonicalize_file_name (d{1});
+      return;
+    endif
+  endfor
+  error ("muonlab:notBuilt", "%s: no demo folder beside %s (demos/ or ../demo/).", fname, here);
+endfunction
+
+## demo/output/ in a checkout (demo/ beside inst/), else tempdir's muonlab_demo/
+function out = output_folder (dir)
+  [up, base] = fileparts (dir);
+  if (strcmp (base, "demo") && isfolder (fullfile (up, "inst")))
+    out = fullfile (dir, "output");
+  else
+    out = fullfile (tempdir (), "muonlab_demo");
+  endif
+  if (! isfolder (out))
+    [ok, msg] = mkdir (out);
+    if (! ok)
+      error ("muonlab:badArg", "muonlab_demo: cannot make the output folder %s: %s", out, msg);
+    endif
+  endif
+endfunction
+
+## the files of DIR whose help is a "muonlab demo" (the helpers demo_*.m are not)
+function names = demo_names (dir)
+  f = glob (fullfile (dir, "*.m"));
+  names = {};
+  for k = 1:numel (f)
+    txt = fileread (f{k});
+    if (! isempty (strfind (txt(1:min (end, 2000)), "{muonlab demo}")))
+      [~, names{end+1}] = fileparts (f{k});
+    endif
+  endfor
+  names = sort (names);
+endfunction
+
+## the first sentence of a demo's help text
+function s = summary_line (file)
+  txt = fileread (file);
+  lines = regexp (txt, '^## (?!@|-\*-|Copyright|SPDX)(.*)$', "tokens", "lineanchors");
+  s = "";
+  if (! isempty (lines))
+    s = lines{1}{1};
+  endif
+  s = regexprep (s, '@code\{([^}]*)\}', "$1");
+  if (numel (s) > 70)
+    s = [s(1:67) "..."];
+  endif
+endfunction
+
+%!test
+%! ## the list: every demo of the folder, none of the helpers
+%! n = muonlab_demo ();
+%! assert (iscellstr (n) && numel (n) >= 10);
+%! assert (all (ismember ({"plan_at_scale", "zero2_muon_correctness", "train_mlp"}, n)));
+%! assert (! any (strncmp (n, "demo_", 5)));
+%! txt = evalc ("muonlab_demo ()");
+%! assert (numel (strfind (txt, "\n")), numel (n) + 1);
+
+%!test
+%! ## a demo runs through it, returns its outputs, and its folder leaves the path again
+%! d = muonlab_demo ("folder");
+%! on = @() any (strcmp (strsplit (path (), pathsep ()), d));
+%! was = on ();
+%! T = muonlab_demo ("zero3_pads", "Display", "off");
+%! assert (isstruct (T) && numel (T) >= 7);
+%! assert (on (), was);                  # the demo folder on the path for the call only
+
+%!demo
+%! muonlab_demo ()
+
+%!error <muonlab_demo: NAME must be a demo name \(a string\).> muonlab_demo (1)
+%!error <muonlab_demo: NAME must be 'moe_expert_parallel', 'mpi_zero2', 'ns_design_lab', 'ns_precision_sweep', 'ns_turbo_muon', 'plan_at_scale', 'train_mlp', 'zero2_experiment', 'zero2_muon_correctness' or 'zero3_pads'.> muonlab_demo ("plan_at_scal")

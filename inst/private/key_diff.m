@@ -1,0 +1,45 @@
+## -*- texinfo -*-
+## @deftypefn {} {@var{s} =} key_diff (@var{old}, @var{new})
+## What differs between the key a state was made with, @var{old}, and this call's,
+## @var{new} (scalar structs of the same kind, e.g. @code{zero_muon_step}'s: variant,
+## world, shapes, stage, align_factor, order, form, local_ranks): @qcode{"its variant is
+## 'zero12_allreduce', this call's 'layerwise_lpt'; its world is 2, this call's 4"}, for the
+## message of a state that belongs to another call.  Fields one of them lacks are named as
+## such; values are shown as text (@code{mat2str} for numbers, at most 40 characters).
+## @end deftypefn
+
+function s = key_diff (old, new)
+  if (! (isstruct (old) && isscalar (old)))
+    s = "it holds no key";
+    return;
+  endif
+  parts = {};
+  f = union (fieldnames (old), fieldnames (new), "stable");
+  for k = 1:numel (f)
+    n = strrep (f{k}, "_", " ");
+    if (! isfield (old, f{k}))
+      parts{end+1} = sprintf ("it has no %s", n);
+    elseif (! isfield (new, f{k}))
+      parts{end+1} = sprintf ("it has a %s this call has not", n);
+    elseif (! isequal (old.(f{k}), new.(f{k})))
+      parts{end+1} = sprintf ("its %s is %s, this call's %s", n, text (old.(f{k})),
+                              text (new.(f{k})));
+    endif
+  endfor
+  s = strjoin (parts, "; ");
+endfunction
+
+function t = text (v)
+  if (ischar (v))
+    t = ["'" v "'"];
+  elseif ((isnumeric (v) || islogical (v)) && ndims (v) == 2)
+    t = mat2str (v);
+  elseif (isstruct (v))
+    t = "another struct";
+  else
+    t = class (v);
+  endif
+  if (numel (t) > 40)
+    t = [t(1:37) "..."];
+  endif
+endfunction

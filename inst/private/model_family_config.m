@@ -1,0 +1,25 @@
+## -*- texinfo -*-
+## @deftypefn {} {[@var{cfg}, @var{mt}] =} model_family_config (@var{cfg})
+## The configuration @code{muon_model} builds from, and its model_type @var{mt} ("" when
+## it has none): a multimodal Gemma 3 (@code{model_type} @qcode{"gemma3"}) holds its
+## language model in @code{text_config} (model_type @qcode{"gemma3_text"}), which is what
+## comes back (its vision tower is not modelled); any other configuration as it is.
+## @end deftypefn
+
+function [cfg, mt] = model_family_config (cfg)
+  mt = "";
+  if (isfield (cfg, "model_type") && ischar (cfg.model_type))
+    mt = cfg.model_type;
+  endif
+  if (strcmp (mt, "gemma3") && isfield (cfg, "text_config") && isstruct (cfg.text_config))
+    t = cfg.text_config;
+    for f = fieldnames (cfg).'           # what the text config leaves to the top level
+      if (! isfield (t, f{1}) && ! strcmp (f{1}, "text_config"))
+        t.(f{1}) = cfg.(f{1});
+      endif
+    endfor
+    t.model_type = "gemma3_text";
+    cfg = t;
+    mt = "gemma3_text";
+  endif
+endfunction

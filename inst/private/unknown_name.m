@@ -1,0 +1,32 @@
+## -*- texinfo -*-
+## @deftypefn {} {@var{msg} =} unknown_name (@var{fname}, @var{what}, @var{name}, @var{valid})
+## The message for an unknown option @var{name} (or field, @var{what}) of @var{fname}
+## whose valid names are the cellstr @var{valid}: @qcode{"fname: unknown option 'name'"},
+## then what a peer's user meant by it when @code{option_aliases} knows the name and its
+## muonlab spelling is valid here (@qcode{": \"momentum\" (torch.optim.Muon, DeepSpeed)
+## is \"Beta\" here: the same number (0.95)."}), else the closest valid names
+## (@qcode{"; did you mean 'Precision'?"}, @code{suggest}), and last the valid set
+## (@qcode{" Options: Method, Precision, @dots{}."}).
+## @end deftypefn
+
+function msg = unknown_name (fname, what, name, valid)
+  msg = sprintf ("%s: unknown %s '%s'", fname, what, name);
+  A = option_aliases ();
+  k = find (strcmpi (name, A(:,1)), 1);
+  hit = [];
+  if (! isempty (k))
+    hit = find (strcmpi (A{k,3}, valid), 1);
+  endif
+  if (! isempty (hit))
+    msg = sprintf ("%s: \"%s\" (%s) is \"%s\" here: %s.", msg, A{k,1}, A{k,2}, valid{hit},
+                   A{k,4});
+  else
+    s = suggest (name, valid);
+    if (isempty (s))
+      msg = [msg "."];
+    else
+      msg = sprintf ("%s; did you mean %s?", msg, quoted_list (s, "or"));
+    endif
+  endif
+  msg = sprintf ("%s %ss: %s.", msg, [upper(what(1)) what(2:end)], strjoin (valid, ", "));
+endfunction

@@ -1,0 +1,137 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+classdef zero_cost_result < muon_rows
+  ## -*- texinfo -*-
+  ## @deftypefn  {muonlab} {@var{C} =} zero_cost_result (@var{S})
+  ## @deftypefnx {muonlab} {@var{S} =} struct (@var{C})
+  ## @deftypefnx {muonlab} {@var{names} =} zero_cost_result.wrong_designs ()
+  ## The plan of @code{zero_cost}: one record per design (the struct array @var{S}, fields
+  ## in @code{zero_cost}'s help), a @code{muon_rows}, which shows itself as the answer to
+  ## the question it exists for: which design is cheapest here.
+  ##
+  ## Typing @var{C} prints a title (designs, ranks, stage, precision, matrices), the
+  ## cheapest correct design and its modelled step time, then one row per design ranked by
+  ## step time: milliseconds, GB sent by the busiest rank, TFLOP of Newton-Schulz on the
+  ## busiest rank, peak GB of memory per rank and the NS load imbalance (max / mean); the
+  ## cheapest is marked @samp{<- cheapest}, the designs that give a wrong update on every
+  ## layout (@code{zero_cost_result.wrong_designs ()}: the bug reproductions) @samp{wrong},
+  ## a design @code{zero_muon_step} would refuse here @samp{fails} (with why); last, how to
+  ## reach the rest.  At most 16 lines for the 12 designs.  @code{C(k)} is design k in
+  ## @code{zero_cost}'s order (typing it prints its row, its time per phase and its
+  ## tables' sizes, never the tables), @code{C(2).ranks.bytes_sent} a column of it,
+  ## @code{C.design} the names and @code{C.summary.bytes_max} a column over the designs;
+  ## @code{struct (C)} gives the struct array.
+  ## @seealso{zero_cost, muon_rows, muon_export}
+  ## @end deftypefn
+
+  methods
+    function C = zero_cost_result (S)
+      if (nargin > 0)
+        C = from_records (C, S);
+      endif
+    endfunction
+
+    function disp (C)
+      S = struct (C);
+      n = numel (S);
+      if (n == 0)
+        printf ("  zero_cost result: no design\n");
+        return;
+      endif
+      s = S(1);
+      printf ("  zero_cost result: %d design%s on %d ranks, ZeRO-%d, %s %s, %d matrices (%.4g elements)\n",
+              n, merge (n == 1, "", "s"), s.world, s.stage, s.precision, s.method, s.nmatrices,
+              s.total);
+      t = arrayfun (@(c) c.time.step, S);
+      wrong = ismember ({S.design}, zero_cost_result.wrong_designs ());
+      fails = [S.fails];
+      ok = ! wrong & ! fails;
+      [~, order] = sort (t);
+      best = 0;
+      if (any (ok) && n > 1)
+        tt = t;
+        tt(! ok) = Inf;
+        [~, best] = min (tt);
+        printf ("  cheapest: %s, %.4g ms a step (correct designs; the profile's model, no overlap)\n",
+                S(best).design, 1e3 * t(best));
+      endif
+      printf ("  %-32s %10s %11s %11s %10s %9s\n", "design (by step time)", "step ms",
+              "GB sent", "NS TFLOP", "mem GB", "imbalance");
+      for k = order(:).'
+        c = S(k);
+        note = "";
+        if (k == best)
+          note = "  <- cheapest";
+        elseif (wrong(k))
+          note = "  wrong";
+        elseif (fails(k))
+          note = ["  fails: " c.why];
+          if (numel (note) > 60)
+            note = [note(1:57) "..."];
+          endif
+        endif
+        printf ("  %-32s %10.4g %11.4g %11.4g %10.4g %9.3g%s\n", c.design, 1e3 * c.time.step,
+                c.summary.bytes_max / 1e9, c.summary.ns_flops_max / 1e12,
+                c.summary.memory_max / 1e9, c.summary.imbalance, note);
+      endfor
+      printf ("  (GB sent, NS TFLOP: the busiest rank; mem: peak per rank)\n");
+      if (n == 1)
+        tm = s.time;
+        f = setdiff (fieldnames (tm), {"step"}, "stable");
+        printf ("  time per phase (ms): %s\n",
+                strjoin (cellfun (@(x) sprintf ("%s %.4g", x, 1e3 * tm.(x)), f.',
+                                  "UniformOutput", false), ", "));
+        printf ("  tables: ranks (%d rows: %s)\n          params (%d rows: %s)\n",
+                numel (s.ranks.rank), strjoin (fieldnames (s.ranks).', ", "),
+                numel (s.params.rows), strjoin (fieldnames (s.params).', ", "));
+      else
+        printf ("  C(k): design k; C.design: the names; C.summary.bytes_max: a column; struct (C): the data\n");
+      endif
+    endfunction
+  endmethods
+
+  methods (Static)
+    ## the designs that give a wrong update on every layout: the bug reproductions
+    function names = wrong_designs ()
+      names = {"zero2_reduce_scatter_buggy", "zero2_slice_only"};
+    endfunction
+  endmethods
+endclassdef
+
+%!test
+%! ## the answer first, ranked by step time, bounded; every number from the records
+%! C = zero_cost ({[64 64], [32 64], [128 64]}, 4);
+%! S = struct (C);
+%! txt = evalc ("disp (C)");
+%! ln = strsplit (strtrim (txt), "\n");
+%! assert (numel (ln), numel (S) + 5);
+%! t = arrayfun (@(c) c.time.step, S);
+%! ok = ! ismember ({S.design}, zero_cost_result.wrong_designs ()) & ! [S.fails];
+%! t(! ok) = Inf;
+%! [tb, b] = min (t);
+%! assert (regexp (ln{2}, sprintf ("cheapest: %s, ", S(b).design)) > 0);
+%! assert (! isempty (strfind (txt, [S(b).design])));
+%! k = find (! cellfun ("isempty", strfind (ln, "<- cheapest")));
+%! assert (numel (k), 1);
+%! assert (strtrim (ln{k}(1:34)), S(b).design);
+%! assert (k, 3 + find (sort (t) == tb, 1));      # the ranks before it are slower or wrong
+%! steps = cellfun (@(l) str2double (strtok (l(35:end))), ln(4:end-2));
+%! assert (issorted (steps));
+
+%!test
+%! ## one design: its row, the time per phase and the tables' sizes, never the tables
+%! C = zero_cost (muon_model ("llama-3.1-8b"), 64);
+%! c = C(2);
+%! assert (isa (c, "zero_cost_result") && numel (c) == 1);
+%! txt = evalc ("c");
+%! assert (numel (strfind (txt, "\n")) <= 12);
+%! assert (! isempty (strfind (txt, "ranks (64 rows")));
+%! assert (c.summary.bytes_max, struct (C)(2).summary.bytes_max);
+%! assert (C.summary.bytes_max(2), c.summary.bytes_max);
+
+%!demo
+%! C = zero_cost (muon_model ("llama-3.1-8b"), 64)
+%! C(1)
+
+%!error <zero_cost_result: S must be a struct array.> zero_cost_result (1)

@@ -1,0 +1,71 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_demo_scripts ()
+## Suite (run with @code{test test_demo_scripts}): every research demo that
+## @code{muonlab_demo} lists (demo/ in a checkout, the package's demos/ once installed) runs
+## to the end in its fast mode (ns_turbo_muon on one seed
+## of 128 x 512; mpi_zero2 on 2 ranks, only where mpirun and the MPI build are there), and
+## each file it says it wrote ("wrote FILE") was written during the run, in the demos' output
+## folder (@code{muonlab_demo ("output")}), every demo but the table-only zero2_experiment
+## and mpi_zero2 wrote a PNG, and each PNG is one (its signature) of more than 5 kB.  A demo
+## that errors (as plan_at_scale did once zero_cost returned more designs than its style
+## table had) fails the suite.  Run by tests/octave/run_all.m and, after
+## @code{pkg install}, by @code{pkg test muonlab} (tests/dist_install.sh).
+## @end deftypefn
+
+function test_demo_scripts ()
+  help test_demo_scripts
+endfunction
+
+%!test
+%! names = muonlab_demo ();
+%! out = muonlab_demo ("output");
+%! fast = struct ("ns_turbo_muon", {{1, [128 512]}}, "mpi_zero2", {{2}});
+%! have_mpi = ! isempty (file_in_path (getenv ("PATH"), "mpirun")) && __muon_comm__ ("have_mpi");
+%! old = get (0, "defaultfigurevisible");
+%! set (0, "defaultfigurevisible", "off");
+%! nrun = 0;
+%! unwind_protect
+%!   for k = 1:numel (names)
+%!     nm = names{k};
+%!     if (strcmp (nm, "mpi_zero2") && ! have_mpi)
+%!       printf ("    mpi_zero2 skipped: no mpirun or no MPI build\n");
+%!       continue;
+%!     endif
+%!     args = {};
+%!     if (isfield (fast, nm))
+%!       args = fast.(nm);
+%!     endif
+%!     t0 = time ();
+%!     before = get (0, "children");
+%!     try
+%!       txt = evalc ("muonlab_demo (nm, args{:}, 'Display', 'final');");
+%!     catch err
+%!       error ("demo %s: %s", nm, err.message);
+%!     end_try_catch
+%!     close (setdiff (get (0, "children"), before));
+%!     ## the files it says it wrote: written in this run, the PNGs real ones
+%!     f = regexp (txt, 'wrote (\S+)$', "tokens", "lineanchors");
+%!     f = cellfun (@(c) c{1}, f, "UniformOutput", false);
+%!     if (! any (strcmp (nm, {"zero2_experiment", "mpi_zero2"})))   # (tables only)
+%!       assert (any (! cellfun ("isempty", regexp (f, '\.png$', "once"))),
+%!               "demo %s wrote no PNG file", nm);
+%!     endif
+%!     for i = 1:numel (f)
+%!       st = stat (f{i});
+%!       assert (! isempty (st) && st.mtime >= floor (t0), "%s: %s not written", nm, f{i});
+%!       assert (strncmp (f{i}, out, numel (out)), "%s: %s outside %s", nm, f{i}, out);
+%!       if (regexp (f{i}, '\.png$'))
+%!         fid = fopen (f{i}, "r");
+%!         magic = fread (fid, 8, "uint8=>double").';
+%!         fclose (fid);
+%!         assert (isequal (magic, [137 80 78 71 13 10 26 10]), "%s: %s is not a PNG", nm, f{i});
+%!         assert (st.size > 5000, "%s: %s has %d bytes", nm, f{i}, st.size);
+%!       endif
+%!     endfor
+%!     printf ("    %-24s ok  %.1f s, %d files\n", nm, time () - t0, numel (f));
+%!     nrun++;
+%!   endfor
+%! unwind_protect_cleanup
+%!   set (0, "defaultfigurevisible", old);
+%! end_unwind_protect
+%! assert (nrun >= numel (names) - 1);

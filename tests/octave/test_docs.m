@@ -1,0 +1,47 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_docs ()
+## Suite (run with @code{test test_docs}): where the documentation states a fact in more
+## than one place, the places agree, and agree with what the code does (issue 25).
+## Threads: @code{help muon_ns}, the README and core/base/threads.c say that the default
+## is @env{OMP_NUM_THREADS} or the cores, never the load, and that a requested count is used
+## as given: @qcode{"Threads"}, 8 runs 8 threads on any machine (@var{stats}.threads), the
+## default runs @code{muon_info ().gemm.threads}, which is @env{OMP_NUM_THREADS} when set.
+## @end deftypefn
+
+function test_docs ()
+  help test_docs
+endfunction
+
+%!shared root
+%! root = fullfile (fileparts (which ("muon_ns")), "..");
+
+%!test
+%! ## Threads: what runs
+%! G = randn (64, 128);
+%! [~, s8] = muon_ns (G, "Threads", 8, "Precision", "single");
+%! assert (s8.threads, 8);
+%! [~, s0] = muon_ns (G, "Precision", "single");
+%! assert (s0.threads, muon_info ().gemm.threads);
+%! omp = str2double (getenv ("OMP_NUM_THREADS"));
+%! if (isfinite (omp) && omp >= 1)
+%!   assert (s0.threads, omp);
+%! endif
+
+%!test
+%! ## Threads: one truth in the help, the README and threads.c
+%! h = help ("muon_ns");
+%! k = strfind (h, "\"Threads\"");
+%! t = regexprep (h(k(1):k(1) + 900), '\s+', " ");
+%! assert (! isempty (strfind (t, "never derived from the machine load")));
+%! assert (! isempty (strfind (t, "used as given, even above the number of cores")));
+%! assert (isempty (strfind (t, "busy")) && isempty (strfind (t, "leave free")));
+%! if (exist (fullfile (root, "README.md"), "file"))   # (not beside an installed inst/)
+%!   r = regexprep (fileread (fullfile (root, "README.md")), '\s+', " ");
+%!   assert (! isempty (strfind (r, "A requested count is used as given, even above the number of cores")));
+%!   assert (! isempty (strfind (r, "It is never derived from the machine load")));
+%! endif
+%! c = fullfile (root, "core", "base", "threads.c");
+%! if (exist (c, "file"))                # (the source tree; an installed package has none)
+%!   c = regexprep (fileread (c), '\s+', " ");
+%!   assert (! isempty (strfind (c, "never * the load")) || ! isempty (strfind (c, "never the load")));
+%! endif

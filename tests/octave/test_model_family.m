@@ -1,0 +1,141 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_model_family ()
+## Suite (run with @code{test test_model_family}): a torch user's model loads (issue 25).
+## The llama family's model_types build the parameters their config.json describes, checked
+## against totals worked out by hand from the configs (per layer: attention q, k, v, o;
+## three MLP matrices per expert; the norms; embedding and head, tied for Gemma) that equal
+## the published counts: Mistral-7B-v0.1 7,241,732,096; Mixtral-8x7B 46,702,792,704;
+## Gemma-7B 8,537,680,896; Gemma-2-9B 9,241,705,984; Gemma-3-1B 999,885,952.  A snapshot
+## folder loads by its path, and the parameter count of the checkpoint beside the config
+## (the safetensors headers, or model.safetensors.index.json's total_size) is checked
+## against the config's: equal, or a muonlab:modelCount warning naming both.
+## zero_layout, zero_cost and muon_optimizer take the model itself, the dotted torch names
+## mapped to valid field names (M.params.field) and kept (M.params.name, L.names).
+## @end deftypefn
+
+function test_model_family ()
+  help test_model_family
+endfunction
+
+%!function c = cfg (mt, V, h, inter, nl, nh, nkv, varargin)
+%!  c = struct ("model_type", mt, "vocab_size", V, "hidden_size", h, "intermediate_size",
+%!              inter, "num_hidden_layers", nl, "num_attention_heads", nh,
+%!              "num_key_value_heads", nkv, varargin{:});
+%!endfunction
+
+%!function write_safetensors (file, names, shapes)
+%!  parts = cell (1, numel (names));
+%!  off = 0;
+%!  for k = 1:numel (names)
+%!    n = 2 * prod (shapes{k});
+%!    parts{k} = sprintf ('"%s":{"dtype":"BF16","shape":[%s],"data_offsets":[%d,%d]}', names{k},
+%!                        strjoin (arrayfun (@num2str, shapes{k}, "UniformOutput", false), ","),
+%!                        off, off + n);
+%!    off += n;
+%!  endfor
+%!  hdr = ["{" strjoin(parts, ",") "}"];
+%!  fid = fopen (file, "w", "ieee-le");
+%!  fwrite (fid, numel (hdr), "uint64");
+%!  fwrite (fid, hdr, "char");
+%!  fclose (fid);
+%!endfunction
+
+%!test
+%! ## Mistral: llama's architecture (GQA 32 / 8 heads, untied head)
+%! M = muon_model (cfg ("mistral", 32000, 4096, 14336, 32, 32, 8, "tie_word_embeddings", false));
+%! layer = 2 * 4096^2 + 2 * 1024 * 4096 + 3 * 14336 * 4096 + 2 * 4096;
+%! assert (M.counts.total, 32 * layer + 2 * 32000 * 4096 + 4096);
+%! assert (M.counts.total, 7241732096);
+%! assert (M.family, "llama");
+
+%!test
+%! ## Mixtral: every layer 8 experts (w1, w2, w3 as the checkpoint names them) and a router
+%! M = muon_model (cfg ("mixtral", 32000, 4096, 14336, 32, 32, 8, "num_local_experts", 8,
+%!                      "num_experts_per_tok", 2, "tie_word_embeddings", false));
+%! layer = 2 * 4096^2 + 2 * 1024 * 4096 + 8 * 3 * 14336 * 4096 + 8 * 4096 + 2 * 4096;
+%! assert (M.counts.total, 32 * layer + 2 * 32000 * 4096 + 4096);
+%! assert (M.counts.total, 46702792704);
+%! k = find (strcmp (M.params.name, "model.layers.0.block_sparse_moe.experts.7.w2.weight"));
+%! assert ([M.params.rows(k), M.params.cols(k)], [4096 14336]);
+%! assert (M.params.route{k}, "muon");
+%! assert (M.counts.activated, M.counts.non_embedding - 32 * 6 * 3 * 14336 * 4096);
+
+%!test
+%! ## Gemma (tied embedding, head_dim 256 > hidden / heads), Gemma 2 (pre/post feedforward
+%! ## norms), Gemma 3 (q/k norms; the multimodal config's text_config)
+%! M = muon_model (cfg ("gemma", 256000, 3072, 24576, 28, 16, 16, "head_dim", 256));
+%! assert (M.counts.total, 28 * (4 * 4096 * 3072 + 3 * 24576 * 3072 + 2 * 3072) + 256000 * 3072 + 3072);
+%! assert (M.counts.total, 8537680896);
+%! assert (! any (strcmp (M.params.name, "lm_head.weight")));
+%! M = muon_model (cfg ("gemma2", 256000, 3584, 14336, 42, 16, 8, "head_dim", 256));
+%! assert (M.counts.total, 42 * (2 * 4096 * 3584 + 2 * 2048 * 3584 + 3 * 14336 * 3584 + 4 * 3584)
+%!                         + 256000 * 3584 + 3584);
+%! assert (M.counts.total, 9241705984);
+%! t = cfg ("gemma3_text", 262144, 1152, 6912, 26, 4, 1, "head_dim", 256);
+%! M = muon_model (struct ("model_type", "gemma3", "text_config", t));
+%! assert (M.counts.total, 26 * (2 * 1024 * 1152 + 2 * 256 * 1152 + 3 * 6912 * 1152 + 4 * 1152 + 2 * 256)
+%!                         + 262144 * 1152 + 1152);
+%! assert (M.counts.total, 999885952);
+
+%!test
+%! ## a snapshot folder: its config.json, and its checkpoint's count checked
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   c = cfg ("llama", 64, 16, 32, 2, 4, 2);
+%!   fid = fopen (fullfile (d, "config.json"), "w");
+%!   fputs (fid, jsonencode (c));
+%!   fclose (fid);
+%!   M = muon_model (d);
+%!   assert (M.checkpoint.method, "none");
+%!   ## the headers of two shards, every tensor: the count matches
+%!   T = M.params;
+%!   sh = arrayfun (@(r, c) [r c](1:1 + (c > 1)), T.rows, T.cols, "UniformOutput", false);
+%!   h = floor (numel (T.name) / 2);
+%!   write_safetensors (fullfile (d, "model-00001-of-00002.safetensors"), T.name(1:h), sh(1:h));
+%!   write_safetensors (fullfile (d, "model-00002-of-00002.safetensors"), T.name(h+1:end), sh(h+1:end));
+%!   M = muon_model (d);
+%!   assert ([M.checkpoint.count, M.checkpoint.expected], [1 1] * sum (T.rows .* T.cols));
+%!   assert (M.checkpoint.matches && strcmp (M.checkpoint.method, "safetensors"));
+%!   ## a shard without its last tensor: a warning that names both counts
+%!   write_safetensors (fullfile (d, "model-00002-of-00002.safetensors"), T.name(h+1:end-1), sh(h+1:end-1));
+%!   lastwarn ("");
+%!   evalc ("M = muon_model (d);");     # (the warning, kept off the test's output)
+%!   [msg, id] = lastwarn ();
+%!   assert (id, "muonlab:modelCount");
+%!   assert (M.checkpoint.count, sum (T.rows .* T.cols) - T.rows(end) * T.cols(end));
+%!   assert (! M.checkpoint.matches);
+%!   assert (! isempty (strfind (msg, sprintf ("holds %d parameters, the config gives %d",
+%!                                             M.checkpoint.count, M.checkpoint.expected))));
+%!   ## no shards, only the index: total_size bytes of bf16
+%!   delete (fullfile (d, "*.safetensors"));
+%!   fid = fopen (fullfile (d, "model.safetensors.index.json"), "w");
+%!   fprintf (fid, '{"metadata": {"total_size": %d}, "weight_map": {}}', 2 * sum (T.rows .* T.cols));
+%!   fclose (fid);
+%!   M = muon_model (d);
+%!   assert (M.checkpoint.method, "index");
+%!   assert (M.checkpoint.count, sum (T.rows .* T.cols));
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
+%! ## zero_layout, zero_cost, muon_optimizer take the model; torch's names kept beside
+%! M = muon_model (cfg ("mistral", 64, 16, 32, 2, 4, 2));
+%! mu = strcmp (M.params.route, "muon");
+%! L = zero_layout (M, 4);
+%! assert (L.names, M.params.name(mu));
+%! assert ([[L.params.rows]; [L.params.cols]].', [M.params.rows(mu), M.params.cols(mu)]);
+%! C = zero_cost (M, 4, "Design", "layerwise_lpt");
+%! assert (C.nmatrices, sum (mu));
+%! [opt, P] = muon_optimizer (M);
+%! assert (fieldnames (P), M.params.field);
+%! for k = 1:numel (M.params.name)
+%!   assert (size (P.(M.params.field{k})), [M.params.rows(k), M.params.cols(k)]);
+%!   assert (opt.route.(M.params.field{k}), M.params.route{k});
+%! endfor
+%! assert (M.params.field{1}, "model_embed_tokens_weight");
+
+%!error <muon_optimizer: the model has 6.71e\+11 parameters, more than 2\^27 to hold as arrays here; plan it with zero_cost \(M, W\) or use a smaller config.> muon_optimizer (muon_model ("deepseek-v3", "MTP", false))
+%!error <muon_model: the folder '/' holds no config.json.> muon_model ("/")
