@@ -30,9 +30,6 @@ function print_png (fname, h, file, varargin)
     fclose (fid);
     write_file (fname, file, bytes);
   unwind_protect_cleanup
-    if (exist (tmp, "file"))
-      unlink (tmp);
-    endif
-    rmdir (d);
+    private_dir_remove (d, tmp);
   end_unwind_protect
 endfunction

@@ -114,10 +114,7 @@ function payload = state_read (fname, file, kind)
              file, err.message);
     end_try_catch
   unwind_protect_cleanup
-    if (exist (tmp, "file"))
-      unlink (tmp);
-    endif
-    rmdir (d);
+    private_dir_remove (d, tmp);
   end_unwind_protect
   if (! (isstruct (S) && isequal (fieldnames (S), {"payload"})))
     error ("muonlab:badState", "%s: '%s' has a payload without the variable 'payload'.",

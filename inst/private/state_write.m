@@ -58,10 +58,7 @@ function state_write (fname, file, kind, payload)
     body = fread (fid, Inf, "uint8=>uint8");
     fclose (fid);
   unwind_protect_cleanup
-    if (exist (tmp, "file"))
-      unlink (tmp);
-    endif
-    rmdir (d);
+    private_dir_remove (d, tmp);
   end_unwind_protect
   body = body(:).';
   text = uint8 ("MATLAB 5.0 MAT-file, muonlab checkpoint payload");

@@ -40,9 +40,6 @@ function write_file (fname, file, content)
       error ("muonlab:badArg", "%s: cannot write '%s': %s.", fname, file, msg);
     endif
   unwind_protect_cleanup
-    if (exist (tmp, "file"))
-      unlink (tmp);
-    endif
-    rmdir (d);
+    private_dir_remove (d, tmp);
   end_unwind_protect
 endfunction
