@@ -29,13 +29,9 @@ endfunction
 %!  endfor
 
 %!function reset_warning ()
-%!  here = pwd ();
-%!  unwind_protect
-%!    cd (fullfile (fileparts (which ("muon_ns")), "private"));
-%!    unsafe_schedule ();                         # forget what was warned
-%!  unwind_protect_cleanup
-%!    cd (here);
-%!  end_unwind_protect
+%!  ## forget which schedules were warned about (unsafe_schedule's session memory)
+%!  global muonlab_unsafe_schedule_seen_;
+%!  muonlab_unsafe_schedule_seen_ = [];
 %!  lastwarn ("");
 
 %!test
