@@ -64,7 +64,7 @@ cp --preserve=mode demo/*.m "$top/inst/demos/"
 mkdir -p "$top/inst/tests"
 for f in tests/octave/test_*.m tests/octave/ref_*.m; do
   case $(basename "$f") in
-    test_readme.m|test_headline.m|test_moe_demo.m) ;;  # they need README.md / demo/ beside them
+    test_readme.m|test_headline.m|test_moe_demo.m|test_muon_family_demo.m) ;;  # need README.md / demo/
     test_ns_bitwise.m) ;;   # needs the test-only gateway __muon_blas_threads__ (tests/mex/)
     *) cp "$f" "$top/inst/tests/" ;;
   esac

@@ -27,7 +27,7 @@ endfunction
 %!  n = [numel(strfind (evalc ("R"), "\n")), numel(strfind (evalc ("disp (R)"), "\n"))];
 %!endfunction
 
-%!function check (what, R, bound)
+%!function check_lines (what, R, bound)
 %!  n = nlines (R);
 %!  printf ("    %-36s %-22s %4d lines typed, %4d shown\n", what, class (R), n);
 %!  assert (max (n) <= bound, "%s: %d lines typed, %d shown (bound %d)", what, n, bound);
@@ -38,25 +38,25 @@ endfunction
 %! randn ("state", 25);
 %! G = randn (256, 1024);
 %! [~, st] = muon_ns (G, "Method", "gram", "Precision", "bf16", "Trace", true);
-%! check ("muon_ns stats (with a trace)", st, 40);
-%! check ("muon_ns stats.trace", st.trace, 40);
+%! check_lines ("muon_ns stats (with a trace)", st, 40);
+%! check_lines ("muon_ns stats.trace", st.trace, 40);
 %! [~, st] = muon_ns (randn (8, 16), "Steps", 80, "Trace", true);
-%! check ("muon_ns trace of 80 steps", st.trace, 40);
-%! check ("polar_metrics", polar_metrics (G, muon_ns (G)), 40);
-%! check ("ns_flops", ns_flops (1024, 4096), 60);
-%! check ("ns_flops (vectors)", ns_flops ([64 128 256], [256 512 1024]), 60);
+%! check_lines ("muon_ns trace of 80 steps", st.trace, 40);
+%! check_lines ("polar_metrics", polar_metrics (G, muon_ns (G)), 40);
+%! check_lines ("ns_flops", ns_flops (1024, 4096), 60);
+%! check_lines ("ns_flops (vectors)", ns_flops ([64 128 256], [256 512 1024]), 60);
 %! [T, best] = ns_restart_autotune ("keller");
-%! check ("ns_restart_autotune T", T, 40);
-%! check ("ns_restart_autotune best", best, 40);
+%! check_lines ("ns_restart_autotune T", T, 40);
+%! check_lines ("ns_restart_autotune best", best, 40);
 %! assert (regexp (evalc ("best"), "best restart list: \\[2 3\\]") > 0);
 %! [T, best] = ns_restart_search ({randn(32, 64)}, "MaxRestarts", 2);
-%! check ("ns_restart_search T", T, 40);
-%! check ("ns_restart_search best", best, 40);
-%! check ("muon_info", muon_info (), 40);
-%! check ("muon_coeffs ()", muon_coeffs (), 40);
+%! check_lines ("ns_restart_search T", T, 40);
+%! check_lines ("ns_restart_search best", best, 40);
+%! check_lines ("muon_info", muon_info (), 40);
+%! check_lines ("muon_coeffs ()", muon_coeffs (), 40);
 %! [~, info] = muon_collective (muon_comm ("sim", 4), "allreduce", {1, 2, 3, 4});
-%! check ("muon_collective info", info, 40);
-%! check ("muon_comm", muon_comm ("sim", 4), 40);
+%! check_lines ("muon_collective info", info, 40);
+%! check_lines ("muon_comm", muon_comm ("sim", 4), 40);
 
 %!test
 %! ## the optimizer: muon_step's info, the update's statistics
@@ -64,15 +64,15 @@ endfunction
 %! opt = muon_optimizer (p);
 %! g = structfun (@(x) randn (size (x)), p, "UniformOutput", false);
 %! [~, ~, info] = muon_step (opt, p, g);
-%! check ("muon_step info", info, 40);
+%! check_lines ("muon_step info", info, 40);
 
 %!test
 %! ## the planning side: a model, its plan (all designs, one design), layouts, steps
 %! M = muon_model ("deepseek-v3");
-%! check ("muon_model deepseek-v3", M, 40);
+%! check_lines ("muon_model deepseek-v3", M, 40);
 %! C = zero_cost (M, 1024);
-%! check ("zero_cost (deepseek-v3, 1024)", C, 40);
-%! check ("zero_cost (...)(1)", C(1), 40);
+%! check_lines ("zero_cost (deepseek-v3, 1024)", C, 40);
+%! check_lines ("zero_cost (...)(1)", C(1), 40);
 %! ## the answer first: the line after the title names the cheapest correct design
 %! txt = strsplit (evalc ("disp (C)"), "\n");
 %! S = struct (C);
@@ -81,13 +81,13 @@ endfunction
 %! [~, b] = min (t);
 %! assert (strncmp (strtrim (txt{2}), ["cheapest: " S(b).design ","], 11 + numel (S(b).design)));
 %! L = zero_layout (repmat ({[64 64]}, 1, 20), 64);
-%! check ("zero_layout (20 matrices, 64 ranks)", L, 60);
+%! check_lines ("zero_layout (20 matrices, 64 ranks)", L, 60);
 %! L = zero_layout ({[16 16], [16 16], [8 16]}, 2);
 %! g = arrayfun (@(k) randn (L.params(k).rows, 16), [1 2 3; 1 2 3], "UniformOutput", false);
 %! R = zero_muon_step (L, g, []);
-%! check ("zero_muon_step R", R, 40);
+%! check_lines ("zero_muon_step R", R, 40);
 %! T = zero_train_step (L, g, []);
-%! check ("zero_train_step R", T, 40);
+%! check_lines ("zero_train_step R", T, 40);
 %! L = zero_layout (repmat ({[8 8]}, 1, 40), 32);
 %! R = zero_muon_step (L, repmat ({ones(8)}, 32, 40), [], "Variant", "layerwise_lpt");
-%! check ("zero_muon_step R (40 params, 32 ranks)", R, 40);
+%! check_lines ("zero_muon_step R (40 params, 32 ranks)", R, 40);

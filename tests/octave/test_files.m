@@ -73,7 +73,7 @@ endfunction
 %! ## the demos' print helper, with a folder and file name full of shell syntax
 %! here = pwd ();
 %! d = in_scratch ();
-%! demos = fullfile (fileparts (fileparts (fileparts (which ("test_files")))), "demo");
+%! demos = muonlab_demo ("folder");     # demo/ in a checkout, demos/ once installed
 %! unwind_protect
 %!   addpath (demos);
 %!   cd (d);
