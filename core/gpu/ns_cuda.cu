@@ -576,14 +576,16 @@ muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns
     CUDA_TRY (cudaStreamWaitEvent (s->stream, s->out_copied[b], 0));  // page_out[b] is free
     TRY (store_page (R, X, transposed, s->page_out[b], out->dtype, rows, cols, rows));
     CUDA_TRY (cudaEventRecord (s->out_ready[b], s->stream));
+    // page e + 1 goes on the copy stream before page e's way back, which waits for page e's
+    // NS: so the copy in runs under that NS (and the host packs while the device computes)
+    if (e + 1 < pages)
+      TRY (stage_in (R, G, e + 1));
     if (e >= 2)
       TRY (stage_out_finish (R, out, e - 2));  // pin_out[b] is free
     CUDA_TRY (cudaStreamWaitEvent (s->copy, s->out_ready[b], 0));
     CUDA_TRY (cudaMemcpyAsync (s->pin_out[b], s->page_out[b], out_bytes,
                                cudaMemcpyDeviceToHost, s->copy));
     CUDA_TRY (cudaEventRecord (s->out_copied[b], s->copy));
-    if (e + 1 < pages)
-      TRY (stage_in (R, G, e + 1));            // packed while the device runs page e
   }
   if (host)
     for (size_t e = pages >= 2 ? pages - 2 : 0; e < pages; e++)
