@@ -534,6 +534,7 @@ muon_status update_entry (void **state, const muon_tensor *G, muon_tensor *M, mu
     TRY (pool_alloc (s, E, G->rows * G->cols * G->batch * sizeof (double), (void **) &x));
   unsigned long long bad = 0;
   int warned = 0;
+  s->timed = 0;                                   // until this call has both events
   CUDA_TRY (cudaEventRecord (s->t_start, s->stream));
   muon_status st = update_steps (s, E, G, M, U, o, coef, steps, x, &bad, &warned);
   pool_free (s, x);

@@ -689,6 +689,7 @@ muon_status ns_entry (void **state, const muon_tensor *G, muon_tensor *X,
   ns_state *s = NULL;
   TRY (state_get (E, state, &s));
   unsigned long long bad = 0;
+  s->timed = 0;                                   // until this call has both events
   CUDA_TRY (cudaEventRecord (s->t_start, s->stream));
   TRY (ns_pages (s, E, G, X, o, coef, steps, &bad));
   CUDA_TRY (cudaEventRecord (s->t_stop, s->stream));
