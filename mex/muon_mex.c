@@ -151,7 +151,9 @@ void muon_mex_check_finite (const char *fname, const char *argname, const mxArra
 mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view)
 {
   mwSize d[3] = { t->rows, t->cols, t->batch };
-  mxArray *a = mxCreateNumericArray (t->batch > 1 ? 3 : 2, d, cls, mxREAL);
+  // uninitialized: both callers write every element, and a zero fill of a model-sized
+  // result costs as much as the copy out of the GPU
+  mxArray *a = mxCreateUninitNumericArray (t->batch > 1 ? 3 : 2, d, cls, mxREAL);
   *view = muon_tensor_batch (cls == mxDOUBLE_CLASS ? MUON_F64 : MUON_F32, mxGetData (a),
                              t->rows, t->cols, t->batch);
   return a;

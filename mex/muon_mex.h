@@ -35,7 +35,8 @@ muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArr
 // Raises "muonlab:nonFinite" with "<fname>: <argname> must not contain NaN or Inf." unless
 // every element of the real double or single array a is finite (one pass, no allocation).
 void muon_mex_check_finite (const char *fname, const char *argname, const mxArray *a);
-// A new array of class `cls` shaped like t (rows x cols x batch), and its tensor view.
+// A new array of class `cls` shaped like t (rows x cols x batch), and its tensor view; its
+// elements are not initialized: the caller writes every one.
 mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view);
 
 // A scalar integer argument in lo..hi, else "<what> must be an integer in <lo>..<hi>."

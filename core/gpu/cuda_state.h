@@ -94,7 +94,8 @@ struct ns_state {
   cudaStream_t stream;         // compute
   cudaStream_t copy;           // host <-> device copies of staged pages
   cublasHandle_t blas;
-  void *work;                  // T: X, Y (n x m each), S1..S5 (n x n each)
+  void *work;                  // X, Y (n x m each), S1..S5 (n x n each): double, float or
+                               // the 16-bit patterns of bf16 / fp16
   size_t work_bytes;
   void *page_in[2];            // two staged pages of G as stored, packed rows x cols
   void *page_out[2];           // two staged pages of X
@@ -104,8 +105,6 @@ struct ns_state {
   cudaEvent_t in_ready[2], in_used[2], out_ready[2], out_copied[2];
   cudaEvent_t t_start, t_stop;  // around the last ns or update
   int timed;                   // t_start / t_stop hold a measurement
-  uint16_t *half;              // bf16 / fp16 operand copies: H1 (n x n), H2 (n x m)
-  size_t half_bytes;
   void *chunk[2];              // pinned chunks of the array copies (dev_cuda.cu)
   size_t chunk_bytes[2];
   cudaEvent_t chunk_done[2];
@@ -119,6 +118,14 @@ struct ns_state {
 muon_status grow (errbuf &E, void **buf, size_t *cap, size_t bytes);
 // Grows a pinned host buffer likewise.
 muon_status grow_pinned (errbuf &E, void **buf, size_t *cap, size_t bytes);
+
+// Host memory to host memory (pageable and pinned alike): `cols` columns of w bytes from
+// src (column stride ss bytes) to dst (stride ds), split over up to 8 threads when there are
+// more than 4 MB.  One thread's memcpy moves pageable memory at a fraction of the rate of a
+// pinned copy to the device, and the first write into a new result array faults its pages.
+void copy_columns (void *dst, size_t ds, const void *src, size_t ss, size_t w, size_t cols);
+// The same for one contiguous range of bytes.
+void host_copy (void *dst, const void *src, size_t bytes);
 
 // The state of *state, made on first use (NODEVICE with the runtime's text when there is no
 // device), with its device made current.

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "cuda_state.h"
 #include "plugin.h"
@@ -182,7 +184,6 @@ void state_free (ns_state *s)
   if (s->t_stop)
     cudaEventDestroy (s->t_stop);
   cudaFree (s->work);
-  cudaFree (s->half);
   cudaFree (s->small);
   while (s->live.count)
     cudaFree (list_take (&s->live, 0).ptr);
@@ -196,6 +197,36 @@ void state_free (ns_state *s)
   if (s->copy)
     cudaStreamDestroy (s->copy);
   free (s);
+}
+
+void copy_columns (void *dst, size_t ds, const void *src, size_t ss, size_t w, size_t cols)
+{
+  char *to = (char *) dst;
+  const char *from = (const char *) src;
+  auto part = [=] (size_t j0, size_t j1) {
+    if (ds == w && ss == w)
+      memcpy (to + j0 * w, from + j0 * w, (j1 - j0) * w);
+    else
+      for (size_t j = j0; j < j1; j++)
+        memcpy (to + j * ds, from + j * ss, w);
+  };
+  size_t hw = std::thread::hardware_concurrency ();
+  size_t nt = w * cols < ((size_t) 4 << 20) || hw < 2 ? 1 : hw < 8 ? hw : 8;
+  nt = nt < cols ? nt : 1;
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < nt; t++)
+    pool.emplace_back (part, cols * t / nt, cols * (t + 1) / nt);
+  part (0, cols / nt);
+  for (std::thread &th : pool)
+    th.join ();
+}
+
+void host_copy (void *dst, const void *src, size_t bytes)
+{
+  const size_t col = 1 << 16;                     // 64 KB columns, then the tail
+  size_t cols = bytes / col;
+  copy_columns (dst, col, src, col, col, cols);
+  memcpy ((char *) dst + cols * col, (const char *) src + cols * col, bytes - cols * col);
 }
 
 muon_status state_init (errbuf &E, ns_state *s)
@@ -386,7 +417,7 @@ muon_status copy_entry (void **state, void *dst, const void *src, size_t bytes, 
     if (dir == MUON_COPY_H2D)
     {
       CUDA_TRY (cudaEventSynchronize (s->chunk_done[b]));   // chunk b has left
-      memcpy (s->chunk[b], (const char *) src + off, n);
+      host_copy (s->chunk[b], (const char *) src + off, n);
       CUDA_TRY (cudaMemcpyAsync ((char *) dst + off, s->chunk[b], n, cudaMemcpyHostToDevice,
                                  s->copy));
       CUDA_TRY (cudaEventRecord (s->chunk_done[b], s->copy));
@@ -400,7 +431,7 @@ muon_status copy_entry (void **state, void *dst, const void *src, size_t bytes, 
       {
         size_t prev = off - CHUNK;
         CUDA_TRY (cudaEventSynchronize (s->chunk_done[1 - b]));
-        memcpy ((char *) dst + prev, s->chunk[1 - b], CHUNK);
+        host_copy ((char *) dst + prev, s->chunk[1 - b], CHUNK);
       }
     }
   }
@@ -409,7 +440,7 @@ muon_status copy_entry (void **state, void *dst, const void *src, size_t bytes, 
     int b = (int) ((nchunks - 1) & 1);
     size_t off = (nchunks - 1) * CHUNK;
     CUDA_TRY (cudaEventSynchronize (s->chunk_done[b]));
-    memcpy ((char *) dst + off, s->chunk[b], bytes - off);
+    host_copy ((char *) dst + off, s->chunk[b], bytes - off);
   }
   CUDA_TRY (cudaStreamSynchronize (s->copy));
   return MUON_OK;

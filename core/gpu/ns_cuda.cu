@@ -5,18 +5,19 @@
  * Same algorithm, op order and rounding model as the CPU reference (ns.c, ns_impl.h, DESIGN.md
  * 4), with the same function structure: load_page, gram_product, product, poly, standard,
  * gram, store_page, batch.  'double' runs Dsyrk / Dgemm and 'single' Ssyrk / Sgemm.  bf16 and
- * fp16 keep fp32 buffers that hold compute-precision values; each GEMM operand is converted
- * (exactly) to a 16-bit copy, multiplied by cublasGemmEx with 16-bit inputs, fp32 accumulation
- * and fp32 output, and the product is rounded once by a small kernel.  Every per-element step
- * calls the functions of muon_precision.h, the very code the CPU tests exercise, and the
- * restart and Gram decisions and the tensor checks are the CPU's own (ns_shared.h,
- * tensor_check.h).
+ * fp16 keep 16-bit work buffers (the bit patterns of compute-precision values) and multiply
+ * them with cublasGemmEx: 16-bit inputs, fp32 accumulation (no reduced-precision split-K), the
+ * output rounded once to 16 bits by cuBLAS, which is the rounding the model gives a product.
+ * The elementwise steps load 16-bit values into fp32 (exactly), call the functions of
+ * muon_precision.h, the very code the CPU tests exercise, and store the rounded result
+ * (exactly).  The restart and Gram decisions and the tensor checks are the CPU's own
+ * (ns_shared.h, tensor_check.h).
  *
- * G and X are host tensors: each page is copied in (cudaMemcpy2D takes the leading dimension,
- * so fused-expert pages need no packing on the host), computed on the device and copied out,
- * all on one stream.  The per-context state (cuBLAS handle, stream, buffers grown on demand)
- * lives across calls and is freed by release.  Errors come back as MUON_ERR_CUDA /
- * MUON_ERR_CUBLAS with "file:line: call: text"; nothing prints, exits or aborts.
+ * Host tensors are staged page by page through pinned buffers on a copy stream, page k+1's
+ * copy under page k's NS (batch); device tensors are read and written in place.  The
+ * per-context state (cuBLAS handle, streams, buffers grown on demand) lives across calls and
+ * is freed by release.  Errors come back as MUON_ERR_CUDA / MUON_ERR_CUBLAS with
+ * "file:line: call: text"; nothing prints, exits or aborts.
  *
  * One known difference from the CPU: the fp64 sum of squares of the norm is a deterministic
  * tree reduction rather than a column-major loop, so the fp32-rounded norm can differ from the
@@ -39,6 +40,30 @@ namespace muon_cuda {
 //---- per-element maths (muon_precision.h) and correctly rounded fp64 / fp32 helpers --------
 // nvcc contracts a * b + c into an FMA by default; the CPU core is built with
 // -ffp-contract=off, so the unrounded paths spell out each rounding with the _rn intrinsics.
+//
+// Work buffers hold elements of type T: double and float hold their values; uint16_t holds
+// the bits of a bf16 / fp16 value (the precision p says which), loaded into fp32 (exact),
+// combined there and stored back after rounding (exact again).  acc<T> is the type the
+// arithmetic runs in.
+
+template <typename T> struct num { typedef T acc; };
+template <> struct num<uint16_t> { typedef float acc; };
+
+__device__ __forceinline__ double val (int, double x) { return x; }
+__device__ __forceinline__ float val (int, float x) { return x; }
+__device__ __forceinline__ float val (int p, uint16_t h)
+{
+  return p == MUON_PREC_BF16 ? muon_bf16_bits_to_f32 (h) : muon_fp16_bits_to_f32 (h);
+}
+
+// v already holds a value of the precision: the store is exact.
+template <typename T> __device__ T st (int p, typename num<T>::acc v);
+template <> __device__ __forceinline__ double st<double> (int, double v) { return v; }
+template <> __device__ __forceinline__ float st<float> (int, float v) { return v; }
+template <> __device__ __forceinline__ uint16_t st<uint16_t> (int p, float v)
+{
+  return p == MUON_PREC_BF16 ? muon_f32_to_bf16_bits (v) : muon_f32_to_fp16_bits (v);
+}
 
 __device__ __forceinline__ double rnd (int, double x) { return x; }
 __device__ __forceinline__ float rnd (int p, float x) { return muon_round_to (p, x); }
@@ -63,7 +88,7 @@ __device__ __forceinline__ float scale_add_el (int p, float s, float x, float pr
 }
 
 // The denominator of the normalization from the fp64 sum of squares (as load_page).
-template <typename T> __device__ T norm_denom (int p, int normalize_first, double eps,
+template <typename A> __device__ A norm_denom (int p, int normalize_first, double eps,
                                                 double sum);
 
 template <>
@@ -84,24 +109,27 @@ __device__ __forceinline__ float norm_denom<float> (int p, int normalize_first, 
 
 //---- kernels (grid-stride loops over size_t indices) --------------------------------------
 
-// Page (rows x cols, leading dimension ld, storage type S) -> X (n x m, transposed when rows > cols), cast
-// to T and, in the cast-first order, rounded; per-block fp64 sums of squares into part.
+// The value of element gv of a page as the normalization divides it: cast to the compute
+// type and, in the cast-first order, rounded.
 template <typename T, typename S>
-__global__ void k_load_page (int p, int cast_first, const S *g, size_t rows, size_t cols,
-                             size_t ld, int transposed, T *X, double *part)
+__device__ __forceinline__ typename num<T>::acc cast_in (int p, int cast_first, S gv)
+{
+  typename num<T>::acc v = (typename num<T>::acc) gv;
+  return cast_first ? rnd (p, v) : v;
+}
+
+// Per-block fp64 sums of squares of a page (rows x cols, leading dimension ld, storage type
+// S) into part: of the values cast_in gives in the cast-first order, of G itself otherwise.
+template <typename T, typename S>
+__global__ void k_sumsq (int p, int cast_first, const S *g, size_t rows, size_t cols,
+                         size_t ld, double *part)
 {
   __shared__ double acc[THREADS];
-  size_t n = transposed ? cols : rows;
   double sum = 0;
   FOR_EACH (at, rows * cols)
   {
-    size_t i = at % rows, j = at / rows;
-    S gv = g[i + j * ld];
-    T v = (T) gv;
-    if (cast_first)
-      v = rnd (p, v);
-    X[transposed ? j + i * n : i + j * n] = v;
-    double w = cast_first ? (double) v : (double) gv;  // the norm of what is divided
+    S gv = g[at % rows + at / rows * ld];
+    double w = cast_first ? (double) cast_in<T> (p, 1, gv) : (double) gv;
     sum = __dadd_rn (sum, __dmul_rn (w, w));
   }
   acc[threadIdx.x] = sum;
@@ -116,7 +144,7 @@ __global__ void k_load_page (int p, int cast_first, const S *g, size_t rows, siz
     part[blockIdx.x] = acc[0];
 }
 
-// One thread: part[0..nb) -> scal[0] = sum, scal[1] = the denominator (a T value).
+// One thread: part[0..nb) -> scal[0] = sum, scal[1] = the denominator (an acc<T> value).
 template <typename T>
 __global__ void k_norm_finish (int p, int normalize_first, double eps, const double *part,
                                int nb, double *scal)
@@ -125,32 +153,42 @@ __global__ void k_norm_finish (int p, int normalize_first, double eps, const dou
   for (int b = 0; b < nb; b++)
     sum = __dadd_rn (sum, part[b]);
   scal[0] = sum;
-  scal[1] = (double) norm_denom<T> (p, normalize_first, eps, sum);
+  scal[1] = (double) norm_denom<typename num<T>::acc> (p, normalize_first, eps, sum);
 }
 
-// X = r(X / denom); an all-zero page stays exactly zero (even with eps = 0).
-template <typename T>
-__global__ void k_normalize (int p, T *X, size_t len, const double *scal)
+// X (n x m, transposed when rows > cols) = r(cast_in (page) / denom); an all-zero page stays
+// exactly zero (even with eps = 0).
+template <typename T, typename S>
+__global__ void k_load_page (int p, int cast_first, const S *g, size_t rows, size_t cols,
+                             size_t ld, int transposed, const double *scal, T *X)
 {
+  typedef typename num<T>::acc A;
   int zero = scal[0] == 0;
-  T denom = (T) scal[1];
-  FOR_EACH (i, len)
-    X[i] = zero ? (T) 0 : rnd (p, div_rn (X[i], denom));
+  A denom = (A) scal[1];
+  size_t n = transposed ? cols : rows;
+  FOR_EACH (at, rows * cols)
+  {
+    size_t i = at % rows, j = at / rows;
+    A v = cast_in<T> (p, cast_first, g[i + j * ld]);
+    X[transposed ? j + i * n : i + j * n] = st<T> (p, zero ? (A) 0 : rnd (p, div_rn (v, denom)));
+  }
 }
 
 // X (n x m) -> page (rows x cols, leading dimension ld, storage type S), undoing the transpose; an all-zero
 // input page gives +0 everywhere; counts non-finite values into *bad.
 template <typename T, typename S>
-__global__ void k_store_page (const T *X, size_t rows, size_t cols, size_t ld, int transposed,
-                              const double *scal, S *out, unsigned long long *bad)
+__global__ void k_store_page (int p, const T *X, size_t rows, size_t cols, size_t ld,
+                              int transposed, const double *scal, S *out,
+                              unsigned long long *bad)
 {
+  typedef typename num<T>::acc A;
   size_t n = transposed ? cols : rows;
   int zero = scal[0] == 0;
   unsigned long long count = 0;
   FOR_EACH (at, rows * cols)
   {
     size_t i = at % rows, j = at / rows;
-    T v = zero ? (T) 0 : X[transposed ? j + i * n : i + j * n];
+    A v = zero ? (A) 0 : val (p, X[transposed ? j + i * n : i + j * n]);
     out[i + j * ld] = (S) v;
     count += !isfinite (v);
   }
@@ -158,60 +196,58 @@ __global__ void k_store_page (const T *X, size_t rows, size_t cols, size_t ld, i
     atomicAdd (bad, count);
 }
 
-// C (n x n) = r(upper triangle of C) mirrored to the lower one: SYRK fills only the upper
-// triangle, and the GemmEx X X' of bf16 / fp16 is symmetrized the same way.
-template <typename T>
-__global__ void k_round_sym (int p, T *C, size_t n)
-{
-  FOR_EACH (at, n * n)
-  {
-    size_t i = at % n, j = at / n;
-    if (i <= j)
-    {
-      T v = rnd (p, C[i + j * n]);
-      C[i + j * n] = v;
-      C[j + i * n] = v;
-    }
-  }
-}
+// C (n x n): the strictly lower triangle = the transpose of the upper one.  SYRK fills only
+// the upper triangle, and the upper triangle of the 16-bit X X' is the one the CPU keeps.
+// One block of 32 x 8 threads per 32 x 32 tile on or below the diagonal, through shared
+// memory, so reads and writes are both coalesced.
+const int TILE = 32;
 
-// out[i] = r(x[i])
 template <typename T>
-__global__ void k_round (int p, const T *x, T *out, size_t len)
+__global__ void k_mirror (T *C, size_t n)
 {
-  FOR_EACH (i, len)
-    out[i] = rnd (p, x[i]);
+  __shared__ T tile[TILE][TILE + 1];
+  size_t I = blockIdx.y, J = blockIdx.x;          // tile row, tile column
+  if (J > I)
+    return;
+  unsigned x = threadIdx.x;
+  for (unsigned y = threadIdx.y; y < TILE; y += blockDim.y)   // tile (J, I) of the upper
+  {
+    size_t r = TILE * J + x, c = TILE * I + y;
+    if (r < n && c < n)
+      tile[y][x] = C[r + c * n];
+  }
+  __syncthreads ();
+  for (unsigned y = threadIdx.y; y < TILE; y += blockDim.y)   // tile (I, J) of the lower
+  {
+    size_t r = TILE * I + x, c = TILE * J + y;
+    if (r < n && c < n && r > c)
+      C[r + c * n] = tile[x][y];
+  }
 }
 
 // out[i] = r(s x[i])
 template <typename T>
-__global__ void k_scale (int p, T s, const T *x, T *out, size_t len)
+__global__ void k_scale (int p, typename num<T>::acc s, const T *x, T *out, size_t len)
 {
   FOR_EACH (i, len)
-    out[i] = rnd (p, mul_rn (s, x[i]));
+    out[i] = st<T> (p, rnd (p, mul_rn (s, val (p, x[i]))));
 }
 
 // out[i] = r(r(s x[i]) + r(prod[i])); out may alias x or prod.
 template <typename T>
-__global__ void k_scale_add (int p, T s, const T *x, const T *prod, T *out, size_t len)
+__global__ void k_scale_add (int p, typename num<T>::acc s, const T *x, const T *prod, T *out,
+                             size_t len)
 {
   FOR_EACH (i, len)
-    out[i] = scale_add_el (p, s, x[i], prod[i]);
+    out[i] = st<T> (p, scale_add_el (p, s, val (p, x[i]), val (p, prod[i])));
 }
 
 // Q = r(Q + a I), Q n x n.
 template <typename T>
-__global__ void k_add_diag (int p, T a, T *Q, size_t n)
+__global__ void k_add_diag (int p, typename num<T>::acc a, T *Q, size_t n)
 {
   FOR_EACH (d, n)
-    Q[d + d * n] = rnd (p, add_rn (Q[d + d * n], a));
-}
-
-// fp32 values that are exact bf16 / fp16 values -> their 16-bit patterns (exact).
-__global__ void k_to_half (int p, const float *x, uint16_t *h, size_t len)
-{
-  FOR_EACH (i, len)
-    h[i] = p == MUON_PREC_BF16 ? muon_f32_to_bf16_bits (x[i]) : muon_f32_to_fp16_bits (x[i]);
+    Q[d + d * n] = st<T> (p, rnd (p, add_rn (val (p, Q[d + d * n]), a)));
 }
 
 //---- cuBLAS by element type ---------------------------------------------------------------
@@ -247,20 +283,11 @@ struct run {
   ns_state *s;
   errbuf E;
   int p;                       // muon_precision
-  int low;                     // bf16 or fp16: GEMMs through 16-bit copies
   size_t n, m;                 // the page after the transpose rule, n <= m
 };
 
 template <typename T>
-muon_status launch_round (run &R, const T *x, T *out, size_t len)
-{
-  errbuf &E = R.E;
-  LAUNCH (k_round<T><<<grid_for (len), THREADS, 0, R.s->stream>>> (R.p, x, out, len));
-  return MUON_OK;
-}
-
-template <typename T>
-muon_status scale (run &R, T s, const T *x, T *out, size_t len)
+muon_status scale (run &R, typename num<T>::acc s, const T *x, T *out, size_t len)
 {
   errbuf &E = R.E;
   LAUNCH (k_scale<T><<<grid_for (len), THREADS, 0, R.s->stream>>> (R.p, s, x, out, len));
@@ -268,7 +295,8 @@ muon_status scale (run &R, T s, const T *x, T *out, size_t len)
 }
 
 template <typename T>
-muon_status scale_add (run &R, T s, const T *x, const T *prod, T *out, size_t len)
+muon_status scale_add (run &R, typename num<T>::acc s, const T *x, const T *prod, T *out,
+                       size_t len)
 {
   errbuf &E = R.E;
   LAUNCH (k_scale_add<T><<<grid_for (len), THREADS, 0, R.s->stream>>> (R.p, s, x, prod, out,
@@ -276,46 +304,60 @@ muon_status scale_add (run &R, T s, const T *x, const T *prod, T *out, size_t le
   return MUON_OK;
 }
 
-// The 16-bit copy of an fp32 operand of len elements (bf16 / fp16 only).
-muon_status to_half (run &R, const float *x, uint16_t *h, size_t len)
+template <typename T>
+muon_status mirror (run &R, T *C, size_t n)
 {
   errbuf &E = R.E;
-  LAUNCH (k_to_half<<<grid_for (len), THREADS, 0, R.s->stream>>> (R.p, x, h, len));
+  unsigned tiles = (unsigned) ((n + TILE - 1) / TILE);
+  LAUNCH (k_mirror<T><<<dim3 (tiles, tiles), dim3 (TILE, 8), 0, R.s->stream>>> (C, n));
   return MUON_OK;
 }
 
-// C = r(alpha A A'), A n x k, C n x n symmetric.  Double / single: SYRK (upper) and mirror;
-// bf16 / fp16 (alpha is 1 there): GemmEx A A' from the 16-bit copy H2, fp32 out, round, mirror.
+template <typename T>
+muon_status copy (run &R, T *dst, const T *src, size_t len)
+{
+  errbuf &E = R.E;
+  CUDA_TRY (cudaMemcpyAsync (dst, src, len * sizeof *dst, cudaMemcpyDeviceToDevice,
+                             R.s->stream));
+  return MUON_OK;
+}
+
+cudaDataType half_type (const run &R)
+{
+  return R.p == MUON_PREC_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+}
+
+// C = r(alpha A A'), A n x k, C n x n symmetric.  Double / single: SYRK (upper) and mirror.
+// bf16 / fp16 (alpha is 1 there): GemmEx of the 16-bit A with itself, fp32 accumulation,
+// the output rounded once to 16 bits by cuBLAS, the upper triangle mirrored.
 muon_status gram_product (run &R, double alpha, const double *A, size_t n, size_t k,
                           double *C)
 {
   errbuf &E = R.E;
   CUBLAS_TRY (syrk (R.s->blas, (int) n, (int) k, alpha, A, C));
-  LAUNCH (k_round_sym<double><<<grid_for (n * n), THREADS, 0, R.s->stream>>> (R.p, C, n));
-  return MUON_OK;
+  return mirror (R, C, n);
 }
 
 muon_status gram_product (run &R, float alpha, const float *A, size_t n, size_t k, float *C)
 {
   errbuf &E = R.E;
-  if (R.low)
-  {
-    uint16_t *H2 = R.s->half + R.n * R.n;
-    cudaDataType ht = R.p == MUON_PREC_BF16 ? CUDA_R_16BF : CUDA_R_16F;
-    const float zero = 0;
-    TRY (to_half (R, A, H2, n * k));
-    CUBLAS_TRY (cublasGemmEx (R.s->blas, CUBLAS_OP_N, CUBLAS_OP_T, (int) n, (int) n, (int) k,
-                              &alpha, H2, ht, (int) n, H2, ht, (int) n, &zero, C, CUDA_R_32F,
-                              (int) n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-  }
-  else
-    CUBLAS_TRY (syrk (R.s->blas, (int) n, (int) k, alpha, A, C));
-  LAUNCH (k_round_sym<float><<<grid_for (n * n), THREADS, 0, R.s->stream>>> (R.p, C, n));
-  return MUON_OK;
+  CUBLAS_TRY (syrk (R.s->blas, (int) n, (int) k, alpha, A, C));
+  return mirror (R, C, n);
 }
 
-// C = A B with A n x n, B n x k (fp64 / fp32 accumulation, output not yet rounded).  bf16 /
-// fp16: the operands go through the 16-bit copies H1 (n x n) and H2 (n x k <= n x m).
+muon_status gram_product (run &R, float alpha, const uint16_t *A, size_t n, size_t k,
+                          uint16_t *C)
+{
+  errbuf &E = R.E;
+  const float zero = 0;
+  CUBLAS_TRY (cublasGemmEx (R.s->blas, CUBLAS_OP_N, CUBLAS_OP_T, (int) n, (int) n, (int) k,
+                            &alpha, A, half_type (R), (int) n, A, half_type (R), (int) n, &zero,
+                            C, half_type (R), (int) n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  return mirror (R, C, n);
+}
+
+// C = A B with A n x n, B n x k: fp64 / fp32 accumulation; the 16-bit products are rounded
+// once to 16 bits (r(A B)), as the eager GEMM rounds its output.
 muon_status product (run &R, const double *A, const double *B, size_t n, size_t k, double *C)
 {
   errbuf &E = R.E;
@@ -326,30 +368,30 @@ muon_status product (run &R, const double *A, const double *B, size_t n, size_t 
 muon_status product (run &R, const float *A, const float *B, size_t n, size_t k, float *C)
 {
   errbuf &E = R.E;
-  if (!R.low)
-  {
-    CUBLAS_TRY (gemm (R.s->blas, (int) n, (int) k, A, B, C));
-    return MUON_OK;
-  }
-  uint16_t *H1 = R.s->half, *H2 = R.s->half + R.n * R.n;
-  cudaDataType ht = R.p == MUON_PREC_BF16 ? CUDA_R_16BF : CUDA_R_16F;
-  const float one = 1, zero = 0;
-  TRY (to_half (R, A, H1, n * n));
-  TRY (to_half (R, B, H2, n * k));
-  CUBLAS_TRY (cublasGemmEx (R.s->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) n, (int) k, (int) n,
-                            &one, H1, ht, (int) n, H2, ht, (int) n, &zero, C, CUDA_R_32F,
-                            (int) n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  CUBLAS_TRY (gemm (R.s->blas, (int) n, (int) k, A, B, C));
   return MUON_OK;
 }
 
-// B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in low precision.  P, B: n x n scratch.
-template <typename T>
-muon_status poly (run &R, T b, T c, const T *A, size_t n, T *P, T *B)
+muon_status product (run &R, const uint16_t *A, const uint16_t *B, size_t n, size_t k,
+                     uint16_t *C)
 {
-  if (R.low)
+  errbuf &E = R.E;
+  const float one = 1, zero = 0;
+  CUBLAS_TRY (cublasGemmEx (R.s->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) n, (int) k, (int) n,
+                            &one, A, half_type (R), (int) n, B, half_type (R), (int) n, &zero,
+                            C, half_type (R), (int) n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  return MUON_OK;
+}
+
+// B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in 16 bits.  P, B: n x n scratch.
+template <typename T>
+muon_status poly (run &R, typename num<T>::acc b, typename num<T>::acc c, const T *A,
+                  size_t n, T *P, T *B)
+{
+  if (sizeof (T) == sizeof (uint16_t))
   {
     TRY (scale (R, c, A, B, n * n));         // B holds r(c A) for a moment
-    TRY (product (R, B, A, n, n, P));        // P = (c A) A: a general product, as eager torch
+    TRY (product (R, B, A, n, n, P));        // P = r((c A) A): a general product, as eager torch
   }
   else
     TRY (gram_product (R, c, A, n, n, P));   // A symmetric: c A A' by SYRK, no rounding modelled
@@ -360,11 +402,12 @@ muon_status poly (run &R, T b, T c, const T *A, size_t n, T *P, T *B)
 template <typename T>
 muon_status standard (run &R, const double *coef, int steps, T *X, T *Y, T *A, T *B, T *P)
 {
+  typedef typename num<T>::acc F;
   size_t n = R.n, m = R.m;
   for (int k = 0; k < steps; k++)
   {
-    T a = (T) coef[3 * k], b = (T) coef[3 * k + 1], c = (T) coef[3 * k + 2];
-    TRY (gram_product (R, (T) 1, X, n, m, A));
+    F a = (F) coef[3 * k], b = (F) coef[3 * k + 1], c = (F) coef[3 * k + 2];
+    TRY (gram_product (R, (F) 1, X, n, m, A));
     TRY (poly (R, b, c, A, n, P, B));
     TRY (product (R, B, X, n, m, Y));
     TRY (scale_add (R, a, X, Y, X, n * m));
@@ -373,30 +416,31 @@ muon_status standard (run &R, const double *coef, int steps, T *X, T *Y, T *A, T
 }
 
 // Gram iteration, as ns_impl.h: everything but the first R, the restarts and the final Q X
-// is n x n.
+// is n x n.  (Every product's output is already in the compute precision, so r(Q X) is the
+// product itself.)
 template <typename T>
 muon_status gram (run &R, const double *coef, int steps, const muon_ns_opts *o, T *X, T *Y,
                   T *Rg, T *Z, T *Q, T *RZ, T *P)
 {
+  typedef typename num<T>::acc F;
   errbuf &E = R.E;
   size_t n = R.n, m = R.m;
   int fresh = 1;                                  // Q is "None": start or just restarted
-  TRY (gram_product (R, (T) 1, X, n, m, Rg));     // R = r(X X')
+  TRY (gram_product (R, (F) 1, X, n, m, Rg));     // R = r(X X')
   for (int i = 0; i < steps; i++)
   {
-    T a = (T) coef[3 * i], b = (T) coef[3 * i + 1], c = (T) coef[3 * i + 2];
+    F a = (F) coef[3 * i], b = (F) coef[3 * i + 1], c = (F) coef[3 * i + 2];
     if (muon_ns_restart_before (i, o))
     {
       TRY (product (R, Q, X, n, m, Y));           // X = r(Q X); R = r(X X')
-      TRY (launch_round (R, Y, X, n * m));
-      TRY (gram_product (R, (T) 1, X, n, m, Rg));
+      TRY (copy (R, X, Y, n * m));
+      TRY (gram_product (R, (F) 1, X, n, m, Rg));
       fresh = 1;
     }
     TRY (poly (R, b, c, Rg, n, P, Z));            // Z = r(r(b R) + r(r(c R) R))
     if (fresh)
     {
-      CUDA_TRY (cudaMemcpyAsync (Q, Z, n * n * sizeof *Q, cudaMemcpyDeviceToDevice,
-                                 R.s->stream));   // Q = r(Z + a I)
+      TRY (copy (R, Q, Z, n * n));                // Q = r(Z + a I)
       LAUNCH (k_add_diag<T><<<grid_for (n), THREADS, 0, R.s->stream>>> (R.p, a, Q, n));
       fresh = 0;
     }
@@ -414,7 +458,7 @@ muon_status gram (run &R, const double *coef, int steps, const muon_ns_opts *o, 
     }
   }
   TRY (product (R, Q, X, n, m, Y));               // X = r(Q X)
-  return launch_round (R, Y, X, n * m);
+  return copy (R, X, Y, n * m);
 }
 
 
@@ -432,26 +476,31 @@ char *page_of (const muon_tensor *t, size_t e)
 }
 
 // X (n x m) = the page at g (rows x cols, leading dimension ld, type dt, on the device), cast,
-// transposed and normalized; the sum of squares and the denominator stay on the device
-// (small), so no page waits for the host.
-template <typename T>
-muon_status load_page (run &R, const void *g, muon_dtype dt, size_t rows, size_t cols,
-                       size_t ld, const muon_ns_opts *o, T *X, int transposed)
+// transposed and normalized: one pass for the sum of squares, one that divides; the sum and
+// the denominator stay on the device (small), so no page waits for the host.
+template <typename T, typename S>
+muon_status load_page_as (run &R, const S *g, size_t rows, size_t cols, size_t ld,
+                          const muon_ns_opts *o, T *X, int transposed)
 {
   errbuf &E = R.E;
   ns_state *s = R.s;
   int cast_first = !o->normalize_first;
-  if (dt == MUON_F64)
-    LAUNCH (k_load_page<T, double><<<NORM_BLOCKS, THREADS, 0, s->stream>>> (
-      R.p, cast_first, (const double *) g, rows, cols, ld, transposed, X, s->small));
-  else
-    LAUNCH (k_load_page<T, float><<<NORM_BLOCKS, THREADS, 0, s->stream>>> (
-      R.p, cast_first, (const float *) g, rows, cols, ld, transposed, X, s->small));
+  LAUNCH (k_sumsq<T, S><<<NORM_BLOCKS, THREADS, 0, s->stream>>> (R.p, cast_first, g, rows,
+                                                                  cols, ld, s->small));
   LAUNCH (k_norm_finish<T><<<1, 1, 0, s->stream>>> (R.p, o->normalize_first, o->eps, s->small,
                                                      NORM_BLOCKS, s->small + NORM_BLOCKS));
-  LAUNCH (k_normalize<T><<<grid_for (R.n * R.m), THREADS, 0, s->stream>>> (
-    R.p, X, R.n * R.m, s->small + NORM_BLOCKS));
+  LAUNCH (k_load_page<T, S><<<grid_for (rows * cols), THREADS, 0, s->stream>>> (
+    R.p, cast_first, g, rows, cols, ld, transposed, s->small + NORM_BLOCKS, X));
   return MUON_OK;
+}
+
+template <typename T>
+muon_status load_page (run &R, const void *g, muon_dtype dt, size_t rows, size_t cols,
+                       size_t ld, const muon_ns_opts *o, T *X, int transposed)
+{
+  if (dt == MUON_F64)
+    return load_page_as (R, (const double *) g, rows, cols, ld, o, X, transposed);
+  return load_page_as (R, (const float *) g, rows, cols, ld, o, X, transposed);
 }
 
 // The page at out (rows x cols, leading dimension ld, type dt, on the device) = X (n x m),
@@ -466,34 +515,24 @@ muon_status store_page (run &R, const T *X, int transposed, void *out, muon_dtyp
   unsigned grid = grid_for (rows * cols);
   if (dt == MUON_F64)
     LAUNCH (k_store_page<T, double><<<grid, THREADS, 0, s->stream>>> (
-      X, rows, cols, ld, transposed, scal, (double *) out, s->bad));
+      R.p, X, rows, cols, ld, transposed, scal, (double *) out, s->bad));
   else
     LAUNCH (k_store_page<T, float><<<grid, THREADS, 0, s->stream>>> (
-      X, rows, cols, ld, transposed, scal, (float *) out, s->bad));
+      R.p, X, rows, cols, ld, transposed, scal, (float *) out, s->bad));
   return MUON_OK;
 }
 
-// Host page e of t <-> a packed rows x cols buffer (the pinned staging).
+// Host page e of t <-> a packed rows x cols buffer (the pinned staging), on several threads.
 void pack_page (const muon_tensor *t, size_t e, void *packed)
 {
   size_t es = dtype_size (t->dtype), w = t->rows * es;
-  const char *src = page_of (t, e);
-  if (t->ld == t->rows)
-    memcpy (packed, src, w * t->cols);
-  else
-    for (size_t j = 0; j < t->cols; j++)
-      memcpy ((char *) packed + j * w, src + j * t->ld * es, w);
+  copy_columns (packed, w, page_of (t, e), t->ld * es, w, t->cols);
 }
 
 void unpack_page (const void *packed, muon_tensor *t, size_t e)
 {
   size_t es = dtype_size (t->dtype), w = t->rows * es;
-  char *dst = page_of (t, e);
-  if (t->ld == t->rows)
-    memcpy (dst, packed, w * t->cols);
-  else
-    for (size_t j = 0; j < t->cols; j++)
-      memcpy (dst + j * t->ld * es, (const char *) packed + j * w, w);
+  copy_columns (page_of (t, e), t->ld * es, packed, w, w, t->cols);
 }
 
 // Host page e of G on its way to page_in[e % 2]: packed into pinned memory by the host (once
@@ -525,14 +564,20 @@ muon_status stage_out_finish (run &R, muon_tensor *out, size_t e)
   return MUON_OK;
 }
 
+// Elements rounded up to a multiple of 64, so every work matrix starts 128-byte aligned
+// (cuBLAS's tensor-core kernels want 16).
+inline size_t padded (size_t len)
+{
+  return (len + 63) / 64 * 64;
+}
+
 // The iteration of one page in X (n x m); work after X: Y (n x m), S1..S5 (n x n each).
 template <typename T>
 muon_status iterate (run &R, const muon_ns_opts *o, const double *coef, int steps,
                      int use_gram, T *X)
 {
-  size_t n = R.n, m = R.m;
-  T *Y = X + n * m, *S1 = Y + n * m, *S2 = S1 + n * n, *S3 = S2 + n * n, *S4 = S3 + n * n,
-    *S5 = S4 + n * n;
+  size_t nm = padded (R.n * R.m), nn = padded (R.n * R.n);
+  T *Y = X + nm, *S1 = Y + nm, *S2 = S1 + nn, *S3 = S2 + nn, *S4 = S3 + nn, *S5 = S4 + nn;
   if (use_gram)
     return gram (R, coef, steps, o, X, Y, S1, S2, S3, S4, S5);
   return standard (R, coef, steps, X, Y, S1, S2, S3);
@@ -618,12 +663,11 @@ muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor 
     snprintf (E.msg, E.len, "dimensions must fit a cuBLAS int");
     return MUON_ERR_BADSHAPE;
   }
-  run R = {s, E, (int) o->precision,
-           o->precision == MUON_PREC_BF16 || o->precision == MUON_PREC_FP16, n, m};
-  size_t es = o->precision == MUON_PREC_DOUBLE ? sizeof (double) : sizeof (float);
-  TRY (grow (E, &s->work, &s->work_bytes, (2 * n * m + 5 * n * n) * es));
-  if (R.low)
-    TRY (grow (E, (void **) &s->half, &s->half_bytes, (n * n + n * m) * sizeof (uint16_t)));
+  run R = {s, E, (int) o->precision, n, m};
+  int low = o->precision == MUON_PREC_BF16 || o->precision == MUON_PREC_FP16;
+  size_t es = o->precision == MUON_PREC_DOUBLE ? sizeof (double)
+            : low ? sizeof (uint16_t) : sizeof (float);
+  TRY (grow (E, &s->work, &s->work_bytes, (2 * padded (n * m) + 5 * padded (n * n)) * es));
   if (where == MUON_DEVICE_CPU)                   // the staging of host pages
   {
     size_t in = G->rows * G->cols * dtype_size (G->dtype);
@@ -639,6 +683,8 @@ muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor 
   }
   if (o->precision == MUON_PREC_DOUBLE)
     return batch<double> (R, G, X, o, coef, steps, bad);
+  if (low)                                        // bf16 / fp16 work buffers
+    return batch<uint16_t> (R, G, X, o, coef, steps, bad);
   return batch<float> (R, G, X, o, coef, steps, bad);
 }
 
