@@ -94,6 +94,7 @@ struct ns_state {
   cudaStream_t stream;         // compute
   cudaStream_t copy;           // host <-> device copies of staged pages
   cublasHandle_t blas;
+  void *blas_work;             // cuBLAS's workspace, ours so that a graph capture allocates nothing
   void *work;                  // X, Y (n x m each), S1..S5 (n x n each): double, float or
                                // the 16-bit patterns of bf16 / fp16
   size_t work_bytes;

@@ -192,6 +192,7 @@ void state_free (ns_state *s)
   free (s->cached.at);
   if (s->blas)
     cublasDestroy (s->blas);
+  cudaFree (s->blas_work);                        // after the handle that uses it
   if (s->stream)
     cudaStreamDestroy (s->stream);
   if (s->copy)
@@ -240,6 +241,9 @@ muon_status state_init (errbuf &E, ns_state *s)
   // (or fp64), as the rounding model assumes.
   CUBLAS_TRY (cublasSetMathMode (s->blas, (cublasMath_t) (CUBLAS_DEFAULT_MATH
                                  | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+  const size_t blas_work = (size_t) 32 << 20;    // what cuBLAS advises for Hopper
+  CUDA_TRY (cudaMalloc (&s->blas_work, blas_work));
+  CUBLAS_TRY (cublasSetWorkspace (s->blas, s->blas_work, blas_work));
   CUDA_TRY (cudaMalloc ((void **) &s->small, (NORM_BLOCKS + 4) * sizeof (double)));
   s->bad = (unsigned long long *) (s->small + NORM_BLOCKS + 2);
   s->bad_scaled = (unsigned long long *) (s->small + NORM_BLOCKS + 3);

@@ -345,15 +345,37 @@ muon_status gram_product (run &R, float alpha, const float *A, size_t n, size_t 
   return mirror (R, C, n);
 }
 
-muon_status gram_product (run &R, float alpha, const uint16_t *A, size_t n, size_t k,
-                          uint16_t *C)
+// C (rows r0.. of n, cols c0.., h1 x h2, leading dimension n) = r(alpha A1 A2'), A1 the
+// rows r0.. and A2 the rows c0.. of A (n x k).
+muon_status gram_block (run &R, float alpha, const uint16_t *A, size_t n, size_t k,
+                        size_t r0, size_t h1, size_t c0, size_t h2, uint16_t *C)
 {
   errbuf &E = R.E;
   const float zero = 0;
-  CUBLAS_TRY (cublasGemmEx (R.s->blas, CUBLAS_OP_N, CUBLAS_OP_T, (int) n, (int) n, (int) k,
-                            &alpha, A, half_type (R), (int) n, A, half_type (R), (int) n, &zero,
-                            C, half_type (R), (int) n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-  return mirror (R, C, n);
+  CUBLAS_TRY (cublasGemmEx (R.s->blas, CUBLAS_OP_N, CUBLAS_OP_T, (int) h1, (int) h2, (int) k,
+                            &alpha, A + r0, half_type (R), (int) n, A + c0, half_type (R),
+                            (int) n, &zero, C + r0 + c0 * n, half_type (R), (int) n,
+                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  return MUON_OK;
+}
+
+// From n = 1024 on, the upper triangle only, in 2 x 2 blocks (3 of the 4, three quarters
+// of the work; the split row a multiple of 64, so every block stays aligned).
+const size_t SYM_BLOCKS_FROM = 1024;
+
+muon_status gram_product (run &R, float alpha, const uint16_t *A, size_t n, size_t k,
+                          uint16_t *C)
+{
+  if (n < SYM_BLOCKS_FROM)
+    TRY (gram_block (R, alpha, A, n, k, 0, n, 0, n, C));
+  else
+  {
+    size_t h = (n / 2 + 63) / 64 * 64;
+    TRY (gram_block (R, alpha, A, n, k, 0, h, 0, h, C));          // C11
+    TRY (gram_block (R, alpha, A, n, k, 0, h, h, n - h, C));      // C12
+    TRY (gram_block (R, alpha, A, n, k, h, n - h, h, n - h, C));  // C22
+  }
+  return mirror (R, C, n);                      // C21 = C12', and the blocks' lower halves
 }
 
 // C = A B with A n x n, B n x k: fp64 / fp32 accumulation; the 16-bit products are rounded
@@ -583,21 +605,53 @@ muon_status iterate (run &R, const muon_ns_opts *o, const double *coef, int step
   return standard (R, coef, steps, X, Y, S1, S2, S3);
 }
 
+// The iteration of every page after the first as one CUDA graph: captured from the first
+// page's calls (the same kernels and products on the same buffers, so the same bits), then
+// launched once a page, which saves the host the dozens of launches of each.  A capture
+// that fails leaves nothing queued and *exec NULL: the pages then run the calls directly.
+template <typename T>
+muon_status capture (run &R, const muon_ns_opts *o, const double *coef, int steps,
+                     int use_gram, T *X, cudaGraphExec_t *exec)
+{
+  cudaStream_t st = R.s->stream;
+  cudaGraph_t g = NULL;
+  *exec = NULL;
+  if (cudaStreamBeginCapture (st, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+  {
+    cudaGetLastError ();
+    return MUON_OK;
+  }
+  char keep[1];                                   // a failed call's message is not the news
+  errbuf quiet = {keep, sizeof keep};
+  run C = {R.s, quiet, R.p, R.n, R.m};
+  muon_status s = iterate (C, o, coef, steps, use_gram, X);
+  cudaError_t e = cudaStreamEndCapture (st, &g);
+  if (s == MUON_OK && e == cudaSuccess && g)
+    e = cudaGraphInstantiate (exec, g, 0);
+  if (g)
+    cudaGraphDestroy (g);
+  if (s != MUON_OK || e != cudaSuccess)
+  {
+    *exec = NULL;
+    cudaGetLastError ();                          // not sticky: clear it
+  }
+  return MUON_OK;
+}
+
 // The whole batch on the compute stream.  Device tensors are read and written in place (any
 // leading dimension and page stride).  Host tensors go through two staged pages: while the
 // device runs page e, the host packs page e + 1 into pinned memory and the copy stream moves
 // it, and the result of page e - 1 comes back the same way.  [out] *bad.
 template <typename T>
-muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns_opts *o,
-                   const double *coef, int steps, unsigned long long *bad)
+muon_status batch_pages (run &R, const muon_tensor *G, muon_tensor *out,
+                         const muon_ns_opts *o, const double *coef, int steps, int use_gram,
+                         T *X, cudaGraphExec_t graph, unsigned long long *bad)
 {
   errbuf &E = R.E;
   ns_state *s = R.s;
-  int transposed = G->rows > G->cols, use_gram = muon_ns_gram_path (G->rows, G->cols, o);
-  int host = G->device == MUON_DEVICE_CPU;
+  int transposed = G->rows > G->cols, host = G->device == MUON_DEVICE_CPU;
   size_t rows = G->rows, cols = G->cols, pages = G->batch;
   size_t out_bytes = rows * cols * dtype_size (out->dtype);
-  T *X = (T *) s->work;
   CUDA_TRY (cudaMemsetAsync (s->bad, 0, sizeof *s->bad, s->stream));
   if (host)
     TRY (stage_in (R, G, 0));
@@ -612,7 +666,10 @@ muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns
     }
     else                                      // zero pages run on zeros, stored as +0
       TRY (load_page (R, page_of (G, e), G->dtype, rows, cols, G->ld, o, X, transposed));
-    TRY (iterate (R, o, coef, steps, use_gram, X));
+    if (graph)
+      CUDA_TRY (cudaGraphLaunch (graph, s->stream));
+    else
+      TRY (iterate (R, o, coef, steps, use_gram, X));
     if (!host)
     {
       TRY (store_page (R, X, transposed, page_of (out, e), out->dtype, rows, cols, out->ld));
@@ -638,6 +695,24 @@ muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns
   CUDA_TRY (cudaMemcpyAsync (bad, s->bad, sizeof *bad, cudaMemcpyDeviceToHost, s->stream));
   CUDA_TRY (cudaStreamSynchronize (s->stream));
   return MUON_OK;
+}
+
+// batch_pages, the iteration of a stack of GRAPH_FROM pages or more replayed as a graph.
+const size_t GRAPH_FROM = 3;
+
+template <typename T>
+muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns_opts *o,
+                   const double *coef, int steps, unsigned long long *bad)
+{
+  T *X = (T *) R.s->work;
+  int use_gram = muon_ns_gram_path (G->rows, G->cols, o);
+  cudaGraphExec_t graph = NULL;
+  if (G->batch >= GRAPH_FROM)
+    TRY (capture (R, o, coef, steps, use_gram, X, &graph));
+  muon_status st = batch_pages (R, G, out, o, coef, steps, use_gram, X, graph, bad);
+  if (graph)
+    cudaGraphExecDestroy (graph);
+  return st;
 }
 
 muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor *X,

@@ -1,6 +1,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab bench} {@var{R} =} bench_gpu ()
 ## @deftypefnx {muonlab bench} {@var{R} =} bench_gpu (@var{device}, @var{shapes}, @var{reps}, @var{opt_shape})
+## @deftypefnx {muonlab bench} {@var{R} =} bench_gpu (@dots{}, @var{parts})
 ## Timings of Newton-Schulz on the GPU, run by @code{make bench-gpu} (never by
 ## @code{make check}), all measured in one run on one device:
 ##
@@ -42,12 +43,15 @@
 ## layer's 256 experts over 16 expert-parallel ranks).  @var{device} @qcode{"cuda"}
 ## (default) or @qcode{"cpu"}: the CPU stand-in device, at small shapes, to try the bench
 ## without a GPU (no peers, no targets).  Without a CUDA device, or with the CUDA back end
-## not built, it prints one line saying so and returns @code{[]}.  @var{R} is a struct
+## not built, it prints one line saying so and returns @code{[]}.  @var{parts} (default all)
+## picks sections by name: a cell of @qcode{"ns"} (1, and the host ratios of 3),
+## @qcode{"peers"} (2, and the peer ratios of 3) and @qcode{"optimizer"} (4); empty
+## arguments take their defaults.  @var{R} is a struct
 ## array with fields @code{shape}, @code{method}, @code{precision}, @code{device_ms},
 ## @code{host_ms}, @code{floor_ms}, @code{octave_ms}, @code{flops} and @code{tflops}.
 ## @end deftypefn
 
-function R = bench_gpu (device, shapes, reps, opt_shape)
+function R = bench_gpu (device, shapes, reps, opt_shape, parts)
   here = fileparts (mfilename ("fullpath"));
   root = fullfile (here, "..", "..");
   for d = {fullfile(root, "inst"), fullfile(root, "build", "mex")}
@@ -67,6 +71,10 @@ function R = bench_gpu (device, shapes, reps, opt_shape)
   if (nargin < 4 || isempty (opt_shape))
     opt_shape = [2048 5464];
   endif
+  if (nargin < 5 || isempty (parts))
+    parts = {"ns", "peers", "optimizer"};
+  endif
+  want = @(name) any (strcmp (parts, name));
   R = [];
   cuda = strcmp (device, "cuda");
   if (cuda)
@@ -82,13 +90,20 @@ function R = bench_gpu (device, shapes, reps, opt_shape)
     printf ("bench-gpu: the CPU stand-in device (no GPU: times of the CPU code)\n");
   endif
   t_all = tic ();
-  R = ns_table (device, shapes, reps);
+  R = [];
+  if (want ("ns"))
+    R = ns_table (device, shapes, reps);
+  endif
   peer = struct ("name", {}, "shape", {}, "ms", {});
-  if (cuda)
+  if (cuda && want ("peers"))
     peer = peers (root, shapes, reps);
   endif
-  ratios (R, peer, shapes);
-  optimizer_bench (device, opt_shape);
+  if (! isempty (R))
+    ratios (R, peer, shapes);
+  endif
+  if (want ("optimizer"))
+    optimizer_bench (device, opt_shape);
+  endif
   printf ("bench-gpu total %.0f s\n", toc (t_all));
 endfunction
 
@@ -286,3 +301,10 @@ endfunction
 %! assert (R(4).flops, ns_flops (16, 48).gram);
 %! assert (all ([R.device_ms] > 0 & [R.host_ms] > 0 & [R.floor_ms] >= 0 & [R.octave_ms] > 0));
 %! assert (muon_gpu ("info").arrays, 0);
+
+%!test
+%! ## parts: the optimizer alone
+%! out = evalc ('R = bench_gpu ("cpu", {[16 48]}, 2, [16 24], {"optimizer"});');
+%! assert (isempty (R));
+%! assert (isempty (strfind (out, "(1) muon_ns")));
+%! assert (! isempty (strfind (out, "(4) muon_optimizer")));

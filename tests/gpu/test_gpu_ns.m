@@ -6,7 +6,9 @@
 ## single, bf16, fp16) x method (standard, gram) x schedule (keller, polar_express) on three
 ## N(0,1) shapes: square 256 x 256 (where gram falls back to standard), wide 128 x 640
 ## (aspect 5) and a 3-page stack 96 x 192 x 3 (aspect 2); plus both storage classes, the
-## products' provider reported by @code{stats.gemm}, and same bits on a second call.
+## products' provider reported by @code{stats.gemm}, same bits on a second call, 16-bit NS
+## at n >= 1024 (where X X' is computed as blocks of its upper triangle), and each page of a
+## stack (the iteration replayed as a CUDA graph) equal to that page alone.
 ## Inputs are double for the double precision, single otherwise.  Each case prints one row
 ## (@code{gpu_parity}); the device is @code{gpu_target ()}, the CPU itself in self-test mode.
 ##
@@ -107,4 +109,39 @@ endfunction
 %! for prec = {"single", "bf16", "fp16"}
 %!   a = {t.dev{:}, "Precision", prec{1}, "Method", "gram"};
 %!   assert (isequal (muon_ns (single (Gs{3}), a{:}), muon_ns (single (Gs{3}), a{:})));
+%! endfor
+
+%!test
+%! ## n >= 1024: X X' as three blocks of the upper triangle (ns_cuda.cu), wide and tall,
+%! ## held to the same bounds as the small shapes
+%! randn ("state", 13);
+%! nfail = 0;
+%! for sz = {[1024 1536], [1536 1088]}
+%!   G = single (randn (sz{1}));
+%!   for prec = {"bf16", "fp16"}
+%!     for method = {"standard", "gram"}
+%!       r = gpu_parity (G, t.dev, t.ref, prec{1}, method{1}, "keller");
+%!       printf ("    %s\n", r.line);
+%!       nfail += ! r.ok;
+%!     endfor
+%!   endfor
+%! endfor
+%! assert (nfail, 0);
+
+%!test
+%! ## a page of a stack (the iteration replayed as a CUDA graph) == that page alone (run
+%! ## directly), bit for bit, tall and wide, every precision
+%! randn ("state", 14);
+%! for sz = {[48 80 4], [80 48 3]}
+%!   G = single (randn (sz{1}));
+%!   for prec = {"double", "single", "bf16", "fp16"}
+%!     for method = {"standard", "gram"}
+%!       a = {t.dev{:}, "Precision", prec{1}, "Method", method{1}};
+%!       X = muon_ns (G, a{:});
+%!       for k = [1 size(G, 3)]
+%!         assert (isequal (X(:,:,k), muon_ns (G(:,:,k), a{:})),
+%!                 sprintf ("%s %s %s page %d", mat2str (sz{1}), prec{1}, method{1}, k));
+%!       endfor
+%!     endfor
+%!   endfor
 %! endfor
