@@ -89,15 +89,35 @@ struct block_list {
   size_t count, cap;
 };
 
+// Compute streams a stack of device pages is spread over, page e on lane e % LANES: one
+// page's products leave most of a large GPU idle below n of a few thousand, and pages are
+// independent.  Each lane has all a page's NS writes (its own cuBLAS handle and workspace,
+// work buffers, norm scratch), so a page runs the same kernels on any lane: same bits.
+const int LANES = 4;
+
+struct lane {
+  cudaStream_t stream;
+  cublasHandle_t blas;
+  void *blas_work;             // cuBLAS's workspace, ours so that a graph capture allocates nothing
+  void *work;                  // X, Y (n x m each), S1..S5 (n x n each): double, float or
+                               // the 16-bit patterns of bf16 / fp16
+  size_t work_bytes;
+  double *small;               // NORM_BLOCKS partial sums, then the sum and the denominator
+  cudaEvent_t done;            // the lane's last page, for the main stream to wait on
+};
+
 struct ns_state {
   int device;                  // the device current when the state was made
-  cudaStream_t stream;         // compute
+  cudaStream_t stream;         // compute: lane 0, and everything that is not a page
   cudaStream_t copy;           // host <-> device copies of staged pages
   cublasHandle_t blas;
   void *blas_work;             // cuBLAS's workspace, ours so that a graph capture allocates nothing
   void *work;                  // X, Y (n x m each), S1..S5 (n x n each): double, float or
                                // the 16-bit patterns of bf16 / fp16
   size_t work_bytes;
+  double *small;               // NORM_BLOCKS partial sums, then the sum and the denominator
+  lane extra[LANES - 1];       // lanes 1.. (made on first use)
+  cudaEvent_t begun;           // a call's start on the main stream, for lanes 1.. to wait on
   void *page_in[2];            // two staged pages of G as stored, packed rows x cols
   void *page_out[2];           // two staged pages of X
   size_t in_bytes[2], out_bytes[2];
@@ -109,7 +129,6 @@ struct ns_state {
   void *chunk[2];              // pinned chunks of the array copies (dev_cuda.cu)
   size_t chunk_bytes[2];
   cudaEvent_t chunk_done[2];
-  double *small;               // NORM_BLOCKS partial sums, then the sum and the denominator
   unsigned long long *bad;     // non-finite count of the batch (after small)
   unsigned long long *bad_scaled;  // non-finite count of an update's scaled blocks
   block_list live, cached;     // the caching pool (dev_cuda.cu)
@@ -117,6 +136,9 @@ struct ns_state {
 
 // Grows a device buffer to at least `bytes` (contents are not kept).
 muon_status grow (errbuf &E, void **buf, size_t *cap, size_t bytes);
+// Lane i (1 <= i < LANES) of s, made on first use, its work buffer grown to work_bytes.
+muon_status lane_get (errbuf &E, ns_state *s, int i, size_t work_bytes, lane **out);
+
 // Grows a pinned host buffer likewise.
 muon_status grow_pinned (errbuf &E, void **buf, size_t *cap, size_t bytes);
 

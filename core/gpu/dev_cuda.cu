@@ -160,6 +160,37 @@ void pool_free (ns_state *s, void *ptr)
 
 //---- the state ----------------------------------------------------------------------------
 
+// A compute stream with its cuBLAS handle (on that stream, on a workspace of ours, every
+// lane configured alike so that a page gets the same products on any) and norm scratch.
+muon_status compute_init (errbuf &E, cudaStream_t *stream, cublasHandle_t *blas,
+                          void **blas_work, double **small, size_t small_count)
+{
+  CUDA_TRY (cudaStreamCreateWithFlags (stream, cudaStreamNonBlocking));
+  CUBLAS_TRY (cublasCreate (blas));
+  CUBLAS_TRY (cublasSetStream (*blas, *stream));
+  // No TF32 and no reduced-precision split-K reduction: every product accumulates in fp32
+  // (or fp64), as the rounding model assumes.
+  CUBLAS_TRY (cublasSetMathMode (*blas, (cublasMath_t) (CUBLAS_DEFAULT_MATH
+                                 | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+  const size_t bytes = (size_t) 32 << 20;        // what cuBLAS advises for Hopper
+  CUDA_TRY (cudaMalloc (blas_work, bytes));
+  CUBLAS_TRY (cublasSetWorkspace (*blas, *blas_work, bytes));
+  CUDA_TRY (cudaMalloc ((void **) small, small_count * sizeof (double)));
+  return MUON_OK;
+}
+
+void compute_free (cudaStream_t stream, cublasHandle_t blas, void *blas_work, double *small,
+                   void *work)
+{
+  if (blas)
+    cublasDestroy (blas);
+  cudaFree (blas_work);                           // after the handle that uses it
+  cudaFree (small);
+  cudaFree (work);
+  if (stream)
+    cudaStreamDestroy (stream);
+}
+
 void state_free (ns_state *s)
 {
   if (s == NULL)
@@ -183,18 +214,20 @@ void state_free (ns_state *s)
     cudaEventDestroy (s->t_start);
   if (s->t_stop)
     cudaEventDestroy (s->t_stop);
-  cudaFree (s->work);
-  cudaFree (s->small);
+  if (s->begun)
+    cudaEventDestroy (s->begun);
+  for (lane &l : s->extra)
+  {
+    if (l.done)
+      cudaEventDestroy (l.done);
+    compute_free (l.stream, l.blas, l.blas_work, l.small, l.work);
+  }
   while (s->live.count)
     cudaFree (list_take (&s->live, 0).ptr);
   pool_trim (s);
   free (s->live.at);
   free (s->cached.at);
-  if (s->blas)
-    cublasDestroy (s->blas);
-  cudaFree (s->blas_work);                        // after the handle that uses it
-  if (s->stream)
-    cudaStreamDestroy (s->stream);
+  compute_free (s->stream, s->blas, s->blas_work, s->small, s->work);
   if (s->copy)
     cudaStreamDestroy (s->copy);
   free (s);
@@ -230,21 +263,35 @@ void host_copy (void *dst, const void *src, size_t bytes)
   memcpy ((char *) dst + cols * col, (const char *) src + cols * col, bytes - cols * col);
 }
 
+muon_status lane_get (errbuf &E, ns_state *s, int i, size_t work_bytes, lane **out)
+{
+  lane *l = &s->extra[i - 1];
+  if (l->stream == NULL)
+  {
+    muon_status st = compute_init (E, &l->stream, &l->blas, &l->blas_work, &l->small,
+                                   NORM_BLOCKS + 2);
+    if (st == MUON_OK && cudaEventCreateWithFlags (&l->done, cudaEventDisableTiming)
+                         != cudaSuccess)
+      st = fail_with (E, MUON_ERR_CUDA, __FILE__, __LINE__, "cudaEventCreateWithFlags",
+                      cudaGetErrorString (cudaGetLastError ()));
+    if (st != MUON_OK)
+    {
+      compute_free (l->stream, l->blas, l->blas_work, l->small, l->work);
+      memset (l, 0, sizeof *l);
+      return st;
+    }
+  }
+  TRY (grow (E, &l->work, &l->work_bytes, work_bytes));
+  *out = l;
+  return MUON_OK;
+}
+
 muon_status state_init (errbuf &E, ns_state *s)
 {
   CUDA_TRY (cudaGetDevice (&s->device));
-  CUDA_TRY (cudaStreamCreateWithFlags (&s->stream, cudaStreamNonBlocking));
+  TRY (compute_init (E, &s->stream, &s->blas, &s->blas_work, &s->small, NORM_BLOCKS + 4));
   CUDA_TRY (cudaStreamCreateWithFlags (&s->copy, cudaStreamNonBlocking));
-  CUBLAS_TRY (cublasCreate (&s->blas));
-  CUBLAS_TRY (cublasSetStream (s->blas, s->stream));
-  // No TF32 and no reduced-precision split-K reduction: every product accumulates in fp32
-  // (or fp64), as the rounding model assumes.
-  CUBLAS_TRY (cublasSetMathMode (s->blas, (cublasMath_t) (CUBLAS_DEFAULT_MATH
-                                 | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
-  const size_t blas_work = (size_t) 32 << 20;    // what cuBLAS advises for Hopper
-  CUDA_TRY (cudaMalloc (&s->blas_work, blas_work));
-  CUBLAS_TRY (cublasSetWorkspace (s->blas, s->blas_work, blas_work));
-  CUDA_TRY (cudaMalloc ((void **) &s->small, (NORM_BLOCKS + 4) * sizeof (double)));
+  CUDA_TRY (cudaEventCreateWithFlags (&s->begun, cudaEventDisableTiming));
   s->bad = (unsigned long long *) (s->small + NORM_BLOCKS + 2);
   s->bad_scaled = (unsigned long long *) (s->small + NORM_BLOCKS + 3);
   cudaEvent_t *ev[] = { s->in_ready, s->in_used, s->out_ready, s->out_copied, s->chunk_done };

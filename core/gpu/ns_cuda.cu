@@ -14,9 +14,13 @@
  * (ns_shared.h, tensor_check.h).
  *
  * Host tensors are staged page by page through pinned buffers on a copy stream, page k+1's
- * copy under page k's NS (batch); device tensors are read and written in place.  The
- * per-context state (cuBLAS handle, streams, buffers grown on demand) lives across calls and
- * is freed by release.  Errors come back as MUON_ERR_CUDA / MUON_ERR_CUBLAS with
+ * copy under page k's NS; device tensors are read and written in place, the pages of a stack
+ * spread over LANES streams.  A stream that runs three pages or more replays its iteration
+ * as a CUDA graph.  From n = 2048 (on a stack; 4096 alone) the 16-bit X X' is three blocks
+ * of its upper triangle.  None of this changes which kernels a page runs, given its shape
+ * and the number of pages: same bits on every lane, host or device.  The per-context state
+ * (cuBLAS handles, streams, buffers grown on demand) lives across calls and is freed by
+ * release.  Errors come back as MUON_ERR_CUDA / MUON_ERR_CUBLAS with
  * "file:line: call: text"; nothing prints, exits or aborts.
  *
  * One known difference from the CPU: the fp64 sum of squares of the norm is a deterministic
@@ -284,13 +288,17 @@ struct run {
   errbuf E;
   int p;                       // muon_precision
   size_t n, m;                 // the page after the transpose rule, n <= m
+  int sym_blocks;              // X X' of 16-bit pages as three blocks (gram_product)
+  cudaStream_t st;             // the lane the page runs on: its stream, cuBLAS handle and
+  cublasHandle_t blas;         // norm scratch
+  double *small;
 };
 
 template <typename T>
 muon_status scale (run &R, typename num<T>::acc s, const T *x, T *out, size_t len)
 {
   errbuf &E = R.E;
-  LAUNCH (k_scale<T><<<grid_for (len), THREADS, 0, R.s->stream>>> (R.p, s, x, out, len));
+  LAUNCH (k_scale<T><<<grid_for (len), THREADS, 0, R.st>>> (R.p, s, x, out, len));
   return MUON_OK;
 }
 
@@ -299,7 +307,7 @@ muon_status scale_add (run &R, typename num<T>::acc s, const T *x, const T *prod
                        size_t len)
 {
   errbuf &E = R.E;
-  LAUNCH (k_scale_add<T><<<grid_for (len), THREADS, 0, R.s->stream>>> (R.p, s, x, prod, out,
+  LAUNCH (k_scale_add<T><<<grid_for (len), THREADS, 0, R.st>>> (R.p, s, x, prod, out,
                                                                         len));
   return MUON_OK;
 }
@@ -309,7 +317,7 @@ muon_status mirror (run &R, T *C, size_t n)
 {
   errbuf &E = R.E;
   unsigned tiles = (unsigned) ((n + TILE - 1) / TILE);
-  LAUNCH (k_mirror<T><<<dim3 (tiles, tiles), dim3 (TILE, 8), 0, R.s->stream>>> (C, n));
+  LAUNCH (k_mirror<T><<<dim3 (tiles, tiles), dim3 (TILE, 8), 0, R.st>>> (C, n));
   return MUON_OK;
 }
 
@@ -318,7 +326,7 @@ muon_status copy (run &R, T *dst, const T *src, size_t len)
 {
   errbuf &E = R.E;
   CUDA_TRY (cudaMemcpyAsync (dst, src, len * sizeof *dst, cudaMemcpyDeviceToDevice,
-                             R.s->stream));
+                             R.st));
   return MUON_OK;
 }
 
@@ -334,14 +342,14 @@ muon_status gram_product (run &R, double alpha, const double *A, size_t n, size_
                           double *C)
 {
   errbuf &E = R.E;
-  CUBLAS_TRY (syrk (R.s->blas, (int) n, (int) k, alpha, A, C));
+  CUBLAS_TRY (syrk (R.blas, (int) n, (int) k, alpha, A, C));
   return mirror (R, C, n);
 }
 
 muon_status gram_product (run &R, float alpha, const float *A, size_t n, size_t k, float *C)
 {
   errbuf &E = R.E;
-  CUBLAS_TRY (syrk (R.s->blas, (int) n, (int) k, alpha, A, C));
+  CUBLAS_TRY (syrk (R.blas, (int) n, (int) k, alpha, A, C));
   return mirror (R, C, n);
 }
 
@@ -352,21 +360,27 @@ muon_status gram_block (run &R, float alpha, const uint16_t *A, size_t n, size_t
 {
   errbuf &E = R.E;
   const float zero = 0;
-  CUBLAS_TRY (cublasGemmEx (R.s->blas, CUBLAS_OP_N, CUBLAS_OP_T, (int) h1, (int) h2, (int) k,
+  CUBLAS_TRY (cublasGemmEx (R.blas, CUBLAS_OP_N, CUBLAS_OP_T, (int) h1, (int) h2, (int) k,
                             &alpha, A + r0, half_type (R), (int) n, A + c0, half_type (R),
                             (int) n, &zero, C + r0 + c0 * n, half_type (R), (int) n,
                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   return MUON_OK;
 }
 
-// From n = 1024 on, the upper triangle only, in 2 x 2 blocks (3 of the 4, three quarters
-// of the work; the split row a multiple of 64, so every block stays aligned).
-const size_t SYM_BLOCKS_FROM = 1024;
+// With R.sym_blocks, the upper triangle only, in 2 x 2 blocks (3 of the 4, three quarters
+// of the work; the split row a multiple of 64, so every block stays aligned).  Each block
+// has a quarter of the output tiles, so the split pays only where the blocks still fill
+// the GPU: n >= 4096, or n >= 2048 on a stack whose lanes run blocks side by side
+// (sym_blocks_for; the rule sees only the shape, so host and device arrays get the same bits).
+inline int sym_blocks_for (size_t n, size_t pages)
+{
+  return n >= 4096 || (n >= 2048 && pages >= (size_t) LANES);
+}
 
 muon_status gram_product (run &R, float alpha, const uint16_t *A, size_t n, size_t k,
                           uint16_t *C)
 {
-  if (n < SYM_BLOCKS_FROM)
+  if (!R.sym_blocks)
     TRY (gram_block (R, alpha, A, n, k, 0, n, 0, n, C));
   else
   {
@@ -383,14 +397,14 @@ muon_status gram_product (run &R, float alpha, const uint16_t *A, size_t n, size
 muon_status product (run &R, const double *A, const double *B, size_t n, size_t k, double *C)
 {
   errbuf &E = R.E;
-  CUBLAS_TRY (gemm (R.s->blas, (int) n, (int) k, A, B, C));
+  CUBLAS_TRY (gemm (R.blas, (int) n, (int) k, A, B, C));
   return MUON_OK;
 }
 
 muon_status product (run &R, const float *A, const float *B, size_t n, size_t k, float *C)
 {
   errbuf &E = R.E;
-  CUBLAS_TRY (gemm (R.s->blas, (int) n, (int) k, A, B, C));
+  CUBLAS_TRY (gemm (R.blas, (int) n, (int) k, A, B, C));
   return MUON_OK;
 }
 
@@ -399,7 +413,7 @@ muon_status product (run &R, const uint16_t *A, const uint16_t *B, size_t n, siz
 {
   errbuf &E = R.E;
   const float one = 1, zero = 0;
-  CUBLAS_TRY (cublasGemmEx (R.s->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) n, (int) k, (int) n,
+  CUBLAS_TRY (cublasGemmEx (R.blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) n, (int) k, (int) n,
                             &one, A, half_type (R), (int) n, B, half_type (R), (int) n, &zero,
                             C, half_type (R), (int) n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   return MUON_OK;
@@ -463,7 +477,7 @@ muon_status gram (run &R, const double *coef, int steps, const muon_ns_opts *o, 
     if (fresh)
     {
       TRY (copy (R, Q, Z, n * n));                // Q = r(Z + a I)
-      LAUNCH (k_add_diag<T><<<grid_for (n), THREADS, 0, R.s->stream>>> (R.p, a, Q, n));
+      LAUNCH (k_add_diag<T><<<grid_for (n), THREADS, 0, R.st>>> (R.p, a, Q, n));
       fresh = 0;
     }
     else
@@ -505,14 +519,13 @@ muon_status load_page_as (run &R, const S *g, size_t rows, size_t cols, size_t l
                           const muon_ns_opts *o, T *X, int transposed)
 {
   errbuf &E = R.E;
-  ns_state *s = R.s;
   int cast_first = !o->normalize_first;
-  LAUNCH (k_sumsq<T, S><<<NORM_BLOCKS, THREADS, 0, s->stream>>> (R.p, cast_first, g, rows,
-                                                                  cols, ld, s->small));
-  LAUNCH (k_norm_finish<T><<<1, 1, 0, s->stream>>> (R.p, o->normalize_first, o->eps, s->small,
-                                                     NORM_BLOCKS, s->small + NORM_BLOCKS));
-  LAUNCH (k_load_page<T, S><<<grid_for (rows * cols), THREADS, 0, s->stream>>> (
-    R.p, cast_first, g, rows, cols, ld, transposed, s->small + NORM_BLOCKS, X));
+  LAUNCH (k_sumsq<T, S><<<NORM_BLOCKS, THREADS, 0, R.st>>> (R.p, cast_first, g, rows, cols, ld,
+                                                             R.small));
+  LAUNCH (k_norm_finish<T><<<1, 1, 0, R.st>>> (R.p, o->normalize_first, o->eps, R.small,
+                                                NORM_BLOCKS, R.small + NORM_BLOCKS));
+  LAUNCH (k_load_page<T, S><<<grid_for (rows * cols), THREADS, 0, R.st>>> (
+    R.p, cast_first, g, rows, cols, ld, transposed, R.small + NORM_BLOCKS, X));
   return MUON_OK;
 }
 
@@ -533,13 +546,13 @@ muon_status store_page (run &R, const T *X, int transposed, void *out, muon_dtyp
 {
   errbuf &E = R.E;
   ns_state *s = R.s;
-  const double *scal = s->small + NORM_BLOCKS;
+  const double *scal = R.small + NORM_BLOCKS;
   unsigned grid = grid_for (rows * cols);
   if (dt == MUON_F64)
-    LAUNCH (k_store_page<T, double><<<grid, THREADS, 0, s->stream>>> (
+    LAUNCH (k_store_page<T, double><<<grid, THREADS, 0, R.st>>> (
       R.p, X, rows, cols, ld, transposed, scal, (double *) out, s->bad));
   else
-    LAUNCH (k_store_page<T, float><<<grid, THREADS, 0, s->stream>>> (
+    LAUNCH (k_store_page<T, float><<<grid, THREADS, 0, R.st>>> (
       R.p, X, rows, cols, ld, transposed, scal, (float *) out, s->bad));
   return MUON_OK;
 }
@@ -613,7 +626,7 @@ template <typename T>
 muon_status capture (run &R, const muon_ns_opts *o, const double *coef, int steps,
                      int use_gram, T *X, cudaGraphExec_t *exec)
 {
-  cudaStream_t st = R.s->stream;
+  cudaStream_t st = R.st;
   cudaGraph_t g = NULL;
   *exec = NULL;
   if (cudaStreamBeginCapture (st, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
@@ -623,7 +636,8 @@ muon_status capture (run &R, const muon_ns_opts *o, const double *coef, int step
   }
   char keep[1];                                   // a failed call's message is not the news
   errbuf quiet = {keep, sizeof keep};
-  run C = {R.s, quiet, R.p, R.n, R.m};
+  run C = R;
+  C.E = quiet;
   muon_status s = iterate (C, o, coef, steps, use_gram, X);
   cudaError_t e = cudaStreamEndCapture (st, &g);
   if (s == MUON_OK && e == cudaSuccess && g)
@@ -638,46 +652,33 @@ muon_status capture (run &R, const muon_ns_opts *o, const double *coef, int step
   return MUON_OK;
 }
 
-// The whole batch on the compute stream.  Device tensors are read and written in place (any
-// leading dimension and page stride).  Host tensors go through two staged pages: while the
-// device runs page e, the host packs page e + 1 into pinned memory and the copy stream moves
-// it, and the result of page e - 1 comes back the same way.  [out] *bad.
+// Host tensors, on lane 0, through two staged pages: while the device runs page e, the host
+// packs page e + 1 into pinned memory and the copy stream moves it, and the result of page
+// e - 1 comes back the same way.
 template <typename T>
-muon_status batch_pages (run &R, const muon_tensor *G, muon_tensor *out,
-                         const muon_ns_opts *o, const double *coef, int steps, int use_gram,
-                         T *X, cudaGraphExec_t graph, unsigned long long *bad)
+muon_status host_pages (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns_opts *o,
+                        const double *coef, int steps, int use_gram, T *X,
+                        cudaGraphExec_t graph)
 {
   errbuf &E = R.E;
   ns_state *s = R.s;
-  int transposed = G->rows > G->cols, host = G->device == MUON_DEVICE_CPU;
+  int transposed = G->rows > G->cols;
   size_t rows = G->rows, cols = G->cols, pages = G->batch;
   size_t out_bytes = rows * cols * dtype_size (out->dtype);
-  CUDA_TRY (cudaMemsetAsync (s->bad, 0, sizeof *s->bad, s->stream));
-  if (host)
-    TRY (stage_in (R, G, 0));
+  TRY (stage_in (R, G, 0));
   for (size_t e = 0; e < pages; e++)
   {
     int b = (int) (e & 1);
-    if (host)
-    {
-      CUDA_TRY (cudaStreamWaitEvent (s->stream, s->in_ready[b], 0));
-      TRY (load_page (R, s->page_in[b], G->dtype, rows, cols, rows, o, X, transposed));
-      CUDA_TRY (cudaEventRecord (s->in_used[b], s->stream));
-    }
-    else                                      // zero pages run on zeros, stored as +0
-      TRY (load_page (R, page_of (G, e), G->dtype, rows, cols, G->ld, o, X, transposed));
+    CUDA_TRY (cudaStreamWaitEvent (R.st, s->in_ready[b], 0));
+    TRY (load_page (R, s->page_in[b], G->dtype, rows, cols, rows, o, X, transposed));
+    CUDA_TRY (cudaEventRecord (s->in_used[b], R.st));
     if (graph)
-      CUDA_TRY (cudaGraphLaunch (graph, s->stream));
+      CUDA_TRY (cudaGraphLaunch (graph, R.st));
     else
       TRY (iterate (R, o, coef, steps, use_gram, X));
-    if (!host)
-    {
-      TRY (store_page (R, X, transposed, page_of (out, e), out->dtype, rows, cols, out->ld));
-      continue;
-    }
-    CUDA_TRY (cudaStreamWaitEvent (s->stream, s->out_copied[b], 0));  // page_out[b] is free
+    CUDA_TRY (cudaStreamWaitEvent (R.st, s->out_copied[b], 0));  // page_out[b] is free
     TRY (store_page (R, X, transposed, s->page_out[b], out->dtype, rows, cols, rows));
-    CUDA_TRY (cudaEventRecord (s->out_ready[b], s->stream));
+    CUDA_TRY (cudaEventRecord (s->out_ready[b], R.st));
     // page e + 1 goes on the copy stream before page e's way back, which waits for page e's
     // NS: so the copy in runs under that NS (and the host packs while the device computes)
     if (e + 1 < pages)
@@ -689,30 +690,84 @@ muon_status batch_pages (run &R, const muon_tensor *G, muon_tensor *out,
                                cudaMemcpyDeviceToHost, s->copy));
     CUDA_TRY (cudaEventRecord (s->out_copied[b], s->copy));
   }
-  if (host)
-    for (size_t e = pages >= 2 ? pages - 2 : 0; e < pages; e++)
-      TRY (stage_out_finish (R, out, e));
-  CUDA_TRY (cudaMemcpyAsync (bad, s->bad, sizeof *bad, cudaMemcpyDeviceToHost, s->stream));
-  CUDA_TRY (cudaStreamSynchronize (s->stream));
+  for (size_t e = pages >= 2 ? pages - 2 : 0; e < pages; e++)
+    TRY (stage_out_finish (R, out, e));
   return MUON_OK;
 }
 
-// batch_pages, the iteration of a stack of GRAPH_FROM pages or more replayed as a graph.
+// Device tensors, read and written in place (any leading dimension and page stride), page e
+// on lane e % L.
+template <typename T>
+muon_status device_pages (run *lanes, T **X, cudaGraphExec_t *graph, size_t L,
+                          const muon_tensor *G, muon_tensor *out, const muon_ns_opts *o,
+                          const double *coef, int steps, int use_gram)
+{
+  int transposed = G->rows > G->cols;
+  for (size_t e = 0; e < G->batch; e++)
+  {
+    run &R = lanes[e % L];
+    errbuf &E = R.E;
+    T *Xe = X[e % L];                             // zero pages run on zeros, stored as +0
+    TRY (load_page (R, page_of (G, e), G->dtype, G->rows, G->cols, G->ld, o, Xe, transposed));
+    if (graph[e % L])
+      CUDA_TRY (cudaGraphLaunch (graph[e % L], R.st));
+    else
+      TRY (iterate (R, o, coef, steps, use_gram, Xe));
+    TRY (store_page (R, Xe, transposed, page_of (out, e), out->dtype, G->rows, G->cols,
+                     out->ld));
+  }
+  return MUON_OK;
+}
+
+// A lane that runs GRAPH_FROM pages or more replays its iteration as a graph.
 const size_t GRAPH_FROM = 3;
 
+// The whole batch: host pages on lane 0, a device stack over up to LANES lanes that start
+// after the main stream has cleared the non-finite count and join it at the end.  [out] *bad.
 template <typename T>
 muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns_opts *o,
                    const double *coef, int steps, unsigned long long *bad)
 {
-  T *X = (T *) R.s->work;
+  errbuf &E = R.E;
+  ns_state *s = R.s;
   int use_gram = muon_ns_gram_path (G->rows, G->cols, o);
-  cudaGraphExec_t graph = NULL;
-  if (G->batch >= GRAPH_FROM)
-    TRY (capture (R, o, coef, steps, use_gram, X, &graph));
-  muon_status st = batch_pages (R, G, out, o, coef, steps, use_gram, X, graph, bad);
-  if (graph)
-    cudaGraphExecDestroy (graph);
-  return st;
+  int host = G->device == MUON_DEVICE_CPU;
+  size_t L = host || G->batch < 2 ? 1 : G->batch < (size_t) LANES ? G->batch : LANES;
+  run lanes[LANES] = {R};
+  T *X[LANES] = {(T *) s->work};
+  cudaGraphExec_t graph[LANES] = {NULL};
+  CUDA_TRY (cudaMemsetAsync (s->bad, 0, sizeof *s->bad, s->stream));
+  CUDA_TRY (cudaEventRecord (s->begun, s->stream));
+  for (size_t i = 1; i < L; i++)
+  {
+    lane *l = NULL;
+    TRY (lane_get (E, s, (int) i, s->work_bytes, &l));
+    lanes[i] = R;
+    lanes[i].st = l->stream;
+    lanes[i].blas = l->blas;
+    lanes[i].small = l->small;
+    X[i] = (T *) l->work;
+    CUDA_TRY (cudaStreamWaitEvent (l->stream, s->begun, 0));
+  }
+  muon_status st = MUON_OK;
+  for (size_t i = 0; i < L && st == MUON_OK; i++)
+    if ((G->batch + L - 1 - i) / L >= GRAPH_FROM)   // the pages lane i runs
+      st = capture (lanes[i], o, coef, steps, use_gram, X[i], &graph[i]);
+  if (st == MUON_OK)
+    st = host ? host_pages (lanes[0], G, out, o, coef, steps, use_gram, X[0], graph[0])
+              : device_pages (lanes, X, graph, L, G, out, o, coef, steps, use_gram);
+  for (size_t i = 0; i < L; i++)
+    if (graph[i])
+      cudaGraphExecDestroy (graph[i]);
+  TRY (st);
+  for (size_t i = 1; i < L; i++)
+  {
+    CUDA_TRY (cudaEventRecord (s->extra[i - 1].done, lanes[i].st));
+    CUDA_TRY (cudaStreamWaitEvent (s->stream, s->extra[i - 1].done, 0));
+  }
+  CUDA_TRY (cudaMemcpyAsync (bad, s->bad, sizeof *bad, cudaMemcpyDeviceToHost, s->stream));
+  CUDA_TRY (cudaStreamSynchronize (s->stream));
+  return MUON_OK;
 }
 
 muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor *X,
@@ -738,7 +793,8 @@ muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor 
     snprintf (E.msg, E.len, "dimensions must fit a cuBLAS int");
     return MUON_ERR_BADSHAPE;
   }
-  run R = {s, E, (int) o->precision, n, m};
+  run R = {s, E, (int) o->precision, n, m, sym_blocks_for (n, G->batch), s->stream, s->blas,
+           s->small};
   int low = o->precision == MUON_PREC_BF16 || o->precision == MUON_PREC_FP16;
   size_t es = o->precision == MUON_PREC_DOUBLE ? sizeof (double)
             : low ? sizeof (uint16_t) : sizeof (float);
