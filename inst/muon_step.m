@@ -163,11 +163,13 @@ function [params, opt, info] = step (fname, opt, params, grads)
   U = struct ();
   overflow = opt.overflow_pending;
   opt.overflow_pending = false;
+  total_sq = 0;                  # the squares of the global norm, one pass over each array
   for i = 1:np
     n = names{i};
     x = opt.accum.(n);
     opt.accum.(n) = [];
-    if (ismuon(i) && opt.per_micro_ns)
+    micro_ns = ismuon(i) && opt.per_micro_ns;
+    if (micro_ns)
       U.(n) = x;
     else
       if (k > 1)
@@ -175,11 +177,15 @@ function [params, opt, info] = step (fname, opt, params, grads)
       endif
       g.(n) = unscale (x, s);
     endif
-    overflow = overflow || opt_overflows (x);
+    sx = sumsq (double (x(:)));    # the overflow check (opt_overflows) and, mostly, the norm
+    overflow = overflow || ! isfinite (sx);
+    if (s != 1 && ! micro_ns)
+      sx = sumsq (double (g.(n)(:)));
+    endif
+    total_sq += sx;
   endfor
-  raw = [struct2cell(g); struct2cell(U)];
   if (! overflow)
-    info.global_norm = global_norm (raw);
+    info.global_norm = sqrt (total_sq);
   endif
 
   ## 3. before_ns: clip every raw gradient by the global norm
@@ -271,9 +277,9 @@ function [params, opt, info] = step (fname, opt, params, grads)
                                      opt.adam_betas, opt.adam_eps);
     endif
     params.(n) = cast (p, class (p0));
-    d = double (params.(n)(:)) - double (p0(:));
-    info.update_norm.(n) = norm (d);
-    total += sum (d .^ 2);
+    d = sumsq (double (params.(n)(:) - p0(:)));   # one pass in double (single: the
+    info.update_norm.(n) = sqrt (d);               # difference of two close singles)
+    total += d;
   endfor
   info.step_norm = sqrt (total);
   info.applied = true;
