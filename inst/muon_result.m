@@ -8,7 +8,8 @@ classdef muon_result
   ## The results of muonlab's functions that print a compact summary at the prompt: a
   ## value object (classdef) with one property per field of the struct the function built,
   ## which shows itself at the prompt as a few lines instead of every matrix and column.
-  ## Its kinds: @code{zero_step_result} (@code{zero_muon_step}),
+  ## Its kinds: @code{zero_layout_result} (@code{zero_layout}),
+  ## @code{zero_step_result} (@code{zero_muon_step}),
   ## @code{zero_train_result} (@code{zero_train_step}), @code{muon_model_result}
   ## (@code{muon_model}), @code{ns_restart_result} (@code{ns_restart_autotune},
   ## @code{ns_restart_search}), @code{ns_trace_result} (@code{muon_ns}'s trace), and the

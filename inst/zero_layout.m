@@ -36,7 +36,8 @@
 ## @code{reshape (G.', 1, [])(a+1:b)}; rows @code{[a b)} are @code{G(a+1:b, :)}.  Parameter
 ## indices are 1-based: @code{L.params(p)} describes @code{shapes@{p@}}.
 ##
-## @var{L} is a struct with fields:
+## @var{L} is a @code{zero_layout_result}: read like a struct (@code{struct (L)} gives
+## one), shown at the prompt as a short table of the ranks.  Its fields:
 ## @table @code
 ## @item stage, world, align_factor
 ## the options used (align_factor is reported at stage 3 too, where it has no effect).
@@ -71,6 +72,8 @@
 ## partition, @code{[0 S)}), @code{rows} (@code{[start stop)} of the rows touched),
 ## @code{whole_rows} (true when the piece is exactly those rows) and @code{partial_rows} (the
 ## rows touched but owned only in part: none, one or two row indices).
+## @item names
+## for a model's layout, the model's names of @code{params} in order; @code{@{@}} else.
 ## @end table
 ##
 ## At stages 1 and 2 the flat buffer is the parameters back to back in @code{order} and rank
@@ -159,9 +162,8 @@ function L = zero_layout (shapes, world, varargin)
     rk(r).params = pc;
   endfor
   L.ranks = rk;
-  if (! isempty (names))
-    L.names = names;                    # the model's names of L.params, in order
-  endif
+  L.names = names;                      # a model's names of L.params, in order ({} else)
+  L = zero_layout_result (L);
 
 endfunction
 

@@ -190,7 +190,11 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   opts = parse_options (fname, "zero_muon_step", varargin);
   want_ref = opts.reference;
 
-  ## layout
+  ## layout (a light check of the fields the step reads: the step runs in a loop;
+  ## zero_check_layout, which rebuilds the layout, guards the checkpoints)
+  if (isa (L, "zero_layout_result"))
+    L = struct (L);
+  endif
   if (! (isstruct (L) && isscalar (L)
          && all (isfield (L, {"world", "stage", "align_factor", "order_mode", "params"}))
          && is_count (L.world) && is_count (L.stage) && is_count (L.align_factor)

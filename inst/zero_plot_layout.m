@@ -47,12 +47,15 @@ function h = zero_plot_layout (L, varargin)
   if (nargin < 1)
     print_usage ();
   endif
+  if (isa (L, "zero_layout_result"))
+    L = struct (L);
+  endif
   need = {"stage", "world", "params", "ranks", "padded_total", "partition_size", "total"};
   if (! (isstruct (L) && isscalar (L) && all (isfield (L, need))))
     error ("muonlab:badArg",
-           "zero_plot_layout: L must be a layout struct from zero_layout.");
+           "zero_plot_layout: L must be a layout from zero_layout.");
   endif
-  zero_check_layout ("zero_plot_layout", L);
+  [~, ~, L] = zero_check_layout ("zero_plot_layout", L);
   o = parse_options ("zero_plot_layout", "zero_plot_layout", varargin);
   file = o.file;
   names = o.names;
@@ -303,7 +306,7 @@ endfunction
 %! end_unwind_protect
 
 %!error <zero_plot_layout: NAMES must be a cellstr of 3 names.> zero_plot_layout (zero_layout ({[3 4], [2 5], [4 4]}, 2), "Names", {"a"})
-%!error <zero_plot_layout: L must be a layout struct from zero_layout.> zero_plot_layout (1)
+%!error <zero_plot_layout: L must be a layout from zero_layout.> zero_plot_layout (1)
 %!error <zero_plot_layout: FILE must be a file name.> zero_plot_layout (zero_layout ({[2 2]}, 1), "File", 3)
 %!error <zero_plot_layout: unknown option 'Foo'.> zero_plot_layout (zero_layout ({[2 2]}, 1), "Foo", 3)
 %!error <zero_plot_layout: options must be NAME, VALUE pairs.> zero_plot_layout (zero_layout ({[2 2]}, 1), "File")

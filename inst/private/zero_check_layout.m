@@ -2,9 +2,10 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{W}, @var{shapes}] =} zero_check_layout (@var{fname}, @var{L})
-## Check that @var{L} is a layout from @code{zero_layout} (else a @code{muonlab:badType}
-## error naming @var{fname}) and return its world and its P x 2 @code{[rows cols]}.
+## @deftypefn {} {[@var{W}, @var{shapes}, @var{S}] =} zero_check_layout (@var{fname}, @var{L})
+## Check that @var{L} is a layout from @code{zero_layout} (a @code{zero_layout_result}, or
+## the struct of one; else a @code{muonlab:badType} error naming @var{fname}) and return its
+## world, its P x 2 @code{[rows cols]} and its plain struct @var{S}.
 ##
 ## Every field is checked: the layout is made again by @code{zero_layout} from its shapes
 ## and options (@code{world}, @code{stage}, @code{align_factor}, @code{order_mode}) and
@@ -13,7 +14,10 @@
 ## differs)."}  This costs what @code{zero_layout} costs.
 ## @end deftypefn
 
-function [W, shapes] = zero_check_layout (fname, L)
+function [W, shapes, L] = zero_check_layout (fname, L)
+  if (isa (L, "zero_layout_result"))
+    L = struct (L);
+  endif
   cnt = @(x) isnumeric (x) && isreal (x) && isscalar (x) && x >= 1 && x == fix (x);
   if (! (isstruct (L) && isscalar (L)
          && all (isfield (L, {"world", "stage", "align_factor", "order_mode", "params", ...
@@ -39,9 +43,13 @@ function [W, shapes] = zero_check_layout (fname, L)
     endif
     error ("muonlab:badType", "%s: L must be a layout from zero_layout (%s).", fname, msg);
   end_try_catch
-  if (! same (L, L2))
+  L2 = struct (L2);
+  L2.names = {};                        # the names are the model's, not the layout's
+  cmp = L;
+  cmp.names = {};
+  if (! same (cmp, L2))
     error ("muonlab:badType", "%s: L must be a layout from zero_layout (%s differs).", fname,
-           first_diff (L, L2, "L"));
+           first_diff (cmp, L2, "L"));
   endif
 endfunction
 

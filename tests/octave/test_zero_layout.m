@@ -171,7 +171,7 @@ endfunction
 %! a = zero_layout ({[7 3], [5 5], [1 9]}, 3, "Stage", 1);
 %! b = zero_layout ({[7 3], [5 5], [1 9]}, 3, "Stage", 2);
 %! a.stage = 2;
-%! assert (a, b);
+%! assert (struct (a), struct (b));
 
 ## large world: more ranks than elements
 %!test

@@ -1,0 +1,111 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+classdef zero_layout_result < muon_result
+  ## -*- texinfo -*-
+  ## @deftypefn  {muonlab} {@var{L} =} zero_layout_result (@var{S})
+  ## @deftypefnx {muonlab} {@var{S} =} struct (@var{L})
+  ## The layout @code{zero_layout} returns: a @code{muon_result} (classdef) with one
+  ## property per field of the layout struct (@code{stage}, @code{world},
+  ## @code{align_factor}, @code{order_mode}, @code{order}, @code{total},
+  ## @code{padded_total}, @code{partition_size}, @code{padding}, @code{params},
+  ## @code{ranks}, and @code{names} for a model's layout, empty otherwise), which shows
+  ## itself at the prompt as a short table instead of every parameter and piece.
+  ##
+  ## Fields are read as in a struct: @code{L.partition_size}, @code{L.params(3).owners},
+  ## @code{[L.ranks.padding]}, @code{L.ranks(2).params(1).rows}.  @code{struct (L)} gives
+  ## the plain struct (for @code{save}, @code{jsonencode} or to change it); every zero_*
+  ## function takes either, and checks a struct against the layout it claims to be.
+  ##
+  ## Typing @var{L} (or @code{disp (L)}) prints: the stage, world and sizes; one line per
+  ## rank (its flat range, pieces, padding and first and last parameter, by name for a
+  ## model's layout), at most 16 and a line for the rest; how many parameters straddle a
+  ## partition cut; and the field names: at most 24 lines.
+  ##
+  ## @example
+  ## L = zero_layout (muon_model ("llama-3.1-8b"), 8)
+  ## @end example
+  ## @seealso{zero_layout, zero_plot_layout, muon_result}
+  ## @end deftypefn
+
+  properties
+    stage = 0;
+    world = 0;
+    align_factor = 1;
+    order_mode = "";
+    order = [];
+    total = 0;
+    padded_total = 0;
+    partition_size = 0;
+    padding = 0;
+    params = struct ([]);
+    ranks = struct ([]);
+    names = {};
+  endproperties
+
+  methods
+    function L = zero_layout_result (S)
+      if (nargin > 0)
+        L = from_struct (L, S);
+      endif
+    endfunction
+
+    function disp (L)
+      P = numel (L.params);
+      W = numel (L.ranks);
+      printf ("  zero_layout: ZeRO-%d over %d ranks, %d parameters, align %d, order %s\n",
+              L.stage, L.world, P, L.align_factor, L.order_mode);
+      printf ("  %d elements, %d padded (%d padding), %d per rank's partition\n", L.total,
+              L.padded_total, L.padding, L.partition_size);
+      printf ("  %5s %14s %14s %7s %8s  %s\n", "rank", "start", "stop", "pieces", "padding",
+              "parameters");
+      for r = 1:W
+        if (r > 14 && W > 16)
+          printf ("  ... %d more ranks (L.ranks)\n", W - 14);
+          break;
+        endif
+        k = L.ranks(r);
+        printf ("  %5d %14d %14d %7d %8d  %s\n", k.rank, k.start, k.stop, numel (k.params),
+                k.padding, held (L, k.params));
+      endfor
+      s = sum ([L.params.straddles]);
+      printf ("  %d of %d parameters straddle a partition cut (L.params(p).straddles, .owners)\n",
+              s, P);
+      printf ("  fields: %s\n", strjoin (properties (L).', ", "));
+    endfunction
+  endmethods
+endclassdef
+
+## the first and last parameter a rank holds part of: names (a model's layout) or indices
+function s = held (L, pieces)
+  if (isempty (pieces))
+    s = "-";
+    return;
+  endif
+  p = [pieces.param];
+  ends = unique ([p(1), p(end)], "stable");
+  if (! isempty (L.names))
+    t = L.names(ends);
+  else
+    t = arrayfun (@(q) sprintf ("p%d", q), ends, "UniformOutput", false);
+  endif
+  s = strjoin (t, " .. ");
+  if (numel (p) > 2)
+    s = sprintf ("%s (%d)", s, numel (p));
+  endif
+endfunction
+
+%!test
+%! ## reads like its struct; the display is bounded and names the parameters
+%! L = zero_layout ({[64 128], [128 128], [300 1]}, 4);
+%! S = struct (L);
+%! assert (isa (L, "zero_layout_result") && ! isstruct (L) && isstruct (S));
+%! assert (L.params(2).rows, 128);
+%! assert ([L.ranks.rank], 0:3);
+%! out = evalc ("disp (L)");
+%! assert (! isempty (strfind (out, "ZeRO-2 over 4 ranks, 3 parameters")));
+%! M = muon_model ("llama-3.1-8b");
+%! out = evalc ("L = zero_layout (M, 64)");
+%! assert (numel (strsplit (strtrim (out), "\n")) <= 26);
+%! assert (! isempty (strfind (out, "... 50 more ranks")));
+%! assert (! isempty (strfind (out, M.params.name{find (strcmp (M.params.route, "muon"), 1)})));
