@@ -109,3 +109,10 @@ endfunction
 %! assert (numel (strsplit (strtrim (out), "\n")) <= 26);
 %! assert (! isempty (strfind (out, "... 50 more ranks")));
 %! assert (! isempty (strfind (out, M.params.name{find (strcmp (M.params.route, "muon"), 1)})));
+
+%!demo
+%! ## a model's layout at the prompt: one line per rank, the parameters by name
+%! L = zero_layout (muon_model ("qwen3-30b-a3b"), 8)
+%! S = struct (L);                      # the plain struct, e.g. for save
+%! printf ("rank 3 holds %d pieces; parameter 1 has owners %s\n", numel (L.ranks(4).params),
+%!         mat2str (L.params(1).owners));

@@ -1,8 +1,10 @@
 /* cuda_state.h - what the two halves of libmuon_cuda.so share (C++, CUDA): the error
  * macros, the per-context device state, and the entry points each half gives the other.
- *   ns_cuda.cu   Newton-Schulz on pages of host or device tensors (ns_pages)
- *   dev_cuda.cu  the state's life, the caching pool, pinned staging, copies, conversions,
- *                fills, the Muon update on device tensors, timing, and the ABI table
+ *   ns_cuda.cu   Newton-Schulz on pages of host or device tensors (ns_pages), the pages of
+ *                a device stack on the lanes; its kernels in ns_cuda_kernels.h
+ *   dev_cuda.cu  the state's life (lanes included), the caching pool, pinned staging, host
+ *                copies on threads, copies, conversions, fills, the Muon update on device
+ *                tensors, timing, and the ABI table
  * Nothing here is seen outside the plug-in (ns_cuda_abi.h is the only interface).
  */
 #ifndef MUON_CUDA_STATE_H

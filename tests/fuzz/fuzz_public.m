@@ -117,6 +117,8 @@ function s = describe (v)
   elseif (isstruct (v))
     f = fieldnames (v);
     s = sprintf ("struct %s (%s)", mat2str (size (v)), strjoin (f(1:min (end, 6)).', ","));
+  elseif (isobject (v))                 # a result (zero_layout_result, ...) or device array
+    s = sprintf ("%s object", class (v));
   else
     cls = class (v);
     if (issparse (v))

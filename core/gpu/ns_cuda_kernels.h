@@ -1,0 +1,230 @@
+/* ns_cuda_kernels.h - the per-element maths and the kernels of ns_cuda.cu (C++, CUDA): the
+ * work buffers' element types, the correctly rounded helpers, and the load, norm, store,
+ * mirror and elementwise kernels of one page.  Included by ns_cuda.cu only.
+ */
+#ifndef MUON_NS_CUDA_KERNELS_H
+#define MUON_NS_CUDA_KERNELS_H
+
+#include <cstdint>
+
+#include "cuda_state.h"
+#include "muon_precision.h"
+
+namespace muon_cuda {
+
+//---- per-element maths (muon_precision.h) and correctly rounded fp64 / fp32 helpers --------
+// nvcc contracts a * b + c into an FMA by default; the CPU core is built with
+// -ffp-contract=off, so the unrounded paths spell out each rounding with the _rn intrinsics.
+//
+// Work buffers hold elements of type T: double and float hold their values; uint16_t holds
+// the bits of a bf16 / fp16 value (the precision p says which), loaded into fp32 (exact),
+// combined there and stored back after rounding (exact again).  acc<T> is the type the
+// arithmetic runs in.
+
+template <typename T> struct num { typedef T acc; };
+template <> struct num<uint16_t> { typedef float acc; };
+
+__device__ __forceinline__ double val (int, double x) { return x; }
+__device__ __forceinline__ float val (int, float x) { return x; }
+__device__ __forceinline__ float val (int p, uint16_t h)
+{
+  return p == MUON_PREC_BF16 ? muon_bf16_bits_to_f32 (h) : muon_fp16_bits_to_f32 (h);
+}
+
+// v already holds a value of the precision: the store is exact.
+template <typename T> __device__ T st (int p, typename num<T>::acc v);
+template <> __device__ __forceinline__ double st<double> (int, double v) { return v; }
+template <> __device__ __forceinline__ float st<float> (int, float v) { return v; }
+template <> __device__ __forceinline__ uint16_t st<uint16_t> (int p, float v)
+{
+  return p == MUON_PREC_BF16 ? muon_f32_to_bf16_bits (v) : muon_f32_to_fp16_bits (v);
+}
+
+__device__ __forceinline__ double rnd (int, double x) { return x; }
+__device__ __forceinline__ float rnd (int p, float x) { return muon_round_to (p, x); }
+__device__ __forceinline__ double mul_rn (double a, double b) { return __dmul_rn (a, b); }
+__device__ __forceinline__ float mul_rn (float a, float b) { return __fmul_rn (a, b); }
+__device__ __forceinline__ double add_rn (double a, double b) { return __dadd_rn (a, b); }
+__device__ __forceinline__ float add_rn (float a, float b) { return __fadd_rn (a, b); }
+__device__ __forceinline__ double div_rn (double a, double b) { return __ddiv_rn (a, b); }
+__device__ __forceinline__ float div_rn (float a, float b) { return __fdiv_rn (a, b); }
+
+// r(r(s x) + r(prod)) in bf16 / fp16, s x + prod otherwise (as ns_impl.h's scale_add).
+__device__ __forceinline__ double scale_add_el (int, double s, double x, double prod)
+{
+  return __dadd_rn (__dmul_rn (s, x), prod);
+}
+
+__device__ __forceinline__ float scale_add_el (int p, float s, float x, float prod)
+{
+  if (p == MUON_PREC_BF16 || p == MUON_PREC_FP16)
+    return muon_scale_add (p, s, x, prod);
+  return __fadd_rn (__fmul_rn (s, x), prod);
+}
+
+// The denominator of the normalization from the fp64 sum of squares (as load_page).
+template <typename A> __device__ A norm_denom (int p, int normalize_first, double eps,
+                                                double sum);
+
+template <>
+__device__ __forceinline__ double norm_denom<double> (int, int, double eps, double sum)
+{
+  return __dadd_rn (__dsqrt_rn (sum), eps);              // kept in fp64 for 'double'
+}
+
+template <>
+__device__ __forceinline__ float norm_denom<float> (int p, int normalize_first, double eps,
+                                                    double sum)
+{
+  float norm = __double2float_rn (__dsqrt_rn (sum)), e = __double2float_rn (eps);
+  if (normalize_first)
+    return __fadd_rn (norm, e);                          // fl32(||G||) + fl32(eps)
+  return muon_round_to (p, __fadd_rn (muon_round_to (p, norm), e));  // r(r(||X||) + eps)
+}
+
+//---- kernels (grid-stride loops over size_t indices) --------------------------------------
+
+// The value of element gv of a page as the normalization divides it: cast to the compute
+// type and, in the cast-first order, rounded.
+template <typename T, typename S>
+__device__ __forceinline__ typename num<T>::acc cast_in (int p, int cast_first, S gv)
+{
+  typename num<T>::acc v = (typename num<T>::acc) gv;
+  return cast_first ? rnd (p, v) : v;
+}
+
+// Per-block fp64 sums of squares of a page (rows x cols, leading dimension ld, storage type
+// S) into part: of the values cast_in gives in the cast-first order, of G itself otherwise.
+template <typename T, typename S>
+__global__ void k_sumsq (int p, int cast_first, const S *g, size_t rows, size_t cols,
+                         size_t ld, double *part)
+{
+  __shared__ double acc[THREADS];
+  double sum = 0;
+  FOR_EACH (at, rows * cols)
+  {
+    S gv = g[at % rows + at / rows * ld];
+    double w = cast_first ? (double) cast_in<T> (p, 1, gv) : (double) gv;
+    sum = __dadd_rn (sum, __dmul_rn (w, w));
+  }
+  acc[threadIdx.x] = sum;
+  __syncthreads ();
+  for (int h = THREADS / 2; h > 0; h >>= 1)              // fixed tree: same sum every run
+  {
+    if ((int) threadIdx.x < h)
+      acc[threadIdx.x] = __dadd_rn (acc[threadIdx.x], acc[threadIdx.x + h]);
+    __syncthreads ();
+  }
+  if (threadIdx.x == 0)
+    part[blockIdx.x] = acc[0];
+}
+
+// One thread: part[0..nb) -> scal[0] = sum, scal[1] = the denominator (an acc<T> value).
+template <typename T>
+__global__ void k_norm_finish (int p, int normalize_first, double eps, const double *part,
+                               int nb, double *scal)
+{
+  double sum = 0;
+  for (int b = 0; b < nb; b++)
+    sum = __dadd_rn (sum, part[b]);
+  scal[0] = sum;
+  scal[1] = (double) norm_denom<typename num<T>::acc> (p, normalize_first, eps, sum);
+}
+
+// X (n x m, transposed when rows > cols) = r(cast_in (page) / denom); an all-zero page stays
+// exactly zero (even with eps = 0).
+template <typename T, typename S>
+__global__ void k_load_page (int p, int cast_first, const S *g, size_t rows, size_t cols,
+                             size_t ld, int transposed, const double *scal, T *X)
+{
+  typedef typename num<T>::acc A;
+  int zero = scal[0] == 0;
+  A denom = (A) scal[1];
+  size_t n = transposed ? cols : rows;
+  FOR_EACH (at, rows * cols)
+  {
+    size_t i = at % rows, j = at / rows;
+    A v = cast_in<T> (p, cast_first, g[i + j * ld]);
+    X[transposed ? j + i * n : i + j * n] = st<T> (p, zero ? (A) 0 : rnd (p, div_rn (v, denom)));
+  }
+}
+
+// X (n x m) -> page (rows x cols, leading dimension ld, storage type S), undoing the transpose; an all-zero
+// input page gives +0 everywhere; counts non-finite values into *bad.
+template <typename T, typename S>
+__global__ void k_store_page (int p, const T *X, size_t rows, size_t cols, size_t ld,
+                              int transposed, const double *scal, S *out,
+                              unsigned long long *bad)
+{
+  typedef typename num<T>::acc A;
+  size_t n = transposed ? cols : rows;
+  int zero = scal[0] == 0;
+  unsigned long long count = 0;
+  FOR_EACH (at, rows * cols)
+  {
+    size_t i = at % rows, j = at / rows;
+    A v = zero ? (A) 0 : val (p, X[transposed ? j + i * n : i + j * n]);
+    out[i + j * ld] = (S) v;
+    count += !isfinite (v);
+  }
+  if (count)
+    atomicAdd (bad, count);
+}
+
+// C (n x n): the strictly lower triangle = the transpose of the upper one.  SYRK fills only
+// the upper triangle, and the upper triangle of the 16-bit X X' is the one the CPU keeps.
+// One block of 32 x 8 threads per 32 x 32 tile on or below the diagonal, through shared
+// memory, so reads and writes are both coalesced.
+const int TILE = 32;
+
+template <typename T>
+__global__ void k_mirror (T *C, size_t n)
+{
+  __shared__ T tile[TILE][TILE + 1];
+  size_t I = blockIdx.y, J = blockIdx.x;          // tile row, tile column
+  if (J > I)
+    return;
+  unsigned x = threadIdx.x;
+  for (unsigned y = threadIdx.y; y < TILE; y += blockDim.y)   // tile (J, I) of the upper
+  {
+    size_t r = TILE * J + x, c = TILE * I + y;
+    if (r < n && c < n)
+      tile[y][x] = C[r + c * n];
+  }
+  __syncthreads ();
+  for (unsigned y = threadIdx.y; y < TILE; y += blockDim.y)   // tile (I, J) of the lower
+  {
+    size_t r = TILE * I + x, c = TILE * J + y;
+    if (r < n && c < n && r > c)
+      C[r + c * n] = tile[x][y];
+  }
+}
+
+// out[i] = r(s x[i])
+template <typename T>
+__global__ void k_scale (int p, typename num<T>::acc s, const T *x, T *out, size_t len)
+{
+  FOR_EACH (i, len)
+    out[i] = st<T> (p, rnd (p, mul_rn (s, val (p, x[i]))));
+}
+
+// out[i] = r(r(s x[i]) + r(prod[i])); out may alias x or prod.
+template <typename T>
+__global__ void k_scale_add (int p, typename num<T>::acc s, const T *x, const T *prod, T *out,
+                             size_t len)
+{
+  FOR_EACH (i, len)
+    out[i] = st<T> (p, scale_add_el (p, s, val (p, x[i]), val (p, prod[i])));
+}
+
+// Q = r(Q + a I), Q n x n.
+template <typename T>
+__global__ void k_add_diag (int p, typename num<T>::acc a, T *Q, size_t n)
+{
+  FOR_EACH (d, n)
+    Q[d + d * n] = st<T> (p, rnd (p, add_rn (val (p, Q[d + d * n]), a)));
+}
+
+}  // namespace muon_cuda
+
+#endif
