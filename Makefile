@@ -133,7 +133,7 @@ endif
 CUDA_LIB   := $(if $(HAVE_CUDA),$(MEXDIR)/libmuon_cuda.so,)
 CUDA_STAMP := $(call stamp,cuda,$(HAVE_CUDA))
 
-.PHONY: all deps probe check check-layers check-c check-octave check-octave-avx2 check-nodnnl check-dist \
+.PHONY: all deps probe check check-layers check-c check-octave check-octave-avx2 check-nodnnl check-tiers check-dist \
         demo bench dist clean distclean
 .DEFAULT_GOAL := all
 
@@ -368,16 +368,22 @@ run_octave = mkdir -p $(RESULTS) && cd tests/octave && $(2) MUON_LAYER=$(1) \
   MUON_TEST_MEXDIR=$(abspath $(TEST_MEXDIR)) \
   $(OCTAVE) $(OCTFLAGS) run_all.m
 
+# $(call timed,TARGET[,VARS]): one step of make check, its wall time recorded in
+# $(CHECK_TIMES), printed before the totals; a failing step does not stop the others
+CHECK_TIMES := $(B)/check.times
+timed = t0=$$(date +%s); $(MAKE) --no-print-directory QUIET_PROBE=1 $(2) $(1) || true; \
+  echo "$(1) $$(( $$(date +%s) - t0 ))" >> $(CHECK_TIMES)
+
 check: deps all $(CTESTS) $(TEST_MEXES)
-	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
-	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-layers || true
-	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-c || true
-	@$(MAKE) --no-print-directory QUIET_PROBE=1 OCTAVE_SKIP=$(CHECK_IN_DIST) check-octave || true
-	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-octave-avx2 || true
-	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-nodnnl || true
-	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-mpi || true
-	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-dist || true
-	@for l in $(CHECK_HARD); do $(MAKE) --no-print-directory QUIET_PROBE=1 $$l || true; done
+	@rm -rf $(RESULTS) $(CHECK_TIMES) && mkdir -p $(RESULTS)
+	@$(call timed,check-layers)
+	@$(call timed,check-c)
+	@$(call timed,check-octave,OCTAVE_SKIP=$(CHECK_IN_DIST))
+	@$(call timed,check-tiers)
+	@$(call timed,check-mpi)
+	@$(call timed,check-dist)
+	@for l in $(CHECK_HARD); do $(call timed,$$l); done
+	@awk '{ t += $$2; printf "time: %-18s %4d s\n", $$1, $$2 } END { printf "time: %-18s %4d s (the builds before them not counted)\n", "all steps", t }' $(CHECK_TIMES)
 	@tests/summarize.sh $(RESULTS) $(CHECK_LAYERS)
 
 check-layers: $(CORE_OBJ) $(MPI_OBJDIR)/comm_mpi.o
@@ -404,6 +410,24 @@ else
 	@echo "nodnnl: a second build without oneDNN in $(NODNNL_B), its C tests and Octave suites"
 	@mkdir -p $(RESULTS); rc=0; $(NODNNL_MAKE) check-c || rc=1; \
 	  $(NODNNL_MAKE) check-octave || rc=1; exit $$rc
+endif
+
+# check-tiers: c-nodnnl, then octave-avx2 and octave-nodnnl side by side (what make check
+# runs).  Each of the two is one Octave that mostly uses one core, so on 2 cores the pair
+# takes about the time of one; each gets its own TMPDIR, and its output is printed after.
+TIERS_TMP = $(abspath $(RESULTS))/tmp
+check-tiers: all $(TEST_MEXES)
+ifeq ($(HAVE_DNNL),)
+	@$(MAKE) --no-print-directory QUIET_PROBE=1 check-octave-avx2
+else
+	@echo "tiers: c-nodnnl (a second build without oneDNN in $(NODNNL_B)), then octave-avx2 and octave-nodnnl side by side"
+	@mkdir -p $(RESULTS) $(TIERS_TMP)/avx2 $(TIERS_TMP)/nodnnl; rc=0; \
+	  $(NODNNL_MAKE) check-c || rc=1; $(NODNNL_MAKE) all $(TEST_MEXES:$(B)/%=$(NODNNL_B)/%) || rc=1; \
+	  TMPDIR=$(TIERS_TMP)/avx2 $(MAKE) --no-print-directory QUIET_PROBE=1 check-octave-avx2 \
+	    > $(TIERS_TMP)/avx2.log 2>&1 & pid=$$!; \
+	  TMPDIR=$(TIERS_TMP)/nodnnl $(NODNNL_MAKE) check-octave > $(TIERS_TMP)/nodnnl.log 2>&1 || rc=1; \
+	  wait $$pid || rc=1; cat $(TIERS_TMP)/avx2.log $(TIERS_TMP)/nodnnl.log; \
+	  rm -rf $(TIERS_TMP); exit $$rc
 endif
 
 # DIST_FULL=1: all of `pkg test muonlab` on the installed package (3.5 minutes more on 2
