@@ -133,7 +133,7 @@ endif
 CUDA_LIB   := $(if $(HAVE_CUDA),$(MEXDIR)/libmuon_cuda.so,)
 CUDA_STAMP := $(call stamp,cuda,$(HAVE_CUDA))
 
-.PHONY: all deps probe check check-layers check-c check-octave check-octave-avx2 check-nodnnl check-tiers check-dist \
+.PHONY: all deps probe check check-layers check-c check-octave check-octave-2 check-octave-avx2 check-nodnnl check-tiers check-dist \
         demo bench dist clean distclean
 .DEFAULT_GOAL := all
 
@@ -362,9 +362,10 @@ CHECK_IN_DIST := test_demo_scripts
 CHECK_LAYERS := layers c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-nodnnl) \
                 $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist \
                 $(if $(shell command -v valgrind),valgrind) fuzz
-# $(call run_octave,LAYER[,ENV]): tests/octave/run_all.m on $(MEXDIR), result in $(RESULTS)/LAYER
+# $(call run_octave,LAYER[,ENV[,SUFFIX]]): tests/octave/run_all.m on $(MEXDIR), result in
+# $(RESULTS)/LAYER[SUFFIX]
 run_octave = mkdir -p $(RESULTS) && cd tests/octave && $(2) MUON_LAYER=$(1) \
-  MUON_RESULTS=$(abspath $(RESULTS))/$(1) MUON_MEXDIR=$(abspath $(MEXDIR)) \
+  MUON_RESULTS=$(abspath $(RESULTS))/$(1)$(3) MUON_MEXDIR=$(abspath $(MEXDIR)) \
   MUON_TEST_MEXDIR=$(abspath $(TEST_MEXDIR)) \
   $(OCTAVE) $(OCTFLAGS) run_all.m
 
@@ -378,7 +379,7 @@ check: deps all $(CTESTS) $(TEST_MEXES)
 	@rm -rf $(RESULTS) $(CHECK_TIMES) && mkdir -p $(RESULTS)
 	@$(call timed,check-layers)
 	@$(call timed,check-c)
-	@$(call timed,check-octave,OCTAVE_SKIP=$(CHECK_IN_DIST))
+	@$(call timed,check-octave-2,OCTAVE_SKIP=$(CHECK_IN_DIST))
 	@$(call timed,check-tiers)
 	@$(call timed,check-mpi)
 	@$(call timed,check-dist)
@@ -395,6 +396,19 @@ check-c: $(CTESTS)
 
 check-octave: all $(TEST_MEXES)
 	@$(call run_octave,octave$(LAYER_SUFFIX),$(if $(LAYER_SUFFIX),MUON_SKIP=$(CHECK_ONCE),$(if $(OCTAVE_SKIP),MUON_SKIP=$(OCTAVE_SKIP))))
+
+# check-octave-2: the octave layer as two shards side by side (what make check runs: the
+# suites mostly use one core), each with its own TMPDIR, result file and log (printed after)
+SHARD_TMP = $(abspath $(RESULTS))/shards
+check-octave-2: all $(TEST_MEXES)
+	@mkdir -p $(SHARD_TMP)/1 $(SHARD_TMP)/2; rc=0; \
+	  ( $(call run_octave,octave,TMPDIR=$(SHARD_TMP)/1 MUON_SHARD=1/2 $(SHARD_SKIP),.1) ) \
+	    > $(SHARD_TMP)/1.log 2>&1 & p1=$$!; \
+	  ( $(call run_octave,octave,TMPDIR=$(SHARD_TMP)/2 MUON_SHARD=2/2 $(SHARD_SKIP),.2) ) \
+	    > $(SHARD_TMP)/2.log 2>&1 & p2=$$!; \
+	  wait $$p1 || rc=1; wait $$p2 || rc=1; \
+	  cat $(SHARD_TMP)/1.log $(SHARD_TMP)/2.log; rm -rf $(SHARD_TMP); exit $$rc
+SHARD_SKIP = $(if $(OCTAVE_SKIP),MUON_SKIP=$(OCTAVE_SKIP))
 
 check-octave-avx2: all $(TEST_MEXES)
 	@echo "octave-avx2: run_all.m with $(AVX2_ENV)"

@@ -18,7 +18,9 @@
 ## (default build/mex; `make check` points it at each build it tests).  MUON_TEST_MEXDIR:
 ## the folder of the test-only gateways (tests/mex/, built by the test layers, never in the
 ## package; default build/tests/mex), beside it on the path.  MUON_LAYER: the
-## layer name written to MUON_RESULTS instead of "octave" (e.g. octave-avx2).
+## layer name written to MUON_RESULTS instead of "octave" (e.g. octave-avx2).  MUON_SHARD
+## "k/n": of the files selected, only every n-th from the k-th (make check runs the octave
+## layer as two shards side by side; the summary sums their result lines).
 
 1;
 
@@ -67,11 +69,19 @@ skip = env_list ("MUON_SKIP");
 
 printf ("%s: octave %s, %s\n", layer, OCTAVE_VERSION, version ("-blas"));
 printf ("%s: MEX files from %s\n", layer, fileparts (which ("__muon_ns__")));
-tot_p = 0; tot_f = 0; nfiles = 0;
+shard = sscanf (getenv ("MUON_SHARD"), "%d/%d");
+if (numel (shard) != 2 || shard(2) < 1 || shard(1) < 1 || shard(1) > shard(2))
+  shard = [1; 1];
+endif
+tot_p = 0; tot_f = 0; nfiles = 0; nsel = 0;
 t_all = tic ();
 for i = 1:numel (files)
   [~, name] = fileparts (files{i});
   if ((! isempty (only) && ! any (strcmp (name, only))) || any (strcmp (name, skip)))
+    continue;
+  endif
+  nsel++;
+  if (mod (nsel - 1, shard(2)) != shard(1) - 1)
     continue;
   endif
   is_suite = i <= numel (suites);
