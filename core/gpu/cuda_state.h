@@ -3,8 +3,8 @@
  *   ns_cuda.cu   Newton-Schulz on pages of host or device tensors (ns_pages), the pages of
  *                a device stack on the lanes; its kernels in ns_cuda_kernels.h
  *   dev_cuda.cu  the state's life (lanes included), the caching pool, pinned staging, host
- *                copies on threads, copies, conversions, fills, the Muon update on device
- *                tensors, timing, and the ABI table
+ *                copies on threads, copies, conversions, fills, timing, and the ABI table
+ *   opt_cuda.cu  the Muon update and the AdamW step on device tensors
  * Nothing here is seen outside the plug-in (ns_cuda_abi.h is the only interface).
  */
 #ifndef MUON_CUDA_STATE_H
@@ -138,6 +138,11 @@ struct ns_state {
 
 // Grows a device buffer to at least `bytes` (contents are not kept).
 muon_status grow (errbuf &E, void **buf, size_t *cap, size_t bytes);
+// A device block of at least `bytes` from s's caching pool (dev_cuda.cu; MUON_ERR_DEVMEM
+// when the card has no room even after the pool's free blocks went back), and its return.
+muon_status pool_alloc (ns_state *s, errbuf &E, size_t bytes, void **ptr);
+void pool_free (ns_state *s, void *ptr);
+
 // Lane i (1 <= i < LANES) of s, made on first use, its work buffer grown to work_bytes.
 muon_status lane_get (errbuf &E, ns_state *s, int i, size_t work_bytes, lane **out);
 
@@ -169,6 +174,29 @@ muon_status device_query (int *count, char *name, size_t len);
 muon_status ns_entry (void **state, const muon_tensor *G, muon_tensor *X,
                       const muon_ns_opts *o, const double *coef, int steps, char *msg,
                       size_t len);
+
+// The opening of an ABI entry that takes `void **state` and `char *msg, size_t len`: E,
+// the message buffer (msg may be NULL), and s, the state (made on first use).
+// The start of an entry: its errbuf and the state (declares E and s).
+#define ENTRY_STATE()                                                               \
+  char dummy_[1];                                                                   \
+  errbuf E = {msg ? msg : dummy_, msg ? len : sizeof dummy_};                       \
+  if (E.len)                                                                        \
+    E.msg[0] = '\0';                                                                \
+  if (state == NULL)                                                                \
+  {                                                                                 \
+    snprintf (E.msg, E.len, "state must not be NULL");                              \
+    return MUON_ERR_NULLPTR;                                                        \
+  }                                                                                 \
+  ns_state *s = NULL;                                                               \
+  TRY (state_get (E, state, &s))
+
+// The entries of opt_cuda.cu for the ABI table.
+muon_status update_entry (void **state, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
+                          const muon_update_opts *o, const double *coef, int steps, char *msg,
+                          size_t len);
+muon_status adamw_entry (void **state, muon_tensor *P, const muon_tensor *G, muon_tensor *M,
+                         muon_tensor *V, const double coef[7], char *msg, size_t len);
 
 // A grid for a grid-stride loop over len elements.
 inline unsigned grid_for (size_t len)

@@ -1,6 +1,6 @@
 /* muon_update_math.h - the per-element maths of the Muon update, shared by the C core
  * (core/math/update.c; the ZeRO steps' momentum on partitions and shards, zero_step_common.c
- * and zero_step_a2a.c) and the CUDA plug-in's update on device arrays (core/gpu/dev_cuda.cu):
+ * and zero_step_a2a.c) and the CUDA plug-in's update on device arrays (core/gpu/opt_cuda.cu):
  * momentum, Nesterov input and the update scale.
  *
  * Everything is static inline and marked host+device under nvcc (MUON_HD, as in
