@@ -190,61 +190,23 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   opts = parse_options (fname, "zero_muon_step", varargin);
   want_ref = opts.reference;
 
-  ## layout (a light check of the fields the step reads: the step runs in a loop;
-  ## zero_check_layout, which rebuilds the layout, guards the checkpoints)
-  if (isa (L, "zero_layout_result"))
-    L = struct (L);
-  endif
-  if (! (isstruct (L) && isscalar (L)
-         && all (isfield (L, {"world", "stage", "align_factor", "order_mode", "params"}))
-         && is_count (L.world) && is_count (L.stage) && is_count (L.align_factor)
-         && ischar (L.order_mode) && isstruct (L.params) && ! isempty (L.params)
-         && all (isfield (L.params, {"rows", "cols"}))
-         && all (arrayfun (@(q) is_count (q.rows) && is_count (q.cols), L.params(:)))))
-    error ("muonlab:badType", "%s: L must be a layout from zero_layout.", fname);
-  endif
-  shapes = [[L.params.rows]; [L.params.cols]].';
+  ## layout, communicator and gradients: the checks every zero_* function shares (a light
+  ## one of the layout: the step runs in a loop; the checkpoints rebuild it)
+  [W, shapes, L] = zero_check_layout (fname, L, "light");
   P = rows (shapes);
-  W = L.world;
   lopts = struct ("stage", L.stage, "align_factor", L.align_factor, "order", L.order_mode);
 
   [opts.param_experts, opts.param_split] = ...
     zero_blocks (fname, opts.param_experts, opts.param_split, shapes);
 
-  ## communicator (checked by the option table): how many ranks this process drives
   comm = opts.comm;
-  if (ischar (comm))
-    nl = W;
-  elseif (isstruct (comm) && isscalar (comm)
-          && all (isfield (comm, {"kind", "size", "local_ranks"}))
-          && is_count (comm.size) && is_count (comm.local_ranks))
-    nl = comm.local_ranks;
-    if (comm.size != W)
-      error ("muonlab:badArg", "%s: the communicator has %d ranks, the layout %d.", fname,
-             comm.size, W);
-    endif
-  else
-    error ("muonlab:badArg", "%s: COMM must be \"sim\" or a handle from muon_comm.", fname);
-  endif
+  [~, nl] = zero_local_ranks (fname, comm, W);
   assemble = opts.assemble;
   if (isempty (assemble))
     assemble = nl == W;
   endif
 
-  ## gradients
-  if (! (iscell (rank_grads) && isequal (size (rank_grads), [nl P])))
-    error ("muonlab:badShape", "%s: RANK_GRADS must be a %d x %d cell (ranks x parameters).",
-           fname, nl, P);
-  endif
-  for k = 1:numel (rank_grads)
-    [l, p] = ind2sub ([nl P], k);
-    g = rank_grads{k};
-    if (! (isfloat (g) && isreal (g) && ! issparse (g) && isequal (size (g), shapes(p,:))))
-      error ("muonlab:badShape", "%s: RANK_GRADS{%d,%d} must be a real %d x %d matrix.",
-             fname, l, p, shapes(p,1), shapes(p,2));
-    endif
-    rank_grads{k} = double (g);
-  endfor
+  rank_grads = zero_check_grads (fname, rank_grads, nl, shapes);
 
   ## state
   key = struct ("variant", opts.variant, "world", W, "shapes", shapes, "stage", L.stage,
@@ -385,11 +347,6 @@ function R = skipped_result (variant, W, P, shapes, comm, step, nl, why)
                     "pad_elements", 0, "bytes_sent", 0, "bytes_recv", 0, "calls", z,
                     "sent", z, "recv", z, "update", {[]}, "owned", zeros (P, 2));
   R = zero_step_result (R);
-endfunction
-
-## a positive integer scalar (a count or a size in a layout or communicator struct)
-function tf = is_count (x)
-  tf = isnumeric (x) && isreal (x) && isscalar (x) && x >= 1 && x == fix (x);
 endfunction
 
 function R = result (variant, info, st, upd, full, ref_full, W, P, step)

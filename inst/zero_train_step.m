@@ -145,20 +145,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   endif
   scaler = opt_loss_scaler (fname, v.loss_scaler);
 
-  ## gradients
-  if (! (iscell (rank_grads) && isequal (size (rank_grads), [nl P])))
-    error ("muonlab:badShape", "%s: RANK_GRADS must be a %d x %d cell (ranks x parameters).",
-           fname, nl, P);
-  endif
-  for i = 1:numel (rank_grads)
-    [l, p] = ind2sub ([nl P], i);
-    g = rank_grads{i};
-    if (! (isfloat (g) && isreal (g) && ! issparse (g) && isequal (size (g), shapes(p,:))))
-      error ("muonlab:badShape", "%s: RANK_GRADS{%d,%d} must be a real %d x %d matrix.",
-             fname, l, p, shapes(p,1), shapes(p,2));
-    endif
-    rank_grads{i} = double (g);
-  endfor
+  rank_grads = zero_check_grads (fname, rank_grads, nl, shapes);
 
   ## state
   key = struct ("variant", zo.variant, "world", W, "shapes", shapes, "stage", L.stage,

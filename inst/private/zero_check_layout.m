@@ -2,11 +2,15 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{W}, @var{shapes}, @var{S}] =} zero_check_layout (@var{fname}, @var{L})
+## @deftypefn  {} {[@var{W}, @var{shapes}, @var{S}] =} zero_check_layout (@var{fname}, @var{L})
+## @deftypefnx {} {[@var{W}, @var{shapes}, @var{S}] =} zero_check_layout (@var{fname}, @var{L}, "light")
 ## Check that @var{L} is a layout from @code{zero_layout} (a @code{zero_layout_result}, or
 ## the struct of one; else a @code{muonlab:badType} error naming @var{fname}) and return its
-## world, its P x 2 @code{[rows cols]} and its plain struct @var{S}.
+## world, its P x 2 @code{[rows cols]} and its plain struct @var{S}.  The one check of a
+## layout for every zero_* function.
 ##
+## @qcode{"light"} (@code{zero_muon_step}, which runs in a loop): the fields a step reads
+## only, their types and the shapes.
 ## Every field is checked: the layout is made again by @code{zero_layout} from its shapes
 ## and options (@code{world}, @code{stage}, @code{align_factor}, @code{order_mode}) and
 ## must equal @var{L}, so a hand-edited field is an error that names it, e.g.
@@ -14,22 +18,29 @@
 ## differs)."}  This costs what @code{zero_layout} costs.
 ## @end deftypefn
 
-function [W, shapes, L] = zero_check_layout (fname, L)
+function [W, shapes, L] = zero_check_layout (fname, L, light)
   if (isa (L, "zero_layout_result"))
     L = struct (L);
   endif
+  light = nargin > 2;
   cnt = @(x) isnumeric (x) && isreal (x) && isscalar (x) && x >= 1 && x == fix (x);
-  if (! (isstruct (L) && isscalar (L)
-         && all (isfield (L, {"world", "stage", "align_factor", "order_mode", "params", ...
-                              "ranks", "partition_size"}))
+  need = {"world", "stage", "align_factor", "order_mode", "params"};
+  if (! light)
+    need = [need, {"ranks", "partition_size"}];
+  endif
+  if (! (isstruct (L) && isscalar (L) && all (isfield (L, need))
          && cnt (L.world) && cnt (L.stage) && cnt (L.align_factor) && ischar (L.order_mode)
          && isstruct (L.params) && ! isempty (L.params)
-         && all (isfield (L.params, {"rows", "cols", "owners"}))
+         && all (isfield (L.params, {"rows", "cols"}))
+         && (light || isfield (L.params, "owners"))
          && all (arrayfun (@(q) cnt (q.rows) && cnt (q.cols), L.params(:)))))
     error ("muonlab:badType", "%s: L must be a layout from zero_layout.", fname);
   endif
   W = L.world;
   shapes = [[L.params.rows]; [L.params.cols]].';
+  if (light)
+    return;
+  endif
   try
     L2 = zero_layout (shapes, W, "Stage", L.stage, "AlignFactor", L.align_factor,
                       "Order", L.order_mode);
