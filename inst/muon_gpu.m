@@ -20,8 +20,9 @@
 ## double).
 ##
 ## @code{muon_ns}, @code{muon_update} and @code{polar_metrics} take device arrays; the
-## first two run where the data lives and return device arrays.  @code{gather} copies one
-## back.
+## first two run where the data lives and return device arrays.  @code{muon_step} takes
+## device parameters and gradients and returns the new parameters as device arrays
+## (@code{muon_optimizer}'s @qcode{"Resident"}).  @code{gather} copies one back.
 ##
 ## Options:
 ## @table @asis

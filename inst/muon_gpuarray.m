@@ -19,6 +19,15 @@
 ## device of the self-tests) and @code{disp}.  The read-only properties @code{Handle},
 ## @code{Size}, @code{Storage} and @code{Device} hold the same.
 ##
+## Arithmetic, what @code{muon_step} needs to keep parameters and gradients on the device:
+## @code{@var{D} + @var{E}} and @code{@var{D} - @var{E}} (two device arrays of one size,
+## class and device), @code{@var{D} * s}, @code{s * @var{D}} and @code{@var{D} / s}
+## (@code{.*}, @code{./} alike; s a real scalar).  Each gives a new array of @var{D}'s
+## class on its device, every element rounded as Octave rounds the same operation on host
+## arrays of the class (a double s rounded to single for a single array, as Octave does);
+## a bf16 / fp16 array computes in single and rounds once into its class.  Anything else
+## (indexing, mixing with host arrays) is not defined: @code{gather} first.
+##
 ## A device array is a handle: copies of @var{D} share the data, which is freed when the
 ## last of them is cleared.  The functions never modify an array they are given; they
 ## return new ones.  After @code{clear mex} (or @code{clear all}, or
@@ -96,6 +105,36 @@ classdef muon_gpuarray < handle
       d = D.Device;
     endfunction
 
+    ## Arithmetic for the optimizer's steps on device parameters, each a new array on
+    ## the same device, every element rounded as Octave rounds the same operation on host
+    ## arrays of the class (a 16-bit class: in single, rounded once into the class):
+    ## D + E and D - E (two device arrays of one size, class and device), D * s, s * D
+    ## and D / s (a real scalar s, rounded to single for a single array as Octave does).
+
+    function C = plus (A, B)
+      C = binary ("+", "add", A, B);
+    endfunction
+
+    function C = minus (A, B)
+      C = binary ("-", "sub", A, B);
+    endfunction
+
+    function C = times (A, B)
+      C = scaled ("*", A, B);
+    endfunction
+
+    function C = mtimes (A, B)
+      C = scaled ("*", A, B);
+    endfunction
+
+    function C = rdivide (A, B)
+      C = scaled ("/", A, B);
+    endfunction
+
+    function C = mrdivide (A, B)
+      C = scaled ("/", A, B);
+    endfunction
+
     function disp (D)
       bytes = prod (D.Size) * struct ("double", 8, "single", 4, "bf16", 2, "fp16", 2).(D.Storage);
       printf ("  %s %s device array on %s (%s); gather () copies it to the host\n",
@@ -116,6 +155,34 @@ classdef muon_gpuarray < handle
   endmethods
 
 endclassdef
+
+## D + E / D - E: the same size, class and device, else a muonlab:badArg naming the rule
+function C = binary (sym, op, A, B)
+  if (! (isa (A, "muon_gpuarray") && isa (B, "muon_gpuarray")
+         && isequal (A.Size, B.Size) && strcmp (A.Storage, B.Storage)
+         && strcmp (A.Device, B.Device)))
+    error ("muonlab:badArg",
+           "muon_gpuarray: A %s B needs two device arrays of one size, class and device.",
+           sym);
+  endif
+  C = muon_gpuarray (__muon_gpu__ ("ew", op, A.Handle, B.Handle, []), A.Size, A.Storage,
+                     A.Device);
+endfunction
+
+## D * s, s * D (sym "*") or D / s (sym "/") with a real scalar s
+function C = scaled (sym, A, B)
+  if (sym == "*" && ! isa (A, "muon_gpuarray"))
+    [A, B] = deal (B, A);                  # s * D = D * s: IEEE products commute
+  endif
+  if (! (isa (A, "muon_gpuarray") && (isa (B, "double") || isa (B, "single"))
+         && isreal (B) && isscalar (B)))
+    what = merge (sym == "*", "a device array and a real scalar",
+                  "a device array divided by a real scalar");
+    error ("muonlab:badArg", "muon_gpuarray: A %s B needs %s.", sym, what);
+  endif
+  C = muon_gpuarray (__muon_gpu__ ("ew", merge (sym == "*", "mul", "div"), A.Handle, [],
+                                   double (B)), A.Size, A.Storage, A.Device);
+endfunction
 
 function t = bytes_text (b)
   units = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -158,3 +225,51 @@ endfunction
 %! assert (__muon_gpu__ ("count"), n0);
 
 %!error <muon_gpuarray: make a device array with muon_gpu, e.g. muon_gpu \(X\).> muon_gpuarray ()
+
+%!test
+%! ## arithmetic gives the bits of the same operation on host arrays of the class, and
+%! ## leaves its operands as they were
+%! randn ("state", 3);
+%! X = randn (5, 4, 2);  Y = randn (5, 4, 2);
+%! for cls = {"double", "single"}
+%!   x = cast (X, cls{1});  y = cast (Y, cls{1});
+%!   A = muon_gpu (x, "Device", "cpu");  B = muon_gpu (y, "Device", "cpu");
+%!   assert (gather (A + B), x + y);
+%!   assert (gather (A - B), x - y);
+%!   assert (gather (A * (1/3)), x * (1/3));
+%!   assert (gather ((1/3) * A), (1/3) * x);
+%!   assert (gather (A .* 0.7), x .* 0.7);
+%!   assert (gather (A / 7), x / 7);
+%!   assert (gather (A ./ 0.3), x ./ 0.3);
+%!   assert (gather (A * single (0.1)), x * double (single (0.1)));   # keeps A's class
+%!   assert (gather (A), x);
+%!   assert (gather (B), y);
+%! endfor
+
+%!test
+%! ## a 16-bit class computes in single and rounds once into the class
+%! randn ("state", 4);
+%! A = muon_gpu (randn (6, 3), "Device", "cpu", "Class", "bf16");
+%! B = muon_gpu (randn (6, 3), "Device", "cpu", "Class", "bf16");
+%! a = gather (A);  b = gather (B);
+%! assert (classUnderlying (A + B), "bf16");
+%! assert (gather (A + B), muon_round (a + b, "bf16"));
+%! assert (gather (A / 3), muon_round (a / single (3), "bf16"));
+%! H = muon_gpu (randn (6, 3), "Device", "cpu", "Class", "fp16");
+%! h = gather (H);
+%! assert (gather (H * 1e5), muon_round (h * single (1e5), "fp16"));
+
+%!error <muon_gpuarray: A \+ B needs two device arrays of one size, class and device.>
+%! muon_gpu (ones (2), "Device", "cpu") + ones (2)
+%!error <muon_gpuarray: A - B needs two device arrays of one size, class and device.>
+%! muon_gpu (ones (2), "Device", "cpu") - muon_gpu (ones (2), "Device", "cpu", "Class", "single")
+%!error <muon_gpuarray: A - B needs two device arrays of one size, class and device.>
+%! muon_gpu (ones (2), "Device", "cpu") - muon_gpu (ones (2, 3), "Device", "cpu")
+%!error <muon_gpuarray: A \* B needs a device array and a real scalar.>
+%! muon_gpu (ones (2), "Device", "cpu") * [1 2]
+%!error <muon_gpuarray: A \* B needs a device array and a real scalar.>
+%! muon_gpu (ones (2), "Device", "cpu") .* muon_gpu (ones (2), "Device", "cpu")
+%!error <muon_gpuarray: A / B needs a device array divided by a real scalar.>
+%! 2 / muon_gpu (ones (2), "Device", "cpu")
+%!error <muon_gpuarray: A / B needs a device array divided by a real scalar.>
+%! muon_gpu (ones (2), "Device", "cpu") / 1i

@@ -102,9 +102,14 @@
 ## the first step) and the AdamW moments of every parameter of at most 3 dimensions.
 ## Default: true when @qcode{"Device"} is @qcode{"cuda"}, false otherwise
 ## (@qcode{"Device", "cpu", "Resident", true} keeps it on the CPU stand-in device, the
-## same bits).  Gradients and parameters stay host arrays: each step copies a gradient in
-## (pinned staging) and the Muon update or the new AdamW parameter out, once; the update
-## and the moments compute where they live, with the host path's bits.  Not with
+## same bits).  Gradients and parameters may be host arrays (each step copies a gradient
+## in and the Muon update or the new AdamW parameter out, once) or device arrays of the
+## same device (@code{muon_gpu}; nothing crosses the bus: @code{muon_step} returns the
+## new parameters as device arrays, a device parameter's gradient in its class).  The
+## update, the moments and the steps compute where they live, with the host path's
+## bits (on CUDA, the sums of squares of the global norm and of @code{info.update_norm}
+## run a fixed tree instead of Octave's ordered sum: the same on every run, within a
+## few ulps).  @var{params} itself may hold device arrays.  Not with
 ## @qcode{"PoisonMomentum"} or @qcode{"PerMicroBatchNS"}, which read the momentum on the
 ## host.  @code{muon_save_state} gathers the state, @code{muon_load_state} puts it back
 ## with its @qcode{"Device"} option.
@@ -151,6 +156,8 @@ function [opt, params] = muon_optimizer (params, varargin)
     params = model_params (fname, params);  # by M.params.field (M.params.name: torch's)
   endif
   opt_check_tree (fname, "PARAMS", params, {}, {}, true);
+  given = params;
+  params = host_zeros (params);    # device parameters: zeros of their shape and class
   ## its own options (checked), and the muon_update ones (checked by the dry run below)
   [v, update_args] = parse_options (fname, "muon_optimizer", varargin);
 
@@ -251,6 +258,19 @@ function [opt, params] = muon_optimizer (params, varargin)
   opt.step = 0;               # optimizer steps applied
   opt.skipped = 0;            # optimizer steps skipped (overflow)
   opt.ns_calls = 0;           # muon_update calls so far
+  params = given;
+endfunction
+
+## P with each device array (muon_gpuarray) replaced by host zeros of its size and class:
+## what the routing, the dry runs and the moments read is the shape and the class
+function P = host_zeros (P)
+  names = fieldnames (P);
+  for i = 1:numel (names)
+    x = P.(names{i});
+    if (isa (x, "muon_gpuarray"))
+      P.(names{i}) = zeros (size (x), x.Storage);
+    endif
+  endfor
 endfunction
 
 ## "" (the state on the host) or the device the state lives on: the Muon update's

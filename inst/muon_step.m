@@ -17,7 +17,11 @@
 ## @code{adam_betas}: two numbers in [0, 1)); the message names the field.  NaN or Inf in
 ## @var{params} is a @code{muonlab:nonFinite} error naming the parameter.
 ##
-## @var{grads} has the fields and sizes of @var{params}.  With a loss scaler the gradients
+## @var{grads} has the fields and sizes of @var{params}.  Either may hold device arrays
+## (@code{muon_gpu}) when @var{opt} keeps its state on their device
+## (@code{muon_optimizer}'s @qcode{"Resident"}); a device parameter's gradient has its
+## class.  Device parameters come back as device arrays: the whole step runs where they
+## live, with the bits of host parameters (see @code{muon_optimizer}).  With a loss scaler the gradients
 ## are expected multiplied by the current scale @code{opt.scaler.scale}.  Each call:
 ##
 ## @enumerate
@@ -120,6 +124,7 @@ endfunction
 function [params, opt, info] = step (fname, opt, params, grads)
   opt_check_tree (fname, "PARAMS", params, opt.names, opt.shapes, true);
   opt_check_tree (fname, "GRADS", grads, opt.names, opt.shapes, false);
+  check_device (fname, opt, params, grads);
 
   names = opt.names;
   np = numel (names);
@@ -149,7 +154,8 @@ function [params, opt, info] = step (fname, opt, params, grads)
     if (opt.micro == 1 || isempty (opt.accum.(n)))
       opt.accum.(n) = g;
     else
-      opt.accum.(n) = opt.accum.(n) + g;
+      [a, g] = same_place (opt.accum.(n), g);
+      opt.accum.(n) = a + g;
     endif
   endfor
   if (opt.micro < k)
@@ -177,10 +183,10 @@ function [params, opt, info] = step (fname, opt, params, grads)
       endif
       g.(n) = unscale (x, s);
     endif
-    sx = sumsq (double (x(:)));    # the overflow check (opt_overflows) and, mostly, the norm
+    sx = opt_sumsq (x);            # the overflow check (opt_overflows) and, mostly, the norm
     overflow = overflow || ! isfinite (sx);
     if (s != 1 && ! micro_ns)
-      sx = sumsq (double (g.(n)(:)));
+      sx = opt_sumsq (g.(n));
     endif
     total_sq += sx;
   endfor
@@ -221,13 +227,14 @@ function [params, opt, info] = step (fname, opt, params, grads)
     for i = todo(:).'
       n = names{i};
       gn = g.(n);
-      if (! isempty (opt.resident) && isempty (opt.muon.(n)) && ndims (gn) <= 3)
+      if (! isempty (opt.resident) && isempty (opt.muon.(n)) && ndims (gn) <= 3
+          && ! isa (gn, "muon_gpuarray"))
         gn = muon_gpu (gn, "Device", opt.resident);   # the momentum starts on the device
       endif
       [U.(n), opt.muon.(n)] = run_update (sprintf ("%s: parameter '%s'", fname, n), gn,
                                           opt.muon.(n), opt.update_args.(n));
-      if (isa (U.(n), "muon_gpuarray"))             # host parameters: one copy a step
-        U.(n) = gather (U.(n));
+      if (isa (U.(n), "muon_gpuarray") && ! isa (params.(n), "muon_gpuarray"))
+        U.(n) = gather (U.(n));                     # host parameters: one copy a step
       endif
       info.ns_calls += 1;
     endfor
@@ -276,9 +283,12 @@ function [params, opt, info] = step (fname, opt, params, grads)
       [p, opt.adam.(n)] = opt_adamw (p0, g.(n), opt.adam.(n), opt.adam_lr, opt.adam_wd,
                                      opt.adam_betas, opt.adam_eps);
     endif
-    params.(n) = cast (p, class (p0));
-    d = sumsq (double (params.(n)(:) - p0(:)));   # one pass in double (single: the
-    info.update_norm.(n) = sqrt (d);               # difference of two close singles)
+    if (! isa (p, "muon_gpuarray"))
+      p = cast (p, class (p0));
+    endif
+    params.(n) = p;
+    d = opt_sumsq (p, p0);        # one pass in double (single: the difference of two close
+    info.update_norm.(n) = sqrt (d);               # singles)
     total += d;
   endfor
   info.step_norm = sqrt (total);
@@ -310,7 +320,7 @@ endfunction
 function t = global_norm (c)
   t = 0;
   for i = 1:numel (c)
-    t += sumsq (double (c{i}(:)));
+    t += opt_sumsq (c{i});
   endfor
   t = sqrt (t);
 endfunction
@@ -336,6 +346,51 @@ function [wd, first] = muon_decay (fname, n, opt)
   endfor
 endfunction
 
+## Device arrays in PARAMS or GRADS need the optimizer's state on their device (device
+## arithmetic never meets a host momentum) and, for a device parameter, its gradient in the
+## parameter's class (the update, the momentum and the step keep one class there).
+function check_device (fname, opt, params, grads)
+  for i = 1:numel (opt.names)
+    n = opt.names{i};
+    p = params.(n);
+    g = grads.(n);
+    for x = {{"PARAMS", p}, {"GRADS", g}}
+      [what, a] = x{1}{:};
+      if (isa (a, "muon_gpuarray") && ! strcmp (a.Device, opt.resident))
+        error ("muonlab:badArg",
+               "%s: %s.%s is a device array on %s; make the optimizer with \"Device\", \"%s\", \"Resident\", true to keep its state there too.",
+               fname, what, n, a.Device, a.Device);
+      endif
+    endfor
+    if (isa (p, "muon_gpuarray") && ! strcmp (class_of (g), p.Storage))
+      error ("muonlab:badType", "%s: GRADS.%s must be of class %s, the class of PARAMS.%s.",
+             fname, n, p.Storage, n);
+    endif
+  endfor
+endfunction
+
+function c = class_of (x)
+  if (isa (x, "muon_gpuarray"))
+    c = x.Storage;
+  else
+    c = class (x);
+  endif
+endfunction
+
+## A and B on one device when either is a device array (the other uploaded in its class):
+## a window may mix host and device gradients
+function [a, b] = same_place (a, b)
+  if (isa (a, "muon_gpuarray") && ! isa (b, "muon_gpuarray"))
+    b = muon_gpu (b, "Device", a.Device, "Class", a.Storage);
+  elseif (isa (b, "muon_gpuarray") && ! isa (a, "muon_gpuarray"))
+    a = muon_gpu (a, "Device", b.Device, "Class", b.Storage);
+  endif
+endfunction
+
+function tf = all_finite (x)
+  [~, tf] = opt_sumsq (x);
+endfunction
+
 ## One Muon momentum advance of parameter N.  A finite gradient and momentum go through
 ## muon_update (its body, run_update: errors read "FNAME: parameter 'N': ...").
 ## Otherwise, on the poisoned path (DeepSpeed #8432), the gradient is folded into the
@@ -343,13 +398,17 @@ endfunction
 ## form), which makes it non-finite for good; on the correct path nothing is touched.
 function [U, st, bad, called] = advance (fname, n, st, g, args, poison)
   who = sprintf ("%s: parameter '%s'", fname, n);
-  bad = opt_overflows (g) || (! isempty (st) && ! all (isfinite (st.momentum(:))));
+  bad = opt_overflows (g) || (! isempty (st) && ! all_finite (st.momentum));
   called = 0;
-  U = NaN (size (g), class (g));
+  if (isa (g, "muon_gpuarray"))
+    U = g * NaN;
+  else
+    U = NaN (size (g), class (g));
+  endif
   if (! bad)
     [U, st] = run_update (who, g, st, args);
     called = 1;
-    bad = ! all (isfinite (U(:)));
+    bad = ! all_finite (U);
   elseif (poison)
     args = family_presets ("expand", who, args);
     beta = 0.95;
@@ -362,7 +421,12 @@ function [U, st, bad, called] = advance (fname, n, st, g, args, poison)
       endif
     endfor
     if (isempty (st))
-      [~, st] = run_update (who, zeros (size (g), class (g)), [], args);
+      if (isa (g, "muon_gpuarray"))
+        z = muon_gpu ("zeros", size (g), "Device", g.Device, "Class", g.Storage);
+      else
+        z = zeros (size (g), class (g));
+      endif
+      [~, st] = run_update (who, z, [], args);
     elseif (isfield (st, "step"))
       st.step += 1;
     endif

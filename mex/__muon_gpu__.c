@@ -1,4 +1,4 @@
-#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update adamw last_ms trim reset count copy_time"
+#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update adamw ew sumsq last_ms trim reset count copy_time"
 /* __muon_gpu__ - gateway of muon_gpu.m, muon_gpuarray.m and the device-array paths of
  * muon_ns / muon_update: device arrays (muon_math.h, core/math/darray.c) held in this MEX
  * file's table and known to Octave by a handle H = [SESSION ID] (muon_mex_gpu.h).
@@ -11,6 +11,11 @@
  *                                              momentum array (the given one is unchanged)
  *   [HP, HM, HV] = ('adamw', HP, HG, HM, HV, COEF)   one AdamW step (muon_darray_adamw) on
  *                                              new copies of P, M and V; COEF 1 x 7
+ *   H = ('ew', OP, HX, Y, A)                  a new array X op Y (OP 'add' | 'sub', Y a
+ *                                              handle) or X op A ('mul' | 'div', A a real
+ *                                              scalar; Y []), muon_darray_ew
+ *   [S, FINITE] = ('sumsq', HX, HY)            fp64 sum of squares of X, or of X - Y (HY
+ *                                              a handle, else []), muon_darray_sumsq
  *   MS = ('last_ms', DEVICE)   [IN_USE, CACHED] = ('trim', DEVICE)
  *   ('reset')   frees every array (their handles go stale) and the CUDA pool's blocks
  *   N = ('count')                              arrays held
@@ -25,7 +30,9 @@
   X (CMD_UPLOAD, "upload", 4, 4, 1) X (CMD_FILL, "fill", 6, 6, 1)                       \
   X (CMD_GATHER, "gather", 2, 2, 1) X (CMD_FREE, "free", 2, 2, 0)                       \
   X (CMD_NS, "ns", 3, 3, 2) X (CMD_UPDATE, "update", 5, 5, 3)                           \
-  X (CMD_ADAMW, "adamw", 6, 6, 3) X (CMD_LAST_MS, "last_ms", 2, 2, 1) X (CMD_TRIM, "trim", 2, 2, 2)                     \
+  X (CMD_ADAMW, "adamw", 6, 6, 3) X (CMD_EW, "ew", 5, 5, 1)                            \
+  X (CMD_SUMSQ, "sumsq", 3, 3, 2) X (CMD_LAST_MS, "last_ms", 2, 2, 1)                   \
+  X (CMD_TRIM, "trim", 2, 2, 2)                                                         \
   X (CMD_RESET, "reset", 1, 1, 0) X (CMD_COUNT, "count", 1, 1, 1)                       \
   X (CMD_COPY_TIME, "copy_time", 3, 3, 2)
 #define CMD_ENUM(e, name, lo, hi, outs) e,
@@ -220,6 +227,37 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     out[0] = muon_mex_gpu_handle (fname, a);
     out[1] = muon_mex_gpu_handle (fname, b);
     out[2] = muon_mex_gpu_handle (fname, c);
+    break;
+  }
+  case CMD_EW:
+  {
+    const char *fname = "muon_gpuarray";
+    int op = list_arg (fname, "OP", prhs[1], MUON_LIST_EW);
+    const muon_darray *x = muon_mex_gpu_get (fname, "X", prhs[2]), *y = NULL;
+    double s = 0;
+    if (op == MUON_EW_ADD || op == MUON_EW_SUB)
+      y = muon_mex_gpu_get (fname, "Y", prhs[3]);
+    else if (!(mxIsDouble (prhs[4]) && !mxIsComplex (prhs[4])
+               && mxGetNumberOfElements (prhs[4]) == 1))
+      muon_mex_error (fname, "badArg", "A must be a real double scalar.");
+    else
+      s = mxGetScalar (prhs[4]);
+    a = like (fname, x, NULL, NULL);
+    check_or_free (fname, muon_darray_ew (ctx, op, x, y, s, a), &a, NULL);
+    out[0] = muon_mex_gpu_handle (fname, a);
+    break;
+  }
+  case CMD_SUMSQ:
+  {
+    const char *fname = "muon_step";
+    const muon_darray *x = muon_mex_gpu_get (fname, "X", prhs[1]), *y = NULL;
+    if (!mxIsEmpty (prhs[2]))
+      y = muon_mex_gpu_get (fname, "Y", prhs[2]);
+    double sum = 0;
+    int finite = 0;
+    muon_mex_check (fname, muon_darray_sumsq (ctx, x, y, &sum, &finite));
+    out[0] = mxCreateDoubleScalar (sum);
+    out[1] = mxCreateLogicalScalar (finite != 0);
     break;
   }
   case CMD_LAST_MS:

@@ -197,6 +197,10 @@ muon_status update_entry (void **state, const muon_tensor *G, muon_tensor *M, mu
                           size_t len);
 muon_status adamw_entry (void **state, muon_tensor *P, const muon_tensor *G, muon_tensor *M,
                          muon_tensor *V, const double coef[7], char *msg, size_t len);
+muon_status ew_entry (void **state, int op, const void *x, const void *y, double a, void *z,
+                      int st, size_t n, char *msg, size_t len);
+muon_status sumsq_entry (void **state, const void *x, const void *y, int st, size_t n,
+                         double *sumsq, int *finite, char *msg, size_t len);
 
 // A grid for a grid-stride loop over len elements.
 inline unsigned grid_for (size_t len)

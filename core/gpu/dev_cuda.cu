@@ -539,6 +539,8 @@ muon_status muon_cuda_get_api (int abi, void *table)
   api->fill = fill_entry;
   api->update = update_entry;
   api->adamw = adamw_entry;
+  api->ew = ew_entry;
+  api->sumsq = sumsq_entry;
   api->copy_time = copy_time_entry;
   api->last_ms = last_ms_entry;
   api->trim = trim_entry;

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define MUON_CUDA_ABI 2
+#define MUON_CUDA_ABI 3
 
 // Directions of copy.
 enum { MUON_COPY_H2D = 0, MUON_COPY_D2H = 1, MUON_COPY_D2D = 2 };
@@ -59,6 +59,14 @@ typedef struct muon_cuda_api {
   // One AdamW step on device tensors P, G, M, V of one dtype (muon_darray_adamw).
   muon_status (*adamw) (void **state, muon_tensor *P, const muon_tensor *G, muon_tensor *M,
                         muon_tensor *V, const double coef[7], char *msg, size_t len);
+  // z = x op y (op 0 / 1: add, sub) or x op a (mul, div) for n elements of storage class
+  // st (muon_ew_op, muon_darray_ew); y NULL for mul and div; z may be x or y.
+  muon_status (*ew) (void **state, int op, const void *x, const void *y, double a, void *z,
+                     int st, size_t n, char *msg, size_t len);
+  // [out] *sumsq (fp64, a fixed reduction tree) and *finite of the n elements of x, or of
+  // the differences x - y in class st (muon_darray_sumsq).
+  muon_status (*sumsq) (void **state, const void *x, const void *y, int st, size_t n,
+                        double *sumsq, int *finite, char *msg, size_t len);
   // The copy floor: the time of one pinned host -> device and one device -> pinned host copy
   // of `bytes` (CUDA events; buffers from the pool and the staging, kept).
   muon_status (*copy_time) (void **state, size_t bytes, double *h2d_ms, double *d2h_ms,

@@ -1,6 +1,7 @@
 /* opt_cuda.cu - the optimizer steps of libmuon_cuda.so on device tensors: one Muon update
- * (update_entry) and one AdamW step (adamw_entry), entries of the ABI table dev_cuda.cu
- * fills.
+ * (update_entry), one AdamW step (adamw_entry), and the element-wise arithmetic and sums of
+ * squares of muon_step on device parameters (ew_entry, sumsq_entry), entries of the ABI
+ * table dev_cuda.cu fills.
  *
  * The update runs update.c's order with muon_update_math.h's per-element maths (fp64,
  * rounded once into M's type; the plug-in is built with -fmad=false, as the CPU core with
@@ -73,6 +74,63 @@ __global__ void k_adamw_f32 (float *p, const float *g, float *m, float *v, size_
   const float c[7] = { c0, c1, c2, c3, c4, c5, c6 };
   FOR_EACH (i, n)
     muon_adamw_f32 (&p[i], g[i], &m[i], &v[i], c);
+}
+
+// z = x op y / x op a, element-wise (muon_darray_math.h).
+__global__ void k_ew (int op, int st, const void *x, const void *y, double a, void *z,
+                      size_t n)
+{
+  FOR_EACH (i, n)
+    muon_elem_store (st, z, i, muon_ew_value (op, st, x, y, a, i));
+}
+
+// The sum of squares runs on a fixed grid of SUMSQ_BLOCKS blocks whatever the card: each
+// thread sums a fixed stride of the terms in order, each block a fixed tree of its threads'
+// sums, one block the tree of the block sums.  Same input, same bits, on every run.
+const int SUMSQ_BLOCKS = 256;
+
+__device__ void tree_sum (double *sh)
+{
+  for (int w = THREADS / 2; w > 0; w >>= 1)
+  {
+    __syncthreads ();
+    if ((int) threadIdx.x < w)
+      sh[threadIdx.x] += sh[threadIdx.x + w];
+  }
+  __syncthreads ();
+}
+
+__global__ void k_sumsq_blocks (const void *x, const void *y, int st, size_t n,
+                                double *part, int *bad)
+{
+  __shared__ double sh[THREADS];
+  double acc = 0;
+  int nonfinite = 0;
+  for (size_t i = (size_t) blockIdx.x * THREADS + threadIdx.x; i < n;
+       i += (size_t) SUMSQ_BLOCKS * THREADS)
+  {
+    double d = muon_sumsq_term (st, x, y, i);
+    nonfinite |= !isfinite (d);
+    acc += d * d;
+  }
+  sh[threadIdx.x] = acc;
+  tree_sum (sh);
+  if (threadIdx.x == 0)
+    part[blockIdx.x] = sh[0];
+  if (nonfinite)
+    atomicOr (bad, 1);
+}
+
+__global__ void k_sumsq_total (double *part)
+{
+  __shared__ double sh[THREADS];
+  double acc = 0;
+  for (int b = threadIdx.x; b < SUMSQ_BLOCKS; b += THREADS)
+    acc += part[b];
+  sh[threadIdx.x] = acc;
+  tree_sum (sh);
+  if (threadIdx.x == 0)
+    part[0] = sh[0];
 }
 
 //---- entries ------------------------------------------------------------------------------
@@ -209,6 +267,54 @@ muon_status adamw_entry (void **state, muon_tensor *P, const muon_tensor *G, muo
       (float) coef[5], (float) coef[6]));
   CUDA_TRY (cudaStreamSynchronize (s->stream));
   return MUON_OK;
+}
+
+muon_status ew_entry (void **state, int op, const void *x, const void *y, double a, void *z,
+                      int st, size_t n, char *msg, size_t len)
+{
+  ENTRY_STATE ();
+  if (x == NULL || z == NULL || (op < 2 && y == NULL) || op < 0 || op > 3 || st < 0 || st > 3)
+  {
+    snprintf (E.msg, E.len, "ew: bad operation %d, class %d or NULL operand", op, st);
+    return MUON_ERR_BADARG;
+  }
+  LAUNCH (k_ew<<<grid_for (n), THREADS, 0, s->stream>>> (op, st, x, y, a, z, n));
+  CUDA_TRY (cudaStreamSynchronize (s->stream));
+  return MUON_OK;
+}
+
+// The sum into part[0] and the flag into *host_bad, on s's stream (part: SUMSQ_BLOCKS
+// doubles then an int, device memory).
+muon_status sumsq_run (ns_state *s, errbuf &E, const void *x, const void *y, int st, size_t n,
+                       double *part, double *sumsq, int *host_bad)
+{
+  int *bad = (int *) (part + SUMSQ_BLOCKS);
+  CUDA_TRY (cudaMemsetAsync (bad, 0, sizeof *bad, s->stream));
+  LAUNCH (k_sumsq_blocks<<<SUMSQ_BLOCKS, THREADS, 0, s->stream>>> (x, y, st, n, part, bad));
+  LAUNCH (k_sumsq_total<<<1, THREADS, 0, s->stream>>> (part));
+  CUDA_TRY (cudaMemcpyAsync (sumsq, part, sizeof *sumsq, cudaMemcpyDeviceToHost, s->stream));
+  CUDA_TRY (cudaMemcpyAsync (host_bad, bad, sizeof *host_bad, cudaMemcpyDeviceToHost,
+                             s->stream));
+  CUDA_TRY (cudaStreamSynchronize (s->stream));
+  return MUON_OK;
+}
+
+muon_status sumsq_entry (void **state, const void *x, const void *y, int st, size_t n,
+                         double *sumsq, int *finite, char *msg, size_t len)
+{
+  ENTRY_STATE ();
+  if (x == NULL || sumsq == NULL || finite == NULL || st < 0 || st > 3)
+  {
+    snprintf (E.msg, E.len, "sumsq: class %d or NULL operand", st);
+    return MUON_ERR_BADARG;
+  }
+  void *part = NULL;
+  int bad = 0;
+  TRY (pool_alloc (s, E, SUMSQ_BLOCKS * sizeof (double) + sizeof (int), &part));
+  muon_status status = sumsq_run (s, E, x, y, st, n, (double *) part, sumsq, &bad);
+  pool_free (s, part);
+  *finite = !bad;
+  return status;
 }
 
 }  // namespace muon_cuda

@@ -314,6 +314,15 @@ muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows,
   X (MUON_FILL_RANDN, 1, "randn")
 typedef enum { MUON_FILL_LIST (MUON_ENUM_ITEM) } muon_fill;
 
+// Element-wise operations of muon_darray_ew, each rounded as Octave rounds the same
+// operation on host arrays of the class: Z = X + Y, X - Y, X * a, X / a.
+#define MUON_EW_LIST(X)                                                         \
+  X (MUON_EW_ADD, 0, "add")                                                     \
+  X (MUON_EW_SUB, 1, "sub")                                                     \
+  X (MUON_EW_MUL, 2, "mul")                                                     \
+  X (MUON_EW_DIV, 3, "div")
+typedef enum { MUON_EW_LIST (MUON_ENUM_ITEM) } muon_ew_op;
+
 typedef struct muon_darray muon_darray;
 
 typedef struct {
@@ -354,6 +363,22 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
 // 1 - beta2, 1 - beta1^t, 1 - beta2^t, 1 - lr wd, lr, eps}, rounded to the class first.
 muon_status muon_darray_adamw (muon_ctx *ctx, muon_darray *P, const muon_darray *G,
                                muon_darray *M, muon_darray *V, const double coef[7]);
+// Z = X op Y (add, sub) or X op a (mul, div) on X's device, element by element; Z is like
+// X (device, shape, class); Y (add and sub only, else NULL) like X too.  Each element is
+// computed as Octave computes it on host arrays of the class: in double for double, in
+// single for single (a rounded to single first, as Octave rounds a double scalar that
+// meets a single array), and for bf16 / fp16 in single, rounded once into the class.
+// Z may be X or Y.
+muon_status muon_darray_ew (muon_ctx *ctx, muon_ew_op op, const muon_darray *X,
+                            const muon_darray *Y, double a, muon_darray *Z);
+// [out] *sumsq: the fp64 sum of squares of X's elements (Y NULL) or of the differences
+// X - Y rounded to X's class (Y like X), the number inst/ computes on host arrays as
+// sumsq (double (X(:) - Y(:))); Inf when it overflows.  [out] *finite (may be NULL): 1
+// when every element (or difference) is finite.  On the CPU stand-in the sum runs in
+// element order, the bits of Octave's sumsq; on CUDA a fixed tree (the same bits on every
+// run, within a few ulps of the ordered sum).
+muon_status muon_darray_sumsq (muon_ctx *ctx, const muon_darray *X, const muon_darray *Y,
+                               double *sumsq, int *finite);
 // The device time of the last muon_darray_ns / muon_darray_update of ctx on `device`, in ms
 // (CUDA events; the CPU stand-in measures wall time).  Waits for the device.
 muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms);

@@ -17,16 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "math_internal.h"
-#include "muon_darray_math.h"
-#include "ns_cuda_abi.h"
-
-struct muon_darray {
-  muon_device device;
-  muon_precision storage;
-  size_t rows, cols, batch, numel, bytes;
-  void *data;                 // device memory (cuda) or host memory (cpu)
-};
+#include "darray_impl.h"
 
 //---- the cpu stand-in: its state in the context ---------------------------------------------
 
@@ -51,48 +42,12 @@ fail:
 
 //---- helpers ------------------------------------------------------------------------------
 
-static muon_dtype host_dtype (muon_precision storage)
-{
-  return storage == MUON_PREC_DOUBLE ? MUON_F64 : MUON_F32;
-}
-
-static int is_half (muon_precision storage)
-{
-  return storage == MUON_PREC_BF16 || storage == MUON_PREC_FP16;
-}
-
-// A tensor over a's data (double / single storage), marked with a's device.
-static muon_tensor view (const muon_darray *a)
-{
-  muon_tensor t = muon_tensor_batch (host_dtype (a->storage), a->data, a->rows, a->cols,
-                                     a->batch);
-  t.device = a->device;
-  return t;
-}
-
 static int dense_host (const muon_tensor *t, const muon_darray *a)
 {
   return t && t->data && (t->dtype == MUON_F64 || t->dtype == MUON_F32)
     && t->device == MUON_DEVICE_CPU && t->rows == a->rows && t->cols == a->cols
     && t->batch == a->batch && t->ld == t->rows
     && (t->batch == 1 || t->stride == t->rows * t->cols);
-}
-
-static const char *device_text (muon_device d)
-{
-  return d == MUON_DEVICE_CUDA ? "the CUDA device" : "the CPU stand-in device";
-}
-
-// The back end of a CUDA array: the plug-in's entries and its state.
-static muon_status cuda_of (muon_ctx *ctx, const muon_cuda_api **api, void ***state)
-{
-  return muon_cuda_api_of (ctx, (const struct muon_cuda_api **) api, state);
-}
-
-// Runs a plug-in entry's status through the context's error text.
-static muon_status cuda_status (muon_ctx *ctx, muon_status s, const char *msg)
-{
-  return s == MUON_OK ? s : muon_ctx_set_error (ctx, s, "%s", msg);
 }
 
 // Gives a block of the CUDA back end's pool back (NULL is fine).
@@ -341,21 +296,6 @@ fail:
 
 //---- NS and the update where the data lives -----------------------------------------------
 
-// Same shape and device, or the error naming both.
-static muon_status check_pair (muon_ctx *ctx, const muon_darray *a, const char *an,
-                               const muon_darray *b, const char *bn)
-{
-  muon_status status = MUON_OK;
-  CHECK (MUON_ERR_NULLPTR, a != NULL && b != NULL, "%s and %s must not be NULL", an, bn);
-  CHECK (MUON_ERR_UNSUPPORTED, a->device == b->device,
-         "%s is on %s and %s on %s: the arrays of one call must share a device", an,
-         device_text (a->device), bn, device_text (b->device));
-  CHECK (MUON_ERR_BADSHAPE, a->rows == b->rows && a->cols == b->cols && a->batch == b->batch,
-         "%s must be %zu x %zu x %zu like %s", bn, a->rows, a->cols, a->batch, an);
-fail:
-  return status;
-}
-
 static muon_status record_ms (muon_ctx *ctx, muon_device device, double t0)
 {
   cpu_dev *d = NULL;
@@ -460,50 +400,6 @@ fail:
   muon_darray_destroy (ctx, &gw);
   muon_darray_destroy (ctx, &mw);
   muon_darray_destroy (ctx, &uw);
-  return status;
-}
-
-muon_status muon_darray_adamw (muon_ctx *ctx, muon_darray *P, const muon_darray *G,
-                               muon_darray *M, muon_darray *V, const double coef[7])
-{
-  muon_status status = MUON_OK;
-  CHECKCTX (ctx);
-  CHECK (MUON_ERR_NULLPTR, coef != NULL, "coef must not be NULL");
-  CHECKSTATUS (check_pair (ctx, P, "P", G, "G"));
-  CHECKSTATUS (check_pair (ctx, P, "P", M, "M"));
-  CHECKSTATUS (check_pair (ctx, P, "P", V, "V"));
-  CHECK (MUON_ERR_BADTYPE, !is_half (P->storage) && G->storage == P->storage
-                             && M->storage == P->storage && V->storage == P->storage,
-         "P, G, M and V must share one class, double or single");
-  CHECK (MUON_ERR_BADARG, P != M && P != V && M != V && G != P && G != M && G != V,
-         "P, G, M and V must be distinct arrays");
-  if (P->device == MUON_DEVICE_CUDA)
-  {
-    const muon_cuda_api *api;
-    void **st;
-    char msg[256] = "";
-    muon_tensor p = view (P), g = view (G), m = view (M), v = view (V);
-    CHECKSTATUS (cuda_of (ctx, &api, &st));
-    CHECKSTATUS (cuda_status (ctx, api->adamw (st, &p, &g, &m, &v, coef, msg, sizeof msg),
-                              msg));
-  }
-  else if (P->storage == MUON_PREC_DOUBLE)
-  {
-    double *p = P->data, *m = M->data, *v = V->data;
-    const double *g = G->data;
-    for (size_t i = 0; i < P->numel; i++)
-      muon_adamw_f64 (&p[i], g[i], &m[i], &v[i], coef);
-  }
-  else
-  {
-    float c[7], *p = P->data, *m = M->data, *v = V->data;
-    const float *g = G->data;
-    for (int k = 0; k < 7; k++)
-      c[k] = (float) coef[k];
-    for (size_t i = 0; i < P->numel; i++)
-      muon_adamw_f32 (&p[i], g[i], &m[i], &v[i], c);
-  }
-fail:
   return status;
 }
 

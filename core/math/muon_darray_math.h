@@ -64,6 +64,34 @@ MUON_HD void muon_elem_store (int storage, void *p, size_t i, double v)
   }
 }
 
+// Element i of muon_darray_ew's Z = X op Y (op 0 add, 1 sub) or X op a (2 mul, 3 div),
+// as Octave computes it on host arrays of the class, rounded into the class: double in
+// double; single, bf16 and fp16 in single with a rounded to single first, then rounded
+// once into a 16-bit class.  The value is exact in the class, so a store keeps it.
+MUON_HD double muon_ew_value (int op, int storage, const void *x, const void *y, double a,
+                              size_t i)
+{
+  if (storage == 0)
+  {
+    double u = ((const double *) x)[i], v = op < 2 ? ((const double *) y)[i] : a;
+    return op == 0 ? u + v : op == 1 ? u - v : op == 2 ? u * v : u / v;
+  }
+  float u = (float) muon_elem_load (storage, x, i);
+  float v = op < 2 ? (float) muon_elem_load (storage, y, i) : (float) a;
+  float r = op == 0 ? u + v : op == 1 ? u - v : op == 2 ? u * v : u / v;
+  if (storage == 2)
+    r = muon_bf16_bits_to_f32 (muon_f32_to_bf16_bits (r));
+  else if (storage == 3)
+    r = muon_fp16_bits_to_f32 (muon_f32_to_fp16_bits (r));
+  return (double) r;
+}
+
+// The term of muon_darray_sumsq at i: X's element, or the difference X - Y in the class.
+MUON_HD double muon_sumsq_term (int storage, const void *x, const void *y, size_t i)
+{
+  return y ? muon_ew_value (1, storage, x, y, 0.0, i) : muon_elem_load (storage, x, i);
+}
+
 MUON_HD uint64_t muon_splitmix64 (uint64_t x)
 {
   x += 0x9e3779b97f4a7c15ull;

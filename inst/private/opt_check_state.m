@@ -270,7 +270,7 @@ function check_params (opt, full)
       endif
     endif
     a = opt.accum.(n);
-    ok = ((isa (a, "double") && ndims (a) == 2 && ! any (size (a)))
+    ok = ((isa (a, "double") && ndims (a) == 2 && ! any (size (a))) || on_device (a, sz)
           || (isfloat (a) && isreal (a) && ! issparse (a) && ndims (a) == numel (sz)
               && all (size (a) == sz)));
     if (! ok)

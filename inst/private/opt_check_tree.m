@@ -3,7 +3,8 @@
 ## Validate a struct of named arrays against the parameter names @var{names} (a cellstr)
 ## and sizes @var{shapes} (a cell of size vectors; @code{@{@}} to skip the size check):
 ## a scalar struct whose fields are exactly @var{names} (any order), each a real, full,
-## non-empty double or single array of the recorded size.  With @var{finite} true, NaN and
+## non-empty double or single array of the recorded size, or a device array
+## (@code{muon_gpuarray}) of class double or single.  With @var{finite} true, NaN and
 ## Inf are errors (muonlab:nonFinite).  Errors are muonlab:badType, muonlab:badArg and
 ## muonlab:badShape.
 ## @end deftypefn
@@ -30,7 +31,8 @@ function opt_check_tree (fname, argname, s, names, shapes, finite)
   endif
   for i = 1:numel (f)
     x = s.(f{i});
-    if (! (isfloat (x) && isreal (x)) || issparse (x) || isempty (x))
+    dev = isa (x, "muon_gpuarray") && any (strcmp (x.Storage, {"double", "single"}));
+    if (! dev && (! (isfloat (x) && isreal (x)) || issparse (x) || isempty (x)))
       error ("muonlab:badType",
              "%s: %s.%s must be a real, non-empty double or single array.", fname,
              argname, f{i});
@@ -42,7 +44,8 @@ function opt_check_tree (fname, argname, s, names, shapes, finite)
                strjoin (arrayfun (@num2str, shapes{k}, "UniformOutput", false), " x "));
       endif
     endif
-    if (finite && ! all (isfinite (x(:))))
+    if (finite && ! (dev && nthargout (2, @opt_sumsq, x))
+        && (dev || ! all (isfinite (x(:)))))
       error ("muonlab:nonFinite", "%s: %s.%s must not contain NaN or Inf.", fname,
              argname, f{i});
     endif

@@ -72,8 +72,22 @@ function [params, report] = apply (fname, pairs, params, S)
              "%s: MAXLOGITS must be a struct with a field '%s' (the largest logit of each head).",
              fname, p.q);
     endif
-    [params.(p.q), params.(p.k), info] = qk_clip (params.(p.q), params.(p.k), S.(p.q),
-                                                  p.args{:});
+    [q, k] = deal (params.(p.q), params.(p.k));
+    [q, k, info] = qk_clip (host (q), host (k), S.(p.q), p.args{:});
+    params.(p.q) = like (q, params.(p.q));     # device parameters: back where they were
+    params.(p.k) = like (k, params.(p.k));
     report.(p.q) = struct ("clipped", info.clipped, "eta", info.eta);
   endfor
+endfunction
+
+function x = host (x)
+  if (isa (x, "muon_gpuarray"))
+    x = gather (x);
+  endif
+endfunction
+
+function x = like (x, was)
+  if (isa (was, "muon_gpuarray"))
+    x = muon_gpu (x, "Device", was.Device, "Class", was.Storage);
+  endif
 endfunction

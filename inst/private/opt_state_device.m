@@ -1,7 +1,8 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{opt} =} opt_state_device (@var{opt}, @var{device})
 ## The optimizer state @var{opt} with its arrays moved: @var{device} @qcode{""} gathers
-## every device array to the host (muon_save_state), @qcode{"cuda"} or @qcode{"cpu"}
+## every device array to the host (muon_save_state), a window's accumulated device
+## gradients included, @qcode{"cuda"} or @qcode{"cpu"}
 ## (the CPU stand-in device) copies the Muon momenta and the AdamW moments of parameters
 ## of at most 3 dimensions there (muon_optimizer's @qcode{"Resident"}, muon_load_state's
 ## @qcode{"Device"}).  @code{opt.resident} says where the state lives.
@@ -12,6 +13,9 @@ function opt = opt_state_device (opt, device)
     n = opt.names{i};
     if (isfield (opt.muon, n) && isstruct (opt.muon.(n)))
       opt.muon.(n).momentum = move (opt.muon.(n).momentum, device);
+    endif
+    if (isfield (opt.accum, n) && isempty (device))
+      opt.accum.(n) = move (opt.accum.(n), device);   # a window's device gradients
     endif
     if (isfield (opt.adam, n))
       opt.adam.(n).m = move (opt.adam.(n).m, device);

@@ -14,7 +14,9 @@
 ## generator against the CPU stand-in's stream, an allocation larger than the device
 ## (@code{muonlab:outOfMemory}, nothing kept, the session goes on), stale handles after
 ## @code{muon_gpu ("reset")}, no array left behind by a loop of calls, and a positive device
-## time.
+## time.  The optimizer on device parameters: the arithmetic of @code{muon_gpuarray} equals
+## the host's bit for bit, and @code{muon_step} on device parameters and gradients equals
+## the same optimizer on host parameters (its sums of squares within 1e-13).
 ## @end deftypefn
 
 function test_gpu_array ()
@@ -122,3 +124,47 @@ endfunction
 %! fail ("muon_ns (D)", "a device array of an earlier session");
 %! s = muon_gpu ("info");
 %! assert (s.arrays, 0);
+
+%!test
+%! ## arithmetic on device arrays gives the host's bits; a sum of squares is within a few
+%! ## ulps of Octave's ordered sum (a fixed tree on CUDA) and the same on every run
+%! randn ("state", 38);
+%! for cls = {"double", "single"}
+%!   x = cast (randn (300, 70), cls{1});
+%!   y = cast (randn (300, 70), cls{1});
+%!   A = muon_gpu (x, "Device", t.array);
+%!   B = muon_gpu (y, "Device", t.array);
+%!   assert (isequal (gather (A + B), x + y) && isequal (gather (A - B), x - y), cls{1});
+%!   assert (isequal (gather (0.3 * A), 0.3 * x) && isequal (gather (A / 7), x / 7), cls{1});
+%!   [s, fin] = __muon_gpu__ ("sumsq", A.Handle, []);
+%!   assert (fin && abs (s - sumsq (double (x(:)))) <= 1e-13 * s, cls{1});
+%!   assert (__muon_gpu__ ("sumsq", A.Handle, []), s);
+%!   d = __muon_gpu__ ("sumsq", A.Handle, B.Handle);
+%!   assert (abs (d - sumsq (double (x(:) - y(:)))) <= 1e-13 * d, cls{1});
+%! endfor
+%! H = muon_gpu (1e200 * ones (3), "Device", t.array);
+%! [s, fin] = __muon_gpu__ ("sumsq", H.Handle, []);
+%! assert (isinf (s) && fin);
+
+%!test
+%! ## muon_step on device parameters and gradients gives the bits of the same optimizer on
+%! ## host parameters (its state on the device in both); info's norms within 1e-12
+%! randn ("state", 39);
+%! P = struct ("W", single (randn (64, 96)), "b", single (randn (64, 1)));
+%! args = {"LR", 0.02, "WeightDecay", 0.1, t.dev{:}, "Resident", true};
+%! oh = muon_optimizer (P, args{:});
+%! od = muon_optimizer (P, args{:});
+%! up = @(S) struct ("W", muon_gpu (S.W, "Device", t.array),
+%!                   "b", muon_gpu (S.b, "Device", t.array));
+%! Ph = P;
+%! Pd = up (P);
+%! for k = 1:3
+%!   G = struct ("W", single (randn (64, 96)), "b", single (randn (64, 1)));
+%!   [Ph, oh, ih] = muon_step (oh, Ph, G);
+%!   [Pd, od, id] = muon_step (od, Pd, up (G));
+%!   assert (isa (Pd.W, "muon_gpuarray"));
+%!   assert (isequal (gather (Pd.W), Ph.W) && isequal (gather (Pd.b), Ph.b), "step %d", k);
+%!   assert (id.global_norm, ih.global_norm, -1e-12);
+%!   assert (id.update_norm.W, ih.update_norm.W, -1e-12);
+%! endfor
+

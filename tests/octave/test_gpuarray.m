@@ -168,5 +168,110 @@ endfunction
 %!   unlink (f);
 %! end_unwind_protect
 
+%!function D = to_device (S)
+%!  D = S;
+%!  for f = fieldnames (S).'
+%!    D.(f{1}) = muon_gpu (S.(f{1}), "Device", "cpu");
+%!  endfor
+%!endfunction
+
+%!function H = to_host (S)
+%!  H = S;
+%!  for f = fieldnames (S).'
+%!    if (isa (S.(f{1}), "muon_gpuarray"))
+%!      H.(f{1}) = gather (S.(f{1}));
+%!    endif
+%!  endfor
+%!endfunction
+
+%!test
+%! ## device parameters and gradients: nothing leaves the device, and three steps give the
+%! ## host path's bits, info included, under every clip policy, accumulation, a dynamic
+%! ## loss scale and decay after the update (double and single, Muon and AdamW)
+%! randn ("state", 47);
+%! P = struct ("W", randn (8, 5), "V", single (randn (6, 4)), "b", randn (8, 1));
+%! G = cell (1, 4);
+%! for t = 1:4
+%!   G{t} = struct ("W", randn (8, 5), "V", single (randn (6, 4)), "b", randn (8, 1));
+%! endfor
+%! cases = {{}, {"ClipPolicy", "before_ns", "ClipNorm", 0.5}, ...
+%!          {"ClipPolicy", "after_ns", "ClipNorm", 0.5}, ...
+%!          {"ClipPolicy", "skip_muon", "ClipNorm", 0.1}, {"AccumulationSteps", 2}, ...
+%!          {"LossScaler", "dynamic"}, {"WeightDecay", 0.1, "DecayFirst", false}};
+%! for c = 1:numel (cases)
+%!   args = [{"LR", 0.05, "Device", "cpu", "Resident", true}, cases{c}];
+%!   oh = muon_optimizer (P, args{:});
+%!   od = muon_optimizer (to_device (P), args{:});
+%!   Ph = P;  Pd = to_device (P);
+%!   for t = 1:4
+%!     [Ph, oh, ih] = muon_step (oh, Ph, G{t});
+%!     [Pd, od, id] = muon_step (od, Pd, to_device (G{t}));
+%!     assert (isequal (to_host (Pd), Ph), "case %d step %d", c, t);
+%!     assert (id, ih);                        # NaN norms of a window's first half too
+%!   endfor
+%!   assert (isa (Pd.W, "muon_gpuarray") && isa (Pd.b, "muon_gpuarray"));
+%!   assert (classUnderlying (Pd.V), "single");
+%! endfor
+
+%!test
+%! ## host and device gradients may meet in one window; a state saved mid-window gathers
+%! ## the device gradients it accumulated; the caller's arrays are never touched
+%! randn ("state", 48);
+%! P = struct ("W", randn (8, 5), "b", randn (8, 1));
+%! G1 = struct ("W", randn (8, 5), "b", randn (8, 1));
+%! G2 = struct ("W", randn (8, 5), "b", randn (8, 1));
+%! args = {"AccumulationSteps", 2, "Device", "cpu", "Resident", true};
+%! oh = muon_optimizer (P, args{:});
+%! [Ph, oh] = muon_step (oh, P, G1);
+%! [Ph, oh] = muon_step (oh, Ph, G2);
+%! od = muon_optimizer (P, args{:});
+%! Gd = to_device (G1);
+%! [Pd, od] = muon_step (od, P, Gd);
+%! assert (isa (od.accum.W, "muon_gpuarray"));
+%! f = [tempname() ".ckpt"];
+%! unwind_protect
+%!   muon_save_state (f, od);
+%!   o2 = muon_load_state (f, P, "Device", "cpu");
+%!   assert (isequal (o2.accum.W, G1.W));
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+%! [Pd, od] = muon_step (od, Pd, G2);
+%! assert (isequal (Pd, Ph));
+%! [Pd2, o2] = muon_step (o2, P, G2);
+%! assert (isequal (Pd2, Ph));
+%! assert (isequal (gather (Gd.W), G1.W));
+
+%!test
+%! ## QKClip on device parameters: clipped on the host, put back on the device
+%! randn ("state", 49);
+%! P = struct ("q", randn (8, 6), "k", randn (8, 6));
+%! G = struct ("q", randn (8, 6), "k", randn (8, 6));
+%! args = {"QKClip", {"q", "k", "Heads", 2}, "Device", "cpu", "Resident", true};
+%! [Ph, ~, ih] = muon_step (muon_optimizer (P, args{:}), P, G, struct ("q", [300 20]));
+%! [Pd, ~, id] = muon_step (muon_optimizer (to_device (P), args{:}), to_device (P),
+%!                          to_device (G), struct ("q", [300 20]));
+%! assert (ih.qk_clip.q.clipped, [true false]);
+%! assert (isa (Pd.q, "muon_gpuarray"));
+%! assert (isequal (to_host (Pd), Ph) && isequal (id, ih));
+
+%!test
+%! ## a device array needs the optimizer's state on its device, and a device parameter its
+%! ## gradient in its class
+%! P = struct ("W", randn (4, 3));
+%! D = struct ("W", muon_gpu (P.W, "Device", "cpu"));
+%! fail ("muon_step (muon_optimizer (P), D, P)",
+%!       "muon_step: PARAMS.W is a device array on cpu; make the optimizer with \"Device\", \"cpu\", \"Resident\", true to keep its state there too.");
+%! fail ("muon_step (muon_optimizer (P), P, D)",
+%!       "muon_step: GRADS.W is a device array on cpu;");
+%! o = muon_optimizer (P, "Device", "cpu", "Resident", true);
+%! fail ("muon_step (o, D, struct ('W', single (P.W)))",
+%!       "muon_step: GRADS.W must be of class double, the class of PARAMS.W.");
+%! B = struct ("W", muon_gpu (P.W, "Device", "cpu", "Class", "bf16"));
+%! fail ("muon_step (o, B, B)",
+%!       "muon_step: PARAMS.W must be a real, non-empty double or single array.");
+%! fail ("muon_step (o, struct ('W', muon_gpu (ones (3), 'Device', 'cpu')), P)",
+%!       "muon_step: PARAMS.W must be of size 4 x 3.");
+
 %!error <muon_optimizer: RESIDENT must be true or false.> muon_optimizer (struct ("W", ones (4)), "Resident", "yes")
 %!error <muon_optimizer: RESIDENT cannot be combined with POISONMOMENTUM or PERMICROBATCHNS \(they read the momentum on the host\).> muon_optimizer (struct ("W", ones (4)), "Resident", true, "PoisonMomentum", true)
