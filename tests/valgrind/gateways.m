@@ -151,6 +151,10 @@ function fails = sec_muon_gpu ()
   fails = ok (fails, "update with M", 3, f, "update", hb, hb, struct ("split_rows", [2 4]), 1);
   fails = ok (fails, "adamw", 3, f, "adamw", h, f ("upload", G, "cpu", "single"),
               f ("upload", G, "cpu", "single"), f ("upload", G, "cpu", "single"), 1:7);
+  fails = ok (fails, "ew add", 1, f, "ew", "add", h, h, []);
+  fails = ok (fails, "ew div bf16", 1, f, "ew", "div", hb, [], 3);
+  fails = ok (fails, "sumsq", 2, f, "sumsq", h, []);
+  fails = ok (fails, "sumsq of a difference", 2, f, "sumsq", hb, hb);
   fails = ok (fails, "trim", 2, f, "trim", "cpu");
   fails = ok (fails, "count", 1, f, "count");
   fails = bad (fails, "no command", "muonlab:badArg", 1, f);
@@ -166,6 +170,11 @@ function fails = sec_muon_gpu ()
   fails = bad (fails, "update experts 4", "muonlab:badShape", 3, f, "update", h, [], struct (), 4);
   fails = bad (fails, "adamw class", "muonlab:badType", 3, f, "adamw", h, hb, h, h, 1:7);
   fails = bad (fails, "adamw coef", "muonlab:badArg", 3, f, "adamw", h, h, h, h, 1:6);
+  fails = bad (fails, "ew op 'pow'", "muonlab:badArg", 1, f, "ew", "pow", h, h, []);
+  fails = bad (fails, "ew classes", "muonlab:badType", 1, f, "ew", "sub", h, hb, []);
+  fails = bad (fails, "ew shapes", "muonlab:badShape", 1, f, "ew", "add", h, f ("upload", ones (2), "cpu", "single"), []);
+  fails = bad (fails, "ew scalar", "muonlab:badArg", 1, f, "ew", "mul", h, [], [1 2]);
+  fails = bad (fails, "sumsq classes", "muonlab:badType", 2, f, "sumsq", h, hb);
   f ("free", h);
   f ("free", [1 1]);
   f ("reset");
