@@ -224,16 +224,17 @@ $(TEST_MEXDIR)/%.mex: tests/mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h
 	$(MKOCTFILE) --mex $(MEX_INC) -Imex -o $@ $< $(B)/obj/muon_mex.o $(LIB) $(LDLIBS)
 
 # the glue of one gateway, linked only into it (GLUE_<gateway>)
-GLUE___zero_muon_step__ := $(patsubst %,$(B)/obj/muon_mex_%.o,zero zero_step)
-$(GLUE___zero_muon_step__): $(B)/obj/%.o: mex/%.c mex/muon_mex_zero.h mex/muon_mex.h \
+GLUE___zero_muon_step__ := $(patsubst %,$(B)/obj/muon_mex_%.o,zero zero_step handle)
+$(filter-out %handle.o,$(GLUE___zero_muon_step__)): $(B)/obj/%.o: mex/%.c mex/muon_mex_zero.h \
+                            mex/muon_mex.h $(CORE_HDR) | $(B)/obj
+	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
+$(MEXDIR)/__zero_muon_step__.mex: $(GLUE___zero_muon_step__) mex/muon_mex_zero.h \
+                                  mex/muon_mex_handle.h
+GLUE___muon_gpu__ := $(B)/obj/muon_mex_handle.o
+$(B)/obj/muon_mex_handle.o: $(B)/obj/%.o: mex/%.c mex/muon_mex_handle.h mex/muon_mex.h \
                             $(CORE_HDR) | $(B)/obj
 	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
-$(MEXDIR)/__zero_muon_step__.mex: $(GLUE___zero_muon_step__) mex/muon_mex_zero.h
-GLUE___muon_gpu__ := $(B)/obj/muon_mex_gpu.o
-$(GLUE___muon_gpu__): $(B)/obj/%.o: mex/%.c mex/muon_mex_gpu.h mex/muon_mex.h $(CORE_HDR) \
-                      | $(B)/obj
-	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
-$(MEXDIR)/__muon_gpu__.mex: $(GLUE___muon_gpu__) mex/muon_mex_gpu.h
+$(MEXDIR)/__muon_gpu__.mex: $(GLUE___muon_gpu__) mex/muon_mex_handle.h
 
 #---- MPI and NCCL communicators --------------------------------------------------------------
 # Switches: MPI ?= auto (auto|0), NCCL ?= auto (auto|0).  core/comm/comm_mpi.c is kept out of

@@ -44,11 +44,22 @@ classdef zero_layout_result < muon_result
     names = {};
   endproperties
 
+  properties (Access = private)
+    plan = [];        # its zero_plan (a handle, shared by copies): the C plans of its steps
+  endproperties
+
   methods
     function L = zero_layout_result (S)
       if (nargin > 0)
         L = from_struct (L, S);
       endif
+      L.plan = zero_plan ();
+    endfunction
+
+    ## The handle of this layout's C plans for these shapes, world and layout options
+    ## (zero_plan), built on first use.
+    function h = plan_handle (L, shapes, world, lopts)
+      h = handle_for (L.plan, shapes, world, lopts);
     endfunction
 
     function disp (L)

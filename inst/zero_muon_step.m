@@ -136,14 +136,15 @@
 ## @qcode{"double"}.
 ## @end table
 ##
-## Plans are reused: the layout and what each rank holds and owns under a variant are
-## planned once and kept (the four most recent layouts and variants of this process), with the
-## simulated communicator and the per-rank buffers of the largest step, so a later step with
-## the same layout and variant plans nothing and allocates little.  @code{R.plans_built}
-## counts the plans this process has built; @code{zero_muon_step ("release")} gives their
-## memory back (Octave 7's @code{clear mex} does not unload the MEX file, so it frees
-## nothing); a later step plans again.
-##
+## Plans belong to the layout: the C layout and what each rank holds and owns under a
+## variant are planned by the first step on a layout object @var{L} (@code{zero_layout}'s
+## result) and kept in it (@code{zero_plan}), so a later step with the same layout and
+## variant plans nothing; they are freed with the last copy of @var{L}.  A layout given as
+## a plain struct plans for each call.  @code{R.plans_built} counts the plans this process
+## has built.  The simulated communicator and the per-rank buffers of the largest step are
+## kept too, so a step allocates little; @code{zero_muon_step ("release")} gives those back
+## (Octave 7's @code{clear mex} does not unload the MEX file, so it frees nothing).
+
 ## Non-finite and overflowing gradients (NaN, Inf, or a gradient whose fp64 sum of squares
 ## overflows) are not taken: every rank skips the step (under MPI and NCCL one all-reduce of
 ## a flag makes them agree), @var{state} comes back unchanged, and @var{R} says so
@@ -181,7 +182,7 @@
 function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   fname = "zero_muon_step";
   if (nargin == 1 && ischar (L) && strcmp (L, "release"))
-    __zero_muon_step__ ("release");     # the plans, communicator and buffers kept here
+    __zero_muon_step__ ("release");     # the communicator and buffers kept here
     return;
   endif
   if (nargin < 3)
@@ -192,9 +193,14 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
 
   ## layout, communicator and gradients: the checks every zero_* function shares (a light
   ## one of the layout: the step runs in a loop; the checkpoints rebuild it)
+  given = L;
   [W, shapes, L] = zero_check_layout (fname, L, "light");
   P = rows (shapes);
   lopts = struct ("stage", L.stage, "align_factor", L.align_factor, "order", L.order_mode);
+  plan = [];                            # a layout object's plans, else this call's
+  if (isa (given, "zero_layout_result"))
+    plan = plan_handle (given, shapes, W, lopts);
+  endif
 
   [opts.param_experts, opts.param_split] = ...
     zero_blocks (fname, opts.param_experts, opts.param_split, shapes);
@@ -253,7 +259,7 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   ## one crossing: the variant's step and, with do_ref, the reference's on the same gradients
   [upd, mom, st, full, info, rmom, ref_full] = ...
     __zero_muon_step__ (shapes, W, lopts, rank_grads, state.momentum, opts, comm, assemble,
-                        do_ref, state.reference);
+                        do_ref, state.reference, plan);
   if (strcmp (opts.variant, "reference") && want_ref)
     ref_full = full;
   elseif (do_ref)

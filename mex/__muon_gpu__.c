@@ -1,7 +1,7 @@
 #define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update adamw ew sumsq last_ms trim reset count copy_time"
 /* __muon_gpu__ - gateway of muon_gpu.m, muon_gpuarray.m and the device-array paths of
  * muon_ns / muon_update: device arrays (muon_math.h, core/math/darray.c) held in this MEX
- * file's table and known to Octave by a handle H = [SESSION ID] (muon_mex_gpu.h).
+ * file's table and known to Octave by a handle H = [SESSION ID] (muon_mex_handle.h).
  *   H = ('upload', X, DEVICE, STORAGE)        X real double / single, 2-D or 3-D
  *   H = ('fill', FILL, DIMS, DEVICE, STORAGE, SEED)   FILL 'zeros' | 'randn', DIMS [m n e]
  *   X = ('gather', H)                          double for double storage, else single
@@ -24,7 +24,18 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "muon_mex_gpu.h"
+#include "muon_mex_handle.h"
+
+static void free_darray (void *obj)
+{
+  muon_darray *a = obj;
+  muon_darray_destroy (muon_mex_ctx (), &a);
+}
+
+static const muon_mex_handle_kind device_arrays = {
+  "a device array", "(cleared by clear mex or muon_gpu (\"reset\")); make it again",
+  free_darray
+};
 
 #define COMMANDS(X)                                                                     \
   X (CMD_UPLOAD, "upload", 4, 4, 1) X (CMD_FILL, "fill", 6, 6, 1)                       \
@@ -99,6 +110,7 @@ static mxArray *device_ms (const muon_darray *g)
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
+  muon_mex_handle_init (&device_arrays);
   char cmd[16] = "", caller[256];
   int which = -1;
   if (nrhs >= 1 && mxIsChar (prhs[0]) && !mxGetString (prhs[0], cmd, sizeof cmd))
@@ -121,7 +133,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_check ("muon_gpu", muon_darray_create (ctx, dev, st, X.rows, X.cols, X.batch,
                                                     &a));
     check_or_free ("muon_gpu", muon_darray_upload (ctx, a, &X), &a, NULL);
-    out[0] = muon_mex_gpu_handle ("muon_gpu", a);
+    out[0] = muon_mex_handle_new ("muon_gpu", a);
     break;
   }
   case CMD_FILL:
@@ -141,12 +153,12 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       muon_mex_error ("muon_gpu", "badArg", "SEED must be an integer in 0..2^53.");
     muon_mex_check ("muon_gpu", muon_darray_create (ctx, dev, st, d[0], d[1], d[2], &a));
     check_or_free ("muon_gpu", muon_darray_fill (ctx, a, fill, (uint64_t) seed), &a, NULL);
-    out[0] = muon_mex_gpu_handle ("muon_gpu", a);
+    out[0] = muon_mex_handle_new ("muon_gpu", a);
     break;
   }
   case CMD_GATHER:
   {
-    const muon_darray *g = muon_mex_gpu_get ("gather", "D", prhs[1]);
+    const muon_darray *g = muon_mex_handle_get ("gather", "D", prhs[1]);
     muon_darray_info i;
     muon_darray_describe (g, &i);
     mwSize dims[3] = { i.rows, i.cols, i.batch };
@@ -161,24 +173,24 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     break;
   }
   case CMD_FREE:
-    muon_mex_gpu_free (prhs[1]);
+    muon_mex_handle_free (prhs[1]);
     break;
   case CMD_NS:
   {
     const char *fname = muon_mex_caller (prhs[2], "muon_ns", caller, sizeof caller);
-    const muon_darray *g = muon_mex_gpu_get (fname, "G", prhs[1]);
+    const muon_darray *g = muon_mex_handle_get (fname, "G", prhs[1]);
     muon_ns_opts o;
     muon_mex_ns_opts (fname, prhs[2], &o);
     a = like (fname, g, NULL, NULL);
     check_or_free (fname, muon_darray_ns (ctx, g, a, &o), &a, NULL);
-    out[0] = muon_mex_gpu_handle (fname, a);
+    out[0] = muon_mex_handle_new (fname, a);
     out[1] = device_ms (g);
     break;
   }
   case CMD_UPDATE:
   {
     const char *fname = muon_mex_caller (prhs[3], "muon_update", caller, sizeof caller);
-    const muon_darray *g = muon_mex_gpu_get (fname, "G", prhs[1]);
+    const muon_darray *g = muon_mex_handle_get (fname, "G", prhs[1]);
     muon_update_opts o;
     double experts = 1;
     muon_mex_update_opts (fname, prhs[3], &o, &experts);
@@ -192,14 +204,14 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     else                                             // a copy: the caller's M stays as it is
     {
-      const muon_darray *m = muon_mex_gpu_get (fname, "STATE.momentum", prhs[2]);
+      const muon_darray *m = muon_mex_handle_get (fname, "STATE.momentum", prhs[2]);
       b = like (fname, m, NULL, NULL);
       check_or_free (fname, muon_darray_copy (ctx, m, b), &b, NULL);
     }
     a = like (fname, g, &b, NULL);
     check_or_free (fname, muon_darray_update (ctx, g, b, a, &o, (size_t) experts), &a, &b);
-    out[0] = muon_mex_gpu_handle (fname, a);
-    out[1] = muon_mex_gpu_handle (fname, b);
+    out[0] = muon_mex_handle_new (fname, a);
+    out[1] = muon_mex_handle_new (fname, b);
     out[2] = device_ms (g);
     break;
   }
@@ -209,7 +221,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     const muon_darray *in[4];
     const char *what[] = { "P", "G", "M", "V" };
     for (int k = 0; k < 4; k++)
-      in[k] = muon_mex_gpu_get (fname, what[k], prhs[1 + k]);
+      in[k] = muon_mex_handle_get (fname, what[k], prhs[1 + k]);
     if (!mxIsDouble (prhs[5]) || mxGetNumberOfElements (prhs[5]) != 7)
       muon_mex_error (fname, "badArg", "COEF must be 7 doubles.");
     muon_darray *c = NULL;
@@ -224,19 +236,19 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (s < 0)
       muon_darray_destroy (ctx, &c);
     check_or_free (fname, s, &a, &b);
-    out[0] = muon_mex_gpu_handle (fname, a);
-    out[1] = muon_mex_gpu_handle (fname, b);
-    out[2] = muon_mex_gpu_handle (fname, c);
+    out[0] = muon_mex_handle_new (fname, a);
+    out[1] = muon_mex_handle_new (fname, b);
+    out[2] = muon_mex_handle_new (fname, c);
     break;
   }
   case CMD_EW:
   {
     const char *fname = "muon_gpuarray";
     int op = list_arg (fname, "OP", prhs[1], MUON_LIST_EW);
-    const muon_darray *x = muon_mex_gpu_get (fname, "X", prhs[2]), *y = NULL;
+    const muon_darray *x = muon_mex_handle_get (fname, "X", prhs[2]), *y = NULL;
     double s = 0;
     if (op == MUON_EW_ADD || op == MUON_EW_SUB)
-      y = muon_mex_gpu_get (fname, "Y", prhs[3]);
+      y = muon_mex_handle_get (fname, "Y", prhs[3]);
     else if (!(mxIsDouble (prhs[4]) && !mxIsComplex (prhs[4])
                && mxGetNumberOfElements (prhs[4]) == 1))
       muon_mex_error (fname, "badArg", "A must be a real double scalar.");
@@ -244,15 +256,15 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       s = mxGetScalar (prhs[4]);
     a = like (fname, x, NULL, NULL);
     check_or_free (fname, muon_darray_ew (ctx, op, x, y, s, a), &a, NULL);
-    out[0] = muon_mex_gpu_handle (fname, a);
+    out[0] = muon_mex_handle_new (fname, a);
     break;
   }
   case CMD_SUMSQ:
   {
     const char *fname = "muon_step";
-    const muon_darray *x = muon_mex_gpu_get (fname, "X", prhs[1]), *y = NULL;
+    const muon_darray *x = muon_mex_handle_get (fname, "X", prhs[1]), *y = NULL;
     if (!mxIsEmpty (prhs[2]))
-      y = muon_mex_gpu_get (fname, "Y", prhs[2]);
+      y = muon_mex_handle_get (fname, "Y", prhs[2]);
     double sum = 0;
     int finite = 0;
     muon_mex_check (fname, muon_darray_sumsq (ctx, x, y, &sum, &finite));
@@ -277,12 +289,12 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   case CMD_RESET:
   {
     size_t u, c;
-    muon_mex_gpu_clear ();
+    muon_mex_handle_clear ();
     muon_darray_trim (ctx, MUON_DEVICE_CUDA, &u, &c);   // nothing to give back without CUDA
     break;
   }
   case CMD_COUNT:
-    out[0] = mxCreateDoubleScalar ((double) muon_mex_gpu_count ());
+    out[0] = mxCreateDoubleScalar ((double) muon_mex_handle_count ());
     break;
   case CMD_COPY_TIME:
   {

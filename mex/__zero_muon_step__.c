@@ -1,10 +1,9 @@
-#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM]) or FREED = __zero_muon_step__ ('release')"
+#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM, PLAN]), or __zero_muon_step__ (CMD, ...) with CMD plan, holds, free, count or release"
 /* __zero_muon_step__ - gateway of zero_muon_step.m: one distributed Muon step
  * (muon_zero.h) on the local ranks of a communicator, and with REF the reference (DDP) step
  * on the same gradients in the same call.
  *   SHAPES   P x 2 [rows cols], WORLD, LOPTS (stage, align_factor, order): the layout, as
- *            zero_layout.m built it; its plan comes from the context's cache
- *            (muon_zero_plan_cached), so steps with the same layout and variant plan once
+ *            zero_layout.m built it
  *   GRADS    nl x P cell of real double matrices (local rank l's gradient of matrix p)
  *   MOM      momentum of each local rank: [] (zeros), an nl x 1 cell of column vectors
  *            (INFO.momentum_len), or a 1 x 1 cell: one vector every rank holds (the
@@ -14,26 +13,99 @@
  *   ASSEMBLE true: FULL = 1 x P cell of the full updates (an all-gather under MPI)
  *   REF      true: also the reference step, with momentum RMOM (as MOM); both optional
  *            (default false, [])
+ *   PLAN     the handle of the layout's plans (H below) made from the same SHAPES, WORLD
+ *            and LOPTS: the variant's plan is built once and kept there; [] (default), a
+ *            stale handle or one of other shapes: plans built for this call only
  * Outputs: UPD nl x 1 cell of owned-update column vectors; MOM the new momenta (a 1 x 1 cell
  * when the variant is the reference and every local rank's momentum is the same one);
  * STATS nl x 1 struct array (rank, ns_calls, momentum_elements, pad_elements, calls /
  * bytes_sent / bytes_recv as 1 x 5 vectors in muon_coll order); FULL ([] unless ASSEMBLE);
  * INFO struct (owned W x 2 x P spans, owned_len, momentum_len, ns_calls W x 1, lpt_owner,
- * comm, counts_measured, local_ranks, ranks, plans_built); RMOM, RFULL the reference's
- * momenta and full updates ([] without REF).
+ * comm, counts_measured, local_ranks, ranks, plans_built: the plans this MEX file has
+ * built); RMOM, RFULL the reference's momenta and full updates ([] without REF).
+ *
+ * The plans of a layout object (zero_layout_result.m, zero_plan.m):
+ *   H = ('plan', SHAPES, WORLD, LOPTS)   a new entry of the handle table (muon_mex_handle.h)
+ *   TF = ('holds', H)                    whether H is an entry of this session
+ *   ('free', H)                          a stale handle is ignored (the object's destructor)
+ *   N = ('count')                        entries held
+ *   FREED = ('release')                  gives back the simulated communicator and the step
+ *                                        buffers the context keeps (muon_ctx_release): bytes
  */
 #include <string.h>
 
 #include "muon_mex_comm.h"
+#include "muon_mex_handle.h"
 #include "muon_mex_zero.h"
 
 enum { IN_SHAPES, IN_WORLD, IN_LOPTS, IN_GRADS, IN_MOM, IN_OPTS, IN_COMM, IN_ASSEMBLE, IN_REF,
-       IN_RMOM, IN_END };
+       IN_RMOM, IN_PLAN, IN_END };
 // the first four as muon_mex_zero_step builds them
 enum { OUT_UPD = MUON_MEX_ZERO_UPD, OUT_MOM = MUON_MEX_ZERO_MOM, OUT_STATS = MUON_MEX_ZERO_STATS,
        OUT_FULL = MUON_MEX_ZERO_FULL, OUT_INFO = MUON_MEX_ZERO_OUTS, OUT_RMOM, OUT_RFULL, OUT_END };
 
 static const char *fname = "zero_muon_step";
+
+static const muon_mex_handle_kind layout_plans = {
+  "a layout's plan", "(cleared by clear mex); zero_muon_step makes it again",
+  muon_mex_zero_plans_free
+};
+
+static size_t plans_built = 0;              // by this MEX file, ever
+static muon_mex_zero_plans *scratch = NULL;  // the plans of the last call without a handle
+
+static void free_scratch (void)
+{
+  muon_mex_zero_plans_free (scratch);
+  scratch = NULL;
+}
+
+// The commands: plan, holds, free, count, release.
+static void command (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+  char cmd[16] = "";
+  muon_ctx *ctx = muon_mex_ctx ();
+  mxGetString (prhs[0], cmd, sizeof cmd);
+  if (strcmp (cmd, "plan") == 0 && nrhs == 4)
+  {
+    size_t np;
+    int W;
+    muon_zero_layout_opts lo;
+    size_t *rc = muon_mex_zero_layout (fname, prhs[1], prhs[2], prhs[3], &np, &W, &lo);
+    muon_mex_zero_plans *z = NULL;
+    muon_mex_check (fname, muon_mex_zero_plans_new (ctx, np, rc, W, &lo, &z));
+    plhs[0] = muon_mex_handle_new (fname, z);
+  }
+  else if (strcmp (cmd, "holds") == 0 && nrhs == 2)
+    plhs[0] = mxCreateLogicalScalar (muon_mex_handle_find (prhs[1]) != NULL);
+  else if (strcmp (cmd, "free") == 0 && nrhs == 2 && nlhs == 0)
+    muon_mex_handle_free (prhs[1]);
+  else if (strcmp (cmd, "count") == 0 && nrhs == 1)
+    plhs[0] = mxCreateDoubleScalar ((double) muon_mex_handle_count ());
+  else if (strcmp (cmd, "release") == 0 && nrhs == 1)
+  {
+    size_t freed = 0;
+    free_scratch ();
+    muon_mex_check (fname, muon_ctx_release (ctx, 0, &freed));
+    plhs[0] = mxCreateDoubleScalar ((double) freed);
+  }
+  else
+    muon_mex_error (fname, "badArg", "%s", USAGE);
+}
+
+// The plans of this call: the handle's when it is one of this session made from these
+// shapes, else plans for this call (kept in `scratch` until the next call, so that an error
+// raised below leaks nothing).
+static muon_mex_zero_plans *plans_for (muon_ctx *ctx, const mxArray *h, size_t np,
+                                       const size_t *rc, int W,
+                                       const muon_zero_layout_opts *lo)
+{
+  muon_mex_zero_plans *z = h ? muon_mex_handle_find (h) : NULL;
+  if (z && muon_mex_zero_plans_match (z, np, rc, W, lo))
+    return z;
+  muon_mex_check (fname, muon_mex_zero_plans_new (ctx, np, rc, W, lo, &scratch));
+  return scratch;
+}
 
 // 1 when a is true or a nonzero numeric scalar.
 static int flag (const mxArray *a)
@@ -44,17 +116,17 @@ static int flag (const mxArray *a)
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-  // __zero_muon_step__ ("release"): give back the context's plans, simulated communicator
-  // and step buffers (muon_ctx_release); FREED: the workspace bytes given back
-  if (nrhs == 1 && mxIsChar (prhs[0]))
+  static int once = 0;
+  if (!once)
   {
-    char cmd[16];
-    size_t freed = 0;
-    if (mxGetString (prhs[0], cmd, sizeof cmd) != 0 || strcmp (cmd, "release") != 0)
-      muon_mex_error (fname, "badArg", "%s", USAGE);
-    muon_ctx *ctx = muon_mex_ctx ();
-    muon_mex_check (fname, muon_ctx_release (ctx, 0, &freed));
-    plhs[0] = mxCreateDoubleScalar ((double) freed);
+    muon_mex_handle_init (&layout_plans);
+    muon_mex_at_exit (free_scratch);
+    once = 1;
+  }
+  free_scratch ();                          // a call raised before it could free them
+  if (nrhs >= 1 && mxIsChar (prhs[0]))
+  {
+    command (nlhs, plhs, nrhs, prhs);
     return;
   }
   if (nrhs < IN_REF || nrhs > IN_END || nlhs > OUT_END)
@@ -74,12 +146,14 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   int assemble = flag (prhs[IN_ASSEMBLE]), ref = nrhs > IN_REF && flag (prhs[IN_REF]);
   ref = ref && o.variant != MUON_ZERO_REFERENCE;
 
-  // the plans (borrowed from the context's cache: nothing to free)
+  // the plans (the layout object's, or this call's: freed by the next call)
   const muon_zero_plan *P = NULL, *Pref = NULL;
-  muon_mex_check (fname, muon_zero_plan_cached (ctx, np, rc, rc + np, W, &lo, o.variant, &P));
+  muon_mex_zero_plans *z = plans_for (ctx, nrhs > IN_PLAN && !mxIsEmpty (prhs[IN_PLAN])
+                                      ? prhs[IN_PLAN] : NULL, np, rc, W, &lo);
+  muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, o.variant, &P, &plans_built));
   if (ref)
-    muon_mex_check (fname, muon_zero_plan_cached (ctx, np, rc, rc + np, W, &lo,
-                                                  MUON_ZERO_REFERENCE, &Pref));
+    muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, MUON_ZERO_REFERENCE, &Pref,
+                                                    &plans_built));
 
   // the communicator: the context's simulated one, or muon_mex_comm_get's (owned: destroyed
   // before any error below is raised)
@@ -118,7 +192,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     s = r < 0 || s == MUON_OK ? r : s;
   }
   if (!*why && s >= 0)
-    out[OUT_INFO] = muon_mex_zero_info (P, comm, ctx);
+    out[OUT_INFO] = muon_mex_zero_info (P, comm, plans_built);
   for (int k = OUT_RMOM; k <= OUT_RFULL; k++)
     if (!out[k])
       out[k] = mxCreateDoubleMatrix (0, 0, mxREAL);

@@ -17,14 +17,15 @@ static int whole_in (double v, double lo, double hi)
 }
 
 static muon_ctx *ctx = NULL;
-static void (*exit_hook) (void) = NULL;
+enum { MAX_EXIT_HOOKS = 4 };
+static void (*exit_hooks[MAX_EXIT_HOOKS]) (void);
+static int nhooks = 0;
 
-// The MEX file's one exit handler: the gateway's hook, then the context.
+// The MEX file's one exit handler: the gateway's hooks, last set first, then the context.
 static void at_exit (void)
 {
-  if (exit_hook)
-    exit_hook ();
-  exit_hook = NULL;
+  while (nhooks > 0)
+    exit_hooks[--nhooks] ();
   muon_ctx_destroy (&ctx);
 }
 
@@ -42,7 +43,12 @@ muon_ctx *muon_mex_ctx (void)
 void muon_mex_at_exit (void (*hook) (void))
 {
   muon_mex_ctx ();
-  exit_hook = hook;
+  for (int k = 0; k < nhooks; k++)
+    if (exit_hooks[k] == hook)
+      return;
+  if (nhooks == MAX_EXIT_HOOKS)
+    mexErrMsgIdAndTxt ("muonlab:noMemory", "muonlab: too many exit hooks.");
+  exit_hooks[nhooks++] = hook;
 }
 
 void muon_mex_error (const char *fname, const char *id, const char *fmt, ...)

@@ -10,7 +10,8 @@
 // The context shared by all calls of this MEX file, created on first use.
 muon_ctx *muon_mex_ctx (void);
 // Runs hook when the MEX file is unloaded, before the context is destroyed (a MEX file has
-// one mexAtExit handler, which muon_mex.c keeps; the last hook set wins).
+// one mexAtExit handler, which muon_mex.c keeps; up to 4 hooks, run last set first; setting
+// one again changes nothing).
 void muon_mex_at_exit (void (*hook) (void));
 
 // The name a gateway's errors start with: the string field "fname" of the option struct s,

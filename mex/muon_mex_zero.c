@@ -2,6 +2,7 @@
  * muon_mex_zero_layout raises: the others run while the gateway may hold a communicator
  * made for the call.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "muon_mex_zero.h"
@@ -111,3 +112,76 @@ const char *muon_mex_zero_momentum (const mxArray *M, const muon_zero_plan *P, m
   return "";
 }
 
+
+//---- a layout's plans ---------------------------------------------------------------------
+
+struct muon_mex_zero_plans {
+  size_t np, *rc;                 // the key: rows then cols of the np matrices, world, options
+  int world;
+  muon_zero_layout_opts lo;
+  muon_zero_layout *L;
+  muon_zero_plan *P[MUON_ZERO_VARIANT_COUNT];   // made on first use
+};
+
+void muon_mex_zero_plans_free (void *obj)
+{
+  muon_mex_zero_plans *z = obj;
+  if (z == NULL)
+    return;
+  for (int v = 0; v < MUON_ZERO_VARIANT_COUNT; v++)
+    muon_zero_plan_destroy (&z->P[v]);
+  muon_zero_layout_destroy (&z->L);
+  free (z->rc);
+  free (z);
+}
+
+muon_status muon_mex_zero_plans_new (muon_ctx *ctx, size_t np, const size_t *rc, int world,
+                                     const muon_zero_layout_opts *lo,
+                                     muon_mex_zero_plans **out)
+{
+  muon_mex_zero_plans *z = calloc (1, sizeof *z);
+  *out = NULL;
+  if (z == NULL || (z->rc = malloc (2 * np * sizeof *z->rc)) == NULL)
+  {
+    free (z);
+    return muon_ctx_set_error (ctx, MUON_ERR_NOMEM, "out of memory for a layout's plans");
+  }
+  memcpy (z->rc, rc, 2 * np * sizeof *rc);
+  z->np = np;
+  z->world = world;
+  z->lo = *lo;
+  muon_status s = muon_zero_layout_create (ctx, np, rc, rc + np, world, lo, &z->L);
+  if (s < 0)
+  {
+    muon_mex_zero_plans_free (z);
+    return s;
+  }
+  *out = z;
+  return MUON_OK;
+}
+
+int muon_mex_zero_plans_match (const muon_mex_zero_plans *z, size_t np, const size_t *rc,
+                               int world, const muon_zero_layout_opts *lo)
+{
+  return z->np == np && z->world == world && z->lo.stage == lo->stage
+         && z->lo.align_factor == lo->align_factor && z->lo.order == lo->order
+         && memcmp (z->rc, rc, 2 * np * sizeof *rc) == 0;
+}
+
+muon_status muon_mex_zero_plans_get (muon_ctx *ctx, muon_mex_zero_plans *z,
+                                     muon_zero_variant v, const muon_zero_plan **P,
+                                     size_t *built)
+{
+  *P = NULL;
+  if (!MUON_IN_LIST (MUON_ZERO_VARIANT_LIST, v))
+    return muon_ctx_set_error (ctx, MUON_ERR_BADARG, "unknown variant %d", (int) v);
+  if (z->P[v] == NULL)
+  {
+    muon_status s = muon_zero_plan_create (ctx, z->L, v, &z->P[v]);
+    if (s < 0)
+      return s;
+    ++*built;
+  }
+  *P = z->P[v];
+  return MUON_OK;
+}

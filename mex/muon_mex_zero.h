@@ -6,7 +6,7 @@
  *   size_t np; int W; muon_zero_layout_opts lo;
  *   size_t *rc = muon_mex_zero_layout (fname, prhs[IN_SHAPES], prhs[IN_WORLD],
  *                                      prhs[IN_LOPTS], &np, &W, &lo);
- *   ... muon_zero_plan_cached (ctx, np, rc, rc + np, W, &lo, variant, &P) ...
+ *   ... muon_mex_zero_plans_get (ctx, plans, variant, &P, &built) ...
  *   why = muon_mex_zero_grads (prhs[IN_GRADS], P, nl, grads);
  *   if (!*why) st = muon_mex_zero_step (ctx, comm, P, &o, grads, M, assemble, out, &why);
  *
@@ -67,9 +67,30 @@ muon_status muon_mex_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_
                                 const mxArray *M, int assemble,
                                 mxArray *out[MUON_MEX_ZERO_OUTS], const char **why);
 
+// The plans of one layout (shapes rc: rows then cols of np matrices, world, layout options):
+// its muon_zero_layout, built at once, and the plan of each variant, built when first asked
+// for.  A layout object of zero_layout.m owns one through __zero_muon_step__'s handle table
+// (muon_mex_handle.h), so its steps plan once and the plans go with the object; a layout
+// given as a plain struct gets one for the call.
+typedef struct muon_mex_zero_plans muon_mex_zero_plans;
+// [out] *out, or the layout's error (the context holds its message).
+muon_status muon_mex_zero_plans_new (muon_ctx *ctx, size_t np, const size_t *rc, int world,
+                                     const muon_zero_layout_opts *lo,
+                                     muon_mex_zero_plans **out);
+// Frees z (NULL is fine): the destructor of the handle table.
+void muon_mex_zero_plans_free (void *z);
+// 1 when z was made from these shapes, world and options.
+int muon_mex_zero_plans_match (const muon_mex_zero_plans *z, size_t np, const size_t *rc,
+                               int world, const muon_zero_layout_opts *lo);
+// [out] *P: z's plan of variant v (borrowed: it lives as long as z), built now when it is
+// the first time it is asked for (then *built += 1).
+muon_status muon_mex_zero_plans_get (muon_ctx *ctx, muon_mex_zero_plans *z,
+                                     muon_zero_variant v, const muon_zero_plan **P,
+                                     size_t *built);
+
 // INFO: owned (W x 2 x nparams spans), owned_len, momentum_len, ns_calls (W x 1), lpt_owner
 // (1 x nparams, or []), comm (its name), counts_measured, local_ranks, ranks (1 x local
-// ranks), plans_built (the context's).
-mxArray *muon_mex_zero_info (const muon_zero_plan *P, muon_comm *comm, muon_ctx *ctx);
+// ranks), plans_built (given: the plans __zero_muon_step__ has built).
+mxArray *muon_mex_zero_info (const muon_zero_plan *P, muon_comm *comm, size_t plans_built);
 
 #endif

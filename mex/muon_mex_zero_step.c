@@ -94,11 +94,11 @@ muon_status muon_mex_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_
   X (counts_measured, mxCreateDoubleScalar (muon_comm_counts_measured (comm)))  \
   X (local_ranks, mxCreateDoubleScalar (nl))                                    \
   X (ranks, ranks)                                                              \
-  X (plans_built, mxCreateDoubleScalar ((double) muon_zero_plans_built (ctx)))
+  X (plans_built, mxCreateDoubleScalar ((double) plans_built))
 #define INFO_NAME(f, value) #f,
 #define INFO_VALUE(f, value) value,
 
-mxArray *muon_mex_zero_info (const muon_zero_plan *P, muon_comm *comm, muon_ctx *ctx)
+mxArray *muon_mex_zero_info (const muon_zero_plan *P, muon_comm *comm, size_t plans_built)
 {
   size_t W = (size_t) P->world, np = P->nparams;
   mwSize dims[3] = { (mwSize) W, 2, (mwSize) np };

@@ -351,25 +351,12 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
 muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *plan,
                                 const double *const *updates, double *const *full);
 
-// Steps again with the same layout need no planning: the context keeps the layouts and
-// plans of the last MUON_ZERO_PLAN_CACHE (shapes, world, layout options, variant) asked for
-// here, and one simulated communicator (core/zero/zero_cache.c).  muon_zero_step keeps
-// the per-rank buffers of its largest step in the context too, so later steps allocate
-// nothing.  Both are context caches: muon_ctx_release (ctx, 0, ...) and muon_ctx_destroy
-// free them.
-#define MUON_ZERO_PLAN_CACHE 4
+// A step plans nothing of its own: the caller makes the plan (muon_zero_plan_create) and
+// keeps it for as long as it steps with that layout (zero_layout's object owns its plans,
+// mex/muon_mex_zero.c).  muon_zero_step keeps the per-rank buffers of its largest step in
+// the context, so later steps allocate nothing; like the simulated communicator below, a
+// context cache: muon_ctx_release (ctx, 0, ...) and muon_ctx_destroy free them.
 
-// The plan of variant on the layout muon_zero_layout_create (ctx, nparams, rows, cols, world,
-// o, ...) builds, from the cache when those inputs were asked for before, else built and
-// cached.  [out] *plan: borrowed from the context (with its layout, plan->L), valid until
-// MUON_ZERO_PLAN_CACHE other inputs have been asked for since, or the caches are released.
-// Errors: those of muon_zero_layout_create and muon_zero_plan_create.
-muon_status muon_zero_plan_cached (muon_ctx *ctx, size_t nparams, const size_t *rows,
-                                   const size_t *cols, int world,
-                                   const muon_zero_layout_opts *o, muon_zero_variant variant,
-                                   const muon_zero_plan **plan);
-// How many plans muon_zero_plan_cached has built in this context (its misses).
-size_t muon_zero_plans_built (muon_ctx *ctx);
 // A simulated communicator of world ranks (muon_comm_sim_create), kept by the context: the
 // same one while world stays the same.  [out] *comm: borrowed, never destroyed by the caller.
 muon_status muon_zero_comm_sim_cached (muon_ctx *ctx, int world, muon_comm **comm);

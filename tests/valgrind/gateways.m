@@ -321,13 +321,25 @@ function fails = sec_zero_muon_step ()
   fails = ok (fails, "comm struct", 5, f, S, W, lo, g, [], o, struct ("kind", "sim", "size", W), true);
   fails = ok (fails, "keller pads", 5, f, [3 3; 3 3], W, lo, g(:,[3 3]), [], struct ("variant", "zero3_round_robin_aliased_pads", "pad_count", "keller"), "sim", true);
   fails = bad (fails, "seven inputs", "muonlab:badArg", 5, f, S, W, lo, g, [], o, "sim");
+  ## a layout's plans in the handle table: made, used twice, stale, of other shapes, freed
+  h = f ("plan", S, W, lo);
+  fails = ok (fails, "with the plan handle", 7, f, S, W, lo, g, [], o, "sim", true, true, [], h);
+  fails = ok (fails, "plan handle again", 5, f, S, W, lo, g, [], o, "sim", true, false, [], h);
+  fails = ok (fails, "stale plan handle", 5, f, S, W, lo, g, [], o, "sim", true, false, [], [1 2]);
+  fails = ok (fails, "plan of other shapes", 5, f, S, 1, lo, g(1,:), [], o, "self", true, false, [], h);
+  fails = ok (fails, "holds", 1, f, "holds", h);
+  fails = ok (fails, "count", 1, f, "count");
+  fails = bad (fails, "plan of bad shapes", "muonlab:badShape", 1, f, "plan", [0 2], W, lo);
+  fails = bad (fails, "unknown command", "muonlab:badArg", 1, f, "plans", S, W, lo);
+  f ("free", h);
+  f ("free", h);
   ## the reference in the same call; one momentum every rank shares (1 x 1 cell)
   fails = ok (fails, "with the reference", 7, f, S, W, lo, g, [], o, "sim", true, true, []);
   ref = struct ("variant", "reference");
   fails = ok (fails, "reference, shared momentum", 2, f, S, W, lo, g, {ones(31, 1)}, ref, "sim", true);
   fails = ok (fails, "with the reference's shared momentum", 7, f, S, W, lo, g, [], o, "sim", true, true, {ones(31, 1)});
   fails = bad (fails, "one momentum, not the reference", "muonlab:badShape", 5, f, S, W, lo, g, {ones(31, 1)}, o, "sim", true);
-  fails = bad (fails, "eleven inputs", "muonlab:badArg", 5, f, S, W, lo, g, [], o, "sim", true, true, [], 1);
+  fails = bad (fails, "twelve inputs", "muonlab:badArg", 5, f, S, W, lo, g, [], o, "sim", true, true, [], [], 1);
   fails = bad (fails, "SHAPES P x 3", "muonlab:badShape", 5, f, ones (3), W, lo, g, [], o, "sim", true);
   fails = bad (fails, "SHAPES fractional", "muonlab:badShape", 5, f, S + 0.5, W, lo, g, [], o, "sim", true);
   fails = bad (fails, "WORLD 0", "muonlab:badArg", 5, f, S, 0, lo, g, [], o, "sim", true);

@@ -1,34 +1,40 @@
-/* muon_mex_gpu.c - the table of device arrays of __muon_gpu__ (muon_mex_gpu.h).  Ids grow
- * and are never reused within a session, so a copied handle of a freed array stays stale.
+/* muon_mex_handle.c - the table of core objects of one MEX file (muon_mex_handle.h).  Ids
+ * grow and are never reused within a session, so a copied handle of a freed object stays
+ * stale.
  */
 #define _POSIX_C_SOURCE 199309L
 #include <stdlib.h>
 #include <time.h>
 
-#include "muon_mex_gpu.h"
+#include "muon_mex_handle.h"
 
 typedef struct {
   double id;
-  muon_darray *a;
+  void *obj;
 } entry;
 
+static const muon_mex_handle_kind *kind = NULL;
 static entry *table = NULL;
 static size_t count = 0, cap = 0;
 static double session = 0, next_id = 1;
 
-// Frees every array; the exit hook of the MEX file, and muon_gpu ("reset").
+// Destroys every object; the exit hook of the MEX file, and muon_mex_handle_clear.
 static void clear_all (void)
 {
-  muon_ctx *ctx = muon_mex_ctx ();
   for (size_t k = 0; k < count; k++)
-    muon_darray_destroy (ctx, &table[k].a);
+    kind->destroy (table[k].obj);
   free (table);
   table = NULL;
   count = cap = 0;
   session = 0;
 }
 
-double muon_mex_gpu_session (void)
+void muon_mex_handle_init (const muon_mex_handle_kind *k)
+{
+  kind = k;
+}
+
+static double session_of_load (void)
 {
   if (session == 0)
   {
@@ -45,28 +51,28 @@ static mxArray *handle_of (double id)
 {
   mxArray *h = mxCreateDoubleMatrix (1, 2, mxREAL);
   double *p = mxGetPr (h);
-  p[0] = muon_mex_gpu_session ();
+  p[0] = session_of_load ();
   p[1] = id;
   return h;
 }
 
-mxArray *muon_mex_gpu_handle (const char *fname, muon_darray *a)
+mxArray *muon_mex_handle_new (const char *fname, void *obj)
 {
-  muon_mex_gpu_session ();
+  session_of_load ();
   if (count == cap)
   {
     size_t ncap = cap ? 2 * cap : 64;
     entry *t = realloc (table, ncap * sizeof *t);
     if (t == NULL)
     {
-      muon_darray_destroy (muon_mex_ctx (), &a);
-      muon_mex_error (fname, "noMemory", "out of memory registering a device array.");
+      kind->destroy (obj);
+      muon_mex_error (fname, "noMemory", "out of memory registering %s.", kind->noun);
     }
     table = t;
     cap = ncap;
   }
   table[count].id = next_id++;
-  table[count].a = a;
+  table[count].obj = obj;
   return handle_of (table[count++].id);
 }
 
@@ -84,33 +90,39 @@ static long find (const mxArray *h)
   return -1;
 }
 
-muon_darray *muon_mex_gpu_get (const char *fname, const char *what, const mxArray *h)
+void *muon_mex_handle_get (const char *fname, const char *what, const mxArray *h)
 {
   long k = find (h);
   if (k == -2)
-    muon_mex_error (fname, "badArg", "%s must be a device array handle.", what);
+    muon_mex_error (fname, "badArg", "%s must be %s handle.", what, kind->noun);
   if (k < 0)
-    muon_mex_error (fname, "staleHandle", "%s is a device array of an earlier session "
-                    "(cleared by clear mex or muon_gpu (\"reset\")); make it again.", what);
-  return table[k].a;
+    muon_mex_error (fname, "staleHandle", "%s is %s of an earlier session %s.", what,
+                    kind->noun, kind->remedy);
+  return table[k].obj;
 }
 
-void muon_mex_gpu_free (const mxArray *h)
+void *muon_mex_handle_find (const mxArray *h)
+{
+  long k = find (h);
+  return k < 0 ? NULL : table[k].obj;
+}
+
+void muon_mex_handle_free (const mxArray *h)
 {
   long k = find (h);
   if (k < 0)
     return;
-  muon_darray_destroy (muon_mex_ctx (), &table[k].a);
+  kind->destroy (table[k].obj);
   table[k] = table[--count];
 }
 
-void muon_mex_gpu_clear (void)
+void muon_mex_handle_clear (void)
 {
   clear_all ();
-  muon_mex_gpu_session ();
+  session_of_load ();
 }
 
-size_t muon_mex_gpu_count (void)
+size_t muon_mex_handle_count (void)
 {
   return count;
 }
