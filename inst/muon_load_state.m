@@ -108,6 +108,7 @@ function opt = muon_load_state (file, params, varargin)
   if (! strcmp (o.device, "host"))       # the state on the device, as Resident keeps it
     opt = opt_state_device (opt, o.device);
   endif
+  opt = muon_state ("optimizer", opt);
 endfunction
 
 function s = dims (sz)
@@ -161,7 +162,7 @@ endfunction
 %! f = [tempname() ".ckpt"];
 %! g = [tempname() ".ckpt"];
 %! opt = muon_optimizer (P);
-%! opt = nthargout (2, @muon_step, opt, P, struct ("W", randn (4, 3), "b", randn (4, 1)));
+%! opt = struct (nthargout (2, @muon_step, opt, P, struct ("W", randn (4, 3), "b", randn (4, 1))));
 %! muon_save_state (f, opt);
 
 %!test

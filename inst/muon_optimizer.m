@@ -17,8 +17,10 @@
 ## A model @var{M} from @code{muon_model} (at most 2^27 elements) stands for its parameters
 ## as zeros, returned in @var{params}: each field is @code{M.params.field} (the dotted torch
 ## name made a valid field name; @code{M.params.name} keeps the torch name beside it).
-## @var{opt} is a plain struct (inspect it, plot it, change @code{opt.muon_lr} or
-## @code{opt.adam_lr} between steps for a schedule) holding the routing, the options,
+## @var{opt} is a @code{muon_state}: it reads and changes as a struct (inspect it, plot
+## it, change @code{opt.muon_lr} or @code{opt.adam_lr} between steps for a schedule),
+## typing it shows a summary of a line per parameter, and @code{struct (opt)} gives the
+## plain struct, which every function takes too.  It holds the routing, the options,
 ## the per-parameter state (@code{opt.muon.(name)}: the @code{muon_update} state, [] before
 ## the first step; @code{opt.adam.(name)}: AdamW moments @code{m}, @code{v} and
 ## @code{step}), the gradient-accumulation buffers and the loss-scaler state.
@@ -259,6 +261,7 @@ function [opt, params] = muon_optimizer (params, varargin)
   opt.skipped = 0;            # optimizer steps skipped (overflow)
   opt.ns_calls = 0;           # muon_update calls so far
   params = given;
+  opt = muon_state ("optimizer", opt);    # typing it shows a summary, not every moment
 endfunction
 
 ## P with each device array (muon_gpuarray) replaced by host zeros of its size and class:

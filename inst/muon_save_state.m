@@ -49,6 +49,7 @@ function muon_save_state (file, opt)
   if (nargin != 2)
     print_usage ();
   endif
+  opt = state_plain (opt);
   fname = "muon_save_state";
   if (! (ischar (file) && isrow (file)))
     error ("muonlab:badArg", "%s: FILE must be a file name.", fname);

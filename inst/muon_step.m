@@ -92,6 +92,7 @@ function [params, opt, info] = muon_step (opt, params, grads, maxlogits)
     maxlogits = [];                     # "QKClip" pairs need them: opt_qk_clip says so
   endif
   fname = "muon_step";
+  opt = state_plain (opt);
   if (! (isstruct (opt) && isscalar (opt) && isfield (opt, "type")
          && strcmp (opt.type, "muonlab.optimizer")))
     error ("muonlab:badArg", "%s: OPT must be an optimizer state made by muon_optimizer.",
@@ -119,6 +120,7 @@ function [params, opt, info] = muon_step (opt, params, grads, maxlogits)
     endif
     rethrow (err);
   end_try_catch
+  opt = muon_state ("optimizer", opt);
 endfunction
 
 function [params, opt, info] = step (fname, opt, params, grads)

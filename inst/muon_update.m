@@ -12,10 +12,11 @@
 ## @var{U} has the class and shape of @var{G}.  @var{G} itself is never modified (the peers
 ## overwrite the gradient in place with the Nesterov input; this function does not).
 ##
-## @var{state} is @code{[]} for the first step (zero momentum) or the struct returned by
-## the previous call; anything else (a cell such as @code{@{@}}, a string, a momentum of
-## another class or size) is a @code{muonlab:badState} error, never a fresh start.  The
-## struct has the fields
+## @var{state} is @code{[]} for the first step (zero momentum) or the state returned by
+## the previous call (a @code{muon_state}, which shows a one-line summary when typed and
+## reads as a struct; @code{struct (state)} is taken too); anything else (a cell such as
+## @code{@{@}}, a string, a momentum of another class or size) is a
+## @code{muonlab:badState} error, never a fresh start.  It has the fields
 ## @table @code
 ## @item momentum
 ## the momentum buffer, the size of @var{G} (class of @var{G} when it starts from
@@ -168,7 +169,8 @@ function [U, state] = muon_update (G, state, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  [U, state] = run_update ("muon_update", G, state, varargin);
+  [U, state] = run_update ("muon_update", G, state_plain (state), varargin);
+  state = muon_state ("update", state);   # typing it shows a summary, not the momentum
 endfunction
 
 %!shared G, X0

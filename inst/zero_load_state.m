@@ -126,6 +126,9 @@ function state = zero_load_state (prefix, L, varargin)
     same = (W0 == W && S0.stage == L.stage && S0.align_factor == L.align_factor
             && strcmp (S0.order, L.order_mode) && strcmp (variant, S0.variant));
     state = zero_train_ckpt ("join", fname, prefix, S, state, L, ranks, same);
+    state = muon_state ("zero_train", state);
+  else
+    state = muon_state ("zero_step", state);
   endif
 endfunction
 

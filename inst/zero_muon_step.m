@@ -14,7 +14,8 @@
 ## (single is taken as double).  Nothing passed in is modified.  @var{state} is @code{[]} for
 ## the first step or the @var{state} returned by the previous call with the same layout,
 ## variant and communicator: each rank's momentum as the variant holds it, so steps chain and
-## the memory each rank holds is real.  Any other @var{state} (a cell, a momentum that is
+## the memory each rank holds is real (a @code{muon_state}: typed, a summary; read as a
+## struct; @code{struct (state)} is taken too).  Any other @var{state} (a cell, a momentum that is
 ## not one buffer per rank, as @code{state.momentum = @{@}}) is a @code{muonlab:badState}
 ## error, never a silent restart from zero momentum.
 ##
@@ -180,7 +181,6 @@
 ## @end deftypefn
 
 function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
-  fname = "zero_muon_step";
   if (nargin == 1 && ischar (L) && strcmp (L, "release"))
     __zero_muon_step__ ("release");     # the communicator and buffers kept here
     return;
@@ -188,6 +188,12 @@ function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   if (nargin < 3)
     print_usage ();
   endif
+  [R, state] = step (L, rank_grads, state_plain (state), varargin{:});
+  state = muon_state ("zero_step", state);   # typing it shows a summary, not the buffers
+endfunction
+
+function [R, state] = step (L, rank_grads, state, varargin)
+  fname = "zero_muon_step";
   opts = parse_options (fname, "zero_muon_step", varargin);
   want_ref = opts.reference;
 

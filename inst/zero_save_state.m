@@ -75,6 +75,7 @@ function files = zero_save_state (prefix, L, state, varargin)
   if (nargin < 3)
     print_usage ();
   endif
+  state = state_plain (state);
   if (! (ischar (prefix) && isrow (prefix)))
     error ("muonlab:badArg", "%s: PREFIX must be a file name prefix.", fname);
   endif

@@ -22,7 +22,9 @@
 ## each rank's gradient of this micro-batch, multiplied by the current loss scale
 ## @code{state.scaler.scale} when a scaler is on (and, for fp16, rounded to fp16 by the
 ## caller, e.g. @code{muon_round}, which overflows to Inf).  @var{state} is @code{[]} at
-## the start, then the @var{state} returned by the previous call with the same options.
+## the start, then the @var{state} returned by the previous call with the same options (a
+## @code{muon_state}: typed, a summary; read as a struct; @code{struct (state)} is taken
+## too).
 ##
 ## Each call accumulates the micro-batch (each rank its own sum); the k-th call of a window
 ## (k = @qcode{"AccumulationSteps"}) ends it:
@@ -126,8 +128,9 @@ function [R, state] = zero_train_step (L, rank_grads, state, varargin)
   if (nargin < 3)
     print_usage ();
   endif
-  [R, state] = train_step (L, rank_grads, state, varargin{:});
+  [R, state] = train_step (L, rank_grads, state_plain (state), varargin{:});
   R = zero_train_result (R);             # typing R prints a summary, not the matrices
+  state = muon_state ("zero_train", state);
 endfunction
 
 function [R, state] = train_step (L, rank_grads, state, varargin)
@@ -264,7 +267,8 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     if (c < 1)
       xc = cellfun (@(g) g * c, x, "UniformOutput", false);
     endif
-    [Rz, state.zero] = zero_muon_step (L, xc, state.zero, zcall{:});
+    [Rz, zst] = zero_muon_step (L, xc, state.zero, zcall{:});
+    state.zero = struct (zst);
     state = count (state, Rz);
     upd = {Rz.ranks.update}.';
     full = Rz.updates;
@@ -443,7 +447,7 @@ function [state, why] = micro_update (fname, state, L, x, zcall, zo, v, comm, ra
     why = Rz.skip_reason;
     return;
   endif
-  state.zero = zst;
+  state.zero = struct (zst);
   state = count (state, Rz);
   for l = 1:nl
     u = Rz.ranks(l).update;

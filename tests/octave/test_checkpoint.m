@@ -29,6 +29,9 @@ endfunction
 %!    varname = "payload";
 %!  endif
 %!  g = [tempname() ".mat"];
+%!  if (isa (payload, "muon_state"))
+%!    payload = struct (payload);      # a file holds the plain struct
+%!  endif
 %!  S = struct (varname, {payload});
 %!  save ("-v6", g, "-struct", "S");
 %!  fid = fopen (g, "r");

@@ -537,10 +537,10 @@ endfunction
 %! [R4, s4] = zero_muon_step (struct (L), g, s1, "Variant", "zero3_round_robin");
 %! assert (R4.plans_built, R3.plans_built + 2);       # the variant, the reference
 %! assert (R4.updates, R3.updates);
-%! assert (s4, s3);
+%! assert (struct (s4), struct (s3));
 %! assert (R3.updates, R2.updates);
 %! assert (R3.reference, R2.reference);
-%! assert (s3, s2);
+%! assert (struct (s3), struct (s2));
 %! [~, m] = muon_update (rank_avg (g, 2), [], "Precision", "double");
 %! assert (R2.reference{2}, muon_update (rank_avg (g, 2), m, "Precision", "double"), 0);
 

@@ -1,0 +1,254 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+classdef muon_state < muon_result
+  ## -*- texinfo -*-
+  ## @deftypefn  {muonlab} {@var{S} =} struct (@var{state})
+  ## @deftypefnx {muonlab} {@var{state} =} muon_state (@var{kind}, @var{S})
+  ## The state an optimizer hands back for its next call: @code{muon_update}'s state
+  ## (@var{kind} @qcode{"update"}), the optimizer of @code{muon_optimizer} and
+  ## @code{muon_step} (@qcode{"optimizer"}), @code{zero_muon_step}'s state
+  ## (@qcode{"zero_step"}) and @code{zero_train_step}'s (@qcode{"zero_train"}).  It holds
+  ## the momentum buffers of every parameter, so typed at the prompt it shows a summary of
+  ## a few lines instead of every element: its kind, step and what it holds, and its field
+  ## names.
+  ##
+  ## Otherwise it is the struct it wraps: fields read and change as in a struct, nested too
+  ## (@code{opt.muon_lr = 0.01}, @code{opt.muon.W.momentum}, @code{st.step},
+  ## @code{setfield}, @code{isfield}, @code{fieldnames}, @code{rmfield}), and every function
+  ## takes either the state or @code{struct (@var{state})}, the plain struct (for
+  ## @code{save}, @code{jsonencode}, or @code{assert} in a test).  The checks a function
+  ## makes of a state it is given are those of the plain struct.
+  ##
+  ## @example
+  ## [U, st] = muon_update (randn (64, 32), [])
+  ## st.step
+  ## @end example
+  ## @seealso{muon_update, muon_optimizer, zero_muon_step, zero_train_step, muon_result}
+  ## @end deftypefn
+
+  properties (Access = private)
+    kind = "";
+    s = struct ();
+  endproperties
+
+  methods
+    function st = muon_state (kind, S)
+      if (nargin != 2 || ! any (strcmp (kind, {"update", "optimizer", "zero_step", "zero_train"}))
+          || ! (isstruct (S) && isscalar (S)))
+        error ("muonlab:badArg",
+               "muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train' and S a scalar struct.");
+      endif
+      st.kind = kind;
+      st.s = S;
+    endfunction
+
+    function S = struct (st, varargin)
+      if (nargin > 1)                    # struct ("a", st, ...): Octave's, st a value
+        S = builtin ("struct", st, varargin{:});
+        return;
+      endif
+      S = st.s;
+    endfunction
+
+    function varargout = subsref (st, idx)
+      [varargout{1:nargout}] = subsref (st.s, idx);
+    endfunction
+
+    function st = subsasgn (st, idx, v)
+      st.s = subsasgn (st.s, idx, v);
+    endfunction
+
+    function tf = isfield (st, f)
+      tf = isfield (st.s, f);
+    endfunction
+
+    function f = fieldnames (st)
+      f = fieldnames (st.s);
+    endfunction
+
+    function n = numfields (st)
+      n = numfields (st.s);
+    endfunction
+
+    function st = rmfield (st, f)
+      st.s = rmfield (st.s, f);
+    endfunction
+
+    function tf = isequal (a, varargin)
+      tf = isequal (plain (a), cellfun (@plain, varargin, "UniformOutput", false){:});
+    endfunction
+
+    function disp (st)
+      switch (st.kind)
+        case "update",     show_update (st.s);
+        case "optimizer",  show_optimizer (st.s);
+        case "zero_step",  show_zero_step (st.s, "zero_muon_step state");
+        case "zero_train", show_zero_train (st.s);
+      endswitch
+      show_fields (fieldnames (st.s));
+    endfunction
+  endmethods
+endclassdef
+
+## "fields: a, b, ...; struct () gives them", wrapped at 88 columns
+function show_fields (f)
+  line = "  fields:";
+  for k = 1:numel (f)
+    word = [" " f{k} merge(k < numel (f), ",", ";")];
+    if (numel (line) + numel (word) > 88)
+      printf ("%s\n", line);
+      line = "         ";
+    endif
+    line = [line word];
+  endfor
+  printf ("%s struct () gives them\n", line);
+endfunction
+
+## S itself, or the struct a muon_state wraps
+function S = plain (S)
+  if (isa (S, "muon_state"))
+    S = struct (S);
+  endif
+endfunction
+
+## "64x32 double", "64x32 single device array on cuda", or the class and size of anything
+function t = array_text (x)
+  if (isa (x, "muon_gpuarray"))
+    t = sprintf ("%s %s device array on %s", dims_text (size (x)), classUnderlying (x),
+                 device (x));
+  else
+    t = sprintf ("%s %s", dims_text (size (x)), class (x));
+  endif
+endfunction
+
+function t = dims_text (sz)
+  t = strjoin (arrayfun (@num2str, sz, "UniformOutput", false), "x");
+endfunction
+
+function t = field_text (S, f, fmt)
+  t = "?";
+  if (isfield (S, f) && isnumeric (S.(f)) && isscalar (S.(f)))
+    t = sprintf (fmt, S.(f));
+  elseif (isfield (S, f) && ischar (S.(f)))
+    t = S.(f);
+  endif
+endfunction
+
+function show_update (S)
+  m = [];
+  if (isfield (S, "momentum"))
+    m = S.momentum;
+  endif
+  printf ("  muon_update state: step %s, %s momentum %s", field_text (S, "step", "%d"),
+          field_text (S, "form", "%s"), array_text (m));
+  if (isnumeric (m) && isreal (m) && ! isempty (m))
+    printf (" (norm %.4g)", norm (double (m(:))));
+  endif
+  printf ("\n");
+  if (isfield (S, "family") && isstruct (S.family) && isfield (S.family, "algorithm"))
+    printf ("  %s buffer %s\n", S.family.algorithm, array_text (S.family.buffer));
+  endif
+endfunction
+
+function show_optimizer (S)
+  names = {};
+  if (isfield (S, "names") && iscellstr (S.names))
+    names = S.names;
+  endif
+  route = @(n) field_text (S.route, n, "%s");
+  nmuon = sum (cellfun (@(n) strcmp (route (n), "muon"), names));
+  printf ("  muon_optimizer: %d parameters (%d Muon, %d AdamW), step %s (%s skipped), micro-batch %s of %s\n",
+          numel (names), nmuon, numel (names) - nmuon, field_text (S, "step", "%d"),
+          field_text (S, "skipped", "%d"), field_text (S, "micro", "%d"),
+          field_text (S, "accum_steps", "%d"));
+  printf ("  lr Muon %s, AdamW %s; weight decay %s, %s; clip %s; loss scale %s\n",
+          field_text (S, "muon_lr", "%g"), field_text (S, "adam_lr", "%g"),
+          field_text (S, "muon_wd", "%g"), field_text (S, "adam_wd", "%g"),
+          field_text (S, "clip_policy", "%s"), field_text (S.scaler, "scale", "%g"));
+  where = "the host";
+  if (isfield (S, "resident") && ! isempty (S.resident))
+    where = sprintf ("%s (device arrays)", S.resident);
+  endif
+  printf ("  state on %s\n", where);
+  printf ("  %-24s %-6s %-14s %s\n", "parameter", "route", "shape", "state");
+  for i = 1:min (numel (names), 16)
+    n = names{i};
+    r = route (n);
+    if (strcmp (r, "muon"))
+      st = S.muon.(n);
+      if (isempty (st))
+        what = "no step yet";
+      else
+        what = sprintf ("momentum %s, step %s", array_text (st.momentum),
+                        field_text (st, "step", "%d"));
+      endif
+    else
+      what = sprintf ("AdamW moments %s, step %s", array_text (S.adam.(n).m),
+                      field_text (S.adam.(n), "step", "%d"));
+    endif
+    printf ("  %-24s %-6s %-14s %s\n", n, r, dims_text (S.shapes{i}), what);
+  endfor
+  if (numel (names) > 16)
+    printf ("  ... %d more parameters\n", numel (names) - 16);
+  endif
+endfunction
+
+function show_zero_step (S, title)
+  k = struct ();
+  if (isfield (S, "key") && isstruct (S.key))
+    k = S.key;
+  endif
+  printf ("  %s: variant %s, world %s (%s local ranks), step %s, %s momentum\n", title,
+          field_text (k, "variant", "%s"), field_text (k, "world", "%d"),
+          field_text (k, "local_ranks", "%d"), field_text (S, "step", "%d"),
+          field_text (k, "form", "%s"));
+  if (isfield (S, "momentum") && iscell (S.momentum) && ! isempty (S.momentum))
+    len = cellfun (@numel, S.momentum);
+    printf ("  momentum buffers: %d, %d to %d elements\n", numel (len), min (len), max (len));
+  endif
+  if (isfield (S, "has_ref"))
+    printf ("  the reference's momentum kept: %s\n", merge (isequal (S.has_ref, true), "yes",
+                                                           "no"));
+  endif
+endfunction
+
+function show_zero_train (S)
+  k = struct ();
+  if (isfield (S, "key") && isstruct (S.key))
+    k = S.key;
+  endif
+  printf ("  zero_train_step state: variant %s, world %s, step %s (%s skipped), micro-batch %s of %s\n",
+          field_text (k, "variant", "%s"), field_text (k, "world", "%d"),
+          field_text (S, "step", "%d"), field_text (S, "skipped", "%d"),
+          field_text (S, "micro", "%d"), field_text (k, "accum_steps", "%d"));
+  printf ("  clip %s, loss scale %s\n", field_text (k, "clip_policy", "%s"),
+          field_text (S.scaler, "scale", "%g"));
+  if (isfield (S, "zero") && isstruct (S.zero))
+    show_zero_step (S.zero, "its zero_muon_step state");
+  endif
+endfunction
+
+%!demo
+%! [U, st] = muon_update (randn (64, 32), [])
+%! st.momentum(1:2, 1:3)
+%! S = struct (st);
+%! printf ("isstruct (st) = %d, isstruct (struct (st)) = %d\n", isstruct (st), isstruct (S));
+
+%!test
+%! [~, st] = muon_update (randn (300, 200), []);
+%! assert (isa (st, "muon_state") && isa (st, "muon_result"));
+%! s = evalc ("st");
+%! assert (numel (strfind (s, "\n")) <= 8);
+%! assert (! isempty (strfind (s, "muon_update state: step 1, ema momentum 300x200 double")));
+%! S = struct (st);
+%! assert (isstruct (S) && isequal (fieldnames (S), {"momentum"; "step"; "form"}));
+%! ## reads and writes as the struct does, nested and through setfield / rmfield
+%! st.momentum(2, 3) = 7;
+%! assert (st.momentum(2, 3), 7);
+%! assert (getfield (setfield (st, "step", 4), "step"), 4);
+%! assert (isfield (st, "form") && ! isfield (rmfield (st, "form"), "form"));
+%! assert (! isequal (st, S) && isequal (st, struct (st)));
+
+%!error <muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train' and S a scalar struct.> muon_state ("x", struct ())
+%!error <muon_state: KIND must be> muon_state ("update", 1)
