@@ -85,7 +85,7 @@ function files = zero_save_state (prefix, L, state, varargin)
   train = [];                             # a zero_train_step state: the loop rides along
   if (isstruct (state) && isscalar (state) && isfield (state, "type")
       && isequal (state.type, "muonlab.zero_train"))
-    [state, train] = zero_train_ckpt ("split", fname, state, W, shapes, nl);
+    [state, train] = zero_train_ckpt ("split", fname, state, L, W, shapes, nl);
   endif
   if (! (isstruct (state) && isscalar (state)
          && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))
@@ -96,14 +96,7 @@ function files = zero_save_state (prefix, L, state, varargin)
            "%s: STATE must be a state returned by zero_muon_step or zero_train_step.", fname);
   endif
   k = state.key;
-  if (! (isequal (k.world, W) && isequal (k.shapes, shapes) && isequal (k.stage, L.stage)
-         && isequal (k.align_factor, L.align_factor) && isequal (k.order, L.order_mode)))
-    error ("muonlab:badState", "%s: STATE belongs to another layout than L.", fname);
-  endif
-  if (! isequal (k.local_ranks, nl))
-    error ("muonlab:badState", "%s: STATE holds %d local ranks, the communicator %d.", fname,
-           k.local_ranks, nl);
-  endif
+  zero_check_key (fname, k, L, W, shapes, nl);
   step = state.step;
   if (! (isnumeric (step) && isreal (step) && isscalar (step) && step >= 0
          && step == fix (step)))

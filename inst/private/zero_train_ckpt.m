@@ -2,7 +2,7 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn  {} {[@var{zs}, @var{T}] =} zero_train_ckpt ("split", @var{fname}, @var{state}, @var{W}, @var{shapes}, @var{nl})
+## @deftypefn  {} {[@var{zs}, @var{T}] =} zero_train_ckpt ("split", @var{fname}, @var{state}, @var{L}, @var{W}, @var{shapes}, @var{nl})
 ## @deftypefnx {} {@var{part} =} zero_train_ckpt ("rank", @var{T}, @var{l})
 ## @deftypefnx {} {@var{state} =} zero_train_ckpt ("join", @var{fname}, @var{prefix}, @var{S}, @var{zs}, @var{L}, @var{ranks}, @var{same})
 ## The checkpoint of a @code{zero_train_step} state, for @code{zero_save_state} and
@@ -47,7 +47,7 @@ function f = layout_fields ()
   f = {"variant", "world", "shapes", "stage", "align_factor", "order", "form", "local_ranks"};
 endfunction
 
-function [zs, T] = split (fname, state, W, shapes, nl)
+function [zs, T] = split (fname, state, L, W, shapes, nl)
   P = rows (shapes);
   if (! (isscalar (state) && isempty (setxor (fieldnames (state), state_fields ()))
          && isstruct (state.key) && isscalar (state.key)
@@ -55,13 +55,7 @@ function [zs, T] = split (fname, state, W, shapes, nl)
     error ("muonlab:badState", "%s: STATE must be a state returned by zero_train_step.", fname);
   endif
   k = state.key;
-  if (! (isequal (k.world, W) && isequal (k.shapes, shapes)))
-    error ("muonlab:badState", "%s: STATE belongs to another layout than L.", fname);
-  endif
-  if (! isequal (k.local_ranks, nl))
-    error ("muonlab:badState", "%s: STATE holds %d local ranks, the communicator %d.", fname,
-           k.local_ranks, nl);
-  endif
+  zero_check_key (fname, k, L, W, shapes, nl);
   if (! (isequal (size (state.accum), [nl P]) && iscell (state.upd) && numel (state.upd) == nl
          && iscell (state.owned) && numel (state.owned) == nl && iscell (state.full)
          && numel (state.full) == P && iscell (state.ref) && numel (state.ref) == P
