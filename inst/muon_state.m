@@ -80,12 +80,16 @@ classdef muon_state < muon_result
     endfunction
 
     function disp (st)
-      switch (st.kind)
-        case "update",     show_update (st.s);
-        case "optimizer",  show_optimizer (st.s);
-        case "zero_step",  show_zero_step (st.s, "zero_muon_step state");
-        case "zero_train", show_zero_train (st.s);
-      endswitch
+      try                                  # a state edited by hand shows what it can
+        switch (st.kind)
+          case "update",     show_update (st.s);
+          case "optimizer",  show_optimizer (st.s);
+          case "zero_step",  show_zero_step (st.s, "zero_muon_step state");
+          case "zero_train", show_zero_train (st.s);
+        endswitch
+      catch err
+        printf ("  this %s state does not read as one (%s)\n", st.kind, err.message);
+      end_try_catch
       show_fields (fieldnames (st.s));
     endfunction
   endmethods
@@ -249,6 +253,13 @@ endfunction
 %! assert (getfield (setfield (st, "step", 4), "step"), 4);
 %! assert (isfield (st, "form") && ! isfield (rmfield (st, "form"), "form"));
 %! assert (! isequal (st, S) && isequal (st, struct (st)));
+
+%!test
+%! ## a state edited by hand still shows: what is wrong, and its fields
+%! o = rmfield (muon_optimizer (struct ("W", ones (4))), "route");
+%! s = evalc ("o");
+%! assert (! isempty (strfind (s, "this optimizer state does not read as one")));
+%! assert (! isempty (strfind (s, "fields: type,")));
 
 %!error <muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train' and S a scalar struct.> muon_state ("x", struct ())
 %!error <muon_state: KIND must be> muon_state ("update", 1)
