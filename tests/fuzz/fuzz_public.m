@@ -193,6 +193,12 @@ function T = targets (scratch)
                      "nout", 1, "opaque", 0);
   T(end+1) = struct ("name", "muon_step", "make", @() {opt, params, grads}, "opts", {{}},
                      "nout", 3, "opaque", 1);
+  ## the same on the CPU stand-in device: the state there, parameters and gradients too
+  dev = @(S) structfun (@(x) muon_gpu (x, "Device", "cpu"), S, "UniformOutput", false);
+  dopt = muon_optimizer (params, "Device", "cpu", "Resident", true);
+  T(end+1) = struct ("name", "muon_step", "make",
+                     @() {dopt, choose({params, dev(params)}), choose({grads, dev(grads)})},
+                     "opts", {{}}, "nout", 3, "opaque", 1);
   T(end+1) = struct ("name", "zero_layout", "make", @() {{[4 3], [2 5], [3 3]}, 2},
                      "opts", {{"Stage", {1, 2, 3}, "AlignFactor", {1, 2, 4}, ...
                                "Order", {"given", "size_desc"}}}, "nout", 1, "opaque", 0);
@@ -259,6 +265,9 @@ endfunction
 ## DEEP, a quarter of the time the change goes into a struct or cell held by a field (an
 ## element of a struct array such as a layout's params, a cell of buffers), down to 3 levels.
 function s = mutate_struct (s, deep)
+  if (isa (s, "muon_state"))            # a state: every function takes its plain struct
+    s = struct (s);
+  endif
   if (! isstruct (s) || isempty (s) || (! isscalar (s) && ! deep))
     s = junk ();
     return;
@@ -328,6 +337,9 @@ function [args, nout] = mutate (args, opts, nout, opaque)
       case 3                        # a field of a struct / an element of a cell argument
         if (npos > 0)
           i = pick (npos);
+          if (isa (args{i}, "muon_state"))   # a state: its plain struct is taken too
+            args{i} = struct (args{i});
+          endif
           if (any (i == opaque) && ! opt_fields () && isstruct (args{i}) && isscalar (args{i}))
             args{i}.type = junk ();   # only its tag
           elseif (isstruct (args{i}))
