@@ -1,5 +1,4 @@
-#define USAGE "usage: [PAR, PIECES, RANKS, RANGES, INFO] = __zero_layout__ (SHAPES, WORLD, OPTS)" \
-              " or [SEG, LEN] = __zero_layout__ (SHAPES, WORLD, OPTS, VARIANT)"
+#define USAGE "usage: [PAR, PIECES, RANKS, RANGES, INFO] = __zero_layout__ (SHAPES, WORLD, OPTS)"
 /* __zero_layout__ - gateway of zero_layout.m: the ZeRO partition model of muon_zero.h.
  * SHAPES is P x 2 [rows cols] (positive integers), WORLD a scalar, OPTS a struct with fields
  * stage, align_factor, order ('given' | 'size_desc').  Outputs are plain double matrices that
@@ -10,72 +9,19 @@
  *   RANKS  W x 5  [start stop padding first_piece+1 npieces]
  *   RANGES W x 2 x P, rank r's [start stop) of parameter p (muon_zero_layout_range)
  *   INFO   1 x 4  [total padded_total partition_size padding]
- * With VARIANT (a name of the variant list), the momentum map of that design's plan on the
- * layout (muon_zero_plan_momentum_map), for the sharded checkpoints (zero_shard_map.m):
- *   SEG    W x 1 cell, entry r+1 K x 5 [param+1 at start stop rowmajor], one row per stretch
- *          of rank r's momentum buffer, in buffer order
- *   LEN    W x 1, the length of each rank's buffer
+ * (A design's momentum map on the layout comes from the layout's plan: __zero_muon_step__
+ * ('map', ...).)
  */
 #include "muon_mex.h"
 
-enum { IN_SHAPES, IN_WORLD, IN_OPTS, IN_END, IN_VARIANT = IN_END, IN_MAP_END };
+enum { IN_SHAPES, IN_WORLD, IN_OPTS, IN_END };
 enum { OUT_PAR, OUT_PIECES, OUT_RANKS, OUT_RANGES, OUT_INFO, OUT_END };
-enum { OUT_SEG, OUT_LEN, OUT_MAP_END };
-
-// The variant named by VARIANT (checked before anything is allocated).
-static muon_zero_variant variant_arg (const char *fname, const mxArray *name)
-{
-  char buf[64];
-  int v = 0;
-  if (!mxIsChar (name) || mxGetString (name, buf, sizeof buf) != 0
-      || muon_name_lookup (MUON_LIST_ZERO_VARIANT, buf, &v) != MUON_OK)
-    muon_mex_error (fname, "badArg", "VARIANT must be a design's name.");
-  return (muon_zero_variant) v;
-}
-
-// [SEG, LEN]: the momentum map of variant v's plan on L; destroys L (also on an error)
-static void momentum_map (const char *fname, muon_ctx *ctx, muon_zero_layout *L,
-                          muon_zero_variant v, int nlhs, mxArray *plhs[])
-{
-  muon_zero_plan *P = NULL;
-  muon_status s = muon_zero_plan_create (ctx, L, v, &P);
-  muon_zero_mom_seg *seg = mxMalloc ((L->nparams ? L->nparams : 1) * sizeof *seg);
-  mxArray *out[OUT_MAP_END] = { mxCreateCellMatrix ((mwSize) L->world, 1),
-                                mxCreateDoubleMatrix ((mwSize) L->world, 1, mxREAL) };
-  for (int r = 0; r < L->world && s >= 0; r++)
-  {
-    size_t n = 0;
-    s = muon_zero_plan_momentum_map (ctx, P, r, seg, &n);
-    mxArray *m = mxCreateDoubleMatrix ((mwSize) n, 5, mxREAL);
-    double *d = mxGetPr (m);
-    for (size_t k = 0; k < n && s >= 0; k++)
-    {
-      double row[5] = { seg[k].param + 1, seg[k].at, seg[k].start, seg[k].stop,
-                        seg[k].rowmajor };
-      for (int j = 0; j < 5; j++)
-        d[k + j * n] = row[j];
-    }
-    mxSetCell (out[OUT_SEG], (mwIndex) r, m);
-    mxGetPr (out[OUT_LEN])[r] = s >= 0 ? (double) P->momentum_len[r] : 0;
-  }
-  muon_zero_plan_destroy (&P);
-  muon_zero_layout_destroy (&L);
-  if (s < 0)
-  {
-    mxDestroyArray (out[OUT_SEG]);
-    mxDestroyArray (out[OUT_LEN]);
-    muon_mex_check (fname, s);
-  }
-  muon_mex_outputs (nlhs, plhs, out, OUT_MAP_END);
-}
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   const char *fname = "zero_layout";
-  int map = nrhs == IN_MAP_END;
-  if (!(nrhs == IN_END && nlhs <= OUT_END) && !(map && nlhs <= OUT_MAP_END))
+  if (!(nrhs == IN_END && nlhs <= OUT_END))
     muon_mex_error (fname, "badArg", "%s", USAGE);
-  muon_zero_variant variant = map ? variant_arg (fname, prhs[IN_VARIANT]) : MUON_ZERO_REFERENCE;
   size_t P;
   size_t *rc = muon_mex_shapes (fname, prhs[IN_SHAPES], &P);
   int world = muon_mex_int (fname, "WORLD", prhs[IN_WORLD], 1, MUON_ZERO_MAX_WORLD);
@@ -84,11 +30,6 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   muon_zero_layout *L = NULL;
   muon_ctx *ctx = muon_mex_ctx ();
   muon_mex_check (fname, muon_zero_layout_create (ctx, P, rc, rc + P, world, &o, &L));
-  if (map)
-  {
-    momentum_map (fname, ctx, L, variant, nlhs, plhs);
-    return;
-  }
 
   // outputs built here, handed over by muon_mex_outputs (never past nlhs)
   mxArray *out[OUT_END] = { NULL };

@@ -1,4 +1,4 @@
-#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM, PLAN]), or __zero_muon_step__ (CMD, ...) with CMD plan, holds, free, count or release"
+#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM, PLAN]), or __zero_muon_step__ (CMD, ...) with CMD plan, map, holds, free, count or release"
 /* __zero_muon_step__ - gateway of zero_muon_step.m: one distributed Muon step
  * (muon_zero.h) on the local ranks of a communicator, and with REF the reference (DDP) step
  * on the same gradients in the same call.
@@ -26,6 +26,9 @@
  *
  * The plans of a layout object (zero_layout_result.m, zero_plan.m):
  *   H = ('plan', SHAPES, WORLD, LOPTS)   a new entry of the handle table (muon_mex_handle.h)
+ *   [SEG, LEN] = ('map', SHAPES, WORLD, LOPTS, VARIANT[, H])   the momentum map of the
+ *                                        design's plan (muon_mex_zero_map), for the sharded
+ *                                        checkpoints (zero_shard_map.m); H as PLAN above
  *   TF = ('holds', H)                    whether H is an entry of this session
  *   ('free', H)                          a stale handle is ignored (the object's destructor)
  *   N = ('count')                        entries held
@@ -60,7 +63,22 @@ static void free_scratch (void)
   scratch = NULL;
 }
 
-// The commands: plan, holds, free, count, release.
+static muon_mex_zero_plans *plans_for (muon_ctx *ctx, const mxArray *h, size_t np,
+                                       const size_t *rc, int W,
+                                       const muon_zero_layout_opts *lo);
+
+// The variant named by a (a name of the variant list), else muonlab:badArg.
+static muon_zero_variant variant_arg (const mxArray *a)
+{
+  char buf[64];
+  int v = 0;
+  if (!mxIsChar (a) || mxGetString (a, buf, sizeof buf) != 0
+      || muon_name_lookup (MUON_LIST_ZERO_VARIANT, buf, &v) != MUON_OK)
+    muon_mex_error (fname, "badArg", "VARIANT must be a design's name.");
+  return (muon_zero_variant) v;
+}
+
+// The commands: plan, map, holds, free, count, release.
 static void command (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   char cmd[16] = "";
@@ -75,6 +93,20 @@ static void command (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_zero_plans *z = NULL;
     muon_mex_check (fname, muon_mex_zero_plans_new (ctx, np, rc, W, &lo, &z));
     plhs[0] = muon_mex_handle_new (fname, z);
+  }
+  else if (strcmp (cmd, "map") == 0 && (nrhs == 5 || nrhs == 6) && nlhs <= 2)
+  {
+    muon_zero_variant v = variant_arg (prhs[4]);
+    size_t np;
+    int W;
+    muon_zero_layout_opts lo;
+    size_t *rc = muon_mex_zero_layout (fname, prhs[1], prhs[2], prhs[3], &np, &W, &lo);
+    muon_mex_zero_plans *z = plans_for (ctx, nrhs == 6 ? prhs[5] : NULL, np, rc, W, &lo);
+    const muon_zero_plan *P = NULL;
+    mxArray *out[2] = { NULL };
+    muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, v, &P, &plans_built));
+    muon_mex_check (fname, muon_mex_zero_map (ctx, P, out));
+    muon_mex_outputs (nlhs, plhs, out, 2);
   }
   else if (strcmp (cmd, "holds") == 0 && nrhs == 2)
     plhs[0] = mxCreateLogicalScalar (muon_mex_handle_find (prhs[1]) != NULL);

@@ -185,3 +185,36 @@ muon_status muon_mex_zero_plans_get (muon_ctx *ctx, muon_mex_zero_plans *z,
   *P = z->P[v];
   return MUON_OK;
 }
+
+muon_status muon_mex_zero_map (muon_ctx *ctx, const muon_zero_plan *P, mxArray *out[2])
+{
+  const muon_zero_layout *L = P->L;
+  muon_zero_mom_seg *seg = mxMalloc ((L->nparams ? L->nparams : 1) * sizeof *seg);
+  muon_status s = MUON_OK;
+  out[0] = mxCreateCellMatrix ((mwSize) L->world, 1);
+  out[1] = mxCreateDoubleMatrix ((mwSize) L->world, 1, mxREAL);
+  for (int r = 0; r < L->world && s >= 0; r++)
+  {
+    size_t n = 0;
+    s = muon_zero_plan_momentum_map (ctx, P, r, seg, &n);
+    mxArray *m = mxCreateDoubleMatrix ((mwSize) n, 5, mxREAL);
+    double *d = mxGetPr (m);
+    for (size_t k = 0; k < n && s >= 0; k++)
+    {
+      double row[5] = { seg[k].param + 1, seg[k].at, seg[k].start, seg[k].stop,
+                        seg[k].rowmajor };
+      for (int j = 0; j < 5; j++)
+        d[k + j * n] = row[j];
+    }
+    mxSetCell (out[0], (mwIndex) r, m);
+    mxGetPr (out[1])[r] = s >= 0 ? (double) P->momentum_len[r] : 0;
+  }
+  mxFree (seg);
+  if (s < 0)
+  {
+    mxDestroyArray (out[0]);
+    mxDestroyArray (out[1]);
+    out[0] = out[1] = NULL;
+  }
+  return s;
+}

@@ -88,6 +88,11 @@ muon_status muon_mex_zero_plans_get (muon_ctx *ctx, muon_mex_zero_plans *z,
                                      muon_zero_variant v, const muon_zero_plan **P,
                                      size_t *built);
 
+// [out] out[0] SEG: a world x 1 cell, entry r+1 a K x 5 [param+1 at start stop rowmajor], one
+// row per stretch of rank r's momentum buffer in buffer order; out[1] LEN: world x 1, each
+// buffer's length (muon_zero_plan_momentum_map).  On an error both are freed (NULL).
+muon_status muon_mex_zero_map (muon_ctx *ctx, const muon_zero_plan *P, mxArray *out[2]);
+
 // INFO: owned (W x 2 x nparams spans), owned_len, momentum_len, ns_calls (W x 1), lpt_owner
 // (1 x nparams, or []), comm (its name), counts_measured, local_ranks, ranks (1 x local
 // ranks), plans_built (given: the plans __zero_muon_step__ has built).

@@ -60,8 +60,8 @@ endfunction
 %!   same ([rk.bytes_recv].', C.ranks.bytes_recv, [v ": bytes received"]);
 %!   same (cellfun (@numel, {rk.update}).', C.ranks.owned, [v ": owned elements"]);
 %!   ## the momentum map: each rank's buffer, every matrix somewhere
-%!   [M, len] = __zero_layout__ (S, 4, struct ("stage", 2, "align_factor", 2,
-%!                                             "order", "given"), v);
+%!   [M, len] = __zero_muon_step__ ("map", S, 4, struct ("stage", 2, "align_factor", 2,
+%!                                                       "order", "given"), v);
 %!   same (len, cellfun (@numel, s.momentum(:)), [v ": momentum map length"]);
 %!   held = cell2mat (M);
 %!   same (unique (held(:,1)).', 1:numel (shapes), [v ": matrices in the momentum map"]);

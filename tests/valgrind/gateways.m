@@ -275,14 +275,7 @@ function fails = sec_zero_layout ()
   fails = bad (fails, "stage 'a'", "muonlab:badType", 5, f, S, 2, struct ("stage", "a"));
   fails = bad (fails, "stage 5 (core)", "muonlab:badArg", 5, f, S, 2, struct ("stage", 5));
   fails = bad (fails, "align 0 (core)", "muonlab:badArg", 5, f, S, 2, struct ("align_factor", 0));
-  ## the momentum map of a design's plan
-  fails = outs (fails, "momentum map, W = 2", 2, f, S, 2, struct (), "zero12_allreduce");
-  fails = ok (fails, "momentum map, row shards", 2, f, S, 4, struct (), "alltoall_owner");
-  fails = ok (fails, "momentum map, stage 3", 2, f, S, 3, struct ("stage", 3), "zero3_round_robin");
-  fails = bad (fails, "VARIANT unknown", "muonlab:badArg", 2, f, S, 2, struct (), "zero9");
-  fails = bad (fails, "VARIANT numeric", "muonlab:badArg", 2, f, S, 2, struct (), 3);
-  fails = bad (fails, "VARIANT long", "muonlab:badArg", 2, f, S, 2, struct (), repmat ("z", 1, 300));
-  fails = bad (fails, "map, SHAPES zero rows (core)", "muonlab:badShape", 2, f, [0 2], 2, struct (), "reference");
+  fails = bad (fails, "a fourth input", "muonlab:badArg", 2, f, S, 2, struct (), "zero12_allreduce");
 endfunction
 
 function fails = sec_zero_muon_step ()
@@ -330,6 +323,16 @@ function fails = sec_zero_muon_step ()
   fails = ok (fails, "holds", 1, f, "holds", h);
   fails = ok (fails, "count", 1, f, "count");
   fails = bad (fails, "plan of bad shapes", "muonlab:badShape", 1, f, "plan", [0 2], W, lo);
+  ## the momentum map of a design's plan (the handle's, or one for the call)
+  lo0 = struct ("stage", 2, "align_factor", 1, "order", "given");
+  fails = outs (fails, "momentum map, W = 2", 2, f, "map", S, 2, lo0, "zero12_allreduce");
+  fails = ok (fails, "momentum map, row shards", 2, f, "map", S, 4, lo0, "alltoall_owner");
+  fails = ok (fails, "momentum map, stage 3", 2, f, "map", S, 3, setfield (lo0, "stage", 3), "zero3_round_robin");
+  fails = ok (fails, "momentum map, the plan's", 2, f, "map", S, W, lo, "zero3_round_robin", h);
+  fails = bad (fails, "VARIANT unknown", "muonlab:badArg", 2, f, "map", S, 2, lo0, "zero9");
+  fails = bad (fails, "VARIANT numeric", "muonlab:badArg", 2, f, "map", S, 2, lo0, 3);
+  fails = bad (fails, "VARIANT long", "muonlab:badArg", 2, f, "map", S, 2, lo0, repmat ("z", 1, 300));
+  fails = bad (fails, "map, SHAPES zero rows", "muonlab:badShape", 2, f, "map", [0 2], 2, lo0, "reference");
   fails = bad (fails, "unknown command", "muonlab:badArg", 1, f, "plans", S, W, lo);
   f ("free", h);
   f ("free", h);
