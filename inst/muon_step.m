@@ -126,7 +126,7 @@ endfunction
 function [params, opt, info] = step (fname, opt, params, grads)
   opt_check_tree (fname, "PARAMS", params, opt.names, opt.shapes, true);
   opt_check_tree (fname, "GRADS", grads, opt.names, opt.shapes, false);
-  check_device (fname, opt, params, grads);
+  opt_check_device (fname, opt, params, grads);
 
   names = opt.names;
   np = numel (names);
@@ -148,7 +148,7 @@ function [params, opt, info] = step (fname, opt, params, grads)
       if (k > 1)
         g = g / k;
       endif
-      [g, opt.muon.(n), bad, called] = advance (fname, n, opt.muon.(n), g,
+      [g, opt.muon.(n), bad, called] = opt_advance (fname, n, opt.muon.(n), g,
                                                 opt.update_args.(n), opt.poison);
       info.ns_calls += called;
       opt.overflow_pending = opt.overflow_pending || bad;
@@ -211,7 +211,7 @@ function [params, opt, info] = step (fname, opt, params, grads)
   if (opt.poison)
     for i = todo(:).'
       n = names{i};
-      [U.(n), opt.muon.(n), bad, called] = advance (fname, n, opt.muon.(n), g.(n),
+      [U.(n), opt.muon.(n), bad, called] = opt_advance (fname, n, opt.muon.(n), g.(n),
                                                     opt.update_args.(n), true);
       info.ns_calls += called;
       overflow = overflow || bad;
@@ -348,37 +348,6 @@ function [wd, first] = muon_decay (fname, n, opt)
   endfor
 endfunction
 
-## Device arrays in PARAMS or GRADS need the optimizer's state on their device (device
-## arithmetic never meets a host momentum) and, for a device parameter, its gradient in the
-## parameter's class (the update, the momentum and the step keep one class there).
-function check_device (fname, opt, params, grads)
-  for i = 1:numel (opt.names)
-    n = opt.names{i};
-    p = params.(n);
-    g = grads.(n);
-    for x = {{"PARAMS", p}, {"GRADS", g}}
-      [what, a] = x{1}{:};
-      if (isa (a, "muon_gpuarray") && ! strcmp (a.Device, opt.resident))
-        error ("muonlab:badArg",
-               "%s: %s.%s is a device array on %s; make the optimizer with \"Device\", \"%s\", \"Resident\", true to keep its state there too.",
-               fname, what, n, a.Device, a.Device);
-      endif
-    endfor
-    if (isa (p, "muon_gpuarray") && ! strcmp (class_of (g), p.Storage))
-      error ("muonlab:badType", "%s: GRADS.%s must be of class %s, the class of PARAMS.%s.",
-             fname, n, p.Storage, n);
-    endif
-  endfor
-endfunction
-
-function c = class_of (x)
-  if (isa (x, "muon_gpuarray"))
-    c = x.Storage;
-  else
-    c = class (x);
-  endif
-endfunction
-
 ## A and B on one device when either is a device array (the other uploaded in its class):
 ## a window may mix host and device gradients
 function [a, b] = same_place (a, b)
@@ -386,53 +355,6 @@ function [a, b] = same_place (a, b)
     b = muon_gpu (b, "Device", a.Device, "Class", a.Storage);
   elseif (isa (b, "muon_gpuarray") && ! isa (a, "muon_gpuarray"))
     a = muon_gpu (a, "Device", b.Device, "Class", b.Storage);
-  endif
-endfunction
-
-function tf = all_finite (x)
-  [~, tf] = opt_sumsq (x);
-endfunction
-
-## One Muon momentum advance of parameter N.  A finite gradient and momentum go through
-## muon_update (its body, run_update: errors read "FNAME: parameter 'N': ...").
-## Otherwise, on the poisoned path (DeepSpeed #8432), the gradient is folded into the
-## momentum as the peers' lerp does (M = beta M + (1-beta) g, or beta M + g for the SGD
-## form), which makes it non-finite for good; on the correct path nothing is touched.
-function [U, st, bad, called] = advance (fname, n, st, g, args, poison)
-  who = sprintf ("%s: parameter '%s'", fname, n);
-  bad = opt_overflows (g) || (! isempty (st) && ! all_finite (st.momentum));
-  called = 0;
-  if (isa (g, "muon_gpuarray"))
-    U = g * NaN;
-  else
-    U = NaN (size (g), class (g));
-  endif
-  if (! bad)
-    [U, st] = run_update (who, g, st, args);
-    called = 1;
-    bad = ! all_finite (U);
-  elseif (poison)
-    args = family_presets ("expand", who, args);
-    beta = 0.95;
-    form = "ema";
-    for i = 1:2:numel (args)
-      if (strcmpi (args{i}, "Beta"))
-        beta = args{i+1};
-      elseif (strcmpi (args{i}, "MomentumForm"))
-        form = lower (args{i+1});
-      endif
-    endfor
-    if (isempty (st))
-      if (isa (g, "muon_gpuarray"))
-        z = muon_gpu ("zeros", size (g), "Device", g.Device, "Class", g.Storage);
-      else
-        z = zeros (size (g), class (g));
-      endif
-      [~, st] = run_update (who, z, [], args);
-    elseif (isfield (st, "step"))
-      st.step += 1;
-    endif
-    st.momentum = opt_momentum_fold (st.momentum, g, beta, form);
   endif
 endfunction
 
