@@ -90,16 +90,7 @@ function opt = muon_load_state (file, params, varargin)
   endfor
 
   if (! strcmp (prec, "keep"))
-    for i = 1:numel (opt.names)
-      n = opt.names{i};
-      if (isfield (opt.muon, n) && ! isempty (opt.muon.(n)))
-        opt.muon.(n).momentum = muon_round (opt.muon.(n).momentum, prec);
-      endif
-      if (isfield (opt.adam, n))
-        opt.adam.(n).m = muon_round (opt.adam.(n).m, prec);
-        opt.adam.(n).v = muon_round (opt.adam.(n).v, prec);
-      endif
-    endfor
+    opt = opt_map_state (opt, @(x) muon_round (x, prec), false);
     msg = opt_check_state (opt, "step");
     if (! isempty (msg))
       error ("muonlab:badState", "%s: in STATEPRECISION '%s', %s.", fname, prec, msg);

@@ -104,18 +104,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   S.labels = labels;
   S.output = cellfun (@(x) abs (diag (U' * double (x) * V)), X, "UniformOutput", false);
 
-  headless = isempty (getenv ("DISPLAY"));
-  if (headless)
-    ws = warning ("off", "Octave:gnuplot-graphics");
-    hf = figure ("visible", "off", "position", [100 100 1100 440]);
-    if (! strcmp (graphics_toolkit (hf), "gnuplot")
-        && any (strcmp (available_graphics_toolkits (), "gnuplot")))
-      graphics_toolkit (hf, "gnuplot");
-    endif
-    warning (ws);
-  else
-    hf = figure ("position", [100 100 1100 440]);
-  endif
+  hf = plot_figure ([100 100 1100 440]);
   ax1 = subplot (1, 2, 1, "parent", hf);
   semilogy (ax1, 1:numel (S.input), S.input, "k-", "linewidth", 1.5);
   set (ax1, "xlim", [0.5, numel(S.input) + 0.5],

@@ -81,18 +81,7 @@ function h = zero_plot_layout (L, varargin)
   endif
   grey = [0.8 0.8 0.8];
 
-  headless = isempty (getenv ("DISPLAY"));
-  if (headless)
-    ws = warning ("off", "Octave:gnuplot-graphics");
-    hf = figure ("visible", "off");
-    if (! strcmp (graphics_toolkit (hf), "gnuplot")
-        && any (strcmp (available_graphics_toolkits (), "gnuplot")))
-      graphics_toolkit (hf, "gnuplot");
-    endif
-    warning (ws);
-  else
-    hf = figure ();
-  endif
+  hf = plot_figure ([]);
   set (hf, "position", [100 100 1000 360]);
   ax = axes ("parent", hf);
   hold (ax, "on");

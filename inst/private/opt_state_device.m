@@ -9,19 +9,8 @@
 ## @end deftypefn
 
 function opt = opt_state_device (opt, device)
-  for i = 1:numel (opt.names)
-    n = opt.names{i};
-    if (isfield (opt.muon, n) && isstruct (opt.muon.(n)))
-      opt.muon.(n).momentum = move (opt.muon.(n).momentum, device);
-    endif
-    if (isfield (opt.accum, n) && isempty (device))
-      opt.accum.(n) = move (opt.accum.(n), device);   # a window's device gradients
-    endif
-    if (isfield (opt.adam, n))
-      opt.adam.(n).m = move (opt.adam.(n).m, device);
-      opt.adam.(n).v = move (opt.adam.(n).v, device);
-    endif
-  endfor
+  ## gathering takes a window's device gradients too
+  opt = opt_map_state (opt, @(x) move (x, device), isempty (device));
   opt.resident = device;
 endfunction
 
