@@ -273,7 +273,9 @@ muon_status ew_entry (void **state, int op, const void *x, const void *y, double
                       int st, size_t n, char *msg, size_t len)
 {
   ENTRY_STATE ();
-  if (x == NULL || z == NULL || (op < 2 && y == NULL) || op < 0 || op > 3 || st < 0 || st > 3)
+  if (x == NULL || z == NULL || !MUON_IN_LIST (MUON_EW_LIST, op)
+      || !MUON_IN_LIST (MUON_PRECISION_LIST, st)
+      || ((op == MUON_EW_ADD || op == MUON_EW_SUB) && y == NULL))
   {
     snprintf (E.msg, E.len, "ew: bad operation %d, class %d or NULL operand", op, st);
     return MUON_ERR_BADARG;
@@ -303,7 +305,7 @@ muon_status sumsq_entry (void **state, const void *x, const void *y, int st, siz
                          double *sumsq, int *finite, char *msg, size_t len)
 {
   ENTRY_STATE ();
-  if (x == NULL || sumsq == NULL || finite == NULL || st < 0 || st > 3)
+  if (x == NULL || sumsq == NULL || finite == NULL || !MUON_IN_LIST (MUON_PRECISION_LIST, st))
   {
     snprintf (E.msg, E.len, "sumsq: class %d or NULL operand", st);
     return MUON_ERR_BADARG;
