@@ -12,7 +12,8 @@
 ## @option{--oversubscribe}, and @option{--allow-run-as-root} when run by root).  Every rank
 ## gets the caller's load path and working directory, calls
 ## @code{@var{fn} (@var{arg1}, @dots{})} (@var{fn} is a function name or handle; the
-## arguments travel in a temporary .mat file) and sends back its result.  Inside @var{fn},
+## arguments travel in a temporary .mat file, muonlab's objects as their structs, which every
+## function takes; a function handle that captured one is an error) and sends back its result.  Inside @var{fn},
 ## @code{muon_comm ("mpi")} is the rank's communicator.  On a machine with GPUs, the
 ## rank with local rank r (its rank on its machine) works on device
 ## @code{mod (r, gpus_per_node)}: its @code{muon_comm ("nccl")}, its device arrays
@@ -108,8 +109,16 @@ function [R, out] = muon_mpirun (np, fn, varargin)
 
   dir = private_dir (fname, tempdir ());
   unwind_protect
-    job = struct ("fn", fn, "args", {varargin}, "path", path (), "pwd", pwd ());
-    save ("-binary", fullfile (dir, "job.mat"), "-struct", "job");
+    ## muonlab's objects (a layout, a state) go to the ranks as their structs, which every
+    ## function takes; save cannot write an object, nor one a function handle captured
+    job = struct ("fn", fn, "args", {plain(varargin)}, "path", path (), "pwd", pwd ());
+    try
+      save ("-binary", fullfile (dir, "job.mat"), "-struct", "job");
+    catch err
+      error ("muonlab:badArg",
+             "muon_mpirun: FN captures a value save cannot write (%s); pass it as an argument (muonlab's objects go as their structs) or capture struct (X).",
+             err.message);
+    end_try_catch
     octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
     if (! exist (octave, "file"))
       octave = "octave-cli";

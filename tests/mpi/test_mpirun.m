@@ -67,6 +67,24 @@ function test_mpirun ()
         ["unknown function: " err.message]);
   end_try_catch
 
+  ## 2b. muonlab's objects: a layout passed as an argument goes as its struct; one captured
+  ## by the function is a clear error (save cannot write an object)
+  L = zero_layout ({[4 4], [3 4]}, 2);
+  try
+    R = muon_mpirun (setfield (guard, "np", 2), @(S) numel (S.params), L);
+    ok (isequal (R, {2, 2}), "a layout object as an argument reaches every rank");
+  catch err
+    ok (false, ["a layout object as an argument: " err.message]);
+  end_try_catch
+  try
+    muon_mpirun (setfield (guard, "np", 2), @() numel (L.params));
+    ok (false, "a captured layout object: no error raised");
+  catch err
+    ok (strcmp (err.identifier, "muonlab:badArg")
+        && strncmp (err.message, "muon_mpirun: FN captures a value save cannot write", 50),
+        ["a captured layout object: " err.message]);
+  end_try_catch
+
   ## 3. from an Octave that has initialized MPI itself (a singleton): a fresh job
   try
     c = muon_comm ("mpi");
