@@ -230,11 +230,18 @@ $(filter-out %handle.o,$(GLUE___zero_muon_step__)): $(B)/obj/%.o: mex/%.c mex/mu
 	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
 $(MEXDIR)/__zero_muon_step__.mex: $(GLUE___zero_muon_step__) mex/muon_mex_zero.h \
                                   mex/muon_mex_handle.h
-GLUE___muon_gpu__ := $(B)/obj/muon_mex_handle.o
+# __muon_gpu__ holds the device arrays, so the device ZeRO step (muon_mex_zero_dev.c, with
+# a communicator) runs there too
+GLUE___muon_gpu__ := $(patsubst %,$(B)/obj/muon_mex_%.o,handle zero zero_step) \
+                     $(MPI_OBJDIR)/muon_mex_zero_dev.o
 $(B)/obj/muon_mex_handle.o: $(B)/obj/%.o: mex/%.c mex/muon_mex_handle.h mex/muon_mex.h \
                             $(CORE_HDR) | $(B)/obj
 	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
-$(MEXDIR)/__muon_gpu__.mex: $(GLUE___muon_gpu__) mex/muon_mex_handle.h
+$(MPI_OBJDIR)/muon_mex_zero_dev.o: mex/muon_mex_zero_dev.c mex/muon_mex_zero.h \
+                  mex/muon_mex_comm.h mex/muon_mex_handle.h mex/muon_mex.h $(CORE_HDR) \
+                  | $(MPI_OBJDIR)
+	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -c $< -o $@
+$(MEXDIR)/__muon_gpu__.mex: $(GLUE___muon_gpu__) mex/muon_mex_handle.h mex/muon_mex_zero.h
 
 #---- MPI and NCCL communicators --------------------------------------------------------------
 # Switches: MPI ?= auto (auto|0), NCCL ?= auto (auto|0).  core/comm/comm_mpi.c is kept out of
@@ -252,7 +259,7 @@ MPI_CFLAGS   := $(if $(HAVE_MPI),-DMUON_HAVE_MPI $(shell $(MPICC) --showme:compi
 MPI_LIBS     := $(if $(HAVE_MPI),$(shell $(MPICC) --showme:link 2>/dev/null),)
 MPI_OBJDIR   := $(B)/$(if $(HAVE_MPI),mpi,nompi)
 LIB_MPI      := $(B)/libmuon_mpi.a
-MPI_GATEWAYS := __muon_comm__ __zero_muon_step__
+MPI_GATEWAYS := __muon_comm__ __zero_muon_step__ __muon_gpu__
 MPI_MEXES    := $(filter $(patsubst %,$(MEXDIR)/%.mex,$(MPI_GATEWAYS)),$(MEXES))
 NCCL_HOME    ?= $(CUDA_HOME)
 HAVE_NCCL    := $(if $(filter 0,$(CUDA) $(NCCL)),,$(if $(NVCC),$(if $(wildcard $(NCCL_HOME)/include/nccl.h),1,),))

@@ -146,6 +146,25 @@
 ## kept too, so a step allocates little; @code{zero_muon_step ("release")} gives those back
 ## (Octave 7's @code{clear mex} does not unload the MEX file, so it frees nothing).
 
+## Device arrays: when every entry of @var{rank_grads} is a double @code{muon_gpuarray}
+## (@code{muon_gpu (g, "Class", "double")}) on one device, the step runs there, for
+## @code{reference} and @code{zero12_allreduce} (another design is a
+## @code{muonlab:unsupported} error): the gradients are averaged and the momenta updated and
+## orthogonalized where they live, and @code{state.momentum} and each
+## @code{R.ranks(l).update} come back as device arrays (host momenta, as
+## @code{zero_load_state} gives them, are uploaded; @code{zero_save_state} gathers).  A
+## communicator that moves device memory moves the buffers themselves:
+## @code{muon_comm ("nccl")} on CUDA, with no host staging (under @code{muon_mpirun}, rank
+## r runs on GPU @code{mod (r, GPUs per node)}), and @code{muon_comm ("mpi")} on the CPU
+## stand-in device; several simulated ranks (@qcode{"sim"}) hold the stand-in's arrays only
+## (on CUDA a @code{muonlab:unsupported} error; one rank is its own average anywhere).
+## The average is the communicator's fixed order computed on the device (an all-gather,
+## then the rank-order sum and one division; with the library's reduction its sum, then one
+## division), so the bits are those of the host step with the Newton-Schulz on the same
+## device.  With
+## @qcode{"Assemble"} the owned updates are gathered to the host (every rank local only).
+## Each call plans for itself (the layout's kept plans serve the host step).
+
 ## Non-finite and overflowing gradients (NaN, Inf, or a gradient whose fp64 sum of squares
 ## overflows) are not taken: every rank skips the step (under MPI and NCCL one all-reduce of
 ## a flag makes them agree), @var{state} comes back unchanged, and @var{R} says so
@@ -218,7 +237,12 @@ function [R, state] = step (L, rank_grads, state, varargin)
     assemble = nl == W;
   endif
 
-  rank_grads = zero_check_grads (fname, rank_grads, nl, shapes);
+  [rank_grads, device] = zero_check_grads (fname, rank_grads, nl, shapes, true);
+  if (! isempty (device) && assemble && nl < W)
+    error ("muonlab:unsupported",
+           "%s: ASSEMBLE with device arrays needs every rank in this process (gather the updates).",
+           fname);
+  endif
 
   ## state
   key = struct ("variant", opts.variant, "world", W, "shapes", shapes, "stage", L.stage,
@@ -245,9 +269,9 @@ function [R, state] = step (L, rank_grads, state, varargin)
   if (! (islogical (state.has_ref) && isscalar (state.has_ref)))
     error ("muonlab:badState", "%s: STATE.has_ref must be true or false.", fname);
   endif
-  check_momentum (fname, "STATE.momentum", state.momentum, step, nl);
+  check_momentum (fname, "STATE.momentum", state.momentum, step, nl, device);
   if (do_ref && state.has_ref)
-    check_momentum (fname, "STATE.reference", state.reference, step, nl);
+    check_momentum (fname, "STATE.reference", state.reference, step, nl, device);
   endif
   if (do_ref && ! state.has_ref)
     error ("muonlab:badArg",
@@ -262,10 +286,17 @@ function [R, state] = step (L, rank_grads, state, varargin)
   endif
 
   opts.step = state.step;               # muon_bp's place in its period
-  ## one crossing: the variant's step and, with do_ref, the reference's on the same gradients
-  [upd, mom, st, full, info, rmom, ref_full] = ...
-    __zero_muon_step__ (shapes, W, lopts, rank_grads, state.momentum, opts, comm, assemble,
-                        do_ref, state.reference, plan);
+  if (! isempty (device))
+    [upd, mom, st, full, info, rmom, ref_full] = ...
+      zero_device_step (rank_grads, state, opts, shapes, W, lopts, comm, assemble, do_ref,
+                        device);
+  else
+    ## one crossing: the variant's step and, with do_ref, the reference's on the same
+    ## gradients
+    [upd, mom, st, full, info, rmom, ref_full] = ...
+      __zero_muon_step__ (shapes, W, lopts, rank_grads, state.momentum, opts, comm, assemble,
+                          do_ref, state.reference, plan);
+  endif
   if (strcmp (opts.variant, "reference") && want_ref)
     ref_full = full;
   elseif (do_ref)
@@ -286,11 +317,18 @@ function m = per_rank (m, nl)
   endif
 endfunction
 
-function check_momentum (fname, what, m, step, nl)
+function check_momentum (fname, what, m, step, nl, device)
   if (step == 0)
     if (! (isa (m, "double") && isequal (size (m), [0 0])))
       error ("muonlab:badState", "%s: %s must be [] in a state before the first step.",
              fname, what);
+    endif
+  elseif (! isempty (device))
+    if (! (iscell (m) && isequal (size (m), [nl 1])
+           && all (cellfun (@(x) is_buffer (x) || is_device_buffer (x, device), m))))
+      error ("muonlab:badState",
+             "%s: %s must be a %d x 1 cell of momentum vectors, on the host or on the gradients' device.",
+             fname, what, nl);
     endif
   elseif (! (iscell (m) && isequal (size (m), [nl 1]) && all (cellfun (@is_buffer, m))))
     error ("muonlab:badState",
@@ -303,6 +341,12 @@ function tf = is_buffer (x)
   tf = isa (x, "double") && isreal (x) && ! issparse (x) && iscolumn (x);
 endfunction
 
+## A momentum vector on that device.
+function tf = is_device_buffer (x, device)
+  tf = (isa (x, "muon_gpuarray") && strcmp (x.Device, device) && strcmp (x.Storage, "double")
+        && x.Size(2) == 1);
+endfunction
+
 ## Why the step must be skipped ("" when it need not): a local gradient with NaN or Inf, or
 ## whose fp64 sum of squares overflows.  Under MPI / NCCL every rank learns whether any rank
 ## found one (one all-reduce of a flag), so all of them skip together.
@@ -310,7 +354,7 @@ function why = bad_gradients (rank_grads, comm, nl)
   why = "";
   [nr, np] = size (rank_grads);
   for k = 1:numel (rank_grads)
-    if (! isfinite (sumsq (rank_grads{k}(:))))
+    if (! isfinite (opt_sumsq (rank_grads{k})))
       [l, p] = ind2sub ([nr np], k);
       r = l - 1;
       if (isstruct (comm))

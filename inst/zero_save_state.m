@@ -97,6 +97,10 @@ function files = zero_save_state (prefix, L, state, varargin)
   endif
   k = state.key;
   zero_check_key (fname, k, L, W, shapes, nl);
+  ## the state of a step on device arrays: its momenta come to the host (a checkpoint is
+  ## host data; zero_muon_step uploads host momenta given with device gradients)
+  state.momentum = gather_cells (state.momentum);
+  state.reference = gather_cells (state.reference);
   step = state.step;
   if (! (isnumeric (step) && isreal (step) && isscalar (step) && step >= 0
          && step == fix (step)))
@@ -190,6 +194,16 @@ endfunction
 %! unwind_protect_cleanup
 %!   cellfun (@unlink, f);
 %! end_unwind_protect
+
+function c = gather_cells (c)
+  if (iscell (c))
+    for k = 1:numel (c)
+      if (isa (c{k}, "muon_gpuarray"))
+        c{k} = gather (c{k});
+      endif
+    endfor
+  endif
+endfunction
 
 %!demo
 %! ## one Muon step on 4 simulated ranks (ZeRO-1/2), then one checkpoint file per rank

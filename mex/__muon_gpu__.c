@@ -1,4 +1,4 @@
-#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update adamw ew sumsq last_ms trim reset count copy_time"
+#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update adamw ew sumsq last_ms trim reset count copy_time zero_step"
 /* __muon_gpu__ - gateway of muon_gpu.m, muon_gpuarray.m and the device-array paths of
  * muon_ns / muon_update: device arrays (muon_math.h, core/math/darray.c) held in this MEX
  * file's table and known to Octave by a handle H = [SESSION ID] (muon_mex_handle.h).
@@ -20,11 +20,14 @@
  *   ('reset')   frees every array (their handles go stale) and the CUDA pool's blocks
  *   N = ('count')                              arrays held
  *   [H2D, D2H] = ('copy_time', DEVICE, BYTES)  the copy floor in ms (pinned, CUDA events)
+ *   [UPD, MOM, STATS, INFO] = ('zero_step', ...)   zero_muon_step on device arrays
+ *                                              (mex/muon_mex_zero_dev.c)
  */
 #include <math.h>
 #include <stdio.h>
 
 #include "muon_mex_handle.h"
+#include "muon_mex_zero.h"
 
 static void free_darray (void *obj)
 {
@@ -45,7 +48,7 @@ static const muon_mex_handle_kind device_arrays = {
   X (CMD_SUMSQ, "sumsq", 3, 3, 2) X (CMD_LAST_MS, "last_ms", 2, 2, 1)                   \
   X (CMD_TRIM, "trim", 2, 2, 2)                                                         \
   X (CMD_RESET, "reset", 1, 1, 0) X (CMD_COUNT, "count", 1, 1, 1)                       \
-  X (CMD_COPY_TIME, "copy_time", 3, 3, 2)
+  X (CMD_COPY_TIME, "copy_time", 3, 3, 2) X (CMD_ZERO_STEP, "zero_step", 8, 8, 4)
 #define CMD_ENUM(e, name, lo, hi, outs) e,
 #define CMD_NAME(e, name, lo, hi, outs) name,
 #define CMD_FORM(e, name, lo, hi, outs) { lo, hi, outs },
@@ -118,6 +121,11 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (which < 0 || nrhs < forms[which].lo || nrhs > forms[which].hi
       || nlhs > (forms[which].outs ? forms[which].outs : 1))
     muon_mex_error ("muon_gpu", "badArg", "%s", USAGE);
+  if (which == CMD_ZERO_STEP)
+  {
+    muon_mex_zero_device (nlhs, plhs, nrhs, prhs);
+    return;
+  }
   muon_ctx *ctx = muon_mex_ctx ();
   muon_darray *a = NULL, *b = NULL;
   mxArray *out[3] = { NULL };

@@ -1,4 +1,4 @@
-/* muon_mex_zero.h - the glue of __zero_muon_step__ (linked only into it): its layout,
+/* muon_mex_zero.h - the glue of __zero_muon_step__ (and of __muon_gpu__'s device step): its layout,
  * gradient and momentum arguments checked (muon_mex_zero.c), and one distributed step
  * (muon_zero_step, then muon_zero_assemble) on Octave arrays with its STATS and INFO
  * (muon_mex_zero_step.c).
@@ -66,6 +66,16 @@ muon_status muon_mex_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_
                                 const muon_zero_step_opts *o, const double *const *grads,
                                 const mxArray *M, int assemble,
                                 mxArray *out[MUON_MEX_ZERO_OUTS], const char **why);
+
+// STATS: an nl x 1 struct array of the step's per-rank stats (rank, ns_calls,
+// momentum_elements, pad_elements, calls, bytes_sent, bytes_recv).
+mxArray *muon_mex_zero_stats (const muon_zero_rank_stats *st, muon_comm *comm, int nl);
+
+//---- muon_mex_zero_dev.c (linked into __muon_gpu__, which holds the device arrays) ----------
+
+// __muon_gpu__ ('zero_step', SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM): one step of
+// muon_zero_step_device; see that file.  Raises.
+void muon_mex_zero_device (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 
 // The plans of one layout (shapes rc: rows then cols of np matrices, world, layout options):
 // its muon_zero_layout, built at once, and the plan of each variant, built when first asked

@@ -29,7 +29,7 @@ static mxArray *column (const size_t *v, size_t n)
 #define STAT_ROW(f) row (st[l].comm.f, MUON_COLL_COUNT)
 #define STAT_PUT(f, kind) mxSetField (a, l, #f, STAT_##kind (f));
 
-static mxArray *stats_struct (const muon_zero_rank_stats *st, muon_comm *comm, int nl)
+mxArray *muon_mex_zero_stats (const muon_zero_rank_stats *st, muon_comm *comm, int nl)
 {
   static const char *f[] = { "rank", STATS_FIELDS (STAT_NAME) };
   mxArray *a = mxCreateStructMatrix ((mwSize) nl, 1, sizeof f / sizeof *f, f);
@@ -64,7 +64,7 @@ muon_status muon_mex_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_
   muon_status s = muon_zero_step (ctx, comm, P, o, grads, mom, upd, st);
   if (s < 0)
     return s;
-  out[MUON_MEX_ZERO_STATS] = stats_struct (st, comm, nl);
+  out[MUON_MEX_ZERO_STATS] = muon_mex_zero_stats (st, comm, nl);
   if (!assemble)
   {
     out[MUON_MEX_ZERO_FULL] = mxCreateCellMatrix (0, 0);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "comm_stage.h"
 
 // the names this layer reads or writes (the catalogue of lists, muon_lists.h, is above it)
 MUON_NAME_TABLE (kind_names, MUON_COMM_KIND_LIST);
@@ -444,4 +445,62 @@ muon_status muon_comm_all_to_all (muon_ctx *ctx, muon_comm *c, const void *const
 fail:
   free (s);
   return status;
+}
+
+//---- device memory --------------------------------------------------------------------------
+
+int muon_comm_moves (const muon_comm *c, muon_device d)
+{
+  return c && c->ops->device && c->ops->device_memory == d && c->local_ranks == 1;
+}
+
+muon_status muon_comm_device (muon_ctx *ctx, muon_comm *c, muon_device d, muon_coll coll,
+                              const void *send, void *recv, size_t count, muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, c != NULL && send != NULL && recv != NULL,
+         "device transfer: communicator and buffers must not be NULL");
+  CHECK (MUON_ERR_UNSUPPORTED, muon_comm_moves (c, d),
+         "the '%s' communicator does not move %s memory%s", muon_comm_name (c),
+         d == MUON_DEVICE_CUDA ? "CUDA device" : "the CPU stand-in device's",
+         d == MUON_DEVICE_CUDA ? ": device arrays on CUDA need 'nccl'" : "");
+  CHECK (MUON_ERR_BADARG, coll == MUON_COLL_ALL_GATHER || coll == MUON_COLL_ALLREDUCE
+                          || coll == MUON_COLL_REDUCE_SCATTER,
+         "device transfer: collective %d is not an all-gather or a sum", (int) coll);
+  CHECK (MUON_ERR_BADTYPE, dtype == MUON_F64 || dtype == MUON_F32, "unknown data type %d",
+         (int) dtype);
+  if (count > 0)
+    CHECKSTATUS (c->ops->device (c, ctx, coll, send, recv, count, dtype));
+fail:
+  return status;
+}
+
+muon_status muon_comm_count (muon_ctx *ctx, muon_comm *c, muon_coll coll, size_t count,
+                             muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, c != NULL, "communicator must not be NULL");
+  CHECK (MUON_ERR_BADARG, coll >= 0 && coll < MUON_COLL_COUNT, "unknown collective %d",
+         (int) coll);
+  for (int l = 0; l < c->local_ranks; l++)
+  {
+    uint64_t s = 0, r = 0;
+    CHECKSTATUS (muon_comm_model_bytes (ctx, coll, c->size, c->rank0 + l, 0, count, dtype, &s,
+                                        &r));
+    c->counters[l].calls[coll]++;
+    c->counters[l].bytes_sent[coll] += s;
+    c->counters[l].bytes_recv[coll] += r;
+  }
+fail:
+  return status;
+}
+
+muon_comm_reduction muon_comm_reduction_of (const muon_comm *c)
+{
+  // the mpi and nccl communicators keep comm_stage.c's muon_staged first in their state
+  int staged = c && c->impl && (c->ops->kind == MUON_COMM_MPI || c->ops->kind == MUON_COMM_NCCL);
+  return staged && ((const muon_staged *) c->impl)->library ? MUON_COMM_REDUCTION_LIBRARY
+                                                            : MUON_COMM_REDUCTION_FIXED;
 }

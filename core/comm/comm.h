@@ -33,6 +33,11 @@ typedef struct {
                              const size_t *send_counts, void *const *recv,
                              const size_t *recv_counts, muon_dtype dtype);
   void (*destroy) (muon_comm *c);  // frees impl (NULL: nothing to free)
+  // muon_comm_device's transfer of memory of device_memory, checked (NULL: none; the ranks
+  // of self and sim are host arrays of one process, and their collectives move those)
+  muon_status (*device) (muon_comm *c, muon_ctx *ctx, muon_coll coll, const void *send,
+                         void *recv, size_t count, muon_dtype dtype);
+  muon_device device_memory;
 } muon_comm_ops;
 
 struct muon_comm {

@@ -4,6 +4,10 @@
  * use, so nothing links NCCL and a machine without it or without a GPU gets a clean
  * MUON_ERR_NOTBUILT / MUON_ERR_NODEVICE.
  *
+ * Device memory: muon_comm_device hands CUDA buffers to the same transfers, which use them
+ * in place (comm_nccl_dev.c asks each pointer what it is), so the device ZeRO step moves its
+ * buffers with no host staging.
+ *
  * Set-up (muon_comm_nccl_create, every rank of the bootstrap communicator at once): each
  * rank loads the library and counts devices; the ranks all-reduce a failure count over the
  * bootstrap so they fail together (no rank is left waiting in NCCL's set-up); rank 0 makes
@@ -166,7 +170,7 @@ static void nccl_destroy (muon_comm *c)
 
 static const muon_comm_ops nccl_ops = {
   MUON_COMM_NCCL, 0, muon_staged_reduce, muon_staged_all_gather, nccl_broadcast, nccl_barrier,
-  muon_staged_all_to_all, nccl_destroy
+  muon_staged_all_to_all, nccl_destroy, muon_staged_device, MUON_DEVICE_CUDA
 };
 
 muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,

@@ -157,6 +157,10 @@ muon_status muon_staged_all_gather (muon_comm *c, muon_ctx *ctx, const void *con
 muon_status muon_staged_all_to_all (muon_comm *c, muon_ctx *ctx, const void *const *send,
                                     const size_t *send_counts, void *const *recv,
                                     const size_t *recv_counts, muon_dtype dtype);
+// The ops entry `device` (muon_comm_device): the library's one transfer of coll, on the
+// buffers as they are (nccl: CUDA device memory; mpi: the stand-in's host memory).
+muon_status muon_staged_device (muon_comm *c, muon_ctx *ctx, muon_coll coll, const void *send,
+                                void *recv, size_t count, muon_dtype dtype);
 // The reduce-scatter of in (W count per rank) into out (count) piece by piece: the pieces of
 // every block packed, then EXCHANGEd and reduced in rank order, or (summed) SUMmed by the
 // library straight into out (the caller divides for the average).

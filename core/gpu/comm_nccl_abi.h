@@ -2,8 +2,9 @@
  * libmuon_nccl.so (comm_nccl_dev.c: CUDA runtime + NCCL, opened with dlopen on first use, so
  * nothing else links NCCL).  The shared object exports one symbol, muon_nccl_get_api.
  *
- * Every entry takes HOST buffers and stages them through device buffers of its state
- * (copy in, NCCL on the state's stream, copy out, synchronize).  Reductions are sums; the
+ * Every entry takes host buffers, staged through device buffers of its state (copy in, NCCL
+ * on the state's stream, copy out, synchronize), or device buffers of the state's device,
+ * used in place (each pointer is asked which it is).  Reductions are sums; the
  * caller divides for the average.  Failures return a status and write msg (len bytes).
  */
 #ifndef MUON_COMM_NCCL_ABI_H

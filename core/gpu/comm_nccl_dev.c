@@ -4,9 +4,11 @@
  * of libmuon.a.
  *
  * One state per communicator: the NCCL communicator, the device it runs on, a non-blocking
- * stream and two device buffers grown on demand.  Every call copies the host input to the
- * device, runs the NCCL collective on the stream, copies the result back and synchronizes,
- * so the caller's buffers stay ordinary host memory and are free to reuse on return.
+ * stream and two device buffers grown on demand.  Every call copies a host input to the
+ * device, runs the NCCL collective on the stream, copies a host result back and
+ * synchronizes, so host buffers stay ordinary host memory, free to reuse on return; a
+ * buffer that is device memory (the device ZeRO step's, through muon_comm_device) is used in
+ * place, with no copy.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,26 +65,53 @@ static muon_status grow (void **p, size_t *have, size_t bytes, char *msg, size_t
   return MUON_OK;
 }
 
-// Device a <- host in (in_bytes), device b sized for out_bytes, on the right device.
-static muon_status stage_in (dev_state *s, const void *in, size_t in_bytes, size_t out_bytes,
-                             char *msg, size_t len)
+// Whether p is device memory: a device buffer (muon_comm_device's) is used in place, a
+// host one is staged.
+static int on_device (const void *p)
+{
+  struct cudaPointerAttributes a;
+  if (p == NULL || cudaPointerGetAttributes (&a, p) != cudaSuccess)
+  {
+    cudaGetLastError ();
+    return 0;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+// The device buffers of one call, on the right device: *din = in itself when it is device
+// memory, else a copy of it (in_bytes) in a; *dout = out itself when it is device memory,
+// else b, sized for out_bytes (stage_out copies it back).
+static muon_status stage_in (dev_state *s, const void *in, size_t in_bytes, void *out,
+                             size_t out_bytes, const void **din, void **dout, char *msg,
+                             size_t len)
 {
   muon_status st;
   CUDA_TRY (cudaSetDevice (s->device));
-  if ((st = grow (&s->a, &s->a_bytes, in_bytes, msg, len)) != MUON_OK)
-    return st;
-  if ((st = grow (&s->b, &s->b_bytes, out_bytes, msg, len)) != MUON_OK)
-    return st;
-  if (in_bytes > 0)
-    CUDA_TRY (cudaMemcpyAsync (s->a, in, in_bytes, cudaMemcpyHostToDevice, s->stream));
+  *din = in;
+  *dout = out;
+  if (!on_device (in))
+  {
+    if ((st = grow (&s->a, &s->a_bytes, in_bytes, msg, len)) != MUON_OK)
+      return st;
+    if (in_bytes > 0)
+      CUDA_TRY (cudaMemcpyAsync (s->a, in, in_bytes, cudaMemcpyHostToDevice, s->stream));
+    *din = s->a;
+  }
+  if (!on_device (out))
+  {
+    if ((st = grow (&s->b, &s->b_bytes, out_bytes, msg, len)) != MUON_OK)
+      return st;
+    *dout = s->b;
+  }
   return MUON_OK;
 }
 
-// Host out <- device b (bytes), then waits for the stream.
-static muon_status stage_out (dev_state *s, void *out, size_t bytes, char *msg, size_t len)
+// Host out <- device dout (bytes) when they differ, then waits for the stream.
+static muon_status stage_out (dev_state *s, void *out, const void *dout, size_t bytes,
+                              char *msg, size_t len)
 {
-  if (bytes > 0)
-    CUDA_TRY (cudaMemcpyAsync (out, s->b, bytes, cudaMemcpyDeviceToHost, s->stream));
+  if (bytes > 0 && dout != out)
+    CUDA_TRY (cudaMemcpyAsync (out, dout, bytes, cudaMemcpyDeviceToHost, s->stream));
   CUDA_TRY (cudaStreamSynchronize (s->stream));
   return MUON_OK;
 }
@@ -184,9 +213,11 @@ static muon_status allreduce (void *state, const void *send, void *recv, size_t 
 {
   dev_state *s = state;
   size_t n = count * esize (dtype);
-  STAGE (stage_in (s, send, n, n, msg, len));
-  NCCL_TRY (ncclAllReduce (s->a, s->b, count, nccl_type (dtype), ncclSum, s->comm, s->stream));
-  return stage_out (s, recv, n, msg, len);
+  const void *in;
+  void *out;
+  STAGE (stage_in (s, send, n, recv, n, &in, &out, msg, len));
+  NCCL_TRY (ncclAllReduce (in, out, count, nccl_type (dtype), ncclSum, s->comm, s->stream));
+  return stage_out (s, recv, out, n, msg, len);
 }
 
 static muon_status reduce_scatter (void *state, const void *send, void *recv, size_t count,
@@ -194,10 +225,12 @@ static muon_status reduce_scatter (void *state, const void *send, void *recv, si
 {
   dev_state *s = state;
   size_t n = count * esize (dtype);
-  STAGE (stage_in (s, send, (size_t) s->world * n, n, msg, len));
-  NCCL_TRY (ncclReduceScatter (s->a, s->b, count, nccl_type (dtype), ncclSum, s->comm,
+  const void *in;
+  void *out;
+  STAGE (stage_in (s, send, (size_t) s->world * n, recv, n, &in, &out, msg, len));
+  NCCL_TRY (ncclReduceScatter (in, out, count, nccl_type (dtype), ncclSum, s->comm,
                                s->stream));
-  return stage_out (s, recv, n, msg, len);
+  return stage_out (s, recv, out, n, msg, len);
 }
 
 static muon_status all_gather (void *state, const void *send, void *recv, size_t count,
@@ -205,9 +238,11 @@ static muon_status all_gather (void *state, const void *send, void *recv, size_t
 {
   dev_state *s = state;
   size_t n = count * esize (dtype);
-  STAGE (stage_in (s, send, n, (size_t) s->world * n, msg, len));
-  NCCL_TRY (ncclAllGather (s->a, s->b, count, nccl_type (dtype), s->comm, s->stream));
-  return stage_out (s, recv, (size_t) s->world * n, msg, len);
+  const void *in;
+  void *out;
+  STAGE (stage_in (s, send, n, recv, (size_t) s->world * n, &in, &out, msg, len));
+  NCCL_TRY (ncclAllGather (in, out, count, nccl_type (dtype), s->comm, s->stream));
+  return stage_out (s, recv, out, (size_t) s->world * n, msg, len);
 }
 
 static muon_status all_to_all (void *state, const void *send, void *recv, size_t count,
@@ -215,14 +250,16 @@ static muon_status all_to_all (void *state, const void *send, void *recv, size_t
 {
   dev_state *s = state;
   size_t n = count * esize (dtype), total = (size_t) s->world * n;
-  STAGE (stage_in (s, send, total, total, msg, len));
+  const void *in;
+  void *out;
+  STAGE (stage_in (s, send, total, recv, total, &in, &out, msg, len));
   NCCL_TRY (ncclGroupStart ());
   for (int q = 0; q < s->world; q++)
   {
-    ncclResult_t r = ncclSend ((const char *) s->a + (size_t) q * n, count, nccl_type (dtype),
+    ncclResult_t r = ncclSend ((const char *) in + (size_t) q * n, count, nccl_type (dtype),
                                q, s->comm, s->stream);
     if (r == ncclSuccess)
-      r = ncclRecv ((char *) s->b + (size_t) q * n, count, nccl_type (dtype), q, s->comm,
+      r = ncclRecv ((char *) out + (size_t) q * n, count, nccl_type (dtype), q, s->comm,
                     s->stream);
     if (r != ncclSuccess)
     {
@@ -232,7 +269,7 @@ static muon_status all_to_all (void *state, const void *send, void *recv, size_t
     }
   }
   NCCL_TRY (ncclGroupEnd ());
-  return stage_out (s, recv, total, msg, len);
+  return stage_out (s, recv, out, total, msg, len);
 }
 
 static muon_status all_to_all_v (void *state, const void *send, const size_t *send_counts,
@@ -246,17 +283,19 @@ static muon_status all_to_all_v (void *state, const void *send, const size_t *se
     ns += send_counts[q];
     nr += recv_counts[q];
   }
-  STAGE (stage_in (s, send, ns * e, nr * e, msg, len));
+  const void *in;
+  void *out;
+  STAGE (stage_in (s, send, ns * e, recv, nr * e, &in, &out, msg, len));
   NCCL_TRY (ncclGroupStart ());
   size_t so = 0, ro = 0;
   for (int q = 0; q < s->world; q++)
   {
     ncclResult_t r = ncclSuccess;
     if (send_counts[q] > 0)
-      r = ncclSend ((const char *) s->a + so * e, send_counts[q], nccl_type (dtype), q,
+      r = ncclSend ((const char *) in + so * e, send_counts[q], nccl_type (dtype), q,
                     s->comm, s->stream);
     if (r == ncclSuccess && recv_counts[q] > 0)
-      r = ncclRecv ((char *) s->b + ro * e, recv_counts[q], nccl_type (dtype), q, s->comm,
+      r = ncclRecv ((char *) out + ro * e, recv_counts[q], nccl_type (dtype), q, s->comm,
                     s->stream);
     if (r != ncclSuccess)
     {
@@ -268,7 +307,7 @@ static muon_status all_to_all_v (void *state, const void *send, const size_t *se
     ro += recv_counts[q];
   }
   NCCL_TRY (ncclGroupEnd ());
-  return stage_out (s, recv, nr * e, msg, len);
+  return stage_out (s, recv, out, nr * e, msg, len);
 }
 
 static muon_status broadcast (void *state, void *buf, size_t count, muon_dtype dtype, int root,
@@ -276,9 +315,11 @@ static muon_status broadcast (void *state, void *buf, size_t count, muon_dtype d
 {
   dev_state *s = state;
   size_t n = count * esize (dtype);
-  STAGE (stage_in (s, buf, n, n, msg, len));
-  NCCL_TRY (ncclBroadcast (s->a, s->b, count, nccl_type (dtype), root, s->comm, s->stream));
-  return stage_out (s, buf, n, msg, len);
+  const void *in;
+  void *out;
+  STAGE (stage_in (s, buf, n, buf, n, &in, &out, msg, len));
+  NCCL_TRY (ncclBroadcast (in, out, count, nccl_type (dtype), root, s->comm, s->stream));
+  return stage_out (s, buf, out, n, msg, len);
 }
 
 // NCCL has no barrier: a one-element all-reduce that every rank must join, then a sync.

@@ -202,6 +202,12 @@ muon_status ew_entry (void **state, int op, const void *x, const void *y, double
 muon_status sumsq_entry (void **state, const void *x, const void *y, int st, size_t n,
                          double *sumsq, int *finite, char *msg, size_t len);
 
+// The entries of dmem_cuda.cu for the ABI table.
+muon_status rm_copy_entry (void **state, int to_rm, double *A, size_t rows, size_t cols,
+                           size_t k0, size_t k1, double *R, char *msg, size_t len);
+muon_status block_sum_entry (void **state, const double *in, int W, size_t stride, size_t n,
+                             double div, double *out, char *msg, size_t len);
+
 // A grid for a grid-stride loop over len elements.
 inline unsigned grid_for (size_t len)
 {

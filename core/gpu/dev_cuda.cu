@@ -541,6 +541,8 @@ muon_status muon_cuda_get_api (int abi, void *table)
   api->adamw = adamw_entry;
   api->ew = ew_entry;
   api->sumsq = sumsq_entry;
+  api->rm_copy = rm_copy_entry;
+  api->block_sum = block_sum_entry;
   api->copy_time = copy_time_entry;
   api->last_ms = last_ms_entry;
   api->trim = trim_entry;

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define MUON_CUDA_ABI 3
+#define MUON_CUDA_ABI 4
 
 // Directions of copy.
 enum { MUON_COPY_H2D = 0, MUON_COPY_D2H = 1, MUON_COPY_D2D = 2 };
@@ -67,6 +67,13 @@ typedef struct muon_cuda_api {
   // the differences x - y in class st (muon_darray_sumsq).
   muon_status (*sumsq) (void **state, const void *x, const void *y, int st, size_t n,
                         double *sumsq, int *finite, char *msg, size_t len);
+  // Row-major elements [k0, k1) of the column-major rows x cols double matrix A to R
+  // (to_rm 1: R[k - k0] = element k) or back (to_rm 0: element k = R[k - k0]).
+  muon_status (*rm_copy) (void **state, int to_rm, double *A, size_t rows, size_t cols,
+                          size_t k0, size_t k1, double *R, char *msg, size_t len);
+  // out[i] = muon_block_sum_at (in, W, stride, div, i) for i < n (doubles; out may be in).
+  muon_status (*block_sum) (void **state, const double *in, int W, size_t stride, size_t n,
+                            double div, double *out, char *msg, size_t len);
   // The copy floor: the time of one pinned host -> device and one device -> pinned host copy
   // of `bytes` (CUDA events; buffers from the pool and the staging, kept).
   muon_status (*copy_time) (void **state, size_t bytes, double *h2d_ms, double *d2h_ms,

@@ -128,6 +128,9 @@ int muon_comm_local_ranks (const muon_comm *c);   // ranks driven here (0 for NU
 int muon_comm_rank (const muon_comm *c, int local); // global rank of local rank l (-1 if bad)
 const char *muon_comm_name (const muon_comm *c);  // "self", "sim", ...
 int muon_comm_counts_measured (const muon_comm *c); // 1 measured, 0 modelled
+// How it reduces: MUON_COMM_REDUCTION_LIBRARY for an mpi or nccl communicator made so, else
+// MUON_COMM_REDUCTION_FIXED.
+muon_comm_reduction muon_comm_reduction_of (const muon_comm *c);
 
 //---- collectives (dtype MUON_F64 or MUON_F32; count 0 is a no-op that is still counted) ----
 
@@ -147,6 +150,27 @@ muon_status muon_comm_reduce_scatter (muon_ctx *ctx, muon_comm *c, const void *c
 // [out] recv[local_ranks * size].  A contiguous gather passes pointers into one buffer.
 muon_status muon_comm_all_gather (muon_ctx *ctx, muon_comm *c, const void *const *send,
                                   void *const *recv, size_t count, muon_dtype dtype);
+//---- device memory (the device ZeRO step, core/zero/zero_step_dev.c) ----------------------
+
+// Whether c moves memory of device d itself, for its one local rank: nccl moves CUDA device
+// memory (no host staging), mpi the CPU stand-in device's (host memory); self and sim move
+// none (their ranks' buffers are host arrays of one process: their collectives above).
+int muon_comm_moves (const muon_comm *c, muon_device d);
+// One transfer of memory of device d by a communicator that moves it (muon_comm_moves;
+// else MUON_ERR_UNSUPPORTED).  coll MUON_COLL_ALL_GATHER: recv (W count) gets rank q's send
+// (count) as block q; MUON_COLL_ALLREDUCE (count, may be in place) and
+// MUON_COLL_REDUCE_SCATTER (send W count, recv count): the library's SUM, in its order (an
+// average or the fixed order is the caller's to compute on the device, from a sum or an
+// all-gather).  Counts nothing: the caller counts the collective its design runs with
+// muon_comm_count.
+muon_status muon_comm_device (muon_ctx *ctx, muon_comm *c, muon_device d, muon_coll coll,
+                              const void *send, void *recv, size_t count, muon_dtype dtype);
+// Counts one call of coll with count elements (per rank; W count in for a reduce-scatter)
+// on every local rank, with the bytes of muon_comm_model_bytes: a collective run by other
+// means (muon_comm_device).
+muon_status muon_comm_count (muon_ctx *ctx, muon_comm *c, muon_coll coll, size_t count,
+                             muon_dtype dtype);
+
 // Every rank's buf gets root's.  [in,out] buf[local_ranks].
 muon_status muon_comm_broadcast (muon_ctx *ctx, muon_comm *c, void *const *buf, size_t count,
                                  muon_dtype dtype, int root);

@@ -344,6 +344,27 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
                             double *const *momentum, double *const *updates,
                             muon_zero_rank_stats *stats);
 
+// The same step with its buffers on a device (muon_darray, core/zero/zero_step_dev.c): the
+// gradients, momenta and updates stay there, the collectives move device memory (nccl, no
+// host staging; on the CPU stand-in device, whose memory is host memory, any communicator),
+// and Newton-Schulz runs where the data is.  Bit for bit muon_zero_step with the same
+// Newton-Schulz device: the fixed-order reductions are the communicator's order, on the
+// device (an all-gather, then the rank-order sum and one division by W; the library's sum
+// then one division, with a library communicator).  Runs the all-reduce designs, REFERENCE
+// and ZERO12_ALLREDUCE (MUON_ERR_UNSUPPORTED for the others).  Arrays of double storage, all
+// on one device: grads[l * nparams + p] rows x cols, momentum[l] and updates[l] of
+// momentum_len / owned_len elements (any shape; NULL where that length is 0).  On CUDA with
+// more than one rank the communicator must move device memory (nccl; MUON_ERR_UNSUPPORTED
+// for the others).  Errors
+// otherwise as muon_zero_step's, and BADTYPE / BADSHAPE for the arrays.
+muon_status muon_zero_step_device (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *plan,
+                                   const muon_zero_step_opts *o,
+                                   const muon_darray *const *grads,
+                                   muon_darray *const *momentum, muon_darray *const *updates,
+                                   muon_zero_rank_stats *stats);
+// Whether muon_zero_step_device runs variant v.
+int muon_zero_variant_on_device (muon_zero_variant v);
+
 // The full updates from every rank's owned elements.  [in] updates[l] as muon_zero_step
 // leaves them.  [out] full[p]: rows x cols column-major, for every matrix, identical on every
 // rank.  With every rank local (sim, self) it copies; otherwise it all-gathers (counted in

@@ -35,6 +35,28 @@ struct muon_cuda_api;
 muon_status muon_cuda_api_of (muon_ctx *ctx, const struct muon_cuda_api **api,
                               void ***state);
 
+//---- raw memory of device arrays (dmem.c), for the device ZeRO step (core/zero/) ----------
+// Pointers are memory of device d: the CUDA back end's (device pointers) or the stand-in's
+// (host memory).  Each call returns when its result is in place.
+
+// The memory of a double device array (NULL for another class or NULL).
+double *muon_darray_f64 (const muon_darray *a);
+// dst[i] = src[i] (distinct or equal ranges), dst[i] = 0, i < n.
+muon_status muon_dmem_copy (muon_ctx *ctx, muon_device d, double *dst, const double *src,
+                            size_t n);
+muon_status muon_dmem_zero (muon_ctx *ctx, muon_device d, double *dst, size_t n);
+// Row-major elements [k0, k1) of the column-major rows x cols A to R (to_rm 1), or back.
+muon_status muon_dmem_rm (muon_ctx *ctx, muon_device d, int to_rm, double *A, size_t rows,
+                          size_t cols, size_t k0, size_t k1, double *R);
+// out[i] = the fixed-order sum of W blocks `stride` apart, / div when div > 0
+// (muon_block_sum_at), i < n; out may be in.
+muon_status muon_dmem_block_sum (muon_ctx *ctx, muon_device d, const double *in, int W,
+                                 size_t stride, size_t n, double div, double *out);
+// muon_darray_update on the column-major rows x cols matrices G, M, U of double memory.
+muon_status muon_dmem_update (muon_ctx *ctx, muon_device d, const double *G, double *M,
+                              double *U, size_t rows, size_t cols, size_t experts,
+                              const muon_update_opts *o);
+
 //---- the Muon update (update.c) -----------------------------------------------------------
 
 // Steps 2 and 3 of muon_update on an already formed Newton-Schulz input X: U = scale *

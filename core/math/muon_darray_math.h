@@ -92,6 +92,25 @@ MUON_HD double muon_sumsq_term (int storage, const void *x, const void *y, size_
   return y ? muon_ew_value (1, storage, x, y, 0.0, i) : muon_elem_load (storage, x, i);
 }
 
+// The raw-memory steps of the device ZeRO step (core/zero/zero_step_dev.c), in doubles.
+// Column-major position of row-major element k of a rows x cols matrix (torch's flat order
+// of an Octave matrix).
+MUON_HD size_t muon_rm_at (size_t k, size_t rows, size_t cols)
+{
+  return (k % cols) * rows + k / cols;
+}
+
+// Element i of the fixed-order reduction of W blocks `stride` apart, as muon_comm.h defines
+// it: in[i] + in[stride + i] + ... + in[(W - 1) stride + i] in rank order, then one division
+// by div when div > 0.
+MUON_HD double muon_block_sum_at (const double *in, int W, size_t stride, double div, size_t i)
+{
+  double acc = in[i];
+  for (int q = 1; q < W; q++)
+    acc = acc + in[(size_t) q * stride + i];
+  return div > 0 ? acc / div : acc;
+}
+
 MUON_HD uint64_t muon_splitmix64 (uint64_t x)
 {
   x += 0x9e3779b97f4a7c15ull;

@@ -50,14 +50,12 @@ fail:
   return status;
 }
 
-static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
-                               const muon_zero_step_opts *o, const double *const *grads,
-                               double *const *momentum, double *const *updates)
+muon_status zstep_check (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                         const muon_zero_step_opts *o)
 {
   muon_status status = MUON_OK;
-  CHECK (MUON_ERR_NULLPTR, comm != NULL && P != NULL && o != NULL && grads != NULL
-                           && momentum != NULL && updates != NULL,
-         "communicator, plan, options and buffers must not be NULL");
+  CHECK (MUON_ERR_NULLPTR, comm != NULL && P != NULL && o != NULL,
+         "communicator, plan and options must not be NULL");
   CHECK (MUON_ERR_BADARG, muon_comm_size (comm) == P->world,
          "the communicator has %d ranks, the layout %d", muon_comm_size (comm), P->world);
   CHECK (MUON_ERR_BADARG, o->variant == P->variant,
@@ -77,6 +75,18 @@ static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_p
          "unknown pad count rule %d", (int) o->pad_count);
   for (size_t p = 0; p < P->nparams; p++)
     CHECKSTATUS (muon_update_check_opts (ctx, &o->update, P->L->params[p].rows));
+fail:
+  return status;
+}
+
+static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                               const muon_zero_step_opts *o, const double *const *grads,
+                               double *const *momentum, double *const *updates)
+{
+  muon_status status = MUON_OK;
+  CHECKSTATUS (zstep_check (ctx, comm, P, o));
+  CHECK (MUON_ERR_NULLPTR, grads != NULL && momentum != NULL && updates != NULL,
+         "the buffers must not be NULL");
   for (int l = 0; l < muon_comm_local_ranks (comm); l++)
   {
     CHECK (MUON_ERR_NULLPTR, momentum[l] != NULL && updates[l] != NULL,
@@ -90,7 +100,7 @@ fail:
 }
 
 // Where each rank's span of p starts in its update buffer.  [out] at[world * nparams].
-static muon_status span_offsets (muon_ctx *ctx, const muon_zero_plan *P, size_t **at)
+muon_status zstep_span_offsets (muon_ctx *ctx, const muon_zero_plan *P, size_t **at)
 {
   muon_status status = MUON_OK;
   size_t np = P->nparams;
@@ -101,6 +111,36 @@ static muon_status span_offsets (muon_ctx *ctx, const muon_zero_plan *P, size_t 
       (*at)[r * np + p] = pos;
       pos += P->owned[r * np + p].stop - P->owned[r * np + p].start;
     }
+fail:
+  return status;
+}
+
+muon_status zstep_stats_begin (muon_ctx *ctx, muon_comm *comm, muon_zero_rank_stats *st)
+{
+  muon_status status = MUON_OK;
+  for (int l = 0; l < muon_comm_local_ranks (comm); l++)
+    CHECKSTATUS (muon_comm_counters_get (ctx, comm, l, &st[l].comm));
+fail:
+  return status;
+}
+
+muon_status zstep_stats_end (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                             muon_zero_rank_stats *st)
+{
+  muon_status status = MUON_OK;
+  for (int l = 0; l < muon_comm_local_ranks (comm); l++)
+  {
+    muon_comm_counters after;
+    CHECKSTATUS (muon_comm_counters_get (ctx, comm, l, &after));
+    for (int k = 0; k < MUON_COLL_COUNT; k++)
+    {
+      after.calls[k] -= st[l].comm.calls[k];
+      after.bytes_sent[k] -= st[l].comm.bytes_sent[k];
+      after.bytes_recv[k] -= st[l].comm.bytes_recv[k];
+    }
+    st[l].comm = after;
+    st[l].momentum_elements = P->momentum_len[muon_comm_rank (comm, l)];
+  }
 fail:
   return status;
 }
@@ -120,7 +160,7 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
   CHECKMEM (st = calloc ((size_t) nl, sizeof *st));
   z = (zstep) { .ctx = ctx, .comm = comm, .P = P, .o = o, .nl = nl, .grads = grads,
                 .mom = momentum, .upd = updates, .st = st, .factor = 1 };
-  CHECKSTATUS (span_offsets (ctx, P, &z.upd_at));
+  CHECKSTATUS (zstep_span_offsets (ctx, P, &z.upd_at));
   size_t big = 0;   // three matrices of the largest size: G, M, U (or X, U)
   for (size_t p = 0; p < P->nparams; p++)
     big = P->L->params[p].numel > big ? P->L->params[p].numel : big;
@@ -129,22 +169,9 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
   z.work = work;
   CHECKSTATUS (zstep_scratch_begin (&z));
 
-  for (int l = 0; l < nl; l++)   // counters before the step; the difference after it
-    CHECKSTATUS (muon_comm_counters_get (ctx, comm, l, &st[l].comm));
+  CHECKSTATUS (zstep_stats_begin (ctx, comm, st));
   CHECKSTATUS (steps[P->variant].step (&z));
-  for (int l = 0; l < nl; l++)
-  {
-    muon_comm_counters after;
-    CHECKSTATUS (muon_comm_counters_get (ctx, comm, l, &after));
-    for (int k = 0; k < MUON_COLL_COUNT; k++)
-    {
-      after.calls[k] -= st[l].comm.calls[k];
-      after.bytes_sent[k] -= st[l].comm.bytes_sent[k];
-      after.bytes_recv[k] -= st[l].comm.bytes_recv[k];
-    }
-    st[l].comm = after;
-    st[l].momentum_elements = P->momentum_len[muon_comm_rank (comm, l)];
-  }
+  CHECKSTATUS (zstep_stats_end (ctx, comm, P, st));
   if (stats)
     memcpy (stats, st, (size_t) nl * sizeof *st);
   if (z.warned)
@@ -169,7 +196,7 @@ muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_
   CHECK (MUON_ERR_BADARG, muon_comm_size (comm) == P->world,
          "the communicator has %d ranks, the layout %d", muon_comm_size (comm), P->world);
   size_t np = P->nparams, W = (size_t) P->world;
-  CHECKSTATUS (span_offsets (ctx, P, &at));
+  CHECKSTATUS (zstep_span_offsets (ctx, P, &at));
   const double *const *from = updates;   // rank r's buffer, all ranks local
   if (muon_comm_local_ranks (comm) != P->world)
   {

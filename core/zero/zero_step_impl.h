@@ -48,6 +48,20 @@ static inline const double *zgrad (const zstep *z, int l, size_t p)
   return z->grads[(size_t) l * z->P->nparams + p];
 }
 
+//---- zero_step_api.c, for the device step too (zero_step_dev.c) ----------------------------
+
+// The checks of a step's communicator, plan and options (not of its buffers).
+muon_status zstep_check (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                         const muon_zero_step_opts *o);
+// Where each rank's span of p starts in its update buffer.  [out] *at[world * nparams]
+// (malloc'ed).
+muon_status zstep_span_offsets (muon_ctx *ctx, const muon_zero_plan *P, size_t **at);
+// st[l].comm = the counters of every local rank before the step; after it, the difference,
+// and st[l].momentum_elements.
+muon_status zstep_stats_begin (muon_ctx *ctx, muon_comm *comm, muon_zero_rank_stats *st);
+muon_status zstep_stats_end (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                             muon_zero_rank_stats *st);
+
 //---- zero_step_common.c ----------------------------------------------------------------------
 
 // Row-major elements [k0, k1) of the column-major rows x cols matrix A into dst (k0 at

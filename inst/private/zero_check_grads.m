@@ -2,19 +2,28 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {@var{G} =} zero_check_grads (@var{fname}, @var{rank_grads}, @var{nl}, @var{shapes})
+## @deftypefn  {} {@var{G} =} zero_check_grads (@var{fname}, @var{rank_grads}, @var{nl}, @var{shapes})
+## @deftypefnx {} {[@var{G}, @var{device}] =} zero_check_grads (@dots{}, true)
 ## Check that @var{rank_grads} is an @var{nl} x P cell (local ranks x parameters) whose
 ## cell @{l,p@} is a real matrix of the shape @code{shapes(p,:)} (else a
 ## @code{muonlab:badShape} error naming @var{fname} and the cell), and return it with every
 ## matrix in double.  The one check of the gradients of @code{zero_muon_step} and
-## @code{zero_train_step}.
+## @code{zero_train_step}.  With a fifth argument true, the cells may instead all be double
+## device arrays (@code{muon_gpuarray}) on one device, returned as they are, and
+## @var{device} names it (@qcode{""} for host arrays).
 ## @end deftypefn
 
-function G = zero_check_grads (fname, G, nl, shapes)
+function [G, device] = zero_check_grads (fname, G, nl, shapes, allow_device)
   P = rows (shapes);
+  device = "";
   if (! (iscell (G) && isequal (size (G), [nl P])))
     error ("muonlab:badShape", "%s: RANK_GRADS must be a %d x %d cell (ranks x parameters).",
            fname, nl, P);
+  endif
+  on_device = cellfun (@(g) isa (g, "muon_gpuarray"), G);
+  if (nargin > 4 && allow_device && any (on_device(:)))
+    device = check_device (fname, G, on_device, shapes);
+    return;
   endif
   for k = 1:numel (G)
     [l, p] = ind2sub ([nl P], k);
@@ -24,5 +33,31 @@ function G = zero_check_grads (fname, G, nl, shapes)
              fname, l, p, shapes(p,1), shapes(p,2));
     endif
     G{k} = double (g);
+  endfor
+endfunction
+
+function device = check_device (fname, G, on_device, shapes)
+  [nl, P] = size (G);
+  if (! all (on_device(:)))
+    [l, p] = ind2sub ([nl P], find (! on_device, 1));
+    error ("muonlab:badArg",
+           "%s: RANK_GRADS{%d,%d} is a host array and others are device arrays: give all of them on one device.",
+           fname, l, p);
+  endif
+  device = G{1}.Device;
+  for k = 1:numel (G)
+    [l, p] = ind2sub ([nl P], k);
+    g = G{k};
+    if (! strcmp (g.Device, device))
+      error ("muonlab:badArg", "%s: RANK_GRADS{%d,%d} is on another device than RANK_GRADS{1,1}.",
+             fname, l, p);
+    elseif (! strcmp (g.Storage, "double"))
+      error ("muonlab:badType",
+             "%s: RANK_GRADS{%d,%d} must be a double device array, not %s (muon_gpu (G, \"Class\", \"double\")).",
+             fname, l, p, g.Storage);
+    elseif (! isequal (g.Size, shapes(p,:)))
+      error ("muonlab:badShape", "%s: RANK_GRADS{%d,%d} must be a real %d x %d matrix.",
+             fname, l, p, shapes(p,1), shapes(p,2));
+    endif
   endfor
 endfunction

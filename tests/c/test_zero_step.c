@@ -551,6 +551,125 @@ static void test_sim_comm (void)
   muon_ctx_destroy (&cx);
 }
 
+// The device step on the stand-in device against the host step: both all-reduce designs,
+// two steps chained, W simulated ranks; then its errors.
+static muon_darray *dcol (const double *x, size_t rows, size_t cols)
+{
+  muon_darray *a = NULL;
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, rows, cols, 1, &a),
+            MUON_OK);
+  if (a && x)
+  {
+    muon_tensor t = muon_tensor_matrix (MUON_F64, (void *) x, rows, cols);
+    T_EQ_INT (muon_darray_upload (ctx, a, &t), MUON_OK);
+  }
+  else if (a)
+    T_EQ_INT (muon_darray_fill (ctx, a, MUON_FILL_ZEROS, 0), MUON_OK);
+  return a;
+}
+
+static void test_device_step (void)
+{
+  const size_t rows[] = { 5, 3, 7 }, cols[] = { 4, 6, 2 };
+  muon_zero_variant vs[] = { MUON_ZERO_REFERENCE, MUON_ZERO12_ALLREDUCE };
+  for (int W = 1; W <= 4; W++)
+    for (int k = 0; k < 2; k++)
+    {
+      problem pb;
+      problem_init (&pb, W, 3, rows, cols, 1 + k, MUON_ZERO_ORDER_GIVEN);
+      muon_comm *c = NULL;
+      muon_zero_plan *P = NULL;
+      T_EQ_INT (muon_comm_sim_create (ctx, W, &c), MUON_OK);
+      T_EQ_INT (muon_zero_plan_create (ctx, pb.L, vs[k], &P), MUON_OK);
+      muon_zero_step_opts o;
+      muon_zero_step_opts_default (&o);
+      o.variant = vs[k];
+      o.update.ns.precision = MUON_PREC_DOUBLE;
+      double *mom[MAXW], *upd[MAXW], got[64];
+      muon_darray *g[MAXW * MAXP], *dm[MAXW], *du[MAXW];
+      muon_zero_rank_stats sh[MAXW], sd[MAXW];
+      for (int i = 0; i < W * 3; i++)
+        g[i] = dcol (pb.g[i], rows[i % 3], cols[i % 3]);
+      for (int r = 0; r < W; r++)
+      {
+        mom[r] = calloc (P->momentum_len[r] + 1, sizeof (double));
+        upd[r] = calloc (P->owned_len[r] + 1, sizeof (double));
+        dm[r] = P->momentum_len[r] ? dcol (NULL, P->momentum_len[r], 1) : NULL;
+        du[r] = P->owned_len[r] ? dcol (NULL, P->owned_len[r], 1) : NULL;
+      }
+      for (int step = 0; step < 2; step++)
+      {
+        T_EQ_INT (muon_zero_step (ctx, c, P, &o, (const double *const *) pb.g, mom, upd, sh),
+                  MUON_OK);
+        T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, (const muon_darray *const *) g, dm, du,
+                                         sd), MUON_OK);
+        for (int r = 0; r < W; r++)
+        {
+          T_ASSERT (sd[r].ns_calls == sh[r].ns_calls
+                    && memcmp (&sd[r].comm, &sh[r].comm, sizeof sh[r].comm) == 0);
+          muon_tensor t = muon_tensor_matrix (MUON_F64, got, P->owned_len[r], 1);
+          if (du[r] && P->owned_len[r] <= 64)
+          {
+            T_EQ_INT (muon_darray_download (ctx, du[r], &t), MUON_OK);
+            T_ASSERT (memcmp (got, upd[r], P->owned_len[r] * sizeof *got) == 0);
+          }
+        }
+      }
+      // errors: another design, a single gradient, the simulated ranks moving device memory
+      o.variant = P->variant == MUON_ZERO_REFERENCE ? MUON_ZERO12_ALLREDUCE : MUON_ZERO_REFERENCE;
+      T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, (const muon_darray *const *) g, dm, du,
+                                       NULL), MUON_ERR_BADARG);
+      o.variant = P->variant;
+      T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, NULL, dm, du, NULL), MUON_ERR_NULLPTR);
+      muon_darray *keep = g[0], *one = NULL;
+      T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_SINGLE, rows[0], cols[0], 1,
+                                    &one), MUON_OK);
+      g[0] = one;
+      T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, (const muon_darray *const *) g, dm, du,
+                                       NULL), MUON_ERR_BADTYPE);
+      g[0] = keep;
+      muon_darray_destroy (ctx, &one);
+      double x = 0;
+      T_EQ_INT (muon_comm_device (ctx, c, MUON_DEVICE_CPU, MUON_COLL_ALL_GATHER, &x, &x, 1,
+                                  MUON_F64), MUON_ERR_UNSUPPORTED);
+      T_ASSERT (!muon_comm_moves (c, MUON_DEVICE_CUDA) && !muon_comm_moves (c, MUON_DEVICE_CPU));
+      for (int i = 0; i < W * 3; i++)
+        muon_darray_destroy (ctx, &g[i]);
+      for (int r = 0; r < W; r++)
+      {
+        free (mom[r]);
+        free (upd[r]);
+        muon_darray_destroy (ctx, &dm[r]);
+        muon_darray_destroy (ctx, &du[r]);
+      }
+      muon_zero_plan_destroy (&P);
+      muon_comm_destroy (&c);
+      problem_free (&pb);
+    }
+  // a design the device step does not run
+  const size_t r1[] = { 4 }, c1[] = { 4 };
+  problem pb;
+  problem_init (&pb, 2, 1, r1, c1, 2, MUON_ZERO_ORDER_GIVEN);
+  muon_comm *c = NULL;
+  muon_zero_plan *P = NULL;
+  T_EQ_INT (muon_comm_sim_create (ctx, 2, &c), MUON_OK);
+  T_EQ_INT (muon_zero_plan_create (ctx, pb.L, MUON_ZERO2_MULTI_OWNER, &P), MUON_OK);
+  muon_zero_step_opts o;
+  muon_zero_step_opts_default (&o);
+  o.variant = MUON_ZERO2_MULTI_OWNER;
+  muon_darray *g[2] = { dcol (pb.g[0], 4, 4), dcol (pb.g[1], 4, 4) }, *none[2] = { 0 };
+  T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, (const muon_darray *const *) g, none, none,
+                                   NULL), MUON_ERR_UNSUPPORTED);
+  T_ASSERT (strstr (muon_ctx_last_error (ctx), "does not run on device arrays") != NULL);
+  T_ASSERT (muon_zero_variant_on_device (MUON_ZERO12_ALLREDUCE)
+            && !muon_zero_variant_on_device (MUON_ZERO_EXPERT_PARALLEL));
+  muon_darray_destroy (ctx, &g[0]);
+  muon_darray_destroy (ctx, &g[1]);
+  muon_zero_plan_destroy (&P);
+  muon_comm_destroy (&c);
+  problem_free (&pb);
+}
+
 int main (int argc, char **argv)
 {
   (void) argc;
@@ -566,6 +685,7 @@ int main (int argc, char **argv)
   T_RUN (test_defaults);
   T_RUN (test_errors);
   T_RUN (test_sim_comm);
+  T_RUN (test_device_step);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);
 }

@@ -8,6 +8,13 @@
 ## and @code{zero_muon_step} with @qcode{"Comm"} set to the handle gives the updates and
 ## the momentum of the simulated run (@qcode{"Comm", "sim"}) bit for bit, for several
 ## variants, two chained steps, with the Newton-Schulz on the CPU and on the device.
+## With device-array gradients (@code{muon_gpu (G, "Device", t.array)}) the step runs on
+## the device (@code{muon_zero_step_device}): the communicator moves the device buffers
+## (NCCL on CUDA, no host staging; MPI on the self-test's stand-in), the average runs in the
+## fixed order on the device; momenta and updates come back as device arrays, equal bit for
+## bit to the simulated host run with the Newton-Schulz on the same device, with both
+## reductions.  On CUDA the simulated communicator cannot move device memory: a clean
+## @code{muonlab:unsupported}.
 ## @end deftypefn
 
 function test_gpu_nccl ()
@@ -94,3 +101,62 @@ endfunction
 %!   nfail += zero_case (t, c, v{1}, t.dev);
 %! endfor
 %! assert (nfail, 0);
+
+%!function nfail = zero_device_case (t, comm, variant)
+%!  randn ("state", 33);
+%!  L = zero_layout ({[64 48], [32 48], [8 48]}, 1, "Stage", 2);
+%!  a = {"Variant", variant, "Precision", "bf16", t.dev{:}};
+%!  sh = [];  sd = [];
+%!  nfail = 0;
+%!  for k = 1:2
+%!    g = {randn(64, 48), randn(32, 48), randn(8, 48)};
+%!    gd = cellfun (@(x) muon_gpu (x, "Device", t.array, "Class", "double"), g,
+%!                  "UniformOutput", false);
+%!    [Rs, sh] = zero_muon_step (L, g, sh, a{:}, "Comm", "sim");
+%!    [Rd, sd] = zero_muon_step (L, gd, sd, a{:}, "Comm", comm, "Assemble", true);
+%!    ok = (isa (Rd.ranks.update, "muon_gpuarray") && isa (sd.momentum{1}, "muon_gpuarray")
+%!          && isequal (Rd.updates, Rs.updates)
+%!          && isequal (gather (sd.momentum{1}), sh.momentum{1})
+%!          && isequal (gather (Rd.ranks.update), Rs.ranks.update));
+%!    if (! strcmp (variant, "reference"))
+%!      ok = ok && isequal (gather (sd.reference{1}), sh.reference{1});
+%!    endif
+%!    where = sprintf ("%s/%s, device arrays", comm.kind, comm.reduction);
+%!    printf ("    zero_muon_step %-28s %-36s step %d: %s\n", variant, where, k,
+%!            merge (ok, "equal to sim", "FAIL: differs from sim"));
+%!    nfail += ! ok;
+%!  endfor
+
+%!test
+%! ## the device step: device buffers moved by the communicator, bit for bit the simulator
+%! nfail = 0;
+%! for v = {"reference", "zero12_allreduce"}
+%!   nfail += zero_device_case (t, c, v{1});
+%! endfor
+%! nfail += zero_device_case (t, cl, "zero12_allreduce");
+%! assert (nfail, 0);
+
+%!test
+%! ## on CUDA two simulated ranks cannot hold device buffers: a clean error, nothing left;
+%! ## one rank alone is its own average, on any communicator
+%! if (t.selftest)
+%!   return;
+%! endif
+%! n0 = __muon_gpu__ ("count");
+%! randn ("state", 34);
+%! g = {randn(8, 6), randn(4, 6)};
+%! d = cellfun (@(x) muon_gpu (x, "Device", "cuda", "Class", "double"), g, "UniformOutput", false);
+%! Rs = zero_muon_step (zero_layout ({[8 6], [4 6]}, 1), g, [], t.dev{:});
+%! Rd = zero_muon_step (zero_layout ({[8 6], [4 6]}, 1), d, [], t.dev{:});
+%! assert (isequal (Rd.updates, Rs.updates));
+%! L = zero_layout ({[8 6]}, 2);
+%! g = repmat ({muon_gpu(randn (8, 6), "Device", "cuda", "Class", "double")}, 2, 1);
+%! try
+%!   zero_muon_step (L, g, [], "Comm", "sim");
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "muonlab:unsupported");
+%!   assert (err.message, "zero_muon_step: the 'sim' communicator does not move CUDA device memory: device arrays on CUDA need 'nccl'.");
+%! end_try_catch
+%! clear g d;
+%! assert (__muon_gpu__ ("count"), n0);

@@ -11,7 +11,8 @@
 ## must be bitwise equal (muon_bp with period 2: a full, a block and a full step), also with
 ## experts and split row blocks (expert_parallel, muon_bp, zero2_multi_owner).  With the
 ## library's reduction ('Reduction', 'mpi') the updates
-## must agree to fp64 round-off instead.  The shipped aliased pads must fail on a round of
+## must agree to fp64 round-off instead.  The device step (reference, zero12_allreduce) on
+## the CPU stand-in device, its memory moved by the MPI communicator, gives the same bits.  The shipped aliased pads must fail on a round of
 ## mixed sizes on every rank alike (and never hang).
 ##
 ## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
@@ -35,6 +36,10 @@ function run_zero_mpi ()
                         @(c) t_bitwise (c, "muon_bp", {"Period", 2}, true), ...
                         "zero2_multi_owner_blocks_vs_sim_bitwise", ...
                         @(c) t_bitwise (c, "zero2_multi_owner", {}, true)};
+  ## the device step (muon_zero_step_device) on the CPU stand-in device: the MPI
+  ## communicator moves its memory, the average runs in the device step's own fixed order
+  tests(end+1:end+4) = {"device_standin_vs_sim_bitwise", @(c) t_device (c, false), ...
+                        "device_standin_blocks_vs_sim_bitwise", @(c) t_device (c, true)};
   tests(end+1:end+6) = {"library_reduction", @t_library, ...
                         "aliased_pads_fail_together", @t_aliased, ...
                         "nonfinite_skips_on_every_rank", @t_skip};
@@ -112,6 +117,54 @@ function f = t_bitwise (comm, variant, extra = {}, blocks = false)
                         comm, "%s: NS calls, momentum, pads, bytes, calls", what);
         f += mpi_check (strcmp (Rm.counts, "modelled") && strcmp (Rs.counts, "measured"), comm,
                         "%s: counts labels", what);
+      endfor
+    endfor
+  endfor
+endfunction
+
+## Device gradients (each rank its own, on the stand-in) against the host step on W
+## simulated ranks: over 3 steps, this rank's update and momentum, the reference's momentum,
+## counters, bit for bit; with MPI's reduction ('Reduction', 'mpi'), to fp64 round-off.
+function f = t_device (comm, blocks)
+  f = 0;
+  W = comm.size;
+  r = comm.rank;
+  lib = muon_comm ("mpi", "Reduction", "mpi");
+  dev = @(x) muon_gpu (x, "Device", "cpu", "Class", "double");
+  for v = {"reference", "zero12_allreduce"}
+    for c = 1:2
+      [L, shapes] = problem (W, c, 2, "given");
+      o = {"Variant", v{1}, "Precision", "double"};
+      if (blocks)
+        o = [o blocks_of(shapes)];
+      endif
+      [sd, sl, sq] = deal ([]);
+      for step = 1:3
+        g = grads (shapes, W, 100 * c + step);
+        gd = cellfun (dev, g(r+1,:), "UniformOutput", false);
+        [Rd, sd] = zero_muon_step (L, gd, sd, "Comm", comm, o{:});
+        [Rl, sl] = zero_muon_step (L, gd, sl, "Comm", lib, o{:});
+        [Rs, sq] = zero_muon_step (L, g, sq, o{:});
+        what = sprintf ("%s case %d step %d", v{1}, c, step);
+        f += mpi_check (isa (Rd.ranks.update, "muon_gpuarray")
+                        && isa (sd.momentum{1}, "muon_gpuarray"), comm,
+                        "%s: device arrays out", what);
+        f += mpi_check (isequal (gather (Rd.ranks.update), Rs.ranks(r+1).update), comm,
+                        "%s: own update", what);
+        f += mpi_check (isequal (gather (sd.momentum{1}), sq.momentum{r+1}), comm,
+                        "%s: momentum", what);
+        if (! strcmp (v{1}, "reference"))
+          f += mpi_check (isequal (gather (sd.reference{1}), sq.reference{r+1}), comm,
+                          "%s: reference momentum", what);
+        endif
+        a = Rd.ranks;
+        b = Rs.ranks(r+1);
+        f += mpi_check (isequal ([a.ns_calls a.momentum_elements a.sent a.recv a.calls],
+                                 [b.ns_calls b.momentum_elements b.sent b.recv b.calls]),
+                        comm, "%s: NS calls, momentum, bytes, calls", what);
+        u = gather (Rl.ranks.update);
+        d = norm (u - b.update) / max (norm (b.update), 1e-300);
+        f += mpi_check (d <= 1e-12, comm, "%s with MPI's reduction: %g from sim", what, d);
       endfor
     endfor
   endfor

@@ -1,0 +1,179 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_zero_device ()
+## The distributed Muon step on device arrays (@code{zero_muon_step} with gradients that are
+## @code{muon_gpuarray}s: @code{muon_zero_step_device}, the momenta and the updates stay on
+## the device) on the CPU stand-in device, which every machine has:
+## @itemize
+## @item against an outside oracle: with no momentum (@code{Beta} 0), the cubic map run to
+## convergence and no scale, each assembled update is the fp64 SVD polar factor of the
+## average of the ranks' gradients;
+## @item bit for bit against the host step on the same simulated ranks: updates, momenta,
+## the reference's momenta and errors, NS calls and counters, over three chained steps, for
+## reference and zero12_allreduce, at several worlds, stages and orders, with experts and
+## split row blocks, with ranks that hold no momentum;
+## @item value semantics (the state given keeps its values), a skipped step on a non-finite
+## device gradient, and the errors with their full messages.
+## @end itemize
+## Under MPI the same step with the MPI communicator moving the stand-in's memory is
+## tests/mpi/run_zero_mpi.m's; on a GPU with NCCL, tests/gpu/test_gpu_nccl.m's.
+## @end deftypefn
+
+function test_zero_device ()
+  help test_zero_device
+endfunction
+
+%!function D = on_device (G)
+%!  D = cellfun (@(g) muon_gpu (g, "Device", "cpu", "Class", "double"), G,
+%!               "UniformOutput", false);
+
+%!function G = grads (shapes, W, seed)
+%!  randn ("state", seed);
+%!  G = cell (W, numel (shapes));
+%!  for k = 1:numel (G)
+%!    [~, p] = ind2sub (size (G), k);
+%!    G{k} = randn (shapes{p});
+%!  endfor
+
+%!function x = gather_or_empty (d)
+%!  x = zeros (0, 1);
+%!  if (! isempty (d))
+%!    x = gather (d);
+%!  endif
+
+%!test
+%! ## the oracle: U = polar factor of the average gradient (fp64 SVD)
+%! shapes = {[12 7], [5 9], [8 8]};
+%! W = 3;
+%! G = grads (shapes, W, 11);
+%! R = zero_muon_step (zero_layout (shapes, W), on_device (G), [], "Beta", 0,
+%!                     "Nesterov", false, "Coefficients", [1.5 -0.5 0], "Steps", 60,
+%!                     "Precision", "double", "Scale", "none", "NormalizeFirst", true);
+%! for p = 1:numel (shapes)
+%!   A = (G{1,p} + G{2,p} + G{3,p}) / W;
+%!   [U, ~, V] = svd (A, "econ");
+%!   assert (R.updates{p}, U * V', 1e-10);
+%! endfor
+
+%!test
+%! ## bit for bit the host step: worlds, stages, orders, both designs, three chained steps
+%! shapes = {[6 5], [4 7], [9 3], [2 2]};
+%! for c = {1, 2, "given"; 2, 2, "size_desc"; 3, 1, "given"; 4, 3, "size_desc"; 5, 2, "given"}.'
+%!   [W, stage, order] = deal (c{:});
+%!   L = zero_layout (shapes, W, "Stage", stage, "Order", order);
+%!   for v = {"reference", "zero12_allreduce"}
+%!     [sh, sd] = deal ([]);
+%!     for step = 1:3
+%!       G = grads (shapes, W, 10 * W + step);
+%!       [Rh, sh] = zero_muon_step (L, G, sh, "Variant", v{1});
+%!       [Rd, sd] = zero_muon_step (L, on_device (G), sd, "Variant", v{1});
+%!       assert (isequal (Rd.updates, Rh.updates) && isequal (Rd.reference, Rh.reference)
+%!               && isequal (Rd.rel_err, Rh.rel_err));
+%!       for l = 1:W
+%!         a = Rd.ranks(l);
+%!         b = Rh.ranks(l);
+%!         assert (isequal (gather_or_empty (a.update), b.update));
+%!         assert (isequal ([a.ns_calls a.momentum_elements a.calls a.sent a.recv],
+%!                          [b.ns_calls b.momentum_elements b.calls b.sent b.recv]));
+%!         assert (isequal (gather_or_empty (sd.momentum{l}), sh.momentum{l}));
+%!         if (! strcmp (v{1}, "reference"))
+%!           assert (isequal (gather_or_empty (sd.reference{l}), sh.reference{l}));
+%!         endif
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
+
+%!test
+%! ## a world larger than the elements: ranks owning only padding hold no momentum
+%! shapes = {[2 2], [1 3]};
+%! L = zero_layout (shapes, 8);
+%! G = grads (shapes, 8, 5);
+%! [Rh, sh] = zero_muon_step (L, G, [], "Variant", "zero12_allreduce");
+%! [Rd, sd] = zero_muon_step (L, on_device (G), [], "Variant", "zero12_allreduce");
+%! assert (isequal (Rd.updates, Rh.updates));
+%! assert (any (cellfun (@isempty, sd.momentum)));
+%! [Rh, sh] = zero_muon_step (L, G, sh, "Variant", "zero12_allreduce");
+%! [Rd, sd] = zero_muon_step (L, on_device (G), sd, "Variant", "zero12_allreduce");
+%! assert (isequal (Rd.updates, Rh.updates));
+
+%!test
+%! ## experts and split row blocks, Nesterov off, the EMA form, a scale rule
+%! shapes = {[12 5], [6 8], [9 4]};
+%! L = zero_layout (shapes, 3, "Stage", 1);
+%! o = {"Experts", [3 2 1], "SplitRows", {[1 3], [], [4 5]}, "Nesterov", false, ...
+%!      "MomentumForm", "ema", "Scale", "rms", "Precision", "single"};
+%! [sh, sd] = deal ([]);
+%! for step = 1:3
+%!   G = grads (shapes, 3, 70 + step);
+%!   [Rh, sh] = zero_muon_step (L, G, sh, o{:});
+%!   [Rd, sd] = zero_muon_step (L, on_device (G), sd, o{:});
+%!   assert (isequal (Rd.updates, Rh.updates) && isequal (Rd.reference, Rh.reference));
+%!   assert (isequal ([Rd.ranks.ns_calls], [Rh.ranks.ns_calls]));
+%! endfor
+
+%!test
+%! ## nothing given is modified; the updates and momenta are new device arrays
+%! shapes = {[6 5], [4 7]};
+%! L = zero_layout (shapes, 2);
+%! D = on_device (grads (shapes, 2, 3));
+%! [~, s1] = zero_muon_step (L, D, []);
+%! before = cellfun (@gather, s1.momentum, "UniformOutput", false);
+%! g0 = gather (D{1,1});
+%! [R, s2] = zero_muon_step (L, D, s1);
+%! assert (isequal (cellfun (@gather, s1.momentum, "UniformOutput", false), before));
+%! assert (isequal (gather (D{1,1}), g0));
+%! assert (isa (R.ranks(1).update, "muon_gpuarray") && isa (s2.momentum{1}, "muon_gpuarray"));
+%! assert (strcmp (s2.momentum{1}.Device, "cpu") && strcmp (s2.momentum{1}.Storage, "double"));
+%! assert (! isequal (gather (s2.momentum{1}), before{1}));
+
+%!test
+%! ## a host state goes on with device gradients (uploaded), and a device state saves as a
+%! ## host checkpoint that loads and goes on, bit for bit
+%! shapes = {[6 5], [4 7], [3 3]};
+%! L = zero_layout (shapes, 3);
+%! [~, sh] = zero_muon_step (L, grads (shapes, 3, 1), []);
+%! [~, sd] = zero_muon_step (L, on_device (grads (shapes, 3, 1)), []);
+%! G = grads (shapes, 3, 2);
+%! [Rh, th] = zero_muon_step (L, G, sh);
+%! [Rd, td] = zero_muon_step (L, on_device (G), sh);
+%! assert (isequal (Rd.updates, Rh.updates));
+%! assert (isequal (cellfun (@gather, td.momentum, "UniformOutput", false), th.momentum));
+%! d = tempname ();
+%! unwind_protect
+%!   zero_save_state (d, L, sd);
+%!   s2 = zero_load_state (d, L);
+%!   [Rh, ~] = zero_muon_step (L, G, sh);
+%!   [Rd, ~] = zero_muon_step (L, on_device (G), s2);
+%!   assert (isequal (Rd.updates, Rh.updates));
+%! unwind_protect_cleanup
+%!   delete ([d "*"]);
+%! end_unwind_protect
+
+%!test
+%! ## an overflowing device gradient: the step is skipped, the state comes back as it was
+%! shapes = {[6 5], [4 7]};
+%! L = zero_layout (shapes, 2);
+%! G = grads (shapes, 2, 4);
+%! [~, s] = zero_muon_step (L, on_device (G), []);
+%! G{2,2}(3) = 1e200;
+%! [R, s2] = zero_muon_step (L, on_device (G), s);
+%! assert (R.skipped && s2.step == s.step);
+%! assert (isequal (gather (s2.momentum{2}), gather (s.momentum{2})));
+
+%!shared L, D, G
+%! L = zero_layout ({[6 5], [4 7]}, 2);
+%! randn ("state", 9);
+%! G = {randn(6, 5), randn(4, 7); randn(6, 5), randn(4, 7)};
+%! D = cellfun (@(g) muon_gpu (g, "Device", "cpu", "Class", "double"), G,
+%!              "UniformOutput", false);
+%!error <zero_muon_step: 'zero2_multi_owner' does not run on device arrays: the device step runs 'reference' and 'zero12_allreduce'.> zero_muon_step (L, D, [], "Variant", "zero2_multi_owner")
+%!error <zero_muon_step: RANK_GRADS\{2,1\} is a host array and others are device arrays: give all of them on one device.> zero_muon_step (L, [D(1,:); G(2,:)], [])
+%!error <zero_muon_step: RANK_GRADS\{1,2\} must be a double device array, not single \(muon_gpu \(G, "Class", "double"\)\).> zero_muon_step (L, [D(:,1), {muon_gpu(single (G{1,2}), "Device", "cpu"); D{2,2}}], [])
+%!error <zero_muon_step: RANK_GRADS\{2,2\} must be a real 4 x 7 matrix.> zero_muon_step (L, [D(:,1), {D{1,2}; muon_gpu(randn (7, 4), "Device", "cpu", "Class", "double")}], [])
+%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors, on the host or on the gradients' device.>
+%! [~, s] = zero_muon_step (L, D, []);
+%! s.momentum{2} = single (gather (s.momentum{2}));
+%! zero_muon_step (L, D, s);
+%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, D, []);
+%! zero_muon_step (L, G, s);
