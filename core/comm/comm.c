@@ -465,9 +465,10 @@ muon_status muon_comm_device (muon_ctx *ctx, muon_comm *c, muon_device d, muon_c
          "the '%s' communicator does not move %s memory%s", muon_comm_name (c),
          d == MUON_DEVICE_CUDA ? "CUDA device" : "the CPU stand-in device's",
          d == MUON_DEVICE_CUDA ? ": device arrays on CUDA need 'nccl'" : "");
-  CHECK (MUON_ERR_BADARG, coll == MUON_COLL_ALL_GATHER || coll == MUON_COLL_ALLREDUCE
-                          || coll == MUON_COLL_REDUCE_SCATTER,
-         "device transfer: collective %d is not an all-gather or a sum", (int) coll);
+  CHECK (MUON_ERR_BADARG, coll == MUON_COLL_ALL_GATHER || coll == MUON_COLL_ALL_TO_ALL
+                          || coll == MUON_COLL_ALLREDUCE || coll == MUON_COLL_REDUCE_SCATTER,
+         "device transfer: collective %d is not an all-gather, an all-to-all or a sum",
+         (int) coll);
   CHECK (MUON_ERR_BADTYPE, dtype == MUON_F64 || dtype == MUON_F32, "unknown data type %d",
          (int) dtype);
   if (count > 0)

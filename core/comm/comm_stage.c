@@ -179,6 +179,7 @@ muon_status muon_staged_device (muon_comm *c, muon_ctx *ctx, muon_coll coll, con
 {
   muon_staged *s = c->impl;
   muon_stage_kind kind = coll == MUON_COLL_ALL_GATHER ? MUON_STAGE_GATHER
+                       : coll == MUON_COLL_ALL_TO_ALL ? MUON_STAGE_EXCHANGE
                        : coll == MUON_COLL_REDUCE_SCATTER ? MUON_STAGE_SUM : MUON_STAGE_ALLSUM;
   return s->xfer (c, ctx, coll, kind, send, recv, count, dtype);
 }

@@ -158,7 +158,8 @@ muon_status muon_comm_all_gather (muon_ctx *ctx, muon_comm *c, const void *const
 int muon_comm_moves (const muon_comm *c, muon_device d);
 // One transfer of memory of device d by a communicator that moves it (muon_comm_moves;
 // else MUON_ERR_UNSUPPORTED).  coll MUON_COLL_ALL_GATHER: recv (W count) gets rank q's send
-// (count) as block q; MUON_COLL_ALLREDUCE (count, may be in place) and
+// (count) as block q; MUON_COLL_ALL_TO_ALL: block q of send (W count) goes to rank q, block
+// q of recv (W count) comes from rank q; MUON_COLL_ALLREDUCE (count, may be in place) and
 // MUON_COLL_REDUCE_SCATTER (send W count, recv count): the library's SUM, in its order (an
 // average or the fixed order is the caller's to compute on the device, from a sum or an
 // all-gather).  Counts nothing: the caller counts the collective its design runs with

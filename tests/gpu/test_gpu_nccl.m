@@ -130,10 +130,11 @@ endfunction
 %!test
 %! ## the device step: device buffers moved by the communicator, bit for bit the simulator
 %! nfail = 0;
-%! for v = {"reference", "zero12_allreduce"}
+%! for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", "zero2_multi_owner"}
 %!   nfail += zero_device_case (t, c, v{1});
 %! endfor
 %! nfail += zero_device_case (t, cl, "zero12_allreduce");
+%! nfail += zero_device_case (t, cl, "zero2_multi_owner");
 %! assert (nfail, 0);
 
 %!test
