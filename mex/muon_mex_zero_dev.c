@@ -26,7 +26,8 @@ enum { OUT_UPD, OUT_MOM, OUT_STATS, OUT_INFO, OUT_END };
 
 static const char *fname = "zero_muon_step";
 
-// What a call holds until it returns or raises: freed by the next call when it raised.
+// What a call holds until it returns or raises: freed by the next call when it raised (or
+// when the MEX file goes).
 static struct {
   muon_mex_zero_plans *plans;
   muon_darray **arrays;        // the new momenta and updates, 2 nl (moved to the table)
@@ -84,6 +85,7 @@ static mxArray *handle_of (muon_darray **a)
 
 void muon_mex_zero_device (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
+  muon_mex_at_exit (release_held);        // what a raise left behind goes with the MEX file
   release_held ();
   if (nrhs != IN_END || nlhs > OUT_END)
     fail ("badArg", "usage: [UPD, MOM, STATS, INFO] = __muon_gpu__ ('zero_step', SHAPES, "

@@ -175,6 +175,37 @@ function fails = sec_muon_gpu ()
   fails = bad (fails, "ew shapes", "muonlab:badShape", 1, f, "ew", "add", h, f ("upload", ones (2), "cpu", "single"), []);
   fails = bad (fails, "ew scalar", "muonlab:badArg", 1, f, "ew", "mul", h, [], [1 2]);
   fails = bad (fails, "sumsq classes", "muonlab:badType", 2, f, "sumsq", h, hb);
+  ## the ZeRO step on device arrays: two simulated ranks, then from its momenta, then errors
+  S = [4 3; 2 5];
+  lo = struct ("stage", 1, "align_factor", 2, "order", "given");
+  hg = cell (2, 2);
+  for k = 1:4
+    [~, p] = ind2sub ([2 2], k);
+    hg{k} = f ("upload", reshape (mod ((1:prod (S(p,:))) * (k + 2), 7), S(p,:)) - 3, "cpu",
+               "double");
+  endfor
+  for v = {"zero12_allreduce", "zero2_reduce_scatter_buggy", "zero2_multi_owner"}
+    fails = ok (fails, ["zero_step " v{1}], 4, f, "zero_step", S, 2, lo, hg, [],
+                struct ("variant", v{1}), "sim");
+  endfor
+  try
+    [~, hm] = f ("zero_step", S, 2, lo, hg, [], struct ("variant", "reference"), "sim");
+    fails = ok (fails, "zero_step from its momenta", 4, f, "zero_step", S, 2, lo, hg, hm,
+                struct ("variant", "reference"), "sim");
+  catch err
+    fails{end+1} = sprintf ("zero_step, first step: %s", err.message);
+  end_try_catch
+  fails = bad (fails, "zero_step design", "muonlab:unsupported", 4, f, "zero_step", S, 2, lo,
+               hg, [], struct ("variant", "moonlight_gather"), "sim");
+  fails = bad (fails, "zero_step GRADS shape", "muonlab:badShape", 4, f, "zero_step", S, 2, lo,
+               hg(1,:), [], struct (), "sim");
+  fails = bad (fails, "zero_step class", "muonlab:badType", 4, f, "zero_step", S, 2, lo,
+               [hg(:,1), {h; h}], [], struct (), "sim");
+  fails = bad (fails, "zero_step momenta", "muonlab:badState", 4, f, "zero_step", S, 2, lo, hg,
+               {h; h}, struct (), "sim");
+  fails = bad (fails, "zero_step stale", "muonlab:staleHandle", 4, f, "zero_step", S, 2, lo,
+               [hg(:,1), {[1 1]; [1 1]}], [], struct (), "sim");
+  fails = bad (fails, "zero_step arguments", "muonlab:badArg", 4, f, "zero_step", S, 2, lo);
   f ("free", h);
   f ("free", [1 1]);
   f ("reset");
