@@ -477,6 +477,32 @@ fail:
   return status;
 }
 
+muon_status muon_comm_device_all_to_all (muon_ctx *ctx, muon_comm *c, muon_device d,
+                                         const void *send, const size_t *send_counts,
+                                         void *recv, const size_t *recv_counts,
+                                         muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, c && send && recv && send_counts && recv_counts,
+         "device all_to_all: communicator, buffers and counts must not be NULL");
+  CHECK (MUON_ERR_UNSUPPORTED, muon_comm_moves (c, d) && c->ops->device_v,
+         "the '%s' communicator does not move this device's memory", muon_comm_name (c));
+  CHECK (MUON_ERR_BADTYPE, dtype == MUON_F64 || dtype == MUON_F32, "unknown data type %d",
+         (int) dtype);
+  count_call (c, MUON_COLL_ALL_TO_ALL);
+  CHECKSTATUS (c->ops->device_v (c, ctx, send, send_counts, recv, recv_counts, dtype));
+  size_t e = muon_dtype_size (dtype);
+  for (int q = 0; q < c->size; q++)
+    if (q != c->rank0)
+    {
+      c->counters[0].bytes_sent[MUON_COLL_ALL_TO_ALL] += send_counts[q] * e;
+      c->counters[0].bytes_recv[MUON_COLL_ALL_TO_ALL] += recv_counts[q] * e;
+    }
+fail:
+  return status;
+}
+
 muon_status muon_comm_count (muon_ctx *ctx, muon_comm *c, muon_coll coll, size_t count,
                              muon_dtype dtype)
 {

@@ -37,6 +37,10 @@ typedef struct {
   // of self and sim are host arrays of one process, and their collectives move those)
   muon_status (*device) (muon_comm *c, muon_ctx *ctx, muon_coll coll, const void *send,
                          void *recv, size_t count, muon_dtype dtype);
+  // muon_comm_device_all_to_all's ragged transfer, checked (NULL with device NULL)
+  muon_status (*device_v) (muon_comm *c, muon_ctx *ctx, const void *send,
+                           const size_t *send_counts, void *recv, const size_t *recv_counts,
+                           muon_dtype dtype);
   muon_device device_memory;
 } muon_comm_ops;
 

@@ -183,3 +183,23 @@ muon_status muon_staged_device (muon_comm *c, muon_ctx *ctx, muon_coll coll, con
                        : coll == MUON_COLL_REDUCE_SCATTER ? MUON_STAGE_SUM : MUON_STAGE_ALLSUM;
   return s->xfer (c, ctx, coll, kind, send, recv, count, dtype);
 }
+
+muon_status muon_staged_device_v (muon_comm *c, muon_ctx *ctx, const void *send,
+                                  const size_t *send_counts, void *recv,
+                                  const size_t *recv_counts, muon_dtype dtype)
+{
+  muon_status status = MUON_OK;
+  muon_staged *s = c->impl;
+  size_t ns = 0, nr = 0;
+  for (int q = 0; q < c->size; q++)
+  {
+    ns += send_counts[q];
+    nr += recv_counts[q];
+  }
+  CHECK (MUON_ERR_BADARG, ns <= s->max_elems && nr <= s->max_elems,
+         "all_to_all: %zu elements, more than one transfer of this communicator takes (%zu)",
+         ns > nr ? ns : nr, s->max_elems);
+  CHECKSTATUS (s->xferv (c, ctx, send, send_counts, recv, recv_counts, dtype));
+fail:
+  return status;
+}

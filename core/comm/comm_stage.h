@@ -161,6 +161,11 @@ muon_status muon_staged_all_to_all (muon_comm *c, muon_ctx *ctx, const void *con
 // buffers as they are (nccl: CUDA device memory; mpi: the stand-in's host memory).
 muon_status muon_staged_device (muon_comm *c, muon_ctx *ctx, muon_coll coll, const void *send,
                                 void *recv, size_t count, muon_dtype dtype);
+// The ops entry `device_v` (muon_comm_device_all_to_all): the library's ragged all-to-all
+// on the buffers as they are (the peers' counts agree: no exchange of counts).
+muon_status muon_staged_device_v (muon_comm *c, muon_ctx *ctx, const void *send,
+                                  const size_t *send_counts, void *recv,
+                                  const size_t *recv_counts, muon_dtype dtype);
 // The reduce-scatter of in (W count per rank) into out (count) piece by piece: the pieces of
 // every block packed, then EXCHANGEd and reduced in rank order, or (summed) SUMmed by the
 // library straight into out (the caller divides for the average).

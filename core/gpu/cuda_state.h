@@ -207,6 +207,8 @@ muon_status rm_copy_entry (void **state, int to_rm, double *A, size_t rows, size
                            size_t k0, size_t k1, double *R, char *msg, size_t len);
 muon_status block_sum_entry (void **state, const double *in, int W, size_t stride, size_t n,
                              double div, double *out, char *msg, size_t len);
+muon_status momentum_entry (void **state, int form, double beta, int nesterov, double *m,
+                            double *x, size_t n, char *msg, size_t len);
 
 // A grid for a grid-stride loop over len elements.
 inline unsigned grid_for (size_t len)

@@ -543,6 +543,7 @@ muon_status muon_cuda_get_api (int abi, void *table)
   api->sumsq = sumsq_entry;
   api->rm_copy = rm_copy_entry;
   api->block_sum = block_sum_entry;
+  api->momentum = momentum_entry;
   api->copy_time = copy_time_entry;
   api->last_ms = last_ms_entry;
   api->trim = trim_entry;

@@ -1,13 +1,15 @@
-/* dmem_cuda.cu - the raw-memory kernels of the device ZeRO step (core/zero/zero_step_dev.c,
- * through core/math/dmem.c): the row-major span of a column-major matrix and back, and the
- * fixed-order reduction of W gathered blocks.  Entries of the ABI table dev_cuda.cu fills;
- * the per-element code is muon_darray_math.h's, which the CPU stand-in runs too, so the two
- * give the same bits (adds and one division, no contraction: -fmad=false).
+/* dmem_cuda.cu - the raw-memory kernels of the device ZeRO step (core/zero/zero_step_dev*.c,
+ * through core/math/dmem.c): the row-major span of a column-major matrix and back, the
+ * fixed-order reduction of W gathered blocks, the momentum step of a vector.  Entries of the
+ * ABI table dev_cuda.cu fills; the per-element code is muon_darray_math.h's and
+ * muon_update_math.h's, which the CPU stand-in runs too, so the two give the same bits (no
+ * contraction: -fmad=false).
  */
 #include <cstdio>
 
 #include "cuda_state.h"
 #include "muon_darray_math.h"
+#include "muon_update_math.h"
 
 namespace muon_cuda {
 
@@ -29,6 +31,17 @@ __global__ void k_block_sum (const double *in, int W, size_t stride, size_t n, d
 {
   FOR_EACH (i, n)
     out[i] = muon_block_sum_at (in, W, stride, div, i);
+}
+
+__global__ void k_momentum_vec (int form, double beta, int nesterov, double *m, double *x,
+                                size_t n)
+{
+  FOR_EACH (i, n)
+  {
+    double g = x[i];
+    m[i] = muon_momentum_step (form, beta, m[i], g);
+    x[i] = nesterov ? muon_nesterov_input (form, beta, m[i], g) : m[i];
+  }
 }
 
 muon_status rm_copy_entry (void **state, int to_rm, double *A, size_t rows, size_t cols,
@@ -61,6 +74,27 @@ muon_status block_sum_entry (void **state, const double *in, int W, size_t strid
   if (n == 0)
     return MUON_OK;
   LAUNCH (k_block_sum<<<grid_for (n), THREADS, 0, s->stream>>> (in, W, stride, n, div, out));
+  CUDA_TRY (cudaStreamSynchronize (s->stream));
+  return MUON_OK;
+}
+
+}  // namespace muon_cuda
+
+namespace muon_cuda {
+
+muon_status momentum_entry (void **state, int form, double beta, int nesterov, double *m,
+                            double *x, size_t n, char *msg, size_t len)
+{
+  ENTRY_STATE ();
+  if (m == NULL || x == NULL)
+  {
+    snprintf (E.msg, E.len, "momentum: NULL operand");
+    return MUON_ERR_BADARG;
+  }
+  if (n == 0)
+    return MUON_OK;
+  LAUNCH (k_momentum_vec<<<grid_for (n), THREADS, 0, s->stream>>> (form, beta, nesterov, m, x,
+                                                                    n));
   CUDA_TRY (cudaStreamSynchronize (s->stream));
   return MUON_OK;
 }

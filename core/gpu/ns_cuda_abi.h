@@ -52,7 +52,8 @@ typedef struct muon_cuda_api {
   muon_status (*fill) (void **state, void *ptr, int st, size_t n, int kind, uint64_t seed,
                        char *msg, size_t len);
   // One Muon update on device tensors (update.c's order): M = step (M, G), X = nesterov or M,
-  // U = scale * NS (X) per block (each page, cut by o->split_rows).
+  // U = scale * NS (X) per block (each page, cut by o->split_rows).  M NULL: no momentum,
+  // X = G (muon_update_orthogonalize).
   muon_status (*update) (void **state, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
                          const muon_update_opts *o, const double *coef, int steps, char *msg,
                          size_t len);
@@ -74,6 +75,10 @@ typedef struct muon_cuda_api {
   // out[i] = muon_block_sum_at (in, W, stride, div, i) for i < n (doubles; out may be in).
   muon_status (*block_sum) (void **state, const double *in, int W, size_t stride, size_t n,
                             double div, double *out, char *msg, size_t len);
+  // For i < n (doubles): g = x[i], m[i] = muon_momentum_step (form, beta, m[i], g), x[i] =
+  // the Newton-Schulz input (muon_nesterov_input when nesterov, else m[i]).
+  muon_status (*momentum) (void **state, int form, double beta, int nesterov, double *m,
+                           double *x, size_t n, char *msg, size_t len);
   // The copy floor: the time of one pinned host -> device and one device -> pinned host copy
   // of `bytes` (CUDA events; buffers from the pool and the staging, kept).
   muon_status (*copy_time) (void **state, size_t bytes, double *h2d_ms, double *d2h_ms,

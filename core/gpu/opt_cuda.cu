@@ -160,7 +160,9 @@ muon_status update_steps (ns_state *s, errbuf &E, const muon_tensor *G, muon_ten
                           muon_tensor *U, const muon_update_opts *o, const double *coef,
                           int steps, double *x, unsigned long long *bad, int *warned)
 {
-  if (G->dtype == MUON_F64 && M->dtype == MUON_F64)
+  if (M == NULL)                                  // the orthogonalize half: X = G
+    ;
+  else if (G->dtype == MUON_F64 && M->dtype == MUON_F64)
     TRY ((momentum<double, double> (s, E, G, M, o, x)));
   else if (G->dtype == MUON_F64)
     TRY ((momentum<double, float> (s, E, G, M, o, x)));
@@ -168,7 +170,7 @@ muon_status update_steps (ns_state *s, errbuf &E, const muon_tensor *G, muon_ten
     TRY ((momentum<float, double> (s, E, G, M, o, x)));
   else
     TRY ((momentum<float, float> (s, E, G, M, o, x)));
-  muon_tensor X = *M;
+  muon_tensor X = M ? *M : *G;
   if (x)
   {
     X.dtype = MUON_F64;                           // dense fp64 rows x cols x batch
@@ -213,23 +215,24 @@ muon_status update_entry (void **state, const muon_tensor *G, muon_tensor *M, mu
                           size_t len)
 {
   ENTRY_STATE ();
-  if (G == NULL || M == NULL || U == NULL || o == NULL || coef == NULL)
+  if (G == NULL || U == NULL || o == NULL || coef == NULL)
   {
-    snprintf (E.msg, E.len, "G, M, U, options and coefficients must not be NULL");
+    snprintf (E.msg, E.len, "G, U, options and coefficients must not be NULL");
     return MUON_ERR_NULLPTR;
   }
   TRY (muon_tensor_fault_on (G, "G", MUON_DEVICE_CUDA, E.msg, E.len));
-  TRY (muon_tensor_fault_on (M, "M", MUON_DEVICE_CUDA, E.msg, E.len));
+  if (M)                                          // NULL: no momentum (X = G)
+    TRY (muon_tensor_fault_on (M, "M", MUON_DEVICE_CUDA, E.msg, E.len));
   TRY (muon_tensor_fault_on (U, "U", MUON_DEVICE_CUDA, E.msg, E.len));
-  if (M->rows != G->rows || M->cols != G->cols || M->batch != G->batch || U->rows != G->rows
-      || U->cols != G->cols || U->batch != G->batch)
+  if ((M && (M->rows != G->rows || M->cols != G->cols || M->batch != G->batch))
+      || U->rows != G->rows || U->cols != G->cols || U->batch != G->batch)
   {
     snprintf (E.msg, E.len, "M and U must be %zu x %zu x %zu like G", G->rows, G->cols,
               G->batch);
     return MUON_ERR_BADSHAPE;
   }
   double *x = NULL;
-  if (o->nesterov)
+  if (o->nesterov && M)
     TRY (pool_alloc (s, E, G->rows * G->cols * G->batch * sizeof (double), (void **) &x));
   unsigned long long bad = 0;
   int warned = 0;

@@ -166,6 +166,14 @@ int muon_comm_moves (const muon_comm *c, muon_device d);
 // muon_comm_count.
 muon_status muon_comm_device (muon_ctx *ctx, muon_comm *c, muon_device d, muon_coll coll,
                               const void *send, void *recv, size_t count, muon_dtype dtype);
+// muon_comm_all_to_all on memory of device d, for one local rank (muon_comm_moves; else
+// MUON_ERR_UNSUPPORTED): send_counts[q] elements to rank q packed in send, recv_counts[q]
+// from rank q packed in recv (send and recv distinct; the counts must agree with the peers':
+// they are not exchanged).  Counts the call and its payload as muon_comm_all_to_all does.
+muon_status muon_comm_device_all_to_all (muon_ctx *ctx, muon_comm *c, muon_device d,
+                                         const void *send, const size_t *send_counts,
+                                         void *recv, const size_t *recv_counts,
+                                         muon_dtype dtype);
 // Counts one call of coll with count elements (per rank; W count in for a reduce-scatter)
 // on every local rank, with the bytes of muon_comm_model_bytes: a collective run by other
 // means (muon_comm_device).

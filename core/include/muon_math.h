@@ -355,6 +355,7 @@ muon_status muon_darray_ns (muon_ctx *ctx, const muon_darray *G, muon_darray *X,
                             const muon_ns_opts *o);
 // One muon_update on G's device: [in] G, [in,out] M, [out] U, all of one shape and device.
 // experts > 1 views each page as a fused (experts*m) x n weight (muon_update's Experts).
+// M NULL: no momentum, U = scale * NS (G) per block (G is the Newton-Schulz input).
 muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray *M,
                                 muon_darray *U, const muon_update_opts *o, size_t experts);
 // One AdamW step on G's device, every element as inst/private/opt_adamw.m computes it on

@@ -349,7 +349,8 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
   muon_darray *gw = NULL, *mw = NULL, *uw = NULL;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, o != NULL, "options must not be NULL");
-  CHECKSTATUS (check_pair (ctx, G, "G", M, "M"));
+  if (M)
+    CHECKSTATUS (check_pair (ctx, G, "G", M, "M"));
   CHECKSTATUS (check_pair (ctx, G, "G", U, "U"));
   CHECK (MUON_ERR_BADARG, G != M && G != U && M != U, "G, M and U must be distinct arrays");
   CHECK (MUON_ERR_BADSHAPE, experts >= 1 && G->rows % experts == 0
@@ -358,9 +359,10 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
   CHECKSTATUS (muon_update_check_opts (ctx, o, G->rows / experts));
   double t0 = muon_clock ();
   CHECKSTATUS (work_copy (ctx, G, 1, &gw));
-  CHECKSTATUS (work_copy (ctx, M, 1, &mw));
+  if (M)
+    CHECKSTATUS (work_copy (ctx, M, 1, &mw));
   CHECKSTATUS (work_copy (ctx, U, 0, &uw));
-  muon_tensor g = view (gw ? gw : G), m = view (mw ? mw : M), u = view (uw ? uw : U);
+  muon_tensor g = view (gw ? gw : G), m = M ? view (mw ? mw : M) : g, u = view (uw ? uw : U);
   if (experts > 1)
   {
     fuse (&g, experts);
@@ -371,7 +373,8 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
   {
     muon_update_opts oo = *o;
     oo.ns.device = MUON_DEVICE_CPU;
-    status = muon_update (ctx, &g, &m, &u, &oo);
+    status = M ? muon_update (ctx, &g, &m, &u, &oo)
+               : muon_update_orthogonalize (ctx, &g, &u, &oo);
   }
   else
   {
@@ -382,8 +385,8 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
     int steps = 0;
     CHECKSTATUS (cuda_of (ctx, &api, &st));
     CHECKSTATUS (muon_ns_schedule (ctx, &o->ns, coef, MUON_MAX_STEPS, &steps));
-    status = cuda_status (ctx, api->update (st, &g, &m, &u, o, coef, steps, msg, sizeof msg),
-                          msg);
+    status = cuda_status (ctx, api->update (st, &g, M ? &m : NULL, &u, o, coef, steps, msg,
+                                            sizeof msg), msg);
   }
   if (status < 0)
     goto fail;

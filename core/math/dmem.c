@@ -1,12 +1,14 @@
 /* dmem.c - raw memory of device arrays for the layers above that lay out their own buffers
- * (the device ZeRO step, core/zero/zero_step_dev.c; declared in math_internal.h): copies,
- * zeros, the row-major span of a column-major matrix, the fixed-order block reduction and the
- * Muon update, on the CUDA back end (entries of the plug-in) or the CPU stand-in (host
- * memory).  The per-element code of the last two is muon_darray_math.h's on both devices.
+ * (the device ZeRO step, core/zero/zero_step_dev*.c; declared in math_internal.h): copies,
+ * zeros, the row-major span of a column-major matrix, the fixed-order block reduction, the
+ * momentum of a vector and the Muon update, on the CUDA back end (entries of the plug-in) or
+ * the CPU stand-in (host memory).  The per-element code is muon_darray_math.h's and
+ * muon_update_math.h's on both devices.
  */
 #include <string.h>
 
 #include "darray_impl.h"
+#include "muon_update_math.h"
 
 double *muon_darray_f64 (const muon_darray *a)
 {
@@ -83,6 +85,26 @@ fail:
   return status;
 }
 
+muon_status muon_dmem_momentum (muon_ctx *ctx, muon_device d, const muon_update_opts *o,
+                                double *m, double *x, size_t n)
+{
+  muon_status status = MUON_OK;
+  int form = (int) o->form;
+  if (n == 0)
+    return MUON_OK;
+  if (d == MUON_DEVICE_CUDA)
+    CUDA_CALL (api->momentum (st, form, o->beta, o->nesterov, m, x, n, msg, sizeof msg));
+  else
+    for (size_t i = 0; i < n; i++)
+    {
+      double g = x[i];
+      m[i] = muon_momentum_step (form, o->beta, m[i], g);
+      x[i] = o->nesterov ? muon_nesterov_input (form, o->beta, m[i], g) : m[i];
+    }
+fail:
+  return status;
+}
+
 muon_status muon_dmem_update (muon_ctx *ctx, muon_device d, const double *G, double *M,
                               double *U, size_t rows, size_t cols, size_t experts,
                               const muon_update_opts *o)
@@ -92,5 +114,5 @@ muon_status muon_dmem_update (muon_ctx *ctx, muon_device d, const double *G, dou
   muon_darray m = g, u = g;
   m.data = M;
   u.data = U;
-  return muon_darray_update (ctx, &g, &m, &u, o, experts);
+  return muon_darray_update (ctx, &g, M ? &m : NULL, &u, o, experts);
 }

@@ -52,7 +52,12 @@ muon_status muon_dmem_rm (muon_ctx *ctx, muon_device d, int to_rm, double *A, si
 // (muon_block_sum_at), i < n; out may be in.
 muon_status muon_dmem_block_sum (muon_ctx *ctx, muon_device d, const double *in, int W,
                                  size_t stride, size_t n, double div, double *out);
-// muon_darray_update on the column-major rows x cols matrices G, M, U of double memory.
+// m = momentum step (m, x), x = the Newton-Schulz input (o's form, beta, nesterov), n
+// elements: update.c's per-element maths on a flat vector (muon_update_math.h).
+muon_status muon_dmem_momentum (muon_ctx *ctx, muon_device d, const muon_update_opts *o,
+                                double *m, double *x, size_t n);
+// muon_darray_update on the column-major rows x cols matrices G, M, U of double memory; M
+// NULL: U = scale * NS (G) (no momentum).
 muon_status muon_dmem_update (muon_ctx *ctx, muon_device d, const double *G, double *M,
                               double *U, size_t rows, size_t cols, size_t experts,
                               const muon_update_opts *o);

@@ -30,36 +30,18 @@
 #include <stdlib.h>
 
 #include "comm_stage.h"          // MUON_STAGE_ELEMS: the pieces of the fixed order
-#include "zero_step_impl.h"
+#include "zero_step_dev.h"
 
 MUON_NAME_TABLE (dev_variant_names, MUON_ZERO_VARIANT_LIST);
 
-typedef struct {
-  muon_ctx *ctx;
-  muon_comm *comm;
-  const muon_zero_plan *P;
-  const muon_zero_step_opts *o;
-  muon_device dev;
-  int nl;
-  muon_zero_rank_stats *st;
-  int warned;
-  const muon_darray *const *grads;  // [nl * nparams]
-  double **mom, **upd;             // [nl]: the momenta, the update buffers
-  size_t *upd_at;                  // where p's span starts in upd of rank r
-  double *G, *U;                   // two matrices of the largest size
-} zdev;
-
-typedef muon_status (*zdev_fn) (zdev *z);
-static muon_status dev_allreduce (zdev *z);
-static muon_status dev_rs_buggy (zdev *z);
-static muon_status dev_rs_multi_owner (zdev *z);
-
 // The designs the device step runs, and how.
 static const struct { muon_zero_variant v; zdev_fn run; } device_steps[] = {
-  { MUON_ZERO_REFERENCE, dev_allreduce },
-  { MUON_ZERO12_ALLREDUCE, dev_allreduce },
-  { MUON_ZERO2_RS_BUGGY, dev_rs_buggy },
-  { MUON_ZERO2_MULTI_OWNER, dev_rs_multi_owner },
+  { MUON_ZERO_REFERENCE, zdev_allreduce },
+  { MUON_ZERO12_ALLREDUCE, zdev_allreduce },
+  { MUON_ZERO2_RS_BUGGY, zdev_rs_buggy },
+  { MUON_ZERO2_MULTI_OWNER, zdev_rs_multi_owner },
+  { MUON_ZERO_ALLTOALL_OWNER, zdev_alltoall_owner },
+  { MUON_ZERO_MUON_BP, zdev_muon_bp },
 };
 #define NDEVICE (sizeof device_steps / sizeof device_steps[0])
 
@@ -151,7 +133,7 @@ fail:
 //---- device buffers and averages -----------------------------------------------------------
 
 // A double buffer of n elements on the step's device (n >= 1).  [out] *a, *p its memory.
-static muon_status scratch (zdev *z, size_t n, muon_darray **a, double **p)
+muon_status zdev_scratch (zdev *z, size_t n, muon_darray **a, double **p)
 {
   muon_status s = muon_darray_create (z->ctx, z->dev, MUON_PREC_DOUBLE, n ? n : 1, 1, 1, a);
   *p = s == MUON_OK ? muon_darray_f64 (*a) : NULL;
@@ -159,19 +141,19 @@ static muon_status scratch (zdev *z, size_t n, muon_darray **a, double **p)
 }
 
 // nl buffers of n elements, one per local rank: arrays a[nl], their memory p[nl].
-static muon_status scratch_ranks (zdev *z, size_t n, muon_darray ***a, double ***p)
+muon_status zdev_scratch_ranks (zdev *z, size_t n, muon_darray ***a, double ***p)
 {
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
   CHECKMEM (*a = calloc ((size_t) z->nl, sizeof **a));
   CHECKMEM (*p = calloc ((size_t) z->nl, sizeof **p));
   for (int l = 0; l < z->nl; l++)
-    CHECKSTATUS (scratch (z, n, &(*a)[l], &(*p)[l]));
+    CHECKSTATUS (zdev_scratch (z, n, &(*a)[l], &(*p)[l]));
 fail:
   return status;
 }
 
-static void scratch_ranks_free (zdev *z, muon_darray **a, double **p)
+void zdev_scratch_free (zdev *z, muon_darray **a, double **p)
 {
   for (int l = 0; a && l < z->nl; l++)
     muon_darray_destroy (z->ctx, &a[l]);
@@ -180,20 +162,20 @@ static void scratch_ranks_free (zdev *z, muon_darray **a, double **p)
 }
 
 // One rank alone, on a communicator that does not move this device's memory: nothing moves.
-static int alone (const zdev *z)
+int zdev_alone (const zdev *z)
 {
   return muon_comm_size (z->comm) == 1 && !muon_comm_moves (z->comm, z->dev);
 }
 
 // buf[l] (N elements per local rank) = its average over the ranks, in place.
-static muon_status allreduce_avg (zdev *z, double **buf, size_t N)
+muon_status zdev_allreduce_avg (zdev *z, double **buf, size_t N)
 {
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
   muon_darray *g = NULL;
   double *gp;
   int W = muon_comm_size (z->comm);
-  if (alone (z))
+  if (zdev_alone (z))
     return muon_comm_count (ctx, z->comm, MUON_COLL_ALLREDUCE, N, MUON_F64);
   if (!muon_comm_moves (z->comm, z->dev))   // sim, self: the stand-in's host arrays
     return muon_comm_allreduce (ctx, z->comm, (const void *const *) buf, (void *const *) buf,
@@ -209,7 +191,7 @@ static muon_status allreduce_avg (zdev *z, double **buf, size_t N)
   size_t piece = MUON_STAGE_ELEMS / (size_t) W;
   piece = piece ? piece : 1;
   piece = piece < N ? piece : N;
-  CHECKSTATUS (scratch (z, piece * (size_t) W, &g, &gp));
+  CHECKSTATUS (zdev_scratch (z, piece * (size_t) W, &g, &gp));
   for (size_t at = 0; at < N; at += piece)
   {
     size_t m = N - at < piece ? N - at : piece;
@@ -223,14 +205,14 @@ fail:
 }
 
 // out[l] (S) = the average over the ranks of block r of in[l] (W S), r the rank.
-static muon_status reduce_scatter_avg (zdev *z, double **in, double **out, size_t S)
+muon_status zdev_reduce_scatter_avg (zdev *z, double **in, double **out, size_t S)
 {
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
   muon_darray *g = NULL;
   double *gp;
   int W = muon_comm_size (z->comm);
-  if (alone (z))
+  if (zdev_alone (z))
   {
     CHECKSTATUS (muon_dmem_copy (ctx, z->dev, out[0], in[0], S));
     return muon_comm_count (ctx, z->comm, MUON_COLL_REDUCE_SCATTER, S, MUON_F64);
@@ -247,7 +229,7 @@ static muon_status reduce_scatter_avg (zdev *z, double **in, double **out, size_
     goto fail;
   }
   // every rank's block r here (block q from rank q), then their rank-order sum
-  CHECKSTATUS (scratch (z, S * (size_t) W, &g, &gp));
+  CHECKSTATUS (zdev_scratch (z, S * (size_t) W, &g, &gp));
   CHECKSTATUS (muon_comm_device (ctx, z->comm, z->dev, MUON_COLL_ALL_TO_ALL, in[0], gp, S,
                                  MUON_F64));
   CHECKSTATUS (muon_dmem_block_sum (ctx, z->dev, gp, W, S, S, W, out[0]));
@@ -256,188 +238,44 @@ fail:
   return status;
 }
 
-//---- the designs ------------------------------------------------------------------------
+muon_status zdev_all_to_all (zdev *z, double **send, const size_t *sc, double **recv,
+                             const size_t *rc)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  if (zdev_alone (z))
+  {
+    CHECKSTATUS (muon_dmem_copy (ctx, z->dev, recv[0], send[0], sc[0]));
+    return muon_comm_count (ctx, z->comm, MUON_COLL_ALL_TO_ALL, 0, MUON_F64);
+  }
+  if (!muon_comm_moves (z->comm, z->dev))
+    return muon_comm_all_to_all (ctx, z->comm, (const void *const *) send, sc,
+                                 (void *const *) recv, rc, MUON_F64);
+  CHECKSTATUS (muon_comm_device_all_to_all (ctx, z->comm, z->dev, send[0], sc, recv[0], rc,
+                                            MUON_F64));
+fail:
+  return status;
+}
 
-// Local rank l's gradient of matrix p.
-static double *dgrad (const zdev *z, int l, size_t p)
+muon_status zdev_orthogonalize (zdev *z, int l, size_t p, const double *X, double *U,
+                                size_t rows, size_t cols, double factor)
+{
+  const muon_zero_blocks *b = p != ZSTEP_PLAIN && z->o->blocks ? &z->o->blocks[p] : NULL;
+  muon_update_opts u = z->o->update;
+  size_t E = b ? b->experts : 1;
+  u.split_rows = b ? b->split : NULL;
+  u.nsplit = b ? b->nsplit : 0;
+  u.scale_factor *= factor;
+  muon_status s = muon_dmem_update (z->ctx, z->dev, X, NULL, U, rows, cols, E, &u);
+  z->warned |= s == MUON_WARN_NONFINITE;
+  z->st[l].ns_calls += E;
+  return s < 0 ? s : MUON_OK;
+}
+
+double *zdev_grad (const zdev *z, int l, size_t p)
 {
   return muon_darray_f64 (z->grads[(size_t) l * z->P->nparams + p]);
 }
-
-// Matrix p of every local rank that holds its momentum: muon_update from flat[l] + goff[p]
-// (column-major), or (goff NULL) from the rank's view of the partitioned buffer flat[l],
-// unpacked; its span into the rank's update buffer.
-static muon_status update_held (zdev *z, double **flat, const size_t *goff)
-{
-  muon_ctx *ctx = z->ctx;
-  muon_status status = MUON_OK;
-  const muon_zero_plan *P = z->P;
-  const muon_zero_layout *part = P->part;
-  size_t np = P->nparams, S = part->partition_size;
-  for (size_t p = 0; p < np; p++)
-  {
-    const muon_zero_param *q = &part->params[p];
-    const muon_zero_blocks *b = z->o->blocks ? &z->o->blocks[p] : NULL;
-    muon_update_opts u = z->o->update;
-    size_t E = b ? b->experts : 1;
-    u.split_rows = b ? b->split : NULL;
-    u.nsplit = b ? b->nsplit : 0;
-    for (int l = 0; l < z->nl; l++)
-    {
-      size_t r = (size_t) muon_comm_rank (z->comm, l), at = P->momentum_at[r * np + p];
-      if (at == SIZE_MAX)
-        continue;
-      double *G = goff ? flat[l] + goff[p] : z->G;
-      for (size_t i = 0; !goff && i < part->npieces; i++)   // zstep_unpack
-      {
-        const muon_zero_piece *c = &part->pieces[i];
-        if (c->param == p)
-          CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 0, G, q->rows, q->cols, c->local_start,
-                                     c->local_stop, flat[l] + (size_t) c->rank * S
-                                                    + c->part_start));
-      }
-      muon_status s = muon_dmem_update (ctx, z->dev, G, z->mom[l] + at, z->U, q->rows,
-                                        q->cols, E, &u);
-      if (s < 0)
-        CHECKSTATUS (s);
-      z->warned |= s == MUON_WARN_NONFINITE;
-      z->st[l].ns_calls += E;
-      muon_zero_span sp = P->owned[r * np + p];
-      CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 1, z->U, q->rows, q->cols, sp.start, sp.stop,
-                                 z->upd[l] + z->upd_at[r * np + p]));
-    }
-  }
-fail:
-  return status;
-}
-
-// reference, zero12_allreduce (zstep_allreduce): the matrices column-major back to back,
-// zeros up to W S, all-reduced; every matrix the rank holds.
-static muon_status dev_allreduce (zdev *z)
-{
-  muon_ctx *ctx = z->ctx;
-  muon_status status = MUON_OK;
-  const muon_zero_layout *L = z->P->part;
-  size_t np = L->nparams, N = L->partition_size * (size_t) L->world, *goff = NULL;
-  muon_darray **fa = NULL;
-  double **flat = NULL;
-  CHECKMEM (goff = malloc (np * sizeof *goff));
-  for (size_t p = 0, at = 0; p < np; at += L->params[p].numel, p++)
-    goff[p] = at;
-  CHECKSTATUS (scratch_ranks (z, N, &fa, &flat));
-  for (int l = 0; l < z->nl; l++)
-  {
-    for (size_t p = 0; p < np; p++)
-      CHECKSTATUS (muon_dmem_copy (ctx, z->dev, flat[l] + goff[p], dgrad (z, l, p),
-                                   L->params[p].numel));
-    CHECKSTATUS (muon_dmem_zero (ctx, z->dev, flat[l] + L->total, N - L->total));
-  }
-  CHECKSTATUS (allreduce_avg (z, flat, N));
-  CHECKSTATUS (update_held (z, flat, goff));
-fail:
-  free (goff);
-  scratch_ranks_free (z, fa, flat);
-  return status;
-}
-
-// The reduce-scatter frame (zstep_reduce_scatter_then): each rank's gradients packed into
-// its partitioned buffer flat[l] (W S, zeros between and after the pieces), the average
-// reduce-scattered into part[l] (S) and written back into its own partition of flat[l].
-static muon_status rs_frame (zdev *z, double **flat, double **part)
-{
-  muon_ctx *ctx = z->ctx;
-  muon_status status = MUON_OK;
-  const muon_zero_layout *L = z->P->part;
-  size_t S = L->partition_size;
-  for (int l = 0; l < z->nl; l++)
-    for (int r = 0; r < L->world; r++)
-    {
-      const muon_zero_rank *k = &L->ranks[r];
-      double *dst = flat[l] + (size_t) r * S;
-      size_t at = 0;                      // end of the previous piece in the partition
-      for (size_t i = k->first_piece; i < k->first_piece + k->npieces; i++)
-      {
-        const muon_zero_piece *c = &L->pieces[i];
-        const muon_zero_param *q = &L->params[c->param];
-        CHECKSTATUS (muon_dmem_zero (ctx, z->dev, dst + at, c->part_start - at));
-        CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 1, dgrad (z, l, c->param), q->rows, q->cols,
-                                   c->local_start, c->local_stop, dst + c->part_start));
-        at = c->part_start + c->local_stop - c->local_start;
-      }
-      CHECKSTATUS (muon_dmem_zero (ctx, z->dev, dst + at, S - at));
-    }
-  CHECKSTATUS (reduce_scatter_avg (z, flat, part, S));
-  for (int l = 0; l < z->nl; l++)
-    CHECKSTATUS (muon_dmem_copy (ctx, z->dev, flat[l] + (size_t) muon_comm_rank (z->comm, l) * S,
-                                 part[l], S));
-fail:
-  return status;
-}
-
-// Multi-owner (allreduce_straddlers): the straddling matrices, column-major back to back,
-// all-reduced, then their pieces written into every rank's view flat[l].
-static muon_status straddlers (zdev *z, double **flat)
-{
-  muon_ctx *ctx = z->ctx;
-  muon_status status = MUON_OK;
-  const muon_zero_layout *L = z->P->part;
-  size_t S = L->partition_size, total = z->P->straddle_total;
-  muon_darray **sa = NULL;
-  double **s = NULL;
-  if (total == 0)
-    return MUON_OK;
-  CHECKSTATUS (scratch_ranks (z, total, &sa, &s));
-  for (int l = 0; l < z->nl; l++)
-    for (size_t p = 0, at = 0; p < L->nparams; p++)
-      if (L->params[p].straddles)
-      {
-        CHECKSTATUS (muon_dmem_copy (ctx, z->dev, s[l] + at, dgrad (z, l, p),
-                                     L->params[p].numel));
-        at += L->params[p].numel;
-      }
-  CHECKSTATUS (allreduce_avg (z, s, total));
-  for (int l = 0; l < z->nl; l++)
-    for (size_t i = 0; i < L->npieces; i++)
-    {
-      const muon_zero_piece *c = &L->pieces[i];
-      const muon_zero_param *q = &L->params[c->param];
-      if (!q->straddles)
-        continue;
-      size_t at = 0;
-      for (size_t p = 0; p < c->param; p++)
-        at += L->params[p].straddles ? L->params[p].numel : 0;
-      CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 1, s[l] + at, q->rows, q->cols, c->local_start,
-                                 c->local_stop, flat[l] + (size_t) c->rank * S
-                                                + c->part_start));
-    }
-fail:
-  scratch_ranks_free (z, sa, s);
-  return status;
-}
-
-// zero2_reduce_scatter_buggy and zero2_multi_owner: the frame, the straddlers for the
-// latter, then every matrix the rank has a piece of, as its view shows it.
-static muon_status rs_held (zdev *z, int fix_straddlers)
-{
-  muon_status status = MUON_OK;
-  const muon_zero_layout *L = z->P->part;
-  size_t S = L->partition_size;
-  muon_darray **fa = NULL, **pa = NULL;
-  double **flat = NULL, **part = NULL;
-  CHECKSTATUS (scratch_ranks (z, S * (size_t) L->world, &fa, &flat));
-  CHECKSTATUS (scratch_ranks (z, S, &pa, &part));
-  CHECKSTATUS (rs_frame (z, flat, part));
-  if (fix_straddlers)
-    CHECKSTATUS (straddlers (z, flat));
-  CHECKSTATUS (update_held (z, flat, NULL));
-fail:
-  scratch_ranks_free (z, fa, flat);
-  scratch_ranks_free (z, pa, part);
-  return status;
-}
-
-static muon_status dev_rs_buggy (zdev *z) { return rs_held (z, 0); }
-static muon_status dev_rs_multi_owner (zdev *z) { return rs_held (z, 1); }
 
 //---- the entry point ------------------------------------------------------------------------
 
@@ -465,8 +303,8 @@ muon_status muon_zero_step_device (muon_ctx *ctx, muon_comm *comm, const muon_ze
     z.mom[l] = muon_darray_f64 (momentum[l]);
     z.upd[l] = muon_darray_f64 (updates[l]);
   }
-  CHECKSTATUS (scratch (&z, big, &ga, &z.G));
-  CHECKSTATUS (scratch (&z, big, &ua, &z.U));
+  CHECKSTATUS (zdev_scratch (&z, big, &ga, &z.G));
+  CHECKSTATUS (zdev_scratch (&z, big, &ua, &z.U));
   CHECKSTATUS (zstep_span_offsets (ctx, P, &z.upd_at));
   CHECKSTATUS (zstep_stats_begin (ctx, comm, z.st));
   CHECKSTATUS (device_step_of (P->variant) (&z));

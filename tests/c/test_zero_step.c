@@ -572,9 +572,9 @@ static void test_device_step (void)
 {
   const size_t rows[] = { 5, 3, 7 }, cols[] = { 4, 6, 2 };
   muon_zero_variant vs[] = { MUON_ZERO_REFERENCE, MUON_ZERO12_ALLREDUCE, MUON_ZERO2_RS_BUGGY,
-                             MUON_ZERO2_MULTI_OWNER };
+                             MUON_ZERO2_MULTI_OWNER, MUON_ZERO_ALLTOALL_OWNER, MUON_ZERO_MUON_BP };
   for (int W = 1; W <= 4; W++)
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 6; k++)
     {
       problem pb;
       problem_init (&pb, W, 3, rows, cols, 1 + k % 3, MUON_ZERO_ORDER_GIVEN);
@@ -585,6 +585,7 @@ static void test_device_step (void)
       muon_zero_step_opts o;
       muon_zero_step_opts_default (&o);
       o.variant = vs[k];
+      o.period = 2;
       o.update.ns.precision = MUON_PREC_DOUBLE;
       double *mom[MAXW], *upd[MAXW], got[64];
       muon_darray *g[MAXW * MAXP], *dm[MAXW], *du[MAXW];
@@ -600,6 +601,7 @@ static void test_device_step (void)
       }
       for (int step = 0; step < 2; step++)
       {
+        o.step = step;                  // muon_bp: a full step, then a block step
         T_EQ_INT (muon_zero_step (ctx, c, P, &o, (const double *const *) pb.g, mom, upd, sh),
                   MUON_OK);
         T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, (const muon_darray *const *) g, dm, du,
@@ -618,6 +620,7 @@ static void test_device_step (void)
       }
       // errors: another design, a single gradient, the simulated ranks moving device memory
       o.variant = P->variant == MUON_ZERO_REFERENCE ? MUON_ZERO12_ALLREDUCE : MUON_ZERO_REFERENCE;
+      o.step = 0;
       T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, (const muon_darray *const *) g, dm, du,
                                        NULL), MUON_ERR_BADARG);
       o.variant = P->variant;

@@ -105,7 +105,7 @@ endfunction
 %!function nfail = zero_device_case (t, comm, variant)
 %!  randn ("state", 33);
 %!  L = zero_layout ({[64 48], [32 48], [8 48]}, 1, "Stage", 2);
-%!  a = {"Variant", variant, "Precision", "bf16", t.dev{:}};
+%!  a = {"Variant", variant, "Precision", "bf16", "Period", 2, t.dev{:}};
 %!  sh = [];  sd = [];
 %!  nfail = 0;
 %!  for k = 1:2
@@ -130,9 +130,11 @@ endfunction
 %!test
 %! ## the device step: device buffers moved by the communicator, bit for bit the simulator
 %! nfail = 0;
-%! for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", "zero2_multi_owner"}
+%! for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
+%!          "zero2_multi_owner", "alltoall_owner", "muon_bp"}
 %!   nfail += zero_device_case (t, c, v{1});
 %! endfor
+%! nfail += zero_device_case (t, cl, "alltoall_owner");
 %! nfail += zero_device_case (t, cl, "zero12_allreduce");
 %! nfail += zero_device_case (t, cl, "zero2_multi_owner");
 %! assert (nfail, 0);

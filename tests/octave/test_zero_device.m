@@ -10,7 +10,8 @@
 ## @item bit for bit against the host step on the same simulated ranks: updates, momenta,
 ## the reference's momenta and errors, NS calls and counters, over three chained steps, for
 ## reference, zero12_allreduce, zero2_reduce_scatter_buggy (DeepSpeed #7807: wrong on
-## the straddling matrices, as on the host) and zero2_multi_owner (its fix), at several worlds, stages and orders, with experts and
+## the straddling matrices, as on the host), zero2_multi_owner (its fix), alltoall_owner
+## (FSDP2 Muon, Dion) and muon_bp (a full, a block, a full step), at several worlds, stages and orders, with experts and
 ## split row blocks, with ranks that hold no momentum;
 ## @item value semantics (the state given keeps its values), a skipped step on a non-finite
 ## device gradient, and the errors with their full messages.
@@ -72,12 +73,14 @@ endfunction
 %! for c = {1, 2, "given"; 2, 2, "size_desc"; 3, 1, "given"; 4, 3, "size_desc"; 5, 2, "given"}.'
 %!   [W, stage, order] = deal (c{:});
 %!   L = zero_layout (shapes, W, "Stage", stage, "Order", order);
-%!   for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", "zero2_multi_owner"}
+%!   for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
+%!            "zero2_multi_owner", "alltoall_owner", "muon_bp"}
 %!     [sh, sd] = deal ([]);
 %!     for step = 1:3
 %!       G = grads (shapes, W, 10 * W + step);
-%!       [Rh, sh] = zero_muon_step (L, G, sh, "Variant", v{1});
-%!       [Rd, sd] = zero_muon_step (L, on_device (G), sd, "Variant", v{1});
+%!       o = {"Variant", v{1}, "Period", 2};   # muon_bp: a full, a block, a full step
+%!       [Rh, sh] = zero_muon_step (L, G, sh, o{:});
+%!       [Rd, sd] = zero_muon_step (L, on_device (G), sd, o{:});
 %!       assert (isequal (Rd.updates, Rh.updates) && isequal (Rd.reference, Rh.reference)
 %!               && isequal (Rd.rel_err, Rh.rel_err));
 %!       for l = 1:W
@@ -112,8 +115,8 @@ endfunction
 %! ## experts and split row blocks, Nesterov off, the EMA form, a scale rule
 %! shapes = {[12 5], [6 8], [9 4]};
 %! L = zero_layout (shapes, 3, "Stage", 1);
-%! for v = {"zero12_allreduce", "zero2_multi_owner"}
-%!   o = {"Variant", v{1}, "Experts", [3 2 1], "SplitRows", {[1 3], [], [4 5]}, ...
+%! for v = {"zero12_allreduce", "zero2_multi_owner", "alltoall_owner", "muon_bp"}
+%!   o = {"Variant", v{1}, "Period", 2, "BlockScale", 0.5, "Experts", [3 2 1], "SplitRows", {[1 3], [], [4 5]}, ...
 %!        "Nesterov", false, "MomentumForm", "ema", "Scale", "rms", "Precision", "single"};
 %!   [sh, sd] = deal ([]);
 %!   for step = 1:3
@@ -180,7 +183,7 @@ endfunction
 %! G = {randn(6, 5), randn(4, 7); randn(6, 5), randn(4, 7)};
 %! D = cellfun (@(g) muon_gpu (g, "Device", "cpu", "Class", "double"), G,
 %!              "UniformOutput", false);
-%!error <zero_muon_step: 'moonlight_gather' does not run on device arrays: the device step runs 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy' and 'zero2_multi_owner'.> zero_muon_step (L, D, [], "Variant", "moonlight_gather")
+%!error <zero_muon_step: 'moonlight_gather' does not run on device arrays: the device step runs 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_multi_owner', 'alltoall_owner' and 'muon_bp'.> zero_muon_step (L, D, [], "Variant", "moonlight_gather")
 %!error <zero_muon_step: RANK_GRADS\{2,1\} is a host array and others are device arrays: give all of them on one device.> zero_muon_step (L, [D(1,:); G(2,:)], [])
 %!error <zero_muon_step: RANK_GRADS\{1,2\} must be a double device array, not single \(muon_gpu \(G, "Class", "double"\)\).> zero_muon_step (L, [D(:,1), {muon_gpu(single (G{1,2}), "Device", "cpu"); D{2,2}}], [])
 %!error <zero_muon_step: RANK_GRADS\{2,2\} must be a real 4 x 7 matrix.> zero_muon_step (L, [D(:,1), {D{1,2}; muon_gpu(randn (7, 4), "Device", "cpu", "Class", "double")}], [])

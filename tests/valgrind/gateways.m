@@ -184,7 +184,8 @@ function fails = sec_muon_gpu ()
     hg{k} = f ("upload", reshape (mod ((1:prod (S(p,:))) * (k + 2), 7), S(p,:)) - 3, "cpu",
                "double");
   endfor
-  for v = {"zero12_allreduce", "zero2_reduce_scatter_buggy", "zero2_multi_owner"}
+  for v = {"zero12_allreduce", "zero2_reduce_scatter_buggy", "zero2_multi_owner", ...
+           "alltoall_owner", "muon_bp"}
     fails = ok (fails, ["zero_step " v{1}], 4, f, "zero_step", S, 2, lo, hg, [],
                 struct ("variant", v{1}), "sim");
   endfor

@@ -1,0 +1,60 @@
+/* zero_step_dev.h - what the files of the device ZeRO step share (muon_zero_step_device,
+ * muon_zero.h): zero_step_dev.c has the table of the designs it runs, the checks, the
+ * device buffers, the averages and the entry point; zero_step_dev_zero12.c the designs of
+ * the ZeRO-1/2 family, zero_step_dev_a2a.c the row-shard designs, each its host step's
+ * twin (zero_step_zero12.c, zero_step_a2a.c) written over the raw-memory steps of
+ * core/math/dmem.c.  Conventions as zero_step_impl.h's.
+ */
+#ifndef MUON_ZERO_STEP_DEV_H
+#define MUON_ZERO_STEP_DEV_H
+
+#include "zero_step_impl.h"
+
+typedef struct {
+  muon_ctx *ctx;
+  muon_comm *comm;
+  const muon_zero_plan *P;
+  const muon_zero_step_opts *o;
+  muon_device dev;
+  int nl;
+  muon_zero_rank_stats *st;
+  int warned;
+  const muon_darray *const *grads;  // [nl * nparams]
+  double **mom, **upd;             // [nl]: the momenta, the update buffers
+  size_t *upd_at;                  // where p's span starts in upd of rank r
+  double *G, *U;                   // two matrices of the largest size
+} zdev;
+
+// The designs' steps (the table in zero_step_dev.c names them).
+typedef muon_status (*zdev_fn) (zdev *z);
+muon_status zdev_allreduce (zdev *z);          // reference, zero12_allreduce
+muon_status zdev_rs_buggy (zdev *z);           // zero2_reduce_scatter_buggy
+muon_status zdev_rs_multi_owner (zdev *z);     // zero2_multi_owner
+muon_status zdev_alltoall_owner (zdev *z);     // alltoall_owner
+muon_status zdev_muon_bp (zdev *z);            // muon_bp
+
+//---- zero_step_dev.c: buffers and collectives on the step's device ---------------------------
+
+// A double buffer of n elements (n >= 1).  [out] *a, *p its memory.
+muon_status zdev_scratch (zdev *z, size_t n, muon_darray **a, double **p);
+// nl buffers of n elements, one per local rank: arrays a[nl], their memory p[nl];
+// zdev_scratch_free frees both vectors and the arrays (NULL is fine).
+muon_status zdev_scratch_ranks (zdev *z, size_t n, muon_darray ***a, double ***p);
+void zdev_scratch_free (zdev *z, muon_darray **a, double **p);
+// One rank alone, on a communicator that does not move this device's memory: nothing moves.
+int zdev_alone (const zdev *z);
+// buf[l] (N) = its average over the ranks, in place.
+muon_status zdev_allreduce_avg (zdev *z, double **buf, size_t N);
+// out[l] (S) = the average over the ranks of block r of in[l] (W S), r the rank.
+muon_status zdev_reduce_scatter_avg (zdev *z, double **in, double **out, size_t S);
+// The ragged all-to-all of every local rank (counts nl x W, as muon_comm_all_to_all).
+muon_status zdev_all_to_all (zdev *z, double **send, const size_t *sc, double **recv,
+                             const size_t *rc);
+// U = scale * NS (X) of matrix p (rows x cols, column-major) cut into its blocks (p ==
+// ZSTEP_PLAIN: one block), the scale times factor; counts the call.
+muon_status zdev_orthogonalize (zdev *z, int l, size_t p, const double *X, double *U,
+                                size_t rows, size_t cols, double factor);
+// Local rank l's gradient of matrix p.
+double *zdev_grad (const zdev *z, int l, size_t p);
+
+#endif

@@ -1,0 +1,184 @@
+/* zero_step_dev_zero12.c - the ZeRO-1/2 designs of the device step (zero_step_dev.h): the
+ * all-reduce designs (reference, zero12_allreduce) and the reduce-scatter frame with the
+ * #7807 bug and PR 8141's multi-owner fix, buffer for buffer as zero_step_zero12.c and
+ * zero_step_common.c run them on the host.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "zero_step_dev.h"
+
+// Matrix p of every local rank that holds its momentum: muon_update from flat[l] + goff[p]
+// (column-major), or (goff NULL) from the rank's view of the partitioned buffer flat[l],
+// unpacked; its span into the rank's update buffer.
+static muon_status update_held (zdev *z, double **flat, const size_t *goff)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_plan *P = z->P;
+  const muon_zero_layout *part = P->part;
+  size_t np = P->nparams, S = part->partition_size;
+  for (size_t p = 0; p < np; p++)
+  {
+    const muon_zero_param *q = &part->params[p];
+    const muon_zero_blocks *b = z->o->blocks ? &z->o->blocks[p] : NULL;
+    muon_update_opts u = z->o->update;
+    size_t E = b ? b->experts : 1;
+    u.split_rows = b ? b->split : NULL;
+    u.nsplit = b ? b->nsplit : 0;
+    for (int l = 0; l < z->nl; l++)
+    {
+      size_t r = (size_t) muon_comm_rank (z->comm, l), at = P->momentum_at[r * np + p];
+      if (at == SIZE_MAX)
+        continue;
+      double *G = goff ? flat[l] + goff[p] : z->G;
+      for (size_t i = 0; !goff && i < part->npieces; i++)   // zstep_unpack
+      {
+        const muon_zero_piece *c = &part->pieces[i];
+        if (c->param == p)
+          CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 0, G, q->rows, q->cols, c->local_start,
+                                     c->local_stop, flat[l] + (size_t) c->rank * S
+                                                    + c->part_start));
+      }
+      muon_status s = muon_dmem_update (ctx, z->dev, G, z->mom[l] + at, z->U, q->rows,
+                                        q->cols, E, &u);
+      if (s < 0)
+        CHECKSTATUS (s);
+      z->warned |= s == MUON_WARN_NONFINITE;
+      z->st[l].ns_calls += E;
+      muon_zero_span sp = P->owned[r * np + p];
+      CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 1, z->U, q->rows, q->cols, sp.start, sp.stop,
+                                 z->upd[l] + z->upd_at[r * np + p]));
+    }
+  }
+fail:
+  return status;
+}
+
+// reference, zero12_allreduce (zstep_allreduce): the matrices column-major back to back,
+// zeros up to W S, all-reduced; every matrix the rank holds.
+muon_status zdev_allreduce (zdev *z)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->part;
+  size_t np = L->nparams, N = L->partition_size * (size_t) L->world, *goff = NULL;
+  muon_darray **fa = NULL;
+  double **flat = NULL;
+  CHECKMEM (goff = malloc (np * sizeof *goff));
+  for (size_t p = 0, at = 0; p < np; at += L->params[p].numel, p++)
+    goff[p] = at;
+  CHECKSTATUS (zdev_scratch_ranks (z, N, &fa, &flat));
+  for (int l = 0; l < z->nl; l++)
+  {
+    for (size_t p = 0; p < np; p++)
+      CHECKSTATUS (muon_dmem_copy (ctx, z->dev, flat[l] + goff[p], zdev_grad (z, l, p),
+                                   L->params[p].numel));
+    CHECKSTATUS (muon_dmem_zero (ctx, z->dev, flat[l] + L->total, N - L->total));
+  }
+  CHECKSTATUS (zdev_allreduce_avg (z, flat, N));
+  CHECKSTATUS (update_held (z, flat, goff));
+fail:
+  free (goff);
+  zdev_scratch_free (z, fa, flat);
+  return status;
+}
+
+// The reduce-scatter frame (zstep_reduce_scatter_then): each rank's gradients packed into
+// its partitioned buffer flat[l] (W S, zeros between and after the pieces), the average
+// reduce-scattered into part[l] (S) and written back into its own partition of flat[l].
+static muon_status rs_frame (zdev *z, double **flat, double **part)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->part;
+  size_t S = L->partition_size;
+  for (int l = 0; l < z->nl; l++)
+    for (int r = 0; r < L->world; r++)
+    {
+      const muon_zero_rank *k = &L->ranks[r];
+      double *dst = flat[l] + (size_t) r * S;
+      size_t at = 0;                      // end of the previous piece in the partition
+      for (size_t i = k->first_piece; i < k->first_piece + k->npieces; i++)
+      {
+        const muon_zero_piece *c = &L->pieces[i];
+        const muon_zero_param *q = &L->params[c->param];
+        CHECKSTATUS (muon_dmem_zero (ctx, z->dev, dst + at, c->part_start - at));
+        CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 1, zdev_grad (z, l, c->param), q->rows, q->cols,
+                                   c->local_start, c->local_stop, dst + c->part_start));
+        at = c->part_start + c->local_stop - c->local_start;
+      }
+      CHECKSTATUS (muon_dmem_zero (ctx, z->dev, dst + at, S - at));
+    }
+  CHECKSTATUS (zdev_reduce_scatter_avg (z, flat, part, S));
+  for (int l = 0; l < z->nl; l++)
+    CHECKSTATUS (muon_dmem_copy (ctx, z->dev, flat[l] + (size_t) muon_comm_rank (z->comm, l) * S,
+                                 part[l], S));
+fail:
+  return status;
+}
+
+// Multi-owner (allreduce_straddlers): the straddling matrices, column-major back to back,
+// all-reduced, then their pieces written into every rank's view flat[l].
+static muon_status straddlers (zdev *z, double **flat)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->part;
+  size_t S = L->partition_size, total = z->P->straddle_total;
+  muon_darray **sa = NULL;
+  double **s = NULL;
+  if (total == 0)
+    return MUON_OK;
+  CHECKSTATUS (zdev_scratch_ranks (z, total, &sa, &s));
+  for (int l = 0; l < z->nl; l++)
+    for (size_t p = 0, at = 0; p < L->nparams; p++)
+      if (L->params[p].straddles)
+      {
+        CHECKSTATUS (muon_dmem_copy (ctx, z->dev, s[l] + at, zdev_grad (z, l, p),
+                                     L->params[p].numel));
+        at += L->params[p].numel;
+      }
+  CHECKSTATUS (zdev_allreduce_avg (z, s, total));
+  for (int l = 0; l < z->nl; l++)
+    for (size_t i = 0; i < L->npieces; i++)
+    {
+      const muon_zero_piece *c = &L->pieces[i];
+      const muon_zero_param *q = &L->params[c->param];
+      if (!q->straddles)
+        continue;
+      size_t at = 0;
+      for (size_t p = 0; p < c->param; p++)
+        at += L->params[p].straddles ? L->params[p].numel : 0;
+      CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 1, s[l] + at, q->rows, q->cols, c->local_start,
+                                 c->local_stop, flat[l] + (size_t) c->rank * S
+                                                + c->part_start));
+    }
+fail:
+  zdev_scratch_free (z, sa, s);
+  return status;
+}
+
+// zero2_reduce_scatter_buggy and zero2_multi_owner: the frame, the straddlers for the
+// latter, then every matrix the rank has a piece of, as its view shows it.
+static muon_status rs_held (zdev *z, int fix_straddlers)
+{
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->part;
+  size_t S = L->partition_size;
+  muon_darray **fa = NULL, **pa = NULL;
+  double **flat = NULL, **part = NULL;
+  CHECKSTATUS (zdev_scratch_ranks (z, S * (size_t) L->world, &fa, &flat));
+  CHECKSTATUS (zdev_scratch_ranks (z, S, &pa, &part));
+  CHECKSTATUS (rs_frame (z, flat, part));
+  if (fix_straddlers)
+    CHECKSTATUS (straddlers (z, flat));
+  CHECKSTATUS (update_held (z, flat, NULL));
+fail:
+  zdev_scratch_free (z, fa, flat);
+  zdev_scratch_free (z, pa, part);
+  return status;
+}
+
+muon_status zdev_rs_buggy (zdev *z) { return rs_held (z, 0); }
+muon_status zdev_rs_multi_owner (zdev *z) { return rs_held (z, 1); }
