@@ -1,9 +1,10 @@
 /* zero_step_dev.h - what the files of the device ZeRO step share (muon_zero_step_device,
- * muon_zero.h): zero_step_dev.c has the table of the designs it runs, the checks, the
- * device buffers, the averages and the entry point; zero_step_dev_zero12.c the designs of
- * the ZeRO-1/2 family, zero_step_dev_a2a.c the row-shard designs, each its host step's
- * twin (zero_step_zero12.c, zero_step_a2a.c) written over the raw-memory steps of
- * core/math/dmem.c.  Conventions as zero_step_impl.h's.
+ * muon_zero.h): zero_step_dev.c has the table of the designs it runs, the checks and the
+ * entry point; zero_step_dev_zero12.c the designs of the ZeRO-1/2 family,
+ * zero_step_dev_a2a.c the row-shard designs, each its host step's twin (zero_step_zero12.c,
+ * zero_step_a2a.c) written over the raw-memory steps of core/math/dmem.c;
+ * zero_step_dev_common.c the buffers and collectives they share.  Conventions as
+ * zero_step_impl.h's.
  */
 #ifndef MUON_ZERO_STEP_DEV_H
 #define MUON_ZERO_STEP_DEV_H
@@ -33,7 +34,7 @@ muon_status zdev_rs_multi_owner (zdev *z);     // zero2_multi_owner
 muon_status zdev_alltoall_owner (zdev *z);     // alltoall_owner
 muon_status zdev_muon_bp (zdev *z);            // muon_bp
 
-//---- zero_step_dev.c: buffers and collectives on the step's device ---------------------------
+//---- zero_step_dev_common.c: buffers and collectives on the step's device --------------------
 
 // A double buffer of n elements (n >= 1).  [out] *a, *p its memory.
 muon_status zdev_scratch (zdev *z, size_t n, muon_darray **a, double **p);
