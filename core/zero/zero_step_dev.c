@@ -1,19 +1,15 @@
 /* zero_step_dev.c - the distributed Muon step on device memory (muon_zero_step_device,
- * muon_zero.h): the designs of the ZeRO-1/2 family that average over the flat buffer -
- * reference and zero12_allreduce (all-reduce), zero2_reduce_scatter_buggy (DeepSpeed #7807)
- * and zero2_multi_owner (its fix, PR 8141) - with the gradients, the momenta, the
- * partitioned buffers and the updates on one device, written once over the raw-memory steps
+ * muon_zero.h): the table of the designs it runs, the checks, the entry point.  The
+ * gradients, the momenta, every per-rank buffer and the updates stay on one device; each
+ * design is its host step's twin, buffer for buffer, written once over the raw-memory steps
  * of core/math/dmem.c (CUDA kernels, or host loops on the CPU stand-in device), so the
- * self-tests run the very code a GPU runs.  Each design follows its host step in
- * zero_step_zero12.c / zero_step_common.c, buffer for buffer:
- *   all-reduce   flat = the gradients column-major back to back, zeros up to W S; its
- *                average over the ranks; every matrix the rank holds updated from it
- *   reduce-scatter   flat = the gradients packed row-major into the partitioned buffer
- *                (zeros in the pads); its average reduce-scattered into the rank's own
- *                partition, the rest LOCAL (the #7807 bug); multi-owner first all-reduces the
- *                straddling matrices into every owner's view; every matrix the rank has a
- *                piece of updated from its view, unpacked column-major
- * and each rank's span of a matrix's update is written row-major into its update buffer.
+ * self-tests run the very code a GPU runs:
+ *   zero_step_dev_zero12.c  reference and zero12_allreduce (all-reduce of the flat buffer),
+ *                           zero2_reduce_scatter_buggy (DeepSpeed #7807) and
+ *                           zero2_multi_owner (its fix, PR 8141)
+ *   zero_step_dev_a2a.c     alltoall_owner (FSDP2 Muon, Dion) and muon_bp (row shards, a
+ *                           ragged all-to-all to each matrix's owner and back)
+ *   zero_step_dev_common.c  the buffers and the collectives
  *
  * The averages: a communicator that moves the device's memory (muon_comm_moves: nccl on
  * CUDA, mpi on the stand-in) moves it, and the sum runs on the device in the fixed order - an
