@@ -37,7 +37,12 @@
 ## @item three @code{muon_step}s of an optimizer of 8 parameters of @var{opt_shape}
 ## (default 2048 x 5464) with the state on the device (@qcode{"Resident"}), once with host
 ## parameters and gradients and once with device ones, against the host path of the same
-## optimizer (NS on the CPU), wall time (target >= 10x).
+## optimizer (NS on the CPU), wall time (target >= 10x);
+## @item three @code{zero_muon_step}s at one rank (@code{muon_comm ("nccl")} on CUDA, the
+## simulated rank on the stand-in) of 8 parameters of @var{opt_shape}, bf16 NS on the
+## device, for @code{zero12_allreduce} and @code{alltoall_owner}: host gradients (the
+## momenta on the host, every buffer staged) against device gradients
+## (@code{muon_zero_step_device}: nothing crosses the bus), wall time.
 ## @end enumerate
 ##
 ## Shapes (default): 4096 x 4096, 16 x 1024 x 4096, 32 x 2048 x 5464 and 16 pages of the
@@ -47,7 +52,8 @@
 ## without a GPU (no peers, no targets).  Without a CUDA device, or with the CUDA back end
 ## not built, it prints one line saying so and returns @code{[]}.  @var{parts} (default all)
 ## picks sections by name: a cell of @qcode{"ns"} (1, and the host ratios of 3),
-## @qcode{"peers"} (2, and the peer ratios of 3) and @qcode{"optimizer"} (4); empty
+## @qcode{"peers"} (2, and the peer ratios of 3), @qcode{"optimizer"} (4) and
+## @qcode{"zero"} (5); empty
 ## arguments take their defaults.  @var{R} is a struct
 ## array with fields @code{shape}, @code{method}, @code{precision}, @code{device_ms},
 ## @code{host_ms}, @code{floor_ms}, @code{octave_ms}, @code{flops} and @code{tflops}.
@@ -74,7 +80,7 @@ function R = bench_gpu (device, shapes, reps, opt_shape, parts)
     opt_shape = [2048 5464];
   endif
   if (nargin < 5 || isempty (parts))
-    parts = {"ns", "peers", "optimizer"};
+    parts = {"ns", "peers", "optimizer", "zero"};
   endif
   want = @(name) any (strcmp (parts, name));
   R = [];
@@ -105,6 +111,9 @@ function R = bench_gpu (device, shapes, reps, opt_shape, parts)
   endif
   if (want ("optimizer"))
     optimizer_bench (device, opt_shape);
+  endif
+  if (want ("zero"))
+    zero_bench (device, opt_shape);
   endif
   printf ("bench-gpu total %.0f s\n", toc (t_all));
 endfunction
@@ -302,6 +311,36 @@ function optimizer_bench (device, sz)
   printf ("    host path                      %8.2f s\n", t(3));
 endfunction
 
+function zero_bench (device, sz)
+  printf ("\n(5) zero_muon_step at one rank, 8 parameters of %s, 3 steps, bf16 NS on %s\n",
+          shape_text (sz), device);
+  L = zero_layout (repmat ({sz}, 1, 8), 1);
+  comm = "sim";
+  if (strcmp (device, "cuda"))
+    comm = muon_comm ("nccl");
+  endif
+  g = arrayfun (@(k) randn (sz), 1:8, "UniformOutput", false);
+  gd = cellfun (@(x) muon_gpu (x, "Device", device, "Class", "double"), g,
+                "UniformOutput", false);
+  o = {"Comm", comm, "Reference", false, "Precision", "bf16", "Device", device};
+  for v = {"zero12_allreduce", "alltoall_owner"}
+    t = zeros (1, 2);
+    for r = 1:2
+      G = merge (r == 1, {g}, {gd}){1};
+      zero_muon_step (L, G, [], "Variant", v{1}, o{:});      # warm-up
+      st = [];
+      t0 = tic ();
+      for s = 1:3
+        [~, st] = zero_muon_step (L, G, st, "Variant", v{1}, o{:});
+      endfor
+      t(r) = toc (t0);
+      clear st
+    endfor
+    printf ("    %-18s host gradients %8.2f s   device gradients %8.2f s  %6.1fx\n", v{1},
+            t(1), t(2), t(1) / t(2));
+  endfor
+endfunction
+
 function D = on_device (S, device)
   D = S;
   for f = fieldnames (S).'
@@ -323,6 +362,12 @@ endfunction
 %! assert (isnan ([R.host_ms]), ! strcmp ({R.precision}, "bf16"));
 %! assert (all ([R(2:3:end).host_ms] > 0));
 %! assert (muon_gpu ("info").arrays, 0);
+
+%!test
+%! ## the device ZeRO step against the host one, on the stand-in
+%! out = evalc ('bench_gpu ("cpu", {}, 2, [16 24], {"zero"});');
+%! assert (! isempty (strfind (out, "(5) zero_muon_step at one rank, 8 parameters of 16x24")));
+%! assert (! isempty (strfind (out, "alltoall_owner     host gradients")));
 
 %!test
 %! ## parts: the optimizer alone
