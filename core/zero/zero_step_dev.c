@@ -34,7 +34,12 @@ static const struct { muon_zero_variant v; zdev_fn run; } device_steps[] = {
   { MUON_ZERO_REFERENCE, zdev_allreduce },
   { MUON_ZERO12_ALLREDUCE, zdev_allreduce },
   { MUON_ZERO2_RS_BUGGY, zdev_rs_buggy },
+  { MUON_ZERO2_SLICE_ONLY, zdev_slice_only },
   { MUON_ZERO2_MULTI_OWNER, zdev_rs_multi_owner },
+  { MUON_ZERO3_ROUND_ROBIN, zdev_round_robin },
+  { MUON_ZERO3_RR_ALIASED, zdev_rr_aliased },
+  { MUON_ZERO_LAYERWISE_LPT, zdev_lpt },
+  { MUON_ZERO_MOONLIGHT_GATHER, zdev_moonlight },
   { MUON_ZERO_ALLTOALL_OWNER, zdev_alltoall_owner },
   { MUON_ZERO_MUON_BP, zdev_muon_bp },
 };
@@ -90,13 +95,13 @@ static muon_status check_device_step (zdev *z, const muon_darray *const *grads,
   CHECKSTATUS (zstep_check (ctx, z->comm, P, z->o));
   if (!muon_zero_variant_on_device (P->variant))
   {
-    char names[256] = "";
-    for (size_t k = 0, at = 0; k < NDEVICE && at < sizeof names; k++)
-      at += (size_t) snprintf (names + at, sizeof names - at, "%s'%s'",
-                               k == 0 ? "" : k + 1 < NDEVICE ? ", " : " and ",
-                               MUON_NAME_OF (dev_variant_names, device_steps[k].v));
-    CHECK (MUON_ERR_UNSUPPORTED, 0, "'%s' does not run on device arrays: the device step runs %s",
-           MUON_NAME_OF (dev_variant_names, P->variant), names);
+    char names[256] = "";      // the designs it does not run
+    for (int v = 0, at = 0, k = 0; v < MUON_ZERO_VARIANT_COUNT && at < (int) sizeof names; v++)
+      if (!muon_zero_variant_on_device ((muon_zero_variant) v))
+        at += snprintf (names + at, sizeof names - (size_t) at, "%s'%s'", k++ ? ", " : "",
+                        MUON_NAME_OF (dev_variant_names, v));
+    CHECK (MUON_ERR_UNSUPPORTED, 0, "'%s' does not run on device arrays: the device step runs "
+           "every design but %s", MUON_NAME_OF (dev_variant_names, P->variant), names);
   }
   CHECK (MUON_ERR_NULLPTR, grads && mom && upd && grads[0],
          "the device arrays must not be NULL");
@@ -135,8 +140,8 @@ muon_status muon_zero_step_device (muon_ctx *ctx, muon_comm *comm, const muon_ze
 {
   muon_status status = MUON_OK;
   zdev z = { ctx, comm, P, o, MUON_DEVICE_CPU, muon_comm_local_ranks (comm), NULL, 0, grads,
-             NULL, NULL, NULL, NULL, NULL };
-  muon_darray *ga = NULL, *ua = NULL;
+             NULL, NULL, NULL, NULL, NULL, NULL };
+  muon_darray *ga = NULL, *ma = NULL, *ua = NULL;
   CHECKCTX (ctx);
   CHECKSTATUS (check_device_step (&z, grads, momentum, updates));
   int nl = z.nl;
@@ -152,6 +157,7 @@ muon_status muon_zero_step_device (muon_ctx *ctx, muon_comm *comm, const muon_ze
     z.upd[l] = muon_darray_f64 (updates[l]);
   }
   CHECKSTATUS (zdev_scratch (&z, big, &ga, &z.G));
+  CHECKSTATUS (zdev_scratch (&z, big, &ma, &z.M));
   CHECKSTATUS (zdev_scratch (&z, big, &ua, &z.U));
   CHECKSTATUS (zstep_span_offsets (ctx, P, &z.upd_at));
   CHECKSTATUS (zstep_stats_begin (ctx, comm, z.st));
@@ -164,6 +170,7 @@ muon_status muon_zero_step_device (muon_ctx *ctx, muon_comm *comm, const muon_ze
     status = muon_ctx_set_error (ctx, MUON_WARN_NONFINITE, "non-finite values in an update");
 fail:
   muon_darray_destroy (ctx, &ga);
+  muon_darray_destroy (ctx, &ma);
   muon_darray_destroy (ctx, &ua);
   free (z.mom);
   free (z.upd);

@@ -23,7 +23,7 @@ typedef struct {
   const muon_darray *const *grads;  // [nl * nparams]
   double **mom, **upd;             // [nl]: the momenta, the update buffers
   size_t *upd_at;                  // where p's span starts in upd of rank r
-  double *G, *U;                   // two matrices of the largest size
+  double *G, *M, *U;               // three matrices of the largest size
 } zdev;
 
 // The designs' steps (the table in zero_step_dev.c names them).
@@ -33,6 +33,11 @@ muon_status zdev_rs_buggy (zdev *z);           // zero2_reduce_scatter_buggy
 muon_status zdev_rs_multi_owner (zdev *z);     // zero2_multi_owner
 muon_status zdev_alltoall_owner (zdev *z);     // alltoall_owner
 muon_status zdev_muon_bp (zdev *z);            // muon_bp
+muon_status zdev_slice_only (zdev *z);         // zero2_slice_only
+muon_status zdev_moonlight (zdev *z);          // moonlight_gather
+muon_status zdev_round_robin (zdev *z);        // zero3_round_robin
+muon_status zdev_rr_aliased (zdev *z);         // zero3_round_robin_aliased_pads
+muon_status zdev_lpt (zdev *z);                // layerwise_lpt
 
 //---- zero_step_dev_common.c: buffers and collectives on the step's device --------------------
 
@@ -51,10 +56,25 @@ muon_status zdev_reduce_scatter_avg (zdev *z, double **in, double **out, size_t 
 // The ragged all-to-all of every local rank (counts nl x W, as muon_comm_all_to_all).
 muon_status zdev_all_to_all (zdev *z, double **send, const size_t *sc, double **recv,
                              const size_t *rc);
+// buf[l] (W count) = every rank's send[l] (count), block q from rank q.
+muon_status zdev_all_gather (zdev *z, double **send, double **buf, size_t count);
 // U = scale * NS (X) of matrix p (rows x cols, column-major) cut into its blocks (p ==
 // ZSTEP_PLAIN: one block), the scale times factor; counts the call.
 muon_status zdev_orthogonalize (zdev *z, int l, size_t p, const double *X, double *U,
                                 size_t rows, size_t cols, double factor);
+// One muon_update of matrix p (its blocks; ZSTEP_PLAIN: one) from G with momentum M into U,
+// rows x cols column-major, distinct buffers; counts the call (zstep_update).
+muon_status zdev_update (zdev *z, int l, size_t p, const double *G, double *M, double *U,
+                         size_t rows, size_t cols);
+// Rank l's span of matrix p's update U (column-major) into its update buffer, row-major.
+muon_status zdev_put_owned (zdev *z, int l, size_t p, double *U);
+// Matrix p (column-major, into out) from a partitioned buffer W S laid out as `part` says
+// (zstep_unpack).
+muon_status zdev_unpack (zdev *z, const muon_zero_layout *part, double *buf, size_t p,
+                         double *out);
+// Momentum on local rank l's partition (zstep_momentum_part): for every element of its
+// pieces, the momentum from the averaged gradient part[] and the NS input into x[].
+muon_status zdev_momentum_part (zdev *z, int l, double *part, double *x);
 // Local rank l's gradient of matrix p.
 double *zdev_grad (const zdev *z, int l, size_t p);
 

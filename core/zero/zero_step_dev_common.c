@@ -136,6 +136,34 @@ fail:
   return status;
 }
 
+muon_status zdev_all_gather (zdev *z, double **send, double **buf, size_t count)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  void **slots = NULL;
+  size_t W = (size_t) muon_comm_size (z->comm);
+  if (zdev_alone (z))
+  {
+    CHECKSTATUS (muon_dmem_copy (ctx, z->dev, buf[0], send[0], count));
+    return muon_comm_count (ctx, z->comm, MUON_COLL_ALL_GATHER, count, MUON_F64);
+  }
+  if (muon_comm_moves (z->comm, z->dev))
+  {
+    CHECKSTATUS (muon_comm_count (ctx, z->comm, MUON_COLL_ALL_GATHER, count, MUON_F64));
+    return muon_comm_device (ctx, z->comm, z->dev, MUON_COLL_ALL_GATHER, send[0], buf[0],
+                             count, MUON_F64);
+  }
+  CHECKMEM (slots = malloc ((size_t) z->nl * W * sizeof *slots));
+  for (size_t l = 0; l < (size_t) z->nl; l++)
+    for (size_t q = 0; q < W; q++)
+      slots[l * W + q] = buf[l] + q * count;
+  CHECKSTATUS (muon_comm_all_gather (ctx, z->comm, (const void *const *) send, slots, count,
+                                     MUON_F64));
+fail:
+  free (slots);
+  return status;
+}
+
 muon_status zdev_orthogonalize (zdev *z, int l, size_t p, const double *X, double *U,
                                 size_t rows, size_t cols, double factor)
 {
@@ -154,4 +182,63 @@ muon_status zdev_orthogonalize (zdev *z, int l, size_t p, const double *X, doubl
 double *zdev_grad (const zdev *z, int l, size_t p)
 {
   return muon_darray_f64 (z->grads[(size_t) l * z->P->nparams + p]);
+}
+
+muon_status zdev_update (zdev *z, int l, size_t p, const double *G, double *M, double *U,
+                         size_t rows, size_t cols)
+{
+  const muon_zero_blocks *b = p != ZSTEP_PLAIN && z->o->blocks ? &z->o->blocks[p] : NULL;
+  muon_update_opts u = z->o->update;
+  size_t E = b ? b->experts : 1;
+  u.split_rows = b ? b->split : NULL;
+  u.nsplit = b ? b->nsplit : 0;
+  muon_status s = muon_dmem_update (z->ctx, z->dev, G, M, U, rows, cols, E, &u);
+  z->warned |= s == MUON_WARN_NONFINITE;
+  z->st[l].ns_calls += E;
+  return s < 0 ? s : MUON_OK;
+}
+
+muon_status zdev_put_owned (zdev *z, int l, size_t p, double *U)
+{
+  const muon_zero_plan *P = z->P;
+  size_t r = (size_t) muon_comm_rank (z->comm, l);
+  muon_zero_span sp = P->owned[r * P->nparams + p];
+  const muon_zero_param *q = &P->L->params[p];
+  return muon_dmem_rm (z->ctx, z->dev, 1, U, q->rows, q->cols, sp.start, sp.stop,
+                       z->upd[l] + z->upd_at[r * P->nparams + p]);
+}
+
+muon_status zdev_unpack (zdev *z, const muon_zero_layout *part, double *buf, size_t p,
+                         double *out)
+{
+  const muon_zero_param *q = &part->params[p];
+  size_t S = part->partition_size;
+  for (size_t i = 0; i < part->npieces; i++)
+  {
+    const muon_zero_piece *c = &part->pieces[i];
+    muon_status s = c->param != p ? MUON_OK
+      : muon_dmem_rm (z->ctx, z->dev, 0, out, q->rows, q->cols, c->local_start, c->local_stop,
+                      buf + (size_t) c->rank * S + c->part_start);
+    if (s < 0)
+      return s;
+  }
+  return MUON_OK;
+}
+
+muon_status zdev_momentum_part (zdev *z, int l, double *part, double *x)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->part;
+  const muon_zero_rank *k = &L->ranks[muon_comm_rank (z->comm, l)];
+  for (size_t i = 0; i < k->npieces; i++)
+  {
+    const muon_zero_piece *c = &L->pieces[k->first_piece + i];
+    size_t n = c->local_stop - c->local_start;
+    CHECKSTATUS (muon_dmem_copy (ctx, z->dev, x + c->part_start, part + c->part_start, n));
+    CHECKSTATUS (muon_dmem_momentum (ctx, z->dev, &z->o->update, z->mom[l] + c->part_start,
+                                     x + c->part_start, n));
+  }
+fail:
+  return status;
 }

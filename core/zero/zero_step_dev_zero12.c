@@ -1,7 +1,7 @@
 /* zero_step_dev_zero12.c - the ZeRO-1/2 designs of the device step (zero_step_dev.h): the
  * all-reduce designs (reference, zero12_allreduce) and the reduce-scatter frame with the
- * #7807 bug and PR 8141's multi-owner fix, buffer for buffer as zero_step_zero12.c and
- * zero_step_common.c run them on the host.
+ * #7807 bug, PR 8141's multi-owner fix, the naive slice-only model and Moonlight's gather,
+ * buffer for buffer as zero_step_zero12.c and zero_step_common.c run them on the host.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,44 +13,22 @@
 // unpacked; its span into the rank's update buffer.
 static muon_status update_held (zdev *z, double **flat, const size_t *goff)
 {
-  muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
   const muon_zero_plan *P = z->P;
-  const muon_zero_layout *part = P->part;
-  size_t np = P->nparams, S = part->partition_size;
+  size_t np = P->nparams;
   for (size_t p = 0; p < np; p++)
-  {
-    const muon_zero_param *q = &part->params[p];
-    const muon_zero_blocks *b = z->o->blocks ? &z->o->blocks[p] : NULL;
-    muon_update_opts u = z->o->update;
-    size_t E = b ? b->experts : 1;
-    u.split_rows = b ? b->split : NULL;
-    u.nsplit = b ? b->nsplit : 0;
     for (int l = 0; l < z->nl; l++)
     {
+      const muon_zero_param *q = &P->part->params[p];
       size_t r = (size_t) muon_comm_rank (z->comm, l), at = P->momentum_at[r * np + p];
       if (at == SIZE_MAX)
         continue;
       double *G = goff ? flat[l] + goff[p] : z->G;
-      for (size_t i = 0; !goff && i < part->npieces; i++)   // zstep_unpack
-      {
-        const muon_zero_piece *c = &part->pieces[i];
-        if (c->param == p)
-          CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 0, G, q->rows, q->cols, c->local_start,
-                                     c->local_stop, flat[l] + (size_t) c->rank * S
-                                                    + c->part_start));
-      }
-      muon_status s = muon_dmem_update (ctx, z->dev, G, z->mom[l] + at, z->U, q->rows,
-                                        q->cols, E, &u);
-      if (s < 0)
-        CHECKSTATUS (s);
-      z->warned |= s == MUON_WARN_NONFINITE;
-      z->st[l].ns_calls += E;
-      muon_zero_span sp = P->owned[r * np + p];
-      CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 1, z->U, q->rows, q->cols, sp.start, sp.stop,
-                                 z->upd[l] + z->upd_at[r * np + p]));
+      if (!goff)
+        CHECKSTATUS (zdev_unpack (z, P->part, flat[l], p, G));
+      CHECKSTATUS (zdev_update (z, l, p, G, z->mom[l] + at, z->U, q->rows, q->cols));
+      CHECKSTATUS (zdev_put_owned (z, l, p, z->U));
     }
-  }
 fail:
   return status;
 }
@@ -182,3 +160,137 @@ fail:
 
 muon_status zdev_rs_buggy (zdev *z) { return rs_held (z, 0); }
 muon_status zdev_rs_multi_owner (zdev *z) { return rs_held (z, 1); }
+
+// zero2_slice_only (update_slice): the block of rows each piece touches, the rest of the
+// block zero, momentum for the piece's own elements.
+static muon_status slices (zdev *z, double **part)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->part;
+  for (int l = 0; l < z->nl; l++)
+  {
+    const muon_zero_rank *k = &L->ranks[muon_comm_rank (z->comm, l)];
+    for (size_t i = 0; i < k->npieces; i++)
+    {
+      const muon_zero_piece *c = &L->pieces[k->first_piece + i];
+      const muon_zero_param *q = &L->params[c->param];
+      size_t rows = c->row_stop - c->row_start, cols = q->cols, base = c->row_start * cols;
+      size_t k0 = c->local_start - base, k1 = c->local_stop - base;
+      double *m = z->mom[l] + c->part_start;
+      double *dst = z->upd[l] + z->upd_at[(size_t) c->rank * z->P->nparams + c->param];
+      CHECKSTATUS (muon_dmem_zero (ctx, z->dev, z->G, rows * cols));
+      CHECKSTATUS (muon_dmem_zero (ctx, z->dev, z->M, rows * cols));
+      CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 0, z->G, rows, cols, k0, k1,
+                                 part[l] + c->part_start));
+      CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 0, z->M, rows, cols, k0, k1, m));
+      CHECKSTATUS (zdev_update (z, l, ZSTEP_PLAIN, z->G, z->M, z->U, rows, cols));
+      CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 1, z->M, rows, cols, k0, k1, m));
+      CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 1, z->U, rows, cols, k0, k1, dst));
+    }
+  }
+fail:
+  return status;
+}
+
+// moonlight_gather (moonlight): momentum on the partition, the straddling pieces of the NS
+// input all-gathered (padded to the largest such total, C), NS on every full matrix the rank
+// has a piece of.
+static muon_status moonlight (zdev *z, double **part)
+{
+  muon_ctx *ctx = z->ctx;
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->part;
+  int W = z->P->world;
+  size_t np = z->P->nparams, C = 0, *sent = NULL;
+  muon_darray **xa = NULL, **sa = NULL, **ra = NULL;
+  double **x = NULL, **send = NULL, **recv = NULL;
+  CHECKMEM (sent = calloc ((size_t) W, sizeof *sent));
+  for (size_t i = 0; i < L->npieces; i++)
+    if (L->params[L->pieces[i].param].straddles)
+      sent[L->pieces[i].rank] += L->pieces[i].local_stop - L->pieces[i].local_start;
+  for (int q = 0; q < W; q++)
+    C = sent[q] > C ? sent[q] : C;
+  CHECKSTATUS (zdev_scratch_ranks (z, L->partition_size, &xa, &x));
+  CHECKSTATUS (zdev_scratch_ranks (z, C, &sa, &send));
+  CHECKSTATUS (zdev_scratch_ranks (z, C * (size_t) W, &ra, &recv));
+  for (int l = 0; l < z->nl; l++)
+  {
+    const muon_zero_rank *k = &L->ranks[muon_comm_rank (z->comm, l)];
+    size_t at = 0;
+    CHECKSTATUS (muon_dmem_zero (ctx, z->dev, x[l], L->partition_size));
+    CHECKSTATUS (muon_dmem_zero (ctx, z->dev, send[l], C));
+    CHECKSTATUS (zdev_momentum_part (z, l, part[l], x[l]));
+    for (size_t i = 0; i < k->npieces; i++)
+    {
+      const muon_zero_piece *c = &L->pieces[k->first_piece + i];
+      if (!L->params[c->param].straddles)
+        continue;
+      CHECKSTATUS (muon_dmem_copy (ctx, z->dev, send[l] + at, x[l] + c->part_start,
+                                   c->local_stop - c->local_start));
+      at += c->local_stop - c->local_start;
+    }
+  }
+  if (C > 0)
+    CHECKSTATUS (zdev_all_gather (z, send, recv, C));
+  for (int l = 0; l < z->nl; l++)
+    for (size_t p = 0; p < np; p++)
+    {
+      const muon_zero_rank *k = &L->ranks[muon_comm_rank (z->comm, l)];
+      const muon_zero_piece *mine = NULL;
+      const muon_zero_param *q = &L->params[p];
+      for (size_t i = 0; i < k->npieces && !mine; i++)
+        mine = L->pieces[k->first_piece + i].param == p ? &L->pieces[k->first_piece + i] : NULL;
+      if (mine == NULL)
+        continue;
+      if (!q->straddles)
+        CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 0, z->G, q->rows, q->cols, 0, q->numel,
+                                   x[l] + mine->part_start));
+      else
+        for (int o = q->first_owner; o <= q->last_owner; o++)
+        {
+          // where p's piece sits in owner o's gathered buffer
+          const muon_zero_rank *ko = &L->ranks[o];
+          const muon_zero_piece *c = NULL;
+          size_t at = 0;
+          for (size_t i = 0; i < ko->npieces; i++)
+          {
+            c = &L->pieces[ko->first_piece + i];
+            if (c->param == p)
+              break;
+            at += L->params[c->param].straddles ? c->local_stop - c->local_start : 0;
+          }
+          CHECKSTATUS (muon_dmem_rm (ctx, z->dev, 0, z->G, q->rows, q->cols, c->local_start,
+                                     c->local_stop, recv[l] + (size_t) o * C + at));
+        }
+      CHECKSTATUS (zdev_orthogonalize (z, l, p, z->G, z->U, q->rows, q->cols, 1));
+      CHECKSTATUS (zdev_put_owned (z, l, p, z->U));
+    }
+fail:
+  free (sent);
+  zdev_scratch_free (z, xa, x);
+  zdev_scratch_free (z, sa, send);
+  zdev_scratch_free (z, ra, recv);
+  return status;
+}
+
+// The reduce-scatter frame, then `then` on the averaged partitions.
+static muon_status rs_then (zdev *z, muon_status (*then) (zdev *, double **))
+{
+  muon_status status = MUON_OK;
+  const muon_zero_layout *L = z->P->part;
+  size_t S = L->partition_size;
+  muon_darray **fa = NULL, **pa = NULL;
+  double **flat = NULL, **part = NULL;
+  CHECKSTATUS (zdev_scratch_ranks (z, S * (size_t) L->world, &fa, &flat));
+  CHECKSTATUS (zdev_scratch_ranks (z, S, &pa, &part));
+  CHECKSTATUS (rs_frame (z, flat, part));
+  CHECKSTATUS (then (z, part));
+fail:
+  zdev_scratch_free (z, fa, flat);
+  zdev_scratch_free (z, pa, part);
+  return status;
+}
+
+muon_status zdev_slice_only (zdev *z) { return rs_then (z, slices); }
+muon_status zdev_moonlight (zdev *z) { return rs_then (z, moonlight); }

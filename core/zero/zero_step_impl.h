@@ -62,6 +62,17 @@ muon_status zstep_stats_begin (muon_ctx *ctx, muon_comm *comm, muon_zero_rank_st
 muon_status zstep_stats_end (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
                              muon_zero_rank_stats *st);
 
+//---- zero_step_rr.c, for the device step too -------------------------------------------------
+
+// The shipped ZeRO-3 pads: the size of the one pad per rank (shaped like the last matrix of
+// the flat order) and how many pad slots the rounds list (o->pad_count's rule).
+void zstep_rr_pads (const muon_zero_plan *P, const muon_zero_step_opts *o, size_t *pad_numel,
+                    size_t *npads);
+// The shipped all-gather cannot take a round whose slots differ in size: BADSHAPE (DeepSpeed
+// PR 8628), before anything moves.
+muon_status zstep_rr_check_rounds (muon_ctx *ctx, const muon_zero_plan *P,
+                                   const muon_zero_step_opts *o);
+
 //---- zero_step_common.c ----------------------------------------------------------------------
 
 // Row-major elements [k0, k1) of the column-major rows x cols matrix A into dst (k0 at

@@ -23,23 +23,22 @@
 
 #include "zero_step_impl.h"
 
-// Size of the pad the shipped code allocates per rank, and how many pad slots it lists.
-static void aliased_pads (const zstep *z, size_t *pad_numel, size_t *npads)
+void zstep_rr_pads (const muon_zero_plan *P, const muon_zero_step_opts *o, size_t *pad_numel,
+                    size_t *npads)
 {
-  const muon_zero_layout *L = z->P->part;
-  size_t W = (size_t) z->P->world, n = L->nparams;
-  *npads = z->o->pad_count == MUON_ZERO_PADS_KELLER ? W - n % W : (W - n % W) % W;
+  const muon_zero_layout *L = P->part;
+  size_t W = (size_t) P->world, n = L->nparams;
+  *npads = o->pad_count == MUON_ZERO_PADS_KELLER ? W - n % W : (W - n % W) % W;
   *pad_numel = L->params[L->order[n - 1]].numel;
 }
 
-// The shipped all-gather cannot take a round whose slots differ in size.
-static muon_status check_rounds (zstep *z)
+muon_status zstep_rr_check_rounds (muon_ctx *ctx, const muon_zero_plan *P,
+                                   const muon_zero_step_opts *o)
 {
-  muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
-  const muon_zero_layout *L = z->P->part;
-  size_t W = (size_t) z->P->world, n = L->nparams, pad, npads;
-  aliased_pads (z, &pad, &npads);
+  const muon_zero_layout *L = P->part;
+  size_t W = (size_t) P->world, n = L->nparams, pad, npads;
+  zstep_rr_pads (P, o, &pad, &npads);
   for (size_t base = 0; base < n; base += W)
   {
     const muon_zero_param *a = &L->params[L->order[base]];
@@ -73,7 +72,7 @@ static muon_status round_robin (zstep *z, int aliased)
   void **slot_u = NULL, **slot_m = NULL;
   const void **src = NULL, **src_u = NULL;   // what each local rank sends (update, momentum)
   if (aliased)
-    CHECKSTATUS (check_rounds (z));
+    CHECKSTATUS (zstep_rr_check_rounds (ctx, P, z->o));
   for (size_t p = 0; p < n; p++)
     big = L->params[p].numel > big ? L->params[p].numel : big;
 
@@ -112,7 +111,7 @@ static muon_status round_robin (zstep *z, int aliased)
   CHECKMEM (src_u = malloc (nl * sizeof *src_u));
   if (aliased)
   {
-    aliased_pads (z, &pad, &npads);
+    zstep_rr_pads (P, z->o, &pad, &npads);
     if (npads > 0)
     {
       CHECKSTATUS (zstep_alloc_bufs (z, 2 * pad, 0, &pads));   // update pad, momentum pad

@@ -9,9 +9,8 @@
 ## average of the ranks' gradients;
 ## @item bit for bit against the host step on the same simulated ranks: updates, momenta,
 ## the reference's momenta and errors, NS calls and counters, over three chained steps, for
-## reference, zero12_allreduce, zero2_reduce_scatter_buggy (DeepSpeed #7807: wrong on
-## the straddling matrices, as on the host), zero2_multi_owner (its fix), alltoall_owner
-## (FSDP2 Muon, Dion) and muon_bp (a full, a block, a full step), at several worlds, stages and orders, with experts and
+## every design the device step runs (all but expert_parallel; muon_bp with a full, a block
+## and a full step), at several worlds, stages and orders, with experts and
 ## split row blocks, with ranks that hold no momentum;
 ## @item value semantics (the state given keeps its values), a skipped step on a non-finite
 ## device gradient, and the errors with their full messages.
@@ -27,6 +26,9 @@ endfunction
 %!function D = on_device (G)
 %!  D = cellfun (@(g) muon_gpu (g, "Device", "cpu", "Class", "double"), G,
 %!               "UniformOutput", false);
+
+%!function v = core_designs ()
+%!  v = __muon_lists__ ().lists.zero_variant;
 
 %!function G = grads (shapes, W, seed)
 %!  randn ("state", seed);
@@ -73,8 +75,8 @@ endfunction
 %! for c = {1, 2, "given"; 2, 2, "size_desc"; 3, 1, "given"; 4, 3, "size_desc"; 5, 2, "given"}.'
 %!   [W, stage, order] = deal (c{:});
 %!   L = zero_layout (shapes, W, "Stage", stage, "Order", order);
-%!   for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
-%!            "zero2_multi_owner", "alltoall_owner", "muon_bp"}
+%!   for v = setdiff (core_designs (), {"expert_parallel", "zero3_round_robin_aliased_pads"}, ...
+%!                    "stable")
 %!     [sh, sd] = deal ([]);
 %!     for step = 1:3
 %!       G = grads (shapes, W, 10 * W + step);
@@ -99,6 +101,27 @@ endfunction
 %! endfor
 
 %!test
+%! ## ZeRO-3 with the shipped aliased pads: a round of mixed sizes fails as on the host, and
+%! ## nothing changes; rounds of one size run
+%! shapes = {[6 6], [6 6], [6 6], [4 6]};
+%! L = zero_layout (shapes, 3);
+%! G = grads (shapes, 3, 8);
+%! [~, s] = zero_muon_step (L, on_device (G), [], "Variant", "zero3_round_robin_aliased_pads", ...
+%!                          "Reference", false);
+%! [Rd, sd] = zero_muon_step (L, on_device (G), [], "Variant", "zero3_round_robin");
+%! [Rh, sh] = zero_muon_step (L, G, [], "Variant", "zero3_round_robin");
+%! assert (isequal (Rd.updates, Rh.updates) && isequal ([Rd.ranks.pad_elements], [Rh.ranks.pad_elements]));
+%! L2 = zero_layout ({[6 6], [6 6], [6 6], [6 6], [4 6]}, 3);
+%! G2 = grads ({[6 6], [6 6], [6 6], [6 6], [4 6]}, 3, 9);
+%! try
+%!   zero_muon_step (L2, on_device (G2), [], "Variant", "zero3_round_robin_aliased_pads");
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "muonlab:badShape");
+%!   assert (! isempty (strfind (err.message, "PR 8628")));
+%! end_try_catch
+
+%!test
 %! ## a world larger than the elements: ranks owning only padding hold no momentum
 %! shapes = {[2 2], [1 3]};
 %! L = zero_layout (shapes, 8);
@@ -115,7 +138,8 @@ endfunction
 %! ## experts and split row blocks, Nesterov off, the EMA form, a scale rule
 %! shapes = {[12 5], [6 8], [9 4]};
 %! L = zero_layout (shapes, 3, "Stage", 1);
-%! for v = {"zero12_allreduce", "zero2_multi_owner", "alltoall_owner", "muon_bp"}
+%! for v = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", ...
+%!          "moonlight_gather", "alltoall_owner", "muon_bp"}
 %!   o = {"Variant", v{1}, "Period", 2, "BlockScale", 0.5, "Experts", [3 2 1], "SplitRows", {[1 3], [], [4 5]}, ...
 %!        "Nesterov", false, "MomentumForm", "ema", "Scale", "rms", "Precision", "single"};
 %!   [sh, sd] = deal ([]);
@@ -183,7 +207,7 @@ endfunction
 %! G = {randn(6, 5), randn(4, 7); randn(6, 5), randn(4, 7)};
 %! D = cellfun (@(g) muon_gpu (g, "Device", "cpu", "Class", "double"), G,
 %!              "UniformOutput", false);
-%!error <zero_muon_step: 'moonlight_gather' does not run on device arrays: the device step runs 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_multi_owner', 'alltoall_owner' and 'muon_bp'.> zero_muon_step (L, D, [], "Variant", "moonlight_gather")
+%!error <zero_muon_step: 'expert_parallel' does not run on device arrays: the device step runs every design but 'expert_parallel'.> zero_muon_step (L, D, [], "Variant", "expert_parallel")
 %!error <zero_muon_step: RANK_GRADS\{2,1\} is a host array and others are device arrays: give all of them on one device.> zero_muon_step (L, [D(1,:); G(2,:)], [])
 %!error <zero_muon_step: RANK_GRADS\{1,2\} must be a double device array, not single \(muon_gpu \(G, "Class", "double"\)\).> zero_muon_step (L, [D(:,1), {muon_gpu(single (G{1,2}), "Device", "cpu"); D{2,2}}], [])
 %!error <zero_muon_step: RANK_GRADS\{2,2\} must be a real 4 x 7 matrix.> zero_muon_step (L, [D(:,1), {D{1,2}; muon_gpu(randn (7, 4), "Device", "cpu", "Class", "double")}], [])
