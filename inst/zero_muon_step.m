@@ -147,10 +147,8 @@
 ## (Octave 7's @code{clear mex} does not unload the MEX file, so it frees nothing).
 
 ## Device arrays: when every entry of @var{rank_grads} is a double @code{muon_gpuarray}
-## (@code{muon_gpu (g, "Class", "double")}) on one device, the step runs there, for
-## @code{reference}, @code{zero12_allreduce}, @code{zero2_reduce_scatter_buggy},
-## @code{zero2_multi_owner}, @code{alltoall_owner} and @code{muon_bp} (another design is a
-## @code{muonlab:unsupported} error): the gradients are averaged and the momenta updated and
+## (@code{muon_gpu (g, "Class", "double")}) on one device, the step of every design runs
+## there, buffer for buffer as on the host: the gradients are averaged and the momenta updated and
 ## orthogonalized where they live, and @code{state.momentum} and each
 ## @code{R.ranks(l).update} come back as device arrays (host momenta, as
 ## @code{zero_load_state} gives them, are uploaded; @code{zero_save_state} gathers).  A

@@ -350,9 +350,8 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
 // and Newton-Schulz runs where the data is.  Bit for bit muon_zero_step with the same
 // Newton-Schulz device: the fixed-order reductions are the communicator's order, on the
 // device (an all-gather, then the rank-order sum and one division by W; the library's sum
-// then one division, with a library communicator).  Runs muon_zero_variant_on_device's
-// designs: REFERENCE, ZERO12_ALLREDUCE, ZERO2_RS_BUGGY, ZERO2_MULTI_OWNER, ALLTOALL_OWNER,
-// MUON_BP (MUON_ERR_UNSUPPORTED for the others).  Arrays of double storage, all
+// then one division, with a library communicator).  Every variant runs, buffer for buffer
+// as muon_zero_step runs it (the shipped ZeRO-3 pads fail alike on a round of mixed sizes).  Arrays of double storage, all
 // on one device: grads[l * nparams + p] rows x cols, momentum[l] and updates[l] of
 // momentum_len / owned_len elements (any shape; NULL where that length is 0).  On CUDA with
 // more than one rank the communicator must move device memory (nccl; MUON_ERR_UNSUPPORTED
@@ -363,8 +362,6 @@ muon_status muon_zero_step_device (muon_ctx *ctx, muon_comm *comm, const muon_ze
                                    const muon_darray *const *grads,
                                    muon_darray *const *momentum, muon_darray *const *updates,
                                    muon_zero_rank_stats *stats);
-// Whether muon_zero_step_device runs variant v.
-int muon_zero_variant_on_device (muon_zero_variant v);
 
 // The full updates from every rank's owned elements.  [in] updates[l] as muon_zero_step
 // leaves them.  [out] full[p]: rows x cols column-major, for every matrix, identical on every

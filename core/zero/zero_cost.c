@@ -22,7 +22,7 @@
 #include "zero_cost_impl.h"
 
 // The update rule and the cost model of each design (zero_variant.h's table).
-#define ZERO_VARIANT_COST(v, exact, part, holds, updates, keeps, step, cost) \
+#define ZERO_VARIANT_COST(v, exact, part, holds, updates, keeps, step, cost, dev) \
   [v] = { updates, cost },
 static const struct { zupdate_rule updates; zcost_fn cost; } costs[] = {
   ZERO_VARIANTS (ZERO_VARIANT_COST)

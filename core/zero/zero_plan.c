@@ -13,11 +13,11 @@
 
 //---- the variant table (zero_variant.h) -----------------------------------------------------
 
-#define ZERO_VARIANT_ROW(v, exact, part, holds, updates, keeps, step, cost) \
+#define ZERO_VARIANT_ROW(v, exact, part, holds, updates, keeps, step, cost, dev) \
   [v] = { exact, part, holds, updates, keeps },
 static const zvariant variants[] = { ZERO_VARIANTS (ZERO_VARIANT_ROW) };
 #undef ZERO_VARIANT_ROW
-#define ZERO_VARIANT_ONE(v, exact, part, holds, updates, keeps, step, cost) +1
+#define ZERO_VARIANT_ONE(v, exact, part, holds, updates, keeps, step, cost, dev) +1
 enum { ZERO_VARIANT_ROWS = 0 ZERO_VARIANTS (ZERO_VARIANT_ONE) };
 #undef ZERO_VARIANT_ONE
 

@@ -14,7 +14,7 @@ MUON_NAME_TABLE (variant_names, MUON_ZERO_VARIANT_LIST);   // for the messages
 
 // The update rule and the step function of each variant (zero_variant.h; a plan's variant
 // has its row).
-#define ZERO_VARIANT_STEP(v, exact, part, holds, updates, keeps, step, cost) \
+#define ZERO_VARIANT_STEP(v, exact, part, holds, updates, keeps, step, cost, dev) \
   [v] = { updates, step },
 static const struct { zupdate_rule updates; zstep_fn step; } steps[] = {
   ZERO_VARIANTS (ZERO_VARIANT_STEP)

@@ -1,14 +1,18 @@
 /* zero_step_dev.c - the distributed Muon step on device memory (muon_zero_step_device,
- * muon_zero.h): the table of the designs it runs, the checks, the entry point.  The
+ * muon_zero.h): the checks and the entry point, dispatching through the DEVICE column of
+ * the variant table (zero_variant.h).  The
  * gradients, the momenta, every per-rank buffer and the updates stay on one device; each
  * design is its host step's twin, buffer for buffer, written once over the raw-memory steps
  * of core/math/dmem.c (CUDA kernels, or host loops on the CPU stand-in device), so the
  * self-tests run the very code a GPU runs:
- *   zero_step_dev_zero12.c  reference and zero12_allreduce (all-reduce of the flat buffer),
- *                           zero2_reduce_scatter_buggy (DeepSpeed #7807) and
- *                           zero2_multi_owner (its fix, PR 8141)
+ *   zero_step_dev_zero12.c  the ZeRO-1/2 family: reference and zero12_allreduce (all-reduce
+ *                           of the flat buffer), the reduce-scatter frame with
+ *                           zero2_reduce_scatter_buggy (DeepSpeed #7807), zero2_slice_only,
+ *                           zero2_multi_owner (PR 8141) and moonlight_gather
+ *   zero_step_dev_rr.c      zero3_round_robin (correct and shipped pads), layerwise_lpt
  *   zero_step_dev_a2a.c     alltoall_owner (FSDP2 Muon, Dion) and muon_bp (row shards, a
  *                           ragged all-to-all to each matrix's owner and back)
+ *   zero_step_dev_ep.c      expert_parallel
  *   zero_step_dev_common.c  the buffers and the collectives
  *
  * The averages: a communicator that moves the device's memory (muon_comm_moves: nccl on
@@ -22,41 +26,14 @@
  * the collective is counted.
  */
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "zero_step_dev.h"
 
-MUON_NAME_TABLE (dev_variant_names, MUON_ZERO_VARIANT_LIST);
-
-// The designs the device step runs, and how.
-static const struct { muon_zero_variant v; zdev_fn run; } device_steps[] = {
-  { MUON_ZERO_REFERENCE, zdev_allreduce },
-  { MUON_ZERO12_ALLREDUCE, zdev_allreduce },
-  { MUON_ZERO2_RS_BUGGY, zdev_rs_buggy },
-  { MUON_ZERO2_SLICE_ONLY, zdev_slice_only },
-  { MUON_ZERO2_MULTI_OWNER, zdev_rs_multi_owner },
-  { MUON_ZERO3_ROUND_ROBIN, zdev_round_robin },
-  { MUON_ZERO3_RR_ALIASED, zdev_rr_aliased },
-  { MUON_ZERO_LAYERWISE_LPT, zdev_lpt },
-  { MUON_ZERO_MOONLIGHT_GATHER, zdev_moonlight },
-  { MUON_ZERO_ALLTOALL_OWNER, zdev_alltoall_owner },
-  { MUON_ZERO_MUON_BP, zdev_muon_bp },
-};
-#define NDEVICE (sizeof device_steps / sizeof device_steps[0])
-
-static zdev_fn device_step_of (muon_zero_variant v)
-{
-  for (size_t k = 0; k < NDEVICE; k++)
-    if (device_steps[k].v == v)
-      return device_steps[k].run;
-  return NULL;
-}
-
-int muon_zero_variant_on_device (muon_zero_variant v)
-{
-  return device_step_of (v) != NULL;
-}
+// The device step of each variant (zero_variant.h's DEVICE column).
+#define ZERO_VARIANT_DEVICE(v, exact, part, holds, updates, keeps, step, cost, dev) [v] = dev,
+static const zdev_fn device_steps[] = { ZERO_VARIANTS (ZERO_VARIANT_DEVICE) };
+#undef ZERO_VARIANT_DEVICE
 
 //---- checks -------------------------------------------------------------------------------
 
@@ -93,16 +70,6 @@ static muon_status check_device_step (zdev *z, const muon_darray *const *grads,
   muon_status status = MUON_OK;
   const muon_zero_plan *P = z->P;
   CHECKSTATUS (zstep_check (ctx, z->comm, P, z->o));
-  if (!muon_zero_variant_on_device (P->variant))
-  {
-    char names[256] = "";      // the designs it does not run
-    for (int v = 0, at = 0, k = 0; v < MUON_ZERO_VARIANT_COUNT && at < (int) sizeof names; v++)
-      if (!muon_zero_variant_on_device ((muon_zero_variant) v))
-        at += snprintf (names + at, sizeof names - (size_t) at, "%s'%s'", k++ ? ", " : "",
-                        MUON_NAME_OF (dev_variant_names, v));
-    CHECK (MUON_ERR_UNSUPPORTED, 0, "'%s' does not run on device arrays: the device step runs "
-           "every design but %s", MUON_NAME_OF (dev_variant_names, P->variant), names);
-  }
   CHECK (MUON_ERR_NULLPTR, grads && mom && upd && grads[0],
          "the device arrays must not be NULL");
   muon_darray_info first;
@@ -161,7 +128,7 @@ muon_status muon_zero_step_device (muon_ctx *ctx, muon_comm *comm, const muon_ze
   CHECKSTATUS (zdev_scratch (&z, big, &ua, &z.U));
   CHECKSTATUS (zstep_span_offsets (ctx, P, &z.upd_at));
   CHECKSTATUS (zstep_stats_begin (ctx, comm, z.st));
-  CHECKSTATUS (device_step_of (P->variant) (&z));
+  CHECKSTATUS (device_steps[P->variant] (&z));
   CHECKSTATUS (zstep_stats_end (ctx, comm, P, z.st));
   if (stats)
     for (int l = 0; l < nl; l++)

@@ -11,7 +11,7 @@
 
 #include "zero_step_impl.h"
 
-typedef struct {
+struct zdev {
   muon_ctx *ctx;
   muon_comm *comm;
   const muon_zero_plan *P;
@@ -24,20 +24,8 @@ typedef struct {
   double **mom, **upd;             // [nl]: the momenta, the update buffers
   size_t *upd_at;                  // where p's span starts in upd of rank r
   double *G, *M, *U;               // three matrices of the largest size
-} zdev;
+};
 
-// The designs' steps (the table in zero_step_dev.c names them).
-typedef muon_status (*zdev_fn) (zdev *z);
-muon_status zdev_allreduce (zdev *z);          // reference, zero12_allreduce
-muon_status zdev_rs_buggy (zdev *z);           // zero2_reduce_scatter_buggy
-muon_status zdev_rs_multi_owner (zdev *z);     // zero2_multi_owner
-muon_status zdev_alltoall_owner (zdev *z);     // alltoall_owner
-muon_status zdev_muon_bp (zdev *z);            // muon_bp
-muon_status zdev_slice_only (zdev *z);         // zero2_slice_only
-muon_status zdev_moonlight (zdev *z);          // moonlight_gather
-muon_status zdev_round_robin (zdev *z);        // zero3_round_robin
-muon_status zdev_rr_aliased (zdev *z);         // zero3_round_robin_aliased_pads
-muon_status zdev_lpt (zdev *z);                // layerwise_lpt
 
 //---- zero_step_dev_common.c: buffers and collectives on the step's device --------------------
 
@@ -62,6 +50,10 @@ muon_status zdev_all_gather (zdev *z, double **send, double **buf, size_t count)
 // ZSTEP_PLAIN: one block), the scale times factor; counts the call.
 muon_status zdev_orthogonalize (zdev *z, int l, size_t p, const double *X, double *U,
                                 size_t rows, size_t cols, double factor);
+// The same for one page of matrix p (rows / experts of its rows), cut by its split row blocks
+// (zstep_orthogonalize_page).
+muon_status zdev_orthogonalize_page (zdev *z, int l, size_t p, const double *X, double *U,
+                                     size_t rows, size_t cols);
 // One muon_update of matrix p (its blocks; ZSTEP_PLAIN: one) from G with momentum M into U,
 // rows x cols column-major, distinct buffers; counts the call (zstep_update).
 muon_status zdev_update (zdev *z, int l, size_t p, const double *G, double *M, double *U,
@@ -75,6 +67,10 @@ muon_status zdev_unpack (zdev *z, const muon_zero_layout *part, double *buf, siz
 // Momentum on local rank l's partition (zstep_momentum_part): for every element of its
 // pieces, the momentum from the averaged gradient part[] and the NS input into x[].
 muon_status zdev_momentum_part (zdev *z, int l, double *part, double *x);
+// The reduce-scatter frame (zstep_reduce_scatter_then; zero_step_dev_zero12.c): every local
+// rank's gradients packed into its partitioned buffer, reduce-scattered (AVG) into part[l]
+// (S), written back into its own partition; then `then` on the averaged partitions.
+muon_status zdev_rs_then (zdev *z, muon_status (*then) (zdev *z, double **part));
 // Local rank l's gradient of matrix p.
 double *zdev_grad (const zdev *z, int l, size_t p);
 

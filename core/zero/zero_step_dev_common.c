@@ -164,19 +164,34 @@ fail:
   return status;
 }
 
-muon_status zdev_orthogonalize (zdev *z, int l, size_t p, const double *X, double *U,
-                                size_t rows, size_t cols, double factor)
+// One update (M given) or orthogonalize (M NULL) of matrix p's blocks (whole 0: one page of
+// it, cut by its split row blocks; p ZSTEP_PLAIN: one block), the scale times factor; counts
+// the call, one per page (run_blocks of zero_step_common.c).
+static muon_status run_blocks (zdev *z, int l, size_t p, int whole, const double *G, double *M,
+                               double *U, size_t rows, size_t cols, double factor)
 {
   const muon_zero_blocks *b = p != ZSTEP_PLAIN && z->o->blocks ? &z->o->blocks[p] : NULL;
   muon_update_opts u = z->o->update;
-  size_t E = b ? b->experts : 1;
+  size_t E = b && whole ? b->experts : 1;
   u.split_rows = b ? b->split : NULL;
   u.nsplit = b ? b->nsplit : 0;
   u.scale_factor *= factor;
-  muon_status s = muon_dmem_update (z->ctx, z->dev, X, NULL, U, rows, cols, E, &u);
+  muon_status s = muon_dmem_update (z->ctx, z->dev, G, M, U, rows, cols, E, &u);
   z->warned |= s == MUON_WARN_NONFINITE;
   z->st[l].ns_calls += E;
   return s < 0 ? s : MUON_OK;
+}
+
+muon_status zdev_orthogonalize (zdev *z, int l, size_t p, const double *X, double *U,
+                                size_t rows, size_t cols, double factor)
+{
+  return run_blocks (z, l, p, 1, X, NULL, U, rows, cols, factor);
+}
+
+muon_status zdev_orthogonalize_page (zdev *z, int l, size_t p, const double *X, double *U,
+                                     size_t rows, size_t cols)
+{
+  return run_blocks (z, l, p, 0, X, NULL, U, rows, cols, 1);
 }
 
 double *zdev_grad (const zdev *z, int l, size_t p)
@@ -187,15 +202,7 @@ double *zdev_grad (const zdev *z, int l, size_t p)
 muon_status zdev_update (zdev *z, int l, size_t p, const double *G, double *M, double *U,
                          size_t rows, size_t cols)
 {
-  const muon_zero_blocks *b = p != ZSTEP_PLAIN && z->o->blocks ? &z->o->blocks[p] : NULL;
-  muon_update_opts u = z->o->update;
-  size_t E = b ? b->experts : 1;
-  u.split_rows = b ? b->split : NULL;
-  u.nsplit = b ? b->nsplit : 0;
-  muon_status s = muon_dmem_update (z->ctx, z->dev, G, M, U, rows, cols, E, &u);
-  z->warned |= s == MUON_WARN_NONFINITE;
-  z->st[l].ns_calls += E;
-  return s < 0 ? s : MUON_OK;
+  return run_blocks (z, l, p, 1, G, M, U, rows, cols, 1);
 }
 
 muon_status zdev_put_owned (zdev *z, int l, size_t p, double *U)

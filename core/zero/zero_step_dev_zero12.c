@@ -274,8 +274,7 @@ fail:
   return status;
 }
 
-// The reduce-scatter frame, then `then` on the averaged partitions.
-static muon_status rs_then (zdev *z, muon_status (*then) (zdev *, double **))
+muon_status zdev_rs_then (zdev *z, muon_status (*then) (zdev *z, double **part))
 {
   muon_status status = MUON_OK;
   const muon_zero_layout *L = z->P->part;
@@ -292,5 +291,5 @@ fail:
   return status;
 }
 
-muon_status zdev_slice_only (zdev *z) { return rs_then (z, slices); }
-muon_status zdev_moonlight (zdev *z) { return rs_then (z, moonlight); }
+muon_status zdev_slice_only (zdev *z) { return zdev_rs_then (z, slices); }
+muon_status zdev_moonlight (zdev *z) { return zdev_rs_then (z, moonlight); }

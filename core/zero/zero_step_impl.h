@@ -73,6 +73,35 @@ void zstep_rr_pads (const muon_zero_plan *P, const muon_zero_step_opts *o, size_
 muon_status zstep_rr_check_rounds (muon_ctx *ctx, const muon_zero_plan *P,
                                    const muon_zero_step_opts *o);
 
+//---- zero_step_ep.c, for the device step too -------------------------------------------------
+
+// Expert parallelism's Newton-Schulz units: an expert page (rows [e M, (e + 1) M) of a fused
+// (E M) x N weight) or a whole dense matrix, row-major elements [k0, k1) of matrix p, and the
+// rank that orthogonalizes it.
+typedef struct {
+  size_t p, k0, k1;
+  int owner;
+} zstep_ep_unit;
+
+typedef struct {
+  zstep_ep_unit *u;                // nu units, in matrix order, pages in page order
+  size_t nu;
+  const muon_zero_piece **piece;   // world * nparams: rank q's piece of p, or NULL
+  size_t *sc, *rc;                 // nl * W: all-to-all counts to / from each rank
+  size_t most;                     // the largest send or receive total of a local rank
+} zstep_ep_plan;
+
+// The units, their owners (expert e of E on rank floor (e W / E), dense matrices by LPT
+// after the experts), the pieces and each local rank's counts.  [out] *e, freed with
+// zstep_ep_plan_free (also after an error).
+muon_status zstep_ep_plan_make (muon_ctx *ctx, const muon_zero_plan *P,
+                                const muon_zero_step_opts *o, muon_comm *comm,
+                                zstep_ep_plan *e);
+void zstep_ep_plan_free (zstep_ep_plan *e);
+// The elements [*a, *b) of unit u that rank q holds (returns b - a; 0 when none).
+size_t zstep_ep_overlap (const zstep_ep_plan *e, size_t np, int q, const zstep_ep_unit *u,
+                         size_t *a, size_t *b);
+
 //---- zero_step_common.c ----------------------------------------------------------------------
 
 // Row-major elements [k0, k1) of the column-major rows x cols matrix A into dst (k0 at

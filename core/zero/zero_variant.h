@@ -48,8 +48,10 @@ typedef enum { ZKEEP_PIECES, ZKEEP_WHOLE, ZKEEP_ROWS } zkeep_rule;
 
 typedef struct zstep zstep;                 // zero_step_impl.h
 typedef muon_status (*zstep_fn) (zstep *z);
+typedef struct zdev zdev;                   // zero_step_dev.h
+typedef muon_status (*zdev_fn) (zdev *z);
 
-// X (VARIANT, EXACT, PART, HOLDS, UPDATES, KEEPS, STEP, COST)
+// X (VARIANT, EXACT, PART, HOLDS, UPDATES, KEEPS, STEP, COST, DEVICE)
 //   EXACT    1: the design computes the reference's update (muon_zero_variant_is_correct)
 //   PART     zpart_rule: the partition it uses
 //   HOLDS    muon_zero_mom_layout: momentum as full matrices of the matrices a rank updates
@@ -61,29 +63,33 @@ typedef muon_status (*zstep_fn) (zstep *z);
 //            zero_step_ep.c)
 //   COST     its plan-only cost model, the same family's (zero_cost_zero12.c, zero_cost_rr.c,
 //            zero_cost_a2a.c, zero_cost_ep.c), which zero_cost.c dispatches to
+//   DEVICE   its step on device memory, the STEP's twin over core/math/dmem.c
+//            (zero_step_dev_zero12.c, zero_step_dev_rr.c, zero_step_dev_a2a.c,
+//            zero_step_dev_ep.c), which muon_zero_step_device dispatches to
 // HOLDS, PART and KEEPS together are the momentum map of a rank's buffer (the sharded
 // checkpoints read it, muon_zero_plan_momentum_map): whole matrices (FULL), the pieces of
 // the layout's partition or of the stage-3 one (PART, ZPART_LAYOUT / ZPART_STAGE3; expert
 // parallelism's pages live in the layout's partition), or row shards (PART with
 // ZKEEP_ROWS).
 #define ZERO_VARIANTS(X)                                                                                                 \
-  X (MUON_ZERO_REFERENCE,        1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_ALL,         ZKEEP_PIECES, zstep_allreduce, zcost_zero12) \
-  X (MUON_ZERO12_ALLREDUCE,      1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_allreduce, zcost_zero12) \
-  X (MUON_ZERO2_RS_BUGGY,        0, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_rs_buggy, zcost_zero12) \
-  X (MUON_ZERO2_SLICE_ONLY,      0, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_PIECES,      ZKEEP_PIECES, zstep_slice_only, zcost_zero12) \
-  X (MUON_ZERO2_MULTI_OWNER,     1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_multi_owner, zcost_zero12) \
-  X (MUON_ZERO3_ROUND_ROBIN,     1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_round_robin, zcost_round_robin) \
-  X (MUON_ZERO3_RR_ALIASED,      1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_rr_aliased, zcost_round_robin) \
-  X (MUON_ZERO_LAYERWISE_LPT,    1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_LPT,         ZKEEP_WHOLE,  zstep_lpt, zcost_lpt) \
-  X (MUON_ZERO_MOONLIGHT_GATHER, 1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_moonlight, zcost_zero12) \
-  X (MUON_ZERO_ALLTOALL_OWNER,   1, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR,        ZKEEP_ROWS, zstep_alltoall_owner, zcost_row_shards) \
-  X (MUON_ZERO_MUON_BP,          0, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR_BLOCKS, ZKEEP_ROWS, zstep_muon_bp, zcost_row_shards) \
-  X (MUON_ZERO_EXPERT_PARALLEL,  1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_UNITS,       ZKEEP_PIECES, zstep_expert_parallel, zcost_expert_parallel)
+  X (MUON_ZERO_REFERENCE,        1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_ALL,         ZKEEP_PIECES, zstep_allreduce, zcost_zero12, zdev_allreduce) \
+  X (MUON_ZERO12_ALLREDUCE,      1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_allreduce, zcost_zero12, zdev_allreduce) \
+  X (MUON_ZERO2_RS_BUGGY,        0, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_rs_buggy, zcost_zero12, zdev_rs_buggy) \
+  X (MUON_ZERO2_SLICE_ONLY,      0, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_PIECES,      ZKEEP_PIECES, zstep_slice_only, zcost_zero12, zdev_slice_only) \
+  X (MUON_ZERO2_MULTI_OWNER,     1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_multi_owner, zcost_zero12, zdev_rs_multi_owner) \
+  X (MUON_ZERO3_ROUND_ROBIN,     1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_round_robin, zcost_round_robin, zdev_round_robin) \
+  X (MUON_ZERO3_RR_ALIASED,      1, ZPART_STAGE3, MUON_ZERO_MOM_PART, ZUPD_ROUND_ROBIN, ZKEEP_PIECES, zstep_rr_aliased, zcost_round_robin, zdev_rr_aliased) \
+  X (MUON_ZERO_LAYERWISE_LPT,    1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_LPT,         ZKEEP_WHOLE,  zstep_lpt, zcost_lpt, zdev_lpt) \
+  X (MUON_ZERO_MOONLIGHT_GATHER, 1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_moonlight, zcost_zero12, zdev_moonlight) \
+  X (MUON_ZERO_ALLTOALL_OWNER,   1, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR,        ZKEEP_ROWS, zstep_alltoall_owner, zcost_row_shards, zdev_alltoall_owner) \
+  X (MUON_ZERO_MUON_BP,          0, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR_BLOCKS, ZKEEP_ROWS, zstep_muon_bp, zcost_row_shards, zdev_muon_bp) \
+  X (MUON_ZERO_EXPERT_PARALLEL,  1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_UNITS,       ZKEEP_PIECES, zstep_expert_parallel, zcost_expert_parallel, zdev_expert_parallel)
 
-// The table is read in three places, each taking the columns it needs, so that the plan
+// The table is read in four places, each taking the columns it needs, so that the plan
 // below never calls the step above it: zero_plan.c (the facts, as a zvariant per variant),
-// zero_step_api.c's dispatcher (the update rule, for its checks, and the step functions)
-// and zero_cost.c's (the update rule, for the flat order, and the cost models).
+// zero_step_api.c's dispatcher (the update rule, for its checks, and the step functions),
+// zero_step_dev.c's (the device steps) and zero_cost.c's (the update rule, for the flat
+// order, and the cost models).
 typedef struct {
   int exact;
   zpart_rule part;
@@ -109,13 +115,14 @@ static inline void zshard_rows (size_t rows, int W, int r, size_t *r0, size_t *n
   *nr = b - a;
 }
 
-// The step functions and the cost models the table names (a cost model takes the job of
-// zero_cost_impl.h).
+// The step functions, the cost models and the device steps the table names (a cost model
+// takes the job of zero_cost_impl.h).
 struct cost_job;
 typedef muon_status (*zcost_fn) (struct cost_job *J);
-#define ZERO_VARIANT_FN_DECL(v, exact, part, holds, updates, keeps, step, cost) \
-  muon_status step (zstep *z);                                                  \
-  muon_status cost (struct cost_job *J);
+#define ZERO_VARIANT_FN_DECL(v, exact, part, holds, updates, keeps, step, cost, dev) \
+  muon_status step (zstep *z);                                                       \
+  muon_status cost (struct cost_job *J);                                             \
+  muon_status dev (zdev *z);
 ZERO_VARIANTS (ZERO_VARIANT_FN_DECL)
 #undef ZERO_VARIANT_FN_DECL
 

@@ -551,8 +551,8 @@ static void test_sim_comm (void)
   muon_ctx_destroy (&cx);
 }
 
-// The device step on the stand-in device against the host step: every design it runs, two
-// steps chained, W simulated ranks; then its errors.
+// The device step on the stand-in device against the host step: every design, two steps
+// chained, W simulated ranks; then its errors.
 static muon_darray *dcol (const double *x, size_t rows, size_t cols)
 {
   muon_darray *a = NULL;
@@ -571,20 +571,21 @@ static muon_darray *dcol (const double *x, size_t rows, size_t cols)
 static void test_device_step (void)
 {
   const size_t rows[] = { 5, 3, 7 }, cols[] = { 4, 6, 2 };
-  muon_zero_variant vs[] = { MUON_ZERO_REFERENCE, MUON_ZERO12_ALLREDUCE, MUON_ZERO2_RS_BUGGY,
-                             MUON_ZERO2_MULTI_OWNER, MUON_ZERO_ALLTOALL_OWNER, MUON_ZERO_MUON_BP };
   for (int W = 1; W <= 4; W++)
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < MUON_ZERO_VARIANT_COUNT; k++)
     {
+      if (k == MUON_ZERO3_RR_ALIASED)   // its rounds here mix sizes: an error on both
+        continue;
+      muon_zero_variant v = (muon_zero_variant) k;
       problem pb;
       problem_init (&pb, W, 3, rows, cols, 1 + k % 3, MUON_ZERO_ORDER_GIVEN);
       muon_comm *c = NULL;
       muon_zero_plan *P = NULL;
       T_EQ_INT (muon_comm_sim_create (ctx, W, &c), MUON_OK);
-      T_EQ_INT (muon_zero_plan_create (ctx, pb.L, vs[k], &P), MUON_OK);
+      T_EQ_INT (muon_zero_plan_create (ctx, pb.L, v, &P), MUON_OK);
       muon_zero_step_opts o;
       muon_zero_step_opts_default (&o);
-      o.variant = vs[k];
+      o.variant = v;
       o.period = 2;
       o.update.ns.precision = MUON_PREC_DOUBLE;
       double *mom[MAXW], *upd[MAXW], got[64];
@@ -650,29 +651,6 @@ static void test_device_step (void)
       muon_comm_destroy (&c);
       problem_free (&pb);
     }
-  // a design the device step does not run
-  const size_t r1[] = { 4 }, c1[] = { 4 };
-  problem pb;
-  problem_init (&pb, 2, 1, r1, c1, 2, MUON_ZERO_ORDER_GIVEN);
-  muon_comm *c = NULL;
-  muon_zero_plan *P = NULL;
-  T_EQ_INT (muon_comm_sim_create (ctx, 2, &c), MUON_OK);
-  T_EQ_INT (muon_zero_plan_create (ctx, pb.L, MUON_ZERO_MOONLIGHT_GATHER, &P), MUON_OK);
-  muon_zero_step_opts o;
-  muon_zero_step_opts_default (&o);
-  o.variant = MUON_ZERO_MOONLIGHT_GATHER;
-  muon_darray *g[2] = { dcol (pb.g[0], 4, 4), dcol (pb.g[1], 4, 4) }, *none[2] = { 0 };
-  T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, (const muon_darray *const *) g, none, none,
-                                   NULL), MUON_ERR_UNSUPPORTED);
-  T_ASSERT (strstr (muon_ctx_last_error (ctx), "does not run on device arrays") != NULL);
-  T_ASSERT (muon_zero_variant_on_device (MUON_ZERO12_ALLREDUCE)
-            && muon_zero_variant_on_device (MUON_ZERO2_MULTI_OWNER)
-            && !muon_zero_variant_on_device (MUON_ZERO_EXPERT_PARALLEL));
-  muon_darray_destroy (ctx, &g[0]);
-  muon_darray_destroy (ctx, &g[1]);
-  muon_zero_plan_destroy (&P);
-  muon_comm_destroy (&c);
-  problem_free (&pb);
 }
 
 int main (int argc, char **argv)

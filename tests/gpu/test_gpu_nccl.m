@@ -130,8 +130,7 @@ endfunction
 %!test
 %! ## the device step: device buffers moved by the communicator, bit for bit the simulator
 %! nfail = 0;
-%! for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
-%!          "zero2_multi_owner", "alltoall_owner", "muon_bp"}
+%! for v = __muon_lists__ ().lists.zero_variant
 %!   nfail += zero_device_case (t, c, v{1});
 %! endfor
 %! nfail += zero_device_case (t, cl, "alltoall_owner");

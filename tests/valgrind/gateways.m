@@ -184,8 +184,7 @@ function fails = sec_muon_gpu ()
     hg{k} = f ("upload", reshape (mod ((1:prod (S(p,:))) * (k + 2), 7), S(p,:)) - 3, "cpu",
                "double");
   endfor
-  for v = {"zero12_allreduce", "zero2_reduce_scatter_buggy", "zero2_multi_owner", ...
-           "alltoall_owner", "muon_bp"}
+  for v = setdiff (__muon_lists__ ().lists.zero_variant, {"zero3_round_robin_aliased_pads"})
     fails = ok (fails, ["zero_step " v{1}], 4, f, "zero_step", S, 2, lo, hg, [],
                 struct ("variant", v{1}), "sim");
   endfor
@@ -196,8 +195,8 @@ function fails = sec_muon_gpu ()
   catch err
     fails{end+1} = sprintf ("zero_step, first step: %s", err.message);
   end_try_catch
-  fails = bad (fails, "zero_step design", "muonlab:unsupported", 4, f, "zero_step", S, 2, lo,
-               hg, [], struct ("variant", "moonlight_gather"), "sim");
+  fails = bad (fails, "zero_step aliased pads", "muonlab:badShape", 4, f, "zero_step", S, 2,
+               lo, hg, [], struct ("variant", "zero3_round_robin_aliased_pads"), "sim");
   fails = bad (fails, "zero_step GRADS shape", "muonlab:badShape", 4, f, "zero_step", S, 2, lo,
                hg(1,:), [], struct (), "sim");
   fails = bad (fails, "zero_step class", "muonlab:badType", 4, f, "zero_step", S, 2, lo,
