@@ -223,9 +223,10 @@ $(TEST_MEXDIR)/%.mex: tests/mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h
 	@mkdir -p $(@D)
 	$(MKOCTFILE) --mex $(MEX_INC) -Imex -o $@ $< $(B)/obj/muon_mex.o $(LIB) $(LDLIBS)
 
-# the glue of one gateway, linked only into it (GLUE_<gateway>)
+# the glue of a gateway, linked only into it (GLUE_<gateway>; the ZeRO glue into __muon_gpu__ too)
 GLUE___zero_muon_step__ := $(patsubst %,$(B)/obj/muon_mex_%.o,zero zero_step handle)
 $(filter-out %handle.o,$(GLUE___zero_muon_step__)): $(B)/obj/%.o: mex/%.c mex/muon_mex_zero.h \
+                            mex/muon_mex_comm.h \
                             mex/muon_mex.h $(CORE_HDR) | $(B)/obj
 	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
 $(MEXDIR)/__zero_muon_step__.mex: $(GLUE___zero_muon_step__) mex/muon_mex_zero.h \

@@ -167,14 +167,11 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 
   // arguments that need no core object
   muon_zero_step_opts o;
-  double experts = 1;   // muon_update's one count for all: per matrix here (blocks)
-  muon_mex_zero_step_opts (fname, prhs[IN_OPTS], &o, &experts);
   size_t np;
   int W;
   muon_zero_layout_opts lo;
-  size_t *rc = muon_mex_zero_layout (fname, prhs[IN_SHAPES], prhs[IN_WORLD], prhs[IN_LOPTS],
-                                     &np, &W, &lo);
-  o.blocks = muon_mex_zero_blocks (fname, prhs[IN_OPTS], np);
+  size_t *rc = muon_mex_zero_step_args (fname, prhs[IN_SHAPES], prhs[IN_WORLD], prhs[IN_LOPTS],
+                                        prhs[IN_OPTS], &o, &np, &W, &lo);
   int assemble = flag (prhs[IN_ASSEMBLE]), ref = nrhs > IN_REF && flag (prhs[IN_REF]);
   ref = ref && o.variant != MUON_ZERO_REFERENCE;
 
@@ -190,14 +187,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   // the communicator: the context's simulated one, or muon_mex_comm_get's (owned: destroyed
   // before any error below is raised)
   int owned = 0;
-  muon_comm *comm = NULL;
-  const mxArray *C = prhs[IN_COMM];
-  char kind[8] = "";
-  if (mxIsEmpty (C) || (mxIsChar (C) && mxGetString (C, kind, sizeof kind) == 0
-                        && strcmp (kind, "sim") == 0))
-    muon_mex_check (fname, muon_zero_comm_sim_cached (ctx, W, &comm));
-  else
-    comm = muon_mex_comm_get (fname, C, W, &owned);
+  muon_comm *comm = muon_mex_zero_comm (fname, prhs[IN_COMM], W, &owned);
 
   int nl = muon_comm_local_ranks (comm);
   const double **grads = mxCalloc ((size_t) nl * np, sizeof *grads);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "muon_mex_comm.h"
 #include "muon_mex_zero.h"
 
 size_t *muon_mex_zero_layout (const char *fname, const mxArray *S, const mxArray *Wa,
@@ -217,4 +218,29 @@ muon_status muon_mex_zero_map (muon_ctx *ctx, const muon_zero_plan *P, mxArray *
     out[0] = out[1] = NULL;
   }
   return s;
+}
+
+size_t *muon_mex_zero_step_args (const char *fname, const mxArray *shapes, const mxArray *world,
+                                 const mxArray *lopts, const mxArray *opts,
+                                 muon_zero_step_opts *o, size_t *np, int *W,
+                                 muon_zero_layout_opts *lo)
+{
+  double experts = 1;   // muon_update's one count for all: per matrix here (blocks)
+  muon_mex_zero_step_opts (fname, opts, o, &experts);
+  size_t *rc = muon_mex_zero_layout (fname, shapes, world, lopts, np, W, lo);
+  o->blocks = muon_mex_zero_blocks (fname, opts, *np);
+  return rc;
+}
+
+muon_comm *muon_mex_zero_comm (const char *fname, const mxArray *C, int W, int *owned)
+{
+  char kind[8] = "";
+  muon_comm *comm = NULL;
+  *owned = 0;
+  if (mxIsEmpty (C) || (mxIsChar (C) && mxGetString (C, kind, sizeof kind) == 0
+                        && strcmp (kind, "sim") == 0))
+    muon_mex_check (fname, muon_zero_comm_sim_cached (muon_mex_ctx (), W, &comm));
+  else
+    comm = muon_mex_comm_get (fname, C, W, owned);
+  return comm;
 }

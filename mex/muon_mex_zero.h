@@ -34,6 +34,17 @@ size_t *muon_mex_zero_layout (const char *fname, const mxArray *S, const mxArray
                               const mxArray *lopts, size_t *P, int *world,
                               muon_zero_layout_opts *o);
 
+// A step's arguments that need no core object, checked (raises): OPTS into *o (with its
+// blocks), SHAPES, WORLD and LOPTS as muon_mex_zero_layout reads them.  Returns the shapes.
+size_t *muon_mex_zero_step_args (const char *fname, const mxArray *shapes, const mxArray *world,
+                                 const mxArray *lopts, const mxArray *opts,
+                                 muon_zero_step_opts *o, size_t *np, int *W,
+                                 muon_zero_layout_opts *lo);
+
+// COMM: 'sim' or [] (the context's simulated communicator of W ranks), else
+// muon_mex_comm_get's (*owned 1: made for the call, the caller destroys it).  Raises.
+muon_comm *muon_mex_zero_comm (const char *fname, const mxArray *C, int W, int *owned);
+
 // Each matrix's blocks from the options' fields param_experts (a real vector of P counts)
 // and param_split (a cell of P vectors of row counts, [] for none); NULL when both are
 // absent or empty.  Raises (muonlab:badShape) on a bad field; the core checks the values

@@ -92,30 +92,18 @@ void muon_mex_zero_device (int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
                     "WORLD, LOPTS, GRADS, MOM, OPTS, COMM).");
   muon_ctx *ctx = muon_mex_ctx ();
   muon_zero_step_opts o;
-  double experts = 1;
-  muon_mex_zero_step_opts (fname, prhs[IN_OPTS], &o, &experts);
   size_t np;
   int W;
   muon_zero_layout_opts lo;
-  size_t *rc = muon_mex_zero_layout (fname, prhs[IN_SHAPES], prhs[IN_WORLD], prhs[IN_LOPTS],
-                                     &np, &W, &lo);
-  o.blocks = muon_mex_zero_blocks (fname, prhs[IN_OPTS], np);
+  size_t *rc = muon_mex_zero_step_args (fname, prhs[IN_SHAPES], prhs[IN_WORLD], prhs[IN_LOPTS],
+                                        prhs[IN_OPTS], &o, &np, &W, &lo);
   const muon_zero_plan *P = NULL;
   check (muon_mex_zero_plans_new (ctx, np, rc, W, &lo, &held.plans));
   check (muon_mex_zero_plans_get (ctx, held.plans, o.variant, &P, &plans_built));
 
-  muon_comm *comm = NULL;
-  const mxArray *C = prhs[IN_COMM];
-  char kind[8] = "";
   int owned = 0;
-  if (mxIsEmpty (C) || (mxIsChar (C) && mxGetString (C, kind, sizeof kind) == 0
-                        && strcmp (kind, "sim") == 0))
-    check (muon_zero_comm_sim_cached (ctx, W, &comm));
-  else
-  {
-    comm = muon_mex_comm_get (fname, C, W, &owned);
-    held.comm = owned ? comm : NULL;
-  }
+  muon_comm *comm = muon_mex_zero_comm (fname, prhs[IN_COMM], W, &owned);
+  held.comm = owned ? comm : NULL;
   if (muon_comm_size (comm) != W)
     fail ("badArg", "the communicator's size differs from the layout's world.");
   int nl = muon_comm_local_ranks (comm);
