@@ -620,6 +620,49 @@ static void test_errors (void)
 }
 
 // muon_comm_spec: every accepted description and every message of a rejected one
+// The device-memory API on communicators of this process: sim and self move no device
+// memory (every call UNSUPPORTED, before anything moves), count as the model says, and
+// reduce in the fixed order.
+static void test_device_api (void)
+{
+  muon_comm *s = NULL, *one = NULL;
+  T_EQ_INT (muon_comm_sim_create (ctx, 3, &s), MUON_OK);
+  T_EQ_INT (muon_comm_self_create (ctx, &one), MUON_OK);
+  double x[12] = { 0 }, y[12] = { 0 };
+  size_t cnt[3] = { 1, 1, 1 };
+  for (int d = 0; d < 2; d++)
+  {
+    muon_device dev = d ? MUON_DEVICE_CUDA : MUON_DEVICE_CPU;
+    T_ASSERT (!muon_comm_moves (s, dev) && !muon_comm_moves (one, dev) && !muon_comm_moves (NULL, dev));
+    T_EQ_INT (muon_comm_device (ctx, s, dev, MUON_COLL_ALL_GATHER, x, y, 1, MUON_F64),
+              MUON_ERR_UNSUPPORTED);
+    T_EQ_INT (muon_comm_device (ctx, one, dev, MUON_COLL_ALLREDUCE, x, y, 1, MUON_F64),
+              MUON_ERR_UNSUPPORTED);
+    T_EQ_INT (muon_comm_device_all_to_all (ctx, one, dev, x, cnt, y, cnt, MUON_F64),
+              MUON_ERR_UNSUPPORTED);
+  }
+  T_EQ_INT (muon_comm_device (ctx, s, MUON_DEVICE_CPU, MUON_COLL_ALL_GATHER, NULL, y, 1,
+                              MUON_F64), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_comm_reduction_of (s), MUON_COMM_REDUCTION_FIXED);
+  T_EQ_INT (muon_comm_reduction_of (NULL), MUON_COMM_REDUCTION_FIXED);
+  // counted as the model: an allreduce of 12 doubles on every local rank
+  muon_comm_counters_reset (ctx, s);
+  T_EQ_INT (muon_comm_count (ctx, s, MUON_COLL_ALLREDUCE, 12, MUON_F64), MUON_OK);
+  for (int l = 0; l < 3; l++)
+  {
+    muon_comm_counters c;
+    uint64_t sent, recv;
+    muon_comm_counters_get (ctx, s, l, &c);
+    muon_comm_model_bytes (ctx, MUON_COLL_ALLREDUCE, 3, l, 0, 12, MUON_F64, &sent, &recv);
+    T_ASSERT (c.calls[MUON_COLL_ALLREDUCE] == 1 && c.bytes_sent[MUON_COLL_ALLREDUCE] == sent
+              && c.bytes_recv[MUON_COLL_ALLREDUCE] == recv && sent == 16 * 8);
+  }
+  T_EQ_INT (muon_comm_count (ctx, s, MUON_COLL_COUNT, 1, MUON_F64), MUON_ERR_BADARG);
+  T_EQ_INT (muon_comm_count (ctx, NULL, MUON_COLL_ALLREDUCE, 1, MUON_F64), MUON_ERR_NULLPTR);
+  muon_comm_destroy (&s);
+  muon_comm_destroy (&one);
+}
+
 static void test_spec (void)
 {
   muon_comm_kind k;
@@ -678,6 +721,7 @@ int main (int argc, char **argv)
   T_RUN (test_queries_and_counters);
   T_RUN (test_errors);
   T_RUN (test_spec);
+  T_RUN (test_device_api);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);
 }

@@ -10,7 +10,8 @@
  * summation order shows, in pieces larger than one staging piece; the counters against
  * muon_comm_model_bytes; argument errors (raised before any communication, so every rank
  * takes the same path); muon_comm_mpi_create before MPI_Init; the ragged all-to-all against
- * sim, in place, and with counts that disagree.  The ranks agree: each test's
+ * sim, in place, and with counts that disagree; the device ZeRO step's transfers
+ * (muon_comm_device) on host memory.  The ranks agree: each test's
  * failure flag is all-reduced, rank 0 prints the summary and appends "mpi <passed>
  * <failed>" to $MUON_MPI_RESULTS.
  */
@@ -108,6 +109,106 @@ static void test_reductions_vs_sim (void)
           free (mine);
           free (bound);
         }
+}
+
+// muon_comm_device / muon_comm_device_all_to_all, the device ZeRO step's transfers, on the
+// CPU stand-in device's memory (host memory, which the MPI communicator moves): an
+// all-gather and an all-to-all equal sim's bit for bit, the sums (the library's, both
+// modes: plain sums) within the library's round-off of sim's SUM, the ragged all-to-all and
+// its counters equal sim's; the CUDA device's memory and sim are MUON_ERR_UNSUPPORTED.
+static void test_device_transfers (void)
+{
+  const size_t n = 37;
+  for (int lib = 0; lib < 2; lib++)
+  {
+    muon_comm *c = mpi[lib];
+    T_ASSERT (muon_comm_moves (c, MUON_DEVICE_CPU) && !muon_comm_moves (c, MUON_DEVICE_CUDA));
+    void *in[64], *out[64], *mine = calloc ((size_t) W * n, 8);
+    double *bound = calloc ((size_t) W * n, sizeof *bound);
+    for (int q = 0; q < W; q++)
+    {
+      in[q] = filled (q, (size_t) W * n, MUON_F64, 71);
+      out[q] = calloc ((size_t) W * n, 8);
+      for (size_t i = 0; i < (size_t) W * n; i++)
+        bound[i] += fabs (val (q, i, 71));
+    }
+    void **slots = malloc ((size_t) W * W * sizeof *slots);
+    for (int q = 0; q < W; q++)
+      for (int r = 0; r < W; r++)
+        slots[q * W + r] = (double *) out[q] + (size_t) r * n;
+    // all-gather: rank q's first n elements as block q
+    T_EQ_INT (muon_comm_all_gather (ctx, sim, (const void *const *) in, slots, n, MUON_F64),
+              MUON_OK);
+    T_EQ_INT (muon_comm_device (ctx, c, MUON_DEVICE_CPU, MUON_COLL_ALL_GATHER, in[R], mine, n,
+                                MUON_F64), MUON_OK);
+    T_ASSERT_MSG (memcmp (mine, out[R], (size_t) W * n * 8) == 0, "device all_gather lib %d",
+                  lib);
+    // equal-block all-to-all
+    size_t *cnt = malloc ((size_t) W * W * sizeof *cnt);
+    for (int q = 0; q < W * W; q++)
+      cnt[q] = n;
+    T_EQ_INT (muon_comm_all_to_all (ctx, sim, (const void *const *) in, cnt, out, cnt,
+                                    MUON_F64), MUON_OK);
+    T_EQ_INT (muon_comm_device (ctx, c, MUON_DEVICE_CPU, MUON_COLL_ALL_TO_ALL, in[R], mine, n,
+                                MUON_F64), MUON_OK);
+    T_ASSERT_MSG (memcmp (mine, out[R], (size_t) W * n * 8) == 0, "device all_to_all lib %d",
+                  lib);
+    // the ragged one, and its counters
+    muon_comm_counters_reset (ctx, c);
+    muon_comm_counters_reset (ctx, sim);
+    size_t *sc = malloc ((size_t) W * W * sizeof *sc), *rc = malloc ((size_t) W * W * sizeof *rc);
+    for (int q = 0; q < W; q++)
+      for (int r = 0; r < W; r++)
+      {
+        sc[q * W + r] = (size_t) ((q + 2 * r) % 3) * 5;
+        rc[r * W + q] = sc[q * W + r];
+      }
+    T_EQ_INT (muon_comm_all_to_all (ctx, sim, (const void *const *) in, sc, out, rc, MUON_F64),
+              MUON_OK);
+    T_EQ_INT (muon_comm_device_all_to_all (ctx, c, MUON_DEVICE_CPU, in[R], sc + (size_t) R * W,
+                                           mine, rc + (size_t) R * W, MUON_F64), MUON_OK);
+    size_t nr = 0;
+    for (int q = 0; q < W; q++)
+      nr += rc[(size_t) R * W + q];
+    T_ASSERT_MSG (memcmp (mine, out[R], nr * 8) == 0, "device ragged all_to_all lib %d", lib);
+    muon_comm_counters a, b;
+    muon_comm_counters_get (ctx, sim, R, &a);
+    muon_comm_counters_get (ctx, c, 0, &b);
+    T_EQ_INT (b.calls[MUON_COLL_ALL_TO_ALL], 1);
+    T_EQ_INT (b.bytes_sent[MUON_COLL_ALL_TO_ALL], a.bytes_sent[MUON_COLL_ALL_TO_ALL]);
+    T_EQ_INT (b.bytes_recv[MUON_COLL_ALL_TO_ALL], a.bytes_recv[MUON_COLL_ALL_TO_ALL]);
+    // the plain sums: allreduce of W n, reduce-scatter of blocks of n
+    T_EQ_INT (muon_comm_allreduce (ctx, sim, (const void *const *) in, out, (size_t) W * n,
+                                   MUON_F64, MUON_REDUCE_SUM), MUON_OK);
+    T_EQ_INT (muon_comm_device (ctx, c, MUON_DEVICE_CPU, MUON_COLL_ALLREDUCE, in[R], mine,
+                                (size_t) W * n, MUON_F64), MUON_OK);
+    T_ASSERT_MSG (same (mine, out[R], (size_t) W * n, MUON_F64, 1, bound),
+                  "device allreduce sum lib %d", lib);
+    T_EQ_INT (muon_comm_reduce_scatter (ctx, sim, (const void *const *) in, out, n, MUON_F64,
+                                        MUON_REDUCE_SUM), MUON_OK);
+    T_EQ_INT (muon_comm_device (ctx, c, MUON_DEVICE_CPU, MUON_COLL_REDUCE_SCATTER, in[R], mine,
+                                n, MUON_F64), MUON_OK);
+    T_ASSERT_MSG (same (mine, out[R], n, MUON_F64, 1, bound + (size_t) R * n),
+                  "device reduce_scatter sum lib %d", lib);
+    // what it refuses, before anything moves
+    T_EQ_INT (muon_comm_device (ctx, c, MUON_DEVICE_CUDA, MUON_COLL_ALL_GATHER, in[R], mine, n,
+                                MUON_F64), MUON_ERR_UNSUPPORTED);
+    T_EQ_INT (muon_comm_device (ctx, sim, MUON_DEVICE_CPU, MUON_COLL_ALL_GATHER, in[R], mine,
+                                n, MUON_F64), MUON_ERR_UNSUPPORTED);
+    T_EQ_INT (muon_comm_device (ctx, c, MUON_DEVICE_CPU, MUON_COLL_BROADCAST, in[R], mine, n,
+                                MUON_F64), MUON_ERR_BADARG);
+    for (int q = 0; q < W; q++)
+    {
+      free (in[q]);
+      free (out[q]);
+    }
+    free (mine);
+    free (bound);
+    free (slots);
+    free (cnt);
+    free (sc);
+    free (rc);
+  }
 }
 
 // in place and overlapping buffers give the result of separate buffers
@@ -385,14 +486,15 @@ int main (int argc, char **argv)
     MPI_Abort (MPI_COMM_WORLD, 3);
   static const char *names[] = { "create_before_init", "reductions_vs_sim", "overlap",
                                  "all_gather_aliasing", "broadcast_and_counters", "all_to_all_vs_sim",
-                                 "errors" };
-  int failed[7] = { 0 }, all[7];
+                                 "errors", "device_transfers" };
+  int failed[8] = { 0 }, all[8];
   long f0 = t_failed;
   T_ASSERT_MSG (before_ok, "muon_comm_mpi_create before MPI_Init: %d (%s)", before, why);
   failed[0] = t_failed > f0;
-  void (*fns[6]) (void) = { test_reductions_vs_sim, test_overlap, test_all_gather_aliasing,
-                            test_broadcast_and_counters, test_all_to_all_vs_sim, test_errors };
-  for (int k = 0; k < 6; k++)
+  void (*fns[7]) (void) = { test_reductions_vs_sim, test_overlap, test_all_gather_aliasing,
+                            test_broadcast_and_counters, test_all_to_all_vs_sim, test_errors,
+                            test_device_transfers };
+  for (int k = 0; k < 7; k++)
   {
     f0 = t_failed;
     fns[k] ();
@@ -400,9 +502,9 @@ int main (int argc, char **argv)
     if (failed[k + 1])
       printf ("rank %d: %s failed\n", R, names[k + 1]);
   }
-  MPI_Allreduce (failed, all, 7, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce (failed, all, 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   int np = 0, nf = 0;
-  for (int k = 0; k < 7; k++)
+  for (int k = 0; k < 8; k++)
     all[k] ? nf++ : np++;
   if (R == 0)
   {
