@@ -132,7 +132,8 @@ muon_status muon_zero_layout_range (muon_ctx *ctx, const muon_zero_layout *L, si
 // 6.2, correct and buggy, written once against the communicator (muon_comm.h) so it runs on
 // simulated ranks or real ones (core/zero/: the variant table zero_variant.h, zero_plan.c,
 // zero_step_api.c, one file per family zero_step_zero12.c, zero_step_rr.c, zero_step_a2a.c,
-// zero_step_ep.c, and zero_step_common.c, zero_cache.c).
+// zero_step_ep.c, and zero_step_common.c; the simulated communicator kept between steps,
+// zero_sim_comm.c; the step on device memory, zero_step_dev*.c).
 //
 // Every rank r holds its local gradient of every parameter (rows x cols, column-major, as
 // Octave stores it).  A variant reduces them over the ranks, runs the Muon update (momentum,
