@@ -26,7 +26,9 @@
 ## @item @qcode{"nccl"}
 ## the same ranks over NCCL, one GPU each (device: the rank on its machine, from the
 ## launcher's OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID or SLURM_LOCALID, mod the
-## devices it sees), the data staged from host memory.  Without a GPU or driver it raises
+## devices it sees): host arrays are staged through device buffers, and the buffers of
+## @code{zero_muon_step} on device arrays move in place, with no host copy (the device
+## arrays live on the same GPU).  Without a GPU or driver it raises
 ## @code{muonlab:noDevice}, and when the NCCL library was not built @code{muonlab:notBuilt}.
 ## @end table
 ##
