@@ -117,6 +117,13 @@ typedef struct {
                                  // gives the same bits
   muon_ns_trace *trace;          // per-step snapshots (NULL, the default: none)
   muon_normalize normalize;      // frobenius (default) | aol
+  int fused;                     // 0 (default): the peers' eager op order, every product and
+                                 // every elementwise op rounded once (DESIGN.md 4); 1: each
+                                 // scale-add is the epilogue of its product, r(s x + c P) in
+                                 // the accumulation precision, rounded once (torch.optim.Muon's
+                                 // addmm).  Changes bf16 / fp16 on the CPU; double and single
+                                 // already run so there (the same bits); on CUDA the epilogue
+                                 // is cuBLAS's alpha / beta, for every precision
 } muon_ns_opts;
 
 void muon_ns_opts_default (muon_ns_opts *o);

@@ -23,10 +23,12 @@
 #include "muon_precision.h"
 #include "ns_shared.h"
 
-// What the products of one muon_ns call need: the context and the GEMM configuration.
+// What the steps of one muon_ns call need: the context, the GEMM configuration, and
+// whether each scale-add is its product's epilogue (muon_ns_opts.fused).
 typedef struct {
   muon_ctx *ctx;
   muon_gemm_cfg cfg;
+  int fused;
 } ns_env;
 
 //---- products ------------------------------------------------------------------------------
@@ -197,6 +199,7 @@ static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
          "the trace's iterate buffer must not be NULL");
   CHECK (MUON_ERR_UNSUPPORTED, o->trace == NULL || o->device == MUON_DEVICE_CPU,
          "a trace runs on the CPU only");
+  CHECK (MUON_ERR_BADARG, o->fused == 0 || o->fused == 1, "fused must be 0 or 1");
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_NORMALIZE_LIST, o->normalize),
          "unknown normalization %d", (int) o->normalize);
   CHECK (MUON_ERR_UNSUPPORTED, o->normalize == MUON_NORMALIZE_FROBENIUS
@@ -250,7 +253,8 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   void *work = NULL;
   muon_ns_stats *stats = NULL;
   muon_gemm_tally tally = { 0, 0, 0 };
-  ns_env env = { ctx, { MUON_GEMM_OPENBLAS, 0, 0, 0, 0, 0, NULL } };  // finish restores nothing
+  ns_env env = { ctx, { MUON_GEMM_OPENBLAS, 0, 0, 0, 0, 0, NULL }, 0 };  // finish restores
+                                                                          // nothing
   CHECKCTX (ctx);
   double t0 = muon_clock ();
   CHECKSTATUS (stats_of (ctx, &stats));
@@ -283,6 +287,7 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
                                       muon_ns_uses_gram (G->rows, G->cols, o)));
   CHECKSTATUS (muon_gemm_setup (ctx, o->gemm, o->threads, o->precision, &env.cfg));
   env.cfg.tally = &tally;
+  env.fused = o->fused;
   snprintf (stats->gemm, sizeof stats->gemm, "%s", MUON_NAME_OF (gemm_names, env.cfg.provider));
   stats->bf16_products = env.cfg.bf16;
   stats->threads = env.cfg.threads;

@@ -49,8 +49,9 @@
 #endif
 
 // The pass over the upper triangle that follows a symmetric product, run on each block of
-// the product as soon as it is final (muon_gemm_then, gemm.h): out = s x + P (x non-NULL:
-// double and single, where nothing is rounded) or out = r(P) (x NULL), on the elements of
+// the product as soon as it is final (muon_gemm_then, gemm.h): out = r(s x + pc P) (x
+// non-NULL: double and single, where nothing is rounded and pc is 1, and the fused bf16 /
+// fp16 epilogue, rounded once) or out = r(P) (x NULL), on the elements of
 // the block with i <= j, each mirrored to (j, i), so out is exactly symmetric.  x is exactly
 // symmetric and only its upper elements are read; out must not be an operand of the product
 // (other blocks' products may still be reading it).  q (non-NULL): a second output, out
@@ -64,6 +65,7 @@ typedef struct {
   size_t n;
   S *q;
   T qa;
+  T pc;
 } FN (sym_job);
 
 NS_CLONES
@@ -74,7 +76,7 @@ static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t n
   const T *P = jb->P;
   S *out = jb->out, *q = jb->q;
   size_t n = jb->n;
-  T s = jb->s;
+  T s = jb->s, pc = jb->pc;
   int p = jb->p;
   (void) p;                                        // RND ignores it in double
   S buf[NS_TILE * NS_TILE];                        // the chunk, column j at (j - c0) TILE
@@ -90,7 +92,7 @@ static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t n
         S *bc = buf + (j - c0) * NS_TILE;
         if (x)
           for (size_t i = 0; i < len; i++)
-            bc[i] = STORE (s * LOAD (x[o + i]) + P[o + i]);
+            bc[i] = STORE (RND (p, s * LOAD (x[o + i]) + pc * P[o + i]));
         else
           for (size_t i = 0; i < len; i++)
             bc[i] = STORE (RND (p, P[o + i]));
@@ -137,18 +139,31 @@ static void FN (sym_block) (void *arg, size_t i0, size_t mi, size_t j0, size_t n
 static muon_status FN (gram_product) (ns_env *env, int p, T alpha, const S *X, size_t n,
                                       size_t k, T *P, S *C)
 {
-  FN (sym_job) job = { p, 0, NULL, P, C, n, NULL, 0 };
+  FN (sym_job) job = { p, 0, NULL, P, C, n, NULL, 0, 1 };
   muon_gemm_then then = { FN (sym_block), &job };
   return SYMMETRIC (env, alpha, X, n, k, P, &then);
 }
 
-// out[i] = r(r(s x[i]) + r(prod[i])) over len elements; out may alias x.  One loop per
-// precision so that each vectorizes.
+// out[i] = r(r(s x[i]) + r(prod[i])) over len elements, or with fused (muon_ns_opts)
+// r(s x[i] + pc prod[i]), rounded once (the product's epilogue; in double and single, with
+// pc 1, the same as the first); out may alias x.  One loop per precision so that each
+// vectorizes.
 NS_CLONES
-static void FN (scale_add) (int p, T s, const S *x, const T *prod, S *out, size_t len)
+static void FN (scale_add) (int p, int fused, T s, const S *x, T pc, const T *prod, S *out,
+                            size_t len)
 {
-  switch (p)
+  switch (fused ? -p : p)
   {
+  case -MUON_PREC_BF16:
+    NS_PARALLEL_FOR
+    for (size_t i = 0; i < len; i++)
+      out[i] = STORE (RND (MUON_PREC_BF16, s * LOAD (x[i]) + pc * prod[i]));
+    break;
+  case -MUON_PREC_FP16:
+    NS_PARALLEL_FOR
+    for (size_t i = 0; i < len; i++)
+      out[i] = STORE (RND (MUON_PREC_FP16, s * LOAD (x[i]) + pc * prod[i]));
+    break;
   case MUON_PREC_BF16:
     NS_PARALLEL_FOR
     for (size_t i = 0; i < len; i++)
@@ -207,17 +222,29 @@ fail:
   return status;
 }
 
-// B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in low precision.  P: n x n scratch.
-// Qf (non-NULL): also Qf = r(B + qa I) (Gram's fresh Q).
-static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n, T *P, S *B,
-                              S *Qf, T qa)
+// B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in low precision, or fused as
+// r(b A + c P), once, P = A A' from the symmetric product when A is exactly symmetric (sym:
+// the mirrored X X'), else P = A A (the Gram path's R: a general product leaves it only
+// nearly symmetric).  P: n x n scratch.  Qf (non-NULL): also Qf = r(B + qa I) (Gram's fresh
+// Q).
+static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, int sym, size_t n,
+                              T *P, S *B, S *Qf, T qa)
 {
   muon_status status = MUON_OK;
-  if (p == MUON_PREC_BF16 || p == MUON_PREC_FP16)
+  int low = p == MUON_PREC_BF16 || p == MUON_PREC_FP16;
+  if (low && (!env->fused || !sym))
   {
-    FN (scale) (p, c, A, B, n * n);              // B holds r(c A) for a moment
-    CHECKSTATUS (PRODUCT (env, B, A, n, n, P));  // P = (c A) A: a general product, as eager
-    FN (scale_add) (p, b, A, P, B, n * n);       // torch
+    if (env->fused)                              // P = A A; B = r(b A + c P)
+    {
+      CHECKSTATUS (PRODUCT (env, A, A, n, n, P));
+      FN (scale_add) (p, 1, b, A, c, P, B, n * n);
+    }
+    else
+    {
+      FN (scale) (p, c, A, B, n * n);            // B holds r(c A) for a moment
+      CHECKSTATUS (PRODUCT (env, B, A, n, n, P));  // P = (c A) A: a general product, as
+      FN (scale_add) (p, 0, b, A, 1, P, B, n * n);  // eager torch
+    }
     if (Qf)
     {
       memcpy (Qf, B, n * n * sizeof *Qf);
@@ -225,10 +252,16 @@ static muon_status FN (poly) (ns_env *env, int p, T b, T c, const S *A, size_t n
         Qf[d + d * n] = STORE (RND (p, LOAD (Qf[d + d * n]) + qa));
     }
   }
+  else if (low)                                          // fused: P = A A', and
+  {                                                      // B = r(b A + c P) on each block
+    FN (sym_job) job = { p, b, A, P, B, n, Qf, qa, c };  // as it completes (the scalars
+    muon_gemm_then then = { FN (sym_block), &job };      // in the epilogue, as cuBLAS's
+    CHECKSTATUS (SYMMETRIC (env, 1, A, n, n, P, &then)); // alpha and beta)
+  }
   else                                           // A symmetric: c A A' by SYRK, no rounding
   {                                              // modelled (S = T here); upper half only,
-    FN (sym_job) job = { p, b, A, P, B, n, Qf, qa };  // B = b A + P on each block as it
-    muon_gemm_then then = { FN (sym_block), &job };   // completes
+    FN (sym_job) job = { p, b, A, P, B, n, Qf, qa, 1 };  // B = b A + P on each block as it
+    muon_gemm_then then = { FN (sym_block), &job };      // completes
     CHECKSTATUS (SYMMETRIC (env, c, A, n, n, P, &then));
   }
 fail:
@@ -240,28 +273,28 @@ fail:
 // DESIGN.md 4 allows any association, the upper half of Zm B (muon_gemm_product_upper) and
 // the sum on the upper triangle, mirrored (on each block of the product as it completes), so
 // out is exactly symmetric and costs about half; bf16 and fp16 keep the peers' general
-// product.  P: n x n scratch; out must not be Zm or B.
+// product (fused: r(a B + Zm B), rounded once).  P: n x n scratch; out must not be Zm or B.
 static muon_status FN (sym_update) (ns_env *env, int p, T a, const S *Zm, const S *B,
                                     size_t n, T *P, S *out)
 {
   muon_status status = MUON_OK;
   if (p == MUON_PREC_DOUBLE || p == MUON_PREC_SINGLE)
   {
-    FN (sym_job) job = { p, a, B, P, out, n, NULL, 0 };
+    FN (sym_job) job = { p, a, B, P, out, n, NULL, 0, 1 };
     muon_gemm_then then = { FN (sym_block), &job };
     CHECKSTATUS (PRODUCT_UPPER (env, Zm, B, n, P, &then));
   }
   else
   {
     CHECKSTATUS (PRODUCT (env, Zm, B, n, n, P));
-    FN (scale_add) (p, a, B, P, out, n * n);
+    FN (scale_add) (p, env->fused, a, B, 1, P, out, n * n);
   }
 fail:
   return status;
 }
 
 // Standard iteration: A = r(X X'); B = r(r(b A) + r(r(c A) A)); X = r(r(a X) + r(B X)).
-// [in,out] X; A, B, P, Y scratch.
+// Fused: B = r(b A + c (A A')); X = r(a X + B X).  [in,out] X; A, B, P, Y scratch.
 // tr: the trace (NULL: none).  have_a: A already holds the first step's r(X X') (AOL).
 static muon_status FN (standard) (ns_env *env, int p, const double *coef, int steps, S *X,
                                   size_t n, size_t m, T *Y, S *A, S *B, T *P,
@@ -273,9 +306,9 @@ static muon_status FN (standard) (ns_env *env, int p, const double *coef, int st
     T a = (T) coef[3 * k], b = (T) coef[3 * k + 1], c = (T) coef[3 * k + 2];
     if (k > 0 || !have_a)
       CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, A));
-    CHECKSTATUS (FN (poly) (env, p, b, c, A, n, P, B, NULL, 0));
+    CHECKSTATUS (FN (poly) (env, p, b, c, A, 1, n, P, B, NULL, 0));
     CHECKSTATUS (PRODUCT (env, B, X, n, m, Y));
-    FN (scale_add) (p, a, X, Y, X, n * m);
+    FN (scale_add) (p, env->fused, a, X, 1, Y, X, n * m);
     if (tr)
       FN (snap) (X, n * m, tr->x + (size_t) (k + 1) * n * m);
   }
@@ -297,7 +330,8 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
   int fresh = 1;                                   // Q is "None": start or just restarted
   muon_ns_trace *tr = o->trace;
   size_t nn = n * n;
-  int trade = sizeof (S) == sizeof (T) && (p == MUON_PREC_DOUBLE || p == MUON_PREC_SINGLE);
+  int low = p == MUON_PREC_BF16 || p == MUON_PREC_FP16;   // R nearly symmetric only
+  int trade = sizeof (S) == sizeof (T) && !low;
   if (!have_a)
     CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, R));      // R = r(X X')
   for (int i = 0; i < steps; i++)
@@ -320,7 +354,7 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
     if (tr && tr->r)
       FN (snap) (R, nn, tr->r + (size_t) i * nn);
     // Z = r(r(b R) + r(r(c R) R)), and when fresh Q = r(Z + a I)
-    CHECKSTATUS (FN (poly) (env, p, b, c, R, n, P, Z, fresh ? Q : NULL, a));
+    CHECKSTATUS (FN (poly) (env, p, b, c, R, !low, n, P, Z, fresh ? Q : NULL, a));
     if (fresh)
       fresh = 0;
     else                                           // Q = r(r(a Q) + r(Z Q)), into RZ's

@@ -253,6 +253,7 @@ function T = ns_rows (L)
     "GramMinAspect", "gram_min_aspect", "real",    "[1, Inf)",         d.gram_min_aspect,  ""
     "Eps",           "eps",             "real",    "[0, Inf)",         d.eps,              ""
     "NormalizeFirst","normalize_first", "logical", [],                 d.normalize_first,  ""
+    "Fused",         "fused",           "logical", [],                 d.fused,            ""
     "Normalize",     "normalize",       "enum",    x.normalize,        d.normalize,        ""
     "Gemm",          "gemm",            "enum",    x.gemm,             d.gemm,             ""
     "Threads",       "threads",         "int",     [0 m.max_threads],  d.threads, ...

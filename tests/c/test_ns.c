@@ -482,6 +482,45 @@ static void test_low_precision (void)
   EXPECT (c, 0.015, "fp16 standard keller");
 }
 
+// Fused (each scale-add its product's epilogue, rounded once): against the same closed
+// form, closer in bf16 / fp16 than the eager order (measured here: 0.34 to 0.6 of its
+// error), the bits of the eager order in double and single, and 0 or 1 only.
+static void test_fused (void)
+{
+  const muon_precision low[] = { MUON_PREC_BF16, MUON_PREC_FP16 };
+  for (int p = 0; p < 2; p++)
+    for (int method = 0; method < 2; method++)
+    {
+      ns_case c = base_case (16, 48, 2);
+      c.o.precision = low[p];
+      c.o.method = (muon_ns_method) method;
+      double eager = run_case (&c).err;
+      c.o.fused = 1;
+      EXPECT (c, 0.75 * eager, "fused low precision");
+      c.layout = FUSED;
+      EXPECT (c, 0.75 * eager, "fused low precision, fused rows");
+    }
+  double g[12 * 20], x0[12 * 20], x1[12 * 20];
+  rng_state = 7;
+  for (int i = 0; i < 12 * 20; i++) g[i] = urand ();
+  for (int prec = MUON_PREC_DOUBLE; prec <= MUON_PREC_SINGLE; prec++)
+    for (int method = 0; method < 2; method++)
+    {
+      muon_ns_opts o;
+      muon_ns_opts_default (&o);
+      o.precision = (muon_precision) prec;
+      o.method = (muon_ns_method) method;
+      muon_tensor tg = muon_tensor_matrix (MUON_F64, g, 12, 20);
+      muon_tensor t0 = muon_tensor_matrix (MUON_F64, x0, 12, 20);
+      muon_tensor t1 = muon_tensor_matrix (MUON_F64, x1, 12, 20);
+      T_EQ_INT (muon_ns (ctx, &tg, &t0, &o), MUON_OK);
+      o.fused = 1;
+      T_EQ_INT (muon_ns (ctx, &tg, &t1, &o), MUON_OK);
+      T_ASSERT_MSG (memcmp (x0, x1, sizeof x0) == 0, "fused %s %s: not the eager bits",
+                    muon_names (MUON_LIST_PRECISION, o.precision), method ? "gram" : "standard");
+    }
+}
+
 // Gram with the aspect fallback runs the standard iteration: bitwise equal even in fp16,
 // where the two op sequences round differently.
 static void test_gram_fallback (void)
@@ -552,6 +591,7 @@ static void test_defaults (void)
   T_EQ_DBL (o.gram_min_aspect, 1);
   T_EQ_DBL (o.eps, 1e-7);
   T_EQ_INT (o.normalize_first, 1);
+  T_EQ_INT (o.fused, 0);
   T_EQ_INT (o.device, MUON_DEVICE_CPU);
   muon_ns_opts_default (NULL);                          // no crash
   // steps 0 = the schedule's default: 5 for keller
@@ -691,6 +731,7 @@ static void test_errors (void)
   expect_err (muon_ns (ctx, &bad, &tx, &d), MUON_ERR_UNSUPPORTED, "device G, CPU compute", __LINE__);
   // options
   o = d; o.method = (muon_ns_method) 2;           T_NS_ERR (o, MUON_ERR_BADARG, "bad method");
+  o = d; o.fused = 2;                             T_NS_ERR (o, MUON_ERR_BADARG, "fused 2");
   o = d; o.method = (muon_ns_method) -1;          T_NS_ERR (o, MUON_ERR_BADARG, "method -1");
   o = d; o.precision = (muon_precision) 4;        T_NS_ERR (o, MUON_ERR_BADARG, "bad precision");
   o = d; o.precision = (muon_precision) -1;       T_NS_ERR (o, MUON_ERR_BADARG, "precision -1");
@@ -843,6 +884,7 @@ int main (int argc, char **argv)
   T_RUN (test_dtypes);
   T_RUN (test_single);
   T_RUN (test_low_precision);
+  T_RUN (test_fused);
   T_RUN (test_gram_fallback);
   T_RUN (test_zero_pages);
   T_RUN (test_cast_first_overflow);

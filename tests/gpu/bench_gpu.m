@@ -6,8 +6,9 @@
 ## @code{make check}), all measured in one run on one device:
 ##
 ## @enumerate
-## @item per shape, method (standard, gram) and precision (fp32, bf16, fp16), keller's
-## schedule, 5 steps, an N(0,1) single input made on the device:
+## @item per shape, method (standard, gram) and precision (fp32, bf16, fp16, and bf16 with
+## @qcode{"Fused", true}: the scale-adds in the products' epilogues, labelled bf16f),
+## keller's schedule, 5 steps, an N(0,1) single input made on the device:
 ## @table @asis
 ## @item device
 ## @code{muon_ns} on a device array (@code{muon_gpu}), the median over @var{reps} (default
@@ -33,7 +34,8 @@
 ## torch.compile'd) when that package is importable; then the ratios: muonlab's
 ## device-array bf16 standard against Keller's torch bf16 (geomean over the first three
 ## shapes, target >= 1.2), muonlab's device Gram against Dao's compiled Gram at the wide
-## shapes (target >= 1.0);
+## shapes (target >= 1.0), each for the eager bf16 and the fused bf16f, and bf16f against
+## torch.optim.Muon (whose addmm is the fused form);
 ## @item three @code{muon_step}s of an optimizer of 8 parameters of @var{opt_shape}
 ## (default 2048 x 5464) with the state on the device (@qcode{"Resident"}), once with host
 ## parameters and gradients and once with device ones, against the host path of the same
@@ -138,7 +140,8 @@ function R = ns_table (device, shapes, reps)
   printf ("%-16s %-8s %-5s %11s %9s %11s %10s %10s %10s %10s\n", "shape", "method", "prec",
           "device[ms]", "TFLOP/s", "host[ms]", "floor[ms]", "host/(d+f)", "octave[ms]",
           "host/(d+o)");
-  precs = {"single", "fp32"; "bf16", "bf16"; "fp16", "fp16"};
+  precs = {"single", "fp32", false; "bf16", "bf16", false; "fp16", "fp16", false;
+           "bf16", "bf16f", true};
   R = [];
   for i = 1:numel (shapes)
     sz = shapes{i};
@@ -154,7 +157,7 @@ function R = ns_table (device, shapes, reps)
       gram = strcmp (m, "gram") && sz(1) != sz(2);
       flops = merge (gram, F.gram, F.standard) * pages;
       for k = 1:rows (precs)
-        a = {"Method", m, "Precision", precs{k,1}};
+        a = {"Method", m, "Precision", precs{k,1}, "Fused", precs{k,3}};
         muon_ns (D, a{:});                   # warm-up: buffers, handles, kernels
         t = zeros (reps, 1);
         for r = 1:reps
@@ -254,21 +257,31 @@ function ratios (R, peer, shapes)
     return;
   endif
   n = min (3, numel (shapes));
-  s = NaN (1, n);
-  for i = 1:n
-    s(i) = peer_ms (peer, "keller", shapes{i}) / find_ms (R, shapes{i}, "standard", "bf16");
-    printf ("    %-16s Keller torch bf16 / muonlab device bf16 standard: %.2f\n",
-            shape_text (shapes{i}), s(i));
+  for prec = {"bf16", "bf16f"}
+    s = NaN (1, n);
+    for i = 1:n
+      s(i) = peer_ms (peer, "keller", shapes{i}) / find_ms (R, shapes{i}, "standard", prec{1});
+      printf ("    %-16s Keller torch bf16 / muonlab device %-5s standard: %.2f\n",
+              shape_text (shapes{i}), prec{1}, s(i));
+    endfor
+    printf ("    geomean over the %d shapes (%s): %.2f (target >= 1.2)\n", n, prec{1},
+            exp (mean (log (s))));
   endfor
-  printf ("    geomean over the %d shapes: %.2f (target >= 1.2)\n", n, exp (mean (log (s))));
+  for i = 1:numel (shapes)
+    t = peer_ms (peer, "torch_muon", shapes{i}) / find_ms (R, shapes{i}, "standard", "bf16f");
+    printf ("    %-16s torch.optim.Muon / muonlab device bf16f standard: %.2f\n",
+            shape_text (shapes{i}), t);
+  endfor
   for i = 1:numel (shapes)
     sz = shapes{i};
     if (sz(1) == sz(2))
       continue;
     endif
     q = peer_ms (peer, "dao_gram_compiled", sz);
-    printf ("    %-16s Dao compiled Gram / muonlab device Gram (bf16): %s (target >= 1.0)\n",
-            shape_text (sz), num2str (q / find_ms (R, sz, "gram", "bf16"), 3));
+    for prec = {"bf16", "bf16f"}
+      printf ("    %-16s Dao compiled Gram / muonlab device Gram (%s): %s (target >= 1.0)\n",
+              shape_text (sz), prec{1}, num2str (q / find_ms (R, sz, "gram", prec{1}), 3));
+    endfor
   endfor
 endfunction
 
@@ -354,13 +367,13 @@ endfunction
 %! assert (! isempty (strfind (out, "bench-gpu: the CPU stand-in device")));
 %! assert (! isempty (strfind (out, "8x32x2           gram     fp16")));
 %! assert (! isempty (strfind (out, "(4) muon_optimizer, 8 parameters of 16x24")));
-%! assert (size (R), [12 1]);
-%! assert ({R(1:3).precision}, {"fp32", "bf16", "fp16"});
+%! assert (size (R), [16 1]);
+%! assert ({R(1:4).precision}, {"fp32", "bf16", "fp16", "bf16f"});
 %! assert (R(end).flops, 2 * ns_flops (8, 32).gram);
-%! assert (R(4).flops, ns_flops (16, 48).gram);
+%! assert (R(5).flops, ns_flops (16, 48).gram);
 %! assert (all ([R.device_ms] > 0 & [R.floor_ms] >= 0 & [R.octave_ms] > 0));
 %! assert (isnan ([R.host_ms]), ! strcmp ({R.precision}, "bf16"));
-%! assert (all ([R(2:3:end).host_ms] > 0));
+%! assert (all ([R(2:4:end).host_ms] > 0));
 %! assert (muon_gpu ("info").arrays, 0);
 
 %!test

@@ -38,11 +38,13 @@ endfunction
 %!     endif
 %!     D = muon_gpu (Gp, "Device", t.array);
 %!     for m = {"standard", "gram"}
-%!       o = {t.dev{:}, "Precision", p{1}, "Method", m{1}};
-%!       X = muon_ns (D, o{:});
-%!       assert (isa (X, "muon_gpuarray"));
-%!       assert (isequal (gather (X), muon_ns (Gp, o{:})),
-%!               sprintf ("%s %s %s", mat2str (sz{1}), p{1}, m{1}));
+%!       for fused = [false true]
+%!         o = {t.dev{:}, "Precision", p{1}, "Method", m{1}, "Fused", fused};
+%!         X = muon_ns (D, o{:});
+%!         assert (isa (X, "muon_gpuarray"));
+%!         assert (isequal (gather (X), muon_ns (Gp, o{:})),
+%!                 sprintf ("%s %s %s fused %d", mat2str (sz{1}), p{1}, m{1}, fused));
+%!       endfor
 %!     endfor
 %!   endfor
 %! endfor

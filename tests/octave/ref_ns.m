@@ -5,7 +5,8 @@
 ## (standard|gram), "Steps", "Coefficients" (name or K x 3), "ScheduleMode"
 ## (repeat_last|cycle), "Precision" (double|single|bf16|fp16, default: class of @var{G}),
 ## "Restarts" (0-based, default 2), "GramMinAspect" (default 1), "Eps" (default 1e-7),
-## "NormalizeFirst" (default true).  @var{G} may be M x N x E (pages done one by one).
+## "NormalizeFirst" (default true), "Fused" (default false).  @var{G} may be M x N x E
+## (pages done one by one).
 ##
 ## Rounding model (eager CUDA): r() rounds to the compute precision (ref_round); every
 ## product is an fp32 product of compute-precision inputs, done with Octave's single
@@ -32,6 +33,11 @@
 ##          Q = r(Z + a I) when fresh, else r(r(a Q) + r(Z Q));
 ##          unless last or before a restart: RZ = r(r(a R) + r(Z R)); R = r(r(a RZ) + r(Z RZ))
 ##          end: X = r(Q X)
+## fused    ("Fused", true: each scale-add in its product's epilogue, rounded once)
+##          standard B = r(b A + c (A A')); X = r(a X + B X)
+##          gram     Z = r(b R + c (R R)); Q = r(a Q + Z Q); RZ = r(a R + Z R);
+##                   R = r(a RZ + Z RZ)  (A A' the symmetric product of X X'; R R a
+##                   general one: the R of a general product is only nearly symmetric)
 ## aol      ("Normalize", "aol": Turbo-Muon's scaling, on the n x m orientation)
 ##          first: Y = single(G / ||G||) (fp64 division), A = Y Y' (fp32 tiles);
 ##                 d = sum |A| along rows in fp64, s = 1 / sqrt(max(d, eps));
@@ -47,7 +53,7 @@ function X = ref_ns (G, varargin)
   o = struct ("method", "standard", "steps", [], "coefficients", "keller",
               "schedulemode", "repeat_last", "precision", class (G), "restarts", 2,
               "gramminaspect", 1, "eps", 1e-7, "normalizefirst", true,
-              "normalize", "frobenius");
+              "normalize", "frobenius", "fused", false);
   for i = 1:2:numel (varargin)
     key = lower (varargin{i});
     if (! isfield (o, key))
@@ -158,9 +164,9 @@ function X = one_page (G, o, sched, use_gram)
       return;
     endif
     if (use_gram)
-      X = gram (X, cf, o.restarts, r, lowp, A1);
+      X = gram (X, cf, o.restarts, r, o.fused, A1);
     else
-      X = standard (X, cf, r, lowp, A1);
+      X = standard (X, cf, r, o.fused, A1);
     endif
     if (tr)
       X = X.';
@@ -203,9 +209,9 @@ function X = one_page (G, o, sched, use_gram)
     X = X.';
   endif
   if (use_gram)
-    X = gram (X, cf, o.restarts, r, lowp, []);
+    X = gram (X, cf, o.restarts, r, o.fused, []);
   else
-    X = standard (X, cf, r, lowp, []);
+    X = standard (X, cf, r, o.fused, []);
   endif
   if (tr)
     X = X.';
@@ -261,7 +267,7 @@ function [X, A1, tr] = aol_ (G, o, r, p)
   A1 = triu (V) + triu (V, 1).';          # the upper triangle, mirrored
 endfunction
 
-function X = standard (X, cf, r, lowp, A1)
+function X = standard (X, cf, r, fused, A1)
   for k = 1:rows (cf)
     a = cf(k,1); b = cf(k,2); c = cf(k,3);
     if (k == 1 && ! isempty (A1))
@@ -269,17 +275,34 @@ function X = standard (X, cf, r, lowp, A1)
     else
       A = r (gram_ (X));
     endif
-    B = poly_ (A, b, c, r);
-    X = r (r (a * X) + r (mul_ (B, X)));
+    B = poly_ (A, b, c, r, fused, true);
+    X = axpy_ (a, X, mul_ (B, X), r, fused);
   endfor
 endfunction
 
-## Z = r(r(b A) + r(r(c A) A)), the (c A) A product a general one (as eager torch)
-function Z = poly_ (A, b, c, r)
-  Z = r (r (b * A) + r (mul_ (r (c * A), A)));
+## Z = r(r(b A) + r(r(c A) A)), the (c A) A product a general one (as eager torch); fused,
+## r(b A + c P), P = A A' the symmetric product for an exactly symmetric A (sym), else the
+## general A A, its scalars applied once it is complete
+function Z = poly_ (A, b, c, r, fused, sym)
+  if (fused && sym)
+    Z = r (b * A + c * gram_ (A));
+  elseif (fused)
+    Z = r (b * A + c * mul_ (A, A));
+  else
+    Z = r (r (b * A) + r (mul_ (r (c * A), A)));
+  endif
 endfunction
 
-function X = gram (X, cf, restarts, r, lowp, A1)
+## r(r(a Y) + r(P)) for a product P; fused, r(a Y + P)
+function Z = axpy_ (a, Y, P, r, fused)
+  if (fused)
+    Z = r (a * Y + P);
+  else
+    Z = r (r (a * Y) + r (P));
+  endif
+endfunction
+
+function X = gram (X, cf, restarts, r, fused, A1)
   steps = rows (cf);
   n = rows (X);
   dg = 1:n+1:n*n;                          # diagonal entries
@@ -297,16 +320,16 @@ function X = gram (X, cf, restarts, r, lowp, A1)
       R = r (gram_ (X));
       Q = [];
     endif
-    Z = poly_ (R, b, c, r);
+    Z = poly_ (R, b, c, r, fused, false);
     if (isempty (Q))
       Q = Z;                               # r(Z + a I): only the diagonal changes
       Q(dg) = r (Z(dg) + a);
     else
-      Q = r (r (a * Q) + r (mul_ (Z, Q)));
+      Q = axpy_ (a, Q, mul_ (Z, Q), r, fused);
     endif
     if (i < steps - 1 && ! isrestart (i + 1))
-      RZ = r (r (a * R) + r (mul_ (Z, R)));
-      R = r (r (a * RZ) + r (mul_ (Z, RZ)));
+      RZ = axpy_ (a, R, mul_ (Z, R), r, fused);
+      R = axpy_ (a, RZ, mul_ (Z, RZ), r, fused);
     endif
   endfor
   X = r (mul_ (Q, X));

@@ -103,7 +103,7 @@ endfunction
 %!  ## muon_ns on the OpenBLAS provider: the products ref_ns's single matmuls reproduce
 %!  X = muon_ns (G, varargin{:}, "Gemm", "openblas");
 
-%!function [neq, ncase] = sweep (shapes, methods, restarts, nfs, tag)
+%!function [neq, ncase] = sweep (shapes, methods, restarts, nfs, tag, varargin)
 %!  neq = 0; ncase = 0;
 %!  for s = 1:numel (shapes)
 %!    G = shapes{s};
@@ -114,7 +114,7 @@ endfunction
 %!        for rr = rl
 %!          for nf = nfs
 %!            args = {"Precision", prec{1}, "Method", m{1}, "Restarts", rr{1}, ...
-%!                    "NormalizeFirst", nf};
+%!                    "NormalizeFirst", nf, varargin{:}};
 %!            X = ns_blas (G, args{:});
 %!            Y = ref_ns (G, args{:});
 %!            ok = isequal (class (X), class (Y)) && isequal (X, Y);
@@ -153,6 +153,26 @@ endfunction
 %!                   [true false], "batched");
 %! assert (neq, n);
 %! assert (all (ns_blas (G, "Precision", "fp16")(:,:,2)(:) == 0));
+
+%!test
+%! ## "Fused": each scale-add in its product's epilogue, rounded once (the symmetric A A'
+%! ## of the polynomial, its scalars applied afterwards), against the port's fused formulas;
+%! ## 260 x 280 cuts the products into 2 x 2 tiles; with the AOL scaling too
+%! randn ("state", 18);
+%! G = randn (16, 40, 3);
+%! G(:,:,2) = 0;
+%! shapes = {randn(16, 32), randn(32, 16), randn(3, 2), randn(64, 64), G, randn(260, 280)};
+%! [neq, n] = sweep (shapes, {"standard", "gram"}, {2, [1 3]}, [true false], "fused", ...
+%!                   "Fused", true);
+%! assert (neq, n);
+%! for m = {"standard", "gram"}
+%!   args = {"Normalize", "aol", "Coefficients", "aol", "Precision", "bf16", ...
+%!           "Method", m{1}, "Fused", true};
+%!   assert (isequal (ns_blas (shapes{1}, args{:}), ref_ns (shapes{1}, args{:})));
+%! endfor
+%! ## not the eager bits
+%! args = {"Precision", "bf16", "Method", "gram"};
+%! assert (! isequal (ns_blas (shapes{4}, args{:}), ns_blas (shapes{4}, args{:}, "Fused", true)));
 
 %!test
 %! ## 'Normalize', "aol" (Turbo-Muon's scaling, both orders), the first step reusing the
