@@ -241,6 +241,21 @@ endfunction
 %! Xb = muon_ns (G, "Precision", "bf16", "Method", "gram");
 %! printf ("bf16 Gram vs fp64: relative difference %.3g\n", norm (double (Xb) - X, "fro") / norm (X, "fro"));
 
+%!demo
+%! ## where the low-precision error comes from: every rounding of the eager order (the
+%! ## peers' default) against one per product ("Fused", torch.optim.Muon's addmm)
+%! randn ("state", 1);
+%! G = randn (256, 1024);
+%! X = muon_ns (G);                     # fp64: the iteration itself, rounding aside
+%! for prec = {"bf16", "fp16"}
+%!   for m = {"standard", "gram"}
+%!     o = {"Precision", prec{1}, "Method", m{1}};
+%!     e = @(Y) norm (double (Y) - X, "fro") / norm (X, "fro");
+%!     printf ("%-4s %-8s eager %.4f   fused %.4f\n", prec{1}, m{1}, e (muon_ns (G, o{:})),
+%!             e (muon_ns (G, o{:}, "Fused", true)));
+%!   endfor
+%! endfor
+
 %!shared G, s0, U, V, phi
 %! randn ("state", 1);
 %! G = randn (8, 24);

@@ -142,19 +142,22 @@ function R = bench_ns ()
 
   ## (3) bf16 / fp16 emulation vs fp32, all on OpenBLAS
   printf ("\n(3) low-precision emulation time / fp32 time, 1024x4096, Gemm openblas; target <= 1.25\n");
-  printf ("%-9s %10s %10s %10s %10s %10s\n", "method", "fp32 [s]", "bf16 [s]", "fp16 [s]",
-          "bf16/fp32", "fp16/fp32");
+  printf ("    (bf16f: bf16 with \"Fused\", true, the scale-adds in the products' epilogues)\n");
+  printf ("%-9s %10s %10s %10s %10s %10s %10s %10s\n", "method", "fp32 [s]", "bf16 [s]",
+          "fp16 [s]", "bf16f [s]", "bf16/fp32", "fp16/fp32", "bf16f/bf16");
   G = randn (1024, 4096, "single");
-  R.emul = struct ("method", {}, "t_fp32", {}, "t_bf16", {}, "t_fp16", {});
+  R.emul = struct ("method", {}, "t_fp32", {}, "t_bf16", {}, "t_fp16", {}, "t_bf16f", {});
   for m = {"standard", "gram"}
     ob = {"Method", m{1}, "Gemm", "openblas"};
     t = best_times ({@() muon_ns(G, ob{:}),
                      @() muon_ns(G, ob{:}, "Precision", "bf16"),
-                     @() muon_ns(G, ob{:}, "Precision", "fp16")}, 3, true);
-    t32 = t(1);  tb = t(2);  th = t(3);
-    printf ("%-9s %10.3f %10.3f %10.3f %10.2f %10.2f\n", m{1}, t32, tb, th, tb / t32,
-            th / t32);
-    R.emul(end+1) = struct ("method", m{1}, "t_fp32", t32, "t_bf16", tb, "t_fp16", th);
+                     @() muon_ns(G, ob{:}, "Precision", "fp16"),
+                     @() muon_ns(G, ob{:}, "Precision", "bf16", "Fused", true)}, 3, true);
+    t32 = t(1);  tb = t(2);  th = t(3);  tf = t(4);
+    printf ("%-9s %10.3f %10.3f %10.3f %10.3f %10.2f %10.2f %10.2f\n", m{1}, t32, tb, th, tf,
+            tb / t32, th / t32, tf / tb);
+    R.emul(end+1) = struct ("method", m{1}, "t_fp32", t32, "t_bf16", tb, "t_fp16", th,
+                            "t_bf16f", tf);
   endfor
 
   printf ("\nbench total %.0f s\n", toc (t_all));
