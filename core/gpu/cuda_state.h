@@ -1,7 +1,8 @@
 /* cuda_state.h - what the two halves of libmuon_cuda.so share (C++, CUDA): the error
  * macros, the per-context device state, and the entry points each half gives the other.
  *   ns_cuda.cu   Newton-Schulz on pages of host or device tensors (ns_pages), the pages of
- *                a device stack on the lanes; its kernels in ns_cuda_kernels.h
+ *                a device stack on the lanes; one page's iteration in ns_cuda_iter.cu
+ *                (ns_cuda_iter.h), the kernels of both in ns_cuda_kernels.h
  *   dev_cuda.cu  the state's life (lanes included), the caching pool, pinned staging, host
  *                copies on threads, copies, conversions, fills, timing, and the ABI table
  *   opt_cuda.cu  the Muon update and the AdamW step on device tensors

@@ -1,6 +1,7 @@
-/* ns_cuda_kernels.h - the per-element maths and the kernels of ns_cuda.cu (C++, CUDA): the
+/* ns_cuda_kernels.h - the per-element maths and the kernels of NS on the GPU (C++, CUDA): the
  * work buffers' element types, the correctly rounded helpers, and the load, norm, store,
- * mirror and elementwise kernels of one page.  Included by ns_cuda.cu only.
+ * mirror and elementwise kernels of one page.  Included by ns_cuda.cu (the load, norm and
+ * store) and ns_cuda_iter.cu (the rest).
  */
 #ifndef MUON_NS_CUDA_KERNELS_H
 #define MUON_NS_CUDA_KERNELS_H

@@ -1,0 +1,363 @@
+/* ns_cuda_iter.cu - the Newton-Schulz iteration of one page on an NVIDIA GPU with cuBLAS
+ * (ns_cuda_iter.h), for the pages of ns_cuda.cu.
+ *
+ * Same algorithm, op order and rounding model as the CPU reference (ns.c, ns_impl.h, DESIGN.md
+ * 4), with the same function structure: gram_product, product, poly, standard, gram (load_page,
+ * store_page and batch are ns_cuda.cu's).  'double' runs Dsyrk / Dgemm and 'single' Ssyrk /
+ * Sgemm.  bf16 and fp16 keep 16-bit work buffers (the bit patterns of compute-precision values)
+ * and multiply them with cublasGemmEx: 16-bit inputs, fp32 accumulation (no reduced-precision
+ * split-K), the output rounded once to 16 bits by cuBLAS, which is the rounding the model gives
+ * a product.  The elementwise steps load 16-bit values into fp32 (exactly), call the functions
+ * of muon_precision.h, the very code the CPU tests exercise, and store the rounded result
+ * (exactly).  The restart and Gram decisions and the tensor checks are the CPU's own
+ * (ns_shared.h, tensor_check.h).  With muon_ns_opts.fused each scale-add is instead the
+ * epilogue of its product (cuBLAS's alpha and beta, after a copy of the addend), as
+ * torch.optim.Muon's addmm: no elementwise pass in the iteration.
+ */
+#include <cstdint>
+#include <cstdio>
+
+#include "muon_precision.h"
+#include "ns_cuda_iter.h"
+#include "ns_cuda_kernels.h"
+#include "ns_shared.h"
+
+namespace muon_cuda {
+
+//---- cuBLAS by element type ---------------------------------------------------------------
+
+// The upper triangle of C = alpha A A' + beta C (A n x k), and C = alpha A B + beta C (A
+// n x n, B n x k): alpha 1 and beta 0 but in the fused epilogues (muon_ns_opts.fused).
+cublasStatus_t syrk (cublasHandle_t h, int n, int k, double alpha, const double *A,
+                     double beta, double *C)
+{
+  return cublasDsyrk (h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, n, k, &alpha, A, n, &beta, C, n);
+}
+
+cublasStatus_t syrk (cublasHandle_t h, int n, int k, float alpha, const float *A, float beta,
+                     float *C)
+{
+  return cublasSsyrk (h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, n, k, &alpha, A, n, &beta, C, n);
+}
+
+cublasStatus_t gemm (cublasHandle_t h, int n, int k, double alpha, const double *A,
+                     const double *B, double beta, double *C)
+{
+  return cublasDgemm (h, CUBLAS_OP_N, CUBLAS_OP_N, n, k, n, &alpha, A, n, B, n, &beta, C, n);
+}
+
+cublasStatus_t gemm (cublasHandle_t h, int n, int k, float alpha, const float *A,
+                     const float *B, float beta, float *C)
+{
+  return cublasSgemm (h, CUBLAS_OP_N, CUBLAS_OP_N, n, k, n, &alpha, A, n, B, n, &beta, C, n);
+}
+
+
+
+template <typename T>
+muon_status scale (run &R, typename num<T>::acc s, const T *x, T *out, size_t len)
+{
+  errbuf &E = R.E;
+  LAUNCH (k_scale<T><<<grid_for (len), THREADS, 0, R.st>>> (R.p, s, x, out, len));
+  return MUON_OK;
+}
+
+template <typename T>
+muon_status scale_add (run &R, typename num<T>::acc s, const T *x, const T *prod, T *out,
+                       size_t len)
+{
+  errbuf &E = R.E;
+  LAUNCH (k_scale_add<T><<<grid_for (len), THREADS, 0, R.st>>> (R.p, s, x, prod, out,
+                                                                        len));
+  return MUON_OK;
+}
+
+template <typename T>
+muon_status mirror (run &R, T *C, size_t n)
+{
+  errbuf &E = R.E;
+  unsigned tiles = (unsigned) ((n + TILE - 1) / TILE);
+  LAUNCH (k_mirror<T><<<dim3 (tiles, tiles), dim3 (TILE, 8), 0, R.st>>> (C, n));
+  return MUON_OK;
+}
+
+template <typename T>
+muon_status copy (run &R, T *dst, const T *src, size_t len)
+{
+  errbuf &E = R.E;
+  CUDA_TRY (cudaMemcpyAsync (dst, src, len * sizeof *dst, cudaMemcpyDeviceToDevice,
+                             R.st));
+  return MUON_OK;
+}
+
+cudaDataType half_type (const run &R)
+{
+  return R.p == MUON_PREC_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+}
+
+// C = r(alpha A A' + beta C), A n x k, C n x n symmetric (beta 0 but in the fused
+// polynomial, where C holds A).  Double / single: SYRK (upper) and mirror.  bf16 / fp16:
+// GemmEx of the 16-bit A with itself, fp32 accumulation, alpha and beta applied in fp32,
+// the output rounded once to 16 bits by cuBLAS, the upper triangle mirrored.
+muon_status gram_product (run &R, double alpha, const double *A, size_t n, size_t k,
+                          double beta, double *C)
+{
+  errbuf &E = R.E;
+  CUBLAS_TRY (syrk (R.blas, (int) n, (int) k, alpha, A, beta, C));
+  return mirror (R, C, n);
+}
+
+muon_status gram_product (run &R, float alpha, const float *A, size_t n, size_t k, float beta,
+                          float *C)
+{
+  errbuf &E = R.E;
+  CUBLAS_TRY (syrk (R.blas, (int) n, (int) k, alpha, A, beta, C));
+  return mirror (R, C, n);
+}
+
+// C (rows r0.. of n, cols c0.., h1 x h2, leading dimension n) = r(alpha A1 A2' + beta C),
+// A1 the rows r0.. and A2 the rows c0.. of A (n x k).
+muon_status gram_block (run &R, float alpha, const uint16_t *A, size_t n, size_t k,
+                        size_t r0, size_t h1, size_t c0, size_t h2, float beta, uint16_t *C)
+{
+  errbuf &E = R.E;
+  CUBLAS_TRY (cublasGemmEx (R.blas, CUBLAS_OP_N, CUBLAS_OP_T, (int) h1, (int) h2, (int) k,
+                            &alpha, A + r0, half_type (R), (int) n, A + c0, half_type (R),
+                            (int) n, &beta, C + r0 + c0 * n, half_type (R), (int) n,
+                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  return MUON_OK;
+}
+
+
+muon_status gram_product (run &R, float alpha, const uint16_t *A, size_t n, size_t k,
+                          float beta, uint16_t *C)
+{
+  if (!R.sym_blocks)
+    TRY (gram_block (R, alpha, A, n, k, 0, n, 0, n, beta, C));
+  else
+  {
+    size_t h = (n / 2 + 63) / 64 * 64;
+    TRY (gram_block (R, alpha, A, n, k, 0, h, 0, h, beta, C));          // C11
+    TRY (gram_block (R, alpha, A, n, k, 0, h, h, n - h, beta, C));      // C12
+    TRY (gram_block (R, alpha, A, n, k, h, n - h, h, n - h, beta, C));  // C22
+  }
+  return mirror (R, C, n);                      // C21 = C12', and the blocks' lower halves
+}
+
+// C = A B (alpha A B + beta C in the fused epilogues) with A n x n, B n x k: fp64 / fp32
+// accumulation; the 16-bit products are rounded once to 16 bits (r(A B)), as the eager GEMM
+// rounds its output.
+muon_status product (run &R, const double *A, const double *B, size_t n, size_t k, double *C,
+                     double beta = 0, double alpha = 1)
+{
+  errbuf &E = R.E;
+  CUBLAS_TRY (gemm (R.blas, (int) n, (int) k, alpha, A, B, beta, C));
+  return MUON_OK;
+}
+
+muon_status product (run &R, const float *A, const float *B, size_t n, size_t k, float *C,
+                     float beta = 0, float alpha = 1)
+{
+  errbuf &E = R.E;
+  CUBLAS_TRY (gemm (R.blas, (int) n, (int) k, alpha, A, B, beta, C));
+  return MUON_OK;
+}
+
+muon_status product (run &R, const uint16_t *A, const uint16_t *B, size_t n, size_t k,
+                     uint16_t *C, float beta = 0, float alpha = 1)
+{
+  errbuf &E = R.E;
+  CUBLAS_TRY (cublasGemmEx (R.blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) n, (int) k, (int) n,
+                            &alpha, A, half_type (R), (int) n, B, half_type (R), (int) n, &beta,
+                            C, half_type (R), (int) n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  return MUON_OK;
+}
+
+// The fused scale-add (muon_ns_opts.fused): out = r(s x + Zm B), the product's epilogue
+// (cuBLAS's beta; the copy first, as torch's addmm into a new tensor).  Zm n x n, x and out
+// n x k; out must not be Zm, B or x.
+template <typename T>
+muon_status product_add (run &R, typename num<T>::acc s, const T *x, const T *Zm, const T *B,
+                         size_t n, size_t k, T *out)
+{
+  TRY (copy (R, out, x, n * k));
+  return product (R, Zm, B, n, k, out, s);
+}
+
+// B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in 16 bits.  P, B: n x n scratch.
+// Fused: B = r(b A + c A A), once: in the symmetric product's epilogue where A is exactly
+// symmetric (sym: the mirrored X X'), else in a general product's (the CPU's choice, ns_impl.h).
+template <typename T>
+muon_status poly (run &R, typename num<T>::acc b, typename num<T>::acc c, const T *A, int sym,
+                  size_t n, T *P, T *B)
+{
+  typedef typename num<T>::acc F;
+  if (R.fused)
+  {
+    TRY (copy (R, B, A, n * n));
+    if (sym)
+      return gram_product (R, c, A, n, n, (F) b, B);
+    return product (R, A, A, n, n, B, b, c);
+  }
+  if (sizeof (T) == sizeof (uint16_t))
+  {
+    TRY (scale (R, c, A, B, n * n));         // B holds r(c A) for a moment
+    TRY (product (R, B, A, n, n, P));        // P = r((c A) A): a general product, as eager torch
+  }
+  else
+    TRY (gram_product (R, c, A, n, n, (F) 0, P));  // A symmetric: c A A' by SYRK, no
+  return scale_add (R, b, A, P, B, n * n);          // rounding modelled
+}
+
+// Standard iteration: A = r(X X'); B = r(r(b A) + r(r(c A) A)); X = r(r(a X) + r(B X)).
+// Fused: B = r(b A + c A A'), X = r(a X + B X), each the epilogue of its product; X and Y
+// trade places every step (a product cannot write its own operand), and the result is
+// copied back into X after an odd count.
+template <typename T>
+muon_status standard (run &R, const double *coef, int steps, T *X, T *Y, T *A, T *B, T *P)
+{
+  typedef typename num<T>::acc F;
+  size_t n = R.n, m = R.m;
+  T *X0 = X;
+  for (int k = 0; k < steps; k++)
+  {
+    F a = (F) coef[3 * k], b = (F) coef[3 * k + 1], c = (F) coef[3 * k + 2];
+    TRY (gram_product (R, (F) 1, X, n, m, (F) 0, A));
+    TRY (poly (R, b, c, A, 1, n, P, B));
+    if (R.fused)
+    {
+      TRY (product_add (R, a, X, B, X, n, m, Y));
+      T *t = X;
+      X = Y;
+      Y = t;
+    }
+    else
+    {
+      TRY (product (R, B, X, n, m, Y));
+      TRY (scale_add (R, a, X, Y, X, n * m));
+    }
+  }
+  return X == X0 ? MUON_OK : copy (R, X0, X, n * m);
+}
+
+// Gram iteration, as ns_impl.h: everything but the first R, the restarts and the final Q X
+// is n x n.  (Every product's output is already in the compute precision, so r(Q X) is the
+// product itself.)  Fused: Z = r(b R + c R R), Q = r(a Q + Z Q), RZ = r(a R + Z R), R =
+// r(a RZ + Z RZ), each the epilogue of a general product (R is only nearly symmetric); Q
+// and P trade places.
+template <typename T>
+muon_status gram (run &R, const double *coef, int steps, const muon_ns_opts *o, T *X, T *Y,
+                  T *Rg, T *Z, T *Q, T *RZ, T *P)
+{
+  typedef typename num<T>::acc F;
+  errbuf &E = R.E;
+  size_t n = R.n, m = R.m;
+  int fresh = 1;                                  // Q is "None": start or just restarted
+  TRY (gram_product (R, (F) 1, X, n, m, (F) 0, Rg));   // R = r(X X')
+  for (int i = 0; i < steps; i++)
+  {
+    F a = (F) coef[3 * i], b = (F) coef[3 * i + 1], c = (F) coef[3 * i + 2];
+    if (muon_ns_restart_before (i, o))
+    {
+      TRY (product (R, Q, X, n, m, Y));           // X = r(Q X); R = r(X X')
+      TRY (copy (R, X, Y, n * m));
+      TRY (gram_product (R, (F) 1, X, n, m, (F) 0, Rg));
+      fresh = 1;
+    }
+    TRY (poly (R, b, c, Rg, 0, n, P, Z));         // Z = r(r(b R) + r(r(c R) R))
+    if (fresh)
+    {
+      TRY (copy (R, Q, Z, n * n));                // Q = r(Z + a I)
+      LAUNCH (k_add_diag<T><<<grid_for (n), THREADS, 0, R.st>>> (R.p, a, Q, n));
+      fresh = 0;
+    }
+    else if (R.fused)
+    {
+      TRY (product_add (R, a, Q, Z, Q, n, n, P));
+      T *t = Q;
+      Q = P;
+      P = t;
+    }
+    else
+    {
+      TRY (product (R, Z, Q, n, n, P));           // Q = r(r(a Q) + r(Z Q))
+      TRY (scale_add (R, a, Q, P, Q, n * n));
+    }
+    if (i < steps - 1 && !muon_ns_restart_before (i + 1, o) && R.fused)
+    {
+      TRY (product_add (R, a, Rg, Z, Rg, n, n, RZ));
+      TRY (product_add (R, a, RZ, Z, RZ, n, n, Rg));
+    }
+    else if (i < steps - 1 && !muon_ns_restart_before (i + 1, o))
+    {
+      TRY (product (R, Z, Rg, n, n, P));          // RZ = r(r(a R) + r(Z R))
+      TRY (scale_add (R, a, Rg, P, RZ, n * n));
+      TRY (product (R, Z, RZ, n, n, P));          // R = r(r(a RZ) + r(Z RZ))
+      TRY (scale_add (R, a, RZ, P, Rg, n * n));
+    }
+  }
+  TRY (product (R, Q, X, n, m, Y));               // X = r(Q X)
+  return copy (R, X, Y, n * m);
+}
+
+
+// The iteration of one page in X (n x m); work after X: Y (n x m), S1..S5 (n x n each).
+template <typename T>
+muon_status iterate (run &R, const muon_ns_opts *o, const double *coef, int steps,
+                     int use_gram, T *X)
+{
+  size_t nm = padded (R.n * R.m), nn = padded (R.n * R.n);
+  T *Y = X + nm, *S1 = Y + nm, *S2 = S1 + nn, *S3 = S2 + nn, *S4 = S3 + nn, *S5 = S4 + nn;
+  if (use_gram)
+    return gram (R, coef, steps, o, X, Y, S1, S2, S3, S4, S5);
+  return standard (R, coef, steps, X, Y, S1, S2, S3);
+}
+
+// The iteration of every page after the first as one CUDA graph: captured from the first
+// page's calls (the same kernels and products on the same buffers, so the same bits), then
+// launched once a page, which saves the host the dozens of launches of each.  A capture
+// that fails leaves nothing queued and *exec NULL: the pages then run the calls directly.
+template <typename T>
+muon_status capture (run &R, const muon_ns_opts *o, const double *coef, int steps,
+                     int use_gram, T *X, cudaGraphExec_t *exec)
+{
+  cudaStream_t st = R.st;
+  cudaGraph_t g = NULL;
+  *exec = NULL;
+  if (cudaStreamBeginCapture (st, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+  {
+    cudaGetLastError ();
+    return MUON_OK;
+  }
+  char keep[1];                                   // a failed call's message is not the news
+  errbuf quiet = {keep, sizeof keep};
+  run C = R;
+  C.E = quiet;
+  muon_status s = iterate (C, o, coef, steps, use_gram, X);
+  cudaError_t e = cudaStreamEndCapture (st, &g);
+  if (s == MUON_OK && e == cudaSuccess && g)
+    e = cudaGraphInstantiate (exec, g, 0);
+  if (g)
+    cudaGraphDestroy (g);
+  if (s != MUON_OK || e != cudaSuccess)
+  {
+    *exec = NULL;
+    cudaGetLastError ();                          // not sticky: clear it
+  }
+  return MUON_OK;
+}
+
+template muon_status iterate<double> (run &, const muon_ns_opts *, const double *, int, int,
+                                      double *);
+template muon_status iterate<float> (run &, const muon_ns_opts *, const double *, int, int,
+                                     float *);
+template muon_status iterate<uint16_t> (run &, const muon_ns_opts *, const double *, int, int,
+                                        uint16_t *);
+template muon_status capture<double> (run &, const muon_ns_opts *, const double *, int, int,
+                                      double *, cudaGraphExec_t *);
+template muon_status capture<float> (run &, const muon_ns_opts *, const double *, int, int,
+                                     float *, cudaGraphExec_t *);
+template muon_status capture<uint16_t> (run &, const muon_ns_opts *, const double *, int, int,
+                                        uint16_t *, cudaGraphExec_t *);
+
+}  // namespace muon_cuda

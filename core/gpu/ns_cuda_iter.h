@@ -1,0 +1,55 @@
+/* ns_cuda_iter.h - one page's Newton-Schulz iteration on an NVIDIA GPU (ns_cuda_iter.cu), as
+ * the pages of ns_cuda.cu run it: the run of a page (its lane, precision and shape), the
+ * layout of the work buffer, and iterate / capture, instantiated for double, float and
+ * uint16_t (the bits of bf16 / fp16 values) work buffers.
+ */
+#ifndef MUON_NS_CUDA_ITER_H
+#define MUON_NS_CUDA_ITER_H
+
+#include "cuda_state.h"
+
+namespace muon_cuda {
+
+struct run {
+  ns_state *s;
+  errbuf E;
+  int p;                       // muon_precision
+  size_t n, m;                 // the page after the transpose rule, n <= m
+  int sym_blocks;              // X X' of 16-bit pages as three blocks (gram_product)
+  int fused;                   // scale-adds in the products' epilogues (muon_ns_opts.fused)
+  cudaStream_t st;             // the lane the page runs on: its stream, cuBLAS handle and
+  cublasHandle_t blas;         // norm scratch
+  double *small;
+};
+
+// With R.sym_blocks, the upper triangle only, in 2 x 2 blocks (3 of the 4, three quarters
+// of the work; the split row a multiple of 64, so every block stays aligned).  Each block
+// has a quarter of the output tiles, so the split pays only where the blocks still fill
+// the GPU: n >= 4096, or n >= 2048 on a stack whose lanes run blocks side by side
+// (sym_blocks_for; the rule sees only the shape, so host and device arrays get the same bits).
+inline int sym_blocks_for (size_t n, size_t pages)
+{
+  return n >= 4096 || (n >= 2048 && pages >= (size_t) LANES);
+}
+
+// Elements rounded up to a multiple of 64, so every work matrix starts 128-byte aligned
+// (cuBLAS's tensor-core kernels want 16).
+inline size_t padded (size_t len)
+{
+  return (len + 63) / 64 * 64;
+}
+
+// The iteration of one page in X (n x m); work after X: Y (n x m), S1..S5 (n x n each).
+template <typename T>
+muon_status iterate (run &R, const muon_ns_opts *o, const double *coef, int steps,
+                     int use_gram, T *X);
+
+// The same iteration captured as a CUDA graph in *exec (NULL where capture fails: the pages
+// then run iterate directly).
+template <typename T>
+muon_status capture (run &R, const muon_ns_opts *o, const double *coef, int steps,
+                     int use_gram, T *X, cudaGraphExec_t *exec);
+
+}  // namespace muon_cuda
+
+#endif
