@@ -388,11 +388,12 @@ endfunction
 %! assert (all (isnan (t.r_min_eig(end))) && isnan (t.q_cond(1)));
 
 %!test
-%! ## Trace of a low-precision run: the result and the product statistics are unchanged;
-%! ## a tall G is traced in its own orientation
+%! ## Trace of a low-precision run, eager and fused: the result and the product statistics
+%! ## are unchanged; a tall G is traced in its own orientation
 %! for prec = {"bf16", "fp16"}
 %!   for meth = {"standard", "gram"}
-%!     o = {"Precision", prec{1}, "Method", meth{1}, "Gemm", "openblas"};
+%!    for fused = [false true]
+%!     o = {"Precision", prec{1}, "Method", meth{1}, "Gemm", "openblas", "Fused", fused};
 %!     [X0, s0st] = muon_ns (G.', o{:});
 %!     [X1, s1st] = muon_ns (G.', o{:}, "Trace", true);
 %!     assert (X1, X0);
@@ -400,6 +401,7 @@ endfunction
 %!     assert (s1st.product_flops, s0st.product_flops);
 %!     assert (size (s1st.trace.iterates), [24 8 6]);
 %!     assert (s1st.trace.iterates(:,:,end), X0);
+%!    endfor
 %!   endfor
 %! endfor
 
