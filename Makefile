@@ -495,13 +495,18 @@ distclean:
 # "N passed, N failed".  `make bench-gpu` times CUDA Newton-Schulz (tests/gpu/bench_gpu.m).
 # Without a CUDA device (or with the CUDA back end not built) both print one line saying so and
 # succeed.  `MUONLAB_GPU_SELFTEST=1 make check-gpu` runs the suites with the CPU as the device.
-.PHONY: check-gpu bench-gpu
+# `make memcheck-gpu` runs every device path once under compute-sanitizer's memcheck
+# (tests/gpu/gpu_memcheck.m; skipped with a line without a device or the sanitizer).
+.PHONY: check-gpu bench-gpu memcheck-gpu
 
 check-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) run_gpu.m
 
 bench-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "bench_gpu;"
+
+memcheck-gpu: all
+	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "exit (gpu_memcheck () != 0);"
 
 #---- memory and fuzz layers (tests/valgrind, tests/fuzz; never need a GPU) ------------------
 # `make check-valgrind` runs tests/valgrind/gateways.m (every MEX gateway: its success paths,

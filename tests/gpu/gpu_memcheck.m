@@ -1,0 +1,138 @@
+## -*- texinfo -*-
+## @deftypefn  {} {[@var{nerr}, @var{log}] =} gpu_memcheck ()
+## @deftypefnx {} {[@var{nerr}, @var{log}] =} gpu_memcheck (@var{sanitizer}, @var{device})
+## The device paths under compute-sanitizer's memcheck, run by @code{make memcheck-gpu}
+## (never by @code{make check} or @code{make check-gpu}: memcheck slows every kernel down
+## many times).  A child octave-cli runs @code{gpu_memcheck_workload} (every kernel and
+## cuBLAS call the back end makes: device-array NS in every precision and method, eager
+## and fused, an unaligned page, a host stack through the pinned staging, chained
+## @code{muon_update} steps, @code{muon_step} on device parameters, and
+## @code{zero_muon_step} on device gradients over a one-rank NCCL communicator) under
+## @code{compute-sanitizer --tool memcheck}; @var{nerr} is the number of errors its
+## summary counts, @var{log} the file with its whole output.  A workload that fails or a
+## summary that cannot be read counts as an error (-1).
+##
+## @var{sanitizer} is the compute-sanitizer to run (default or empty: the one on the PATH,
+## else under @env{CUDA_HOME} or /usr/local/cuda).  Without a CUDA device, with the back end
+## not built, or without compute-sanitizer, it prints one line saying so and returns
+## @var{nerr} = 0 and @var{log} = "".  It ends with the layer's line "N passed, N failed".
+## @var{device} @qcode{"cpu"} runs the workload on the CPU stand-in instead (no probe): the
+## harness's own test, with a stand-in for the sanitizer.
+## @end deftypefn
+
+function [nerr, logfile] = gpu_memcheck (sanitizer, device)
+  here = fileparts (mfilename ("fullpath"));
+  root = fullfile (here, "..", "..");
+  addpath (fullfile (root, "inst"), fullfile (root, "build", "mex"), here);
+  nerr = 0;
+  logfile = "";
+  if (nargin < 2)
+    device = "cuda";
+  endif
+  [ok, skip, why] = gpu_probe ();
+  if (strcmp (device, "cpu"))
+    ok = true;
+  endif
+  if (! ok && skip)
+    printf ("memcheck-gpu: skipped, %s\n", why);
+    return;
+  elseif (! ok)
+    error ("memcheck-gpu: %s", why);
+  endif
+  if (nargin < 1 || isempty (sanitizer))
+    sanitizer = find_sanitizer ();
+  endif
+  if (isempty (sanitizer))
+    printf ("memcheck-gpu: skipped, compute-sanitizer not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)\n");
+    return;
+  endif
+  logfile = [tempname() "-memcheck.log"];
+  code = sprintf ("addpath ('%s', '%s', '%s'); gpu_memcheck_workload ('%s');",
+                  fullfile (root, "inst"), fullfile (root, "build", "mex"), here, device);
+  cmd = sprintf ("'%s' --tool memcheck --leak-check no --print-limit 50 %s --no-gui --norc --silent --eval \"%s\" > '%s' 2>&1",
+                 sanitizer, octave_binary (), code, logfile);
+  printf ("memcheck-gpu: %s\n", cmd);
+  t0 = tic ();
+  rc = system (cmd);
+  txt = fileread (logfile);
+  nerr = summary_errors (txt);
+  if (rc != 0 || isempty (strfind (txt, "memcheck workload: done")))
+    printf ("%s\n", txt(max (1, end - 3000):end));
+    printf ("memcheck-gpu: the workload did not finish (exit status %d)\n", rc);
+    nerr = -1;
+  endif
+  printf ("memcheck-gpu: %d errors in %.0f s (log %s)\n", nerr, toc (t0), logfile);
+  printf ("%d passed, %d failed\n", nerr == 0, nerr != 0);
+endfunction
+
+## The first compute-sanitizer found: the PATH, then the CUDA toolkits' bin folders.
+function s = find_sanitizer ()
+  [rc, out] = system ("command -v compute-sanitizer 2>/dev/null");
+  s = strtrim (out);
+  if (rc == 0 && ! isempty (s))
+    return;
+  endif
+  s = "";
+  homes = {getenv("CUDA_HOME"), "/usr/local/cuda"};
+  for h = [homes, glob("/usr/local/cuda-*")(:)']
+    for sub = {"bin", "compute-sanitizer"}
+      f = fullfile (h{1}, sub{1}, "compute-sanitizer");
+      if (! isempty (h{1}) && exist (f, "file"))
+        s = f;
+        return;
+      endif
+    endfor
+  endfor
+endfunction
+
+## The octave-cli running this session (the packed runtime on the GPU machine).
+function b = octave_binary ()
+  b = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+  if (! exist (b, "file"))
+    b = "octave-cli";
+  endif
+endfunction
+
+## "========= ERROR SUMMARY: N errors" (the last one), or -1 when there is none.
+function n = summary_errors (txt)
+  t = regexp (txt, 'ERROR SUMMARY:\s*(\d+)\s+error', "tokens");
+  n = -1;
+  if (! isempty (t))
+    n = str2double (t{end}{1});
+  endif
+endfunction
+
+%!function f = fake_sanitizer (summary)
+%!  ## drops the sanitizer's options (up to the program), runs it, prints SUMMARY
+%!  f = [tempname() "-sanitizer"];
+%!  fid = fopen (f, "w");
+%!  fprintf (fid, "#!/bin/sh\nwhile [ \"$1\" != \"${1#--}\" ]; do\n");
+%!  fprintf (fid, "  case \"$1\" in --tool|--leak-check|--print-limit) shift;; esac; shift\n");
+%!  fprintf (fid, "done\n\"$@\"\nrc=$?\necho '%s'\nexit $rc\n", summary);
+%!  fclose (fid);
+%!  system (sprintf ("chmod 700 '%s'", f));
+
+%!test
+%! ## the harness, its workload on the stand-in: the summary's count is the result
+%! for c = {{"========= ERROR SUMMARY: 0 errors", 0}, {"========= ERROR SUMMARY: 1 error", 1}, ...
+%!          {"========= ERROR SUMMARY: 12 errors", 12}, {"no summary", -1}}
+%!   f = fake_sanitizer (c{1}{1});
+%!   unwind_protect
+%!     out = evalc ("[n, lf] = gpu_memcheck (f, 'cpu');");
+%!     assert (n, c{1}{2});
+%!     assert (! isempty (strfind (fileread (lf), "memcheck workload: done")));
+%!     assert (! isempty (strfind (out, sprintf ("%d passed, %d failed", n == 0, n != 0))));
+%!     unlink (lf);
+%!   unwind_protect_cleanup
+%!     unlink (f);
+%!   end_unwind_protect
+%! endfor
+
+%!test
+%! ## without a device (or a sanitizer) it says so and counts nothing
+%! if (! logical (muon_info ().cuda_usable))
+%!   out = evalc ("[n, f] = gpu_memcheck ();");
+%!   assert (n, 0);
+%!   assert (f, "");
+%!   assert (! isempty (strfind (out, "memcheck-gpu: skipped, ")));
+%! endif
