@@ -141,6 +141,10 @@ muon_status gram_product (run &R, float alpha, const uint16_t *A, size_t n, size
     TRY (gram_block (R, alpha, A, n, k, 0, h, h, n - h, beta, C));      // C12
     TRY (gram_block (R, alpha, A, n, k, h, n - h, h, n - h, beta, C));  // C22
   }
+  // Fused, a full product keeps both halves as cuBLAS computed them, as torch's X X' (the
+  // fused steps read whole matrices, so a nearly symmetric one serves): no mirror.
+  if (R.fused && !R.sym_blocks)
+    return MUON_OK;
   return mirror (R, C, n);                      // C21 = C12', and the blocks' lower halves
 }
 
