@@ -88,12 +88,8 @@ function R = bench_gpu (device, shapes, reps, opt_shape, parts)
   R = [];
   cuda = strcmp (device, "cuda");
   if (cuda)
-    [ok, skip, why] = gpu_probe ();
-    if (! ok && skip)
-      printf ("bench-gpu: skipped, %s\n", why);
+    if (! gpu_probe ("bench-gpu"))
       return;
-    elseif (! ok)
-      error ("bench-gpu: %s", why);
     endif
     printf ("bench-gpu: %s\n", muon_info ().cuda);
   else

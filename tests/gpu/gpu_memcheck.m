@@ -29,15 +29,8 @@ function [nerr, logfile] = gpu_memcheck (sanitizer, device)
   if (nargin < 2)
     device = "cuda";
   endif
-  [ok, skip, why] = gpu_probe ();
-  if (strcmp (device, "cpu"))
-    ok = true;
-  endif
-  if (! ok && skip)
-    printf ("memcheck-gpu: skipped, %s\n", why);
+  if (! strcmp (device, "cpu") && ! gpu_probe ("memcheck-gpu"))
     return;
-  elseif (! ok)
-    error ("memcheck-gpu: %s", why);
   endif
   if (nargin < 1 || isempty (sanitizer))
     sanitizer = find_sanitizer ();

@@ -1,5 +1,6 @@
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{ok}, @var{skip}, @var{why}] =} gpu_probe ()
+## @deftypefn  {} {[@var{ok}, @var{skip}, @var{why}] =} gpu_probe ()
+## @deftypefnx {} {@var{ok} =} gpu_probe (@var{tool})
 ## Whether the CUDA back end runs here: one @code{muon_ns} call on a tiny matrix with
 ## @qcode{"Device", "cuda"}, inside try/catch.  @var{ok} is true when it ran.  Otherwise
 ## @var{why} is one line naming the cause, muon_ns's message and its error identifier, and
@@ -7,9 +8,13 @@
 ## (@code{muonlab:noDevice}: no GPU or driver; @code{muonlab:notBuilt}: libmuon_cuda.so not
 ## built or not loadable) and false for any other error (a device that is present but
 ## fails is a failure, not a skip).
+##
+## With @var{tool} (the make target's name, e.g. @qcode{"bench-gpu"}) it also says so, the
+## same way for every tool: a skip prints one line "@var{tool}: skipped, @var{why}" and
+## returns false; a failing device raises "@var{tool}: @var{why}".
 ## @end deftypefn
 
-function [ok, skip, why] = gpu_probe ()
+function [ok, skip, why] = gpu_probe (tool)
   ok = true;
   skip = false;
   why = "";
@@ -29,6 +34,11 @@ function [ok, skip, why] = gpu_probe ()
     endswitch
     why = sprintf ("%s: %s [%s]", what, err.message, err.identifier);
   end_try_catch
+  if (nargin == 1 && ! ok && skip)
+    printf ("%s: skipped, %s\n", tool, why);
+  elseif (nargin == 1 && ! ok)
+    error ("%s: %s", tool, why);
+  endif
 endfunction
 
 %!test
@@ -43,4 +53,9 @@ endfunction
 %!   else
 %!     assert (strncmp (why, "the CUDA back end is not built: muon_ns: ", 41), why);
 %!   endif
+%! endif
+%! if (! ok)
+%!   out = evalc ("r = gpu_probe ('bench-gpu');");
+%!   assert (r, false);
+%!   assert (out, sprintf ("bench-gpu: skipped, %s\n", why));
 %! endif
