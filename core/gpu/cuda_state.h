@@ -1,11 +1,13 @@
-/* cuda_state.h - what the two halves of libmuon_cuda.so share (C++, CUDA): the error
- * macros, the per-context device state, and the entry points each half gives the other.
+/* cuda_state.h - what the parts of libmuon_cuda.so share (C++, CUDA): the error macros, the
+ * per-context device state, and the entry points each part gives the others.
  *   ns_cuda.cu   Newton-Schulz on pages of host or device tensors (ns_pages), the pages of
  *                a device stack on the lanes; one page's iteration in ns_cuda_iter.cu
  *                (ns_cuda_iter.h), the kernels of both in ns_cuda_kernels.h
- *   dev_cuda.cu  the state's life (lanes included), the caching pool, pinned staging, host
- *                copies on threads, copies, conversions, fills, timing, and the ABI table
+ *   dev_cuda.cu  the state's life (lanes included), pinned staging, host copies on
+ *                threads, copies, conversions, fills, timing, and the ABI table
+ *   pool_cuda.cu the buffers grown on demand and the caching pool of device blocks
  *   opt_cuda.cu  the Muon update and the AdamW step on device tensors
+ *   dmem_cuda.cu the raw-memory steps of the device ZeRO step (core/math/dmem.c)
  * Nothing here is seen outside the plug-in (ns_cuda_abi.h is the only interface).
  */
 #ifndef MUON_CUDA_STATE_H
@@ -134,15 +136,20 @@ struct ns_state {
   cudaEvent_t chunk_done[2];
   unsigned long long *bad;     // non-finite count of the batch (after small)
   unsigned long long *bad_scaled;  // non-finite count of an update's scaled blocks
-  block_list live, cached;     // the caching pool (dev_cuda.cu)
+  block_list live, cached;     // the caching pool (pool_cuda.cu)
 };
 
-// Grows a device buffer to at least `bytes` (contents are not kept).
+// Grows a device buffer to at least `bytes` (contents are not kept; pool_cuda.cu).
 muon_status grow (errbuf &E, void **buf, size_t *cap, size_t bytes);
-// A device block of at least `bytes` from s's caching pool (dev_cuda.cu; MUON_ERR_DEVMEM
+// A device block of at least `bytes` from s's caching pool (pool_cuda.cu; MUON_ERR_DEVMEM
 // when the card has no room even after the pool's free blocks went back), and its return.
 muon_status pool_alloc (ns_state *s, errbuf &E, size_t bytes, void **ptr);
 void pool_free (ns_state *s, void *ptr);
+// Every kept block back to the driver (after the device is idle).
+void pool_trim (ns_state *s);
+// A pool list: its k-th block taken out (the last one moves into its place); its bytes.
+block list_take (block_list *l, size_t k);
+size_t list_bytes (const block_list *l);
 
 // Lane i (1 <= i < LANES) of s, made on first use, its work buffer grown to work_bytes.
 muon_status lane_get (errbuf &E, ns_state *s, int i, size_t work_bytes, lane **out);

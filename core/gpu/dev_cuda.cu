@@ -1,14 +1,8 @@
 /* dev_cuda.cu - the device half of libmuon_cuda.so that serves the device arrays
- * (core/math/darray.c): the per-context state's life, the caching pool of device blocks,
- * pinned staging of array copies, conversions between storage classes, fills, event
- * timing, and the ABI table (ns_cuda_abi.h).
- *
- * The pool.  A block is rounded up (512 B under 1 MiB, else 2 MiB) and, when freed, kept in
- * the pool; the next request takes the smallest kept block that fits without wasting more
- * than half of it, so a loop of same-shaped calls does one cudaMalloc per buffer in all.  A
- * request the card cannot hold first returns every kept block to the driver and tries once
- * more; then it is MUON_ERR_DEVMEM, with nothing held, and the state goes on.  trim and
- * release give the kept blocks back.  The Muon update and AdamW are in opt_cuda.cu.
+ * (core/math/darray.c): the per-context state's life, pinned staging of array copies,
+ * conversions between storage classes, fills, event timing, and the ABI table
+ * (ns_cuda_abi.h).  The caching pool of device blocks is pool_cuda.cu's; the Muon update
+ * and AdamW are in opt_cuda.cu.
  */
 #include <climits>
 #include <cmath>
@@ -24,134 +18,6 @@
 #include "tensor_check.h"
 
 namespace muon_cuda {
-
-//---- buffers ------------------------------------------------------------------------------
-
-muon_status grow (errbuf &E, void **buf, size_t *cap, size_t bytes)
-{
-  if (*cap >= bytes)
-    return MUON_OK;
-  CUDA_TRY (cudaFree (*buf));
-  *buf = NULL;
-  *cap = 0;
-  CUDA_TRY (cudaMalloc (buf, bytes));
-  *cap = bytes;
-  return MUON_OK;
-}
-
-muon_status grow_pinned (errbuf &E, void **buf, size_t *cap, size_t bytes)
-{
-  if (*cap >= bytes)
-    return MUON_OK;
-  CUDA_TRY (cudaFreeHost (*buf));
-  *buf = NULL;
-  *cap = 0;
-  CUDA_TRY (cudaHostAlloc (buf, bytes, cudaHostAllocDefault));
-  *cap = bytes;
-  return MUON_OK;
-}
-
-//---- the pool -----------------------------------------------------------------------------
-
-int list_push (block_list *l, block b)
-{
-  if (l->count == l->cap)
-  {
-    size_t cap = l->cap ? 2 * l->cap : 16;
-    block *at = (block *) realloc (l->at, cap * sizeof *at);
-    if (at == NULL)
-      return 0;
-    l->at = at;
-    l->cap = cap;
-  }
-  l->at[l->count++] = b;
-  return 1;
-}
-
-block list_take (block_list *l, size_t k)
-{
-  block b = l->at[k];
-  l->at[k] = l->at[--l->count];
-  return b;
-}
-
-size_t list_bytes (const block_list *l)
-{
-  size_t sum = 0;
-  for (size_t k = 0; k < l->count; k++)
-    sum += l->at[k].bytes;
-  return sum;
-}
-
-void pool_trim (ns_state *s)
-{
-  cudaDeviceSynchronize ();
-  while (s->cached.count)
-    cudaFree (list_take (&s->cached, 0).ptr);
-}
-
-muon_status pool_alloc (ns_state *s, errbuf &E, size_t bytes, void **ptr)
-{
-  size_t q = bytes < ((size_t) 1 << 20) ? 512 : ((size_t) 2 << 20);
-  if (bytes > SIZE_MAX - q)
-  {
-    snprintf (E.msg, E.len, "the device has no room for %zu bytes", bytes);
-    return MUON_ERR_DEVMEM;
-  }
-  size_t want = (bytes + q - 1) / q * q, best = SIZE_MAX;
-  if (want == 0)
-    want = q;
-  for (size_t k = 0; k < s->cached.count; k++)
-  {
-    size_t have = s->cached.at[k].bytes;
-    if (have >= want && have / 2 <= want
-        && (best == SIZE_MAX || have < s->cached.at[best].bytes))
-      best = k;
-  }
-  block b = { NULL, want };
-  if (best != SIZE_MAX)
-    b = list_take (&s->cached, best);
-  else
-  {
-    cudaError_t e = cudaMalloc (&b.ptr, want);
-    if (e == cudaErrorMemoryAllocation)            // give the kept blocks back, once more
-    {
-      cudaGetLastError ();
-      pool_trim (s);
-      e = cudaMalloc (&b.ptr, want);
-    }
-    if (e != cudaSuccess)
-    {
-      cudaGetLastError ();
-      size_t free_b = 0, total = 0;
-      cudaMemGetInfo (&free_b, &total);
-      snprintf (E.msg, E.len, "the device has no room for %zu bytes (%zu free of %zu; %zu held "
-                "by device arrays): %s", want, free_b, total, list_bytes (&s->live),
-                cudaGetErrorString (e));
-      return e == cudaErrorMemoryAllocation ? MUON_ERR_DEVMEM : MUON_ERR_CUDA;
-    }
-  }
-  if (!list_push (&s->live, b))
-  {
-    cudaFree (b.ptr);
-    snprintf (E.msg, E.len, "out of host memory for the pool's list");
-    return MUON_ERR_NOMEM;
-  }
-  *ptr = b.ptr;
-  return MUON_OK;
-}
-
-void pool_free (ns_state *s, void *ptr)
-{
-  for (size_t k = 0; k < s->live.count; k++)
-    if (s->live.at[k].ptr == ptr)
-    {
-      block b = list_take (&s->live, k);
-      if (!list_push (&s->cached, b))
-        cudaFree (b.ptr);
-      return;
-    }
-}
 
 //---- the state ----------------------------------------------------------------------------
 
