@@ -53,26 +53,30 @@ static muon_status FN (gram_product) (ns_env *env, int p, T alpha, const S *X, s
   return SYMMETRIC (env, alpha, X, n, k, P, &then);
 }
 
-// out[i] = r(r(s x[i]) + r(prod[i])) over len elements, or with fused (muon_ns_opts)
-// r(s x[i] + pc prod[i]), rounded once (the product's epilogue; in double and single, with
-// pc 1, the same as the first); out may alias x.  One loop per precision so that each
-// vectorizes.
+// out[i] = r(r(s x[i]) + r(prod[i])) over len elements (eager), or with fused (muon_ns_opts)
+// r(s x[i] + pc prod[i]), rounded once: the product's epilogue, pc its coefficient (1 in
+// every eager call).  Double and single round nothing, so there the two forms agree.  out
+// may alias x.  One loop per case so that each vectorizes.
 NS_CLONES
 static void FN (scale_add) (int p, int fused, T s, const S *x, T pc, const T *prod, S *out,
                             size_t len)
 {
-  switch (fused ? -p : p)
+  if (fused && p == MUON_PREC_BF16)
   {
-  case -MUON_PREC_BF16:
     NS_PARALLEL_FOR
     for (size_t i = 0; i < len; i++)
       out[i] = STORE (RND (MUON_PREC_BF16, s * LOAD (x[i]) + pc * prod[i]));
-    break;
-  case -MUON_PREC_FP16:
+    return;
+  }
+  if (fused && p == MUON_PREC_FP16)
+  {
     NS_PARALLEL_FOR
     for (size_t i = 0; i < len; i++)
       out[i] = STORE (RND (MUON_PREC_FP16, s * LOAD (x[i]) + pc * prod[i]));
-    break;
+    return;
+  }
+  switch (p)
+  {
   case MUON_PREC_BF16:
     NS_PARALLEL_FOR
     for (size_t i = 0; i < len; i++)
@@ -85,7 +89,7 @@ static void FN (scale_add) (int p, int fused, T s, const S *x, T pc, const T *pr
     break;
   default:
     NS_PARALLEL_FOR
-    for (size_t i = 0; i < len; i++) out[i] = STORE (s * LOAD (x[i]) + prod[i]);
+    for (size_t i = 0; i < len; i++) out[i] = STORE (s * LOAD (x[i]) + pc * prod[i]);
   }
 }
 
