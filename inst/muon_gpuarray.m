@@ -1,43 +1,42 @@
 ## Copyright (C) 2026 muonlab developers
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
-## -*- texinfo -*-
-## @deftypefn {muonlab} {@var{D} =} muon_gpuarray (@dots{})
-## A device array: an M x N or M x N x E array that lives on a device, made by
-## @code{muon_gpu}, never by calling this constructor.
-##
-## @code{muon_ns}, @code{muon_update} and @code{polar_metrics} take device arrays;
-## @code{muon_ns} and @code{muon_update} compute where the data lives and return device
-## arrays, with no copy to the host.  @code{gather (@var{D})} copies the data to the host
-## (double for a double array, single otherwise: a bf16 or fp16 array holds 16-bit values,
-## which single represents exactly).
-##
-## Methods: @code{gather}, @code{size}, @code{ndims}, @code{rows}, @code{columns},
-## @code{classUnderlying} (the storage class: @qcode{"double"}, @qcode{"single"},
-## @qcode{"bf16"} or @qcode{"fp16"}; @code{class (@var{D})} is
-## @qcode{"muon_gpuarray"}), @code{device} (@qcode{"cuda"}, or @qcode{"cpu"}: the stand-in
-## device of the self-tests) and @code{disp}.  The read-only properties @code{Handle},
-## @code{Size}, @code{Storage} and @code{Device} hold the same.
-##
-## Arithmetic, what @code{muon_step} needs to keep parameters and gradients on the device:
-## @code{@var{D} + @var{E}} and @code{@var{D} - @var{E}} (two device arrays of one size,
-## class and device), @code{@var{D} * s}, @code{s * @var{D}} and @code{@var{D} / s}
-## (@code{.*}, @code{./} alike; s a real scalar).  Each gives a new array of @var{D}'s
-## class on its device, every element rounded as Octave rounds the same operation on host
-## arrays of the class (a double s rounded to single for a single array, as Octave does);
-## a bf16 / fp16 array computes in single and rounds once into its class.  Anything else
-## (indexing, mixing with host arrays) is not defined: @code{gather} first.
-##
-## A device array is a handle: copies of @var{D} share the data, which is freed when the
-## last of them is cleared.  The functions never modify an array they are given; they
-## return new ones.  After @code{clear mex} (or @code{clear all}, or
-## @code{muon_gpu ("reset")}) every device array of the session is gone, and using one is
-## the error @code{muonlab:staleHandle}.
-##
-## @seealso{muon_gpu, muon_ns, muon_update}
-## @end deftypefn
-
 classdef muon_gpuarray < handle
+  ## -*- texinfo -*-
+  ## @deftypefn {muonlab} {@var{D} =} muon_gpuarray (@dots{})
+  ## A device array: an M x N or M x N x E array that lives on a device, made by
+  ## @code{muon_gpu}, never by calling this constructor.
+  ##
+  ## @code{muon_ns}, @code{muon_update} and @code{polar_metrics} take device arrays;
+  ## @code{muon_ns} and @code{muon_update} compute where the data lives and return device
+  ## arrays, with no copy to the host.  @code{gather (@var{D})} copies the data to the host
+  ## (double for a double array, single otherwise: a bf16 or fp16 array holds 16-bit values,
+  ## which single represents exactly).
+  ##
+  ## Methods: @code{gather}, @code{size}, @code{ndims}, @code{rows}, @code{columns},
+  ## @code{classUnderlying} (the storage class: @qcode{"double"}, @qcode{"single"},
+  ## @qcode{"bf16"} or @qcode{"fp16"}; @code{class (@var{D})} is
+  ## @qcode{"muon_gpuarray"}), @code{device} (@qcode{"cuda"}, or @qcode{"cpu"}: the stand-in
+  ## device of the self-tests) and @code{disp}.  The read-only properties @code{Handle},
+  ## @code{Size}, @code{Storage} and @code{Device} hold the same.
+  ##
+  ## Arithmetic, what @code{muon_step} needs to keep parameters and gradients on the device:
+  ## @code{@var{D} + @var{E}} and @code{@var{D} - @var{E}} (two device arrays of one size,
+  ## class and device), @code{@var{D} * s}, @code{s * @var{D}} and @code{@var{D} / s}
+  ## (@code{.*}, @code{./} alike; s a real scalar).  Each gives a new array of @var{D}'s
+  ## class on its device, every element rounded as Octave rounds the same operation on host
+  ## arrays of the class (a double s rounded to single for a single array, as Octave does);
+  ## a bf16 / fp16 array computes in single and rounds once into its class.  Anything else
+  ## (indexing, mixing with host arrays) is not defined: @code{gather} first.
+  ##
+  ## A device array is a handle: copies of @var{D} share the data, which is freed when the
+  ## last of them is cleared.  The functions never modify an array they are given; they
+  ## return new ones.  After @code{clear mex} (or @code{clear all}, or
+  ## @code{muon_gpu ("reset")}) every device array of the session is gone, and using one is
+  ## the error @code{muonlab:staleHandle}.
+  ##
+  ## @seealso{muon_gpu, muon_ns, muon_update}
+  ## @end deftypefn
 
   properties (SetAccess = private)
     Handle = [];      # [SESSION ID] in __muon_gpu__'s table

@@ -143,28 +143,27 @@
 ## variant plans nothing; they are freed with the last copy of @var{L}.  A layout given as
 ## a plain struct plans for each call.  @code{R.plans_built} counts the plans this process
 ## has built (with device gradients, those of the device step, which plans each call: the
-## plans are a few index lists, measured at no visible cost against a 200-matrix step).  The simulated communicator and the per-rank buffers of the largest step are
-## kept too, so a step allocates little; @code{zero_muon_step ("release")} gives those back
-## (Octave 7's @code{clear mex} does not unload the MEX file, so it frees nothing).
-
+## plans are a few index lists, measured at no visible cost against a 200-matrix step).
+## The simulated communicator and the per-rank buffers of the largest step are kept too,
+## so a step allocates little; @code{zero_muon_step ("release")} gives those back (Octave
+## 7's @code{clear mex} does not unload the MEX file, so it frees nothing).
+##
 ## Device arrays: when every entry of @var{rank_grads} is a double @code{muon_gpuarray}
-## (@code{muon_gpu (g, "Class", "double")}) on one device, the step of every design runs
-## there, buffer for buffer as on the host: the gradients are averaged and the momenta updated and
-## orthogonalized where they live, and @code{state.momentum} and each
-## @code{R.ranks(l).update} come back as device arrays (host momenta, as
-## @code{zero_load_state} gives them, are uploaded; @code{zero_save_state} gathers).  A
-## communicator that moves device memory moves the buffers themselves:
-## @code{muon_comm ("nccl")} on CUDA, with no host staging (under @code{muon_mpirun}, rank
-## r runs on GPU @code{mod (r, GPUs per node)}), and @code{muon_comm ("mpi")} on the CPU
-## stand-in device; several simulated ranks (@qcode{"sim"}) hold the stand-in's arrays only
-## (on CUDA a @code{muonlab:unsupported} error; one rank is its own average anywhere).
-## The average is the communicator's fixed order computed on the device (an all-gather,
-## then the rank-order sum and one division; with the library's reduction its sum, then one
-## division), so the bits are those of the host step with the Newton-Schulz on the same
-## device.  With
-## @qcode{"Assemble"} the owned updates are gathered to the host (every rank local only).
-## Each call plans for itself (the layout's kept plans serve the host step).
-
+## (@code{muon_gpu (g, "Class", "double")}) on one device, the step of every design runs there,
+## buffer for buffer as on the host: the gradients are averaged and the momenta updated and
+## orthogonalized where they live, and @code{state.momentum} and each @code{R.ranks(l).update}
+## come back as device arrays (host momenta, as @code{zero_load_state} gives them, are
+## uploaded; @code{zero_save_state} gathers).  A communicator that moves device memory moves
+## the buffers themselves: @code{muon_comm ("nccl")} on CUDA, with no host staging (under
+## @code{muon_mpirun}, rank r runs on GPU @code{mod (r, GPUs per node)}), and @code{muon_comm
+## ("mpi")} on the CPU stand-in device; several simulated ranks (@qcode{"sim"}) hold the
+## stand-in's arrays only (on CUDA a @code{muonlab:unsupported} error; one rank is its own
+## average anywhere).  The average is the communicator's fixed order computed on the device (an
+## all-gather, then the rank-order sum and one division; with the library's reduction its sum,
+## then one division), so the bits are those of the host step with the Newton-Schulz on the
+## same device.  With @qcode{"Assemble"} the owned updates are gathered to the host (every rank
+## local only).  Each call plans for itself (the layout's kept plans serve the host step).
+##
 ## Non-finite and overflowing gradients (NaN, Inf, or a gradient whose fp64 sum of squares
 ## overflows) are not taken: every rank skips the step (under MPI and NCCL one all-reduce of
 ## a flag makes them agree), @var{state} comes back unchanged, and @var{R} says so

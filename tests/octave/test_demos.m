@@ -3,7 +3,9 @@
 ## Suite (run with @code{test test_demos}): every user function of inst/ (not private/) has
 ## at least one %!demo block, and every block runs headless (figures invisible, the gnuplot
 ## toolkit without a display) under @code{evalc} without error; the figures a demo draws
-## (for the user to see, at the prompt) are closed after it.
+## (for the user to see, at the prompt) are closed after it.  And every one has Texinfo help
+## that @code{help} can show: found (a classdef's inside its @code{classdef} block), and
+## formatted by makeinfo without error or a command left in the text.
 ## Run by tests/octave/run_all.m and, after @code{pkg install}, by @code{pkg test muonlab}'s
 ## dist layer (tests/dist_install.sh).
 ## @end deftypefn
@@ -42,3 +44,17 @@ endfunction
 %!   set (0, "defaultfigurevisible", old);
 %! end_unwind_protect
 %! printf ("    %d demos of %d functions ran\n", nrun, numel (fns));
+
+%!test
+%! ## help: Texinfo that makeinfo formats (a blank line inside the comment block cuts the help
+%! ## short and leaves a block unclosed; a classdef's help outside classdef is not found)
+%! inst = fileparts (which ("muon_ns"));
+%! fns = cellfun (@(f) regexprep (f, '^.*/|\.m$', ""), glob (fullfile (inst, "*.m")), "UniformOutput", false)';
+%! for f = fns
+%!   [txt, fmt] = get_help_text (f{1});
+%!   assert (strcmp (fmt, "texinfo"), "%s: help is %s", f{1}, fmt);
+%!   [out, status] = __makeinfo__ (txt, "plain text");
+%!   assert (status == 0, "%s: makeinfo failed", f{1});
+%!   left = regexp (out, '@[a-z]+(\{|\s)', "match", "once");
+%!   assert (isempty (left), "%s: '%s' left in the formatted help", f{1}, left);
+%! endfor
