@@ -5,7 +5,8 @@
  *
  * Host tensors are staged page by page through pinned buffers on a copy stream, page k+1's
  * copy under page k's NS; device tensors are read and written in place, the pages of a stack
- * spread over LANES streams.  A stream that runs three pages or more replays its iteration
+ * spread over LANES streams, or with muon_ns_opts.batched iterated together (every product
+ * one strided-batched call).  A stream that runs three pages or more replays its iteration
  * as a CUDA graph.  From n = 2048 (on a stack; 4096 alone) the 16-bit X X' is three blocks
  * of its upper triangle.  None of this changes which kernels a page runs, given its shape
  * and the number of pages: same bits on every lane, host or device.  The per-context state
@@ -201,11 +202,72 @@ muon_status device_pages (run *lanes, T **X, cudaGraphExec_t *graph, size_t L,
   return MUON_OK;
 }
 
+// Device tensors with muon_ns_opts.batched, the pages side by side in work (each kind of
+// work array for every page, one after another: iterate's layout with R.pages pages), each
+// page its norm scratch in small: the loads and stores page by page, the iteration once for
+// all, every product one strided-batched call.
+template <typename T>
+muon_status batched_pages (run &R, const muon_tensor *G, muon_tensor *out,
+                           const muon_ns_opts *o, const double *coef, int steps, int use_gram,
+                           T *work, double *small)
+{
+  int transposed = G->rows > G->cols;
+  size_t pages = G->batch, nm = padded (R.n * R.m), sm = NORM_BLOCKS + 2;
+  run Re = R;                                     // one page
+  for (size_t e = 0; e < pages; e++)
+  {
+    Re.small = small + e * sm;
+    TRY (load_page (Re, page_of (G, e), G->dtype, G->rows, G->cols, G->ld, o, work + e * nm,
+                    transposed));
+  }
+  run B = R;                                      // every page
+  B.pages = (int) pages;
+  B.sx = nm;
+  B.sn = padded (R.n * R.n);
+  TRY (iterate (B, o, coef, steps, use_gram, work));
+  for (size_t e = 0; e < pages; e++)
+  {
+    Re.small = small + e * sm;
+    TRY (store_page (Re, work + e * nm, transposed, page_of (out, e), out->dtype, G->rows,
+                     G->cols, out->ld));
+  }
+  return MUON_OK;
+}
+
+// batched_pages on blocks of the caching pool (work for every page, their norm scratch),
+// given back once the stream is done with them, whatever happened.
+template <typename T>
+muon_status device_batched (run &R, const muon_tensor *G, muon_tensor *out,
+                            const muon_ns_opts *o, const double *coef, int steps, int use_gram)
+{
+  errbuf &E = R.E;
+  ns_state *s = R.s;
+  size_t pages = G->batch, per = 2 * padded (R.n * R.m) + 5 * padded (R.n * R.n);
+  if (pages > (size_t) INT_MAX || per > SIZE_MAX / sizeof (T) / pages)
+  {
+    snprintf (E.msg, E.len, "the device has no room for the work of %zu pages", pages);
+    return MUON_ERR_DEVMEM;
+  }
+  T *work = NULL;
+  double *small = NULL;
+  TRY (pool_alloc (s, E, pages * per * sizeof (T), (void **) &work));
+  muon_status st = pool_alloc (s, E, pages * (NORM_BLOCKS + 2) * sizeof (double),
+                               (void **) &small);
+  if (st == MUON_OK)
+    st = batched_pages (R, G, out, o, coef, steps, use_gram, work, small);
+  cudaStreamSynchronize (R.st);                   // nothing queued reads the blocks now
+  pool_free (s, work);
+  if (small)
+    pool_free (s, small);
+  return st;
+}
+
 // A lane that runs GRAPH_FROM pages or more replays its iteration as a graph.
 const size_t GRAPH_FROM = 3;
 
 // The whole batch: host pages on lane 0, a device stack over up to LANES lanes that start
-// after the main stream has cleared the non-finite count and join it at the end.  [out] *bad.
+// after the main stream has cleared the non-finite count and join it at the end, or with
+// muon_ns_opts.batched all its pages at once on the main stream.  [out] *bad.
 template <typename T>
 muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns_opts *o,
                    const double *coef, int steps, unsigned long long *bad)
@@ -219,6 +281,13 @@ muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns
   T *X[LANES] = {(T *) s->work};
   cudaGraphExec_t graph[LANES] = {NULL};
   CUDA_TRY (cudaMemsetAsync (s->bad, 0, sizeof *s->bad, s->stream));
+  if (!host && o->batched && G->batch >= 2)
+  {
+    TRY (device_batched<T> (R, G, out, o, coef, steps, use_gram));
+    CUDA_TRY (cudaMemcpyAsync (bad, s->bad, sizeof *bad, cudaMemcpyDeviceToHost, s->stream));
+    CUDA_TRY (cudaStreamSynchronize (s->stream));
+    return MUON_OK;
+  }
   CUDA_TRY (cudaEventRecord (s->begun, s->stream));
   for (size_t i = 1; i < L; i++)
   {
@@ -276,7 +345,7 @@ muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor 
     return MUON_ERR_BADSHAPE;
   }
   run R = {s, E, (int) o->precision, n, m, sym_blocks_for (n, G->batch), o->fused, s->stream,
-           s->blas, s->small};
+           s->blas, s->small, 1, 0, 0};
   int low = o->precision == MUON_PREC_BF16 || o->precision == MUON_PREC_FP16;
   size_t es = o->precision == MUON_PREC_DOUBLE ? sizeof (double)
             : low ? sizeof (uint16_t) : sizeof (float);

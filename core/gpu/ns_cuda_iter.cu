@@ -52,12 +52,52 @@ cublasStatus_t gemm (cublasHandle_t h, int n, int k, float alpha, const float *A
   return cublasSgemm (h, CUBLAS_OP_N, CUBLAS_OP_N, n, k, n, &alpha, A, n, B, n, &beta, C, n);
 }
 
+// The same over `pages` pages, strided-batched (muon_ns_opts.batched): C_e = alpha op(A_e)
+// B_e + beta C_e with op(A) = A (n x n; B_e n x k, trans 0) or A A' (the n x k A_e is both
+// operands, trans 1: the full n x n product, there being no batched SYRK); sa, sb, sc the
+// page strides in elements.
+cublasStatus_t gemm_batched (cublasHandle_t h, int trans, int n, int k, double alpha,
+                             const double *A, long long sa, const double *B, long long sb,
+                             double beta, double *C, long long sc, int pages)
+{
+  if (trans)
+    return cublasDgemmStridedBatched (h, CUBLAS_OP_N, CUBLAS_OP_T, n, n, k, &alpha, A, n, sa,
+                                      A, n, sa, &beta, C, n, sc, pages);
+  return cublasDgemmStridedBatched (h, CUBLAS_OP_N, CUBLAS_OP_N, n, k, n, &alpha, A, n, sa, B,
+                                    n, sb, &beta, C, n, sc, pages);
+}
 
+cublasStatus_t gemm_batched (cublasHandle_t h, int trans, int n, int k, float alpha,
+                             const float *A, long long sa, const float *B, long long sb,
+                             float beta, float *C, long long sc, int pages)
+{
+  if (trans)
+    return cublasSgemmStridedBatched (h, CUBLAS_OP_N, CUBLAS_OP_T, n, n, k, &alpha, A, n, sa,
+                                      A, n, sa, &beta, C, n, sc, pages);
+  return cublasSgemmStridedBatched (h, CUBLAS_OP_N, CUBLAS_OP_N, n, k, n, &alpha, A, n, sa, B,
+                                    n, sb, &beta, C, n, sc, pages);
+}
+
+
+
+// The page stride of a work array of len (n x m or n x n) elements a page, and the
+// elements an elementwise op over all R.pages pages covers: the pages and the padding
+// between them, whose values nothing reads.
+inline size_t stride_of (const run &R, size_t len)
+{
+  return len == R.n * R.n ? R.sn : R.sx;     // n = m: the two strides are equal
+}
+
+inline size_t span (const run &R, size_t len)
+{
+  return R.pages > 1 ? (R.pages - 1) * stride_of (R, len) + len : len;
+}
 
 template <typename T>
 muon_status scale (run &R, typename num<T>::acc s, const T *x, T *out, size_t len)
 {
   errbuf &E = R.E;
+  len = span (R, len);
   LAUNCH (k_scale<T><<<grid_for (len), THREADS, 0, R.st>>> (R.p, s, x, out, len));
   return MUON_OK;
 }
@@ -67,17 +107,20 @@ muon_status scale_add (run &R, typename num<T>::acc s, const T *x, const T *prod
                        size_t len)
 {
   errbuf &E = R.E;
+  len = span (R, len);
   LAUNCH (k_scale_add<T><<<grid_for (len), THREADS, 0, R.st>>> (R.p, s, x, prod, out,
                                                                         len));
   return MUON_OK;
 }
 
+// C (n x n, each page) = its upper triangle mirrored
 template <typename T>
 muon_status mirror (run &R, T *C, size_t n)
 {
   errbuf &E = R.E;
   unsigned tiles = (unsigned) ((n + TILE - 1) / TILE);
-  LAUNCH (k_mirror<T><<<dim3 (tiles, tiles), dim3 (TILE, 8), 0, R.st>>> (C, n));
+  for (int e = 0; e < R.pages; e++)
+    LAUNCH (k_mirror<T><<<dim3 (tiles, tiles), dim3 (TILE, 8), 0, R.st>>> (C + e * R.sn, n));
   return MUON_OK;
 }
 
@@ -85,8 +128,18 @@ template <typename T>
 muon_status copy (run &R, T *dst, const T *src, size_t len)
 {
   errbuf &E = R.E;
-  CUDA_TRY (cudaMemcpyAsync (dst, src, len * sizeof *dst, cudaMemcpyDeviceToDevice,
+  CUDA_TRY (cudaMemcpyAsync (dst, src, span (R, len) * sizeof *dst, cudaMemcpyDeviceToDevice,
                              R.st));
+  return MUON_OK;
+}
+
+// Q = r(Q + a I), each page
+template <typename T>
+muon_status add_diag (run &R, typename num<T>::acc a, T *Q, size_t n)
+{
+  errbuf &E = R.E;
+  for (int e = 0; e < R.pages; e++)
+    LAUNCH (k_add_diag<T><<<grid_for (n), THREADS, 0, R.st>>> (R.p, a, Q + e * R.sn, n));
   return MUON_OK;
 }
 
@@ -99,20 +152,30 @@ cudaDataType half_type (const run &R)
 // polynomial, where C holds A).  Double / single: SYRK (upper) and mirror.  bf16 / fp16:
 // GemmEx of the 16-bit A with itself, fp32 accumulation, alpha and beta applied in fp32,
 // the output rounded once to 16 bits by cuBLAS, the upper triangle mirrored.
+// (Batched pages: the full product of each page, mirrored all the same.)
+template <typename F>
+muon_status gram_product_as (run &R, F alpha, const F *A, size_t n, size_t k, F beta, F *C)
+{
+  errbuf &E = R.E;
+  if (R.pages > 1)
+    CUBLAS_TRY (gemm_batched (R.blas, 1, (int) n, (int) k, alpha, A,
+                              (long long) stride_of (R, n * k), NULL, 0, beta, C,
+                              (long long) R.sn, R.pages));
+  else
+    CUBLAS_TRY (syrk (R.blas, (int) n, (int) k, alpha, A, beta, C));
+  return mirror (R, C, n);
+}
+
 muon_status gram_product (run &R, double alpha, const double *A, size_t n, size_t k,
                           double beta, double *C)
 {
-  errbuf &E = R.E;
-  CUBLAS_TRY (syrk (R.blas, (int) n, (int) k, alpha, A, beta, C));
-  return mirror (R, C, n);
+  return gram_product_as (R, alpha, A, n, k, beta, C);
 }
 
 muon_status gram_product (run &R, float alpha, const float *A, size_t n, size_t k, float beta,
                           float *C)
 {
-  errbuf &E = R.E;
-  CUBLAS_TRY (syrk (R.blas, (int) n, (int) k, alpha, A, beta, C));
-  return mirror (R, C, n);
+  return gram_product_as (R, alpha, A, n, k, beta, C);
 }
 
 // C (rows r0.. of n, cols c0.., h1 x h2, leading dimension n) = r(alpha A1 A2' + beta C),
@@ -121,6 +184,16 @@ muon_status gram_block (run &R, float alpha, const uint16_t *A, size_t n, size_t
                         size_t r0, size_t h1, size_t c0, size_t h2, float beta, uint16_t *C)
 {
   errbuf &E = R.E;
+  if (R.pages > 1)
+  {
+    long long sa = (long long) stride_of (R, n * k), sc = (long long) R.sn;
+    CUBLAS_TRY (cublasGemmStridedBatchedEx (R.blas, CUBLAS_OP_N, CUBLAS_OP_T, (int) h1,
+                                            (int) h2, (int) k, &alpha, A + r0, half_type (R),
+                                            (int) n, sa, A + c0, half_type (R), (int) n, sa,
+                                            &beta, C + r0 + c0 * n, half_type (R), (int) n, sc,
+                                            R.pages, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    return MUON_OK;
+  }
   CUBLAS_TRY (cublasGemmEx (R.blas, CUBLAS_OP_N, CUBLAS_OP_T, (int) h1, (int) h2, (int) k,
                             &alpha, A + r0, half_type (R), (int) n, A + c0, half_type (R),
                             (int) n, &beta, C + r0 + c0 * n, half_type (R), (int) n,
@@ -151,26 +224,47 @@ muon_status gram_product (run &R, float alpha, const uint16_t *A, size_t n, size
 // C = A B (alpha A B + beta C in the fused epilogues) with A n x n, B n x k: fp64 / fp32
 // accumulation; the 16-bit products are rounded once to 16 bits (r(A B)), as the eager GEMM
 // rounds its output.
+// (Batched pages: A_e from the n x n arrays, B_e and C_e from the arrays of their shape.)
+template <typename F>
+muon_status product_as (run &R, const F *A, const F *B, size_t n, size_t k, F *C, F beta,
+                        F alpha)
+{
+  errbuf &E = R.E;
+  if (R.pages > 1)
+    CUBLAS_TRY (gemm_batched (R.blas, 0, (int) n, (int) k, alpha, A, (long long) R.sn, B,
+                              (long long) stride_of (R, n * k), beta, C,
+                              (long long) stride_of (R, n * k), R.pages));
+  else
+    CUBLAS_TRY (gemm (R.blas, (int) n, (int) k, alpha, A, B, beta, C));
+  return MUON_OK;
+}
+
 muon_status product (run &R, const double *A, const double *B, size_t n, size_t k, double *C,
                      double beta = 0, double alpha = 1)
 {
-  errbuf &E = R.E;
-  CUBLAS_TRY (gemm (R.blas, (int) n, (int) k, alpha, A, B, beta, C));
-  return MUON_OK;
+  return product_as (R, A, B, n, k, C, beta, alpha);
 }
 
 muon_status product (run &R, const float *A, const float *B, size_t n, size_t k, float *C,
                      float beta = 0, float alpha = 1)
 {
-  errbuf &E = R.E;
-  CUBLAS_TRY (gemm (R.blas, (int) n, (int) k, alpha, A, B, beta, C));
-  return MUON_OK;
+  return product_as (R, A, B, n, k, C, beta, alpha);
 }
 
 muon_status product (run &R, const uint16_t *A, const uint16_t *B, size_t n, size_t k,
                      uint16_t *C, float beta = 0, float alpha = 1)
 {
   errbuf &E = R.E;
+  if (R.pages > 1)
+  {
+    long long sb = (long long) stride_of (R, n * k);
+    CUBLAS_TRY (cublasGemmStridedBatchedEx (R.blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) n, (int) k,
+                                            (int) n, &alpha, A, half_type (R), (int) n,
+                                            (long long) R.sn, B, half_type (R), (int) n, sb,
+                                            &beta, C, half_type (R), (int) n, sb, R.pages,
+                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    return MUON_OK;
+  }
   CUBLAS_TRY (cublasGemmEx (R.blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) n, (int) k, (int) n,
                             &alpha, A, half_type (R), (int) n, B, half_type (R), (int) n, &beta,
                             C, half_type (R), (int) n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
@@ -254,7 +348,6 @@ muon_status gram (run &R, const double *coef, int steps, const muon_ns_opts *o, 
                   T *Rg, T *Z, T *Q, T *RZ, T *P)
 {
   typedef typename num<T>::acc F;
-  errbuf &E = R.E;
   size_t n = R.n, m = R.m;
   int fresh = 1;                                  // Q is "None": start or just restarted
   TRY (gram_product (R, (F) 1, X, n, m, (F) 0, Rg));   // R = r(X X')
@@ -272,7 +365,7 @@ muon_status gram (run &R, const double *coef, int steps, const muon_ns_opts *o, 
     if (fresh)
     {
       TRY (copy (R, Q, Z, n * n));                // Q = r(Z + a I)
-      LAUNCH (k_add_diag<T><<<grid_for (n), THREADS, 0, R.st>>> (R.p, a, Q, n));
+      TRY (add_diag (R, a, Q, n));
       fresh = 0;
     }
     else if (R.fused)
@@ -305,12 +398,14 @@ muon_status gram (run &R, const double *coef, int steps, const muon_ns_opts *o, 
 }
 
 
-// The iteration of one page in X (n x m); work after X: Y (n x m), S1..S5 (n x n each).
+// The iteration of one page in X (n x m), or of R.pages pages side by side (X, then each
+// array below, R.pages of its kind one after another); work after X: Y (n x m), S1..S5
+// (n x n each).
 template <typename T>
 muon_status iterate (run &R, const muon_ns_opts *o, const double *coef, int steps,
                      int use_gram, T *X)
 {
-  size_t nm = padded (R.n * R.m), nn = padded (R.n * R.n);
+  size_t P = (size_t) R.pages, nm = P * padded (R.n * R.m), nn = P * padded (R.n * R.n);
   T *Y = X + nm, *S1 = Y + nm, *S2 = S1 + nn, *S3 = S2 + nn, *S4 = S3 + nn, *S5 = S4 + nn;
   if (use_gram)
     return gram (R, coef, steps, o, X, Y, S1, S2, S3, S4, S5);

@@ -20,7 +20,9 @@ struct run {
   cudaStream_t st;             // the lane the page runs on: its stream, cuBLAS handle and
   cublasHandle_t blas;         // norm scratch
   double *small;
-};
+  int pages;                   // pages iterated together (muon_ns_opts.batched), 1 otherwise:
+  size_t sx, sn;               // then each kind of work array holds them one after another,
+};                             // sx (n x m) or sn (n x n) elements apart
 
 // With R.sym_blocks, the upper triangle only, in 2 x 2 blocks (3 of the 4, three quarters
 // of the work; the split row a multiple of 64, so every block stays aligned).  Each block

@@ -124,6 +124,11 @@ typedef struct {
                                  // addmm).  Changes bf16 / fp16 on the CPU; double and single
                                  // already run so there (the same bits); on CUDA the epilogue
                                  // is cuBLAS's alpha / beta, for every precision
+  int batched;                   // CUDA, device stacks: 1 runs every product of all pages as
+                                 // one strided-batched cuBLAS call (a page's bits then depend
+                                 // on the stack's page count); 0 (default): page by page on
+                                 // LANES streams, each page the bits of that page alone.
+                                 // Host tensors and the CPU: no effect
 } muon_ns_opts;
 
 void muon_ns_opts_default (muon_ns_opts *o);

@@ -254,6 +254,7 @@ function T = ns_rows (L)
     "Eps",           "eps",             "real",    "[0, Inf)",         d.eps,              ""
     "NormalizeFirst","normalize_first", "logical", [],                 d.normalize_first,  ""
     "Fused",         "fused",           "logical", [],                 d.fused,            ""
+    "Batched",       "batched",         "logical", [],                 d.batched,          ""
     "Normalize",     "normalize",       "enum",    x.normalize,        d.normalize,        ""
     "Gemm",          "gemm",            "enum",    x.gemm,             d.gemm,             ""
     "Threads",       "threads",         "int",     [0 m.max_threads],  d.threads, ...

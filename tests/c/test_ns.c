@@ -592,6 +592,7 @@ static void test_defaults (void)
   T_EQ_DBL (o.eps, 1e-7);
   T_EQ_INT (o.normalize_first, 1);
   T_EQ_INT (o.fused, 0);
+  T_EQ_INT (o.batched, 0);
   T_EQ_INT (o.device, MUON_DEVICE_CPU);
   muon_ns_opts_default (NULL);                          // no crash
   // steps 0 = the schedule's default: 5 for keller
@@ -732,6 +733,7 @@ static void test_errors (void)
   // options
   o = d; o.method = (muon_ns_method) 2;           T_NS_ERR (o, MUON_ERR_BADARG, "bad method");
   o = d; o.fused = 2;                             T_NS_ERR (o, MUON_ERR_BADARG, "fused 2");
+  o = d; o.batched = -1;                          T_NS_ERR (o, MUON_ERR_BADARG, "batched -1");
   o = d; o.method = (muon_ns_method) -1;          T_NS_ERR (o, MUON_ERR_BADARG, "method -1");
   o = d; o.precision = (muon_precision) 4;        T_NS_ERR (o, MUON_ERR_BADARG, "bad precision");
   o = d; o.precision = (muon_precision) -1;       T_NS_ERR (o, MUON_ERR_BADARG, "precision -1");

@@ -6,9 +6,11 @@
 ## @code{make check}), all measured in one run on one device:
 ##
 ## @enumerate
-## @item per shape, method (standard, gram) and precision (fp32, bf16, fp16, and bf16 with
-## @qcode{"Fused", true}: the scale-adds in the products' epilogues, labelled bf16f),
-## keller's schedule, 5 steps, an N(0,1) single input made on the device:
+## @item per shape, method (standard, gram) and precision (fp32, bf16, fp16, bf16 with
+## @qcode{"Fused", true}: the scale-adds in the products' epilogues, labelled bf16f, and on
+## stacks bf16 fused with @qcode{"Batched", true}: every product one strided-batched call
+## for all pages, labelled bf16fb), keller's schedule, 5 steps, an N(0,1) single input made
+## on the device:
 ## @table @asis
 ## @item device
 ## @code{muon_ns} on a device array (@code{muon_gpu}), the median over @var{reps} (default
@@ -34,8 +36,8 @@
 ## torch.compile'd) when that package is importable; then the ratios: muonlab's
 ## device-array bf16 standard against Keller's torch bf16 (geomean over the first three
 ## shapes, target >= 1.2), muonlab's device Gram against Dao's compiled Gram at the wide
-## shapes (target >= 1.0), each for the eager bf16 and the fused bf16f, and bf16f against
-## torch.optim.Muon (whose addmm is the fused form);
+## shapes (target >= 1.0), each for the eager bf16, the fused bf16f and (stacks) bf16fb,
+## and bf16f against torch.optim.Muon (whose addmm is the fused form);
 ## @item three @code{muon_step}s of an optimizer of 8 parameters of @var{opt_shape}
 ## (default 2048 x 5464) with the state on the device (@qcode{"Resident"}), once with host
 ## parameters and gradients and once with device ones, against the host path of the same
@@ -133,11 +135,11 @@ function R = ns_table (device, shapes, reps)
   printf ("    of device-array calls; host = mean wall time of 2 host-array calls (bf16 rows); floor = pinned H2D + D2H;\n");
   printf ("    octave = muon_gpu (G) + gather, wall time: the same copies through Octave arrays (a new\n");
   printf ("    result array and the MEX interface's copy of it included)\n");
-  printf ("%-16s %-8s %-5s %11s %9s %11s %10s %10s %10s %10s\n", "shape", "method", "prec",
+  printf ("%-16s %-8s %-6s %11s %9s %11s %10s %10s %10s %10s\n", "shape", "method", "prec",
           "device[ms]", "TFLOP/s", "host[ms]", "floor[ms]", "host/(d+f)", "octave[ms]",
           "host/(d+o)");
-  precs = {"single", "fp32", false; "bf16", "bf16", false; "fp16", "fp16", false;
-           "bf16", "bf16f", true};
+  precs = {"single", "fp32", {}; "bf16", "bf16", {}; "fp16", "fp16", {};
+           "bf16", "bf16f", {"Fused", true}; "bf16", "bf16fb", {"Fused", true, "Batched", true}};
   R = [];
   for i = 1:numel (shapes)
     sz = shapes{i};
@@ -153,7 +155,10 @@ function R = ns_table (device, shapes, reps)
       gram = strcmp (m, "gram") && sz(1) != sz(2);
       flops = merge (gram, F.gram, F.standard) * pages;
       for k = 1:rows (precs)
-        a = {"Method", m, "Precision", precs{k,1}, "Fused", precs{k,3}};
+        if (strcmp (precs{k,2}, "bf16fb") && pages < 2)
+          continue;                          # batched: stacks only
+        endif
+        a = [{"Method", m, "Precision", precs{k,1}}, precs{k,3}];
         muon_ns (D, a{:});                   # warm-up: buffers, handles, kernels
         t = zeros (reps, 1);
         for r = 1:reps
@@ -174,7 +179,7 @@ function R = ns_table (device, shapes, reps)
                     "device_ms", median (t), "host_ms", median (th), "floor_ms", floor_ms,
                     "octave_ms", oct_ms, "flops", flops, "tflops", flops / median (t) / 1e9);
         R = [R; e];
-        printf ("%-16s %-8s %-5s %11.3f %9.1f %11.2f %10.2f %10.2f %10.2f %10.2f\n",
+        printf ("%-16s %-8s %-6s %11.3f %9.1f %11.2f %10.2f %10.2f %10.2f %10.2f\n",
                 shape_text (sz), merge (strcmp (m, "gram") && ! gram, "gram*", m),
                 e.precision, e.device_ms, e.tflops, e.host_ms, floor_ms,
                 e.host_ms / (e.device_ms + floor_ms), oct_ms,
@@ -253,11 +258,15 @@ function ratios (R, peer, shapes)
     return;
   endif
   n = min (3, numel (shapes));
-  for prec = {"bf16", "bf16f"}
+  for prec = {"bf16", "bf16f", "bf16fb"}
     s = NaN (1, n);
     for i = 1:n
-      s(i) = peer_ms (peer, "keller", shapes{i}) / find_ms (R, shapes{i}, "standard", prec{1});
-      printf ("    %-16s Keller torch bf16 / muonlab device %-5s standard: %.2f\n",
+      ms = find_ms (R, shapes{i}, "standard", prec{1});
+      if (isnan (ms))                        # bf16fb of a single matrix: bf16f's time
+        ms = find_ms (R, shapes{i}, "standard", "bf16f");
+      endif
+      s(i) = peer_ms (peer, "keller", shapes{i}) / ms;
+      printf ("    %-16s Keller torch bf16 / muonlab device %-6s standard: %.2f\n",
               shape_text (shapes{i}), prec{1}, s(i));
     endfor
     printf ("    geomean over the %d shapes (%s): %.2f (target >= 1.2)\n", n, prec{1},
@@ -274,7 +283,7 @@ function ratios (R, peer, shapes)
       continue;
     endif
     q = peer_ms (peer, "dao_gram_compiled", sz);
-    for prec = {"bf16", "bf16f"}
+    for prec = {"bf16", "bf16f", "bf16fb"}
       printf ("    %-16s Dao compiled Gram / muonlab device Gram (%s): %s (target >= 1.0)\n",
               shape_text (sz), prec{1}, num2str (q / find_ms (R, sz, "gram", prec{1}), 3));
     endfor
@@ -363,13 +372,14 @@ endfunction
 %! assert (! isempty (strfind (out, "bench-gpu: the CPU stand-in device")));
 %! assert (! isempty (strfind (out, "8x32x2           gram     fp16")));
 %! assert (! isempty (strfind (out, "(4) muon_optimizer, 8 parameters of 16x24")));
-%! assert (size (R), [16 1]);
+%! assert (size (R), [18 1]);
 %! assert ({R(1:4).precision}, {"fp32", "bf16", "fp16", "bf16f"});
+%! assert ({R(9:13).precision}, {"fp32", "bf16", "fp16", "bf16f", "bf16fb"});
 %! assert (R(end).flops, 2 * ns_flops (8, 32).gram);
 %! assert (R(5).flops, ns_flops (16, 48).gram);
 %! assert (all ([R.device_ms] > 0 & [R.floor_ms] >= 0 & [R.octave_ms] > 0));
 %! assert (isnan ([R.host_ms]), ! strcmp ({R.precision}, "bf16"));
-%! assert (all ([R(2:4:end).host_ms] > 0));
+%! assert (all ([R([2 6 10 15]).host_ms] > 0));
 %! assert (muon_gpu ("info").arrays, 0);
 
 %!test

@@ -5,8 +5,8 @@
 ## (never by @code{make check} or @code{make check-gpu}: memcheck slows every kernel down
 ## many times).  A child octave-cli runs @code{gpu_memcheck_workload} (every kernel and
 ## cuBLAS call the back end makes: device-array NS in every precision and method, eager
-## and fused, an unaligned page, a host stack through the pinned staging, chained
-## @code{muon_update} steps, @code{muon_step} on device parameters, and
+## and fused, page by page and batched, an unaligned page, a host stack through the staging,
+## chained @code{muon_update} steps, @code{muon_step} on device parameters, and
 ## @code{zero_muon_step} on device gradients over a one-rank NCCL communicator) under
 ## @code{compute-sanitizer --tool memcheck}; @var{nerr} is the number of errors its
 ## summary counts, @var{log} the file with its whole output.  A workload that fails or a

@@ -14,15 +14,18 @@ function gpu_memcheck_workload (device)
   endif
   randn ("state", 61);
   dev = {"Device", device};
-  ## NS on device arrays: every precision and method, eager and fused, on a stack of 4 (lanes,
-  ## graphs); an unaligned 1100 x 1024 page; on CUDA a bf16 stack of 4 at n = 2048 (X X' as
-  ## three blocks of its upper triangle)
+  ## NS on device arrays: every precision and method, eager and fused, on a stack of 4 (lanes
+  ## and graphs, or batched); an unaligned 1100 x 1024 page; on CUDA a bf16 stack of 4 at
+  ## n = 2048 (X X' as three blocks of its upper triangle)
   D = muon_gpu (single (randn (96, 160, 4)), "Device", device);
   for prec = {"double", "single", "bf16", "fp16"}
     for m = {"standard", "gram"}
       for fused = [false true]
-        X = muon_ns (D, dev{:}, "Precision", prec{1}, "Method", m{1}, "Fused", fused);
-        gather (X);
+        for batched = [false true]
+          X = muon_ns (D, dev{:}, "Precision", prec{1}, "Method", m{1}, "Fused", fused,
+                       "Batched", batched);
+          gather (X);
+        endfor
       endfor
     endfor
   endfor
@@ -31,7 +34,7 @@ function gpu_memcheck_workload (device)
   if (strcmp (device, "cuda"))
     B = muon_gpu ("randn", [2048 2112 4], "Device", device, "Class", "bf16");
     for fused = [false true]
-      gather (muon_ns (B, dev{:}, "Fused", fused, "Steps", 1));
+      gather (muon_ns (B, dev{:}, "Fused", fused, "Batched", fused, "Steps", 1));
     endfor
     clear B
   endif

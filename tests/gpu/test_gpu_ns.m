@@ -135,6 +135,43 @@ endfunction
 %! endfor
 
 %!test
+%! ## "Batched": a device stack's pages iterated together, every product one strided-batched
+%! ## call.  Against the CPU and the oracle with the tolerances above (every precision and
+%! ## method, eager and fused), and against the same stack page by page: the two differ only
+%! ## in cuBLAS's kernels for the batch, a summation order, so by less than the parity bound
+%! ## (d <= 0.9 e_cpu); a page misplaced in the batch is off by O(1).  The same bits on a
+%! ## second call.  (In self-test mode the CPU runs a stack page by page either way.)
+%! nfail = 0;
+%! for fused = [false true]
+%!   for prec = {"double", "single", "bf16", "fp16"}
+%!     for method = {"standard", "gram"}
+%!       G = Gs{3};
+%!       if (! strcmp (prec{1}, "double"))
+%!         G = single (G);
+%!       endif
+%!       D = muon_gpu (G, "Device", t.array);
+%!       o = {"Precision", prec{1}, "Method", method{1}, "Fused", fused};
+%!       a = [t.dev o];
+%!       Xb = gather (muon_ns (D, a{:}, "Batched", true));
+%!       Xl = gather (muon_ns (D, a{:}));
+%!       Xc = muon_ns (G, t.ref{:}, o{:});
+%!       Xo = gpu_oracle (G, "keller");
+%!       rel = @(X, Y) norm (double (X(:)) - double (Y(:))) / norm (double (Y(:)));
+%!       [d, dl, e_cpu, e_b] = deal (rel (Xb, Xc), rel (Xb, Xl), rel (Xc, Xo), rel (Xb, Xo));
+%!       tol = struct ("double", 1e-12, "single", 3e-5, "bf16", 0.9 * e_cpu,
+%!                     "fp16", 0.9 * e_cpu).(prec{1});
+%!       tol = max (tol, 8 * eps ("single") * ! strcmp (prec{1}, "double"));
+%!       ok = (d <= tol && dl <= tol && e_b <= max (1.25 * e_cpu, tol)
+%!             && isequal (Xb, gather (muon_ns (D, a{:}, "Batched", true))));
+%!       printf ("    batched %-6s %-8s fused %d 96x192x3: d(dev,cpu) %.2e  d(batched,lanes) %.2e  tol %.2e  e %.2e / %.2e  %s\n",
+%!               prec{1}, method{1}, fused, d, dl, tol, e_b, e_cpu, merge (ok, "ok", "FAIL"));
+%!       nfail += ! ok;
+%!     endfor
+%!   endfor
+%! endfor
+%! assert (nfail, 0);
+
+%!test
 %! ## the device really ran: stats name its products' provider
 %! [X, s] = muon_ns (single (Gs{2}), t.dev{:}, "Precision", "bf16");
 %! assert (s.gemm, t.gemm);
@@ -160,8 +197,11 @@ endfunction
 %!   G = single (randn (2048, 2176, 4));
 %!   bound = struct ("bf16", 0.03, "fp16", 0.004);
 %!   for prec = {"bf16", "fp16"}
-%!     for method = {"standard", "gram"}
-%!       a = {t.dev{:}, "Precision", prec{1}, "Method", method{1}};
+%!     for method = {"standard", "gram", "gram batched"}
+%!       a = {t.dev{:}, "Precision", prec{1}, "Method", strtok (method{1})};
+%!       if (any (method{1} == " "))        # the pages as one strided batch of blocks
+%!         a = [a {"Batched", true}];
+%!       endif
 %!       X = muon_ns (G, a{:});
 %!       for k = [1 4]
 %!         Y = muon_ns (G(:,:,k), a{:});
