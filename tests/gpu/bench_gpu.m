@@ -284,6 +284,9 @@ function ratios (R, peer, shapes)
     endif
     q = peer_ms (peer, "dao_gram_compiled", sz);
     for prec = {"bf16", "bf16f", "bf16fb"}
+      if (strcmp (prec{1}, "bf16fb") && prod (sz(3:end)) < 2)
+        continue;                            # batched: stacks only
+      endif
       printf ("    %-16s Dao compiled Gram / muonlab device Gram (%s): %s (target >= 1.0)\n",
               shape_text (sz), prec{1}, num2str (q / find_ms (R, sz, "gram", prec{1}), 3));
     endfor
