@@ -36,13 +36,15 @@ function [nerr, logfile] = gpu_memcheck (sanitizer, device)
     sanitizer = find_sanitizer ();
   endif
   if (isempty (sanitizer))
-    printf ("memcheck-gpu: skipped, compute-sanitizer not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)\n");
+    printf ("memcheck-gpu: skipped, compute-sanitizer not found (%s)\n",
+            "PATH, $CUDA_HOME/bin, /usr/local/cuda/bin");
     return;
   endif
   logfile = [tempname() "-memcheck.log"];
   code = sprintf ("addpath ('%s', '%s', '%s'); gpu_memcheck_workload ('%s');",
                   fullfile (root, "inst"), fullfile (root, "build", "mex"), here, device);
-  cmd = sprintf ("'%s' --tool memcheck --leak-check no --print-limit 50 %s --no-gui --norc --silent --eval \"%s\" > '%s' 2>&1",
+  cmd = sprintf (["'%s' --tool memcheck --leak-check no --print-limit 50 ", ...
+                  "%s --no-gui --norc --silent --eval \"%s\" > '%s' 2>&1"],
                  sanitizer, octave_binary (), code, logfile);
   printf ("memcheck-gpu: %s\n", cmd);
   t0 = tic ();

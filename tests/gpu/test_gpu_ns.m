@@ -163,8 +163,9 @@ endfunction
 %!       tol = max (tol, 8 * eps ("single") * ! strcmp (prec{1}, "double"));
 %!       ok = (d <= tol && dl <= tol && e_b <= max (1.25 * e_cpu, tol)
 %!             && isequal (Xb, gather (muon_ns (D, a{:}, "Batched", true))));
-%!       printf ("    batched %-6s %-8s fused %d 96x192x3: d(dev,cpu) %.2e  d(batched,lanes) %.2e  tol %.2e  e %.2e / %.2e  %s\n",
-%!               prec{1}, method{1}, fused, d, dl, tol, e_b, e_cpu, merge (ok, "ok", "FAIL"));
+%!       printf (["    batched %-6s %-8s fused %d 96x192x3: d(dev,cpu) %.2e  ", ...
+%!                "d(batched,lanes) %.2e  tol %.2e  e %.2e / %.2e  %s\n"], prec{1}, method{1},
+%!               fused, d, dl, tol, e_b, e_cpu, merge (ok, "ok", "FAIL"));
 %!       nfail += ! ok;
 %!     endfor
 %!   endfor

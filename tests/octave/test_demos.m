@@ -49,7 +49,8 @@ endfunction
 %! ## help: Texinfo that makeinfo formats (a blank line inside the comment block cuts the help
 %! ## short and leaves a block unclosed; a classdef's help outside classdef is not found)
 %! inst = fileparts (which ("muon_ns"));
-%! fns = cellfun (@(f) regexprep (f, '^.*/|\.m$', ""), glob (fullfile (inst, "*.m")), "UniformOutput", false)';
+%! fns = cellfun (@(f) regexprep (f, '^.*/|\.m$', ""), glob (fullfile (inst, "*.m")),
+%!                "UniformOutput", false)';
 %! for f = fns
 %!   [txt, fmt] = get_help_text (f{1});
 %!   assert (strcmp (fmt, "texinfo"), "%s: help is %s", f{1}, fmt);
