@@ -200,14 +200,14 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   if (v.per_micro_ns)
     x = cellfun (@(g) mean_grad (g, 1, s) / ifelse (k > 1, k, 1), rank_grads,
                  "UniformOutput", false);
-    [state, zr] = micro_update (fname, state, L, x, zcall, zo, v, comm, ranks);
+    [state, zr] = zero_train_micro (fname, state, L, x, zcall, zo, v, comm, ranks);
     if (! isempty (zr))
       state.pending = true;
       state.why = ifelse (isempty (state.why), zr, state.why);
     endif
   endif
   if (state.micro < k)
-    R.ranks = rank_rows (ranks, state, [], {});
+    R.ranks = zero_train_rows (ranks, state, [], {});
     return;
   endif
 
@@ -216,26 +216,26 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   x = cellfun (@(g) mean_grad (g, k, s), state.accum, "UniformOutput", false);
   why = state.why;
   if (isempty (why))
-    why = local_overflow (x, ranks, v.poison, state.zero);
+    why = zero_train_overflow (x, ranks, v.poison, state.zero);
   endif
-  flag = allreduce (comm, num2cell (double (! isempty (why)) * ones (nl, 1)), "sum");
+  flag = zero_train_allreduce (comm, num2cell (double (! isempty (why)) * ones (nl, 1)), "sum");
   bad = state.pending || flag > 0;
   if (bad && isempty (why))
     why = "non-finite or overflowing gradient on another rank";
   endif
   G = [];
   if (! bad || v.poison)
-    G = average (comm, x, shapes);
+    G = zero_train_average (comm, x, shapes);
   endif
   if (bad)
     if (v.poison && ! v.per_micro_ns)
-      state.zero = fold (state.zero, G, L, zo, ranks);
+      state.zero = zero_train_fold (state.zero, G, L, zo, ranks);
     endif
     state.scaler = opt_scaler_update (state.scaler, true);
     state.skipped += 1;
     R.skipped = true;
     R.skip_reason = why;
-    R.ranks = rank_rows (ranks, state, [], {});
+    R.ranks = zero_train_rows (ranks, state, [], {});
     state = end_window (state, nl, P);
     return;
   endif
@@ -251,7 +251,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     endfor
     part{l} = t;
   endfor
-  R.global_norm = sqrt (allreduce (comm, part, "sum"));
+  R.global_norm = sqrt (zero_train_allreduce (comm, part, "sum"));
   c = 1;
   if (pre_clip)
     c = opt_clip_coef (R.global_norm, v.clip_norm);
@@ -269,13 +269,13 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     endif
     [Rz, zst] = zero_muon_step (L, xc, state.zero, zcall{:});
     state.zero = struct (zst);
-    state = count (state, Rz);
+    state = zero_train_count (state, Rz);
     upd = {Rz.ranks.update}.';
     full = Rz.updates;
     owned = {Rz.ranks.owned}.';
   endif
   if (strcmp (v.clip_policy, "after_ns"))
-    R.global_norm = sqrt (allreduce (comm, cellfun (@sumsq, upd, "UniformOutput", false),
+    R.global_norm = sqrt (zero_train_allreduce (comm, cellfun (@sumsq, upd, "UniformOutput", false),
                                      "sum"));
     c = opt_clip_coef (R.global_norm, v.clip_norm);
     if (c < 1)
@@ -312,7 +312,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   R.applied = true;
   R.step = state.step;
   R.updates = full;
-  R.ranks = rank_rows (ranks, state, upd, owned, Uref);
+  R.ranks = zero_train_rows (ranks, state, upd, owned, Uref);
   state = end_window (state, nl, P);
 endfunction
 
@@ -353,127 +353,6 @@ function y = ifelse (c, a, b)
   endif
 endfunction
 
-## This process's reason to skip ("" for none): a local gradient that overflows, or (on
-## the poisoned path) a momentum that already holds NaN or Inf.
-function why = local_overflow (x, ranks, poison, zst)
-  why = "";
-  [nl, P] = size (x);
-  for l = 1:nl
-    for p = 1:P
-      if (opt_overflows (x{l,p}))
-        why = sprintf ("non-finite or overflowing gradient (rank %d, parameter %d)",
-                       ranks(l), p);
-        return;
-      endif
-    endfor
-    if (poison && isstruct (zst) && iscell (zst.momentum)
-        && ! all (isfinite (zst.momentum{l})))
-      why = sprintf ("non-finite momentum (rank %d)", ranks(l));
-      return;
-    endif
-  endfor
-endfunction
-
-## One all-reduce of the local values xs (nl x 1 cell of equal-size arrays): the result.
-function y = allreduce (comm, xs, op)
-  if (strcmp (comm.kind, "sim"))
-    y = muon_collective (comm, "allreduce", reshape (xs, 1, []), "Op", op);
-  else
-    y = muon_collective (comm, "allreduce", xs{1}, "Op", op);
-  endif
-  if (iscell (y))
-    y = y{1};
-  endif
-endfunction
-
-## The rank average of the local mean gradients x (nl x P): 1 x P cell, one all-reduce.
-function G = average (comm, x, shapes)
-  [nl, P] = size (x);
-  v = cell (nl, 1);
-  for l = 1:nl
-    v{l} = cell2mat (cellfun (@(g) g(:), x(l,:).', "UniformOutput", false));
-  endfor
-  a = allreduce (comm, v, "avg");
-  G = cell (1, P);
-  at = 0;
-  for p = 1:P
-    n = prod (shapes(p,:));
-    G{p} = reshape (a(at+1:at+n), shapes(p,:));
-    at += n;
-  endfor
-endfunction
-
-## #8432: fold the averaged gradient G (NaN / Inf included) into every local rank's
-## momentum, where the design keeps each element (a zero_muon_step state comes back with
-## one more step, the momentum poisoned).
-function zst = fold (zst, G, L, zo, ranks)
-  M = zero_shard_map (L, zo.variant);
-  nl = numel (ranks);
-  if (isempty (zst))
-    key = struct ("variant", zo.variant, "world", L.world,
-                  "shapes", [[L.params.rows]; [L.params.cols]].', "stage", L.stage,
-                  "align_factor", L.align_factor, "order", L.order_mode, "form", zo.form,
-                  "local_ranks", nl);
-    zst = struct ("key", key, "step", 0, "momentum", [], "reference", [], "has_ref", false);
-  endif
-  if (zst.step == 0)
-    zst.momentum = arrayfun (@(r) zeros (M.len(r+1), 1), ranks(:), "UniformOutput", false);
-  endif
-  for l = 1:nl
-    gb = zero_shard_pack (M, ranks(l), G);
-    zst.momentum{l} = opt_momentum_fold (zst.momentum{l}, gb, zo.beta, zo.form);
-  endfor
-  zst.step += 1;
-endfunction
-
-## PerMicroBatchNS: this micro-batch's update, summed into the window's (why: "" or the
-## reason this micro-batch was skipped).
-function [state, why] = micro_update (fname, state, L, x, zcall, zo, v, comm, ranks)
-  why = "";
-  nl = numel (ranks);
-  if (v.poison)
-    why = local_overflow (x, ranks, true, state.zero);
-    flag = allreduce (comm, num2cell (double (! isempty (why)) * ones (nl, 1)), "sum");
-    if (flag > 0)
-      if (isempty (why))
-        why = "non-finite or overflowing gradient on another rank";
-      endif
-      state.zero = fold (state.zero, average (comm, x, state.key.shapes), L, zo, ranks);
-      return;
-    endif
-  endif
-  [Rz, zst] = zero_muon_step (L, x, state.zero, zcall{:});
-  if (Rz.skipped)
-    why = Rz.skip_reason;
-    return;
-  endif
-  state.zero = struct (zst);
-  state = count (state, Rz);
-  for l = 1:nl
-    u = Rz.ranks(l).update;
-    if (isempty (state.upd{l}))
-      state.upd{l} = u;
-    else
-      state.upd{l} = state.upd{l} + u;
-    endif
-    state.owned{l} = Rz.ranks(l).owned;
-  endfor
-  for p = 1:numel (Rz.updates)
-    if (isempty (Rz.updates{p}))
-      continue;
-    elseif (isempty (state.full{p}))
-      state.full{p} = Rz.updates{p};
-    else
-      state.full{p} = state.full{p} + Rz.updates{p};
-    endif
-  endfor
-endfunction
-
-function state = count (state, Rz)
-  state.ns_calls += [Rz.ranks.ns_calls].';
-  state.bytes += [Rz.ranks.bytes_sent].';
-endfunction
-
 function state = end_window (state, nl, P)
   state.micro = 0;
   state.accum = cell (nl, P);
@@ -484,26 +363,6 @@ function state = end_window (state, nl, P)
   state.bytes = zeros (nl, 1);
   state.pending = false;
   state.why = "";
-endfunction
-
-## the per-rank rows of R: counts of the window, the owned update and its error
-function S = rank_rows (ranks, state, upd, owned, Uref)
-  nl = numel (ranks);
-  S = struct ("rank", num2cell (ranks(:)), "ns_calls", num2cell (state.ns_calls),
-              "bytes_sent", num2cell (state.bytes), "update", {[]}, "owned", {[]},
-              "rel_err", NaN);
-  for l = 1:min (nl, numel (upd))
-    S(l).update = upd{l};
-    S(l).owned = owned{l};
-    if (nargin > 4 && ! isempty (Uref{1}))
-      r = [];
-      for p = 1:numel (Uref)
-        Ut = Uref{p}.';
-        r = [r; Ut(owned{l}(p,1)+1:owned{l}(p,2))(:)];
-      endfor
-      S(l).rel_err = norm (upd{l} - r) / (norm (r) + 1e-8);
-    endif
-  endfor
 endfunction
 
 ## muon_update's options for the correct step: the update and Newton-Schulz ones of the
