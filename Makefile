@@ -231,18 +231,6 @@ $(filter-out %handle.o,$(GLUE___zero_muon_step__)): $(B)/obj/%.o: mex/%.c mex/mu
 	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
 $(MEXDIR)/__zero_muon_step__.mex: $(GLUE___zero_muon_step__) mex/muon_mex_zero.h \
                                   mex/muon_mex_handle.h
-# __muon_gpu__ holds the device arrays, so the device ZeRO step (muon_mex_zero_dev.c, with
-# a communicator) runs there too
-GLUE___muon_gpu__ := $(patsubst %,$(B)/obj/muon_mex_%.o,handle zero zero_step) \
-                     $(MPI_OBJDIR)/muon_mex_zero_dev.o
-$(B)/obj/muon_mex_handle.o: $(B)/obj/%.o: mex/%.c mex/muon_mex_handle.h mex/muon_mex.h \
-                            $(CORE_HDR) | $(B)/obj
-	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
-$(MPI_OBJDIR)/muon_mex_zero_dev.o: mex/muon_mex_zero_dev.c mex/muon_mex_zero.h \
-                  mex/muon_mex_comm.h mex/muon_mex_handle.h mex/muon_mex.h $(CORE_HDR) \
-                  | $(MPI_OBJDIR)
-	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -c $< -o $@
-$(MEXDIR)/__muon_gpu__.mex: $(GLUE___muon_gpu__) mex/muon_mex_handle.h mex/muon_mex_zero.h
 
 #---- MPI and NCCL communicators --------------------------------------------------------------
 # Switches: MPI ?= auto (auto|0), NCCL ?= auto (auto|0).  core/comm/comm_mpi.c is kept out of
@@ -302,6 +290,20 @@ MEX_COMM_OBJ := $(patsubst %,$(MPI_OBJDIR)/muon_mex_%.o,comm coll mpi)
 $(MEX_COMM_OBJ): $(MPI_OBJDIR)/%.o: mex/%.c mex/muon_mex_comm.h mex/muon_mex.h $(CORE_HDR) \
                  | $(MPI_OBJDIR)
 	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -c $< -o $@
+
+# __muon_gpu__ holds the device arrays, so the device ZeRO step (muon_mex_zero_dev.c, with
+# a communicator) runs there too (here, below MPI_OBJDIR: an immediate := expansion above its
+# definition would put the object at /)
+GLUE___muon_gpu__ := $(patsubst %,$(B)/obj/muon_mex_%.o,handle zero zero_step) \
+                     $(MPI_OBJDIR)/muon_mex_zero_dev.o
+$(B)/obj/muon_mex_handle.o: $(B)/obj/%.o: mex/%.c mex/muon_mex_handle.h mex/muon_mex.h \
+                            $(CORE_HDR) | $(B)/obj
+	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
+$(MPI_OBJDIR)/muon_mex_zero_dev.o: mex/muon_mex_zero_dev.c mex/muon_mex_zero.h \
+                  mex/muon_mex_comm.h mex/muon_mex_handle.h mex/muon_mex.h $(CORE_HDR) \
+                  | $(MPI_OBJDIR)
+	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -c $< -o $@
+$(MEXDIR)/__muon_gpu__.mex: $(GLUE___muon_gpu__) mex/muon_mex_handle.h mex/muon_mex_zero.h
 
 $(MPI_MEXES): $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(MEX_COMM_OBJ) \
                                $(LIB_MPI) $(LIB) mex/muon_mex.h mex/muon_mex_comm.h | $(MEXDIR)
