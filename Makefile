@@ -499,7 +499,9 @@ distclean:
 # succeed.  `MUONLAB_GPU_SELFTEST=1 make check-gpu` runs the suites with the CPU as the device.
 # `make memcheck-gpu` runs every device path once under compute-sanitizer's memcheck
 # (tests/gpu/gpu_memcheck.m; skipped with a line without a device or the sanitizer).
-.PHONY: check-gpu bench-gpu memcheck-gpu
+# `make profile-gpu` runs the bench's NS cases under Nsight Systems and prints where each
+# call's device time goes (tests/gpu/gpu_profile.m; skipped with a line without nsys).
+.PHONY: check-gpu bench-gpu memcheck-gpu profile-gpu
 
 check-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) run_gpu.m
@@ -509,6 +511,9 @@ bench-gpu: all
 
 memcheck-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "exit (gpu_memcheck () != 0);"
+
+profile-gpu: all
+	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "gpu_profile;"
 
 #---- memory and fuzz layers (tests/valgrind, tests/fuzz; never need a GPU) ------------------
 # `make check-valgrind` runs tests/valgrind/gateways.m (every MEX gateway: its success paths,

@@ -33,23 +33,17 @@ function [nerr, logfile] = gpu_memcheck (sanitizer, device)
     return;
   endif
   if (nargin < 1 || isempty (sanitizer))
-    sanitizer = find_sanitizer ();
+    sanitizer = gpu_tool ("compute-sanitizer");
   endif
   if (isempty (sanitizer))
     printf ("memcheck-gpu: skipped, compute-sanitizer not found (%s)\n",
             "PATH, $CUDA_HOME/bin, /usr/local/cuda/bin");
     return;
   endif
-  logfile = [tempname() "-memcheck.log"];
-  code = sprintf ("addpath ('%s', '%s', '%s'); gpu_memcheck_workload ('%s');",
-                  fullfile (root, "inst"), fullfile (root, "build", "mex"), here, device);
-  cmd = sprintf (["'%s' --tool memcheck --leak-check no --print-limit 50 ", ...
-                  "%s --no-gui --norc --silent --eval \"%s\" > '%s' 2>&1"],
-                 sanitizer, octave_binary (), code, logfile);
-  printf ("memcheck-gpu: %s\n", cmd);
   t0 = tic ();
-  rc = system (cmd);
-  txt = fileread (logfile);
+  tool = sprintf ("'%s' --tool memcheck --leak-check no --print-limit 50", sanitizer);
+  [rc, txt, logfile] = gpu_child (tool, sprintf ("gpu_memcheck_workload ('%s');", device),
+                                  "memcheck-gpu");
   nerr = summary_errors (txt);
   if (rc != 0 || isempty (strfind (txt, "memcheck workload: done")))
     printf ("%s\n", txt(max (1, end - 3000):end));
@@ -58,34 +52,6 @@ function [nerr, logfile] = gpu_memcheck (sanitizer, device)
   endif
   printf ("memcheck-gpu: %d errors in %.0f s (log %s)\n", nerr, toc (t0), logfile);
   printf ("%d passed, %d failed\n", nerr == 0, nerr != 0);
-endfunction
-
-## The first compute-sanitizer found: the PATH, then the CUDA toolkits' bin folders.
-function s = find_sanitizer ()
-  [rc, out] = system ("command -v compute-sanitizer 2>/dev/null");
-  s = strtrim (out);
-  if (rc == 0 && ! isempty (s))
-    return;
-  endif
-  s = "";
-  homes = {getenv("CUDA_HOME"), "/usr/local/cuda"};
-  for h = [homes, glob("/usr/local/cuda-*")(:)']
-    for sub = {"bin", "compute-sanitizer"}
-      f = fullfile (h{1}, sub{1}, "compute-sanitizer");
-      if (! isempty (h{1}) && exist (f, "file"))
-        s = f;
-        return;
-      endif
-    endfor
-  endfor
-endfunction
-
-## The octave-cli running this session (the packed runtime on the GPU machine).
-function b = octave_binary ()
-  b = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
-  if (! exist (b, "file"))
-    b = "octave-cli";
-  endif
 endfunction
 
 ## "========= ERROR SUMMARY: N errors" (the last one), or -1 when there is none.
