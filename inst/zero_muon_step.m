@@ -280,7 +280,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
   ## non-finite or overflowing gradients: every rank skips the step (muon_step's policy)
   why = bad_gradients (rank_grads, comm, nl);
   if (! isempty (why))
-    R = skipped_result (opts.variant, W, P, shapes, comm, state.step, nl, why);
+    R = zero_step_skipped (opts.variant, W, P, shapes, comm, state.step, nl, why);
     return;
   endif
 
@@ -305,7 +305,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
   state.step += 1;
   state.has_ref = state.has_ref && want_ref;
 
-  R = result (opts.variant, info, st, upd, full, ref_full, W, P, state.step);
+  R = zero_step_report (opts.variant, info, st, upd, full, ref_full, W, P, state.step);
 endfunction
 
 ## The gateway returns the reference's momentum once (a 1 x 1 cell) when every local rank
@@ -373,87 +373,6 @@ function why = bad_gradients (rank_grads, comm, nl)
     endif
   endif
 endfunction
-
-## The result of a skipped step: no update anywhere (zeros), no collective counted, the
-## state (returned unchanged by the caller) and its step count as they were.
-function R = skipped_result (variant, W, P, shapes, comm, step, nl, why)
-  R.variant = variant;
-  R.world = W;
-  R.comm = comm;
-  if (isstruct (comm))
-    R.comm = comm.kind;
-  endif
-  R.counts = "measured";
-  R.step = step;
-  R.plans_built = NaN;
-  R.skipped = true;
-  R.skip_reason = why;
-  R.updates = arrayfun (@(p) zeros (shapes(p,:)), 1:P, "UniformOutput", false);
-  R.reference = R.updates;
-  R.rel_err = zeros (1, P);
-  R.owners = cell (1, P);
-  R.straddles = false (1, P);
-  r0 = 0;
-  if (isstruct (comm))
-    r0 = comm.rank;
-  endif
-  z = zeros (1, numel (core_lists ().lists.coll));
-  R.ranks = struct ("rank", num2cell (r0 + (0:nl-1)), "ns_calls", 0, "momentum_elements", 0,
-                    "pad_elements", 0, "bytes_sent", 0, "bytes_recv", 0, "calls", z,
-                    "sent", z, "recv", z, "update", {[]}, "owned", zeros (P, 2));
-  R = zero_step_result (R);
-endfunction
-
-function R = result (variant, info, st, upd, full, ref_full, W, P, step)
-  R.variant = variant;
-  R.world = W;
-  R.comm = info.comm;
-  R.counts = merge (info.counts_measured != 0, "measured", "modelled");
-  R.step = step;
-  R.plans_built = info.plans_built;
-  R.skipped = false;
-  R.skip_reason = "";
-  R.updates = cell (1, P);
-  if (! isempty (full))
-    R.updates = full;
-  endif
-  R.reference = cell (1, P);
-  R.rel_err = NaN (1, P);
-  if (! isempty (ref_full))
-    R.reference = ref_full;
-    if (! isempty (full))
-      for p = 1:P
-        d = norm (full{p} - ref_full{p}, "fro");
-        R.rel_err(p) = d / (norm (ref_full{p}, "fro") + 1e-8);
-      endfor
-    endif
-  endif
-  owned = info.owned;                         # W x 2 x P, 0-based [start stop)
-  R.owners = cell (1, P);
-  for p = 1:P
-    R.owners{p} = find (owned(:,2,p) > owned(:,1,p)).' - 1;
-  endfor
-  R.straddles = cellfun (@numel, R.owners) > 1;
-  names = {"rank", "ns_calls", "momentum_elements", "pad_elements", "bytes_sent", ...
-           "bytes_recv", "calls", "sent", "recv", "update", "owned"};
-  R.ranks = cell2struct (cell (numel (names), numel (st)), names, 1);
-  for l = 1:numel (st)
-    r = st(l).rank;
-    R.ranks(l).rank = r;
-    R.ranks(l).ns_calls = st(l).ns_calls;
-    R.ranks(l).momentum_elements = st(l).momentum_elements;
-    R.ranks(l).pad_elements = st(l).pad_elements;
-    R.ranks(l).bytes_sent = sum (st(l).bytes_sent);
-    R.ranks(l).bytes_recv = sum (st(l).bytes_recv);
-    R.ranks(l).calls = st(l).calls;
-    R.ranks(l).sent = st(l).bytes_sent;
-    R.ranks(l).recv = st(l).bytes_recv;
-    R.ranks(l).update = upd{l};
-    R.ranks(l).owned = squeeze (owned(r+1,:,:)).';
-  endfor
-  R = zero_step_result (R);
-endfunction
-
 
 %!demo
 %! ## DeepSpeed #7807: reduce-scatter before NS is wrong on the matrix that straddles the cut
