@@ -123,7 +123,10 @@ MEXES      := $(patsubst mex/%.c,$(MEXDIR)/%.mex,$(GATEWAYS))
 # built by the test layers that use them into their own folder, never shipped
 TEST_MEXDIR := $(B)/tests/mex
 TEST_MEXES := $(patsubst tests/mex/%.c,$(TEST_MEXDIR)/%.mex,$(wildcard tests/mex/__*__.c))
-CTESTS     := $(patsubst tests/c/%.c,$(B)/tests/%,$(wildcard tests/c/test_*.c))
+# (and the C++ ones: test_ns_steps.cc runs the CUDA back end's order of operations,
+# core/gpu/ns_cuda_steps.h, over loops with cuBLAS's semantics)
+CTESTS     := $(patsubst tests/c/%.c,$(B)/tests/%,$(wildcard tests/c/test_*.c)) \
+              $(patsubst tests/c/%.cc,$(B)/tests/%,$(wildcard tests/c/test_*.cc))
 
 ifeq ($(CUDA),0)
   HAVE_CUDA :=
@@ -144,7 +147,7 @@ CUDA_STAMP := $(call stamp,cuda,$(HAVE_CUDA))
 
 SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
 DEB_PKGS := octave liboctave-dev openmpi-bin libopenmpi-dev libopenblas-dev gnuplot-nox \
-            fonts-freefont-otf ghostscript libdnnl-dev gcc make valgrind
+            fonts-freefont-otf ghostscript libdnnl-dev gcc g++ make valgrind
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
@@ -337,6 +340,9 @@ check-mpi: all $(MPI_CTEST)
 $(B)/tests/%: tests/c/%.c tests/c/harness.h $(LIB_ASAN) | $(B)/tests
 	$(CC) -std=c99 -O1 -g $(SAN) $(WARN) $(TEST_INC) $< $(LIB_ASAN) \
 	  $(LDLIBS) -o $@
+
+$(B)/tests/%: tests/c/%.cc tests/c/harness.h $(CORE_HDR) | $(B)/tests
+	$(CXX) -std=c++17 -O1 -g $(SAN) $(WARN) -ffp-contract=off $(TEST_INC) $< -o $@
 
 # Layers (one result file each in $(RESULTS), summed by tests/summarize.sh):
 #   layers           the layer rules of core/ (tests/layers/run.sh: every #include against

@@ -242,7 +242,7 @@ muon_status device_batched (run &R, const muon_tensor *G, muon_tensor *out,
 {
   errbuf &E = R.E;
   ns_state *s = R.s;
-  size_t pages = G->batch, per = 2 * padded (R.n * R.m) + 5 * padded (R.n * R.n);
+  size_t pages = G->batch, per = steps_work (R.n, R.m, 1);
   if (pages > (size_t) INT_MAX || per > SIZE_MAX / sizeof (T) / pages)
   {
     snprintf (E.msg, E.len, "the device has no room for the work of %zu pages", pages);
@@ -349,7 +349,7 @@ muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor 
   int low = o->precision == MUON_PREC_BF16 || o->precision == MUON_PREC_FP16;
   size_t es = o->precision == MUON_PREC_DOUBLE ? sizeof (double)
             : low ? sizeof (uint16_t) : sizeof (float);
-  TRY (grow (E, &s->work, &s->work_bytes, (2 * padded (n * m) + 5 * padded (n * n)) * es));
+  TRY (grow (E, &s->work, &s->work_bytes, steps_work (n, m, 1) * es));
   if (where == MUON_DEVICE_CPU)                   // the staging of host pages
   {
     size_t in = G->rows * G->cols * dtype_size (G->dtype);

@@ -1,18 +1,17 @@
-/* ns_cuda_iter.cu - the Newton-Schulz iteration of one page on an NVIDIA GPU with cuBLAS
- * (ns_cuda_iter.h), for the pages of ns_cuda.cu.
+/* ns_cuda_iter.cu - one page's Newton-Schulz iteration on an NVIDIA GPU (ns_cuda_iter.h), for
+ * the pages of ns_cuda.cu: the primitives of ns_cuda_steps.h (which writes the order of
+ * operations once, for this file and for the CPU test of that order) on cuBLAS and the
+ * kernels, and the capture of an iteration as a CUDA graph.
  *
- * Same algorithm, op order and rounding model as the CPU reference (ns.c, ns_impl.h, DESIGN.md
- * 4), with the same function structure: gram_product, product, poly, standard, gram (load_page,
- * store_page and batch are ns_cuda.cu's).  'double' runs Dsyrk / Dgemm and 'single' Ssyrk /
- * Sgemm.  bf16 and fp16 keep 16-bit work buffers (the bit patterns of compute-precision values)
- * and multiply them with cublasGemmEx: 16-bit inputs, fp32 accumulation (no reduced-precision
- * split-K), the output rounded once to 16 bits by cuBLAS, which is the rounding the model gives
- * a product.  The elementwise steps load 16-bit values into fp32 (exactly), call the functions
- * of muon_precision.h, the very code the CPU tests exercise, and store the rounded result
- * (exactly).  The restart and Gram decisions and the tensor checks are the CPU's own
- * (ns_shared.h, tensor_check.h).  With muon_ns_opts.fused each scale-add is instead the
- * epilogue of its product (cuBLAS's alpha and beta, after a copy of the addend), as
- * torch.optim.Muon's addmm: no elementwise pass in the iteration.
+ * 'double' runs Dsyrk / Dgemm and 'single' Ssyrk / Sgemm.  bf16 and fp16 keep 16-bit work
+ * buffers (the bit patterns of compute-precision values) and multiply them with
+ * cublasGemmEx: 16-bit inputs, fp32 accumulation (no reduced-precision split-K), the output
+ * rounded once to 16 bits by cuBLAS, which is the rounding the model gives a product.  The
+ * elementwise steps load 16-bit values into fp32 (exactly), call the functions of
+ * muon_precision.h, the very code the CPU tests exercise, and store the rounded result
+ * (exactly).  With muon_ns_opts.fused each scale-add is instead the epilogue of its product
+ * (cuBLAS's alpha and beta, after a copy of the addend), as torch.optim.Muon's addmm: no
+ * elementwise pass in the iteration.
  */
 #include <cstdint>
 #include <cstdio>
@@ -205,20 +204,7 @@ muon_status gram_block (run &R, float alpha, const uint16_t *A, size_t n, size_t
 muon_status gram_product (run &R, float alpha, const uint16_t *A, size_t n, size_t k,
                           float beta, uint16_t *C)
 {
-  if (!R.sym_blocks)
-    TRY (gram_block (R, alpha, A, n, k, 0, n, 0, n, beta, C));
-  else
-  {
-    size_t h = (n / 2 + 63) / 64 * 64;
-    TRY (gram_block (R, alpha, A, n, k, 0, h, 0, h, beta, C));          // C11
-    TRY (gram_block (R, alpha, A, n, k, 0, h, h, n - h, beta, C));      // C12
-    TRY (gram_block (R, alpha, A, n, k, h, n - h, h, n - h, beta, C));  // C22
-  }
-  // Fused, a full product keeps both halves as cuBLAS computed them, as torch's X X' (the
-  // fused steps read whole matrices, so a nearly symmetric one serves): no mirror.
-  if (R.fused && !R.sym_blocks)
-    return MUON_OK;
-  return mirror (R, C, n);                      // C21 = C12', and the blocks' lower halves
+  return gram_blocks (R, alpha, A, n, k, beta, C);
 }
 
 // C = A B (alpha A B + beta C in the fused epilogues) with A n x n, B n x k: fp64 / fp32
@@ -271,145 +257,13 @@ muon_status product (run &R, const uint16_t *A, const uint16_t *B, size_t n, siz
   return MUON_OK;
 }
 
-// The fused scale-add (muon_ns_opts.fused): out = r(s x + Zm B), the product's epilogue
-// (cuBLAS's beta; the copy first, as torch's addmm into a new tensor).  Zm n x n, x and out
-// n x k; out must not be Zm, B or x.
-template <typename T>
-muon_status product_add (run &R, typename num<T>::acc s, const T *x, const T *Zm, const T *B,
-                         size_t n, size_t k, T *out)
-{
-  TRY (copy (R, out, x, n * k));
-  return product (R, Zm, B, n, k, out, s);
-}
-
-// B = b A + c A A, rounded as r(r(b A) + r(r(c A) A)) in 16 bits.  P, B: n x n scratch.
-// Fused: B = r(b A + c A A), once: in the symmetric product's epilogue where A is exactly
-// symmetric (sym: the mirrored X X'), else in a general product's (the CPU's choice, ns_impl.h).
-template <typename T>
-muon_status poly (run &R, typename num<T>::acc b, typename num<T>::acc c, const T *A, int sym,
-                  size_t n, T *P, T *B)
-{
-  typedef typename num<T>::acc F;
-  if (R.fused)
-  {
-    TRY (copy (R, B, A, n * n));
-    if (sym)
-      return gram_product (R, c, A, n, n, (F) b, B);
-    return product (R, A, A, n, n, B, b, c);
-  }
-  if (sizeof (T) == sizeof (uint16_t))
-  {
-    TRY (scale (R, c, A, B, n * n));         // B holds r(c A) for a moment
-    TRY (product (R, B, A, n, n, P));        // P = r((c A) A): a general product, as eager torch
-  }
-  else
-    TRY (gram_product (R, c, A, n, n, (F) 0, P));  // A symmetric: c A A' by SYRK, no
-  return scale_add (R, b, A, P, B, n * n);          // rounding modelled
-}
-
-// Standard iteration: A = r(X X'); B = r(r(b A) + r(r(c A) A)); X = r(r(a X) + r(B X)).
-// Fused: B = r(b A + c A A'), X = r(a X + B X), each the epilogue of its product; X and Y
-// trade places every step (a product cannot write its own operand), and the result is
-// copied back into X after an odd count.
-template <typename T>
-muon_status standard (run &R, const double *coef, int steps, T *X, T *Y, T *A, T *B, T *P)
-{
-  typedef typename num<T>::acc F;
-  size_t n = R.n, m = R.m;
-  T *X0 = X;
-  for (int k = 0; k < steps; k++)
-  {
-    F a = (F) coef[3 * k], b = (F) coef[3 * k + 1], c = (F) coef[3 * k + 2];
-    TRY (gram_product (R, (F) 1, X, n, m, (F) 0, A));
-    TRY (poly (R, b, c, A, 1, n, P, B));
-    if (R.fused)
-    {
-      TRY (product_add (R, a, X, B, X, n, m, Y));
-      T *t = X;
-      X = Y;
-      Y = t;
-    }
-    else
-    {
-      TRY (product (R, B, X, n, m, Y));
-      TRY (scale_add (R, a, X, Y, X, n * m));
-    }
-  }
-  return X == X0 ? MUON_OK : copy (R, X0, X, n * m);
-}
-
-// Gram iteration, as ns_impl.h: everything but the first R, the restarts and the final Q X
-// is n x n.  (Every product's output is already in the compute precision, so r(Q X) is the
-// product itself.)  Fused: Z = r(b R + c R R), Q = r(a Q + Z Q), RZ = r(a R + Z R), R =
-// r(a RZ + Z RZ), each the epilogue of a general product (R is only nearly symmetric); Q
-// and P trade places.
-template <typename T>
-muon_status gram (run &R, const double *coef, int steps, const muon_ns_opts *o, T *X, T *Y,
-                  T *Rg, T *Z, T *Q, T *RZ, T *P)
-{
-  typedef typename num<T>::acc F;
-  size_t n = R.n, m = R.m;
-  int fresh = 1;                                  // Q is "None": start or just restarted
-  TRY (gram_product (R, (F) 1, X, n, m, (F) 0, Rg));   // R = r(X X')
-  for (int i = 0; i < steps; i++)
-  {
-    F a = (F) coef[3 * i], b = (F) coef[3 * i + 1], c = (F) coef[3 * i + 2];
-    if (muon_ns_restart_before (i, o))
-    {
-      TRY (product (R, Q, X, n, m, Y));           // X = r(Q X); R = r(X X')
-      TRY (copy (R, X, Y, n * m));
-      TRY (gram_product (R, (F) 1, X, n, m, (F) 0, Rg));
-      fresh = 1;
-    }
-    TRY (poly (R, b, c, Rg, 0, n, P, Z));         // Z = r(r(b R) + r(r(c R) R))
-    if (fresh)
-    {
-      TRY (copy (R, Q, Z, n * n));                // Q = r(Z + a I)
-      TRY (add_diag (R, a, Q, n));
-      fresh = 0;
-    }
-    else if (R.fused)
-    {
-      TRY (product_add (R, a, Q, Z, Q, n, n, P));
-      T *t = Q;
-      Q = P;
-      P = t;
-    }
-    else
-    {
-      TRY (product (R, Z, Q, n, n, P));           // Q = r(r(a Q) + r(Z Q))
-      TRY (scale_add (R, a, Q, P, Q, n * n));
-    }
-    if (i < steps - 1 && !muon_ns_restart_before (i + 1, o) && R.fused)
-    {
-      TRY (product_add (R, a, Rg, Z, Rg, n, n, RZ));
-      TRY (product_add (R, a, RZ, Z, RZ, n, n, Rg));
-    }
-    else if (i < steps - 1 && !muon_ns_restart_before (i + 1, o))
-    {
-      TRY (product (R, Z, Rg, n, n, P));          // RZ = r(r(a R) + r(Z R))
-      TRY (scale_add (R, a, Rg, P, RZ, n * n));
-      TRY (product (R, Z, RZ, n, n, P));          // R = r(r(a RZ) + r(Z RZ))
-      TRY (scale_add (R, a, RZ, P, Rg, n * n));
-    }
-  }
-  TRY (product (R, Q, X, n, m, Y));               // X = r(Q X)
-  return copy (R, X, Y, n * m);
-}
-
-
-// The iteration of one page in X (n x m), or of R.pages pages side by side (X, then each
-// array below, R.pages of its kind one after another); work after X: Y (n x m), S1..S5
-// (n x n each).
+// The iteration of one page in X (n x m), or of R.pages pages side by side: ns_cuda_steps.h's
+// order of operations over the primitives above.
 template <typename T>
 muon_status iterate (run &R, const muon_ns_opts *o, const double *coef, int steps,
                      int use_gram, T *X)
 {
-  size_t P = (size_t) R.pages, nm = P * padded (R.n * R.m), nn = P * padded (R.n * R.n);
-  T *Y = X + nm, *S1 = Y + nm, *S2 = S1 + nn, *S3 = S2 + nn, *S4 = S3 + nn, *S5 = S4 + nn;
-  if (use_gram)
-    return gram (R, coef, steps, o, X, Y, S1, S2, S3, S4, S5);
-  return standard (R, coef, steps, X, Y, S1, S2, S3);
+  return iterate_steps (R, o, coef, steps, use_gram, X);
 }
 
 // The iteration of every page after the first as one CUDA graph: captured from the first

@@ -7,6 +7,7 @@
 #define MUON_NS_CUDA_ITER_H
 
 #include "cuda_state.h"
+#include "ns_cuda_steps.h"
 
 namespace muon_cuda {
 
@@ -32,13 +33,6 @@ struct run {
 inline int sym_blocks_for (size_t n, size_t pages)
 {
   return n >= 4096 || (n >= 2048 && pages >= (size_t) LANES);
-}
-
-// Elements rounded up to a multiple of 64, so every work matrix starts 128-byte aligned
-// (cuBLAS's tensor-core kernels want 16).
-inline size_t padded (size_t len)
-{
-  return (len + 63) / 64 * 64;
 }
 
 // The iteration of one page in X (n x m); work after X: Y (n x m), S1..S5 (n x n each).

@@ -10,6 +10,7 @@
 
 #include "cuda_state.h"
 #include "muon_precision.h"
+#include "ns_cuda_steps.h"
 
 namespace muon_cuda {
 
@@ -22,8 +23,7 @@ namespace muon_cuda {
 // combined there and stored back after rounding (exact again).  acc<T> is the type the
 // arithmetic runs in.
 
-template <typename T> struct num { typedef T acc; };
-template <> struct num<uint16_t> { typedef float acc; };
+// (num<T>::acc: ns_cuda_steps.h)
 
 __device__ __forceinline__ double val (int, double x) { return x; }
 __device__ __forceinline__ float val (int, float x) { return x; }

@@ -1,0 +1,440 @@
+/* test_ns_steps.cc - the CUDA back end's order of operations (core/gpu/ns_cuda_steps.h) run
+ * without a GPU: its templates over primitives written here as plain loops with the
+ * semantics of the cuBLAS calls and kernels of ns_cuda_iter.cu (column-major, alpha and beta
+ * applied in the accumulation type, C not read where beta is 0, SYRK writing the upper
+ * triangle only, one rounding of a 16-bit output, elementwise passes over the pages and the
+ * padding between them).
+ *
+ * What it holds the iteration to:
+ *   - the fp64 Newton-Schulz polynomial iterated on the same input (an outside reference:
+ *     Gram NS, restarts or not, is the same map in exact arithmetic), within each precision's
+ *     error, for every precision, method, eager and fused, odd and even step counts, and
+ *     with and without the 2 x 2 blocks of X X';
+ *   - a batch of three pages run together (strided, with a zero page) equals each page run
+ *     alone, bit for bit (here every page's products are the same loops);
+ *   - the blocks of X X' give the same bits as one product.
+ * A wrong buffer, a lost copy back after an odd fused count, a wrong stride or block offset
+ * gives errors of order one, far above the tolerances.
+ */
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "harness.h"
+#include "muon_precision.h"
+#include "ns_cuda_steps.h"
+
+namespace muon_emu {
+
+using muon_cuda::num;
+
+struct emu_run {
+  int p;                       // muon_precision
+  size_t n, m;
+  int sym_blocks, fused, pages;
+  size_t sx, sn;
+};
+
+inline double ld (int, double x) { return x; }
+inline float ld (int, float x) { return x; }
+inline float ld (int p, uint16_t h)
+{
+  return p == MUON_PREC_BF16 ? muon_bf16_bits_to_f32 (h) : muon_fp16_bits_to_f32 (h);
+}
+
+inline void st (int, double v, double *out) { *out = v; }
+inline void st (int, float v, float *out) { *out = v; }
+inline void st (int p, float v, uint16_t *out)       // cuBLAS's one rounding to 16 bits
+{
+  *out = p == MUON_PREC_BF16 ? muon_f32_to_bf16_bits (v) : muon_f32_to_fp16_bits (v);
+}
+
+inline double rnd (int, double x) { return x; }
+inline float rnd (int p, float x) { return muon_round_to (p, x); }
+
+inline size_t stride_of (const emu_run &R, size_t len)
+{
+  return len == R.n * R.n ? R.sn : R.sx;
+}
+
+inline size_t span (const emu_run &R, size_t len)
+{
+  return R.pages > 1 ? (R.pages - 1) * stride_of (R, len) + len : len;
+}
+
+// C (M x N, ldc) = alpha A op(B) + beta C, A M x K (lda), op(B) = B (K x N) or B' (B N x K,
+// trans), accumulated in F; upper: only the elements on and above the diagonal (SYRK).
+template <typename T, typename F>
+void gemm (int p, int trans, int upper, size_t M, size_t N, size_t K, F alpha, const T *A,
+           size_t lda, const T *B, size_t ldb, F beta, T *C, size_t ldc)
+{
+  for (size_t j = 0; j < N; j++)
+    for (size_t i = 0; i < M && (!upper || i <= j); i++)
+    {
+      F acc = 0;
+      for (size_t k = 0; k < K; k++)
+        acc += (F) ld (p, A[i + k * lda]) * (F) ld (p, trans ? B[j + k * ldb] : B[k + j * ldb]);
+      F v = alpha * acc;
+      if (beta != 0)
+        v += beta * (F) ld (p, C[i + j * ldc]);
+      st (p, v, &C[i + j * ldc]);
+    }
+}
+
+// C's lower triangle = its upper one, each page.
+template <typename T>
+muon_status mirror (emu_run &R, T *C, size_t n)
+{
+  for (int e = 0; e < R.pages; e++)
+    for (size_t j = 0; j < n; j++)
+      for (size_t i = j + 1; i < n; i++)
+        C[e * R.sn + i + j * n] = C[e * R.sn + j + i * n];
+  return MUON_OK;
+}
+
+// C (n x n, each page) = alpha A A' + beta C: SYRK's upper triangle on one page, the full
+// product on a batch (no batched SYRK), then the mirror.
+template <typename T>
+muon_status gram_product_as (emu_run &R, T alpha, const T *A, size_t n, size_t k, T beta, T *C)
+{
+  for (int e = 0; e < R.pages; e++)
+    gemm (R.p, 1, R.pages == 1, n, n, k, alpha, A + e * stride_of (R, n * k), n,
+          A + e * stride_of (R, n * k), n, beta, C + e * R.sn, n);
+  return mirror (R, C, n);
+}
+
+muon_status gram_product (emu_run &R, double alpha, const double *A, size_t n, size_t k,
+                          double beta, double *C)
+{
+  return gram_product_as (R, alpha, A, n, k, beta, C);
+}
+
+muon_status gram_product (emu_run &R, float alpha, const float *A, size_t n, size_t k,
+                          float beta, float *C)
+{
+  return gram_product_as (R, alpha, A, n, k, beta, C);
+}
+
+muon_status gram_block (emu_run &R, float alpha, const uint16_t *A, size_t n, size_t k,
+                        size_t r0, size_t h1, size_t c0, size_t h2, float beta, uint16_t *C)
+{
+  for (int e = 0; e < R.pages; e++)
+  {
+    const uint16_t *Ae = A + e * stride_of (R, n * k);
+    gemm (R.p, 1, 0, h1, h2, k, alpha, Ae + r0, n, Ae + c0, n, beta,
+          C + e * R.sn + r0 + c0 * n, n);
+  }
+  return MUON_OK;
+}
+
+muon_status gram_product (emu_run &R, float alpha, const uint16_t *A, size_t n, size_t k,
+                          float beta, uint16_t *C)
+{
+  return muon_cuda::gram_blocks (R, alpha, A, n, k, beta, C);
+}
+
+// C = alpha A B + beta C, A n x n (pages R.sn apart), B and C n x k.
+template <typename T, typename F>
+muon_status product_as (emu_run &R, const T *A, const T *B, size_t n, size_t k, T *C, F beta,
+                        F alpha)
+{
+  size_t s = stride_of (R, n * k);
+  for (int e = 0; e < R.pages; e++)
+    gemm (R.p, 0, 0, n, k, n, alpha, A + e * R.sn, n, B + e * s, n, beta, C + e * s, n);
+  return MUON_OK;
+}
+
+muon_status product (emu_run &R, const double *A, const double *B, size_t n, size_t k,
+                     double *C, double beta = 0, double alpha = 1)
+{
+  return product_as (R, A, B, n, k, C, beta, alpha);
+}
+
+muon_status product (emu_run &R, const float *A, const float *B, size_t n, size_t k, float *C,
+                     float beta = 0, float alpha = 1)
+{
+  return product_as (R, A, B, n, k, C, beta, alpha);
+}
+
+muon_status product (emu_run &R, const uint16_t *A, const uint16_t *B, size_t n, size_t k,
+                     uint16_t *C, float beta = 0, float alpha = 1)
+{
+  return product_as (R, A, B, n, k, C, beta, alpha);
+}
+
+template <typename T>
+muon_status copy (emu_run &R, T *dst, const T *src, size_t len)
+{
+  memmove (dst, src, span (R, len) * sizeof *dst);
+  return MUON_OK;
+}
+
+template <typename T>
+muon_status scale (emu_run &R, typename num<T>::acc s, const T *x, T *out, size_t len)
+{
+  for (size_t i = 0; i < span (R, len); i++)
+    st (R.p, rnd (R.p, s * ld (R.p, x[i])), &out[i]);
+  return MUON_OK;
+}
+
+inline double scale_add_el (int, double s, double x, double prod) { return s * x + prod; }
+inline float scale_add_el (int p, float s, float x, float prod)
+{
+  if (p == MUON_PREC_BF16 || p == MUON_PREC_FP16)
+    return muon_scale_add (p, s, x, prod);
+  return s * x + prod;
+}
+
+template <typename T>
+muon_status scale_add (emu_run &R, typename num<T>::acc s, const T *x, const T *prod, T *out,
+                       size_t len)
+{
+  for (size_t i = 0; i < span (R, len); i++)
+    st (R.p, scale_add_el (R.p, s, ld (R.p, x[i]), ld (R.p, prod[i])), &out[i]);
+  return MUON_OK;
+}
+
+template <typename T>
+muon_status add_diag (emu_run &R, typename num<T>::acc a, T *Q, size_t n)
+{
+  for (int e = 0; e < R.pages; e++)
+    for (size_t d = 0; d < n; d++)
+    {
+      T *q = &Q[e * R.sn + d + d * n];
+      st (R.p, rnd (R.p, ld (R.p, *q) + a), q);
+    }
+  return MUON_OK;
+}
+
+}  // namespace muon_emu
+
+using muon_emu::emu_run;
+
+static const double KELLER[3] = {3.4445, -4.7750, 2.0315};
+
+// A page n x m with entries N(0,1)-like (a fixed generator), scaled to norm 1, zero when
+// zero is set.
+static std::vector<double> page (size_t n, size_t m, unsigned seed, int zero)
+{
+  std::vector<double> x (n * m);
+  unsigned long long s = 0x9e3779b97f4a7c15ull * (seed + 1);
+  double sum = 0;
+  for (size_t i = 0; i < n * m; i++)
+  {
+    double u = 0;
+    for (int k = 0; k < 4; k++)                   // a sum of uniforms: near normal, enough
+    {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      u += (double) (s >> 11) / 9007199254740992.0 - 0.5;
+    }
+    x[i] = zero ? 0 : u;
+    sum += x[i] * x[i];
+  }
+  for (double &v : x)
+    v = sum > 0 ? v / sqrt (sum) : 0;
+  return x;
+}
+
+template <typename T> static T to_work (int p, double v);
+template <> double to_work<double> (int, double v) { return v; }
+template <> float to_work<float> (int, double v) { return (float) v; }
+template <> uint16_t to_work<uint16_t> (int p, double v)
+{
+  uint16_t h;
+  muon_emu::st (p, (float) v, &h);
+  return h;
+}
+
+// The fp64 iteration X <- a X + (b A + c A A) X, A = X X', on the n x m page x.
+static std::vector<double> reference (std::vector<double> x, size_t n, size_t m, int steps)
+{
+  std::vector<double> A (n * n), B (n * n), Y (n * m);
+  for (int s = 0; s < steps; s++)
+  {
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j < n; j++)
+      {
+        double acc = 0;
+        for (size_t k = 0; k < m; k++)
+          acc += x[i + k * n] * x[j + k * n];
+        A[i + j * n] = acc;
+      }
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j < n; j++)
+      {
+        double acc = 0;
+        for (size_t k = 0; k < n; k++)
+          acc += A[i + k * n] * A[k + j * n];
+        B[i + j * n] = KELLER[1] * A[i + j * n] + KELLER[2] * acc;
+      }
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j < m; j++)
+      {
+        double acc = 0;
+        for (size_t k = 0; k < n; k++)
+          acc += B[i + k * n] * x[k + j * n];
+        Y[i + j * n] = KELLER[0] * x[i + j * n] + acc;
+      }
+    x = Y;
+  }
+  return x;
+}
+
+struct config {
+  int p, gram, restart, fused, steps, sym_blocks;
+};
+
+// The iteration of `pages` pages (seeds 0.., page `zero_page` all zeros, -1 none) as one
+// run: each page's result, as doubles.
+template <typename T>
+static std::vector<std::vector<double>> run_pages (const config &c, size_t n, size_t m,
+                                                   int pages, int zero_page, unsigned seed0)
+{
+  emu_run R = {c.p, n, m, c.sym_blocks, c.fused, pages, muon_cuda::padded (n * m),
+               muon_cuda::padded (n * n)};
+  std::vector<T> work (muon_cuda::steps_work (n, m, (size_t) pages), to_work<T> (c.p, 0));
+  for (int e = 0; e < pages; e++)
+  {
+    std::vector<double> x = page (n, m, seed0 + e, e == zero_page);
+    for (size_t i = 0; i < n * m; i++)
+      work[e * R.sx + i] = to_work<T> (c.p, x[i]);
+  }
+  muon_ns_opts o;
+  memset (&o, 0, sizeof o);
+  o.nrestarts = c.restart ? 1 : 0;
+  o.restarts[0] = 2;
+  std::vector<double> coef;
+  for (int k = 0; k < c.steps; k++)
+    coef.insert (coef.end (), KELLER, KELLER + 3);
+  T_EQ_INT (muon_cuda::iterate_steps (R, &o, coef.data (), c.steps, c.gram, work.data ()),
+            MUON_OK);
+  std::vector<std::vector<double>> out (pages, std::vector<double> (n * m));
+  for (int e = 0; e < pages; e++)
+    for (size_t i = 0; i < n * m; i++)
+      out[e][i] = (double) muon_emu::ld (c.p, work[e * R.sx + i]);
+  return out;
+}
+
+template <typename T>
+static std::vector<std::vector<double>> run_c (const config &c, size_t n, size_t m, int pages,
+                                               int zero_page, unsigned seed0)
+{
+  return run_pages<T> (c, n, m, pages, zero_page, seed0);
+}
+
+static std::vector<std::vector<double>> run_any (const config &c, size_t n, size_t m,
+                                                 int pages, int zero_page, unsigned seed0)
+{
+  if (c.p == MUON_PREC_DOUBLE)
+    return run_c<double> (c, n, m, pages, zero_page, seed0);
+  if (c.p == MUON_PREC_SINGLE)
+    return run_c<float> (c, n, m, pages, zero_page, seed0);
+  return run_c<uint16_t> (c, n, m, pages, zero_page, seed0);
+}
+
+static double rel_err (const std::vector<double> &x, const std::vector<double> &ref)
+{
+  double d = 0, r = 0;
+  for (size_t i = 0; i < x.size (); i++)
+  {
+    d += (x[i] - ref[i]) * (x[i] - ref[i]);
+    r += ref[i] * ref[i];
+  }
+  return sqrt (d / r);
+}
+
+static const char *pname (int p)
+{
+  return p == MUON_PREC_DOUBLE ? "double" : p == MUON_PREC_SINGLE ? "single"
+       : p == MUON_PREC_BF16 ? "bf16" : "fp16";
+}
+
+// n = 72 > 64: with sym_blocks the split row is 64, blocks of 64 and 8 rows.
+static const size_t N = 72, M = 96;
+static const int PRECS[4] = {MUON_PREC_DOUBLE, MUON_PREC_SINGLE, MUON_PREC_BF16, MUON_PREC_FP16};
+
+// Every path against the fp64 polynomial: the error of each precision's rounding, no more.
+static void test_against_fp64 (void)
+{
+  const double tol[4] = {1e-12, 1e-4, 0.08, 0.012};
+  for (int steps : {4, 5})
+  {
+    std::vector<double> ref = reference (page (N, M, 7, 0), N, M, steps);
+    for (int k = 0; k < 4; k++)
+      for (int method = 0; method < 3; method++)     // standard, gram, gram with restart [2]
+        for (int fused = 0; fused < 2; fused++)
+          for (int sym = 0; sym < 2; sym++)
+          {
+            config c = {PRECS[k], method > 0, method == 2, fused, steps, sym};
+            double e = rel_err (run_any (c, N, M, 1, -1, 7)[0], ref);
+            T_ASSERT_MSG (e <= tol[k], "%s %s%s %s steps %d blocks %d: error %.3g > %.3g",
+                          pname (c.p), method ? "gram" : "standard",
+                          method == 2 ? " [2]" : "", fused ? "fused" : "eager", steps, sym, e,
+                          tol[k]);
+          }
+  }
+}
+
+// A batch of three pages (the middle one zero) equals each page alone, bit for bit; the
+// zero page stays zero.
+static void test_batched_equals_pages (void)
+{
+  for (int k = 0; k < 4; k++)
+    for (int method = 0; method < 3; method++)
+      for (int fused = 0; fused < 2; fused++)
+      {
+        config c = {PRECS[k], method > 0, method == 2, fused, 5, k >= 2};
+        std::vector<std::vector<double>> b = run_any (c, N, M, 3, 1, 11);
+        for (int e = 0; e < 3; e++)
+        {
+          std::vector<double> one = run_any (c, N, M, 1, e == 1 ? 0 : -1, 11 + e)[0];
+          T_ASSERT_MSG (b[e] == one, "%s method %d fused %d: batched page %d differs",
+                        pname (c.p), method, fused, e);
+        }
+        double z = 0;
+        for (double v : b[1])
+          z += fabs (v);
+        T_ASSERT_MSG (z == 0, "%s method %d fused %d: the zero page is not zero", pname (c.p),
+                      method, fused);
+      }
+}
+
+// The 2 x 2 blocks of X X' (three products and the mirror) give one product's bits.
+static void test_blocks_equal_one_product (void)
+{
+  for (int k = 2; k < 4; k++)
+    for (int method = 0; method < 2; method++)
+      for (int fused = 0; fused < 2; fused++)
+      {
+        config a = {PRECS[k], method, 0, fused, 3, 0}, b = a;
+        b.sym_blocks = 1;
+        T_ASSERT_MSG (run_any (a, N, M, 1, -1, 3)[0] == run_any (b, N, M, 1, -1, 3)[0],
+                      "%s method %d fused %d: blocks differ", pname (a.p), method, fused);
+      }
+}
+
+// Fused changes 16-bit results (the rounding model), not double's (the same arithmetic).
+static void test_fused_changes_only_16_bit (void)
+{
+  for (int k = 0; k < 4; k++)
+  {
+    config e = {PRECS[k], 0, 0, 0, 5, 0}, f = e;
+    f.fused = 1;
+    int same = run_any (e, N, M, 1, -1, 5)[0] == run_any (f, N, M, 1, -1, 5)[0];
+    if (k == 0)
+      T_ASSERT_MSG (same, "double: fused and eager differ");
+    if (k >= 2)
+      T_ASSERT_MSG (!same, "%s: fused gives the eager bits", pname (e.p));
+  }
+}
+
+int main (int argc, char **argv)
+{
+  (void) argc;
+  T_RUN (test_against_fp64);
+  T_RUN (test_batched_equals_pages);
+  T_RUN (test_blocks_equal_one_product);
+  T_RUN (test_fused_changes_only_16_bit);
+  return T_DONE (argv[0]);
+}
