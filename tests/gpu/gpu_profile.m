@@ -3,9 +3,9 @@
 ## @deftypefnx {} {@var{T} =} gpu_profile (@var{nsys}, @var{device}, @var{cases}, @var{reps})
 ## Where the device time of a @code{muon_ns} call goes, run by @code{make profile-gpu}
 ## (never by @code{make check} or @code{make check-gpu}): each case runs in a child
-## octave-cli under Nsight Systems (@code{nsys profile --trace=cuda}:
-## @code{gpu_profile_workload}, a warm-up and @var{reps} timed calls, default 5), and
-## @code{nsys stats} sums its kernels and memory operations.  Per case it prints, per call:
+## octave-cli under Nsight Systems (@code{nsys profile --trace=cuda}, each kernel of a CUDA
+## graph traced on its own: @code{gpu_profile_workload}, a warm-up and @var{reps} timed
+## calls, default 5), and @code{nsys stats} sums its kernels and memory operations.  Per case it prints, per call:
 ## the device time the calls report (CUDA events), the GPU's busy time (the kernels and
 ## memory operations summed, every stream together, so lanes that overlap can exceed the
 ## device time), split into cuBLAS's kernels, muonlab's own kernels (the elementwise passes,
@@ -86,8 +86,9 @@ function e = profile_case (nsys, device, c, reps)
               "own_ms", NaN, "copy_ms", NaN, "other_ms", NaN, "launches", NaN,
               "top", struct ("name", {}, "kind", {}, "ms", {}, "count", {}));
   base = [tempname() "-profile"];
-  prefix = sprintf (["'%s' profile --trace=cuda --sample=none --cpuctxsw=none ", ...
-                     "--force-overwrite=true --output='%s'"], nsys, base);
+  ## every kernel of a CUDA graph (a lane replays its pages' iteration as one) on its own
+  prefix = sprintf (["'%s' profile --trace=cuda --cuda-graph-trace=node --sample=none ", ...
+                     "--cpuctxsw=none --force-overwrite=true --output='%s'"], nsys, base);
   code = sprintf ("gpu_profile_workload (%s, %d, '%s', %s);", mat2str (c{2}), reps, device,
                   cell_code (c{3}));
   printf ("\n--- %s\n", label);
