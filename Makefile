@@ -507,6 +507,7 @@ distclean:
 # (tests/gpu/gpu_memcheck.m; skipped with a line without a device or the sanitizer).
 # `make profile-gpu` runs the bench's NS cases under Nsight Systems and prints where each
 # call's device time goes (tests/gpu/gpu_profile.m; skipped with a line without nsys).
+# MUONLAB_GPU_SKIP=check-gpu,bench-gpu,... skips the targets it names (tests/gpu/gpu_skip.m).
 .PHONY: check-gpu bench-gpu memcheck-gpu profile-gpu
 
 check-gpu: all

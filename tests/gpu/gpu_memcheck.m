@@ -26,6 +26,9 @@ function [nerr, logfile] = gpu_memcheck (sanitizer, device)
   addpath (fullfile (root, "inst"), fullfile (root, "build", "mex"), here);
   nerr = 0;
   logfile = "";
+  if (nargin == 0 && gpu_skip ("memcheck-gpu"))
+    return;
+  endif
   if (nargin < 2)
     device = "cuda";
   endif

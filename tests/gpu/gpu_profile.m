@@ -34,6 +34,9 @@ function T = gpu_profile (nsys, device, cases, reps)
   addpath (fullfile (here, "..", "..", "inst"), fullfile (here, "..", "..", "build", "mex"),
            here);
   T = [];
+  if (nargin == 0 && gpu_skip ("profile-gpu"))
+    return;
+  endif
   if (nargin < 2 || isempty (device))
     device = "cuda";
   endif

@@ -14,6 +14,8 @@
 ## the NCCL communicator is not built (muonlab:notBuilt); any other failure to make it
 ## fails that suite.
 ##
+## MUONLAB_GPU_SKIP=check-gpu (gpu_skip) makes it print that it was skipped and exit 0.
+##
 ## Self-test on a machine without a GPU (checks the harness itself; not in make check):
 ##   MUONLAB_GPU_SELFTEST=1 make check-gpu
 ## runs the same suites with the CPU as the "device" (see gpu_target).
@@ -43,6 +45,9 @@ addpath (fullfile (root, "tests", "octave"));     # run_test_file
 more off;
 page_screen_output (false);
 
+if (gpu_skip ("check-gpu"))
+  exit (0);
+endif
 t = gpu_target ();
 if (! t.selftest)
   [ok, skip, why] = gpu_probe ();
