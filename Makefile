@@ -341,8 +341,9 @@ $(B)/tests/%: tests/c/%.c tests/c/harness.h $(LIB_ASAN) | $(B)/tests
 	$(CC) -std=c99 -O1 -g $(SAN) $(WARN) $(TEST_INC) $< $(LIB_ASAN) \
 	  $(LDLIBS) -o $@
 
-$(B)/tests/%: tests/c/%.cc tests/c/harness.h $(CORE_HDR) | $(B)/tests
-	$(CXX) -std=c++17 -O1 -g $(SAN) $(WARN) -ffp-contract=off $(TEST_INC) $< -o $@
+$(B)/tests/%: tests/c/%.cc tests/c/harness.h $(LIB_ASAN) | $(B)/tests
+	$(CXX) -std=c++17 -O1 -g $(SAN) $(WARN) -ffp-contract=off $(TEST_INC) $< $(LIB_ASAN) \
+	  $(LDLIBS) -o $@
 
 # Layers (one result file each in $(RESULTS), summed by tests/summarize.sh):
 #   layers           the layer rules of core/ (tests/layers/run.sh: every #include against

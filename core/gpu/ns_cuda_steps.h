@@ -107,6 +107,19 @@ muon_status poly (Run &R, typename num<T>::acc b, typename num<T>::acc c, const 
   return scale_add (R, b, A, P, B, n * n);               // rounding modelled
 }
 
+// In double and single, an eager Gram update out = a B + Z B of two commuting symmetric
+// matrices made exactly symmetric (the upper triangle mirrored), as the CPU's sym_update
+// leaves it: poly then forms c R R by SYRK as c R R', which a general product's nearly
+// symmetric R would bend (the fp32 Gram error of up to 5.7e-3 that the CPU once had).  16-bit
+// updates stay the peers' general products (poly takes R R as such).
+template <typename Run, typename T>
+muon_status symmetrize (Run &R, T *out, size_t n)
+{
+  if (sizeof (T) == sizeof (uint16_t))
+    return MUON_OK;
+  return mirror (R, out, n);
+}
+
 // Standard iteration: A = r(X X'); B = r(r(b A) + r(r(c A) A)); X = r(r(a X) + r(B X)).
 // Fused: B = r(b A + c A A'), X = r(a X + B X), each the epilogue of its product; X and Y
 // trade places every step (a product cannot write its own operand), and the result is
@@ -140,8 +153,9 @@ muon_status standard (Run &R, const double *coef, int steps, T *X, T *Y, T *A, T
 
 // Gram iteration, as ns_impl.h: everything but the first R, the restarts and the final Q X
 // is n x n.  (Every product's output is already in the compute precision, so r(Q X) is the
-// product itself.)  Fused: Z = r(b R + c R R), Q = r(a Q + Z Q), RZ = r(a R + Z R), R =
-// r(a RZ + Z RZ), each the epilogue of a general product (R is only nearly symmetric); Q
+// product itself.)  Eager double and single keep Q, RZ and R exactly symmetric (symmetrize).
+// Fused: Z = r(b R + c R R), Q = r(a Q + Z Q), RZ = r(a R + Z R), R = r(a RZ + Z RZ), each
+// the epilogue of a general product (R is only nearly symmetric; poly takes R R as such); Q
 // and P trade places.
 template <typename Run, typename T>
 muon_status gram (Run &R, const double *coef, int steps, const muon_ns_opts *o, T *X, T *Y,
@@ -179,6 +193,7 @@ muon_status gram (Run &R, const double *coef, int steps, const muon_ns_opts *o, 
     {
       STEP_TRY (product (R, Z, Q, n, n, P));          // Q = r(r(a Q) + r(Z Q))
       STEP_TRY (scale_add (R, a, Q, P, Q, n * n));
+      STEP_TRY (symmetrize (R, Q, n));
     }
     if (i < steps - 1 && !muon_ns_restart_before (i + 1, o) && R.fused)
     {
@@ -189,8 +204,10 @@ muon_status gram (Run &R, const double *coef, int steps, const muon_ns_opts *o, 
     {
       STEP_TRY (product (R, Z, Rg, n, n, P));         // RZ = r(r(a R) + r(Z R))
       STEP_TRY (scale_add (R, a, Rg, P, RZ, n * n));
+      STEP_TRY (symmetrize (R, RZ, n));
       STEP_TRY (product (R, Z, RZ, n, n, P));         // R = r(r(a RZ) + r(Z RZ))
       STEP_TRY (scale_add (R, a, RZ, P, Rg, n * n));
+      STEP_TRY (symmetrize (R, Rg, n));
     }
   }
   STEP_TRY (product (R, Q, X, n, m, Y));              // X = r(Q X)
