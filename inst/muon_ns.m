@@ -90,6 +90,15 @@
 ## stack's page count, as cuBLAS picks its kernels for the batch.  false (default): the
 ## pages run one by one on four streams, each with the bits of that page alone.  Host
 ## arrays and the CPU are not affected.
+## @item "SymBlocks"
+## CUDA, bf16 and fp16: the symmetric products (X X', and with "Fused" the standard
+## polynomial's A A') as the upper triangle of k x k blocks, k (k + 1) / 2 products in
+## place of one (about (k + 1) / (2 k) of the work), then the mirror.  The rows split every
+## n / k rounded up to a multiple of 64 (fewer blocks where n is small).  0 (default):
+## automatic, 2 where each block still fills the GPU (n >= 4096, or n >= 2048 on a stack
+## of four pages or more), else 1 (one product); 1 to 16: that k, for measuring the rule
+## on a GPU (@code{make bench-gpu}).  The bits depend on k.  The CPU (its own tiles) and
+## double and single (cuBLAS's SYRK) are not affected.
 ## @item "Device"
 ## @qcode{"cpu"} (default) or @qcode{"cuda"} (error @code{muonlab:notBuilt} or
 ## @code{muonlab:noDevice} where unavailable; see @code{muon_info}).  For a host @var{G}
@@ -516,10 +525,13 @@ endfunction
 %! for prec = {"single", "bf16"}
 %!   o = {"Precision", prec{1}, "Method", "gram"};
 %!   assert (isequal (muon_ns (S, o{:}, "Batched", true), muon_ns (S, o{:})));
+%!   assert (isequal (muon_ns (S, o{:}, "SymBlocks", 4), muon_ns (S, o{:})));
 %! endfor
 
 %!error <muon_ns: FUSED must be true or false.> muon_ns (G, "Fused", 2)
 %!error <muon_ns: BATCHED must be true or false.> muon_ns (G, "Batched", [true false])
+%!error <muon_ns: SYMBLOCKS must be an integer from 0 \(automatic\) to 16.> muon_ns (G, "SymBlocks", 17)
+%!error <muon_ns: SYMBLOCKS must be an integer from 0 \(automatic\) to 16.> muon_ns (G, "SymBlocks", 2.5)
 %!error <muon_ns: FUSED must be true or false.> muon_ns (G, "Fused", "yes")
 %!error <muon_ns: NORMALIZE must be 'frobenius' or 'aol'.> muon_ns (G, "Normalize", "spectral")
 %!error id=muonlab:unsupported muon_ns (G, "Normalize", "aol", "Device", "cuda")

@@ -30,7 +30,8 @@
 ## @qcode{"iter"} (also one line per restart list run, with the elapsed time), as in
 ## @code{optimset}.
 ## @item "Steps", "Coefficients", "ScheduleMode", "Precision", "GramMinAspect", "Eps"
-## @itemx "NormalizeFirst", "Fused", "Batched", "Normalize", "Device", "Gemm", "Threads"
+## @itemx "NormalizeFirst", "Fused", "Batched", "SymBlocks", "Normalize"
+## @itemx "Device", "Gemm", "Threads"
 ## as in @code{muon_ns}, which every run calls; "Precision" defaults to @qcode{"single"}
 ## (the input is used as given, so a double @var{G} runs fp32 from the fp64-summed norm).
 ## "Method" is always @qcode{"gram"} and "Restarts" is what is searched: neither can be

@@ -74,7 +74,8 @@ mxArray *muon_mex_copy (const mxArray *a);
   X (normalize,       ENUM,   MUON_LIST_NORMALIZE)                              \
   X (threads,         INT,    0)                                                \
   X (fused,           INT,    0)                                                \
-  X (batched,         INT,    0)
+  X (batched,         INT,    0)                                                \
+  X (sym_blocks,      INT,    0)
 // (plus restarts, a vector, and coeffs, a K x 3 matrix: see muon_mex_ns_opts)
 #define MUON_MEX_UPDATE_FIELDS(X)                                               \
   X (beta,            DOUBLE, 0)                                                \

@@ -16,7 +16,7 @@ struct run {
   errbuf E;
   int p;                       // muon_precision
   size_t n, m;                 // the page after the transpose rule, n <= m
-  int sym_blocks;              // X X' of 16-bit pages as three blocks (gram_product)
+  int sym_blocks;              // k: 16-bit symmetric products as k x k blocks (gram_blocks)
   int fused;                   // scale-adds in the products' epilogues (muon_ns_opts.fused)
   cudaStream_t st;             // the lane the page runs on: its stream, cuBLAS handle and
   cublasHandle_t blas;         // norm scratch
@@ -25,14 +25,16 @@ struct run {
   size_t sx, sn;               // then each kind of work array holds them one after another,
 };                             // sx (n x m) or sn (n x n) elements apart
 
-// With R.sym_blocks, the upper triangle only, in 2 x 2 blocks (3 of the 4, three quarters
-// of the work; the split row a multiple of 64, so every block stays aligned).  Each block
-// has a quarter of the output tiles, so the split pays only where the blocks still fill
-// the GPU: n >= 4096, or n >= 2048 on a stack whose lanes run blocks side by side
-// (sym_blocks_for; the rule sees only the shape, so host and device arrays get the same bits).
-inline int sym_blocks_for (size_t n, size_t pages)
+// The blocks per side k of a 16-bit symmetric product (gram_blocks: the upper triangle only,
+// k (k + 1) / 2 of the k^2 blocks): muon_ns_opts.sym_blocks where given, else 2 (three
+// quarters of the work) where each block, a quarter of the output tiles, still fills the
+// GPU: n >= 4096, or n >= 2048 on a stack whose lanes run blocks side by side; else 1.  The
+// rule sees only the shape, so host and device arrays get the same bits.
+inline int sym_blocks_for (size_t n, size_t pages, int given)
 {
-  return n >= 4096 || (n >= 2048 && pages >= (size_t) LANES);
+  if (given > 0)
+    return given;
+  return n >= 4096 || (n >= 2048 && pages >= (size_t) LANES) ? 2 : 1;
 }
 
 // The iteration of one page in X (n x m); work after X: Y (n x m), S1..S5 (n x n each).

@@ -50,27 +50,33 @@ inline size_t padded (size_t len)
     if (s_ != MUON_OK) return s_;                                                   \
   } while (0)
 
-// C = r(alpha A A' + beta C) of 16-bit A (n x k): one product, or with R.sym_blocks the
-// upper triangle as three blocks (the split row a multiple of 64), then the mirror.  Fused,
-// a full product keeps both halves as computed, as torch's X X' (the fused steps read whole
-// matrices, so a nearly symmetric one serves): no mirror.
+// C = r(alpha A A' + beta C) of 16-bit A (n x k): one product, or with R.sym_blocks = kb > 1
+// the upper triangle as blocks: rows split every h = n / kb rounded up to a multiple of 64
+// (every block stays aligned), the last block to n (fewer than kb where n is small), then
+// the mirror.  Fused, a full product keeps both halves as computed, as torch's X X' (the
+// fused steps read whole matrices, so a nearly symmetric one serves): no mirror.
 template <typename Run>
 muon_status gram_blocks (Run &R, float alpha, const uint16_t *A, size_t n, size_t k,
                          float beta, uint16_t *C)
 {
-  if (!R.sym_blocks)
-    STEP_TRY (gram_block (R, alpha, A, n, k, 0, n, 0, n, beta, C));
-  else
+  size_t kb = R.sym_blocks > 1 ? (size_t) R.sym_blocks : 1, h = (n / kb + 63) / 64 * 64;
+  size_t nb = (n + h - 1) / h < kb ? (n + h - 1) / h : kb;
+  if (nb <= 1)
   {
-    size_t h = (n / 2 + 63) / 64 * 64;
-    STEP_TRY (gram_block (R, alpha, A, n, k, 0, h, 0, h, beta, C));          // C11
-    STEP_TRY (gram_block (R, alpha, A, n, k, 0, h, h, n - h, beta, C));      // C12
-    STEP_TRY (gram_block (R, alpha, A, n, k, h, n - h, h, n - h, beta, C));  // C22
+    STEP_TRY (gram_block (R, alpha, A, n, k, 0, n, 0, n, beta, C));
+    if (R.fused)
+      return MUON_OK;
   }
-  if (R.fused && !R.sym_blocks)
-    return MUON_OK;
-  return mirror (R, C, n);                      // C21 = C12', and the blocks' lower halves
-}
+  else
+    for (size_t i = 0; i < nb; i++)             // block row i: rows i h .. (the last: to n)
+      for (size_t j = i; j < nb; j++)
+      {
+        size_t r0 = i * h, c0 = j * h;
+        size_t h1 = i == nb - 1 ? n - r0 : h, h2 = j == nb - 1 ? n - c0 : h;
+        STEP_TRY (gram_block (R, alpha, A, n, k, r0, h1, c0, h2, beta, C));
+      }
+  return mirror (R, C, n);                      // the lower blocks, and the diagonal blocks'
+}                                               // lower halves
 
 // The fused scale-add: out = r(s x + Zm B), the product's epilogue (the copy first, as
 // torch's addmm into a new tensor).  Zm n x n, x and out n x k; out must not be Zm, B or x.

@@ -72,6 +72,7 @@ typedef enum { MUON_LISTS (MUON_LIST_ENUM_ITEM) MUON_LIST_COUNT } muon_list;
 #define MUON_LIMITS(X)                                                          \
   X (MUON_MAX_STEPS,      "max_steps")      /* muon_math.h */                   \
   X (MUON_MAX_RESTARTS,   "max_restarts")   /* muon_math.h */                   \
+  X (MUON_MAX_SYM_BLOCKS, "max_sym_blocks") /* muon_math.h */                   \
   X (MUON_MAX_THREADS,    "max_threads")    /* muon_base.h */                   \
   X (MUON_MAX_SPLITS,     "max_splits")     /* muon_math.h */                   \
   X (MUON_COMM_MAX_WORLD, "comm_max_world") /* muon_comm.h */                   \

@@ -77,6 +77,7 @@ typedef enum { MUON_NORMALIZE_LIST (MUON_ENUM_ITEM) } muon_normalize;
 // and inst/; MUON_MAX_THREADS is muon_base.h's).
 #define MUON_MAX_STEPS 1000     // iterations of one call (a longer schedule is never used)
 #define MUON_MAX_RESTARTS 64    // entries of a Gram restart list
+#define MUON_MAX_SYM_BLOCKS 16  // blocks per side of a CUDA symmetric product (sym_blocks)
 
 // Per-step snapshots of one muon_ns call (opt-in: muon_ns_opts.trace; CPU, one page).  The
 // page is iterated as n x m, n = min (rows, cols) <= m (transposed when rows > cols); the
@@ -129,6 +130,15 @@ typedef struct {
                                  // on the stack's page count); 0 (default): page by page on
                                  // LANES streams, each page the bits of that page alone.
                                  // Host tensors and the CPU: no effect
+  int sym_blocks;                // CUDA, bf16 / fp16: the symmetric products (X X', and the
+                                 // fused standard polynomial's A A') as the upper triangle of
+                                 // k x k blocks (k (k + 1) / 2 products, the split rows
+                                 // multiples of 64, fewer blocks where n is too small), then
+                                 // the mirror; the bits depend on k.  0 (default): automatic,
+                                 // 2 where the blocks still fill the GPU (n >= 4096, or
+                                 // n >= 2048 on a stack of 4 pages or more), else 1 (one
+                                 // product); 1 .. MUON_MAX_SYM_BLOCKS: that k.  The CPU
+                                 // (its own tiles) and double / single (SYRK): no effect
 } muon_ns_opts;
 
 void muon_ns_opts_default (muon_ns_opts *o);

@@ -201,6 +201,8 @@ static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
          "a trace runs on the CPU only");
   CHECK (MUON_ERR_BADARG, o->fused == 0 || o->fused == 1, "fused must be 0 or 1");
   CHECK (MUON_ERR_BADARG, o->batched == 0 || o->batched == 1, "batched must be 0 or 1");
+  CHECK (MUON_ERR_BADARG, o->sym_blocks >= 0 && o->sym_blocks <= MUON_MAX_SYM_BLOCKS,
+         "sym_blocks must be 0 .. %d", MUON_MAX_SYM_BLOCKS);
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_NORMALIZE_LIST, o->normalize),
          "unknown normalization %d", (int) o->normalize);
   CHECK (MUON_ERR_UNSUPPORTED, o->normalize == MUON_NORMALIZE_FROBENIUS

@@ -255,6 +255,8 @@ function T = ns_rows (L)
     "NormalizeFirst","normalize_first", "logical", [],                 d.normalize_first,  ""
     "Fused",         "fused",           "logical", [],                 d.fused,            ""
     "Batched",       "batched",         "logical", [],                 d.batched,          ""
+    "SymBlocks",     "sym_blocks",      "int",     [0 m.max_sym_blocks], d.sym_blocks, ...
+                     sprintf("an integer from 0 (automatic) to %d", m.max_sym_blocks)
     "Normalize",     "normalize",       "enum",    x.normalize,        d.normalize,        ""
     "Gemm",          "gemm",            "enum",    x.gemm,             d.gemm,             ""
     "Threads",       "threads",         "int",     [0 m.max_threads],  d.threads, ...

@@ -186,6 +186,7 @@ static void test_limits (void)
 {
   static const struct { const char *key; long value; } want[] = {
     { "max_steps", MUON_MAX_STEPS }, { "max_restarts", MUON_MAX_RESTARTS },
+    { "max_sym_blocks", MUON_MAX_SYM_BLOCKS },
     { "max_threads", MUON_MAX_THREADS }, { "max_splits", MUON_MAX_SPLITS },
     { "comm_max_world", MUON_COMM_MAX_WORLD }, { "zero_max_world", MUON_ZERO_MAX_WORLD },
     { "zero_max_align", MUON_ZERO_MAX_ALIGN },

@@ -593,6 +593,7 @@ static void test_defaults (void)
   T_EQ_INT (o.normalize_first, 1);
   T_EQ_INT (o.fused, 0);
   T_EQ_INT (o.batched, 0);
+  T_EQ_INT (o.sym_blocks, 0);
   T_EQ_INT (o.device, MUON_DEVICE_CPU);
   muon_ns_opts_default (NULL);                          // no crash
   // steps 0 = the schedule's default: 5 for keller
@@ -734,6 +735,8 @@ static void test_errors (void)
   o = d; o.method = (muon_ns_method) 2;           T_NS_ERR (o, MUON_ERR_BADARG, "bad method");
   o = d; o.fused = 2;                             T_NS_ERR (o, MUON_ERR_BADARG, "fused 2");
   o = d; o.batched = -1;                          T_NS_ERR (o, MUON_ERR_BADARG, "batched -1");
+  o = d; o.sym_blocks = -1;                       T_NS_ERR (o, MUON_ERR_BADARG, "sym_blocks -1");
+  o = d; o.sym_blocks = MUON_MAX_SYM_BLOCKS + 1;  T_NS_ERR (o, MUON_ERR_BADARG, "sym_blocks 17");
   o = d; o.method = (muon_ns_method) -1;          T_NS_ERR (o, MUON_ERR_BADARG, "method -1");
   o = d; o.precision = (muon_precision) 4;        T_NS_ERR (o, MUON_ERR_BADARG, "bad precision");
   o = d; o.precision = (muon_precision) -1;       T_NS_ERR (o, MUON_ERR_BADARG, "precision -1");

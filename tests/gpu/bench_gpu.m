@@ -46,7 +46,11 @@
 ## simulated rank on the stand-in) of 8 parameters of @var{opt_shape}, bf16 NS on the
 ## device, for @code{zero12_allreduce} and @code{alltoall_owner}: host gradients (the
 ## momenta on the host, every buffer staged) against device gradients
-## (@code{muon_zero_step_device}: nothing crosses the bus), wall time.
+## (@code{muon_zero_step_device}: nothing crosses the bus), wall time;
+## @item per shape and method, bf16 fused (batched on stacks), the device time with
+## @qcode{"SymBlocks"} 1, 2, 4 and 8 (the symmetric products as k x k blocks of their upper
+## triangle) against the automatic choice, and the best of them relative to it: what the
+## automatic rule should pick.
 ## @end enumerate
 ##
 ## Shapes (default): 4096 x 4096, 16 x 1024 x 4096, 32 x 2048 x 5464 and 16 pages of the
@@ -56,9 +60,8 @@
 ## without a GPU (no peers, no targets).  Without a CUDA device, or with the CUDA back end
 ## not built, it prints one line saying so and returns @code{[]}.  @var{parts} (default all)
 ## picks sections by name: a cell of @qcode{"ns"} (1, and the host ratios of 3),
-## @qcode{"peers"} (2, and the peer ratios of 3), @qcode{"optimizer"} (4) and
-## @qcode{"zero"} (5); empty
-## arguments take their defaults.  @var{R} is a struct
+## @qcode{"peers"} (2, and the peer ratios of 3), @qcode{"optimizer"} (4),
+## @qcode{"zero"} (5) and @qcode{"blocks"} (6); empty arguments take their defaults.  @var{R} is a struct
 ## array with fields @code{shape}, @code{method}, @code{precision}, @code{device_ms},
 ## @code{host_ms}, @code{floor_ms}, @code{octave_ms}, @code{flops} and @code{tflops}.
 ## @end deftypefn
@@ -84,7 +87,7 @@ function R = bench_gpu (device, shapes, reps, opt_shape, parts)
     opt_shape = [2048 5464];
   endif
   if (nargin < 5 || isempty (parts))
-    parts = {"ns", "peers", "optimizer", "zero"};
+    parts = {"ns", "peers", "blocks", "optimizer", "zero"};
   endif
   want = @(name) any (strcmp (parts, name));
   R = [];
@@ -117,6 +120,9 @@ function R = bench_gpu (device, shapes, reps, opt_shape, parts)
   endif
   if (want ("zero"))
     zero_bench (device, opt_shape);
+  endif
+  if (want ("blocks"))
+    blocks_table (device, shapes, reps);
   endif
   printf ("bench-gpu total %.0f s\n", toc (t_all));
 endfunction
@@ -193,6 +199,44 @@ function R = ns_table (device, shapes, reps)
     clear D G
   endfor
   printf ("* square: gram falls back to standard (GramMinAspect 1); the standard FLOPs are counted\n");
+endfunction
+
+## (6) "SymBlocks": the 16-bit symmetric products as k x k blocks, per shape, bf16 fused
+## (batched on stacks: the form the targets are measured in), standard and gram, the device
+## time of k = 1, 2, 4 and 8 against the automatic choice: what the rule should pick.
+function blocks_table (device, shapes, reps)
+  printf ("\n(6) \"SymBlocks\" k: bf16 fused (batched on stacks), keller 5 steps; device ms, median of %d\n",
+          reps);
+  printf ("%-16s %-8s %10s %10s %10s %10s %10s  %s\n", "shape", "method", "auto[ms]", "k=1",
+          "k=2", "k=4", "k=8", "best / auto");
+  ks = [0 1 2 4 8];
+  for i = 1:numel (shapes)
+    sz = shapes{i};
+    D = muon_gpu ("randn", sz, "Device", device, "Seed", 52);
+    for method = {"standard", "gram"}
+      if (strcmp (method{1}, "gram") && sz(1) == sz(2))
+        continue;                              # square: gram falls back to standard
+      endif
+      t = zeros (size (ks));
+      for j = 1:numel (ks)
+        a = {"Method", method{1}, "Precision", "bf16", "Fused", true, "SymBlocks", ks(j)};
+        if (prod (sz(3:end)) > 1)
+          a = [a {"Batched", true}];
+        endif
+        muon_ns (D, a{:});
+        tr = zeros (reps, 1);
+        for r = 1:reps
+          [~, st] = muon_ns (D, a{:});
+          tr(r) = st.device_ms;
+        endfor
+        t(j) = median (tr);
+      endfor
+      printf ("%-16s %-8s %10.3f %10.3f %10.3f %10.3f %10.3f  %.2f (k=%d)\n", shape_text (sz),
+              method{1}, t, min (t(2:end)) / t(1), ks(1 + find (t(2:end) == min (t(2:end)), 1)));
+      fflush (stdout);
+    endfor
+    clear D
+  endfor
 endfunction
 
 ## The wall time of muon_gpu (G) and gather of the result, after a warm-up: what a host array's
@@ -393,6 +437,13 @@ endfunction
 %! out = evalc ('bench_gpu ("cpu", {}, 2, [16 24], {"zero"});');
 %! assert (! isempty (strfind (out, "(5) zero_muon_step at one rank, 8 parameters of 16x24")));
 %! assert (! isempty (strfind (out, "alltoall_owner     host gradients")));
+
+%!test
+%! ## parts: the SymBlocks table alone (on the stand-in the option changes nothing)
+%! out = evalc ('R = bench_gpu ("cpu", {[16 48], [8 32 2]}, 2, [16 24], {"blocks"});');
+%! assert (isempty (R));
+%! assert (! isempty (strfind (out, "(6) \"SymBlocks\" k")));
+%! assert (numel (regexp (out, '\n(16x48|8x32x2) +(standard|gram) ')), 4);
 
 %!test
 %! ## parts: the optimizer alone

@@ -36,6 +36,7 @@ function gpu_memcheck_workload (device)
     for fused = [false true]
       gather (muon_ns (B, dev{:}, "Fused", fused, "Batched", fused, "Steps", 1));
     endfor
+    gather (muon_ns (B, dev{:}, "Fused", true, "SymBlocks", 5, "Steps", 1));  # 5 x 5 blocks
     clear B
   endif
   ## a host stack through the pinned staging, both storage classes

@@ -11,7 +11,8 @@
 ## its pages alone, and each page of a small stack (four streams, the iteration replayed as
 ## a CUDA graph) equal to that page alone, bit for bit.  @qcode{"Fused", true} (the
 ## scale-adds in the products' epilogues) is held to the same tolerances against the CPU's
-## fused run, every precision and method.
+## fused run, every precision and method; so are @qcode{"Batched", true} and
+## @qcode{"SymBlocks"} 2 to 4.
 ## Inputs are double for the double precision, single otherwise.  Each case prints one row
 ## (@code{gpu_parity}); the device is @code{gpu_target ()}, the CPU itself in self-test mode.
 ##
@@ -167,6 +168,30 @@ endfunction
 %!                "d(batched,lanes) %.2e  tol %.2e  e %.2e / %.2e  %s\n"], prec{1}, method{1},
 %!               fused, d, dl, tol, e_b, e_cpu, merge (ok, "ok", "FAIL"));
 %!       nfail += ! ok;
+%!     endfor
+%!   endfor
+%! endfor
+%! assert (nfail, 0);
+
+%!test
+%! ## "SymBlocks": the 16-bit symmetric products as k x k blocks of their upper triangle
+%! ## (k = 2, 3, 4 at n = 256: 2, 2 and 4 blocks per side, rows split every 128 or 64),
+%! ## eager and fused, standard (square and wide) and gram, against the CPU and the oracle
+%! ## with the parity tolerances: blocks change only the summation order inside the
+%! ## products, a misplaced block the result by O(1).  (The CPU, the self-test's device,
+%! ## ignores the option: there the cases repeat the plain ones.)
+%! randn ("state", 14);
+%! nfail = 0;
+%! for sz = {[256 256], [256 640]}
+%!   G = single (randn (sz{1}));
+%!   for k = 2:4
+%!     for fused = [false true]
+%!       for method = {"standard", "gram"}
+%!         o = {"SymBlocks", k, "Fused", fused};
+%!         r = gpu_parity (G, [t.dev o], [t.ref o], "bf16", method{1}, "keller");
+%!         printf ("    %s  (SymBlocks %d, fused %d)\n", r.line, k, fused);
+%!         nfail += ! r.ok;
+%!       endfor
 %!     endfor
 %!   endfor
 %! endfor
