@@ -11,8 +11,8 @@
 ## its pages alone, and each page of a small stack (four streams, the iteration replayed as
 ## a CUDA graph) equal to that page alone, bit for bit.  @qcode{"Fused", true} (the
 ## scale-adds in the products' epilogues) is held to the same tolerances against the CPU's
-## fused run, every precision and method; so are @qcode{"Batched", true} and
-## @qcode{"SymBlocks"} 2 to 4.
+## fused run, every precision and method; so are @qcode{"Batched", true},
+## @qcode{"SymBlocks"} 2 to 4, and Gram in double and single with deepseekv4's ten steps.
 ## Inputs are double for the double precision, single otherwise.  Each case prints one row
 ## (@code{gpu_parity}); the device is @code{gpu_target ()}, the CPU itself in self-test mode.
 ##
@@ -169,6 +169,26 @@ endfunction
 %!               fused, d, dl, tol, e_b, e_cpu, merge (ok, "ok", "FAIL"));
 %!       nfail += ! ok;
 %!     endfor
+%!   endfor
+%! endfor
+%! assert (nfail, 0);
+
+%!test
+%! ## Gram in single and double with deepseekv4's ten steps (R drifts furthest from
+%! ## symmetric), eager and fused: the eager CUDA path once formed c R R' of a nearly
+%! ## symmetric R, 2e-3 from the polynomial in fp32 where the CPU is at 1.2e-6
+%! ## (tests/c/test_ns_steps.cc, 64 x 320)
+%! nfail = 0;
+%! for prec = {"double", "single"}
+%!   for fused = [false true]
+%!     G = Gs{2};
+%!     if (strcmp (prec{1}, "single"))
+%!       G = single (G);
+%!     endif
+%!     o = {"Fused", fused};
+%!     r = gpu_parity (G, [t.dev o], [t.ref o], prec{1}, "gram", "deepseekv4");
+%!     printf ("    %s  (fused %d)\n", r.line, fused);
+%!     nfail += ! r.ok;
 %!   endfor
 %! endfor
 %! assert (nfail, 0);
