@@ -191,7 +191,7 @@ function [X, stats] = muon_ns (G, varargin)
     opts = rmfield (opts, {"norm_scale", "eps_placement"});
     opts.trace = 1;
     [X, stats] = __muon_ns__ (G, opts);
-    stats.trace = trace_table (G, stats.trace);
+    stats.trace = ns_trace_table (G, stats.trace);
   elseif (nargout > 1)
     [X, stats] = ns_run (G, opts);
   else
@@ -215,36 +215,6 @@ function [X, stats] = muon_ns (G, varargin)
   if (nargout > 1)
     stats.tiny_pages = tiny;
   endif
-endfunction
-
-## The per-step table of a trace from the core's snapshots (__muon_ns__): each iterate
-## against the fp64 SVD polar factor of G, and the Gram path's R and Q.
-function t = trace_table (G, raw)
-  steps = raw.steps;
-  x = raw.x;
-  if (raw.transposed)
-    x = permute (x, [2 1 3]);
-  endif
-  [U, ~, V] = svd (double (G), "econ");
-  P = U * V';
-  k = (0:steps).';
-  [smin, smax, perr, rmin, qcond] = deal (NaN (steps + 1, 1));
-  for i = 1:steps + 1
-    sv = svd (x(:,:,i));
-    smin(i) = min (sv);
-    smax(i) = max (sv);
-    perr(i) = norm (x(:,:,i) - P, "fro") / norm (P, "fro");
-    if (raw.gram && i <= steps)
-      R = raw.r(:,:,i);
-      rmin(i) = min (eig ((R + R.') / 2));
-    endif
-    if (raw.gram && i > 1)
-      qcond(i) = cond (raw.q(:,:,i));
-    endif
-  endfor
-  t = ns_trace_result (struct ("step", k, "sv_min", smin, "sv_max", smax,
-                               "polar_error", perr, "r_min_eig", rmin, "q_cond", qcond,
-                               "gram", raw.gram, "iterates", x, "R", raw.r, "Q", raw.q));
 endfunction
 
 %!demo
@@ -366,73 +336,6 @@ endfunction
 %! assert (st.product_flops / Fs.gram > 1.3 && st.product_flops < Fg.gram);
 %! ## and the result is the exact Gram iteration (fp64 against standard)
 %! assert (muon_ns (Gw, "Method", "gram"), muon_ns (Gw), 1e-12 * norm (muon_ns (Gw), "fro"));
-
-%!test
-%! ## Trace, fp64: every iterate is the closed form U diag (phi_k (s)) V', both methods;
-%! ## Gram's R_k has eigenvalues phi_k (s)^2 and Q_k = U diag (phi_k (s) ./ b) U', with b
-%! ## the singular values at the last (re)start (default restart before step 2)
-%! c = muon_coeffs ("you");
-%! for meth = {"standard", "gram"}
-%!   [X, st] = muon_ns (G, "Coefficients", "you", "Method", meth{1}, "Trace", true);
-%!   t = st.trace;
-%!   assert (t.step.', 0:5);
-%!   assert (t.iterates(:,:,end), X);                   # the run's own result
-%!   assert (muon_ns (G, "Coefficients", "you", "Method", meth{1}), X);
-%!   s = s0;
-%!   base = s0;
-%!   for k = 0:5
-%!     assert (t.iterates(:,:,k+1), U * diag (s) * V', 1e-12);
-%!     assert ([t.sv_min(k+1), t.sv_max(k+1)], [min(s), max(s)], 1e-12);
-%!     assert (t.polar_error(k+1), norm (s - 1) / sqrt (numel (s)), 1e-12);
-%!     if (strcmp (meth{1}, "gram"))
-%!       if (k < 5)
-%!         assert (t.r_min_eig(k+1), min (s)^2, 1e-12);
-%!       endif
-%!       if (k > 0)
-%!         assert (t.q_cond(k+1), max (s ./ base) / min (s ./ base), -1e-9);
-%!       endif
-%!     endif
-%!     if (k == 2)
-%!       base = s;
-%!     endif
-%!     if (k < 5)
-%!       s = phi (s, c(k+1,:));
-%!     endif
-%!   endfor
-%!   assert (t.gram, strcmp (meth{1}, "gram"));
-%! endfor
-%! assert (all (isnan (t.r_min_eig(end))) && isnan (t.q_cond(1)));
-
-%!test
-%! ## Trace of a low-precision run, eager and fused: the result and the product statistics
-%! ## are unchanged; a tall G is traced in its own orientation
-%! for prec = {"bf16", "fp16"}
-%!   for meth = {"standard", "gram"}
-%!    for fused = [false true]
-%!     o = {"Precision", prec{1}, "Method", meth{1}, "Gemm", "openblas", "Fused", fused};
-%!     [X0, s0st] = muon_ns (G.', o{:});
-%!     [X1, s1st] = muon_ns (G.', o{:}, "Trace", true);
-%!     assert (X1, X0);
-%!     assert (s1st.products, s0st.products);
-%!     assert (s1st.product_flops, s0st.product_flops);
-%!     assert (size (s1st.trace.iterates), [24 8 6]);
-%!     assert (s1st.trace.iterates(:,:,end), X0);
-%!    endfor
-%!   endfor
-%! endfor
-
-%!test
-%! ## fp16 Gram on an ill-conditioned input: R picks up negative eigenvalues (the Gram
-%! ## blog's spurious negative eigenvalues); in fp64 it has none
-%! randn ("state", 7);
-%! [Ua, ~] = qr (randn (32));  [Va, ~] = qr (randn (128));
-%! Gi = Ua * diag (logspace (0, -5, 32)) * Va(:,1:32)';
-%! [~, sh] = muon_ns (Gi, "Method", "gram", "Precision", "fp16", "Trace", true);
-%! [~, sd] = muon_ns (Gi, "Method", "gram", "Trace", true);
-%! printf ("    min eig R per step: fp16 %s\n                        fp64 %s\n",
-%!         sprintf ("%9.2g", sh.trace.r_min_eig(1:5)), sprintf ("%9.2g", sd.trace.r_min_eig(1:5)));
-%! assert (any (sh.trace.r_min_eig(1:5) < 0));
-%! assert (all (sd.trace.r_min_eig(1:5) > -1e-15));
 
 %!test
 %! ## Normalize "aol", fp64: the first iterate is D G / ||G|| (trace page 0) with
