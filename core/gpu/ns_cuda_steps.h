@@ -59,7 +59,8 @@ template <typename Run>
 muon_status gram_blocks (Run &R, float alpha, const uint16_t *A, size_t n, size_t k,
                          float beta, uint16_t *C)
 {
-  size_t kb = R.sym_blocks > 1 ? (size_t) R.sym_blocks : 1, h = (n / kb + 63) / 64 * 64;
+  size_t kb = R.sym_blocks > 1 ? (size_t) R.sym_blocks : 1;
+  size_t h = (n / kb > 0 ? n / kb + 63 : 64) / 64 * 64;      // n < kb: one block of 64
   size_t nb = (n + h - 1) / h < kb ? (n + h - 1) / h : kb;
   if (nb <= 1)
   {

@@ -408,10 +408,11 @@ static void test_batched_equals_pages (void)
 
 // k x k blocks of the symmetric products (the upper ones, then the mirror) give one
 // product's bits, whatever k: at n = 260 (rows split every 128 for k = 2 or 3, every 64 for
-// k >= 4: 2, 3 and 5 blocks, the last one short) and at n = 72 with k = 16 (2 blocks).
+// k >= 4: 2, 3 and 5 blocks, the last one short), at n = 72 with k = 16 (2 blocks) and at
+// n = 8 < k = 16 (one block).
 static void test_blocks_equal_one_product (void)
 {
-  for (size_t n : {(size_t) 260, (size_t) 72})
+  for (size_t n : {(size_t) 260, (size_t) 72, (size_t) 8})
     for (int method = 0; method < 2; method++)
       for (int fused = 0; fused < 2; fused++)
       {
@@ -419,7 +420,7 @@ static void test_blocks_equal_one_product (void)
         std::vector<double> x1 = run_any (one, n, n + 8, 1, -1, 3)[0];
         for (int kb : {2, 3, 4, 16})
         {
-          if ((n == 72) != (kb == 16))
+          if ((n < 260) != (kb == 16))
             continue;
           config c = one;
           c.sym_blocks = kb;
