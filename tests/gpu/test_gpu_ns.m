@@ -216,6 +216,10 @@ endfunction
 %!   endfor
 %! endfor
 %! assert (nfail, 0);
+%! ## a page smaller than its blocks is one block: the bits of one product
+%! Gt = single (randn (8, 24));
+%! o = {t.dev{:}, "Precision", "bf16", "Fused", true};
+%! assert (isequal (muon_ns (Gt, o{:}, "SymBlocks", 16), muon_ns (Gt, o{:}, "SymBlocks", 1)));
 
 %!test
 %! ## the device really ran: stats name its products' provider
