@@ -344,8 +344,8 @@ muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor 
     snprintf (E.msg, E.len, "dimensions must fit a cuBLAS int");
     return MUON_ERR_BADSHAPE;
   }
-  run R = {s, E, (int) o->precision, n, m, sym_blocks_for (n, G->batch, o->sym_blocks), o->fused, s->stream,
-           s->blas, s->small, 1, 0, 0};
+  run R = {s, E, (int) o->precision, n, m, sym_blocks_for (n, G->batch, o->sym_blocks),
+           o->fused, s->stream, s->blas, s->small, 1, 0, 0};
   int low = o->precision == MUON_PREC_BF16 || o->precision == MUON_PREC_FP16;
   size_t es = o->precision == MUON_PREC_DOUBLE ? sizeof (double)
             : low ? sizeof (uint16_t) : sizeof (float);

@@ -61,9 +61,10 @@
 ## not built, it prints one line saying so and returns @code{[]}.  @var{parts} (default all)
 ## picks sections by name: a cell of @qcode{"ns"} (1, and the host ratios of 3),
 ## @qcode{"peers"} (2, and the peer ratios of 3), @qcode{"optimizer"} (4),
-## @qcode{"zero"} (5) and @qcode{"blocks"} (6); empty arguments take their defaults.  @var{R} is a struct
-## array with fields @code{shape}, @code{method}, @code{precision}, @code{device_ms},
-## @code{host_ms}, @code{floor_ms}, @code{octave_ms}, @code{flops} and @code{tflops}.
+## @qcode{"zero"} (5) and @qcode{"blocks"} (6); empty arguments take their defaults.
+## @var{R} is a struct array with fields @code{shape}, @code{method}, @code{precision},
+## @code{device_ms}, @code{host_ms}, @code{floor_ms}, @code{octave_ms}, @code{flops} and
+## @code{tflops}.
 ## @end deftypefn
 
 function R = bench_gpu (device, shapes, reps, opt_shape, parts)
@@ -205,8 +206,8 @@ endfunction
 ## (batched on stacks: the form the targets are measured in), standard and gram, the device
 ## time of k = 1, 2, 4 and 8 against the automatic choice: what the rule should pick.
 function blocks_table (device, shapes, reps)
-  printf ("\n(6) \"SymBlocks\" k: bf16 fused (batched on stacks), keller 5 steps; device ms, median of %d\n",
-          reps);
+  printf (["\n(6) \"SymBlocks\" k: bf16 fused (batched on stacks), keller 5 steps; ", ...
+           "device ms, median of %d\n"], reps);
   printf ("%-16s %-8s %10s %10s %10s %10s %10s  %s\n", "shape", "method", "auto[ms]", "k=1",
           "k=2", "k=4", "k=8", "best / auto");
   ks = [0 1 2 4 8];

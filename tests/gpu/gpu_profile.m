@@ -5,7 +5,8 @@
 ## (never by @code{make check} or @code{make check-gpu}): each case runs in a child
 ## octave-cli under Nsight Systems (@code{nsys profile --trace=cuda}, each kernel of a CUDA
 ## graph traced on its own: @code{gpu_profile_workload}, a warm-up and @var{reps} timed
-## calls, default 5), and @code{nsys stats} sums its kernels and memory operations.  Per case it prints, per call:
+## calls, default 5), and @code{nsys stats} sums its kernels and memory operations.  Per
+## case it prints, per call:
 ## the device time the calls report (CUDA events), the GPU's busy time (the kernels and
 ## memory operations summed, every stream together, so lanes that overlap can exceed the
 ## device time), split into cuBLAS's kernels, muonlab's own kernels (the elementwise passes,
@@ -133,8 +134,8 @@ function e = profile_case (nsys, device, c, reps)
                            "count", ucount(k));
   endfor
   printf (["%s: device %.3f ms a call, GPU busy %.3f ms (cuBLAS %.3f, muonlab %.3f, ", ...
-           "copies %.3f, other %.3f), %.1f launches\n"], label, e.device_ms, e.busy_ms, e.blas_ms, e.own_ms, e.copy_ms, e.other_ms,
-          e.launches);
+           "copies %.3f, other %.3f), %.1f launches\n"], label, e.device_ms, e.busy_ms,
+          e.blas_ms, e.own_ms, e.copy_ms, e.other_ms, e.launches);
   printf ("  %9s %8s  %-8s %s\n", "ms/call", "n/call", "kind", "name");
   for p = e.top
     printf ("  %9.4f %8.1f  %-8s %s\n", p.ms, p.count, p.kind, p.name);
