@@ -266,10 +266,11 @@ muon_status iterate (run &R, const muon_ns_opts *o, const double *coef, int step
   return iterate_steps (R, o, coef, steps, use_gram, X);
 }
 
-// The iteration of every page after the first as one CUDA graph: captured from the first
-// page's calls (the same kernels and products on the same buffers, so the same bits), then
-// launched once a page, which saves the host the dozens of launches of each.  A capture
-// that fails leaves nothing queued and *exec NULL: the pages then run the calls directly.
+// A lane's iteration as one CUDA graph: captured (nothing runs) from the calls of one page
+// (the same kernels and products on the same buffers, so the same bits), then launched
+// once for each page the lane runs, the first included, which saves the host the dozens
+// of launches of each.  A capture that fails leaves nothing queued and *exec NULL: the
+// pages then run the calls directly.
 template <typename T>
 muon_status capture (run &R, const muon_ns_opts *o, const double *coef, int steps,
                      int use_gram, T *X, cudaGraphExec_t *exec)
