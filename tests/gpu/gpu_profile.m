@@ -19,7 +19,8 @@
 ## 32 x 2048 x 5464 eager, fused and batched (@qcode{"Fused", true, "Batched", true}, bf16fb),
 ## standard and gram.  @var{cases} is a cell of rows @{label, shape, options@}.
 ##
-## @var{T} is a struct array with fields @code{label}, @code{device_ms}, @code{busy_ms},
+## @var{T} is a struct array with fields @code{label}, @code{flops} (the products' work of
+## one call, @code{ns_flops}'s general-product count), @code{device_ms}, @code{busy_ms},
 ## @code{blas_ms}, @code{own_ms}, @code{copy_ms}, @code{other_ms}, @code{launches} (all per
 ## call) and @code{top} (struct array: @code{name}, @code{kind}, @code{ms} and @code{count}
 ## per call); a case whose run or report failed has NaN times and says why.
@@ -62,11 +63,14 @@ function T = gpu_profile (nsys, device, cases, reps)
     T = [T; profile_case(nsys, device, cases(i,:), reps)];
   endfor
   printf ("\nprofile-gpu: per call, %d calls a case (one of them the warm-up)\n", reps + 1);
-  printf ("%-28s %10s %9s %9s %9s %9s %9s %9s\n", "case", "device[ms]", "busy[ms]",
-          "cuBLAS", "muonlab", "copies", "other", "launches");
+  printf ("(TFLOP/s: ns_flops's general-product count over the cuBLAS time, so blocks of a\n");
+  printf ("symmetric product raise it above the rate the kernels run at)\n");
+  printf ("%-28s %10s %9s %9s %9s %9s %9s %9s %9s\n", "case", "device[ms]", "busy[ms]",
+          "cuBLAS", "TFLOP/s", "muonlab", "copies", "other", "launches");
   for e = T'
-    printf ("%-28s %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.1f\n", e.label, e.device_ms,
-            e.busy_ms, e.blas_ms, e.own_ms, e.copy_ms, e.other_ms, e.launches);
+    printf ("%-28s %10.3f %9.3f %9.3f %9.1f %9.3f %9.3f %9.3f %9.1f\n", e.label,
+            e.device_ms, e.busy_ms, e.blas_ms, e.flops / e.blas_ms / 1e9, e.own_ms, e.copy_ms,
+            e.other_ms, e.launches);
   endfor
 endfunction
 
@@ -86,7 +90,12 @@ endfunction
 function e = profile_case (nsys, device, c, reps)
   label = sprintf ("%s %s", strjoin (arrayfun (@num2str, c{2}, "UniformOutput", false), "x"),
                    c{1});
-  e = struct ("label", label, "device_ms", NaN, "busy_ms", NaN, "blas_ms", NaN,
+  ## the products' work of one call, as bench-gpu counts it (default steps and restarts)
+  sz = c{2};
+  F = ns_flops (sz(1), sz(2));
+  gram = any (strcmp (c{3}, "gram")) && sz(1) != sz(2);
+  flops = merge (gram, F.gram, F.standard) * prod (sz(3:end));
+  e = struct ("label", label, "flops", flops, "device_ms", NaN, "busy_ms", NaN, "blas_ms", NaN,
               "own_ms", NaN, "copy_ms", NaN, "other_ms", NaN, "launches", NaN,
               "top", struct ("name", {}, "kind", {}, "ms", {}, "count", {}));
   base = [tempname() "-profile"];
@@ -294,13 +303,16 @@ endfunction
 %!   assert ([T(1).blas_ms, T(1).own_ms, T(1).copy_ms, T(1).other_ms], [2 1 0.31 0.1], 1e-12);
 %!   assert (T(1).busy_ms, 3.41, 1e-12);
 %!   assert (T(1).launches, 41);
+%!   assert (T(1).flops, 2 * ns_flops (24, 40).standard);
 %!   assert ({T(1).top.name}, {"nvjet_tst_256x128_64x4_2x1_v_bz_coopA_TNT", "k_scale_add", ...
 %!                             "memcpy Device-to-Device", "philox_kernel", "memset"});
 %!   assert ([T(1).top.count], [10 30 10 1 1]);
 %!   assert ({T(1).top.kind}, {"cuBLAS", "muonlab", "copies", "other", "copies"});
 %!   assert (isnan ([T(2).device_ms, T(2).busy_ms]));
 %!   assert (! isempty (strfind (out, "profile-gpu: 24x40 bad: the workload failed")));
-%!   assert (! isempty (regexp (out, '24x40x2 bf16f\s+[\d.]+\s+3\.410\s+2\.000\s+1\.000')));
+%!   tf = sprintf ("%.1f", T(1).flops / 2 / 1e9);     # over 2 ms of cuBLAS a call
+%!   assert (! isempty (regexp (out, ['24x40x2 bf16f\s+[\d.]+\s+3\.410\s+2\.000\s+', ...
+%!                                    regexptranslate("escape", tf), '\s+1\.000'])));
 %!   ## nothing left behind but the failed case's log
 %!   left = setdiff (glob (fullfile (tempdir (), "oct-*-profile*")), before);
 %!   assert (numel (left), 1);
