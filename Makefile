@@ -485,8 +485,8 @@ demo: deps all
 	cd demo && $(if $(DEMO_THREADS),OMP_NUM_THREADS=$(DEMO_THREADS) OPENBLAS_NUM_THREADS=$(DEMO_THREADS)) \
 	  $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO) ('Display', '$(DEMO_DISPLAY)');"
 
-bench: all $(BENCH_COMM)
-	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mpi; bench_cost; bench_plan; bench_zero"
+bench: all $(TEST_MEXES) $(BENCH_COMM)
+	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mex; bench_mpi; bench_cost; bench_plan; bench_zero"
 
 dist:
 	tests/make_dist.sh $(VERSION)

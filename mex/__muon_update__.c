@@ -41,8 +41,8 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   // momentum: a copy of M (or zeros), updated in place by core
   const mxArray *m = prhs[IN_M];
   if (mxIsEmpty (m))
-    out[OUT_M] = mxCreateNumericArray (mxGetNumberOfDimensions (prhs[IN_G]),
-                                       mxGetDimensions (prhs[IN_G]), cls, mxREAL);
+    out[OUT_M] = muon_mex_new_array (mxGetNumberOfDimensions (prhs[IN_G]),
+                                     mxGetDimensions (prhs[IN_G]), cls);
   else
   {
     muon_tensor Min = muon_mex_tensor (fname, "M", m);

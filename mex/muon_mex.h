@@ -36,8 +36,11 @@ muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArr
 // Raises "muonlab:nonFinite" with "<fname>: <argname> must not contain NaN or Inf." unless
 // every element of the real double or single array a is finite (one pass, no allocation).
 void muon_mex_check_finite (const char *fname, const char *argname, const mxArray *a);
-// A new array of class `cls` shaped like t (rows x cols x batch), and its tensor view; its
-// elements are not initialized: the caller writes every one.
+// A new real array of zeros, for a gateway's output: a large double or single one is made
+// by Octave itself (builtin zeros), which Octave returns without copying it.
+mxArray *muon_mex_new_array (mwSize ndims, const mwSize *dims, mxClassID cls);
+// A new array of class `cls` (double or single) shaped like t (rows x cols x batch), made by
+// muon_mex_new_array, and its tensor view.
 mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view);
 
 // A scalar integer argument in lo..hi, else "<what> must be an integer in <lo>..<hi>."

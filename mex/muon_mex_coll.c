@@ -86,7 +86,8 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
     {
       // all_to_all: Y shaped like X
       y[l] = k == MUON_COLL_ALL_TO_ALL ? muon_mex_copy (x_rank (X, l))
-                                       : mxCreateNumericMatrix (out_m, out_n, cls, mxREAL);
+                                       : muon_mex_new_array (2, (mwSize[]) { out_m, out_n },
+                                                             cls);
       send[l] = memcpy (mxMalloc (n * e + 1), mxGetData (x_rank (X, l)), n * e);
     }
     for (size_t q = 0; q < nrecv; q++)

@@ -55,8 +55,8 @@ muon_status muon_mex_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_
   out[MUON_MEX_ZERO_UPD] = mxCreateCellMatrix ((mwSize) nl, 1);
   for (int l = 0; l < nl; l++)
   {
-    mxArray *u = mxCreateUninitNumericMatrix (P->owned_len[muon_comm_rank (comm, l)], 1,
-                                              mxDOUBLE_CLASS, mxREAL);
+    mwSize d[2] = { P->owned_len[muon_comm_rank (comm, l)], 1 };
+    mxArray *u = muon_mex_new_array (2, d, mxDOUBLE_CLASS);
     mxSetCell (out[MUON_MEX_ZERO_UPD], l, u);
     upd[l] = mxGetPr (u);
   }
@@ -74,8 +74,8 @@ muon_status muon_mex_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_
   double **full = mxCalloc (np, sizeof *full);
   for (size_t p = 0; p < np; p++)
   {
-    mxArray *f = mxCreateUninitNumericMatrix (P->L->params[p].rows, P->L->params[p].cols,
-                                              mxDOUBLE_CLASS, mxREAL);
+    mwSize d[2] = { P->L->params[p].rows, P->L->params[p].cols };
+    mxArray *f = muon_mex_new_array (2, d, mxDOUBLE_CLASS);
     mxSetCell (out[MUON_MEX_ZERO_FULL], p, f);
     full[p] = mxGetPr (f);
   }

@@ -151,6 +151,8 @@ static muon_status convert (muon_ctx *ctx, muon_device device, void *dst, int dt
     CHECKSTATUS (cuda_status (ctx, api->convert (state, dst, dt, src, st, n, msg, sizeof msg),
                               msg));
   }
+  else if (dt == st)                 // the same class: the bytes (an upload, a gather)
+    memcpy (dst, src, n * muon_storage_bytes (st));
   else
     for (size_t i = 0; i < n; i++)
       muon_elem_store (dt, dst, i, muon_elem_load (st, src, i));

@@ -85,3 +85,77 @@ endfunction
 %!error id=muonlab:badArg X = __muon_ns__ (magic (4), struct ("restarts", 1e20))
 %!error id=muonlab:badShape [U, M] = __muon_update__ (magic (4), [], struct ("experts", 1e300))
 %!error id=muonlab:badArg [U, M] = __muon_update__ (magic (4), [], struct ("split_rows", [2 Inf]))
+
+## Large outputs (256 KiB and more) are arrays Octave made (its builtin zeros, called from
+## the gateway) and the gateway filled in place, so that Octave need not copy them on
+## return.  They must hold the right values, share memory with nothing (the inputs, each
+## other, Octave's other zeros), and not depend on a zeros.m on the path.
+%!test
+%! G = single (reshape (sin (1:256*320), 256, 320));   # 320 KiB of single
+%! G0 = G;
+%! z0 = zeros (256, 320, "single");
+%! p = {"Precision", "bf16"};
+%! X1 = muon_ns (G, p{:}, "Gemm", "openblas");    # ref_ns's products (test_ns_bitwise)
+%! X2 = muon_ns (G, p{:}, "Gemm", "openblas");
+%! assert (isequal (X1, X2, ref_ns (G, p{:})));
+%! X1(1) = 7;
+%! assert (X2(1) != 7);
+%! assert (isequal (G, G0));
+%! assert (! any (z0(:)) && ! any (zeros (256, 320, "single")(:)));
+%! M0 = 2 * G;
+%! [U, M] = __muon_update__ (G, M0, struct ());   # M: the gateway's copy of M0, updated
+%! assert (isequal (G, G0) && isequal (M0, 2 * G0));
+%! assert (M, 1.95 * G0, -4 * eps ("single"));    # 0.95 M0 + 0.05 G
+%! M(1) = 7;
+%! assert (isequal (G, G0));
+%! assert (! any (zeros (256, 320, "single")(:)));
+
+%!test
+%! ## a zeros.m on the path does not change an output
+%! G = reshape (cos (1:300*300), 300, 300);    # 703 KiB of double
+%! want = muon_ns (G);
+%! [Uw, Mw] = __muon_update__ (G, [], struct ());
+%! d = tempname ();
+%! mkdir (d);
+%! fid = fopen (fullfile (d, "zeros.m"), "w");
+%! fprintf (fid, "function z = zeros (varargin)\n  error ('shadowed zeros called');\nendfunction\n");
+%! fclose (fid);
+%! addpath (d);
+%! unwind_protect
+%!   X = muon_ns (G);
+%!   [U, M] = __muon_update__ (G, [], struct ());
+%! unwind_protect_cleanup
+%!   rmpath (d);
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+%! assert (isequal (X, want));
+%! assert (isequal ({U, M}, {Uw, Mw}));
+
+%!test
+%! ## gather of a large device array (the CPU stand-in device): its bits, a new array each time
+%! G = single (reshape (sin (1:512*256), 512, 256, 1));
+%! D = muon_gpu (G, "Device", "cpu");
+%! a = gather (D);
+%! b = gather (D);
+%! a(:) = 0;
+%! assert (isequal (b, G) && isequal (gather (D), G));
+
+%!test
+%! ## muon_mex_new_array itself (through the test-only __muon_copy_out__): both classes,
+%! ## 2-D and 3-D, below and above the size where Octave makes the array, and empty
+%! if (exist ("__muon_copy_out__") != 3)
+%!   return;                          # tests/mex not on the path (the installed package)
+%! endif
+%! for cls = {"double", "single"}
+%!   for sz = {[3 4], [300 300], [64 64 40], [0 5], [70000 1]}
+%!     X = cast (reshape (sin (1:prod (sz{1})), sz{1}), cls{1});
+%!     Y = __muon_copy_out__ (X, "octave");
+%!     Z = __muon_copy_out__ (X, "mx");
+%!     assert (isequal (Y, Z, X) && strcmp (class (Y), cls{1}) && isequal (size (Y), sz{1}));
+%!     Y(:) = 1;
+%!     assert (isequal (Z, X));
+%!   endfor
+%! endfor
+%!error <usage: Y = __muon_copy_out__ \(X, HOW\)> __muon_copy_out__ (int8 (1), "mx")
+%!error <usage: Y = __muon_copy_out__ \(X, HOW\)> __muon_copy_out__ (1, "other")
