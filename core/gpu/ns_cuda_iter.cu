@@ -132,6 +132,18 @@ muon_status copy (run &R, T *dst, const T *src, size_t len)
   return MUON_OK;
 }
 
+// The padding after each of count arrays of len elements laid padded (len) apart = +0
+template <typename T>
+muon_status clear_gaps (run &R, T *A, size_t len, size_t count)
+{
+  errbuf &E = R.E;
+  size_t pad = padded (len);
+  if (pad > len)
+    LAUNCH (k_clear_gaps<T><<<grid_for (count * (pad - len)), THREADS, 0, R.st>>> (A, len, pad,
+                                                                                 count));
+  return MUON_OK;
+}
+
 // Q = r(Q + a I), each page
 template <typename T>
 muon_status add_diag (run &R, typename num<T>::acc a, T *Q, size_t n)

@@ -226,6 +226,16 @@ __global__ void k_add_diag (int p, typename num<T>::acc a, T *Q, size_t n)
     Q[d + d * n] = st<T> (p, rnd (p, add_rn (val (p, Q[d + d * n]), a)));
 }
 
+// The padding after each of count arrays of len elements laid pad elements apart (elements
+// len..pad-1 of each; pad - len < 64) = +0.
+template <typename T>
+__global__ void k_clear_gaps (T *A, size_t len, size_t pad, size_t count)
+{
+  size_t gap = pad - len;
+  FOR_EACH (at, count * gap)
+    A[at / gap * pad + len + at % gap] = 0;
+}
+
 }  // namespace muon_cuda
 
 #endif

@@ -237,6 +237,11 @@ muon_status iterate_steps (Run &R, const muon_ns_opts *o, const double *coef, in
 {
   size_t P = (size_t) R.pages, nm = P * padded (R.n * R.m), nn = P * padded (R.n * R.n);
   T *Y = X + nm, *S1 = Y + nm, *S2 = S1 + nn, *S3 = S2 + nn, *S4 = S3 + nn, *S5 = S4 + nn;
+  if (P > 1)          // the elementwise passes read the padding between pages: zeros there
+  {
+    STEP_TRY (clear_gaps (R, X, R.n * R.m, 2 * P));        // X and Y
+    STEP_TRY (clear_gaps (R, S1, R.n * R.n, 5 * P));       // S1..S5
+  }
   if (use_gram)
     return gram (R, coef, steps, o, X, Y, S1, S2, S3, S4, S5);
   return standard (R, coef, steps, X, Y, S1, S2, S3);
