@@ -26,9 +26,13 @@
 ## (CUDA events), and host / (device + floor), which the issue holds to <= 1.25;
 ## @item octave
 ## the same trip through Octave arrays: @code{gather (muon_gpu (G))}, wall time after a warm-up
-## (the new result array and the MEX interface's copy of it, which a host-array call cannot
-## avoid, included), and host / (device + octave);
+## (the new result array, which a host-array call cannot avoid, included), and
+## host / (device + octave);
 ## @end table
+## then (1b) the bf16 standard host and octave times again in a child octave-cli whose
+## malloc keeps freed memory (@code{gpu_kept_heap}, the README's setting for host arrays at
+## speed: a new result reuses pages instead of faulting fresh ones in), and its
+## host / (device + floor);
 ## @item the peers in the same run, on device tensors with CUDA events
 ## (tests/bench/bench_ns_torch.py @code{--device cuda}): Keller's NS as the peers write it
 ## (bf16), torch.optim.Muon's own NS, and Dao's gram-newton-schulz
@@ -108,6 +112,7 @@ function R = bench_gpu (device, shapes, reps, opt_shape, parts)
   R = [];
   if (want ("ns"))
     R = ns_table (device, shapes, reps);
+    heap_table (R, device, shapes);
   endif
   peer = struct ("name", {}, "shape", {}, "ms", {});
   if (cuda && want ("peers"))
@@ -144,7 +149,7 @@ function R = ns_table (device, shapes, reps)
   printf ("\n(1) muon_ns, keller 5 steps, single N(0,1) input; device = median of %d device times (CUDA events)\n", reps);
   printf ("    of device-array calls; host = mean wall time of 2 host-array calls (bf16 rows); floor = pinned H2D + D2H;\n");
   printf ("    octave = muon_gpu (G) + gather, wall time: the same copies through Octave arrays (a new\n");
-  printf ("    result array and the MEX interface's copy of it included)\n");
+  printf ("    result array included)\n");
   printf ("%-16s %-8s %-6s %11s %9s %11s %10s %10s %10s %10s\n", "shape", "method", "prec",
           "device[ms]", "TFLOP/s", "host[ms]", "floor[ms]", "host/(d+f)", "octave[ms]",
           "host/(d+o)");
@@ -158,7 +163,7 @@ function R = ns_table (device, shapes, reps)
     G = gather (D);
     [h2d, d2h] = __muon_gpu__ ("copy_time", device, numel (G) * 4);
     floor_ms = h2d + d2h;
-    oct_ms = array_floor (G, device);
+    [~, oct_ms] = bench_gpu_host (G, device);
     F = ns_flops (sz(1), sz(2));
     for method = {"standard", "gram"}
       m = method{1};
@@ -177,13 +182,7 @@ function R = ns_table (device, shapes, reps)
         endfor
         th = NaN;
         if (strcmp (precs{k,2}, "bf16"))     # the host side costs the same in any precision
-          muon_ns (G, "Device", device, a{:});
-          th = zeros (2, 1);
-          for r = 1:2
-            t0 = tic ();
-            muon_ns (G, "Device", device, a{:});
-            th(r) = toc (t0) * 1e3;
-          endfor
+          th = bench_gpu_host (G, device, a);
         endif
         e = struct ("shape", sz, "method", m, "precision", precs{k,2},
                     "device_ms", median (t), "host_ms", median (th), "floor_ms", floor_ms,
@@ -240,13 +239,35 @@ function blocks_table (device, shapes, reps)
   endfor
 endfunction
 
-## The wall time of muon_gpu (G) and gather of the result, after a warm-up: what a host array's
-## trip to the device and back costs through Octave's arrays.
-function ms = array_floor (G, device)
-  for r = 1:2                                         # the first one warms up
-    t0 = tic ();
-    X = gather (muon_gpu (G, "Device", device));
-    ms = toc (t0) * 1e3;
+## (1b) bf16 standard host-array calls and the trip through Octave's arrays again, in a
+## child octave-cli whose malloc keeps freed memory (gpu_kept_heap: the README's setting),
+## against this process's times in R: what glibc's page faults cost a host-array call.
+function heap_table (R, device, shapes)
+  specs = strjoin (cellfun (@mat2str, shapes, "UniformOutput", false), ", ");
+  code = sprintf (["for s = {%s}, G = gather (muon_gpu ('randn', s{1}, 'Device', '%s', " ...
+                   "'Seed', 51)); [h, o] = bench_gpu_host (G, '%s', {'Method', 'standard', " ...
+                   "'Precision', 'bf16'}); printf ('kept %%s %%.3f %%.3f\\n', " ...
+                   "mat2str (s{1}), h, o); end"], specs, device, device);
+  printf ("\n(1b) bf16 standard host-array calls, glibc's default malloc (above) and one keeping\n");
+  printf ("     freed memory (a child octave-cli: %s), wall ms\n", gpu_kept_heap ());
+  [rc, txt, logfile] = gpu_child (gpu_kept_heap (), code, "bench-gpu-heap");
+  unlink (logfile);
+  printf ("%-16s %10s %10s %12s %12s %10s %12s\n", "shape", "host", "host kept", "octave",
+          "octave kept", "floor", "kept/(d+f)");
+  for i = 1:numel (shapes)
+    sz = shapes{i};
+    tok = regexp (txt, ['kept ' regexptranslate("escape", mat2str (sz)) ' (\S+) (\S+)'],
+                  "tokens", "once");
+    k = find (arrayfun (@(e) isequal (e.shape, sz), R(:)) & strcmp ({R.method}(:), "standard")
+              & strcmp ({R.precision}(:), "bf16"), 1);
+    if (isempty (tok) || isempty (k))
+      printf ("%-16s (not measured: the child exited %d)\n", shape_text (sz), rc);
+      continue;
+    endif
+    e = R(k);
+    kept = str2double (tok);
+    printf ("%-16s %10.2f %10.2f %12.2f %12.2f %10.2f %12.2f\n", shape_text (sz), e.host_ms,
+            kept(1), e.octave_ms, kept(2), e.floor_ms, kept(1) / (e.device_ms + e.floor_ms));
   endfor
 endfunction
 
@@ -432,6 +453,9 @@ endfunction
 %! assert (isnan ([R.host_ms]), ! strcmp ({R.precision}, "bf16"));
 %! assert (all ([R([2 6 10 15]).host_ms] > 0));
 %! assert (muon_gpu ("info").arrays, 0);
+%! ## (1b): both shapes timed again in the child that keeps freed memory
+%! assert (! isempty (strfind (out, "(1b) bf16 standard host-array calls")));
+%! assert (numel (regexp (out, '^(16x48|8x32x2)( +[0-9.]+){6}$', "lineanchors")), 2);
 
 %!test
 %! ## the device ZeRO step against the host one, on the stand-in

@@ -6,7 +6,7 @@
 ## "Device", "cuda").  Without a device, or with the back end not built, it prints one line
 ## saying so, with muon_ns's message and error identifier, and exits 0.  Otherwise it runs
 ## every suite tests/gpu/test_*.m and the %! blocks of the helpers tests/gpu/gpu_*.m and of
-## bench_gpu.m (on the CPU, at small shapes), one `test (file, "quiet", fid)` each, prints
+## bench_gpu.m and bench_gpu_host.m (on the CPU, at small shapes), one `test (file, "quiet", fid)` each, prints
 ## one line per file, then "gpu: <files> files (<time>)" and as its last line
 ## "N passed, N failed", and exits 1 if anything failed.  Counting
 ## as tests/octave/run_all.m: failed = nmax - n - nxfail - nbug; a suite that errors out or
@@ -71,7 +71,7 @@ endif
 printf ("octave %s, %s\n", OCTAVE_VERSION, version ("-blas"));
 
 files = [sort(glob (fullfile (here, "test_*.m"))); sort(glob (fullfile (here, "gpu_*.m")));
-         {fullfile(here, "bench_gpu.m")}];
+         {fullfile(here, "bench_gpu.m"); fullfile(here, "bench_gpu_host.m")}];
 tot_p = 0; tot_f = 0; nfiles = 0;
 t_all = tic ();
 for i = 1:numel (files)
