@@ -284,6 +284,23 @@ function fails = sec_muon_blas_threads ()
   fails = bad (fails, "huge", "muonlab:badArg", 1, f, 1e10);
 endfunction
 
+## muon_mex_new_array's two ways: mxCreate below 256 KiB, Octave's own zeros above (700 KiB)
+function fails = sec_muon_copy_out ()
+  f = @__muon_copy_out__;
+  fails = {};
+  fails = outs (fails, "small, octave", 1, f, magic (4), "octave");
+  fails = ok (fails, "large double, octave", 1, f, ones (300), "octave");
+  fails = ok (fails, "large single 3-D, octave", 1, f, ones (64, 64, 24, "single"), "octave");
+  fails = ok (fails, "large, mx", 1, f, ones (300), "mx");
+  r = attempt (0, @(x) assert (isequal (f (x, "octave"), x)), {reshape(1:90000, 300, 300)});
+  if (! r.ok)
+    fails{end+1} = sprintf ("large copy: %s", r.msg);
+  endif
+  fails = bad (fails, "int8", "muonlab:badArg", 1, f, int8 (1), "mx");
+  fails = bad (fails, "HOW other", "muonlab:badArg", 1, f, 1, "other");
+  fails = bad (fails, "one input", "muonlab:badArg", 1, f, 1);
+endfunction
+
 function fails = sec_zero_layout ()
   f = @__zero_layout__;
   S = [4 3; 2 5; 3 3];
@@ -487,6 +504,7 @@ sections = {"__muon_ns__", @sec_muon_ns; "__muon_update__", @sec_muon_update;
             "__muon_coeffs__", @sec_muon_coeffs; "__muon_info__", @sec_muon_info;
             "__muon_ns_flops__", @sec_muon_ns_flops;
             "__muon_blas_threads__", @sec_muon_blas_threads;
+            "__muon_copy_out__", @sec_muon_copy_out;
             "__zero_layout__", @sec_zero_layout; "__zero_muon_step__", @sec_zero_muon_step;
             "__muon_comm__", @sec_muon_comm; "__muon_lists__", @sec_muon_lists;
             "__zero_cost__", @sec_zero_cost; "__muon_gpu__", @sec_muon_gpu};
