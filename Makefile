@@ -360,6 +360,7 @@ $(B)/tests/%: tests/c/%.cc tests/c/harness.h $(LIB_ASAN) | $(B)/tests
 #   mpi, dist        tests/mpi under mpirun; pkg install of the tarball (built with this
 #                    build's switches), load, every demo, re-install, and the tests of the
 #                    installed package (a subset; DIST_FULL=1: all of pkg test)
+#   gpu-selftest     check-gpu's suites (tests/gpu) with the CPU standing in for the GPU
 # A layer listed in CHECK_LAYERS that wrote no result counts as a failure.
 # CHECK_ONCE: the suites whose results do not depend on the CPU's product kernels or the
 # oneDNN build (the demos, the README, the option tables and messages, layouts, plans,
@@ -378,7 +379,7 @@ CHECK_ONCE   := test_demo_scripts,test_readme,test_demos,test_display,test_messa
 # runs them.
 CHECK_IN_DIST := test_demo_scripts
 CHECK_LAYERS := layers c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-nodnnl) \
-                $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist \
+                $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist gpu-selftest \
                 $(if $(shell command -v valgrind),valgrind) fuzz
 # $(call run_octave,LAYER[,ENV[,SUFFIX]]): tests/octave/run_all.m on $(MEXDIR), result in
 # $(RESULTS)/LAYER[SUFFIX]
@@ -401,6 +402,7 @@ check: deps all $(CTESTS) $(TEST_MEXES)
 	@$(call timed,check-tiers)
 	@$(call timed,check-mpi)
 	@$(call timed,check-dist)
+	@$(call timed,check-gpu-selftest)
 	@for l in $(CHECK_HARD); do $(call timed,$$l); done
 	@awk '{ t += $$2; printf "time: %-18s %4d s\n", $$1, $$2 } END { printf "time: %-18s %4d s (the builds before them not counted)\n", "all steps", t }' $(CHECK_TIMES)
 	@tests/summarize.sh $(RESULTS) $(CHECK_LAYERS)
@@ -509,10 +511,15 @@ distclean:
 # `make profile-gpu` runs the bench's NS cases under Nsight Systems and prints where each
 # call's device time goes (tests/gpu/gpu_profile.m; skipped with a line without nsys).
 # MUONLAB_GPU_SKIP=check-gpu,bench-gpu,... skips the targets it names (tests/gpu/gpu_skip.m).
-.PHONY: check-gpu bench-gpu memcheck-gpu profile-gpu
+.PHONY: check-gpu check-gpu-selftest bench-gpu memcheck-gpu profile-gpu
 
 check-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) run_gpu.m
+
+# make check's layer gpu-selftest: check-gpu's suites with the CPU as the device
+check-gpu-selftest: all
+	@mkdir -p $(RESULTS); cd tests/gpu && MUONLAB_GPU_SELFTEST=1 MUONLAB_GPU_SKIP= \
+	  MUON_RESULTS=$(abspath $(RESULTS))/gpu-selftest $(OCTAVE) $(OCTFLAGS) run_gpu.m
 
 bench-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "bench_gpu;"

@@ -16,9 +16,11 @@
 ##
 ## MUONLAB_GPU_SKIP=check-gpu (gpu_skip) makes it print that it was skipped and exit 0.
 ##
-## Self-test on a machine without a GPU (checks the harness itself; not in make check):
+## Self-test on a machine without a GPU (checks the harness itself):
 ##   MUONLAB_GPU_SELFTEST=1 make check-gpu
-## runs the same suites with the CPU as the "device" (see gpu_target).
+## runs the same suites with the CPU as the "device" (see gpu_target); make check runs it
+## as its layer gpu-selftest, the line "gpu-selftest <passed> <failed>" written to the file
+## MUON_RESULTS names.
 
 1;
 
@@ -97,6 +99,17 @@ for i = 1:numel (files)
   tot_p += p; tot_f += f; nfiles++;
 endfor
 printf ("gpu: %d files (%.1f s)\n", nfiles, toc (t_all));
+res = getenv ("MUON_RESULTS");                  # make check's layer file (gpu-selftest)
+if (! isempty (res))
+  fid = fopen (res, "w");
+  if (fid < 0)
+    printf ("run_gpu: cannot write %s\n", res);
+    tot_f += 1;
+  else
+    fprintf (fid, "gpu-selftest %d %d\n", tot_p, tot_f);
+    fclose (fid);
+  endif
+endif
 printf ("%d passed, %d failed\n", tot_p, tot_f);
 fflush (stdout);
 if (tot_f > 0)
