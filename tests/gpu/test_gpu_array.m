@@ -50,6 +50,18 @@ endfunction
 %! endfor
 
 %!test
+%! ## arrays of several 32 MB staging chunks and a tail (82 MB of single, 20.5 M elements:
+%! ## more than one pass of a 65536-block grid): the round trip keeps every bit, in the
+%! ## class and converted on the device
+%! sz = [4100 5000];
+%! G = single (reshape (mod (1:prod (sz), 65521) - 32760, sz)) / 7;
+%! assert (isequal (gather (muon_gpu (G, "Device", t.array)), G));
+%! assert (isequal (gather (muon_gpu (G, "Device", t.array, "Class", "bf16")),
+%!                  single (muon_round (G, "bf16"))));
+%! Gd = double (G(:, 1:2600)) * pi;               # 85 MB of double, to single on the device
+%! assert (isequal (gather (muon_gpu (Gd, "Device", t.array, "Class", "single")), single (Gd)));
+
+%!test
 %! ## 16-bit storage: NS of the array == NS of the rounded input in that precision
 %! randn ("state", 32);
 %! G = randn (80, 200);
