@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,5 +92,14 @@ static inline int t_done (const char *argv0)
   return t_failed ? 1 : 0;
 }
 #define T_DONE(argv0) t_done (argv0)
+
+// A reproducible uniform stream in [-1, 1) (a 64-bit LCG, its top 53 bits): the same numbers
+// on every machine, unlike rand ().  Seed it by setting t_rng.
+static uint64_t t_rng = 12345;
+static inline double t_urand (void)
+{
+  t_rng = t_rng * 6364136223846793005ull + 1442695040888963407ull;
+  return (double) (t_rng >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
 
 #endif
