@@ -1,0 +1,248 @@
+/* test_zero_step_api.c - the distributed Muon step's API (core/zero/zero_step_api.c,
+ * zero_step_dev*.c): the default design, every error code, the simulated communicator, and
+ * the step on device arrays (the CPU stand-in device) equal to the host step.  The step's
+ * numbers: test_zero_step.c.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+#include "zero_problem.h"
+
+//---- errors -------------------------------------------------------------------------------
+
+// One default design, the C one (zero_muon_step's Variant and zero_cost's single-design
+// default read it through the catalogue): the ZeRO-1/2 all-reduce.
+static void test_defaults (void)
+{
+  muon_zero_step_opts o;
+  muon_zero_cost_opts co;
+  muon_zero_step_opts_default (&o);
+  muon_zero_cost_opts_default (&co);
+  T_EQ_INT (o.variant, MUON_ZERO12_ALLREDUCE);
+  T_EQ_INT (co.design, MUON_ZERO12_ALLREDUCE);
+}
+
+static void test_errors (void)
+{
+  problem pb;
+  size_t rows[] = { 3, 2 }, cols[] = { 4, 5 };
+  problem_init (&pb, 2, 2, rows, cols, 2, MUON_ZERO_ORDER_GIVEN);
+  muon_zero_plan *P = NULL;
+  muon_comm *c = NULL, *c3 = NULL;
+  T_EQ_INT (muon_zero_plan_create (NULL, pb.L, MUON_ZERO_REFERENCE, &P), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_plan_create (ctx, NULL, MUON_ZERO_REFERENCE, &P), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_plan_create (ctx, pb.L, (muon_zero_variant) 42, &P), MUON_ERR_BADARG);
+  T_ASSERT (P == NULL);
+  T_EQ_INT (muon_zero_plan_create (ctx, pb.L, MUON_ZERO2_SLICE_ONLY, &P), MUON_OK);
+  T_EQ_INT (muon_comm_sim_create (ctx, 2, &c), MUON_OK);
+  T_EQ_INT (muon_comm_sim_create (ctx, 3, &c3), MUON_OK);
+  muon_zero_step_opts o;
+  muon_zero_step_opts_default (&o);
+  double m[2][32] = { { 0 } }, u[2][32];
+  double *mom[3] = { m[0], m[1], m[1] }, *upd[3] = { u[0], u[1], u[1] };
+  const double *const *g = (const double *const *) pb.g;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);  // variant
+  o.variant = MUON_ZERO2_SLICE_ONLY;
+  T_EQ_INT (muon_zero_step (ctx, c3, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG); // world
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, NULL, mom, upd, NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_step (ctx, c, NULL, &o, g, mom, upd, NULL), MUON_ERR_NULLPTR);
+  size_t split[] = { 1, 2 };
+  o.update.split_rows = split;
+  o.update.nsplit = 2;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);  // slices
+  o.update.nsplit = 0;
+  // blocks per matrix: experts must divide the rows, splits sum to a page, and the slice-
+  // only design (row blocks of pieces) takes none
+  muon_zero_blocks b[8] = { { 1, NULL, 0 } };
+  for (size_t p = 1; p < pb.np; p++)
+    b[p] = b[0];
+  o.blocks = b;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_OK);
+  b[0].experts = pb.rows[0] + 1;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADSHAPE);
+  b[0].experts = 1;
+  b[0].split = split;
+  b[0].nsplit = 1;                                  // 1 row of pb.rows[0]
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADSHAPE);
+  b[0].split = NULL;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_NULLPTR);
+  b[0].nsplit = 0;
+  b[0].experts = pb.rows[0];
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);  // slices
+  o.blocks = NULL;
+  o.update.beta = 1.5;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
+  o.update.beta = 0.9;
+  o.pad_count = (muon_zero_pad_count) 7;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
+  o.pad_count = MUON_ZERO_PADS_DEEPSPEED;
+  o.period = 0;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
+  o.period = 1;
+  o.step = -1;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
+  o.step = 0;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_OK);
+  double *full[2] = { u[0], u[1] };
+  T_EQ_INT (muon_zero_assemble (ctx, c3, P, (const double *const *) upd, full), MUON_ERR_BADARG);
+  T_EQ_INT (muon_zero_assemble (ctx, c, P, NULL, full), MUON_ERR_NULLPTR);
+
+  int v;
+  T_EQ_INT (muon_name_lookup (MUON_LIST_ZERO_VARIANT, "moonlight_gather", &v), MUON_OK);
+  T_EQ_INT (v, MUON_ZERO_MOONLIGHT_GATHER);
+  T_EQ_INT (muon_name_lookup (MUON_LIST_ZERO_VARIANT, "zero4", &v), MUON_ERR_BADARG);
+  T_EQ_STR (muon_names (MUON_LIST_ZERO_VARIANT, MUON_ZERO3_RR_ALIASED),
+            "zero3_round_robin_aliased_pads");
+  T_ASSERT (muon_names (MUON_LIST_ZERO_VARIANT, 99) == NULL);
+  T_EQ_INT (muon_zero_plan_destroy (NULL), MUON_ERR_NULLPTR);
+  muon_zero_plan_destroy (&P);
+  // MuonBP's block steps cut the rows: split row blocks are refused
+  T_EQ_INT (muon_zero_plan_create (ctx, pb.L, MUON_ZERO_MUON_BP, &P), MUON_OK);
+  o.variant = MUON_ZERO_MUON_BP;
+  o.update.split_rows = split;
+  o.update.nsplit = 2;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
+  o.update.nsplit = 0;
+  muon_zero_plan_destroy (&P);
+  muon_comm_destroy (&c);
+  muon_comm_destroy (&c3);
+  problem_free (&pb);
+}
+
+// The simulated communicator the context keeps: the same one while the world stays, a new
+// one for another world; muon_ctx_release frees it (a cache).
+static void test_sim_comm (void)
+{
+  muon_ctx *cx = NULL;
+  T_EQ_INT (muon_ctx_create (&cx), MUON_OK);
+  muon_comm *s1 = NULL, *s2 = NULL;
+  T_EQ_INT (muon_zero_comm_sim_cached (cx, 4, &s1), MUON_OK);
+  T_EQ_INT (muon_zero_comm_sim_cached (cx, 4, &s2), MUON_OK);
+  T_ASSERT (s1 == s2 && muon_comm_size (s1) == 4 && muon_comm_local_ranks (s1) == 4);
+  T_EQ_INT (muon_zero_comm_sim_cached (cx, 3, &s2), MUON_OK);
+  T_EQ_INT (muon_comm_size (s2), 3);
+  T_EQ_INT (muon_zero_comm_sim_cached (cx, 0, &s2), MUON_ERR_BADARG);
+  T_ASSERT (s2 == NULL);
+  T_EQ_INT (muon_zero_comm_sim_cached (cx, 3, NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_comm_sim_cached (cx, 2, &s1), MUON_OK);
+  T_EQ_INT (muon_ctx_release (cx, 0, NULL), MUON_OK);
+  muon_ctx_destroy (&cx);
+}
+
+// The device step on the stand-in device against the host step: every design, two steps
+// chained, W simulated ranks; then its errors.
+static muon_darray *dcol (const double *x, size_t rows, size_t cols)
+{
+  muon_darray *a = NULL;
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, rows, cols, 1, &a),
+            MUON_OK);
+  if (a && x)
+  {
+    muon_tensor t = muon_tensor_matrix (MUON_F64, (void *) x, rows, cols);
+    T_EQ_INT (muon_darray_upload (ctx, a, &t), MUON_OK);
+  }
+  else if (a)
+    T_EQ_INT (muon_darray_fill (ctx, a, MUON_FILL_ZEROS, 0), MUON_OK);
+  return a;
+}
+
+static void test_device_step (void)
+{
+  const size_t rows[] = { 5, 3, 7 }, cols[] = { 4, 6, 2 };
+  for (int W = 1; W <= 4; W++)
+    for (int k = 0; k < MUON_ZERO_VARIANT_COUNT; k++)
+    {
+      if (k == MUON_ZERO3_RR_ALIASED)   // its rounds here mix sizes: an error on both
+        continue;
+      muon_zero_variant v = (muon_zero_variant) k;
+      problem pb;
+      problem_init (&pb, W, 3, rows, cols, 1 + k % 3, MUON_ZERO_ORDER_GIVEN);
+      muon_comm *c = NULL;
+      muon_zero_plan *P = NULL;
+      T_EQ_INT (muon_comm_sim_create (ctx, W, &c), MUON_OK);
+      T_EQ_INT (muon_zero_plan_create (ctx, pb.L, v, &P), MUON_OK);
+      muon_zero_step_opts o;
+      muon_zero_step_opts_default (&o);
+      o.variant = v;
+      o.period = 2;
+      o.update.ns.precision = MUON_PREC_DOUBLE;
+      double *mom[MAXW], *upd[MAXW], got[64];
+      muon_darray *g[MAXW * MAXP], *dm[MAXW], *du[MAXW];
+      muon_zero_rank_stats sh[MAXW], sd[MAXW];
+      for (int i = 0; i < W * 3; i++)
+        g[i] = dcol (pb.g[i], rows[i % 3], cols[i % 3]);
+      for (int r = 0; r < W; r++)
+      {
+        mom[r] = calloc (P->momentum_len[r] + 1, sizeof (double));
+        upd[r] = calloc (P->owned_len[r] + 1, sizeof (double));
+        dm[r] = P->momentum_len[r] ? dcol (NULL, P->momentum_len[r], 1) : NULL;
+        du[r] = P->owned_len[r] ? dcol (NULL, P->owned_len[r], 1) : NULL;
+      }
+      for (int step = 0; step < 2; step++)
+      {
+        o.step = step;                  // muon_bp: a full step, then a block step
+        T_EQ_INT (muon_zero_step (ctx, c, P, &o, (const double *const *) pb.g, mom, upd, sh),
+                  MUON_OK);
+        T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, (const muon_darray *const *) g, dm, du,
+                                         sd), MUON_OK);
+        for (int r = 0; r < W; r++)
+        {
+          T_ASSERT (sd[r].ns_calls == sh[r].ns_calls
+                    && memcmp (&sd[r].comm, &sh[r].comm, sizeof sh[r].comm) == 0);
+          muon_tensor t = muon_tensor_matrix (MUON_F64, got, P->owned_len[r], 1);
+          if (du[r] && P->owned_len[r] <= 64)
+          {
+            T_EQ_INT (muon_darray_download (ctx, du[r], &t), MUON_OK);
+            T_ASSERT (memcmp (got, upd[r], P->owned_len[r] * sizeof *got) == 0);
+          }
+        }
+      }
+      // errors: another design, a single gradient, the simulated ranks moving device memory
+      o.variant = P->variant == MUON_ZERO_REFERENCE ? MUON_ZERO12_ALLREDUCE : MUON_ZERO_REFERENCE;
+      o.step = 0;
+      T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, (const muon_darray *const *) g, dm, du,
+                                       NULL), MUON_ERR_BADARG);
+      o.variant = P->variant;
+      T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, NULL, dm, du, NULL), MUON_ERR_NULLPTR);
+      muon_darray *keep = g[0], *one = NULL;
+      T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_SINGLE, rows[0], cols[0], 1,
+                                    &one), MUON_OK);
+      g[0] = one;
+      T_EQ_INT (muon_zero_step_device (ctx, c, P, &o, (const muon_darray *const *) g, dm, du,
+                                       NULL), MUON_ERR_BADTYPE);
+      g[0] = keep;
+      muon_darray_destroy (ctx, &one);
+      double x = 0;
+      T_EQ_INT (muon_comm_device (ctx, c, MUON_DEVICE_CPU, MUON_COLL_ALL_GATHER, &x, &x, 1,
+                                  MUON_F64), MUON_ERR_UNSUPPORTED);
+      T_ASSERT (!muon_comm_moves (c, MUON_DEVICE_CUDA) && !muon_comm_moves (c, MUON_DEVICE_CPU));
+      for (int i = 0; i < W * 3; i++)
+        muon_darray_destroy (ctx, &g[i]);
+      for (int r = 0; r < W; r++)
+      {
+        free (mom[r]);
+        free (upd[r]);
+        muon_darray_destroy (ctx, &dm[r]);
+        muon_darray_destroy (ctx, &du[r]);
+      }
+      muon_zero_plan_destroy (&P);
+      muon_comm_destroy (&c);
+      problem_free (&pb);
+    }
+}
+
+int main (int argc, char **argv)
+{
+  (void) argc;
+  if (muon_ctx_create (&ctx) != MUON_OK)
+    return 1;
+  t_rng = 11;
+  T_RUN (test_defaults);
+  T_RUN (test_errors);
+  T_RUN (test_sim_comm);
+  T_RUN (test_device_step);
+  muon_ctx_destroy (&ctx);
+  return T_DONE (argv[0]);
+}
