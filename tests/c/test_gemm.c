@@ -8,8 +8,6 @@
  * has no oneDNN, the oneDNN cases check the MUON_ERR_NOTBUILT answers instead.  Provider and
  * thread resolution, muon_ns per provider and the query: test_gemm_setup.c.
  */
-#define _POSIX_C_SOURCE 200112L   // setenv, unsetenv
-#include <ctype.h>
 #include <stdint.h>
 #include <cblas.h>
 
@@ -20,10 +18,6 @@
 
 static muon_ctx *ctx;
 static int have_dnnl;
-
-// The thread counts muon_gemm_setup changes (weak: absent libraries read as "not there").
-extern int omp_get_max_threads (void) __attribute__ ((weak));
-extern int openblas_get_num_threads (void) __attribute__ ((weak));
 
 static float urandf (void) { return (float) t_urand (); }     // uniform in [-1, 1)
 

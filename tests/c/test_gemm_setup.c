@@ -11,7 +11,6 @@
 #include "harness.h"
 #include "gemm.h"
 #include "muon.h"
-#include "muon_precision.h"
 
 static muon_ctx *ctx;
 static int have_dnnl;
