@@ -7,9 +7,8 @@
 ## greedy assignment written here.  The row-shard designs: alltoall_owner and muon_bp with
 ## period 1 equal the reference bit for bit; a muon_bp block step equals muon_update on each
 ## rank's row block (the port below), its full steps the reference; alltoall_owner's bytes
-## equal the shard sums written here.  How a step runs (pads,
-## bytes, state, plans, the reference's report): test_zero_step_runs.m, which calls the
-## helpers below.
+## equal the shard sums written here.  How a step runs (pads, bytes, state, plans, the
+## reference's report): test_zero_step_runs.m, which calls the helpers below.
 ## Run: `test test_zero_step` with inst/ and build/mex on the path.
 
 ## test_zero_step (NAME, ARGS...) calls the helper NAME below (the %! blocks reach them so).
