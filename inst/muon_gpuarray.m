@@ -20,14 +20,18 @@ classdef muon_gpuarray < handle
   ## device of the self-tests) and @code{disp}.  The read-only properties @code{Handle},
   ## @code{Size}, @code{Storage} and @code{Device} hold the same.
   ##
+  ## @code{numel (@var{D})} counts the elements on the device.  Indexing a device array,
+  ## @code{@var{D}(@dots{})}, is the error @code{muonlab:unsupported}: @code{gather} first.
+  ##
   ## Arithmetic, what @code{muon_step} needs to keep parameters and gradients on the device:
   ## @code{@var{D} + @var{E}} and @code{@var{D} - @var{E}} (two device arrays of one size,
-  ## class and device), @code{@var{D} * s}, @code{s * @var{D}} and @code{@var{D} / s}
-  ## (@code{.*}, @code{./} alike; s a real scalar).  Each gives a new array of @var{D}'s
-  ## class on its device, every element rounded as Octave rounds the same operation on host
-  ## arrays of the class (a double s rounded to single for a single array, as Octave does);
-  ## a bf16 / fp16 array computes in single and rounds once into its class.  Anything else
-  ## (indexing, mixing with host arrays) is not defined: @code{gather} first.
+  ## class and device), @code{-@var{D}}, @code{@var{D} * s}, @code{s * @var{D}} and
+  ## @code{@var{D} / s} (@code{.*}, @code{./} alike; s a real scalar).  Each gives a new
+  ## array of @var{D}'s class on its device, every element rounded as Octave rounds the same
+  ## operation on host arrays of the class (a double s rounded to single for a single
+  ## array, as Octave does); a bf16 / fp16 array computes in single and rounds once into
+  ## its class.  Anything else (indexing, mixing with host arrays) is not defined:
+  ## @code{gather} first.
   ##
   ## A device array is a handle: copies of @var{D} share the data, which is freed when the
   ## last of them is cleared.  The functions never modify an array they are given; they
@@ -88,6 +92,25 @@ classdef muon_gpuarray < handle
       n = numel (D.Size);
     endfunction
 
+    ## The elements on the device (a handle object would count 1).
+    function n = numel (D, varargin)
+      n = prod (D.Size);
+    endfunction
+
+    ## D.Property and D.method () as for any object; D(...) and D{...} are an error, where
+    ## an object would return itself: the elements are on the device.
+    function varargout = subsref (D, s)
+      if (! strcmp (s(1).type, "."))
+        error ("muonlab:unsupported",
+               "muon_gpuarray: a device array cannot be indexed; gather (D) first.");
+      endif
+      n = nargout;
+      if (n == 0 && any (strcmp (s(1).subs, properties (D))))
+        n = 1;                         # D.Size at the prompt shows its value
+      endif
+      [varargout{1:n}] = builtin ("subsref", D, s);
+    endfunction
+
     function r = rows (D)
       r = D.Size(1);
     endfunction
@@ -132,6 +155,10 @@ classdef muon_gpuarray < handle
 
     function C = mrdivide (A, B)
       C = scaled ("/", A, B);
+    endfunction
+
+    function C = uminus (A)
+      C = scaled ("*", A, -1);         # exact in every class
     endfunction
 
     function disp (D)
@@ -210,6 +237,10 @@ endfunction
 %! assert (gather (D), X);
 %! s = evalc ("disp (D)");
 %! assert (! isempty (strfind (s, "2x3x4 double device array on cpu (192 B)")));
+%! assert (numel (D), 24);
+%! assert (! isscalar (D) && ! isempty (D));
+%! assert (D.Size, [2 3 4]);                  # properties and methods by dot still work
+%! assert (D.gather (), X);
 
 %!test
 %! ## freed when the last reference goes; copies share the data
@@ -241,6 +272,7 @@ endfunction
 %!   assert (gather (A / 7), x / 7);
 %!   assert (gather (A ./ 0.3), x ./ 0.3);
 %!   assert (gather (A * single (0.1)), x * double (single (0.1)));   # keeps A's class
+%!   assert (gather (-A), -x);
 %!   assert (gather (A), x);
 %!   assert (gather (B), y);
 %! endfor
@@ -254,12 +286,20 @@ endfunction
 %! assert (classUnderlying (A + B), "bf16");
 %! assert (gather (A + B), muon_round (a + b, "bf16"));
 %! assert (gather (A / 3), muon_round (a / single (3), "bf16"));
+%! assert (gather (-A), -a);
 %! H = muon_gpu (randn (6, 3), "Device", "cpu", "Class", "fp16");
 %! h = gather (H);
 %! assert (gather (H * 1e5), muon_round (h * single (1e5), "fp16"));
 
 %!error <muon_gpuarray: A \+ B needs two device arrays of one size, class and device.>
 %! muon_gpu (ones (2), "Device", "cpu") + ones (2)
+%!error id=muonlab:unsupported muon_gpu (ones (2), "Device", "cpu")(1)
+%!error <muon_gpuarray: a device array cannot be indexed; gather \(D\) first.>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! D(1, 2)
+%!error <muon_gpuarray: a device array cannot be indexed; gather \(D\) first.>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! D{1}
 %!error <muon_gpuarray: A - B needs two device arrays of one size, class and device.>
 %! muon_gpu (ones (2), "Device", "cpu") - muon_gpu (ones (2), "Device", "cpu", "Class", "single")
 %!error <muon_gpuarray: A - B needs two device arrays of one size, class and device.>
