@@ -157,5 +157,29 @@ endfunction
 %!     assert (isequal (Z, X));
 %!   endfor
 %! endfor
+%!test
+%! ## what Octave hands back is checked: a builtin.m on the path that returns something else
+%! ## (an int8 scalar) leaves the gateway on mxCreate, with the same values
+%! if (exist ("__muon_copy_out__") != 3)
+%!   return;
+%! endif
+%! d = tempname ();
+%! mkdir (d);
+%! fid = fopen (fullfile (d, "builtin.m"), "w");
+%! fprintf (fid, "function varargout = builtin (varargin)\n  varargout = {int8(1)};\nendfunction\n");
+%! fclose (fid);
+%! warning ("off", "Octave:shadowed-function", "local");
+%! X = reshape (1:90000, 300, 300);
+%! addpath (d);
+%! unwind_protect
+%!   Y = __muon_copy_out__ (X, "octave");
+%!   b = builtin ("zeros", 2);              # the shadow is the one called
+%! unwind_protect_cleanup
+%!   rmpath (d);
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+%! assert (isequal (b, int8 (1)));
+%! assert (isequal (Y, X) && isa (Y, "double"));
 %!error <usage: Y = __muon_copy_out__ \(X, HOW\)> __muon_copy_out__ (int8 (1), "mx")
 %!error <usage: Y = __muon_copy_out__ \(X, HOW\)> __muon_copy_out__ (1, "other")
