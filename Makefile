@@ -508,11 +508,12 @@ distclean:
 # Without a CUDA device (or with the CUDA back end not built) both print one line saying so and
 # succeed.  `MUONLAB_GPU_SELFTEST=1 make check-gpu` runs the suites with the CPU as the device.
 # `make memcheck-gpu` runs every device path once under compute-sanitizer's memcheck
-# (tests/gpu/gpu_memcheck.m; skipped with a line without a device or the sanitizer).
+# (tests/gpu/gpu_memcheck.m; skipped with a line without a device or the sanitizer);
+# `make initcheck-gpu` the same under its initcheck (reads of memory nothing wrote).
 # `make profile-gpu` runs the bench's NS cases under Nsight Systems and prints where each
 # call's device time goes (tests/gpu/gpu_profile.m; skipped with a line without nsys).
 # MUONLAB_GPU_SKIP=check-gpu,bench-gpu,... skips the targets it names (tests/gpu/gpu_skip.m).
-.PHONY: check-gpu check-gpu-selftest bench-gpu memcheck-gpu profile-gpu
+.PHONY: check-gpu check-gpu-selftest bench-gpu memcheck-gpu initcheck-gpu profile-gpu
 
 check-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) run_gpu.m
@@ -527,6 +528,9 @@ bench-gpu: all
 
 memcheck-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "exit (gpu_memcheck () != 0);"
+
+initcheck-gpu: all
+	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "exit (gpu_memcheck ('', '', 'initcheck') != 0);"
 
 profile-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "gpu_profile;"

@@ -1,6 +1,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {} {[@var{nerr}, @var{log}] =} gpu_memcheck ()
 ## @deftypefnx {} {[@var{nerr}, @var{log}] =} gpu_memcheck (@var{sanitizer}, @var{device})
+## @deftypefnx {} {[@var{nerr}, @var{log}] =} gpu_memcheck (@var{sanitizer}, @var{device}, @var{tool})
 ## The device paths under compute-sanitizer's memcheck, run by @code{make memcheck-gpu}
 ## (never by @code{make check} or @code{make check-gpu}: memcheck slows every kernel down
 ## many times).  A child octave-cli runs @code{gpu_memcheck_workload} (every kernel and
@@ -17,43 +18,55 @@
 ## not built, or without compute-sanitizer, it prints one line saying so and returns
 ## @var{nerr} = 0 and @var{log} = "".  It ends with the layer's line "N passed, N failed".
 ## @var{device} @qcode{"cpu"} runs the workload on the CPU stand-in instead (no probe): the
-## harness's own test, with a stand-in for the sanitizer.
+## harness's own test, with a stand-in for the sanitizer.  @var{tool} (default
+## @qcode{"memcheck"}) may be @qcode{"initcheck"}, run by @code{make initcheck-gpu}: reads
+## of device memory nothing wrote (the padding between batched pages is cleared for it;
+## cuBLAS or NCCL may report reads of their own).  Its lines start with the target's name,
+## and @env{MUONLAB_GPU_SKIP} skips it by that name.
 ## @end deftypefn
 
-function [nerr, logfile] = gpu_memcheck (sanitizer, device)
+function [nerr, logfile] = gpu_memcheck (sanitizer, device, tool)
   here = fileparts (mfilename ("fullpath"));
   root = fullfile (here, "..", "..");
   addpath (fullfile (root, "inst"), fullfile (root, "build", "mex"), here);
   nerr = 0;
   logfile = "";
-  if (nargin == 0 && gpu_skip ("memcheck-gpu"))
+  if (nargin < 3)
+    tool = "memcheck";
+  endif
+  if (! any (strcmp (tool, {"memcheck", "initcheck"})))
+    error ("gpu_memcheck: TOOL must be 'memcheck' or 'initcheck'.");
+  endif
+  target = [tool "-gpu"];
+  if ((nargin == 0 || (nargin == 3 && isempty (sanitizer))) && gpu_skip (target))
     return;
   endif
-  if (nargin < 2)
+  if (nargin < 2 || isempty (device))
     device = "cuda";
   endif
-  if (! strcmp (device, "cpu") && ! gpu_probe ("memcheck-gpu"))
+  if (! strcmp (device, "cpu") && ! gpu_probe (target))
     return;
   endif
   if (nargin < 1 || isempty (sanitizer))
     sanitizer = gpu_tool ("compute-sanitizer");
   endif
   if (isempty (sanitizer))
-    printf ("memcheck-gpu: skipped, compute-sanitizer not found (%s)\n",
+    printf ("%s: skipped, compute-sanitizer not found (%s)\n", target,
             "PATH, $CUDA_HOME/bin, /usr/local/cuda/bin");
     return;
   endif
   t0 = tic ();
-  tool = sprintf ("'%s' --tool memcheck --leak-check no --print-limit 50", sanitizer);
-  [rc, txt, logfile] = gpu_child (tool, sprintf ("gpu_memcheck_workload ('%s');", device),
-                                  "memcheck-gpu");
+  cmd = sprintf ("'%s' --tool %s%s --print-limit 50", sanitizer, tool,
+                 merge (strcmp (tool, "memcheck"), " --leak-check no", ""));
+  [rc, txt, logfile] = gpu_child (cmd, sprintf ("gpu_memcheck_workload ('%s');", device),
+                                  target);
   nerr = summary_errors (txt);
   if (rc != 0 || isempty (strfind (txt, "memcheck workload: done")))
     printf ("%s\n", txt(max (1, end - 3000):end));
-    printf ("memcheck-gpu: the workload did not finish (exit status %d)\n", rc);
+    printf ("%s: the workload did not finish (exit status %d)\n", target, rc);
     nerr = -1;
   endif
-  printf ("memcheck-gpu: %d errors in %.0f s (log %s)\n", nerr, toc (t0), logfile);
+  printf ("%s: %d errors in %.0f s (log %s)\n", target, nerr, toc (t0), logfile);
   printf ("%d passed, %d failed\n", nerr == 0, nerr != 0);
 endfunction
 
@@ -91,6 +104,21 @@ endfunction
 %!     unlink (f);
 %!   end_unwind_protect
 %! endfor
+
+%!test
+%! ## initcheck: the same workload and count, under its own name
+%! f = fake_sanitizer ("========= ERROR SUMMARY: 2 errors");
+%! unwind_protect
+%!   out = evalc ("[n, lf] = gpu_memcheck (f, 'cpu', 'initcheck');");
+%!   assert (n, 2);
+%!   assert (! isempty (strfind (out, "initcheck-gpu: 2 errors in")));
+%!   assert (! isempty (regexp (out, "--tool initcheck --print-limit 50 ")));
+%!   assert (! isempty (regexp (lf, '-initcheck-gpu\.log$')));
+%!   unlink (lf);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+%!error <gpu_memcheck: TOOL must be 'memcheck' or 'initcheck'.> gpu_memcheck ("", "cpu", "racecheck")
 
 %!test
 %! ## without a device (or a sanitizer) it says so and counts nothing

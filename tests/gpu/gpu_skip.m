@@ -2,7 +2,7 @@
 ## @deftypefn {} {@var{skip} =} gpu_skip (@var{tool})
 ## Whether the environment variable @env{MUONLAB_GPU_SKIP}, a comma-separated list of the
 ## GPU targets' names (@qcode{"check-gpu"}, @qcode{"bench-gpu"}, @qcode{"memcheck-gpu"},
-## @qcode{"profile-gpu"}), names @var{tool}; if so it prints the line
+## @qcode{"initcheck-gpu"}, @qcode{"profile-gpu"}), names @var{tool}; if so it prints the line
 ## "@var{tool}: skipped, MUONLAB_GPU_SKIP names it".  For a second call on a GPU machine
 ## whose runner starts every call with check-gpu and bench-gpu (shared/gpu/run.sh): the
 ## device time then goes to what the call is for, e.g.
