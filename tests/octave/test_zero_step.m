@@ -51,11 +51,16 @@ function b = ring_allreduce (n, W, r)
   b = 8 * ((n - len) + (W - 1) * len);
 endfunction
 
+## the helpers above as handles, for the %! blocks here and in test_zero_step_runs.m
+function [grads_h, rank_avg_h, rm_h, ring_allreduce_h] = handles ()
+  grads_h = @(sh, W) test_zero_step ("grads", sh, W);
+  rank_avg_h = @(g, p) test_zero_step ("rank_avg", g, p);
+  rm_h = @(M, s, e) test_zero_step ("rm", M, s, e);
+  ring_allreduce_h = @(n, W, r) test_zero_step ("ring_allreduce", n, W, r);
+endfunction
+
 %!shared grads, rank_avg, rm, ring_allreduce
-%! grads = @(sh, W) test_zero_step ("grads", sh, W);
-%! rank_avg = @(g, p) test_zero_step ("rank_avg", g, p);
-%! rm = @(M, s, e) test_zero_step ("rm", M, s, e);
-%! ring_allreduce = @(n, W, r) test_zero_step ("ring_allreduce", n, W, r);
+%! [grads, rank_avg, rm, ring_allreduce] = test_zero_step ("handles");
 
 %!test
 %! ## the reference is muon_update on the rank-order average, over two chained steps
