@@ -170,7 +170,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_darray_info i;
     muon_darray_describe (g, &i);
     mwSize dims[3] = { i.rows, i.cols, i.batch };
-    out[0] = muon_mex_new_array (3, dims, i.storage == MUON_PREC_DOUBLE ? mxDOUBLE_CLASS
+    out[0] = muon_mex_new_array ("gather", 3, dims, i.storage == MUON_PREC_DOUBLE ? mxDOUBLE_CLASS
                                  : mxSINGLE_CLASS);
     muon_tensor t = muon_tensor_batch (i.storage == MUON_PREC_DOUBLE ? MUON_F64 : MUON_F32,
                                        mxGetData (out[0]), i.rows, i.cols, i.batch);

@@ -66,7 +66,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     o.trace = &tr;
   }
   muon_tensor X;
-  plhs[OUT_X] = muon_mex_new_like (&G, mxGetClassID (prhs[IN_G]), &X);
+  plhs[OUT_X] = muon_mex_new_like (fname, &G, mxGetClassID (prhs[IN_G]), &X);
   muon_mex_check (fname, muon_ns (muon_mex_ctx (), &G, &X, &o));
   if (nlhs > OUT_STATS)
   {

@@ -41,17 +41,17 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   // momentum: a copy of M (or zeros), updated in place by core
   const mxArray *m = prhs[IN_M];
   if (mxIsEmpty (m))
-    out[OUT_M] = muon_mex_new_array (mxGetNumberOfDimensions (prhs[IN_G]),
+    out[OUT_M] = muon_mex_new_array (fname, mxGetNumberOfDimensions (prhs[IN_G]),
                                      mxGetDimensions (prhs[IN_G]), cls);
   else
   {
     muon_tensor Min = muon_mex_tensor (fname, "M", m);
     if (Min.rows != G.rows || Min.cols != G.cols || Min.batch != G.batch)
       muon_mex_error (fname, "badShape", "M must be the size of G.");
-    out[OUT_M] = muon_mex_copy (m);
+    out[OUT_M] = muon_mex_copy (fname, m);
   }
   muon_tensor M = muon_mex_tensor (fname, "M", out[OUT_M]), U;
-  out[OUT_U] = muon_mex_new_like (&G, cls, &U);
+  out[OUT_U] = muon_mex_new_like (fname, &G, cls, &U);
 
   // a fused (E*m) x n weight: E strided pages, no copy
   if (experts != 1)

@@ -37,11 +37,18 @@ muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArr
 // every element of the real double or single array a is finite (one pass, no allocation).
 void muon_mex_check_finite (const char *fname, const char *argname, const mxArray *a);
 // A new real array of zeros, for a gateway's output: a large double or single one is made
-// by Octave itself (builtin zeros), which Octave returns without copying it.
-mxArray *muon_mex_new_array (mwSize ndims, const mwSize *dims, mxClassID cls);
+// by Octave itself (builtin zeros), which Octave returns without copying it.  When the
+// process cannot have the memory: NULL, the context's error set (MUON_ERR_NOMEM, "out of
+// memory for a result of <n> MB"), for helpers that return a muon_status.
+mxArray *muon_mex_try_new_array (mwSize ndims, const mwSize *dims, mxClassID cls);
+// The same, raising "<fname>: out of memory for a result of <n> MB." (muonlab:noMemory)
+// instead of returning NULL: for a gateway that holds nothing an error would leak.
+mxArray *muon_mex_new_array (const char *fname, mwSize ndims, const mwSize *dims,
+                             mxClassID cls);
 // A new array of class `cls` (double or single) shaped like t (rows x cols x batch), made by
 // muon_mex_new_array, and its tensor view.
-mxArray *muon_mex_new_like (const muon_tensor *t, mxClassID cls, muon_tensor *view);
+mxArray *muon_mex_new_like (const char *fname, const muon_tensor *t, mxClassID cls,
+                            muon_tensor *view);
 
 // A scalar integer argument in lo..hi, else "<what> must be an integer in <lo>..<hi>."
 // (muonlab:badArg).
@@ -54,9 +61,12 @@ size_t muon_mex_size (const char *fname, const char *what, double x);
 size_t *muon_mex_shapes (const char *fname, const mxArray *S, size_t *P);
 
 // A copy of a real, full, double or single array (callers check that first), as a new array
-// of its class and dimensions.  Used instead of mxDuplicateArray, which on Octave 7 leaks the
-// dimensions it cached for an argument whose dimensions were asked for (16 bytes a call).
-mxArray *muon_mex_copy (const mxArray *a);
+// of its class and dimensions (muon_mex_try_new_array: NULL when out of memory).  Used
+// instead of mxDuplicateArray, which on Octave 7 leaks the dimensions it cached for an
+// argument whose dimensions were asked for (16 bytes a call).
+mxArray *muon_mex_try_copy (const mxArray *a);
+// The same, raising muonlab:noMemory as muon_mex_new_array does.
+mxArray *muon_mex_copy (const char *fname, const mxArray *a);
 
 // Option-struct fields: a missing field keeps *out unchanged.
 //

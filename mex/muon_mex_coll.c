@@ -81,13 +81,19 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
   for (int l = 0; l < L; l++)            // copies: cells may share data, which the core rejects
   {
     if (in_place)
-      send[l] = mxGetData (y[l] = muon_mex_copy (x_rank (X, l)));
+    {
+      if ((y[l] = muon_mex_try_copy (x_rank (X, l))) == NULL)
+        return MUON_ERR_NOMEM;
+      send[l] = mxGetData (y[l]);
+    }
     else
     {
       // all_to_all: Y shaped like X
-      y[l] = k == MUON_COLL_ALL_TO_ALL ? muon_mex_copy (x_rank (X, l))
-                                       : muon_mex_new_array (2, (mwSize[]) { out_m, out_n },
-                                                             cls);
+      y[l] = k == MUON_COLL_ALL_TO_ALL ? muon_mex_try_copy (x_rank (X, l))
+                                       : muon_mex_try_new_array (2, (mwSize[]) { out_m, out_n },
+                                                                 cls);
+      if (y[l] == NULL)
+        return MUON_ERR_NOMEM;
       send[l] = memcpy (mxMalloc (n * e + 1), mxGetData (x_rank (X, l)), n * e);
     }
     for (size_t q = 0; q < nrecv; q++)

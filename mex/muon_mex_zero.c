@@ -101,7 +101,9 @@ const char *muon_mex_zero_momentum (const mxArray *M, const muon_zero_plan *P, m
   for (int l = 0; l < (shared ? 1 : nl); l++)
   {
     size_t want = P->momentum_len[muon_comm_rank (comm, l)];
-    mxArray *c = muon_mex_new_array (2, (mwSize[]) { want, 1 }, mxDOUBLE_CLASS);
+    mxArray *c = muon_mex_try_new_array (2, (mwSize[]) { want, 1 }, mxDOUBLE_CLASS);
+    if (c == NULL)
+      return NULL;
     if (n)
       memcpy (mxGetPr (c), mxGetPr (mxGetCell (M, (mwIndex) l)), want * sizeof (double));
     mxSetCell (*out, l, c);

@@ -61,7 +61,7 @@ const char *muon_mex_zero_grads (const mxArray *G, const muon_zero_plan *P, int 
 // they fit the plan, else the message.  [out] *out: the new momenta, copies of M's: an nl x 1
 // cell, or a 1 x 1 cell when every rank's is one (the reference with a 1 x 1 cell, or with an
 // nl x 1 cell of copies of one array); mom[l]: local rank l's (all the same one then, so that
-// muon_zero_step updates it once).
+// muon_zero_step updates it once).  NULL when memory ran out (the context's error set).
 const char *muon_mex_zero_momentum (const mxArray *M, const muon_zero_plan *P, muon_comm *comm,
                                     int nl, mxArray **out, double **mom);
 
@@ -72,7 +72,7 @@ const char *muon_mex_zero_momentum (const mxArray *M, const muon_zero_plan *P, m
 // STATS an nl x 1 struct array (rank, ns_calls, momentum_elements, pad_elements, and calls,
 // bytes_sent, bytes_recv as 1 x MUON_COLL_COUNT rows in muon_coll order), FULL with assemble
 // the 1 x nparams cell of full updates, else an empty cell.  [out] *why: the momenta's error
-// ("" for none).  Returns the core's status (muon_zero_assemble's error over the step's).
+// ("" for none).  Returns MUON_ERR_NOMEM when an output cannot be had, else the core's status (muon_zero_assemble's error over the step's).
 muon_status muon_mex_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
                                 const muon_zero_step_opts *o, const double *const *grads,
                                 const mxArray *M, int assemble,

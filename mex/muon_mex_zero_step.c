@@ -50,13 +50,20 @@ muon_status muon_mex_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_
   size_t np = P->nparams;
   double **mom = mxCalloc ((size_t) nl, sizeof *mom), **upd = mxCalloc ((size_t) nl, sizeof *upd);
   *why = muon_mex_zero_momentum (M, P, comm, nl, &out[MUON_MEX_ZERO_MOM], mom);
+  if (*why == NULL)
+  {
+    *why = "";
+    return MUON_ERR_NOMEM;
+  }
   if (**why)
     return MUON_OK;
   out[MUON_MEX_ZERO_UPD] = mxCreateCellMatrix ((mwSize) nl, 1);
   for (int l = 0; l < nl; l++)
   {
     mwSize d[2] = { P->owned_len[muon_comm_rank (comm, l)], 1 };
-    mxArray *u = muon_mex_new_array (2, d, mxDOUBLE_CLASS);
+    mxArray *u = muon_mex_try_new_array (2, d, mxDOUBLE_CLASS);
+    if (u == NULL)
+      return MUON_ERR_NOMEM;
     mxSetCell (out[MUON_MEX_ZERO_UPD], l, u);
     upd[l] = mxGetPr (u);
   }
@@ -75,7 +82,9 @@ muon_status muon_mex_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_
   for (size_t p = 0; p < np; p++)
   {
     mwSize d[2] = { P->L->params[p].rows, P->L->params[p].cols };
-    mxArray *f = muon_mex_new_array (2, d, mxDOUBLE_CLASS);
+    mxArray *f = muon_mex_try_new_array (2, d, mxDOUBLE_CLASS);
+    if (f == NULL)
+      return MUON_ERR_NOMEM;
     mxSetCell (out[MUON_MEX_ZERO_FULL], p, f);
     full[p] = mxGetPr (f);
   }

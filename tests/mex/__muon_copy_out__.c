@@ -25,7 +25,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   mwSize nd = mxGetNumberOfDimensions (x);
   const mwSize *d = mxGetDimensions (x);
   mxClassID cls = mxGetClassID (x);
-  mxArray *y = how[0] == 'o' ? muon_mex_new_array (nd, d, cls)
+  mxArray *y = how[0] == 'o' ? muon_mex_new_array ("__muon_copy_out__", nd, d, cls)
                              : mxCreateNumericArray (nd, d, cls, mxREAL);
   size_t bytes = mxGetNumberOfElements (x) * mxGetElementSize (x);
   if (bytes)

@@ -181,5 +181,49 @@ endfunction
 %! end_unwind_protect
 %! assert (isequal (b, int8 (1)));
 %! assert (isequal (Y, X) && isa (Y, "double"));
+%!test
+%! ## a result the process cannot have is muonlab:noMemory, named by the user function, not
+%! ## Octave's own "out of memory or dimension too large"; nothing is kept and the session
+%! ## goes on.  In a child whose address space is capped (prlimit) 80 MB above what it uses
+%! ## once it holds a 160 MB X: every output of 160 MB is refused before any work (the
+%! ## momentum of zero_muon_step, made before its step).
+%! if (system ("prlimit --version > /dev/null 2>&1") != 0)
+%!   return;                          # util-linux's prlimit is not installed
+%! endif
+%! dirs = cellfun (@(f) fileparts (which (f)), {"__muon_ns__", "muon_ns", "__muon_copy_out__"},
+%!                 "UniformOutput", false);
+%! script = [tempname() ".m"];
+%! fid = fopen (script, "w");
+%! fprintf (fid, "addpath (%s);\n", strjoin (strcat ("'", dirs(! cellfun (@isempty, dirs)), "'"), ", "));
+%! fputs (fid, ["X = sin (reshape (1:2e7, 20, 1e6));\n" ...
+%!              "c = muon_comm ('sim', 2); L = zero_layout ([20 1e6], 1);\n" ...
+%!              "calls = {@() muon_ns (X), @() muon_update (X, []), " ...
+%!              "@() muon_collective (c, 'allreduce', {X(:, 1:5e5), X(:, 5e5+1:end)}), " ...
+%!              "@() zero_muon_step (L, {X}, [])};\n" ...
+%!              "if (exist ('__muon_copy_out__') == 3), calls{end+1} = @() __muon_copy_out__ (X, 'octave'); end\n" ...
+%!              "A = reshape (sin (1:48), 6, 8); U0 = muon_ns (A); muon_update (A, []);\n" ...
+%!              "zero_muon_step (zero_layout ([6 8], 1), {A}, []);\n" ...
+%!              "vm = str2double (regexp (fileread ('/proc/self/status'), 'VmSize:\\s*(\\d+)', 'tokens', 'once'){1});\n" ...
+%!              "system (sprintf ('prlimit --pid %d --as=%d:', getpid (), round (vm * 1024 + 80e6)));\n" ...
+%!              "for k = 1:numel (calls)\n" ...
+%!              "  try, calls{k} (); printf ('call %d: no error\\n', k);\n" ...
+%!              "  catch err, printf ('call %d: %s | %s\\n', k, err.identifier, err.message); end\n" ...
+%!              "end\n" ...
+%!              "system (sprintf ('prlimit --pid %d --as=unlimited:', getpid ()));\n" ...
+%!              "printf ('after: same=%d\\n', isequal (muon_ns (A), U0));\n"]);
+%! fclose (fid);
+%! exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%! [rc, out] = system (sprintf ("'%s' --no-gui --norc --silent '%s' 2>&1", exe, script));
+%! unlink (script);
+%! assert (rc, 0, out);
+%! lines = regexp (out, '^call \d+: [^\n]*', "match", "lineanchors");
+%! who = {"muon_ns", "muon_update", "muon_collective", "zero_muon_step", "__muon_copy_out__"};
+%! mb = [160 160 80 160 160];          # muon_collective: each rank's half
+%! assert (numel (lines) >= 4, out);
+%! for k = 1:numel (lines)
+%!   assert (lines{k}, sprintf ("call %d: muonlab:noMemory | %s: out of memory for a result of %d MB.",
+%!                              k, who{k}, mb(k)));
+%! endfor
+%! assert (! isempty (strfind (out, "after: same=1")), out);
 %!error <usage: Y = __muon_copy_out__ \(X, HOW\)> __muon_copy_out__ (int8 (1), "mx")
 %!error <usage: Y = __muon_copy_out__ \(X, HOW\)> __muon_copy_out__ (1, "other")
