@@ -101,6 +101,26 @@ static void check_or_free (const char *fname, muon_status s, muon_darray **a, mu
   muon_mex_error (fname, muon_status_id (s), "%s.", msg);
 }
 
+// A gradient with NaN or Inf is rejected, as host arrays are (muon_mex_check_finite), but
+// without a pass of its own: such a G always leaves a non-finite result (the normalization
+// divides by a non-finite norm), so G is read only when the core warned
+// (MUON_WARN_NONFINITE), which a finite G may cause too (a poisoned momentum, fp16 without
+// NormalizeFirst) and then keeps its result, as on the host.  On a rejection the fresh
+// arrays *a and *b are freed first.
+static void reject_nonfinite (const char *fname, muon_status s, const muon_darray *g,
+                              muon_darray **a, muon_darray **b)
+{
+  int finite = 1;
+  double sum = 0;
+  if (s == MUON_WARN_NONFINITE)
+    check_or_free (fname, muon_darray_sumsq (muon_mex_ctx (), g, NULL, &sum, &finite), a, b);
+  if (finite)
+    return;
+  muon_darray_destroy (muon_mex_ctx (), a);
+  muon_darray_destroy (muon_mex_ctx (), b);
+  muon_mex_error (fname, "nonFinite", "G must not contain NaN or Inf.");
+}
+
 // The device time of the last op on g's device, in ms (NaN when not measured).
 static mxArray *device_ms (const muon_darray *g)
 {
@@ -190,7 +210,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_ns_opts o;
     muon_mex_ns_opts (fname, prhs[2], &o);
     a = like (fname, g, NULL, NULL);
-    check_or_free (fname, muon_darray_ns (ctx, g, a, &o), &a, NULL);
+    muon_status s = muon_darray_ns (ctx, g, a, &o);
+    check_or_free (fname, s, &a, NULL);
+    reject_nonfinite (fname, s, g, &a, NULL);
     out[0] = muon_mex_handle_new (fname, a);
     out[1] = device_ms (g);
     break;
@@ -217,7 +239,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       check_or_free (fname, muon_darray_copy (ctx, m, b), &b, NULL);
     }
     a = like (fname, g, &b, NULL);
-    check_or_free (fname, muon_darray_update (ctx, g, b, a, &o, (size_t) experts), &a, &b);
+    muon_status s = muon_darray_update (ctx, g, b, a, &o, (size_t) experts);
+    check_or_free (fname, s, &a, &b);
+    reject_nonfinite (fname, s, g, &a, &b);
     out[0] = muon_mex_handle_new (fname, a);
     out[1] = muon_mex_handle_new (fname, b);
     out[2] = device_ms (g);

@@ -13,8 +13,8 @@
 ## the rounded input in that precision.  Plus the device's own behaviour: the normal
 ## generator against the CPU stand-in's stream, an allocation larger than the device
 ## (@code{muonlab:outOfMemory}, nothing kept, the session goes on), stale handles after
-## @code{muon_gpu ("reset")}, no array left behind by a loop of calls, and a positive device
-## time.  The optimizer on device parameters: the arithmetic of @code{muon_gpuarray} equals
+## @code{muon_gpu ("reset")}, no array left behind by a loop of calls, a gradient with NaN
+## or Inf rejected as on the host, and a positive device time.  The optimizer on device parameters: the arithmetic of @code{muon_gpuarray} equals
 ## the host's bit for bit, and @code{muon_step} on device parameters and gradients equals
 ## the same optimizer on host parameters (its sums of squares within 1e-13).
 ## @end deftypefn
@@ -109,6 +109,41 @@ endfunction
 %! assert (muon_gpu ("info").arrays, n0);
 %! X = muon_ns (muon_gpu (eye (4), "Device", t.array), t.dev{:}, "Precision", "double");
 %! assert (gather (X), muon_ns (eye (4), t.dev{:}, "Precision", "double"));
+
+%!test
+%! ## a G with NaN or Inf is muonlab:nonFinite with the host's message, in every precision,
+%! ## and leaves nothing behind; a finite G whose result is not finite keeps it, as on the
+%! ## host (a poisoned momentum, fp16 without NormalizeFirst)
+%! n0 = muon_gpu ("info").arrays;
+%! G = reshape (cos (1:288), 8, 12, 3);
+%! G(5, 7, 2) = 1e300;
+%! D = muon_gpu (G, "Device", t.array);
+%! E = D * 1e10;                         # Inf at (5, 7, 2) only
+%! F = D - D;
+%! F = F * NaN;                          # NaN everywhere
+%! for p = {"double", "single", "bf16", "fp16"}
+%!   for X = {E, F}
+%!     fail ("muon_ns (X{1}, t.dev{:}, 'Precision', p{1})",
+%!           "muon_ns: G must not contain NaN or Inf.");
+%!     fail ("muon_update (X{1}, [], t.dev{:}, 'Precision', p{1})",
+%!           "muon_update: G must not contain NaN or Inf.");
+%!   endfor
+%! endfor
+%! fail ("muon_ns (E * 1e10, t.dev{:})", "muon_ns: G must not contain NaN or Inf.");
+%! assert (muon_gpu ("info").arrays, n0 + 3);
+%! [~, s] = muon_update (D, [], t.dev{:});
+%! s.momentum = s.momentum * NaN;
+%! U = gather (muon_update (D, s, t.dev{:}));
+%! sh = s;
+%! sh.momentum = gather (s.momentum);
+%! Uh = muon_update (G, sh, t.dev{:});
+%! assert (! any (isfinite (U(:))) && ! any (isfinite (Uh(:))));
+%! B = muon_gpu (1e5 * ones (64, 96), "Device", t.array);
+%! Xb = gather (muon_ns (B, t.dev{:}, "Precision", "fp16", "NormalizeFirst", false));
+%! Xh = muon_ns (1e5 * ones (64, 96), t.dev{:}, "Precision", "fp16", "NormalizeFirst", false);
+%! assert (! all (isfinite (Xb(:))) && ! all (isfinite (Xh(:))));
+%! clear D E F B X s sh
+%! assert (muon_gpu ("info").arrays, n0);
 
 %!test
 %! ## a loop of calls leaves nothing behind; the device time is measured
