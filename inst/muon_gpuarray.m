@@ -75,11 +75,19 @@ classdef muon_gpuarray < handle
       X = reshape (__muon_gpu__ ("gather", D.Handle), D.Size);
     endfunction
 
-    function varargout = size (D, d)
+    function varargout = size (D, varargin)
       sz = D.Size;
       if (nargin > 1)                  # size (D, 3) of a matrix is 1, as Octave's
+        d = [varargin{:}];
+        if (! (isnumeric (d) && isreal (d) && ! isempty (d) && all (d >= 1 & d == fix (d))))
+          error ("muonlab:badArg",
+                 "muon_gpuarray: size: DIM must be positive integers, e.g. size (D, 1).");
+        endif
         full = [sz, ones(1, max (d(:)) - numel (sz))];
         varargout = {full(d)};
+        if (nargout > 1 && nargout == numel (d))
+          varargout = num2cell (full(d));
+        endif
       elseif (nargout <= 1)
         varargout = {sz};
       else
@@ -133,39 +141,58 @@ classdef muon_gpuarray < handle
     ## D + E and D - E (two device arrays of one size, class and device), D * s, s * D
     ## and D / s (a real scalar s, rounded to single for a single array as Octave does).
 
-    function C = plus (A, B)
-      C = binary ("+", "add", A, B);
+    function C = plus (A, varargin)
+      C = binary ("+", "add", A, varargin{:});
     endfunction
 
-    function C = minus (A, B)
-      C = binary ("-", "sub", A, B);
+    function C = minus (A, varargin)
+      C = binary ("-", "sub", A, varargin{:});
     endfunction
 
-    function C = times (A, B)
-      C = scaled ("*", A, B);
+    function C = times (A, varargin)
+      C = scaled ("*", A, varargin{:});
     endfunction
 
-    function C = mtimes (A, B)
-      C = scaled ("*", A, B);
+    function C = mtimes (A, varargin)
+      C = scaled ("*", A, varargin{:});
     endfunction
 
-    function C = rdivide (A, B)
-      C = scaled ("/", A, B);
+    function C = rdivide (A, varargin)
+      C = scaled ("/", A, varargin{:});
     endfunction
 
-    function C = mrdivide (A, B)
-      C = scaled ("/", A, B);
+    function C = mrdivide (A, varargin)
+      C = scaled ("/", A, varargin{:});
     endfunction
 
     function C = uminus (A)
       C = scaled ("*", A, -1);         # exact in every class
     endfunction
 
-    function disp (D)
+    ## Concatenation would need the elements: an error (Octave's own names no rule).
+    function C = horzcat (varargin)
+      C = not_here ("concatenated");
+    endfunction
+
+    function C = vertcat (varargin)
+      C = not_here ("concatenated");
+    endfunction
+
+    function C = cat (varargin)
+      C = not_here ("concatenated");
+    endfunction
+
+    ## disp (D) prints one line; str = disp (D) returns it, as for any Octave value.
+    function str = disp (D)
       bytes = prod (D.Size) * struct ("double", 8, "single", 4, "bf16", 2, "fp16", 2).(D.Storage);
-      printf ("  %s %s device array on %s (%s); gather () copies it to the host\n",
-              strjoin (arrayfun (@num2str, D.Size, "uniformoutput", false), "x"),
-              D.Storage, D.Device, bytes_text (bytes));
+      s = sprintf ("  %s %s device array on %s (%s); gather () copies it to the host\n",
+                   strjoin (arrayfun (@num2str, D.Size, "uniformoutput", false), "x"),
+                   D.Storage, D.Device, bytes_text (bytes));
+      if (nargout > 0)
+        str = s;
+      else
+        fputs (stdout, s);
+      endif
     endfunction
 
     function display (D)
@@ -182,8 +209,17 @@ classdef muon_gpuarray < handle
 
 endclassdef
 
+function C = not_here (what)
+  error ("muonlab:unsupported", "muon_gpuarray: a device array cannot be %s; gather (D) first.",
+         what);
+endfunction
+
 ## D + E / D - E: the same size, class and device, else a muonlab:badArg naming the rule
+## (B missing: plus (D) called with one argument)
 function C = binary (sym, op, A, B)
+  if (nargin < 4)
+    B = [];
+  endif
   if (! (isa (A, "muon_gpuarray") && isa (B, "muon_gpuarray")
          && isequal (A.Size, B.Size) && strcmp (A.Storage, B.Storage)
          && strcmp (A.Device, B.Device)))
@@ -197,6 +233,9 @@ endfunction
 
 ## D * s, s * D (sym "*") or D / s (sym "/") with a real scalar s
 function C = scaled (sym, A, B)
+  if (nargin < 3)
+    B = [];
+  endif
   if (sym == "*" && ! isa (A, "muon_gpuarray"))
     [A, B] = deal (B, A);                  # s * D = D * s: IEEE products commute
   endif
@@ -312,3 +351,37 @@ endfunction
 %! 2 / muon_gpu (ones (2), "Device", "cpu")
 %!error <muon_gpuarray: A / B needs a device array divided by a real scalar.>
 %! muon_gpu (ones (2), "Device", "cpu") / 1i
+%!error <muon_gpuarray: A \+ B needs two device arrays of one size, class and device.>
+%! plus (muon_gpu (ones (2), "Device", "cpu"))
+%!error <muon_gpuarray: A \* B needs a device array and a real scalar.>
+%! mtimes (muon_gpu (ones (2), "Device", "cpu"))
+%!error <muon_gpuarray: a device array cannot be concatenated; gather \(D\) first.>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! horzcat (D, D)
+%!error <muon_gpuarray: a device array cannot be concatenated; gather \(D\) first.>
+%! vertcat (muon_gpu (ones (2), "Device", "cpu"), ones (2))
+## (brackets: Octave 7 replaces the method's message with its own, which names the class)
+%!error <muon_gpuarray/horzcat method failed>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! [D, D]
+%!error <muon_gpuarray/vertcat method failed>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! [D; ones(2)]
+%!error <muon_gpuarray: a device array cannot be concatenated; gather \(D\) first.>
+%! cat (3, muon_gpu (ones (2), "Device", "cpu"), ones (2))
+%!error <muon_gpuarray: size: DIM must be positive integers, e.g. size \(D, 1\).>
+%! size (muon_gpu (ones (2), "Device", "cpu"), 0)
+%!error <muon_gpuarray: size: DIM must be positive integers, e.g. size \(D, 1\).>
+%! size (muon_gpu (ones (2), "Device", "cpu"), 1.5)
+%!error <muon_gpuarray: size: DIM must be positive integers, e.g. size \(D, 1\).>
+%! size (muon_gpu (ones (2), "Device", "cpu"), "a")
+%!test
+%! ## size with several dimensions, and disp's text as a value, as Octave's arrays do
+%! D = muon_gpu (ones (2, 3, 4), "Device", "cpu");
+%! X = ones (2, 3, 4);
+%! assert (size (D, [1 3]), size (X, [1 3]));
+%! assert (size (D, 2, 3), size (X, 2, 3));
+%! [a, b] = size (D, [3 1]);
+%! assert ([a b], [4 2]);
+%! assert (disp (D), evalc ("disp (D)"));
+%! assert (disp (D), "  2x3x4 double device array on cpu (192 B); gather () copies it to the host\n");
