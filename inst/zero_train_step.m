@@ -21,7 +21,8 @@
 ## rank this process drives (W on simulated ranks, 1 under MPI) and one column per matrix:
 ## each rank's gradient of this micro-batch, multiplied by the current loss scale
 ## @code{state.scaler.scale} when a scaler is on (and, for fp16, rounded to fp16 by the
-## caller, e.g. @code{muon_round}, which overflows to Inf).  @var{state} is @code{[]} at
+## caller, e.g. @code{muon_round}, which overflows to Inf): host arrays (for device
+## gradients, @code{zero_muon_step} takes them).  @var{state} is @code{[]} at
 ## the start, then the @var{state} returned by the previous call with the same options (a
 ## @code{muon_state}: typed, a summary; read as a struct; @code{struct (state)} is taken
 ## too).
@@ -470,6 +471,10 @@ endfunction
 %!error <zero_train_step: PERMICROBATCHNS cannot be combined with a clip before Newton-Schulz.> zero_train_step (L, {}, [], "PerMicroBatchNS", true, "ClipPolicy", "before_ns")
 %!error <zero_train_step: CLIPSKIPFLAG must be 'members' or 'container'.> zero_train_step (L, {}, [], "ClipSkipFlag", "x")
 %!error <zero_train_step: VARIANT must be> zero_train_step (L, {}, [], "Variant", "x")
+%!error <zero_train_step: RANK_GRADS\{1,2\} is a device array; zero_train_step takes host arrays \(gather \(G\) first\).>
+%! g = grads (1);
+%! g{1,2} = muon_gpu (g{1,2}, "Device", "cpu", "Class", "double");
+%! zero_train_step (L, g, []);
 %!error <zero_train_step: STATE must be \[\] or the state of a previous call.> zero_train_step (L, grads (1), struct ())
 %!error <zero_train_step: STATE belongs to another layout, design, communicator or training option: its clip policy is 'none', this call's 'after_ns'\.>
 %! [~, T] = zero_train_step (L, grads (1), []);

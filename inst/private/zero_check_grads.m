@@ -25,6 +25,12 @@ function [G, device] = zero_check_grads (fname, G, nl, shapes, allow_device)
     device = check_device (fname, G, on_device, shapes);
     return;
   endif
+  if (any (on_device(:)))               # a caller that takes host arrays only
+    [l, p] = ind2sub ([nl P], find (on_device, 1));
+    error ("muonlab:unsupported",
+           "%s: RANK_GRADS{%d,%d} is a device array; %s takes host arrays (gather (G) first).",
+           fname, l, p, fname);
+  endif
   for k = 1:numel (G)
     [l, p] = ind2sub ([nl P], k);
     g = G{k};
