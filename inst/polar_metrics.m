@@ -37,7 +37,9 @@
 ## that H is always min (M, N) x min (M, N) and every metric is the same for (A, P) and
 ## (A.', P.').  An all-zero page of A gives NaN for the metrics divided by ||A||.  A page
 ## of P with NaN or Inf (e.g. an fp16 overflow) gives NaN metrics for that page;
-## @var{A} must be finite.
+## @var{A} must be finite.  A huge or tiny @var{A} (entries past 2^500 or below 2^-500) is
+## scaled by a power of two first, which changes no metric; a finite @var{P} so large that
+## its products overflow gives Inf for the metrics past double's range.
 ##
 ## Example:
 ## @example
@@ -81,12 +83,14 @@ function Q = polar_metrics (A, P)
       continue;
     endif
     k = columns (a);
+    a = in_range (a);                   # every metric is the same for c * A, c > 0
     [U, S, V] = svd (a, "econ");
     s = diag (S);
     nA = norm (a, "fro");
     H = p.' * a;
     H = (H + H.') / 2;
-    lam = eig (H);
+    Hs = in_range (p).' * a;            # the eigenvalues' signs and ratios: any scale of P
+    lam = eig ((Hs + Hs.') / 2);
     Q.orth_error(e) = norm (p.' * p - eye (k), "fro") / sqrt (k);
     Q.residual_error(e) = norm (p * H - a, "fro") / nA;
     neg = norm (lam(lam < 0));
@@ -100,7 +104,22 @@ function Q = polar_metrics (A, P)
     Q.bound_violation(e) = max (norm (p, 2) - 1, 0);
     W = U * V.';
     Q.rel_err_polar(e) = norm (p - W, "fro") / norm (W, "fro");
+    for f = {"orth_error", "residual_error", "dual_obj"}   # past double's range: P's
+      if (isnan (Q.(f{1})(e)))                              # products overflowed
+        Q.(f{1})(e) = Inf;
+      endif
+    endfor
   endfor
+endfunction
+
+## x scaled by a power of two (exactly) when its largest entry is so far from 1 that its
+## products would overflow or lose digits; x itself otherwise, so that such inputs keep
+## their bits.
+function x = in_range (x)
+  [~, ex] = log2 (max (abs (x(:))));
+  if (abs (ex) > 500)
+    x = pow2 (x, -ex);
+  endif
 endfunction
 
 %!demo
@@ -219,4 +238,22 @@ endfunction
 %!error <polar_metrics: A must not contain NaN or Inf.> polar_metrics ([1 NaN; 2 3], eye (2))
 %!error id=muonlab:badShape polar_metrics (A, A.')
 %!error id=muonlab:badType polar_metrics (A, int8 (A))
+%!test
+%! ## a huge or tiny A gives the metrics of A itself, to the bit (power-of-two scaling); a
+%! ## huge P, the psd_error of P itself and Inf past double's range
+%! randn ("state", 5);
+%! A = randn (6, 9);
+%! P = muon_ns (A);
+%! Q = polar_metrics (A, P);
+%! assert (isequal (polar_metrics (2^1000 * A, P), Q));
+%! assert (isequal (polar_metrics (2^-1000 * A, P), Q));
+%! R = polar_metrics ((A / max (abs (A(:)))) * realmax, P);    # ||A||_F itself overflows
+%! for f = fieldnames (Q).'
+%!   assert (R.(f{1}), Q.(f{1}), -1e-12);
+%! endfor
+%! B = polar_metrics (A, 2^1000 * P);
+%! assert (B.psd_error, Q.psd_error);
+%! assert ([B.orth_error, B.residual_error], [Inf Inf]);
+%! assert (B.bound_violation, 2^1000 * norm (P), -1e-12);
+%! assert (B.rel_err_polar, 2^1000 * norm (P, "fro") / sqrt (6), -1e-12);
 %!error id=muonlab:nonFinite polar_metrics ([1 Inf; 2 3], eye (2))
