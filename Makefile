@@ -320,7 +320,7 @@ $(MEXDIR)/libmuon_nccl.so: core/gpu/comm_nccl_dev.c $(CORE_HDR) | $(MEXDIR)
 	  -Wl,-rpath,$(NCCL_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
 
 MPI_CTEST := $(if $(HAVE_MPI),$(B)/tests/mpi/test_comm_mpi,)
-$(B)/tests/mpi/test_comm_mpi: tests/mpi/test_comm_mpi.c tests/c/harness.h $(LIB_MPI) $(LIB)
+$(B)/tests/mpi/test_comm_mpi: tests/mpi/test_comm_mpi.c $(wildcard tests/mpi/*.h) tests/c/harness.h $(LIB_MPI) $(LIB)
 	@mkdir -p $(@D)
 	$(MPICC) -std=c99 -O1 -g $(WARN) $(TEST_INC) $< $(LIB_MPI) $(LIB) \
 	  $(LDLIBS) -o $@
