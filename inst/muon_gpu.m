@@ -84,6 +84,9 @@ function D = muon_gpu (X, varargin)
 endfunction
 
 function out = command (cmd, args)
+  if (any (strcmp (cmd, {"reset", "info"})) && ! isempty (args))
+    error ("muonlab:badArg", "muon_gpu: '%s' takes no other argument.", cmd);
+  endif
   switch (cmd)
     case {"randn", "zeros"}
       if (isempty (args))
@@ -218,5 +221,7 @@ endfunction
 %!error <muon_gpu: X must not contain NaN or Inf.> muon_gpu ([1 NaN; 2 3], "Device", "cpu")
 %!error <muon_gpu: SIZE must be \[M N\] or \[M N E\] of positive integers.> muon_gpu ("randn", [2 0], "Device", "cpu")
 %!error <muon_gpu: unknown command 'ones'; use 'randn', 'zeros', 'info' or 'reset'.> muon_gpu ("ones")
+%!error <muon_gpu: 'info' takes no other argument.> muon_gpu ("info", 3)
+%!error <muon_gpu: 'reset' takes no other argument.> muon_gpu ("reset", "cpu")
 %!error id=muonlab:badArg muon_gpu (eye (2), "Device", "tpu")
 %!error id=muonlab:badArg muon_gpu (eye (2), "Class", "int8")
