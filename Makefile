@@ -341,7 +341,7 @@ $(B)/tests/%: tests/c/%.c $(wildcard tests/c/*.h) $(LIB_ASAN) | $(B)/tests
 	$(CC) -std=c99 -O1 -g $(SAN) $(WARN) $(TEST_INC) $< $(LIB_ASAN) \
 	  $(LDLIBS) -o $@
 
-$(B)/tests/%: tests/c/%.cc $(wildcard tests/c/*.h) core/gpu/ns_cuda_steps.h $(LIB_ASAN) \
+$(B)/tests/%: tests/c/%.cc $(wildcard tests/c/*.h) core/gpu/ns_cuda_steps.h core/gpu/ns_cuda_norm.h $(LIB_ASAN) \
               | $(B)/tests
 	$(CXX) -std=c++17 -O1 -g $(SAN) $(WARN) -ffp-contract=off $(TEST_INC) $< $(LIB_ASAN) \
 	  $(LDLIBS) -o $@

@@ -65,9 +65,11 @@ static muon_status grow (void **p, size_t *have, size_t bytes, char *msg, size_t
   return MUON_OK;
 }
 
-// Whether p is device memory: a device buffer (muon_comm_device's) is used in place, a
-// host one is staged.
-static int on_device (const void *p)
+// Whether p is memory of the communicator's device: a buffer there (muon_comm_device's) is
+// used in place; a host one, or one on another device (a launcher that sets no local rank
+// leaves the CUDA back end on the current device and NCCL on rank % devices), is staged,
+// the copies' direction left to unified addressing.
+static int on_device (const dev_state *s, const void *p)
 {
   struct cudaPointerAttributes a;
   if (p == NULL || cudaPointerGetAttributes (&a, p) != cudaSuccess)
@@ -75,7 +77,8 @@ static int on_device (const void *p)
     cudaGetLastError ();
     return 0;
   }
-  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+  return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged)
+         && a.device == s->device;
 }
 
 // The device buffers of one call, on the right device: *din = in itself when it is device
@@ -89,15 +92,15 @@ static muon_status stage_in (dev_state *s, const void *in, size_t in_bytes, void
   CUDA_TRY (cudaSetDevice (s->device));
   *din = in;
   *dout = out;
-  if (!on_device (in))
+  if (!on_device (s, in))
   {
     if ((st = grow (&s->a, &s->a_bytes, in_bytes, msg, len)) != MUON_OK)
       return st;
     if (in_bytes > 0)
-      CUDA_TRY (cudaMemcpyAsync (s->a, in, in_bytes, cudaMemcpyHostToDevice, s->stream));
+      CUDA_TRY (cudaMemcpyAsync (s->a, in, in_bytes, cudaMemcpyDefault, s->stream));
     *din = s->a;
   }
-  if (!on_device (out))
+  if (!on_device (s, out))
   {
     if ((st = grow (&s->b, &s->b_bytes, out_bytes, msg, len)) != MUON_OK)
       return st;
@@ -106,12 +109,13 @@ static muon_status stage_in (dev_state *s, const void *in, size_t in_bytes, void
   return MUON_OK;
 }
 
-// Host out <- device dout (bytes) when they differ, then waits for the stream.
+// out (host, or another device's) <- device dout (bytes) when they differ, then waits for
+// the stream.
 static muon_status stage_out (dev_state *s, void *out, const void *dout, size_t bytes,
                               char *msg, size_t len)
 {
   if (bytes > 0 && dout != out)
-    CUDA_TRY (cudaMemcpyAsync (out, dout, bytes, cudaMemcpyDeviceToHost, s->stream));
+    CUDA_TRY (cudaMemcpyAsync (out, dout, bytes, cudaMemcpyDefault, s->stream));
   CUDA_TRY (cudaStreamSynchronize (s->stream));
   return MUON_OK;
 }

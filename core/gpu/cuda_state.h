@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "ns_cuda_abi.h"
+#include "ns_cuda_norm.h"
 
 namespace muon_cuda {
 
@@ -82,6 +83,10 @@ inline muon_status fail_with (errbuf &E, muon_status code, const char *file, int
 
 const int THREADS = 256;      // threads per block of every kernel
 const int NORM_BLOCKS = 256;  // blocks of the norm reduction (fixed: a deterministic sum)
+// A page's norm scratch (doubles): k_sumsq's three reductions of NORM_BLOCKS blocks each,
+// then the page's scalars (ns_cuda_norm.h) at NORM_SCAL.
+const int NORM_SCAL = 3 * NORM_BLOCKS;
+const int NORM_SCRATCH = NORM_SCAL + NORM_SCALARS;
 
 // One block of device memory the pool knows: live (held by an array) or free (cached).
 struct block {
@@ -107,7 +112,7 @@ struct lane {
   void *work;                  // X, Y (n x m each), S1..S5 (n x n each): double, float or
                                // the 16-bit patterns of bf16 / fp16
   size_t work_bytes;
-  double *small;               // NORM_BLOCKS partial sums, then the sum and the denominator
+  double *small;               // a page's norm scratch (NORM_SCRATCH doubles)
   cudaEvent_t done;            // the lane's last page, for the main stream to wait on
 };
 
@@ -120,7 +125,7 @@ struct ns_state {
   void *work;                  // X, Y (n x m each), S1..S5 (n x n each): double, float or
                                // the 16-bit patterns of bf16 / fp16
   size_t work_bytes;
-  double *small;               // NORM_BLOCKS partial sums, then the sum and the denominator
+  double *small;               // a page's norm scratch, then bad and bad_scaled
   lane extra[LANES - 1];       // lanes 1.. (made on first use)
   cudaEvent_t begun;           // a call's start on the main stream, for lanes 1.. to wait on
   void *page_in[2];            // two staged pages of G as stored, packed rows x cols

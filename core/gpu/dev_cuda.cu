@@ -130,7 +130,7 @@ muon_status lane_get (errbuf &E, ns_state *s, int i, size_t work_bytes, lane **o
   if (l->stream == NULL)
   {
     muon_status st = compute_init (E, &l->stream, &l->blas, &l->blas_work, &l->small,
-                                   NORM_BLOCKS + 2);
+                                   NORM_SCRATCH);
     if (st == MUON_OK && cudaEventCreateWithFlags (&l->done, cudaEventDisableTiming)
                          != cudaSuccess)
       st = fail_with (E, MUON_ERR_CUDA, __FILE__, __LINE__, "cudaEventCreateWithFlags",
@@ -150,11 +150,11 @@ muon_status lane_get (errbuf &E, ns_state *s, int i, size_t work_bytes, lane **o
 muon_status state_init (errbuf &E, ns_state *s)
 {
   CUDA_TRY (cudaGetDevice (&s->device));
-  TRY (compute_init (E, &s->stream, &s->blas, &s->blas_work, &s->small, NORM_BLOCKS + 4));
+  TRY (compute_init (E, &s->stream, &s->blas, &s->blas_work, &s->small, NORM_SCRATCH + 2));
   CUDA_TRY (cudaStreamCreateWithFlags (&s->copy, cudaStreamNonBlocking));
   CUDA_TRY (cudaEventCreateWithFlags (&s->begun, cudaEventDisableTiming));
-  s->bad = (unsigned long long *) (s->small + NORM_BLOCKS + 2);
-  s->bad_scaled = (unsigned long long *) (s->small + NORM_BLOCKS + 3);
+  s->bad = (unsigned long long *) (s->small + NORM_SCRATCH);
+  s->bad_scaled = (unsigned long long *) (s->small + NORM_SCRATCH + 1);
   cudaEvent_t *ev[] = { s->in_ready, s->in_used, s->out_ready, s->out_copied, s->chunk_done };
   for (cudaEvent_t *e : ev)
     for (int b = 0; b < 2; b++)
@@ -342,7 +342,8 @@ muon_status copy_time_entry (void **state, size_t bytes, double *h2d_ms, double 
   for (int k = 0; k < 3; k++)
     if (ev[k])
       cudaEventDestroy (ev[k]);
-  pool_free (s, dev);
+  cudaStreamSynchronize (s->copy);                // after an error too: no copy still queued
+  pool_free (s, dev);                             // on the block
   *h2d_ms = a;
   *d2h_ms = b;
   return st;

@@ -48,20 +48,26 @@ char *page_of (const muon_tensor *t, size_t e)
 }
 
 // X (n x m) = the page at g (rows x cols, leading dimension ld, type dt, on the device), cast,
-// transposed and normalized: one pass for the sum of squares, one that divides; the sum and
-// the denominator stay on the device (small), so no page waits for the host.
+// transposed and normalized: one pass for the sum of squares (and the largest magnitude and
+// the non-finite flag), one for the scaled form's sum (returning at once unless the page
+// needs it), one that divides; the scalars stay on the device (small), so no page waits
+// for the host.
 template <typename T, typename S>
 muon_status load_page_as (run &R, const S *g, size_t rows, size_t cols, size_t ld,
                           const muon_ns_opts *o, T *X, int transposed)
 {
   errbuf &E = R.E;
   int cast_first = !o->normalize_first;
+  double *scal = R.small + NORM_SCAL;
   LAUNCH (k_sumsq<T, S><<<NORM_BLOCKS, THREADS, 0, R.st>>> (R.p, cast_first, g, rows, cols, ld,
                                                              R.small));
-  LAUNCH (k_norm_finish<T><<<1, 1, 0, R.st>>> (R.p, o->normalize_first, o->eps, R.small,
-                                                NORM_BLOCKS, R.small + NORM_BLOCKS));
+  LAUNCH (k_norm_finish<<<1, 1, 0, R.st>>> (R.p, o->normalize_first, o->eps, R.small,
+                                            NORM_BLOCKS, scal));
+  LAUNCH (k_sumsq_scaled<S><<<NORM_BLOCKS, THREADS, 0, R.st>>> (g, rows, cols, ld, scal,
+                                                                R.small));
+  LAUNCH (k_norm_scaled_finish<<<1, 1, 0, R.st>>> (o->eps, R.small, NORM_BLOCKS, scal));
   LAUNCH (k_load_page<T, S><<<grid_for (rows * cols), THREADS, 0, R.st>>> (
-    R.p, cast_first, g, rows, cols, ld, transposed, R.small + NORM_BLOCKS, X));
+    R.p, cast_first, g, rows, cols, ld, transposed, scal, X));
   return MUON_OK;
 }
 
@@ -82,7 +88,7 @@ muon_status store_page (run &R, const T *X, int transposed, void *out, muon_dtyp
 {
   errbuf &E = R.E;
   ns_state *s = R.s;
-  const double *scal = R.small + NORM_BLOCKS;
+  const double *scal = R.small + NORM_SCAL;
   unsigned grid = grid_for (rows * cols);
   if (dt == MUON_F64)
     LAUNCH (k_store_page<T, double><<<grid, THREADS, 0, R.st>>> (
@@ -212,7 +218,7 @@ muon_status batched_pages (run &R, const muon_tensor *G, muon_tensor *out,
                            T *work, double *small)
 {
   int transposed = G->rows > G->cols;
-  size_t pages = G->batch, nm = padded (R.n * R.m), sm = NORM_BLOCKS + 2;
+  size_t pages = G->batch, nm = padded (R.n * R.m), sm = NORM_SCRATCH;
   run Re = R;                                     // one page
   for (size_t e = 0; e < pages; e++)
   {
@@ -251,7 +257,7 @@ muon_status device_batched (run &R, const muon_tensor *G, muon_tensor *out,
   T *work = NULL;
   double *small = NULL;
   TRY (pool_alloc (s, E, pages * per * sizeof (T), (void **) &work));
-  muon_status st = pool_alloc (s, E, pages * (NORM_BLOCKS + 2) * sizeof (double),
+  muon_status st = pool_alloc (s, E, pages * NORM_SCRATCH * sizeof (double),
                                (void **) &small);
   if (st == MUON_OK)
     st = batched_pages (R, G, out, o, coef, steps, use_gram, work, small);
@@ -310,7 +316,9 @@ muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns
   for (size_t i = 0; i < L; i++)
     if (graph[i])
       cudaGraphExecDestroy (graph[i]);
-  TRY (st);
+  for (size_t i = 1; i < L && st != MUON_OK; i++)
+    cudaStreamSynchronize (lanes[i].st);          // an error: nothing left queued on a lane
+  TRY (st);                                       // (the call's arrays may be freed next)
   for (size_t i = 1; i < L; i++)
   {
     CUDA_TRY (cudaEventRecord (s->extra[i - 1].done, lanes[i].st));

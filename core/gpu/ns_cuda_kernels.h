@@ -10,6 +10,7 @@
 
 #include "cuda_state.h"
 #include "muon_precision.h"
+#include "ns_cuda_norm.h"
 #include "ns_cuda_steps.h"
 
 namespace muon_cuda {
@@ -63,26 +64,6 @@ __device__ __forceinline__ float scale_add_el (int p, float s, float x, float pr
   return __fadd_rn (__fmul_rn (s, x), prod);
 }
 
-// The denominator of the normalization from the fp64 sum of squares (as load_page).
-template <typename A> __device__ A norm_denom (int p, int normalize_first, double eps,
-                                                double sum);
-
-template <>
-__device__ __forceinline__ double norm_denom<double> (int, int, double eps, double sum)
-{
-  return __dadd_rn (__dsqrt_rn (sum), eps);              // kept in fp64 for 'double'
-}
-
-template <>
-__device__ __forceinline__ float norm_denom<float> (int p, int normalize_first, double eps,
-                                                    double sum)
-{
-  float norm = __double2float_rn (__dsqrt_rn (sum)), e = __double2float_rn (eps);
-  if (normalize_first)
-    return __fadd_rn (norm, e);                          // fl32(||G||) + fl32(eps)
-  return muon_round_to (p, __fadd_rn (muon_round_to (p, norm), e));  // r(r(||X||) + eps)
-}
-
 //---- kernels (grid-stride loops over size_t indices) --------------------------------------
 
 // The value of element gv of a page as the normalization divides it: cast to the compute
@@ -94,23 +75,82 @@ __device__ __forceinline__ typename num<T>::acc cast_in (int p, int cast_first, 
   return cast_first ? rnd (p, v) : v;
 }
 
-// Per-block fp64 sums of squares of a page (rows x cols, leading dimension ld, storage type
-// S) into part: of the values cast_in gives in the cast-first order, of G itself otherwise.
+// Per-block reductions of a page (rows x cols, leading dimension ld, storage type S) of the
+// values divided (cast_in's in the cast-first order, G itself otherwise), into part: the
+// fp64 sums of squares at part[b], the largest magnitudes at part[NORM_BLOCKS + b], and
+// 1 at part[2 NORM_BLOCKS + b] where a value is not finite (else 0).
 template <typename T, typename S>
 __global__ void k_sumsq (int p, int cast_first, const S *g, size_t rows, size_t cols,
                          size_t ld, double *part)
 {
-  __shared__ double acc[THREADS];
-  double sum = 0;
+  __shared__ double acc[THREADS], big[THREADS];
+  __shared__ int odd[THREADS];
+  double sum = 0, amax = 0;
+  int bad = 0;
   FOR_EACH (at, rows * cols)
   {
     S gv = g[at % rows + at / rows * ld];
     double w = cast_first ? (double) cast_in<T> (p, 1, gv) : (double) gv;
     sum = __dadd_rn (sum, __dmul_rn (w, w));
+    amax = fabs (w) > amax ? fabs (w) : amax;
+    bad |= !isfinite (w);
+  }
+  acc[threadIdx.x] = sum;
+  big[threadIdx.x] = amax;
+  odd[threadIdx.x] = bad;
+  __syncthreads ();
+  for (int h = THREADS / 2; h > 0; h >>= 1)              // fixed tree: same sum every run
+  {
+    if ((int) threadIdx.x < h)
+    {
+      acc[threadIdx.x] = __dadd_rn (acc[threadIdx.x], acc[threadIdx.x + h]);
+      double o = big[threadIdx.x + h];
+      big[threadIdx.x] = o > big[threadIdx.x] ? o : big[threadIdx.x];
+      odd[threadIdx.x] |= odd[threadIdx.x + h];
+    }
+    __syncthreads ();
+  }
+  if (threadIdx.x == 0)
+  {
+    part[blockIdx.x] = acc[0];
+    part[NORM_BLOCKS + blockIdx.x] = big[0];
+    part[2 * NORM_BLOCKS + blockIdx.x] = odd[0];
+  }
+}
+
+// One thread: part[...] (k_sumsq's nb blocks) -> scal[NORM_*] (norm_plan).
+static __global__ void k_norm_finish (int p, int normalize_first, double eps, const double *part,
+                               int nb, double *scal)
+{
+  double sum = 0, amax = 0;
+  int bad = 0;
+  for (int b = 0; b < nb; b++)
+  {
+    sum = __dadd_rn (sum, part[b]);
+    amax = part[NORM_BLOCKS + b] > amax ? part[NORM_BLOCKS + b] : amax;
+    bad |= part[2 * NORM_BLOCKS + b] != 0;
+  }
+  norm_plan (p, normalize_first, eps, sum, amax, bad, scal);
+}
+
+// The scaled form only (scal[NORM_SCALED]; else nothing): per-block fp64 sums of
+// (G / s)^2 into part[b].
+template <typename S>
+__global__ void k_sumsq_scaled (const S *g, size_t rows, size_t cols, size_t ld,
+                                const double *scal, double *part)
+{
+  __shared__ double acc[THREADS];
+  if (scal[NORM_SCALED] == 0)
+    return;                                              // every thread of every block
+  double amax = scal[NORM_AMAX], sum = 0;
+  FOR_EACH (at, rows * cols)
+  {
+    double t = __ddiv_rn ((double) g[at % rows + at / rows * ld], amax);
+    sum = __dadd_rn (sum, __dmul_rn (t, t));
   }
   acc[threadIdx.x] = sum;
   __syncthreads ();
-  for (int h = THREADS / 2; h > 0; h >>= 1)              // fixed tree: same sum every run
+  for (int h = THREADS / 2; h > 0; h >>= 1)
   {
     if ((int) threadIdx.x < h)
       acc[threadIdx.x] = __dadd_rn (acc[threadIdx.x], acc[threadIdx.x + h]);
@@ -120,33 +160,34 @@ __global__ void k_sumsq (int p, int cast_first, const S *g, size_t rows, size_t 
     part[blockIdx.x] = acc[0];
 }
 
-// One thread: part[0..nb) -> scal[0] = sum, scal[1] = the denominator (an acc<T> value).
-template <typename T>
-__global__ void k_norm_finish (int p, int normalize_first, double eps, const double *part,
-                               int nb, double *scal)
+// One thread, the scaled form only: scal[NORM_DENOM] = norm_scaled_denom of the sum.
+static __global__ void k_norm_scaled_finish (double eps, const double *part, int nb, double *scal)
 {
-  double sum = 0;
+  if (scal[NORM_SCALED] == 0)
+    return;
+  double ssq = 0;
   for (int b = 0; b < nb; b++)
-    sum = __dadd_rn (sum, part[b]);
-  scal[0] = sum;
-  scal[1] = (double) norm_denom<typename num<T>::acc> (p, normalize_first, eps, sum);
+    ssq = __dadd_rn (ssq, part[b]);
+  scal[NORM_DENOM] = norm_scaled_denom (ssq, eps, scal[NORM_AMAX]);
 }
 
-// X (n x m, transposed when rows > cols) = r(cast_in (page) / denom); an all-zero page stays
-// exactly zero (even with eps = 0).
+// X (n x m, transposed when rows > cols) = r(cast_in (page) / denom), or in the scaled form
+// r((G / s) / denom) divided in fp64; an all-zero page stays exactly zero (even with eps 0).
 template <typename T, typename S>
 __global__ void k_load_page (int p, int cast_first, const S *g, size_t rows, size_t cols,
                              size_t ld, int transposed, const double *scal, T *X)
 {
   typedef typename num<T>::acc A;
-  int zero = scal[0] == 0;
-  A denom = (A) scal[1];
+  int zero = scal[NORM_ZERO] != 0, scaled = scal[NORM_SCALED] != 0;
+  A denom = (A) scal[NORM_DENOM];
+  double amax = scal[NORM_AMAX], wide = scal[NORM_DENOM];
   size_t n = transposed ? cols : rows;
   FOR_EACH (at, rows * cols)
   {
     size_t i = at % rows, j = at / rows;
-    A v = cast_in<T> (p, cast_first, g[i + j * ld]);
-    X[transposed ? j + i * n : i + j * n] = st<T> (p, zero ? (A) 0 : rnd (p, div_rn (v, denom)));
+    A v = scaled ? (A) __ddiv_rn (__ddiv_rn ((double) g[i + j * ld], amax), wide)
+                 : div_rn (cast_in<T> (p, cast_first, g[i + j * ld]), denom);
+    X[transposed ? j + i * n : i + j * n] = st<T> (p, zero ? (A) 0 : rnd (p, v));
   }
 }
 
@@ -159,7 +200,7 @@ __global__ void k_store_page (int p, const T *X, size_t rows, size_t cols, size_
 {
   typedef typename num<T>::acc A;
   size_t n = transposed ? cols : rows;
-  int zero = scal[0] == 0;
+  int zero = scal[NORM_ZERO] != 0;
   unsigned long long count = 0;
   FOR_EACH (at, rows * cols)
   {

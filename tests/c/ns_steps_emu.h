@@ -15,6 +15,7 @@
 
 #include "muon.h"
 #include "muon_precision.h"
+#include "ns_cuda_norm.h"
 #include "ns_cuda_steps.h"
 
 namespace muon_emu {
@@ -207,6 +208,49 @@ muon_status add_diag (emu_run &R, typename num<T>::acc a, T *Q, size_t n)
       st (R.p, rnd (R.p, ld (R.p, *q) + a), q);
     }
   return MUON_OK;
+}
+
+// The load kernels of ns_cuda.cu (k_sumsq, k_norm_finish, k_sumsq_scaled,
+// k_norm_scaled_finish, k_load_page) on page g (rows x cols, column-major, the values the
+// device reads, as doubles), serially: X (n x m, transposed when rows > cols) normalized,
+// norm_plan deciding as on the device.  The sums run in index order (the device's tree adds
+// in another).
+template <typename T>
+void load_page (int p, const muon_ns_opts *o, const double *g, size_t rows, size_t cols, T *X)
+{
+  typedef typename num<T>::acc A;
+  int cast_first = !o->normalize_first;
+  double sum = 0, amax = 0, scal[muon_cuda::NORM_SCALARS];
+  int bad = 0;
+  for (size_t at = 0; at < rows * cols; at++)
+  {
+    double w = cast_first ? (double) rnd (p, (A) g[at]) : g[at];
+    sum += w * w;
+    amax = fabs (w) > amax ? fabs (w) : amax;
+    bad |= !std::isfinite (w);
+  }
+  muon_cuda::norm_plan (p, o->normalize_first, o->eps, sum, amax, bad, scal);
+  if (scal[muon_cuda::NORM_SCALED] != 0)
+  {
+    double ssq = 0;
+    for (size_t at = 0; at < rows * cols; at++)
+    {
+      double t = g[at] / amax;
+      ssq += t * t;
+    }
+    scal[muon_cuda::NORM_DENOM] = muon_cuda::norm_scaled_denom (ssq, o->eps, amax);
+  }
+  size_t n = rows > cols ? cols : rows;
+  A denom = (A) scal[muon_cuda::NORM_DENOM];
+  for (size_t at = 0; at < rows * cols; at++)
+  {
+    size_t i = at % rows, j = at / rows;
+    A c = cast_first ? rnd (p, (A) g[at]) : (A) g[at];
+    A v = scal[muon_cuda::NORM_SCALED] != 0 ? (A) (g[at] / amax / scal[muon_cuda::NORM_DENOM])
+                                            : c / denom;
+    st (p, scal[muon_cuda::NORM_ZERO] != 0 ? (A) 0 : rnd (p, v),
+        &X[rows > cols ? j + i * n : i + j * n]);
+  }
 }
 
 }  // namespace muon_emu

@@ -278,24 +278,13 @@ static void test_blocks_equal_one_product (void)
 // cuBLAS's do: measured d / e_cpu up to 0.64 eager and 0.55 fused at 128 x 640 (on an H200,
 // cuBLAS gave at most 0.68 eager).  Before symmetrize, single Gram eager had 2.8 e_cpu here.
 template <typename T>
-static std::vector<double> emulated (const std::vector<float> &G, size_t n, size_t m, int p,
+static std::vector<double> emulated (const std::vector<double> &G, size_t n, size_t m, int p,
                                      const muon_ns_opts *o, const std::vector<double> &coef)
 {
   int steps = (int) coef.size () / 3;
-  double sum = 0;
-  for (float g : G)
-    sum += (double) g * g;
   emu_run R = {p, n, m, 0, o->fused, 1, muon_cuda::padded (n * m), muon_cuda::padded (n * n)};
   std::vector<T> work (muon_cuda::steps_work (n, m, 1));
-  for (size_t i = 0; i < n * m; i++)
-    if (p == MUON_PREC_DOUBLE)
-      muon_emu::st (p, (typename muon_cuda::num<T>::acc) ((double) G[i] / (sqrt (sum) + o->eps)),
-                    &work[i]);
-    else
-    {
-      float v = G[i] / ((float) sqrt (sum) + (float) o->eps);
-      muon_emu::st (p, (typename muon_cuda::num<T>::acc) muon_round_to (p, v), &work[i]);
-    }
+  muon_emu::load_page (p, o, G.data (), n, m, work.data ());
   T_EQ_INT (muon_cuda::iterate_steps (R, o, coef.data (), steps, o->method == MUON_NS_GRAM,
                                       work.data ()), MUON_OK);
   std::vector<double> x (n * m);
@@ -306,10 +295,13 @@ static std::vector<double> emulated (const std::vector<float> &G, size_t n, size
 
 // One parity case: muon_ns on the CPU and the emulated device from the same G (n x m), the
 // schedule `name` with its default steps and the restart list given, against the fp64
-// polynomial; the assertion of the comment above.
+// polynomial; the assertion of the comment above.  With scale != 1 the input is the double
+// page G * scale (a power of two: the same polar factor), whose sum of squares or norm may
+// leave its range: both sides then take the scaled normalization (ns_cuda_norm.h), where
+// the plain one gave zeros or NaN on the device.
 static void parity_case (muon_ctx *ctx, const std::vector<float> &G, size_t n, size_t m,
                          int prec, int method, int fused, const char *name,
-                         std::vector<int> restarts)
+                         std::vector<int> restarts, double scale = 1)
 {
   const double *triples = NULL;
   int count = 0;
@@ -326,6 +318,8 @@ static void parity_case (muon_ctx *ctx, const std::vector<float> &G, size_t n, s
   o.threads = 1;
   o.coeffs = triples;
   o.ncoeffs = count;
+  if (scale < 1)                                  // eps would swamp a tiny page's norm (G /
+    o.eps = 0;                                    // (||G|| + eps) ~ G / eps), as on the CPU
   o.nrestarts = (int) restarts.size ();
   for (size_t r = 0; r < restarts.size (); r++)
     o.restarts[r] = restarts[r];
@@ -337,14 +331,21 @@ static void parity_case (muon_ctx *ctx, const std::vector<float> &G, size_t n, s
     x0[i] = G[i] / sqrt (sum);
   std::vector<double> ref = reference (x0, n, m, steps, coef.data ());
   std::vector<float> Xc (n * m);
+  std::vector<double> Gd (n * m);                 // what the device reads
+  for (size_t i = 0; i < n * m; i++)
+    Gd[i] = (double) G[i] * scale;
   muon_tensor tg = {MUON_F32, MUON_DEVICE_CPU, n, m, 1, n, n * m, (void *) G.data ()};
-  muon_tensor tx = tg;
-  tx.data = Xc.data ();
+  if (scale != 1)
+  {
+    tg.dtype = MUON_F64;
+    tg.data = Gd.data ();
+  }
+  muon_tensor tx = {MUON_F32, MUON_DEVICE_CPU, n, m, 1, n, n * m, Xc.data ()};
   T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_OK);
   std::vector<double> xc (Xc.begin (), Xc.end ());
-  std::vector<double> xe = prec == MUON_PREC_DOUBLE ? emulated<double> (G, n, m, prec, &o, coef)
-                         : prec == MUON_PREC_SINGLE ? emulated<float> (G, n, m, prec, &o, coef)
-                         : emulated<uint16_t> (G, n, m, prec, &o, coef);
+  std::vector<double> xe = prec == MUON_PREC_DOUBLE ? emulated<double> (Gd, n, m, prec, &o, coef)
+                         : prec == MUON_PREC_SINGLE ? emulated<float> (Gd, n, m, prec, &o, coef)
+                         : emulated<uint16_t> (Gd, n, m, prec, &o, coef);
   if (prec == MUON_PREC_DOUBLE)                   // the result is stored in single
     for (double &v : xe)
       v = (double) (float) v;
@@ -354,9 +355,9 @@ static void parity_case (muon_ctx *ctx, const std::vector<float> &G, size_t n, s
   if (!low && tol < 8 * 6e-8)
     tol = 8 * 6e-8;                               // a single result: 8 eps (gpu_parity)
   T_ASSERT_MSG (d <= tol && e_emu <= 1.25 * e_cpu,
-                "%s %s %s, %s, %zu restarts: d %.3g (tol %.3g), e_emu %.3g, e_cpu %.3g",
-                pname (prec), method ? "gram" : "standard", fused ? "fused" : "eager", name,
-                restarts.size (), d, tol, e_emu, e_cpu);
+                "%s %s %s, %s, %zu restarts, scale %g: d %.3g (tol %.3g), e_emu %.3g, "
+                "e_cpu %.3g", pname (prec), method ? "gram" : "standard",
+                fused ? "fused" : "eager", name, restarts.size (), scale, d, tol, e_emu, e_cpu);
 }
 
 static void test_parity_with_cpu (void)
@@ -383,6 +384,26 @@ static void test_parity_with_cpu (void)
   muon_ctx_destroy (&ctx);
 }
 
+// Huge and tiny finite pages: 2^600 and 2^-600 (the fp64 sum of squares overflows or
+// underflows) and 2^130 (the fp32 norm overflows), in every precision, standard and Gram:
+// the device's normalization (ns_cuda_norm.h) takes the scaled form as the CPU does, and
+// the result is the polar factor of G itself.  The plain form gave all zeros or NaN.
+static void test_parity_huge_and_tiny (void)
+{
+  const size_t n = 48, m = 160;
+  muon_ctx *ctx = NULL;
+  T_EQ_INT (muon_ctx_create (&ctx), MUON_OK);
+  std::vector<double> g0 = page (n, m, 7, 0);
+  std::vector<float> G (n * m);
+  for (size_t i = 0; i < n * m; i++)
+    G[i] = (float) (g0[i] * 40);
+  for (double scale : {std::ldexp (1.0, 600), std::ldexp (1.0, -600), std::ldexp (1.0, 130)})
+    for (int k = 0; k < 4; k++)
+      for (int method = 0; method < 2; method++)
+        parity_case (ctx, G, n, m, PRECS[k], method, method, "keller", {2}, scale);
+  muon_ctx_destroy (&ctx);
+}
+
 // Fused changes 16-bit results (the rounding model), not double's (the same arithmetic).
 static void test_fused_changes_only_16_bit (void)
 {
@@ -406,5 +427,6 @@ int main (int argc, char **argv)
   T_RUN (test_blocks_equal_one_product);
   T_RUN (test_fused_changes_only_16_bit);
   T_RUN (test_parity_with_cpu);
+  T_RUN (test_parity_huge_and_tiny);
   return T_DONE (argv[0]);
 }

@@ -13,6 +13,8 @@
 ## scale-adds in the products' epilogues) is held to the same tolerances against the CPU's
 ## fused run, every precision and method; so are @qcode{"Batched", true},
 ## @qcode{"SymBlocks"} 2 to 4, and Gram in double and single with deepseekv4's ten steps.
+## Huge and tiny finite inputs (1e300, 1e-300; single 5e37; bf16 / fp16 of 1e40) give NS of
+## G itself, as on the CPU (the scaled normalization).
 ## Inputs are double for the double precision, single otherwise.  Each case prints one row
 ## (@code{gpu_parity}); the device is @code{gpu_target ()}, the CPU itself in self-test mode.
 ##
@@ -284,3 +286,35 @@ endfunction
 %!     endfor
 %!   endfor
 %! endfor
+
+%!test
+%! ## huge and tiny finite inputs on the device give NS of G itself, as on the CPU
+%! ## (tests/octave/test_nonfinite.m): the scaled normalization of ns_cuda_norm.h, where the
+%! ## plain fp64 sum overflows or underflows or the fp32 norm overflows; host arrays, a device
+%! ## array, and a stack whose zero page stays +0.  (Before it: all zeros on an H200 for
+%! ## 1e155, 1e-300 and 1e-160, NaN for bf16 of 1e40, with no warning.)
+%! randn ("state", 15);
+%! G = randn (24, 72);
+%! rel = @(X, Y) norm (double (X(:)) - double (Y(:))) / norm (double (Y(:)));
+%! X0 = muon_ns (G, t.dev{:}, "Precision", "double", "Eps", 0);
+%! for s = [1e155 1e300 1e-160 1e-300]
+%!   X = muon_ns (s * G, t.dev{:}, "Precision", "double", "Eps", 0);
+%!   printf ("    double x %g: %.1e from NS (G)\n", s, rel (X, X0));
+%!   assert (rel (X, X0) <= 1e-12);
+%! endfor
+%! D = muon_gpu (1e200 * G, "Device", t.array, "Class", "double");
+%! Xd = gather (muon_ns (D, t.dev{:}, "Precision", "double", "Eps", 0));
+%! assert (rel (Xd, X0) <= 1e-12);
+%! Xs = muon_ns (single (G), t.dev{:});
+%! X = muon_ns (single (5e37) * single (G), t.dev{:});
+%! printf ("    single x 5e37: %.1e from NS (G)\n", rel (X, Xs));
+%! assert (rel (X, Xs) <= 3e-5);
+%! for p = {"bf16", "fp16"}
+%!   X = muon_ns (1e40 * G, t.dev{:}, "Precision", p{1});
+%!   printf ("    %s x 1e40: %.3f from fp64 NS (G)\n", p{1}, rel (X, X0));
+%!   assert (all (isfinite (X(:))) && rel (X, X0) <= 0.1);
+%! endfor
+%! S = cat (3, 1e200 * G, zeros (24, 72), G);
+%! X = muon_ns (S, t.dev{:}, "Precision", "double", "Eps", 0);
+%! assert (rel (X(:,:,1), X0) <= 1e-12 && rel (X(:,:,3), X0) <= 1e-12);
+%! assert (isequal (X(:,:,2), zeros (24, 72)) && ! any (signbit (X(:,:,2)(:))));

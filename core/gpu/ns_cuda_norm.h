@@ -1,0 +1,56 @@
+/* ns_cuda_norm.h - the per-page decisions of the GPU's normalization, as the CPU's load_page
+ * (core/math/ns_impl.h) makes them: from the fp64 sum of squares, the largest magnitude and
+ * the non-finite flag of what is divided, whether the page is all zero, and the plain
+ * denominator, or the scaled form for a page whose sum (or fp32 norm) leaves its range:
+ * X = r((G / s) / (sqrt (sum (G / s)^2) + eps / s)) in fp64 with s the largest magnitude,
+ * so a huge or tiny finite page gives the scale-invariant answer instead of zeros or NaN.
+ * Plain host / device C++ (MUON_HD): the kernels of ns_cuda_kernels.h call it, and so does
+ * the CPU port of those kernels in tests/c/test_ns_steps.cc.
+ */
+#ifndef MUON_NS_CUDA_NORM_H
+#define MUON_NS_CUDA_NORM_H
+
+#include <cfloat>
+#include <cmath>
+
+#include "muon_precision.h"
+
+namespace muon_cuda {
+
+// The scalars of one page the load and store kernels read, in this order.
+enum { NORM_ZERO,      // 1: an all-zero page (the result is +0 everywhere, even with eps 0)
+       NORM_DENOM,     // the denominator (of the acc type), or of the scaled form
+       NORM_AMAX,      // the largest magnitude s
+       NORM_SCALED,    // 1: the scaled form (its denominator after a second pass)
+       NORM_SCALARS };
+
+// sum, amax, bad: of the values divided (r(G) in the peers' cast-first order, G otherwise).
+// The scaled form needs a second pass for its denominator (norm_scaled_denom); only the
+// normalize-first order takes it, as on the CPU (the cast-first order overflows fp16 there,
+// a bug reproduced on purpose).
+MUON_HD void norm_plan (int p, int normalize_first, double eps, double sum, double amax,
+                        int bad, double *scal)
+{
+  double root = sqrt (sum);
+  int fits = bad || (p == MUON_PREC_DOUBLE ? sum >= DBL_MIN && sum <= DBL_MAX
+                                           : root >= FLT_MIN && root <= FLT_MAX);
+  scal[NORM_ZERO] = amax == 0 && !bad;
+  scal[NORM_AMAX] = amax;
+  scal[NORM_SCALED] = !fits && normalize_first;
+  if (p == MUON_PREC_DOUBLE)
+    scal[NORM_DENOM] = root + eps;                       // kept in fp64 for 'double'
+  else if (normalize_first)                              // fl32(||G||) + fl32(eps)
+    scal[NORM_DENOM] = (double) ((float) root + (float) eps);
+  else                                                   // r(r(||r(G)||) + eps)
+    scal[NORM_DENOM] = (double) muon_round_to (p, muon_round_to (p, (float) root) + (float) eps);
+}
+
+// The scaled form's denominator from ssq = sum ((G / s)^2), in fp64.
+MUON_HD double norm_scaled_denom (double ssq, double eps, double amax)
+{
+  return sqrt (ssq) + eps / amax;
+}
+
+}  // namespace muon_cuda
+
+#endif
