@@ -339,5 +339,10 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     break;
   }
   }
+  // the handles of update (U, M) and adamw (P, M, V) a caller did not ask for: freed, or
+  // their arrays would stay in the table until a reset
+  int handles = which == CMD_UPDATE ? 2 : which == CMD_ADAMW ? 3 : 0;
+  for (int k = nlhs < 1 ? 1 : nlhs; k < handles; k++)
+    muon_mex_handle_free (out[k]);
   muon_mex_outputs (nlhs, plhs, out, nout);
 }

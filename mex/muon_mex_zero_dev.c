@@ -141,6 +141,11 @@ void muon_mex_zero_device (int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
       const mxArray *h = mxGetCell (M, (size_t) l);
       muon_darray_info i;
       const muon_darray *m = h && !mxIsEmpty (h) ? muon_mex_handle_find (h) : NULL;
+      if (m == NULL && h && mxIsDouble (h) && mxGetNumberOfElements (h) == 2)
+      {                                      // a handle of an earlier session: staleHandle,
+        release_held ();                     // with the table's own message
+        muon_mex_handle_get (fname, "STATE.momentum", h);
+      }
       if (m == NULL || muon_darray_describe (m, &i) != MUON_OK
           || i.rows * i.cols * i.batch != mlen || i.storage != MUON_PREC_DOUBLE)
         fail ("badState", "STATE.momentum does not fit this layout and variant: a double "

@@ -476,11 +476,11 @@ muon_status muon_darray_trim (muon_ctx *ctx, muon_device device, size_t *in_use,
   muon_status status = MUON_OK;
   size_t u = 0, c = 0;
   CHECKCTX (ctx);
-  if (device == MUON_DEVICE_CUDA && muon_ctx_lookup (ctx, "cuda"))  // never loads the back end
-  {
+  if (device == MUON_DEVICE_CUDA)                 // never loads the back end: 0 and 0 when
+  {                                                // CUDA has not been used
     const muon_cuda_api *api;
     void **st;
-    if (cuda_of (ctx, &api, &st) == MUON_OK)
+    if (muon_ctx_lookup (ctx, "cuda") && cuda_of (ctx, &api, &st) == MUON_OK)
       CHECKSTATUS (cuda_status (ctx, api->trim (*st, &u, &c), "trimming the pool failed"));
   }
   else

@@ -8,7 +8,7 @@
 ## @end deftypefn
 
 function [U, state] = gpu_update (fname, G, state, args)
-  fresh = isa (state, "double") && isempty (state);
+  fresh = isa (state, "double") && ndims (state) == 2 && ! any (size (state));   # [] only
   if (! fresh && ! (isstruct (state) && isscalar (state)
                     && all (isfield (state, {"momentum", "step", "form"}))))
     error ("muonlab:badState",
@@ -20,6 +20,9 @@ function [U, state] = gpu_update (fname, G, state, args)
     endif
     check_matrix (fname, "G", G, false);
     G = muon_gpu (G, "Device", state.momentum.Device, "Class", class (G));
+  elseif (any (G.Size(1:2) < 2))               # check_matrix's rule, as gpu_ns has it
+    error ("muonlab:badShape",
+           "%s: G must be a matrix (at least 2 x 2), not a vector or scalar.", fname);
   endif
   opts = parse_options (fname, "muon_update", args, "precision", G.Storage);
   if (! isempty (args))

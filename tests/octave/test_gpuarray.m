@@ -275,3 +275,25 @@ endfunction
 
 %!error <muon_optimizer: RESIDENT must be true or false.> muon_optimizer (struct ("W", ones (4)), "Resident", "yes")
 %!error <muon_optimizer: RESIDENT cannot be combined with POISONMOMENTUM or PERMICROBATCHNS \(they read the momentum on the host\).> muon_optimizer (struct ("W", ones (4)), "Resident", true, "PoisonMomentum", true)
+%!error <muon_update: G must be a matrix \(at least 2 x 2\), not a vector or scalar.>
+%! muon_update (muon_gpu ([1 2 3 4 5 6], "Device", "cpu"), [])
+%!error <muon_update: G must be a matrix \(at least 2 x 2\), not a vector or scalar.>
+%! muon_update (muon_gpu (ones (1, 5, 3), "Device", "cpu"), [])
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.>
+%! muon_update (muon_gpu (ones (6, 4), "Device", "cpu"), zeros (1, 0))
+%!test
+%! ## outputs a caller did not ask for leave no device array behind (update: U, M; adamw:
+%! ## P, M, V); the CUDA pool's figures count CUDA memory only (none made here)
+%! G = muon_gpu (rand (4), "Device", "cpu");
+%! n0 = __muon_gpu__ ("count");
+%! h = __muon_gpu__ ("adamw", G.Handle, G.Handle, G.Handle, G.Handle, [.1 .001 .1 .001 1 .01 1e-8]);
+%! assert (__muon_gpu__ ("count"), n0 + 1);
+%! __muon_gpu__ ("free", h);
+%! o = struct ("fname", "muon_update");
+%! h = __muon_gpu__ ("update", G.Handle, [], o, 1);
+%! assert (__muon_gpu__ ("count"), n0 + 1);
+%! __muon_gpu__ ("free", h);
+%! I0 = muon_gpu ("info");
+%! D = muon_gpu (ones (8), "Device", "cpu");
+%! I1 = muon_gpu ("info");
+%! assert ([I1.cuda_in_use, I1.cpu_bytes - I0.cpu_bytes], [I0.cuda_in_use, 512]);

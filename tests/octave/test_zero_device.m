@@ -216,3 +216,20 @@ endfunction
 %!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
 %! [~, s] = zero_muon_step (L, D, []);
 %! zero_muon_step (L, G, s);
+%!test
+%! ## a state whose momenta are of an earlier session (after a reset): staleHandle, as
+%! ## muon_update says it, not a layout mismatch (the last test here: the reset makes the
+%! ## shared arrays stale too)
+%! dev = @(G) cellfun (@(g) muon_gpu (g, "Device", "cpu", "Class", "double"), G,
+%!                     "UniformOutput", false);
+%! [~, s] = zero_muon_step (L, dev (G), [], "Reference", false);
+%! muon_gpu ("reset");
+%! try
+%!   zero_muon_step (L, dev (G), s, "Reference", false);
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "muonlab:staleHandle");
+%!   assert (err.message, ["zero_muon_step: STATE.momentum is a device array of an earlier " ...
+%!                         "session (cleared by clear mex or muon_gpu (\"reset\")); make it again."]);
+%! end_try_catch
+%! assert (muon_gpu ("info").arrays, 0);        # nothing held by the failed call
