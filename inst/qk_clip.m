@@ -183,11 +183,11 @@ function [rq, rk, group] = mla_rows (fname, o, h, mq, mk)
   if (isempty (dv))
     dv = mk / h - dq;
   endif
-  if (dr < 0 || mq != h * (dq + dr))
+  if (dr < 0 || dr != fix (dr) || mq != h * (dq + dr))
     error ("muonlab:badShape",
            "%s: WQ must have HEADS * (QKHEADDIM + ROPEHEADDIM) rows, not %d.", fname, mq);
   endif
-  if (dv < 1 || mk != h * (dq + dv))
+  if (dv < 1 || dv != fix (dv) || mk != h * (dq + dv))
     error ("muonlab:badShape",
            "%s: WK must have HEADS * (QKHEADDIM + VHEADDIM) rows, not %d.", fname, mk);
   endif
@@ -267,6 +267,7 @@ endfunction
 %!error <qk_clip: QUERYGROUPS must equal HEADS for the "mla" layout.> qk_clip (Wm, Wkv, [1 2], "Layout", "mla", "QKHeadDim", 3, "QueryGroups", 1)
 %!error <qk_clip: WQ must have HEADS \* \(QKHEADDIM \+ ROPEHEADDIM\) rows, not 10.> qk_clip (Wm, Wkv, [1 2], "Layout", "mla", "QKHeadDim", 3, "RopeHeadDim", 1)
 %!error <qk_clip: WK must have HEADS \* \(QKHEADDIM \+ VHEADDIM\) rows, not 14.> qk_clip (Wm, Wkv, [1 2], "Layout", "mla", "QKHeadDim", 3, "VHeadDim", 2)
+%!error <qk_clip: WQ must have HEADS \* \(QKHEADDIM \+ ROPEHEADDIM\) rows, not 10.> qk_clip (randn (10, 4), randn (16, 3), [1 400 1 1], "Layout", "mla", "QKHeadDim", 1)
 %!error <qk_clip: THRESHOLD must be a positive finite scalar.> qk_clip (Wq, Wk, [1 2], "QueryGroups", 1, "Threshold", 0)
 %!error <qk_clip: ALPHA must be a scalar in \[0, 1\].> qk_clip (Wq, Wk, [1 2], "QueryGroups", 1, "Alpha", 2)
 %!error <qk_clip: LAYOUT must be 'gqa' or 'mla'.> qk_clip (Wq, Wk, [1 2], "Layout", "mha")

@@ -49,10 +49,20 @@ function pairs = check (fname, params, spec)
              s{1:2});
     endif
     h = double (s{2*j+2});
+    mq = rows (params.(s{1}));
+    if (! (isreal (h) && h >= 1 && h <= mq && h == fix (h)))
+      error ("muonlab:badArg",
+             "%s: QKCLIP pair '%s', '%s': HEADS must be a whole number from 1 to the rows of %s (%d).",
+             fname, s{1:2}, s{1}, mq);
+    endif
     try                                       # qk_clip's own checks, worded for FNAME
       qk_clip (params.(s{1}), params.(s{2}), zeros (1, h), s{3:end});
     catch err
-      error (err.identifier, "%s: QKCLIP pair '%s', '%s': %s", fname, s{1:2},
+      id = err.identifier;                    # (error with an empty id raises nothing)
+      if (! strncmp (id, "muonlab:", 8))
+        id = "muonlab:badArg";
+      endif
+      error (id, "%s: QKCLIP pair '%s', '%s': %s", fname, s{1:2},
              regexprep (err.message, '^qk_clip: ', ""));
     end_try_catch
     pairs(end+1,1) = struct ("q", s{1}, "k", s{2}, "heads", h, "args", {s(3:end)});

@@ -202,3 +202,6 @@ endfunction
 %!error <muon_optimizer: QKCLIP names 'Wv', which is not a parameter.> muon_optimizer (P, "QKClip", {"Wq", "Wv", "Heads", 2})
 %!error <muon_optimizer: QKCLIP pair 'Wq', 'Wk' must give "Heads", h.> muon_optimizer (P, "QKClip", {"Wq", "Wk"})
 %!error <muon_optimizer: QKCLIP pair 'Wq', 'Wk': QUERYGROUPS \(3\) must divide HEADS \(2\).> muon_optimizer (P, "QKClip", {"Wq", "Wk", "Heads", 2, "QueryGroups", 3})
+%!error <muon_optimizer: QKCLIP pair 'Wq', 'Wk': HEADS must be a whole number from 1 to the rows of Wq \(8\).> muon_optimizer (P, "QKClip", {"Wq", "Wk", "Heads", 2.5})
+%!error <muon_optimizer: QKCLIP pair 'Wq', 'Wk': HEADS must be a whole number from 1 to the rows of Wq \(8\).> muon_optimizer (P, "QKClip", {"Wq", "Wk", "Heads", NaN})
+%!error <muon_optimizer: QKCLIP pair 'Wq', 'Wk': HEADS must be a whole number from 1 to the rows of Wq \(8\).> muon_optimizer (P, "QKClip", {"Wq", "Wk", "Heads", 1e12})
