@@ -57,7 +57,8 @@ function fail_ (fmt, varargin)
   error ("muonlab:stateCheck", fmt, varargin{:});
 endfunction
 
-## the scalars a user may edit between steps (both modes)
+## the settings and counters a user may edit between steps (both modes: a negative
+## clip_norm or loss scale would negate the gradients without a word)
 function check_settings (opt)
   each_ (opt, "OPT", {"muon_lr", "adam_lr", "muon_wd", "adam_wd", "adam_eps"},
          @(x) real_scalar (x) && isfinite (x) && x >= 0, "a non-negative finite scalar");
@@ -65,6 +66,52 @@ function check_settings (opt)
   if (! (isfloat (b) && isreal (b) && isequal (size (b), [1 2]) && all (b >= 0 & b < 1)))
     fail_ ("OPT.adam_betas must be two numbers in [0, 1)");
   endif
+  if (! (ischar (opt.clip_policy)
+         && any (strcmp (opt.clip_policy, {"none", "before_ns", "after_ns", "skip_muon"}))))
+    fail_ ("OPT.clip_policy must be 'none', 'before_ns', 'after_ns' or 'skip_muon'");
+  endif
+  if (! (real_scalar (opt.clip_norm) && isfinite (opt.clip_norm) && opt.clip_norm > 0))
+    fail_ ("OPT.clip_norm must be a positive finite scalar");
+  endif
+  k = opt.accum_steps;
+  if (! count_ (k) || k < 1)
+    fail_ ("OPT.accum_steps must be a positive integer");
+  endif
+  each_ (opt, "OPT", {"per_micro_ns", "poison", "overflow_pending"}, @logical_scalar,
+         "true or false");
+  if (opt.per_micro_ns && strcmp (opt.clip_policy, "before_ns"))
+    fail_ ("OPT.per_micro_ns cannot be combined with clip_policy 'before_ns'");
+  endif
+
+  ## the loss scaler
+  s = opt.scaler;
+  field_set (s, "OPT.scaler", {"enabled", "scale", "growth_interval", "backoff", "growth", ...
+                               "min_scale", "good_steps", "overflows"});
+  each_ (s, "OPT.scaler", {"enabled"}, @logical_scalar, "true or false");
+  if (! (real_scalar (s.min_scale) && isfinite (s.min_scale) && s.min_scale > 0))
+    fail_ ("OPT.scaler.min_scale must be a positive finite scalar");
+  endif
+  if (! (real_scalar (s.scale) && isfinite (s.scale) && s.scale >= s.min_scale
+         && (s.enabled || s.scale == 1)))
+    fail_ ("OPT.scaler.scale must be finite, at least min_scale, and 1 without a scaler");
+  endif
+  gi = s.growth_interval;
+  if (! (real_scalar (gi) && gi >= 1 && (isinf (gi) || gi == fix (gi))))
+    fail_ ("OPT.scaler.growth_interval must be a positive integer or Inf");
+  endif
+  if (! (real_scalar (s.backoff) && s.backoff > 0 && s.backoff <= 1))
+    fail_ ("OPT.scaler.backoff must be in (0, 1]");
+  endif
+  if (! (real_scalar (s.growth) && isfinite (s.growth) && s.growth >= 1))
+    fail_ ("OPT.scaler.growth must be a finite scalar of at least 1");
+  endif
+  each_ (s, "OPT.scaler", {"good_steps", "overflows"}, @count_, "a non-negative integer");
+
+  ## counters
+  if (! (count_ (opt.micro) && opt.micro < k))
+    fail_ ("OPT.micro must be an integer in [0, accum_steps)");
+  endif
+  each_ (opt, "OPT", {"step", "skipped", "ns_calls"}, @count_, "a non-negative integer");
 endfunction
 
 ## the fields of an optimizer state (muon_optimizer's)
@@ -149,52 +196,6 @@ function check_top (opt)
 
   ## settings
   check_settings (opt);
-  if (! (ischar (opt.clip_policy)
-         && any (strcmp (opt.clip_policy, {"none", "before_ns", "after_ns", "skip_muon"}))))
-    fail_ ("OPT.clip_policy must be 'none', 'before_ns', 'after_ns' or 'skip_muon'");
-  endif
-  if (! (real_scalar (opt.clip_norm) && isfinite (opt.clip_norm) && opt.clip_norm > 0))
-    fail_ ("OPT.clip_norm must be a positive finite scalar");
-  endif
-  k = opt.accum_steps;
-  if (! count_ (k) || k < 1)
-    fail_ ("OPT.accum_steps must be a positive integer");
-  endif
-  each_ (opt, "OPT", {"per_micro_ns", "poison", "overflow_pending"}, @logical_scalar,
-         "true or false");
-  if (opt.per_micro_ns && strcmp (opt.clip_policy, "before_ns"))
-    fail_ ("OPT.per_micro_ns cannot be combined with clip_policy 'before_ns'");
-  endif
-
-  ## the loss scaler
-  s = opt.scaler;
-  field_set (s, "OPT.scaler", {"enabled", "scale", "growth_interval", "backoff", "growth", ...
-                               "min_scale", "good_steps", "overflows"});
-  each_ (s, "OPT.scaler", {"enabled"}, @logical_scalar, "true or false");
-  if (! (real_scalar (s.min_scale) && isfinite (s.min_scale) && s.min_scale > 0))
-    fail_ ("OPT.scaler.min_scale must be a positive finite scalar");
-  endif
-  if (! (real_scalar (s.scale) && isfinite (s.scale) && s.scale >= s.min_scale
-         && (s.enabled || s.scale == 1)))
-    fail_ ("OPT.scaler.scale must be finite, at least min_scale, and 1 without a scaler");
-  endif
-  gi = s.growth_interval;
-  if (! (real_scalar (gi) && gi >= 1 && (isinf (gi) || gi == fix (gi))))
-    fail_ ("OPT.scaler.growth_interval must be a positive integer or Inf");
-  endif
-  if (! (real_scalar (s.backoff) && s.backoff > 0 && s.backoff <= 1))
-    fail_ ("OPT.scaler.backoff must be in (0, 1]");
-  endif
-  if (! (real_scalar (s.growth) && isfinite (s.growth) && s.growth >= 1))
-    fail_ ("OPT.scaler.growth must be a finite scalar of at least 1");
-  endif
-  each_ (s, "OPT.scaler", {"good_steps", "overflows"}, @count_, "a non-negative integer");
-
-  ## counters
-  if (! (count_ (opt.micro) && opt.micro < k))
-    fail_ ("OPT.micro must be an integer in [0, accum_steps)");
-  endif
-  each_ (opt, "OPT", {"step", "skipped", "ns_calls"}, @count_, "a non-negative integer");
 
   field_set (opt.muon, "OPT.muon", names(ismuon));
   field_set (opt.adam, "OPT.adam", names(! ismuon));

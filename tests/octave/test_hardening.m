@@ -74,6 +74,24 @@ endfunction
 %!   assert (id, "muonlab:badState");
 %!   assert (msg, "muon_step: OPT.adam_betas must be two numbers in [0, 1).");
 %! endfor
+%! ## the other settings and counters: a negative clip norm or loss scale negated the
+%! ## gradients without a word, a fractional accum_steps stepped every third call
+%! edits = {"clip_norm", -1, "OPT.clip_norm must be a positive finite scalar";
+%!          "clip_policy", "bogus", "OPT.clip_policy must be 'none', 'before_ns', 'after_ns' or 'skip_muon'";
+%!          "accum_steps", 2.5, "OPT.accum_steps must be a positive integer";
+%!          "step", -1, "OPT.step must be a non-negative integer";
+%!          "micro", 1, "OPT.micro must be an integer in [0, accum_steps)"};
+%! for k = 1:rows (edits)
+%!   o = opt;
+%!   o.(edits{k,1}) = edits{k,2};
+%!   [id, msg] = err_of (@() muon_step (o, P, G));
+%!   assert ({id, msg}, {"muonlab:badState", ["muon_step: " edits{k,3} "."]});
+%! endfor
+%! o = muon_optimizer (P, "LossScaler", "dynamic");
+%! o.scaler.scale = -2;
+%! [id, msg] = err_of (@() muon_step (o, P, G));
+%! assert ({id, msg}, {"muonlab:badState", ...
+%!                     "muon_step: OPT.scaler.scale must be finite, at least min_scale, and 1 without a scaler."});
 
 %!test
 %! ## non-finite parameters: an error naming the parameter
