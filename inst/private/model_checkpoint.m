@@ -37,9 +37,20 @@ function K = model_checkpoint (fname, source, cfg, counts)
     K.file = strjoin (st, ", ");
     K.count = n;
   elseif (exist (idx, "file"))
-    J = jsondecode (fileread (idx));
-    if (! (isfield (J, "metadata") && isfield (J.metadata, "total_size")))
+    try
+      J = jsondecode (fileread (idx));
+    catch err
+      error ("muonlab:badArg", "%s: '%s' is not valid JSON (%s).", fname, idx, err.message);
+    end_try_catch
+    if (! (isstruct (J) && isscalar (J) && isfield (J, "metadata")
+           && isstruct (J.metadata) && isscalar (J.metadata)
+           && isfield (J.metadata, "total_size")))
       error ("muonlab:badArg", "%s: '%s' has no metadata.total_size.", fname, idx);
+    endif
+    t = J.metadata.total_size;
+    if (! (isnumeric (t) && isreal (t) && isscalar (t) && isfinite (t) && t >= 0))
+      error ("muonlab:badArg", "%s: '%s': metadata.total_size must be a number of bytes.",
+             fname, idx);
     endif
     dt = "bfloat16";
     if (isfield (cfg, "torch_dtype") && ischar (cfg.torch_dtype))
@@ -76,12 +87,17 @@ function n = safetensors_count (fname, file)
   unwind_protect_cleanup
     fclose (fid);
   end_unwind_protect
-  try
-    H = jsondecode (txt);
+  try                                  # tensor names as they are ("a.b" and "a_b" differ)
+    H = jsondecode (txt, "makeValidName", false);
   catch err
     error ("muonlab:badArg", "%s: '%s' has no valid safetensors header (%s).", fname, file,
            err.message);
   end_try_catch
+  if (! (isstruct (H) && isscalar (H)))
+    error ("muonlab:badArg",
+           "%s: '%s' has no valid safetensors header (not a JSON object of tensors).", fname,
+           file);
+  endif
   n = 0;
   for f = fieldnames (H).'
     t = H.(f{1});

@@ -121,6 +121,46 @@ endfunction
 %! end_unwind_protect
 
 %!test
+%! ## a malformed checkpoint beside the config: muonlab:badArg errors, not Octave's; tensor
+%! ## names that differ only by "." and "_" are two tensors
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   fid = fopen (fullfile (d, "config.json"), "w");
+%!   fputs (fid, jsonencode (cfg ("llama", 64, 16, 32, 2, 4, 2)));
+%!   fclose (fid);
+%!   idx = fullfile (d, "model.safetensors.index.json");
+%!   bad = {'{"metadata": {"total_size": 12', "is not valid JSON";
+%!          '[1, 2]', "has no metadata.total_size";
+%!          '{"metadata": {"total_size": "16060522496"}}', "metadata.total_size must be a number of bytes"};
+%!   for k = 1:rows (bad)
+%!     fid = fopen (idx, "w");
+%!     fputs (fid, bad{k,1});
+%!     fclose (fid);
+%!     try
+%!       muon_model (d);
+%!       error ("no error");
+%!     catch err
+%!       assert (err.identifier, "muonlab:badArg");
+%!       assert (! isempty (strfind (err.message, bad{k,2})), err.message);
+%!     end_try_catch
+%!   endfor
+%!   delete (idx);
+%!   st = fullfile (d, "model.safetensors");
+%!   fid = fopen (st, "w", "ieee-le");
+%!   fwrite (fid, 7, "uint64");
+%!   fwrite (fid, "[1,2,3]", "char");
+%!   fclose (fid);
+%!   fail ("muon_model (d)", "not a JSON object of tensors");
+%!   write_safetensors (st, {"x.w", "x_w"}, {[4 4], [4 4]});
+%!   evalc ("M = muon_model (d);");        # (the count differs from the config's: a warning)
+%!   assert (M.checkpoint.count, 32);
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
 %! ## zero_layout, zero_cost, muon_optimizer take the model; torch's names kept beside
 %! M = muon_model (cfg ("mistral", 64, 16, 32, 2, 4, 2));
 %! mu = strcmp (M.params.route, "muon");
