@@ -37,8 +37,9 @@
 ## @item "StatePrecision"
 ## @qcode{"keep"} (default: the saved bits), @qcode{"double"},
 ## @qcode{"single"}, @qcode{"bf16"} or @qcode{"fp16"} rounds each optimizer buffer (every
-## Muon momentum, every AdamW @code{m} and @code{v}) once, to nearest-even (bf16/fp16 with
-## subnormals, overflow to Inf), as loading a checkpoint written in that precision would.
+## Muon momentum and Muon-family buffer, every AdamW @code{m} and @code{v}) once, to
+## nearest-even (bf16/fp16 with subnormals, overflow to Inf), as loading a checkpoint
+## written in that precision would.
 ## The buffers keep their class and hold the rounded values; later steps compute in the
 ## class as before.  (An fp16 @code{v} flushes squared gradients under 6e-8 to zero.)  A
 ## buffer that overflows in the chosen precision is a @code{muonlab:badState} error.
@@ -91,6 +92,14 @@ function opt = muon_load_state (file, params, varargin)
 
   if (! strcmp (prec, "keep"))
     opt = opt_map_state (opt, @(x) muon_round (x, prec), false);
+    for i = 1:numel (opt.names)          # the Muon family's own buffers too (NorMuon's V,
+      n = opt.names{i};                  # AdaMuon's moment, Dion's Q, NAMO's v)
+      if (isfield (opt.muon, n) && isstruct (opt.muon.(n)) && isfield (opt.muon.(n), "family")
+          && isstruct (opt.muon.(n).family) && isfield (opt.muon.(n).family, "buffer")
+          && isfloat (opt.muon.(n).family.buffer))
+        opt.muon.(n).family.buffer = muon_round (opt.muon.(n).family.buffer, prec);
+      endif
+    endfor
     msg = opt_check_state (opt, "step");
     if (! isempty (msg))
       error ("muonlab:badState", "%s: in STATEPRECISION '%s', %s.", fname, prec, msg);
@@ -244,6 +253,26 @@ endfunction
 %! o.update_args.W = {"Beta", 1};
 %! write_ckpt (g, "muon_optimizer", o);
 %! muon_load_state (g, P);
+
+%!test
+%! ## StatePrecision rounds the Muon family's buffer too (AdaMuon's moment, NorMuon's V)
+%! Pf = struct ("W", reshape (sin (1:48), 6, 8));
+%! Gf = struct ("W", reshape (cos (1:48), 6, 8));
+%! for alg = {"adamuon", "normuon"}
+%!   o = muon_optimizer (Pf, "Algorithm", alg{1});
+%!   [~, o] = muon_step (o, Pf, Gf);
+%!   ff = [tempname() ".bin"];              # (f and g are the shared files)
+%!   unwind_protect
+%!     muon_save_state (ff, o);
+%!     o2 = muon_load_state (ff, Pf, "StatePrecision", "bf16");
+%!   unwind_protect_cleanup
+%!     unlink (ff);
+%!   end_unwind_protect
+%!   b = o.muon.W.family.buffer;
+%!   assert (! isequal (b, muon_round (b, "bf16")));     # the test means something
+%!   assert (isequal (o2.muon.W.family.buffer, muon_round (b, "bf16")), alg{1});
+%!   assert (isequal (o2.muon.W.momentum, muon_round (o.muon.W.momentum, "bf16")));
+%! endfor
 
 %!error <muon_load_state: in STATEPRECISION 'fp16', OPT.muon.W.momentum must not contain NaN or Inf\.>
 %! o = opt;
