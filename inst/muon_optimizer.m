@@ -297,6 +297,7 @@ function d = resident_device (fname, resident, update_args, opt)
            "%s: RESIDENT cannot be combined with POISONMOMENTUM or PERMICROBATCHNS (they read the momentum on the host).",
            fname);
   endif
+  opt_device_algorithms (fname, opt);
   d = dev;
 endfunction
 

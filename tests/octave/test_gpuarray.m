@@ -297,3 +297,14 @@ endfunction
 %! D = muon_gpu (ones (8), "Device", "cpu");
 %! I1 = muon_gpu ("info");
 %! assert ([I1.cuda_in_use, I1.cpu_bytes - I0.cpu_bytes], [I0.cuda_in_use, 512]);
+%!error <muon_optimizer: a state on the device runs ALGORITHM 'muon' only; parameter 'W' runs 'normuon'.> muon_optimizer (struct ("W", ones (4)), "Device", "cpu", "Resident", true, "Algorithm", "normuon")
+%!error <muon_load_state: a state on the device runs ALGORITHM 'muon' only; parameter 'W' runs 'adamuon'.>
+%! P = struct ("W", reshape (sin (1:16), 4, 4));
+%! [~, o] = muon_step (muon_optimizer (P, "Algorithm", "adamuon"), P, P);
+%! f = [tempname() ".ckpt"];
+%! muon_save_state (f, o);
+%! unwind_protect
+%!   muon_load_state (f, P, "Device", "cpu");
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
