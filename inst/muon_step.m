@@ -69,7 +69,9 @@
 ## @item global_norm
 ## the norm the clip policy looks at (@qcode{"none"}, @qcode{"before_ns"}: all mean
 ## gradients; @qcode{"after_ns"}: Muon updates and AdamW gradients; @qcode{"skip_muon"}:
-## AdamW gradients); NaN when no step ended.
+## AdamW gradients); NaN when no step ended.  With @qcode{"PerMicroBatchNS"} a Muon
+## matrix holds no mean gradient at the window's end, only the sum of its micro-batches'
+## updates, which takes the gradient's place in this norm.
 ## @item clip_coef
 ## the factor applied (1 when no clipping happened).
 ## @item loss_scale
