@@ -220,3 +220,10 @@ endfunction
 %!error <muon_collective: X must have a multiple of 2 elements \(the world size\), not 3.> muon_collective (c2, "all_to_all", {1:3, 1:3})
 %!error <muon_collective: broadcast: root 5 out of range \(world 2\).> muon_collective (c2, "broadcast", {1, 2}, "Root", 5)
 %!error id=muonlab:badArg muon_collective (struct ("kind", "tcp"), "barrier")
+%!test
+%! ## an m x 0 X is a matrix: all_gather gives m x 0, reduce_scatter m x 0 (W divides 0)
+%! c = muon_comm ("sim", 2);
+%! Y = muon_collective (c, "all_gather", {zeros(3, 0), zeros(3, 0)});
+%! assert (size (Y{1}), [3 0]);
+%! Y = muon_collective (c, "reduce_scatter", {zeros(3, 0), zeros(3, 0)});
+%! assert (size (Y{2}), [3 0]);

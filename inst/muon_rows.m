@@ -91,8 +91,9 @@ classdef muon_rows < muon_result
           endif
           col = column (R.recs, s(1).subs);
           k = 2;                         # R.summary.bytes_max: a column of columns
-          while (k <= numel (s) && strcmp (s(k).type, ".") && isstruct (col)
-                 && ! isscalar (col))
+          while (k <= numel (s) && strcmp (s(k).type, ".") && ! isscalar (col)
+                 && (isstruct (col) || (iscell (col) && ! isempty (col)
+                                        && all (cellfun ("isstruct", col)))))
             col = column (col, s(k).subs);
             k++;
           endwhile
@@ -194,12 +195,21 @@ function [sc, cn, cv, other] = sort_field (name, v, sc, cn, cv, other)
   endif
 endfunction
 
-## the field NAME of every record of S as one column
+## the field NAME of every record of S as one column: S a struct array, or a cell of
+## scalar structs whose fields differ (R.time of designs that use different collectives)
 function col = column (S, name)
-  if (! isfield (S, name))
+  if (iscell (S))
+    has = cellfun (@(x) isfield (x, name), S);
+    if (! all (has))
+      error ("muonlab:badArg", "no field '%s' in record %d (fields: %s).", name,
+             find (! has, 1), strjoin (fieldnames (S{find (! has, 1)}).', ", "));
+    endif
+    v = cellfun (@(x) x.(name), S(:), "UniformOutput", false);
+  elseif (! isfield (S, name))
     error ("muonlab:badArg", "no field '%s' (fields: %s).", name, strjoin (fieldnames (S).', ", "));
+  else
+    v = {S.(name)}.';
   endif
-  v = {S.(name)}.';
   if (isempty (v))
     col = v;
   elseif (all (cellfun (@(x) ischar (x) && (isrow (x) || isempty (x)), v)))

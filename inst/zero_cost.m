@@ -515,3 +515,10 @@ endfunction
 %!   printf ("%-32s %9.2f GB %10.1f %10.1f %7.2f GB\n", c.design, c.summary.bytes_max / 1e9,
 %!           1e3 * c.time.ns, c.summary.imbalance, c.summary.memory_max / 1e9);
 %! endfor
+%!test
+%! ## a field of the designs' time records, whose fields differ by design, as one column
+%! C = zero_cost ({[64 32], [32 48]}, 4);
+%! s = C.time.step;
+%! assert (size (s), [numel(C) 1]);
+%! assert (s(2), C(2).time.step);
+%!error <no field 'bogus' in record 1> C = zero_cost ({[64 32], [32 48]}, 4); C.time.bogus

@@ -479,3 +479,8 @@ endfunction
 %! zero_muon_step (L, g, [], "Coefficients", "foo");
 %!error <zero_muon_step: GEMM must be 'auto', 'openblas' or 'onednn'.>
 %! zero_muon_step (L, g, [], "Gemm", "mkl");
+%!test
+%! ## one matrix: each rank's owned ranges are P x 2 = 1 x 2, as for several
+%! R = zero_muon_step (zero_layout ({[4 4]}, 2), {ones(4); 2 * ones(4)}, []);
+%! assert (size (R.ranks(1).owned), [1 2]);
+%! assert (vertcat (R.ranks.owned), [0 8; 8 16]);

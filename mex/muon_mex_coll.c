@@ -64,13 +64,13 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
   int L = muon_comm_local_ranks (c), W = muon_comm_size (c);
   const mxArray *X0 = x_rank (X, 0);
   mxClassID cls = mxGetClassID (X0);
-  size_t e = mxGetElementSize (X0), w = (size_t) W,
-         cols = mxGetNumberOfDimensions (X0) == 2 ? mxGetN (X0) : 0;
+  int is2d = mxGetNumberOfDimensions (X0) == 2;
+  size_t e = mxGetElementSize (X0), w = (size_t) W, cols = is2d ? mxGetN (X0) : 0;
   *count = k == MUON_COLL_REDUCE_SCATTER || k == MUON_COLL_ALL_TO_ALL ? n / w : n;
   *dtype = cls == mxSINGLE_CLASS ? MUON_F32 : MUON_F64;
-  // Y of reduce_scatter and all_gather: X's rows when X is a matrix whose columns split
-  // (reduce_scatter) or join (all_gather), else a column
-  int whole = cols && (k == MUON_COLL_ALL_GATHER || cols % w == 0);
+  // Y of reduce_scatter and all_gather: X's rows when X is a matrix (m x 0 too) whose
+  // columns split (reduce_scatter) or join (all_gather), else a column
+  int whole = is2d && (k == MUON_COLL_ALL_GATHER || cols % w == 0);
   size_t out_n = !whole ? 1 : k == MUON_COLL_ALL_GATHER ? cols * w : cols / w;
   size_t out_m = whole ? mxGetM (X0) : k == MUON_COLL_ALL_GATHER ? n * w : *count;
   int in_place = k == MUON_COLL_ALLREDUCE || k == MUON_COLL_BROADCAST;

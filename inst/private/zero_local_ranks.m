@@ -23,7 +23,12 @@ function [ranks, nl] = zero_local_ranks (fname, comm, W)
       error ("muonlab:badArg", "%s: the communicator has %s ranks, the layout %d.", fname,
              num2str (comm.size), W);
     endif
-    ranks = comm.rank + (0:comm.local_ranks-1);
+    r = comm.rank;
+    if (! (isnumeric (r) && isreal (r) && isscalar (r) && r >= 0 && r == fix (r)
+           && r + comm.local_ranks <= W))
+      error ("muonlab:badArg", "%s: COMM must be \"sim\" or a handle from muon_comm.", fname);
+    endif
+    ranks = r + (0:comm.local_ranks-1);
   endif
   nl = numel (ranks);
 endfunction

@@ -55,7 +55,7 @@ function R = zero_step_report (variant, info, st, upd, full, ref_full, W, P, ste
     R.ranks(l).sent = st(l).bytes_sent;
     R.ranks(l).recv = st(l).bytes_recv;
     R.ranks(l).update = upd{l};
-    R.ranks(l).owned = squeeze (owned(r+1,:,:)).';
+    R.ranks(l).owned = reshape (owned(r+1,:,:), 2, []).';   # P x 2 (squeeze: 2 x 1 at P 1)
   endfor
   R = zero_step_result (R);
 endfunction
