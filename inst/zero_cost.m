@@ -123,9 +123,10 @@ function C = zero_cost (what, world, varargin)
   if (isempty (world) && ! isempty (L))
     world = L.world;
   endif
+  wmax = core_lists ().limits.zero_max_world;      # the core's limit, defined once
   if (! (isnumeric (world) && isreal (world) && isscalar (world) && world >= 1
-         && world == fix (world) && world <= 1048576))
-    error ("muonlab:badArg", "%s: WORLD must be a positive integer (at most 1048576).", fname);
+         && world == fix (world) && world <= wmax))
+    error ("muonlab:badArg", "%s: WORLD must be a positive integer (at most %d).", fname, wmax);
   endif
   W = double (world);
 
@@ -186,8 +187,10 @@ function C = zero_cost (what, world, varargin)
     error ("muonlab:badArg", "%s: STAGE must be 1, 2 or 3.", fname);
   endif
   a = v.AlignFactor;
-  if (! (isnumeric (a) && isreal (a) && isscalar (a) && a >= 1 && a == fix (a) && a <= 1048576))
-    error ("muonlab:badArg", "%s: ALIGNFACTOR must be a positive integer.", fname);
+  amax = core_lists ().limits.zero_max_align;
+  if (! (isnumeric (a) && isreal (a) && isscalar (a) && a >= 1 && a == fix (a) && a <= amax))
+    error ("muonlab:badArg", "%s: ALIGNFACTOR must be a positive integer (at most %d).", fname,
+           amax);
   endif
   o = struct ("stage", double (v.Stage), "align_factor", double (a),
               "order", choose_option (fname, "ORDER", v.Order, {"given", "size_desc"}),

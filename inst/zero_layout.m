@@ -102,9 +102,11 @@ function L = zero_layout (shapes, world, varargin)
     shapes = [shapes.params.rows(mu), shapes.params.cols(mu)];
   endif
   S = shapes_matrix (shapes);
+  wmax = core_lists ().limits.zero_max_world;
   if (! (isnumeric (world) && isreal (world) && isscalar (world) && world >= 1
-         && world == fix (world) && world <= core_lists ().limits.zero_max_world))
-    error ("muonlab:badArg", "zero_layout: WORLD must be a positive integer.");
+         && world == fix (world) && world <= wmax))
+    error ("muonlab:badArg", "zero_layout: WORLD must be a positive integer (at most %d).",
+           wmax);
   endif
   opts = parse_options ("zero_layout", "zero_layout", varargin);
 
@@ -280,7 +282,8 @@ endfunction
 
 %!error <zero_layout: the padded buffer \(9007199254741004 elements\) must hold fewer than 2\^53 elements.> zero_layout ({[2^26 2^26], [2^26 2^26], [3 3]}, 2)
 %!error id=muonlab:badShape zero_layout ({[2^26 2^27]}, 1)
-%!error <zero_layout: WORLD must be a positive integer.> zero_layout ({[2 2]}, 0)
+%!error <zero_layout: WORLD must be a positive integer \(at most 1048576\).> zero_layout ({[2 2]}, 0)
+%!error <zero_layout: WORLD must be a positive integer \(at most 1048576\).> zero_layout ({[2 2]}, 1e9)
 %!error <zero_layout: WORLD must be a positive integer.> zero_layout ({[2 2]}, 1.5)
 %!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout ({}, 2)
 %!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout ({[1 2 3]}, 2)
