@@ -293,6 +293,26 @@ endfunction
 %!   cellfun (@unlink, f);
 %! end_unwind_protect
 
+%!test
+%! ## a state stepped with 'Reference', false reloads as it was: has_ref false, except in the
+%! ## reference design, whose momentum is the reference's
+%! shapes = {[4 6], [6 4]};
+%! L = zero_layout (shapes, 2);
+%! randn ("state", 5);
+%! g = cellfun (@(s) randn (s), repmat (shapes, 2, 1), "UniformOutput", false);
+%! for v = {"reference", "zero2_slice_only", "alltoall_owner"}
+%!   [~, s] = zero_muon_step (L, g, [], "Variant", v{1}, "Reference", false);
+%!   pre = tempname ();
+%!   f = zero_save_state (pre, L, s);
+%!   unwind_protect
+%!     s2 = zero_load_state (pre, L);
+%!     assert (s2.has_ref, strcmp (v{1}, "reference"));
+%!     assert (s2.has_ref, s.has_ref);
+%!   unwind_protect_cleanup
+%!     cellfun (@unlink, f);
+%!   end_unwind_protect
+%! endfor
+
 %!demo
 %! ## take a step on 4 simulated ranks, save it, and resume on 2 ranks under ZeRO-3
 %! shapes = {[8 8], [6 8], [8 4]};

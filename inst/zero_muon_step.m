@@ -303,7 +303,8 @@ function [R, state] = step (L, rank_grads, state, varargin)
   endif
   state.momentum = per_rank (mom, nl);
   state.step += 1;
-  state.has_ref = state.has_ref && want_ref;
+  ## the reference design's momentum is the reference's, kept with or without 'Reference'
+  state.has_ref = strcmp (opts.variant, "reference") || (state.has_ref && want_ref);
 
   R = zero_step_report (opts.variant, info, st, upd, full, ref_full, W, P, state.step);
 endfunction

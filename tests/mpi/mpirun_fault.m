@@ -6,8 +6,10 @@
 ##   "kill"   kill (getpid (), 9): SIGKILL, nothing runs after it
 ##   "term"   kill (getpid (), 15): SIGTERM, which Octave catches (it exits with status 1)
 ## or, with how "hang", every rank pauses for 600 s in Octave code (where a SIGTERM makes
-## Octave save its workspace) until muon_mpirun's timeout stops the job.
+## Octave save its workspace, were crash dumps not turned off here) until muon_mpirun's
+## timeout stops the job.
 function s = mpirun_fault (bad, how, coll, status)
+  crash_dumps_octave_core (false);      # no octave-workspace file left in the test's folder
   comm = muon_comm ("mpi");
   if (strcmp (how, "hang"))
     pause (600);
