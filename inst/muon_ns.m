@@ -282,6 +282,7 @@ endfunction
 %! ## the peers' cast-first order overflows fp16 (DeepSpeed PR 8533), fp32-first does not
 %! Gbig = 1e5 * G;
 %! assert (all (isfinite (muon_ns (Gbig, "Precision", "fp16")(:))));
+%! warning ("off", "muonlab:nonFiniteResult", "local");   # the warning: tested below
 %! assert (! any (isfinite (muon_ns (Gbig, "Precision", "fp16", "NormalizeFirst", false)(:))));
 
 %!test
@@ -445,6 +446,14 @@ endfunction
 %!error <muon_ns: NORMSCALE must be a positive finite scalar.> muon_ns (G, "NormScale", 0)
 %!error <muon_ns: EPSPLACEMENT must be 'add' or 'max'.> muon_ns (G, "EpsPlacement", "clamp")
 %!error id=muonlab:unsupported muon_ns (G, "Trace", true, "Device", "cuda")
+%!warning <muon_ns: 2 non-finite values in the result from a finite input \(an overflow of its precision or state\)\.>
+%! ## a finite result of the double iteration past single's range is Inf in a single X
+%! X = muon_ns (single (eye (2)), "Precision", "double", "Coefficients", [1e30 0 0], "Steps", 2);
+%! assert (X, single ([Inf 0; 0 Inf]));
+%!warning id=muonlab:nonFiniteResult
+%! ## the peers' cast-first order overflows fp16: carried on, never silently
+%! X = muon_ns (1e5 * G, "Precision", "fp16", "NormalizeFirst", false);
+%! assert (! all (isfinite (X(:))));
 %!error <Invalid call> muon_ns ()
 %!error <muon_ns: G must be a real numeric matrix.> muon_ns (complex (G))
 %!error <muon_ns: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> muon_ns (int8 (G))

@@ -7,9 +7,12 @@
 ## (no change), @qcode{"double"}, @qcode{"single"}, @qcode{"bf16"} or @qcode{"fp16"}
 ## (with their subnormals; overflow to Inf).  The result keeps the class of @var{x} and
 ## holds exactly representable values.  bf16 and fp16 are rounded straight from the value
-## of @var{x} (no intermediate rounding to single), as the C core rounds its bf16 and
-## fp16 emulation (every product and sum of a low-precision muon_ns is rounded this way):
-## use it to give a function low-precision data, e.g. gradients as fp16 would hold them.
+## of @var{x} (no intermediate rounding to single), as the C core rounds the fp32 values of
+## its bf16 and fp16 emulation (every product and sum of a low-precision muon_ns): use it
+## to give a function low-precision data, e.g. gradients as fp16 would hold them.  (The
+## peers' cast-first order, @code{muon_ns}'s @qcode{"NormalizeFirst", false}, takes a
+## double G through single first, as a float32 gradient is cast: there a double x can
+## differ from @code{muon_round (x, "bf16")} by a double rounding, e.g. 1 + 2^-8 + 2^-30.)
 ##
 ## @example
 ## muon_round (1 + 2^-9, "bf16")    # 1: the nearest bf16, ties to even
@@ -71,3 +74,10 @@ endfunction
 %!error <muon_round: X must be a real double or single array.> muon_round (int8 (1), "bf16")
 %!error <muon_round: X must be a real double or single array.> muon_round (sparse (eye (2)), "single")
 %!error <muon_round: PREC must be 'keep', 'double', 'single', 'bf16' or 'fp16'.> muon_round (1, "fp8")
+
+%!test
+%! ## one rounding from the double, not through single: 1 + 2^-8 + 2^-30 is above the tie
+%! ## 1 + 2^-8 between bf16's 1 and 1 + 2^-7, its single (1 + 2^-8) is on it (to even: 1)
+%! x = 1 + 2^-8 + 2^-30;
+%! assert (muon_round (x, "bf16"), 1 + 2^-7);
+%! assert (muon_round (single (x), "bf16"), single (1));

@@ -224,10 +224,13 @@ endfunction
 %! assert (U(5:12, :), muon_update (G(5:12, :), []));
 
 %!test
-%! ## a poisoned momentum is accepted and gives a non-finite update
+%! ## a poisoned momentum is accepted and gives a non-finite update, with a warning
 %! s = struct ("momentum", NaN (size (G)), "step", 3, "form", "ema");
+%! lastwarn ("");
 %! U = muon_update (G, s);
 %! assert (! any (isfinite (U(:))));
+%! [~, id] = lastwarn ();
+%! assert (id, "muonlab:nonFiniteResult");
 
 %!demo
 %! ## EMA vs SGD momentum: the momentum norms differ by 1/(1-beta), the updates do not

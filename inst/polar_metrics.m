@@ -35,7 +35,8 @@
 ## The first five are the polar-quality metrics of the stress test of Dao-AILab's
 ## gram-newton-schulz (tests/stress_test.py there).  Wide pages (M < N) are measured through their transposes, A.' = (P.') H, so
 ## that H is always min (M, N) x min (M, N) and every metric is the same for (A, P) and
-## (A.', P.').  An all-zero page of A gives NaN for the metrics divided by ||A||.  A page
+## (A.', P.').  An all-zero page of A gives NaN for the metrics divided by ||A|| and for
+## rel_err_polar (A has no polar factor).  A page
 ## of P with NaN or Inf (e.g. an fp16 overflow) gives NaN metrics for that page;
 ## @var{A} must be finite.  A huge or tiny @var{A} (entries past 2^500 or below 2^-500) is
 ## scaled by a power of two first, which changes no metric; a finite @var{P} so large that
@@ -104,6 +105,10 @@ function Q = polar_metrics (A, P)
     Q.bound_violation(e) = max (norm (p, 2) - 1, 0);
     W = U * V.';
     Q.rel_err_polar(e) = norm (p - W, "fro") / norm (W, "fro");
+    if (nA == 0)                        # no A to measure against, no polar factor
+      [Q.residual_error(e), Q.dual_obj(e), Q.rel_err_polar(e)] = deal (NaN);
+      continue;
+    endif
     for f = {"orth_error", "residual_error", "dual_obj"}   # past double's range: P's
       if (isnan (Q.(f{1})(e)))                              # products overflowed
         Q.(f{1})(e) = Inf;
@@ -147,6 +152,14 @@ endfunction
 %! for f = fieldnames (Q).'
 %!   assert (Qt.(f{1}), 0, 1e-13);
 %! endfor
+
+%!test
+%! ## an all-zero page of A: NaN where the metric divides by ||A|| or needs A's polar factor;
+%! ## P's own metrics as for any A (P = 0: P'P - I = -I, so orth_error 1)
+%! Q = polar_metrics (cat (3, zeros (4, 6), A(1:4,1:5)(:,[1:5 1])), zeros (4, 6, 2));
+%! assert ([Q.residual_error(1), Q.dual_obj(1), Q.rel_err_polar(1)], [NaN NaN NaN]);
+%! assert ([Q.orth_error(1), Q.psd_error(1), Q.bound_violation(1)], [1 0 0]);
+%! assert ([Q.residual_error(2), Q.dual_obj(2), Q.rel_err_polar(2)], [1 1 1], 1e-14);
 
 %!test
 %! ## P = 2 U V': P'P = 4 I, ||P||_2 = 2, H = 2 V S V', P H = 2 A, <A, P> = 2 ||A||_*

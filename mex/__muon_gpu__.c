@@ -105,17 +105,26 @@ static void check_or_free (const char *fname, muon_status s, muon_darray **a, mu
 // without a pass of its own: such a G always leaves a non-finite result (the normalization
 // divides by a non-finite norm), so G is read only when the core warned
 // (MUON_WARN_NONFINITE), which a finite G may cause too (a poisoned momentum, fp16 without
-// NormalizeFirst) and then keeps its result, as on the host.  On a rejection the fresh
-// arrays *a and *b are freed first.
+// NormalizeFirst) and then keeps its result with the host's warning
+// (muon_mex_warn_result).  On a rejection the fresh arrays *a and *b are freed first.
 static void reject_nonfinite (const char *fname, muon_status s, const muon_darray *g,
                               muon_darray **a, muon_darray **b)
 {
   int finite = 1;
   double sum = 0;
+  char msg[256] = "";
   if (s == MUON_WARN_NONFINITE)
+  {
+    snprintf (msg, sizeof msg, "%s", muon_ctx_last_error (muon_mex_ctx ()));
     check_or_free (fname, muon_darray_sumsq (muon_mex_ctx (), g, NULL, &sum, &finite), a, b);
+  }
   if (finite)
+  {
+    if (s == MUON_WARN_NONFINITE)                  // a finite G: warned as on the host
+      muon_ctx_set_error (muon_mex_ctx (), s, "%s", msg);
+    muon_mex_warn_result (fname, s);
     return;
+  }
   muon_darray_destroy (muon_mex_ctx (), a);
   muon_darray_destroy (muon_mex_ctx (), b);
   muon_mex_error (fname, "nonFinite", "G must not contain NaN or Inf.");

@@ -79,8 +79,25 @@ const char *muon_mex_caller (const mxArray *s, const char *dflt, char *buf, size
   return dflt;
 }
 
+void muon_mex_warn_result (const char *fname, muon_status s)
+{
+  if (s != MUON_WARN_NONFINITE)
+    return;
+  // Octave's own warning: mexWarnMsgIdAndTxt would put the gateway's name first
+  char text[512];
+  snprintf (text, sizeof text,
+            "%s: %s from a finite input (an overflow of its precision or state).", fname,
+            muon_ctx_last_error (muon_mex_ctx ()));
+  mxArray *args[3] = { mxCreateString ("muonlab:nonFiniteResult"), mxCreateString ("%s"),
+                       mxCreateString (text) };
+  mexCallMATLAB (0, NULL, 3, args, "warning");
+  for (int k = 0; k < 3; k++)
+    mxDestroyArray (args[k]);
+}
+
 void muon_mex_check (const char *fname, muon_status s)
 {
+  muon_mex_warn_result (fname, s);
   if (s >= 0)
     return;
   const char *msg = muon_ctx_last_error (muon_mex_ctx ());
@@ -392,12 +409,13 @@ void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o)
   if (r)
   {
     if (n > MUON_MAX_RESTARTS)
-      muon_mex_error (fname, "badArg", "at most %d restarts", MUON_MAX_RESTARTS);
+      muon_mex_error (fname, "badArg", "RESTARTS must have at most %d entries.",
+                      MUON_MAX_RESTARTS);
     o->nrestarts = (int) n;
     for (size_t i = 0; i < n; i++)
     {
       if (!whole_in (r[i], 0, INT_MAX))
-        muon_mex_error (fname, "badArg", "restarts must be non-negative integers");
+        muon_mex_error (fname, "badArg", "RESTARTS must be integers from 0 to %d.", INT_MAX);
       o->restarts[i] = (int) r[i];
     }
   }
@@ -409,7 +427,8 @@ void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o)
   if (cf && n > 0)
   {
     if (cols != 3 || rows < 1 || rows > MUON_MAX_STEPS)
-      muon_mex_error (fname, "badShape", "coefficients must be a K x 3 matrix, K <= %d",
+      muon_mex_error (fname, "badShape",
+                      "COEFFICIENTS must be a K x 3 matrix with K from 1 to %d.",
                       MUON_MAX_STEPS);
     for (size_t k = 0; k < rows; k++)
       for (size_t j = 0; j < 3; j++)

@@ -19,8 +19,13 @@ void muon_mex_at_exit (void (*hook) (void));
 // own name there, else dflt.  The name is copied into buf (len bytes).
 const char *muon_mex_caller (const mxArray *s, const char *dflt, char *buf, size_t len);
 
-// Raises "muonlab:<id>" with "<fname>: <message>." for status < 0 (message from the context).
+// Raises "muonlab:<id>" with "<fname>: <message>." for status < 0 (message from the context);
+// warns as muon_mex_warn_result for MUON_WARN_NONFINITE.
 void muon_mex_check (const char *fname, muon_status s);
+// Warns "muonlab:nonFiniteResult" ("<fname>: <message from the context>; ...") for
+// MUON_WARN_NONFINITE: a finite input whose result is not (an overflow in a low precision, a
+// poisoned momentum), carried on as the peers carry it, but never silently.
+void muon_mex_warn_result (const char *fname, muon_status s);
 // Raises "muonlab:<id>" with "<fname>: <printf message>".
 void muon_mex_error (const char *fname, const char *id, const char *fmt, ...);
 

@@ -109,9 +109,18 @@ void copy_columns (void *dst, size_t ds, const void *src, size_t ss, size_t w, s
   size_t nt = w * cols < ((size_t) 4 << 20) || hw < 2 ? 1 : hw < 8 ? hw : 8;
   nt = nt < cols ? nt : 1;
   std::vector<std::thread> pool;
-  for (size_t t = 1; t < nt; t++)
-    pool.emplace_back (part, cols * t / nt, cols * (t + 1) / nt);
+  size_t started = 1;
+  try                               // no exception may leave the plug-in's C entries
+  {
+    for (; started < nt; started++)
+      pool.emplace_back (part, cols * started / nt, cols * (started + 1) / nt);
+  }
+  catch (...)                       // no thread (or no memory for one): the rest copied here
+  {
+  }
   part (0, cols / nt);
+  for (size_t t = started; t < nt; t++)
+    part (cols * t / nt, cols * (t + 1) / nt);
   for (std::thread &th : pool)
     th.join ();
 }

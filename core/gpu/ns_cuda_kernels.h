@@ -206,8 +206,9 @@ __global__ void k_store_page (int p, const T *X, size_t rows, size_t cols, size_
   {
     size_t i = at % rows, j = at / rows;
     A v = zero ? (A) 0 : val (p, X[transposed ? j + i * n : i + j * n]);
-    out[i + j * ld] = (S) v;
-    count += !isfinite (v);
+    S w = (S) v;                    // counted as stored: a double past single's range is Inf
+    out[i + j * ld] = w;
+    count += !isfinite (w);
   }
   if (count)
     atomicAdd (bad, count);

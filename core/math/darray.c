@@ -298,6 +298,25 @@ fail:
 
 //---- NS and the update where the data lives -----------------------------------------------
 
+// The fp32 work copy w back into the 16-bit array a.  A value past a's range (fp16's 65504)
+// becomes Inf there: *warn becomes MUON_WARN_NONFINITE then, as the NS counts its own.
+static muon_status from_work (muon_ctx *ctx, muon_darray *a, const muon_darray *w,
+                              muon_status *warn)
+{
+  muon_status status = MUON_OK;
+  int finite = 1;
+  double sumsq;
+  CHECKSTATUS (convert (ctx, a->device, a->data, (int) a->storage, w->data, MUON_PREC_SINGLE,
+                        a->numel));
+  if (*warn == MUON_OK)
+    CHECKSTATUS (muon_darray_sumsq (ctx, a, NULL, &sumsq, &finite));
+  if (!finite)
+    *warn = muon_ctx_set_error (ctx, MUON_WARN_NONFINITE,
+                                "non-finite values in the result (past its class's range)");
+fail:
+  return status;
+}
+
 static muon_status record_ms (muon_ctx *ctx, muon_device device, double t0)
 {
   cpu_dev *d = NULL;
@@ -326,8 +345,7 @@ muon_status muon_darray_ns (muon_ctx *ctx, const muon_darray *G, muon_darray *X,
     goto fail;
   muon_status warn = status;
   if (xw)
-    CHECKSTATUS (convert (ctx, X->device, X->data, (int) X->storage, xw->data,
-                          MUON_PREC_SINGLE, X->numel));
+    CHECKSTATUS (from_work (ctx, X, xw, &warn));
   CHECKSTATUS (record_ms (ctx, G->device, t0));
   status = warn;
 fail:
@@ -385,6 +403,9 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
     char msg[256] = "";
     double coef[3 * MUON_MAX_STEPS];
     int steps = 0;
+    muon_ns_opts ns = o->ns;                     // what muon_ns refuses on CUDA (AOL)
+    ns.device = G->device;
+    CHECKSTATUS (muon_ns_check_opts (ctx, &ns));
     CHECKSTATUS (cuda_of (ctx, &api, &st));
     CHECKSTATUS (muon_ns_schedule (ctx, &o->ns, coef, MUON_MAX_STEPS, &steps));
     status = cuda_status (ctx, api->update (st, &g, M ? &m : NULL, &u, o, coef, steps, msg,
@@ -394,11 +415,9 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
     goto fail;
   muon_status warn = status;
   if (mw)
-    CHECKSTATUS (convert (ctx, M->device, M->data, (int) M->storage, mw->data,
-                          MUON_PREC_SINGLE, M->numel));
+    CHECKSTATUS (from_work (ctx, M, mw, &warn));
   if (uw)
-    CHECKSTATUS (convert (ctx, U->device, U->data, (int) U->storage, uw->data,
-                          MUON_PREC_SINGLE, U->numel));
+    CHECKSTATUS (from_work (ctx, U, uw, &warn));
   CHECKSTATUS (record_ms (ctx, G->device, t0));
   status = warn;
 fail:

@@ -69,6 +69,9 @@ muon_status muon_dmem_update (muon_ctx *ctx, muon_device d, const double *G, dou
 // F32, U like X, options valid); MUON_WARN_NONFINITE as muon_update.
 muon_status muon_update_orthogonalize (muon_ctx *ctx, const muon_tensor *X, muon_tensor *U,
                                        const muon_update_opts *o);
+// Validates the Newton-Schulz options for o->device (BADARG / UNSUPPORTED / NULLPTR): what
+// muon_ns checks, for the paths that reach a back end without it (the CUDA update).
+muon_status muon_ns_check_opts (muon_ctx *ctx, const muon_ns_opts *o);
 // Validates the update options for a matrix of `rows` rows (BADARG / BADSHAPE / NULLPTR).
 muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, size_t rows);
 

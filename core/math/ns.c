@@ -166,7 +166,7 @@ int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o)
   return o != NULL && muon_ns_gram_path (rows, cols, o);   // ns_shared.h
 }
 
-static muon_status check_opts (muon_ctx *ctx, const muon_ns_opts *o)
+muon_status muon_ns_check_opts (muon_ctx *ctx, const muon_ns_opts *o)
 {
   muon_status status = MUON_OK;
   CHECK (MUON_ERR_NULLPTR, o != NULL, "options must not be NULL");
@@ -262,7 +262,7 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   double t0 = muon_clock ();
   CHECKSTATUS (stats_of (ctx, &stats));
   memset (stats, 0, sizeof *stats);
-  CHECKSTATUS (check_opts (ctx, o));
+  CHECKSTATUS (muon_ns_check_opts (ctx, o));
   if (o->device == MUON_DEVICE_CUDA)              // a missing back end first, as the loader
   {                                                // says it
     snprintf (stats->gemm, sizeof stats->gemm, "cublas");

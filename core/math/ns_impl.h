@@ -373,7 +373,7 @@ static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_
 #include "ns_aol_impl.h"
 
 // Write X (n x m) back to page e of out, undoing the transpose, or r(Y) when Y (n x m, T) is
-// not NULL; counts non-finite values.
+// not NULL; counts the non-finite values written.
 NS_CLONES
 static size_t FN (store_page) (int p, const S *X, const T *Y, int transposed, muon_tensor *out,
                                size_t e)
@@ -387,11 +387,11 @@ static size_t FN (store_page) (int p, const S *X, const T *Y, int transposed, mu
       size_t k = transposed ? j + i * n : i + j * n;
       T v = Y ? RND (p, Y[k]) : LOAD (X[k]);
       size_t at = e * out->stride + i + j * out->ld;
+      // counted as stored: a finite double past single's range is Inf in a single X
       if (out->dtype == MUON_F64)
-        ((double *) out->data)[at] = (double) v;
+        bad += !isfinite (((double *) out->data)[at] = (double) v);
       else
-        ((float *) out->data)[at] = (float) v;
-      bad += !isfinite (v);
+        bad += !isfinite (((float *) out->data)[at] = (float) v);
     }
   return bad;
 }

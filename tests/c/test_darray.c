@@ -162,6 +162,36 @@ static void test_ns_and_update (void)
   download (ctx, Md, x1, M, N, E);
   T_ASSERT (memcmp (x1, mh, sizeof x1) == 0);
 
+  // an fp16 result past 65504 is Inf in its class: MUON_WARN_NONFINITE, as the NS counts its
+  // own (the same update in single storage stays finite)
+  {
+    float u16[M * N * E];
+    muon_darray *G16 = upload (ctx, MUON_PREC_FP16, g, M, N, E), *U16 = NULL, *G32 = NULL,
+      *U32 = NULL;
+    muon_update_opts big = uo;
+    big.ns.precision = MUON_PREC_SINGLE;
+    big.scale_factor = 1e6;
+    muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_FP16, M, N, E, &U16);
+    T_EQ_INT (muon_darray_update (ctx, G16, NULL, U16, &big, 1), MUON_WARN_NONFINITE);
+    T_ASSERT (*muon_ctx_last_error (ctx) != 0);
+    big.scale_factor = 1;
+    T_EQ_INT (muon_darray_update (ctx, G16, NULL, U16, &big, 1), MUON_OK);
+    T_EQ_INT (muon_darray_ns (ctx, G16, U16, &big.ns), MUON_OK);
+    big.scale_factor = 1e6;
+    G32 = upload (ctx, MUON_PREC_SINGLE, g, M, N, E);
+    muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_SINGLE, M, N, E, &U32);
+    T_EQ_INT (muon_darray_update (ctx, G32, NULL, U32, &big, 1), MUON_OK);
+    muon_tensor t32 = muon_tensor_batch (MUON_F32, u16, M, N, E);
+    T_EQ_INT (muon_darray_download (ctx, U32, &t32), MUON_OK);
+    int past = 0;
+    for (int i = 0; i < M * N * E; i++)
+      past += fabsf (u16[i]) > 65504;
+    T_ASSERT_MSG (past > 0, "the single update must pass fp16's range for this test");
+    muon_darray *mine[] = { G16, U16, G32, U32 };
+    for (int k = 0; k < 4; k++)
+      muon_darray_destroy (ctx, &mine[k]);
+  }
+
   // errors: shapes, the same array twice, experts
   muon_darray *small = NULL;
   muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 2, 2, 1, &small);

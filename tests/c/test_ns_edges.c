@@ -74,6 +74,23 @@ static void test_cast_first_overflow (void)
     o.precision = MUON_PREC_BF16;
     T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_OK);
   }
+  // a finite double result past single's range, stored into a single X, is counted as stored
+  {
+    float gs[4] = { 1, 0, 0, 1 }, xs[4];
+    const double big[3] = { 1e30, 0, 0 };
+    muon_ns_opts o;
+    muon_ns_opts_default (&o);
+    o.precision = MUON_PREC_DOUBLE;
+    o.coeffs = big;
+    o.ncoeffs = 1;
+    o.steps = 2;
+    o.eps = 0;
+    muon_tensor tg = muon_tensor_matrix (MUON_F32, gs, 2, 2), tx = muon_tensor_matrix (MUON_F32, xs, 2, 2);
+    T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_WARN_NONFINITE);
+    T_ASSERT (isinf (xs[0]) && isinf (xs[3]) && xs[1] == 0 && xs[2] == 0);
+    o.steps = 1;                                   // 1e30 / sqrt (2): fits single
+    T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_OK);
+  }
   // non-finite input: non-finite output and the warning, in every precision
   for (int prec = 0; prec < 4; prec++)
   {

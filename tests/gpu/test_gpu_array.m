@@ -50,6 +50,39 @@ endfunction
 %! endfor
 
 %!test
+%! ## Normalize "aol": a device array's update does what the host call on the same device
+%! ## does (the CPU applies it, CUDA refuses it), never a Frobenius update in its place
+%! randn ("state", 33);
+%! G = randn (24, 40);
+%! D = muon_gpu (G, "Device", t.array);
+%! o = {t.dev{:}, "Normalize", "aol", "Coefficients", "aol"};
+%! herr = derr = "";
+%! try, Uh = muon_update (G, [], o{:}); catch e, herr = e.identifier; end_try_catch
+%! try, Ud = gather (muon_update (D, [], o{:})); catch e, derr = e.identifier; end_try_catch
+%! assert (derr, herr);
+%! if (isempty (herr))
+%!   assert (isequal (Ud, Uh));
+%!   assert (! isequal (Uh, muon_update (G, [], t.dev{:}, "Coefficients", "aol")));
+%! endif
+
+%!test
+%! ## an fp16 update past its range (65520 and up round to Inf) is Inf in its class: the
+%! ## host's warning, never silently
+%! randn ("state", 34);
+%! G = single (randn (16, 32));
+%! D = muon_gpu (G, "Device", t.array, "Class", "fp16");
+%! lastwarn ("");
+%! U = gather (muon_update (D, [], t.dev{:}, "ScaleFactor", 1e6));
+%! [~, id] = lastwarn ();
+%! assert (id, "muonlab:nonFiniteResult");
+%! Uh = muon_update (gather (D), [], t.dev{:}, "Precision", "fp16", "ScaleFactor", 1e6);
+%! assert (nnz (isinf (U)), nnz (abs (Uh) >= 65520));
+%! assert (nnz (isinf (U)) > 0);
+%! lastwarn ("");
+%! gather (muon_update (D, [], t.dev{:}));
+%! assert (lastwarn (), "");
+
+%!test
 %! ## arrays of several 32 MB staging chunks and a tail (82 MB of single, 20.5 M elements:
 %! ## more than one pass of a 65536-block grid): the round trip keeps every bit, in the
 %! ## class and converted on the device

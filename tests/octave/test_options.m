@@ -457,4 +457,6 @@ endfunction
 %!error <muon_comm: unknown communicator kind 'tcp'.> __muon_comm__ ("create", "tcp")
 %!error <muon_comm: COMM must be 'self', 'sim', 'mpi', 'nccl', or a struct from muon_comm.> __muon_comm__ ("create", 3)
 %!error <muon_comm: a sim communicator has only the 'fixed' reduction.> __muon_comm__ ("create", struct ("kind", "sim", "size", 2, "reduction", "mpi"))
-%!error <muon_ns: coefficients must be a K x 3 matrix, K <= 1000> __muon_ns__ (magic (4), struct ("coeffs", ones (1001, 3)))
+%!error <muon_ns: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> __muon_ns__ (magic (4), struct ("coeffs", ones (1001, 3)))
+%!error <muon_ns: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> muon_ns (magic (4), "Coefficients", repmat ([1.5 -0.5 0], 1001, 1))
+%!error <muon_ns: RESTARTS must be integers from 0 to 2147483647\.> muon_ns (magic (4), "Method", "gram", "Restarts", 1e10)
