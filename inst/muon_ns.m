@@ -88,7 +88,9 @@
 ## product one strided-batched cuBLAS call for all E pages (one launch where there were E;
 ## for stacks of pages too small to fill the GPU alone).  A page's bits then depend on the
 ## stack's page count, as cuBLAS picks its kernels for the batch.  false (default): the
-## pages run one by one on four streams, each with the bits of that page alone.  Host
+## pages run one by one on four streams, each with the bits of that page alone, but for
+## the automatic @qcode{"SymBlocks"} below (a 16-bit page with n from 2048 to 4095 takes
+## k = 2 in a stack of four pages or more, k = 1 alone; give k to keep it fixed).  Host
 ## arrays and the CPU are not affected.
 ## @item "SymBlocks"
 ## CUDA, bf16 and fp16: the symmetric products (X X', and with "Fused" the standard
