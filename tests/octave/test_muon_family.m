@@ -275,3 +275,44 @@
 %!   assert (U, Ur, 1e-12 * norm (Ur, "fro"));
 %!   assert (s.family.algorithm, "muon");
 %! endfor
+
+%!test
+%! ## EpsPlacement max on a page whose norm is below 1e-162 (its sum of squares would
+%! ## underflow): G / Eps through the schedule, not the orthogonal factor; beside it, the
+%! ## plain iteration written here (its cubic terms underflow: a linear map)
+%! randn ("state", 2);
+%! G = 1e-165 * randn (5, 8);
+%! C = muon_coeffs ("eo_quintic");
+%! Y = G / 1e-15;
+%! for k = 1:5
+%!   c = C(k,:);  A = Y * Y';
+%!   Y = c(1) * Y + (c(2) * A + c(3) * A * A) * Y;
+%! endfor
+%! w = warning ("off", "muonlab:tinyInput");
+%! unwind_protect
+%!   X = muon_ns (G, "Coefficients", "eo_quintic", "Eps", 1e-15, "EpsPlacement", "max");
+%!   assert (X, Y, 1e-14 * norm (Y, "fro"));
+%!   X = muon_ns (1e-320 * ones (4, 6), "Coefficients", "eo_quintic", "Eps", 1e-15,
+%!                "EpsPlacement", "max");           # subnormal: t^3, t^5 overflow
+%!   assert (norm (X, "fro"), prod (C(:,1)) * 1e-320 * sqrt (24) / 1e-15, 1e-3 * 2.4e-302);
+%!   U = muon_update (G, [], "Preset", "normuon_eo");
+%!   assert (norm (U, "fro") < 1e-140);
+%! unwind_protect_cleanup
+%!   warning (w);
+%! end_unwind_protect
+
+%!test
+%! ## EpsPlacement max on a stack whose pages take different factors: the stats count
+%! ## every page's products (three calls of one page each)
+%! randn ("state", 3);
+%! G = randn (4, 6, 3);
+%! [~, s1] = muon_ns (G(:,:,1), "EpsPlacement", "max");
+%! G(:,:,2) *= 1e-9;
+%! w = warning ("off", "muonlab:tinyInput");
+%! unwind_protect
+%!   [~, s3] = muon_ns (G, "EpsPlacement", "max");
+%! unwind_protect_cleanup
+%!   warning (w);
+%! end_unwind_protect
+%! assert ([s3.products, s3.product_flops], 3 * [s1.products, s1.product_flops]);
+%! assert (s3.product_gflops, s3.product_flops / s3.product_seconds / 1e9, -1e-12);
