@@ -19,7 +19,7 @@
 
 function [U, M, Q] = family_dion (fname, G, M, Q, opts)
   [m, n] = size (G);
-  s = family_scale (opts.scale, m, n) * opts.scale_factor;
+  s = family_scale (opts, m, n);
   M = M + G;
   if (strcmp (opts.algorithm, "dion2"))
     U = zeros (m, n, class (G));

@@ -49,7 +49,7 @@ function [U, M, B] = family_update (fname, G, M, B, opts)
       X = M;
     endif
   endif
-  s = family_scale (opts.scale, m, n) * opts.scale_factor;
+  s = family_scale (opts, m, n);
 
   switch (a)
     case {"muon", "scion"}

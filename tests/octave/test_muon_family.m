@@ -316,3 +316,25 @@
 %! end_unwind_protect
 %! assert ([s3.products, s3.product_flops], 3 * [s1.products, s1.product_flops]);
 %! assert (s3.product_gflops, s3.product_flops / s3.product_seconds / 1e9, -1e-12);
+
+%!test
+%! ## ConvScale last_two on the Octave path (every algorithm, and Muon with NormScale):
+%! ## the scale reads kh x kw (3 x 2), not out x (in*kh*kw) (6 x 12); the rest is unchanged
+%! randn ("state", 17);
+%! W = randn (6, 2, 3, 2);
+%! ratio = struct ("keller", sqrt (3/2) / 1, "unit_rms", sqrt (3/2) / sqrt (6/12),
+%!                 "spectral", sqrt (3) / sqrt (12), "none", 1, "rms", sqrt (3) / sqrt (12));
+%! L = muon_optimizer ("presets");
+%! for i = 1:rows (L)
+%!   o = {"Preset", L{i,1}, "DionQ0", eye(6)};
+%!   sc = test_options ("private", "parse_options", "t", "muon_update",
+%!                      test_options ("private", "family_presets", "expand", "t", o(1:2))).scale;
+%!   U1 = muon_update (W, [], o{:});
+%!   U2 = muon_update (W, [], o{:}, "ConvScale", "last_two");
+%!   assert (U2, ratio.(sc) * U1, 1e-14 * norm (U1(:)));
+%! endfor
+%! U1 = muon_update (W, [], "ConvScale", "last_two");
+%! U2 = muon_update (W, [], "ConvScale", "last_two", "NormScale", 1 + 1e-15);
+%! assert (U2, U1, 1e-12);
+%! U2 = muon_update (W, [], "ConvScale", "last_two", "Algorithm", "scion");
+%! assert (U2, U1, 1e-12);
