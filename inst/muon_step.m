@@ -10,8 +10,9 @@
 ## @var{opt}'s per-parameter state is checked on every call: a Muon state that is neither
 ## [] nor a @code{muon_update} state with a finite momentum of the parameter's size (a
 ## cell, a momentum of another class or size, a NaN momentum without
-## @qcode{"PoisonMomentum"}), or AdamW moments that are not finite or a negative second
-## moment, is a @code{muonlab:badState} error (never a silent reset or a NaN carried on).
+## @qcode{"PoisonMomentum"}, a negative second moment of NorMuon, AdaMuon or NAMO), or
+## AdamW moments that are not finite or a negative second moment, is a
+## @code{muonlab:badState} error (never a silent reset or a NaN carried on).
 ## So are the scalars that may be edited between steps (@code{opt.muon_lr},
 ## @code{adam_lr}, @code{muon_wd}, @code{adam_wd}, @code{adam_eps}: non-negative finite;
 ## @code{adam_betas}: two numbers in [0, 1)); the message names the field.  NaN or Inf in

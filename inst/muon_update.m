@@ -147,7 +147,7 @@
 ## Nesterov and MomentumForm do not apply to dion and dion2 (their momentum is M += G
 ## with Beta in the error feedback).  The state then has a fourth field, @code{family}:
 ## @code{algorithm} and @code{buffer} (V, v or Q; [] for the others); a state of
-## another algorithm is a @code{muonlab:badState} error.
+## another algorithm, or a negative V or v, is a @code{muonlab:badState} error.
 ##
 ## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};
 ## a non-finite @var{G} is an error.
@@ -330,3 +330,5 @@ endfunction
 %!error <muon_update: STATE.family must hold the state of ALGORITHM 'namo'.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "namo", "buffer", {{1}})), "Algorithm", "namo")
 %!error <muon_update: SCALE must be 'keller', 'rms', 'spectral', 'unit_rms' or 'none'.> muon_update (G, [], "Scale", "Preset")
 %!error <muon_update: options must be NAME, VALUE pairs.> muon_update (G, [], "Preset", "keller", "Beta")
+%!error <muon_update: STATE.family.buffer must not be negative \(the second moment of NAMO\).> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "namo", "buffer", -100)), "Algorithm", "namo")
+%!error <muon_update: STATE.family.buffer must not be negative \(the second moment of NORMUON\).> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "normuon", "buffer", [ones(11, 1); -1e-300])), "Algorithm", "normuon")

@@ -13,7 +13,9 @@
 ## rates, weight decays and @code{adam_eps} non-negative and finite, @code{adam_betas} in
 ## [0, 1)), and each parameter's state: @code{OPT.muon.(name)} is [] or a @code{muon_update} state
 ## (momentum a real double or single array of the parameter's size, finite unless
-## @code{OPT.poison}; step a non-negative integer; form @qcode{"ema"} or @qcode{"sgd"});
+## @code{OPT.poison}; step a non-negative integer; form @qcode{"ema"} or @qcode{"sgd"};
+## a Muon-family buffer real, finite unless @code{OPT.poison}, and not negative where it
+## is a second moment: NorMuon's and AdaMuon's V, NAMO's v);
 ## @code{OPT.adam.(name)} has finite @code{m} and @code{v} of the parameter's size with
 ## @code{v >= 0} and an integer step; @code{OPT.accum.(name)} is [] or an array of the
 ## parameter's size (NaN allowed: an overflowing micro-batch waits there for its skip).
@@ -309,6 +311,10 @@ function check_muon (st, where, sz, poison, form)
            && (poison || all (isfinite (f.buffer(:))))))
       fail_ ("%s.family must be a struct with an algorithm name and a finite real buffer",
              where);
+    endif
+    if (any (strcmp (f.algorithm, {"normuon", "adamuon", "namo"})) && any (f.buffer(:) < 0))
+      fail_ ("%s.family.buffer must not be negative (the second moment of %s)", where,
+             upper (f.algorithm));
     endif
   else
     field_set (st, where, {"momentum", "step", "form"});

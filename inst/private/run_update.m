@@ -89,6 +89,11 @@ function [U, state] = run_update (fname, G, state, args)
       error ("muonlab:badState", "%s: STATE.family must hold the state of ALGORITHM '%s'.",
              fname, opts.algorithm);
     endif
+    if (any (strcmp (fam.algorithm, {"normuon", "adamuon", "namo"})) && any (fam.buffer(:) < 0))
+      error ("muonlab:badState",
+             "%s: STATE.family.buffer must not be negative (the second moment of %s).",
+             fname, upper (fam.algorithm));
+    endif
   elseif (family && ! strcmp (opts.algorithm, "muon") && step > 0)
     error ("muonlab:badState", "%s: STATE.family must hold the state of ALGORITHM '%s'.",
            fname, opts.algorithm);
