@@ -136,7 +136,8 @@
 ## normuon      O = NS (X); V = lerp (V, q, 1-Beta2), q per NormAxis (default row);
 ## adamuon      O2 = O ./ den (V), rescaled per RMSMatch;  U = scale O2
 ##              (adamuon: NormAxis element, RMSMatch 0.2 by default; SignBeforeNS)
-## namo         v = lerp (v, ||G||^2, 1-Beta2) (a scalar, from the raw G);
+## namo         v = lerp (v, ||G||^2, 1-Beta2) (a scalar, from the raw G, in fp64
+##              whatever the class of G: a single G past 1.8e19 squares past single's range);
 ##              U = scale ||X|| / den (v) NS (X)
 ## polargrad    O = NS (X); U = scale sum (O(:) .* X(:)) O
 ## dion         M += G; on B = M (M' when m < n): P = orth (B Q), R = B' P,
@@ -150,7 +151,8 @@
 ## another algorithm, or a negative V or v, is a @code{muonlab:badState} error.
 ##
 ## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};
-## a non-finite @var{G} is an error.
+## a non-finite @var{G} is an error, and so is, for NAMO, a @var{G} whose squared norm
+## overflows fp64 (@code{muon_step} skips such a step).
 ##
 ## Example:
 ## @example

@@ -338,3 +338,19 @@
 %! assert (U2, U1, 1e-12);
 %! U2 = muon_update (W, [], "ConvScale", "last_two", "Algorithm", "scion");
 %! assert (U2, U1, 1e-12);
+
+%!test
+%! ## NAMO's v of a huge single gradient: ||G||^2 passes single's range, v (fp64) does not
+%! ## overflow; the first step is sqrt (5) sqrt (1-beta2) NS (G) at any scale (X = 0.05 G,
+%! ## v = 0.05 ||G||^2), and a second step stays finite
+%! G = single (reshape (sin (1:20), 4, 5));
+%! X = muon_ns (G, "Coefficients", "eo_quintic", "Eps", 1e-15, "EpsPlacement", "max");
+%! for a = [1 1e20]
+%!   [U, s] = muon_update (a * G, [], "Preset", "namo_eo");
+%!   assert (U, sqrt (5) * sqrt (0.05) * X, 1e-5);
+%!   assert (s.family.buffer, 0.05 * a^2 * sumsq (double (G(:))), -1e-6);
+%! endfor
+%! U = muon_update (G, s, "Preset", "namo_eo");
+%! assert (all (isfinite (U(:))) && norm (U, "fro") > 0.1);
+%!error <muon_update: NAMO's second moment needs norm \(G, 'fro'\)\^2 below realmax \(fp64\)\.>
+%! muon_update (1e160 * reshape (sin (1:20), 4, 5), [], "Preset", "namo_eo");
