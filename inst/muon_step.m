@@ -32,8 +32,9 @@
 ## @item at the k-th call forms the mean gradient, divided by the loss scale;
 ## @item with @qcode{"ClipPolicy"} @qcode{"before_ns"} clips all raw gradients by their
 ## global norm;
-## @item checks for overflow (any NaN or Inf, or a finite gradient so large that its fp64
-## sum of squares overflows, which would turn AdamW's second moment into Inf and its
+## @item checks for overflow (any NaN or Inf, a finite gradient so large that its fp64
+## sum of squares overflows, or an AdamW gradient whose squares overflow its class, single
+## entries past 1.8e19: either would turn AdamW's second moment into Inf and its
 ## parameter into NaN): the step is then skipped (@code{info.skipped}), nothing in
 ## @var{params} or in the optimizer state changes, and a dynamic scale backs off (never
 ## below its minimum).  Without a loss scaler such a gradient skips the step too (the
@@ -189,7 +190,7 @@ function [params, opt, info] = step (fname, opt, params, grads)
       g.(n) = unscale (x, s);
     endif
     sx = opt_sumsq (x);            # the overflow check (opt_overflows) and, mostly, the norm
-    overflow = overflow || ! isfinite (sx);
+    overflow = overflow || ! isfinite (sx) || (! ismuon(i) && squares_overflow (g.(n)));
     if (s != 1 && ! micro_ns)
       sx = opt_sumsq (g.(n));
     endif
@@ -302,6 +303,13 @@ function [params, opt, info] = step (fname, opt, params, grads)
   info.step = opt.step;
   opt.scaler = opt_scaler_update (opt.scaler, false);
   opt.ns_calls += info.ns_calls;
+endfunction
+
+## an AdamW gradient whose squares (g .* g, in its class: the second moment's) overflow:
+## a single entry past 1.8e19 (its fp64 sum of squares is finite)
+function tf = squares_overflow (g)
+  tf = (isa (g, "single") && ! isempty (g)
+        && max (abs (g(:))) >= sqrt (realmax ("single")));
 endfunction
 
 function x = unscale (x, s)

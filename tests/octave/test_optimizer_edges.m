@@ -36,3 +36,20 @@ endfunction
 %!   raises (@() muon_step (o, P, G), "badState", ["muon_step: " msg]);
 %!   raises (@() muon_save_state ([tempname() ".ckpt"], o), "badState", ["muon_save_state: " msg]);
 %! endfor
+
+%!test
+%! ## a single AdamW gradient whose square overflows single (1e20^2 > 3.4e38) skips the
+%! ## step, though its fp64 sum of squares is finite; 1e19 (1e38) is applied, v = 0.05 g^2
+%! Ps = struct ("W", single (P.W), "b", single (P.b));
+%! Gs = struct ("W", single (G.W), "b", single ([1e20; 1; 1; 1]));
+%! o = muon_optimizer (Ps);
+%! [Q, o2, info] = muon_step (o, Ps, Gs);
+%! assert ([info.skipped, info.applied], [true, false]);
+%! assert (Q, Ps);
+%! assert (o2.adam, o.adam);
+%! Gs.b(1) = 1e19;
+%! [Q, o2, info] = muon_step (o, Ps, Gs);
+%! assert ([info.skipped, info.applied], [false, true]);
+%! assert (o2.adam.b.v, single (0.05 * double (Gs.b) .^ 2), -1e-6);
+%! [Q, o2, info] = muon_step (o2, Q, Gs);
+%! assert (info.applied && all (isfinite (Q.b)));
