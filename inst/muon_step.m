@@ -39,8 +39,11 @@
 ## @var{params} or in the optimizer state changes, and a dynamic scale backs off (never
 ## below its minimum).  Without a loss scaler such a gradient skips the step too (the
 ## policy of @code{zero_muon_step}; @code{muon_ns} and @code{muon_update} reject NaN and Inf
-## and give the scale-invariant answer for huge finite inputs).  With @qcode{"PoisonMomentum"} the Muon momenta are
-## advanced before this check (DeepSpeed #8432), so a non-finite gradient lands in them;
+## and give the scale-invariant answer for huge finite inputs).  With
+## @qcode{"PoisonMomentum"} the Muon momenta are advanced before this check (DeepSpeed
+## #8432), so a non-finite gradient lands in them.  A step whose new parameters would not
+## all be finite (finite inputs, a non-finite update) is skipped the same way at step 7,
+## nothing written;
 ## @item runs @code{muon_update} (one NS) on each Muon parameter's gradient;
 ## @item with @qcode{"after_ns"} clips the Muon updates and the AdamW gradients by their
 ## joint global norm, with @qcode{"skip_muon"} the AdamW gradients by theirs;
@@ -222,13 +225,12 @@ function [params, opt, info] = step (fname, opt, params, grads)
     endfor
   endif
   if (overflow)
+    opt = skip_step (opt, info);
     info.skipped = true;
     info.global_norm = NaN;
-    opt.skipped += 1;
-    opt.scaler = opt_scaler_update (opt.scaler, true);
-    opt.ns_calls += info.ns_calls;
     return;
   endif
+  muon0 = opt.muon;                     # restored if the step ends non-finite
   if (! opt.poison)
     for i = todo(:).'
       n = names{i};
@@ -271,8 +273,11 @@ function [params, opt, info] = step (fname, opt, params, grads)
       endif
   endswitch
 
-  ## 6. apply
+  ## 6. apply: every new value first; one that is not finite (a NaN or Inf update from
+  ## finite inputs) skips the step as an overflow does, nothing written
   total = 0;
+  adam = opt.adam;
+  newp = params;
   for i = 1:np
     n = names{i};
     p0 = params.(n);
@@ -286,17 +291,31 @@ function [params, opt, info] = step (fname, opt, params, grads)
         p = p * (1 - opt.muon_lr * wd);
       endif
     else
-      [p, opt.adam.(n)] = opt_adamw (p0, g.(n), opt.adam.(n), opt.adam_lr, opt.adam_wd,
-                                     opt.adam_betas, opt.adam_eps);
+      [p, adam.(n)] = opt_adamw (p0, g.(n), opt.adam.(n), opt.adam_lr, opt.adam_wd,
+                                 opt.adam_betas, opt.adam_eps);
     endif
     if (! isa (p, "muon_gpuarray"))
       p = cast (p, class (p0));
     endif
-    params.(n) = p;
     d = opt_sumsq (p, p0);        # one pass in double (single: the difference of two close
-    info.update_norm.(n) = sqrt (d);               # singles)
+    if (! isfinite (d))           # singles); finite: so is p (p0 is)
+      [~, finite] = opt_sumsq (p);
+      if (! finite)
+        opt.muon = muon0;
+        opt = skip_step (opt, info);
+        info.skipped = true;
+        info.global_norm = NaN;
+        info.clip_coef = 1;
+        info.update_norm = zero_norms (names);
+        return;
+      endif
+    endif
+    newp.(n) = p;
+    info.update_norm.(n) = sqrt (d);
     total += d;
   endfor
+  params = newp;
+  opt.adam = adam;
   info.step_norm = sqrt (total);
   info.applied = true;
   opt.step += 1;
@@ -310,6 +329,13 @@ endfunction
 function tf = squares_overflow (g)
   tf = (isa (g, "single") && ! isempty (g)
         && max (abs (g(:))) >= sqrt (realmax ("single")));
+endfunction
+
+## the counters of a skipped step (the scale backs off)
+function opt = skip_step (opt, info)
+  opt.skipped += 1;
+  opt.scaler = opt_scaler_update (opt.scaler, true);
+  opt.ns_calls += info.ns_calls;
 endfunction
 
 function x = unscale (x, s)

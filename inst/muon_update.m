@@ -105,13 +105,14 @@
 ## @item "VEps", "VEpsPlacement"
 ## the division by the second moment: @code{O ./ (sqrt (V) + VEps)} (@qcode{"add"},
 ## default) or @code{O ./ sqrt (max (V, VEps))} (@qcode{"max"}, EO's
-## @code{rsqrt (max (V, eps))}); NAMO's @code{sqrt (v) + VEps} likewise.  Default 1e-8.
+## @code{rsqrt (max (V, eps))}); NAMO's @code{sqrt (v) + VEps} likewise.  Positive (a
+## zero row of O would give 0/0); default 1e-8.
 ## @item "RMSMatch"
 ## the rescale of O2 = O ./ den (V): @qcode{"keep"} @code{O2 *= ||O|| / (||O2|| +
 ## RMSEps)} (NorMuon's default), a number r: @code{O2 *= r sqrt (m n) / (||O2|| + RMSEps)}
 ## (AdaMuon's 0.2, its default), @qcode{"none"} (Emerging-Optimizers).
 ## @item "RMSEps", "RMSEpsPlacement"
-## that rescale's eps (default 1e-8) and where it goes: @qcode{"add"} (default)
+## that rescale's eps (positive, default 1e-8) and where it goes: @qcode{"add"} (default)
 ## @code{||O2|| + RMSEps} or @qcode{"max"} @code{max (||O2||, RMSEps)} (dion's NorMuon).
 ## @item "Rank"
 ## Dion's rank r (default and at most min (m, n): full rank).
@@ -334,3 +335,5 @@ endfunction
 %!error <muon_update: options must be NAME, VALUE pairs.> muon_update (G, [], "Preset", "keller", "Beta")
 %!error <muon_update: STATE.family.buffer must not be negative \(the second moment of NAMO\).> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "namo", "buffer", -100)), "Algorithm", "namo")
 %!error <muon_update: STATE.family.buffer must not be negative \(the second moment of NORMUON\).> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "normuon", "buffer", [ones(11, 1); -1e-300])), "Algorithm", "normuon")
+%!error <muon_update: VEPS must be a positive finite scalar.> muon_update (G, [], "Preset", "normuon_zichongli5", "VEps", 0)
+%!error <muon_update: RMSEPS must be a positive finite scalar.> muon_update (G, [], "Preset", "adamuon_eo", "RMSEps", 0)

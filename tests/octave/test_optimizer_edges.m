@@ -53,3 +53,33 @@ endfunction
 %! assert (o2.adam.b.v, single (0.05 * double (Gs.b) .^ 2), -1e-6);
 %! [Q, o2, info] = muon_step (o2, Q, Gs);
 %! assert (info.applied && all (isfinite (Q.b)));
+
+%!test
+%! ## VEps 0 is refused (a zero row of G gave 0/0 in V's division and a NaN step)
+%! Gz = G.W;  Gz(2,:) = 0;
+%! raises (@() muon_optimizer (P, "Preset", "normuon_zichongli5", "VEps", 0), "badArg",
+%!         "muon_optimizer: parameter 'W': VEPS must be a positive finite scalar.");
+%! [Q, ~, info] = muon_step (muon_optimizer (P, "Preset", "normuon_zichongli5"), P,
+%!                           struct ("W", Gz, "b", G.b));
+%! assert (info.applied && all (isfinite (Q.W(:))));
+%! assert (Q.W(2,:), P.W(2,:));             # its V row is 0: O's zero row over VEps
+
+%!test
+%! ## a step whose new parameters would not be finite is skipped and writes nothing:
+%! ## AdamW with AdamEps 0 on a zero gradient entry (0/0), Muon with an update of Inf
+%! o = muon_optimizer (P, "AdamEps", 0);
+%! [Q, o2, info] = muon_step (o, P, setfield (G, "b", [0; 1; 2; 3]));
+%! assert ([info.skipped, info.applied, o2.skipped, o2.step], [1 0 1 0]);
+%! assert (Q, P);
+%! assert ({o2.muon, o2.adam}, {o.muon, o.adam});
+%! [~, o] = muon_step (muon_optimizer (P, "Scale", "spectral"), P, G);
+%! o.update_args.W = {"Scale", "spectral", "ScaleFactor", 1e308};   # U = sqrt (5) 1e308 NS
+%! w = warning ("off", "muonlab:nonFiniteResult");
+%! unwind_protect
+%!   [Q, o2, info] = muon_step (o, P, G);
+%! unwind_protect_cleanup
+%!   warning (w);
+%! end_unwind_protect
+%! assert ([info.skipped, info.applied, o2.step], [1 0 1]);
+%! assert (Q, P);
+%! assert ({o2.muon, o2.adam}, {o.muon, o.adam});
