@@ -374,15 +374,11 @@ function [wd, first] = muon_decay (fname, n, opt)
   if (isempty (args))
     return;
   endif
-  ## the options were checked by muon_optimizer: the last mention of each name wins
-  args = family_presets ("expand", sprintf ("%s: parameter '%s'", fname, n), args);
-  for i = 1:2:numel (args)
-    if (strcmpi (args{i}, "Algorithm"))
-      wd = merge (strcmpi (args{i+1}, "scion"), 1, opt.muon_wd);
-    elseif (strcmpi (args{i}, "DecayFirst") && ! isempty (args{i+1}))
-      first = logical (args{i+1});
-    endif
-  endfor
+  ## the options as muon_update reads them (a preset expanded, empty values, the last
+  ## mention of each name winning)
+  o = parse_options (fname, "muon_update", family_presets ("expand", fname, args));
+  wd = merge (strcmp (o.algorithm, "scion"), 1, opt.muon_wd);
+  first = o.decay_first;
 endfunction
 
 ## A and B on one device when either is a device array (the other uploaded in its class):

@@ -83,3 +83,31 @@ endfunction
 %! assert ([info.skipped, info.applied, o2.step], [1 0 1]);
 %! assert (Q, P);
 %! assert ({o2.muon, o2.adam}, {o.muon, o.adam});
+
+%!test
+%! ## muon_step's own reading of the options (Scion's decay, the poisoned momentum's beta)
+%! ## is muon_update's: an empty value keeps what the preset set; {} is the default
+%! U = muon_update (G.W, [], "Preset", "scion_eo");
+%! Q = muon_step (muon_optimizer (P, "Preset", "scion_eo", "Algorithm", "", "LR", 0.1), P, G);
+%! assert (Q.W, 0.9 * P.W - 0.1 * U, 1e-15);            # Scion: wd = 1, W *= 1 - lr
+%! U = muon_update (G.W, [], "Algorithm", {});
+%! Q = muon_step (muon_optimizer (P, "Algorithm", {}, "LR", 0.1, "WeightDecay", 0.5), P, G);
+%! assert (Q.W, 0.95 * P.W - 0.1 * U, 1e-15);
+%! Q = muon_step (muon_optimizer (P, "DecayFirst", [], "LR", 0.1, "WeightDecay", 0.5), P, G);
+%! assert (Q.W, 0.95 * P.W - 0.1 * U, 1e-15);
+
+%!test
+%! ## PoisonMomentum with Beta [] (the default 0.95), single (0.5) or int8 (0): the
+%! ## non-finite gradient folds into the momentum as M + (1-beta) (g - M), in its class
+%! [~, o0] = muon_step (muon_optimizer (P, "PoisonMomentum", true), P, G);
+%! H = G;  H.W(1) = Inf;
+%! for b = {[], single(0.5), int8(0)}
+%!   [~, o] = muon_step (muon_optimizer (P, "PoisonMomentum", true, "Beta", b{1}), P, G);
+%!   [~, o2, info] = muon_step (o, P, H);
+%!   assert (info.skipped);
+%!   beta = merge (isempty (b{1}), 0.95, double (b{1}));
+%!   M = o.muon.W.momentum;
+%!   assert (class (o2.muon.W.momentum), "double");
+%!   assert (o2.muon.W.momentum(2:end), M(2:end) + (1 - beta) * (H.W(2:end) - M(2:end)), 1e-15);
+%!   assert (o2.muon.W.momentum(1), Inf);
+%! endfor
