@@ -18,7 +18,9 @@
 ## @code{adam_betas}: two numbers in [0, 1)); the message names the field.  NaN or Inf in
 ## @var{params} is a @code{muonlab:nonFinite} error naming the parameter.
 ##
-## @var{grads} has the fields and sizes of @var{params}.  Either may hold device arrays
+## @var{grads} has the fields and sizes of @var{params}; a host gradient of the other
+## class is converted to its parameter's, as every buffer of the state (momentum, AdamW
+## moments, accumulation) has the class of its parameter.  Either may hold device arrays
 ## (@code{muon_gpu}) when @var{opt} keeps its state on their device
 ## (@code{muon_optimizer}'s @qcode{"Resident"}); a device parameter's gradient has its
 ## class.  Device parameters come back as device arrays: the whole step runs where they
@@ -150,6 +152,9 @@ function [params, opt, info] = step (fname, opt, params, grads)
   for i = 1:np
     n = names{i};
     g = grads.(n);
+    if (! (isa (g, "muon_gpuarray") || strcmp (class (g), opt.classes{i})))
+      g = cast (g, opt.classes{i});     # the state keeps the parameter's class
+    endif
     if (ismuon(i) && opt.per_micro_ns)
       g = unscale (g, s);
       if (k > 1)

@@ -148,7 +148,8 @@
 ## @end example
 ## Nesterov and MomentumForm do not apply to dion and dion2 (their momentum is M += G
 ## with Beta in the error feedback).  The state then has a fourth field, @code{family}:
-## @code{algorithm} and @code{buffer} (V, v or Q; [] for the others); a state of
+## @code{algorithm} and @code{buffer} (V, v or Q in the momentum's class, NAMO's v in
+## fp64; [] for the others); a state of
 ## another algorithm, or a negative V or v, is a @code{muonlab:badState} error.
 ##
 ## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};

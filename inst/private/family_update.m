@@ -24,12 +24,20 @@ function [U, M, B] = family_update (fname, G, M, B, opts)
   [m, n] = size (G);
   a = opts.algorithm;
   opts.fname = fname;
+  cls = class (G);
   if (isempty (M))
-    M = zeros (m, n, class (G));
+    M = zeros (m, n, cls);
+  endif
+  ## a given momentum keeps its class: the rule runs in it, U comes back in G's; the
+  ## buffer (V, Q) follows the momentum (NAMO's v is fp64)
+  G = cast (G, class (M));
+  if (! (isempty (B) || strcmp (a, "namo")))
+    B = cast (B, class (M));
   endif
   switch (a)
     case {"dion", "dion2"}
       [U, M, B] = family_dion (fname, G, M, B, opts);
+      U = cast (U, cls);
       return;
   endswitch
 
@@ -79,6 +87,7 @@ function [U, M, B] = family_update (fname, G, M, B, opts)
       O = ns_run (X, opts);
       U = (s * sum (O(:) .* X(:))) * O;
   endswitch
+  U = cast (U, cls);
 endfunction
 
 ## sqrt (v) + eps, or sqrt (max (v, eps))

@@ -111,3 +111,41 @@ endfunction
 %!   assert (o2.muon.W.momentum(2:end), M(2:end) + (1 - beta) * (H.W(2:end) - M(2:end)), 1e-15);
 %!   assert (o2.muon.W.momentum(1), Inf);
 %! endfor
+
+%!test
+%! ## single gradients for double parameters: converted, the state stays double (and the
+%! ## step equals the one of double gradients holding the same values); a momentum or
+%! ## moment of another class is a bad state
+%! Gs = struct ("W", single (G.W), "b", single (G.b));
+%! Gd = struct ("W", double (Gs.W), "b", double (Gs.b));
+%! for p = {"keller", "normuon_eo"}
+%!   [Q, o] = muon_step (muon_optimizer (P, "Preset", p{1}), P, Gs);
+%!   [Qd, od] = muon_step (muon_optimizer (P, "Preset", p{1}), P, Gd);
+%!   assert ({class(o.adam.b.m), class(o.adam.b.v), class(o.muon.W.momentum)},
+%!           {"double", "double", "double"});
+%!   assert ({Q, o.muon, o.adam}, {Qd, od.muon, od.adam});
+%!   o2 = o;  o2.muon.W.momentum = single (o2.muon.W.momentum);
+%!   raises (@() muon_step (o2, P, G), "badState",
+%!           "muon_step: OPT.muon.W.momentum must be double, the class of its parameter.");
+%!   o2 = o;  o2.adam.b.v = single (o2.adam.b.v);
+%!   raises (@() muon_step (o2, P, G), "badState",
+%!           "muon_step: OPT.adam.b.v must be double, the class of its parameter.");
+%! endfor
+
+%!test
+%! ## muon_update: a given momentum keeps its class on the Octave path too (as on the
+%! ## core's), U has the class of G
+%! M = reshape (sin (1:20), 4, 5);
+%! for o = {{}, {"NormScale", 1.02}, {"Preset", "normuon_eo"}, {"Preset", "dion_reference"}}
+%!   s = struct ("momentum", M, "step", 1, "form", merge (numel (o{1}) && strncmp (o{1}{end}, "dion", 4), "sgd", "ema"));
+%!   if (! isempty (o{1}) && strcmp (o{1}{end}, "normuon_eo"))
+%!     s.family = struct ("algorithm", "normuon", "buffer", zeros (1, 5));
+%!   elseif (! isempty (o{1}) && strcmp (o{1}{end}, "dion_reference"))
+%!     s.family = struct ("algorithm", "dion", "buffer", eye (4));
+%!   endif
+%!   [U, s2] = muon_update (single (G.W), s, o{1}{:});
+%!   assert ({class(U), class(s2.momentum)}, {"single", "double"});
+%!   s.momentum = single (M);
+%!   [U, s2] = muon_update (G.W, s, o{1}{:});
+%!   assert ({class(U), class(s2.momentum)}, {"double", "single"});
+%! endfor
