@@ -147,7 +147,9 @@
 ##              S = M(sel); M(sel) *= EFDecay; U(sel) = scale NS (S), 0 elsewhere
 ## @end example
 ## Nesterov and MomentumForm do not apply to dion and dion2 (their momentum is M += G
-## with Beta in the error feedback).  The state then has a fourth field, @code{family}:
+## with Beta in the error feedback).  Dion's products and QR run in Octave in a fixed
+## order, not in its threaded BLAS, so its bits do not depend on the thread count (several
+## times slower than BLAS on large matrices).  The state then has a fourth field, @code{family}:
 ## @code{algorithm} and @code{buffer} (V, v or Q in the momentum's class, NAMO's v in
 ## fp64; [] for the others); a state of
 ## another algorithm, or a negative V or v, is a @code{muonlab:badState} error.

@@ -7,6 +7,8 @@
 ## @example
 ## dion   (dion_reference.py) on B = M' when m < n (so B is tall):
 ##        M += G;  P = orth (B Q) (economy QR);  R = B' P;  M -= (1 - mu) P R';
+##        (the products and the Householder QR written here, in a fixed order: the bits
+##        do not depend on the thread count, which Octave's BLAS products' do)
 ##        Q = R ./ (colnorm (R) + 1e-8);  U = scale P Q'   (transposed back)
 ##        Q starts as DionQ0, else a min (m, n) x r Gaussian drawn from a fixed seed (the
 ##        caller's random stream is left as it was); r = Rank (default min (m, n)).
@@ -69,11 +71,11 @@ function [U, M, Q] = family_dion (fname, G, M, Q, opts)
     error ("muonlab:badState", "%s: STATE.family.buffer must be the %d x %d Q of DION.",
            fname, nb, r);
   endif
-  [P, ~] = qr (B * Q, 0);
-  R = B' * P;
-  B = B - (1 - opts.beta) * (P * R');
+  P = ordered_qr (ordered_mtimes (B, Q));
+  R = ordered_mtimes (B', P);
+  B = B - (1 - opts.beta) * ordered_mtimes (P, R');
   Q = R ./ (sqrt (sum (R .^ 2, 1)) + 1e-8);
-  U = s * (P * Q');
+  U = s * ordered_mtimes (P, Q');
   if (tr)
     M = B.';
     U = U.';
@@ -81,3 +83,4 @@ function [U, M, Q] = family_dion (fname, G, M, Q, opts)
     M = B;
   endif
 endfunction
+
