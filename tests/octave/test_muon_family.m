@@ -408,3 +408,18 @@
 %!     endif
 %!   endfor
 %! end_unwind_protect
+
+%!test
+%! ## Dion's fixed Gaussian Q leaves the caller's stream as it was, under the old generator
+%! ## (randn ("seed", x)) as under the twister, and does not depend on which is in use
+%! G = reshape (sin (1:35), 5, 7);
+%! for gen = {"seed", "state"}
+%!   randn (gen{1}, 3);
+%!   randn (5, 7);
+%!   r1 = randn (1, 3);
+%!   randn (gen{1}, 3);
+%!   randn (5, 7);
+%!   U.(gen{1}) = muon_update (G, [], "Algorithm", "dion");
+%!   assert (randn (1, 3), r1);
+%! endfor
+%! assert (U.seed, U.state);
