@@ -92,8 +92,10 @@
 ## @qcode{"namo_eo"}, @qcode{"polargrad_eo"}, @qcode{"scion_eo"},
 ## @qcode{"dion_reference"}, @qcode{"dion2"}.
 ## @item "Beta2"
-## NorMuon's, AdaMuon's and NAMO's second-moment EMA coefficient in [0, 1) (default 0.95;
-## AdaMuon's official code uses the momentum's beta, which its preset sets).
+## NorMuon's, AdaMuon's and NAMO's second-moment EMA coefficient in [0, 1) (default 0.95).
+## It is not tied to @qcode{"Beta"}: AdaMuon's paper (Algorithm 1) uses the momentum's
+## beta for V, and the preset @qcode{"adamuon_official"} sets both to 0.95; a
+## @qcode{"Beta"} given after it changes the momentum only (give @qcode{"Beta2"} too).
 ## @item "NormAxis"
 ## NorMuon / AdaMuon second moment of O = NS (X): @qcode{"row"} one per row,
 ## @code{mean (O.^2, 2)} (m x 1; NorMuon's default: zichongli5, dion), @qcode{"col"}

@@ -423,3 +423,13 @@
 %!   assert (randn (1, 3), r1);
 %! endfor
 %! assert (U.seed, U.state);
+
+%!test
+%! ## AdaMuon's Beta2 is not tied to Beta (muon_update's help): after adamuon_official,
+%! ## Beta 0.5 leaves V's first step at 0.05 O.^2, O = NS (sign (G)); Beta2 0.5 gives 0.5 O.^2
+%! G = reshape (sin (1:20), 4, 5);
+%! O = muon_ns (sign (G));
+%! [~, s] = muon_update (G, [], "Preset", "adamuon_official", "Beta", 0.5);
+%! assert (s.family.buffer, 0.05 * O .^ 2, 1e-15);
+%! [~, s] = muon_update (G, [], "Preset", "adamuon_official", "Beta", 0.5, "Beta2", 0.5);
+%! assert (s.family.buffer, 0.5 * O .^ 2, 1e-15);
