@@ -85,7 +85,9 @@
 ## false (default).  true reproduces DeepSpeed #8443 (ZeRO-3): each micro-batch gradient
 ## (divided by k, as DeepSpeed's loss scaling by 1/k does) goes through
 ## @code{muon_update} at once, so the momentum and NS advance k times a step, and the k
-## updates are summed into the applied step.  Not allowed with @qcode{"before_ns"}.
+## updates are summed into the applied step; a window that ends skipped (an overflow)
+## keeps the momenta its clean micro-batches advanced.  Not allowed with
+## @qcode{"before_ns"}.
 ## @item "Route"
 ## a struct (@code{Route.name = "muon"} or @qcode{"adamw"}, or true / false) or an
 ## n x 2 cell @code{@{name, route; @dots{}@}} overriding the default routing per name.

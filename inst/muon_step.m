@@ -38,8 +38,9 @@
 ## sum of squares overflows, or an AdamW gradient whose squares overflow its class, single
 ## entries past 1.8e19: either would turn AdamW's second moment into Inf and its
 ## parameter into NaN): the step is then skipped (@code{info.skipped}), nothing in
-## @var{params} or in the optimizer state changes, and a dynamic scale backs off (never
-## below its minimum).  Without a loss scaler such a gradient skips the step too (the
+## @var{params} or in the optimizer state changes (but for @qcode{"PerMicroBatchNS"}: the
+## Muon momenta keep the advances of the window's clean micro-batches, each of which ran
+## its update when it came), and a dynamic scale backs off (never below its minimum).  Without a loss scaler such a gradient skips the step too (the
 ## policy of @code{zero_muon_step}; @code{muon_ns} and @code{muon_update} reject NaN and Inf
 ## and give the scale-invariant answer for huge finite inputs).  With
 ## @qcode{"PoisonMomentum"} the Muon momenta are advanced before this check (DeepSpeed

@@ -149,3 +149,15 @@ endfunction
 %!   [U, s2] = muon_update (G.W, s, o{1}{:});
 %!   assert ({class(U), class(s2.momentum)}, {"double", "single"});
 %! endfor
+
+%!test
+%! ## PerMicroBatchNS: a window of 2 that ends in an overflow (an AdamW gradient) applies
+%! ## nothing, and the Muon momentum keeps both micro-batches' advances (muon_step's help)
+%! o = muon_optimizer (P, "AccumulationSteps", 2, "PerMicroBatchNS", true);
+%! [Q, o] = muon_step (o, P, G);
+%! [Q, o, info] = muon_step (o, Q, setfield (G, "b", [Inf; 0; 0; 0]));
+%! assert ([info.skipped, info.applied, o.step], [1 0 0]);
+%! assert (Q, P);
+%! assert (o.muon.W.step, 2);
+%! M = 0.05 * (G.W / 2);                         # the EMA of G/2, twice
+%! assert (o.muon.W.momentum, M + 0.05 * (G.W / 2 - M), 1e-15);
