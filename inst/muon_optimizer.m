@@ -85,7 +85,9 @@
 ## false (default).  true reproduces DeepSpeed #8443 (ZeRO-3): each micro-batch gradient
 ## (divided by k, as DeepSpeed's loss scaling by 1/k does) goes through
 ## @code{muon_update} at once, so the momentum and NS advance k times a step, and the k
-## updates are summed into the applied step.  Not allowed with @qcode{"before_ns"}.
+## updates are summed into the applied step; a window that ends skipped (an overflow)
+## keeps the momenta its clean micro-batches advanced.  Not allowed with
+## @qcode{"before_ns"}.
 ## @item "Route"
 ## a struct (@code{Route.name = "muon"} or @qcode{"adamw"}, or true / false) or an
 ## n x 2 cell @code{@{name, route; @dots{}@}} overriding the default routing per name.
@@ -146,6 +148,9 @@ function [opt, params] = muon_optimizer (params, varargin)
   endif
   fname = "muon_optimizer";
   if (ischar (params) && strcmpi (params, "presets"))
+    if (nargin > 1)
+      error ("muonlab:badArg", "%s: \"presets\" takes no other argument.", fname);
+    endif
     [names, sources] = family_presets ();
     if (nargout > 0)
       opt = [names; sources].';
@@ -324,8 +329,8 @@ function route = apply_route (fname, route, params, R)
   endif
   for i = 1:numel (keys)
     n = keys{i};
-    if (! (ischar (n) && isfield (params, n)))
-      if (! ischar (n))
+    if (! (ischar (n) && isrow (n) && isfield (params, n)))
+      if (! (ischar (n) && isrow (n)))
         n = "?";
       endif
       error ("muonlab:badArg", "%s: ROUTE names unknown parameter '%s'.", fname, n);
@@ -337,7 +342,7 @@ function route = apply_route (fname, route, params, R)
       else
         r = "adamw";
       endif
-    elseif (! (ischar (r) && any (strcmpi (r, {"muon", "adamw"}))))
+    elseif (! (ischar (r) && isrow (r) && any (strcmpi (r, {"muon", "adamw"}))))
       error ("muonlab:badArg", "%s: ROUTE.%s must be 'muon' or 'adamw'.", fname, n);
     endif
     r = lower (r);
@@ -474,3 +479,6 @@ endfunction
 %!error id=muonlab:badShape muon_optimizer (P, "Route", struct ("row", "muon"))
 %!error <muon_optimizer: parameter 'W1': PRESET must be 'keller', 'normuon_zichongli5', 'normuon_dion', 'normuon_eo', 'adamuon_official', 'adamuon_eo', 'namo_eo', 'polargrad_eo', 'scion_eo', 'dion_reference' or 'dion2'.> muon_optimizer (P, "Preset", "x")
 %!error <muon_optimizer: parameter 'W3': ALGORITHM 'normuon' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_optimizer (P, "Algorithm", "normuon")
+%!error <muon_optimizer: "presets" takes no other argument.> muon_optimizer ("presets", 1)
+%!error <muon_optimizer: ROUTE names unknown parameter '\?'.> muon_optimizer (P, "Route", {["W1"; "W1"], "muon"})
+%!error <muon_optimizer: ROUTE.W1 must be 'muon' or 'adamw'.> muon_optimizer (P, "Route", {"W1", ["muon"; "muon"]})

@@ -10,14 +10,17 @@
 ## @var{opt}'s per-parameter state is checked on every call: a Muon state that is neither
 ## [] nor a @code{muon_update} state with a finite momentum of the parameter's size (a
 ## cell, a momentum of another class or size, a NaN momentum without
-## @qcode{"PoisonMomentum"}), or AdamW moments that are not finite or a negative second
-## moment, is a @code{muonlab:badState} error (never a silent reset or a NaN carried on).
+## @qcode{"PoisonMomentum"}, a negative second moment of NorMuon, AdaMuon or NAMO), or
+## AdamW moments that are not finite or a negative second moment, is a
+## @code{muonlab:badState} error (never a silent reset or a NaN carried on).
 ## So are the scalars that may be edited between steps (@code{opt.muon_lr},
 ## @code{adam_lr}, @code{muon_wd}, @code{adam_wd}, @code{adam_eps}: non-negative finite;
 ## @code{adam_betas}: two numbers in [0, 1)); the message names the field.  NaN or Inf in
 ## @var{params} is a @code{muonlab:nonFinite} error naming the parameter.
 ##
-## @var{grads} has the fields and sizes of @var{params}.  Either may hold device arrays
+## @var{grads} has the fields and sizes of @var{params}; a host gradient of the other
+## class is converted to its parameter's, as every buffer of the state (momentum, AdamW
+## moments, accumulation) has the class of its parameter.  Either may hold device arrays
 ## (@code{muon_gpu}) when @var{opt} keeps its state on their device
 ## (@code{muon_optimizer}'s @qcode{"Resident"}); a device parameter's gradient has its
 ## class.  Device parameters come back as device arrays: the whole step runs where they
@@ -31,14 +34,19 @@
 ## @item at the k-th call forms the mean gradient, divided by the loss scale;
 ## @item with @qcode{"ClipPolicy"} @qcode{"before_ns"} clips all raw gradients by their
 ## global norm;
-## @item checks for overflow (any NaN or Inf, or a finite gradient so large that its fp64
-## sum of squares overflows, which would turn AdamW's second moment into Inf and its
+## @item checks for overflow (any NaN or Inf, a finite gradient so large that its fp64
+## sum of squares overflows, or an AdamW gradient whose squares overflow its class, single
+## entries past 1.8e19: either would turn AdamW's second moment into Inf and its
 ## parameter into NaN): the step is then skipped (@code{info.skipped}), nothing in
-## @var{params} or in the optimizer state changes, and a dynamic scale backs off (never
-## below its minimum).  Without a loss scaler such a gradient skips the step too (the
+## @var{params} or in the optimizer state changes (but for @qcode{"PerMicroBatchNS"}: the
+## Muon momenta keep the advances of the window's clean micro-batches, each of which ran
+## its update when it came), and a dynamic scale backs off (never below its minimum).  Without a loss scaler such a gradient skips the step too (the
 ## policy of @code{zero_muon_step}; @code{muon_ns} and @code{muon_update} reject NaN and Inf
-## and give the scale-invariant answer for huge finite inputs).  With @qcode{"PoisonMomentum"} the Muon momenta are
-## advanced before this check (DeepSpeed #8432), so a non-finite gradient lands in them;
+## and give the scale-invariant answer for huge finite inputs).  With
+## @qcode{"PoisonMomentum"} the Muon momenta are advanced before this check (DeepSpeed
+## #8432), so a non-finite gradient lands in them.  A step whose new parameters would not
+## all be finite (finite inputs, a non-finite update) is skipped the same way at step 7,
+## nothing written;
 ## @item runs @code{muon_update} (one NS) on each Muon parameter's gradient;
 ## @item with @qcode{"after_ns"} clips the Muon updates and the AdamW gradients by their
 ## joint global norm, with @qcode{"skip_muon"} the AdamW gradients by theirs;
@@ -145,6 +153,9 @@ function [params, opt, info] = step (fname, opt, params, grads)
   for i = 1:np
     n = names{i};
     g = grads.(n);
+    if (! (isa (g, "muon_gpuarray") || strcmp (class (g), opt.classes{i})))
+      g = cast (g, opt.classes{i});     # the state keeps the parameter's class
+    endif
     if (ismuon(i) && opt.per_micro_ns)
       g = unscale (g, s);
       if (k > 1)
@@ -188,7 +199,7 @@ function [params, opt, info] = step (fname, opt, params, grads)
       g.(n) = unscale (x, s);
     endif
     sx = opt_sumsq (x);            # the overflow check (opt_overflows) and, mostly, the norm
-    overflow = overflow || ! isfinite (sx);
+    overflow = overflow || ! isfinite (sx) || (! ismuon(i) && squares_overflow (g.(n)));
     if (s != 1 && ! micro_ns)
       sx = opt_sumsq (g.(n));
     endif
@@ -220,13 +231,12 @@ function [params, opt, info] = step (fname, opt, params, grads)
     endfor
   endif
   if (overflow)
+    opt = skip_step (opt, info);
     info.skipped = true;
     info.global_norm = NaN;
-    opt.skipped += 1;
-    opt.scaler = opt_scaler_update (opt.scaler, true);
-    opt.ns_calls += info.ns_calls;
     return;
   endif
+  muon0 = opt.muon;                     # restored if the step ends non-finite
   if (! opt.poison)
     for i = todo(:).'
       n = names{i};
@@ -269,8 +279,11 @@ function [params, opt, info] = step (fname, opt, params, grads)
       endif
   endswitch
 
-  ## 6. apply
+  ## 6. apply: every new value first; one that is not finite (a NaN or Inf update from
+  ## finite inputs) skips the step as an overflow does, nothing written
   total = 0;
+  adam = opt.adam;
+  newp = params;
   for i = 1:np
     n = names{i};
     p0 = params.(n);
@@ -284,22 +297,50 @@ function [params, opt, info] = step (fname, opt, params, grads)
         p = p * (1 - opt.muon_lr * wd);
       endif
     else
-      [p, opt.adam.(n)] = opt_adamw (p0, g.(n), opt.adam.(n), opt.adam_lr, opt.adam_wd,
-                                     opt.adam_betas, opt.adam_eps);
+      [p, adam.(n)] = opt_adamw (p0, g.(n), opt.adam.(n), opt.adam_lr, opt.adam_wd,
+                                 opt.adam_betas, opt.adam_eps);
     endif
     if (! isa (p, "muon_gpuarray"))
       p = cast (p, class (p0));
     endif
-    params.(n) = p;
     d = opt_sumsq (p, p0);        # one pass in double (single: the difference of two close
-    info.update_norm.(n) = sqrt (d);               # singles)
+    if (! isfinite (d))           # singles); finite: so is p (p0 is)
+      [~, finite] = opt_sumsq (p);
+      if (! finite)
+        opt.muon = muon0;
+        opt = skip_step (opt, info);
+        info.skipped = true;
+        info.global_norm = NaN;
+        info.clip_coef = 1;
+        info.update_norm = zero_norms (names);
+        return;
+      endif
+    endif
+    newp.(n) = p;
+    info.update_norm.(n) = sqrt (d);
     total += d;
   endfor
+  params = newp;
+  opt.adam = adam;
   info.step_norm = sqrt (total);
   info.applied = true;
   opt.step += 1;
   info.step = opt.step;
   opt.scaler = opt_scaler_update (opt.scaler, false);
+  opt.ns_calls += info.ns_calls;
+endfunction
+
+## an AdamW gradient whose squares (g .* g, in its class: the second moment's) overflow:
+## a single entry past 1.8e19 (its fp64 sum of squares is finite)
+function tf = squares_overflow (g)
+  tf = (isa (g, "single") && ! isempty (g)
+        && max (abs (g(:))) >= sqrt (realmax ("single")));
+endfunction
+
+## the counters of a skipped step (the scale backs off)
+function opt = skip_step (opt, info)
+  opt.skipped += 1;
+  opt.scaler = opt_scaler_update (opt.scaler, true);
   opt.ns_calls += info.ns_calls;
 endfunction
 
@@ -339,15 +380,11 @@ function [wd, first] = muon_decay (fname, n, opt)
   if (isempty (args))
     return;
   endif
-  ## the options were checked by muon_optimizer: the last mention of each name wins
-  args = family_presets ("expand", sprintf ("%s: parameter '%s'", fname, n), args);
-  for i = 1:2:numel (args)
-    if (strcmpi (args{i}, "Algorithm"))
-      wd = merge (strcmpi (args{i+1}, "scion"), 1, opt.muon_wd);
-    elseif (strcmpi (args{i}, "DecayFirst") && ! isempty (args{i+1}))
-      first = logical (args{i+1});
-    endif
-  endfor
+  ## the options as muon_update reads them (a preset expanded, empty values, the last
+  ## mention of each name winning)
+  o = parse_options (fname, "muon_update", family_presets ("expand", fname, args));
+  wd = merge (strcmp (o.algorithm, "scion"), 1, opt.muon_wd);
+  first = o.decay_first;
 endfunction
 
 ## A and B on one device when either is a device array (the other uploaded in its class):

@@ -92,8 +92,10 @@
 ## @qcode{"namo_eo"}, @qcode{"polargrad_eo"}, @qcode{"scion_eo"},
 ## @qcode{"dion_reference"}, @qcode{"dion2"}.
 ## @item "Beta2"
-## NorMuon's, AdaMuon's and NAMO's second-moment EMA coefficient in [0, 1) (default 0.95;
-## AdaMuon's official code uses the momentum's beta, which its preset sets).
+## NorMuon's, AdaMuon's and NAMO's second-moment EMA coefficient in [0, 1) (default 0.95).
+## It is not tied to @qcode{"Beta"}: AdaMuon's paper (Algorithm 1) uses the momentum's
+## beta for V, and the preset @qcode{"adamuon_official"} sets both to 0.95; a
+## @qcode{"Beta"} given after it changes the momentum only (give @qcode{"Beta2"} too).
 ## @item "NormAxis"
 ## NorMuon / AdaMuon second moment of O = NS (X): @qcode{"row"} one per row,
 ## @code{mean (O.^2, 2)} (m x 1; NorMuon's default: zichongli5, dion), @qcode{"col"}
@@ -105,13 +107,14 @@
 ## @item "VEps", "VEpsPlacement"
 ## the division by the second moment: @code{O ./ (sqrt (V) + VEps)} (@qcode{"add"},
 ## default) or @code{O ./ sqrt (max (V, VEps))} (@qcode{"max"}, EO's
-## @code{rsqrt (max (V, eps))}); NAMO's @code{sqrt (v) + VEps} likewise.  Default 1e-8.
+## @code{rsqrt (max (V, eps))}); NAMO's @code{sqrt (v) + VEps} likewise.  Positive (a
+## zero row of O would give 0/0); default 1e-8.
 ## @item "RMSMatch"
 ## the rescale of O2 = O ./ den (V): @qcode{"keep"} @code{O2 *= ||O|| / (||O2|| +
 ## RMSEps)} (NorMuon's default), a number r: @code{O2 *= r sqrt (m n) / (||O2|| + RMSEps)}
 ## (AdaMuon's 0.2, its default), @qcode{"none"} (Emerging-Optimizers).
 ## @item "RMSEps", "RMSEpsPlacement"
-## that rescale's eps (default 1e-8) and where it goes: @qcode{"add"} (default)
+## that rescale's eps (positive, default 1e-8) and where it goes: @qcode{"add"} (default)
 ## @code{||O2|| + RMSEps} or @qcode{"max"} @code{max (||O2||, RMSEps)} (dion's NorMuon).
 ## @item "Rank"
 ## Dion's rank r (default and at most min (m, n): full rank).
@@ -136,7 +139,8 @@
 ## normuon      O = NS (X); V = lerp (V, q, 1-Beta2), q per NormAxis (default row);
 ## adamuon      O2 = O ./ den (V), rescaled per RMSMatch;  U = scale O2
 ##              (adamuon: NormAxis element, RMSMatch 0.2 by default; SignBeforeNS)
-## namo         v = lerp (v, ||G||^2, 1-Beta2) (a scalar, from the raw G);
+## namo         v = lerp (v, ||G||^2, 1-Beta2) (a scalar, from the raw G, in fp64
+##              whatever the class of G: a single G past 1.8e19 squares past single's range);
 ##              U = scale ||X|| / den (v) NS (X)
 ## polargrad    O = NS (X); U = scale sum (O(:) .* X(:)) O
 ## dion         M += G; on B = M (M' when m < n): P = orth (B Q), R = B' P,
@@ -145,12 +149,16 @@
 ##              S = M(sel); M(sel) *= EFDecay; U(sel) = scale NS (S), 0 elsewhere
 ## @end example
 ## Nesterov and MomentumForm do not apply to dion and dion2 (their momentum is M += G
-## with Beta in the error feedback).  The state then has a fourth field, @code{family}:
-## @code{algorithm} and @code{buffer} (V, v or Q; [] for the others); a state of
-## another algorithm is a @code{muonlab:badState} error.
+## with Beta in the error feedback).  Dion's products and QR run in Octave in a fixed
+## order, not in its threaded BLAS, so its bits do not depend on the thread count (several
+## times slower than BLAS on large matrices).  The state then has a fourth field, @code{family}:
+## @code{algorithm} and @code{buffer} (V, v or Q in the momentum's class, NAMO's v in
+## fp64; [] for the others); a state of
+## another algorithm, or a negative V or v, is a @code{muonlab:badState} error.
 ##
 ## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};
-## a non-finite @var{G} is an error.
+## a non-finite @var{G} is an error, and so is, for NAMO, a @var{G} whose squared norm
+## overflows fp64 (@code{muon_step} skips such a step).
 ##
 ## Example:
 ## @example
@@ -333,3 +341,7 @@ endfunction
 %!error <muon_update: STATE.family must hold the state of ALGORITHM 'namo'.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "namo", "buffer", {{1}})), "Algorithm", "namo")
 %!error <muon_update: SCALE must be 'keller', 'rms', 'spectral', 'unit_rms' or 'none'.> muon_update (G, [], "Scale", "Preset")
 %!error <muon_update: options must be NAME, VALUE pairs.> muon_update (G, [], "Preset", "keller", "Beta")
+%!error <muon_update: STATE.family.buffer must not be negative \(the second moment of NAMO\).> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "namo", "buffer", -100)), "Algorithm", "namo")
+%!error <muon_update: STATE.family.buffer must not be negative \(the second moment of NORMUON\).> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "normuon", "buffer", [ones(11, 1); -1e-300])), "Algorithm", "normuon")
+%!error <muon_update: VEPS must be a positive finite scalar.> muon_update (G, [], "Preset", "normuon_zichongli5", "VEps", 0)
+%!error <muon_update: RMSEPS must be a positive finite scalar.> muon_update (G, [], "Preset", "adamuon_eo", "RMSEps", 0)

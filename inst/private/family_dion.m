@@ -7,6 +7,8 @@
 ## @example
 ## dion   (dion_reference.py) on B = M' when m < n (so B is tall):
 ##        M += G;  P = orth (B Q) (economy QR);  R = B' P;  M -= (1 - mu) P R';
+##        (the products and the Householder QR written here, in a fixed order: the bits
+##        do not depend on the thread count, which Octave's BLAS products' do)
 ##        Q = R ./ (colnorm (R) + 1e-8);  U = scale P Q'   (transposed back)
 ##        Q starts as DionQ0, else a min (m, n) x r Gaussian drawn from a fixed seed (the
 ##        caller's random stream is left as it was); r = Rank (default min (m, n)).
@@ -19,7 +21,7 @@
 
 function [U, M, Q] = family_dion (fname, G, M, Q, opts)
   [m, n] = size (G);
-  s = family_scale (opts.scale, m, n) * opts.scale_factor;
+  s = family_scale (opts, m, n);
   M = M + G;
   if (strcmp (opts.algorithm, "dion2"))
     U = zeros (m, n, class (G));
@@ -54,10 +56,7 @@ function [U, M, Q] = family_dion (fname, G, M, Q, opts)
   if (isempty (Q))
     Q = opts.dion_q0;
     if (isempty (Q))
-      st = randn ("state");
-      randn ("state", 27);
-      Q = randn (nb, r);
-      randn ("state", st);
+      Q = fixed_gaussian (nb, r);
     elseif (! (isnumeric (Q) && isreal (Q) && isequal (size (Q), [nb r])
                && all (isfinite (Q(:)))))
       error ("muonlab:badArg",
@@ -69,15 +68,34 @@ function [U, M, Q] = family_dion (fname, G, M, Q, opts)
     error ("muonlab:badState", "%s: STATE.family.buffer must be the %d x %d Q of DION.",
            fname, nb, r);
   endif
-  [P, ~] = qr (B * Q, 0);
-  R = B' * P;
-  B = B - (1 - opts.beta) * (P * R');
+  P = ordered_qr (ordered_mtimes (B, Q));
+  R = ordered_mtimes (B', P);
+  B = B - (1 - opts.beta) * ordered_mtimes (P, R');
   Q = R ./ (sqrt (sum (R .^ 2, 1)) + 1e-8);
-  U = s * (P * Q');
+  U = s * ordered_mtimes (P, Q');
   if (tr)
     M = B.';
     U = U.';
   else
     M = B;
+  endif
+endfunction
+
+## randn (NB, R) from the fixed state 27, the caller's random stream left as it was: the
+## state of the generator in use, Octave's (Mersenne twister, randn ("state")) or the old
+## one (randn ("seed", x) switches to it, and setting "state" would switch back); which
+## one is in use is not queryable, so one draw tells
+function Q = fixed_gaussian (nb, r)
+  st = randn ("state");                 # queries switch nothing
+  sd = randn ("seed");
+  x = randn ();
+  randn ("state", st);
+  legacy = randn () != x;               # the twister repeats its draw, the old one not
+  randn ("state", 27);
+  Q = randn (nb, r);
+  if (legacy)
+    randn ("seed", sd);
+  else
+    randn ("state", st);
   endif
 endfunction

@@ -11,7 +11,8 @@
 ##           sgd: M = beta M + G,          X = G + beta M      | M
 ## muon, scion  U = scale (m, n) NS (X)
 ## normuon, adamuon   family_adaptive
-## namo      v = lerp (v, ||G||^2, 1-beta2) (raw G);  U = scale ||X|| / den (v) NS (X)
+## namo      v = lerp (v, ||G||^2, 1-beta2) (raw G; v in fp64, a scalar);
+##           U = scale ||X|| / den (v) NS (X)
 ## polargrad O = NS (X);  U = scale <O, X> O
 ## dion, dion2        family_dion (their own momentum and error feedback)
 ## @end example
@@ -23,12 +24,20 @@ function [U, M, B] = family_update (fname, G, M, B, opts)
   [m, n] = size (G);
   a = opts.algorithm;
   opts.fname = fname;
+  cls = class (G);
   if (isempty (M))
-    M = zeros (m, n, class (G));
+    M = zeros (m, n, cls);
+  endif
+  ## a given momentum keeps its class: the rule runs in it, U comes back in G's; the
+  ## buffer (V, Q) follows the momentum (NAMO's v is fp64)
+  G = cast (G, class (M));
+  if (! (isempty (B) || strcmp (a, "namo")))
+    B = cast (B, class (M));
   endif
   switch (a)
     case {"dion", "dion2"}
       [U, M, B] = family_dion (fname, G, M, B, opts);
+      U = cast (U, cls);
       return;
   endswitch
 
@@ -49,7 +58,7 @@ function [U, M, B] = family_update (fname, G, M, B, opts)
       X = M;
     endif
   endif
-  s = family_scale (opts.scale, m, n) * opts.scale_factor;
+  s = family_scale (opts, m, n);
 
   switch (a)
     case {"muon", "scion"}
@@ -59,18 +68,26 @@ function [U, M, B] = family_update (fname, G, M, B, opts)
       U = s * U;
     case "namo"
       if (isempty (B))
-        B = zeros (1, 1, class (G));
+        B = 0;
       elseif (! isscalar (B))
         error ("muonlab:badState", "%s: STATE.family.buffer must be the scalar v of NAMO.",
                fname);
       endif
-      B = B + (1 - opts.beta2) * (sumsq (G(:)) - B);
+      g2 = norm (double (G), "fro") ^ 2;  # scaled sum, in fp64 whatever G's class
+      if (isinf (g2))
+        error ("muonlab:nonFinite",
+               "%s: NAMO's second moment needs norm (G, 'fro')^2 below realmax (fp64).",
+               fname);
+      endif
+      B = double (B);                     # v in fp64: ||G||^2 passes single's range first
+      B = B + (1 - opts.beta2) * (g2 - B);
       alpha = norm (X, "fro") / vden (B, opts.v_eps, opts.v_eps_placement);
       U = (s * alpha) * ns_run (X, opts);
     case "polargrad"
       O = ns_run (X, opts);
       U = (s * sum (O(:) .* X(:))) * O;
   endswitch
+  U = cast (U, cls);
 endfunction
 
 ## sqrt (v) + eps, or sqrt (max (v, eps))

@@ -10,7 +10,9 @@
 ## Both are the core's @code{G / (||G|| + e)} followed by a division by t, and a division
 ## of the iterate by t is the first step's triple (a, b, c) taken as
 ## (a/t, b/t^3, c/t^5): add uses t = s and e = Eps/s, max uses e = 0 and, per page,
-## t = max (s ||G||, Eps) / ||G|| (the norm summed in fp64 here).  Exact in real
+## t = max (s ||G||, Eps) / ||G|| (the page's scaled norm, @code{norm (.,"fro")}: no
+## underflow for tiny pages; t^3 and t^5 may overflow to Inf there, which drops the
+## first step's cubic and quintic terms, negligible beside the linear one).  Exact in real
 ## arithmetic; the rounding of the first step differs from a division by t.  The
 ## defaults (s = 1, add) call the core untouched, so its bits are unchanged.
 ## @end deftypefn
@@ -34,7 +36,10 @@ function [X, stats] = ns_run (G, opts)
   else
     ## per page: t = max (s ||G||, Eps) / ||G|| (1 where the page is zero: zeros anyway)
     E = size (G, 3);
-    nrm = sqrt (sum (reshape (double (G), [], E) .^ 2, 1));
+    nrm = zeros (1, E);
+    for k = 1:E
+      nrm(k) = norm (double (G(:,:,k)), "fro");   # scaled: no underflow below 1e-162
+    endfor
     t = s * ones (1, E);
     small = nrm > 0 & s * nrm < opts.eps;
     t(small) = opts.eps ./ nrm(small);
@@ -47,9 +52,22 @@ function [X, stats] = ns_run (G, opts)
     X = zeros (size (G), class (G));
     for k = 1:numel (T)
       p = find (t == T(k));
-      [X(:,:,p), stats] = first_scaled (G(:,:,p), fold (opts, T(k)));
+      [X(:,:,p), st] = first_scaled (G(:,:,p), fold (opts, T(k)));
+      stats = add_stats (stats, st);
     endfor
   endif
+endfunction
+
+## the stats of several calls as those of one: counts and times add up
+function s = add_stats (s, t)
+  if (isempty (s))
+    s = t;
+    return;
+  endif
+  for f = {"products", "product_flops", "product_seconds", "total_seconds"}
+    s.(f{1}) += t.(f{1});
+  endfor
+  s.product_gflops = s.product_flops / s.product_seconds / 1e9;
 endfunction
 
 function [X, stats] = first_scaled (G, opts)

@@ -25,16 +25,9 @@ function [U, st, bad, called] = opt_advance (fname, n, st, g, args, poison)
     called = 1;
     bad = ! all_finite (U);
   elseif (poison)
-    args = family_presets ("expand", who, args);
-    beta = 0.95;
-    form = "ema";
-    for i = 1:2:numel (args)
-      if (strcmpi (args{i}, "Beta"))
-        beta = args{i+1};
-      elseif (strcmpi (args{i}, "MomentumForm"))
-        form = lower (args{i+1});
-      endif
-    endfor
+    o = parse_options (who, "muon_update", family_presets ("expand", who, args));
+    beta = o.beta;                      # as muon_update reads them: a double, [] the default
+    form = o.form;
     if (isempty (st))
       if (isa (g, "muon_gpuarray"))
         z = muon_gpu ("zeros", size (g), "Device", g.Device, "Class", g.Storage);

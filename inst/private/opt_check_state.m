@@ -13,8 +13,12 @@
 ## rates, weight decays and @code{adam_eps} non-negative and finite, @code{adam_betas} in
 ## [0, 1)), and each parameter's state: @code{OPT.muon.(name)} is [] or a @code{muon_update} state
 ## (momentum a real double or single array of the parameter's size, finite unless
-## @code{OPT.poison}; step a non-negative integer; form @qcode{"ema"} or @qcode{"sgd"});
-## @code{OPT.adam.(name)} has finite @code{m} and @code{v} of the parameter's size with
+## @code{OPT.poison}, of the parameter's class; step a non-negative integer; form
+## @qcode{"ema"} or @qcode{"sgd"};
+## a Muon-family buffer real, finite unless @code{OPT.poison}, and not negative where it
+## is a second moment: NorMuon's and AdaMuon's V, NAMO's v);
+## @code{OPT.adam.(name)} has finite @code{m} and @code{v} of the parameter's size and
+## class with
 ## @code{v >= 0} and an integer step; @code{OPT.accum.(name)} is [] or an array of the
 ## parameter's size (NaN allowed: an overflowing micro-batch waits there for its skip).
 ##
@@ -218,9 +222,14 @@ function check_params (opt, full)
   endfor
   names = opt.names;
   poison = opt.poison;
+  classes = opt.classes;
+  if (! (iscellstr (classes) && numel (classes) == numel (names)))
+    classes = repmat ({""}, numel (names), 1);     # malformed: the full check says so
+  endif
   for i = 1:numel (names)
     n = names{i};
     sz = opt.shapes{i};
+    cls = classes{i};
     if (! (isfield (opt.route, n) && ischar (opt.route.(n))))
       fail_ ("OPT.route lacks the parameter '%s'", n);
     endif
@@ -239,6 +248,7 @@ function check_params (opt, full)
         k = st.step;
         ok = ((on_device (M, sz) || (isfloat (M) && isreal (M) && ! issparse (M)
                                       && ndims (M) == numel (sz) && all (size (M) == sz)
+                                      && strcmp (class (M), cls)
                                       && (poison || all (isfinite (M(:))))))
               && isa (k, "double") && isscalar (k) && isreal (k) && isfinite (k) && k >= 0
               && k == fix (k) && ischar (st.form)
@@ -249,7 +259,7 @@ function check_params (opt, full)
         if (full)
           form = momentum_form (opt.update_args.(n));
         endif
-        check_muon (st, sprintf ("OPT.muon.%s", n), sz, poison, form);
+        check_muon (st, sprintf ("OPT.muon.%s", n), sz, cls, poison, form);
       endif
     else
       ok = (isstruct (st) && isscalar (st) && numfields (st) == 3
@@ -262,12 +272,13 @@ function check_params (opt, full)
                || (isfloat (m) && isreal (m) && ! issparse (m) && ndims (m) == numel (sz)
                    && all (size (m) == sz) && all (isfinite (m(:)))
                    && isfloat (v) && isreal (v) && ! issparse (v) && ndims (v) == numel (sz)
-                   && all (size (v) == sz) && all (isfinite (v(:))) && ! any (v(:) < 0)))
+                   && all (size (v) == sz) && all (isfinite (v(:))) && ! any (v(:) < 0)
+                   && strcmp (class (m), cls) && strcmp (class (v), cls)))
               && isa (k, "double") && isscalar (k) && isreal (k) && isfinite (k) && k >= 0
               && k == fix (k));
       endif
       if (! ok)
-        check_adam (st, sprintf ("OPT.adam.%s", n), sz);
+        check_adam (st, sprintf ("OPT.adam.%s", n), sz, cls);
       endif
     endif
     a = opt.accum.(n);
@@ -280,10 +291,12 @@ function check_params (opt, full)
   endfor
 endfunction
 
-function check_adam (st, where, sz)
+function check_adam (st, where, sz, cls)
   field_set (st, where, {"m", "v", "step"});
   array_ (st.m, [where ".m"], sz, true);
   array_ (st.v, [where ".v"], sz, true);
+  class_ (st.m, [where ".m"], sz, cls);
+  class_ (st.v, [where ".v"], sz, cls);
   if (! on_device (st.v, sz) && any (st.v(:) < 0))
     fail_ ("%s.v must not be negative", where);
   endif
@@ -293,7 +306,7 @@ function check_adam (st, where, sz)
 endfunction
 
 ## [] (no step yet) or a muon_update state; FORM: the MomentumForm it must have, or false
-function check_muon (st, where, sz, poison, form)
+function check_muon (st, where, sz, cls, poison, form)
   if (isa (st, "double") && ndims (st) == 2 && ! any (size (st)))
     return;                                   # [] : no step yet
   endif
@@ -310,10 +323,15 @@ function check_muon (st, where, sz, poison, form)
       fail_ ("%s.family must be a struct with an algorithm name and a finite real buffer",
              where);
     endif
+    if (any (strcmp (f.algorithm, {"normuon", "adamuon", "namo"})) && any (f.buffer(:) < 0))
+      fail_ ("%s.family.buffer must not be negative (the second moment of %s)", where,
+             upper (f.algorithm));
+    endif
   else
     field_set (st, where, {"momentum", "step", "form"});
   endif
   array_ (st.momentum, [where ".momentum"], sz, ! poison);
+  class_ (st.momentum, [where ".momentum"], sz, cls);
   if (! count_ (st.step))
     fail_ ("%s.step must be a non-negative integer", where);
   endif
@@ -363,6 +381,13 @@ function array_ (x, where, sz, finite)
   endif
   if (finite && ! all (isfinite (x(:))))
     fail_ ("%s must not contain NaN or Inf", where);
+  endif
+endfunction
+
+## a host buffer must have its parameter's class CLS ("" : not known here)
+function class_ (x, where, sz, cls)
+  if (! (on_device (x, sz) || isempty (cls) || strcmp (class (x), cls)))
+    fail_ ("%s must be %s, the class of its parameter", where, cls);
   endif
 endfunction
 

@@ -83,7 +83,17 @@ function [params, report] = apply (fname, pairs, params, S)
              fname, p.q);
     endif
     [q, k] = deal (params.(p.q), params.(p.k));
-    [q, k, info] = qk_clip (host (q), host (k), S.(p.q), p.args{:});
+    try                                 # its errors name MAXLOGITS.QNAME, not S
+      [q, k, info] = qk_clip (host (q), host (k), S.(p.q), p.args{:});
+    catch err
+      msg = regexprep (err.message, '^qk_clip: ', "");
+      if (strncmp (msg, "S ", 2))
+        msg = sprintf ("MAXLOGITS.%s %s", p.q, msg(3:end));
+      else
+        msg = sprintf ("QKCLIP pair '%s', '%s': %s", p.q, p.k, msg);
+      endif
+      error (err.identifier, "%s: %s", fname, msg);
+    end_try_catch
     params.(p.q) = like (q, params.(p.q));     # device parameters: back where they were
     params.(p.k) = like (k, params.(p.k));
     report.(p.q) = struct ("clipped", info.clipped, "eta", info.eta);

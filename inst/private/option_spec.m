@@ -287,11 +287,11 @@ function T = family_rows (L)
     "Beta2",         "beta2",           "real",    "[0, 1)",           0.95,               ""
     "NormAxis",      "norm_axis",       "enum",    {"row", "col", "shorter", "element"}, [], ""
     "SignBeforeNS",  "sign_before_ns",  "logical", [],                 false,              ""
-    "VEps",          "v_eps",           "real",    "[0, Inf)",         1e-8,               ""
+    "VEps",          "v_eps",           "real",    "(0, Inf)",         1e-8,               ""
     "VEpsPlacement", "v_eps_placement", "enum",    {"add", "max"},     "add",              ""
     "RMSMatch",      "rms_match",       "custom",  @rms_match,         [], ...
                      "'keep', 'none' or a positive finite RMS"
-    "RMSEps",        "rms_eps",         "real",    "[0, Inf)",         1e-8,               ""
+    "RMSEps",        "rms_eps",         "real",    "(0, Inf)",         1e-8,               ""
     "RMSEpsPlacement","rms_eps_placement","enum",  {"add", "max"},     "add",              ""
     "Rank",          "rank",            "int",     [1 Inf],            [],                 ""
     "DionQ0",        "dion_q0",         "any",     [],                 [],                 ""

@@ -89,9 +89,18 @@ function [U, state] = run_update (fname, G, state, args)
       error ("muonlab:badState", "%s: STATE.family must hold the state of ALGORITHM '%s'.",
              fname, opts.algorithm);
     endif
+    if (any (strcmp (fam.algorithm, {"normuon", "adamuon", "namo"})) && any (fam.buffer(:) < 0))
+      error ("muonlab:badState",
+             "%s: STATE.family.buffer must not be negative (the second moment of %s).",
+             fname, upper (fam.algorithm));
+    endif
   elseif (family && ! strcmp (opts.algorithm, "muon") && step > 0)
     error ("muonlab:badState", "%s: STATE.family must hold the state of ALGORITHM '%s'.",
            fname, opts.algorithm);
+  endif
+  if (conv && strcmp (opts.conv_scale, "last_two"))   # the scale reads kh x kw
+    opts.scale_rows = sz(3);
+    opts.scale_cols = sz(4);
   endif
   if (family)
     B = [];
@@ -109,10 +118,6 @@ function [U, state] = run_update (fname, G, state, args)
   endif
 
   opts.split_rows = sr;
-  if (conv && strcmp (opts.conv_scale, "last_two"))
-    opts.scale_rows = sz(3);
-    opts.scale_cols = sz(4);
-  endif
   opts.fname = fname;                  # the gateway's errors name the caller too
   [U, M] = __muon_update__ (G2, M, opts);
   if (conv)

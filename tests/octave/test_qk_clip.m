@@ -198,6 +198,9 @@ endfunction
 %! P = struct ("Wq", reshape (sin (1:96), 8, 12), "Wk", reshape (cos (1:96), 8, 12));
 %! G = P;
 %!error <muon_step: MAXLOGITS must be a struct with a field 'Wq' \(the largest logit of each head\).> muon_step (muon_optimizer (P, "QKClip", {"Wq", "Wk", "Heads", 2}), P, G)
+%!error <muon_step: MAXLOGITS.Wq must have HEADS \(2\) values, not 3.> muon_step (muon_optimizer (P, "QKClip", {"Wq", "Wk", "Heads", 2}), P, G, struct ("Wq", [1 2 3]))
+%!error <muon_step: MAXLOGITS.Wq must be a real vector of finite values.> muon_step (muon_optimizer (P, "QKClip", {"Wq", "Wk", "Heads", 2}), P, G, struct ("Wq", [1 NaN]))
+%!error id=muonlab:badShape muon_step (muon_optimizer (P, "QKClip", {"Wq", "Wk", "Heads", 2}), P, G, struct ("Wq", [1 2 3]))
 %!error <muon_optimizer: QKCLIP must be a cell {QNAME, KNAME, "Heads", h, ...} or a cell of them.> muon_optimizer (P, "QKClip", {"Wq"})
 %!error <muon_optimizer: QKCLIP names 'Wv', which is not a parameter.> muon_optimizer (P, "QKClip", {"Wq", "Wv", "Heads", 2})
 %!error <muon_optimizer: QKCLIP pair 'Wq', 'Wk' must give "Heads", h.> muon_optimizer (P, "QKClip", {"Wq", "Wk"})
