@@ -56,7 +56,7 @@ function [U, M, Q] = family_dion (fname, G, M, Q, opts)
   if (isempty (Q))
     Q = opts.dion_q0;
     if (isempty (Q))
-      Q = fixed_gaussian (nb, r);
+      Q = fixed_randn (27, {nb, r});      # the caller's random stream left as it was
     elseif (! (isnumeric (Q) && isreal (Q) && isequal (size (Q), [nb r])
                && all (isfinite (Q(:)))))
       error ("muonlab:badArg",
@@ -78,24 +78,5 @@ function [U, M, Q] = family_dion (fname, G, M, Q, opts)
     U = U.';
   else
     M = B;
-  endif
-endfunction
-
-## randn (NB, R) from the fixed state 27, the caller's random stream left as it was: the
-## state of the generator in use, Octave's (Mersenne twister, randn ("state")) or the old
-## one (randn ("seed", x) switches to it, and setting "state" would switch back); which
-## one is in use is not queryable, so one draw tells
-function Q = fixed_gaussian (nb, r)
-  st = randn ("state");                 # queries switch nothing
-  sd = randn ("seed");
-  x = randn ();
-  randn ("state", st);
-  legacy = randn () != x;               # the twister repeats its draw, the old one not
-  randn ("state", 27);
-  Q = randn (nb, r);
-  if (legacy)
-    randn ("seed", sd);
-  else
-    randn ("state", st);
   endif
 endfunction
