@@ -154,7 +154,8 @@
 ## @code{total_seconds}.  @code{make bench} uses it to show how close each shape comes to
 ## the speed its products allow.  @code{tiny_pages} counts the pages whose norm is
 ## positive but below @qcode{"Eps"}: their result is about G / Eps, far from orthogonal
-## (e.g. 1e-200 G gives norm 4e-189), and the call warns once (@code{muonlab:tinyInput}).
+## (e.g. 1e-200 G gives norm 4e-189), and the call warns once (@code{muonlab:tinyInput});
+## always 0 with @qcode{"Normalize", "aol"}, whose scaling uses no Eps.
 ##
 ## Example:
 ## @example
@@ -199,9 +200,10 @@ function [X, stats] = muon_ns (G, varargin)
   else
     X = ns_run (G, opts);
   endif
-  ## a page whose norm is below Eps is scaled down, not orthogonalized: say so
+  ## a page whose norm is below Eps is scaled down, not orthogonalized: say so (AOL's
+  ## scaling uses no Eps)
   tiny = 0;
-  if (opts.eps > 0)
+  if (opts.eps > 0 && strcmp (opts.normalize, "frobenius"))
     if (ismatrix (G))
       nk = norm (G, "fro");             # (a scaled sum: no underflow, no copy)
     else
@@ -448,6 +450,13 @@ endfunction
 %!error <muon_ns: NORMSCALE must be a positive finite scalar.> muon_ns (G, "NormScale", 0)
 %!error <muon_ns: EPSPLACEMENT must be 'add' or 'max'.> muon_ns (G, "EpsPlacement", "clamp")
 %!error id=muonlab:unsupported muon_ns (G, "Trace", true, "Device", "cuda")
+%!test
+%! ## AOL's scaling uses no Eps: a tiny G is orthogonalized as any other, with no warning
+%! lastwarn ("");
+%! [X, st] = muon_ns (1e-9 * G, "Normalize", "aol");
+%! assert (lastwarn (), "");
+%! assert (st.tiny_pages, 0);
+%! assert (X, muon_ns (G, "Normalize", "aol"), 1e-13);
 %!warning <muon_ns: 2 non-finite values in the result from a finite input \(an overflow of its precision or state\)\.>
 %! ## a finite result of the double iteration past single's range is Inf in a single X
 %! X = muon_ns (single (eye (2)), "Precision", "double", "Coefficients", [1e30 0 0], "Steps", 2);
