@@ -11,7 +11,8 @@
 ## keep between calls (the Newton-Schulz workspace and the cached oneDNN primitives: it
 ## clears their gateways, whose contexts free everything).  A workspace larger than 64 MiB
 ## is given back when each call ends anyway, in every function, so a large call does not
-## pin memory for the session; a smaller one is kept for the next call.
+## pin memory for the session; a smaller one is kept for the next call.  It returns
+## nothing (asked for an output, it is a @code{muonlab:badArg} error).
 ##
 ## Without an output, print a short report: the CPU reference back end (always), the
 ## CUDA/cuBLAS back end (@qcode{"not built"}, @qcode{"built, no device"} with the runtime's
@@ -49,6 +50,9 @@ function info = muon_info (what)
   if (nargin == 1)
     if (! (ischar (what) && strcmpi (what, "release")))
       error ("muonlab:badArg", "muon_info: the only argument is \"release\".");
+    endif
+    if (nargout > 0)
+      error ("muonlab:badArg", "muon_info: \"release\" returns nothing; call it without an output.");
     endif
     clear __muon_ns__ __muon_update__;       # not the MPI gateways: that would end MPI
     return;
@@ -127,6 +131,8 @@ endfunction
 
 %!error <muon_info: the only argument is "release".> muon_info ("x")
 %!error <called with too many inputs> muon_info (1, 2)
+%!error <muon_info: "release" returns nothing; call it without an output.> x = muon_info ("release");
+%!error id=muonlab:badArg x = muon_info ("release");
 
 %!test
 %! str = evalc ("muon_info ()");
