@@ -45,3 +45,30 @@ endfunction
 %!   c = regexprep (fileread (c), '\s+', " ");
 %!   assert (! isempty (strfind (c, "never * the load")) || ! isempty (strfind (c, "never the load")));
 %! endif
+
+%!test
+%! ## huge and tiny finite inputs: the README's claim, checked.  1e155 G gives G's answer at
+%! ## any Eps; 1e-300 G only with "Eps", 0 (with the default Eps its norm is below Eps: a
+%! ## muonlab:tinyInput warning and a result about G / Eps, not G's)
+%! randn ("state", 3);
+%! G = randn (32, 64);
+%! X = muon_ns (G, "Eps", 0);
+%! assert (muon_ns (G * 1e155, "Eps", 0), X, 1e-14);
+%! assert (muon_ns (G * 1e155), X, 1e-6);
+%! assert (muon_ns (G * 1e-300, "Eps", 0), X, 1e-14);
+%! warning ("off", "muonlab:tinyInput", "local");
+%! [Xt, st] = muon_ns (G * 1e-300);
+%! assert (st.tiny_pages, 1);
+%! assert (norm (Xt - X, "fro") > 0.1);
+%! warning ("error", "muonlab:tinyInput", "local");
+%! try
+%!   muon_ns (G * 1e-300);
+%!   error ("no warning");
+%! catch err
+%!   assert (err.identifier, "muonlab:tinyInput");
+%! end_try_catch
+%! if (exist (fullfile (root, "README.md"), "file"))
+%!   r = regexprep (fileread (fullfile (root, "README.md")), '\s+', " ");
+%!   assert (! isempty (strfind (r, "and so does a tiny one (double entries of 1e-300) with `\"Eps\", 0`")));
+%!   assert (isempty (strfind (r, "1e155 or 1e-300")));
+%! endif
