@@ -43,13 +43,13 @@
 ## whole under a temporary name in a folder made for the call beside @var{file}, then
 ## renamed over it: a planted link is never followed, no shell sees @var{file}.
 ##
-## Reading a CSV back: @code{muon_import (file)} returns the table (numbers as numeric
-## columns, text as cellstr columns).  Octave's @code{csvread} and @code{dlmread} read
+## Reading a table back: @code{muon_import (file)} returns it, from CSV or JSON (numbers as
+## numeric columns, text as cellstr columns).  Octave's @code{csvread} and @code{dlmread} read
 ## numbers only: they turn every text column (a design name, a parameter name) into 0
 ## without a warning, so use them only on a table whose columns are all numeric (skip the
 ## header: @code{csvread (file, 1, 0)}); @code{textscan} or the io package's
-## @code{csv2cell} read the text too.  A JSON file reads back with @code{jsondecode
-## (fileread (file))}.
+## @code{csv2cell} read the text too.  A JSON file also reads back with @code{jsondecode
+## (fileread (file))} (a table as an array of row structs).
 ##
 ## @example
 ## C = zero_cost (muon_model ("llama-3.1-8b"), 64);
