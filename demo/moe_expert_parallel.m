@@ -68,7 +68,11 @@
 ## @end deftypefn
 
 function varargout = moe_expert_parallel (varargin)
-  [varargout{1:nargout}] = demo_run ("moe_expert_parallel", varargin, @run);   # no "ans" without one
+  if (nargout > 0)
+    [varargout{1:nargout}] = demo_run ("moe_expert_parallel", varargin, @run);
+  else
+    demo_run ("moe_expert_parallel", varargin, @run);     # no "ans" without an output
+  endif
 endfunction
 
 function D = run (o)

@@ -42,7 +42,11 @@
 ## @end deftypefn
 
 function varargout = muon_family (varargin)
-  [varargout{1:nargout}] = demo_run ("muon_family", varargin, @run);
+  if (nargout > 0)
+    [varargout{1:nargout}] = demo_run ("muon_family", varargin, @run);
+  else
+    demo_run ("muon_family", varargin, @run);     # no "ans" without an output
+  endif
 endfunction
 
 function D = run (o)

@@ -34,7 +34,11 @@
 ## @end deftypefn
 
 function varargout = zero3_pads (varargin)
-  [varargout{1:nargout}] = demo_run ("zero3_pads", varargin, @run);   # no "ans" without one
+  if (nargout > 0)
+    [varargout{1:nargout}] = demo_run ("zero3_pads", varargin, @run);
+  else
+    demo_run ("zero3_pads", varargin, @run);     # no "ans" without an output
+  endif
 endfunction
 
 function T = run (o)

@@ -9,8 +9,9 @@
 ## @deftypefnx {muonlab} {@var{folder} =} muonlab_demo ("output")
 ## Run one of muonlab's research demos, in the source tree as after @code{pkg install}.
 ##
-## Without arguments it lists the demos, a line each (name, time, what it shows), or
-## returns their names as a cellstr.  @code{muonlab_demo (@var{name}, @dots{})} runs the
+## Without arguments it lists the demos, a line each (name, and what it shows: the first
+## line of its help), or returns their names as a cellstr.  How long each takes: the
+## demo's help, and the table of times in the README.  @code{muonlab_demo (@var{name}, @dots{})} runs the
 ## demo @var{name} with the arguments that follow (every demo takes
 ## @qcode{"Display"}, @qcode{"off"} | @qcode{"final"} | @qcode{"iter"}) and returns its
 ## outputs; @code{help} of the demo's name, after @code{muonlab_demo ("folder")} is on the
@@ -65,7 +66,11 @@ function varargout = muonlab_demo (name, varargin)
     addpath (dir);
   endif
   unwind_protect
-    [varargout{1:nargout}] = feval (name, varargin{:});
+    if (nargout > 0)
+      [varargout{1:nargout}] = feval (name, varargin{:});
+    else
+      feval (name, varargin{:});       # ([varargout{1:0}] = ... would still give an "ans")
+    endif
   unwind_protect_cleanup
     if (! on_path)
       rmpath (dir);
@@ -114,7 +119,7 @@ function names = demo_names (dir)
   names = sort (names);
 endfunction
 
-## the first sentence of a demo's help text
+## the first line of a demo's help text, as plain text
 function s = summary_line (file)
   txt = fileread (file);
   lines = regexp (txt, '^## (?!@|-\*-|Copyright|SPDX)(.*)$', "tokens", "lineanchors");
@@ -122,10 +127,20 @@ function s = summary_line (file)
   if (! isempty (lines))
     s = lines{1}{1};
   endif
-  s = regexprep (s, '@code\{([^}]*)\}', "$1");
+  s = texinfo_plain (s);
   if (numel (s) > 70)
     s = [s(1:67) "..."];
   endif
+endfunction
+
+## TXT without its Texinfo: @dots{} as "...", @NAME{X} as X (inner ones first), @@, @{, @}
+function s = texinfo_plain (s)
+  s = strrep (s, "@dots{}", "...");
+  do
+    t = s;
+    s = regexprep (s, '@[a-zA-Z]+\{([^{}@]*)\}', "$1");
+  until (strcmp (s, t))
+  s = regexprep (s, '@([@{}])', "$1");
 endfunction
 
 %!test
@@ -136,6 +151,9 @@ endfunction
 %! assert (! any (strncmp (n, "demo_", 5)));
 %! txt = evalc ("muonlab_demo ()");
 %! assert (numel (strfind (txt, "\n")), numel (n) + 1);
+%! ## plain text: no Texinfo left (muon_family's first line has @qcode, zero2_experiment's @var)
+%! assert (isempty (strfind (txt, "@")), "Texinfo left in the list:\n%s", txt);
+%! assert (! isempty (regexp (txt, '^  muon_family +The Muon family of 2026 \(issue 27\) on one small problem: every "', "once", "lineanchors")));
 
 %!test
 %! ## a demo runs through it, returns its outputs, and its folder leaves the path again
