@@ -90,3 +90,16 @@ endfunction
 %! ## [3 9] 4.78e-7 with randn ("state", 1): which comes first depends on the CPU's kernels)
 %! h = regexprep (help ("ns_restart_search"), '\s+', " ");
 %! assert (! isempty (strfind (h, "about 4.8e-7: [2 9] or [3 9]")));
+
+%!test
+%! ## ns_design_lab's time: one figure in the README's table, its prose and the demo's help
+%! r = fullfile (root, "README.md");
+%! d = fullfile (root, "demo", "ns_design_lab.m");
+%! if (exist (r, "file") && exist (d, "file"))
+%!   r = regexprep (fileread (r), '\s+', " ");
+%!   assert (! isempty (strfind (r, "2-5 s (ns_design_lab: 5 s the first time in an Octave session)")));
+%!   assert (! isempty (strfind (r, "`make demo DEMO=ns_design_lab` (about 2-5 s: 5 s the first time in an Octave session)")));
+%!   assert (isempty (regexp (r, 'ns_design_lab[^.]{0,40}5-20 s', "once")));
+%!   h = regexprep (fileread (d), '[#\s]+', " ");
+%!   assert (! isempty (strfind (h, "About 2-5 s (5 s the first time in an Octave session)")));
+%! endif
