@@ -272,6 +272,8 @@ function [text, n] = json_rows (T)
   text = jsonencode (R(:));
   if (n == 1)
     text = ["[" text "]"];
+  elseif (n == 0)
+    text = "[]";                     # (Octave 7 encodes an empty struct array as nothing)
   endif
 endfunction
 
@@ -413,6 +415,22 @@ endfunction
 %!   assert (J.counts, M.counts);
 %!   assert (J.params.name, M.params.name);
 %!   assert (J.published, []);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%!   unlink (g);
+%! end_unwind_protect
+
+%!test
+%! ## a table of no rows: its header alone in CSV, an empty array in JSON
+%! T = struct ("a", zeros (0, 1), "b", {cell(0, 1)});
+%! f = [tempname() ".csv"];
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   assert (muon_export (T, f), 0);
+%!   assert (fileread (f), "a,b\n");
+%!   assert (muon_export (T, g), 0);
+%!   assert (fileread (g), "[]");
+%!   assert (muon_import (g), []);
 %! unwind_protect_cleanup
 %!   unlink (f);
 %!   unlink (g);
