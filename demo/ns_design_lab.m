@@ -38,8 +38,12 @@
 ## argument the numbers come back in a struct.
 ## @end deftypefn
 
-function R = ns_design_lab (varargin)
-  R = demo_run ("ns_design_lab", varargin, @run);
+function varargout = ns_design_lab (varargin)
+  if (nargout > 0)
+    varargout{1} = demo_run ("ns_design_lab", varargin, @run);
+  else
+    demo_run ("ns_design_lab", varargin, @run);     # no "ans" without an output
+  endif
 endfunction
 
 function R = run (opts)

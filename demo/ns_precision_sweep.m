@@ -26,8 +26,12 @@
 ## Run it with @code{make demo}, or from demo/ with @code{ns_precision_sweep}.
 ## @end deftypefn
 
-function T = ns_precision_sweep (varargin)
-  T = demo_run ("ns_precision_sweep", varargin, @run);
+function varargout = ns_precision_sweep (varargin)
+  if (nargout > 0)
+    varargout{1} = demo_run ("ns_precision_sweep", varargin, @run);
+  else
+    demo_run ("ns_precision_sweep", varargin, @run);     # no "ans" without an output
+  endif
 endfunction
 
 function T = run (o)

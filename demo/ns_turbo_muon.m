@@ -26,7 +26,7 @@
 ## figure only).
 ## @end deftypefn
 
-function T = ns_turbo_muon (varargin)
+function varargout = ns_turbo_muon (varargin)
   k = find (cellfun (@ischar, varargin), 1);   # the options follow SEEDS and SHAPE
   if (isempty (k))
     k = nargin + 1;
@@ -39,7 +39,11 @@ function T = ns_turbo_muon (varargin)
   if (isempty (shape))
     shape = [512 2048];
   endif
-  T = demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);
+  if (nargout > 0)
+    varargout{1} = demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);
+  else
+    demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);     # no "ans" without an output
+  endif
 endfunction
 
 function T = run (seeds, shape, o)

@@ -32,8 +32,12 @@
 ## array @var{T}.
 ## @end deftypefn
 
-function T = plan_at_scale (varargin)
-  T = demo_run ("plan_at_scale", varargin, @run);
+function varargout = plan_at_scale (varargin)
+  if (nargout > 0)
+    varargout{1} = demo_run ("plan_at_scale", varargin, @run);
+  else
+    demo_run ("plan_at_scale", varargin, @run);     # no "ans" without an output
+  endif
 endfunction
 
 function T = run (o)

@@ -75,7 +75,7 @@ endfunction
 %!test
 %! ## called without an output and "Display", "off", a demo prints nothing at all, through
 %! ## muonlab_demo and called itself (no "ans": [varargout{1:nargout}] = f () would assign
-%! ## one output even when nargout is 0)
+%! ## one output even when nargout is 0, and so does function T = f when it sets T)
 %! old = get (0, "defaultfigurevisible");
 %! set (0, "defaultfigurevisible", "off");
 %! d = muonlab_demo ("folder");
@@ -84,6 +84,7 @@ endfunction
 %!   assert (evalc ('muonlab_demo ("zero3_pads", "Display", "off")'), "");
 %!   assert (evalc ('zero3_pads ("Display", "off")'), "");
 %!   assert (evalc ('moe_expert_parallel ("Display", "off")'), "");
+%!   assert (evalc ('ns_turbo_muon (1, [64 256], "Display", "off")'), "");
 %!   T = zero3_pads ("Display", "off");    # with an output, the rows
 %!   assert (isstruct (T) && numel (T) >= 7);
 %! unwind_protect_cleanup
