@@ -31,8 +31,7 @@
 ## @end enumerate
 ##
 ## Prints the tables and writes demo/output/ns_design_lab.png (headless): panel (a) is
-## part a, (b) part c, (c) and (d) part d (part b is a table).  About 2-5 s
-## (5 s the first time in an Octave session).
+## part a, (b) part c, (c) and (d) part d (part b is a table).  About 2-3 s.
 ## @qcode{"Display"}: @qcode{"final"} (default: the tables), @qcode{"iter"} (also one line
 ## per part with the elapsed time) or @qcode{"off"} (the figure only).  With an output
 ## argument the numbers come back in a struct.

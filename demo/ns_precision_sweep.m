@@ -22,7 +22,7 @@
 ## fp16, each on its own log axis: their errors differ by about 10x).  @qcode{"Display"}: @qcode{"final"} (default:
 ## the table), @qcode{"iter"} (also one line per shape with the elapsed time) or
 ## @qcode{"off"} (the figure only).  With an output argument the rows come back as a
-## struct array @var{T} as well.  About 10 s.
+## struct array @var{T} as well.  About 2-3 s.
 ## Run it with @code{make demo}, or from demo/ with @code{ns_precision_sweep}.
 ## @end deftypefn
 

@@ -92,14 +92,38 @@ endfunction
 %! assert (! isempty (strfind (h, "about 4.8e-7: [2 9] or [3 9]")));
 
 %!test
-%! ## ns_design_lab's time: one figure in the README's table, its prose and the demo's help
+%! ## the demos' times: one list, each demo's help ("About N s."); the README's table of
+%! ## times and its prose ("`make demo DEMO=name` (about N s)") say the same
 %! r = fullfile (root, "README.md");
-%! d = fullfile (root, "demo", "ns_design_lab.m");
-%! if (exist (r, "file") && exist (d, "file"))
-%!   r = regexprep (fileread (r), '\s+', " ");
-%!   assert (! isempty (strfind (r, "2-5 s (ns_design_lab: 5 s the first time in an Octave session)")));
-%!   assert (! isempty (strfind (r, "`make demo DEMO=ns_design_lab` (about 2-5 s: 5 s the first time in an Octave session)")));
-%!   assert (isempty (regexp (r, 'ns_design_lab[^.]{0,40}5-20 s', "once")));
-%!   h = regexprep (fileread (d), '[#\s]+', " ");
-%!   assert (! isempty (strfind (h, "About 2-5 s (5 s the first time in an Octave session)")));
+%! dir = muonlab_demo ("folder");
+%! names = muonlab_demo ();
+%! help_time = struct ();
+%! for k = 1:numel (names)
+%!   t = regexp (fileread (fullfile (dir, [names{k} ".m"])), 'About (\d+(-\d+)? s)', "tokens", "once");
+%!   assert (! isempty (t), "%s: its help states no time", names{k});
+%!   help_time.(names{k}) = t{1};
+%! endfor
+%! if (exist (r, "file"))
+%!   r = fileread (r);
+%!   row = regexp (r, '`muonlab_demo \(name\)`:([^|]*)\|', "tokens", "once");
+%!   assert (! isempty (row));
+%!   groups = regexp (row{1}, '(\d+(?:-\d+)? s) \(([^)]*)\)', "tokens");
+%!   seen = {};
+%!   for g = groups
+%!     for nm = strsplit (g{1}{2}, ", ")
+%!       assert (isfield (help_time, nm{1}), "README's table: %s is no demo", nm{1});
+%!       assert (strcmp (g{1}{1}, help_time.(nm{1})), "README's table: %s %s, its help %s",
+%!               nm{1}, g{1}{1}, help_time.(nm{1}));
+%!       seen{end+1} = nm{1};
+%!     endfor
+%!   endfor
+%!   assert (sort (seen), sort (names));
+%!   r = regexprep (r, '\s+', " ");
+%!   prose = [regexp(r, '`make demo DEMO=(\w+)` \(about ([^)]*)\)', "tokens"), ...
+%!            regexp(r, '`demo/(\w+)\.m` \(about ([^)]*)\)', "tokens")];
+%!   assert (numel (prose) >= 4);
+%!   for p = prose
+%!     assert (strcmp (p{1}{2}, help_time.(p{1}{1})), "README's prose: %s %s, its help %s",
+%!             p{1}{1}, p{1}{2}, help_time.(p{1}{1}));
+%!   endfor
 %! endif
