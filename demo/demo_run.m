@@ -9,9 +9,15 @@
 
 function varargout = demo_run (name, args, fn, varargin)
   o = demo_options (name, args);
-  if (o.final)
+  ## [varargout{1:nargout}] = ... assigns one output even when nargout is 0, which the
+  ## prompt would print as "ans": call without outputs then
+  if (o.final && nargout > 0)
     [varargout{1:nargout}] = fn (varargin{:}, o);
-  else
+  elseif (o.final)
+    fn (varargin{:}, o);
+  elseif (nargout > 0)
     evalc ("[varargout{1:nargout}] = fn (varargin{:}, o);");
+  else
+    evalc ("fn (varargin{:}, o);");
   endif
 endfunction

@@ -56,7 +56,7 @@
 ## each rank orthogonalizes (an expert page counts one) and the bytes of the busiest rank.
 ##
 ## Writes @file{demo/output/moe_expert_parallel.png}: panels (a) and (b) for part (a), (c)
-## and (d) for part (b).  A few seconds.  Option
+## and (d) for part (b).  About 1-2 s.  Option
 ## @qcode{"Display"}: @qcode{"final"} (default) prints the tables at the end,
 ## @qcode{"iter"} also one line per part as it finishes (with its elapsed time),
 ## @qcode{"off"} prints nothing.  With an output argument the results come back as a
@@ -68,7 +68,11 @@
 ## @end deftypefn
 
 function varargout = moe_expert_parallel (varargin)
-  [varargout{1:nargout}] = demo_run ("moe_expert_parallel", varargin, @run);   # no "ans" without one
+  if (nargout > 0)
+    [varargout{1:nargout}] = demo_run ("moe_expert_parallel", varargin, @run);
+  else
+    demo_run ("moe_expert_parallel", varargin, @run);     # no "ans" without an output
+  endif
 endfunction
 
 function D = run (o)

@@ -17,7 +17,8 @@
 ## At world 4 every weight straddles a cut, so the bug hits all three.  Returns true when
 ## every row agrees.  @qcode{"Display"}: @qcode{"final"} (default: the tables),
 ## @qcode{"iter"} (also one line per world size and kind of run with the elapsed time) or
-## @qcode{"off"}.  Run it with @code{make demo DEMO=mpi_zero2} (about 20 s).
+## @qcode{"off"}.  Run it with @code{make demo DEMO=mpi_zero2}.
+## About 6-20 s (starting MPI; the upper end on a loaded machine).
 ## @end deftypefn
 
 function ok = mpi_zero2 (varargin)

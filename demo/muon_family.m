@@ -30,7 +30,7 @@
 ## three updates.
 ##
 ## Writes @file{demo/output/muon_family.png} (the loss curves) and
-## @file{demo/output/muon_family_axis.png} (part (b)).  About 10 s.  Option
+## @file{demo/output/muon_family_axis.png} (part (b)).  About 6 s.  Option
 ## @qcode{"Display"}: @qcode{"final"} (default) prints the tables at the end,
 ## @qcode{"iter"} also one line per preset, @qcode{"off"} prints nothing.  With an
 ## output argument the results come back as a struct @var{D}: @code{D.presets} (one row
@@ -42,7 +42,11 @@
 ## @end deftypefn
 
 function varargout = muon_family (varargin)
-  [varargout{1:nargout}] = demo_run ("muon_family", varargin, @run);
+  if (nargout > 0)
+    [varargout{1:nargout}] = demo_run ("muon_family", varargin, @run);
+  else
+    demo_run ("muon_family", varargin, @run);     # no "ans" without an output
+  endif
 endfunction
 
 function D = run (o)

@@ -31,14 +31,18 @@
 ## @end enumerate
 ##
 ## Prints the tables and writes demo/output/ns_design_lab.png (headless): panel (a) is
-## part a, (b) part c, (c) and (d) part d (part b is a table).  About 5-20 s.
+## part a, (b) part c, (c) and (d) part d (part b is a table).  About 2-3 s.
 ## @qcode{"Display"}: @qcode{"final"} (default: the tables), @qcode{"iter"} (also one line
 ## per part with the elapsed time) or @qcode{"off"} (the figure only).  With an output
 ## argument the numbers come back in a struct.
 ## @end deftypefn
 
-function R = ns_design_lab (varargin)
-  R = demo_run ("ns_design_lab", varargin, @run);
+function varargout = ns_design_lab (varargin)
+  if (nargout > 0)
+    varargout{1} = demo_run ("ns_design_lab", varargin, @run);
+  else
+    demo_run ("ns_design_lab", varargin, @run);     # no "ans" without an output
+  endif
 endfunction
 
 function R = run (opts)

@@ -22,12 +22,16 @@
 ## fp16, each on its own log axis: their errors differ by about 10x).  @qcode{"Display"}: @qcode{"final"} (default:
 ## the table), @qcode{"iter"} (also one line per shape with the elapsed time) or
 ## @qcode{"off"} (the figure only).  With an output argument the rows come back as a
-## struct array @var{T} as well.  About 10 s.
+## struct array @var{T} as well.  About 2-3 s.
 ## Run it with @code{make demo}, or from demo/ with @code{ns_precision_sweep}.
 ## @end deftypefn
 
-function T = ns_precision_sweep (varargin)
-  T = demo_run ("ns_precision_sweep", varargin, @run);
+function varargout = ns_precision_sweep (varargin)
+  if (nargout > 0)
+    varargout{1} = demo_run ("ns_precision_sweep", varargin, @run);
+  else
+    demo_run ("ns_precision_sweep", varargin, @run);     # no "ans" without an output
+  endif
 endfunction
 
 function T = run (o)

@@ -20,13 +20,13 @@
 ## The paper's claim is the first row against the second: one step fewer at no loss of
 ## quality.  The third row separates what the scaling does from what the 4-step schedule
 ## does.  The demo prints the table and its verdict, and writes
-## demo/output/ns_turbo_muon.png (headless).  About 1 to 4 s per seed at 512 x 2048 on a
-## loaded 2-core machine (the medians move by less than 0.2% from 5 to 20 seeds).  @qcode{"Display"}: @qcode{"final"} (default: the table and verdict),
+## demo/output/ns_turbo_muon.png (headless).  About 3-5 s (5 seeds at 512 x 2048, more
+## on a loaded machine; the medians move by less than 0.2% from 5 to 20 seeds).  @qcode{"Display"}: @qcode{"final"} (default: the table and verdict),
 ## @qcode{"iter"} (also one line per seed with the elapsed time) or @qcode{"off"} (the
 ## figure only).
 ## @end deftypefn
 
-function T = ns_turbo_muon (varargin)
+function varargout = ns_turbo_muon (varargin)
   k = find (cellfun (@ischar, varargin), 1);   # the options follow SEEDS and SHAPE
   if (isempty (k))
     k = nargin + 1;
@@ -39,7 +39,11 @@ function T = ns_turbo_muon (varargin)
   if (isempty (shape))
     shape = [512 2048];
   endif
-  T = demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);
+  if (nargout > 0)
+    varargout{1} = demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);
+  else
+    demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);     # no "ans" without an output
+  endif
 endfunction
 
 function T = run (seeds, shape, o)

@@ -37,7 +37,7 @@
 ## demo/output/train_mlp.png (headless).  @qcode{"Display"}: @qcode{"final"} (default),
 ## @qcode{"iter"} (also a line every 50 steps of each run, with the elapsed time) or
 ## @qcode{"off"}.  With an output argument the rows come back as a struct array @var{T}
-## too.  Runs in about 10 s.  Run it with @code{make demo DEMO=train_mlp}, or from demo/
+## too.  About 10 s.  Run it with @code{make demo DEMO=train_mlp}, or from demo/
 ## with @code{train_mlp}.
 ## @end deftypefn
 

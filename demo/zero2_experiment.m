@@ -21,7 +21,7 @@
 ## DEMO=zero2_experiment}), it runs world 2 on the simulator and prints the table.
 ## @qcode{"Display"}: @qcode{"iter"} prints one line per variant and method with the elapsed
 ## time; the others (@qcode{"final"}, the default, and @qcode{"off"}) print nothing here
-## (the printing is the @qcode{"print"} form's).
+## (the printing is the @qcode{"print"} form's).  About 1 s.
 ## @end deftypefn
 
 function X = zero2_experiment (world, comm, varargin)

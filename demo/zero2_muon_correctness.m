@@ -36,8 +36,8 @@
 ## demo/output/zero2_muon_correctness.png (the errors as bars on log axes, an exact 0
 ## marked at the axis floor).  @qcode{"Display"}: @qcode{"final"} (default: the table),
 ## @qcode{"iter"} (also one line per variant and method with the elapsed time) or
-## @qcode{"off"} (the figures only).  Runs in about 20 s on
-## embedded defaults; @code{make demo} runs it.  With an output argument the rows come
+## @qcode{"off"} (the figures only).  About 2-3 s;
+## @code{make demo} runs it.  With an output argument the rows come
 ## back as a struct array @var{T}.  The experiment itself is @code{zero2_experiment};
 ## @code{mpi_zero2} runs it on real MPI ranks.
 ## @end deftypefn

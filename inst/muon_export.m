@@ -43,13 +43,13 @@
 ## whole under a temporary name in a folder made for the call beside @var{file}, then
 ## renamed over it: a planted link is never followed, no shell sees @var{file}.
 ##
-## Reading a CSV back: @code{muon_import (file)} returns the table (numbers as numeric
-## columns, text as cellstr columns).  Octave's @code{csvread} and @code{dlmread} read
+## Reading a table back: @code{muon_import (file)} returns it, from CSV or JSON (numbers as
+## numeric columns, text as cellstr columns).  Octave's @code{csvread} and @code{dlmread} read
 ## numbers only: they turn every text column (a design name, a parameter name) into 0
 ## without a warning, so use them only on a table whose columns are all numeric (skip the
 ## header: @code{csvread (file, 1, 0)}); @code{textscan} or the io package's
-## @code{csv2cell} read the text too.  A JSON file reads back with @code{jsondecode
-## (fileread (file))}.
+## @code{csv2cell} read the text too.  A JSON file also reads back with @code{jsondecode
+## (fileread (file))} (a table as an array of row structs).
 ##
 ## @example
 ## C = zero_cost (muon_model ("llama-3.1-8b"), 64);
@@ -272,6 +272,8 @@ function [text, n] = json_rows (T)
   text = jsonencode (R(:));
   if (n == 1)
     text = ["[" text "]"];
+  elseif (n == 0)
+    text = "[]";                     # (Octave 7 encodes an empty struct array as nothing)
   endif
 endfunction
 
@@ -413,6 +415,22 @@ endfunction
 %!   assert (J.counts, M.counts);
 %!   assert (J.params.name, M.params.name);
 %!   assert (J.published, []);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%!   unlink (g);
+%! end_unwind_protect
+
+%!test
+%! ## a table of no rows: its header alone in CSV, an empty array in JSON
+%! T = struct ("a", zeros (0, 1), "b", {cell(0, 1)});
+%! f = [tempname() ".csv"];
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   assert (muon_export (T, f), 0);
+%!   assert (fileread (f), "a,b\n");
+%!   assert (muon_export (T, g), 0);
+%!   assert (fileread (g), "[]");
+%!   assert (muon_import (g), []);
 %! unwind_protect_cleanup
 %!   unlink (f);
 %!   unlink (g);

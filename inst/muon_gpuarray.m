@@ -150,7 +150,7 @@ classdef muon_gpuarray < handle
     endfunction
 
     function C = times (A, varargin)
-      C = scaled ("*", A, varargin{:});
+      C = scaled (".*", A, varargin{:});
     endfunction
 
     function C = mtimes (A, varargin)
@@ -158,7 +158,7 @@ classdef muon_gpuarray < handle
     endfunction
 
     function C = rdivide (A, varargin)
-      C = scaled ("/", A, varargin{:});
+      C = scaled ("./", A, varargin{:});
     endfunction
 
     function C = mrdivide (A, varargin)
@@ -231,21 +231,22 @@ function C = binary (sym, op, A, B)
                      A.Device);
 endfunction
 
-## D * s, s * D (sym "*") or D / s (sym "/") with a real scalar s
+## D * s, s * D (sym "*" or ".*") or D / s (sym "/" or "./") with a real scalar s
 function C = scaled (sym, A, B)
   if (nargin < 3)
     B = [];
   endif
-  if (sym == "*" && ! isa (A, "muon_gpuarray"))
+  mul = (sym(end) == "*");
+  if (mul && ! isa (A, "muon_gpuarray"))
     [A, B] = deal (B, A);                  # s * D = D * s: IEEE products commute
   endif
   if (! (isa (A, "muon_gpuarray") && (isa (B, "double") || isa (B, "single"))
          && isreal (B) && isscalar (B)))
-    what = merge (sym == "*", "a device array and a real scalar",
+    what = merge (mul, "a device array and a real scalar",
                   "a device array divided by a real scalar");
     error ("muonlab:badArg", "muon_gpuarray: A %s B needs %s.", sym, what);
   endif
-  C = muon_gpuarray (__muon_gpu__ ("ew", merge (sym == "*", "mul", "div"), A.Handle, [],
+  C = muon_gpuarray (__muon_gpu__ ("ew", merge (mul, "mul", "div"), A.Handle, [],
                                    double (B)), A.Size, A.Storage, A.Device);
 endfunction
 
@@ -345,8 +346,10 @@ endfunction
 %! muon_gpu (ones (2), "Device", "cpu") - muon_gpu (ones (2, 3), "Device", "cpu")
 %!error <muon_gpuarray: A \* B needs a device array and a real scalar.>
 %! muon_gpu (ones (2), "Device", "cpu") * [1 2]
-%!error <muon_gpuarray: A \* B needs a device array and a real scalar.>
+%!error <muon_gpuarray: A \.\* B needs a device array and a real scalar.>
 %! muon_gpu (ones (2), "Device", "cpu") .* muon_gpu (ones (2), "Device", "cpu")
+%!error <muon_gpuarray: A \./ B needs a device array divided by a real scalar.>
+%! muon_gpu (ones (2), "Device", "cpu") ./ [1 2]
 %!error <muon_gpuarray: A / B needs a device array divided by a real scalar.>
 %! 2 / muon_gpu (ones (2), "Device", "cpu")
 %!error <muon_gpuarray: A / B needs a device array divided by a real scalar.>

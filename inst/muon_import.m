@@ -3,15 +3,29 @@
 
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab} {@var{T} =} muon_import (@var{file})
-## Read a CSV table written by @code{muon_export} back: a scalar struct of columns, one
-## field per column of the header line, numeric (double) where every entry of the
-## column is a number (or empty: NaN), else a cellstr; quoted fields (RFC 4180: commas,
-## quotes and line breaks inside quotes) are read as written.  Columns that
-## @code{muon_export} split (@code{calls_1} @dots{} @code{calls_6}) stay separate.
+## Read a table written by @code{muon_export} back, from a CSV or a JSON file (chosen by
+## the extension of @var{file}, @file{.json} for JSON, anything else CSV).
+##
+## From a CSV file: a scalar struct of columns, one field per column of the header line,
+## numeric (double) where every entry of the column is a number (or empty: NaN), else a
+## cellstr; quoted fields (RFC 4180: commas, quotes and line breaks inside quotes) are read
+## as written.  Columns that @code{muon_export} split (@code{calls_1} @dots{}
+## @code{calls_6}) stay separate.  A file with a header line and no rows gives a struct of
+## empty (0 x 1) columns.
+##
+## From a JSON file: @code{jsondecode (fileread (file), "makeValidName", false)}, and where
+## that is an array of row objects (what @code{muon_export} writes for a table), the table
+## again: one column per field, numeric (n x k for a vector of k numbers per row, NaN where
+## the file has @code{null}), logical, or a cellstr.  Anything else (a whole result that
+## @code{muon_export} encoded as it is, or @code{[]} for a table of no rows) is returned as
+## decoded.
+##
+## The field names are the file's column names as written, also where they are no valid
+## variable names or are keywords (@code{T.("persistent")}, @code{T.("a b")}): Octave's
+## dynamic fields hold any name, and nothing is renamed.
 ##
 ## Octave's @code{csvread} reads numbers only and turns a text column into zeros without a
-## warning; this reads both.  A @file{.json} file is read with
-## @code{jsondecode (fileread (file))}.
+## warning; this reads both.
 ##
 ## @example
 ## C = zero_cost (@{[64 64], [32 64]@}, 4);
@@ -37,75 +51,102 @@ function T = muon_import (file)
   endif
   txt = fread (fid, Inf, "char=>char").';
   fclose (fid);
-  rows_ = parse_csv (txt);
-  if (isempty (rows_))
+  [~, ~, ext] = fileparts (file);
+  if (strcmpi (ext, ".json"))
+    T = json_table (jsondecode (txt, "makeValidName", false), txt);
+    return;
+  endif
+  [fields, nrow] = parse_csv (txt);
+  if (isempty (nrow))
     error ("muonlab:badArg", "%s: '%s' has no header line.", fname, file);
   endif
-  head = rows_{1};
-  body = rows_(2:end);
-  n = numel (body);
-  k = numel (head);
-  if (any (cellfun ("numel", body) != k))
+  k = nrow(1);
+  if (any (nrow != k))
     error ("muonlab:badArg", "%s: '%s' has rows of different lengths.", fname, file);
   endif
-  C = reshape ([body{:}], k, n).';      # n x k cells of text
+  head = fields(1:k);
+  C = reshape (fields(k+1:end), k, []).';     # n x k cells of text
+  if (isempty (C))
+    C = cell (0, k);
+  endif
   T = struct ();
   for j = 1:k
     col = C(:,j);
-    name = matlab.lang.makeValidName (head{j});
     v = str2double (col);
     blank = cellfun ("isempty", col);
     if (all (! isnan (v) | blank | strcmpi (col, "nan")))
-      T.(name) = v;
+      T.(head{j}) = v;
     else
-      T.(name) = col;
+      T.(head{j}) = col;
     endif
   endfor
 endfunction
 
-## The records of a CSV text: a cell of rows, each a cell of its fields' text.
-function R = parse_csv (t)
-  R = {};
-  row = {};
-  fld = "";
-  i = 1;
-  n = numel (t);
-  quoted = false;
-  while (i <= n)
-    ch = t(i);
-    if (quoted)
-      if (ch == '"')
-        if (i < n && t(i+1) == '"')
-          fld(end+1) = '"';
-          i++;
-        else
-          quoted = false;
-        endif
-      else
-        fld(end+1) = ch;
-      endif
-    elseif (ch == '"')
-      quoted = true;
-    elseif (ch == ",")
-      row{end+1} = fld;
-      fld = "";
-    elseif (ch == "\n" || ch == "\r")
-      if (ch == "\r" && i < n && t(i+1) == "\n")
-        i++;
-      endif
-      row{end+1} = fld;
-      R{end+1} = row;
-      row = {};
-      fld = "";
-    else
-      fld(end+1) = ch;
-    endif
-    i++;
-  endwhile
-  if (! isempty (fld) || ! isempty (row))
-    row{end+1} = fld;
-    R{end+1} = row;
+## The table of the rows that muon_export writes to JSON (D, an array of objects decoded to
+## a struct array, TXT the text): one column per field; D as it is when it is no such array.
+function T = json_table (D, txt)
+  T = D;
+  if (! (isstruct (D) && ! isempty (D) && ! isempty (fieldnames (D))
+         && txt(find (! isspace (txt), 1)) == "["))
+    return;
   endif
+  C = struct ();
+  for f = fieldnames (D).'
+    v = {D.(f{1})}(:);
+    r = cellfun ("size", v, 1);
+    c = cellfun ("size", v, 2);
+    if (all (cellfun ("isclass", v, "char") & r <= 1))
+      C.(f{1}) = v;
+      continue;
+    endif
+    n = cellfun ("numel", v);
+    k = max ([n; 1]);
+    if (! all ((cellfun ("isnumeric", v) | cellfun ("islogical", v)) & cellfun ("isreal", v)
+               & cellfun ("ndims", v) == 2 & (r == 1 | c == 1 | n == 0) & (n == k | n == 0)))
+      return;
+    endif
+    v(n == 0) = {NaN(k, 1)};                    # null
+    if (k > 1)
+      v = cellfun (@(x) x(:), v, "UniformOutput", false);
+    endif
+    C.(f{1}) = reshape ([v{:}], k, []).';
+  endfor
+  T = C;
+endfunction
+
+## The fields of a CSV text, row by row (a row cell), and the number of fields of each row.
+## A quote starts a quoted part, in which "" is a quote and a lone quote ends it; a comma or
+## a line end (LF, CR LF or CR) outside quotes ends a field.  Whether a character is inside
+## quotes is the parity of the quotes before it ("" adds two).
+function [F, nrow] = parse_csv (t)
+  q = (t == '"');
+  out = ! mod (cumsum (q), 2);
+  crlf = out & t == "\r" & [t(2:end) == "\n", false];
+  t(crlf) = [];
+  q(crlf) = [];
+  out(crlf) = [];
+  eol = out & (t == "\n" | t == "\r");
+  sep = eol | (out & t == ",");
+  if (! isempty (t) && ! eol(end))              # a last line without its line end
+    t(end+1) = "\n";
+    q(end+1) = false;
+    eol(end+1) = true;
+    sep(end+1) = true;
+  endif
+  b = find (sep);
+  len = diff ([0, b]) - 1;
+  F = mat2cell (t(! sep), 1, len);
+  F(len == 0) = {""};
+  ## fields with quotes: the quoted parts without their quotes, "" inside them as "
+  hasq = find (accumarray (cumsum ([1, sep(1:end-1)]).', q(:), [numel(b), 1]) > 0).';
+  for i = hasq
+    [tok, rest] = regexp (F{i}, '"((?:[^"]|"")*)"?', "tokens", "split");
+    tok = regexprep (cellfun (@(c) c{1}, tok, "UniformOutput", false), '""', '"');
+    parts = [rest; [tok, {""}]];
+    F{i} = [parts{:}];
+  endfor
+  ends = find (eol(b));                         # the field that ends each row
+  nrow = diff ([0, ends]);
 endfunction
 
 %!test
@@ -140,11 +181,113 @@ endfunction
 %!   unlink (f);
 %! end_unwind_protect
 
+%!test
+%! ## JSON: the inverse of muon_export's rows (a vector per row back as n x k, null as NaN,
+%! ## logicals, strings with quotes); the same table as the CSV round trip; and out again
+%! ## to the same bytes, both formats
+%! T.name = {"a"; "b,c"; 'say "hi"'; ""};
+%! T.v = [1 2; 3 4; 5 NaN; 7 8];
+%! T.x = [0.5; NaN; -1e300; 3];
+%! T.ok = logical ([1; 0; 1; 1]);
+%! f = [tempname() ".csv"];
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   muon_export (T, g);
+%!   J = muon_import (g);
+%!   assert (J, T);
+%!   muon_export (T, f);
+%!   Tc = muon_import (f);
+%!   assert (Tc.name, T.name);
+%!   assert ([Tc.v_1, Tc.v_2], T.v);
+%!   assert (Tc.x, T.x);
+%!   assert (Tc.ok, double (T.ok));
+%!   txt = fileread (g);
+%!   muon_export (J, g);
+%!   assert (fileread (g), txt);
+%!   txt = fileread (f);
+%!   muon_export (Tc, f);
+%!   assert (fileread (f), txt);
+%!   ## a plan's ranks: the JSON and the CSV round trip give the same table
+%!   C = zero_cost ({[64 64], [32 64]}, 4);
+%!   muon_export (C, f, "Table", "ranks");
+%!   muon_export (C, g, "Table", "ranks");
+%!   Tc = muon_import (f);
+%!   J = muon_import (g);
+%!   assert (fieldnames (J), fieldnames (Tc));
+%!   for c = fieldnames (J).'
+%!     if (iscell (J.(c{1})))
+%!       assert (J.(c{1}), Tc.(c{1}));
+%!     else                         # logicals are 0 and 1 in the CSV, numbers 16 digits
+%!       assert (double (J.(c{1})), Tc.(c{1}), -1e-15);
+%!     endif
+%!   endfor
+%!   R = [C.ranks];
+%!   assert (J.bytes_sent, vertcat (R.bytes_sent));
+%!   ## JSON that is no table comes back as decoded
+%!   muon_export (C, g);
+%!   assert (muon_import (g), jsondecode (fileread (g), "makeValidName", false));
+%! unwind_protect_cleanup
+%!   unlink (f);
+%!   unlink (g);
+%! end_unwind_protect
+
+%!test
+%! ## a table of no rows: its columns, empty
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   assert (muon_export (struct ("a", zeros (0, 1), "b", {cell(0, 1)}), f), 0);
+%!   assert (fileread (f), "a,b\n");
+%!   T = muon_import (f);
+%!   assert (fieldnames (T), {"a"; "b"});
+%!   assert (size (T.a), [0 1]);
+%!   assert (size (T.b), [0 1]);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!test
+%! ## the header's names as written: keywords and names that are no variable names
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   fid = fopen (f, "w");
+%!   fputs (fid, "persistent,a b,end\n1,x,2\n");
+%!   fclose (fid);
+%!   T = muon_import (f);
+%!   assert (fieldnames (T), {"persistent"; "a b"; "end"});
+%!   assert (T.("persistent"), 1);
+%!   assert (T.("a b"), {"x"});
+%!   C = zero_cost ({[64 64], [32 64]}, 4);
+%!   muon_export (C, f, "Table", "ranks");
+%!   T = muon_import (f);
+%!   R = [C.ranks];
+%!   assert (T.("persistent"), vertcat (R.persistent));
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!test
+%! ## quotes, commas and empty fields together, CR LF line ends, a last line without one;
+%! ## checked against the fields written out by hand
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   fid = fopen (f, "w");
+%!   fputs (fid, ["s,t,n\r\n" '"x,""y""",,1' "\r\n" ',"",' "\r\n" '"""",'  '"a' "\r\n" 'b",2']);
+%!   fclose (fid);
+%!   T = muon_import (f);
+%!   assert (T.s, {'x,"y"'; ""; '"'});
+%!   assert (T.t, {""; ""; "a\r\nb"});
+%!   assert (T.n, [1; NaN; 2]);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
 %!demo
 %! C = zero_cost ({[64 64], [32 64]}, 4, "Design", {"zero12_allreduce", "layerwise_lpt"});
 %! f = [tempname() ".csv"];
 %! muon_export (C, f, "Table", "ranks");
-%! T = muon_import (f)
+%! T = muon_import (f);
+%! printf ("%d rows; columns: %s\n", numel (T.rank), strjoin (fieldnames (T).', ", "));
+%! printf ("  %-18s rank %d: %g bytes sent\n", T.design{1}, T.rank(1), T.bytes_sent(1));
 %! delete (f);
 
 %!error <muon_import: FILE must be a file name.> muon_import (1)

@@ -11,7 +11,8 @@
 ## keep between calls (the Newton-Schulz workspace and the cached oneDNN primitives: it
 ## clears their gateways, whose contexts free everything).  A workspace larger than 64 MiB
 ## is given back when each call ends anyway, in every function, so a large call does not
-## pin memory for the session; a smaller one is kept for the next call.
+## pin memory for the session; a smaller one is kept for the next call.  It returns
+## nothing (asked for an output, it is a @code{muonlab:badArg} error).
 ##
 ## Without an output, print a short report: the CPU reference back end (always), the
 ## CUDA/cuBLAS back end (@qcode{"not built"}, @qcode{"built, no device"} with the runtime's
@@ -28,7 +29,8 @@
 ## under @qcode{"Gemm", "auto"} here (@qcode{"openblas"} or @qcode{"onednn"}), and
 ## @code{reason}, the same fields saying why; @code{env} (the environment variable
 ## @env{MUONLAB_GEMM} as read once per session: @qcode{"auto"}, @qcode{"openblas"} or
-## @qcode{"onednn"} changes what @qcode{"auto"} stands for, without rebuilding);
+## @qcode{"onednn"} changes what @qcode{"auto"} stands for, without rebuilding; any other
+## value is ignored, and the report says so);
 ## @code{onednn_built}, @code{onednn_version}, @code{onednn_isa} (the instruction set
 ## oneDNN dispatches to), @code{onednn_impl_f32} and @code{onednn_impl_bf16} (the
 ## implementations oneDNN picks for an fp32 and a bf16 product, e.g.
@@ -49,6 +51,9 @@ function info = muon_info (what)
   if (nargin == 1)
     if (! (ischar (what) && strcmpi (what, "release")))
       error ("muonlab:badArg", "muon_info: the only argument is \"release\".");
+    endif
+    if (nargout > 0)
+      error ("muonlab:badArg", "muon_info: \"release\" returns nothing; call it without an output.");
     endif
     clear __muon_ns__ __muon_update__;       # not the MPI gateways: that would end MPI
     return;
@@ -76,6 +81,10 @@ function info = muon_info (what)
   env = "";
   if (! isempty (g.env))
     env = sprintf (", MUONLAB_GEMM=%s", g.env);
+    if (! any (strcmp (g.env, core_lists ().lists.gemm)))   # (the core: exact spelling)
+      env = sprintf ("%s (not recognised: ignored; %s)", env,
+                     strjoin (core_lists ().lists.gemm, ", "));
+    endif
   endif
   s.gemm_text = sprintf ("%s; %d threads of %d cores, tiles of %d%s; 'Gemm' auto runs:%s",
                          s.gemm_text, g.threads, g.cores, g.tile, env, runs);
@@ -125,8 +134,25 @@ endfunction
 %! muon_info ("release");
 %! assert (isequal (muon_ns (G), X));
 
+%!test
+%! ## MUONLAB_GEMM (read once per process: a fresh Octave) with a value the core does not
+%! ## know is ignored (auto stays the default), and the report says so
+%! octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%! if (exist (octave, "file"))
+%!   dirs = sprintf ("addpath ('%s', '%s');", fileparts (which ("muon_info")),
+%!                   fileparts (which ("__muon_info__")));
+%!   [st, out] = system (sprintf ("MUONLAB_GEMM=bogus %s --no-gui --norc --silent --eval \"%s muon_info ()\" 2>&1",
+%!                                octave, dirs));
+%!   assert (! isempty (strfind (out, "MUONLAB_GEMM=bogus (not recognised: ignored; auto, openblas, onednn)")), out);
+%!   [st, out] = system (sprintf ("MUONLAB_GEMM=openblas %s --no-gui --norc --silent --eval \"%s muon_info ()\" 2>&1",
+%!                                octave, dirs));
+%!   assert (! isempty (strfind (out, "MUONLAB_GEMM=openblas;")), out);
+%! endif
+
 %!error <muon_info: the only argument is "release".> muon_info ("x")
 %!error <called with too many inputs> muon_info (1, 2)
+%!error <muon_info: "release" returns nothing; call it without an output.> x = muon_info ("release");
+%!error id=muonlab:badArg x = muon_info ("release");
 
 %!test
 %! str = evalc ("muon_info ()");

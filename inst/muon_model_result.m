@@ -21,8 +21,11 @@ classdef muon_model_result < muon_result
   ## Typing @var{M} (or @code{disp (M)}) prints: the model, its type and family; the file
   ## read; the options; the number of parameters and of distinct shapes; the counts (total,
   ## Muon, AdamW, embedding, activated, stored, MTP); one line per kind of parameter (how
-  ## many, distinct shapes, elements, how many go to Muon); one line per published count;
-  ## and the field names: K + N + 8 lines for K kinds and N published counts.
+  ## many, distinct shapes, elements, how many go to Muon); one line per published count,
+  ## saying whether it counts the MTP layers and beside it the count of @var{M} it compares
+  ## with (@code{counts.total - counts.mtp} for a published total without MTP of a model
+  ## built with them); and the field names: K + N + 8 lines for K kinds and N published
+  ## counts.
   ## @seealso{muon_model, muon_result}
   ## @end deftypefn
 
@@ -76,13 +79,15 @@ classdef muon_model_result < muon_result
                 rows (unique ([T.rows(m) T.cols(m)], "rows")), big (sum (T.numel(m))),
                 sum (m & strcmp (T.route, "muon")));
       endfor
+      has_mtp = C.mtp > 0 || any ([M.published.mtp]);   # say "without" where it can matter
       for p = M.published(:).'
         src = p.source;
-        if (numel (src) > 60)
-          src = [src(1:57) "..."];
+        if (numel (src) > 50)
+          src = [src(1:47) "..."];
         endif
-        printf ("  published: %s (counts.%s%s; %s)\n", big (p.count), p.counts,
-                merge (p.mtp, ", with MTP", ""), src);
+        printf ("  published: %s%s (here %s; %s)\n", big (p.count),
+                merge (p.mtp, " with MTP", merge (has_mtp, " without MTP", "")),
+                comparable (p, C), src);
       endfor
       printf ("  fields: %s\n", strjoin (properties (M).', ", "));
       printf ("  (M.params: one row per parameter, columns %s)\n",
@@ -90,6 +95,24 @@ classdef muon_model_result < muon_result
     endfunction
   endmethods
 endclassdef
+
+## The count of C that the published count P is comparable with, in words: the field it
+## names, less the MTP layers where P counts none and C holds them (for counts.total).
+function s = comparable (p, C)
+  if (! isfield (C, p.counts))
+    s = sprintf ("no counts.%s", p.counts);
+  elseif (! p.mtp && C.mtp > 0 && strcmp (p.counts, "total"))
+    s = sprintf ("counts.total - counts.mtp = %s", big (C.total - C.mtp));
+  elseif (! p.mtp && C.mtp > 0)
+    s = sprintf ("counts.%s = %s, with MTP: compare muon_model (..., \"MTP\", false)",
+                 p.counts, big (C.(p.counts)));
+  elseif (p.mtp && C.mtp == 0)
+    s = sprintf ("counts.%s = %s, without MTP: compare muon_model (..., \"MTP\", true)",
+                 p.counts, big (C.(p.counts)));
+  else
+    s = sprintf ("counts.%s = %s", p.counts, big (C.(p.counts)));
+  endif
+endfunction
 
 ## n elements, with its size in words: 8.03B (8030261248)
 function s = big (n)
@@ -124,6 +147,17 @@ endfunction
 %! assert (! isempty (strfind (txt, "muon_model result: deepseek-v3 (model_type deepseek_v3")));
 %! assert (! isempty (strfind (txt, sprintf ("%d parameters (%d to Muon)", M.counts.nparams,
 %!                                           M.counts.nmuon))));
+%! ## the published counts, each beside the count it compares with (with or without MTP):
+%! ## 671B without the MTP layers against total - mtp, 685B with them against stored
+%! assert (! isempty (strfind (txt, sprintf ("published: 671.00B without MTP (here counts.total - counts.mtp = %.2fB;", (M.counts.total - M.counts.mtp) / 1e9))));
+%! assert (! isempty (strfind (txt, sprintf ("published: 685.00B with MTP (here counts.stored = %.2fB;", M.counts.stored / 1e9))));
+%! M0 = muon_model ("deepseek-v3", "MTP", false);
+%! assert (M0.counts.total, M.counts.total - M.counts.mtp);     # what "less MTP" is
+%! for p = M.published(:).'
+%!   assert (abs ({M.counts.total - M.counts.mtp, M.counts.stored}{1 + p.mtp} / p.count - 1) < 1e-3);
+%! endfor
+%! txt0 = evalc ("disp (M0)");
+%! assert (! isempty (strfind (txt0, "with MTP (here counts.stored = 671.03B, without MTP: compare muon_model (..., \"MTP\", true);")));
 %! ## the struct it was made from: the same fields and values
 %! S = struct (M);
 %! assert (isstruct (S) && ! isstruct (M));

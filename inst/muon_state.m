@@ -21,7 +21,8 @@ classdef muon_state < muon_result
   ## makes of a state it is given are those of the plain struct.
   ##
   ## @example
-  ## [U, st] = muon_update (randn (64, 32), [])
+  ## [U, st] = muon_update (randn (64, 32), []);
+  ## st              # a few lines: the kind, the step, the momentum's size
   ## st.step
   ## @end example
   ## @seealso{muon_update, muon_optimizer, zero_muon_step, zero_train_step, muon_result}
@@ -234,7 +235,8 @@ function show_zero_train (S)
 endfunction
 
 %!demo
-%! [U, st] = muon_update (randn (64, 32), [])
+%! [U, st] = muon_update (randn (64, 32), []);
+%! st
 %! st.momentum(1:2, 1:3)
 %! S = struct (st);
 %! printf ("isstruct (st) = %d, isstruct (struct (st)) = %d\n", isstruct (st), isstruct (S));

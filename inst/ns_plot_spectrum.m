@@ -23,8 +23,9 @@
 ## a schedule name or a cellstr of them (default @code{@{"keller", "polar_express"@}}).
 ## @item "Precision"
 ## a precision or a cellstr of them (default: the class of @var{G}).
-## @item "Method", "Steps", "Restarts"
-## as in @code{muon_ns}, for every run.
+## @item "Method", "Steps", "Restarts", "ScheduleMode", "GramMinAspect", "Eps", "Normalize", "NormScale", "EpsPlacement", "NormalizeFirst", "Fused", "Batched", "SymBlocks", "Gemm", "Threads"
+## as in @code{muon_ns}, for every run (on the CPU): every option of @code{muon_ns} but
+## @qcode{"Device"} and @qcode{"Trace"}.
 ## @item "Labels"
 ## a cellstr naming the matrices @var{X} (default "X1", "X2", @dots{}).
 ## @item "File"
@@ -80,10 +81,14 @@ function [h, S] = ns_plot_spectrum (G, varargin)
       pr = {class(G)};
     endif
     pr = cellstr_of (fname, "PRECISION", pr);
-    args = {"Method", o.method, "Restarts", o.restarts};
-    if (o.steps > 0)
-      args(end+1:end+2) = {"Steps", o.steps};
-    endif
+    ## the muon_ns options given, as given (parse_options checked them)
+    ns = option_spec ("ns_plot_spectrum").names;
+    ns = setdiff (ns, {"Coefficients", "Precision", "Labels", "File", "Names"});
+    pass = false (size (varargin));
+    for i = 1:2:numel (varargin)
+      pass(i:i+1) = any (strcmpi (varargin{i}, ns));
+    endfor
+    args = varargin(pass);
     labels = {};
     for c = co
       for p = pr
@@ -189,6 +194,29 @@ endfunction
 %!   endif
 %! end_unwind_protect
 
+%!test
+%! ## the options of muon_ns reach every run: "Gemm" and "Threads" accepted, "Eps" and
+%! ## "Steps" change the curve as the closed form says (Keller's quintic twice on the input
+%! ## singular values normalized with eps 1)
+%! randn ("state", 9);
+%! G = randn (16, 32);
+%! f = [tempname() ".png"];
+%! unwind_protect
+%!   [h, S] = ns_plot_spectrum (G, "Coefficients", "keller", "Gemm", "openblas",
+%!                              "Threads", 1, "Eps", 1, "steps", 2, "File", f);
+%!   close (h);
+%!   s = svd (G) / (norm (G, "fro") + 1);
+%!   for k = 1:2
+%!     s = 3.4445 * s - 4.7750 * s.^3 + 2.0315 * s.^5;
+%!   endfor
+%!   assert (S.output{1}, s, 1e-12);
+%!   assert (stat (f).size > 5000);
+%! unwind_protect_cleanup
+%!   if (exist (f, "file"))
+%!     delete (f);
+%!   endif
+%! end_unwind_protect
+
 %!demo
 %! randn ("state", 1);
 %! G = randn (128, 512);
@@ -198,3 +226,5 @@ endfunction
 %!error <ns_plot_spectrum: each X must be the size of G \(4 x 8\).> ns_plot_spectrum (randn (4, 8), randn (4, 4))
 %!error <ns_plot_spectrum: LABELS must be a cellstr of 1 names.> ns_plot_spectrum (randn (4, 8), randn (4, 8), "Labels", {"a", "b"})
 %!error <ns_plot_spectrum: COEFFICIENTS must be a name or a cellstr of names.> ns_plot_spectrum (randn (4, 8), "Coefficients", 3)
+%!error <ns_plot_spectrum: GEMM must be> ns_plot_spectrum (randn (4, 8), "Gemm", "bogus")
+%!error <ns_plot_spectrum: unknown option 'Device'.> ns_plot_spectrum (randn (4, 8), "Device", "cuda")

@@ -132,11 +132,11 @@ function S = option_spec (key)
                    "default", {"precision", "single"});
     case "qk_clip"
       S = compile ({qk_clip_rows(L)});
-    case "ns_plot_spectrum"             # the schedules and precisions it compares
-      ns = ns_rows (L);
-      ns = ns(ismember (ns(:,1), {"Method", "Steps", "Restarts"}), :);
+    case "ns_plot_spectrum"             # the schedules and precisions it compares, and
+      ns = ns_rows (L);                 # every other muon_ns option (on the CPU)
+      ns = ns(! ismember (ns(:,1), {"Coefficients", "Precision", "Device"}), :);
       S = compile ({any_rows({"Coefficients", {"keller", "polar_express"}; "Precision", {};
-                              "Labels", {}}), plot_rows(L)(1,:), ns});
+                              "Labels", {}}), plot_rows(L)(1,:), ns, norm_rows(L)});
     case "demo"                         # the demos in demo/ (demo/demo_options.m)
       S = compile ({display_rows("final")});
     case "muon_gpu"                     # where a device array lives and in what class

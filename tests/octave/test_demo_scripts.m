@@ -38,11 +38,13 @@ endfunction
 %!     t0 = time ();
 %!     before = get (0, "children");
 %!     try
-%!       txt = evalc ("muonlab_demo (nm, args{:}, 'Display', 'final');");
+%!       txt = evalc ("muonlab_demo (nm, args{:}, 'Display', 'final')");   # (no ;)
 %!     catch err
 %!       error ("demo %s: %s", nm, err.message);
 %!     end_try_catch
 %!     close (setdiff (get (0, "children"), before));
+%!     assert (isempty (regexp (txt, '^ans =', "once", "lineanchors")),
+%!             "demo %s: called without an output, it printed its result as ans", nm);
 %!     ## the files it says it wrote: written in this run, the PNGs real ones
 %!     f = regexp (txt, 'wrote (\S+)$', "tokens", "lineanchors");
 %!     f = cellfun (@(c) c{1}, f, "UniformOutput", false);
@@ -69,3 +71,23 @@ endfunction
 %!   set (0, "defaultfigurevisible", old);
 %! end_unwind_protect
 %! assert (nrun >= numel (names) - 1);
+
+%!test
+%! ## called without an output and "Display", "off", a demo prints nothing at all, through
+%! ## muonlab_demo and called itself (no "ans": [varargout{1:nargout}] = f () would assign
+%! ## one output even when nargout is 0, and so does function T = f when it sets T)
+%! old = get (0, "defaultfigurevisible");
+%! set (0, "defaultfigurevisible", "off");
+%! d = muonlab_demo ("folder");
+%! addpath (d);
+%! unwind_protect
+%!   assert (evalc ('muonlab_demo ("zero3_pads", "Display", "off")'), "");
+%!   assert (evalc ('zero3_pads ("Display", "off")'), "");
+%!   assert (evalc ('moe_expert_parallel ("Display", "off")'), "");
+%!   assert (evalc ('ns_turbo_muon (1, [64 256], "Display", "off")'), "");
+%!   T = zero3_pads ("Display", "off");    # with an output, the rows
+%!   assert (isstruct (T) && numel (T) >= 7);
+%! unwind_protect_cleanup
+%!   rmpath (d);
+%!   set (0, "defaultfigurevisible", old);
+%! end_unwind_protect

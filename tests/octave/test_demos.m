@@ -59,3 +59,13 @@ endfunction
 %!   left = regexp (out, '@[a-z]+(\{|\s)', "match", "once");
 %!   assert (isempty (left), "%s: '%s' left in the formatted help", f{1}, left);
 %! endfor
+
+%!test
+%! ## a demo shows a result in a few lines, not a whole matrix or table (muon_state's
+%! ## printed its 64 x 32 update, muon_import's a table of 8 rows x 29 columns: 334 and
+%! ## 421 lines)
+%! for f = {"muon_state", "muon_import"}
+%!   txt = evalc (sprintf ("demo ('%s', 1)", f{1}));
+%!   n = numel (strfind (txt, "\n"));
+%!   assert (n <= 40, "demo of %s printed %d lines", f{1}, n);
+%! endfor

@@ -45,3 +45,85 @@ endfunction
 %!   c = regexprep (fileread (c), '\s+', " ");
 %!   assert (! isempty (strfind (c, "never * the load")) || ! isempty (strfind (c, "never the load")));
 %! endif
+
+%!test
+%! ## huge and tiny finite inputs: the README's claim, checked.  1e155 G gives G's answer at
+%! ## any Eps; 1e-300 G only with "Eps", 0 (with the default Eps its norm is below Eps: a
+%! ## muonlab:tinyInput warning and a result about G / Eps, not G's)
+%! randn ("state", 3);
+%! G = randn (32, 64);
+%! X = muon_ns (G, "Eps", 0);
+%! assert (muon_ns (G * 1e155, "Eps", 0), X, 1e-14);
+%! assert (muon_ns (G * 1e155), X, 1e-6);
+%! assert (muon_ns (G * 1e-300, "Eps", 0), X, 1e-14);
+%! warning ("off", "muonlab:tinyInput", "local");
+%! [Xt, st] = muon_ns (G * 1e-300);
+%! assert (st.tiny_pages, 1);
+%! assert (norm (Xt - X, "fro") > 0.1);
+%! warning ("error", "muonlab:tinyInput", "local");
+%! try
+%!   muon_ns (G * 1e-300);
+%!   error ("no warning");
+%! catch err
+%!   assert (err.identifier, "muonlab:tinyInput");
+%! end_try_catch
+%! if (exist (fullfile (root, "README.md"), "file"))
+%!   r = regexprep (fileread (fullfile (root, "README.md")), '\s+', " ");
+%!   assert (! isempty (strfind (r, "and so does a tiny one (double entries of 1e-300) with `\"Eps\", 0`")));
+%!   assert (isempty (strfind (r, "1e155 or 1e-300")));
+%! endif
+
+%!test
+%! ## zero_muon_step's help example: the straddling middle matrix's error is about 0.6
+%! ## (0.6 to 0.67 over seeds), as the help says, the others 0
+%! h = help ("zero_muon_step");
+%! assert (! isempty (strfind (h, "R.rel_err       # [0 ~0.6 0]")));
+%! for s = 1:3
+%!   randn ("state", s);
+%!   L = zero_layout ({[64 64], [64 64], [64 64]}, 2);
+%!   g = arrayfun (@(k) randn (64), 1:6, "UniformOutput", false);
+%!   R = zero_muon_step (L, reshape (g, 2, 3), [], "Variant", "zero2_reduce_scatter_buggy");
+%!   assert (R.rel_err([1 3]), [0 0]);
+%!   assert (R.rel_err(2) > 0.55 && R.rel_err(2) < 0.7);
+%! endfor
+%! ## ns_restart_search's example names both sides of its near tie ([2 9] 4.84e-7 and
+%! ## [3 9] 4.78e-7 with randn ("state", 1): which comes first depends on the CPU's kernels)
+%! h = regexprep (help ("ns_restart_search"), '\s+', " ");
+%! assert (! isempty (strfind (h, "about 4.8e-7: [2 9] or [3 9]")));
+
+%!test
+%! ## the demos' times: one list, each demo's help ("About N s."); the README's table of
+%! ## times and its prose ("`make demo DEMO=name` (about N s)") say the same
+%! r = fullfile (root, "README.md");
+%! dir = muonlab_demo ("folder");
+%! names = muonlab_demo ();
+%! help_time = struct ();
+%! for k = 1:numel (names)
+%!   t = regexp (fileread (fullfile (dir, [names{k} ".m"])), 'About (\d+(-\d+)? s)', "tokens", "once");
+%!   assert (! isempty (t), "%s: its help states no time", names{k});
+%!   help_time.(names{k}) = t{1};
+%! endfor
+%! if (exist (r, "file"))
+%!   r = fileread (r);
+%!   row = regexp (r, '`muonlab_demo \(name\)`:([^|]*)\|', "tokens", "once");
+%!   assert (! isempty (row));
+%!   groups = regexp (row{1}, '(\d+(?:-\d+)? s) \(([^)]*)\)', "tokens");
+%!   seen = {};
+%!   for g = groups
+%!     for nm = strsplit (g{1}{2}, ", ")
+%!       assert (isfield (help_time, nm{1}), "README's table: %s is no demo", nm{1});
+%!       assert (strcmp (g{1}{1}, help_time.(nm{1})), "README's table: %s %s, its help %s",
+%!               nm{1}, g{1}{1}, help_time.(nm{1}));
+%!       seen{end+1} = nm{1};
+%!     endfor
+%!   endfor
+%!   assert (sort (seen), sort (names));
+%!   r = regexprep (r, '\s+', " ");
+%!   prose = [regexp(r, '`make demo DEMO=(\w+)` \(about ([^)]*)\)', "tokens"), ...
+%!            regexp(r, '`demo/(\w+)\.m` \(about ([^)]*)\)', "tokens")];
+%!   assert (numel (prose) >= 4);
+%!   for p = prose
+%!     assert (strcmp (p{1}{2}, help_time.(p{1}{1})), "README's prose: %s %s, its help %s",
+%!             p{1}{1}, p{1}{2}, help_time.(p{1}{1}));
+%!   endfor
+%! endif
