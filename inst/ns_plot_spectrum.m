@@ -138,7 +138,12 @@ function [h, S] = ns_plot_spectrum (G, varargin)
           "interpreter", "none");
   o.file = strtrim (o.file);
   if (! isempty (o.file))
-    print (hf, "-dpng", "-r90", o.file);
+    try                                 # the caller's name never reaches a shell
+      print_png ("ns_plot_spectrum", hf, o.file, "-r90");
+    catch err
+      close (hf);
+      rethrow (err);
+    end_try_catch
   endif
   if (nargout > 0)
     h = hf;
@@ -228,3 +233,27 @@ endfunction
 %!error <ns_plot_spectrum: COEFFICIENTS must be a name or a cellstr of names.> ns_plot_spectrum (randn (4, 8), "Coefficients", 3)
 %!error <ns_plot_spectrum: GEMM must be> ns_plot_spectrum (randn (4, 8), "Gemm", "bogus")
 %!error <ns_plot_spectrum: unknown option 'Device'.> ns_plot_spectrum (randn (4, 8), "Device", "cuda")
+
+%!test
+%! ## the file gets exactly the name given; no part of it runs in a shell
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   f = fullfile (d, "a$(touch PWNED).png");
+%!   ns_plot_spectrum (randn (6, 12), "Steps", 1, "File", f);
+%!   assert (exist (f, "file"), 2);
+%!   assert (! exist (fullfile (d, "PWNED"), "file") && ! exist ("PWNED", "file"));
+%!   assert (! exist (fullfile (d, "a.png"), "file"));
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!error <ns_plot_spectrum: cannot write '/nonexistent-muonlab/x.png': no such folder.>
+%! n = numel (get (0, "children"));
+%! unwind_protect
+%!   ns_plot_spectrum (randn (6, 12), "Steps", 1, "File", "/nonexistent-muonlab/x.png");
+%! unwind_protect_cleanup
+%!   assert (numel (get (0, "children")), n);        # no figure left behind
+%! end_unwind_protect
+

@@ -6,33 +6,40 @@
 ## has a composed map that goes negative on (0, 1]: every singular value of the normalized
 ## input in that range comes out with its sign flipped, so the update reverses that
 ## direction.  Once per session and schedule (as expanded to its steps): the check and the
-## warning are remembered in the global @code{muonlab_unsafe_schedule_seen_}, which a test
-## sets to @code{[]} to forget them (a test cannot reach this private function's own
-## persistent variables: called from the private folder, it is another instance); with no
-## argument, forget them.
+## warning are remembered in the root object's application data
+## @qcode{"muonlab_unsafe_schedule_seen"}, which a test sets to @code{[]} to forget them (a
+## test cannot reach this private function's own persistent variables: called from the
+## private folder, it is another instance; a global variable would be reported as leaked
+## by @code{test}); with no argument, forget them.
 ## @end deftypefn
 
 function unsafe_schedule (fname, opts)
-  global muonlab_unsafe_schedule_seen_;
-  if (nargin == 0 || isempty (muonlab_unsafe_schedule_seen_))
-    muonlab_unsafe_schedule_seen_ = struct ("last", {{[], 0, []}}, "seen", {{}});
+  key = "muonlab_unsafe_schedule_seen";
+  S = [];
+  if (nargin > 0 && isappdata (0, key))
+    S = getappdata (0, key);
+  endif
+  if (isempty (S))
+    S = struct ("last", {{[], 0, []}}, "seen", {{}});
+    setappdata (0, key, S);
     if (nargin == 0)
       return;
     endif
   endif
-  S = muonlab_unsafe_schedule_seen_;
   c = opts.coeffs;                        # the common case: the same schedule again
   [lc, ls, lm] = deal (S.last{:});
   if (ischar (lm) && opts.steps == ls && strcmp (opts.schedule_mode, lm)
       && size_equal (c, lc) && ! any (c(:) != lc(:)))
     return;
   endif
-  muonlab_unsafe_schedule_seen_.last = {c, opts.steps, opts.schedule_mode};
+  S.last = {c, opts.steps, opts.schedule_mode};
   C = expand_schedule (opts.coeffs, opts.steps, opts.schedule_mode);
   if (any (cellfun (@(s) isequal (s, C), S.seen)))
+    setappdata (0, key, S);
     return;
   endif
-  muonlab_unsafe_schedule_seen_.seen{end+1} = C;
+  S.seen{end+1} = C;
+  setappdata (0, key, S);
   [p, x] = ns_map (C);
   k = find (p < 0, 1);
   if (! isempty (k))

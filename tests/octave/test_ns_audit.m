@@ -30,8 +30,7 @@ endfunction
 
 %!function reset_warning ()
 %!  ## forget which schedules were warned about (unsafe_schedule's session memory)
-%!  global muonlab_unsafe_schedule_seen_;
-%!  muonlab_unsafe_schedule_seen_ = [];
+%!  setappdata (0, "muonlab_unsafe_schedule_seen", []);
 %!  lastwarn ("");
 
 %!test
