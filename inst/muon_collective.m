@@ -83,6 +83,7 @@ function [Y, info] = muon_collective (comm, coll, varargin)
   endif
   coll = choose_option (fname, "COLL", coll, [core_lists().lists.coll, {"counters"}]);
   takes_x = ! any (strcmp (coll, {"barrier", "counters"}));
+  X = [];
   if (takes_x)
     if (isempty (varargin))
       error ("muonlab:badArg", "muon_collective: X must be given for %s.", coll);
@@ -103,6 +104,7 @@ function [Y, info] = muon_collective (comm, coll, varargin)
   if (! takes_x && nargout > 1)          # barrier and counters have one output
     print_usage ();
   endif
+  agree (fname, comm, coll, takes_x, X, o);
   switch (coll)
     case {"allreduce", "reduce_scatter"}
       [Y, info] = __muon_comm__ (coll, comm, X, o.op);
@@ -120,6 +122,32 @@ function [Y, info] = muon_collective (comm, coll, varargin)
   elseif (isstruct (Y))
     Y = muon_comm_info (Y);
   endif
+endfunction
+
+## Under MPI / NCCL every rank must call the same collective with the same class, count,
+## root and reduction (all_to_all's blocks are checked by the collective itself): else
+## one error on every rank, where MPI would hang, truncate, or pair unlike data.
+function agree (fname, comm, coll, takes_x, X, o)
+  if (strcmp (coll, "counters"))
+    return;
+  endif
+  colls = core_lists ().lists.coll;
+  sig = [find(strcmp (coll, colls)), -1, -1, -1, -1];
+  if (takes_x && ! strcmp (coll, "all_to_all"))
+    x = X;
+    if (iscell (x))
+      x = x{1};
+    endif
+    sig(2:3) = [1 + isa(x, "single"), numel(x)];
+  endif
+  if (strcmp (coll, "broadcast"))
+    sig(4) = o.root;
+  elseif (any (strcmp (coll, {"allreduce", "reduce_scatter"})))
+    sig(5) = find (strcmpi (o.op, core_lists ().lists.reduce_op));
+  endif
+  comm_agree (fname, comm, sig, {"collective", "class of X", "number of elements of X", ...
+                                 "ROOT", "OP"},
+              {colls, {"double", "single"}, [], [], core_lists().lists.reduce_op});
 endfunction
 
 function ok = is_float_array (x)

@@ -277,6 +277,16 @@ function [R, state] = step (L, rank_grads, state, varargin)
            "%s: STATE has no reference momentum (a step ran with 'Reference', false).", fname);
   endif
 
+  ## under MPI / NCCL the ranks' layouts and options must agree, or the collectives below
+  ## would hang or pair unlike buffers
+  variants = core_lists ().lists.zero_variant;
+  comm_agree (fname, comm,
+              [value_hash({shapes, W, lopts}), find(strcmp (opts.variant, variants)), ...
+               want_ref + 1, value_hash(rmfield (opts, {"comm", "variant", "reference"})), ...
+               state.step],
+              {"layout", "VARIANT", "REFERENCE", "options", "STATE (its step count)"},
+              {"hash", variants, {"false", "true"}, "hash", []});
+
   ## non-finite or overflowing gradients: every rank skips the step (muon_step's policy)
   why = bad_gradients (rank_grads, comm, nl);
   if (! isempty (why))
@@ -364,15 +374,7 @@ function why = bad_gradients (rank_grads, comm, nl)
       break;
     endif
   endfor
-  if (isstruct (comm) && any (strcmp (comm.kind, {"mpi", "nccl"})))
-    flag = muon_collective (comm, "allreduce", double (! isempty (why)));
-    if (iscell (flag))
-      flag = flag{1};
-    endif
-    if (flag > 0 && isempty (why))
-      why = "non-finite or overflowing gradient on another rank";
-    endif
-  endif
+  why = comm_first_reason (comm, why);  # every process: the lowest rank's reason
 endfunction
 
 %!demo

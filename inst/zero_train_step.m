@@ -183,6 +183,13 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   else
     comm = zo.comm;
   endif
+  ## under MPI / NCCL the ranks' layouts, options and windows must agree (zero_muon_step
+  ## checks its own part again)
+  comm_agree (fname, comm,
+              [value_hash(rmfield (key, "local_ranks")), value_hash(rmfield (zo, "comm")), ...
+               state.micro, state.step],
+              {"layout and training options", "options", "STATE (its micro-batch count)", ...
+               "STATE (its step count)"}, {"hash", "hash", [], []});
   k = v.accum_steps;
   s = state.scaler.scale;
   zcall = [zargs, {"Reference", false}];
@@ -219,11 +226,8 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   if (isempty (why))
     why = zero_train_overflow (x, ranks, v.poison, state.zero);
   endif
-  flag = zero_train_allreduce (comm, num2cell (double (! isempty (why)) * ones (nl, 1)), "sum");
-  bad = state.pending || flag > 0;
-  if (bad && isempty (why))
-    why = "non-finite or overflowing gradient on another rank";
-  endif
+  why = comm_first_reason (comm, why);  # every process: the lowest rank's reason
+  bad = state.pending || ! isempty (why);
   G = [];
   if (! bad || v.poison)
     G = zero_train_average (comm, x, shapes);

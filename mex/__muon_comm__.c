@@ -1,4 +1,4 @@
-#define USAGE "usage: OUT = __muon_comm__ (CMD, ...), CMD: create allreduce reduce_scatter all_gather broadcast barrier all_to_all counters abort have_mpi"
+#define USAGE "usage: OUT = __muon_comm__ (CMD, ...), CMD: create allreduce reduce_scatter all_gather broadcast barrier all_to_all counters agree abort have_mpi"
 /* __muon_comm__ - gateway of muon_comm.m and muon_collective.m: communicators and their
  * collectives on Octave arrays (muon_comm.h; the spec / handle is resolved by
  * muon_mex_comm_get, so sim and self communicators live for one call, mpi and nccl ones for
@@ -16,11 +16,16 @@
  *   'barrier'         C only.
  *   'counters'        the counters since creation (per collective), zero for sim / self;
  *                     RESET true clears them afterwards.
+ *   'agree'           SIG, a real double vector: [RANK INDEX A B], the lowest rank whose SIG
+ *                     differs from rank 0's, the first entry (1-based) that does, and that
+ *                     entry there (A) and on rank 0 (B); [-1 0 0 0] when every rank passed
+ *                     the same (muon_comm_agree).
  *   'abort'           MSG on stderr, then MPI_Abort of every rank.
  *   'have_mpi'        true when this MEX file was built with MPI.
  * Forms: INFO = ('create', SPEC); [Y, C] = (COLL, COMM, X, ARG) (no ARG for all_gather and
  * all_to_all);
- * C = ('barrier', COMM); S = ('counters', COMM[, RESET]); ('abort', MSG); B = ('have_mpi').
+ * C = ('barrier', COMM); S = ('counters', COMM[, RESET]); D = ('agree', COMM, SIG);
+ * ('abort', MSG); B = ('have_mpi').
  */
 #include "muon_mex_comm.h"
 
@@ -30,7 +35,8 @@ enum { OUT_Y, OUT_C };
 // CMD: a collective of the core's list (its muon_coll value) or one of these commands
 // (numbered after the collectives).
 #define COMMANDS(X) X (CMD_COUNTERS, "counters") X (CMD_CREATE, "create")               \
-                    X (CMD_ABORT, "abort") X (CMD_HAVE_MPI, "have_mpi")
+                    X (CMD_AGREE, "agree") X (CMD_ABORT, "abort")                       \
+                    X (CMD_HAVE_MPI, "have_mpi")
 #define CMD_ENUM(e, name) e,
 #define CMD_NAME(e, name) name,
 enum { CMD_BEFORE = MUON_COLL_COUNT - 1, COMMANDS (CMD_ENUM) CMD_END };
@@ -42,7 +48,8 @@ static const struct { int lo, hi, outs; } forms[CMD_END] = {
   [MUON_COLL_ALL_GATHER] = { 3, 3, 2 }, [MUON_COLL_BROADCAST] = { 4, 4, 2 },
   [MUON_COLL_BARRIER] = { 2, 2, 1 },    [MUON_COLL_ALL_TO_ALL] = { 3, 3, 2 },
   [CMD_COUNTERS] = { 2, 3, 1 },
-  [CMD_CREATE] = { 2, 2, 1 },           [CMD_ABORT] = { 2, 2, 1 },
+  [CMD_CREATE] = { 2, 2, 1 },           [CMD_AGREE] = { 3, 3, 1 },
+  [CMD_ABORT] = { 2, 2, 1 },
   [CMD_HAVE_MPI] = { 1, 1, 1 }
 };
 
@@ -108,6 +115,25 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     out[0] = muon_mex_comm_totals (ctx, c, &st);
     if (st >= 0 && nrhs > IN_X && mxIsLogicalScalarTrue (prhs[IN_X]))
       st = muon_comm_counters_reset (ctx, c);
+  }
+  else if (which == CMD_AGREE)
+  {
+    int rank = -1;
+    size_t index = 0;
+    double values[2] = { 0, 0 };
+    if (!(mxIsDouble (prhs[IN_X]) && !mxIsComplex (prhs[IN_X]) && !mxIsSparse (prhs[IN_X])))
+    {
+      FREE_ALL;
+      muon_mex_error (fname, "badArg", "SIG must be a real double vector.");
+    }
+    st = muon_comm_agree (ctx, c, mxGetPr (prhs[IN_X]), mxGetNumberOfElements (prhs[IN_X]),
+                          &rank, &index, values);
+    out[0] = mxCreateDoubleMatrix (1, 4, mxREAL);
+    double *d = mxGetPr (out[0]);
+    d[0] = rank;
+    d[1] = rank < 0 ? 0 : (double) index + 1;
+    d[2] = values[0];
+    d[3] = values[1];
   }
   else if (k == MUON_COLL_BARRIER)
     st = muon_comm_barrier (ctx, c);

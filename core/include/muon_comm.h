@@ -150,6 +150,16 @@ muon_status muon_comm_reduce_scatter (muon_ctx *ctx, muon_comm *c, const void *c
 // [out] recv[local_ranks * size].  A contiguous gather passes pointers into one buffer.
 muon_status muon_comm_all_gather (muon_ctx *ctx, muon_comm *c, const void *const *send,
                                   void *const *recv, size_t count, muon_dtype dtype);
+// Whether every rank called with the same n doubles sig (the arguments of a collective or a
+// step, as its caller encodes them), before a call on which ranks that disagree would hang,
+// fail in the library's words, or pair unlike data.  One all-gather of n doubles; the
+// counters are left as they were (it is not the caller's traffic).  A communicator whose
+// ranks are all this process's (sim, self) has nothing to compare.  [out] *rank: the lowest
+// rank whose sig differs from rank 0's (bit for bit), -1 when all agree; *index: the first
+// entry that differs there (0-based); values[2] (may be NULL): that entry on that rank and
+// on rank 0.  Every rank gets the same answer.
+muon_status muon_comm_agree (muon_ctx *ctx, muon_comm *c, const double *sig, size_t n,
+                             int *rank, size_t *index, double *values);
 //---- device memory (the device ZeRO step, core/zero/zero_step_dev.c) ----------------------
 
 // Whether c moves memory of device d itself, for its one local rank: nccl moves CUDA device

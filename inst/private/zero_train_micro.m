@@ -12,12 +12,8 @@ function [state, why] = zero_train_micro (fname, state, L, x, zcall, zo, v, comm
   why = "";
   nl = numel (ranks);
   if (v.poison)
-    why = zero_train_overflow (x, ranks, true, state.zero);
-    flag = zero_train_allreduce (comm, num2cell (double (! isempty (why)) * ones (nl, 1)), "sum");
-    if (flag > 0)
-      if (isempty (why))
-        why = "non-finite or overflowing gradient on another rank";
-      endif
+    why = comm_first_reason (comm, zero_train_overflow (x, ranks, true, state.zero));
+    if (! isempty (why))
       G = zero_train_average (comm, x, state.key.shapes);
       state.zero = zero_train_fold (state.zero, G, L, zo, ranks);
       return;

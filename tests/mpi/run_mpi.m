@@ -9,7 +9,8 @@
 ## the library reductions ('Reduction', 'mpi') within the summation error bound; pieces
 ## larger than the staging size; the counters against muon_comm_model_bytes (the C model),
 ## the closed forms and the sim communicator's measured bytes; NCCL and CUDA failing cleanly
-## without a GPU; handles made for another world.
+## without a GPU; handles made for another world; ranks that call with different
+## arguments get one error each, where MPI would hang or pair unlike data.
 ##
 ## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
 ## error on one rank aborts the job instead of leaving the others waiting.
@@ -21,7 +22,7 @@ function run_mpi ()
            "reduce_scatter_vs_sim", @t_reduce_scatter_sim, "all_gather", @t_all_gather, ...
            "all_to_all", @t_all_to_all, "broadcast", @t_broadcast, "barrier_and_counters", @t_barrier_counters, ...
            "large_pieces_vs_sim", @t_large, "nccl_and_cuda_without_gpu", @t_no_gpu, ...
-           "handle_checks", @t_handles};
+           "handle_checks", @t_handles, "ranks_disagree", @t_disagree};
   mpi_suite (comm, tests, "collectives");
 endfunction
 
@@ -295,3 +296,43 @@ function f = t_handles (comm)
                   "the handle is the same on every call");
   f += mpi_check (W == str2double (getenv ("OMPI_COMM_WORLD_SIZE")), comm, "world size %d", W);
 endfunction
+
+## Rank 0 and the others pass different arguments: the same muonlab:badArg on every rank
+## (no hang, no MPI_ERR_TRUNCATE, no single bits read as double), and the counters stay
+## those of the calls that ran; then an agreed call runs as before.
+function f = t_disagree (comm)
+  f = 0; r = comm.rank; W = comm.size;
+  c = muon_comm ("mpi");
+  S0 = muon_collective (c, "counters");
+  x1 = [1 2 3 4];
+  if (r == 0)
+    x1 = single (1:8);
+  endif
+  first = {"barrier", "all_gather"}{1 + (r > 0)};
+  op = {"sum", "avg"}{1 + (r > 0)};
+  cases = {{"allreduce", x1}, "class of X: rank 1 has double, rank 0 single"; ...
+           {"allreduce", ones(1, 3 + (r > 0))}, ...
+           "number of elements of X: rank 1 has 4, rank 0 3"; ...
+           {"broadcast", [1 2 3 4], "Root", min(r, 1)}, "ROOT: rank 1 has 1, rank 0 0"; ...
+           {first}, "collective: rank 1 has all_gather, rank 0 barrier"; ...
+           {"reduce_scatter", ones(1, 2 * W), "Op", op}, "OP: rank 1 has avg, rank 0 sum"};
+  for k = 1:rows (cases)
+    a = cases{k,1};
+    if (strcmp (a{1}, "all_gather"))
+      a{2} = 1;
+    endif
+    try
+      muon_collective (c, a{:});
+      f += mpi_check (false, comm, "disagree %d: no error", k);
+    catch err
+      want = ["muon_collective: every rank must pass the same " cases{k,2} "."];
+      f += mpi_check (strcmp (err.identifier, "muonlab:badArg") && strcmp (err.message, want),
+                      comm, "disagree %d: %s %s", k, err.identifier, err.message);
+    end_try_catch
+  endfor
+  S1 = muon_collective (c, "counters");
+  f += mpi_check (isequal (S1, S0), comm, "the checks counted as traffic");
+  Y = muon_collective (c, "allreduce", r + 1);
+  f += mpi_check (Y == W * (W + 1) / 2, comm, "an agreed call after the errors");
+endfunction
+

@@ -114,6 +114,9 @@ function f = t_fp16 (comm, poison)
     f += mpi_check (Rm.skipped == Rs.skipped && Rm.skipped == (t == 2 || (poison && t > 2)),
                     comm, "poison %d step %d: skipped %d, sim %d", poison, t, Rm.skipped,
                     Rs.skipped);
+    f += mpi_check (strcmp (Rm.skip_reason, Rs.skip_reason), comm,
+                    "poison %d step %d: reason '%s', sim '%s'", poison, t, Rm.skip_reason,
+                    Rs.skip_reason);
     f += mpi_check (Tm.scaler.scale == Ts.scaler.scale, comm, "step %d: scale %g vs %g", t,
                     Tm.scaler.scale, Ts.scaler.scale);
     f += mpi_check (isequal (Rm.updates, Rs.updates), comm, "step %d: updates", t);

@@ -13,7 +13,8 @@
 ## library's reduction ('Reduction', 'mpi') the updates
 ## must agree to fp64 round-off instead.  The device step of every design on the CPU
 ## stand-in device, its memory moved by the MPI communicator, gives the same bits.  The shipped aliased pads must fail on a round of
-## mixed sizes on every rank alike (and never hang).
+## mixed sizes on every rank alike (and never hang); a skip names the rank and parameter
+## the sim names; ranks passing different layouts or options get one error each.
 ##
 ## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
 ## error on one rank aborts the job instead of leaving the others waiting.
@@ -40,9 +41,10 @@ function run_zero_mpi ()
   ## communicator moves its memory, the average runs in the device step's own fixed order
   tests(end+1:end+4) = {"device_standin_vs_sim_bitwise", @(c) t_device (c, false), ...
                         "device_standin_blocks_vs_sim_bitwise", @(c) t_device (c, true)};
-  tests(end+1:end+6) = {"library_reduction", @t_library, ...
+  tests(end+1:end+8) = {"library_reduction", @t_library, ...
                         "aliased_pads_fail_together", @t_aliased, ...
-                        "nonfinite_skips_on_every_rank", @t_skip};
+                        "nonfinite_skips_on_every_rank", @t_skip, ...
+                        "ranks_disagree", @t_disagree};
   mpi_suite (comm, tests, "zero_muon_step");
 endfunction
 
@@ -240,8 +242,8 @@ function f = t_skip (comm)
     f += mpi_check (Rm.skipped && Rs.skipped, comm, "%g on rank %d: skipped here %d, sim %d",
                     bad, W - 1, Rm.skipped, Rs.skipped);
     f += mpi_check (isequal (sm2, sm) && isequal (sq2, sq), comm, "%g: state unchanged", bad);
-    f += mpi_check (! isempty (strfind (Rm.skip_reason, "non-finite")), comm, "reason: %s",
-                    Rm.skip_reason);
+    f += mpi_check (strcmp (Rm.skip_reason, Rs.skip_reason), comm, "reason: %s, sim: %s",
+                    Rm.skip_reason, Rs.skip_reason);
   endfor
   g = grads (shapes, W, 43);
   [Rm, sm] = zero_muon_step (L, g(r+1,:), sm, "Comm", comm, "Assemble", true, o{:});
@@ -249,3 +251,39 @@ function f = t_skip (comm)
   f += mpi_check (! Rm.skipped && isequal (Rm.updates, Rs.updates)
                   && isequal (sm.momentum{1}, sq.momentum{r+1}), comm, "the step after");
 endfunction
+
+## one rank passes another layout, variant, Reference or option: the same error on every
+## rank (the collectives would hang or pair unlike buffers), and the steps after still run
+function f = t_disagree (comm)
+  f = 0;
+  W = comm.size;
+  r = comm.rank;
+  shapes = {[6 5], [4 7]};
+  other = merge (r > 0, 1, 0);
+  cases = {{{[5 6], [4 7]}, {}}, "layout: rank 1's differs from rank 0's"; ...
+           {shapes, {"Variant", "reference"}}, ...
+           "VARIANT: rank 1 has reference, rank 0 zero2_multi_owner"; ...
+           {shapes, {"Reference", false}}, "REFERENCE: rank 1 has false, rank 0 true"; ...
+           {shapes, {"Beta", 0.9}}, "options: rank 1's differs from rank 0's"};
+  for k = 1:rows (cases)
+    sh = shapes;
+    o = {"Variant", "zero2_multi_owner"};
+    if (other)
+      sh = cases{k,1}{1};
+      o = [o, cases{k,1}{2}];
+    endif
+    g = cellfun (@(s) ones (s), sh, "UniformOutput", false);
+    try
+      zero_muon_step (zero_layout (sh, W), g, [], "Comm", comm, o{:});
+      f += mpi_check (false, comm, "disagree %d: no error", k);
+    catch err
+      want = ["zero_muon_step: every rank must pass the same " cases{k,2} "."];
+      f += mpi_check (strcmp (err.identifier, "muonlab:badArg") && strcmp (err.message, want),
+                      comm, "disagree %d: %s %s", k, err.identifier, err.message);
+    end_try_catch
+  endfor
+  g = cellfun (@(s) ones (s), shapes, "UniformOutput", false);
+  R = zero_muon_step (zero_layout (shapes, W), g, [], "Comm", comm, "Variant", "zero2_multi_owner");
+  f += mpi_check (! R.skipped, comm, "an agreed step after the errors");
+endfunction
+

@@ -224,6 +224,28 @@ static void test_broadcast_and_counters (void)
   T_EQ_INT (muon_comm_size (c), W);
   T_EQ_INT (muon_comm_rank (c, 0), R);
   T_EQ_INT (muon_comm_local_ranks (c), 1);
+
+  // muon_comm_agree: the lowest rank that differs, its entry and both values, the same on
+  // every rank; the counters as they were; sim has nothing to compare
+  double sig[3] = { 1, 2, R == W - 1 ? 9 : 3 }, v[2] = { 0, 0 };
+  int who = -2;
+  size_t at = 99;
+  T_EQ_INT (muon_comm_agree (ctx, c, sig, 3, &who, &at, v), MUON_OK);
+  T_EQ_INT (who, W > 1 ? W - 1 : -1);
+  if (W > 1)
+  {
+    T_EQ_INT (at, 2);
+    T_ASSERT (v[0] == 9 && v[1] == 3);
+  }
+  muon_comm_counters k2;
+  T_EQ_INT (muon_comm_counters_get (ctx, c, 0, &k2), MUON_OK);
+  T_ASSERT (memcmp (&k, &k2, sizeof k) == 0);
+  sig[2] = 3;
+  T_EQ_INT (muon_comm_agree (ctx, c, sig, 3, &who, &at, NULL), MUON_OK);
+  T_EQ_INT (who, -1);
+  sig[2] = R == W - 1 ? 9 : 3;
+  T_EQ_INT (muon_comm_agree (ctx, sim, sig, 3, &who, &at, NULL), MUON_OK);
+  T_EQ_INT (who, -1);
 }
 
 static void test_errors (void)

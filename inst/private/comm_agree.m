@@ -1,0 +1,38 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {} {} comm_agree (@var{fname}, @var{comm}, @var{sig}, @var{names}, @var{labels})
+## Check that every rank of a communicator spanning several processes (MPI, NCCL) was
+## called with the same arguments, before a call on which ranks that disagree would hang,
+## fail in the library's words, or pair unlike data (@code{muon_comm_agree}: one all-gather
+## of @code{numel (@var{sig})} doubles, not counted as traffic).  @var{sig} is a row of
+## doubles that must be equal on every rank; @var{names}@{i@} names entry i in the
+## message, and @var{labels}@{i@}, when a cellstr, is the text of its values 1, 2, @dots{},
+## when @qcode{"hash"} marks a @code{value_hash} (no value shown), else the number is
+## shown.  On a disagreement every rank raises the same @code{muonlab:badArg}: "FNAME:
+## every rank must pass the same NAME: rank R has A, rank 0 B." (or "...: rank R's differs
+## from rank 0's.").  A communicator whose ranks are all in this process (sim, self, a
+## name) has nothing to check.
+## @end deftypefn
+
+function comm_agree (fname, comm, sig, names, labels)
+  if (! (isstruct (comm) && comm.local_ranks < comm.size))
+    return;
+  endif
+  d = __muon_comm__ ("agree", comm, double (sig(:)));
+  if (d(1) < 0)
+    return;
+  endif
+  i = d(2);
+  if (nargin > 4 && ischar (labels{i}))
+    error ("muonlab:badArg", "%s: every rank must pass the same %s: rank %d's differs from rank 0's.",
+           fname, names{i}, d(1));
+  endif
+  txt = @(v) num2str (v);
+  if (nargin > 4 && iscellstr (labels{i}))
+    txt = @(v) labels{i}{v};
+  endif
+  error ("muonlab:badArg", "%s: every rank must pass the same %s: rank %d has %s, rank 0 %s.",
+         fname, names{i}, d(1), txt (d(3)), txt (d(4)));
+endfunction
