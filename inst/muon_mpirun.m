@@ -115,6 +115,13 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     try
       save ("-binary", fullfile (dir, "job.mat"), "-struct", "job");
     catch err
+      for k = 1:numel (job.args)        # an argument save cannot write, named as such
+        if (! can_save (job.args{k}))
+          error ("muonlab:badArg",
+                 "muon_mpirun: argument %d (a %s) is a value save cannot write (%s); pass the data it holds.",
+                 k, class (job.args{k}), err.message);
+        endif
+      endfor
       error ("muonlab:badArg",
              "muon_mpirun: FN captures a value save cannot write (%s); pass it as an argument (muonlab's objects go as their structs) or capture struct (X).",
              err.message);
@@ -241,6 +248,20 @@ function R = collect (dir, np, status, timeout, elapsed)
 endfunction
 
 ## X with every muon_result in it (at any depth of structs and cells) made its plain struct.
+## Whether save can write x (into a file that is removed at once).
+function ok = can_save (x)
+  f = [tempname() ".mat"];
+  try
+    save ("-binary", f, "x");
+    ok = true;
+  catch
+    ok = false;
+  end_try_catch
+  if (exist (f, "file"))
+    unlink (f);
+  endif
+endfunction
+
 function x = plain (x)
   if (isa (x, "muon_result"))
     x = plain (struct (x));
@@ -390,6 +411,8 @@ endfunction
 %! assert (isstruct (R(2).info) && isfield (R(2).info, "gemm"));
 
 %!error <Invalid call> muon_mpirun (2)
+%!error <muon_mpirun: argument 2 \(a zero_plan\) is a value save cannot write>
+%! muon_mpirun (2, "disp", 1, zero_plan ())
 %!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (0, "disp")
 %!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (struct ("timeout", 5), "disp")
 %!error <muon_mpirun: NP must be an integer from 1 to 1024.> muon_mpirun (1025, "disp")

@@ -9,7 +9,8 @@ classdef zero_plan < handle
   ## the C layout there and each variant's plan when first asked for (@code{R.plans_built}
   ## counts them), later steps with the same layout and variant reuse them.  Copies of the
   ## layout share it (a handle); the plans are freed with the last copy, so nothing is
-  ## cached behind the user's back.  After @code{clear mex} the next step builds them again.
+  ## cached behind the user's back.  (Octave 7's @code{clear mex} does not unload the MEX
+  ## file, so the plans survive it; @code{zero_muon_step ("release")} frees them.)
   ## A layout given as a plain struct (@code{struct (L)}) has none: each step plans for that
   ## call alone (the same bits, more work).
   ##
