@@ -159,8 +159,9 @@ function [opt, params] = muon_optimizer (params, varargin)
     endif
     return;
   endif
+  blocks = struct ();                     # a model's per-expert and per-block NS
   if (isa (params, "muon_model_result"))  # a model: its parameters as zeros, fields named
-    params = model_params (fname, params);  # by M.params.field (M.params.name: torch's)
+    [params, blocks] = model_params (fname, params);  # by M.params.field (.name: torch's)
   endif
   opt_check_tree (fname, "PARAMS", params, {}, {}, true);
   given = params;
@@ -226,6 +227,16 @@ function [opt, params] = muon_optimizer (params, varargin)
     if (! iscell (popt.(pn{i})))
       error ("muonlab:badArg", "%s: PARAMOPTIONS.%s must be a cell of NAME, VALUE pairs.",
              fname, pn{i});
+    endif
+  endfor
+  bn = fieldnames (blocks);              # the model's blocks, then the user's options
+  for i = 1:numel (bn)
+    if (strcmp (opt.route.(bn{i}), "muon"))
+      more = {};
+      if (isfield (popt, bn{i}))
+        more = popt.(bn{i});
+      endif
+      popt.(bn{i}) = [blocks.(bn{i}), more];
     endif
   endfor
   opt.update_args = struct ();
@@ -379,6 +390,40 @@ endfunction
 %! randn ("state", 1);
 %! P = struct ("W1", randn (6, 4), "b1", randn (6, 1), "embed_tok", randn (10, 4),
 %!             "LM_Head", randn (3, 6), "row", randn (1, 5), "W3", randn (4, 5, 2));
+
+%!test
+%! ## a fused model: Newton-Schulz per expert and per fused block (M.params.experts, .split),
+%! ## each block's update that of the block alone (its own shape's scale)
+%! cfg = struct ("model_type", "mixtral", "vocab_size", 40, "hidden_size", 16,
+%!             "intermediate_size", 24, "num_hidden_layers", 1, "num_attention_heads", 2,
+%!             "num_key_value_heads", 1, "num_local_experts", 3, "num_experts_per_tok", 2);
+%! Mm = muon_model (cfg, "Experts", "fused", "Fuse", "all");
+%! Tm = Mm.params;
+%! [opt, Pm] = muon_optimizer (Mm);
+%! randn ("state", 1);
+%! Gm = structfun (@(p) randn (size (p)), Pm, "UniformOutput", false);
+%! Q2 = muon_step (opt, Pm, Gm);
+%! seen = 0;
+%! for k = find (Tm.experts(:).' > 1 | ! cellfun (@isempty, Tm.split(:).'))
+%!   f = Tm.field{k};
+%!   Um = (Pm.(f) - Q2.(f)) / opt.muon_lr;
+%!   e = rows (Um) / Tm.experts(k);
+%!   sp = Tm.split{k};
+%!   if (isempty (sp))
+%!     sp = e;
+%!   endif
+%!   starts = (0:Tm.experts(k)-1) * e;
+%!   for s0 = starts
+%!     r0 = s0;
+%!     for b = sp(:).'
+%!       r = r0 + (1:b);
+%!       assert (Um(r,:), muon_update (Gm.(f)(r,:), []), 1e-13);
+%!       r0 += b;
+%!       seen++;
+%!     endfor
+%!   endfor
+%! endfor
+%! assert (seen, 3 + 3 * 2 + 3);         # qkv: 3 blocks; gate_up: 3 experts x 2; down: 3
 
 %!test
 %! opt = muon_optimizer (P);
