@@ -16,7 +16,10 @@
 ## array), the field name its name.  The optimizer is advanced by @code{muon_step}.
 ## A model @var{M} from @code{muon_model} (at most 2^27 elements) stands for its parameters
 ## as zeros, returned in @var{params}: each field is @code{M.params.field} (the dotted torch
-## name made a valid field name; @code{M.params.name} keeps the torch name beside it).
+## name made a valid field name; @code{M.params.name} keeps the torch name beside it).  A
+## fused weight's Newton-Schulz runs per expert and per fused block as the model says
+## (@code{M.params.experts} and @code{.split} become its @qcode{"Experts"} and
+## @qcode{"SplitRows"}, before any of @qcode{"ParamOptions"}).
 ## @var{opt} is a @code{muon_state}: it reads and changes as a struct (inspect it, plot
 ## it, change @code{opt.muon_lr} or @code{opt.adam_lr} between steps for a schedule),
 ## typing it shows a summary of a line per parameter, and @code{struct (opt)} gives the
