@@ -343,6 +343,12 @@ function [shapes, experts, split, names, adamw, L] = planned (fname, what)
           && all (isfield (what, {"world", "stage", "align_factor", "order_mode", "params"})))
     L = what;
     [~, shapes] = zero_check_layout (fname, L);
+    [experts, split] = zero_layout_blocks (L, [], []);   # a model layout's own blocks
+    experts = experts(:);
+    split = split(:);
+    if (! iscell (split) || all (cellfun ("isempty", split)))
+      split = [];
+    endif
   elseif (iscell (what) && ! isempty (what)
           && all (cellfun (@(s) isnumeric (s) && numel (s) == 2, what(:))))
     shapes = cell2mat (cellfun (@(s) double (s(:).'), what(:), "UniformOutput", false));

@@ -12,7 +12,9 @@
 ##
 ## @var{shapes} is a cell array of @code{[rows cols]} pairs, or a P x 2 matrix with one
 ## parameter per row, or a model from @code{muon_model}: its Muon matrices in checkpoint
-## order, their names in @code{L.names}.  @var{world} is the number of ranks (a positive integer).  Each matrix is
+## order, their names in @code{L.names}, their expert pages and fused row blocks in
+## @code{L.blocks} (which @code{zero_muon_step}, @code{zero_train_step} and
+## @code{zero_cost} then run per block, as for the model itself).  @var{world} is the number of ranks (a positive integer).  Each matrix is
 ## flattened @strong{row-major}, as torch and DeepSpeed do, so a partition cut falls between
 ## two rows or inside one.
 ##
@@ -74,6 +76,10 @@
 ## rows touched but owned only in part: none, one or two row indices).
 ## @item names
 ## for a model's layout, the model's names of @code{params} in order; @code{@{@}} else.
+## @item blocks
+## for a model's layout, a struct: @code{experts} (P x 1, each matrix's expert count, 1 for
+## none) and @code{split} (P x 1 cell, its fused row blocks, [] for none), the defaults of
+## the steps' @qcode{"Experts"} and @qcode{"SplitRows"}; [] else.
 ## @end table
 ##
 ## At stages 1 and 2 the flat buffer is the parameters back to back in @code{order} and rank
@@ -96,9 +102,11 @@ function L = zero_layout (shapes, world, varargin)
     print_usage ();
   endif
   names = {};
+  blocks = [];
   if (isa (shapes, "muon_model_result"))  # a model: its Muon matrices, in checkpoint order
     mu = strcmp (shapes.params.route, "muon");
     names = shapes.params.name(mu);
+    blocks = struct ("experts", shapes.params.experts(mu), "split", {shapes.params.split(mu)});
     shapes = [shapes.params.rows(mu), shapes.params.cols(mu)];
   endif
   S = shapes_matrix (shapes);
@@ -165,6 +173,7 @@ function L = zero_layout (shapes, world, varargin)
   endfor
   L.ranks = rk;
   L.names = names;                      # a model's names of L.params, in order ({} else)
+  L.blocks = blocks;                    # and its experts and fused blocks ([] else)
   L = zero_layout_result (L);
 
 endfunction
@@ -212,6 +221,45 @@ endfunction
 %! H3 = zero_layout ({[3 4], [2 5], [4 4]}, 4, "Stage", 3);
 
 ## Hand-computed: numel 12, 10, 16, total 38; world 2, align 2: unit 4, padded 40, S = 20.
+%!test
+%! ## a model's layout keeps its expert pages and fused blocks: zero_cost and the steps on
+%! ## the layout (object or struct) plan and run per block, as on the model itself
+%! c = struct ("model_type", "mixtral", "vocab_size", 40, "hidden_size", 16,
+%!             "intermediate_size", 24, "num_hidden_layers", 1, "num_attention_heads", 2,
+%!             "num_key_value_heads", 1, "num_local_experts", 3, "num_experts_per_tok", 2);
+%! M = muon_model (c, "Experts", "fused", "Fuse", "all");
+%! L = zero_layout (M, 2);
+%! mu = strcmp (M.params.route, "muon");
+%! assert (L.blocks.experts, M.params.experts(mu));
+%! assert (L.blocks.split, M.params.split(mu));
+%! assert (isempty (zero_layout ({[2 3]}, 2).blocks));
+%! o = {"Design", "expert_parallel"};
+%! C = zero_cost (M, 2, o{:});
+%! assert (zero_cost (L, [], o{:}).ranks.ns_calls, C.ranks.ns_calls);
+%! assert (zero_cost (struct (L), [], o{:}).ranks.ns_calls, C.ranks.ns_calls);
+%! sh = num2cell ([M.params.rows(mu), M.params.cols(mu)], 2).';
+%! randn ("state", 3);
+%! g = cellfun (@(s) randn (s), repmat (sh, 2, 1), "UniformOutput", false);
+%! R = zero_muon_step (L, g, [], "Variant", "expert_parallel", "Assemble", true);
+%! assert ([R.ranks.ns_calls], C.ranks.ns_calls(:).');
+%! k = find (M.params.experts(mu) > 1, 1);                 # a fused expert weight, per expert
+%! avg = (g{1,k} + g{2,k}) / 2;
+%! e = rows (avg) / 3;
+%! sp = L.blocks.split{k};
+%! if (isempty (sp))
+%!   sp = e;
+%! endif
+%! r0 = 0;
+%! for x = 1:3
+%!   for b = sp(:).'
+%!     r = r0 + (1:b);
+%!     assert (R.updates{k}(r,:), muon_update (avg(r,:), []), 1e-13);
+%!     r0 += b;
+%!   endfor
+%! endfor
+%! Rt = zero_train_step (L, g, [], "Variant", "expert_parallel");
+%! assert (max (Rt.rel_err), 0);
+
 %!test
 %! assert ([H2.total, H2.padded_total, H2.partition_size, H2.padding], [38 40 20 2]);
 %! assert ([H2.params.offset], [0 12 22]);

@@ -9,7 +9,8 @@ classdef zero_layout_result < muon_result
   ## property per field of the layout struct (@code{stage}, @code{world},
   ## @code{align_factor}, @code{order_mode}, @code{order}, @code{total},
   ## @code{padded_total}, @code{partition_size}, @code{padding}, @code{params},
-  ## @code{ranks}, and @code{names} for a model's layout, empty otherwise), which shows
+  ## @code{ranks}, and @code{names} and @code{blocks} for a model's layout, empty
+  ## otherwise), which shows
   ## itself at the prompt as a short table instead of every parameter and piece.
   ##
   ## Fields are read as in a struct: @code{L.partition_size}, @code{L.params(3).owners},
@@ -42,6 +43,7 @@ classdef zero_layout_result < muon_result
     params = struct ([]);
     ranks = struct ([]);
     names = {};
+    blocks = [];
   endproperties
 
   properties (Access = private)

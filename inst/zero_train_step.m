@@ -389,6 +389,7 @@ function [a, E, S] = reference_args (fname, zargs, L)
     endif
   endfor
   a = [zargs(keep), {"Precision", "double"}];
+  [E, S] = zero_layout_blocks (L, E, S);   # a model layout's own, when none are given
   [E, S] = zero_blocks (fname, E, S, [[L.params.rows]; [L.params.cols]].');
 endfunction
 

@@ -55,12 +55,27 @@ function [W, shapes, L] = zero_check_layout (fname, L, light)
     error ("muonlab:badType", "%s: L must be a layout from zero_layout (%s).", fname, msg);
   end_try_catch
   L2 = struct (L2);
-  L2.names = {};                        # the names are the model's, not the layout's
-  cmp = L;
+  L2.names = {};                        # the names and blocks are the model's, not the
+  cmp = L;                              # layout's
   cmp.names = {};
+  if (isfield (cmp, "blocks"))
+    check_blocks (fname, cmp.blocks, rows (shapes));
+  endif
+  cmp.blocks = [];                      # (a layout saved before blocks existed has none)
   if (! same (cmp, L2))
     error ("muonlab:badType", "%s: L must be a layout from zero_layout (%s differs).", fname,
            first_diff (cmp, L2, "L"));
+  endif
+endfunction
+
+## A model layout's blocks: [] or experts (P x 1) and split (P x 1 cell).
+function check_blocks (fname, b, P)
+  if (! (isempty (b) && isnumeric (b)
+         || (isstruct (b) && isscalar (b) && isfield (b, "experts") && isfield (b, "split")
+             && isnumeric (b.experts) && numel (b.experts) == P && iscell (b.split)
+             && numel (b.split) == P)))
+    error ("muonlab:badType", "%s: L must be a layout from zero_layout (L.blocks differs).",
+           fname);
   endif
 endfunction
 
