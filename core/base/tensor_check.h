@@ -6,9 +6,35 @@
 #ifndef MUON_TENSOR_CHECK_H
 #define MUON_TENSOR_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "muon_base.h"
+
+// The bytes from t->data to one past t's last element into *bytes; 0 when that does not
+// fit a size_t (a description no memory could hold).
+static inline int muon_tensor_extent (const muon_tensor *t, size_t *bytes)
+{
+  size_t e = t->dtype == MUON_F64 ? 8 : 4, a = t->batch - 1, b = t->cols - 1, x, y;
+  if ((a && t->stride > SIZE_MAX / a) || (b && t->ld > SIZE_MAX / b))
+    return 0;
+  x = a * t->stride;
+  y = b * t->ld;
+  if (x > SIZE_MAX - y || x + y > SIZE_MAX - t->rows || x + y + t->rows > SIZE_MAX / e)
+    return 0;
+  *bytes = (x + y + t->rows) * e;
+  return 1;
+}
+
+// Whether the memory spans of two (checked) host tensors overlap.
+static inline int muon_tensors_overlap (const muon_tensor *a, const muon_tensor *b)
+{
+  size_t na = 0, nb = 0;
+  muon_tensor_extent (a, &na);
+  muon_tensor_extent (b, &nb);
+  uintptr_t a0 = (uintptr_t) a->data, b0 = (uintptr_t) b->data;
+  return a0 < b0 + nb && b0 < a0 + na;
+}
 
 #define MUON_TENSOR_FAULT(code, cond, ...)                                            \
   do {                                                                                \
@@ -40,6 +66,9 @@ static inline muon_status muon_tensor_fault_on (const muon_tensor *t, const char
                      t->batch == 1 || t->stride >= t->ld * (t->cols - 1) + t->rows
                        || t->ld >= t->stride * t->batch,
                      "%s page stride %zu makes its pages overlap", name, t->stride);
+  size_t bytes;
+  MUON_TENSOR_FAULT (MUON_ERR_BADSHAPE, muon_tensor_extent (t, &bytes),
+                     "%s spans more bytes than an address holds", name);
   return MUON_OK;
 }
 

@@ -20,6 +20,7 @@
 
 #include "gemm.h"
 #include "math_internal.h"
+#include "tensor_check.h"
 #include "muon_precision.h"
 #include "ns_shared.h"
 
@@ -200,6 +201,8 @@ muon_status muon_ns_check_opts (muon_ctx *ctx, const muon_ns_opts *o)
   CHECK (MUON_ERR_UNSUPPORTED, o->trace == NULL || o->device == MUON_DEVICE_CPU,
          "a trace runs on the CPU only");
   CHECK (MUON_ERR_BADARG, o->fused == 0 || o->fused == 1, "fused must be 0 or 1");
+  CHECK (MUON_ERR_BADARG, o->normalize_first == 0 || o->normalize_first == 1,
+         "normalize_first must be 0 or 1");
   CHECK (MUON_ERR_BADARG, o->batched == 0 || o->batched == 1, "batched must be 0 or 1");
   CHECK (MUON_ERR_BADARG, o->sym_blocks >= 0 && o->sym_blocks <= MUON_MAX_SYM_BLOCKS,
          "sym_blocks must be 0 .. %d", MUON_MAX_SYM_BLOCKS);
@@ -276,6 +279,12 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   CHECKSTATUS (muon_tensor_check_on (ctx, X, "X", where));
   CHECK (MUON_ERR_BADSHAPE, G->rows == X->rows && G->cols == X->cols && G->batch == X->batch,
          "X must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
+  // in place is fine (each page is read whole before it is written); a shifted X would
+  // overwrite pages of G not yet read
+  CHECK (MUON_ERR_BADARG, where != MUON_DEVICE_CPU || !muon_tensors_overlap (G, X)
+                            || (G->data == X->data && G->dtype == X->dtype && G->ld == X->ld
+                                && (G->batch == 1 || G->stride == X->stride)),
+         "X must be G itself or not overlap it");
   CHECKSTATUS (muon_ns_schedule (ctx, o, coef, MUON_MAX_STEPS, &steps));
   if (o->device == MUON_DEVICE_CUDA)
   {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "math_internal.h"
+#include "tensor_check.h"
 #include "muon_update_math.h"
 
 //---- options ------------------------------------------------------------------------------
@@ -58,29 +59,23 @@ muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, si
   for (size_t k = 0; k < o->nsplit; k++)
   {
     CHECK (MUON_ERR_BADSHAPE, o->split_rows[k] >= 1, "row block %zu is empty", k + 1);
+    CHECK (MUON_ERR_BADSHAPE, o->split_rows[k] <= SIZE_MAX - sum,
+           "the row blocks sum to more than the %zu rows", rows);   // (past SIZE_MAX)
     sum += o->split_rows[k];
   }
   CHECK (MUON_ERR_BADSHAPE, o->nsplit == 0 || sum == rows,
          "the row blocks sum to %zu, not to the %zu rows", sum, rows);
+  // the Newton-Schulz options too, before the caller's momentum is touched
+  double coef[3 * MUON_MAX_STEPS];
+  int steps;
+  CHECKSTATUS (muon_ns_check_opts (ctx, &o->ns));
+  CHECKSTATUS (muon_ns_schedule (ctx, &o->ns, coef, MUON_MAX_STEPS, &steps));
 fail:
   return status;
 }
 
 //---- tensors ------------------------------------------------------------------------------
 
-// Last element of t (exclusive), in bytes from t->data.
-static size_t extent_bytes (const muon_tensor *t)
-{
-  size_t last = (t->batch - 1) * t->stride + (t->cols - 1) * t->ld + t->rows;
-  return last * (t->dtype == MUON_F64 ? sizeof (double) : sizeof (float));
-}
-
-static int overlap (const muon_tensor *a, const muon_tensor *b)
-{
-  uintptr_t a0 = (uintptr_t) a->data, a1 = a0 + extent_bytes (a);
-  uintptr_t b0 = (uintptr_t) b->data, b1 = b0 + extent_bytes (b);
-  return a0 < b1 && b0 < a1;
-}
 
 static inline double get (const muon_tensor *t, size_t at)
 {
@@ -171,7 +166,8 @@ muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, mu
          "M must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
   CHECK (MUON_ERR_BADSHAPE, U->rows == G->rows && U->cols == G->cols && U->batch == G->batch,
          "U must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
-  CHECK (MUON_ERR_BADARG, !overlap (M, G) && !overlap (U, G) && !overlap (U, M),
+  CHECK (MUON_ERR_BADARG, !muon_tensors_overlap (M, G) && !muon_tensors_overlap (U, G)
+                           && !muon_tensors_overlap (U, M),
          "G, M and U must not overlap");
   CHECKSTATUS (muon_update_check_opts (ctx, o, G->rows));
 

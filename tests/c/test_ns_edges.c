@@ -152,7 +152,23 @@ static void test_errors (void)
   expect_err (muon_ns (ctx, &tg, &bad, &d), MUON_ERR_BADTYPE, "X bad dtype", __LINE__);
   bad = tg; bad.device = MUON_DEVICE_CUDA;
   expect_err (muon_ns (ctx, &bad, &tx, &d), MUON_ERR_UNSUPPORTED, "device G, CPU compute", __LINE__);
+  bad = tg; bad.batch = 3; bad.stride = SIZE_MAX / 2;              // no memory holds it
+  expect_err (muon_ns (ctx, &bad, &tx, &d), MUON_ERR_BADSHAPE, "G past the address space",
+              __LINE__);
+  // X over G: in place is fine, shifted by a page it would overwrite G's next page first
+  {
+    double buf[4 * 6 * 4], ref[4 * 6 * 3];
+    for (int i = 0; i < 4 * 6 * 4; i++) buf[i] = sin (i + 1.0);
+    muon_tensor G3 = muon_tensor_batch (MUON_F64, buf, 4, 6, 3),
+                R3 = muon_tensor_batch (MUON_F64, ref, 4, 6, 3),
+                S3 = muon_tensor_batch (MUON_F64, buf + 24, 4, 6, 3);
+    T_EQ_INT (muon_ns (ctx, &G3, &R3, &d), MUON_OK);
+    expect_err (muon_ns (ctx, &G3, &S3, &d), MUON_ERR_BADARG, "X shifted over G", __LINE__);
+    T_EQ_INT (muon_ns (ctx, &G3, &G3, &d), MUON_OK);                // in place
+    T_ASSERT (memcmp (buf, ref, sizeof ref) == 0);
+  }
   // options
+  o = d; o.normalize_first = 7;                   T_NS_ERR (o, MUON_ERR_BADARG, "normalize_first 7");
   o = d; o.method = (muon_ns_method) 2;           T_NS_ERR (o, MUON_ERR_BADARG, "bad method");
   o = d; o.fused = 2;                             T_NS_ERR (o, MUON_ERR_BADARG, "fused 2");
   o = d; o.batched = -1;                          T_NS_ERR (o, MUON_ERR_BADARG, "batched -1");

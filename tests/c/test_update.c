@@ -410,6 +410,24 @@ static void test_errors (void)
   T_EQ_INT (muon_update (ctx, &G, &M, &U, &b), MUON_OK);
   b = o; b.ns.steps = -1;                                            // muon_ns's own check
   T_EQ_INT (muon_update (ctx, &G, &M, &U, &b), MUON_ERR_BADARG);
+  // bad Newton-Schulz options are refused before the momentum moves (a retry would
+  // otherwise apply it twice)
+  {
+    double m0[sizeof m / sizeof m[0]];
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+      m[i] = m0[i] = 0.25 * (double) i;
+    b = o; b.ns.steps = 5000;
+    T_EQ_INT (muon_update (ctx, &G, &M, &U, &b), MUON_ERR_BADARG);
+    b = o; b.ns.precision = (muon_precision) 17;
+    T_EQ_INT (muon_update (ctx, &G, &M, &U, &b), MUON_ERR_BADARG);
+    b = o; b.ns.normalize_first = 7;
+    T_EQ_INT (muon_update (ctx, &G, &M, &U, &b), MUON_ERR_BADARG);
+    size_t wrap[2] = { SIZE_MAX, 4 };
+    b = o; b.split_rows = wrap; b.nsplit = 2;
+    T_EQ_INT (muon_update (ctx, &G, &M, &U, &b), MUON_ERR_BADSHAPE);
+    T_EQ_STR (muon_ctx_last_error (ctx), "the row blocks sum to more than the 6 rows");
+    T_ASSERT (memcmp (m, m0, sizeof m) == 0);
+  }
   b = o; b.ns.device = MUON_DEVICE_CUDA;                            // CPU tensors, GPU NS
   muon_status s = muon_update (ctx, &G, &M, &U, &b);
   T_ASSERT_MSG (s == MUON_OK || s == MUON_ERR_NOTBUILT || s == MUON_ERR_NODEVICE,
