@@ -25,9 +25,9 @@ enum { NORM_ZERO,      // 1: an all-zero page (the result is +0 everywhere, even
        NORM_SCALARS };
 
 // sum, amax, bad: of the values divided (r(G) in the peers' cast-first order, G otherwise).
-// The scaled form needs a second pass for its denominator (norm_scaled_denom); only the
-// normalize-first order takes it, as on the CPU (the cast-first order overflows fp16 there,
-// a bug reproduced on purpose).
+// The scaled form needs a second pass for its denominator (norm_scaled_denom); the
+// normalize-first order takes it, and 'double', where there is no cast, as on the CPU (the
+// cast-first order of the low precisions overflows there, a bug reproduced on purpose).
 MUON_HD void norm_plan (int p, int normalize_first, double eps, double sum, double amax,
                         int bad, double *scal)
 {
@@ -36,7 +36,7 @@ MUON_HD void norm_plan (int p, int normalize_first, double eps, double sum, doub
                                            : root >= FLT_MIN && root <= FLT_MAX);
   scal[NORM_ZERO] = amax == 0 && !bad;
   scal[NORM_AMAX] = amax;
-  scal[NORM_SCALED] = !fits && normalize_first;
+  scal[NORM_SCALED] = !fits && (normalize_first || p == MUON_PREC_DOUBLE);
   if (p == MUON_PREC_DOUBLE)
     scal[NORM_DENOM] = root + eps;                       // kept in fp64 for 'double'
   else if (normalize_first)                              // fl32(||G||) + fl32(eps)

@@ -309,7 +309,8 @@ fail:
 // precisions), is the page scaled by its largest magnitude s, as LAPACK's nrm2 does:
 // X = r((G / s) / (sqrt (sum (G / s)^2) + eps / s)) in fp64, so a huge or tiny finite
 // input gives the scale-invariant answer (with eps 0) instead of zeros or NaN.  The peers'
-// cast-first order ('NormalizeFirst', false) is left as they have it: it overflows fp16.
+// cast-first order ('NormalizeFirst', false) is left as they have it in the low precisions
+// (it overflows fp16); in 'double' it casts nothing, so it is the same order, scaled too.
 NS_CLONES
 static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_opts *o, S *X,
                            int transposed)
@@ -333,7 +334,8 @@ static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_
   int fits = bad || (p == MUON_PREC_DOUBLE         // path: NaN / Inf in, non-finite out
                        ? sum >= DBL_MIN && sum <= DBL_MAX : root >= FLT_MIN && root <= FLT_MAX);
   size_t len = rows * cols;
-  if (!fits && !cast_first)                        // the scaled form (function comment)
+  if (!fits && (!cast_first || p == MUON_PREC_DOUBLE))   // the scaled form (function
+                                                          // comment; double casts nothing)
   {
     double ssq = 0;
     for (size_t j = 0; j < cols; j++)

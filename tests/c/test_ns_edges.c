@@ -91,6 +91,24 @@ static void test_cast_first_overflow (void)
     o.steps = 1;                                   // 1e30 / sqrt (2): fits single
     T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_OK);
   }
+  // 'double' casts nothing: the cast-first order of a huge page is the normalize-first one,
+  // scaled as well (it gave all zeros and no warning)
+  {
+    double gh[R * C], x1[R * C], x2[R * C], nrm = 0;
+    for (int i = 0; i < R * C; i++) gh[i] = 1e300 * sin (i + 1.0);
+    muon_ns_opts o;
+    muon_ns_opts_default (&o);
+    o.precision = MUON_PREC_DOUBLE;
+    o.eps = 0;
+    muon_tensor th = muon_tensor_matrix (MUON_F64, gh, R, C);
+    muon_tensor t1 = muon_tensor_matrix (MUON_F64, x1, R, C), t2 = muon_tensor_matrix (MUON_F64, x2, R, C);
+    T_EQ_INT (muon_ns (ctx, &th, &t1, &o), MUON_OK);
+    o.normalize_first = 0;
+    T_EQ_INT (muon_ns (ctx, &th, &t2, &o), MUON_OK);
+    T_ASSERT (memcmp (x1, x2, sizeof x1) == 0);
+    for (int i = 0; i < R * C; i++) nrm += x2[i] * x2[i];
+    T_ASSERT_MSG (nrm > 1, "cast-first double of 1e300: ||X||^2 = %g", nrm);
+  }
   // non-finite input: non-finite output and the warning, in every precision
   for (int prec = 0; prec < 4; prec++)
   {

@@ -301,6 +301,9 @@ endfunction
 %!   X = muon_ns (s * G, t.dev{:}, "Precision", "double", "Eps", 0);
 %!   printf ("    double x %g: %.1e from NS (G)\n", s, rel (X, X0));
 %!   assert (rel (X, X0) <= 1e-12);
+%!   ## 'double' casts nothing: the cast-first order is the same, scaled too
+%!   assert (isequal (muon_ns (s * G, t.dev{:}, "Precision", "double", "Eps", 0,
+%!                             "NormalizeFirst", false), X));
 %! endfor
 %! D = muon_gpu (1e200 * G, "Device", t.array, "Class", "double");
 %! Xd = gather (muon_ns (D, t.dev{:}, "Precision", "double", "Eps", 0));
