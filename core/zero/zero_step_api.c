@@ -3,6 +3,7 @@
  * zero_step_zero12.c, zero_step_rr.c, zero_step_a2a.c and zero_step_ep.c, and the assembly of
  * the full updates.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,42 @@ fail:
   return status;
 }
 
+// One buffer of a rank: [lo, hi) in bytes.
+typedef struct { uintptr_t lo, hi; } span;
+
+static int span_cmp (const void *a, const void *b)
+{
+  uintptr_t x = ((const span *) a)->lo, y = ((const span *) b)->lo;
+  return x < y ? -1 : x > y;
+}
+
+// Whether two of the local ranks' momentum and update buffers share memory (a rank's buffer
+// overlapping another's is BADARG, muon_comm.h; the step writes both).  *bad: 1 if so.
+static muon_status buffers_overlap (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                                    double *const *momentum, double *const *updates, int *bad)
+{
+  muon_status status = MUON_OK;
+  int L = muon_comm_local_ranks (comm), n = 0;
+  span *s = NULL;
+  *bad = 0;
+  CHECKMEM (s = malloc (2 * (size_t) L * sizeof *s));
+  for (int l = 0; l < L; l++)
+  {
+    int r = muon_comm_rank (comm, l);
+    size_t len[2] = { P->momentum_len[r], P->owned_len[r] };
+    double *const buf[2] = { momentum[l], updates[l] };
+    for (int k = 0; k < 2; k++)
+      if (len[k])
+        s[n++] = (span) { (uintptr_t) buf[k], (uintptr_t) (buf[k] + len[k]) };
+  }
+  qsort (s, (size_t) n, sizeof *s, span_cmp);
+  for (int i = 1; i < n && !*bad; i++)
+    *bad = s[i].lo < s[i - 1].hi;
+fail:
+  free (s);
+  return status;
+}
+
 static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
                                const muon_zero_step_opts *o, const double *const *grads,
                                double *const *momentum, double *const *updates)
@@ -95,6 +132,10 @@ static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_p
       CHECK (MUON_ERR_NULLPTR, grads[(size_t) l * P->nparams + p] != NULL,
              "the gradient of matrix %zu on local rank %d must not be NULL", p, l);
   }
+  int bad = 0;
+  CHECKSTATUS (buffers_overlap (ctx, comm, P, momentum, updates, &bad));
+  CHECK (MUON_ERR_BADARG, !bad,
+         "the momentum and update buffers of the local ranks must not overlap");
 fail:
   return status;
 }
@@ -196,6 +237,12 @@ muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_
   CHECK (MUON_ERR_BADARG, muon_comm_size (comm) == P->world,
          "the communicator has %d ranks, the layout %d", muon_comm_size (comm), P->world);
   size_t np = P->nparams, W = (size_t) P->world;
+  int L = muon_comm_local_ranks (comm);
+  for (int l = 0; l < L; l++)
+    CHECK (MUON_ERR_NULLPTR, updates[l] != NULL,
+           "local rank %d's update buffer must not be NULL", l);
+  for (size_t p = 0; p < np; p++)
+    CHECK (MUON_ERR_NULLPTR, full[p] != NULL, "full buffer %zu must not be NULL", p);
   CHECKSTATUS (zstep_span_offsets (ctx, P, &at));
   const double *const *from = updates;   // rank r's buffer, all ranks local
   if (muon_comm_local_ranks (comm) != P->world)

@@ -88,6 +88,18 @@ static void test_errors (void)
   double *full[2] = { u[0], u[1] };
   T_EQ_INT (muon_zero_assemble (ctx, c3, P, (const double *const *) upd, full), MUON_ERR_BADARG);
   T_EQ_INT (muon_zero_assemble (ctx, c, P, NULL, full), MUON_ERR_NULLPTR);
+  double *part[2] = { u[0], NULL };                // an element NULL (it crashed)
+  T_EQ_INT (muon_zero_assemble (ctx, c, P, (const double *const *) upd, part), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_assemble (ctx, c, P, (const double *const *) part, full), MUON_ERR_NULLPTR);
+  // two ranks' buffers sharing memory: BADARG before anything is written (it returned OK
+  // with a wrong update in most designs)
+  double *one_m[2] = { m[0], m[0] }, *one_u[2] = { u[0], u[0] };
+  double *cross[2] = { m[1] + 1, u[1] };           // rank 0's momentum over rank 1's
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, one_m, upd, NULL), MUON_ERR_BADARG);
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, one_u, NULL), MUON_ERR_BADARG);
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, cross, upd, NULL), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx),
+            "the momentum and update buffers of the local ranks must not overlap");
 
   int v;
   T_EQ_INT (muon_name_lookup (MUON_LIST_ZERO_VARIANT, "moonlight_gather", &v), MUON_OK);
