@@ -80,7 +80,7 @@ muon_status muon_comm_spec (muon_ctx *ctx, const char *kind, const char *reducti
   {
     CHECK (MUON_ERR_BADARG, named && *r == MUON_COMM_REDUCTION_FIXED,
            "a %s communicator has only the '%s' reduction", kind, fixed);
-    CHECK (MUON_ERR_BADARG, *k == MUON_COMM_SIM || size <= 1,
+    CHECK (MUON_ERR_BADARG, *k == MUON_COMM_SIM || size == 1 || size == -1,
            "a self communicator has size 1, not %d", size);
     CHECK (MUON_ERR_BADARG, *k == MUON_COMM_SELF || size == -1
            || (size >= 1 && size <= MUON_COMM_MAX_WORLD),
@@ -190,7 +190,9 @@ muon_status muon_comm_model_bytes (muon_ctx *ctx, muon_coll coll, int world, int
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, sent != NULL && recv != NULL, "outputs must not be NULL");
-  CHECK (MUON_ERR_BADARG, world >= 1 && rank >= 0 && rank < world,
+  CHECK (MUON_ERR_BADARG, world >= 1 && world <= MUON_COMM_MAX_WORLD,
+         "the world size must be an integer in 1..%d", MUON_COMM_MAX_WORLD);
+  CHECK (MUON_ERR_BADARG, rank >= 0 && rank < world,
          "rank %d of world %d is out of range", rank, world);
   CHECK (MUON_ERR_BADTYPE, dtype == MUON_F64 || dtype == MUON_F32, "unknown data type %d",
          (int) dtype);
@@ -225,6 +227,9 @@ muon_status muon_comm_model_bytes (muon_ctx *ctx, muon_coll coll, int world, int
     default:
       CHECK (MUON_ERR_BADARG, 0, "unknown collective %d", (int) coll);
   }
+  // W <= 2^16 and n < 2^64 / W / 8 keep every product exact
+  CHECK (MUON_ERR_BADSHAPE, n <= UINT64_MAX / W / e, "%zu elements are too many to count",
+         count);
   *sent = s * e;
   *recv = r * e;
 fail:

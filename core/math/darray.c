@@ -14,6 +14,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -434,6 +435,8 @@ muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms)
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, ms != NULL, "ms must not be NULL");
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, device), "unknown device %d",
+         (int) device);
   *ms = NAN;
   if (device == MUON_DEVICE_CUDA)
   {
@@ -460,6 +463,8 @@ muon_status muon_darray_copy_time (muon_ctx *ctx, muon_device device, size_t byt
   char *a = NULL, *b = NULL;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, h2d_ms != NULL && d2h_ms != NULL, "the times must not be NULL");
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, device), "unknown device %d",
+         (int) device);
   if (device == MUON_DEVICE_CUDA)
   {
     const muon_cuda_api *api;
@@ -495,12 +500,19 @@ muon_status muon_darray_trim (muon_ctx *ctx, muon_device device, size_t *in_use,
   muon_status status = MUON_OK;
   size_t u = 0, c = 0;
   CHECKCTX (ctx);
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, device), "unknown device %d",
+         (int) device);
   if (device == MUON_DEVICE_CUDA)                 // never loads the back end: 0 and 0 when
-  {                                                // CUDA has not been used
-    const muon_cuda_api *api;
+  {                                                // CUDA has not been used (or could not
+    const muon_cuda_api *api;                      // be: the context's last error kept)
     void **st;
+    char kept[256];
+    muon_status was = muon_ctx_last_status (ctx);
+    snprintf (kept, sizeof kept, "%s", muon_ctx_last_error (ctx));
     if (muon_ctx_lookup (ctx, "cuda") && cuda_of (ctx, &api, &st) == MUON_OK)
       CHECKSTATUS (cuda_status (ctx, api->trim (*st, &u, &c), "trimming the pool failed"));
+    else
+      muon_ctx_set_error (ctx, was, "%s", kept);
   }
   else
   {

@@ -98,8 +98,11 @@ static muon_status check_opts (muon_ctx *ctx, const muon_zero_cost_opts *o)
          "steps must be in 0..%d (got %d)", MUON_MAX_STEPS, o->ns.steps);
   CHECK (MUON_ERR_BADARG, o->ns.nrestarts >= 0 && o->ns.nrestarts <= MUON_MAX_RESTARTS,
          "at most %d restarts", MUON_MAX_RESTARTS);
-  CHECK (MUON_ERR_BADARG, isfinite (o->ns.gram_min_aspect) && o->ns.gram_min_aspect >= 0,
-         "the Gram minimum aspect must be finite and >= 0");
+  for (int k = 0; k < o->ns.nrestarts; k++)
+    CHECK (MUON_ERR_BADARG, o->ns.restarts[k] >= 0, "restart indices must be non-negative");
+  CHECK (MUON_ERR_BADARG, isfinite (o->ns.gram_min_aspect) && o->ns.gram_min_aspect >= 1,
+         "the Gram minimum aspect must be a finite value >= 1");
+  CHECK (MUON_ERR_BADARG, o->symmetric == 0 || o->symmetric == 1, "symmetric must be 0 or 1");
 fail:
   return status;
 }

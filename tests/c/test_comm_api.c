@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+
 #include "harness.h"
 #include "muon.h"
 
@@ -169,6 +171,14 @@ static void test_errors (void)
             MUON_ERR_BADARG);
   T_EQ_INT (muon_comm_model_bytes (ctx, MUON_COLL_ALLREDUCE, 0, 0, 0, 1, MUON_F64, &s, &r),
             MUON_ERR_BADARG);
+  // past the world limit (the chain place overflowed an int), and counts whose bytes wrap
+  T_EQ_INT (muon_comm_model_bytes (ctx, MUON_COLL_BROADCAST, INT_MAX, INT_MAX - 1, 0, 10,
+                                   MUON_F64, &s, &r), MUON_ERR_BADARG);
+  T_EQ_INT (muon_comm_model_bytes (ctx, MUON_COLL_ALL_GATHER, 3, 0, 0, (size_t) 1 << 62,
+                                   MUON_F64, &s, &r), MUON_ERR_BADSHAPE);
+  T_EQ_INT (muon_comm_model_bytes (ctx, MUON_COLL_BROADCAST, MUON_COMM_MAX_WORLD,
+                                   MUON_COMM_MAX_WORLD - 1, 0, 10, MUON_F64, &s, &r), MUON_OK);
+  T_ASSERT (s == 0 && r == 80);                    // the end of the chain
   T_EQ_INT (muon_comm_model_bytes (ctx, MUON_COLL_BROADCAST, 4, 0, 4, 1, MUON_F64, &s, &r),
             MUON_ERR_BADARG);
   T_EQ_INT (muon_comm_model_bytes (ctx, MUON_COLL_COUNT, 4, 0, 0, 1, MUON_F64, &s, &r),
@@ -259,6 +269,8 @@ static void test_spec (void)
     { "sim", "mpi", 2, "a sim communicator has only the 'fixed' reduction" },
     { "self", "self", -1, "a self communicator has only the 'fixed' reduction" },
     { "self", "fixed", 2, "a self communicator has size 1, not 2" },
+    { "self", "fixed", 0, "a self communicator has size 1, not 0" },
+    { "self", "fixed", -100, "a self communicator has size 1, not -100" },
     { "sim", "fixed", 0, "the world size must be an integer in 1..65536" },
     { "sim", "fixed", MUON_COMM_MAX_WORLD + 1, "the world size must be an integer in 1..65536" },
     { "mpi", "nccl", -1, "the reduction of an mpi communicator must be 'fixed' or 'mpi'" },

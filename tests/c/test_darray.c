@@ -283,6 +283,17 @@ static void test_errors (void)
   T_EQ_INT (muon_darray_download (ctx, a, &t), MUON_ERR_BADSHAPE);
   muon_darray_destroy (ctx, &a);
   muon_darray_destroy (ctx, NULL);                  // fine
+  // an unknown device is refused (it was taken as the CPU)
+  double ms, h, d;
+  size_t u, c;
+  T_EQ_INT (muon_darray_last_ms (ctx, (muon_device) 7, &ms), MUON_ERR_BADARG);
+  T_EQ_INT (muon_darray_copy_time (ctx, (muon_device) 9, 16, &h, &d), MUON_ERR_BADARG);
+  T_EQ_INT (muon_darray_trim (ctx, (muon_device) 7, &u, &c), MUON_ERR_BADARG);
+  // trimming CUDA where it cannot load leaves the context's last error as it was
+  muon_ctx_set_error (ctx, MUON_OK, "%s", "");
+  T_EQ_INT (muon_darray_trim (ctx, MUON_DEVICE_CUDA, &u, &c), MUON_OK);
+  T_EQ_INT (muon_ctx_last_status (ctx), MUON_OK);
+  T_EQ_STR (muon_ctx_last_error (ctx), "");
   muon_ctx_destroy (&ctx);
 }
 

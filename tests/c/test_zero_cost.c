@@ -320,6 +320,18 @@ static void test_errors (void)
   muon_zero_cost_opts_default (&o);
   o.ns.method = (muon_ns_method) 5;
   T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  // what muon_ns_flop_model_get refuses too: symmetric not 0 / 1, a negative restart, a
+  // Gram aspect below 1
+  muon_zero_cost_opts_default (&o);
+  o.symmetric = 7;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  muon_zero_cost_opts_default (&o);
+  o.ns.nrestarts = 1;
+  o.ns.restarts[0] = -3;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  muon_zero_cost_opts_default (&o);
+  o.ns.gram_min_aspect = 0.5;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
   muon_zero_cost_opts_default (&o);
   o.ns.gram_min_aspect = -1;
   T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
