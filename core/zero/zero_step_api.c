@@ -90,7 +90,9 @@ static int span_cmp (const void *a, const void *b)
 }
 
 // Whether two of the local ranks' momentum and update buffers share memory (a rank's buffer
-// overlapping another's is BADARG, muon_comm.h; the step writes both).  *bad: 1 if so.
+// overlapping another's is BADARG, muon_comm.h; the step writes both).  *bad: 1 if so.  The
+// reference design's ranks may hold one momentum buffer, the same pointer (DDP's W equal
+// copies: update_held computes it once, the gateway passes it so on simulated ranks).
 static muon_status buffers_overlap (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
                                     double *const *momentum, double *const *updates, int *bad)
 {
@@ -104,7 +106,8 @@ static muon_status buffers_overlap (muon_ctx *ctx, muon_comm *comm, const muon_z
     int r = muon_comm_rank (comm, l);
     size_t len[2] = { P->momentum_len[r], P->owned_len[r] };
     double *const buf[2] = { momentum[l], updates[l] };
-    for (int k = 0; k < 2; k++)
+    int one = P->variant == MUON_ZERO_REFERENCE && l > 0 && momentum[l] == momentum[0];
+    for (int k = one; k < 2; k++)
       if (len[k])
         s[n++] = (span) { (uintptr_t) buf[k], (uintptr_t) (buf[k] + len[k]) };
   }
