@@ -316,7 +316,7 @@ muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns
   for (size_t i = 0; i < L; i++)
     if (graph[i])
       cudaGraphExecDestroy (graph[i]);
-  for (size_t i = 1; i < L && st != MUON_OK; i++)
+  for (size_t i = 0; i < L && st != MUON_OK; i++)
     cudaStreamSynchronize (lanes[i].st);          // an error: nothing left queued on a lane
   TRY (st);                                       // (the call's arrays may be freed next)
   for (size_t i = 1; i < L; i++)

@@ -38,7 +38,15 @@ muon_status grow_pinned (errbuf &E, void **buf, size_t *cap, size_t bytes)
   CUDA_TRY (cudaFreeHost (*buf));
   *buf = NULL;
   *cap = 0;
-  CUDA_TRY (cudaHostAlloc (buf, bytes, cudaHostAllocDefault));
+  cudaError_t e = cudaHostAlloc (buf, bytes, cudaHostAllocDefault);
+  if (e == cudaErrorMemoryAllocation)               // pinned host memory: the host's, not
+  {                                                 // the card's (muonlab:noMemory)
+    cudaGetLastError ();
+    *buf = NULL;
+    return fail_with (E, MUON_ERR_NOMEM, __FILE__, __LINE__, "cudaHostAlloc",
+                      "no pinned host memory for the staging buffer");
+  }
+  CUDA_TRY (e);
   *cap = bytes;
   return MUON_OK;
 }
