@@ -127,7 +127,7 @@ function M = muon_model (what, varargin)
   o.fused_experts = strcmp (o.experts, "fused");
 
   [cfg, source, meta] = read_config (fname, what);
-  [cfg, mt] = model_family_config (cfg);   # gemma3: its text_config
+  [cfg, mt] = model_family_config (fname, cfg);   # gemma3: its text_config
   switch (mt)
     case {"llama", "mistral", "mixtral", "gemma", "gemma2", "gemma3_text"}
       family = "llama";
