@@ -37,6 +37,11 @@
 ## 10,000 (@code{max_model_layers}; the time is linear in it, about 1 ms a layer), expert
 ## counts at most 65,536 (@code{max_model_experts}), every other size at most 2^24
 ## (@code{max_model_dim}), and at most 1e6 matrices in all (@code{max_model_matrices}).
+## Every config number read is a whole number in its range, else @code{muonlab:badArg}
+## naming the key: sizes and head counts positive (@code{num_key_value_heads} dividing
+## @code{num_attention_heads}), @code{num_experts_per_tok} from 1 to the experts,
+## @code{decoder_sparse_step} and @code{moe_layer_freq} positive, @code{mlp_only_layers} a
+## list of layer indices from 0 to @code{num_hidden_layers} - 1.
 ##
 ## The parameters follow the checkpoint's module order and names (@code{model.embed_tokens},
 ## then each decoder layer, @code{model.norm}, @code{lm_head}, then the multi-token
