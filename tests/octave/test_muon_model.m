@@ -266,3 +266,40 @@ endfunction
 %! q = jsondecode (fileread (test_muon_model ("cfg", "tiny_qwen3_moe")));
 %! q.num_key_value_heads = 3;
 %! muon_model (q);
+
+%!test
+%! ## a config's own muonlab metadata (as the shipped JSON files hold it): its name and its
+%! ## published counts, shown beside the count each compares with (2920: by hand, in
+%! ## muon_model's tests); null for none
+%! c = struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!             "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2);
+%! c.muonlab = jsondecode ('{"name": "tiny", "published": [{"count": 2920, "counts": "total", "mtp": false, "source": "by hand"}]}');
+%! M = muon_model (c);
+%! assert (M.name, "tiny");
+%! assert (M.published.count, 2920);
+%! txt = evalc ("disp (M)");
+%! assert (! isempty (strfind (txt, "published: 2920 (here counts.total = 2920; by hand)")));
+%! c.muonlab = jsondecode ('{"name": null, "published": null}');
+%! M = muon_model (c);
+%! assert ({M.name, numel(M.published)}, {"config", 0});
+%!test
+%! ## malformed muonlab metadata: muonlab:badArg naming the key (the display failed with
+%! ## Octave's indexing errors)
+%! c = struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!             "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2);
+%! msg = "muon_model: config field 'muonlab.published' must be a list of objects with count (a positive number), counts (a string), mtp (true or false) and source (a string).";
+%! for v = {5, "x", {1}, struct("count", 1), jsondecode('{"count": 1, "counts": "total", "mtp": 2, "source": "s"}'), ...
+%!          jsondecode('[{"count": 1, "counts": "total", "mtp": true, "source": "s"}, {"count": -1, "counts": "total", "mtp": true, "source": "s"}]'), ...
+%!          jsondecode('{"count": 1, "counts": 3, "mtp": true, "source": "s"}')}
+%!   c.muonlab = struct ("published", {v});
+%!   try
+%!     muon_model (c);
+%!     error ("no error");
+%!   catch err
+%!     assert ({err.identifier, err.message}, {"muonlab:badArg", msg});
+%!   end_try_catch
+%! endfor
+%!error <muon_model: config field 'muonlab.name' must be a string.>
+%! muon_model (struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!                     "intermediate_size", 16, "num_hidden_layers", 2,
+%!                     "num_attention_heads", 2, "muonlab", struct ("name", 5)));
