@@ -37,6 +37,11 @@
 ## 10,000 (@code{max_model_layers}; the time is linear in it, about 1 ms a layer), expert
 ## counts at most 65,536 (@code{max_model_experts}), every other size at most 2^24
 ## (@code{max_model_dim}), and at most 1e6 matrices in all (@code{max_model_matrices}).
+## Every config number read is a whole number in its range, else @code{muonlab:badArg}
+## naming the key: sizes and head counts positive (@code{num_key_value_heads} dividing
+## @code{num_attention_heads}), @code{num_experts_per_tok} from 1 to the experts,
+## @code{decoder_sparse_step} and @code{moe_layer_freq} positive, @code{mlp_only_layers} a
+## list of layer indices from 0 to @code{num_hidden_layers} - 1.
 ##
 ## The parameters follow the checkpoint's module order and names (@code{model.embed_tokens},
 ## then each decoder layer, @code{model.norm}, @code{lm_head}, then the multi-token
@@ -81,9 +86,10 @@
 ## or @qcode{"struct"}), @code{config} (the decoded configuration), @code{options},
 ## @code{checkpoint} (the check above: @code{method} @qcode{"safetensors"}, @qcode{"index"}
 ## or @qcode{"none"}, @code{file}, @code{count}, @code{expected}, @code{matches}),
-## @code{published} (for a shipped model, a struct array of the published counts with fields
-## @code{count}, @code{counts} (which field of @code{counts} it is comparable with),
-## @code{mtp} and @code{source}; empty otherwise), and:
+## @code{published} (for a shipped model, or a config holding them in
+## @code{muonlab.published} as the shipped JSON files do, a struct array of the published
+## counts with fields @code{count}, @code{counts} (which field of @code{counts} it is
+## comparable with), @code{mtp} and @code{source}; empty otherwise), and:
 ## @table @code
 ## @item params
 ## a table (a struct of P x 1 columns, one row per parameter): @code{name} (cellstr),
@@ -127,7 +133,7 @@ function M = muon_model (what, varargin)
   o.fused_experts = strcmp (o.experts, "fused");
 
   [cfg, source, meta] = read_config (fname, what);
-  [cfg, mt] = model_family_config (cfg);   # gemma3: its text_config
+  [cfg, mt] = model_family_config (fname, cfg);   # gemma3: its text_config
   switch (mt)
     case {"llama", "mistral", "mixtral", "gemma", "gemma2", "gemma3_text"}
       family = "llama";
@@ -226,12 +232,15 @@ function [cfg, source, meta] = read_config (fname, what)
            "%s: the first argument must be a model name, a config.json file or a config struct.",
            fname);
   endif
-  if (isfield (cfg, "muonlab") && isstruct (cfg.muonlab))
+  if (isfield (cfg, "muonlab") && isstruct (cfg.muonlab) && isscalar (cfg.muonlab))
     if (isfield (cfg.muonlab, "name"))
       meta.name = cfg.muonlab.name;
+      if (! (isempty (meta.name) || (ischar (meta.name) && isrow (meta.name))))
+        error ("muonlab:badArg", "%s: config field 'muonlab.name' must be a string.", fname);
+      endif
     endif
     if (isfield (cfg.muonlab, "published"))
-      meta.published = cfg.muonlab.published(:);
+      meta.published = published_list (fname, cfg.muonlab.published);
     endif
   endif
   if (isempty (meta.name))
@@ -241,6 +250,37 @@ function [cfg, source, meta] = read_config (fname, what)
       [~, meta.name] = fileparts (source);
     endif
   endif
+endfunction
+
+## The published counts of a config's muonlab metadata (what jsondecode gives for a list
+## of objects): count a positive number, counts (the field of counts it compares with),
+## mtp true or false, source a string; [] for none.
+function P = published_list (fname, P)
+  if (isnumeric (P) && isempty (P))
+    P = struct ("count", {}, "counts", {}, "mtp", {}, "source", {});
+    return;
+  endif
+  str = @(s) ischar (s) && (isrow (s) || isempty (s));
+  ok = isstruct (P) && all (isfield (P, {"count", "counts", "mtp", "source"}));
+  k = 0;
+  while (ok && k < numel (P))
+    k++;
+    c = P(k).count;
+    m = P(k).mtp;
+    ok = (isnumeric (c) && isreal (c) && isscalar (c) && isfinite (c) && c > 0
+          && str (P(k).counts) && isscalar (m) && (islogical (m) || any (m == [0 1]))
+          && str (P(k).source));
+    if (ok)
+      P(k).count = double (c);
+      P(k).mtp = logical (m);
+    endif
+  endwhile
+  if (! ok)
+    error ("muonlab:badArg",
+           "%s: config field 'muonlab.published' must be a list of objects with count (a positive number), counts (a string), mtp (true or false) and source (a string).",
+           fname);
+  endif
+  P = P(:);
 endfunction
 
 function T = table_of (B)

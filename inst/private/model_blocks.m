@@ -7,8 +7,10 @@
 ## (model_type @var{mt} of @var{family} "llama", "qwen" or "deepseek"; @var{o} the call's
 ## options): @var{B} a cell of blocks for @code{muon_model}'s table, @var{D} the
 ## dimensions of one layer, @var{extra} the elements stored beyond the parameters (the
-## MTP layers' copies of the embedding and head).  Every config number is checked against
-## the limits before any block is made.
+## MTP layers' copies of the embedding and head).  Every config number is checked before
+## any block is made: a whole number in its range (at least 1 where it divides or counts
+## what must exist; a top-k at most the experts; layer indices below the layer count) and
+## within the limits.
 ## @end deftypefn
 
 function [B, D, extra] = model_blocks (fname, cfg, family, mt, o)
@@ -27,7 +29,7 @@ function [B, D, extra] = model_blocks (fname, cfg, family, mt, o)
       layers{l+1} = deepseek_layer ({}, D, l, false, o);
     endfor
   else
-    D = llama_dims (fname, cfg, h, mt);
+    D = llama_dims (fname, cfg, h, mt, nl);
     check_size (fname, nl, D);
     for l = 0:nl-1
       layers{l+1} = llama_layer ({}, D, l, o);
@@ -74,7 +76,7 @@ function at_most (fname, field, n)
   lim = core_lists ().limits;
   if (strcmp (field, "num_hidden_layers"))
     key = "max_model_layers";
-  elseif (any (strcmp (field, {"num_experts", "n_routed_experts"})))
+  elseif (any (strcmp (field, {"num_experts", "n_routed_experts", "num_local_experts"})))
     key = "max_model_experts";
   else
     key = "max_model_dim";
@@ -85,17 +87,46 @@ function at_most (fname, field, n)
   endif
 endfunction
 
-## An optional non-negative integer field (null or missing: dflt).
-function n = opt_int (fname, cfg, field, dflt)
+## An optional integer field of at least lo, 0 (the default) or 1 (null or missing: dflt).
+function n = opt_int (fname, cfg, field, dflt, lo)
+  if (nargin < 5)
+    lo = 0;
+  endif
   n = dflt;
   if (isfield (cfg, field) && ! isempty (cfg.(field)))
     n = cfg.(field);
-    if (! (isnumeric (n) && isscalar (n) && isreal (n) && n >= 0 && n == fix (n)))
-      error ("muonlab:badArg", "%s: config field '%s' must be a non-negative integer.",
-             fname, field);
+    if (! (isnumeric (n) && isscalar (n) && isreal (n) && n >= lo && n == fix (n)))
+      error ("muonlab:badArg", "%s: config field '%s' must be a %s integer.", fname, field,
+             merge (lo == 0, "non-negative", "positive"));
     endif
     n = double (n);
     at_most (fname, field, n);
+  endif
+endfunction
+
+## The experts chosen per token, num_experts_per_tok: from 1 to the E experts of field
+## efield (torch.topk of the router's E scores).
+function k = top_k (fname, cfg, E, efield)
+  k = pos_int (fname, cfg, "num_experts_per_tok");
+  if (k > E)
+    error ("muonlab:badArg",
+           "%s: config field 'num_experts_per_tok' must be at most %s (%d).", fname,
+           efield, E);
+  endif
+endfunction
+
+## An optional list of 0-based layer indices (null, [] or missing: none), each below nl.
+function v = layer_list (fname, cfg, field, nl)
+  v = [];
+  if (isfield (cfg, field))
+    v = cfg.(field);
+    if (! (isnumeric (v) && isreal (v)
+           && (isempty (v) || (isvector (v) && all (v >= 0 & v < nl & v == fix (v))))))
+      error ("muonlab:badArg",
+             "%s: config field '%s' must be a list of layer indices from 0 to num_hidden_layers - 1 (%d).",
+             fname, field, nl - 1);
+    endif
+    v = full (double (v(:).'));
   endif
 endfunction
 
@@ -124,10 +155,15 @@ endfunction
 
 ## ---- families ------------------------------------------------------------------------
 
-function D = llama_dims (fname, cfg, h, mt)
+function D = llama_dims (fname, cfg, h, mt, nl)
   D.h = h;
   D.nh = pos_int (fname, cfg, "num_attention_heads");
-  D.nkv = opt_int (fname, cfg, "num_key_value_heads", D.nh);
+  D.nkv = opt_int (fname, cfg, "num_key_value_heads", D.nh, 1);
+  if (mod (D.nh, D.nkv) != 0)         # each key/value head serves nh / nkv query heads
+    error ("muonlab:badArg",
+           "%s: num_attention_heads (%d) must be a multiple of num_key_value_heads (%d).",
+           fname, D.nh, D.nkv);
+  endif
   D.hd = opt_int (fname, cfg, "head_dim", 0);
   if (D.hd == 0)
     if (mod (h, D.nh) != 0)
@@ -150,20 +186,17 @@ function D = llama_dims (fname, cfg, h, mt)
   D.topk = 0;
   if (D.mixtral)                        # every layer sparse, experts of intermediate_size
     D.E = pos_int (fname, cfg, "num_local_experts");
-    D.topk = pos_int (fname, cfg, "num_experts_per_tok");
+    D.topk = top_k (fname, cfg, D.E, "num_local_experts");
     D.moe_inter = D.inter;
     D.step = 1;
     D.mlp_only = [];
     D.shared_inter = 0;
   elseif (D.moe)
     D.E = pos_int (fname, cfg, "num_experts");
-    D.topk = pos_int (fname, cfg, "num_experts_per_tok");
+    D.topk = top_k (fname, cfg, D.E, "num_experts");
     D.moe_inter = pos_int (fname, cfg, "moe_intermediate_size");
-    D.step = opt_int (fname, cfg, "decoder_sparse_step", 1);
-    D.mlp_only = [];
-    if (isfield (cfg, "mlp_only_layers"))
-      D.mlp_only = double (cfg.mlp_only_layers(:).');
-    endif
+    D.step = opt_int (fname, cfg, "decoder_sparse_step", 1, 1);   # (l + 1) % step
+    D.mlp_only = layer_list (fname, cfg, "mlp_only_layers", nl);
     D.shared_inter = opt_int (fname, cfg, "shared_expert_intermediate_size", 0);
   endif
 endfunction
@@ -237,11 +270,11 @@ function D = deepseek_dims (fname, cfg, h)
   D.topk = 0;
   if (D.E > 0)
     D.moe_inter = pos_int (fname, cfg, "moe_intermediate_size");
-    D.topk = pos_int (fname, cfg, "num_experts_per_tok");
+    D.topk = top_k (fname, cfg, D.E, "n_routed_experts");
   endif
   D.nshared = opt_int (fname, cfg, "n_shared_experts", 0);
   D.first_dense = opt_int (fname, cfg, "first_k_dense_replace", 0);
-  D.freq = max (1, opt_int (fname, cfg, "moe_layer_freq", 1));
+  D.freq = opt_int (fname, cfg, "moe_layer_freq", 1, 1);       # l % freq
   D.bias = isfield (cfg, "topk_method") && strcmp (cfg.topk_method, "noaux_tc");
   D.nmtp = opt_int (fname, cfg, "num_nextn_predict_layers", 0);
 endfunction

@@ -1,17 +1,24 @@
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{cfg}, @var{mt}] =} model_family_config (@var{cfg})
+## @deftypefn {} {[@var{cfg}, @var{mt}] =} model_family_config (@var{fname}, @var{cfg})
 ## The configuration @code{muon_model} builds from, and its model_type @var{mt} ("" when
 ## it has none): a multimodal Gemma 3 (@code{model_type} @qcode{"gemma3"}) holds its
 ## language model in @code{text_config} (model_type @qcode{"gemma3_text"}), which is what
-## comes back (its vision tower is not modelled); any other configuration as it is.
+## comes back (its vision tower is not modelled; without a text_config object,
+## @code{muonlab:badArg}); any other configuration as it is.
 ## @end deftypefn
 
-function [cfg, mt] = model_family_config (cfg)
+function [cfg, mt] = model_family_config (fname, cfg)
   mt = "";
   if (isfield (cfg, "model_type") && ischar (cfg.model_type))
     mt = cfg.model_type;
   endif
-  if (strcmp (mt, "gemma3") && isfield (cfg, "text_config") && isstruct (cfg.text_config))
+  if (strcmp (mt, "gemma3"))
+    if (! (isfield (cfg, "text_config") && isstruct (cfg.text_config)
+           && isscalar (cfg.text_config)))
+      error ("muonlab:badArg",
+             "%s: config field 'text_config' must be a JSON object (a gemma3 config's language model).",
+             fname);
+    endif
     t = cfg.text_config;
     for f = fieldnames (cfg).'           # what the text config leaves to the top level
       if (! isfield (t, f{1}) && ! strcmp (f{1}, "text_config"))

@@ -12,7 +12,8 @@
 ## @qcode{"precision"}); each option given is then validated and converted by
 ## its kind, in the table's order whatever the order given (the first error wins; a name
 ## given twice: the last value wins), and stored in its field.  For the kinds enum, int,
-## real, logical and string an empty value means the default.  @var{rest} holds, in the
+## real, logical and string an empty value means the default; a sparse value is stored
+## full (the C core reads full arrays).  @var{rest} holds, in the
 ## order given, the pairs the table passes through unchecked to another function's table
 ## (@code{muon_optimizer} hands the @code{muon_update} options to its per-parameter dry
 ## run).  Errors (muonlab:badArg) start with @var{fname}:
@@ -160,6 +161,9 @@ function [o, rest] = parse_options (fname, key, args, field, value)
       endif
       error ("muonlab:badArg", "%s: %s must be %s%s", fname, S.label{j}, S.what{j},
              merge (isempty (hint), ".", hint));
+    endif
+    if (issparse (v))                   # a sparse number or vector: taken as full
+      v = full (v);
     endif
     o.(S.field{j}) = v;
   endfor

@@ -179,3 +179,5 @@ endfunction
 
 %!error <muon_optimizer: the model has 6.71e\+11 parameters, more than 2\^27 to hold as arrays here; plan it with zero_cost \(M, W\) or use a smaller config.> muon_optimizer (muon_model ("deepseek-v3", "MTP", false))
 %!error <muon_model: the folder '/' holds no config.json.> muon_model ("/")
+%!error <muon_model: config field 'text_config' must be a JSON object \(a gemma3 config's language model\).> muon_model (struct ("model_type", "gemma3", "vocab_size", 10))
+%!error <muon_model: config field 'text_config' must be a JSON object \(a gemma3 config's language model\).> muon_model (struct ("model_type", "gemma3", "text_config", {{1}}))

@@ -178,7 +178,128 @@ endfunction
 %! unwind_protect_cleanup
 %!   unlink (f);
 %! end_unwind_protect
-%!error <muon_model: config field 'num_key_value_heads' must be a non-negative integer.>
+%!error <muon_model: config field 'num_key_value_heads' must be a positive integer.>
 %! c = jsondecode (fileread (test_muon_model ("cfg", "tiny_llama")));
 %! c.num_key_value_heads = 1.5;
 %! muon_model (c);
+
+%!test
+%! ## MoE config keys at their edges, against totals by hand: top-k = E activates every
+%! ## expert (activated = non_embedding); mlp_only_layers as jsondecode gives [0, 3] (a
+%! ## column) makes layers 0 and 3 dense, null or [] none; moe_layer_freq 2 makes the even
+%! ## layers past first_k_dense_replace sparse.
+%! c = struct ("model_type", "mixtral", "vocab_size", 40, "hidden_size", 16,
+%!             "intermediate_size", 24, "num_hidden_layers", 1, "num_attention_heads", 2,
+%!             "num_key_value_heads", 1, "num_local_experts", 3, "num_experts_per_tok", 3);
+%! M = muon_model (c);
+%! assert (M.counts.activated, M.counts.non_embedding);
+%! assert (M.counts.total, 2*40*16 + 16 + (16*16 + 2*8*16 + 16*16 + 2*16) + 3*16 + 3*3*16*24);
+%! q = jsondecode (fileread (cfg ("tiny_qwen3_moe")));   # 4 layers, sparse step 2
+%! h = 32; attn = 4*16*h + 2*2*16*h + h*4*16 + 2*16;
+%! base = 2*300*h + h + 4*(attn + 2*h);
+%! dense = 3*h*80;  moe = 4*h + 4*3*h*24;
+%! q.mlp_only_layers = jsondecode ("[0, 3]");
+%! assert (muon_model (q).counts.total, base + 3*dense + moe);
+%! for v = {[], jsondecode("null")}
+%!   q.mlp_only_layers = v{1};
+%!   assert (muon_model (q).counts.total, base + 2*dense + 2*moe);
+%! endfor
+%! d = jsondecode (fileread (cfg ("tiny_deepseek_v2")));  # 3 layers, layer 0 dense
+%! M1 = muon_model (d);
+%! d.moe_layer_freq = 2;
+%! M2 = muon_model (d);
+%! assert (M1.counts.total - M2.counts.total, 8*40 + 8*3*40*12 + 3*40*24 - 3*40*72);
+
+## impossible MoE configs: muonlab:badArg naming the key, before any block is made
+%!error <muon_model: config field 'num_experts_per_tok' must be at most num_local_experts \(3\).>
+%! muon_model (struct ("model_type", "mixtral", "vocab_size", 40, "hidden_size", 16,
+%!                     "intermediate_size", 24, "num_hidden_layers", 1,
+%!                     "num_attention_heads", 2, "num_key_value_heads", 1,
+%!                     "num_local_experts", 3, "num_experts_per_tok", 30));
+%!error <muon_model: config field 'num_experts_per_tok' must be at most num_experts \(4\).>
+%! q = jsondecode (fileread (test_muon_model ("cfg", "tiny_qwen3_moe")));
+%! q.num_experts_per_tok = 5;
+%! muon_model (q);
+%!error <muon_model: config field 'num_experts_per_tok' must be at most n_routed_experts \(8\).>
+%! d = jsondecode (fileread (test_muon_model ("cfg", "tiny_deepseek_v2")));
+%! d.num_experts_per_tok = 9;
+%! muon_model (d);
+%!error <muon_model: config field 'num_local_experts' must be at most 65536 \(the limit max_model_experts\).>
+%! muon_model (struct ("model_type", "mixtral", "vocab_size", 40, "hidden_size", 16,
+%!                     "intermediate_size", 24, "num_hidden_layers", 1,
+%!                     "num_attention_heads", 2, "num_local_experts", 70000,
+%!                     "num_experts_per_tok", 2));
+%!test
+%! ## mlp_only_layers: a list of whole layer indices 0 .. num_hidden_layers - 1 (HF: a list
+%! ## of ints), else muonlab:badArg naming it; what jsondecode gives for [0, "x"] included
+%! q = jsondecode (fileread (test_muon_model ("cfg", "tiny_qwen3_moe")));
+%! msg = "muon_model: config field 'mlp_only_layers' must be a list of layer indices from 0 to num_hidden_layers - 1 (3).";
+%! for v = {jsondecode('[0, "x"]'), struct("a", 0), [0 NaN 2.5 -3], [0 2.5], -1, 4, Inf, ...
+%!          "0", true, [0 1; 2 3], 1i}
+%!   q.mlp_only_layers = v{1};
+%!   try
+%!     muon_model (q);
+%!     error ("no error");
+%!   catch err
+%!     assert ({err.identifier, err.message}, {"muonlab:badArg", msg});
+%!   end_try_catch
+%! endfor
+%!test
+%! ## divisors and counts that must be positive integers: 0, NaN, fractions, negatives and
+%! ## what jsondecode gives for [1] in a scalar's place are muonlab:badArg naming the key
+%! q = jsondecode (fileread (test_muon_model ("cfg", "tiny_qwen3_moe")));
+%! d = jsondecode (fileread (test_muon_model ("cfg", "tiny_deepseek_v2")));
+%! for k = {q, "decoder_sparse_step"; q, "num_key_value_heads"; d, "moe_layer_freq"}.'
+%!   for v = {0, NaN, 1.5, -2, {1}, "1", true}
+%!     c = k{1};
+%!     c.(k{2}) = v{1};
+%!     try
+%!       muon_model (c);
+%!       error ("no error");
+%!     catch err
+%!       assert ({err.identifier, err.message}, {"muonlab:badArg", ...
+%!               sprintf("muon_model: config field '%s' must be a positive integer.", k{2})});
+%!     end_try_catch
+%!   endfor
+%! endfor
+%!error <muon_model: num_attention_heads \(4\) must be a multiple of num_key_value_heads \(3\).>
+%! q = jsondecode (fileread (test_muon_model ("cfg", "tiny_qwen3_moe")));
+%! q.num_key_value_heads = 3;
+%! muon_model (q);
+
+%!test
+%! ## a config's own muonlab metadata (as the shipped JSON files hold it): its name and its
+%! ## published counts, shown beside the count each compares with (2920: by hand, in
+%! ## muon_model's tests); null for none
+%! c = struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!             "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2);
+%! c.muonlab = jsondecode ('{"name": "tiny", "published": [{"count": 2920, "counts": "total", "mtp": false, "source": "by hand"}]}');
+%! M = muon_model (c);
+%! assert (M.name, "tiny");
+%! assert (M.published.count, 2920);
+%! txt = evalc ("disp (M)");
+%! assert (! isempty (strfind (txt, "published: 2920 (here counts.total = 2920; by hand)")));
+%! c.muonlab = jsondecode ('{"name": null, "published": null}');
+%! M = muon_model (c);
+%! assert ({M.name, numel(M.published)}, {"config", 0});
+%!test
+%! ## malformed muonlab metadata: muonlab:badArg naming the key (the display failed with
+%! ## Octave's indexing errors)
+%! c = struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!             "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2);
+%! msg = "muon_model: config field 'muonlab.published' must be a list of objects with count (a positive number), counts (a string), mtp (true or false) and source (a string).";
+%! for v = {5, "x", {1}, struct("count", 1), jsondecode('{"count": 1, "counts": "total", "mtp": 2, "source": "s"}'), ...
+%!          jsondecode('[{"count": 1, "counts": "total", "mtp": true, "source": "s"}, {"count": -1, "counts": "total", "mtp": true, "source": "s"}]'), ...
+%!          jsondecode('{"count": 1, "counts": 3, "mtp": true, "source": "s"}')}
+%!   c.muonlab = struct ("published", {v});
+%!   try
+%!     muon_model (c);
+%!     error ("no error");
+%!   catch err
+%!     assert ({err.identifier, err.message}, {"muonlab:badArg", msg});
+%!   end_try_catch
+%! endfor
+%!error <muon_model: config field 'muonlab.name' must be a string.>
+%! muon_model (struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!                     "intermediate_size", 16, "num_hidden_layers", 2,
+%!                     "num_attention_heads", 2, "muonlab", struct ("name", 5)));

@@ -448,6 +448,31 @@ endfunction
 %!   end_try_catch
 %! endfor
 
+%!test
+%! ## a sparse option value is taken as full: SplitRows, Coefficients and Restarts gave the
+%! ## gateway's "option split_rows must be a real double array" (an internal name); checked
+%! ## against per-block calls and the plain-Octave Newton-Schulz ref_ns
+%! G = reshape (sin (1:96), 12, 8);
+%! U = muon_update (G, [], "SplitRows", sparse ([4 8]));
+%! assert (issparse (U), false);
+%! assert (U, [muon_update(G(1:4,:), []); muon_update(G(5:12,:), [])], 1e-14);
+%! C = [3.4445 -4.775 2.0315; 2 -1.5 0.5];
+%! X = muon_ns (G, "Coefficients", sparse (C));
+%! assert (X, ref_ns (G, "Coefficients", C), 1e-12);
+%! H = reshape (cos (1:192), 8, 24);
+%! X = muon_ns (H, "Method", "gram", "Restarts", sparse ([1 3]));
+%! assert (X, ref_ns (H, "Method", "gram", "Restarts", [1 3]), 1e-12);
+
+%!test
+%! ## zero_muon_step takes a sparse SplitRows (for all or per parameter) as muon_update does
+%! G = reshape (sin (1:96), 12, 8);
+%! U = [muon_update(G(1:4,:), []); muon_update(G(5:12,:), [])];
+%! L = zero_layout ({[12 8]}, 2);
+%! for sr = {sparse([4 8]), {sparse([4 8])}}
+%!   R = zero_muon_step (L, {G; G}, [], "SplitRows", sr{1});
+%!   assert (R.updates{1}, U, 1e-14);
+%! endfor
+
 %!error <muon_lists: usage: L = __muon_lists__ \(\)> __muon_lists__ (1)
 %!error <muon_update: unknown momentum form 'x'.> __muon_update__ (magic (4), [], struct ("form", "x"))
 %!error <zero_muon_step: unknown variant 'x'.> __zero_muon_step__ ([4 4], 1, struct (), {magic(4)}, [], struct ("variant", "x"), "sim", false)
