@@ -132,57 +132,6 @@ fail:
   return status;
 }
 
-muon_status muon_comm_agree (muon_ctx *ctx, muon_comm *c, const double *sig, size_t n,
-                             int *rank, size_t *index, double *values)
-{
-  muon_status status = MUON_OK;
-  double *all = NULL;
-  const void **send = NULL;
-  void **recv = NULL;
-  muon_comm_counters *kept = NULL;
-  CHECKCTX (ctx);
-  CHECK (MUON_ERR_NULLPTR, c != NULL && (sig != NULL || n == 0) && rank != NULL
-                             && index != NULL, "arguments must not be NULL");
-  *rank = -1;
-  *index = 0;
-  size_t L = (size_t) c->local_ranks, W = (size_t) c->size;
-  if (L == W || n == 0)
-    goto fail;                                     // nothing another process could differ in
-  CHECK (MUON_ERR_BADARG, n <= SIZE_MAX / sizeof (double) / W / L, "sig too long");
-  CHECKMEM (all = malloc (L * W * n * sizeof *all));
-  CHECKMEM (send = malloc (L * sizeof *send));
-  CHECKMEM (recv = malloc (L * W * sizeof *recv));
-  CHECKMEM (kept = malloc (L * sizeof *kept));
-  for (size_t l = 0; l < L; l++)
-    send[l] = sig;
-  for (size_t k = 0; k < L * W; k++)
-    recv[k] = all + k * n;
-  memcpy (kept, c->counters, L * sizeof *kept);
-  status = muon_comm_all_gather (ctx, c, send, recv, n, MUON_F64);
-  memcpy (c->counters, kept, L * sizeof *kept);
-  if (status < 0)
-    goto fail;
-  for (size_t s = 1; s < W && *rank < 0; s++)
-    for (size_t i = 0; i < n; i++)
-      if (memcmp (all + s * n + i, all + i, sizeof *all))
-      {
-        *rank = (int) s;
-        *index = i;
-        if (values)
-        {
-          values[0] = all[s * n + i];
-          values[1] = all[i];
-        }
-        break;
-      }
-fail:
-  free (all);
-  free (send);
-  free (recv);
-  free (kept);
-  return status;
-}
-
 muon_status muon_comm_model_bytes (muon_ctx *ctx, muon_coll coll, int world, int rank,
                                    int root, size_t count, muon_dtype dtype, uint64_t *sent,
                                    uint64_t *recv)

@@ -17,8 +17,10 @@
 ## @end deftypefn
 
 function comm_agree (fname, comm, sig, names, labels)
-  if (! (isstruct (comm) && comm.local_ranks < comm.size))
-    return;
+  if (! (isstruct (comm) && isscalar (comm) && all (isfield (comm, {"local_ranks", "size"}))
+         && isnumeric (comm.local_ranks) && isscalar (comm.local_ranks)
+         && isnumeric (comm.size) && isscalar (comm.size) && comm.local_ranks < comm.size))
+    return;                             # (a malformed handle: the gateway says what is wrong)
   endif
   d = __muon_comm__ ("agree", comm, double (sig(:)));
   if (d(1) < 0)

@@ -10,7 +10,7 @@
 ## @end deftypefn
 
 function why = comm_first_reason (comm, why)
-  if (! (isstruct (comm) && comm.local_ranks < comm.size))
+  if (! (isstruct (comm) && isfield (comm, "local_ranks") && comm.local_ranks < comm.size))
     return;
   endif
   n = 256;
