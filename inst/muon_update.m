@@ -120,8 +120,9 @@
 ## Dion's rank r (default and at most min (m, n): full rank).
 ## @item "DionQ0"
 ## Dion's starting Q, a min (m, n) x r matrix, for an exact comparison with another
-## implementation (default: a Gaussian from a fixed seed; the caller's random stream is
-## left as it was).  Used at the first step only.
+## implementation (default: a Gaussian from a fixed seed; the caller's random streams are
+## left as they were, but rand's under Octave's old @code{rand ("seed")} generator, which
+## cannot give it back).  Used at the first step only.
 ## @item "Fraction", "EFDecay"
 ## Dion2: the fraction of rows (m <= n) or columns selected each step (default 0.25) and
 ## the error-feedback decay of the selected momentum (default 0.95).

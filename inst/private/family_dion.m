@@ -11,7 +11,7 @@
 ##        do not depend on the thread count, which Octave's BLAS products' do)
 ##        Q = R ./ (colnorm (R) + 1e-8);  U = scale P Q'   (transposed back)
 ##        Q starts as DionQ0, else a min (m, n) x r Gaussian drawn from a fixed seed (the
-##        caller's random stream is left as it was); r = Rank (default min (m, n)).
+##        caller's randn stream is left as it was: fixed_randn); r = Rank (default min (m, n)).
 ## dion2  (dion/dion2.py) M += G;  rows when m <= n, else columns: the top
 ##        ceil (Fraction * count) by L1 norm;  S = M(sel);  M(sel) *= EFDecay;
 ##        U(sel) = scale NS (S) (with the muon_ns options), U zero elsewhere

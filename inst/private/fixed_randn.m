@@ -1,10 +1,12 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{R} =} fixed_randn (@var{seed}, @var{dims})
 ## @code{randn (@var{dims}@{:@})} drawn from @code{randn ("state", @var{seed})}, the same
-## numbers on every call, with the caller's generator left exactly as it was: its stream,
-## and which generator Octave uses (setting a "state" selects the new one, and a caller
-## may be on the old one through @code{randn ("seed", s)}).  @var{dims} is a cell of
-## sizes.
+## numbers on every call, with the caller's generator left as it was: which generator
+## Octave uses (setting a "state" selects the new one, and a caller may be on the old one
+## through @code{randn ("seed", s)}) and its randn stream.  The new generator's rand,
+## rande and randi streams are kept too; Octave's old generator cannot give back rand's
+## stream once randn's seed is set (its seeds are shared), so under it rand starts anew.
+## @var{dims} is a cell of sizes.
 ## @end deftypefn
 
 function R = fixed_randn (seed, dims)

@@ -4,7 +4,9 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{h} =} value_hash (@var{v})
 ## A double (an integer below 2^52) that identifies the value @var{v}: numbers (their class,
-## size and every bit), strings, logicals, cells and structs (fields in order), nested.
+## size and every bit; complex parts and 64-bit integers exactly), strings, logicals, cells
+## and structs (fields in order), nested; a function handle by its text, another object by
+## its class only.
 ## Equal values give equal @var{h} on every process, so that ranks can compare arguments
 ## with one number each (@code{comm_agree}); md5 of a text form, folded to 52 bits.
 ## @end deftypefn
@@ -16,9 +18,11 @@ endfunction
 function t = text_of (v)
   if (ischar (v))
     t = sprintf ("c%s:%s;", mat2str (size (v)), v(:).');
+  elseif (isinteger (v))                # every integer exactly (int64 past 2^53 too)
+    t = sprintf ("%s%s:%s;", class (v), mat2str (size (v)), num2str (v(:).', "%d,"));
   elseif (isnumeric (v) || islogical (v))
-    t = sprintf ("%s%s:%s;", class (v), mat2str (size (v)),
-                 sprintf ("%.17g,", double (v(:))));
+    t = sprintf ("%s%s%s:%s;", class (v), merge (iscomplex (v), "c", ""), mat2str (size (v)),
+                 sprintf ("%.17g,", [real(double (v(:))), imag(double (v(:)))].'));
   elseif (iscell (v))
     t = ["{" mat2str(size (v)) strjoin(cellfun (@text_of, v(:).', "UniformOutput", false), "") "}"];
   elseif (isstruct (v))
@@ -31,3 +35,12 @@ function t = text_of (v)
     t = ["o" class(v) ";"];
   endif
 endfunction
+
+%!test
+%! ## values that differ get different hashes; equal values equal ones
+%! v = {0, -0, single(0), int64(2)^53, int64(2)^53 + 1, 1, 1 + 2i, "a", {"a"}, ...
+%!      struct("x", 1, "y", 2), struct("y", 2, "x", 1), NaN, Inf, [1 2], [1; 2], true};
+%! h = cellfun (@value_hash, v);
+%! assert (numel (unique (h)), numel (v));
+%! assert (value_hash ({[2 3], struct("x", "ab")}), value_hash ({[2 3], struct("x", "ab")}));
+
