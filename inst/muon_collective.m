@@ -133,12 +133,12 @@ function agree (fname, comm, coll, takes_x, X, o)
   endif
   colls = core_lists ().lists.coll;
   sig = [find(strcmp (coll, colls)), -1, -1, -1, -1];
-  if (takes_x && ! strcmp (coll, "all_to_all"))
-    x = X;
+  if (takes_x)                          # (all_to_all's blocks may differ in size, never
+    x = X;                              # in class)
     if (iscell (x))
       x = x{1};
     endif
-    sig(2:3) = [1 + isa(x, "single"), numel(x)];
+    sig(2:3) = [1 + isa(x, "single"), merge(strcmp (coll, "all_to_all"), -1, numel (x))];
   endif
   if (strcmp (coll, "broadcast"))
     sig(4) = o.root;

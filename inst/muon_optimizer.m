@@ -19,7 +19,7 @@
 ## name made a valid field name; @code{M.params.name} keeps the torch name beside it).  A
 ## fused weight's Newton-Schulz runs per expert and per fused block as the model says
 ## (@code{M.params.experts} and @code{.split} become its @qcode{"Experts"} and
-## @qcode{"SplitRows"}, before any of @qcode{"ParamOptions"}).
+## @qcode{"SplitRows"}; a parameter's @qcode{"ParamOptions"} giving either replaces both).
 ## @var{opt} is a @code{muon_state}: it reads and changes as a struct (inspect it, plot
 ## it, change @code{opt.muon_lr} or @code{opt.adam_lr} between steps for a schedule),
 ## typing it shows a summary of a line per parameter, and @code{struct (opt)} gives the
@@ -232,14 +232,17 @@ function [opt, params] = muon_optimizer (params, varargin)
              fname, pn{i});
     endif
   endfor
-  bn = fieldnames (blocks);              # the model's blocks, then the user's options
-  for i = 1:numel (bn)
+  bn = fieldnames (blocks);              # the model's blocks, then the user's options;
+  for i = 1:numel (bn)                   # the user's Experts or SplitRows replace them
     if (strcmp (opt.route.(bn{i}), "muon"))
       more = {};
       if (isfield (popt, bn{i}))
         more = popt.(bn{i});
       endif
-      popt.(bn{i}) = [blocks.(bn{i}), more];
+      if (! any (cellfun (@(x) ischar (x) && any (strcmpi (x, {"Experts", "SplitRows"})),
+                          more(1:2:end))))
+        popt.(bn{i}) = [blocks.(bn{i}), more];
+      endif
     endif
   endfor
   opt.update_args = struct ();
@@ -427,6 +430,11 @@ endfunction
 %!   endfor
 %! endfor
 %! assert (seen, 3 + 3 * 2 + 3);         # qkv: 3 blocks; gate_up: 3 experts x 2; down: 3
+%! ## a parameter's own Experts (or SplitRows) replaces the model's blocks
+%! f = Tm.field{find (Tm.experts > 1, 1)};
+%! [opt1, P1] = muon_optimizer (Mm, "ParamOptions", struct (f, {{"Experts", 1}}));
+%! Q1 = muon_step (opt1, P1, Gm);
+%! assert ((P1.(f) - Q1.(f)) / opt1.muon_lr, muon_update (Gm.(f), []), 1e-13);
 
 %!test
 %! opt = muon_optimizer (P);

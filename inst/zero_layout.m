@@ -259,6 +259,9 @@ endfunction
 %! endfor
 %! Rt = zero_train_step (L, g, [], "Variant", "expert_parallel");
 %! assert (max (Rt.rel_err), 0);
+%! ## a layout struct saved before blocks existed is still a layout
+%! Lo = rmfield (struct (zero_layout ({[4 6], [6 4]}, 2)), "blocks");
+%! assert (zero_cost (Lo, []).ranks.ns_calls, zero_cost (zero_layout ({[4 6], [6 4]}, 2), []).ranks.ns_calls);
 
 %!test
 %! assert ([H2.total, H2.padded_total, H2.partition_size, H2.padding], [38 40 20 2]);

@@ -281,11 +281,14 @@ function [R, state] = step (L, rank_grads, state, varargin)
 
   ## under MPI / NCCL the ranks' layouts and options must agree, or the collectives below
   ## would hang or pair unlike buffers
+  ## (the layout with its expert and row blocks; the options but Threads, which changes
+  ## no bit and may differ between processes)
   variants = core_lists ().lists.zero_variant;
   comm_agree (fname, comm,
-              [value_hash({shapes, W, lopts}), find(strcmp (opts.variant, variants)), ...
-               want_ref + 1, value_hash(rmfield (opts, {"comm", "variant", "reference"})), ...
-               state.step],
+              [value_hash({shapes, W, lopts, opts.param_experts, opts.param_split}), ...
+               find(strcmp (opts.variant, variants)), want_ref + 1, ...
+               value_hash(rmfield (opts, {"comm", "variant", "reference", "threads", ...
+                                          "param_experts", "param_split"})), state.step],
               {"layout", "VARIANT", "REFERENCE", "options", "STATE (its step count)"},
               {"hash", variants, {"false", "true"}, "hash", []});
 
@@ -364,8 +367,9 @@ endfunction
 ## found one (one all-reduce of a flag), so all of them skip together.
 function why = bad_gradients (rank_grads, comm, nl)
   why = "";
+  p = 0;
   [nr, np] = size (rank_grads);
-  for k = 1:numel (rank_grads)
+  for k = 1:numel (rank_grads)          # parameter by parameter, rank by rank
     if (! isfinite (opt_sumsq (rank_grads{k})))
       [l, p] = ind2sub ([nr np], k);
       r = l - 1;
@@ -376,7 +380,7 @@ function why = bad_gradients (rank_grads, comm, nl)
       break;
     endif
   endfor
-  why = comm_first_reason (comm, why);  # every process: the lowest rank's reason
+  why = comm_first_reason (comm, why, p);   # every process: the one sim's scan finds first
 endfunction
 
 %!demo

@@ -61,7 +61,10 @@ function [W, shapes, L] = zero_check_layout (fname, L, light)
   if (isfield (cmp, "blocks"))
     check_blocks (fname, cmp.blocks, rows (shapes));
   endif
-  cmp.blocks = [];                      # (a layout saved before blocks existed has none)
+  cmp.blocks = [];                      # (a layout saved before blocks existed has none:
+  if (isempty (setxor (fieldnames (cmp), fieldnames (L2))))   # put it where L2 has it)
+    cmp = orderfields (cmp, fieldnames (L2));
+  endif
   if (! same (cmp, L2))
     error ("muonlab:badType", "%s: L must be a layout from zero_layout (%s differs).", fname,
            first_diff (cmp, L2, "L"));

@@ -245,6 +245,20 @@ function f = t_skip (comm)
     f += mpi_check (strcmp (Rm.skip_reason, Rs.skip_reason), comm, "reason: %s, sim: %s",
                     Rm.skip_reason, Rs.skip_reason);
   endfor
+  ## bad gradients on two ranks: the reason sim's scan (parameter by parameter) finds first
+  b = grads (shapes, W, 44);
+  b{W,1}(1) = NaN;
+  b{1,2}(1) = Inf;
+  Rm = zero_muon_step (L, b(r+1,:), sm, "Comm", comm, o{:});
+  Rs = zero_muon_step (L, b, sq, o{:});
+  f += mpi_check (strcmp (Rm.skip_reason, Rs.skip_reason), comm, "two ranks: %s, sim: %s",
+                  Rm.skip_reason, Rs.skip_reason);
+  ## a clean step moves nothing but the step's own traffic through the checks
+  c0 = muon_collective (comm, "counters");
+  zero_muon_step (L, grads (shapes, W, 45)(r+1,:), sm, "Comm", comm, o{:});
+  c1 = muon_collective (comm, "counters");
+  f += mpi_check (c1.all_gather.calls == c0.all_gather.calls, comm,
+                  "the checks counted an all-gather");
   g = grads (shapes, W, 43);
   [Rm, sm] = zero_muon_step (L, g(r+1,:), sm, "Comm", comm, "Assemble", true, o{:});
   [Rs, sq] = zero_muon_step (L, g, sq, o{:});
@@ -285,5 +299,9 @@ function f = t_disagree (comm)
   g = cellfun (@(s) ones (s), shapes, "UniformOutput", false);
   R = zero_muon_step (zero_layout (shapes, W), g, [], "Comm", comm, "Variant", "zero2_multi_owner");
   f += mpi_check (! R.skipped, comm, "an agreed step after the errors");
+  ## Threads changes no bit and may differ between processes
+  R = zero_muon_step (zero_layout (shapes, W), g, [], "Comm", comm, "Variant",
+                      "zero2_multi_owner", "Threads", 1 + r);
+  f += mpi_check (! R.skipped, comm, "per-rank Threads refused");
 endfunction
 
