@@ -8,7 +8,8 @@
 ##
 ## From a CSV file: a scalar struct of columns, one field per column of the header line,
 ## numeric (double) where every entry of the column is a number (or empty: NaN), else a
-## cellstr; quoted fields (RFC 4180: commas, quotes and line breaks inside quotes) are read
+## cellstr (also a column whose entries are all empty: a cellstr of @qcode{""}, as
+## @code{muon_export} writes an empty string, while it writes NaN as @code{NaN}); quoted fields (RFC 4180: commas, quotes and line breaks inside quotes) are read
 ## as written.  Columns that @code{muon_export} split (@code{calls_1} @dots{}
 ## @code{calls_6}) stay separate.  A file with a header line and no rows gives a struct of
 ## empty (0 x 1) columns.
@@ -74,7 +75,7 @@ function T = muon_import (file)
     col = C(:,j);
     v = str2double (col);
     blank = cellfun ("isempty", col);
-    if (all (! isnan (v) | blank | strcmpi (col, "nan")))
+    if (all (! isnan (v) | blank | strcmpi (col, "nan")) && ! (all (blank) && ! isempty (col)))
       T.(head{j}) = v;
     else
       T.(head{j}) = col;
@@ -277,6 +278,36 @@ endfunction
 %!   assert (T.s, {'x,"y"'; ""; '"'});
 %!   assert (T.t, {""; ""; "a\r\nb"});
 %!   assert (T.n, [1; NaN; 2]);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!test
+%! ## a column of empty strings (a plan's "why", a model's "split") stays text: out again
+%! ## to the same bytes
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   C = zero_cost ({[64 64], [32 64], [16 64]}, 3, "Design", {"zero12_allreduce", "layerwise_lpt"});
+%!   muon_export (C, f, "Table", "ranks");
+%!   txt = fileread (f);
+%!   T = muon_import (f);
+%!   assert (T.why, repmat ({""}, 6, 1));
+%!   muon_export (T, f);
+%!   assert (fileread (f), txt);
+%!   M = muon_model ("llama-3.1-8b");
+%!   muon_export (M, f, "Table", "params");
+%!   txt = fileread (f);
+%!   T = muon_import (f);
+%!   assert (T.split, repmat ({""}, numel (M.params.name), 1));
+%!   muon_export (T, f);
+%!   assert (fileread (f), txt);
+%!   ## by hand: an all-empty column is text; a number column with an empty entry is NaN
+%!   fid = fopen (f, "w");
+%!   fputs (fid, "a,b\n,1\n,\n");
+%!   fclose (fid);
+%!   T = muon_import (f);
+%!   assert (T.a, {""; ""});
+%!   assert (T.b, [1; NaN]);
 %! unwind_protect_cleanup
 %!   unlink (f);
 %! end_unwind_protect
