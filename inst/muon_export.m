@@ -16,7 +16,9 @@
 ## returns; picked by @qcode{"Table"}, such as the @code{ranks} of a @code{zero_muon_step}
 ## or @code{zero_train_step} result, its fields that hold a matrix per row, such as a
 ## rank's update, are left out).  A
-## column of k > 1 numbers per row becomes k columns @code{name_1} @dots{} @code{name_k}.
+## column of k > 1 numbers per row becomes k columns @code{name_1} @dots{} @code{name_k};
+## a CSV header that would then name a column twice (a column @code{v} of two numbers per
+## row beside a column @code{v_1}) is an error.
 ##
 ## @table @asis
 ## @item CSV
@@ -105,7 +107,13 @@ function n = muon_export (X, file, varargin)
              "%s: X is not a table (a struct of equal-length columns, or a struct array of scalar fields); write it as JSON, or pick a table with 'Table'.",
              fname);
     endif
-    [~, cols] = columns_of (T);
+    [names, cols] = columns_of (T);
+    [u, i] = unique (names);
+    if (numel (u) < numel (names))
+      dup = names(setdiff (1:numel (names), i));
+      error ("muonlab:badArg", "%s: X's CSV header would repeat the column name '%s'.",
+             fname, dup{1});
+    endif
     n = rows (cols{1});
     write_file (fname, file, @(tmp) write_csv (fname, tmp, T));
   endif
@@ -459,6 +467,7 @@ endfunction
 %!error <muon_export: X is not a table> muon_export (struct ("a", [1 2 3], "b", [1; 2]), [tempname() ".csv"])
 %!error <muon_export: X has no field 'ranks'.> muon_export (struct ("a", 1), [tempname() ".csv"], "Table", "ranks")
 %!error <muon_export: field 'a' of X is not a table.> muon_export (struct ("a", {{1, [1 2; 3 4]}}), [tempname() ".csv"], "Table", "a")
+%!error <muon_export: X's CSV header would repeat the column name 'v_1'.> muon_export (struct ("v", [1 2; 3 4], "v_1", [5; 6]), [tempname() ".csv"])
 %!error <muon_export: cannot write> muon_export (struct ("a", 1), "/nonexistent_dir/x.csv")
 %!error <muon_export: unknown option 'Foo'.> muon_export (struct ("a", 1), "x.csv", "Foo", 1)
 %!error id=muonlab:badArg muon_export (struct ("a", 1), "x.txt")

@@ -10,7 +10,7 @@
 ## numeric (double) where every entry of the column is a number (or empty: NaN), else a
 ## cellstr (also a column whose entries are all empty: a cellstr of @qcode{""}, as
 ## @code{muon_export} writes an empty string, while it writes NaN as @code{NaN}); quoted fields (RFC 4180: commas, quotes and line breaks inside quotes) are read
-## as written.  Columns that @code{muon_export} split (@code{calls_1} @dots{}
+## as written; a header that names a column twice is an error.  Columns that @code{muon_export} split (@code{calls_1} @dots{}
 ## @code{calls_6}) stay separate.  A file with a header line and no rows gives a struct of
 ## empty (0 x 1) columns.
 ##
@@ -66,6 +66,12 @@ function T = muon_import (file)
     error ("muonlab:badArg", "%s: '%s' has rows of different lengths.", fname, file);
   endif
   head = fields(1:k);
+  [u, i] = unique (head);
+  if (numel (u) < k)
+    dup = head(setdiff (1:k, i));
+    error ("muonlab:badArg", "%s: the header of '%s' repeats the column name '%s'.", fname,
+           file, dup{1});
+  endif
   C = reshape (fields(k+1:end), k, []).';     # n x k cells of text
   if (isempty (C))
     C = cell (0, k);
@@ -322,4 +328,30 @@ endfunction
 %! delete (f);
 
 %!error <muon_import: FILE must be a file name.> muon_import (1)
+## the error that reading TXT from a file with extension EXT gives, its file name as FILE
+%!function [id, msg] = import_error (txt, ext)
+%!  f = [tempname() ext];
+%!  unwind_protect
+%!    fid = fopen (f, "w");
+%!    fwrite (fid, txt);
+%!    fclose (fid);
+%!    try
+%!      muon_import (f);
+%!      id = "";
+%!      msg = "no error";
+%!    catch err
+%!      id = err.identifier;
+%!      msg = strrep (err.message, f, "FILE");
+%!    end_try_catch
+%!  unwind_protect_cleanup
+%!    unlink (f);
+%!  end_unwind_protect
+%!endfunction
+
+%!test
+%! ## a header that repeats a name is refused (a column would be lost)
+%! [id, msg] = import_error ("a,a\n1,2\n", ".csv");
+%! assert (id, "muonlab:badArg");
+%! assert (msg, "muon_import: the header of 'FILE' repeats the column name 'a'.");
+%! assert ({import_error("v_1,v_2,v_1\n1,2,5\n", ".csv")}, {"muonlab:badArg"});
 %!error <muon_import: cannot read '/nonexistent_dir/x.csv'> muon_import ("/nonexistent_dir/x.csv")
