@@ -29,7 +29,7 @@
 ## @item JSON
 ## Octave's @code{jsonencode}: a table becomes an array of row objects; anything else (a
 ## whole @code{zero_muon_step} result, a @code{zero_cost} struct array, a model) is encoded
-## as it is (NaN and Inf become null).
+## as it is (NaN and Inf become null, single values are written as their double values).
 ## @end table
 ##
 ## Options (names are case-insensitive):
@@ -120,9 +120,12 @@ function n = muon_export (X, file, varargin)
 endfunction
 
 ## X with every empty struct array inside it replaced by [] (Octave 7's jsonencode writes a
-## field holding one as a name without a value, or aborts): both mean "none" here.
+## field holding one as a name without a value, or aborts): both mean "none" here; and
+## every single array by its double values (jsonencode refuses single).
 function X = json_safe (X)
-  if (isstruct (X))
+  if (isa (X, "single"))
+    X = double (X);
+  elseif (isstruct (X))
     if (isempty (X))
       X = [];
       return;
@@ -264,7 +267,7 @@ function [text, n] = json_rows (T)
   n = rows (T.(f{1}));
   args = cell (1, 2 * numel (f));
   for k = 1:numel (f)
-    c = T.(f{k});
+    c = json_safe (T.(f{k}));
     if (! iscell (c))
       c = num2cell (c, 2);
     endif
@@ -441,6 +444,20 @@ endfunction
 %!   assert (muon_import (g), []);
 %! unwind_protect_cleanup
 %!   unlink (f);
+%!   unlink (g);
+%! end_unwind_protect
+
+%!test
+%! ## single values are written as their double values to JSON (jsonencode has no single)
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   x = single ([0.1; 0.2]);
+%!   muon_export (struct ("a", x, "b", {{single(1.5); "s"}}), g);
+%!   t = regexp (fileread (g), '^\[\{"a":([^,]*),"b":1\.5\},\{"a":([^,]*),"b":"s"\}\]$', "tokens");
+%!   assert (str2double (t{1}).', double (x));
+%!   muon_export (struct ("s", struct ("v", single ([1 2]))), g);
+%!   assert (fileread (g), '{"s":{"v":[1,2]}}');
+%! unwind_protect_cleanup
 %!   unlink (g);
 %! end_unwind_protect
 
