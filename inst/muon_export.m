@@ -15,8 +15,12 @@
 ## scalars, strings or numeric row vectors (one element per row, e.g. the rows a demo
 ## returns; picked by @qcode{"Table"}, such as the @code{ranks} of a @code{zero_muon_step}
 ## or @code{zero_train_step} result, its fields that hold a matrix per row, such as a
-## rank's update, are left out).  A
-## column of k > 1 numbers per row becomes k columns @code{name_1} @dots{} @code{name_k}.
+## rank's update, are left out).  A scalar struct that is no struct of columns is read as
+## a struct array of one element: one row (@code{struct ("design", "x", "world", 8)}, the
+## @code{ranks} of a step at world size 1).  A
+## column of k > 1 numbers per row becomes k columns @code{name_1} @dots{} @code{name_k};
+## a CSV header that would then name a column twice (a column @code{v} of two numbers per
+## row beside a column @code{v_1}) is an error.
 ##
 ## @table @asis
 ## @item CSV
@@ -27,7 +31,7 @@
 ## @item JSON
 ## Octave's @code{jsonencode}: a table becomes an array of row objects; anything else (a
 ## whole @code{zero_muon_step} result, a @code{zero_cost} struct array, a model) is encoded
-## as it is (NaN and Inf become null).
+## as it is (NaN and Inf become null, single values are written as their double values).
 ## @end table
 ##
 ## Options (names are case-insensitive):
@@ -105,16 +109,25 @@ function n = muon_export (X, file, varargin)
              "%s: X is not a table (a struct of equal-length columns, or a struct array of scalar fields); write it as JSON, or pick a table with 'Table'.",
              fname);
     endif
-    [~, cols] = columns_of (T);
+    [names, cols] = columns_of (T);
+    [u, i] = unique (names);
+    if (numel (u) < numel (names))
+      dup = names(setdiff (1:numel (names), i));
+      error ("muonlab:badArg", "%s: X's CSV header would repeat the column name '%s'.",
+             fname, dup{1});
+    endif
     n = rows (cols{1});
     write_file (fname, file, @(tmp) write_csv (fname, tmp, T));
   endif
 endfunction
 
 ## X with every empty struct array inside it replaced by [] (Octave 7's jsonencode writes a
-## field holding one as a name without a value, or aborts): both mean "none" here.
+## field holding one as a name without a value, or aborts): both mean "none" here; and
+## every single array by its double values (jsonencode refuses single).
 function X = json_safe (X)
-  if (isstruct (X))
+  if (isa (X, "single"))
+    X = double (X);
+  elseif (isstruct (X))
     if (isempty (X))
       X = [];
       return;
@@ -132,7 +145,8 @@ endfunction
 ## ---- tables ----------------------------------------------------------------------------
 
 ## X as a table (a struct of n-row columns), or [] when it is none.  LENIENT (a table
-## picked by "Table"): a struct array's fields that are no columns are left out.
+## picked by "Table"): a struct array's fields that are no columns are left out.  A scalar
+## struct that is no struct of columns is read as a struct array of one row.
 function T = as_table (X, lenient)
   T = [];
   if (! isstruct (X) || isempty (fieldnames (X)))
@@ -151,32 +165,31 @@ function T = as_table (X, lenient)
         ok = false;
       endif
       if (! ok || (! isempty (n) && rows (c) != n))
-        return;
+        n = [];
+        break;
       endif
       n = rows (c);
     endfor
-    if (n == 1)                        # a scalar struct of scalars: one row
+    if (! isempty (n))
       T = X;
       return;
     endif
-    T = X;
-  else                                 # a struct array: its per-row values are the
-    T = struct ();                     # columns; a field holding a matrix or vectors of
-    for k = 1:numel (f)                # different lengths (a rank's update) is left out
-      vals = {X.(f{k})};
-      if (all (cellfun (@(x) ischar (x) && (isrow (x) || isempty (x)), vals)))
-        T.(f{k}) = vals(:);
-      elseif (all (cellfun (@is_num_row, vals))
-              && numel (unique (cellfun (@numel, vals))) == 1)
-        T.(f{k}) = vertcat (vals{:});
-      elseif (nargin < 2 || ! lenient)
-        T = [];
-        return;
-      endif
-    endfor
-    if (isempty (fieldnames (T)))
+  endif
+  T = struct ();                       # a struct array: its per-row values are the
+  for k = 1:numel (f)                  # columns; a field holding a matrix or vectors of
+    vals = {X.(f{k})};                 # different lengths (a rank's update) is left out
+    if (all (cellfun (@(x) ischar (x) && (isrow (x) || isempty (x)), vals)))
+      T.(f{k}) = vals(:);
+    elseif (all (cellfun (@is_num_row, vals))
+            && numel (unique (cellfun (@numel, vals))) == 1)
+      T.(f{k}) = vertcat (vals{:});
+    elseif (nargin < 2 || ! lenient)
       T = [];
+      return;
     endif
+  endfor
+  if (isempty (fieldnames (T)))
+    T = [];
   endif
 endfunction
 
@@ -256,18 +269,13 @@ function [text, n] = json_rows (T)
   n = rows (T.(f{1}));
   args = cell (1, 2 * numel (f));
   for k = 1:numel (f)
-    c = T.(f{k});
+    c = json_safe (T.(f{k}));
     if (! iscell (c))
       c = num2cell (c, 2);
     endif
     args{2*k-1} = f{k};
     args{2*k} = c;
   endfor
-  if (n == 1)
-    for k = 2:2:numel (args)
-      args{k} = args(k);             # struct () would expand a 1 x 1 cell
-    endfor
-  endif
   R = struct (args{:});
   text = jsonencode (R(:));
   if (n == 1)
@@ -436,6 +444,46 @@ endfunction
 %!   unlink (g);
 %! end_unwind_protect
 
+%!test
+%! ## single values are written as their double values to JSON (jsonencode has no single)
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   x = single ([0.1; 0.2]);
+%!   muon_export (struct ("a", x, "b", {{single(1.5); "s"}}), g);
+%!   t = regexp (fileread (g), '^\[\{"a":([^,]*),"b":1\.5\},\{"a":([^,]*),"b":"s"\}\]$', "tokens");
+%!   assert (str2double (t{1}).', double (x));
+%!   muon_export (struct ("s", struct ("v", single ([1 2]))), g);
+%!   assert (fileread (g), '{"s":{"v":[1,2]}}');
+%! unwind_protect_cleanup
+%!   unlink (g);
+%! end_unwind_protect
+
+%!test
+%! ## one-row tables: a scalar struct of a string and a number, a step's ranks at world 1
+%! f = [tempname() ".csv"];
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   S = struct ("design", {"x", "y"}, "world", {8, 16});
+%!   assert (muon_export (S(1), f), 1);
+%!   assert (fileread (f), "design,world\nx,8\n");
+%!   assert (muon_export (S(1), g), 1);
+%!   assert (fileread (g), '[{"design":"x","world":8}]');
+%!   muon_export (struct ("a", 1, "b", {{"x"}}, "v", [1 2]), g);   # as one row of several
+%!   assert (fileread (g), '[{"a":1,"b":"x","v":[1,2]}]');
+%!   assert (muon_import (g), struct ("a", 1, "b", {{"x"}}, "v", [1 2]));
+%!   L = zero_layout ({[8 8], [4 8]}, 1);
+%!   R = zero_muon_step (L, {ones(8), ones(4, 8)}, []);
+%!   assert (muon_export (R, f, "Table", "ranks"), 1);
+%!   T = muon_import (f);
+%!   assert (T.rank, 0);
+%!   assert (T.bytes_sent, R.ranks.bytes_sent);
+%!   assert ([T.calls_1, T.calls_2], R.ranks.calls(1:2));
+%!   assert (! isfield (T, "update_1") && ! isfield (T, "update") && ! isfield (T, "owned_1"));
+%! unwind_protect_cleanup
+%!   unlink (f);
+%!   unlink (g);
+%! end_unwind_protect
+
 %!error <Invalid call> muon_export (1)
 %!test
 %! ## the per-rank table of a ZeRO step: a row per rank, its counters, not its update
@@ -459,6 +507,7 @@ endfunction
 %!error <muon_export: X is not a table> muon_export (struct ("a", [1 2 3], "b", [1; 2]), [tempname() ".csv"])
 %!error <muon_export: X has no field 'ranks'.> muon_export (struct ("a", 1), [tempname() ".csv"], "Table", "ranks")
 %!error <muon_export: field 'a' of X is not a table.> muon_export (struct ("a", {{1, [1 2; 3 4]}}), [tempname() ".csv"], "Table", "a")
+%!error <muon_export: X's CSV header would repeat the column name 'v_1'.> muon_export (struct ("v", [1 2; 3 4], "v_1", [5; 6]), [tempname() ".csv"])
 %!error <muon_export: cannot write> muon_export (struct ("a", 1), "/nonexistent_dir/x.csv")
 %!error <muon_export: unknown option 'Foo'.> muon_export (struct ("a", 1), "x.csv", "Foo", 1)
 %!error id=muonlab:badArg muon_export (struct ("a", 1), "x.txt")

@@ -8,12 +8,19 @@
 ##
 ## From a CSV file: a scalar struct of columns, one field per column of the header line,
 ## numeric (double) where every entry of the column is a number (or empty: NaN), else a
-## cellstr; quoted fields (RFC 4180: commas, quotes and line breaks inside quotes) are read
-## as written.  Columns that @code{muon_export} split (@code{calls_1} @dots{}
+## cellstr (also a column whose entries are all empty: a cellstr of @qcode{""}, as
+## @code{muon_export} writes an empty string, while it writes NaN as @code{NaN}); quoted
+## fields (RFC 4180: commas, quotes and line breaks inside quotes) are read as written.  A
+## header that names a column twice or has a column with no name, a quote that is not
+## closed and rows of different lengths are errors; blank lines at the end of a file of
+## more than one column are ignored (in a file of one column they are rows of an empty
+## string).  Columns that @code{muon_export} split (@code{calls_1} @dots{}
 ## @code{calls_6}) stay separate.  A file with a header line and no rows gives a struct of
-## empty (0 x 1) columns.
+## empty (0 x 1) columns.  A UTF-8 byte-order mark at the start of the file (CSV or JSON)
+## is skipped.
 ##
-## From a JSON file: @code{jsondecode (fileread (file), "makeValidName", false)}, and where
+## From a JSON file (an error where it is no valid JSON): @code{jsondecode (fileread
+## (file), "makeValidName", false)}, and where
 ## that is an array of row objects (what @code{muon_export} writes for a table), the table
 ## again: one column per field, numeric (n x k for a vector of k numbers per row, NaN where
 ## the file has @code{null}), logical, or a cellstr.  Anything else (a whole result that
@@ -51,20 +58,47 @@ function T = muon_import (file)
   endif
   txt = fread (fid, Inf, "char=>char").';
   fclose (fid);
+  if (numel (txt) >= 3 && isequal (double (txt(1:3)), [239 187 191]))
+    txt(1:3) = [];                              # a UTF-8 byte-order mark
+  endif
   [~, ~, ext] = fileparts (file);
   if (strcmpi (ext, ".json"))
-    T = json_table (jsondecode (txt, "makeValidName", false), txt);
+    try
+      D = jsondecode (txt, "makeValidName", false);
+    catch err
+      error ("muonlab:badArg", "%s: '%s' is no valid JSON (%s).", fname, file,
+             regexprep (strtrim (err.message), '\.$', ""));
+    end_try_catch
+    T = json_table (D, txt);
     return;
   endif
+  if (mod (nnz (txt == '"'), 2))
+    error ("muonlab:badArg", "%s: '%s' has a quoted field that is not closed.", fname,
+           file);
+  endif
   [fields, nrow] = parse_csv (txt);
-  if (isempty (nrow))
+  if (isempty (nrow) || (nrow(1) == 1 && isempty (fields{1})))
     error ("muonlab:badArg", "%s: '%s' has no header line.", fname, file);
   endif
   k = nrow(1);
+  while (k > 1 && nrow(end) == 1 && isempty (fields{end}))
+    nrow(end) = [];                             # a blank line at the end
+    fields(end) = [];
+  endwhile
   if (any (nrow != k))
     error ("muonlab:badArg", "%s: '%s' has rows of different lengths.", fname, file);
   endif
   head = fields(1:k);
+  if (any (cellfun ("isempty", head)))
+    error ("muonlab:badArg", "%s: the header of '%s' has a column with no name.", fname,
+           file);
+  endif
+  [u, i] = unique (head);
+  if (numel (u) < k)
+    dup = head(setdiff (1:k, i));
+    error ("muonlab:badArg", "%s: the header of '%s' repeats the column name '%s'.", fname,
+           file, dup{1});
+  endif
   C = reshape (fields(k+1:end), k, []).';     # n x k cells of text
   if (isempty (C))
     C = cell (0, k);
@@ -74,7 +108,7 @@ function T = muon_import (file)
     col = C(:,j);
     v = str2double (col);
     blank = cellfun ("isempty", col);
-    if (all (! isnan (v) | blank | strcmpi (col, "nan")))
+    if (all (! isnan (v) | blank | strcmpi (col, "nan")) && ! (all (blank) && ! isempty (col)))
       T.(head{j}) = v;
     else
       T.(head{j}) = col;
@@ -119,6 +153,11 @@ endfunction
 ## a line end (LF, CR LF or CR) outside quotes ends a field.  Whether a character is inside
 ## quotes is the parity of the quotes before it ("" adds two).
 function [F, nrow] = parse_csv (t)
+  F = {};
+  nrow = [];
+  if (isempty (t))
+    return;
+  endif
   q = (t == '"');
   out = ! mod (cumsum (q), 2);
   crlf = out & t == "\r" & [t(2:end) == "\n", false];
@@ -135,7 +174,7 @@ function [F, nrow] = parse_csv (t)
   endif
   b = find (sep);
   len = diff ([0, b]) - 1;
-  F = mat2cell (t(! sep), 1, len);
+  F = mat2cell (reshape (t(! sep), 1, []), 1, len);
   F(len == 0) = {""};
   ## fields with quotes: the quoted parts without their quotes, "" inside them as "
   hasq = find (accumarray (cumsum ([1, sep(1:end-1)]).', q(:), [numel(b), 1]) > 0).';
@@ -281,6 +320,36 @@ endfunction
 %!   unlink (f);
 %! end_unwind_protect
 
+%!test
+%! ## a column of empty strings (a plan's "why", a model's "split") stays text: out again
+%! ## to the same bytes
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   C = zero_cost ({[64 64], [32 64], [16 64]}, 3, "Design", {"zero12_allreduce", "layerwise_lpt"});
+%!   muon_export (C, f, "Table", "ranks");
+%!   txt = fileread (f);
+%!   T = muon_import (f);
+%!   assert (T.why, repmat ({""}, 6, 1));
+%!   muon_export (T, f);
+%!   assert (fileread (f), txt);
+%!   M = muon_model ("llama-3.1-8b");
+%!   muon_export (M, f, "Table", "params");
+%!   txt = fileread (f);
+%!   T = muon_import (f);
+%!   assert (T.split, repmat ({""}, numel (M.params.name), 1));
+%!   muon_export (T, f);
+%!   assert (fileread (f), txt);
+%!   ## by hand: an all-empty column is text; a number column with an empty entry is NaN
+%!   fid = fopen (f, "w");
+%!   fputs (fid, "a,b\n,1\n,\n");
+%!   fclose (fid);
+%!   T = muon_import (f);
+%!   assert (T.a, {""; ""});
+%!   assert (T.b, [1; NaN]);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
 %!demo
 %! C = zero_cost ({[64 64], [32 64]}, 4, "Design", {"zero12_allreduce", "layerwise_lpt"});
 %! f = [tempname() ".csv"];
@@ -291,4 +360,74 @@ endfunction
 %! delete (f);
 
 %!error <muon_import: FILE must be a file name.> muon_import (1)
+## the error that reading TXT from a file with extension EXT gives, its file name as FILE
+%!function [id, msg] = import_error (txt, ext)
+%!  f = [tempname() ext];
+%!  unwind_protect
+%!    fid = fopen (f, "w");
+%!    fwrite (fid, txt);
+%!    fclose (fid);
+%!    try
+%!      muon_import (f);
+%!      id = "";
+%!      msg = "no error";
+%!    catch err
+%!      id = err.identifier;
+%!      msg = strrep (err.message, f, "FILE");
+%!    end_try_catch
+%!  unwind_protect_cleanup
+%!    unlink (f);
+%!  end_unwind_protect
+%!endfunction
+
+%!test
+%! ## malformed files: errors that say what is wrong
+%! bad = {"a\n\"x\n1\n2\n", ".csv", "muon_import: 'FILE' has a quoted field that is not closed."
+%!        "a,b\n1,\"x", ".csv", "muon_import: 'FILE' has a quoted field that is not closed."
+%!        "", ".csv", "muon_import: 'FILE' has no header line."
+%!        "\n", ".csv", "muon_import: 'FILE' has no header line."
+%!        "\r\n\r\n", ".csv", "muon_import: 'FILE' has no header line."
+%!        "a,,b\n1,2,3\n", ".csv", "muon_import: the header of 'FILE' has a column with no name."
+%!        "a,b\n1,2\n3\n", ".csv", "muon_import: 'FILE' has rows of different lengths."
+%!        "", ".json", "muon_import: 'FILE' is no valid JSON (jsondecode: parse error at offset 1: The document is empty)."
+%!        "[{\"a\":1}", ".json", ""};
+%! for i = 1:rows (bad)
+%!   [id, msg] = import_error (bad{i,1}, bad{i,2});
+%!   assert (id, "muonlab:badArg");
+%!   if (! isempty (bad{i,3}))
+%!     assert (msg, bad{i,3});
+%!   endif
+%! endfor
+%! pre = "muon_import: 'FILE' is no valid JSON (jsondecode: parse error";
+%! assert (strncmp (msg, pre, numel (pre)));
+
+%!test
+%! ## a UTF-8 byte-order mark is skipped; blank lines at the end are ignored where a row
+%! ## has more than one field, and are a row of "" where it has one
+%! bom = char ([239 187 191]);
+%! f = [tempname() ".csv"];
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   fid = fopen (f, "w");
+%!   fwrite (fid, [bom "a,b\n1,x\n\r\n\n"]);
+%!   fclose (fid);
+%!   assert (muon_import (f), struct ("a", 1, "b", {{"x"}}));
+%!   fid = fopen (g, "w");
+%!   fwrite (fid, [bom '[{"a":1,"b":"x"}]']);
+%!   fclose (fid);
+%!   assert (muon_import (g), struct ("a", 1, "b", {{"x"}}));
+%!   muon_export (struct ("a", {{"x"; ""}}), f);
+%!   assert (fileread (f), "a\nx\n\n");
+%!   assert (muon_import (f), struct ("a", {{"x"; ""}}));
+%! unwind_protect_cleanup
+%!   unlink (f);
+%!   unlink (g);
+%! end_unwind_protect
+
+%!test
+%! ## a header that repeats a name is refused (a column would be lost)
+%! [id, msg] = import_error ("a,a\n1,2\n", ".csv");
+%! assert (id, "muonlab:badArg");
+%! assert (msg, "muon_import: the header of 'FILE' repeats the column name 'a'.");
+%! assert ({import_error("v_1,v_2,v_1\n1,2,5\n", ".csv")}, {"muonlab:badArg"});
 %!error <muon_import: cannot read '/nonexistent_dir/x.csv'> muon_import ("/nonexistent_dir/x.csv")
