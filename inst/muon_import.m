@@ -27,6 +27,14 @@
 ## @code{muon_export} encoded as it is, or @code{[]} for a table of no rows) is returned as
 ## decoded.
 ##
+## What comes back: from CSV, the numbers that @code{muon_export} wrote with 16 significant
+## digits (so a double to about 1e-16 relative, not always bit for bit), and writing the
+## imported table out again gives the same bytes.  From JSON, Octave 7's @code{jsondecode}
+## is not correctly rounded: numbers come back to about 1 ulp (so the JSON round trip is not
+## always byte-exact), some very small ones (such as 1.2e-237) as 0; a cell column that
+## holds only @code{[]} (a model's @code{split}) comes back as a numeric NaN column, and one
+## that mixes @code{[]} and strings as the decoded struct array.
+##
 ## The field names are the file's column names as written, also where they are no valid
 ## variable names or are keywords (@code{T.("persistent")}, @code{T.("a b")}): Octave's
 ## dynamic fields hold any name, and nothing is renamed.
