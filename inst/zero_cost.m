@@ -343,7 +343,7 @@ function [shapes, experts, split, names, adamw, L] = planned (fname, what)
           && all (isfield (what, {"world", "stage", "align_factor", "order_mode", "params"})))
     L = what;
     [~, shapes] = zero_check_layout (fname, L);
-    [experts, split] = zero_layout_blocks (L, [], []);   # a model layout's own blocks
+    [experts, split] = zero_layout_blocks (L, [], [], fname);   # a model layout's own blocks
     experts = experts(:);
     split = split(:);
     if (! iscell (split) || all (cellfun ("isempty", split)))

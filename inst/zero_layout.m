@@ -259,6 +259,16 @@ endfunction
 %! endfor
 %! Rt = zero_train_step (L, g, [], "Variant", "expert_parallel");
 %! assert (max (Rt.rel_err), 0);
+%! ## blocks that do not fit the layout's matrices are the layout's fault, not an option's
+%! Lb = struct (L);
+%! Lb.blocks.experts(k) = 5;
+%! try
+%!   zero_muon_step (Lb, g, []);
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "muonlab:badType");
+%!   assert (strncmp (err.message, "zero_muon_step: L must be a layout from zero_layout (L.blocks: EXPERTS (5) must divide", 86), err.message);
+%! end_try_catch
 %! ## a layout struct saved before blocks existed is still a layout
 %! Lo = rmfield (struct (zero_layout ({[4 6], [6 4]}, 2)), "blocks");
 %! assert (zero_cost (Lo, []).ranks.ns_calls, zero_cost (zero_layout ({[4 6], [6 4]}, 2), []).ranks.ns_calls);

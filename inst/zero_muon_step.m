@@ -227,7 +227,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
   endif
 
   [opts.param_experts, opts.param_split] = ...
-    zero_layout_blocks (L, opts.param_experts, opts.param_split);   # a model layout's own
+    zero_layout_blocks (L, opts.param_experts, opts.param_split, fname);   # a model layout's own
   [opts.param_experts, opts.param_split] = ...
     zero_blocks (fname, opts.param_experts, opts.param_split, shapes);
 

@@ -185,7 +185,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   endif
   ## under MPI / NCCL the ranks' layouts, options and windows must agree (zero_muon_step
   ## checks its own part again)
-  [E, S] = zero_layout_blocks (L, zo.param_experts, zo.param_split);   # the blocks it runs
+  [E, S] = zero_layout_blocks (L, zo.param_experts, zo.param_split, fname);   # the blocks it runs
   comm_agree (fname, comm,
               [value_hash({rmfield(key, "local_ranks"), E, S}), ...
                value_hash(rmfield (zo, {"comm", "threads", "param_experts", "param_split"})), ...
@@ -391,7 +391,7 @@ function [a, E, S] = reference_args (fname, zargs, L)
     endif
   endfor
   a = [zargs(keep), {"Precision", "double"}];
-  [E, S] = zero_layout_blocks (L, E, S);   # a model layout's own, when none are given
+  [E, S] = zero_layout_blocks (L, E, S, fname);   # a model layout's own, when none are given
   [E, S] = zero_blocks (fname, E, S, [[L.params.rows]; [L.params.cols]].');
 endfunction
 

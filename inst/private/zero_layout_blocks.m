@@ -2,14 +2,15 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{E}, @var{S}] =} zero_layout_blocks (@var{L}, @var{E}, @var{S})
+## @deftypefn {} {[@var{E}, @var{S}] =} zero_layout_blocks (@var{L}, @var{E}, @var{S}, @var{fname})
 ## The 'Experts' and 'SplitRows' values a step on layout @var{L} runs with: those given
 ## (@var{E}, @var{S}), else, when neither is given, a model layout's own (@code{L.blocks}:
 ## its expert pages and fused row blocks, 1 x P and a 1 x P cell), so that a layout made
-## from a model steps as the model's @code{zero_cost} plans it.
+## from a model steps as the model's @code{zero_cost} plans it.  Blocks of L that do not fit
+## its matrices are @code{muonlab:badType} naming @var{fname} and @code{L.blocks}.
 ## @end deftypefn
 
-function [E, S] = zero_layout_blocks (L, E, S)
+function [E, S] = zero_layout_blocks (L, E, S, fname)
   if (! (isempty (E) && isempty (S)))
     return;
   endif
@@ -17,8 +18,20 @@ function [E, S] = zero_layout_blocks (L, E, S)
   if (isa (L, "zero_layout_result") || isfield (L, "blocks"))   # the object or its struct
     b = L.blocks;
   endif
-  if (isstruct (b))
+  if (! isstruct (b))
+    return;
+  endif
+  try                                   # the layout's, so its faults are the layout's
+    if (! (isscalar (b) && isfield (b, "experts") && isfield (b, "split")
+           && isnumeric (b.experts) && iscell (b.split)))
+      error ("muonlab:badType", "not a struct of experts and split");
+    endif
     E = double (b.experts(:).');
     S = b.split(:).';
-  endif
+    zero_blocks (fname, E, S, [[L.params.rows]; [L.params.cols]].');
+  catch err
+    msg = regexprep (err.message, ['^' fname ': |\.$'], "");
+    error ("muonlab:badType", "%s: L must be a layout from zero_layout (L.blocks: %s).",
+           fname, msg);
+  end_try_catch
 endfunction
