@@ -84,26 +84,31 @@ function [Y, info] = muon_collective (comm, coll, varargin)
   coll = choose_option (fname, "COLL", coll, [core_lists().lists.coll, {"counters"}]);
   takes_x = ! any (strcmp (coll, {"barrier", "counters"}));
   X = [];
-  if (takes_x)
-    if (isempty (varargin))
-      error ("muonlab:badArg", "muon_collective: X must be given for %s.", coll);
+  try                                    # (a rank whose checks fail joins the agreement)
+    if (takes_x)
+      if (isempty (varargin))
+        error ("muonlab:badArg", "muon_collective: X must be given for %s.", coll);
+      endif
+      X = varargin{1};
+      varargin(1) = [];
+      if (iscell (X))
+        ok = all (cellfun (@is_float_array, X(:)));
+      else
+        ok = is_float_array (X);
+      endif
+      if (! ok)
+        error ("muonlab:badType",
+               "muon_collective: X must be a real double or single array, or a cell of them.");
+      endif
     endif
-    X = varargin{1};
-    varargin(1) = [];
-    if (iscell (X))
-      ok = all (cellfun (@is_float_array, X(:)));
-    else
-      ok = is_float_array (X);
+    o = parse_options (fname, "muon_collective", varargin);
+    if (! takes_x && nargout > 1)          # barrier and counters have one output
+      print_usage ();
     endif
-    if (! ok)
-      error ("muonlab:badType",
-             "muon_collective: X must be a real double or single array, or a cell of them.");
-    endif
-  endif
-  o = parse_options (fname, "muon_collective", varargin);
-  if (! takes_x && nargout > 1)          # barrier and counters have one output
-    print_usage ();
-  endif
+  catch err
+    agree (fname, comm, coll);
+    rethrow (err);
+  end_try_catch
   agree (fname, comm, coll, takes_x, X, o);
   switch (coll)
     case {"allreduce", "reduce_scatter"}
@@ -127,8 +132,14 @@ endfunction
 ## Under MPI / NCCL every rank must call the same collective with the same class, count,
 ## root and reduction (all_to_all's blocks are checked by the collective itself): else
 ## one error on every rank, where MPI would hang, truncate, or pair unlike data.
+## Called with three arguments by a rank whose own checks failed: it joins the agreement.
 function agree (fname, comm, coll, takes_x, X, o)
   if (strcmp (coll, "counters"))
+    return;
+  endif
+  names = {"collective", "class of X", "number of elements of X", "ROOT", "OP"};
+  if (nargin == 3)
+    comm_agree (fname, comm, [], names);
     return;
   endif
   colls = core_lists ().lists.coll;
@@ -145,8 +156,7 @@ function agree (fname, comm, coll, takes_x, X, o)
   elseif (any (strcmp (coll, {"allreduce", "reduce_scatter"})))
     sig(5) = find (strcmpi (o.op, core_lists ().lists.reduce_op));
   endif
-  comm_agree (fname, comm, sig, {"collective", "class of X", "number of elements of X", ...
-                                 "ROOT", "OP"},
+  comm_agree (fname, comm, sig, names,
               {colls, {"double", "single"}, [], [], core_lists().lists.reduce_op});
 endfunction
 

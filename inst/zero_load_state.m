@@ -49,7 +49,10 @@
 ## the design to load into (default: the saved one); any design of @code{zero_muon_step}.
 ## @item "Comm"
 ## @qcode{"sim"} (default: every rank of @var{L} in this process) or the communicator of
-## the run (from @code{muon_comm}): the state then holds its local ranks only.
+## the run (from @code{muon_comm}): the state then holds its local ranks only.  Every
+## process must then load the same checkpoint (files of the same contents, under any
+## prefix) into the same layout and design, else each raises @code{muonlab:badArg} naming
+## the rank that differs.
 ## @end table
 ##
 ## @example
@@ -70,66 +73,77 @@ function state = zero_load_state (prefix, L, varargin)
     error ("muonlab:badArg", "%s: PREFIX must be a file name prefix.", fname);
   endif
   opts = parse_options (fname, "zero_load_state", varargin);
-  [W, shapes] = zero_check_layout (fname, L);
-  [ranks, nl] = zero_local_ranks (fname, opts.comm, W);
+  ## under MPI every rank must load the same checkpoint (a rank whose own checks fail
+  ## joins the agreement, so that the others raise too instead of waiting in it)
+  names = {"layout", "VARIANT", "checkpoint (its files' contents)"};
+  try
+    [W, shapes] = zero_check_layout (fname, L);
+    [ranks, nl] = zero_local_ranks (fname, opts.comm, W);
 
-  ## the saved files: rank 0 names the world, then every rank's
-  f0 = zero_shard_file (prefix, 0);
-  S0 = read_shard (fname, f0, 0, []);
-  W0 = S0.world;
-  S = cell (1, W0);
-  S{1} = S0;
-  for r = 1:W0-1
-    S{r+1} = read_shard (fname, zero_shard_file (prefix, r), r, S0);
-  endfor
-  if (! isequal (S0.shapes, shapes))
-    error ("muonlab:badState", "%s: '%s' holds the state of other matrices than L's.", fname,
-           f0);
-  endif
-
-  ## the recorded maps must be the design's map of the saved layout
-  L0 = zero_layout (num2cell (S0.shapes, 2), W0, "Stage", S0.stage,
-                    "AlignFactor", S0.align_factor, "Order", S0.order);
-  M0 = zero_shard_map (L0, S0.variant);
-  for r = 0:W0-1
-    if (! isequal (S{r+1}.seg, M0.seg{r+1}) || S{r+1}.len != M0.len(r+1))
-      error ("muonlab:badState",
-             "%s: '%s' records a map of its buffer that is not the one of '%s' on its layout.",
-             fname, zero_shard_file (prefix, r), S0.variant);
+    ## the saved files: rank 0 names the world, then every rank's
+    f0 = zero_shard_file (prefix, 0);
+    S0 = read_shard (fname, f0, 0, []);
+    W0 = S0.world;
+    S = cell (1, W0);
+    S{1} = S0;
+    for r = 1:W0-1
+      S{r+1} = read_shard (fname, zero_shard_file (prefix, r), r, S0);
+    endfor
+    if (! isequal (S0.shapes, shapes))
+      error ("muonlab:badState", "%s: '%s' holds the state of other matrices than L's.", fname,
+             f0);
     endif
-  endfor
 
-  ## the full momentum (and reference), checked: every element held, copies equal
-  full = assemble (fname, prefix, S, shapes, "seg", "momentum");
-  has_ref = ! isempty (S0.ref_seg) || strcmp (S0.variant, "reference");
-  ref = [];
-  if (! isempty (S0.ref_seg))
-    ref = assemble (fname, prefix, S, shapes, "ref_seg", "reference");
-  elseif (has_ref)
-    ref = full;
-  endif
+    ## the recorded maps must be the design's map of the saved layout
+    L0 = zero_layout (num2cell (S0.shapes, 2), W0, "Stage", S0.stage,
+                      "AlignFactor", S0.align_factor, "Order", S0.order);
+    M0 = zero_shard_map (L0, S0.variant);
+    for r = 0:W0-1
+      if (! isequal (S{r+1}.seg, M0.seg{r+1}) || S{r+1}.len != M0.len(r+1))
+        error ("muonlab:badState",
+               "%s: '%s' records a map of its buffer that is not the one of '%s' on its layout.",
+               fname, zero_shard_file (prefix, r), S0.variant);
+      endif
+    endfor
 
-  variant = opts.variant;
-  if (isempty (variant))
-    variant = S0.variant;
-  endif
-  M = zero_shard_map (L, variant);
-  key = struct ("variant", variant, "world", W, "shapes", shapes, "stage", L.stage,
-                "align_factor", L.align_factor, "order", L.order_mode, "form", S0.form,
-                "local_ranks", nl);
-  state = struct ("key", key, "step", S0.step, "momentum", [], "reference", [],
-                  "has_ref", true);
-  if (S0.step > 0)
-    state = momenta (state, M, L, ranks, full, variant, has_ref, ref);
-  endif
-  if (! isempty (S0.train))               # a zero_train_step state: the loop's part too
-    same = (W0 == W && S0.stage == L.stage && S0.align_factor == L.align_factor
-            && strcmp (S0.order, L.order_mode) && strcmp (variant, S0.variant));
-    state = zero_train_ckpt ("join", fname, prefix, S, state, L, ranks, same);
-    state = muon_state ("zero_train", state);
-  else
-    state = muon_state ("zero_step", state);
-  endif
+    ## the full momentum (and reference), checked: every element held, copies equal
+    full = assemble (fname, prefix, S, shapes, "seg", "momentum");
+    has_ref = ! isempty (S0.ref_seg) || strcmp (S0.variant, "reference");
+    ref = [];
+    if (! isempty (S0.ref_seg))
+      ref = assemble (fname, prefix, S, shapes, "ref_seg", "reference");
+    elseif (has_ref)
+      ref = full;
+    endif
+
+    variant = opts.variant;
+    if (isempty (variant))
+      variant = S0.variant;
+    endif
+    M = zero_shard_map (L, variant);
+    key = struct ("variant", variant, "world", W, "shapes", shapes, "stage", L.stage,
+                  "align_factor", L.align_factor, "order", L.order_mode, "form", S0.form,
+                  "local_ranks", nl);
+    state = struct ("key", key, "step", S0.step, "momentum", [], "reference", [],
+                    "has_ref", true);
+    if (S0.step > 0)
+      state = momenta (state, M, L, ranks, full, variant, has_ref, ref);
+    endif
+    if (! isempty (S0.train))               # a zero_train_step state: the loop's part too
+      same = (W0 == W && S0.stage == L.stage && S0.align_factor == L.align_factor
+              && strcmp (S0.order, L.order_mode) && strcmp (variant, S0.variant));
+      state = zero_train_ckpt ("join", fname, prefix, S, state, L, ranks, same);
+      state = muon_state ("zero_train", state);
+    else
+      state = muon_state ("zero_step", state);
+    endif
+    sig = [value_hash({shapes, W, L.stage, L.align_factor, L.order_mode}), ...
+           value_hash(variant), value_hash(S)];
+  catch err
+    comm_agree (fname, opts.comm, [], names);
+    rethrow (err);
+  end_try_catch
+  comm_agree (fname, opts.comm, sig, names, {"hash", "hash", "hash"});
 endfunction
 
 ## the momentum (and reference) buffers of this process's ranks under L and the design

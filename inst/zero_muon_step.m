@@ -214,83 +214,88 @@ function [R, state] = step (L, rank_grads, state, varargin)
   fname = "zero_muon_step";
   opts = parse_options (fname, "zero_muon_step", varargin);
   want_ref = opts.reference;
-
-  ## layout, communicator and gradients: the checks every zero_* function shares (a light
-  ## one of the layout: the step runs in a loop; the checkpoints rebuild it)
-  given = L;
-  [W, shapes, L] = zero_check_layout (fname, L, "light");
-  P = rows (shapes);
-  lopts = struct ("stage", L.stage, "align_factor", L.align_factor, "order", L.order_mode);
-  plan = [];                            # a layout object's plans, else this call's
-  if (isa (given, "zero_layout_result"))
-    plan = plan_handle (given, shapes, W, lopts);
-  endif
-
-  [opts.param_experts, opts.param_split] = ...
-    zero_layout_blocks (L, opts.param_experts, opts.param_split, fname);   # a model layout's own
-  [opts.param_experts, opts.param_split] = ...
-    zero_blocks (fname, opts.param_experts, opts.param_split, shapes);
-
-  comm = opts.comm;
-  [~, nl] = zero_local_ranks (fname, comm, W);
-  assemble = opts.assemble;
-  if (isempty (assemble))
-    assemble = nl == W;
-  endif
-
-  [rank_grads, device] = zero_check_grads (fname, rank_grads, nl, shapes, true);
-  if (! isempty (device) && assemble && nl < W)
-    error ("muonlab:unsupported",
-           "%s: ASSEMBLE with device arrays needs every rank in this process (gather the updates).",
-           fname);
-  endif
-
-  ## state
-  key = struct ("variant", opts.variant, "world", W, "shapes", shapes, "stage", L.stage,
-                "align_factor", L.align_factor, "order", L.order_mode, "form", opts.form,
-                "local_ranks", nl);
-  if (isa (state, "double") && isequal (size (state), [0 0]))
-    state = struct ("key", key, "step", 0, "momentum", [], "reference", [], "has_ref", true);
-  elseif (! (isstruct (state) && isscalar (state)
-             && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))))
-    error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
-  elseif (! isequal (state.key, key))
-    error ("muonlab:badState",
-           "%s: STATE belongs to another layout, variant, momentum form or communicator: %s.",
-           fname, key_diff (state.key, key));
-  endif
-  do_ref = want_ref && ! strcmp (opts.variant, "reference");
-  ## the momenta passed back: [] before the first step only (the gateway reads any empty
-  ## value as zeros, so {} would silently restart), then one buffer per local rank
-  step = state.step;
-  if (! (isa (step, "double") && isscalar (step) && isreal (step) && isfinite (step)
-         && step >= 0 && step == fix (step)))
-    error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
-  endif
-  if (! (islogical (state.has_ref) && isscalar (state.has_ref)))
-    error ("muonlab:badState", "%s: STATE.has_ref must be true or false.", fname);
-  endif
-  check_momentum (fname, "STATE.momentum", state.momentum, step, nl, device);
-  if (do_ref && state.has_ref)
-    check_momentum (fname, "STATE.reference", state.reference, step, nl, device);
-  endif
-  if (do_ref && ! state.has_ref)
-    error ("muonlab:badArg",
-           "%s: STATE has no reference momentum (a step ran with 'Reference', false).", fname);
-  endif
-
-  ## under MPI / NCCL the ranks' layouts and options must agree, or the collectives below
-  ## would hang or pair unlike buffers
-  ## (the layout with its expert and row blocks; the options but Threads, which changes
-  ## no bit and may differ between processes)
+  ## under MPI / NCCL a rank whose own checks fail still joins the agreement below, so
+  ## that the others raise too instead of waiting in it
   variants = core_lists ().lists.zero_variant;
-  comm_agree (fname, comm,
-              [value_hash({shapes, W, lopts, opts.param_experts, opts.param_split}), ...
-               find(strcmp (opts.variant, variants)), want_ref + 1, ...
-               value_hash(rmfield (opts, {"comm", "variant", "reference", "threads", ...
-                                          "param_experts", "param_split"})), state.step],
-              {"layout", "VARIANT", "REFERENCE", "options", "STATE (its step count)"},
-              {"hash", variants, {"false", "true"}, "hash", []});
+  names = {"layout", "VARIANT", "REFERENCE", "options", "STATE (its step count)"};
+  try
+    ## layout, communicator and gradients: the checks every zero_* function shares (a light
+    ## one of the layout: the step runs in a loop; the checkpoints rebuild it)
+    given = L;
+    [W, shapes, L] = zero_check_layout (fname, L, "light");
+    P = rows (shapes);
+    lopts = struct ("stage", L.stage, "align_factor", L.align_factor, "order", L.order_mode);
+    plan = [];                            # a layout object's plans, else this call's
+    if (isa (given, "zero_layout_result"))
+      plan = plan_handle (given, shapes, W, lopts);
+    endif
+
+    [opts.param_experts, opts.param_split] = ...
+      zero_layout_blocks (L, opts.param_experts, opts.param_split, fname);   # a model layout's own
+    [opts.param_experts, opts.param_split] = ...
+      zero_blocks (fname, opts.param_experts, opts.param_split, shapes);
+
+    comm = opts.comm;
+    [~, nl] = zero_local_ranks (fname, comm, W);
+    assemble = opts.assemble;
+    if (isempty (assemble))
+      assemble = nl == W;
+    endif
+
+    [rank_grads, device] = zero_check_grads (fname, rank_grads, nl, shapes, true);
+    if (! isempty (device) && assemble && nl < W)
+      error ("muonlab:unsupported",
+             "%s: ASSEMBLE with device arrays needs every rank in this process (gather the updates).",
+             fname);
+    endif
+
+    ## state
+    key = struct ("variant", opts.variant, "world", W, "shapes", shapes, "stage", L.stage,
+                  "align_factor", L.align_factor, "order", L.order_mode, "form", opts.form,
+                  "local_ranks", nl);
+    if (isa (state, "double") && isequal (size (state), [0 0]))
+      state = struct ("key", key, "step", 0, "momentum", [], "reference", [], "has_ref", true);
+    elseif (! (isstruct (state) && isscalar (state)
+               && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))))
+      error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
+    elseif (! isequal (state.key, key))
+      error ("muonlab:badState",
+             "%s: STATE belongs to another layout, variant, momentum form or communicator: %s.",
+             fname, key_diff (state.key, key));
+    endif
+    do_ref = want_ref && ! strcmp (opts.variant, "reference");
+    ## the momenta passed back: [] before the first step only (the gateway reads any empty
+    ## value as zeros, so {} would silently restart), then one buffer per local rank
+    step = state.step;
+    if (! (isa (step, "double") && isscalar (step) && isreal (step) && isfinite (step)
+           && step >= 0 && step == fix (step)))
+      error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
+    endif
+    if (! (islogical (state.has_ref) && isscalar (state.has_ref)))
+      error ("muonlab:badState", "%s: STATE.has_ref must be true or false.", fname);
+    endif
+    check_momentum (fname, "STATE.momentum", state.momentum, step, nl, device);
+    if (do_ref && state.has_ref)
+      check_momentum (fname, "STATE.reference", state.reference, step, nl, device);
+    endif
+    if (do_ref && ! state.has_ref)
+      error ("muonlab:badArg",
+             "%s: STATE has no reference momentum (a step ran with 'Reference', false).", fname);
+    endif
+
+    ## under MPI / NCCL the ranks' layouts and options must agree, or the collectives below
+    ## would hang or pair unlike buffers
+    ## (the layout with its expert and row blocks; the options but Threads, which changes
+    ## no bit and may differ between processes)
+    sig = [value_hash({shapes, W, lopts, opts.param_experts, opts.param_split}), ...
+           find(strcmp (opts.variant, variants)), want_ref + 1, ...
+           value_hash(rmfield (opts, {"comm", "variant", "reference", "threads", ...
+                                      "param_experts", "param_split"})), state.step];
+  catch err
+    comm_agree (fname, opts.comm, [], names);
+    rethrow (err);
+  end_try_catch
+  comm_agree (fname, comm, sig, names, {"hash", variants, {"false", "true"}, "hash", []});
 
   ## non-finite or overflowing gradients: every rank skips the step (muon_step's policy)
   why = bad_gradients (rank_grads, comm, nl);

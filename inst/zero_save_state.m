@@ -52,6 +52,9 @@
 ## @item "Comm"
 ## @qcode{"sim"} (default: @var{state} holds every rank of @var{L}) or the communicator of
 ## the run (from @code{muon_comm}): this process writes the files of its local ranks.
+## Every process must then pass the same @var{prefix}, layout and state of the run's
+## design, step and loop, else each raises @code{muonlab:badArg} naming the rank that
+## differs (and writes nothing).
 ## @end table
 ##
 ## @code{zero_load_state} reads the files back into any world size, stage and design that
@@ -80,56 +83,73 @@ function files = zero_save_state (prefix, L, state, varargin)
     error ("muonlab:badArg", "%s: PREFIX must be a file name prefix.", fname);
   endif
   opts = parse_options (fname, "zero_save_state", varargin);
-  [W, shapes] = zero_check_layout (fname, L);
-  [ranks, nl] = zero_local_ranks (fname, opts.comm, W);
-  train = [];                             # a zero_train_step state: the loop rides along
-  if (isstruct (state) && isscalar (state) && isfield (state, "type")
-      && isequal (state.type, "muonlab.zero_train"))
-    [state, train] = zero_train_ckpt ("split", fname, state, L, W, shapes, nl);
-  endif
-  if (! (isstruct (state) && isscalar (state)
-         && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))
-         && isstruct (state.key) && isscalar (state.key)
-         && all (isfield (state.key, {"variant", "world", "shapes", "stage", "align_factor", ...
-                                      "order", "form", "local_ranks"}))))
-    error ("muonlab:badState",
-           "%s: STATE must be a state returned by zero_muon_step or zero_train_step.", fname);
-  endif
-  k = state.key;
-  zero_check_key (fname, k, L, W, shapes, nl);
-  ## the state of a step on device arrays: its momenta come to the host (a checkpoint is
-  ## host data; zero_muon_step uploads host momenta given with device gradients)
-  state.momentum = gather_cells (state.momentum);
-  state.reference = gather_cells (state.reference);
-  step = state.step;
-  if (! (isnumeric (step) && isreal (step) && isscalar (step) && step >= 0
-         && step == fix (step)))
-    error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
-  endif
-  if (! (islogical (state.has_ref) && isscalar (state.has_ref)))
-    error ("muonlab:badState", "%s: STATE.has_ref must be true or false.", fname);
-  endif
-  if (! (ischar (k.variant) && any (strcmp (k.variant, core_lists ().lists.zero_variant))))
-    error ("muonlab:badState", "%s: STATE.key.variant must be a design of zero_muon_step.",
-           fname);
-  endif
-  if (! (ischar (k.form) && any (strcmp (k.form, {"ema", "sgd"}))))
-    error ("muonlab:badState", "%s: STATE.key.form must be 'ema' or 'sgd'.", fname);
-  endif
-  M = zero_shard_map (L, k.variant);
-  mom = state.momentum;
-  if (step == 0)
-    mom = arrayfun (@(r) zeros (M.len(r+1), 1), ranks(:), "UniformOutput", false);
-  endif
-  check_bufs (fname, "STATE.momentum", mom, M, ranks);
+  ## under MPI every rank must write the same checkpoint (a rank whose own checks fail
+  ## joins the agreement, so that the others raise too instead of waiting in it)
+  names = {"PREFIX", "layout", "STATE (its design and momentum form)", "STATE (its step count)", ...
+           "STATE (its training loop)"};
+  try
+    [W, shapes] = zero_check_layout (fname, L);
+    [ranks, nl] = zero_local_ranks (fname, opts.comm, W);
+    train = [];                             # a zero_train_step state: the loop rides along
+    if (isstruct (state) && isscalar (state) && isfield (state, "type")
+        && isequal (state.type, "muonlab.zero_train"))
+      [state, train] = zero_train_ckpt ("split", fname, state, L, W, shapes, nl);
+    endif
+    if (! (isstruct (state) && isscalar (state)
+           && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))
+           && isstruct (state.key) && isscalar (state.key)
+           && all (isfield (state.key, {"variant", "world", "shapes", "stage", "align_factor", ...
+                                        "order", "form", "local_ranks"}))))
+      error ("muonlab:badState",
+             "%s: STATE must be a state returned by zero_muon_step or zero_train_step.", fname);
+    endif
+    k = state.key;
+    zero_check_key (fname, k, L, W, shapes, nl);
+    ## the state of a step on device arrays: its momenta come to the host (a checkpoint is
+    ## host data; zero_muon_step uploads host momenta given with device gradients)
+    state.momentum = gather_cells (state.momentum);
+    state.reference = gather_cells (state.reference);
+    step = state.step;
+    if (! (isnumeric (step) && isreal (step) && isscalar (step) && step >= 0
+           && step == fix (step)))
+      error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
+    endif
+    if (! (islogical (state.has_ref) && isscalar (state.has_ref)))
+      error ("muonlab:badState", "%s: STATE.has_ref must be true or false.", fname);
+    endif
+    if (! (ischar (k.variant) && any (strcmp (k.variant, core_lists ().lists.zero_variant))))
+      error ("muonlab:badState", "%s: STATE.key.variant must be a design of zero_muon_step.",
+             fname);
+    endif
+    if (! (ischar (k.form) && any (strcmp (k.form, {"ema", "sgd"}))))
+      error ("muonlab:badState", "%s: STATE.key.form must be 'ema' or 'sgd'.", fname);
+    endif
+    M = zero_shard_map (L, k.variant);
+    mom = state.momentum;
+    if (step == 0)
+      mom = arrayfun (@(r) zeros (M.len(r+1), 1), ranks(:), "UniformOutput", false);
+    endif
+    check_bufs (fname, "STATE.momentum", mom, M, ranks);
 
-  ## the reference momentum on each rank's pieces of L (when the state has one)
-  has_ref = state.has_ref && step > 0 && ! strcmp (k.variant, "reference");
-  if (has_ref)
-    Mr = zero_shard_map (L, "reference");
-    check_bufs (fname, "STATE.reference", state.reference, Mr, ranks);
-    Mp = zero_shard_map (L, "zero2_slice_only");      # the pieces of L's partitions
-  endif
+    ## the reference momentum on each rank's pieces of L (when the state has one)
+    has_ref = state.has_ref && step > 0 && ! strcmp (k.variant, "reference");
+    if (has_ref)
+      Mr = zero_shard_map (L, "reference");
+      check_bufs (fname, "STATE.reference", state.reference, Mr, ranks);
+      Mp = zero_shard_map (L, "zero2_slice_only");      # the pieces of L's partitions
+    endif
+    loop = train;                         # (the loop's part every rank holds alike)
+    if (! isempty (loop))
+      loop = rmfield (loop, {"accum", "upd", "owned", "ns_calls", "bytes"});
+      loop.key = rmfield (loop.key, "local_ranks");
+    endif
+    sig = [value_hash(prefix), value_hash({shapes, W, L.stage, L.align_factor, L.order_mode}), ...
+           value_hash({k.variant, k.form}), step, value_hash(loop)];
+  catch err
+    comm_agree (fname, opts.comm, [], names);
+    rethrow (err);
+  end_try_catch
+  comm_agree (fname, opts.comm, sig, names, {"hash", "hash", "hash", [], "hash"});
 
   files = cell (1, nl);
   for l = 1:nl

@@ -138,60 +138,67 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   fname = "zero_train_step";
   [v, zargs] = parse_options (fname, "zero_train_step", varargin);
   zo = parse_options (fname, "zero_muon_step", zargs);
-  [W, shapes] = zero_check_layout (fname, L);
-  P = rows (shapes);
-  [ranks, nl] = zero_local_ranks (fname, zo.comm, W);
-  pre_clip = (strcmp (v.clip_policy, "before_ns")
-              || (strcmp (v.clip_policy, "skip_muon") && strcmp (v.clip_flag, "container")));
-  if (v.per_micro_ns && pre_clip)
-    error ("muonlab:badArg",
-           "%s: PERMICROBATCHNS cannot be combined with a clip before Newton-Schulz.", fname);
-  endif
-  scaler = opt_loss_scaler (fname, v.loss_scaler);
+  ## under MPI / NCCL a rank whose own checks fail still joins the agreement below, so
+  ## that the others raise too instead of waiting in it
+  names = {"layout and training options", "options", "STATE (its micro-batch count)", ...
+           "STATE (its step count)"};
+  try
+    [W, shapes] = zero_check_layout (fname, L);
+    P = rows (shapes);
+    [ranks, nl] = zero_local_ranks (fname, zo.comm, W);
+    pre_clip = (strcmp (v.clip_policy, "before_ns")
+                || (strcmp (v.clip_policy, "skip_muon") && strcmp (v.clip_flag, "container")));
+    if (v.per_micro_ns && pre_clip)
+      error ("muonlab:badArg",
+             "%s: PERMICROBATCHNS cannot be combined with a clip before Newton-Schulz.", fname);
+    endif
+    scaler = opt_loss_scaler (fname, v.loss_scaler);
 
-  rank_grads = zero_check_grads (fname, rank_grads, nl, shapes);
+    rank_grads = zero_check_grads (fname, rank_grads, nl, shapes);
 
-  ## state
-  key = struct ("variant", zo.variant, "world", W, "shapes", shapes, "stage", L.stage,
-                "align_factor", L.align_factor, "order", L.order_mode, "form", zo.form,
-                "local_ranks", nl, "accum_steps", v.accum_steps,
-                "per_micro_ns", v.per_micro_ns, "poison", v.poison,
-                "clip_policy", v.clip_policy, "clip_norm", v.clip_norm,
-                "clip_flag", v.clip_flag, "reference", zo.reference,
-                "scaler", rmfield (scaler, {"scale", "good_steps", "overflows"}));
-  fields = {"type", "key", "zero", "micro", "accum", "upd", "full", "owned", "ns_calls", ...
-            "bytes", "pending", "why", "scaler", "ref", "step", "skipped"};
-  if (isa (state, "double") && isequal (size (state), [0 0]))
-    state = struct ("type", "muonlab.zero_train", "key", key, "zero", [], "micro", 0,
-                    "accum", {cell(nl, P)}, "upd", {cell(nl, 1)}, "full", {cell(1, P)},
-                    "owned", {cell(nl, 1)}, "ns_calls", zeros (nl, 1),
-                    "bytes", zeros (nl, 1), "pending", false, "why", "", "scaler", scaler,
-                    "ref", {cell(1, P)}, "step", 0, "skipped", 0);
-  elseif (! (isstruct (state) && isscalar (state) && isempty (setxor (fieldnames (state), fields))
-             && isequal (state.type, "muonlab.zero_train")))
-    error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
-  elseif (! isequal (state.key, key))
-    error ("muonlab:badState",
-           "%s: STATE belongs to another layout, design, communicator or training option: %s.",
-           fname, key_diff (state.key, key));
-  endif
-  zero_train_check (fname, state, nl, P, shapes, scaler);
+    ## state
+    key = struct ("variant", zo.variant, "world", W, "shapes", shapes, "stage", L.stage,
+                  "align_factor", L.align_factor, "order", L.order_mode, "form", zo.form,
+                  "local_ranks", nl, "accum_steps", v.accum_steps,
+                  "per_micro_ns", v.per_micro_ns, "poison", v.poison,
+                  "clip_policy", v.clip_policy, "clip_norm", v.clip_norm,
+                  "clip_flag", v.clip_flag, "reference", zo.reference,
+                  "scaler", rmfield (scaler, {"scale", "good_steps", "overflows"}));
+    fields = {"type", "key", "zero", "micro", "accum", "upd", "full", "owned", "ns_calls", ...
+              "bytes", "pending", "why", "scaler", "ref", "step", "skipped"};
+    if (isa (state, "double") && isequal (size (state), [0 0]))
+      state = struct ("type", "muonlab.zero_train", "key", key, "zero", [], "micro", 0,
+                      "accum", {cell(nl, P)}, "upd", {cell(nl, 1)}, "full", {cell(1, P)},
+                      "owned", {cell(nl, 1)}, "ns_calls", zeros (nl, 1),
+                      "bytes", zeros (nl, 1), "pending", false, "why", "", "scaler", scaler,
+                      "ref", {cell(1, P)}, "step", 0, "skipped", 0);
+    elseif (! (isstruct (state) && isscalar (state) && isempty (setxor (fieldnames (state), fields))
+               && isequal (state.type, "muonlab.zero_train")))
+      error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
+    elseif (! isequal (state.key, key))
+      error ("muonlab:badState",
+             "%s: STATE belongs to another layout, design, communicator or training option: %s.",
+             fname, key_diff (state.key, key));
+    endif
+    zero_train_check (fname, state, nl, P, shapes, scaler);
 
-  ## the collectives of the loop: the communicator's fixed-order reductions
-  if (ischar (zo.comm))
-    comm = muon_comm ("sim", W);
-  else
-    comm = zo.comm;
-  endif
-  ## under MPI / NCCL the ranks' layouts, options and windows must agree (zero_muon_step
-  ## checks its own part again)
-  [E, S] = zero_layout_blocks (L, zo.param_experts, zo.param_split, fname);   # the blocks it runs
-  comm_agree (fname, comm,
-              [value_hash({rmfield(key, "local_ranks"), E, S}), ...
-               value_hash(rmfield (zo, {"comm", "threads", "param_experts", "param_split"})), ...
-               state.micro, state.step],
-              {"layout and training options", "options", "STATE (its micro-batch count)", ...
-               "STATE (its step count)"}, {"hash", "hash", [], []});
+    ## the collectives of the loop: the communicator's fixed-order reductions
+    if (ischar (zo.comm))
+      comm = muon_comm ("sim", W);
+    else
+      comm = zo.comm;
+    endif
+    ## under MPI / NCCL the ranks' layouts, options and windows must agree (zero_muon_step
+    ## checks its own part again)
+    [E, S] = zero_layout_blocks (L, zo.param_experts, zo.param_split, fname);   # the blocks it runs
+    sig = [value_hash({rmfield(key, "local_ranks"), E, S}), ...
+           value_hash(rmfield (zo, {"comm", "threads", "param_experts", "param_split"})), ...
+           state.micro, state.step];
+  catch err
+    comm_agree (fname, zo.comm, [], names);
+    rethrow (err);
+  end_try_catch
+  comm_agree (fname, comm, sig, names, {"hash", "hash", [], []});
   k = v.accum_steps;
   s = state.scaler.scale;
   zcall = [zargs, {"Reference", false}];

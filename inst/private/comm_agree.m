@@ -14,6 +14,13 @@
 ## every rank must pass the same NAME: rank R has A, rank 0 B." (or "...: rank R's differs
 ## from rank 0's.").  A communicator whose ranks are all in this process (sim, self, a
 ## name) has nothing to check.
+##
+## A rank whose own checks failed before the agreement calls it with @var{sig} empty and
+## then raises its own error: it joins the agreement the other ranks wait in (with the
+## same number of entries), so that they raise "FNAME: rank R raised an error before the
+## collectives (its own message says why)." instead of waiting for ever under
+## @code{mpirun}.  Only where every rank is bound to reach the agreement (a call of the
+## same function that always agrees).
 ## @end deftypefn
 
 function comm_agree (fname, comm, sig, names, labels)
@@ -22,11 +29,22 @@ function comm_agree (fname, comm, sig, names, labels)
          && isnumeric (comm.size) && isscalar (comm.size) && comm.local_ranks < comm.size))
     return;                             # (a malformed handle: the gateway says what is wrong)
   endif
-  d = __muon_comm__ ("agree", comm, double (sig(:)));
+  if (isempty (sig))                    # this rank failed: join, and let it raise its own
+    try
+      __muon_comm__ ("agree", comm, zeros (1 + numel (names), 1));
+    end_try_catch
+    return;
+  endif
+  d = __muon_comm__ ("agree", comm, [1; double(sig(:))]);
   if (d(1) < 0)
     return;
   endif
-  i = d(2);
+  if (d(2) == 1)                        # entry 1: whether the rank passed its own checks
+    error ("muonlab:badArg",
+           "%s: rank %d raised an error before the collectives (its own message says why).",
+           fname, merge (d(3) == 0, d(1), 0));
+  endif
+  i = d(2) - 1;
   if (nargin > 4 && ischar (labels{i}))
     error ("muonlab:badArg", "%s: every rank must pass the same %s: rank %d's differs from rank 0's.",
            fname, names{i}, d(1));

@@ -8,7 +8,8 @@
 ## and structs (fields in order), nested; a function handle by its text, another object by
 ## its class only.
 ## Equal values give equal @var{h} on every process, so that ranks can compare arguments
-## with one number each (@code{comm_agree}); md5 of a text form, folded to 52 bits.
+## with one number each (@code{comm_agree}); md5 of a text form (of a number array's bytes),
+## folded to 52 bits.
 ## @end deftypefn
 
 function h = value_hash (v)
@@ -20,9 +21,16 @@ function t = text_of (v)
     t = sprintf ("c%s:%s;", mat2str (size (v)), v(:).');
   elseif (isinteger (v))                # every integer exactly (int64 past 2^53 too)
     t = sprintf ("%s%s:%s;", class (v), mat2str (size (v)), num2str (v(:).', "%d,"));
-  elseif (isnumeric (v) || islogical (v))
+  elseif (isnumeric (v) || islogical (v))  # every bit (the md5 of the bytes: a momentum is big)
+    if (islogical (v))
+      v = uint8 (v);
+    endif
+    b = typecast (real (v(:)), "uint8")(:);
+    if (iscomplex (v))
+      b = [b; typecast(imag (v(:)), "uint8")(:)];
+    endif
     t = sprintf ("%s%s%s:%s;", class (v), merge (iscomplex (v), "c", ""), mat2str (size (v)),
-                 sprintf ("%.17g,", [real(double (v(:))), imag(double (v(:)))].'));
+                 hash ("md5", char (b.')));
   elseif (iscell (v))
     t = ["{" mat2str(size (v)) strjoin(cellfun (@text_of, v(:).', "UniformOutput", false), "") "}"];
   elseif (isstruct (v))
@@ -43,4 +51,8 @@ endfunction
 %! h = cellfun (@value_hash, v);
 %! assert (numel (unique (h)), numel (v));
 %! assert (value_hash ({[2 3], struct("x", "ab")}), value_hash ({[2 3], struct("x", "ab")}));
+%! x = randn (1e6, 1);
+%! y = x;
+%! y(end) = y(end) * (1 + eps);
+%! assert (value_hash (x) != value_hash (y));
 

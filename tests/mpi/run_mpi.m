@@ -331,6 +331,15 @@ function f = t_disagree (comm)
                       comm, "disagree %d: %s %s", k, err.identifier, err.message);
     end_try_catch
   endfor
+  ## rank 1's own check fails (a complex X): it raises its own error, the others are told
+  try
+    muon_collective (c, "allreduce", merge (r == 1, 1i, 1));
+    f += mpi_check (false, comm, "a rank's own check: no error");
+  catch err
+    want = {"muon_collective: rank 1 raised an error before the collectives (its own message says why).", ...
+            "muon_collective: X must be a real double or single array, or a cell of them."}{1 + (r == 1)};
+    f += mpi_check (strcmp (err.message, want), comm, "a rank's own check: %s", err.message);
+  end_try_catch
   S1 = muon_collective (c, "counters");
   f += mpi_check (isequal (S1, S0), comm, "the checks counted as traffic");
   Y = muon_collective (c, "allreduce", r + 1);

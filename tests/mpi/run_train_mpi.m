@@ -33,7 +33,9 @@ function run_train_mpi ()
            "fp16_overflow_skips_all", @(c) t_fp16 (c, false), ...
            "fp16_poisoned_momentum_8432", @(c) t_fp16 (c, true), ...
            "shard_files_equal_sim", @t_save, ...
-           "reshard_from_sim_w4", @t_load};
+           "reshard_from_sim_w4", @t_load, ...
+           "checkpoint_ranks_disagree", @t_ckpt_disagree, ...
+           "train_rank_check_fails", @t_rank_fails};
   mpi_suite (comm, tests, "zero_train_step and shards");
 endfunction
 
@@ -127,6 +129,84 @@ function f = t_fp16 (comm, poison)
                       comm, "step %d: momentum", t);
     endif
   endfor
+endfunction
+
+## ranks saving under different prefixes, or loading different checkpoints, or one whose
+## own state is refused: an error on every rank (nothing written), never a wait
+function f = t_ckpt_disagree (comm)
+  f = 0;
+  W = comm.size;
+  r = comm.rank;
+  shapes = the_shapes ();
+  L = zero_layout (shapes, W);
+  g = grads (shapes, W, 50);
+  [~, sm] = zero_muon_step (L, g(r+1,:), [], "Comm", comm);
+  pre = shared_prefix (comm);
+  mine = merge (r > 0, [pre "-other"], pre);
+  want = "zero_save_state: every rank must pass the same PREFIX: rank 1's differs from rank 0's.";
+  f += expect_error (comm, @() zero_save_state (mine, L, sm, "Comm", comm), want, "prefix");
+  f += mpi_check (! exist ([pre ".rank0.ckpt"], "file") && ! exist ([mine ".rank1.ckpt"], "file"),
+                  comm, "a file written after the disagreement");
+  ## rank 1 passes a state of the step before: its own check fails, rank 0 is told
+  bad = sm;
+  if (r > 0)
+    bad = struct (sm);
+    bad.step = -1;
+  endif
+  own = "zero_save_state: STATE.step must be a non-negative integer.";
+  other = "zero_save_state: rank 1 raised an error before the collectives (its own message says why).";
+  f += expect_error (comm, @() zero_save_state (pre, L, bad, "Comm", comm),
+                     merge (r > 0, own, other), "a rank's own check",
+                     merge (r > 0, "muonlab:badState", "muonlab:badArg"));
+  ## the set saved, then rank 1 loads the files of another run's step
+  zero_save_state (pre, L, sm, "Comm", comm);
+  [~, s2] = zero_muon_step (L, g(r+1,:), sm, "Comm", comm);
+  zero_save_state ([pre "-next"], L, s2, "Comm", comm);
+  muon_collective (comm, "barrier");
+  want = ["zero_load_state: every rank must pass the same checkpoint (its files' contents): " ...
+          "rank 1's differs from rank 0's."];
+  f += expect_error (comm, @() zero_load_state (merge (r > 0, [pre "-next"], pre), L, "Comm", comm),
+                     want, "load");
+  s1 = zero_load_state (pre, L, "Comm", comm);
+  f += mpi_check (isequal (struct (s1), struct (sm)), comm, "an agreed load after the errors");
+  muon_collective (comm, "barrier");
+  if (r == 0)
+    for q = 0:W-1
+      unlink (sprintf ("%s.rank%d.ckpt", pre, q));
+      unlink (sprintf ("%s-next.rank%d.ckpt", pre, q));
+    endfor
+  endif
+endfunction
+
+## rank 1's own check fails (a gradient of another shape): its own error, the others told
+function f = t_rank_fails (comm)
+  W = comm.size;
+  r = comm.rank;
+  shapes = the_shapes ();
+  g = grads (shapes, W, 60)(r+1,:);
+  if (r == 1)
+    g{1} = g{1}.';
+  endif
+  other = ["zero_train_step: rank 1 raised an error before the collectives (its own message " ...
+           "says why)."];
+  try
+    zero_train_step (zero_layout (shapes, W), g, [], "Comm", comm);
+    f = mpi_check (false, comm, "no error");
+  catch err
+    f = mpi_check (xor (r == 1, strcmp (err.message, other))
+                   && strncmp (err.message, "zero_train_step: ", 17), comm, "%s", err.message);
+  end_try_catch
+endfunction
+
+## FN () must raise WANT (id ID, default muonlab:badArg) on every rank
+function f = expect_error (comm, fn, want, what, id = "muonlab:badArg")
+  try
+    fn ();
+    f = mpi_check (false, comm, "%s: no error", what);
+  catch err
+    f = mpi_check (strcmp (err.identifier, id) && strcmp (err.message, want), comm,
+                   "%s: %s %s", what, err.identifier, err.message);
+  end_try_catch
 endfunction
 
 ## a prefix every rank agrees on (rank 0's random number)

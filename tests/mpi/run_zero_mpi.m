@@ -297,6 +297,23 @@ function f = t_disagree (comm)
     end_try_catch
   endfor
   g = cellfun (@(s) ones (s), shapes, "UniformOutput", false);
+  ## rank 1's own check fails (a gradient of another shape): it raises its own error, the
+  ## others are told instead of waiting in the agreement
+  bad = g;
+  if (other)
+    bad{2} = ones (4, 6);
+  endif
+  try
+    zero_muon_step (zero_layout (shapes, W), bad, [], "Comm", comm);
+    f += mpi_check (false, comm, "a rank's own check: no error");
+  catch err
+    want = ["zero_muon_step: rank 1 raised an error before the collectives (its own " ...
+            "message says why)."];
+    f += mpi_check (merge (other, ! strcmp (err.message, want)
+                                  && strncmp (err.message, "zero_muon_step: ", 16),
+                           strcmp (err.message, want)),
+                    comm, "a rank's own check: %s %s", err.identifier, err.message);
+  end_try_catch
   R = zero_muon_step (zero_layout (shapes, W), g, [], "Comm", comm, "Variant", "zero2_multi_owner");
   f += mpi_check (! R.skipped, comm, "an agreed step after the errors");
   ## Threads changes no bit and may differ between processes
