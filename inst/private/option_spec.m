@@ -75,72 +75,74 @@ function S = option_spec (key)
   L = core_lists ();
   switch (key)
     case "muon_ns"                      # Trace: muon_ns's own (one page, on the CPU)
-      S = compile ({ns_rows(L), norm_rows(L), {"Trace", "trace", "logical", [], false, ""}});
+      S = option_compile ({ns_rows(L), norm_rows(L), {"Trace", "trace", "logical", [], false, ""}});
     case "muon_update"                  # muon_update, muon_optimizer's dry run, muon_step
-      S = compile ({ns_rows(L), norm_rows(L), update_rows(L), block_rows(L), family_rows(L)});
+      S = option_compile ({ns_rows(L), norm_rows(L), update_rows(L), block_rows(L), ...
+                           family_rows(L)});
     case "muon_optimizer"
-      S = compile ({optimizer_rows(L)}, "muon_update");
+      S = option_compile ({optimizer_rows(L)}, "muon_update");
     case "muon_optimizer_param"
-      S = compile ({}, "muon_update");
+      S = option_compile ({}, "muon_update");
     case "loss_scaler"
-      S = compile ({loss_scaler_rows(L)}, "", "label", "LOSSSCALER.%s",
+      S = option_compile ({loss_scaler_rows(L)}, "", "label", "LOSSSCALER.%s",
                    "unknown", "LOSSSCALER field");
     case "zero_muon_step"
-      S = compile ({zero_step_rows(L), update_rows(L), ns_rows(L)}, "",
+      S = option_compile ({zero_step_rows(L), update_rows(L), ns_rows(L)}, "",
                    "default", {"precision", "double"});
     case "zero_layout"
-      S = compile ({zero_layout_rows(L)});
+      S = option_compile ({zero_layout_rows(L)});
     case "zero_train_step"              # the loop's own, then zero_muon_step's (passed on)
-      S = compile ({train_rows(L)}, "zero_muon_step");
+      S = option_compile ({train_rows(L)}, "zero_muon_step");
     case "zero_save_state"
-      S = compile ({shard_rows(L, false)});
+      S = option_compile ({shard_rows(L, false)});
     case "zero_load_state"
-      S = compile ({shard_rows(L, true)});
+      S = option_compile ({shard_rows(L, true)});
     case "muon_comm"
-      S = compile ({comm_rows(L)});
+      S = option_compile ({comm_rows(L)});
     case "muon_collective"
-      S = compile ({collective_rows(L)});
+      S = option_compile ({collective_rows(L)});
     case "muon_mpirun"
-      S = compile ({mpirun_rows(L)});
+      S = option_compile ({mpirun_rows(L)});
     case "ns_flops"
-      S = compile ({ns_flops_rows(L)});
+      S = option_compile ({ns_flops_rows(L)});
     case "zero_plot_layout"
-      S = compile ({plot_rows(L)});
+      S = option_compile ({plot_rows(L)});
     case "muon_load_state"
-      S = compile ({load_state_rows(L)});
+      S = option_compile ({load_state_rows(L)});
     case "muon_model"
-      S = compile ({model_rows(L)});
+      S = option_compile ({model_rows(L)});
     case "zero_cost"                    # the NS options that set the work and the rate
       ns = ns_rows (L);
       ns = ns(ismember (ns(:,1), {"Method", "Steps", "Coefficients", "Restarts", ...
                                   "GramMinAspect", "Precision"}), :);
-      S = compile ({cost_rows(L), display_rows("off"), ns}, "", "default", {"precision", "bf16"});
+      S = option_compile ({cost_rows(L), display_rows("off"), ns}, "", "default",
+                          {"precision", "bf16"});
     case "muon_export"
-      S = compile ({export_rows(L)});
+      S = option_compile ({export_rows(L)});
     case "ns_design_coeffs"             # ns_design_coeffs checks its values itself
-      S = compile ({any_rows({"Lower", 1e-3; "Cushion", 0; "Safety", 1;
+      S = option_compile ({any_rows({"Lower", 1e-3; "Cushion", 0; "Safety", 1;
                               "SafetyMode", "construct"; "SafetyLast", false}),
                     display_rows("off")});
     case "ns_restart_autotune"          # Steps, ScheduleMode: [] = muon_ns's defaults
-      S = compile ({any_rows({"MaxRestarts", 2; "Grid", logspace(0, -10, 1e4);
+      S = option_compile ({any_rows({"MaxRestarts", 2; "Grid", logspace(0, -10, 1e4);
                               "Shift", -4e-4; "Steps", []; "ScheduleMode", []}),
                     display_rows("off")});
     case "ns_restart_search"            # every muon_ns option but those it searches
       ns = ns_rows (L);
       ns = ns(! ismember (ns(:,1), {"Method", "Restarts"}), :);
-      S = compile ({any_rows({"MaxRestarts", 2}), display_rows("off"), ns}, "",
+      S = option_compile ({any_rows({"MaxRestarts", 2}), display_rows("off"), ns}, "",
                    "default", {"precision", "single"});
     case "qk_clip"
-      S = compile ({qk_clip_rows(L)});
+      S = option_compile ({qk_clip_rows(L)});
     case "ns_plot_spectrum"             # the schedules and precisions it compares, and
       ns = ns_rows (L);                 # every other muon_ns option (on the CPU)
       ns = ns(! ismember (ns(:,1), {"Coefficients", "Precision", "Device"}), :);
-      S = compile ({any_rows({"Coefficients", {"keller", "polar_express"}; "Precision", {};
+      S = option_compile ({any_rows({"Coefficients", {"keller", "polar_express"}; "Precision", {};
                               "Labels", {}}), plot_rows(L)(1,:), ns, norm_rows(L)});
     case "demo"                         # the demos in demo/ (demo/demo_options.m)
-      S = compile ({display_rows("final")});
+      S = option_compile ({display_rows("final")});
     case "muon_gpu"                     # where a device array lives and in what class
-      S = compile ({gpu_rows(L)});
+      S = option_compile ({gpu_rows(L)});
     otherwise
       error ("muonlab:internal", "option_spec: no option table for '%s'.", key);
   endswitch
@@ -523,120 +525,7 @@ function [c, ok] = comm_arg (fname, c)
   endif
 endfunction
 
-#---- compiling a table -----------------------------------------------------------------------
-
-## The marker of an option that must be given (a value no option takes).
+## The marker of an option that must be given (option_compile's).
 function r = REQUIRED ()
-  r = "(required option)";
-endfunction
-
-## S for parse_options: names (own rows, then the names passed through to the table of
-## `pass`), sorted and row (lower-case names sorted, and their rows), nown, field, kind (1 enum, 2 int, 3 real, 4 logical, 5 string, 6 intvec,
-## 7 custom, 8 any), arg, label (for messages), what, defaults (the output struct),
-## required, REQUIRED, unknown (the word of the unknown-name error).  Settings: "label", a
-## format for the name in messages (default: the name upper-cased), "unknown" (default
-## "option"), "default", {field, value, ...} overriding defaults.
-function S = compile (groups, pass, varargin)
-  if (nargin < 2)
-    pass = "";
-  endif
-  cfg = struct ("label", "", "unknown", "option", "default", {{}});
-  for i = 1:2:numel (varargin)
-    cfg.(varargin{i}) = varargin{i+1};
-  endfor
-  R = vertcat (cell (0, 6), groups{:});
-  n = size (R, 1);
-  kinds = {"enum", "int", "real", "logical", "string", "intvec", "custom", "any"};
-  S.names = R(:,1).';
-  S.nown = n;
-  S.field = R(:,2).';
-  S.kind = zeros (1, n);
-  S.arg = R(:,4).';
-  S.label = cell (1, n);
-  S.what = R(:,6).';
-  S.defaults = struct ();
-  S.required = [];
-  S.REQUIRED = REQUIRED ();
-  S.unknown = cfg.unknown;
-  for j = 1:n
-    [name, field, kind, arg, dflt] = R{j,1:5};
-    S.kind(j) = find (strcmp (kind, kinds));
-    if (isempty (cfg.label))
-      S.label{j} = upper (name);
-    else
-      S.label{j} = sprintf (cfg.label, name);
-    endif
-    switch (kind)
-      case "real"
-        t = regexp (arg, '^([\[(])\s*(\S+)\s*,\s*(\S+)\s*([\])])$', "tokens", "once");
-        S.arg{j} = [str2double(t{2}), str2double(t{3}), t{1} == "(", t{4} == ")"];
-      case "intvec"
-        if (isscalar (arg))
-          S.arg{j} = [arg Inf];
-        endif
-    endswitch
-    if (isempty (S.what{j}))
-      S.what{j} = must_be (kind, S.arg{j});
-    endif
-    if (isequal (dflt, REQUIRED ()))
-      S.required(end+1) = j;
-    endif
-    S.defaults.(field) = dflt;
-  endfor
-  for i = 1:2:numel (cfg.default)
-    S.defaults.(cfg.default{i}) = cfg.default{i+1};
-  endfor
-  if (! isempty (pass))
-    P = option_spec (pass);
-    S.names = [S.names, P.names];
-  endif
-  S.pass = pass;
-  ## for lookup: the lower-case names sorted, and the row of each
-  [S.sorted, S.row] = sort (lower (S.names));
-  if (numel (unique (S.sorted)) < numel (S.sorted))
-    error ("muonlab:internal", "option_spec: an option of '%s' is listed twice.",
-           strjoin (S.names, ", "));
-  endif
-endfunction
-
-## The standard end of "NAME must be ..." for a kind and its Arg.
-function s = must_be (kind, a)
-  switch (kind)
-    case "enum"
-      s = sprintf ("'%s', ", a{:});
-      s = s(1:end-2);
-      k = strfind (s, ", ");
-      if (! isempty (k))
-        s = [s(1:k(end)-1) " or" s(k(end)+1:end)];
-      endif
-    case "int"
-      if (isinf (a(2)) && a(1) == 1)
-        s = "a positive integer";
-      elseif (isinf (a(2)) && a(1) == 0)
-        s = "a non-negative integer";
-      else
-        s = sprintf ("an integer from %d to %d", a(1), a(2));
-      endif
-    case "real"
-      if (isinf (a(2)) && a(1) == 0)
-        s = merge (a(3), "a positive finite scalar", "a non-negative finite scalar");
-      elseif (isinf (a(2)))
-        s = sprintf ("a finite scalar %s %g", merge (a(3), "greater than", "of at least"), a(1));
-      else
-        s = sprintf ("a scalar in %s%g, %g%s", merge (a(3), "(", "["), a(1), a(2),
-                     merge (a(4), ")", "]"));
-      endif
-    case "logical"
-      s = "true or false";
-    case "string"
-      s = "a string";
-    case "intvec"
-      s = sprintf ("a vector of %s integers", merge (a(1) == 0, "non-negative",
-                                                     sprintf ("at least %d", a(1))));
-      if (isfinite (a(2)))
-        s = sprintf ("%s (at most %d)", s, a(2));
-      endif
-    otherwise
-      s = "valid";
-  endswitch
+  r = option_compile ();
 endfunction
