@@ -119,7 +119,7 @@ LIB_ASAN   := $(B)/libmuon_asan.a
 GATEWAYS   := $(wildcard mex/__*__.c)
 MEXDIR     := $(B)/mex
 MEXES      := $(patsubst mex/%.c,$(MEXDIR)/%.mex,$(GATEWAYS))
-# test-only gateways (tests/mex/__*__.c: __muon_blas_threads__ for tests/octave/ref_ns.m):
+# test-only gateways (tests/mex/__*__.c: __muon_copy_out__ for the gateway memory tests):
 # built by the test layers that use them into their own folder, never shipped
 TEST_MEXDIR := $(B)/tests/mex
 TEST_MEXES := $(patsubst tests/mex/%.c,$(TEST_MEXDIR)/%.mex,$(wildcard tests/mex/__*__.c))
@@ -263,7 +263,7 @@ NCCL_STAMP   := $(call stamp,nccl,$(HAVE_NCCL))
 all: probe $(LIB) $(MEXES) $(CUDA_LIB) $(CUDA_STAMP) $(LIB_MPI) $(NCCL_LIB) $(NCCL_STAMP) \
      prune-mex
 
-# a MEX file whose gateway left mex/ (__muon_blas_threads__ went to tests/mex/) would stay
+# a MEX file whose gateway left mex/ would stay
 # on the tests' path and in the package: remove the ones no gateway makes
 STALE_MEXES = $(filter-out $(MEXES),$(wildcard $(MEXDIR)/__*__.mex))
 .PHONY: prune-mex

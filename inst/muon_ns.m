@@ -121,9 +121,10 @@
 ## CPU threads for the products and the elementwise passes.  0 (default) is a constant of
 ## the machine: @env{OMP_NUM_THREADS} when set, else the cores this process may use, divided
 ## among the ranks of an MPI job on the same machine (@code{muon_info ().gemm.threads});
-## it is never derived from the machine load.  A count n > 0 is used as given, even above
-## the number of cores (oversubscribed threads are slower, never different: the result is
-## the same bits for any count, and @var{stats}.threads says how many ran).  The previous
+## it is never derived from the machine load (and at most 1024).  A count n from 1 to 1024
+## is used as given, even above the number of cores (oversubscribed threads are slower,
+## never different: the result is the same bits for any count, and @var{stats}.threads
+## says how many ran).  The previous
 ## thread settings of OpenBLAS and OpenMP are restored after the call.
 ## @item "Trace"
 ## true: @var{stats} gets a field @code{trace}, the per-step record of this very run
@@ -498,7 +499,8 @@ endfunction
 %!error <muon_ns: EPS must be a non-negative finite scalar.> muon_ns (G, "Eps", -1)
 %!error <muon_ns: NORMALIZEFIRST must be true or false.> muon_ns (G, "NormalizeFirst", 2)
 %!error <muon_ns: GEMM must be 'auto', 'openblas' or 'onednn'.> muon_ns (G, "Gemm", "mkl")
-%!error <muon_ns: THREADS must be a non-negative integer \(0: automatic\).> muon_ns (G, "Threads", -1)
+%!error <muon_ns: THREADS must be a non-negative integer \(0: automatic\), at most 1024.> muon_ns (G, "Threads", -1)
+%!error <muon_ns: THREADS must be a non-negative integer \(0: automatic\), at most 1024.> muon_ns (G, "Threads", 1025)
 %!error id=muonlab:badType muon_ns (int8 (G))
 %!error id=muonlab:nonFinite muon_ns ([1 NaN; 2 3])
 %!error id=muonlab:badArg muon_ns (G, "Foo", 1)

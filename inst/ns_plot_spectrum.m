@@ -71,6 +71,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
     endfor
   endif
   o = parse_options (fname, "ns_plot_spectrum", varargin);
+  pin = blas_one_thread ();              # S: the same bits on any number of threads
   [U, Sg, V] = svd (double (G), "econ");
   sg = diag (Sg);
   S.input = sg / (norm (double (G), "fro") + 1e-7);

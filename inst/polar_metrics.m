@@ -61,6 +61,7 @@ function Q = polar_metrics (A, P)
   if (isa (P, "muon_gpuarray"))
     P = gather (P);
   endif
+  pin = blas_one_thread ();              # the same bits on any number of threads
   check_matrix ("polar_metrics", "A", A);
   if (! (isfloat (P) && isreal (P)) || issparse (P))
     error ("muonlab:badType", "polar_metrics: P must be a real numeric matrix.");

@@ -123,7 +123,8 @@ function C = zero_cost (what, world, varargin)
   if (isempty (world) && ! isempty (L))
     world = L.world;
   endif
-  wmax = core_lists ().limits.zero_max_world;      # the core's limit, defined once
+  ## the core's limits, defined once: the layout's, and the ring model's that counts bytes
+  wmax = min (core_lists ().limits.zero_max_world, core_lists ().limits.comm_max_world);
   if (! (isnumeric (world) && isreal (world) && isscalar (world) && world >= 1
          && world == fix (world) && world <= wmax))
     error ("muonlab:badArg", "%s: WORLD must be a positive integer (at most %d).", fname, wmax);
@@ -493,9 +494,33 @@ endfunction
 %! assert (! isempty (strfind (C.why, "PR 8628")));
 %! C = zero_cost ([4 4; 4 4], 2, "Design", "zero3_round_robin_aliased_pads");
 %! assert (! C.fails);
+%! ## a design that updates pieces' rows refuses experts and split rows, as the step does
+%! C = zero_cost ([8 4; 6 4], 2, "Design", "zero2_slice_only", "Experts", [2 1]);
+%! assert (C.fails);
+%! L = zero_layout ({[8 4], [6 4]}, 2);
+%! g = {ones(8, 4), ones(6, 4); ones(8, 4), ones(6, 4)};
+%! try
+%!   zero_muon_step (L, g, [], "Variant", "zero2_slice_only", "Experts", [2 1]);
+%!   assert (false);
+%! catch err
+%!   assert (strfind (err.message, C.why));
+%! end_try_catch
+
+%!test
+%! ## every design's transient memory counts the flat gradient buffer it reduces (the
+%! ## padded partitions of every rank), e.g. the all-to-all designs' W padded shard blocks
+%! shapes = [6 4; 5 4; 6 4; 3 3];
+%! C = zero_cost (shapes, 3);
+%! for k = 1:numel (C)
+%!   assert (all (C(k).ranks.transient >= C(k).padded_total), C(k).design);
+%! endfor
+%! ## all-to-all: rows in ceil (rows / 3) shards, 27 elements a rank, 81 in the flat buffer
+%! A = zero_cost (shapes, 3, "Design", "alltoall_owner");
+%! assert ([A.partition_size, A.padded_total], [27 81]);
 
 %!error <Invalid call> zero_cost ()
-%!error <zero_cost: WORLD must be a positive integer \(at most 1048576\).> zero_cost ([4 4], 0)
+%!error <zero_cost: WORLD must be a positive integer \(at most 65536\).> zero_cost ([4 4], 0)
+%!error <zero_cost: WORLD must be a positive integer \(at most 65536\).> zero_cost ([4 4], 65537)
 %!error <zero_cost: WORLD must be a positive integer> zero_cost ([4 4], 2.5)
 %!error <zero_cost: every shape must be two positive integers.> zero_cost ([4 0], 2)
 %!error id=muonlab:badShape zero_cost ([4 0], 2)

@@ -6,6 +6,8 @@
  *                     "precision", "gemm", "zero_variant", ...), value order
  *   L.what.<key>      what an entry of the list is, as messages say it ("GEMM provider")
  *   L.limits.<key>    the core's limits ("max_steps", "max_restarts", "max_threads", ...)
+ *   L.exact.zero_variant  1 x n logical: the design computes the reference's update
+ *                     (muon_zero_variant_is_correct), in lists.zero_variant's order
  *   L.defaults.ns     the fields of muon_mex_ns_opts (MUON_MEX_NS_FIELDS, restarts) as
  *                     muon_ns_opts_default sets them, and coefficients (the schedule's name)
  *   L.defaults.update MUON_MEX_UPDATE_FIELDS as muon_update_opts_default sets them
@@ -94,6 +96,11 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   }
   for (int i = 0; i < muon_limit_count (); i++)
     add (limits, muon_limit_name (i), mxCreateDoubleScalar ((double) muon_limit_value (i)));
+  int nv = muon_list_size (MUON_LIST_ZERO_VARIANT);
+  mxArray *exact = empty_struct (), *ex = mxCreateLogicalMatrix (1, (mwSize) nv);
+  for (int v = 0; v < nv; v++)
+    mxGetLogicals (ex)[v] = (mxLogical) (muon_zero_variant_is_correct ((muon_zero_variant) v) != 0);
+  add (exact, "zero_variant", ex);
   mxArray *defaults = empty_struct ();
   add (defaults, "ns", ns_defaults ());
   add (defaults, "update", update_defaults ());
@@ -103,6 +110,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   add (L, "lists", lists);
   add (L, "what", what);
   add (L, "limits", limits);
+  add (L, "exact", exact);
   add (L, "defaults", defaults);
   plhs[OUT_L] = L;
 }

@@ -21,6 +21,8 @@
 #include "muon_internal.h"
 #include "zero_cost_impl.h"
 
+MUON_NAME_TABLE (variant_names, MUON_ZERO_VARIANT_LIST);   // for why
+
 // The update rule and the cost model of each design (zero_variant.h's table).
 #define ZERO_VARIANT_COST(v, exact, part, holds, updates, keeps, step, cost, dev) \
   [v] = { updates, cost },
@@ -212,6 +214,14 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
 
   cost_job J = { ctx, &o, par, np, W, total, big, numel, order, sorted, pf, C };
   CHECKSTATUS (costs[o.design].cost (&J));   // the design's row of the variant table
+  // what muon_zero_step refuses (zero_step_api.c's check_blocks): blocks of pieces' rows
+  for (size_t p = 0; p < np && u == ZUPD_PIECES && !C->fails; p++)
+    if (par[p].experts > 1 || par[p].nsplit > 0)
+    {
+      C->fails = 1;
+      snprintf (C->why, sizeof C->why, ZERO_PIECES_BLOCKS_WHY,
+                MUON_NAME_OF (variant_names, o.design));
+    }
   *out = C;
   C = NULL;
 fail:

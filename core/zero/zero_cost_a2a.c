@@ -65,7 +65,9 @@ muon_status zcost_row_shards (cost_job *J)
     C->recv[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += (gath[r] + out) * e;
     uint64_t full = C->momentum[r];       // elements of the matrices it owns
     C->momentum[r] = C->owned[r] = C->master[r] = shard[r];
-    C->transient[r] = Sfs + 2 * full + 2 * out + J->big;
+    // the flat buffer of W padded shard blocks it reduce-scatters, its reduced shard; the
+    // owned matrices and their gathered copies; send and receive buffers; one matrix
+    C->transient[r] = Sfs * W + Sfs + 2 * full + 2 * out + J->big;
   }
 fail:
   free (dsh);

@@ -45,8 +45,7 @@ static muon_status check_blocks (muon_ctx *ctx, const muon_zero_blocks *b, size_
   CHECK (MUON_ERR_BADSHAPE, b->nsplit == 0 || sum == page,
          "matrix %zu: the split row blocks sum to %zu, not %zu", p + 1, sum, page);
   CHECK (MUON_ERR_BADARG, !pieces || (b->experts == 1 && b->nsplit == 0),
-         "experts and split row blocks need whole matrices; '%s' updates row blocks of pieces",
-         MUON_NAME_OF (variant_names, v));
+         ZERO_PIECES_BLOCKS_WHY, MUON_NAME_OF (variant_names, v));
 fail:
   return status;
 }

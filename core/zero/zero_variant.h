@@ -90,6 +90,11 @@ typedef muon_status (*zdev_fn) (zdev *z);
 // zero_step_api.c's dispatcher (the update rule, for its checks, and the step functions),
 // zero_step_dev.c's (the device steps) and zero_cost.c's (the update rule, for the flat
 // order, and the cost models).
+// Why a design that updates pieces' rows (ZUPD_PIECES) refuses experts and split row
+// blocks: muon_zero_step's error and the cost's why (%s: the design's name).
+#define ZERO_PIECES_BLOCKS_WHY \
+  "experts and split row blocks need whole matrices; '%s' updates row blocks of pieces"
+
 typedef struct {
   int exact;
   zpart_rule part;

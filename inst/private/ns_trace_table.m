@@ -10,6 +10,7 @@
 ## @end deftypefn
 
 function t = ns_trace_table (G, raw)
+  pin = blas_one_thread ();              # the same bits on any number of threads
   steps = raw.steps;
   x = raw.x;
   if (raw.transposed)

@@ -19,9 +19,8 @@
 ## columns, the last ones shorter), each one BLAS call over the whole inner dimension on one
 ## thread.  This port makes the same calls (@code{mul_} and @code{gram_} below: a diagonal
 ## tile of X X' is SSYRK of that row block, the others X_I * X_J.' by SGEMM) and runs them
-## on one OpenBLAS thread (@code{__muon_blas_threads__}, a test-only gateway of tests/mex/,
-## on the path of run_all.m; where it is not, as in the installed package, the products run
-## on the threads OpenBLAS has), so its bits are the core's.
+## on one OpenBLAS thread (@code{__muon_blas_threads__}; with another BLAS the products run
+## on the threads it has), so its bits are the core's.
 ##
 ## @example
 ## norm     X = r(single(G) / (single(||G||) + single(eps)))   ||.|| summed in fp64,

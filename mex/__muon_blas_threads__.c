@@ -1,8 +1,9 @@
 #define USAGE "usage: PREVIOUS = __muon_blas_threads__ (N)"
 /* __muon_blas_threads__ - sets OpenBLAS's thread count to N (0: leaves it) and returns the
- * count it had.  For tests/octave/ref_ns.m, whose products must run on one BLAS thread as
- * the core's tiles do (core/gemm/gemm.h).  A test-only gateway: the Makefile builds it into
- * build/tests/mex for the test layers; it is not in the package.
+ * count it had.  For the Octave code whose own products, SVDs and eigenvalues must not
+ * depend on the thread count (inst/private/blas_one_thread.m: polar_metrics, muon_ns's
+ * trace, ns_plot_spectrum) and for tests/octave/ref_ns.m, whose products run on one BLAS
+ * thread as the core's tiles do (core/gemm/gemm.h).
  */
 #include "muon_mex.h"
 
