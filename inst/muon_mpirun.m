@@ -197,9 +197,15 @@ function R = collect (dir, np, status, timeout, elapsed)
   errs = glob (fullfile (dir, "error_*.txt"));
   if (! isempty (errs))
     ranks = cellfun (@(f) sscanf (f(numel (dir) + 8:end), "%d"), errs);
-    [r, k] = min (ranks);
-    msg = strtrim (fileread (errs{k}));
-    error ("muonlab:mpi", "muon_mpirun: rank %d raised: %s", r, msg);
+    msgs = cellfun (@(f) strtrim (fileread (f)), errs, "UniformOutput", false);
+    ## a rank's own error before one that only reports it (comm_agree's "rank q raised an
+    ## error before the collectives")
+    told = ! cellfun ("isempty",
+                      regexp (msgs, "rank \\d+ raised an error before the collectives"));
+    key = ranks;
+    key(told & ! all (told)) = Inf;
+    [~, k] = min (key);
+    error ("muonlab:mpi", "muon_mpirun: rank %d raised: %s", ranks(k), msgs{k});
   elseif ((status == 124 || status == 137) && elapsed >= timeout)
     error ("muonlab:mpi", "muon_mpirun: the job did not finish within %g s and was killed.",
            timeout);
@@ -313,6 +319,17 @@ function run_rank (dir)
       r(isnan (r)) = 0;
     endif
     write_lines (fullfile (dir, sprintf ("error_%d.txt", r)), {err.message});
+    q = regexp (err.message, "rank (\\d+) raised an error before the collectives", "tokens",
+                "once");
+    if (! isempty (q))                  # that rank raises its own: let it write it first
+      f = fullfile (dir, sprintf ("error_%s.txt", q{1}));
+      for t = 1:50
+        if (exist (f, "file"))
+          break;
+        endif
+        pause (0.1);
+      endfor
+    endif
     if (exist ("comm", "var"))
       __muon_comm__ ("abort", sprintf ("rank %d: %s", r, err.message));
     endif

@@ -5,6 +5,8 @@
 ##   "exit"   exit (status)
 ##   "kill"   kill (getpid (), 9): SIGKILL, nothing runs after it
 ##   "term"   kill (getpid (), 15): SIGTERM, which Octave catches (it exits with status 1)
+##   "check"  passes a complex X to the collective: its own check fails, and the others
+##            (told by the agreement) raise "rank <bad> raised an error before ..." too
 ## or, with how "hang", every rank pauses for 600 s in Octave code (where a SIGTERM makes
 ## Octave save its workspace, were crash dumps not turned off here) until muon_mpirun's
 ## timeout stops the job.
@@ -13,6 +15,10 @@ function s = mpirun_fault (bad, how, coll, status)
   comm = muon_comm ("mpi");
   if (strcmp (how, "hang"))
     pause (600);
+  endif
+  if (strcmp (how, "check"))
+    s = muon_collective (comm, coll, ones (4 * comm.size, 1) * (1 + (comm.rank == bad) * 1i));
+    return;
   endif
   if (comm.rank == bad)
     pause (0.5);                        # the others are in the collective by now

@@ -7,7 +7,8 @@
 ## directory passed on, MPI results bitwise equal to the sim communicator's for an odd world
 ## of 3); an unknown function; muon_mpirun from an Octave that has itself initialized MPI; a
 ## rank that raises, calls exit, is killed (SIGKILL) or stopped by a SIGTERM Octave catches
-## (named as such) while the others wait in a collective,
+## (named as such) while the others wait in a collective, or whose own arguments are refused
+## while the others are told (the rank's own error is the one named),
 ## for several ranks, collectives and worlds of 2 and 4: every rank ends and the muonlab:mpi
 ## error names the rank and the cause, within a 10 s bound (a guard against a hang, not a
 ## timing check), and the working folder stays empty (no octave-workspace, also after a
@@ -102,6 +103,8 @@ function test_mpirun ()
   exited = "muon_mpirun: rank %d exited with status %d before its function returned.";
   killed = "muon_mpirun: rank %d was killed by signal 9 (SIGKILL).";
   termed = "muon_mpirun: rank %d was stopped by signal 15 (SIGTERM) (Octave caught it).";
+  checked = ["muon_mpirun: rank %d raised: muon_collective: X must be a real double or " ...
+             "single array, or a cell of them."];
   cases = {2, 1, "raise", "allreduce",      0, sprintf(raised, 1, 1)
            2, 0, "raise", "barrier",        0, sprintf(raised, 0, 0)
            4, 3, "raise", "reduce_scatter", 0, sprintf(raised, 3, 3)
@@ -113,7 +116,9 @@ function test_mpirun ()
            4, 2, "kill",  "allreduce",      0, sprintf(killed, 2)
            2, 0, "kill",  "all_gather",     0, sprintf(killed, 0)
            2, 1, "term",  "allreduce",      0, sprintf(termed, 1)
-           2, 0, "term",  "barrier",        0, sprintf(termed, 0)};
+           2, 0, "term",  "barrier",        0, sprintf(termed, 0)
+           2, 1, "check", "allreduce",      0, sprintf(checked, 1)
+           4, 2, "check", "all_gather",     0, sprintf(checked, 2)};
   for k = 1:rows (cases)
     [np, bad, how, coll, status, want] = cases{k, :};
     what = sprintf ("np %d, rank %d: %s while the others wait in %s", np, bad, how, coll);
