@@ -380,34 +380,11 @@
 %!test
 %! ## Dion's bits do not depend on the thread count: OPENBLAS_NUM_THREADS 1 and 2 in
 %! ## separate processes (Octave's own qr and products differed by 1e-14 there)
-%! inst = fileparts (which ("muon_update"));
-%! mexdir = fileparts (which ("__muon_ns__"));
-%! octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
-%! if (! exist (octave, "file"))
-%!   octave = "octave-cli";
-%! endif
-%! sq = @(s) ["'" strrep(s, "'", "'\\''") "'"];
-%! f = {[tempname() ".bin"], [tempname() ".bin"]};
-%! unwind_protect
-%!   for t = 1:2
-%!     code = sprintf (["addpath (%s, %s); randn ('state', 5); G = randn (96, 160); " ...
-%!                      "[U, s] = muon_update (G, [], 'Preset', 'dion_reference'); " ...
-%!                      "U2 = muon_update (randn (96, 160), s, 'Preset', 'dion_reference'); " ...
-%!                      "save ('-binary', %s, 'U', 'U2');"], sq (inst), sq (mexdir), sq (f{t}));
-%!     cmd = sprintf ("OPENBLAS_NUM_THREADS=%d OMP_NUM_THREADS=%d %s --no-gui --norc --silent --eval %s 2>&1",
-%!                    t, t, sq (octave), sq (code));
-%!     [rc, out] = system (cmd);
-%!     assert (exist (f{t}, "file") == 2, out);
-%!   endfor
-%!   a = load (f{1});  b = load (f{2});
-%!   assert (isequal (a.U, b.U) && isequal (a.U2, b.U2));
-%! unwind_protect_cleanup
-%!   for t = 1:2
-%!     if (exist (f{t}, "file"))
-%!       unlink (f{t});
-%!     endif
-%!   endfor
-%! end_unwind_protect
+%! [a, b] = thread_runs (["randn ('state', 5); G = randn (96, 160); " ...
+%!                        "[U, s] = muon_update (G, [], 'Preset', 'dion_reference'); " ...
+%!                        "U2 = muon_update (randn (96, 160), s, 'Preset', 'dion_reference'); " ...
+%!                        "save ('-binary', FILE, 'U', 'U2');"]);
+%! assert (isequal (a.U, b.U) && isequal (a.U2, b.U2));
 
 %!test
 %! ## Dion's fixed Gaussian Q leaves the caller's stream as it was, under the old generator

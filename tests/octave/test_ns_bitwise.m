@@ -303,37 +303,13 @@ endfunction
 %! ## polar_metrics, muon_ns's trace and ns_plot_spectrum's spectra run their SVDs, eig and
 %! ## products on one OpenBLAS thread (blas_one_thread): OPENBLAS_NUM_THREADS 1 and 2 in
 %! ## separate processes give the same bits (they differed in the last bits before)
-%! inst = fileparts (which ("muon_update"));
-%! mexdir = fileparts (which ("__muon_ns__"));
-%! octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
-%! if (! exist (octave, "file"))
-%!   octave = "octave-cli";
-%! endif
-%! sq = @(s) ["'" strrep(s, "'", "'\\''") "'"];
-%! f = {[tempname() ".bin"], [tempname() ".bin"]};
-%! unwind_protect
-%!   for t = 1:2
-%!     code = sprintf (["addpath (%s, %s); randn ('state', 1); G = randn (300, 700); " ...
-%!                      "Q = polar_metrics (G, muon_ns (G)); " ...
-%!                      "[~, s] = muon_ns (G(1:100,1:300), 'Trace', true); T = struct (s.trace); " ...
-%!                      "[h, S] = ns_plot_spectrum (G(1:120,1:200)); close (h); " ...
-%!                      "n = __muon_blas_threads__ (0); " ...
-%!                      "save ('-binary', %s, 'Q', 'T', 'S', 'n');"], sq (inst), sq (mexdir),
-%!                     sq (f{t}));
-%!     cmd = sprintf ("OPENBLAS_NUM_THREADS=%d OMP_NUM_THREADS=%d %s --no-gui --norc --silent --eval %s 2>&1",
-%!                    t, t, sq (octave), sq (code));
-%!     [rc, out] = system (cmd);
-%!     assert (exist (f{t}, "file") == 2, out);
-%!   endfor
-%!   a = load (f{1});  b = load (f{2});
-%!   assert (isequaln (a.Q, b.Q));
-%!   assert (isequaln (a.T, b.T));          # (NaN: the Gram columns of a standard run)
-%!   assert (isequaln (a.S, b.S));
-%!   assert ([a.n b.n], [1 2]);          # each process's thread count given back
-%! unwind_protect_cleanup
-%!   for t = 1:2
-%!     if (exist (f{t}, "file"))
-%!       unlink (f{t});
-%!     endif
-%!   endfor
-%! end_unwind_protect
+%! [a, b] = thread_runs (["randn ('state', 1); G = randn (300, 700); " ...
+%!                        "Q = polar_metrics (G, muon_ns (G)); " ...
+%!                        "[~, s] = muon_ns (G(1:100,1:300), 'Trace', true); T = struct (s.trace); " ...
+%!                        "[h, S] = ns_plot_spectrum (G(1:120,1:200)); close (h); " ...
+%!                        "n = __muon_blas_threads__ (0); " ...
+%!                        "save ('-binary', FILE, 'Q', 'T', 'S', 'n');"]);
+%! assert (isequaln (a.Q, b.Q));
+%! assert (isequaln (a.T, b.T));          # (NaN: the Gram columns of a standard run)
+%! assert (isequaln (a.S, b.S));
+%! assert ([a.n b.n], [1 2]);             # each process's thread count given back
