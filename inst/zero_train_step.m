@@ -63,6 +63,12 @@
 ## With @qcode{"PerMicroBatchNS"} (DeepSpeed #8443, ZeRO-3's reduce hook) each micro-batch
 ## instead goes through @code{zero_muon_step} at once, divided by k: the momentum and
 ## Newton-Schulz advance k times a step, and the applied step is the sum of the k updates.
+## A micro-batch whose gradient overflows on any rank, in any matrix, is skipped by
+## @code{zero_muon_step} as a whole, for every matrix (the sharded step is all or nothing),
+## and the window then ends skipped; the window's clean micro-batches have advanced
+## @code{state.zero} when they came, and it keeps those advances.  (@code{muon_step}
+## advances each matrix on its own: there the clean matrices of that micro-batch advance
+## too.)
 ## With @qcode{"PoisonMomentum"} (DeepSpeed #8432) a step whose averaged gradient is not
 ## finite is folded into every rank's momentum (the peers' lerp) before it is skipped, so
 ## the momentum stays non-finite and every later step is skipped too: training stops

@@ -335,3 +335,31 @@ endfunction
 %! [~, opt, info] = muon_step (opt, struct ("W", zeros (6, 4)), struct ("W", g));
 %! assert ([R.applied, info.applied], [true true]);
 %! assert (R.global_norm, info.global_norm);
+
+%!test
+%! ## PerMicroBatchNS with an overflow (as the help says): the bad micro-batch is skipped
+%! ## for every matrix, the window skipped; state.zero keeps the clean micro-batch's
+%! ## advance; muon_step also advances the clean matrices of the bad micro-batch
+%! sh = {[6 4], [5 3]};
+%! L = zero_layout (sh, 1, "Stage", 3);
+%! c = {"AccumulationSteps", 2, "PerMicroBatchNS", true};
+%! S0 = struct ("a", zeros (6, 4), "b", zeros (5, 3));
+%! opt = muon_optimizer (S0, c{:});
+%! randn ("state", 5);
+%! g1 = {randn(6, 4), randn(5, 3)};  g2 = {randn(6, 4), randn(5, 3)};
+%! g2{2}(1) = Inf;
+%! [~, T1] = zero_train_step (L, g1, [], "Variant", "zero3_round_robin", c{:});
+%! [R, T2] = zero_train_step (L, g2, T1, "Variant", "zero3_round_robin", c{:});
+%! [~, opt] = muon_step (opt, S0, struct ("a", g1{1}, "b", g1{2}));
+%! M1 = opt.muon;
+%! [~, opt, info] = muon_step (opt, S0, struct ("a", g2{1}, "b", g2{2}));
+%! assert (R.skipped && info.skipped && T2.skipped == 1 && T2.step == 0);
+%! assert (T2.zero.momentum, T1.zero.momentum);        # micro-batch 2: no matrix advanced
+%! ## zero3 stage 3 on one rank: the matrices' momenta back to back, each row-major
+%! m = T2.zero.momentum{1};
+%! ma = reshape (m(1:24), 4, 6).';  mb = reshape (m(25:39), 3, 5).';
+%! [~, M] = ref_update (g1{1} / 2, [], 0.95);                # micro-batch 1's advance
+%! assert (ma, M, 1e-15);
+%! assert ({ma, mb}, {M1.a.momentum, M1.b.momentum}, 1e-15);
+%! assert (mb, opt.muon.b.momentum, 1e-15);             # muon_step: b stayed as well
+%! assert (norm (opt.muon.a.momentum - ma, "fro") > 1e-3);   # but a advanced
