@@ -363,3 +363,29 @@ endfunction
 %! assert ({ma, mb}, {M1.a.momentum, M1.b.momentum}, 1e-15);
 %! assert (mb, opt.muon.b.momentum, 1e-15);             # muon_step: b stayed as well
 %! assert (norm (opt.muon.a.momentum - ma, "fro") > 1e-3);   # but a advanced
+
+%!test
+%! ## a PerMicroBatchNS state edited mid-window: sums of another size are refused, each
+%! ## error naming the field (full = {1, 1} shifted every update by 1)
+%! sh = {[6 4], [5 3]};
+%! L = zero_layout (sh, 2);
+%! g = micro (sh, 2, 1, 1, 0);
+%! c = {"AccumulationSteps", 2, "PerMicroBatchNS", true};
+%! [~, T] = zero_train_step (L, g, [], c{:});
+%! T = struct (T);
+%! assert (size (T.upd{1}), [sum(diff (T.owned{1}, 1, 2)), 1]);
+%! bad = {"full", {1, 1}, "STATE.full{1} must be [] or a real matrix of the parameter's size.";
+%!        "full", {T.full{1}, ones(3, 5)}, "STATE.full{2} must be [] or a real matrix of the parameter's size.";
+%!        "upd", {1; 1}, sprintf("STATE.upd{1} must be [] or a real column of %d elements (the ranges of STATE.owned{1}).", numel (T.upd{1}));
+%!        "upd", {T.upd{1}; T.upd{2}.'}, sprintf("STATE.upd{2} must be [] or a real column of %d elements (the ranges of STATE.owned{2}).", numel (T.upd{2}));
+%!        "owned", {T.owned{1}; [0 1]}, "STATE.owned{2} must be [] or a 2 x 2 list of element ranges."};
+%! for i = 1:rows (bad)
+%!   try
+%!     zero_train_step (L, g, setfield (T, bad{i,1}, bad{i,2}), c{:});
+%!     error ("no error for %s", bad{i,1});
+%!   catch err
+%!     assert ({err.identifier, err.message}, {"muonlab:badState", ["zero_train_step: " bad{i,3}]});
+%!   end_try_catch
+%! endfor
+%! [R, T2] = zero_train_step (L, g, T, c{:});          # the state as it was: accepted
+%! assert (R.applied && T2.step == 1);
