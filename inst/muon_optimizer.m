@@ -100,7 +100,8 @@
 ## after and over the global ones.
 ## @item "QKClip"
 ## attention weights to clip after every applied step (@code{qk_clip}, MuonClip):
-## @code{@{QNAME, KNAME, "Heads", h, @dots{}@}}, or a cell of such pairs, the rest any
+## @code{@{QNAME, KNAME, "Heads", h, @dots{}@}}, or a cell of such pairs (a parameter in
+## one pair at most: it is clipped once a step), the rest any
 ## @code{qk_clip} options; the caller gives the largest logit of each head to
 ## @code{muon_step} (its @var{maxlogits}).  Default @code{@{@}}: none.
 ## @item "Resident"
