@@ -72,9 +72,10 @@
 ## @qcode{"none"} (default), @qcode{"dynamic"} (fp16-style: initial scale 2^16, growth
 ## interval 2000, backoff 0.5, growth 2, minimum scale 1), or a struct overriding any of
 ## the fields @code{InitScale}, @code{GrowthInterval}, @code{Backoff}, @code{Growth},
-## @code{MinScale} (a struct means dynamic; @code{GrowthInterval} Inf gives a static
-## scale).  With a scaler the gradients handed to @code{muon_step} are multiplied by the
-## current scale @code{opt.scaler.scale}.
+## @code{MinScale} (a struct means dynamic; with @code{GrowthInterval} Inf the scale never
+## grows but still backs off on an overflow, down to @code{MinScale}: @code{Backoff} 1 or
+## @code{MinScale} equal to @code{InitScale} keeps it fixed).  With a scaler the gradients
+## handed to @code{muon_step} are multiplied by the current scale @code{opt.scaler.scale}.
 ## @item "PoisonMomentum"
 ## false (default).  true reproduces DeepSpeed #8432: the Muon momentum is advanced
 ## (a lerp that folds a non-finite gradient into it) @emph{before} the overflow check; the
@@ -100,7 +101,8 @@
 ## after and over the global ones.
 ## @item "QKClip"
 ## attention weights to clip after every applied step (@code{qk_clip}, MuonClip):
-## @code{@{QNAME, KNAME, "Heads", h, @dots{}@}}, or a cell of such pairs, the rest any
+## @code{@{QNAME, KNAME, "Heads", h, @dots{}@}}, or a cell of such pairs (a parameter in
+## one pair at most: it is clipped once a step), the rest any
 ## @code{qk_clip} options; the caller gives the largest logit of each head to
 ## @code{muon_step} (its @var{maxlogits}).  Default @code{@{@}}: none.
 ## @item "Resident"

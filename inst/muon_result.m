@@ -75,6 +75,11 @@ classdef muon_result
         error ("muonlab:badArg", "%s: S must be a scalar struct.", class (R));
       endif
       f = fieldnames (S);
+      bad = f(! ismember (f, properties (R)));
+      if (! isempty (bad))
+        error ("muonlab:badArg", "%s: S must have only the fields of a %s: S.%s is not one.",
+               class (R), class (R), bad{1});
+      endif
       for k = 1:numel (f)
         R.(f{k}) = S.(f{k});
       endfor
@@ -103,6 +108,11 @@ endfunction
 %! assert ([isa(M, "muon_result"), isstruct(M), isobject(M), isstruct(S)], [true false true true]);
 %! assert (sort (fieldnames (S)), sort (fieldnames (M)));
 %! assert (S.counts, M.counts);
+
+%!error <zero_train_result: S must have only the fields of a zero_train_result: S.x is not one.> zero_train_result (struct ("x", 1))
+%!error <zero_step_result: S must have only the fields of a zero_step_result: S.y is not one.> zero_step_result (struct ("variant", "a", "y", 2))
+%!error <ns_flops_result: S must be a scalar struct.> ns_flops_result (1)
+%!error id=muonlab:badArg muon_model_result (struct ("x", 1))
 
 %!demo
 %! M = muon_model ("qwen3-30b-a3b")

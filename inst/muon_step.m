@@ -184,7 +184,7 @@ function [params, opt, info] = step (fname, opt, params, grads)
   U = struct ();
   overflow = opt.overflow_pending;
   opt.overflow_pending = false;
-  total_sq = 0;                  # the squares of the global norm, one pass over each array
+  total_sq = [0 0];              # the global norm's squares (opt_norm_sq), one pass per array
   for i = 1:np
     n = names{i};
     x = opt.accum.(n);
@@ -200,13 +200,16 @@ function [params, opt, info] = step (fname, opt, params, grads)
     endif
     sx = opt_sumsq (x);            # the overflow check (opt_overflows) and, mostly, the norm
     overflow = overflow || ! isfinite (sx) || (! ismuon(i) && squares_overflow (g.(n)));
-    if (s != 1 && ! micro_ns)
-      sx = opt_sumsq (g.(n));
+    if (overflow)
+      continue;
+    elseif (s != 1 && ! micro_ns)
+      x = g.(n);
+      sx = opt_sumsq (x);
     endif
-    total_sq += sx;
+    total_sq += opt_norm_sq ("part", x, sx);
   endfor
   if (! overflow)
-    info.global_norm = sqrt (total_sq);
+    info.global_norm = opt_norm_sq ("norm", total_sq);
   endif
 
   ## 3. before_ns: clip every raw gradient by the global norm
@@ -361,13 +364,13 @@ function c = adam_cells (g, names, ismuon)
   c = cellfun (@(n) g.(n), names(! ismuon), "UniformOutput", false);
 endfunction
 
-## global 2-norm over a cell of arrays, summed in double
+## global 2-norm over a cell of arrays, summed in double (opt_norm_sq: no overflow)
 function t = global_norm (c)
-  t = 0;
+  t = [0 0];
   for i = 1:numel (c)
-    t += opt_sumsq (c{i});
+    t += opt_norm_sq ("part", c{i});
   endfor
-  t = sqrt (t);
+  t = opt_norm_sq ("norm", t);
 endfunction
 
 ## The decoupled decay of Muon parameter N (the unadjusted lr: p *= 1 - lr wd) and whether

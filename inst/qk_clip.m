@@ -90,7 +90,9 @@ function [A, B, info] = qk_clip (Wq, Wk, S, varargin)
   endif
   S = double (S(:).');
   h = o.heads;
-  if (isempty (h))
+  if (isempty (h) && isempty (S))
+    error ("muonlab:badShape", "%s: S must not be empty (one value per query head).", fname);
+  elseif (isempty (h))
     h = numel (S);
   elseif (numel (S) != h)
     error ("muonlab:badShape", "%s: S must have HEADS (%d) values, not %d.", fname, h,
@@ -257,6 +259,8 @@ endfunction
 
 %!error <qk_clip: S must be a real vector of finite values.> qk_clip (Wq, Wk, [1 NaN])
 %!error <qk_clip: S must have HEADS \(2\) values, not 3.> qk_clip (Wq, Wk, [1 2 3], "Heads", 2)
+%!error <qk_clip: S must not be empty \(one value per query head\).> qk_clip (Wq, Wk, zeros (1, 0))
+%!error <qk_clip: S must have HEADS \(2\) values, not 0.> qk_clip (Wq, Wk, zeros (1, 0), "Heads", 2)
 %!error <qk_clip: QUERYGROUPS \(3\) must divide HEADS \(2\).> qk_clip (Wq, Wk, [1 2], "QueryGroups", 3)
 %!error <qk_clip: the rows of WQ \(8\) must be a multiple of HEADS \(3\).> qk_clip (Wq, Wk, [1 2 3])
 %!error <qk_clip: WK must have QUERYGROUPS \* head width = 8 rows, not 4.> qk_clip (Wq, Wk, [1 2])

@@ -30,13 +30,16 @@
 ## Each call accumulates the micro-batch (each rank its own sum); the k-th call of a window
 ## (k = @qcode{"AccumulationSteps"}) ends it:
 ## @enumerate
-## @item every rank checks its accumulated gradient for NaN, Inf or a sum of squares that
-## overflows, and one all-reduce of the flags tells all of them: if any rank found one,
-## EVERY rank skips the step, nothing changes but the loss scale, which backs off on every
-## rank alike (@code{R.skipped}, @code{R.skip_reason} naming the first rank found);
+## @item every rank checks its mean gradient still multiplied by the loss scale (the
+## accumulated sum divided by k, as @code{muon_step} checks it) for NaN, Inf or a sum of
+## squares that overflows, and one all-reduce of the flags tells all of them: if any rank
+## found one, EVERY rank skips the step, nothing changes but the loss scale, which backs
+## off on every rank alike (@code{R.skipped}, @code{R.skip_reason} naming the first rank
+## found; for @qcode{"PerMicroBatchNS"} and @qcode{"PoisonMomentum"} see below);
 ## @item the mean gradient (the accumulated sum divided by k and by the loss scale)
 ## is averaged over the ranks, and its global norm is Megatron's: each rank sums the
-## squares of its own partition of @var{L}, one all-reduce adds them;
+## squares of its own partition of @var{L}, one all-reduce adds them (with a copy scaled
+## by a power of two, so that a norm past @code{sqrt (realmax)} stays finite);
 ## @item the clip policy (@qcode{"ClipPolicy"}, as in @code{muon_optimizer}; every matrix
 ## here is a Muon matrix):
 ## @table @asis
@@ -60,6 +63,12 @@
 ## With @qcode{"PerMicroBatchNS"} (DeepSpeed #8443, ZeRO-3's reduce hook) each micro-batch
 ## instead goes through @code{zero_muon_step} at once, divided by k: the momentum and
 ## Newton-Schulz advance k times a step, and the applied step is the sum of the k updates.
+## A micro-batch whose gradient overflows on any rank, in any matrix, is skipped by
+## @code{zero_muon_step} as a whole, for every matrix (the sharded step is all or nothing),
+## and the window then ends skipped; the window's clean micro-batches have advanced
+## @code{state.zero} when they came, and it keeps those advances.  (@code{muon_step}
+## advances each matrix on its own: there the clean matrices of that micro-batch advance
+## too.)
 ## With @qcode{"PoisonMomentum"} (DeepSpeed #8432) a step whose averaged gradient is not
 ## finite is folded into every rank's momentum (the peers' lerp) before it is skipped, so
 ## the momentum stays non-finite and every later step is skipped too: training stops
@@ -109,7 +118,9 @@
 ## step's).  @var{state} holds the design's momentum (@code{state.zero}, a
 ## @code{zero_muon_step} state), the accumulation, the loss scaler (@code{state.scaler})
 ## and the counters @code{step} and @code{skipped}; @code{zero_save_state} saves all of it
-## and @code{zero_load_state} brings it back, resharded between two windows.
+## and @code{zero_load_state} brings it back, resharded between two windows (a state whose
+## momentum @qcode{"PoisonMomentum"} made non-finite is refused: a
+## @code{muonlab:badState} error).
 ##
 ## @example
 ## L = zero_layout (@{[16 16], [16 8]@}, 4, "Stage", 3);
@@ -228,13 +239,15 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     return;
   endif
 
-  ## 2. the window ends: every rank learns whether any rank overflowed
+  ## 2. the window ends: every rank learns whether any rank overflowed (muon_step's test:
+  ## on the mean gradient still multiplied by the loss scale)
   state.micro = 0;
-  x = cellfun (@(g) mean_grad (g, k, s), state.accum, "UniformOutput", false);
+  x = cellfun (@(g) mean_grad (g, k, 1), state.accum, "UniformOutput", false);
   why = state.why;
   if (isempty (why))
     why = zero_train_overflow (x, ranks, v.poison, state.zero);
   endif
+  x = cellfun (@(g) mean_grad (g, 1, s), x, "UniformOutput", false);
   why = comm_first_reason (comm, why);  # every process: the lowest rank's reason
   bad = state.pending || ! isempty (why);
   G = [];
@@ -254,18 +267,19 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     return;
   endif
 
-  ## 3. Megatron's global norm: each rank its partition of L, one all-reduce
+  ## 3. Megatron's global norm: each rank its partition of L, one all-reduce (of the
+  ## squares and their scaled copy, opt_norm_sq: a norm past sqrt (realmax) is no Inf)
   part = cell (nl, 1);
   for l = 1:nl
-    t = 0;
+    t = [0 0];
     for p = 1:P
       rr = L.params(p).rank_ranges(ranks(l)+1,:);
       Gt = G{p}.';
-      t += sumsq (Gt(rr(1)+1:rr(2)));
+      t += opt_norm_sq ("part", Gt(rr(1)+1:rr(2)));
     endfor
     part{l} = t;
   endfor
-  R.global_norm = sqrt (zero_train_allreduce (comm, part, "sum"));
+  R.global_norm = opt_norm_sq ("norm", zero_train_allreduce (comm, part, "sum"));
   c = 1;
   if (pre_clip)
     c = opt_clip_coef (R.global_norm, v.clip_norm);

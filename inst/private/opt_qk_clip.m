@@ -6,8 +6,9 @@
 ##
 ## First form: check @var{spec} (@code{@{@}}: none; one cell @code{@{QNAME, KNAME,
 ## "Heads", h, @dots{}@}} or a cell of them, the rest @code{qk_clip} options) against
-## @var{params} by a dry run of @code{qk_clip} on each pair, and return the pairs as a
-## struct array (fields @code{q}, @code{k}, @code{heads}, @code{args}), 0 x 1 for none.
+## @var{params} by a dry run of @code{qk_clip} on each pair (no parameter in two pairs, or
+## twice in one), and return the pairs as a struct array (fields @code{q}, @code{k},
+## @code{heads}, @code{args}), 0 x 1 for none.
 ##
 ## Second form: after an applied step, clip each pair of @var{params} with
 ## @code{maxlogits.(QNAME)}, the largest logit per head that the caller measured; @var{report}
@@ -35,13 +36,18 @@ function pairs = check (fname, params, spec)
            "%s: QKCLIP must be a cell {QNAME, KNAME, \"Heads\", h, ...} or a cell of them.",
            fname);
   endif
+  seen = {};
   for i = 1:numel (spec)
     s = spec{i};
     for n = s(1:2)
       if (! isfield (params, n{1}))
         error ("muonlab:badArg", "%s: QKCLIP names '%s', which is not a parameter.", fname,
                n{1});
+      elseif (any (strcmp (n{1}, seen)))       # it would be clipped twice a step
+        error ("muonlab:badArg", "%s: QKCLIP must name each parameter once: '%s' is named twice.",
+               fname, n{1});
       endif
+      seen(end+1) = n;
     endfor
     j = find (strcmpi (s(3:2:end), "Heads"), 1, "last");
     if (isempty (j) || ! (isnumeric (s{2*j+2}) && isscalar (s{2*j+2})))

@@ -47,10 +47,29 @@ function zero_train_check (fname, st, nl, P, shapes, scaler)
       bad (sprintf ("accum{%d}", i), "[] or a real matrix of the parameter's size");
     endif
   endfor
-  for f = {"upd", "full"}
-    x = st.(f{1});
-    if (! all (cellfun (@(y) isempty (y) || (isa (y, "double") && isreal (y)), x(:))))
-      bad (f{1}, "a cell of real double arrays");
+  ## PerMicroBatchNS's sums so far: each the size of what the next micro-batch adds
+  dbl = @(y) isa (y, "double") && isreal (y);
+  for p = 1:P
+    x = st.full{p};
+    if (! (isempty (x) || (dbl (x) && isequal (size (x), shapes(p,:)))))
+      bad (sprintf ("full{%d}", p), "[] or a real matrix of the parameter's size");
+    endif
+  endfor
+  for l = 1:nl
+    o = st.owned{l};
+    n = 0;
+    if (! isempty (o))
+      if (! (isnumeric (o) && isreal (o) && isequal (size (o), [P 2]) && all (o(:) >= 0)
+             && all (o(:) == fix (o(:))) && all (o(:,1) <= o(:,2))
+             && all (o(:,2) <= prod (shapes, 2))))
+        bad (sprintf ("owned{%d}", l), sprintf ("[] or a %d x 2 list of element ranges", P));
+      endif
+      n = sum (o(:,2) - o(:,1));
+    endif
+    x = st.upd{l};
+    if (! (isempty (x) || (dbl (x) && iscolumn (x) && numel (x) == n)))
+      bad (sprintf ("upd{%d}", l),
+           sprintf ("[] or a real column of %d elements (the ranges of STATE.owned{%d})", n, l));
     endif
   endfor
   sc = st.scaler;

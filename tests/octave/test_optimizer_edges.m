@@ -161,3 +161,26 @@ endfunction
 %! assert (o.muon.W.step, 2);
 %! M = 0.05 * (G.W / 2);                         # the EMA of G/2, twice
 %! assert (o.muon.W.momentum, M + 0.05 * (G.W / 2 - M), 1e-15);
+
+%!test
+%! ## GrowthInterval Inf: the scale never grows but backs off on an overflow (1024 -> 512);
+%! ## MinScale equal to InitScale or Backoff 1 keeps it fixed, as muon_optimizer's help says
+%! S0 = struct ("W", zeros (4, 5));
+%! bad = struct ("W", [Inf, zeros(1, 4); zeros(3, 5)]);
+%! good = struct ("W", ones (4, 5));
+%! sc = struct ("InitScale", 1024, "GrowthInterval", Inf);
+%! cases = {{}, [512 512]; {"MinScale", 1024}, [1024 1024]; {"Backoff", 1}, [1024 1024]};
+%! for i = 1:rows (cases)
+%!   c = sc;
+%!   for j = 1:2:numel (cases{i,1})
+%!     c.(cases{i,1}{j}) = cases{i,1}{j+1};
+%!   endfor
+%!   opt = muon_optimizer (S0, "LossScaler", c);
+%!   [~, opt, info] = muon_step (opt, S0, bad);
+%!   assert (info.skipped);
+%!   s = opt.scaler.scale;
+%!   for t = 1:3
+%!     [~, opt] = muon_step (opt, S0, good);
+%!   endfor
+%!   assert ([s, opt.scaler.scale], cases{i,2});
+%! endfor

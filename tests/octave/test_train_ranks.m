@@ -270,3 +270,122 @@ endfunction
 %!   assert (R.skip_reason, "non-finite or overflowing gradient (rank 3, parameter 5)");
 %!   assert (isequal (T2.zero, T.zero) && T2.step == 1 && T2.skipped == 1);
 %! endfor
+
+%!test
+%! ## a global norm past sqrt (realmax) from finite gradients whose own sums of squares are
+%! ## finite: the norm is finite (hypot here), before_ns clips by 1 / norm: the reference's
+%! ## update of the clipped gradient and, NS being scale-invariant, the unclipped updates
+%! ## but for NS's eps (it zeroed the step); muon_step alike
+%! sh = {[6 4], [5 3]};
+%! a = sqrt (realmax / 24) * 0.9;  b = sqrt (realmax / 15) * 0.9;
+%! g = {a * ones(6, 4), b * ones(5, 3)};
+%! nrm = hypot (sqrt (24) * a, sqrt (15) * b);          # 1.7065e154
+%! for W = [1 2]
+%!   L = zero_layout (sh, W);
+%!   R0 = zero_train_step (L, repmat (g, W, 1), []);
+%!   R1 = zero_train_step (L, repmat (g, W, 1), [], "ClipPolicy", "before_ns");
+%!   assert ([R0.global_norm, R1.global_norm], [nrm nrm], 1e-14 * nrm);
+%!   assert (R1.clip_coef, 1 / nrm, 1e-14 / nrm);
+%!   assert (R1.applied && all (cellfun (@(u) norm (u, "fro"), R1.updates) > 0.5));
+%!   for p = 1:2
+%!     assert (relerr (R1.updates{p}, ref_update (g{p} / (nrm + 1e-6), [], 0.95)) <= 1e-12);
+%!     assert (relerr (R1.updates{p}, R0.updates{p}) <= 1e-5);
+%!   endfor
+%! endfor
+%! S0 = struct ("a", zeros (6, 4), "b", zeros (5, 3));
+%! G = struct ("a", g{1}, "b", g{2});
+%! [P0, ~, i0] = muon_step (muon_optimizer (S0, "LR", 1), S0, G);
+%! [P1, ~, i1] = muon_step (muon_optimizer (S0, "LR", 1, "ClipPolicy", "before_ns"), S0, G);
+%! assert ([i0.global_norm, i1.global_norm], [nrm nrm], 1e-14 * nrm);
+%! assert (i1.applied && abs (i1.clip_coef * nrm - 1) < 1e-14);
+%! assert (relerr (P1.a, P0.a) <= 1e-5 && relerr (P1.b, P0.b) <= 1e-5 && norm (P1.a) > 0.5);
+%! ## one array's own squares past realmax (a scale below 1 doubles the gradient handed in)
+%! sc = struct ("InitScale", 0.5, "MinScale", 0.5);
+%! [~, ~, i2] = muon_step (muon_optimizer (S0, "LossScaler", sc), S0, G);
+%! assert (i2.applied);
+%! assert (i2.global_norm, 2 * nrm, 1e-14 * nrm);
+%! ## on a device (the CPU stand-in): the same norms, its own sum gathered only then
+%! dev = @(x) muon_gpu (x, "Device", "cpu", "Class", "double");
+%! Sd = structfun (dev, S0, "UniformOutput", false);
+%! Gd = structfun (dev, G, "UniformOutput", false);
+%! [~, ~, i3] = muon_step (muon_optimizer (Sd, "Device", "cpu", "Resident", true,
+%!                                         "ClipPolicy", "before_ns"), Sd, Gd);
+%! [~, ~, i4] = muon_step (muon_optimizer (Sd, "Device", "cpu", "Resident", true,
+%!                                         "LossScaler", sc), Sd, Gd);
+%! assert ([i3.global_norm, i3.clip_coef, i4.global_norm], [nrm, i1.clip_coef, 2 * nrm],
+%!         1e-14 * [nrm, i1.clip_coef, nrm]);
+%! R2 = zero_train_step (zero_layout (sh, 2), repmat (g, 2, 1), [], "LossScaler", sc);
+%! assert (R2.applied);
+%! assert (R2.global_norm, 2 * nrm, 1e-14 * nrm);
+
+%!test
+%! ## the overflow test is muon_step's: the mean gradient still times the scale (2^516 here,
+%! ## its square past realmax; unscaled 2^500 it is not), skipped by both, a step later
+%! ## applied by both with the backed-off scale
+%! L = zero_layout ({[6 4]}, 1);
+%! randn ("state", 4);
+%! g = randn (6, 4);  g(1) = 2^500 * 65536;
+%! [R, T] = zero_train_step (L, {g}, [], "LossScaler", "dynamic");
+%! opt = muon_optimizer (struct ("W", zeros (6, 4)), "LossScaler", "dynamic");
+%! [~, opt, info] = muon_step (opt, struct ("W", zeros (6, 4)), struct ("W", g));
+%! assert ([R.skipped, info.skipped, T.scaler.scale, opt.scaler.scale], [1 1 32768 32768]);
+%! assert (R.skip_reason, "non-finite or overflowing gradient (rank 0, parameter 1)");
+%! g(1) = 2^496 * 32768;                                 # 2^511: its square finite
+%! [R, T] = zero_train_step (L, {g}, T, "LossScaler", "dynamic");
+%! [~, opt, info] = muon_step (opt, struct ("W", zeros (6, 4)), struct ("W", g));
+%! assert ([R.applied, info.applied], [true true]);
+%! assert (R.global_norm, info.global_norm);
+
+%!test
+%! ## PerMicroBatchNS with an overflow (as the help says): the bad micro-batch is skipped
+%! ## for every matrix, the window skipped; state.zero keeps the clean micro-batch's
+%! ## advance; muon_step also advances the clean matrices of the bad micro-batch
+%! sh = {[6 4], [5 3]};
+%! L = zero_layout (sh, 1, "Stage", 3);
+%! c = {"AccumulationSteps", 2, "PerMicroBatchNS", true};
+%! S0 = struct ("a", zeros (6, 4), "b", zeros (5, 3));
+%! opt = muon_optimizer (S0, c{:});
+%! randn ("state", 5);
+%! g1 = {randn(6, 4), randn(5, 3)};  g2 = {randn(6, 4), randn(5, 3)};
+%! g2{2}(1) = Inf;
+%! [~, T1] = zero_train_step (L, g1, [], "Variant", "zero3_round_robin", c{:});
+%! [R, T2] = zero_train_step (L, g2, T1, "Variant", "zero3_round_robin", c{:});
+%! [~, opt] = muon_step (opt, S0, struct ("a", g1{1}, "b", g1{2}));
+%! M1 = opt.muon;
+%! [~, opt, info] = muon_step (opt, S0, struct ("a", g2{1}, "b", g2{2}));
+%! assert (R.skipped && info.skipped && T2.skipped == 1 && T2.step == 0);
+%! assert (T2.zero.momentum, T1.zero.momentum);        # micro-batch 2: no matrix advanced
+%! ## zero3 stage 3 on one rank: the matrices' momenta back to back, each row-major
+%! m = T2.zero.momentum{1};
+%! ma = reshape (m(1:24), 4, 6).';  mb = reshape (m(25:39), 3, 5).';
+%! [~, M] = ref_update (g1{1} / 2, [], 0.95);                # micro-batch 1's advance
+%! assert (ma, M, 1e-15);
+%! assert ({ma, mb}, {M1.a.momentum, M1.b.momentum}, 1e-15);
+%! assert (mb, opt.muon.b.momentum, 1e-15);             # muon_step: b stayed as well
+%! assert (norm (opt.muon.a.momentum - ma, "fro") > 1e-3);   # but a advanced
+
+%!test
+%! ## a PerMicroBatchNS state edited mid-window: sums of another size are refused, each
+%! ## error naming the field (full = {1, 1} shifted every update by 1)
+%! sh = {[6 4], [5 3]};
+%! L = zero_layout (sh, 2);
+%! g = micro (sh, 2, 1, 1, 0);
+%! c = {"AccumulationSteps", 2, "PerMicroBatchNS", true};
+%! [~, T] = zero_train_step (L, g, [], c{:});
+%! T = struct (T);
+%! assert (size (T.upd{1}), [sum(diff (T.owned{1}, 1, 2)), 1]);
+%! bad = {"full", {1, 1}, "STATE.full{1} must be [] or a real matrix of the parameter's size.";
+%!        "full", {T.full{1}, ones(3, 5)}, "STATE.full{2} must be [] or a real matrix of the parameter's size.";
+%!        "upd", {1; 1}, sprintf("STATE.upd{1} must be [] or a real column of %d elements (the ranges of STATE.owned{1}).", numel (T.upd{1}));
+%!        "upd", {T.upd{1}; T.upd{2}.'}, sprintf("STATE.upd{2} must be [] or a real column of %d elements (the ranges of STATE.owned{2}).", numel (T.upd{2}));
+%!        "owned", {T.owned{1}; [0 1]}, "STATE.owned{2} must be [] or a 2 x 2 list of element ranges."};
+%! for i = 1:rows (bad)
+%!   try
+%!     zero_train_step (L, g, setfield (T, bad{i,1}, bad{i,2}), c{:});
+%!     error ("no error for %s", bad{i,1});
+%!   catch err
+%!     assert ({err.identifier, err.message}, {"muonlab:badState", ["zero_train_step: " bad{i,3}]});
+%!   end_try_catch
+%! endfor
+%! [R, T2] = zero_train_step (L, g, T, c{:});          # the state as it was: accepted
+%! assert (R.applied && T2.step == 1);
