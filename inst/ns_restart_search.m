@@ -38,6 +38,11 @@
 ## given.
 ## @end table
 ##
+## The work is bounded before it starts: the restart lists (the sum over k <= MaxRestarts
+## of nchoosek (Steps - 1, k)) times the steps times the matrix entries of @var{G} must be
+## at most 1e9 (the limit @code{max_autotune_work}, as for @code{ns_restart_autotune}),
+## else a @code{muonlab:badArg} error names the limit (e.g. "Steps", 1000).
+##
 ## @var{T} is a table (a @code{ns_restart_result}: its columns read as a struct's, typing
 ## @var{T} prints the first rows, @code{struct (T)} gives the plain struct), one row per
 ## list, sorted by error (ties keep the enumeration order: fewer restarts first):
@@ -94,6 +99,18 @@ function [T, best] = ns_restart_search (G, varargin)
   od = o;
   od.precision = "double";
   nr = min (double (nr), o.steps - 1);
+  ## the limit (core_lists), before any work: restart lists x steps x matrix entries, the
+  ## lists counted as sum_k nchoosek (Steps - 1, k) in logs (no overflow, no enumeration)
+  k = 0:nr;
+  nlists = sum (round (exp (gammaln (o.steps) - gammaln (k + 1) - gammaln (o.steps - k))));
+  entries = sum (cellfun (@numel, G));
+  work = nlists * o.steps * entries;
+  lim = core_lists ().limits;
+  if (work > lim.max_autotune_work)
+    error ("muonlab:badArg",
+           "%s: %.4g restart lists x %d steps x %d matrix entries is more than %d (the limit max_autotune_work); lower STEPS, MAXRESTARTS or the size of G.",
+           fname, nlists, o.steps, entries, lim.max_autotune_work);
+  endif
 
   lists = {zeros(1, 0)};
   for k = 1:nr
@@ -167,6 +184,28 @@ endfunction
 %! Tb = ns_restart_search (G(:,:,1), "MaxRestarts", 0, "Precision", "bf16");
 %! assert (Tb.error > 1e-3 && Tb.error < 0.2);
 
+%!test
+%! ## the work is refused before any run: the lists are counted, not enumerated
+%! ## (Steps 60 with up to 30 restarts: sum_k nchoosek (59, k) ~ 3.6e17 lists)
+%! [n, c] = deal (1);
+%! for k = 1:30
+%!   c *= (60 - k) / k;                # nchoosek (59, k)
+%!   n += c;
+%! endfor
+%! t0 = tic ();
+%! try
+%!   ns_restart_search (ones (4, 8), "Steps", 60, "MaxRestarts", 30);
+%!   assert (false);
+%! catch e
+%!   assert (e.identifier, "muonlab:badArg");
+%!   want = sprintf ("ns_restart_search: %.4g restart lists x 60 steps x 32 matrix entries", n);
+%!   assert (strncmp (e.message, want, numel (want)), true);
+%! end_try_catch
+%! assert (toc (t0) < 5);
+%! ## one restart of up to 30 positions: 31 lists x 31 steps x 32 entries runs
+%! T = ns_restart_search (ones (4, 8) + eye (4, 8), "Steps", 31, "MaxRestarts", 1);
+%! assert (numel (T.error), 31);
+
 %!error <Invalid call> ns_restart_search ()
 %!error <ns_restart_search: G must be a double or single matrix, not char \(convert it: double \(G\)\)\.> ns_restart_search ("abc")
 %!error <ns_restart_search: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> ns_restart_search ({ones(3), int8(ones (3))})
@@ -178,6 +217,7 @@ endfunction
 %!error <ns_restart_search: unknown option 'Foo'.> ns_restart_search (ones (4, 8), "Foo", 1)
 %!error <ns_restart_search: PRECISION must be 'double', 'single', 'bf16' or 'fp16'.> ns_restart_search (ones (4, 8), "Precision", "fp8")
 %!error id=muonlab:badArg ns_restart_search (ones (4, 8), "Steps", 0)
+%!error <ns_restart_search: 4\.995e\+05 restart lists x 1000 steps x 32 matrix entries is more than 1000000000 \(the limit max_autotune_work\); lower STEPS, MAXRESTARTS or the size of G\.> ns_restart_search (ones (4, 8), "Steps", 1000)
 
 %!demo
 %! ## fp32 Gram with deepseekv4 (10 steps): DeepSpeed's [2] against the searched list
