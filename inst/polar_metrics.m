@@ -120,11 +120,13 @@ endfunction
 
 ## x scaled by a power of two (exactly) when its largest entry is so far from 1 that its
 ## products would overflow or lose digits; x itself otherwise, so that such inputs keep
-## their bits.
+## their bits.  The factor 2^-ex is applied in two halves: for a subnormal largest entry
+## ex is below -1021 and 2^-ex alone overflows (pow2 (x, 1030) is Inf).
 function x = in_range (x)
   [~, ex] = log2 (max (abs (x(:))));
   if (abs (ex) > 500)
-    x = pow2 (x, -ex);
+    h = fix (ex / 2);
+    x = pow2 (pow2 (x, -h), h - ex);
   endif
 endfunction
 
@@ -271,3 +273,27 @@ endfunction
 %! assert (B.bound_violation, 2^1000 * norm (P), -1e-12);
 %! assert (B.rel_err_polar, 2^1000 * norm (P, "fro") / sqrt (6), -1e-12);
 %!error id=muonlab:nonFinite polar_metrics ([1 Inf; 2 3], eye (2))
+
+%!test
+%! ## subnormal A: the metrics of A itself, to the bit; subnormal P: the psd_error of P
+%! ## itself, and P's products underflow to 0 (P'P = 0, P H = 0, <A, P> ~ 0: 1, 1, 1)
+%! A = [1 2 0; 0 1 3];
+%! P = [1 0 0; 0 -1 0];                   # H indefinite: psd_error > 0
+%! Q = polar_metrics (A, P);
+%! assert (Q.psd_error > 0.1);
+%! for t = [2^-1030, 2^-1062]
+%!   assert (isequal (polar_metrics (A * t, P), Q));
+%! endfor
+%! R = polar_metrics (A * (7 * 2^-1074), P);    # entries 7, 14, 21 times the least
+%! for f = fieldnames (Q).'
+%!   assert (R.(f{1}), Q.(f{1}), 1e-15);
+%! endfor
+%! assert (isequal (polar_metrics (A(:,[1 2]) * 2^-1070, eye (2)),
+%!                  polar_metrics (A(:,[1 2]), eye (2))));
+%! for t = [2^-1040, 2^-1074]
+%!   R = polar_metrics (A, P * t);
+%!   assert (R.psd_error, Q.psd_error);
+%!   assert ([R.orth_error, R.residual_error, R.dual_obj, R.bound_violation], [1 1 1 0],
+%!           eps);
+%!   assert (R.rel_err_polar, 1, eps);
+%! endfor
