@@ -99,6 +99,10 @@ function [T, best] = ns_restart_search (G, varargin)
   od = o;
   od.precision = "double";
   nr = min (double (nr), o.steps - 1);
+  ## the core's own checks (schedule, device, ...) first, on a small matrix: under this
+  ## function's name, and before the work limit, which counts the steps they allow
+  o.restarts = zeros (1, 0);
+  ns_call (fname, ones (2, 4), o);
   ## the limit (core_lists), before any work: restart lists x steps x matrix entries, the
   ## lists counted as sum_k nchoosek (Steps - 1, k) in logs (no overflow, no enumeration)
   k = 0:nr;
@@ -122,8 +126,8 @@ function [T, best] = ns_restart_search (G, varargin)
     o.restarts = od.restarts = lists{j};
     for i = 1:numel (G)
       Gi = G{i};
-      X = double (__muon_ns__ (Gi, o));
-      Xd = __muon_ns__ (double (Gi), od);
+      X = double (ns_call (fname, Gi, o));
+      Xd = ns_call (fname, double (Gi), od);
       for e = 1:size (Gi, 3)
         d = norm (X(:,:,e) - Xd(:,:,e), "fro") / norm (Xd(:,:,e), "fro");
         if (isnan (d))
@@ -206,7 +210,21 @@ endfunction
 %! T = ns_restart_search (ones (4, 8) + eye (4, 8), "Steps", 31, "MaxRestarts", 1);
 %! assert (numel (T.error), 31);
 
+%!test
+%! ## without a CUDA device the core's error is told under this function's name
+%! if (! muon_info ().cuda_usable)
+%!   try
+%!     ns_restart_search (randn (4, 8), "Device", "cuda");
+%!     error ("no error");
+%!   catch err
+%!     assert (any (strcmp (err.identifier, {"muonlab:noDevice", "muonlab:notBuilt"})));
+%!     assert (strncmp (err.message, "ns_restart_search: ", 19));
+%!   end_try_catch
+%! endif
+
 %!error <Invalid call> ns_restart_search ()
+%!error <ns_restart_search: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> ns_restart_search (randn (4, 8), "Coefficients", repmat ([3.4445 -4.775 2.0315], 1001, 1))
+%!error <ns_restart_search: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> ns_restart_search (randn (4, 8), "Coefficients", repmat ([3.4445 -4.775 2.0315], 1001, 1), "Steps", 3)
 %!error <ns_restart_search: G must be a double or single matrix, not char \(convert it: double \(G\)\)\.> ns_restart_search ("abc")
 %!error <ns_restart_search: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> ns_restart_search ({ones(3), int8(ones (3))})
 %!error <ns_restart_search: G must not be an empty cell.> ns_restart_search ({})

@@ -111,9 +111,9 @@ function R = ns_schedule_audit (coeffs)
     o.coeffs = C;
     o.steps = rows (C);
     o.normalize = "frobenius";
-    Xf = __muon_ns__ (P, o);
+    Xf = ns_call (fname, P, o, "COEFFICIENTS", "COEFFS");
     o.normalize = "aol";
-    Xa = __muon_ns__ (P, o);
+    Xa = ns_call (fname, P, o, "COEFFICIENTS", "COEFFS");
     R(i) = struct ("name", name, "steps", rows (C), "p_min", pmin, "p_min_at", xi(kmin),
                    "p_max", pmax, "p_max_at", xi(kmax), "p_one", ns_map (C, [], 1),
                    "overshoot", ov, "ext_min", min (p(ext)), "ext_max", max (p(ext)),
@@ -201,3 +201,4 @@ endfunction
 %!error <ns_schedule_audit: COEFFS must be a schedule name, a K x 3 real matrix or a cell of them.> ns_schedule_audit ({})
 %!error <ns_schedule_audit: unknown coefficient schedule 'foo'.> ns_schedule_audit ("foo")
 %!error <ns_schedule_audit: COEFFS must be a schedule name or a K x 3 real matrix.> ns_schedule_audit (ones (2, 2))
+%!error <ns_schedule_audit: COEFFS must be a K x 3 matrix with K from 1 to 1000\.> ns_schedule_audit (repmat ([3.4445 -4.775 2.0315], 1001, 1))
