@@ -35,7 +35,9 @@
 ## as in @code{muon_ns}, which every run calls; "Precision" defaults to @qcode{"single"}
 ## (the input is used as given, so a double @var{G} runs fp32 from the fp64-summed norm).
 ## "Method" is always @qcode{"gram"} and "Restarts" is what is searched: neither can be
-## given.
+## given.  Every matrix's aspect (long side / short side) must exceed "GramMinAspect"
+## (default 1: no square matrix), since at or below it @code{muon_ns} runs standard
+## Newton-Schulz, which has no restarts to rank (a @code{muonlab:badArg} error says so).
 ## @end table
 ##
 ## The work is bounded before it starts: the restart lists (the sum over k <= MaxRestarts
@@ -91,6 +93,14 @@ function [T, best] = ns_restart_search (G, varargin)
          && nr <= 64))
     error ("muonlab:badArg", "%s: MAXRESTARTS must be an integer from 0 to 64.", fname);
   endif
+  for i = 1:numel (G)                   # muon_ns's fallback rule (ns_shared.h)
+    sz = size (G{i})(1:2);
+    if (! (max (sz) / min (sz) > o.gram_min_aspect))
+      error ("muonlab:badArg",
+             "%s: the aspect of G (long side / short side; %g for its %d x %d matrix) must exceed GRAMMINASPECT (%g): at or below it muon_ns runs standard Newton-Schulz, which has no restarts.",
+             fname, max (sz) / min (sz), sz, o.gram_min_aspect);
+    endif
+  endfor
   if (o.steps == 0)                     # the schedule's default count, as muon_ns
     K = max (rows (o.coeffs), 1);
     o.steps = 5 * (K == 1) + K * (K > 1);
@@ -211,6 +221,16 @@ endfunction
 %! assert (numel (T.error), 31);
 
 %!test
+%! ## why a square G is refused: muon_ns runs it without Gram, every list alike; past
+%! ## GramMinAspect the lists differ
+%! randn ("state", 5);
+%! G = randn (8, 8);
+%! o = {"Method", "gram", "Precision", "single"};
+%! assert (isequal (muon_ns (G, o{:}, "Restarts", []), muon_ns (G, o{:}, "Restarts", 1)));
+%! T = ns_restart_search ([G; randn(8, 8)], "GramMinAspect", 1.9, "MaxRestarts", 1);
+%! assert (numel (unique (T.error)) > 1);
+
+%!test
 %! ## without a CUDA device the core's error is told under this function's name
 %! if (! muon_info ().cuda_usable)
 %!   try
@@ -223,6 +243,9 @@ endfunction
 %! endif
 
 %!error <Invalid call> ns_restart_search ()
+%!error <ns_restart_search: the aspect of G \(long side / short side; 1 for its 8 x 8 matrix\) must exceed GRAMMINASPECT \(1\): at or below it muon_ns runs standard Newton-Schulz, which has no restarts\.> ns_restart_search (randn (8, 8), "MaxRestarts", 1)
+%!error <ns_restart_search: the aspect of G \(long side / short side; 1 for its 6 x 6 matrix\) must exceed GRAMMINASPECT \(1\): at or below it muon_ns runs standard Newton-Schulz, which has no restarts\.> ns_restart_search ({randn(4, 8), randn(6, 6, 2)})
+%!error <ns_restart_search: the aspect of G \(long side / short side; 2 for its 16 x 8 matrix\) must exceed GRAMMINASPECT \(2\): at or below it muon_ns runs standard Newton-Schulz, which has no restarts\.> ns_restart_search (randn (16, 8), "GramMinAspect", 2)
 %!error <ns_restart_search: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> ns_restart_search (randn (4, 8), "Coefficients", repmat ([3.4445 -4.775 2.0315], 1001, 1))
 %!error <ns_restart_search: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> ns_restart_search (randn (4, 8), "Coefficients", repmat ([3.4445 -4.775 2.0315], 1001, 1), "Steps", 3)
 %!error <ns_restart_search: G must be a double or single matrix, not char \(convert it: double \(G\)\)\.> ns_restart_search ("abc")
