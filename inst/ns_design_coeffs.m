@@ -53,8 +53,9 @@
 ## "after" safety division).
 ##
 ## The schedules muonlab ships are this construction with these settings (a test
-## regenerates each to 1e-12 relative per coefficient, against the tables published by
-## microsoft/dion, by Dao-AILab/gram-newton-schulz and by NVIDIA's Emerging-Optimizers):
+## regenerates each against the table it was published in: microsoft/dion's and
+## Dao-AILab/gram-newton-schulz's to 1e-12 relative per coefficient, NVIDIA
+## Emerging-Optimizers' 4-decimal table to 1e-4):
 ## @table @code
 ## @item polar_express_dion
 ## @code{ns_design_coeffs (5, "Lower", 1e-3, "Cushion", 0.02, "Safety", 1.02)}

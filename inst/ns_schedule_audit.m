@@ -19,8 +19,8 @@
 ## normalization G / (||G||_F + Eps) and AOL's (@code{muon_ns} "Normalize") both bound the
 ## largest singular value by 1, and AOL reaches 1 exactly on a rank-1 input.  The audit
 ## also looks a little beyond, up to 1 + 2^-8, a margin for the rounding of the normalized
-## input to bf16.  The map is sampled on 61 log-spaced points below 1e-3 and 20001 even
-## points from 1e-3 up (a sign change is placed to within 5e-5).
+## input to bf16.  The map is sampled on 60 log-spaced points on [1e-6, 1e-3) and 20001
+## even points from 1e-3 up (a sign change is placed to within 5e-5).
 ##
 ## @var{R} is a struct array, one element per schedule, with the fields
 ## @table @code

@@ -34,8 +34,10 @@
 ##
 ## The first five are the polar-quality metrics of the stress test of Dao-AILab's
 ## gram-newton-schulz (tests/stress_test.py there).  Wide pages (M < N) are measured through their transposes, A.' = (P.') H, so
-## that H is always min (M, N) x min (M, N) and every metric is the same for (A, P) and
-## (A.', P.').  An all-zero page of A gives NaN for the metrics divided by ||A|| and for
+## that H is always min (M, N) x min (M, N) and, for M != N, every metric is the same for
+## (A, P) and (A.', P.').  A square page is measured as given: its residual_error and
+## psd_error use H = (P'A + A'P)/2, those of (A.', P.') use (P A' + A P')/2, and the two
+## differ in general (the other four metrics agree).  An all-zero page of A gives NaN for the metrics divided by ||A|| and for
 ## rel_err_polar (A has no polar factor).  A page
 ## of P with NaN or Inf (e.g. an fp16 overflow) gives NaN metrics for that page;
 ## @var{A} must be finite.  A huge or tiny @var{A} (entries past 2^500 or below 2^-500) is
@@ -219,6 +221,29 @@ endfunction
 %! for f = fieldnames (Q).'
 %!   assert (Qt.(f{1}), Qd.(f{1}), 1e-12);
 %! endfor
+
+%!test
+%! ## a square page is not transposed: residual_error and psd_error of (A, P) and
+%! ## (A.', P.') are those of their own H (plain definitions), the other four agree
+%! randn ("state", 11);
+%! B = randn (5);
+%! P = muon_ns (B) + 0.05 * randn (5);
+%! P(:,1) = -P(:,1);
+%! Q = polar_metrics (B, P);
+%! Qt = polar_metrics (B.', P.');
+%! for f = {"orth_error", "dual_obj", "bound_violation", "rel_err_polar"}
+%!   assert (Qt.(f{1}), Q.(f{1}), 1e-12);
+%! endfor
+%! H = (P' * B + B' * P) / 2;
+%! Ht = (P * B' + B * P') / 2;
+%! assert (Q.residual_error, norm (P * H - B, "fro") / norm (B, "fro"), 1e-12);
+%! assert (Qt.residual_error, norm (P' * Ht - B', "fro") / norm (B, "fro"), 1e-12);
+%! assert (abs (Q.residual_error - Qt.residual_error) > 1e-3);
+%! l = eig (H);
+%! lt = eig (Ht);
+%! assert (Q.psd_error, norm (l(l < 0)) / norm (l(l > 0)), 1e-12);
+%! assert (Qt.psd_error, norm (lt(lt < 0)) / norm (lt(lt > 0)), 1e-12);
+%! assert (abs (Q.psd_error - Qt.psd_error) > 1e-3);
 
 %!test
 %! ## pages: one value per page; a non-finite page of P gives NaN
