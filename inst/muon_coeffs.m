@@ -63,7 +63,8 @@
 ## negative on (0, 1] makes @code{muon_ns} warn @code{muonlab:unsafeSchedule}.
 ##
 ## The three Polar Express tables are the construction of @code{ns_design_coeffs} with the
-## settings its help states (regenerated there to 1e-12).
+## settings its help states, regenerated there: polar_express and polar_express_dion to
+## 1e-12 per coefficient, polar_express_eo to 1e-4 (its published table has 4 decimals).
 ##
 ## @seealso{muon_ns, ns_design_coeffs, ns_schedule_audit}
 ## @end deftypefn

@@ -20,6 +20,21 @@ classdef ns_best_result < muon_rows
   methods
     function B = ns_best_result (S)
       if (nargin > 0)
+        if (isstruct (S) && ! (all (isfield (S, {"count", "restarts"}))
+                               && xor (isfield (S, "metric"), isfield (S, "error"))))
+          error ("muonlab:badArg",
+                 "ns_best_result: S must have the fields count, restarts and metric or error.");
+        endif
+        if (isstruct (S))
+          score = merge (isfield (S, "metric"), "metric", "error");
+          ok = @(v) isnumeric (v) && isreal (v) && isscalar (v);
+          k = find (! arrayfun (@(r) ok (r.count) && ok (r.(score)), S), 1);
+          if (! isempty (k))
+            error ("muonlab:badArg",
+                   "ns_best_result: S(%d).count and S(%d).%s must be real scalars.", k, k,
+                   score);
+          endif
+        endif
         B = from_records (B, S);
       endif
     endfunction
@@ -59,4 +74,13 @@ endclassdef
 %!demo
 %! [~, best] = ns_restart_autotune ("keller")
 
+%!test
+%! ## made empty, it says so
+%! assert (evalc ("disp (ns_best_result ())"), "  best restart lists: none\n");
+%! assert (evalc ("disp (ns_best_result (struct (\"count\", {}, \"restarts\", {}, \"error\", {})))"),
+%!         "  best restart lists: none\n");
+
 %!error <ns_best_result: S must be a struct array.> ns_best_result (1)
+%!error <ns_best_result: S must have the fields count, restarts and metric or error.> ns_best_result (struct ("count", 1, "restarts", 2))
+%!error <ns_best_result: S must have the fields count, restarts and metric or error.> ns_best_result (struct ("count", 1, "restarts", 2, "metric", 1, "error", 1))
+%!error <ns_best_result: S\(2\).count and S\(2\).error must be real scalars.> ns_best_result (struct ("count", {0, 1}, "restarts", {[], 2}, "error", {1, []}))

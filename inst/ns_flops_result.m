@@ -19,12 +19,20 @@ classdef ns_flops_result < muon_rows
         if (! (isstruct (S) && isscalar (S)))
           error ("muonlab:badArg", "ns_flops_result: S must be a scalar struct.");
         endif
+        result_fields ("ns_flops_result", S,
+                       {"flops", "m", "n", "alpha", "standard", "gram", "ratio"},
+                       {"method", "steps", "restarts", "symmetric", "standard_terms", ...
+                        "gram_terms"});
         F = from_records (F, S);
       endif
     endfunction
 
     function disp (F)
       s = struct (F);
+      if (isempty (s))
+        printf ("  ns_flops: no shapes\n");
+        return;
+      endif
       n = numel (s.flops);
       printf ("  ns_flops: %s Newton-Schulz, %d steps, restarts %s%s: %s FLOPs\n", s.method,
               s.steps, mat2str (s.restarts), merge (s.symmetric, ", symmetric products", ""),
@@ -69,4 +77,15 @@ endclassdef
 %!demo
 %! F = ns_flops (1024, 4096, "Method", "gram")
 
+%!test
+%! ## made empty, it says so; made from a struct, it needs ns_flops's fields
+%! assert (evalc ("disp (ns_flops_result ())"), "  ns_flops: no shapes\n");
+%! S = struct (ns_flops ([64 128], 256));
+%! assert (struct (ns_flops_result (S)), S);
+
 %!error <ns_flops_result: S must be a scalar struct.> ns_flops_result (1)
+%!error <ns_flops_result: S must have the field 'flops'.> ns_flops_result (struct ("a", 1))
+%!error <ns_flops_result: S must have the field 'flops'.> ns_flops_result (struct ())
+%!error <ns_flops_result: S must have the field 'gram_terms'.> ns_flops_result (rmfield (struct (ns_flops (64, 256)), "gram_terms"))
+%!error <ns_flops_result: S.ratio must have as many elements as S.flops \(2, one per row\), not 1.> ...
+%! S = struct (ns_flops ([64 128], 256)); S.ratio = 1; ns_flops_result (S)

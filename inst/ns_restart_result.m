@@ -47,6 +47,10 @@ classdef ns_restart_result < muon_result
           error ("muonlab:badArg", ["ns_restart_result: S must be a scalar struct with the ", ...
                                     "fields restarts, count and metric or error."]);
         endif
+        result_fields ("ns_restart_result", S, {"restarts", "count", by{1}}, {});
+        if (! iscell (S.restarts))
+          error ("muonlab:badArg", "ns_restart_result: S.restarts must be a cell of lists.");
+        endif
         T = from_struct (T, S);
         T.by = by{1};
       endif
@@ -99,6 +103,11 @@ endclassdef
 %! S = struct ("restarts", {{[], 2}}, "count", [0 1], "error", [0.5 0.25]);
 %! assert (struct (ns_restart_result (S)), S);
 
+%!test
+%! ## made empty, it shows no rows
+%! txt = evalc ("disp (ns_restart_result ())");
+%! assert (! isempty (strfind (txt, "restart lists by metric, best first: 0 rows")));
+
 %!demo
 %! T = ns_restart_autotune ("polar_express")
 %! T.restarts{1}
@@ -106,3 +115,6 @@ endclassdef
 %!error <ns_restart_result: S must be a scalar struct with the fields restarts, count and metric or error.> ns_restart_result (1)
 %!error <ns_restart_result: S must be a scalar struct with the fields restarts, count and metric or error.> ns_restart_result (struct ("restarts", {{}}, "count", [], "metric", [], "error", []))
 %!error <ns_restart_result: S must be a scalar struct with the fields restarts, count and metric or error.> ns_restart_result (struct ("restarts", {{}}, "count", []))
+%!error <ns_restart_result: S.count must have as many elements as S.restarts \(2, one per row\), not 3.> ns_restart_result (struct ("restarts", {{1, 2}}, "count", [1 2 3], "metric", [1 2]))
+%!error <ns_restart_result: S.error must have as many elements as S.restarts \(2, one per row\), not 1.> ns_restart_result (struct ("restarts", {{1, 2}}, "count", [1 1], "error", 1))
+%!error <ns_restart_result: S.restarts must be a cell of lists.> ns_restart_result (struct ("restarts", [1 2], "count", [1 1], "error", [1 2]))

@@ -35,8 +35,15 @@
 ## as in @code{muon_ns}, which every run calls; "Precision" defaults to @qcode{"single"}
 ## (the input is used as given, so a double @var{G} runs fp32 from the fp64-summed norm).
 ## "Method" is always @qcode{"gram"} and "Restarts" is what is searched: neither can be
-## given.
+## given.  Every matrix's aspect (long side / short side) must exceed "GramMinAspect"
+## (default 1: no square matrix), since at or below it @code{muon_ns} runs standard
+## Newton-Schulz, which has no restarts to rank (a @code{muonlab:badArg} error says so).
 ## @end table
+##
+## The work is bounded before it starts: the restart lists (the sum over k <= MaxRestarts
+## of nchoosek (Steps - 1, k)) times the steps times the matrix entries of @var{G} must be
+## at most 1e9 (the limit @code{max_autotune_work}, as for @code{ns_restart_autotune}),
+## else a @code{muonlab:badArg} error names the limit (e.g. "Steps", 1000).
 ##
 ## @var{T} is a table (a @code{ns_restart_result}: its columns read as a struct's, typing
 ## @var{T} prints the first rows, @code{struct (T)} gives the plain struct), one row per
@@ -86,6 +93,14 @@ function [T, best] = ns_restart_search (G, varargin)
          && nr <= 64))
     error ("muonlab:badArg", "%s: MAXRESTARTS must be an integer from 0 to 64.", fname);
   endif
+  for i = 1:numel (G)                   # muon_ns's fallback rule (ns_shared.h)
+    sz = size (G{i})(1:2);
+    if (! (max (sz) / min (sz) > o.gram_min_aspect))
+      error ("muonlab:badArg",
+             "%s: the aspect of G (long side / short side; %g for its %d x %d matrix) must exceed GRAMMINASPECT (%g): at or below it muon_ns runs standard Newton-Schulz, which has no restarts.",
+             fname, max (sz) / min (sz), sz, o.gram_min_aspect);
+    endif
+  endfor
   if (o.steps == 0)                     # the schedule's default count, as muon_ns
     K = max (rows (o.coeffs), 1);
     o.steps = 5 * (K == 1) + K * (K > 1);
@@ -94,6 +109,22 @@ function [T, best] = ns_restart_search (G, varargin)
   od = o;
   od.precision = "double";
   nr = min (double (nr), o.steps - 1);
+  ## the core's own checks (schedule, device, ...) first, on a small matrix: under this
+  ## function's name, and before the work limit, which counts the steps they allow
+  o.restarts = zeros (1, 0);
+  ns_call (fname, ones (2, 4), o);
+  ## the limit (core_lists), before any work: restart lists x steps x matrix entries, the
+  ## lists counted as sum_k nchoosek (Steps - 1, k) in logs (no overflow, no enumeration)
+  k = 0:nr;
+  nlists = sum (round (exp (gammaln (o.steps) - gammaln (k + 1) - gammaln (o.steps - k))));
+  entries = sum (cellfun (@numel, G));
+  work = nlists * o.steps * entries;
+  lim = core_lists ().limits;
+  if (work > lim.max_autotune_work)
+    error ("muonlab:badArg",
+           "%s: %.4g restart lists x %d steps x %d matrix entries is more than %d (the limit max_autotune_work); lower STEPS, MAXRESTARTS or the size of G.",
+           fname, nlists, o.steps, entries, lim.max_autotune_work);
+  endif
 
   lists = {zeros(1, 0)};
   for k = 1:nr
@@ -105,8 +136,8 @@ function [T, best] = ns_restart_search (G, varargin)
     o.restarts = od.restarts = lists{j};
     for i = 1:numel (G)
       Gi = G{i};
-      X = double (__muon_ns__ (Gi, o));
-      Xd = __muon_ns__ (double (Gi), od);
+      X = double (ns_call (fname, Gi, o));
+      Xd = ns_call (fname, double (Gi), od);
       for e = 1:size (Gi, 3)
         d = norm (X(:,:,e) - Xd(:,:,e), "fro") / norm (Xd(:,:,e), "fro");
         if (isnan (d))
@@ -167,7 +198,56 @@ endfunction
 %! Tb = ns_restart_search (G(:,:,1), "MaxRestarts", 0, "Precision", "bf16");
 %! assert (Tb.error > 1e-3 && Tb.error < 0.2);
 
+%!test
+%! ## the work is refused before any run: the lists are counted, not enumerated
+%! ## (Steps 60 with up to 30 restarts: sum_k nchoosek (59, k) ~ 3.6e17 lists)
+%! [n, c] = deal (1);
+%! for k = 1:30
+%!   c *= (60 - k) / k;                # nchoosek (59, k)
+%!   n += c;
+%! endfor
+%! t0 = tic ();
+%! try
+%!   ns_restart_search (ones (4, 8), "Steps", 60, "MaxRestarts", 30);
+%!   assert (false);
+%! catch e
+%!   assert (e.identifier, "muonlab:badArg");
+%!   want = sprintf ("ns_restart_search: %.4g restart lists x 60 steps x 32 matrix entries", n);
+%!   assert (strncmp (e.message, want, numel (want)), true);
+%! end_try_catch
+%! assert (toc (t0) < 5);
+%! ## one restart of up to 30 positions: 31 lists x 31 steps x 32 entries runs
+%! T = ns_restart_search (ones (4, 8) + eye (4, 8), "Steps", 31, "MaxRestarts", 1);
+%! assert (numel (T.error), 31);
+
+%!test
+%! ## why a square G is refused: muon_ns runs it without Gram, every list alike; past
+%! ## GramMinAspect the lists differ
+%! randn ("state", 5);
+%! G = randn (8, 8);
+%! o = {"Method", "gram", "Precision", "single"};
+%! assert (isequal (muon_ns (G, o{:}, "Restarts", []), muon_ns (G, o{:}, "Restarts", 1)));
+%! T = ns_restart_search ([G; randn(8, 8)], "GramMinAspect", 1.9, "MaxRestarts", 1);
+%! assert (numel (unique (T.error)) > 1);
+
+%!test
+%! ## without a CUDA device the core's error is told under this function's name
+%! if (! muon_info ().cuda_usable)
+%!   try
+%!     ns_restart_search (randn (4, 8), "Device", "cuda");
+%!     error ("no error");
+%!   catch err
+%!     assert (any (strcmp (err.identifier, {"muonlab:noDevice", "muonlab:notBuilt"})));
+%!     assert (strncmp (err.message, "ns_restart_search: ", 19));
+%!   end_try_catch
+%! endif
+
 %!error <Invalid call> ns_restart_search ()
+%!error <ns_restart_search: the aspect of G \(long side / short side; 1 for its 8 x 8 matrix\) must exceed GRAMMINASPECT \(1\): at or below it muon_ns runs standard Newton-Schulz, which has no restarts\.> ns_restart_search (randn (8, 8), "MaxRestarts", 1)
+%!error <ns_restart_search: the aspect of G \(long side / short side; 1 for its 6 x 6 matrix\) must exceed GRAMMINASPECT \(1\): at or below it muon_ns runs standard Newton-Schulz, which has no restarts\.> ns_restart_search ({randn(4, 8), randn(6, 6, 2)})
+%!error <ns_restart_search: the aspect of G \(long side / short side; 2 for its 16 x 8 matrix\) must exceed GRAMMINASPECT \(2\): at or below it muon_ns runs standard Newton-Schulz, which has no restarts\.> ns_restart_search (randn (16, 8), "GramMinAspect", 2)
+%!error <ns_restart_search: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> ns_restart_search (randn (4, 8), "Coefficients", repmat ([3.4445 -4.775 2.0315], 1001, 1))
+%!error <ns_restart_search: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> ns_restart_search (randn (4, 8), "Coefficients", repmat ([3.4445 -4.775 2.0315], 1001, 1), "Steps", 3)
 %!error <ns_restart_search: G must be a double or single matrix, not char \(convert it: double \(G\)\)\.> ns_restart_search ("abc")
 %!error <ns_restart_search: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> ns_restart_search ({ones(3), int8(ones (3))})
 %!error <ns_restart_search: G must not be an empty cell.> ns_restart_search ({})
@@ -178,6 +258,7 @@ endfunction
 %!error <ns_restart_search: unknown option 'Foo'.> ns_restart_search (ones (4, 8), "Foo", 1)
 %!error <ns_restart_search: PRECISION must be 'double', 'single', 'bf16' or 'fp16'.> ns_restart_search (ones (4, 8), "Precision", "fp8")
 %!error id=muonlab:badArg ns_restart_search (ones (4, 8), "Steps", 0)
+%!error <ns_restart_search: 4\.995e\+05 restart lists x 1000 steps x 32 matrix entries is more than 1000000000 \(the limit max_autotune_work\); lower STEPS, MAXRESTARTS or the size of G\.> ns_restart_search (ones (4, 8), "Steps", 1000)
 
 %!demo
 %! ## fp32 Gram with deepseekv4 (10 steps): DeepSpeed's [2] against the searched list

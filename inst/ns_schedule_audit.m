@@ -19,8 +19,8 @@
 ## normalization G / (||G||_F + Eps) and AOL's (@code{muon_ns} "Normalize") both bound the
 ## largest singular value by 1, and AOL reaches 1 exactly on a rank-1 input.  The audit
 ## also looks a little beyond, up to 1 + 2^-8, a margin for the rounding of the normalized
-## input to bf16.  The map is sampled on 61 log-spaced points below 1e-3 and 20001 even
-## points from 1e-3 up (a sign change is placed to within 5e-5).
+## input to bf16.  The map is sampled on 60 log-spaced points on [1e-6, 1e-3) and 20001
+## even points from 1e-3 up (a sign change is placed to within 5e-5).
 ##
 ## @var{R} is a struct array, one element per schedule, with the fields
 ## @table @code
@@ -111,9 +111,9 @@ function R = ns_schedule_audit (coeffs)
     o.coeffs = C;
     o.steps = rows (C);
     o.normalize = "frobenius";
-    Xf = __muon_ns__ (P, o);
+    Xf = ns_call (fname, P, o, "COEFFICIENTS", "COEFFS");
     o.normalize = "aol";
-    Xa = __muon_ns__ (P, o);
+    Xa = ns_call (fname, P, o, "COEFFICIENTS", "COEFFS");
     R(i) = struct ("name", name, "steps", rows (C), "p_min", pmin, "p_min_at", xi(kmin),
                    "p_max", pmax, "p_max_at", xi(kmax), "p_one", ns_map (C, [], 1),
                    "overshoot", ov, "ext_min", min (p(ext)), "ext_max", max (p(ext)),
@@ -201,3 +201,4 @@ endfunction
 %!error <ns_schedule_audit: COEFFS must be a schedule name, a K x 3 real matrix or a cell of them.> ns_schedule_audit ({})
 %!error <ns_schedule_audit: unknown coefficient schedule 'foo'.> ns_schedule_audit ("foo")
 %!error <ns_schedule_audit: COEFFS must be a schedule name or a K x 3 real matrix.> ns_schedule_audit (ones (2, 2))
+%!error <ns_schedule_audit: COEFFS must be a K x 3 matrix with K from 1 to 1000\.> ns_schedule_audit (repmat ([3.4445 -4.775 2.0315], 1001, 1))

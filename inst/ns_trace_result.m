@@ -35,12 +35,21 @@ classdef ns_trace_result < muon_result
   methods
     function t = ns_trace_result (S)
       if (nargin > 0)
+        if (isstruct (S) && isscalar (S))
+          result_fields ("ns_trace_result", S,
+                         {"step", "sv_min", "sv_max", "polar_error", "r_min_eig", "q_cond"},
+                         {"gram", "iterates", "R", "Q"});
+        endif
         t = from_struct (t, S);
       endif
     endfunction
 
     function disp (t)
       n = numel (t.step);
+      if (n == 0)
+        printf ("  muon_ns trace: no steps\n");
+        return;
+      endif
       printf ("  muon_ns trace: %d steps, %s; polar error %.4g -> %.4g, singular values [%.4g, %.4g] at the end\n",
               n - 1, merge (t.gram, "gram", "standard"), t.polar_error(1), t.polar_error(end),
               t.sv_min(end), t.sv_max(end));
@@ -97,4 +106,17 @@ endfunction
 %! [~, st] = muon_ns (randn (64, 192), "Method", "gram", "Precision", "bf16", "Trace", true);
 %! st.trace
 
+%!test
+%! ## made empty, it says so; made from a struct, it needs the trace's fields
+%! assert (evalc ("disp (ns_trace_result ())"), "  muon_ns trace: no steps\n");
+%! [~, st] = muon_ns (randn (4, 8), "Steps", 2, "Trace", true);
+%! S = struct (st.trace);
+%! assert (struct (ns_trace_result (S)), S);
+
 %!error <ns_trace_result: S must be a scalar struct.> ns_trace_result (1)
+%!error <ns_trace_result: S must have the field 'step'.> ns_trace_result (struct ())
+%!error <ns_trace_result: S must have the field 'Q'.> ...
+%! [~, st] = muon_ns (randn (4, 8), "Trace", true); ns_trace_result (rmfield (struct (st.trace), "Q"))
+%!error <ns_trace_result: S.q_cond must have as many elements as S.step \(6, one per row\), not 5.> ...
+%! [~, st] = muon_ns (randn (4, 8), "Trace", true); S = struct (st.trace); S.q_cond(end) = [];
+%! ns_trace_result (S)

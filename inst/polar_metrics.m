@@ -34,8 +34,10 @@
 ##
 ## The first five are the polar-quality metrics of the stress test of Dao-AILab's
 ## gram-newton-schulz (tests/stress_test.py there).  Wide pages (M < N) are measured through their transposes, A.' = (P.') H, so
-## that H is always min (M, N) x min (M, N) and every metric is the same for (A, P) and
-## (A.', P.').  An all-zero page of A gives NaN for the metrics divided by ||A|| and for
+## that H is always min (M, N) x min (M, N) and, for M != N, every metric is the same for
+## (A, P) and (A.', P.').  A square page is measured as given: its residual_error and
+## psd_error use H = (P'A + A'P)/2, those of (A.', P.') use (P A' + A P')/2, and the two
+## differ in general (the other four metrics agree).  An all-zero page of A gives NaN for the metrics divided by ||A|| and for
 ## rel_err_polar (A has no polar factor).  A page
 ## of P with NaN or Inf (e.g. an fp16 overflow) gives NaN metrics for that page;
 ## @var{A} must be finite.  A huge or tiny @var{A} (entries past 2^500 or below 2^-500) is
@@ -120,11 +122,13 @@ endfunction
 
 ## x scaled by a power of two (exactly) when its largest entry is so far from 1 that its
 ## products would overflow or lose digits; x itself otherwise, so that such inputs keep
-## their bits.
+## their bits.  The factor 2^-ex is applied in two halves: for a subnormal largest entry
+## ex is below -1021 and 2^-ex alone overflows (pow2 (x, 1030) is Inf).
 function x = in_range (x)
   [~, ex] = log2 (max (abs (x(:))));
   if (abs (ex) > 500)
-    x = pow2 (x, -ex);
+    h = fix (ex / 2);
+    x = pow2 (pow2 (x, -h), h - ex);
   endif
 endfunction
 
@@ -219,6 +223,29 @@ endfunction
 %! endfor
 
 %!test
+%! ## a square page is not transposed: residual_error and psd_error of (A, P) and
+%! ## (A.', P.') are those of their own H (plain definitions), the other four agree
+%! randn ("state", 11);
+%! B = randn (5);
+%! P = muon_ns (B) + 0.05 * randn (5);
+%! P(:,1) = -P(:,1);
+%! Q = polar_metrics (B, P);
+%! Qt = polar_metrics (B.', P.');
+%! for f = {"orth_error", "dual_obj", "bound_violation", "rel_err_polar"}
+%!   assert (Qt.(f{1}), Q.(f{1}), 1e-12);
+%! endfor
+%! H = (P' * B + B' * P) / 2;
+%! Ht = (P * B' + B * P') / 2;
+%! assert (Q.residual_error, norm (P * H - B, "fro") / norm (B, "fro"), 1e-12);
+%! assert (Qt.residual_error, norm (P' * Ht - B', "fro") / norm (B, "fro"), 1e-12);
+%! assert (abs (Q.residual_error - Qt.residual_error) > 1e-3);
+%! l = eig (H);
+%! lt = eig (Ht);
+%! assert (Q.psd_error, norm (l(l < 0)) / norm (l(l > 0)), 1e-12);
+%! assert (Qt.psd_error, norm (lt(lt < 0)) / norm (lt(lt > 0)), 1e-12);
+%! assert (abs (Q.psd_error - Qt.psd_error) > 1e-3);
+
+%!test
 %! ## pages: one value per page; a non-finite page of P gives NaN
 %! X = muon_ns (A.');
 %! Ab = cat (3, A.', 3 * A.', A.');
@@ -271,3 +298,27 @@ endfunction
 %! assert (B.bound_violation, 2^1000 * norm (P), -1e-12);
 %! assert (B.rel_err_polar, 2^1000 * norm (P, "fro") / sqrt (6), -1e-12);
 %!error id=muonlab:nonFinite polar_metrics ([1 Inf; 2 3], eye (2))
+
+%!test
+%! ## subnormal A: the metrics of A itself, to the bit; subnormal P: the psd_error of P
+%! ## itself, and P's products underflow to 0 (P'P = 0, P H = 0, <A, P> ~ 0: 1, 1, 1)
+%! A = [1 2 0; 0 1 3];
+%! P = [1 0 0; 0 -1 0];                   # H indefinite: psd_error > 0
+%! Q = polar_metrics (A, P);
+%! assert (Q.psd_error > 0.1);
+%! for t = [2^-1030, 2^-1062]
+%!   assert (isequal (polar_metrics (A * t, P), Q));
+%! endfor
+%! R = polar_metrics (A * (7 * 2^-1074), P);    # entries 7, 14, 21 times the least
+%! for f = fieldnames (Q).'
+%!   assert (R.(f{1}), Q.(f{1}), 1e-15);
+%! endfor
+%! assert (isequal (polar_metrics (A(:,[1 2]) * 2^-1070, eye (2)),
+%!                  polar_metrics (A(:,[1 2]), eye (2))));
+%! for t = [2^-1040, 2^-1074]
+%!   R = polar_metrics (A, P * t);
+%!   assert (R.psd_error, Q.psd_error);
+%!   assert ([R.orth_error, R.residual_error, R.dual_obj, R.bound_violation], [1 1 1 0],
+%!           eps);
+%!   assert (R.rel_err_polar, 1, eps);
+%! endfor

@@ -5,8 +5,8 @@
 ## The composed scalar map of the K x 3 schedule @var{C} (one row per step, as
 ## @code{expand_schedule} gives it): p (x) = p_K (... p_1 (x)), p_k (x) = a x + b x^3 +
 ## c x^5, what the iteration does to each singular value of its normalized input.  With
-## one argument, on the audit's grid @var{x} (a row): 61 points log-spaced on
-## [1e-6, 1e-3), then 20001 evenly on [1e-3, @var{hi}] (default 1), so that a sign change
+## one argument, on the audit's grid @var{x} (a row): 60 points log-spaced on
+## [1e-6, 1e-3) (those of 61 on [1e-6, 1e-3] but the last), then 20001 evenly on [1e-3, @var{hi}] (default 1), so that a sign change
 ## on (0, @var{hi}] is seen to within 5e-5.  With @var{x} given, the map at those points.
 ## @end deftypefn
 

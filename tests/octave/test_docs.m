@@ -128,3 +128,44 @@ endfunction
 %!             p{1}{1}, p{1}{2}, help_time.(p{1}{1}));
 %!   endfor
 %! endif
+
+%!test
+%! ## the schedule audit's grid: ns_schedule_audit's help and ns_map's say 60 log-spaced
+%! ## points on [1e-6, 1e-3), and ns_map samples them (then 20001 from 1e-3 to 1)
+%! h = regexprep (help ("ns_schedule_audit"), '\s+', " ");
+%! assert (! isempty (strfind (h, "60 log-spaced points on [1e-6, 1e-3) and 20001 even points")));
+%! old = cd (fullfile (fileparts (which ("muon_ns")), "private"));
+%! unwind_protect
+%!   [~, x] = ns_map ([1 0 0]);
+%!   hm = regexprep (help ("ns_map"), '\s+', " ");
+%! unwind_protect_cleanup
+%!   cd (old);
+%! end_unwind_protect
+%! assert (! isempty (strfind (hm, "60 points log-spaced on [1e-6, 1e-3)")));
+%! assert ([nnz(x < 1e-3), nnz(x >= 1e-3)], [60 20001]);
+%! assert ([x(1), x(60) / x(59)], [1e-6, 10^0.05], -1e-12);
+
+%!test
+%! ## the Polar Express tables: muon_coeffs' and ns_design_coeffs' help say what the
+%! ## regeneration gives, 1e-12 for polar_express_dion, 1e-4 (not 1e-12) for polar_express_eo
+%! h = regexprep (help ("muon_coeffs"), '\s+', " ");
+%! assert (! isempty (strfind (h, "polar_express and polar_express_dion to 1e-12 per coefficient, polar_express_eo to 1e-4")));
+%! h = regexprep (help ("ns_design_coeffs"), '\s+', " ");
+%! assert (! isempty (strfind (h, "Emerging-Optimizers' 4-decimal table to 1e-4")));
+%! assert (isempty (strfind (h, "regenerates each to 1e-12")));
+%! C = ns_design_coeffs (8, "Lower", 1e-3, "Cushion", 0.02407327424182751, "Safety", 1.01,
+%!                       "SafetyMode", "after");
+%! d = max (abs (C(:) - muon_coeffs ("polar_express_eo")(:)));
+%! assert (d > 1e-6 && d < 1e-4);
+%! C = ns_design_coeffs (5, "Lower", 1e-3, "Cushion", 0.02, "Safety", 1.02);
+%! assert (C, muon_coeffs ("polar_express_dion"), -1e-12);
+
+%!test
+%! ## the H100 profile: plain FP64 is 34 TFLOPS, the 67 of gemm_peak.double is the FP64
+%! ## tensor core rate (DGEMM runs on the tensor cores), as its sources say
+%! J = jsondecode (fileread (fullfile (fileparts (which ("muon_ns")), "profiles",
+%!                                     "h100_node.json")));
+%! src = J.sources{1};
+%! assert (! isempty (strfind (src, "FP64 34 TFLOPS and FP64 tensor core 67 TFLOPS")));
+%! assert (isempty (strfind (src, "FP64 and FP64 tensor core 67")));
+%! assert ([J.gemm_peak.double, J.gemm_peak.single], [67e12, 67e12]);
