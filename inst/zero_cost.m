@@ -51,7 +51,9 @@
 ## @item "Profile"
 ## @qcode{"h100"} (default: an HGX H100 node from public figures, shipped as
 ## @file{profiles/h100_node.json}), a profile JSON file (@code{make bench} writes the one it
-## measures on this CPU) or a struct (fields in the shipped file).
+## measures on this CPU) or a struct (the fields of the shipped file: a field out of its
+## range, e.g. an efficiency outside (0, 1] or a negative overhead, or one not known, is
+## refused, naming it).
 ## @item "Method", "Steps", "Restarts", "GramMinAspect", "Coefficients", "Precision"
 ## as in @code{muon_ns} (the default precision is @qcode{"bf16"}: which GEMM rate of the
 ## profile applies).
