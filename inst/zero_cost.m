@@ -10,8 +10,9 @@
 ## the shapes alone: no tensor is made and no layout is built, so a trillion-parameter
 ## model on 16,384 ranks plans in about a second.
 ##
-## The first argument is a model from @code{muon_model} (its Muon parameters, in checkpoint
-## order, with their expert pages and split rows; the AdamW ones only count in the memory),
+## The first argument is a model from @code{muon_model} (the object or @code{struct (M)}:
+## its Muon parameters, in checkpoint order, with their expert pages and split rows; the
+## AdamW ones only count in the memory),
 ## a layout from @code{zero_layout} (its matrices, stage, alignment and order;
 ## @var{world} may be [] for its own), or the matrices themselves: a cell of
 ## @code{[rows cols]} or a P x 2 matrix.
@@ -318,29 +319,15 @@ endfunction
 ## The matrices to plan: P x 2 shapes, experts (P x 1 or []), split (cell or []), names
 ## (cellstr or {}), the AdamW elements (a model's) and the layout (or []).
 function [shapes, experts, split, names, adamw, L] = planned (fname, what)
-  experts = [];
-  split = [];
-  names = {};
-  adamw = 0;
   L = [];
-  if (isa (what, "muon_result"))      # a muon_model result
+  if (isa (what, "muon_result"))      # a muon_model or zero_layout result
     what = struct (what);
   endif
-  if (isstruct (what) && isscalar (what) && isfield (what, "params") && isstruct (what.params)
-      && isfield (what.params, "route"))
-    T = what.params;
-    k = strcmp (T.route, "muon");
-    if (! any (k))
-      error ("muonlab:badArg", "%s: the model has no Muon parameter.", fname);
-    endif
-    shapes = [T.rows(k) T.cols(k)];
-    experts = T.experts(k);
-    split = T.split(k);
+  [ismodel, shapes, names, experts, split, adamw] = model_muon (fname, what);
+  if (ismodel)
     if (all (cellfun ("isempty", split)))
       split = [];
     endif
-    names = T.name(k);
-    adamw = sum (T.numel(! k));
   elseif (isstruct (what) && isscalar (what)
           && all (isfield (what, {"world", "stage", "align_factor", "order_mode", "params"})))
     L = what;
