@@ -29,9 +29,9 @@
 ## DeepSeek-V3's weights have, a byte per element of the decoder layers' linear weights
 ## plus their scales, estimated within 1%) are beside it, their parameter count is checked
 ## against @code{counts.stored} (@code{M.checkpoint}; a mismatch warns,
-## @code{muonlab:modelCount}; another quantization is not checked, the note says so).  muonlab never downloads: for a hub id it does not ship,
-## fetch the config.json (or the folder) and pass its path.  With no argument the shipped
-## names come back as a cellstr.
+## @code{muonlab:modelCount}; another quantization is not checked, the note says so).
+## muonlab never downloads: for a hub id it does not ship, fetch the config.json (or the
+## folder) and pass its path.  With no argument the shipped names come back as a cellstr.
 ##
 ## Limits, checked before any work (@code{muonlab:badArg} naming the limit): a config file
 ## must be a regular file of at most 16 MiB nested at most 200 deep

@@ -84,8 +84,11 @@
 ## ElementBytes each) and @code{seconds} (its modelled step).
 ## @item params
 ## a table (P x 1 columns): @code{name} (for a model), @code{rows}, @code{cols},
-## @code{experts}, @code{slot}, @code{first_owner}, @code{last_owner}, @code{ns_rank} (the
-## rank that orthogonalizes it; -1 when every owner does) and @code{ns_flops}.
+## @code{experts}, @code{slot} (@strong{0-based}: its place in the flat buffer, the
+## layout's 1-based @code{L.params.slot} less 1; for @qcode{"layerwise_lpt"},
+## @qcode{"alltoall_owner"} and @qcode{"muon_bp"}, which deal whole matrices out in size
+## order, its place in that order), @code{first_owner}, @code{last_owner}, @code{ns_rank}
+## (the rank that orthogonalizes it; -1 when every owner does) and @code{ns_flops}.
 ## @item summary
 ## @code{bytes_max}, @code{bytes_mean} (sent per rank), @code{ns_flops_max},
 ## @code{ns_flops_mean}, @code{imbalance} (max / mean NS FLOPs over the ranks; Inf when no

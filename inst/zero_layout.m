@@ -61,7 +61,8 @@
 ## @code{rows}, @code{cols}, @code{numel}, @code{offset} (first element in the flat buffer),
 ## @code{padded_numel} (elements it occupies there: @code{numel} at stages 1-2,
 ## @code{ceil (numel / world) * world} at stage 3), @code{slot} (its place k in
-## @code{order}), @code{owners} (row vector of the ranks that hold part of it),
+## @code{order}: @strong{1-based}, where @code{zero_cost}'s @code{C.params.slot} counts
+## from 0), @code{owners} (row vector of the ranks that hold part of it),
 ## @code{straddles} (true when it has more than one owner) and @code{rank_ranges}, a
 ## @var{world} x 2 matrix whose row r+1 is the @code{[start stop)} of its elements rank r
 ## holds; the rows tile @code{[0 numel)} in order, a non-owner's range is empty.

@@ -80,7 +80,8 @@ function S = check_struct (fname, S, name, spec)
   endif
   for k = find ([spec{:,3}])
     if (! isfield (S, spec{k,1}))
-      error ("muonlab:badArg", "%s: the profile has no field '%s%s'.", fname, pre, spec{k,1});
+      error ("muonlab:badArg", "%s: the profile has no field '%s%s'.", fname, pre,
+             spec{k,1});
     endif
   endfor
   known = spec(:,1).';
@@ -102,11 +103,13 @@ function x = check_field (fname, x, name, kind)
   switch (kind)
     case "peaks"
       need_struct (fname, x, name, "a struct of GEMM rates: double, single, bf16 and fp16");
-      x = check_struct (fname, x, name, {"double", "positive", true; "single", "positive", true;
-                                         "bf16", "positive", true; "fp16", "positive", true});
+      x = check_struct (fname, x, name, {"double", "positive", true;
+                                         "single", "positive", true;
+                                         "bf16", "positive", true;
+                                         "fp16", "positive", true});
     case "link"
-      need_struct (fname, x, name,
-                   "a struct of bandwidth, latency and optional efficiency and per-collective structs");
+      need_struct (fname, x, name, ["a struct of bandwidth, latency and optional ", ...
+                                    "efficiency and per-collective structs"]);
       x = check_struct (fname, x, name, [link; {"allreduce", "coll", false;
                                                 "reduce_scatter", "coll", false;
                                                 "all_gather", "coll", false;
@@ -120,8 +123,8 @@ function x = check_field (fname, x, name, kind)
       endif
     case "texts"
       if (! ((ischar (x) && (isrow (x) || isempty (x))) || iscellstr (x)))
-        error ("muonlab:badArg", "%s: profile field '%s' must be a string or a list of strings.",
-               fname, name);
+        error ("muonlab:badArg",
+               "%s: profile field '%s' must be a string or a list of strings.", fname, name);
       endif
     otherwise                           # a number
       ok = isnumeric (x) && isreal (x) && isscalar (x) && isfinite (x);

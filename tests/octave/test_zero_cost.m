@@ -11,7 +11,8 @@
 ##    element-by-element port here;
 ##  * bytes scale with ElementBytes; the step time is the sum of its phases;
 ##  * the profile: every field out of its range or unknown is refused, naming it, and its
-##    numbers enter the step time as the ring model written here says.
+##    numbers enter the step time as the ring model written here says;
+##  * params.slot counts from 0 (the layout's from 1).
 ## Run: `test test_zero_cost` with inst/ and build/mex on the path.
 
 function varargout = test_zero_cost (name, varargin)
@@ -302,3 +303,23 @@ endfunction
 %! C = zero_cost ([64 64; 32 64], 16, "Design", "zero12_allreduce", "Profile", Q);
 %! N = C.padded_total;
 %! assert (C.time.allreduce, 2 * 15 * 1e-5 + 2 * 15 / 16 * N * 2 / 1e9, 1e-12);
+
+%!test
+%! ## params.slot: 0-based, the layout's 1-based slot less 1; the designs that deal whole
+%! ## matrices out in size order number them in that order (stable, largest first)
+%! for trial = 1:20
+%!   [shapes, W, stage, order] = test_zero_cost ("problem", 500 + trial);
+%!   L = zero_layout (num2cell (shapes, 2), W, "Stage", stage, "Order", order);
+%!   [~, bysize] = sort (-prod (shapes, 2));
+%!   want = zeros (rows (shapes), 1);
+%!   want(bysize) = 0:rows (shapes) - 1;
+%!   C = zero_cost (L, [], "Design", {"zero12_allreduce", "zero3_round_robin", ...
+%!                                    "layerwise_lpt", "alltoall_owner", "muon_bp"});
+%!   for c = struct (C)
+%!     if (any (strcmp (c.design, {"layerwise_lpt", "alltoall_owner", "muon_bp"})))
+%!       assert (c.params.slot, want);
+%!     else
+%!       assert (c.params.slot, [L.params.slot].' - 1);
+%!     endif
+%!   endfor
+%! endfor
