@@ -213,9 +213,11 @@ function [col, sty, mk] = design_style (name, designs)
   endif
 endfunction
 
-## The designs that are wrong on every layout (the bug reproductions), left out of the
-## cheapest-design table and drawn grey (the aliased pads fail only on mixed rounds, which
-## zero_cost marks in its field fails).
+## The designs whose update is not the reference's (the bug reproductions: wrong on every
+## matrix that straddles a cut, as the large models here have; MuonBP's block steps), left
+## out of the cheapest-design table
+## and drawn grey (the aliased pads fail only on mixed rounds, which zero_cost marks in its
+## field fails).
 function b = bad_designs ()
   b = zero_cost_result.wrong_designs ();
 endfunction

@@ -25,11 +25,13 @@
 ## @var{config} the struct @code{jsondecode} gives.  @var{folder} is a Hugging Face
 ## snapshot folder holding @file{config.json}: when the weights' safetensors files (their
 ## headers: each tensor's shape) or @file{model.safetensors.index.json} (its total_size
-## bytes over the config's torch_dtype) are beside it, their parameter count is checked
+## bytes over the config's torch_dtype; with an fp8 @code{quantization_config}, as
+## DeepSeek-V3's weights have, a byte per element of the decoder layers' linear weights
+## plus their scales, estimated within 1%) are beside it, their parameter count is checked
 ## against @code{counts.stored} (@code{M.checkpoint}; a mismatch warns,
-## @code{muonlab:modelCount}).  muonlab never downloads: for a hub id it does not ship,
-## fetch the config.json (or the folder) and pass its path.  With no argument the shipped
-## names come back as a cellstr.
+## @code{muonlab:modelCount}; another quantization is not checked, the note says so).
+## muonlab never downloads: for a hub id it does not ship, fetch the config.json (or the
+## folder) and pass its path.  With no argument the shipped names come back as a cellstr.
 ##
 ## Limits, checked before any work (@code{muonlab:badArg} naming the limit): a config file
 ## must be a regular file of at most 16 MiB nested at most 200 deep
@@ -85,7 +87,8 @@
 ## (@qcode{"llama"}, @qcode{"qwen"} or @qcode{"deepseek"}), @code{source} (the file read,
 ## or @qcode{"struct"}), @code{config} (the decoded configuration), @code{options},
 ## @code{checkpoint} (the check above: @code{method} @qcode{"safetensors"}, @qcode{"index"}
-## or @qcode{"none"}, @code{file}, @code{count}, @code{expected}, @code{matches}),
+## or @qcode{"none"}, @code{file}, @code{count}, @code{expected}, @code{matches},
+## @code{note}: why the check was estimated or skipped, "" otherwise),
 ## @code{published} (for a shipped model, or a config holding them in
 ## @code{muonlab.published} as the shipped JSON files do, a struct array of the published
 ## counts with fields @code{count}, @code{counts} (which field of @code{counts} it is
@@ -160,7 +163,7 @@ function M = muon_model (what, varargin)
   M.params = T;
   M.params.field = model_fields (T.name);   # valid Octave field names, for muon_optimizer
   M.counts = counts_of (T, extra, D);
-  M.checkpoint = model_checkpoint (fname, source, cfg, M.counts);
+  M.checkpoint = model_checkpoint (fname, source, cfg, M.counts, M.params);
   M = muon_model_result (M);
 endfunction
 

@@ -60,6 +60,9 @@ classdef muon_model_result < muon_result
         printf ("  checkpoint (%s): %.0f parameters, %s the config's\n", K.method, K.count,
                 merge (K.matches, "as", "NOT as"));
       endif
+      if (isstruct (K) && isfield (K, "note") && ! isempty (K.note))
+        printf ("  checkpoint: %s\n", K.note);
+      endif
       o = M.options;
       opts = cellfun (@(f) sprintf ("%s %s", f, val_str (o.(f))), fieldnames (o).',
                       "UniformOutput", false);

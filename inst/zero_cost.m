@@ -10,8 +10,9 @@
 ## the shapes alone: no tensor is made and no layout is built, so a trillion-parameter
 ## model on 16,384 ranks plans in about a second.
 ##
-## The first argument is a model from @code{muon_model} (its Muon parameters, in checkpoint
-## order, with their expert pages and split rows; the AdamW ones only count in the memory),
+## The first argument is a model from @code{muon_model} (the object or @code{struct (M)}:
+## its Muon parameters, in checkpoint order, with their expert pages and split rows; the
+## AdamW ones only count in the memory),
 ## a layout from @code{zero_layout} (its matrices, stage, alignment and order;
 ## @var{world} may be [] for its own), or the matrices themselves: a cell of
 ## @code{[rows cols]} or a P x 2 matrix.
@@ -51,7 +52,9 @@
 ## @item "Profile"
 ## @qcode{"h100"} (default: an HGX H100 node from public figures, shipped as
 ## @file{profiles/h100_node.json}), a profile JSON file (@code{make bench} writes the one it
-## measures on this CPU) or a struct (fields in the shipped file).
+## measures on this CPU) or a struct (the fields of the shipped file: a field out of its
+## range, e.g. an efficiency outside (0, 1] or a negative overhead, or one not known, is
+## refused, naming it).
 ## @item "Method", "Steps", "Restarts", "GramMinAspect", "Coefficients", "Precision"
 ## as in @code{muon_ns} (the default precision is @qcode{"bf16"}: which GEMM rate of the
 ## profile applies).
@@ -81,8 +84,11 @@
 ## ElementBytes each) and @code{seconds} (its modelled step).
 ## @item params
 ## a table (P x 1 columns): @code{name} (for a model), @code{rows}, @code{cols},
-## @code{experts}, @code{slot}, @code{first_owner}, @code{last_owner}, @code{ns_rank} (the
-## rank that orthogonalizes it; -1 when every owner does) and @code{ns_flops}.
+## @code{experts}, @code{slot} (@strong{0-based}: its place in the flat buffer, the
+## layout's 1-based @code{L.params.slot} less 1; for @qcode{"layerwise_lpt"},
+## @qcode{"alltoall_owner"} and @qcode{"muon_bp"}, which deal whole matrices out in size
+## order, its place in that order), @code{first_owner}, @code{last_owner}, @code{ns_rank}
+## (the rank that orthogonalizes it; -1 when every owner does) and @code{ns_flops}.
 ## @item summary
 ## @code{bytes_max}, @code{bytes_mean} (sent per rank), @code{ns_flops_max},
 ## @code{ns_flops_mean}, @code{imbalance} (max / mean NS FLOPs over the ranks; Inf when no
@@ -317,29 +323,15 @@ endfunction
 ## The matrices to plan: P x 2 shapes, experts (P x 1 or []), split (cell or []), names
 ## (cellstr or {}), the AdamW elements (a model's) and the layout (or []).
 function [shapes, experts, split, names, adamw, L] = planned (fname, what)
-  experts = [];
-  split = [];
-  names = {};
-  adamw = 0;
   L = [];
-  if (isa (what, "muon_result"))      # a muon_model result
+  if (isa (what, "muon_result"))      # a muon_model or zero_layout result
     what = struct (what);
   endif
-  if (isstruct (what) && isscalar (what) && isfield (what, "params") && isstruct (what.params)
-      && isfield (what.params, "route"))
-    T = what.params;
-    k = strcmp (T.route, "muon");
-    if (! any (k))
-      error ("muonlab:badArg", "%s: the model has no Muon parameter.", fname);
-    endif
-    shapes = [T.rows(k) T.cols(k)];
-    experts = T.experts(k);
-    split = T.split(k);
+  [ismodel, shapes, names, experts, split, adamw] = model_muon (fname, what);
+  if (ismodel)
     if (all (cellfun ("isempty", split)))
       split = [];
     endif
-    names = T.name(k);
-    adamw = sum (T.numel(! k));
   elseif (isstruct (what) && isscalar (what)
           && all (isfield (what, {"world", "stage", "align_factor", "order_mode", "params"})))
     L = what;

@@ -14,8 +14,11 @@ classdef zero_cost_result < muon_rows
   ## cheapest correct design and its modelled step time, then one row per design ranked by
   ## step time: milliseconds, GB sent by the busiest rank, TFLOP of Newton-Schulz on the
   ## busiest rank, peak GB of memory per rank and the NS load imbalance (max / mean); the
-  ## cheapest is marked @samp{<- cheapest}, the designs that give a wrong update on every
-  ## layout (@code{zero_cost_result.wrong_designs ()}: the bug reproductions) @samp{wrong},
+  ## cheapest is marked @samp{<- cheapest}, the designs whose update is not the
+  ## reference's in general (@code{zero_cost_result.wrong_designs ()}, from the core's
+  ## table of designs: the bug reproductions, wrong on every matrix that straddles a
+  ## partition cut and exact on a layout where none does, e.g. at world 1, and
+  ## @code{muon_bp}, whose block steps orthogonalize each rank's rows alone) @samp{wrong},
   ## a design @code{zero_muon_step} would refuse here @samp{fails} (with why); last, how to
   ## reach the rest.  At most 16 lines for the 12 designs.  @code{C(k)} is design k in
   ## @code{zero_cost}'s order (typing it prints its row, its time per phase and its
@@ -92,8 +95,8 @@ classdef zero_cost_result < muon_rows
   endmethods
 
   methods (Static)
-    ## the designs whose update is not the reference's (the core's table: the bug
-    ## reproductions and MuonBP's block steps)
+    ## the designs whose update is not the reference's (the core's table): the bug
+    ## reproductions and MuonBP's block steps
     function names = wrong_designs ()
       L = __muon_lists__ ();
       names = L.lists.zero_variant(! L.exact.zero_variant);
@@ -149,6 +152,23 @@ endclassdef
 %! assert (! isempty (strfind (txt, "ranks (64 rows")));
 %! assert (c.summary.bytes_max, struct (C)(2).summary.bytes_max);
 %! assert (C.summary.bytes_max(2), c.summary.bytes_max);
+
+%!test
+%! ## the bug reproductions: wrong on a matrix that straddles a cut, exact where none does
+%! randn ("seed", 1);
+%! g = {randn(4), randn(6, 4); randn(4), randn(6, 4)};
+%! Ls = zero_layout ({[4 4], [6 4]}, 2, "AlignFactor", 1);   # the 6 x 4 straddles
+%! Ln = zero_layout ({[4 4], [4 4]}, 2, "AlignFactor", 1);   # nothing straddles
+%! L1 = zero_layout ({[4 4], [6 4]}, 1);
+%! assert ([Ls.params.straddles; Ln.params.straddles], logical ([0 1; 0 0]));
+%! for v = setdiff (zero_cost_result.wrong_designs (), {"muon_bp"})
+%!   R = zero_muon_step (Ls, g, [], "Variant", v{1});
+%!   assert (R.rel_err(1), 0);
+%!   assert (R.rel_err(2) > 0.1);
+%!   assert (zero_muon_step (Ln, {g{1,1}, g{1,1}'; g{2,1}, g{2,1}'}, [], "Variant",
+%!                           v{1}).rel_err, [0 0]);
+%!   assert (zero_muon_step (L1, g(1,:), [], "Variant", v{1}).rel_err, [0 0]);
+%! endfor
 
 %!demo
 %! C = zero_cost (muon_model ("llama-3.1-8b"), 64)

@@ -11,12 +11,13 @@
 ## data-parallel ranks, as DeepSpeed builds it.
 ##
 ## @var{shapes} is a cell array of @code{[rows cols]} pairs, or a P x 2 matrix with one
-## parameter per row, or a model from @code{muon_model}: its Muon matrices in checkpoint
-## order, their names in @code{L.names}, their expert pages and fused row blocks in
+## parameter per row, or a model from @code{muon_model} (the object or its plain struct,
+## @code{struct (M)}, as @code{zero_cost} takes): its Muon matrices in checkpoint order,
+## their names in @code{L.names}, their expert pages and fused row blocks in
 ## @code{L.blocks} (which @code{zero_muon_step}, @code{zero_train_step} and
-## @code{zero_cost} then run per block, as for the model itself).  @var{world} is the number of ranks (a positive integer).  Each matrix is
-## flattened @strong{row-major}, as torch and DeepSpeed do, so a partition cut falls between
-## two rows or inside one.
+## @code{zero_cost} then run per block, as for the model itself).  @var{world} is the
+## number of ranks (a positive integer).  Each matrix is flattened @strong{row-major}, as
+## torch and DeepSpeed do, so a partition cut falls between two rows or inside one.
 ##
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -60,7 +61,8 @@
 ## @code{rows}, @code{cols}, @code{numel}, @code{offset} (first element in the flat buffer),
 ## @code{padded_numel} (elements it occupies there: @code{numel} at stages 1-2,
 ## @code{ceil (numel / world) * world} at stage 3), @code{slot} (its place k in
-## @code{order}), @code{owners} (row vector of the ranks that hold part of it),
+## @code{order}: @strong{1-based}, where @code{zero_cost}'s @code{C.params.slot} counts
+## from 0), @code{owners} (row vector of the ranks that hold part of it),
 ## @code{straddles} (true when it has more than one owner) and @code{rank_ranges}, a
 ## @var{world} x 2 matrix whose row r+1 is the @code{[start stop)} of its elements rank r
 ## holds; the rows tile @code{[0 numel)} in order, a non-owner's range is empty.
@@ -101,13 +103,11 @@ function L = zero_layout (shapes, world, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  names = {};
   blocks = [];
-  if (isa (shapes, "muon_model_result"))  # a model: its Muon matrices, in checkpoint order
-    mu = strcmp (shapes.params.route, "muon");
-    names = shapes.params.name(mu);
-    blocks = struct ("experts", shapes.params.experts(mu), "split", {shapes.params.split(mu)});
-    shapes = [shapes.params.rows(mu), shapes.params.cols(mu)];
+  [ismodel, s, names, e, b] = model_muon ("zero_layout", shapes);
+  if (ismodel)                          # a model (or its struct): its Muon matrices
+    blocks = struct ("experts", e, "split", {b});
+    shapes = s;
   endif
   S = shapes_matrix (shapes);
   wmax = core_lists ().limits.zero_max_world;
@@ -233,6 +233,11 @@ endfunction
 %! assert (L.blocks.experts, M.params.experts(mu));
 %! assert (L.blocks.split, M.params.split(mu));
 %! assert (isempty (zero_layout ({[2 3]}, 2).blocks));
+%! ## the model's plain struct is the model (as zero_cost takes it)
+%! Ls = zero_layout (struct (M), 2);
+%! assert (struct (Ls), struct (L));
+%! assert ([[Ls.params.rows]; [Ls.params.cols]].', [M.params.rows(mu), M.params.cols(mu)]);
+%! assert (Ls.names, M.params.name(mu));
 %! o = {"Design", "expert_parallel"};
 %! C = zero_cost (M, 2, o{:});
 %! assert (zero_cost (L, [], o{:}).ranks.ns_calls, C.ranks.ns_calls);
@@ -356,6 +361,7 @@ endfunction
 %!error <zero_layout: ORDER must be 'given' or 'size_desc'.> zero_layout ({[2 2]}, 2, "Order", "asc")
 %!error <zero_layout: unknown option 'Foo'.> zero_layout ({[2 2]}, 2, "Foo", 1)
 %!error <zero_layout: options must be NAME, VALUE pairs.> zero_layout ({[2 2]}, 2, "Stage")
+%!error <zero_layout: the model has no Muon parameter.> zero_layout (struct ("params", struct ("route", {{"adamw"}}, "rows", 3, "cols", 1, "numel", 3, "experts", 1, "split", {{[]}}, "name", {{"b"}})), 2)
 %!error <zero_layout: option names must be strings.> zero_layout ({[2 2]}, 2, 3, 1)
 %!error <zero_layout: SHAPES must be a real P x 2 double matrix.> __zero_layout__ (ones (2, 3), 2, struct ())
 %!error <zero_layout: unknown order 'x'.> __zero_layout__ ([2 2], 2, struct ("order", "x"))

@@ -11,14 +11,20 @@
 ##
 ## @var{L} is a struct from @code{zero_layout}.  The bar is the flat buffer (element 0 at the
 ## left): each rank's elements in its colour, padding in grey, parameter boundaries as black
-## lines, partition cuts as dashed lines, and row boundaries as short ticks at the bottom when
-## the buffer is small enough to show them.  Each parameter is labelled above the bar with
-## its name (@code{L.names} for a layout of a @code{muon_model}, or @qcode{"Names"}; else
-## @qcode{"p1"}, @qcode{"p2"}, @dots{}) and shape; parameters that straddle a cut in red with
-## a @qcode{"*"} and a red bracket.  Labels never overlap: on two rows, straddling
-## parameters first, then the largest; a label that does not fit is shortened (the name
-## alone) or left out, and the title says how many were.  A torch name
-## shows short: @qcode{"model.layers.3.self_attn.q_proj.weight"} as @qcode{"3.q_proj"}.
+## lines, partition cuts as dashed lines (when there are at most 200: more would hide the
+## colours), and row boundaries as short ticks at the bottom when the buffer is small enough
+## to show them (2000 elements).  Up to 16 ranks, a legend names each rank's colour; with
+## more, a colour bar maps colours to ranks.  The figure holds a bounded number of graphics
+## objects whatever the world and the number of parameters: all the pieces are faces of one
+## patch (with more than 4000 pieces, the bar is drawn at 2000 columns, each in the colour of
+## the piece under its middle) and each kind of line is one line object.  Each parameter is
+## labelled above the bar with its name (@code{L.names} for a layout of a
+## @code{muon_model}, or @qcode{"Names"}; else @qcode{"p1"}, @qcode{"p2"}, @dots{}) and
+## shape; parameters that straddle a cut in red with a @qcode{"*"} and a red bracket.
+## Labels never overlap (and the key, beside the axes, never covers the bar): on two rows,
+## straddling parameters first, then the largest; a label that does not fit is shortened
+## (the name alone) or left out, and the title says how many were.  A torch name shows
+## short: @qcode{"model.layers.3.self_attn.q_proj.weight"} as @qcode{"3.q_proj"}.
 ##
 ## With no display (@env{DISPLAY} unset) the figure is invisible and uses the gnuplot
 ## toolkit, so it works headless.  @var{h} is the figure handle.  Called with a
@@ -86,45 +92,65 @@ function h = zero_plot_layout (L, varargin)
   ax = axes ("parent", hf);
   hold (ax, "on");
 
-  ## padding, then every rank's pieces
-  pad = [];
+  ## every rank's pieces (L.params' rank ranges) and the padding: one patch, a face each
+  lo = cell (P + 1, 1);
+  hi = lo;
+  rk = lo;
+  for p = 1:P
+    q = L.params(p);
+    k = find (q.rank_ranges(:,2) > q.rank_ranges(:,1));
+    lo{p} = q.offset + q.rank_ranges(k,1);
+    hi{p} = q.offset + q.rank_ranges(k,2);
+    rk{p} = k;
+  endfor
   if (L.stage == 3)
-    for p = 1:numel (L.params)
-      q = L.params(p);
-      if (q.padded_numel > q.numel)
-        pad(end+1,:) = q.offset + [q.numel, q.padded_numel];
-      endif
-    endfor
+    k = [L.params.padded_numel] > [L.params.numel];
+    lo{end} = [L.params(k).offset].' + [L.params(k).numel].';
+    hi{end} = [L.params(k).offset].' + [L.params(k).padded_numel].';
   elseif (N > L.total)
-    pad = [L.total, N];
+    lo{end} = L.total;
+    hi{end} = N;
   endif
-  hpad = [];
-  for i = 1:rows (pad)
-    hpad = box (ax, pad(i,:), grey);
-  endfor
-  hrank = zeros (1, W);
-  for r = 1:W
-    pc = L.ranks(r).params;
-    for i = 1:numel (pc)
-      hrank(r) = box (ax, pc(i).flat, cmap(r,:));
-    endfor
-  endfor
+  rk{end} = (W + 1) * ones (numel (lo{end}), 1);    # padding: the colour after the ranks'
+  lo = vertcat (lo{:});
+  hi = vertcat (hi{:});
+  rk = vertcat (rk{:});
+  present = unique (rk);                # the ranks with elements, and the padding
+  colors = [cmap; grey];
+  K = 2000;                             # about the bar's width in pixels, printed
+  if (numel (lo) > 2 * K)
+    ## more pieces than pixels: K columns, each in the colour of the piece under its
+    ## middle, runs of one colour merged
+    x = ((1:K).' - 0.5) * N / K;
+    [los, j] = sort (lo);
+    i = lookup (los, x);
+    on = i > 0;
+    on(on) = x(on) < hi(j(i(on)));
+    c = zeros (K, 1);
+    c(on) = rk(j(i(on)));
+    first = find ([true; diff(c) != 0]);
+    last = [first(2:end) - 1; K];
+    k = c(first) > 0;
+    lo = (first(k) - 1) * N / K;
+    hi = last(k) * N / K;
+    rk = c(first(k));
+  endif
+  n = numel (lo);
+  V = [lo zeros(n, 1); hi zeros(n, 1); hi ones(n, 1); lo ones(n, 1)];
+  patch (ax, "faces", reshape (1:4*n, n, 4), "vertices", V, "facevertexcdata", colors(rk,:),
+         "facecolor", "flat", "edgecolor", "none");
 
-  ## row boundaries (small buffers only), partition cuts, parameter boundaries
+  ## row boundaries (small buffers only), partition cuts (at most 200 of them: more would
+  ## blacken the bar), parameter boundaries: one line object each
   if (N <= 2000)
-    for p = 1:numel (L.params)
-      q = L.params(p);
-      x = q.offset + q.cols * (1:q.rows-1);
-      vlines (ax, x, [0 0.12], [1 1 1], 0.5, "-");
-    endfor
+    x = arrayfun (@(q) q.offset + q.cols * (1:q.rows-1), L.params, "UniformOutput", false);
+    vlines (ax, [x{:}], [0 0.12], [1 1 1], 0.5, "-");
   endif
-  if (L.stage == 3)
-    for p = 1:numel (L.params)
-      q = L.params(p);
-      c = q.padded_numel / W;
-      vlines (ax, q.offset + c * (1:W-1), [-0.05 1.05], [0.3 0.3 0.3], 0.5, "--");
-    endfor
-  else
+  if (L.stage == 3 && P * (W - 1) <= 200)
+    x = arrayfun (@(q) q.offset + q.padded_numel / W * (1:W-1), L.params,
+                  "UniformOutput", false);
+    vlines (ax, [x{:}], [-0.05 1.05], [0.3 0.3 0.3], 0.5, "--");
+  elseif (L.stage < 3 && W - 1 <= 200)
     vlines (ax, S * (1:W-1), [-0.15 1.15], [0 0 0], 1, "--");
   endif
   edges = unique ([[L.params.offset], [L.params.offset] + [L.params.padded_numel]]);
@@ -132,10 +158,13 @@ function h = zero_plot_layout (L, varargin)
 
   ## labels: straddling parameters in red with a bracket; placed so that none overlap
   str = [L.params.straddles];
-  for p = find (str)
-    q = L.params(p);
-    plot (ax, q.offset + [0 0 q.numel q.numel], [1.08 1.14 1.14 1.08], "r-", "linewidth", 2);
-  endfor
+  if (any (str))
+    x0 = [L.params(str).offset];
+    x1 = x0 + [L.params(str).numel];
+    x = [x0; x0; x1; x1; NaN(size (x0))];
+    y = repmat ([1.08; 1.14; 1.14; 1.08; NaN], 1, numel (x0));
+    plot (ax, x(:), y(:), "r-", "linewidth", 2);
+  endif
   full = arrayfun (@(p) sprintf ("%s%s %dx%d", names{p}, merge (str(p), "*", ""),
                                  L.params(p).rows, L.params(p).cols), 1:P,
                    "UniformOutput", false);
@@ -163,15 +192,25 @@ function h = zero_plot_layout (L, varargin)
                       merge (dropped > 0, sprintf ("; %d labels left out", dropped), "")));
   xlabel (ax, "flat buffer element (0-based; each matrix row-major)");
   set (ax, "ytick", [], "ylim", [-0.3 1.5], "xlim", [0 max(N, 1)]);
-  rn = arrayfun (@(r) sprintf ("rank %d", r), 0:W-1, "UniformOutput", false);
-  keep = hrank != 0;
-  hl = hrank(keep);
-  rn = rn(keep);
-  if (! isempty (hpad))
-    hl(end+1) = hpad;
-    rn{end+1} = "padding";
+  ## the key: a legend entry per rank up to 16 ranks (a zero-area patch each), else a
+  ## colour bar of the ranks
+  haspad = any (present > W);
+  if (W <= 16)
+    hl = zeros (1, numel (present));
+    for i = 1:numel (present)
+      hl(i) = patch (ax, [0 0 0 0], [0 0 0 0], colors(present(i),:), "edgecolor", "none");
+    endfor
+    rn = arrayfun (@(r) sprintf ("rank %d", r), present - 1, "UniformOutput", false);
+    if (haspad)
+      rn{end} = "padding";
+    endif
+    legend (ax, hl, rn, "location", "eastoutside");
+  else
+    colormap (ax, cmap);
+    caxis (ax, [-0.5, W - 0.5]);
+    cb = colorbar (ax, "location", "eastoutside");
+    ylabel (cb, merge (haspad, "rank (padding grey)", "rank"));
   endif
-  legend (ax, hl, rn, "location", "eastoutside");
   hold (ax, "off");
 
   if (! isempty (file))
@@ -230,15 +269,15 @@ function lab = place_labels (xm, texts, unit, xlim, str, sz)
   endfor
 endfunction
 
-## A filled rectangle over elements [x(1) x(2)) of the bar.
-function hp = box (ax, x, color)
-  hp = patch (ax, [x(1) x(2) x(2) x(1)], [0 0 1 1], color, "edgecolor", "none");
-endfunction
-
+## Vertical lines at X from Y(1) to Y(2): one line object, the lines separated by NaN.
 function vlines (ax, x, y, color, width, style)
-  for xi = x(:).'
-    plot (ax, [xi xi], y, "color", color, "linewidth", width, "linestyle", style);
-  endfor
+  if (isempty (x))
+    return;
+  endif
+  x = x(:).';
+  xs = [x; x; NaN(size (x))];
+  ys = repmat ([y(:); NaN], 1, numel (x));
+  plot (ax, xs(:), ys(:), "color", color, "linewidth", width, "linestyle", style);
 endfunction
 
 %!test
@@ -290,6 +329,62 @@ endfunction
 %!   assert (all (ismember (st, lab.param)));
 %!   t = get (get (h, "children")(end), "title");
 %!   assert (numel (lab.text) <= nnz (k));
+%! unwind_protect_cleanup
+%!   close (h);
+%! end_unwind_protect
+
+%!test
+%! ## a large layout (1000 ranks, stage 3, 30 matrices: 30000 pieces, 29970 cuts) holds a
+%! ## bounded number of graphics objects: one patch of at most 2000 faces, one line object
+%! ## per kind of line, a colour bar instead of 1000 legend entries
+%! L = zero_layout (repmat ({[64 64]}, 1, 30), 1000, "Stage", 3);
+%! h = zero_plot_layout (L);
+%! unwind_protect
+%!   ax = findall (h, "type", "axes", "tag", "");
+%!   pt = findall (ax, "type", "patch");
+%!   assert (numel (pt), 1);
+%!   assert (rows (get (pt, "faces")) <= 2000);
+%!   assert (numel (findall (ax, "type", "line")) <= 3);   # boundaries, brackets
+%!   assert (numel (findall (ax, "type", "text")) <= 70);  # the labels, two rows
+%!   assert (isempty (findall (h, "tag", "legend")));
+%!   assert (numel (findall (h, "type", "axes", "tag", "colorbar")), 1);
+%!   assert (numel (findall (h)) < 100);
+%!   ## the bar's colours: each column's rank owns that element (zero_layout's ranges)
+%!   V = get (pt, "vertices");
+%!   F = get (pt, "faces");
+%!   C = get (pt, "facevertexcdata");
+%!   cmap = hsv (1000) * 0.85;
+%!   for f = round (linspace (1, rows (F), 25))
+%!     x = mean (V(F(f,[1 2]),1));
+%!     p = find ([L.params.offset] <= x, 1, "last");
+%!     q = L.params(p);
+%!     e = x - q.offset;
+%!     if (e >= q.numel)
+%!       assert (C(f,:), [0.8 0.8 0.8]);               # padding
+%!     else
+%!       r = find (q.rank_ranges(:,1) <= e & e < q.rank_ranges(:,2));
+%!       assert (C(f,:), cmap(r,:));
+%!     endif
+%!   endfor
+%! unwind_protect_cleanup
+%!   close (h);
+%! end_unwind_protect
+
+%!test
+%! ## a small layout: a face per piece, a legend entry per rank, every cut drawn
+%! L = zero_layout ({[3 4], [2 5], [4 4]}, 4, "Stage", 3);
+%! h = zero_plot_layout (L);
+%! unwind_protect
+%!   ax = findall (h, "type", "axes", "tag", "");
+%!   pt = findall (ax, "type", "patch");
+%!   F = arrayfun (@(p) rows (get (p, "faces")), pt);
+%!   npieces = sum (arrayfun (@(q) nnz (diff (q.rank_ranges, 1, 2)), L.params));
+%!   npad = sum ([L.params.padded_numel] > [L.params.numel]);
+%!   assert (max (F), npieces + npad);            # the bar
+%!   assert (numel (pt), 1 + 4 + (npad > 0));     # and the legend's swatches
+%!   assert (numel (findall (h, "type", "axes", "tag", "legend")), 1);
+%!   cuts = findall (ax, "type", "line", "linestyle", "--");
+%!   assert (nnz (isnan (get (cuts, "xdata"))), 3 * 3);  # W - 1 per matrix
 %! unwind_protect_cleanup
 %!   close (h);
 %! end_unwind_protect

@@ -3,15 +3,20 @@
 ## A machine profile for @code{zero_cost}: @var{what} is a shipped name (@qcode{"h100"} or
 ## @qcode{"h100_node"}: @file{profiles/h100_node.json} beside the package's functions), a
 ## JSON file (e.g. the CPU profile @code{make bench} measures), or a struct with the same
-## fields.  Required: @code{devices_per_node}, @code{gemm_peak} (FLOP/s per precision:
-## @code{double}, @code{single}, @code{bf16}, @code{fp16}), @code{mem_bw}, @code{intra} and
-## @code{inter} (each @code{bandwidth} in bytes/s and @code{latency} in s per ring step, and
-## optionally per-collective structs @code{allreduce}, @code{reduce_scatter},
-## @code{all_gather}, @code{all_to_all} with their own @code{bandwidth} / @code{latency});
-## optional with defaults 1, 1, 1, 1, 0 and 0: @code{gemm_efficiency},
-## @code{mem_efficiency}, @code{intra.efficiency}, @code{inter.efficiency},
-## @code{ns_call_overhead} (seconds per Newton-Schulz call) and @code{step_overhead} (fixed
-## seconds per step).
+## fields.  Every number is a real finite scalar.  Required: @code{devices_per_node} (a
+## positive integer), @code{gemm_peak} (FLOP/s per precision, each positive: @code{double},
+## @code{single}, @code{bf16}, @code{fp16}), @code{mem_bw} (bytes/s, positive), @code{intra}
+## and @code{inter} (each @code{bandwidth} in bytes/s, positive, and @code{latency} in s per
+## ring step, >= 0; optionally @code{efficiency} in (0, 1], default 1, and per-collective
+## structs @code{allreduce}, @code{reduce_scatter}, @code{all_gather}, @code{all_to_all}
+## with their own @code{bandwidth} and / or @code{latency}, in the same ranges).  Optional
+## with defaults 1, 1, 0 and 0: @code{gemm_efficiency} and @code{mem_efficiency} (in
+## (0, 1]), @code{ns_call_overhead} (seconds per Newton-Schulz call, >= 0) and
+## @code{step_overhead} (fixed seconds per step, >= 0).  Optional and only described:
+## @code{name} and @code{description} (strings), @code{sources} (a string or a list of
+## them) and @code{memory_bytes} (a device's memory, positive).  Any other field is refused
+## (@code{muonlab:badArg}, naming it), as is a field out of its range.  @var{P} holds the
+## numbers as doubles, with the defaults filled in.
 ## @end deftypefn
 
 function P = load_profile (fname, what)
@@ -33,18 +38,24 @@ function P = load_profile (fname, what)
       error ("muonlab:badArg", "%s: profile '%s' is not valid JSON (%s).", fname, file,
              err.message);
     end_try_catch
+    if (! (isstruct (P) && isscalar (P)))
+      error ("muonlab:badArg", "%s: profile '%s' must hold one JSON object.", fname, file);
+    endif
   elseif (isstruct (what) && isscalar (what))
     P = what;
   else
     error ("muonlab:badArg",
            "%s: PROFILE must be \"h100\", a profile JSON file or a struct.", fname);
   endif
-  need = {"devices_per_node", "gemm_peak", "mem_bw", "intra", "inter"};
-  for k = 1:numel (need)
-    if (! isfield (P, need{k}))
-      error ("muonlab:badArg", "%s: the profile has no field '%s'.", fname, need{k});
-    endif
-  endfor
+
+  ## every field: its kind (below) and whether it is required
+  top = {"devices_per_node", "count", true; "gemm_peak", "peaks", true;
+         "mem_bw", "positive", true; "intra", "link", true; "inter", "link", true;
+         "gemm_efficiency", "efficiency", false; "mem_efficiency", "efficiency", false;
+         "ns_call_overhead", "nonneg", false; "step_overhead", "nonneg", false;
+         "name", "text", false; "description", "text", false; "sources", "texts", false;
+         "memory_bytes", "positive", false};
+  P = check_struct (fname, P, "", top);
   dflt = struct ("gemm_efficiency", 1, "mem_efficiency", 1, "ns_call_overhead", 0,
                  "step_overhead", 0, "name", "profile");
   for f = fieldnames (dflt).'
@@ -53,23 +64,93 @@ function P = load_profile (fname, what)
     endif
   endfor
   for lv = {"intra", "inter"}
-    L = P.(lv{1});
-    if (! (isstruct (L) && isfield (L, "bandwidth") && isfield (L, "latency")
-           && isnumeric (L.bandwidth) && isscalar (L.bandwidth) && L.bandwidth > 0
-           && isnumeric (L.latency) && isscalar (L.latency) && L.latency >= 0))
-      error ("muonlab:badArg",
-             "%s: profile field '%s' needs a positive bandwidth and a latency >= 0.", fname,
-             lv{1});
-    endif
-    if (! isfield (L, "efficiency"))
+    if (! isfield (P.(lv{1}), "efficiency"))
       P.(lv{1}).efficiency = 1;
     endif
   endfor
-  for p = {"double", "single", "bf16", "fp16"}
-    if (! (isfield (P.gemm_peak, p{1}) && isnumeric (P.gemm_peak.(p{1}))
-           && isscalar (P.gemm_peak.(p{1})) && P.gemm_peak.(p{1}) > 0))
-      error ("muonlab:badArg", "%s: profile field 'gemm_peak.%s' must be a positive rate.",
-             fname, p{1});
+endfunction
+
+## S (a struct, the field NAME of the profile; "" for the profile itself) with its fields
+## checked against SPEC (name, kind, required) and its numbers made double.
+function S = check_struct (fname, S, name, spec)
+  if (! isempty (name))
+    pre = [name "."];
+  else
+    pre = "";
+  endif
+  for k = find ([spec{:,3}])
+    if (! isfield (S, spec{k,1}))
+      error ("muonlab:badArg", "%s: the profile has no field '%s%s'.", fname, pre,
+             spec{k,1});
     endif
   endfor
+  known = spec(:,1).';
+  for f = fieldnames (S).'
+    k = find (strcmp (f{1}, known));
+    if (isempty (k))
+      error ("muonlab:badArg", "%s",
+             unknown_name (fname, "profile field", [pre f{1}], strcat (pre, known)));
+    endif
+    S.(f{1}) = check_field (fname, S.(f{1}), [pre f{1}], spec{k,2});
+  endfor
+endfunction
+
+## x, the profile field NAME of kind KIND, checked
+function x = check_field (fname, x, name, kind)
+  link = {"bandwidth", "positive", true; "latency", "nonneg", true;
+          "efficiency", "efficiency", false};
+  coll = {"bandwidth", "positive", false; "latency", "nonneg", false};
+  switch (kind)
+    case "peaks"
+      need_struct (fname, x, name, "a struct of GEMM rates: double, single, bf16 and fp16");
+      x = check_struct (fname, x, name, {"double", "positive", true;
+                                         "single", "positive", true;
+                                         "bf16", "positive", true;
+                                         "fp16", "positive", true});
+    case "link"
+      need_struct (fname, x, name, ["a struct of bandwidth, latency and optional ", ...
+                                    "efficiency and per-collective structs"]);
+      x = check_struct (fname, x, name, [link; {"allreduce", "coll", false;
+                                                "reduce_scatter", "coll", false;
+                                                "all_gather", "coll", false;
+                                                "all_to_all", "coll", false}]);
+    case "coll"
+      need_struct (fname, x, name, "a struct of bandwidth and / or latency");
+      x = check_struct (fname, x, name, coll);
+    case "text"
+      if (! (ischar (x) && (isrow (x) || isempty (x))))
+        error ("muonlab:badArg", "%s: profile field '%s' must be a string.", fname, name);
+      endif
+    case "texts"
+      if (! ((ischar (x) && (isrow (x) || isempty (x))) || iscellstr (x)))
+        error ("muonlab:badArg",
+               "%s: profile field '%s' must be a string or a list of strings.", fname, name);
+      endif
+    otherwise                           # a number
+      ok = isnumeric (x) && isreal (x) && isscalar (x) && isfinite (x);
+      switch (kind)
+        case "count"
+          ok = ok && x >= 1 && x == fix (x);
+          what = "a positive integer";
+        case "positive"
+          ok = ok && x > 0;
+          what = "a positive finite number";
+        case "nonneg"
+          ok = ok && x >= 0;
+          what = "a finite number >= 0";
+        case "efficiency"
+          ok = ok && x > 0 && x <= 1;
+          what = "a number in (0, 1]";
+      endswitch
+      if (! ok)
+        error ("muonlab:badArg", "%s: profile field '%s' must be %s.", fname, name, what);
+      endif
+      x = double (x);
+  endswitch
+endfunction
+
+function need_struct (fname, x, name, what)
+  if (! (isstruct (x) && isscalar (x)))
+    error ("muonlab:badArg", "%s: profile field '%s' must be %s.", fname, name, what);
+  endif
 endfunction

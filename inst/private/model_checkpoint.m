@@ -1,19 +1,33 @@
 ## -*- texinfo -*-
-## @deftypefn {} {@var{K} =} model_checkpoint (@var{fname}, @var{source}, @var{cfg}, @var{counts})
+## @deftypefn {} {@var{K} =} model_checkpoint (@var{fname}, @var{source}, @var{cfg}, @var{counts}, @var{T})
 ## What the checkpoint beside a model's config.json says about its size, checked against
 ## the parameters built from the config (@var{counts}.stored: as the checkpoint stores
-## them).  @var{K} has @code{method} (@qcode{"safetensors"}: the headers of the folder's
-## *.safetensors files, each tensor's shape; @qcode{"index"}: model.safetensors.index.json's
-## @code{metadata.total_size} bytes divided by the bytes of the config's
-## @code{torch_dtype}; @qcode{"none"}: neither is there, or the model is a shipped one or
-## a struct), @code{file} (what was read), @code{count} (parameters it holds; NaN for
-## none), @code{expected} and @code{matches} (within 0.1%; true for none).  A mismatch
-## warns (@code{muonlab:modelCount}): the config does not describe those weights.
+## them; @var{T} the parameters table).  @var{K} has @code{method} (@qcode{"safetensors"}:
+## the headers of the folder's *.safetensors files, each tensor's shape;
+## @qcode{"index"}: model.safetensors.index.json's @code{metadata.total_size} bytes divided
+## by the bytes of the config's @code{torch_dtype}; @qcode{"none"}: neither is there, the
+## model is a shipped one or a struct, or the check was skipped), @code{file} (what was
+## read), @code{count} (parameters it holds; NaN for none), @code{expected},
+## @code{matches} (within 0.1%; true for none) and @code{note} (why the check was skipped
+## or estimated; "" otherwise).  A mismatch warns (@code{muonlab:modelCount}): the config
+## does not describe those weights.
+##
+## A config's @code{quantization_config}: with @code{quant_method} @qcode{"fp8"} (the
+## DeepSeek-V3 and Kimi-K2 weights) the linear weights of the decoder layers (attention,
+## MLP, expert and shared expert matrices, but no module of
+## @code{modules_to_not_convert}) take a byte per element plus a float32 scale per
+## @code{weight_block_size} block (one per matrix without it), every other tensor its
+## @code{torch_dtype}: the index's count is its bytes less the scales' and the extra bytes
+## of the unquantized tensors, and, as which tensors are quantized is inferred, it matches
+## within 1%; the headers' count leaves out the scale tensors (names ending in
+## @qcode{"_scale"} or @qcode{"_scale_inv"}).  Any other @code{quant_method} packs its
+## weights in ways the sizes do not show: the check is skipped (@code{method}
+## @qcode{"none"}, the @code{note} saying so).
 ## @end deftypefn
 
-function K = model_checkpoint (fname, source, cfg, counts)
+function K = model_checkpoint (fname, source, cfg, counts, T)
   K = struct ("method", "none", "file", "", "count", NaN, "expected", counts.stored,
-              "matches", true);
+              "matches", true, "note", "");
   if (strcmp (source, "struct") || ! exist (source, "file"))
     return;
   endif
@@ -28,15 +42,33 @@ function K = model_checkpoint (fname, source, cfg, counts)
   endif
   st = glob (fullfile (dir, "*.safetensors"));
   idx = fullfile (dir, "model.safetensors.index.json");
+  if (isempty (st) && ! exist (idx, "file"))
+    return;
+  endif
+  quant = "";                          # the quantization_config's quant_method
+  if (isfield (cfg, "quantization_config"))
+    q = cfg.quantization_config;
+    quant = "(none given)";
+    if (isstruct (q) && isscalar (q) && isfield (q, "quant_method")
+        && ischar (q.quant_method))
+      quant = lower (q.quant_method);
+    endif
+    if (! strcmp (quant, "fp8"))
+      K.note = sprintf (["not checked: the checkpoint is quantized (quant_method '%s'), ", ...
+                         "so its size gives no parameter count"], quant);
+      return;
+    endif
+  endif
+  tol = 1e-3;
   if (! isempty (st))
     n = 0;
     for k = 1:numel (st)
-      n += safetensors_count (fname, st{k});
+      n += safetensors_count (fname, st{k}, ! isempty (quant));
     endfor
     K.method = "safetensors";
     K.file = strjoin (st, ", ");
     K.count = n;
-  elseif (exist (idx, "file"))
+  else
     try
       J = jsondecode (fileread (idx));
     catch err
@@ -58,11 +90,21 @@ function K = model_checkpoint (fname, source, cfg, counts)
     endif
     K.method = "index";
     K.file = idx;
-    K.count = double (J.metadata.total_size) / dtype_bytes (dt);
-  else
-    return;
+    b = dtype_bytes (dt);
+    if (isempty (quant))
+      K.count = double (t) / b;
+    else
+      ## a byte per quantized element, b per other one (the MTP layers' copies of the
+      ## embedding and head too), and the scales
+      [plain, scales] = fp8_split (cfg.quantization_config, T);
+      plain += counts.stored - counts.total;
+      K.count = double (t) - scales - (b - 1) * plain;
+      tol = 1e-2;
+      K.note = sprintf (["fp8: %.0f elements of %d bytes, the rest of one, %.0f bytes of ", ...
+                         "scales (estimated: within 1%%)"], plain, b, scales);
+    endif
   endif
-  K.matches = abs (K.count - K.expected) <= 1e-3 * K.expected;
+  K.matches = abs (K.count - K.expected) <= tol * K.expected;
   if (! K.matches)
     warning ("muonlab:modelCount",
              "%s: the checkpoint (%s) holds %.0f parameters, the config gives %.0f: the config does not describe these weights",
@@ -70,9 +112,33 @@ function K = model_checkpoint (fname, source, cfg, counts)
   endif
 endfunction
 
-## The elements of every tensor in the header of a .safetensors file: 8 bytes (the header's
-## length, little-endian), then that much JSON: {name: {dtype, shape, data_offsets}, ...}.
-function n = safetensors_count (fname, file)
+## For an fp8 quantization_config Q and the parameters T: the elements of the tensors left
+## in torch_dtype, and the bytes of the float32 scales of the quantized ones (the linear
+## weights of the decoder layers, less modules_to_not_convert; one scale per
+## weight_block_size block of each expert, or per matrix).
+function [plain, scales] = fp8_split (Q, T)
+  quantized = (ismember (T.kind, {"attention", "mlp", "expert", "shared_expert"})
+               & T.rows > 1 & T.cols > 1);
+  if (isfield (Q, "modules_to_not_convert") && iscellstr (Q.modules_to_not_convert))
+    for m = Q.modules_to_not_convert(:).'
+      quantized &= cellfun ("isempty", strfind (T.name, m{1}));
+    endfor
+  endif
+  r = T.rows(quantized) ./ T.experts(quantized);     # one expert's rows
+  c = T.cols(quantized);
+  blk = [r c];
+  if (isfield (Q, "weight_block_size") && isnumeric (Q.weight_block_size)
+      && numel (Q.weight_block_size) == 2 && all (Q.weight_block_size(:) >= 1))
+    blk = repmat (double (Q.weight_block_size(:).'), numel (r), 1);
+  endif
+  plain = sum (T.numel(! quantized));
+  scales = 4 * sum (T.experts(quantized) .* ceil (r ./ blk(:,1)) .* ceil (c ./ blk(:,2)));
+endfunction
+
+## The elements of every tensor in the header of a .safetensors file (but a quantized
+## checkpoint's scales when NOSCALES): 8 bytes (the header's length, little-endian), then
+## that much JSON: {name: {dtype, shape, data_offsets}, ...}.
+function n = safetensors_count (fname, file, noscales)
   fid = fopen (file, "r", "ieee-le");
   if (fid < 0)
     error ("muonlab:badArg", "%s: cannot read '%s'.", fname, file);
@@ -101,7 +167,8 @@ function n = safetensors_count (fname, file)
   n = 0;
   for f = fieldnames (H).'
     t = H.(f{1});
-    if (isstruct (t) && isfield (t, "shape"))
+    if (isstruct (t) && isfield (t, "shape")
+        && ! (noscales && ! isempty (regexp (f{1}, '_scale(_inv)?$', "once"))))
       n += prod (double (t.shape));
     endif
   endfor

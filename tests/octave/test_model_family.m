@@ -40,6 +40,12 @@ endfunction
 %!  fclose (fid);
 %!endfunction
 
+%!function put_text (file, txt)
+%!  fid = fopen (file, "w");
+%!  fputs (fid, txt);
+%!  fclose (fid);
+%!endfunction
+
 %!test
 %! ## Mistral: llama's architecture (GQA 32 / 8 heads, untied head)
 %! M = muon_model (cfg ("mistral", 32000, 4096, 14336, 32, 32, 8, "tie_word_embeddings", false));
@@ -155,6 +161,71 @@ endfunction
 %!   write_safetensors (st, {"x.w", "x_w"}, {[4 4], [4 4]});
 %!   evalc ("M = muon_model (d);");        # (the count differs from the config's: a warning)
 %!   assert (M.checkpoint.count, 32);
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
+%! ## a quantized checkpoint: fp8 weights take a byte per element (DeepSeek-V3's Hugging Face
+%! ## weights: torch_dtype bfloat16, quantization_config fp8 in 128 x 128 blocks), other
+%! ## quantizations are not checked
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   fp8 = struct ("activation_scheme", "dynamic", "fmt", "e4m3", "quant_method", "fp8",
+%!                 "weight_block_size", [128 128]);
+%!   idx = fullfile (d, "model.safetensors.index.json");
+%!   ## DeepSeek-V3: its index's total_size (688,586,727,753 bytes) against 684,489,845,504
+%!   ## parameters stored (671B + the 14B MTP module); bf16 bytes would count half of them
+%!   c = muon_model ("deepseek-v3").config;
+%!   c.torch_dtype = "bfloat16";
+%!   c.quantization_config = fp8;
+%!   put_text (fullfile (d, "config.json"), jsonencode (c));
+%!   put_text (idx, '{"metadata": {"total_size": 688586727753}, "weight_map": {}}');
+%!   lastwarn ("");
+%!   M = muon_model (d);
+%!   assert (lastwarn (), "");
+%!   assert (M.checkpoint.method, "index");
+%!   assert (M.checkpoint.expected, 684489845504);
+%!   assert (M.checkpoint.count, 684489845504, 1e-4 * 684489845504);
+%!   assert (M.checkpoint.matches);
+%!   ## leaving the MTP module out (2% of the weights): the config does not describe them
+%!   evalc ("M = muon_model (d, \"MTP\", false);");
+%!   assert (lastwarn (), "muon_model: the checkpoint (index) holds 686462564841 parameters, the config gives 671026419200: the config does not describe these weights");
+%!   assert (! M.checkpoint.matches);
+%!   ## a small llama (hidden 16, MLP 32, 4 heads of 4, 2 KV heads, 2 layers, vocabulary 64),
+%!   ## counted here: per layer q 16x16, k 8x16, v 8x16, o 16x16, gate and up 32x16, down 16x32
+%!   ## at a byte each and one float32 scale each (one block); embedding, head, 2 norms per
+%!   ## layer and the final norm at 2 bytes
+%!   c = cfg ("llama", 64, 16, 32, 2, 4, 2, "tie_word_embeddings", false,
+%!            "quantization_config", fp8);
+%!   put_text (fullfile (d, "config.json"), jsonencode (c));
+%!   lin = 2 * (256 + 128 + 128 + 256 + 3 * 512);
+%!   plain = 2 * 64 * 16 + 2 * 2 * 16 + 16;
+%!   put_text (idx, sprintf ('{"metadata": {"total_size": %d}}', lin + 2 * plain + 4 * 2 * 7));
+%!   M = muon_model (d);
+%!   assert ([M.checkpoint.count, M.checkpoint.expected], [1 1] * (lin + plain));
+%!   ## its headers: the scale tensors are not parameters
+%!   T = M.params;
+%!   sh = arrayfun (@(r, c) [r c](1:1 + (c > 1)), T.rows, T.cols, "UniformOutput", false);
+%!   lin = T.rows > 1 & T.cols > 1 & ! strcmp (T.kind, "embedding") & ! strcmp (T.kind, "head");
+%!   sc = strcat (T.name(lin), "_scale_inv");
+%!   write_safetensors (fullfile (d, "model.safetensors"), [T.name; sc],
+%!                      [sh; repmat({[1 1]}, numel (sc), 1)]);
+%!   M = muon_model (d);
+%!   assert ([M.checkpoint.count, M.checkpoint.expected], [1 1] * sum (T.rows .* T.cols));
+%!   delete (fullfile (d, "model.safetensors"));
+%!   ## GPTQ (int4 packed in int32): the size gives no count; not checked, and said so
+%!   c.quantization_config = struct ("quant_method", "gptq", "bits", 4);
+%!   put_text (fullfile (d, "config.json"), jsonencode (c));
+%!   lastwarn ("");
+%!   M = muon_model (d);
+%!   assert (lastwarn (), "");
+%!   assert (M.checkpoint.method, "none");
+%!   assert (M.checkpoint.matches);
+%!   assert (M.checkpoint.note, "not checked: the checkpoint is quantized (quant_method 'gptq'), so its size gives no parameter count");
+%!   assert (! isempty (strfind (evalc ("disp (M)"), M.checkpoint.note)));
 %! unwind_protect_cleanup
 %!   confirm_recursive_rmdir (false, "local");
 %!   rmdir (d, "s");

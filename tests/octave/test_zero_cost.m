@@ -9,7 +9,10 @@
 ##    ns_flops' count; the imbalance is max / mean of that;
 ##  * the all-to-all owner design (whose first step muon_bp shares) also against an
 ##    element-by-element port here;
-##  * bytes scale with ElementBytes; the step time is the sum of its phases.
+##  * bytes scale with ElementBytes; the step time is the sum of its phases;
+##  * the profile: every field out of its range or unknown is refused, naming it, and its
+##    numbers enter the step time as the ring model written here says;
+##  * params.slot counts from 0 (the layout's from 1).
 ## Run: `test test_zero_cost` with inst/ and build/mex on the path.
 
 function varargout = test_zero_cost (name, varargin)
@@ -232,3 +235,91 @@ endfunction
 %! t = C2.time;
 %! assert (t.step, t.comm + t.ns + t.memory + t.overhead, 1e-12 * t.step);
 %! assert (t.comm, t.reduce_scatter + t.allreduce, 1e-12 * t.comm);
+
+%!test
+%! ## every profile field is checked: each bad value is refused, naming the field
+%! P = jsondecode (fileread (fullfile (fileparts (which ("zero_cost")), "profiles",
+%!                                     "h100_node.json")));
+%! bad = {"devices_per_node", "x", "a positive integer";
+%!        "devices_per_node", 2.5, "a positive integer";
+%!        "mem_bw", "fast", "a positive finite number";
+%!        "mem_bw", Inf, "a positive finite number";
+%!        "memory_bytes", -1, "a positive finite number";
+%!        "mem_efficiency", [1 2], "a number in (0, 1]";
+%!        "gemm_efficiency", 0, "a number in (0, 1]";
+%!        "gemm_efficiency", 1.5, "a number in (0, 1]";
+%!        "ns_call_overhead", -1, "a finite number >= 0";
+%!        "step_overhead", NaN, "a finite number >= 0";
+%!        "step_overhead", 1i, "a finite number >= 0";
+%!        "gemm_peak.fp16", 0, "a positive finite number";
+%!        "intra.bandwidth", [], "a positive finite number";
+%!        "intra.latency", "x", "a finite number >= 0";
+%!        "inter.efficiency", 0, "a number in (0, 1]";
+%!        "intra.allreduce", "x", "a struct of bandwidth and / or latency";
+%!        "intra.allreduce.bandwidth", -5e9, "a positive finite number";
+%!        "inter.all_to_all.latency", "x", "a finite number >= 0";
+%!        "name", 3, "a string";
+%!        "sources", {1}, "a string or a list of strings"};
+%! for k = 1:rows (bad)
+%!   Q = P;
+%!   path = strsplit (bad{k,1}, ".");
+%!   Q = setfield (Q, path{:}, bad{k,2});
+%!   try
+%!     zero_cost ([64 64; 32 64], 4, "Profile", Q);
+%!     error ("test:noError", "%s = %s: accepted", bad{k,1}, disp (bad{k,2}));
+%!   catch err
+%!     assert (err.message, sprintf ("zero_cost: profile field '%s' must be %s.", bad{k,1},
+%!                                   bad{k,3}));
+%!     assert (err.identifier, "muonlab:badArg");
+%!   end_try_catch
+%! endfor
+%! ## unknown fields are refused by name, missing ones too
+%! Q = P;
+%! Q.intra.broadcast = struct ("latency", 1e-6);
+%! fail ("zero_cost ([4 4], 2, \"Profile\", Q)", "unknown profile field 'intra.broadcast'");
+%! Q = P;
+%! Q.mem_bandwidth = 1e12;
+%! fail ("zero_cost ([4 4], 2, \"Profile\", Q)", "unknown profile field 'mem_bandwidth'");
+%! Q = P;
+%! Q.intra = rmfield (Q.intra, "latency");
+%! fail ("zero_cost ([4 4], 2, \"Profile\", Q)", "the profile has no field 'intra.latency'");
+
+%!test
+%! ## the profile's numbers enter the time as the flat ring model says (closed form here)
+%! Q = struct ("devices_per_node", int32 (8), "mem_bw", 1e11,
+%!             "gemm_peak", struct ("double", 1e12, "single", 2e12, "bf16", 4e12, "fp16", 4e12),
+%!             "intra", struct ("bandwidth", 1e10, "latency", 1e-6, "efficiency", 0.5,
+%!                              "allreduce", struct ("latency", 3e-6)),
+%!             "inter", struct ("bandwidth", 1e9, "latency", 1e-5),
+%!             "gemm_efficiency", 0.25, "ns_call_overhead", 1e-4, "step_overhead", 2e-3);
+%! W = 4;
+%! C = zero_cost ([64 64; 32 64], W, "Design", "zero12_allreduce", "Profile", Q);
+%! N = C.padded_total;
+%! assert (C.time.allreduce, 2 * (W - 1) * 3e-6 + 2 * (W - 1) / W * N * 2 / (0.5 * 1e10),
+%!         1e-12);
+%! assert (C.time.ns, max (C.ranks.ns_flops / (0.25 * 4e12) + C.ranks.ns_calls * 1e-4),
+%!         1e-15);
+%! assert (C.time.overhead, 2e-3);
+%! C = zero_cost ([64 64; 32 64], 16, "Design", "zero12_allreduce", "Profile", Q);
+%! N = C.padded_total;
+%! assert (C.time.allreduce, 2 * 15 * 1e-5 + 2 * 15 / 16 * N * 2 / 1e9, 1e-12);
+
+%!test
+%! ## params.slot: 0-based, the layout's 1-based slot less 1; the designs that deal whole
+%! ## matrices out in size order number them in that order (stable, largest first)
+%! for trial = 1:20
+%!   [shapes, W, stage, order] = test_zero_cost ("problem", 500 + trial);
+%!   L = zero_layout (num2cell (shapes, 2), W, "Stage", stage, "Order", order);
+%!   [~, bysize] = sort (-prod (shapes, 2));
+%!   want = zeros (rows (shapes), 1);
+%!   want(bysize) = 0:rows (shapes) - 1;
+%!   C = zero_cost (L, [], "Design", {"zero12_allreduce", "zero3_round_robin", ...
+%!                                    "layerwise_lpt", "alltoall_owner", "muon_bp"});
+%!   for c = struct (C)
+%!     if (any (strcmp (c.design, {"layerwise_lpt", "alltoall_owner", "muon_bp"})))
+%!       assert (c.params.slot, want);
+%!     else
+%!       assert (c.params.slot, [L.params.slot].' - 1);
+%!     endif
+%!   endfor
+%! endfor
