@@ -53,8 +53,12 @@ classdef ns_restart_result < muon_result
     endfunction
 
     ## the plain struct it was made from: restarts, count and its measure
-    function S = struct (T)
-      S = struct ("restarts", {T.restarts}, "count", T.count, T.by, T.(T.by));
+    function S = struct (T, varargin)
+      if (nargin > 1)                    # struct ("a", T, ...): Octave's, T a value
+        S = builtin ("struct", T, varargin{:});
+        return;
+      endif
+      S = builtin ("struct", "restarts", {T.restarts}, "count", T.count, T.by, T.(T.by));
     endfunction
 
     function disp (T)
@@ -98,6 +102,12 @@ endclassdef
 %! ## made from a struct, back to the same struct
 %! S = struct ("restarts", {{[], 2}}, "count", [0 1], "error", [0.5 0.25]);
 %! assert (struct (ns_restart_result (S)), S);
+%! ## struct () with more arguments is Octave's, the result a value in it
+%! T = ns_restart_result (S);
+%! X = struct ("t", T, "n", 1);
+%! assert (isstruct (X) && isa (X.t, "ns_restart_result") && X.n == 1);
+%! assert (struct (X.t), S);
+%! assert (class (struct ("a", 1, "t", T).t), "ns_restart_result");
 
 %!demo
 %! T = ns_restart_autotune ("polar_express")
