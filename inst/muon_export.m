@@ -36,10 +36,11 @@
 ## array, a vector a flat array, a matrix an array of its rows), a result inside it (a
 ## @code{muon_result} or @code{muon_state}) as its @code{struct}.  Every number is written
 ## with the fewest of 15, 16 or 17 significant digits that read back as the same double, so
-## @code{jsondecode} gives each double back bit for bit (-0 is written @code{-0.0}; Octave
-## 7's own @code{jsonencode} writes every positive number below eps as 0 and 0.1 + 0.2 as
-## 0.30000000000000007); NaN and Inf become null, integers (int64 and uint64 too) are
-## written with all their digits, single values as their double values.
+## a correctly rounded reader (@code{muon_import}, Python's @code{json}) gives each double
+## back bit for bit (-0 is written @code{-0.0}; Octave 7's own @code{jsonencode} writes
+## every positive number below eps as 0 and 0.1 + 0.2 as 0.30000000000000007); NaN and Inf
+## become null, integers (int64 and uint64 too) are written with all their digits, single
+## values as their double values.
 ## @end table
 ##
 ## Complex values (in either format), a value JSON cannot hold (a function handle), a
@@ -60,12 +61,13 @@
 ## renamed over it: a planted link is never followed, no shell sees @var{file}.
 ##
 ## Reading a table back: @code{muon_import (file)} returns it, from CSV or JSON (numbers as
-## numeric columns, text as cellstr columns; integers past 2^53 as the nearest double).  Octave's @code{csvread} and @code{dlmread} read
-## numbers only: they turn every text column (a design name, a parameter name) into 0
-## without a warning, so use them only on a table whose columns are all numeric (skip the
-## header: @code{csvread (file, 1, 0)}); @code{textscan} or the io package's
-## @code{csv2cell} read the text too.  A JSON file also reads back with @code{jsondecode
-## (fileread (file))} (a table as an array of row structs).
+## numeric columns, text as cellstr columns; integers past 2^53 as the nearest double).
+## Octave's @code{csvread} and @code{dlmread} read numbers only: they turn every text
+## column (a design name, a parameter name) into 0 without a warning, so use them only on a
+## table whose columns are all numeric (skip the header: @code{csvread (file, 1, 0)});
+## @code{textscan} or the io package's @code{csv2cell} read the text too.  A JSON file also
+## reads back with @code{jsondecode (fileread (file))} (a table as an array of row
+## structs; Octave 7's @code{jsondecode} reads about one number in five 1 ulp off).
 ##
 ## @example
 ## C = zero_cost (muon_model ("llama-3.1-8b"), 64);
@@ -133,7 +135,7 @@ function n = muon_export (X, file, varargin)
              fname, dup{1});
     endif
     n = rows (cols{1});
-    write_file (fname, file, @(tmp) write_csv (fname, tmp, T));
+    write_file (fname, file, @(tmp) csv_write (fname, tmp, names, cols));
   endif
 endfunction
 
@@ -281,74 +283,6 @@ function [names, cols] = columns_of (T)
       cols{end+1} = c;
     endif
   endfor
-endfunction
-
-## ---- writers ---------------------------------------------------------------------------
-
-function write_csv (fname, file, T)
-  [names, cols] = columns_of (T);
-  n = rows (cols{1});
-  isnum = cellfun (@(c) isnumeric (c) || islogical (c), cols);
-  fid = fopen (file, "w");
-  if (fid < 0)
-    error ("muonlab:badArg", "%s: cannot write '%s'.", fname, file);
-  endif
-  fprintf (fid, "%s\n", strjoin (cellfun (@csv_quote, names, "UniformOutput", false), ","));
-  wide = cellfun (@(c) isa (c, "int64") || isa (c, "uint64"), cols);
-  if (all (isnum) && ! any (wide))
-    fclose (fid);
-    if (n > 0)
-      M = zeros (n, numel (cols));
-      for k = 1:numel (cols)
-        M(:,k) = double (cols{k});
-      endfor
-      csvwrite (file, M, "-append", "precision", "%.16g");
-    endif
-    return;
-  endif
-  fmt = cell (1, numel (cols));
-  data = cell (numel (cols), n);
-  for k = 1:numel (cols)
-    c = cols{k};
-    if (wide(k))                     # every digit (double () keeps 53 bits)
-      fmt{k} = "%s";
-      data(k,:) = int_text (c(:));
-    elseif (isnum(k))
-      fmt{k} = "%.16g";
-      data(k,:) = num2cell (double (c(:)));
-    else
-      fmt{k} = "%s";
-      c = c(:);
-      str = cellfun ("isclass", c, "char");
-      c(! str) = cellfun (@cell_text, c(! str), "UniformOutput", false);
-      q = str & ! cellfun ("isempty", regexp (c, '[,"\r\n]', "once"));
-      c(q) = cellfun (@csv_quote, c(q), "UniformOutput", false);
-      data(k,:) = c;
-    endif
-  endfor
-  fprintf (fid, [strjoin(fmt, ",") "\n"], data{:});
-  fclose (fid);
-endfunction
-
-function s = cell_text (x)
-  if (ischar (x))
-    s = csv_quote (x);
-  elseif (isempty (x))
-    s = "";
-  elseif (isinteger (x))
-    s = strjoin (int_text (x), " ");
-  else
-    s = strjoin (arrayfun (@(v) sprintf ("%.16g", v), double (x), "UniformOutput", false), " ");
-    if (numel (x) > 1)
-      s = csv_quote (s);
-    endif
-  endif
-endfunction
-
-function s = csv_quote (s)
-  if (any (s == ",") || any (s == '"') || any (s == "\n") || any (s == "\r"))
-    s = ['"' strrep(s, '"', '""') '"'];
-  endif
 endfunction
 
 %!test

@@ -67,7 +67,7 @@ function t = enc (fname, x, where)
     if (rows (x) <= 1)
       t = strings ({x(:).'}){1};
     else
-      t = ["[" strjoin(strings (cellstr (x)), ",") "]"];
+      t = ["[" strjoin(strings (num2cell (x, 2)), ",") "]"];
     endif
   elseif (isnumeric (x) || islogical (x))
     if (isempty (x))
