@@ -415,6 +415,17 @@ endfunction
 %!   unlink (g);
 %! end_unwind_protect
 
+%!test
+%! ## UTF-8 text (characters of several bytes) beside numbers, out and back
+%! T = struct ("s", {{"héllo ü"; "日本"; "5é"}}, "v", [1; 2.5; -3]);
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   muon_export (T, f);
+%!   assert (muon_import (f), T);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
 %!demo
 %! C = zero_cost ({[64 64], [32 64]}, 4, "Design", {"zero12_allreduce", "layerwise_lpt"});
 %! f = [tempname() ".csv"];

@@ -44,6 +44,7 @@ function [F, nrow, plain] = csv_parse (t)
   field = cumsum ([1, sep(1:end-1)]);           # the field of each character
   lines = t;
   lines(sep) = "\n";
+  lines(lines > 127) = "x";                      # (a byte a character: the same lengths)
   bad = '^(?!(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:e[-+][0-9]+)?|-?Inf|NaN)$)[^\n]';
   plain = true (1, numel (b));                  # (a bad line's first character as
   plain(field(regexprep (lines, bad, "\n", "lineanchors") != lines)) = false;   # a \n)
