@@ -497,6 +497,17 @@ endfunction
 %!   unlink (g);
 %! end_unwind_protect
 
+%!test
+%! ## strings as bytes: escaped quotes, backslashes and control characters, UTF-8 and bytes
+%! ## that are no UTF-8 passed through
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   muon_export (struct ("s", {{char([97 200 34 92]); "é\t\n"; char(1)}}), g);
+%!   assert (fileread (g), ['[{"s":"a' char(200) '\"\\"},{"s":"é\t\n"},{"s":"\u0001"}]']);
+%! unwind_protect_cleanup
+%!   unlink (g);
+%! end_unwind_protect
+
 %!error <muon_export: X's column 'z' is complex; write its real and imaginary parts apart.> muon_export (struct ("z", [1+2i; 3]), [tempname() ".json"])
 %!error <muon_export: X's column 'z' is complex; write its real and imaginary parts apart.> muon_export (struct ("z", [1+2i; 3]), [tempname() ".csv"])
 %!error <muon_export: X's column 'c' is complex; write its real and imaginary parts apart.> muon_export (struct ("c", {{1+2i; 3}}, "n", [1; 2]), [tempname() ".csv"])

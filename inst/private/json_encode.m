@@ -148,7 +148,7 @@ function s = strings (c)
   s = c;
   all_c = [c{:}];
   if (any (all_c == '"' | all_c == "\\"))
-    s = regexprep (s, '(["\\])', '\\$1');
+    s = strrep (strrep (s, "\\", "\\\\"), '"', '\"');   # (bytes: any text, UTF-8 or not)
   endif
   ctl = [];
   if (any (all_c < 32))
