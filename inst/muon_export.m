@@ -26,13 +26,26 @@
 ## @item CSV
 ## a header line with the column names, then one line per row, written by Octave's
 ## @code{csvwrite} when every column is numeric, else row by row; numbers with 16
-## significant digits, logicals as 0 and 1, strings quoted when they hold a comma, a quote
-## or a line break (RFC 4180).  Only tables can be written as CSV.
+## significant digits, integers (int64 and uint64 too) with all their digits, logicals as
+## 0 and 1, strings quoted when they hold a comma, a quote or a line break (RFC 4180).
+## Only tables can be written as CSV.
 ## @item JSON
-## Octave's @code{jsonencode}: a table becomes an array of row objects; anything else (a
-## whole @code{zero_muon_step} result, a @code{zero_cost} struct array, a model) is encoded
-## as it is (NaN and Inf become null, single values are written as their double values).
+## a table becomes an array of row objects; anything else (a whole @code{zero_muon_step}
+## result, a @code{zero_cost} struct array, a model) is written as it is, laid out as
+## Octave's @code{jsonencode} lays it out (a struct an object, a struct array or a cell an
+## array, a vector a flat array, a matrix an array of its rows), a result inside it (a
+## @code{muon_result} or @code{muon_state}) as its @code{struct}.  Every number is written
+## with the fewest of 15, 16 or 17 significant digits that read back as the same double, so
+## a correctly rounded reader (@code{muon_import}, Python's @code{json}) gives each double
+## back bit for bit (-0 is written @code{-0.0}; Octave 7's own @code{jsonencode} writes
+## every positive number below eps as 0 and 0.1 + 0.2 as 0.30000000000000007); NaN and Inf
+## become null, integers (int64 and uint64 too) are written with all their digits, single
+## values as their double values.
 ## @end table
+##
+## Complex values (in either format), a value JSON cannot hold (a function handle), a
+## table column of n x 0 numbers and, with @qcode{"Table"}, a table column of the same
+## name as a field of @var{X} (which would hide it) are errors.
 ##
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -48,12 +61,13 @@
 ## renamed over it: a planted link is never followed, no shell sees @var{file}.
 ##
 ## Reading a table back: @code{muon_import (file)} returns it, from CSV or JSON (numbers as
-## numeric columns, text as cellstr columns).  Octave's @code{csvread} and @code{dlmread} read
-## numbers only: they turn every text column (a design name, a parameter name) into 0
-## without a warning, so use them only on a table whose columns are all numeric (skip the
-## header: @code{csvread (file, 1, 0)}); @code{textscan} or the io package's
-## @code{csv2cell} read the text too.  A JSON file also reads back with @code{jsondecode
-## (fileread (file))} (a table as an array of row structs).
+## numeric columns, text as cellstr columns; integers past 2^53 as the nearest double).
+## Octave's @code{csvread} and @code{dlmread} read numbers only: they turn every text
+## column (a design name, a parameter name) into 0 without a warning, so use them only on a
+## table whose columns are all numeric (skip the header: @code{csvread (file, 1, 0)});
+## @code{textscan} or the io package's @code{csv2cell} read the text too.  A JSON file also
+## reads back with @code{jsondecode (fileread (file))} (a table as an array of row
+## structs; Octave 7's @code{jsondecode} reads about one number in five 1 ulp off).
 ##
 ## @example
 ## C = zero_cost (muon_model ("llama-3.1-8b"), 64);
@@ -95,12 +109,16 @@ function n = muon_export (X, file, varargin)
     T = as_table (X);
   endif
 
+  if (! isempty (T))
+    check_columns (fname, T);
+  endif
   if (strcmp (ext, ".json"))
     if (isempty (T))
-      text = jsonencode (json_safe (X));
+      text = json_encode (fname, X);
       n = 1;
     else
-      [text, n] = json_rows (T);
+      text = json_encode (fname, T, "rows");
+      n = rows (T.(fieldnames (T){1}));
     endif
     write_file (fname, file, text);
   else
@@ -117,28 +135,7 @@ function n = muon_export (X, file, varargin)
              fname, dup{1});
     endif
     n = rows (cols{1});
-    write_file (fname, file, @(tmp) write_csv (fname, tmp, T));
-  endif
-endfunction
-
-## X with every empty struct array inside it replaced by [] (Octave 7's jsonencode writes a
-## field holding one as a name without a value, or aborts): both mean "none" here; and
-## every single array by its double values (jsonencode refuses single).
-function X = json_safe (X)
-  if (isa (X, "single"))
-    X = double (X);
-  elseif (isstruct (X))
-    if (isempty (X))
-      X = [];
-      return;
-    endif
-    for f = fieldnames (X).'
-      for k = 1:numel (X)
-        X(k).(f{1}) = json_safe (X(k).(f{1}));
-      endfor
-    endfor
-  elseif (iscell (X))
-    X = cellfun (@json_safe, X, "UniformOutput", false);
+    write_file (fname, file, @(tmp) csv_write (fname, tmp, names, cols));
   endif
 endfunction
 
@@ -158,7 +155,7 @@ function T = as_table (X, lenient)
     for k = 1:numel (f)
       c = X.(f{k});
       if (isnumeric (c) || islogical (c))
-        ok = ndims (c) == 2 && (isreal (c));
+        ok = ndims (c) == 2;
       elseif (iscell (c))
         ok = ndims (c) == 2 && columns (c) == 1 && all (cellfun (@is_cell_value, c));
       else
@@ -194,7 +191,28 @@ function T = as_table (X, lenient)
 endfunction
 
 function tf = is_num_row (x)
-  tf = (isnumeric (x) || islogical (x)) && isreal (x) && isrow (x);
+  tf = (isnumeric (x) || islogical (x)) && isrow (x);
+endfunction
+
+## Refuse the columns of table T that cannot be written: complex ones (the numbers would
+## lose their imaginary parts) and n x 0 ones (no CSV column, a null per row in JSON).
+function check_columns (fname, T)
+  for g = fieldnames (T).'
+    c = T.(g{1});
+    if (iscell (c))
+      cplx = ! all (cellfun ("isreal", c));
+    else
+      cplx = ! isreal (c);
+    endif
+    if (cplx)
+      error ("muonlab:badArg",
+             "%s: X's column '%s' is complex; write its real and imaginary parts apart.",
+             fname, g{1});
+    elseif (! iscell (c) && columns (c) == 0 && rows (c) > 0)
+      error ("muonlab:badArg", "%s: X's column '%s' is %d x 0: it has no values to write.",
+             fname, g{1}, rows (c));
+    endif
+  endfor
 endfunction
 
 function tf = is_cell_value (x)
@@ -228,6 +246,11 @@ function T = stacked (fname, X, name)
       endfor
     endif
     for g = f.'
+      if (isfield (keys, g{1}))
+        error ("muonlab:badArg",
+               "%s: the '%s' table of X has a column '%s', which is a field of X too.",
+               fname, name, g{1});
+      endif
       keys.(g{1}) = t.(g{1});
     endfor
     if (isempty (T))
@@ -260,89 +283,6 @@ function [names, cols] = columns_of (T)
       cols{end+1} = c;
     endif
   endfor
-endfunction
-
-## ---- writers ---------------------------------------------------------------------------
-
-function [text, n] = json_rows (T)
-  f = fieldnames (T);
-  n = rows (T.(f{1}));
-  args = cell (1, 2 * numel (f));
-  for k = 1:numel (f)
-    c = json_safe (T.(f{k}));
-    if (! iscell (c))
-      c = num2cell (c, 2);
-    endif
-    args{2*k-1} = f{k};
-    args{2*k} = c;
-  endfor
-  R = struct (args{:});
-  text = jsonencode (R(:));
-  if (n == 1)
-    text = ["[" text "]"];
-  elseif (n == 0)
-    text = "[]";                     # (Octave 7 encodes an empty struct array as nothing)
-  endif
-endfunction
-
-function write_csv (fname, file, T)
-  [names, cols] = columns_of (T);
-  n = rows (cols{1});
-  isnum = cellfun (@(c) isnumeric (c) || islogical (c), cols);
-  fid = fopen (file, "w");
-  if (fid < 0)
-    error ("muonlab:badArg", "%s: cannot write '%s'.", fname, file);
-  endif
-  fprintf (fid, "%s\n", strjoin (cellfun (@csv_quote, names, "UniformOutput", false), ","));
-  if (all (isnum))
-    fclose (fid);
-    if (n > 0)
-      M = zeros (n, numel (cols));
-      for k = 1:numel (cols)
-        M(:,k) = double (cols{k});
-      endfor
-      csvwrite (file, M, "-append", "precision", "%.16g");
-    endif
-    return;
-  endif
-  fmt = cell (1, numel (cols));
-  data = cell (numel (cols), n);
-  for k = 1:numel (cols)
-    c = cols{k};
-    if (isnum(k))
-      fmt{k} = "%.16g";
-      data(k,:) = num2cell (double (c(:)));
-    else
-      fmt{k} = "%s";
-      c = c(:);
-      str = cellfun ("isclass", c, "char");
-      c(! str) = cellfun (@cell_text, c(! str), "UniformOutput", false);
-      q = str & ! cellfun ("isempty", regexp (c, '[,"\r\n]', "once"));
-      c(q) = cellfun (@csv_quote, c(q), "UniformOutput", false);
-      data(k,:) = c;
-    endif
-  endfor
-  fprintf (fid, [strjoin(fmt, ",") "\n"], data{:});
-  fclose (fid);
-endfunction
-
-function s = cell_text (x)
-  if (ischar (x))
-    s = csv_quote (x);
-  elseif (isempty (x))
-    s = "";
-  else
-    s = strjoin (arrayfun (@(v) sprintf ("%.16g", v), double (x), "UniformOutput", false), " ");
-    if (numel (x) > 1)
-      s = csv_quote (s);
-    endif
-  endif
-endfunction
-
-function s = csv_quote (s)
-  if (any (s == ",") || any (s == '"') || any (s == "\n") || any (s == "\r"))
-    s = ['"' strrep(s, '"', '""') '"'];
-  endif
 endfunction
 
 %!test
@@ -483,6 +423,101 @@ endfunction
 %!   unlink (f);
 %!   unlink (g);
 %! end_unwind_protect
+
+%!test
+%! ## JSON numbers are exact: each reads back (str2double: correctly rounded) as the double
+%! ## written, in the fewest digits that do, also below eps (jsonencode wrote 0) and
+%! ## subnormal; -0 as -0.0; NaN and Inf as null; through muon_import bit for bit
+%! rand ("state", 3);
+%! x = [(rand (300, 1) - 0.5) .* 10 .^ (rand (300, 1) * 600 - 300); 4.9e-18; -1.5e-16;
+%!      5e-324; 1e-320; realmin; realmax; 0.1; 0.1 + 0.2; 1 / 3; 2^53 + 2; -0];
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   muon_export (struct ("x", x), g);
+%!   t = regexp (fileread (g), '\{"x":([^}]*)\}', "tokens");
+%!   t = cellfun (@(c) c{1}, t, "UniformOutput", false).';
+%!   assert (typecast (str2double (t), "uint64"), typecast (x, "uint64"));
+%!   assert (t(end-10:end)([1 2 7:11]), {"4.9e-18"; "-1.5e-16"; "0.1"; "0.30000000000000004";
+%!                                       "0.3333333333333333"; "9007199254740994"; "-0.0"});
+%!   J = muon_import (g);
+%!   assert (typecast (J.x, "uint64"), typecast (x, "uint64"));
+%!   muon_export (struct ("rel_err", [1.5e-16; -1.5e-16; 3e-16], "v", [NaN 1; Inf -Inf; 2 0.5]), g);
+%!   assert (fileread (g), ['[{"rel_err":1.5e-16,"v":[null,1]},{"rel_err":-1.5e-16,' ...
+%!                          '"v":[null,null]},{"rel_err":3e-16,"v":[2,0.5]}]']);
+%!   ## a whole result: a trace's smallest singular values, far below eps
+%!   randn ("state", 7);
+%!   [~, st] = muon_ns (randn (6, 2) * randn (2, 12), "Method", "gram", "Trace", true);
+%!   assert (min (st.trace.sv_min) < 1e-16 && min (st.trace.sv_min) > 0);
+%!   muon_export (st.trace, g);
+%!   J = jsondecode (fileread (g));      # (Octave 7's jsondecode: 1 ulp off at times)
+%!   assert (J.sv_min, st.trace.sv_min, -4 * eps);
+%! unwind_protect_cleanup
+%!   unlink (g);
+%! end_unwind_protect
+
+%!test
+%! ## int64 and uint64 past 2^53 with every digit, in CSV and JSON alike (double () would
+%! ## write 2^53 + 1 as 2^53); a cell column too
+%! a = [int64(2)^53 + 1; intmin("int64")];
+%! u = [intmax("uint64"); uint64(7)];
+%! f = [tempname() ".csv"];
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   muon_export (struct ("a", a, "u", u), f);
+%!   assert (fileread (f), ["a,u\n9007199254740993,18446744073709551615\n" ...
+%!                          "-9223372036854775808,7\n"]);
+%!   muon_export (struct ("a", a, "u", u), g);
+%!   assert (fileread (g), ['[{"a":9007199254740993,"u":18446744073709551615},' ...
+%!                          '{"a":-9223372036854775808,"u":7}]']);
+%!   muon_export (struct ("c", {{a(1); "x"}}, "n", [1; 2]), f);
+%!   assert (fileread (f), "c,n\n9007199254740993,1\nx,2\n");
+%!   muon_export (struct ("s", struct ("a", a)), g);
+%!   assert (fileread (g), '{"s":{"a":[9007199254740993,-9223372036854775808]}}');
+%! unwind_protect_cleanup
+%!   unlink (f);
+%!   unlink (g);
+%! end_unwind_protect
+
+%!test
+%! ## results inside a struct are written as their struct (), not their internals
+%! C = zero_cost ({[8 8]}, 2, "Design", "zero12_allreduce");
+%! [~, s] = muon_update (ones (2), []);
+%! L = zero_layout ({[8 8], [4 8]}, 2);
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   muon_export (struct ("plan", C, "state", s, "layout", L), g);
+%!   J = jsondecode (fileread (g));
+%!   assert (fieldnames (J.plan), fieldnames (struct (C)));
+%!   assert (fieldnames (J.state), fieldnames (struct (s)));
+%!   assert (fieldnames (J.layout), fieldnames (struct (L)));
+%!   assert (J.state.momentum, s.momentum, -4 * eps);
+%!   assert (J.plan.world, 2);
+%!   assert (isempty (strfind (fileread (g), '"recs"')) && isempty (strfind (fileread (g), "Handle")));
+%! unwind_protect_cleanup
+%!   unlink (g);
+%! end_unwind_protect
+
+%!test
+%! ## strings as bytes: escaped quotes, backslashes and control characters, UTF-8 and bytes
+%! ## that are no UTF-8 passed through
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   muon_export (struct ("s", {{char([97 200 34 92]); "é\t\n"; char(1)}}), g);
+%!   assert (fileread (g), ['[{"s":"a' char(200) '\"\\"},{"s":"é\t\n"},{"s":"\u0001"}]']);
+%! unwind_protect_cleanup
+%!   unlink (g);
+%! end_unwind_protect
+
+%!error <muon_export: X's column 'z' is complex; write its real and imaginary parts apart.> muon_export (struct ("z", [1+2i; 3]), [tempname() ".json"])
+%!error <muon_export: X's column 'z' is complex; write its real and imaginary parts apart.> muon_export (struct ("z", [1+2i; 3]), [tempname() ".csv"])
+%!error <muon_export: X's column 'c' is complex; write its real and imaginary parts apart.> muon_export (struct ("c", {{1+2i; 3}}, "n", [1; 2]), [tempname() ".csv"])
+%!error <muon_export: X's column 'c' is complex; write its real and imaginary parts apart.> muon_export (struct ("c", {{1+2i; 3}}, "n", [1; 2]), [tempname() ".json"])
+%!error <muon_export: X's column 'z' is complex; write its real and imaginary parts apart.> muon_export (struct ("z", {1i, 2}), [tempname() ".csv"])
+%!error <muon_export: X.a.z is complex; write its real and imaginary parts apart.> muon_export (struct ("a", struct ("z", [1 2; 3 1i])), [tempname() ".json"])
+%!error <muon_export: X.a\{2\} is a function_handle, which JSON cannot hold.> muon_export (struct ("a", {{1, @sin}}), [tempname() ".json"])
+%!error <muon_export: X's column 'b' is 2 x 0: it has no values to write.> muon_export (struct ("a", [1; 2], "b", zeros (2, 0)), [tempname() ".csv"])
+%!error <muon_export: X's column 'b' is 2 x 0: it has no values to write.> muon_export (struct ("a", [1; 2], "b", zeros (2, 0)), [tempname() ".json"])
+%!error <muon_export: the 't' table of X has a column 'n', which is a field of X too.> muon_export (struct ("n", {1, 2}, "t", {struct("n", [5; 6]), struct("n", [7; 8])}), [tempname() ".csv"], "Table", "t")
 
 %!error <Invalid call> muon_export (1)
 %!test

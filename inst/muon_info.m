@@ -21,7 +21,9 @@
 ## that report when typed and whose fields read as a struct's (@code{struct (info)} gives
 ## the struct): @code{cpu},
 ## @code{cuda_built}, @code{cuda_usable}, @code{cuda_devices}, @code{cuda_message},
-## @code{cuda}, @code{blas}, @code{schedules} and @code{gemm}.
+## @code{cuda}, @code{blas}, @code{schedules}, @code{gemm} and @code{gemm_text} (the
+## report's line about the CPU products: oneDNN's version, ISA and implementations, the
+## threads, cores and tile edge, and who runs each precision under @qcode{"Gemm", "auto"}).
 ##
 ## @code{gemm} describes the providers of the CPU products (option @qcode{"Gemm"} of
 ## @code{muon_ns}): @code{provider}, a struct with one field per precision
@@ -103,6 +105,10 @@ endfunction
 %!test
 %! s = muon_info ();
 %! assert (islogical (s.cuda_built) && islogical (s.cuda_usable));
+%! ## the help names every field of the result
+%! txt = get_help_text ("muon_info");
+%! named = cellfun (@(f) ! isempty (strfind (txt, ["@code{" f "}"])), fieldnames (s));
+%! assert (fieldnames (s)(! named), cell (0, 1));
 %! assert (ischar (s.cuda) && ! isempty (s.cuda));
 %! assert (any (strcmp (s.schedules, "keller")));
 %! if (! s.cuda_usable)

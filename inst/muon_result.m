@@ -19,8 +19,12 @@ classdef muon_result
   ## Fields are read as in a struct: @code{R.counts.total}, @code{R.params.name@{3@}},
   ## @code{R.ranks(3).bytes_sent}, @code{[R.ranks.ns_calls]}, and @code{fieldnames (R)}
   ## lists them.  It is not a struct: @code{isstruct (R)} is false, @code{isobject (R)} true,
-  ## @code{isfield (R, name)} is false (use @code{isprop (R, name)}), no new field can be
-  ## added, and Octave's @code{save} cannot write it.  @code{struct (R)} gives the plain
+  ## and no new field can be added.  @code{isfield (R, name)} is true for a field of the
+  ## @code{muon_rows} kinds and of a @code{muon_state}, false for the others (use
+  ## @code{isprop (R, name)} there).  Octave's @code{save} in its default text format (and
+  ## @code{-binary}) cannot write it; @code{-v6} and @code{-v7} write it, but @code{load}
+  ## gives back a struct of its properties (for a @code{muon_rows} kind or a
+  ## @code{muon_state}, its internals), not @var{R}.  @code{struct (R)} gives the plain
   ## struct with the same fields and values (for @code{save}, @code{jsonencode}, or to
   ## modify it).  @code{muon_export}, @code{zero_cost} and @code{muon_mpirun} (for the
   ## value a rank returns) take @var{R} as it is.

@@ -9,20 +9,25 @@ classdef muon_rows < muon_result
   ## restart count, @dots{}: a @code{muon_result} holding a struct array, which shows
   ## itself at the prompt as a table of the records with the answer first, instead of the
   ## struct array's field names (or, for one record, every column of its tables).  Its
-  ## kinds: @code{zero_cost_result} (@code{zero_cost}) and @code{ns_best_result} (the
-  ## @var{best} of @code{ns_restart_autotune} and @code{ns_restart_search}).
+  ## kinds: @code{zero_cost_result} (@code{zero_cost}), @code{ns_best_result} (the
+  ## @var{best} of @code{ns_restart_autotune} and @code{ns_restart_search}), and three of
+  ## one record: @code{ns_flops_result} (@code{ns_flops}; its columns hold a row per
+  ## shape), @code{muon_info_result} (@code{muon_info}) and @code{muon_comm_info}
+  ## (@code{muon_collective}'s information about a call).
   ##
   ## It reads like the struct array: @code{R(2).summary.bytes_max}, @code{R(end)},
-  ## @code{numel (R)}, @code{size (R)}, @code{isempty (R)}, @code{fieldnames (R)}.
+  ## @code{numel (R)}, @code{numel (R, idx)}, @code{size (R)}, @code{isempty (R)},
+  ## @code{fieldnames (R)}, @code{isfield (R, name)}.
   ## @code{R(k)} is a result of the same kind holding record k (so that typing it prints a
   ## summary too), and @code{R.name} on the whole gives the field of every record as one
   ## column: a cellstr for strings, a column vector for numeric or logical scalars, a
   ## struct array for structs (whose fields read as columns again: @code{R.summary.x}), a
-## cell otherwise (Octave 7 cannot hand a classdef's fields
-  ## out as a comma-separated list, so @code{@{R.name@}} is @code{@{R.name@}} of that column:
-  ## write @code{R.name}).  @code{struct (R)} gives the plain struct array, for
+  ## cell otherwise.  Octave 7 cannot hand a classdef's fields out as a comma-separated
+  ## list, so @code{@{R.name@}} is a cell holding that one column, not a cell of the
+  ## values: write @code{R.name}.  @code{struct (R)} gives the plain struct array, for
   ## @code{arrayfun}, @code{save}, @code{jsonencode} or a loop over its elements.
-  ## @seealso{zero_cost_result, ns_best_result, muon_result}
+  ## @seealso{zero_cost_result, ns_best_result, ns_flops_result, muon_info_result,
+  ## muon_comm_info, muon_result}
   ## @end deftypefn
 
   properties (Access = protected)
@@ -39,7 +44,7 @@ classdef muon_rows < muon_result
     endfunction
 
     function n = numel (R, varargin)
-      n = numel (R.recs);
+      n = numel (R.recs, varargin{:});
     endfunction
 
     function sz = size (R, varargin)
@@ -74,7 +79,11 @@ classdef muon_rows < muon_result
       switch (s(1).type)
         case "()"
           out = R;
-          out.recs = R.recs(s(1).subs{:});
+          try
+            out.recs = R.recs(s(1).subs{:});
+          catch err                      # "index (0): ...", not this method's "R(0): ..."
+            error (err.identifier, "%s", regexprep (err.message, '^R\(', "index ("));
+          end_try_catch
           if (numel (s) == 1)
             varargout{1} = out;
             return;
@@ -89,12 +98,12 @@ classdef muon_rows < muon_result
             [varargout{1:nargout}] = subsref (R.recs, s);
             return;
           endif
-          col = column (R.recs, s(1).subs);
+          col = column (R.recs, s(1).subs, class (R));
           k = 2;                         # R.summary.bytes_max: a column of columns
           while (k <= numel (s) && strcmp (s(k).type, ".") && ! isscalar (col)
                  && (isstruct (col) || (iscell (col) && ! isempty (col)
                                         && all (cellfun ("isstruct", col)))))
-            col = column (col, s(k).subs);
+            col = column (col, s(k).subs, class (R));
             k++;
           endwhile
           if (k <= numel (s))
@@ -196,17 +205,19 @@ function [sc, cn, cv, other] = sort_field (name, v, sc, cn, cv, other)
 endfunction
 
 ## the field NAME of every record of S as one column: S a struct array, or a cell of
-## scalar structs whose fields differ (R.time of designs that use different collectives)
-function col = column (S, name)
+## scalar structs whose fields differ (R.time of designs that use different collectives);
+## CLS the class that errors name
+function col = column (S, name, cls)
   if (iscell (S))
     has = cellfun (@(x) isfield (x, name), S);
     if (! all (has))
-      error ("muonlab:badArg", "no field '%s' in record %d (fields: %s).", name,
+      error ("muonlab:badArg", "%s: no field '%s' in record %d (fields: %s).", cls, name,
              find (! has, 1), strjoin (fieldnames (S{find (! has, 1)}).', ", "));
     endif
     v = cellfun (@(x) x.(name), S(:), "UniformOutput", false);
   elseif (! isfield (S, name))
-    error ("muonlab:badArg", "no field '%s' (fields: %s).", name, strjoin (fieldnames (S).', ", "));
+    error ("muonlab:badArg", "%s: no field '%s' (fields: %s).", cls, name,
+           strjoin (fieldnames (S).', ", "));
   else
     v = {S.(name)}.';
   endif
@@ -253,4 +264,16 @@ endfunction
 %! C.summary.bytes_max.'
 
 %!error <ns_best_result: index it with \(\) or ., not \{\}.> R = ns_best_result (struct ("a", {1, 2})); R{1}
-%!error <no field 'b' \(fields: a\).> R = ns_best_result (struct ("a", {1, 2})); R.b
+%!error <ns_best_result: no field 'b' \(fields: a\).> R = ns_best_result (struct ("a", {1, 2})); R.b
+%!error <index \(0\): subscripts must be> R = ns_best_result (struct ("a", {1, 2})); R(0)
+%!error <index \(3\): out of bound 2> R = ns_best_result (struct ("a", {1, 2})); R(3)
+
+%!test
+%! ## numel (R, idx): the number of records R(idx) holds, as for the struct array
+%! S = struct ("a", {1, 2, 3});
+%! R = ns_best_result (S);
+%! assert ([numel(R, 1), numel(R, 2:3), numel(R, ":"), numel(R, [])], [1 2 3 0]);
+%! assert ([numel(R, 1), numel(R, 2:3), numel(R, ":"), numel(R, [])], ...
+%!         [numel(S, 1), numel(S, 2:3), numel(S, ":"), numel(S, [])]);
+%! assert (R(2:3).a, [2; 3]);
+%! assert (R(2).a, 2);

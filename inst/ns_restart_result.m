@@ -16,8 +16,13 @@ classdef ns_restart_result < muon_result
   ##
   ## Columns are read as in a struct: @code{T.restarts@{1@}}, @code{T.metric(T.count == 1)}.
   ## It is not a struct: @code{isstruct (T)} is false, @code{isobject (T)} true;
-  ## @code{struct (T)} gives the plain struct @var{S} (its three fields and values), and
-  ## @code{muon_export (T, file)} writes the table.
+  ## @code{struct (T)} gives the plain struct @var{S} (its three fields and values).
+  ## @code{muon_export (T, file)} writes a row per list (in CSV the list as its numbers
+  ## separated by spaces, in JSON an array), and @code{muon_import (file)} gives back from
+  ## CSV the @code{restarts} column as text (@qcode{"1 2"}), from JSON the struct array of
+  ## the rows that @code{jsondecode} makes (each @code{restarts} a column vector); where
+  ## no list holds more than one number, a table again from either, @code{restarts} a
+  ## numeric column with NaN for the empty list.
   ##
   ## Typing @var{T} prints a title line, a header, the first 10 rows (with a line for the
   ## rows left out) and the field names: at most 14 lines.
@@ -57,8 +62,12 @@ classdef ns_restart_result < muon_result
     endfunction
 
     ## the plain struct it was made from: restarts, count and its measure
-    function S = struct (T)
-      S = struct ("restarts", {T.restarts}, "count", T.count, T.by, T.(T.by));
+    function S = struct (T, varargin)
+      if (nargin > 1)                    # struct ("a", T, ...): Octave's, T a value
+        S = builtin ("struct", T, varargin{:});
+        return;
+      endif
+      S = builtin ("struct", "restarts", {T.restarts}, "count", T.count, T.by, T.(T.by));
     endfunction
 
     function disp (T)
@@ -102,6 +111,37 @@ endclassdef
 %! ## made from a struct, back to the same struct
 %! S = struct ("restarts", {{[], 2}}, "count", [0 1], "error", [0.5 0.25]);
 %! assert (struct (ns_restart_result (S)), S);
+%! ## struct () with more arguments is Octave's, the result a value in it
+%! T = ns_restart_result (S);
+%! X = struct ("t", T, "n", 1);
+%! assert (isstruct (X) && isa (X.t, "ns_restart_result") && X.n == 1);
+%! assert (struct (X.t), S);
+%! assert (class (struct ("a", 1, "t", T).t), "ns_restart_result");
+
+%!test
+%! ## out with muon_export and back with muon_import, as the help says
+%! T = ns_restart_result (struct ("restarts", {{[1 2]; 3; []}}, "count", [2; 1; 0],
+%!                                "metric", [1; 2; 3]));
+%! f = [tempname() ".csv"];
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   muon_export (T, f);
+%!   U = muon_import (f);
+%!   assert (U.restarts, {"1 2"; "3"; ""});
+%!   assert (U.metric, [1; 2; 3]);
+%!   muon_export (T, g);
+%!   J = muon_import (g);
+%!   assert (isstruct (J) && numel (J) == 3);
+%!   assert ({J.restarts}, {[1; 2], 3, []});
+%!   T = ns_restart_result (struct ("restarts", {{3; []}}, "count", [1; 0], "metric", [1; 2]));
+%!   muon_export (T, f);
+%!   assert (muon_import (f).restarts, [3; NaN]);
+%!   muon_export (T, g);
+%!   assert (muon_import (g).restarts, [3; NaN]);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%!   unlink (g);
+%! end_unwind_protect
 
 %!test
 %! ## made empty, it shows no rows

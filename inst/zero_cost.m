@@ -547,4 +547,4 @@ endfunction
 %! s = C.time.step;
 %! assert (size (s), [numel(C) 1]);
 %! assert (s(2), C(2).time.step);
-%!error <no field 'bogus' in record 1> C = zero_cost ({[64 32], [32 48]}, 4); C.time.bogus
+%!error <zero_cost_result: no field 'bogus' in record 1 \(fields: allreduce, comm, ns, memory, overhead, step\).> C = zero_cost ({[64 32], [32 48]}, 4); C.time.bogus

@@ -1,0 +1,61 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {} {[@var{F}, @var{nrow}, @var{plain}] =} csv_parse (@var{t})
+## The fields of the CSV text @var{t}, row by row (a row cell @var{F}), the number of
+## fields of each row (@var{nrow}), and whether each field is @var{plain}: empty or,
+## unquoted, a number as @code{muon_export} writes it (a real number with no sign but a
+## minus and no leading zero, such as 0.5, -12, 1.5e-07 or 1e+300, or NaN, Inf, -Inf;
+## @code{str2double} also reads "1,5" as 15, "i" as a complex number, "+1", "007" and
+## "1e3", text a table may hold).  A quote starts a quoted part, in which "" is a quote
+## and a lone quote ends it; a comma or a line end (LF, CR LF or CR) outside quotes ends a
+## field.  Whether a character is inside quotes is the parity of the quotes before it
+## ("" adds two).  @code{muon_import}'s CSV reader.
+## @end deftypefn
+
+function [F, nrow, plain] = csv_parse (t)
+  F = {};
+  nrow = [];
+  plain = [];
+  if (isempty (t))
+    return;
+  endif
+  q = (t == '"');
+  out = ! mod (cumsum (q), 2);
+  crlf = out & t == "\r" & [t(2:end) == "\n", false];
+  t(crlf) = [];
+  q(crlf) = [];
+  out(crlf) = [];
+  eol = out & (t == "\n" | t == "\r");
+  sep = eol | (out & t == ",");
+  if (! isempty (t) && ! eol(end))              # a last line without its line end
+    t(end+1) = "\n";
+    q(end+1) = false;
+    eol(end+1) = true;
+    sep(end+1) = true;
+  endif
+  b = find (sep);
+  len = diff ([0, b]) - 1;
+  F = mat2cell (reshape (t(! sep), 1, []), 1, len);
+  F(len == 0) = {""};
+  ## plain fields: one search, each field a line of its own, for the lines that are no
+  ## number (a quoted field's first, a quote)
+  field = cumsum ([1, sep(1:end-1)]);           # the field of each character
+  lines = t;
+  lines(sep) = "\n";
+  lines(lines > 127) = "x";                      # (a byte a character: the same lengths)
+  bad = '^(?!(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:e[-+][0-9]+)?|-?Inf|NaN)$)[^\n]';
+  plain = true (1, numel (b));                  # (a bad line's first character as
+  plain(field(regexprep (lines, bad, "\n", "lineanchors") != lines)) = false;   # a \n)
+  ## fields with quotes: the quoted parts without their quotes, "" inside them as "
+  hasq = find (accumarray (field.', q(:), [numel(b), 1]) > 0).';
+  for i = hasq
+    [tok, rest] = regexp (F{i}, '"((?:[^"]|"")*)"?', "tokens", "split");
+    tok = regexprep (cellfun (@(c) c{1}, tok, "UniformOutput", false), '""', '"');
+    parts = [rest; [tok, {""}]];
+    F{i} = [parts{:}];
+  endfor
+  ends = find (eol(b));                         # the field that ends each row
+  nrow = diff ([0, ends]);
+endfunction
