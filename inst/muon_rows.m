@@ -242,7 +242,7 @@ endfunction
 %! ## reads like the struct array it holds
 %! S = struct ("design", {"a", "bb", "c"}, "world", {2, 4, 8},
 %!             "summary", {struct("x", 1), struct("x", 2), struct("x", 3)});
-%! R = ns_best_result (S);
+%! R = zero_cost_result (S);
 %! assert ([numel(R), size(R), isempty(R)], [3 1 3 false]);
 %! assert (R(2).summary.x, 2);
 %! assert (R(end).design, "c");
@@ -250,12 +250,12 @@ endfunction
 %! assert (R.world, [2; 4; 8]);
 %! assert (R.summary.x, [1; 2; 3]);
 %! assert (struct (R), S);
-%! assert (isa (R(2), "ns_best_result") && numel (R(2:3)) == 2);
+%! assert (isa (R(2), "zero_cost_result") && numel (R(2:3)) == 2);
 %! assert (R(2:3).world, [4; 8]);
 %! assert (fieldnames (R), fieldnames (S));
 %! ## struct () with more arguments is Octave's, the result a value in it
 %! T = struct ("r", R, "n", 1);
-%! assert (isstruct (T) && isa (T.r, "ns_best_result") && T.n == 1);
+%! assert (isstruct (T) && isa (T.r, "zero_cost_result") && T.n == 1);
 
 %!demo
 %! ## a list of records: zero_cost's plan reads like its struct array
@@ -263,15 +263,15 @@ endfunction
 %! C(2).design
 %! C.summary.bytes_max.'
 
-%!error <ns_best_result: index it with \(\) or ., not \{\}.> R = ns_best_result (struct ("a", {1, 2})); R{1}
-%!error <ns_best_result: no field 'b' \(fields: a\).> R = ns_best_result (struct ("a", {1, 2})); R.b
-%!error <index \(0\): subscripts must be> R = ns_best_result (struct ("a", {1, 2})); R(0)
-%!error <index \(3\): out of bound 2> R = ns_best_result (struct ("a", {1, 2})); R(3)
+%!error <zero_cost_result: index it with \(\) or ., not \{\}.> R = zero_cost_result (struct ("a", {1, 2})); R{1}
+%!error <zero_cost_result: no field 'b' \(fields: a\).> R = zero_cost_result (struct ("a", {1, 2})); R.b
+%!error <index \(0\): subscripts must be> R = zero_cost_result (struct ("a", {1, 2})); R(0)
+%!error <index \(3\): out of bound 2> R = zero_cost_result (struct ("a", {1, 2})); R(3)
 
 %!test
 %! ## numel (R, idx): the number of records R(idx) holds, as for the struct array
 %! S = struct ("a", {1, 2, 3});
-%! R = ns_best_result (S);
+%! R = zero_cost_result (S);
 %! assert ([numel(R, 1), numel(R, 2:3), numel(R, ":"), numel(R, [])], [1 2 3 0]);
 %! assert ([numel(R, 1), numel(R, 2:3), numel(R, ":"), numel(R, [])], ...
 %!         [numel(S, 1), numel(S, 2:3), numel(S, ":"), numel(S, [])]);
