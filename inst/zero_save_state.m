@@ -129,13 +129,14 @@ function files = zero_save_state (prefix, L, state, varargin)
     if (step == 0)
       mom = arrayfun (@(r) zeros (M.len(r+1), 1), ranks(:), "UniformOutput", false);
     endif
-    check_bufs (fname, "STATE.momentum", mom, M, ranks);
+    what = merge (isempty (train), "STATE", "STATE.zero");   # (a loop's design state)
+    check_bufs (fname, [what ".momentum"], mom, M, ranks);
 
     ## the reference momentum on each rank's pieces of L (when the state has one)
     has_ref = state.has_ref && step > 0 && ! strcmp (k.variant, "reference");
     if (has_ref)
       Mr = zero_shard_map (L, "reference");
-      check_bufs (fname, "STATE.reference", state.reference, Mr, ranks);
+      check_bufs (fname, [what ".reference"], state.reference, Mr, ranks);
       Mp = zero_shard_map (L, "zero2_slice_only");      # the pieces of L's partitions
     endif
     loop = train;                         # (the loop's part every rank holds alike)

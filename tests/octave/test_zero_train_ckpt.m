@@ -196,7 +196,7 @@ endfunction
 %!                           "Variant", "zero12_allreduce", "LossScaler", "dynamic");
 %! T.scaler.scale = NaN;
 %! zero_save_state (tempname (), L, T);
-%!error <zero_save_state: STATE.momentum\{1\} must not contain NaN or Inf.>
+%!error <zero_save_state: STATE.zero.momentum\{1\} must not contain NaN or Inf.>
 %! ## a momentum poisoned by PoisonMomentum (#8432) is refused, as zero_train_step's help says
 %! L = zero_layout ({[4 4], [2 4]}, 2);
 %! [R, T] = zero_train_step (L, {[Inf, ones(1, 3); ones(3, 4)], ones(2, 4); ones(4), ones(2, 4)},
