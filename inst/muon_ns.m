@@ -124,7 +124,8 @@
 ## it is never derived from the machine load (and at most 1024).  A count n from 1 to 1024
 ## is used as given, even above the number of cores (oversubscribed threads are slower,
 ## never different: the result is the same bits for any count, and @var{stats}.threads
-## says how many ran).  The previous
+## says how many ran), but for fewer where the process's address-space limit
+## (@code{ulimit -v}) cannot hold their stacks twice over.  The previous
 ## thread settings of OpenBLAS and OpenMP are restored after the call.
 ## @item "Trace"
 ## true: @var{stats} gets a field @code{trace}, the per-step record of this very run

@@ -19,8 +19,9 @@
 ## that holds them: demo/ in a checkout, the package's demos/ folder once installed.
 ##
 ## The demos write their PNG (and CSV) files to demo/output/ in a checkout and to
-## @code{fullfile (tempdir, "muonlab_demo")} once installed (@code{muonlab_demo ("output")}
-## says which; the folder is made when missing); each prints the files it wrote.  The demo
+## @code{fullfile (tempdir, sprintf ("muonlab_demo-%d", getuid ()))} once installed, one
+## folder per user, readable by its owner only (@code{muonlab_demo ("output")} says which;
+## the folder is made when missing); each prints the files it wrote.  The demo
 ## folder is put on the path for the call only.
 ##
 ## @example
@@ -91,18 +92,23 @@ function dir = demo_folder (fname)
   error ("muonlab:notBuilt", "%s: no demo folder beside %s (demos/ or ../demo/).", fname, here);
 endfunction
 
-## demo/output/ in a checkout (demo/ beside inst/), else tempdir's muonlab_demo/
+## demo/output/ in a checkout (demo/ beside inst/), else tempdir's muonlab_demo-UID/: one
+## per user (a shared one would be the first user's, unwritable for the others), made
+## readable by its owner only
 function out = output_folder (dir)
   [up, base] = fileparts (dir);
   if (strcmp (base, "demo") && isfolder (fullfile (up, "inst")))
     out = fullfile (dir, "output");
   else
-    out = fullfile (tempdir (), "muonlab_demo");
+    out = fullfile (tempdir (), sprintf ("muonlab_demo-%d", getuid ()));
   endif
   if (! isfolder (out))
     [ok, msg] = mkdir (out);
     if (! ok)
       error ("muonlab:badArg", "muonlab_demo: cannot make the output folder %s: %s", out, msg);
+    endif
+    if (! strcmp (base, "demo"))
+      chmod (out, 448);                 # 0700
     endif
   endif
 endfunction

@@ -58,7 +58,8 @@
 ##
 ## The metric agrees with the peer's @code{simulate_perturbed_gram_newton_schulz} +
 ## @code{stability_metric} (gram-newton-schulz 0.1.6) to 1e-6 relative for every shipped
-## schedule and every list of up to 2 restarts (tests/octave/fixtures holds its output).
+## schedule and every list of up to 2 restarts (the fixtures of the test suites hold its
+## output: tests/octave/fixtures in the source tree, tests/fixtures once installed).
 ## The model is a scalar caricature: it does not see the actual spectrum of a gradient,
 ## nor fp32's much smaller Gram error; @code{ns_restart_search} scores the lists by the
 ## real run instead.

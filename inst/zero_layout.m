@@ -218,7 +218,7 @@ function S = shapes_matrix (shapes)
   if (! (isreal (S) && all (S(:) >= 1) && all (S(:) == fix (S(:)))
          && all (S(:) < 2^53)))
     error ("muonlab:badShape",
-           "zero_layout: SHAPES must hold positive integer sizes.");
+           "zero_layout: SHAPES must hold positive integer sizes below 2^53.");
   endif
 endfunction
 
@@ -372,8 +372,10 @@ endfunction
 %!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout ({}, 2)
 %!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout ({[1 2 3]}, 2)
 %!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout (ones (2, 3), 2)
-%!error <zero_layout: SHAPES must hold positive integer sizes.> zero_layout ({[0 2]}, 2)
-%!error <zero_layout: SHAPES must hold positive integer sizes.> zero_layout ([2 2.5], 2)
+%!error <zero_layout: SHAPES must hold positive integer sizes below 2\^53.> zero_layout ({[0 2]}, 2)
+%!error <zero_layout: SHAPES must hold positive integer sizes below 2\^53.> zero_layout ([2 2.5], 2)
+%!error <zero_layout: SHAPES must hold positive integer sizes below 2\^53.> zero_layout ([2^53 1], 2)
+%!error <zero_layout: parameter 1: 4294967296 x 4294967296 elements overflow.> zero_layout ([2^32 2^32], 2)
 %!error <zero_layout: STAGE must be 1, 2 or 3.> zero_layout ({[2 2]}, 2, "Stage", 4)
 %!error <zero_layout: ALIGNFACTOR must be a positive integer.> zero_layout ({[2 2]}, 2, "AlignFactor", 0)
 %!error <zero_layout: ORDER must be 'given' or 'size_desc'.> zero_layout ({[2 2]}, 2, "Order", "asc")

@@ -27,6 +27,8 @@
  * C = ('barrier', COMM); S = ('counters', COMM[, RESET]); D = ('agree', COMM, SIG);
  * ('abort', MSG); B = ('have_mpi').
  */
+#include <stdlib.h>
+
 #include "muon_mex_comm.h"
 
 enum { IN_CMD, IN_COMM, IN_X, IN_ARG };
@@ -53,9 +55,9 @@ static const struct { int lo, hi, outs; } forms[CMD_END] = {
   [CMD_HAVE_MPI] = { 1, 1, 1 }
 };
 
-// Frees what mexFunction made for the call (a communicator it owns): before every error
-// raised once the communicator exists, and at the end.
-#define FREE_ALL if (owned) muon_comm_destroy (&c)
+// Frees what mexFunction made for the call (the counters before it, a communicator it
+// owns): before every error raised once the communicator exists, and at the end.
+#define FREE_ALL do { free (before); if (owned) muon_comm_destroy (&c); } while (0)
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -105,10 +107,14 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   mxArray *out[OUT_C + 1] = { NULL };
   size_t n = 0;
   muon_dtype dtype = MUON_F64;
-  muon_comm_counters *before = mxCalloc ((size_t) L, sizeof *before);
-  for (int l = 0; l < L && which < MUON_COLL_COUNT; l++)
+  // malloc, freed by FREE_ALL: an allocation that raised would leave c behind
+  muon_comm_counters *before = calloc ((size_t) L, sizeof *before);
+  for (int l = 0; l < L && which < MUON_COLL_COUNT && before != NULL; l++)
     muon_comm_counters_get (ctx, c, l, &before[l]);
-  if (which == CMD_CREATE)
+  if (before == NULL)
+    st = muon_ctx_set_error (ctx, MUON_ERR_NOMEM, "out of memory for the counters of %d ranks",
+                             L);
+  else if (which == CMD_CREATE)
     out[0] = muon_mex_comm_info (c);
   else if (which == CMD_COUNTERS)
   {

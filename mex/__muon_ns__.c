@@ -51,9 +51,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     size_t n = G.rows < G.cols ? G.rows : G.cols, m = G.rows < G.cols ? G.cols : G.rows;
     int steps = o.steps > 0 ? o.steps : muon_coeffs_default_steps (o.coeffs ? o.ncoeffs : 1);
     mwSize dx[3] = { n, m, (mwSize) steps + 1 }, dq[3] = { n, n, (mwSize) steps + 1 };
-    tx = mxCreateNumericArray (3, dx, mxDOUBLE_CLASS, mxREAL);
-    trr = mxCreateNumericArray (3, dq, mxDOUBLE_CLASS, mxREAL);
-    tq = mxCreateNumericArray (3, dq, mxDOUBLE_CLASS, mxREAL);
+    tx = muon_mex_new_array (fname, 3, dx, mxDOUBLE_CLASS);   // muonlab:noMemory when
+    trr = muon_mex_new_array (fname, 3, dq, mxDOUBLE_CLASS);  // the trace does not fit
+    tq = muon_mex_new_array (fname, 3, dq, mxDOUBLE_CLASS);
     double *r = mxGetPr (trr), *q = mxGetPr (tq);
     for (size_t i = 0; i < n * n * (size_t) (steps + 1); i++)
       r[i] = q[i] = NAN;

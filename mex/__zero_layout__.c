@@ -31,10 +31,26 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   muon_ctx *ctx = muon_mex_ctx ();
   muon_mex_check (fname, muon_zero_layout_create (ctx, P, rc, rc + P, world, &o, &L));
 
-  // outputs built here, handed over by muon_mex_outputs (never past nlhs)
+  // outputs built here, handed over by muon_mex_outputs (never past nlhs); all allocated
+  // first, so that a table that does not fit (RANGES is W x 2 x P) frees the layout and
+  // the others before the error
   mxArray *out[OUT_END] = { NULL };
   size_t W = (size_t) L->world, N = L->npieces;
-  double *d = mxGetPr (out[OUT_PAR] = mxCreateDoubleMatrix (P, 9, mxREAL));
+  mwSize dims[OUT_END][3] = { [OUT_PAR] = { P, 9, 1 }, [OUT_PIECES] = { N, 10, 1 },
+                              [OUT_RANKS] = { W, 5, 1 }, [OUT_RANGES] = { W, 2, P },
+                              [OUT_INFO] = { 1, 4, 1 } };
+  int fits = 1;
+  for (int k = 0; k < OUT_END; k++)
+    fits = fits && (out[k] = muon_mex_try_new_array (3, dims[k], mxDOUBLE_CLASS)) != NULL;
+  if (!fits)
+  {
+    muon_zero_layout_destroy (&L);
+    for (int k = 0; k < OUT_END; k++)
+      if (out[k] != NULL)
+        mxDestroyArray (out[k]);
+    muon_mex_check (fname, MUON_ERR_NOMEM);
+  }
+  double *d = mxGetPr (out[OUT_PAR]);
   for (size_t p = 0; p < P; p++)
   {
     const muon_zero_param *q = &L->params[p];
@@ -43,7 +59,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     for (int j = 0; j < 9; j++)
       d[p + j * P] = v[j];
   }
-  d = mxGetPr (out[OUT_PIECES] = mxCreateDoubleMatrix (N, 10, mxREAL));
+  d = mxGetPr (out[OUT_PIECES]);
   for (size_t i = 0; i < N; i++)
   {
     const muon_zero_piece *c = &L->pieces[i];
@@ -53,7 +69,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     for (int j = 0; j < 10; j++)
       d[i + j * N] = v[j];
   }
-  d = mxGetPr (out[OUT_RANKS] = mxCreateDoubleMatrix (W, 5, mxREAL));
+  d = mxGetPr (out[OUT_RANKS]);
   for (size_t r = 0; r < W; r++)
   {
     const muon_zero_rank *k = &L->ranks[r];
@@ -61,8 +77,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     for (int j = 0; j < 5; j++)
       d[r + j * W] = v[j];
   }
-  mwSize dims[3] = { W, 2, P };
-  d = mxGetPr (out[OUT_RANGES] = mxCreateNumericArray (3, dims, mxDOUBLE_CLASS, mxREAL));
+  d = mxGetPr (out[OUT_RANGES]);
   for (size_t p = 0; p < P; p++)
     for (size_t r = 0; r < W; r++)
     {
@@ -71,7 +86,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       d[r + 2 * W * p] = lo;
       d[r + W + 2 * W * p] = hi;
     }
-  d = mxGetPr (out[OUT_INFO] = mxCreateDoubleMatrix (1, 4, mxREAL));
+  d = mxGetPr (out[OUT_INFO]);
   d[0] = L->total;
   d[1] = L->padded_total;
   d[2] = L->partition_size;

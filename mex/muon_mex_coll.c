@@ -3,6 +3,7 @@
  * before it raises.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "muon_mex_comm.h"
@@ -75,15 +76,21 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
   size_t out_m = whole ? mxGetM (X0) : k == MUON_COLL_ALL_GATHER ? n * w : *count;
   int in_place = k == MUON_COLL_ALLREDUCE || k == MUON_COLL_BROADCAST;
   size_t nrecv = k == MUON_COLL_ALL_GATHER ? w : 1;
-  void **send = mxCalloc ((size_t) L, sizeof *send);
-  void **recv = mxCalloc ((size_t) L * nrecv, sizeof *recv);
-  mxArray **y = mxCalloc ((size_t) L, sizeof *y);
+  // the tables and copies from malloc, freed here: an allocation that raises would leave
+  // the caller's communicator behind (__muon_comm__ frees it after this returns)
+  void **send = calloc ((size_t) L, sizeof *send);
+  void **recv = calloc ((size_t) L * nrecv, sizeof *recv);
+  mxArray **y = calloc ((size_t) L, sizeof *y);
+  size_t *counts = NULL;
+  muon_status st = MUON_ERR_NOMEM;      // (a result that does not fit has set its message)
+  if (send == NULL || recv == NULL || y == NULL)
+    goto nomem;
   for (int l = 0; l < L; l++)            // copies: cells may share data, which the core rejects
   {
     if (in_place)
     {
       if ((y[l] = muon_mex_try_copy (x_rank (X, l))) == NULL)
-        return MUON_ERR_NOMEM;
+        goto done;
       send[l] = mxGetData (y[l]);
     }
     else
@@ -93,14 +100,16 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
                                        : muon_mex_try_new_array (2, (mwSize[]) { out_m, out_n },
                                                                  cls);
       if (y[l] == NULL)
-        return MUON_ERR_NOMEM;
-      send[l] = memcpy (mxMalloc (n * e + 1), mxGetData (x_rank (X, l)), n * e);
+        goto done;
+      if ((send[l] = malloc (n * e + 1)) == NULL)
+        goto nomem;
+      memcpy (send[l], mxGetData (x_rank (X, l)), n * e);
     }
     for (size_t q = 0; q < nrecv; q++)
       recv[(size_t) l * nrecv + q] = (char *) mxGetData (y[l]) + q * *count * e;
   }
   const void *const *in = (const void *const *) send;
-  muon_status st = MUON_ERR_INTERNAL;   // no other collective takes X
+  st = MUON_ERR_INTERNAL;                // no other collective takes X
   if (k == MUON_COLL_ALLREDUCE)
     st = muon_comm_allreduce (ctx, c, in, recv, n, *dtype, op);
   else if (k == MUON_COLL_REDUCE_SCATTER)
@@ -111,7 +120,8 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
     st = muon_comm_broadcast (ctx, c, recv, n, *dtype, root);
   else if (k == MUON_COLL_ALL_TO_ALL)     // equal blocks of count, to and from every rank
   {
-    size_t *counts = mxMalloc ((size_t) L * w * sizeof *counts);
+    if ((counts = malloc ((size_t) L * w * sizeof *counts)) == NULL)
+      goto nomem;
     for (size_t i = 0; i < (size_t) L * w; i++)
       counts[i] = *count;
     st = muon_comm_all_to_all (ctx, c, in, counts, recv, counts, *dtype);
@@ -123,5 +133,16 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
     for (int l = 0; l < L; l++)
       mxSetCell (*Y, (mwIndex) l, y[l]);
   }
+  goto done;
+nomem:
+  st = muon_ctx_set_error (ctx, MUON_ERR_NOMEM, "out of memory for the buffers of %d ranks", L);
+done:
+  if (!in_place && send != NULL)
+    for (int l = 0; l < L; l++)
+      free (send[l]);
+  free (send);
+  free (recv);
+  free (y);
+  free (counts);
   return st;
 }

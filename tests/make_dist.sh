@@ -9,9 +9,9 @@
 #   inst/tests/                           the numerical suites of tests/octave that need
 #                                         neither MPI nor the source tree (all test_*.m but
 #                                         test_readme, test_headline, test_moe_demo and
-#                                         test_ns_bitwise, which needs the test-only
-#                                         gateways of tests/mex/), their reference
-#                                         ports ref_*.m, fixtures/ and configs/: `pkg test
+#                                         test_muon_family_demo), their reference ports
+#                                         ref_*.m and helpers (thread_runs.m; not the
+#                                         runners run_*.m), fixtures/ and configs/: `pkg test
 #                                         muonlab` runs them (it cd's into each folder of the
 #                                         package and runs the %! blocks of every .m there)
 #   inst/demos/                           the demos (demo/*.m): pkg install copies them with
@@ -52,24 +52,35 @@ mkdir -p "$top/inst" "$top/src"
 
 cp DESCRIPTION INDEX COPYING README.md NEWS "$top/"
 
+# In a git checkout only the files git tracks ship (an untracked scratch file in inst/ or
+# core/ would be installed, or compiled in); from an exported tree, every file.
+tracked () {   # NUL-separated paths relative to the root on stdin: those to ship
+  if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    grep -z -Fx -f <(git -C "$root" -c core.quotePath=false ls-files) || true
+  else
+    cat
+  fi
+}
 # Copy the files under DIR whose names match the find(1) tests that follow, keeping paths.
 copy_tree () {
   local dir=$1 dest=$2; shift 2
   [[ -d $dir ]] || return 0
-  find "$dir" -type f \( "$@" \) ! -name '.*' -exec cp --preserve=mode --parents -t "$dest" {} +
+  find "$dir" -type f \( "$@" \) ! -name '.*' -print0 | tracked |
+    xargs -0 -r cp --preserve=mode --parents -t "$dest"
 }
 copy_tree inst "$top" -name '*.m' -o -name '*.json'   # inst/models/*.json: muon_model's data
 mkdir -p "$top/inst/demos"                                # not demo/output/ (what they write)
-cp --preserve=mode demo/*.m "$top/inst/demos/"
+find demo -maxdepth 1 -type f -name '*.m' -print0 | tracked |
+  xargs -0 -r cp --preserve=mode -t "$top/inst/demos/"
+# the suites, their reference ports ref_*.m and helpers (thread_runs.m), but the runners
+# run_*.m and the suites that need README.md or demo/; fixtures/ and configs/
 mkdir -p "$top/inst/tests"
-for f in tests/octave/test_*.m tests/octave/ref_*.m; do
-  case $(basename "$f") in
-    test_readme.m|test_headline.m|test_moe_demo.m|test_muon_family_demo.m) ;;  # need README.md / demo/
-    test_ns_bitwise.m) ;;   # needs the test-only gateway __muon_blas_threads__ (tests/mex/)
-    *) cp "$f" "$top/inst/tests/" ;;
-  esac
-done
-cp -r tests/octave/fixtures tests/octave/configs "$top/inst/tests/"
+find tests/octave -maxdepth 1 -type f -name '*.m' ! -name 'run_*.m' ! -name test_readme.m \
+     ! -name test_headline.m ! -name test_moe_demo.m ! -name test_muon_family_demo.m -print0 |
+  tracked | xargs -0 -r cp --preserve=mode -t "$top/inst/tests/"
+find tests/octave/fixtures tests/octave/configs -type f -print0 | tracked |
+  (cd tests/octave && sed -z 's|^tests/octave/||' |
+     xargs -0 -r cp --preserve=mode --parents -t "$top/inst/tests/")
 copy_tree core "$top/src" -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh'
 copy_tree mex "$top/src" -name '*.c' -o -name '*.h'
 cp Makefile "$top/src/Makefile.muonlab"

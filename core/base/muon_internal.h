@@ -65,8 +65,9 @@ muon_status muon_ctx_set_error_at (muon_ctx *ctx, muon_status code, const char *
     if (s_ < 0) { status = s_; goto fail; }                              \
   } while (0)
 
+// (the message names the function, not the expression: users read it)
 #define CHECKMEM(p)                                                      \
-  CHECK (MUON_ERR_NOMEM, (p) != NULL, "out of memory allocating %s", #p)
+  CHECK (MUON_ERR_NOMEM, (p) != NULL, "out of memory (in %s)", __func__)
 
 // Checks that need no context (for muon_ctx_* themselves and NULL ctx handling).
 #define CHECKCTX(ctx) do { if ((ctx) == NULL) return MUON_ERR_NULLPTR; } while (0)
@@ -102,6 +103,10 @@ int muon_core_count (void);
 // MUON_MAX_THREADS), else the cores shared out among the ranks of an MPI job on this machine
 // when the launcher says how many there are.  A constant of the machine: never reads the load.
 int muon_default_threads (void);
+// At most n, and fewer when the address space left under the process's limit (RLIMIT_AS,
+// `ulimit -v`) cannot hold n thread stacks twice over: OpenMP ends the process when it
+// cannot create a thread.  A probe (never fails); the bits do not depend on the count.
+int muon_threads_that_fit (int n);
 
 // The names of a list (DESIGN.md 3, "each list once").  A list is its X-macro
 // (muon_base.h); its public face is the catalogue (core/lists/, muon_lists.h: muon_names,

@@ -6,7 +6,9 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "muon_internal.h"
@@ -32,4 +34,46 @@ int muon_default_threads (void)
   int ranks = local ? atoi (local) : 1;
   n = muon_core_count () / (ranks > 1 ? ranks : 1);
   return n > 1 ? n : 1;
+}
+
+// A thread's stack as OpenMP sizes it: OMP_STACKSIZE (a number with an optional B, K, M or
+// G suffix; K without one), else the process's stack limit, else 8 MiB.
+static double stack_bytes (void)
+{
+  const char *env = getenv ("OMP_STACKSIZE");
+  if (env == NULL)
+    env = getenv ("GOMP_STACKSIZE");
+  if (env != NULL)
+  {
+    char *end;
+    double v = strtod (env, &end);
+    while (*end == ' ')
+      end++;
+    double unit = *end == 'B' || *end == 'b' ? 1 : *end == 'M' || *end == 'm' ? 1048576
+                  : *end == 'G' || *end == 'g' ? 1073741824.0 : 1024;
+    if (v > 0)
+      return v * unit;
+  }
+  struct rlimit r;
+  if (getrlimit (RLIMIT_STACK, &r) == 0 && r.rlim_cur != RLIM_INFINITY && r.rlim_cur > 0)
+    return (double) r.rlim_cur;
+  return 8.0 * 1048576;
+}
+
+int muon_threads_that_fit (int n)
+{
+  struct rlimit r;
+  if (n <= 1 || getrlimit (RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
+    return n;
+  double vm = 0;                                   // the address space in use (statm: pages)
+  FILE *f = fopen ("/proc/self/statm", "r");
+  if (f != NULL)
+  {
+    if (fscanf (f, "%lf", &vm) != 1)
+      vm = 0;
+    fclose (f);
+  }
+  double left = (double) r.rlim_cur - vm * (double) sysconf (_SC_PAGESIZE);
+  double fit = left / 2 / (stack_bytes () + 65536);   // half of it, a guard page per stack
+  return fit >= n ? n : fit >= 1 ? (int) fit : 1;
 }

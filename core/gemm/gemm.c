@@ -126,7 +126,7 @@ muon_status muon_gemm_setup (muon_ctx *ctx, muon_gemm_provider requested, int th
          "libdnnl-dev and rebuild)");
   muon_gemm_choose (requested, p, &cfg->provider, &cfg->bf16, why, sizeof why);
   cfg->f64 = p == MUON_PREC_DOUBLE;
-  cfg->threads = threads > 0 ? threads : muon_default_threads ();
+  cfg->threads = muon_threads_that_fit (threads > 0 ? threads : muon_default_threads ());
   if (openblas_get_num_threads && openblas_set_num_threads)
   {
     int now = openblas_get_num_threads ();

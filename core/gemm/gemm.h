@@ -64,7 +64,8 @@ typedef struct {
 } muon_gemm_cfg;
 
 // Resolves the provider for precision p (muon_gemm_choose) and the thread count
-// (requested > 0: that many, also above the cores; 0: muon_default_threads), sets
+// (requested > 0: that many, also above the cores; 0: muon_default_threads; fewer where
+// the address-space limit cannot hold their stacks, muon_threads_that_fit), sets
 // OpenBLAS to one thread (each tile is one single-threaded call) and OpenMP, which shares
 // the tiles and runs ns_impl.h's elementwise passes, to the count.  NOTBUILT for 'onednn'
 // without oneDNN (whatever the precision); BADARG for an unknown provider or a thread count

@@ -126,9 +126,9 @@ muon_status muon_zero_layout_create (muon_ctx *ctx, size_t nparams, const size_t
   {
     muon_zero_param *q = &L->params[p];
     CHECK (MUON_ERR_BADSHAPE, rows[p] >= 1 && cols[p] >= 1,
-           "parameter %zu is %zu x %zu; sizes must be >= 1", p, rows[p], cols[p]);
+           "parameter %zu is %zu x %zu; sizes must be >= 1", p + 1, rows[p], cols[p]);
     CHECK (MUON_ERR_BADSHAPE, mul_ok (rows[p], cols[p], &q->numel),
-           "parameter %zu: %zu x %zu elements overflow", p, rows[p], cols[p]);
+           "parameter %zu: %zu x %zu elements overflow", p + 1, rows[p], cols[p]);
     q->rows = rows[p];
     q->cols = cols[p];
     CHECK (MUON_ERR_BADSHAPE, add_ok (L->total, q->numel, &L->total),

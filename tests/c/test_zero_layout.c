@@ -256,7 +256,7 @@ static void test_errors (void)
   T_EQ_INT (muon_zero_layout_create (ctx, 1, z, c1, 2, &o, &L), MUON_ERR_BADSHAPE);
   T_EQ_INT (muon_zero_layout_create (ctx, 1, r1, z, 2, &o, &L), MUON_ERR_BADSHAPE);
   T_EQ_INT (muon_zero_layout_create (ctx, 1, big, c1, 2, &o, &L), MUON_ERR_BADSHAPE);
-  T_EQ_STR (muon_ctx_last_error (ctx), "parameter 0: 9223372036854775807 x 3 elements overflow");
+  T_EQ_STR (muon_ctx_last_error (ctx), "parameter 1: 9223372036854775807 x 3 elements overflow");
   T_EQ_INT (muon_zero_layout_create (ctx, 2, r2, c2, 2, &o, &L), MUON_ERR_BADSHAPE);
   size_t r3[] = { SIZE_MAX / 3 - 1 }, c3[] = { 3 };     // numel fits, padding does not
   T_EQ_INT (muon_zero_layout_create (ctx, 1, r3, c3, 8, &o, &L), MUON_ERR_BADSHAPE);

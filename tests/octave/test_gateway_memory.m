@@ -227,3 +227,36 @@ endfunction
 %! assert (! isempty (strfind (out, "after: same=1")), out);
 %!error <usage: Y = __muon_copy_out__ \(X, HOW\)> __muon_copy_out__ (int8 (1), "mx")
 %!error <usage: Y = __muon_copy_out__ \(X, HOW\)> __muon_copy_out__ (1, "other")
+
+%!function s = sq (s)
+%!  s = ["'" strrep(s, "'", "'\\''") "'"];
+
+%!test
+%! ## under an address-space limit (ulimit -v, as HPC schedulers set): a thread count whose
+%! ## stacks do not fit runs on fewer threads, the same bits (OpenMP ended the process when
+%! ## it could not create one), and results that do not fit are muonlab:noMemory naming the
+%! ## function (zero_layout's W x 2 x P table, muon_ns's trace, a collective's buffers on
+%! ## 65536 simulated ranks: each raised Octave's error with no id and leaked), after which
+%! ## the session goes on
+%! inst = fileparts (which ("muon_ns"));
+%! mex = fileparts (which ("__muon_ns__"));
+%! exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%! code = ["G = randn (300, 600); [X1, s1] = muon_ns (G, 'Threads', 1); " ...
+%!         "[X, s] = muon_ns (G, 'Threads', 1024); " ...
+%!         "printf ('threads %d same %d\\n', s.threads < 1024, isequal (X, X1)); " ...
+%!         "calls = {@() zero_layout (repmat ({[64 64]}, 1, 20000), 65536), " ...
+%!         "@() muon_ns (randn (256, 1024), 'Trace', true, 'Steps', 1000), " ...
+%!         "@() muon_collective (muon_comm ('sim', 65536), 'all_gather', num2cell (1:65536))}; " ...
+%!         "for k = 1:3, try, calls{k} (); printf ('no error\\n'); " ...
+%!         "catch e, printf ('%s | %s\\n', e.identifier, e.message); end, end; " ...
+%!         "L = zero_layout ({[8 4]}, 2); printf ('after %d\\n', L.total);"];
+%! cmd = sprintf (["ulimit -v 3000000; OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 '%s' " ...
+%!                 "--no-gui --norc --silent --eval \"addpath ('%s', '%s'); %s\" 2>&1"],
+%!                exe, inst, mex, code);
+%! [rc, out] = system (["bash -c " sq(cmd)]);
+%! assert (rc, 0, out);
+%! assert (! isempty (strfind (out, "threads 1 same 1")), out);
+%! assert (! isempty (regexp (out, "muonlab:noMemory \\| zero_layout: out of memory for a result of \\d+ MB\\.")), out);
+%! assert (! isempty (regexp (out, "muonlab:noMemory \\| muon_ns: out of memory for a result of \\d+ MB\\.")), out);
+%! assert (! isempty (strfind (out, "muonlab:noMemory | muon_collective: out of memory for the buffers of 65536 ranks.")), out);
+%! assert (! isempty (strfind (out, "after 32")), out);
