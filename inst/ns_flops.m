@@ -105,10 +105,11 @@ function F = ns_flops (m, n, varargin)
   F = ns_flops_result (F);              # typing F prints the answer first
 endfunction
 
+## (at most 2^53: larger sizes overflowed the counts to Inf and the ratios to NaN)
 function check_size (what, x)
   if (! (isnumeric (x) && isreal (x) && ! isempty (x) && ! issparse (x)
-         && all (isfinite (x(:))) && all (x(:) > 0)))
-    error ("muonlab:badArg", "ns_flops: %s must be positive finite real numbers.", what);
+         && all (isfinite (x(:))) && all (x(:) > 0) && all (x(:) <= 2^53)))
+    error ("muonlab:badArg", "ns_flops: %s must be positive real numbers of at most 2^53.", what);
   endif
 endfunction
 
@@ -205,13 +206,14 @@ endfunction
 
 %!error <Invalid call> ns_flops ()
 %!error <Invalid call> ns_flops (4)
-%!error <ns_flops: M must be positive finite real numbers.> ns_flops (0, 4)
-%!error <ns_flops: M must be positive finite real numbers.> ns_flops (-1, 4)
-%!error <ns_flops: M must be positive finite real numbers.> ns_flops ([], 4)
-%!error <ns_flops: M must be positive finite real numbers.> ns_flops ("a", 4)
-%!error <ns_flops: M must be positive finite real numbers.> ns_flops (1i, 4)
-%!error <ns_flops: N must be positive finite real numbers.> ns_flops (4, Inf)
-%!error <ns_flops: N must be positive finite real numbers.> ns_flops (4, NaN)
+%!error <ns_flops: M must be positive real numbers of at most 2\^53.> ns_flops (0, 4)
+%!error <ns_flops: M must be positive real numbers of at most 2\^53.> ns_flops (-1, 4)
+%!error <ns_flops: M must be positive real numbers of at most 2\^53.> ns_flops ([], 4)
+%!error <ns_flops: M must be positive real numbers of at most 2\^53.> ns_flops ("a", 4)
+%!error <ns_flops: M must be positive real numbers of at most 2\^53.> ns_flops (1i, 4)
+%!error <ns_flops: N must be positive real numbers of at most 2\^53.> ns_flops (4, Inf)
+%!error <ns_flops: N must be positive real numbers of at most 2\^53.> ns_flops (4, NaN)
+%!error <ns_flops: N must be positive real numbers of at most 2\^53.> ns_flops (4, 1e300)
 %!error <ns_flops: M and N must have the same size \(or one must be a scalar\).> ns_flops ([1 2], [1 2 3])
 %!error <ns_flops: options must be NAME, VALUE pairs.> ns_flops (4, 4, "Steps")
 %!error <ns_flops: option names must be strings.> ns_flops (4, 4, 1, 2)
