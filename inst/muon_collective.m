@@ -81,10 +81,10 @@ function [Y, info] = muon_collective (comm, coll, varargin)
   if (! (isstruct (comm) && isscalar (comm)) && ! (ischar (comm) && isrow (comm)))
     error ("muonlab:badArg", "muon_collective: COMM must be a communicator from muon_comm.");
   endif
-  coll = choose_option (fname, "COLL", coll, [core_lists().lists.coll, {"counters"}]);
-  takes_x = ! any (strcmp (coll, {"barrier", "counters"}));
-  X = [];
   try                                    # (a rank whose checks fail joins the agreement)
+    coll = choose_option (fname, "COLL", coll, [core_lists().lists.coll, {"counters"}]);
+    takes_x = ! any (strcmp (coll, {"barrier", "counters"}));
+    X = [];
     if (takes_x)
       if (isempty (varargin))
         error ("muonlab:badArg", "muon_collective: X must be given for %s.", coll);
@@ -104,6 +104,13 @@ function [Y, info] = muon_collective (comm, coll, varargin)
     o = parse_options (fname, "muon_collective", varargin);
     if (! takes_x && nargout > 1)          # barrier and counters have one output
       print_usage ();
+    endif
+    ## the gateway's own checks of X (its shape, its cells) before the ranks agree, where
+    ## they span several processes (a rank that failed them after would pair its next
+    ## call's agreement with the others' collective)
+    if (takes_x && isstruct (comm) && isfield (comm, "local_ranks") && isfield (comm, "size")
+        && comm.local_ranks < comm.size)
+      __muon_comm__ ("check", comm, X, coll);
     endif
   catch err
     agree (fname, comm, coll);

@@ -198,10 +198,9 @@ function R = collect (dir, np, status, timeout, elapsed)
   if (! isempty (errs))
     ranks = cellfun (@(f) sscanf (f(numel (dir) + 8:end), "%d"), errs);
     msgs = cellfun (@(f) strtrim (fileread (f)), errs, "UniformOutput", false);
-    ## a rank's own error before one that only reports it (comm_agree's "rank q raised an
-    ## error before the collectives")
-    told = ! cellfun ("isempty",
-                      regexp (msgs, "rank \\d+ raised an error before the collectives"));
+    ## a rank's own error before one that only reports it (comm_agree's "FNAME: rank Q
+    ## raised an error (its own message says why).")
+    told = ! cellfun ("isempty", regexp (msgs, told_pattern ()));
     key = ranks;
     key(told & ! all (told)) = Inf;
     [~, k] = min (key);
@@ -282,6 +281,11 @@ function x = plain (x)
   endif
 endfunction
 
+## comm_agree's report of a rank that raised its own error, the rank a token
+function p = told_pattern ()
+  p = '^\w+: rank (\d+) raised an error \(its own message says why\)\.$';
+endfunction
+
 ## The per-rank driver: no workspace dump, the caller's path and directory, MPI up first (so
 ## that any rank can abort the job), fn, then its result to rank_<r>.mat, or its error to
 ## error_<r>.txt and MPI_Abort.  Until the result is saved, an exit leaves MPI unfinalized
@@ -319,8 +323,7 @@ function run_rank (dir)
       r(isnan (r)) = 0;
     endif
     write_lines (fullfile (dir, sprintf ("error_%d.txt", r)), {err.message});
-    q = regexp (err.message, "rank (\\d+) raised an error before the collectives", "tokens",
-                "once");
+    q = regexp (err.message, told_pattern (), "tokens", "once");
     if (! isempty (q))                  # that rank raises its own: let it write it first
       f = fullfile (dir, sprintf ("error_%s.txt", q{1}));
       for t = 1:50

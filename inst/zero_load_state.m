@@ -69,14 +69,14 @@ function state = zero_load_state (prefix, L, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  if (! (ischar (prefix) && isrow (prefix)))
-    error ("muonlab:badArg", "%s: PREFIX must be a file name prefix.", fname);
-  endif
-  opts = parse_options (fname, "zero_load_state", varargin);
   ## under MPI every rank must load the same checkpoint (a rank whose own checks fail
   ## joins the agreement, so that the others raise too instead of waiting in it)
   names = {"layout", "VARIANT", "checkpoint (its files' contents)"};
   try
+    if (! (ischar (prefix) && isrow (prefix)))
+      error ("muonlab:badArg", "%s: PREFIX must be a file name prefix.", fname);
+    endif
+    opts = parse_options (fname, "zero_load_state", varargin);
     [W, shapes] = zero_check_layout (fname, L);
     [ranks, nl] = zero_local_ranks (fname, opts.comm, W);
 
@@ -140,7 +140,7 @@ function state = zero_load_state (prefix, L, varargin)
     sig = [value_hash({shapes, W, L.stage, L.align_factor, L.order_mode}), ...
            value_hash(variant), value_hash(S)];
   catch err
-    comm_agree (fname, opts.comm, [], names);
+    comm_agree (fname, comm_in_args (varargin), [], names);
     rethrow (err);
   end_try_catch
   comm_agree (fname, opts.comm, sig, names, {"hash", "hash", "hash"});

@@ -212,13 +212,13 @@ endfunction
 
 function [R, state] = step (L, rank_grads, state, varargin)
   fname = "zero_muon_step";
-  opts = parse_options (fname, "zero_muon_step", varargin);
-  want_ref = opts.reference;
-  ## under MPI / NCCL a rank whose own checks fail still joins the agreement below, so
-  ## that the others raise too instead of waiting in it
+  ## under MPI / NCCL a rank whose own checks fail (its options too) still joins the
+  ## agreement below, so that the others raise too instead of waiting in it
   variants = core_lists ().lists.zero_variant;
   names = {"layout", "VARIANT", "REFERENCE", "options", "STATE (its step count)"};
   try
+    opts = parse_options (fname, "zero_muon_step", varargin);
+    want_ref = opts.reference;
     ## layout, communicator and gradients: the checks every zero_* function shares (a light
     ## one of the layout: the step runs in a loop; the checkpoints rebuild it)
     given = L;
@@ -292,7 +292,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
            value_hash(rmfield (opts, {"comm", "variant", "reference", "threads", ...
                                       "param_experts", "param_split"})), state.step];
   catch err
-    comm_agree (fname, opts.comm, [], names);
+    comm_agree (fname, comm_in_args (varargin), [], names);
     rethrow (err);
   end_try_catch
   comm_agree (fname, comm, sig, names, {"hash", variants, {"false", "true"}, "hash", []});

@@ -79,15 +79,15 @@ function files = zero_save_state (prefix, L, state, varargin)
     print_usage ();
   endif
   state = state_plain (state);
-  if (! (ischar (prefix) && isrow (prefix)))
-    error ("muonlab:badArg", "%s: PREFIX must be a file name prefix.", fname);
-  endif
-  opts = parse_options (fname, "zero_save_state", varargin);
   ## under MPI every rank must write the same checkpoint (a rank whose own checks fail
   ## joins the agreement, so that the others raise too instead of waiting in it)
   names = {"PREFIX", "layout", "STATE (its design and momentum form)", "STATE (its step count)", ...
            "STATE (its training loop)"};
   try
+    if (! (ischar (prefix) && isrow (prefix)))
+      error ("muonlab:badArg", "%s: PREFIX must be a file name prefix.", fname);
+    endif
+    opts = parse_options (fname, "zero_save_state", varargin);
     [W, shapes] = zero_check_layout (fname, L);
     [ranks, nl] = zero_local_ranks (fname, opts.comm, W);
     train = [];                             # a zero_train_step state: the loop rides along
@@ -147,32 +147,40 @@ function files = zero_save_state (prefix, L, state, varargin)
     sig = [value_hash(prefix), value_hash({shapes, W, L.stage, L.align_factor, L.order_mode}), ...
            value_hash({k.variant, k.form}), step, value_hash(loop)];
   catch err
-    comm_agree (fname, opts.comm, [], names);
+    comm_agree (fname, comm_in_args (varargin), [], names);
     rethrow (err);
   end_try_catch
   comm_agree (fname, opts.comm, sig, names, {"hash", "hash", "hash", [], "hash"});
 
-  files = cell (1, nl);
-  for l = 1:nl
-    r = ranks(l);
-    S = struct ("format", "muonlab.zero_shard", "version", 2, "rank", r, "world", W,
-                "shapes", shapes, "stage", L.stage, "align_factor", L.align_factor,
-                "order", L.order_mode, "variant", k.variant, "form", k.form, "step", step,
-                "seg", M.seg{r+1}, "len", M.len(r+1), "momentum", mom{l},
-                "ref_seg", zeros (0, 5), "reference", zeros (0, 1), "train", []);
-    if (! isempty (train))
-      S.train = zero_train_ckpt ("rank", train, l);
-    endif
-    if (has_ref)
-      full = cellfun (@(sz) zeros (sz), num2cell (shapes, 2).', "UniformOutput", false);
-      seen = cellfun (@(x) false (size (x)), full, "UniformOutput", false);
-      full = zero_shard_unpack (Mr.seg{r+1}, state.reference{l}, full, seen);
-      S.ref_seg = Mp.seg{r+1};
-      S.reference = zero_shard_pack (Mp, r, full);
-    endif
-    files{l} = zero_shard_file (prefix, r);
-    state_write (fname, files{l}, "zero_shard", S);
-  endfor
+  ## the files, then an agreement that every rank wrote its own (a rank that could not
+  ## raises its error, the others are told: no set reported saved that is not whole)
+  try
+    files = cell (1, nl);
+    for l = 1:nl
+      r = ranks(l);
+      S = struct ("format", "muonlab.zero_shard", "version", 2, "rank", r, "world", W,
+                  "shapes", shapes, "stage", L.stage, "align_factor", L.align_factor,
+                  "order", L.order_mode, "variant", k.variant, "form", k.form, "step", step,
+                  "seg", M.seg{r+1}, "len", M.len(r+1), "momentum", mom{l},
+                  "ref_seg", zeros (0, 5), "reference", zeros (0, 1), "train", []);
+      if (! isempty (train))
+        S.train = zero_train_ckpt ("rank", train, l);
+      endif
+      if (has_ref)
+        full = cellfun (@(sz) zeros (sz), num2cell (shapes, 2).', "UniformOutput", false);
+        seen = cellfun (@(x) false (size (x)), full, "UniformOutput", false);
+        full = zero_shard_unpack (Mr.seg{r+1}, state.reference{l}, full, seen);
+        S.ref_seg = Mp.seg{r+1};
+        S.reference = zero_shard_pack (Mp, r, full);
+      endif
+      files{l} = zero_shard_file (prefix, r);
+      state_write (fname, files{l}, "zero_shard", S);
+    endfor
+  catch err
+    comm_agree (fname, opts.comm, [], {"files"});
+    rethrow (err);
+  end_try_catch
+  comm_agree (fname, opts.comm, 1, {"files"});
 endfunction
 
 function check_bufs (fname, what, m, M, ranks)

@@ -147,13 +147,13 @@ endfunction
 
 function [R, state] = train_step (L, rank_grads, state, varargin)
   fname = "zero_train_step";
-  [v, zargs] = parse_options (fname, "zero_train_step", varargin);
-  zo = parse_options (fname, "zero_muon_step", zargs);
-  ## under MPI / NCCL a rank whose own checks fail still joins the agreement below, so
-  ## that the others raise too instead of waiting in it
+  ## under MPI / NCCL a rank whose own checks fail (its options too) still joins the
+  ## agreement below, so that the others raise too instead of waiting in it
   names = {"layout and training options", "options", "STATE (its micro-batch count)", ...
            "STATE (its step count)"};
   try
+    [v, zargs] = parse_options (fname, "zero_train_step", varargin);
+    zo = parse_options (fname, "zero_muon_step", zargs);
     [W, shapes] = zero_check_layout (fname, L);
     P = rows (shapes);
     [ranks, nl] = zero_local_ranks (fname, zo.comm, W);
@@ -206,7 +206,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
            value_hash(rmfield (zo, {"comm", "threads", "param_experts", "param_split"})), ...
            state.micro, state.step];
   catch err
-    comm_agree (fname, zo.comm, [], names);
+    comm_agree (fname, comm_in_args (varargin), [], names);
     rethrow (err);
   end_try_catch
   comm_agree (fname, comm, sig, names, {"hash", "hash", [], []});

@@ -1,4 +1,4 @@
-#define USAGE "usage: OUT = __muon_comm__ (CMD, ...), CMD: create allreduce reduce_scatter all_gather broadcast barrier all_to_all counters agree abort have_mpi"
+#define USAGE "usage: OUT = __muon_comm__ (CMD, ...), CMD: create allreduce reduce_scatter all_gather broadcast barrier all_to_all counters agree abort have_mpi check"
 /* __muon_comm__ - gateway of muon_comm.m and muon_collective.m: communicators and their
  * collectives on Octave arrays (muon_comm.h; the spec / handle is resolved by
  * muon_mex_comm_get, so sim and self communicators live for one call, mpi and nccl ones for
@@ -22,10 +22,13 @@
  *                     the same (muon_comm_agree).
  *   'abort'           MSG on stderr, then MPI_Abort of every rank.
  *   'have_mpi'        true when this MEX file was built with MPI.
+ *   'check'           X's checks for the collective COLL (the fourth argument) on COMM, the
+ *                     same errors as the collective, nothing moved: true (muon_collective
+ *                     runs them before the ranks agree).
  * Forms: INFO = ('create', SPEC); [Y, C] = (COLL, COMM, X, ARG) (no ARG for all_gather and
  * all_to_all);
  * C = ('barrier', COMM); S = ('counters', COMM[, RESET]); D = ('agree', COMM, SIG);
- * ('abort', MSG); B = ('have_mpi').
+ * ('abort', MSG); B = ('have_mpi'); B = ('check', COMM, X, COLL).
  */
 #include <stdlib.h>
 
@@ -38,7 +41,7 @@ enum { OUT_Y, OUT_C };
 // (numbered after the collectives).
 #define COMMANDS(X) X (CMD_COUNTERS, "counters") X (CMD_CREATE, "create")               \
                     X (CMD_AGREE, "agree") X (CMD_ABORT, "abort")                       \
-                    X (CMD_HAVE_MPI, "have_mpi")
+                    X (CMD_HAVE_MPI, "have_mpi") X (CMD_CHECK, "check")
 #define CMD_ENUM(e, name) e,
 #define CMD_NAME(e, name) name,
 enum { CMD_BEFORE = MUON_COLL_COUNT - 1, COMMANDS (CMD_ENUM) CMD_END };
@@ -52,7 +55,7 @@ static const struct { int lo, hi, outs; } forms[CMD_END] = {
   [CMD_COUNTERS] = { 2, 3, 1 },
   [CMD_CREATE] = { 2, 2, 1 },           [CMD_AGREE] = { 3, 3, 1 },
   [CMD_ABORT] = { 2, 2, 1 },
-  [CMD_HAVE_MPI] = { 1, 1, 1 }
+  [CMD_HAVE_MPI] = { 1, 1, 1 },         [CMD_CHECK] = { 4, 4, 1 }
 };
 
 // Frees what mexFunction made for the call (the counters before it, a communicator it
@@ -140,6 +143,23 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     d[1] = rank < 0 ? 0 : (double) index + 1;
     d[2] = values[0];
     d[3] = values[1];
+  }
+  else if (which == CMD_CHECK)           // X's checks for collective COLL, nothing moved
+  {
+    int kc = -1;
+    if (!mxIsChar (prhs[IN_ARG]) || mxGetString (prhs[IN_ARG], msg, 32)
+        || muon_name_lookup (MUON_LIST_COLL, msg, &kc) != MUON_OK)
+    {
+      FREE_ALL;
+      muon_mex_error (fname, "badArg", "COLL must be a collective.");
+    }
+    st = muon_mex_coll_check (prhs[IN_X], (muon_coll) kc, c, &n, msg, sizeof msg);
+    if (st < 0)
+    {
+      FREE_ALL;
+      muon_mex_error (fname, muon_status_id (st), "%s", msg);
+    }
+    out[0] = mxCreateLogicalScalar (1);
   }
   else if (k == MUON_COLL_BARRIER)
     st = muon_comm_barrier (ctx, c);

@@ -16,11 +16,14 @@
 ## name) has nothing to check.
 ##
 ## A rank whose own checks failed before the agreement calls it with @var{sig} empty and
-## then raises its own error: it joins the agreement the other ranks wait in (with the
-## same number of entries), so that they raise "FNAME: rank R raised an error before the
-## collectives (its own message says why)." instead of waiting for ever under
-## @code{mpirun}.  Only where every rank is bound to reach the agreement (a call of the
-## same function that always agrees).
+## then raises its own error: it joins the agreement the other ranks wait in, so that they
+## raise "FNAME: rank R raised an error (its own message says why)." instead of waiting
+## for ever under @code{mpirun} (the rank's own error comes first, even a refused option:
+## the caller reads COMM from its arguments, @code{comm_in_args}).  Every agreement sends the same
+## number of doubles (a status, the function, @var{sig} padded to 8), so that ranks in
+## different functions' agreements pair up and say so ("FNAME: every rank must make the
+## same call: rank R is in zero_muon_step, rank 0 in muon_collective.") instead of
+## truncating or hanging.
 ## @end deftypefn
 
 function comm_agree (fname, comm, sig, names, labels)
@@ -29,22 +32,33 @@ function comm_agree (fname, comm, sig, names, labels)
          && isnumeric (comm.size) && isscalar (comm.size) && comm.local_ranks < comm.size))
     return;                             # (a malformed handle: the gateway says what is wrong)
   endif
+  fns = {"muon_collective", "zero_muon_step", "zero_train_step", "zero_save_state", ...
+         "zero_load_state"};
+  t = zeros (10, 1);                    # status, function, SIG padded: one length for all
+  t(2) = find (strcmp (fname, fns));
   if (isempty (sig))                    # this rank failed: join, and let it raise its own
     try
-      __muon_comm__ ("agree", comm, zeros (1 + numel (names), 1));
+      __muon_comm__ ("agree", comm, t);
     end_try_catch
     return;
   endif
-  d = __muon_comm__ ("agree", comm, [1; double(sig(:))]);
+  t(1) = 1;
+  t(2 + (1:numel (sig))) = sig;
+  d = __muon_comm__ ("agree", comm, t);
   if (d(1) < 0)
     return;
   endif
+  if (d(2) == 2)                        # entry 2: the function (before its own checks)
+    error ("muonlab:badArg",
+           "%s: every rank must make the same call: rank %d is in %s, rank 0 in %s.", fname,
+           d(1), fns{d(3)}, fns{d(4)});
+  endif
   if (d(2) == 1)                        # entry 1: whether the rank passed its own checks
     error ("muonlab:badArg",
-           "%s: rank %d raised an error before the collectives (its own message says why).",
+           "%s: rank %d raised an error (its own message says why).",
            fname, merge (d(3) == 0, d(1), 0));
   endif
-  i = d(2) - 1;
+  i = d(2) - 2;
   if (nargin > 4 && ischar (labels{i}))
     error ("muonlab:badArg", "%s: every rank must pass the same %s: rank %d's differs from rank 0's.",
            fname, names{i}, d(1));

@@ -6,7 +6,7 @@
 ##   "kill"   kill (getpid (), 9): SIGKILL, nothing runs after it
 ##   "term"   kill (getpid (), 15): SIGTERM, which Octave catches (it exits with status 1)
 ##   "check"  passes a complex X to the collective: its own check fails, and the others
-##            (told by the agreement) raise "rank <bad> raised an error before ..." too
+##            (told by the agreement) raise "...: rank <bad> raised an error (...)." too
 ## or, with how "hang", every rank pauses for 600 s in Octave code (where a SIGTERM makes
 ## Octave save its workspace, were crash dumps not turned off here) until muon_mpirun's
 ## timeout stops the job.

@@ -336,12 +336,36 @@ function f = t_disagree (comm)
     muon_collective (c, "allreduce", merge (r == 1, 1i, 1));
     f += mpi_check (false, comm, "a rank's own check: no error");
   catch err
-    want = {"muon_collective: rank 1 raised an error before the collectives (its own message says why).", ...
+    want = {"muon_collective: rank 1 raised an error (its own message says why).", ...
             "muon_collective: X must be a real double or single array, or a cell of them."}{1 + (r == 1)};
     f += mpi_check (strcmp (err.message, want), comm, "a rank's own check: %s", err.message);
   end_try_catch
   S1 = muon_collective (c, "counters");
   f += mpi_check (isequal (S1, S0), comm, "the checks counted as traffic");
+  ## checks of the gateway's (a cell of two arrays for one local rank) and a misspelt
+  ## collective: the same, and the next call pairs with the others' next call
+  x = (1:6).' * (r + 1);
+  bad = {{"allreduce", {x, x}}, ...
+         "muon_collective: X must be a 1 x 1 cell, one array per local rank."; ...
+         {"allreduc", x}, ""};
+  for k = 1:rows (bad)
+    a = {"allreduce", x};
+    if (r == 1)
+      a = bad{k,1};
+    endif
+    try
+      muon_collective (c, a{:});
+      f += mpi_check (false, comm, "own check %d: no error", k);
+    catch err
+      want = "muon_collective: rank 1 raised an error (its own message says why).";
+      f += mpi_check (merge (r == 1, isempty (bad{k,2}) || strcmp (err.message, bad{k,2}),
+                             strcmp (err.message, want)),
+                      comm, "own check %d: %s", k, err.message);
+    end_try_catch
+    Y = muon_collective (c, "allreduce", x);
+    f += mpi_check (isequal (Y, (1:6).' * W * (W + 1) / 2), comm, "own check %d: the next call", k);
+  endfor
+
   Y = muon_collective (c, "allreduce", r + 1);
   f += mpi_check (Y == W * (W + 1) / 2, comm, "an agreed call after the errors");
 endfunction

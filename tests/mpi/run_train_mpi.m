@@ -154,10 +154,31 @@ function f = t_ckpt_disagree (comm)
     bad.step = -1;
   endif
   own = "zero_save_state: STATE.step must be a non-negative integer.";
-  other = "zero_save_state: rank 1 raised an error before the collectives (its own message says why).";
+  other = "zero_save_state: rank 1 raised an error (its own message says why).";
   f += expect_error (comm, @() zero_save_state (pre, L, bad, "Comm", comm),
                      merge (r > 0, own, other), "a rank's own check",
                      merge (r > 0, "muonlab:badState", "muonlab:badArg"));
+  ## rank 1 cannot write its file (a folder of its name): its error, the others told
+  if (r == 0)
+    mkdir (sprintf ("%s-dir.rank1.ckpt", pre));
+  endif
+  muon_collective (comm, "barrier");
+  other = "zero_save_state: rank 1 raised an error (its own message says why).";
+  try
+    zero_save_state ([pre "-dir"], L, sm, "Comm", comm);
+    f += mpi_check (false, comm, "a file not written: no error");
+  catch err
+    f += mpi_check (xor (r == 1, strcmp (err.message, other))
+                    && strncmp (err.message, "zero_save_state: ", 17), comm,
+                    "a file not written: %s", err.message);
+  end_try_catch
+  muon_collective (comm, "barrier");
+  if (r == 0)
+    rmdir (sprintf ("%s-dir.rank1.ckpt", pre));
+    for q = [0 2:W-1]
+      unlink (sprintf ("%s-dir.rank%d.ckpt", pre, q));
+    endfor
+  endif
   ## the set saved, then rank 1 loads the files of another run's step
   zero_save_state (pre, L, sm, "Comm", comm);
   [~, s2] = zero_muon_step (L, g(r+1,:), sm, "Comm", comm);
@@ -187,8 +208,7 @@ function f = t_rank_fails (comm)
   if (r == 1)
     g{1} = g{1}.';
   endif
-  other = ["zero_train_step: rank 1 raised an error before the collectives (its own message " ...
-           "says why)."];
+  other = "zero_train_step: rank 1 raised an error (its own message says why).";
   try
     zero_train_step (zero_layout (shapes, W), g, [], "Comm", comm);
     f = mpi_check (false, comm, "no error");

@@ -307,12 +307,35 @@ function f = t_disagree (comm)
     zero_muon_step (zero_layout (shapes, W), bad, [], "Comm", comm);
     f += mpi_check (false, comm, "a rank's own check: no error");
   catch err
-    want = ["zero_muon_step: rank 1 raised an error before the collectives (its own " ...
-            "message says why)."];
+    want = "zero_muon_step: rank 1 raised an error (its own message says why).";
     f += mpi_check (merge (other, ! strcmp (err.message, want)
                                   && strncmp (err.message, "zero_muon_step: ", 16),
                            strcmp (err.message, want)),
                     comm, "a rank's own check: %s %s", err.identifier, err.message);
+  end_try_catch
+  ## a misspelt option on rank 1 (refused before the layout is read); ranks in different
+  ## functions: each told, none waiting
+  L = zero_layout (shapes, W);
+  try
+    zero_muon_step (L, g, [], "Comm", comm, merge (other, "Betta", "Beta"), 0.9);
+    f += mpi_check (false, comm, "a misspelt option: no error");
+  catch err
+    want = "zero_muon_step: rank 1 raised an error (its own message says why).";
+    f += mpi_check (xor (other, strcmp (err.message, want))
+                    && strncmp (err.message, "zero_muon_step: ", 16), comm,
+                    "a misspelt option: %s", err.message);
+  end_try_catch
+  try
+    if (other)
+      zero_muon_step (L, g, [], "Comm", comm);
+    else
+      muon_collective (comm, "allreduce", 1);
+    endif
+    f += mpi_check (false, comm, "different functions: no error");
+  catch err
+    want = ": every rank must make the same call: rank 1 is in zero_muon_step, rank 0 in muon_collective.";
+    f += mpi_check (! isempty (strfind (err.message, want)), comm, "different functions: %s",
+                    err.message);
   end_try_catch
   R = zero_muon_step (zero_layout (shapes, W), g, [], "Comm", comm, "Variant", "zero2_multi_owner");
   f += mpi_check (! R.skipped, comm, "an agreed step after the errors");

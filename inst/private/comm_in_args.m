@@ -1,0 +1,19 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {} {@var{comm} =} comm_in_args (@var{args})
+## The value of the option @qcode{"Comm"} (any case) in the NAME, VALUE cell @var{args},
+## read without checking the others; [] when there is none.  For a rank whose options were
+## refused (a misspelt name, a bad value): it still joins the agreement of the others
+## (@code{comm_agree}), which needs the communicator the options would have given.
+## @end deftypefn
+
+function comm = comm_in_args (args)
+  comm = [];
+  for i = 1:2:numel (args) - 1
+    if (ischar (args{i}) && strcmpi (args{i}, "comm"))
+      comm = args{i+1};
+    endif
+  endfor
+endfunction
