@@ -97,19 +97,27 @@ endfunction
 ## readable by its owner only
 function out = output_folder (dir)
   [up, base] = fileparts (dir);
-  if (strcmp (base, "demo") && isfolder (fullfile (up, "inst")))
-    out = fullfile (dir, "output");
-  else
+  installed = ! (strcmp (base, "demo") && isfolder (fullfile (up, "inst")));
+  if (installed)
     out = fullfile (tempdir (), sprintf ("muonlab_demo-%d", getuid ()));
+  else
+    out = fullfile (dir, "output");
   endif
   if (! isfolder (out))
+    if (installed)
+      old = umask (77);                 # 0700 (umask reads its digits as octal)
+    endif
     [ok, msg] = mkdir (out);
+    if (installed)
+      umask (old);
+    endif
     if (! ok)
       error ("muonlab:badArg", "muonlab_demo: cannot make the output folder %s: %s", out, msg);
     endif
-    if (! strcmp (base, "demo"))
-      chmod (out, 448);                 # 0700
-    endif
+  endif
+  [st, err] = lstat (out);              # (a folder planted by another user is not ours)
+  if (installed && (err != 0 || S_ISLNK (st.mode) || st.uid != getuid ()))
+    error ("muonlab:badArg", "muonlab_demo: the output folder %s is not this user's own.", out);
   endif
 endfunction
 
