@@ -14,7 +14,8 @@
 ##
 ## @var{params} is a scalar struct; each field is one parameter (a real double or single
 ## array), the field name its name.  The optimizer is advanced by @code{muon_step}.
-## A model @var{M} from @code{muon_model} (at most 2^27 elements) stands for its parameters
+## A model @var{M} from @code{muon_model} (the object or @code{struct (M)}, as
+## @code{zero_layout} and @code{zero_cost} take it; at most 2^27 elements) stands for its parameters
 ## as zeros, returned in @var{params}: each field is @code{M.params.field} (the dotted torch
 ## name made a valid field name; @code{M.params.name} keeps the torch name beside it).  A
 ## fused weight's Newton-Schulz runs per expert and per fused block as the model says
@@ -165,7 +166,7 @@ function [opt, params] = muon_optimizer (params, varargin)
     return;
   endif
   blocks = struct ();                     # a model's per-expert and per-block NS
-  if (isa (params, "muon_model_result"))  # a model: its parameters as zeros, fields named
+  if (! isempty (model_table (params)))  # a model: its parameters as zeros, fields named
     [params, blocks] = model_params (fname, params);  # by M.params.field (.name: torch's)
   endif
   opt_check_tree (fname, "PARAMS", params, {}, {}, true);
@@ -432,6 +433,10 @@ endfunction
 %!   endfor
 %! endfor
 %! assert (seen, 3 + 3 * 2 + 3);         # qkv: 3 blocks; gate_up: 3 experts x 2; down: 3
+%! ## struct (M) is the same model: the same parameters, blocks and step
+%! [opts, Ps] = muon_optimizer (struct (Mm));
+%! assert (Ps, Pm);
+%! assert (muon_step (opts, Ps, Gm), Q2);
 %! ## a parameter's own Experts (or SplitRows) replaces the model's blocks
 %! f = Tm.field{find (Tm.experts > 1, 1)};
 %! [opt1, P1] = muon_optimizer (Mm, "ParamOptions", struct (f, {{"Experts", 1}}));

@@ -1,9 +1,7 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{ismodel}, @var{shapes}, @var{names}, @var{experts}, @var{split}, @var{adamw}] =} model_muon (@var{fname}, @var{M})
 ## Whether @var{M} is a model from @code{muon_model}, the object or its plain struct
-## (@code{struct (M)}: a scalar struct whose @code{params} table has the columns
-## @code{name}, @code{rows}, @code{cols}, @code{numel}, @code{experts}, @code{split} and
-## @code{route}), and if so its Muon matrices in checkpoint order: @var{shapes} (P x 2),
+## (@code{model_table}), and if so its Muon matrices in checkpoint order: @var{shapes} (P x 2),
 ## @var{names} (P x 1 cellstr), @var{experts} (P x 1), @var{split} (P x 1 cell of row
 ## blocks, [] each where none) and @var{adamw} (the elements of its other parameters); for
 ## anything else [], @{@}, [], [] and 0.  The
@@ -17,16 +15,11 @@ function [ismodel, shapes, names, experts, split, adamw] = model_muon (fname, M)
   experts = [];
   split = [];
   adamw = 0;
-  if (isa (M, "muon_model_result"))
-    M = struct (M);
-  endif
-  cols = {"name", "rows", "cols", "numel", "experts", "split", "route"};
-  ismodel = (isstruct (M) && isscalar (M) && isfield (M, "params")
-             && isstruct (M.params) && isscalar (M.params) && all (isfield (M.params, cols)));
+  T = model_table (M);
+  ismodel = ! isempty (T);
   if (! ismodel)
     return;
   endif
-  T = M.params;
   mu = strcmp (T.route, "muon");
   if (! any (mu))
     error ("muonlab:badArg", "%s: the model has no Muon parameter.", fname);

@@ -12,15 +12,16 @@
 ## @end deftypefn
 
 function [P, blocks] = model_params (fname, M)
-  T = M.params;
+  T = model_table (M);
   n = sum (T.rows .* T.cols);
   if (n > 2^27)
     error ("muonlab:badArg",
            "%s: the model has %.4g parameters, more than 2^27 to hold as arrays here; plan it with zero_cost (M, W) or use a smaller config.",
            fname, n);
   endif
-  f = T.field;
-  if (! iscellstr (f))
+  if (isfield (T, "field") && iscellstr (T.field))
+    f = T.field;
+  else
     f = model_fields (T.name);
   endif
   args = [f(:).'; cellfun(@(r, c) {zeros(r, c)}, num2cell (T.rows(:).'), num2cell (T.cols(:).'),
