@@ -45,6 +45,9 @@
 ## Octave caught the signal (SIGTERM, SIGHUP, SIGINT), said so and exited with status 1.
 ## @item @qcode{"muon_mpirun: the job did not finish within 3600 s and was killed."}
 ## the job ran past @code{timeout}.
+## @item @qcode{"muon_mpirun: the job was stopped by SIGINT and its ranks ended."}
+## Ctrl-C at the terminal (or SIGTERM, SIGHUP to the caller's process group) while the job
+## ran: every rank is ended at once, not at the timeout.
 ## @end table
 ##
 ## The ranks never write an @file{octave-workspace} file, even when they are stopped by a
@@ -161,20 +164,30 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     if (! isempty (file_in_path (getenv ("PATH"), "timeout")))
       guard = sprintf ("timeout -k 10 %d ", ceil (o.timeout));
     endif
-    cmd = sprintf ("exec %s%s %s -np %d %s sh %s %s %s %s", guard, sq (mpirun), flags, np,
+    cmd = sprintf ("%s%s %s -np %d %s sh %s %s %s %s", guard, sq (mpirun), flags, np,
                    strjoin (cellfun (@sq, extra, "UniformOutput", false), " "),
                    sq (fullfile (dir, "rank.sh")), sq (octave), sq (code), sq (dir));
     if (nargout > 1)
       cmd = [cmd " 2>&1"];
     endif
     ## an Octave that has initialized MPI (a singleton, or a rank of a job) carries the job's
-    ## variables: drop them, so that mpirun starts a job of its own
+    ## variables: drop them, so that mpirun starts a job of its own.  timeout(1) puts the
+    ## job in a process group of its own, out of reach of the terminal's Ctrl-C: this shell
+    ## (in Octave's group) takes SIGINT, SIGTERM and SIGHUP and ends the job with SIGTERM
+    ## (timeout passes it on, mpirun ends its ranks), noting it in interrupted.txt
     write_lines (fullfile (dir, "launch.sh"), {
       "#!/bin/sh"
       "for v in $(env | sed -n 's/^\\(PMIX_[A-Za-z0-9_]*\\|PMI_[A-Za-z0-9_]*\\|OMPI_[A-Za-z0-9_]*\\)=.*/\\1/p'); do"
       "  case $v in OMPI_MCA_ess|OMPI_MCA_pmix|OMPI_MCA_orte_*) unset \"$v\";; OMPI_MCA_*) ;; *) unset \"$v\";; esac"
       "done"
-      cmd});
+      [cmd " &"]
+      "pid=$!"
+      ["stopped=" sq(fullfile (dir, "interrupted.txt"))]
+      "stop () { echo \"$1\" >\"$stopped\"; kill -TERM \"$pid\" 2>/dev/null; }"
+      "trap 'stop SIGINT' INT; trap 'stop SIGTERM' TERM; trap 'stop SIGHUP' HUP"
+      "wait \"$pid\"; s=$?"
+      "while kill -0 \"$pid\" 2>/dev/null; do wait \"$pid\"; s=$?; done"
+      "exit \"$s\""});
     launch = sprintf ("sh %s", sq (fullfile (dir, "launch.sh")));
     t0 = tic ();
     if (nargout > 1)
@@ -190,12 +203,17 @@ function [R, out] = muon_mpirun (np, fn, varargin)
   end_unwind_protect
 endfunction
 
-## The results of every rank, or the error of the failed run: a rank's error first (every
+## The results of every rank, or the error of the failed run: an interruption first, then a
+## rank's error (every
 ## other rank is then ended by its MPI_Abort), then the timeout (timeout(1) answers 124, or
 ## 137 when it had to kill), then the first rank in ends.txt that ended before returning.
 function R = collect (dir, np, status, timeout, elapsed)
   errs = glob (fullfile (dir, "error_*.txt"));
-  if (! isempty (errs))
+  f = fullfile (dir, "interrupted.txt");
+  if (exist (f, "file"))        # Ctrl-C (or a signal to the caller) ended the job
+    error ("muonlab:mpi", "muon_mpirun: the job was stopped by %s and its ranks ended.",
+           strtrim (fileread (f)));
+  elseif (! isempty (errs))
     ranks = cellfun (@(f) sscanf (f(numel (dir) + 8:end), "%d"), errs);
     msgs = cellfun (@(f) strtrim (fileread (f)), errs, "UniformOutput", false);
     ## a rank's own error before one that only reports it (comm_agree's "FNAME: rank Q

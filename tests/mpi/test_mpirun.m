@@ -12,7 +12,8 @@
 ## for several ranks, collectives and worlds of 2 and 4: every rank ends and the muonlab:mpi
 ## error names the rank and the cause, within a 10 s bound (a guard against a hang, not a
 ## timing check), and the working folder stays empty (no octave-workspace, also after a
-## timeout); and the launcher's arguments reach mpirun literally, never through a shell.
+## timeout); and the launcher's arguments reach mpirun literally, never through a shell; a
+## Ctrl-C (SIGINT to the caller's process group) ends the job and every rank within seconds.
 ## Writes "mpi <passed> <failed>" to $MUON_MPI_RESULTS.
 
 function test_mpirun ()
@@ -198,6 +199,13 @@ function test_mpirun ()
         ["NP over 4 x the cores is refused: " err.message]);
   end_try_catch
 
+  ## 8. Ctrl-C: SIGINT to the caller's process group (as a terminal sends it) ends the job
+  ## within seconds, not at its timeout; every rank ends and the job's folder goes
+  [msg, left, secs] = interrupted_caller (root);
+  ok (strcmp (msg, "muon_mpirun: the job was stopped by SIGINT and its ranks ended.")
+      && isempty (left) && secs < 60,
+      sprintf ("Ctrl-C ends the job: '%s' after %.0f s%s", msg, secs, left_text (left)));
+
   printf ("mpi muon_mpirun: %d passed, %d failed\n", passed, failed);
   res = getenv ("MUON_MPI_RESULTS");
   if (! isempty (res))
@@ -205,6 +213,59 @@ function test_mpirun ()
     fprintf (fid, "mpi %d %d\n", passed, failed);
     fclose (fid);
   endif
+endfunction
+
+## Starts an Octave in a process group of its own (setsid) that runs a 2-rank job whose
+## ranks hang (a 300 s timeout), sends SIGINT to the group once the ranks run, and returns
+## the error message the caller printed, what the job left (its folder, the command lines of
+## its processes) and the seconds from the signal to the caller's exit.
+function [msg, left, secs] = interrupted_caller (root)
+  T = tempname ();
+  mkdir (T);
+  fid = fopen (fullfile (T, "caller.m"), "w");
+  fprintf (fid, "addpath ('%s', '%s', '%s');\n", fullfile (root, "inst"),
+           fullfile (root, "build", "mex"), fullfile (root, "tests", "mpi"));
+  fprintf (fid, "try\n  muon_mpirun (struct ('np', 2, 'timeout', 300), 'mpirun_fault', 0, 'hang', 'barrier', 0);\n");
+  fprintf (fid, "catch e\n  printf ('%%s\\n', e.message);\nend\n");
+  fclose (fid);
+  fid = fopen (fullfile (T, "caller.sh"), "w");
+  fprintf (fid, "echo $$ >caller.pgid\n");
+  fprintf (fid, "exec octave-cli --no-gui --norc --silent caller.m >caller.log 2>&1 </dev/null\n");
+  fclose (fid);
+  unwind_protect
+    system (sprintf ("cd '%s' && setsid sh caller.sh >/dev/null 2>&1 &", T));
+    t0 = tic ();
+    while (! exist (fullfile (T, "caller.pgid"), "file") && toc (t0) < 60)
+      pause (0.2);
+    endwhile
+    g = str2double (fileread (fullfile (T, "caller.pgid")));
+    job = fullfile (tempdir (), sprintf (".muonlab-%d-", g));   # the job's folder
+    while (isempty (glob ([job "*/rank_1.log"])) && toc (t0) < 120)
+      pause (0.2);
+    endwhile
+    pause (2);                              # the ranks in their hang
+    kill (-g, 2);                           # SIGINT to the group, as a terminal's Ctrl-C
+    t1 = tic ();
+    while (kill (-g, 0) == 0 && toc (t1) < 120)
+      pause (0.2);
+    endwhile
+    secs = toc (t1);
+    msg = "";
+    lines = strsplit (fileread (fullfile (T, "caller.log")), "\n");
+    k = find (strncmp (lines, "muon_mpirun:", 12), 1);
+    if (! isempty (k))
+      msg = lines{k};
+    endif
+    [~, ps] = system (sprintf ("pgrep -f '[.]muonlab-%d-'", g));   # not pgrep's own shell
+    left = [glob([job "*"]).', strsplit(strtrim (ps), "\n")];
+    left(cellfun ("isempty", left)) = [];
+  unwind_protect_cleanup
+    if (exist ("g", "var"))
+      system (sprintf ("pkill -KILL -f '[.]muonlab-%d-'", g));
+    endif
+    confirm_recursive_rmdir (false, "local");
+    [~] = rmdir (T, "s");
+  end_unwind_protect
 endfunction
 
 ## Runs f () with a fresh empty folder as the working directory; returns the error it raised
