@@ -158,6 +158,14 @@
 ## positive but below @qcode{"Eps"}: their result is about G / Eps, far from orthogonal
 ## (e.g. 1e-200 G gives norm 4e-189), and the call warns once (@code{muonlab:tinyInput});
 ## always 0 with @qcode{"Normalize", "aol"}, whose scaling uses no Eps.
+## @code{diverged_pages} counts the pages whose result has a singular value above twice the
+## largest the schedule's composed map gives on the normalized input's range (a power-method
+## lower bound of the page's largest singular value: cheap, never a false alarm): the
+## iteration diverged, and the call warns (@code{muonlab:diverged}).  Gram Newton-Schulz does
+## this over long schedules (in double, Keller's coefficients over 1000 steps give 1e23
+## with the default restart: its error grows with the steps since its last restart), and
+## CANS in bf16 (its composed map explodes just above 1, see @code{muon_coeffs}: one of
+## five random 20 x 20 inputs comes out with a singular value of 1200).
 ##
 ## Example:
 ## @example
@@ -183,6 +191,7 @@ function [X, stats] = muon_ns (G, varargin)
   if (! isempty (varargin))             # the default schedule: test_ns_audit keeps it safe
     unsafe_schedule ("muon_ns", opts);
   endif
+  top = schedule_top (opts);             # the largest singular value it may give
   trace = opts.trace;
   opts = rmfield (opts, "trace");
   if (trace && ndims (G) > 2)
@@ -218,8 +227,21 @@ function [X, stats] = muon_ns (G, varargin)
              "muon_ns: %d page(s) of G have 0 < norm (G, 'fro') < EPS (%g): their result is about G / EPS, far from orthogonal.",
              tiny, opts.eps);
   endif
+  ## a page with a singular value past twice what the schedule's map allows: the iteration
+  ## diverged, e.g. Gram over a long schedule (its error grows with the steps since its last
+  ## restart) or a schedule that amplifies the rounding of a low precision (CANS in bf16).
+  ## The sound runs of every shipped schedule stay below 1.35 x (finite pages only:
+  ## nonFiniteResult has told of the others).
+  sx = sv_max_lower (X);
+  diverged = sum (isfinite (sx) & sx > 2 * top);
+  if (diverged > 0)
+    warning ("muonlab:diverged",
+             "muon_ns: %d page(s) of the result have a singular value of %.3g or more, where this schedule gives at most %.3g: the iteration diverged (rounding this schedule cannot absorb in this precision, or for Gram, too many steps since its last restart).",
+             diverged, max (sx(isfinite (sx))), top);
+  endif
   if (nargout > 1)
     stats.tiny_pages = tiny;
+    stats.diverged_pages = diverged;
   endif
 endfunction
 
@@ -463,6 +485,69 @@ endfunction
 %! ## a finite result of the double iteration past single's range is Inf in a single X
 %! X = muon_ns (single (eye (2)), "Precision", "double", "Coefficients", [1e30 0 0], "Steps", 2);
 %! assert (X, single ([Inf 0; 0 Inf]));
+%!test
+%! ## Gram over 1000 steps of Keller's schedule in double: about 1e23, where no singular
+%! ## value of the composed map goes past 1.14 (the SVD says so); 320 steps are sound
+%! randn ("state", 1);
+%! Gw = randn (64, 256);
+%! x = linspace (0, 1, 10001);       # the composed map, by hand: at most 1.14 on [0, 1]
+%! for k = 1:1000
+%!   x = 3.4445 * x - 4.7750 * x .^ 3 + 2.0315 * x .^ 5;
+%! endfor
+%! assert (max (abs (x)) < 1.14);
+%! warning ("off", "muonlab:diverged", "local");
+%! [X, st] = muon_ns (Gw, "Method", "gram", "Precision", "double", "Steps", 1000);
+%! assert (st.diverged_pages, 1);
+%! assert (max (svd (X)) > 1e6 * 1.14);
+%! [X, st] = muon_ns (Gw, "Method", "gram", "Precision", "double", "Steps", 320);
+%! assert (st.diverged_pages, 0);
+%! assert (max (svd (X)) < 1.14);
+%!warning <muon_ns: 1 page\(s\) of the result have a singular value of .* or more, where this schedule gives at most 1.13: the iteration diverged \(rounding this schedule cannot absorb in this precision, or for Gram, too many steps since its last restart\)\.>
+%! randn ("state", 1);
+%! muon_ns (randn (64, 256), "Method", "gram", "Precision", "double", "Steps", 1000);
+%!test
+%! ## CANS in bf16: the rounding of its first step (which maps 0.42 to 1.93) takes a singular
+%! ## value where the later steps explode (the SVD: 1200, where the schedule gives 1.12)
+%! warning ("off", "muonlab:diverged", "local");
+%! randn ("state", 4);
+%! Gc = cat (3, randn (20, 20), randn (20, 20));
+%! Gc = Gc(:,:,[2 1]);
+%! [X, st] = muon_ns (Gc, "Coefficients", "cans", "Precision", "bf16");
+%! assert (st.diverged_pages, 1);
+%! assert (max (svd (X(:,:,2))) > 1000 && max (svd (X(:,:,1))) < 1.5);
+%! [X, st] = muon_ns (Gc, "Coefficients", "cans", "Precision", "single");
+%! assert (st.diverged_pages, 0);
+%! assert (max (svd (X(:,:,2))) < 1.13);
+%!test
+%! ## no page of a sound run is flagged: every shipped schedule, precision and method (but
+%! ## CANS in bf16, above), on an ill-conditioned input, a tiny page, an exactly orthogonal
+%! ## one and a square one; each result's largest singular value (the SVD's) within 1.35 x
+%! ## the largest of the schedule's map (by hand, on a grid of [0, 1])
+%! warning ("off", "muonlab:unsafeSchedule", "local");
+%! randn ("state", 3);
+%! Gi = randn (24, 80) .* (1:80) .^ 2;
+%! G3 = cat (3, randn (20, 20), 1e-3 * randn (20, 20), eye (20), randn (30, 20)(1:20,:));
+%! for n = muon_coeffs ()(:).'
+%!   C = muon_coeffs (n{1});
+%!   x = linspace (0, 1, 20001);
+%!   for k = 1:rows (C)
+%!     x = C(k,1) * x + C(k,2) * x .^ 3 + C(k,3) * x .^ 5;
+%!   endfor
+%!   for p = {"double", "single", "bf16", "fp16"}
+%!     if (strcmp (n{1}, "cans") && strcmp (p{1}, "bf16"))
+%!       continue;
+%!     endif
+%!     for m = {"standard", "gram"}
+%!       for g = {Gi, Gi', G3}
+%!         [X, st] = muon_ns (g{1}, "Coefficients", n{1}, "Precision", p{1}, "Method", m{1});
+%!         assert (st.diverged_pages, 0);
+%!         for k = 1:size (X, 3)
+%!           assert (max (svd (X(:,:,k))) < 1.35 * max (abs (x)));
+%!         endfor
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
 %!warning id=muonlab:nonFiniteResult
 %! ## the peers' cast-first order overflows fp16: carried on, never silently
 %! X = muon_ns (1e5 * G, "Precision", "fp16", "NormalizeFirst", false);
