@@ -30,7 +30,9 @@
 ## Emerging-Optimizers' CANS schedule.  Its first step maps 1 to 1.99, and the composed
 ## map explodes just above 1: p(1) = 1.005, p(1 + 1e-5) = 2.6, p(1 + 2e-5) = 10,
 ## p(1 + 2^-8) = 1e57 (@code{ns_schedule_audit}'s @code{above_from} and @code{ext_max}), so
-## it relies on the normalization never leaving a singular value above 1.
+## it relies on the normalization never leaving a singular value above 1.  In bf16 the
+## rounding of its steps is enough to set it off: one of five random 20 x 20 inputs comes
+## out with a singular value of 1200 (@code{muon_ns} warns @code{muonlab:diverged}).
 ## @item aol
 ## Emerging-Optimizers' 4-step @qcode{"aol"} schedule, for Turbo-Muon's AOL scaling
 ## (@code{muon_ns} "Normalize", "aol").  @strong{Unsafe}: its composed map is negative for
