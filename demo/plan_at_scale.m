@@ -7,8 +7,8 @@
 ## @deftypefnx {muonlab demo} {@var{T} =} plan_at_scale ("Display", @var{how})
 ## Which distributed Muon design wins where: DeepSeek-V3 (671B + its MTP layer, 45,868 Muon
 ## matrices with the experts separate, as the checkpoint stores them) and Llama-3.1-70B (560
-## Muon matrices) on 8 to 4,096 H100s, every design of @code{zero_muon_step} plus the
-## all-to-all owner design of FSDP2 / Dion, planned by @code{zero_cost} from the shapes of
+## Muon matrices) on 8 to 4,096 H100s, every design of @code{zero_muon_step} (the
+## all-to-all owner design of FSDP2 / Dion among them), planned by @code{zero_cost} from the shapes of
 ## @code{muon_model} (ZeRO stage 2, bf16 gradients on the wire, bf16 Newton-Schulz, fp32
 ## momentum and master weights, the shipped H100 node profile).
 ##

@@ -44,7 +44,8 @@
 ## @code{cuda_cached} (bytes held by arrays and kept by the caching pool on the CUDA
 ## device, after giving its free blocks back; 0 before the first CUDA array).  @code{muon_gpu ("reset")} frees every device array
 ## of the session (they become stale: @code{muonlab:staleHandle}) and gives the pool's
-## memory back to the driver, as @code{clear mex} does.
+## memory back to the driver, as @code{clear functions} does (Octave 7's @code{clear mex}
+## unloads nothing, so it frees nothing).
 ##
 ## Errors: @code{muonlab:noDevice} or @code{muonlab:notBuilt} where there is no CUDA
 ## device or back end (@code{muon_info} says which), @code{muonlab:outOfMemory} for an
@@ -178,7 +179,7 @@ endfunction
 %! clear D                                    # its destructor ignores the stale handle
 
 %!test
-%! ## clear of the gateway (as clear mex does): the arrays are gone, their handles stale
+%! ## clear of the gateway (as clear functions does): the arrays are gone, their handles stale
 %! D = muon_gpu (ones (4), "Device", "cpu");
 %! clear __muon_gpu__
 %! try
@@ -187,7 +188,7 @@ endfunction
 %! catch err
 %!   assert (err.identifier, "muonlab:staleHandle");
 %!   assert (err.message, ["gather: D is a device array of an earlier session (cleared by " ...
-%!                         "clear mex or muon_gpu (\"reset\")); make it again."]);
+%!                         "clear functions or muon_gpu (\"reset\")); make it again."]);
 %! end_try_catch
 
 %!test

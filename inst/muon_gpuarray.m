@@ -35,9 +35,10 @@ classdef muon_gpuarray < handle
   ##
   ## A device array is a handle: copies of @var{D} share the data, which is freed when the
   ## last of them is cleared.  The functions never modify an array they are given; they
-  ## return new ones.  After @code{clear mex} (or @code{clear all}, or
+  ## return new ones.  After @code{clear functions} (or @code{clear all}, or
   ## @code{muon_gpu ("reset")}) every device array of the session is gone, and using one is
-  ## the error @code{muonlab:staleHandle}.
+  ## the error @code{muonlab:staleHandle}.  (Octave 7's @code{clear mex} unloads nothing:
+  ## the arrays stay.)
   ##
   ## @seealso{muon_gpu, muon_ns, muon_update}
   ## @end deftypefn

@@ -133,8 +133,9 @@
 ## the momentum and the update scale, as in @code{muon_update}.
 ## @item @code{muon_ns} options
 ## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
-## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}); the default precision is
-## @qcode{"double"}.
+## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}) but @qcode{"NormScale"},
+## @qcode{"EpsPlacement"} and @qcode{"Trace"} (host @code{muon_ns} only); the default
+## precision is @qcode{"double"}.
 ## @end table
 ##
 ## Plans belong to the layout: the C layout and what each rank holds and owns under a

@@ -36,7 +36,7 @@ static void free_darray (void *obj)
 }
 
 static const muon_mex_handle_kind device_arrays = {
-  "a device array", "(cleared by clear mex or muon_gpu (\"reset\")); make it again",
+  "a device array", "(cleared by clear functions or muon_gpu (\"reset\")); make it again",
   free_darray
 };
 

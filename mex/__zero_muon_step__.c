@@ -50,7 +50,7 @@ enum { OUT_UPD = MUON_MEX_ZERO_UPD, OUT_MOM = MUON_MEX_ZERO_MOM, OUT_STATS = MUO
 static const char *fname = "zero_muon_step";
 
 static const muon_mex_handle_kind layout_plans = {
-  "a layout's plan", "(cleared by clear mex); zero_muon_step makes it again",
+  "a layout's plan", "(cleared by clear functions); zero_muon_step makes it again",
   muon_mex_zero_plans_free
 };
 

@@ -230,6 +230,6 @@ endfunction
 %! catch err
 %!   assert (err.identifier, "muonlab:staleHandle");
 %!   assert (err.message, ["zero_muon_step: STATE.momentum is a device array of an earlier " ...
-%!                         "session (cleared by clear mex or muon_gpu (\"reset\")); make it again."]);
+%!                         "session (cleared by clear functions or muon_gpu (\"reset\")); make it again."]);
 %! end_try_catch
 %! assert (muon_gpu ("info").arrays, 0);        # nothing held by the failed call
