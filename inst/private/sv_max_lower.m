@@ -15,7 +15,7 @@ function s = sv_max_lower (X)
   v0 = cos (1:n)';
   v0 /= norm (v0);
   for k = 1:P
-    A = double (X(:,:,k));
+    A = X(:,:,k);                        # (single stays single: half the traffic)
     scale = max (abs (A(:)));
     if (! isfinite (scale))
       s(k) = NaN;
