@@ -160,7 +160,9 @@
 ##
 ## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};
 ## a non-finite @var{G} is an error, and so is, for NAMO, a @var{G} whose squared norm
-## overflows fp64 (@code{muon_step} skips such a step).
+## overflows fp64 (@code{muon_step} skips such a step).  A block of @var{U} with a
+## singular value past twice what its schedule gives times its scale warns
+## @code{muonlab:diverged}, as @code{muon_ns} does (Algorithm @qcode{"muon"} on the host).
 ##
 ## Example:
 ## @example

@@ -120,6 +120,7 @@ function [U, state] = run_update (fname, G, state, args)
   opts.split_rows = sr;
   opts.fname = fname;                  # the gateway's errors name the caller too
   [U, M] = __muon_update__ (G2, M, opts);
+  diverged_blocks (fname, U, opts);
   if (conv)
     U = reshape (U, sz);
     M = reshape (M, sz);

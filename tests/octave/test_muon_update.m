@@ -226,3 +226,44 @@
 %!   assert (abs (norm (U0, "fro") / ideal - 1) < 0.2);
 %!   assert (min (sv0) > 0.5 && max (sv0) < 1.3);
 %! endfor
+
+%!test
+%! ## a diverged block is told (muonlab:diverged), each block against its own scale: CANS in
+%! ## bf16 sets off the second expert of this fused weight (the SVD: 1200 where its map
+%! ## gives 1.12), the first stays sound
+%! randn ("state", 4);
+%! a = randn (20, 20);
+%! Gf = [randn(20, 20); a];
+%! o = {"Coefficients", "cans", "Experts", 2};
+%! warning ("error", "muonlab:diverged", "local");
+%! try
+%!   muon_update (Gf, [], o{:}, "Precision", "bf16");
+%!   error ("no warning");
+%! catch err
+%!   assert (err.identifier, "muonlab:diverged");
+%!   assert (regexp (err.message, '^muon_update: 1 block\(s\) of the update have a singular value of 1.2.e\+03 or more, where this schedule and scale give at most 1.12: the iteration diverged'));
+%! end_try_catch
+%! warning ("off", "muonlab:diverged", "local");
+%! U = muon_update (Gf, [], o{:}, "Precision", "bf16");
+%! assert (max (svd (U(21:40,:))) > 1000 && max (svd (U(1:20,:))) < 1.5);
+%! ## the same blocks in single: sound, no warning
+%! warning ("error", "muonlab:diverged", "local");
+%! U = muon_update (Gf, [], o{:}, "Precision", "single");
+%! assert (max (svd (U(21:40,:))) < 1.13);
+
+%!test
+%! ## no false alarm on sound updates: every scale rule (the largest, rms, puts a 8 x 300
+%! ## block's singular values at 3.5), experts, split rows, a stack, a conv weight, in
+%! ## every precision
+%! warning ("error", "muonlab:diverged", "local");
+%! randn ("state", 5);
+%! for p = {"double", "single", "bf16", "fp16"}
+%!   for sc = {"keller", "rms", "spectral", "unit_rms", "none"}
+%!     o = {"Precision", p{1}, "Scale", sc{1}, "ScaleFactor", 3};
+%!     muon_update (randn (8, 300), [], o{:});
+%!     muon_update (randn (300, 8), [], o{:});
+%!     muon_update (randn (24, 16), [], o{:}, "Experts", 3, "SplitRows", [2 6]);
+%!     muon_update (randn (12, 20, 3), [], o{:}, "Method", "gram");
+%!     muon_update (randn (6, 4, 3, 3), [], o{:}, "ConvScale", "last_two");
+%!   endfor
+%! endfor
