@@ -276,6 +276,8 @@ endfunction
 
 %!error <Invalid call> muon_update ()
 %!error <Invalid call> muon_update (G)
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form\.> muon_update (G, struct ("momentum", {zeros(4,6), zeros(4,6)}, "step", 1, "form", "ema"))
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form\.> muon_update (G, struct ("momentum", {}))
 %!error <muon_update: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> muon_update (int8 (G), [])
 %!error <muon_update: G must be a real numeric matrix.> muon_update (complex (G), [])
 %!error <muon_update: G must have 2, 3 or 4 dimensions.> muon_update (ones (2, 2, 2, 2, 2), [])

@@ -6,7 +6,9 @@
 ## muon_ns's "Trace" result from the core's per-step snapshots @var{raw} (fields steps, x,
 ## r, q, gram, transposed): per step the singular-value range of the iterate, its polar
 ## error against G's fp64 SVD polar factor, and for Gram the smallest eigenvalue of R and
-## the condition number of Q, as an ns_trace_result.
+## the condition number of Q, as an ns_trace_result.  NaN where a snapshot is not finite
+## (a run that overflowed its precision) and, for the polar error, where G is all zero (it
+## has no polar factor, as in @code{polar_metrics}).
 ## @end deftypefn
 
 function t = ns_trace_table (G, raw)
@@ -18,18 +20,24 @@ function t = ns_trace_table (G, raw)
   endif
   [U, ~, V] = svd (double (G), "econ");
   P = U * V';
+  if (! any (G(:)))
+    P(:) = NaN;
+  endif
+  finite = @(A) all (isfinite (A(:)));
   k = (0:steps).';
   [smin, smax, perr, rmin, qcond] = deal (NaN (steps + 1, 1));
   for i = 1:steps + 1
-    sv = svd (x(:,:,i));
-    smin(i) = min (sv);
-    smax(i) = max (sv);
-    perr(i) = norm (x(:,:,i) - P, "fro") / norm (P, "fro");
-    if (raw.gram && i <= steps)
+    if (finite (x(:,:,i)))
+      sv = svd (x(:,:,i));
+      smin(i) = min (sv);
+      smax(i) = max (sv);
+      perr(i) = norm (x(:,:,i) - P, "fro") / norm (P, "fro");
+    endif
+    if (raw.gram && i <= steps && finite (raw.r(:,:,i)))
       R = raw.r(:,:,i);
       rmin(i) = min (eig ((R + R.') / 2));
     endif
-    if (raw.gram && i > 1)
+    if (raw.gram && i > 1 && finite (raw.q(:,:,i)))
       qcond(i) = cond (raw.q(:,:,i));
     endif
   endfor

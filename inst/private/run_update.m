@@ -11,7 +11,7 @@
 
 function [U, state] = run_update (fname, G, state, args)
   if (isa (G, "muon_gpuarray")
-      || (isstruct (state) && isfield (state, "momentum")
+      || (isstruct (state) && isscalar (state) && isfield (state, "momentum")
           && isa (state.momentum, "muon_gpuarray")))
     [U, state] = gpu_update (fname, G, state, args);   # on the device
     return;

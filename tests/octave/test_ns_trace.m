@@ -84,3 +84,25 @@ endfunction
 %!         sprintf ("%9.2g", sh.trace.r_min_eig(1:5)), sprintf ("%9.2g", sd.trace.r_min_eig(1:5)));
 %! assert (any (sh.trace.r_min_eig(1:5) < 0));
 %! assert (all (sd.trace.r_min_eig(1:5) > -1e-15));
+
+%!test
+%! ## a run that overflows: the trace is NaN from the first non-finite snapshot on (the
+%! ## steps before it are the closed form c^k s), with the result's warning; no Octave error
+%! warning ("off", "muonlab:nonFiniteResult", "local");
+%! [~, st] = muon_ns (G, "Trace", true, "Coefficients", [1e30 0 0], "Steps", 12);
+%! t = struct (st.trace);
+%! k = find (isnan (t.sv_max), 1);
+%! assert (k > 2 && all (isnan (t.sv_max(k:end))) && all (isnan (t.polar_error(k:end))));
+%! assert (t.sv_max(1:k-1), max (s0) * 1e30 .^ (0:k-2).', -1e-12);
+%! ## Gram in fp16 cast first: R and Q go non-finite too, NaN where they do
+%! [~, st] = muon_ns (1e5 * G, "Trace", true, "Precision", "fp16", "NormalizeFirst", false,
+%!                    "Method", "gram");
+%! t = struct (st.trace);
+%! assert (all (isnan (t.r_min_eig)) && all (isnan (t.sv_max)));
+
+%!test
+%! ## an all-zero G has no polar factor: its polar error is NaN, as polar_metrics says
+%! [X, st] = muon_ns (zeros (4, 6), "Trace", true);
+%! t = struct (st.trace);
+%! assert (X, zeros (4, 6));
+%! assert (all (isnan (t.polar_error)) && all (t.sv_max == 0));
