@@ -472,6 +472,8 @@ endfunction
 %!error <muon_ns: TRACE needs the core's normalization \(NORMSCALE 1, EPSPLACEMENT 'add'\).> muon_ns (G, "Trace", true, "NormScale", 1.02)
 %!error <muon_ns: TRACE needs the core's normalization \(NORMSCALE 1, EPSPLACEMENT 'add'\).> muon_ns (G, "Trace", true, "EpsPlacement", "max")
 %!error <muon_ns: NORMSCALE must be a positive finite scalar.> muon_ns (G, "NormScale", 0)
+%!error <muon_ns: NORMSCALE 1e-62 is too small: the first step's coefficients \(a/s, b/s\^3, c/s\^5\) overflow\.> muon_ns (G, "NormScale", 1e-62)
+%!error <muon_update: NORMSCALE 1e-62 is too small: the first step's coefficients \(a/s, b/s\^3, c/s\^5\) overflow\.> muon_update (G, [], "NormScale", 1e-62)
 %!error <muon_ns: EPSPLACEMENT must be 'add' or 'max'.> muon_ns (G, "EpsPlacement", "clamp")
 %!error id=muonlab:unsupported muon_ns (G, "Trace", true, "Device", "cuda")
 %!test

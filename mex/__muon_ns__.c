@@ -35,9 +35,11 @@ static mxArray *stats_struct (const char *fname)
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-  const char *fname = "muon_ns";
+  char caller[128];
   if (nrhs != IN_END || nlhs > OUT_END)
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error ("muon_ns", "badArg", "%s", USAGE);
+  // the Muon family's updates run here too: their errors and warnings name the caller
+  const char *fname = muon_mex_caller (prhs[IN_OPTS], "muon_ns", caller, sizeof caller);
   muon_tensor G = muon_mex_tensor (fname, "G", prhs[IN_G]);
   muon_mex_check_finite (fname, "G", prhs[IN_G]);    // muon_ns.m leaves this pass to C
   muon_ns_opts o;

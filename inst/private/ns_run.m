@@ -80,8 +80,8 @@ endfunction
 function opts = fold (opts, t)
   C = opts.coeffs;
   if (isempty (C))
-    [names, all] = coeff_table ();
-    C = all{strcmp (names, "keller")};
+    [names, tables] = coeff_table ();
+    C = tables{strcmp (names, "keller")};
   endif
   K = rows (C);
   steps = opts.steps;
@@ -96,6 +96,15 @@ function opts = fold (opts, t)
   endif
   C = C(k,:);
   C(1,:) = C(1,:) ./ [t, t^3, t^5];
+  if (! all (isfinite (C(1,:))))        # NormScale so small that 1/s^5 overflows
+    fname = "muon_ns";
+    if (isfield (opts, "fname"))
+      fname = opts.fname;
+    endif
+    error ("muonlab:badArg",
+           "%s: NORMSCALE %g is too small: the first step's coefficients (a/s, b/s^3, c/s^5) overflow.",
+           fname, t);
+  endif
   opts.coeffs = C;
   opts.steps = steps;
 endfunction
