@@ -483,6 +483,34 @@ endfunction
 %! assert (lastwarn (), "");
 %! assert (st.tiny_pages, 0);
 %! assert (X, muon_ns (G, "Normalize", "aol"), 1e-13);
+%!test
+%! ## AOL with Eps 0 (or EpsPlacement "max", which runs it with Eps 0) on a G with a zero
+%! ## row: that row stays zero and the others are, bit for bit, those of G without it (the
+%! ## scaling of a zero row was 1/sqrt(0): NaN everywhere)
+%! Z = [G(1:3,:); zeros(1, columns (G))];
+%! for p = {"double", "single", "bf16", "fp16"}
+%!   for nf = [true false]
+%!     o = {"Normalize", "aol", "Precision", p{1}, "NormalizeFirst", nf};
+%!     X = muon_ns (Z, o{:}, "Eps", 0);
+%!     assert (X(1:3,:), muon_ns (G(1:3,:), o{:}, "Eps", 0));
+%!     assert (X(4,:), zeros (1, columns (G)));
+%!     assert (muon_ns (Z, o{:}, "EpsPlacement", "max"), X);
+%!   endfor
+%! endfor
+%!test
+%! ## subnormal entries (largest magnitude below Eps / realmax): G / (||G|| + Eps) and five
+%! ## of Keller's steps, by hand (the scaled form's Eps / max|G| overflowed: zeros)
+%! randn ("state", 6);
+%! g = 4e-320 * randn (4, 6);
+%! warning ("off", "muonlab:tinyInput", "local");
+%! X = muon_ns (g);
+%! Xr = g / (norm (g, "fro") + 1e-7);
+%! for k = 1:5
+%!   A = Xr * Xr';
+%!   Xr = 3.4445 * Xr + (-4.7750 * A + 2.0315 * A * A) * Xr;
+%! endfor
+%! assert (X, Xr, -1e-12);
+%! assert (max (abs (X(:))) > 1e-310);
 %!warning <muon_ns: 2 non-finite values in the result from a finite input \(an overflow of its precision or state\)\.>
 %! ## a finite result of the double iteration past single's range is Inf in a single X
 %! X = muon_ns (single (eye (2)), "Precision", "double", "Coefficients", [1e30 0 0], "Steps", 2);

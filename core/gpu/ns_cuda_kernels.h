@@ -160,7 +160,7 @@ __global__ void k_sumsq_scaled (const S *g, size_t rows, size_t cols, size_t ld,
     part[blockIdx.x] = acc[0];
 }
 
-// One thread, the scaled form only: scal[NORM_DENOM] = norm_scaled_denom of the sum.
+// One thread, the scaled form only: its divisors (norm_scaled_finish) from the sum.
 static __global__ void k_norm_scaled_finish (double eps, const double *part, int nb, double *scal)
 {
   if (scal[NORM_SCALED] == 0)
@@ -168,7 +168,7 @@ static __global__ void k_norm_scaled_finish (double eps, const double *part, int
   double ssq = 0;
   for (int b = 0; b < nb; b++)
     ssq = __dadd_rn (ssq, part[b]);
-  scal[NORM_DENOM] = norm_scaled_denom (ssq, eps, scal[NORM_AMAX]);
+  norm_scaled_finish (ssq, eps, scal);
 }
 
 // X (n x m, transposed when rows > cols) = r(cast_in (page) / denom), or in the scaled form

@@ -3,7 +3,9 @@
  * the non-finite flag of what is divided, whether the page is all zero, and the plain
  * denominator, or the scaled form for a page whose sum (or fp32 norm) leaves its range:
  * X = r((G / s) / (sqrt (sum (G / s)^2) + eps / s)) in fp64 with s the largest magnitude,
- * so a huge or tiny finite page gives the scale-invariant answer instead of zeros or NaN.
+ * so a huge or tiny finite page gives the scale-invariant answer instead of zeros or NaN
+ * (muon_norm_scaled, shared with the CPU: a subnormal page, where eps / s overflows, is
+ * G / (||G|| + eps)).
  * Plain host / device C++ (MUON_HD): the kernels of ns_cuda_kernels.h call it, and so does
  * the CPU port of those kernels in tests/c/test_ns_steps.cc.
  */
@@ -20,12 +22,12 @@ namespace muon_cuda {
 // The scalars of one page the load and store kernels read, in this order.
 enum { NORM_ZERO,      // 1: an all-zero page (the result is +0 everywhere, even with eps 0)
        NORM_DENOM,     // the denominator (of the acc type), or of the scaled form
-       NORM_AMAX,      // the largest magnitude s
+       NORM_AMAX,      // the largest magnitude s (the scaled form: its first divisor)
        NORM_SCALED,    // 1: the scaled form (its denominator after a second pass)
        NORM_SCALARS };
 
 // sum, amax, bad: of the values divided (r(G) in the peers' cast-first order, G otherwise).
-// The scaled form needs a second pass for its denominator (norm_scaled_denom); the
+// The scaled form needs a second pass for its denominator (norm_scaled_finish); the
 // normalize-first order takes it, and 'double', where there is no cast, as on the CPU (the
 // cast-first order of the low precisions overflows there, a bug reproduced on purpose).
 MUON_HD void norm_plan (int p, int normalize_first, double eps, double sum, double amax,
@@ -45,10 +47,12 @@ MUON_HD void norm_plan (int p, int normalize_first, double eps, double sum, doub
     scal[NORM_DENOM] = (double) muon_round_to (p, muon_round_to (p, (float) root) + (float) eps);
 }
 
-// The scaled form's denominator from ssq = sum ((G / s)^2), in fp64.
-MUON_HD double norm_scaled_denom (double ssq, double eps, double amax)
+// The scaled form's two divisors from ssq = sum ((G / s)^2), in fp64, by the CPU's rule
+// (muon_norm_scaled): the load divides by scal[NORM_AMAX] (s, or 1 where eps / s
+// overflows), then by scal[NORM_DENOM].
+MUON_HD void norm_scaled_finish (double ssq, double eps, double *scal)
 {
-  return sqrt (ssq) + eps / amax;
+  muon_norm_scaled (sqrt (ssq), eps, scal[NORM_AMAX], &scal[NORM_AMAX], &scal[NORM_DENOM]);
 }
 
 }  // namespace muon_cuda

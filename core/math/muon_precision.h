@@ -8,6 +8,7 @@
 #ifndef MUON_PRECISION_H
 #define MUON_PRECISION_H
 
+#include <float.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -128,6 +129,29 @@ MUON_HD float muon_round_to (int p, float f)
 MUON_HD float muon_scale_add (int p, float s, float x, float prod)
 {
   return muon_round_to (p, muon_round_to (p, s * x) + muon_round_to (p, prod));
+}
+
+//---- the scaled form of the normalization -------------------------------------------------
+
+// A page whose fp64 sum of squares leaves its range is normalized as X = (G / pre) / denom,
+// from root = sqrt (sum ((G / amax)^2)) (amax: its largest magnitude): pre = amax and denom
+// = root + eps / amax, the scale-invariant answer.  Where eps / amax overflows (amax below
+// eps / DBL_MAX: subnormal entries, whose norm is nothing beside eps) that denominator is
+// Inf and would give zeros: pre = 1 and denom = amax root + eps, i.e. G / (||G|| + eps).
+// One rule for the CPU (ns_impl.h) and the CUDA kernels (ns_cuda_norm.h).
+MUON_HD void muon_norm_scaled (double root, double eps, double amax, double *pre, double *denom)
+{
+  double e = eps / amax;
+  if (e <= DBL_MAX)
+  {
+    *pre = amax;
+    *denom = root + e;
+  }
+  else
+  {
+    *pre = 1;
+    *denom = amax * root + eps;
+  }
 }
 
 #endif

@@ -64,7 +64,8 @@ static muon_status FN (aol_page) (ns_env *env, int p, const muon_tensor *G, size
       double d = 0;
       for (size_t j = 0; j < n; j++)
         d += fabs ((double) P[AOL_AT (i, j)]);
-      s[i] = 1 / sqrt (d > o->eps ? d : o->eps);
+      s[i] = d > 0 ? 1 / sqrt (d > o->eps ? d : o->eps) : 0;   // a zero row stays zero,
+                                                               // even with eps 0 (not NaN)
     }
     for (size_t j = 0; j < m; j++)
       for (size_t i = 0; i < n; i++)
@@ -97,8 +98,7 @@ static muon_status FN (aol_page) (ns_env *env, int p, const muon_tensor *G, size
       for (size_t j = 0; j < n; j++)
         d += (T) fabs ((double) LOAD (A[i + j * n]));
       d = RND (p, d);
-      d = d > floor_ ? d : floor_;
-      s[i] = (double) RND (p, (T) 1 / (T) sqrt ((double) d));
+      s[i] = d > 0 ? (double) RND (p, (T) 1 / (T) sqrt ((double) (d > floor_ ? d : floor_))) : 0;
     }
     for (size_t j = 0; j < m; j++)
       for (size_t i = 0; i < n; i++)

@@ -344,11 +344,12 @@ static int FN (load_page) (int p, const muon_tensor *G, size_t e, const muon_ns_
         double t = NS_G (i, j) / amax;
         ssq += t * t;
       }
-    double denom = sqrt (ssq) + o->eps / amax;
+    double pre, denom;
+    muon_norm_scaled (sqrt (ssq), o->eps, amax, &pre, &denom);
     NS_PARALLEL_FOR
     for (size_t j = 0; j < cols; j++)
       for (size_t i = 0; i < rows; i++)
-        X[transposed ? j + i * n : i + j * n] = STORE (RND (p, (T) (NS_G (i, j) / amax / denom)));
+        X[transposed ? j + i * n : i + j * n] = STORE (RND (p, (T) (NS_G (i, j) / pre / denom)));
     return 1;
   }
   T denom;

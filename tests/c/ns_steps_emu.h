@@ -238,7 +238,7 @@ void load_page (int p, const muon_ns_opts *o, const double *g, size_t rows, size
       double t = g[at] / amax;
       ssq += t * t;
     }
-    scal[muon_cuda::NORM_DENOM] = muon_cuda::norm_scaled_denom (ssq, o->eps, amax);
+    muon_cuda::norm_scaled_finish (ssq, o->eps, scal);
   }
   size_t n = rows > cols ? cols : rows;
   A denom = (A) scal[muon_cuda::NORM_DENOM];
@@ -246,7 +246,8 @@ void load_page (int p, const muon_ns_opts *o, const double *g, size_t rows, size
   {
     size_t i = at % rows, j = at / rows;
     A c = cast_first ? rnd (p, (A) g[at]) : (A) g[at];
-    A v = scal[muon_cuda::NORM_SCALED] != 0 ? (A) (g[at] / amax / scal[muon_cuda::NORM_DENOM])
+    A v = scal[muon_cuda::NORM_SCALED] != 0 ? (A) (g[at] / scal[muon_cuda::NORM_AMAX]
+                                                   / scal[muon_cuda::NORM_DENOM])
                                             : c / denom;
     st (p, scal[muon_cuda::NORM_ZERO] != 0 ? (A) 0 : rnd (p, v),
         &X[rows > cols ? j + i * n : i + j * n]);

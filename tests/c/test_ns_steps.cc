@@ -404,6 +404,46 @@ static void test_parity_huge_and_tiny (void)
   muon_ctx_destroy (&ctx);
 }
 
+// A page of subnormal entries (largest magnitude 2^-1060, below eps / DBL_MAX) with the
+// default eps, in double: the CPU and the device's normalization (muon_norm_scaled) give
+// G / (||G|| + eps) through Keller's steps, bit for bit alike and, since the page is
+// nothing beside eps, a^5 G / eps to 1e-12 (eps / max|G| overflowed: zeros on both).
+static void test_subnormal_page (void)
+{
+  const size_t n = 8, m = 24;
+  muon_ctx *ctx = NULL;
+  T_EQ_INT (muon_ctx_create (&ctx), MUON_OK);
+  std::vector<double> g0 = page (n, m, 11, 0), G (n * m), X (n * m);
+  double amax = 0;
+  for (double g : g0)
+    amax = fabs (g) > amax ? fabs (g) : amax;
+  for (size_t i = 0; i < n * m; i++)
+    G[i] = std::ldexp (g0[i] / amax, -1060);
+  const double *triples = NULL;
+  int count = 0;
+  T_EQ_INT (muon_coeffs_lookup (ctx, "keller", &triples, &count), MUON_OK);
+  std::vector<double> coef (15);
+  T_EQ_INT (muon_coeffs_expand (ctx, triples, count, 5, MUON_SCHEDULE_REPEAT_LAST,
+                                coef.data ()), MUON_OK);
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  o.precision = MUON_PREC_DOUBLE;
+  o.threads = 1;
+  muon_tensor tg = {MUON_F64, MUON_DEVICE_CPU, n, m, 1, n, n * m, G.data ()};
+  muon_tensor tx = {MUON_F64, MUON_DEVICE_CPU, n, m, 1, n, n * m, X.data ()};
+  T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_OK);
+  std::vector<double> xe = emulated<double> (G, n, m, MUON_PREC_DOUBLE, &o, coef);
+  double a5 = pow (3.4445, 5), worst = 0;
+  for (size_t i = 0; i < n * m; i++)
+  {
+    T_ASSERT_MSG (xe[i] == X[i], "entry %zu: device %.17g, CPU %.17g", i, xe[i], X[i]);
+    double want = a5 * (G[i] / o.eps);
+    worst = fmax (worst, fabs (X[i] - want) / (a5 * std::ldexp (1.0, -1060) / o.eps));
+  }
+  T_ASSERT_MSG (worst < 1e-12, "a^5 G / eps: relative error %.3g", worst);
+  muon_ctx_destroy (&ctx);
+}
+
 // Fused changes 16-bit results (the rounding model), not double's (the same arithmetic).
 static void test_fused_changes_only_16_bit (void)
 {
@@ -428,5 +468,6 @@ int main (int argc, char **argv)
   T_RUN (test_fused_changes_only_16_bit);
   T_RUN (test_parity_with_cpu);
   T_RUN (test_parity_huge_and_tiny);
+  T_RUN (test_subnormal_page);
   return T_DONE (argv[0]);
 }

@@ -237,7 +237,9 @@ function [X, A1, tr] = aol_ (G, o, r, p)
       Y = single (Y);
     endif
     A = gram_ (Y);
-    s = 1 ./ sqrt (max (sum (abs (double (A)), 2), o.eps));
+    d = sum (abs (double (A)), 2);
+    s = zeros (size (d));                 # a zero row stays zero (even with eps 0)
+    s(d > 0) = 1 ./ sqrt (max (d(d > 0), o.eps));
     X = s .* double (Y);
     V = (double (A) .* s) .* s.';
     if (! dbl)
@@ -258,8 +260,8 @@ function [X, A1, tr] = aol_ (G, o, r, p)
     endif
     A = r (gram_ (X));
     d = r (sum (abs (A), 2));
-    d = max (d, r (cast (o.eps, class (A))));
-    s = r (1 ./ sqrt (d));
+    s = zeros (size (d), class (d));      # a zero row stays zero (even with eps 0)
+    s(d > 0) = r (1 ./ sqrt (max (d(d > 0), r (cast (o.eps, class (A))))));
     X = r (X .* s);
     V = r (r (A .* s) .* s.');
   endif
