@@ -192,6 +192,7 @@ function [X, stats] = muon_ns (G, varargin)
     unsafe_schedule ("muon_ns", opts);
   endif
   top = schedule_top (opts);             # the largest singular value it may give
+  s = opts.norm_scale;
   trace = opts.trace;
   opts = rmfield (opts, "trace");
   if (trace && ndims (G) > 2)
@@ -211,8 +212,8 @@ function [X, stats] = muon_ns (G, varargin)
   else
     X = ns_run (G, opts);
   endif
-  ## a page whose norm is below Eps is scaled down, not orthogonalized: say so (AOL's
-  ## scaling uses no Eps)
+  ## a page whose norm (times NormScale) is below Eps is scaled down, not orthogonalized:
+  ## say so (AOL's scaling uses no Eps)
   tiny = 0;
   if (opts.eps > 0 && strcmp (opts.normalize, "frobenius"))
     if (ismatrix (G))
@@ -220,11 +221,15 @@ function [X, stats] = muon_ns (G, varargin)
     else
       nk = arrayfun (@(k) norm (G(:,:,k), "fro"), 1:size (G, 3));
     endif
-    tiny = sum (nk > 0 & nk < opts.eps);
+    tiny = sum (nk > 0 & s * nk < opts.eps);
   endif
-  if (tiny > 0)
+  if (tiny > 0 && s == 1)
     warning ("muonlab:tinyInput",
              "muon_ns: %d page(s) of G have 0 < norm (G, 'fro') < EPS (%g): their result is about G / EPS, far from orthogonal.",
+             tiny, opts.eps);
+  elseif (tiny > 0)
+    warning ("muonlab:tinyInput",
+             "muon_ns: %d page(s) of G have 0 < NORMSCALE * norm (G, 'fro') < EPS (%g): their result is about G / EPS, far from orthogonal.",
              tiny, opts.eps);
   endif
   ## a page with a singular value past twice what the schedule's map allows: the iteration
@@ -497,6 +502,17 @@ endfunction
 %!     assert (muon_ns (Z, o{:}, "EpsPlacement", "max"), X);
 %!   endfor
 %! endfor
+%!test
+%! ## tinyInput counts the pages whose norm times NormScale is below Eps (the denominator
+%! ## s ||G|| + Eps, or max (s ||G||, Eps)): ||G|| = 0.9 Eps is tiny at s = 1 and 0.5, not at 2
+%! Gt = 0.9e-7 * G / norm (G, "fro");
+%! warning ("off", "muonlab:tinyInput", "local");
+%! for c = {1, "add", 1; 0.5, "add", 1; 0.5, "max", 1; 2, "add", 0; 2, "max", 0}.'
+%!   [~, st] = muon_ns (Gt, "NormScale", c{1}, "EpsPlacement", c{2});
+%!   assert (st.tiny_pages, c{3});
+%! endfor
+%!warning <muon_ns: 1 page\(s\) of G have 0 < NORMSCALE \* norm \(G, 'fro'\) < EPS \(1e-07\): their result is about G / EPS, far from orthogonal\.>
+%! muon_ns (0.9e-7 * G / norm (G, "fro"), "NormScale", 0.5);
 %!test
 %! ## subnormal entries (largest magnitude below Eps / realmax): G / (||G|| + Eps) and five
 %! ## of Keller's steps, by hand (the scaled form's Eps / max|G| overflowed: zeros)

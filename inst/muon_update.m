@@ -15,8 +15,8 @@
 ## @var{state} is @code{[]} for the first step (zero momentum) or the state returned by
 ## the previous call (a @code{muon_state}, which shows a one-line summary when typed and
 ## reads as a struct; @code{struct (state)} is taken too); anything else (a cell such as
-## @code{@{@}}, a string, a momentum of another class or size) is a
-## @code{muonlab:badState} error, never a fresh start.  It has the fields
+## @code{@{@}}, a string, a momentum of another size or of a class other than double and
+## single) is a @code{muonlab:badState} error, never a fresh start.  It has the fields
 ## @table @code
 ## @item momentum
 ## the momentum buffer, the size of @var{G} (class of @var{G} when it starts from

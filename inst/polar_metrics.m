@@ -6,7 +6,8 @@
 ## Quality metrics of @var{P} as an approximate polar factor of @var{A}.
 ##
 ## @var{A} and @var{P} are real double or single arrays of one size, M x N or M x N x E
-## (one matrix per page; their classes may differ), or device arrays (@code{muon_gpu}),
+## with M and N at least 2 (one matrix per page; their classes may differ; a vector or
+## scalar is an error), or device arrays (@code{muon_gpu}),
 ## which are gathered first: the metrics need the SVD, which runs on the host.  Everything
 ## is computed in double.
 ## @var{Q} is a plain scalar struct (@code{isstruct (Q)} is true; at the prompt, a few
