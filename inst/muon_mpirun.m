@@ -46,8 +46,12 @@
 ## @item @qcode{"muon_mpirun: the job did not finish within 3600 s and was killed."}
 ## the job ran past @code{timeout}.
 ## @item @qcode{"muon_mpirun: the job was stopped by SIGINT and its ranks ended."}
-## Ctrl-C at the terminal (or SIGTERM, SIGHUP to the caller's process group) while the job
-## ran: every rank is ended at once, not at the timeout.
+## Ctrl-C at the terminal while the job ran: every rank is ended at once, not at the
+## timeout, and the job's folder is removed.  With two outputs (the output captured),
+## Octave's own interrupt comes first and returns to the prompt instead of this error; the
+## ranks end and the folder goes all the same.  A SIGTERM or SIGHUP to the caller's process
+## group ends the ranks too, but also the caller's Octave, which leaves the job's folder
+## in @code{tempdir}.
 ## @end table
 ##
 ## The ranks never write an @file{octave-workspace} file, even when they are stopped by a

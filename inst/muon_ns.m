@@ -159,9 +159,11 @@
 ## (e.g. 1e-200 G gives norm 4e-189), and the call warns once (@code{muonlab:tinyInput});
 ## always 0 with @qcode{"Normalize", "aol"}, whose scaling uses no Eps.
 ## @code{diverged_pages} counts the pages whose result has a singular value above twice the
-## largest the schedule's composed map gives on the normalized input's range (a power-method
-## lower bound of the page's largest singular value: cheap, never a false alarm): the
-## iteration diverged, and the call warns (@code{muonlab:diverged}).  Gram Newton-Schulz does
+## largest the schedule's composed map gives on [0, 1], where the normalization puts them
+## (a power-method lower bound of the page's largest singular value: cheap, never a false
+## alarm on a sound run): the iteration diverged, and the call warns
+## (@code{muonlab:diverged}).  A @qcode{"NormScale"} below 1 can leave singular values
+## above 1, where a schedule may explode: that is told too.  Gram Newton-Schulz does
 ## this over long schedules (in double, Keller's coefficients over 1000 steps give 1e23
 ## with the default restart: its error grows with the steps since its last restart), and
 ## CANS in bf16 (its composed map explodes just above 1, see @code{muon_coeffs}: one of
@@ -527,6 +529,14 @@ endfunction
 %! endfor
 %! assert (X, Xr, -1e-12);
 %! assert (max (abs (X(:))) > 1e-310);
+%! ## EpsPlacement max: G / max (||G||, Eps) is G / Eps there too (t = Eps / ||G||
+%! ## overflowed: zeros), and a stack's pages as each alone
+%! assert (muon_ns (g, "EpsPlacement", "max"), Xr, -1e-12);
+%! G3 = cat (3, G(1:4,1:6), g, 1e-9 * G(1:4,1:6));
+%! X3 = muon_ns (G3, "EpsPlacement", "max", "NormScale", 1.02);
+%! for k = 1:3
+%!   assert (X3(:,:,k), muon_ns (G3(:,:,k), "EpsPlacement", "max", "NormScale", 1.02));
+%! endfor
 %!warning <muon_ns: 2 non-finite values in the result from a finite input \(an overflow of its precision or state\)\.>
 %! ## a finite result of the double iteration past single's range is Inf in a single X
 %! X = muon_ns (single (eye (2)), "Precision", "double", "Coefficients", [1e30 0 0], "Steps", 2);
@@ -548,6 +558,10 @@ endfunction
 %! [X, st] = muon_ns (Gw, "Method", "gram", "Precision", "double", "Steps", 320);
 %! assert (st.diverged_pages, 0);
 %! assert (max (svd (X)) < 1.14);
+%! ## NormScale 0.6 (singular values may lie up to 1/0.6, where the map explodes): told too
+%! [X, st] = muon_ns (Gw, "Method", "gram", "Precision", "double", "Steps", 1000,
+%!                    "NormScale", 0.6);
+%! assert (st.diverged_pages, 1);
 %!warning <muon_ns: 1 page\(s\) of the result have a singular value of .* or more, where this schedule gives at most 1.13: the iteration diverged \(rounding this schedule cannot absorb in this precision, or for Gram, too many steps since its last restart\)\.>
 %! randn ("state", 1);
 %! muon_ns (randn (64, 256), "Method", "gram", "Precision", "double", "Steps", 1000);

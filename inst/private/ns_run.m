@@ -12,7 +12,9 @@
 ## (a/t, b/t^3, c/t^5): add uses t = s and e = Eps/s, max uses e = 0 and, per page,
 ## t = max (s ||G||, Eps) / ||G|| (the page's scaled norm, @code{norm (.,"fro")}: no
 ## underflow for tiny pages; t^3 and t^5 may overflow to Inf there, which drops the
-## first step's cubic and quintic terms, negligible beside the linear one).  Exact in real
+## first step's cubic and quintic terms, negligible beside the linear one); a page of
+## subnormal norm takes t = 1 and e = Eps instead (||G|| + Eps is Eps exactly there; t
+## itself would be inexact or overflow).  Exact in real
 ## arithmetic; the rounding of the first step differs from a division by t.  The
 ## defaults (s = 1, add) call the core untouched, so its bits are unchanged.
 ## @end deftypefn
@@ -30,29 +32,33 @@ function [X, stats] = ns_run (G, opts)
     endif
     return;
   endif
-  if (strcmp (place, "add"))
-    t = s;
-    opts.eps = opts.eps / s;
+  E = size (G, 3);
+  if (strcmp (place, "add"))            # every page: t = s, e = Eps / s
+    t = s * ones (1, E);
+    e = opts.eps / s * ones (1, E);
   else
     ## per page: t = max (s ||G||, Eps) / ||G|| (1 where the page is zero: zeros anyway)
-    E = size (G, 3);
     nrm = zeros (1, E);
     for k = 1:E
       nrm(k) = norm (double (G(:,:,k)), "fro");   # scaled: no underflow below 1e-162
     endfor
     t = s * ones (1, E);
+    e = zeros (1, E);
     small = nrm > 0 & s * nrm < opts.eps;
     t(small) = opts.eps ./ nrm(small);
-    opts.eps = 0;
+    ## a page of subnormal norm: t would be inexact, or overflow (a / Inf: zeros); there
+    ## ||G|| + Eps is Eps exactly, so the core's own G / (||G|| + Eps) is G / Eps
+    sub = small & nrm < realmin;
+    [t(sub), e(sub)] = deal (1, opts.eps);
   endif
-  T = unique (t);
-  if (isscalar (T))
-    [X, stats] = first_scaled (G, fold (opts, T));
-  else                                  # pages below Eps: each t its own call
+  [T, ~, j] = unique ([t(:) e(:)], "rows");
+  if (rows (T) == 1)
+    [X, stats] = first_scaled (G, fold (setfield (opts, "eps", T(1,2)), T(1,1)));
+  else                                  # pages below Eps: each (t, e) its own call
     X = zeros (size (G), class (G));
-    for k = 1:numel (T)
-      p = find (t == T(k));
-      [X(:,:,p), st] = first_scaled (G(:,:,p), fold (opts, T(k)));
+    for k = 1:rows (T)
+      p = find (j == k);
+      [X(:,:,p), st] = first_scaled (G(:,:,p), fold (setfield (opts, "eps", T(k,2)), T(k,1)));
       stats = add_stats (stats, st);
     endfor
   endif

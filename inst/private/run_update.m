@@ -108,6 +108,9 @@ function [U, state] = run_update (fname, G, state, args)
       B = fam.buffer;
     endif
     [U, M, B] = family_update (fname, G2, M, B, opts);
+    if (strcmp (opts.algorithm, "muon"))   # Muon with NormScale or EpsPlacement max
+      diverged_blocks (fname, U, opts);
+    endif
     if (conv)
       U = reshape (U, sz);
       M = reshape (M, sz);
