@@ -166,7 +166,7 @@ function [opt, params] = muon_optimizer (params, varargin)
     return;
   endif
   blocks = struct ();                     # a model's per-expert and per-block NS
-  if (! isempty (model_table (params)))  # a model: its parameters as zeros, fields named
+  if (! isempty (model_table (fname, params)))  # a model: its parameters as zeros, fields named
     [params, blocks] = model_params (fname, params);  # by M.params.field (.name: torch's)
   endif
   opt_check_tree (fname, "PARAMS", params, {}, {}, true);
@@ -437,6 +437,13 @@ endfunction
 %! [opts, Ps] = muon_optimizer (struct (Mm));
 %! assert (Ps, Pm);
 %! assert (muon_step (opts, Ps, Gm), Q2);
+%! ## an edited struct (M) that is no model's: a clear error naming the column
+%! S = struct (Mm);
+%! S.params.rows = num2cell (S.params.rows);
+%! fail ("muon_optimizer (S)", "muon_optimizer: M is not a model from muon_model: its params.rows must be a positive integer per parameter.");
+%! S = struct (Mm);
+%! S.params.split = zeros (size (S.params.rows));
+%! fail ("zero_layout (S, 2)", "zero_layout: M is not a model from muon_model: its params.split must be a cell of \\[\\] or positive row counts per parameter.");
 %! ## a parameter's own Experts (or SplitRows) replaces the model's blocks
 %! f = Tm.field{find (Tm.experts > 1, 1)};
 %! [opt1, P1] = muon_optimizer (Mm, "ParamOptions", struct (f, {{"Experts", 1}}));

@@ -15,7 +15,7 @@ function [ismodel, shapes, names, experts, split, adamw] = model_muon (fname, M)
   experts = [];
   split = [];
   adamw = 0;
-  T = model_table (M);
+  T = model_table (fname, M);
   ismodel = ! isempty (T);
   if (! ismodel)
     return;

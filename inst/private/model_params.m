@@ -12,7 +12,7 @@
 ## @end deftypefn
 
 function [P, blocks] = model_params (fname, M)
-  T = model_table (M);
+  T = model_table (fname, M);
   n = sum (T.rows .* T.cols);
   if (n > 2^27)
     error ("muonlab:badArg",

@@ -1,20 +1,53 @@
 ## -*- texinfo -*-
-## @deftypefn {} {@var{T} =} model_table (@var{M})
+## @deftypefn {} {@var{T} =} model_table (@var{fname}, @var{M})
 ## The parameter table of a model from @code{muon_model}, the object or its plain struct
 ## (@code{struct (M)}: a scalar struct whose @code{params} table has the columns
 ## @code{name}, @code{rows}, @code{cols}, @code{numel}, @code{experts}, @code{split} and
 ## @code{route}; @code{field} is optional); [] for anything else.  The one test of "is this a
-## model" for @code{muon_optimizer}, @code{zero_layout} and @code{zero_cost}.
+## model" for @code{muon_optimizer}, @code{zero_layout} and @code{zero_cost}.  A struct with
+## those columns whose values are no model's (an edited @code{struct (M)}) is an error
+## (@code{muonlab:badArg}) naming @var{fname} and the column.
 ## @end deftypefn
 
-function T = model_table (M)
+function T = model_table (fname, M)
   T = [];
   if (isa (M, "muon_model_result"))
     M = struct (M);
   endif
   cols = {"name", "rows", "cols", "numel", "experts", "split", "route"};
-  if (isstruct (M) && isscalar (M) && isfield (M, "params")
-      && isstruct (M.params) && isscalar (M.params) && all (isfield (M.params, cols)))
-    T = M.params;
+  if (! (isstruct (M) && isscalar (M) && isfield (M, "params")
+         && isstruct (M.params) && isscalar (M.params) && all (isfield (M.params, cols))))
+    return;
+  endif
+  T = M.params;
+  P = numel (T.name);
+  count = @(x) (isnumeric (x) || islogical (x)) && isreal (x) && isvector (x) ...
+               && numel (x) == P && all (x(:) >= 0 & x(:) == fix (x(:)) & isfinite (x(:)));
+  why = "";
+  if (! (iscellstr (T.name) && isvector (T.name)))
+    [c, why] = deal ("name", "must be a cell of names");
+  elseif (! (count (T.rows) && all (T.rows > 0)))
+    [c, why] = deal ("rows", "must be a positive integer per parameter");
+  elseif (! (count (T.cols) && all (T.cols > 0)))
+    [c, why] = deal ("cols", "must be a positive integer per parameter");
+  elseif (! (count (T.numel) && all (T.numel(:) == T.rows(:) .* T.cols(:))))
+    [c, why] = deal ("numel", "must be rows .* cols");
+  elseif (! (count (T.experts) && all (T.experts > 0)
+             && all (mod (T.rows(:), T.experts(:)) == 0)))
+    [c, why] = deal ("experts", "must be a positive integer per parameter dividing its rows");
+  elseif (! (iscell (T.split) && numel (T.split) == P
+             && all (cellfun (@(s) isempty (s) || (isnumeric (s) && isreal (s) && isvector (s)
+                                                    && all (s > 0 & s == fix (s))), T.split))))
+    [c, why] = deal ("split", "must be a cell of [] or positive row counts per parameter");
+  elseif (! (iscellstr (T.route) && numel (T.route) == P
+             && all (ismember (T.route, {"muon", "adamw"}))))
+    [c, why] = deal ("route", "must be 'muon' or 'adamw' per parameter");
+  elseif (isfield (T, "field") && ! (iscellstr (T.field) && numel (T.field) == P
+                                     && all (cellfun (@isvarname, T.field))))
+    [c, why] = deal ("field", "must be a valid field name per parameter");
+  endif
+  if (! isempty (why))
+    error ("muonlab:badArg", "%s: M is not a model from muon_model: its params.%s %s.",
+           fname, c, why);
   endif
 endfunction
