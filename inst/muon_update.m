@@ -158,7 +158,8 @@
 ## fp64; [] for the others); a state of
 ## another algorithm, or a negative V or v, is a @code{muonlab:badState} error.
 ##
-## A non-finite momentum (a poisoned state) is accepted and gives a non-finite @var{U};
+## A non-finite momentum or second-moment buffer (a poisoned state) is accepted and gives
+## a non-finite @var{U}, with the warning @code{muonlab:nonFiniteResult};
 ## a non-finite @var{G} is an error, and so is, for NAMO, a @var{G} whose squared norm
 ## overflows fp64 (@code{muon_step} skips such a step).  A block of @var{U} with a
 ## singular value past twice what its schedule gives times its scale warns

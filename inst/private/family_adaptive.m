@@ -23,7 +23,7 @@ function [O2, V] = family_adaptive (X, V, opts)
   if (opts.sign_before_ns)
     X = sign (X);
   endif
-  O = ns_run (X, opts);
+  O = family_ns (X, opts);
   axis = opts.norm_axis;
   if (isempty (axis))
     axis = merge (normuon, "row", "element");

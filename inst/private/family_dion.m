@@ -31,13 +31,13 @@ function [U, M, Q] = family_dion (fname, G, M, Q, opts)
       sel = sort (i(1:ceil (f * m)));
       S = M(sel,:);
       M(sel,:) = M(sel,:) * opts.ef_decay;
-      U(sel,:) = s * ns_run (S, opts);
+      U(sel,:) = s * family_ns (S, opts);
     else
       [~, i] = sort (sum (abs (M), 1), "descend");
       sel = sort (i(1:ceil (f * n)));
       S = M(:,sel);
       M(:,sel) = M(:,sel) * opts.ef_decay;
-      U(:,sel) = s * ns_run (S, opts);
+      U(:,sel) = s * family_ns (S, opts);
     endif
     Q = [];
     return;

@@ -62,7 +62,7 @@ function [U, M, B] = family_update (fname, G, M, B, opts)
 
   switch (a)
     case {"muon", "scion"}
-      U = s * ns_run (X, opts);
+      U = s * family_ns (X, opts);
     case {"normuon", "adamuon"}
       [U, B] = family_adaptive (X, B, opts);
       U = s * U;
@@ -82,9 +82,9 @@ function [U, M, B] = family_update (fname, G, M, B, opts)
       B = double (B);                     # v in fp64: ||G||^2 passes single's range first
       B = B + (1 - opts.beta2) * (g2 - B);
       alpha = norm (X, "fro") / vden (B, opts.v_eps, opts.v_eps_placement);
-      U = (s * alpha) * ns_run (X, opts);
+      U = (s * alpha) * family_ns (X, opts);
     case "polargrad"
-      O = ns_run (X, opts);
+      O = family_ns (X, opts);
       U = (s * sum (O(:) .* X(:))) * O;
   endswitch
   U = cast (U, cls);

@@ -107,7 +107,19 @@ function [U, state] = run_update (fname, G, state, args)
     if (! isempty (fam))
       B = fam.buffer;
     endif
+    [prev_msg, prev_id] = lastwarn ("");
     [U, M, B] = family_update (fname, G2, M, B, opts);
+    [~, id] = lastwarn ();
+    ## a poisoned second-moment buffer (NaN) reaches U after the Newton-Schulz, which
+    ## warned of its own non-finite values only
+    bad = nnz (! isfinite (U));
+    if (bad > 0 && ! strcmp (id, "muonlab:nonFiniteResult"))
+      warning ("muonlab:nonFiniteResult",
+               "%s: %d non-finite values in the update from a finite input (an overflow of its precision or state).",
+               fname, bad);
+    elseif (isempty (id))
+      lastwarn (prev_msg, prev_id);
+    endif
     if (strcmp (opts.algorithm, "muon"))   # Muon with NormScale or EpsPlacement max
       diverged_blocks (fname, U, opts);
     endif

@@ -410,3 +410,33 @@
 %! assert (s.family.buffer, 0.05 * O .^ 2, 1e-15);
 %! [~, s] = muon_update (G, [], "Preset", "adamuon_official", "Beta", 0.5, "Beta2", 0.5);
 %! assert (s.family.buffer, 0.5 * O .^ 2, 1e-15);
+
+%!test
+%! ## a poisoned state (NaN in the momentum, or in the second-moment buffer) is accepted
+%! ## and gives a non-finite update with muonlab:nonFiniteResult, for every algorithm, as
+%! ## the core's Muon does (the family's Newton-Schulz raised "G must not contain NaN", the
+%! ## buffer's NaN gave no word)
+%! randn ("state", 9);
+%! G = randn (12, 7);
+%! warning ("error", "muonlab:nonFiniteResult", "local");
+%! for a = {"muon", "normuon", "adamuon", "namo", "polargrad", "scion", "dion", "dion2"}
+%!   o = {"Algorithm", a{1}};
+%!   if (strcmp (a{1}, "muon"))
+%!     o = [o, {"NormScale", 1.02}];     # Muon on the family's path
+%!   endif
+%!   [~, s] = muon_update (G, [], o{:});
+%!   poisoned = {setfield(s, "momentum", NaN (size (s.momentum)))};
+%!   if (any (strcmp (a{1}, {"normuon", "adamuon", "namo"})))
+%!     f = s.family;
+%!     f.buffer(:) = NaN;
+%!     poisoned{end+1} = setfield (s, "family", f);
+%!   endif
+%!   for p = poisoned
+%!     try
+%!       muon_update (G, p{1}, o{:});
+%!       error ("no warning for %s", a{1});
+%!     catch err
+%!       assert (err.identifier, "muonlab:nonFiniteResult", a{1});
+%!     end_try_catch
+%!   endfor
+%! endfor
