@@ -12,7 +12,7 @@
 
 function s = sv_max_lower (X)
   [m, n, P] = size (X);
-  s = zeros (1, P);
+  s(1:P) = 0;                            # (no zeros: a zeros.m on the path stays unused)
   if (isempty (X))
     return;
   endif
@@ -24,7 +24,7 @@ function s = sv_max_lower (X)
   if (P > 1 && m * n <= 4096)            # small pages: every page in one sweep
     A = X ./ scale;
     A(:,:,bad | zero) = 0;
-    v = repmat (v0, [1 1 P]);            # n x 1 x P
+    v = v0(:, 1, ones (1, P));           # n x 1 x P
     for it = 1:8
       w = sum (A .* permute (v, [2 1 3]), 2);          # m x 1 x P
       s = max (s, sqrt (sum (w .^ 2, 1))(:).');
