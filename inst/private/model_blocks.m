@@ -174,8 +174,11 @@ function D = llama_dims (fname, cfg, h, mt, nl)
     D.hd = h / D.nh;
   endif
   D.inter = pos_int (fname, cfg, "intermediate_size");
-  D.qkv_bias = any (strcmp (mt, {"qwen2", "qwen2_moe"})) ...
-               || get_bool (fname, cfg, "attention_bias", false);
+  ## attention_bias: biases on q, k, v and o (transformers' llama, gemma, qwen3 attention);
+  ## qwen2 and qwen2_moe always have q, k, v biases and never an o_proj bias
+  qwen2 = any (strcmp (mt, {"qwen2", "qwen2_moe"}));
+  D.o_bias = get_bool (fname, cfg, "attention_bias", false) && ! qwen2;
+  D.qkv_bias = qwen2 || D.o_bias;
   D.mlp_bias = get_bool (fname, cfg, "mlp_bias", false);
   D.qk_norm = any (strcmp (mt, {"qwen3", "qwen3_moe", "gemma3_text"}));
   D.ffn_norms = any (strcmp (mt, {"gemma2", "gemma3_text"}));   # pre/post feedforward
@@ -222,6 +225,9 @@ function B = llama_layer (B, D, l, o)
     endif
   endif
   B = add (B, {[pre "self_attn.o_proj.weight"]}, h, q, l, "attention");
+  if (D.o_bias)
+    B = add (B, {[pre "self_attn.o_proj.bias"]}, h, 1, l, "bias");
+  endif
   if (D.qk_norm)
     B = add (B, {[pre "self_attn.q_norm.weight"]; [pre "self_attn.k_norm.weight"]},
              [D.hd; D.hd], [1; 1], l, "norm");

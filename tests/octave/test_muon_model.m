@@ -98,6 +98,25 @@ endfunction
 %! assert (F.counts.total, M.counts.total);
 
 %!test
+%! ## attention_bias: q, k, v and o_proj biases (transformers' LlamaAttention builds all
+%! ## four with bias=attention_bias); qwen2 has q/k/v biases only, whatever it says
+%! c = struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!             "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2,
+%!             "attention_bias", true);
+%! layer = 4*8*8 + 4*8 + 3*8*16 + 2*8;
+%! M = muon_model (c);
+%! assert (M.counts.total, 2*100*8 + 2*layer + 8);
+%! assert (M.counts.total, 2984);
+%! k = strcmp (M.params.name, "model.layers.1.self_attn.o_proj.bias");
+%! assert ([M.params.rows(k) M.params.cols(k)], [8 1]);
+%! assert (M.params.route(k), {"adamw"});
+%! assert (muon_model (c, "Fuse", "qkv").counts.total, M.counts.total);
+%! c.model_type = "qwen2";
+%! Q = muon_model (c);
+%! assert (Q.counts.total, M.counts.total - 2*8);
+%! assert (! any (strcmp (Q.params.name, "model.layers.0.self_attn.o_proj.bias")));
+
+%!test
 %! ## qwen3_moe: head_dim apart from hidden / heads, q/k norms, sparse step, mlp-only layer
 %! M = muon_model (cfg ("tiny_qwen3_moe"));
 %! V = 300; h = 32; f = 80; fe = 24; E = 4; q = 4 * 16; kv = 2 * 16;
