@@ -34,7 +34,8 @@
 ## folder) and pass its path.  With no argument the shipped names come back as a cellstr.
 ##
 ## Limits, checked before any work (@code{muonlab:badArg} naming the limit): a config file
-## must be a regular file of at most 16 MiB nested at most 200 deep
+## (a folder's @file{config.json} too) must be a regular file of at most 16 MiB nested at
+## most 200 deep
 ## (@code{max_config_bytes}, @code{max_json_depth}); @code{num_hidden_layers} at most
 ## 10,000 (@code{max_model_layers}; the time is linear in it, about 1 ms a layer), expert
 ## counts at most 65,536 (@code{max_model_experts}), every other size at most 2^24
@@ -196,6 +197,7 @@ function [cfg, source, meta] = read_config (fname, what)
       if (! exist (file, "file"))
         error ("muonlab:badArg", "%s: the folder '%s' holds no config.json.", fname, what);
       endif
+      cfg = json_read (fname, file);   # as a config file: regular, size and depth checked
     elseif (! isempty (regexp (what, '\.json$', "once")) || exist (what, "file") == 2)
       file = what;
       if (! exist (file, "file"))

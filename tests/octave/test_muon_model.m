@@ -322,3 +322,40 @@ endfunction
 %! muon_model (struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
 %!                     "intermediate_size", 16, "num_hidden_layers", 2,
 %!                     "num_attention_heads", 2, "muonlab", struct ("name", 5)));
+
+%!test
+%! ## a folder's config.json is read as a config file is (json_read): a folder, a FIFO, a
+%! ## file nested past max_json_depth or not JSON give muonlab:badArg naming the file (they
+%! ## were decoded unchecked: 100,000 deep crashed Octave, a FIFO hung, no error id)
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   f = fullfile (d, "config.json");
+%!   c = '{"model_type": "llama", "vocab_size": 100, "hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2';
+%!   deep = [c ', "x": ' repmat("[", 1, 201) repmat("]", 1, 201) '}'];
+%!   bad = {deep, sprintf("'%s' nests 202 deep; at most 200 (the limit max_json_depth).", f);
+%!          [c ', }'], sprintf("'%s' is not valid JSON", f);
+%!          [c ' /* comment */ }'], sprintf("'%s' is not valid JSON", f)};
+%!   for k = 1:rows (bad)
+%!     fid = fopen (f, "w"); fputs (fid, bad{k,1}); fclose (fid);
+%!     try
+%!       muon_model (d);
+%!       error ("no error");
+%!     catch err
+%!       assert (err.identifier, "muonlab:badArg");
+%!       assert (strncmp (err.message, ["muon_model: " bad{k,2}], 12 + numel (bad{k,2})),
+%!               err.message);
+%!     end_try_catch
+%!   endfor
+%!   fid = fopen (f, "w"); fputs (fid, [c '}']); fclose (fid);
+%!   assert (muon_model (d).counts.total, 2920);
+%!   unlink (f);
+%!   mkdir (f);
+%!   fail ("muon_model (d)", sprintf ("cannot read '%s': it is a folder.", regexptranslate ("escape", f)));
+%!   rmdir (f);
+%!   assert (mkfifo (f, 600), 0);   # (its mode written as octal digits)
+%!   fail ("muon_model (d)", "not a regular file \\(a FIFO, a device or a socket\\)");
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
