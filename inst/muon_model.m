@@ -35,9 +35,11 @@
 ##
 ## Limits, checked before any work (@code{muonlab:badArg} naming the limit): a config file
 ## (a folder's @file{config.json} too) must be a regular file of at most 16 MiB nested at
-## most 200 deep
-## (@code{max_config_bytes}, @code{max_json_depth}); @code{num_hidden_layers} at most
-## 10,000 (@code{max_model_layers}; the time is linear in it, about 1 ms a layer), expert
+## most 200 deep (@code{max_config_bytes}, @code{max_json_depth}), and so must a folder's
+## @file{model.safetensors.index.json}; each @file{*.safetensors} file there must be a
+## regular file whose header is at most 2^27 bytes nested at most 200 deep, each tensor's
+## shape a list of non-negative integers (@qcode{"__metadata__"} is no tensor);
+## @code{num_hidden_layers} at most 10,000 (@code{max_model_layers}; the time is linear in it, about 1 ms a layer), expert
 ## counts at most 65,536 (@code{max_model_experts}), every other size at most 2^24
 ## (@code{max_model_dim}), and at most 1e6 matrices in all (@code{max_model_matrices}).
 ## Every config number read is a whole number in its range, else @code{muonlab:badArg}

@@ -9,7 +9,11 @@
 ## model is a shipped one or a struct, or the check was skipped), @code{file} (what was
 ## read), @code{count} (parameters it holds; NaN for none), @code{expected},
 ## @code{matches} (within 0.1%; true for none) and @code{note} (why the check was skipped
-## or estimated; "" otherwise).  A mismatch warns (@code{muonlab:modelCount}): the config
+## or estimated; "" otherwise).  The folder is listed with @code{readdir} (its name may
+## hold glob characters); the index is read by @code{json_read}, every *.safetensors must
+## be a regular file, its header at most 2^27 bytes and @code{max_json_depth} deep, each
+## tensor's shape a list of non-negative integers (else @code{muonlab:badArg} naming the
+## file and the tensor).  A mismatch warns (@code{muonlab:modelCount}): the config
 ## does not describe those weights.
 ##
 ## A config's @code{quantization_config}: with @code{quant_method} @qcode{"fp8"} (the
@@ -40,7 +44,7 @@ function K = model_checkpoint (fname, source, cfg, counts, T)
                                                 "models"))))
     return;                            # a shipped model: no weights beside it
   endif
-  st = glob (fullfile (dir, "*.safetensors"));
+  st = safetensors_files (fname, dir);
   idx = fullfile (dir, "model.safetensors.index.json");
   if (isempty (st) && ! exist (idx, "file"))
     return;
@@ -69,11 +73,7 @@ function K = model_checkpoint (fname, source, cfg, counts, T)
     K.file = strjoin (st, ", ");
     K.count = n;
   else
-    try
-      J = jsondecode (fileread (idx));
-    catch err
-      error ("muonlab:badArg", "%s: '%s' is not valid JSON (%s).", fname, idx, err.message);
-    end_try_catch
+    J = json_read (fname, idx);       # a regular file, size and depth checked first
     if (! (isstruct (J) && isscalar (J) && isfield (J, "metadata")
            && isstruct (J.metadata) && isscalar (J.metadata)
            && isfield (J.metadata, "total_size")))
@@ -135,10 +135,26 @@ function [plain, scales] = fp8_split (Q, T)
   scales = 4 * sum (T.experts(quantized) .* ceil (r ./ blk(:,1)) .* ceil (c ./ blk(:,2)));
 endfunction
 
+## The *.safetensors files of folder DIR (a cellstr, sorted), each a regular file: the
+## folder listed and its names matched here (glob would read DIR's own [ ] * ? as a
+## pattern, and take a FIFO or a folder so named).
+function st = safetensors_files (fname, dir)
+  names = readdir (dir);
+  names = sort (names(! cellfun ("isempty", regexp (names, '^[^.].*\.safetensors$', "once"))));
+  st = cell (1, numel (names));
+  for k = 1:numel (st)
+    st{k} = fullfile (dir, names{k});
+    regular_file (fname, st{k}, "");   # only its header is read: no size limit
+  endfor
+endfunction
+
 ## The elements of every tensor in the header of a .safetensors file (but a quantized
-## checkpoint's scales when NOSCALES): 8 bytes (the header's length, little-endian), then
-## that much JSON: {name: {dtype, shape, data_offsets}, ...}.
+## checkpoint's scales when NOSCALES): 8 bytes (the header's length, little-endian, at
+## most 2^27), then that much JSON nested at most max_json_depth deep: {name: {dtype,
+## shape, data_offsets}, ...}, each shape a list of non-negative integers
+## ("__metadata__" skipped).
 function n = safetensors_count (fname, file, noscales)
+  regular_file (fname, file, "");      # a FIFO or a device is refused before it is opened
   fid = fopen (file, "r", "ieee-le");
   if (fid < 0)
     error ("muonlab:badArg", "%s: cannot read '%s'.", fname, file);
@@ -153,25 +169,46 @@ function n = safetensors_count (fname, file, noscales)
   unwind_protect_cleanup
     fclose (fid);
   end_unwind_protect
-  try                                  # tensor names as they are ("a.b" and "a_b" differ)
-    H = jsondecode (txt, "makeValidName", false);
-  catch err
-    error ("muonlab:badArg", "%s: '%s' has no valid safetensors header (%s).", fname, file,
-           err.message);
-  end_try_catch
+  ## tensor names as they are ("a.b" and "a_b" differ)
+  H = json_read (fname, file, txt, "makeValidName", false);
   if (! (isstruct (H) && isscalar (H)))
     error ("muonlab:badArg",
            "%s: '%s' has no valid safetensors header (not a JSON object of tensors).", fname,
            file);
   endif
+  ## a shape that is no flat list of numbers, which jsondecode would hide ([[16], [8]]
+  ## reads as [16, 8], 5 and [[5]] as [5], null as []): strings and escapes removed first
+  t = regexprep (txt, '\\.', "");
+  bad = regexp (t, '"([^"]*)"\s*:\s*\{[^{}]*?"shape"\s*:(?!\s*\[[^][{}"]*\])', "tokens");
+  bad = [bad{:}];
+  bad(strcmp (bad, "__metadata__")) = [];
+  if (! isempty (bad))
+    bad_shape (fname, file, bad{1});
+  endif
   n = 0;
   for f = fieldnames (H).'
+    if (strcmp (f{1}, "__metadata__"))
+      continue;
+    endif
     t = H.(f{1});
-    if (isstruct (t) && isfield (t, "shape")
-        && ! (noscales && ! isempty (regexp (f{1}, '_scale(_inv)?$', "once"))))
-      n += prod (double (t.shape));
+    if (! (isstruct (t) && isscalar (t) && isfield (t, "shape")))
+      error ("muonlab:badArg", "%s: '%s': tensor '%s' has no shape.", fname, file, f{1});
+    endif
+    s = t.shape;
+    if (! (isnumeric (s) && isreal (s) && (isempty (s) || iscolumn (s))
+           && all (isfinite (s) & s >= 0 & s == fix (s))))
+      bad_shape (fname, file, f{1});
+    endif
+    if (! (noscales && ! isempty (regexp (f{1}, '_scale(_inv)?$', "once"))))
+      n += prod (double (s));
     endif
   endfor
+endfunction
+
+function bad_shape (fname, file, name)
+  error ("muonlab:badArg",
+         "%s: '%s': the shape of tensor '%s' must be a list of non-negative integers.",
+         fname, file, name);
 endfunction
 
 function b = dtype_bytes (dt)

@@ -167,6 +167,56 @@ endfunction
 %! end_unwind_protect
 
 %!test
+%! ## the checkpoint beside the config read with limits, before the parser sees it: a FIFO
+%! ## or a folder named *.safetensors, an index or a header nested past max_json_depth, and
+%! ## a shape that is no list of non-negative integers are muonlab:badArg naming the file
+%! ## (and the tensor); "__metadata__" is no tensor.  A folder whose name holds [ ] is
+%! ## listed, not globbed (its check was skipped)
+%! d = [tempname() "[1]*"];
+%! mkdir (d);
+%! unwind_protect
+%!   put_text (fullfile (d, "config.json"), jsonencode (cfg ("llama", 64, 16, 32, 1, 4, 2)));
+%!   st = fullfile (d, "model.safetensors");
+%!   hdr = @(t) put_text (st, [typecast(uint64 (numel (t)), "char") t]);
+%!   ## 1 layer: embedding 64x16, norm, q 16x16, k 8x16, v 8x16, o 16x16, norm, 3 of 32x16,
+%!   ## final norm, head 64x16
+%!   n = 2*64*16 + 3*16 + 2*16*16 + 2*8*16 + 3*32*16;
+%!   hdr (sprintf ('{"__metadata__": {"format": "pt"}, "a": {"dtype": "BF16", "shape": [%d], "data_offsets": [0, 1]}}', n));
+%!   M = muon_model (d);
+%!   assert ({M.checkpoint.method, M.checkpoint.count, M.checkpoint.matches},
+%!           {"safetensors", n, true});
+%!   msg = sprintf ("muon_model: '%s': the shape of tensor 'a' must be a list of non-negative integers.", st);
+%!   for v = {"[-16, 8]", '["16", "8"]', "[16.5, 8]", "[[16], [8]]", "[[16, 8]]", "[16, [8]]",  ...
+%!            "[[5]]", "5", "null", '{"x": 1}', "[16, null]", "[true]", '"16"'}
+%!     hdr (['{"a": {"dtype": "BF16", "shape": ' v{1} ', "data_offsets": [0, 1]}}']);
+%!     try
+%!       muon_model (d);
+%!       error ("no error: %s", v{1});
+%!     catch err
+%!       assert ({err.identifier, err.message}, {"muonlab:badArg", msg}, v{1});
+%!     end_try_catch
+%!   endfor
+%!   hdr (['{"a": {"dtype": "BF16", "shape": [1], "x": ' repmat("[", 1, 300) repmat("]", 1, 300) '}}']);
+%!   fail ("muon_model (d)", "nests 302 deep; at most 200 \\(the limit max_json_depth\\)");
+%!   unlink (st);
+%!   mkdir (st);
+%!   fail ("muon_model (d)", "it is a folder");
+%!   rmdir (st);
+%!   assert (mkfifo (st, 600), 0);     # (its mode as octal digits)
+%!   fail ("muon_model (d)", "not a regular file \\(a FIFO, a device or a socket\\)");
+%!   unlink (st);
+%!   idx = fullfile (d, "model.safetensors.index.json");
+%!   put_text (idx, ['{"metadata": {"total_size": 2}, "x": ' repmat("[", 1, 300) repmat("]", 1, 300) '}']);
+%!   fail ("muon_model (d)", "model.safetensors.index.json' nests 301 deep");
+%!   unlink (idx);
+%!   assert (mkfifo (idx, 600), 0);
+%!   fail ("muon_model (d)", "not a regular file \\(a FIFO, a device or a socket\\)");
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
 %! ## a quantized checkpoint: fp8 weights take a byte per element (DeepSeek-V3's Hugging Face
 %! ## weights: torch_dtype bfloat16, quantization_config fp8 in 128 x 128 blocks), other
 %! ## quantizations are not checked
