@@ -67,7 +67,8 @@
 ## @code{enorm}, @code{hnorm}, @code{eh_proj}, one decoder layer and a
 ## @code{shared_head.norm}; its embedding and output head are the main model's, so they are
 ## not parameters of their own here, but they are stored again in the checkpoint and count
-## in @code{counts.stored}).  false leaves them out.
+## in @code{counts.stored}).  false leaves them out of the parameters (and of every count
+## but @code{counts.stored}: the checkpoint still holds them).
 ## @item "Experts"
 ## @qcode{"separate"} (default): one parameter per routed expert and projection, as the
 ## checkpoint stores them (@code{mlp.experts.E.gate_proj.weight}); @qcode{"fused"}: one
@@ -111,8 +112,9 @@
 ## @item counts
 ## parameter counts: @code{total} (the parameters above), @code{muon}, @code{adamw},
 ## @code{embedding} (input embedding and output head), @code{non_embedding}, @code{mtp}
-## (the MTP layers' own parameters), @code{stored} (as the checkpoint stores them: with the
-## MTP layers' copies of the embedding and head), @code{activated} (per token, embedding and
+## (the MTP layers' own parameters), @code{stored} (what the checkpoint stores: the
+## parameters, the MTP layers even with @qcode{"MTP"} false, and the MTP layers' copies of
+## the embedding and head), @code{activated} (per token, embedding and
 ## head excluded: everything but the routed experts, plus top-k / E of those; MTP layers
 ## left out), @code{nparams} and @code{nmuon} (numbers of parameters).
 ## @end table
@@ -153,9 +155,14 @@ function M = muon_model (what, varargin)
              fname, mt);
   endswitch
 
-  [B, D, extra] = model_blocks (fname, cfg, family, mt, o);
+  [B, D, extra, Bx] = model_blocks (fname, cfg, family, mt, o);
 
   T = table_of (B);
+  Tck = T;                             # what the checkpoint stores: the MTP layers always
+  if (! isempty (Bx))
+    Tck = table_of ([B, Bx]);
+    extra += sum (Tck.numel) - sum (T.numel);
+  endif
   M.name = meta.name;
   M.model_type = mt;
   M.family = family;
@@ -166,7 +173,7 @@ function M = muon_model (what, varargin)
   M.params = T;
   M.params.field = model_fields (T.name);   # valid Octave field names, for muon_optimizer
   M.counts = counts_of (T, extra, D);
-  M.checkpoint = model_checkpoint (fname, source, cfg, M.counts, M.params);
+  M.checkpoint = model_checkpoint (fname, source, cfg, M.counts, Tck);
   M = muon_model_result (M);
 endfunction
 
@@ -371,6 +378,7 @@ endfunction
 %! assert (A.counts.total - B.counts.total, A.counts.mtp);
 %! assert (B.counts.mtp, 0);
 %! assert (A.counts.stored - A.counts.total, 2 * 129280 * 7168);
+%! assert (B.counts.stored, A.counts.stored);     # the checkpoint holds layer 61 either way
 %! assert (any (strcmp (A.params.name, "model.layers.61.eh_proj.weight")));
 %! assert (numel (muon_model ()), 6);
 

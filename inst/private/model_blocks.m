@@ -2,19 +2,21 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{B}, @var{D}, @var{extra}] =} model_blocks (@var{fname}, @var{cfg}, @var{family}, @var{mt}, @var{o})
+## @deftypefn {} {[@var{B}, @var{D}, @var{extra}, @var{Bx}] =} model_blocks (@var{fname}, @var{cfg}, @var{family}, @var{mt}, @var{o})
 ## The parameters of @code{muon_model}'s model, read from its Hugging Face config @var{cfg}
 ## (model_type @var{mt} of @var{family} "llama", "qwen" or "deepseek"; @var{o} the call's
 ## options): @var{B} a cell of blocks for @code{muon_model}'s table, @var{D} the
 ## dimensions of one layer, @var{extra} the elements stored beyond the parameters (the
-## MTP layers' copies of the embedding and head).  Every config number is checked before
+## MTP layers' copies of the embedding and head), @var{Bx} the blocks stored but not
+## modelled (the MTP layers, with "MTP" false; @{@} otherwise).  Every config number is checked before
 ## any block is made: a whole number in its range (at least 1 where it divides or counts
 ## what must exist; a top-k at most the experts; layer indices below the layer count) and
 ## within the limits.
 ## @end deftypefn
 
-function [B, D, extra] = model_blocks (fname, cfg, family, mt, o)
+function [B, D, extra, Bx] = model_blocks (fname, cfg, family, mt, o)
   B = {};
+  Bx = {};                            # stored, not modelled: MTP layers left out
   h = pos_int (fname, cfg, "hidden_size");
   V = pos_int (fname, cfg, "vocab_size");
   nl = pos_int (fname, cfg, "num_hidden_layers");
@@ -40,17 +42,26 @@ function [B, D, extra] = model_blocks (fname, cfg, family, mt, o)
   if (! get_bool (fname, cfg, "tie_word_embeddings", strncmp (mt, "gemma", 5)))
     B = add (B, {"lm_head.weight"}, V, h, -1, "head");
   endif
-  if (strcmp (family, "deepseek") && o.mtp)
+  if (strcmp (family, "deepseek") && D.nmtp > 0)
+    ## the MTP layers, one cell each, joined once; the checkpoint stores them whatever
+    ## "MTP" says, and again the embedding and head for each (shared_head.head)
+    mtp = cell (1, D.nmtp);
     for k = 0:D.nmtp-1
       l = nl + k;
       pre = sprintf ("model.layers.%d.", l);
-      B = add (B, {[pre "enorm.weight"]; [pre "hnorm.weight"]}, [h; h], [1; 1], l, "norm",
+      b = add ({}, {[pre "enorm.weight"]; [pre "hnorm.weight"]}, [h; h], [1; 1], l, "norm",
                "mtp", true);
-      B = add (B, {[pre "eh_proj.weight"]}, h, 2 * h, l, "mtp_proj", "mtp", true);
-      B = deepseek_layer (B, D, l, true, o);
-      B = add (B, {[pre "shared_head.norm.weight"]}, h, 1, l, "norm", "mtp", true);
-      extra += 2 * V * h;             # embed_tokens and shared_head.head, stored again
+      b = add (b, {[pre "eh_proj.weight"]}, h, 2 * h, l, "mtp_proj", "mtp", true);
+      b = deepseek_layer (b, D, l, true, o);
+      mtp{k+1} = add (b, {[pre "shared_head.norm.weight"]}, h, 1, l, "norm", "mtp", true);
     endfor
+    mtp = [mtp{:}];
+    if (o.mtp)
+      B = [B, mtp];
+    else
+      Bx = mtp;
+    endif
+    extra = D.nmtp * 2 * V * h;       # embed_tokens and shared_head.head, stored again
   endif
 endfunction
 

@@ -2,7 +2,8 @@
 ## @deftypefn {} {@var{K} =} model_checkpoint (@var{fname}, @var{source}, @var{cfg}, @var{counts}, @var{T})
 ## What the checkpoint beside a model's config.json says about its size, checked against
 ## the parameters built from the config (@var{counts}.stored: as the checkpoint stores
-## them; @var{T} the parameters table).  @var{K} has @code{method} (@qcode{"safetensors"}:
+## them; @var{T} the table of the stored parameters: the MTP layers in it whatever
+## @qcode{"MTP"} says).  @var{K} has @code{method} (@qcode{"safetensors"}:
 ## the headers of the folder's *.safetensors files, each tensor's shape;
 ## @qcode{"index"}: model.safetensors.index.json's @code{metadata.total_size} bytes divided
 ## by the bytes of the config's @code{torch_dtype}; @qcode{"none"}: neither is there, the
@@ -97,7 +98,7 @@ function K = model_checkpoint (fname, source, cfg, counts, T)
       ## a byte per quantized element, b per other one (the MTP layers' copies of the
       ## embedding and head too), and the scales
       [plain, scales] = fp8_split (cfg.quantization_config, T);
-      plain += counts.stored - counts.total;
+      plain += counts.stored - sum (T.numel);
       K.count = double (t) - scales - (b - 1) * plain;
       tol = 1e-2;
       K.note = sprintf (["fp8: %.0f elements of %d bytes, the rest of one, %.0f bytes of ", ...

@@ -168,7 +168,8 @@ endfunction
 %! assert (M.counts.total, base + mtp);
 %! assert (M.counts.mtp, mtp);
 %! assert (M.counts.stored, base + mtp + 2*V*h);
-%! assert (muon_model (cfg ("tiny_deepseek_v3"), "MTP", false).counts.total, base);
+%! N = muon_model (cfg ("tiny_deepseek_v3"), "MTP", false);
+%! assert ([N.counts.total N.counts.mtp N.counts.stored], [base 0 base + mtp + 2*V*h]);
 %! k = strcmp (M.params.name, "model.layers.2.eh_proj.weight");
 %! assert ([M.params.rows(k) M.params.cols(k)], [h 2*h]);
 %! assert (M.params.route(k), {"muon"});
@@ -359,3 +360,29 @@ endfunction
 %!   confirm_recursive_rmdir (false, "local");
 %!   rmdir (d, "s");
 %! end_unwind_protect
+
+%!test
+%! ## MTP layers are built as the decoder layers are, one cell each joined once (they were
+%! ## appended one block at a time, quadratic: 4,000 took 40 s): 3,000 MTP layers take
+%! ## about as long as 3,000 decoder layers, each the decoder layer plus enorm, hnorm,
+%! ## eh_proj and shared_head.norm
+%! c = muon_model ("moonlight-16b-a3b").config;
+%! c.n_routed_experts = [];             # dense layers: the time is the layers'
+%! h = c.hidden_size;
+%! c.num_nextn_predict_layers = 0;
+%! c.num_hidden_layers = 1;
+%! L1 = muon_model (c).counts;
+%! c.num_hidden_layers = 2;
+%! L2 = muon_model (c).counts;
+%! layer = L2.total - L1.total;           # one decoder layer: elements, parameters
+%! np = L2.nparams - L1.nparams;
+%! n = 3000;
+%! c.num_hidden_layers = n;
+%! t0 = tic (); L = muon_model (c); tl = toc (t0);
+%! c.num_hidden_layers = 1;
+%! c.num_nextn_predict_layers = n;
+%! t0 = tic (); M = muon_model (c); tm = toc (t0);
+%! assert (M.counts.mtp, n * (layer + 2*h + 2*h*h + h));
+%! assert (M.counts.nparams, L.counts.nparams + np + 4 * n);   # M: 1 + n layers, L: n
+%! assert (M.params.name{end}, sprintf ("model.layers.%d.shared_head.norm.weight", n));
+%! assert (tm < 2.5 * tl + 1, sprintf ("%d MTP layers %.1f s, %d decoder layers %.1f s", n, tm, n, tl));
