@@ -25,9 +25,10 @@
 ## @var{config} the struct @code{jsondecode} gives.  @var{folder} is a Hugging Face
 ## snapshot folder holding @file{config.json}: when the weights' safetensors files (their
 ## headers: each tensor's shape) or @file{model.safetensors.index.json} (its total_size
-## bytes over the config's torch_dtype; with an fp8 @code{quantization_config}, as
-## DeepSeek-V3's weights have, a byte per element of the decoder layers' linear weights
-## plus their scales, estimated within 1%) are beside it, their parameter count is checked
+## bytes over those of the config's dtype or torch_dtype, bfloat16 if it has neither; a
+## dtype of no known size skips the check, the note says so; with an fp8
+## @code{quantization_config}, as DeepSeek-V3's weights have, a byte per element of the
+## decoder layers' linear weights plus their scales, estimated within 1%) are beside it, their parameter count is checked
 ## against @code{counts.stored} (@code{M.checkpoint}; a mismatch warns,
 ## @code{muonlab:modelCount}; another quantization is not checked, the note says so).
 ## muonlab never downloads: for a hub id it does not ship, fetch the config.json (or the

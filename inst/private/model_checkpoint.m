@@ -6,8 +6,10 @@
 ## @qcode{"MTP"} says).  @var{K} has @code{method} (@qcode{"safetensors"}:
 ## the headers of the folder's *.safetensors files, each tensor's shape;
 ## @qcode{"index"}: model.safetensors.index.json's @code{metadata.total_size} bytes divided
-## by the bytes of the config's @code{torch_dtype}; @qcode{"none"}: neither is there, the
-## model is a shipped one or a struct, or the check was skipped), @code{file} (what was
+## by the bytes of the config's @code{dtype} (newer transformers), else its
+## @code{torch_dtype}, else bfloat16; a dtype of no known size skips the check, the note
+## saying so; @qcode{"none"}: neither is there, the model is a shipped one or a struct, or
+## the check was skipped), @code{file} (what was
 ## read), @code{count} (parameters it holds; NaN for none), @code{expected},
 ## @code{matches} (within 0.1%; true for none) and @code{note} (why the check was skipped
 ## or estimated; "" otherwise).  The folder is listed with @code{readdir} (its name may
@@ -85,13 +87,23 @@ function K = model_checkpoint (fname, source, cfg, counts, T)
       error ("muonlab:badArg", "%s: '%s': metadata.total_size must be a number of bytes.",
              fname, idx);
     endif
-    dt = "bfloat16";
-    if (isfield (cfg, "torch_dtype") && ischar (cfg.torch_dtype))
-      dt = cfg.torch_dtype;
+    dt = "bfloat16";                   # dtype (newer transformers), else torch_dtype
+    for f = {"torch_dtype", "dtype"}
+      if (isfield (cfg, f{1}) && ! isempty (cfg.(f{1})))
+        dt = cfg.(f{1});
+      endif
+    endfor
+    b = dtype_bytes (dt);
+    if (isempty (b))
+      if (! (ischar (dt) && isrow (dt)))
+        dt = "(not a string)";
+      endif
+      K.note = sprintf (["not checked: the config's dtype '%s' has no known size, so ", ...
+                         "total_size gives no parameter count"], dt);
+      return;
     endif
     K.method = "index";
     K.file = idx;
-    b = dtype_bytes (dt);
     if (isempty (quant))
       K.count = double (t) / b;
     else
@@ -212,15 +224,20 @@ function bad_shape (fname, file, name)
          fname, file, name);
 endfunction
 
+## The bytes of a torch dtype's element, [] for a name not known (or not a string).
 function b = dtype_bytes (dt)
-  switch (lower (dt))
-    case {"float32", "fp32"}
+  b = [];
+  if (! (ischar (dt) && isrow (dt)))
+    return;
+  endif
+  switch (lower (regexprep (dt, '^torch\.', "")))
+    case {"float32", "fp32", "float"}
       b = 4;
-    case {"float64", "fp64"}
+    case {"float64", "fp64", "double"}
       b = 8;
+    case {"bfloat16", "bf16", "float16", "fp16", "half"}
+      b = 2;
     case {"float8_e4m3fn", "float8_e5m2", "fp8", "int8", "uint8"}
       b = 1;
-    otherwise                          # bfloat16, float16
-      b = 2;
   endswitch
 endfunction

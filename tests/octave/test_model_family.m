@@ -217,6 +217,41 @@ endfunction
 %! end_unwind_protect
 
 %!test
+%! ## the index's bytes per element from the config's dtype (newer transformers), else its
+%! ## torch_dtype (dtype float32 was taken as bf16: half the count, a false warning); a
+%! ## dtype of no known size skips the check with a note (it counted 2 bytes)
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   c = cfg ("llama", 64, 16, 32, 1, 4, 2);
+%!   n = 2*64*16 + 3*16 + 2*16*16 + 2*8*16 + 3*32*16;   # by hand, as above
+%!   put_text (fullfile (d, "model.safetensors.index.json"),
+%!             sprintf ('{"metadata": {"total_size": %d}, "weight_map": {}}', 4 * n));
+%!   c.dtype = "float32";
+%!   put_text (fullfile (d, "config.json"), jsonencode (c));
+%!   lastwarn ("");
+%!   M = muon_model (d);
+%!   assert ({lastwarn(), M.checkpoint.method, M.checkpoint.count, M.checkpoint.matches},
+%!           {"", "index", n, true});
+%!   c.torch_dtype = "bfloat16";          # both: dtype wins
+%!   put_text (fullfile (d, "config.json"), jsonencode (c));
+%!   assert (muon_model (d).checkpoint.count, n);
+%!   c = rmfield (c, "dtype");
+%!   c.torch_dtype = "float32";
+%!   put_text (fullfile (d, "config.json"), jsonencode (c));
+%!   assert (muon_model (d).checkpoint.count, n);
+%!   c.torch_dtype = "float4_e2m1";
+%!   put_text (fullfile (d, "config.json"), jsonencode (c));
+%!   M = muon_model (d);
+%!   assert ({lastwarn(), M.checkpoint.method, M.checkpoint.count, M.checkpoint.matches},
+%!           {"", "none", NaN, true});
+%!   assert (M.checkpoint.note, "not checked: the config's dtype 'float4_e2m1' has no known size, so total_size gives no parameter count");
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
 %! ## a quantized checkpoint: fp8 weights take a byte per element (DeepSeek-V3's Hugging Face
 %! ## weights: torch_dtype bfloat16, quantization_config fp8 in 128 x 128 blocks), other
 %! ## quantizations are not checked
