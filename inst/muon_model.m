@@ -15,6 +15,8 @@
 ## @qcode{"qwen3-30b-a3b"}, @qcode{"llama-3.1-8b"}, @qcode{"llama-3.1-70b"}.  Their
 ## architecture numbers are the public @file{config.json} files' (shipped as JSON in the
 ## package's @file{models} folder, with the published parameter counts and their sources).
+## A file or folder at the path @var{name} wins over the shipped model of that name (a
+## snapshot folder @file{llama-3.1-8b} is read from disk).
 ## @var{config_file} is any Hugging Face style @file{config.json} of the llama
 ## (@code{model_type} @qcode{"llama"}, and llama's architecture: @qcode{"mistral"},
 ## @qcode{"mixtral"} (block_sparse_moe experts w1, w2, w3), @qcode{"gemma"},
@@ -200,17 +202,19 @@ function [cfg, source, meta] = read_config (fname, what)
     file = "";
     names = shipped_list ();
     k = find (strcmpi (what, names), 1);
-    if (! isempty (k))
-      file = fullfile (models_dir (), [names{k} ".json"]);
-    elseif (isfolder (what))            # a Hugging Face snapshot folder
+    [~, err] = stat (what);             # a path that exists wins over a shipped name
+    if (err == 0 && isfolder (what))    # a Hugging Face snapshot folder
       file = fullfile (what, "config.json");
       if (! exist (file, "file"))
         error ("muonlab:badArg", "%s: the folder '%s' holds no config.json.", fname, what);
       endif
       cfg = json_read (fname, file);   # as a config file: regular, size and depth checked
-    elseif (! isempty (regexp (what, '\.json$', "once")) || exist (what, "file") == 2)
+    elseif (err != 0 && ! isempty (k))
+      file = fullfile (models_dir (), [names{k} ".json"]);
+    elseif (err == 0 || ! isempty (regexp (what, '\.json$', "once"))
+            || exist (what, "file") == 2)
       file = what;
-      if (! exist (file, "file"))
+      if (err != 0 && ! exist (file, "file"))
         error ("muonlab:badArg", "%s: cannot read '%s' (no such file).", fname, what);
       endif
       cfg = json_read (fname, file);   # a regular file, size and depth checked first

@@ -386,3 +386,28 @@ endfunction
 %! assert (M.counts.nparams, L.counts.nparams + np + 4 * n);   # M: 1 + n layers, L: n
 %! assert (M.params.name{end}, sprintf ("model.layers.%d.shared_head.norm.weight", n));
 %! assert (tm < 2.5 * tl + 1, sprintf ("%d MTP layers %.1f s, %d decoder layers %.1f s", n, tm, n, tl));
+
+%!test
+%! ## a folder (or file) named as a shipped model is read from disk, not shadowed by it
+%! d = tempname ();
+%! mkdir (d);
+%! here = pwd ();
+%! unwind_protect
+%!   c = struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!               "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2);
+%!   mkdir (fullfile (d, "llama-3.1-8b"));
+%!   fid = fopen (fullfile (d, "llama-3.1-8b", "config.json"), "w");
+%!   fputs (fid, jsonencode (c));
+%!   fclose (fid);
+%!   copyfile (fullfile (d, "llama-3.1-8b", "config.json"), fullfile (d, "LLAMA-3.1-70B"));
+%!   cd (d);
+%!   M = muon_model ("llama-3.1-8b");
+%!   assert ({M.source, M.counts.total}, {fullfile("llama-3.1-8b", "config.json"), 2920});
+%!   M = muon_model ("LLAMA-3.1-70B");
+%!   assert ({M.source, M.counts.total}, {"LLAMA-3.1-70B", 2920});
+%!   assert (muon_model ("llama-3.1-70b").counts.total, 70553706496);  # (case-sensitive file system)
+%! unwind_protect_cleanup
+%!   cd (here);
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
