@@ -141,6 +141,17 @@ function v = layer_list (fname, cfg, field, nl)
   endif
 endfunction
 
+## An optional string field ("" when null or missing).
+function s = opt_str (fname, cfg, field)
+  s = "";
+  if (isfield (cfg, field) && ! (isnumeric (cfg.(field)) && isempty (cfg.(field))))
+    s = cfg.(field);
+    if (! (ischar (s) && isrow (s)))
+      error ("muonlab:badArg", "%s: config field '%s' must be a string.", fname, field);
+    endif
+  endif
+endfunction
+
 function b = get_bool (fname, cfg, field, dflt)
   b = dflt;
   if (isfield (cfg, field) && ! isempty (cfg.(field)))
@@ -292,7 +303,7 @@ function D = deepseek_dims (fname, cfg, h)
   D.nshared = opt_int (fname, cfg, "n_shared_experts", 0);
   D.first_dense = opt_int (fname, cfg, "first_k_dense_replace", 0);
   D.freq = opt_int (fname, cfg, "moe_layer_freq", 1, 1);       # l % freq
-  D.bias = isfield (cfg, "topk_method") && strcmp (cfg.topk_method, "noaux_tc");
+  D.bias = strcmp (opt_str (fname, cfg, "topk_method"), "noaux_tc");
   D.nmtp = opt_int (fname, cfg, "num_nextn_predict_layers", 0);
 endfunction
 

@@ -411,3 +411,24 @@ endfunction
 %!   confirm_recursive_rmdir (false, "local");
 %!   rmdir (d, "s");
 %! end_unwind_protect
+
+%!test
+%! ## model_type and topk_method must be strings (a number was taken as no model_type, and
+%! ## topk_method 5 silently as no noaux_tc bias); null topk_method: none
+%! c = struct ("model_type", 3, "vocab_size", 100, "hidden_size", 8,
+%!             "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2);
+%! fail ("muon_model (c)", "muon_model: config field 'model_type' must be a string.");
+%! d = jsondecode (fileread (test_muon_model ("cfg", "tiny_deepseek_v3")));
+%! for v = {5, true, {"noaux_tc"}, struct("a", 1)}
+%!   d.topk_method = v{1};
+%!   try
+%!     muon_model (d);
+%!     error ("no error");
+%!   catch err
+%!     assert ({err.identifier, err.message},
+%!             {"muonlab:badArg", "muon_model: config field 'topk_method' must be a string."});
+%!   end_try_catch
+%! endfor
+%! d.topk_method = [];
+%! M = muon_model (d);
+%! assert (! any (strcmp (M.params.kind, "bias")));
