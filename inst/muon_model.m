@@ -32,7 +32,10 @@
 ## @code{quantization_config}, as DeepSeek-V3's weights have, a byte per element of the
 ## decoder layers' linear weights plus their scales, estimated within 1%) are beside it, their parameter count is checked
 ## against @code{counts.stored} (@code{M.checkpoint}; a mismatch warns,
-## @code{muonlab:modelCount}; another quantization is not checked, the note says so).
+## @code{muonlab:modelCount}; another quantization is not checked, the note says so; for
+## the multimodal @qcode{"gemma3"} the headers' tensors under @code{vision_tower} and
+## @code{multi_modal_projector} are not counted, and the index, which counts them, is not
+## checked).
 ## muonlab never downloads: for a hub id it does not ship, fetch the config.json (or the
 ## folder) and pass its path.  With no argument the shipped names come back as a cellstr.
 ##
@@ -144,7 +147,7 @@ function M = muon_model (what, varargin)
   o.fused_experts = strcmp (o.experts, "fused");
 
   [cfg, source, meta] = read_config (fname, what);
-  [cfg, mt] = model_family_config (fname, cfg);   # gemma3: its text_config
+  [cfg, mt, mm] = model_family_config (fname, cfg);   # gemma3: its text_config
   switch (mt)
     case {"llama", "mistral", "mixtral", "gemma", "gemma2", "gemma3_text"}
       family = "llama";
@@ -176,7 +179,7 @@ function M = muon_model (what, varargin)
   M.params = T;
   M.params.field = model_fields (T.name);   # valid Octave field names, for muon_optimizer
   M.counts = counts_of (T, extra, D);
-  M.checkpoint = model_checkpoint (fname, source, cfg, M.counts, Tck);
+  M.checkpoint = model_checkpoint (fname, source, cfg, M.counts, Tck, mm);
   M = muon_model_result (M);
 endfunction
 

@@ -1,5 +1,5 @@
 ## -*- texinfo -*-
-## @deftypefn {} {@var{K} =} model_checkpoint (@var{fname}, @var{source}, @var{cfg}, @var{counts}, @var{T})
+## @deftypefn {} {@var{K} =} model_checkpoint (@var{fname}, @var{source}, @var{cfg}, @var{counts}, @var{T}, @var{mm})
 ## What the checkpoint beside a model's config.json says about its size, checked against
 ## the parameters built from the config (@var{counts}.stored: as the checkpoint stores
 ## them; @var{T} the table of the stored parameters: the MTP layers in it whatever
@@ -9,8 +9,9 @@
 ## by the bytes of the config's @code{dtype} (newer transformers), else its
 ## @code{torch_dtype}, else bfloat16; a dtype of no known size skips the check, the note
 ## saying so; @qcode{"none"}: neither is there, the model is a shipped one or a struct, or
-## the check was skipped), @code{file} (what was
-## read), @code{count} (parameters it holds; NaN for none), @code{expected},
+## the check was skipped; with @var{mm}, a multimodal model, the headers' tensors under
+## vision_tower and multi_modal_projector are left out, the note saying how many, and the
+## index, which counts them, is not read), @code{file} (what was read), @code{count} (parameters it holds; NaN for none), @code{expected},
 ## @code{matches} (within 0.1%; true for none) and @code{note} (why the check was skipped
 ## or estimated; "" otherwise).  The folder is listed with @code{readdir} (its name may
 ## hold glob characters); the index is read by @code{json_read}, every *.safetensors must
@@ -32,7 +33,7 @@
 ## @qcode{"none"}, the @code{note} saying so).
 ## @end deftypefn
 
-function K = model_checkpoint (fname, source, cfg, counts, T)
+function K = model_checkpoint (fname, source, cfg, counts, T, mm)
   K = struct ("method", "none", "file", "", "count", NaN, "expected", counts.stored,
               "matches", true, "note", "");
   if (strcmp (source, "struct") || ! exist (source, "file"))
@@ -69,12 +70,23 @@ function K = model_checkpoint (fname, source, cfg, counts, T)
   tol = 1e-3;
   if (! isempty (st))
     n = 0;
+    nv = 0;                            # a multimodal model's vision tensors, elements
     for k = 1:numel (st)
-      n += safetensors_count (fname, st{k}, ! isempty (quant));
+      [a, b] = safetensors_count (fname, st{k}, ! isempty (quant), mm);
+      n += a;
+      nv += b;
     endfor
     K.method = "safetensors";
     K.file = strjoin (st, ", ");
     K.count = n;
+    if (mm)
+      K.note = sprintf (["the language model's tensors only: %.0f elements under ", ...
+                         "vision_tower and multi_modal_projector not counted"], nv);
+    endif
+  elseif (mm)
+    K.note = ["not checked: the index's total_size counts the vision tower too, ", ...
+              "which is not modelled"];
+    return;
   else
     J = json_read (fname, idx);       # a regular file, size and depth checked first
     if (! (isstruct (J) && isscalar (J) && isfield (J, "metadata")
@@ -165,8 +177,9 @@ endfunction
 ## checkpoint's scales when NOSCALES): 8 bytes (the header's length, little-endian, at
 ## most 2^27), then that much JSON nested at most max_json_depth deep: {name: {dtype,
 ## shape, data_offsets}, ...}, each shape a list of non-negative integers
-## ("__metadata__" skipped).
-function n = safetensors_count (fname, file, noscales)
+## ("__metadata__" skipped).  With MM the tensors under vision_tower and
+## multi_modal_projector (any prefix) are counted in NV, not N.
+function [n, nv] = safetensors_count (fname, file, noscales, mm)
   regular_file (fname, file, "");      # a FIFO or a device is refused before it is opened
   fid = fopen (file, "r", "ieee-le");
   if (fid < 0)
@@ -199,6 +212,7 @@ function n = safetensors_count (fname, file, noscales)
     bad_shape (fname, file, bad{1});
   endif
   n = 0;
+  nv = 0;
   for f = fieldnames (H).'
     if (strcmp (f{1}, "__metadata__"))
       continue;
@@ -212,7 +226,10 @@ function n = safetensors_count (fname, file, noscales)
            && all (isfinite (s) & s >= 0 & s == fix (s))))
       bad_shape (fname, file, f{1});
     endif
-    if (! (noscales && ! isempty (regexp (f{1}, '_scale(_inv)?$', "once"))))
+    if (mm && ! isempty (regexp (f{1}, '(^|\.)(vision_tower|multi_modal_projector)\.',
+                                 "once")))
+      nv += prod (double (s));
+    elseif (! (noscales && ! isempty (regexp (f{1}, '_scale(_inv)?$', "once"))))
       n += prod (double (s));
     endif
   endfor

@@ -252,6 +252,45 @@ endfunction
 %! end_unwind_protect
 
 %!test
+%! ## a multimodal Gemma 3 snapshot: its headers' vision tower and projector are left out of
+%! ## the count (as transformers saves it, language_model.model.*, or the newer
+%! ## model.language_model.*); its index, which counts them, is not checked (it warned
+%! ## modelCount for the vision tensors)
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   t = cfg ("gemma3_text", 40, 8, 16, 1, 2, 1, "head_dim", 4);
+%!   put_text (fullfile (d, "config.json"),
+%!             jsonencode (struct ("model_type", "gemma3", "text_config", t,
+%!                                 "vision_config", struct ("hidden_size", 8))));
+%!   M = muon_model (d);
+%!   T = M.params;
+%!   sh = arrayfun (@(r, c) [r c](1:1 + (c > 1)), T.rows, T.cols, "UniformOutput", false);
+%!   st = fullfile (d, "model.safetensors");
+%!   for pre = {"language_model.", "model.language_model."}
+%!     names = regexprep (T.name, '^model\.', pre{1});
+%!     vis = regexprep ({"vision_tower.vision_model.embeddings.patch_embedding.weight";
+%!                       "multi_modal_projector.mm_input_projection_weight"}, '^',
+%!                      regexprep (pre{1}, 'language_model\.$', ""));
+%!     write_safetensors (st, [names; vis], [sh; {[8 3 14 14]; [8 8]}]);
+%!     lastwarn ("");
+%!     M = muon_model (d);
+%!     assert (lastwarn (), "");
+%!     assert ({M.checkpoint.method, M.checkpoint.count, M.checkpoint.matches},
+%!             {"safetensors", sum(T.rows .* T.cols), true});
+%!     assert (M.checkpoint.note, "the language model's tensors only: 4768 elements under vision_tower and multi_modal_projector not counted");
+%!   endfor
+%!   unlink (st);
+%!   put_text (fullfile (d, "model.safetensors.index.json"), '{"metadata": {"total_size": 10}}');
+%!   M = muon_model (d);
+%!   assert ({M.checkpoint.method, M.checkpoint.matches}, {"none", true});
+%!   assert (M.checkpoint.note, "not checked: the index's total_size counts the vision tower too, which is not modelled");
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
 %! ## a quantized checkpoint: fp8 weights take a byte per element (DeepSeek-V3's Hugging Face
 %! ## weights: torch_dtype bfloat16, quantization_config fp8 in 128 x 128 blocks), other
 %! ## quantizations are not checked
