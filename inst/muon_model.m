@@ -24,16 +24,16 @@
 ## text_config (its vision tower not modelled)), qwen (@qcode{"qwen2"}, @qcode{"qwen3"},
 ## @qcode{"qwen2_moe"}, @qcode{"qwen3_moe"}) or deepseek (@qcode{"deepseek_v2"},
 ## @qcode{"deepseek_v3"}, @qcode{"kimi_k2"}) families, read with @code{jsondecode};
-## @var{config} the struct @code{jsondecode} gives.  @var{folder} is a Hugging Face
-## snapshot folder holding @file{config.json}: when the weights' safetensors files (their
-## headers: each tensor's shape) or @file{model.safetensors.index.json} (its total_size
-## bytes over those of the config's dtype or torch_dtype, bfloat16 if it has neither; a
-## dtype of no known size skips the check, the note says so; with an fp8
-## @code{quantization_config}, as DeepSeek-V3's weights have, a byte per element of the
-## decoder layers' linear weights plus their scales, estimated within 1%) are beside it, their parameter count is checked
+## @var{config} the struct @code{jsondecode} gives.  @var{folder} is a Hugging Face snapshot
+## folder holding @file{config.json}: when the weights' safetensors files (their headers:
+## each tensor's shape) or @file{model.safetensors.index.json} (its total_size bytes over
+## those of the config's dtype or torch_dtype, bfloat16 if it has neither; a dtype of no
+## known size skips the check, the note says so; with an fp8 @code{quantization_config}, as
+## DeepSeek-V3's weights have, a byte per element of the decoder layers' linear weights plus
+## their scales, estimated within 1%) are beside it, their parameter count is checked
 ## against @code{counts.stored} (@code{M.checkpoint}; a mismatch warns,
-## @code{muonlab:modelCount}; another quantization is not checked, the note says so; for
-## the multimodal @qcode{"gemma3"} the headers' tensors under @code{vision_tower} and
+## @code{muonlab:modelCount}; another quantization is not checked, the note says so; for the
+## multimodal @qcode{"gemma3"} the headers' tensors under @code{vision_tower} and
 ## @code{multi_modal_projector} are not counted, and the index, which counts them, is not
 ## checked).
 ## muonlab never downloads: for a hub id it does not ship, fetch the config.json (or the
@@ -45,9 +45,10 @@
 ## @file{model.safetensors.index.json}; each @file{*.safetensors} file there must be a
 ## regular file whose header is at most 2^27 bytes nested at most 200 deep, each tensor's
 ## shape a list of non-negative integers (@qcode{"__metadata__"} is no tensor);
-## @code{num_hidden_layers} at most 10,000 (@code{max_model_layers}; the time is linear in it, about 1 ms a layer), expert
-## counts at most 65,536 (@code{max_model_experts}), every other size at most 2^24
-## (@code{max_model_dim}), and at most 1e6 matrices in all (@code{max_model_matrices}).
+## @code{num_hidden_layers} at most 10,000 (@code{max_model_layers}; the time is linear in
+## it, about 1 ms a layer), expert counts at most 65,536 (@code{max_model_experts}), every
+## other size at most 2^24 (@code{max_model_dim}), and at most 1e6 matrices in all
+## (@code{max_model_matrices}).
 ## Every config number read is a whole number in its range, else @code{muonlab:badArg}
 ## naming the key: sizes and head counts positive (@code{num_key_value_heads} dividing
 ## @code{num_attention_heads}), @code{num_experts_per_tok} from 1 to the experts,

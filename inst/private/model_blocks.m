@@ -3,15 +3,15 @@
 
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{B}, @var{D}, @var{extra}, @var{Bx}] =} model_blocks (@var{fname}, @var{cfg}, @var{family}, @var{mt}, @var{o})
-## The parameters of @code{muon_model}'s model, read from its Hugging Face config @var{cfg}
-## (model_type @var{mt} of @var{family} "llama", "qwen" or "deepseek"; @var{o} the call's
-## options): @var{B} a cell of blocks for @code{muon_model}'s table, @var{D} the
-## dimensions of one layer, @var{extra} the elements stored beyond the parameters (the
+## The parameters of @code{muon_model}'s model, read from its Hugging Face config
+## @var{cfg} (model_type @var{mt} of @var{family} "llama", "qwen" or "deepseek"; @var{o}
+## the call's options): @var{B} a cell of blocks for @code{muon_model}'s table, @var{D}
+## the dimensions of one layer, @var{extra} the elements stored beyond the parameters (the
 ## MTP layers' copies of the embedding and head), @var{Bx} the blocks stored but not
-## modelled (the MTP layers, with "MTP" false; @{@} otherwise).  Every config number is checked before
-## any block is made: a whole number in its range (at least 1 where it divides or counts
-## what must exist; a top-k at most the experts; layer indices below the layer count) and
-## within the limits.
+## modelled (the MTP layers, with "MTP" false; @{@} otherwise).  Every config number is
+## checked before any block is made: a whole number in its range (at least 1 where it
+## divides or counts what must exist; a top-k at most the experts; layer indices below the
+## layer count) and within the limits.
 ## @end deftypefn
 
 function [B, D, extra, Bx] = model_blocks (fname, cfg, family, mt, o)

@@ -3,22 +3,22 @@
 ## What the checkpoint beside a model's config.json says about its size, checked against
 ## the parameters built from the config (@var{counts}.stored: as the checkpoint stores
 ## them; @var{T} the table of the stored parameters: the MTP layers in it whatever
-## @qcode{"MTP"} says).  @var{K} has @code{method} (@qcode{"safetensors"}:
-## the headers of the folder's *.safetensors files, each tensor's shape;
-## @qcode{"index"}: model.safetensors.index.json's @code{metadata.total_size} bytes divided
-## by the bytes of the config's @code{dtype} (newer transformers), else its
-## @code{torch_dtype}, else bfloat16; a dtype of no known size skips the check, the note
-## saying so; @qcode{"none"}: neither is there, the model is a shipped one or a struct, or
-## the check was skipped; with @var{mm}, a multimodal model, the headers' tensors under
-## vision_tower and multi_modal_projector are left out, the note saying how many, and the
-## index, which counts them, is not read), @code{file} (what was read), @code{count} (parameters it holds; NaN for none), @code{expected},
-## @code{matches} (within 0.1%; true for none) and @code{note} (why the check was skipped
-## or estimated; "" otherwise).  The folder is listed with @code{readdir} (its name may
-## hold glob characters); the index is read by @code{json_read}, every *.safetensors must
-## be a regular file, its header at most 2^27 bytes and @code{max_json_depth} deep, each
-## tensor's shape a list of non-negative integers (else @code{muonlab:badArg} naming the
-## file and the tensor).  A mismatch warns (@code{muonlab:modelCount}): the config
-## does not describe those weights.
+## @qcode{"MTP"} says).  @var{K} has @code{method} (@qcode{"safetensors"}: the headers of
+## the folder's *.safetensors files, each tensor's shape; @qcode{"index"}:
+## model.safetensors.index.json's @code{metadata.total_size} bytes divided by the bytes of
+## the config's @code{dtype} (newer transformers), else its @code{torch_dtype}, else
+## bfloat16; a dtype of no known size skips the check, the note saying so; @qcode{"none"}:
+## neither is there, the model is a shipped one or a struct, or the check was skipped;
+## with @var{mm}, a multimodal model, the headers' tensors under vision_tower and
+## multi_modal_projector are left out, the note saying how many, and the index, which
+## counts them, is not read), @code{file} (what was read), @code{count} (parameters it
+## holds; NaN for none), @code{expected}, @code{matches} (within 0.1%; true for none) and
+## @code{note} (why the check was skipped or estimated; "" otherwise).  The folder is
+## listed with @code{readdir} (its name may hold glob characters); the index is read by
+## @code{json_read}, every *.safetensors must be a regular file, its header at most 2^27
+## bytes and @code{max_json_depth} deep, each tensor's shape a list of non-negative
+## integers (else @code{muonlab:badArg} naming the file and the tensor).  A mismatch warns
+## (@code{muonlab:modelCount}): the config does not describe those weights.
 ##
 ## A config's @code{quantization_config}: with @code{quant_method} @qcode{"fp8"} (the
 ## DeepSeek-V3 and Kimi-K2 weights) the linear weights of the decoder layers (attention,
