@@ -15,6 +15,8 @@
 ## @qcode{"qwen3-30b-a3b"}, @qcode{"llama-3.1-8b"}, @qcode{"llama-3.1-70b"}.  Their
 ## architecture numbers are the public @file{config.json} files' (shipped as JSON in the
 ## package's @file{models} folder, with the published parameter counts and their sources).
+## A file or folder at the path @var{name} wins over the shipped model of that name (a
+## snapshot folder @file{llama-3.1-8b} is read from disk).
 ## @var{config_file} is any Hugging Face style @file{config.json} of the llama
 ## (@code{model_type} @qcode{"llama"}, and llama's architecture: @qcode{"mistral"},
 ## @qcode{"mixtral"} (block_sparse_moe experts w1, w2, w3), @qcode{"gemma"},
@@ -22,23 +24,31 @@
 ## text_config (its vision tower not modelled)), qwen (@qcode{"qwen2"}, @qcode{"qwen3"},
 ## @qcode{"qwen2_moe"}, @qcode{"qwen3_moe"}) or deepseek (@qcode{"deepseek_v2"},
 ## @qcode{"deepseek_v3"}, @qcode{"kimi_k2"}) families, read with @code{jsondecode};
-## @var{config} the struct @code{jsondecode} gives.  @var{folder} is a Hugging Face
-## snapshot folder holding @file{config.json}: when the weights' safetensors files (their
-## headers: each tensor's shape) or @file{model.safetensors.index.json} (its total_size
-## bytes over the config's torch_dtype; with an fp8 @code{quantization_config}, as
-## DeepSeek-V3's weights have, a byte per element of the decoder layers' linear weights
-## plus their scales, estimated within 1%) are beside it, their parameter count is checked
+## @var{config} the struct @code{jsondecode} gives.  @var{folder} is a Hugging Face snapshot
+## folder holding @file{config.json}: when the weights' safetensors files (their headers:
+## each tensor's shape) or @file{model.safetensors.index.json} (its total_size bytes over
+## those of the config's dtype or torch_dtype, bfloat16 if it has neither; a dtype of no
+## known size skips the check, the note says so; with an fp8 @code{quantization_config}, as
+## DeepSeek-V3's weights have, a byte per element of the decoder layers' linear weights plus
+## their scales, estimated within 1%) are beside it, their parameter count is checked
 ## against @code{counts.stored} (@code{M.checkpoint}; a mismatch warns,
-## @code{muonlab:modelCount}; another quantization is not checked, the note says so).
+## @code{muonlab:modelCount}; another quantization is not checked, the note says so; for the
+## multimodal @qcode{"gemma3"} the headers' tensors under @code{vision_tower} and
+## @code{multi_modal_projector} are not counted, and the index, which counts them, is not
+## checked).
 ## muonlab never downloads: for a hub id it does not ship, fetch the config.json (or the
 ## folder) and pass its path.  With no argument the shipped names come back as a cellstr.
 ##
 ## Limits, checked before any work (@code{muonlab:badArg} naming the limit): a config file
-## must be a regular file of at most 16 MiB nested at most 200 deep
-## (@code{max_config_bytes}, @code{max_json_depth}); @code{num_hidden_layers} at most
-## 10,000 (@code{max_model_layers}; the time is linear in it, about 1 ms a layer), expert
-## counts at most 65,536 (@code{max_model_experts}), every other size at most 2^24
-## (@code{max_model_dim}), and at most 1e6 matrices in all (@code{max_model_matrices}).
+## (a folder's @file{config.json} too) must be a regular file of at most 16 MiB nested at
+## most 200 deep (@code{max_config_bytes}, @code{max_json_depth}), and so must a folder's
+## @file{model.safetensors.index.json}; each @file{*.safetensors} file there must be a
+## regular file whose header is at most 2^27 bytes nested at most 200 deep, each tensor's
+## shape a list of non-negative integers (@qcode{"__metadata__"} is no tensor);
+## @code{num_hidden_layers} at most 10,000 (@code{max_model_layers}; the time is linear in
+## it, about 1 ms a layer), expert counts at most 65,536 (@code{max_model_experts}), every
+## other size at most 2^24 (@code{max_model_dim}), and at most 1e6 matrices in all
+## (@code{max_model_matrices}).
 ## Every config number read is a whole number in its range, else @code{muonlab:badArg}
 ## naming the key: sizes and head counts positive (@code{num_key_value_heads} dividing
 ## @code{num_attention_heads}), @code{num_experts_per_tok} from 1 to the experts,
@@ -64,7 +74,8 @@
 ## @code{enorm}, @code{hnorm}, @code{eh_proj}, one decoder layer and a
 ## @code{shared_head.norm}; its embedding and output head are the main model's, so they are
 ## not parameters of their own here, but they are stored again in the checkpoint and count
-## in @code{counts.stored}).  false leaves them out.
+## in @code{counts.stored}).  false leaves them out of the parameters (and of every count
+## but @code{counts.stored}: the checkpoint still holds them).
 ## @item "Experts"
 ## @qcode{"separate"} (default): one parameter per routed expert and projection, as the
 ## checkpoint stores them (@code{mlp.experts.E.gate_proj.weight}); @qcode{"fused"}: one
@@ -108,8 +119,9 @@
 ## @item counts
 ## parameter counts: @code{total} (the parameters above), @code{muon}, @code{adamw},
 ## @code{embedding} (input embedding and output head), @code{non_embedding}, @code{mtp}
-## (the MTP layers' own parameters), @code{stored} (as the checkpoint stores them: with the
-## MTP layers' copies of the embedding and head), @code{activated} (per token, embedding and
+## (the MTP layers' own parameters), @code{stored} (what the checkpoint stores: the
+## parameters, the MTP layers even with @qcode{"MTP"} false, and the MTP layers' copies of
+## the embedding and head), @code{activated} (per token, embedding and
 ## head excluded: everything but the routed experts, plus top-k / E of those; MTP layers
 ## left out), @code{nparams} and @code{nmuon} (numbers of parameters).
 ## @end table
@@ -136,7 +148,7 @@ function M = muon_model (what, varargin)
   o.fused_experts = strcmp (o.experts, "fused");
 
   [cfg, source, meta] = read_config (fname, what);
-  [cfg, mt] = model_family_config (fname, cfg);   # gemma3: its text_config
+  [cfg, mt, mm] = model_family_config (fname, cfg);   # gemma3: its text_config
   switch (mt)
     case {"llama", "mistral", "mixtral", "gemma", "gemma2", "gemma3_text"}
       family = "llama";
@@ -150,9 +162,14 @@ function M = muon_model (what, varargin)
              fname, mt);
   endswitch
 
-  [B, D, extra] = model_blocks (fname, cfg, family, mt, o);
+  [B, D, extra, Bx] = model_blocks (fname, cfg, family, mt, o);
 
   T = table_of (B);
+  Tck = T;                             # what the checkpoint stores: the MTP layers always
+  if (! isempty (Bx))
+    Tck = table_of ([B, Bx]);
+    extra += sum (Tck.numel) - sum (T.numel);
+  endif
   M.name = meta.name;
   M.model_type = mt;
   M.family = family;
@@ -163,7 +180,7 @@ function M = muon_model (what, varargin)
   M.params = T;
   M.params.field = model_fields (T.name);   # valid Octave field names, for muon_optimizer
   M.counts = counts_of (T, extra, D);
-  M.checkpoint = model_checkpoint (fname, source, cfg, M.counts, M.params);
+  M.checkpoint = model_checkpoint (fname, source, cfg, M.counts, Tck, mm);
   M = muon_model_result (M);
 endfunction
 
@@ -189,16 +206,19 @@ function [cfg, source, meta] = read_config (fname, what)
     file = "";
     names = shipped_list ();
     k = find (strcmpi (what, names), 1);
-    if (! isempty (k))
-      file = fullfile (models_dir (), [names{k} ".json"]);
-    elseif (isfolder (what))            # a Hugging Face snapshot folder
+    [~, err] = stat (what);             # a path that exists wins over a shipped name
+    if (err == 0 && isfolder (what))    # a Hugging Face snapshot folder
       file = fullfile (what, "config.json");
       if (! exist (file, "file"))
         error ("muonlab:badArg", "%s: the folder '%s' holds no config.json.", fname, what);
       endif
-    elseif (! isempty (regexp (what, '\.json$', "once")) || exist (what, "file") == 2)
+      cfg = json_read (fname, file);   # as a config file: regular, size and depth checked
+    elseif (err != 0 && ! isempty (k))
+      file = fullfile (models_dir (), [names{k} ".json"]);
+    elseif (err == 0 || ! isempty (regexp (what, '\.json$', "once"))
+            || exist (what, "file") == 2)
       file = what;
-      if (! exist (file, "file"))
+      if (err != 0 && ! exist (file, "file"))
         error ("muonlab:badArg", "%s: cannot read '%s' (no such file).", fname, what);
       endif
       cfg = json_read (fname, file);   # a regular file, size and depth checked first
@@ -367,6 +387,7 @@ endfunction
 %! assert (A.counts.total - B.counts.total, A.counts.mtp);
 %! assert (B.counts.mtp, 0);
 %! assert (A.counts.stored - A.counts.total, 2 * 129280 * 7168);
+%! assert (B.counts.stored, A.counts.stored);     # the checkpoint holds layer 61 either way
 %! assert (any (strcmp (A.params.name, "model.layers.61.eh_proj.weight")));
 %! assert (numel (muon_model ()), 6);
 

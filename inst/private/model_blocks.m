@@ -2,19 +2,21 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{B}, @var{D}, @var{extra}] =} model_blocks (@var{fname}, @var{cfg}, @var{family}, @var{mt}, @var{o})
-## The parameters of @code{muon_model}'s model, read from its Hugging Face config @var{cfg}
-## (model_type @var{mt} of @var{family} "llama", "qwen" or "deepseek"; @var{o} the call's
-## options): @var{B} a cell of blocks for @code{muon_model}'s table, @var{D} the
-## dimensions of one layer, @var{extra} the elements stored beyond the parameters (the
-## MTP layers' copies of the embedding and head).  Every config number is checked before
-## any block is made: a whole number in its range (at least 1 where it divides or counts
-## what must exist; a top-k at most the experts; layer indices below the layer count) and
-## within the limits.
+## @deftypefn {} {[@var{B}, @var{D}, @var{extra}, @var{Bx}] =} model_blocks (@var{fname}, @var{cfg}, @var{family}, @var{mt}, @var{o})
+## The parameters of @code{muon_model}'s model, read from its Hugging Face config
+## @var{cfg} (model_type @var{mt} of @var{family} "llama", "qwen" or "deepseek"; @var{o}
+## the call's options): @var{B} a cell of blocks for @code{muon_model}'s table, @var{D}
+## the dimensions of one layer, @var{extra} the elements stored beyond the parameters (the
+## MTP layers' copies of the embedding and head), @var{Bx} the blocks stored but not
+## modelled (the MTP layers, with "MTP" false; @{@} otherwise).  Every config number is
+## checked before any block is made: a whole number in its range (at least 1 where it
+## divides or counts what must exist; a top-k at most the experts; layer indices below the
+## layer count) and within the limits.
 ## @end deftypefn
 
-function [B, D, extra] = model_blocks (fname, cfg, family, mt, o)
+function [B, D, extra, Bx] = model_blocks (fname, cfg, family, mt, o)
   B = {};
+  Bx = {};                            # stored, not modelled: MTP layers left out
   h = pos_int (fname, cfg, "hidden_size");
   V = pos_int (fname, cfg, "vocab_size");
   nl = pos_int (fname, cfg, "num_hidden_layers");
@@ -40,17 +42,26 @@ function [B, D, extra] = model_blocks (fname, cfg, family, mt, o)
   if (! get_bool (fname, cfg, "tie_word_embeddings", strncmp (mt, "gemma", 5)))
     B = add (B, {"lm_head.weight"}, V, h, -1, "head");
   endif
-  if (strcmp (family, "deepseek") && o.mtp)
+  if (strcmp (family, "deepseek") && D.nmtp > 0)
+    ## the MTP layers, one cell each, joined once; the checkpoint stores them whatever
+    ## "MTP" says, and again the embedding and head for each (shared_head.head)
+    mtp = cell (1, D.nmtp);
     for k = 0:D.nmtp-1
       l = nl + k;
       pre = sprintf ("model.layers.%d.", l);
-      B = add (B, {[pre "enorm.weight"]; [pre "hnorm.weight"]}, [h; h], [1; 1], l, "norm",
+      b = add ({}, {[pre "enorm.weight"]; [pre "hnorm.weight"]}, [h; h], [1; 1], l, "norm",
                "mtp", true);
-      B = add (B, {[pre "eh_proj.weight"]}, h, 2 * h, l, "mtp_proj", "mtp", true);
-      B = deepseek_layer (B, D, l, true, o);
-      B = add (B, {[pre "shared_head.norm.weight"]}, h, 1, l, "norm", "mtp", true);
-      extra += 2 * V * h;             # embed_tokens and shared_head.head, stored again
+      b = add (b, {[pre "eh_proj.weight"]}, h, 2 * h, l, "mtp_proj", "mtp", true);
+      b = deepseek_layer (b, D, l, true, o);
+      mtp{k+1} = add (b, {[pre "shared_head.norm.weight"]}, h, 1, l, "norm", "mtp", true);
     endfor
+    mtp = [mtp{:}];
+    if (o.mtp)
+      B = [B, mtp];
+    else
+      Bx = mtp;
+    endif
+    extra = D.nmtp * 2 * V * h;       # embed_tokens and shared_head.head, stored again
   endif
 endfunction
 
@@ -130,6 +141,17 @@ function v = layer_list (fname, cfg, field, nl)
   endif
 endfunction
 
+## An optional string field ("" when null or missing).
+function s = opt_str (fname, cfg, field)
+  s = "";
+  if (isfield (cfg, field) && ! (isnumeric (cfg.(field)) && isempty (cfg.(field))))
+    s = cfg.(field);
+    if (! (ischar (s) && isrow (s)))
+      error ("muonlab:badArg", "%s: config field '%s' must be a string.", fname, field);
+    endif
+  endif
+endfunction
+
 function b = get_bool (fname, cfg, field, dflt)
   b = dflt;
   if (isfield (cfg, field) && ! isempty (cfg.(field)))
@@ -174,8 +196,11 @@ function D = llama_dims (fname, cfg, h, mt, nl)
     D.hd = h / D.nh;
   endif
   D.inter = pos_int (fname, cfg, "intermediate_size");
-  D.qkv_bias = any (strcmp (mt, {"qwen2", "qwen2_moe"})) ...
-               || get_bool (fname, cfg, "attention_bias", false);
+  ## attention_bias: biases on q, k, v and o (transformers' llama, gemma, qwen3 attention);
+  ## qwen2 and qwen2_moe always have q, k, v biases and never an o_proj bias
+  qwen2 = any (strcmp (mt, {"qwen2", "qwen2_moe"}));
+  D.o_bias = get_bool (fname, cfg, "attention_bias", false) && ! qwen2;
+  D.qkv_bias = qwen2 || D.o_bias;
   D.mlp_bias = get_bool (fname, cfg, "mlp_bias", false);
   D.qk_norm = any (strcmp (mt, {"qwen3", "qwen3_moe", "gemma3_text"}));
   D.ffn_norms = any (strcmp (mt, {"gemma2", "gemma3_text"}));   # pre/post feedforward
@@ -222,6 +247,9 @@ function B = llama_layer (B, D, l, o)
     endif
   endif
   B = add (B, {[pre "self_attn.o_proj.weight"]}, h, q, l, "attention");
+  if (D.o_bias)
+    B = add (B, {[pre "self_attn.o_proj.bias"]}, h, 1, l, "bias");
+  endif
   if (D.qk_norm)
     B = add (B, {[pre "self_attn.q_norm.weight"]; [pre "self_attn.k_norm.weight"]},
              [D.hd; D.hd], [1; 1], l, "norm");
@@ -275,7 +303,7 @@ function D = deepseek_dims (fname, cfg, h)
   D.nshared = opt_int (fname, cfg, "n_shared_experts", 0);
   D.first_dense = opt_int (fname, cfg, "first_k_dense_replace", 0);
   D.freq = opt_int (fname, cfg, "moe_layer_freq", 1, 1);       # l % freq
-  D.bias = isfield (cfg, "topk_method") && strcmp (cfg.topk_method, "noaux_tc");
+  D.bias = strcmp (opt_str (fname, cfg, "topk_method"), "noaux_tc");
   D.nmtp = opt_int (fname, cfg, "num_nextn_predict_layers", 0);
 endfunction
 

@@ -1,16 +1,24 @@
 ## -*- texinfo -*-
-## @deftypefn {} {@var{K} =} model_checkpoint (@var{fname}, @var{source}, @var{cfg}, @var{counts}, @var{T})
+## @deftypefn {} {@var{K} =} model_checkpoint (@var{fname}, @var{source}, @var{cfg}, @var{counts}, @var{T}, @var{mm})
 ## What the checkpoint beside a model's config.json says about its size, checked against
 ## the parameters built from the config (@var{counts}.stored: as the checkpoint stores
-## them; @var{T} the parameters table).  @var{K} has @code{method} (@qcode{"safetensors"}:
-## the headers of the folder's *.safetensors files, each tensor's shape;
-## @qcode{"index"}: model.safetensors.index.json's @code{metadata.total_size} bytes divided
-## by the bytes of the config's @code{torch_dtype}; @qcode{"none"}: neither is there, the
-## model is a shipped one or a struct, or the check was skipped), @code{file} (what was
-## read), @code{count} (parameters it holds; NaN for none), @code{expected},
-## @code{matches} (within 0.1%; true for none) and @code{note} (why the check was skipped
-## or estimated; "" otherwise).  A mismatch warns (@code{muonlab:modelCount}): the config
-## does not describe those weights.
+## them; @var{T} the table of the stored parameters: the MTP layers in it whatever
+## @qcode{"MTP"} says).  @var{K} has @code{method} (@qcode{"safetensors"}: the headers of
+## the folder's *.safetensors files, each tensor's shape; @qcode{"index"}:
+## model.safetensors.index.json's @code{metadata.total_size} bytes divided by the bytes of
+## the config's @code{dtype} (newer transformers), else its @code{torch_dtype}, else
+## bfloat16; a dtype of no known size skips the check, the note saying so; @qcode{"none"}:
+## neither is there, the model is a shipped one or a struct, or the check was skipped;
+## with @var{mm}, a multimodal model, the headers' tensors under vision_tower and
+## multi_modal_projector are left out, the note saying how many, and the index, which
+## counts them, is not read), @code{file} (what was read), @code{count} (parameters it
+## holds; NaN for none), @code{expected}, @code{matches} (within 0.1%; true for none) and
+## @code{note} (why the check was skipped or estimated; "" otherwise).  The folder is
+## listed with @code{readdir} (its name may hold glob characters); the index is read by
+## @code{json_read}, every *.safetensors must be a regular file, its header at most 2^27
+## bytes and @code{max_json_depth} deep, each tensor's shape a list of non-negative
+## integers (else @code{muonlab:badArg} naming the file and the tensor).  A mismatch warns
+## (@code{muonlab:modelCount}): the config does not describe those weights.
 ##
 ## A config's @code{quantization_config}: with @code{quant_method} @qcode{"fp8"} (the
 ## DeepSeek-V3 and Kimi-K2 weights) the linear weights of the decoder layers (attention,
@@ -25,7 +33,7 @@
 ## @qcode{"none"}, the @code{note} saying so).
 ## @end deftypefn
 
-function K = model_checkpoint (fname, source, cfg, counts, T)
+function K = model_checkpoint (fname, source, cfg, counts, T, mm)
   K = struct ("method", "none", "file", "", "count", NaN, "expected", counts.stored,
               "matches", true, "note", "");
   if (strcmp (source, "struct") || ! exist (source, "file"))
@@ -40,7 +48,7 @@ function K = model_checkpoint (fname, source, cfg, counts, T)
                                                 "models"))))
     return;                            # a shipped model: no weights beside it
   endif
-  st = glob (fullfile (dir, "*.safetensors"));
+  st = safetensors_files (fname, dir);
   idx = fullfile (dir, "model.safetensors.index.json");
   if (isempty (st) && ! exist (idx, "file"))
     return;
@@ -62,18 +70,25 @@ function K = model_checkpoint (fname, source, cfg, counts, T)
   tol = 1e-3;
   if (! isempty (st))
     n = 0;
+    nv = 0;                            # a multimodal model's vision tensors, elements
     for k = 1:numel (st)
-      n += safetensors_count (fname, st{k}, ! isempty (quant));
+      [a, b] = safetensors_count (fname, st{k}, ! isempty (quant), mm);
+      n += a;
+      nv += b;
     endfor
     K.method = "safetensors";
     K.file = strjoin (st, ", ");
     K.count = n;
+    if (mm)
+      K.note = sprintf (["the language model's tensors only: %.0f elements under ", ...
+                         "vision_tower and multi_modal_projector not counted"], nv);
+    endif
+  elseif (mm)
+    K.note = ["not checked: the index's total_size counts the vision tower too, ", ...
+              "which is not modelled"];
+    return;
   else
-    try
-      J = jsondecode (fileread (idx));
-    catch err
-      error ("muonlab:badArg", "%s: '%s' is not valid JSON (%s).", fname, idx, err.message);
-    end_try_catch
+    J = json_read (fname, idx);       # a regular file, size and depth checked first
     if (! (isstruct (J) && isscalar (J) && isfield (J, "metadata")
            && isstruct (J.metadata) && isscalar (J.metadata)
            && isfield (J.metadata, "total_size")))
@@ -84,20 +99,30 @@ function K = model_checkpoint (fname, source, cfg, counts, T)
       error ("muonlab:badArg", "%s: '%s': metadata.total_size must be a number of bytes.",
              fname, idx);
     endif
-    dt = "bfloat16";
-    if (isfield (cfg, "torch_dtype") && ischar (cfg.torch_dtype))
-      dt = cfg.torch_dtype;
+    dt = "bfloat16";                   # dtype (newer transformers), else torch_dtype
+    for f = {"torch_dtype", "dtype"}
+      if (isfield (cfg, f{1}) && ! isempty (cfg.(f{1})))
+        dt = cfg.(f{1});
+      endif
+    endfor
+    b = dtype_bytes (dt);
+    if (isempty (b))
+      if (! (ischar (dt) && isrow (dt)))
+        dt = "(not a string)";
+      endif
+      K.note = sprintf (["not checked: the config's dtype '%s' has no known size, so ", ...
+                         "total_size gives no parameter count"], dt);
+      return;
     endif
     K.method = "index";
     K.file = idx;
-    b = dtype_bytes (dt);
     if (isempty (quant))
       K.count = double (t) / b;
     else
       ## a byte per quantized element, b per other one (the MTP layers' copies of the
       ## embedding and head too), and the scales
       [plain, scales] = fp8_split (cfg.quantization_config, T);
-      plain += counts.stored - counts.total;
+      plain += counts.stored - sum (T.numel);
       K.count = double (t) - scales - (b - 1) * plain;
       tol = 1e-2;
       K.note = sprintf (["fp8: %.0f elements of %d bytes, the rest of one, %.0f bytes of ", ...
@@ -135,10 +160,27 @@ function [plain, scales] = fp8_split (Q, T)
   scales = 4 * sum (T.experts(quantized) .* ceil (r ./ blk(:,1)) .* ceil (c ./ blk(:,2)));
 endfunction
 
+## The *.safetensors files of folder DIR (a cellstr, sorted), each a regular file: the
+## folder listed and its names matched here (glob would read DIR's own [ ] * ? as a
+## pattern, and take a FIFO or a folder so named).
+function st = safetensors_files (fname, dir)
+  names = readdir (dir);
+  names = sort (names(! cellfun ("isempty", regexp (names, '^[^.].*\.safetensors$', "once"))));
+  st = cell (1, numel (names));
+  for k = 1:numel (st)
+    st{k} = fullfile (dir, names{k});
+    regular_file (fname, st{k}, "");   # only its header is read: no size limit
+  endfor
+endfunction
+
 ## The elements of every tensor in the header of a .safetensors file (but a quantized
-## checkpoint's scales when NOSCALES): 8 bytes (the header's length, little-endian), then
-## that much JSON: {name: {dtype, shape, data_offsets}, ...}.
-function n = safetensors_count (fname, file, noscales)
+## checkpoint's scales when NOSCALES): 8 bytes (the header's length, little-endian, at
+## most 2^27), then that much JSON nested at most max_json_depth deep: {name: {dtype,
+## shape, data_offsets}, ...}, each shape a list of non-negative integers
+## ("__metadata__" skipped).  With MM the tensors under vision_tower and
+## multi_modal_projector (any prefix) are counted in NV, not N.
+function [n, nv] = safetensors_count (fname, file, noscales, mm)
+  regular_file (fname, file, "");      # a FIFO or a device is refused before it is opened
   fid = fopen (file, "r", "ieee-le");
   if (fid < 0)
     error ("muonlab:badArg", "%s: cannot read '%s'.", fname, file);
@@ -153,36 +195,66 @@ function n = safetensors_count (fname, file, noscales)
   unwind_protect_cleanup
     fclose (fid);
   end_unwind_protect
-  try                                  # tensor names as they are ("a.b" and "a_b" differ)
-    H = jsondecode (txt, "makeValidName", false);
-  catch err
-    error ("muonlab:badArg", "%s: '%s' has no valid safetensors header (%s).", fname, file,
-           err.message);
-  end_try_catch
+  ## tensor names as they are ("a.b" and "a_b" differ)
+  H = json_read (fname, file, txt, "makeValidName", false);
   if (! (isstruct (H) && isscalar (H)))
     error ("muonlab:badArg",
            "%s: '%s' has no valid safetensors header (not a JSON object of tensors).", fname,
            file);
   endif
+  ## a shape that is no flat list of numbers, which jsondecode would hide ([[16], [8]]
+  ## reads as [16, 8], 5 and [[5]] as [5], null as []): strings and escapes removed first
+  t = regexprep (txt, '\\.', "");
+  bad = regexp (t, '"([^"]*)"\s*:\s*\{[^{}]*?"shape"\s*:(?!\s*\[[^][{}"]*\])', "tokens");
+  bad = [bad{:}];
+  bad(strcmp (bad, "__metadata__")) = [];
+  if (! isempty (bad))
+    bad_shape (fname, file, bad{1});
+  endif
   n = 0;
+  nv = 0;
   for f = fieldnames (H).'
+    if (strcmp (f{1}, "__metadata__"))
+      continue;
+    endif
     t = H.(f{1});
-    if (isstruct (t) && isfield (t, "shape")
-        && ! (noscales && ! isempty (regexp (f{1}, '_scale(_inv)?$', "once"))))
-      n += prod (double (t.shape));
+    if (! (isstruct (t) && isscalar (t) && isfield (t, "shape")))
+      error ("muonlab:badArg", "%s: '%s': tensor '%s' has no shape.", fname, file, f{1});
+    endif
+    s = t.shape;
+    if (! (isnumeric (s) && isreal (s) && (isempty (s) || iscolumn (s))
+           && all (isfinite (s) & s >= 0 & s == fix (s))))
+      bad_shape (fname, file, f{1});
+    endif
+    if (mm && ! isempty (regexp (f{1}, '(^|\.)(vision_tower|multi_modal_projector)\.',
+                                 "once")))
+      nv += prod (double (s));
+    elseif (! (noscales && ! isempty (regexp (f{1}, '_scale(_inv)?$', "once"))))
+      n += prod (double (s));
     endif
   endfor
 endfunction
 
+function bad_shape (fname, file, name)
+  error ("muonlab:badArg",
+         "%s: '%s': the shape of tensor '%s' must be a list of non-negative integers.",
+         fname, file, name);
+endfunction
+
+## The bytes of a torch dtype's element, [] for a name not known (or not a string).
 function b = dtype_bytes (dt)
-  switch (lower (dt))
-    case {"float32", "fp32"}
+  b = [];
+  if (! (ischar (dt) && isrow (dt)))
+    return;
+  endif
+  switch (lower (regexprep (dt, '^torch\.', "")))
+    case {"float32", "fp32", "float"}
       b = 4;
-    case {"float64", "fp64"}
+    case {"float64", "fp64", "double"}
       b = 8;
+    case {"bfloat16", "bf16", "float16", "fp16", "half"}
+      b = 2;
     case {"float8_e4m3fn", "float8_e5m2", "fp8", "int8", "uint8"}
       b = 1;
-    otherwise                          # bfloat16, float16
-      b = 2;
   endswitch
 endfunction

@@ -5,7 +5,8 @@
 ## @deftypefn {} {@var{nbytes} =} regular_file (@var{fname}, @var{file}, @var{limit})
 ## Check, before it is opened, that @var{file} is a regular file (after links) of at most
 ## @code{core_lists ().limits.@var{limit}} bytes (a limit whose name ends in @samp{_mib}
-## counts MiB) and return its size: a FIFO, a device such as @file{/dev/zero}, a socket or
+## counts MiB; @var{limit} "": no size limit, for a file of which only a header is read)
+## and return its size: a FIFO, a device such as @file{/dev/zero}, a socket or
 ## a folder is refused, so that reading never hangs or runs without end.  Errors are
 ## @code{muonlab:badArg} naming @var{fname}, the file and, for the size, the limit.
 ## @end deftypefn
@@ -22,6 +23,9 @@ function nbytes = regular_file (fname, file, limit)
            file);
   endif
   nbytes = st.size;
+  if (isempty (limit))
+    return;
+  endif
   lim = core_lists ().limits.(limit);
   unit = "bytes";
   if (strcmp (limit(end-3:end), "_mib"))

@@ -98,6 +98,25 @@ endfunction
 %! assert (F.counts.total, M.counts.total);
 
 %!test
+%! ## attention_bias: q, k, v and o_proj biases (transformers' LlamaAttention builds all
+%! ## four with bias=attention_bias); qwen2 has q/k/v biases only, whatever it says
+%! c = struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!             "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2,
+%!             "attention_bias", true);
+%! layer = 4*8*8 + 4*8 + 3*8*16 + 2*8;
+%! M = muon_model (c);
+%! assert (M.counts.total, 2*100*8 + 2*layer + 8);
+%! assert (M.counts.total, 2984);
+%! k = strcmp (M.params.name, "model.layers.1.self_attn.o_proj.bias");
+%! assert ([M.params.rows(k) M.params.cols(k)], [8 1]);
+%! assert (M.params.route(k), {"adamw"});
+%! assert (muon_model (c, "Fuse", "qkv").counts.total, M.counts.total);
+%! c.model_type = "qwen2";
+%! Q = muon_model (c);
+%! assert (Q.counts.total, M.counts.total - 2*8);
+%! assert (! any (strcmp (Q.params.name, "model.layers.0.self_attn.o_proj.bias")));
+
+%!test
 %! ## qwen3_moe: head_dim apart from hidden / heads, q/k norms, sparse step, mlp-only layer
 %! M = muon_model (cfg ("tiny_qwen3_moe"));
 %! V = 300; h = 32; f = 80; fe = 24; E = 4; q = 4 * 16; kv = 2 * 16;
@@ -149,7 +168,8 @@ endfunction
 %! assert (M.counts.total, base + mtp);
 %! assert (M.counts.mtp, mtp);
 %! assert (M.counts.stored, base + mtp + 2*V*h);
-%! assert (muon_model (cfg ("tiny_deepseek_v3"), "MTP", false).counts.total, base);
+%! N = muon_model (cfg ("tiny_deepseek_v3"), "MTP", false);
+%! assert ([N.counts.total N.counts.mtp N.counts.stored], [base 0 base + mtp + 2*V*h]);
 %! k = strcmp (M.params.name, "model.layers.2.eh_proj.weight");
 %! assert ([M.params.rows(k) M.params.cols(k)], [h 2*h]);
 %! assert (M.params.route(k), {"muon"});
@@ -303,3 +323,112 @@ endfunction
 %! muon_model (struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
 %!                     "intermediate_size", 16, "num_hidden_layers", 2,
 %!                     "num_attention_heads", 2, "muonlab", struct ("name", 5)));
+
+%!test
+%! ## a folder's config.json is read as a config file is (json_read): a folder, a FIFO, a
+%! ## file nested past max_json_depth or not JSON give muonlab:badArg naming the file (they
+%! ## were decoded unchecked: 100,000 deep crashed Octave, a FIFO hung, no error id)
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   f = fullfile (d, "config.json");
+%!   c = '{"model_type": "llama", "vocab_size": 100, "hidden_size": 8, "intermediate_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2';
+%!   deep = [c ', "x": ' repmat("[", 1, 201) repmat("]", 1, 201) '}'];
+%!   bad = {deep, sprintf("'%s' nests 202 deep; at most 200 (the limit max_json_depth).", f);
+%!          [c ', }'], sprintf("'%s' is not valid JSON", f);
+%!          [c ' /* comment */ }'], sprintf("'%s' is not valid JSON", f)};
+%!   for k = 1:rows (bad)
+%!     fid = fopen (f, "w"); fputs (fid, bad{k,1}); fclose (fid);
+%!     try
+%!       muon_model (d);
+%!       error ("no error");
+%!     catch err
+%!       assert (err.identifier, "muonlab:badArg");
+%!       assert (strncmp (err.message, ["muon_model: " bad{k,2}], 12 + numel (bad{k,2})),
+%!               err.message);
+%!     end_try_catch
+%!   endfor
+%!   fid = fopen (f, "w"); fputs (fid, [c '}']); fclose (fid);
+%!   assert (muon_model (d).counts.total, 2920);
+%!   unlink (f);
+%!   mkdir (f);
+%!   fail ("muon_model (d)", sprintf ("cannot read '%s': it is a folder.", regexptranslate ("escape", f)));
+%!   rmdir (f);
+%!   assert (mkfifo (f, 600), 0);   # (its mode written as octal digits)
+%!   fail ("muon_model (d)", "not a regular file \\(a FIFO, a device or a socket\\)");
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
+%! ## MTP layers are built as the decoder layers are, one cell each joined once (they were
+%! ## appended one block at a time, quadratic: 4,000 took 40 s): 3,000 MTP layers take
+%! ## about as long as 3,000 decoder layers, each the decoder layer plus enorm, hnorm,
+%! ## eh_proj and shared_head.norm
+%! c = muon_model ("moonlight-16b-a3b").config;
+%! c.n_routed_experts = [];             # dense layers: the time is the layers'
+%! h = c.hidden_size;
+%! c.num_nextn_predict_layers = 0;
+%! c.num_hidden_layers = 1;
+%! L1 = muon_model (c).counts;
+%! c.num_hidden_layers = 2;
+%! L2 = muon_model (c).counts;
+%! layer = L2.total - L1.total;           # one decoder layer: elements, parameters
+%! np = L2.nparams - L1.nparams;
+%! n = 3000;
+%! c.num_hidden_layers = n;
+%! t0 = tic (); L = muon_model (c); tl = toc (t0);
+%! c.num_hidden_layers = 1;
+%! c.num_nextn_predict_layers = n;
+%! t0 = tic (); M = muon_model (c); tm = toc (t0);
+%! assert (M.counts.mtp, n * (layer + 2*h + 2*h*h + h));
+%! assert (M.counts.nparams, L.counts.nparams + np + 4 * n);   # M: 1 + n layers, L: n
+%! assert (M.params.name{end}, sprintf ("model.layers.%d.shared_head.norm.weight", n));
+%! assert (tm < 2.5 * tl + 1, sprintf ("%d MTP layers %.1f s, %d decoder layers %.1f s", n, tm, n, tl));
+
+%!test
+%! ## a folder (or file) named as a shipped model is read from disk, not shadowed by it
+%! d = tempname ();
+%! mkdir (d);
+%! here = pwd ();
+%! unwind_protect
+%!   c = struct ("model_type", "llama", "vocab_size", 100, "hidden_size", 8,
+%!               "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2);
+%!   mkdir (fullfile (d, "llama-3.1-8b"));
+%!   fid = fopen (fullfile (d, "llama-3.1-8b", "config.json"), "w");
+%!   fputs (fid, jsonencode (c));
+%!   fclose (fid);
+%!   copyfile (fullfile (d, "llama-3.1-8b", "config.json"), fullfile (d, "LLAMA-3.1-70B"));
+%!   cd (d);
+%!   M = muon_model ("llama-3.1-8b");
+%!   assert ({M.source, M.counts.total}, {fullfile("llama-3.1-8b", "config.json"), 2920});
+%!   M = muon_model ("LLAMA-3.1-70B");
+%!   assert ({M.source, M.counts.total}, {"LLAMA-3.1-70B", 2920});
+%!   assert (muon_model ("llama-3.1-70b").counts.total, 70553706496);  # (case-sensitive file system)
+%! unwind_protect_cleanup
+%!   cd (here);
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
+%! ## model_type and topk_method must be strings (a number was taken as no model_type, and
+%! ## topk_method 5 silently as no noaux_tc bias); null topk_method: none
+%! c = struct ("model_type", 3, "vocab_size", 100, "hidden_size", 8,
+%!             "intermediate_size", 16, "num_hidden_layers", 2, "num_attention_heads", 2);
+%! fail ("muon_model (c)", "muon_model: config field 'model_type' must be a string.");
+%! d = jsondecode (fileread (test_muon_model ("cfg", "tiny_deepseek_v3")));
+%! for v = {5, true, {"noaux_tc"}, struct("a", 1)}
+%!   d.topk_method = v{1};
+%!   try
+%!     muon_model (d);
+%!     error ("no error");
+%!   catch err
+%!     assert ({err.identifier, err.message},
+%!             {"muonlab:badArg", "muon_model: config field 'topk_method' must be a string."});
+%!   end_try_catch
+%! endfor
+%! d.topk_method = [];
+%! M = muon_model (d);
+%! assert (! any (strcmp (M.params.kind, "bias")));
