@@ -13,9 +13,10 @@
 ## (the matrix regression of the PolarGrad paper's kind): loss
 ## @code{f (W) = ||(W - W*) X||_F^2 / (2 N)}, inputs X of 48 x N = 512 whose directions
 ## span a condition number of 100, from W = 0, for 80 steps of @code{muon_step} with each
-## preset (no weight decay but Scion's own, which is 1).  The presets' update scales
-## differ by 40x (Keller's RMS about 0.14, AdaMuon's 0.2, EO's sqrt (max (m, n)) rules
-## about 1, ...), so each preset's lr is set so that its first update has RMS 0.02, then
+## preset (no weight decay but Scion's own, which is 1).  The presets' first updates
+## differ in RMS by about 1300x (PolarGrad's 0.024, Keller's 0.13, NAMO's 0.22, NorMuon's
+## and AdaMuon's EO presets 31: sqrt (48) / sqrt (1 - 0.95), their first step has no bias
+## correction), so each preset's lr is set so that its first update has RMS 0.02, then
 ## decays linearly to 0: the curves compare the directions, not the scale conventions.
 ## The table gives, per preset, the raw update of the first step (its RMS, its spectral
 ## spread: the largest over the smallest non-zero singular value, its rank), the lr that
@@ -120,7 +121,7 @@ endfunction
 function png = plot_loss (D)
   [h, png] = demo_figure ("muon_family", [0 0 1000 650]);
   unwind_protect
-    ax = axes ("position", [0.1 0.1 0.6 0.82]);
+    ax = axes ("position", [0.13 0.14 0.57 0.78]);    # room for both axis labels
     F = reshape ([D.presets.loss], D.steps + 1, []);
     hl = semilogy (ax, 0:D.steps, F ./ F(1,:), "linewidth", 1.5);
     styles = {"-", "--", ":", "-."};
@@ -135,7 +136,7 @@ function png = plot_loss (D)
     title (ax, sprintf ("%d x %d matrix regression, every preset, first update RMS %.2g",
                         D.m, D.n, D.rms0));
     grid (ax, "on");
-    print (h, png, "-dpng");
+    demo_print (h, png);
   unwind_protect_cleanup
     close (h);
   end_unwind_protect
@@ -208,7 +209,7 @@ function png = plot_axis (A)
             "location", "northwest");
     title (ax4, sprintf (["the axis discrepancy: direction moved %.3f by the per-row V, " ...
                           "%.3f by the per-column V"], A.dev_row, A.dev_col));
-    print (h, png, "-dpng");
+    demo_print (h, png);
   unwind_protect_cleanup
     close (h);
   end_unwind_protect

@@ -81,7 +81,8 @@ function R = run (opts)
     T = muon_coeffs (tables{t,1});
     printf ("  %-20s %.2g\n", tables{t,1}, max (abs (tables{t,2}(:) ./ T(:) - 1)));
   endfor
-  printf ("keller never converges to 1 (its fixed band is about [0.7, 1.2]); the Polar Express tables do, fastest.\n");
+  printf ("keller never converges to 1 (its fixed band is about [0.7, 1.2]), nor does a table run past its end\n");
+  printf ("when its last triple repeats (see Polar Express above); a schedule designed to converge (ns_design_coeffs) does.\n");
 
   progress (opts, "a", t0);
 

@@ -31,14 +31,24 @@ function varargout = ns_turbo_muon (varargin)
   if (isempty (k))
     k = nargin + 1;
   endif
+  if (k > 3)
+    error ("muonlab:badArg", "ns_turbo_muon: takes SEEDS and SHAPE, then NAME, VALUE options.");
+  endif
   pos = [varargin(1:k-1), {[], []}];
   [seeds, shape] = pos{1:2};
   if (isempty (seeds))
     seeds = 5;
+  elseif (! (isnumeric (seeds) && isreal (seeds) && isscalar (seeds) && seeds >= 1
+             && seeds == fix (seeds) && seeds <= 1000))
+    error ("muonlab:badArg", "ns_turbo_muon: SEEDS must be an integer from 1 to 1000.");
   endif
   if (isempty (shape))
     shape = [512 2048];
+  elseif (! (isnumeric (shape) && isreal (shape) && numel (shape) == 2
+             && all (shape >= 2 & shape == fix (shape) & shape <= 8192)))
+    error ("muonlab:badArg", "ns_turbo_muon: SHAPE must be [rows cols], each from 2 to 8192.");
   endif
+  shape = double (shape(:).');
   if (nargout > 0)
     varargout{1} = demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);
   else
@@ -84,7 +94,7 @@ function T = run (seeds, shape, o)
           sprintf ("%.3g vs %.3g in bf16, %.3g vs %.3g in fp32", M(1,1), M(2,1), M(1,2), M(2,2)));
   printf ("the scaling itself (AOL vs Frobenius, both with aol, 4 steps): %s in bf16 (%.3g vs %.3g), %s in fp32 (%.3g vs %.3g);\n",
           better (M(1,1), M(3,1)), M(1,1), M(3,1), better (M(1,2), M(3,2)), M(1,2), M(3,2));
-  printf ("most of the gain over keller is the converging 4-step schedule: keller leaves the singular values in about [0.7, 1.2].\n");
+  printf ("most of the gain over keller is the converging 4-step schedule: keller leaves the singular values in about [0.7, 1.2] (aspect 2 and more).\n");
 
   [h, png] = demo_figure ("ns_turbo_muon", [100 100 800 420]);
   unwind_protect

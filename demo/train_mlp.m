@@ -32,8 +32,9 @@
 ## @end table
 ##
 ## The loss on the full training set is logged every 10 steps.  Prints a table of final
-## losses and the three conclusions checked on it (Muon ends well below AdamW; clipping
-## after NS ends above no clipping; the poisoned scaler skips most steps), and writes
+## losses and the four conclusions checked on it (Muon ends well below AdamW; clipping
+## after NS ends above no clipping; the poisoned scaler skips most steps; the correct
+## scaler skips only the spike), and writes
 ## demo/output/train_mlp.png (headless).  @qcode{"Display"}: @qcode{"final"} (default),
 ## @qcode{"iter"} (also a line every 50 steps of each run, with the elapsed time) or
 ## @qcode{"off"}.  With an output argument the rows come back as a struct array @var{T}

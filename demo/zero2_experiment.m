@@ -26,6 +26,9 @@
 
 function X = zero2_experiment (world, comm, varargin)
   if (nargin >= 1 && ischar (world) && strcmp (world, "print"))
+    if (nargin < 2)
+      error ("muonlab:badArg", "zero2_experiment: \"print\" takes the experiment X it prints.");
+    endif
     agree = {};
     if (nargin >= 3)
       agree = varargin{1};
@@ -64,7 +67,9 @@ function X = zero2_experiment (world, comm, varargin)
   X.L = L;
   X.strad = find ([L.params.straddles]);
   if (isempty (X.strad))
-    error ("zero2_experiment: no weight straddles a partition cut.");
+    error ("muonlab:badArg",
+           "zero2_experiment: no weight straddles a partition cut at world %d: take another.",
+           world);
   endif
 
   ## per-rank gradients from a forward/backward pass, rounded to fp16 (loss scale 1); every
@@ -140,9 +145,9 @@ function print_table (X, agree)
   printf (" over W1-W3;\n    W%d alone in brackets); PR 8091 threshold %.2f\n", X.strad(1),
           X.threshold);
   printf ("(ii) vs the fp64 reference (max over W1-W3): the precision level\n");
-  printf ("NS calls and MB sent per rank (fp64 payload; DeepSpeed moves fp16, a quarter)\n\n");
+  printf ("NS calls and MiB sent per rank (fp64 payload; DeepSpeed moves fp16, a quarter)\n\n");
   head = sprintf ("%-31s %-16s %20s %9s %11s %23s %5s", "variant", "method", "(i) same prec",
-                  "(ii) fp64", "NS/rank", "MB sent/rank", "");
+                  "(ii) fp64", "NS/rank", "MiB sent/rank", "");
   if (! isempty (agree))
     head = [head "  MPI = sim"];
   endif

@@ -44,8 +44,8 @@ function varargout = muonlab_demo (name, varargin)
     elseif (strcmp (name, "output"))
       varargout{1} = output_folder (dir);
       return;
-    elseif (strcmp (name, "options"))   # internal, for demo/demo_options.m: the demo's
-      varargout{1} = parse_options (varargin{1}, "demo", varargin{2});   # options
+    elseif (strcmp (name, "options") && nargin == 3)   # internal, for demo_options.m:
+      varargout{1} = parse_options (varargin{1}, "demo", varargin{2});   # a demo's options
       return;
     endif
   endif
@@ -199,3 +199,5 @@ endfunction
 
 %!error <muonlab_demo: NAME must be a demo name \(a string\).> muonlab_demo (1)
 %!error <muonlab_demo: NAME must be 'moe_expert_parallel', 'mpi_zero2', 'muon_family', 'ns_design_lab', 'ns_precision_sweep', 'ns_turbo_muon', 'plan_at_scale', 'train_mlp', 'zero2_experiment', 'zero2_muon_correctness' or 'zero3_pads'; did you mean 'plan_at_scale'\?> muonlab_demo ("plan_at_scal")
+%!error id=muonlab:badArg muonlab_demo ("options")
+%!error id=muonlab:badArg muonlab_demo ("options", "x")
