@@ -153,7 +153,7 @@ function agree (fname, comm, coll, takes_x, X, o)
   sig = [find(strcmp (coll, colls)), -1, -1, -1, -1];
   if (takes_x)                          # (all_to_all's blocks may differ in size, never
     x = X;                              # in class)
-    if (iscell (x))
+    if (iscell (x) && ! isempty (x))
       x = x{1};
     endif
     sig(2:3) = [1 + isa(x, "single"), merge(strcmp (coll, "all_to_all"), -1, numel (x))];
@@ -250,6 +250,8 @@ endfunction
 %! assert (info.counts, "measured");
 
 %!error <Invalid call> muon_collective (c2)
+%!error <muon_collective: X must be a 1 x 3 cell, one array per local rank.> muon_collective (muon_comm ("sim", 3), "allreduce", {})
+%!error <muon_collective: X must be a 1 x 1 cell, one array per local rank.> muon_collective (muon_comm ("self"), "all_to_all", cell (1, 0))
 %!error <muon_collective: COMM must be a communicator from muon_comm.> muon_collective (2, "barrier")
 %!error <muon_collective: COLL must be 'allreduce', 'reduce_scatter', 'all_gather', 'broadcast', 'barrier', 'all_to_all' or 'counters'.> muon_collective (c2, "gather", {1, 2})
 %!error <muon_collective: X must be given for allreduce.> muon_collective (c2, "allreduce")

@@ -44,8 +44,10 @@
 ## @code{cuda_cached} (bytes held by arrays and kept by the caching pool on the CUDA
 ## device, after giving its free blocks back; 0 before the first CUDA array).  @code{muon_gpu ("reset")} frees every device array
 ## of the session (they become stale: @code{muonlab:staleHandle}) and gives the pool's
-## memory back to the driver, as @code{clear functions} does (Octave 7's @code{clear mex}
-## unloads nothing, so it frees nothing).
+## memory back to the driver.  @code{clear functions} frees them too, but also unloads the
+## device-array class, so the old variables lose their methods until the next
+## @code{muon_gpu} call (see @code{muon_gpuarray}); Octave 7's @code{clear mex} unloads
+## nothing, so it frees nothing.
 ##
 ## Errors: @code{muonlab:noDevice} or @code{muonlab:notBuilt} where there is no CUDA
 ## device or back end (@code{muon_info} says which), @code{muonlab:outOfMemory} for an

@@ -35,10 +35,12 @@ classdef muon_gpuarray < handle
   ##
   ## A device array is a handle: copies of @var{D} share the data, which is freed when the
   ## last of them is cleared.  The functions never modify an array they are given; they
-  ## return new ones.  After @code{clear functions} (or @code{clear all}, or
-  ## @code{muon_gpu ("reset")}) every device array of the session is gone, and using one is
-  ## the error @code{muonlab:staleHandle}.  (Octave 7's @code{clear mex} unloads nothing:
-  ## the arrays stay.)
+  ## return new ones.  After @code{muon_gpu ("reset")} every device array of the session is
+  ## gone, and using one is the error @code{muonlab:staleHandle}.  @code{clear functions}
+  ## (or @code{clear all}) frees them too, but Octave 7 then unloads this class as well: the
+  ## old variables lose their methods (@code{size} says 1 x 1) until the next
+  ## @code{muon_gpu} call loads it again, when they are stale.  Octave 7's @code{clear mex}
+  ## unloads nothing: the arrays stay.
   ##
   ## @seealso{muon_gpu, muon_ns, muon_update}
   ## @end deftypefn
@@ -104,6 +106,11 @@ classdef muon_gpuarray < handle
     ## The elements on the device (a handle object would count 1).
     function n = numel (D, varargin)
       n = prod (D.Size);
+    endfunction
+
+    ## As for an array of D's size: its longest dimension, 0 when it has no element.
+    function n = length (D)
+      n = max (D.Size) * all (D.Size > 0);
     endfunction
 
     ## D.Property and D.method () as for any object; D(...) and D{...} are an error, where
@@ -279,6 +286,8 @@ endfunction
 %! s = evalc ("disp (D)");
 %! assert (! isempty (strfind (s, "2x3x4 double device array on cpu (192 B)")));
 %! assert (numel (D), 24);
+%! assert (length (D), 4);                   # an array's, not the handle's 1
+%! assert (length (muon_gpu (ones (5, 2), "Device", "cpu")), 5);
 %! assert (! isscalar (D) && ! isempty (D));
 %! assert (D.Size, [2 3 4]);                  # properties and methods by dot still work
 %! assert (D.gather (), X);
