@@ -30,8 +30,12 @@ classdef muon_gpuarray < handle
   ## array of @var{D}'s class on its device, every element rounded as Octave rounds the same
   ## operation on host arrays of the class (a double s rounded to single for a single
   ## array, as Octave does); a bf16 / fp16 array computes in single and rounds once into
-  ## its class.  Anything else (indexing, mixing with host arrays) is not defined:
-  ## @code{gather} first.
+  ## its class.  @code{isequal} compares the values (of device and host arrays alike) and
+  ## @code{size_equal} the sizes.  Anything else that needs the elements (indexing,
+  ## concatenation, mixing with host arrays, @code{@var{D}'}, @code{@var{D} .^ 2},
+  ## @code{@var{D} == @var{E}}, @code{abs}, @code{sum}, @code{any}, @code{double} @dots{})
+  ## is the error @code{muonlab:unsupported} (or @code{muonlab:badArg} for an operator
+  ## above with the wrong operands): @code{gather} first.
   ##
   ## A device array is a handle: copies of @var{D} share the data, which is freed when the
   ## last of them is cleared.  The functions never modify an array they are given; they
@@ -190,6 +194,84 @@ classdef muon_gpuarray < handle
       C = not_here ("concatenated");
     endfunction
 
+    ## The size predicates answer for the arrays (the handle objects would all be 1 x 1),
+    ## isequal for their values, as for host arrays.
+    function tf = size_equal (varargin)
+      sizes = cellfun (@size, varargin, "uniformoutput", false);
+      tf = (nargin < 2 || isequal (sizes{:}));
+    endfunction
+
+    function tf = isequal (varargin)
+      values = cellfun (@host_value, varargin, "uniformoutput", false);
+      tf = isequal (values{:});
+    endfunction
+
+    ## The rest of what Octave does to arrays needs the elements: an error naming the
+    ## function (Octave's own errors name no rule, and some answer for the handle object:
+    ## any (D) would be false).
+    function C = power (varargin), C = not_defined ("power"); endfunction
+    function C = mpower (varargin), C = not_defined ("mpower"); endfunction
+    function C = ldivide (varargin), C = not_defined ("ldivide"); endfunction
+    function C = mldivide (varargin), C = not_defined ("mldivide"); endfunction
+    function C = ctranspose (varargin), C = not_defined ("ctranspose"); endfunction
+    function C = transpose (varargin), C = not_defined ("transpose"); endfunction
+    function C = eq (varargin), C = not_defined ("eq"); endfunction
+    function C = ne (varargin), C = not_defined ("ne"); endfunction
+    function C = lt (varargin), C = not_defined ("lt"); endfunction
+    function C = le (varargin), C = not_defined ("le"); endfunction
+    function C = gt (varargin), C = not_defined ("gt"); endfunction
+    function C = ge (varargin), C = not_defined ("ge"); endfunction
+    function C = and (varargin), C = not_defined ("and"); endfunction
+    function C = or (varargin), C = not_defined ("or"); endfunction
+    function C = not (varargin), C = not_defined ("not"); endfunction
+    function C = double (varargin), C = not_defined ("double"); endfunction
+    function C = single (varargin), C = not_defined ("single"); endfunction
+    function C = logical (varargin), C = not_defined ("logical"); endfunction
+    function C = full (varargin), C = not_defined ("full"); endfunction
+    function C = real (varargin), C = not_defined ("real"); endfunction
+    function C = imag (varargin), C = not_defined ("imag"); endfunction
+    function C = conj (varargin), C = not_defined ("conj"); endfunction
+    function C = abs (varargin), C = not_defined ("abs"); endfunction
+    function C = sign (varargin), C = not_defined ("sign"); endfunction
+    function C = sqrt (varargin), C = not_defined ("sqrt"); endfunction
+    function C = exp (varargin), C = not_defined ("exp"); endfunction
+    function C = log (varargin), C = not_defined ("log"); endfunction
+    function C = floor (varargin), C = not_defined ("floor"); endfunction
+    function C = ceil (varargin), C = not_defined ("ceil"); endfunction
+    function C = round (varargin), C = not_defined ("round"); endfunction
+    function C = fix (varargin), C = not_defined ("fix"); endfunction
+    function C = sum (varargin), C = not_defined ("sum"); endfunction
+    function C = prod (varargin), C = not_defined ("prod"); endfunction
+    function C = cumsum (varargin), C = not_defined ("cumsum"); endfunction
+    function C = cumprod (varargin), C = not_defined ("cumprod"); endfunction
+    function C = mean (varargin), C = not_defined ("mean"); endfunction
+    function C = max (varargin), C = not_defined ("max"); endfunction
+    function C = min (varargin), C = not_defined ("min"); endfunction
+    function C = norm (varargin), C = not_defined ("norm"); endfunction
+    function C = dot (varargin), C = not_defined ("dot"); endfunction
+    function C = trace (varargin), C = not_defined ("trace"); endfunction
+    function C = diag (varargin), C = not_defined ("diag"); endfunction
+    function C = sort (varargin), C = not_defined ("sort"); endfunction
+    function C = find (varargin), C = not_defined ("find"); endfunction
+    function C = nnz (varargin), C = not_defined ("nnz"); endfunction
+    function C = any (varargin), C = not_defined ("any"); endfunction
+    function C = all (varargin), C = not_defined ("all"); endfunction
+    function C = reshape (varargin), C = not_defined ("reshape"); endfunction
+    function C = permute (varargin), C = not_defined ("permute"); endfunction
+    function C = squeeze (varargin), C = not_defined ("squeeze"); endfunction
+    function C = repmat (varargin), C = not_defined ("repmat"); endfunction
+    function C = isfinite (varargin), C = not_defined ("isfinite"); endfunction
+    function C = isnan (varargin), C = not_defined ("isnan"); endfunction
+    function C = isinf (varargin), C = not_defined ("isinf"); endfunction
+    function C = isdiag (varargin), C = not_defined ("isdiag"); endfunction
+    function C = istril (varargin), C = not_defined ("istril"); endfunction
+    function C = istriu (varargin), C = not_defined ("istriu"); endfunction
+    function C = isbanded (varargin), C = not_defined ("isbanded"); endfunction
+    function C = issymmetric (varargin), C = not_defined ("issymmetric"); endfunction
+    function C = ishermitian (varargin), C = not_defined ("ishermitian"); endfunction
+    function C = num2str (varargin), C = not_defined ("num2str"); endfunction
+    function C = mat2str (varargin), C = not_defined ("mat2str"); endfunction
+
     ## disp (D) prints one line; str = disp (D) returns it, as for any Octave value.
     function str = disp (D)
       bytes = prod (D.Size) * struct ("double", 8, "single", 4, "bf16", 2, "fp16", 2).(D.Storage);
@@ -216,6 +298,17 @@ classdef muon_gpuarray < handle
   endmethods
 
 endclassdef
+
+function C = not_defined (fname)
+  error ("muonlab:unsupported",
+         "muon_gpuarray: %s is not defined for a device array; gather (D) first.", fname);
+endfunction
+
+function X = host_value (X)
+  if (isa (X, "muon_gpuarray"))
+    X = gather (X);
+  endif
+endfunction
 
 function C = not_here (what)
   error ("muonlab:unsupported", "muon_gpuarray: a device array cannot be %s; gather (D) first.",
@@ -382,6 +475,32 @@ endfunction
 %! [D; ones(2)]
 %!error <muon_gpuarray: a device array cannot be concatenated; gather \(D\) first.>
 %! cat (3, muon_gpu (ones (2), "Device", "cpu"), ones (2))
+%!test
+%! ## the functions of arrays that need the elements: an error naming the function;
+%! ## the size predicates and isequal answer for the arrays, not the handle objects
+%! R = muon_gpu (1:4, "Device", "cpu");
+%! E = muon_gpu (1:4, "Device", "cpu");
+%! for op = {@any, @all, @abs, @sum, @double, @isnan, @isdiag, @transpose, @ctranspose, ...
+%!           @(D) D .^ 2, @(D) D == D, @(D) D > 0, @(D) ! D, @(D) D \ 2, @(D) reshape (D, 4, 1)}
+%!   try
+%!     op{1} (R);
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:unsupported");
+%!     assert (regexp (err.message,
+%!                     '^muon_gpuarray: \w+ is not defined for a device array; gather \(D\) first\.$'));
+%!   end_try_catch
+%! endfor
+%! assert (isequal (R, E) && isequal (R, 1:4) && isequal (1:4, E, R));
+%! assert (! isequal (R, muon_gpu (1:3, "Device", "cpu")) && ! isequal (R, [1 2 3 5]));
+%! assert (size_equal (R, E) && size_equal (R, ones (1, 4)));
+%! assert (! size_equal (R, muon_gpu (ones (2, 5), "Device", "cpu")));
+%! assert (! size_equal (R, ones (4, 1)));
+%! assert ([isrow(R), isvector(R), isscalar(R), ismatrix(R)], [true true false true]);
+%!error <muon_gpuarray: any is not defined for a device array; gather \(D\) first.>
+%! any (muon_gpu (ones (2), "Device", "cpu"))
+%!error <muon_gpuarray: power is not defined for a device array; gather \(D\) first.>
+%! muon_gpu (ones (2), "Device", "cpu") .^ 2
 %!error <muon_gpuarray: size: DIM must be positive integers, e.g. size \(D, 1\).>
 %! size (muon_gpu (ones (2), "Device", "cpu"), 0)
 %!error <muon_gpuarray: size: DIM must be positive integers, e.g. size \(D, 1\).>
