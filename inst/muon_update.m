@@ -163,7 +163,9 @@
 ## a non-finite @var{G} is an error, and so is, for NAMO, a @var{G} whose squared norm
 ## overflows fp64 (@code{muon_step} skips such a step).  A block of @var{U} with a
 ## singular value past twice what its schedule gives times its scale warns
-## @code{muonlab:diverged}, as @code{muon_ns} does (Algorithm @qcode{"muon"} on the host).
+## @code{muonlab:diverged}, as @code{muon_ns} does (Algorithm @qcode{"muon"}; on device
+## arrays from each page's sum of squares, which tells a page holding such a block when its
+## norm shows it: gross divergence).
 ##
 ## Example:
 ## @example

@@ -1,4 +1,4 @@
-#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update adamw ew sumsq last_ms trim reset count copy_time zero_step"
+#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update adamw ew sumsq page_sumsq last_ms trim reset count copy_time zero_step"
 /* __muon_gpu__ - gateway of muon_gpu.m, muon_gpuarray.m and the device-array paths of
  * muon_ns / muon_update: device arrays (muon_math.h, core/math/darray.c) held in this MEX
  * file's table and known to Octave by a handle H = [SESSION ID] (muon_mex_handle.h).
@@ -16,6 +16,7 @@
  *                                              scalar; Y []), muon_darray_ew
  *   [S, FINITE] = ('sumsq', HX, HY)            fp64 sum of squares of X, or of X - Y (HY
  *                                              a handle, else []), muon_darray_sumsq
+ *   [S, FINITE] = ('page_sumsq', HX)           the same of each page of X: E x 1 doubles
  *   MS = ('last_ms', DEVICE)   [IN_USE, CACHED] = ('trim', DEVICE)
  *   ('reset')   frees every array (their handles go stale) and the CUDA pool's blocks
  *   N = ('count')                              arrays held
@@ -45,7 +46,8 @@ static const muon_mex_handle_kind device_arrays = {
   X (CMD_GATHER, "gather", 2, 2, 1) X (CMD_FREE, "free", 2, 2, 0)                       \
   X (CMD_NS, "ns", 3, 3, 2) X (CMD_UPDATE, "update", 5, 5, 3)                           \
   X (CMD_ADAMW, "adamw", 6, 6, 3) X (CMD_EW, "ew", 5, 5, 1)                            \
-  X (CMD_SUMSQ, "sumsq", 3, 3, 2) X (CMD_LAST_MS, "last_ms", 2, 2, 1)                   \
+  X (CMD_SUMSQ, "sumsq", 3, 3, 2) X (CMD_PAGE_SUMSQ, "page_sumsq", 2, 2, 2)             \
+  X (CMD_LAST_MS, "last_ms", 2, 2, 1)                                                   \
   X (CMD_TRIM, "trim", 2, 2, 2)                                                         \
   X (CMD_RESET, "reset", 1, 1, 0) X (CMD_COUNT, "count", 1, 1, 1)                       \
   X (CMD_COPY_TIME, "copy_time", 3, 3, 2) X (CMD_ZERO_STEP, "zero_step", 8, 8, 4)
@@ -311,6 +313,26 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_check (fname, muon_darray_sumsq (ctx, x, y, &sum, &finite));
     out[0] = mxCreateDoubleScalar (sum);
     out[1] = mxCreateLogicalScalar (finite != 0);
+    break;
+  }
+  case CMD_PAGE_SUMSQ:
+  {
+    const muon_darray *x = muon_mex_handle_get ("muon_gpu", "X", prhs[1]);
+    muon_darray_info i;
+    muon_darray_describe (x, &i);
+    out[0] = muon_mex_new_array ("muon_gpu", 2, (mwSize[]) { i.batch, 1 }, mxDOUBLE_CLASS);
+    out[1] = muon_mex_new_array ("muon_gpu", 2, (mwSize[]) { i.batch, 1 }, mxDOUBLE_CLASS);
+    int *finite = mxMalloc (i.batch * sizeof *finite);
+    muon_status s = muon_darray_page_sumsq (ctx, x, mxGetPr (out[0]), finite);
+    for (size_t k = 0; k < i.batch; k++)
+      mxGetPr (out[1])[k] = s == MUON_OK && finite[k] != 0;
+    mxFree (finite);
+    if (s < 0)
+    {
+      mxDestroyArray (out[0]);
+      mxDestroyArray (out[1]);
+    }
+    muon_mex_check ("muon_gpu", s);
     break;
   }
   case CMD_LAST_MS:

@@ -404,6 +404,11 @@ muon_status muon_darray_ew (muon_ctx *ctx, muon_ew_op op, const muon_darray *X,
 // run, within a few ulps of the ordered sum).
 muon_status muon_darray_sumsq (muon_ctx *ctx, const muon_darray *X, const muon_darray *Y,
                                double *sumsq, int *finite);
+// muon_darray_sumsq of each page of X (rows x cols x batch): [out] sumsq[k] and
+// finite[k], k < batch (arrays of the caller).  What the device paths of muon_ns and
+// muon_update read to tell a tiny input or a diverged result without copying X back.
+muon_status muon_darray_page_sumsq (muon_ctx *ctx, const muon_darray *X, double *sumsq,
+                                    int *finite);
 // The device time of the last muon_darray_ns / muon_darray_update of ctx on `device`, in ms
 // (CUDA events; the CPU stand-in measures wall time).  Waits for the device.
 muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms);

@@ -125,3 +125,24 @@ muon_status muon_darray_sumsq (muon_ctx *ctx, const muon_darray *X, const muon_d
 fail:
   return status;
 }
+
+muon_status muon_darray_page_sumsq (muon_ctx *ctx, const muon_darray *X, double *sumsq,
+                                    int *finite)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, X != NULL && sumsq != NULL && finite != NULL,
+         "X, sumsq and finite must not be NULL");
+  size_t page = X->rows * X->cols, elem = X->bytes / X->numel;
+  for (size_t k = 0; k < X->batch; k++)
+  {
+    muon_darray one = *X;                        // a view of page k: the same memory
+    one.data = (char *) X->data + k * page * elem;
+    one.batch = 1;
+    one.numel = page;
+    one.bytes = page * elem;
+    CHECKSTATUS (muon_darray_sumsq (ctx, &one, NULL, &sumsq[k], &finite[k]));
+  }
+fail:
+  return status;
+}

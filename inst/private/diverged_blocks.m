@@ -37,8 +37,7 @@ function diverged_blocks (fname, U, opts)
     endif
   endfor
   if (count > 0)
-    warning ("muonlab:diverged",
-             "%s: %d block(s) of the update have a singular value of %.3g or more, where this schedule and scale give at most %.3g: the iteration diverged (rounding this schedule cannot absorb in this precision, or for Gram, too many steps since its last restart).",
-             fname, count, worst, bound);
+    warn_diverged (fname, count, "block(s) of the update have", worst,
+                   "this schedule and scale give", bound);
   endif
 endfunction

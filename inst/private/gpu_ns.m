@@ -3,8 +3,9 @@
 ## @code{muon_ns} on a device array @var{G} (a @code{muon_gpuarray}): the options of the
 ## cell @var{args} as @code{muon_ns} takes them (the default precision is @var{G}'s storage
 ## class), run on @var{G}'s device; @var{X} is a new device array like @var{G}.
-## @var{stats} has the fields @code{device} and @code{device_ms} (CUDA events around the
-## call; wall time on the CPU stand-in).  @qcode{"Device"}, when given, must name
+## @var{stats} has the fields @code{device}, @code{device_ms} (CUDA events around the
+## call; wall time on the CPU stand-in), @code{tiny_pages} and @code{diverged_pages}, with
+## their warnings, as @code{muon_ns} counts them from each page's sum of squares.  @qcode{"Device"}, when given, must name
 ## @var{G}'s device; @qcode{"Trace"} is a host-only option.
 ## @end deftypefn
 
@@ -29,5 +30,34 @@ function [X, stats] = gpu_ns (G, args)
   opts = rmfield (opts, {"trace", "norm_scale", "eps_placement"});
   [h, ms] = __muon_gpu__ ("ns", G.Handle, opts);
   X = muon_gpuarray (h, G.Size, G.Storage, G.Device);
-  stats = struct ("device", G.Device, "device_ms", ms);
+  stats = struct ("device", G.Device, "device_ms", ms,
+                  "tiny_pages", tiny_pages (G, opts), "diverged_pages", 0);
+  ## muon_ns's divergence check with the bound the device gives cheaply: a page's
+  ## largest singular value is at least norm (X, "fro") / sqrt (min (m, n))
+  [ss, finite] = __muon_gpu__ ("page_sumsq", X.Handle);
+  sx = sqrt (ss / min (G.Size(1:2)));
+  hit = finite & sx > 2 * schedule_top (opts);
+  stats.diverged_pages = sum (hit);
+  if (any (hit))
+    warn_diverged ("muon_ns", sum (hit), "page(s) of the result have", max (sx(hit)),
+                   "this schedule gives", schedule_top (opts));
+  endif
+endfunction
+
+## muon_ns's tinyInput on the device: the pages of G with 0 < norm < Eps, from their sums
+## of squares (those of a double page below 1e-154 underflow to 0: such pages are
+## measured again scaled by 2^600, exactly)
+function tiny = tiny_pages (G, opts)
+  tiny = 0;
+  if (! (opts.eps > 0 && strcmp (opts.normalize, "frobenius")))
+    return;
+  endif
+  ss = __muon_gpu__ ("page_sumsq", G.Handle);
+  tiny = sum (ss > 0 & sqrt (ss) < opts.eps);
+  if (any (ss == 0) && strcmp (G.Storage, "double"))
+    up = muon_gpuarray (__muon_gpu__ ("ew", "mul", G.Handle, [], 2^600), G.Size, G.Storage,
+                        G.Device);
+    tiny += sum (ss == 0 & __muon_gpu__ ("page_sumsq", up.Handle) > 0);
+  endif
+  warn_tiny (tiny, opts.eps, 1);
 endfunction

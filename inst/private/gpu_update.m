@@ -60,6 +60,7 @@ function [U, state] = gpu_update (fname, G, state, args)
   opts.fname = fname;
   [hu, hm] = __muon_gpu__ ("update", G.Handle, M, opts, E);
   U = muon_gpuarray (hu, G.Size, G.Storage, G.Device);
+  diverged_pages (fname, U, opts);
   if (fresh)
     mclass = G.Storage;
   else
@@ -67,4 +68,28 @@ function [U, state] = gpu_update (fname, G, state, args)
   endif
   state = struct ("momentum", muon_gpuarray (hm, G.Size, mclass, G.Device),
                   "step", double (step) + 1, "form", opts.form);
+endfunction
+
+## diverged_blocks on the device, from each page's sum of squares: a page's blocks (its
+## experts' row blocks of split_rows) with singular values at most twice the schedule's
+## top times their scale give a page sum of squares of at most
+## 4 top^2 sum_k min (m_k, n) scale_k^2; a page above that holds a diverged block, whose
+## largest singular value is at least sqrt (sum of squares / sum_k min (m_k, n)).
+function diverged_pages (fname, U, opts)
+  n = U.Size(2);
+  heights = opts.split_rows;
+  if (isempty (heights))
+    heights = U.Size(1) / opts.experts;
+  endif
+  ranks = min (heights, n);
+  scales = arrayfun (@(b) family_scale (opts, b, n), heights);
+  top = schedule_top (opts);
+  limit = 4 * top^2 * opts.experts * sum (ranks .* scales .^ 2);
+  [ss, finite] = __muon_gpu__ ("page_sumsq", U.Handle);
+  hit = finite & ss > limit;
+  if (any (hit))
+    worst = sqrt (max (ss(hit)) / (opts.experts * sum (ranks)));
+    warn_diverged (fname, sum (hit), "page(s) of the update have a block with", worst,
+                   "this schedule and scale give", top * max (scales));
+  endif
 endfunction

@@ -308,3 +308,99 @@ endfunction
 %! unwind_protect_cleanup
 %!   unlink (f);
 %! end_unwind_protect
+
+%!test
+%! ## the device paths tell tiny inputs and diverged results as the host paths do: the
+%! ## same counts where the device's bound (norm (X, "fro") / sqrt (min (m, n)), a lower
+%! ## bound of the largest singular value, the SVD's here) sees the divergence
+%! randn ("state", 7);
+%! G = randn (40, 24, 4);
+%! G(:,:,2) *= 1e-9;                       # norm below Eps
+%! G(:,:,3) *= 1e-200;                     # its sum of squares underflows: found scaled
+%! G(:,:,4) = 0;                           # zero: not tiny
+%! warning ("off", "muonlab:tinyInput", "local");
+%! [~, sh] = muon_ns (G);
+%! [X, sd] = muon_ns (muon_gpu (G, "Device", "cpu"));
+%! assert ([sh.tiny_pages, sd.tiny_pages, sd.diverged_pages], [2 2 0]);
+%! [~, sd] = muon_ns (muon_gpu (single (G(:,:,1:2)), "Device", "cpu"), "Eps", 0);
+%! assert (sd.tiny_pages, 0);
+%! warning ("error", "muonlab:tinyInput", "local");
+%! try
+%!   muon_ns (muon_gpu (G, "Device", "cpu"));
+%!   error ("no warning");
+%! catch err
+%!   assert (err.message, "muon_ns: 2 page(s) of G have 0 < norm (G, 'fro') < EPS (1e-07): their result is about G / EPS, far from orthogonal.");
+%! end_try_catch
+%! ## Gram over 1000 steps of Keller's schedule in double diverges (1e23); CANS in bf16 on
+%! ## this page too (1200): the first page of each stack is sound
+%! warning ("off", "muonlab:diverged", "local");
+%! randn ("state", 1);
+%! Gw = cat (3, randn (64, 256), randn (64, 256));
+%! o = {"Method", "gram", "Precision", "double", "Steps", 1000};
+%! [Xh, sh] = muon_ns (Gw, o{:});
+%! [Xd, sd] = muon_ns (muon_gpu (Gw, "Device", "cpu"), o{:});
+%! assert (isequal (gather (Xd), Xh));
+%! sv = [max(svd (Xh(:,:,1))), max(svd (Xh(:,:,2)))];
+%! assert (sum (sv > 2 * 1.13), sh.diverged_pages);
+%! assert (sd.diverged_pages, sh.diverged_pages);
+%! assert (sd.diverged_pages >= 1);
+%! randn ("state", 4);
+%! Gc = cat (3, randn (20, 20), randn (20, 20))(:,:,[2 1]);
+%! [Xc, sd] = muon_ns (muon_gpu (Gc, "Device", "cpu"), "Coefficients", "cans",
+%!                     "Precision", "bf16");
+%! Xc = gather (Xc);
+%! assert (sd.diverged_pages, 1);
+%! assert (max (svd (Xc(:,:,2))) > 1000 && max (svd (Xc(:,:,1))) < 1.5);
+%! warning ("error", "muonlab:diverged", "local");
+%! try
+%!   muon_ns (muon_gpu (Gc, "Device", "cpu"), "Coefficients", "cans", "Precision", "bf16");
+%!   error ("no warning");
+%! catch err
+%!   assert (regexp (err.message, '^muon_ns: 1 page\(s\) of the result have a singular value of [0-9.e+]+ or more, where this schedule gives at most 1.12: the iteration diverged'));
+%! end_try_catch
+%! ## and no alarm on sound runs: every shipped schedule in every precision but CANS in
+%! ## bf16, standard and Gram, a stack with an ill-conditioned and an orthogonal page
+%! warning ("off", "muonlab:unsafeSchedule", "local");
+%! Gs = cat (3, randn (24, 40) .* (1:40) .^ 2, [eye(24), zeros(24, 16)]);
+%! for n = muon_coeffs ()(:).'
+%!   for p = {"double", "single", "bf16", "fp16"}
+%!     if (! (strcmp (n{1}, "cans") && strcmp (p{1}, "bf16")))
+%!       for m = {"standard", "gram"}
+%!         [~, sd] = muon_ns (muon_gpu (Gs, "Device", "cpu"), "Coefficients", n{1},
+%!                            "Precision", p{1}, "Method", m{1});
+%!         assert (sd.diverged_pages, 0);
+%!       endfor
+%!     endif
+%!   endfor
+%! endfor
+
+%!test
+%! ## a diverged block of a device update is told: the fused weight of muon_update's test
+%! ## (CANS in bf16; the last split block of the second expert goes to 1200), each block
+%! ## against its own scale; the same blocks in single are sound, under every scale rule
+%! randn ("state", 1);
+%! Gf = [randn(20, 20); randn(20, 20)];
+%! randn ("state", 2);
+%! Gf = [Gf; randn(20, 20)];
+%! randn ("state", 4);
+%! Gf = [Gf; randn(20, 20)];
+%! o = {"Coefficients", "cans", "Experts", 2, "SplitRows", [20 20]};
+%! warning ("error", "muonlab:diverged", "local");
+%! try
+%!   muon_update (muon_gpu (Gf, "Device", "cpu"), [], o{:}, "Precision", "bf16");
+%!   error ("no warning");
+%! catch err
+%!   assert (err.identifier, "muonlab:diverged");
+%!   assert (regexp (err.message, '^muon_update: 1 page\(s\) of the update have a block with a singular value of [0-9.e+]+ or more, where this schedule and scale give at most 1.12: the iteration diverged'));
+%! end_try_catch
+%! warning ("off", "muonlab:diverged", "local");
+%! U = gather (muon_update (muon_gpu (Gf, "Device", "cpu"), [], o{:}, "Precision", "bf16"));
+%! assert (isequal (U, muon_update (Gf, [], o{:}, "Precision", "bf16")));
+%! sv = arrayfun (@(k) max (svd (U(20*k-19:20*k,:))), 1:4);
+%! assert (sv(4) > 1000 && all (sv(1:3) < 1.5));
+%! warning ("error", "muonlab:diverged", "local");
+%! U = muon_update (muon_gpu (Gf, "Device", "cpu"), [], o{:}, "Precision", "single");
+%! for s = {"keller", "rms", "spectral", "unit_rms"}
+%!   U = muon_update (muon_gpu (Gf, "Device", "cpu"), [], o{:}, "Scale", s{1},
+%!                    "ScaleFactor", 3);
+%! endfor
