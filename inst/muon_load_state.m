@@ -107,7 +107,7 @@ function opt = muon_load_state (file, params, varargin)
   endif
   if (! strcmp (o.device, "host"))       # the state on the device, as Resident keeps it
     opt_device_algorithms (fname, opt);
-    opt = opt_state_device (opt, o.device);
+    opt = opt_state_device (fname, opt, o.device);
   endif
   opt = muon_state ("optimizer", opt);
 endfunction

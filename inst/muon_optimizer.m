@@ -31,9 +31,13 @@
 ##
 ## @strong{Routing} (DeepSpeed's @code{set_optimizer_flags}): a parameter goes to Muon when
 ## it is a matrix, both of its first two dimensions > 1 (an Octave vector has
-## @code{ndims} 2 too, so @code{ndims} alone would send it to Muon), and its lower-case name
-## contains neither @qcode{"embed"} nor @qcode{"lm_head"}; everything else goes to AdamW.
-## @qcode{"Route"} overrides it per name.
+## @code{ndims} 2 too, so @code{ndims} alone would send it to Muon), of at most 4
+## dimensions (a stack of matrices or a convolution weight, as @code{muon_update} takes
+## them), and its lower-case name contains neither @qcode{"embed"} nor @qcode{"lm_head"};
+## everything else goes to AdamW.  @qcode{"Route"} overrides it per name.  Octave drops
+## trailing singleton dimensions: a conv weight with kw = 1 (out x in x kh x 1) is an
+## out x in x kh array, which Muon treats as a stack of kh matrices; reshape it to
+## out x (in*kh) for the convolution's view.
 ##
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -277,7 +281,7 @@ function [opt, params] = muon_optimizer (params, varargin)
   ## and the AdamW moments
   opt.resident = resident_device (fname, v.resident, update_args, opt);
   if (! isempty (opt.resident))
-    opt = opt_state_device (opt, opt.resident);
+    opt = opt_state_device ("muon_optimizer", opt, opt.resident);
   endif
   ## counters
   opt.micro = 0;              # micro-batches accumulated towards the next step
@@ -327,7 +331,8 @@ function d = resident_device (fname, resident, update_args, opt)
 endfunction
 
 function r = default_route (name, p)
-  if (route_rule (name, size (p, 1), size (p, 2)))   # the rule muon_model shares
+  if (route_rule (name, size (p, 1), size (p, 2))    # the rule muon_model shares
+      && ndims (p) <= 4)                             # muon_update's shapes
     r = "muon";
   else
     r = "adamw";
@@ -370,6 +375,9 @@ function route = apply_route (fname, route, params, R)
     if (strcmp (r, "muon") && ! (size (p, 1) > 1 && size (p, 2) > 1))
       error ("muonlab:badShape", "%s: parameter '%s' cannot use Muon: it is not a matrix.",
              fname, n);
+    elseif (strcmp (r, "muon") && ndims (p) > 4)
+      error ("muonlab:badShape",
+             "%s: parameter '%s' cannot use Muon: it has more than 4 dimensions.", fname, n);
     endif
     route.(n) = r;
   endfor
@@ -534,6 +542,37 @@ endfunction
 %!error <muon_optimizer: ROUTE names unknown parameter 'W9'.> muon_optimizer (P, "Route", struct ("W9", "muon"))
 %!error <muon_optimizer: ROUTE.W1 must be 'muon' or 'adamw'.> muon_optimizer (P, "Route", struct ("W1", "sgd"))
 %!error <muon_optimizer: parameter 'b1' cannot use Muon: it is not a matrix.> muon_optimizer (P, "Route", struct ("b1", "muon"))
+%!error <muon_optimizer: parameter 'C5' cannot use Muon: it has more than 4 dimensions.>
+%! muon_optimizer (struct ("C5", ones (4, 3, 2, 2, 2)), "Route", struct ("C5", "muon"))
+%!test
+%! ## a 5-D parameter goes to AdamW (muon_update takes at most 4 dimensions), and steps
+%! P5 = struct ("C5", reshape (1:96, 4, 3, 2, 2, 2) / 96, "W", magic (4) / 16);
+%! o = muon_optimizer (P5);
+%! assert ({o.route.C5, o.route.W}, {"adamw", "muon"});
+%! G5 = struct ("C5", ones (4, 3, 2, 2, 2), "W", ones (4));
+%! [Q, o] = muon_step (o, P5, G5);
+%! ## AdamW's first step on a gradient of ones: mhat = vhat = 1, a step of lr / (1 + eps)
+%! assert (Q.C5, P5.C5 * (1 - o.adam_lr * o.adam_wd) - o.adam_lr / (1 + o.adam_eps), 1e-15);
+%!test
+%! ## a setting edited to single between steps: the step stays in double, bit for bit that
+%! ## of the same value in double, and the state it stores can step again and be saved
+%! randn ("state", 5);
+%! P0 = struct ("W", randn (8, 6), "b", randn (8, 1));
+%! G = struct ("W", randn (8, 6), "b", randn (8, 1));
+%! a = muon_optimizer (P0);
+%! b = a;
+%! a.muon_lr = double (single (0.1));  a.adam_lr = double (single (0.01));
+%! a.adam_betas = double (single ([0.9 0.95]));
+%! b.muon_lr = single (0.1);  b.adam_lr = single (0.01);  b.adam_betas = single ([0.9 0.95]);
+%! [Pa, a] = muon_step (a, P0, G);
+%! [Pb, b] = muon_step (b, P0, G);
+%! assert (isequal (Pa, Pb) && isa (Pb.W, "double") && isa (b.adam.b.m, "double"));
+%! assert (Pa.W, P0.W - double (single (0.1)) * muon_update (G.W, []), 0);
+%! assert (isequal (muon_step (a, Pa, G), muon_step (b, Pb, G)));
+%! s = muon_optimizer (P0, "LossScaler", "dynamic");
+%! s.scaler.scale = single (1024);
+%! [~, s] = muon_step (s, P0, struct ("W", 1024 * G.W, "b", 1024 * G.b));
+%! assert (isa (s.muon.W.momentum, "double") && isa (s.scaler.scale, "double"));
 %!error <muon_optimizer: PARAMOPTIONS must be a struct of option cells.> muon_optimizer (P, "ParamOptions", 1)
 %!error <muon_optimizer: PARAMOPTIONS names unknown parameter 'W9'.> muon_optimizer (P, "ParamOptions", struct ("W9", {{}}))
 %!error <muon_optimizer: PARAMOPTIONS names 'b1', which is not a Muon parameter.> muon_optimizer (P, "ParamOptions", struct ("b1", {{}}))

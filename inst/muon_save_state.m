@@ -63,7 +63,7 @@ function muon_save_state (file, opt)
   if (! isempty (msg))
     error ("muonlab:badState", "%s: %s.", fname, msg);
   endif
-  state_write (fname, file, "muon_optimizer", opt_state_device (opt, ""));   # gathered
+  state_write (fname, file, "muon_optimizer", opt_state_device (fname, opt, ""));   # gathered
 endfunction
 
 %!demo

@@ -112,6 +112,7 @@ function [params, opt, info] = muon_step (opt, params, grads, maxlogits)
   if (! isempty (msg))
     error ("muonlab:badState", "%s: %s.", fname, msg);
   endif
+  opt = settings_double (opt);
   ## the step's own check is cheap (every field there, the per-parameter states sound); a
   ## state malformed deeper (a setting, an option list) is found by the full check of
   ## muon_save_state when the step trips over it, and reported as such
@@ -246,7 +247,7 @@ function [params, opt, info] = step (fname, opt, params, grads)
       gn = g.(n);
       if (! isempty (opt.resident) && isempty (opt.muon.(n)) && ndims (gn) <= 3
           && ! isa (gn, "muon_gpuarray"))
-        gn = muon_gpu (gn, "Device", opt.resident);   # the momentum starts on the device
+        gn = gpu_upload (fname, gn, opt.resident);   # the momentum starts on the device
       endif
       [U.(n), opt.muon.(n)] = run_update (sprintf ("%s: parameter '%s'", fname, n), gn,
                                           opt.muon.(n), opt.update_args.(n));
@@ -398,6 +399,18 @@ function [a, b] = same_place (a, b)
   elseif (isa (b, "muon_gpuarray") && ! isa (a, "muon_gpuarray"))
     a = muon_gpu (a, "Device", b.Device, "Class", b.Storage);
   endif
+endfunction
+
+## The settings a user may edit between steps, in double: a single learning rate (say)
+## would make Octave compute the step of double parameters in single, and the moments it
+## stores single, which the next step refuses.
+function opt = settings_double (opt)
+  for f = {"muon_lr", "adam_lr", "muon_wd", "adam_wd", "adam_eps", "adam_betas", "clip_norm"}
+    opt.(f{1}) = double (opt.(f{1}));
+  endfor
+  for f = {"scale", "min_scale", "backoff", "growth", "growth_interval"}
+    opt.scaler.(f{1}) = double (opt.scaler.(f{1}));
+  endfor
 endfunction
 
 %!demo

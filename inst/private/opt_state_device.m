@@ -1,25 +1,26 @@
 ## -*- texinfo -*-
-## @deftypefn {} {@var{opt} =} opt_state_device (@var{opt}, @var{device})
+## @deftypefn {} {@var{opt} =} opt_state_device (@var{fname}, @var{opt}, @var{device})
 ## The optimizer state @var{opt} with its arrays moved: @var{device} @qcode{""} gathers
 ## every device array to the host (muon_save_state), a window's accumulated device
 ## gradients included, @qcode{"cuda"} or @qcode{"cpu"}
 ## (the CPU stand-in device) copies the Muon momenta and the AdamW moments of parameters
 ## of at most 3 dimensions there (muon_optimizer's @qcode{"Resident"}, muon_load_state's
-## @qcode{"Device"}).  @code{opt.resident} says where the state lives.
+## @qcode{"Device"}).  @code{opt.resident} says where the state lives.  Errors (no device,
+## no memory there) name @var{fname}, the function the user called.
 ## @end deftypefn
 
-function opt = opt_state_device (opt, device)
+function opt = opt_state_device (fname, opt, device)
   ## gathering takes a window's device gradients too
-  opt = opt_map_state (opt, @(x) move (x, device), isempty (device));
+  opt = opt_map_state (opt, @(x) move (fname, x, device), isempty (device));
   opt.resident = device;
 endfunction
 
-function x = move (x, device)
+function x = move (fname, x, device)
   if (isa (x, "muon_gpuarray"))
     if (isempty (device))
       x = gather (x);
     endif
   elseif (! isempty (device) && ndims (x) <= 3)
-    x = muon_gpu (x, "Device", device);
+    x = gpu_upload (fname, x, device);
   endif
 endfunction

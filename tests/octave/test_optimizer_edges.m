@@ -184,3 +184,24 @@ endfunction
 %!   endfor
 %!   assert ([s, opt.scaler.scale], cases{i,2});
 %! endfor
+
+%!test
+%! ## a state moved to a device that is not there: the error names the function called
+%! ## (not muon_gpu, which the move calls); where a GPU is present the calls succeed
+%! P = struct ("b", (1:8)');
+%! f = [tempname(), ".mat"];
+%! unwind_protect
+%!   muon_save_state (f, muon_optimizer (P));
+%!   calls = {"muon_optimizer", @() muon_optimizer (P, "Device", "cuda");
+%!            "muon_load_state", @() muon_load_state (f, P, "Device", "cuda")};
+%!   for k = 1:rows (calls)
+%!     try
+%!       calls{k,2} ();
+%!     catch err
+%!       assert (err.identifier, "muonlab:noDevice");
+%!       assert (strncmp (err.message, [calls{k,1}, ": no CUDA device"], numel (calls{k,1}) + 16));
+%!     end_try_catch
+%!   endfor
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
