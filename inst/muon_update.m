@@ -8,7 +8,9 @@
 ##
 ## @var{G} is a real double or single gradient: an M x N matrix, an M x N x E stack of E
 ## independent matrices (experts: per-page normalization, iteration and scale), or a 4-D
-## convolution weight out x in x kh x kw (torch's order), viewed as out x (in*kh*kw).
+## convolution weight out x in x kh x kw (torch's order), viewed as out x (in*kh*kw)
+## (Octave drops a trailing kw = 1: such a weight is out x in x kh, a stack of kh matrices;
+## pass @code{reshape (@var{G}, out, [])} for the convolution's view).
 ## @var{U} has the class and shape of @var{G}.  @var{G} itself is never modified (the peers
 ## overwrite the gradient in place with the Nesterov input; this function does not).
 ##
