@@ -202,7 +202,7 @@ classdef muon_gpuarray < handle
     endfunction
 
     function tf = isequal (varargin)
-      values = cellfun (@host_value, varargin, "uniformoutput", false);
+      values = cellfun (@host_array, varargin, "uniformoutput", false);
       tf = isequal (values{:});
     endfunction
 
@@ -302,12 +302,6 @@ endclassdef
 function C = not_defined (fname)
   error ("muonlab:unsupported",
          "muon_gpuarray: %s is not defined for a device array; gather (D) first.", fname);
-endfunction
-
-function X = host_value (X)
-  if (isa (X, "muon_gpuarray"))
-    X = gather (X);
-  endif
 endfunction
 
 function C = not_here (what)

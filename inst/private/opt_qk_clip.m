@@ -90,7 +90,7 @@ function [params, report] = apply (fname, pairs, params, S)
     endif
     [q, k] = deal (params.(p.q), params.(p.k));
     try                                 # its errors name MAXLOGITS.QNAME, not S
-      [q, k, info] = qk_clip (host (q), host (k), S.(p.q), p.args{:});
+      [q, k, info] = qk_clip (host_array (q), host_array (k), S.(p.q), p.args{:});
     catch err
       msg = regexprep (err.message, '^qk_clip: ', "");
       if (strncmp (msg, "S ", 2))
@@ -104,12 +104,6 @@ function [params, report] = apply (fname, pairs, params, S)
     params.(p.k) = like (k, params.(p.k));
     report.(p.q) = struct ("clipped", info.clipped, "eta", info.eta);
   endfor
-endfunction
-
-function x = host (x)
-  if (isa (x, "muon_gpuarray"))
-    x = gather (x);
-  endif
 endfunction
 
 function x = like (x, was)

@@ -1,0 +1,11 @@
+## -*- texinfo -*-
+## @deftypefn {} {@var{X} =} host_array (@var{X})
+## @var{X} gathered to the host when it is a device array (@code{muon_gpuarray}), else as
+## it is.
+## @end deftypefn
+
+function X = host_array (X)
+  if (isa (X, "muon_gpuarray"))
+    X = gather (X);
+  endif
+endfunction
