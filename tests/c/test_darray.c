@@ -2,8 +2,9 @@
  * device: round trips in every storage class (16-bit ones against the rounding written out
  * here), the normal generator's moments and purity, NS and the update against the direct
  * core calls on host tensors (bitwise), AdamW against its formula written out in double,
- * copies, the error codes (shapes, devices, classes, an allocation no memory can hold), and
- * a CUDA array without a device or back end (NODEVICE / NOTBUILT, never a crash).
+ * copies, the error codes (shapes, devices, classes, an allocation no memory can hold), a
+ * CUDA array without a device or back end (NODEVICE / NOTBUILT, never a crash), and each
+ * page's sum of squares.
  */
 #include <stdint.h>
 
@@ -297,6 +298,46 @@ static void test_errors (void)
   muon_ctx_destroy (&ctx);
 }
 
+// Each page's sum of squares and finiteness, in every storage class: the ordered sum of
+// the stored values written out here; a page with a NaN, one whose squares overflow (finite
+// elements, Inf sum) and the NULL arguments.
+static void test_page_sumsq (void)
+{
+  muon_ctx *ctx = NULL;
+  muon_ctx_create (&ctx);
+  enum { M = 5, N = 3, E = 3 };
+  double x[M * N * E], y[M * N * E], ss[E];
+  int finite[E];
+  fill_rand (x, M * N * E, 7);
+  x[M * N + 4] = NAN;                       // page 1
+  for (int st = MUON_PREC_DOUBLE; st <= MUON_PREC_FP16; st++)
+  {
+    x[2 * M * N] = st == MUON_PREC_DOUBLE ? 1e200 : 3e38 * (st != MUON_PREC_FP16);  // page 2
+    muon_darray *a = upload (ctx, st, x, M, N, E);
+    download (ctx, a, y, M, N, E);          // the stored values
+    T_EQ_INT (muon_darray_page_sumsq (ctx, a, ss, finite), MUON_OK);
+    for (int k = 0; k < E; k++)
+    {
+      double want = 0;
+      int fin = 1;
+      for (int i = 0; i < M * N; i++)
+      {
+        want += y[k * M * N + i] * y[k * M * N + i];
+        fin &= isfinite (y[k * M * N + i]) != 0;
+      }
+      T_ASSERT_MSG (finite[k] == fin, "storage %d page %d finite %d", st, k, finite[k]);
+      T_ASSERT_MSG (ss[k] == want || (isnan (ss[k]) && isnan (want)),
+                    "storage %d page %d: %g, want %g", st, k, ss[k], want);
+    }
+    T_ASSERT (!finite[1] && finite[0] && finite[2]);
+    T_EQ_INT (muon_darray_page_sumsq (ctx, a, NULL, finite), MUON_ERR_NULLPTR);
+    T_EQ_INT (muon_darray_page_sumsq (ctx, a, ss, NULL), MUON_ERR_NULLPTR);
+    muon_darray_destroy (ctx, &a);
+  }
+  T_EQ_INT (muon_darray_page_sumsq (ctx, NULL, ss, finite), MUON_ERR_NULLPTR);
+  muon_ctx_destroy (&ctx);
+}
+
 int main (int argc, char **argv)
 {
   (void) argc;
@@ -305,5 +346,6 @@ int main (int argc, char **argv)
   T_RUN (test_ns_and_update);
   T_RUN (test_adamw);
   T_RUN (test_errors);
+  T_RUN (test_page_sumsq);
   return T_DONE (argv[0]);
 }
