@@ -16,9 +16,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (nrhs != IN_END || nlhs > OUT_END || !mxIsDouble (prhs[IN_N])
       || mxGetNumberOfElements (prhs[IN_N]) != 1)
     muon_mex_error (fname, "badArg", "%s", USAGE);
-  double n = mxGetScalar (prhs[IN_N]);
+  double n = muon_mex_scalar (prhs[IN_N]);
   if (!(n >= 0 && n <= MUON_MAX_THREADS && n == (int) n))
-    muon_mex_error (fname, "badArg", "N must be an integer from 0 to %d",
+    muon_mex_error (fname, "badArg", "N must be an integer from 0 to %d.",
                     MUON_MAX_THREADS);
   int previous = 0;
   muon_mex_check (fname, muon_gemm_blas_threads (muon_mex_ctx (), (int) n, &previous));

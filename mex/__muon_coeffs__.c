@@ -51,7 +51,8 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_error (fname, "badArg", "%s", USAGE);
   char name[64];
   if (mxGetString (prhs[IN_NAME], name, sizeof name) != 0)
-    muon_mex_error (fname, "badArg", "unknown coefficient schedule");
+    muon_mex_error (fname, "badArg", "unknown coefficient schedule (a name of %zu characters).",
+                    mxGetNumberOfElements (prhs[IN_NAME]));
   muon_mex_check (fname, muon_coeffs_lookup (muon_mex_ctx (), name, &t, &k));
   plhs[OUT_C] = matrix (t, k);
 }

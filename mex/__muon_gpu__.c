@@ -179,15 +179,14 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   {
     int fill = list_arg ("muon_gpu", "FILL", prhs[1], MUON_LIST_FILL);
     size_t nd = mxGetNumberOfElements (prhs[2]);
-    if (!mxIsDouble (prhs[2]) || nd < 1 || nd > 3)
+    if (!muon_mex_is_real_double (prhs[2]) || nd < 1 || nd > 3)
       muon_mex_error ("muon_gpu", "badShape", "SIZE must be [M N] or [M N E].");
     size_t d[3] = { 1, 1, 1 };
     for (size_t k = 0; k < nd; k++)
       d[k] = muon_mex_size ("muon_gpu", "SIZE", mxGetPr (prhs[2])[k]);
     int dev = list_arg ("muon_gpu", "DEVICE", prhs[3], MUON_LIST_DEVICE);
     int st = list_arg ("muon_gpu", "CLASS", prhs[4], MUON_LIST_PRECISION);
-    double seed = mxIsDouble (prhs[5]) && mxGetNumberOfElements (prhs[5]) == 1
-      ? mxGetScalar (prhs[5]) : -1;
+    double seed = mxIsDouble (prhs[5]) ? muon_mex_scalar (prhs[5]) : -1;
     if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == (double) (uint64_t) seed))
       muon_mex_error ("muon_gpu", "badArg", "SEED must be an integer in 0..2^53.");
     muon_mex_check ("muon_gpu", muon_darray_create (ctx, dev, st, d[0], d[1], d[2], &a));
@@ -235,7 +234,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_update_opts o;
     double experts = 1;
     muon_mex_update_opts (fname, prhs[3], &o, &experts);
-    experts = mxGetNumberOfElements (prhs[4]) == 1 ? mxGetScalar (prhs[4]) : -1;
+    experts = mxIsDouble (prhs[4]) ? muon_mex_scalar (prhs[4]) : -1;
     if (!(experts >= 1 && experts == (double) (size_t) experts))
       muon_mex_error (fname, "badArg", "EXPERTS must be a positive integer.");
     if (mxIsEmpty (prhs[2]))                        // zero momentum in G's class
@@ -265,7 +264,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     const char *what[] = { "P", "G", "M", "V" };
     for (int k = 0; k < 4; k++)
       in[k] = muon_mex_handle_get (fname, what[k], prhs[1 + k]);
-    if (!mxIsDouble (prhs[5]) || mxGetNumberOfElements (prhs[5]) != 7)
+    if (!muon_mex_is_real_double (prhs[5]) || mxGetNumberOfElements (prhs[5]) != 7)
       muon_mex_error (fname, "badArg", "COEF must be 7 doubles.");
     muon_darray *c = NULL;
     a = like (fname, in[0], NULL, NULL);           // P, M, V: copies, updated in place
@@ -363,7 +362,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   {
     int dev = list_arg ("muon_gpu", "DEVICE", prhs[1], MUON_LIST_DEVICE);
     double h2d = NAN, d2h = NAN;
-    size_t bytes = muon_mex_size ("muon_gpu", "BYTES", mxGetScalar (prhs[2]));
+    size_t bytes = muon_mex_size ("muon_gpu", "BYTES", muon_mex_scalar (prhs[2]));
     muon_mex_check ("muon_gpu", muon_darray_copy_time (ctx, dev, bytes, &h2d, &d2h));
     out[0] = mxCreateDoubleScalar (h2d);
     out[1] = mxCreateDoubleScalar (d2h);

@@ -75,11 +75,13 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   size_t P;
   size_t *rc = muon_mex_shapes (fname, prhs[IN_SHAPES], &P);
   const mxArray *E = prhs[IN_EXPERTS], *SP = prhs[IN_SPLIT];
-  if (!mxIsEmpty (E) && (!mxIsDouble (E) || mxIsComplex (E) || mxGetNumberOfElements (E) != P))
+  if (!mxIsEmpty (E) && (!muon_mex_is_real_double (E) || mxGetNumberOfElements (E) != P))
     muon_mex_error (fname, "badShape", "EXPERTS must be [] or %zu numbers.", P);
   if (!mxIsEmpty (SP) && (!mxIsCell (SP) || mxGetNumberOfElements (SP) != P))
     muon_mex_error (fname, "badShape", "SPLIT must be [] or a cell of %zu entries.", P);
-  int world = muon_mex_int (fname, "WORLD", prhs[IN_WORLD], 1, MUON_ZERO_MAX_WORLD);
+  int world = muon_mex_int (fname, "WORLD", prhs[IN_WORLD], 1,
+                            MUON_ZERO_MAX_WORLD < MUON_COMM_MAX_WORLD ? MUON_ZERO_MAX_WORLD
+                                                                      : MUON_COMM_MAX_WORLD);
   muon_zero_cost_opts o;
   muon_mex_zero_cost_opts (fname, prhs[IN_OPTS], &o);
 
@@ -93,7 +95,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     const mxArray *c = mxIsEmpty (SP) ? NULL : mxGetCell (SP, p);
     if (c == NULL || mxIsEmpty (c))
       continue;
-    if (!mxIsDouble (c) || mxIsComplex (c))
+    if (!muon_mex_is_real_double (c))
       muon_mex_error (fname, "badShape", "SPLIT{%zu} must be a real vector.", p + 1);
     size_t *split = mxMalloc (mxGetNumberOfElements (c) * sizeof *split);
     for (size_t b = 0; b < mxGetNumberOfElements (c); b++)

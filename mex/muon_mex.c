@@ -122,7 +122,7 @@ void muon_mex_outputs (int nlhs, mxArray *plhs[], mxArray *out[], int n)
 muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArray *a)
 {
   if (!(mxIsDouble (a) || mxIsSingle (a)) || mxIsComplex (a) || mxIsSparse (a))
-    muon_mex_error (fname, "badType", "%s must be a real full double or single array",
+    muon_mex_error (fname, "badType", "%s must be a real full double or single array.",
                     argname);
   mwSize nd = mxGetNumberOfDimensions (a);
   const mwSize *d = mxGetDimensions (a);
@@ -254,10 +254,20 @@ mxArray *muon_mex_new_like (const char *fname, const muon_tensor *t, mxClassID c
   return a;
 }
 
+int muon_mex_is_real_double (const mxArray *a)
+{
+  return mxIsDouble (a) && !mxIsComplex (a) && !mxIsSparse (a);
+}
+
+double muon_mex_scalar (const mxArray *a)
+{
+  return (mxIsNumeric (a) || mxIsLogical (a)) && !mxIsComplex (a) && !mxIsSparse (a)
+         && mxGetNumberOfElements (a) == 1 ? mxGetScalar (a) : NAN;
+}
+
 int muon_mex_int (const char *fname, const char *what, const mxArray *a, int lo, int hi)
 {
-  double v = mxIsNumeric (a) && !mxIsComplex (a) && mxGetNumberOfElements (a) == 1
-             ? mxGetScalar (a) : NAN;
+  double v = mxIsLogical (a) ? NAN : muon_mex_scalar (a);
   if (!whole_in (v, lo, hi))
     muon_mex_error (fname, "badArg", "%s must be an integer in %d..%d.", what, lo, hi);
   return (int) v;
@@ -304,7 +314,7 @@ mxArray *muon_mex_copy (const char *fname, const mxArray *a)
 static const mxArray *field (const char *fname, const mxArray *s, const char *name)
 {
   if (s == NULL || !mxIsStruct (s))
-    muon_mex_error (fname, "badType", "OPTS must be a struct");
+    muon_mex_error (fname, "badType", "OPTS must be a struct.");
   return mxGetField (s, 0, name);
 }
 
@@ -314,10 +324,10 @@ void muon_mex_field_double (const char *fname, const mxArray *s, const char *nam
   const mxArray *f = field (fname, s, name);
   if (f == NULL)
     return;
-  if (!mxIsNumeric (f) && !mxIsLogical (f))
-    muon_mex_error (fname, "badType", "option %s must be numeric", name);
+  if ((!mxIsNumeric (f) && !mxIsLogical (f)) || mxIsComplex (f) || mxIsSparse (f))
+    muon_mex_error (fname, "badType", "option %s must be real and numeric.", name);
   if (mxGetNumberOfElements (f) != 1)
-    muon_mex_error (fname, "badShape", "option %s must be a scalar", name);
+    muon_mex_error (fname, "badShape", "option %s must be a scalar.", name);
   *out = mxGetScalar (f);
 }
 
@@ -326,7 +336,7 @@ void muon_mex_field_int (const char *fname, const mxArray *s, const char *name, 
   double v = *out;
   muon_mex_field_double (fname, s, name, &v);
   if (!whole_in (v, INT_MIN, INT_MAX))
-    muon_mex_error (fname, "badArg", "option %s must be an integer", name);
+    muon_mex_error (fname, "badArg", "option %s must be an integer.", name);
   *out = (int) v;
 }
 

@@ -58,6 +58,12 @@ mxArray *muon_mex_new_like (const char *fname, const muon_tensor *t, mxClassID c
 // A scalar integer argument in lo..hi, else "<what> must be an integer in <lo>..<hi>."
 // (muonlab:badArg).
 int muon_mex_int (const char *fname, const char *what, const mxArray *a, int lo, int hi);
+// 1 when a is a real full double array (not complex, not sparse): what may be read with
+// mxGetPr (a sparse array's holds only its nonzeros).
+int muon_mex_is_real_double (const mxArray *a);
+// a's value when it is one real full number (numeric or logical), else NaN: for the
+// callers' range checks to refuse.
+double muon_mex_scalar (const mxArray *a);
 // x as a size: a whole number in 0..2^53, else "<what> must hold non-negative integers."
 // (muonlab:badShape).
 size_t muon_mex_size (const char *fname, const char *what, double x);

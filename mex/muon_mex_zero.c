@@ -40,7 +40,7 @@ muon_zero_blocks *muon_mex_zero_blocks (const char *fname, const mxArray *opts, 
   int none_e = E == NULL || mxIsEmpty (E), none_s = S == NULL || mxIsEmpty (S);
   if (none_e && none_s)
     return NULL;
-  if (!none_e && !(mxIsDouble (E) && !mxIsComplex (E) && mxGetNumberOfElements (E) == P))
+  if (!none_e && !(muon_mex_is_real_double (E) && mxGetNumberOfElements (E) == P))
     muon_mex_error (fname, "badShape", "EXPERTS must be a real vector of %zu entries.", P);
   if (!none_s && !(mxIsCell (S) && mxGetNumberOfElements (S) == P))
     muon_mex_error (fname, "badShape", "SPLITROWS must be a cell of %zu entries.", P);
@@ -51,7 +51,7 @@ muon_zero_blocks *muon_mex_zero_blocks (const char *fname, const mxArray *opts, 
     const mxArray *c = none_s ? NULL : mxGetCell (S, p);
     if (c == NULL || mxIsEmpty (c))
       continue;
-    if (!mxIsDouble (c) || mxIsComplex (c))
+    if (!muon_mex_is_real_double (c))
       muon_mex_error (fname, "badShape", "SPLITROWS{%zu} must be a real vector.", p + 1);
     size_t n = mxGetNumberOfElements (c), *split = mxMalloc (n * sizeof *split);
     for (size_t k = 0; k < n; k++)

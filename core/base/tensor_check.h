@@ -59,12 +59,13 @@ static inline muon_status muon_tensor_fault_on (const muon_tensor *t, const char
                      "%s leading dimension %zu is smaller than its %zu rows", name, t->ld,
                      t->rows);
   // A page occupies ld * (cols - 1) + rows elements; pages may interleave (fused experts:
-  // stride = rows, ld = E * rows) but one element must not belong to two pages.
+  // stride = rows, ld = E * rows; the last page's rows end by ld: (batch - 1) stride + rows
+  // <= ld) but one element must not belong to two pages.
   MUON_TENSOR_FAULT (MUON_ERR_BADSHAPE, t->batch == 1 || t->stride >= t->rows,
                      "%s page stride %zu makes its pages overlap", name, t->stride);
   MUON_TENSOR_FAULT (MUON_ERR_BADSHAPE,
                      t->batch == 1 || t->stride >= t->ld * (t->cols - 1) + t->rows
-                       || t->ld >= t->stride * t->batch,
+                       || t->stride <= (t->ld - t->rows) / (t->batch - 1),
                      "%s page stride %zu makes its pages overlap", name, t->stride);
   size_t bytes;
   MUON_TENSOR_FAULT (MUON_ERR_BADSHAPE, muon_tensor_extent (t, &bytes),

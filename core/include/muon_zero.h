@@ -488,7 +488,9 @@ typedef struct {
 
 void muon_zero_cost_opts_default (muon_zero_cost_opts *o);
 
-// [in] params[nparams] (nparams >= 1), world 1..MUON_ZERO_MAX_WORLD, o (NULL: defaults).
+// [in] params[nparams] (nparams >= 1, experts >= 1 each), world 1..the smaller of
+// MUON_ZERO_MAX_WORLD and MUON_COMM_MAX_WORLD (its byte model is the communicators'), o
+// (NULL: defaults).
 // [out] *cost, freed with muon_zero_cost_destroy.  Errors: NULLPTR, BADSHAPE (a size 0,
 // experts not dividing rows, split not summing, overflow), BADARG (world, design, stage,
 // align, order, pad count, elem_bytes, NS options), NOMEM.

@@ -128,8 +128,10 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
     muon_zero_cost_opts_default (&o);
   CHECK (MUON_ERR_BADSHAPE, np >= 1, "the plan needs at least one matrix");
   CHECK (MUON_ERR_NULLPTR, par != NULL, "params must not be NULL");
-  CHECK (MUON_ERR_BADARG, world >= 1 && world <= MUON_ZERO_MAX_WORLD,
-         "world must be in 1..%d (got %d)", MUON_ZERO_MAX_WORLD, world);
+  // the collectives' byte model takes a communicator's sizes: the smaller limit
+  int most = MUON_ZERO_MAX_WORLD < MUON_COMM_MAX_WORLD ? MUON_ZERO_MAX_WORLD : MUON_COMM_MAX_WORLD;
+  CHECK (MUON_ERR_BADARG, world >= 1 && world <= most, "world must be in 1..%d (got %d)", most,
+         world);
   CHECKSTATUS (check_opts (ctx, &o));
   size_t W = (size_t) world;
   CHECK (MUON_ERR_BADSHAPE, np <= SIZE_MAX / W / MUON_COST_COLLS / sizeof (uint64_t),
@@ -157,7 +159,8 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
            "the total number of elements overflows");
     total += numel[p];
     big = max_sz (big, numel[p]);
-    size_t E = q->experts ? q->experts : 1;
+    size_t E = q->experts;
+    CHECK (MUON_ERR_BADARG, E >= 1, "matrix %zu: experts must be at least 1", p + 1);
     CHECK (MUON_ERR_BADSHAPE, q->rows % E == 0,
            "matrix %zu: %zu experts do not divide its %zu rows", p + 1, E, q->rows);
     size_t page = q->rows / E;

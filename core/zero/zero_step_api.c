@@ -28,8 +28,8 @@ static muon_status check_blocks (muon_ctx *ctx, const muon_zero_blocks *b, size_
                                  const muon_zero_param *q, int pieces, muon_zero_variant v)
 {
   muon_status status = MUON_OK;
-  CHECK (MUON_ERR_BADSHAPE, b->experts >= 1 && b->experts <= q->rows
-                            && q->rows % b->experts == 0,
+  CHECK (MUON_ERR_BADARG, b->experts >= 1, "matrix %zu: experts must be at least 1", p + 1);
+  CHECK (MUON_ERR_BADSHAPE, b->experts <= q->rows && q->rows % b->experts == 0,
          "matrix %zu: %zu experts do not divide its %zu rows", p + 1, b->experts, q->rows);
   CHECK (MUON_ERR_NULLPTR, b->nsplit == 0 || b->split != NULL,
          "matrix %zu: split must not be NULL", p + 1);
@@ -89,11 +89,13 @@ static int span_cmp (const void *a, const void *b)
 }
 
 // Whether two of the local ranks' momentum and update buffers share memory (a rank's buffer
-// overlapping another's is BADARG, muon_comm.h; the step writes both).  *bad: 1 if so.  The
+// overlapping another's is BADARG, muon_comm.h; the step writes both): *bad 1; else whether
+// a gradient shares memory with one of them (the step would overwrite what it reads): 2.  The
 // reference design's ranks may hold one momentum buffer, the same pointer (DDP's W equal
 // copies: update_held computes it once, the gateway passes it so on simulated ranks).
 static muon_status buffers_overlap (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
-                                    double *const *momentum, double *const *updates, int *bad)
+                                    const double *const *grads, double *const *momentum,
+                                    double *const *updates, int *bad)
 {
   muon_status status = MUON_OK;
   int L = muon_comm_local_ranks (comm), n = 0;
@@ -113,6 +115,24 @@ static muon_status buffers_overlap (muon_ctx *ctx, muon_comm *comm, const muon_z
   qsort (s, (size_t) n, sizeof *s, span_cmp);
   for (int i = 1; i < n && !*bad; i++)
     *bad = s[i].lo < s[i - 1].hi;
+  // a gradient (read only; gradients may share memory) inside a buffer the step writes:
+  // the last written span starting below the gradient's end must end by its start
+  for (size_t g = 0; g < (size_t) L * P->nparams && !*bad; g++)
+  {
+    uintptr_t lo = (uintptr_t) grads[g],
+              hi = (uintptr_t) (grads[g] + P->L->params[g % P->nparams].numel);
+    int a = 0, b = n;                              // s[0..a) start below hi
+    while (a < b)
+    {
+      int mid = a + (b - a) / 2;
+      if (s[mid].lo < hi)
+        a = mid + 1;
+      else
+        b = mid;
+    }
+    if (a > 0 && s[a - 1].hi > lo)
+      *bad = 2;
+  }
 fail:
   free (s);
   return status;
@@ -135,9 +155,11 @@ static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_p
              "the gradient of matrix %zu on local rank %d must not be NULL", p, l);
   }
   int bad = 0;
-  CHECKSTATUS (buffers_overlap (ctx, comm, P, momentum, updates, &bad));
-  CHECK (MUON_ERR_BADARG, !bad,
+  CHECKSTATUS (buffers_overlap (ctx, comm, P, grads, momentum, updates, &bad));
+  CHECK (MUON_ERR_BADARG, bad != 1,
          "the momentum and update buffers of the local ranks must not overlap");
+  CHECK (MUON_ERR_BADARG, bad != 2,
+         "a gradient must not share memory with a momentum or update buffer");
 fail:
   return status;
 }

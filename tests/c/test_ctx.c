@@ -311,6 +311,8 @@ static void test_tensor_check (void)
   t = ok; t.ld = 11; t.stride = 4;  EXPECT_CHECK (t, MUON_ERR_BADSHAPE);   // 3 x 4 rows > 11
   t = ok; t.ld = 12; t.stride = 3;  EXPECT_CHECK (t, MUON_ERR_BADSHAPE);   // stride < rows
   t = ok; t.ld = 16; t.stride = 5;  EXPECT_CHECK (t, MUON_OK);             // gaps between experts
+  t = ok; t.ld = 14; t.stride = 5;  EXPECT_CHECK (t, MUON_OK);             // last ends at ld: 2*5+4
+  t = ok; t.ld = 13; t.stride = 5;  EXPECT_CHECK (t, MUON_ERR_BADSHAPE);   // ... past it
   muon_ctx_destroy (&ctx);
 }
 

@@ -60,6 +60,9 @@ static void test_errors (void)
     b[p] = b[0];
   o.blocks = b;
   T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_OK);
+  b[0].experts = 0;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "matrix 1: experts must be at least 1");
   b[0].experts = pb.rows[0] + 1;
   T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADSHAPE);
   b[0].experts = 1;
@@ -100,6 +103,18 @@ static void test_errors (void)
   T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, cross, upd, NULL), MUON_ERR_BADARG);
   T_EQ_STR (muon_ctx_last_error (ctx),
             "the momentum and update buffers of the local ranks must not overlap");
+  // a gradient inside a buffer the step writes (it returned OK and overwrote the caller's
+  // const gradient); gradients sharing memory with each other are fine
+  const double *ga[4] = { g[0], g[1], g[2], g[3] };
+  ga[1] = u[0] + 2;
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, ga, mom, upd, NULL), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx),
+            "a gradient must not share memory with a momentum or update buffer");
+  ga[1] = g[1];
+  ga[2] = m[1];
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, ga, mom, upd, NULL), MUON_ERR_BADARG);
+  ga[2] = g[0];                                    // rank 1's first gradient is rank 0's
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, ga, mom, upd, NULL), MUON_OK);
 
   int v;
   T_EQ_INT (muon_name_lookup (MUON_LIST_ZERO_VARIANT, "moonlight_gather", &v), MUON_OK);

@@ -260,3 +260,31 @@ endfunction
 %! assert (! isempty (regexp (out, "muonlab:noMemory \\| muon_ns: out of memory for a result of \\d+ MB\\.")), out);
 %! assert (! isempty (strfind (out, "muonlab:noMemory | muon_collective: out of memory for the buffers of 65536 ranks.")), out);
 %! assert (! isempty (strfind (out, "after 32")), out);
+
+## sparse or complex numbers where a gateway reads numbers with mxGetPr (a sparse array
+## holds only its nonzeros: read past its end, the values shifted) or mxGetScalar (the real
+## part only): a muonlab error (the inst/ functions densify or refuse them first)
+%!test
+%! L = __muon_lists__ ();
+%! co = L.defaults.layout;
+%! co.design = "reference";
+%! H = __muon_gpu__ ("upload", ones (2), "cpu", "double");
+%! c = [0.1 0.001 0.1 0.001 0 1 1e-8];
+%! calls = {@() __zero_cost__ ([3 6; 4 6], sparse ([1; 2]), [], 2, co), "badShape";
+%!          @() __zero_cost__ ([3 6; 4 6], [], {sparse([1 2]), []}, 2, co), "badShape";
+%!          @() __muon_gpu__ ("fill", "zeros", sparse ([3 0 4]), "cpu", "double", 1), "badShape";
+%!          @() __muon_gpu__ ("fill", "zeros", [3 4] + 1i, "cpu", "double", 1), "badShape";
+%!          @() __muon_gpu__ ("adamw", H, H, H, H, sparse (c)), "badArg";
+%!          @() __muon_gpu__ ("copy_time", "cpu", {5}), "badShape";
+%!          @() __muon_gpu__ ("copy_time", "cpu", []), "badShape";
+%!          @() __muon_blas_threads__ (1 + 1i), "badArg";
+%!          @() __zero_cost__ ([3 6; 4 6], [0; 2], [], 2, co), "badArg"};
+%! for k = 1:rows (calls)
+%!   try
+%!     calls{k,1} ();
+%!     error ("call %d: no error", k);
+%!   catch err
+%!     assert (err.identifier, ["muonlab:", calls{k,2}], sprintf ("call %d: %s", k, err.message));
+%!   end_try_catch
+%! endfor
+%! assert (__muon_gpu__ ("copy_time", "cpu", 64) >= 0);
