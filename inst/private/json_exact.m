@@ -94,18 +94,20 @@ function ok = json_numbers (t, in, s0, e0)
   isDot = in & t == ".";
   isSign = in & (t == "+" | t == "-");
   z = s0 + (t(s0) == "-");                      # the first digit
-  ce = [0, cumsum(isE)];                        # the e's before each character
-  cd = [0, cumsum(isDot)];
-  tid = cumsum (accumarray (s0(:), 1, [n, 1])).';   # the run of each character
+  es = find (isE);                              # the e's and the dots, and their runs
   dots = find (isDot);
+  ke = lookup (s0, es);
+  kd = lookup (s0, dots);
+  epos = zeros (1, numel (s0));                 # the e of each run, or 0
+  epos(ke) = es;
   ok = (all (dg(e0))                                                # a digit last
        && ! any (isDot & ! (dp & dn))                               # . between digits
        && ! any (isE & ! (dp & (dn | ((nxt == "+" | nxt == "-")     # e after a digit,
                                      & dn2))))                      # [sign] digit next
        && ! any (isSign & ! (prv == "e" | prv == "E") & ! start)      # - first, or e sign
        && ! any (t(z) == "0" & z < e0 & dg(min (z + 1, n)))          # no leading zero
-       && all (ce(e0 + 1) - ce(s0) <= 1) && all (cd(e0 + 1) - cd(s0) <= 1)
-       && all (ce(dots) == ce(s0(tid(dots)))));                     # . before e
+       && numel (unique (ke)) == numel (ke) && numel (unique (kd)) == numel (kd)   # one
+       && all (epos(kd) == 0 | epos(kd) > dots));                   # ., one e; . first
 endfunction
 
 ## TEXT with its numbers (at S0 to E0; IN, their characters) replaced by 1, 2, ...: each
