@@ -36,13 +36,13 @@
 ## cell): @code{muon_export} writes each with the fewest of 15, 16 or 17 significant digits
 ## that read back as it, and this reads them correctly rounded (@code{str2double} for CSV;
 ## for JSON each number is read again from the text, as Octave 7's @code{jsondecode} reads
-## about one in eight 1 ulp off); writing the imported table (or struct) out again gives
+## about one in five 1 ulp off); writing the imported table (or struct) out again gives
 ## the same bytes.  A number in a CSV file past the largest double (@code{1e+999}, or
 ## @code{1.797693134862316e+308}, realmax rounded to 16 digits) reads as @code{Inf} or
 ## @code{-Inf}, the infinity of its sign that correct rounding gives (not NaN, as
-## @code{str2double} has it), and one below the smallest subnormal (@code{1e-999}) as 0;
-## in a JSON file such a number is an error (no valid JSON: @code{jsondecode} refuses
-## it).  Integers past 2^53 come back as the nearest double; a
+## @code{str2double} has it), and one below the smallest subnormal (@code{1e-999}) as 0.
+## In a JSON file a number past the largest double is an error (no valid JSON:
+## @code{jsondecode} refuses it), and one below the smallest subnormal reads as 0 too.  Integers past 2^53 come back as the nearest double; a
 ## cell column that holds only @code{[]} (a model's @code{split}) comes back as a numeric
 ## NaN column, and one that mixes @code{[]} and strings as the decoded struct array.
 ## Strings come back as the bytes written, also bytes that are no UTF-8 (as

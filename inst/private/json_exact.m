@@ -5,7 +5,7 @@
 ## @deftypefn {} {[@var{D}, @var{msg}] =} json_exact (@var{text}, @dots{})
 ## @code{jsondecode (@var{text}, @dots{})} with every number, wherever it lands (a table's
 ## column, a field of a nested struct, a cell, a matrix), read correctly rounded: Octave 7's
-## @code{jsondecode} reads about one number in eight 1 ulp off.  Each number of the text
+## @code{jsondecode} reads about one number in five 1 ulp off.  Each number of the text
 ## (outside its strings) is replaced by its index, an integer that @code{jsondecode} reads
 ## exactly; the text so tagged is decoded (the layout of what @code{jsondecode} returns
 ## does not depend on the values of the numbers); and each index in it is replaced by the

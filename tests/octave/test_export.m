@@ -7,7 +7,7 @@
 ## 16 digits turned realmax into a number past it that read back as NaN; a number past the
 ## largest double in a file reads as +-Inf, not NaN.
 ## @item JSON that is no table (a struct, nested, with cells and matrices): every double
-## bit for bit, where @code{jsondecode} read about one in eight 1 ulp off; out again to the
+## bit for bit, where @code{jsondecode} read about one in five 1 ulp off; out again to the
 ## same bytes.
 ## @item Strings whose bytes are no UTF-8: out to CSV and JSON and back as the same bytes,
 ## where both stopped on Octave's "invalid UTF-8" error.
