@@ -24,11 +24,13 @@
 ##
 ## @table @asis
 ## @item CSV
-## a header line with the column names, then one line per row, written by Octave's
-## @code{csvwrite} when every column is numeric, else row by row; numbers with 16
-## significant digits, integers (int64 and uint64 too) with all their digits, logicals as
-## 0 and 1, strings quoted when they hold a comma, a quote or a line break (RFC 4180).
-## Only tables can be written as CSV.
+## a header line with the column names, then one line per row; every double with the
+## fewest of 15, 16 or 17 significant digits that read back as it (as in JSON below:
+## realmax as 1.7976931348623157e+308, where 16 digits give a number past it), NaN, Inf and
+## -Inf as such, integers (int64 and uint64 too) with all their digits, logicals as 0 and
+## 1, strings as their bytes (UTF-8 or not, as in JSON), quoted when they hold a comma, a
+## quote or a line break (RFC 4180).  @code{muon_import} reads each double back bit for
+## bit.  Only tables can be written as CSV.
 ## @item JSON
 ## a table becomes an array of row objects; anything else (a whole @code{zero_muon_step}
 ## result, a @code{zero_cost} struct array, a model) is written as it is, laid out as
@@ -40,7 +42,8 @@
 ## back bit for bit (-0 is written @code{-0.0}; Octave 7's own @code{jsonencode} writes
 ## every positive number below eps as 0 and 0.1 + 0.2 as 0.30000000000000007); NaN and Inf
 ## become null, integers (int64 and uint64 too) are written with all their digits, single
-## values as their double values.
+## values as their double values, strings as their bytes (UTF-8 or not; a strict JSON
+## reader wants UTF-8).
 ## @end table
 ##
 ## Complex values (in either format), a value JSON cannot hold (a function handle), a

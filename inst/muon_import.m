@@ -24,21 +24,29 @@
 ## is skipped.
 ##
 ## From a JSON file (an error where it is no valid JSON): @code{jsondecode (fileread
-## (file), "makeValidName", false)}, and where
+## (file), "makeValidName", false)}, its numbers exact (below), and where
 ## that is an array of row objects (what @code{muon_export} writes for a table), the table
 ## again: one column per field, numeric (n x k for a vector of k numbers per row, NaN where
 ## the file has @code{null}), logical, or a cellstr.  Anything else (a whole result that
 ## @code{muon_export} encoded as it is, or @code{[]} for a table of no rows) is returned as
 ## decoded.
 ##
-## What comes back: from CSV, the numbers that @code{muon_export} wrote with 16 significant
-## digits (so a double to about 1e-16 relative, not always bit for bit), and writing the
-## imported table out again gives the same bytes.  From JSON, every double bit for bit
-## (@code{muon_export} writes each with the digits that read back as it, and
-## @code{jsondecode} reads them correctly rounded), and again the same bytes when written
-## out; integers past 2^53 come back as the nearest double; a cell column that holds only
-## @code{[]} (a model's @code{split}) comes back as a numeric NaN column, and one that
-## mixes @code{[]} and strings as the decoded struct array.
+## What comes back: every double bit for bit, from CSV (a numeric column's numbers) and
+## from JSON (every number, wherever it is: a table's column, a field of a nested struct, a
+## cell): @code{muon_export} writes each with the fewest of 15, 16 or 17 significant digits
+## that read back as it, and this reads them correctly rounded (@code{str2double} for CSV;
+## for JSON each number is read again from the text, as Octave 7's @code{jsondecode} reads
+## about one in five 1 ulp off); writing the imported table (or struct) out again gives
+## the same bytes.  A number in a CSV file past the largest double (@code{1e+999}, or
+## @code{1.797693134862316e+308}, realmax rounded to 16 digits) reads as @code{Inf} or
+## @code{-Inf}, the infinity of its sign that correct rounding gives (not NaN, as
+## @code{str2double} has it), and one below the smallest subnormal (@code{1e-999}) as 0.
+## In a JSON file a number past the largest double is an error (no valid JSON:
+## @code{jsondecode} refuses it), and one below the smallest subnormal reads as 0 too.  Integers past 2^53 come back as the nearest double; a
+## cell column that holds only @code{[]} (a model's @code{split}) comes back as a numeric
+## NaN column, and one that mixes @code{[]} and strings as the decoded struct array.
+## Strings come back as the bytes written, also bytes that are no UTF-8 (as
+## @code{muon_export} writes them, in CSV and JSON alike).
 ##
 ## The field names are the file's column names as written, also where they are no valid
 ## variable names or are keywords (@code{T.("persistent")}, @code{T.("a b")}): Octave's
@@ -76,12 +84,11 @@ function T = muon_import (file)
   endif
   [~, ~, ext] = fileparts (file);
   if (strcmpi (ext, ".json"))
-    try
-      D = jsondecode (txt, "makeValidName", false);
-    catch err
+    [D, msg] = json_exact (txt, "makeValidName", false);   # every number exact
+    if (! isempty (msg))
       error ("muonlab:badArg", "%s: '%s' is no valid JSON (%s).", fname, file,
-             regexprep (strtrim (err.message), '\.$', ""));
-    end_try_catch
+             regexprep (strtrim (msg), '\.$', ""));
+    endif
     T = json_table (D, txt);
     return;
   endif
@@ -123,7 +130,11 @@ function T = muon_import (file)
   for j = 1:k
     col = C(:,j);
     if (all (P(:,j)) && ! (all (cellfun ("isempty", col)) && ! isempty (col)))
-      T.(head{j}) = str2double (col);
+      x = str2double (col);            # correctly rounded; NaN past the largest double:
+      o = isnan (x) & ! strcmp (col, "NaN") & ! cellfun ("isempty", col);
+      x(o) = Inf;                      # as the number it rounds to, +-Inf
+      x(o & strncmp (col, "-", 1)) = -Inf;
+      T.(head{j}) = x;
     else
       T.(head{j}) = col;
     endif
@@ -131,11 +142,11 @@ function T = muon_import (file)
 endfunction
 
 ## The table of the rows that muon_export writes to JSON (D, an array of objects decoded to
-## a struct array, TXT the text): one column per field; D as it is when it is no such array.
+## a struct array, its numbers exact, TXT the text): one column per field; D as it is when it is no such array.
 function T = json_table (D, txt)
   T = D;
   if (! (isstruct (D) && ! isempty (D) && ! isempty (fieldnames (D))
-         && ! isempty (regexp (txt, '^\s*\[', "once"))))
+         && txt(find (! isspace (txt), 1)) == "["))   # (no regexp: bytes of no UTF-8)
     return;
   endif
   C = struct ();
@@ -159,48 +170,7 @@ function T = json_table (D, txt)
     endif
     C.(f{1}) = reshape ([v{:}], k, []).';
   endfor
-  T = exact_numbers (C, txt);
-endfunction
-
-## The numeric columns of table C with each number read again from TXT, correctly rounded
-## (Octave 7's jsondecode reads about one in five 1 ulp off): outside the strings, every
-## number of the text in order, row by row, is the next value of the row's numbers that
-## is no NaN (null).  C as it is where they do not match.
-function C = exact_numbers (C, txt)
-  f = fieldnames (C).';
-  f = f(cellfun (@(g) isnumeric (C.(g)), f));
-  if (isempty (f))
-    return;
-  endif
-  qi = find (txt == '"');                       # the quotes that open or close a string:
-  nb = find (txt != "\\");                      # not those after an odd run of \
-  if (numel (nb) < numel (txt))
-    last = nb(max (lookup (nb, qi - 1), 1));     # the last character before that is no \
-    qi = qi(! mod (qi - 1 - last, 2) | qi == 1);
-  endif
-  d = zeros (1, numel (txt) + 1);
-  d(qi(1:2:end)) = 1;
-  d(qi(2:2:end) + 1) = -1;
-  txt(cumsum (d(1:end-1)) > 0) = " ";
-  keep = false (1, 256);                         # (true, false, null, ",", ":" ...)
-  keep(double ("0123456789.-+eE") + 1) = true;
-  txt(! keep(double (txt) + 1)) = " ";
-  e = find (txt == "e" | txt == "E");
-  txt(e(e == 1 | ! isdigit (txt(max (e - 1, 1))))) = " ";   # the e of no exponent
-  x = sscanf (txt, "%f");
-  V = cellfun (@(g) C.(g), f, "UniformOutput", false);
-  V = [V{:}].';
-  m = ! isnan (V);
-  if (numel (x) != nnz (m) || any (abs (x - V(m)(:)) > 4 * eps (V(m)(:))))
-    return;
-  endif
-  V(m) = x;
-  k = 0;
-  for g = f
-    w = columns (C.(g{1}));
-    C.(g{1}) = V(k+1:k+w,:).';
-    k += w;
-  endfor
+  T = C;
 endfunction
 
 %!test
@@ -271,15 +241,16 @@ endfunction
 %!   for c = fieldnames (J).'
 %!     if (iscell (J.(c{1})))
 %!       assert (J.(c{1}), Tc.(c{1}));
-%!     else                         # logicals are 0 and 1 in the CSV, numbers 16 digits
-%!       assert (double (J.(c{1})), Tc.(c{1}), -1e-15);
+%!     else                         # logicals are 0 and 1 in the CSV, numbers exact
+%!       assert (double (J.(c{1})), Tc.(c{1}));
 %!     endif
 %!   endfor
 %!   R = [C.ranks];
 %!   assert (J.bytes_sent, vertcat (R.bytes_sent));
-%!   ## JSON that is no table comes back as decoded
+%!   ## JSON that is no table comes back as decoded (its numbers exact, where jsondecode
+%!   ## reads some 1 ulp off)
 %!   muon_export (C, g);
-%!   assert (muon_import (g), jsondecode (fileread (g), "makeValidName", false));
+%!   assert (muon_import (g), jsondecode (fileread (g), "makeValidName", false), -4 * eps);
 %! unwind_protect_cleanup
 %!   unlink (f);
 %!   unlink (g);

@@ -51,11 +51,38 @@ function [F, nrow, plain] = csv_parse (t)
   ## fields with quotes: the quoted parts without their quotes, "" inside them as "
   hasq = find (accumarray (field.', q(:), [numel(b), 1]) > 0).';
   for i = hasq
-    [tok, rest] = regexp (F{i}, '"((?:[^"]|"")*)"?', "tokens", "split");
-    tok = regexprep (cellfun (@(c) c{1}, tok, "UniformOutput", false), '""', '"');
-    parts = [rest; [tok, {""}]];
-    F{i} = [parts{:}];
+    v = F{i};
+    inner = v(2:end-1);
+    if (numel (v) > 1 && v(1) == '"' && v(end) == '"'
+        && ! any (strrep (inner, '""', "") == '"'))
+      F{i} = strrep (inner, '""', '"');         # a field in quotes, its quotes doubled
+    else
+      F{i} = unquote (v);
+    endif
+    if (isempty (F{i}))
+      F{i} = "";                                # (0 x 0, as the fields with no quotes)
+    endif
   endfor
   ends = find (eol(b));                         # the field that ends each row
   nrow = diff ([0, ends]);
+endfunction
+
+## the field V with its quoted parts without their quotes, "" inside them as ", found in a
+## copy of ASCII bytes, its positions those of V's bytes (regexp refuses bytes that are no
+## UTF-8)
+function f = unquote (v)
+  a = v;
+  a(a > 127) = "x";
+  [s0, e0, te] = regexp (a, '"((?:[^"]|"")*)"?', "start", "end", "tokenExtents");
+  prev = [0, e0];
+  next = [s0, numel(v) + 1];
+  parts = cell (2, numel (next));
+  parts{2,end} = "";
+  for m = 1:numel (next)
+    parts{1,m} = v(prev(m)+1:next(m)-1);       # the text outside quotes
+    if (m <= numel (s0))
+      parts{2,m} = strrep (v(te{m}(1):te{m}(2)), '""', '"');
+    endif
+  endfor
+  f = [parts{:}];
 endfunction

@@ -122,22 +122,7 @@ function s = numbers (fname, x, where)
     s = int_text (x);
   else
     x = double (x);
-    s = cell (size (x));
-    for d = [15 16 17]                   # the fewest digits that read back as x
-      if (d == 15)
-        todo = isfinite (x);
-      endif
-      if (! any (todo(:)))
-        break;
-      endif
-      txt = sprintf (sprintf ("%%.%dg\n", d), x(todo));
-      s(todo) = ostrsplit (txt(1:end-1), "\n");
-      if (d < 17)
-        back = sscanf (txt, "%f");
-        done = find (todo);
-        todo(done(back == x(done)(:))) = false;
-      endif
-    endfor
+    s = double_text (x);                 # the fewest digits that read back as x
     s(! isfinite (x)) = {"null"};
     s(x == 0 & 1 ./ x < 0) = {"-0.0"};   # (jsondecode reads "-0" as +0)
   endif
