@@ -8,14 +8,24 @@
 ## The singular values of a gradient and of its Newton-Schulz outputs: what one looks at
 ## first for Muon.
 ##
-## Panel (a) is the input spectrum: the singular values of @var{G} (one matrix) divided by
-## its Frobenius norm, as Newton-Schulz sees them after normalization, largest first, on a
-## log axis.  Panel (b) is the map: each output singular value against the input singular
-## value it came from (log x axis), one curve per output, with the target 1 dotted red; an
-## exact polar factor would be the line at 1, and the gap below it at the small singular
-## values is what a schedule leaves.  The outputs are @code{muon_ns (G, ...)} for every
-## schedule of @qcode{"Coefficients"} in every precision of @qcode{"Precision"}, or the
-## matrices @var{X} given (a matrix or a cell of them, the size of @var{G}).
+## Panel (a) is the input spectrum: the singular values of @var{G} (one matrix) as
+## Newton-Schulz sees them after normalization, largest first, on a log axis.  The
+## normalization is @code{muon_ns}'s with the options given (@qcode{"Eps"},
+## @qcode{"Normalize"}, @qcode{"NormScale"}, @qcode{"EpsPlacement"},
+## @qcode{"NormalizeFirst"}), computed in fp64 (the precision's own roundings aside):
+## @code{G / (s ||G||_F + Eps)} by default (@code{G / max (s ||G||_F, Eps)} with
+## @qcode{"EpsPlacement"} @qcode{"max"}; s is @qcode{"NormScale"}, 1 by default), and with
+## @qcode{"Normalize"} @qcode{"aol"} the AOL row scaling on the short side, D X0 with
+## D = diag (max (sum_j |X0 X0'|_ij, Eps))^(-1/2) and X0 = G / ||G||_F (@var{G} itself
+## with @qcode{"NormalizeFirst"} false), divided by s (with @qcode{"EpsPlacement"}
+## @qcode{"add"} and s != 1 the floor is Eps / s; with @qcode{"max"}, no floor and a
+## division by max (s ||G||_F, Eps) / ||G||_F: what @code{muon_ns} runs).  Panel (b) is
+## the map: each output singular value against the input singular value it came from (log
+## x axis), one curve per output, with the target 1 dotted red; an exact polar factor would
+## be the line at 1, and the gap below it at the small singular values is what a schedule
+## leaves.  The outputs are @code{muon_ns (G, ...)} for every schedule of
+## @qcode{"Coefficients"} in every precision of @qcode{"Precision"}, or the matrices
+## @var{X} given (a matrix or a cell of them, the size of @var{G}).
 ##
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -33,11 +43,14 @@
 ## output argument).
 ## @end table
 ##
-## @var{h} is the figure handle; @var{S} holds the spectra: @code{S.input} (the normalized
-## singular values of @var{G}, largest first), @code{S.labels} and @code{S.output} (a cell of
-## the outputs' singular values, in the input's order: the i-th is the image of the i-th
-## input singular value, by the uv' of the SVD of @var{G}).  Headless (no @env{DISPLAY}) the
-## figure is invisible and drawn by gnuplot.
+## @var{h} is the figure handle; @var{S} holds the spectra: @code{S.input} (the singular
+## values of the normalized @var{G} above, largest first: panel (a), and panel (b)'s x
+## axis), @code{S.labels} and @code{S.output} (a cell of the outputs' singular values, in
+## the input's order: the i-th is the image of the i-th input singular value, by the uv' of
+## the SVD of the normalized @var{G}, which for the Frobenius normalization is that of
+## @var{G}).  Errors, those of @code{muon_ns} included, start with
+## @qcode{"ns_plot_spectrum: "}.  Headless (no @env{DISPLAY}) the figure is invisible and
+## drawn by gnuplot.
 ##
 ## @example
 ## G = randn (128, 512);
@@ -72,9 +85,9 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   endif
   o = parse_options (fname, "ns_plot_spectrum", varargin);
   pin = blas_one_thread ();              # S: the same bits on any number of threads
-  [U, Sg, V] = svd (double (G), "econ");
-  sg = diag (Sg);
-  S.input = sg / (norm (double (G), "fro") + 1e-7);
+  ## the input as Newton-Schulz sees it: muon_ns's normalization with the options given
+  [U, Sg, V] = svd (normalized (double (G), o), "econ");
+  S.input = diag (Sg);
   if (isempty (X))
     co = cellstr_of (fname, "COEFFICIENTS", o.coefficients);
     pr = o.precision;
@@ -90,10 +103,17 @@ function [h, S] = ns_plot_spectrum (G, varargin)
       pass(i:i+1) = any (strcmpi (varargin{i}, ns));
     endfor
     args = varargin(pass);
+    ## every schedule and precision checked under this name before any run
+    for c = co
+      for p = pr
+        parse_options (fname, "muon_ns", [{"Coefficients", c{1}, "Precision", p{1}}, args],
+                       "precision", class (G));
+      endfor
+    endfor
     labels = {};
     for c = co
       for p = pr
-        X{end+1} = muon_ns (G, "Coefficients", c{1}, "Precision", p{1}, args{:});
+        X{end+1} = ns_as (fname, G, [{"Coefficients", c{1}, "Precision", p{1}}, args]);
         labels{end+1} = sprintf ("%s, %s", c{1}, p{1});
       endfor
     endfor
@@ -117,7 +137,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
        "ylim", [min(S.input) / 1.5, max(S.input) * 1.5]);
   grid (ax1, "on");
   xlabel (ax1, "index i (largest first)");
-  ylabel (ax1, "sigma_i (G) / ||G||_F");
+  ylabel (ax1, "sigma_i (normalized G)");
   title (ax1, sprintf ("(a) input spectrum, %d x %d", rows (G), columns (G)));
   ax2 = subplot (1, 2, 2, "parent", hf);
   styles = {"-", "--", "-.", ":"};
@@ -132,7 +152,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   top = max ([cellfun(@max, S.output), 1]);
   ylim (ax2, [0, 1.45 * top]);              # head room: the legend above the curves
   set (ax2, "xgrid", "on", "ygrid", "off");   # (the target line is the grid at 1)
-  xlabel (ax2, "input sigma_i / ||G||_F");
+  xlabel (ax2, "input sigma_i (normalized G)");
   ylabel (ax2, "output sigma_i");
   title (ax2, "(b) Newton-Schulz output per input singular value");
   legend (ax2, [labels, {"target 1"}], "location", "north", "orientation", "horizontal",
@@ -151,6 +171,56 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   elseif (! isempty (o.file))
     close (hf);
   endif
+endfunction
+
+## muon_ns (G, args{:}), its errors raised again under fname, with their identifiers
+function X = ns_as (fname, G, args)
+  try
+    X = muon_ns (G, args{:});
+  catch err
+    msg = regexprep (err.message, '^muon_ns: ', [fname ": "]);
+    rethrow (struct ("message", msg, "identifier", err.identifier));
+  end_try_catch
+endfunction
+
+## G (double) normalized as muon_ns normalizes it, in fp64: the core's G / (||G|| + e),
+## or its AOL scaling with the floor e, divided by t (ns_run: NormScale s and
+## EpsPlacement fold into e and the first triple as a division by t)
+function X = normalized (G, o)
+  s = o.norm_scale;
+  nrm = norm (G, "fro");
+  if (strcmp (o.eps_placement, "add"))
+    [t, e] = deal (s, o.eps / s);
+  else                                  # max (s ||G||, Eps): no eps in the core's step
+    [t, e] = deal (s, 0);
+    if (nrm > 0 && s * nrm < o.eps)
+      t = o.eps / nrm;
+      if (nrm < realmin)                # ns_run: ||G|| + Eps is Eps exactly there
+        [t, e] = deal (1, o.eps);
+      endif
+    endif
+  endif
+  if (nrm == 0)                         # zero in, zeros out (the core's rule)
+    X = G;
+  elseif (strcmp (o.normalize, "aol"))  # on the short side: X = D X0
+    tr = rows (G) > columns (G);
+    if (tr)
+      G = G.';
+    endif
+    if (o.normalize_first)
+      G = G / nrm;
+    endif
+    d = sum (abs (G * G.'), 2);
+    k = d > 0;                          # a zero row stays zero
+    d(k) = 1 ./ sqrt (max (d(k), e));
+    X = d .* G;
+    if (tr)
+      X = X.';
+    endif
+  else
+    X = G / (nrm + e);
+  endif
+  X /= t;
 endfunction
 
 function c = cellstr_of (fname, what, v)
@@ -222,6 +292,93 @@ endfunction
 %!     delete (f);
 %!   endif
 %! end_unwind_protect
+
+%!test
+%! ## the input spectrum follows the normalization options, as muon_ns normalizes: Eps
+%! ## 100 (the closed form svd (G) / (||G|| + 100), and Keller's quintic five times on it
+%! ## is the output), NormScale with either EpsPlacement, and max's floor on a small G
+%! warning ("off", "muonlab:tinyInput", "local");
+%! randn ("state", 9);
+%! G = randn (16, 32);
+%! q = @(s) 3.4445 * s - 4.7750 * s.^3 + 2.0315 * s.^5;
+%! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller", "Eps", 100);
+%! close (h);
+%! s = svd (G) / (norm (G, "fro") + 100);
+%! assert (S.input, s, 1e-15);
+%! assert (S.input(1), 0.0775, 1e-4);
+%! for k = 1:5
+%!   s = q (s);
+%! endfor
+%! assert (S.output{1}, s, 1e-12);
+%! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller", "NormScale", 1.02, "Eps", 1e-2);
+%! close (h);
+%! assert (S.input, svd (G) / (1.02 * norm (G, "fro") + 1e-2), 1e-15);
+%! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller", "NormScale", 1.02, "Eps", 1e-2,
+%!                            "EpsPlacement", "max");
+%! close (h);
+%! assert (S.input, svd (G) / (1.02 * norm (G, "fro")), 1e-15);
+%! Gs = 1e-9 * G;                        # 1.02 ||Gs|| < Eps: divided by Eps
+%! [h, S] = ns_plot_spectrum (Gs, "Coefficients", "keller", "NormScale", 1.02, "Eps", 1e-7,
+%!                            "EpsPlacement", "max");
+%! close (h);
+%! assert (S.input, svd (Gs) / 1e-7, 1e-15);
+%! s = S.input;
+%! for k = 1:5
+%!   s = q (s);
+%! endfor
+%! assert (S.output{1}, s, 1e-12);
+%! ## the matrices X given: the same input spectrum
+%! [h, S] = ns_plot_spectrum (G, muon_ns (G), "Eps", 100);
+%! close (h);
+%! assert (S.input, svd (G) / (norm (G, "fro") + 100), 1e-15);
+
+%!test
+%! ## AOL: the row scaling on the short side, D X0 with D = diag (max (sum_j |X0 X0'|_ij,
+%! ## Eps))^(-1/2), by a plain computation and by the first snapshot of muon_ns's trace;
+%! ## the outputs paired through the SVD of D X0 (Keller's quintic five times on it)
+%! randn ("state", 10);
+%! G = randn (32, 12);                    # tall: the short side is the columns
+%! X0 = G.' / norm (G, "fro");
+%! d = sum (abs (X0 * X0.'), 2);
+%! s = svd ((X0 ./ sqrt (max (d, 1e-7))).');
+%! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller", "Normalize", "aol");
+%! close (h);
+%! assert (S.input, s, 1e-14);
+%! [~, st] = muon_ns (G, "Coefficients", "keller", "Normalize", "aol", "Trace", true);
+%! assert (S.input, svd (struct (st.trace).iterates(:,:,1)), 1e-14);
+%! for k = 1:5
+%!   s = 3.4445 * s - 4.7750 * s.^3 + 2.0315 * s.^5;
+%! endfor
+%! assert (S.output{1}, s, 1e-12);
+%! ## NormScale s: the same scaling with the floor Eps / s, then divided by s; the floor
+%! ## counts (Eps / s = 0.2 is above the smaller row sums); NormalizeFirst false: X0 = G
+%! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller", "Normalize", "aol",
+%!                            "NormScale", 2, "Eps", 0.4);
+%! close (h);
+%! assert (any (d < 0.2) && any (d > 0.2));
+%! assert (S.input, svd ((X0 ./ sqrt (max (d, 0.2))).') / 2, 1e-14);
+%! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller", "Normalize", "aol",
+%!                            "NormalizeFirst", false, "Eps", 1e-300);
+%! close (h);
+%! assert (S.input, svd ((G.' ./ sqrt (sum (abs (G.' * G), 2))).'), 1e-14);
+
+%!error <ns_plot_spectrum: PRECISION must be 'double', 'single', 'bf16' or 'fp16'.> ns_plot_spectrum (randn (4, 8), "Precision", "fp8")
+%!error <ns_plot_spectrum: PRECISION must be 'double', 'single', 'bf16' or 'fp16'.> ns_plot_spectrum (randn (4, 8), "Precision", {"double", "fp8"})
+%!error <ns_plot_spectrum: unknown coefficient schedule 'nope'. Coefficient schedules: keller, you, polar_express, polar_express_dion, polar_express_eo, cans, aol, deepseekv4, cubic5, eo_quintic.> ns_plot_spectrum (randn (4, 8), "Coefficients", "nope")
+%!error <ns_plot_spectrum: NORMSCALE 1e-80 is too small: the first step's coefficients \(a/s, b/s\^3, c/s\^5\) overflow.> ns_plot_spectrum (randn (4, 8), "NormScale", 1e-80)
+
+%!test
+%! ## the errors keep their identifiers
+%! try
+%!   ns_plot_spectrum (randn (4, 8), "Coefficients", "nope");
+%! catch err
+%!   assert (err.identifier, "muonlab:badArg");
+%! end_try_catch
+%! try
+%!   ns_plot_spectrum (randn (4, 8), "NormScale", 1e-80);
+%! catch err
+%!   assert (err.identifier, "muonlab:badArg");
+%! end_try_catch
 
 %!demo
 %! randn ("state", 1);

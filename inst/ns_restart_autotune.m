@@ -25,12 +25,16 @@
 ## peer's @code{reset_indices} are the same numbers).  Every list of up to MaxRestarts
 ## distinct positions is scored.
 ##
-## Options (the defaults are the peer's):
+## Options (@qcode{"Grid"} and @qcode{"Shift"} default to the peer's values, those of
+## its CLI @code{autotune_restarts}; @qcode{"Steps"} and @qcode{"MaxRestarts"} do not:
+## that CLI runs as many steps as the coefficient list it is given has rows and looks for
+## 1 restart position by default):
 ## @table @asis
 ## @item "Steps", "ScheduleMode"
 ## as in @code{muon_ns}: default 5 for a single triple, else the schedule's length.
 ## @item "MaxRestarts"
-## largest list length tried (default 2; 0 scores the list without restarts only).
+## largest list length tried (default 2, where the peer's CLI has 1; 0 scores the list
+## without restarts only).
 ## @item "Grid"
 ## the singular values x, a vector of positive values (default
 ## @code{logspace (0, -10, 1e4)}), at most 1e6 of them (the limit @code{max_grid}).

@@ -8,9 +8,9 @@ classdef ns_restart_result < muon_result
   ## The table of restart lists of @code{ns_restart_autotune} and @code{ns_restart_search}:
   ## a @code{muon_result} (classdef) with the columns of the struct @var{S} it is made from,
   ## one row per restart list, best first: @code{restarts}, @code{count} and the measure
-  ## the lists are ranked by, @code{metric} (@code{ns_restart_autotune}: the condition
-  ## number the simulation ends with) or @code{error} (@code{ns_restart_search}: the worst
-  ## relative error against fp64).  @var{S} has exactly one of the two; the other column
+  ## the lists are ranked by, @code{metric} (@code{ns_restart_autotune}: the largest
+  ## condition number of Q over the steps of the simulation) or @code{error}
+  ## (@code{ns_restart_search}: the worst relative error against fp64).  @var{S} has exactly one of the two; the other column
   ## of @var{T} is empty.  It shows itself at the prompt as its first 10 rows instead of
   ## every list.
   ##

@@ -169,7 +169,12 @@
 ## overflows) are not taken: every rank skips the step (under MPI and NCCL one all-reduce of
 ## a flag makes them agree), @var{state} comes back unchanged, and @var{R} says so
 ## (@code{skipped} true, @code{skip_reason} naming the first rank and parameter found here,
-## zero updates and counters), as @code{muon_step} skips an overflowing step.
+## zero updates and counters), as @code{muon_step} skips an overflowing step.  The layout
+## facts of @var{R} (@code{comm}, @code{counts}, @code{owners}, @code{straddles} and each
+## rank's @code{owned}, its @code{update} then zeros of that length) are those of a step
+## that runs on the same layout and communicator: the skipped call learns them from a dry
+## run of the step on zero gradients (its collectives run, on zeros; its updates and
+## counters are dropped).
 ##
 ## @var{R} has fields @code{variant}, @code{world}, @code{comm}, @code{counts}
 ## (@qcode{"measured"} by the simulator, @qcode{"modelled"} under MPI/NCCL), @code{step},
@@ -301,7 +306,16 @@ function [R, state] = step (L, rank_grads, state, varargin)
   ## non-finite or overflowing gradients: every rank skips the step (muon_step's policy)
   why = bad_gradients (rank_grads, comm, nl);
   if (! isempty (why))
-    R = zero_step_skipped (opts.variant, W, P, shapes, comm, state.step, nl, why);
+    ## the layout facts of the result (owners, straddles, each rank's owned ranges, the
+    ## counts' wording) are the plan's and the communicator's: a dry run of the same step
+    ## on zero gradients and momenta on the same communicator (every rank skips together)
+    ## gives them; its updates and counters are dropped
+    o0 = opts;
+    o0.step = state.step;
+    z = arrayfun (@(p) zeros (shapes(p,:)), repmat (1:P, nl, 1), "UniformOutput", false);
+    [~, ~, ~, ~, info] = __zero_muon_step__ (shapes, W, lopts, z, [], o0, comm, false,
+                                             false, [], plan);
+    R = zero_step_skipped (opts.variant, info, P, shapes, state.step, why);
     return;
   endif
 
@@ -490,6 +504,58 @@ endfunction
 %! [~, s] = zero_muon_step (L, g, []); s.has_ref = "yes"; zero_muon_step (L, g, s);
 %!error <zero_muon_step: REFERENCE must be true or false.>
 %! zero_muon_step (L, g, [], "Reference", 2);
+%!test
+%! ## a skipped step carries the layout facts of a step that runs: owners, straddles and
+%! ## each rank's owned ranges (for the default design those of the layout's partition,
+%! ## L.params), the counts' wording of its communicator; only the counters are zero
+%! L = zero_layout ({[6 5], [4 7]}, 3);
+%! randn ("state", 3);
+%! G = cellfun (@(x) randn (x), repmat ({[6 5], [4 7]}, 3, 1), "UniformOutput", false);
+%! [R, st] = zero_muon_step (L, G, []);
+%! B = G;
+%! B{1}(1) = NaN;
+%! S = zero_muon_step (L, B, st);
+%! assert (S.skipped && ! R.skipped);
+%! assert (S.owners, {L.params.owners});
+%! assert (S.owners, {[0 1], [1 2]});
+%! assert (S.straddles, [true true]);
+%! assert ({S.counts, S.comm}, {"measured", "sim"});
+%! rr = cat (3, L.params.rank_ranges);             # W x 2 x P, the partition's ranges
+%! for r = 1:3
+%!   assert (S.ranks(r).rank, r - 1);
+%!   e = squeeze (rr(r,:,:)).';
+%!   e(e(:,1) == e(:,2),:) = 0;                     # nothing owned: [0 0]
+%!   assert (S.ranks(r).owned, e);
+%!   assert (S.ranks(r).update, zeros (sum (diff (S.ranks(r).owned, 1, 2)), 1));
+%!   assert ([S.ranks(r).ns_calls S.ranks(r).bytes_sent], [0 0]);
+%! endfor
+%! assert (size (S.ranks), size (R.ranks));
+%! ## every design (but the one that refuses this layout): the same facts as its own step
+%! for v = {"reference", "zero2_slice_only", "zero3_round_robin", "layerwise_lpt", ...
+%!          "alltoall_owner", "muon_bp"}
+%!   [R, st] = zero_muon_step (L, G, [], "Variant", v{1});
+%!   S = zero_muon_step (L, B, st, "Variant", v{1});
+%!   assert (S.skipped);
+%!   assert ({S.owners, S.straddles, S.counts, S.comm}, {R.owners, R.straddles, R.counts, R.comm});
+%!   assert ({S.ranks.owned}, {R.ranks.owned});
+%!   assert ({S.ranks.rank}, {R.ranks.rank});
+%! endfor
+
+%!test
+%! ## under MPI (outside mpirun a world of one rank) a skipped step's counts are
+%! ## "modelled", as a normal step's are: the communicator's rule (muon_comm's counts)
+%! if (__muon_comm__ ("have_mpi") && isempty (getenv ("OMPI_COMM_WORLD_SIZE")))
+%!   c = muon_comm ("mpi");
+%!   L = zero_layout ({[6 5], [4 7]}, 1);
+%!   G = {ones(6, 5), ones(4, 7)};
+%!   R = zero_muon_step (L, G, [], "Comm", c);
+%!   G{2}(3) = Inf;
+%!   S = zero_muon_step (L, G, [], "Comm", c);
+%!   assert (S.skipped && ! R.skipped);
+%!   assert ({S.counts, S.comm, S.owners, S.ranks.owned}, {"modelled", "mpi", {0, 0}, [0 30; 0 28]});
+%!   assert ({R.counts, R.comm, R.owners, R.ranks.owned}, {"modelled", "mpi", {0, 0}, [0 30; 0 28]});
+%! endif
+
 %!error <zero_muon_step: unknown coefficient schedule 'foo'.>
 %! zero_muon_step (L, g, [], "Coefficients", "foo");
 %!error <zero_muon_step: GEMM must be 'auto', 'openblas' or 'onednn'.>
