@@ -84,6 +84,7 @@ function T = muon_import (file)
   endif
   [~, ~, ext] = fileparts (file);
   if (strcmpi (ext, ".json"))
+    json_check_depth (fname, file, txt);        # (jsondecode crashes on deep nesting)
     [D, msg] = json_exact (txt, "makeValidName", false);   # every number exact
     if (! isempty (msg))
       error ("muonlab:badArg", "%s: '%s' is no valid JSON (%s).", fname, file,
@@ -437,6 +438,8 @@ endfunction
 %!        "a,,b\n1,2,3\n", ".csv", "muon_import: the header of 'FILE' has a column with no name."
 %!        "a,b\n1,2\n3\n", ".csv", "muon_import: 'FILE' has rows of different lengths."
 %!        "", ".json", "muon_import: 'FILE' is no valid JSON (jsondecode: parse error at offset 1: The document is empty)."
+%!        [repmat("[", 1, 10000), repmat("]", 1, 10000)], ".json", "muon_import: 'FILE' nests 10000 deep; at most 200 (the limit max_json_depth)."
+%!        ["{\"x\": \"caf", char(233), "\", \"y\": ", repmat("[", 1, 300)], ".json", "muon_import: 'FILE' nests 301 deep; at most 200 (the limit max_json_depth)."
 %!        "[{\"a\":1}", ".json", ""};
 %! for i = 1:rows (bad)
 %!   [id, msg] = import_error (bad{i,1}, bad{i,2});

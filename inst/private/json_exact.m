@@ -22,17 +22,7 @@
 function [D, msg] = json_exact (text, varargin)
   D = [];
   msg = "";
-  t = text;                                     # the text outside strings, strings blank:
-  qi = find (t == '"');                         # the quotes that open or close a string:
-  nb = find (t != "\\");                        # not those after an odd run of \
-  if (numel (nb) < numel (t) && ! isempty (qi))
-    last = nb(max (lookup (nb, qi - 1), 1));    # the last character before that is no \
-    qi = qi(! mod (qi - 1 - last, 2) | qi == 1);
-  endif
-  d = zeros (1, numel (t) + 1);
-  d(qi(1:2:end)) = 1;
-  d(qi(2:2:end) + 1) = -1;
-  t(cumsum (d(1:end-1)) > 0) = " ";
+  t = json_blank_strings (text);                # the text outside strings
   ## the numbers: the runs of the characters of numbers that start with a digit or
   ## -digit, each a JSON number (else jsondecode reads the text, and gives its error)
   nc = false (1, 256);

@@ -22,25 +22,10 @@ function x = json_read (fname, file, text, varargin)
       error ("muonlab:badArg", "%s: cannot read '%s'.", fname, file);
     end_try_catch
   endif
-  depth = json_depth (text);
-  lim = core_lists ().limits.max_json_depth;
-  if (depth > lim)
-    error ("muonlab:badArg",
-           "%s: '%s' nests %d deep; at most %d (the limit max_json_depth).", fname, file,
-           depth, lim);
-  endif
+  json_check_depth (fname, file, text);
   try
     x = jsondecode (text, varargin{:});
   catch err
     error ("muonlab:badArg", "%s: '%s' is not valid JSON (%s).", fname, file, err.message);
   end_try_catch
-endfunction
-
-## The deepest nesting of [ and { outside strings (linear in the text's length), counted
-## from the lowest level reached before (so stray closing brackets hide nothing).
-function d = json_depth (text)
-  t = regexprep (text, '\\.', "");             # escapes: \" does not end a string
-  t = regexprep (t, '"[^"]*"', "");             # strings
-  c = [0, cumsum(double (t == "[" | t == "{") - double (t == "]" | t == "}"))];
-  d = max (c - cummin (c));
 endfunction
