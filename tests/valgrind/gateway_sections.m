@@ -95,6 +95,7 @@ function fails = sec_muon_gpu ()
   fails = ok (fails, "ew div bf16", 1, f, "ew", "div", hb, [], 3);
   fails = ok (fails, "sumsq", 2, f, "sumsq", h, []);
   fails = ok (fails, "sumsq of a difference", 2, f, "sumsq", hb, hb);
+  fails = ok (fails, "page_sumsq", 2, f, "page_sumsq", f ("upload", cat (3, G, -G), "cpu", "fp16"));
   fails = ok (fails, "trim", 2, f, "trim", "cpu");
   fails = ok (fails, "count", 1, f, "count");
   fails = bad (fails, "no command", "muonlab:badArg", 1, f);
@@ -115,6 +116,8 @@ function fails = sec_muon_gpu ()
   fails = bad (fails, "ew shapes", "muonlab:badShape", 1, f, "ew", "add", h, f ("upload", ones (2), "cpu", "single"), []);
   fails = bad (fails, "ew scalar", "muonlab:badArg", 1, f, "ew", "mul", h, [], [1 2]);
   fails = bad (fails, "sumsq classes", "muonlab:badType", 2, f, "sumsq", h, hb);
+  fails = bad (fails, "page_sumsq no handle", "muonlab:badArg", 2, f, "page_sumsq", "x");
+  fails = bad (fails, "adamw sparse coef", "muonlab:badArg", 3, f, "adamw", h, h, h, h, sparse (1:7));
   ## the ZeRO step on device arrays: two simulated ranks, then from its momenta, then errors
   S = [4 3; 2 5];
   lo = struct ("stage", 1, "align_factor", 2, "order", "given");
