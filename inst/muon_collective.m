@@ -13,6 +13,10 @@
 ## Run one collective of the communicator @var{comm} (from @code{muon_comm}) on double or
 ## single arrays.
 ##
+## @var{comm} is a handle from @code{muon_comm}, or the name @qcode{"self"} or
+## @qcode{"sim"} (one simulated rank); an @qcode{"mpi"} or @qcode{"nccl"} communicator
+## must be a handle (the name alone is @code{muonlab:badArg}).
+##
 ## @var{X} holds one array per rank this process drives: a 1 x W cell for a
 ## @qcode{"sim"} communicator of W ranks, the rank's own array for @qcode{"self"},
 ## @qcode{"mpi"} and @qcode{"nccl"} (a 1 x 1 cell is accepted too).  Every rank passes the
@@ -63,7 +67,12 @@
 ## false (default); true clears the counters after reading them: counters.
 ## @end table
 ##
-## Under MPI each rank must make the same calls in the same order, or the job waits forever
+## Under MPI and NCCL the ranks first agree (one small all-gather on the process's
+## communicator of the kind, whatever the handle's reduction): every rank must pass the
+## same collective, class of @var{X}, number of elements, root, op and communicator (its
+## kind and @qcode{"Reduction"}), else every rank raises the same @code{muonlab:badArg}
+## naming what differs, and a rank whose own checks failed makes the others raise too.
+## Each rank must still make the same calls in the same order, or the job waits forever
 ## (use @code{muon_mpirun}, which ends every rank when one fails).
 ##
 ## @example
@@ -82,6 +91,13 @@ function [Y, info] = muon_collective (comm, coll, varargin)
     error ("muonlab:badArg", "muon_collective: COMM must be a communicator from muon_comm.");
   endif
   try                                    # (a rank whose checks fail joins the agreement)
+    if (ischar (comm) && ! any (strcmpi (comm, {"self", "sim"})))
+      ## a name resolves to the process's communicator, but only a handle says which
+      ## reduction the ranks use, and a name of "mpi" looks like a local communicator
+      error ("muonlab:badArg",
+             "muon_collective: COMM must be \"self\", \"sim\" or a handle from muon_comm, not the name '%s' (use muon_comm (\"%s\")).",
+             comm, lower (comm));
+    endif
     coll = choose_option (fname, "COLL", coll, [core_lists().lists.coll, {"counters"}]);
     takes_x = ! any (strcmp (coll, {"barrier", "counters"}));
     X = [];
@@ -105,11 +121,11 @@ function [Y, info] = muon_collective (comm, coll, varargin)
     if (! takes_x && nargout > 1)          # barrier and counters have one output
       print_usage ();
     endif
-    ## the gateway's own checks of X (its shape, its cells) before the ranks agree, where
-    ## they span several processes (a rank that failed them after would pair its next
-    ## call's agreement with the others' collective)
-    if (takes_x && isstruct (comm) && isfield (comm, "local_ranks") && isfield (comm, "size")
-        && comm.local_ranks < comm.size)
+    ## the gateway's own checks of X (its shape, its cells) before the ranks agree (a rank
+    ## that failed them after would pair its next call's agreement with the others'
+    ## collective); on every communicator: whether it spans several processes is the
+    ## gateway's to know, not the handle's editable fields
+    if (takes_x)
       __muon_comm__ ("check", comm, X, coll);
     endif
   catch err
