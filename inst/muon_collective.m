@@ -20,7 +20,8 @@
 ## @var{X} holds one array per rank this process drives: a 1 x W cell for a
 ## @qcode{"sim"} communicator of W ranks, the rank's own array for @qcode{"self"},
 ## @qcode{"mpi"} and @qcode{"nccl"} (a 1 x 1 cell is accepted too).  Every rank passes the
-## same class and number of elements.  @var{Y} comes back in the same form:
+## same class and number of elements.  @var{Y} comes back in the same form, each rank's
+## shaped from its own @var{X} (under @qcode{"sim"} too):
 ## @table @asis
 ## @item @qcode{"allreduce"}
 ## the sum (or average) over the ranks, shaped like @var{X}.
@@ -283,6 +284,20 @@ endfunction
 %!error <muon_collective: X must have a multiple of 2 elements \(the world size\), not 3.> muon_collective (c2, "all_to_all", {1:3, 1:3})
 %!error <muon_collective: broadcast: root 5 out of range \(world 2\).> muon_collective (c2, "broadcast", {1, 2}, "Root", 5)
 %!error id=muonlab:badArg muon_collective (struct ("kind", "tcp"), "barrier")
+%!test
+%! ## each sim rank's Y is shaped from its own X, as under MPI (where every rank has only its
+%! ## own): all_gather m x (n W), reduce_scatter m x n/W, else a column (they took rank 0's)
+%! c = muon_comm ("sim", 2);
+%! A = reshape (1:6, 2, 3); B = reshape (11:16, 3, 2);
+%! Y = muon_collective (c, "all_gather", {A, B});
+%! assert (Y, {[A, reshape(B, 2, 3)], reshape([A(:); B(:)], 3, 4)});
+%! A = reshape (1:8, 2, 4); B = reshape (11:18, 4, 2);
+%! Y = muon_collective (c, "reduce_scatter", {A, B});
+%! S = A(:) + B(:);
+%! assert (Y, {reshape(S(1:4), 2, 2), S(5:8)});
+%! Y = muon_collective (c, "reduce_scatter", {1:4, (1:4)'});
+%! assert (Y, {[2 4], [6; 8]});
+
 %!test
 %! ## an m x 0 X is a matrix: all_gather gives m x 0, reduce_scatter m x 0 (W divides 0)
 %! c = muon_comm ("sim", 2);

@@ -6,8 +6,9 @@
  *   'create'          SPEC as muon_mex_comm_get takes it -> the handle struct.
  *   COLL              'allreduce' | 'reduce_scatter' (ARG = 'sum' | 'avg'), 'all_gather',
  *                     'broadcast' (ARG = root).  X: a 1 x L cell of double or single arrays,
- *                     one per local rank, of equal class and size (L = local ranks), or the
- *                     array itself when L = 1.  Y in the same form: allreduce and broadcast
+ *                     one per local rank, of equal class and number of elements (L = local
+ *                     ranks), or the array itself when L = 1.  Y in the same form, each
+ *                     local rank's shaped from its own X (m x n): allreduce and broadcast
  *                     like X; reduce_scatter rank r's block r (m x n/W when W divides the
  *                     columns n, else a column); all_gather the W blocks side by side
  *                     (m x n W, or a column); all_to_all (no ARG) X's W blocks of

@@ -25,7 +25,8 @@ function run_mpi ()
            "all_to_all", @t_all_to_all, "broadcast", @t_broadcast, "barrier_and_counters", @t_barrier_counters, ...
            "large_pieces_vs_sim", @t_large, "nccl_and_cuda_without_gpu", @t_no_gpu, ...
            "handle_checks", @t_handles, "ranks_disagree", @t_disagree, ...
-           "names_and_edited_handles_agree", @t_names, "reductions_disagree", @t_reductions};
+           "names_and_edited_handles_agree", @t_names, "reductions_disagree", @t_reductions, ...
+           "shapes_from_own_X_vs_sim", @t_own_shapes};
   mpi_suite (comm, tests, "collectives");
 endfunction
 
@@ -473,3 +474,18 @@ function f = t_reductions (comm)
   endfor
 endfunction
 
+## Ranks whose X have the same number of elements but not the same shape: each rank's Y is
+## shaped from its own X (MPI has nothing else), and sim gives every rank the same (it gave
+## every rank rank 0's shape).
+function f = t_own_shapes (comm)
+  f = 0; r = comm.rank; W = comm.size;
+  shape = @(q) merge (mod (q, 2) == 0, [2, 2 * W], [4, W]);
+  X = arrayfun (@(q) reshape ((1:4*W) + 100 * q, shape (q)), 0:W-1, "uniformoutput", false);
+  s = muon_comm ("sim", W);
+  for coll = {"all_gather", "reduce_scatter"}
+    Y = muon_collective (comm, coll{1}, X{r+1});
+    Ys = muon_collective (s, coll{1}, X);
+    f += mpi_check (isequal (Y, Ys{r+1}), comm, "%s: mpi %s, sim %s", coll{1},
+                    mat2str (size (Y)), mat2str (size (Ys{r+1})));
+  endfor
+endfunction
