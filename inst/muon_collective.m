@@ -56,7 +56,8 @@
 ## @qcode{"counters"} returns, per collective kind, the @code{calls}, @code{sent} and
 ## @code{recv} of the process's @qcode{"mpi"} or @qcode{"nccl"} communicator since it was
 ## made, as counted by this function (zero for @qcode{"self"} and @qcode{"sim"}, which are
-## made for each call); option @qcode{"Reset"}, true clears them.
+## made for each call; handles of either @qcode{"Reduction"} share the process's
+## communicator, so its counters count both); option @qcode{"Reset"}, true clears them.
 ##
 ## Options (names are case-insensitive; each used by the collectives named):
 ## @table @asis
