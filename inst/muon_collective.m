@@ -13,10 +13,15 @@
 ## Run one collective of the communicator @var{comm} (from @code{muon_comm}) on double or
 ## single arrays.
 ##
+## @var{comm} is a handle from @code{muon_comm}, or the name @qcode{"self"} or
+## @qcode{"sim"} (one simulated rank); an @qcode{"mpi"} or @qcode{"nccl"} communicator
+## must be a handle (the name alone is @code{muonlab:badArg}).
+##
 ## @var{X} holds one array per rank this process drives: a 1 x W cell for a
 ## @qcode{"sim"} communicator of W ranks, the rank's own array for @qcode{"self"},
 ## @qcode{"mpi"} and @qcode{"nccl"} (a 1 x 1 cell is accepted too).  Every rank passes the
-## same class and number of elements.  @var{Y} comes back in the same form:
+## same class and number of elements.  @var{Y} comes back in the same form, each rank's
+## shaped from its own @var{X} (under @qcode{"sim"} too):
 ## @table @asis
 ## @item @qcode{"allreduce"}
 ## the sum (or average) over the ranks, shaped like @var{X}.
@@ -51,7 +56,8 @@
 ## @qcode{"counters"} returns, per collective kind, the @code{calls}, @code{sent} and
 ## @code{recv} of the process's @qcode{"mpi"} or @qcode{"nccl"} communicator since it was
 ## made, as counted by this function (zero for @qcode{"self"} and @qcode{"sim"}, which are
-## made for each call); option @qcode{"Reset"}, true clears them.
+## made for each call; handles of either @qcode{"Reduction"} share the process's
+## communicator, so its counters count both); option @qcode{"Reset"}, true clears them.
 ##
 ## Options (names are case-insensitive; each used by the collectives named):
 ## @table @asis
@@ -63,7 +69,12 @@
 ## false (default); true clears the counters after reading them: counters.
 ## @end table
 ##
-## Under MPI each rank must make the same calls in the same order, or the job waits forever
+## Under MPI and NCCL the ranks first agree (one small all-gather on the process's
+## communicator of the kind, whatever the handle's reduction): every rank must pass the
+## same collective, class of @var{X}, number of elements, root, op and communicator (its
+## kind and @qcode{"Reduction"}), else every rank raises the same @code{muonlab:badArg}
+## naming what differs, and a rank whose own checks failed makes the others raise too.
+## Each rank must still make the same calls in the same order, or the job waits forever
 ## (use @code{muon_mpirun}, which ends every rank when one fails).
 ##
 ## @example
@@ -82,6 +93,13 @@ function [Y, info] = muon_collective (comm, coll, varargin)
     error ("muonlab:badArg", "muon_collective: COMM must be a communicator from muon_comm.");
   endif
   try                                    # (a rank whose checks fail joins the agreement)
+    if (ischar (comm) && ! any (strcmpi (comm, {"self", "sim"})))
+      ## a name resolves to the process's communicator, but only a handle says which
+      ## reduction the ranks use, and a name of "mpi" looks like a local communicator
+      error ("muonlab:badArg",
+             "muon_collective: COMM must be \"self\", \"sim\" or a handle from muon_comm, not the name '%s' (use muon_comm (\"%s\")).",
+             comm, lower (comm));
+    endif
     coll = choose_option (fname, "COLL", coll, [core_lists().lists.coll, {"counters"}]);
     takes_x = ! any (strcmp (coll, {"barrier", "counters"}));
     X = [];
@@ -105,11 +123,11 @@ function [Y, info] = muon_collective (comm, coll, varargin)
     if (! takes_x && nargout > 1)          # barrier and counters have one output
       print_usage ();
     endif
-    ## the gateway's own checks of X (its shape, its cells) before the ranks agree, where
-    ## they span several processes (a rank that failed them after would pair its next
-    ## call's agreement with the others' collective)
-    if (takes_x && isstruct (comm) && isfield (comm, "local_ranks") && isfield (comm, "size")
-        && comm.local_ranks < comm.size)
+    ## the gateway's own checks of X (its shape, its cells) before the ranks agree (a rank
+    ## that failed them after would pair its next call's agreement with the others'
+    ## collective); on every communicator: whether it spans several processes is the
+    ## gateway's to know, not the handle's editable fields
+    if (takes_x)
       __muon_comm__ ("check", comm, X, coll);
     endif
   catch err
@@ -267,6 +285,20 @@ endfunction
 %!error <muon_collective: X must have a multiple of 2 elements \(the world size\), not 3.> muon_collective (c2, "all_to_all", {1:3, 1:3})
 %!error <muon_collective: broadcast: root 5 out of range \(world 2\).> muon_collective (c2, "broadcast", {1, 2}, "Root", 5)
 %!error id=muonlab:badArg muon_collective (struct ("kind", "tcp"), "barrier")
+%!test
+%! ## each sim rank's Y is shaped from its own X, as under MPI (where every rank has only its
+%! ## own): all_gather m x (n W), reduce_scatter m x n/W, else a column (they took rank 0's)
+%! c = muon_comm ("sim", 2);
+%! A = reshape (1:6, 2, 3); B = reshape (11:16, 3, 2);
+%! Y = muon_collective (c, "all_gather", {A, B});
+%! assert (Y, {[A, reshape(B, 2, 3)], reshape([A(:); B(:)], 3, 4)});
+%! A = reshape (1:8, 2, 4); B = reshape (11:18, 4, 2);
+%! Y = muon_collective (c, "reduce_scatter", {A, B});
+%! S = A(:) + B(:);
+%! assert (Y, {reshape(S(1:4), 2, 2), S(5:8)});
+%! Y = muon_collective (c, "reduce_scatter", {1:4, (1:4)'});
+%! assert (Y, {[2 4], [6; 8]});
+
 %!test
 %! ## an m x 0 X is a matrix: all_gather gives m x 0, reduce_scatter m x 0 (W divides 0)
 %! c = muon_comm ("sim", 2);

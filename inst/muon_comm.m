@@ -38,6 +38,19 @@
 ## @qcode{"fixed"} (default) or, for @qcode{"mpi"} and @qcode{"nccl"}, the library's own
 ## reduction (@qcode{"mpi"}, @qcode{"nccl"}): less traffic for all-reduce, equal to round-off.
 ##
+## What is collective: a process has one @qcode{"mpi"} and one @qcode{"nccl"} communicator
+## (per MEX file that uses it), made at its first use, by @code{muon_comm} or by a function
+## given a handle, which every rank must make at the same point of the job (a rank that makes
+## it alone waits for the others).  Later @code{muon_comm} calls, with either
+## @qcode{"Reduction"}, communicate nothing: the handle's reduction is applied to the process's
+## communicator for each call that takes the handle.  Every call that takes a handle
+## (@code{muon_collective}, @code{zero_muon_step}, @code{zero_train_step},
+## @code{zero_save_state}, @code{zero_load_state}) is collective, and its ranks first agree on
+## their arguments and on the communicator, its kind and @qcode{"Reduction"}: ranks whose
+## handles differ raise the same @code{muonlab:badArg} ("@dots{}: every rank must pass the same
+## communicator: @dots{}") instead of waiting for each other.  Pass the handle, not the name
+## @qcode{"mpi"} or @qcode{"nccl"}: those functions refuse the name.
+##
 ## Options (names are case-insensitive):
 ## @table @asis
 ## @item "Reduction"

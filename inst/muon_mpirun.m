@@ -35,6 +35,9 @@
 ## @table @asis
 ## @item @qcode{"muon_mpirun: rank 1 raised: @var{message}"}
 ## the rank's function raised an error; the rank calls @code{MPI_Abort}.
+## @item @qcode{"muon_mpirun: rank 1 returned a value save cannot write (a zero_plan: @dots{}); return the data it holds."}
+## the rank's result (muonlab's results go as their structs) cannot travel back in a .mat
+## file: an object, or a cell or struct holding one; the rank calls @code{MPI_Abort}.
 ## @item @qcode{"muon_mpirun: rank 1 exited with status 3 before its function returned."}
 ## the rank called @code{exit} (with any status, 0 included) while its function ran; it
 ## ends without finalizing MPI, which makes @code{mpirun} end the other ranks.
@@ -226,6 +229,9 @@ function R = collect (dir, np, status, timeout, elapsed)
     key = ranks;
     key(told & ! all (told)) = Inf;
     [~, k] = min (key);
+    if (strncmp (msgs{k}, "muon_mpirun: ", 13))   # the driver's own (a result not sent)
+      error ("muonlab:mpi", "%s", msgs{k});
+    endif
     error ("muonlab:mpi", "muon_mpirun: rank %d raised: %s", ranks(k), msgs{k});
   elseif ((status == 124 || status == 137) && elapsed >= timeout)
     error ("muonlab:mpi", "muon_mpirun: the job did not finish within %g s and was killed.",
@@ -336,7 +342,14 @@ function run_rank (dir)
     endif
     out = plain (out);             # save cannot write a classdef object, nor one inside
     tmp = fullfile (dir, sprintf (".rank_%d.mat", r));
-    save ("-binary", tmp, "out");
+    try                            # an object save cannot write: named as such
+      save ("-binary", tmp, "out");
+    catch err
+      [~] = unlink (tmp);
+      error ("muonlab:mpi",
+             "muon_mpirun: rank %d returned a value save cannot write (a %s: %s); return the data it holds.",
+             r, class (out), err.message);
+    end_try_catch
     rename (tmp, fullfile (dir, sprintf ("rank_%d.mat", r)));
     setenv ("MUONLAB_MPI_AT_EXIT", "finalize");
   catch err

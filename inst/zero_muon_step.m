@@ -93,6 +93,11 @@
 ## one of the names above (default @qcode{"zero12_allreduce"}).
 ## @item "Comm"
 ## @qcode{"sim"} (default: W ranks in this process), or a handle from @code{muon_comm}.
+## Under MPI / NCCL the ranks first agree on the layout, the options (but
+## @qcode{"Threads"}) as they take effect (a default passed explicitly, true for 1, the
+## default schedule by name, agree with the option left out), the state's step and the
+## communicator with its @qcode{"Reduction"}: ranks that differ get one
+## @code{muonlab:badArg} each instead of a hang.
 ## @item "Reference"
 ## true (default): also run @code{reference} on the same gradients, in the same call (with
 ## its own momentum in @var{state}), and report each parameter's error; false skips it (for
@@ -292,11 +297,13 @@ function [R, state] = step (L, rank_grads, state, varargin)
     ## under MPI / NCCL the ranks' layouts and options must agree, or the collectives below
     ## would hang or pair unlike buffers
     ## (the layout with its expert and row blocks; the options but Threads, which changes
-    ## no bit and may differ between processes)
+    ## no bit and may differ between processes, as they take effect: a default passed
+    ## explicitly is the default, agree_opts)
     sig = [value_hash({shapes, W, lopts, opts.param_experts, opts.param_split}), ...
            find(strcmp (opts.variant, variants)), want_ref + 1, ...
-           value_hash(rmfield (opts, {"comm", "variant", "reference", "threads", ...
-                                      "param_experts", "param_split"})), state.step];
+           value_hash(agree_opts (rmfield (setfield (opts, "assemble", assemble), ...
+                                           {"comm", "variant", "reference", "threads", ...
+                                            "param_experts", "param_split"}))), state.step];
   catch err
     comm_agree (fname, comm_in_args (varargin), [], names);
     rethrow (err);

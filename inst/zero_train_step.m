@@ -99,7 +99,10 @@
 ## @qcode{"Reference"} true (default) also runs the correct step on one process: the
 ## mean gradient over ranks and micro-batches, the same clip policy, one
 ## @code{muon_update} per matrix and step in double (its own momentum in @var{state});
-## false skips it.  @qcode{"Assemble"} as in @code{zero_muon_step}.
+## false skips it.  @qcode{"Assemble"} as in @code{zero_muon_step}.  Under MPI / NCCL the
+## ranks agree on the layout, these options as they take effect (a default passed
+## explicitly agrees with the option left out) and the communicator, as in
+## @code{zero_muon_step}.
 ## @end table
 ##
 ## @var{R} is a @code{zero_train_result} (typing it prints a line per parameter and per
@@ -202,8 +205,14 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     ## under MPI / NCCL the ranks' layouts, options and windows must agree (zero_muon_step
     ## checks its own part again)
     [E, S] = zero_layout_blocks (L, zo.param_experts, zo.param_split, fname);   # the blocks it runs
-    sig = [value_hash({rmfield(key, "local_ranks"), E, S}), ...
-           value_hash(rmfield (zo, {"comm", "threads", "param_experts", "param_split"})), ...
+    ## (as they take effect: a default passed explicitly is the default, agree_opts)
+    za = zo;
+    if (isempty (za.assemble))          # zero_muon_step's default
+      za.assemble = nl == W;
+    endif
+    sig = [value_hash(agree_opts ({rmfield(key, "local_ranks"), E, S})), ...
+           value_hash(agree_opts (rmfield (za, {"comm", "threads", "param_experts", ...
+                                                "param_split"}))), ...
            state.micro, state.step];
   catch err
     comm_agree (fname, comm_in_args (varargin), [], names);

@@ -6,8 +6,9 @@
  *   'create'          SPEC as muon_mex_comm_get takes it -> the handle struct.
  *   COLL              'allreduce' | 'reduce_scatter' (ARG = 'sum' | 'avg'), 'all_gather',
  *                     'broadcast' (ARG = root).  X: a 1 x L cell of double or single arrays,
- *                     one per local rank, of equal class and size (L = local ranks), or the
- *                     array itself when L = 1.  Y in the same form: allreduce and broadcast
+ *                     one per local rank, of equal class and number of elements (L = local
+ *                     ranks), or the array itself when L = 1.  Y in the same form, each
+ *                     local rank's shaped from its own X (m x n): allreduce and broadcast
  *                     like X; reduce_scatter rank r's block r (m x n/W when W divides the
  *                     columns n, else a column); all_gather the W blocks side by side
  *                     (m x n W, or a column); all_to_all (no ARG) X's W blocks of
@@ -19,7 +20,13 @@
  *   'agree'           SIG, a real double vector: [RANK INDEX A B], the lowest rank whose SIG
  *                     differs from rank 0's, the first entry (1-based) that does, and that
  *                     entry there (A) and on rank 0 (B); [-1 0 0 0] when every rank passed
- *                     the same (muon_comm_agree).
+ *                     the same (muon_comm_agree).  SIG is extended by one entry, the
+ *                     communicator COMM resolves to: 2 K + L, K its kind (0-based in the
+ *                     core's comm_kind list), L 1 for the library's reduction (INDEX
+ *                     numel (SIG) + 1 when only that differs).  Whether there is anything
+ *                     to agree is the resolved communicator's (one whose ranks are all in
+ *                     this process returns at once), never the handle's fields; an nccl
+ *                     communicator agrees over the process's mpi one.
  *   'abort'           MSG on stderr, then MPI_Abort of every rank.
  *   'have_mpi'        true when this MEX file was built with MPI.
  *   'check'           X's checks for the collective COLL (the fourth argument) on COMM, the
@@ -31,6 +38,7 @@
  * ('abort', MSG); B = ('have_mpi'); B = ('check', COMM, X, COLL).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "muon_mex_comm.h"
 
@@ -135,8 +143,23 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       FREE_ALL;
       muon_mex_error (fname, "badArg", "SIG must be a real double vector.");
     }
-    st = muon_comm_agree (ctx, c, mxGetPr (prhs[IN_X]), mxGetNumberOfElements (prhs[IN_X]),
-                          &rank, &index, values);
+    // SIG, then the communicator the call resolved (not the handle's fields): its kind and
+    // reduction, 2 kind + library; over the kind's one agreement communicator
+    size_t ns = mxGetNumberOfElements (prhs[IN_X]);
+    double *sig = malloc ((ns + 1) * sizeof *sig);
+    if (sig == NULL)
+      st = muon_ctx_set_error (ctx, MUON_ERR_NOMEM, "out of memory for the signature");
+    else
+    {
+      int kind = 0;
+      muon_name_lookup (MUON_LIST_COMM_KIND, muon_comm_name (c), &kind);
+      memcpy (sig, mxGetPr (prhs[IN_X]), ns * sizeof *sig);
+      sig[ns] = 2.0 * kind
+                + (muon_comm_reduction_of (c) == MUON_COMM_REDUCTION_LIBRARY);
+      st = muon_comm_agree (ctx, muon_mex_comm_agreement (c), sig, ns + 1, &rank, &index,
+                            values);
+      free (sig);
+    }
     out[0] = mxCreateDoubleMatrix (1, 4, mxREAL);
     double *d = mxGetPr (out[0]);
     d[0] = rank;

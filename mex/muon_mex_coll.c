@@ -65,15 +65,9 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
   int L = muon_comm_local_ranks (c), W = muon_comm_size (c);
   const mxArray *X0 = x_rank (X, 0);
   mxClassID cls = mxGetClassID (X0);
-  int is2d = mxGetNumberOfDimensions (X0) == 2;
-  size_t e = mxGetElementSize (X0), w = (size_t) W, cols = is2d ? mxGetN (X0) : 0;
+  size_t e = mxGetElementSize (X0), w = (size_t) W;
   *count = k == MUON_COLL_REDUCE_SCATTER || k == MUON_COLL_ALL_TO_ALL ? n / w : n;
   *dtype = cls == mxSINGLE_CLASS ? MUON_F32 : MUON_F64;
-  // Y of reduce_scatter and all_gather: X's rows when X is a matrix (m x 0 too) whose
-  // columns split (reduce_scatter) or join (all_gather), else a column
-  int whole = is2d && (k == MUON_COLL_ALL_GATHER || cols % w == 0);
-  size_t out_n = !whole ? 1 : k == MUON_COLL_ALL_GATHER ? cols * w : cols / w;
-  size_t out_m = whole ? mxGetM (X0) : k == MUON_COLL_ALL_GATHER ? n * w : *count;
   int in_place = k == MUON_COLL_ALLREDUCE || k == MUON_COLL_BROADCAST;
   size_t nrecv = k == MUON_COLL_ALL_GATHER ? w : 1;
   // the tables and copies from malloc, freed here: an allocation that raises would leave
@@ -95,8 +89,16 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
     }
     else
     {
-      // all_to_all: Y shaped like X
-      y[l] = k == MUON_COLL_ALL_TO_ALL ? muon_mex_try_copy (x_rank (X, l))
+      // Y of reduce_scatter and all_gather: the rows of this rank's X when it is a matrix
+      // (m x 0 too) whose columns split (reduce_scatter) or join (all_gather), else a
+      // column (each local rank's own X: they may differ in shape); all_to_all: like X
+      const mxArray *Xl = x_rank (X, l);
+      int is2d = mxGetNumberOfDimensions (Xl) == 2;
+      size_t cols = is2d ? mxGetN (Xl) : 0;
+      int whole = is2d && (k == MUON_COLL_ALL_GATHER || cols % w == 0);
+      size_t out_n = !whole ? 1 : k == MUON_COLL_ALL_GATHER ? cols * w : cols / w;
+      size_t out_m = whole ? mxGetM (Xl) : k == MUON_COLL_ALL_GATHER ? n * w : *count;
+      y[l] = k == MUON_COLL_ALL_TO_ALL ? muon_mex_try_copy (Xl)
                                        : muon_mex_try_new_array (2, (mwSize[]) { out_m, out_n },
                                                                  cls);
       if (y[l] == NULL)

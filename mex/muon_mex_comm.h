@@ -13,7 +13,9 @@
  * kind is required, size for sim; size and rank, when present, must match the live MPI
  * world).  self and sim communicators are made for the call (*owned = 1: the caller destroys
  * them, also on its error paths); mpi and nccl ones are per-process singletons (*owned = 0),
- * one per reduction mode, made on first use in this MEX file and destroyed at exit.  The
+ * one per kind, made on first use in this MEX file (a collective call: every rank makes its
+ * first use of the kind at the same point) and destroyed at exit; the spec's reduction is
+ * set on the singleton for the call (muon_comm_set_reduction: no communication).  The
  * first use of mpi or nccl initializes MPI (MPI_Init_thread, unless already initialized),
  * locks this MEX file (mexLock, so `clear all` cannot unload MPI state) and registers a
  * mexAtExit handler that destroys the communicators and calls MPI_Finalize unless some other
@@ -69,11 +71,15 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
 
 //---- muon_mex_mpi.c -----------------------------------------------------------------------
 
-// The process's communicator of kind MUON_COMM_MPI or MUON_COMM_NCCL with the library's
+// The process's communicator of kind MUON_COMM_MPI or MUON_COMM_NCCL, set to the library's
 // reduction (lib 1) or the fixed one (see above: made on first use; raises on failure).
 muon_comm *muon_mex_comm_process (const char *fname, muon_comm_kind kind, int lib);
-// 1 when c is a process communicator with the library's reduction.
+// 1 when c is a process communicator set to the library's reduction.
 int muon_mex_comm_library (const muon_comm *c);
+// The communicator the ranks of c agree on (muon_comm_agree): the process's mpi one for its
+// nccl one when MPI is built (the ranks of an mpi and an nccl call then meet in one
+// agreement, which tells them apart), else c.
+muon_comm *muon_mex_comm_agreement (muon_comm *c);
 
 // Prints msg on stderr and ends every rank of the MPI job with MPI_Abort (exit code 1).
 // Initializes MPI first if needed; raises muonlab:mpi when MPI is finalized or not built.

@@ -15,7 +15,11 @@
 #include <mpi.h>
 #endif
 
-static muon_comm *mpi_comm[2], *nccl_comm[2];   // per process, [library reduction]
+// per process, one of each kind: a handle's reduction is set on it for each call (the
+// ranks agree on it, with the kind, in muon_comm_agree's signature: __muon_comm__.c), so
+// that a handle with the library's reduction is no second communicator to make on every
+// rank at once, and every agreement of a kind runs on one MPI communicator
+static muon_comm *mpi_comm, *nccl_comm;
 static int locked;
 
 int muon_mex_comm_have_mpi (void)
@@ -29,7 +33,13 @@ int muon_mex_comm_have_mpi (void)
 
 int muon_mex_comm_library (const muon_comm *c)
 {
-  return c != NULL && (c == mpi_comm[1] || c == nccl_comm[1]);
+  return c != NULL && (c == mpi_comm || c == nccl_comm)
+         && muon_comm_reduction_of (c) == MUON_COMM_REDUCTION_LIBRARY;
+}
+
+muon_comm *muon_mex_comm_agreement (muon_comm *c)
+{
+  return c != NULL && c == nccl_comm && mpi_comm != NULL ? mpi_comm : c;
 }
 
 // 1 when MUONLAB_MPI_AT_EXIT is "skip": an exit now is a rank ending in the middle of a job
@@ -56,10 +66,8 @@ static void at_exit (void)
   if (live && !gone && exit_skips_finalize ())
     return;
 #endif
-  for (int k = 0; k < 2; k++)
-    muon_comm_destroy (&nccl_comm[k]);
-  for (int k = 0; k < 2; k++)
-    muon_comm_destroy (&mpi_comm[k]);   // skips MPI_Comm_free once MPI is finalized
+  muon_comm_destroy (&nccl_comm);
+  muon_comm_destroy (&mpi_comm);        // skips MPI_Comm_free once MPI is finalized
 #ifdef MUON_HAVE_MPI
   int init = 0, fin = 0;
   MPI_Initialized (&init);
@@ -131,10 +139,9 @@ muon_comm *muon_mex_comm_process (const char *fname, muon_comm_kind kind, int li
   int nccl = kind == MUON_COMM_NCCL;
 #ifdef MUON_HAVE_MPI
   mpi_start (fname);
-  if (mpi_comm[nccl ? 0 : lib] == NULL)   // NCCL's bootstrap is the fixed-order one
-    muon_mex_check (fname, muon_comm_mpi_create (ctx, nccl ? 0 : lib,
-                                                 &mpi_comm[nccl ? 0 : lib]));
-  muon_comm *boot = mpi_comm[0];
+  if (mpi_comm == NULL)                 // also NCCL's bootstrap (made in the fixed order)
+    muon_mex_check (fname, muon_comm_mpi_create (ctx, 0, &mpi_comm));
+  muon_comm *boot = mpi_comm;
 #else
   muon_comm *boot = NULL;
   if (!nccl)
@@ -145,9 +152,14 @@ muon_comm *muon_mex_comm_process (const char *fname, muon_comm_kind kind, int li
   }
   hold ();
 #endif
-  if (!nccl)
-    return mpi_comm[lib];
-  if (nccl_comm[lib] == NULL)
-    muon_mex_check (fname, muon_comm_nccl_create (ctx, boot, lib, &nccl_comm[lib]));
-  return nccl_comm[lib];
+  muon_comm **c = nccl ? &nccl_comm : &mpi_comm;
+  if (*c == NULL)                       // (its bootstrap's reduction: the fixed one)
+  {
+    if (boot != NULL)
+      muon_mex_check (fname, muon_comm_set_reduction (ctx, boot, MUON_COMM_REDUCTION_FIXED));
+    muon_mex_check (fname, muon_comm_nccl_create (ctx, boot, 0, c));
+  }
+  muon_mex_check (fname, muon_comm_set_reduction (ctx, *c, lib ? MUON_COMM_REDUCTION_LIBRARY
+                                                           : MUON_COMM_REDUCTION_FIXED));
+  return *c;
 }

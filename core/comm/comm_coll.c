@@ -331,6 +331,21 @@ muon_comm_reduction muon_comm_reduction_of (const muon_comm *c)
                                                             : MUON_COMM_REDUCTION_FIXED;
 }
 
+muon_status muon_comm_set_reduction (muon_ctx *ctx, muon_comm *c, muon_comm_reduction r)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, c != NULL, "communicator must not be NULL");
+  int staged = c->impl && (c->ops->kind == MUON_COMM_MPI || c->ops->kind == MUON_COMM_NCCL);
+  CHECK (MUON_ERR_BADARG, r == MUON_COMM_REDUCTION_FIXED
+                          || (r == MUON_COMM_REDUCTION_LIBRARY && staged),
+         "the %s communicator has no library reduction", muon_comm_name (c));
+  if (staged)
+    ((muon_staged *) c->impl)->library = r == MUON_COMM_REDUCTION_LIBRARY;
+fail:
+  return status;
+}
+
 //---- agreement ------------------------------------------------------------------------------
 
 muon_status muon_comm_agree (muon_ctx *ctx, muon_comm *c, const double *sig, size_t n,

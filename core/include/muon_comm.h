@@ -128,9 +128,14 @@ int muon_comm_local_ranks (const muon_comm *c);   // ranks driven here (0 for NU
 int muon_comm_rank (const muon_comm *c, int local); // global rank of local rank l (-1 if bad)
 const char *muon_comm_name (const muon_comm *c);  // "self", "sim", ...
 int muon_comm_counts_measured (const muon_comm *c); // 1 measured, 0 modelled
-// How it reduces: MUON_COMM_REDUCTION_LIBRARY for an mpi or nccl communicator made so, else
-// MUON_COMM_REDUCTION_FIXED.
+// How it reduces: MUON_COMM_REDUCTION_LIBRARY for an mpi or nccl communicator made or set
+// so, else MUON_COMM_REDUCTION_FIXED.
 muon_comm_reduction muon_comm_reduction_of (const muon_comm *c);
+// Sets how an mpi or nccl communicator reduces from its next collective on (no
+// communication: every rank of a call must have set the same, which the caller checks, e.g.
+// with muon_comm_agree).  MUON_COMM_REDUCTION_FIXED is accepted by every kind (self and sim
+// always reduce so); LIBRARY by mpi and nccl only (else BADARG).
+muon_status muon_comm_set_reduction (muon_ctx *ctx, muon_comm *c, muon_comm_reduction r);
 
 //---- collectives (dtype MUON_F64 or MUON_F32; count 0 is a no-op that is still counted) ----
 

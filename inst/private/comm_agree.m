@@ -6,7 +6,7 @@
 ## Check that every rank of a communicator spanning several processes (MPI, NCCL) was
 ## called with the same arguments, before a call on which ranks that disagree would hang,
 ## fail in the library's words, or pair unlike data (@code{muon_comm_agree}: one all-gather
-## of @code{numel (@var{sig})} doubles, not counted as traffic).  @var{sig} is a row of
+## of @code{numel (@var{sig})} + 1 doubles, not counted as traffic).  @var{sig} is a row of
 ## doubles that must be equal on every rank; @var{names}@{i@} names entry i in the
 ## message, and @var{labels}@{i@}, when a cellstr, is the text of its values 1, 2, @dots{},
 ## when @qcode{"hash"} marks a @code{value_hash} (no value shown), else the number is
@@ -19,22 +19,31 @@
 ## then raises its own error: it joins the agreement the other ranks wait in, so that they
 ## raise "FNAME: rank R raised an error (its own message says why)." instead of waiting
 ## for ever under @code{mpirun} (the rank's own error comes first, even a refused option:
-## the caller reads COMM from its arguments, @code{comm_in_args}).  Every agreement sends the same
+## the caller reads COMM from its arguments, @code{comm_in_args}; a name such as
+## @qcode{"mpi"} joins too).  Every agreement sends the same
 ## number of doubles (a status, the function, @var{sig} padded to 8), so that ranks in
 ## different functions' agreements pair up and say so ("FNAME: every rank must make the
 ## same call: rank R is in zero_muon_step, rank 0 in muon_collective.") instead of
 ## truncating or hanging.
+##
+## Whether there is anything to agree is the gateway's, from the communicator @var{comm}
+## resolves to (not from the handle's editable fields: a handle whose @code{local_ranks}
+## or @code{size} were edited, or a name, still agrees under MPI).  The gateway adds the
+## communicator itself to the signature, its kind and reduction, and runs every agreement
+## of a kind on one communicator, so that ranks whose handles differ only in
+## @qcode{"Reduction"} raise "FNAME: every rank must pass the same communicator: rank R
+## has mpi with Reduction 'mpi', rank 0 mpi with Reduction 'fixed'." instead of pairing
+## unlike reductions.
 ## @end deftypefn
 
 function comm_agree (fname, comm, sig, names, labels)
-  if (! (isstruct (comm) && isscalar (comm) && all (isfield (comm, {"local_ranks", "size"}))
-         && isnumeric (comm.local_ranks) && isscalar (comm.local_ranks)
-         && isnumeric (comm.size) && isscalar (comm.size) && comm.local_ranks < comm.size))
-    return;                             # (a malformed handle: the gateway says what is wrong)
+  if (! ((isstruct (comm) && isscalar (comm)) || (ischar (comm) && ! isempty (comm))))
+    return;                             # [] (the default sim), or no communicator at all
   endif
   fns = {"muon_collective", "zero_muon_step", "zero_train_step", "zero_save_state", ...
          "zero_load_state"};
   t = zeros (10, 1);                    # status, function, SIG padded: one length for all
+                                        # (the gateway adds the communicator)
   t(2) = find (strcmp (fname, fns));
   if (isempty (sig))                    # this rank failed: join, and let it raise its own
     try
@@ -47,6 +56,14 @@ function comm_agree (fname, comm, sig, names, labels)
   d = __muon_comm__ ("agree", comm, t);
   if (d(1) < 0)
     return;
+  endif
+  if (d(2) == numel (t) + 1)            # the gateway's entry: the communicator itself
+    kinds = core_lists ().lists.comm_kind;
+    txt = @(v) sprintf ("%s with Reduction '%s'", kinds{floor(v/2) + 1},
+                        merge (mod (v, 2) == 1, kinds{floor(v/2) + 1}, "fixed"));
+    error ("muonlab:badArg",
+           "%s: every rank must pass the same communicator: rank %d has %s, rank 0 %s.",
+           fname, d(1), txt (d(3)), txt (d(4)));
   endif
   if (d(2) == 2)                        # entry 2: the function (before its own checks)
     error ("muonlab:badArg",

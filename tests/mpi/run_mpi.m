@@ -10,7 +10,9 @@
 ## larger than the staging size; the counters against muon_comm_model_bytes (the C model),
 ## the closed forms and the sim communicator's measured bytes; NCCL and CUDA failing cleanly
 ## without a GPU; handles made for another world; ranks that call with different
-## arguments get one error each, where MPI would hang or pair unlike data.
+## arguments get one error each, where MPI would hang or pair unlike data (also when COMM is
+## the name "mpi", a handle whose fields were edited, or handles that differ only in their
+## reduction).
 ##
 ## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
 ## error on one rank aborts the job instead of leaving the others waiting.
@@ -22,7 +24,9 @@ function run_mpi ()
            "reduce_scatter_vs_sim", @t_reduce_scatter_sim, "all_gather", @t_all_gather, ...
            "all_to_all", @t_all_to_all, "broadcast", @t_broadcast, "barrier_and_counters", @t_barrier_counters, ...
            "large_pieces_vs_sim", @t_large, "nccl_and_cuda_without_gpu", @t_no_gpu, ...
-           "handle_checks", @t_handles, "ranks_disagree", @t_disagree};
+           "handle_checks", @t_handles, "ranks_disagree", @t_disagree, ...
+           "names_and_edited_handles_agree", @t_names, "reductions_disagree", @t_reductions, ...
+           "shapes_from_own_X_vs_sim", @t_own_shapes};
   mpi_suite (comm, tests, "collectives");
 endfunction
 
@@ -370,3 +374,118 @@ function f = t_disagree (comm)
   f += mpi_check (Y == W * (W + 1) / 2, comm, "an agreed call after the errors");
 endfunction
 
+## The name "mpi" is refused on every rank that passes it (it once skipped the agreement, and
+## ranks that passed unlike X got garbage: rank 0 [513.00012254715 8194.00197219849] from
+## [1 2] and single [3 4 5 6]); a rank that passes it while the others pass the handle makes
+## them raise too; a handle whose local_ranks says "every rank is here" still agrees (whether
+## to agree is the gateway's, from the real communicator).
+function f = t_names (comm)
+  f = 0; r = comm.rank; W = comm.size;
+  c = muon_comm ("mpi");
+  x = merge (r == 0, [1 2], single ([3 4 5 6]));
+  own = ["muon_collective: COMM must be \"self\", \"sim\" or a handle from muon_comm, " ...
+         "not the name 'mpi' (use muon_comm (\"mpi\"))."];
+  told = "muon_collective: rank 1 raised an error (its own message says why).";
+  ## every rank passes the name; then rank 1 alone; then every rank an edited handle
+  cases = {"mpi", own, own; {c, "mpi"}, told, own; ...
+           setfield(c, "local_ranks", W), ...
+           "muon_collective: every rank must pass the same class of X: rank 1 has single, rank 0 double.", ...
+           "muon_collective: every rank must pass the same class of X: rank 1 has single, rank 0 double."};
+  for k = 1:rows (cases)
+    a = cases{k,1};
+    if (iscell (a))
+      a = a{1 + (r == 1)};
+    endif
+    try
+      y = muon_collective (a, "allreduce", x);
+      f += mpi_check (false, comm, "names %d: no error, y = %s", k, mat2str (double (y)));
+    catch err
+      want = cases{k, 2 + (r == 1)};
+      f += mpi_check (strcmp (err.identifier, "muonlab:badArg") && strcmp (err.message, want),
+                      comm, "names %d: %s %s", k, err.identifier, err.message);
+    end_try_catch
+  endfor
+  ## an edited handle that agrees runs the collective (the sum of 1..W)
+  Y = muon_collective (setfield (c, "local_ranks", W), "allreduce", r + 1);
+  f += mpi_check (Y == W * (W + 1) / 2, comm, "an edited handle that agrees: %g", Y);
+  ## zero_muon_step refuses the name too, and the others are told
+  L = zero_layout ({[4 4]}, W);
+  try
+    zero_muon_step (L, {ones(4)}, [], "Comm", merge (r == 1, "mpi", c));
+    f += mpi_check (false, comm, "zero_muon_step with the name: no error");
+  catch err
+    want = {"zero_muon_step: rank 1 raised an error (its own message says why).", ...
+            "zero_muon_step: COMM must be \"sim\" or a handle from muon_comm."}{1 + (r == 1)};
+    f += mpi_check (strcmp (err.message, want), comm, "zero_muon_step with the name: %s",
+                    err.message);
+  end_try_catch
+  Y = muon_collective (c, "allreduce", r + 1);
+  f += mpi_check (Y == W * (W + 1) / 2, comm, "an agreed call after the names");
+endfunction
+
+## Handles that differ only in "Reduction": one muonlab:badArg on every rank naming the
+## communicator (they hung: the two reductions were two MPI communicators, and the agreement
+## ran on each rank's own); a library-reduction handle made on one rank only communicates
+## nothing (the next collective of every rank runs).
+function f = t_reductions (comm)
+  f = 0; r = comm.rank; W = comm.size;
+  c0 = muon_comm ("mpi");
+  if (r == W - 1)                       # made on the last rank only
+    cl = muon_comm ("mpi", "Reduction", "mpi");
+    f += mpi_check (strcmp (cl.reduction, "mpi"), comm, "the library handle: %s", cl.reduction);
+  endif
+  Y = muon_collective (c0, "allreduce", (1:8)' + r);
+  f += mpi_check (isequal (Y, W * (1:8)' + W * (W - 1) / 2), comm,
+                  "after a handle made on one rank: %s", mat2str (Y'));
+  cl = muon_comm ("mpi", "Reduction", "mpi");
+  c = merge (r == W - 1, cl, c0);
+  want = sprintf (["muon_collective: every rank must pass the same communicator: rank %d " ...
+                   "has mpi with Reduction 'mpi', rank 0 mpi with Reduction 'fixed'."], W - 1);
+  for a = {{"allreduce", (1:8)'}, {"reduce_scatter", (1:2*W)'}, {"all_gather", (1:8)'}, ...
+           {"broadcast", (1:8)'}, {"barrier"}}
+    try
+      muon_collective (c, a{1}{:});
+      f += mpi_check (false, comm, "%s with unlike reductions: no error", a{1}{1});
+    catch err
+      f += mpi_check (strcmp (err.identifier, "muonlab:badArg") && strcmp (err.message, want),
+                      comm, "%s with unlike reductions: %s %s", a{1}{1}, err.identifier,
+                      err.message);
+    end_try_catch
+  endfor
+  ## the step functions put the communicator in their agreement too
+  L = zero_layout ({[6 5], [4 7]}, W);
+  g = {ones(6, 5) * (r + 1), ones(4, 7)};
+  for fn = {"zero_muon_step", "zero_train_step"}
+    try
+      feval (fn{1}, L, g, [], "Comm", c);
+      f += mpi_check (false, comm, "%s with unlike reductions: no error", fn{1});
+    catch err
+      want = sprintf (["%s: every rank must pass the same communicator: rank %d has mpi " ...
+                       "with Reduction 'mpi', rank 0 mpi with Reduction 'fixed'."], fn{1}, W - 1);
+      f += mpi_check (strcmp (err.identifier, "muonlab:badArg") && strcmp (err.message, want),
+                      comm, "%s with unlike reductions: %s", fn{1}, err.message);
+    end_try_catch
+  endfor
+  ## each reduction where every rank agrees: the library's and the fixed sums of integers
+  for h = {cl, c0}
+    Y = muon_collective (h{1}, "allreduce", (1:8)' + r);
+    f += mpi_check (isequal (Y, W * (1:8)' + W * (W - 1) / 2), comm, "%s after the errors",
+                    h{1}.reduction);
+  endfor
+endfunction
+
+## Ranks whose X have the same number of elements but not the same shape: each rank's Y is
+## shaped from its own X (MPI has nothing else), and sim gives every rank the same (it gave
+## every rank rank 0's shape).
+function f = t_own_shapes (comm)
+  f = 0; r = comm.rank; W = comm.size;
+  shape = @(q) merge (mod (q, 2) == 0, [2, 2 * W], [4, W]);
+  X = arrayfun (@(q) reshape ((1:4*W) + 100 * q, shape (q)), 0:W-1, "uniformoutput", false);
+  s = muon_comm ("sim", W);
+  for coll = {"all_gather", "reduce_scatter"}
+    Y = muon_collective (comm, coll{1}, X{r+1});
+    Ys = muon_collective (s, coll{1}, X);
+    f += mpi_check (isequal (Y, Ys{r+1}), comm, "%s: mpi %s, sim %s", coll{1},
+                    mat2str (size (Y)), mat2str (size (Ys{r+1})));
+  endfor
+endfunction

@@ -35,7 +35,8 @@ function run_train_mpi ()
            "shard_files_equal_sim", @t_save, ...
            "reshard_from_sim_w4", @t_load, ...
            "checkpoint_ranks_disagree", @t_ckpt_disagree, ...
-           "train_rank_check_fails", @t_rank_fails};
+           "train_rank_check_fails", @t_rank_fails, ...
+           "train_explicit_defaults_agree", @t_defaults};
   mpi_suite (comm, tests, "zero_train_step and shards");
 endfunction
 
@@ -302,4 +303,27 @@ function b = bytes (file)
   fid = fopen (file, "r");
   b = fread (fid, Inf, "uint8=>uint8").';
   fclose (fid);
+endfunction
+
+## rank 0 passes zero_muon_step's defaults explicitly, the others leave them out: they agree
+## (they were refused: "every rank must pass the same options") and train alike; a value
+## that differs is still refused
+function f = t_defaults (comm)
+  f = 0; W = comm.size; r = comm.rank;
+  shapes = the_shapes ();
+  g = grads (shapes, W, 61)(r+1,:);
+  L = zero_layout (shapes, W);
+  R0 = zero_train_step (L, g, [], "Comm", comm);
+  e = merge (r == 0, {{"Nesterov", true, "Coefficients", "keller", "Steps", 5, ...
+                       "Assemble", false, "PerMicroBatchNS", false}}, {{}}){1};
+  try
+    R = zero_train_step (L, g, [], "Comm", comm, e{:});
+    f += mpi_check (isequaln (struct (R), struct (R0)), comm, "explicit defaults: another result");
+  catch err
+    f += mpi_check (false, comm, "explicit defaults: %s", err.message);
+  end_try_catch
+  f += expect_error (comm, @() zero_train_step (L, g, [], "Comm", comm, "Steps",
+                                                merge (r == 1, 6, 5)),
+                     "zero_train_step: every rank must pass the same options: rank 1's differs from rank 0's.",
+                     "Steps 6 on rank 1");
 endfunction

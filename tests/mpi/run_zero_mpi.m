@@ -14,7 +14,8 @@
 ## must agree to fp64 round-off instead.  The device step of every design on the CPU
 ## stand-in device, its memory moved by the MPI communicator, gives the same bits.  The shipped aliased pads must fail on a round of
 ## mixed sizes on every rank alike (and never hang); a skip names the rank and parameter
-## the sim names; ranks passing different layouts or options get one error each.
+## the sim names; ranks passing different layouts or options get one error each, and a rank
+## that passes a default explicitly agrees with those that leave it out.
 ##
 ## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
 ## error on one rank aborts the job instead of leaving the others waiting.
@@ -41,10 +42,11 @@ function run_zero_mpi ()
   ## communicator moves its memory, the average runs in the device step's own fixed order
   tests(end+1:end+4) = {"device_standin_vs_sim_bitwise", @(c) t_device (c, false), ...
                         "device_standin_blocks_vs_sim_bitwise", @(c) t_device (c, true)};
-  tests(end+1:end+8) = {"library_reduction", @t_library, ...
+  tests(end+1:end+10) = {"library_reduction", @t_library, ...
                         "aliased_pads_fail_together", @t_aliased, ...
                         "nonfinite_skips_on_every_rank", @t_skip, ...
-                        "ranks_disagree", @t_disagree};
+                        "ranks_disagree", @t_disagree, ...
+                        "explicit_defaults_agree", @t_defaults};
   mpi_suite (comm, tests, "zero_muon_step");
 endfunction
 
@@ -345,3 +347,33 @@ function f = t_disagree (comm)
   f += mpi_check (! R.skipped, comm, "per-rank Threads refused");
 endfunction
 
+## rank 0 passes defaults explicitly (Nesterov true for the default 1, the default schedule
+## by name and its step count, Assemble false for [] on one rank per process), the others
+## leave them out: they agree (they were refused: "every rank must pass the same options"),
+## and the step is the one with them left out; a value that differs is still refused
+function f = t_defaults (comm)
+  f = 0; W = comm.size; r = comm.rank;
+  L = zero_layout ({[6 5], [4 7]}, W);
+  g = {ones(6, 5) * (r + 1), reshape(1:28, 4, 7) + r};
+  [R0, s0] = zero_muon_step (L, g, [], "Comm", comm);
+  for extra = {{"Nesterov", true}, {"Coefficients", "keller"}, {"Steps", 5}, ...
+               {"Assemble", false}, {"Nesterov", true, "Coefficients", "keller", "Steps", 5}}
+    e = merge (r == 0, {extra{1}}, {{}}){1};
+    try
+      [R, s] = zero_muon_step (L, g, [], "Comm", comm, e{:});
+      f += mpi_check (isequal (struct (s).momentum, struct (s0).momentum)
+                      && isequal (struct (R).ranks.update, struct (R0).ranks.update), comm,
+                      "%s: another step", extra{1}{1});
+    catch err
+      f += mpi_check (false, comm, "%s: %s", extra{1}{1}, err.message);
+    end_try_catch
+  endfor
+  try
+    zero_muon_step (L, g, [], "Comm", comm, "Steps", merge (r == 1, 6, 5));
+    f += mpi_check (false, comm, "Steps 6 on rank 1: no error");
+  catch err
+    f += mpi_check (strcmp (err.message, ["zero_muon_step: every rank must pass the same " ...
+                                          "options: rank 1's differs from rank 0's."]),
+                    comm, "Steps 6 on rank 1: %s", err.message);
+  end_try_catch
+endfunction

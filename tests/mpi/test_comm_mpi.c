@@ -11,7 +11,8 @@
  * muon_comm_model_bytes; argument errors (raised before any communication, so every rank
  * takes the same path); muon_comm_mpi_create before MPI_Init; the ragged all-to-all against
  * sim, in place, and with counts that disagree; the device ZeRO step's transfers
- * (muon_comm_device) on host memory (those two in comm_mpi_transfers.h).  The ranks agree:
+ * (muon_comm_device) on host memory (those two in comm_mpi_transfers.h); a communicator's
+ * reduction set after it was made (muon_comm_set_reduction).  The ranks agree:
  * each test's failure flag is all-reduced, rank 0 prints the summary and appends
  * "mpi <passed> <failed>" to $MUON_MPI_RESULTS.
  */
@@ -261,6 +262,50 @@ static void test_errors (void)
   T_EQ_INT (muon_comm_mpi_create (ctx, 0, NULL), MUON_ERR_NULLPTR);
 }
 
+// muon_comm_set_reduction: the fixed communicator set to the library's reduction sums as
+// the library (within its bound of the sim sum), set back it is bitwise the sim's again;
+// self and sim have no library reduction
+static void test_set_reduction (void)
+{
+  const size_t n = 1000 * (size_t) W;
+  double *in[64], *out[64], *mine = malloc (n * sizeof *mine), *bound = calloc (n, sizeof *bound);
+  for (int q = 0; q < W; q++)
+  {
+    in[q] = filled (q, n, MUON_F64, 9);
+    out[q] = malloc (n * sizeof (double));
+    for (size_t i = 0; i < n; i++)
+      bound[i] += fabs (val (q, i, 9));
+  }
+  const void *s1[1] = { in[R] };
+  void *r1[1] = { mine };
+  T_EQ_INT (muon_comm_allreduce (ctx, sim, (const void *const *) in, (void *const *) out, n,
+                                 MUON_F64, MUON_REDUCE_SUM), MUON_OK);
+  T_EQ_INT (muon_comm_reduction_of (mpi[0]), MUON_COMM_REDUCTION_FIXED);
+  for (int lib = 1; lib >= 0; lib--)
+  {
+    T_EQ_INT (muon_comm_set_reduction (ctx, mpi[0], lib ? MUON_COMM_REDUCTION_LIBRARY
+                                                        : MUON_COMM_REDUCTION_FIXED), MUON_OK);
+    T_EQ_INT (muon_comm_reduction_of (mpi[0]), lib ? MUON_COMM_REDUCTION_LIBRARY
+                                                   : MUON_COMM_REDUCTION_FIXED);
+    T_EQ_INT (muon_comm_allreduce (ctx, mpi[0], s1, r1, n, MUON_F64, MUON_REDUCE_SUM), MUON_OK);
+    T_ASSERT_MSG (same (mine, out[R], n, MUON_F64, lib, bound), "set to library %d", lib);
+  }
+  muon_comm *self = NULL;
+  T_EQ_INT (muon_comm_self_create (ctx, &self), MUON_OK);
+  T_EQ_INT (muon_comm_set_reduction (ctx, self, MUON_COMM_REDUCTION_LIBRARY), MUON_ERR_BADARG);
+  T_EQ_INT (muon_comm_set_reduction (ctx, sim, MUON_COMM_REDUCTION_LIBRARY), MUON_ERR_BADARG);
+  T_EQ_INT (muon_comm_set_reduction (ctx, self, MUON_COMM_REDUCTION_FIXED), MUON_OK);
+  T_EQ_INT (muon_comm_set_reduction (ctx, NULL, MUON_COMM_REDUCTION_FIXED), MUON_ERR_NULLPTR);
+  muon_comm_destroy (&self);
+  for (int q = 0; q < W; q++)
+  {
+    free (in[q]);
+    free (out[q]);
+  }
+  free (mine);
+  free (bound);
+}
+
 int main (int argc, char **argv)
 {
   muon_ctx_create (&ctx);
@@ -281,15 +326,15 @@ int main (int argc, char **argv)
     MPI_Abort (MPI_COMM_WORLD, 3);
   static const char *names[] = { "create_before_init", "reductions_vs_sim", "overlap",
                                  "all_gather_aliasing", "broadcast_and_counters", "all_to_all_vs_sim",
-                                 "errors", "device_transfers" };
-  int failed[8] = { 0 }, all[8];
+                                 "errors", "device_transfers", "set_reduction" };
+  int failed[9] = { 0 }, all[9];
   long f0 = t_failed;
   T_ASSERT_MSG (before_ok, "muon_comm_mpi_create before MPI_Init: %d (%s)", before, why);
   failed[0] = t_failed > f0;
-  void (*fns[7]) (void) = { test_reductions_vs_sim, test_overlap, test_all_gather_aliasing,
+  void (*fns[8]) (void) = { test_reductions_vs_sim, test_overlap, test_all_gather_aliasing,
                             test_broadcast_and_counters, test_all_to_all_vs_sim, test_errors,
-                            test_device_transfers };
-  for (int k = 0; k < 7; k++)
+                            test_device_transfers, test_set_reduction };
+  for (int k = 0; k < 8; k++)
   {
     f0 = t_failed;
     fns[k] ();
@@ -297,9 +342,9 @@ int main (int argc, char **argv)
     if (failed[k + 1])
       printf ("rank %d: %s failed\n", R, names[k + 1]);
   }
-  MPI_Allreduce (failed, all, 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce (failed, all, 9, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   int np = 0, nf = 0;
-  for (int k = 0; k < 8; k++)
+  for (int k = 0; k < 9; k++)
     all[k] ? nf++ : np++;
   if (R == 0)
   {

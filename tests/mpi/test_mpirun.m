@@ -7,7 +7,8 @@
 ## directory passed on, MPI results bitwise equal to the sim communicator's for an odd world
 ## of 3); an unknown function; muon_mpirun from an Octave that has itself initialized MPI; a
 ## rank that raises, calls exit, is killed (SIGKILL) or stopped by a SIGTERM Octave catches
-## (named as such) while the others wait in a collective, or whose own arguments are refused
+## (named as such) while the others wait in a collective, returns what save cannot write, or
+## whose own arguments are refused
 ## while the others are told (the rank's own error is the one named),
 ## for several ranks, collectives and worlds of 2 and 4: every rank ends and the muonlab:mpi
 ## error names the rank and the cause, within a 10 s bound (a guard against a hang, not a
@@ -68,6 +69,20 @@ function test_mpirun ()
                               "^muon_mpirun: rank [01] raised: .*no_such_function_here")),
         ["unknown function: " err.message]);
   end_try_catch
+
+  ## 2a. a result save cannot write (an object, or a cell holding one): the driver's own
+  ## message naming it, not save's words as an error the rank's function raised
+  for fn = {@() zero_plan(), @() {1, zero_plan()}}
+    want = ['^muon_mpirun: rank [01] returned a value save cannot write \(a ' ...
+            class(fn{1} ()) ': .*\); return the data it holds\.$'];
+    try
+      muon_mpirun (setfield (guard, "np", 2), fn{1});
+      ok (false, "a result save cannot write: no error raised");
+    catch err
+      ok (strcmp (err.identifier, "muonlab:mpi") && ! isempty (regexp (err.message, want)),
+          ["a result save cannot write: " err.message]);
+    end_try_catch
+  endfor
 
   ## 2b. muonlab's objects: a layout passed as an argument goes as its struct; one captured
   ## by the function is a clear error (save cannot write an object)
