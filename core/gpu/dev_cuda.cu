@@ -331,7 +331,11 @@ muon_status copy_time_entry (void **state, size_t bytes, double *h2d_ms, double 
   float a = 0, b = 0;
   for (int k = 0; k < 3 && st == MUON_OK; k++)
     if (cudaEventCreate (&ev[k]) != cudaSuccess)
+    {
+      snprintf (E.msg, E.len, "timing the copies failed: %s",
+                cudaGetErrorString (cudaGetLastError ()));
       st = MUON_ERR_CUDA;
+    }
   if (st == MUON_OK
       && (cudaEventRecord (ev[0], s->copy) != cudaSuccess
           || cudaMemcpyAsync (dev, s->pin_in[0], bytes, cudaMemcpyHostToDevice, s->copy)

@@ -17,7 +17,8 @@
  * One known difference from the CPU: the fp64 sum of squares of the norm is a deterministic
  * tree reduction rather than a column-major loop, so the fp32-rounded norm can differ from the
  * CPU's by one ulp when the two fp64 sums straddle an fp32 rounding boundary (rare: about
- * 1e-8 per page).
+ * 1e-8 per page).  In double the fp64 sum is the denominator itself, so its last bits
+ * differ on most pages (as cuBLAS's products differ from OpenBLAS's: no bitwise claim there).
  */
 #include <climits>
 #include <cstdint>

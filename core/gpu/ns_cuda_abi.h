@@ -72,7 +72,8 @@ typedef struct muon_cuda_api {
   // (to_rm 1: R[k - k0] = element k) or back (to_rm 0: element k = R[k - k0]).
   muon_status (*rm_copy) (void **state, int to_rm, double *A, size_t rows, size_t cols,
                           size_t k0, size_t k1, double *R, char *msg, size_t len);
-  // out[i] = muon_block_sum_at (in, W, stride, div, i) for i < n (doubles; out may be in).
+  // out[i] = muon_block_sum_at (in, W, stride, div, i) for i < n (doubles; out may be in
+  // only when W is 1 or stride >= n: the threads write out while others read in).
   muon_status (*block_sum) (void **state, const double *in, int W, size_t stride, size_t n,
                             double div, double *out, char *msg, size_t len);
   // For i < n (doubles): g = x[i], m[i] = muon_momentum_step (form, beta, m[i], g), x[i] =

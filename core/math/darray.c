@@ -442,9 +442,9 @@ muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms)
   {
     const muon_cuda_api *api;
     void **st;
-    char msg[8] = "";
     CHECKSTATUS (cuda_of (ctx, &api, &st));
-    CHECKSTATUS (cuda_status (ctx, api->last_ms (*st, ms), msg));
+    CHECKSTATUS (cuda_status (ctx, api->last_ms (*st, ms),
+                              "reading the device time of the last call (CUDA events) failed"));
   }
   else
   {

@@ -49,7 +49,8 @@ muon_status muon_dmem_zero (muon_ctx *ctx, muon_device d, double *dst, size_t n)
 muon_status muon_dmem_rm (muon_ctx *ctx, muon_device d, int to_rm, double *A, size_t rows,
                           size_t cols, size_t k0, size_t k1, double *R);
 // out[i] = the fixed-order sum of W blocks `stride` apart, / div when div > 0
-// (muon_block_sum_at), i < n; out may be in.
+// (muon_block_sum_at), i < n; out may be in only when W is 1 or stride >= n (CUDA's
+// threads write out while others still read in).
 muon_status muon_dmem_block_sum (muon_ctx *ctx, muon_device d, const double *in, int W,
                                  size_t stride, size_t n, double div, double *out);
 // m = momentum step (m, x), x = the Newton-Schulz input (o's form, beta, nesterov), n

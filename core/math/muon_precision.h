@@ -3,7 +3,8 @@
  * Round-to-nearest-even from fp32 to bf16 and fp16 (ties to even, fp16 subnormals, overflow
  * to +-Inf, NaN stays NaN), and the fused elementwise steps of Newton-Schulz.  Everything is
  * static inline and marked host+device under nvcc, so the CPU tests exercise the very code
- * the GPU kernels run.  Integer bit arithmetic only: no dependence on the FPU rounding mode.
+ * the GPU kernels run.  Integer bit arithmetic, and for fp16 fp32 additions in the default
+ * rounding mode (to nearest even), which nothing in muonlab changes.
  */
 #ifndef MUON_PRECISION_H
 #define MUON_PRECISION_H
