@@ -244,7 +244,7 @@ $(MEXDIR)/__zero_muon_step__.mex: $(GLUE___zero_muon_step__) mex/muon_mex_zero.h
 # the C tests never link MPI.
 # core/gpu/comm_nccl_dev.c (CUDA runtime + NCCL) becomes libmuon_nccl.so beside the MEX files
 # when nvcc and nccl.h are found; core/comm/comm_nccl.c (in libmuon.a) dlopens it.  `make check-mpi`
-# runs tests/mpi under mpirun -np 2 and -np 4 (skipped when mpirun is missing).
+# runs tests/mpi under mpirun -np 2, -np 3 and -np 4 (skipped when mpirun is missing).
 MPICC        ?= mpicc
 HAVE_MPI     := $(if $(filter 0,$(MPI)),,$(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1))
 MPI_CFLAGS   := $(if $(HAVE_MPI),-DMUON_HAVE_MPI $(shell $(MPICC) --showme:compile 2>/dev/null),)

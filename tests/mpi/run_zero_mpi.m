@@ -1,5 +1,5 @@
 ## run_zero_mpi - the zero_muon_step part of the mpi layer (tests/mpi/run.sh runs it on every
-## rank of `mpirun -np 2` and `-np 4`):
+## rank of `mpirun -np 2`, `-np 3` and `-np 4`):
 ##
 ##   mpirun -np 4 octave-cli --eval "cd tests/mpi; run_zero_mpi ()"
 ##
