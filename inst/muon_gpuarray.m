@@ -30,12 +30,16 @@ classdef muon_gpuarray < handle
   ## array of @var{D}'s class on its device, every element rounded as Octave rounds the same
   ## operation on host arrays of the class (a double s rounded to single for a single
   ## array, as Octave does); a bf16 / fp16 array computes in single and rounds once into
-  ## its class.  @code{isequal} compares the values (of device and host arrays alike) and
-  ## @code{size_equal} the sizes.  Anything else that needs the elements (indexing,
-  ## concatenation, mixing with host arrays, @code{@var{D}'}, @code{@var{D} .^ 2},
-  ## @code{@var{D} == @var{E}}, @code{abs}, @code{sum}, @code{any}, @code{double} @dots{})
-  ## is the error @code{muonlab:unsupported} (or @code{muonlab:badArg} for an operator
-  ## above with the wrong operands): @code{gather} first.
+  ## its class.  @code{isequal} and @code{isequaln} compare the values (of device and host
+  ## arrays alike) and @code{size_equal} the sizes; @code{+@var{D}} is @var{D}.  Indexing,
+  ## concatenation, mixing with host arrays and Octave's common functions of arrays
+  ## (@code{@var{D}'}, @code{@var{D} .^ 2}, @code{@var{D} == @var{E}}, @code{abs},
+  ## @code{sum}, @code{any}, @code{mod}, @code{cos}, @code{svd}, @code{median},
+  ## @code{double}, @code{int32} @dots{}: the methods list them) are the error
+  ## @code{muonlab:unsupported} naming the function (or @code{muonlab:badArg} for an
+  ## operator above with the wrong operands): @code{gather} first.  A function not listed
+  ## gives Octave's own error for an object; @code{isnumeric}, @code{isfloat} and
+  ## @code{isreal} answer false, as for any object (@code{classUnderlying} tells the class).
   ##
   ## A device array is a handle: copies of @var{D} share the data, which is freed when the
   ## last of them is cleared.  The functions never modify an array they are given; they
@@ -206,6 +210,14 @@ classdef muon_gpuarray < handle
       tf = isequal (values{:});
     endfunction
 
+    function tf = isequaln (varargin)
+      values = cellfun (@host_array, varargin, "uniformoutput", false);
+      tf = isequaln (values{:});
+    endfunction
+
+    function D = uplus (D)
+    endfunction
+
     ## The rest of what Octave does to arrays needs the elements: an error naming the
     ## function (Octave's own errors name no rule, and some answer for the handle object:
     ## any (D) would be false).
@@ -271,6 +283,40 @@ classdef muon_gpuarray < handle
     function C = ishermitian (varargin), C = not_defined ("ishermitian"); endfunction
     function C = num2str (varargin), C = not_defined ("num2str"); endfunction
     function C = mat2str (varargin), C = not_defined ("mat2str"); endfunction
+    function C = mod (varargin), C = not_defined ("mod"); endfunction
+    function C = rem (varargin), C = not_defined ("rem"); endfunction
+    function C = cos (varargin), C = not_defined ("cos"); endfunction
+    function C = sin (varargin), C = not_defined ("sin"); endfunction
+    function C = tan (varargin), C = not_defined ("tan"); endfunction
+    function C = tanh (varargin), C = not_defined ("tanh"); endfunction
+    function C = cosh (varargin), C = not_defined ("cosh"); endfunction
+    function C = sinh (varargin), C = not_defined ("sinh"); endfunction
+    function C = atan (varargin), C = not_defined ("atan"); endfunction
+    function C = log2 (varargin), C = not_defined ("log2"); endfunction
+    function C = log10 (varargin), C = not_defined ("log10"); endfunction
+    function C = sumsq (varargin), C = not_defined ("sumsq"); endfunction
+    function C = hypot (varargin), C = not_defined ("hypot"); endfunction
+    function C = cummax (varargin), C = not_defined ("cummax"); endfunction
+    function C = cummin (varargin), C = not_defined ("cummin"); endfunction
+    function C = issorted (varargin), C = not_defined ("issorted"); endfunction
+    function C = svd (varargin), C = not_defined ("svd"); endfunction
+    function C = inv (varargin), C = not_defined ("inv"); endfunction
+    function C = det (varargin), C = not_defined ("det"); endfunction
+    function C = eig (varargin), C = not_defined ("eig"); endfunction
+    function C = pinv (varargin), C = not_defined ("pinv"); endfunction
+    function C = rank (varargin), C = not_defined ("rank"); endfunction
+    function C = median (varargin), C = not_defined ("median"); endfunction
+    function C = std (varargin), C = not_defined ("std"); endfunction
+    function C = var (varargin), C = not_defined ("var"); endfunction
+    function C = mode (varargin), C = not_defined ("mode"); endfunction
+    function C = int8 (varargin), C = not_defined ("int8"); endfunction
+    function C = int16 (varargin), C = not_defined ("int16"); endfunction
+    function C = int32 (varargin), C = not_defined ("int32"); endfunction
+    function C = int64 (varargin), C = not_defined ("int64"); endfunction
+    function C = uint8 (varargin), C = not_defined ("uint8"); endfunction
+    function C = uint16 (varargin), C = not_defined ("uint16"); endfunction
+    function C = uint32 (varargin), C = not_defined ("uint32"); endfunction
+    function C = uint64 (varargin), C = not_defined ("uint64"); endfunction
 
     ## disp (D) prints one line; str = disp (D) returns it, as for any Octave value.
     function str = disp (D)
@@ -475,6 +521,7 @@ endfunction
 %! R = muon_gpu (1:4, "Device", "cpu");
 %! E = muon_gpu (1:4, "Device", "cpu");
 %! for op = {@any, @all, @abs, @sum, @double, @isnan, @isdiag, @transpose, @ctranspose, ...
+%!           @cos, @svd, @median, @int32, @(D) mod (D, 2), @sumsq, ...
 %!           @(D) D .^ 2, @(D) D == D, @(D) D > 0, @(D) ! D, @(D) D \ 2, @(D) reshape (D, 4, 1)}
 %!   try
 %!     op{1} (R);
@@ -486,6 +533,8 @@ endfunction
 %!   end_try_catch
 %! endfor
 %! assert (isequal (R, E) && isequal (R, 1:4) && isequal (1:4, E, R));
+%! assert (isequaln (R, E) && isequaln (R, 1:4) && ! isequaln (R, 1:3));
+%! assert (isequal (gather (+R), 1:4));
 %! assert (! isequal (R, muon_gpu (1:3, "Device", "cpu")) && ! isequal (R, [1 2 3 5]));
 %! assert (size_equal (R, E) && size_equal (R, ones (1, 4)));
 %! assert (! size_equal (R, muon_gpu (ones (2, 5), "Device", "cpu")));

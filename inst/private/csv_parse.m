@@ -52,10 +52,9 @@ function [F, nrow, plain] = csv_parse (t)
   hasq = find (accumarray (field.', q(:), [numel(b), 1]) > 0).';
   for i = hasq
     v = F{i};
-    inner = v(2:end-1);
-    if (numel (v) > 1 && v(1) == '"' && v(end) == '"'
-        && ! any (strrep (inner, '""', "") == '"'))
-      F{i} = strrep (inner, '""', '"');         # a field in quotes, its quotes doubled
+    [inner, doubled] = undouble (v(2:end-1));
+    if (numel (v) > 1 && v(1) == '"' && v(end) == '"' && doubled)
+      F{i} = inner;                             # a field in quotes, its quotes doubled
     else
       F{i} = unquote (v);
     endif
@@ -81,8 +80,18 @@ function f = unquote (v)
   for m = 1:numel (next)
     parts{1,m} = v(prev(m)+1:next(m)-1);       # the text outside quotes
     if (m <= numel (s0))
-      parts{2,m} = strrep (v(te{m}(1):te{m}(2)), '""', '"');
+      parts{2,m} = undouble (v(te{m}(1):te{m}(2)));
     endif
   endfor
   f = [parts{:}];
+endfunction
+
+## S with each "" as one " (strrep would replace overlapping pairs: """" gave """);
+## DOUBLED: every quote of S is one of such a pair
+function [s, doubled] = undouble (s)
+  k = find (s == '"');
+  doubled = (mod (numel (k), 2) == 0 && all (k(2:2:end) - k(1:2:end) == 1));
+  if (doubled)
+    s(k(1:2:end)) = [];
+  endif
 endfunction

@@ -45,19 +45,22 @@ function [X, stats] = gpu_ns (G, args)
 endfunction
 
 ## muon_ns's tinyInput on the device: the pages of G with 0 < norm < Eps, from their sums
-## of squares (those of a double page below 1e-154 underflow to 0: such pages are
-## measured again scaled by 2^600, exactly)
+## of squares (a double page whose sum is below realmin, entries below 1e-154, lost bits
+## or underflowed to 0: such pages are measured again scaled by 2^600, exactly)
 function tiny = tiny_pages (G, opts)
   tiny = 0;
   if (! (opts.eps > 0 && strcmp (opts.normalize, "frobenius")))
     return;
   endif
   ss = __muon_gpu__ ("page_sumsq", G.Handle);
-  tiny = sum (ss > 0 & sqrt (ss) < opts.eps);
-  if (any (ss == 0) && strcmp (G.Storage, "double"))
+  nk = sqrt (ss);
+  low = ss < realmin;
+  if (any (low) && strcmp (G.Storage, "double"))
     up = muon_gpuarray (__muon_gpu__ ("ew", "mul", G.Handle, [], 2^600), G.Size, G.Storage,
                         G.Device);
-    tiny += sum (ss == 0 & __muon_gpu__ ("page_sumsq", up.Handle) > 0);
+    ssu = __muon_gpu__ ("page_sumsq", up.Handle);
+    nk(low) = sqrt (ssu(low)) * 2^-600;
   endif
+  tiny = sum (nk > 0 & nk < opts.eps);
   warn_tiny (tiny, opts.eps, 1);
 endfunction

@@ -18,7 +18,7 @@ function [E, S] = zero_blocks (fname, E, S, shapes)
     error ("muonlab:badArg",
            "%s: EXPERTS must be a positive integer, or a vector of one per parameter.", fname);
   endif
-  E = double (E(:).') .* ones (1, P);
+  E = full (double (E(:).')) .* ones (1, P);
   for p = find (mod (shapes(:,1).', E) != 0)
     error ("muonlab:badShape", "%s: EXPERTS (%d) must divide the %d rows of parameter %d.",
            fname, E(p), shapes(p,1), p);
@@ -44,7 +44,7 @@ function [E, S] = zero_blocks (fname, E, S, shapes)
              "%s: SPLITROWS{%d} must be positive integers summing to the rows of each block (%d).",
              fname, p, page);
     else
-      S{p} = double (b(:).');
+      S{p} = full (double (b(:).'));
     endif
   endfor
 endfunction

@@ -288,3 +288,16 @@ endfunction
 %!   end_try_catch
 %! endfor
 %! assert (__muon_gpu__ ("copy_time", "cpu", 64) >= 0);
+
+%!test
+%! ## sparse EXPERTS and SPLITROWS from the user: the dense answer (the gateway refuses
+%! ## sparse numbers; the functions pass them full)
+%! L = zero_layout ({[8 5], [4 6]}, 2);
+%! randn ("state", 3);
+%! G = {randn(8, 5), randn(4, 6); randn(8, 5), randn(4, 6)};
+%! want = zero_muon_step (L, G, [], "Experts", [2 1], "SplitRows", {[1 3], []});
+%! got = zero_muon_step (L, G, [], "Experts", sparse ([2 1]), "SplitRows", {sparse([1 3]), []});
+%! assert (isequal (got.updates, want.updates));
+%! c = zero_cost (L, [], "Experts", [2 1], "SplitRows", {[1 3], []});
+%! cs = zero_cost (L, [], "Experts", sparse ([2 1]), "SplitRows", {sparse([1 3]), []});
+%! assert (isequal (struct (cs), struct (c)));

@@ -324,6 +324,12 @@ endfunction
 %! assert ([sh.tiny_pages, sd.tiny_pages, sd.diverged_pages], [2 2 0]);
 %! [~, sd] = muon_ns (muon_gpu (single (G(:,:,1:2)), "Device", "cpu"), "Eps", 0);
 %! assert (sd.tiny_pages, 0);
+%! ## below 1e-154 the norm is measured scaled, against Eps too (norms 1e-199 and 8e-162)
+%! for c = {1e-200 * randn(8, 12), 1e-300, 0; 2e-162 * ones(4), 8.5e-162, 1}.'
+%!   [~, sh] = muon_ns (c{1}, "Eps", c{2});
+%!   [~, sd] = muon_ns (muon_gpu (c{1}, "Device", "cpu"), "Eps", c{2});
+%!   assert ([sh.tiny_pages, sd.tiny_pages], [c{3}, c{3}]);
+%! endfor
 %! warning ("error", "muonlab:tinyInput", "local");
 %! try
 %!   muon_ns (muon_gpu (G, "Device", "cpu"));
