@@ -25,10 +25,12 @@
 ## peer's @code{reset_indices} are the same numbers).  Every list of up to MaxRestarts
 ## distinct positions is scored.
 ##
-## Options (@qcode{"Grid"} and @qcode{"Shift"} default to the peer's values, those of
-## its CLI @code{autotune_restarts}; @qcode{"Steps"} and @qcode{"MaxRestarts"} do not:
-## that CLI runs as many steps as the coefficient list it is given has rows and looks for
-## 1 restart position by default):
+## @qcode{"Grid"} and @qcode{"Shift"} default to the peer's values, those of its CLI
+## @code{autotune_restarts}; @qcode{"Steps"} and @qcode{"MaxRestarts"} do not: that CLI
+## runs as many steps as the coefficient list it is given has rows and looks for 1 restart
+## position by default.
+##
+## Options:
 ## @table @asis
 ## @item "Steps", "ScheduleMode"
 ## as in @code{muon_ns}: default 5 for a single triple, else the schedule's length.
