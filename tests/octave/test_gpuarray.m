@@ -410,3 +410,163 @@ endfunction
 %!   U = muon_update (muon_gpu (Gf, "Device", "cpu"), [], o{:}, "Scale", s{1},
 %!                    "ScaleFactor", 3);
 %! endfor
+
+## the class itself (moved from inst/muon_gpuarray.m): its methods, sizes, arithmetic
+## bits, refusals and errors
+%!test
+%! X = reshape (1:24, 2, 3, 4);
+%! D = muon_gpu (X, "Device", "cpu");
+%! assert (isa (D, "muon_gpuarray"));
+%! assert (size (D), [2 3 4]);
+%! assert (size (D, 3), 4);
+%! assert (size (D, 4), 1);
+%! [m, n] = size (D);
+%! assert ([m n], [2 12]);
+%! assert ([rows(D), columns(D), ndims(D)], [2 3 3]);
+%! assert (classUnderlying (D), "double");
+%! assert (device (D), "cpu");
+%! assert (gather (D), X);
+%! s = evalc ("disp (D)");
+%! assert (! isempty (strfind (s, "2x3x4 double device array on cpu (192 B)")));
+%! assert (numel (D), 24);
+%! assert (length (D), 4);                   # an array's, not the handle's 1
+%! assert (length (muon_gpu (ones (5, 2), "Device", "cpu")), 5);
+%! assert (! isscalar (D) && ! isempty (D));
+%! assert (D.Size, [2 3 4]);                  # properties and methods by dot still work
+%! assert (D.gather (), X);
+
+%!test
+%! ## freed when the last reference goes; copies share the data
+%! n0 = __muon_gpu__ ("count");
+%! A = muon_gpu (ones (3), "Device", "cpu");
+%! B = A;
+%! assert (__muon_gpu__ ("count"), n0 + 1);
+%! clear A
+%! assert (__muon_gpu__ ("count"), n0 + 1);
+%! assert (gather (B), ones (3));
+%! clear B
+%! assert (__muon_gpu__ ("count"), n0);
+
+%!error <muon_gpuarray: make a device array with muon_gpu, e.g. muon_gpu \(X\).> muon_gpuarray ()
+
+%!test
+%! ## arithmetic gives the bits of the same operation on host arrays of the class, and
+%! ## leaves its operands as they were
+%! randn ("state", 3);
+%! X = randn (5, 4, 2);  Y = randn (5, 4, 2);
+%! for cls = {"double", "single"}
+%!   x = cast (X, cls{1});  y = cast (Y, cls{1});
+%!   A = muon_gpu (x, "Device", "cpu");  B = muon_gpu (y, "Device", "cpu");
+%!   assert (gather (A + B), x + y);
+%!   assert (gather (A - B), x - y);
+%!   assert (gather (A * (1/3)), x * (1/3));
+%!   assert (gather ((1/3) * A), (1/3) * x);
+%!   assert (gather (A .* 0.7), x .* 0.7);
+%!   assert (gather (A / 7), x / 7);
+%!   assert (gather (A ./ 0.3), x ./ 0.3);
+%!   assert (gather (A * single (0.1)), x * double (single (0.1)));   # keeps A's class
+%!   assert (gather (-A), -x);
+%!   assert (gather (A), x);
+%!   assert (gather (B), y);
+%! endfor
+
+%!test
+%! ## a 16-bit class computes in single and rounds once into the class
+%! randn ("state", 4);
+%! A = muon_gpu (randn (6, 3), "Device", "cpu", "Class", "bf16");
+%! B = muon_gpu (randn (6, 3), "Device", "cpu", "Class", "bf16");
+%! a = gather (A);  b = gather (B);
+%! assert (classUnderlying (A + B), "bf16");
+%! assert (gather (A + B), muon_round (a + b, "bf16"));
+%! assert (gather (A / 3), muon_round (a / single (3), "bf16"));
+%! assert (gather (-A), -a);
+%! H = muon_gpu (randn (6, 3), "Device", "cpu", "Class", "fp16");
+%! h = gather (H);
+%! assert (gather (H * 1e5), muon_round (h * single (1e5), "fp16"));
+
+%!error <muon_gpuarray: A \+ B needs two device arrays of one size, class and device.>
+%! muon_gpu (ones (2), "Device", "cpu") + ones (2)
+%!error id=muonlab:unsupported muon_gpu (ones (2), "Device", "cpu")(1)
+%!error <muon_gpuarray: a device array cannot be indexed; gather \(D\) first.>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! D(1, 2)
+%!error <muon_gpuarray: a device array cannot be indexed; gather \(D\) first.>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! D{1}
+%!error <muon_gpuarray: A - B needs two device arrays of one size, class and device.>
+%! muon_gpu (ones (2), "Device", "cpu") - muon_gpu (ones (2), "Device", "cpu", "Class", "single")
+%!error <muon_gpuarray: A - B needs two device arrays of one size, class and device.>
+%! muon_gpu (ones (2), "Device", "cpu") - muon_gpu (ones (2, 3), "Device", "cpu")
+%!error <muon_gpuarray: A \* B needs a device array and a real scalar.>
+%! muon_gpu (ones (2), "Device", "cpu") * [1 2]
+%!error <muon_gpuarray: A \.\* B needs a device array and a real scalar.>
+%! muon_gpu (ones (2), "Device", "cpu") .* muon_gpu (ones (2), "Device", "cpu")
+%!error <muon_gpuarray: A \./ B needs a device array divided by a real scalar.>
+%! muon_gpu (ones (2), "Device", "cpu") ./ [1 2]
+%!error <muon_gpuarray: A / B needs a device array divided by a real scalar.>
+%! 2 / muon_gpu (ones (2), "Device", "cpu")
+%!error <muon_gpuarray: A / B needs a device array divided by a real scalar.>
+%! muon_gpu (ones (2), "Device", "cpu") / 1i
+%!error <muon_gpuarray: A \+ B needs two device arrays of one size, class and device.>
+%! plus (muon_gpu (ones (2), "Device", "cpu"))
+%!error <muon_gpuarray: A \* B needs a device array and a real scalar.>
+%! mtimes (muon_gpu (ones (2), "Device", "cpu"))
+%!error <muon_gpuarray: a device array cannot be concatenated; gather \(D\) first.>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! horzcat (D, D)
+%!error <muon_gpuarray: a device array cannot be concatenated; gather \(D\) first.>
+%! vertcat (muon_gpu (ones (2), "Device", "cpu"), ones (2))
+## (brackets: Octave 7 replaces the method's message with its own, which names the class)
+%!error <muon_gpuarray/horzcat method failed>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! [D, D]
+%!error <muon_gpuarray/vertcat method failed>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! [D; ones(2)]
+%!error <muon_gpuarray: a device array cannot be concatenated; gather \(D\) first.>
+%! cat (3, muon_gpu (ones (2), "Device", "cpu"), ones (2))
+%!test
+%! ## the functions of arrays that need the elements: an error naming the function;
+%! ## the size predicates and isequal answer for the arrays, not the handle objects
+%! R = muon_gpu (1:4, "Device", "cpu");
+%! E = muon_gpu (1:4, "Device", "cpu");
+%! for op = {@any, @all, @abs, @sum, @double, @isnan, @isdiag, @transpose, @ctranspose, ...
+%!           @cos, @svd, @median, @int32, @(D) mod (D, 2), @sumsq, ...
+%!           @(D) D .^ 2, @(D) D == D, @(D) D > 0, @(D) ! D, @(D) D \ 2, @(D) reshape (D, 4, 1)}
+%!   try
+%!     op{1} (R);
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:unsupported");
+%!     assert (regexp (err.message,
+%!                     '^muon_gpuarray: \w+ is not defined for a device array; gather \(D\) first\.$'));
+%!   end_try_catch
+%! endfor
+%! assert (isequal (R, E) && isequal (R, 1:4) && isequal (1:4, E, R));
+%! assert (isequaln (R, E) && isequaln (R, 1:4) && ! isequaln (R, 1:3));
+%! assert (isequal (gather (+R), 1:4));
+%! assert (! isequal (R, muon_gpu (1:3, "Device", "cpu")) && ! isequal (R, [1 2 3 5]));
+%! assert (size_equal (R, E) && size_equal (R, ones (1, 4)));
+%! assert (! size_equal (R, muon_gpu (ones (2, 5), "Device", "cpu")));
+%! assert (! size_equal (R, ones (4, 1)));
+%! assert ([isrow(R), isvector(R), isscalar(R), ismatrix(R)], [true true false true]);
+%!error <muon_gpuarray: any is not defined for a device array; gather \(D\) first.>
+%! any (muon_gpu (ones (2), "Device", "cpu"))
+%!error <muon_gpuarray: power is not defined for a device array; gather \(D\) first.>
+%! muon_gpu (ones (2), "Device", "cpu") .^ 2
+%!error <muon_gpuarray: size: DIM must be positive integers, e.g. size \(D, 1\).>
+%! size (muon_gpu (ones (2), "Device", "cpu"), 0)
+%!error <muon_gpuarray: size: DIM must be positive integers, e.g. size \(D, 1\).>
+%! size (muon_gpu (ones (2), "Device", "cpu"), 1.5)
+%!error <muon_gpuarray: size: DIM must be positive integers, e.g. size \(D, 1\).>
+%! size (muon_gpu (ones (2), "Device", "cpu"), "a")
+%!test
+%! ## size with several dimensions, and disp's text as a value, as Octave's arrays do
+%! D = muon_gpu (ones (2, 3, 4), "Device", "cpu");
+%! X = ones (2, 3, 4);
+%! assert (size (D, [1 3]), size (X, [1 3]));
+%! assert (size (D, 2, 3), size (X, 2, 3));
+%! [a, b] = size (D, [3 1]);
+%! assert ([a b], [4 2]);
+%! assert (disp (D), evalc ("disp (D)"));
+%! assert (disp (D), "  2x3x4 double device array on cpu (192 B); gather () copies it to the host\n");
