@@ -109,10 +109,46 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (k == MUON_COLL_BROADCAST)
     root = muon_mex_int (fname, "ROOT", prhs[IN_ARG], 0, MUON_COMM_MAX_WORLD - 1);
 
+  if (which == CMD_AGREE)
+  {
+    // SIG, then the communicator SPEC names, its kind and reduction (2 kind + library),
+    // over the process's one MPI communicator: resolved from the kind and reduction only,
+    // so that a rank whose handle was edited (its own checks failed) still joins, and no
+    // NCCL communicator is made first (making one is collective: it would pair with the
+    // other ranks' agreement)
+    const mxArray *x = prhs[IN_X];
+    if (!(mxIsDouble (x) && !mxIsComplex (x) && !mxIsSparse (x)))
+      muon_mex_error (fname, "badArg", "SIG must be a real double vector.");
+    size_t ns = mxGetNumberOfElements (x), index = 0;
+    int rank = -1;
+    double values[2] = { 0, 0 }, code = 0;
+    muon_comm *on = muon_mex_comm_agreement_of (fname, prhs[IN_COMM], &code);
+    muon_status st = MUON_OK;
+    if (on != NULL)
+    {
+      double *sig = malloc ((ns + 1) * sizeof *sig);
+      if (sig == NULL)
+        muon_mex_check (fname, MUON_ERR_NOMEM);
+      memcpy (sig, mxGetPr (x), ns * sizeof *sig);
+      sig[ns] = code;
+      st = muon_comm_agree (muon_mex_ctx (), on, sig, ns + 1, &rank, &index, values);
+      free (sig);
+    }
+    muon_mex_check (fname, st);
+    plhs[0] = mxCreateDoubleMatrix (1, 4, mxREAL);
+    double *d = mxGetPr (plhs[0]);
+    d[0] = rank;
+    d[1] = rank < 0 ? 0 : (double) index + 1;
+    d[2] = values[0];
+    d[3] = values[1];
+    return;
+  }
+
   // from here on, what the call made is freed before any error is raised
   muon_ctx *ctx = muon_mex_ctx ();
-  muon_comm *c = muon_mex_comm_get (which == CMD_CREATE ? "muon_comm" : fname,
-                                    prhs[IN_COMM], 1, &owned);
+  muon_comm *c = which == CMD_CHECK
+    ? muon_mex_comm_for_checks (fname, prhs[IN_COMM], &owned)
+    : muon_mex_comm_get (which == CMD_CREATE ? "muon_comm" : fname, prhs[IN_COMM], 1, &owned);
   int L = muon_comm_local_ranks (c);
   muon_status st = MUON_OK;
   mxArray *out[OUT_C + 1] = { NULL };
@@ -132,40 +168,6 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     out[0] = muon_mex_comm_totals (ctx, c, &st);
     if (st >= 0 && nrhs > IN_X && mxIsLogicalScalarTrue (prhs[IN_X]))
       st = muon_comm_counters_reset (ctx, c);
-  }
-  else if (which == CMD_AGREE)
-  {
-    int rank = -1;
-    size_t index = 0;
-    double values[2] = { 0, 0 };
-    if (!(mxIsDouble (prhs[IN_X]) && !mxIsComplex (prhs[IN_X]) && !mxIsSparse (prhs[IN_X])))
-    {
-      FREE_ALL;
-      muon_mex_error (fname, "badArg", "SIG must be a real double vector.");
-    }
-    // SIG, then the communicator the call resolved (not the handle's fields): its kind and
-    // reduction, 2 kind + library; over the kind's one agreement communicator
-    size_t ns = mxGetNumberOfElements (prhs[IN_X]);
-    double *sig = malloc ((ns + 1) * sizeof *sig);
-    if (sig == NULL)
-      st = muon_ctx_set_error (ctx, MUON_ERR_NOMEM, "out of memory for the signature");
-    else
-    {
-      int kind = 0;
-      muon_name_lookup (MUON_LIST_COMM_KIND, muon_comm_name (c), &kind);
-      memcpy (sig, mxGetPr (prhs[IN_X]), ns * sizeof *sig);
-      sig[ns] = 2.0 * kind
-                + (muon_comm_reduction_of (c) == MUON_COMM_REDUCTION_LIBRARY);
-      st = muon_comm_agree (ctx, muon_mex_comm_agreement (c), sig, ns + 1, &rank, &index,
-                            values);
-      free (sig);
-    }
-    out[0] = mxCreateDoubleMatrix (1, 4, mxREAL);
-    double *d = mxGetPr (out[0]);
-    d[0] = rank;
-    d[1] = rank < 0 ? 0 : (double) index + 1;
-    d[2] = values[0];
-    d[3] = values[1];
   }
   else if (which == CMD_CHECK)           // X's checks for collective COLL, nothing moved
   {

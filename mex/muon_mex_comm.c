@@ -26,17 +26,20 @@ static int get_int (const char *fname, const mxArray *s, const char *field, int 
   return f == NULL ? -1 : muon_mex_int (fname, what, f, 0, hi);
 }
 
-muon_comm *muon_mex_comm_get (const char *fname, const mxArray *spec, int default_world,
-                              int *owned)
+// SPEC's kind and reduction names (lower case) and its size and rank fields (-1 when
+// missing, or when !fields: an agreement reads no more than the kind and reduction).
+static void read_spec (const char *fname, const mxArray *spec, int fields, char *kind,
+                       char *red, int *size, int *rank)
 {
-  char kind[16] = "sim", red[16] = "fixed", kinds[96];
-  int size = -1, rank = -1;
+  char kinds[96];
   const mxArray *f;
-  *owned = 0;
+  strcpy (kind, "sim");
+  strcpy (red, "fixed");
+  *size = *rank = -1;
   if (spec == NULL || (mxIsEmpty (spec) && !mxIsStruct (spec) && !mxIsCell (spec)))
     ;
   else if (mxIsChar (spec))
-    get_string (fname, spec, "COMM", kind, sizeof kind);
+    get_string (fname, spec, "COMM", kind, 16);
   else if (!mxIsStruct (spec) || mxGetNumberOfElements (spec) != 1)
     muon_mex_error (fname, "badArg", "COMM must be %s, or a struct from muon_comm.",
                     muon_mex_list_text (MUON_LIST_COMM_KIND, 1, kinds, sizeof kinds));
@@ -44,12 +47,40 @@ muon_comm *muon_mex_comm_get (const char *fname, const mxArray *spec, int defaul
     muon_mex_error (fname, "badArg", "COMM must have a field 'kind' (make it with muon_comm).");
   else
   {
-    get_string (fname, f, "COMM.kind", kind, sizeof kind);
+    get_string (fname, f, "COMM.kind", kind, 16);
     if ((f = mxGetField (spec, 0, "reduction")) != NULL)
-      get_string (fname, f, "COMM.reduction", red, sizeof red);
-    size = get_int (fname, spec, "size", MUON_COMM_MAX_WORLD);
-    rank = get_int (fname, spec, "rank", MUON_COMM_MAX_WORLD);
+      get_string (fname, f, "COMM.reduction", red, 16);
+    if (fields)
+    {
+      *size = get_int (fname, spec, "size", MUON_COMM_MAX_WORLD);
+      *rank = get_int (fname, spec, "rank", MUON_COMM_MAX_WORLD);
+    }
   }
+}
+
+muon_comm *muon_mex_comm_agreement_of (const char *fname, const mxArray *spec, double *code)
+{
+  char kind[16], red[16];
+  int size, rank, index = 0;
+  muon_comm_kind k;
+  muon_comm_reduction r;
+  read_spec (fname, spec, 0, kind, red, &size, &rank);
+  muon_mex_check (fname, muon_comm_spec (muon_mex_ctx (), kind, red, -1, &k, &r));
+  muon_name_lookup (MUON_LIST_COMM_KIND, kind, &index);
+  *code = 2.0 * index + (r == MUON_COMM_REDUCTION_LIBRARY);
+  return k == MUON_COMM_SELF || k == MUON_COMM_SIM ? NULL : muon_mex_comm_agree_on (fname);
+}
+
+// muon_mex_comm_get, or with checking set, the communicator a call's checks run on: for
+// NCCL the process's MPI one (the same ranks), so that checks before the ranks agree make
+// no NCCL communicator (making one is collective).
+static muon_comm *get (const char *fname, const mxArray *spec, int default_world, int *owned,
+                       int checking)
+{
+  char kind[16], red[16];
+  int size, rank;
+  *owned = 0;
+  read_spec (fname, spec, 1, kind, red, &size, &rank);
 
   muon_comm_kind k;
   muon_comm_reduction r;
@@ -63,7 +94,10 @@ muon_comm *muon_mex_comm_get (const char *fname, const mxArray *spec, int defaul
     *owned = 1;
     return c;
   }
-  c = muon_mex_comm_process (fname, k, r == MUON_COMM_REDUCTION_LIBRARY);
+  if (checking && k == MUON_COMM_NCCL)
+    c = muon_mex_comm_agree_on (fname);
+  if (c == NULL)
+    c = muon_mex_comm_process (fname, k, r == MUON_COMM_REDUCTION_LIBRARY);
   if (size >= 0 && size != muon_comm_size (c))
     muon_mex_error (fname, "mpi", "COMM was made for %d ranks, but this process's %s world "
                     "has %d.", size, kind, muon_comm_size (c));
@@ -71,6 +105,17 @@ muon_comm *muon_mex_comm_get (const char *fname, const mxArray *spec, int defaul
     muon_mex_error (fname, "mpi", "COMM was made for rank %d, but this process is rank %d.",
                     rank, muon_comm_rank (c, 0));
   return c;
+}
+
+muon_comm *muon_mex_comm_get (const char *fname, const mxArray *spec, int default_world,
+                              int *owned)
+{
+  return get (fname, spec, default_world, owned, 0);
+}
+
+muon_comm *muon_mex_comm_for_checks (const char *fname, const mxArray *spec, int *owned)
+{
+  return get (fname, spec, 1, owned, 1);
 }
 
 //---- a communicator and its counters as structs ---------------------------------------------

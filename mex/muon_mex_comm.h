@@ -76,10 +76,20 @@ muon_status muon_mex_coll_run (muon_ctx *ctx, muon_comm *c, muon_coll k, const m
 muon_comm *muon_mex_comm_process (const char *fname, muon_comm_kind kind, int lib);
 // 1 when c is a process communicator set to the library's reduction.
 int muon_mex_comm_library (const muon_comm *c);
-// The communicator the ranks of c agree on (muon_comm_agree): the process's mpi one for its
-// nccl one when MPI is built (the ranks of an mpi and an nccl call then meet in one
-// agreement, which tells them apart), else c.
-muon_comm *muon_mex_comm_agreement (muon_comm *c);
+// What the ranks of a call with communicator SPEC agree on, read from its kind and
+// reduction only (a rank whose handle's size or rank was edited still joins): [out] *code
+// 2 x (the kind's index in MUON_LIST_COMM_KIND) + 1 for the library's reduction, the
+// entry the ranks compare; returns the communicator the agreement runs on: NULL for self
+// and sim (nothing to agree), else the process's MPI communicator, made if need be (the
+// NCCL one is not made: making it is collective, and would pair with the agreement).
+muon_comm *muon_mex_comm_agreement_of (const char *fname, const mxArray *spec, double *code);
+// The process's MPI communicator for an agreement (made on first use); NULL without MPI
+// (then one rank: nothing to agree).
+muon_comm *muon_mex_comm_agree_on (const char *fname);
+// muon_mex_comm_get for checks made before the ranks agree: an NCCL SPEC gives the
+// process's MPI communicator (the same ranks; its size and rank checked as for NCCL), so
+// that no NCCL communicator is made before the agreement.
+muon_comm *muon_mex_comm_for_checks (const char *fname, const mxArray *spec, int *owned);
 
 // Prints msg on stderr and ends every rank of the MPI job with MPI_Abort (exit code 1).
 // Initializes MPI first if needed; raises muonlab:mpi when MPI is finalized or not built.

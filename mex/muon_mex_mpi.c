@@ -21,6 +21,9 @@
 // rank at once, and every agreement of a kind runs on one MPI communicator
 static muon_comm *mpi_comm, *nccl_comm;
 static int locked;
+#ifdef MUON_HAVE_MPI
+static void mpi_start (const char *fname);
+#endif
 
 int muon_mex_comm_have_mpi (void)
 {
@@ -37,10 +40,19 @@ int muon_mex_comm_library (const muon_comm *c)
          && muon_comm_reduction_of (c) == MUON_COMM_REDUCTION_LIBRARY;
 }
 
-muon_comm *muon_mex_comm_agreement (muon_comm *c)
+muon_comm *muon_mex_comm_agree_on (const char *fname)
 {
-  return c != NULL && c == nccl_comm && mpi_comm != NULL ? mpi_comm : c;
+#ifdef MUON_HAVE_MPI
+  mpi_start (fname);
+  if (mpi_comm == NULL)
+    muon_mex_check (fname, muon_comm_mpi_create (muon_mex_ctx (), 0, &mpi_comm));
+  return mpi_comm;
+#else
+  (void) fname;
+  return NULL;
+#endif
 }
+
 
 // 1 when MUONLAB_MPI_AT_EXIT is "skip": an exit now is a rank ending in the middle of a job
 // (muon_mpirun sets it while the rank's function runs), not the job's normal end.

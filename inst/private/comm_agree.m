@@ -26,11 +26,14 @@
 ## same call: rank R is in zero_muon_step, rank 0 in muon_collective.") instead of
 ## truncating or hanging.
 ##
-## Whether there is anything to agree is the gateway's, from the communicator @var{comm}
-## resolves to (not from the handle's editable fields: a handle whose @code{local_ranks}
-## or @code{size} were edited, or a name, still agrees under MPI).  The gateway adds the
+## Whether there is anything to agree is the gateway's, from @var{comm}'s kind and
+## reduction only (not the handle's other fields: a handle whose @code{local_ranks},
+## @code{size} or @code{rank} were edited, or a name, still agrees under MPI; a rank whose
+## handle the gateway cannot read at all joins on its kind).  The gateway adds the
 ## communicator itself to the signature, its kind and reduction, and runs every agreement
-## of a kind on one communicator, so that ranks whose handles differ only in
+## on the process's one MPI communicator (an NCCL call's too, before its NCCL
+## communicator is made: making it is collective), so that ranks whose handles differ in
+## kind, or only in
 ## @qcode{"Reduction"} raise "FNAME: every rank must pass the same communicator: rank R
 ## has mpi with Reduction 'mpi', rank 0 mpi with Reduction 'fixed'." instead of pairing
 ## unlike reductions.
@@ -48,11 +51,17 @@ function comm_agree (fname, comm, sig, names, labels)
   if (isempty (sig))                    # this rank failed: join, and let it raise its own
     try
       __muon_comm__ ("agree", comm, t);
+    catch                               # a handle the gateway cannot read (its reduction
+      try                               # edited, say): join on its kind's communicator
+        if (isstruct (comm) && isfield (comm, "kind") && ischar (comm.kind))
+          __muon_comm__ ("agree", comm.kind, t);
+        endif
+      end_try_catch
     end_try_catch
     return;
   endif
   t(1) = 1;
-  t(2 + (1:numel (sig))) = sig;
+  t(2 + (1:numel (sig))) = sig + 0;     # (-0 + 0 is 0: the same value, the same bits)
   d = __muon_comm__ ("agree", comm, t);
   if (d(1) < 0)
     return;
@@ -66,9 +75,11 @@ function comm_agree (fname, comm, sig, names, labels)
            fname, d(1), txt (d(3)), txt (d(4)));
   endif
   if (d(2) == 2)                        # entry 2: the function (before its own checks)
+    name = @(v) merge (any (v == 1:numel (fns)), fns{min (max (round (v), 1), numel (fns))},
+                       "another call");
     error ("muonlab:badArg",
            "%s: every rank must make the same call: rank %d is in %s, rank 0 in %s.", fname,
-           d(1), fns{d(3)}, fns{d(4)});
+           d(1), name (d(3)), name (d(4)));
   endif
   if (d(2) == 1)                        # entry 1: whether the rank passed its own checks
     error ("muonlab:badArg",

@@ -26,7 +26,8 @@ function run_mpi ()
            "large_pieces_vs_sim", @t_large, "nccl_and_cuda_without_gpu", @t_no_gpu, ...
            "handle_checks", @t_handles, "ranks_disagree", @t_disagree, ...
            "names_and_edited_handles_agree", @t_names, "reductions_disagree", @t_reductions, ...
-           "shapes_from_own_X_vs_sim", @t_own_shapes};
+           "shapes_from_own_X_vs_sim", @t_own_shapes, ...
+           "edited_handles_join_the_agreement", @t_edited};
   mpi_suite (comm, tests, "collectives");
 endfunction
 
@@ -489,3 +490,57 @@ function f = t_own_shapes (comm)
                     mat2str (size (Y)), mat2str (size (Ys{r+1})));
   endfor
 endfunction
+
+## A handle edited on the last rank (its size, rank or reduction: the gateway refuses it
+## there) or of another kind (nccl, whose making is collective: no NCCL communicator may be
+## made before the ranks agree) gives every rank an error, never a hang; a root of -0 on
+## one rank is root 0 (the same value: it was refused as another root).
+function f = t_edited (comm)
+  f = 0; r = comm.rank; W = comm.size;
+  last = (r == W - 1);
+  cf = muon_comm ("mpi");
+  for e = {"size", W + 1; "rank", mod(r + 1, W); "reduction", "bogus"; "kind", "nccl"}.'
+    c = cf;
+    if (last)
+      c.(e{1}) = e{2};
+    endif
+    try
+      muon_collective (c, "allreduce", 1);
+      f += mpi_check (false, comm, "edited %s: no error", e{1});
+    catch err
+      if (strcmp (e{1}, "kind"))
+        want = sprintf (["muon_collective: every rank must pass the same communicator: " ...
+                         "rank %d has nccl with Reduction 'fixed', rank 0 mpi with " ...
+                         "Reduction 'fixed'."], W - 1);
+        ok = strcmp (err.message, want);
+      elseif (last)
+        ok = strncmp (err.identifier, "muonlab:", 8);
+      else
+        ok = strcmp (err.message, sprintf (["muon_collective: rank %d raised an error " ...
+                                            "(its own message says why)."], W - 1));
+      endif
+      f += mpi_check (ok, comm, "edited %s: %s %s", e{1}, err.identifier, err.message);
+    end_try_catch
+  endfor
+  Y = muon_collective (cf, "allreduce", 1);              # the ranks still pair up
+  f += mpi_check (Y == W, comm, "after the edited handles: %g", Y);
+  root = 0;
+  if (last)
+    root = -0;
+  endif
+  Y = muon_collective (cf, "broadcast", [1 2] + r, "Root", root);
+  f += mpi_check (isequal (Y, [1 2]), comm, "root -0: %s", mat2str (Y));
+  L = zero_layout ({[4 3], [2 5]}, W);
+  c = cf;
+  if (last)
+    c.size = W + 1;
+  endif
+  try
+    zero_muon_step (L, {ones(4, 3), ones(2, 5)}, [], "Comm", c);
+    f += mpi_check (false, comm, "zero_muon_step with an edited size: no error");
+  catch err
+    f += mpi_check (strncmp (err.identifier, "muonlab:", 8), comm, "zero_muon_step: %s",
+                    err.message);
+  end_try_catch
+endfunction
+
