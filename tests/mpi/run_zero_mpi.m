@@ -348,17 +348,24 @@ function f = t_disagree (comm)
 endfunction
 
 ## rank 0 passes defaults explicitly (Nesterov true for the default 1, the default schedule
-## by name and its step count, Assemble false for [] on one rank per process), the others
+## by name and its step count, Assemble false for [] on one rank per process, ScheduleMode
+## cycle, which runs the same triples as repeat_last on a one-triple schedule), the others
 ## leave them out: they agree (they were refused: "every rank must pass the same options"),
-## and the step is the one with them left out; a value that differs is still refused
+## and the step is the one with them left out; a value that differs is still refused, and
+## so is cycle where it runs other triples
 function f = t_defaults (comm)
   f = 0; W = comm.size; r = comm.rank;
   L = zero_layout ({[6 5], [4 7]}, W);
   g = {ones(6, 5) * (r + 1), reshape(1:28, 4, 7) + r};
   [R0, s0] = zero_muon_step (L, g, [], "Comm", comm);
   for extra = {{"Nesterov", true}, {"Coefficients", "keller"}, {"Steps", 5}, ...
-               {"Assemble", false}, {"Nesterov", true, "Coefficients", "keller", "Steps", 5}}
+               {"Assemble", false}, {"Nesterov", true, "Coefficients", "keller", "Steps", 5}, ...
+               {"ScheduleMode", "cycle", "Steps", 7}}
     e = merge (r == 0, {extra{1}}, {{}}){1};
+    if (strcmp (extra{1}{1}, "ScheduleMode"))       # the others: Steps 7 too
+      e = merge (r == 0, {e}, {{"Steps", 7}}){1};
+      [R0, s0] = zero_muon_step (L, g, [], "Comm", comm, "Steps", 7);
+    endif
     try
       [R, s] = zero_muon_step (L, g, [], "Comm", comm, e{:});
       f += mpi_check (isequal (struct (s).momentum, struct (s0).momentum)
@@ -375,5 +382,14 @@ function f = t_defaults (comm)
     f += mpi_check (strcmp (err.message, ["zero_muon_step: every rank must pass the same " ...
                                           "options: rank 1's differs from rank 0's."]),
                     comm, "Steps 6 on rank 1: %s", err.message);
+  end_try_catch
+  try                                   # 8 steps of a 5-triple list: cycle runs others
+    zero_muon_step (L, g, [], "Comm", comm, "Coefficients", "polar_express", "Steps", 8,
+                    "ScheduleMode", merge (r == 1, "cycle", "repeat_last"));
+    f += mpi_check (false, comm, "cycle on rank 1: no error");
+  catch err
+    f += mpi_check (strcmp (err.message, ["zero_muon_step: every rank must pass the same " ...
+                                          "options: rank 1's differs from rank 0's."]),
+                    comm, "cycle on rank 1: %s", err.message);
   end_try_catch
 endfunction
