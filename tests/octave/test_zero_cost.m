@@ -323,3 +323,91 @@ endfunction
 %!     endif
 %!   endfor
 %! endfor
+
+## small cases against the step's counters and closed forms: the plan, experts and split
+## rows, NS FLOPs, a model, the aliased pads, the transient gradient buffer
+%!test
+%! ## the plan equals zero_muon_step's counters on a small layout (fp64 bytes)
+%! shapes = [6 4; 5 4; 6 4; 3 3];
+%! L = zero_layout (num2cell (shapes, 2), 3);
+%! randn ("seed", 2);
+%! g = arrayfun (@(k) randn (shapes(mod (k - 1, 4) + 1, :)), 1:12, "UniformOutput", false);
+%! g = reshape (g, 4, 3).';
+%! C = zero_cost (L, [], "ElementBytes", 8, "Design", {"zero12_allreduce", "layerwise_lpt"});
+%! for d = 1:2
+%!   R = zero_muon_step (L, g, [], "Variant", C(d).design, "Reference", false);
+%!   assert (vertcat (R.ranks.sent), C(d).sent);
+%!   assert (vertcat (R.ranks.calls), C(d).calls);
+%!   assert ([R.ranks.ns_calls].', C(d).ranks.ns_calls);
+%!   assert ([R.ranks.momentum_elements].', C(d).ranks.momentum);
+%! endfor
+
+%!test
+%! ## expert_parallel with experts and split rows: the plan equals the step's counters
+%! shapes = [12 4; 5 4; 9 3];
+%! L = zero_layout (num2cell (shapes, 2), 3);
+%! randn ("seed", 4);
+%! g = arrayfun (@(k) randn (shapes(mod (k - 1, 3) + 1, :)), 1:9, "UniformOutput", false);
+%! g = reshape (g, 3, 3).';
+%! b = {"Experts", [4 1 3], "SplitRows", {[1 2], [], []}};
+%! C = zero_cost (L, [], "ElementBytes", 8, "Design", "expert_parallel", b{:});
+%! R = zero_muon_step (L, g, [], "Variant", "expert_parallel", "Reference", false, b{:});
+%! assert (vertcat (R.ranks.sent), C.sent);
+%! assert (vertcat (R.ranks.calls), C.calls);
+%! assert ([R.ranks.ns_calls].', C.ranks.ns_calls);
+%! assert (sum (C.ranks.ns_calls), 8);                  # 4 + 1 + 3 pages, each once
+%! assert (C.params.ns_flops(1), 4 * (ns_flops (1, 4).standard + ns_flops (2, 4).standard),
+%!         1e-9 * C.params.ns_flops(1));
+
+%!test
+%! ## NS FLOPs: per matrix as ns_flops, per rank the sum of what it updates
+%! C = zero_cost ({[64 256], [128 128], [32 96]}, 2, "Design", "zero3_round_robin",
+%!                "Method", "gram", "Restarts", [2]);
+%! f = [ns_flops(64, 256, "Method", "gram").flops, ns_flops(128, 128).standard, ...
+%!      ns_flops(32, 96, "Method", "gram").flops];
+%! assert (C.params.ns_flops.', f);
+%! assert (C.ranks.ns_flops.', [f(1) + f(3), f(2)]);
+%! assert (C.flops_total, sum (f));
+%! assert (C.summary.imbalance, max (C.ranks.ns_flops) / mean (C.ranks.ns_flops));
+
+%!test
+%! ## a model: experts and split blocks count per page; AdamW only in the memory
+%! M = muon_model (fullfile (fileparts (which ("muon_model")), "models", "llama-3.1-8b.json"));
+%! C = zero_cost (M, 8, "Design", "layerwise_lpt");
+%! assert (C.nmatrices, M.counts.nmuon);
+%! assert (C.total, M.counts.muon);
+%! assert (sum (C.ranks.ns_calls), M.counts.nmuon);
+%! assert (C.params.name{1}, "model.layers.0.self_attn.q_proj.weight");
+%! T = C.time;
+%! assert (T.step > 0 && T.step == T.comm + T.ns + T.memory + T.overhead);
+
+%!test
+%! ## the aliased pads fail on a mixed round, as zero_muon_step does
+%! C = zero_cost ([4 4; 3 3], 2, "Design", "zero3_round_robin_aliased_pads");
+%! assert (C.fails);
+%! assert (! isempty (strfind (C.why, "PR 8628")));
+%! C = zero_cost ([4 4; 4 4], 2, "Design", "zero3_round_robin_aliased_pads");
+%! assert (! C.fails);
+%! ## a design that updates pieces' rows refuses experts and split rows, as the step does
+%! C = zero_cost ([8 4; 6 4], 2, "Design", "zero2_slice_only", "Experts", [2 1]);
+%! assert (C.fails);
+%! L = zero_layout ({[8 4], [6 4]}, 2);
+%! g = {ones(8, 4), ones(6, 4); ones(8, 4), ones(6, 4)};
+%! try
+%!   zero_muon_step (L, g, [], "Variant", "zero2_slice_only", "Experts", [2 1]);
+%!   assert (false);
+%! catch err
+%!   assert (strfind (err.message, C.why));
+%! end_try_catch
+
+%!test
+%! ## every design's transient memory counts the flat gradient buffer it reduces (the
+%! ## padded partitions of every rank), e.g. the all-to-all designs' W padded shard blocks
+%! shapes = [6 4; 5 4; 6 4; 3 3];
+%! C = zero_cost (shapes, 3);
+%! for k = 1:numel (C)
+%!   assert (all (C(k).ranks.transient >= C(k).padded_total), C(k).design);
+%! endfor
+%! ## all-to-all: rows in ceil (rows / 3) shards, 27 elements a rank, 81 in the flat buffer
+%! A = zero_cost (shapes, 3, "Design", "alltoall_owner");
+%! assert ([A.partition_size, A.padded_total], [27 81]);
