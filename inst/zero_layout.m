@@ -63,9 +63,12 @@
 ## @code{ceil (numel / world) * world} at stage 3), @code{slot} (its place k in
 ## @code{order}: @strong{1-based}, where @code{zero_cost}'s @code{C.params.slot} counts
 ## from 0), @code{owners} (row vector of the ranks that hold part of it),
-## @code{straddles} (true when it has more than one owner) and @code{rank_ranges}, a
-## @var{world} x 2 matrix whose row r+1 is the @code{[start stop)} of its elements rank r
-## holds; the rows tile @code{[0 numel)} in order, a non-owner's range is empty.
+## @code{straddles} (true when it has more than one owner) and @code{owner_ranges}, a
+## @code{numel (owners)} x 2 matrix whose row k is the @code{[start stop)} of its elements
+## that rank @code{owners(k)} holds; the rows tile @code{[0 numel)} in order.  (A rank r
+## that is no owner holds none: @code{owner_ranges(r - owners(1) + 1,:)} where
+## @code{any (owners == r)}.  No table over every rank: a model's tens of thousands of
+## parameters on thousands of ranks would need gigabytes.)
 ## @item ranks
 ## @var{world} x 1 struct array with fields @code{rank} (r), @code{start} and @code{stop}
 ## (the rank's partition, @code{[r S, (r+1) S)} with S = @code{partition_size}),
@@ -118,7 +121,7 @@ function L = zero_layout (shapes, world, varargin)
   endif
   opts = parse_options ("zero_layout", "zero_layout", varargin);
 
-  [par, pieces, ranks, ranges, info] = __zero_layout__ (S, double (world), opts);
+  [par, pieces, ranks, info] = __zero_layout__ (S, double (world), opts);
   ## the core counts in 64-bit integers; the offsets reach Octave as doubles, exact only
   ## below 2^53 (a rounded total is at least 2^53 too)
   if (info(2) >= flintmax ())
@@ -143,11 +146,15 @@ function L = zero_layout (shapes, world, varargin)
                    "cols", num2cell (par(:,2)), "numel", num2cell (par(:,3)),
                    "offset", num2cell (par(:,4)), "padded_numel", num2cell (par(:,5)),
                    "slot", num2cell (par(:,6)), "owners", [], "straddles", [],
-                   "rank_ranges", []);
+                   "owner_ranges", []);
+  ## each parameter's pieces, rank by rank (they come rank by rank, and sort is stable):
+  ## an owner holds one piece of it
+  [~, k] = sort (pieces(:,2));
+  ranges = mat2cell (pieces(k,3:4), accumarray (pieces(:,2), 1, [P 1]), 2);
   for p = 1:P
     params(p).owners = par(p,7):par(p,8);
     params(p).straddles = logical (par(p,9));
-    params(p).rank_ranges = ranges(:,:,p);
+    params(p).owner_ranges = ranges{p};
   endfor
   L.params = params;
 
@@ -301,7 +308,8 @@ endfunction
 %! assert ([H2.params.offset], [0 12 22]);
 %! assert ({H2.params.owners}, {0, [0 1], 1});
 %! assert ([H2.params.straddles], [false true false]);
-%! assert (H2.params(2).rank_ranges, [0 8; 8 10]);
+%! assert (H2.params(2).owner_ranges, [0 8; 8 10]);
+%! assert ({H2.params([1 3]).owner_ranges}, {[0 12], [0 16]});
 %! assert ([H2.ranks.padding], [0 2]);
 %! assert (H2.order, [1 2 3]);
 %!test
@@ -325,8 +333,8 @@ endfunction
 %!test
 %! assert ([H4.padded_total, H4.partition_size, H4.padding], [40 10 2]);
 %! assert ({H4.params.owners}, {[0 1], [1 2], [2 3]});
-%! assert (H4.params(1).rank_ranges, [0 10; 10 12; 12 12; 12 12]);
-%! assert (H4.params(3).rank_ranges, [0 0; 0 0; 0 8; 8 16]);
+%! assert (H4.params(1).owner_ranges, [0 10; 10 12]);
+%! assert (H4.params(3).owner_ranges, [0 8; 8 16]);
 %! ## the cut at 30 falls between rows 1 and 2 of the 4 x 4 p3
 %! pc = H4.ranks(4).params;
 %! assert (pc.rows, [2 4]);
@@ -341,7 +349,7 @@ endfunction
 %! assert (HD.order, [3 1 2]);
 %! assert ([HD.params.slot], [2 3 1]);
 %! assert ([HD.params.offset], [16 28 0]);
-%! assert (HD.params(1).rank_ranges, [0 4; 4 12]);
+%! assert (HD.params(1).owner_ranges, [0 4; 4 12]);
 %! assert (HD.ranks(2).params(1).rows, [1 3]);
 %! assert (HD.ranks(2).params(1).whole_rows, true);
 
@@ -350,13 +358,13 @@ endfunction
 %! assert ([H3.padded_total, H3.partition_size, H3.padding], [40 10 2]);
 %! assert ([H3.params.offset], [0 12 24]);
 %! assert ([H3.params.padded_numel], [12 12 16]);
-%! assert (H3.params(2).rank_ranges, [0 3; 3 6; 6 9; 9 10]);
+%! assert (H3.params(2).owner_ranges, [0 3; 3 6; 6 9; 9 10]);
 %! assert ([H3.ranks.padding], [0 0 0 2]);
 %! assert (H3.ranks(4).params(2).part, [3 4]);
 %! assert (H3.ranks(4).params(2).flat, [21 22]);
 %! L = zero_layout ({[1 2]}, 4, "Stage", 3);
 %! assert (L.params.owners, [0 1]);
-%! assert (L.params.rank_ranges, [0 1; 1 2; 2 2; 2 2]);
+%! assert (L.params.owner_ranges, [0 1; 1 2]);
 %! assert ([L.ranks.padding], [0 0 1 1]);
 
 ## world 1: one partition, padding to the align factor

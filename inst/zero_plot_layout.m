@@ -92,16 +92,15 @@ function h = zero_plot_layout (L, varargin)
   ax = axes ("parent", hf);
   hold (ax, "on");
 
-  ## every rank's pieces (L.params' rank ranges) and the padding: one patch, a face each
+  ## every rank's pieces (L.params' owner ranges) and the padding: one patch, a face each
   lo = cell (P + 1, 1);
   hi = lo;
   rk = lo;
   for p = 1:P
     q = L.params(p);
-    k = find (q.rank_ranges(:,2) > q.rank_ranges(:,1));
-    lo{p} = q.offset + q.rank_ranges(k,1);
-    hi{p} = q.offset + q.rank_ranges(k,2);
-    rk{p} = k;
+    lo{p} = q.offset + q.owner_ranges(:,1);
+    hi{p} = q.offset + q.owner_ranges(:,2);
+    rk{p} = q.owners(:) + 1;
   endfor
   if (L.stage == 3)
     k = [L.params.padded_numel] > [L.params.numel];
@@ -362,8 +361,8 @@ endfunction
 %!     if (e >= q.numel)
 %!       assert (C(f,:), [0.8 0.8 0.8]);               # padding
 %!     else
-%!       r = find (q.rank_ranges(:,1) <= e & e < q.rank_ranges(:,2));
-%!       assert (C(f,:), cmap(r,:));
+%!       k = find (q.owner_ranges(:,1) <= e & e < q.owner_ranges(:,2));
+%!       assert (C(f,:), cmap(q.owners(k)+1,:));
 %!     endif
 %!   endfor
 %! unwind_protect_cleanup
@@ -378,7 +377,7 @@ endfunction
 %!   ax = findall (h, "type", "axes", "tag", "");
 %!   pt = findall (ax, "type", "patch");
 %!   F = arrayfun (@(p) rows (get (p, "faces")), pt);
-%!   npieces = sum (arrayfun (@(q) nnz (diff (q.rank_ranges, 1, 2)), L.params));
+%!   npieces = sum (arrayfun (@(q) rows (q.owner_ranges), L.params));
 %!   npad = sum ([L.params.padded_numel] > [L.params.numel]);
 %!   assert (max (F), npieces + npad);            # the bar
 %!   assert (numel (pt), 1 + 4 + (npad > 0));     # and the legend's swatches

@@ -282,7 +282,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   for l = 1:nl
     t = [0 0];
     for p = 1:P
-      rr = L.params(p).rank_ranges(ranks(l)+1,:);
+      rr = owned_range (L.params(p), ranks(l));
       Gt = G{p}.';
       t += opt_norm_sq ("part", Gt(rr(1)+1:rr(2)));
     endfor

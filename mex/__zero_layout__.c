@@ -1,4 +1,4 @@
-#define USAGE "usage: [PAR, PIECES, RANKS, RANGES, INFO] = __zero_layout__ (SHAPES, WORLD, OPTS)"
+#define USAGE "usage: [PAR, PIECES, RANKS, INFO] = __zero_layout__ (SHAPES, WORLD, OPTS)"
 /* __zero_layout__ - gateway of zero_layout.m: the ZeRO partition model of muon_zero.h.
  * SHAPES is P x 2 [rows cols] (positive integers), WORLD a scalar, OPTS a struct with fields
  * stage, align_factor, order ('given' | 'size_desc').  Outputs are plain double matrices that
@@ -7,15 +7,15 @@
  *   PIECES N x 10 [rank param+1 local_start local_stop flat_start part_start row_start
  *                  row_stop first_partial last_partial], rank by rank
  *   RANKS  W x 5  [start stop padding first_piece+1 npieces]
- *   RANGES W x 2 x P, rank r's [start stop) of parameter p (muon_zero_layout_range)
  *   INFO   1 x 4  [total padded_total partition_size padding]
- * (A design's momentum map on the layout comes from the layout's plan: __zero_muon_step__
- * ('map', ...).)
+ * A parameter's owners' [start stop) are its pieces (no W x P table: DeepSeek-V3's 45,868
+ * parameters at W = 4096 made 3 GB of one).  (A design's momentum map on the layout comes
+ * from the layout's plan: __zero_muon_step__ ('map', ...).)
  */
 #include "muon_mex.h"
 
 enum { IN_SHAPES, IN_WORLD, IN_OPTS, IN_END };
-enum { OUT_PAR, OUT_PIECES, OUT_RANKS, OUT_RANGES, OUT_INFO, OUT_END };
+enum { OUT_PAR, OUT_PIECES, OUT_RANKS, OUT_INFO, OUT_END };
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -32,12 +32,12 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   muon_mex_check (fname, muon_zero_layout_create (ctx, P, rc, rc + P, world, &o, &L));
 
   // outputs built here, handed over by muon_mex_outputs (never past nlhs); all allocated
-  // first, so that a table that does not fit (RANGES is W x 2 x P) frees the layout and
-  // the others before the error
+  // first, so that a table that does not fit frees the layout and the others before the
+  // error
   mxArray *out[OUT_END] = { NULL };
   size_t W = (size_t) L->world, N = L->npieces;
   mwSize dims[OUT_END][3] = { [OUT_PAR] = { P, 9, 1 }, [OUT_PIECES] = { N, 10, 1 },
-                              [OUT_RANKS] = { W, 5, 1 }, [OUT_RANGES] = { W, 2, P },
+                              [OUT_RANKS] = { W, 5, 1 },
                               [OUT_INFO] = { 1, 4, 1 } };
   int fits = 1;
   for (int k = 0; k < OUT_END; k++)
@@ -77,15 +77,6 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     for (int j = 0; j < 5; j++)
       d[r + j * W] = v[j];
   }
-  d = mxGetPr (out[OUT_RANGES]);
-  for (size_t p = 0; p < P; p++)
-    for (size_t r = 0; r < W; r++)
-    {
-      size_t lo, hi;
-      muon_zero_layout_range (ctx, L, p, (int) r, &lo, &hi);
-      d[r + 2 * W * p] = lo;
-      d[r + W + 2 * W * p] = hi;
-    }
   d = mxGetPr (out[OUT_INFO]);
   d[0] = L->total;
   d[1] = L->padded_total;

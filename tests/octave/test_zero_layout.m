@@ -89,19 +89,17 @@ function check_layout (L, shapes, W, A, stage, order)
       crosses = any (b > off(p) & b < off(p) + numels(p));
     endif
     assert (q.straddles, crosses);
-    ## rank_ranges tile [0 numel) in rank order; non-owners get empty ranges
-    R = q.rank_ranges;
-    assert (size (R), [W 2]);
+    ## owner_ranges tile [0 numel) in owner order, one non-empty row per owner, each the
+    ## elements the element map above gives that rank
+    R = q.owner_ranges;
+    assert (size (R), [numel(q.owners) 2]);
     assert (R(1,1), 0);
     assert (R(end,2), numels(p));
     assert (R(2:end,1), R(1:end-1,2));
-    for rr = 0:W-1
-      mine = e(r == rr);
-      if (isempty (mine))
-        assert (R(rr+1,1), R(rr+1,2));
-      else
-        assert (R(rr+1,:), [mine(1), mine(end)+1]);
-      endif
+    assert (all (R(:,2) > R(:,1)));
+    for k = 1:numel (q.owners)
+      mine = e(r == q.owners(k));
+      assert (R(k,:), [mine(1), mine(end)+1]);
     endfor
   endfor
   assert (sum (own == -1), L.padding);
@@ -119,7 +117,7 @@ function check_layout (L, shapes, W, A, stage, order)
       len = diff (c.local);
       assert (len > 0);
       held += len;
-      assert (c.local, L.params(p).rank_ranges(rr,:));
+      assert (c.local, L.params(p).owner_ranges(L.params(p).owners == rr - 1,:));
       assert (c.flat, off(p) + c.local);
       assert (diff (c.part), len);
       assert (c.part(1) >= lastpart);    # in partition order, not overlapping

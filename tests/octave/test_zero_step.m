@@ -360,6 +360,7 @@ endfunction
 %! R = zero_muon_step (L, g, [], "Variant", "zero2_reduce_scatter_buggy");
 %! p = find ([L.params.straddles]);
 %! assert (numel (p), 1);
+%! assert (L.params(p).owners, [0 1]);             # row r+1 of owner_ranges is rank r's
 %! S = L.partition_size; off = L.params(p).offset; n = L.params(p).numel;
 %! a = rank_avg (g, p);
 %! for r = 0:W-1
@@ -368,7 +369,7 @@ endfunction
 %!   at = a.';
 %!   seen(own) = at(own);
 %!   U = muon_update (seen.', [], "Precision", "double");
-%!   rr = L.params(p).rank_ranges(r+1,:);
+%!   rr = L.params(p).owner_ranges(r+1,:);
 %!   assert (rm (R.updates{p}, rr(1), rr(2)), rm (U, rr(1), rr(2)), 1e-14);
 %! endfor
 %! assert (R.rel_err(p) > 0.1 && R.rel_err(p) < 1.5);
@@ -385,8 +386,8 @@ endfunction
 %! R = zero_muon_step (L, g2, s, "Variant", "zero2_slice_only");
 %! for p = 1:3
 %!   c = shapes(p,2);
-%!   for r = L.params(p).owners
-%!     rr = L.params(p).rank_ranges(r+1,:);
+%!   for k = 1:numel (L.params(p).owners)
+%!     rr = L.params(p).owner_ranges(k,:);
 %!     r0 = floor (rr(1) / c); r1 = ceil (rr(2) / c);
 %!     mask = false (r1 - r0, c);
 %!     mt = mask.'; mt(rr(1) - r0*c + 1 : rr(2) - r0*c) = true; mask = mt.';
