@@ -5,6 +5,7 @@
  * the CPU stand-in (host memory).  The per-element code is muon_darray_math.h's and
  * muon_update_math.h's on both devices.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "darray_impl.h"
@@ -31,10 +32,14 @@ muon_status muon_dmem_copy (muon_ctx *ctx, muon_device d, double *dst, const dou
   muon_status status = MUON_OK;
   if (n == 0 || dst == src)
     return MUON_OK;
+  // cudaMemcpy's ranges must not overlap: the stand-in refuses what CUDA would garble
+  uintptr_t a = (uintptr_t) dst, b = (uintptr_t) src, len = n * sizeof *dst;
+  CHECK (MUON_ERR_BADARG, a + len <= b || b + len <= a,
+         "a device copy's source and destination overlap");
   if (d == MUON_DEVICE_CUDA)
     CUDA_CALL (api->copy (st, dst, src, n * sizeof *dst, MUON_COPY_D2D, msg, sizeof msg));
   else
-    memmove (dst, src, n * sizeof *dst);
+    memcpy (dst, src, n * sizeof *dst);
 fail:
   return status;
 }

@@ -41,7 +41,8 @@ muon_status muon_cuda_api_of (muon_ctx *ctx, const struct muon_cuda_api **api,
 
 // The memory of a double device array (NULL for another class or NULL).
 double *muon_darray_f64 (const muon_darray *a);
-// dst[i] = src[i] (distinct or equal ranges), dst[i] = 0, i < n.
+// dst[i] = src[i] (distinct or equal ranges: overlapping ones are MUON_ERR_BADARG, as
+// cudaMemcpy cannot copy them), dst[i] = 0, i < n.
 muon_status muon_dmem_copy (muon_ctx *ctx, muon_device d, double *dst, const double *src,
                             size_t n);
 muon_status muon_dmem_zero (muon_ctx *ctx, muon_device d, double *dst, size_t n);

@@ -3,13 +3,14 @@
  * here), the normal generator's moments and purity, NS and the update against the direct
  * core calls on host tensors (bitwise), AdamW against its formula written out in double,
  * copies, the error codes (shapes, devices, classes, an allocation no memory can hold), a
- * CUDA array without a device or back end (NODEVICE / NOTBUILT, never a crash), and each
- * page's sum of squares.
+ * CUDA array without a device or back end (NODEVICE / NOTBUILT, never a crash), raw
+ * device copies (overlapping ranges refused), and each page's sum of squares.
  */
 #include <stdint.h>
 
 #include "harness.h"
 #include "muon.h"
+#include "math_internal.h"
 #include "muon_darray_math.h"
 
 // Huge allocations must come back as NULL (MUON_ERR_DEVMEM), not abort under ASan.
@@ -295,6 +296,15 @@ static void test_errors (void)
   T_EQ_INT (muon_darray_trim (ctx, MUON_DEVICE_CUDA, &u, &c), MUON_OK);
   T_EQ_INT (muon_ctx_last_status (ctx), MUON_OK);
   T_EQ_STR (muon_ctx_last_error (ctx), "");
+  // raw device copies (the device ZeRO step's): distinct ranges copy, equal ones are left
+  // alone, overlapping ones are refused on the stand-in as cudaMemcpy's rule wants
+  double buf[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+  T_EQ_INT (muon_dmem_copy (ctx, MUON_DEVICE_CPU, buf + 4, buf, 4), MUON_OK);
+  T_EQ_INT (muon_dmem_copy (ctx, MUON_DEVICE_CPU, buf, buf, 8), MUON_OK);
+  T_EQ_INT (muon_dmem_copy (ctx, MUON_DEVICE_CPU, buf + 1, buf, 4), MUON_ERR_BADARG);
+  T_EQ_INT (muon_dmem_copy (ctx, MUON_DEVICE_CPU, buf, buf + 3, 4), MUON_ERR_BADARG);
+  for (int i = 0; i < 8; i++)
+    T_ASSERT_MSG (buf[i] == 1 + i % 4, "buf[%d] = %g", i, buf[i]);
   muon_ctx_destroy (&ctx);
 }
 
