@@ -309,6 +309,8 @@ endfunction
 %!error <muon_ns: G must be a double or single matrix, not char \(convert it: double \(G\)\)\.> muon_ns ("abc")
 %!error <muon_ns: G must not be empty.> muon_ns (zeros (0, 3))
 %!error <muon_ns: G must be a matrix \(at least 2 x 2\), not a vector or scalar.> muon_ns (1:5)
+%!error <muon_ns: each page of the stack G must be at least 2 x 2, not 5 x 1.> muon_ns (randn (5, 1, 2))
+%!error <muon_ns: G must be a matrix \(at least 2 x 2\), not a vector or scalar.> muon_ns (randn (1, 5, 1))
 %!error <muon_ns: G must have 2 or 3 dimensions.> muon_ns (ones (2, 2, 2, 2))
 %!error <muon_ns: G must not contain NaN or Inf.> muon_ns ([1 NaN; 2 3])
 %!error <muon_ns: G must not contain NaN or Inf.> muon_ns ([1 Inf; 2 3])

@@ -59,7 +59,8 @@
 ## its own (from M x N), and @var{U} is returned fused.  Default 1.
 ## @item "SplitRows"
 ## [r1 r2 @dots{}], summing to the rows of each block: orthogonalize and scale these row
-## blocks independently (fused QKV, per-head).  Default @code{[]} (one block).
+## blocks independently (fused QKV, per-head), at most 4096 of them.  Default @code{[]}
+## (one block).
 ## @item "ConvScale"
 ## for a 4-D @var{G}: @qcode{"flattened"} (default) takes the scale from
 ## out x (in*kh*kw), the matrix that is orthogonalized; @qcode{"last_two"} reproduces the
@@ -287,6 +288,7 @@ endfunction
 %!error <muon_update: G must be a real numeric matrix.> muon_update (complex (G), [])
 %!error <muon_update: G must have 2, 3 or 4 dimensions.> muon_update (ones (2, 2, 2, 2, 2), [])
 %!error <muon_update: G must be a matrix \(at least 2 x 2\), not a vector or scalar.> muon_update (1:5, [])
+%!error <muon_update: each page of the stack G must be at least 2 x 2, not 1 x 5.> muon_update (randn (1, 5, 3), [])
 %!error <muon_update: G must not contain NaN or Inf.> muon_update ([1 NaN; 2 3], [])
 %!error <muon_update: G must not be empty.> muon_update (zeros (0, 3), [])
 %!error <muon_update: options must be NAME, VALUE pairs.> muon_update (G, [], "Beta")

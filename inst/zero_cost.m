@@ -40,7 +40,8 @@
 ## rule, as in @code{zero_layout} and @code{zero_muon_step}.
 ## @item "Experts", "SplitRows"
 ## each matrix's expert pages and split row blocks, for shapes and layouts (a model carries its
-## own), as in @code{zero_muon_step}: one value for all or one per matrix.
+## own), as in @code{zero_muon_step}: one value for all or one per matrix (at most 4096
+## row blocks a matrix, as @code{muon_update} takes).
 ## @item "ElementBytes"
 ## bytes an element on the wire (default 2: bf16 gradients; 8 gives the fp64 counters of
 ## @code{zero_muon_step}).
@@ -88,7 +89,9 @@
 ## layout's 1-based @code{L.params.slot} less 1; for @qcode{"layerwise_lpt"},
 ## @qcode{"alltoall_owner"} and @qcode{"muon_bp"}, which deal whole matrices out in size
 ## order, its place in that order), @code{first_owner}, @code{last_owner}, @code{ns_rank}
-## (the rank that orthogonalizes it; -1 when every owner does) and @code{ns_flops}.
+## (the one rank that orthogonalizes it; -1 when more than one rank does: every owner, every
+## rank in @qcode{"reference"}, or the ranks its expert pages are dealt to in
+## @qcode{"expert_parallel"}) and @code{ns_flops}.
 ## @item summary
 ## @code{bytes_max}, @code{bytes_mean} (sent per rank), @code{ns_flops_max},
 ## @code{ns_flops_mean}, @code{imbalance} (max / mean NS FLOPs over the ranks; Inf when no
@@ -437,6 +440,7 @@ endfunction
 %! zero_cost ([5 4], 2, "Experts", 2)
 %!error <zero_cost: DESIGN must be 'reference', .* or 'expert_parallel'.> zero_cost ([4 4], 2, "Design", "zero4")
 %!error <zero_cost: STAGE must be 1, 2 or 3.> zero_cost ([4 4], 2, "Stage", 4)
+%!error <zero_cost: SPLITROWS\{1\} has 4097 row blocks; at most 4096.> zero_cost ([4097 3], 2, "SplitRows", ones (1, 4097))
 %!error <zero_cost: ORDER must be 'given' or 'size_desc'.> zero_cost ([4 4], 2, "Order", "x")
 %!error <zero_cost: ELEMENTBYTES must be a positive integer of at most 64.> zero_cost ([4 4], 2, "ElementBytes", 0)
 %!error <zero_cost: SYMMETRIC must be true or false.> zero_cost ([4 4], 2, "Symmetric", 2)

@@ -22,11 +22,7 @@ function check_matrix (fname, argname, G, finite)
   if (ndims (G) > 3)
     error ("muonlab:badShape", "%s: %s must have 2 or 3 dimensions.", fname, argname);
   endif
-  if (rows (G) < 2 || columns (G) < 2)
-    error ("muonlab:badShape",
-           "%s: %s must be a matrix (at least 2 x 2), not a vector or scalar.",
-           fname, argname);
-  endif
+  check_pages (fname, argname, size (G));
   if ((nargin < 4 || finite) && ! all (isfinite (G(:))))
     error ("muonlab:nonFinite", "%s: %s must not contain NaN or Inf.", fname, argname);
   endif

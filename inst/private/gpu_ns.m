@@ -10,10 +10,7 @@
 ## @end deftypefn
 
 function [X, stats] = gpu_ns (G, args)
-  if (any (G.Size(1:2) < 2))
-    error ("muonlab:badShape",
-           "muon_ns: G must be a matrix (at least 2 x 2), not a vector or scalar.");
-  endif
+  check_pages ("muon_ns", "G", G.Size);
   opts = parse_options ("muon_ns", "muon_ns", args, "precision", G.Storage);
   if (! isempty (args))
     unsafe_schedule ("muon_ns", opts);

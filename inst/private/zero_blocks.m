@@ -43,6 +43,9 @@ function [E, S] = zero_blocks (fname, E, S, shapes)
       error ("muonlab:badShape",
              "%s: SPLITROWS{%d} must be positive integers summing to the rows of each block (%d).",
              fname, p, page);
+    elseif (numel (b) > core_lists ().limits.max_splits)
+      error ("muonlab:badArg", "%s: SPLITROWS{%d} has %d row blocks; at most %d.", fname, p,
+             numel (b), core_lists ().limits.max_splits);
     else
       S{p} = full (double (b(:).'));
     endif

@@ -279,6 +279,8 @@ endfunction
 %! muon_update (muon_gpu ([1 2 3 4 5 6], "Device", "cpu"), [])
 %!error <muon_update: G must be a matrix \(at least 2 x 2\), not a vector or scalar.>
 %! muon_update (muon_gpu (ones (1, 5, 3), "Device", "cpu"), [])
+%!error <muon_ns: each page of the stack G must be at least 2 x 2, not 1 x 5.>
+%! muon_ns (muon_gpu (ones (1, 5, 3), "Device", "cpu"))
 %!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.>
 %! muon_update (muon_gpu (ones (6, 4), "Device", "cpu"), zeros (1, 0))
 %!test
