@@ -207,14 +207,17 @@ endfunction
 %! endif
 
 %!test
-%! ## larger than the device: outOfMemory, nothing kept, the session goes on
+%! ## larger than the device: outOfMemory, nothing kept, the session goes on (also where
+%! ## the bytes pass what an address holds: 2^62 doubles)
 %! n0 = muon_gpu ("info").arrays;
-%! try
-%!   muon_gpu ("zeros", [1e6 1e6 1e3], "Device", "cpu", "Class", "double");
-%!   error ("no error");
-%! catch err
-%!   assert (err.identifier, "muonlab:outOfMemory");
-%! end_try_catch
+%! for sz = {[1e6 1e6 1e3], [2^31 2^31]}
+%!   try
+%!     muon_gpu ("zeros", sz{1}, "Device", "cpu", "Class", "double");
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:outOfMemory");
+%!   end_try_catch
+%! endfor
 %! assert (muon_gpu ("info").arrays, n0);
 %! assert (gather (muon_gpu (eye (2), "Device", "cpu")), eye (2));
 

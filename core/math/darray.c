@@ -77,7 +77,9 @@ muon_status muon_darray_create (muon_ctx *ctx, muon_device device, muon_precisio
   CHECK (MUON_ERR_BADSHAPE, rows >= 1 && cols >= 1 && batch >= 1,
          "a device array must not be empty");
   size_t es = muon_storage_bytes ((int) storage);
-  CHECK (MUON_ERR_BADSHAPE, cols <= SIZE_MAX / rows && batch <= SIZE_MAX / (rows * cols)
+  // more bytes than an address holds: larger than any device (out of memory, as muon_gpu's
+  // help promises for an array larger than the device), not a shape error
+  CHECK (MUON_ERR_DEVMEM, cols <= SIZE_MAX / rows && batch <= SIZE_MAX / (rows * cols)
                               && rows * cols * batch <= SIZE_MAX / 8,
          "%zu x %zu x %zu elements do not fit in memory", rows, cols, batch);
   CHECKMEM (a = calloc (1, sizeof *a));

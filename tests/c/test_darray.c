@@ -264,7 +264,8 @@ static void test_errors (void)
   T_ASSERT (a == NULL);
   T_ASSERT (strstr (muon_ctx_last_error (ctx), "no room") != NULL);
   T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, SIZE_MAX / 2, 4, 1, &a),
-            MUON_ERR_BADSHAPE);
+            MUON_ERR_DEVMEM);
+  T_ASSERT (strstr (muon_ctx_last_error (ctx), "do not fit in memory") != NULL);
   T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 0, 4, 1, &a),
             MUON_ERR_BADSHAPE);
   T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, (muon_precision) 9, 2, 2, 1, &a),
