@@ -12,34 +12,11 @@
  * stored back once.  The per-element conversions and the normal generator are
  * muon_darray_math.h's, the code the CUDA kernels run too.
  */
-#include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "darray_impl.h"
-
-//---- the cpu stand-in: its state in the context ---------------------------------------------
-
-typedef struct {
-  double last_ms;             // wall time of the last ns / update
-  size_t in_use;              // bytes held by arrays
-} cpu_dev;
-
-static muon_status cpu_dev_of (muon_ctx *ctx, cpu_dev **out)
-{
-  muon_status status = MUON_OK;
-  cpu_dev *d = muon_ctx_lookup (ctx, "darray.cpu");
-  if (d == NULL)
-  {
-    CHECKMEM (d = calloc (1, sizeof *d));
-    CHECKSTATUS (muon_ctx_attach (ctx, "darray.cpu", d, free, MUON_CTX_KEEP));
-  }
-  *out = d;
-fail:
-  return status;
-}
 
 //---- helpers ------------------------------------------------------------------------------
 
@@ -95,8 +72,8 @@ muon_status muon_darray_create (muon_ctx *ctx, muon_device device, muon_precisio
   }
   else
   {
-    cpu_dev *d = NULL;
-    CHECKSTATUS (cpu_dev_of (ctx, &d));
+    muon_darray_cpu *d = NULL;
+    CHECKSTATUS (muon_darray_cpu_dev (ctx, &d));
     a->data = malloc (a->bytes);
     CHECK (MUON_ERR_DEVMEM, a->data != NULL,
            "the CPU stand-in device has no room for %zu bytes", a->bytes);
@@ -122,7 +99,7 @@ void muon_darray_destroy (muon_ctx *ctx, muon_darray **a)
   }
   else
   {
-    cpu_dev *d = ctx ? muon_ctx_lookup (ctx, "darray.cpu") : NULL;
+    muon_darray_cpu *d = ctx ? muon_ctx_lookup (ctx, "darray.cpu") : NULL;
     if (d)
       d->in_use -= p->bytes;
     free (p->data);
@@ -320,15 +297,6 @@ fail:
   return status;
 }
 
-static muon_status record_ms (muon_ctx *ctx, muon_device device, double t0)
-{
-  cpu_dev *d = NULL;
-  muon_status s = device == MUON_DEVICE_CPU ? cpu_dev_of (ctx, &d) : MUON_OK;
-  if (d)
-    d->last_ms = (muon_clock () - t0) * 1e3;
-  return s;
-}
-
 muon_status muon_darray_ns (muon_ctx *ctx, const muon_darray *G, muon_darray *X,
                             const muon_ns_opts *o)
 {
@@ -349,7 +317,7 @@ muon_status muon_darray_ns (muon_ctx *ctx, const muon_darray *G, muon_darray *X,
   muon_status warn = status;
   if (xw)
     CHECKSTATUS (from_work (ctx, X, xw, &warn));
-  CHECKSTATUS (record_ms (ctx, G->device, t0));
+  CHECKSTATUS (muon_darray_record_ms (ctx, G->device, t0));
   status = warn;
 fail:
   muon_darray_destroy (ctx, &gw);
@@ -421,111 +389,11 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
     CHECKSTATUS (from_work (ctx, M, mw, &warn));
   if (uw)
     CHECKSTATUS (from_work (ctx, U, uw, &warn));
-  CHECKSTATUS (record_ms (ctx, G->device, t0));
+  CHECKSTATUS (muon_darray_record_ms (ctx, G->device, t0));
   status = warn;
 fail:
   muon_darray_destroy (ctx, &gw);
   muon_darray_destroy (ctx, &mw);
   muon_darray_destroy (ctx, &uw);
-  return status;
-}
-
-//---- time and memory ----------------------------------------------------------------------
-
-muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms)
-{
-  muon_status status = MUON_OK;
-  CHECKCTX (ctx);
-  CHECK (MUON_ERR_NULLPTR, ms != NULL, "ms must not be NULL");
-  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, device), "unknown device %d",
-         (int) device);
-  *ms = NAN;
-  if (device == MUON_DEVICE_CUDA)
-  {
-    const muon_cuda_api *api;
-    void **st;
-    CHECKSTATUS (cuda_of (ctx, &api, &st));
-    CHECKSTATUS (cuda_status (ctx, api->last_ms (*st, ms),
-                              "reading the device time of the last call (CUDA events) failed"));
-  }
-  else
-  {
-    cpu_dev *d = NULL;
-    CHECKSTATUS (cpu_dev_of (ctx, &d));
-    *ms = d->last_ms;
-  }
-fail:
-  return status;
-}
-
-muon_status muon_darray_copy_time (muon_ctx *ctx, muon_device device, size_t bytes,
-                                   double *h2d_ms, double *d2h_ms)
-{
-  muon_status status = MUON_OK;
-  char *a = NULL, *b = NULL;
-  CHECKCTX (ctx);
-  CHECK (MUON_ERR_NULLPTR, h2d_ms != NULL && d2h_ms != NULL, "the times must not be NULL");
-  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, device), "unknown device %d",
-         (int) device);
-  if (device == MUON_DEVICE_CUDA)
-  {
-    const muon_cuda_api *api;
-    void **st;
-    char msg[256] = "";
-    CHECKSTATUS (cuda_of (ctx, &api, &st));
-    CHECKSTATUS (cuda_status (ctx, api->copy_time (st, bytes, h2d_ms, d2h_ms, msg,
-                                                   sizeof msg), msg));
-  }
-  else
-  {
-    CHECKMEM (a = malloc (bytes ? bytes : 1));
-    CHECKMEM (b = malloc (bytes ? bytes : 1));
-    // through a volatile pointer: the copies are timed, never optimized away
-    void *(*volatile copy) (void *, const void *, size_t) = memcpy;
-    memset (a, 1, bytes);
-    double t0 = muon_clock ();
-    copy (b, a, bytes);
-    double t1 = muon_clock ();
-    copy (a, b, bytes);
-    *h2d_ms = (t1 - t0) * 1e3;
-    *d2h_ms = (muon_clock () - t1) * 1e3;
-  }
-fail:
-  free (a);
-  free (b);
-  return status;
-}
-
-muon_status muon_darray_trim (muon_ctx *ctx, muon_device device, size_t *in_use,
-                              size_t *cached)
-{
-  muon_status status = MUON_OK;
-  size_t u = 0, c = 0;
-  CHECKCTX (ctx);
-  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, device), "unknown device %d",
-         (int) device);
-  if (device == MUON_DEVICE_CUDA)                 // never loads the back end: 0 and 0 when
-  {                                                // CUDA has not been used (or could not
-    const muon_cuda_api *api;                      // be: the context's last error kept)
-    void **st;
-    char kept[256];
-    muon_status was = muon_ctx_last_status (ctx);
-    snprintf (kept, sizeof kept, "%s", muon_ctx_last_error (ctx));
-    if (muon_ctx_lookup (ctx, "cuda") && cuda_of (ctx, &api, &st) == MUON_OK)
-      CHECKSTATUS (cuda_status (ctx, api->trim (*st, &u, &c), "trimming the pool failed"));
-    else
-      muon_ctx_set_error (ctx, was, "%s", kept);
-  }
-  else
-  {
-    cpu_dev *d = NULL;
-    CHECKSTATUS (cpu_dev_of (ctx, &d));
-    u = d->in_use;
-  }
-  if (in_use)
-    *in_use = u;
-  if (cached)
-    *cached = c;
-fail:
   return status;
 }

@@ -1,6 +1,7 @@
-/* darray_impl.h - what the two files of device arrays share: the array itself and the small
- * helpers around the CUDA back end (darray.c: create, copies, NS and the update;
- * darray_ops.c: the element-wise steps of the optimizer).
+/* darray_impl.h - what the files of device arrays share: the array itself, the CPU
+ * stand-in's state and the small helpers around the CUDA back end (darray.c: create, copies,
+ * NS and the update; darray_ops.c: the element-wise steps of the optimizer; darray_dev.c:
+ * the devices' times, copy floor and pool).
  */
 #ifndef MUON_DARRAY_IMPL_H
 #define MUON_DARRAY_IMPL_H
@@ -39,6 +40,15 @@ static inline const char *device_text (muon_device d)
 {
   return d == MUON_DEVICE_CUDA ? "the CUDA device" : "the CPU stand-in device";
 }
+
+// The CPU stand-in's state in the context (darray_dev.c), made on first use.
+typedef struct {
+  double last_ms;             // wall time of the last ns / update
+  size_t in_use;              // bytes held by arrays
+} muon_darray_cpu;
+muon_status muon_darray_cpu_dev (muon_ctx *ctx, muon_darray_cpu **out);
+// Records on the stand-in the wall time since t0 (muon_clock) as its last call's.
+muon_status muon_darray_record_ms (muon_ctx *ctx, muon_device device, double t0);
 
 // The back end of a CUDA array: the plug-in's entries and its state.
 static inline muon_status cuda_of (muon_ctx *ctx, const muon_cuda_api **api, void ***state)
