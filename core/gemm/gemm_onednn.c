@@ -10,10 +10,11 @@
  * C' = op(B)' op(A)', so the product runs as src = op(B)' (n x k), weights = op(A)' (k x m),
  * dst = C' (n x m, strides {ldc, 1}); each operand's strides say where its transpose went.
  *
- * One thread per primitive.  oneDNN sizes a primitive's blocking and its thread split when
- * the primitive is made, from OpenMP's thread count then: prepare makes it with that count
- * at 1, so its sums do not depend on the call's threads, and a primitive run inside the
- * tiles' parallel region runs on the calling thread.  A run makes its own memory objects,
+ * One thread per primitive.  oneDNN sizes a primitive's blocking, and most implementations
+ * their thread split, when the primitive is made, from OpenMP's thread count then; some
+ * (gemm:jit, which the strided and transposed tiles get) split when they run.  So prepare
+ * makes it, and run executes it, with that count at 1: its sums do not depend on the
+ * call's threads or on OMP_DYNAMIC, and the tiles' parallel region is the only one.  A run makes its own memory objects,
  * stream and scratchpad (the primitive is made in the user scratchpad mode: with the
  * library's, two threads running one primitive share its scratchpad and get garbage), so
  * several threads can run one primitive at once.
@@ -253,9 +254,19 @@ int muon_gemm_onednn_run (const void *plan, const void *A, const void *B, float 
     s = dnnl_stream_create (&stream, e->engine, dnnl_stream_default_flags);
   if (s == dnnl_success)
   {
+    // on the calling thread alone: some implementations (gemm:jit, which strided and
+    // transposed tiles get) choose their thread split when they run, from OpenMP's count
+    // then, and a run outside the tiles' parallel region (one tile) would split its sums
+    // by the call's threads; under OMP_DYNAMIC the team they get may be smaller than the
+    // split, and parts of the tile were never computed
+    int saved = omp_get_max_threads ? omp_get_max_threads () : 1;
+    if (saved != 1 && omp_set_num_threads)
+      omp_set_num_threads (1);
     dnnl_exec_arg_t args[4] = { { DNNL_ARG_SRC, src }, { DNNL_ARG_WEIGHTS, wei },
                                 { DNNL_ARG_DST, dst }, { DNNL_ARG_SCRATCHPAD, scr } };
     s = dnnl_primitive_execute (e->prim, stream, scr ? 4 : 3, args);
+    if (saved != 1 && omp_set_num_threads)
+      omp_set_num_threads (saved);
   }
   if (s == dnnl_success)
     s = dnnl_stream_wait (stream);
