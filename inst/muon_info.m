@@ -35,8 +35,9 @@
 ## value is ignored, and the report says so);
 ## @code{onednn_built}, @code{onednn_version}, @code{onednn_isa} (the instruction set
 ## oneDNN dispatches to), @code{onednn_impl_f32} and @code{onednn_impl_bf16} (the
-## implementations oneDNN picks for an fp32 and a bf16 product, e.g.
-## @qcode{"brg:avx512_core_bf16"}, or @qcode{"no: @dots{}"} with the reason where it has
+## implementations oneDNN picks for an fp32 and a bf16 tile as Newton-Schulz runs them, a
+## strided 64 x 64 x 64 product with one operand transposed, e.g. @qcode{"gemm:jit"}, or
+## @qcode{"no: @dots{}"} with the reason where it has
 ## none: a probe never fails), @code{onednn_native_bf16} (bf16 products multiply bf16
 ## natively; else the fp32 product of the same values), @code{openblas} (its configuration
 ## and core), @code{threads} (what @qcode{"Threads"}, 0 uses: @env{OMP_NUM_THREADS}, else

@@ -113,11 +113,13 @@
 ## norm (X, "fro") / sqrt (min (m, n)), from its sum of squares: weaker than the power
 ## method, it tells gross divergence, such as the two examples below).
 ## @item "Gemm"
-## who computes the CPU products: @qcode{"auto"} (default: oneDNN when the build found it,
-## else OpenBLAS), @qcode{"openblas"} or @qcode{"onednn"} (@code{muonlab:notBuilt} without
-## it).  With oneDNN, bf16 multiplies bf16 operands natively (fp32 accumulation, then the
-## same rounding as the emulation), fp16 and single use its fp32 product; @qcode{"double"}
-## always runs on OpenBLAS.  The providers sum in different orders, so their low-precision
+## who computes the CPU products: @qcode{"auto"} (default: oneDNN for bf16 where this CPU
+## multiplies bf16 natively, from avx512_core_bf16 up; OpenBLAS for the rest; the
+## environment variable @env{MUONLAB_GEMM} changes it), @qcode{"openblas"} or
+## @qcode{"onednn"} (@code{muonlab:notBuilt} without it).  With oneDNN, bf16 multiplies bf16
+## operands natively where the CPU can (fp32 accumulation, then the same rounding as the
+## emulation; elsewhere the fp32 product of the same values), fp16 and single use its fp32
+## product; @qcode{"double"} always runs on OpenBLAS.  The providers sum in different orders, so their low-precision
 ## results differ like two GPUs' would (same statistics, not the same bits); the bitwise
 ## tests against a plain-Octave port use @qcode{"openblas"}.  See @code{muon_info}.
 ## @item "Threads"

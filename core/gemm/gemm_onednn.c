@@ -300,12 +300,12 @@ int muon_gemm_onednn_kernel (int bf16, char *why, size_t len)
   static int asked[2], has[2];
   static char text[2][96];
   bf16 = bf16 != 0;
-  if (!asked[bf16])                                 // a 64 x 64 x 64 product, once
-  {
-    dnnl_engine_t engine = NULL;
-    dnnl_primitive_desc_t pd = NULL;
-    const char *impl = NULL;
-    gemm_key k = { bf16, 0, 0, 64, 64, 64, 64, 64, 64 };
+  if (!asked[bf16])                                 // once: a tile of X X' (NS's first
+  {                                                 // product), 64 x 64 x 64 of 256-row
+    dnnl_engine_t engine = NULL;                    // operands, strided and transposed as
+    dnnl_primitive_desc_t pd = NULL;                // the tiles are (a dense product gets
+    const char *impl = NULL;                        // another implementation)
+    gemm_key k = { bf16, 0, 1, 64, 64, 64, 256, 256, 256 };
     dnnl_status_t s = dnnl_engine_create (&engine, dnnl_cpu, 0);
     if (s == dnnl_success)
       s = make_pd (engine, &k, &pd);

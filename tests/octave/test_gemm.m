@@ -200,6 +200,25 @@ endfunction
 %! endif
 
 %!test
+%! ## muon_info names the implementation oneDNN runs for Newton-Schulz's tiles, as oneDNN's
+%! ## own log of the run says (it named the one of a dense 64 x 64 x 64 product, brg:, which
+%! ## no tile gets)
+%! if (muon_info ().gemm.onednn_native_bf16)
+%!   exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%!   code = ["muon_ns (randn (300, 700), 'Precision', 'bf16'); " ...
+%!           "printf ('IMPL,%s,', muon_info ().gemm.onednn_impl_bf16)"];
+%!   [rc, out] = system (sprintf (["DNNL_VERBOSE=1 ONEDNN_VERBOSE=1 '%s' --no-gui --norc " ...
+%!                                 "--silent --eval \"addpath ('%s'); addpath ('%s'); %s\" " ...
+%!                                 "2>/dev/null"], exe, fileparts (which ("muon_ns")),
+%!                                fileparts (which ("__muon_ns__")), code));
+%!   assert (rc, 0);
+%!   ran = regexp (out, 'onednn_verbose,exec,cpu,matmul,([^,]+),', "tokens");
+%!   named = regexp (out, 'IMPL,([^,]+),', "tokens", "once");
+%!   assert (numel (ran) > 0 && numel (named) == 1, out);
+%!   assert (unique (cellfun (@(c) c{1}, ran, "UniformOutput", false)), named);
+%! endif
+
+%!test
 %! ## MUONLAB_GEMM is read once per session and changes what 'auto' stands for; a value that
 %! ## is no provider's name is reported and ignored, never an error
 %! code = ["g = muon_info ().gemm; [~, s] = muon_ns (randn (8, 16), 'Precision', 'bf16'); " ...
