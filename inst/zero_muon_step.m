@@ -177,9 +177,15 @@
 ## zero updates and counters), as @code{muon_step} skips an overflowing step.  The layout
 ## facts of @var{R} (@code{comm}, @code{counts}, @code{owners}, @code{straddles} and each
 ## rank's @code{owned}, its @code{update} then zeros of that length) are those of a step
-## that runs on the same layout and communicator: the skipped call learns them from a dry
-## run of the step on zero gradients (its collectives run, on zeros; its updates and
-## counters are dropped).
+## that runs on the same layout and communicator: the skipped call reads them off the
+## variant's plan (its owned ranges, which are the layout's partition for some designs
+## only: whole matrices for @code{layerwise_lpt}, stage-3 chunks for the round robins, row
+## shards for @code{alltoall_owner} and @code{muon_bp}) and the communicator's kind, after
+## the checks a step makes of the options against the plan (a skipped
+## @code{zero2_slice_only} step with split rows is refused as a step is), and runs no
+## collective and no Newton-Schulz.  So a skipped @code{zero3_round_robin_aliased_pads}
+## step on a round of mixed sizes returns, where a step that runs fails in its gather (as
+## the shipped design's skipped step never reaches it).
 ##
 ## @var{R} has fields @code{variant}, @code{world}, @code{comm}, @code{counts}
 ## (@qcode{"measured"} by the simulator, @qcode{"modelled"} under MPI/NCCL), @code{step},
@@ -247,7 +253,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
       zero_blocks (fname, opts.param_experts, opts.param_split, shapes);
 
     comm = opts.comm;
-    [~, nl] = zero_local_ranks (fname, comm, W);
+    [ranks, nl] = zero_local_ranks (fname, comm, W);
     assemble = opts.assemble;
     if (isempty (assemble))
       assemble = nl == W;
@@ -314,15 +320,14 @@ function [R, state] = step (L, rank_grads, state, varargin)
   why = bad_gradients (rank_grads, comm, nl);
   if (! isempty (why))
     ## the layout facts of the result (owners, straddles, each rank's owned ranges, the
-    ## counts' wording) are the plan's and the communicator's: a dry run of the same step
-    ## on zero gradients and momenta on the same communicator (every rank skips together)
-    ## gives them; its updates and counters are dropped
+    ## counts' wording) are the plan's and the communicator's, asked without the step: the
+    ## owned spans of the variant's plan (the layout object's, after the step's own checks
+    ## of the options against it), the kind of the communicator the agreement above read;
+    ## no collective, no Newton-Schulz
     o0 = opts;
     o0.step = state.step;
-    z = arrayfun (@(p) zeros (shapes(p,:)), repmat (1:P, nl, 1), "UniformOutput", false);
-    [~, ~, ~, ~, info] = __zero_muon_step__ (shapes, W, lopts, z, [], o0, comm, false,
-                                             false, [], plan);
-    R = zero_step_skipped (opts.variant, info, P, shapes, state.step, why);
+    owned = __zero_muon_step__ ("owned", shapes, W, lopts, o0, plan);
+    R = zero_step_skipped (opts.variant, owned, comm, ranks, shapes, state.step, why);
     return;
   endif
 
@@ -551,6 +556,61 @@ endfunction
 %!   assert ({S.ranks.owned}, {R.ranks.owned});
 %!   assert ({S.ranks.rank}, {R.ranks.rank});
 %! endfor
+
+%!test
+%! ## a skipped step asks the plan, it runs nothing: no step of the gateway (no collective,
+%! ## no Newton-Schulz), and its layout facts are those of a step that runs, for every
+%! ## design and world, on a simulated communicator (and on a handle of one)
+%! vs = __muon_lists__ ().lists.zero_variant;
+%! shapes = {[6 5], [4 7], [9 3], [2 2], [5 5]};
+%! for W = [1 2 3 5]
+%!   for v = vs(:).'
+%!     sh = shapes;
+%!     if (strcmp (v{1}, "zero3_round_robin_aliased_pads"))
+%!       sh(:) = {[6 5]};               # its rounds must be of one size to run
+%!     endif
+%!     L = zero_layout (sh, W);
+%!     randn ("state", W);
+%!     G = cellfun (@(x) randn (x), repmat (sh, W, 1), "UniformOutput", false);
+%!     B = G;
+%!     B{W,3}(2) = NaN;
+%!     comms = {"sim"};
+%!     if (W == 3)
+%!       comms{2} = muon_comm ("sim", W);
+%!     endif
+%!     for comm = comms
+%!       n0 = __zero_muon_step__ ("steps");
+%!       o = {"Variant", v{1}, "Comm", comm{1}, "Reference", false};
+%!       [R, st] = zero_muon_step (L, G, [], o{:});
+%!       n1 = __zero_muon_step__ ("steps");
+%!       assert (n1 - n0, 1);
+%!       S = zero_muon_step (L, B, st, o{:});
+%!       assert (__zero_muon_step__ ("steps"), n1);
+%!       assert (S.skipped && ! R.skipped);
+%!       assert ({S.owners, S.straddles, S.counts, S.comm, S.world},
+%!               {R.owners, R.straddles, R.counts, R.comm, R.world});
+%!       assert ({S.ranks.owned}, {R.ranks.owned});
+%!       assert ({S.ranks.rank}, {R.ranks.rank});
+%!       assert (cellfun (@numel, {S.ranks.update}), cellfun (@numel, {R.ranks.update}));
+%!       assert (sum ([S.ranks.calls]), 0);
+%!     endfor
+%!   endfor
+%! endfor
+%! ## the shipped ZeRO-3 pads on a round of mixed sizes: the step fails in its gather, the
+%! ## skipped step (which gathers nothing) returns, with the plan's stage-3 owners
+%! L = zero_layout ({[6 5], [4 7]}, 2);
+%! G = {ones(6, 5), ones(4, 7); ones(6, 5), ones(4, 7)};
+%! o = {"Variant", "zero3_round_robin_aliased_pads"};
+%! fail ("zero_muon_step (L, G, [], o{:})", "gather round 1 mixes sizes");
+%! G{1}(1) = Inf;
+%! S = zero_muon_step (L, G, [], o{:});
+%! R = zero_muon_step (L, G, [], "Variant", "zero3_round_robin");   # the same plan
+%! assert (S.skipped && R.skipped);
+%! assert ({S.ranks.owned}, {R.ranks.owned});
+%! assert (vertcat (S.ranks.owned), [0 15; 0 14; 15 30; 14 28]);    # ceil (numel / 2) each
+%! ## the checks of the options against the plan still run: what a step refuses, a skip does
+%! fail ("zero_muon_step (L, G, [], 'Variant', 'zero2_slice_only', 'Experts', [2 1])",
+%!       "experts and split row blocks need whole matrices");
 
 %!test
 %! ## under MPI (outside mpirun a world of one rank) a skipped step's counts are

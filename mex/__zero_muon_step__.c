@@ -1,4 +1,4 @@
-#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM, PLAN]), or __zero_muon_step__ (CMD, ...) with CMD plan, map, holds, free, count or release"
+#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM, PLAN]), or __zero_muon_step__ (CMD, ...) with CMD plan, map, owned, holds, free, count, steps or release"
 /* __zero_muon_step__ - gateway of zero_muon_step.m: one distributed Muon step
  * (muon_zero.h) on the local ranks of a communicator, and with REF the reference (DDP) step
  * on the same gradients in the same call.
@@ -29,9 +29,19 @@
  *   [SEG, LEN] = ('map', SHAPES, WORLD, LOPTS, VARIANT[, H])   the momentum map of the
  *                                        design's plan (muon_mex_zero_map), for the sharded
  *                                        checkpoints (zero_shard_map.m); H as PLAN above
+ *   OWNED = ('owned', SHAPES, WORLD, LOPTS, OPTS[, H])   a step's layout facts without the
+ *                                        step (zero_muon_step's skipped step): OPTS checked
+ *                                        as a step checks them against the plan of
+ *                                        OPTS.variant (muon_zero_step_check: the errors a
+ *                                        step raises before it moves anything), then that
+ *                                        plan's owned spans (INFO.owned, W x 2 x P); no
+ *                                        communicator, no collective, no Newton-Schulz
  *   TF = ('holds', H)                    whether H is an entry of this session
  *   ('free', H)                          a stale handle is ignored (the object's destructor)
  *   N = ('count')                        entries held
+ *   N = ('steps')                        the steps this MEX file has run (each variant's and
+ *                                        reference's step of a call, one each): a test
+ *                                        tells from it that a call ran none
  *   FREED = ('release')                  gives back the simulated communicator and the step
  *                                        buffers the context keeps (muon_ctx_release): bytes
  */
@@ -55,6 +65,7 @@ static const muon_mex_handle_kind layout_plans = {
 };
 
 static size_t plans_built = 0;              // by this MEX file, ever
+static size_t steps_run = 0;                // muon_mex_zero_step calls of this MEX file, ever
 static muon_mex_zero_plans *scratch = NULL;  // the plans of the last call without a handle
 
 static void free_scratch (void)
@@ -78,7 +89,7 @@ static muon_zero_variant variant_arg (const mxArray *a)
   return (muon_zero_variant) v;
 }
 
-// The commands: plan, map, holds, free, count, release.
+// The commands: plan, map, owned, holds, free, count, steps, release.
 static void command (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   char cmd[16] = "";
@@ -108,12 +119,29 @@ static void command (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_check (fname, muon_mex_zero_map (ctx, P, out));
     muon_mex_outputs (nlhs, plhs, out, 2);
   }
+  else if (strcmp (cmd, "owned") == 0 && (nrhs == 5 || nrhs == 6) && nlhs <= 1)
+  {
+    muon_zero_step_opts o;
+    size_t np;
+    int W;
+    muon_zero_layout_opts lo;
+    size_t *rc = muon_mex_zero_step_args (fname, prhs[1], prhs[2], prhs[3], prhs[4], &o, &np,
+                                          &W, &lo);
+    muon_mex_zero_plans *z = plans_for (ctx, nrhs == 6 && !mxIsEmpty (prhs[5]) ? prhs[5]
+                                        : NULL, np, rc, W, &lo);
+    const muon_zero_plan *P = NULL;
+    muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, o.variant, &P, &plans_built));
+    muon_mex_check (fname, muon_zero_step_check (ctx, P, &o));
+    plhs[0] = muon_mex_zero_owned (P);
+  }
   else if (strcmp (cmd, "holds") == 0 && nrhs == 2)
     plhs[0] = mxCreateLogicalScalar (muon_mex_handle_find (prhs[1]) != NULL);
   else if (strcmp (cmd, "free") == 0 && nrhs == 2 && nlhs == 0)
     muon_mex_handle_free (prhs[1]);
   else if (strcmp (cmd, "count") == 0 && nrhs == 1)
     plhs[0] = mxCreateDoubleScalar ((double) muon_mex_handle_count ());
+  else if (strcmp (cmd, "steps") == 0 && nrhs == 1)
+    plhs[0] = mxCreateDoubleScalar ((double) steps_run);
   else if (strcmp (cmd, "release") == 0 && nrhs == 1)
   {
     size_t freed = 0;
@@ -199,13 +227,17 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   else
     why = muon_mex_zero_grads (prhs[IN_GRADS], P, nl, grads);
   if (!*why)
+  {
+    steps_run++;
     s = muon_mex_zero_step (ctx, comm, P, &o, grads, prhs[IN_MOM], assemble, out, &why);
+  }
   if (!*why && s >= 0 && ref)       // the reference on the same gradients
   {
     mxArray *rout[MUON_MEX_ZERO_OUTS] = { NULL };
     muon_zero_step_opts ro = o;
     ro.variant = MUON_ZERO_REFERENCE;
     const mxArray *none = mxCreateDoubleMatrix (0, 0, mxREAL);
+    steps_run++;
     muon_status r = muon_mex_zero_step (ctx, comm, Pref, &ro, grads,
                                         nrhs > IN_RMOM ? prhs[IN_RMOM] : none, assemble,
                                         rout, &why);

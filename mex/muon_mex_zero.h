@@ -114,6 +114,10 @@ muon_status muon_mex_zero_plans_get (muon_ctx *ctx, muon_mex_zero_plans *z,
 // buffer's length (muon_zero_plan_momentum_map).  On an error both are freed (NULL).
 muon_status muon_mex_zero_map (muon_ctx *ctx, const muon_zero_plan *P, mxArray *out[2]);
 
+// The plan's owned spans: a W x 2 x nparams double array, (r+1, :, p+1) rank r's [start
+// stop) of matrix p (0-based, row-major elements; [0 0] for none): INFO.owned.
+mxArray *muon_mex_zero_owned (const muon_zero_plan *P);
+
 // INFO: owned (W x 2 x nparams spans), owned_len, momentum_len, ns_calls (W x 1), lpt_owner
 // (1 x nparams, or []), comm (its name), counts_measured, local_ranks, ranks (1 x local
 // ranks), plans_built (given: the plans __zero_muon_step__ has built).

@@ -107,7 +107,7 @@ muon_status muon_mex_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_
 #define INFO_NAME(f, value) #f,
 #define INFO_VALUE(f, value) value,
 
-mxArray *muon_mex_zero_info (const muon_zero_plan *P, muon_comm *comm, size_t plans_built)
+mxArray *muon_mex_zero_owned (const muon_zero_plan *P)
 {
   size_t W = (size_t) P->world, np = P->nparams;
   mwSize dims[3] = { (mwSize) W, 2, (mwSize) np };
@@ -119,6 +119,13 @@ mxArray *muon_mex_zero_info (const muon_zero_plan *P, muon_comm *comm, size_t pl
       d[p * 2 * W + r] = (double) P->owned[r * np + p].start;
       d[p * 2 * W + W + r] = (double) P->owned[r * np + p].stop;
     }
+  return owned;
+}
+
+mxArray *muon_mex_zero_info (const muon_zero_plan *P, muon_comm *comm, size_t plans_built)
+{
+  size_t W = (size_t) P->world, np = P->nparams;
+  mxArray *owned = muon_mex_zero_owned (P);
   mxArray *lpt = mxCreateDoubleMatrix (P->lpt_owner ? 1 : 0, P->lpt_owner ? np : 0, mxREAL);
   for (size_t p = 0; P->lpt_owner && p < np; p++)
     mxGetPr (lpt)[p] = P->lpt_owner[p];

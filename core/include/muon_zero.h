@@ -345,6 +345,15 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
                             double *const *momentum, double *const *updates,
                             muon_zero_rank_stats *stats);
 
+// The checks muon_zero_step (and muon_zero_step_device) make of the plan and the options
+// before anything moves or runs: the variant the plan's, the blocks (experts dividing the
+// rows, split row blocks summing to a page, none for ZERO2_SLICE_ONLY), the period, step and
+// block scale, the pad rule, muon_update's options on every matrix.  No communicator, no
+// buffer: what a caller that skips a step (non-finite gradients on some rank) still checks,
+// so that a skipped step refuses what the step would.  Errors: NULLPTR, BADARG, BADSHAPE.
+muon_status muon_zero_step_check (muon_ctx *ctx, const muon_zero_plan *plan,
+                                  const muon_zero_step_opts *o);
+
 // The same step with its buffers on a device (muon_darray, core/zero/zero_step_dev.c): the
 // gradients, momenta and updates stay there, the collectives move device memory (nccl, no
 // host staging; on the CPU stand-in device, whose memory is host memory, any communicator),

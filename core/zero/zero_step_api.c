@@ -58,6 +58,17 @@ muon_status zstep_check (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P
          "communicator, plan and options must not be NULL");
   CHECK (MUON_ERR_BADARG, muon_comm_size (comm) == P->world,
          "the communicator has %d ranks, the layout %d", muon_comm_size (comm), P->world);
+  CHECKSTATUS (muon_zero_step_check (ctx, P, o));
+fail:
+  return status;
+}
+
+muon_status muon_zero_step_check (muon_ctx *ctx, const muon_zero_plan *P,
+                                  const muon_zero_step_opts *o)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, P != NULL && o != NULL, "plan and options must not be NULL");
   CHECK (MUON_ERR_BADARG, o->variant == P->variant,
          "the options name variant '%s', the plan '%s'",
          MUON_NAME_OF (variant_names, o->variant), MUON_NAME_OF (variant_names, P->variant));

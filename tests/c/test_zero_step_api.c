@@ -138,6 +138,60 @@ static void test_errors (void)
   problem_free (&pb);
 }
 
+// muon_zero_step_check: the checks of the plan and the options a step makes before anything
+// moves, with no communicator and no buffer (zero_muon_step's skipped step runs them): the
+// same status and message as the step for each option it refuses, OK where the step runs.
+static void test_step_check (void)
+{
+  problem pb;
+  size_t rows[] = { 3, 2 }, cols[] = { 4, 5 };
+  problem_init (&pb, 2, 2, rows, cols, 2, MUON_ZERO_ORDER_GIVEN);
+  muon_zero_plan *P = NULL;
+  muon_comm *c = NULL;
+  T_EQ_INT (muon_zero_plan_create (ctx, pb.L, MUON_ZERO2_SLICE_ONLY, &P), MUON_OK);
+  T_EQ_INT (muon_comm_sim_create (ctx, 2, &c), MUON_OK);
+  muon_zero_step_opts o;
+  muon_zero_step_opts_default (&o);
+  T_EQ_INT (muon_zero_step_check (NULL, P, &o), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_step_check (ctx, NULL, &o), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_step_check (ctx, P, NULL), MUON_ERR_NULLPTR);
+  double m[2][32] = { { 0 } }, u[2][32];
+  double *mom[2] = { m[0], m[1] }, *upd[2] = { u[0], u[1] };
+  const double *const *g = (const double *const *) pb.g;
+  muon_zero_blocks b[2] = { { 1, NULL, 0 }, { 1, NULL, 0 } };
+  size_t split[] = { 1, 2 };
+  for (int k = 0; k < 9; k++)
+  {
+    muon_zero_step_opts_default (&o);
+    o.variant = MUON_ZERO2_SLICE_ONLY;
+    b[0] = (muon_zero_blocks) { 1, NULL, 0 };
+    switch (k)
+    {
+      case 0: o.variant = MUON_ZERO12_ALLREDUCE; break;      // not the plan's
+      case 1: o.update.split_rows = split; o.update.nsplit = 2; break;
+      case 2: o.blocks = b; b[0].experts = 0; break;
+      case 3: o.blocks = b; b[0].experts = 3; break;           // slice-only: no experts
+      case 4: o.pad_count = (muon_zero_pad_count) 7; break;
+      case 5: o.period = 0; break;
+      case 6: o.block_scale = 0; break;
+      case 7: o.update.beta = 1.5; break;
+      case 8: o.blocks = b; break;                             // fine
+    }
+    muon_status a = muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL);
+    char msg[256];
+    snprintf (msg, sizeof msg, "%s", muon_ctx_last_error (ctx));
+    muon_status s = muon_zero_step_check (ctx, P, &o);
+    T_EQ_INT (s, a);
+    T_EQ_INT (s, k == 8 ? MUON_OK : k == 3 ? MUON_ERR_BADARG : s);
+    T_ASSERT (k == 8 || s < 0);
+    if (s < 0)
+      T_EQ_STR (muon_ctx_last_error (ctx), msg);
+  }
+  muon_zero_plan_destroy (&P);
+  muon_comm_destroy (&c);
+  problem_free (&pb);
+}
+
 // The simulated communicator the context keeps: the same one while the world stays, a new
 // one for another world; muon_ctx_release frees it (a cache).
 static void test_sim_comm (void)
@@ -268,6 +322,7 @@ int main (int argc, char **argv)
   t_rng = 11;
   T_RUN (test_defaults);
   T_RUN (test_errors);
+  T_RUN (test_step_check);
   T_RUN (test_sim_comm);
   T_RUN (test_device_step);
   muon_ctx_destroy (&ctx);
