@@ -187,6 +187,30 @@
 ## step on a round of mixed sizes returns, where a step that runs fails in its gather (as
 ## the shipped design's skipped step never reaches it).
 ##
+## Divergence: a Newton-Schulz result past what its schedule can give (rounding this
+## schedule cannot absorb in this precision, or Gram's error over a long schedule) warns
+## @code{muonlab:diverged}, as @code{muon_update} does, naming @code{zero_muon_step} and the
+## parameters (by index, and by name for a model's layout), and @code{R.diverged} counts
+## the blocks.  The check is @code{muon_update}'s bound applied to the elements each local
+## rank owns of the variant's update (the reference's is not checked): the t rows of a
+## block that a rank's elements touch hold a sum of squares of at most min (t, cols)
+## (2 top s)^2, top the largest value of the schedule's composed map on [0, 1] and s the
+## scale of the block Newton-Schulz ran on (each row of a matrix whose singular values are
+## at most top s has a norm at most top s), which a sound run never exceeds.  The block and
+## its scale are the design's: the whole matrix, expert page or split row block for every
+## design that orthogonalizes whole blocks (the owner holds the block's result; the
+## #7807 reproduction too, on its wrong input); for the designs that orthogonalize parts of
+## blocks, the part: the piece's rows for @code{zero2_slice_only} and the rank's rows of a
+## block on @code{muon_bp}'s block steps, each with the scale of its own shape (times
+## @qcode{"BlockScale"}), as they scale them.  It tells gross divergence (a block blown up
+## well past its bound), not a singular value a little past it.  Under MPI / NCCL each
+## process checks the elements its own ranks hold and warns on its own (a warning is
+## local): ranks may warn, or count, differently.  On device arrays each rank's update is
+## measured whole on the device first and read back only when it is over the sum of its
+## pieces' bounds (or not finite): a diverged piece whose excess the rest of that rank's
+## update absorbs goes untold there.  Non-finite updates are not counted (the step warns
+## of them itself).
+##
 ## @var{R} has fields @code{variant}, @code{world}, @code{comm}, @code{counts}
 ## (@qcode{"measured"} by the simulator, @qcode{"modelled"} under MPI/NCCL), @code{step},
 ## @code{plans_built} (see above; NaN on a skipped step),
@@ -195,7 +219,10 @@
 ## @code{reference} (the reference's), @code{rel_err} (@code{norm (U - Uref, "fro") /
 ## (norm (Uref, "fro") + 1e-8)}, the metric of DeepSpeed PR 8091; NaN without a reference or
 ## assembly), @code{owners} (cell of the ranks that own elements of it) and
-## @code{straddles}; per local rank @code{ranks}, a struct array with @code{rank},
+## @code{straddles}, @code{diverged} (the number of its blocks, expert pages' split row
+## blocks as @code{muon_update} runs them, in which some local rank's elements were flagged
+## by the divergence check above; zeros on a skipped step); per local rank @code{ranks},
+## a struct array with @code{rank},
 ## @code{ns_calls} (Newton-Schulz calls: one per matrix, or per expert page of a matrix
 ## with experts, its split row blocks counting as one), @code{momentum_elements},
 ## @code{pad_elements}, @code{bytes_sent},
@@ -353,7 +380,13 @@ function [R, state] = step (L, rank_grads, state, varargin)
   ## the reference design's momentum is the reference's, kept with or without 'Reference'
   state.has_ref = strcmp (opts.variant, "reference") || (state.has_ref && want_ref);
 
-  R = zero_step_report (opts.variant, info, st, upd, full, ref_full, W, P, state.step);
+  ## the divergence check of muon_update on the elements this process's ranks own
+  names = {};
+  if (isfield (L, "names") && iscellstr (L.names) && numel (L.names) == P)
+    names = L.names;
+  endif
+  div = zero_step_diverged (upd, info.owned, info.ranks, shapes, opts, names);
+  R = zero_step_report (opts.variant, info, st, upd, full, ref_full, W, P, state.step, div);
 endfunction
 
 ## The gateway returns the reference's momentum once (a 1 x 1 cell) when every local rank
@@ -626,6 +659,44 @@ endfunction
 %!   assert ({S.counts, S.comm, S.owners, S.ranks.owned}, {"modelled", "mpi", {0, 0}, [0 30; 0 28]});
 %!   assert ({R.counts, R.comm, R.owners, R.ranks.owned}, {"modelled", "mpi", {0, 0}, [0 30; 0 28]});
 %! endif
+
+%!test
+%! ## a diverged Newton-Schulz is told (muonlab:diverged), naming the parameter: Gram over
+%! ## 1000 steps in double blows the 16 x 64 matrix up (the SVD: about 1e20, where the
+%! ## schedule gives 1.13), the 4 x 8 one (orthogonal rows) stays sound
+%! randn ("state", 1);
+%! G2 = randn (16, 64);
+%! o = {"Method", "gram", "Precision", "double", "Steps", 1000, "Reference", false};
+%! L = zero_layout ({[4 8], [16 64]}, 2);
+%! G = repmat ({[eye(4), zeros(4)], G2}, 2, 1);
+%! warning ("error", "muonlab:diverged", "local");
+%! try
+%!   zero_muon_step (L, G, [], o{:});
+%!   error ("no warning");
+%! catch err
+%!   assert (err.identifier, "muonlab:diverged");
+%!   assert (regexp (err.message, '^zero_muon_step: 1 block\(s\) of the update of parameter 2 have a singular value of [0-9.e+]+ or more, where this schedule and scale give at most 1.1[0-9]: the iteration diverged'));
+%! end_try_catch
+%! ## a layout with names (a model's) names them too
+%! M = struct (L);
+%! M.names = {"embed.w", "mlp.w"};
+%! try
+%!   zero_muon_step (M, G, [], o{:});
+%!   error ("no warning");
+%! catch err
+%!   assert (! isempty (strfind (err.message, "of parameter 2 (mlp.w) have")));
+%! end_try_catch
+%! warning ("off", "muonlab:diverged", "local");
+%! R = zero_muon_step (L, G, [], o{:});
+%! assert (R.diverged, [0 1]);
+%! assert (max (svd (R.updates{2})) > 1e6);
+%! assert (max (svd (R.updates{1})) < 1.2);
+%! ## 300 steps are sound: no warning, nothing counted
+%! warning ("error", "muonlab:diverged", "local");
+%! o{6} = 300;
+%! R = zero_muon_step (L, G, [], o{:});
+%! assert (R.diverged, [0 0]);
+%! assert (max (svd (R.updates{2})) < 1.2);
 
 %!error <zero_muon_step: unknown coefficient schedule 'foo'.>
 %! zero_muon_step (L, g, [], "Coefficients", "foo");

@@ -21,7 +21,8 @@ classdef zero_step_result < muon_result
   ## Typing @var{R} (or @code{disp (R)}) prints: one line with the variant, world size,
   ## communicator, step and whether the step was skipped; one line per parameter (its shape,
   ## the ranks owning elements of it, whether it straddles a partition cut, its relative
-  ## error against the reference); one line per rank this process drives (Newton-Schulz
+  ## error against the reference, and "(DIVERGED: k block(s))" when @code{R.diverged} counts
+  ## any); one line per rank this process drives (Newton-Schulz
   ## calls, momentum and pad elements, bytes sent and received, calls per collective); and
   ## the field names: P + W + 5 lines for P parameters and W local ranks, at most 14 of each
 ## (and a line for the rest) beyond 16: at most 35 lines.
@@ -47,6 +48,7 @@ classdef zero_step_result < muon_result
     rel_err = [];
     owners = {};
     straddles = [];
+    diverged = [];
     ranks = struct ([]);
   endproperties
 
@@ -86,9 +88,13 @@ classdef zero_step_result < muon_result
         if (numel (R.owners) >= p)
           own = sprintf ("%d ", R.owners{p});
         endif
-        printf ("  %-6d %-13s %-9s %-10.3g %s\n", p, shp,
+        div = "";
+        if (numel (R.diverged) >= p && R.diverged(p) > 0)
+          div = sprintf ("  (DIVERGED: %d block(s))", R.diverged(p));
+        endif
+        printf ("  %-6d %-13s %-9s %-10.3g %s%s\n", p, shp,
                 merge (numel (R.straddles) >= p && R.straddles(p), "yes", "no"),
-                R.rel_err(p), strtrim (own));
+                R.rel_err(p), strtrim (own), div);
       endfor
       printf ("  %-5s %8s %10s %8s %12s %12s  %s\n", "rank", "ns_calls", "momentum",
               "pads", "bytes_sent", "bytes_recv", "calls ar/rs/ag/bc/bar/a2a");
@@ -113,7 +119,7 @@ endclassdef
 %! S = struct ("variant", "reference", "world", 2, "comm", "sim", "counts", "measured",
 %!             "step", 1, "plans_built", 1, "skipped", false, "skip_reason", "", "updates", {{eye(2), ones(2, 3)}},
 %!             "reference", {{eye(2), ones(2, 3)}}, "rel_err", [0 0], "owners", {{0, [0 1]}},
-%!             "straddles", [false true],
+%!             "straddles", [false true], "diverged", [0 0],
 %!             "ranks", struct ("rank", {0, 1}, "ns_calls", 2, "momentum_elements", 5,
 %!                              "pad_elements", 0, "bytes_sent", 8, "bytes_recv", 8,
 %!                              "calls", [1 0 0 0 0 0], "sent", 0, "recv", 0, "update", [],
@@ -126,6 +132,11 @@ endclassdef
 %! txt = evalc ("disp (R)");
 %! assert (numel (strfind (txt, "\n")), 2 + 2 + 5);
 %! assert (! isempty (strfind (txt, "2 x 3")));
+%! assert (isempty (strfind (txt, "DIVERGED")));
+%! S.diverged = [0 2];                  # a diverged parameter is marked on its line
+%! txt = evalc ("disp (zero_step_result (S))");
+%! assert (numel (strfind (txt, "\n")), 2 + 2 + 5);
+%! assert (! isempty (regexp (txt, '\n  2 [^\n]*\(DIVERGED: 2 block\(s\)\)\n')));
 
 %!test
 %! ## issue 18: a result over 3 parameters and 4 ranks, shown at the prompt, in <= 40 lines

@@ -2,15 +2,15 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {@var{R} =} zero_step_report (@var{variant}, @var{info}, @var{st}, @var{upd}, @var{full}, @var{ref_full}, @var{W}, @var{P}, @var{step})
+## @deftypefn {} {@var{R} =} zero_step_report (@var{variant}, @var{info}, @var{st}, @var{upd}, @var{full}, @var{ref_full}, @var{W}, @var{P}, @var{step}, @var{diverged})
 ## zero_muon_step's result of a step that ran: the gateway's (or the device step's) info,
 ## per-rank counters @var{st} and updates @var{upd}, the assembled updates @var{full} and the
 ## reference's @var{ref_full} (either may be empty) turned into a zero_step_result, with the
 ## relative error of each parameter against the reference, its owners and whether it
-## straddles ranks.
+## straddles ranks; @var{diverged} (1 x P) is @code{zero_step_diverged}'s count.
 ## @end deftypefn
 
-function R = zero_step_report (variant, info, st, upd, full, ref_full, W, P, step)
+function R = zero_step_report (variant, info, st, upd, full, ref_full, W, P, step, diverged)
   R.variant = variant;
   R.world = W;
   R.comm = info.comm;
@@ -40,6 +40,7 @@ function R = zero_step_report (variant, info, st, upd, full, ref_full, W, P, ste
     R.owners{p} = find (owned(:,2,p) > owned(:,1,p)).' - 1;
   endfor
   R.straddles = cellfun (@numel, R.owners) > 1;
+  R.diverged = diverged;
   names = {"rank", "ns_calls", "momentum_elements", "pad_elements", "bytes_sent", ...
            "bytes_recv", "calls", "sent", "recv", "update", "owned"};
   R.ranks = cell2struct (cell (numel (names), numel (st)), names, 1);

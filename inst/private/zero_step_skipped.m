@@ -14,7 +14,7 @@
 ## kind, and @code{counts}, @qcode{"measured"} for the ranks of this process (sim, self),
 ## else @qcode{"modelled"} (the gateway's rule, @code{muon_comm_counts_measured});
 ## @var{ranks} are the local ranks (@code{zero_local_ranks}).  The parameters' @var{shapes}
-## (P x 2).
+## (P x 2).  @code{diverged} is zeros (nothing ran to diverge).
 ## @end deftypefn
 
 function R = zero_step_skipped (variant, owned, comm, ranks, shapes, step, why)
@@ -41,6 +41,7 @@ function R = zero_step_skipped (variant, owned, comm, ranks, shapes, step, why)
     R.owners{p} = find (owned(:,2,p) > owned(:,1,p)).' - 1;
   endfor
   R.straddles = cellfun (@numel, R.owners) > 1;
+  R.diverged = zeros (1, P);
   z = zeros (1, numel (core_lists ().lists.coll));
   R.ranks = struct ("rank", num2cell (ranks(:)), "ns_calls", 0, "momentum_elements", 0,
                     "pad_elements", 0, "bytes_sent", 0, "bytes_recv", 0, "calls", z,

@@ -13,7 +13,8 @@
 ## rounds of one size, and their error on a round of mixed sizes), at several worlds, stages and orders, with experts and
 ## split row blocks, with ranks that hold no momentum;
 ## @item value semantics (the state given keeps its values), a skipped step on a non-finite
-## device gradient, and the errors with their full messages.
+## device gradient, the divergence check (@code{muonlab:diverged}, as on the host), and the
+## errors with their full messages.
 ## @end itemize
 ## Under MPI the same step with the MPI communicator moving the stand-in's memory is
 ## tests/mpi/run_zero_mpi.m's; on a GPU with NCCL, tests/gpu/test_gpu_nccl.m's.
@@ -216,6 +217,35 @@ endfunction
 %!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
 %! [~, s] = zero_muon_step (L, D, []);
 %! zero_muon_step (L, G, s);
+%!test
+%! ## the divergence check on device arrays: each rank's update measured on the device,
+%! ## read back when over its bound; the same count as the host step (Gram over 1000 steps
+%! ## in double blows the 16 x 64 matrix up, the SVD says so; 300 steps are sound)
+%! randn ("state", 1);
+%! G2 = randn (16, 64);
+%! G1 = [eye(16), zeros(16, 48)];
+%! dev = @(G) cellfun (@(g) muon_gpu (g, "Device", "cpu", "Class", "double"), G,
+%!                     "UniformOutput", false);
+%! o = {"Method", "gram", "Precision", "double", "Steps", 1000, "Reference", false};
+%! for W = 1:3
+%!   L3 = zero_layout ({[16 64], [16 64]}, W);
+%!   H = repmat ({G1, G2}, W, 1);
+%!   warning ("off", "muonlab:diverged", "local");
+%!   R = zero_muon_step (L3, dev (H), [], o{:});
+%!   assert (R.diverged, [0 1]);
+%!   assert (max (svd (R.updates{2})) > 1e6);
+%!   warning ("error", "muonlab:diverged", "local");
+%!   try
+%!     zero_muon_step (L3, dev (H), [], o{:});
+%!     error ("no warning");
+%!   catch err
+%!     assert (err.identifier, "muonlab:diverged");
+%!     assert (regexp (err.message, '^zero_muon_step: 1 block\(s\) of the update of parameter 2 have'));
+%!   end_try_catch
+%!   R = zero_muon_step (L3, dev (H), [], o{1:5}, 300, o{7:end});
+%!   assert (R.diverged, [0 0]);
+%! endfor
+
 %!test
 %! ## a state whose momenta are of an earlier session (after a reset): staleHandle, as
 %! ## muon_update says it, not a layout mismatch (the last test here: the reset makes the

@@ -419,3 +419,77 @@ endfunction
 %! assert ([R.ranks.momentum_elements], load);
 %! assert ([R.ranks.ns_calls], accumarray (own.' + 1, 1, [W 1]).');
 %! assert (max (R.rel_err) <= 1e-12);
+
+%!test
+%! ## the divergence check (muonlab:diverged, R.diverged) tells a diverged Newton-Schulz in
+%! ## every design, at worlds 1-3, on a full step and on MuonBP's block step (its shards):
+%! ## Gram over 1000 steps in double blows the 16 x 64 matrix up (the SVD says so, about
+%! ## 1e22, where the schedule gives 1.13), the other (orthogonal rows) stays sound
+%! randn ("state", 1);
+%! G2 = randn (16, 64);
+%! G1 = [eye(16), zeros(16, 48)];
+%! o = {"Method", "gram", "Precision", "double", "Steps", 1000, "Reference", false, ...
+%!      "Period", 2};
+%! warning ("off", "muonlab:nonFiniteResult", "local");   # slice-only's 20-element piece
+%!                                                        # of G1 at W 3 overflows
+%! for v = __muon_lists__ ().lists.zero_variant(:).'
+%!   for W = 1:3
+%!     L = zero_layout ({[16 64], [16 64]}, W);
+%!     G = repmat ({G1, G2}, W, 1);
+%!     warning ("off", "muonlab:diverged", "local");
+%!     st = [];
+%!     for k = 1:2                      # muon_bp: a full step, then a block step
+%!       [R, st] = zero_muon_step (L, G, st, "Variant", v{1}, o{:});
+%!       assert (R.diverged, [0 1]);
+%!       u = R.updates{2};
+%!       assert (! all (isfinite (u(:))) || max (svd (u)) > 1e6);
+%!       u = R.updates{1};               # (non-finite: counted by no one, warned as such)
+%!       assert (! all (isfinite (u(:))) || max (svd (u)) < 1.2);
+%!     endfor
+%!     if (W == 2)                      # the warning, its id and the parameter
+%!       warning ("error", "muonlab:diverged", "local");
+%!       try
+%!         zero_muon_step (L, G, [], "Variant", v{1}, o{:});
+%!         error ("no warning");
+%!       catch err
+%!         assert (err.identifier, "muonlab:diverged");
+%!         assert (regexp (err.message, '^zero_muon_step: 1 block\(s\) of the update of parameter 2 have a singular value of [0-9.e+]+ or more'));
+%!       end_try_catch
+%!     endif
+%!   endfor
+%! endfor
+
+%!test
+%! ## no false alarm on sound steps: random shapes and gradients over six decades, every
+%! ## design, worlds 1-3, every scale rule with a ScaleFactor, double and bf16, three chained
+%! ## steps (muon_bp: full, block, full, with a BlockScale), experts and split row blocks
+%! warning ("error", "muonlab:diverged", "local");
+%! designs = __muon_lists__ ().lists.zero_variant;
+%! scales = {"keller", "rms", "spectral", "unit_rms", "none"};
+%! for seed = 1:2
+%!   randn ("state", seed);
+%!   rand ("state", seed);
+%!   sh = arrayfun (@(k) 2 * randi ([1 6], 1, 2), 1:3, "UniformOutput", false);
+%!   for W = 1:3
+%!     L = zero_layout (sh, W);
+%!     for v = designs(:).'
+%!       prec = merge (rand < 0.5, "double", "bf16");
+%!       o = {"Variant", v{1}, "Scale", scales{randi(5)}, "ScaleFactor", 0.5 + 2 * rand, ...
+%!            "Precision", prec, "Period", 2, "BlockScale", 0.5 + rand, "Reference", false};
+%!       if (! strcmp (v{1}, "zero2_slice_only") && seed == 2)
+%!         o = [o, {"Experts", [2 1 1], "SplitRows", {[], [], [1 sh{3}(1)-1]}}];
+%!       endif
+%!       st = [];
+%!       try
+%!         for k = 1:3
+%!           G = cellfun (@(x) randn (x) .* 10 .^ (6 * rand (x) - 3), repmat (sh, W, 1),
+%!                        "UniformOutput", false);
+%!           [R, st] = zero_muon_step (L, G, st, o{:});
+%!           assert (R.diverged, zeros (1, 3));
+%!         endfor
+%!       catch err
+%!         assert (strfind (err.message, "mixes sizes"));   # the shipped ZeRO-3 pads
+%!       end_try_catch
+%!     endfor
+%!   endfor
+%! endfor
