@@ -47,6 +47,7 @@ function run_zero_mpi ()
                         "nonfinite_skips_on_every_rank", @t_skip, ...
                         "ranks_disagree", @t_disagree, ...
                         "explicit_defaults_agree", @t_defaults};
+  tests(end+1:end+2) = {"diverged_told_by_owners", @t_diverged};
   mpi_suite (comm, tests, "zero_muon_step");
 endfunction
 
@@ -266,6 +267,59 @@ function f = t_skip (comm)
   [Rs, sq] = zero_muon_step (L, g, sq, o{:});
   f += mpi_check (! Rm.skipped && isequal (Rm.updates, Rs.updates)
                   && isequal (sm.momentum{1}, sq.momentum{r+1}), comm, "the step after");
+  ## every design: a skipped step's layout facts (read off the plan, no collective, no
+  ## Newton-Schulz) are those of the step that runs on this rank, and the gateway ran no
+  ## step for it
+  b = grads (shapes, W, 46);
+  b{W,2}(1) = NaN;
+  for v = __muon_lists__ ().lists.zero_variant(:).'
+    ov = {"Variant", v{1}, "Precision", "double", "Reference", false};
+    try
+      [Rr, sv] = zero_muon_step (L, g(r+1,:), [], "Comm", comm, ov{:});
+    catch err                           # the shipped ZeRO-3 pads on a mixed round
+      f += mpi_check (! isempty (strfind (err.message, "mixes sizes")), comm, "%s: %s",
+                      v{1}, err.message);
+      continue;
+    end_try_catch
+    n0 = __zero_muon_step__ ("steps");
+    Rk = zero_muon_step (L, b(r+1,:), sv, "Comm", comm, ov{:});
+    f += mpi_check (Rk.skipped && __zero_muon_step__ ("steps") == n0, comm,
+                    "%s: skipped %d, steps run %d", v{1}, Rk.skipped,
+                    __zero_muon_step__ ("steps") - n0);
+    facts = @(R) {R.owners, R.straddles, R.comm, R.counts, R.ranks.owned, R.ranks.rank};
+    f += mpi_check (isequal (facts (Rk), facts (Rr)), comm, "%s: the skipped step's facts",
+                    v{1});
+  endfor
+endfunction
+
+## A diverged Newton-Schulz (Gram over 1000 steps in double blows the 16 x 64 matrix up):
+## each process checks the elements its rank owns and warns on its own, so R.diverged and
+## the warning are the owners' of the matrix, on every design shape (pieces, whole
+## matrices, row shards)
+function f = t_diverged (comm)
+  f = 0;
+  W = comm.size;
+  randn ("state", 1);
+  G = {[eye(16), zeros(16, 48)], randn(16, 64)};
+  L = zero_layout ({[16 64], [16 64]}, W);
+  o = {"Method", "gram", "Precision", "double", "Steps", 1000, "Reference", false};
+  warning ("off", "muonlab:nonFiniteResult", "local");
+  for v = {"zero12_allreduce", "layerwise_lpt", "alltoall_owner"}
+    warning ("off", "muonlab:diverged", "local");
+    R = zero_muon_step (L, G, [], "Comm", comm, "Variant", v{1}, o{:});
+    mine = R.ranks.owned(2,2) > R.ranks.owned(2,1);
+    f += mpi_check (isequal (R.diverged, [0 mine]), comm, "%s: diverged %s, owner %d", v{1},
+                    mat2str (R.diverged), mine);
+    warning ("error", "muonlab:diverged", "local");
+    told = false;
+    try
+      zero_muon_step (L, G, [], "Comm", comm, "Variant", v{1}, o{:});
+    catch err
+      told = (strcmp (err.identifier, "muonlab:diverged")
+              && ! isempty (strfind (err.message, "of parameter 2 have")));
+    end_try_catch
+    f += mpi_check (told == mine, comm, "%s: warned %d, owner %d", v{1}, told, mine);
+  endfor
 endfunction
 
 ## one rank passes another layout, variant, Reference or option: the same error on every
