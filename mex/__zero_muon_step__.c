@@ -140,7 +140,7 @@ static void command (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_handle_free (prhs[1]);
   else if (strcmp (cmd, "count") == 0 && nrhs == 1)
     plhs[0] = mxCreateDoubleScalar ((double) muon_mex_handle_count ());
-  else if (strcmp (cmd, "steps") == 0 && nrhs == 1)
+  else if (strcmp (cmd, "steps") == 0 && nrhs == 1 && nlhs <= 1)
     plhs[0] = mxCreateDoubleScalar ((double) steps_run);
   else if (strcmp (cmd, "release") == 0 && nrhs == 1)
   {

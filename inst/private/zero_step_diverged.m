@@ -34,7 +34,6 @@
 
 function count = zero_step_diverged (upd, owned, ranks, shapes, opts, names)
   P = rows (shapes);
-  count = zeros (1, P);
   W = size (owned, 1);
   owned = reshape (owned, W, 2, P);
   top = schedule_top (opts);
@@ -42,37 +41,49 @@ function count = zero_step_diverged (upd, owned, ranks, shapes, opts, names)
   block_step = strcmp (opts.variant, "muon_bp") && mod (opts.step, opts.period) != 0;
   factor = merge (block_step, opts.block_scale, 1);
   part = slice || block_step;           # NS ran on the rows of the piece in the block
-  hit = cell (1, P);                    # the flagged blocks of each parameter
+  B = blocks (shapes, opts);            # [param r0 h cols], one row per block, in order
+  flagged = false (rows (B), 1);
   [worst, bound] = deal (0);
   for l = 1:numel (upd)
-    ## this rank's pieces: parameter, block, [lo hi) in the update, t rows, the bound
-    pc = pieces (owned(ranks(l)+1,:,:), shapes, opts, top, part, factor);
-    if (isempty (pc))
+    own = reshape (owned(ranks(l)+1,:,:), 2, P).';   # P x 2 [start stop)
+    ## the rank's pieces: its span of each block's parameter within the block's rows
+    n = B(:,4);
+    lo = max (own(B(:,1),1), B(:,2) .* n);
+    hi = min (own(B(:,1),2), (B(:,2) + B(:,3)) .* n);
+    k = find (lo < hi);
+    if (isempty (k))
       continue;
     endif
+    [lo, hi, n] = deal (lo(k), hi(k), n(k));
+    t = ceil (hi ./ n) - floor (lo ./ n);            # rows touched
+    s = top * factor * family_scale (opts, merge (part, t, B(k,3)), n);
+    m = min (t, n);
+    lim = m .* (2 * s) .^ 2;
     u = upd{l};
     if (isa (u, "muon_gpuarray"))
-      [s, finite] = __muon_gpu__ ("sumsq", u.Handle, []);
-      if (finite && s <= sum (pc(:,6)))
+      [ss, finite] = __muon_gpu__ ("sumsq", u.Handle, []);
+      if (finite && ss <= sum (lim))
         continue;                       # sound as a whole: no piece can be over
       endif
       u = gather (u);
     endif
-    for k = 1:rows (pc)
-      x = u(pc(k,3)+1:pc(k,4));
-      if (! all (isfinite (x)))
-        continue;
-      endif
-      nx = norm (x);                    # (scaled: no overflow of the sum of squares)
-      if (nx > sqrt (pc(k,6)))
-        p = pc(k,1);
-        hit{p}(end+1) = pc(k,2);
-        worst = max (worst, nx / sqrt (pc(k,5)));
-        bound = max (bound, pc(k,7));
-      endif
-    endfor
+    ## the pieces tile the rank's update in order (parameter by parameter, each block's
+    ## rows in turn), so piece j holds elements id == j of it
+    x = u(:);
+    id = repelem ((1:numel (k)).', hi - lo)(:);     # (a column even for one piece)
+    bad = accumarray (id, ! isfinite (x), [numel(k) 1]) > 0;
+    x(! isfinite (x)) = 0;
+    sc = accumarray (id, abs (x), [numel(k) 1], @max);
+    sc(sc == 0) = 1;
+    nx = sc .* sqrt (accumarray (id, (x ./ sc(id)) .^ 2, [numel(k) 1]));   # no overflow
+    hit = ! bad & nx > sqrt (lim);
+    if (any (hit))
+      flagged(k(hit)) = true;
+      worst = max (worst, max (nx(hit) ./ sqrt (m(hit))));
+      bound = max (bound, max (s(hit)));
+    endif
   endfor
-  count = cellfun (@(h) numel (unique (h)), hit);
+  count = accumarray (B(:,1), flagged, [P 1]).';
   if (any (count))
     warn_diverged ("zero_muon_step", sum (count),
                    sprintf ("block(s) of the update of %s have", param_list (find (count), names)),
@@ -80,44 +91,28 @@ function count = zero_step_diverged (upd, owned, ranks, shapes, opts, names)
   endif
 endfunction
 
-## One row per piece of a rank (its owned span of a parameter within one block): [param
-## block lo hi m lim top*s], lo and hi 0-based in the rank's update buffer, m = min (t,
-## cols) for the t rows the piece touches, lim = m (2 top s)^2.
-function pc = pieces (own, shapes, opts, top, part, factor)
+## The blocks of every parameter, one row each [param r0 h cols] (r0 its first row,
+## 0-based, h its rows): each expert page's split row blocks (the page when none), in
+## row order, parameter after parameter.
+function B = blocks (shapes, opts)
   P = rows (shapes);
-  own = reshape (own, 2, P).';          # P x 2 [start stop)
-  pc = zeros (0, 7);
-  at = 0;
+  E = opts.param_experts;
+  if (all (E == 1) && all (cellfun (@isempty, opts.param_split)))
+    B = [(1:P).', zeros(P, 1), shapes];            # one block per matrix
+    return;
+  endif
+  B = cell (P, 1);
   for p = 1:P
-    a = own(p,1);
-    b = own(p,2);
-    if (b <= a)
-      continue;
-    endif
-    [m, n] = deal (shapes(p,1), shapes(p,2));
-    E = opts.param_experts(p);
+    page = shapes(p,1) / E(p);
     sr = opts.param_split{p};
     if (isempty (sr))
-      sr = m / E;
+      sr = page;
     endif
-    r0 = (cumsum ([0, sr(1:end-1)]) + (m / E) * (0:E-1)')';   # numel (sr) x E: first rows
-    h = repmat (sr(:), 1, E);
-    r0 = r0(:);
-    h = h(:);
-    for k = 1:numel (r0)
-      lo = max (a, r0(k) * n);
-      hi = min (b, (r0(k) + h(k)) * n);
-      if (lo >= hi)
-        continue;
-      endif
-      t = ceil (hi / n) - floor (lo / n);          # rows touched
-      rows_ns = merge (part, t, h(k));             # the rows Newton-Schulz ran on
-      s = top * family_scale (opts, rows_ns, n) * factor;
-      mk = min (t, n);
-      pc(end+1,:) = [p, k, at + lo - a, at + hi - a, mk, mk * (2 * s)^2, s];
-    endfor
-    at += b - a;
+    r0 = cumsum ([0, sr(1:end-1)]).' + page * (0:E(p)-1);    # numel (sr) x E
+    h = repmat (sr(:), 1, E(p));
+    B{p} = [p * ones(numel (r0), 1), r0(:), h(:), shapes(p,2) * ones(numel (r0), 1)];
   endfor
+  B = vertcat (B{:});
 endfunction
 
 ## "parameter 2", "parameters 2, 5 (attn.w, mlp.w)": the flagged parameters, with their

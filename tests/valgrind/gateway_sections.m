@@ -324,6 +324,15 @@ function fails = sec_zero_muon_step ()
   fails = bad (fails, "VARIANT numeric", "muonlab:badArg", 2, f, "map", S, 2, lo0, 3);
   fails = bad (fails, "VARIANT long", "muonlab:badArg", 2, f, "map", S, 2, lo0, repmat ("z", 1, 300));
   fails = bad (fails, "map, SHAPES zero rows", "muonlab:badShape", 2, f, "map", [0 2], 2, lo0, "reference");
+  ## a skipped step's facts: the options checked against the plan, its owned spans
+  fails = outs (fails, "owned spans", 1, f, "owned", S, W, lo, o);
+  fails = ok (fails, "owned spans, the plan's", 1, f, "owned", S, W, lo, struct ("variant", "layerwise_lpt"), h);
+  fails = ok (fails, "owned spans, no plan", 1, f, "owned", S, 3, lo, struct ("variant", "alltoall_owner"), []);
+  fails = bad (fails, "owned, slice-only blocks (core)", "muonlab:badArg", 1, f, "owned", S, W, lo, struct ("variant", "zero2_slice_only", "param_experts", [2 1 1]));
+  fails = bad (fails, "owned, OPTS not a struct", "", 1, f, "owned", S, W, lo, 3);
+  fails = bad (fails, "owned, variant 'x'", "muonlab:badArg", 1, f, "owned", S, W, lo, struct ("variant", "x"));
+  fails = bad (fails, "owned, SHAPES zero rows", "muonlab:badShape", 1, f, "owned", [0 2], W, lo, o);
+  fails = outs (fails, "steps", 1, f, "steps");
   fails = bad (fails, "unknown command", "muonlab:badArg", 1, f, "plans", S, W, lo);
   f ("free", h);
   f ("free", h);
