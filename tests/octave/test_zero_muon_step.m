@@ -1,0 +1,205 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_zero_muon_step ()
+## @code{zero_muon_step}'s steps, beside the tests of its arguments at the end of
+## inst/zero_muon_step.m: the correct designs give the reference's update (muon_update on
+## the rank average) and DeepSpeed #7807's bug only the straddler's, momentum chains over two
+## steps, one matrix's owned ranges; a skipped step (non-finite gradients) carries the layout
+## facts of a step that runs (owners, straddles, each rank's owned ranges, the counts'
+## wording), from the plan alone, for every design and world, with no step of the gateway;
+## under MPI its counts are "modelled"; a diverged Newton-Schulz is told
+## (@code{muonlab:diverged}, naming the parameter) against the SVD's measure of the blow-up.
+## @end deftypefn
+
+function test_zero_muon_step ()
+  help test_zero_muon_step
+endfunction
+
+%!shared L, g
+%! L = zero_layout ({[6 4], [5 4], [6 4]}, 2);
+%! randn ("seed", 1);
+%! g = arrayfun (@(k) randn (L.params(mod (k - 1, 3) + 1).rows, 4), 1:6, "UniformOutput", false);
+%! g = reshape (g, 3, 2).';
+
+%!test
+%! ## the correct variants give the reference's update; the bug only on the straddler
+%! for v = {"zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", "moonlight_gather", "alltoall_owner"}
+%!   R = zero_muon_step (L, g, [], "Variant", v{1});
+%!   assert (max (R.rel_err) <= 1e-12, v{1});
+%! endfor
+%! R = zero_muon_step (L, g, [], "Variant", "zero2_reduce_scatter_buggy");
+%! assert (R.straddles, [false true false]);
+%! assert (R.rel_err([1 3]), [0 0]);
+%! assert (R.rel_err(2) > 0.05);
+
+%!test
+%! ## the reference equals muon_update on the rank average
+%! R = zero_muon_step (L, g, [], "Variant", "reference");
+%! for p = 1:3
+%!   avg = (g{1,p} + g{2,p}) / 2;
+%!   assert (R.updates{p}, muon_update (avg, [], "Precision", "double"), 1e-14);
+%! endfor
+
+%!test
+%! ## momentum chains: two steps equal two muon_update calls
+%! [~, s] = zero_muon_step (L, g, [], "Variant", "zero2_multi_owner");
+%! [R, s] = zero_muon_step (L, g, s, "Variant", "zero2_multi_owner");
+%! avg = (g{1,2} + g{2,2}) / 2;
+%! [~, m] = muon_update (avg, []);
+%! U = muon_update (avg, m);
+%! assert (R.updates{2}, U, 1e-13);
+%! assert (s.step, 2);
+
+%!test
+%! ## a skipped step carries the layout facts of a step that runs: owners, straddles and
+%! ## each rank's owned ranges (for the default design those of the layout's partition,
+%! ## L.params), the counts' wording of its communicator; only the counters are zero
+%! L = zero_layout ({[6 5], [4 7]}, 3);
+%! randn ("state", 3);
+%! G = cellfun (@(x) randn (x), repmat ({[6 5], [4 7]}, 3, 1), "UniformOutput", false);
+%! [R, st] = zero_muon_step (L, G, []);
+%! B = G;
+%! B{1}(1) = NaN;
+%! S = zero_muon_step (L, B, st);
+%! assert (S.skipped && ! R.skipped);
+%! assert (S.owners, {L.params.owners});
+%! assert (S.owners, {[0 1], [1 2]});
+%! assert (S.straddles, [true true]);
+%! assert ({S.counts, S.comm}, {"measured", "sim"});
+%! for r = 1:3
+%!   assert (S.ranks(r).rank, r - 1);
+%!   e = zeros (numel (L.params), 2);               # nothing owned: [0 0]
+%!   for p = 1:numel (L.params)
+%!     k = find (L.params(p).owners == r - 1);
+%!     if (k)
+%!       e(p,:) = L.params(p).owner_ranges(k,:);
+%!     endif
+%!   endfor
+%!   assert (S.ranks(r).owned, e);
+%!   assert (S.ranks(r).update, zeros (sum (diff (S.ranks(r).owned, 1, 2)), 1));
+%!   assert ([S.ranks(r).ns_calls S.ranks(r).bytes_sent], [0 0]);
+%! endfor
+%! assert (size (S.ranks), size (R.ranks));
+%! ## every design (but the one that refuses this layout): the same facts as its own step
+%! for v = {"reference", "zero2_slice_only", "zero3_round_robin", "layerwise_lpt", ...
+%!          "alltoall_owner", "muon_bp"}
+%!   [R, st] = zero_muon_step (L, G, [], "Variant", v{1});
+%!   S = zero_muon_step (L, B, st, "Variant", v{1});
+%!   assert (S.skipped);
+%!   assert ({S.owners, S.straddles, S.counts, S.comm}, {R.owners, R.straddles, R.counts, R.comm});
+%!   assert ({S.ranks.owned}, {R.ranks.owned});
+%!   assert ({S.ranks.rank}, {R.ranks.rank});
+%! endfor
+
+%!test
+%! ## a skipped step asks the plan, it runs nothing: no step of the gateway (no collective,
+%! ## no Newton-Schulz), and its layout facts are those of a step that runs, for every
+%! ## design and world, on a simulated communicator (and on a handle of one)
+%! vs = __muon_lists__ ().lists.zero_variant;
+%! shapes = {[6 5], [4 7], [9 3], [2 2], [5 5]};
+%! for W = [1 2 3 5]
+%!   for v = vs(:).'
+%!     sh = shapes;
+%!     if (strcmp (v{1}, "zero3_round_robin_aliased_pads"))
+%!       sh(:) = {[6 5]};               # its rounds must be of one size to run
+%!     endif
+%!     L = zero_layout (sh, W);
+%!     randn ("state", W);
+%!     G = cellfun (@(x) randn (x), repmat (sh, W, 1), "UniformOutput", false);
+%!     B = G;
+%!     B{W,3}(2) = NaN;
+%!     comms = {"sim"};
+%!     if (W == 3)
+%!       comms{2} = muon_comm ("sim", W);
+%!     endif
+%!     for comm = comms
+%!       n0 = __zero_muon_step__ ("steps");
+%!       o = {"Variant", v{1}, "Comm", comm{1}, "Reference", false};
+%!       [R, st] = zero_muon_step (L, G, [], o{:});
+%!       n1 = __zero_muon_step__ ("steps");
+%!       assert (n1 - n0, 1);
+%!       S = zero_muon_step (L, B, st, o{:});
+%!       assert (__zero_muon_step__ ("steps"), n1);
+%!       assert (S.skipped && ! R.skipped);
+%!       assert ({S.owners, S.straddles, S.counts, S.comm, S.world},
+%!               {R.owners, R.straddles, R.counts, R.comm, R.world});
+%!       assert ({S.ranks.owned}, {R.ranks.owned});
+%!       assert ({S.ranks.rank}, {R.ranks.rank});
+%!       assert (cellfun (@numel, {S.ranks.update}), cellfun (@numel, {R.ranks.update}));
+%!       assert (sum ([S.ranks.calls]), 0);
+%!     endfor
+%!   endfor
+%! endfor
+%! ## the shipped ZeRO-3 pads on a round of mixed sizes: the step fails in its gather, the
+%! ## skipped step (which gathers nothing) returns, with the plan's stage-3 owners
+%! L = zero_layout ({[6 5], [4 7]}, 2);
+%! G = {ones(6, 5), ones(4, 7); ones(6, 5), ones(4, 7)};
+%! o = {"Variant", "zero3_round_robin_aliased_pads"};
+%! fail ("zero_muon_step (L, G, [], o{:})", "gather round 1 mixes sizes");
+%! G{1}(1) = Inf;
+%! S = zero_muon_step (L, G, [], o{:});
+%! R = zero_muon_step (L, G, [], "Variant", "zero3_round_robin");   # the same plan
+%! assert (S.skipped && R.skipped);
+%! assert ({S.ranks.owned}, {R.ranks.owned});
+%! assert (vertcat (S.ranks.owned), [0 15; 0 14; 15 30; 14 28]);    # ceil (numel / 2) each
+%! ## the checks of the options against the plan still run: what a step refuses, a skip does
+%! fail ("zero_muon_step (L, G, [], 'Variant', 'zero2_slice_only', 'Experts', [2 1])",
+%!       "experts and split row blocks need whole matrices");
+
+%!test
+%! ## under MPI (outside mpirun a world of one rank) a skipped step's counts are
+%! ## "modelled", as a normal step's are: the communicator's rule (muon_comm's counts)
+%! if (__muon_comm__ ("have_mpi") && isempty (getenv ("OMPI_COMM_WORLD_SIZE")))
+%!   c = muon_comm ("mpi");
+%!   L = zero_layout ({[6 5], [4 7]}, 1);
+%!   G = {ones(6, 5), ones(4, 7)};
+%!   R = zero_muon_step (L, G, [], "Comm", c);
+%!   G{2}(3) = Inf;
+%!   S = zero_muon_step (L, G, [], "Comm", c);
+%!   assert (S.skipped && ! R.skipped);
+%!   assert ({S.counts, S.comm, S.owners, S.ranks.owned}, {"modelled", "mpi", {0, 0}, [0 30; 0 28]});
+%!   assert ({R.counts, R.comm, R.owners, R.ranks.owned}, {"modelled", "mpi", {0, 0}, [0 30; 0 28]});
+%! endif
+
+%!test
+%! ## a diverged Newton-Schulz is told (muonlab:diverged), naming the parameter: Gram over
+%! ## 1000 steps in double blows the 16 x 64 matrix up (the SVD: about 1e20, where the
+%! ## schedule gives 1.13), the 4 x 8 one (orthogonal rows) stays sound
+%! randn ("state", 1);
+%! G2 = randn (16, 64);
+%! o = {"Method", "gram", "Precision", "double", "Steps", 1000, "Reference", false};
+%! L = zero_layout ({[4 8], [16 64]}, 2);
+%! G = repmat ({[eye(4), zeros(4)], G2}, 2, 1);
+%! warning ("error", "muonlab:diverged", "local");
+%! try
+%!   zero_muon_step (L, G, [], o{:});
+%!   error ("no warning");
+%! catch err
+%!   assert (err.identifier, "muonlab:diverged");
+%!   assert (regexp (err.message, '^zero_muon_step: 1 block\(s\) of the update of parameter 2 have a singular value of [0-9.e+]+ or more, where this schedule and scale give at most 1.1[0-9]: the iteration diverged'));
+%! end_try_catch
+%! ## a layout with names (a model's) names them too
+%! M = struct (L);
+%! M.names = {"embed.w", "mlp.w"};
+%! try
+%!   zero_muon_step (M, G, [], o{:});
+%!   error ("no warning");
+%! catch err
+%!   assert (! isempty (strfind (err.message, "of parameter 2 (mlp.w) have")));
+%! end_try_catch
+%! warning ("off", "muonlab:diverged", "local");
+%! R = zero_muon_step (L, G, [], o{:});
+%! assert (R.diverged, [0 1]);
+%! assert (max (svd (R.updates{2})) > 1e6);
+%! assert (max (svd (R.updates{1})) < 1.2);
+%! ## 300 steps are sound: no warning, nothing counted
+%! warning ("error", "muonlab:diverged", "local");
+%! o{6} = 300;
+%! R = zero_muon_step (L, G, [], o{:});
+%! assert (R.diverged, [0 0]);
+%! assert (max (svd (R.updates{2})) < 1.2);
+
+%!test
+%! ## one matrix: each rank's owned ranges are P x 2 = 1 x 2, as for several
+%! R = zero_muon_step (zero_layout ({[4 4]}, 2), {ones(4); 2 * ones(4)}, []);
+%! assert (size (R.ranks(1).owned), [1 2]);
+%! assert (vertcat (R.ranks.owned), [0 8; 8 16]);
