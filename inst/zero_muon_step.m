@@ -124,7 +124,7 @@
 ## @item "SplitRows"
 ## split row blocks (fused QKV, GLM's MuonSplit): a vector of row counts for every parameter,
 ## or a cell of one vector (or @code{[]}) per parameter; each expert page of the parameter is
-## cut into those row blocks, each orthogonalized and scaled on its own, as
+## cut into those row blocks (at most 4096), each orthogonalized and scaled on its own, as
 ## @code{muon_update}'s @qcode{"SplitRows"} does.  Every design takes experts and split
 ## rows and still runs each block whole, except @code{zero2_slice_only}, whose row blocks of
 ## pieces are not whole blocks (@code{muonlab:badArg}); @code{muon_bp}'s block steps
