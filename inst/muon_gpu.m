@@ -20,7 +20,10 @@
 ## double).
 ##
 ## @code{muon_ns}, @code{muon_update} and @code{polar_metrics} take device arrays; the
-## first two run where the data lives and return device arrays.  @code{muon_step} takes
+## first two run where the data lives and return device arrays (@code{muon_update} runs
+## Muon itself there, with @qcode{"NormScale"} 1 and @qcode{"EpsPlacement"}
+## @qcode{"add"}: another @qcode{"Algorithm"} or normalization, given or set by a
+## @qcode{"Preset"}, is a @code{muonlab:unsupported} error; gather for it).  @code{muon_step} takes
 ## device parameters and gradients and returns the new parameters as device arrays
 ## (@code{muon_optimizer}'s @qcode{"Resident"}).  @code{gather} copies one back.
 ##

@@ -48,6 +48,9 @@
 ## Muon momenta and the AdamW moments to the CUDA device (device arrays, as
 ## @code{muon_optimizer}'s @qcode{"Resident"} keeps them), @qcode{"cpu"} to the CPU
 ## stand-in device.  Checkpoints always hold host arrays: @code{muon_save_state} gathers.
+## A state whose Muon parameters run another algorithm, @qcode{"NormScale"} or
+## @qcode{"EpsPlacement"} than the device's (given or set by a @qcode{"Preset"}; see
+## @code{muon_optimizer}'s @qcode{"Resident"}) is a @code{muonlab:unsupported} error.
 ## @end table
 ##
 ## @seealso{muon_save_state, muon_optimizer, muon_step}

@@ -125,8 +125,12 @@
 ## run a fixed tree instead of Octave's ordered sum: the same on every run, within a
 ## few ulps).  @var{params} itself may hold device arrays.  Not with
 ## @qcode{"PoisonMomentum"} or @qcode{"PerMicroBatchNS"}, which read the momentum on the
-## host.  @code{muon_save_state} gathers the state, @code{muon_load_state} puts it back
-## with its @qcode{"Device"} option.
+## host.  The device runs Muon itself (@qcode{"Algorithm"} @qcode{"muon"},
+## @qcode{"NormScale"} 1, @qcode{"EpsPlacement"} @qcode{"add"}): another value, given or
+## set by a @qcode{"Preset"}, is a @code{muonlab:unsupported} error here (a preset the
+## device runs, as @qcode{"Preset", "dion_reference", "Algorithm", "muon"}, gives the host
+## path's bits).  @code{muon_save_state} gathers the state, @code{muon_load_state} puts it
+## back with its @qcode{"Device"} option.
 ## @item any @code{muon_update} option
 ## every option of @code{muon_update}, its @code{muon_ns} options included:
 ## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"MomentumForm"},

@@ -3,8 +3,10 @@
 ## @code{run_update} where the gradient or the momentum is a device array: one Muon update
 ## on that device.  A host @var{G} is copied to the momentum's device (in its own class);
 ## @var{U} and the new @code{state.momentum} are device arrays there (a new momentum array:
-## the one in @var{state} is left as it was).  Same options and errors as
-## @code{muon_update}; 4-D convolution weights need host arrays.
+## the one in @var{state} is left as it was).  Same options (a @qcode{"Preset"} expanded as
+## on the host) and errors as @code{muon_update}; 4-D convolution weights, and what
+## @code{gpu_unsupported} names (another ALGORITHM, NORMSCALE or EPSPLACEMENT, whether
+## given or set by a preset), need host arrays: @code{muonlab:unsupported}.
 ## @end deftypefn
 
 function [U, state] = gpu_update (fname, G, state, args)
@@ -24,16 +26,17 @@ function [U, state] = gpu_update (fname, G, state, args)
     error ("muonlab:badShape",
            "%s: G must be a matrix (at least 2 x 2), not a vector or scalar.", fname);
   endif
+  args = family_presets ("expand", fname, args);     # "Preset", NAME: as run_update has it
   opts = parse_options (fname, "muon_update", args, "precision", G.Storage);
   if (! isempty (args))
     unsafe_schedule (fname, opts);
   endif
   gpu_check_device (fname, "G", G, args, opts.device);
-  if (! strcmp (opts.algorithm, "muon") || opts.norm_scale != 1
-      || ! strcmp (opts.eps_placement, "add"))
+  what = gpu_unsupported (opts);
+  if (! isempty (what))
     error ("muonlab:unsupported",
-           "%s: device arrays run ALGORITHM 'muon' with the core's normalization; gather them for '%s'.",
-           fname, opts.algorithm);
+           "%s: device arrays run Muon (ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'); gather them for %s.",
+           fname, what);
   endif
   E = opts.experts;
   if (E > 1 && numel (G.Size) != 2)

@@ -126,7 +126,7 @@ endfunction
 %!error <muon_update: EXPERTS must divide the number of rows of G.> muon_update (D, [], "Experts", 3)
 %!error <muon_update: a 4-D G needs a host momentum.> muon_update (ones (2, 2, 2, 2), struct ("momentum", D, "step", 1, "form", "ema"))
 %!error <muon_ns: NORMSCALE and EPSPLACEMENT need a host array G \(gather \(G\) first\).> muon_ns (D, "NormScale", 1.02)
-%!error <muon_update: device arrays run ALGORITHM 'muon' with the core's normalization; gather them for 'normuon'.> muon_update (D, [], "Algorithm", "normuon")
+%!error <muon_update: device arrays run Muon \(ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'\); gather them for ALGORITHM 'normuon'.> muon_update (D, [], "Algorithm", "normuon")
 
 %!test
 %! ## muon_optimizer "Resident": the state on the (stand-in) device, the host path's bits
@@ -299,8 +299,8 @@ endfunction
 %! D = muon_gpu (ones (8), "Device", "cpu");
 %! I1 = muon_gpu ("info");
 %! assert ([I1.cuda_in_use, I1.cpu_bytes - I0.cpu_bytes], [I0.cuda_in_use, 512]);
-%!error <muon_optimizer: a state on the device runs ALGORITHM 'muon' only; parameter 'W' runs 'normuon'.> muon_optimizer (struct ("W", ones (4)), "Device", "cpu", "Resident", true, "Algorithm", "normuon")
-%!error <muon_load_state: a state on the device runs ALGORITHM 'muon' only; parameter 'W' runs 'adamuon'.>
+%!error <muon_optimizer: a state on the device runs Muon \(ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'\); parameter 'W' runs ALGORITHM 'normuon'.> muon_optimizer (struct ("W", ones (4)), "Device", "cpu", "Resident", true, "Algorithm", "normuon")
+%!error <muon_load_state: a state on the device runs Muon \(ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'\); parameter 'W' runs ALGORITHM 'adamuon'.>
 %! P = struct ("W", reshape (sin (1:16), 4, 4));
 %! [~, o] = muon_step (muon_optimizer (P, "Algorithm", "adamuon"), P, P);
 %! f = [tempname() ".ckpt"];
@@ -572,3 +572,115 @@ endfunction
 %! assert ([a b], [4 2]);
 %! assert (disp (D), evalc ("disp (D)"));
 %! assert (disp (D), "  2x3x4 double device array on cpu (192 B); gather () copies it to the host\n");
+
+%!test
+%! ## a "Preset" on device arrays is expanded as on the host (it was dropped: plain Muon
+%! ## ran).  dion_reference's conventions under ALGORITHM 'muon' (no Nesterov, SGD
+%! ## momentum, sqrt (m/n), Keller's NS) are all the device's: the host path's bits over two
+%! ## steps, which are those of the preset's pairs written out, and not plain Muon's
+%! randn ("state", 6);
+%! G1 = randn (32, 64);
+%! G2 = randn (32, 64);
+%! a = {"Preset", "dion_reference", "Algorithm", "muon"};
+%! b = {"Nesterov", false, "MomentumForm", "sgd", "Scale", "unit_rms"};
+%! [Uh, sh] = muon_update (G1, [], a{:});
+%! [Ud, sd] = muon_update (muon_gpu (G1, "Device", "cpu"), [], a{:});
+%! assert (isequal (Uh, muon_update (G1, [], b{:})));
+%! assert (isequal (gather (Ud), Uh) && isequal (gather (sd.momentum), sh.momentum));
+%! assert ({sd.step, sd.form}, {1, "sgd"});
+%! Uh = muon_update (G2, sh, a{:});
+%! Ud = muon_update (G2, sd, a{:});                     # a host G joins the device momentum
+%! assert (isequal (gather (Ud), Uh));
+%! assert (! isequal (Uh, muon_update (G2, nthargout (2, @muon_update, G1, []))));
+%! ## and "Keller" (muonlab's defaults) gives plain Muon, on the host as on the device
+%! U = gather (muon_update (muon_gpu (G1, "Device", "cpu"), [], "Preset", "keller"));
+%! assert (isequal (U, muon_update (G1, [], "Preset", "keller"), muon_update (G1, [])));
+
+%!test
+%! ## muon_optimizer "Resident" with a preset the device runs: the host optimizer's bits
+%! ## over two steps, not the plain Muon optimizer's
+%! randn ("state", 6);
+%! P = struct ("W", randn (8, 16), "b", randn (8, 1));
+%! g = {struct("W", randn (8, 16), "b", randn (8, 1)), struct("W", randn (8, 16), "b", randn (8, 1))};
+%! a = {"Preset", "dion_reference", "Algorithm", "muon", "LR", 0.01};
+%! oh = muon_optimizer (P, a{:});
+%! od = muon_optimizer (P, a{:}, "Device", "cpu", "Resident", true);
+%! op = muon_optimizer (P, "LR", 0.01, "Device", "cpu", "Resident", true);
+%! Ph = P;  Pd = P;  Pp = P;
+%! for t = 1:2
+%!   [Ph, oh] = muon_step (oh, Ph, g{t});
+%!   [Pd, od] = muon_step (od, Pd, g{t});
+%!   [Pp, op] = muon_step (op, Pp, g{t});
+%! endfor
+%! assert (isa (od.muon.W.momentum, "muon_gpuarray"));
+%! assert (isequal (Pd, Ph) && ! isequal (Pd.W, Pp.W));
+
+%!test
+%! ## a preset the device cannot run is refused with the explicit options' error: by
+%! ## muon_update at once, and when a device state is made (muon_optimizer "Resident",
+%! ## muon_load_state "Device"), not at its first step
+%! D = muon_gpu (ones (8, 16), "Device", "cpu");
+%! pre = "muon_optimizer: a state on the device runs Muon (ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'); parameter 'W' runs ";
+%! P = struct ("W", reshape (sin (1:128), 8, 16));
+%! c = {{"Preset", "normuon_zichongli5"}, "ALGORITHM 'normuon'";
+%!      {"Preset", "namo_eo"}, "ALGORITHM 'namo' and EPSPLACEMENT 'max'";
+%!      {"Preset", "dion2"}, "ALGORITHM 'dion2' and NORMSCALE 1.02";
+%!      {"Preset", "normuon_dion", "Algorithm", "muon"}, "NORMSCALE 1.02";
+%!      {"Preset", "normuon_eo", "Algorithm", "muon"}, "EPSPLACEMENT 'max'";
+%!      {"Algorithm", "normuon"}, "ALGORITHM 'normuon'"};
+%! for i = 1:rows (c)
+%!   for k = 1:2
+%!     try
+%!       if (k == 1)
+%!         muon_update (D, [], c{i,1}{:});
+%!       else
+%!         muon_optimizer (P, c{i,1}{:}, "Device", "cpu", "Resident", true);
+%!       endif
+%!       error ("no error");
+%!     catch err
+%!       assert (err.identifier, "muonlab:unsupported");
+%!       if (k == 1)
+%!         assert (err.message, ["muon_update: device arrays run Muon (ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'); gather them for " c{i,2} "."]);
+%!       else
+%!         assert (err.message, [pre c{i,2} "."]);
+%!       endif
+%!     end_try_catch
+%!   endfor
+%! endfor
+%! ## a host checkpoint of a normuon preset: muon_load_state "Device" refuses it (it went
+%! ## on as plain Muon)
+%! [~, o] = muon_step (muon_optimizer (P, "Preset", "normuon_zichongli5"), P, P);
+%! f = [tempname() ".ckpt"];
+%! muon_save_state (f, o);
+%! unwind_protect
+%!   fail ("muon_load_state (f, P, 'Device', 'cpu')",
+%!         ["muon_load_state: a state on the device runs Muon \\(ALGORITHM 'muon', NORMSCALE 1, " ...
+%!          "EPSPLACEMENT 'add'\\); parameter 'W' runs ALGORITHM 'normuon'."]);
+%!   assert (isstruct (muon_load_state (f, P).muon.W.family));   # on the host it loads
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!test
+%! ## NORMSCALE and EPSPLACEMENT: the refusal names them (it blamed ALGORITHM 'muon'), and a
+%! ## device state asking for them is refused when it is made or loaded, not at its first
+%! ## step
+%! P = struct ("W", reshape (sin (1:24), 4, 6));
+%! D = muon_gpu (P.W, "Device", "cpu");
+%! fail ("muon_update (D, [], 'NormScale', 1.02)",
+%!       "muon_update: device arrays run Muon \\(ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'\\); gather them for NORMSCALE 1.02.");
+%! fail ("muon_update (D, [], 'NormScale', 1.02, 'EpsPlacement', 'max', 'Algorithm', 'namo')",
+%!       "gather them for ALGORITHM 'namo', NORMSCALE 1.02 and EPSPLACEMENT 'max'.");
+%! fail ("muon_optimizer (P, 'NormScale', 1.02, 'Device', 'cpu', 'Resident', true)",
+%!       "muon_optimizer: a state on the device runs Muon \\(ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'\\); parameter 'W' runs NORMSCALE 1.02.");
+%! fail ("muon_optimizer (P, 'EpsPlacement', 'max', 'Device', 'cpu', 'Resident', true)",
+%!       "parameter 'W' runs EPSPLACEMENT 'max'.");
+%! [~, o] = muon_step (muon_optimizer (P, "NormScale", 1.02), P, P);
+%! f = [tempname() ".ckpt"];
+%! muon_save_state (f, o);
+%! unwind_protect
+%!   fail ("muon_load_state (f, P, 'Device', 'cpu')",
+%!         "muon_load_state: a state on the device runs Muon \\(ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'\\); parameter 'W' runs NORMSCALE 1.02.");
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
