@@ -5,8 +5,9 @@
 ## @deftypefn {} {} opt_check_device (@var{fname}, @var{opt}, @var{params}, @var{grads})
 ## muon_step's check of device arrays (@code{muon_gpuarray}) in @var{params} or
 ## @var{grads}: they need the optimizer's state on their device (device arithmetic never
-## meets a host momentum) and, for a device parameter, its gradient in the parameter's
-## class (the update, the momentum and the step keep one class there).
+## meets a host momentum) and, for a device parameter or a device gradient, the gradient
+## in the parameter's class (the update, the momentum and the step keep one class there;
+## muon_step casts a host gradient to it, but there is no cast of a device array).
 ## @end deftypefn
 
 function opt_check_device (fname, opt, params, grads)
@@ -25,6 +26,11 @@ function opt_check_device (fname, opt, params, grads)
     if (isa (p, "muon_gpuarray") && ! strcmp (class_of (g), p.Storage))
       error ("muonlab:badType", "%s: GRADS.%s must be of class %s, the class of PARAMS.%s.",
              fname, n, p.Storage, n);
+    elseif (isa (g, "muon_gpuarray") && ! strcmp (g.Storage, opt.classes{i}))
+      ## a host gradient is cast to its parameter's class; a device array has no cast
+      error ("muonlab:badType",
+             "%s: GRADS.%s must be a %s device array, the class of PARAMS.%s, not %s (device arrays are not converted: muon_gpu (G, \"Class\", \"%s\")).",
+             fname, n, opt.classes{i}, n, g.Storage, opt.classes{i});
     endif
   endfor
 endfunction

@@ -21,6 +21,8 @@
 ## class with
 ## @code{v >= 0} and an integer step; @code{OPT.accum.(name)} is [] or an array of the
 ## parameter's size (NaN allowed: an overflowing micro-batch waits there for its skip).
+## A momentum or moment may be a device array (@code{muon_gpuarray}, a state kept on a
+## device): of the parameter's size and storage class, its values unread.
 ##
 ## @var{mode} @qcode{"full"} (@code{muon_save_state}, @code{muon_load_state}) checks
 ## everything: the set of fields, names / shapes / classes, routing, the
@@ -246,7 +248,7 @@ function check_params (opt, full)
           && all (isfield (st, {"momentum", "step", "form"})))
         M = st.momentum;
         k = st.step;
-        ok = ((on_device (M, sz) || (isfloat (M) && isreal (M) && ! issparse (M)
+        ok = ((on_device (M, sz, cls) || (isfloat (M) && isreal (M) && ! issparse (M)
                                       && ndims (M) == numel (sz) && all (size (M) == sz)
                                       && strcmp (class (M), cls)
                                       && (poison || all (isfinite (M(:))))))
@@ -268,7 +270,7 @@ function check_params (opt, full)
         m = st.m;
         v = st.v;
         k = st.step;
-        ok = (((on_device (m, sz) && on_device (v, sz))
+        ok = (((on_device (m, sz, cls) && on_device (v, sz, cls))
                || (isfloat (m) && isreal (m) && ! issparse (m) && ndims (m) == numel (sz)
                    && all (size (m) == sz) && all (isfinite (m(:)))
                    && isfloat (v) && isreal (v) && ! issparse (v) && ndims (v) == numel (sz)
@@ -362,10 +364,14 @@ function field_set (s, where, names)
   endif
 endfunction
 
-## a device array (muon_gpu) of size sz: its values stay on the device, unchecked (a
-## non-finite momentum gives a non-finite update, as on the host)
-function tf = on_device (x, sz)
+## a device array (muon_gpu) of size sz (and storage class cls, when given and not ""):
+## its values stay on the device, unchecked (a non-finite momentum gives a non-finite
+## update, as on the host)
+function tf = on_device (x, sz, cls)
   tf = isa (x, "muon_gpuarray") && isequal (size (x), sz);
+  if (tf && nargin > 2 && ! isempty (cls))
+    tf = strcmp (x.Storage, cls);
+  endif
 endfunction
 
 function array_ (x, where, sz, finite)
@@ -384,9 +390,18 @@ function array_ (x, where, sz, finite)
   endif
 endfunction
 
-## a host buffer must have its parameter's class CLS ("" : not known here)
+## a buffer, on the host or on the device, must have its parameter's class CLS ("" : not
+## known here)
 function class_ (x, where, sz, cls)
-  if (! (on_device (x, sz) || isempty (cls) || strcmp (class (x), cls)))
+  if (isempty (cls))
+    return;
+  endif
+  if (on_device (x, sz))
+    c = x.Storage;
+  else
+    c = class (x);
+  endif
+  if (! strcmp (c, cls))
     fail_ ("%s must be %s, the class of its parameter", where, cls);
   endif
 endfunction

@@ -684,3 +684,50 @@ endfunction
 %! unwind_protect_cleanup
 %!   unlink (f);
 %! end_unwind_protect
+
+%!test
+%! ## a device gradient of the other class than its host parameter (double parameter,
+%! ## single gradient, and the reverse; Muon and AdamW parameters): refused naming the
+%! ## parameter and both classes (the momentum became single for a double parameter, the
+%! ## step left the host path's and the checkpoint would not load); a host gradient is cast
+%! ## to its parameter's class, the host path's bits
+%! randn ("state", 34);
+%! P = struct ("W", randn (8, 16), "b", randn (8, 1), "S", single (randn (8, 16)));
+%! G = struct ("W", randn (8, 16), "b", randn (8, 1), "S", single (randn (8, 16)));
+%! od = muon_optimizer (P, "Device", "cpu", "Resident", true);
+%! for c = {{"W", "double", "single"}, {"b", "double", "single"}, {"S", "single", "double"}}
+%!   [n, want, got] = c{1}{:};
+%!   B = G;
+%!   B.(n) = muon_gpu (cast (G.(n), got), "Device", "cpu");
+%!   try
+%!     muon_step (od, P, B);
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:badType");
+%!     assert (err.message, sprintf ("muon_step: GRADS.%s must be a %s device array, the class of PARAMS.%s, not %s (device arrays are not converted: muon_gpu (G, \"Class\", \"%s\")).",
+%!                                   n, want, n, got, want));
+%!   end_try_catch
+%! endfor
+%! H = G;
+%! H.W = single (G.W);
+%! [pd, od] = muon_step (od, P, H);
+%! [ph, oh] = muon_step (muon_optimizer (P), P, H);
+%! assert (isequal (pd, ph));
+%! assert (classUnderlying (od.muon.W.momentum), "double");
+
+%!test
+%! ## a device momentum or AdamW moment of the other class than its parameter: the state
+%! ## check refuses it (it looked at the size only), in muon_step and in muon_save_state,
+%! ## which so never writes a file muon_load_state refuses
+%! P = struct ("W", reshape (sin (1:128), 8, 16), "b", cos (1:8)');
+%! [~, o] = muon_step (muon_optimizer (P, "Device", "cpu", "Resident", true), P, P);
+%! f = [tempname() ".ckpt"];
+%! for c = {{"muon", "W", "momentum", [8 16]}, {"adam", "b", "m", [8 1]}, {"adam", "b", "v", [8 1]}}
+%!   [g, n, k, sz] = c{1}{:};
+%!   b = o;
+%!   b.(g).(n).(k) = muon_gpu (single (ones (sz)), "Device", "cpu");
+%!   msg = sprintf ("OPT.%s.%s.%s must be double, the class of its parameter.", g, n, k);
+%!   fail ("muon_step (b, P, P)", ["muon_step: " regexptranslate("escape", msg)]);
+%!   fail ("muon_save_state (f, b)", ["muon_save_state: " regexptranslate("escape", msg)]);
+%!   assert (! exist (f, "file"));
+%! endfor
