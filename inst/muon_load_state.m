@@ -94,7 +94,7 @@ function opt = muon_load_state (file, params, varargin)
   endfor
 
   if (! strcmp (prec, "keep"))
-    opt = opt_map_state (opt, @(x) muon_round (x, prec), false);
+    opt = opt_map_state (opt, @(x, ~) muon_round (x, prec), false);
     for i = 1:numel (opt.names)          # the Muon family's own buffers too (NorMuon's V,
       n = opt.names{i};                  # AdaMuon's moment, Dion's Q, NAMO's v)
       if (isfield (opt.muon, n) && isstruct (opt.muon.(n)) && isfield (opt.muon.(n), "family")

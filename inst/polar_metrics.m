@@ -58,12 +58,18 @@ function Q = polar_metrics (A, P)
   if (nargin != 2)
     print_usage ();
   endif
-  if (isa (A, "muon_gpuarray"))         # the metrics need the SVD, on the host
-    A = gather (A);
-  endif
-  if (isa (P, "muon_gpuarray"))
-    P = gather (P);
-  endif
+  try                                    # the metrics need the SVD, on the host
+    what = "A";
+    if (isa (A, "muon_gpuarray"))
+      A = gather (A);
+    endif
+    what = "P";
+    if (isa (P, "muon_gpuarray"))
+      P = gather (P);
+    endif
+  catch err
+    gpu_stale (err, "polar_metrics", what);   # a stale array: polar_metrics: A is ...
+  end_try_catch
   pin = blas_one_thread ();              # the same bits on any number of threads
   check_matrix ("polar_metrics", "A", A);
   if (! (isfloat (P) && isreal (P)) || issparse (P))

@@ -435,7 +435,13 @@ function why = bad_gradients (rank_grads, comm, nl)
   p = 0;
   [nr, np] = size (rank_grads);
   for k = 1:numel (rank_grads)          # parameter by parameter, rank by rank
-    if (! isfinite (opt_sumsq (rank_grads{k})))
+    try
+      s = opt_sumsq (rank_grads{k});
+    catch err                           # a stale device array: zero_muon_step: RANK_GRADS{l,p}
+      [l, q] = ind2sub ([nr np], k);
+      gpu_stale (err, "zero_muon_step", sprintf ("RANK_GRADS{%d,%d}", l, q));
+    end_try_catch
+    if (! isfinite (s))
       [l, p] = ind2sub ([nr np], k);
       r = l - 1;
       if (isstruct (comm))

@@ -6,19 +6,24 @@
 ## (the CPU stand-in device) copies the Muon momenta and the AdamW moments of parameters
 ## of at most 3 dimensions there (muon_optimizer's @qcode{"Resident"}, muon_load_state's
 ## @qcode{"Device"}).  @code{opt.resident} says where the state lives.  Errors (no device,
-## no memory there) name @var{fname}, the function the user called.
+## no memory there, a device array of an earlier session) name @var{fname}, the function
+## the user called.
 ## @end deftypefn
 
 function opt = opt_state_device (fname, opt, device)
   ## gathering takes a window's device gradients too
-  opt = opt_map_state (opt, @(x) move (fname, x, device), isempty (device));
+  opt = opt_map_state (opt, @(x, where) move (fname, x, where, device), isempty (device));
   opt.resident = device;
 endfunction
 
-function x = move (fname, x, device)
+function x = move (fname, x, where, device)
   if (isa (x, "muon_gpuarray"))
     if (isempty (device))
-      x = gather (x);
+      try
+        x = gather (x);
+      catch err
+        gpu_stale (err, fname, where);  # muon_save_state: OPT.muon.W.momentum is ... stale
+      end_try_catch
     endif
   elseif (! isempty (device) && ndims (x) <= 3)
     x = gpu_upload (fname, x, device);

@@ -731,3 +731,30 @@ endfunction
 %!   fail ("muon_save_state (f, b)", ["muon_save_state: " regexptranslate("escape", msg)]);
 %!   assert (! exist (f, "file"));
 %! endfor
+
+%!test
+%! ## a device array of an earlier session: the error names the function called and the
+%! ## array as the caller knows it (it said "gather: D" or "muon_step: X").  Last here: the
+%! ## reset makes the shared arrays stale too
+%! P = struct ("W", reshape (sin (1:128), 8, 16));
+%! [~, o] = muon_step (muon_optimizer (P, "Device", "cpu", "Resident", true), P, P);
+%! X = muon_gpu (ones (3), "Device", "cpu");
+%! L = zero_layout ({[8 8]}, 1);
+%! Z = {muon_gpu(randn (8), "Device", "cpu")};
+%! muon_gpu ("reset");
+%! rest = " is a device array of an earlier session (cleared by clear functions or muon_gpu (\"reset\")); make it again.";
+%! f = [tempname() ".ckpt"];
+%! c = {@() polar_metrics (X, X), "polar_metrics: A";
+%!      @() polar_metrics (ones (3), X), "polar_metrics: P";
+%!      @() muon_save_state (f, o), "muon_save_state: OPT.muon.W.momentum";
+%!      @() zero_muon_step (L, Z, []), "zero_muon_step: RANK_GRADS{1,1}"};
+%! for i = 1:rows (c)
+%!   try
+%!     c{i,1} ();
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:staleHandle");
+%!     assert (err.message, [c{i,2} rest]);
+%!   end_try_catch
+%! endfor
+%! assert (! exist (f, "file"));
