@@ -159,7 +159,8 @@
 ## buffer for buffer as on the host: the gradients are averaged and the momenta updated and
 ## orthogonalized where they live, and @code{state.momentum} and each @code{R.ranks(l).update}
 ## come back as device arrays (host momenta, as @code{zero_load_state} gives them, are
-## uploaded; @code{zero_save_state} gathers).  A communicator that moves device memory moves
+## uploaded; @code{zero_save_state} gathers; a state whose momenta are device arrays needs
+## device gradients, @code{muonlab:badState} with host ones).  A communicator that moves device memory moves
 ## the buffers themselves: @code{muon_comm ("nccl")} on CUDA, with no host staging (under
 ## @code{muon_mpirun}, rank r runs on GPU @code{mod (r, GPUs per node)}), and @code{muon_comm
 ## ("mpi")} on the CPU stand-in device; several simulated ranks (@qcode{"sim"}) hold the
@@ -410,6 +411,11 @@ function check_momentum (fname, what, m, step, nl, device)
              "%s: %s must be a %d x 1 cell of momentum vectors, on the host or on the gradients' device.",
              fname, what, nl);
     endif
+  elseif (iscell (m) && isequal (size (m), [nl 1])
+          && any (cellfun (@(x) isa (x, "muon_gpuarray"), m)))
+    error ("muonlab:badState",
+           "%s: %s holds device arrays: give RANK_GRADS on their device too, or gather the state's arrays first.",
+           fname, what);
   elseif (! (iscell (m) && isequal (size (m), [nl 1]) && all (cellfun (@is_buffer, m))))
     error ("muonlab:badState",
            "%s: %s must be a %d x 1 cell of momentum vectors (one per local rank).", fname,

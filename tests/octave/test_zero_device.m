@@ -210,11 +210,25 @@ endfunction
 %!error <zero_muon_step: RANK_GRADS\{2,1\} is a host array and others are device arrays: give all of them on one device.> zero_muon_step (L, [D(1,:); G(2,:)], [])
 %!error <zero_muon_step: RANK_GRADS\{1,2\} must be a double device array, not single \(muon_gpu \(G, "Class", "double"\)\).> zero_muon_step (L, [D(:,1), {muon_gpu(single (G{1,2}), "Device", "cpu"); D{2,2}}], [])
 %!error <zero_muon_step: RANK_GRADS\{2,2\} must be a real 4 x 7 matrix.> zero_muon_step (L, [D(:,1), {D{1,2}; muon_gpu(randn (7, 4), "Device", "cpu", "Class", "double")}], [])
+%!test
+%! ## host gradients with a state whose momenta are device arrays: refused (below; it
+%! ## said the 2 x 1 cell of momentum vectors, which it is, must be one); gathered, the
+%! ## state goes on with host gradients, with the device step's bits
+%! [~, s] = zero_muon_step (L, D, []);
+%! [Rd, sd] = zero_muon_step (L, D, s);
+%! s.momentum = cellfun (@gather, s.momentum, "UniformOutput", false);
+%! if (iscell (s.reference))
+%!   s.reference = cellfun (@gather, s.reference, "UniformOutput", false);
+%! endif
+%! [Rh, sh] = zero_muon_step (L, G, s);
+%! assert (isequal (cellfun (@gather, sd.momentum, "UniformOutput", false), sh.momentum));
+%! assert (isequal (cellfun (@gather, {Rd.ranks.update}, "UniformOutput", false),
+%!                  {Rh.ranks.update}));
 %!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors, on the host or on the gradients' device.>
 %! [~, s] = zero_muon_step (L, D, []);
 %! s.momentum{2} = single (gather (s.momentum{2}));
 %! zero_muon_step (L, D, s);
-%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%!error <zero_muon_step: STATE.momentum holds device arrays: give RANK_GRADS on their device too, or gather the state's arrays first.>
 %! [~, s] = zero_muon_step (L, D, []);
 %! zero_muon_step (L, G, s);
 %!test
