@@ -10,6 +10,10 @@
 ## Muon update over three steps with each momentum form, experts and split rows;
 ## @item value semantics: no argument is modified (the old state's momentum keeps its
 ## values), a host momentum with a device gradient and the other way round;
+## @item a @qcode{"Preset"} expanded as on the host (the host's bits where the device runs
+## all it sets), what the device cannot run (another ALGORITHM, NORMSCALE or EPSPLACEMENT)
+## refused when a device state is made, a device gradient of the other class than its
+## parameter refused, and a stale array named as the caller knows it;
 ## @item errors with their full messages, and no array left behind by failing calls.
 ## @end itemize
 ## @end deftypefn
