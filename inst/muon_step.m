@@ -23,8 +23,9 @@
 ## moments, accumulation) has the class of its parameter.  Either may hold device arrays
 ## (@code{muon_gpu}) when @var{opt} keeps its state on their device
 ## (@code{muon_optimizer}'s @qcode{"Resident"}); a device gradient has its parameter's
-## class (there is no conversion of a device array: else @code{muonlab:badType}).  Device parameters come back as device arrays: the whole step runs where they
-## live, with the bits of host parameters (see @code{muon_optimizer}).  With a loss scaler the gradients
+## class (there is no conversion of a device array: else @code{muonlab:badType}).  Device
+## parameters come back as device arrays: the whole step runs where they live, with the
+## bits of host parameters (see @code{muon_optimizer}).  With a loss scaler the gradients
 ## are expected multiplied by the current scale @code{opt.scaler.scale}.  Each call:
 ##
 ## @enumerate

@@ -160,7 +160,7 @@
 ## orthogonalized where they live, and @code{state.momentum} and each @code{R.ranks(l).update}
 ## come back as device arrays (host momenta, as @code{zero_load_state} gives them, are
 ## uploaded; @code{zero_save_state} gathers; a state whose momenta are device arrays needs
-## device gradients, @code{muonlab:badState} with host ones).  A communicator that moves device memory moves
+## device gradients, else @code{muonlab:badState}).  A communicator that moves device memory moves
 ## the buffers themselves: @code{muon_comm ("nccl")} on CUDA, with no host staging (under
 ## @code{muon_mpirun}, rank r runs on GPU @code{mod (r, GPUs per node)}), and @code{muon_comm
 ## ("mpi")} on the CPU stand-in device; several simulated ranks (@qcode{"sim"}) hold the
