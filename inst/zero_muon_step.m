@@ -319,9 +319,9 @@ function [R, state] = step (L, rank_grads, state, varargin)
     if (! (islogical (state.has_ref) && isscalar (state.has_ref)))
       error ("muonlab:badState", "%s: STATE.has_ref must be true or false.", fname);
     endif
-    check_momentum (fname, "STATE.momentum", state.momentum, step, nl, device);
+    zero_check_momentum (fname, "STATE.momentum", state.momentum, step, nl, device);
     if (do_ref && state.has_ref)
-      check_momentum (fname, "STATE.reference", state.reference, step, nl, device);
+      zero_check_momentum (fname, "STATE.reference", state.reference, step, nl, device);
     endif
     if (do_ref && ! state.has_ref)
       error ("muonlab:badArg",
@@ -396,41 +396,6 @@ function m = per_rank (m, nl)
   if (numel (m) == 1 && nl > 1)
     m = repmat (m, nl, 1);
   endif
-endfunction
-
-function check_momentum (fname, what, m, step, nl, device)
-  if (step == 0)
-    if (! (isa (m, "double") && isequal (size (m), [0 0])))
-      error ("muonlab:badState", "%s: %s must be [] in a state before the first step.",
-             fname, what);
-    endif
-  elseif (! isempty (device))
-    if (! (iscell (m) && isequal (size (m), [nl 1])
-           && all (cellfun (@(x) is_buffer (x) || is_device_buffer (x, device), m))))
-      error ("muonlab:badState",
-             "%s: %s must be a %d x 1 cell of momentum vectors, on the host or on the gradients' device.",
-             fname, what, nl);
-    endif
-  elseif (iscell (m) && isequal (size (m), [nl 1])
-          && any (cellfun (@(x) isa (x, "muon_gpuarray"), m)))
-    error ("muonlab:badState",
-           "%s: %s holds device arrays: give RANK_GRADS on their device too, or gather the state's arrays first.",
-           fname, what);
-  elseif (! (iscell (m) && isequal (size (m), [nl 1]) && all (cellfun (@is_buffer, m))))
-    error ("muonlab:badState",
-           "%s: %s must be a %d x 1 cell of momentum vectors (one per local rank).", fname,
-           what, nl);
-  endif
-endfunction
-
-function tf = is_buffer (x)
-  tf = isa (x, "double") && isreal (x) && ! issparse (x) && iscolumn (x);
-endfunction
-
-## A momentum vector on that device.
-function tf = is_device_buffer (x, device)
-  tf = (isa (x, "muon_gpuarray") && strcmp (x.Device, device) && strcmp (x.Storage, "double")
-        && x.Size(2) == 1);
 endfunction
 
 ## Why the step must be skipped ("" when it need not): a local gradient with NaN or Inf, or

@@ -22,9 +22,8 @@ function [U, state] = gpu_update (fname, G, state, args)
     endif
     check_matrix (fname, "G", G, false);
     G = muon_gpu (G, "Device", state.momentum.Device, "Class", class (G));
-  elseif (any (G.Size(1:2) < 2))               # check_matrix's rule, as gpu_ns has it
-    error ("muonlab:badShape",
-           "%s: G must be a matrix (at least 2 x 2), not a vector or scalar.", fname);
+  else
+    check_pages (fname, "G", G.Size);           # check_matrix's rule
   endif
   args = family_presets ("expand", fname, args);     # "Preset", NAME: as run_update has it
   opts = parse_options (fname, "muon_update", args, "precision", G.Storage);

@@ -281,7 +281,7 @@ endfunction
 %!error <muon_optimizer: RESIDENT cannot be combined with POISONMOMENTUM or PERMICROBATCHNS \(they read the momentum on the host\).> muon_optimizer (struct ("W", ones (4)), "Resident", true, "PoisonMomentum", true)
 %!error <muon_update: G must be a matrix \(at least 2 x 2\), not a vector or scalar.>
 %! muon_update (muon_gpu ([1 2 3 4 5 6], "Device", "cpu"), [])
-%!error <muon_update: G must be a matrix \(at least 2 x 2\), not a vector or scalar.>
+%!error <muon_update: each page of the stack G must be at least 2 x 2, not 1 x 5.>
 %! muon_update (muon_gpu (ones (1, 5, 3), "Device", "cpu"), [])
 %!error <muon_ns: each page of the stack G must be at least 2 x 2, not 1 x 5.>
 %! muon_ns (muon_gpu (ones (1, 5, 3), "Device", "cpu"))
