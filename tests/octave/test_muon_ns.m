@@ -17,11 +17,7 @@ function test_muon_ns ()
 endfunction
 
 %!shared G, s0, U, V, phi
-%! randn ("state", 1);
-%! G = randn (8, 24);
-%! [U, S, V] = svd (G, "econ");
-%! s0 = diag (S) / (norm (G, "fro") + 1e-7);
-%! phi = @(s, c) c(1)*s + c(2)*s.^3 + c(3)*s.^5;
+%! [G, s0, U, V, phi] = ns_fixture ();
 
 %!test
 %! ## a bf16 result holds exact bf16 values
