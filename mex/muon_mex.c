@@ -207,6 +207,11 @@ static int can_allocate (size_t bytes)
   return p != NULL;
 }
 
+int muon_mex_have_room (double bytes)
+{
+  return bytes < (double) SIZE_MAX && can_allocate ((size_t) bytes);
+}
+
 mxArray *muon_mex_try_new_array (mwSize ndims, const mwSize *dims, mxClassID cls)
 {
   size_t n = 1, es = cls == mxDOUBLE_CLASS ? sizeof (double) : sizeof (float);

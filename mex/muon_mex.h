@@ -41,6 +41,9 @@ muon_tensor muon_mex_tensor (const char *fname, const char *argname, const mxArr
 // Raises "muonlab:nonFinite" with "<fname>: <argname> must not contain NaN or Inf." unless
 // every element of the real double or single array a is finite (one pass, no allocation).
 void muon_mex_check_finite (const char *fname, const char *argname, const mxArray *a);
+// Whether the process can have `bytes` more now (a malloc of that size, given back): for a
+// gateway that makes many arrays to ask for their total before making any.
+int muon_mex_have_room (double bytes);
 // A new real array of zeros, for a gateway's output: a large double or single one is made
 // by Octave itself (builtin zeros), which Octave returns without copying it.  When the
 // process cannot have the memory: NULL, the context's error set (MUON_ERR_NOMEM, "out of

@@ -13,6 +13,7 @@
  *   broadcast       a chain root -> root+1 -> ... -> root-1 (mod W), n elements per hop;
  *   all_to_all      every rank q sends its block r straight to rank r != q.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,26 +48,29 @@ static muon_status sim_reduce (muon_comm *c, muon_ctx *ctx, muon_coll coll,
   char *st = NULL;
   CHECKSTATUS (muon_stage_get (ctx, c->impl, block_start (coll, count, W, W) * e,
                                (void **) &st));
+  // the bytes in closed form per rank (a loop over the pairs of ranks took a minute for
+  // one small allreduce at W = 65536): rank r receives block r from the W - 1 others and
+  // sends them every other block, `total - n` elements; the allreduce's all-gather is the
+  // same the other way round
+  size_t total = block_start (coll, count, W, W);
+  int gather = coll == MUON_COLL_ALLREDUCE;
   for (int r = 0; r < W; r++)
   {
     size_t lo = block_start (coll, count, W, r), n = block_start (coll, count, W, r + 1) - lo;
-    for (int q = 0; q < W; q++)
-      if (q != r)
-        count_bytes (c, coll, q, r, n * e);
-    muon_comm_reduce (send, NULL, 0, lo, n, W, dtype, op, st + lo * e);
+    uint64_t own = (uint64_t) (W - 1) * n * e, others = (uint64_t) (total - n) * e;
+    c->counters[r].bytes_recv[coll] += own + (gather ? others : 0);
+    c->counters[r].bytes_sent[coll] += others + (gather ? own : 0);
+    if (n > 0)
+      muon_comm_reduce (send, NULL, 0, lo, n, W, dtype, op, st + lo * e);
   }
   for (int r = 0; r < W; r++)
   {
     size_t lo = block_start (coll, count, W, r), n = block_start (coll, count, W, r + 1) - lo;
     if (coll == MUON_COLL_REDUCE_SCATTER)
       memcpy (recv[r], st + lo * e, n * e);
-    else
+    else if (n > 0)
       for (int q = 0; q < W; q++)
-      {
-        if (q != r)
-          count_bytes (c, coll, r, q, n * e);
         memcpy ((char *) recv[q] + lo * e, st + lo * e, n * e);
-      }
   }
 fail:
   return status;
@@ -82,14 +86,15 @@ static muon_status sim_all_gather (muon_comm *c, muon_ctx *ctx, const void *cons
   CHECKSTATUS (muon_stage_get (ctx, c->impl, (size_t) W * b, (void **) &st));
   for (int s = 0; s < W; s++)
     memcpy (st + (size_t) s * b, send[s], b);
-  // receiver l gets sources s = 0..W-1 in order (aliased slots keep the last one written)
+  // receiver l gets sources s = 0..W-1 in order (aliased slots keep the last one written);
+  // every rank sends its block to, and receives one from, each of the W - 1 others
   for (int l = 0; l < W; l++)
+  {
+    c->counters[l].bytes_sent[MUON_COLL_ALL_GATHER] += (uint64_t) (W - 1) * b;
+    c->counters[l].bytes_recv[MUON_COLL_ALL_GATHER] += (uint64_t) (W - 1) * b;
     for (int s = 0; s < W; s++)
-    {
-      if (s != l)
-        count_bytes (c, MUON_COLL_ALL_GATHER, s, l, b);
       memcpy (recv[(size_t) l * (size_t) W + (size_t) s], st + (size_t) s * b, b);
-    }
+  }
 fail:
   return status;
 }
