@@ -85,7 +85,7 @@ DNNL_LIBS  := $(if $(HAVE_DNNL),-ldnnl,)
 WARN       := -Wall -Wextra -Wno-unused-parameter
 CFLAGS_CORE = -std=c99 -O3 -fPIC -ffp-contract=off $(WARN) $(DNNL_FLAGS)
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDLIBS     := $(BLAS_LIBS) $(DNNL_LIBS) -lgomp -lm -ldl
+LDLIBS     := $(BLAS_LIBS) $(DNNL_LIBS) -lgomp -lpthread -lm -ldl
 
 # core/ has one folder per layer (DESIGN.md 2; README "Where things are"), bottom to top
 # base < gemm < math < comm < zero < lists (lists: the catalogue of every layer's lists and
@@ -338,7 +338,7 @@ check-mpi: all $(MPI_CTEST)
 #---- tests ----------------------------------------------------------------------------------
 
 $(B)/tests/%: tests/c/%.c $(wildcard tests/c/*.h) $(LIB_ASAN) | $(B)/tests
-	$(CC) -std=c99 -O1 -g $(SAN) $(WARN) $(TEST_INC) $< $(LIB_ASAN) \
+	$(CC) -std=c99 -O1 -g $(SAN) $(WARN) -pthread $(TEST_INC) $< $(LIB_ASAN) \
 	  $(LDLIBS) -o $@
 
 $(B)/tests/%: tests/c/%.cc $(wildcard tests/c/*.h) core/gpu/ns_cuda_steps.h core/gpu/ns_cuda_norm.h $(LIB_ASAN) \

@@ -3,8 +3,8 @@
  * muon_info.
  *
  * Threads.  Every tile is one single-threaded library call: OpenBLAS is set to one thread
- * for the duration of a muon_ns call (muon_gemm_setup; muon_gemm_finish puts back what it
- * found) and oneDNN's primitives are made for one thread.  OpenMP shares the tiles among the
+ * while any muon_ns call runs (muon_gemm_setup; the last muon_gemm_finish of the calls in
+ * flight, on whatever threads and contexts, puts back what the first one found) and oneDNN's primitives are made for one thread.  OpenMP shares the tiles among the
  * call's threads (schedule dynamic: a thread that loses its core takes fewer tiles, the
  * result is the same), the costliest first; the strips of an upper product's diagonal tiles
  * are shared out one by one, and a caller's epilogue (muon_gemm_then) runs on each block as
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <pthread.h>
 #include <cblas.h>
 
 #include "gemm.h"
@@ -109,6 +110,38 @@ void muon_gemm_choose (muon_gemm_provider requested, muon_precision p,
 
 //---- threads (the policy is core/base/threads.c) --------------------------------------------
 
+// OpenBLAS's thread count is one setting for the whole process, and its own threads may
+// change the bits of a product, so it must stay at 1 while any muon_ns call of any thread
+// (each with its own context) runs its tiles.  blas_calls counts the calls in flight: the
+// first in saves the count it finds (blas_saved; 0: it was 1 already) and sets 1, the last
+// out puts the saved count back.  blas_lock guards both.
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_calls, blas_saved;
+
+static void blas_pin (void)
+{
+  pthread_mutex_lock (&blas_lock);
+  if (blas_calls++ == 0 && openblas_get_num_threads && openblas_set_num_threads)
+  {
+    int now = openblas_get_num_threads ();
+    blas_saved = now != 1 ? now : 0;
+    if (now != 1)
+      openblas_set_num_threads (1);
+  }
+  pthread_mutex_unlock (&blas_lock);
+}
+
+static void blas_unpin (void)
+{
+  pthread_mutex_lock (&blas_lock);
+  if (--blas_calls == 0 && blas_saved > 0 && openblas_set_num_threads)
+  {
+    openblas_set_num_threads (blas_saved);
+    blas_saved = 0;
+  }
+  pthread_mutex_unlock (&blas_lock);
+}
+
 muon_status muon_gemm_setup (muon_ctx *ctx, muon_gemm_provider requested, int threads,
                              muon_precision p, muon_gemm_cfg *cfg)
 {
@@ -127,15 +160,8 @@ muon_status muon_gemm_setup (muon_ctx *ctx, muon_gemm_provider requested, int th
   muon_gemm_choose (requested, p, &cfg->provider, &cfg->bf16, why, sizeof why);
   cfg->f64 = p == MUON_PREC_DOUBLE;
   cfg->threads = muon_threads_that_fit (threads > 0 ? threads : muon_default_threads ());
-  if (openblas_get_num_threads && openblas_set_num_threads)
-  {
-    int now = openblas_get_num_threads ();
-    if (now != 1)
-    {
-      cfg->saved_blas = now;
-      openblas_set_num_threads (1);
-    }
-  }
+  blas_pin ();
+  cfg->blas_pinned = 1;
   if (omp_get_max_threads && omp_set_num_threads)
   {
     int now = omp_get_max_threads ();
@@ -153,11 +179,11 @@ void muon_gemm_finish (muon_gemm_cfg *cfg)
 {
   if (cfg == NULL)
     return;
-  if (cfg->saved_blas > 0 && openblas_set_num_threads)
-    openblas_set_num_threads (cfg->saved_blas);
+  if (cfg->blas_pinned)
+    blas_unpin ();
   if (cfg->saved_omp > 0 && omp_set_num_threads)
     omp_set_num_threads (cfg->saved_omp);
-  cfg->saved_blas = cfg->saved_omp = 0;
+  cfg->blas_pinned = cfg->saved_omp = 0;
 }
 
 muon_status muon_gemm_blas_threads (muon_ctx *ctx, int n, int *previous)
@@ -169,9 +195,20 @@ muon_status muon_gemm_blas_threads (muon_ctx *ctx, int n, int *previous)
          "threads must be an integer from 0 to %d", MUON_MAX_THREADS);
   CHECK (MUON_ERR_UNSUPPORTED, openblas_get_num_threads && openblas_set_num_threads,
          "the BLAS is not OpenBLAS");
-  *previous = openblas_get_num_threads ();
-  if (n > 0)
-    openblas_set_num_threads (n);
+  pthread_mutex_lock (&blas_lock);
+  if (blas_calls > 0)              // calls in flight: the count the last one out puts back
+  {
+    *previous = blas_saved > 0 ? blas_saved : 1;
+    if (n > 0)
+      blas_saved = n;
+  }
+  else
+  {
+    *previous = openblas_get_num_threads ();
+    if (n > 0)
+      openblas_set_num_threads (n);
+  }
+  pthread_mutex_unlock (&blas_lock);
 fail:
   return status;
 }

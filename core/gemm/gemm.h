@@ -58,7 +58,9 @@ typedef struct {
   int f64;                       // 1: fp64 operands and output (precision 'double')
   int bf16;                      // 1: products multiply bf16 operands (oneDNN, bf16 only)
   int threads;                   // threads that share the tiles
-  int saved_blas, saved_omp;     // thread counts to restore (0: nothing to restore)
+  int blas_pinned;               // 1: this call counts among those that hold OpenBLAS at
+                                 // one thread (muon_gemm_finish lets go)
+  int saved_omp;                 // OpenMP thread count to restore (0: nothing to restore)
   muon_gemm_tally *tally;        // where the products add their work (NULL: nowhere; the
                                  // caller sets it after muon_gemm_setup)
 } muon_gemm_cfg;
@@ -72,6 +74,9 @@ typedef struct {
 // below 0 or above MUON_MAX_THREADS.  [out] cfg.
 muon_status muon_gemm_setup (muon_ctx *ctx, muon_gemm_provider requested, int threads,
                              muon_precision p, muon_gemm_cfg *cfg);
+// OpenBLAS's count is the whole process's: it stays at one thread while any call (of any
+// thread and context) is between muon_gemm_setup and muon_gemm_finish, and the last one out
+// puts back what the first one in found.
 // Restores the thread counts muon_gemm_setup changed.  [in,out] cfg.
 void muon_gemm_finish (muon_gemm_cfg *cfg);
 

@@ -41,6 +41,8 @@ typedef struct {
 muon_status muon_gemm_query (muon_ctx *ctx, muon_gemm_info *info);
 // Sets OpenBLAS's own thread count to n (n > 0; 0 leaves it) and returns the count it had
 // (tests/octave/ref_ns.m runs its products on one BLAS thread, as each tile here is).
+// While muon_ns calls of other threads are running (OpenBLAS held at one thread), it
+// returns and sets the count the last of them puts back instead.
 // UNSUPPORTED when the BLAS is not OpenBLAS.  [out] *previous.
 muon_status muon_gemm_blas_threads (muon_ctx *ctx, int n, int *previous);
 
