@@ -67,6 +67,14 @@ const char *muon_status_id (muon_status s);
 
 //---------------------------------------------------------------------------------------------
 // Context: back end state, reusable workspace, last error.
+//
+// Threads: a context, and everything made with it (device arrays, communicators, plans,
+// the simulated communicator it caches), must be used by one thread at a time; two threads
+// calling into one context at once corrupt its workspace, caches and last error (the caller
+// serializes such calls, or gives each thread its own context).  One context per thread is
+// fine: calls on different contexts may run at once, and give the same bits as the same
+// calls run one after the other (OpenBLAS's process-wide thread count is held at one while
+// any of them runs).
 //---------------------------------------------------------------------------------------------
 
 typedef struct muon_ctx muon_ctx;
