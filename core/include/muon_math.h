@@ -304,7 +304,9 @@ void muon_update_opts_default (muon_update_opts *o);
 // must not overlap G or each other.  The momentum arithmetic is fp64, rounded once into M's
 // type; the NS input is held in fp64.  Errors: NULLPTR, BADSHAPE (shapes, splits), BADARG
 // (options), BADTYPE, UNSUPPORTED, NOMEM, and those of muon_ns; MUON_WARN_NONFINITE when U
-// holds non-finite values.
+// holds non-finite values.  The arguments, the options and the back end o->ns.device asks for
+// (NOTBUILT / NODEVICE for a CUDA back end that is missing) are checked before M is written:
+// a call refused for any of them leaves M as it was.
 muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
                          const muon_update_opts *o);
 
@@ -377,7 +379,8 @@ muon_status muon_darray_fill (muon_ctx *ctx, muon_darray *a, muon_fill fill, uin
 // X = muon_ns (G) on G's device; X like G (its own storage class).  o->device is ignored.
 muon_status muon_darray_ns (muon_ctx *ctx, const muon_darray *G, muon_darray *X,
                             const muon_ns_opts *o);
-// One muon_update on G's device: [in] G, [in,out] M, [out] U, all of one shape and device.
+// One muon_update on G's device (o->ns.device is ignored): [in] G, [in,out] M, [out] U, all
+// of one shape and device.
 // experts > 1 views each page as a fused (experts*m) x n weight (muon_update's Experts).
 // M NULL: no momentum, U = scale * NS (G) per block (G is the Newton-Schulz input).
 muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray *M,

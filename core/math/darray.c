@@ -347,7 +347,9 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
   CHECK (MUON_ERR_BADSHAPE, experts >= 1 && G->rows % experts == 0
                               && (experts == 1 || G->batch == 1),
          "EXPERTS must divide the rows of a 2-D G");
-  CHECKSTATUS (muon_update_check_opts (ctx, o, G->rows / experts));
+  muon_update_opts here = *o;                    // o->ns.device is ignored: NS runs on G's
+  here.ns.device = G->device;                    // device
+  CHECKSTATUS (muon_update_check_opts (ctx, &here, G->rows / experts));
   double t0 = muon_clock ();
   CHECKSTATUS (work_copy (ctx, G, 1, &gw));
   if (M)

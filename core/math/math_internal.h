@@ -74,7 +74,9 @@ muon_status muon_update_orthogonalize (muon_ctx *ctx, const muon_tensor *X, muon
 // Validates the Newton-Schulz options for o->device (BADARG / UNSUPPORTED / NULLPTR): what
 // muon_ns checks, for the paths that reach a back end without it (the CUDA update).
 muon_status muon_ns_check_opts (muon_ctx *ctx, const muon_ns_opts *o);
-// Validates the update options for a matrix of `rows` rows (BADARG / BADSHAPE / NULLPTR).
+// Validates the update options for a matrix of `rows` rows (BADARG / BADSHAPE / NULLPTR),
+// and loads the CUDA back end when o->ns.device asks for it (NOTBUILT / NODEVICE): the
+// checks a caller makes before it writes anything.
 muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, size_t rows);
 
 #endif

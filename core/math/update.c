@@ -65,11 +65,15 @@ muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, si
   }
   CHECK (MUON_ERR_BADSHAPE, o->nsplit == 0 || sum == rows,
          "the row blocks sum to %zu, not to the %zu rows", sum, rows);
-  // the Newton-Schulz options too, before the caller's momentum is touched
+  // the Newton-Schulz options too, and the back end they ask for (a CUDA back end that is
+  // not built, or finds no device: NOTBUILT / NODEVICE), before the caller's momentum is
+  // touched
   double coef[3 * MUON_MAX_STEPS];
   int steps;
   CHECKSTATUS (muon_ns_check_opts (ctx, &o->ns));
   CHECKSTATUS (muon_ns_schedule (ctx, &o->ns, coef, MUON_MAX_STEPS, &steps));
+  if (o->ns.device == MUON_DEVICE_CUDA)
+    CHECKSTATUS (muon_cuda_load (ctx));
 fail:
   return status;
 }

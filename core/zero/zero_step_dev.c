@@ -69,7 +69,17 @@ static muon_status check_device_step (zdev *z, const muon_darray *const *grads,
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
   const muon_zero_plan *P = z->P;
-  CHECKSTATUS (zstep_check (ctx, z->comm, P, z->o));
+  // Newton-Schulz runs where the arrays are (muon_darray_update): the options' device is
+  // ignored, and its back end not asked for
+  muon_zero_step_opts here;
+  const muon_zero_step_opts *o = z->o;
+  if (o)
+  {
+    here = *o;
+    here.update.ns.device = MUON_DEVICE_CPU;
+    o = &here;
+  }
+  CHECKSTATUS (zstep_check (ctx, z->comm, P, o));
   CHECK (MUON_ERR_NULLPTR, grads && mom && upd && grads[0],
          "the device arrays must not be NULL");
   muon_darray_info first;

@@ -4,6 +4,7 @@
  * closed-form scale, EMA vs SGD, fused experts (strided views) and split row blocks against
  * separate calls (bitwise), fp32 and mixed storage, and every error code.
  */
+#define _POSIX_C_SOURCE 200112L   // setenv, unsetenv
 #include <stdint.h>
 
 #include "harness.h"
@@ -429,9 +430,12 @@ static void test_errors (void)
     T_ASSERT (memcmp (m, m0, sizeof m) == 0);
   }
   b = o; b.ns.device = MUON_DEVICE_CUDA;                            // CPU tensors, GPU NS
+  double mc[sizeof m / sizeof m[0]];
+  memcpy (mc, m, sizeof m);
   muon_status s = muon_update (ctx, &G, &M, &U, &b);
   T_ASSERT_MSG (s == MUON_OK || s == MUON_ERR_NOTBUILT || s == MUON_ERR_NODEVICE,
                 "cuda device: %d", (int) s);
+  T_ASSERT (s == MUON_OK || memcmp (m, mc, sizeof m) == 0);         // refused: M as it was
 
   // a non-finite momentum: warning, non-finite update
   memset (m, 0, sizeof m);
@@ -459,6 +463,54 @@ static void test_errors (void)
   muon_ctx_destroy (&ctx);
 }
 
+// A CUDA back end asked for (o.ns.device) that cannot load is refused before the momentum
+// moves (MUON_CUDA_LIB names a library that is not there: NOTBUILT on any machine, with or
+// without a GPU); the device arrays' update, whose Newton-Schulz runs where the arrays are,
+// does not ask for it.
+static void test_missing_backend (void)
+{
+  const char *was = getenv ("MUON_CUDA_LIB");
+  char keep[4096] = "";
+  if (was)
+    snprintf (keep, sizeof keep, "%s", was);
+  setenv ("MUON_CUDA_LIB", "/nonexistent/libmuon_cuda.so", 1);
+  muon_ctx *ctx = NULL;
+  T_EQ_INT (muon_ctx_create (&ctx), MUON_OK);              // loads on first use: after setenv
+  double g[N], m[N], m0[N], u[N];
+  fill (g, N, 5u);
+  fill (m0, N, 6u);
+  memcpy (m, m0, sizeof m);
+  muon_tensor G = muon_tensor_matrix (MUON_F64, g, R, C),
+              M = muon_tensor_matrix (MUON_F64, m, R, C),
+              U = muon_tensor_matrix (MUON_F64, u, R, C);
+  muon_update_opts o = fp64_opts ();
+  o.ns.device = MUON_DEVICE_CUDA;
+  for (int nesterov = 0; nesterov <= 1; nesterov++)
+  {
+    o.nesterov = nesterov;
+    T_EQ_INT (muon_update (ctx, &G, &M, &U, &o), MUON_ERR_NOTBUILT);
+    T_ASSERT (strstr (muon_ctx_last_error (ctx), "/nonexistent/libmuon_cuda.so") != NULL);
+    T_ASSERT_MSG (memcmp (m, m0, sizeof m) == 0, "nesterov %d: M changed by a refused call",
+                  nesterov);
+  }
+  // on the CPU stand-in device: o.ns.device is ignored, the update runs
+  muon_darray *dg = NULL, *dm = NULL, *du = NULL;
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, R, C, 1, &dg), MUON_OK);
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, R, C, 1, &dm), MUON_OK);
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, R, C, 1, &du), MUON_OK);
+  T_EQ_INT (muon_darray_upload (ctx, dg, &G), MUON_OK);
+  T_EQ_INT (muon_darray_upload (ctx, dm, &M), MUON_OK);
+  T_EQ_INT (muon_darray_update (ctx, dg, dm, du, &o, 1), MUON_OK);
+  muon_darray_destroy (ctx, &dg);
+  muon_darray_destroy (ctx, &dm);
+  muon_darray_destroy (ctx, &du);
+  muon_ctx_destroy (&ctx);
+  if (was)
+    setenv ("MUON_CUDA_LIB", keep, 1);
+  else
+    unsetenv ("MUON_CUDA_LIB");
+}
+
 int main (int argc, char **argv)
 {
   (void) argc;
@@ -469,5 +521,6 @@ int main (int argc, char **argv)
   T_RUN (test_blocks);
   T_RUN (test_single);
   T_RUN (test_errors);
+  T_RUN (test_missing_backend);
   return T_DONE (argv[0]);
 }

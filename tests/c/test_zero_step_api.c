@@ -3,6 +3,7 @@
  * the step on device arrays (the CPU stand-in device) equal to the host step.  The step's
  * numbers: test_zero_step.c.
  */
+#define _POSIX_C_SOURCE 200112L   // setenv, unsetenv
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -314,6 +315,100 @@ static void test_device_step (void)
     }
 }
 
+// A CUDA back end asked for (update.ns.device) that cannot load (MUON_CUDA_LIB names a
+// library that is not there: NOTBUILT with or without a GPU) is refused before any rank's
+// momentum moves, by every design, and by muon_zero_step_check alike; the device step, whose
+// Newton-Schulz runs where its arrays are, does not ask for it.
+static void test_missing_backend (void)
+{
+  const char *was = getenv ("MUON_CUDA_LIB");
+  char keep[4096] = "";
+  if (was)
+    snprintf (keep, sizeof keep, "%s", was);
+  setenv ("MUON_CUDA_LIB", "/nonexistent/libmuon_cuda.so", 1);
+  muon_ctx *cx = NULL;
+  T_EQ_INT (muon_ctx_create (&cx), MUON_OK);               // loads on first use: after setenv
+  const size_t rows[] = { 4, 5 }, cols[] = { 6, 3 };
+  for (int k = 0; k < MUON_ZERO_VARIANT_COUNT; k++)
+  {
+    muon_zero_variant v = (muon_zero_variant) k;
+    problem pb;
+    problem_init (&pb, 2, 2, rows, cols, 2, MUON_ZERO_ORDER_GIVEN);
+    muon_comm *c = NULL;
+    muon_zero_plan *P = NULL;
+    T_EQ_INT (muon_comm_sim_create (cx, 2, &c), MUON_OK);
+    T_EQ_INT (muon_zero_plan_create (cx, pb.L, v, &P), MUON_OK);
+    muon_zero_step_opts o;
+    muon_zero_step_opts_default (&o);
+    o.variant = v;
+    o.update.ns.device = MUON_DEVICE_CUDA;
+    double *mom[2], *m0[2], *upd[2];
+    muon_darray *g[2 * 2], *dm[2], *du[2];
+    for (int r = 0; r < 2; r++)
+    {
+      size_t n = P->momentum_len[r] + 1;
+      mom[r] = malloc (n * sizeof (double));
+      m0[r] = malloc (n * sizeof (double));
+      for (size_t i = 0; i < n; i++)
+        mom[r][i] = m0[r][i] = 0.5 + 0.25 * (double) i;
+      upd[r] = calloc (P->owned_len[r] + 1, sizeof (double));
+    }
+    T_EQ_INT (muon_zero_step (cx, c, P, &o, (const double *const *) pb.g, mom, upd, NULL),
+              MUON_ERR_NOTBUILT);
+    for (int r = 0; r < 2; r++)
+      T_ASSERT_MSG (memcmp (mom[r], m0[r], (P->momentum_len[r] + 1) * sizeof (double)) == 0,
+                    "%s: rank %d's momentum changed by a refused step",
+                    muon_names (MUON_LIST_ZERO_VARIANT, k), r);
+    T_EQ_INT (muon_zero_step_check (cx, P, &o), MUON_ERR_NOTBUILT);
+    // the device step on the stand-in device ignores update.ns.device
+    for (int i = 0; i < 2 * 2; i++)
+    {
+      g[i] = NULL;
+      T_EQ_INT (muon_darray_create (cx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, rows[i % 2],
+                                    cols[i % 2], 1, &g[i]), MUON_OK);
+      muon_tensor t = muon_tensor_matrix (MUON_F64, pb.g[i], rows[i % 2], cols[i % 2]);
+      T_EQ_INT (muon_darray_upload (cx, g[i], &t), MUON_OK);
+    }
+    for (int r = 0; r < 2; r++)
+    {
+      dm[r] = du[r] = NULL;
+      if (P->momentum_len[r])
+      {
+        T_EQ_INT (muon_darray_create (cx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE,
+                                      P->momentum_len[r], 1, 1, &dm[r]), MUON_OK);
+        T_EQ_INT (muon_darray_fill (cx, dm[r], MUON_FILL_ZEROS, 0), MUON_OK);
+      }
+      if (P->owned_len[r])
+        T_EQ_INT (muon_darray_create (cx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, P->owned_len[r],
+                                      1, 1, &du[r]), MUON_OK);
+    }
+    muon_status s = muon_zero_step_device (cx, c, P, &o, (const muon_darray *const *) g, dm,
+                                           du, NULL);
+    // (ZERO3_RR_ALIASED: its rounds here mix sizes, an error of its own)
+    T_ASSERT_MSG (s == MUON_OK || (v == MUON_ZERO3_RR_ALIASED && s == MUON_ERR_BADSHAPE),
+                  "%s: device step %d (%s)", muon_names (MUON_LIST_ZERO_VARIANT, k), (int) s,
+                  muon_ctx_last_error (cx));
+    for (int i = 0; i < 2 * 2; i++)
+      muon_darray_destroy (cx, &g[i]);
+    for (int r = 0; r < 2; r++)
+    {
+      free (mom[r]);
+      free (m0[r]);
+      free (upd[r]);
+      muon_darray_destroy (cx, &dm[r]);
+      muon_darray_destroy (cx, &du[r]);
+    }
+    muon_zero_plan_destroy (&P);
+    muon_comm_destroy (&c);
+    problem_free (&pb);
+  }
+  muon_ctx_destroy (&cx);
+  if (was)
+    setenv ("MUON_CUDA_LIB", keep, 1);
+  else
+    unsetenv ("MUON_CUDA_LIB");
+}
+
 int main (int argc, char **argv)
 {
   (void) argc;
@@ -325,6 +420,7 @@ int main (int argc, char **argv)
   T_RUN (test_step_check);
   T_RUN (test_sim_comm);
   T_RUN (test_device_step);
+  T_RUN (test_missing_backend);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);
 }
