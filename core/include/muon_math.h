@@ -18,10 +18,13 @@ extern "C" {
 //---------------------------------------------------------------------------------------------
 
 // y[i] = round_p (x[i]) for n doubles (each first rounded to fp32 for bf16/fp16/single).
-// [in] x, [out] y (may alias x).
+// [in] x, [out] y: y may be x itself (in place); a y that overlaps x otherwise (shifted) is
+// BADARG, in every precision.
 muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, double *y,
                               size_t n);
-// Bit patterns: bf16 / fp16 (uint16) <-> float.  [in] src, [out] dst.
+// Bit patterns: bf16 / fp16 (uint16) <-> float.  [in] src, [out] dst: dst may start at src's
+// address (in place, in a buffer of 4 n bytes, the float array's size); any other overlap
+// is BADARG.
 muon_status muon_float_to_half_bits (muon_ctx *ctx, muon_precision p, const float *src,
                                      uint16_t *dst, size_t n);
 muon_status muon_half_bits_to_float (muon_ctx *ctx, muon_precision p, const uint16_t *src,

@@ -2,10 +2,19 @@
  * bf16 / fp16 / single, and the bf16 / fp16 bit patterns.  The scalar forms are the static
  * inline functions of muon_precision.h, shared with the CUDA kernels.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "math_internal.h"
 #include "muon_precision.h"
+
+// Whether the bytes [a, a + na) and [b, b + nb) share one, other than by starting at the
+// same address (in place: each element is read before the writes reach it).
+static int shifted_overlap (const void *a, size_t na, const void *b, size_t nb)
+{
+  uintptr_t x = (uintptr_t) a, y = (uintptr_t) b;
+  return x != y && na > 0 && nb > 0 && x < y + nb && y < x + na;
+}
 
 muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, double *y,
                               size_t n)
@@ -15,6 +24,8 @@ muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, 
   CHECK (MUON_ERR_NULLPTR, n == 0 || (x != NULL && y != NULL), "x and y must not be NULL");
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_PRECISION_LIST, p),
          "unknown precision %d", (int) p);
+  CHECK (MUON_ERR_BADARG, !shifted_overlap (x, n * sizeof *x, y, n * sizeof *y),
+         "y must be x itself or not overlap it");
   if (p == MUON_PREC_DOUBLE)
   {
     if (y != x)
@@ -28,7 +39,9 @@ fail:
 }
 
 // n values between fp32 (f) and their bf16 / fp16 bit patterns (h), into h when to_bits,
-// else into f (the other array is only read).
+// else into f (the other array is only read).  In place (f and h at one address): to bits
+// runs forward (h[i] covers half of f[i / 2], read already), to floats backward (f[i]
+// covers h[2i] and h[2i + 1], read already for i > 0; h[0] is read before f[0] is written).
 static muon_status convert_bits (muon_ctx *ctx, muon_precision p, int to_bits, float *f,
                                  uint16_t *h, size_t n)
 {
@@ -37,10 +50,13 @@ static muon_status convert_bits (muon_ctx *ctx, muon_precision p, int to_bits, f
   CHECK (MUON_ERR_NULLPTR, n == 0 || (f != NULL && h != NULL), "src and dst must not be NULL");
   CHECK (MUON_ERR_BADARG, p == MUON_PREC_BF16 || p == MUON_PREC_FP16,
          "precision must be bf16 or fp16");
-  for (size_t i = 0; i < n; i++)
-    if (to_bits)
+  CHECK (MUON_ERR_BADARG, !shifted_overlap (f, n * sizeof *f, h, n * sizeof *h),
+         "dst must start where src starts or not overlap it");
+  if (to_bits)
+    for (size_t i = 0; i < n; i++)
       h[i] = p == MUON_PREC_BF16 ? muon_f32_to_bf16_bits (f[i]) : muon_f32_to_fp16_bits (f[i]);
-    else
+  else
+    for (size_t i = n; i-- > 0;)
       f[i] = p == MUON_PREC_BF16 ? muon_bf16_bits_to_f32 (h[i]) : muon_fp16_bits_to_f32 (h[i]);
 fail:
   return status;

@@ -315,6 +315,76 @@ static void test_bits_arrays (void)
   }
 }
 
+// Overlap: in place (y is x; dst starts at src) gives the separate call's values; a shifted
+// overlap is refused, and nothing is written.
+static void test_overlap (void)
+{
+  const char *round_msg = "y must be x itself or not overlap it";
+  for (int p = 0; p < 4; p++)
+  {
+    double a[12], b[12], ref[8];       // x = a + 2 and y = x + shift, within a
+    for (int i = 0; i < 8; i++)
+      ref[i] = 1.0 + i / 3.0;
+    T_EQ_INT (muon_round_array (ctx, (muon_precision) p, ref, ref, 8), MUON_OK);  // in place
+    for (int i = 0; i < 8; i++)         // against the scalar forms (double: unchanged)
+    {
+      double x = 1.0 + i / 3.0;
+      double want = p == MUON_PREC_DOUBLE ? x : p == MUON_PREC_SINGLE ? (double) (float) x
+                    : p == MUON_PREC_BF16 ? (double) muon_round_bf16 ((float) x)
+                                          : (double) muon_round_fp16 ((float) x);
+      T_EQ_DBL (ref[i], want);
+    }
+    for (int shift = -2; shift <= 2; shift++)
+    {
+      if (shift == 0)
+        continue;
+      double *x = a + 2, *y = a + 2 + shift;
+      for (int i = 0; i < 12; i++)
+        a[i] = 1.0 + (i - 2) / 3.0;
+      memcpy (b, a, sizeof a);
+      T_EQ_INT (muon_round_array (ctx, (muon_precision) p, x, y, 8), MUON_ERR_BADARG);
+      T_EQ_STR (muon_ctx_last_error (ctx), round_msg);
+      T_ASSERT_MSG (memcmp (a, b, sizeof a) == 0, "precision %d, shift %d: written", p, shift);
+    }
+    // next to each other: fine
+    for (int i = 0; i < 8; i++)
+      a[i] = 1.0 + i / 3.0;
+    T_EQ_INT (muon_round_array (ctx, (muon_precision) p, a, a + 8, 2), MUON_OK);
+    T_EQ_DBL (a[9], ref[1]);
+  }
+  // the bit patterns in place: 1 .. 8 are exact in both formats
+  for (int fp16 = 0; fp16 <= 1; fp16++)
+  {
+    muon_precision p = fp16 ? MUON_PREC_FP16 : MUON_PREC_BF16;
+    union { float f[8]; uint16_t h[16]; } u;
+    float want[8];
+    uint16_t bits[8];
+    for (int i = 0; i < 8; i++)
+      want[i] = 1.0f + (float) i;
+    T_EQ_INT (muon_float_to_half_bits (ctx, p, want, bits, 8), MUON_OK);
+    memcpy (u.f, want, sizeof want);
+    T_EQ_INT (muon_float_to_half_bits (ctx, p, u.f, u.h, 8), MUON_OK);
+    T_ASSERT (memcmp (u.h, bits, sizeof bits) == 0);
+    T_EQ_INT (muon_half_bits_to_float (ctx, p, u.h, u.f, 8), MUON_OK);
+    T_ASSERT_MSG (memcmp (u.f, want, sizeof want) == 0, "%s in place: %g %g ... (1 2 ...)",
+                  fp16 ? "fp16" : "bf16", u.f[0], u.f[1]);
+    // shifted: refused, nothing written
+    union { float f[10]; uint16_t h[20]; } v, w;
+    memset (&v, 0, sizeof v);
+    memcpy (v.h + 2, bits, sizeof bits);
+    w = v;
+    T_EQ_INT (muon_half_bits_to_float (ctx, p, v.h + 2, v.f, 8), MUON_ERR_BADARG);
+    T_EQ_STR (muon_ctx_last_error (ctx), "dst must start where src starts or not overlap it");
+    T_EQ_INT (muon_half_bits_to_float (ctx, p, v.h, v.f + 1, 8), MUON_ERR_BADARG);
+    T_EQ_INT (muon_float_to_half_bits (ctx, p, v.f + 1, v.h, 8), MUON_ERR_BADARG);
+    T_EQ_INT (muon_float_to_half_bits (ctx, p, v.f, v.h + 6, 8), MUON_ERR_BADARG);
+    T_ASSERT (memcmp (&v, &w, sizeof v) == 0);
+    // after the src: fine
+    T_EQ_INT (muon_half_bits_to_float (ctx, p, v.h + 2, v.f + 3, 2), MUON_OK);
+    T_EQ_DBL (v.f[4], 2.0f);
+  }
+}
+
 static void test_precision_names (void)
 {
   const char *names[] = { "double", "single", "bf16", "fp16" };
@@ -346,6 +416,7 @@ int main (int argc, char **argv)
   T_RUN (test_scale_add);
   T_RUN (test_round_array);
   T_RUN (test_bits_arrays);
+  T_RUN (test_overlap);
   T_RUN (test_precision_names);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);
