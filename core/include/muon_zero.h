@@ -378,7 +378,9 @@ muon_status muon_zero_step_device (muon_ctx *ctx, muon_comm *comm, const muon_ze
 // The full updates from every rank's owned elements.  [in] updates[l] as muon_zero_step
 // leaves them.  [out] full[p]: rows x cols column-major, for every matrix, identical on every
 // rank.  With every rank local (sim, self) it copies; otherwise it all-gathers (counted in
-// the communicator's counters, not in a step's stats).
+// the communicator's counters, not in a step's stats).  The full buffers must not share
+// memory with each other nor with a local rank's update buffer: BADARG, before anything is
+// written (update buffers may share memory with each other: they are only read).
 muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *plan,
                                 const double *const *updates, double *const *full);
 

@@ -99,6 +99,24 @@ static int span_cmp (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+// Whether [lo, hi) (hi > lo, else nothing) shares memory with one of the n disjoint spans s,
+// sorted: the last span starting below hi must end by lo.
+static int span_hits (const span *s, size_t n, uintptr_t lo, uintptr_t hi)
+{
+  size_t a = 0, b = n;                             // s[0..a) start below hi
+  if (hi <= lo)
+    return 0;
+  while (a < b)
+  {
+    size_t mid = a + (b - a) / 2;
+    if (s[mid].lo < hi)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  return a > 0 && s[a - 1].hi > lo;
+}
+
 // Whether two of the local ranks' momentum and update buffers share memory (a rank's buffer
 // overlapping another's is BADARG, muon_comm.h; the step writes both): *bad 1; else whether
 // a gradient shares memory with one of them (the step would overwrite what it reads): 2.  The
@@ -126,24 +144,38 @@ static muon_status buffers_overlap (muon_ctx *ctx, muon_comm *comm, const muon_z
   qsort (s, (size_t) n, sizeof *s, span_cmp);
   for (int i = 1; i < n && !*bad; i++)
     *bad = s[i].lo < s[i - 1].hi;
-  // a gradient (read only; gradients may share memory) inside a buffer the step writes:
-  // the last written span starting below the gradient's end must end by its start
+  // a gradient (read only; gradients may share memory) inside a buffer the step writes
   for (size_t g = 0; g < (size_t) L * P->nparams && !*bad; g++)
-  {
-    uintptr_t lo = (uintptr_t) grads[g],
-              hi = (uintptr_t) (grads[g] + P->L->params[g % P->nparams].numel);
-    int a = 0, b = n;                              // s[0..a) start below hi
-    while (a < b)
-    {
-      int mid = a + (b - a) / 2;
-      if (s[mid].lo < hi)
-        a = mid + 1;
-      else
-        b = mid;
-    }
-    if (a > 0 && s[a - 1].hi > lo)
+    if (span_hits (s, (size_t) n, (uintptr_t) grads[g],
+                   (uintptr_t) (grads[g] + P->L->params[g % P->nparams].numel)))
       *bad = 2;
-  }
+fail:
+  free (s);
+  return status;
+}
+
+// The same for muon_zero_assemble, which writes the full matrices and reads the local ranks'
+// update buffers: two full matrices that share memory, *bad 1; a full matrix that shares
+// memory with an update buffer (the copies would overwrite what they read), 2.
+static muon_status assemble_overlap (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                                     const double *const *updates, double *const *full,
+                                     int *bad)
+{
+  muon_status status = MUON_OK;
+  size_t n = 0;
+  span *s = NULL;
+  *bad = 0;
+  CHECKMEM (s = malloc ((P->nparams ? P->nparams : 1) * sizeof *s));
+  for (size_t p = 0; p < P->nparams; p++)
+    if (P->L->params[p].numel)
+      s[n++] = (span) { (uintptr_t) full[p], (uintptr_t) (full[p] + P->L->params[p].numel) };
+  qsort (s, n, sizeof *s, span_cmp);
+  for (size_t i = 1; i < n && !*bad; i++)
+    *bad = s[i].lo < s[i - 1].hi;
+  for (int l = 0; l < muon_comm_local_ranks (comm) && !*bad; l++)
+    if (span_hits (s, n, (uintptr_t) updates[l],
+                   (uintptr_t) (updates[l] + P->owned_len[muon_comm_rank (comm, l)])))
+      *bad = 2;
 fail:
   free (s);
   return status;
@@ -278,6 +310,11 @@ muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_
            "local rank %d's update buffer must not be NULL", l);
   for (size_t p = 0; p < np; p++)
     CHECK (MUON_ERR_NULLPTR, full[p] != NULL, "full buffer %zu must not be NULL", p);
+  int bad = 0;
+  CHECKSTATUS (assemble_overlap (ctx, comm, P, updates, full, &bad));
+  CHECK (MUON_ERR_BADARG, bad != 1, "the full buffers must not overlap each other");
+  CHECK (MUON_ERR_BADARG, bad != 2,
+         "a full buffer must not share memory with a local rank's update buffer");
   CHECKSTATUS (zstep_span_offsets (ctx, P, &at));
   const double *const *from = updates;   // rank r's buffer, all ranks local
   if (muon_comm_local_ranks (comm) != P->world)

@@ -315,6 +315,57 @@ static void test_device_step (void)
     }
 }
 
+// muon_zero_assemble writes the full matrices from the update buffers: a full matrix over
+// an update buffer or over another full matrix is refused before anything is written (it
+// returned OK with a wrong matrix); next to each other they are fine.
+static void test_assemble_overlap (void)
+{
+  problem pb;
+  size_t rows[] = { 4, 3 }, cols[] = { 6, 5 };
+  problem_init (&pb, 2, 2, rows, cols, 2, MUON_ZERO_ORDER_GIVEN);
+  muon_zero_plan *P = NULL;
+  muon_comm *c = NULL;
+  T_EQ_INT (muon_zero_plan_create (ctx, pb.L, MUON_ZERO12_ALLREDUCE, &P), MUON_OK);
+  T_EQ_INT (muon_comm_sim_create (ctx, 2, &c), MUON_OK);
+  muon_zero_step_opts o;
+  muon_zero_step_opts_default (&o);
+  double m[2][64] = { { 0 } }, buf[160] = { 0 }, good[2][24], before[160];
+  T_ASSERT (P->owned_len[0] + P->owned_len[1] == 24 + 15 && P->owned_len[0] <= 32);
+  double *mom[2] = { m[0], m[1] }, *upd[2] = { buf, buf + 32 };   // ranks' updates: 0.., 32..
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, (const double *const *) pb.g, mom, upd, NULL),
+            MUON_OK);
+  const double *const *up = (const double *const *) upd;
+  double *fg[2] = { good[0], good[1] };
+  T_EQ_INT (muon_zero_assemble (ctx, c, P, up, fg), MUON_OK);
+  double *cases[4][2] = {
+    { buf + 4, buf + 100 },             // matrix 0 over rank 0's tail and rank 1's head
+    { buf + 100, buf + 40 },            // matrix 1 over rank 1's buffer
+    { buf + 100, buf + 110 },           // the two full matrices share memory
+    { buf + 100, buf + 123 },           // one element shared
+  };
+  const char *why[4] = {
+    "a full buffer must not share memory with a local rank's update buffer",
+    "a full buffer must not share memory with a local rank's update buffer",
+    "the full buffers must not overlap each other",
+    "the full buffers must not overlap each other",
+  };
+  for (int k = 0; k < 4; k++)
+  {
+    memcpy (before, buf, sizeof buf);
+    T_EQ_INT (muon_zero_assemble (ctx, c, P, up, cases[k]), MUON_ERR_BADARG);
+    T_EQ_STR (muon_ctx_last_error (ctx), why[k]);
+    T_ASSERT_MSG (memcmp (before, buf, sizeof buf) == 0, "case %d: written", k);
+  }
+  // next to each other and to the update buffers: the same matrices
+  double *next[2] = { buf + 32 + P->owned_len[1], buf + 32 + P->owned_len[1] + 24 };
+  T_EQ_INT (muon_zero_assemble (ctx, c, P, up, next), MUON_OK);
+  T_ASSERT (memcmp (next[0], good[0], sizeof good[0]) == 0
+            && memcmp (next[1], good[1], 15 * sizeof (double)) == 0);
+  muon_zero_plan_destroy (&P);
+  muon_comm_destroy (&c);
+  problem_free (&pb);
+}
+
 // A CUDA back end asked for (update.ns.device) that cannot load (MUON_CUDA_LIB names a
 // library that is not there: NOTBUILT with or without a GPU) is refused before any rank's
 // momentum moves, by every design, and by muon_zero_step_check alike; the device step, whose
@@ -420,6 +471,7 @@ int main (int argc, char **argv)
   T_RUN (test_step_check);
   T_RUN (test_sim_comm);
   T_RUN (test_device_step);
+  T_RUN (test_assemble_overlap);
   T_RUN (test_missing_backend);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);
