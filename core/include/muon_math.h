@@ -205,7 +205,8 @@ typedef struct {
 muon_status muon_ns_flop_model_get (muon_ctx *ctx, int steps, const int *restarts,
                                     int nrestarts, int symmetric, muon_ns_flop_model *F,
                                     double *gram_steps, int *restarted);
-// The FLOPs of a [c1 c0] pair on a rows x cols page: c1 m n^2 + c0 n^3.
+// The FLOPs of a [c1 c0] pair on a rows x cols page: c1 m n^2 + c0 n^3 (n the smaller of
+// rows and cols, m the larger).  NaN when c is NULL (no status to return).
 double muon_ns_flops_count (const double c[2], double rows, double cols);
 // FLOPs of one Newton-Schulz call on a rows x cols page under o (NULL: the defaults): the
 // method after the Gram aspect fallback (muon_ns_uses_gram), o's steps (0: the schedule's

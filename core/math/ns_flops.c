@@ -8,6 +8,7 @@
  *   muon_ns_flop_model_get (ctx, 5, r, 1, 0, &F, NULL, NULL);  // F.gram [8 28], F.standard [20 10]
  *   muon_ns_flops_count (F.gram, 1024, 5120);            // (8 * 5 + 28) 1024^3
  */
+#include <math.h>
 #include <string.h>
 
 #include "math_internal.h"
@@ -110,6 +111,8 @@ fail:
 
 double muon_ns_flops_count (const double c[2], double rows, double cols)
 {
+  if (c == NULL)                                   // no status to return: NaN says it
+    return NAN;
   double n = rows < cols ? rows : cols, m = rows < cols ? cols : rows;
   return c[0] * (m * (n * n)) + c[1] * (n * n * n);
 }
