@@ -337,8 +337,9 @@ muon_status muon_comm_set_reduction (muon_ctx *ctx, muon_comm *c, muon_comm_redu
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, c != NULL, "communicator must not be NULL");
   int staged = c->impl && (c->ops->kind == MUON_COMM_MPI || c->ops->kind == MUON_COMM_NCCL);
-  CHECK (MUON_ERR_BADARG, r == MUON_COMM_REDUCTION_FIXED
-                          || (r == MUON_COMM_REDUCTION_LIBRARY && staged),
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_COMM_REDUCTION_LIST, r),
+         "unknown reduction %d", (int) r);
+  CHECK (MUON_ERR_BADARG, r == MUON_COMM_REDUCTION_FIXED || staged,
          "the %s communicator has no library reduction", muon_comm_name (c));
   if (staged)
     ((muon_staged *) c->impl)->library = r == MUON_COMM_REDUCTION_LIBRARY;

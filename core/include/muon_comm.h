@@ -134,7 +134,8 @@ muon_comm_reduction muon_comm_reduction_of (const muon_comm *c);
 // Sets how an mpi or nccl communicator reduces from its next collective on (no
 // communication: every rank of a call must have set the same, which the caller checks, e.g.
 // with muon_comm_agree).  MUON_COMM_REDUCTION_FIXED is accepted by every kind (self and sim
-// always reduce so); LIBRARY by mpi and nccl only (else BADARG).
+// always reduce so); LIBRARY by mpi and nccl only (else BADARG); a value outside the list is
+// BADARG ("unknown reduction N").
 muon_status muon_comm_set_reduction (muon_ctx *ctx, muon_comm *c, muon_comm_reduction r);
 
 //---- collectives (dtype MUON_F64 or MUON_F32; count 0 is a no-op that is still counted) ----

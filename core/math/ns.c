@@ -175,7 +175,8 @@ muon_status muon_ns_check_opts (muon_ctx *ctx, const muon_ns_opts *o)
          "unknown method %d", (int) o->method);
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_PRECISION_LIST, o->precision),
          "unknown precision %d", (int) o->precision);
-  CHECK (MUON_ERR_BADARG, o->steps >= 0, "steps must be a positive integer");
+  CHECK (MUON_ERR_BADARG, o->steps >= 0,
+         "steps must be 0 (the schedule's default) or a positive integer (got %d)", o->steps);
   CHECK (MUON_ERR_BADARG, o->coeffs == NULL || o->ncoeffs >= 1,
          "a coefficient schedule needs at least one triple");
   if (o->coeffs)
@@ -183,8 +184,10 @@ muon_status muon_ns_check_opts (muon_ctx *ctx, const muon_ns_opts *o)
       CHECK (MUON_ERR_BADARG, isfinite (o->coeffs[i]), "coefficients must be finite");
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_SCHEDULE_MODE_LIST, o->schedule_mode),
          "unknown schedule mode %d", (int) o->schedule_mode);
-  CHECK (MUON_ERR_BADARG, o->nrestarts >= 0 && o->nrestarts <= MUON_MAX_RESTARTS,
-         "at most %d restarts", MUON_MAX_RESTARTS);
+  CHECK (MUON_ERR_BADARG, o->nrestarts >= 0,
+         "the restart count must not be negative (got %d)", o->nrestarts);
+  CHECK (MUON_ERR_BADARG, o->nrestarts <= MUON_MAX_RESTARTS,
+         "at most %d restarts (got %d)", MUON_MAX_RESTARTS, o->nrestarts);
   for (int i = 0; i < o->nrestarts; i++)
     CHECK (MUON_ERR_BADARG, o->restarts[i] >= 0, "restart indices must be non-negative");
   CHECK (MUON_ERR_BADARG, isfinite (o->gram_min_aspect) && o->gram_min_aspect >= 1,

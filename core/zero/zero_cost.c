@@ -98,8 +98,10 @@ static muon_status check_opts (muon_ctx *ctx, const muon_zero_cost_opts *o)
          "unknown method %d", (int) o->ns.method);
   CHECK (MUON_ERR_BADARG, o->ns.steps >= 0 && o->ns.steps <= MUON_MAX_STEPS,
          "steps must be in 0..%d (got %d)", MUON_MAX_STEPS, o->ns.steps);
-  CHECK (MUON_ERR_BADARG, o->ns.nrestarts >= 0 && o->ns.nrestarts <= MUON_MAX_RESTARTS,
-         "at most %d restarts", MUON_MAX_RESTARTS);
+  CHECK (MUON_ERR_BADARG, o->ns.nrestarts >= 0,
+         "the restart count must not be negative (got %d)", o->ns.nrestarts);
+  CHECK (MUON_ERR_BADARG, o->ns.nrestarts <= MUON_MAX_RESTARTS,
+         "at most %d restarts (got %d)", MUON_MAX_RESTARTS, o->ns.nrestarts);
   for (int k = 0; k < o->ns.nrestarts; k++)
     CHECK (MUON_ERR_BADARG, o->ns.restarts[k] >= 0, "restart indices must be non-negative");
   CHECK (MUON_ERR_BADARG, isfinite (o->ns.gram_min_aspect) && o->ns.gram_min_aspect >= 1,

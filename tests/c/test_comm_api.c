@@ -226,6 +226,14 @@ static void test_device_api (void)
                               MUON_F64), MUON_ERR_NULLPTR);
   T_EQ_INT (muon_comm_reduction_of (s), MUON_COMM_REDUCTION_FIXED);
   T_EQ_INT (muon_comm_reduction_of (NULL), MUON_COMM_REDUCTION_FIXED);
+  // the reductions sim takes: fixed; library is not its; 9 is none at all
+  T_EQ_INT (muon_comm_set_reduction (ctx, s, MUON_COMM_REDUCTION_FIXED), MUON_OK);
+  T_EQ_INT (muon_comm_set_reduction (ctx, s, MUON_COMM_REDUCTION_LIBRARY), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the sim communicator has no library reduction");
+  T_EQ_INT (muon_comm_set_reduction (ctx, s, (muon_comm_reduction) 9), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "unknown reduction 9");
+  T_EQ_INT (muon_comm_set_reduction (ctx, s, (muon_comm_reduction) -1), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "unknown reduction -1");
   // counted as the model: an allreduce of 12 doubles on every local rank
   muon_comm_counters_reset (ctx, s);
   T_EQ_INT (muon_comm_count (ctx, s, MUON_COLL_ALLREDUCE, 12, MUON_F64), MUON_OK);

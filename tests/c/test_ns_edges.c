@@ -196,13 +196,25 @@ static void test_errors (void)
   o = d; o.precision = (muon_precision) 4;        T_NS_ERR (o, MUON_ERR_BADARG, "bad precision");
   o = d; o.precision = (muon_precision) -1;       T_NS_ERR (o, MUON_ERR_BADARG, "precision -1");
   o = d; o.steps = -1;                            T_NS_ERR (o, MUON_ERR_BADARG, "steps -1");
+  T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_ERR_BADARG);  // (0 is accepted: the default)
+  T_EQ_STR (muon_ctx_last_error (ctx),
+            "steps must be 0 (the schedule's default) or a positive integer (got -1)");
   o = d; o.steps = 1001;                          T_NS_ERR (o, MUON_ERR_BADARG, "1001 steps");
   o = d; o.steps = 1000000;                       T_NS_ERR (o, MUON_ERR_BADARG, "1e6 steps");
   o = d; o.schedule_mode = (muon_schedule_mode) 2; T_NS_ERR (o, MUON_ERR_BADARG, "bad mode");
   o = d; o.schedule_mode = (muon_schedule_mode) -1; T_NS_ERR (o, MUON_ERR_BADARG, "mode -1");
   o = d; o.nrestarts = 2; o.restarts[1] = -1;     T_NS_ERR (o, MUON_ERR_BADARG, "restart -1");
   o = d; o.nrestarts = -1;                        T_NS_ERR (o, MUON_ERR_BADARG, "nrestarts -1");
+  T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the restart count must not be negative (got -1)");
   o = d; o.nrestarts = MUON_MAX_RESTARTS + 1;     T_NS_ERR (o, MUON_ERR_BADARG, "too many restarts");
+  {
+    char want[64];
+    T_EQ_INT (muon_ns (ctx, &tg, &tx, &o), MUON_ERR_BADARG);
+    snprintf (want, sizeof want, "at most %d restarts (got %d)", MUON_MAX_RESTARTS,
+              MUON_MAX_RESTARTS + 1);
+    T_EQ_STR (muon_ctx_last_error (ctx), want);
+  }
   o = d; o.gram_min_aspect = 0.5;                 T_NS_ERR (o, MUON_ERR_BADARG, "aspect 0.5");
   o = d; o.gram_min_aspect = NAN;                 T_NS_ERR (o, MUON_ERR_BADARG, "aspect NaN");
   o = d; o.gram_min_aspect = INFINITY;            T_NS_ERR (o, MUON_ERR_BADARG, "aspect Inf");

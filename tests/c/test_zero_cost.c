@@ -329,6 +329,9 @@ static void test_errors (void)
   o.ns.nrestarts = 1;
   o.ns.restarts[0] = -3;
   T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  o.ns.nrestarts = -1;                            // the message says which bound
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the restart count must not be negative (got -1)");
   muon_zero_cost_opts_default (&o);
   o.ns.gram_min_aspect = 0.5;
   T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
