@@ -391,7 +391,10 @@ muon_status muon_zero_assemble (muon_ctx *ctx, muon_comm *comm, const muon_zero_
 // context cache: muon_ctx_release (ctx, 0, ...) and muon_ctx_destroy free them.
 
 // A simulated communicator of world ranks (muon_comm_sim_create), kept by the context: the
-// same one while world stays the same.  [out] *comm: borrowed, never destroyed by the caller.
+// same one while world stays the same.  [out] *comm: borrowed, never destroyed by the caller,
+// and valid only until the context lets it go: a call for another world (which makes the new
+// one and frees the old), muon_ctx_release (ctx, 0, ...) or muon_ctx_destroy frees it, and
+// the pointer returned earlier then dangles (ask again instead of keeping it).
 muon_status muon_zero_comm_sim_cached (muon_ctx *ctx, int world, muon_comm **comm);
 
 //---------------------------------------------------------------------------------------------
