@@ -1,0 +1,387 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_gpuarray_state ()
+## Device arrays in the optimizer, on the CPU stand-in device, against the host path:
+## @itemize
+## @item @code{muon_optimizer}'s @qcode{"Resident"} state on the device and device parameters
+## and gradients give the host optimizer's bits over several steps; host and device
+## gradients in one accumulation window; a state saved mid-window gathers; QKClip; the state
+## and parameters on one device; outputs a caller did not ask for leave no array behind;
+## @item a @qcode{"Preset"} expanded as on the host (the host's bits where the device runs
+## all it sets), what the device cannot run (another ALGORITHM, NORMSCALE or EPSPLACEMENT)
+## refused when a device state is made or loaded, a device gradient or state array of the
+## other class than its parameter refused, and a stale array named as the caller knows it.
+## @end itemize
+## @end deftypefn
+
+function test_gpuarray_state ()
+  help test_gpuarray_state
+endfunction
+
+%!test
+%! ## muon_optimizer "Resident": the state on the (stand-in) device, the host path's bits
+%! ## over three steps (Muon momenta, AdamW moments of double and single parameters);
+%! ## save gathers, load with "Device" puts it back, and the loaded run goes on alike
+%! randn ("state", 46);
+%! P = struct ("W1", randn (24, 40), "b1", randn (24, 1), "W2", single (randn (12, 24)),
+%!             "g", single (randn (1, 12)));
+%! grads = @() struct ("W1", randn (24, 40), "b1", randn (24, 1),
+%!                     "W2", single (randn (12, 24)), "g", single (randn (1, 12)));
+%! od = muon_optimizer (P, "LR", 0.01, "WeightDecay", 0.1, "Device", "cpu", "Resident", true);
+%! oh = muon_optimizer (P, "LR", 0.01, "WeightDecay", 0.1);
+%! assert (od.resident, "cpu");
+%! assert (isa (od.adam.b1.m, "muon_gpuarray"));
+%! Pd = P;  Ph = P;
+%! for k = 1:3
+%!   G = grads ();
+%!   [Pd, od, id] = muon_step (od, Pd, G);
+%!   [Ph, oh, ih] = muon_step (oh, Ph, G);
+%!   assert (isequal (Pd, Ph) && isequal (id.step_norm, ih.step_norm), "step %d", k);
+%! endfor
+%! assert (isa (od.muon.W2.momentum, "muon_gpuarray"));
+%! assert (isequal (gather (od.muon.W2.momentum), oh.muon.W2.momentum));
+%! assert (isequal (gather (od.adam.g.v), oh.adam.g.v));
+%! f = [tempname() ".ckpt"];
+%! unwind_protect
+%!   muon_save_state (f, od);
+%!   oh2 = muon_load_state (f, Pd);
+%!   assert (oh2.resident, "");
+%!   assert (isequal (oh2.muon.W1.momentum, oh.muon.W1.momentum));
+%!   od2 = muon_load_state (f, Pd, "Device", "cpu");
+%!   assert (od2.resident, "cpu");
+%!   G = grads ();
+%!   [Pd2, od2] = muon_step (od2, Pd, G);
+%!   [Ph2, oh] = muon_step (oh, Ph, G);
+%!   assert (isequal (Pd2, Ph2));
+%!   assert (isa (od2.muon.W1.momentum, "muon_gpuarray"));
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!function D = to_device (S)
+%!  D = S;
+%!  for f = fieldnames (S).'
+%!    D.(f{1}) = muon_gpu (S.(f{1}), "Device", "cpu");
+%!  endfor
+%!endfunction
+
+%!function H = to_host (S)
+%!  H = S;
+%!  for f = fieldnames (S).'
+%!    if (isa (S.(f{1}), "muon_gpuarray"))
+%!      H.(f{1}) = gather (S.(f{1}));
+%!    endif
+%!  endfor
+%!endfunction
+
+%!test
+%! ## device parameters and gradients: nothing leaves the device, and three steps give the
+%! ## host path's bits, info included, under every clip policy, accumulation, a dynamic
+%! ## loss scale and decay after the update (double and single, Muon and AdamW)
+%! randn ("state", 47);
+%! P = struct ("W", randn (8, 5), "V", single (randn (6, 4)), "b", randn (8, 1));
+%! G = cell (1, 4);
+%! for t = 1:4
+%!   G{t} = struct ("W", randn (8, 5), "V", single (randn (6, 4)), "b", randn (8, 1));
+%! endfor
+%! cases = {{}, {"ClipPolicy", "before_ns", "ClipNorm", 0.5}, ...
+%!          {"ClipPolicy", "after_ns", "ClipNorm", 0.5}, ...
+%!          {"ClipPolicy", "skip_muon", "ClipNorm", 0.1}, {"AccumulationSteps", 2}, ...
+%!          {"LossScaler", "dynamic"}, {"WeightDecay", 0.1, "DecayFirst", false}};
+%! for c = 1:numel (cases)
+%!   args = [{"LR", 0.05, "Device", "cpu", "Resident", true}, cases{c}];
+%!   oh = muon_optimizer (P, args{:});
+%!   od = muon_optimizer (to_device (P), args{:});
+%!   Ph = P;  Pd = to_device (P);
+%!   for t = 1:4
+%!     [Ph, oh, ih] = muon_step (oh, Ph, G{t});
+%!     [Pd, od, id] = muon_step (od, Pd, to_device (G{t}));
+%!     assert (isequal (to_host (Pd), Ph), "case %d step %d", c, t);
+%!     assert (id, ih);                        # NaN norms of a window's first half too
+%!   endfor
+%!   assert (isa (Pd.W, "muon_gpuarray") && isa (Pd.b, "muon_gpuarray"));
+%!   assert (classUnderlying (Pd.V), "single");
+%! endfor
+
+%!test
+%! ## host and device gradients may meet in one window; a state saved mid-window gathers
+%! ## the device gradients it accumulated; the caller's arrays are never touched
+%! randn ("state", 48);
+%! P = struct ("W", randn (8, 5), "b", randn (8, 1));
+%! G1 = struct ("W", randn (8, 5), "b", randn (8, 1));
+%! G2 = struct ("W", randn (8, 5), "b", randn (8, 1));
+%! args = {"AccumulationSteps", 2, "Device", "cpu", "Resident", true};
+%! oh = muon_optimizer (P, args{:});
+%! [Ph, oh] = muon_step (oh, P, G1);
+%! [Ph, oh] = muon_step (oh, Ph, G2);
+%! od = muon_optimizer (P, args{:});
+%! Gd = to_device (G1);
+%! [Pd, od] = muon_step (od, P, Gd);
+%! assert (isa (od.accum.W, "muon_gpuarray"));
+%! f = [tempname() ".ckpt"];
+%! unwind_protect
+%!   muon_save_state (f, od);
+%!   o2 = muon_load_state (f, P, "Device", "cpu");
+%!   assert (isequal (o2.accum.W, G1.W));
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+%! [Pd, od] = muon_step (od, Pd, G2);
+%! assert (isequal (Pd, Ph));
+%! [Pd2, o2] = muon_step (o2, P, G2);
+%! assert (isequal (Pd2, Ph));
+%! assert (isequal (gather (Gd.W), G1.W));
+
+%!test
+%! ## QKClip on device parameters: clipped on the host, put back on the device
+%! randn ("state", 49);
+%! P = struct ("q", randn (8, 6), "k", randn (8, 6));
+%! G = struct ("q", randn (8, 6), "k", randn (8, 6));
+%! args = {"QKClip", {"q", "k", "Heads", 2}, "Device", "cpu", "Resident", true};
+%! [Ph, ~, ih] = muon_step (muon_optimizer (P, args{:}), P, G, struct ("q", [300 20]));
+%! [Pd, ~, id] = muon_step (muon_optimizer (to_device (P), args{:}), to_device (P),
+%!                          to_device (G), struct ("q", [300 20]));
+%! assert (ih.qk_clip.q.clipped, [true false]);
+%! assert (isa (Pd.q, "muon_gpuarray"));
+%! assert (isequal (to_host (Pd), Ph) && isequal (id, ih));
+
+%!test
+%! ## a device array needs the optimizer's state on its device, and a device parameter its
+%! ## gradient in its class
+%! P = struct ("W", randn (4, 3));
+%! D = struct ("W", muon_gpu (P.W, "Device", "cpu"));
+%! fail ("muon_step (muon_optimizer (P), D, P)",
+%!       "muon_step: PARAMS.W is a device array on cpu; make the optimizer with \"Device\", \"cpu\", \"Resident\", true to keep its state there too.");
+%! fail ("muon_step (muon_optimizer (P), P, D)",
+%!       "muon_step: GRADS.W is a device array on cpu;");
+%! o = muon_optimizer (P, "Device", "cpu", "Resident", true);
+%! fail ("muon_step (o, D, struct ('W', single (P.W)))",
+%!       "muon_step: GRADS.W must be of class double, the class of PARAMS.W.");
+%! B = struct ("W", muon_gpu (P.W, "Device", "cpu", "Class", "bf16"));
+%! fail ("muon_step (o, B, B)",
+%!       "muon_step: PARAMS.W must be a real, non-empty double or single array.");
+%! fail ("muon_step (o, struct ('W', muon_gpu (ones (3), 'Device', 'cpu')), P)",
+%!       "muon_step: PARAMS.W must be of size 4 x 3.");
+
+%!error <muon_optimizer: RESIDENT must be true or false.> muon_optimizer (struct ("W", ones (4)), "Resident", "yes")
+%!error <muon_optimizer: RESIDENT cannot be combined with POISONMOMENTUM or PERMICROBATCHNS \(they read the momentum on the host\).> muon_optimizer (struct ("W", ones (4)), "Resident", true, "PoisonMomentum", true)
+%!error <muon_update: G must be a matrix \(at least 2 x 2\), not a vector or scalar.>
+%! muon_update (muon_gpu ([1 2 3 4 5 6], "Device", "cpu"), [])
+%!error <muon_update: each page of the stack G must be at least 2 x 2, not 1 x 5.>
+%! muon_update (muon_gpu (ones (1, 5, 3), "Device", "cpu"), [])
+%!error <muon_ns: each page of the stack G must be at least 2 x 2, not 1 x 5.>
+%! muon_ns (muon_gpu (ones (1, 5, 3), "Device", "cpu"))
+%!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.>
+%! muon_update (muon_gpu (ones (6, 4), "Device", "cpu"), zeros (1, 0))
+%!test
+%! ## outputs a caller did not ask for leave no device array behind (update: U, M; adamw:
+%! ## P, M, V); the CUDA pool's figures count CUDA memory only (none made here)
+%! G = muon_gpu (rand (4), "Device", "cpu");
+%! n0 = __muon_gpu__ ("count");
+%! h = __muon_gpu__ ("adamw", G.Handle, G.Handle, G.Handle, G.Handle, [.1 .001 .1 .001 1 .01 1e-8]);
+%! assert (__muon_gpu__ ("count"), n0 + 1);
+%! __muon_gpu__ ("free", h);
+%! o = struct ("fname", "muon_update");
+%! h = __muon_gpu__ ("update", G.Handle, [], o, 1);
+%! assert (__muon_gpu__ ("count"), n0 + 1);
+%! __muon_gpu__ ("free", h);
+%! I0 = muon_gpu ("info");
+%! D = muon_gpu (ones (8), "Device", "cpu");
+%! I1 = muon_gpu ("info");
+%! assert ([I1.cuda_in_use, I1.cpu_bytes - I0.cpu_bytes], [I0.cuda_in_use, 512]);
+%!error <muon_optimizer: a state on the device runs Muon \(ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'\); parameter 'W' runs ALGORITHM 'normuon'.> muon_optimizer (struct ("W", ones (4)), "Device", "cpu", "Resident", true, "Algorithm", "normuon")
+%!error <muon_load_state: a state on the device runs Muon \(ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'\); parameter 'W' runs ALGORITHM 'adamuon'.>
+%! P = struct ("W", reshape (sin (1:16), 4, 4));
+%! [~, o] = muon_step (muon_optimizer (P, "Algorithm", "adamuon"), P, P);
+%! f = [tempname() ".ckpt"];
+%! muon_save_state (f, o);
+%! unwind_protect
+%!   muon_load_state (f, P, "Device", "cpu");
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!test
+%! ## a "Preset" on device arrays is expanded as on the host (it was dropped: plain Muon
+%! ## ran).  dion_reference's conventions under ALGORITHM 'muon' (no Nesterov, SGD
+%! ## momentum, sqrt (m/n), Keller's NS) are all the device's: the host path's bits over two
+%! ## steps, which are those of the preset's pairs written out, and not plain Muon's
+%! randn ("state", 6);
+%! G1 = randn (32, 64);
+%! G2 = randn (32, 64);
+%! a = {"Preset", "dion_reference", "Algorithm", "muon"};
+%! b = {"Nesterov", false, "MomentumForm", "sgd", "Scale", "unit_rms"};
+%! [Uh, sh] = muon_update (G1, [], a{:});
+%! [Ud, sd] = muon_update (muon_gpu (G1, "Device", "cpu"), [], a{:});
+%! assert (isequal (Uh, muon_update (G1, [], b{:})));
+%! assert (isequal (gather (Ud), Uh) && isequal (gather (sd.momentum), sh.momentum));
+%! assert ({sd.step, sd.form}, {1, "sgd"});
+%! Uh = muon_update (G2, sh, a{:});
+%! Ud = muon_update (G2, sd, a{:});                     # a host G joins the device momentum
+%! assert (isequal (gather (Ud), Uh));
+%! assert (! isequal (Uh, muon_update (G2, nthargout (2, @muon_update, G1, []))));
+%! ## and "Keller" (muonlab's defaults) gives plain Muon, on the host as on the device
+%! U = gather (muon_update (muon_gpu (G1, "Device", "cpu"), [], "Preset", "keller"));
+%! assert (isequal (U, muon_update (G1, [], "Preset", "keller"), muon_update (G1, [])));
+
+%!test
+%! ## muon_optimizer "Resident" with a preset the device runs: the host optimizer's bits
+%! ## over two steps, not the plain Muon optimizer's
+%! randn ("state", 6);
+%! P = struct ("W", randn (8, 16), "b", randn (8, 1));
+%! g = {struct("W", randn (8, 16), "b", randn (8, 1)), struct("W", randn (8, 16), "b", randn (8, 1))};
+%! a = {"Preset", "dion_reference", "Algorithm", "muon", "LR", 0.01};
+%! oh = muon_optimizer (P, a{:});
+%! od = muon_optimizer (P, a{:}, "Device", "cpu", "Resident", true);
+%! op = muon_optimizer (P, "LR", 0.01, "Device", "cpu", "Resident", true);
+%! Ph = P;  Pd = P;  Pp = P;
+%! for t = 1:2
+%!   [Ph, oh] = muon_step (oh, Ph, g{t});
+%!   [Pd, od] = muon_step (od, Pd, g{t});
+%!   [Pp, op] = muon_step (op, Pp, g{t});
+%! endfor
+%! assert (isa (od.muon.W.momentum, "muon_gpuarray"));
+%! assert (isequal (Pd, Ph) && ! isequal (Pd.W, Pp.W));
+
+%!test
+%! ## a preset the device cannot run is refused with the explicit options' error: by
+%! ## muon_update at once, and when a device state is made (muon_optimizer "Resident",
+%! ## muon_load_state "Device"), not at its first step
+%! D = muon_gpu (ones (8, 16), "Device", "cpu");
+%! pre = "muon_optimizer: a state on the device runs Muon (ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'); parameter 'W' runs ";
+%! P = struct ("W", reshape (sin (1:128), 8, 16));
+%! c = {{"Preset", "normuon_zichongli5"}, "ALGORITHM 'normuon'";
+%!      {"Preset", "namo_eo"}, "ALGORITHM 'namo' and EPSPLACEMENT 'max'";
+%!      {"Preset", "dion2"}, "ALGORITHM 'dion2' and NORMSCALE 1.02";
+%!      {"Preset", "normuon_dion", "Algorithm", "muon"}, "NORMSCALE 1.02";
+%!      {"Preset", "normuon_eo", "Algorithm", "muon"}, "EPSPLACEMENT 'max'";
+%!      {"Algorithm", "normuon"}, "ALGORITHM 'normuon'"};
+%! for i = 1:rows (c)
+%!   for k = 1:2
+%!     try
+%!       if (k == 1)
+%!         muon_update (D, [], c{i,1}{:});
+%!       else
+%!         muon_optimizer (P, c{i,1}{:}, "Device", "cpu", "Resident", true);
+%!       endif
+%!       error ("no error");
+%!     catch err
+%!       assert (err.identifier, "muonlab:unsupported");
+%!       if (k == 1)
+%!         assert (err.message, ["muon_update: device arrays run Muon (ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'); gather them for " c{i,2} "."]);
+%!       else
+%!         assert (err.message, [pre c{i,2} "."]);
+%!       endif
+%!     end_try_catch
+%!   endfor
+%! endfor
+%! ## a host checkpoint of a normuon preset: muon_load_state "Device" refuses it (it went
+%! ## on as plain Muon)
+%! [~, o] = muon_step (muon_optimizer (P, "Preset", "normuon_zichongli5"), P, P);
+%! f = [tempname() ".ckpt"];
+%! muon_save_state (f, o);
+%! unwind_protect
+%!   fail ("muon_load_state (f, P, 'Device', 'cpu')",
+%!         ["muon_load_state: a state on the device runs Muon \\(ALGORITHM 'muon', NORMSCALE 1, " ...
+%!          "EPSPLACEMENT 'add'\\); parameter 'W' runs ALGORITHM 'normuon'."]);
+%!   assert (isstruct (muon_load_state (f, P).muon.W.family));   # on the host it loads
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!test
+%! ## NORMSCALE and EPSPLACEMENT: the refusal names them (it blamed ALGORITHM 'muon'), and a
+%! ## device state asking for them is refused when it is made or loaded, not at its first
+%! ## step
+%! P = struct ("W", reshape (sin (1:24), 4, 6));
+%! D = muon_gpu (P.W, "Device", "cpu");
+%! fail ("muon_update (D, [], 'NormScale', 1.02)",
+%!       "muon_update: device arrays run Muon \\(ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'\\); gather them for NORMSCALE 1.02.");
+%! fail ("muon_update (D, [], 'NormScale', 1.02, 'EpsPlacement', 'max', 'Algorithm', 'namo')",
+%!       "gather them for ALGORITHM 'namo', NORMSCALE 1.02 and EPSPLACEMENT 'max'.");
+%! fail ("muon_optimizer (P, 'NormScale', 1.02, 'Device', 'cpu', 'Resident', true)",
+%!       "muon_optimizer: a state on the device runs Muon \\(ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'\\); parameter 'W' runs NORMSCALE 1.02.");
+%! fail ("muon_optimizer (P, 'EpsPlacement', 'max', 'Device', 'cpu', 'Resident', true)",
+%!       "parameter 'W' runs EPSPLACEMENT 'max'.");
+%! [~, o] = muon_step (muon_optimizer (P, "NormScale", 1.02), P, P);
+%! f = [tempname() ".ckpt"];
+%! muon_save_state (f, o);
+%! unwind_protect
+%!   fail ("muon_load_state (f, P, 'Device', 'cpu')",
+%!         "muon_load_state: a state on the device runs Muon \\(ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'\\); parameter 'W' runs NORMSCALE 1.02.");
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!test
+%! ## a device gradient of the other class than its host parameter (double parameter,
+%! ## single gradient, and the reverse; Muon and AdamW parameters): refused naming the
+%! ## parameter and both classes (the momentum became single for a double parameter, the
+%! ## step left the host path's and the checkpoint would not load); a host gradient is cast
+%! ## to its parameter's class, the host path's bits
+%! randn ("state", 34);
+%! P = struct ("W", randn (8, 16), "b", randn (8, 1), "S", single (randn (8, 16)));
+%! G = struct ("W", randn (8, 16), "b", randn (8, 1), "S", single (randn (8, 16)));
+%! od = muon_optimizer (P, "Device", "cpu", "Resident", true);
+%! for c = {{"W", "double", "single"}, {"b", "double", "single"}, {"S", "single", "double"}}
+%!   [n, want, got] = c{1}{:};
+%!   B = G;
+%!   B.(n) = muon_gpu (cast (G.(n), got), "Device", "cpu");
+%!   try
+%!     muon_step (od, P, B);
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:badType");
+%!     assert (err.message, sprintf ("muon_step: GRADS.%s must be a %s device array, the class of PARAMS.%s, not %s (device arrays are not converted: muon_gpu (G, \"Class\", \"%s\")).",
+%!                                   n, want, n, got, want));
+%!   end_try_catch
+%! endfor
+%! H = G;
+%! H.W = single (G.W);
+%! [pd, od] = muon_step (od, P, H);
+%! [ph, oh] = muon_step (muon_optimizer (P), P, H);
+%! assert (isequal (pd, ph));
+%! assert (classUnderlying (od.muon.W.momentum), "double");
+
+%!test
+%! ## a device momentum or AdamW moment of the other class than its parameter: the state
+%! ## check refuses it (it looked at the size only), in muon_step and in muon_save_state,
+%! ## which so never writes a file muon_load_state refuses
+%! P = struct ("W", reshape (sin (1:128), 8, 16), "b", cos (1:8)');
+%! [~, o] = muon_step (muon_optimizer (P, "Device", "cpu", "Resident", true), P, P);
+%! f = [tempname() ".ckpt"];
+%! for c = {{"muon", "W", "momentum", [8 16]}, {"adam", "b", "m", [8 1]}, {"adam", "b", "v", [8 1]}}
+%!   [g, n, k, sz] = c{1}{:};
+%!   b = o;
+%!   b.(g).(n).(k) = muon_gpu (single (ones (sz)), "Device", "cpu");
+%!   msg = sprintf ("OPT.%s.%s.%s must be double, the class of its parameter.", g, n, k);
+%!   fail ("muon_step (b, P, P)", ["muon_step: " regexptranslate("escape", msg)]);
+%!   fail ("muon_save_state (f, b)", ["muon_save_state: " regexptranslate("escape", msg)]);
+%!   assert (! exist (f, "file"));
+%! endfor
+
+%!test
+%! ## a device array of an earlier session: the error names the function called and the
+%! ## array as the caller knows it (it said "gather: D" or "muon_step: X").  Last here: the
+%! ## reset makes the shared arrays stale too
+%! P = struct ("W", reshape (sin (1:128), 8, 16));
+%! [~, o] = muon_step (muon_optimizer (P, "Device", "cpu", "Resident", true), P, P);
+%! X = muon_gpu (ones (3), "Device", "cpu");
+%! L = zero_layout ({[8 8]}, 1);
+%! Z = {muon_gpu(randn (8), "Device", "cpu")};
+%! muon_gpu ("reset");
+%! rest = " is a device array of an earlier session (cleared by clear functions or muon_gpu (\"reset\")); make it again.";
+%! f = [tempname() ".ckpt"];
+%! c = {@() polar_metrics (X, X), "polar_metrics: A";
+%!      @() polar_metrics (ones (3), X), "polar_metrics: P";
+%!      @() muon_save_state (f, o), "muon_save_state: OPT.muon.W.momentum";
+%!      @() zero_muon_step (L, Z, []), "zero_muon_step: RANK_GRADS{1,1}"};
+%! for i = 1:rows (c)
+%!   try
+%!     c{i,1} ();
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:staleHandle");
+%!     assert (err.message, [c{i,2} rest]);
+%!   end_try_catch
+%! endfor
+%! assert (! exist (f, "file"));
