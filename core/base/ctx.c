@@ -219,6 +219,21 @@ void *muon_ctx_lookup (const muon_ctx *ctx, const char *key)
   return i >= 0 ? ctx->slots[i].state : NULL;
 }
 
+muon_status muon_ctx_state (muon_ctx *ctx, const char *key, size_t bytes,
+                            muon_ctx_free_fn destroy, int kind, void **state)
+{
+  muon_status status = MUON_OK;
+  void *s = muon_ctx_lookup (ctx, key);
+  if (s == NULL)
+  {
+    CHECKMEM (s = calloc (1, bytes));
+    CHECKSTATUS (muon_ctx_attach (ctx, key, s, destroy, kind));
+  }
+  *state = s;
+fail:
+  return status;
+}
+
 void muon_ctx_detach (muon_ctx *ctx, const char *key)
 {
   int i = ctx && key ? slot_of (ctx, key) : -1;

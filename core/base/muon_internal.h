@@ -86,6 +86,10 @@ muon_status muon_ctx_attach (muon_ctx *ctx, const char *key, void *state,
                              muon_ctx_free_fn destroy, int kind);
 // The state attached under key, or NULL.
 void *muon_ctx_lookup (const muon_ctx *ctx, const char *key);
+// The state attached under key, made on first use: `bytes` of zeros attached with destroy
+// and kind (muon_ctx_attach).  [out] *state.
+muon_status muon_ctx_state (muon_ctx *ctx, const char *key, size_t bytes,
+                            muon_ctx_free_fn destroy, int kind, void **state);
 // Frees the state attached under key now (nothing when there is none).
 void muon_ctx_detach (muon_ctx *ctx, const char *key);
 

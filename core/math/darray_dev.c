@@ -12,15 +12,10 @@
 
 muon_status muon_darray_cpu_dev (muon_ctx *ctx, muon_darray_cpu **out)
 {
-  muon_status status = MUON_OK;
-  muon_darray_cpu *d = muon_ctx_lookup (ctx, "darray.cpu");
-  if (d == NULL)
-  {
-    CHECKMEM (d = calloc (1, sizeof *d));
-    CHECKSTATUS (muon_ctx_attach (ctx, "darray.cpu", d, free, MUON_CTX_KEEP));
-  }
+  void *d = NULL;
+  muon_status status = muon_ctx_state (ctx, "darray.cpu", sizeof **out, free, MUON_CTX_KEEP,
+                                       &d);
   *out = d;
-fail:
   return status;
 }
 

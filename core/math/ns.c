@@ -240,15 +240,10 @@ fail:
 // "ns.stats" on the first call.  [out] *stats.
 static muon_status stats_of (muon_ctx *ctx, muon_ns_stats **stats)
 {
-  muon_status status = MUON_OK;
-  muon_ns_stats *s = muon_ctx_lookup (ctx, "ns.stats");
-  if (s == NULL)
-  {
-    CHECKMEM (s = calloc (1, sizeof *s));
-    CHECKSTATUS (muon_ctx_attach (ctx, "ns.stats", s, free, MUON_CTX_KEEP));
-  }
+  void *s = NULL;
+  muon_status status = muon_ctx_state (ctx, "ns.stats", sizeof **stats, free, MUON_CTX_KEEP,
+                                       &s);
   *stats = s;
-fail:
   return status;
 }
 

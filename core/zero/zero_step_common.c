@@ -252,12 +252,10 @@ muon_status zstep_scratch_begin (zstep *z)
 {
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
-  zscratch *a = muon_ctx_lookup (ctx, "zero.scratch");
-  if (a == NULL)
-  {
-    CHECKMEM (a = calloc (1, sizeof *a));
-    CHECKSTATUS (muon_ctx_attach (ctx, "zero.scratch", a, scratch_free, MUON_CTX_CACHE));
-  }
+  void *slot = NULL;
+  CHECKSTATUS (muon_ctx_state (ctx, "zero.scratch", sizeof (zscratch), scratch_free,
+                               MUON_CTX_CACHE, &slot));
+  zscratch *a = slot;
   if (a->demand > a->cap)
   {
     free (a->mem);
