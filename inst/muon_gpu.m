@@ -4,6 +4,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab} {@var{D} =} muon_gpu (@var{X})
 ## @deftypefnx {muonlab} {@var{D} =} muon_gpu (@var{X}, @var{name}, @var{value}, @dots{})
+## @deftypefnx {muonlab} {@var{E} =} muon_gpu (@var{D}, "Class", @var{class})
 ## @deftypefnx {muonlab} {@var{D} =} muon_gpu ("randn", @var{size}, @var{class}, @dots{})
 ## @deftypefnx {muonlab} {@var{D} =} muon_gpu ("zeros", @var{size}, @dots{})
 ## @deftypefnx {muonlab} {@var{info} =} muon_gpu ("info")
@@ -17,7 +18,11 @@
 ## @code{muon_gpu ("zeros", [M N E])} make the data on the device, so a model-sized
 ## benchmark needs no host copy; the normal stream is a pure function of the seed and the
 ## element's index (the same on every device, up to an ulp of the device's log and cos in
-## double).
+## double).  @code{muon_gpu (@var{D}, "Class", @var{class})} of a device array @var{D}
+## makes a new array of @var{D}'s size on its device, converted there as an upload
+## converts (the bits of @code{muon_gpu (gather (@var{D}), "Class", @var{class})});
+## without @qcode{"Class"}, a copy in @var{D}'s class.  A device array does not move to
+## another device: gather it first.
 ##
 ## @code{muon_ns}, @code{muon_update} and @code{polar_metrics} take device arrays; the
 ## first two run where the data lives and return device arrays (@code{muon_update} runs
@@ -75,6 +80,10 @@ function D = muon_gpu (X, varargin)
     D = command (X, varargin);
     return;
   endif
+  if (isa (X, "muon_gpuarray"))
+    D = convert (X, varargin);
+    return;
+  endif
   if (! (isfloat (X) && isreal (X)) || issparse (X))   # the gateway checks finiteness
     error ("muonlab:badType", "muon_gpu: X must be a real double or single array.");
   endif
@@ -87,6 +96,20 @@ function D = muon_gpu (X, varargin)
   endif
   h = __muon_gpu__ ("upload", X, o.device, o.class);
   D = muon_gpuarray (h, size (X), o.class, o.device);
+endfunction
+
+## a device array X in another storage class (or a copy in its own), on its device
+function D = convert (X, args)
+  o = parse_options ("muon_gpu", "muon_gpu", args);
+  if (any (strcmpi ("Device", args(1:2:end))) && ! strcmp (o.device, X.Device))
+    error ("muonlab:unsupported",
+           "muon_gpu: X is a device array on %s; a device array stays on its device (gather it, then muon_gpu (..., \"Device\", \"%s\")).",
+           X.Device, o.device);
+  endif
+  if (isempty (o.class))
+    o.class = X.Storage;
+  endif
+  D = muon_gpuarray (__muon_gpu__ ("convert", X.Handle, o.class), X.Size, o.class, X.Device);
 endfunction
 
 function out = command (cmd, args)
@@ -151,6 +174,31 @@ endfunction
 %! assert (gather (muon_gpu (X, "Device", "cpu", "Class", "single")), single (X));
 %! assert (gather (muon_gpu (X, "Device", "cpu", "Class", "bf16")), single (muon_round (X, "bf16")));
 %! assert (gather (muon_gpu (X, "Device", "cpu", "Class", "fp16")), single (muon_round (X, "fp16")));
+
+%!test
+%! ## a device array converted on its device: the bits of rounding the host data, once
+%! randn ("state", 2);
+%! X = randn (5, 7, 3) .* 10 .^ randi ([-6 6], 5, 7, 3);
+%! X(1) = 1 + 2^-9 + 2^-40;                 # just above a bf16 tie: up, not via a false tie
+%! X(2) = 70000;                            # past fp16's range: Inf there
+%! D = muon_gpu (X, "Device", "cpu");
+%! for c = {"single", "bf16", "fp16"}
+%!   E = muon_gpu (D, "Class", c{1});
+%!   assert ([E.Storage, E.Device], [c{1}, "cpu"]);
+%!   assert (size (E), [5 7 3]);
+%!   assert (gather (E), single (muon_round (X, c{1})));
+%!   assert (gather (muon_gpu (E, "Class", "double")), double (muon_round (X, c{1})));
+%! endfor
+%! S = muon_gpu (D, "Class", "single");
+%! assert (gather (muon_gpu (S, "Class", "bf16")), single (muon_round (single (X), "bf16")));
+%! C = muon_gpu (D);                        # a copy: its own array, the same values
+%! assert (gather (C), X);
+%! assert (! isequal (C.Handle, D.Handle));
+%! assert (gather (D), X);                  # the source is untouched
+%!error <muon_gpu: X is a device array on cpu; a device array stays on its device \(gather it, then muon_gpu \(\.\.\., "Device", "cuda"\)\)\.>
+%! muon_gpu (muon_gpu (1, "Device", "cpu"), "Device", "cuda")
+%!error <muon_gpu: CLASS must be 'double', 'single', 'bf16' or 'fp16'\.>
+%! muon_gpu (muon_gpu (1, "Device", "cpu"), "Class", "half")
 
 %!test
 %! ## randn: a pure function of the seed; zeros are +0

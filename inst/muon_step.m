@@ -18,12 +18,13 @@
 ## @code{adam_betas}: two numbers in [0, 1)); the message names the field.  NaN or Inf in
 ## @var{params} is a @code{muonlab:nonFinite} error naming the parameter.
 ##
-## @var{grads} has the fields and sizes of @var{params}; a host gradient of the other
-## class is converted to its parameter's, as every buffer of the state (momentum, AdamW
-## moments, accumulation) has the class of its parameter.  Either may hold device arrays
+## @var{grads} has the fields and sizes of @var{params}; a gradient of another class is
+## converted to its parameter's, as every buffer of the state (momentum, AdamW moments,
+## accumulation) has the class of its parameter.  Either may hold device arrays
 ## (@code{muon_gpu}) when @var{opt} keeps its state on their device
-## (@code{muon_optimizer}'s @qcode{"Resident"}); a device gradient has its parameter's
-## class (there is no conversion of a device array: else @code{muonlab:badType}).  Device
+## (@code{muon_optimizer}'s @qcode{"Resident"}): a device gradient may be double, single,
+## bf16 or fp16 (converted on the device, the bits of casting it on the host); a device
+## parameter has the class of its state (else @code{muonlab:badType}).  Device
 ## parameters come back as device arrays: the whole step runs where they live, with the
 ## bits of host parameters (see @code{muon_optimizer}).  With a loss scaler the gradients
 ## are expected multiplied by the current scale @code{opt.scaler.scale}.  Each call:
@@ -155,8 +156,12 @@ function [params, opt, info] = step (fname, opt, params, grads)
   for i = 1:np
     n = names{i};
     g = grads.(n);
-    if (! (isa (g, "muon_gpuarray") || strcmp (class (g), opt.classes{i})))
-      g = cast (g, opt.classes{i});     # the state keeps the parameter's class
+    if (isa (g, "muon_gpuarray"))       # the state keeps the parameter's class
+      if (! strcmp (g.Storage, opt.classes{i}))
+        g = muon_gpu (g, "Class", opt.classes{i});
+      endif
+    elseif (! strcmp (class (g), opt.classes{i}))
+      g = cast (g, opt.classes{i});
     endif
     if (ismuon(i) && opt.per_micro_ns)
       g = unscale (g, s);

@@ -1,10 +1,13 @@
-#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill gather free ns update adamw ew sumsq page_sumsq last_ms trim reset count copy_time zero_step"
+#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill convert gather check free ns update adamw ew sumsq page_sumsq last_ms trim reset count copy_time zero_step"
 /* __muon_gpu__ - gateway of muon_gpu.m, muon_gpuarray.m and the device-array paths of
  * muon_ns / muon_update: device arrays (muon_math.h, core/math/darray.c) held in this MEX
  * file's table and known to Octave by a handle H = [SESSION ID] (muon_mex_handle.h).
  *   H = ('upload', X, DEVICE, STORAGE)        X real double / single, 2-D or 3-D
  *   H = ('fill', FILL, DIMS, DEVICE, STORAGE, SEED)   FILL 'zeros' | 'randn', DIMS [m n e]
+ *   H = ('convert', H, STORAGE)               a new array of H's device and shape in
+ *                                              class STORAGE, converted on the device
  *   X = ('gather', H)                          double for double storage, else single
+ *   ('check', H)                               muonlab:staleHandle for a stale handle
  *   ('free', H)                                a stale handle is ignored
  *   [H, MS] = ('ns', H, OPTS)                  OPTS as muon_ns.m builds it; MS: device ms
  *   [HU, HM, MS] = ('update', HG, HM, OPTS, EXPERTS)   HM [] for zero momentum; a new
@@ -43,7 +46,9 @@ static const muon_mex_handle_kind device_arrays = {
 
 #define COMMANDS(X)                                                                     \
   X (CMD_UPLOAD, "upload", 4, 4, 1) X (CMD_FILL, "fill", 6, 6, 1)                       \
-  X (CMD_GATHER, "gather", 2, 2, 1) X (CMD_FREE, "free", 2, 2, 0)                       \
+  X (CMD_CONVERT, "convert", 3, 3, 1)                                                   \
+  X (CMD_GATHER, "gather", 2, 2, 1) X (CMD_CHECK, "check", 2, 2, 0)                     \
+  X (CMD_FREE, "free", 2, 2, 0)                                                         \
   X (CMD_NS, "ns", 3, 3, 2) X (CMD_UPDATE, "update", 5, 5, 3)                           \
   X (CMD_ADAMW, "adamw", 6, 6, 3) X (CMD_EW, "ew", 5, 5, 1)                            \
   X (CMD_SUMSQ, "sumsq", 3, 3, 2) X (CMD_PAGE_SUMSQ, "page_sumsq", 2, 2, 2)             \
@@ -194,6 +199,18 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     out[0] = muon_mex_handle_new ("muon_gpu", a);
     break;
   }
+  case CMD_CONVERT:
+  {
+    const muon_darray *x = muon_mex_handle_get ("muon_gpu", "X", prhs[1]);
+    int st = list_arg ("muon_gpu", "CLASS", prhs[2], MUON_LIST_PRECISION);
+    muon_darray_info i;
+    muon_darray_describe (x, &i);
+    muon_mex_check ("muon_gpu", muon_darray_create (ctx, i.device, st, i.rows, i.cols,
+                                                    i.batch, &a));
+    check_or_free ("muon_gpu", muon_darray_copy (ctx, x, a), &a, NULL);
+    out[0] = muon_mex_handle_new ("muon_gpu", a);
+    break;
+  }
   case CMD_GATHER:
   {
     const muon_darray *g = muon_mex_handle_get ("gather", "D", prhs[1]);
@@ -210,6 +227,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_check ("gather", s);
     break;
   }
+  case CMD_CHECK:
+    muon_mex_handle_get ("muon_gpu", "D", prhs[1]);
+    break;
   case CMD_FREE:
     muon_mex_handle_free (prhs[1]);
     break;

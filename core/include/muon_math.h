@@ -376,7 +376,8 @@ muon_status muon_darray_describe (const muon_darray *a, muon_darray_info *info);
 muon_status muon_darray_upload (muon_ctx *ctx, muon_darray *a, const muon_tensor *src);
 // dst = a, converted on the device to dst's type.  [out] dst: a dense host tensor like a.
 muon_status muon_darray_download (muon_ctx *ctx, const muon_darray *a, muon_tensor *dst);
-// dst = src, on their device (same device, storage class and shape).
+// dst = src on their device (same device and shape), converted to dst's storage class as
+// an upload converts (rounded to nearest even, once; past the class's range: Inf).
 muon_status muon_darray_copy (muon_ctx *ctx, const muon_darray *src, muon_darray *dst);
 // a = zeros, or the normal stream of seed (muon_darray_math.h), stored in a's class.
 muon_status muon_darray_fill (muon_ctx *ctx, muon_darray *a, muon_fill fill, uint64_t seed);

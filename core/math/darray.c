@@ -255,14 +255,14 @@ muon_status muon_darray_copy (muon_ctx *ctx, const muon_darray *src, muon_darray
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, src != NULL && dst != NULL, "the device arrays must not be NULL");
-  CHECK (MUON_ERR_BADSHAPE, src->device == dst->device && src->storage == dst->storage
-                              && src->bytes == dst->bytes && src->rows == dst->rows
-                              && src->cols == dst->cols,
-         "the copy must have the device, class and shape of the source");
+  CHECK (MUON_ERR_BADSHAPE, src->device == dst->device && src->rows == dst->rows
+                              && src->cols == dst->cols && src->batch == dst->batch,
+         "the copy must have the device and shape of the source");
   if (src == dst)
     goto fail;
-  if (src->device == MUON_DEVICE_CPU)
-    memcpy (dst->data, src->data, src->bytes);
+  if (src->device == MUON_DEVICE_CPU || src->storage != dst->storage)
+    CHECKSTATUS (convert (ctx, src->device, dst->data, (int) dst->storage, src->data,
+                          (int) src->storage, src->numel));
   else
   {
     const muon_cuda_api *api;

@@ -4,7 +4,9 @@
 ## and sizes @var{shapes} (a cell of size vectors; @code{@{@}} to skip the size check):
 ## a scalar struct whose fields are exactly @var{names} (any order), each a real, full,
 ## non-empty double or single array of the recorded size, or a device array
-## (@code{muon_gpuarray}) of class double or single.  With @var{finite} true, NaN and
+## (@code{muon_gpuarray}) of class double or single (for @qcode{"GRADS"}, also bf16 or
+## fp16: muon_step casts a gradient to its parameter's class) of this session (a stale
+## one is @code{muonlab:staleHandle} naming it).  With @var{finite} true, NaN and
 ## Inf are errors (muonlab:nonFinite).  Errors are muonlab:badType, muonlab:badArg and
 ## muonlab:badShape.
 ## @end deftypefn
@@ -29,9 +31,20 @@ function opt_check_tree (fname, argname, s, names, shapes, finite)
              extra{1});
     endif
   endif
+  classes = {"double", "single"};
+  if (strcmp (argname, "GRADS"))
+    classes(end+1:end+2) = {"bf16", "fp16"};
+  endif
   for i = 1:numel (f)
     x = s.(f{i});
-    dev = isa (x, "muon_gpuarray") && any (strcmp (x.Storage, {"double", "single"}));
+    dev = isa (x, "muon_gpuarray") && any (strcmp (x.Storage, classes));
+    if (dev)
+      try
+        __muon_gpu__ ("check", x.Handle);
+      catch err
+        gpu_stale (err, fname, [argname "." f{i}]);  # muon_step: GRADS.W is a device array ...
+      end_try_catch
+    endif
     if (! dev && (! (isfloat (x) && isreal (x)) || issparse (x) || isempty (x)))
       error ("muonlab:badType",
              "%s: %s.%s must be a real, non-empty double or single array.", fname,

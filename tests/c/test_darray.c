@@ -2,9 +2,10 @@
  * device: round trips in every storage class (16-bit ones against the rounding written out
  * here), the normal generator's moments and purity, NS and the update against the direct
  * core calls on host tensors (bitwise), AdamW against its formula written out in double,
- * copies, the error codes (shapes, devices, classes, an allocation no memory can hold), a
- * CUDA array without a device or back end (NODEVICE / NOTBUILT, never a crash), raw
- * device copies (overlapping ranges refused), and each page's sum of squares.
+ * copies (between classes too), the error codes (shapes, devices, classes, an allocation
+ * no memory can hold), a CUDA array without a device or back end (NODEVICE / NOTBUILT,
+ * never a crash), raw device copies (overlapping ranges refused), and each page's sum of
+ * squares.
  */
 #include <stdint.h>
 
@@ -46,15 +47,45 @@ static void download (muon_ctx *ctx, const muon_darray *a, double *y, size_t m, 
   T_EQ_INT (muon_darray_download (ctx, a, &t), MUON_OK);
 }
 
+// x rounded into storage class st as written out here: the nearest value with 8 (bf16) or
+// 11 (fp16) significant bits, ties to even; fp16 past 65504 is Inf
+static double rounded (int st, double x)
+{
+  if (st == MUON_PREC_DOUBLE)
+    return x;
+  if (st == MUON_PREC_SINGLE)
+    return (float) x;
+  int bits = st == MUON_PREC_BF16 ? 8 : 11, ex;
+  double f = frexp (x, &ex), s = ldexp (1, bits);
+  double want = ldexp (nearbyint (f * s) / s, ex);   // the default mode: ties to even
+  if (st == MUON_PREC_FP16 && fabs (want) > 65504)
+    want = copysign (INFINITY, want);
+  return want;
+}
+
+static int all_rounded (int st, const double *x, const double *y, size_t n)
+{
+  int ok = 1;
+  for (size_t k = 0; k < n; k++)
+    ok &= y[k] == rounded (st, x[k]) || (isnan (y[k]) && isnan (rounded (st, x[k])));
+  return ok;
+}
+
+// Uploads and downloads in every class, and the copies between classes on the device
+// (muon_darray_copy converts as an upload does).
 static void test_round_trip (void)
 {
   muon_ctx *ctx = NULL;
   muon_ctx_create (&ctx);
   enum { M = 7, N = 9, E = 2 };
-  double x[M * N * E], y[M * N * E];
+  double x[M * N * E], y[M * N * E], xs[M * N * E];
   fill_rand (x, M * N * E, 3);
   x[0] = 1 + 0x1p-9 + 0x1p-40;     // just above a bf16 tie: rounds up (a false tie via fp32)
   x[1] = 65520;                    // fp16: ties to even -> Inf
+  muon_darray *d = upload (ctx, MUON_PREC_DOUBLE, x, M, N, E);
+  muon_darray *f = upload (ctx, MUON_PREC_SINGLE, x, M, N, E);
+  for (size_t k = 0; k < M * N * E; k++)
+    xs[k] = (float) x[k];
   for (int st = MUON_PREC_DOUBLE; st <= MUON_PREC_FP16; st++)
   {
     muon_darray *a = upload (ctx, st, x, M, N, E);
@@ -62,28 +93,23 @@ static void test_round_trip (void)
     muon_darray_info i;
     T_EQ_INT (muon_darray_describe (a, &i), MUON_OK);
     T_EQ_INT (i.bytes, (size_t) M * N * E * (st == 0 ? 8 : st == 1 ? 4 : 2));
-    int ok = 1;
-    for (size_t k = 0; k < M * N * E; k++)
-    {
-      double want = x[k];
-      if (st == MUON_PREC_SINGLE)
-        want = (float) x[k];
-      else if (st != MUON_PREC_DOUBLE)
-      {
-        // the nearest value with 8 (bf16) or 11 (fp16) significant bits, ties to even
-        int bits = st == MUON_PREC_BF16 ? 8 : 11, ex;
-        double f = frexp (x[k], &ex), s = ldexp (1, bits);
-        double r = nearbyint (f * s);   // the default mode: ties to even
-        want = ldexp (r / s, ex);
-        if (st == MUON_PREC_FP16 && fabs (want) > 65504)
-          want = copysign (INFINITY, want);
-      }
-      ok &= y[k] == want || (isnan (y[k]) && isnan (want));
-    }
-    T_ASSERT_MSG (ok, "storage %d round trip", st);
+    T_ASSERT_MSG (all_rounded (st, x, y, M * N * E), "storage %d round trip", st);
+    T_EQ_INT (muon_darray_copy (ctx, d, a), MUON_OK);          // double -> st on the device
+    download (ctx, a, y, M, N, E);
+    T_ASSERT_MSG (all_rounded (st, x, y, M * N * E), "storage %d from double", st);
+    T_EQ_INT (muon_darray_copy (ctx, f, a), MUON_OK);          // single -> st
+    download (ctx, a, y, M, N, E);
+    T_ASSERT_MSG (all_rounded (st, xs, y, M * N * E), "storage %d from single", st);
+    T_EQ_INT (muon_darray_copy (ctx, a, d), MUON_OK);          // st -> double: exact
+    download (ctx, d, y, M, N, E);
+    T_ASSERT_MSG (all_rounded (st, xs, y, M * N * E), "storage %d to double", st);
     muon_darray_destroy (ctx, &a);
     T_ASSERT (a == NULL);
+    muon_tensor t = muon_tensor_batch (MUON_F64, x, M, N, E);
+    T_EQ_INT (muon_darray_upload (ctx, d, &t), MUON_OK);
   }
+  muon_darray_destroy (ctx, &d);
+  muon_darray_destroy (ctx, &f);
   muon_ctx_destroy (&ctx);
 }
 
