@@ -12,7 +12,8 @@ classdef zero_train_result < muon_result
   ##
   ## Typing @var{R} prints: a line with the design, world, micro-batch, whether the step
   ## was applied or skipped (and why), the loss scale, the global norm and the clip
-  ## factor; a line per parameter (shape, error against the correct step) and per local
+  ## factor; a line per parameter (shape, error against the correct step, and
+  ## "(DIVERGED: k block(s))" when @code{R.diverged} counts some) and per local
   ## rank (Newton-Schulz calls and bytes sent in this window, error of its elements), at
   ## most 14 of each with a line for the rest; and the field names: never the matrices.
   ## @seealso{zero_train_step, zero_step_result, muon_result}
@@ -33,6 +34,7 @@ classdef zero_train_result < muon_result
     updates = {};
     reference = {};
     rel_err = [];
+    diverged = [];
     ranks = struct ([]);
   endproperties
 
@@ -74,7 +76,11 @@ classdef zero_train_result < muon_result
         if (! isempty (u))
           shp = sprintf ("%d x %d", rows (u), columns (u));
         endif
-        printf ("  %-6d %-13s %.4g\n", p, shp, R.rel_err(p));
+        div = "";
+        if (numel (R.diverged) >= p && R.diverged(p) > 0)
+          div = sprintf ("  (DIVERGED: %d block(s))", R.diverged(p));
+        endif
+        printf ("  %-6d %-13s %.4g%s\n", p, shp, R.rel_err(p), div);
       endfor
       n = numel (R.ranks);
       if (n > 0)

@@ -114,8 +114,10 @@
 ## @code{global_norm} and @code{clip_coef} (NaN and 1 until a window ends), and per matrix
 ## (1 x P) @code{updates} (the assembled applied update, before the learning rate),
 ## @code{reference} (the correct step's) and @code{rel_err} (@code{norm (U - Uref, "fro") /
-## (norm (Uref, "fro") + 1e-8)}); per local rank @code{ranks}, a struct array with
-## @code{rank}, @code{ns_calls} (Newton-Schulz calls in this window so far),
+## (norm (Uref, "fro") + 1e-8)}) and @code{diverged} (the blocks whose update diverged in
+## this call's @code{zero_muon_step}, which warned @code{muonlab:diverged}: its
+## @code{R.diverged}; zeros when no step ran); per local rank @code{ranks}, a struct array
+## with @code{rank}, @code{ns_calls} (Newton-Schulz calls in this window so far),
 ## @code{bytes_sent} (likewise), @code{update} and @code{owned} (as in
 ## @code{zero_muon_step}) and @code{rel_err} (its owned elements against the correct
 ## step's).  @var{state} holds the design's momentum (@code{state.zero}, a
@@ -237,7 +239,8 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   if (v.per_micro_ns)
     x = cellfun (@(g) mean_grad (g, 1, s) / ifelse (k > 1, k, 1), rank_grads,
                  "UniformOutput", false);
-    [state, zr] = zero_train_micro (fname, state, L, x, zcall, zo, v, comm, ranks);
+    [state, zr, R.diverged] = zero_train_micro (fname, state, L, x, zcall, zo, v, comm,
+                                                ranks);
     if (! isempty (zr))
       state.pending = true;
       state.why = ifelse (isempty (state.why), zr, state.why);
@@ -307,6 +310,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     [Rz, zst] = zero_muon_step (L, xc, state.zero, zcall{:});
     state.zero = struct (zst);
     state = zero_train_count (state, Rz);
+    R.diverged = Rz.diverged;
     upd = {Rz.ranks.update}.';
     full = Rz.updates;
     owned = {Rz.ranks.owned}.';
@@ -363,6 +367,7 @@ function R = result_head (zo, W, comm, state, s, P)
   R.skip_reason = "";
   R.step = state.step;
   R.loss_scale = s;
+  R.diverged = zeros (1, P);
   R.global_norm = NaN;
   R.clip_coef = 1;
   R.updates = cell (1, P);

@@ -52,3 +52,24 @@ endfunction
 %! assert ([R.loss_scale, T.scaler.scale], [65536 32768]);
 %! [R, T] = zero_train_step (L, grads (2), T, "LossScaler", "dynamic");
 %! assert (R.applied && R.step == 1 && R.loss_scale == 32768);
+
+%!test
+%! ## a diverged Newton-Schulz reaches the window's result: R.diverged is the design's
+%! ## (Gram over 1000 steps in double blows the 16 x 64 matrix up, the SVD says so), per
+%! ## micro-batch with PerMicroBatchNS, zeros while accumulating; the table marks it
+%! randn ("state", 1);
+%! Ld = zero_layout ({[4 8], [16 64]}, 2);
+%! G = repmat ({[eye(4), zeros(4)], randn(16, 64)}, 2, 1);
+%! o = {"Method", "gram", "Precision", "double", "Steps", 1000};
+%! warning ("off", "muonlab:diverged", "local");
+%! R = zero_train_step (Ld, G, [], o{:});
+%! assert (R.diverged, [0 1]);
+%! assert (max (svd (R.updates{2})) > 1e6 && max (svd (R.updates{1})) < 1.2);
+%! assert (! isempty (strfind (evalc ("disp (R)"), "(DIVERGED: 1 block(s))")));
+%! [R, T] = zero_train_step (Ld, G, [], o{:}, "AccumulationSteps", 2, "PerMicroBatchNS", true);
+%! assert (R.diverged, [0 1]);
+%! R = zero_train_step (Ld, G, [], o{:}, "AccumulationSteps", 2);
+%! assert (R.diverged, [0 0]);                         # accumulating: no step ran
+%! R = zero_train_step (Ld, G, [], o{1:4}, "Steps", 300);
+%! assert (R.diverged, [0 0]);
+%! assert (isempty (strfind (evalc ("disp (R)"), "DIVERGED")));
