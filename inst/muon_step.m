@@ -114,7 +114,7 @@ function [params, opt, info] = muon_step (opt, params, grads, maxlogits)
   if (! isempty (msg))
     error ("muonlab:badState", "%s: %s.", fname, msg);
   endif
-  opt = settings_double (opt);
+  opt = opt_settings_double (opt);
   ## the step's own check is cheap (every field there, the per-parameter states sound); a
   ## state malformed deeper (a setting, an option list) is found by the full check of
   ## muon_save_state when the step trips over it, and reported as such
@@ -298,7 +298,7 @@ function [params, opt, info] = step (fname, opt, params, grads)
     n = names{i};
     p0 = params.(n);
     if (ismuon(i))
-      [wd, first] = muon_decay (fname, n, opt);
+      [wd, first] = opt_muon_decay (fname, n, opt);
       if (first)
         p = p0 * (1 - opt.muon_lr * wd);
         p = p - opt.muon_lr * U.(n);
@@ -380,23 +380,6 @@ function t = global_norm (c)
   t = opt_norm_sq ("norm", t);
 endfunction
 
-## The decoupled decay of Muon parameter N (the unadjusted lr: p *= 1 - lr wd) and whether
-## it comes before the update (DecayFirst, every reference's order) or after it; Scion
-## forces wd = 1 (Emerging-Optimizers' scion.py: p *= 1 - lr).
-function [wd, first] = muon_decay (fname, n, opt)
-  wd = opt.muon_wd;
-  first = true;
-  args = opt.update_args.(n);
-  if (isempty (args))
-    return;
-  endif
-  ## the options as muon_update reads them (a preset expanded, empty values, the last
-  ## mention of each name winning)
-  o = parse_options (fname, "muon_update", family_presets ("expand", fname, args));
-  wd = merge (strcmp (o.algorithm, "scion"), 1, opt.muon_wd);
-  first = o.decay_first;
-endfunction
-
 ## A and B on one device when either is a device array (the other uploaded in its class):
 ## a window may mix host and device gradients
 function [a, b] = same_place (a, b)
@@ -405,18 +388,6 @@ function [a, b] = same_place (a, b)
   elseif (isa (b, "muon_gpuarray") && ! isa (a, "muon_gpuarray"))
     a = muon_gpu (a, "Device", b.Device, "Class", b.Storage);
   endif
-endfunction
-
-## The settings a user may edit between steps, in double: a single learning rate (say)
-## would make Octave compute the step of double parameters in single, and the moments it
-## stores single, which the next step refuses.
-function opt = settings_double (opt)
-  for f = {"muon_lr", "adam_lr", "muon_wd", "adam_wd", "adam_eps", "adam_betas", "clip_norm"}
-    opt.(f{1}) = double (opt.(f{1}));
-  endfor
-  for f = {"scale", "min_scale", "backoff", "growth", "growth_interval"}
-    opt.scaler.(f{1}) = double (opt.scaler.(f{1}));
-  endfor
 endfunction
 
 %!demo
