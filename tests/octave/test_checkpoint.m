@@ -45,16 +45,6 @@ endfunction
 %!  b = [b, uint8(hex2dec (reshape (h, 2, []).')).'];
 %!  put_bytes (file, b);
 
-%!function b = file_bytes (file)
-%!  fid = fopen (file, "r");
-%!  b = fread (fid, Inf, "uint8=>uint8").';
-%!  fclose (fid);
-
-%!function put_bytes (file, b)
-%!  fid = fopen (file, "w");
-%!  fwrite (fid, b);
-%!  fclose (fid);
-
 ## outcome of loading FILE: "error" (muonlab:badState), "exact" (isequal to OPT), or
 ## what else happened ("different", or "other error: <id> <message>")
 %!function r = outcome (file, P, opt)

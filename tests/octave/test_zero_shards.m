@@ -49,16 +49,6 @@ endfunction
 %!                             "Reference", ref);
 %!  endfor
 
-%!function b = file_bytes (file)
-%!  fid = fopen (file, "r");
-%!  b = fread (fid, Inf, "uint8=>uint8").';
-%!  fclose (fid);
-
-%!function put_bytes (file, b)
-%!  fid = fopen (file, "w");
-%!  fwrite (fid, b);
-%!  fclose (fid);
-
 ## the container of muon_save_state's help, written independently of inst/
 %!function write_shard (file, payload)
 %!  g = [tempname() ".mat"];
