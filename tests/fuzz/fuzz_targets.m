@@ -41,7 +41,9 @@ function T = fuzz_targets (scratch)
                      "opaque", 0);
   T(end+1) = struct ("name", "muon_update", "make", @() {G, choose({[], ust})},
                      "opts", {upd_opts}, "nout", 2, "opaque", 0);
-  T(end+1) = struct ("name", "muon_gpu", "make", @() choose ({{G}, {"randn", [4 6]}, {"zeros", [3 2 2]}}),
+  T(end+1) = struct ("name", "muon_gpu",
+                     "make", @() choose ({{G}, {"randn", [4 6]}, {"zeros", [3 2 2]}, ...
+                                          {muon_gpu(G, "Device", "cpu")}}),
                      "opts", {{"Device", {"cpu"}, "Class", {"double", "single", "bf16", "fp16"}, ...
                                "Seed", {0, 7}}}, "nout", 1, "opaque", 0);
   T(end+1) = struct ("name", "muon_coeffs", "make", @() choose ({{}, {"keller"}, {"cans"}}),
