@@ -19,7 +19,8 @@
  *                                              scalar; Y []), muon_darray_ew
  *   [S, FINITE] = ('sumsq', HX, HY)            fp64 sum of squares of X, or of X - Y (HY
  *                                              a handle, else []), muon_darray_sumsq
- *   [S, FINITE] = ('page_sumsq', HX)           the same of each page of X: E x 1 doubles
+ *   [S, FINITE] = ('page_sumsq', HX, FNAME)    the same of each page of X: E x 1 doubles;
+ *                                              errors name FNAME (default muon_gpu)
  *   MS = ('last_ms', DEVICE)   [IN_USE, CACHED] = ('trim', DEVICE)
  *   ('reset')   frees every array (their handles go stale) and the CUDA pool's blocks
  *   N = ('count')                              arrays held
@@ -51,7 +52,7 @@ static const muon_mex_handle_kind device_arrays = {
   X (CMD_FREE, "free", 2, 2, 0)                                                         \
   X (CMD_NS, "ns", 3, 3, 2) X (CMD_UPDATE, "update", 5, 5, 3)                           \
   X (CMD_ADAMW, "adamw", 6, 6, 3) X (CMD_EW, "ew", 5, 5, 1)                            \
-  X (CMD_SUMSQ, "sumsq", 3, 3, 2) X (CMD_PAGE_SUMSQ, "page_sumsq", 2, 2, 2)             \
+  X (CMD_SUMSQ, "sumsq", 3, 3, 2) X (CMD_PAGE_SUMSQ, "page_sumsq", 2, 3, 2)             \
   X (CMD_LAST_MS, "last_ms", 2, 2, 1)                                                   \
   X (CMD_TRIM, "trim", 2, 2, 2)                                                         \
   X (CMD_RESET, "reset", 1, 1, 0) X (CMD_COUNT, "count", 1, 1, 1)                       \
@@ -336,11 +337,13 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   }
   case CMD_PAGE_SUMSQ:
   {
-    const muon_darray *x = muon_mex_handle_get ("muon_gpu", "X", prhs[1]);
+    const char *fname = nrhs > 2 && mxIsChar (prhs[2])
+                        && !mxGetString (prhs[2], caller, sizeof caller) ? caller : "muon_gpu";
+    const muon_darray *x = muon_mex_handle_get (fname, "X", prhs[1]);
     muon_darray_info i;
     muon_darray_describe (x, &i);
-    out[0] = muon_mex_new_array ("muon_gpu", 2, (mwSize[]) { i.batch, 1 }, mxDOUBLE_CLASS);
-    out[1] = muon_mex_new_array ("muon_gpu", 2, (mwSize[]) { i.batch, 1 }, mxDOUBLE_CLASS);
+    out[0] = muon_mex_new_array (fname, 2, (mwSize[]) { i.batch, 1 }, mxDOUBLE_CLASS);
+    out[1] = muon_mex_new_array (fname, 2, (mwSize[]) { i.batch, 1 }, mxDOUBLE_CLASS);
     int *finite = mxMalloc (i.batch * sizeof *finite);
     muon_status s = muon_darray_page_sumsq (ctx, x, mxGetPr (out[0]), finite);
     for (size_t k = 0; k < i.batch; k++)
@@ -351,7 +354,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       mxDestroyArray (out[0]);
       mxDestroyArray (out[1]);
     }
-    muon_mex_check ("muon_gpu", s);
+    muon_mex_check (fname, s);
     break;
   }
   case CMD_LAST_MS:

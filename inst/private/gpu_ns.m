@@ -31,7 +31,7 @@ function [X, stats] = gpu_ns (G, args)
                   "tiny_pages", tiny_pages (G, opts), "diverged_pages", 0);
   ## muon_ns's divergence check with the bound the device gives cheaply: a page's
   ## largest singular value is at least norm (X, "fro") / sqrt (min (m, n))
-  [ss, finite] = __muon_gpu__ ("page_sumsq", X.Handle);
+  [ss, finite] = __muon_gpu__ ("page_sumsq", X.Handle, "muon_ns");
   sx = sqrt (ss / min (G.Size(1:2)));
   hit = finite & sx > 2 * schedule_top (opts);
   stats.diverged_pages = sum (hit);
@@ -49,13 +49,13 @@ function tiny = tiny_pages (G, opts)
   if (! (opts.eps > 0 && strcmp (opts.normalize, "frobenius")))
     return;
   endif
-  ss = __muon_gpu__ ("page_sumsq", G.Handle);
+  ss = __muon_gpu__ ("page_sumsq", G.Handle, "muon_ns");
   nk = sqrt (ss);
   low = ss < realmin;
   if (any (low) && strcmp (G.Storage, "double"))
     up = muon_gpuarray (__muon_gpu__ ("ew", "mul", G.Handle, [], 2^600), G.Size, G.Storage,
                         G.Device);
-    ssu = __muon_gpu__ ("page_sumsq", up.Handle);
+    ssu = __muon_gpu__ ("page_sumsq", up.Handle, "muon_ns");
     nk(low) = sqrt (ssu(low)) * 2^-600;
   endif
   tiny = sum (nk > 0 & nk < opts.eps);

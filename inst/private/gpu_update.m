@@ -61,15 +61,14 @@ function [U, state] = gpu_update (fname, G, state, args)
   endif
   opts.fname = fname;
   [hu, hm] = __muon_gpu__ ("update", G.Handle, M, opts, E);
-  U = muon_gpuarray (hu, G.Size, G.Storage, G.Device);
-  diverged_pages (fname, U, opts);
-  if (fresh)
-    mclass = G.Storage;
-  else
+  mclass = G.Storage;
+  if (! fresh)
     mclass = state.momentum.Storage;
   endif
-  state = struct ("momentum", muon_gpuarray (hm, G.Size, mclass, G.Device),
-                  "step", double (step) + 1, "form", opts.form);
+  U = muon_gpuarray (hu, G.Size, G.Storage, G.Device);   # both owned at once: an error in
+  M = muon_gpuarray (hm, G.Size, mclass, G.Device);      # the check below frees them
+  diverged_pages (fname, U, opts);
+  state = struct ("momentum", M, "step", double (step) + 1, "form", opts.form);
 endfunction
 
 ## diverged_blocks on the device, from each page's sum of squares: a page's blocks (its
@@ -87,7 +86,7 @@ function diverged_pages (fname, U, opts)
   scales = arrayfun (@(b) family_scale (opts, b, n), heights);
   top = schedule_top (opts);
   limit = 4 * top^2 * opts.experts * sum (ranks .* scales .^ 2);
-  [ss, finite] = __muon_gpu__ ("page_sumsq", U.Handle);
+  [ss, finite] = __muon_gpu__ ("page_sumsq", U.Handle, fname);
   hit = finite & ss > limit;
   if (any (hit))
     worst = sqrt (max (ss(hit)) / (opts.experts * sum (ranks)));

@@ -27,10 +27,10 @@ function [upd, mom, st, full, info, rmom, ref_full] = ...
     opts.variant = "reference";
     [hm, keep] = handles (state.reference, device);
     [rupd, rmom, ~, rinfo] = __muon_gpu__ ("zero_step", shapes, W, lopts, hg, hm, opts, comm);
+    rupd = wrap (rupd, rinfo.owned_len(rinfo.ranks+1), device);   # freed when dropped
     rmom = wrap (rmom, rinfo.momentum_len(rinfo.ranks+1), device);
     if (assemble)
-      ref_full = assemble_updates (wrap (rupd, rinfo.owned_len(rinfo.ranks+1), device),
-                                   rinfo, shapes);
+      ref_full = assemble_updates (rupd, rinfo, shapes);
     endif
   endif
 endfunction

@@ -277,3 +277,22 @@ endfunction
 %!                         "session (cleared by clear functions or muon_gpu (\"reset\")); make it again."]);
 %! end_try_catch
 %! assert (muon_gpu ("info").arrays, 0);        # nothing held by the failed call
+
+%!test
+%! ## nothing is left on the device once the results and the state are dropped, for every
+%! ## combination of the reference and the assembly (without the assembly, the reference's
+%! ## updates stayed held, one per rank and step: what every MPI / NCCL run does)
+%! shapes = {[16 24], [8 8]};
+%! L2 = zero_layout (shapes, 2);
+%! n0 = muon_gpu ("info").arrays;
+%! for ra = {{true, false}, {true, true}, {false, false}}
+%!   Dg = on_device (grads (shapes, 2, 3));
+%!   st = [];
+%!   for t = 1:3
+%!     [Rd, st] = zero_muon_step (L2, Dg, st, "Variant", "zero12_allreduce", "Reference",
+%!                               ra{1}{1}, "Assemble", ra{1}{2});
+%!   endfor
+%!   assert (isequal (Rd.ranks(1).update.Device, "cpu"));
+%!   clear Rd st Dg
+%!   assert (muon_gpu ("info").arrays, n0);
+%! endfor
