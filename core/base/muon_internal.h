@@ -111,6 +111,9 @@ int muon_default_threads (void);
 // `ulimit -v`) cannot hold n thread stacks twice over: OpenMP ends the process when it
 // cannot create a thread.  A probe (never fails); the bits do not depend on the count.
 int muon_threads_that_fit (int n);
+// The machine's physical memory in bytes (0 when the system does not say): a constant of the
+// machine, which a step that would hold more than it refuses (a probe: never fails).
+double muon_memory_bytes (void);
 
 // The names of a list (DESIGN.md 3, "each list once").  A list is its X-macro
 // (muon_base.h); its public face is the catalogue (core/lists/, muon_lists.h: muon_names,

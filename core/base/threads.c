@@ -77,3 +77,9 @@ int muon_threads_that_fit (int n)
   double fit = left / 2 / (stack_bytes () + 65536);   // half of it, a guard page per stack
   return fit >= n ? n : fit >= 1 ? (int) fit : 1;
 }
+
+double muon_memory_bytes (void)
+{
+  long pages = sysconf (_SC_PHYS_PAGES), size = sysconf (_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (double) pages * (double) size : 0;
+}

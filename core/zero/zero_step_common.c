@@ -278,6 +278,19 @@ muon_status zstep_alloc_bufs (zstep *z, size_t count, int zero, double ***bufs)
   double **b = NULL;
   n = n ? n : 8;
   CHECK (MUON_ERR_NOMEM, n <= SIZE_MAX / sizeof (double) / nl, "buffers too large");
+  if (a)
+  {
+    // the step holds its whole demand from the next step on (the block grows to it): a
+    // world whose per-rank copies outgrow the machine is refused here, before its pages are
+    // touched (the kernel would end the process, not fail the allocation)
+    double mem = muon_memory_bytes (), need = ((double) a->demand + (double) (n * nl))
+                                                * sizeof (double);
+    CHECK (MUON_ERR_NOMEM, mem == 0 || need <= mem,
+           "the buffers of %d simulated ranks need %.1f GB, more than this machine's %.1f GB"
+           " of memory (fewer ranks, or one process per rank under MPI)",
+           z->nl, need / 1e9, mem / 1e9);
+    a->demand += n * nl;
+  }
   CHECKMEM (b = calloc (nl + 1, sizeof *b));   // b[nl]: the block allocated on its own
   if (a && a->used + n * nl <= a->cap && a->used + n * nl >= a->used)
   {
@@ -286,8 +299,6 @@ muon_status zstep_alloc_bufs (zstep *z, size_t count, int zero, double ***bufs)
   }
   else
     CHECKMEM (b[0] = b[nl] = malloc (n * nl * sizeof *b[0]));
-  if (a)
-    a->demand += n * nl;
   for (size_t l = 1; l < nl; l++)
     b[l] = b[0] + l * n;
   if (zero)

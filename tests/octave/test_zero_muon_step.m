@@ -203,3 +203,18 @@ endfunction
 %! R = zero_muon_step (zero_layout ({[4 4]}, 2), {ones(4); 2 * ones(4)}, []);
 %! assert (size (R.ranks(1).owned), [1 2]);
 %! assert (vertcat (R.ranks.owned), [0 8; 8 16]);
+
+%!test
+%! ## simulated ranks whose copies outgrow the machine: refused before their pages are
+%! ## touched (4096 ranks of one 64 x 64 matrix under zero3_round_robin hold W^2 slots,
+%! ## about 1.1 TB; the kernel ended Octave at 23 GB where the step went on)
+%! W = 4096;
+%! L = zero_layout ({[64 64]}, W);
+%! G = repmat ({ones(64)}, W, 1);
+%! try
+%!   zero_muon_step (L, G, [], "Variant", "zero3_round_robin", "Reference", false);
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "muonlab:noMemory");
+%!   assert (regexp (err.message, '^zero_muon_step: the buffers of 4096 simulated ranks need [0-9.]+ GB, more than this machine''s [0-9.]+ GB of memory \(fewer ranks, or one process per rank under MPI\)\.$'));
+%! end_try_catch
