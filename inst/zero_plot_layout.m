@@ -11,9 +11,9 @@
 ##
 ## @var{L} is a struct from @code{zero_layout}.  The bar is the flat buffer (element 0 at the
 ## left): each rank's elements in its colour, padding in grey, parameter boundaries as black
-## lines, partition cuts as dashed lines (when there are at most 200: more would hide the
-## colours), and row boundaries as short ticks at the bottom when the buffer is small enough
-## to show them (2000 elements).  Up to 16 ranks, a legend names each rank's colour; with
+## lines (for at most 200 parameters), partition cuts as dashed lines (when there are at
+## most 200; more of either would hide the colours), and row boundaries as short ticks at
+## the bottom when the buffer is small enough to show them (2000 elements).  Up to 16 ranks, a legend names each rank's colour; with
 ## more, a colour bar maps colours to ranks.  The figure holds a bounded number of graphics
 ## objects whatever the world and the number of parameters: all the pieces are faces of one
 ## patch (with more than 4000 pieces, the bar is drawn at 2000 columns, each in the colour of
@@ -139,8 +139,8 @@ function h = zero_plot_layout (L, varargin)
   patch (ax, "faces", reshape (1:4*n, n, 4), "vertices", V, "facevertexcdata", colors(rk,:),
          "facecolor", "flat", "edgecolor", "none");
 
-  ## row boundaries (small buffers only), partition cuts (at most 200 of them: more would
-  ## blacken the bar), parameter boundaries: one line object each
+  ## row boundaries (small buffers only), partition cuts and parameter boundaries (at most
+  ## 200 of each: more would blacken the bar): one line object each
   if (N <= 2000)
     x = arrayfun (@(q) q.offset + q.cols * (1:q.rows-1), L.params, "UniformOutput", false);
     vlines (ax, [x{:}], [0 0.12], [1 1 1], 0.5, "-");
@@ -152,8 +152,10 @@ function h = zero_plot_layout (L, varargin)
   elseif (L.stage < 3 && W - 1 <= 200)
     vlines (ax, S * (1:W-1), [-0.15 1.15], [0 0 0], 1, "--");
   endif
-  edges = unique ([[L.params.offset], [L.params.offset] + [L.params.padded_numel]]);
-  vlines (ax, edges, [-0.05 1.05], [0 0 0], 2, "-");
+  if (P <= 200)                         # more would blacken the bar too (45868 matrices)
+    edges = unique ([[L.params.offset], [L.params.offset] + [L.params.padded_numel]]);
+    vlines (ax, edges, [-0.05 1.05], [0 0 0], 2, "-");
+  endif
 
   ## labels: straddling parameters in red with a bracket; placed so that none overlap
   str = [L.params.straddles];
@@ -280,6 +282,20 @@ function vlines (ax, x, y, color, width, style)
 endfunction
 
 %!test
+%! ## 3000 parameters: no boundary lines over the colours (the bar was solid black)
+%! L = zero_layout (repmat ({[4 4]}, 1, 3000), 8);
+%! h = zero_plot_layout (L);
+%! unwind_protect
+%!   ax = findall (h, "type", "axes", "tag", "");
+%!   assert (isempty (findall (ax, "type", "line", "linewidth", 2, "color", [0 0 0])));
+%!   c = get (findall (ax, "type", "patch"), "facevertexcdata");
+%!   [~, k] = max (cellfun (@rows, c));       # the bar (the legend's swatches are patches)
+%!   assert (rows (unique (c{k}, "rows")), 8);  # every rank's colour shows
+%! unwind_protect_cleanup
+%!   close (h);
+%! end_unwind_protect
+
+%!test
 %! L = zero_layout ({[3 4], [2 5], [4 4]}, 2);
 %! f = [tempname() ".png"];
 %! unwind_protect
@@ -348,6 +364,9 @@ endfunction
 %!   assert (isempty (findall (h, "tag", "legend")));
 %!   assert (numel (findall (h, "type", "axes", "tag", "colorbar")), 1);
 %!   assert (numel (findall (h)) < 100);
+%!   ## 30 matrices: their boundaries are drawn (3000 would blacken the bar: see below)
+%!   xd = get (findall (ax, "type", "line", "linewidth", 2, "color", [0 0 0]), "xdata");
+%!   assert (numel (unique (xd(isfinite (xd)))), 31);
 %!   ## the bar's colours: each column's rank owns that element (zero_layout's ranges)
 %!   V = get (pt, "vertices");
 %!   F = get (pt, "faces");
