@@ -49,8 +49,9 @@
 ## @code{optimset}.
 ## @end table
 ##
-## The work is bounded before it starts: the restart lists times the steps times the grid
-## points must be at most 1e9 (the limit @code{max_autotune_work}, some 15 s), else a
+## The work is bounded before it starts: the restart lists times the steps times (the grid
+## points plus 2048, each step's own cost) must be at most 1e9 (the limit
+## @code{max_autotune_work}, some 15 s), else a
 ## @code{muonlab:badArg} error names the limit (e.g. "Steps", 1000 with the default grid).
 ##
 ## @var{T} is a table (a @code{ns_restart_result}: its columns read as a struct's, typing
@@ -117,10 +118,12 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
   endif
   k = 0:nr;
   nlists = sum (round (exp (gammaln (steps) - gammaln (k + 1) - gammaln (steps - k))));
-  work = nlists * steps * numel (x);
+  ## a list's step also costs what about 2048 grid points do (the loop's own work: 36 us),
+  ## so a small grid is bounded too (Grid 1 at Steps 200 took 156 s)
+  work = nlists * steps * (numel (x) + 2048);
   if (work > lim.max_autotune_work)
     error ("muonlab:badArg",
-           "%s: %.4g restart lists x %d steps x %d grid points is more than %d simulated points (the limit max_autotune_work); lower STEPS, MAXRESTARTS or the GRID size.",
+           "%s: %.4g restart lists x %d steps x (%d grid points + 2048 for each step) is more than %d simulated points (the limit max_autotune_work); lower STEPS, MAXRESTARTS or the GRID size.",
            fname, nlists, steps, numel (x), lim.max_autotune_work);
   endif
 
@@ -244,6 +247,9 @@ endfunction
 %!error <ns_restart_autotune: unknown option 'Method'.> ns_restart_autotune ("you", "Method", "gram")
 %!error <ns_restart_autotune: options must be NAME, VALUE pairs.> ns_restart_autotune ("you", "Steps")
 %!error id=muonlab:badArg ns_restart_autotune ("you", "Shift", 1)
+## a small grid: each step's own cost counts (Grid 1 at Steps 200 took 156 s; at Steps 1000,
+## hours)
+%!error <ns_restart_autotune: 1\.99e\+04 restart lists x 200 steps x \(1 grid points \+ 2048 for each step\) is more than 1000000000 simulated points \(the limit max_autotune_work\)> ns_restart_autotune ("keller", "Steps", 200, "Grid", 1)
 
 %!demo
 %! ## Keller's constant triple (DeepSpeed's Gram path) and Polar Express, up to 2 restarts

@@ -41,9 +41,11 @@
 ## @end table
 ##
 ## The work is bounded before it starts: the restart lists (the sum over k <= MaxRestarts
-## of nchoosek (Steps - 1, k)) times the steps times the matrix entries of @var{G} must be
-## at most 1e9 (the limit @code{max_autotune_work}, as for @code{ns_restart_autotune}),
-## else a @code{muonlab:badArg} error names the limit (e.g. "Steps", 1000).
+## of nchoosek (Steps - 1, k)) times (the steps times the matrix entries of @var{G}, plus
+## 8192 per matrix: each call's own cost) must be at most 1e9 (the limit
+## @code{max_autotune_work}, as for @code{ns_restart_autotune}), else a
+## @code{muonlab:badArg} error names the limit (e.g. "Steps", 1000).  A zero page of
+## @var{G} (no polar factor) is a @code{muonlab:badArg} error.
 ##
 ## @var{T} is a table (a @code{ns_restart_result}: its columns read as a struct's, typing
 ## @var{T} prints the first rows, @code{struct (T)} gives the plain struct), one row per
@@ -78,6 +80,11 @@ function [T, best] = ns_restart_search (G, varargin)
   endif
   for i = 1:numel (G)
     check_matrix (fname, "G", G{i});
+    if (any (sumsq (reshape (G{i}, [], size (G{i}, 3))) == 0))
+      error ("muonlab:badArg",
+             "%s: G must have no zero page: its polar factor is undefined and every list would score NaN.",
+             fname);
+    endif
   endfor
   for i = 1:2:numel (varargin)
     if (ischar (varargin{i}) && any (strcmpi (varargin{i}, {"Method", "Restarts"})))
@@ -112,17 +119,24 @@ function [T, best] = ns_restart_search (G, varargin)
   ## the core's own checks (schedule, device, ...) first, on a small matrix: under this
   ## function's name, and before the work limit, which counts the steps they allow
   o.restarts = zeros (1, 0);
-  ns_call (fname, ones (2, 4), o);
+  w = warning ("off", "all");           # its result is not looked at: a long schedule on
+  unwind_protect                        # it may overflow, which says nothing of G
+    ns_call (fname, ones (2, 4), o);
+  unwind_protect_cleanup
+    warning (w);
+  end_unwind_protect
   ## the limit (core_lists), before any work: restart lists x steps x matrix entries, the
   ## lists counted as sum_k nchoosek (Steps - 1, k) in logs (no overflow, no enumeration)
   k = 0:nr;
   nlists = sum (round (exp (gammaln (o.steps) - gammaln (k + 1) - gammaln (o.steps - k))));
   entries = sum (cellfun (@numel, G));
-  work = nlists * o.steps * entries;
+  ## each muon_ns call also costs what about 8192 entries do (its own work: 0.2 ms): so
+  ## many lists of a tiny G are bounded too
+  work = nlists * (o.steps * entries + 8192 * numel (G));
   lim = core_lists ().limits;
   if (work > lim.max_autotune_work)
     error ("muonlab:badArg",
-           "%s: %.4g restart lists x %d steps x %d matrix entries is more than %d (the limit max_autotune_work); lower STEPS, MAXRESTARTS or the size of G.",
+           "%s: %.4g restart lists x (%d steps x %d matrix entries + 8192 per matrix for each call) is more than %d (the limit max_autotune_work); lower STEPS, MAXRESTARTS or the size of G.",
            fname, nlists, o.steps, entries, lim.max_autotune_work);
   endif
 
@@ -212,7 +226,7 @@ endfunction
 %!   assert (false);
 %! catch e
 %!   assert (e.identifier, "muonlab:badArg");
-%!   want = sprintf ("ns_restart_search: %.4g restart lists x 60 steps x 32 matrix entries", n);
+%!   want = sprintf ("ns_restart_search: %.4g restart lists x (60 steps x 32 matrix entries", n);
 %!   assert (strncmp (e.message, want, numel (want)), true);
 %! end_try_catch
 %! assert (toc (t0) < 5);
@@ -258,7 +272,20 @@ endfunction
 %!error <ns_restart_search: unknown option 'Foo'.> ns_restart_search (ones (4, 8), "Foo", 1)
 %!error <ns_restart_search: PRECISION must be 'double', 'single', 'bf16' or 'fp16'.> ns_restart_search (ones (4, 8), "Precision", "fp8")
 %!error id=muonlab:badArg ns_restart_search (ones (4, 8), "Steps", 0)
-%!error <ns_restart_search: 4\.995e\+05 restart lists x 1000 steps x 32 matrix entries is more than 1000000000 \(the limit max_autotune_work\); lower STEPS, MAXRESTARTS or the size of G\.> ns_restart_search (ones (4, 8), "Steps", 1000)
+%!error <ns_restart_search: 4\.995e\+05 restart lists x \(1000 steps x 32 matrix entries \+ 8192 per matrix for each call\) is more than 1000000000 \(the limit max_autotune_work\); lower STEPS, MAXRESTARTS or the size of G\.> ns_restart_search (ones (4, 8), "Steps", 1000)
+## many lists of a tiny G: each call's own cost counts (4.2 million lists took 800 s)
+%!error <ns_restart_search: 4\.194e\+06 restart lists x .* \(the limit max_autotune_work\)> ns_restart_search (ones (2, 3), "Steps", 23, "MaxRestarts", 64)
+%!error <ns_restart_search: G must have no zero page: its polar factor is undefined and every list would score NaN\.> ns_restart_search (zeros (4, 8))
+%!error <ns_restart_search: G must have no zero page> ns_restart_search ({ones(4, 8), cat(3, ones (4, 8), zeros (4, 8))})
+%!test
+%! ## a long schedule: no warning from the check run on a matrix of its own (it said
+%! ## "muon_ns: 8 non-finite values in the result" for this finite G)
+%! randn ("state", 1);
+%! G = randn (8, 24);
+%! lastwarn ("");
+%! T = ns_restart_search (G, "Steps", 100, "MaxRestarts", 0);
+%! assert (lastwarn (), "");
+%! assert (isfinite (T.error(1)) && T.error(1) < 0.1);
 
 %!demo
 %! ## fp32 Gram with deepseekv4 (10 steps): DeepSpeed's [2] against the searched list
