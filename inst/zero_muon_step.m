@@ -95,9 +95,14 @@
 ## @qcode{"sim"} (default: W ranks in this process), or a handle from @code{muon_comm}.
 ## Under MPI / NCCL the ranks first agree on the layout, the options (but
 ## @qcode{"Threads"}) as they take effect (a default passed explicitly, true for 1, the
-## default schedule by name, agree with the option left out), the state's step and the
-## communicator with its @qcode{"Reduction"}: ranks that differ get one
-## @code{muonlab:badArg} each instead of a hang.
+## default schedule by name, agree with the option left out), the state's step, where the
+## gradients live (host arrays, or device arrays on which device: the device step runs
+## other collectives) and the communicator with its @qcode{"Reduction"}: ranks that differ
+## get one @code{muonlab:badArg} each instead of a hang.  A rank whose own arguments fail
+## its checks (a gradient of another shape, a momentum or reference buffer in
+## @var{state} whose length is not its rank's under the variant's plan) raises its own
+## error, and the other ranks the @code{muonlab:badArg} "rank R raised an error (its own
+## message says why)".
 ## @item "Reference"
 ## true (default): also run @code{reference} on the same gradients, in the same call (with
 ## its own momentum in @var{state}), and report each parameter's error; false skips it (for
@@ -260,7 +265,9 @@ function [R, state] = step (L, rank_grads, state, varargin)
   ## under MPI / NCCL a rank whose own checks fail (its options too) still joins the
   ## agreement below, so that the others raise too instead of waiting in it
   variants = core_lists ().lists.zero_variant;
-  names = {"layout", "VARIANT", "REFERENCE", "options", "STATE (its step count)"};
+  devices = core_lists ().lists.device;
+  names = {"layout", "VARIANT", "REFERENCE", "options", "STATE (its step count)", ...
+           "device of RANK_GRADS"};
   try
     opts = parse_options (fname, "zero_muon_step", varargin);
     want_ref = opts.reference;
@@ -327,7 +334,24 @@ function [R, state] = step (L, rank_grads, state, varargin)
       error ("muonlab:badArg",
              "%s: STATE has no reference momentum (a step ran with 'Reference', false).", fname);
     endif
+    ## under MPI / NCCL the buffers' lengths too, against the plan, here: the gateway's own
+    ## check comes after the agreement, where a rank that failed it would leave the others
+    ## waiting in the step's collectives
+    if (step > 0 && nl < W)
+      check_lengths (fname, "STATE.momentum", state.momentum, ranks, opts.variant,
+                     momentum_lengths (shapes, W, lopts, opts.variant, plan));
+      if (do_ref && state.has_ref)
+        check_lengths (fname, "STATE.reference", state.reference, ranks, "reference",
+                       momentum_lengths (shapes, W, lopts, "reference", plan));
+      endif
+    endif
 
+    ## where the gradients live (host arrays 1, else 1 + the device's index): a device step
+    ## runs other collectives than a host step, which would never pair
+    place = 1;
+    if (! isempty (device))
+      place = 1 + find (strcmp (device, devices));
+    endif
     ## under MPI / NCCL the ranks' layouts and options must agree, or the collectives below
     ## would hang or pair unlike buffers
     ## (the layout with its expert and row blocks; the options but Threads, which changes
@@ -337,12 +361,14 @@ function [R, state] = step (L, rank_grads, state, varargin)
            find(strcmp (opts.variant, variants)), want_ref + 1, ...
            value_hash(agree_opts (rmfield (setfield (opts, "assemble", assemble), ...
                                            {"comm", "variant", "reference", "threads", ...
-                                            "param_experts", "param_split"}))), state.step];
+                                            "param_experts", "param_split"}))), state.step, ...
+           place];
   catch err
     comm_agree (fname, comm_in_args (varargin), [], names);
     rethrow (err);
   end_try_catch
-  comm_agree (fname, comm, sig, names, {"hash", variants, {"false", "true"}, "hash", []});
+  comm_agree (fname, comm, sig, names, {"hash", variants, {"false", "true"}, "hash", [], ...
+                                        [{"none (host arrays)"}, devices]});
 
   ## non-finite or overflowing gradients: every rank skips the step (muon_step's policy)
   why = bad_gradients (rank_grads, comm, nl);
@@ -388,6 +414,40 @@ function [R, state] = step (L, rank_grads, state, varargin)
   endif
   div = zero_step_diverged (upd, info.owned, info.ranks, shapes, opts, names);
   R = zero_step_report (opts.variant, info, st, upd, full, ref_full, W, P, state.step, div);
+endfunction
+
+## The momentum length of every rank (W x 1) under VARIANT's plan of the layout (the layout
+## object's plan PLAN, else one made for the call; __zero_muon_step__ ('map')), kept for the
+## next steps of the same layout and variant.
+function len = momentum_lengths (shapes, W, lopts, variant, plan)
+  persistent cache = struct ("key", {}, "len", {});
+  key = {shapes, W, lopts, variant};
+  for k = 1:numel (cache)
+    if (isequal (cache(k).key, key))
+      len = cache(k).len;
+      return;
+    endif
+  endfor
+  args = {"map", shapes, W, lopts, variant};
+  if (! isempty (plan))
+    args{end+1} = plan;
+  endif
+  [~, len] = __zero_muon_step__ (args{:});
+  cache = [struct("key", {key}, "len", len), cache(1:min (end, 7))];   # the last 8
+endfunction
+
+## Each local rank's buffer M{l} (a host column or a device array) must hold the momentum
+## length LEN(rank + 1) of VARIANT's plan: else the error, before the ranks agree.
+function check_lengths (fname, what, m, ranks, variant, len)
+  for l = 1:numel (m)
+    n = numel (m{l});
+    want = len(ranks(l) + 1);
+    if (n != want)
+      error ("muonlab:badState",
+             "%s: %s{%d} holds %d elements; rank %d's momentum under '%s' holds %d.",
+             fname, what, l, n, ranks(l), variant, want);
+    endif
+  endfor
 endfunction
 
 ## The gateway returns the reference's momentum once (a 1 x 1 cell) when every local rank
