@@ -15,7 +15,9 @@
 ## stand-in device, its memory moved by the MPI communicator, gives the same bits.  The shipped aliased pads must fail on a round of
 ## mixed sizes on every rank alike (and never hang); a skip names the rank and parameter
 ## the sim names; ranks passing different layouts or options get one error each, and a rank
-## that passes a default explicitly agrees with those that leave it out.
+## that passes a default explicitly agrees with those that leave it out.  A momentum or
+## reference buffer of another length on one rank, and device gradients on one rank with
+## host ones on the others, give one error on every rank instead of a hang.
 ##
 ## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
 ## error on one rank aborts the job instead of leaving the others waiting.
@@ -48,6 +50,8 @@ function run_zero_mpi ()
                         "ranks_disagree", @t_disagree, ...
                         "explicit_defaults_agree", @t_defaults};
   tests(end+1:end+2) = {"diverged_told_by_owners", @t_diverged};
+  tests(end+1:end+4) = {"state_buffer_length_one_rank", @t_buffers, ...
+                        "device_and_host_grads_disagree", @t_places};
   mpi_suite (comm, tests, "zero_muon_step");
 endfunction
 
@@ -446,4 +450,77 @@ function f = t_defaults (comm)
                                           "options: rank 1's differs from rank 0's."]),
                     comm, "cycle on rank 1: %s", err.message);
   end_try_catch
+endfunction
+
+## one rank's momentum (or reference) buffer one element longer or shorter than its rank's
+## under the variant (the length of the buffer the step gave it): that rank raises its own
+## badState naming both lengths, the others are told instead of waiting in the step's
+## collectives (the gateway's own check comes after the agreement); the steps after run
+function f = t_buffers (comm)
+  f = 0;
+  W = comm.size;
+  r = comm.rank;
+  shapes = {[8 5], [12 7]};
+  L = zero_layout (shapes, W);
+  g = {ones(8, 5) * (r + 1), reshape(1:84, 12, 7) / (r + 1)};
+  cases = {"zero12_allreduce", "momentum", 1; "alltoall_owner", "momentum", -1;
+           "zero12_allreduce", "reference", -1; "expert_parallel", "reference", 1};
+  for k = 1:rows (cases)
+    [v, field, d] = cases{k,:};
+    [~, st] = zero_muon_step (L, g, [], "Comm", comm, "Variant", v);
+    s = struct (st);
+    n = numel (s.(field){1});
+    if (r == 1)
+      if (d > 0)
+        s.(field){1}(end+1) = 0;
+      else
+        s.(field){1}(end) = [];
+      endif
+    endif
+    what = sprintf ("%s with STATE.%s %+d on rank 1", v, field, d);
+    try
+      zero_muon_step (L, g, s, "Comm", comm, "Variant", v);
+      f += mpi_check (false, comm, "%s: no error", what);
+    catch err
+      if (r == 1)
+        want = sprintf ("zero_muon_step: STATE.%s{1} holds %d elements; rank 1's momentum under '%s' holds %d.",
+                        field, n + d, merge (strcmp (field, "reference"), "reference", v), n);
+        ok = strcmp (err.identifier, "muonlab:badState") && strcmp (err.message, want);
+      else
+        ok = (strcmp (err.identifier, "muonlab:badArg")
+              && strcmp (err.message, "zero_muon_step: rank 1 raised an error (its own message says why)."));
+      endif
+      f += mpi_check (ok, comm, "%s: %s %s", what, err.identifier, err.message);
+    end_try_catch
+    R = zero_muon_step (L, g, st, "Comm", comm, "Variant", v);
+    f += mpi_check (! R.skipped, comm, "%s: the step after", what);
+  endfor
+endfunction
+
+## device gradients (the CPU stand-in) on rank 1, host ones on the others: the device step
+## runs other collectives than the host step, so the ranks must agree on where the
+## gradients live: one badArg on every rank naming both, for the designs whose collectives
+## would never pair (alltoall_owner, expert_parallel, muon_bp) and the others alike
+function f = t_places (comm)
+  f = 0;
+  W = comm.size;
+  r = comm.rank;
+  L = zero_layout ({[17 23], [9 31]}, W);
+  randn ("state", r);
+  g = {randn(17, 23), randn(9, 31)};
+  if (r == 1)
+    g = cellfun (@(x) muon_gpu (x, "Device", "cpu", "Class", "double"), g,
+                 "UniformOutput", false);
+  endif
+  want = ["zero_muon_step: every rank must pass the same device of RANK_GRADS: " ...
+          "rank 1 has cpu, rank 0 none (host arrays)."];
+  for v = {"alltoall_owner", "expert_parallel", "muon_bp", "zero12_allreduce"}
+    try
+      zero_muon_step (L, g, [], "Comm", comm, "Variant", v{1});
+      f += mpi_check (false, comm, "%s: no error", v{1});
+    catch err
+      f += mpi_check (strcmp (err.identifier, "muonlab:badArg") && strcmp (err.message, want),
+                      comm, "%s: %s %s", v{1}, err.identifier, err.message);
+    end_try_catch
+  endfor
 endfunction
