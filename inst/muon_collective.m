@@ -45,8 +45,9 @@
 ## average (option @qcode{"Op"}, @qcode{"sum"} (default) or @qcode{"avg"}): see
 ## @code{muon_comm}.
 ##
-## @var{info} (a @code{muon_comm_info}: typing it prints a row per rank, @code{struct (info)}
-## gives the plain struct; the same for the counters) describes this call: @code{coll}, @code{counts} (@qcode{"measured"} or
+## @var{info} (a @code{muon_comm_info}: typing it prints a row per local rank, its title
+## saying which rank each row is (under MPI and NCCL, one line naming this process's rank),
+## @code{struct (info)} gives the plain struct; the same for the counters) describes this call: @code{coll}, @code{counts} (@qcode{"measured"} or
 ## @qcode{"modelled"}) and, one entry per local rank (column vectors), @code{calls},
 ## @code{sent} and @code{recv} (bytes), and @code{model_sent} / @code{model_recv}, the ring
 ## model of the same call (2 (W-1)/W n elements each way for an all-reduce of n elements
@@ -147,10 +148,17 @@ function [Y, info] = muon_collective (comm, coll, varargin)
     otherwise
       Y = __muon_comm__ (coll, comm, o.reset);
   endswitch
-  if (nargout > 1)                       # typed, they print a row per rank
-    info = muon_comm_info (info);
+  ## typed, they print a row per rank, from this process's first (its own under MPI / NCCL)
+  first = 0;
+  if (isstruct (comm) && isfield (comm, "rank") && isnumeric (comm.rank)
+      && isscalar (comm.rank) && isreal (comm.rank) && comm.rank >= 0
+      && comm.rank == fix (comm.rank))
+    first = comm.rank;
+  endif
+  if (nargout > 1)
+    info = muon_comm_info (info, first);
   elseif (isstruct (Y))
-    Y = muon_comm_info (Y);
+    Y = muon_comm_info (Y, first);
   endif
 endfunction
 

@@ -12,7 +12,8 @@
 ## without a GPU; handles made for another world; ranks that call with different
 ## arguments get one error each, where MPI would hang or pair unlike data (also when COMM is
 ## the name "mpi", a handle whose fields were edited, or handles that differ only in their
-## reduction).
+## reduction).  Typed, a call's information and the counters name this process's rank
+## (not a table titled "row = rank + 1" above rank 1's one line).
 ##
 ## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
 ## error on one rank aborts the job instead of leaving the others waiting.
@@ -27,7 +28,8 @@ function run_mpi ()
            "handle_checks", @t_handles, "ranks_disagree", @t_disagree, ...
            "names_and_edited_handles_agree", @t_names, "reductions_disagree", @t_reductions, ...
            "shapes_from_own_X_vs_sim", @t_own_shapes, ...
-           "edited_handles_join_the_agreement", @t_edited};
+           "edited_handles_join_the_agreement", @t_edited, ...
+           "typed_info_names_the_rank", @t_info_title};
   mpi_suite (comm, tests, "collectives");
 endfunction
 
@@ -544,3 +546,18 @@ function f = t_edited (comm)
   end_try_catch
 endfunction
 
+
+## typed under MPI, the information of a call and the counters hold this process's rank
+## only: their title names it
+function f = t_info_title (comm)
+  [~, info] = muon_collective (comm, "allreduce", [1 2]);
+  C = muon_collective (comm, "counters");
+  want = sprintf ("muon_collective: rank %d; bytes", comm.rank);
+  for t = {evalc("disp (info)"), evalc("disp (C)")}
+    f = mpi_check (! isempty (strfind (t{1}, want)) && isempty (strfind (t{1}, "row")),
+                   comm, "typed: %s", t{1});
+    if (f)
+      return;
+    endif
+  endfor
+endfunction
