@@ -51,8 +51,7 @@ inline muon_status fail_with (errbuf &E, muon_status code, const char *file, int
     {                                                                               \
       muon_status code_ = e_ == cudaErrorMemoryAllocation ? MUON_ERR_DEVMEM         \
                                                           : MUON_ERR_CUDA;          \
-      if (e_ == cudaErrorMemoryAllocation)                                          \
-        cudaGetLastError ();                      /* not sticky: clear it */        \
+      cudaGetLastError ();        /* clear the slot: a stale error fails no next call */ \
       return muon_cuda::fail_with (E, code_, __FILE__, __LINE__, #call,             \
                                    cudaGetErrorString (e_));                        \
     }                                                                               \
@@ -144,8 +143,12 @@ struct ns_state {
   block_list live, cached;     // the caching pool (pool_cuda.cu)
 };
 
-// Grows a device buffer to at least `bytes` (contents are not kept; pool_cuda.cu).
-muon_status grow (errbuf &E, void **buf, size_t *cap, size_t bytes);
+// Grows a device buffer to at least `bytes` (contents are not kept; pool_cuda.cu); a card
+// without room gets s's kept pool blocks back and one more try, then MUON_ERR_DEVMEM.
+muon_status grow (ns_state *s, errbuf &E, void **buf, size_t *cap, size_t bytes);
+// Every buffer s grew (work buffers of s and its lanes, staged pages, pinned staging and
+// chunks) back to the driver and the host, after the device is idle (pool_cuda.cu).
+void buffers_free (ns_state *s);
 // A device block of at least `bytes` from s's caching pool (pool_cuda.cu; MUON_ERR_DEVMEM
 // when the card has no room even after the pool's free blocks went back), and its return.
 muon_status pool_alloc (ns_state *s, errbuf &E, size_t bytes, void **ptr);

@@ -151,7 +151,7 @@ muon_status lane_get (errbuf &E, ns_state *s, int i, size_t work_bytes, lane **o
       return st;
     }
   }
-  TRY (grow (E, &l->work, &l->work_bytes, work_bytes));
+  TRY (grow (s, E, &l->work, &l->work_bytes, work_bytes));
   *out = l;
   return MUON_OK;
 }
@@ -386,6 +386,7 @@ muon_status trim_entry (void *state, size_t *in_use, size_t *cached)
   {
     cudaSetDevice (s->device);
     pool_trim (s);
+    buffers_free (s);             // between calls: no work buffer is in use
   }
   if (in_use)
     *in_use = s ? list_bytes (&s->live) : 0;

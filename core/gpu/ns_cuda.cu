@@ -299,7 +299,7 @@ muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns
   for (size_t i = 1; i < L; i++)
   {
     lane *l = NULL;
-    TRY (lane_get (E, s, (int) i, s->work_bytes, &l));
+    TRY (lane_get (E, s, (int) i, steps_work (R.n, R.m, 1) * sizeof (T), &l));  // this call's need
     lanes[i] = R;
     lanes[i].st = l->stream;
     lanes[i].blas = l->blas;
@@ -358,7 +358,7 @@ muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor 
   int low = o->precision == MUON_PREC_BF16 || o->precision == MUON_PREC_FP16;
   size_t es = o->precision == MUON_PREC_DOUBLE ? sizeof (double)
             : low ? sizeof (uint16_t) : sizeof (float);
-  TRY (grow (E, &s->work, &s->work_bytes, steps_work (n, m, 1) * es));
+  TRY (grow (s, E, &s->work, &s->work_bytes, steps_work (n, m, 1) * es));
   if (where == MUON_DEVICE_CPU)                   // the staging of host pages
   {
     size_t in = G->rows * G->cols * dtype_size (G->dtype);
@@ -366,8 +366,8 @@ muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor 
     for (int b = 0; b < 2; b++)
     {
       CUDA_TRY (cudaStreamSynchronize (s->copy));  // nothing of the last call in flight
-      TRY (grow (E, &s->page_in[b], &s->in_bytes[b], in));
-      TRY (grow (E, &s->page_out[b], &s->out_bytes[b], out));
+      TRY (grow (s, E, &s->page_in[b], &s->in_bytes[b], in));
+      TRY (grow (s, E, &s->page_out[b], &s->out_bytes[b], out));
       TRY (grow_pinned (E, &s->pin_in[b], &s->pin_in_bytes[b], in));
       TRY (grow_pinned (E, &s->pin_out[b], &s->pin_out_bytes[b], out));
     }

@@ -6,8 +6,9 @@
  * the pool; the next request takes the smallest kept block that fits without wasting more
  * than half of it, so a loop of same-shaped calls does one cudaMalloc per buffer in all.  A
  * request the card cannot hold first returns every kept block to the driver and tries once
- * more; then it is MUON_ERR_DEVMEM, with nothing held, and the state goes on.  trim and
- * release give the kept blocks back.
+ * more; then it is MUON_ERR_DEVMEM, with nothing held, and the state goes on; a work
+ * buffer that grow cannot get does the same.  trim and release give the kept blocks back,
+ * trim the grown buffers too (buffers_free).
  */
 #include <cstdint>
 #include <cstdio>
@@ -19,16 +20,57 @@ namespace muon_cuda {
 
 //---- buffers ------------------------------------------------------------------------------
 
-muon_status grow (errbuf &E, void **buf, size_t *cap, size_t bytes)
+static muon_status no_room (ns_state *s, errbuf &E, size_t bytes, cudaError_t e)
+{
+  size_t free_b = 0, total = 0;
+  cudaMemGetInfo (&free_b, &total);
+  snprintf (E.msg, E.len, "the device has no room for %zu bytes (%zu free of %zu; %zu held "
+            "by device arrays): %s", bytes, free_b, total, list_bytes (&s->live),
+            cudaGetErrorString (e));
+  return e == cudaErrorMemoryAllocation ? MUON_ERR_DEVMEM : MUON_ERR_CUDA;
+}
+
+muon_status grow (ns_state *s, errbuf &E, void **buf, size_t *cap, size_t bytes)
 {
   if (*cap >= bytes)
     return MUON_OK;
   CUDA_TRY (cudaFree (*buf));
   *buf = NULL;
   *cap = 0;
-  CUDA_TRY (cudaMalloc (buf, bytes));
+  cudaError_t e = cudaMalloc (buf, bytes);
+  if (e == cudaErrorMemoryAllocation)             // give the pool's kept blocks back, once more
+  {
+    cudaGetLastError ();
+    pool_trim (s);
+    e = cudaMalloc (buf, bytes);
+  }
+  if (e != cudaSuccess)
+  {
+    cudaGetLastError ();
+    *buf = NULL;
+    return no_room (s, E, bytes, e);
+  }
   *cap = bytes;
   return MUON_OK;
+}
+
+void buffers_free (ns_state *s)
+{
+  cudaDeviceSynchronize ();
+  auto dev = [] (void **b, size_t *cap) { cudaFree (*b); *b = NULL; *cap = 0; };
+  auto pin = [] (void **b, size_t *cap) { cudaFreeHost (*b); *b = NULL; *cap = 0; };
+  dev (&s->work, &s->work_bytes);
+  for (lane &l : s->extra)
+    dev (&l.work, &l.work_bytes);
+  for (int b = 0; b < 2; b++)
+  {
+    dev (&s->page_in[b], &s->in_bytes[b]);
+    dev (&s->page_out[b], &s->out_bytes[b]);
+    pin (&s->pin_in[b], &s->pin_in_bytes[b]);
+    pin (&s->pin_out[b], &s->pin_out_bytes[b]);
+    pin (&s->chunk[b], &s->chunk_bytes[b]);
+  }
+  cudaGetLastError ();
 }
 
 muon_status grow_pinned (errbuf &E, void **buf, size_t *cap, size_t bytes)
@@ -123,12 +165,7 @@ muon_status pool_alloc (ns_state *s, errbuf &E, size_t bytes, void **ptr)
     if (e != cudaSuccess)
     {
       cudaGetLastError ();
-      size_t free_b = 0, total = 0;
-      cudaMemGetInfo (&free_b, &total);
-      snprintf (E.msg, E.len, "the device has no room for %zu bytes (%zu free of %zu; %zu held "
-                "by device arrays): %s", want, free_b, total, list_bytes (&s->live),
-                cudaGetErrorString (e));
-      return e == cudaErrorMemoryAllocation ? MUON_ERR_DEVMEM : MUON_ERR_CUDA;
+      return no_room (s, E, want, e);
     }
   }
   if (!list_push (&s->live, b))
