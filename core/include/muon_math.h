@@ -131,7 +131,10 @@ typedef struct {
   int batched;                   // CUDA, device stacks: 1 runs every product of all pages as
                                  // one strided-batched cuBLAS call (a page's bits then depend
                                  // on the stack's page count); 0 (default): page by page on
-                                 // LANES streams, each page the bits of that page alone.
+                                 // LANES streams, each page the bits of that page alone, but
+                                 // for the automatic sym_blocks (a 16-bit page with n from
+                                 // 2048 to 4095 takes k = 2 in a stack of four pages or more,
+                                 // k = 1 alone; give k to keep it fixed).
                                  // Host tensors and the CPU: no effect
   int sym_blocks;                // CUDA, bf16 / fp16: the symmetric products (X X', and the
                                  // fused standard polynomial's A A') as the upper triangle of
