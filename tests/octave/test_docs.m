@@ -169,3 +169,18 @@ endfunction
 %! assert (! isempty (strfind (src, "FP64 34 TFLOPS and FP64 tensor core 67 TFLOPS")));
 %! assert (isempty (strfind (src, "FP64 and FP64 tensor core 67")));
 %! assert ([J.gemm_peak.double, J.gemm_peak.single], [67e12, 67e12]);
+
+%!test
+%! ## Batched: muon_math.h's comment of muon_ns_opts.batched states the exception that
+%! ## help muon_ns states (the automatic SymBlocks of a 16-bit page, n 2048..4095: k = 2 in a
+%! ## stack of four pages or more, k = 1 alone), not "each page the bits of that page alone"
+%! h = regexprep (help ("muon_ns"), '\s+', " ");
+%! assert (! isempty (strfind (h, "n from 2048 to 4095 takes k = 2 in a stack of four pages or more, k = 1 alone")));
+%! f = fullfile (root, "core", "include", "muon_math.h");
+%! if (exist (f, "file"))                   # (not beside an installed inst/)
+%!   c = fileread (f);
+%!   k = strfind (c, "int batched;");
+%!   e = strfind (c(k:end), "int sym_blocks;");
+%!   t = regexprep (strrep (c(k:k + e(1)), "//", ""), '\s+', " ");
+%!   assert (! isempty (strfind (t, "n from 2048 to 4095 takes k = 2 in a stack of four pages or more, k = 1 alone")));
+%! endif
