@@ -362,6 +362,9 @@ $(B)/tests/%: tests/c/%.cc $(wildcard tests/c/*.h) core/gpu/ns_cuda_steps.h core
 #                    build's switches), load, every demo, re-install, and the tests of the
 #                    installed package (a subset; DIST_FULL=1: all of pkg test)
 #   gpu-selftest     check-gpu's suites (tests/gpu) with the CPU standing in for the GPU
+#   gpu-mock         the CUDA plug-in built against a host-memory stand-in of the CUDA
+#                    runtime and cuBLAS (tests/gpu_mock): memory accounting, out-of-memory
+#                    paths and a fault-injection sweep; 0 tests without nvcc
 # A layer listed in CHECK_LAYERS that wrote no result counts as a failure.
 # CHECK_ONCE: the suites whose results do not depend on the CPU's product kernels or the
 # oneDNN build (the demos, the README, the option tables and messages, layouts, plans,
@@ -380,7 +383,7 @@ CHECK_ONCE   := test_demo_scripts,test_readme,test_demos,test_display,test_messa
 # runs them.
 CHECK_IN_DIST := test_demo_scripts
 CHECK_LAYERS := layers c octave octave-avx2 $(if $(HAVE_DNNL),c-nodnnl octave-nodnnl) \
-                $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist gpu-selftest \
+                $(if $(HAVE_MPI),$(if $(shell command -v mpirun),mpi)) dist gpu-selftest gpu-mock \
                 $(if $(shell command -v valgrind),valgrind) fuzz
 # $(call run_octave,LAYER[,ENV[,SUFFIX]]): tests/octave/run_all.m on $(MEXDIR), result in
 # $(RESULTS)/LAYER[SUFFIX]
@@ -404,6 +407,7 @@ check: deps all $(CTESTS) $(TEST_MEXES)
 	@$(call timed,check-mpi)
 	@$(call timed,check-dist)
 	@$(call timed,check-gpu-selftest)
+	@$(call timed,check-gpu-mock)
 	@for l in $(CHECK_HARD); do $(call timed,$$l); done
 	@awk '{ t += $$2; printf "time: %-18s %4d s\n", $$1, $$2 } END { printf "time: %-18s %4d s (the builds before them not counted)\n", "all steps", t }' $(CHECK_TIMES)
 	@tests/summarize.sh $(RESULTS) $(CHECK_LAYERS)
@@ -522,6 +526,37 @@ check-gpu: all
 check-gpu-selftest: all
 	@mkdir -p $(RESULTS); cd tests/gpu && MUONLAB_GPU_SELFTEST=1 MUONLAB_GPU_SKIP= \
 	  MUON_RESULTS=$(abspath $(RESULTS))/gpu-selftest $(OCTAVE) $(OCTFLAGS) run_gpu.m
+
+# make check's layer gpu-mock: the real plug-in sources (core/gpu/*.cu, the nvcc flags of
+# libmuon_cuda.so) linked against tests/gpu_mock's host-memory stand-in of the CUDA runtime
+# and cuBLAS (no GPU needed; kernels and products do nothing), then tests/gpu_mock/run_mock.m
+# with MUON_CUDA_LIB on it: memory held and given back, out-of-memory paths, and every
+# CUDA / cuBLAS call of small workloads failing in turn.  Without nvcc or the CUDA headers it
+# reports 0 tests and says so.
+MOCK_B  := $(B)/gpu_mock
+MOCK_OK := $(if $(HAVE_CUDA),$(wildcard $(CUDA_HOME)/include/cublas_v2.h))
+$(MOCK_B)/libmuon_cuda_mockrt.so: tests/gpu_mock/cuda_mock.cc tests/gpu_mock/cublas_nop.c
+	@mkdir -p $(MOCK_B)
+	$(CC) -O1 -fPIC -c tests/gpu_mock/cublas_nop.c -o $(MOCK_B)/cublas_nop.o
+	$(CXX) -std=c++17 -O1 -fPIC -shared -I$(CUDA_HOME)/include tests/gpu_mock/cuda_mock.cc \
+	  $(MOCK_B)/cublas_nop.o -o $@
+
+$(MOCK_B)/libmuon_cuda.so: $(CUDA_SRC) $(CORE_HDR) $(MOCK_B)/libmuon_cuda_mockrt.so
+	$(NVCC) -O3 -std=c++17 -fmad=false $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden \
+	  -shared $(call core_inc,gpu) $(filter %.cu,$^) -o $@ -cudart none -L$(MOCK_B) \
+	  -lmuon_cuda_mockrt -Xlinker -rpath=$(abspath $(MOCK_B)) -Xlinker --no-undefined
+
+.PHONY: check-gpu-mock
+check-gpu-mock: all $(if $(MOCK_OK),$(MOCK_B)/libmuon_cuda.so)
+	@mkdir -p $(RESULTS); \
+	if [ -z "$(MOCK_OK)" ]; then \
+	  echo "check-gpu-mock: nvcc or the CUDA headers not found: skipped (0 tests)"; \
+	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock; \
+	else \
+	  cd tests/gpu_mock && MUON_CUDA_LIB=$(abspath $(MOCK_B))/libmuon_cuda.so \
+	    MUON_MEXDIR=$(abspath $(MEXDIR)) MUON_RESULTS=$(abspath $(RESULTS))/gpu-mock \
+	    $(OCTAVE) $(OCTFLAGS) run_mock.m; \
+	fi
 
 bench-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "bench_gpu;"

@@ -1,0 +1,211 @@
+## run_mock.m - make check's layer gpu-mock: the real CUDA plug-in built against the
+## host-memory stand-in of tests/gpu_mock/cuda_mock.cc (MUON_CUDA_LIB names it; MUON_MEXDIR
+## the MEX files).  Kernels and products do nothing there, so no number is checked: these
+## tests check what the plug-in holds, gives back and reports, and how it fails.
+##   lanes      after one large muon_ns, a small device stack sizes its lanes to its own need
+##   grow       a work buffer the card cannot hold while the pool keeps free blocks: they go
+##              back and the buffer is made (no muonlab:outOfMemory)
+##   oom        a work buffer the card cannot hold at all: muonlab:outOfMemory naming the
+##              bytes, no source path in the message
+##   give back  muon_gpu ("info") and ("reset") leave on the card only the fixed per-stream
+##              buffers: work, staging and pinned buffers the calls on device arrays grew go
+##              back (muon_ns of host arrays on "cuda" keeps its own state, not muon_gpu's)
+##   sweep      every counted CUDA / cuBLAS call of small workloads failing in turn: the
+##              error is a muonlab:* one (or none, where the pool's retry absorbed a failed
+##              cudaMalloc), nothing stays held, and the same call then succeeds (no stale
+##              error from the runtime's last-error slot)
+## It ends with "N passed, N failed" and writes "gpu-mock N M" to MUON_RESULTS when set.
+
+1;
+
+function b = mock_used (f)
+  ## the stand-in's device and pinned host bytes held (cuda_mock.cc's MOCK_USED_FILE)
+  b = sscanf (fileread (f), "%d %d")';
+endfunction
+
+function [r, who] = attempt (op, k, hit)
+  ## op () with the k-th counted CUDA / cuBLAS call failing: the error id (or "OK") and the
+  ## failing call's name ("" when op made fewer than k calls)
+  if (exist (hit, "file"))
+    delete (hit);
+  endif
+  setenv ("MOCK_FAIL_AT", sprintf ("%d", k));
+  try
+    out = op ();
+    r = "OK";
+  catch err
+    r = err.identifier;
+    if (isempty (r))
+      r = ["(no id) " err.message];
+    endif
+  end_try_catch
+  setenv ("MOCK_FAIL_AT", "0");
+  who = "";
+  if (exist (hit, "file"))
+    who = strtrim (fileread (hit));
+  endif
+endfunction
+
+mexdir = getenv ("MUON_MEXDIR");
+addpath (genpath (fullfile (pwd, "..", "..", "inst")), mexdir);
+tmp = tempname ();
+mkdir (tmp);
+used_file = fullfile (tmp, "used");
+hit = fullfile (tmp, "hit");
+setenv ("MOCK_USED_FILE", used_file);
+setenv ("MOCK_HIT_FILE", hit);
+setenv ("MOCK_FAIL_AT", "0");
+setenv ("MOCK_CAP_GB", "141");
+passed = 0;
+failed = 0;
+function [passed, failed] = tally (passed, failed, ok, name, why)
+  if (ok)
+    passed++;
+  else
+    failed++;
+    printf ("FAIL %s: %s\n", name, why);
+  endif
+endfunction
+
+## lanes: 1500 x 1500 double needs 7 n^2 doubles of work (126 MB); 3 lanes of that and
+## their 32 MB cuBLAS workspaces do not fit a 0.4 GB card, the 8 x 8 x 4 stack's own need does
+try
+  muon_gpu ("reset");
+  setenv ("MOCK_CAP_GB", "0.4");
+  A = muon_gpu ("randn", [1500 1500], "Class", "double");
+  X = muon_ns (A);
+  clear X A
+  B = muon_gpu ("randn", [8 8 4], "Class", "double");
+  Y = muon_ns (B);
+  clear B Y
+  ok = true; why = "";
+catch err
+  ok = false; why = [err.identifier ": " err.message];
+end_try_catch
+[passed, failed] = tally (passed, failed, ok, "lanes sized by the call's need", why);
+setenv ("MOCK_CAP_GB", "141");
+
+## grow: 7 x 32 MB arrays freed into the pool, then a 126 MB work buffer on a 0.4 GB card
+## that holds 4 x 32 MB cuBLAS workspaces: only with the kept blocks back does it fit
+try
+  muon_gpu ("reset");
+  setenv ("MOCK_CAP_GB", "0.4");
+  T = cell (1, 7);
+  for k = 1:7
+    T{k} = muon_gpu ("randn", [2000 2000], "Class", "double");
+  endfor
+  clear T
+  cached = muon_gpu ("info").cuda_cached;   # info trims: fill the pool again
+  for k = 1:7
+    T{k} = muon_gpu ("randn", [2000 2000], "Class", "double");
+  endfor
+  clear T
+  G = muon_gpu ("randn", [1500 1500], "Class", "double");
+  X = muon_ns (G);
+  clear X G
+  ok = true; why = "";
+catch err
+  ok = false; why = [err.identifier ": " err.message];
+end_try_catch
+[passed, failed] = tally (passed, failed, ok, "work buffer after cached pool blocks", why);
+
+## oom: 3000 x 3000 double needs 504 MB of work, more than the 0.4 GB card
+try
+  muon_gpu ("reset");
+  G = muon_gpu ("randn", [3000 3000], "Class", "double");
+  X = muon_ns (G);
+  ok = false; why = "no error";
+catch err
+  b = str2double (regexp (err.message, 'no room for (\d+) bytes', "tokens", "once"));
+  ok = strcmp (err.identifier, "muonlab:outOfMemory") && ! isempty (b) ...
+       && b >= 7 * 3000^2 * 8 && b < 7 * 3000^2 * 8 * 1.01 ...
+       && isempty (regexp (err.message, '\.cu:\d+', "once"));
+  why = [err.identifier ": " err.message];
+end_try_catch
+[passed, failed] = tally (passed, failed, ok, "outOfMemory of a work buffer", why);
+clear G X
+setenv ("MOCK_CAP_GB", "141");
+
+## give back: after info and after reset only the fixed per-stream buffers stay
+try
+  S = muon_gpu ("randn", [8 8 4], "Class", "double");
+  Y = muon_ns (S);                          # every lane made
+  clear S Y
+  muon_gpu ("reset");
+  base = mock_used (used_file);
+  G = muon_gpu ("randn", [300 200], "Class", "double");
+  S = muon_gpu ("randn", [40 30 5], "Class", "bf16");
+  X = muon_ns (G); Y = muon_ns (S);
+  H = gather (X);                           # pinned chunks of the copies
+  clear G S X Y H
+  info = muon_gpu ("info");
+  after_info = mock_used (used_file);
+  G = muon_gpu (randn (300, 200));
+  X = muon_ns (G);
+  clear G X
+  muon_gpu ("reset");
+  after_reset = mock_used (used_file);
+  ok = info.cuda_in_use == 0 && info.cuda_cached == 0 && isequal (after_info, base) ...
+       && isequal (after_reset, base) && base(2) == 0;
+  why = sprintf ("base %d/%d, after info %d/%d, after reset %d/%d (device/pinned bytes)", ...
+                 base, after_info, after_reset);
+catch err
+  ok = false; why = [err.identifier ": " err.message];
+end_try_catch
+[passed, failed] = tally (passed, failed, ok, "info and reset give the grown buffers back", why);
+
+## sweep
+Gd = muon_gpu (randn (64, 32, 5));
+Gb = muon_gpu (randn (64, 32, 5), "Class", "bf16");
+G2 = muon_gpu (randn (48, 96));
+Gh = randn (64, 32, 3);
+ops = {
+  "ns device stack",          @() muon_ns (Gd);
+  "ns device bf16 stack",     @() muon_ns (Gb);
+  "ns device stack batched",  @() muon_ns (Gd, "Batched", true);
+  "ns device gram",           @() muon_ns (G2, "Method", "gram");
+  "ns host stack on cuda",    @() muon_ns (Gh, "Device", "cuda");
+  "update device",            @() muon_update (G2, []);
+  "upload bf16",              @() muon_gpu (randn (50, 40), "Class", "bf16");
+  "gather bf16",              @() gather (Gb);
+};
+for i = 1:rows (ops)
+  base = muon_gpu ("info").cuda_in_use;
+  bad = {};
+  for k = 1:1000
+    [r, who] = attempt (ops{i,2}, k, hit);
+    if (isempty (who))
+      break;                                # op made fewer than k counted calls
+    endif
+    if ((strcmp (r, "OK") && ! strcmp (who, "cudaMalloc"))
+        || (! strcmp (r, "OK") && ! strncmp (r, "muonlab:", 8)))
+      bad{end+1} = sprintf ("call %d (%s) -> %s", k, who, r);
+    endif
+    held = muon_gpu ("info").cuda_in_use - base;
+    if (held != 0)
+      bad{end+1} = sprintf ("call %d (%s): %d bytes left held", k, who, held);
+    endif
+    [r2, who2] = attempt (ops{i,2}, 0, hit);
+    if (! strcmp (r2, "OK"))
+      bad{end+1} = sprintf ("call %d (%s) failed; the next call then -> %s", k, who, r2);
+    endif
+  endfor
+  ok = isempty (bad) && k > 1 && k < 1000;
+  [passed, failed] = tally (passed, failed, ok, sprintf ("sweep %s (%d calls)", ops{i,1}, k - 1), ...
+                            strjoin (bad(1:min (end, 5)), "; "));
+endfor
+clear ops Gd Gb G2 Gh
+info = muon_gpu ("info");
+[passed, failed] = tally (passed, failed, info.cuda_in_use == 0 && info.arrays == 0, ...
+                          "nothing held after the sweep", sprintf ("%d bytes", info.cuda_in_use));
+
+confirm_recursive_rmdir (false);
+rmdir (tmp, "s");
+printf ("gpu-mock: %d passed, %d failed\n", passed, failed);
+res = getenv ("MUON_RESULTS");
+if (! isempty (res))
+  fid = fopen (res, "w");
+  fprintf (fid, "gpu-mock %d %d\n", passed, failed);
+  fclose (fid);
+endif
+exit (failed > 0);
