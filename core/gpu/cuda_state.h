@@ -146,6 +146,8 @@ struct ns_state {
 // Grows a device buffer to at least `bytes` (contents are not kept; pool_cuda.cu); a card
 // without room gets s's kept pool blocks back and one more try, then MUON_ERR_DEVMEM.
 muon_status grow (ns_state *s, errbuf &E, void **buf, size_t *cap, size_t bytes);
+// cudaMalloc with that retry and message (grow's allocation, and compute_init's).
+muon_status dev_malloc (ns_state *s, errbuf &E, void **buf, size_t bytes);
 // Every buffer s grew (work buffers of s and its lanes, staged pages, pinned staging and
 // chunks) back to the driver and the host, after the device is idle (pool_cuda.cu).
 void buffers_free (ns_state *s);

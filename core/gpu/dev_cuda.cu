@@ -23,7 +23,7 @@ namespace muon_cuda {
 
 // A compute stream with its cuBLAS handle (on that stream, on a workspace of ours, every
 // lane configured alike so that a page gets the same products on any) and norm scratch.
-muon_status compute_init (errbuf &E, cudaStream_t *stream, cublasHandle_t *blas,
+muon_status compute_init (ns_state *s, errbuf &E, cudaStream_t *stream, cublasHandle_t *blas,
                           void **blas_work, double **small, size_t small_count)
 {
   CUDA_TRY (cudaStreamCreateWithFlags (stream, cudaStreamNonBlocking));
@@ -34,9 +34,9 @@ muon_status compute_init (errbuf &E, cudaStream_t *stream, cublasHandle_t *blas,
   CUBLAS_TRY (cublasSetMathMode (*blas, (cublasMath_t) (CUBLAS_DEFAULT_MATH
                                  | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
   const size_t bytes = (size_t) 32 << 20;        // what cuBLAS advises for Hopper
-  CUDA_TRY (cudaMalloc (blas_work, bytes));
+  TRY (dev_malloc (s, E, blas_work, bytes));
   CUBLAS_TRY (cublasSetWorkspace (*blas, *blas_work, bytes));
-  CUDA_TRY (cudaMalloc ((void **) small, small_count * sizeof (double)));
+  TRY (dev_malloc (s, E, (void **) small, small_count * sizeof (double)));
   return MUON_OK;
 }
 
@@ -138,7 +138,7 @@ muon_status lane_get (errbuf &E, ns_state *s, int i, size_t work_bytes, lane **o
   lane *l = &s->extra[i - 1];
   if (l->stream == NULL)
   {
-    muon_status st = compute_init (E, &l->stream, &l->blas, &l->blas_work, &l->small,
+    muon_status st = compute_init (s, E, &l->stream, &l->blas, &l->blas_work, &l->small,
                                    NORM_SCRATCH);
     if (st == MUON_OK && cudaEventCreateWithFlags (&l->done, cudaEventDisableTiming)
                          != cudaSuccess)
@@ -159,7 +159,7 @@ muon_status lane_get (errbuf &E, ns_state *s, int i, size_t work_bytes, lane **o
 muon_status state_init (errbuf &E, ns_state *s)
 {
   CUDA_TRY (cudaGetDevice (&s->device));
-  TRY (compute_init (E, &s->stream, &s->blas, &s->blas_work, &s->small, NORM_SCRATCH + 2));
+  TRY (compute_init (s, E, &s->stream, &s->blas, &s->blas_work, &s->small, NORM_SCRATCH + 2));
   CUDA_TRY (cudaStreamCreateWithFlags (&s->copy, cudaStreamNonBlocking));
   CUDA_TRY (cudaEventCreateWithFlags (&s->begun, cudaEventDisableTiming));
   s->bad = (unsigned long long *) (s->small + NORM_SCRATCH);

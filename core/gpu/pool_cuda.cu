@@ -30,13 +30,8 @@ static muon_status no_room (ns_state *s, errbuf &E, size_t bytes, cudaError_t e)
   return e == cudaErrorMemoryAllocation ? MUON_ERR_DEVMEM : MUON_ERR_CUDA;
 }
 
-muon_status grow (ns_state *s, errbuf &E, void **buf, size_t *cap, size_t bytes)
+muon_status dev_malloc (ns_state *s, errbuf &E, void **buf, size_t bytes)
 {
-  if (*cap >= bytes)
-    return MUON_OK;
-  CUDA_TRY (cudaFree (*buf));
-  *buf = NULL;
-  *cap = 0;
   cudaError_t e = cudaMalloc (buf, bytes);
   if (e == cudaErrorMemoryAllocation)             // give the pool's kept blocks back, once more
   {
@@ -50,6 +45,17 @@ muon_status grow (ns_state *s, errbuf &E, void **buf, size_t *cap, size_t bytes)
     *buf = NULL;
     return no_room (s, E, bytes, e);
   }
+  return MUON_OK;
+}
+
+muon_status grow (ns_state *s, errbuf &E, void **buf, size_t *cap, size_t bytes)
+{
+  if (*cap >= bytes)
+    return MUON_OK;
+  CUDA_TRY (cudaFree (*buf));
+  *buf = NULL;
+  *cap = 0;
+  TRY (dev_malloc (s, E, buf, bytes));
   *cap = bytes;
   return MUON_OK;
 }
