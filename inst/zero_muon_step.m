@@ -338,11 +338,11 @@ function [R, state] = step (L, rank_grads, state, varargin)
     ## check comes after the agreement, where a rank that failed it would leave the others
     ## waiting in the step's collectives
     if (step > 0 && nl < W)
-      check_lengths (fname, "STATE.momentum", state.momentum, ranks, opts.variant,
-                     momentum_lengths (shapes, W, lopts, opts.variant, plan));
+      zero_check_lengths (fname, "STATE.momentum", state.momentum, ranks, shapes, W, lopts,
+                          opts.variant, plan);
       if (do_ref && state.has_ref)
-        check_lengths (fname, "STATE.reference", state.reference, ranks, "reference",
-                       momentum_lengths (shapes, W, lopts, "reference", plan));
+        zero_check_lengths (fname, "STATE.reference", state.reference, ranks, shapes, W,
+                            lopts, "reference", plan);
       endif
     endif
 
@@ -371,7 +371,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
                                         [{"none (host arrays)"}, devices]});
 
   ## non-finite or overflowing gradients: every rank skips the step (muon_step's policy)
-  why = bad_gradients (rank_grads, comm, nl);
+  why = zero_bad_gradients (rank_grads, comm);
   if (! isempty (why))
     ## the layout facts of the result (owners, straddles, each rank's owned ranges, the
     ## counts' wording) are the plan's and the communicator's, asked without the step: the
@@ -416,73 +416,12 @@ function [R, state] = step (L, rank_grads, state, varargin)
   R = zero_step_report (opts.variant, info, st, upd, full, ref_full, W, P, state.step, div);
 endfunction
 
-## The momentum length of every rank (W x 1) under VARIANT's plan of the layout (the layout
-## object's plan PLAN, else one made for the call; __zero_muon_step__ ('map')), kept for the
-## next steps of the same layout and variant.
-function len = momentum_lengths (shapes, W, lopts, variant, plan)
-  persistent cache = struct ("key", {}, "len", {});
-  key = {shapes, W, lopts, variant};
-  for k = 1:numel (cache)
-    if (isequal (cache(k).key, key))
-      len = cache(k).len;
-      return;
-    endif
-  endfor
-  args = {"map", shapes, W, lopts, variant};
-  if (! isempty (plan))
-    args{end+1} = plan;
-  endif
-  [~, len] = __zero_muon_step__ (args{:});
-  cache = [struct("key", {key}, "len", len), cache(1:min (end, 7))];   # the last 8
-endfunction
-
-## Each local rank's buffer M{l} (a host column or a device array) must hold the momentum
-## length LEN(rank + 1) of VARIANT's plan: else the error, before the ranks agree.
-function check_lengths (fname, what, m, ranks, variant, len)
-  for l = 1:numel (m)
-    n = numel (m{l});
-    want = len(ranks(l) + 1);
-    if (n != want)
-      error ("muonlab:badState",
-             "%s: %s{%d} holds %d elements; rank %d's momentum under '%s' holds %d.",
-             fname, what, l, n, ranks(l), variant, want);
-    endif
-  endfor
-endfunction
-
 ## The gateway returns the reference's momentum once (a 1 x 1 cell) when every local rank
 ## holds the same one; the state keeps one entry per rank, copies of one value (shared).
 function m = per_rank (m, nl)
   if (numel (m) == 1 && nl > 1)
     m = repmat (m, nl, 1);
   endif
-endfunction
-
-## Why the step must be skipped ("" when it need not): a local gradient with NaN or Inf, or
-## whose fp64 sum of squares overflows.  Under MPI / NCCL every rank learns whether any rank
-## found one (one all-reduce of a flag), so all of them skip together.
-function why = bad_gradients (rank_grads, comm, nl)
-  why = "";
-  p = 0;
-  [nr, np] = size (rank_grads);
-  for k = 1:numel (rank_grads)          # parameter by parameter, rank by rank
-    try
-      s = opt_sumsq (rank_grads{k});
-    catch err                           # a stale device array: zero_muon_step: RANK_GRADS{l,p}
-      [l, q] = ind2sub ([nr np], k);
-      gpu_stale (err, "zero_muon_step", sprintf ("RANK_GRADS{%d,%d}", l, q));
-    end_try_catch
-    if (! isfinite (s))
-      [l, p] = ind2sub ([nr np], k);
-      r = l - 1;
-      if (isstruct (comm))
-        r = comm.rank + l - 1;
-      endif
-      why = sprintf ("non-finite or overflowing gradient (rank %d, parameter %d)", r, p);
-      break;
-    endif
-  endfor
-  why = comm_first_reason (comm, why, p);   # every process: the one sim's scan finds first
 endfunction
 
 %!demo
