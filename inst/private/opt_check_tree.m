@@ -57,10 +57,16 @@ function opt_check_tree (fname, argname, s, names, shapes, finite)
                strjoin (arrayfun (@num2str, shapes{k}, "UniformOutput", false), " x "));
       endif
     endif
-    if (finite && ! (dev && nthargout (2, @opt_sumsq, x))
-        && (dev || ! all (isfinite (x(:)))))
-      error ("muonlab:nonFinite", "%s: %s.%s must not contain NaN or Inf.", fname,
-             argname, f{i});
+    if (finite)
+      if (dev)
+        [~, ok] = opt_sumsq (x);        # (not through nthargout: it drops an error's id)
+      else
+        ok = all (isfinite (x(:)));
+      endif
+      if (! ok)
+        error ("muonlab:nonFinite", "%s: %s.%s must not contain NaN or Inf.", fname,
+               argname, f{i});
+      endif
     endif
   endfor
 endfunction

@@ -159,6 +159,9 @@ Gd = muon_gpu (randn (64, 32, 5));
 Gb = muon_gpu (randn (64, 32, 5), "Class", "bf16");
 G2 = muon_gpu (randn (48, 96));
 Gh = randn (64, 32, 3);
+Pz = struct ("W", randn (16, 24), "b", randn (8, 1));
+oz = muon_optimizer (Pz, "Device", "cuda", "Resident", true);
+Pzd = structfun (@(x) muon_gpu (x, "Class", "double"), Pz, "UniformOutput", false);
 ops = {
   "ns device stack",          @() muon_ns (Gd);
   "ns device bf16 stack",     @() muon_ns (Gb);
@@ -168,6 +171,7 @@ ops = {
   "update device",            @() muon_update (G2, []);
   "upload bf16",              @() muon_gpu (randn (50, 40), "Class", "bf16");
   "gather bf16",              @() gather (Gb);
+  "optimizer step device",    @() muon_step (oz, Pzd, Pzd);
 };
 for i = 1:rows (ops)
   base = muon_gpu ("info").cuda_in_use;
@@ -194,7 +198,7 @@ for i = 1:rows (ops)
   [passed, failed] = tally (passed, failed, ok, sprintf ("sweep %s (%d calls)", ops{i,1}, k - 1), ...
                             strjoin (bad(1:min (end, 5)), "; "));
 endfor
-clear ops Gd Gb G2 Gh
+clear ops Gd Gb G2 Gh oz Pzd
 info = muon_gpu ("info");
 [passed, failed] = tally (passed, failed, info.cuda_in_use == 0 && info.arrays == 0, ...
                           "nothing held after the sweep", sprintf ("%d bytes", info.cuda_in_use));
