@@ -61,7 +61,11 @@
 ## holds the same momentum; a training loop saved in the middle of a window (micro-batches
 ## accumulated, not yet stepped) resumes only on the world, layout and design it was saved
 ## with, each rank's accumulated gradient being its own data's.  The state must be valid for @var{L} (its layout, one buffer
-## per local rank of the map's length, finite), else a @code{muonlab:badState} error.
+## per local rank of the map's length, finite: a momentum that @code{zero_train_step}'s
+## @qcode{"PoisonMomentum"} made non-finite is refused), and a @code{zero_train_step}
+## state's training part must be one that @code{zero_load_state} accepts (its options,
+## loss scaler and reference momenta, checked as there), else a @code{muonlab:badState}
+## error and no file is written.
 ##
 ## @example
 ## L = zero_layout (@{[8 8], [6 8], [8 4]@}, 4);

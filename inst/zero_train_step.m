@@ -123,9 +123,9 @@
 ## step's).  @var{state} holds the design's momentum (@code{state.zero}, a
 ## @code{zero_muon_step} state), the accumulation, the loss scaler (@code{state.scaler})
 ## and the counters @code{step} and @code{skipped}; @code{zero_save_state} saves all of it
-## and @code{zero_load_state} brings it back, resharded between two windows (a state whose
-## momentum @qcode{"PoisonMomentum"} made non-finite is refused: a
-## @code{muonlab:badState} error).
+## and @code{zero_load_state} brings it back, resharded between two windows
+## (@code{zero_save_state} refuses a state whose momentum @qcode{"PoisonMomentum"} made
+## non-finite: a @code{muonlab:badState} error, and no file is written).
 ##
 ## @example
 ## L = zero_layout (@{[16 16], [16 8]@}, 4, "Stage", 3);

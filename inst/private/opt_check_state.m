@@ -24,6 +24,14 @@
 ## A momentum or moment may be a device array (@code{muon_gpuarray}, a state kept on a
 ## device): of the parameter's size and storage class, its values unread.
 ##
+## @var{mode} @qcode{"train"} (@code{zero_save_state}, @code{zero_load_state}: the
+## training part of a @code{zero_train_step} checkpoint) checks a struct with the fields
+## @code{scaler} (the loss scaler, as @code{OPT.scaler}), @code{ref} (the one-process
+## reference momenta, each [] or a @code{muon_update} state of the double matrix
+## @code{shapes(p,:)}, as @code{OPT.muon.(name)}), @code{shapes}, @code{form} (the
+## momentum form @code{ref} must have) and @code{poison}; its messages name
+## @code{STATE.scaler} and @code{STATE.ref@{p@}}.
+##
 ## @var{mode} @qcode{"full"} (@code{muon_save_state}, @code{muon_load_state}) checks
 ## everything: the set of fields, names / shapes / classes, routing, the
 ## @code{muon_update} options of each Muon parameter (names from @code{run_update}'s
@@ -36,6 +44,10 @@ function msg = opt_check_state (opt, mode)
   full = strcmp (mode, "full");
   msg = "";
   try
+    if (strcmp (mode, "train"))
+      check_train (opt);
+      return;
+    endif
     if (! (isstruct (opt) && isscalar (opt)))
       fail_ ("OPT must be a scalar struct");
     endif
@@ -89,35 +101,53 @@ function check_settings (opt)
     fail_ ("OPT.per_micro_ns cannot be combined with clip_policy 'before_ns'");
   endif
 
-  ## the loss scaler
-  s = opt.scaler;
-  field_set (s, "OPT.scaler", {"enabled", "scale", "growth_interval", "backoff", "growth", ...
-                               "min_scale", "good_steps", "overflows"});
-  each_ (s, "OPT.scaler", {"enabled"}, @logical_scalar, "true or false");
-  if (! (real_scalar (s.min_scale) && isfinite (s.min_scale) && s.min_scale > 0))
-    fail_ ("OPT.scaler.min_scale must be a positive finite scalar");
-  endif
-  if (! (real_scalar (s.scale) && isfinite (s.scale) && s.scale >= s.min_scale
-         && (s.enabled || s.scale == 1)))
-    fail_ ("OPT.scaler.scale must be finite, at least min_scale, and 1 without a scaler");
-  endif
-  gi = s.growth_interval;
-  if (! (real_scalar (gi) && gi >= 1 && (isinf (gi) || gi == fix (gi))))
-    fail_ ("OPT.scaler.growth_interval must be a positive integer or Inf");
-  endif
-  if (! (real_scalar (s.backoff) && s.backoff > 0 && s.backoff <= 1))
-    fail_ ("OPT.scaler.backoff must be in (0, 1]");
-  endif
-  if (! (real_scalar (s.growth) && isfinite (s.growth) && s.growth >= 1))
-    fail_ ("OPT.scaler.growth must be a finite scalar of at least 1");
-  endif
-  each_ (s, "OPT.scaler", {"good_steps", "overflows"}, @count_, "a non-negative integer");
+  check_scaler (opt.scaler, "OPT.scaler");
 
   ## counters
   if (! (count_ (opt.micro) && opt.micro < k))
     fail_ ("OPT.micro must be an integer in [0, accum_steps)");
   endif
   each_ (opt, "OPT", {"step", "skipped", "ns_calls"}, @count_, "a non-negative integer");
+endfunction
+
+## the loss scaler S (opt_loss_scaler's struct, as opt_scaler_update advances it) at WHERE
+function check_scaler (s, where)
+  field_set (s, where, {"enabled", "scale", "growth_interval", "backoff", "growth", ...
+                        "min_scale", "good_steps", "overflows"});
+  each_ (s, where, {"enabled"}, @logical_scalar, "true or false");
+  if (! (real_scalar (s.min_scale) && isfinite (s.min_scale) && s.min_scale > 0))
+    fail_ ("%s.min_scale must be a positive finite scalar", where);
+  endif
+  if (! (real_scalar (s.scale) && isfinite (s.scale) && s.scale >= s.min_scale
+         && (s.enabled || s.scale == 1)))
+    fail_ ("%s.scale must be finite, at least min_scale, and 1 without a scaler", where);
+  endif
+  gi = s.growth_interval;
+  if (! (real_scalar (gi) && gi >= 1 && (isinf (gi) || gi == fix (gi))))
+    fail_ ("%s.growth_interval must be a positive integer or Inf", where);
+  endif
+  if (! (real_scalar (s.backoff) && s.backoff > 0 && s.backoff <= 1))
+    fail_ ("%s.backoff must be in (0, 1]", where);
+  endif
+  if (! (real_scalar (s.growth) && isfinite (s.growth) && s.growth >= 1))
+    fail_ ("%s.growth must be a finite scalar of at least 1", where);
+  endif
+  each_ (s, where, {"good_steps", "overflows"}, @count_, "a non-negative integer");
+endfunction
+
+## mode "train": the training part T of a zero_train_step checkpoint (zero_train_ckpt): its
+## loss scaler T.scaler, and its one-process reference momenta T.ref (1 x P cell, each []
+## or a muon_update state of the double matrix T.shapes(p,:) in the form T.form, finite
+## unless T.poison); messages name STATE.<field>
+function check_train (t)
+  check_scaler (t.scaler, "STATE.scaler");
+  if (! (iscell (t.ref) && numel (t.ref) == rows (t.shapes)))
+    fail_ ("STATE.ref must hold one reference momentum per matrix");
+  endif
+  for p = 1:numel (t.ref)
+    check_muon (t.ref{p}, sprintf ("STATE.ref{%d}", p), t.shapes(p,:), "double", t.poison,
+                t.form);
+  endfor
 endfunction
 
 ## the fields of an optimizer state (muon_optimizer's)

@@ -70,9 +70,10 @@ function [zs, T] = split (fname, state, L, W, shapes, nl)
   T = rmfield (state, {"type", "zero"});
   T.started = ! isempty (state.zero);
   for l = 1:nl
-    if (! isempty (check_part (fname, rank_part (T, l), shapes)))
-      error ("muonlab:badState", "%s: STATE must be a state returned by zero_train_step.",
-             fname);
+    msg = check_part (fname, rank_part (T, l), shapes, k.form);
+    if (! isempty (msg))
+      error ("muonlab:badState", "%s: STATE is not a valid state of zero_train_step: %s.",
+             fname, msg);
     endif
   endfor
 endfunction
@@ -107,7 +108,7 @@ function state = join (fname, prefix, S, zs, L, ranks, same)
                fname, zero_shard_file (prefix, r), f{1});
       endif
     endfor
-    msg = check_part (fname, t, S{1}.shapes);
+    msg = check_part (fname, t, S{1}.shapes, zs.key.form);
     if (! isempty (msg))
       bad (r, msg);
     endif
@@ -144,8 +145,11 @@ function state = join (fname, prefix, S, zs, L, ranks, same)
   endif
 endfunction
 
-## what is wrong with one rank's part t (rank_part's struct) for the matrices shapes, or ""
-function msg = check_part (fname, t, shapes)
+## what is wrong with one rank's part t (rank_part's struct) for the matrices shapes and
+## the momentum form form, or "": its counters and buffers, its training options (as
+## zero_train_step's option table checks them), its loss scaler and reference momenta (as
+## opt_check_state checks an optimizer's)
+function msg = check_part (fname, t, shapes, form)
   msg = "";
   P = rows (shapes);
   count = @(x) isa (x, "double") && isscalar (x) && isreal (x) && x >= 0 && x == fix (x);
@@ -177,6 +181,47 @@ function msg = check_part (fname, t, shapes)
            && isa (sc.scale, "double") && isscalar (sc.scale) && sc.scale > 0
            && isfinite (sc.scale) && count (sc.good_steps) && count (sc.overflows)))
       msg = "its loss scaler is not one of zero_train_step";
+      return;
     endif
+    msg = opt_check_state (struct ("scaler", sc, "ref", {t.ref}, "shapes", shapes,
+                                   "form", form, "poison", isequal (o.poison, true)),
+                           "train");
+    if (isempty (msg))
+      msg = check_options (fname, o, sc);
+    endif
+  endif
+endfunction
+
+## what is wrong with the training options o (the key's, with the loss scaler's settings
+## of the running scaler sc), or "": each as zero_train_step's option table checks it
+function msg = check_options (fname, o, sc)
+  msg = "";
+  names = {"accum_steps", "per_micro_ns", "poison", "clip_policy", "clip_norm", ...
+           "clip_flag", "reference", "scaler"};
+  if (! isempty (setxor (fieldnames (o), names)))
+    msg = "its training options are not those of zero_train_step";
+    return;
+  endif
+  args = {"AccumulationSteps", o.accum_steps, "PerMicroBatchNS", o.per_micro_ns, ...
+          "PoisonMomentum", o.poison, "ClipPolicy", o.clip_policy, "ClipNorm", o.clip_norm, ...
+          "ClipSkipFlag", o.clip_flag};
+  try
+    v = parse_options (fname, "zero_train_step", args);
+  catch err
+    msg = sprintf ("its training options are invalid (%s)", regexprep (err.message, '\.$', ""));
+    return;
+  end_try_catch
+  for i = 1:2:numel (args)
+    f = names{(i + 1) / 2};
+    if (! isequal (v.(f), o.(f)))      # parsed (canonical) as zero_train_step stores it
+      msg = sprintf ("its training option %s is invalid", args{i});
+      return;
+    endif
+  endfor
+  if (! (islogical (o.reference) && isscalar (o.reference)))
+    msg = "its training option reference must be true or false";
+  elseif (! (isstruct (o.scaler) && isscalar (o.scaler)
+             && isequal (o.scaler, rmfield (sc, {"scale", "good_steps", "overflows"}))))
+    msg = "its loss scaler's settings differ from those of its training options";
   endif
 endfunction

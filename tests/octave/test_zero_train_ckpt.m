@@ -184,22 +184,102 @@ endfunction
 %! [~, T] = zero_train_step (L, {ones(4), ones(2, 4); ones(4), ones(2, 4)}, [],
 %!                           "Variant", "zero12_allreduce");
 %! zero_save_state (tempname (), zero_layout ({[4 4], [2 4]}, 4), T);
-%!error <zero_save_state: STATE must be a state returned by zero_train_step.>
+%!error <zero_save_state: STATE is not a valid state of zero_train_step: its counters or options are no valid values.>
 %! L = zero_layout ({[4 4], [2 4]}, 2);
 %! [~, T] = zero_train_step (L, {ones(4), ones(2, 4); ones(4), ones(2, 4)}, [],
 %!                           "Variant", "zero12_allreduce", "AccumulationSteps", 2);
 %! T.micro = 2;                                   # past the window
 %! zero_save_state (tempname (), L, T);
-%!error <zero_save_state: STATE must be a state returned by zero_train_step.>
+%!error <zero_save_state: STATE is not a valid state of zero_train_step: its loss scaler is not one of zero_train_step.>
 %! L = zero_layout ({[4 4], [2 4]}, 2);
 %! [~, T] = zero_train_step (L, {ones(4), ones(2, 4); ones(4), ones(2, 4)}, [],
 %!                           "Variant", "zero12_allreduce", "LossScaler", "dynamic");
 %! T.scaler.scale = NaN;
 %! zero_save_state (tempname (), L, T);
 %!error <zero_save_state: STATE.zero.momentum\{1\} must not contain NaN or Inf.>
-%! ## a momentum poisoned by PoisonMomentum (#8432) is refused, as zero_train_step's help says
+%! ## a momentum poisoned by PoisonMomentum (#8432): the save refuses it, as the helps of
+%! ## zero_train_step and zero_save_state say
 %! L = zero_layout ({[4 4], [2 4]}, 2);
 %! [R, T] = zero_train_step (L, {[Inf, ones(1, 3); ones(3, 4)], ones(2, 4); ones(4), ones(2, 4)},
 %!                           [], "PoisonMomentum", true);
 %! assert (R.skipped && ! all (isfinite (T.zero.momentum{1})));
 %! zero_save_state (tempname (), L, T);
+
+## the container of muon_save_state's help, written independently of inst/
+%!function write_shard (file, payload)
+%!  g = [tempname() ".mat"];
+%!  save ("-v6", g, "payload");
+%!  body = file_bytes (g);
+%!  unlink (g);
+%!  kind = "zero_shard";
+%!  b = [uint8("MUONCKPT"), typecast(uint32 (2), "uint8"), zeros(1, 4, "uint8"), ...
+%!       typecast(uint64 (numel (body)), "uint8"), uint8(kind), ...
+%!       zeros(1, 40 - numel (kind), "uint8"), body];
+%!  h = hash ("sha256", char (b));
+%!  put_bytes (file, [b, uint8(hex2dec (reshape (h, 2, []).')).']);
+
+%!function S = read_payload (file)
+%!  b = file_bytes (file);
+%!  g = [tempname() ".mat"];
+%!  put_bytes (g, b(65:end-32));
+%!  S = load (g).payload;
+%!  unlink (g);
+
+%!test
+%! ## the training part's options, loss scaler and reference momenta are checked on load
+%! ## (files resealed with a valid checksum) and on save: each a muonlab:badState error
+%! ## naming what is wrong, never a silent NaN or a changed trajectory at the next step
+%! L = zero_layout ({[8 8], [6 8]}, 2);
+%! g = {ones(8), ones(6, 8); ones(8), ones(6, 8)};
+%! T = [];
+%! for t = 1:2
+%!   [~, T] = zero_train_step (L, cellfun (@(x) x * t, g, "UniformOutput", false), T);
+%! endfor
+%! c = {};
+%! t = T; t.ref{1}.momentum(1) = NaN;      c(end+1,:) = {t, "STATE.ref{1}.momentum must not contain NaN or Inf"};
+%! t = T; t.ref{2}.momentum = single (t.ref{2}.momentum);  c(end+1,:) = {t, "STATE.ref{2}.momentum must be double"};
+%! t = T; t.ref{2}.momentum = ones (6, 7); c(end+1,:) = {t, "STATE.ref{2}.momentum must be of size 6 x 8"};
+%! t = T; t.ref{1}.form = "sgd";           c(end+1,:) = {t, "STATE.ref{1}.form is 'sgd'"};
+%! t = T; t.key.clip_norm = -1;            c(end+1,:) = {t, "CLIPNORM must be a positive finite scalar"};
+%! t = T; t.key.clip_policy = "bogus";     c(end+1,:) = {t, "CLIPPOLICY must be"};
+%! t = T; t.scaler.growth = 0.5; t.key.scaler.growth = 0.5;  c(end+1,:) = {t, "STATE.scaler.growth must be a finite scalar of at least 1"};
+%! t = T; t.scaler.backoff = 2; t.key.scaler.backoff = 2;    c(end+1,:) = {t, "STATE.scaler.backoff must be in (0, 1]"};
+%! t = T; t.scaler.min_scale = 0; t.key.scaler.min_scale = 0; c(end+1,:) = {t, "STATE.scaler.min_scale must be a positive finite scalar"};
+%! t = T; t.scaler.growth = 4;             c(end+1,:) = {t, "its loss scaler's settings differ"};
+%! pre = tempname ();
+%! f = zero_save_state (pre, L, T);
+%! unwind_protect
+%!   assert (isequal (zero_load_state (pre, L), T));
+%!   S0 = cellfun (@read_payload, f, "UniformOutput", false);
+%!   for i = 1:rows (c)
+%!     t = c{i,1};
+%!     ## the save refuses it
+%!     try
+%!       zero_save_state (tempname (), L, t);
+%!       error ("test:noError", "save: no error for '%s'", c{i,2});
+%!     catch err
+%!       assert (err.identifier, "muonlab:badState");
+%!       assert (! isempty (strfind (err.message, c{i,2})), err.message);
+%!     end_try_catch
+%!     ## the load refuses the same change in the files
+%!     for r = 1:2
+%!       S = S0{r};
+%!       S.train.ref = t.ref;
+%!       S.train.scaler = t.scaler;
+%!       for fn = fieldnames (S.train.options).'
+%!         S.train.options.(fn{1}) = t.key.(fn{1});
+%!       endfor
+%!       write_shard (f{r}, S);
+%!     endfor
+%!     try
+%!       zero_load_state (pre, L);
+%!       error ("test:noError", "load: no error for '%s'", c{i,2});
+%!     catch err
+%!       assert (err.identifier, "muonlab:badState");
+%!       assert (! isempty (strfind (err.message, c{i,2})), err.message);
+%!       assert (! isempty (strfind (err.message, f{1})), err.message);
+%!     end_try_catch
+%!   endfor
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
