@@ -24,8 +24,10 @@
 ## which makes them so on purpose), the AdamW moments or any setting, AdamW second
 ## moments @code{v >= 0}, counters non-negative integers (@code{micro} below the
 ## accumulation steps), routing consistent with the shapes, the @code{muon_update}
-## options of each Muon parameter valid (parsed as @code{muon_update} parses them) and
-## each momentum's form that of its options;
+## options of each Muon parameter valid (parsed as @code{muon_update} parses them),
+## each momentum's form that of its options, and each Muon-family state of its options'
+## algorithm, its buffer (NorMuon's or AdaMuon's V, Dion's Q, NAMO's v) of the size and
+## class that @code{muon_update} requires (see its help);
 ## @item @var{params}, the struct of parameters the state is for: it must have the saved
 ## parameter names and sizes.
 ## @end enumerate

@@ -16,7 +16,9 @@
 ## @code{OPT.poison}, of the parameter's class; step a non-negative integer; form
 ## @qcode{"ema"} or @qcode{"sgd"};
 ## a Muon-family buffer real, finite unless @code{OPT.poison}, and not negative where it
-## is a second moment: NorMuon's and AdaMuon's V, NAMO's v);
+## is a second moment: NorMuon's and AdaMuon's V, NAMO's v; in full mode also of the
+## parameter's algorithm, size and class, as @code{family_state} defines them and
+## @code{muon_update} checks them at each step);
 ## @code{OPT.adam.(name)} has finite @code{m} and @code{v} of the parameter's size and
 ## class with
 ## @code{v >= 0} and an integer step; @code{OPT.accum.(name)} is [] or an array of the
@@ -288,10 +290,12 @@ function check_params (opt, full)
       endif
       if (! ok || full)
         form = false;
+        uopts = [];
         if (full)
           form = momentum_form (opt.update_args.(n));
+          uopts = update_opts (opt.update_args.(n), cls);
         endif
-        check_muon (st, sprintf ("OPT.muon.%s", n), sz, cls, poison, form);
+        check_muon (st, sprintf ("OPT.muon.%s", n), sz, cls, poison, form, uopts);
       endif
     else
       ok = (isstruct (st) && isscalar (st) && numfields (st) == 3
@@ -337,8 +341,13 @@ function check_adam (st, where, sz, cls)
   endif
 endfunction
 
-## [] (no step yet) or a muon_update state; FORM: the MomentumForm it must have, or false
-function check_muon (st, where, sz, cls, poison, form)
+## [] (no step yet) or a muon_update state; FORM: the MomentumForm it must have, or false;
+## UOPTS: the parameter's parsed muon_update options, whose family buffer (family_state)
+## the state must hold, or [] (not checked here: muon_update checks it at the step)
+function check_muon (st, where, sz, cls, poison, form, uopts)
+  if (nargin < 7)
+    uopts = [];
+  endif
   if (isa (st, "double") && ndims (st) == 2 && ! any (size (st)))
     return;                                   # [] : no step yet
   endif
@@ -374,6 +383,18 @@ function check_muon (st, where, sz, cls, poison, form)
     fail_ ("%s.form is '%s' but the parameter's MOMENTUMFORM is '%s'", where, st.form,
            form);
   endif
+  if (isstruct (uopts))
+    msg = family_state (where, st, uopts, sz(1), prod (sz(2:end)), cls);
+    if (! isempty (msg))
+      fail_ ("%s", msg);
+    endif
+  endif
+endfunction
+
+## the parsed muon_update options of an argument list (its presets expanded)
+function o = update_opts (args, cls)
+  args = family_presets ("expand", "opt_check_state", args);
+  o = parse_options ("opt_check_state", "muon_update", args, "precision", cls);
 endfunction
 
 ## a scalar struct whose fields are exactly NAMES (any order)

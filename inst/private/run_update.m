@@ -79,24 +79,14 @@ function [U, state] = run_update (fname, G, state, args)
            fname, opts.algorithm);
   endif
   fam = [];
-  if (isstruct (state) && isfield (state, "family"))
-    fam = state.family;
-    if (! (isstruct (fam) && isscalar (fam) && all (isfield (fam, {"algorithm", "buffer"}))
-           && ischar (fam.algorithm) && isfloat (fam.buffer) && isreal (fam.buffer)
-           && ! issparse (fam.buffer)
-           && (strcmp (fam.algorithm, opts.algorithm)
-               || (! family && strcmp (fam.algorithm, "muon")))))
-      error ("muonlab:badState", "%s: STATE.family must hold the state of ALGORITHM '%s'.",
-             fname, opts.algorithm);
+  if (isstruct (state))                 # family_state: what a family buffer must be
+    msg = family_state ("STATE", state, opts, rows (G2), columns (G2), class (M));
+    if (! isempty (msg))
+      error ("muonlab:badState", "%s: %s.", fname, msg);
     endif
-    if (any (strcmp (fam.algorithm, {"normuon", "adamuon", "namo"})) && any (fam.buffer(:) < 0))
-      error ("muonlab:badState",
-             "%s: STATE.family.buffer must not be negative (the second moment of %s).",
-             fname, upper (fam.algorithm));
+    if (isfield (state, "family"))
+      fam = state.family;
     endif
-  elseif (family && ! strcmp (opts.algorithm, "muon") && step > 0)
-    error ("muonlab:badState", "%s: STATE.family must hold the state of ALGORITHM '%s'.",
-           fname, opts.algorithm);
   endif
   if (conv && strcmp (opts.conv_scale, "last_two"))   # the scale reads kh x kw
     opts.scale_rows = sz(3);

@@ -197,6 +197,58 @@ endfunction
 %! printf ("      %d out-of-domain states with valid checksums: all errors\n", rows (c));
 
 %!test
+%! ## the Muon family's buffer (NorMuon's V, AdaMuon's V, Dion's Q, NAMO's v, Dion2's empty
+%! ## one): of the parameter's algorithm, size and class (NAMO's v in double), there; the
+%! ## sizes from the closed forms of muon_update's help for a 6 x 8 W
+%! Q = struct ("W", reshape (sin (1:48), 6, 8));
+%! GQ = struct ("W", reshape (cos (1:48), 6, 8));
+%! c = {};
+%! sizes = {"normuon", [6 1], "single"; "adamuon", [6 8], "single"; "dion", [6 6], "single";
+%!          "namo", [1 1], "single"; "dion2", [0 0], ""};
+%! for k = 1:rows (sizes)
+%!   a = sizes{k,1};
+%!   o = muon_optimizer (Q, "Algorithm", a);
+%!   [~, o] = muon_step (o, Q, GQ);
+%!   assert (size (o.muon.W.family.buffer), sizes{k,2});
+%!   write_ckpt (g, "muon_optimizer", o);
+%!   assert (outcome (g, Q, o), "exact");
+%!   b = o; b.muon.W.family.buffer = ones (sizes{k,2} + 1);  c(end+1,:) = {b, "OPT.muon.W.family.buffer must be "};
+%!   b = o; b.muon.W = rmfield (b.muon.W, "family");             c(end+1,:) = {b, sprintf("OPT.muon.W.family must hold the state of ALGORITHM '%s'", a)};
+%!   b = o; b.muon.W.family.algorithm = "muon";                  c(end+1,:) = {b, sprintf("OPT.muon.W.family must hold the state of ALGORITHM '%s'", a)};
+%!   if (! isempty (sizes{k,3}))                 # the other class
+%!     b = o; b.muon.W.family.buffer = cast (b.muon.W.family.buffer, sizes{k,3});
+%!     c(end+1,:) = {b, sprintf("OPT.muon.W.family.buffer must be double, as %s's buffer is", upper (a))};
+%!   endif
+%!   for i = 1:rows (c)
+%!     check_bad (g, Q, c{i,:});
+%!     ## muon_step refuses the same state (the one definition, family_state)
+%!     try
+%!       muon_step (c{i,1}, Q, GQ);
+%!       error ("test:noError", "muon_step: no error for '%s'", c{i,2});
+%!     catch err
+%!       assert (err.identifier, "muonlab:badState");
+%!       assert (! isempty (strfind (err.message, strrep (c{i,2}, "OPT.muon.W", "STATE"))),
+%!               err.message);
+%!     end_try_catch
+%!   endfor
+%!   c = {};
+%! endfor
+%! ## a single-precision parameter keeps NAMO's v in double and the rest in single
+%! S1 = struct ("W", single (Q.W));
+%! o = muon_optimizer (S1, "Algorithm", "namo");
+%! [~, o] = muon_step (o, S1, struct ("W", single (GQ.W)));
+%! write_ckpt (g, "muon_optimizer", o);
+%! assert (outcome (g, S1, o), "exact");
+%! b = o; b.muon.W.family.buffer = single (b.muon.W.family.buffer);
+%! check_bad (g, S1, b, "OPT.muon.W.family.buffer must be double, as NAMO's buffer is");
+%! o = muon_optimizer (S1, "Algorithm", "normuon");
+%! [~, o] = muon_step (o, S1, struct ("W", single (GQ.W)));
+%! write_ckpt (g, "muon_optimizer", o);
+%! assert (outcome (g, S1, o), "exact");
+%! b = o; b.muon.W.family.buffer = double (b.muon.W.family.buffer);
+%! check_bad (g, S1, b, "OPT.muon.W.family.buffer must be single, as NORMUON's buffer is");
+
+%!test
 %! ## wrong kind, or a payload under another variable name, in a valid container
 %! write_ckpt (g, "zero_shard", opt);
 %! fail ("muon_load_state (g, P)", "holds a 'zero_shard' checkpoint, not a 'muon_optimizer' one");
