@@ -157,8 +157,8 @@
 ## with Beta in the error feedback).  Dion's products and QR run in Octave in a fixed
 ## order, not in its threaded BLAS, so its bits do not depend on the thread count (several
 ## times slower than BLAS on large matrices).  The state then has a fourth field, @code{family}:
-## @code{algorithm} and @code{buffer} (V, v or Q in the momentum's class, NAMO's v in
-## fp64; [] for the others; V is m x 1, 1 x n or m x n by NormAxis, Q min (m, n) x
+## @code{algorithm} and @code{buffer} (V, v or Q in the momentum's class or G's, NAMO's v
+## in fp64; [] for the others; V is m x 1, 1 x n or m x n by NormAxis, Q min (m, n) x
 ## Rank); a state of another algorithm, one without @code{family} past its first step, a
 ## buffer of another size or class, or a negative V or v, is a @code{muonlab:badState}
 ## error (@code{muon_save_state} and @code{muon_load_state} check the same).

@@ -19,7 +19,9 @@
 ## (@qcode{"col"}) or m x n (@qcode{"element"}), @qcode{"shorter"} the row axis when
 ## m >= n; Dion's Q: min (m, n) x min (Rank, min (m, n)); NAMO's v: a scalar in double
 ## (fp64, whatever the momentum's class); empty for Muon, Scion and Dion2;
-## @item every non-empty buffer but NAMO's in the momentum's class @var{cls}.
+## @item every non-empty buffer but NAMO's in the momentum's class @var{cls} (a class
+## name, or a cell of the classes allowed: @code{muon_update} also takes G's, as a
+## momentum kept in another class than G's computes in G's).
 ## @end itemize
 ## @end deftypefn
 
@@ -48,7 +50,7 @@ function msg = family_state (where, st, opts, m, n, cls)
                    upper (f.algorithm));
     return;
   endif
-  bcls = cls;
+  bcls = cellstr (cls);
   switch (f.algorithm)
     case {"normuon", "adamuon"}
       axis = opts.norm_axis;
@@ -77,7 +79,7 @@ function msg = family_state (where, st, opts, m, n, cls)
       what = sprintf ("the %d x %d Q of DION", sz);
     case "namo"
       sz = [1 1];
-      bcls = "double";
+      bcls = {"double"};
       what = "the scalar v of NAMO";
     otherwise
       sz = [0 0];
@@ -85,8 +87,8 @@ function msg = family_state (where, st, opts, m, n, cls)
   endswitch
   if (! isequal (size (B), sz))
     msg = sprintf ("%s.family.buffer must be %s", where, what);
-  elseif (! isempty (B) && ! strcmp (class (B), bcls))
-    msg = sprintf ("%s.family.buffer must be %s, as %s's buffer is", where, bcls,
-                   upper (f.algorithm));
+  elseif (! isempty (B) && ! any (strcmp (class (B), bcls)))
+    msg = sprintf ("%s.family.buffer must be %s, as %s's buffer is", where,
+                   strjoin (bcls, " or "), upper (f.algorithm));
   endif
 endfunction

@@ -80,7 +80,8 @@ function [U, state] = run_update (fname, G, state, args)
   endif
   fam = [];
   if (isstruct (state))                 # family_state: what a family buffer must be
-    msg = family_state ("STATE", state, opts, rows (G2), columns (G2), class (M));
+    msg = family_state ("STATE", state, opts, rows (G2), columns (G2),
+                        unique ({class(M), class(G2)}, "stable"));
     if (! isempty (msg))
       error ("muonlab:badState", "%s: %s.", fname, msg);
     endif
