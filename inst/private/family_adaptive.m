@@ -24,13 +24,7 @@ function [O2, V] = family_adaptive (X, V, opts)
     X = sign (X);
   endif
   O = family_ns (X, opts);
-  axis = opts.norm_axis;
-  if (isempty (axis))
-    axis = merge (normuon, "row", "element");
-  endif
-  if (strcmp (axis, "shorter"))
-    axis = merge (m >= n, "row", "col");
-  endif
+  axis = family_axis (opts, opts.algorithm, m, n);
   switch (axis)
     case "row"
       q = mean (O .^ 2, 2);

@@ -53,13 +53,7 @@ function msg = family_state (where, st, opts, m, n, cls)
   bcls = cellstr (cls);
   switch (f.algorithm)
     case {"normuon", "adamuon"}
-      axis = opts.norm_axis;
-      if (isempty (axis))
-        axis = merge (strcmp (f.algorithm, "normuon"), "row", "element");
-      endif
-      if (strcmp (axis, "shorter"))
-        axis = merge (m >= n, "row", "col");
-      endif
+      axis = family_axis (opts, f.algorithm, m, n);
       switch (axis)
         case "row"
           sz = [m 1];

@@ -23,28 +23,6 @@ function test_checkpoint ()
   help test_checkpoint
 endfunction
 
-%!function write_ckpt (file, kind, payload, varname)
-%!  ## the layout documented in muon_save_state, written independently of inst/
-%!  if (nargin < 4)
-%!    varname = "payload";
-%!  endif
-%!  g = [tempname() ".mat"];
-%!  if (isa (payload, "muon_state"))
-%!    payload = struct (payload);      # a file holds the plain struct
-%!  endif
-%!  S = struct (varname, {payload});
-%!  save ("-v6", g, "-struct", "S");
-%!  fid = fopen (g, "r");
-%!  body = fread (fid, Inf, "uint8=>uint8").';
-%!  fclose (fid);
-%!  unlink (g);
-%!  b = [uint8("MUONCKPT"), typecast(uint32 (2), "uint8"), zeros(1, 4, "uint8"), ...
-%!       typecast(uint64 (numel (body)), "uint8"), uint8(kind), ...
-%!       zeros(1, 40 - numel (kind), "uint8"), body];
-%!  h = hash ("sha256", char (b));
-%!  b = [b, uint8(hex2dec (reshape (h, 2, []).')).'];
-%!  put_bytes (file, b);
-
 ## outcome of loading FILE: "error" (muonlab:badState), "exact" (isequal to OPT), or
 ## what else happened ("different", or "other error: <id> <message>")
 %!function r = outcome (file, P, opt)

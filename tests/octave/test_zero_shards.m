@@ -49,26 +49,6 @@ endfunction
 %!                             "Reference", ref);
 %!  endfor
 
-## the container of muon_save_state's help, written independently of inst/
-%!function write_shard (file, payload)
-%!  g = [tempname() ".mat"];
-%!  save ("-v6", g, "payload");
-%!  body = file_bytes (g);
-%!  unlink (g);
-%!  kind = "zero_shard";
-%!  b = [uint8("MUONCKPT"), typecast(uint32 (2), "uint8"), zeros(1, 4, "uint8"), ...
-%!       typecast(uint64 (numel (body)), "uint8"), uint8(kind), ...
-%!       zeros(1, 40 - numel (kind), "uint8"), body];
-%!  h = hash ("sha256", char (b));
-%!  put_bytes (file, [b, uint8(hex2dec (reshape (h, 2, []).')).']);
-
-%!function S = read_payload (file)
-%!  b = file_bytes (file);
-%!  g = [tempname() ".mat"];
-%!  put_bytes (g, b(65:end-32));
-%!  S = load (g).payload;
-%!  unlink (g);
-
 %!shared shapes, L4, pre, V
 %! shapes = {[8 6], [5 7], [9 4], [6 6], [3 10]};
 %! L4 = zero_layout (shapes, 4);
@@ -144,7 +124,7 @@ endfunction
 %! f = zero_save_state (pre, L4, s);
 %! unwind_protect
 %!   for r = 1:numel (f)
-%!     write_shard (f{r}, setfield (rmfield (read_payload (f{r}), "train"), "version", 1));
+%!     write_ckpt (f{r}, "zero_shard", setfield (rmfield (read_payload (f{r}), "train"), "version", 1));
 %!   endfor
 %!   assert (isequal (zero_load_state (pre, L4), s));
 %! unwind_protect_cleanup
@@ -166,18 +146,18 @@ endfunction
 %!     @() put_bytes (g, b0(1:40)), "is truncated \\(40 bytes\\)"
 %!     @() unlink (g), "cannot read '.*rank2.ckpt': no such file"
 %!     @() copyfile ([pre ".rank1.ckpt"], g), "is the shard of rank 1, not of rank 2"
-%!     @() write_shard (g, setfield (S0, "step", 1)), "does not belong to the save of rank 0's file \\(its step differs\\)"
-%!     @() write_shard (g, setfield (S0, "world", 8)), "does not belong to the save of rank 0's file \\(its world differs\\)"
-%!     @() write_shard (g, setfield (S0, "momentum", [S0.momentum; 0])), "holds an invalid shard: MOMENTUM has [0-9]+ elements, its map [0-9]+"
-%!     @() write_shard (g, setfield (S0, "momentum", NaN (size (S0.momentum)))), "holds an invalid shard: MOMENTUM holds NaN or Inf"
-%!     @() write_shard (g, setfield (S0, "seg", S0.seg(:, [1 2 3 4 4]))), "holds an invalid shard: SEG points outside"
-%!     @() write_shard (g, setfield (S0, "seg", [S0.seg(:,1), S0.seg(:,2), S0.seg(:,3)+1, S0.seg(:,4), S0.seg(:,5)])), "records a map of its buffer that is not the one of 'zero12_allreduce'"
-%!     @() write_shard (g, setfield (S0, "momentum", S0.momentum + 2^-40)), "holds another momentum of matrix [0-9] than a lower rank"
-%!     @() write_shard (g, rmfield (S0, "form")), "holds an invalid shard: not the fields of a zero_shard payload"
-%!     @() write_shard (g, setfield (S0, "variant", "zero9")), "holds an invalid shard: an unknown order, design or momentum form"
-%!     @() write_shard (g, setfield (S0, "version", 3)), "holds an invalid shard: an unknown format or version"
-%!     @() write_shard (g, setfield (S0, "version", 1)), "holds an invalid shard: an unknown format or version"
-%!     @() write_shard (g, rmfield (S0, "train")), "holds an invalid shard: an unknown format or version"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "step", 1)), "does not belong to the save of rank 0's file \\(its step differs\\)"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "world", 8)), "does not belong to the save of rank 0's file \\(its world differs\\)"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "momentum", [S0.momentum; 0])), "holds an invalid shard: MOMENTUM has [0-9]+ elements, its map [0-9]+"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "momentum", NaN (size (S0.momentum)))), "holds an invalid shard: MOMENTUM holds NaN or Inf"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "seg", S0.seg(:, [1 2 3 4 4]))), "holds an invalid shard: SEG points outside"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "seg", [S0.seg(:,1), S0.seg(:,2), S0.seg(:,3)+1, S0.seg(:,4), S0.seg(:,5)])), "records a map of its buffer that is not the one of 'zero12_allreduce'"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "momentum", S0.momentum + 2^-40)), "holds another momentum of matrix [0-9] than a lower rank"
+%!     @() write_ckpt (g, "zero_shard", rmfield (S0, "form")), "holds an invalid shard: not the fields of a zero_shard payload"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "variant", "zero9")), "holds an invalid shard: an unknown order, design or momentum form"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "version", 3)), "holds an invalid shard: an unknown format or version"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "version", 1)), "holds an invalid shard: an unknown format or version"
+%!     @() write_ckpt (g, "zero_shard", rmfield (S0, "train")), "holds an invalid shard: an unknown format or version"
 %!   };
 %!   for i = 1:rows (expect)
 %!     put_bytes (g, b0);

@@ -205,26 +205,6 @@ endfunction
 %! assert (R.skipped && ! all (isfinite (T.zero.momentum{1})));
 %! zero_save_state (tempname (), L, T);
 
-## the container of muon_save_state's help, written independently of inst/
-%!function write_shard (file, payload)
-%!  g = [tempname() ".mat"];
-%!  save ("-v6", g, "payload");
-%!  body = file_bytes (g);
-%!  unlink (g);
-%!  kind = "zero_shard";
-%!  b = [uint8("MUONCKPT"), typecast(uint32 (2), "uint8"), zeros(1, 4, "uint8"), ...
-%!       typecast(uint64 (numel (body)), "uint8"), uint8(kind), ...
-%!       zeros(1, 40 - numel (kind), "uint8"), body];
-%!  h = hash ("sha256", char (b));
-%!  put_bytes (file, [b, uint8(hex2dec (reshape (h, 2, []).')).']);
-
-%!function S = read_payload (file)
-%!  b = file_bytes (file);
-%!  g = [tempname() ".mat"];
-%!  put_bytes (g, b(65:end-32));
-%!  S = load (g).payload;
-%!  unlink (g);
-
 %!test
 %! ## the training part's options, loss scaler and reference momenta are checked on load
 %! ## (files resealed with a valid checksum) and on save: each a muonlab:badState error
@@ -269,7 +249,7 @@ endfunction
 %!       for fn = fieldnames (S.train.options).'
 %!         S.train.options.(fn{1}) = t.key.(fn{1});
 %!       endfor
-%!       write_shard (f{r}, S);
+%!       write_ckpt (f{r}, "zero_shard", S);
 %!     endfor
 %!     try
 %!       zero_load_state (pre, L);
