@@ -51,9 +51,11 @@
 ## @code{cpu_bytes} (held by those on the CPU stand-in), and @code{cuda_in_use} and
 ## @code{cuda_cached} (bytes held by arrays and kept by the caching pool on the CUDA
 ## device, after giving its free blocks and the work and staging buffers of earlier calls
-## back; 0 before the first CUDA array).  @code{muon_gpu ("reset")} frees every device array
+## back; 0 before the first CUDA call).  @code{muon_gpu ("reset")} frees every device array
 ## of the session (they become stale: @code{muonlab:staleHandle}) and gives the pool's
-## memory, and the work and staging buffers the calls grew, back to the driver.  @code{clear functions} frees them too, but also unloads the
+## memory, and the work and staging buffers the calls grew, back to the driver.  Both reach
+## the buffers of calls on host arrays with @qcode{"Device"}, @qcode{"cuda"} too
+## (@code{muon_ns}, @code{muon_update}), which each function keeps between its calls.  @code{clear functions} frees them too, but also unloads the
 ## device-array class, so the old variables lose their methods until the next
 ## @code{muon_gpu} call (see @code{muon_gpuarray}); Octave 7's @code{clear mex} unloads
 ## nothing, so it frees nothing.

@@ -14,12 +14,14 @@
 
 #include "plugin.h"
 
-void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size_t len)
+// dlopen in `mode` along the search order above.
+static void *dlopen_beside_mode (const char *env_var, const char *name, char *why, size_t len,
+                                 int mode)
 {
   const char *env = getenv (env_var);
   if (env && *env)
   {
-    void *h = dlopen (env, RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen (env, mode);
     if (!h)
       snprintf (why, len, "%s", dlerror ());
     return h;
@@ -33,16 +35,31 @@ void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size
     if (slash)
     {
       snprintf (slash + 1, sizeof path - (size_t) (slash + 1 - path), "%s", name);
-      void *h = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+      void *h = dlopen (path, mode);
       if (h)
         return h;
       snprintf (why, len, "%s", dlerror ());
     }
   }
-  void *h = dlopen (name, RTLD_NOW | RTLD_LOCAL);
+  void *h = dlopen (name, mode);
   if (!h && !*why)
     snprintf (why, len, "%s", dlerror ());
   return h;
+}
+
+void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size_t len)
+{
+  return dlopen_beside_mode (env_var, name, why, len, RTLD_NOW | RTLD_LOCAL);
+}
+
+int muon_plugin_resident (const char *env_var, const char *name)
+{
+  char why[192] = "";
+  void *h = dlopen_beside_mode (env_var, name, why, sizeof why,
+                                RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (h)
+    dlclose (h);                                   // RTLD_NOLOAD counted a reference
+  return h != NULL;
 }
 
 muon_status muon_plugin_open (const char *env_var, const char *name, const char *entry,

@@ -23,6 +23,10 @@ typedef muon_status (*muon_plugin_entry_fn) (int abi, void *api);
 // loader's default path.  NULL with the reason in why (len bytes) when none opens.
 void *muon_dlopen_beside (const char *env_var, const char *name, char *why, size_t len);
 
+// 1 when the object muon_dlopen_beside would open is already loaded in this process (by
+// another MEX file's context, say), else 0; loads nothing.
+int muon_plugin_resident (const char *env_var, const char *name);
+
 // Opens the plug-in `name` as muon_dlopen_beside does and has its entry point `entry` fill
 // api for ABI version abi.  MUON_OK with *handle set (dlclose it when done), or
 // MUON_ERR_NOTBUILT with *handle NULL and the reason in why (len bytes): "<what> is not built

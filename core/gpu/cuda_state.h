@@ -141,6 +141,8 @@ struct ns_state {
   unsigned long long *bad;     // non-finite count of the batch (after small)
   unsigned long long *bad_scaled;  // non-finite count of an update's scaled blocks
   block_list live, cached;     // the caching pool (pool_cuda.cu)
+  ns_state *next_state;        // the plug-in's list of every state of the process (one per
+                               // context: each MEX file's, which trim_entry reaches)
 };
 
 // Grows a device buffer to at least `bytes` (contents are not kept; pool_cuda.cu); a card

@@ -52,10 +52,21 @@ void compute_free (cudaStream_t stream, cublasHandle_t blas, void *blas_work, do
     cudaStreamDestroy (stream);
 }
 
+// Every state made and not freed, whichever context holds it: the library is loaded once
+// per process, so a trim through one MEX file's context reaches the buffers another's host
+// calls grew.  Octave calls one gateway at a time, so the list needs no lock.
+static ns_state *all_states = NULL;
+
 void state_free (ns_state *s)
 {
   if (s == NULL)
     return;
+  for (ns_state **p = &all_states; *p; p = &(*p)->next_state)
+    if (*p == s)
+    {
+      *p = s->next_state;
+      break;
+    }
   cudaSetDevice (s->device);
   cudaDeviceSynchronize ();
   for (int b = 0; b < 2; b++)
@@ -201,6 +212,8 @@ muon_status state_get (errbuf &E, void **state, ns_state **out)
       state_free (s);
       return st;
     }
+    s->next_state = all_states;
+    all_states = s;
     *state = s;
   }
   CUDA_TRY (cudaSetDevice (s->device));
@@ -379,19 +392,23 @@ muon_status last_ms_entry (void *state, double *ms)
   return MUON_OK;
 }
 
-muon_status trim_entry (void *state, size_t *in_use, size_t *cached)
+// Trims every state of the process, not only `state` (see all_states); in_use and cached
+// are their sums.
+muon_status trim_entry (void *, size_t *in_use, size_t *cached)
 {
-  ns_state *s = (ns_state *) state;
-  if (s)
+  size_t u = 0, c = 0;
+  for (ns_state *s = all_states; s; s = s->next_state)
   {
     cudaSetDevice (s->device);
     pool_trim (s);
     buffers_free (s);             // between calls: no work buffer is in use
+    u += list_bytes (&s->live);
+    c += list_bytes (&s->cached);
   }
   if (in_use)
-    *in_use = s ? list_bytes (&s->live) : 0;
+    *in_use = u;
   if (cached)
-    *cached = s ? list_bytes (&s->cached) : 0;
+    *cached = c;
   return MUON_OK;
 }
 

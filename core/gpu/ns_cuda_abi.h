@@ -86,7 +86,8 @@ typedef struct muon_cuda_api {
                             char *msg, size_t len);
   // Waits for the device and gives the time of the last ns or update in ms (CUDA events).
   muon_status (*last_ms) (void *state, double *ms);
-  // Returns the pool's free blocks to the driver; [out] the bytes in use and cached after.
+  // Returns the free pool blocks and grown buffers of every state of the process (each
+  // context's; `state` may be NULL) to the driver; [out] their bytes in use and cached after.
   muon_status (*trim) (void *state, size_t *in_use, size_t *cached);
 } muon_cuda_api;
 

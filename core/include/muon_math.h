@@ -427,9 +427,11 @@ muon_status muon_darray_last_ms (muon_ctx *ctx, muon_device device, double *ms);
 // memory to the device and one back (CUDA events); on the CPU stand-in two memcpy.
 muon_status muon_darray_copy_time (muon_ctx *ctx, muon_device device, size_t bytes,
                                    double *h2d_ms, double *d2h_ms);
-// Returns the free blocks of the device's caching pool to the driver.  [out] in_use, cached:
-// bytes held by arrays and kept in the pool after (either may be NULL; 0 when the CUDA back
-// end was never used by ctx: this never loads it).
+// Returns the free blocks of the device's caching pools, and the work and staging buffers
+// calls grew, to the driver: those of every context of the process (other MEX files' host
+// calls on CUDA too).  [out] in_use, cached: bytes held by arrays and kept in the pools after
+// (either may be NULL; 0 when no context of the process used the CUDA back end: this loads it
+// only where one did).
 muon_status muon_darray_trim (muon_ctx *ctx, muon_device device, size_t *in_use,
                               size_t *cached);
 

@@ -14,6 +14,10 @@
 #include "math_internal.h"
 #include "ns_cuda_abi.h"
 
+// Where the library is found (muon_dlopen_beside's search), for the load and the residency test.
+#define CUDA_LIB_ENV "MUON_CUDA_LIB"
+#define CUDA_LIB_NAME "libmuon_cuda.so"
+
 // The CUDA back end of one context, attached to it under "cuda" on first use: the library,
 // its entry points, the device state it made, and the outcome of the load (kept, so a
 // context tries once and repeats the reason).
@@ -38,7 +42,7 @@ static void cuda_host_free (void *p)
 // Opens the library and asks for a device: h's status and message.
 static void cuda_host_open (cuda_host *h)
 {
-  h->status = muon_plugin_open ("MUON_CUDA_LIB", "libmuon_cuda.so", "muon_cuda_get_api",
+  h->status = muon_plugin_open (CUDA_LIB_ENV, CUDA_LIB_NAME, "muon_cuda_get_api",
                                 MUON_CUDA_ABI, "the CUDA back end", &h->api, &h->lib,
                                 h->message, sizeof h->message);
   if (h->status != MUON_OK)
@@ -82,6 +86,11 @@ muon_status muon_cuda_load (muon_ctx *ctx)
   cuda_host *h = NULL;
   CHECKCTX (ctx);
   return cuda_host_get (ctx, &h);
+}
+
+int muon_cuda_resident (void)
+{
+  return muon_plugin_resident (CUDA_LIB_ENV, CUDA_LIB_NAME);
 }
 
 muon_status muon_cuda_api_of (muon_ctx *ctx, const muon_cuda_api **api, void ***state)

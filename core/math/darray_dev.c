@@ -100,14 +100,15 @@ muon_status muon_darray_trim (muon_ctx *ctx, muon_device device, size_t *in_use,
   CHECKCTX (ctx);
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, device), "unknown device %d",
          (int) device);
-  if (device == MUON_DEVICE_CUDA)                 // never loads the back end: 0 and 0 when
-  {                                                // CUDA has not been used (or could not
-    const muon_cuda_api *api;                      // be: the context's last error kept)
-    void **st;
-    char kept[256];
-    muon_status was = muon_ctx_last_status (ctx);
-    snprintf (kept, sizeof kept, "%s", muon_ctx_last_error (ctx));
-    if (muon_ctx_lookup (ctx, "cuda") && cuda_of (ctx, &api, &st) == MUON_OK)
+  if (device == MUON_DEVICE_CUDA)                 // loads the back end only where some
+  {                                                // context of the process used it: 0 and 0
+    const muon_cuda_api *api;                      // when CUDA has not been used (or could
+    void **st;                                     // not be: the context's last error kept).
+    char kept[256];                                // The back end trims the states of every
+    muon_status was = muon_ctx_last_status (ctx);  // context (host-array calls of other
+    snprintf (kept, sizeof kept, "%s", muon_ctx_last_error (ctx));   // gateways too).
+    if ((muon_ctx_lookup (ctx, "cuda") || muon_cuda_resident ())
+        && cuda_of (ctx, &api, &st) == MUON_OK)
       CHECKSTATUS (cuda_status (ctx, api->trim (*st, &u, &c), "trimming the pool failed"));
     else
       muon_ctx_set_error (ctx, was, "%s", kept);

@@ -24,6 +24,9 @@ muon_status muon_ns_trace_begin (muon_ctx *ctx, muon_ns_trace *tr, const muon_te
 // Loads ctx's CUDA back end on first use (once per context): MUON_OK, or NOTBUILT / NODEVICE
 // with the loader's message recorded (again on every later call).
 muon_status muon_cuda_load (muon_ctx *ctx);
+// 1 when libmuon_cuda.so is already loaded in this process (another gateway's context used
+// CUDA), else 0; loads nothing.
+int muon_cuda_resident (void);
 // muon_ns on the CUDA back end, for tensors and options muon_ns has checked and the schedule
 // it expanded (coef: steps x 3).  Errors and the non-finite warning keep the back end's text.
 muon_status muon_cuda_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,

@@ -9,7 +9,8 @@
 ##              bytes, no source path in the message
 ##   give back  muon_gpu ("info") and ("reset") leave on the card only the fixed per-stream
 ##              buffers: work, staging and pinned buffers the calls on device arrays grew go
-##              back (muon_ns of host arrays on "cuda" keeps its own state, not muon_gpu's)
+##              back, those of host arrays on "cuda" (muon_ns's own context) too, also
+##              when muon_gpu's context has not used CUDA
 ##   sweep      every counted CUDA / cuBLAS call of small workloads failing in turn: the
 ##              error is a muonlab:* one (or none, where the pool's retry absorbed a failed
 ##              cudaMalloc), nothing stays held, and the same call then succeeds (no stale
@@ -202,6 +203,24 @@ clear ops Gd Gb G2 Gh oz Pzd
 info = muon_gpu ("info");
 [passed, failed] = tally (passed, failed, info.cuda_in_use == 0 && info.arrays == 0, ...
                           "nothing held after the sweep", sprintf ("%d bytes", info.cuda_in_use));
+
+## host calls: muon_ns of a host array on "cuda" grows work, staging and pinned buffers in
+## __muon_ns__'s own context; muon_gpu ("info") and ("reset") give them back too, also as the
+## first muon_gpu call of a session (a fresh Octave: muon_gpu's context had not used CUDA)
+code = sprintf (["addpath (genpath ('%s'), '%s');" ...
+                 "used = @() sscanf (fileread ('%s'), '%%d %%d')';" ...
+                 "H = randn (600, 400); X = muon_ns (H, 'Device', 'cuda'); grown = used ();" ...
+                 "info = muon_gpu ('info'); base = used ();" ...
+                 "X = muon_ns (H, 'Device', 'cuda'); muon_gpu ('reset'); after = used ();" ...
+                 "printf ('%%d ', grown, base, after, info.cuda_cached);"], ...
+                fullfile (pwd, "..", "..", "inst"), mexdir, used_file);
+[rc, txt] = system (sprintf ("octave-cli --no-gui --norc --silent --eval \"%s\" 2>/dev/null", code));
+v = sscanf (txt, "%d")';
+work = 2 * 600 * 400 * 8 + 5 * 400^2 * 8;   # X, Y and S1..S5 of a 600 x 400 double page
+ok = rc == 0 && numel (v) == 7 && v(2) > 0 && v(4) == 0 && v(1) - v(3) >= work ...
+     && isequal (v(5:6), v(3:4)) && v(7) == 0;
+[passed, failed] = tally (passed, failed, ok, "info and reset give host calls' buffers back", ...
+                          sprintf ("rc %d: %s", rc, txt));
 
 confirm_recursive_rmdir (false);
 rmdir (tmp, "s");
