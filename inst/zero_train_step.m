@@ -196,7 +196,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
              "%s: STATE belongs to another layout, design, communicator or training option: %s.",
              fname, key_diff (state.key, key));
     endif
-    zero_train_check (fname, state, nl, P, shapes, scaler);
+    zero_train_check (fname, state, L, zo.variant, ranks, shapes, scaler);
 
     ## the collectives of the loop: the communicator's fixed-order reductions
     if (ischar (zo.comm))
@@ -484,3 +484,30 @@ endfunction
 %!error <zero_train_step: STATE belongs to another layout, design, communicator or training option: its clip policy is 'none', this call's 'after_ns'\.>
 %! [~, T] = zero_train_step (L, grads (1), []);
 %! zero_train_step (L, grads (1), T, "ClipPolicy", "after_ns");
+## the design's momentum buffers, checked by the loop before it uses them (PoisonMomentum
+## folds a gradient into them itself; before, an Octave "nonconformant" error)
+%!error <zero_train_step: STATE.zero.momentum\{1\} must be a real double column of (\d+) elements \(rank 0's under 'zero12_allreduce'\).>
+%! [~, T] = zero_train_step (L, grads (1), [], "PoisonMomentum", true);
+%! T = struct (T);
+%! T.zero.momentum{1}(end) = [];
+%! zero_train_step (L, grads (1), T, "PoisonMomentum", true);
+%!error <zero_train_step: STATE.zero.momentum must be a cell of one momentum vector per local rank.>
+%! [~, T] = zero_train_step (L, grads (1), []);
+%! T = struct (T);
+%! T.zero.momentum = T.zero.momentum{1};
+%! zero_train_step (L, grads (1), T);
+%!test
+%! ## the length wanted is the design's: every rank's buffer of a sound state passes, and
+%! ## the length named is what zero_muon_step returned
+%! [~, T] = zero_train_step (L, grads (1), []);
+%! T = struct (T);
+%! n = numel (T.zero.momentum{2});
+%! T.zero.momentum{2} = [T.zero.momentum{2}; 0];
+%! try
+%!   zero_train_step (L, grads (1), T);
+%!   error ("no error");
+%! catch err
+%!   assert (err.message, sprintf (["zero_train_step: STATE.zero.momentum{2} must be a " ...
+%!                                  "real double column of %d elements (rank 1's under " ...
+%!                                  "'zero12_allreduce')."], n));
+%! end_try_catch

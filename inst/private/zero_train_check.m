@@ -2,15 +2,19 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {} zero_train_check (@var{fname}, @var{st}, @var{nl}, @var{P}, @var{shapes}, @var{scaler})
-## The fields of a @code{zero_train_step} state passed back that the loop reads, on
-## @var{nl} local ranks and @var{P} matrices of sizes @var{shapes} (P x 2), with the loss
-## scaler @var{scaler} of the call's options: each a @code{muonlab:badState} error naming
-## the field (its key is compared by the caller; @code{st.zero} is checked by
-## @code{zero_muon_step}).
+## @deftypefn {} {} zero_train_check (@var{fname}, @var{st}, @var{L}, @var{variant}, @var{ranks}, @var{shapes}, @var{scaler})
+## The fields of a @code{zero_train_step} state passed back that the loop reads, on the
+## local ranks @var{ranks} (0-based) and the matrices of sizes @var{shapes} (P x 2) of the
+## layout @var{L}, with the loss scaler @var{scaler} of the call's options: each a
+## @code{muonlab:badState} error naming the field (its key is compared by the caller).  Of
+## @code{st.zero}, the design's state, the lengths of its momentum buffers (and reference
+## momenta), against @var{variant}'s map: the loop folds a gradient into them itself
+## (PoisonMomentum); the rest of it is checked by @code{zero_muon_step}.
 ## @end deftypefn
 
-function zero_train_check (fname, st, nl, P, shapes, scaler)
+function zero_train_check (fname, st, L, variant, ranks, shapes, scaler)
+  nl = numel (ranks);
+  P = rows (shapes);
   cnt = @(x) isnumeric (x) && isreal (x) && isscalar (x) && x >= 0 && x == fix (x);
   bad = @(f, what) error ("muonlab:badState", "%s: STATE.%s must be %s.", fname, f, what);
   if (! (cnt (st.micro) && st.micro < st.key.accum_steps))
@@ -72,6 +76,7 @@ function zero_train_check (fname, st, nl, P, shapes, scaler)
            sprintf ("[] or a real column of %d elements (the ranges of STATE.owned{%d})", n, l));
     endif
   endfor
+  zero_lengths (fname, st.zero, L, variant, ranks);
   sc = st.scaler;
   if (! (isstruct (sc) && isscalar (sc) && isempty (setxor (fieldnames (sc),
                                                              fieldnames (scaler)))
@@ -80,4 +85,44 @@ function zero_train_check (fname, st, nl, P, shapes, scaler)
          && cnt (sc.overflows)))
     bad ("scaler", "the loss scaler of a previous call");
   endif
+endfunction
+
+## STATE.zero.momentum{l} (and .reference{l}) of a state that took a step: the length of
+## rank ranks(l)'s buffer in the design's map (one buffer shared by the local ranks is the
+## reference's own form)
+function zero_lengths (fname, z, L, variant, ranks)
+  if (isempty (z))
+    return;
+  endif
+  if (! (isstruct (z) && isscalar (z)
+         && all (isfield (z, {"step", "momentum", "reference", "has_ref"}))))
+    error ("muonlab:badState",
+           "%s: STATE.zero must be [] or the design's state of a previous call.", fname);
+  endif
+  if (! (isnumeric (z.step) && isscalar (z.step) && z.step > 0))
+    return;                                   # zero_muon_step names a bad step
+  endif
+  bufs = {"momentum", variant};
+  if (isequal (z.has_ref, true))
+    bufs(end+1,:) = {"reference", "reference"};
+  endif
+  for b = 1:rows (bufs)
+    m = z.(bufs{b,1});
+    len = zero_shard_map (L, bufs{b,2}).len;
+    if (! (iscell (m) && (numel (m) == numel (ranks)
+                          || (numel (m) == 1 && strcmp (bufs{b,2}, "reference")))))
+      error ("muonlab:badState",
+             "%s: STATE.zero.%s must be a cell of one momentum vector per local rank.",
+             fname, bufs{b,1});
+    endif
+    for l = 1:numel (m)
+      want = len(ranks(l) + 1);
+      if (! (isa (m{l}, "double") && isreal (m{l}) && iscolumn (m{l})
+             && numel (m{l}) == want))
+        error ("muonlab:badState",
+               "%s: STATE.zero.%s{%d} must be a real double column of %d elements (rank %d's under '%s').",
+               fname, bufs{b,1}, l, want, ranks(l), bufs{b,2});
+      endif
+    endfor
+  endfor
 endfunction
