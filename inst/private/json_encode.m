@@ -38,31 +38,29 @@ function t = enc (fname, x, where)
       return;
     endif
     f = fieldnames (x);
-    keys = strcat (strings (f), ":");
-    parts = cell (numel (x), 1);
-    for i = 1:numel (x)
-      if (isscalar (x))
-        w = where;
-      else
-        w = sprintf ("%s(%d)", where, i);
-      endif
+    if (isscalar (x))
+      keys = strcat (strings (f), ":");
       v = cell (1, numel (f));
       for k = 1:numel (f)
-        v{k} = [keys{k} enc(fname, x(i).(f{k}), [w "." f{k}])];
+        v{k} = [keys{k} enc(fname, x.(f{k}), [where "." f{k}])];
       endfor
-      parts{i} = ["{" strjoin(v, ",") "}"];
-    endfor
-    if (isscalar (x))
-      t = parts{1};
+      t = ["{" strjoin(v, ",") "}"];
     else
-      t = ["[" strjoin(parts, ",") "]"];
+      ## a field at a time: a struct array of thousands of elements (a model's parameters)
+      ## would otherwise cost a call per value
+      cols = cell (1, numel (f));
+      for k = 1:numel (f)
+        cols{k} = values_texts (fname, {x.(f{k})}.', @(i) sprintf ("%s(%d).%s", where, i, f{k}));
+      endfor
+      t = objects (f, cols, numel (x));
     endif
   elseif (iscell (x))
-    v = cell (1, numel (x));
-    for i = 1:numel (x)
-      v{i} = enc (fname, x{i}, sprintf ("%s{%d}", where, i));
-    endfor
-    t = ["[" strjoin(v, ",") "]"];
+    if (isempty (x))
+      t = "[]";
+    else
+      v = values_texts (fname, x(:), @(i) sprintf ("%s{%d}", where, i));
+      t = ["[" strjoin(v.', ",") "]"];
+    endif
   elseif (ischar (x) && ndims (x) == 2)
     if (rows (x) <= 1)
       t = strings ({x(:).'}){1};
@@ -109,6 +107,84 @@ function r = row_arrays (s)
   r = ostrsplit (t(1:end-1), "\n");
 endfunction
 
+## the texts of the values C (an n x 1 cell: the elements of a cell, or a field of the
+## elements of a struct array), the i-th named WHERE (i) in messages: at once where they are
+## real arrays (up to 2-D) of one numeric or logical class or strings, else each on its own
+## (thousands of values, a model's parameters, would otherwise cost a call each)
+function s = values_texts (fname, c, where)
+  cls = class (c{1});
+  if ((isnumeric (c{1}) || islogical (c{1}))
+      && all (strcmp (cellfun ("class", c, "UniformOutput", false), cls))
+      && all (cellfun ("isreal", c)) && all (cellfun ("ndims", c) == 2))
+    s = array_texts (fname, c, where (1));
+  elseif (all (cellfun ("isclass", c, "char")) && all (cellfun ("size", c, 1) <= 1)
+          && all (cellfun ("ndims", c) == 2))
+    s = strings (cellfun (@(v) v(:).', c, "UniformOutput", false));
+  else
+    s = cell (numel (c), 1);
+    for i = 1:numel (c)
+      s{i} = enc (fname, c{i}, where (i));
+    endfor
+  endif
+endfunction
+
+## the texts of the real 2-D arrays C (an n x 1 cell, one class), as enc writes each: its
+## values' texts made at once, each with the brackets and commas around it that its place
+## in its array takes, then cut back into one text per array
+function s = array_texts (fname, c, where)
+  [r, k] = deal (cellfun ("rows", c), cellfun ("columns", c));
+  if (! any (r .* k))
+    s = repmat ({"[]"}, numel (c), 1);
+    return;
+  endif
+  if (all (r == 1 | r .* k == 0))                   # scalars and rows (a model's fields)
+    vals = [c{r == 1}](:);
+  else
+    vals = cellfun (@(v) v.'(:), c, "UniformOutput", false);   # rows after rows
+    vals = vertcat (vals{:});
+  endif
+  t = numbers (fname, vals, where).';
+  n = r .* k;
+  e = repelem ((1:numel (c)).', n)(:);               # the array of each value
+  i = (0:sum (n) - 1).' - repelem (cumsum (n) - n, n)(:);   # its place there, from 0
+  [rr, kk] = deal (r(e), k(e));
+  [row, col] = deal (floor (i ./ kk) + 1, mod (i, kk) + 1);
+  vec = rr == 1 | kk == 1;
+  [pre, post] = deal (repmat ({""}, size (t)), repmat ({","}, size (t)));
+  pre(vec & i == 0 & n(e) > 1) = {"["};
+  post(vec & i == n(e) - 1) = {"]"};
+  post(n(e) == 1) = {""};
+  pre(! vec & col == 1) = {"["};
+  pre(! vec & i == 0) = {"[["};
+  post(! vec & col == kk) = {"],"};
+  post(! vec & i == n(e) - 1) = {"]]"};
+  parts = [pre(:).'; t(:).'; post(:).'];
+  len = accumarray (e, sum (cellfun ("length", parts), 1), [numel(c) 1]);
+  s = mat2cell ([parts{:}], 1, len.').';
+  s(n == 0) = {"[]"};
+endfunction
+
+## the array of N objects whose keys are the field names F and whose values are the texts
+## COLS{k}(i) (each an n x 1 cell): built a field at a time, the texts of each field (and
+## its key) as the rows of a char matrix, padded, beside each other, the padding then
+## dropped
+function t = objects (f, cols, n)
+  keys = strcat (",", strings (f), ":");
+  keys{1}(1) = "{";
+  [parts, keep] = deal (cell (1, 2 * numel (f) + 1));
+  for k = 1:numel (f)
+    s = cols{k};
+    parts{2*k-1} = repmat (keys{k}, n, 1);
+    keep{2*k-1} = true (n, numel (keys{k}));
+    parts{2*k} = char (s(:));
+    keep{2*k} = (1:columns (parts{2*k})) <= cellfun ("length", s(:));
+  endfor
+  parts{end} = repmat ("},", n, 1);
+  keep{end} = true (n, 2);
+  M = [parts{:}].';
+  t = ["[" M([keep{:}].')(1:end-1).' "]"];
+endfunction
+
 ## the JSON texts of the elements of a numeric or logical array X (a cell of its size)
 function s = numbers (fname, x, where)
   if (! isreal (x))
@@ -152,9 +228,7 @@ function s = strings (c)
   s = strcat ('"', s, '"');
 endfunction
 
-## a table T (a scalar struct of n-row columns) as an array of n row objects, built a
-## column at a time: the texts of each column (and its key) as the rows of a char matrix,
-## padded, beside each other, the padding then dropped
+## a table T (a scalar struct of n-row columns) as an array of n row objects
 function t = table_rows (fname, T)
   f = fieldnames (T);
   n = rows (T.(f{1}));
@@ -162,9 +236,7 @@ function t = table_rows (fname, T)
     t = "[]";
     return;
   endif
-  keys = strcat (",", strings (f), ":");
-  keys{1}(1) = "{";
-  [parts, keep] = deal (cell (1, 2 * numel (f) + 1));
+  cols = cell (1, numel (f));
   for k = 1:numel (f)
     c = T.(f{k});
     where = sprintf ("X's column '%s'", f{k});
@@ -180,13 +252,7 @@ function t = table_rows (fname, T)
     else
       s = row_arrays (numbers (fname, c, where));
     endif
-    parts{2*k-1} = repmat (keys{k}, n, 1);
-    keep{2*k-1} = true (n, numel (keys{k}));
-    parts{2*k} = char (s(:));
-    keep{2*k} = (1:columns (parts{2*k})) <= cellfun ("length", s(:));
+    cols{k} = s;
   endfor
-  parts{end} = repmat ("},", n, 1);
-  keep{end} = true (n, 2);
-  M = [parts{:}].';
-  t = ["[" M([keep{:}].')(1:end-1).' "]"];
+  t = objects (f, cols, n);
 endfunction
