@@ -329,7 +329,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   ## 5. the correct step on one process
   Uref = cell (1, P);
   if (zo.reference)
-    [rargs, E, S] = reference_args (fname, zargs, L);
+    [rargs, E, S] = zero_train_ref_args (fname, zargs, L);
     cr = 1;
     if (pre_clip)
       cr = c;
@@ -405,29 +405,6 @@ function state = end_window (state, nl, P)
   state.bytes = zeros (nl, 1);
   state.pending = false;
   state.why = "";
-endfunction
-
-## muon_update's options for the correct step: the update and Newton-Schulz ones of the
-## call, in double, and each matrix's expert count and split row blocks (E, S)
-function [a, E, S] = reference_args (fname, zargs, L)
-  drop = {"variant", "comm", "reference", "assemble", "padcount", "period", "blockscale", ...
-          "precision", "experts", "splitrows"};
-  keep = true (1, numel (zargs));
-  E = [];
-  S = [];
-  for i = 1:2:numel (zargs)
-    if (any (strcmpi (zargs{i}, drop)))
-      keep(i:i+1) = false;
-    endif
-    if (strcmpi (zargs{i}, "experts"))
-      E = zargs{i+1};
-    elseif (strcmpi (zargs{i}, "splitrows"))
-      S = zargs{i+1};
-    endif
-  endfor
-  a = [zargs(keep), {"Precision", "double"}];
-  [E, S] = zero_layout_blocks (L, E, S, fname);   # a model layout's own, when none are given
-  [E, S] = zero_blocks (fname, E, S, [[L.params.rows]; [L.params.cols]].');
 endfunction
 
 %!demo
