@@ -65,8 +65,9 @@
 ## for a 4-D @var{G}: @qcode{"flattened"} (default) takes the scale from
 ## out x (in*kh*kw), the matrix that is orthogonalized; @qcode{"last_two"} reproduces the
 ## Keller/DeepSpeed quirk: their scale reads the gradient's last two dimensions, kh x kw,
-## so a 3 x 3 kernel gets scale 1 under keller whatever out and in are.  No effect on 2-D
-## and 3-D inputs.
+## so a 3 x 3 kernel gets scale 1 under keller whatever out and in are (the presets
+## @qcode{"keller"} and @qcode{"normuon_zichongli5"}, whose references do this, set it).
+## No effect on 2-D and 3-D inputs.
 ## @item @code{muon_ns} options
 ## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
 ## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}) but @qcode{"NormScale"},

@@ -327,7 +327,7 @@
 %!   o = {"Preset", L{i,1}, "DionQ0", eye(6)};
 %!   sc = test_options ("private", "parse_options", "t", "muon_update",
 %!                      test_options ("private", "family_presets", "expand", "t", o(1:2))).scale;
-%!   U1 = muon_update (W, [], o{:});
+%!   U1 = muon_update (W, [], o{:}, "ConvScale", "flattened");
 %!   U2 = muon_update (W, [], o{:}, "ConvScale", "last_two");
 %!   assert (U2, ratio.(sc) * U1, 1e-14 * norm (U1(:)));
 %! endfor
@@ -439,4 +439,22 @@
 %!       assert (err.identifier, "muonlab:nonFiniteResult", a{1});
 %!     end_try_catch
 %!   endfor
+%! endfor
+
+%!test
+%! ## a convolution weight (out x in x kh x kw) under the presets that reproduce Keller's
+%! ## muon.py: NS of the out x (in*kh*kw) matrix, scaled by max (1, kh / kw)^0.5, his
+%! ## grad.size(-2) / grad.size(-1) (it was the flattened matrix's max (1, out / (in*kh*kw))^0.5:
+%! ## sqrt (8) too large here); ref_ns runs the NS, Keller's first step is written out
+%! randn ("state", 12);
+%! for sz = {[64 2 2 2], [6 2 3 2], [4 1 1 3]}
+%!   G = randn (sz{1});
+%!   M = 0.05 * G;                           # momentum.lerp_(grad, 1 - beta) from zeros
+%!   V = G + 0.95 * (M - G);                 # grad.lerp_(momentum, beta): Nesterov
+%!   X = ref_ns (reshape (V, sz{1}(1), []), "Coefficients", "keller", "Steps", 5);
+%!   Ur = reshape (X * sqrt (max (1, sz{1}(3) / sz{1}(4))), sz{1});
+%!   U = muon_update (G, [], "Preset", "keller");
+%!   assert (U, Ur, 1e-12 * norm (Ur(:)));
+%!   Uz = muon_update (G, [], "Preset", "normuon_zichongli5", "RMSMatch", "none", "Algorithm", "muon");
+%!   assert (Uz, Ur, 1e-12 * norm (Ur(:)));
 %! endfor
