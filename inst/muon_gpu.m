@@ -55,7 +55,10 @@
 ## of the session (they become stale: @code{muonlab:staleHandle}) and gives the pool's
 ## memory, and the work and staging buffers the calls grew, back to the driver.  Both reach
 ## the buffers of calls on host arrays with @qcode{"Device"}, @qcode{"cuda"} too
-## (@code{muon_ns}, @code{muon_update}), which each function keeps between its calls.  @code{clear functions} frees them too, but also unloads the
+## (@code{muon_ns}, @code{muon_update}), which each function keeps between its calls.  An
+## allocation that fails (device memory, or pinned host memory for staging) first takes
+## back what the pool and the other functions keep between calls and tries once more.
+## @code{clear functions} frees them too, but also unloads the
 ## device-array class, so the old variables lose their methods until the next
 ## @code{muon_gpu} call (see @code{muon_gpuarray}); Octave 7's @code{clear mex} unloads
 ## nothing, so it frees nothing.

@@ -166,8 +166,13 @@ size_t list_bytes (const block_list *l);
 // Lane i (1 <= i < LANES) of s, made on first use, its work buffer grown to work_bytes.
 muon_status lane_get (errbuf &E, ns_state *s, int i, size_t work_bytes, lane **out);
 
-// Grows a pinned host buffer likewise.
-muon_status grow_pinned (errbuf &E, void **buf, size_t *cap, size_t bytes);
+// Grows a pinned host buffer likewise (s: the state it belongs to; when the host has no
+// pinned memory left, the other states' buffers go back first and it tries once more).
+muon_status grow_pinned (ns_state *s, errbuf &E, void **buf, size_t *cap, size_t bytes);
+// What the process's other states on s's device hold between calls (their kept pool blocks
+// and grown buffers) back to the driver and the host: the retry of an allocation that
+// failed (dev_cuda.cu, which keeps the list of states).
+void others_give_back (ns_state *s);
 
 // Host memory to host memory (pageable and pinned alike): `cols` columns of w bytes from
 // src (column stride ss bytes) to dst (stride ds), split over up to 8 threads when there are

@@ -57,6 +57,16 @@ void compute_free (cudaStream_t stream, cublasHandle_t blas, void *blas_work, do
 // calls grew.  Octave calls one gateway at a time, so the list needs no lock.
 static ns_state *all_states = NULL;
 
+void others_give_back (ns_state *self)
+{
+  for (ns_state *s = all_states; s; s = s->next_state)
+    if (s != self && s->device == self->device)
+    {
+      pool_trim (s);
+      buffers_free (s);           // Octave runs one gateway at a time: s is between calls
+    }
+}
+
 void state_free (ns_state *s)
 {
   if (s == NULL)
@@ -273,7 +283,7 @@ muon_status copy_entry (void **state, void *dst, const void *src, size_t bytes, 
     return MUON_OK;
   }
   for (int b = 0; b < 2; b++)
-    TRY (grow_pinned (E, &s->chunk[b], &s->chunk_bytes[b], CHUNK));
+    TRY (grow_pinned (s, E, &s->chunk[b], &s->chunk_bytes[b], CHUNK));
   size_t nchunks = (bytes + CHUNK - 1) / CHUNK;
   for (size_t k = 0; k < nchunks; k++)
   {
@@ -337,7 +347,7 @@ muon_status copy_time_entry (void **state, size_t bytes, double *h2d_ms, double 
 {
   ENTRY_STATE ();
   void *dev = NULL;
-  TRY (grow_pinned (E, &s->pin_in[0], &s->pin_in_bytes[0], bytes));
+  TRY (grow_pinned (s, E, &s->pin_in[0], &s->pin_in_bytes[0], bytes));
   TRY (pool_alloc (s, E, bytes, &dev));
   cudaEvent_t ev[3] = { NULL, NULL, NULL };
   muon_status st = MUON_OK;

@@ -368,8 +368,8 @@ muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor 
       CUDA_TRY (cudaStreamSynchronize (s->copy));  // nothing of the last call in flight
       TRY (grow (s, E, &s->page_in[b], &s->in_bytes[b], in));
       TRY (grow (s, E, &s->page_out[b], &s->out_bytes[b], out));
-      TRY (grow_pinned (E, &s->pin_in[b], &s->pin_in_bytes[b], in));
-      TRY (grow_pinned (E, &s->pin_out[b], &s->pin_out_bytes[b], out));
+      TRY (grow_pinned (s, E, &s->pin_in[b], &s->pin_in_bytes[b], in));
+      TRY (grow_pinned (s, E, &s->pin_out[b], &s->pin_out_bytes[b], out));
     }
   }
   if (o->precision == MUON_PREC_DOUBLE)

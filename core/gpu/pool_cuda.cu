@@ -8,7 +8,9 @@
  * request the card cannot hold first returns every kept block to the driver and tries once
  * more; then it is MUON_ERR_DEVMEM, with nothing held, and the state goes on; a work
  * buffer that grow cannot get does the same.  trim and release give the kept blocks back,
- * trim the grown buffers too (buffers_free).
+ * trim the grown buffers too (buffers_free).  That retry also takes back what the process's
+ * other states hold between calls (others_give_back: each MEX file has its own state), and
+ * so does a pinned host buffer that cudaHostAlloc cannot get.
  */
 #include <cstdint>
 #include <cstdio>
@@ -33,10 +35,11 @@ static muon_status no_room (ns_state *s, errbuf &E, size_t bytes, cudaError_t e)
 muon_status dev_malloc (ns_state *s, errbuf &E, void **buf, size_t bytes)
 {
   cudaError_t e = cudaMalloc (buf, bytes);
-  if (e == cudaErrorMemoryAllocation)             // give the pool's kept blocks back, once more
+  if (e == cudaErrorMemoryAllocation)             // give the kept blocks back, once more
   {
     cudaGetLastError ();
     pool_trim (s);
+    others_give_back (s);
     e = cudaMalloc (buf, bytes);
   }
   if (e != cudaSuccess)
@@ -79,7 +82,7 @@ void buffers_free (ns_state *s)
   cudaGetLastError ();
 }
 
-muon_status grow_pinned (errbuf &E, void **buf, size_t *cap, size_t bytes)
+muon_status grow_pinned (ns_state *s, errbuf &E, void **buf, size_t *cap, size_t bytes)
 {
   if (*cap >= bytes)
     return MUON_OK;
@@ -87,6 +90,12 @@ muon_status grow_pinned (errbuf &E, void **buf, size_t *cap, size_t bytes)
   *buf = NULL;
   *cap = 0;
   cudaError_t e = cudaHostAlloc (buf, bytes, cudaHostAllocDefault);
+  if (e == cudaErrorMemoryAllocation)               // the other states' staging back, once more
+  {
+    cudaGetLastError ();
+    others_give_back (s);
+    e = cudaHostAlloc (buf, bytes, cudaHostAllocDefault);
+  }
   if (e == cudaErrorMemoryAllocation)               // pinned host memory: the host's, not
   {                                                 // the card's (muonlab:noMemory)
     cudaGetLastError ();
@@ -166,6 +175,7 @@ muon_status pool_alloc (ns_state *s, errbuf &E, size_t bytes, void **ptr)
     {
       cudaGetLastError ();
       pool_trim (s);
+      others_give_back (s);
       e = cudaMalloc (&b.ptr, want);
     }
     if (e != cudaSuccess)

@@ -16,7 +16,8 @@
 // k-th counted call (allocations, copies, memsets, stream syncs, launches, cuBLAS products)
 // since the value was set fail; MOCK_HIT_FILE names a file the failing call's name is
 // appended to; MOCK_USED_FILE names a file rewritten after each allocation and free with
-// two numbers, the device bytes and the pinned host bytes held; MOCK_LOG=1 logs allocations
+// two numbers, the device bytes and the pinned host bytes held; MOCK_PIN_CAP_MB the pinned
+// host memory there is (default: as much as malloc gives); MOCK_LOG=1 logs allocations
 // to stderr.
 #include <cstdio>
 #include <cstdlib>
@@ -90,6 +91,12 @@ cudaError_t cudaFree (void *p)
 cudaError_t cudaMemGetInfo (size_t *f, size_t *t) { *t = cap (); *f = cap () - used; return cudaSuccess; }
 cudaError_t cudaHostAlloc (void **p, size_t n, unsigned int)
 {
+  const char *c = getenv ("MOCK_PIN_CAP_MB");
+  if (c && *c && pinned + n > (size_t) (atof (c) * 1e6))
+  {
+    *p = NULL;
+    return ret (cudaErrorMemoryAllocation);
+  }
   *p = malloc (n ? n : 1);
   if (!*p) return ret (cudaErrorMemoryAllocation);
   pins[*p] = n;
