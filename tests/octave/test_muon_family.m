@@ -150,6 +150,28 @@
 %! endfor
 
 %!test
+%! ## adamuon_official against AdaMuon's gpt2/models/optimizers/adamuon.py written out for three
+%! ## steps (its bf16 NS in fp64 by ref_ns): Nesterov EMA momentum, NS of sign (g), V an EMA
+%! ## of X.^2 with the momentum's beta and no bias correction, X ./ (sqrt (V) + eps), scaled
+%! ## to 0.2 sqrt (m n) / (||.|| + eps), so RMS 0.2
+%! randn ("state", 3);
+%! for sz = {[7 5], [5 7], [6 6]}
+%!   [m, n] = deal (sz{1}(1), sz{1}(2));
+%!   M = V = zeros (m, n);
+%!   s = [];
+%!   for k = 1:3
+%!     G = randn (m, n);
+%!     M += 0.05 * (G - M);
+%!     X = ref_ns (sign (G + 0.95 * (M - G)), "Coefficients", "keller", "Steps", 5);
+%!     V = 0.95 * V + 0.05 * X .* X;
+%!     D = X ./ (sqrt (V) + 1e-8);
+%!     Ur = D * (0.2 * sqrt (m * n) / (norm (D, "fro") + 1e-8));
+%!     [U, s] = muon_update (G, s, "Preset", "adamuon_official");
+%!     assert (U, Ur, 1e-13 * norm (Ur, "fro"));
+%!   endfor
+%! endfor
+
+%!test
 %! ## Dion at full rank with mu = 0: from Q0 = the right singular vectors, U = sqrt (m/n) U V'
 %! ## (the fp64 SVD polar factor) and the momentum is emptied; from a random Q0 the power
 %! ## iteration on a fixed G converges to it
