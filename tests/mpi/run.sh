@@ -3,8 +3,8 @@
 #
 # Runs the C test C_TEST (tests/mpi/test_comm_mpi.c, built by make when mpicc is found) and
 # every suite tests/mpi/run_*.m (run_mpi.m: the collectives; run_agree_mpi.m: ranks that pass
-# unlike arguments; run_zero_mpi.m: zero_muon_step;
-# run_train_mpi.m: zero_train_step and the sharded checkpoints)
+# unlike arguments; run_zero_mpi.m: zero_muon_step; run_zero_agree_mpi.m: its skips and
+# disagreements; run_train_mpi.m: zero_train_step and the sharded checkpoints)
 # on every rank of `mpirun -np 2`, `-np 3` and `-np 4` (each rank checks its own buffers, the
 # ranks agree on pass/fail by all-reducing their failure counts, rank 0 reports), then
 # tests/mpi/test_mpirun.m in a plain Octave (muon_mpirun, failing ranks included).  Each run writes "mpi <passed> <failed>" lines to RESULTS_FILE; a run that exits
