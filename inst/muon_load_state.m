@@ -29,7 +29,7 @@
 ## algorithm, its buffer (NorMuon's or AdaMuon's V, Dion's Q, NAMO's v) of the size and
 ## class that @code{muon_update} requires (see its help);
 ## @item @var{params}, the struct of parameters the state is for: it must have the saved
-## parameter names and sizes.
+## parameter names, sizes and classes (double or single).
 ## @end enumerate
 ## Gradient-accumulation buffers may hold NaN or Inf: an overflowing micro-batch waits
 ## there for the skip at the end of its window.
@@ -89,9 +89,18 @@ function opt = muon_load_state (file, params, varargin)
   endif
   for i = 1:numel (opt.names)
     n = opt.names{i};
-    if (! isequal (size (params.(n)), opt.shapes{i}))
+    x = params.(n);
+    if (! isequal (size (x), opt.shapes{i}))
       error ("muonlab:badState", "%s: PARAMS.%s is %s but the saved state is for %s.",
-             fname, n, dims (size (params.(n))), dims (opt.shapes{i}));
+             fname, n, dims (size (x)), dims (opt.shapes{i}));
+    endif
+    cls = class (x);
+    if (isa (x, "muon_gpuarray"))
+      cls = x.Storage;
+    endif
+    if (! strcmp (cls, opt.classes{i}))
+      error ("muonlab:badState", "%s: PARAMS.%s is %s but the saved state is for %s.",
+             fname, n, cls, opt.classes{i});
     endif
   endfor
 
@@ -173,6 +182,7 @@ endfunction
 %!error <muon_load_state: PARAMS lacks the saved parameter 'b'.> muon_load_state (f, rmfield (P, "b"))
 %!error <muon_load_state: PARAMS has 'c', which the saved state does not.> muon_load_state (f, setfield (P, "c", 1))
 %!error <muon_load_state: PARAMS.W is 3 x 4 but the saved state is for 4 x 3.> muon_load_state (f, setfield (P, "W", ones (3, 4)))
+%!error <muon_load_state: PARAMS.W is single but the saved state is for double.> muon_load_state (f, setfield (P, "W", single (P.W)))
 %!error id=muonlab:badState muon_load_state (f, setfield (P, "W", ones (3, 4)))
 
 ## the container

@@ -20,11 +20,11 @@
 ##
 ## @var{grads} has the fields and sizes of @var{params}; a gradient of another class is
 ## converted to its parameter's, as every buffer of the state (momentum, AdamW moments,
-## accumulation) has the class of its parameter.  Either may hold device arrays
+## accumulation) has the class of its parameter.  A parameter, host or device, must have
+## the class of its state (else @code{muonlab:badType}).  Either may hold device arrays
 ## (@code{muon_gpu}) when @var{opt} keeps its state on their device
 ## (@code{muon_optimizer}'s @qcode{"Resident"}): a device gradient may be double, single,
-## bf16 or fp16 (converted on the device, the bits of casting it on the host); a device
-## parameter has the class of its state (else @code{muonlab:badType}).  Device
+## bf16 or fp16 (converted on the device, the bits of casting it on the host).  Device
 ## parameters come back as device arrays: the whole step runs where they live, with the
 ## bits of host parameters (see @code{muon_optimizer}).  With a loss scaler the gradients
 ## are expected multiplied by the current scale @code{opt.scaler.scale}.  Each call:
@@ -447,6 +447,11 @@ endfunction
 %!error <muon_step: GRADS.W must be of size 8 x 5.> muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
 %!error <muon_step: GRADS.b must be a real, non-empty double or single array.> muon_step (muon_optimizer (P), P, setfield (G, "b", int8 (G.b)))
 %!error id=muonlab:badShape muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
+%!error <muon_step: PARAMS.W must be double, the class of its optimizer state, not single.> muon_step (muon_optimizer (P), setfield (P, "W", single (P.W)), G)
+%!error <muon_step: PARAMS.b must be single, the class of its optimizer state, not double.> muon_step (muon_optimizer (setfield (P, "b", single (P.b))), P, G)
+%!error <muon_step: OPT.names must be a column cell of distinct parameter names.> muon_step (setfield (struct (muon_optimizer (P)), "names", {1; 2}), P, G)
+%!error <muon_step: OPT.names must be a column cell of distinct parameter names.> muon_step (setfield (struct (muon_optimizer (P)), "names", {"W"; "W"}), P, G)
+%!error <muon_step: OPT.classes must be 'double' or 'single' per parameter.> muon_step (setfield (struct (muon_optimizer (P)), "classes", {"int8"; "double"}), P, G)
 %!error <muon_step: OPT.muon.W must be \[\] or a muon_update state.> muon_step (setfield (muon_optimizer (P), "muon", struct ("W", {{}})), P, G)
 %!test
 %! ## a state passed back with a malformed momentum is an error, never a fresh start

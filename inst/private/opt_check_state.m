@@ -152,6 +152,25 @@ function check_train (t)
   endfor
 endfunction
 
+## the parameters (every mode: the rest of the state is indexed by them)
+function check_names (opt)
+  names = opt.names;
+  if (! (iscellstr (names) && iscolumn (names) && ! isempty (names)
+         && all (cellfun (@(n) isrow (n) && isvarname (n), names))
+         && numel (unique (names)) == numel (names)))
+    fail_ ("OPT.names must be a column cell of distinct parameter names");
+  endif
+  np = numel (names);
+  if (! (iscell (opt.shapes) && isequal (size (opt.shapes), [np 1])
+         && all (cellfun (@size_vector, opt.shapes))))
+    fail_ ("OPT.shapes must hold one size vector per parameter");
+  endif
+  if (! (iscellstr (opt.classes) && isequal (size (opt.classes), [np 1])
+         && all (ismember (opt.classes, {"double", "single"}))))
+    fail_ ("OPT.classes must be 'double' or 'single' per parameter");
+  endif
+endfunction
+
 ## the fields of an optimizer state (muon_optimizer's)
 function f = top_fields ()
   f = {"type", "version", "names", "shapes", "classes", "muon_lr", "adam_lr", ...
@@ -173,22 +192,9 @@ function check_top (opt)
     fail_ ("OPT.resident must be '', 'cpu' or 'cuda'");
   endif
 
-  ## the parameters
+  check_names (opt);
   names = opt.names;
-  if (! (iscellstr (names) && iscolumn (names) && ! isempty (names)
-         && all (cellfun (@(n) isrow (n) && isvarname (n), names))
-         && numel (unique (names)) == numel (names)))
-    fail_ ("OPT.names must be a column cell of distinct parameter names");
-  endif
   np = numel (names);
-  if (! (iscell (opt.shapes) && isequal (size (opt.shapes), [np 1])
-         && all (cellfun (@size_vector, opt.shapes))))
-    fail_ ("OPT.shapes must hold one size vector per parameter");
-  endif
-  if (! (iscellstr (opt.classes) && isequal (size (opt.classes), [np 1])
-         && all (ismember (opt.classes, {"double", "single"}))))
-    fail_ ("OPT.classes must be 'double' or 'single' per parameter");
-  endif
 
   ## routing and the muon_update options of each Muon parameter
   field_set (opt.route, "OPT.route", names);
@@ -254,12 +260,12 @@ function check_params (opt, full)
       fail_ ("OPT.%s must be a scalar struct", f{1});
     endif
   endfor
+  if (! full)                           # (the full check has done it)
+    check_names (opt);
+  endif
   names = opt.names;
   poison = opt.poison;
   classes = opt.classes;
-  if (! (iscellstr (classes) && numel (classes) == numel (names)))
-    classes = repmat ({""}, numel (names), 1);     # malformed: the full check says so
-  endif
   for i = 1:numel (names)
     n = names{i};
     sz = opt.shapes{i};
