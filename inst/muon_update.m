@@ -70,9 +70,9 @@
 ## No effect on 2-D and 3-D inputs.
 ## @item @code{muon_ns} options
 ## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
-## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}) but @qcode{"NormScale"},
-## @qcode{"EpsPlacement"} and @qcode{"Trace"} (@code{muon_ns} only), for the
-## orthogonalization of each block; the default precision is the class of @var{G}.
+## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}) but @qcode{"Trace"}
+## (@code{muon_ns} only), for the orthogonalization of each block; the default precision
+## is the class of @var{G}.
 ## @item "NormScale", "EpsPlacement"
 ## @code{muon_ns}'s normalization conventions (dion's @code{/(1.02 ||X|| + eps)}, EO's
 ## @code{/max (||X||, eps)}); not the defaults: the update runs in Octave (see
