@@ -21,6 +21,9 @@
 ## @table @asis
 ## @item "Lower"
 ## l, the smallest singular value the schedule is designed for, 0 < l < 1 (default 1e-3).
+## A step is designed on an interval whose ends are at most 1e12 apart (a step designed
+## on a wider one cannot be placed in double precision: its map would go negative): a
+## smaller l needs a @qcode{"Cushion"} of at least 1e-12.
 ## @item "Cushion"
 ## 0 <= cushion < 1 (default 0).  Each step is designed on [max(l, cushion*u), u] instead
 ## of [l, u] and, when the cushion is above l, rescaled so that p(l) + p(u) = 2 (the
@@ -132,6 +135,14 @@ function [C, info] = ns_design_coeffs (steps, varargin)
     if (cushion > 0)
       lo = max (l, cushion * u);
     endif
+    if (lo / u < 1e-12)
+      ## p has a near-double root at its interior minimum 1 - E, about 8.5 lo / u: below
+      ## 1e-12 the round-off of the coefficients (1e-15 of p there) exceeds it, and the
+      ## step's map dips below zero (it reached -0.35 over 5 steps from 1e-16)
+      error ("muonlab:badArg",
+             "%s: step %d would be designed on [%g, %g]; LOWER must be at least 1e-12 times the upper end (or use a CUSHION).",
+             fname, k, lo, u);
+    endif
     [c, E] = optimal_quintic (lo, u, fname);
     if (cushion * u > l)
       ## designed on [cushion u, u]: rescale so that the image of [l, u] is centred on 1
@@ -201,6 +212,23 @@ function [c, E] = optimal_quintic (l, u, fname)
   error ("muonlab:internal", "%s: the Remez exchange on [%g, %g] did not converge.", fname,
          l, u);
 endfunction
+
+%!error <ns_design_coeffs: step 1 would be designed on \[1e-13, 1\]; LOWER must be at least 1e-12 times the upper end \(or use a CUSHION\).> ns_design_coeffs (5, "Lower", 1e-13)
+%!test
+%! ## the floor: from Lower 1e-12 the composed map stays in [info.lower(end),
+%! ## info.upper(end)] on a dense grid (from 1e-16 it went to [-2, 1e295]); with a cushion
+%! ## any Lower may be asked for, and no singular value is reversed (the top end leaves
+%! ## info.upper by the round-off of p(1) times the steps' slopes there)
+%! for a = {{"Lower", 1e-12}, {"Lower", 1e-16, "Cushion", 1e-3}}
+%!   [C, info] = ns_design_coeffs (8, a{1}{:}, "Display", "off");
+%!   x = [logspace(log10 (a{1}{2}), 0, 200001), linspace(a{1}{2}, 1, 200001)];
+%!   p = x;
+%!   for k = 1:8
+%!     p = C(k,1) * p + C(k,2) * p .^ 3 + C(k,3) * p .^ 5;
+%!   endfor
+%!   assert (min (p), info.lower(end), 1e-9 * info.lower(end));
+%!   assert (max (p) <= info.upper(end) + 1e-6);
+%! endfor
 
 %!shared CU
 %! CU = 0.02407327424182751;
