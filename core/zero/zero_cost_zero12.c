@@ -88,7 +88,8 @@ muon_status zcost_zero12 (cost_job *J)
     size_t n = J->numel[p], f = (size_t) q.first[p], l = (size_t) q.last[p], lo, hi;
     C->first_owner[p] = q.first[p];
     C->last_owner[p] = q.last[p];
-    C->ns_rank[p] = -1;
+    // every owner runs its NS (every rank in the reference): one rank only where it has one
+    C->ns_rank[p] = l > f || (v == MUON_ZERO_REFERENCE && W > 1) ? -1 : (int) f;
     // matrices with a piece on the rank: how many, their elements, their NS work
     size_t E = J->par[p].experts ? J->par[p].experts : 1;   // NS calls: one per page
     dcnt[f] += (int64_t) E;

@@ -184,6 +184,22 @@ endfunction
 %! endfor
 
 %!test
+%! ## ns_rank of the ZeRO-1/2 designs: every owner orthogonalizes its matrix (the simulator's
+%! ## R.owners), so it is the owner of a matrix held by one rank and -1 for a straddler
+%! ## (it was -1 for every matrix); every rank in the reference
+%! shapes = {[7 5], [4 9], [11 3]};
+%! G = repmat (cellfun (@ones, shapes, "UniformOutput", false), 3, 1);
+%! for d = {"zero12_allreduce", "zero2_slice_only", "zero2_multi_owner", "moonlight_gather"}
+%!   C = zero_cost (shapes, 3, "Design", d{1});
+%!   R = zero_muon_step (zero_layout (shapes, 3), G, [], "Variant", d{1});
+%!   one = cellfun (@isscalar, R.owners(:));
+%!   assert (C.params.ns_rank(one), [R.owners{one}].');
+%!   assert (all (C.params.ns_rank(! one) == -1) && any (! one));
+%! endfor
+%! assert (zero_cost (shapes, 3, "Design", "reference").params.ns_rank, -ones (3, 1));
+%! assert (zero_cost (shapes, 1, "Design", "reference").params.ns_rank, zeros (3, 1));
+
+%!test
 %! ## the all-to-all owner design against the element-by-element port
 %! for trial = 1:40
 %!   [shapes, W] = test_zero_cost ("problem", 300 + trial);
