@@ -49,10 +49,12 @@
 ## saying which rank each row is (under MPI and NCCL, one line naming this process's rank),
 ## @code{struct (info)} gives the plain struct; the same for the counters) describes this call: @code{coll}, @code{counts} (@qcode{"measured"} or
 ## @qcode{"modelled"}) and, one entry per local rank (column vectors), @code{calls},
-## @code{sent} and @code{recv} (bytes), and @code{model_sent} / @code{model_recv}, the ring
-## model of the same call (2 (W-1)/W n elements each way for an all-reduce of n elements
-## that W divides; (W-1) c for reduce-scatter and all-gather of c per rank, and for an
-## all-to-all of blocks of c; a chain for broadcast).
+## @code{sent} and @code{recv} (bytes), and @code{model_sent} / @code{model_recv}, the
+## model of the same call (an all-reduce of n elements is a reduce-scatter over W chunks
+## then an all-gather, what the simulator moves: a rank whose chunk has len elements sends
+## and receives (n - len) + (W-1) len, the ring's 2 (W-1)/W n when W divides n; (W-1) c
+## for reduce-scatter and all-gather of c per rank, and for an all-to-all of blocks of c;
+## a chain for broadcast).
 ##
 ## @qcode{"counters"} returns, per collective kind, the @code{calls}, @code{sent} and
 ## @code{recv} of the process's @qcode{"mpi"} or @qcode{"nccl"} communicator since it was

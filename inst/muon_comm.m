@@ -71,7 +71,8 @@
 ## the ranks this process drives: W for @qcode{"sim"}, else 1.
 ## @item counts
 ## @qcode{"measured"} (self, sim: the bytes the simulation moves) or @qcode{"modelled"}
-## (mpi, nccl: the ring-algorithm model; the library hides what it moves).
+## (mpi, nccl: the model of @code{muon_collective}, the simulator's algorithm, a ring's
+## bytes where W divides the count; the library hides what it moves).
 ## @item reduction
 ## @qcode{"fixed"}, @qcode{"mpi"} or @qcode{"nccl"}.
 ## @end table

@@ -24,8 +24,8 @@
 ## its full step, a block step moving only the reduce-scatter; @qcode{"expert_parallel"} runs
 ## each expert page (a model's fused expert weights, or @qcode{"Experts"}) on its expert's
 ## rank and each matrix without experts on its LPT owner).  Per rank it gives
-## the calls and bytes of each collective (the ring model of @code{muon_comm}: what the
-## simulator counts and MPI reports, exactly), the Newton-Schulz calls and FLOPs (the count of
+## the calls and bytes of each collective (the model of @code{muon_collective}: what the
+## simulator counts and MPI reports, exactly; a ring's bytes where W divides the count), the Newton-Schulz calls and FLOPs (the count of
 ## @code{ns_flops}, standard or Gram with restarts, per expert page and split block), the
 ## momentum, update and master-weight elements, the gather pads and the buffers the step
 ## allocates.  A machine profile turns that into a step time per phase.
