@@ -474,6 +474,14 @@ endfunction
 %! T.zero.momentum = T.zero.momentum{1};
 %! zero_train_step (L, grads (1), T);
 %!test
+%! ## a second step of every correct design, the reference's too (its state has no reference
+%! ## momentum of its own: the check of the state refused it), equals the correct step
+%! for v = {"reference", "zero12_allreduce", "zero3_round_robin", "layerwise_lpt"}
+%!   [~, T] = zero_train_step (L, grads (1), [], "Variant", v{1});
+%!   R = zero_train_step (L, grads (2), T, "Variant", v{1});
+%!   assert (R.step == 2 && max (R.rel_err) <= 1e-12);
+%! endfor
+%!test
 %! ## the length wanted is the design's: every rank's buffer of a sound state passes, and
 %! ## the length named is what zero_muon_step returned
 %! [~, T] = zero_train_step (L, grads (1), []);

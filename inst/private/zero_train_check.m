@@ -103,7 +103,7 @@ function zero_lengths (fname, z, L, variant, ranks)
     return;                                   # zero_muon_step names a bad step
   endif
   bufs = {"momentum", variant};
-  if (isequal (z.has_ref, true))
+  if (isequal (z.has_ref, true) && ! strcmp (variant, "reference"))  # (its own is [])
     bufs(end+1,:) = {"reference", "reference"};
   endif
   for b = 1:rows (bufs)
