@@ -84,8 +84,7 @@ function state = zero_load_state (prefix, L, varargin)
     f0 = zero_shard_file (prefix, 0);
     S0 = read_shard (fname, f0, 0, []);
     W0 = S0.world;
-    S = cell (1, W0);
-    S{1} = S0;
+    S = {S0};                             # (grown a file at a time: WORLD is the file's)
     for r = 1:W0-1
       S{r+1} = read_shard (fname, zero_shard_file (prefix, r), r, S0);
     endfor
@@ -168,18 +167,27 @@ function S = read_shard (fname, file, r, S0)
                       file, msg);
   fields = {"format", "version", "rank", "world", "shapes", "stage", "align_factor", "order", ...
             "variant", "form", "step", "seg", "len", "momentum", "ref_seg", "reference"};
-  if (! (isstruct (S) && isscalar (S)
-         && (isempty (setxor (fieldnames (S), fields))
-             || isempty (setxor (fieldnames (S), [fields, {"train"}])))))
+  ## version 2 added the field train (the loop of zero_train_step, or []), 3 digests
+  later = {"train", "digests"};
+  v = [];
+  if (isstruct (S) && isscalar (S))
+    v = find (arrayfun (@(k) isempty (setxor (fieldnames (S), [fields, later(1:k)])), 0:2));
+  endif
+  if (isempty (v))
     bad ("not the fields of a zero_shard payload");
   endif
-  ## version 2 added the field train (the loop of zero_train_step, or [])
   if (! (ischar (S.format) && strcmp (S.format, "muonlab.zero_shard")
-         && isequal (S.version, 1 + isfield (S, "train"))))
+         && isequal (S.version, v)))
     bad ("an unknown format or version");
   endif
-  if (! isfield (S, "train"))
+  if (v < 2)
     S.train = [];                         # version 1: a zero_muon_step state
+  endif
+  if (v < 3)
+    S.digests = [];                       # versions 1, 2: no identity of the save
+  elseif (! (isa (S.digests, "double") && isreal (S.digests) && iscolumn (S.digests)
+             && all (S.digests >= 0 & S.digests < 2^52 & S.digests == fix (S.digests))))
+    bad ("DIGESTS is not a column of hashes");
   endif
   isint = @(x, lo) isa (x, "double") && isscalar (x) && isreal (x) && x >= lo && x == fix (x);
   if (! (isint (S.world, 1) && isint (S.rank, 0) && isint (S.step, 0) && isint (S.stage, 1)
@@ -229,6 +237,11 @@ function S = read_shard (fname, file, r, S0)
                fname, file, f{1});
       endif
     endfor
+    if (! isequal (S.digests, S0.digests))
+      error ("muonlab:badState",
+             "%s: '%s' is a file of another save than rank 0's (its digests differ).",
+             fname, file);
+    endif
     if (isempty (S.train) != isempty (S0.train))
       error ("muonlab:badState",
              "%s: '%s' does not belong to the save of rank 0's file (its training state differs).",
@@ -254,6 +267,11 @@ function S = read_shard (fname, file, r, S0)
       bad (sprintf ("%s points outside its matrices or its buffer", upper (f{1})));
     endif
   endfor
+  if (! isempty (S.digests) && ! (numel (S.digests) == S.world
+                                  && S.digests(r+1) == zero_shard_digest (S)))
+    error ("muonlab:badState", "%s: '%s' does not hold what its save wrote (its digest differs).",
+           fname, file);
+  endif
 endfunction
 
 ## The full matrices from every file's buffer FIELD laid out by its map SEGF.

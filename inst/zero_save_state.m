@@ -17,8 +17,8 @@
 ## is a struct with the fields:
 ## @table @code
 ## @item format, version
-## @qcode{"muonlab.zero_shard"} and 2 (1: the files of muonlab before the field
-## @code{train}; @code{zero_load_state} reads both).
+## @qcode{"muonlab.zero_shard"} and 3 (2: the files of muonlab before the field
+## @code{digests}, 1: before @code{train}; @code{zero_load_state} reads all three).
 ## @item rank, world
 ## this rank and the world size of the run.
 ## @item shapes, stage, align_factor, order
@@ -46,6 +46,11 @@
 ## @code{step}, @code{skipped}, @code{started} (a step has run), and this rank's own
 ## @code{accum} (its accumulated gradients, one per matrix), @code{upd}, @code{owned},
 ## @code{ns_calls} and @code{bytes}.
+## @item digests
+## the save's identity, the same in every file: a W x 1 column, entry r + 1 a hash
+## (@code{value_hash}, below 2^52) of rank r's @code{momentum}, @code{reference} and
+## @code{train}.  @code{zero_load_state} checks every file's contents against it, so that
+## a file of another save of the same run and step is refused, not mixed in.
 ## @end table
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -150,35 +155,47 @@ function files = zero_save_state (prefix, L, state, varargin)
     endif
     sig = [value_hash(prefix), value_hash({shapes, W, L.stage, L.align_factor, L.order_mode}), ...
            value_hash({k.variant, k.form}), step, value_hash(loop)];
+
+    ## the local ranks' payloads and their digests
+    S = cell (1, nl);
+    digest = zeros (nl, 1);
+    for l = 1:nl
+      r = ranks(l);
+      S{l} = struct ("format", "muonlab.zero_shard", "version", 3, "rank", r, "world", W,
+                     "shapes", shapes, "stage", L.stage, "align_factor", L.align_factor,
+                     "order", L.order_mode, "variant", k.variant, "form", k.form,
+                     "step", step, "seg", M.seg{r+1}, "len", M.len(r+1), "momentum", mom{l},
+                     "ref_seg", zeros (0, 5), "reference", zeros (0, 1), "train", [],
+                     "digests", []);
+      if (! isempty (train))
+        S{l}.train = zero_train_ckpt ("rank", train, l);
+      endif
+      if (has_ref)
+        full = cellfun (@(sz) zeros (sz), num2cell (shapes, 2).', "UniformOutput", false);
+        seen = cellfun (@(x) false (size (x)), full, "UniformOutput", false);
+        full = zero_shard_unpack (Mr.seg{r+1}, state.reference{l}, full, seen);
+        S{l}.ref_seg = Mp.seg{r+1};
+        S{l}.reference = zero_shard_pack (Mp, r, full);
+      endif
+      digest(l) = zero_shard_digest (S{l});
+    endfor
   catch err
     comm_agree (fname, comm_in_args (varargin), [], names);
     rethrow (err);
   end_try_catch
   comm_agree (fname, opts.comm, sig, names, {"hash", "hash", "hash", [], "hash"});
+  if (nl < W)                           # every rank's digest on every rank (ranks agreed)
+    digest = __muon_comm__ ("all_gather", opts.comm, digest);
+  endif
 
   ## the files, then an agreement that every rank wrote its own (a rank that could not
   ## raises its error, the others are told: no set reported saved that is not whole)
   try
     files = cell (1, nl);
     for l = 1:nl
-      r = ranks(l);
-      S = struct ("format", "muonlab.zero_shard", "version", 2, "rank", r, "world", W,
-                  "shapes", shapes, "stage", L.stage, "align_factor", L.align_factor,
-                  "order", L.order_mode, "variant", k.variant, "form", k.form, "step", step,
-                  "seg", M.seg{r+1}, "len", M.len(r+1), "momentum", mom{l},
-                  "ref_seg", zeros (0, 5), "reference", zeros (0, 1), "train", []);
-      if (! isempty (train))
-        S.train = zero_train_ckpt ("rank", train, l);
-      endif
-      if (has_ref)
-        full = cellfun (@(sz) zeros (sz), num2cell (shapes, 2).', "UniformOutput", false);
-        seen = cellfun (@(x) false (size (x)), full, "UniformOutput", false);
-        full = zero_shard_unpack (Mr.seg{r+1}, state.reference{l}, full, seen);
-        S.ref_seg = Mp.seg{r+1};
-        S.reference = zero_shard_pack (Mp, r, full);
-      endif
-      files{l} = zero_shard_file (prefix, r);
-      state_write (fname, files{l}, "zero_shard", S);
+      S{l}.digests = digest(:);
+      files{l} = zero_shard_file (prefix, ranks(l));
+      state_write (fname, files{l}, "zero_shard", S{l});
     endfor
   catch err
     comm_agree (fname, opts.comm, [], {"files"});

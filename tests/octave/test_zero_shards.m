@@ -118,18 +118,46 @@ endfunction
 %! assert (isequal (zero_load_state (pre, L4), s0));
 %! cellfun (@unlink, f);
 
-## the files of format version 1 (before the field train) still load, as the same state
+## the files of format versions 1 (before the field train) and 2 (before digests) still
+## load, as the same state
 %!test
 %! s = history (L4, "zero12_allreduce", 2, shapes, true);
 %! f = zero_save_state (pre, L4, s);
 %! unwind_protect
-%!   for r = 1:numel (f)
-%!     write_ckpt (f{r}, "zero_shard", setfield (rmfield (read_payload (f{r}), "train"), "version", 1));
+%!   S3 = cellfun (@read_payload, f, "UniformOutput", false);
+%!   for v = [2 1]
+%!     for r = 1:numel (f)
+%!       S = rmfield (S3{r}, {"train", "digests"}(v:2));
+%!       write_ckpt (f{r}, "zero_shard", setfield (S, "version", v));
+%!     endfor
+%!     assert (isequal (zero_load_state (pre, L4), s));
 %!   endfor
-%!   assert (isequal (zero_load_state (pre, L4), s));
 %! unwind_protect_cleanup
 %!   cellfun (@unlink, f);
 %! end_unwind_protect
+
+## a file of another save of the same run and step is refused (the designs whose shards
+## share nothing took it: a state of rank 1's momentum from one save, the rest from another)
+%!test
+%! L = zero_layout ({[6 4], [5 4], [6 4]}, 3, "Stage", 3);
+%! sh = repmat ({[6 4], [5 4], [6 4]}, 3, 1);
+%! pa = [pre "a"];
+%! pb = [pre "b"];
+%! for v = {"zero3_round_robin", "layerwise_lpt", "alltoall_owner"}
+%!   randn ("state", 1);
+%!   [~, A] = zero_muon_step (L, cellfun (@randn, sh, "UniformOutput", false), [], "Variant", v{1});
+%!   [~, B] = zero_muon_step (L, cellfun (@randn, sh, "UniformOutput", false), [], "Variant", v{1});
+%!   fa = zero_save_state (pa, L, A);
+%!   fb = zero_save_state (pb, L, B);
+%!   unwind_protect
+%!     assert (isequal (zero_load_state (pa, L), A));
+%!     copyfile (fb{2}, fa{2});
+%!     fail ("zero_load_state (pa, L)", ["zero_load_state: '.*a.rank1.ckpt' is a file of " ...
+%!                                       "another save than rank 0's \\(its digests differ\\)."]);
+%!   unwind_protect_cleanup
+%!     cellfun (@unlink, [fa, fb]);
+%!   end_unwind_protect
+%! endfor
 
 ## every bad file: a muonlab error, never a state
 %!test
@@ -152,12 +180,15 @@ endfunction
 %!     @() write_ckpt (g, "zero_shard", setfield (S0, "momentum", NaN (size (S0.momentum)))), "holds an invalid shard: MOMENTUM holds NaN or Inf"
 %!     @() write_ckpt (g, "zero_shard", setfield (S0, "seg", S0.seg(:, [1 2 3 4 4]))), "holds an invalid shard: SEG points outside"
 %!     @() write_ckpt (g, "zero_shard", setfield (S0, "seg", [S0.seg(:,1), S0.seg(:,2), S0.seg(:,3)+1, S0.seg(:,4), S0.seg(:,5)])), "records a map of its buffer that is not the one of 'zero12_allreduce'"
-%!     @() write_ckpt (g, "zero_shard", setfield (S0, "momentum", S0.momentum + 2^-40)), "holds another momentum of matrix [0-9] than a lower rank"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "momentum", S0.momentum + 2^-40)), "rank2.ckpt' does not hold what its save wrote \\(its digest differs\\)"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "digests", S0.digests + [0; 1; 0; 0])), "rank2.ckpt' is a file of another save than rank 0's \\(its digests differ\\)"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "digests", -S0.digests)), "holds an invalid shard: DIGESTS is not a column of hashes"
 %!     @() write_ckpt (g, "zero_shard", rmfield (S0, "form")), "holds an invalid shard: not the fields of a zero_shard payload"
 %!     @() write_ckpt (g, "zero_shard", setfield (S0, "variant", "zero9")), "holds an invalid shard: an unknown order, design or momentum form"
-%!     @() write_ckpt (g, "zero_shard", setfield (S0, "version", 3)), "holds an invalid shard: an unknown format or version"
-%!     @() write_ckpt (g, "zero_shard", setfield (S0, "version", 1)), "holds an invalid shard: an unknown format or version"
-%!     @() write_ckpt (g, "zero_shard", rmfield (S0, "train")), "holds an invalid shard: an unknown format or version"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "version", 4)), "holds an invalid shard: an unknown format or version"
+%!     @() write_ckpt (g, "zero_shard", setfield (S0, "version", 2)), "holds an invalid shard: an unknown format or version"
+%!     @() write_ckpt (g, "zero_shard", rmfield (S0, "digests")), "holds an invalid shard: an unknown format or version"
+%!     @() write_ckpt (g, "zero_shard", rmfield (S0, "train")), "holds an invalid shard: not the fields of a zero_shard payload"
 %!   };
 %!   for i = 1:rows (expect)
 %!     put_bytes (g, b0);
