@@ -37,10 +37,13 @@
 ## @item the payload: its fields and their classes and sizes, the rank it says it is, the
 ## world, layout, design, momentum form and step shared by every file, a finite momentum
 ## of the recorded length, a recorded map equal to the design's map of the saved layout;
+## the save's digests (format version 3) the same in every file and each file's contents
+## hashing to its entry: a file of another save of the same run and step is refused;
 ## @item the matrices: the saved ones must be those of @var{L}, every element of every
 ## matrix must be held by some rank, and ranks holding the same element (the owners of a
 ## straddling matrix) must hold the same bits: a design whose ranks diverge
-## (@qcode{"zero2_reduce_scatter_buggy"}) cannot be resharded.
+## (@qcode{"zero2_reduce_scatter_buggy"}) cannot be loaded, into its own layout and design
+## either (its checkpoint shows the bug; it cannot resume).
 ## @end itemize
 ##
 ## Options (names are case-insensitive):

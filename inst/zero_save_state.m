@@ -62,6 +62,9 @@
 ## differs (and writes nothing).
 ## @end table
 ##
+## A design whose ranks diverge (@qcode{"zero2_reduce_scatter_buggy"}) is written as it is,
+## to be looked at; @code{zero_load_state} refuses it where the owners of a straddling
+## matrix disagree.
 ## @code{zero_load_state} reads the files back into any world size, stage and design that
 ## holds the same momentum; a training loop saved in the middle of a window (micro-batches
 ## accumulated, not yet stepped) resumes only on the world, layout and design it was saved
