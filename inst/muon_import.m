@@ -24,7 +24,9 @@
 ## is skipped.
 ##
 ## From a JSON file (an error where it is no valid JSON): @code{jsondecode (fileread
-## (file), "makeValidName", false)}, its numbers exact (below), and where
+## (file), "makeValidName", false)}, its numbers exact (below), each @code{null} NaN
+## (@code{jsonencode} writes NaN so; @code{jsondecode} gives [] for a null member of an
+## object), NUL characters in strings kept (@code{jsondecode} cuts a string there), and where
 ## that is an array of row objects (what @code{muon_export} writes for a table), the table
 ## again: one column per field, numeric (n x k for a vector of k numbers per row, NaN where
 ## the file has @code{null}), logical, or a cellstr.  Anything else (a whole result that
@@ -45,7 +47,7 @@
 ## @code{jsondecode} refuses it), and one below the smallest subnormal reads as 0 too.  Integers past 2^53 come back as the nearest double; a
 ## cell column that holds only @code{[]} (a model's @code{split}) comes back as a numeric
 ## NaN column, and one that mixes @code{[]} and strings as the decoded struct array.
-## Strings come back as the bytes written, also bytes that are no UTF-8 (as
+## Strings come back as the bytes written, also bytes that are no UTF-8 and NUL (as
 ## @code{muon_export} writes them, in CSV and JSON alike).
 ##
 ## The field names are the file's column names as written, also where they are no valid

@@ -9,9 +9,14 @@
 ## (outside its strings) is replaced by its index, an integer that @code{jsondecode} reads
 ## exactly; the text so tagged is decoded (the layout of what @code{jsondecode} returns
 ## does not depend on the values of the numbers); and each index in it is replaced by the
-## number @code{sscanf} reads from the text.  @code{null}, @code{NaN} and @code{Infinity}
-## come back as @code{jsondecode} reads them; -0 and -0.0 as -0.  @var{text} may hold bytes
-## that are no UTF-8 inside its strings (@code{jsondecode} passes them through).
+## number @code{sscanf} reads from the text.  Each @code{null} is tagged alike and comes
+## back as NaN wherever it stands (@code{jsonencode} writes NaN as null; @code{jsondecode}
+## gives [] for a null that is a member of an object, as a struct field); @code{NaN} and
+## @code{Infinity} come back as @code{jsondecode} reads them; -0 and -0.0 as -0.  @var{text}
+## may hold bytes that are no UTF-8 inside its strings (@code{jsondecode} passes them
+## through), and the escape of a NUL character, @code{\u0000}, which @code{jsondecode}
+## cuts a string at: it is decoded as another control character the text does not use,
+## then made NUL again in every string.
 ##
 ## @var{msg}: empty, or @code{jsondecode}'s error for @var{text} as given (@var{D} then
 ## []), also where a number is too big for a double.  (One difference: a zero with an
@@ -22,6 +27,7 @@
 function [D, msg] = json_exact (text, varargin)
   D = [];
   msg = "";
+  [text, nul] = nul_escapes (text);
   t = json_blank_strings (text);                # the text outside strings
   ## the numbers: the runs of the characters of numbers that start with a digit or
   ## -digit, each a JSON number (else jsondecode reads the text, and gives its error)
@@ -34,18 +40,19 @@ function [D, msg] = json_exact (text, varargin)
   s0 = rs(num);
   e0 = re(num);
   x = [];
-  if (! isempty (s0))
-    in = zeros (1, numel (t) + 1);
-    in(s0) = 1;
-    in(e0 + 1) -= 1;
-    in = logical (cumsum (in(1:end-1)));
-    if (json_numbers (t, in, s0, e0))
-      u = t;
-      u(! in) = " ";
-      x = sscanf (u, "%f");
-      if (numel (x) != numel (s0) || any (isinf (x)))
-        x = [];                                 # (too big for a double)
-      endif
+  in = runs (numel (t), s0, e0);
+  if (isempty (s0) || json_numbers (t, in, s0, e0))
+    u = t;
+    u(! in) = " ";
+    x = sscanf (u, "%f");
+    if (numel (x) != numel (s0) || any (isinf (x)))
+      x = [];                                   # (too big for a double)
+    else                                        # the nulls: tagged too, read as NaN
+      n0 = strfind (t, "null");
+      [s0, k] = sort ([s0, n0]);
+      e0 = [e0, n0 + 3](k);
+      x = [x; NaN(numel (n0), 1)](k);
+      in = runs (numel (t), s0, e0);
     endif
   endif
   if (! isempty (x))
@@ -56,15 +63,68 @@ function [D, msg] = json_exact (text, varargin)
       ok = false;
     end_try_catch
     if (ok)
-      D = put (D, x);
+      D = nul_put (put (D, x), nul);
       return;
     endif
   endif
   try                          # no numbers, a number that is no JSON number or is too big
-    D = jsondecode (text, varargin{:});        # for a double: as jsondecode reads the text,
-  catch err                                     # or its error
+    D = nul_put (jsondecode (text, varargin{:}), nul);   # for a double: as jsondecode
+  catch err                                     # reads the text, or its error
     msg = err.message;
   end_try_catch
+endfunction
+
+## the characters of the runs S0(i) to E0(i) of an N-character text
+function in = runs (n, s0, e0)
+  in = zeros (1, n + 1);
+  in(s0) = 1;
+  in(e0 + 1) -= 1;
+  in = logical (cumsum (in(1:end-1)));
+endfunction
+
+## TEXT with each escape \u0000 (a backslash that is no escaped one, then u0000) made the
+## escape of the first control character NUL (1 to 31) that TEXT does not hold, raw or
+## escaped; 0 where there is none to change (or no character free: left as it is)
+function [text, nul] = nul_escapes (text)
+  nul = 0;
+  p = strfind (text, '\u0000');
+  if (isempty (p))
+    return;
+  endif
+  nb = find (text != "\\");                  # odd runs of \ before u0000: escapes
+  last = zeros (size (p));
+  k = lookup (nb, p - 1);
+  last(k > 0) = nb(k(k > 0));
+  p = p(mod (p - last, 2) == 1);
+  for c = 1:31
+    if (! any (text == c) && isempty (strfind (text, ['\u' sprintf("%04x", c)]))
+        && isempty (strfind (text, ['\u' sprintf("%04X", c)])))
+      nul = c;
+      break;
+    endif
+  endfor
+  if (nul && ! isempty (p))
+    text(p + (2:5).') = repmat (sprintf ("%04x", nul).', 1, numel (p));
+  else
+    nul = 0;
+  endif
+endfunction
+
+## D with the character NUL (see nul_escapes) made NUL again in every string
+function D = nul_put (D, nul)
+  if (! nul)
+    return;
+  endif
+  if (ischar (D))
+    D(D == nul) = char (0);
+  elseif (isstruct (D))
+    for f = fieldnames (D).'
+      c = cellfun (@(v) nul_put (v, nul), {D.(f{1})}, "UniformOutput", false);
+      [D.(f{1})] = c{:};
+    endfor
+  elseif (iscell (D))
+    D = cellfun (@(v) nul_put (v, nul), D, "UniformOutput", false);
+  endif
 endfunction
 
 ## whether each run S0 to E0 of the characters -+.0-9eE of T (IN: theirs), which starts

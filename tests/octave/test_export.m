@@ -119,8 +119,9 @@ endfunction
 
 %!test
 %! ## JSON by hand, numbers jsondecode reads 1 ulp off where they land: a struct's fields,
-%! ## nested, a matrix, an N-d array, a cell, a struct array; null, NaN, -Infinity as
-%! ## jsondecode reads them; -0 and -0.0 as -0; a string that holds digits and escapes
+%! ## nested, a matrix, an N-d array, a cell, a struct array; NaN, -Infinity as jsondecode
+%! ## reads them, null as NaN also where it is an object's member (jsondecode: []), the
+%! ## NaN that jsonencode wrote; -0 and -0.0 as -0; a string that holds digits and escapes
 %! x = [1.1615161616437899e-62, 9.2951589074644489e+270, -2.9753440343423507e-213];
 %! s = sprintf ("%.17g,", x)(1:end-1);
 %! txt = ['{"a":' sprintf("%.17g", x(1)) ',"s":"1,2\"3\\","b":{"c":[' s ']},' ...
@@ -151,10 +152,33 @@ endfunction
 %! assert (bits (D.r(1).v), bits (x(1)));
 %! assert (D.r(2).v, [1; 2]);
 %! assert (bits (D.n), bits ([NaN, x, NaN, -Inf]));
-%! assert (D.z, []);
+%! assert (D.z, NaN);
+%! assert (J.z, []);
 %! assert (D.o, []);
 %! assert (1 ./ D.neg, [-Inf; -Inf]);
 %! assert (nnz (bits (J.b.c) != bits (x)) > 0);     # (what jsondecode alone reads)
+
+%!test
+%! ## NUL characters in strings (jsondecode cuts a string at \u0000) and NaN members of
+%! ## nested structs and struct arrays (jsondecode: []) come back as written, and writing
+%! ## what was read gives the same bytes
+%! T.s = {char([0 65]); char([255 254 0 1]); 'a\u0000b'; char([92 0 0 92])};
+%! X = struct ("a", NaN, "d", struct ("e", NaN), "t", struct ("x", {1, 2}, "y", {NaN, 3}),
+%!             "c", {{NaN, "x"}});
+%! f = {[tempname() ".json"], [tempname() ".json"]};
+%! unwind_protect
+%!   for v = {T, X}
+%!     muon_export (v{1}, f{1});
+%!     I = muon_import (f{1});
+%!     muon_export (I, f{2});
+%!     assert (fileread (f{2}), fileread (f{1}));
+%!   endfor
+%!   assert (isequaln ({I.a, I.d.e, [I.t.y], I.c{1}}, {NaN, NaN, [NaN 3], NaN}));
+%!   muon_export (T, f{1});
+%!   assert (muon_import (f{1}).s, T.s);
+%! unwind_protect_cleanup
+%!   cellfun (@(g) exist (g, "file") && unlink (g), f);
+%! end_unwind_protect
 
 %!test
 %! ## JSON errors as jsondecode's, for the text as given
