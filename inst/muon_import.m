@@ -75,9 +75,10 @@ function T = muon_import (file)
   if (! (ischar (file) && isrow (file)))
     error ("muonlab:badArg", "%s: FILE must be a file name.", fname);
   endif
+  regular_file (fname, file, "");               # (a folder, a FIFO: refused, not read)
   [fid, msg] = fopen (file, "r");
   if (fid < 0)
-    error ("muonlab:badArg", "%s: cannot read '%s': %s", fname, file, msg);
+    error ("muonlab:badArg", "%s: cannot read '%s': %s.", fname, file, msg);
   endif
   txt = fread (fid, Inf, "char=>char").';
   fclose (fid);
@@ -482,4 +483,6 @@ endfunction
 %! assert (id, "muonlab:badArg");
 %! assert (msg, "muon_import: the header of 'FILE' repeats the column name 'a'.");
 %! assert ({import_error("v_1,v_2,v_1\n1,2,5\n", ".csv")}, {"muonlab:badArg"});
-%!error <muon_import: cannot read '/nonexistent_dir/x.csv'> muon_import ("/nonexistent_dir/x.csv")
+%!error <muon_import: cannot read '/nonexistent_dir/x.csv': no such file.> muon_import ("/nonexistent_dir/x.csv")
+%!error <muon_import: cannot read '/tmp': it is a folder.> muon_import ("/tmp")
+%!error <muon_import: cannot read '/dev/null': not a regular file \(a FIFO, a device or a socket\).> muon_import ("/dev/null")
