@@ -29,8 +29,11 @@
 ## realmax as 1.7976931348623157e+308, where 16 digits give a number past it), NaN, Inf and
 ## -Inf as such, integers (int64 and uint64 too) with all their digits, logicals as 0 and
 ## 1, strings as their bytes (UTF-8 or not, as in JSON), quoted when they hold a comma, a
-## quote or a line break (RFC 4180).  @code{muon_import} reads each double back bit for
-## bit.  Only tables can be written as CSV.
+## quote or a line break (RFC 4180), and all quoted in a column of strings that would all
+## read as numbers or empty (@code{"1"}, @code{""}: @code{muon_import} keeps a column with
+## a quoted entry as text).  @code{muon_import} reads each double back bit for bit, and
+## each string as written.  Only tables can be written as CSV; a field with no name is an
+## error there.
 ## @item JSON
 ## a table becomes an array of row objects; anything else (a whole @code{zero_muon_step}
 ## result, a @code{zero_cost} struct array, a model) is written as it is, laid out as
@@ -363,6 +366,26 @@ endfunction
 %!error <muon_export: X's column 'z' is complex; write its real and imaginary parts apart.> muon_export (struct ("z", {1i, 2}), [tempname() ".csv"])
 %!error <muon_export: X.a.z is complex; write its real and imaginary parts apart.> muon_export (struct ("a", struct ("z", [1 2; 3 1i])), [tempname() ".json"])
 %!error <muon_export: X.a\{2\} is a function_handle, which JSON cannot hold.> muon_export (struct ("a", {{1, @sin}}), [tempname() ".json"])
+%!error <muon_export: X has a field with no name, which a CSV header cannot hold.> muon_export (setfield (struct ("b", 1), "", 2), [tempname() ".csv"])
+%!test
+%! ## a column of strings that would all read as numbers or empty is written quoted, and
+%! ## comes back as the same text (it came back as numbers, "" as NaN); out again, the
+%! ## same bytes
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   for v = {{"1"; "2"}, {"1"; ""}, {"-1.5"; "NaN"}, {"007"; "2"}, {""; ""}, {"1"; "x"}}
+%!     muon_export (struct ("a", {v{1}}, "b", [1; 2]), f);
+%!     txt = fileread (f);
+%!     T = muon_import (f);
+%!     assert (T.a, v{1});
+%!     muon_export (T, f);
+%!     assert (fileread (f), txt);
+%!   endfor
+%!   muon_export (struct ("a", {{"1"; ""}}), f);
+%!   assert (fileread (f), "a\n\"1\"\n\n");
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
 %!error <muon_export: X's column 'b' is 2 x 0: it has no values to write.> muon_export (struct ("a", [1; 2], "b", zeros (2, 0)), [tempname() ".csv"])
 %!error <muon_export: X's column 'b' is 2 x 0: it has no values to write.> muon_export (struct ("a", [1; 2], "b", zeros (2, 0)), [tempname() ".json"])
 %!error <muon_export: the 't' table of X has a column 'n', which is a field of X too.> muon_export (struct ("n", {1, 2}, "t", {struct("n", [5; 6]), struct("n", [7; 8])}), [tempname() ".csv"], "Table", "t")

@@ -9,10 +9,16 @@
 ## significant digits that read back as the same double (@code{double_text}, as
 ## @code{json_encode} writes them), NaN, Inf and -Inf as such, integers (int64 and uint64
 ## too) with all their digits, logicals as 0 and 1, strings as their bytes (UTF-8 or not),
-## quoted where they must be (RFC 4180).  Errors name @var{fname}.
+## quoted where they must be (RFC 4180), and all quoted in a column of strings that would
+## all read as numbers or empty (@code{muon_import} keeps a column with a quoted entry as
+## text).  Errors name @var{fname}.
 ## @end deftypefn
 
 function csv_write (fname, file, names, cols)
+  if (any (cellfun ("isempty", names)))           # (muon_import refuses such a header)
+    error ("muonlab:badArg", "%s: X has a field with no name, which a CSV header cannot hold.",
+           fname);
+  endif
   n = rows (cols{1});
   fid = fopen (file, "w");
   if (fid < 0)
@@ -36,6 +42,12 @@ function csv_write (fname, file, names, cols)
         who = repelem (1:numel (q), len(:).');
         q = q(unique (who(hit)));
         c(q) = cellfun (@csv_quote, c(q), "UniformOutput", false);
+      endif
+      ## strings that all read as numbers or are empty ({"1"; ""}) would come back as a
+      ## numeric column: quoted, they stay text
+      full = ! cellfun ("isempty", c);
+      if (all (str) && any (full) && all (nthargout (3, @csv_parse, [strjoin(c.', "\n") "\n"])))
+        c(full) = cellfun (@(x) ['"' x '"'], c(full), "UniformOutput", false);
       endif
       data(k,:) = c;
     endif
