@@ -19,7 +19,9 @@
 ## bands, each with the decoder layers it holds, the matrices it touches and straddles and
 ## the NS work per rank of the whole-matrix designs.  Writes
 ## @file{demo/output/plan_at_scale.png} (bytes sent, NS time and memory per rank against W,
-## log axes, one line per design), @file{demo/output/plan_imbalance.png} (max / mean NS work
+## log axes, one line per design, drawn only where it can run: a design whose step fails,
+## as the shipped aliased pads do on rounds of mixed sizes, is marked so in the legend),
+## @file{demo/output/plan_imbalance.png} (max / mean NS work
 ## of round robin, LPT, all-to-all and ZeRO-1/2 against W) and
 ## @file{demo/output/plan_layout.png} (the layout summaries: what kind of weight each rank
 ## holds, and the NS work of each rank under the whole-matrix designs), and with
@@ -247,7 +249,7 @@ function plot_scaling (png, X, models, titles, worlds)
       for d = 1:numel (S.designs)
         [col, sty, mk] = design_style (S.designs{d}, S.designs);
         y = Y(d,:);
-        y(y <= 0) = NaN;
+        y(y <= 0 | S.fails(d,:)) = NaN;         # (a step that fails has no cost to draw)
         plot (worlds, y, "color", col, "linestyle", sty, "marker", mk, "linewidth", 1.3,
               "markersize", 4);
         hold on;
@@ -268,7 +270,13 @@ function plot_scaling (png, X, models, titles, worlds)
   endfor
   hold off;
   axis off;
-  legend (S.designs, "location", "west", "interpreter", "none");
+  names = S.designs;
+  fails = false (size (names));                 # fails at every W of every model
+  for m = 1:numel (models)
+    fails |= all (X.(strrep (models{m}, ".", "_")).fails, 2).';
+  endfor
+  names(fails) = strcat (names(fails), " (fails: not drawn)");
+  legend (names, "location", "west", "interpreter", "none");
   demo_print (h, png, "-r90");
   close (h);
 endfunction

@@ -58,6 +58,9 @@ function T = run (o)
   designs = {"zero3_round_robin", "zero3_round_robin_aliased_pads"};
   labels = {"distinct pads", "aliased pads"};
   T = struct ([]);
+  if (o.iter)
+    print_header ();
+  endif
   randn ("state", 7919);
   for i = 1:rows (cfgs)
     [name, shapes, W, pads] = cfgs{i,:};
@@ -89,12 +92,14 @@ function T = run (o)
     endfor
   endfor
   png = plot_rows (T, labels);
-  if (! o.iter)                         # "final" (under "off", demo_run swallows the output)
-    printf ("%-22s %-14s %2s %2s %-4s %9s %6s %8s %10s %7s\n", "configuration", "design",
-            "W", "P", "ran", "rel. err", "rounds", "pads", "bytes", "time");
-    arrayfun (@print_row, T);
-  endif
+  print_header ();                      # the table (under "off", demo_run swallows it)
+  arrayfun (@print_row, T);
   printf ("wrote %s\n%d steps in %.1f s\n", png, numel (T), toc (t_all));
+endfunction
+
+function print_header ()
+  printf ("%-22s %-14s %2s %2s %-4s %9s %6s %8s %10s %7s\n", "configuration", "design",
+          "W", "P", "ran", "rel. err", "rounds", "pads", "bytes", "time");
 endfunction
 
 function print_row (r)
