@@ -15,7 +15,7 @@
 ## overwrite the gradient in place with the Nesterov input; this function does not).
 ##
 ## @var{state} is @code{[]} for the first step (zero momentum) or the state returned by
-## the previous call (a @code{muon_state}, which shows a one-line summary when typed and
+## the previous call (a @code{muon_state}, which shows a summary of a few lines when typed and
 ## reads as a struct; @code{struct (state)} is taken too); anything else (a cell such as
 ## @code{@{@}}, a string, a momentum of another size or of a class other than double and
 ## single) is a @code{muonlab:badState} error, never a fresh start.  It has the fields

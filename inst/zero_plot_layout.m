@@ -9,7 +9,7 @@
 ## @deftypefnx {muonlab} {@var{h} =} zero_plot_layout (@var{L}, @qcode{"File"}, @var{file})
 ## Draw the flat buffer of a ZeRO layout coloured by owning rank.
 ##
-## @var{L} is a struct from @code{zero_layout}.  The bar is the flat buffer (element 0 at the
+## @var{L} is a layout from @code{zero_layout} (the result or its @code{struct}).  The bar is the flat buffer (element 0 at the
 ## left): each rank's elements in its colour, padding in grey, parameter boundaries as black
 ## lines (for at most 200 parameters), partition cuts as dashed lines (when there are at
 ## most 200; more of either would hide the colours), and row boundaries as short ticks at

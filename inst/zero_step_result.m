@@ -20,7 +20,8 @@ classdef zero_step_result < muon_result
   ##
   ## Typing @var{R} (or @code{disp (R)}) prints: one line with the variant, world size,
   ## communicator, step and whether the step was skipped; one line per parameter (its shape,
-  ## the ranks owning elements of it, whether it straddles a partition cut, its relative
+  ## "-" where R holds neither its update nor its reference, as under MPI without
+  ## @qcode{"Assemble"}; the ranks owning elements of it, whether it straddles a partition cut, its relative
   ## error against the reference, and "(DIVERGED: k block(s))" when @code{R.diverged} counts
   ## any); one line per rank this process drives (Newton-Schulz
   ## calls, momentum and pad elements, bytes sent and received, calls per collective); and
