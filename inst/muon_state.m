@@ -145,8 +145,13 @@ function show_update (S)
   if (isfield (S, "momentum"))
     m = S.momentum;
   endif
+  form = field_text (S, "form", "%s");
+  if (isfield (S, "family") && isstruct (S.family) && isfield (S.family, "algorithm")
+      && any (strcmp (S.family.algorithm, {"dion", "dion2"})))
+    form = S.family.algorithm;          # (their own rule, M += G: no MomentumForm applies)
+  endif
   printf ("  muon_update state: step %s, %s momentum %s", field_text (S, "step", "%d"),
-          field_text (S, "form", "%s"), array_text (m));
+          form, array_text (m));
   if (isnumeric (m) && isreal (m) && ! isempty (m))
     printf (" (norm %.4g)", norm (double (m(:))));
   endif
