@@ -45,7 +45,12 @@
 ##                 s = r(1 / sqrt(max(d, r(eps)))); X = r(X .* s), A1 = r(r(A .* s) .* s')
 ##          A1 (upper triangle, mirrored) is the first step's A (standard) or R (gram).
 ## @end example
-## Precision "double" is the same iteration in fp64 with nothing rounded.
+## Precision "double" is the same iteration in fp64 with nothing rounded.  In single and
+## double the core always runs the fused order (DESIGN.md 4 allows any order where nothing
+## is rounded to a 16-bit format), so "Fused" is ignored there, and Gram keeps R, Q and RZ
+## exactly symmetric: c R R' by SYRK, and the upper half of each product of two of them
+## (polynomials in one symmetric matrix, so they commute) mirrored; test_ns_bitwise checks
+## every precision bit for bit.
 ## @end deftypefn
 
 function X = ref_ns (G, varargin)
@@ -144,6 +149,7 @@ endfunction
 function X = one_page (G, o, sched, use_gram)
   p = o.precision;
   lowp = any (strcmp (p, {"bf16", "fp16"}));
+  fused = o.fused || ! lowp;               # single and double: the core's fused order
   if (lowp)
     r = @(x) ref_round (x, p);
   elseif (strcmp (p, "single"))
@@ -163,9 +169,9 @@ function X = one_page (G, o, sched, use_gram)
       return;
     endif
     if (use_gram)
-      X = gram (X, cf, o.restarts, r, o.fused, A1);
+      X = gram (X, cf, o.restarts, r, fused, lowp, A1);
     else
-      X = standard (X, cf, r, o.fused, A1);
+      X = standard (X, cf, r, fused, A1);
     endif
     if (tr)
       X = X.';
@@ -208,9 +214,9 @@ function X = one_page (G, o, sched, use_gram)
     X = X.';
   endif
   if (use_gram)
-    X = gram (X, cf, o.restarts, r, o.fused, []);
+    X = gram (X, cf, o.restarts, r, fused, lowp, []);
   else
-    X = standard (X, cf, r, o.fused, []);
+    X = standard (X, cf, r, fused, []);
   endif
   if (tr)
     X = X.';
@@ -303,7 +309,17 @@ function Z = axpy_ (a, Y, P, r, fused)
   endif
 endfunction
 
-function X = gram (X, cf, restarts, r, fused, A1)
+## lowp: bf16 / fp16, the peers' general products; in single and double R stays exactly
+## symmetric (the core's symmetric products: c R R' by SYRK, the upper half of each product
+## of two commuting symmetric matrices, mirrored)
+## The upper triangle of Y, mirrored (single and double); Y itself in bf16 / fp16
+function Y = sym_ (Y, lowp)
+  if (! lowp)
+    Y = triu (Y) + triu (Y, 1).';
+  endif
+endfunction
+
+function X = gram (X, cf, restarts, r, fused, lowp, A1)
   steps = rows (cf);
   n = rows (X);
   dg = 1:n+1:n*n;                          # diagonal entries
@@ -321,16 +337,16 @@ function X = gram (X, cf, restarts, r, fused, A1)
       R = r (gram_ (X));
       Q = [];
     endif
-    Z = poly_ (R, b, c, r, fused, false);
+    Z = poly_ (R, b, c, r, fused, ! lowp);
     if (isempty (Q))
       Q = Z;                               # r(Z + a I): only the diagonal changes
       Q(dg) = r (Z(dg) + a);
     else
-      Q = axpy_ (a, Q, mul_ (Z, Q), r, fused);
+      Q = sym_ (axpy_ (a, Q, mul_ (Z, Q), r, fused), lowp);
     endif
     if (i < steps - 1 && ! isrestart (i + 1))
-      RZ = axpy_ (a, R, mul_ (Z, R), r, fused);
-      R = axpy_ (a, RZ, mul_ (Z, RZ), r, fused);
+      RZ = sym_ (axpy_ (a, R, mul_ (Z, R), r, fused), lowp);
+      R = sym_ (axpy_ (a, RZ, mul_ (Z, RZ), r, fused), lowp);
     endif
   endfor
   X = r (mul_ (Q, X));

@@ -1,10 +1,11 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_ns_bitwise ()
-## Suite (run with @code{test test_ns_bitwise}): bf16 / fp16 Newton-Schulz of the C core
-## (@code{muon_ns}) against the independent Octave port @code{ref_ns} (tests/octave, written
+## Suite (run with @code{test test_ns_bitwise}): Newton-Schulz of the C core in every
+## precision (@code{muon_ns}: bf16 / fp16, and single / double in the core's fused order)
+## against the independent Octave port @code{ref_ns} (tests/octave, written
 ## from DESIGN.md 4), BITWISE: same op sequence, same rounding points, same fp64-summed
 ## norm of the original G, and the same OpenBLAS routine per product (Octave's X*X.' of
-## one single matrix is SSYRK upper + mirror, as core/math/ns_impl.h; every other product SGEMM
+## one matrix is SYRK upper + mirror, as core/math/ns_impl.h; every other product GEMM
 ## NoTrans/NoTrans; so every call here is ns_blas, muon_ns with "Gemm", "openblas": the
 ## oneDNN default sums in another order).  Every case here is bitwise equal; none needed
 ## the fallback of "no larger than a one-ulp input change" (whose scale is printed for
@@ -173,6 +174,37 @@ endfunction
 %! ## not the eager bits
 %! args = {"Precision", "bf16", "Method", "gram"};
 %! assert (! isequal (ns_blas (shapes{4}, args{:}), ns_blas (shapes{4}, args{:}, "Fused", true)));
+
+%!test
+%! ## single and double: the core always runs them fused (DESIGN.md 4 allows any order
+%! ## there), and Gram keeps R exactly symmetric (c R R' by SYRK, the upper half of the
+%! ## products of commuting symmetric matrices, mirrored); ref_ns models both, so these are
+%! ## bitwise too, "Fused" or not; 260 x 280 is 2 x 2 tiles
+%! randn ("state", 19);
+%! Z = randn (16, 40, 2);  Z(:,:,2) = 0;
+%! shapes = {randn(16, 32), randn(40, 24), randn(3, 2), randn(64, 64), Z, randn(260, 280)};
+%! ncase = 0;
+%! for s = 1:numel (shapes)
+%!   for prec = {"single", "double"}
+%!     for m = {"standard", "gram"}
+%!       for rr = {2, [1 3], []}
+%!         for extra = {{}, {"Fused", false}, {"NormalizeFirst", false}, ...
+%!                      {"Normalize", "aol", "Coefficients", "aol"}, ...
+%!                      {"Coefficients", [3 -3.2 1.2; 2 -1.5 0.5], "Steps", 5, ...
+%!                       "ScheduleMode", "cycle"}}
+%!           args = {"Precision", prec{1}, "Method", m{1}, "Restarts", rr{1}, extra{1}{:}};
+%!           G = cast (shapes{s}, prec{1});
+%!           X = ns_blas (G, args{:});
+%!           assert (isequal (class (X), prec{1}) && isequal (X, ref_ns (G, args{:})), true,
+%!                   sprintf ("%dx%d %s %s case %d", rows (G), columns (G), prec{1}, m{1},
+%!                            ncase));
+%!           ncase++;
+%!         endfor
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
+%! printf ("    single / double: %d cases bitwise equal\n", ncase);
 
 %!test
 %! ## 'Normalize', "aol" (Turbo-Muon's scaling, both orders), the first step reusing the
