@@ -25,6 +25,8 @@ function [upd, mom, st, full, info, rmom, ref_full] = ...
   endif
   if (do_ref)
     opts.variant = "reference";
+    ## the step's warning is the variant's (one call on the host): not twice
+    warning ("off", "muonlab:nonFiniteResult", "local");
     [hm, keep] = handles (state.reference, device);
     [rupd, rmom, ~, rinfo] = __muon_gpu__ ("zero_step", shapes, W, lopts, hg, hm, opts, comm);
     rupd = wrap (rupd, rinfo.owned_len(rinfo.ranks+1), device);   # freed when dropped

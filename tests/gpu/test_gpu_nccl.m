@@ -139,6 +139,26 @@ endfunction
 %! assert (nfail, 0);
 
 %!test
+%! ## a non-finite update (fp16 overflow in the peers' cast-first order) warns on device
+%! ## arrays as on host arrays, once per step (the reference's run says nothing more); the
+%! ## device step dropped the warning before
+%! L = zero_layout ({[4 4]}, 1);
+%! g = 1e6 * magic (4);
+%! a = {"Precision", "fp16", "NormalizeFirst", false, t.dev{:}};
+%! sh = evalc ("Rh = zero_muon_step (L, {g}, [], a{:});");
+%! d = muon_gpu (g, "Device", t.array, "Class", "double");
+%! lastwarn ("");
+%! sd = evalc ("Rd = zero_muon_step (L, {d}, [], a{:});");
+%! [~, id] = lastwarn ();
+%! assert (id, "muonlab:nonFiniteResult");
+%! w = "zero_muon_step: non-finite values in an update from a finite input";
+%! assert ([numel(strfind (sh, w)), numel(strfind (sd, w))], [1 1]);
+%! assert (! any (isfinite (Rh.updates{1}(:))));
+%! u = Rd.updates{1};
+%! if (isobject (u)) u = gather (u); endif
+%! assert (isequaln (u, Rh.updates{1}));
+
+%!test
 %! ## on CUDA two simulated ranks cannot hold device buffers: a clean error, nothing left;
 %! ## one rank alone is its own average, on any communicator
 %! if (t.selftest)
