@@ -271,10 +271,10 @@ void free_entry (void *state, void *ptr)
 // copy stream moves the other.
 const size_t CHUNK = (size_t) 32 << 20;
 
-muon_status copy_entry (void **state, void *dst, const void *src, size_t bytes, int dir,
-                        char *msg, size_t len)
+// The copy itself (copy_entry); an error may leave chunks queued on s->copy.
+static muon_status copy_run (ns_state *s, errbuf &E, void *dst, const void *src, size_t bytes,
+                             int dir)
 {
-  ENTRY_STATE ();
   CUDA_TRY (cudaStreamSynchronize (s->stream));   // no kernel still using the array
   if (dir == MUON_COPY_D2D)
   {
@@ -319,6 +319,16 @@ muon_status copy_entry (void **state, void *dst, const void *src, size_t bytes, 
   }
   CUDA_TRY (cudaStreamSynchronize (s->copy));
   return MUON_OK;
+}
+
+muon_status copy_entry (void **state, void *dst, const void *src, size_t bytes, int dir,
+                        char *msg, size_t len)
+{
+  ENTRY_STATE ();
+  muon_status st = copy_run (s, E, dst, src, bytes, dir);
+  if (st != MUON_OK)              // a chunk still queued would land on dst after the caller
+    cudaStreamSynchronize (s->copy);   // gave its block back to the pool
+  return st;
 }
 
 muon_status convert_entry (void **state, void *dst, int dt, const void *src, int st, size_t n,

@@ -231,14 +231,16 @@ muon_status update_entry (void **state, const muon_tensor *G, muon_tensor *M, mu
               G->batch);
     return MUON_ERR_BADSHAPE;
   }
+  s->timed = 0;                                   // until this call has both events
+  CUDA_TRY (cudaEventRecord (s->t_start, s->stream));   // before x: no return holds it
   double *x = NULL;
   if (o->nesterov && M)
     TRY (pool_alloc (s, E, G->rows * G->cols * G->batch * sizeof (double), (void **) &x));
   unsigned long long bad = 0;
   int warned = 0;
-  s->timed = 0;                                   // until this call has both events
-  CUDA_TRY (cudaEventRecord (s->t_start, s->stream));
   muon_status st = update_steps (s, E, G, M, U, o, coef, steps, x, &bad, &warned);
+  if (st != MUON_OK)
+    cudaStreamSynchronize (s->stream);            // nothing queued writes x once it is back
   pool_free (s, x);
   TRY (st);
   CUDA_TRY (cudaEventRecord (s->t_stop, s->stream));
@@ -317,6 +319,8 @@ muon_status sumsq_entry (void **state, const void *x, const void *y, int st, siz
   int bad = 0;
   TRY (pool_alloc (s, E, SUMSQ_BLOCKS * sizeof (double) + sizeof (int), &part));
   muon_status status = sumsq_run (s, E, x, y, st, n, (double *) part, sumsq, &bad);
+  if (status != MUON_OK)
+    cudaStreamSynchronize (s->stream);            // nothing queued writes part once it is back
   pool_free (s, part);
   *finite = !bad;
   return status;

@@ -92,7 +92,7 @@ cudaError_t cudaMemGetInfo (size_t *f, size_t *t) { *t = cap (); *f = cap () - u
 cudaError_t cudaHostAlloc (void **p, size_t n, unsigned int)
 {
   const char *c = getenv ("MOCK_PIN_CAP_MB");
-  if (c && *c && pinned + n > (size_t) (atof (c) * 1e6))
+  if (mock_tick (__func__) || (c && *c && pinned + n > (size_t) (atof (c) * 1e6)))
   {
     *p = NULL;
     return ret (cudaErrorMemoryAllocation);
@@ -122,8 +122,8 @@ cudaError_t cudaEventCreate (cudaEvent_t *e) { *e = (cudaEvent_t) handle (); ret
 cudaError_t cudaEventCreateWithFlags (cudaEvent_t *e, unsigned int) { *e = (cudaEvent_t) handle (); return cudaSuccess; }
 cudaError_t cudaEventDestroy (cudaEvent_t e) { free (e); return cudaSuccess; }
 cudaError_t cudaEventElapsedTime (float *ms, cudaEvent_t, cudaEvent_t) { *ms = 1; return cudaSuccess; }
-cudaError_t cudaEventRecord (cudaEvent_t, cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaEventSynchronize (cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventRecord (cudaEvent_t, cudaStream_t) { return mock_tick (__func__) ? ret (cudaErrorInvalidValue) : cudaSuccess; }
+cudaError_t cudaEventSynchronize (cudaEvent_t) { return mock_tick (__func__) ? ret (cudaErrorInvalidValue) : cudaSuccess; }
 cudaError_t cudaGetDevice (int *d) { *d = 0; return cudaSuccess; }
 cudaError_t cudaSetDevice (int) { return cudaSuccess; }
 cudaError_t cudaGetDeviceCount (int *c) { *c = 1; return cudaSuccess; }
@@ -139,7 +139,7 @@ cudaError_t cudaStreamEndCapture (cudaStream_t, cudaGraph_t *g) { *g = NULL; ret
 cudaError_t cudaStreamCreateWithFlags (cudaStream_t *s, unsigned int) { *s = (cudaStream_t) handle (); return cudaSuccess; }
 cudaError_t cudaStreamDestroy (cudaStream_t s) { free (s); return cudaSuccess; }
 cudaError_t cudaStreamSynchronize (cudaStream_t) { return mock_tick (__func__) ? ret (cudaErrorInvalidValue) : cudaSuccess; }
-cudaError_t cudaStreamWaitEvent (cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent (cudaStream_t, cudaEvent_t, unsigned int) { return mock_tick (__func__) ? ret (cudaErrorInvalidValue) : cudaSuccess; }
 // the registration and launch of the nvcc host stubs
 void **__cudaRegisterFatBinary (void *) { static void *h[4]; return h; }
 void __cudaRegisterFatBinaryEnd (void **) {}
