@@ -287,7 +287,7 @@ endfunction
 %!error <zero_save_state: STATE.momentum\{1\} must be a double column of 44 elements \(the design's buffer\).>
 %! t = s; t.momentum{1} = t.momentum{1}(1:end-1); zero_save_state ("x", L, t);
 %!error <zero_save_state: L must be a layout from zero_layout.> zero_save_state ("x", 1, s)
-%!error <zero_save_state: unknown option 'Foo'.> zero_save_state ("x", L, s, "Foo", 1)
+%!error <^zero_save_state: unknown option 'Foo'\. Options: .*\.$> zero_save_state ("x", L, s, "Foo", 1)
 %!error <zero_save_state: COMM must be "sim" or a handle from muon_comm.>
 %! c = struct ("kind", "sim", "size", 2, "local_ranks", 2, "rank", NaN);
 %! zero_save_state ("x", L, s, "Comm", c);
