@@ -225,6 +225,16 @@ function check_bufs (fname, what, m, M, ranks)
   endfor
 endfunction
 
+function c = gather_cells (c)
+  if (iscell (c))
+    for k = 1:numel (c)
+      if (isa (c{k}, "muon_gpuarray"))
+        c{k} = gather (c{k});
+      endif
+    endfor
+  endif
+endfunction
+
 %!shared L, g, s, pre
 %! L = zero_layout ({[6 4], [5 4], [6 4]}, 2);
 %! randn ("state", 5);
@@ -247,16 +257,6 @@ endfunction
 %! unwind_protect_cleanup
 %!   cellfun (@unlink, f);
 %! end_unwind_protect
-
-function c = gather_cells (c)
-  if (iscell (c))
-    for k = 1:numel (c)
-      if (isa (c{k}, "muon_gpuarray"))
-        c{k} = gather (c{k});
-      endif
-    endfor
-  endif
-endfunction
 
 %!demo
 %! ## one Muon step on 4 simulated ranks (ZeRO-1/2), then one checkpoint file per rank
