@@ -281,12 +281,12 @@ endfunction
 %!error <muon_collective: X must be a 1 x 3 cell, one array per local rank.> muon_collective (muon_comm ("sim", 3), "allreduce", {})
 %!error <muon_collective: X must be a 1 x 1 cell, one array per local rank.> muon_collective (muon_comm ("self"), "all_to_all", cell (1, 0))
 %!error <muon_collective: COMM must be a communicator from muon_comm.> muon_collective (2, "barrier")
-%!error <muon_collective: COLL must be 'allreduce', 'reduce_scatter', 'all_gather', 'broadcast', 'barrier', 'all_to_all' or 'counters'.> muon_collective (c2, "gather", {1, 2})
+%!error <muon_collective: COLL must be 'allreduce', 'reduce_scatter', 'all_gather', 'broadcast', 'barrier', 'all_to_all' or 'counters'; did you mean 'all_gather'\?> muon_collective (c2, "gather", {1, 2})
 %!error <muon_collective: X must be given for allreduce.> muon_collective (c2, "allreduce")
 %!error <muon_collective: X must be a real double or single array, or a cell of them.> muon_collective (c2, "allreduce", {1, int8(2)})
 %!error <muon_collective: OP must be 'sum' or 'avg'.> muon_collective (c2, "allreduce", {1, 2}, "Op", "max")
 %!error <muon_collective: ROOT must be a non-negative integer.> muon_collective (c2, "broadcast", {1, 2}, "Root", -1)
-%!error <muon_collective: unknown option 'Foo'.> muon_collective (c2, "barrier", "Foo", 1)
+%!error <^muon_collective: unknown option 'Foo'\. Options: .*\.$> muon_collective (c2, "barrier", "Foo", 1)
 %!error <muon_collective: RESET must be true or false.> muon_collective (c2, "counters", "Reset", "avg")
 %!error <Invalid call> [s, t] = muon_collective (c2, "counters")
 %!error <muon_collective: X must be a 1 x 2 cell, one array per local rank.> muon_collective (c2, "allreduce", {1, 2, 3})
@@ -294,6 +294,7 @@ endfunction
 %!error <muon_collective: X must have a multiple of 2 elements \(the world size\), not 3.> muon_collective (c2, "reduce_scatter", {1:3, 1:3})
 %!error <muon_collective: X must have a multiple of 2 elements \(the world size\), not 3.> muon_collective (c2, "all_to_all", {1:3, 1:3})
 %!error <muon_collective: broadcast: root 5 out of range \(world 2\).> muon_collective (c2, "broadcast", {1, 2}, "Root", 5)
+%!error <muon_collective: unknown communicator kind 'tcp'\.> muon_collective (struct ("kind", "tcp"), "barrier")
 %!error id=muonlab:badArg muon_collective (struct ("kind", "tcp"), "barrier")
 %!test
 %! ## each sim rank's Y is shaped from its own X, as under MPI (where every rank has only its

@@ -410,12 +410,13 @@ endfunction
 
 %!error <muon_export: FILE must end in .csv or .json \(got 'x.txt'\).> muon_export (struct ("a", 1), "x.txt")
 %!error <muon_export: FILE must be a file name ending in .csv or .json.> muon_export (struct ("a", 1), 3)
-%!error <muon_export: X is not a table> muon_export (struct ("a", [1 2 3], "b", [1; 2]), [tempname() ".csv"])
+%!error <muon_export: X is not a table \(a struct of equal-length columns, or a struct array of scalar fields\); write it as JSON, or pick a table with 'Table'\.> muon_export (struct ("a", [1 2 3], "b", [1; 2]), [tempname() ".csv"])
 %!error <muon_export: X has no field 'ranks'.> muon_export (struct ("a", 1), [tempname() ".csv"], "Table", "ranks")
 %!error <muon_export: field 'a' of X is not a table.> muon_export (struct ("a", {{1, [1 2; 3 4]}}), [tempname() ".csv"], "Table", "a")
 %!error <muon_export: X's CSV header would repeat the column name 'v_1'.> muon_export (struct ("v", [1 2; 3 4], "v_1", [5; 6]), [tempname() ".csv"])
-%!error <muon_export: cannot write> muon_export (struct ("a", 1), "/nonexistent_dir/x.csv")
-%!error <muon_export: unknown option 'Foo'.> muon_export (struct ("a", 1), "x.csv", "Foo", 1)
+%!error <muon_export: cannot write '/nonexistent_dir/x\.csv': no such folder\.> muon_export (struct ("a", 1), "/nonexistent_dir/x.csv")
+%!error <^muon_export: unknown option 'Foo'\. Options: .*\.$> muon_export (struct ("a", 1), "x.csv", "Foo", 1)
+%!error <muon_export: FILE must end in \.csv or \.json \(got 'x\.txt'\)\.> muon_export (struct ("a", 1), "x.txt")
 %!error id=muonlab:badArg muon_export (struct ("a", 1), "x.txt")
 
 %!demo

@@ -286,5 +286,7 @@ endfunction
 %!error <muon_gpu: unknown command 'ones'; use 'randn', 'zeros', 'info' or 'reset'.> muon_gpu ("ones")
 %!error <muon_gpu: 'info' takes no other argument.> muon_gpu ("info", 3)
 %!error <muon_gpu: 'reset' takes no other argument.> muon_gpu ("reset", "cpu")
+%!error <muon_gpu: DEVICE must be 'cpu' or 'cuda'; did you mean 'cpu'\?> muon_gpu (eye (2), "Device", "tpu")
 %!error id=muonlab:badArg muon_gpu (eye (2), "Device", "tpu")
+%!error <muon_gpu: CLASS must be 'double', 'single', 'bf16' or 'fp16'\.> muon_gpu (eye (2), "Class", "int8")
 %!error id=muonlab:badArg muon_gpu (eye (2), "Class", "int8")

@@ -157,8 +157,9 @@ endfunction
 %! endif
 
 %!error <muon_info: the only argument is "release".> muon_info ("x")
-%!error <called with too many inputs> muon_info (1, 2)
+%!error <muon_info: function called with too many inputs> muon_info (1, 2)
 %!error <muon_info: "release" returns nothing; call it without an output.> x = muon_info ("release");
+%!error <muon_info: "release" returns nothing; call it without an output\.> x = muon_info ("release");
 %!error id=muonlab:badArg x = muon_info ("release");
 
 %!test

@@ -409,15 +409,16 @@ endfunction
 %!error <muon_model: NAME must be a shipped model \('deepseek-v3'.*\), a config.json file or a folder holding one; 'gpt5' is neither. For any other model, download its config.json \(and model.safetensors.index.json\) and pass the file or the folder.> muon_model ("gpt5")
 %!error <muon_model: NAME must be a shipped model \('deepseek-v3'.*\), a config.json file or a folder holding one; 'llama-3.1-7b' is neither. Did you mean 'llama-3.1-70b' or 'llama-3.1-8b'\?> muon_model ("llama-3.1-7b")
 %!error <muon_model: cannot read 'no_such_dir/x.json' \(no such file\).> muon_model ("no_such_dir/x.json")
-%!error <muon_model: model_type 'gpt2' is not supported> muon_model (struct ("model_type", "gpt2"))
+%!error <^muon_model: model_type 'gpt2' is not supported \(.*\)\.$> muon_model (struct ("model_type", "gpt2"))
 %!error id=muonlab:unsupported muon_model (struct ("model_type", "gpt2"))
 %!error <muon_model: the config has no field 'hidden_size'.> muon_model (struct ("model_type", "llama", "vocab_size", 10))
 %!error <muon_model: config field 'hidden_size' must be a positive integer.> muon_model (struct ("model_type", "llama", "vocab_size", 10, "hidden_size", -3))
 %!error <muon_model: EXPERTS must be 'separate' or 'fused'.> muon_model ("llama-3.1-8b", "Experts", "x")
 %!error <muon_model: FUSE must be 'none', 'qkv', 'gate_up' or 'all'.> muon_model ("llama-3.1-8b", "Fuse", 1)
 %!error <muon_model: MTP must be true or false.> muon_model ("llama-3.1-8b", "MTP", 3)
-%!error <muon_model: unknown option 'Foo'.> muon_model ("llama-3.1-8b", "Foo", 1)
+%!error <^muon_model: unknown option 'Foo'\. Options: .*\.$> muon_model ("llama-3.1-8b", "Foo", 1)
 %!error <muon_model: the first argument must be a model name, a config.json file or a config struct.> muon_model (3)
+%!error <^muon_model: NAME must be a shipped model \(.*\), a config\.json file or a folder holding one; 'gpt5' is neither\. For any other model, download its config\.json \(and model\.safetensors\.index\.json\) and pass the file or the folder\.$> muon_model ("gpt5")
 %!error id=muonlab:badArg muon_model ("gpt5")
 
 %!demo

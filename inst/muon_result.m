@@ -116,6 +116,7 @@ endfunction
 %!error <zero_train_result: S must have only the fields of a zero_train_result: S.x is not one.> zero_train_result (struct ("x", 1))
 %!error <zero_step_result: S must have only the fields of a zero_step_result: S.y is not one.> zero_step_result (struct ("variant", "a", "y", 2))
 %!error <ns_flops_result: S must be a scalar struct.> ns_flops_result (1)
+%!error <muon_model_result: S must have only the fields of a muon_model_result: S\.x is not one\.> muon_model_result (struct ("x", 1))
 %!error id=muonlab:badArg muon_model_result (struct ("x", 1))
 
 %!demo

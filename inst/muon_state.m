@@ -269,4 +269,4 @@ endfunction
 %! assert (! isempty (strfind (s, "fields: type,")));
 
 %!error <muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train' and S a scalar struct.> muon_state ("x", struct ())
-%!error <muon_state: KIND must be> muon_state ("update", 1)
+%!error <muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train' and S a scalar struct\.> muon_state ("update", 1)

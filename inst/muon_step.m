@@ -446,6 +446,7 @@ endfunction
 %!error <muon_step: PARAMS has the unknown parameter 'c'.> muon_step (muon_optimizer (P), setfield (P, "c", 1), G)
 %!error <muon_step: GRADS.W must be of size 8 x 5.> muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
 %!error <muon_step: GRADS.b must be a real, non-empty double or single array.> muon_step (muon_optimizer (P), P, setfield (G, "b", int8 (G.b)))
+%!error <muon_step: GRADS\.W must be of size 8 x 5\.> muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
 %!error id=muonlab:badShape muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
 %!error <muon_step: PARAMS.W must be double, the class of its optimizer state, not single.> muon_step (muon_optimizer (P), setfield (P, "W", single (P.W)), G)
 %!error <muon_step: PARAMS.b must be single, the class of its optimizer state, not double.> muon_step (muon_optimizer (setfield (P, "b", single (P.b))), P, G)
@@ -475,6 +476,7 @@ endfunction
 %! o = opt;  o.muon.W = [];
 %! [~, o2] = muon_step (o, P, G);
 %! assert (o2.muon.W.step, 1);
+%!error <muon_step: OPT\.muon\.W must be \[\] or a muon_update state\.> muon_step (setfield (muon_optimizer (P), "muon", struct ("W", "")), P, G)
 %!error id=muonlab:badState muon_step (setfield (muon_optimizer (P), "muon", struct ("W", "")), P, G)
 %!error <muon_step: OPT lacks the field 'adam_wd'.>
 %! muon_step (rmfield (muon_optimizer (P), "adam_wd"), P, G)
@@ -482,7 +484,7 @@ endfunction
 %! muon_step (setfield (muon_optimizer (P), "update_args", struct ()), P, G)
 %!error <muon_step: OPT.scaler must be a scalar struct.>
 %! muon_step (setfield (muon_optimizer (P), "scaler", "dynamic"), P, G)
-%!error <muon_step: parameter 'W': unknown coefficient schedule 'foo'.>
+%!error <^muon_step: parameter 'W': unknown coefficient schedule 'foo'\. Coefficient schedules: .*\.$>
 %! opt = muon_optimizer (P);
 %! opt.update_args.W = {"Coefficients", "foo"};
 %! muon_step (opt, P, G);

@@ -199,5 +199,7 @@ endfunction
 
 %!error <muonlab_demo: NAME must be a demo name \(a string\).> muonlab_demo (1)
 %!error <muonlab_demo: NAME must be 'moe_expert_parallel', 'mpi_zero2', 'muon_family', 'ns_design_lab', 'ns_precision_sweep', 'ns_turbo_muon', 'plan_at_scale', 'train_mlp', 'zero2_experiment', 'zero2_muon_correctness' or 'zero3_pads'; did you mean 'plan_at_scale'\?> muonlab_demo ("plan_at_scal")
+%!error <^muonlab_demo: NAME must be .*\.$> muonlab_demo ("options")
 %!error id=muonlab:badArg muonlab_demo ("options")
+%!error <^muonlab_demo: NAME must be .*\.$> muonlab_demo ("options", "x")
 %!error id=muonlab:badArg muonlab_demo ("options", "x")

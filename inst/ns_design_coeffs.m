@@ -341,8 +341,9 @@ endfunction
 %!error <ns_design_coeffs: SAFETY must be a finite real scalar of at least 1.> ns_design_coeffs (5, "Safety", Inf)
 %!error <ns_design_coeffs: SAFETYMODE must be 'construct' or 'after'.> ns_design_coeffs (5, "SafetyMode", "before")
 %!error <ns_design_coeffs: SAFETYLAST must be true or false.> ns_design_coeffs (5, "SafetyLast", 2)
-%!error <ns_design_coeffs: unknown option 'Foo'.> ns_design_coeffs (5, "Foo", 1)
+%!error <^ns_design_coeffs: unknown option 'Foo'\. Options: .*\.$> ns_design_coeffs (5, "Foo", 1)
 %!error <ns_design_coeffs: options must be NAME, VALUE pairs.> ns_design_coeffs (5, "Lower")
+%!error <ns_design_coeffs: LOWER must be a real scalar with 0 < LOWER < 1\.> ns_design_coeffs (5, "Lower", 2)
 %!error id=muonlab:badArg ns_design_coeffs (5, "Lower", 2)
 
 %!demo

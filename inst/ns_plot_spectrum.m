@@ -389,8 +389,8 @@ endfunction
 %!error <ns_plot_spectrum: each X must be the size of G \(4 x 8\).> ns_plot_spectrum (randn (4, 8), randn (4, 4))
 %!error <ns_plot_spectrum: LABELS must be a cellstr of 1 names.> ns_plot_spectrum (randn (4, 8), randn (4, 8), "Labels", {"a", "b"})
 %!error <ns_plot_spectrum: COEFFICIENTS must be a name or a cellstr of names.> ns_plot_spectrum (randn (4, 8), "Coefficients", 3)
-%!error <ns_plot_spectrum: GEMM must be> ns_plot_spectrum (randn (4, 8), "Gemm", "bogus")
-%!error <ns_plot_spectrum: unknown option 'Device'.> ns_plot_spectrum (randn (4, 8), "Device", "cuda")
+%!error <ns_plot_spectrum: GEMM must be 'auto', 'openblas' or 'onednn'\.> ns_plot_spectrum (randn (4, 8), "Gemm", "bogus")
+%!error <^ns_plot_spectrum: unknown option 'Device'\. Options: .*\.$> ns_plot_spectrum (randn (4, 8), "Device", "cuda")
 
 %!test
 %! ## the file gets exactly the name given; no part of it runs in a shell

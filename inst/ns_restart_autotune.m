@@ -239,17 +239,18 @@ endfunction
 %!error <Invalid call> ns_restart_autotune ()
 %!error <ns_restart_autotune: COEFFS must be a schedule name or a K x 3 real matrix.> ns_restart_autotune ({1})
 %!error <ns_restart_autotune: COEFFS must be a schedule name or a K x 3 real matrix.> ns_restart_autotune ([1 2])
-%!error <ns_restart_autotune: unknown coefficient schedule 'foo'.> ns_restart_autotune ("foo")
+%!error <^ns_restart_autotune: unknown coefficient schedule 'foo'\. Coefficient schedules: .*\.$> ns_restart_autotune ("foo")
 %!error <ns_restart_autotune: MAXRESTARTS must be an integer from 0 to 64.> ns_restart_autotune ("you", "MaxRestarts", -1)
 %!error <ns_restart_autotune: GRID must be a vector of positive finite values.> ns_restart_autotune ("you", "Grid", [1 0])
 %!error <ns_restart_autotune: SHIFT must be a negative finite scalar.> ns_restart_autotune ("you", "Shift", 0)
 %!error <ns_restart_autotune: STEPS must be a positive integer \(at most 1000\).> ns_restart_autotune ("you", "Steps", 0)
-%!error <ns_restart_autotune: unknown option 'Method'.> ns_restart_autotune ("you", "Method", "gram")
+%!error <^ns_restart_autotune: unknown option 'Method'\. Options: .*\.$> ns_restart_autotune ("you", "Method", "gram")
 %!error <ns_restart_autotune: options must be NAME, VALUE pairs.> ns_restart_autotune ("you", "Steps")
+%!error <ns_restart_autotune: SHIFT must be a negative finite scalar\.> ns_restart_autotune ("you", "Shift", 1)
 %!error id=muonlab:badArg ns_restart_autotune ("you", "Shift", 1)
 ## a small grid: each step's own cost counts (Grid 1 at Steps 200 took 156 s; at Steps 1000,
 ## hours)
-%!error <ns_restart_autotune: 1\.99e\+04 restart lists x 200 steps x \(1 grid points \+ 2048 for each step\) is more than 1000000000 simulated points \(the limit max_autotune_work\)> ns_restart_autotune ("keller", "Steps", 200, "Grid", 1)
+%!error <ns_restart_autotune: 1\.99e\+04 restart lists x 200 steps x \(1 grid points \+ 2048 for each step\) is more than 1000000000 simulated points \(the limit max_autotune_work\); lower STEPS, MAXRESTARTS or the GRID size\.> ns_restart_autotune ("keller", "Steps", 200, "Grid", 1)
 
 %!demo
 %! ## Keller's constant triple (DeepSpeed's Gram path) and Polar Express, up to 2 restarts

@@ -269,14 +269,15 @@ endfunction
 %!error <ns_restart_search: MAXRESTARTS must be an integer from 0 to 64.> ns_restart_search (ones (4, 8), "MaxRestarts", 1.5)
 %!error <ns_restart_search: RESTARTS is set by the search and cannot be given.> ns_restart_search (ones (4, 8), "Restarts", 2)
 %!error <ns_restart_search: METHOD is set by the search and cannot be given.> ns_restart_search (ones (4, 8), "method", "gram")
-%!error <ns_restart_search: unknown option 'Foo'.> ns_restart_search (ones (4, 8), "Foo", 1)
+%!error <^ns_restart_search: unknown option 'Foo'\. Options: .*\.$> ns_restart_search (ones (4, 8), "Foo", 1)
 %!error <ns_restart_search: PRECISION must be 'double', 'single', 'bf16' or 'fp16'.> ns_restart_search (ones (4, 8), "Precision", "fp8")
+%!error <ns_restart_search: STEPS must be a positive integer \(at most 1000\)\.> ns_restart_search (ones (4, 8), "Steps", 0)
 %!error id=muonlab:badArg ns_restart_search (ones (4, 8), "Steps", 0)
 %!error <ns_restart_search: 4\.995e\+05 restart lists x \(1000 steps x 32 matrix entries \+ 8192 per matrix for each call\) is more than 1000000000 \(the limit max_autotune_work\); lower STEPS, MAXRESTARTS or the size of G\.> ns_restart_search (ones (4, 8), "Steps", 1000)
 ## many lists of a tiny G: each call's own cost counts (4.2 million lists took 800 s)
-%!error <ns_restart_search: 4\.194e\+06 restart lists x .* \(the limit max_autotune_work\)> ns_restart_search (ones (2, 3), "Steps", 23, "MaxRestarts", 64)
+%!error <^ns_restart_search: 4\.194e\+06 restart lists x .* is more than 1000000000 \(the limit max_autotune_work\); lower STEPS, MAXRESTARTS or the size of G\.$> ns_restart_search (ones (2, 3), "Steps", 23, "MaxRestarts", 64)
 %!error <ns_restart_search: G must have no zero page: its polar factor is undefined and every list would score NaN\.> ns_restart_search (zeros (4, 8))
-%!error <ns_restart_search: G must have no zero page> ns_restart_search ({ones(4, 8), cat(3, ones (4, 8), zeros (4, 8))})
+%!error <ns_restart_search: G must have no zero page: its polar factor is undefined and every list would score NaN\.> ns_restart_search ({ones(4, 8), cat(3, ones (4, 8), zeros (4, 8))})
 %!test
 %! ## a long schedule: no warning from the check run on a matrix of its own (it said
 %! ## "muon_ns: 8 non-finite values in the result" for this finite G)

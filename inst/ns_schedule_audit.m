@@ -206,6 +206,6 @@ endfunction
 %! R = ns_schedule_audit ([1 -1.00002 0; 1 0 0]);
 %! assert (R.p_min <= R.p_one && R.p_one <= R.p_max);
 %! assert (R.p_min, 1 - 1.00002, eps);
-%!error <ns_schedule_audit: unknown coefficient schedule 'foo'.> ns_schedule_audit ("foo")
+%!error <^ns_schedule_audit: unknown coefficient schedule 'foo'\. Coefficient schedules: .*\.$> ns_schedule_audit ("foo")
 %!error <ns_schedule_audit: COEFFS must be a schedule name or a K x 3 real matrix.> ns_schedule_audit (ones (2, 2))
 %!error <ns_schedule_audit: COEFFS must be a K x 3 matrix with K from 1 to 1000\.> ns_schedule_audit (repmat ([3.4445 -4.775 2.0315], 1001, 1))

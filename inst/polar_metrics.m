@@ -284,7 +284,9 @@ endfunction
 %!error <polar_metrics: A must be a matrix \(at least 2 x 2\), not a vector or scalar.> polar_metrics (1:5, 1:5)
 %!error <polar_metrics: A must have 2 or 3 dimensions.> polar_metrics (ones (2, 2, 2, 2), ones (2, 2, 2, 2))
 %!error <polar_metrics: A must not contain NaN or Inf.> polar_metrics ([1 NaN; 2 3], eye (2))
+%!error <polar_metrics: A and P must have the same size\.> polar_metrics (A, A.')
 %!error id=muonlab:badShape polar_metrics (A, A.')
+%!error <polar_metrics: P must be a real numeric matrix\.> polar_metrics (A, int8 (A))
 %!error id=muonlab:badType polar_metrics (A, int8 (A))
 %!test
 %! ## a huge or tiny A gives the metrics of A itself, to the bit (power-of-two scaling); a
@@ -304,6 +306,7 @@ endfunction
 %! assert ([B.orth_error, B.residual_error], [Inf Inf]);
 %! assert (B.bound_violation, 2^1000 * norm (P), -1e-12);
 %! assert (B.rel_err_polar, 2^1000 * norm (P, "fro") / sqrt (6), -1e-12);
+%!error <polar_metrics: A must not contain NaN or Inf\.> polar_metrics ([1 Inf; 2 3], eye (2))
 %!error id=muonlab:nonFinite polar_metrics ([1 Inf; 2 3], eye (2))
 
 %!test

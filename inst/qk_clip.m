@@ -274,4 +274,4 @@ endfunction
 %!error <qk_clip: WQ must have HEADS \* \(QKHEADDIM \+ ROPEHEADDIM\) rows, not 10.> qk_clip (randn (10, 4), randn (16, 3), [1 400 1 1], "Layout", "mla", "QKHeadDim", 1)
 %!error <qk_clip: THRESHOLD must be a positive finite scalar.> qk_clip (Wq, Wk, [1 2], "QueryGroups", 1, "Threshold", 0)
 %!error <qk_clip: ALPHA must be a scalar in \[0, 1\].> qk_clip (Wq, Wk, [1 2], "QueryGroups", 1, "Alpha", 2)
-%!error <qk_clip: LAYOUT must be 'gqa' or 'mla'.> qk_clip (Wq, Wk, [1 2], "Layout", "mha")
+%!error <qk_clip: LAYOUT must be 'gqa' or 'mla'; did you mean 'mla'\?> qk_clip (Wq, Wk, [1 2], "Layout", "mha")

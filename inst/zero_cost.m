@@ -430,10 +430,11 @@ endfunction
 %!error <Invalid call> zero_cost ()
 %!error <zero_cost: WORLD must be a positive integer \(at most 65536\).> zero_cost ([4 4], 0)
 %!error <zero_cost: WORLD must be a positive integer \(at most 65536\).> zero_cost ([4 4], 65537)
-%!error <zero_cost: WORLD must be a positive integer> zero_cost ([4 4], 2.5)
+%!error <zero_cost: WORLD must be a positive integer \(at most 65536\)\.> zero_cost ([4 4], 2.5)
 %!error <zero_cost: every shape must be two positive integers.> zero_cost ([4 0], 2)
+%!error <zero_cost: every shape must be two positive integers\.> zero_cost ([4 0], 2)
 %!error id=muonlab:badShape zero_cost ([4 0], 2)
-%!error <zero_cost: the first argument must be a model from muon_model> zero_cost ("x", 2)
+%!error <zero_cost: the first argument must be a model from muon_model, a layout from zero_layout, or shapes \(a cell of \[rows cols\] or a P x 2 matrix\)\.> zero_cost ("x", 2)
 %!error <zero_cost: EXPERTS and SPLITROWS are for shapes and layouts; a model carries its own.>
 %! zero_cost (muon_model ("llama-3.1-8b"), 2, "Experts", 2)
 %!error <zero_cost: EXPERTS \(2\) must divide the 5 rows of parameter 1.>
@@ -447,7 +448,7 @@ endfunction
 %!error <zero_cost: PROFILE must be "h100", a profile JSON file or a struct; 'nope' is neither.> zero_cost ([4 4], 2, "Profile", "nope")
 %!error <zero_cost: the profile has no field 'devices_per_node'.> zero_cost ([4 4], 2, "Profile", struct ("a", 1))
 %!error <zero_cost: METHOD must be 'standard' or 'gram'.> zero_cost ([4 4], 2, "Method", "x")
-%!error <zero_cost: unknown option 'Foo'.> zero_cost ([4 4], 2, "Foo", 1)
+%!error <^zero_cost: unknown option 'Foo'\. Options: .*\.$> zero_cost ([4 4], 2, "Foo", 1)
 %!error <zero_cost: the model has no Muon parameter.> zero_cost (struct ("params", struct ("route", {{"adamw"}}, "rows", 3, "cols", 1, "numel", 3, "experts", 1, "split", {{[]}}, "name", {{"b"}})), 2)
 
 %!demo

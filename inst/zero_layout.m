@@ -373,10 +373,11 @@ endfunction
 %! assert ([L.padded_total, L.padding, L.params.straddles], [12 3 0]);
 
 %!error <zero_layout: the padded buffer \(9007199254741004 elements\) must hold fewer than 2\^53 elements.> zero_layout ({[2^26 2^26], [2^26 2^26], [3 3]}, 2)
+%!error <zero_layout: the padded buffer \(9007199254740992 elements\) must hold fewer than 2\^53 elements\.> zero_layout ({[2^26 2^27]}, 1)
 %!error id=muonlab:badShape zero_layout ({[2^26 2^27]}, 1)
 %!error <zero_layout: WORLD must be a positive integer \(at most 1048576\).> zero_layout ({[2 2]}, 0)
 %!error <zero_layout: WORLD must be a positive integer \(at most 1048576\).> zero_layout ({[2 2]}, 1e9)
-%!error <zero_layout: WORLD must be a positive integer.> zero_layout ({[2 2]}, 1.5)
+%!error <zero_layout: WORLD must be a positive integer \(at most 1048576\)\.> zero_layout ({[2 2]}, 1.5)
 %!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout ({}, 2)
 %!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout ({[1 2 3]}, 2)
 %!error <zero_layout: SHAPES must be a non-empty cell of \[rows cols\] pairs or a P x 2 matrix.> zero_layout (ones (2, 3), 2)
@@ -387,7 +388,7 @@ endfunction
 %!error <zero_layout: STAGE must be 1, 2 or 3.> zero_layout ({[2 2]}, 2, "Stage", 4)
 %!error <zero_layout: ALIGNFACTOR must be a positive integer.> zero_layout ({[2 2]}, 2, "AlignFactor", 0)
 %!error <zero_layout: ORDER must be 'given' or 'size_desc'.> zero_layout ({[2 2]}, 2, "Order", "asc")
-%!error <zero_layout: unknown option 'Foo'.> zero_layout ({[2 2]}, 2, "Foo", 1)
+%!error <^zero_layout: unknown option 'Foo'\. Options: .*\.$> zero_layout ({[2 2]}, 2, "Foo", 1)
 %!error <zero_layout: options must be NAME, VALUE pairs.> zero_layout ({[2 2]}, 2, "Stage")
 %!error <zero_layout: the model has no Muon parameter.> zero_layout (struct ("params", struct ("route", {{"adamw"}}, "rows", 3, "cols", 1, "numel", 3, "experts", 1, "split", {{[]}}, "name", {{"b"}})), 2)
 %!error <zero_layout: option names must be strings.> zero_layout ({[2 2]}, 2, 3, 1)

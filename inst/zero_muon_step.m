@@ -477,6 +477,8 @@ endfunction
 %! [~, s] = zero_muon_step (L, g, []); s.step = -1; zero_muon_step (L, g, s);
 %!error <zero_muon_step: STATE must be \[\] or the state of a previous call.>
 %! zero_muon_step (L, g, {});
+%!error <zero_muon_step: STATE\.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\)\.>
+%! [~, s] = zero_muon_step (L, g, []); s.momentum = {}; zero_muon_step (L, g, s);
 %!error id=muonlab:badState
 %! [~, s] = zero_muon_step (L, g, []); s.momentum = {}; zero_muon_step (L, g, s);
 %!error <zero_muon_step: COMM must be "sim" or a handle from muon_comm.>
@@ -497,7 +499,7 @@ endfunction
 %!error <zero_muon_step: REFERENCE must be true or false.>
 %! zero_muon_step (L, g, [], "Reference", 2);
 
-%!error <zero_muon_step: unknown coefficient schedule 'foo'.>
+%!error <^zero_muon_step: unknown coefficient schedule 'foo'\. Coefficient schedules: .*\.$>
 %! zero_muon_step (L, g, [], "Coefficients", "foo");
 %!error <zero_muon_step: GEMM must be 'auto', 'openblas' or 'onednn'.>
 %! zero_muon_step (L, g, [], "Gemm", "mkl");

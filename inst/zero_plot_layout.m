@@ -410,7 +410,7 @@ endfunction
 %!error <zero_plot_layout: NAMES must be a cellstr of 3 names.> zero_plot_layout (zero_layout ({[3 4], [2 5], [4 4]}, 2), "Names", {"a"})
 %!error <zero_plot_layout: L must be a layout from zero_layout.> zero_plot_layout (1)
 %!error <zero_plot_layout: FILE must be a file name.> zero_plot_layout (zero_layout ({[2 2]}, 1), "File", 3)
-%!error <zero_plot_layout: unknown option 'Foo'.> zero_plot_layout (zero_layout ({[2 2]}, 1), "Foo", 3)
+%!error <^zero_plot_layout: unknown option 'Foo'\. Options: .*\.$> zero_plot_layout (zero_layout ({[2 2]}, 1), "Foo", 3)
 %!error <zero_plot_layout: options must be NAME, VALUE pairs.> zero_plot_layout (zero_layout ({[2 2]}, 1), "File")
 
 %!demo

@@ -149,7 +149,7 @@ function S = option_spec (key)
   S.key = key;
 endfunction
 
-#---- the groups ------------------------------------------------------------------------------
+##---- the groups -----------------------------------------------------------------------------
 
 ## muon_gpu: the device, the storage class ("" = the input's class, or single for data
 ## made on the device) and the seed of "randn".
@@ -470,7 +470,7 @@ function T = load_state_rows (L)
   };
 endfunction
 
-#---- custom kinds ----------------------------------------------------------------------------
+##---- custom kinds ---------------------------------------------------------------------------
 
 ## A schedule name (the core's table, any case) or a K x 3 real matrix.
 function [c, ok] = coefficients (fname, c)
