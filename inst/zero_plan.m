@@ -99,5 +99,5 @@ endclassdef
 %! end_unwind_protect
 %! assert (__zero_muon_step__ ("holds", h), false);
 
-%!error <zero_muon_step: usage: \[UPD, MOM, STATS, FULL, INFO, RMOM, RFULL\] = __zero_muon_step__ \(SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE\[, REF, RMOM, PLAN\]\), or __zero_muon_step__ \(CMD, \.\.\.\) with CMD plan, map, owned, holds, free, count, steps or release> __zero_muon_step__ ("plans")
+%!error <zero_muon_step: usage: \[UPD, MOM, STATS, FULL, INFO, RMOM, RFULL\] = __zero_muon_step__ \(SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE\[, REF, RMOM, PLAN\]\), or __zero_muon_step__ \(CMD, \.\.\.\) with CMD plan, map, owned, holds, free, count, steps or release\.> __zero_muon_step__ ("plans")
 %!error <zero_muon_step: SHAPES must be a real P x 2 double matrix.> __zero_muon_step__ ("plan", 1, 2, struct ())

@@ -15,7 +15,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   const char *fname = "__muon_blas_threads__";
   if (nrhs != IN_END || nlhs > OUT_END || !mxIsDouble (prhs[IN_N])
       || mxGetNumberOfElements (prhs[IN_N]) != 1)
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
   double n = muon_mex_scalar (prhs[IN_N]);
   if (!(n >= 0 && n <= MUON_MAX_THREADS && n == (int) n))
     muon_mex_error (fname, "badArg", "N must be an integer from 0 to %d.",

@@ -48,7 +48,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     return;
   }
   if (nrhs != IN_END || nlhs > OUT_END || !mxIsChar (prhs[IN_NAME]))
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
   char name[64];
   if (mxGetString (prhs[IN_NAME], name, sizeof name) != 0)
     muon_mex_error (fname, "badArg", "unknown coefficient schedule (a name of %zu characters).",

@@ -76,14 +76,14 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   char cmd[32] = "";
   int which = -1;
   if (nrhs < 1 || !mxIsChar (prhs[IN_CMD]) || mxGetString (prhs[IN_CMD], cmd, sizeof cmd))
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
   if (muon_name_lookup (MUON_LIST_COLL, cmd, &which) != MUON_OK   // a collective, else
       && (which = muon_mex_choose (cmd, commands, CMD_END - MUON_COLL_COUNT)) >= 0)
     which += MUON_COLL_COUNT;                                   // one of the commands
   if (which < 0 && nrhs >= 2)
     muon_mex_error (fname, "badArg", "unknown command '%s'.", cmd);
   if (which < 0 || nrhs < forms[which].lo || nrhs > forms[which].hi || nlhs > forms[which].outs)
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
 
   // the commands without a communicator, then the arguments that need none
   char msg[2048] = "";

@@ -157,7 +157,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     which = muon_mex_choose (cmd, commands, CMD_END);
   if (which < 0 || nrhs < forms[which].lo || nrhs > forms[which].hi
       || nlhs > (forms[which].outs ? forms[which].outs : 1))
-    muon_mex_error ("muon_gpu", "badArg", "%s", USAGE);
+    muon_mex_error ("muon_gpu", "badArg", "%s.", USAGE);
   if (which == CMD_ZERO_STEP)
   {
     muon_mex_zero_device (nlhs, plhs, nrhs, prhs);

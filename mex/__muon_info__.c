@@ -11,7 +11,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   const char *fname = "muon_info";
   if (nrhs != IN_END || nlhs > OUT_END)
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
   muon_backend_info info;
   muon_mex_check (fname, muon_backend_query (muon_mex_ctx (), &info));
   const char *fields[] = { "cuda_built", "cuda_usable", "cuda_devices", "cuda_message",

@@ -81,9 +81,9 @@ static mxArray *step_defaults (void)
 
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-  const char *fname = "muon_lists";
+  const char *fname = "__muon_lists__";
   if (nrhs != IN_END || nlhs > OUT_END)
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
   mxArray *lists = empty_struct (), *what = empty_struct (), *limits = empty_struct ();
   for (int l = 0; l < MUON_LIST_COUNT; l++)
   {

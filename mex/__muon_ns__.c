@@ -37,7 +37,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   char caller[128];
   if (nrhs != IN_END || nlhs > OUT_END)
-    muon_mex_error ("muon_ns", "badArg", "%s", USAGE);
+    muon_mex_error ("muon_ns", "badArg", "%s.", USAGE);
   // the Muon family's updates run here too: their errors and warnings name the caller
   const char *fname = muon_mex_caller (prhs[IN_OPTS], "muon_ns", caller, sizeof caller);
   muon_tensor G = muon_mex_tensor (fname, "G", prhs[IN_G]);

@@ -71,7 +71,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   const char *fname = "ns_flops";
   if (nrhs != IN_END || nlhs > OUT_END)
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
   const mxArray *M = sizes (fname, "M", prhs[IN_M]), *N = sizes (fname, "N", prhs[IN_N]);
   size_t nm = mxGetNumberOfElements (M), nn = mxGetNumberOfElements (N);
   if (nm != 1 && nn != 1 && nm != nn)

@@ -25,7 +25,7 @@ static void fuse (muon_tensor *t, size_t E)
 void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   if (nrhs != IN_END || nlhs > OUT_END)
-    muon_mex_error ("muon_update", "badArg", "%s", USAGE);
+    muon_mex_error ("muon_update", "badArg", "%s.", USAGE);
   const mxArray *s = prhs[IN_OPTS];
   char caller[256];
   const char *fname = muon_mex_caller (s, "muon_update", caller, sizeof caller);

@@ -65,7 +65,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   const char *fname = "zero_cost";
   if (!(nrhs == IN_END && nlhs <= OUT_END) && !(nrhs == 0 && nlhs <= OUT_NAMES_END))
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
   if (nrhs == 0)
   {
     mxArray *out[OUT_NAMES_END] = { names (MUON_LIST_ZERO_VARIANT), names (MUON_LIST_COLL) };

@@ -21,7 +21,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
   const char *fname = "zero_layout";
   if (!(nrhs == IN_END && nlhs <= OUT_END))
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
   size_t P;
   size_t *rc = muon_mex_shapes (fname, prhs[IN_SHAPES], &P);
   int world = muon_mex_int (fname, "WORLD", prhs[IN_WORLD], 1, MUON_ZERO_MAX_WORLD);

@@ -150,7 +150,7 @@ static void command (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     plhs[0] = mxCreateDoubleScalar ((double) freed);
   }
   else
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
 }
 
 // The plans of this call: the handle's when it is one of this session made from these
@@ -190,7 +190,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     return;
   }
   if (nrhs < IN_REF || nrhs > IN_END || nlhs > OUT_END)
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
   muon_ctx *ctx = muon_mex_ctx ();
 
   // arguments that need no core object

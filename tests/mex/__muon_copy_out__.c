@@ -21,7 +21,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       || mxIsSparse (x) || !mxIsChar (prhs[IN_HOW])
       || mxGetString (prhs[IN_HOW], how, sizeof how) != 0
       || (strcmp (how, "octave") != 0 && strcmp (how, "mx") != 0))
-    muon_mex_error (fname, "badArg", "%s", USAGE);
+    muon_mex_error (fname, "badArg", "%s.", USAGE);
   mwSize nd = mxGetNumberOfDimensions (x);
   const mwSize *d = mxGetDimensions (x);
   mxClassID cls = mxGetClassID (x);

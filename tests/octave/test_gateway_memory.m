@@ -226,8 +226,8 @@ endfunction
 %!                              k, who{k}, mb(k)));
 %! endfor
 %! assert (! isempty (strfind (out, "after: same=1")), out);
-%!error <usage: Y = __muon_copy_out__ \(X, HOW\)> __muon_copy_out__ (int8 (1), "mx")
-%!error <usage: Y = __muon_copy_out__ \(X, HOW\)> __muon_copy_out__ (1, "other")
+%!error <__muon_copy_out__: usage: Y = __muon_copy_out__ \(X, HOW\)\.> __muon_copy_out__ (int8 (1), "mx")
+%!error <__muon_copy_out__: usage: Y = __muon_copy_out__ \(X, HOW\)\.> __muon_copy_out__ (1, "other")
 
 %!function s = sq (s)
 %!  s = ["'" strrep(s, "'", "'\\''") "'"];

@@ -473,7 +473,7 @@ endfunction
 %!   assert (R.updates{1}, U, 1e-14);
 %! endfor
 
-%!error <muon_lists: usage: L = __muon_lists__ \(\)> __muon_lists__ (1)
+%!error <__muon_lists__: usage: L = __muon_lists__ \(\)\.> __muon_lists__ (1)
 %!error <muon_update: unknown momentum form 'x'.> __muon_update__ (magic (4), [], struct ("form", "x"))
 %!error <zero_muon_step: unknown variant 'x'.> __zero_muon_step__ ([4 4], 1, struct (), {magic(4)}, [], struct ("variant", "x"), "sim", false)
 %!error <zero_muon_step: unknown pad count rule 'x'.> __zero_muon_step__ ([4 4], 1, struct (), {magic(4)}, [], struct ("pad_count", "x"), "sim", false)
