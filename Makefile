@@ -493,7 +493,7 @@ demo: deps all
 	  $(OCTAVE) $(OCTFLAGS) --eval "$(DEMO) ('Display', '$(DEMO_DISPLAY)');"
 
 bench: all $(TEST_MEXES) $(BENCH_COMM)
-	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mex; bench_mpi; bench_cost; bench_plan; bench_zero; bench_export"
+	cd tests/bench && $(OCTAVE) $(OCTFLAGS) --eval "bench_ns; bench_mex; bench_mpi; bench_cost; bench_plan; bench_zero; bench_export;"
 
 dist:
 	tests/make_dist.sh $(VERSION)

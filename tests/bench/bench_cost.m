@@ -6,9 +6,10 @@
 ##
 ## Times are CPU seconds of each process (cputime), the best of several runs: the machine is
 ## shared with other jobs, so wall time holds theirs too (it is printed beside); a rank's CPU
-## time is what it ran, what a dedicated core would take.  MPI runs with
-## mpi_yield_when_idle, so that a rank waiting for a peer the other jobs have descheduled
-## gives its core away instead of spinning on it (which would count their time as its own).
+## time is what it ran, what a dedicated core would take.  A rank waiting for a peer polls, so
+## its wait counts in its CPU time as on a dedicated core; MPI runs with mpi_yield_when_idle,
+## so that the polling rank yields its core whenever a descheduled peer or another job wants
+## it, instead of holding it (which would stretch the wait it counts).
 ##
 ## The profile (written to build/cpu_profile.json; zero_cost (..., "Profile", that file)):
 ##  * GEMM rate per precision: muon_ns on a 256 x 768 calibration matrix, one BLAS thread,

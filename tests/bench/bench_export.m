@@ -1,6 +1,6 @@
 ## bench_export - `make bench`: how long a large table takes out and back.  The per-rank
 ## table of zero_cost for Llama-3.1-8B on 1,024 ranks (every design: 12,288 rows of 29
-## columns, two of them text) written by muon_export and read back by muon_import, as CSV
+## columns, four of them text) written by muon_export and read back by muon_import, as CSV
 ## and as JSON; target: each direction under 2 s (printed, not asserted).  Each figure is the
 ## best of 3 runs, wall time (CPU time beside it: the machine is shared).
 ##

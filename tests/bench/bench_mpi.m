@@ -3,8 +3,9 @@
 ## 'Reference', false, on 1 and on 2 MPI ranks (muon_mpirun), one BLAS thread per rank in
 ## both runs.  Prints the step time of each (the slowest rank's, best of 3 steps), the
 ## speed-up (target >= 1.7 at 2 ranks on a 2-core machine; printed, not asserted) and the
-## bytes each rank moved per collective from the communicator's counters next to the
-## closed form written here.
+## bytes per rank and collective that the communicator's counters give (for MPI the byte
+## model of muon_comm.h, from the calls and their sizes, not bytes measured on the wire)
+## next to the closed form written here.
 ##
 ##   cd tests/bench && octave-cli --eval bench_mpi
 

@@ -42,7 +42,7 @@
 ## the OpenBLAS provider (fp32 products of the low-precision values).  Target: <= 1.25.
 ## @end enumerate
 ## Times are the best of 3 runs of tic/toc (5 for 1024x1024, 1 for 2048x8192, 2 for the
-## stack, 7 for table (2)'s 512x2560, whose runs take tens of ms), the contenders interleaved within each run, after an untimed warm-up (not for
+## stack, 7 for table (2)'s shapes of at most 2^21 elements, whose runs take tens of ms), the contenders interleaved within each run, after an untimed warm-up (not for
 ## 2048x8192).  The machine may be shared: a slow spell shows as a low ratio in one row.
 ## Nothing is asserted; the targets are printed next to the figures.  With an output
 ## argument the measured numbers come back in a struct.
@@ -60,7 +60,7 @@ function R = bench_ns ()
   printf ("\nmuonlab bench: %s\n", version ("-blas"));
   printf ("OPENBLAS_NUM_THREADS=%s, OPENBLAS_CORETYPE=%s, OMP_NUM_THREADS=%s, %d CPU cores\n",
           env ("OPENBLAS_NUM_THREADS"), env ("OPENBLAS_CORETYPE"), env ("OMP_NUM_THREADS"),
-          nproc ());
+          nproc ("all"));
   info = muon_info ();
   printf ("GEMM: %s\nbest of N runs (tic/toc)\n", info.gemm_text);
   t_all = tic ();
@@ -231,7 +231,7 @@ function R = torch_table (R, cases, threads, here)
   endif
   lines = strsplit (strtrim (txt), "\n");
   printf ("\n    torch eager bf16 NS (%s) vs muon_ns bf16; target >= 1.0x\n", lines{end});
-  printf ("    %-12s %10s %10s %10s\n", "shape", "torch[s]", "muon bf16", "muon/torch x");
+  printf ("    %-12s %10s %10s %10s\n", "shape", "torch[s]", "muon bf16", "torch/muon x");
   for i = 1:rows (cases)
     tt = NaN;
     for k = 1:numel (lines)

@@ -63,7 +63,8 @@ def cuda_median_ms(fn, G, runs):
         stop.synchronize()
         times.append(start.elapsed_time(stop))
     times.sort()
-    return times[len(times) // 2]
+    half = len(times) // 2   # the median: of an even count, the mean of the two middle ones
+    return times[half] if len(times) % 2 else (times[half - 1] + times[half]) / 2
 
 
 def peers():
