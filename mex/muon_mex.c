@@ -88,8 +88,9 @@ void muon_mex_warn_result (const char *fname, muon_status s)
   snprintf (text, sizeof text,
             "%s: %s from a finite input (an overflow of its precision or state).", fname,
             muon_ctx_last_error (muon_mex_ctx ()));
-  mxArray *args[3] = { mxCreateString ("muonlab:nonFiniteResult"), mxCreateString ("%s"),
-                       mxCreateString (text) };
+  char id[64];
+  snprintf (id, sizeof id, "muonlab:%s", muon_status_id (s));
+  mxArray *args[3] = { mxCreateString (id), mxCreateString ("%s"), mxCreateString (text) };
   mexCallMATLAB (0, NULL, 3, args, "warning");
   for (int k = 0; k < 3; k++)
     mxDestroyArray (args[k]);

@@ -19,7 +19,7 @@ extern "C" {
 // X (ENUM, VALUE, TEXT, OCTAVE_ID)
 #define MUON_STATUS_LIST(X)                                                     \
   X (MUON_OK,              0,  "success",                     "ok")           \
-  X (MUON_WARN_NONFINITE,  1,  "non-finite values in result", "nonFinite")    \
+  X (MUON_WARN_NONFINITE,  1,  "non-finite values in result", "nonFiniteResult") \
   X (MUON_ERR_NOMEM,      -1,  "out of memory",               "noMemory")     \
   X (MUON_ERR_NULLPTR,    -2,  "null pointer",                "nullPointer")  \
   X (MUON_ERR_BADSHAPE,   -3,  "bad shape",                   "badShape")     \
