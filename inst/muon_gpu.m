@@ -135,7 +135,7 @@ function out = command (cmd, args)
       endif
       rest = args(2:end);
       if (! isempty (rest) && ischar (rest{1})
-          && any (strcmp (rest{1}, {"double", "single", "bf16", "fp16"})))
+          && any (strcmp (rest{1}, core_lists ().lists.precision)))
         rest = [{"Class"}, rest];                # muon_gpu ("randn", SIZE, CLASS, ...)
       endif
       o = parse_options ("muon_gpu", "muon_gpu", rest);
@@ -290,3 +290,9 @@ endfunction
 %!error id=muonlab:badArg muon_gpu (eye (2), "Device", "tpu")
 %!error <muon_gpu: CLASS must be 'double', 'single', 'bf16' or 'fp16'\.> muon_gpu (eye (2), "Class", "int8")
 %!error id=muonlab:badArg muon_gpu (eye (2), "Class", "int8")
+%!test                                  # CLASS alone: any of the core's precisions
+%! for p = __muon_lists__ ().lists.precision
+%!   D = muon_gpu ("zeros", [2 3], p{1}, "Device", "cpu");
+%!   assert (classUnderlying (D), p{1});
+%! endfor
+%!error <muon_gpu: options must be NAME, VALUE pairs.> muon_gpu ("zeros", [2 3], "int8", "Device", "cpu")

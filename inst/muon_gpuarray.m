@@ -320,7 +320,7 @@ classdef muon_gpuarray < handle
 
     ## disp (D) prints one line; str = disp (D) returns it, as for any Octave value.
     function str = disp (D)
-      bytes = prod (D.Size) * struct ("double", 8, "single", 4, "bf16", 2, "fp16", 2).(D.Storage);
+      bytes = prod (D.Size) * elem_bytes (D.Storage);
       s = sprintf ("  %s %s device array on %s (%s); gather () copies it to the host\n",
                    strjoin (arrayfun (@num2str, D.Size, "uniformoutput", false), "x"),
                    D.Storage, D.Device, bytes_text (bytes));
@@ -391,11 +391,37 @@ function C = scaled (sym, A, B)
                                    double (B)), A.Size, A.Storage, A.Device);
 endfunction
 
+## The bytes of one element of each storage class.  The names are the core's precisions
+## (core_lists); the catalogue has no element sizes, so they are given here, and the table
+## must name exactly the catalogue's precisions (checked once per session).
+function n = elem_bytes (storage)
+  persistent B;
+  if (isempty (B))
+    T = struct ("double", 8, "single", 4, "bf16", 2, "fp16", 2);
+    if (! isequal (sort (fieldnames (T)), sort (core_lists ().lists.precision(:))))
+      error ("muonlab:internal",
+             "muon_gpuarray: the element sizes name %s, the core's precisions %s.",
+             strjoin (sort (fieldnames (T)).', ", "),
+             strjoin (sort (core_lists ().lists.precision), ", "));
+    endif
+    B = T;
+  endif
+  n = B.(storage);
+endfunction
+
 function t = bytes_text (b)
   units = {"B", "KiB", "MiB", "GiB", "TiB"};
   k = min (max (floor (log2 (max (b, 1)) / 10), 0), numel (units) - 1);
   t = sprintf ("%.4g %s", b / 1024^k, units{k+1});
 endfunction
+
+%!test                                  # the bytes disp counts: 8, 4, 2, 2 per element
+%! w = struct ("double", 8, "single", 4, "bf16", 2, "fp16", 2);
+%! for p = __muon_lists__ ().lists.precision   # every precision of the core has a size
+%!   D = muon_gpu (ones (2, 3), "Device", "cpu", "Class", p{1});
+%!   assert (disp (D), sprintf ("  2x3 %s device array on cpu (%d B); gather () copies it to the host\n",
+%!                              p{1}, 6 * w.(p{1})));
+%! endfor
 
 %!demo
 %! D = muon_gpu (magic (4), "Device", "cpu", "Class", "bf16")

@@ -91,9 +91,10 @@ function [C, info] = ns_design_coeffs (steps, varargin)
   if (nargin < 1)
     print_usage ();
   endif
+  smax = core_lists ().limits.max_steps;        # the core's limit, defined once
   if (! (isnumeric (steps) && isscalar (steps) && isreal (steps) && steps == fix (steps)
-         && steps >= 1 && steps <= 1000))
-    error ("muonlab:badArg", "%s: STEPS must be a positive integer (at most 1000).", fname);
+         && steps >= 1 && steps <= smax))
+    error ("muonlab:badArg", "%s: STEPS must be a positive integer (at most %d).", fname, smax);
   endif
   steps = double (steps);
   o = parse_options (fname, "ns_design_coeffs", varargin);
@@ -334,6 +335,14 @@ endfunction
 %!error <ns_design_coeffs: STEPS must be a positive integer \(at most 1000\).> ns_design_coeffs (0)
 %!error <ns_design_coeffs: STEPS must be a positive integer \(at most 1000\).> ns_design_coeffs (2.5)
 %!error <ns_design_coeffs: STEPS must be a positive integer \(at most 1000\).> ns_design_coeffs ("5")
+%!test                                  # the limit and its message are the core's (core_lists)
+%! lim = __muon_lists__ ().limits.max_steps;
+%! try
+%!   ns_design_coeffs (lim + 1);
+%!   error ("no error");
+%! catch err
+%!   assert (err.message, sprintf ("ns_design_coeffs: STEPS must be a positive integer (at most %d).", lim));
+%! end_try_catch
 %!error <ns_design_coeffs: LOWER must be a real scalar with 0 < LOWER < 1.> ns_design_coeffs (5, "Lower", 0)
 %!error <ns_design_coeffs: LOWER must be a real scalar with 0 < LOWER < 1.> ns_design_coeffs (5, "Lower", [0.1 0.2])
 %!error <ns_design_coeffs: CUSHION must be a real scalar with 0 <= CUSHION < 1.> ns_design_coeffs (5, "Cushion", 1)

@@ -93,9 +93,10 @@ function [T, best] = ns_restart_autotune (coeffs, varargin)
   C = schedule (fname, coeffs, {"Steps", o.steps, "ScheduleMode", o.schedulemode});
   steps = rows (C);
   nr = v.MaxRestarts;
+  rmax = core_lists ().limits.max_restarts;     # the core's limit, defined once
   if (! (isnumeric (nr) && isscalar (nr) && isreal (nr) && nr == fix (nr) && nr >= 0
-         && nr <= 64))
-    error ("muonlab:badArg", "%s: MAXRESTARTS must be an integer from 0 to 64.", fname);
+         && nr <= rmax))
+    error ("muonlab:badArg", "%s: MAXRESTARTS must be an integer from 0 to %d.", fname, rmax);
   endif
   x = v.Grid;
   if (! (isnumeric (x) && isreal (x) && isvector (x) && all (isfinite (x(:)))
@@ -241,6 +242,14 @@ endfunction
 %!error <ns_restart_autotune: COEFFS must be a schedule name or a K x 3 real matrix.> ns_restart_autotune ([1 2])
 %!error <^ns_restart_autotune: unknown coefficient schedule 'foo'\. Coefficient schedules: .*\.$> ns_restart_autotune ("foo")
 %!error <ns_restart_autotune: MAXRESTARTS must be an integer from 0 to 64.> ns_restart_autotune ("you", "MaxRestarts", -1)
+%!test                                  # the limit and its message are the core's (core_lists)
+%! lim = __muon_lists__ ().limits.max_restarts;
+%! try
+%!   ns_restart_autotune ("you", "MaxRestarts", lim + 1);
+%!   error ("no error");
+%! catch err
+%!   assert (err.message, sprintf ("ns_restart_autotune: MAXRESTARTS must be an integer from 0 to %d.", lim));
+%! end_try_catch
 %!error <ns_restart_autotune: GRID must be a vector of positive finite values.> ns_restart_autotune ("you", "Grid", [1 0])
 %!error <ns_restart_autotune: SHIFT must be a negative finite scalar.> ns_restart_autotune ("you", "Shift", 0)
 %!error <ns_restart_autotune: STEPS must be a positive integer \(at most 1000\).> ns_restart_autotune ("you", "Steps", 0)

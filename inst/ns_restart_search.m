@@ -96,9 +96,10 @@ function [T, best] = ns_restart_search (G, varargin)
   nr = o.maxrestarts;
   show = o.display;
   o = rmfield (o, {"maxrestarts", "display"});
+  rmax = core_lists ().limits.max_restarts;     # the core's limit, defined once
   if (! (isnumeric (nr) && isscalar (nr) && isreal (nr) && nr == fix (nr) && nr >= 0
-         && nr <= 64))
-    error ("muonlab:badArg", "%s: MAXRESTARTS must be an integer from 0 to 64.", fname);
+         && nr <= rmax))
+    error ("muonlab:badArg", "%s: MAXRESTARTS must be an integer from 0 to %d.", fname, rmax);
   endif
   for i = 1:numel (G)                   # muon_ns's fallback rule (ns_shared.h)
     sz = size (G{i})(1:2);
@@ -267,6 +268,14 @@ endfunction
 %!error <ns_restart_search: G must not be an empty cell.> ns_restart_search ({})
 %!error <ns_restart_search: G must not contain NaN or Inf.> ns_restart_search ([1 NaN; 2 3])
 %!error <ns_restart_search: MAXRESTARTS must be an integer from 0 to 64.> ns_restart_search (ones (4, 8), "MaxRestarts", 1.5)
+%!test                                  # the limit and its message are the core's (core_lists)
+%! lim = __muon_lists__ ().limits.max_restarts;
+%! try
+%!   ns_restart_search (ones (4, 8), "MaxRestarts", lim + 1);
+%!   error ("no error");
+%! catch err
+%!   assert (err.message, sprintf ("ns_restart_search: MAXRESTARTS must be an integer from 0 to %d.", lim));
+%! end_try_catch
 %!error <ns_restart_search: RESTARTS is set by the search and cannot be given.> ns_restart_search (ones (4, 8), "Restarts", 2)
 %!error <ns_restart_search: METHOD is set by the search and cannot be given.> ns_restart_search (ones (4, 8), "method", "gram")
 %!error <^ns_restart_search: unknown option 'Foo'\. Options: .*\.$> ns_restart_search (ones (4, 8), "Foo", 1)

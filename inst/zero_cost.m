@@ -122,7 +122,7 @@ function C = zero_cost (what, world, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  persistent designs colls;
+  persistent designs colls own;
   if (isempty (designs))
     [designs, colls] = __zero_cost__ ();        # the core's names (core/zero/zero_cost.c)
   endif
@@ -141,11 +141,9 @@ function C = zero_cost (what, world, varargin)
   W = double (world);
 
   ns = parse_options (fname, "zero_cost", varargin);
-  own = {"design", "Design"; "stage", "Stage"; "align_factor", "AlignFactor";
-         "order", "Order"; "pad_count", "PadCount"; "elem_bytes", "ElementBytes";
-         "momentum_bytes", "MomentumBytes"; "master_bytes", "MasterBytes";
-         "adam_bytes", "AdamBytes"; "symmetric", "Symmetric"; "profile", "Profile";
-         "display", "Display"; "param_experts", "Experts"; "param_split", "SplitRows"};
+  if (isempty (own))                    # field, Name of this function's own options
+    own = own_options ();
+  endif
   v = struct ();
   for k = 1:rows (own)                  # this function's own options out of the NS ones
     v.(own{k,2}) = ns.(own{k,1});
@@ -203,9 +201,9 @@ function C = zero_cost (what, world, varargin)
            amax);
   endif
   o = struct ("stage", double (v.Stage), "align_factor", double (a),
-              "order", choose_option (fname, "ORDER", v.Order, {"given", "size_desc"}),
+              "order", choose_option (fname, "ORDER", v.Order, core_lists ().lists.zero_order),
               "pad_count", choose_option (fname, "PADCOUNT", v.PadCount,
-                                          {"deepspeed", "keller"}),
+                                          core_lists ().lists.zero_pad_count),
               "elem_bytes", pos_num (fname, "ELEMENTBYTES", v.ElementBytes, 64, true),
               "symmetric", double (logical_opt (fname, "SYMMETRIC", v.Symmetric)));
   mb = pos_num (fname, "MOMENTUMBYTES", v.MomentumBytes, 64, false);
@@ -425,6 +423,15 @@ function tf = logical_opt (fname, what, x)
     error ("muonlab:badArg", "%s: %s must be true or false.", fname, what);
   endif
   tf = logical (x);
+endfunction
+
+## The options zero_cost reads itself (a row per option: field, Name), from its option
+## table (option_spec): every row but the Newton-Schulz ones it passes on to the cost model.
+function own = own_options ()
+  S = option_spec ("zero_cost");
+  ns = option_spec ("muon_ns").field;
+  k = ! ismember (S.field(1:S.nown), ns);
+  own = [S.field(k); S.names(k)].';
 endfunction
 
 %!error <Invalid call> zero_cost ()

@@ -133,7 +133,7 @@ function files = zero_save_state (prefix, L, state, varargin)
       error ("muonlab:badState", "%s: STATE.key.variant must be a design of zero_muon_step.",
              fname);
     endif
-    if (! (ischar (k.form) && any (strcmp (k.form, {"ema", "sgd"}))))
+    if (! (ischar (k.form) && any (strcmp (k.form, core_lists ().lists.momentum_form))))
       error ("muonlab:badState", "%s: STATE.key.form must be 'ema' or 'sgd'.", fname);
     endif
     M = zero_shard_map (L, k.variant);
@@ -282,6 +282,8 @@ endfunction
 %!error <zero_save_state: STATE must be a state returned by zero_muon_step or zero_train_step.> zero_save_state ("x", L, struct ())
 %!error <zero_save_state: STATE must be a state returned by zero_train_step.> zero_save_state ("x", L, struct ("type", "muonlab.zero_train"))
 %!error <zero_save_state: STATE belongs to another layout than L.> zero_save_state ("x", zero_layout ({[6 4], [5 4], [6 4]}, 2, "Stage", 3), s)
+%!error <zero_save_state: STATE.key.form must be 'ema' or 'sgd'.>
+%! t = s; t.key.form = "adam"; zero_save_state ("x", L, t);
 %!error <zero_save_state: STATE.momentum\{2\} must not contain NaN or Inf.>
 %! t = s; t.momentum{2}(1) = NaN; zero_save_state ("x", L, t);
 %!error <zero_save_state: STATE.momentum\{1\} must be a double column of 44 elements \(the design's buffer\).>

@@ -102,11 +102,12 @@ function x = check_field (fname, x, name, kind)
   coll = {"bandwidth", "positive", false; "latency", "nonneg", false};
   switch (kind)
     case "peaks"
-      need_struct (fname, x, name, "a struct of GEMM rates: double, single, bf16 and fp16");
-      x = check_struct (fname, x, name, {"double", "positive", true;
-                                         "single", "positive", true;
-                                         "bf16", "positive", true;
-                                         "fp16", "positive", true});
+      prec = core_lists ().lists.precision;     # a rate per precision of the core
+      need_struct (fname, x, name, sprintf ("a struct of GEMM rates: %s and %s",
+                                            strjoin (prec(1:end-1), ", "), prec{end}));
+      n = numel (prec);
+      spec = [prec(:), repmat({"positive"}, n, 1), repmat({true}, n, 1)];
+      x = check_struct (fname, x, name, spec);
     case "link"
       need_struct (fname, x, name, ["a struct of bandwidth, latency and optional ", ...
                                     "efficiency and per-collective structs"]);

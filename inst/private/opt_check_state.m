@@ -266,6 +266,7 @@ function check_params (opt, full)
   names = opt.names;
   poison = opt.poison;
   classes = opt.classes;
+  forms = core_lists ().lists.momentum_form;    # (once, not per parameter)
   for i = 1:numel (names)
     n = names{i};
     sz = opt.shapes{i};
@@ -292,7 +293,7 @@ function check_params (opt, full)
                                       && (poison || all (isfinite (M(:))))))
               && isa (k, "double") && isscalar (k) && isreal (k) && isfinite (k) && k >= 0
               && k == fix (k) && ischar (st.form)
-              && (strcmp (st.form, "ema") || strcmp (st.form, "sgd")));
+              && any (strcmp (st.form, forms)));
       endif
       if (! ok || full)
         form = false;
@@ -382,7 +383,7 @@ function check_muon (st, where, sz, cls, poison, form, uopts)
   if (! count_ (st.step))
     fail_ ("%s.step must be a non-negative integer", where);
   endif
-  if (! (ischar (st.form) && any (strcmp (st.form, {"ema", "sgd"}))))
+  if (! (ischar (st.form) && any (strcmp (st.form, core_lists ().lists.momentum_form))))
     fail_ ("%s.form must be 'ema' or 'sgd'", where);
   endif
   if (ischar (form) && ! strcmp (st.form, form))

@@ -31,9 +31,10 @@ function opt_check_tree (fname, argname, s, names, shapes, finite)
              extra{1});
     endif
   endif
-  classes = {"double", "single"};
-  if (strcmp (argname, "GRADS"))
-    classes(end+1:end+2) = {"bf16", "fp16"};
+  if (strcmp (argname, "GRADS"))        # a gradient: any of the core's precisions
+    classes = core_lists ().lists.precision;
+  else
+    classes = {"double", "single"};
   endif
   for i = 1:numel (f)
     x = s.(f{i});

@@ -146,6 +146,7 @@ endfunction
 %! o = opt; o.muon.W.step = -1;                  c(end+1,:) = {o, "OPT.muon.W.step must be a non-negative integer"};
 %! o = opt; o.adam.b.step = 2.5;                 c(end+1,:) = {o, "OPT.adam.b.step must be a non-negative integer"};
 %! o = opt; o.muon.W.form = "sgd";               c(end+1,:) = {o, "OPT.muon.W.form is 'sgd' but the parameter's MOMENTUMFORM is 'ema'"};
+%! o = opt; o.muon.W.form = "adam";              c(end+1,:) = {o, "OPT.muon.W.form must be 'ema' or 'sgd'"};
 %! o = opt; o.muon.W = rmfield (o.muon.W, "step");          c(end+1,:) = {o, "OPT.muon.W lacks the field 'step'"};
 %! o = opt; o.step = NaN;                        c(end+1,:) = {o, "OPT.step must be a non-negative integer"};
 %! o = opt; o.ns_calls = -3;                     c(end+1,:) = {o, "OPT.ns_calls must be a non-negative integer"};

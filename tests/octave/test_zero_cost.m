@@ -268,6 +268,7 @@ endfunction
 %!        "step_overhead", NaN, "a finite number >= 0";
 %!        "step_overhead", 1i, "a finite number >= 0";
 %!        "gemm_peak.fp16", 0, "a positive finite number";
+%!        "gemm_peak", 1, "a struct of GEMM rates: double, single, bf16 and fp16";
 %!        "intra.bandwidth", [], "a positive finite number";
 %!        "intra.latency", "x", "a finite number >= 0";
 %!        "inter.efficiency", 0, "a number in (0, 1]";
@@ -299,6 +300,13 @@ endfunction
 %! Q = P;
 %! Q.intra = rmfield (Q.intra, "latency");
 %! fail ("zero_cost ([4 4], 2, \"Profile\", Q)", "the profile has no field 'intra.latency'");
+%! ## a GEMM rate per precision of the core (core_lists), each required
+%! for p = __muon_lists__ ().lists.precision
+%!   Q = P;
+%!   Q.gemm_peak = rmfield (Q.gemm_peak, p{1});
+%!   fail ("zero_cost ([4 4], 2, \"Profile\", Q)",
+%!         sprintf ("the profile has no field 'gemm_peak.%s'", p{1}));
+%! endfor
 
 %!test
 %! ## the profile's numbers enter the time as the flat ring model says (closed form here)
