@@ -13,6 +13,9 @@
  *   L.defaults.update MUON_MEX_UPDATE_FIELDS as muon_update_opts_default sets them
  *   L.defaults.layout MUON_MEX_LAYOUT_FIELDS (muon_zero_layout_opts_default)
  *   L.defaults.step   MUON_MEX_STEP_FIELDS (muon_zero_step_opts_default)
+ *   L.status.id, .text  1 x n cells: the status table (muon_base.h MUON_STATUS_LIST), the
+ *                     Octave id ("badShape": raised as muonlab:badShape) and text of each
+ *                     status but success, in the table's order
  * Enumerated defaults come as names, numbers as doubles.
  */
 #include "muon_mex.h"
@@ -70,6 +73,27 @@ static mxArray *layout_defaults (void)
   return d;
 }
 
+// The status table's ids and texts, success left out (it is never raised).
+static mxArray *status_table (void)
+{
+#define ROW(name, value, text, id) { value, text, id },
+  static const struct { int value; const char *text, *id; } rows[] = { MUON_STATUS_LIST (ROW) };
+#undef ROW
+  mwSize n = sizeof rows / sizeof rows[0] - 1;
+  mxArray *ids = mxCreateCellMatrix (1, n), *texts = mxCreateCellMatrix (1, n);
+  mwIndex k = 0;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    if (rows[i].value != MUON_OK)
+    {
+      mxSetCell (ids, k, mxCreateString (rows[i].id));
+      mxSetCell (texts, k++, mxCreateString (rows[i].text));
+    }
+  mxArray *s = empty_struct ();
+  add (s, "id", ids);
+  add (s, "text", texts);
+  return s;
+}
+
 static mxArray *step_defaults (void)
 {
   muon_zero_step_opts o;
@@ -112,5 +136,6 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   add (L, "limits", limits);
   add (L, "exact", exact);
   add (L, "defaults", defaults);
+  add (L, "status", status_table ());
   plhs[OUT_L] = L;
 }

@@ -8,6 +8,7 @@
 ## max_threads, max_splits, comm_max_world, zero_max_world, zero_max_align, and those
 ## inst/ checks: max_checkpoint_mib, max_config_bytes, max_json_depth, max_model_layers,
 ## max_model_dim, max_model_experts, max_model_matrices, max_grid, max_autotune_work) and
+## @code{L.status.id} and @code{.text} (the status table: the ids the gateways raise),
 ## @code{L.defaults.ns}, @code{.update}, @code{.layout}, @code{.step} (the gateways' option
 ## fields as the core's defaults set them).  No inst/ file types these again.
 ## @end deftypefn

@@ -122,3 +122,58 @@ endfunction
 %! assert (in_private ("suggest", "Precison", {"Method", "Precision", "Steps"}), {"Precision"});
 %! assert (in_private ("suggest", "ns_steps", {"Steps", "Restarts"}), {"Steps"});
 %! assert (isempty (in_private ("suggest", "xyzzy", {"Steps", "Restarts"})));
+
+%!test
+%! ## every id the package raises is one of the status table's (the gateways') or of
+%! ## inst/private/error_ids.m, and README's table "Error and warning ids" lists exactly
+%! ## those a user can meet, each with its kind
+%! root = fullfile (fileparts (which ("muon_ns")), "..");
+%! S = __muon_lists__ ().status;
+%! E = in_private ("error_ids");
+%! known = [S.id, E(:,1)'];
+%! assert (numel (unique (known)), numel (known));
+%! files = [glob(fullfile (root, "inst", "*.m")); glob(fullfile (root, "inst", "*", "*.m"));
+%!          glob(fullfile (root, "demo", "*.m")); glob(fullfile (root, "mex", "*.[ch]"))];
+%! used = {};
+%! for f = files'
+%!   txt = fileread (f{1});
+%!   t = regexp (txt, 'muonlab:([A-Za-z]+)', "tokens");
+%!   if (strcmp (f{1}(end-1:end), ".c"))   # the gateways: muon_mex_error (fname, "id", ...)
+%!     t = [t, regexp(txt, '(?:muon_mex_error|fail) \((?:[a-z_"]+, )?"([a-z][A-Za-z]+)",', "tokens")];
+%!   endif
+%!   t = [t{:}];
+%!   for id = unique (t)
+%!     assert (any (strcmp (id{1}, known)), "%s raises muonlab:%s, in no table", f{1}, id{1});
+%!   endfor
+%!   used = [used, t];
+%! endfor
+%! assert (numel (files) > 60 && numel (unique (used)) > 15);
+%! readme = fullfile (root, "README.md");
+%! if (! exist (readme, "file"))
+%!   return;
+%! endif
+%! txt = fileread (readme);
+%! k = strfind (txt, "## Error and warning ids");
+%! assert (numel (k), 1);
+%! sec = txt(k:end);
+%! sec = sec(1:strfind (sec, "\n## ")(1));
+%! rows_ = regexp (sec, '^\| (`[^|]+`) \| (error|warning) \| [^\n]+ \|$', "tokens", "lineanchors");
+%! listed = {};
+%! kinds = {};
+%! for r = rows_
+%!   ids = regexp (r{1}{1}, '`([A-Za-z]+)`', "tokens");
+%!   listed = [listed, [ids{:}]];
+%!   kinds = [kinds, repmat(r{1}(2), 1, numel (ids))];
+%! endfor
+%! user = E(! strcmp (E(:,2), "internal"), :);
+%! want = [S.id, user(:,1)'];
+%! assert (sort (listed), sort (want));
+%! for k = 1:numel (listed)
+%!   j = find (strcmp (listed{k}, user(:,1)));
+%!   if (isempty (j))
+%!     kind = merge (strcmp (listed{k}, "nonFiniteResult"), "warning", "error");
+%!   else
+%!     kind = user{j,2};
+%!   endif
+%!   assert (strcmp (kinds{k}, kind), "README: %s is a %s", listed{k}, kind);
+%! endfor
