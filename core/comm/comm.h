@@ -42,6 +42,8 @@ typedef struct {
                            const size_t *send_counts, void *recv, const size_t *recv_counts,
                            muon_dtype dtype);
   muon_device device_memory;
+  int staged;                    // 1: impl starts with comm_stage.c's muon_staged, whose
+                                 //   reduction may be the library's (muon_comm_set_reduction)
 } muon_comm_ops;
 
 struct muon_comm {

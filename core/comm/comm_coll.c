@@ -325,8 +325,7 @@ fail:
 
 muon_comm_reduction muon_comm_reduction_of (const muon_comm *c)
 {
-  // the mpi and nccl communicators keep comm_stage.c's muon_staged first in their state
-  int staged = c && c->impl && (c->ops->kind == MUON_COMM_MPI || c->ops->kind == MUON_COMM_NCCL);
+  int staged = c && c->impl && c->ops->staged;
   return staged && ((const muon_staged *) c->impl)->library ? MUON_COMM_REDUCTION_LIBRARY
                                                             : MUON_COMM_REDUCTION_FIXED;
 }
@@ -336,7 +335,7 @@ muon_status muon_comm_set_reduction (muon_ctx *ctx, muon_comm *c, muon_comm_redu
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, c != NULL, "communicator must not be NULL");
-  int staged = c->impl && (c->ops->kind == MUON_COMM_MPI || c->ops->kind == MUON_COMM_NCCL);
+  int staged = c->impl && c->ops->staged;
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_COMM_REDUCTION_LIST, r),
          "unknown reduction %d", (int) r);
   CHECK (MUON_ERR_BADARG, r == MUON_COMM_REDUCTION_FIXED || staged,

@@ -178,7 +178,8 @@ static void mpi_destroy (muon_comm *c)
 static const muon_comm_ops mpi_ops = {
   MUON_COMM_MPI, 0, muon_staged_reduce, muon_staged_all_gather, mpi_broadcast, mpi_barrier,
   muon_staged_all_to_all, mpi_destroy,
-  muon_staged_device, muon_staged_device_v, MUON_DEVICE_CPU   // the stand-in's memory (no CUDA-aware MPI assumed)
+  muon_staged_device, muon_staged_device_v, MUON_DEVICE_CPU,  // the stand-in's memory (no CUDA-aware MPI assumed)
+  1
 };
 
 muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon_comm **comm)

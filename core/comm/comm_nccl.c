@@ -171,7 +171,7 @@ static void nccl_destroy (muon_comm *c)
 static const muon_comm_ops nccl_ops = {
   MUON_COMM_NCCL, 0, muon_staged_reduce, muon_staged_all_gather, nccl_broadcast, nccl_barrier,
   muon_staged_all_to_all, nccl_destroy, muon_staged_device,
-  muon_staged_device_v, MUON_DEVICE_CUDA
+  muon_staged_device_v, MUON_DEVICE_CUDA, 1
 };
 
 muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,

@@ -41,7 +41,7 @@ static muon_status self_all_to_all (muon_comm *c, muon_ctx *ctx, const void *con
 
 static const muon_comm_ops self_ops = {
   MUON_COMM_SELF, 1, self_reduce, self_all_gather, self_broadcast, NULL, self_all_to_all, NULL,
-  NULL, NULL, MUON_DEVICE_CPU   // moves no device memory: its ranks are host arrays
+  NULL, NULL, MUON_DEVICE_CPU, 0   // moves no device memory: its ranks are host arrays
 };
 
 muon_status muon_comm_self_create (muon_ctx *ctx, muon_comm **comm)

@@ -173,7 +173,7 @@ static void sim_destroy (muon_comm *c)
 
 static const muon_comm_ops sim_ops = {
   MUON_COMM_SIM, 1, sim_reduce, sim_all_gather, sim_broadcast, NULL, sim_all_to_all,
-  sim_destroy, NULL, NULL, MUON_DEVICE_CPU   // moves no device memory: its ranks are host arrays
+  sim_destroy, NULL, NULL, MUON_DEVICE_CPU, 0   // moves no device memory: its ranks are host arrays
 };
 
 muon_status muon_comm_sim_create (muon_ctx *ctx, int world, muon_comm **comm)
