@@ -86,10 +86,12 @@ fail:
   return status;
 }
 
-void muon_darray_destroy (muon_ctx *ctx, muon_darray **a)
+muon_status muon_darray_destroy (muon_ctx *ctx, muon_darray **a)
 {
-  if (a == NULL || *a == NULL)
-    return;
+  if (a == NULL)
+    return MUON_ERR_NULLPTR;
+  if (*a == NULL)
+    return MUON_OK;
   muon_darray *p = *a;
   *a = NULL;
   if (p->device == MUON_DEVICE_CUDA)
@@ -105,6 +107,7 @@ void muon_darray_destroy (muon_ctx *ctx, muon_darray **a)
     free (p->data);
   }
   free (p);
+  return MUON_OK;
 }
 
 muon_status muon_darray_describe (const muon_darray *a, muon_darray_info *info)

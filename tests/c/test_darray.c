@@ -103,8 +103,10 @@ static void test_round_trip (void)
     T_EQ_INT (muon_darray_copy (ctx, a, d), MUON_OK);          // st -> double: exact
     download (ctx, d, y, M, N, E);
     T_ASSERT_MSG (all_rounded (st, xs, y, M * N * E), "storage %d to double", st);
-    muon_darray_destroy (ctx, &a);
+    T_EQ_INT (muon_darray_destroy (ctx, &a), MUON_OK);
     T_ASSERT (a == NULL);
+    T_EQ_INT (muon_darray_destroy (ctx, &a), MUON_OK);     // *a NULL: nothing to free
+    T_EQ_INT (muon_darray_destroy (ctx, NULL), MUON_ERR_NULLPTR);
     muon_tensor t = muon_tensor_batch (MUON_F64, x, M, N, E);
     T_EQ_INT (muon_darray_upload (ctx, d, &t), MUON_OK);
   }
