@@ -33,14 +33,19 @@
 ## @item zero2_reduce_scatter_buggy
 ## reduce-scatter; each rank orthogonalizes the matrix it sees, averaged on its own
 ## partition and LOCAL elsewhere, and keeps its pieces (DeepSpeed #7807).  Wrong on
-## straddling matrices only.
+## straddling matrices only.  LOCAL is the rank's own gradient, as MUON_FACTS 1.6 states
+## the bug; DeepSpeed's @code{average_tensor} divides its bucket by W in place before the
+## reduce, so in its code the part a rank does not own is its gradient / W, which bends
+## the update somewhat less.
 ## @item zero2_slice_only
 ## reduce-scatter; each rank orthogonalizes only the block of rows its piece touches, with
 ## the elements it does not own set to zero and the scale of the block's shape, and holds
 ## momentum for its own elements only (the naive sharded model).
 ## @item zero2_multi_owner
 ## reduce-scatter plus an all-reduce of the straddling matrices, so each owner has their
-## full average (DeepSpeed PR 8141).
+## full average (DeepSpeed PR 8141).  The bytes counted are those of that model: PR 8141
+## sends a straddling matrix's slices through its all-reduce bucket instead of the reduce,
+## so DeepSpeed moves the straddlers' share of the reduce-scatter less.
 ## @item zero3_round_robin
 ## DeepSpeed stage 3: all-reduce of the gradients, all-gather of the momentum chunks, matrix
 ## in flat slot s updated by rank mod (s, W), then per round an all-gather of the updates
