@@ -99,9 +99,13 @@ function [Y, info] = muon_collective (comm, coll, varargin)
     if (ischar (comm) && ! any (strcmpi (comm, {"self", "sim"})))
       ## a name resolves to the process's communicator, but only a handle says which
       ## reduction the ranks use, and a name of "mpi" looks like a local communicator
+      hint = "";                        # a call that makes one, for the names it takes
+      if (any (strcmpi (comm, {"mpi", "nccl"})))
+        hint = sprintf (" (use muon_comm (\"%s\"))", lower (comm));
+      endif
       error ("muonlab:badArg",
-             "muon_collective: COMM must be \"self\", \"sim\" or a handle from muon_comm, not the name '%s' (use muon_comm (\"%s\")).",
-             comm, lower (comm));
+             "muon_collective: COMM must be \"self\", \"sim\" or a handle from muon_comm, not the name '%s'%s.",
+             comm, hint);
     endif
     coll = choose_option (fname, "COLL", coll, [core_lists().lists.coll, {"counters"}]);
     takes_x = ! any (strcmp (coll, {"barrier", "counters"}));
@@ -281,6 +285,9 @@ endfunction
 %!error <muon_collective: X must be a 1 x 3 cell, one array per local rank.> muon_collective (muon_comm ("sim", 3), "allreduce", {})
 %!error <muon_collective: X must be a 1 x 1 cell, one array per local rank.> muon_collective (muon_comm ("self"), "all_to_all", cell (1, 0))
 %!error <muon_collective: COMM must be a communicator from muon_comm.> muon_collective (2, "barrier")
+%!error <muon_collective: COMM must be "self", "sim" or a handle from muon_comm, not the name 'foo'\.> muon_collective ("foo", "allreduce", {1, 2})
+%!error <muon_collective: COMM must be "self", "sim" or a handle from muon_comm, not the name 'MPI' \(use muon_comm \("mpi"\)\)\.> muon_collective ("MPI", "barrier")
+%!error <muon_collective: COMM must be "self", "sim" or a handle from muon_comm, not the name 'nccl' \(use muon_comm \("nccl"\)\)\.> muon_collective ("nccl", "barrier")
 %!error <muon_collective: COLL must be 'allreduce', 'reduce_scatter', 'all_gather', 'broadcast', 'barrier', 'all_to_all' or 'counters'; did you mean 'all_gather'\?> muon_collective (c2, "gather", {1, 2})
 %!error <muon_collective: X must be given for allreduce.> muon_collective (c2, "allreduce")
 %!error <muon_collective: X must be a real double or single array, or a cell of them.> muon_collective (c2, "allreduce", {1, int8(2)})

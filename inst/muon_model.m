@@ -149,6 +149,9 @@ function M = muon_model (what, varargin)
 
   [cfg, source, meta] = read_config (fname, what);
   [cfg, mt, mm] = model_family_config (fname, cfg);   # gemma3: its text_config
+  if (isempty (mt))                    # as for a missing size, not "'' is not supported"
+    error ("muonlab:badArg", "%s: the config has no field 'model_type'.", fname);
+  endif
   switch (mt)
     case {"llama", "mistral", "mixtral", "gemma", "gemma2", "gemma3_text"}
       family = "llama";
@@ -411,6 +414,8 @@ endfunction
 %!error <muon_model: cannot read 'no_such_dir/x.json' \(no such file\).> muon_model ("no_such_dir/x.json")
 %!error <^muon_model: model_type 'gpt2' is not supported \(.*\)\.$> muon_model (struct ("model_type", "gpt2"))
 %!error id=muonlab:unsupported muon_model (struct ("model_type", "gpt2"))
+%!error <muon_model: the config has no field 'model_type'\.> muon_model (struct ())
+%!error id=muonlab:badArg muon_model (struct ("hidden_size", 8))
 %!error <muon_model: the config has no field 'hidden_size'.> muon_model (struct ("model_type", "llama", "vocab_size", 10))
 %!error <muon_model: config field 'hidden_size' must be a positive integer.> muon_model (struct ("model_type", "llama", "vocab_size", 10, "hidden_size", -3))
 %!error <muon_model: EXPERTS must be 'separate' or 'fused'.> muon_model ("llama-3.1-8b", "Experts", "x")

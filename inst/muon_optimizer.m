@@ -268,7 +268,8 @@ function [opt, params] = muon_optimizer (params, varargin)
     if (strcmp (opt.route.(n), "muon"))
       args = update_args;
       if (isfield (popt, n))
-        [~, more] = parse_options (fname, "muon_optimizer_param", popt.(n));
+        [~, more] = parse_options (sprintf ("%s: PARAMOPTIONS.%s", fname, n),
+                                   "muon_optimizer_param", popt.(n));
         args = [args, more];
       endif
       opt.update_args.(n) = args;
@@ -359,10 +360,9 @@ function route = apply_route (fname, route, params, R)
   endif
   for i = 1:numel (keys)
     n = keys{i};
-    if (! (ischar (n) && isrow (n) && isfield (params, n)))
-      if (! (ischar (n) && isrow (n)))
-        n = "?";
-      endif
+    if (! (ischar (n) && isrow (n)))
+      error ("muonlab:badArg", "%s: ROUTE's parameter names must be strings.", fname);
+    elseif (! isfield (params, n))
       error ("muonlab:badArg", "%s: ROUTE names unknown parameter '%s'.", fname, n);
     endif
     r = vals{i};
@@ -447,7 +447,10 @@ endfunction
 %!error <muon_optimizer: PARAMOPTIONS names unknown parameter 'W9'.> muon_optimizer (P, "ParamOptions", struct ("W9", {{}}))
 %!error <muon_optimizer: PARAMOPTIONS names 'b1', which is not a Muon parameter.> muon_optimizer (P, "ParamOptions", struct ("b1", {{}}))
 %!error <muon_optimizer: PARAMOPTIONS.W1 must be a cell of NAME, VALUE pairs.> muon_optimizer (P, "ParamOptions", struct ("W1", 1))
-%!error <^muon_optimizer: unknown option 'Bogus'\. Options: .*\.$> muon_optimizer (P, "ParamOptions", struct ("W1", {{"Bogus", 1}}))
+%!error <^muon_optimizer: PARAMOPTIONS\.W1: unknown option 'Bogus'\. Options: .*\.$> muon_optimizer (P, "ParamOptions", struct ("W1", {{"Bogus", 1}}))
+%!error <^muon_optimizer: PARAMOPTIONS\.W1: unknown option 'LR'\. Options: Method, .*, DecayFirst\.$> muon_optimizer (P, "ParamOptions", struct ("W1", {{"LR", 0.5}}))
+%!error <muon_optimizer: PARAMOPTIONS\.W1: options must be NAME, VALUE pairs\.> muon_optimizer (P, "ParamOptions", struct ("W1", {{"Beta"}}))
+%!error <muon_optimizer: PARAMOPTIONS\.W1: option names must be strings\.> muon_optimizer (P, "ParamOptions", struct ("W1", {{1, 2}}))
 %!error <muon_optimizer: parameter 'W1': METHOD must be 'standard' or 'gram'.> muon_optimizer (P, "Method", "fast")
 %!error <^muon_optimizer: parameter 'W1': unknown coefficient schedule 'foo'\. Coefficient schedules: .*\.$> muon_optimizer (P, "Coefficients", "foo")
 %!error <muon_optimizer: parameter 'W1': GEMM must be 'auto', 'openblas' or 'onednn'.> muon_optimizer (P, "Gemm", "mkl")
@@ -460,5 +463,6 @@ endfunction
 %!error <muon_optimizer: parameter 'W1': PRESET must be 'keller', 'normuon_zichongli5', 'normuon_dion', 'normuon_eo', 'adamuon_official', 'adamuon_eo', 'namo_eo', 'polargrad_eo', 'scion_eo', 'dion_reference' or 'dion2'.> muon_optimizer (P, "Preset", "x")
 %!error <muon_optimizer: parameter 'W3': ALGORITHM 'normuon' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_optimizer (P, "Algorithm", "normuon")
 %!error <muon_optimizer: "presets" takes no other argument.> muon_optimizer ("presets", 1)
-%!error <muon_optimizer: ROUTE names unknown parameter '\?'.> muon_optimizer (P, "Route", {["W1"; "W1"], "muon"})
+%!error <muon_optimizer: ROUTE's parameter names must be strings\.> muon_optimizer (P, "Route", {["W1"; "W1"], "muon"})
+%!error <muon_optimizer: ROUTE's parameter names must be strings\.> muon_optimizer (P, "Route", {1, "muon"})
 %!error <muon_optimizer: ROUTE.W1 must be 'muon' or 'adamw'.> muon_optimizer (P, "Route", {"W1", ["muon"; "muon"]})

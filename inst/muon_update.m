@@ -122,7 +122,10 @@
 ## that rescale's eps (positive, default 1e-8) and where it goes: @qcode{"add"} (default)
 ## @code{||O2|| + RMSEps} or @qcode{"max"} @code{max (||O2||, RMSEps)} (dion's NorMuon).
 ## @item "Rank"
-## Dion's rank r (default and at most min (m, n): full rank).
+## Dion's rank r, a positive integer (default min (m, n): full rank).  A larger r is taken
+## as min (m, n), as Dion's own code does (@code{r = min (r, m, n)}), so one
+## @qcode{"Rank"} serves matrices of every size (@code{muon_optimizer}); the Q of
+## @qcode{"DionQ0"} and of the state then has min (m, n) columns.
 ## @item "DionQ0"
 ## Dion's starting Q, a min (m, n) x r matrix, for an exact comparison with another
 ## implementation (default: a Gaussian from a fixed seed; the caller's random streams are
@@ -351,6 +354,16 @@ endfunction
 %!error <muon_update: FRACTION must be a scalar in \(0, 1\].> muon_update (G, [], "Fraction", 0)
 %!error <muon_update: RANK must be a positive integer.> muon_update (G, [], "Rank", 0)
 %!error <muon_update: DIONQ0 must be a real finite 12 x 3 matrix \(min \(m, n\) x RANK\).> muon_update (G, [], "Algorithm", "dion", "Rank", 3, "DionQ0", ones (12, 2))
+%!test
+%! ## a rank above min (m, n) is min (m, n), as Dion's r = min (r, m, n): the same update
+%! ## and a 4-column Q for a 6 x 4 G
+%! H = reshape (sin (1:24), 6, 4);
+%! [U5, s5] = muon_update (H, [], "Algorithm", "dion", "Rank", 5);
+%! [U4, s4] = muon_update (H, [], "Algorithm", "dion", "Rank", 4);
+%! [U9] = muon_update (H, [], "Algorithm", "dion", "Rank", 1e10);
+%! assert (U5, U4);
+%! assert (U9, U4);
+%! assert (size (s5.family.buffer), [4 4]);
 %!error <muon_update: ALGORITHM 'dion' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_update ([G; G], [], "Algorithm", "dion", "Experts", 2)
 %!error <muon_update: ALGORITHM 'muon' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_update (cat (3, G, G), [], "NormScale", 1.02)
 %!error <muon_update: STATE.family must hold the state of ALGORITHM 'namo'.> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema"), "Algorithm", "namo")

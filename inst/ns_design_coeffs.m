@@ -32,7 +32,10 @@
 ## @item "Safety"
 ## s >= 1 (default 1, none).  A step is divided as (a/s, b/s^3, c/s^5), i.e. the
 ## polynomial is evaluated at x/s, so that singular values up to s (round-off pushing them
-## past the designed interval) are not sent off by the steep polynomial.
+## past the designed interval) are not sent off by the steep polynomial.  With
+## @qcode{"construct"}, a divided step maps l to a smaller value, so a large s (with a
+## small l) can leave a later step an interval whose ends are more than 1e12 apart: an
+## error, as for @qcode{"Lower"}.
 ## @item "SafetyMode"
 ## @qcode{"construct"} (default; the paper's way): each divided step maps the interval
 ## forward, so the next step is designed for what the divided one produces.
@@ -140,8 +143,14 @@ function [C, info] = ns_design_coeffs (steps, varargin)
       ## p has a near-double root at its interior minimum 1 - E, about 8.5 lo / u: below
       ## 1e-12 the round-off of the coefficients (1e-15 of p there) exceeds it, and the
       ## step's map dips below zero (it reached -0.35 over 5 steps from 1e-16)
+      if (k == 1)
+        error ("muonlab:badArg",
+               "%s: step %d would be designed on [%g, %g]; LOWER must be at least 1e-12 times the upper end (or use a CUSHION).",
+               fname, k, lo, u);
+      endif
+      ## a later step's interval is what the divided steps before it produce
       error ("muonlab:badArg",
-             "%s: step %d would be designed on [%g, %g]; LOWER must be at least 1e-12 times the upper end (or use a CUSHION).",
+             "%s: step %d would be designed on [%g, %g], whose ends are more than 1e12 apart; the steps' intervals come from LOWER and SAFETY (use a smaller SAFETY, a larger LOWER or a CUSHION).",
              fname, k, lo, u);
     endif
     [c, E] = optimal_quintic (lo, u, fname);
@@ -215,6 +224,11 @@ function [c, E] = optimal_quintic (l, u, fname)
 endfunction
 
 %!error <ns_design_coeffs: step 1 would be designed on \[1e-13, 1\]; LOWER must be at least 1e-12 times the upper end \(or use a CUSHION\).> ns_design_coeffs (5, "Lower", 1e-13)
+%!error <ns_design_coeffs: step 2 would be designed on \[8\.47033e-303, 2\], whose ends are more than 1e12 apart; the steps' intervals come from LOWER and SAFETY \(use a smaller SAFETY, a larger LOWER or a CUSHION\)\.> ns_design_coeffs (3, "Safety", 1e300)
+%!test
+%! ## the same safety factor with a cushion: every step is designed on [cushion u, u]
+%! C = ns_design_coeffs (3, "Safety", 1e300, "Cushion", 0.1);
+%! assert (size (C), [3 3]);
 %!test
 %! ## the floor: from Lower 1e-12 the composed map stays in [info.lower(end),
 %! ## info.upper(end)] on a dense grid (from 1e-16 it went to [-2, 1e295]); with a cushion

@@ -72,18 +72,23 @@ function [T, best] = ns_restart_search (G, varargin)
   if (nargin < 1)
     print_usage ();
   endif
-  if (! iscell (G))
+  given_cell = iscell (G);
+  if (! given_cell)
     G = {G};
   endif
   if (isempty (G))
     error ("muonlab:badShape", "%s: G must not be an empty cell.", fname);
   endif
   for i = 1:numel (G)
-    check_matrix (fname, "G", G{i});
+    gname = "G";                        # the errors name a cell's element: G{2}
+    if (given_cell)
+      gname = sprintf ("G{%d}", i);
+    endif
+    check_matrix (fname, gname, G{i});
     if (any (sumsq (reshape (G{i}, [], size (G{i}, 3))) == 0))
       error ("muonlab:badArg",
-             "%s: G must have no zero page: its polar factor is undefined and every list would score NaN.",
-             fname);
+             "%s: %s must have no zero page: its polar factor is undefined and every list would score NaN.",
+             fname, gname);
     endif
   endfor
   for i = 1:2:numel (varargin)
@@ -264,7 +269,9 @@ endfunction
 %!error <ns_restart_search: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> ns_restart_search (randn (4, 8), "Coefficients", repmat ([3.4445 -4.775 2.0315], 1001, 1))
 %!error <ns_restart_search: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> ns_restart_search (randn (4, 8), "Coefficients", repmat ([3.4445 -4.775 2.0315], 1001, 1), "Steps", 3)
 %!error <ns_restart_search: G must be a double or single matrix, not char \(convert it: double \(G\)\)\.> ns_restart_search ("abc")
-%!error <ns_restart_search: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> ns_restart_search ({ones(3), int8(ones (3))})
+%!error <ns_restart_search: G\{2\} must be a double or single matrix, not int8 \(convert it: double \(G\{2\}\)\)\.> ns_restart_search ({ones(3), int8(ones (3))})
+%!error <ns_restart_search: G\{2\} must be a double or single matrix, not char \(convert it: double \(G\{2\}\)\)\.> ns_restart_search ({randn(4, 8), "a"})
+%!error <ns_restart_search: G\{1\} must have no zero page: its polar factor is undefined and every list would score NaN\.> ns_restart_search ({zeros(4, 8)})
 %!error <ns_restart_search: G must not be an empty cell.> ns_restart_search ({})
 %!error <ns_restart_search: G must not contain NaN or Inf.> ns_restart_search ([1 NaN; 2 3])
 %!error <ns_restart_search: MAXRESTARTS must be an integer from 0 to 64.> ns_restart_search (ones (4, 8), "MaxRestarts", 1.5)
@@ -286,7 +293,7 @@ endfunction
 ## many lists of a tiny G: each call's own cost counts (4.2 million lists took 800 s)
 %!error <^ns_restart_search: 4\.194e\+06 restart lists x .* is more than 1000000000 \(the limit max_autotune_work\); lower STEPS, MAXRESTARTS or the size of G\.$> ns_restart_search (ones (2, 3), "Steps", 23, "MaxRestarts", 64)
 %!error <ns_restart_search: G must have no zero page: its polar factor is undefined and every list would score NaN\.> ns_restart_search (zeros (4, 8))
-%!error <ns_restart_search: G must have no zero page: its polar factor is undefined and every list would score NaN\.> ns_restart_search ({ones(4, 8), cat(3, ones (4, 8), zeros (4, 8))})
+%!error <ns_restart_search: G\{2\} must have no zero page: its polar factor is undefined and every list would score NaN\.> ns_restart_search ({ones(4, 8), cat(3, ones (4, 8), zeros (4, 8))})
 %!test
 %! ## a long schedule: no warning from the check run on a matrix of its own (it said
 %! ## "muon_ns: 8 non-finite values in the result" for this finite G)

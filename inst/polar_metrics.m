@@ -72,7 +72,10 @@ function Q = polar_metrics (A, P)
   end_try_catch
   pin = blas_one_thread ();              # the same bits on any number of threads
   check_matrix ("polar_metrics", "A", A);
-  if (! (isfloat (P) && isreal (P)) || issparse (P))
+  if (isinteger (P) || islogical (P) || ischar (P))
+    error ("muonlab:badType", "polar_metrics: P must be a double or single matrix, not %s (convert it: double (P)).",
+           class (P));
+  elseif (! (isfloat (P) && isreal (P)) || issparse (P))
     error ("muonlab:badType", "polar_metrics: P must be a real numeric matrix.");
   endif
   if (! isequal (size (A), size (P)))
@@ -272,21 +275,21 @@ endfunction
 %!error <polar_metrics: A and P must have the same size.> polar_metrics (A, A.')
 %!error <polar_metrics: A and P must have the same size.> polar_metrics (A, A(:,1:4))
 %!error <polar_metrics: A and P must have the same size.> polar_metrics (cat (3, A, A), A)
-%!error <polar_metrics: A must be a real numeric matrix.> polar_metrics (complex (A), A)
+%!error <polar_metrics: A must be a real numeric matrix\.> polar_metrics (complex (A), A)
 %!error <polar_metrics: A must be a double or single matrix, not int8 \(convert it: double \(A\)\)\.> polar_metrics (int8 (A), A)
-%!error <polar_metrics: A must be a real numeric matrix.> polar_metrics (sparse (A), A)
+%!error <polar_metrics: A must be a real numeric matrix\.> polar_metrics (sparse (A), A)
 %!error <polar_metrics: A must be a double or single matrix, not logical \(convert it: double \(A\)\)\.> polar_metrics (A > 0, A)
-%!error <polar_metrics: P must be a real numeric matrix.> polar_metrics (A, complex (A))
-%!error <polar_metrics: P must be a real numeric matrix.> polar_metrics (A, int8 (A))
-%!error <polar_metrics: P must be a real numeric matrix.> polar_metrics (A, sparse (A))
-%!error <polar_metrics: P must be a real numeric matrix.> polar_metrics (A, "abc")
+%!error <polar_metrics: P must be a real numeric matrix\.> polar_metrics (A, complex (A))
+%!error <polar_metrics: P must be a double or single matrix, not int8 \(convert it: double \(P\)\)\.> polar_metrics (A, int8 (A))
+%!error <polar_metrics: P must be a real numeric matrix\.> polar_metrics (A, sparse (A))
+%!error <polar_metrics: P must be a double or single matrix, not char \(convert it: double \(P\)\)\.> polar_metrics (A, "abc")
+%!error <polar_metrics: P must be a double or single matrix, not logical \(convert it: double \(P\)\)\.> polar_metrics (A, A > 0)
 %!error <polar_metrics: A must not be empty.> polar_metrics (zeros (0, 3), zeros (0, 3))
 %!error <polar_metrics: A must be a matrix \(at least 2 x 2\), not a vector or scalar.> polar_metrics (1:5, 1:5)
 %!error <polar_metrics: A must have 2 or 3 dimensions.> polar_metrics (ones (2, 2, 2, 2), ones (2, 2, 2, 2))
 %!error <polar_metrics: A must not contain NaN or Inf.> polar_metrics ([1 NaN; 2 3], eye (2))
 %!error <polar_metrics: A and P must have the same size\.> polar_metrics (A, A.')
 %!error id=muonlab:badShape polar_metrics (A, A.')
-%!error <polar_metrics: P must be a real numeric matrix\.> polar_metrics (A, int8 (A))
 %!error id=muonlab:badType polar_metrics (A, int8 (A))
 %!test
 %! ## a huge or tiny A gives the metrics of A itself, to the bit (power-of-two scaling); a

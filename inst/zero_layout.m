@@ -27,7 +27,8 @@
 ## 3: every parameter is padded on its own to a multiple of @var{world} and split into
 ## @var{world} pieces of @code{ceil (numel / world)} elements (zero padding at the tail).
 ## @item @qcode{"AlignFactor"}
-## DeepSpeed's @code{nccl_start_alignment_factor} (default 2); stages 1 and 2 only.
+## DeepSpeed's @code{nccl_start_alignment_factor}: a positive integer, at most 1048576
+## (default 2); stages 1 and 2 only.
 ## @item @qcode{"Order"}
 ## @qcode{"given"} (default) or @qcode{"size_desc"}: a stable sort by number of elements,
 ## largest first (DeepSpeed's Muon order).
@@ -386,7 +387,11 @@ endfunction
 %!error <zero_layout: SHAPES must hold positive integer sizes below 2\^53.> zero_layout ([2^53 1], 2)
 %!error <zero_layout: parameter 1: 4294967296 x 4294967296 elements overflow.> zero_layout ([2^32 2^32], 2)
 %!error <zero_layout: STAGE must be 1, 2 or 3.> zero_layout ({[2 2]}, 2, "Stage", 4)
-%!error <zero_layout: ALIGNFACTOR must be a positive integer.> zero_layout ({[2 2]}, 2, "AlignFactor", 0)
+%!error <zero_layout: ALIGNFACTOR must be a positive integer \(at most 1048576\)\.> zero_layout ({[2 2]}, 2, "AlignFactor", 0)
+%!error <zero_layout: ALIGNFACTOR must be a positive integer \(at most 1048576\)\.> zero_layout ({[3 4]}, 2, "AlignFactor", 2^20+1)
+%!test
+%! L = zero_layout ({[3 4]}, 2, "AlignFactor", 2^20);
+%! assert (L.padded_total, 2^21);
 %!error <zero_layout: ORDER must be 'given' or 'size_desc'.> zero_layout ({[2 2]}, 2, "Order", "asc")
 %!error <^zero_layout: unknown option 'Foo'\. Options: .*\.$> zero_layout ({[2 2]}, 2, "Foo", 1)
 %!error <zero_layout: options must be NAME, VALUE pairs.> zero_layout ({[2 2]}, 2, "Stage")

@@ -124,8 +124,8 @@
 ## @code{W - P mod W}, which adds a whole round of pads when W divides P
 ## (zero3_round_robin_aliased_pads only).
 ## @item "Period"
-## a positive integer (default 4): @code{muon_bp} runs a full step when the number of steps
-## before this one is a multiple of it (muon_bp only).
+## a positive integer, at most 2147483647 (2^31 - 1; default 4): @code{muon_bp} runs a full
+## step when the number of steps before this one is a multiple of it (muon_bp only).
 ## @item "Experts"
 ## a positive integer for every parameter, or one per parameter (1 x P; default 1): a
 ## parameter with E experts is a fused (E*M) x N expert weight, expert e in rows
@@ -462,6 +462,10 @@ endfunction
 %! zero_muon_step (L, g, [], "Variant", "zero2_slice_only", "SplitRows", {[3 3], [], []});
 %!error <zero_muon_step: BLOCKSCALE must be a positive finite scalar.>
 %! zero_muon_step (L, g, [], "Variant", "muon_bp", "BlockScale", 0);
+%!error <zero_muon_step: PERIOD must be a positive integer \(at most 2147483647\)\.>
+%! zero_muon_step (L, g, [], "Variant", "muon_bp", "Period", 2^31);
+%!error <zero_muon_step: PERIOD must be a positive integer \(at most 2147483647\)\.>
+%! zero_muon_step (L, g, [], "Variant", "muon_bp", "Period", 0);
 %!error <zero_muon_step: L must be a layout from zero_layout.>
 %! zero_muon_step (1, g, []);
 %!error <zero_muon_step: STATE belongs to another layout, variant, momentum form or communicator: its variant is 'zero12_allreduce', this call's 'layerwise_lpt'\.>

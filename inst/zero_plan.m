@@ -25,6 +25,12 @@ classdef zero_plan < handle
   endproperties
 
   methods
+    function P = zero_plan (varargin)
+      if (nargin > 0)                    # the help's one form: no argument
+        print_usage ();
+      endif
+    endfunction
+
     function h = handle_for (P, shapes, world, lopts)
       if (isempty (P.Handle) || ! __zero_muon_step__ ("holds", P.Handle))
         P.Handle = __zero_muon_step__ ("plan", shapes, world, lopts);
@@ -33,12 +39,12 @@ classdef zero_plan < handle
     endfunction
 
     function delete (P)
-      if (! isempty (P.Handle))
-        try
+      try                                # (P of a failed constructor call: nothing to free)
+        if (! isempty (P.Handle))
           __zero_muon_step__ ("free", P.Handle);   # a stale handle is ignored there
-        catch
-        end_try_catch
-      endif
+        endif
+      catch
+      end_try_catch
     endfunction
 
     function disp (P)
@@ -101,3 +107,7 @@ endclassdef
 
 %!error <zero_muon_step: usage: \[UPD, MOM, STATS, FULL, INFO, RMOM, RFULL\] = __zero_muon_step__ \(SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE\[, REF, RMOM, PLAN\]\), or __zero_muon_step__ \(CMD, \.\.\.\) with CMD plan, map, owned, holds, free, count, steps or release\.> __zero_muon_step__ ("plans")
 %!error <zero_muon_step: SHAPES must be a real P x 2 double matrix.> __zero_muon_step__ ("plan", 1, 2, struct ())
+%!error <Invalid call to zero_plan> zero_plan (3, "x", {})
+%!test
+%! p = zero_plan ();
+%! assert (isempty (p.Handle));

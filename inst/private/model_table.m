@@ -6,7 +6,9 @@
 ## @code{route}; @code{field} is optional); [] for anything else.  The one test of "is this a
 ## model" for @code{muon_optimizer}, @code{zero_layout} and @code{zero_cost}.  A struct with
 ## those columns whose values are no model's (an edited @code{struct (M)}) is an error
-## (@code{muonlab:badArg}) naming @var{fname} and the column.
+## (@code{muonlab:badArg}) naming @var{fname} and the column; so is a struct that carries
+## a model's identifying fields (@code{model_type}, @code{config}, @code{checkpoint}) but
+## no @code{params} table, or one without a column.
 ## @end deftypefn
 
 function T = model_table (fname, M)
@@ -17,6 +19,18 @@ function T = model_table (fname, M)
   cols = {"name", "rows", "cols", "numel", "experts", "split", "route"};
   if (! (isstruct (M) && isscalar (M) && isfield (M, "params")
          && isstruct (M.params) && isscalar (M.params) && all (isfield (M.params, cols))))
+    if (isstruct (M) && isscalar (M) && all (isfield (M, {"model_type", "config", "checkpoint"})))
+      ## an edited struct (M): what is missing, not "no model, layout or shapes"
+      if (! isfield (M, "params"))
+        why = "it has no params table";
+      elseif (! (isstruct (M.params) && isscalar (M.params)))
+        why = "its params must be a scalar struct of columns";
+      else
+        c = cols(! isfield (M.params, cols));
+        why = sprintf ("its params.%s is missing", c{1});
+      endif
+      error ("muonlab:badArg", "%s: M is not a model from muon_model: %s.", fname, why);
+    endif
     return;
   endif
   T = M.params;

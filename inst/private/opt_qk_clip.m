@@ -49,6 +49,11 @@ function pairs = check (fname, params, spec)
       endif
       seen(end+1) = n;
     endfor
+    ## the option names first (an unknown or misspelt one, as qk_clip words it): a
+    ## misspelt "Heads" is named, not reported as missing; [] values pass every row
+    nm = s(3:2:end);
+    parse_options (sprintf ("%s: QKCLIP pair '%s', '%s'", fname, s{1:2}), "qk_clip",
+                   reshape ([nm; repmat({[]}, size (nm))], 1, []));
     j = find (strcmpi (s(3:2:end), "Heads"), 1, "last");
     if (isempty (j) || ! (isnumeric (s{2*j+2}) && isscalar (s{2*j+2})))
       error ("muonlab:badArg", "%s: QKCLIP pair '%s', '%s' must give \"Heads\", h.", fname,

@@ -368,6 +368,7 @@ endfunction
 function T = zero_step_rows (L)
   d = L.defaults.step;
   x = L.lists;
+  pmax = 2^31 - 1;                      # Period: the core reads it as a C int
   T = {
   ## Name            Field              Kind       Arg                 Default             Must be
     "Variant",       "variant",         "enum",    x.zero_variant,     d.variant,          ""
@@ -375,7 +376,8 @@ function T = zero_step_rows (L)
     "Reference",     "reference",       "logical", [],                 true,               ""
     "Assemble",      "assemble",        "logical", [],                 [],                 ""
     "PadCount",      "pad_count",       "enum",    x.zero_pad_count,   d.pad_count,        ""
-    "Period",        "period",          "int",     [1 2^31-1],         d.period,           "a positive integer"
+    "Period",        "period",          "int",     [1 pmax],           d.period, ...
+                                                  sprintf("a positive integer (at most %d)", pmax)
     "BlockScale",    "block_scale",     "real",    "(0, Inf)",         d.block_scale,      ""
     "Experts",       "param_experts",   "any",     [],                 [],                 ""
     "SplitRows",     "param_split",     "any",     [],                 [],                 ""
@@ -407,7 +409,8 @@ function T = zero_layout_rows (L)
   T = {
   ## Name            Field              Kind       Arg                 Default             Must be
     "Stage",         "stage",           "int",     [1 3],              d.stage,            "1, 2 or 3"
-    "AlignFactor",   "align_factor",    "int",     [1 m.zero_max_align], d.align_factor,   "a positive integer"
+    "AlignFactor",   "align_factor",    "int",     [1 m.zero_max_align], d.align_factor, ...
+                             sprintf("a positive integer (at most %d)", m.zero_max_align)
     "Order",         "order",           "enum",    L.lists.zero_order, d.order,            ""
   };
 endfunction

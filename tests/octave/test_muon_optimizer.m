@@ -62,6 +62,20 @@ endfunction
 %! S = struct (Mm);
 %! S.params.split = zeros (size (S.params.rows));
 %! fail ("zero_layout (S, 2)", "zero_layout: M is not a model from muon_model: its params.split must be a cell of \\[\\] or positive row counts per parameter.");
+%! ## a struct (M) without its params table, or a column of it: the same kind of message
+%! ## in the three functions that take a model
+%! S = struct (Mm);
+%! S.params = rmfield (S.params, "rows");
+%! for f = {"muon_optimizer (S)", "zero_layout (S, 8)", "zero_cost (S, 8)"}
+%!   fail (f{1}, ["^" strtok(f{1}) ": M is not a model from muon_model: its params\\.rows is missing\\.$"]);
+%! endfor
+%! S = rmfield (struct (Mm), "params");
+%! for f = {"muon_optimizer (S)", "zero_layout (S, 8)", "zero_cost (S, 8)"}
+%!   fail (f{1}, ["^" strtok(f{1}) ": M is not a model from muon_model: it has no params table\\.$"]);
+%! endfor
+%! S = struct (Mm);
+%! S.params = 1;
+%! fail ("zero_cost (S, 8)", "^zero_cost: M is not a model from muon_model: its params must be a scalar struct of columns\\.$");
 %! ## a parameter's own Experts (or SplitRows) replaces the model's blocks
 %! f = Tm.field{find (Tm.experts > 1, 1)};
 %! [opt1, P1] = muon_optimizer (Mm, "ParamOptions", struct (f, {{"Experts", 1}}));

@@ -147,7 +147,7 @@ function v = SAMPLES (name, key)
     case "QKHeadDim",       v = 3;
     case "RopeHeadDim",     v = 2;
     case "VHeadDim",        v = 4;
-    case "QKClip",          v = {"W", "b", "Heads", 2};   # the optimizer's fixture P
+    case "QKClip",          v = {"W", "Wk", "Heads", 2};  # the optimizer's fixture P
     case "NormAxis",        v = "col";                  # the Muon family (issue 27)
     case "Preset",          v = "dion2";
     case "RMSMatch",        v = 0.2;
@@ -214,6 +214,9 @@ function call (fname, name, v)
     case "muon_update"
       muon_update (G, [], name, v);
     case "muon_optimizer"
+      if (strcmp (name, "QKClip"))      # a key weight of W's width (8 rows: 2 heads of 4)
+        P.Wk = G;
+      endif
       muon_optimizer (P, name, v);
     case "zero_muon_step"
       L = zero_layout ({[4 6], [6 4]}, 2);
