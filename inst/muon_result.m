@@ -19,8 +19,7 @@ classdef muon_result
   ## Fields are read as in a struct: @code{R.counts.total}, @code{R.params.name@{3@}},
   ## @code{R.ranks(3).bytes_sent}, @code{[R.ranks.ns_calls]}, and @code{fieldnames (R)}
   ## lists them.  It is not a struct: @code{isstruct (R)} is false, @code{isobject (R)} true,
-  ## and no new field can be added; results cannot be concatenated (@code{[R R]},
-  ## @code{cat}: put several in a cell).  @code{isfield (R, name)} is true for a field of the
+  ## and no new field can be added.  @code{isfield (R, name)} is true for a field of the
   ## @code{muon_rows} kinds and of a @code{muon_state}, false for the others (use
   ## @code{isprop (R, name)} there).  Octave's @code{save} in its default text format (and
   ## @code{-binary}) cannot write it; @code{-v6} and @code{-v7} write it, but @code{load}
@@ -49,19 +48,6 @@ classdef muon_result
       for f = properties (R).'
         S.(f{1}) = R.(f{1});
       endfor
-    endfunction
-
-    ## no arrays of results: [R R], [R; R] and cat raise muonlab:badArg (one R alone is R)
-    function R = horzcat (varargin)
-      R = no_array (varargin);
-    endfunction
-
-    function R = vertcat (varargin)
-      R = no_array (varargin);
-    endfunction
-
-    function R = cat (dim, varargin)
-      R = no_array (varargin);
     endfunction
   endmethods
 
@@ -119,18 +105,6 @@ function s = cell_text (v)
   endif
 endfunction
 
-## [R R], [R; R], cat (DIM, R, R): an error naming the class of the first result; one
-## result alone (horzcat (R), cat (1, R)) comes back as it is.
-function R = no_array (args)
-  if (numel (args) == 1)
-    R = args{1};
-    return;
-  endif
-  k = find (cellfun (@(a) isa (a, "muon_result"), args), 1);
-  error ("muonlab:badArg", "%s: results cannot be concatenated; put them in a cell.",
-         class (args{k}));
-endfunction
-
 %!test
 %! ## every kind reads like the struct it was made from
 %! M = muon_model ("llama-3.1-8b");
@@ -144,25 +118,6 @@ endfunction
 %!error <ns_flops_result: S must be a scalar struct.> ns_flops_result (1)
 %!error <muon_model_result: S must have only the fields of a muon_model_result: S\.x is not one\.> muon_model_result (struct ("x", 1))
 %!error id=muonlab:badArg muon_model_result (struct ("x", 1))
-
-%!shared L, C
-%! L = zero_layout ({[3 4]}, 2);
-%! C = zero_cost ({[3 4]}, 2);
-%!error <^zero_layout_result: results cannot be concatenated; put them in a cell\.$> horzcat (L, L)
-%!error <^zero_layout_result: results cannot be concatenated; put them in a cell\.$> vertcat (L, L)
-%!error <^zero_layout_result: results cannot be concatenated; put them in a cell\.$> cat (1, L, L)
-%!error <^zero_cost_result: results cannot be concatenated; put them in a cell\.$> cat (2, C, L)
-%!error <^muon_state: results cannot be concatenated; put them in a cell\.$> [~, s] = muon_update (ones (6, 4), []); horzcat (s, s)
-%!error id=muonlab:badArg horzcat (L, 1)
-## Octave 7 replaces the message of a method that [ ] calls with "CLASS/horzcat method
-## failed" (no id); horzcat, vertcat and cat called by name give the message above
-%!error <^(zero_layout_result/horzcat method failed|zero_layout_result: results cannot be concatenated; put them in a cell\.)$> [L L]
-%!error <^(zero_cost_result/vertcat method failed|zero_cost_result: results cannot be concatenated; put them in a cell\.)$> [C; C]
-%!test
-%! ## one result alone is itself; a cell holds several
-%! assert (isequal (struct (horzcat (L)), struct (L)));
-%! assert (isequal (struct (cat (1, L)), struct (L)));
-%! assert (size ({L, C}), [1 2]);
 
 %!demo
 %! M = muon_model ("qwen3-30b-a3b")
