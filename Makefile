@@ -227,12 +227,12 @@ $(TEST_MEXDIR)/%.mex: tests/mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h
 	$(MKOCTFILE) --mex $(MEX_INC) -Imex -o $@ $< $(B)/obj/muon_mex.o $(LIB) $(LDLIBS)
 
 # the glue of a gateway, linked only into it (GLUE_<gateway>; the ZeRO glue into __muon_gpu__ too)
-GLUE___zero_muon_step__ := $(patsubst %,$(B)/obj/muon_mex_%.o,zero zero_step handle)
-$(filter-out %handle.o,$(GLUE___zero_muon_step__)): $(B)/obj/%.o: mex/%.c mex/muon_mex_zero.h \
+GLUE___muon_zero_step__ := $(patsubst %,$(B)/obj/muon_mex_%.o,zero zero_step handle)
+$(filter-out %handle.o,$(GLUE___muon_zero_step__)): $(B)/obj/%.o: mex/%.c mex/muon_mex_zero.h \
                             mex/muon_mex_comm.h \
                             mex/muon_mex.h $(CORE_HDR) | $(B)/obj
 	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
-$(MEXDIR)/__zero_muon_step__.mex: $(GLUE___zero_muon_step__) mex/muon_mex_zero.h \
+$(MEXDIR)/__muon_zero_step__.mex: $(GLUE___muon_zero_step__) mex/muon_mex_zero.h \
                                   mex/muon_mex_handle.h
 
 #---- MPI and NCCL communicators --------------------------------------------------------------
@@ -251,7 +251,7 @@ MPI_CFLAGS   := $(if $(HAVE_MPI),-DMUON_HAVE_MPI $(shell $(MPICC) --showme:compi
 MPI_LIBS     := $(if $(HAVE_MPI),$(shell $(MPICC) --showme:link 2>/dev/null),)
 MPI_OBJDIR   := $(B)/$(if $(HAVE_MPI),mpi,nompi)
 LIB_MPI      := $(B)/libmuon_mpi.a
-MPI_GATEWAYS := __muon_comm__ __zero_muon_step__ __muon_gpu__
+MPI_GATEWAYS := __muon_comm__ __muon_zero_step__ __muon_gpu__
 MPI_MEXES    := $(filter $(patsubst %,$(MEXDIR)/%.mex,$(MPI_GATEWAYS)),$(MEXES))
 NCCL_HOME    ?= $(CUDA_HOME)
 HAVE_NCCL    := $(if $(filter 0,$(CUDA) $(NCCL)),,$(if $(NVCC),$(if $(wildcard $(NCCL_HOME)/include/nccl.h),1,),))

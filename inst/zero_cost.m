@@ -124,7 +124,7 @@ function C = zero_cost (what, world, varargin)
   endif
   persistent designs colls own;
   if (isempty (designs))
-    [designs, colls] = __zero_cost__ ();        # the core's names (core/zero/zero_cost.c)
+    [designs, colls] = __muon_zero_cost__ ();        # the core's names (core/zero/zero_cost.c)
   endif
 
   ## what is planned
@@ -225,7 +225,7 @@ function C = zero_cost (what, world, varargin)
   t0 = tic ();
   for d = 1:numel (which)
     o.design = which{d};
-    R = __zero_cost__ (shapes, experts, split, W, o);
+    R = __muon_zero_cost__ (shapes, experts, split, W, o);
     c = struct ();
     c.design = which{d};
     c.world = W;

@@ -122,7 +122,7 @@ function L = zero_layout (shapes, world, varargin)
   endif
   opts = parse_options ("zero_layout", "zero_layout", varargin);
 
-  [par, pieces, ranks, info] = __zero_layout__ (S, double (world), opts);
+  [par, pieces, ranks, info] = __muon_zero_layout__ (S, double (world), opts);
   ## the core counts in 64-bit integers; the offsets reach Octave as doubles, exact only
   ## below 2^53 (a rounded total is at least 2^53 too)
   if (info(2) >= flintmax ())
@@ -397,6 +397,6 @@ endfunction
 %!error <zero_layout: options must be NAME, VALUE pairs.> zero_layout ({[2 2]}, 2, "Stage")
 %!error <zero_layout: the model has no Muon parameter.> zero_layout (struct ("params", struct ("route", {{"adamw"}}, "rows", 3, "cols", 1, "numel", 3, "experts", 1, "split", {{[]}}, "name", {{"b"}})), 2)
 %!error <zero_layout: option names must be strings.> zero_layout ({[2 2]}, 2, 3, 1)
-%!error <zero_layout: SHAPES must be a real P x 2 double matrix.> __zero_layout__ (ones (2, 3), 2, struct ())
-%!error <zero_layout: unknown order 'x'.> __zero_layout__ ([2 2], 2, struct ("order", "x"))
-%!error <zero_layout: stage must be 1, 2 or 3 \(got 5\).> __zero_layout__ ([2 2], 2, struct ("stage", 5))
+%!error <zero_layout: SHAPES must be a real P x 2 double matrix.> __muon_zero_layout__ (ones (2, 3), 2, struct ())
+%!error <zero_layout: unknown order 'x'.> __muon_zero_layout__ ([2 2], 2, struct ("order", "x"))
+%!error <zero_layout: stage must be 1, 2 or 3 \(got 5\).> __muon_zero_layout__ ([2 2], 2, struct ("stage", 5))

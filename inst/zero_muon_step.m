@@ -255,7 +255,7 @@
 
 function [R, state] = zero_muon_step (L, rank_grads, state, varargin)
   if (nargin == 1 && ischar (L) && strcmp (L, "release"))
-    __zero_muon_step__ ("release");     # the communicator and buffers kept here
+    __muon_zero_step__ ("release");     # the communicator and buffers kept here
     return;
   endif
   if (nargin < 3)
@@ -385,7 +385,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
     ## no collective, no Newton-Schulz
     o0 = opts;
     o0.step = state.step;
-    owned = __zero_muon_step__ ("owned", shapes, W, lopts, o0, plan);
+    owned = __muon_zero_step__ ("owned", shapes, W, lopts, o0, plan);
     R = zero_step_skipped (opts.variant, owned, comm, ranks, shapes, state.step, why);
     return;
   endif
@@ -399,7 +399,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
     ## one crossing: the variant's step and, with do_ref, the reference's on the same
     ## gradients
     [upd, mom, st, full, info, rmom, ref_full] = ...
-      __zero_muon_step__ (shapes, W, lopts, rank_grads, state.momentum, opts, comm, assemble,
+      __muon_zero_step__ (shapes, W, lopts, rank_grads, state.momentum, opts, comm, assemble,
                           do_ref, state.reference, plan);
   endif
   if (strcmp (opts.variant, "reference") && want_ref)

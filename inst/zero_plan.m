@@ -15,13 +15,13 @@ classdef zero_plan < handle
   ## call alone (the same bits, more work).
   ##
   ## @code{@var{h} = handle_for (@var{p}, @var{shapes}, @var{world}, @var{lopts})} is the
-  ## handle (@code{__zero_muon_step__}'s table) of the plans of those shapes, world and
+  ## handle (@code{__muon_zero_step__}'s table) of the plans of those shapes, world and
   ## layout options, built when there are none yet.
   ## @seealso{zero_layout, zero_layout_result, zero_muon_step}
   ## @end deftypefn
 
   properties (SetAccess = private)
-    Handle = [];      # [SESSION ID] in __zero_muon_step__'s table, [] before the first step
+    Handle = [];      # [SESSION ID] in __muon_zero_step__'s table, [] before the first step
   endproperties
 
   methods
@@ -32,8 +32,8 @@ classdef zero_plan < handle
     endfunction
 
     function h = handle_for (P, shapes, world, lopts)
-      if (isempty (P.Handle) || ! __zero_muon_step__ ("holds", P.Handle))
-        P.Handle = __zero_muon_step__ ("plan", shapes, world, lopts);
+      if (isempty (P.Handle) || ! __muon_zero_step__ ("holds", P.Handle))
+        P.Handle = __muon_zero_step__ ("plan", shapes, world, lopts);
       endif
       h = P.Handle;
     endfunction
@@ -41,7 +41,7 @@ classdef zero_plan < handle
     function delete (P)
       try                                # (P of a failed constructor call: nothing to free)
         if (! isempty (P.Handle))
-          __zero_muon_step__ ("free", P.Handle);   # a stale handle is ignored there
+          __muon_zero_step__ ("free", P.Handle);   # a stale handle is ignored there
         endif
       catch
       end_try_catch
@@ -66,19 +66,19 @@ endclassdef
 
 %!test
 %! ## built by the first step, shared by copies of the layout, freed with the last one
-%! n0 = __zero_muon_step__ ("count");
+%! n0 = __muon_zero_step__ ("count");
 %! L = zero_layout ({[6 4], [5 4]}, 2);
 %! g = {ones(6, 4), ones(5, 4); 2 * ones(6, 4), ones(5, 4)};
-%! assert (__zero_muon_step__ ("count"), n0);
+%! assert (__muon_zero_step__ ("count"), n0);
 %! R1 = zero_muon_step (L, g, []);
-%! assert (__zero_muon_step__ ("count"), n0 + 1);
+%! assert (__muon_zero_step__ ("count"), n0 + 1);
 %! L2 = L;
 %! R2 = zero_muon_step (L2, g, []);
 %! assert (R2.plans_built, R1.plans_built);
 %! clear L
-%! assert (__zero_muon_step__ ("count"), n0 + 1);
+%! assert (__muon_zero_step__ ("count"), n0 + 1);
 %! clear L2
-%! assert (__zero_muon_step__ ("count"), n0);
+%! assert (__muon_zero_step__ ("count"), n0);
 
 %!test
 %! ## a plain struct plans for each call, as does a stale handle or one of other shapes
@@ -91,22 +91,22 @@ endclassdef
 %! assert (R2.updates, R1.updates);
 %! shapes = [6 4; 5 4];
 %! lo = struct ("stage", 2, "align_factor", 1, "order", "given");
-%! [~, ~, ~, f1, i1] = __zero_muon_step__ (shapes, 2, lo, g, [], struct (), "sim", true,
+%! [~, ~, ~, f1, i1] = __muon_zero_step__ (shapes, 2, lo, g, [], struct (), "sim", true,
 %!                                         false, [], [1 2]);
 %! assert (i1.plans_built, R2.plans_built + 1);
-%! h = __zero_muon_step__ ("plan", [6 4; 5 5], 2, lo);
+%! h = __muon_zero_step__ ("plan", [6 4; 5 5], 2, lo);
 %! unwind_protect
-%!   [~, ~, ~, f2, i2] = __zero_muon_step__ (shapes, 2, lo, g, [], struct (), "sim", true,
+%!   [~, ~, ~, f2, i2] = __muon_zero_step__ (shapes, 2, lo, g, [], struct (), "sim", true,
 %!                                           false, [], h);
 %!   assert (i2.plans_built, i1.plans_built + 1);
 %!   assert (f2, f1);
 %! unwind_protect_cleanup
-%!   __zero_muon_step__ ("free", h);
+%!   __muon_zero_step__ ("free", h);
 %! end_unwind_protect
-%! assert (__zero_muon_step__ ("holds", h), false);
+%! assert (__muon_zero_step__ ("holds", h), false);
 
-%!error <zero_muon_step: usage: \[UPD, MOM, STATS, FULL, INFO, RMOM, RFULL\] = __zero_muon_step__ \(SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE\[, REF, RMOM, PLAN\]\), or __zero_muon_step__ \(CMD, \.\.\.\) with CMD plan, map, owned, holds, free, count, steps or release\.> __zero_muon_step__ ("plans")
-%!error <zero_muon_step: SHAPES must be a real P x 2 double matrix.> __zero_muon_step__ ("plan", 1, 2, struct ())
+%!error <zero_muon_step: usage: \[UPD, MOM, STATS, FULL, INFO, RMOM, RFULL\] = __muon_zero_step__ \(SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE\[, REF, RMOM, PLAN\]\), or __muon_zero_step__ \(CMD, \.\.\.\) with CMD plan, map, owned, holds, free, count, steps or release\.> __muon_zero_step__ ("plans")
+%!error <zero_muon_step: SHAPES must be a real P x 2 double matrix.> __muon_zero_step__ ("plan", 1, 2, struct ())
 %!error <Invalid call to zero_plan> zero_plan (3, "x", {})
 %!test
 %! p = zero_plan ();

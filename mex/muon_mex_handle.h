@@ -1,5 +1,5 @@
 /* muon_mex_handle.h - a table of core objects held by one MEX file (linked into the gateways
- * that hand objects to Octave: __muon_gpu__'s device arrays, __zero_muon_step__'s plans),
+ * that hand objects to Octave: __muon_gpu__'s device arrays, __muon_zero_step__'s plans),
  * each known to Octave as a handle, the 1 x 2 double [SESSION ID].  SESSION is drawn when the
  * MEX file is loaded, so a handle that outlives `clear functions` is recognized as stale and never
  * reaches freed memory.  The table is emptied (every object destroyed) when the MEX file is

@@ -1,4 +1,4 @@
-/* muon_mex_zero.c - the arguments of __zero_muon_step__ (see muon_mex_zero.h).  Only
+/* muon_mex_zero.c - the arguments of __muon_zero_step__ (see muon_mex_zero.h).  Only
  * muon_mex_zero_layout raises: the others run while the gateway may hold a communicator
  * made for the call.
  */

@@ -1,4 +1,4 @@
-/* muon_mex_zero.h - the glue of __zero_muon_step__ (and of __muon_gpu__'s device step): its layout,
+/* muon_mex_zero.h - the glue of __muon_zero_step__ (and of __muon_gpu__'s device step): its layout,
  * gradient and momentum arguments checked (muon_mex_zero.c), and one distributed step
  * (muon_zero_step, then muon_zero_assemble) on Octave arrays with its STATS and INFO
  * (muon_mex_zero_step.c).
@@ -90,7 +90,7 @@ void muon_mex_zero_device (int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
 
 // The plans of one layout (shapes rc: rows then cols of np matrices, world, layout options):
 // its muon_zero_layout, built at once, and the plan of each variant, built when first asked
-// for.  A layout object of zero_layout.m owns one through __zero_muon_step__'s handle table
+// for.  A layout object of zero_layout.m owns one through __muon_zero_step__'s handle table
 // (muon_mex_handle.h), so its steps plan once and the plans go with the object; a layout
 // given as a plain struct gets one for the call.
 typedef struct muon_mex_zero_plans muon_mex_zero_plans;
@@ -120,7 +120,7 @@ mxArray *muon_mex_zero_owned (const muon_zero_plan *P);
 
 // INFO: owned (W x 2 x nparams spans), owned_len, momentum_len, ns_calls (W x 1), lpt_owner
 // (1 x nparams, or []), comm (its name), counts_measured, local_ranks, ranks (1 x local
-// ranks), plans_built (given: the plans __zero_muon_step__ has built).
+// ranks), plans_built (given: the plans __muon_zero_step__ has built).
 mxArray *muon_mex_zero_info (const muon_zero_plan *P, muon_comm *comm, size_t plans_built);
 
 #endif

@@ -4,15 +4,15 @@
  *
  *   [UPD, MOM, STATS, INFO] = __muon_gpu__ ('zero_step', SHAPES, WORLD, LOPTS, GRADS, MOM,
  *                                           OPTS, COMM)
- *   SHAPES, WORLD, LOPTS, OPTS, COMM as __zero_muon_step__ takes them (COMM 'sim' or [] is
+ *   SHAPES, WORLD, LOPTS, OPTS, COMM as __muon_zero_step__ takes them (COMM 'sim' or [] is
  *            the context's simulated communicator)
  *   GRADS    nl x P cell of device array handles: local rank l's gradient of matrix p
  *            (double, rows x cols)
  *   MOM      [] (zeros), or an nl x 1 cell of the momenta's handles ([] for a rank that holds
  *            none): copied, so the arrays given stay as they were
  * Outputs: UPD, MOM nl x 1 cells of handles of new arrays (the owned updates and the new
- * momenta, column vectors; [] where the length is 0); STATS and INFO as __zero_muon_step__'s.
- * The plan is built for each call (the layout object's plans are __zero_muon_step__'s).
+ * momenta, column vectors; [] where the length is 0); STATS and INFO as __muon_zero_step__'s.
+ * The plan is built for each call (the layout object's plans are __muon_zero_step__'s).
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* muon_mex_zero_step.c - one step of __zero_muon_step__ on Octave arrays and its STATS and
+/* muon_mex_zero_step.c - one step of __muon_zero_step__ on Octave arrays and its STATS and
  * INFO (see muon_mex_zero.h).  Nothing here raises.
  */
 #include "muon_mex_zero.h"

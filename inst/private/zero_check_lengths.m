@@ -25,7 +25,7 @@ function zero_check_lengths (fname, what, m, ranks, shapes, W, lopts, variant, p
 endfunction
 
 ## The momentum length of every rank (W x 1) under VARIANT's plan of the layout (the layout
-## object's plan PLAN, else one made for the call; __zero_muon_step__ ('map')), kept for the
+## object's plan PLAN, else one made for the call; __muon_zero_step__ ('map')), kept for the
 ## next steps of the same layout and variant.
 function len = momentum_lengths (shapes, W, lopts, variant, plan)
   persistent cache = struct ("key", {}, "len", {});
@@ -40,6 +40,6 @@ function len = momentum_lengths (shapes, W, lopts, variant, plan)
   if (! isempty (plan))
     args{end+1} = plan;
   endif
-  [~, len] = __zero_muon_step__ (args{:});
+  [~, len] = __muon_zero_step__ (args{:});
   cache = [struct("key", {key}, "len", len), cache(1:min (end, 7))];   # the last 8
 endfunction

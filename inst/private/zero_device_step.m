@@ -9,7 +9,7 @@
 ## @var{device}), their momenta and owned updates device arrays (columns; a rank holding
 ## none gets @code{zeros (0, 1)}); host momenta in @var{state} are uploaded.  @var{full} and
 ## @var{ref_full} are the updates assembled on the host with @var{assemble} (every rank
-## local), else [].  The outputs are those of @code{__zero_muon_step__}.
+## local), else [].  The outputs are those of @code{__muon_zero_step__}.
 ## @end deftypefn
 
 function [upd, mom, st, full, info, rmom, ref_full] = ...

@@ -9,7 +9,7 @@
 ## (@code{zero_train_step}) uses to reach a rank's momentum.
 ##
 ## The map is the core's: the plan of the design on @var{L} (muon_zero_plan_momentum_map
-## through @code{__zero_muon_step__}; a layout object's own plan, the one its steps use,
+## through @code{__muon_zero_step__}; a layout object's own plan, the one its steps use,
 ## else one made for the call), laid out as the design's row of the variant table
 ## (core/zero/zero_variant.h) says: whole matrices of the matrices a rank updates
 ## (column-major, back to back in parameter order), the rank's pieces of its partition
@@ -30,6 +30,6 @@ function M = zero_shard_map (L, variant)
   if (isa (L, "zero_layout_result"))
     plan = plan_handle (L, shapes, L.world, opts);
   endif
-  [seg, len] = __zero_muon_step__ ("map", shapes, L.world, opts, variant, plan);
+  [seg, len] = __muon_zero_step__ ("map", shapes, L.world, opts, variant, plan);
   M = struct ("world", L.world, "len", len, "seg", {seg});
 endfunction

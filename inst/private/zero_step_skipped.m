@@ -7,7 +7,7 @@
 ## (zeros), no collective counted, the step count as it was (the caller returns the state
 ## unchanged).  The layout facts are those of a step that ran (@code{zero_step_report}'s
 ## rules), read off the plan and the communicator without running anything: @var{owned},
-## the W x 2 x P owned spans of the variant's plan (@code{__zero_muon_step__ ("owned",
+## the W x 2 x P owned spans of the variant's plan (@code{__muon_zero_step__ ("owned",
 ## @dots{})}, the gateway's @code{info.owned}), give @code{owners}, @code{straddles} and each
 ## local rank's @code{owned} ranges, whose @code{update} is zeros of their length;
 ## @var{comm} (@qcode{"sim"} or a handle from @code{muon_comm}) gives @code{comm}, its

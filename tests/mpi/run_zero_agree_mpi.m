@@ -76,11 +76,11 @@ function f = t_skip (comm)
                       v{1}, err.message);
       continue;
     end_try_catch
-    n0 = __zero_muon_step__ ("steps");
+    n0 = __muon_zero_step__ ("steps");
     Rk = zero_muon_step (L, b(r+1,:), sv, "Comm", comm, ov{:});
-    f += mpi_check (Rk.skipped && __zero_muon_step__ ("steps") == n0, comm,
+    f += mpi_check (Rk.skipped && __muon_zero_step__ ("steps") == n0, comm,
                     "%s: skipped %d, steps run %d", v{1}, Rk.skipped,
-                    __zero_muon_step__ ("steps") - n0);
+                    __muon_zero_step__ ("steps") - n0);
     facts = @(R) {R.owners, R.straddles, R.comm, R.counts, R.ranks.owned, R.ranks.rank};
     f += mpi_check (isequal (facts (Rk), facts (Rr)), comm, "%s: the skipped step's facts",
                     v{1});

@@ -478,8 +478,8 @@ endfunction
 
 %!error <__muon_lists__: usage: L = __muon_lists__ \(\)\.> __muon_lists__ (1)
 %!error <muon_update: unknown momentum form 'x'.> __muon_update__ (magic (4), [], struct ("form", "x"))
-%!error <zero_muon_step: unknown variant 'x'.> __zero_muon_step__ ([4 4], 1, struct (), {magic(4)}, [], struct ("variant", "x"), "sim", false)
-%!error <zero_muon_step: unknown pad count rule 'x'.> __zero_muon_step__ ([4 4], 1, struct (), {magic(4)}, [], struct ("pad_count", "x"), "sim", false)
+%!error <zero_muon_step: unknown variant 'x'.> __muon_zero_step__ ([4 4], 1, struct (), {magic(4)}, [], struct ("variant", "x"), "sim", false)
+%!error <zero_muon_step: unknown pad count rule 'x'.> __muon_zero_step__ ([4 4], 1, struct (), {magic(4)}, [], struct ("pad_count", "x"), "sim", false)
 %!error <muon_collective: OP must be 'sum' or 'avg'.> __muon_comm__ ("allreduce", "self", 1, "max")
 %!error <muon_collective: unknown command 'gather'.> __muon_comm__ ("gather", "self", 1)
 %!error <muon_comm: unknown communicator kind 'tcp'.> __muon_comm__ ("create", "tcp")

@@ -9,7 +9,7 @@
 ## @item its cost model (@code{zero_cost}, ElementBytes 8) gives, rank by rank, the step's own
 ## counters: Newton-Schulz calls, momentum elements, pad elements, bytes sent and received,
 ## and the owned elements (the length of each rank's update);
-## @item its momentum map (the plan's, through @code{__zero_layout__}) has the length of each
+## @item its momentum map (the plan's, through @code{__muon_zero_layout__}) has the length of each
 ## rank's momentum buffer and covers every matrix;
 ## @item it saves (@code{zero_save_state}) and loads at W = 2 (@code{zero_load_state}); the
 ## oracle is the same design run at W = 2 from the start through the same history, which
@@ -60,7 +60,7 @@ endfunction
 %!   same ([rk.bytes_recv].', C.ranks.bytes_recv, [v ": bytes received"]);
 %!   same (cellfun (@numel, {rk.update}).', C.ranks.owned, [v ": owned elements"]);
 %!   ## the momentum map: each rank's buffer, every matrix somewhere
-%!   [M, len] = __zero_muon_step__ ("map", S, 4, struct ("stage", 2, "align_factor", 2,
+%!   [M, len] = __muon_zero_step__ ("map", S, 4, struct ("stage", 2, "align_factor", 2,
 %!                                                       "order", "given"), v);
 %!   same (len, cellfun (@numel, s.momentum(:)), [v ": momentum map length"]);
 %!   held = cell2mat (M);

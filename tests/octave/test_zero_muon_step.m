@@ -112,13 +112,13 @@ endfunction
 %!       comms{2} = muon_comm ("sim", W);
 %!     endif
 %!     for comm = comms
-%!       n0 = __zero_muon_step__ ("steps");
+%!       n0 = __muon_zero_step__ ("steps");
 %!       o = {"Variant", v{1}, "Comm", comm{1}, "Reference", false};
 %!       [R, st] = zero_muon_step (L, G, [], o{:});
-%!       n1 = __zero_muon_step__ ("steps");
+%!       n1 = __muon_zero_step__ ("steps");
 %!       assert (n1 - n0, 1);
 %!       S = zero_muon_step (L, B, st, o{:});
-%!       assert (__zero_muon_step__ ("steps"), n1);
+%!       assert (__muon_zero_step__ ("steps"), n1);
 %!       assert (S.skipped && ! R.skipped);
 %!       assert ({S.owners, S.straddles, S.counts, S.comm, S.world},
 %!               {R.owners, R.straddles, R.counts, R.comm, R.world});

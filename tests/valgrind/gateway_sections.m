@@ -190,7 +190,7 @@ function fails = sec_muon_lists ()
 endfunction
 
 function fails = sec_zero_cost ()
-  f = @__zero_cost__;
+  f = @__muon_zero_cost__;
   fails = {};
   fails = outs (fails, "the names", 2, f);
   o = struct ("design", "zero12_allreduce", "stage", 2, "align_factor", 2,
@@ -242,7 +242,7 @@ function fails = sec_muon_copy_out ()
 endfunction
 
 function fails = sec_zero_layout ()
-  f = @__zero_layout__;
+  f = @__muon_zero_layout__;
   S = [4 3; 2 5; 3 3];
   fails = {};
   fails = outs (fails, "3 params, W = 2", 4, f, S, 2, struct ());
@@ -270,7 +270,7 @@ function fails = sec_zero_layout ()
 endfunction
 
 function fails = sec_zero_muon_step ()
-  f = @__zero_muon_step__;
+  f = @__muon_zero_step__;
   S = [4 3; 2 5; 3 3];
   W = 2;
   lo = struct ("stage", 1, "align_factor", 2, "order", "given");

@@ -88,9 +88,9 @@ sections = {"__muon_ns__", @sec_muon_ns; "__muon_update__", @sec_muon_update;
             "__muon_ns_flops__", @sec_muon_ns_flops;
             "__muon_blas_threads__", @sec_muon_blas_threads;
             "__muon_copy_out__", @sec_muon_copy_out;
-            "__zero_layout__", @sec_zero_layout; "__zero_muon_step__", @sec_zero_muon_step;
+            "__muon_zero_layout__", @sec_zero_layout; "__muon_zero_step__", @sec_zero_muon_step;
             "__muon_comm__", @sec_muon_comm; "__muon_lists__", @sec_muon_lists;
-            "__zero_cost__", @sec_zero_cost; "__muon_gpu__", @sec_muon_gpu};
+            "__muon_zero_cost__", @sec_zero_cost; "__muon_gpu__", @sec_muon_gpu};
 ## every gateway in mex/ (and the test-only ones of tests/mex/) must have a section
 srcs = [glob(fullfile (root, "mex", "__*__.c")); glob(fullfile (root, "tests", "mex", "__*__.c"))];
 for k = 1:numel (srcs)

@@ -1,5 +1,5 @@
-#define USAGE "usage: [PAR, PIECES, RANKS, INFO] = __zero_layout__ (SHAPES, WORLD, OPTS)"
-/* __zero_layout__ - gateway of zero_layout.m: the ZeRO partition model of muon_zero.h.
+#define USAGE "usage: [PAR, PIECES, RANKS, INFO] = __muon_zero_layout__ (SHAPES, WORLD, OPTS)"
+/* __muon_zero_layout__ - gateway of zero_layout.m: the ZeRO partition model of muon_zero.h.
  * SHAPES is P x 2 [rows cols] (positive integers), WORLD a scalar, OPTS a struct with fields
  * stage, align_factor, order ('given' | 'size_desc').  Outputs are plain double matrices that
  * zero_layout.m shapes into its struct (0-based ranks / offsets, 1-based parameter indices):
@@ -10,7 +10,7 @@
  *   INFO   1 x 4  [total padded_total partition_size padding]
  * A parameter's owners' [start stop) are its pieces (no W x P table: DeepSeek-V3's 45,868
  * parameters at W = 4096 made 3 GB of one).  (A design's momentum map on the layout comes
- * from the layout's plan: __zero_muon_step__ ('map', ...).)
+ * from the layout's plan: __muon_zero_step__ ('map', ...).)
  */
 #include "muon_mex.h"
 

@@ -1,5 +1,5 @@
-#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __zero_muon_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM, PLAN]), or __zero_muon_step__ (CMD, ...) with CMD plan, map, owned, holds, free, count, steps or release"
-/* __zero_muon_step__ - gateway of zero_muon_step.m: one distributed Muon step
+#define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __muon_zero_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM, PLAN]), or __muon_zero_step__ (CMD, ...) with CMD plan, map, owned, holds, free, count, steps or release"
+/* __muon_zero_step__ - gateway of zero_muon_step.m: one distributed Muon step
  * (muon_zero.h) on the local ranks of a communicator, and with REF the reference (DDP) step
  * on the same gradients in the same call.
  *   SHAPES   P x 2 [rows cols], WORLD, LOPTS (stage, align_factor, order): the layout, as

@@ -1,5 +1,5 @@
-#define USAGE "usage: C = __zero_cost__ (SHAPES, EXPERTS, SPLIT, WORLD, OPTS) or [DESIGNS, COLLS] = __zero_cost__ ()"
-/* __zero_cost__ - gateway of zero_cost.m: the plan-only cost of one distributed Muon step
+#define USAGE "usage: C = __muon_zero_cost__ (SHAPES, EXPERTS, SPLIT, WORLD, OPTS) or [DESIGNS, COLLS] = __muon_zero_cost__ ()"
+/* __muon_zero_cost__ - gateway of zero_cost.m: the plan-only cost of one distributed Muon step
  * (muon_zero.h).  SHAPES is P x 2 [rows cols] (positive integers), EXPERTS P x 1 (or
  * []: all 1), SPLIT a P x 1 cell of row-block vectors (or []: none), WORLD a scalar, OPTS a
  * struct: design, order, pad_count (strings), stage, align_factor, elem_bytes, symmetric and
