@@ -35,10 +35,11 @@ classdef muon_state < muon_result
 
   methods
     function st = muon_state (kind, S)
-      if (nargin != 2 || ! any (strcmp (kind, {"update", "optimizer", "zero_step", "zero_train"}))
-          || ! (isstruct (S) && isscalar (S)))
+      if (nargin != 2 || ! any (strcmp (kind, {"update", "optimizer", "zero_step", "zero_train"})))
         error ("muonlab:badArg",
-               "muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train' and S a scalar struct.");
+               "muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train'.");
+      elseif (! (isstruct (S) && isscalar (S)))
+        error ("muonlab:badArg", "muon_state: S must be a scalar struct.");
       endif
       st.kind = kind;
       st.s = S;
@@ -268,5 +269,5 @@ endfunction
 %! assert (! isempty (strfind (s, "this optimizer state does not read as one")));
 %! assert (! isempty (strfind (s, "fields: type,")));
 
-%!error <muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train' and S a scalar struct.> muon_state ("x", struct ())
-%!error <muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train' and S a scalar struct\.> muon_state ("update", 1)
+%!error <muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train'\.> muon_state ("x", struct ())
+%!error <muon_state: S must be a scalar struct\.> muon_state ("update", 1)
