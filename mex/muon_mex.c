@@ -36,7 +36,7 @@ muon_ctx *muon_mex_ctx (void)
   if (ctx == NULL)
   {
     if (muon_ctx_create (&ctx) != MUON_OK)
-      mexErrMsgIdAndTxt ("muonlab:noMemory", "muonlab: cannot create a context.");
+      muon_mex_error (mexFunctionName (), "noMemory", "cannot create a context.");
     mexAtExit (at_exit);
   }
   return ctx;
@@ -49,7 +49,7 @@ void muon_mex_at_exit (void (*hook) (void))
     if (exit_hooks[k] == hook)
       return;
   if (nhooks == MAX_EXIT_HOOKS)
-    mexErrMsgIdAndTxt ("muonlab:noMemory", "muonlab: too many exit hooks.");
+    muon_mex_error (mexFunctionName (), "internal", "too many exit hooks.");
   exit_hooks[nhooks++] = hook;
 }
 
