@@ -306,50 +306,12 @@ function [R, state] = step (L, rank_grads, state, varargin)
              fname);
     endif
 
-    ## state
+    ## state: new, or a previous call's checked against this call
     key = struct ("variant", opts.variant, "world", W, "shapes", shapes, "stage", L.stage,
                   "align_factor", L.align_factor, "order", L.order_mode, "form", opts.form,
                   "local_ranks", nl);
-    if (isa (state, "double") && isequal (size (state), [0 0]))
-      state = struct ("key", key, "step", 0, "momentum", [], "reference", [], "has_ref", true);
-    elseif (! (isstruct (state) && isscalar (state)
-               && all (isfield (state, {"key", "step", "momentum", "reference", "has_ref"}))))
-      error ("muonlab:badState", "%s: STATE must be [] or the state of a previous call.", fname);
-    elseif (! isequal (state.key, key))
-      error ("muonlab:badState",
-             "%s: STATE belongs to another layout, variant, momentum form or communicator: %s.",
-             fname, key_diff (state.key, key));
-    endif
     do_ref = want_ref && ! strcmp (opts.variant, "reference");
-    ## the momenta passed back: [] before the first step only (the gateway reads any empty
-    ## value as zeros, so {} would silently restart), then one buffer per local rank
-    step = state.step;
-    if (! (isa (step, "double") && isscalar (step) && isreal (step) && isfinite (step)
-           && step >= 0 && step == fix (step)))
-      error ("muonlab:badState", "%s: STATE.step must be a non-negative integer.", fname);
-    endif
-    if (! (islogical (state.has_ref) && isscalar (state.has_ref)))
-      error ("muonlab:badState", "%s: STATE.has_ref must be true or false.", fname);
-    endif
-    zero_check_momentum (fname, "STATE.momentum", state.momentum, step, nl, device);
-    if (do_ref && state.has_ref)
-      zero_check_momentum (fname, "STATE.reference", state.reference, step, nl, device);
-    endif
-    if (do_ref && ! state.has_ref)
-      error ("muonlab:badArg",
-             "%s: STATE has no reference momentum (a step ran with 'Reference', false).", fname);
-    endif
-    ## under MPI / NCCL the buffers' lengths too, against the plan, here: the gateway's own
-    ## check comes after the agreement, where a rank that failed it would leave the others
-    ## waiting in the step's collectives
-    if (step > 0 && nl < W)
-      zero_check_lengths (fname, "STATE.momentum", state.momentum, ranks, shapes, W, lopts,
-                          opts.variant, plan);
-      if (do_ref && state.has_ref)
-        zero_check_lengths (fname, "STATE.reference", state.reference, ranks, shapes, W,
-                            lopts, "reference", plan);
-      endif
-    endif
+    state = zero_step_state (fname, state, key, do_ref, device, ranks, shapes, W, lopts, plan);
 
     ## where the gradients live (host arrays 1, else 1 + the device's index): a device step
     ## runs other collectives than a host step, which would never pair
