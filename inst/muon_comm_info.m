@@ -26,13 +26,12 @@ classdef muon_comm_info < muon_rows
 
   methods
     function R = muon_comm_info (S, first)
-      if (nargin < 1)
-        print_usage ();
+      if (nargin > 0)                    # (none: an empty object, which Octave's classdef
+        if (! (isstruct (S) && isscalar (S)))   # arrays need)
+          error ("muonlab:badArg", "muon_comm_info: S must be a scalar struct.");
+        endif
+        R = from_records (R, S);
       endif
-      if (! (isstruct (S) && isscalar (S)))
-        error ("muonlab:badArg", "muon_comm_info: S must be a scalar struct.");
-      endif
-      R = from_records (R, S);
       if (nargin > 1)
         if (! (isnumeric (first) && isreal (first) && isscalar (first) && first >= 0
                && first == fix (first)))
@@ -106,5 +105,4 @@ endfunction
 
 %!error <muon_comm_info: S must be a scalar struct.> muon_comm_info (1)
 %!error <muon_comm_info: FIRST must be a non-negative integer.> muon_comm_info (struct (), -1)
-%!error <Invalid call to muon_comm_info> muon_comm_info ()
 %!error <muon_comm_info: function called with too many inputs> muon_comm_info (struct (), 0, 1)

@@ -24,7 +24,7 @@ classdef zero_plan < handle
     Handle = [];      # [SESSION ID] in __muon_zero_step__'s table, [] before the first step
   endproperties
 
-  ## No constructor of its own that refuses arguments: an error raised in a classdef
+  ## No constructor of its own that refuses arguments: print_usage raised in a classdef
   ## constructor leaves Octave 7 unable to find this class's methods for the rest of the
   ## session ('handle_for' undefined in every later zero_muon_step).
   methods
