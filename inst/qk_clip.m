@@ -102,11 +102,6 @@ function [A, B, info] = qk_clip (Wq, Wk, S, varargin)
   if (mla)
     [rq, rk, group] = mla_rows (fname, o, h, rows (Wq), rows (Wk));
   else
-    if (columns (Wq) != columns (Wk))      # both project the same hidden state (n)
-      error ("muonlab:badShape",
-             "%s: WQ and WK must have the same number of columns (the model width n), not %d and %d.",
-             fname, columns (Wq), columns (Wk));
-    endif
     [rq, rk, group] = gqa_rows (fname, o, h, rows (Wq), rows (Wk));
   endif
   ## eta per head from its group's maximum; only groups above tau are clipped
@@ -269,8 +264,6 @@ endfunction
 %!error <qk_clip: QUERYGROUPS \(3\) must divide HEADS \(2\).> qk_clip (Wq, Wk, [1 2], "QueryGroups", 3)
 %!error <qk_clip: the rows of WQ \(8\) must be a multiple of HEADS \(3\).> qk_clip (Wq, Wk, [1 2 3])
 %!error <qk_clip: WK must have QUERYGROUPS \* head width = 8 rows, not 4.> qk_clip (Wq, Wk, [1 2])
-%!error <qk_clip: WQ and WK must have the same number of columns \(the model width n\), not 16 and 15\.> qk_clip (randn (32, 16), randn (16, 15), [50 180 90 20], "QueryGroups", 2)
-%!error id=muonlab:badShape qk_clip (Wq, [Wk, Wk], [1 2], "QueryGroups", 1)
 %!error <qk_clip: WQ must be a real non-empty 2-D matrix.> qk_clip ({1}, Wk, [1 2])
 %!error <qk_clip: WK must not contain NaN or Inf.> qk_clip (Wq, [Wk; NaN(4, 5)], [1 2])
 %!error <qk_clip: QKHEADDIM, ROPEHEADDIM and VHEADDIM apply to the "mla" layout only.> qk_clip (Wq, [Wk; Wk], [1 2], "QKHeadDim", 2)
