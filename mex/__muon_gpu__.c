@@ -130,7 +130,12 @@ static void reject_nonfinite (const char *fname, muon_status s, const muon_darra
   {
     if (s == MUON_WARN_NONFINITE)                  // a finite G: warned as on the host
       muon_ctx_set_error (muon_mex_ctx (), s, "%s", msg);
-    muon_mex_warn_result (fname, s);
+    if (muon_mex_warn_result (fname, s))          // made an error: a and b go first
+    {
+      muon_darray_destroy (muon_mex_ctx (), a);
+      muon_darray_destroy (muon_mex_ctx (), b);
+      muon_mex_warn_raise ();
+    }
     return;
   }
   muon_darray_destroy (muon_mex_ctx (), a);

@@ -79,26 +79,41 @@ const char *muon_mex_caller (const mxArray *s, const char *dflt, char *buf, size
   return dflt;
 }
 
-void muon_mex_warn_result (const char *fname, muon_status s)
+// The warning muon_mex_warn_result found made an error (its id and text), for
+// muon_mex_warn_raise.
+static char warned_id[64], warned_text[512];
+
+int muon_mex_warn_result (const char *fname, muon_status s)
 {
   if (s != MUON_WARN_NONFINITE)
-    return;
-  // Octave's own warning: mexWarnMsgIdAndTxt would put the gateway's name first
-  char text[512];
-  snprintf (text, sizeof text,
+    return 0;
+  // Octave's own warning: mexWarnMsgIdAndTxt would put the gateway's name first; trapped,
+  // since a warning made an error would leave the gateway without freeing what it holds
+  snprintf (warned_text, sizeof warned_text,
             "%s: %s from a finite input (an overflow of its precision or state).", fname,
             muon_ctx_last_error (muon_mex_ctx ()));
-  char id[64];
-  snprintf (id, sizeof id, "muonlab:%s", muon_status_id (s));
-  mxArray *args[3] = { mxCreateString (id), mxCreateString ("%s"), mxCreateString (text) };
-  mexCallMATLAB (0, NULL, 3, args, "warning");
+  snprintf (warned_id, sizeof warned_id, "muonlab:%s", muon_status_id (s));
+  mxArray *args[3] = { mxCreateString (warned_id), mxCreateString ("%s"),
+                       mxCreateString (warned_text) };
+  mxArray *raised = mexCallMATLABWithTrap (0, NULL, 3, args, "warning");
   for (int k = 0; k < 3; k++)
     mxDestroyArray (args[k]);
+  if (raised)
+    mxDestroyArray (raised);
+  return raised != NULL;
+}
+
+void muon_mex_warn_raise (void)
+{
+  mxArray *args[3] = { mxCreateString (warned_id), mxCreateString ("%s"),
+                       mxCreateString (warned_text) };
+  mexCallMATLAB (0, NULL, 3, args, "error");
 }
 
 void muon_mex_check (const char *fname, muon_status s)
 {
-  muon_mex_warn_result (fname, s);
+  if (muon_mex_warn_result (fname, s))
+    muon_mex_warn_raise ();
   if (s >= 0)
     return;
   const char *msg = muon_ctx_last_error (muon_mex_ctx ());

@@ -24,8 +24,12 @@ const char *muon_mex_caller (const mxArray *s, const char *dflt, char *buf, size
 void muon_mex_check (const char *fname, muon_status s);
 // Warns "muonlab:nonFiniteResult" ("<fname>: <message from the context>; ...") for
 // MUON_WARN_NONFINITE: a finite input whose result is not (an overflow in a low precision, a
-// poisoned momentum), carried on as the peers carry it, but never silently.
-void muon_mex_warn_result (const char *fname, muon_status s);
+// poisoned momentum), carried on as the peers carry it, but never silently.  Returns 1
+// when the user made that warning an error (warning ("error", id)): nothing is raised
+// yet, so that the caller frees what it holds first and then calls muon_mex_warn_raise.
+int muon_mex_warn_result (const char *fname, muon_status s);
+// Raises the warning muon_mex_warn_result returned 1 for, as the error it was made.
+void muon_mex_warn_raise (void);
 // Raises "muonlab:<id>" with "<fname>: <printf message>".
 void muon_mex_error (const char *fname, const char *id, const char *fmt, ...);
 

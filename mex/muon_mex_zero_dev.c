@@ -156,7 +156,11 @@ void muon_mex_zero_device (int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
 
   muon_zero_rank_stats *st = mxCalloc ((size_t) nl, sizeof *st);
   muon_status s = muon_zero_step_device (ctx, comm, P, &o, grads, mom, upd, st);
-  muon_mex_warn_result (fname, s);       // as the host step: a non-finite update warns
+  if (muon_mex_warn_result (fname, s))   // as the host step: a non-finite update warns;
+  {                                      // made an error, it goes after what is held
+    release_held ();
+    muon_mex_warn_raise ();
+  }
   check (s);
   mxArray *out[OUT_END];
   out[OUT_STATS] = muon_mex_zero_stats (st, comm, nl);

@@ -157,6 +157,27 @@ endfunction
 %! u = Rd.updates{1};
 %! if (isobject (u)) u = gather (u); endif
 %! assert (isequaln (u, Rh.updates{1}));
+%! ## made an error (warning ("error", id)), it is raised after the step's buffers are
+%! ## freed: the same error each time, nothing kept, the session goes on (it had freed
+%! ## them twice, and Octave crashed); muon_ns on the device array likewise
+%! clear Rd u;
+%! n0 = __muon_gpu__ ("count");
+%! warning ("error", "muonlab:nonFiniteResult", "local");
+%! for k = 1:2
+%!   try
+%!     zero_muon_step (L, {d}, [], a{:}, "Reference", false);
+%!     error ("no error");
+%!   catch err
+%!     assert ({err.identifier, err.message}, {"muonlab:nonFiniteResult", [w " (an overflow of its precision or state)."]});
+%!   end_try_catch
+%!   try
+%!     muon_ns (d, a{1:4});
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:nonFiniteResult");
+%!   end_try_catch
+%!   assert (__muon_gpu__ ("count"), n0);
+%! endfor
 
 %!test
 %! ## on CUDA two simulated ranks cannot hold device buffers: a clean error, nothing left;
