@@ -99,11 +99,12 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     o = parse_options (fname, "muon_mpirun", {"np", np});
   endif
   np = o.np;
-  cap = 4 * nproc ();
+  cores = nproc ("all");                # nproc () would count OMP_NUM_THREADS
+  cap = 4 * cores;
   if (np > cap && ! o.oversubscribe)
     error ("muonlab:badArg",
            "muon_mpirun: NP must be at most %d (4 x the %d cores here) unless OVERSUBSCRIBE is true.",
-           cap, nproc ());
+           cap, cores);
   endif
   extra = launcher_args (o.mpirun_args);
   if (! ((ischar (fn) && isrow (fn)) || is_function_handle (fn)))
@@ -181,7 +182,10 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     ## variables: drop them, so that mpirun starts a job of its own.  timeout(1) puts the
     ## job in a process group of its own, out of reach of the terminal's Ctrl-C: this shell
     ## (in Octave's group) takes SIGINT, SIGTERM and SIGHUP and ends the job with SIGTERM
-    ## (timeout passes it on, mpirun ends its ranks), noting it in interrupted.txt
+    ## (timeout passes it on, mpirun ends its ranks), noting it in interrupted.txt.  mpirun
+    ## may exit before its ranks have: after a kill or a stop this shell waits (10 s at most)
+    ## until no process runs the job's rank code (its command line names the job's folder),
+    ## then kills what is left, so that nothing of the job outlives the call
     write_lines (fullfile (dir, "launch.sh"), {
       "#!/bin/sh"
       "for v in $(env | sed -n 's/^\\(PMIX_[A-Za-z0-9_]*\\|PMI_[A-Za-z0-9_]*\\|OMPI_[A-Za-z0-9_]*\\)=.*/\\1/p'); do"
@@ -194,6 +198,14 @@ function [R, out] = muon_mpirun (np, fn, varargin)
       "trap 'stop SIGINT' INT; trap 'stop SIGTERM' TERM; trap 'stop SIGHUP' HUP"
       "wait \"$pid\"; s=$?"
       "while kill -0 \"$pid\" 2>/dev/null; do wait \"$pid\"; s=$?; done"
+      ## the ranks' sh (dir/rank.sh) and Octave (code: '...', 'dir')), by a pattern that
+      ## does not match grep's own command line
+      ["m=" sq([ere(dir) "/rank[.]sh|" ere(oq (dir)) "[)]"])]
+      "left () { grep -laE -- \"$m\" /proc/[0-9]*/cmdline 2>/dev/null; }"
+      "if [ \"$s\" = 124 ] || [ \"$s\" = 137 ] || [ -f \"$stopped\" ]; then"
+      "  n=0; while [ -n \"$(left)\" ] && [ \"$n\" -lt 50 ]; do sleep 0.2; n=$((n+1)); done"
+      "  for f in $(left); do p=${f#/proc/}; kill -KILL \"${p%/cmdline}\" 2>/dev/null; done"
+      "fi"
       "exit \"$s\""});
     launch = sprintf ("sh %s", sq (fullfile (dir, "launch.sh")));
     t0 = tic ();
@@ -229,8 +241,8 @@ function R = collect (dir, np, status, timeout, elapsed)
     key = ranks;
     key(told & ! all (told)) = Inf;
     [~, k] = min (key);
-    if (strncmp (msgs{k}, "muon_mpirun: ", 13))   # the driver's own (a result not sent)
-      error ("muonlab:mpi", "%s", msgs{k});
+    if (exist (fullfile (dir, sprintf ("own_%d.txt", ranks(k))), "file"))
+      error ("muonlab:mpi", "%s", msgs{k});     # the driver's own (a result not sent)
     endif
     error ("muonlab:mpi", "muon_mpirun: rank %d raised: %s", ranks(k), msgs{k});
   elseif ((status == 124 || status == 137) && elapsed >= timeout)
@@ -329,7 +341,7 @@ function run_rank (dir)
   try
     comm = muon_comm ("mpi");
     r = comm.rank;
-    nout = 1;
+    nout = -1;                     # unknown: a handle, a built-in, varargout
     try
       nout = nargout (job.fn);
     catch
@@ -337,8 +349,15 @@ function run_rank (dir)
     if (nout == 0)
       feval (job.fn, job.args{:});
       out = struct ();
-    else
+    elseif (nout > 0)
       out = feval (job.fn, job.args{:});
+    else                           # as a statement: a value it returns lands in ans
+      clear ans;
+      feval (job.fn, job.args{:});
+      out = struct ();
+      if (exist ("ans", "var") == 1)
+        out = ans;
+      endif
     endif
     out = plain (out);             # save cannot write a classdef object, nor one inside
     tmp = fullfile (dir, sprintf (".rank_%d.mat", r));
@@ -358,6 +377,10 @@ function run_rank (dir)
       r(isnan (r)) = 0;
     endif
     write_lines (fullfile (dir, sprintf ("error_%d.txt", r)), {err.message});
+    if (strcmp (err.identifier, "muonlab:mpi") && ! isempty (err.stack)
+        && ! isempty (regexp (err.stack(1).name, 'run_rank$', "once")))   # raised here
+      write_lines (fullfile (dir, sprintf ("own_%d.txt", r)), {"the driver's own error"});
+    endif
     q = regexp (err.message, told_pattern (), "tokens", "once");
     if (! isempty (q))                  # that rank raises its own: let it write it first
       f = fullfile (dir, sprintf ("error_%s.txt", q{1}));
@@ -432,6 +455,11 @@ function s = oq (str)
   s = ["'" strrep(str, "'", "''") "'"];
 endfunction
 
+## STR as an extended regular expression that matches STR alone.
+function s = ere (str)
+  s = regexprep (str, '([.\[\]{}()\\*+?^$|])', '\\$1');
+endfunction
+
 ## STR quoted for sh.
 function s = sq (str)
   s = ["'" strrep(str, "'", "'\\''") "'"];
@@ -481,7 +509,7 @@ endfunction
 %!error <muon_mpirun: MPIRUN_ARGS must be a string or a cell array of strings.> muon_mpirun (struct ("np", 2, "mpirun_args", ["-x"; "-y"]), "disp")
 %!error <muon_mpirun: NP must be an integer from 1 to 1024\.> muon_mpirun (1025, "disp")
 %!error id=muonlab:badArg muon_mpirun (1025, "disp")
-%!error <muon_mpirun: NP must be at most \d+ \(4 x the \d+ cores here\) unless OVERSUBSCRIBE is true.> muon_mpirun (4 * nproc () + 1, "disp")
+%!error <muon_mpirun: NP must be at most \d+ \(4 x the \d+ cores here\) unless OVERSUBSCRIBE is true.> muon_mpirun (4 * nproc ("all") + 1, "disp")
 %!error <muon_mpirun: OVERSUBSCRIBE must be true or false\.> muon_mpirun (struct ("np", 2, "oversubscribe", "yes"), "disp")
 %!error <^muon_mpirun: unknown option 'hosts'\. Options: .*\.$> muon_mpirun (struct ("np", 2, "hosts", 1), "disp")
 %!error <muon_mpirun: FN must be a function name or handle.> muon_mpirun (2, 3)

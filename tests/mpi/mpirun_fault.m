@@ -7,6 +7,7 @@
 ##   "term"   kill (getpid (), 15): SIGTERM, which Octave catches (it exits with status 1)
 ##   "check"  passes a complex X to the collective: its own check fails, and the others
 ##            (told by the agreement) raise "...: rank <bad> raised an error (...)." too
+##   "skip"   returns at once: the others wait in the collective for good
 ## or, with how "hang", every rank pauses for 600 s in Octave code (where a SIGTERM makes
 ## Octave save its workspace, were crash dumps not turned off here) until muon_mpirun's
 ## timeout stops the job.
@@ -31,6 +32,9 @@ function s = mpirun_fault (bad, how, coll, status)
         kill (getpid (), 9);
       case "term"
         kill (getpid (), 15);
+      case "skip"
+        s = 0;
+        return;
       otherwise
         error ("mpirun_fault: unknown HOW '%s'", how);
     endswitch

@@ -155,6 +155,33 @@ function test_mpirun ()
   ok (! isnumeric (err) && strcmp (err.identifier, "muonlab:mpi") && isempty (left)
       && strcmp (err.message, "muon_mpirun: the job did not finish within 3 s and was killed."),
       sprintf ("np 2, every rank hangs: %s%s", err_text (err), left_text (left)));
+  ## ... and ranks that wait in MPI (polling, where mpirun may exit before they end) are
+  ## gone when the call returns: nothing of the job outlives it
+  [err, left] = in_empty_folder (@() muon_mpirun (struct ("np", 3, "timeout", 5),
+                                                  "mpirun_fault", 1, "skip", "allreduce", 0));
+  [~, ps] = system ("ps -eo args | grep -F \"muon_mpirun ('__rank__'\" | grep -v grep");
+  ok (! isnumeric (err) && isempty (left) && isempty (strtrim (ps))
+      && strcmp (err.message, "muon_mpirun: the job did not finish within 5 s and was killed."),
+      sprintf ("np 3, two ranks wait in an allreduce: %s%s%s", err_text (err),
+               left_text (left), merge (isempty (strtrim (ps)), "", [" (still running: " ps ")"])));
+
+  ## a function handle that returns nothing (or a value), an error of a rank that starts
+  ## with the driver's name: the rank's, named as such
+  try
+    R = muon_mpirun (struct ("np", 2, "timeout", 60), @() 7);
+    S = muon_mpirun (struct ("np", 2, "timeout", 60), @() disp (1));
+    ok (isequal (size (S), [1 2]) && isstruct (S) && isempty (fieldnames (S))
+        && isequal (R, {7, 7}), "handles that return a value or nothing");
+  catch e
+    ok (false, ["handles that return a value or nothing: " e.message]);
+  end_try_catch
+  try
+    muon_mpirun (struct ("np", 2, "timeout", 60), @() error ("muon_mpirun: x"));
+    ok (false, "a rank's 'muon_mpirun: x': no error");
+  catch e
+    ok (strcmp (e.message, "muon_mpirun: rank 0 raised: muon_mpirun: x"),
+        ["a rank's 'muon_mpirun: x' is the rank's: " e.message]);
+  end_try_catch
 
   ## 6. the launcher's arguments never reach a shell: $(...) and `...` do not run, the text
   ## reaches mpirun as it is (the ranks see it in an environment variable), as a string (split
@@ -205,12 +232,12 @@ function test_mpirun ()
     confirm_recursive_rmdir (false, "local");
     [~] = rmdir (T, "s");
   end_unwind_protect
-  n = 4 * nproc () + 1;
+  n = 4 * nproc ("all") + 1;            # cores, whatever OMP_NUM_THREADS says
   try
     muon_mpirun (n, "disp", 1);
     ok (false, "NP over 4 x the cores: no error");
   catch err
-    ok (strcmp (err.message, sprintf ("muon_mpirun: NP must be at most %d (4 x the %d cores here) unless OVERSUBSCRIBE is true.", n - 1, nproc ())),
+    ok (strcmp (err.message, sprintf ("muon_mpirun: NP must be at most %d (4 x the %d cores here) unless OVERSUBSCRIBE is true.", n - 1, nproc ("all"))),
         ["NP over 4 x the cores is refused: " err.message]);
   end_try_catch
 
