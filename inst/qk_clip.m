@@ -21,7 +21,9 @@
 ##
 ## @table @asis
 ## @item grouped-query attention (default layout, @qcode{"gqa"})
-## @var{Wq} is (h d) x n (head j: rows (j-1) d + 1 : j d), @var{Wk} is (g d) x n, g the
+## @var{Wq} is (h d) x n (head j: rows (j-1) d + 1 : j d), @var{Wk} is (g d) x n' (n' = n
+## in self-attention; only rows are read, so a cross-attention key weight of another width
+## is taken too), g the
 ## number of query groups (key heads): query head j uses key head ceil (j / (h/g)), as in
 ## Megatron and in Hugging Face's @code{repeat_kv}.  A clipped group's query rows (all h/g
 ## heads) are multiplied by eta^alpha, its key rows by eta^(1-alpha), so every logit
@@ -264,6 +266,12 @@ endfunction
 %!error <qk_clip: QUERYGROUPS \(3\) must divide HEADS \(2\).> qk_clip (Wq, Wk, [1 2], "QueryGroups", 3)
 %!error <qk_clip: the rows of WQ \(8\) must be a multiple of HEADS \(3\).> qk_clip (Wq, Wk, [1 2 3])
 %!error <qk_clip: WK must have QUERYGROUPS \* head width = 8 rows, not 4.> qk_clip (Wq, Wk, [1 2])
+%!test
+%! ## a cross-attention key weight (another width) is clipped by its rows as in self-attention
+%! Q = reshape (1:48, 8, 6);  K = reshape (1:40, 8, 5);
+%! [A, B] = qk_clip (Q, K, [50 1], "Threshold", 10);   # head 1: eta 0.2, split evenly
+%! assert (A, [Q(1:4,:) * sqrt(0.2); Q(5:8,:)], 1e-15 * 48);
+%! assert (B, [K(1:4,:) * sqrt(0.2); K(5:8,:)], 1e-15 * 40);
 %!error <qk_clip: WQ must be a real non-empty 2-D matrix.> qk_clip ({1}, Wk, [1 2])
 %!error <qk_clip: WK must not contain NaN or Inf.> qk_clip (Wq, [Wk; NaN(4, 5)], [1 2])
 %!error <qk_clip: QKHEADDIM, ROPEHEADDIM and VHEADDIM apply to the "mla" layout only.> qk_clip (Wq, [Wk; Wk], [1 2], "QKHeadDim", 2)
