@@ -35,7 +35,9 @@ classdef muon_state < muon_result
 
   methods
     function st = muon_state (kind, S)
-      if (nargin != 2 || ! any (strcmp (kind, {"update", "optimizer", "zero_step", "zero_train"})))
+      if (nargin != 2)
+        error ("muonlab:badArg", "muon_state: give KIND and S.");
+      elseif (! any (strcmp (kind, {"update", "optimizer", "zero_step", "zero_train"})))
         error ("muonlab:badArg",
                "muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train'.");
       elseif (! (isstruct (S) && isscalar (S)))
@@ -271,3 +273,4 @@ endfunction
 
 %!error <muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train'\.> muon_state ("x", struct ())
 %!error <muon_state: S must be a scalar struct\.> muon_state ("update", 1)
+%!error <muon_state: give KIND and S\.> muon_state ("update")
