@@ -22,9 +22,12 @@
 ## output is discarded.
 ##
 ## @var{R} is a 1 x @var{np} struct array when every rank returned a scalar struct with the
-## same fields, else a 1 x @var{np} cell; @code{R(r+1)} comes from rank r.
+## same fields, else a 1 x @var{np} cell; @code{R(r+1)} comes from rank r.  A function that
+## returns nothing gives @code{struct ()} (a handle or built-in is called as a statement,
+## and what it returns, if anything, is its value).
 ##
-## @var{np} is an integer from 1 to 1024 and at most 4 times the cores here (@code{nproc})
+## @var{np} is an integer from 1 to 1024 and at most 4 times the cores here
+## (@code{nproc ("all")})
 ## unless @code{@var{opts}.oversubscribe} is true (bounds against a typo that would start a
 ## runaway number of Octave processes).
 ##
