@@ -8,6 +8,8 @@
  *   L.limits.<key>    the core's limits ("max_steps", "max_restarts", "max_threads", ...)
  *   L.exact.zero_variant  1 x n logical: the design computes the reference's update
  *                     (muon_zero_variant_is_correct), in lists.zero_variant's order
+ *   L.ns_scope.zero_variant  1 x n cell: what the design runs Newton-Schulz on, a name of
+ *                     lists.zero_ns_scope (muon_zero_variant_ns_scope), in the same order
  *   L.defaults.ns     the fields of muon_mex_ns_opts (MUON_MEX_NS_FIELDS, restarts) as
  *                     muon_ns_opts_default sets them, and coefficients (the schedule's name)
  *   L.defaults.update MUON_MEX_UPDATE_FIELDS as muon_update_opts_default sets them
@@ -125,6 +127,14 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   for (int v = 0; v < nv; v++)
     mxGetLogicals (ex)[v] = (mxLogical) (muon_zero_variant_is_correct ((muon_zero_variant) v) != 0);
   add (exact, "zero_variant", ex);
+  mxArray *scope = empty_struct (), *sc = mxCreateCellMatrix (1, (mwSize) nv);
+  for (int v = 0; v < nv; v++)
+  {
+    muon_zero_ns_scope k = MUON_ZERO_NS_BLOCKS;
+    muon_zero_variant_ns_scope ((muon_zero_variant) v, &k);   // v is a variant: no error
+    mxSetCell (sc, (mwIndex) v, mxCreateString (muon_names (MUON_LIST_ZERO_NS_SCOPE, (int) k)));
+  }
+  add (scope, "zero_variant", sc);
   mxArray *defaults = empty_struct ();
   add (defaults, "ns", ns_defaults ());
   add (defaults, "update", update_defaults ());
@@ -135,6 +145,7 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   add (L, "what", what);
   add (L, "limits", limits);
   add (L, "exact", exact);
+  add (L, "ns_scope", scope);
   add (L, "defaults", defaults);
   add (L, "status", status_table ());
   plhs[OUT_L] = L;

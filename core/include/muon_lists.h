@@ -42,6 +42,7 @@ extern "C" {
   X (MUON_LIST_ZERO_ORDER,     "zero_order",     "order",              MUON_ZERO_ORDER_LIST)     \
   X (MUON_LIST_ZERO_VARIANT,   "zero_variant",   "variant",            MUON_ZERO_VARIANT_LIST)   \
   X (MUON_LIST_ZERO_PAD_COUNT, "zero_pad_count", "pad count rule",     MUON_ZERO_PAD_COUNT_LIST) \
+  X (MUON_LIST_ZERO_NS_SCOPE,  "zero_ns_scope",  "Newton-Schulz scope", MUON_ZERO_NS_SCOPE_LIST) \
   X (MUON_LIST_COLL,           "coll",           "collective",         MUON_COLL_LIST)           \
   X (MUON_LIST_REDUCE_OP,      "reduce_op",      "reduction operator", MUON_REDUCE_OP_LIST)      \
   X (MUON_LIST_COMM_KIND,      "comm_kind",      "communicator kind",  MUON_COMM_KIND_LIST)      \

@@ -248,6 +248,15 @@ typedef enum {
   X (MUON_ZERO_PADS_KELLER,    1, "keller")
 typedef enum { MUON_ZERO_PAD_COUNT_LIST (MUON_ENUM_ITEM) } muon_zero_pad_count;
 
+// What a variant runs Newton-Schulz on: whole blocks (a matrix, an expert page, a split row
+// block), the rows of each rank's piece within a block (ZERO2_SLICE_ONLY), or each rank's
+// row shard within a block on block steps and whole blocks on full steps (MUON_BP).
+#define MUON_ZERO_NS_SCOPE_LIST(X)                                              \
+  X (MUON_ZERO_NS_BLOCKS,      0, "blocks")                                     \
+  X (MUON_ZERO_NS_PIECE_ROWS,  1, "piece_rows")                                 \
+  X (MUON_ZERO_NS_SHARD_ROWS,  2, "block_step_shard_rows")
+typedef enum { MUON_ZERO_NS_SCOPE_LIST (MUON_ENUM_ITEM) } muon_zero_ns_scope;
+
 typedef struct {
   size_t start, stop;          // elements [start, stop) of the row-major matrix
 } muon_zero_span;
@@ -309,6 +318,8 @@ typedef struct {
 void muon_zero_step_opts_default (muon_zero_step_opts *o);
 // 1 when the variant computes the reference's update (the design is correct), else 0.
 int muon_zero_variant_is_correct (muon_zero_variant v);
+// [out] *scope: what variant v runs Newton-Schulz on.  Errors: NULLPTR, BADARG (v).
+muon_status muon_zero_variant_ns_scope (muon_zero_variant v, muon_zero_ns_scope *scope);
 
 // [in] L (must outlive the plan), [out] *plan.  Errors: NULLPTR, BADARG (variant), NOMEM.
 muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,

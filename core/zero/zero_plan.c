@@ -39,6 +39,19 @@ int muon_zero_variant_is_correct (muon_zero_variant v)
   return t != NULL && t->exact;
 }
 
+muon_status muon_zero_variant_ns_scope (muon_zero_variant v, muon_zero_ns_scope *scope)
+{
+  const zvariant *t = zvariant_of (v);
+  if (scope == NULL)
+    return MUON_ERR_NULLPTR;
+  if (t == NULL)
+    return MUON_ERR_BADARG;
+  *scope = t->updates == ZUPD_PIECES           ? MUON_ZERO_NS_PIECE_ROWS
+         : t->updates == ZUPD_SIZE_RR_BLOCKS   ? MUON_ZERO_NS_SHARD_ROWS
+                                               : MUON_ZERO_NS_BLOCKS;
+  return MUON_OK;
+}
+
 void muon_zero_step_opts_default (muon_zero_step_opts *o)
 {
   if (o == NULL)

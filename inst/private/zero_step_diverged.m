@@ -25,7 +25,8 @@
 ## DeepSpeed #7807 reproduction too, on its wrong input); the rows of the piece (slice-only,
 ## with the scale of their shape) or of the rank's row shard in the block (MuonBP's block
 ## steps, with the scale of their shape times BlockScale) for the designs that
-## orthogonalize parts of blocks.  Non-finite elements are not flagged (the step warns of
+## orthogonalize parts of blocks (the variant table's Newton-Schulz scope, read from
+## @code{core_lists}).  Non-finite elements are not flagged (the step warns of
 ## them itself).  On device arrays, each rank's update is measured whole on the device
 ## first (one sum of squares, against the sum of its pieces' bounds) and read back for the
 ## piece-by-piece check only when over it or not finite: a diverged piece whose excess the
@@ -37,8 +38,10 @@ function count = zero_step_diverged (upd, owned, ranks, shapes, opts, names)
   W = size (owned, 1);
   owned = reshape (owned, W, 2, P);
   top = schedule_top (opts);
-  slice = strcmp (opts.variant, "zero2_slice_only");
-  block_step = strcmp (opts.variant, "muon_bp") && mod (opts.step, opts.period) != 0;
+  L = core_lists ();
+  scope = L.ns_scope.zero_variant{strcmp (L.lists.zero_variant, opts.variant)};
+  slice = strcmp (scope, "piece_rows");
+  block_step = strcmp (scope, "block_step_shard_rows") && mod (opts.step, opts.period) != 0;
   factor = merge (block_step, opts.block_scale, 1);
   part = slice || block_step;           # NS ran on the rows of the piece in the block
   B = blocks (shapes, opts);            # [param r0 h cols], one row per block, in order

@@ -25,6 +25,26 @@ static void test_defaults (void)
   T_EQ_INT (co.design, MUON_ZERO12_ALLREDUCE);
 }
 
+// What each design runs Newton-Schulz on (zero_muon_step's divergence bound reads it): the
+// slice-only bug (DeepSpeed #7807's fix attempt) its pieces' rows, MuonBP its row shards on
+// block steps, every other design whole blocks.
+static void test_ns_scope (void)
+{
+  for (int v = 0; v < MUON_ZERO_VARIANT_COUNT; v++)
+  {
+    muon_zero_ns_scope k = (muon_zero_ns_scope) -1;
+    T_EQ_INT (muon_zero_variant_ns_scope ((muon_zero_variant) v, &k), MUON_OK);
+    T_EQ_INT (k, v == MUON_ZERO2_SLICE_ONLY ? MUON_ZERO_NS_PIECE_ROWS
+                 : v == MUON_ZERO_MUON_BP   ? MUON_ZERO_NS_SHARD_ROWS : MUON_ZERO_NS_BLOCKS);
+  }
+  muon_zero_ns_scope k = MUON_ZERO_NS_BLOCKS;
+  T_EQ_INT (muon_zero_variant_ns_scope (MUON_ZERO_REFERENCE, NULL), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_zero_variant_ns_scope ((muon_zero_variant) MUON_ZERO_VARIANT_COUNT, &k),
+            MUON_ERR_BADARG);
+  T_EQ_INT (muon_zero_variant_ns_scope ((muon_zero_variant) -1, &k), MUON_ERR_BADARG);
+  T_EQ_INT (k, MUON_ZERO_NS_BLOCKS);                   // untouched on error
+}
+
 static void test_errors (void)
 {
   problem pb;
@@ -467,6 +487,7 @@ int main (int argc, char **argv)
     return 1;
   t_rng = 11;
   T_RUN (test_defaults);
+  T_RUN (test_ns_scope);
   T_RUN (test_errors);
   T_RUN (test_step_check);
   T_RUN (test_sim_comm);

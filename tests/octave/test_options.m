@@ -425,6 +425,13 @@ endfunction
 %! assert (L.lists.precision, {"double", "single", "bf16", "fp16"});
 %! assert (L.lists.gemm, {"auto", "openblas", "onednn"});
 %! assert (L.lists.zero_variant{end}, "expert_parallel");
+%! ## what each design runs Newton-Schulz on: slice-only its pieces' rows, MuonBP its row
+%! ## shards on block steps, the rest whole blocks (zero_muon_step's divergence bound)
+%! sc = L.ns_scope.zero_variant;
+%! assert (numel (sc), numel (L.lists.zero_variant));
+%! assert (sc(strcmp (L.lists.zero_variant, "zero2_slice_only")), {"piece_rows"});
+%! assert (sc(strcmp (L.lists.zero_variant, "muon_bp")), {"block_step_shard_rows"});
+%! assert (all (strcmp (sc(! ismember (L.lists.zero_variant, {"zero2_slice_only", "muon_bp"})), "blocks")));
 %! assert ([L.limits.max_steps, L.limits.max_restarts, L.limits.max_threads], [1000 64 1024]);
 %! assert ({L.defaults.ns.method, L.defaults.ns.coefficients, L.defaults.ns.restarts}, {"standard", "keller", 2});
 %! assert ({L.defaults.update.beta, L.defaults.update.form, L.defaults.layout.stage, L.defaults.step.pad_count}, {0.95, "ema", 2, "deepspeed"});
