@@ -48,6 +48,28 @@ typedef struct {
     }                                                                                   \
   } while (0)
 
+// A collective's error exit, after its stage_in: this call's upload (and whatever a failed
+// group had queued) may still be on the stream, reading or writing buffers the caller
+// gives back on return (the device ZeRO step's pool blocks), so the stream drains first.
+// A dead peer hangs this wait as it would hang stage_out's on success.
+static muon_status drained (dev_state *s, muon_status st)
+{
+  cudaStreamSynchronize (s->stream);
+  cudaGetLastError ();
+  return st;
+}
+
+// NCCL_TRY for the calls after stage_in (s in scope).
+#define COLL_TRY(call)                                                                  \
+  do {                                                                                  \
+    ncclResult_t r_ = (call);                                                           \
+    if (r_ != ncclSuccess)                                                              \
+    {                                                                                   \
+      snprintf (msg, len, "%s: %s", #call, ncclGetErrorString (r_));                    \
+      return drained (s, MUON_ERR_NCCL);                                                \
+    }                                                                                   \
+  } while (0)
+
 static ncclDataType_t nccl_type (muon_dtype t) { return t == MUON_F32 ? ncclFloat32 : ncclFloat64; }
 static size_t esize (muon_dtype t) { return t == MUON_F32 ? sizeof (float) : sizeof (double); }
 
@@ -96,14 +118,21 @@ static muon_status stage_in (dev_state *s, const void *in, size_t in_bytes, void
   {
     if ((st = grow (&s->a, &s->a_bytes, in_bytes, msg, len)) != MUON_OK)
       return st;
-    if (in_bytes > 0)
-      CUDA_TRY (cudaMemcpyAsync (s->a, in, in_bytes, cudaMemcpyDefault, s->stream));
+    cudaError_t e = in_bytes > 0 ? cudaMemcpyAsync (s->a, in, in_bytes, cudaMemcpyDefault,
+                                                    s->stream)
+                                 : cudaSuccess;
+    if (e != cudaSuccess)
+    {
+      cudaGetLastError ();
+      snprintf (msg, len, "cudaMemcpyAsync (upload): %s", cudaGetErrorString (e));
+      return drained (s, MUON_ERR_CUDA);
+    }
     *din = s->a;
   }
   if (!on_device (s, out))
   {
     if ((st = grow (&s->b, &s->b_bytes, out_bytes, msg, len)) != MUON_OK)
-      return st;
+      return drained (s, st);                     // the upload above may be queued
     *dout = s->b;
   }
   return MUON_OK;
@@ -114,8 +143,15 @@ static muon_status stage_in (dev_state *s, const void *in, size_t in_bytes, void
 static muon_status stage_out (dev_state *s, void *out, const void *dout, size_t bytes,
                               char *msg, size_t len)
 {
-  if (bytes > 0 && dout != out)
-    CUDA_TRY (cudaMemcpyAsync (out, dout, bytes, cudaMemcpyDefault, s->stream));
+  cudaError_t e = bytes > 0 && dout != out
+                  ? cudaMemcpyAsync (out, dout, bytes, cudaMemcpyDefault, s->stream)
+                  : cudaSuccess;
+  if (e != cudaSuccess)
+  {
+    cudaGetLastError ();
+    snprintf (msg, len, "cudaMemcpyAsync (download): %s", cudaGetErrorString (e));
+    return drained (s, MUON_ERR_CUDA);
+  }
   CUDA_TRY (cudaStreamSynchronize (s->stream));
   return MUON_OK;
 }
@@ -220,7 +256,7 @@ static muon_status allreduce (void *state, const void *send, void *recv, size_t 
   const void *in;
   void *out;
   STAGE (stage_in (s, send, n, recv, n, &in, &out, msg, len));
-  NCCL_TRY (ncclAllReduce (in, out, count, nccl_type (dtype), ncclSum, s->comm, s->stream));
+  COLL_TRY (ncclAllReduce (in, out, count, nccl_type (dtype), ncclSum, s->comm, s->stream));
   return stage_out (s, recv, out, n, msg, len);
 }
 
@@ -232,7 +268,7 @@ static muon_status reduce_scatter (void *state, const void *send, void *recv, si
   const void *in;
   void *out;
   STAGE (stage_in (s, send, (size_t) s->world * n, recv, n, &in, &out, msg, len));
-  NCCL_TRY (ncclReduceScatter (in, out, count, nccl_type (dtype), ncclSum, s->comm,
+  COLL_TRY (ncclReduceScatter (in, out, count, nccl_type (dtype), ncclSum, s->comm,
                                s->stream));
   return stage_out (s, recv, out, n, msg, len);
 }
@@ -245,7 +281,7 @@ static muon_status all_gather (void *state, const void *send, void *recv, size_t
   const void *in;
   void *out;
   STAGE (stage_in (s, send, n, recv, (size_t) s->world * n, &in, &out, msg, len));
-  NCCL_TRY (ncclAllGather (in, out, count, nccl_type (dtype), s->comm, s->stream));
+  COLL_TRY (ncclAllGather (in, out, count, nccl_type (dtype), s->comm, s->stream));
   return stage_out (s, recv, out, (size_t) s->world * n, msg, len);
 }
 
@@ -257,7 +293,7 @@ static muon_status all_to_all (void *state, const void *send, void *recv, size_t
   const void *in;
   void *out;
   STAGE (stage_in (s, send, total, recv, total, &in, &out, msg, len));
-  NCCL_TRY (ncclGroupStart ());
+  COLL_TRY (ncclGroupStart ());
   for (int q = 0; q < s->world; q++)
   {
     ncclResult_t r = ncclSend ((const char *) in + (size_t) q * n, count, nccl_type (dtype),
@@ -269,10 +305,10 @@ static muon_status all_to_all (void *state, const void *send, void *recv, size_t
     {
       ncclGroupEnd ();
       snprintf (msg, len, "ncclSend/ncclRecv with rank %d: %s", q, ncclGetErrorString (r));
-      return MUON_ERR_NCCL;
+      return drained (s, MUON_ERR_NCCL);
     }
   }
-  NCCL_TRY (ncclGroupEnd ());
+  COLL_TRY (ncclGroupEnd ());
   return stage_out (s, recv, out, total, msg, len);
 }
 
@@ -290,7 +326,7 @@ static muon_status all_to_all_v (void *state, const void *send, const size_t *se
   const void *in;
   void *out;
   STAGE (stage_in (s, send, ns * e, recv, nr * e, &in, &out, msg, len));
-  NCCL_TRY (ncclGroupStart ());
+  COLL_TRY (ncclGroupStart ());
   size_t so = 0, ro = 0;
   for (int q = 0; q < s->world; q++)
   {
@@ -305,12 +341,12 @@ static muon_status all_to_all_v (void *state, const void *send, const size_t *se
     {
       ncclGroupEnd ();
       snprintf (msg, len, "ncclSend/ncclRecv with rank %d: %s", q, ncclGetErrorString (r));
-      return MUON_ERR_NCCL;
+      return drained (s, MUON_ERR_NCCL);
     }
     so += send_counts[q];
     ro += recv_counts[q];
   }
-  NCCL_TRY (ncclGroupEnd ());
+  COLL_TRY (ncclGroupEnd ());
   return stage_out (s, recv, out, nr * e, msg, len);
 }
 
@@ -322,7 +358,7 @@ static muon_status broadcast (void *state, void *buf, size_t count, muon_dtype d
   const void *in;
   void *out;
   STAGE (stage_in (s, buf, n, buf, n, &in, &out, msg, len));
-  NCCL_TRY (ncclBroadcast (in, out, count, nccl_type (dtype), root, s->comm, s->stream));
+  COLL_TRY (ncclBroadcast (in, out, count, nccl_type (dtype), root, s->comm, s->stream));
   return stage_out (s, buf, out, n, msg, len);
 }
 
