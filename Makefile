@@ -216,15 +216,17 @@ $(MEXDIR)/libmuon_cuda.so: $(CUDA_SRC) $(CORE_HDR) | $(MEXDIR)
 
 #---- MEX gateways ---------------------------------------------------------------------------
 
-$(B)/obj/muon_mex.o: mex/muon_mex.c mex/muon_mex.h $(CORE_HDR) | $(B)/obj
+# the glue every gateway links (muon_mex.h)
+MEX_GLUE := $(B)/obj/muon_mex.o $(B)/obj/muon_mex_opts.o
+$(MEX_GLUE): $(B)/obj/%.o: mex/%.c mex/muon_mex.h $(CORE_HDR) | $(B)/obj
 	$(MKOCTFILE) --mex $(MEX_INC) -c $< -o $@
 
-$(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h | $(MEXDIR)
-	$(MKOCTFILE) --mex $(MEX_INC) -o $@ $< $(B)/obj/muon_mex.o $(GLUE_$*) $(LIB) $(LDLIBS)
+$(MEXDIR)/%.mex: mex/%.c $(MEX_GLUE) $(LIB) mex/muon_mex.h | $(MEXDIR)
+	$(MKOCTFILE) --mex $(MEX_INC) -o $@ $< $(MEX_GLUE) $(GLUE_$*) $(LIB) $(LDLIBS)
 
-$(TEST_MEXDIR)/%.mex: tests/mex/%.c $(B)/obj/muon_mex.o $(LIB) mex/muon_mex.h
+$(TEST_MEXDIR)/%.mex: tests/mex/%.c $(MEX_GLUE) $(LIB) mex/muon_mex.h
 	@mkdir -p $(@D)
-	$(MKOCTFILE) --mex $(MEX_INC) -Imex -o $@ $< $(B)/obj/muon_mex.o $(LIB) $(LDLIBS)
+	$(MKOCTFILE) --mex $(MEX_INC) -Imex -o $@ $< $(MEX_GLUE) $(LIB) $(LDLIBS)
 
 # the glue of a gateway, linked only into it (GLUE_<gateway>; the ZeRO glue into __muon_gpu__ too)
 GLUE___muon_zero_step__ := $(patsubst %,$(B)/obj/muon_mex_%.o,zero zero_step handle)
@@ -308,9 +310,9 @@ $(MPI_OBJDIR)/muon_mex_zero_dev.o: mex/muon_mex_zero_dev.c mex/muon_mex_zero.h \
 	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -c $< -o $@
 $(MEXDIR)/__muon_gpu__.mex: $(GLUE___muon_gpu__) mex/muon_mex_handle.h mex/muon_mex_zero.h
 
-$(MPI_MEXES): $(MEXDIR)/%.mex: mex/%.c $(B)/obj/muon_mex.o $(MEX_COMM_OBJ) \
+$(MPI_MEXES): $(MEXDIR)/%.mex: mex/%.c $(MEX_GLUE) $(MEX_COMM_OBJ) \
                                $(LIB_MPI) $(LIB) mex/muon_mex.h mex/muon_mex_comm.h | $(MEXDIR)
-	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -o $@ $< $(B)/obj/muon_mex.o $(GLUE_$*) \
+	$(MKOCTFILE) --mex $(MPI_CFLAGS) $(MEX_INC) -o $@ $< $(MEX_GLUE) $(GLUE_$*) \
 	  $(MEX_COMM_OBJ) $(LIB_MPI) $(LIB) $(MPI_LIBS) $(LDLIBS)
 
 $(MEXDIR)/libmuon_nccl.so: core/gpu/comm_nccl_dev.c $(CORE_HDR) | $(MEXDIR)

@@ -1,11 +1,23 @@
 /* muon_mex.h - the glue every gateway shares: the process-wide context (destroyed by
- * mexAtExit), mxArray <-> muon_tensor, option-struct fields, and status -> Octave error.
+ * mexAtExit), mxArray <-> muon_tensor, option-struct fields, and status -> Octave error
+ * (muon_mex.c; the option structs' readers: muon_mex_opts.c).
  */
 #ifndef MUON_MEX_H
 #define MUON_MEX_H
 
+#include <math.h>
+
 #include "mex.h"
 #include "muon.h"
+
+#define MUON_MEX_MAX_SIZE 9007199254740992.0   // 2^53: the sizes a double holds exactly
+
+// 1 when v is a whole number in [lo, hi] (checked before any cast: a cast of NaN or of an
+// out-of-range double to an integer type is undefined).
+static inline int muon_mex_whole_in (double v, double lo, double hi)
+{
+  return v >= lo && v <= hi && v == floor (v);
+}
 
 // The context shared by all calls of this MEX file, created on first use.
 muon_ctx *muon_mex_ctx (void);
