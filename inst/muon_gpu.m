@@ -68,10 +68,11 @@
 ## array larger than the device can hold (nothing is kept, the session goes on),
 ## @code{muonlab:unsupported} for a call that mixes arrays of two devices.
 ##
-## Example:
+## Example (on the CPU stand-in where there is no GPU):
 ## @example
-## G = muon_gpu ("randn", [1024 4096], "Class", "bf16");
-## [X, st] = muon_ns (G);          % on the device; st.device_ms
+## dev = merge (muon_info ().cuda_usable, "cuda", "cpu");
+## G = muon_gpu ("randn", [1024 4096], "Class", "bf16", "Device", dev);
+## [X, st] = muon_ns (G);          % where G lives; st.device_ms
 ## norm (gather (X) * gather (X)' - eye (1024))
 ## @end example
 ##

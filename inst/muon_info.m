@@ -16,12 +16,18 @@
 ##
 ## Without an output, print a short report: the CPU reference back end (always), the
 ## CUDA/cuBLAS back end (@qcode{"not built"}, @qcode{"built, no device"} with the runtime's
-## message, or the device name), the BLAS, the CPU GEMM providers, and the coefficient
-## schedules.  With an output, return the same as a @code{muon_info_result}, which prints
+## message, or the device name), how ranks can run (simulated always; MPI and NCCL when
+## built), the BLAS, the CPU GEMM providers, and the coefficient schedules; it returns nothing then, so a field is read from an output
+## (@code{info = muon_info (); info.gemm.threads}), not from a statement
+## @code{muon_info ().gemm.threads}, which prints the report and fails to index it.
+## With an output, return the same as a @code{muon_info_result}, which prints
 ## that report when typed and whose fields read as a struct's (@code{struct (info)} gives
 ## the struct): @code{cpu},
 ## @code{cuda_built}, @code{cuda_usable}, @code{cuda_devices}, @code{cuda_message},
-## @code{cuda}, @code{blas}, @code{schedules}, @code{gemm} and @code{gemm_text} (the
+## @code{cuda}, @code{mpi_built} (the MPI gateways: @code{muon_comm ("mpi")},
+## @code{muon_mpirun}), @code{nccl_built} (the NCCL plug-in libmuon_nccl.so, which also
+## needs a CUDA device), @code{ranks} (the report's line about both), @code{blas},
+## @code{schedules}, @code{gemm} and @code{gemm_text} (the
 ## report's line about the CPU products: oneDNN's version, ISA and implementations, the
 ## threads, cores and tile edge, and who runs each precision under @qcode{"Gemm", "auto"}).
 ##
@@ -91,16 +97,24 @@ function info = muon_info (what)
   endif
   s.gemm_text = sprintf ("%s; %d threads of %d cores, tiles of %d%s; 'Gemm' auto runs:%s",
                          s.gemm_text, g.threads, g.cores, g.tile, env, runs);
-  if (nargout > 0)
-    info = muon_info_result (s);         # typing it prints the report below
-  else
-    printf ("muonlab back ends\n  %s\n  %s\n  BLAS: %s\n  GEMM: %s\n  schedules: %s\n",
-            s.cpu, s.cuda, s.blas, s.gemm_text, strjoin (s.schedules, ", "));
+  ## the ranks of a real multi-process run: MPI gateways and the NCCL plug-in, as built
+  s.mpi_built = exist ("__muon_comm__") == 3 && __muon_comm__ ("have_mpi");
+  s.nccl_built = ! isempty (file_in_loadpath ("libmuon_nccl.so"));
+  s.ranks = sprintf ("ranks: simulated (muon_comm (\"sim\", W)); MPI %s; NCCL %s",
+                     merge (s.mpi_built, "built (muon_comm (\"mpi\"), muon_mpirun)",
+                            "not built"),
+                     merge (s.nccl_built, ["built (" merge(s.cuda_usable, "", "needs a CUDA device; ") ...
+                                           "muon_comm (\"nccl\") under muon_mpirun)"],
+                            "not built"));
+  info = muon_info_result (s);           # typing it prints the report
+  if (nargout == 0)
+    disp (info);
+    clear info;
   endif
 endfunction
 
 %!demo
-%! ## what this build has: GEMM providers, MPI, CUDA, the core's defaults
+%! ## what this build has: CUDA, MPI and NCCL, the BLAS, the GEMM providers, the schedules
 %! muon_info ();
 
 %!test
@@ -166,6 +180,12 @@ endfunction
 %! str = evalc ("muon_info ()");
 %! assert (! isempty (strfind (str, "CPU reference")));
 %! assert (! isempty (strfind (str, "GEMM: ")));
+%! ## MPI as muon_mpirun finds it; NCCL as muon_comm ("nccl") would open it
+%! s = muon_info ();
+%! assert (s.mpi_built, exist ("__muon_comm__") == 3 && __muon_comm__ ("have_mpi"));
+%! assert (s.nccl_built, exist (fullfile (fileparts (which ("__muon_info__")), "libmuon_nccl.so"), "file") == 2);
+%! assert (! isempty (strfind (str, ["ranks: simulated (muon_comm (\"sim\", W)); MPI " merge(s.mpi_built, "built", "not built")])));
+%! assert (! isempty (strfind (str, ["; NCCL " merge(s.nccl_built, "built", "not built")])));
 
 %!test
 %! g = muon_info ().gemm;

@@ -25,8 +25,8 @@ classdef muon_info_result < muon_rows
 
     function disp (R)
       s = struct (R);
-      printf ("  muonlab back ends\n    %s\n    %s\n    BLAS: %s\n    GEMM: %s\n    schedules: %s\n",
-              s.cpu, s.cuda, s.blas, strrep (s.gemm_text, "\n", "\n  "),
+      printf ("  muonlab back ends\n    %s\n    %s\n    %s\n    BLAS: %s\n    GEMM: %s\n    schedules: %s\n",
+              s.cpu, s.cuda, s.ranks, s.blas, strrep (s.gemm_text, "\n", "\n  "),
               strjoin (s.schedules, ", "));
     endfunction
   endmethods

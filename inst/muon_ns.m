@@ -125,7 +125,7 @@
 ## @item "Threads"
 ## CPU threads for the products and the elementwise passes.  0 (default) is a constant of
 ## the machine: @env{OMP_NUM_THREADS} when set, else the cores this process may use, divided
-## among the ranks of an MPI job on the same machine (@code{muon_info ().gemm.threads});
+## among the ranks of an MPI job on the same machine (@code{info.gemm.threads} of @code{info = muon_info ()});
 ## it is never derived from the machine load (and at most 1024).  A count n from 1 to 1024
 ## is used as given, even above the number of cores (oversubscribed threads are slower,
 ## never different: the result is the same bits for any count, and @var{stats}.threads

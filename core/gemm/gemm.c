@@ -89,7 +89,8 @@ void muon_gemm_choose (muon_gemm_provider requested, muon_precision p,
                 muon_gemm_onednn_built () ? "oneDNN below avx512_core_bf16"
                                           : "oneDNN not built");
     else
-      snprintf (why, len, "OpenBLAS: as fast as oneDNN's fp32 products here");
+      snprintf (why, len, "OpenBLAS: the default for fp32 products; 'Gemm' 'onednn' or "
+                          "MUONLAB_GEMM=onednn runs oneDNN's");
     return;
   }
   // ONEDNN (asked, or MUONLAB_GEMM's default): oneDNN where it has a kernel here

@@ -20,13 +20,28 @@ function msg = unknown_name (fname, what, name, valid)
   if (! isempty (hit))
     msg = sprintf ("%s: \"%s\" (%s) is \"%s\" here: %s.", msg, A{k,1}, A{k,2}, valid{hit},
                    A{k,4});
+  elseif (! isempty (k) && strcmp (what, "option")
+          && ! isempty (owners = option_owners (A{k,3})))
+    msg = sprintf ("%s: \"%s\" (%s) is \"%s\" here, an option of %s, not of %s.", msg,
+                   A{k,1}, A{k,2}, A{k,3}, strrep (quoted_list (owners, "and"), "'", ""), fname);
   else
     s = suggest (name, valid);
-    if (isempty (s))
+    if (isempty (s) && strcmp (what, "option")
+        && ! isempty (owners = option_owners (name)))
+      msg = sprintf ("%s: an option of %s, not of %s.", msg,
+                     strrep (quoted_list (owners, "and"), "'", ""), fname);
+    elseif (isempty (s))
       msg = [msg "."];
     else
       msg = sprintf ("%s; did you mean %s?", msg, quoted_list (s, "or"));
     endif
   endif
   msg = sprintf ("%s %ss: %s.", msg, [upper(what(1)) what(2:end)], strjoin (valid, ", "));
+endfunction
+
+## The user functions whose options include NAME (option_spec's tables; only asked on the
+## way to an error).
+function owners = option_owners (name)
+  keys = setdiff (option_spec (), {"muon_optimizer_param", "loss_scaler", "demo"}, "stable");
+  owners = keys(cellfun (@(key) any (strcmpi (name, option_spec (key).names)), keys));
 endfunction

@@ -57,6 +57,13 @@ endfunction
 %!         ["muon_update: unknown option 'momentum': \"momentum\" (torch.optim.Muon, DeepSpeed) is \"Beta\" here: the same number (0.95). Options: " u]);
 %! assert (err_of (@() muon_update (G, [], "ns_steps", 5)),
 %!         ["muon_update: unknown option 'ns_steps': \"ns_steps\" (torch.optim.Muon, DeepSpeed) is \"Steps\" here: the same count (5). Options: " u]);
+%! ## a peer's name, or muonlab's own, that another function takes: which ones
+%! assert (err_of (@() muon_update (G, [], "weight_decay", 0.1)),
+%!         ["muon_update: unknown option 'weight_decay': \"weight_decay\" (torch.optim.Muon, DeepSpeed, Dion) is \"WeightDecay\" here, an option of muon_optimizer, not of muon_update. Options: " u]);
+%! assert (err_of (@() muon_update (G, [], "gradient_clipping", 1)),
+%!         ["muon_update: unknown option 'gradient_clipping': \"gradient_clipping\" (DeepSpeed) is \"ClipNorm\" here, an option of muon_optimizer and zero_train_step, not of muon_update. Options: " u]);
+%! assert (err_of (@() muon_update (G, [], "WeightDecay", 0.1)),
+%!         ["muon_update: unknown option 'WeightDecay': an option of muon_optimizer, not of muon_update. Options: " u]);
 %! m = err_of (@() muon_optimizer (struct ("w", G), "gradient_clipping", 1));
 %! assert (strncmp (m, "muon_optimizer: unknown option 'gradient_clipping': \"gradient_clipping\" (DeepSpeed) is \"ClipNorm\" here", numel ("muon_optimizer: unknown option 'gradient_clipping': \"gradient_clipping\" (DeepSpeed) is \"ClipNorm\" here")), m);
 
