@@ -5,7 +5,7 @@
 ## @deftypefn  {muonlab demo} {} muon_family
 ## @deftypefnx {muonlab demo} {@var{D} =} muon_family ()
 ## @deftypefnx {muonlab demo} {@var{D} =} muon_family ("Display", @var{how})
-## The Muon family of 2026 (issue 27) on one small problem: every @qcode{"Preset"} of
+## The Muon family of 2026 (NorMuon, AdaMuon, Dion, ...) on one small problem: every @qcode{"Preset"} of
 ## @code{muon_optimizer} trains the same matrix regression, and NorMuon's axis discrepancy
 ## on a wide matrix.
 ##

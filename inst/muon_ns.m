@@ -59,7 +59,7 @@
 ## step, so fp16 overflows for large inputs).
 ## @item "NormScale"
 ## s > 0 (default 1): the norm is multiplied by s, X = G / (s ||G||_F + Eps): dion's
-## Polar Express normalization is s = 1.02 with Eps 1e-8 (the NS_PE of issue 27; Keller's
+## Polar Express normalization is s = 1.02 with Eps 1e-8 (@code{muon_optimizer}'s NS_PE; Keller's
 ## is s = 1, Eps 1e-7).  Computed as the core's G / (||G|| + Eps/s) with the first step's
 ## triple (a, b, c) taken as (a/s, b/s^3, c/s^5): the same map in real arithmetic, the
 ## first step rounded differently.  Frobenius or AOL alike; not with Trace.

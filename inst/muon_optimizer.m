@@ -9,8 +9,9 @@
 ## Create the state of a hybrid Muon + AdamW optimizer over a struct of named arrays.
 ##
 ## @code{muon_optimizer ("presets")} prints the @qcode{"Preset"} names of the Muon family
-## with a line each saying where it comes from; with an output, @var{list} is their
-## P x 2 cell @{name, source@}.
+## with a line each saying where it comes from, then the Newton-Schulz variants those lines
+## name (NS_K Keller's, NS_PE dion's Polar Express, NS_EO NVIDIA Emerging-Optimizers') as
+## the options each sets; with an output, @var{list} is their P x 2 cell @{name, source@}.
 ##
 ## @var{params} is a scalar struct; each field is one parameter (a real double or single
 ## array), the field name its name.  The optimizer is advanced by @code{muon_step}.
@@ -166,11 +167,13 @@ function [opt, params] = muon_optimizer (params, varargin)
     if (nargin > 1)
       error ("muonlab:badArg", "%s: \"presets\" takes no other argument.", fname);
     endif
-    [names, sources] = family_presets ();
+    [names, sources, ~, ns] = family_presets ();
     if (nargout > 0)
       opt = [names; sources].';
     else
       printf ("%-20s %s\n", [names; sources]{:});
+      printf ("\nthe Newton-Schulz variants they run:\n");
+      printf ("%-20s %s\n", ns.'{:});
     endif
     return;
   endif

@@ -78,7 +78,7 @@
 ## @code{/max (||X||, eps)}); not the defaults: the update runs in Octave (see
 ## @qcode{"Algorithm"}).  @code{zero_muon_step} does not take them.
 ## @item "Algorithm"
-## the rule (the Muon family of issue 27): @qcode{"muon"} (default, the core's update
+## the rule (the Muon family of 2026): @qcode{"muon"} (default, the core's update
 ## above, unchanged), @qcode{"normuon"}, @qcode{"adamuon"}, @qcode{"namo"},
 ## @qcode{"polargrad"}, @qcode{"scion"}, @qcode{"dion"} or @qcode{"dion2"}; the rules
 ## are below.  They run in Octave on top of @code{muon_ns}, for one 2-D matrix (or a 4-D

@@ -33,8 +33,8 @@
 ## @item zero2_reduce_scatter_buggy
 ## reduce-scatter; each rank orthogonalizes the matrix it sees, averaged on its own
 ## partition and LOCAL elsewhere, and keeps its pieces (DeepSpeed #7807).  Wrong on
-## straddling matrices only.  LOCAL is the rank's own gradient, as MUON_FACTS 1.6 states
-## the bug; DeepSpeed's @code{average_tensor} divides its bucket by W in place before the
+## straddling matrices only.  LOCAL is the rank's own gradient, as the DeepSpeed issue
+## states the bug; DeepSpeed's @code{average_tensor} divides its bucket by W in place before the
 ## reduce, so in its code the part a rank does not own is its gradient / W, which bends
 ## the update somewhat less.
 ## @item zero2_slice_only

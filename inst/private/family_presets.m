@@ -1,5 +1,5 @@
 ## -*- texinfo -*-
-## @deftypefn  {} {[@var{names}, @var{sources}, @var{pairs}] =} family_presets ()
+## @deftypefn  {} {[@var{names}, @var{sources}, @var{pairs}, @var{ns}] =} family_presets ()
 ## @deftypefnx {} {@var{args} =} family_presets ("expand", @var{fname}, @var{args})
 ## The one table of the @qcode{"Preset"} option (issue 27): each reference implementation of
 ## the Muon family as the @code{muon_update} options that reproduce it.
@@ -7,7 +7,9 @@
 ## With no argument: @var{names} (1 x P cell), @var{sources} (1 x P cell, one line each:
 ## where the preset comes from) and @var{pairs} (1 x P cell of NAME, VALUE rows).  Every
 ## preset sets the algorithm and every convention (the @code{BASE} list below, then its own
-## values), so that options given after it override one convention at a time.
+## values), so that options given after it override one convention at a time.  @var{ns}
+## (3 x 2 cell) names the Newton-Schulz variants the sources cite (NS_K, NS_PE, NS_EO)
+## with the options each stands for, as text.
 ##
 ## With @qcode{"expand"}: @var{args} with each @qcode{"Preset"}, NAME pair replaced, in
 ## place, by that preset's pairs (the option parser lets a later value win).  An unknown
@@ -64,7 +66,12 @@ function varargout = family_presets (what, fname, args)
   names = T(:,1).';
   if (nargin == 0)
     pairs = cellfun (@(p) [BASE, p], T(:,3).', "UniformOutput", false);
-    varargout = {names, T(:,2).', pairs};
+    ns = {"NS_K", NS_K; "NS_PE", NS_PE; "NS_EO", NS_EO};
+    for i = 1:rows (ns)
+      v = cellfun (@(x) merge (ischar (x), x, num2str (x)), ns{i,2}, "UniformOutput", false);
+      ns{i,2} = strjoin (strcat (v(1:2:end), {" "}, v(2:2:end)), ", ");
+    endfor
+    varargout = {names, T(:,2).', pairs, ns};
     return;
   endif
   ## expand: each "Preset", NAME pair becomes the preset's pairs, where it stood

@@ -41,6 +41,10 @@
 %! [names, src] = test_options ("private", "family_presets");
 %! assert (names, T(:,1).');
 %! assert (muon_optimizer ("presets"), [names; src].');
+%! ## the printed list ends with the NS variants its lines name, as the options they set
+%! txt = evalc ('muon_optimizer ("presets")');
+%! assert (! isempty (strfind (txt, "NS_PE                Coefficients polar_express_dion, Eps 1e-08, NormScale 1.02, EpsPlacement add\n")), txt);
+%! assert (! isempty (strfind (txt, "NS_EO                Coefficients eo_quintic, Eps 1e-15, NormScale 1, EpsPlacement max\n")), txt);
 %! ns = struct ("K", {{"keller", 1e-7, 1, "add"}}, "PE", {{"polar_express_dion", 1e-8, 1.02, "add"}},
 %!              "EO", {{"eo_quintic", 1e-15, 1, "max"}});
 %! for i = 1:rows (T)
