@@ -364,7 +364,10 @@ $(B)/tests/%: tests/c/%.cc $(wildcard tests/c/*.h) core/gpu/ns_cuda_steps.h core
 #   gpu-selftest     check-gpu's suites (tests/gpu) with the CPU standing in for the GPU
 #   gpu-mock         the CUDA plug-in built against a host-memory stand-in of the CUDA
 #                    runtime and cuBLAS (tests/gpu_mock): memory accounting, out-of-memory
-#                    paths and a fault-injection sweep; 0 tests without nvcc
+#                    paths and a fault-injection sweep; 0 tests without nvcc; and the NCCL
+#                    plug-in against a one-rank NCCL stand-in (test_nccl_mock: results, a
+#                    fault-injection sweep, nothing queued at return); 0 of those without
+#                    nccl.h
 # A layer listed in CHECK_LAYERS that wrote no result counts as a failure.
 # CHECK_ONCE: the suites whose results do not depend on the CPU's product kernels or the
 # oneDNN build (the demos, the README, the option tables and messages, layouts, plans,

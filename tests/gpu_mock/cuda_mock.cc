@@ -12,7 +12,7 @@
 // garbage and no number computed through it may be checked; there are no sticky errors or
 // graphs (capture reports cudaErrorNotSupported).
 // Streams are lazy: cudaMemcpyAsync and cudaMemsetAsync (and the NCCL stand-in's
-// collectives, tests/gpu_mock/nccl_mock.cc, through mock_enqueue) only queue their work on
+// collectives, tests/gpu_mock/nccl_mock.cc, through mock_enqueue_copy) only queue their work on
 // the stream; it runs, in order, at cudaStreamSynchronize of that stream, or at a point that
 // waits for everything (cudaDeviceSynchronize, cudaEventSynchronize, cudaStreamWaitEvent,
 // cudaFree, cudaFreeHost, cudaStreamDestroy of that stream).  mock_pending () counts what is
@@ -97,7 +97,6 @@ static void run_stream (cudaStream_t s)
   for (auto &f : q) f ();
 }
 static void run_all () { while (!queues.empty ()) run_stream (queues.begin ()->first); }
-void mock_enqueue_fn (cudaStream_t s, std::function<void ()> f) { queues[s].push_back (f); }   // C++ linkage
 extern "C" void mock_enqueue_copy (cudaStream_t s, void *d, const void *src, size_t n)
 {
   if (n) queues[s].push_back ([d, src, n] () { memmove (d, src, n); });

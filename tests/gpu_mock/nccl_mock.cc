@@ -6,10 +6,10 @@
 // reduction is a sum over one rank: ncclAllReduce, ncclReduceScatter, ncclAllGather and
 // ncclBroadcast (root 0) copy count elements from send to recv, and a group's ncclSend /
 // ncclRecv pairs (peer 0, matched in order, counts and types equal) copy each send into its
-// recv at ncclGroupEnd.  Like a real collective, the copy is only queued on the call's stream
-// (cuda_mock.cc's lazy streams) and runs when the stream is synchronized.  Buffers must be
-// device memory of the mock (cudaMalloc's), else ncclInvalidArgument, as NCCL without
-// registered host buffers.  ncclSend / ncclRecv outside a group are ncclInvalidUsage (a rank
+// recv at ncclGroupEnd.  Like a real collective, the copy is only queued on the call's
+// stream (cuda_mock.cc's lazy streams, through mock_enqueue_copy) and runs when the stream
+// is synchronized.  Buffers must be device memory of the mock (cudaMalloc's), else
+// ncclInvalidArgument, as NCCL without registered host buffers.  ncclSend / ncclRecv outside a group are ncclInvalidUsage (a rank
 // sending to itself alone would hang).
 // Failures: every call except ncclCommDestroy and ncclGetErrorString is counted by
 // cuda_mock.cc's mock_tick (MOCK_FAIL_AT, mock_fail_at) and fails with ncclInternalError
@@ -40,7 +40,15 @@ static size_t tsize (ncclDataType_t t)
   }
 }
 
-struct p2p { bool send; const void *sbuf; void *rbuf; size_t count; ncclDataType_t t; cudaStream_t s; };
+struct p2p
+{
+  bool send;
+  const void *sbuf;
+  void *rbuf;
+  size_t count;
+  ncclDataType_t t;
+  cudaStream_t s;
+};
 static int depth = 0;
 static std::vector<p2p> pending;
 
@@ -152,7 +160,8 @@ ncclResult_t ncclGroupEnd (void)
     if (sends[i].count != recvs[i].count || sends[i].t != recvs[i].t) r = ncclInvalidUsage;
   if (r != ncclSuccess) return r;
   for (size_t i = 0; i < sends.size (); i++)
-    mock_enqueue_copy (recvs[i].s, recvs[i].rbuf, sends[i].sbuf, sends[i].count * tsize (sends[i].t));
+    mock_enqueue_copy (recvs[i].s, recvs[i].rbuf, sends[i].sbuf,
+                       sends[i].count * tsize (sends[i].t));
   return mock_tick (__func__) ? ncclInternalError : ncclSuccess;
 }
 }
