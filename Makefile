@@ -366,7 +366,10 @@ $(B)/tests/%: tests/c/%.cc $(wildcard tests/c/*.h) core/gpu/ns_cuda_steps.h core
 #   gpu-selftest     check-gpu's suites (tests/gpu) with the CPU standing in for the GPU
 #   gpu-mock         the CUDA plug-in built against a host-memory stand-in of the CUDA
 #                    runtime and cuBLAS (tests/gpu_mock): memory accounting, out-of-memory
-#                    paths and a fault-injection sweep; 0 tests without nvcc
+#                    paths and a fault-injection sweep; 0 tests without nvcc; and the NCCL
+#                    plug-in against a one-rank NCCL stand-in (test_nccl_mock: results, a
+#                    fault-injection sweep, nothing queued at return); 0 of those without
+#                    nccl.h
 # A layer listed in CHECK_LAYERS that wrote no result counts as a failure.
 # CHECK_ONCE: the suites whose results do not depend on the CPU's product kernels or the
 # oneDNN build (the demos, the README, the option tables and messages, layouts, plans,
@@ -543,22 +546,54 @@ $(MOCK_B)/libmuon_cuda_mockrt.so: tests/gpu_mock/cuda_mock.cc tests/gpu_mock/cub
 	$(CXX) -std=c++17 -O1 -fPIC -shared -I$(CUDA_HOME)/include tests/gpu_mock/cuda_mock.cc \
 	  $(MOCK_B)/cublas_nop.o -o $@
 
+# The NCCL plug-in the same way (core/gpu/comm_nccl_dev.c, libmuon_nccl.so's flags) against
+# tests/gpu_mock/nccl_mock.cc's one-rank stand-in of NCCL on top of the CUDA one, and
+# tests/gpu_mock/test_nccl_mock.c: every collective's results, and every CUDA / NCCL call of
+# each failing in turn (status, message, nothing left queued on the stream, the next call
+# right).  Needs nccl.h as libmuon_nccl.so does; without it, 0 tests and a message.
+MOCK_NCCL_OK := $(if $(MOCK_OK),$(HAVE_NCCL))
+$(MOCK_B)/libmuon_nccl_mockrt.so: tests/gpu_mock/nccl_mock.cc $(MOCK_B)/libmuon_cuda_mockrt.so
+	$(CXX) -std=c++17 -O1 -fPIC -shared -I$(NCCL_HOME)/include -I$(CUDA_HOME)/include $< -o $@ \
+	  -L$(MOCK_B) -lmuon_cuda_mockrt -Wl,-rpath,$(abspath $(MOCK_B)) -Wl,--no-undefined
+
+$(MOCK_B)/libmuon_nccl.so: core/gpu/comm_nccl_dev.c $(CORE_HDR) $(MOCK_B)/libmuon_nccl_mockrt.so
+	$(CC) -std=c99 -O2 -fPIC -shared -fvisibility=hidden $(WARN) $(call core_inc,gpu) \
+	  -I$(NCCL_HOME)/include -I$(CUDA_HOME)/include $< -o $@ -L$(MOCK_B) -lmuon_nccl_mockrt \
+	  -lmuon_cuda_mockrt -Wl,--no-undefined -Wl,-rpath,$(abspath $(MOCK_B))
+
+$(MOCK_B)/test_nccl_mock: tests/gpu_mock/test_nccl_mock.c tests/c/harness.h $(MOCK_B)/libmuon_nccl.so
+	$(CC) -std=c99 -O1 -g $(WARN) $(call core_inc,gpu) -Itests/c -I$(CUDA_HOME)/include $< \
+	  -o $@ -L$(MOCK_B) -lmuon_nccl -lmuon_nccl_mockrt -lmuon_cuda_mockrt -lm \
+	  -Wl,-rpath,$(abspath $(MOCK_B))
+
 $(MOCK_B)/libmuon_cuda.so: $(CUDA_SRC) $(CORE_HDR) $(MOCK_B)/libmuon_cuda_mockrt.so
 	$(NVCC) -O3 -std=c++17 -fmad=false $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden \
 	  -shared $(call core_inc,gpu) $(filter %.cu,$^) -o $@ -cudart none -L$(MOCK_B) \
 	  -lmuon_cuda_mockrt -Xlinker -rpath=$(abspath $(MOCK_B)) -Xlinker --no-undefined
 
 .PHONY: check-gpu-mock
-check-gpu-mock: all $(if $(MOCK_OK),$(MOCK_B)/libmuon_cuda.so)
-	@mkdir -p $(RESULTS); \
+check-gpu-mock: all $(if $(MOCK_OK),$(MOCK_B)/libmuon_cuda.so) \
+                $(if $(MOCK_NCCL_OK),$(MOCK_B)/test_nccl_mock)
+	@mkdir -p $(RESULTS); rm -f $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-nccl; rc=0; \
 	if [ -z "$(MOCK_OK)" ]; then \
 	  echo "check-gpu-mock: nvcc or the CUDA headers not found: skipped (0 tests)"; \
 	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock; \
 	else \
-	  cd tests/gpu_mock && MUON_CUDA_LIB=$(abspath $(MOCK_B))/libmuon_cuda.so \
+	  (cd tests/gpu_mock && MUON_CUDA_LIB=$(abspath $(MOCK_B))/libmuon_cuda.so \
 	    MUON_MEXDIR=$(abspath $(MEXDIR)) MUON_RESULTS=$(abspath $(RESULTS))/gpu-mock \
-	    $(OCTAVE) $(OCTFLAGS) run_mock.m; \
-	fi
+	    $(OCTAVE) $(OCTFLAGS) run_mock.m) || rc=1; \
+	  [ -s $(RESULTS)/gpu-mock ] || echo "gpu-mock 0 1" > $(RESULTS)/gpu-mock; \
+	fi; \
+	if [ -z "$(MOCK_NCCL_OK)" ]; then \
+	  echo "check-gpu-mock: NCCL (nccl.h) or the CUDA mock not available: the NCCL plug-in's mock test skipped (0 tests)"; \
+	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock-nccl; \
+	else \
+	  MUON_RESULTS=$(abspath $(RESULTS))/gpu-mock-nccl $(MOCK_B)/test_nccl_mock || rc=1; \
+	  [ -s $(RESULTS)/gpu-mock-nccl ] || echo "gpu-mock 0 1" > $(RESULTS)/gpu-mock-nccl; \
+	fi; \
+	cat $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-nccl 2>/dev/null | awk '{ p += $$2; f += $$3 } \
+	  END { printf "gpu-mock (run_mock.m and test_nccl_mock): %d passed, %d failed\n", p, f }'; \
+	exit $$rc
 
 bench-gpu: all
 	@cd tests/gpu && $(OCTAVE) $(OCTFLAGS) --eval "bench_gpu;"
