@@ -8,7 +8,8 @@
 ## Newton-Schulz orthogonalization of a matrix or of each page of a stack.
 ##
 ## @var{G} is a real double or single M x N matrix, or an M x N x E stack of E matrices
-## (each page is treated on its own: its own norm, its own iteration).  @var{X} has the
+## (each page is treated on its own: its own norm, its own iteration), with M and N at
+## least 2 (a vector or scalar, or an empty G, is a @code{muonlab:badShape} error).  @var{X} has the
 ## class and shape of @var{G} and approximates the polar factor U*V' of each page, with the
 ## singular values mapped by the schedule's scalar polynomial instead of to exactly 1.
 ##
@@ -72,7 +73,10 @@
 ## Not with Trace.
 ## @item "NormalizeFirst"
 ## true (default): normalize in fp32, then round.  false: the peers' order, round
-## @var{G} to the compute precision first (overflows fp16 past 65504: DeepSpeed PR 8533).
+## @var{G} to the compute precision first (overflows fp16 past 65504: DeepSpeed PR 8533;
+## and underflows below its normal range, 6.1e-5 in fp16, 1.2e-38 in bf16 and single: a
+## page that loses more than 1% of its norm to that first rounding comes out far from
+## orthogonal, or zero, and the call warns @code{muonlab:tinyInput}).
 ## @item "Fused"
 ## false (default): the peers' eager op order above, every product and every elementwise
 ## op rounded once.  true: each scale-add is the epilogue of its product, computed in the
@@ -231,6 +235,9 @@ function [X, stats] = muon_ns (G, varargin)
     tiny = sum (nk > 0 & s * nk < opts.eps);
   endif
   warn_tiny (tiny, opts.eps, s);
+  if (! opts.normalize_first && ! isa (G, "muon_gpuarray"))
+    warn_prerounded (G, opts.precision);
+  endif
   ## a page with a singular value past twice what the schedule's map allows: the iteration
   ## diverged, e.g. Gram over a long schedule (its error grows with the steps since its last
   ## restart) or a schedule that amplifies the rounding of a low precision (CANS in bf16).
@@ -337,6 +344,29 @@ endfunction
 %!error <muon_ns: GRAMMINASPECT must be a finite scalar of at least 1.> muon_ns (G, "GramMinAspect", 0.5)
 %!error <muon_ns: EPS must be a non-negative finite scalar.> muon_ns (G, "Eps", -1)
 %!error <muon_ns: NORMALIZEFIRST must be true or false.> muon_ns (G, "NormalizeFirst", 2)
+
+%!test
+%! ## NormalizeFirst false rounds G first: below fp16's normal range (6.1e-5) it underflows
+%! ## (a page of 3e-8 randn loses 56% of its norm; 1e-9 rounds to zero), and says so (Eps 0:
+%! ## not the tinyInput of a norm below Eps);
+%! ## a page in range, or the default order, does not warn
+%! randn ("state", 1);
+%! T = 3e-8 * randn (64, 128);
+%! warning ("error", "muonlab:tinyInput", "local");
+%! Z = 1e-9 * randn (30, 50);
+%! S = cat (3, randn (8, 12), 1e-46 * randn (8, 12));   # its second page
+%! for c = {{T, "fp16"}, {Z, "fp16"}, {S, "single"}}
+%!   try
+%!     muon_ns (c{1}{1}, "Precision", c{1}{2}, "NormalizeFirst", false, "Eps", 0);
+%!     error ("no warning");
+%!   catch err
+%!     assert (err.identifier, "muonlab:tinyInput");
+%!     assert (! isempty (regexp (err.message, ['^muon_ns: 1 page\(s\) of G lose [0-9]+% of their norm to the rounding to ' c{1}{2} ' before normalization \(NormalizeFirst false\): their result is far from orthogonal; normalize first, or scale G\.$'])), err.message);
+%!   end_try_catch
+%! endfor
+%! X = muon_ns (1e4 * T, "Precision", "fp16", "NormalizeFirst", false);   # 3e-4: in range
+%! X = muon_ns (T, "Precision", "fp16");                                   # normalized first
+%! X = muon_ns (T, "Precision", "double", "NormalizeFirst", false);
 %!error <muon_ns: GEMM must be 'auto', 'openblas' or 'onednn'.> muon_ns (G, "Gemm", "mkl")
 %!error <muon_ns: THREADS must be a non-negative integer \(0: automatic\), at most 1024.> muon_ns (G, "Threads", -1)
 %!error <muon_ns: THREADS must be a non-negative integer \(0: automatic\), at most 1024.> muon_ns (G, "Threads", 1025)

@@ -10,7 +10,10 @@
 ## independent matrices (experts: per-page normalization, iteration and scale), or a 4-D
 ## convolution weight out x in x kh x kw (torch's order), viewed as out x (in*kh*kw)
 ## (Octave drops a trailing kw = 1: such a weight is out x in x kh, a stack of kh matrices;
-## pass @code{reshape (@var{G}, out, [])} for the convolution's view).
+## pass @code{reshape (@var{G}, out, [])} for the convolution's view).  The matrix (or a
+## page) is at least 2 x 2: a vector, a scalar or an empty @var{G} is a
+## @code{muonlab:badShape} error (a block of one row of @qcode{"SplitRows"} or
+## @qcode{"Experts"} is taken: its result is the row normalized, times the schedule's map at 1).
 ## @var{U} has the class and shape of @var{G}.  @var{G} itself is never modified (the peers
 ## overwrite the gradient in place with the Nesterov input; this function does not).
 ##
