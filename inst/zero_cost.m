@@ -41,7 +41,8 @@
 ## @item "Experts", "SplitRows"
 ## each matrix's expert pages and split row blocks, for shapes and layouts (a model carries its
 ## own), as in @code{zero_muon_step}: one value for all or one per matrix (at most 4096
-## row blocks a matrix, as @code{muon_update} takes).
+## row blocks a matrix, as @code{muon_update} takes).  On a model's layout the one not
+## given is the model's own.
 ## @item "ElementBytes"
 ## bytes an element on the wire (default 2: bf16 gradients; 8 gives the fp64 counters of
 ## @code{zero_muon_step}).
@@ -155,7 +156,11 @@ function C = zero_cost (what, world, varargin)
              "%s: EXPERTS and SPLITROWS are for shapes and layouts; a model carries its own.",
              fname);
     endif
-    [experts, split] = zero_blocks (fname, v.Experts, v.SplitRows, shapes);
+    [E, S] = deal (v.Experts, v.SplitRows);
+    if (! isempty (L))                  # the one not given: a model layout's own
+      [E, S] = zero_layout_blocks (L, E, S, fname);
+    endif
+    [experts, split] = zero_blocks (fname, E, S, shapes);
     experts = experts(:);
     split = split(:);                   # P x 1, as a model's
     if (all (cellfun ("isempty", split)))

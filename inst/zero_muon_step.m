@@ -131,6 +131,9 @@
 ## parameter with E experts is a fused (E*M) x N expert weight, expert e in rows
 ## @code{(e-1)*M+1 : e*M} (one contiguous range of the row-major flat buffer), and each
 ## expert is orthogonalized on its own, as @code{muon_update}'s @qcode{"Experts"} does.
+## On a layout made from a model, each of @qcode{"Experts"} and @qcode{"SplitRows"} not
+## given is the model's own (@code{L.blocks}): a @qcode{"SplitRows"} alone splits the
+## model's expert pages.
 ## @item "SplitRows"
 ## split row blocks (fused QKV, GLM's MuonSplit): a vector of row counts for every parameter,
 ## or a cell of one vector (or @code{[]}) per parameter; each expert page of the parameter is

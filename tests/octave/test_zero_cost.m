@@ -242,6 +242,38 @@ endfunction
 %! assert (any (M.params.experts(k) > 1) && any (! cellfun ("isempty", M.params.split(k))));
 
 %!test
+%! ## a model's layout: "SplitRows" alone splits the model's expert pages (the experts not
+%! ## given are the model's, L.blocks), in the plan and in the step alike; before, it
+%! ## orthogonalized the fused expert weights whole (0.4 off on each)
+%! c = struct ("model_type", "qwen3_moe", "vocab_size", 50, "hidden_size", 8,
+%!             "intermediate_size", 12, "moe_intermediate_size", 4, "num_hidden_layers", 1,
+%!             "num_attention_heads", 2, "num_key_value_heads", 1, "head_dim", 4,
+%!             "num_experts", 3, "num_experts_per_tok", 2);
+%! L = zero_layout (muon_model (c, "Experts", "fused"), 2);
+%! E = L.blocks.experts(:).';
+%! P = numel (E);
+%! assert (max (E), 3);
+%! randn ("state", 3);
+%! g = cell (2, P);
+%! for i = 1:numel (g)
+%!   p = ceil (i / 2);
+%!   g{i} = randn (L.params(p).rows, L.params(p).cols);
+%! endfor
+%! S = cell (1, P);
+%! S{1} = [4 4];                          # q_proj's two heads
+%! R = zero_muon_step (L, g, [], "Variant", "expert_parallel", "SplitRows", S);
+%! Rb = zero_muon_step (L, g, [], "Variant", "expert_parallel", "SplitRows", S, "Experts", E);
+%! assert (isequal (R.updates, Rb.updates));
+%! for p = find (E > 1)                   # each expert page on its own, against muon_update
+%!   G = (g{1,p} + g{2,p}) / 2;
+%!   assert (R.updates{p}, muon_update (G, [], "Experts", E(p)), 1e-14);
+%! endfor
+%! C = struct (zero_cost (L, [], "Design", "expert_parallel", "SplitRows", S));
+%! Cb = struct (zero_cost (L, [], "Design", "expert_parallel", "SplitRows", S, "Experts", E));
+%! assert ([C.flops_total; C.ranks.ns_calls], [Cb.flops_total; Cb.ranks.ns_calls]);
+%! assert (C.ranks.ns_calls(:).', [R.ranks.ns_calls]);
+
+%!test
 %! ## bytes scale with the element size; the step is the sum of its phases
 %! M = muon_model ("moonlight-16b-a3b");
 %! C8 = zero_cost (M, 64, "ElementBytes", 8, "Design", "zero2_multi_owner");
