@@ -108,7 +108,8 @@ int muon_core_count (void);
 // when the launcher says how many there are.  A constant of the machine: never reads the load.
 int muon_default_threads (void);
 // At most n, and fewer when the address space left under the process's limit (RLIMIT_AS,
-// `ulimit -v`) cannot hold n thread stacks twice over: OpenMP ends the process when it
+// `ulimit -v`) cannot hold n thread stacks twice over, besides the malloc arenas n threads
+// may reserve: OpenMP ends the process when it
 // cannot create a thread.  A probe (never fails); the bits do not depend on the count.
 int muon_threads_that_fit (int n);
 // The machine's physical memory in bytes (0 when the system does not say): a constant of the

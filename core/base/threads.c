@@ -60,6 +60,19 @@ static double stack_bytes (void)
   return 8.0 * 1048576;
 }
 
+// The address space glibc's malloc may reserve for n threads: a thread that finds the
+// arenas busy gets one of its own, 64 MiB reserved whether or not it is touched, up to 8
+// per core (M_ARENA_MAX's default; MALLOC_ARENA_MAX sets it).  How many it makes depends
+// on how the threads happen to contend, i.e. on the machine's load, so all are counted.
+static double arena_bytes (int n)
+{
+  const char *env = getenv ("MALLOC_ARENA_MAX");
+  long cap = env != NULL ? strtol (env, NULL, 10) : 0;
+  if (cap <= 0)
+    cap = 8L * muon_core_count ();
+  return (double) (n < cap ? n : cap) * 64.0 * 1048576;
+}
+
 int muon_threads_that_fit (int n)
 {
   struct rlimit r;
@@ -73,7 +86,7 @@ int muon_threads_that_fit (int n)
       vm = 0;
     fclose (f);
   }
-  double left = (double) r.rlim_cur - vm * (double) sysconf (_SC_PAGESIZE);
+  double left = (double) r.rlim_cur - vm * (double) sysconf (_SC_PAGESIZE) - arena_bytes (n);
   double fit = left / 2 / (stack_bytes () + 65536);   // half of it, a guard page per stack
   return fit >= n ? n : fit >= 1 ? (int) fit : 1;
 }
