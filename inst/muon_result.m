@@ -27,7 +27,10 @@ classdef muon_result
   ## @code{muon_state}, its internals), not @var{R}.  @code{struct (R)} gives the plain
   ## struct with the same fields and values (for @code{save}, @code{jsonencode}, or to
   ## modify it).  @code{muon_export}, @code{zero_cost} and @code{muon_mpirun} (for the
-  ## value a rank returns) take @var{R} as it is.
+  ## value a rank returns) take @var{R} as it is.  After @code{clear functions} (or
+  ## @code{clear classes}) Octave 7 reloads the classes, and a result made before no longer
+  ## indexes (an error about its protected properties): make it again, or keep
+  ## @code{struct (R)}.  A @code{muon_state} still works then.
   ##
   ## @example
   ## M = muon_model ("llama-3.1-8b")    # a dozen lines: shapes, totals, kinds

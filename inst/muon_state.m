@@ -20,6 +20,12 @@ classdef muon_state < muon_result
   ## @code{save}, @code{jsonencode}, or @code{assert} in a test).  The checks a function
   ## makes of a state it is given are those of the plain struct.
   ##
+  ## After @code{clear functions} (or @code{clear classes}), Octave 7 reloads the class: a
+  ## state made before still reads, writes, shows and steps, but @code{struct (@var{state})}
+  ## is then Octave's own, whose fields are @code{kind} and @code{s} (the plain struct is
+  ## @code{struct (@var{state}).s}).  The results of the other functions
+  ## (@code{muon_result}) made before no longer index at all: make them again.
+  ##
   ## @example
   ## [U, st] = muon_update (randn (64, 32), []);
   ## st              # a few lines: the kind, the step, the momentum's size
@@ -52,31 +58,31 @@ classdef muon_state < muon_result
         S = builtin ("struct", st, varargin{:});
         return;
       endif
-      S = st.s;
+      S = state_wrapped (st);
     endfunction
 
     function varargout = subsref (st, idx)
-      [varargout{1:nargout}] = subsref (st.s, idx);
+      [varargout{1:nargout}] = subsref (state_wrapped (st), idx);
     endfunction
 
     function st = subsasgn (st, idx, v)
-      st.s = subsasgn (st.s, idx, v);
+      st = muon_state (nthargout (2, @state_wrapped, st), subsasgn (state_wrapped (st), idx, v));
     endfunction
 
     function tf = isfield (st, f)
-      tf = isfield (st.s, f);
+      tf = isfield (state_wrapped (st), f);
     endfunction
 
     function f = fieldnames (st)
-      f = fieldnames (st.s);
+      f = fieldnames (state_wrapped (st));
     endfunction
 
     function n = numfields (st)
-      n = numfields (st.s);
+      n = numfields (state_wrapped (st));
     endfunction
 
     function st = rmfield (st, f)
-      st.s = rmfield (st.s, f);
+      st = muon_state (nthargout (2, @state_wrapped, st), rmfield (state_wrapped (st), f));
     endfunction
 
     function tf = isequal (a, varargin)
@@ -84,17 +90,18 @@ classdef muon_state < muon_result
     endfunction
 
     function disp (st)
+      [S, kind] = state_wrapped (st);
       try                                  # a state edited by hand shows what it can
-        switch (st.kind)
-          case "update",     show_update (st.s);
-          case "optimizer",  show_optimizer (st.s);
-          case "zero_step",  show_zero_step (st.s, "zero_muon_step state");
-          case "zero_train", show_zero_train (st.s);
+        switch (kind)
+          case "update",     show_update (S);
+          case "optimizer",  show_optimizer (S);
+          case "zero_step",  show_zero_step (S, "zero_muon_step state");
+          case "zero_train", show_zero_train (S);
         endswitch
       catch err
-        printf ("  this %s state does not read as one (%s)\n", st.kind, err.message);
+        printf ("  this %s state does not read as one (%s)\n", kind, err.message);
       end_try_catch
-      show_fields (fieldnames (st.s));
+      show_fields (fieldnames (S));
     endfunction
   endmethods
 endclassdef
@@ -248,6 +255,22 @@ endfunction
 %! st.momentum(1:2, 1:3)
 %! S = struct (st);
 %! printf ("isstruct (st) = %d, isstruct (struct (st)) = %d\n", isstruct (st), isstruct (S));
+
+%!test
+%! ## a state made before `clear functions` (Octave reloads the class) still steps, reads
+%! ## and writes: its methods recursed without end, and muon_step refused it
+%! octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%! if (exist (octave, "file"))
+%!   code = ["P = struct ('w', reshape (1:48, 8, 6)); o = muon_optimizer (P); " ...
+%!           "[P1, o1] = muon_step (o, P, P); clear functions; " ...
+%!           "[P2, o2] = muon_step (o, P, P); o.muon_lr = 0.5; " ...
+%!           "printf ('same %d %d step %d lr %g has %d\\n', isequal (P1, P2), isequal (o1, o2), " ...
+%!           "o.step, o.muon_lr, isfield (o, 'step'));"];
+%!   [rc, out] = system (sprintf ("%s --no-gui --norc --silent --eval \"addpath ('%s', '%s'); %s\" 2>&1",
+%!                                octave, fileparts (which ("muon_state")),
+%!                                fileparts (which ("__muon_ns__")), code));
+%!   assert (! isempty (strfind (out, "same 1 1 step 0 lr 0.5 has 1")), out);
+%! endif
 
 %!test
 %! [~, st] = muon_update (randn (300, 200), []);

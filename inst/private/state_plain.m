@@ -10,6 +10,6 @@
 
 function x = state_plain (x)
   if (isa (x, "muon_state"))
-    x = struct (x);
+    x = state_wrapped (x);               # (also a state made before `clear functions`)
   endif
 endfunction
