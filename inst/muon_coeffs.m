@@ -78,7 +78,7 @@ function C = muon_coeffs (name)
     C = names;
     return;
   endif
-  if (! (ischar (name) && isrow (name)))
+  if (! (ischar (name) && (isrow (name) || isempty (name))))
     error ("muonlab:badArg", "muon_coeffs: NAME must be a string.");
   endif
   k = find (strcmpi (name, names), 1);
@@ -126,4 +126,5 @@ endfunction
 %! endfor
 
 %!error <muon_coeffs: NAME must be a string.> muon_coeffs (3)
+%!error <muon_coeffs: unknown coefficient schedule ''.> muon_coeffs ("")
 %!error <muon_coeffs: unknown coefficient schedule 'foo'.> muon_coeffs ("foo")

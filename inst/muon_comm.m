@@ -181,7 +181,7 @@ endfunction
 %!error <muon_comm: N must be at most 65536.> muon_comm ("sim", 65537)
 %!error <muon_comm: REDUCTION must be 'fixed'.> muon_comm ("sim", 2, "Reduction", "mpi")
 %!error <muon_comm: REDUCTION must be 'fixed' or 'mpi'.> muon_comm ("mpi", "Reduction", "nccl")
-%!error <^muon_comm: unknown option 'Root'\. Options: .*\.$> muon_comm ("self", "Root", 1)
+%!error <^muon_comm: unknown option 'Root': an option of muon_collective, not of muon_comm\. Options: Reduction\.$> muon_comm ("self", "Root", 1)
 %!error <muon_comm: options must be NAME, VALUE pairs.> muon_comm ("self", "Reduction")
 %!error <muon_comm: N must be a positive integer\.> muon_comm ("sim", -1)
 %!error id=muonlab:badArg muon_comm ("sim", -1)

@@ -23,7 +23,8 @@
 ## the map: each output singular value against the input singular value it came from (log
 ## x axis), one curve per output, with the target 1 dotted red; an exact polar factor would
 ## be the line at 1, and the gap below it at the small singular values is what a schedule
-## leaves.  The outputs are @code{muon_ns (G, ...)} for every schedule of
+## leaves.  The image is signed: a schedule whose map is negative there (@qcode{"aol"}
+## above 0.884) reverses that singular direction, and its curve goes below 0.  The outputs are @code{muon_ns (G, ...)} for every schedule of
 ## @qcode{"Coefficients"} in every precision of @qcode{"Precision"}, or the matrices
 ## @var{X} given (a matrix or a cell of them, the size of @var{G}).
 ##
@@ -46,7 +47,8 @@
 ## @var{h} is the figure handle; @var{S} holds the spectra: @code{S.input} (the singular
 ## values of the normalized @var{G} above, largest first: panel (a), and panel (b)'s x
 ## axis), @code{S.labels} and @code{S.output} (a cell of the outputs' singular values, in
-## the input's order: the i-th is the image of the i-th input singular value, by the uv' of
+## the input's order and with their sign: the i-th is the image of the i-th input singular
+## value, u' X v by the uv' of
 ## the SVD of the normalized @var{G}, which for the Frobenius normalization is that of
 ## @var{G}).  Errors, those of @code{muon_ns} included, start with
 ## @qcode{"ns_plot_spectrum: "}.  Headless (no @env{DISPLAY}) the figure is invisible and
@@ -125,10 +127,11 @@ function [h, S] = ns_plot_spectrum (G, varargin)
       error ("muonlab:badArg", "%s: LABELS must be a cellstr of %d names.", fname, numel (X));
     endif
   endif
-  ## each output's singular values in the input's order: diag (U' X V)'s magnitude is
-  ## the image of each input singular value when X = U f(S) V' (Newton-Schulz keeps U, V)
+  ## each output's singular values in the input's order: diag (U' X V) is the image of
+  ## each input singular value when X = U f(S) V' (Newton-Schulz keeps U, V), signed: a
+  ## negative one is a direction the schedule reversed
   S.labels = labels;
-  S.output = cellfun (@(x) abs (diag (U' * double (x) * V)), X, "UniformOutput", false);
+  S.output = cellfun (@(x) diag (U' * double (x) * V), X, "UniformOutput", false);
 
   hf = plot_figure ([100 100 1100 440]);
   ax1 = subplot (1, 2, 1, "parent", hf);
@@ -150,7 +153,8 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   hold (ax2, "off");
   set (ax2, "xscale", "log", "xlim", xl);
   top = max ([cellfun(@max, S.output), 1]);
-  ylim (ax2, [0, 1.45 * top]);              # head room: the legend above the curves
+  bottom = min ([cellfun(@min, S.output), 0]);   # below 0: a reversed direction
+  ylim (ax2, [1.1 * bottom, 1.45 * top]);   # head room: the legend above the curves
   set (ax2, "xgrid", "on", "ygrid", "off");   # (the target line is the grid at 1)
   xlabel (ax2, "input sigma_i (normalized G)");
   ylabel (ax2, "output sigma_i");
@@ -232,6 +236,20 @@ function c = cellstr_of (fname, what, v)
     error ("muonlab:badArg", "%s: %s must be a name or a cellstr of names.", fname, what);
   endif
 endfunction
+
+%!test
+%! ## a reversed direction shows as such: aol's map is negative above 0.884, so the top
+%! ## singular value of a nearly rank-1 G comes out near -0.99 (ns_schedule_audit's p(1))
+%! randn ("state", 5);
+%! u = randn (32, 1); v = randn (80, 1);
+%! Gr = u * v' / norm (u) / norm (v) + 1e-3 * randn (32, 80) / sqrt (32 * 80);
+%! warning ("off", "muonlab:unsafeSchedule", "local");
+%! [h, S] = ns_plot_spectrum (Gr, "Coefficients", "aol");
+%! close (h);
+%! X = muon_ns (Gr, "Coefficients", "aol");
+%! [U, ~, V] = svd (Gr, "econ");
+%! assert (S.output{1}(1), U(:,1)' * X * V(:,1), 1e-12);
+%! assert (S.output{1}(1) < -0.98);
 
 %!test
 %! ## fp64 keller: each output singular value is Keller's quintic applied 5 times to the
@@ -390,7 +408,7 @@ endfunction
 %!error <ns_plot_spectrum: LABELS must be a cellstr of 1 names.> ns_plot_spectrum (randn (4, 8), randn (4, 8), "Labels", {"a", "b"})
 %!error <ns_plot_spectrum: COEFFICIENTS must be a name or a cellstr of names.> ns_plot_spectrum (randn (4, 8), "Coefficients", 3)
 %!error <ns_plot_spectrum: GEMM must be 'auto', 'openblas' or 'onednn'\.> ns_plot_spectrum (randn (4, 8), "Gemm", "bogus")
-%!error <^ns_plot_spectrum: unknown option 'Device'\. Options: .*\.$> ns_plot_spectrum (randn (4, 8), "Device", "cuda")
+%!error <^ns_plot_spectrum: unknown option 'Device': an option of muon_ns, muon_update, muon_optimizer and [0-9]+ other functions, not of ns_plot_spectrum\. Options: .*\.$> ns_plot_spectrum (randn (4, 8), "Device", "cuda")
 
 %!test
 %! ## the file gets exactly the name given; no part of it runs in a shell

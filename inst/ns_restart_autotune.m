@@ -253,7 +253,7 @@ endfunction
 %!error <ns_restart_autotune: GRID must be a vector of positive finite values.> ns_restart_autotune ("you", "Grid", [1 0])
 %!error <ns_restart_autotune: SHIFT must be a negative finite scalar.> ns_restart_autotune ("you", "Shift", 0)
 %!error <ns_restart_autotune: STEPS must be a positive integer \(at most 1000\).> ns_restart_autotune ("you", "Steps", 0)
-%!error <^ns_restart_autotune: unknown option 'Method'\. Options: .*\.$> ns_restart_autotune ("you", "Method", "gram")
+%!error <^ns_restart_autotune: unknown option 'Method': an option of muon_ns, muon_update, muon_optimizer and [0-9]+ other functions, not of ns_restart_autotune\. Options: .*\.$> ns_restart_autotune ("you", "Method", "gram")
 %!error <ns_restart_autotune: options must be NAME, VALUE pairs.> ns_restart_autotune ("you", "Steps")
 %!error <ns_restart_autotune: SHIFT must be a negative finite scalar\.> ns_restart_autotune ("you", "Shift", 1)
 %!error id=muonlab:badArg ns_restart_autotune ("you", "Shift", 1)

@@ -20,16 +20,15 @@ function msg = unknown_name (fname, what, name, valid)
   if (! isempty (hit))
     msg = sprintf ("%s: \"%s\" (%s) is \"%s\" here: %s.", msg, A{k,1}, A{k,2}, valid{hit},
                    A{k,4});
-  elseif (! isempty (k) && strcmp (what, "option")
+  elseif (! isempty (k) && strcmp (what, "option") && isvarname (fname)
           && ! isempty (owners = option_owners (A{k,3})))
     msg = sprintf ("%s: \"%s\" (%s) is \"%s\" here, an option of %s, not of %s.", msg,
-                   A{k,1}, A{k,2}, A{k,3}, strrep (quoted_list (owners, "and"), "'", ""), fname);
+                   A{k,1}, A{k,2}, A{k,3}, owner_list (owners), fname);
   else
     s = suggest (name, valid);
-    if (isempty (s) && strcmp (what, "option")
+    if (isempty (s) && strcmp (what, "option") && isvarname (fname)
         && ! isempty (owners = option_owners (name)))
-      msg = sprintf ("%s: an option of %s, not of %s.", msg,
-                     strrep (quoted_list (owners, "and"), "'", ""), fname);
+      msg = sprintf ("%s: an option of %s, not of %s.", msg, owner_list (owners), fname);
     elseif (isempty (s))
       msg = [msg "."];
     else
@@ -37,6 +36,16 @@ function msg = unknown_name (fname, what, name, valid)
     endif
   endif
   msg = sprintf ("%s %ss: %s.", msg, [upper(what(1)) what(2:end)], strjoin (valid, ", "));
+endfunction
+
+## "muon_optimizer", "muon_ns and muon_update", "muon_ns, muon_update, muon_optimizer and
+## 5 other functions"
+function txt = owner_list (owners)
+  if (numel (owners) > 3)
+    txt = sprintf ("%s and %d other functions", strjoin (owners(1:3), ", "), numel (owners) - 3);
+  else
+    txt = strrep (quoted_list (owners, "and"), "'", "");
+  endif
 endfunction
 
 ## The user functions whose options include NAME (option_spec's tables; only asked on the
