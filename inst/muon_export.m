@@ -51,7 +51,7 @@
 ##
 ## Complex values (in either format), a value JSON cannot hold (a function handle), a
 ## table column of n x 0 numbers and, with @qcode{"Table"}, a table column of the same
-## name as a field of @var{X} (which would hide it) are errors.
+## name as a field of @var{X} that leads the rows (which would hide it) are errors.
 ##
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -59,7 +59,11 @@
 ## @var{name} picks the table in field @var{name} of @var{X}; when @var{X} is a struct
 ## array (e.g. one @code{zero_cost} result per design), the tables of all its elements are
 ## stacked, each row led by its element's scalar fields (numbers and strings: the design
-## name, the world size, @dots{}).
+## name, the world size, @dots{}).  A list of records of @code{muon_rows} (a
+## @code{zero_cost} result) is led so even when it holds one record (one design: the same
+## columns as for several).  A scalar struct (a plain one, which a 1 x 1 struct array is
+## in Octave, or a single result such as @code{zero_muon_step}'s or @code{muon_model}'s)
+## has its table written alone, not led by its fields.
 ## @end table
 ##
 ## @var{n} is the number of rows written (for a non-table JSON, 1).  The file is written
@@ -93,6 +97,7 @@ function n = muon_export (X, file, varargin)
     print_usage ();
   endif
   v = parse_options (fname, "muon_export", varargin);
+  records = isa (X, "muon_rows");       # a list of records: led by its fields, even one
   if (isa (X, "muon_result"))
     X = struct (X);
   endif
@@ -109,7 +114,7 @@ function n = muon_export (X, file, varargin)
   if (! isempty (v.Table) && ! (ischar (v.Table) && isrow (v.Table)))
     error ("muonlab:badArg", "%s: TABLE must be a field name.", fname);
   endif
-  [T, names, cols] = export_table (fname, X, v.Table);
+  [T, names, cols] = export_table (fname, X, v.Table, records);
   if (strcmp (ext, ".json"))
     if (isempty (T))
       text = json_encode (fname, X);
@@ -406,6 +411,40 @@ endfunction
 %!   assert (! isfield (T, "update") && ! isfield (T, "update_1"));
 %! unwind_protect_cleanup
 %!   unlink (f);
+%! end_unwind_protect
+
+%!test
+%! ## a zero_cost result of one design is led by its fields as one of several designs is
+%! ## (the same columns; its rows those of that design); a scalar struct (a plain one, as
+%! ## struct (C(1)) is) has its table written alone
+%! sh = {[8 8], [4 8]};
+%! C2 = zero_cost (sh, 2, "Design", {"zero12_allreduce", "layerwise_lpt"});
+%! C1 = zero_cost (sh, 2, "Design", "zero12_allreduce");
+%! f = [tempname() ".csv"];
+%! g = [tempname() ".csv"];
+%! unwind_protect
+%!   assert (muon_export (C2, f, "Table", "ranks"), 4);
+%!   assert (muon_export (C1, g, "Table", "ranks"), 2);
+%!   a = strsplit (strtrim (fileread (f)), "\n");
+%!   b = strsplit (strtrim (fileread (g)), "\n");
+%!   assert (strncmp (b{1}, "design,world,", 13));
+%!   assert (b, a(1:3));                    # the header and design 1's two ranks
+%!   assert (muon_export (C2(1), g, "Table", "ranks"), 2);
+%!   assert (strsplit (strtrim (fileread (g)), "\n"), a(1:3));
+%!   T = muon_import (g);
+%!   assert (T.design, {"zero12_allreduce"; "zero12_allreduce"});
+%!   assert (T.world, [2; 2]);
+%!   assert (T.rank, [0; 1]);
+%!   muon_export (struct (C1), g, "Table", "ranks");
+%!   c = strsplit (strtrim (fileread (g)), "\n");
+%!   assert (c{1}, regexprep (a{1}, '^.*?,rank,', 'rank,'));
+%!   ## a plain scalar struct: its table alone, a column named as one of its fields is
+%!   ## no clash (the field is not written)
+%!   assert (muon_export (struct ("n", 1, "t", struct ("n", [5; 6])), g, "Table", "t"), 2);
+%!   assert (fileread (g), "n\n5\n6\n");
+%! unwind_protect_cleanup
+%!   unlink (f);
+%!   unlink (g);
 %! end_unwind_protect
 
 %!error <muon_export: FILE must end in .csv or .json \(got 'x.txt'\).> muon_export (struct ("a", 1), "x.txt")

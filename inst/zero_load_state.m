@@ -25,7 +25,11 @@
 ## any world, layout and design; saved in the middle of a window (micro-batches
 ## accumulated) it resumes only on the world, layout and design it was saved with, each
 ## rank's accumulated gradient being its own data's (another is a @code{muonlab:badState}
-## error).
+## error).  The loop's state must be one @code{zero_train_step} makes: a pending skip
+## (with its reason) only inside a PerMicroBatchNS window, the design's step count equal
+## to the loop's (at least the loop's with PerMicroBatchNS or PoisonMomentum, which step
+## the momentum more often), each reference momentum's step equal to the loop's; else a
+## @code{muonlab:badState} error naming rank 0's file.
 ##
 ## Nothing is returned unless every check passes; each failure is a
 ## @code{muonlab:badState} error naming the file:

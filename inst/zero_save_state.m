@@ -12,6 +12,19 @@
 ## @code{zero_muon_step} or of @code{zero_train_step}).  Rank r writes @file{@var{prefix}.rank@var{r}.ckpt}: on
 ## simulated ranks this call writes all W files, under MPI (option @qcode{"Comm"}, the
 ## communicator of the run) each rank writes its own.  @var{files} lists the files written.
+## The set is written all or nothing as far as the file system allows: every file is
+## first written in full under a temporary name beside its target (every target checked
+## first: one that is a folder, or in a folder that does not exist, is a
+## @code{muonlab:badArg} error naming it), and only when all are written are they renamed
+## over the targets; a rename that fails (a target that cannot be replaced) puts back the
+## files already replaced.  A failed save (@code{muonlab:badArg}) thus leaves the previous
+## checkpoint under @var{prefix} whole and loadable, and no temporary files.  Under MPI
+## the ranks agree that every rank wrote its temporary file before any renames (a rank
+## that could not raises its error, the others raise "rank R raised an error" and remove
+## theirs); a rename that then fails on one rank is undone on that rank only, the other
+## ranks having renamed theirs: the files are then a mix of two saves, which
+## @code{zero_load_state} refuses (each rank still raises an error).  Only a crash during
+## the renames can leave such a mix on simulated ranks.
 ## Each is a muonlab checkpoint of kind @qcode{"zero_shard"} (the container of
 ## @code{muon_save_state}: magic, format version 2, length, SHA-256 checksum) whose payload
 ## is a struct with the fields:
@@ -191,15 +204,33 @@ function files = zero_save_state (prefix, L, state, varargin)
     digest = __muon_comm__ ("all_gather", opts.comm, digest);
   endif
 
-  ## the files, then an agreement that every rank wrote its own (a rank that could not
-  ## raises its error, the others are told: no set reported saved that is not whole)
+  ## the files all or nothing: every local rank's written under a temporary name, an
+  ## agreement that every rank wrote its own, and only then the renames over the targets
+  ## (write_files: a rename that fails puts the previous files back), then an agreement
+  ## that every rank renamed its own (a rank that could not raises its error, the others
+  ## are told: no set reported saved that is not whole)
+  h = [];
   try
     files = cell (1, nl);
+    bytes = cell (1, nl);
     for l = 1:nl
       S{l}.digests = digest(:);
       files{l} = zero_shard_file (prefix, ranks(l));
-      state_write (fname, files{l}, "zero_shard", S{l});
+      bytes{l} = state_write (fname, [], "zero_shard", S{l});
     endfor
+    h = write_files ("prepare", fname, files, bytes);
+  catch err
+    comm_agree (fname, opts.comm, [], {"files"});
+    rethrow (err);
+  end_try_catch
+  try
+    comm_agree (fname, opts.comm, 1, {"files"});
+  catch err                             # another rank could not write: nothing renamed
+    write_files ("abort", h);
+    rethrow (err);
+  end_try_catch
+  try
+    write_files ("commit", h);
   catch err
     comm_agree (fname, opts.comm, [], {"files"});
     rethrow (err);
@@ -256,6 +287,45 @@ endfunction
 %!   assert (isequal (s2, s));
 %! unwind_protect_cleanup
 %!   cellfun (@unlink, f);
+%! end_unwind_protect
+
+%!test
+%! ## a save that cannot write one rank's file writes none: the previous checkpoint's
+%! ## files keep their bytes (ranks 0 and 1 before rank 2's folder), no temporaries stay
+%! L3 = zero_layout ({[6 4], [5 4], [3 7]}, 3);
+%! randn ("state", 7);
+%! g3 = cellfun (@(s) randn (s), repmat ({[6 4], [5 4], [3 7]}, 3, 1), "UniformOutput", false);
+%! [~, s1] = zero_muon_step (L3, g3, []);
+%! [~, s2] = zero_muon_step (L3, g3, s1);
+%! d = tempname ();
+%! mkdir (d);
+%! p = fullfile (d, "q");
+%! unwind_protect
+%!   f = zero_save_state (p, L3, s1);
+%!   b = cellfun (@(x) fileread (x), f, "UniformOutput", false);
+%!   unlink (f{3});
+%!   mkdir (f{3});
+%!   try
+%!     zero_save_state (p, L3, s2);
+%!     error ("the save did not fail");
+%!   catch err
+%!     assert (err.identifier, "muonlab:badArg");
+%!     assert (err.message, sprintf ("zero_save_state: cannot write '%s': it is a folder.", f{3}));
+%!   end_try_catch
+%!   assert (cellfun (@(x) fileread (x), f(1:2), "UniformOutput", false), b(1:2));
+%!   x = dir (d);
+%!   assert (sort ({x.name}), {".", "..", "q.rank0.ckpt", "q.rank1.ckpt", "q.rank2.ckpt"});
+%!   rmdir (f{3});
+%!   fid = fopen (f{3}, "w");
+%!   fwrite (fid, b{3});
+%!   fclose (fid);
+%!   assert (isequal (zero_load_state (p, L3), s1));
+%!   ## and the save goes through once the target can be written
+%!   zero_save_state (p, L3, s2);
+%!   assert (isequal (zero_load_state (p, L3), s2));
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
 %! end_unwind_protect
 
 %!demo

@@ -1,20 +1,22 @@
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{T}, @var{names}, @var{cols}] =} export_table (@var{fname}, @var{X}, @var{name})
+## @deftypefn {} {[@var{T}, @var{names}, @var{cols}] =} export_table (@var{fname}, @var{X}, @var{name}, @var{lead})
 ## The table @code{muon_export} writes of @var{X} (a plain struct or struct array): with
 ## @var{name} empty, @var{X} itself as a table, a struct of n-row columns (a scalar struct
 ## of equal-length columns, or a struct array whose fields hold a scalar, a row or a string
 ## each); with @var{name}, the tables in field @var{name} of every element of @var{X},
-## stacked, each led by its element's scalar fields.  [] (and empty @var{names},
+## stacked, each led by its element's scalar fields when @var{X} has several elements or
+## @var{lead} is true (a list of records of @code{muon_rows}, even of one record), else
+## (a scalar struct) the table alone.  [] (and empty @var{names},
 ## @var{cols}) when @var{X} is no table.  @var{names} and @var{cols} are the CSV columns:
 ## an n x k numeric column is split into k named @code{NAME_1} @dots{} @code{NAME_k}.
 ## Errors (@code{muonlab:badArg}, naming @var{fname}): complex columns, n x 0 columns, a
 ## field @var{name} that is missing or holds no table, stacked tables with different
-## columns or a column named as a field of @var{X}.
+## columns or a column named as a field of @var{X} that leads the rows.
 ## @end deftypefn
 
-function [T, names, cols] = export_table (fname, X, name)
+function [T, names, cols] = export_table (fname, X, name, lead)
   if (! isempty (name))
-    T = stacked (fname, X, name);
+    T = stacked (fname, X, name, nargin > 3 && lead);
   else
     T = as_table (X);
   endif
@@ -105,8 +107,8 @@ function tf = is_cell_value (x)
 endfunction
 
 ## The tables in field `name` of every element of X, stacked, each led by its element's
-## scalar fields.
-function T = stacked (fname, X, name)
+## scalar fields (a scalar X: only with LEAD).
+function T = stacked (fname, X, name, lead)
   if (! (isstruct (X) && isfield (X, name)))
     error ("muonlab:badArg", "%s: X has no field '%s'.", fname, name);
   endif
@@ -119,7 +121,7 @@ function T = stacked (fname, X, name)
     f = fieldnames (t);
     n = rows (t.(f{1}));
     keys = struct ();
-    if (! isscalar (X))
+    if (! isscalar (X) || lead)
       for g = fieldnames (X).'
         x = X(i).(g{1});
         if (ischar (x) && (isrow (x) || isempty (x)))

@@ -11,7 +11,9 @@
 ## @var{mode} @qcode{"step"} (@code{muon_step}, every call; cheap) checks that every field
 ## of an optimizer state is there, the scalars a user may edit between steps (learning
 ## rates, weight decays and @code{adam_eps} non-negative and finite, @code{adam_betas} in
-## [0, 1)), and each parameter's state: @code{OPT.muon.(name)} is [] or a @code{muon_update} state
+## [0, 1)), the counters (@code{micro} below @code{accum_steps}; @code{overflow_pending}
+## true only inside a PerMicroBatchNS window, @code{micro} > 0, as @code{muon_step} sets it),
+## and each parameter's state: @code{OPT.muon.(name)} is [] or a @code{muon_update} state
 ## (momentum a real double or single array of the parameter's size, finite unless
 ## @code{OPT.poison}, of the parameter's class; step a non-negative integer; form
 ## @qcode{"ema"} or @qcode{"sgd"};
@@ -108,6 +110,14 @@ function check_settings (opt)
   ## counters
   if (! (count_ (opt.micro) && opt.micro < k))
     fail_ ("OPT.micro must be an integer in [0, accum_steps)");
+  endif
+  ## a pending skip is only ever held inside a PerMicroBatchNS window (muon_step sets it
+  ## when a micro-batch's own update overflows, and clears it where the window ends)
+  if (opt.overflow_pending && ! opt.per_micro_ns)
+    fail_ ("OPT.overflow_pending must be false without per_micro_ns (only a PerMicroBatchNS window holds a pending skip)");
+  endif
+  if (opt.overflow_pending && opt.micro == 0)
+    fail_ ("OPT.overflow_pending must be false between windows (OPT.micro is 0)");
   endif
   each_ (opt, "OPT", {"step", "skipped", "ns_calls"}, @count_, "a non-negative integer");
 endfunction

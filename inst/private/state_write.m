@@ -2,7 +2,7 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {} state_write (@var{fname}, @var{file}, @var{kind}, @var{payload})
+## @deftypefn {} {@var{bytes} =} state_write (@var{fname}, @var{file}, @var{kind}, @var{payload})
 ## Write @var{payload} (any value made of double, single, logical, integer and char
 ## arrays, cells and structs) to @var{file} as a muonlab checkpoint of kind @var{kind}
 ## (a lower-case name such as @qcode{"muon_optimizer"}): a 64-byte header, the payload
@@ -26,7 +26,9 @@
 ## refused here (a programming error: muonlab:badArg).  The file is written beside
 ## @var{file} under a temporary name in a folder made for the call (@code{write_file}: a
 ## path planted there is never opened) and renamed over it, so an interrupted save leaves
-## the previous checkpoint whole.  Errors name @var{fname}.  @code{state_read} reads it.
+## the previous checkpoint whole.  With @var{file} empty nothing is written: @var{bytes},
+## the file's content (uint8 row), is for the caller to write (@code{write_files}, a set
+## of files all or nothing).  Errors name @var{fname}.  @code{state_read} reads it.
 ##
 ## Meant to be shared by every checkpoint muonlab writes: @code{muon_save_state} uses the
 ## kind @qcode{"muon_optimizer"} (payload: the optimizer struct), @code{zero_save_state}
@@ -35,7 +37,7 @@
 ## @seealso{state_read}
 ## @end deftypefn
 
-function state_write (fname, file, kind, payload)
+function bytes = state_write (fname, file, kind, payload)
   if (! (ischar (kind) && ! isempty (regexp (kind, '^[a-z][a-z0-9_.-]{0,39}$', "once"))))
     error ("muonlab:badArg", "%s: KIND must be a lower-case name of at most 40 characters.",
            fname);
@@ -75,7 +77,9 @@ function state_write (fname, file, kind, payload)
   bytes = [bytes, uint8(hex2dec (reshape (digest, 2, []).')).'];
 
   ## write beside FILE under an exclusive temporary name, then rename over it
-  write_file (fname, file, bytes);
+  if (! isempty (file))
+    write_file (fname, file, bytes);
+  endif
 endfunction
 
 function b = le_bytes (x)

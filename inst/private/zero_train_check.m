@@ -7,7 +7,8 @@
 ## local ranks @var{ranks} (0-based) and the matrices of sizes @var{shapes} (P x 2) of the
 ## layout @var{L}, with the loss scaler @var{scaler} of the call's options: each a
 ## @code{muonlab:badState} error naming the field (its key is compared by the caller).  Of
-## @code{st.zero}, the design's state, the lengths of its momentum buffers (and reference
+## @code{st.pending} and @code{st.why}, only inside a PerMicroBatchNS window (micro > 0) and
+## together.  Of @code{st.zero}, the design's state, the lengths of its momentum buffers (and reference
 ## momenta), against @var{variant}'s map: the loop folds a gradient into them itself
 ## (PoisonMomentum); the rest of it is checked by @code{zero_muon_step}.
 ## @end deftypefn
@@ -30,6 +31,15 @@ function zero_train_check (fname, st, L, variant, ranks, shapes, scaler)
   endif
   if (! (ischar (st.why) && (isempty (st.why) || isrow (st.why))))
     bad ("why", "a string");
+  endif
+  ## a pending skip (its reason in why) is held only inside a PerMicroBatchNS window: the
+  ## loop sets both when a micro-batch's update overflows and clears them where it ends
+  if (st.pending && st.micro == 0)
+    bad ("pending", "false between windows (STATE.micro is 0)");
+  elseif (st.pending && ! st.key.per_micro_ns)
+    bad ("pending", "false without PerMicroBatchNS (only its window holds a pending skip)");
+  elseif (st.pending == isempty (st.why))
+    bad ("why", "the reason of a pending skip: non-empty exactly when STATE.pending is true");
   endif
   for f = {"ns_calls", "bytes"}
     x = st.(f{1});

@@ -71,6 +71,9 @@ function [zs, T] = split (fname, state, L, W, shapes, nl)
   T.started = ! isempty (state.zero);
   for l = 1:nl
     msg = check_part (fname, rank_part (T, l), shapes, k.form);
+    if (isempty (msg) && l == 1)
+      msg = step_msg (zs, T.step, T.key);
+    endif
     if (! isempty (msg))
       error ("muonlab:badState", "%s: STATE is not a valid state of zero_train_step: %s.",
              fname, msg);
@@ -113,6 +116,10 @@ function state = join (fname, prefix, S, zs, L, ranks, same)
       bad (r, msg);
     endif
   endfor
+  msg = step_msg (zs, t0.step, t0.options);
+  if (! isempty (msg))
+    bad (0, msg);
+  endif
   if ((t0.micro > 0 || t0.pending) && ! same)
     error ("muonlab:badState",
            ["%s: the files under '%s' hold a window in progress (micro-batch %d of %d): it " ...
@@ -160,6 +167,14 @@ function msg = check_part (fname, t, shapes, form)
          && islogical (t.started) && isscalar (t.started) && islogical (t.pending)
          && isscalar (t.pending) && ischar (t.why)))
     msg = "its counters or options are no valid values";
+  elseif (t.pending && t.micro == 0)
+    ## (zero_train_step holds a pending skip only inside a PerMicroBatchNS window, with
+    ## its reason in why, and clears both where the window ends)
+    msg = "it holds a pending skip between windows (micro-batch count 0)";
+  elseif (t.pending && ! isequal (o.per_micro_ns, true))
+    msg = "it holds a pending skip without PerMicroBatchNS";
+  elseif (t.pending == isempty (t.why))
+    msg = "its skip reason (why) must be non-empty exactly when a skip is pending";
   elseif (! (iscell (t.accum) && numel (t.accum) == P && iscell (t.full)
              && numel (t.full) == P && iscell (t.ref) && numel (t.ref) == P && iscell (t.upd)
              && numel (t.upd) == 1 && iscell (t.owned) && numel (t.owned) == 1))
@@ -187,8 +202,36 @@ function msg = check_part (fname, t, shapes, form)
                                    "form", form, "poison", isequal (o.poison, true)),
                            "train");
     if (isempty (msg))
+      ## the reference advances once per applied step, as the loop's step count does
+      for p = 1:P
+        if (! isempty (t.ref{p}) && ! isequal (t.ref{p}.step, t.step))
+          msg = sprintf ("the step of its reference momentum of matrix %d (%d) differs from its step count (%d)",
+                         p, t.ref{p}.step, t.step);
+          return;
+        endif
+      endfor
+    endif
+    if (isempty (msg))
       msg = check_options (fname, o, sc);
     endif
+  endif
+endfunction
+
+## what is wrong with the design's step count against the loop's step count step, or "":
+## the design's state zs steps with each applied window (so never fewer times); exactly
+## as often unless PerMicroBatchNS (a step per micro-batch) or PoisonMomentum (a step
+## folded into a skipped window) is on, o holding those options
+function msg = step_msg (zs, step, o)
+  msg = "";
+  n = zs.step;
+  if (! (isnumeric (n) && isscalar (n) && isnumeric (step) && isscalar (step)))
+    return;                               # (named by the callers' own checks)
+  endif
+  together = ! (isequal (o.per_micro_ns, true) || isequal (o.poison, true));
+  if (n < step || (together && n != step))
+    msg = sprintf ("the design's momentum has taken %d steps, the loop %d (%s)", n, step,
+                   merge (together, "without PerMicroBatchNS or PoisonMomentum they step together",
+                          "the momentum steps at least once per applied step"));
   endif
 endfunction
 

@@ -174,11 +174,16 @@ function f = t_ckpt_disagree (comm)
                     "a file not written: %s", err.message);
   end_try_catch
   muon_collective (comm, "barrier");
+  ## the ranks agree that every temporary file was written before renaming: the other
+  ## ranks wrote no file either (and left no temporary one)
+  f += mpi_check (! exist (sprintf ("%s-dir.rank%d.ckpt", pre, r), "file") || r == 1, comm,
+                  "a file not written by rank 1: rank %d's file written", r);
+  left = dir (fullfile (fileparts (pre), sprintf (".muonlab-%d-*", getpid ())));
+  f += mpi_check (isempty (left), comm, "a file not written: temporaries left (%s)",
+                  strjoin ({left.name}, ", "));
+  muon_collective (comm, "barrier");
   if (r == 0)
     rmdir (sprintf ("%s-dir.rank1.ckpt", pre));
-    for q = [0 2:W-1]
-      unlink (sprintf ("%s-dir.rank%d.ckpt", pre, q));
-    endfor
   endif
   ## the set saved, then rank 1 loads the files of another run's step
   zero_save_state (pre, L, sm, "Comm", comm);

@@ -301,3 +301,61 @@ endfunction
 %! if (exist (g, "file"))
 %!   unlink (g);
 %! endif
+
+%!test
+%! ## a pending overflow skip is only ever held inside a PerMicroBatchNS window (muon_step
+%! ## sets it when a micro-batch's own update overflows, clears it where the window ends):
+%! ## a state holding one elsewhere would skip its next step silently, so muon_step,
+%! ## muon_save_state and muon_load_state refuse it
+%! randn ("state", 3);
+%! P = struct ("W1", randn (8, 6), "b", randn (6, 1));
+%! G = structfun (@(x) randn (size (x)), P, "UniformOutput", false);
+%! f = [tempname() ".ckpt"];
+%! unwind_protect
+%!   ## the oracle: a real pending skip (an overflowed micro-batch of a PerMicroBatchNS
+%!   ## window) is kept by a round trip and skips the window's step
+%!   o = muon_optimizer (P, "AccumulationSteps", 2, "PerMicroBatchNS", true,
+%!                       "LossScaler", "dynamic");
+%!   Gi = G; Gi.W1(1) = Inf;
+%!   [~, o] = muon_step (o, P, Gi);
+%!   assert (struct (o).overflow_pending && struct (o).micro == 1);
+%!   muon_save_state (f, o);
+%!   [~, ~, info] = muon_step (muon_load_state (f, P), P, G);
+%!   assert (info.skipped && ! info.applied);
+%!   ## forged: without PerMicroBatchNS, and between windows
+%!   c = {};
+%!   o = struct (muon_optimizer (P, "AccumulationSteps", 2));
+%!   o.overflow_pending = true;
+%!   c(end+1,:) = {o, "OPT.overflow_pending must be false without per_micro_ns (only a PerMicroBatchNS window holds a pending skip)"};
+%!   o = struct (muon_optimizer (P, "AccumulationSteps", 2, "PerMicroBatchNS", true));
+%!   o.overflow_pending = true;
+%!   c(end+1,:) = {o, "OPT.overflow_pending must be false between windows (OPT.micro is 0)"};
+%!   for i = 1:rows (c)
+%!     o = c{i,1};
+%!     try
+%!       muon_step (o, P, G);
+%!       error ("test:noError", "no error");
+%!     catch err
+%!       assert ({err.identifier, err.message}, {"muonlab:badState", ["muon_step: " c{i,2} "."]});
+%!     end_try_catch
+%!     try
+%!       muon_save_state (f, o);
+%!       error ("test:noError", "no error");
+%!     catch err
+%!       assert ({err.identifier, err.message},
+%!               {"muonlab:badState", ["muon_save_state: " c{i,2} "."]});
+%!     end_try_catch
+%!     write_ckpt (f, "muon_optimizer", o);
+%!     try
+%!       muon_load_state (f, P);
+%!       error ("test:noError", "no error");
+%!     catch err
+%!       assert ({err.identifier, err.message},
+%!               {"muonlab:badState", sprintf("muon_load_state: '%s' holds an invalid state: %s.", f, c{i,2})});
+%!     end_try_catch
+%!   endfor
+%! unwind_protect_cleanup
+%!   if (exist (f, "file"))
+%!     unlink (f);
+%!   endif
+%! end_unwind_protect

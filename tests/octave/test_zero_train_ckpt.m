@@ -263,3 +263,100 @@ endfunction
 %! unwind_protect_cleanup
 %!   cellfun (@unlink, f);
 %! end_unwind_protect
+
+%!test
+%! ## states zero_train_step never makes are refused by the step, the save and the load
+%! ## (files resealed with a valid checksum): a pending skip outside a PerMicroBatchNS
+%! ## window or without its reason, a reason without a pending skip (each would skip the
+%! ## next step silently), and shards whose step disagrees with the loop's
+%! L = zero_layout ({[8 8], [6 8]}, 2);
+%! g = {ones(8), ones(6, 8); ones(8), ones(6, 8)};
+%! T = [];
+%! for t = 1:2
+%!   [~, T] = zero_train_step (L, cellfun (@(x) x * t, g, "UniformOutput", false), T);
+%! endfor
+%! assert ([T.step, T.zero.step, T.ref{1}.step, T.micro], [2 2 2 0]);
+%! [~, Tm] = zero_train_step (L, g, [], "AccumulationSteps", 2);   # in a window
+%! assert (Tm.micro, 1);
+%! c = {};   # {state, options, the step's message, the save's and the load's reason}
+%! t = T; t.pending = true; t.why = "overflow";
+%! c(end+1,:) = {t, {}, "STATE.pending must be false between windows (STATE.micro is 0)", ...
+%!               "it holds a pending skip between windows (micro-batch count 0)"};
+%! t = T; t.why = "bogus";
+%! c(end+1,:) = {t, {}, "STATE.why must be the reason of a pending skip: non-empty exactly when STATE.pending is true", ...
+%!               "its skip reason (why) must be non-empty exactly when a skip is pending"};
+%! t = Tm; t.pending = true; t.why = "overflow";
+%! c(end+1,:) = {t, {"AccumulationSteps", 2}, "STATE.pending must be false without PerMicroBatchNS (only its window holds a pending skip)", ...
+%!               "it holds a pending skip without PerMicroBatchNS"};
+%! for i = 1:rows (c)
+%!   t = c{i,1};
+%!   try
+%!     zero_train_step (L, g, t, c{i,2}{:});
+%!     error ("test:noError", "no error");
+%!   catch err
+%!     assert ({err.identifier, err.message},
+%!             {"muonlab:badState", ["zero_train_step: " c{i,3} "."]});
+%!   end_try_catch
+%!   try
+%!     zero_save_state (tempname (), L, t);
+%!     error ("test:noError", "no error");
+%!   catch err
+%!     assert ({err.identifier, err.message},
+%!             {"muonlab:badState", ["zero_save_state: STATE is not a valid state of zero_train_step: " c{i,4} "."]});
+%!   end_try_catch
+%! endfor
+%! ## the save of a step count the design's momentum does not share
+%! t = T; t.zero.step = 7;
+%! msg = "the design's momentum has taken 7 steps, the loop 2 (without PerMicroBatchNS or PoisonMomentum they step together)";
+%! try
+%!   zero_save_state (tempname (), L, t);
+%!   error ("test:noError", "no error");
+%! catch err
+%!   assert ({err.identifier, err.message},
+%!           {"muonlab:badState", ["zero_save_state: STATE is not a valid state of zero_train_step: " msg "."]});
+%! end_try_catch
+%! ## the load: each edit in every rank's file (version 2: no digests to tell it first)
+%! pre = tempname ();
+%! f = zero_save_state (pre, L, T);
+%! unwind_protect
+%!   S0 = cellfun (@read_payload, f, "UniformOutput", false);
+%!   e = {@(S) setfield(S, "step", 7), msg;
+%!        @(S) setfield(S, "train", setfield(S.train, "step", 9)), ...
+%!        "the step of its reference momentum of matrix 1 (2) differs from its step count (9)";
+%!        @(S) setfield(S, "train", setfield(setfield(S.train, "pending", true), "why", "overflow")), ...
+%!        c{1,4};
+%!        @(S) setfield(S, "train", setfield(S.train, "why", "bogus")), c{2,4}};
+%!   for i = 1:rows (e)
+%!     for r = 1:2
+%!       S = e{i,1} (setfield (rmfield (S0{r}, "digests"), "version", 2));
+%!       write_ckpt (f{r}, "zero_shard", S);
+%!     endfor
+%!     try
+%!       zero_load_state (pre, L);
+%!       error ("test:noError", "no error");
+%!     catch err
+%!       assert ({err.identifier, err.message},
+%!               {"muonlab:badState", sprintf("zero_load_state: '%s' holds an invalid training state: %s.", f{1}, e{i,2})});
+%!     end_try_catch
+%!   endfor
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
+%! ## what the loop does make still goes through: PerMicroBatchNS steps the momentum at
+%! ## every micro-batch (4 steps for 2 windows of 2), and a pending skip mid-window
+%! o = {"AccumulationSteps", 2, "PerMicroBatchNS", true};
+%! T = [];
+%! for t = 1:4
+%!   [~, T] = zero_train_step (L, cellfun (@(x) x * t, g, "UniformOutput", false), T, o{:});
+%! endfor
+%! gi = g; gi{2,1}(1) = Inf;
+%! [~, T] = zero_train_step (L, gi, T, o{:});
+%! assert ([T.step, T.zero.step, T.micro, T.pending], [2 4 1 1]);
+%! assert (! isempty (T.why));
+%! pre = tempname ();
+%! f = zero_save_state (pre, L, T);
+%! unwind_protect
+%!   assert (isequal (zero_load_state (pre, L), T));
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
