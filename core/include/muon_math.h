@@ -311,9 +311,11 @@ void muon_update_opts_default (muon_update_opts *o);
 // must not overlap G or each other.  The momentum arithmetic is fp64, rounded once into M's
 // type; the NS input is held in fp64.  Errors: NULLPTR, BADSHAPE (shapes, splits), BADARG
 // (options), BADTYPE, UNSUPPORTED, NOMEM, and those of muon_ns; MUON_WARN_NONFINITE when U
-// holds non-finite values.  The arguments, the options and the back end o->ns.device asks for
-// (NOTBUILT / NODEVICE for a CUDA back end that is missing) are checked before M is written:
-// a call refused for any of them leaves M as it was.
+// holds non-finite values.  The arguments, the options, the back end o->ns.device asks for
+// (NOTBUILT / NODEVICE for a CUDA back end that is missing) and o->ns.trace (muon_ns's
+// BADSHAPE: one page, the shape of every row block's call, steps + 1 pages; each block's
+// call records into it, the last one's snapshots stay) are checked before M is written: a
+// call refused for any of them leaves M as it was.
 muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
                          const muon_update_opts *o);
 

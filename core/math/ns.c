@@ -293,7 +293,7 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
   CHECK (MUON_ERR_BADSHAPE, m <= (size_t) INT_MAX, "dimensions must fit a BLAS int");
   if (o->trace)
-    CHECKSTATUS (muon_ns_trace_begin (ctx, o->trace, G, n, m, steps,
+    CHECKSTATUS (muon_ns_trace_begin (ctx, o->trace, G, steps,
                                       muon_ns_uses_gram (G->rows, G->cols, o)));
   CHECKSTATUS (muon_gemm_setup (ctx, o->gemm, o->threads, o->precision, &env.cfg));
   env.cfg.tally = &tally;
