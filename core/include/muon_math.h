@@ -213,7 +213,11 @@ muon_status muon_ns_flop_model_get (muon_ctx *ctx, int steps, const int *restart
 double muon_ns_flops_count (const double c[2], double rows, double cols);
 // FLOPs of one Newton-Schulz call on a rows x cols page under o (NULL: the defaults): the
 // method after the Gram aspect fallback (muon_ns_uses_gram), o's steps (0: the schedule's
-// default) and restarts; symmetric: symmetric results at half.  The ZeRO cost model's count.
+// default, ncoeffs steps for a schedule of ncoeffs > 1 triples) and restarts; symmetric:
+// symmetric results at half.  The ZeRO cost model's count.  NaN (no status to return) when
+// a field it reads is one muon_ns refuses: an unknown method, negative steps, coeffs with
+// ncoeffs < 1, more than MUON_MAX_STEPS steps, a restart count outside 0..MUON_MAX_RESTARTS
+// or a negative restart, a Gram minimum aspect below 1 or not finite.
 double muon_ns_flops_matrix (size_t rows, size_t cols, const muon_ns_opts *o, int symmetric);
 
 // Where the time of the last muon_ns call on a context went (muon_ns_last_stats): its

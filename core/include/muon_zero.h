@@ -486,7 +486,10 @@ typedef struct {
   muon_zero_order order;        // default given
   muon_zero_pad_count pad_count;  // ZERO3_RR_ALIASED; default DEEPSPEED
   int elem_bytes;               // bytes an element on the wire, 1..64 (default 8)
-  muon_ns_opts ns;              // method, steps (0: 5), restarts, gram_min_aspect are read
+  muon_ns_opts ns;              // method, steps (0: the schedule's default, 5 for one
+                                //   triple, ncoeffs for more), coeffs / ncoeffs (the count
+                                //   only), restarts, gram_min_aspect are read, and checked
+                                //   as muon_ns checks them (BADARG, its messages)
   int symmetric;                // 1: symmetric products cost half (default 0)
 } muon_zero_cost_opts;
 

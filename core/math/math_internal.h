@@ -81,6 +81,12 @@ muon_status muon_update_orthogonalize (muon_ctx *ctx, const muon_tensor *X, muon
 // Validates the Newton-Schulz options for o->device (BADARG / UNSUPPORTED / NULLPTR): what
 // muon_ns checks, for the paths that reach a back end without it (the CUDA update).
 muon_status muon_ns_check_opts (muon_ctx *ctx, const muon_ns_opts *o);
+// The part of muon_ns_check_opts on the fields the FLOP model reads (muon_ns_flops_matrix,
+// the ZeRO cost model): method, steps, the coefficient count (ncoeffs >= 1 with coeffs),
+// at most MUON_MAX_STEPS steps after the default, the restarts, gram_min_aspect; muon_ns's
+// statuses and messages (ctx may be NULL: the status only).  [out] *steps (may be NULL): the
+// steps a call runs.
+muon_status muon_ns_check_flop_opts (muon_ctx *ctx, const muon_ns_opts *o, int *steps);
 // Validates the update options for a matrix of `rows` rows (BADARG / BADSHAPE / NULLPTR),
 // and loads the CUDA back end when o->ns.device asks for it (NOTBUILT / NODEVICE): the
 // checks a caller makes before it writes anything.
