@@ -370,8 +370,9 @@ typedef struct {
 } muon_darray_info;
 
 // [out] *out: a new array (contents undefined).  NODEVICE / NOTBUILT for a CUDA device that
-// is not there, MUON_ERR_DEVMEM when the device has no room, BADSHAPE for a size whose bytes
-// overflow.
+// is not there, MUON_ERR_DEVMEM when the device has no room and for a size whose bytes
+// overflow (larger than any device, on any device: checked before the device is asked),
+// BADSHAPE for a size 0, BADARG for an unknown device or storage class.
 muon_status muon_darray_create (muon_ctx *ctx, muon_device device, muon_precision storage,
                                 size_t rows, size_t cols, size_t batch, muon_darray **out);
 // Frees *a (back to the pool on CUDA) and sets it to NULL; *a NULL is fine (OK), a NULL
