@@ -106,6 +106,12 @@ const char *muon_ctx_last_where (const muon_ctx *ctx)
 static muon_status set_error (muon_ctx *ctx, muon_status code, const char *file, int line,
                               const char *func, const char *fmt, va_list ap)
 {
+  if (fmt == NULL)                  // (vsnprintf's format must not be NULL)
+  {
+    code = MUON_ERR_NULLPTR;
+    fmt = "the error message's format must not be NULL";
+    file = NULL;                    // the caller's fault, not a place in core
+  }
   if (ctx == NULL)
     return code;
   ctx->last_status = code;

@@ -191,6 +191,8 @@ muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, comm != NULL, "communicator pointer must not be NULL");
   *comm = NULL;
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_COMM_REDUCTION_LIST, use_library_reduction),
+         "unknown reduction %d", use_library_reduction);   // muon_comm_set_reduction's
   int init = 0, fin = 0, rank = 0, size = 0;
   MPI_Initialized (&init);
   MPI_Finalized (&fin);
@@ -198,7 +200,7 @@ muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon
          : "not initialized (call MPI_Init or MPI_Init_thread first)");
   CHECKMEM (s = calloc (1, sizeof *s));
   s->comm = MPI_COMM_NULL;
-  s->staged = (muon_staged) { use_library_reduction != 0, { NULL, 0 }, { NULL, 0 }, mpi_xfer,
+  s->staged = (muon_staged) { use_library_reduction == 1, { NULL, 0 }, { NULL, 0 }, mpi_xfer,
                               mpi_xferv, INT_MAX };
   MPI_TRY (MPI_Comm_dup (MPI_COMM_WORLD, &s->comm));
   MPI_TRY (MPI_Comm_set_errhandler (s->comm, MPI_ERRORS_RETURN));
@@ -227,6 +229,8 @@ muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, comm != NULL, "communicator pointer must not be NULL");
   *comm = NULL;
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_COMM_REDUCTION_LIST, use_library_reduction),
+         "unknown reduction %d", use_library_reduction);
   CHECK (MUON_ERR_NOTBUILT, 0, "the MPI communicator is not built (no mpicc was found when "
          "muonlab was built; install Open MPI and rebuild)");
 fail:

@@ -183,13 +183,15 @@ muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, comm != NULL, "communicator pointer must not be NULL");
   *comm = NULL;
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_COMM_REDUCTION_LIST, use_library_reduction),
+         "unknown reduction %d", use_library_reduction);   // muon_comm_set_reduction's
   CHECK (MUON_ERR_BADARG, bootstrap == NULL || bootstrap->local_ranks == 1,
          "nccl: the bootstrap communicator must drive one rank per process (mpi or self), "
          "not %d", bootstrap ? bootstrap->local_ranks : 0);
   int W = bootstrap ? bootstrap->size : 1, rank = bootstrap ? bootstrap->rank0 : 0;
   int device = 0, failed = 0;
   CHECKMEM (s = calloc (1, sizeof *s));
-  s->staged = (muon_staged) { use_library_reduction != 0, { NULL, 0 }, { NULL, 0 }, nccl_xfer,
+  s->staged = (muon_staged) { use_library_reduction == 1, { NULL, 0 }, { NULL, 0 }, nccl_xfer,
                               nccl_xferv, (size_t) -1 };
 
   // 1. library and device on every rank, then agree

@@ -92,6 +92,9 @@ muon_status muon_ctx_last_status (const muon_ctx *ctx);
 // is MUON_OK).  Owned by ctx, valid until the next call.
 const char *muon_ctx_last_where (const muon_ctx *ctx);
 // Records an error (printf-style message) in ctx and returns code; used by core and gateways.
+// fmt NULL: records MUON_ERR_NULLPTR with the message "the error message's format must not
+// be NULL" instead, and returns MUON_ERR_NULLPTR (ctx NULL: returns code, or NULLPTR for a
+// NULL fmt, recording nothing).
 muon_status muon_ctx_set_error (muon_ctx *ctx, muon_status code, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__ ((format (printf, 3, 4)))

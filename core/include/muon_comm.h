@@ -99,7 +99,8 @@ muon_status muon_comm_sim_create (muon_ctx *ctx, int world, muon_comm **comm);
 // This process's rank of MPI_COMM_WORLD (on a duplicate of it; the caller has initialized
 // MPI and finalizes it after muon_comm_destroy).  use_library_reduction 0: the fixed order
 // above, bit for bit the sim result (each rank gathers every contribution and reduces it
-// itself); 1: MPI_Allreduce / MPI_Reduce_scatter_block (equal to round-off).  Counters are
+// itself); 1: MPI_Allreduce / MPI_Reduce_scatter_block (equal to round-off); another value
+// is BADARG (MUON_COMM_REDUCTION_LIST).  Counters are
 // the model (counts_measured = 0).  Defined in build/libmuon_mpi.a (link it before
 // libmuon.a); MUON_ERR_NOTBUILT when that was built without MPI, MUON_ERR_MPI when MPI is not
 // initialized or fails.  [out] *comm.  See core/comm_mpi.c for the costs.
@@ -108,7 +109,8 @@ muon_status muon_comm_mpi_create (muon_ctx *ctx, int use_library_reduction, muon
 // e.g. the MPI one, which broadcasts NCCL's unique id) over NCCL on GPU rank % devices.
 // Buffers stay host memory (staged to the device for each call).  use_library_reduction 0:
 // the fixed order (an all-gather, reduced on the host); 1: ncclAllReduce /
-// ncclReduceScatter.  Every rank of bootstrap must call it; all fail together:
+// ncclReduceScatter; another value is BADARG, before anything is loaded or agreed.  Every
+// rank of bootstrap must call it; all fail together:
 // MUON_ERR_NOTBUILT without libmuon_nccl.so (dlopen-ed; $MUON_NCCL_LIB overrides where),
 // MUON_ERR_NODEVICE without a driver or GPU, MUON_ERR_NCCL / MUON_ERR_CUDA.  [out] *comm.
 muon_status muon_comm_nccl_create (muon_ctx *ctx, muon_comm *bootstrap,

@@ -213,7 +213,11 @@ muon_status muon_ns_flop_model_get (muon_ctx *ctx, int steps, const int *restart
 double muon_ns_flops_count (const double c[2], double rows, double cols);
 // FLOPs of one Newton-Schulz call on a rows x cols page under o (NULL: the defaults): the
 // method after the Gram aspect fallback (muon_ns_uses_gram), o's steps (0: the schedule's
-// default) and restarts; symmetric: symmetric results at half.  The ZeRO cost model's count.
+// default, ncoeffs steps for a schedule of ncoeffs > 1 triples) and restarts; symmetric:
+// symmetric results at half.  The ZeRO cost model's count.  NaN (no status to return) when
+// a field it reads is one muon_ns refuses: an unknown method, negative steps, coeffs with
+// ncoeffs < 1, more than MUON_MAX_STEPS steps, a restart count outside 0..MUON_MAX_RESTARTS
+// or a negative restart, a Gram minimum aspect below 1 or not finite.
 double muon_ns_flops_matrix (size_t rows, size_t cols, const muon_ns_opts *o, int symmetric);
 
 // Where the time of the last muon_ns call on a context went (muon_ns_last_stats): its
@@ -311,9 +315,11 @@ void muon_update_opts_default (muon_update_opts *o);
 // must not overlap G or each other.  The momentum arithmetic is fp64, rounded once into M's
 // type; the NS input is held in fp64.  Errors: NULLPTR, BADSHAPE (shapes, splits), BADARG
 // (options), BADTYPE, UNSUPPORTED, NOMEM, and those of muon_ns; MUON_WARN_NONFINITE when U
-// holds non-finite values.  The arguments, the options and the back end o->ns.device asks for
-// (NOTBUILT / NODEVICE for a CUDA back end that is missing) are checked before M is written:
-// a call refused for any of them leaves M as it was.
+// holds non-finite values.  The arguments, the options, the back end o->ns.device asks for
+// (NOTBUILT / NODEVICE for a CUDA back end that is missing) and o->ns.trace (muon_ns's
+// BADSHAPE: one page, the shape of every row block's call, steps + 1 pages; each block's
+// call records into it, the last one's snapshots stay) are checked before M is written: a
+// call refused for any of them leaves M as it was.
 muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
                          const muon_update_opts *o);
 
@@ -364,8 +370,9 @@ typedef struct {
 } muon_darray_info;
 
 // [out] *out: a new array (contents undefined).  NODEVICE / NOTBUILT for a CUDA device that
-// is not there, MUON_ERR_DEVMEM when the device has no room, BADSHAPE for a size whose bytes
-// overflow.
+// is not there, MUON_ERR_DEVMEM when the device has no room and for a size whose bytes
+// overflow (larger than any device, on any device: checked before the device is asked),
+// BADSHAPE for a size 0, BADARG for an unknown device or storage class.
 muon_status muon_darray_create (muon_ctx *ctx, muon_device device, muon_precision storage,
                                 size_t rows, size_t cols, size_t batch, muon_darray **out);
 // Frees *a (back to the pool on CUDA) and sets it to NULL; *a NULL is fine (OK), a NULL

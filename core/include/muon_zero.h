@@ -348,7 +348,12 @@ muon_status muon_zero_plan_momentum_map (muon_ctx *ctx, const muon_zero_plan *P,
 // [out] updates[l]: plan->owned_len[rank] elements: for p = 0, 1, ... the elements of its
 //   span owned[rank * nparams + p] in row-major order.
 // [out] stats[l] (may be NULL).
-// o->variant must be the plan's.  Errors: NULLPTR, BADARG (options, world, variant),
+// o->variant must be the plan's.  The buffers' memory: two local ranks' momentum or update
+// buffers that share memory, or a gradient that shares memory with one of them, are BADARG
+// before anything is written (gradients may share memory with each other); but the
+// reference design's local ranks may all pass rank 0's momentum pointer (DDP's W equal
+// copies), updated once, every such rank getting its update from it.
+// Errors: NULLPTR, BADARG (options, world, variant, buffers' memory),
 // BADSHAPE (ZERO3_RR_ALIASED on a round of mixed sizes), NOMEM, and those of the
 // communicator and of muon_update; MUON_WARN_NONFINITE when an update holds non-finite values.
 muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *plan,
@@ -378,7 +383,10 @@ muon_status muon_zero_step_check (muon_ctx *ctx, const muon_zero_plan *plan,
 // on one device: grads[l * nparams + p] rows x cols, momentum[l] and updates[l] of
 // momentum_len / owned_len elements (any shape; NULL where that length is 0).  On CUDA with
 // more than one rank the communicator must move device memory (nccl; MUON_ERR_UNSUPPORTED
-// for the others).  Errors
+// for the others).  The arrays' memory as muon_zero_step's buffers' (one array passed for
+// two ranks' momenta or updates, or as a gradient and a momentum or update: BADARG, with
+// muon_zero_step's message; the reference design's one momentum array for every local rank
+// updated once, bit for bit muon_zero_step's).  Errors
 // otherwise as muon_zero_step's, and BADTYPE / BADSHAPE for the arrays.
 muon_status muon_zero_step_device (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *plan,
                                    const muon_zero_step_opts *o,
@@ -478,7 +486,10 @@ typedef struct {
   muon_zero_order order;        // default given
   muon_zero_pad_count pad_count;  // ZERO3_RR_ALIASED; default DEEPSPEED
   int elem_bytes;               // bytes an element on the wire, 1..64 (default 8)
-  muon_ns_opts ns;              // method, steps (0: 5), restarts, gram_min_aspect are read
+  muon_ns_opts ns;              // method, steps (0: the schedule's default, 5 for one
+                                //   triple, ncoeffs for more), coeffs / ncoeffs (the count
+                                //   only), restarts, gram_min_aspect are read, and checked
+                                //   as muon_ns checks them (BADARG, its messages)
   int symmetric;                // 1: symmetric products cost half (default 0)
 } muon_zero_cost_opts;
 

@@ -13,11 +13,15 @@
 // Expands o's schedule into buf (cap triples at most).  [out] buf: steps x 3, *steps.
 muon_status muon_ns_schedule (muon_ctx *ctx, const muon_ns_opts *o, double *buf, int cap,
                               int *steps);
-// Checks a trace against the page it will record (ns_trace.c): one page, its n x m shape,
-// room for steps + 1 pages; fills its [out] fields (gram: whether the Gram path runs,
-// muon_ns_uses_gram).
+// Checks a trace against the page it will record (ns_trace.c): one page (batch 1), its
+// n x m shape (n = min (rows, cols), m the other), room for steps + 1 pages.  muon_ns's
+// check; muon_update makes it for each row block before it writes M.
+muon_status muon_ns_trace_check (muon_ctx *ctx, const muon_ns_trace *tr, size_t rows,
+                                 size_t cols, size_t batch, int steps);
+// muon_ns_trace_check on G's pages, then fills the trace's [out] fields (gram: whether the
+// Gram path runs, muon_ns_uses_gram).
 muon_status muon_ns_trace_begin (muon_ctx *ctx, muon_ns_trace *tr, const muon_tensor *G,
-                                 size_t n, size_t m, int steps, int gram);
+                                 int steps, int gram);
 
 //---- the CUDA back end (cuda_loader.c) ----------------------------------------------------
 
@@ -77,6 +81,12 @@ muon_status muon_update_orthogonalize (muon_ctx *ctx, const muon_tensor *X, muon
 // Validates the Newton-Schulz options for o->device (BADARG / UNSUPPORTED / NULLPTR): what
 // muon_ns checks, for the paths that reach a back end without it (the CUDA update).
 muon_status muon_ns_check_opts (muon_ctx *ctx, const muon_ns_opts *o);
+// The part of muon_ns_check_opts on the fields the FLOP model reads (muon_ns_flops_matrix,
+// the ZeRO cost model): method, steps, the coefficient count (ncoeffs >= 1 with coeffs),
+// at most MUON_MAX_STEPS steps after the default, the restarts, gram_min_aspect; muon_ns's
+// statuses and messages (ctx may be NULL: the status only).  [out] *steps (may be NULL): the
+// steps a call runs.
+muon_status muon_ns_check_flop_opts (muon_ctx *ctx, const muon_ns_opts *o, int *steps);
 // Validates the update options for a matrix of `rows` rows (BADARG / BADSHAPE / NULLPTR),
 // and loads the CUDA back end when o->ns.device asks for it (NOTBUILT / NODEVICE): the
 // checks a caller makes before it writes anything.

@@ -167,23 +167,19 @@ int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o)
   return o != NULL && muon_ns_gram_path (rows, cols, o);   // ns_shared.h
 }
 
-muon_status muon_ns_check_opts (muon_ctx *ctx, const muon_ns_opts *o)
+muon_status muon_ns_check_flop_opts (muon_ctx *ctx, const muon_ns_opts *o, int *steps)
 {
   muon_status status = MUON_OK;
   CHECK (MUON_ERR_NULLPTR, o != NULL, "options must not be NULL");
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_NS_METHOD_LIST, o->method),
          "unknown method %d", (int) o->method);
-  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_PRECISION_LIST, o->precision),
-         "unknown precision %d", (int) o->precision);
   CHECK (MUON_ERR_BADARG, o->steps >= 0,
          "steps must be 0 (the schedule's default) or a positive integer (got %d)", o->steps);
   CHECK (MUON_ERR_BADARG, o->coeffs == NULL || o->ncoeffs >= 1,
          "a coefficient schedule needs at least one triple");
-  if (o->coeffs)
-    for (int i = 0; i < 3 * o->ncoeffs; i++)
-      CHECK (MUON_ERR_BADARG, isfinite (o->coeffs[i]), "coefficients must be finite");
-  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_SCHEDULE_MODE_LIST, o->schedule_mode),
-         "unknown schedule mode %d", (int) o->schedule_mode);
+  // (the default schedule, keller, is one triple: muon_ns_schedule's count)
+  int s = o->steps > 0 ? o->steps : muon_coeffs_default_steps (o->coeffs ? o->ncoeffs : 1);
+  CHECK (MUON_ERR_BADARG, s <= MUON_MAX_STEPS, "at most %d steps (got %d)", MUON_MAX_STEPS, s);
   CHECK (MUON_ERR_BADARG, o->nrestarts >= 0,
          "the restart count must not be negative (got %d)", o->nrestarts);
   CHECK (MUON_ERR_BADARG, o->nrestarts <= MUON_MAX_RESTARTS,
@@ -192,6 +188,22 @@ muon_status muon_ns_check_opts (muon_ctx *ctx, const muon_ns_opts *o)
     CHECK (MUON_ERR_BADARG, o->restarts[i] >= 0, "restart indices must be non-negative");
   CHECK (MUON_ERR_BADARG, isfinite (o->gram_min_aspect) && o->gram_min_aspect >= 1,
          "the Gram minimum aspect must be a finite value >= 1");
+  if (steps)
+    *steps = s;
+fail:
+  return status;
+}
+
+muon_status muon_ns_check_opts (muon_ctx *ctx, const muon_ns_opts *o)
+{
+  muon_status status = MUON_OK;
+  CHECKSTATUS (muon_ns_check_flop_opts (ctx, o, NULL));
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_PRECISION_LIST, o->precision),
+         "unknown precision %d", (int) o->precision);
+  for (int i = 0; o->coeffs && i < 3 * o->ncoeffs; i++)
+    CHECK (MUON_ERR_BADARG, isfinite (o->coeffs[i]), "coefficients must be finite");
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_SCHEDULE_MODE_LIST, o->schedule_mode),
+         "unknown schedule mode %d", (int) o->schedule_mode);
   CHECK (MUON_ERR_BADARG, isfinite (o->eps) && o->eps >= 0, "eps must be finite and >= 0");
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, o->device),
          "unknown device %d", (int) o->device);
@@ -293,7 +305,7 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
   size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
   CHECK (MUON_ERR_BADSHAPE, m <= (size_t) INT_MAX, "dimensions must fit a BLAS int");
   if (o->trace)
-    CHECKSTATUS (muon_ns_trace_begin (ctx, o->trace, G, n, m, steps,
+    CHECKSTATUS (muon_ns_trace_begin (ctx, o->trace, G, steps,
                                       muon_ns_uses_gram (G->rows, G->cols, o)));
   CHECKSTATUS (muon_gemm_setup (ctx, o->gemm, o->threads, o->precision, &env.cfg));
   env.cfg.tally = &tally;

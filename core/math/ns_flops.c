@@ -126,10 +126,10 @@ double muon_ns_flops_matrix (size_t rows, size_t cols, const muon_ns_opts *o, in
     muon_ns_opts_default (&d);
     o = &d;
   }
-  int s = o->steps > 0 ? o->steps : muon_coeffs_default_steps (o->coeffs ? o->ncoeffs : 1);
-  int nr = o->nrestarts < 0 ? 0 : o->nrestarts > MUON_MAX_RESTARTS ? MUON_MAX_RESTARTS
-                                                                   : o->nrestarts;
-  model (s, o->restarts, nr, symmetric != 0, &F, NULL, NULL);
+  int s;
+  if (muon_ns_check_flop_opts (NULL, o, &s) < 0)   // what muon_ns refuses: no status, NaN
+    return NAN;
+  model (s, o->restarts, o->nrestarts, symmetric != 0, &F, NULL, NULL);
   return muon_ns_flops_count (muon_ns_uses_gram (rows, cols, o) ? F.gram : F.standard,
                               (double) rows, (double) cols);
 }

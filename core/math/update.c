@@ -174,6 +174,15 @@ muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, mu
                            && !muon_tensors_overlap (U, M),
          "G, M and U must not overlap");
   CHECKSTATUS (muon_update_check_opts (ctx, o, G->rows));
+  if (o->ns.trace)   // muon_ns's check of the trace for each block's call, before M is written
+  {
+    double coef[3 * MUON_MAX_STEPS];
+    int steps;
+    CHECKSTATUS (muon_ns_schedule (ctx, &o->ns, coef, MUON_MAX_STEPS, &steps));
+    for (size_t k = 0; k < (o->nsplit ? o->nsplit : 1); k++)
+      CHECKSTATUS (muon_ns_trace_check (ctx, o->ns.trace, o->nsplit ? o->split_rows[k]
+                                        : G->rows, G->cols, G->batch, steps));
+  }
 
   size_t rows = G->rows, cols = G->cols, batch = G->batch;
   CHECK (MUON_ERR_BADSHAPE, cols <= SIZE_MAX / rows && batch <= SIZE_MAX / (rows * cols)

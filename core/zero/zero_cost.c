@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "math_internal.h"   // muon_ns_check_flop_opts
 #include "muon_internal.h"
 #include "zero_cost_impl.h"
 
@@ -94,18 +95,8 @@ static muon_status check_opts (muon_ctx *ctx, const muon_zero_cost_opts *o)
          "unknown pad count rule %d", (int) o->pad_count);
   CHECK (MUON_ERR_BADARG, o->elem_bytes >= 1 && o->elem_bytes <= 64,
          "element bytes must be in 1..64 (got %d)", o->elem_bytes);
-  CHECK (MUON_ERR_BADARG, o->ns.method == MUON_NS_STANDARD || o->ns.method == MUON_NS_GRAM,
-         "unknown method %d", (int) o->ns.method);
-  CHECK (MUON_ERR_BADARG, o->ns.steps >= 0 && o->ns.steps <= MUON_MAX_STEPS,
-         "steps must be in 0..%d (got %d)", MUON_MAX_STEPS, o->ns.steps);
-  CHECK (MUON_ERR_BADARG, o->ns.nrestarts >= 0,
-         "the restart count must not be negative (got %d)", o->ns.nrestarts);
-  CHECK (MUON_ERR_BADARG, o->ns.nrestarts <= MUON_MAX_RESTARTS,
-         "at most %d restarts (got %d)", MUON_MAX_RESTARTS, o->ns.nrestarts);
-  for (int k = 0; k < o->ns.nrestarts; k++)
-    CHECK (MUON_ERR_BADARG, o->ns.restarts[k] >= 0, "restart indices must be non-negative");
-  CHECK (MUON_ERR_BADARG, isfinite (o->ns.gram_min_aspect) && o->ns.gram_min_aspect >= 1,
-         "the Gram minimum aspect must be a finite value >= 1");
+  // the fields of o->ns the FLOP count reads, as muon_ns checks them
+  CHECKSTATUS (muon_ns_check_flop_opts (ctx, &o->ns, NULL));
   CHECK (MUON_ERR_BADARG, o->symmetric == 0 || o->symmetric == 1, "symmetric must be 0 or 1");
 fail:
   return status;

@@ -146,9 +146,12 @@ static muon_status buffers_overlap (muon_ctx *ctx, muon_comm *comm, const muon_z
     *bad = s[i].lo < s[i - 1].hi;
   // a gradient (read only; gradients may share memory) inside a buffer the step writes
   for (size_t g = 0; g < (size_t) L * P->nparams && !*bad; g++)
-    if (span_hits (s, (size_t) n, (uintptr_t) grads[g],
-                   (uintptr_t) (grads[g] + P->L->params[g % P->nparams].numel)))
+  {
+    size_t numel = P->L->params[g % P->nparams].numel;   // (a device's may be NULL when 0)
+    if (numel && span_hits (s, (size_t) n, (uintptr_t) grads[g],
+                            (uintptr_t) (grads[g] + numel)))
       *bad = 2;
+  }
 fail:
   free (s);
   return status;
@@ -181,6 +184,21 @@ fail:
   return status;
 }
 
+muon_status zstep_check_buffers (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                                 const double *const *grads, double *const *momentum,
+                                 double *const *updates)
+{
+  muon_status status = MUON_OK;
+  int bad = 0;
+  CHECKSTATUS (buffers_overlap (ctx, comm, P, grads, momentum, updates, &bad));
+  CHECK (MUON_ERR_BADARG, bad != 1,
+         "the momentum and update buffers of the local ranks must not overlap");
+  CHECK (MUON_ERR_BADARG, bad != 2,
+         "a gradient must not share memory with a momentum or update buffer");
+fail:
+  return status;
+}
+
 static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
                                const muon_zero_step_opts *o, const double *const *grads,
                                double *const *momentum, double *const *updates)
@@ -197,12 +215,7 @@ static muon_status check_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_p
       CHECK (MUON_ERR_NULLPTR, grads[(size_t) l * P->nparams + p] != NULL,
              "the gradient of matrix %zu on local rank %d must not be NULL", p, l);
   }
-  int bad = 0;
-  CHECKSTATUS (buffers_overlap (ctx, comm, P, grads, momentum, updates, &bad));
-  CHECK (MUON_ERR_BADARG, bad != 1,
-         "the momentum and update buffers of the local ranks must not overlap");
-  CHECK (MUON_ERR_BADARG, bad != 2,
-         "a gradient must not share memory with a momentum or update buffer");
+  CHECKSTATUS (zstep_check_buffers (ctx, comm, P, grads, momentum, updates));
 fail:
   return status;
 }

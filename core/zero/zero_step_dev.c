@@ -69,6 +69,8 @@ static muon_status check_device_step (zdev *z, const muon_darray *const *grads,
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
   const muon_zero_plan *P = z->P;
+  const double **gp = NULL;
+  double **mp = NULL, **up = NULL;
   // Newton-Schulz runs where the arrays are (muon_darray_update): the options' device is
   // ignored, and its back end not asked for
   muon_zero_step_opts here;
@@ -97,6 +99,19 @@ static muon_status check_device_step (zdev *z, const muon_darray *const *grads,
     CHECKSTATUS (check_array (ctx, mom[l], z->dev, 0, 0, P->momentum_len[r], "momentum", l));
     CHECKSTATUS (check_array (ctx, upd[l], z->dev, 0, 0, P->owned_len[r], "update buffer", l));
   }
+  // the host step's sharing rules on the arrays' memory (one device: one address space)
+  size_t ng = (size_t) z->nl * P->nparams;
+  CHECKMEM (gp = malloc ((ng ? ng : 1) * sizeof *gp));
+  CHECKMEM (mp = malloc ((size_t) z->nl * sizeof *mp));
+  CHECKMEM (up = malloc ((size_t) z->nl * sizeof *up));
+  for (size_t g = 0; g < ng; g++)
+    gp[g] = muon_darray_f64 (grads[g]);
+  for (int l = 0; l < z->nl; l++)
+  {
+    mp[l] = muon_darray_f64 (mom[l]);
+    up[l] = muon_darray_f64 (upd[l]);
+  }
+  CHECKSTATUS (zstep_check_buffers (ctx, z->comm, P, gp, mp, up));
   if (z->dev == MUON_DEVICE_CUDA && P->world > 1)   // one that cannot move it says so
   {
     double none = 0;
@@ -104,6 +119,9 @@ static muon_status check_device_step (zdev *z, const muon_darray *const *grads,
                                    MUON_F64));
   }
 fail:
+  free ((void *) gp);
+  free (mp);
+  free (up);
   return status;
 }
 

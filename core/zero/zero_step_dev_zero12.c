@@ -10,25 +10,45 @@
 
 // Matrix p of every local rank that holds its momentum: muon_update from flat[l] + goff[p]
 // (column-major), or (goff NULL) from the rank's view of the partitioned buffer flat[l],
-// unpacked; its span into the rank's update buffer.
+// unpacked; its span into the rank's update buffer.  After the all-reduce (goff given: the
+// same buffer on every local rank) a local rank whose momentum of p is the first holder's
+// memory (the reference design's one momentum array for every rank, muon_zero_step's rule)
+// takes the first holder's update, the momentum updated once; its NS call still counts.
+// (The host step also skips ranks whose momentum only equals the first holder's; computing
+// them again gives the same bits.)
 static muon_status update_held (zdev *z, double **flat, const size_t *goff)
 {
   muon_status status = MUON_OK;
   const muon_zero_plan *P = z->P;
   size_t np = P->nparams;
   for (size_t p = 0; p < np; p++)
+  {
+    const muon_zero_param *q = &P->part->params[p];
+    double *M0 = NULL;                  // the first holder's momentum of p
     for (int l = 0; l < z->nl; l++)
     {
-      const muon_zero_param *q = &P->part->params[p];
       size_t r = (size_t) muon_comm_rank (z->comm, l), at = P->momentum_at[r * np + p];
-      if (at == SIZE_MAX)
+      if (at == SIZE_MAX || (goff && M0 == z->mom[l] + at))
         continue;
       double *G = goff ? flat[l] + goff[p] : z->G;
       if (!goff)
         CHECKSTATUS (zdev_unpack (z, P->part, flat[l], p, G));
       CHECKSTATUS (zdev_update (z, l, p, G, z->mom[l] + at, z->U, q->rows, q->cols));
       CHECKSTATUS (zdev_put_owned (z, l, p, z->U));
+      if (M0 == NULL && goff)           // its update to the ranks sharing its momentum
+      {
+        M0 = z->mom[l] + at;
+        for (int k = l + 1; k < z->nl; k++)
+        {
+          size_t ak = P->momentum_at[(size_t) muon_comm_rank (z->comm, k) * np + p];
+          if (ak == SIZE_MAX || z->mom[k] + ak != M0)
+            continue;
+          z->st[k].ns_calls += z->o->blocks ? z->o->blocks[p].experts : 1;
+          CHECKSTATUS (zdev_put_owned (z, k, p, z->U));
+        }
+      }
     }
+  }
 fail:
   return status;
 }

@@ -53,6 +53,14 @@ static inline const double *zgrad (const zstep *z, int l, size_t p)
 // The checks of a step's communicator, plan and options (not of its buffers).
 muon_status zstep_check (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
                          const muon_zero_step_opts *o);
+// The sharing rules of a step's buffers (muon_zero_step's, for the device step too on the
+// arrays' memory): two local ranks' momentum or update buffers sharing memory, BADARG, except
+// the reference design's local ranks passing rank 0's momentum pointer (DDP's W equal copies,
+// updated once: update_held); a gradient sharing memory with one of them, BADARG.  Non-NULL
+// buffers (NULL only where the length is 0).
+muon_status zstep_check_buffers (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
+                                 const double *const *grads, double *const *momentum,
+                                 double *const *updates);
 // Where each rank's span of p starts in its update buffer.  [out] *at[world * nparams]
 // (malloc'ed).
 muon_status zstep_span_offsets (muon_ctx *ctx, const muon_zero_plan *P, size_t **at);

@@ -191,8 +191,9 @@ fail:
 // rank's buffer flat[l]: matrix p column-major at flat[l] + goff[p], or (goff NULL) in the
 // partitioned layout; the rank keeps its span.  same_views: the buffers are the same on every
 // local rank (after an all-reduce), so a local rank whose momentum of p equals the first
-// holder's (the W copies of DDP's reference) takes that rank's new momentum and update
-// instead of computing them again; its NS call still counts.
+// holder's (the W copies of DDP's reference, or one array for all of them) takes that rank's
+// new momentum and update, right after the first holder's update (before another rank's
+// overwrites U), instead of computing them again; its NS call still counts.
 static muon_status update_held (zstep *z, double **flat, const size_t *goff, int same_views)
 {
   muon_status status = MUON_OK;
@@ -202,7 +203,7 @@ static muon_status update_held (zstep *z, double **flat, const size_t *goff, int
   if (same_views && z->nl > 1)
   {
     muon_ctx *ctx = z->ctx;
-    CHECKMEM (same = malloc ((size_t) z->nl));
+    CHECKMEM (same = calloc ((size_t) z->nl, 1));
   }
   for (size_t p = 0; p < np; p++)
   {
@@ -210,41 +211,38 @@ static muon_status update_held (zstep *z, double **flat, const size_t *goff, int
     size_t bytes = q->numel * sizeof (double);
     double *U = z->work, *G = z->work + q->numel;
     int first = -1;                     // the first local rank holding p
-    double *M0 = NULL;
     for (int l = 0; l < z->nl; l++)
     {
       size_t at = P->momentum_at[(size_t) zrank (z, l) * np + p];
-      double *M = z->mom[l] + at;
-      if (at == SIZE_MAX)
+      if (at == SIZE_MAX || (first >= 0 && same && same[l]))
         continue;
+      double *M = z->mom[l] + at;
       if (first < 0)
-      {
-        first = l;
-        M0 = M;
         for (int k = l + 1; same && k < z->nl; k++)   // before the first holder's update
         {
           size_t ak = P->momentum_at[(size_t) zrank (z, k) * np + p];
           same[k] = ak != SIZE_MAX && (z->mom[k] + ak == M || memcmp (z->mom[k] + ak, M,
                                                                        bytes) == 0);
         }
-      }
-      else if (same && same[l])
-      {
-        if (M != M0)
-          memcpy (M, M0, bytes);
-        size_t E, nsplit;
-        const size_t *split;
-        zstep_blocks (z, p, &E, &split, &nsplit);
-        z->st[l].ns_calls += E;
-        zstep_put_owned (z, l, p, U);
-        continue;
-      }
       if (goff)
         G = flat[l] + goff[p];
       else
         zstep_unpack (P->part, flat[l], p, G);
       CHECKSTATUS (zstep_update (z, l, p, G, M, U, q->rows, q->cols));
       zstep_put_owned (z, l, p, U);
+      for (int k = l + 1; first < 0 && same && k < z->nl; k++)
+        if (same[k])
+        {
+          double *Mk = z->mom[k] + P->momentum_at[(size_t) zrank (z, k) * np + p];
+          if (Mk != M)
+            memcpy (Mk, M, bytes);
+          size_t E, nsplit;
+          const size_t *split;
+          zstep_blocks (z, p, &E, &split, &nsplit);
+          z->st[k].ns_calls += E;
+          zstep_put_owned (z, k, p, U);
+        }
+      first = first < 0 ? l : first;
     }
   }
 fail:

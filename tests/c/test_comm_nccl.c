@@ -21,6 +21,13 @@ static void test_args (void)
   T_EQ_INT (muon_comm_nccl_create (ctx, sim, 0, &c), MUON_ERR_BADARG);
   T_ASSERT (c == NULL);
   T_ASSERT (strstr (muon_ctx_last_error (ctx), "one rank per process") != NULL);
+  // a reduction other than 0 (fixed) and 1 (library), before anything loads: refused as
+  // muon_comm_set_reduction refuses it (5 was taken as 1)
+  c = (muon_comm *) 1;
+  T_EQ_INT (muon_comm_nccl_create (ctx, NULL, 5, &c), MUON_ERR_BADARG);
+  T_ASSERT (c == NULL);
+  T_EQ_STR (muon_ctx_last_error (ctx), "unknown reduction 5");
+  T_EQ_INT (muon_comm_nccl_create (ctx, NULL, -1, &c), MUON_ERR_BADARG);
   muon_comm_destroy (&sim);
 }
 

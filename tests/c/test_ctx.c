@@ -61,6 +61,16 @@ static void test_errors (void)
   size_t len = strlen (muon_ctx_last_error (ctx));
   T_ASSERT (len > 100 && len < sizeof big - 1);
   T_ASSERT (strspn (muon_ctx_last_error (ctx), "x") == len);
+  // a NULL format (it reached vsnprintf): NULLPTR recorded with a fixed text, no place, for
+  // the public function and core's macro alike
+  const char *volatile nofmt = NULL;                // (no -Wformat warning here)
+  T_EQ_INT ((muon_ctx_set_error) (ctx, MUON_ERR_BADARG, nofmt), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_ctx_last_status (ctx), MUON_ERR_NULLPTR);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the error message's format must not be NULL");
+  T_EQ_STR (muon_ctx_last_where (ctx), "");
+  T_EQ_INT (muon_ctx_set_error (ctx, MUON_ERR_BADSHAPE, nofmt), MUON_ERR_NULLPTR);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the error message's format must not be NULL");
+  T_EQ_INT ((muon_ctx_set_error) (NULL, MUON_ERR_BADARG, nofmt), MUON_ERR_NULLPTR);
   // no context: the code still comes back, and the queries do not crash
   T_EQ_INT (muon_ctx_set_error (NULL, MUON_ERR_MPI, "x"), MUON_ERR_MPI);
   T_ASSERT (muon_ctx_last_error (NULL) != NULL);

@@ -5,6 +5,8 @@
  * terms summing to the totals; muon_ns_flops_matrix taking the method after the aspect
  * fallback and the schedule's default steps; every error code.
  */
+#include <limits.h>
+
 #include "harness.h"
 #include "muon.h"
 
@@ -89,6 +91,62 @@ static void test_matrix (void)
   T_EQ_DBL (muon_ns_flops_matrix (2, 8, &o, 0), 3 * (4.0 * 4 + 2) * 8);
 }
 
+// Options muon_ns refuses count NaN (no status to return), each refused by muon_ns too: an
+// unknown method, negative steps, coeffs with ncoeffs 0 or negative (it counted 0 and
+// negative FLOPs), more than MUON_MAX_STEPS steps given or by default (steps INT_MAX with
+// Gram and 64 restarts ran for minutes), a restart count or index out of range, a Gram
+// aspect below 1 or NaN.  MUON_MAX_STEPS steps are counted: 1000 standard steps of [4 2].
+static void test_matrix_refused (void)
+{
+  static double many[3 * (MUON_MAX_STEPS + 1)];
+  for (int i = 0; i < MUON_MAX_STEPS + 1; i++)
+  {
+    many[3 * i] = 3;
+    many[3 * i + 1] = -4;
+    many[3 * i + 2] = 2;
+  }
+  double g[16], x[16];
+  for (int i = 0; i < 16; i++)
+    g[i] = t_urand ();
+  muon_tensor G = muon_tensor_matrix (MUON_F64, g, 2, 8),
+              X = muon_tensor_matrix (MUON_F64, x, 2, 8);
+  for (int k = 0; k < 11; k++)
+  {
+    muon_ns_opts o;
+    muon_ns_opts_default (&o);
+    o.precision = MUON_PREC_DOUBLE;
+    switch (k)
+    {
+      case 0: o.method = (muon_ns_method) 7; break;
+      case 1: o.steps = -1; break;
+      case 2: o.coeffs = many; o.ncoeffs = 0; break;
+      case 3: o.coeffs = many; o.ncoeffs = -3; o.method = MUON_NS_GRAM; break;
+      case 4: o.steps = INT_MAX; o.method = MUON_NS_GRAM; o.nrestarts = MUON_MAX_RESTARTS;
+              for (int i = 0; i < MUON_MAX_RESTARTS; i++) o.restarts[i] = 1000 + i;
+              break;
+      case 5: o.coeffs = many; o.ncoeffs = MUON_MAX_STEPS + 1; break;   // its default steps
+      case 6: o.nrestarts = -1; break;
+      case 7: o.nrestarts = MUON_MAX_RESTARTS + 1; break;
+      case 8: o.restarts[0] = -1; break;
+      case 9: o.gram_min_aspect = 0.5; break;
+      case 10: o.gram_min_aspect = NAN; break;
+    }
+    double f = muon_ns_flops_matrix (2, 8, &o, 0);
+    T_ASSERT_MSG (isnan (f), "case %d: %g FLOPs, not NaN", k, f);
+    T_EQ_INT (muon_ns (ctx, &G, &X, &o), MUON_ERR_BADARG);
+  }
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  o.steps = MUON_MAX_STEPS;
+  T_EQ_DBL (muon_ns_flops_matrix (2, 8, &o, 0), 4.0 * MUON_MAX_STEPS * 8 * 4
+                                                + 2.0 * MUON_MAX_STEPS * 8);
+  o.steps = 0;                                      // 1000 triples: 1000 steps
+  o.coeffs = many;
+  o.ncoeffs = MUON_MAX_STEPS;
+  T_EQ_DBL (muon_ns_flops_matrix (2, 8, &o, 0), 4.0 * MUON_MAX_STEPS * 8 * 4
+                                                + 2.0 * MUON_MAX_STEPS * 8);
+}
+
 static void test_errors (void)
 {
   muon_ns_flop_model F;
@@ -112,6 +170,7 @@ int main (int argc, char **argv)
   muon_ctx_create (&ctx);
   T_RUN (test_closed_forms);
   T_RUN (test_matrix);
+  T_RUN (test_matrix_refused);
   T_RUN (test_errors);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);

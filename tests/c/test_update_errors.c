@@ -136,6 +136,60 @@ static void test_errors (void)
   muon_ctx_destroy (&ctx);
 }
 
+// A trace (o.ns.trace) that does not fit a block's muon_ns call is refused before the
+// momentum moves, with muon_ns's status and message (it was refused by muon_ns, after M was
+// written): too few pages, another shape, a batch of pages, split row blocks of another
+// shape (the second block's too: the first fits).  One that fits every block runs.
+static void test_trace_refused (void)
+{
+  muon_ctx *ctx = NULL;
+  T_EQ_INT (muon_ctx_create (&ctx), MUON_OK);
+  double g[2 * N], m[2 * N], m0[2 * N], u[2 * N], x[6 * N];
+  fill (g, 2 * N, 7u);
+  fill (m0, 2 * N, 8u);
+  muon_update_opts o = fp64_opts ();
+  o.ns.steps = 5;                                   // 6 pages
+  muon_ns_trace tr;
+  size_t two_four[] = { 2, 4 }, three[] = { 3, 3 };
+  const struct { size_t n, m, batch; int cap; const size_t *split; const char *msg; } k[] = {
+    { R, C, 1, 5, NULL, "the trace holds 5 pages, 5 steps need 6" },
+    { C, R, 1, 6, NULL, "the trace is sized for 10 x 6, the page iterates as 6 x 10" },
+    { R, C, 2, 6, NULL, "a trace records one page, not 2" },
+    { R, C, 1, 6, two_four, "the trace is sized for 6 x 10, the page iterates as 2 x 10" },
+    { 2, C, 1, 6, two_four, "the trace is sized for 2 x 10, the page iterates as 4 x 10" },
+    { R, C, 1, 6, NULL, NULL },
+    { 3, C, 1, 6, three, NULL },                    // each block fits (the last one's stays)
+  };
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+  {
+    memcpy (m, m0, sizeof m);
+    memset (&tr, 0, sizeof tr);
+    tr.n = k[i].n;
+    tr.m = k[i].m;
+    tr.cap = k[i].cap;
+    tr.x = x;
+    o.ns.trace = &tr;
+    o.split_rows = k[i].split;
+    o.nsplit = k[i].split ? 2 : 0;
+    muon_tensor G = muon_tensor_batch (MUON_F64, g, R, C, k[i].batch),
+                M = muon_tensor_batch (MUON_F64, m, R, C, k[i].batch),
+                U = muon_tensor_batch (MUON_F64, u, R, C, k[i].batch);
+    muon_status s = muon_update (ctx, &G, &M, &U, &o);
+    if (k[i].msg)
+    {
+      T_EQ_INT (s, MUON_ERR_BADSHAPE);
+      T_EQ_STR (muon_ctx_last_error (ctx), k[i].msg);
+      T_ASSERT_MSG (memcmp (m, m0, sizeof m) == 0, "case %zu: M changed by a refused call", i);
+    }
+    else
+    {
+      T_EQ_INT (s, MUON_OK);
+      T_EQ_INT (tr.steps, 5);
+    }
+  }
+  muon_ctx_destroy (&ctx);
+}
+
 // A CUDA back end asked for (o.ns.device) that cannot load is refused before the momentum
 // moves (MUON_CUDA_LIB names a library that is not there: NOTBUILT on any machine, with or
 // without a GPU); the device arrays' update, whose Newton-Schulz runs where the arrays are,
@@ -189,5 +243,6 @@ int main (int argc, char **argv)
   (void) argc;
   T_RUN (test_errors);
   T_RUN (test_missing_backend);
+  T_RUN (test_trace_refused);
   return T_DONE (argv[0]);
 }

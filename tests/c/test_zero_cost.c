@@ -338,7 +338,31 @@ static void test_errors (void)
   muon_zero_cost_opts_default (&o);
   o.ns.gram_min_aspect = -1;
   T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  // a coefficient schedule of no triples, as muon_ns refuses it (it counted 0 or negative
+  // FLOPs); steps past the bound, given or the schedule's default
+  static const double c9[9] = { 3, -4, 2, 3, -4, 2, 3, -4, 2 };
+  for (int nc = -3; nc <= 0; nc += 3)
+  {
+    muon_zero_cost_opts_default (&o);
+    o.ns.coeffs = c9;
+    o.ns.ncoeffs = nc;
+    T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+    T_EQ_STR (muon_ctx_last_error (ctx), "a coefficient schedule needs at least one triple");
+  }
+  muon_zero_cost_opts_default (&o);
+  o.ns.steps = MUON_MAX_STEPS + 1;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 2, &o, &C), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "at most 1000 steps (got 1001)");
   T_ASSERT (C == NULL);
+  // three triples, steps 0: three steps of [4 2] on each page of the matrix, the one
+  // update of the whole model
+  muon_zero_cost_opts_default (&o);
+  o.ns.coeffs = c9;
+  o.ns.ncoeffs = 3;
+  muon_zero_cost_param q[1] = { { 4, 8, 1, NULL, 0 } };
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, q, 2, &o, &C), MUON_OK);
+  T_EQ_DBL (C ? C->flops_total : -1, 3 * (4.0 * 8 * 16 + 2.0 * 64));
+  muon_zero_cost_destroy (&C);
   T_EQ_INT (muon_zero_cost_destroy (NULL), MUON_ERR_NULLPTR);
   T_EQ_INT (muon_zero_cost_destroy (&C), MUON_OK);
 

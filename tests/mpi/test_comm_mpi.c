@@ -260,6 +260,17 @@ static void test_errors (void)
   T_EQ_INT (muon_comm_allreduce (ctx, mpi[0], s1, NULL, 4, MUON_F64, MUON_REDUCE_SUM),
             MUON_ERR_NULLPTR);
   T_EQ_INT (muon_comm_mpi_create (ctx, 0, NULL), MUON_ERR_NULLPTR);
+  // a reduction other than 0 (fixed) and 1 (library): refused as muon_comm_set_reduction
+  // refuses it (5 was taken as 1)
+  for (int r = -1; r <= 5; r += 6)
+  {
+    muon_comm *c = (muon_comm *) x;
+    T_EQ_INT (muon_comm_mpi_create (ctx, r, &c), MUON_ERR_BADARG);
+    T_ASSERT (c == NULL);
+    char want[64];
+    snprintf (want, sizeof want, "unknown reduction %d", r);
+    T_EQ_STR (muon_ctx_last_error (ctx), want);
+  }
 }
 
 // muon_comm_set_reduction: the fixed communicator set to the library's reduction sums as
