@@ -361,6 +361,42 @@ endfunction
 %! endfor
 
 %!test
+%! ## muon_save_state gathers a device-resident state and checks its values as
+%! ## muon_load_state does: a negative AdamW v or an Inf momentum made on the device is
+%! ## refused with load's message and no file is written (it wrote a file load refused)
+%! P = struct ("w", reshape (sin (1:48), 8, 6), "b", cos (1:6).');
+%! o = muon_optimizer (P, "Device", "cpu", "Resident", true);
+%! [~, o] = muon_step (o, P, P);
+%! f = [tempname() ".ckpt"];
+%! s = struct (o);
+%! s.adam.b.v = muon_gpu (-ones (6, 1), "Device", "cpu");
+%! t = struct (o);
+%! t.muon.w.momentum = muon_gpu (ones (8, 6), "Device", "cpu") * Inf;
+%! c = {s, "muon_save_state: OPT.adam.b.v must not be negative.";
+%!      t, "muon_save_state: OPT.muon.w.momentum must not contain NaN or Inf."};
+%! for i = 1:rows (c)
+%!   try
+%!     muon_save_state (f, c{i,1});
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:badState");
+%!     assert (err.message, c{i,2});
+%!   end_try_catch
+%!   assert (! exist (f, "file"));
+%! endfor
+%! ## the state the step made saves and loads, and the caller's device arrays stay
+%! unwind_protect
+%!   muon_save_state (f, o);
+%!   o2 = muon_load_state (f, P, "Device", "cpu");
+%!   assert (isequal (gather (o2.adam.b.v), gather (o.adam.b.v)));
+%!   assert (isa (o.adam.b.v, "muon_gpuarray"));
+%! unwind_protect_cleanup
+%!   if (exist (f, "file"))
+%!     unlink (f);
+%!   endif
+%! end_unwind_protect
+
+%!test
 %! ## a device array of an earlier session: the error names the function called and the
 %! ## array as the caller knows it (it said "gather: D" or "muon_step: X").  Last here: the
 %! ## reset makes the shared arrays stale too
