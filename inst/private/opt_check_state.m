@@ -437,7 +437,8 @@ function array_ (x, where, sz, finite)
   if (on_device (x, sz))
     return;
   endif
-  if (! (isfloat (x) && isreal (x) && ! issparse (x)))
+  dev = isa (x, "muon_gpuarray");      # of another size: said as for a host array
+  if (! (dev || (isfloat (x) && isreal (x) && ! issparse (x))))
     fail_ ("%s must be a real double or single array", where);
   endif
   if (! (ndims (x) == numel (sz) && all (size (x) == sz)))
