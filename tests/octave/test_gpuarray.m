@@ -419,6 +419,7 @@ endfunction
 %!     end_try_catch
 %!   endfor
 %!   warning ("off", "Octave:classdef-to-struct", "local");
+%!   warning ("off", "Octave:load:classdef-to-struct", "local");
 %!   save ("-v7", f, "D");
 %!   S = load (f);
 %!   assert (isstruct (S.D) && ! isa (S.D, "muon_gpuarray"));
