@@ -61,11 +61,15 @@
 ## @code{clear functions} frees them too, but also unloads the
 ## device-array class, so the old variables lose their methods until the next
 ## @code{muon_gpu} call (see @code{muon_gpuarray}); Octave 7's @code{clear mex} unloads
-## nothing, so it frees nothing.
+## nothing, so it frees nothing.  @code{save} does not store a device array (see
+## @code{muon_gpuarray}): gather it first.
 ##
 ## Errors: @code{muonlab:noDevice} or @code{muonlab:notBuilt} where there is no CUDA
 ## device or back end (@code{muon_info} says which), @code{muonlab:outOfMemory} for an
-## array larger than the device can hold (nothing is kept, the session goes on),
+## array larger than the device can hold (nothing is kept, the session goes on; on CUDA a
+## function's work space that does not fit too), @code{muonlab:noMemory} when host memory
+## runs out (pinned staging memory; on the CPU stand-in, a function's work space, such as
+## @code{muon_ns}'s, which lives in host memory),
 ## @code{muonlab:unsupported} for a call that mixes arrays of two devices.
 ##
 ## Example (on the CPU stand-in where there is no GPU):

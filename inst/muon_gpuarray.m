@@ -22,6 +22,13 @@ classdef muon_gpuarray < handle
   ##
   ## @code{numel (@var{D})} counts the elements on the device.  Indexing a device array,
   ## @code{@var{D}(@dots{})}, is the error @code{muonlab:unsupported}: @code{gather} first.
+  ## So is assigning into one (@code{@var{D}(@dots{}) = @var{X}}, @code{@var{D}@{@dots{}@} =
+  ## @var{X}}, and @code{@var{B}(2) = @var{D}}, which would make an array of device arrays):
+  ## gather it, change it and make it again with @code{muon_gpu}.  Octave 7 refuses
+  ## @code{@var{D}.Size = @var{X}} (any property) itself before asking the class, with its
+  ## error @qcode{"invalid dot name structure assignment because the structure array is
+  ## empty@dots{}"} and no identifier (the same @code{muonlab:unsupported} for a 1 x 1
+  ## array).
   ##
   ## Arithmetic, what @code{muon_step} needs to keep parameters and gradients on the device:
   ## @code{@var{D} + @var{E}} and @code{@var{D} - @var{E}} (two device arrays of one size,
@@ -37,9 +44,23 @@ classdef muon_gpuarray < handle
   ## @code{sum}, @code{any}, @code{mod}, @code{cos}, @code{svd}, @code{median},
   ## @code{double}, @code{int32} @dots{}: the methods list them) are the error
   ## @code{muonlab:unsupported} naming the function (or @code{muonlab:badArg} for an
-  ## operator above with the wrong operands): @code{gather} first.  A function not listed
+  ## operator above with the wrong operands): @code{gather} first.  Concatenation written
+  ## with brackets (@code{[@var{D} @var{D}]}, @code{[@var{D}; @var{D}]},
+  ## @code{[@var{D}, 1]}) reaches the same error, but Octave 7 wraps it: the message is
+  ## Octave's @qcode{"muon_gpuarray/horzcat method failed"} (or @code{vertcat}) with no
+  ## identifier; @code{horzcat}, @code{vertcat} and @code{cat} called by name give
+  ## @code{muonlab:unsupported}.  A function not listed
   ## gives Octave's own error for an object; @code{isnumeric}, @code{isfloat} and
   ## @code{isreal} answer false, as for any object (@code{classUnderlying} tells the class).
+  ## A device array as a condition (@code{if @var{D}}, @code{@var{D} && @var{x}}) is
+  ## false whatever its values, as any object is in Octave: gather it and test the values.
+  ##
+  ## @code{save} cannot store a device array (Octave 7 does not call a class's
+  ## @code{saveobj}): the text and binary formats (the default, @code{-binary},
+  ## @code{-text}) give Octave's error @qcode{"wrong type argument 'object'"}, and the
+  ## MAT-file formats (@code{-v6}, @code{-v7}) write a struct of its properties (a handle
+  ## of this session, not the data).  Gather it and save the host array;
+  ## @code{muon_save_state} gathers an optimizer state itself.
   ##
   ## A device array is a handle: copies of @var{D} share the data, which is freed when the
   ## last of them is cleared.  The functions never modify an array they are given; they
@@ -111,9 +132,14 @@ classdef muon_gpuarray < handle
       n = numel (D.Size);
     endfunction
 
-    ## The elements on the device (a handle object would count 1).
+    ## The elements on the device (a handle object would count 1).  With indices (Octave
+    ## asks it before D{...} = X), 1: the assignment then reaches subsasgn's error.
     function n = numel (D, varargin)
-      n = prod (D.Size);
+      if (nargin > 1)
+        n = 1;
+      else
+        n = prod (D.Size);
+      endif
     endfunction
 
     ## As for an array of D's size: its longest dimension, 0 when it has no element.
@@ -133,6 +159,19 @@ classdef muon_gpuarray < handle
         n = 1;                         # D.Size at the prompt shows its value
       endif
       [varargout{1:n}] = builtin ("subsref", D, s);
+    endfunction
+
+    ## D(...) = X, D{...} = X, D.Prop = X: the elements are on the device, the properties
+    ## read-only (D(2) = E, which would grow an object array, lands here too).  Called as
+    ## subsasgn (S, IDX, D) (setfield, a wrapper's subsasgn) for another S, which Octave
+    ## dispatches here for the device array VALUE: Octave's own assignment.
+    function D = subsasgn (D, s, varargin)
+      if (! isa (D, "muon_gpuarray"))
+        D = builtin ("subsasgn", D, s, varargin{:});
+        return;
+      endif
+      error ("muonlab:unsupported",
+             "muon_gpuarray: a device array cannot be assigned into; gather it, change it and make it again with muon_gpu.");
     endfunction
 
     function r = rows (D)

@@ -120,8 +120,9 @@
 ## same bits).  Gradients and parameters may be host arrays (each step copies a gradient
 ## in and the Muon update or the new AdamW parameter out, once) or device arrays of the
 ## same device (@code{muon_gpu}; nothing crosses the bus: @code{muon_step} returns the
-## new parameters as device arrays; a device gradient has its parameter's class, as there
-## is no conversion of a device array).  The
+## new parameters as device arrays; a device gradient may be double, single, bf16 or
+## fp16, converted to its parameter's class on the device with the bits of the host
+## cast).  The
 ## update, the moments and the steps compute where they live, with the host path's
 ## bits (on CUDA, the sums of squares of the global norm and of @code{info.update_norm}
 ## run a fixed tree instead of Octave's ordered sum: the same on every run, within a

@@ -12,7 +12,8 @@
 ## taking a step gives the same bits as taking the step without the round trip, and the
 ## same state gives the same file bytes.  @var{opt} is checked first, as
 ## @code{muon_load_state} checks it (a @code{muonlab:badState} error names the first
-## field out of its domain), so a saved file always loads.  The file is written under a
+## field out of its domain; the values of a device-resident state are gathered and checked
+## too), so a saved file always loads.  The file is written under a
 ## temporary name beside @var{file} and renamed over it, so an interrupted save leaves
 ## the previous file whole.
 ##
@@ -59,11 +60,17 @@ function muon_save_state (file, opt)
     error ("muonlab:badArg", "%s: OPT must be an optimizer state made by muon_optimizer.",
            fname);
   endif
-  msg = opt_check_state (opt, "full");
+  msg = opt_check_state (opt, "full");    # the layout (device values are not read here)
+  if (isempty (msg))
+    ## gathered (device moments, a window's device gradients), the values are checked
+    ## as muon_load_state checks them
+    opt = opt_state_device (fname, opt, "");
+    msg = opt_check_state (opt, "full");
+  endif
   if (! isempty (msg))
     error ("muonlab:badState", "%s: %s.", fname, msg);
   endif
-  state_write (fname, file, "muon_optimizer", opt_state_device (fname, opt, ""));   # gathered
+  state_write (fname, file, "muon_optimizer", opt);
 endfunction
 
 %!demo

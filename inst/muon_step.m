@@ -12,7 +12,12 @@
 ## cell, a momentum of another class or size, a NaN momentum without
 ## @qcode{"PoisonMomentum"}, a negative second moment of NorMuon, AdaMuon or NAMO), or
 ## AdamW moments that are not finite or a negative second moment, is a
-## @code{muonlab:badState} error (never a silent reset or a NaN carried on).
+## @code{muonlab:badState} error (never a silent reset or a NaN carried on).  Of a state
+## kept on a device (@code{muon_optimizer}'s @qcode{"Resident"}) every call checks the
+## layout, sizes and classes, but not the values of its device arrays: reading them would
+## copy the whole state to the host every step.  @code{muon_save_state} and
+## @code{muon_load_state} check those values (a negative or non-finite moment made on the
+## device is found there, not by the step).
 ## So are the scalars that may be edited between steps (@code{opt.muon_lr},
 ## @code{adam_lr}, @code{muon_wd}, @code{adam_wd}, @code{adam_eps}: non-negative finite;
 ## @code{adam_betas}: two numbers in [0, 1)); the message names the field.  NaN or Inf in

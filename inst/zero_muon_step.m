@@ -171,7 +171,9 @@
 ## (@code{muon_gpu (g, "Class", "double")}) on one device, the step of every design runs there,
 ## buffer for buffer as on the host: the gradients are averaged and the momenta updated and
 ## orthogonalized where they live, and @code{state.momentum} and each @code{R.ranks(l).update}
-## come back as device arrays (host momenta, as @code{zero_load_state} gives them, are
+## come back as device arrays (but the update of a rank that owns nothing is a host
+## @code{zeros (0, 1)}, as a device array cannot be empty; host momenta, as
+## @code{zero_load_state} gives them, are
 ## uploaded; @code{zero_save_state} gathers; a state whose momenta are device arrays needs
 ## device gradients, else @code{muonlab:badState}).  A communicator that moves device memory moves
 ## the buffers themselves: @code{muon_comm ("nccl")} on CUDA, with no host staging (under

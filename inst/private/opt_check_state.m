@@ -433,8 +433,9 @@ function field_set (s, where, names)
 endfunction
 
 ## a device array (muon_gpu) of size sz (and storage class cls, when given and not ""):
-## its values stay on the device, unchecked (a non-finite momentum gives a non-finite
-## update, as on the host)
+## its values stay on the device, unchecked here (reading them would copy the state to the
+## host every step; a host state's values are checked).  muon_save_state gathers the state
+## and checks it again, values included, so a saved file always loads.
 function tf = on_device (x, sz, cls)
   tf = isa (x, "muon_gpuarray") && isequal (size (x), sz);
   if (tf && nargin > 2 && ! isempty (cls))
@@ -446,7 +447,8 @@ function array_ (x, where, sz, finite)
   if (on_device (x, sz))
     return;
   endif
-  if (! (isfloat (x) && isreal (x) && ! issparse (x)))
+  dev = isa (x, "muon_gpuarray");      # of another size: said as for a host array
+  if (! (dev || (isfloat (x) && isreal (x) && ! issparse (x))))
     fail_ ("%s must be a real double or single array", where);
   endif
   if (! (ndims (x) == numel (sz) && all (size (x) == sz)))

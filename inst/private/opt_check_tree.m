@@ -6,7 +6,8 @@
 ## non-empty double or single array of the recorded size, or a device array
 ## (@code{muon_gpuarray}) of class double or single (for @qcode{"GRADS"}, also bf16 or
 ## fp16: muon_step casts a gradient to its parameter's class) of this session (a stale
-## one is @code{muonlab:staleHandle} naming it).  With @var{finite} true, NaN and
+## one is @code{muonlab:staleHandle} naming it; a device array of another class is
+## @code{muonlab:badType} naming its class).  With @var{finite} true, NaN and
 ## Inf are errors (muonlab:nonFinite).  Errors are muonlab:badType, muonlab:badArg and
 ## muonlab:badShape.
 ## @end deftypefn
@@ -39,6 +40,11 @@ function opt_check_tree (fname, argname, s, names, shapes, finite)
   for i = 1:numel (f)
     x = s.(f{i});
     dev = isa (x, "muon_gpuarray") && any (strcmp (x.Storage, classes));
+    if (isa (x, "muon_gpuarray") && ! dev)   # a 16-bit parameter: say what it is
+      error ("muonlab:badType",
+             "%s: %s.%s is a %s device array; a parameter must be double or single (muon_gpu (D, \"Class\", \"single\")).",
+             fname, argname, f{i}, x.Storage);
+    endif
     if (dev)
       try
         __muon_gpu__ ("check", x.Handle);

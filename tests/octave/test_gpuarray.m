@@ -346,6 +346,90 @@ endfunction
 %!error <muon_gpuarray: a device array cannot be concatenated; gather \(D\) first.>
 %! cat (3, muon_gpu (ones (2), "Device", "cpu"), ones (2))
 %!test
+%! ## assigning into a device array: muonlab:unsupported (it said "cannot convert 'scalar'
+%! ## into 'object'", and B(2) = D built a 1 x 2 object array that failed later); D and its
+%! ## copies are unchanged.  D.Prop = X of a non-scalar array: Octave 7's own error
+%! D = muon_gpu ([1 2; 3 4], "Device", "cpu");
+%! S = muon_gpu (5, "Device", "cpu");
+%! msg = "muon_gpuarray: a device array cannot be assigned into; gather it, change it and make it again with muon_gpu.";
+%! c = {"D(1) = 1;", "D(2, 2) = 0;", "D(:) = [];", "D{1} = 1;", "B = D; B(2) = D;", ...
+%!      "B = D; B(1, 1) = D;", "D(3) = D;", "D(2).Size = 1;", "S.Size = [1 1];", ...
+%!      "S.Handle = [];", "s.w = D; s.w(1) = 0;"};
+%! for i = 1:numel (c)
+%!   try
+%!     eval (c{i});
+%!     error ("no error: %s", c{i});
+%!   catch err
+%!     assert (err.identifier, "muonlab:unsupported", c{i});
+%!     assert (err.message, msg);
+%!   end_try_catch
+%! endfor
+%! assert (size (D), [2 2]);
+%! assert (gather (D), [1 2; 3 4]);
+%! assert (gather (S), 5);
+%! try
+%!   D.Size = [1 1];
+%!   error ("no error");
+%! catch err
+%!   assert (err.message, "invalid dot name structure assignment because the structure array is empty.  Specify a subscript on the structure array to resolve.");
+%! end_try_catch
+%! assert (size (D), [2 2]);
+%! ## a device array stored into a struct or a cell, also by setfield and subsasgn
+%! ## called by name (Octave dispatches those to the class of the value)
+%! s = struct ("w", D);
+%! c = {D, S};
+%! assert (gather (s.w), [1 2; 3 4]);
+%! assert (gather (c{2}), 5);
+%! s = setfield (struct ("a", 1), "w", S);
+%! assert (gather (s.w), 5);
+%! s = subsasgn (struct ("a", 1), substruct (".", "w"), S);
+%! assert (gather (s.w), 5);
+%! c = subsasgn ({1, 2}, substruct ("{}", {2}), S);
+%! assert (gather (c{2}), 5);
+%!error <muon_gpuarray: a device array cannot be assigned into; gather it, change it and make it again with muon_gpu\.>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! D(1) = 1;
+%!error <muon_gpuarray: a device array cannot be assigned into; gather it, change it and make it again with muon_gpu\.>
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! B = D;
+%! B(2) = D;
+%!test
+%! ## as a condition a device array is false whatever its values (Octave's objects are);
+%! ## the help says so
+%! D = muon_gpu (ones (2), "Device", "cpu");
+%! t = 0;
+%! if (D)
+%!   t = 1;
+%! endif
+%! assert (t, 0);
+%! assert (! (D && true));
+%!test
+%! ## save: Octave 7 calls no saveobj for a classdef object; the text and binary formats
+%! ## refuse it, the MAT-file formats write its properties without the data (the help says
+%! ## so: gather first)
+%! D = muon_gpu ([1 2; 3 4], "Device", "cpu");
+%! f = [tempname() ".dat"];
+%! unwind_protect
+%!   for fmt = {"-text", "-binary"}
+%!     try
+%!       save (fmt{1}, f, "D");
+%!       error ("no error");
+%!     catch err
+%!       assert (! isempty (strfind (err.message, "wrong type argument 'object'")), err.message);
+%!     end_try_catch
+%!   endfor
+%!   warning ("off", "Octave:classdef-to-struct", "local");
+%!   warning ("off", "Octave:load:classdef-to-struct", "local");
+%!   save ("-v7", f, "D");
+%!   S = load (f);
+%!   assert (isstruct (S.D) && ! isa (S.D, "muon_gpuarray"));
+%!   assert (S.D.Size, [2 2]);
+%! unwind_protect_cleanup
+%!   if (exist (f, "file"))
+%!     unlink (f);
+%!   endif
+%! end_unwind_protect
+%!test
 %! ## the functions of arrays that need the elements: an error naming the function;
 %! ## the size predicates and isequal answer for the arrays, not the handle objects
 %! R = muon_gpu (1:4, "Device", "cpu");

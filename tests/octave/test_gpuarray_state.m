@@ -162,7 +162,7 @@ endfunction
 %!       "muon_step: PARAMS.W must be a double device array, the class of its optimizer state, not single \\(muon_gpu \\(P, \"Class\", \"double\"\\)\\).");
 %! B = struct ("W", muon_gpu (P.W, "Device", "cpu", "Class", "bf16"));
 %! fail ("muon_step (o, B, B)",
-%!       "muon_step: PARAMS.W must be a real, non-empty double or single array.");
+%!       "muon_step: PARAMS.W is a bf16 device array; a parameter must be double or single \\(muon_gpu \\(D, \"Class\", \"single\"\\)\\)\\.");
 %! fail ("muon_step (o, struct ('W', muon_gpu (ones (3), 'Device', 'cpu')), P)",
 %!       "muon_step: PARAMS.W must be of size 4 x 3.");
 
@@ -359,6 +359,79 @@ endfunction
 %!   fail ("muon_save_state (f, b)", ["muon_save_state: " regexptranslate("escape", msg)]);
 %!   assert (! exist (f, "file"));
 %! endfor
+
+%!test
+%! ## a device buffer of the wrong size is named with its size, as on the host (it said
+%! ## "must be a real double or single array")
+%! P = struct ("w", reshape (sin (1:48), 8, 6), "b", cos (1:6).');
+%! o = muon_optimizer (P, "Device", "cpu", "Resident", true);
+%! [P1, o] = muon_step (o, P, P);
+%! c = {"muon", "w", "momentum", ones(6, 8), "OPT.muon.w.momentum must be of size 8 x 6";
+%!      "adam", "b", "m", ones(1, 6), "OPT.adam.b.m must be of size 6 x 1";
+%!      "adam", "b", "v", ones(1, 6), "OPT.adam.b.v must be of size 6 x 1"};
+%! for i = 1:rows (c)
+%!   s = struct (o);
+%!   s.(c{i,1}).(c{i,2}).(c{i,3}) = muon_gpu (c{i,4}, "Device", "cpu");
+%!   for f = {@() muon_step (s, P1, P), "muon_step"; @() muon_save_state ("x", s), "muon_save_state"}.'
+%!     try
+%!       f{1} ();
+%!       error ("no error");
+%!     catch err
+%!       assert (err.identifier, "muonlab:badState");
+%!       assert (err.message, sprintf ("%s: %s.", f{2}, c{i,5}));
+%!     end_try_catch
+%!   endfor
+%! endfor
+%! s = struct (o);
+%! s.accum.b = muon_gpu (ones (1, 6), "Device", "cpu");
+%! fail ("muon_step (s, P1, P)", "muon_step: OPT.accum.b must be of size 6 x 1.");
+%!error <muon_optimizer: PARAMS.w is a bf16 device array; a parameter must be double or single \(muon_gpu \(D, "Class", "single"\)\)\.>
+%! ## a 16-bit device parameter: named with its class (it said "must be a real, non-empty
+%! ## double or single array", which a device array of class single is not either)
+%! muon_optimizer (struct ("w", muon_gpu (ones (4, 3), "Device", "cpu", "Class", "bf16")),
+%!                 "Device", "cpu", "Resident", true);
+%!error <muon_step: PARAMS.w is a fp16 device array; a parameter must be double or single \(muon_gpu \(D, "Class", "single"\)\)\.>
+%! P = struct ("w", ones (4, 3));
+%! o = muon_optimizer (P, "Device", "cpu", "Resident", true);
+%! muon_step (o, struct ("w", muon_gpu (ones (4, 3), "Device", "cpu", "Class", "fp16")), P);
+%!error id=muonlab:badType
+%! muon_optimizer (struct ("w", muon_gpu (ones (4, 3), "Device", "cpu", "Class", "fp16")));
+
+%!test
+%! ## muon_save_state gathers a device-resident state and checks its values as
+%! ## muon_load_state does: a negative AdamW v or an Inf momentum made on the device is
+%! ## refused with load's message and no file is written (it wrote a file load refused)
+%! P = struct ("w", reshape (sin (1:48), 8, 6), "b", cos (1:6).');
+%! o = muon_optimizer (P, "Device", "cpu", "Resident", true);
+%! [~, o] = muon_step (o, P, P);
+%! f = [tempname() ".ckpt"];
+%! s = struct (o);
+%! s.adam.b.v = muon_gpu (-ones (6, 1), "Device", "cpu");
+%! t = struct (o);
+%! t.muon.w.momentum = muon_gpu (ones (8, 6), "Device", "cpu") * Inf;
+%! c = {s, "muon_save_state: OPT.adam.b.v must not be negative.";
+%!      t, "muon_save_state: OPT.muon.w.momentum must not contain NaN or Inf."};
+%! for i = 1:rows (c)
+%!   try
+%!     muon_save_state (f, c{i,1});
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:badState");
+%!     assert (err.message, c{i,2});
+%!   end_try_catch
+%!   assert (! exist (f, "file"));
+%! endfor
+%! ## the state the step made saves and loads, and the caller's device arrays stay
+%! unwind_protect
+%!   muon_save_state (f, o);
+%!   o2 = muon_load_state (f, P, "Device", "cpu");
+%!   assert (isequal (gather (o2.adam.b.v), gather (o.adam.b.v)));
+%!   assert (isa (o.adam.b.v, "muon_gpuarray"));
+%! unwind_protect_cleanup
+%!   if (exist (f, "file"))
+%!     unlink (f);
+%!   endif
+%! end_unwind_protect
 
 %!test
 %! ## a device array of an earlier session: the error names the function called and the

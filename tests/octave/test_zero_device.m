@@ -46,6 +46,24 @@ endfunction
 %!  endif
 
 %!test
+%! ## a rank that owns nothing (4 ranks, 3 matrices, one owner each): its update is a host
+%! ## zeros (0, 1), as the help says (a device array cannot be empty); the others are
+%! ## device arrays of their owned elements
+%! shapes = {[16 12], [8 20], [12 12]};
+%! G = grads (shapes, 4, 5);
+%! R = zero_muon_step (zero_layout (shapes, 4), on_device (G), [], "Variant", "layerwise_lpt");
+%! n = cellfun (@(o) sum (diff (o, 1, 2)), {R.ranks.owned});
+%! assert (sort (n), [0 144 160 192]);
+%! for l = 1:4
+%!   u = R.ranks(l).update;
+%!   if (n(l) == 0)
+%!     assert (isa (u, "double") && isequal (size (u), [0 1]));
+%!   else
+%!     assert (isa (u, "muon_gpuarray") && isequal (size (u), [n(l) 1]));
+%!   endif
+%! endfor
+
+%!test
 %! ## the oracle: U = polar factor of the average gradient (fp64 SVD)
 %! shapes = {[12 7], [5 9], [8 8]};
 %! W = 3;
