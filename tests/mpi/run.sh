@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh RESULTS_FILE [C_TEST] - the mpi layer of `make check`.
 #
-# Runs the C test C_TEST (tests/mpi/test_comm_mpi.c, built by make when mpicc is found) and
+# Runs the C test C_TEST (tests/mpi/test_comm_mpi.c, built by make when mpicc is found; also
+# on one rank) and
 # every suite tests/mpi/run_*.m (run_mpi.m: the collectives; run_agree_mpi.m: ranks that pass
 # unlike arguments; run_zero_mpi.m: zero_muon_step; run_zero_agree_mpi.m: its skips and
 # disagreements; run_train_mpi.m: zero_train_step and the sharded checkpoints)
@@ -51,6 +52,11 @@ run () {
   fi
 }
 
+# the C test also on one rank (a world of one: every block is this rank's)
+if [ -n "$ctest" ]; then
+  # shellcheck disable=SC2086
+  run "c_np1" mpirun $flags -x MUON_MPI_RESULTS -np 1 "$ctest"
+fi
 for np in 2 3 4; do
   if [ -n "$ctest" ]; then
     # shellcheck disable=SC2086
