@@ -75,8 +75,9 @@
 ## true (default): normalize in fp32, then round.  false: the peers' order, round
 ## @var{G} to the compute precision first (overflows fp16 past 65504: DeepSpeed PR 8533;
 ## and underflows below its normal range, 6.1e-5 in fp16, 1.2e-38 in bf16 and single: a
-## page that loses more than 1% of its norm to that first rounding comes out far from
-## orthogonal, or zero, and the call warns @code{muonlab:tinyInput}).
+## page that loses more than 10% of its norm to that first rounding gives the result of
+## the rounded page, worse or zero, and a call on a host array warns
+## @code{muonlab:tinyInput}; on a device array it does not).
 ## @item "Fused"
 ## false (default): the peers' eager op order above, every product and every elementwise
 ## op rounded once.  true: each scale-add is the epilogue of its product, computed in the
@@ -235,7 +236,7 @@ function [X, stats] = muon_ns (G, varargin)
     tiny = sum (nk > 0 & s * nk < opts.eps);
   endif
   warn_tiny (tiny, opts.eps, s);
-  if (! opts.normalize_first && ! isa (G, "muon_gpuarray"))
+  if (! opts.normalize_first)           # (a host G: device arrays returned above)
     warn_prerounded (G, opts.precision);
   endif
   ## a page with a singular value past twice what the schedule's map allows: the iteration
@@ -361,7 +362,7 @@ endfunction
 %!     error ("no warning");
 %!   catch err
 %!     assert (err.identifier, "muonlab:tinyInput");
-%!     assert (! isempty (regexp (err.message, ['^muon_ns: 1 page\(s\) of G lose [0-9]+% of their norm to the rounding to ' c{1}{2} ' before normalization \(NormalizeFirst false\): their result is far from orthogonal; normalize first, or scale G\.$'])), err.message);
+%!     assert (! isempty (regexp (err.message, ['^muon_ns: 1 page\(s\) of G lose [0-9]+% of their norm to the rounding to ' c{1}{2} ' before normalization \(NormalizeFirst false\): their result is that of the rounded G \(zero where all is lost\); normalize first, or scale G\.$'])), err.message);
 %!   end_try_catch
 %! endfor
 %! X = muon_ns (1e4 * T, "Precision", "fp16", "NormalizeFirst", false);   # 3e-4: in range

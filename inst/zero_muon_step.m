@@ -133,7 +133,8 @@
 ## expert is orthogonalized on its own, as @code{muon_update}'s @qcode{"Experts"} does.
 ## On a layout made from a model, each of @qcode{"Experts"} and @qcode{"SplitRows"} not
 ## given is the model's own (@code{L.blocks}): a @qcode{"SplitRows"} alone splits the
-## model's expert pages.
+## model's expert pages, and an @qcode{"Experts"} alone keeps the model's split row blocks
+## (which must tile its pages: give both otherwise; a 1 x P cell of [] is no split).
 ## @item "SplitRows"
 ## split row blocks (fused QKV, GLM's MuonSplit): a vector of row counts for every parameter,
 ## or a cell of one vector (or @code{[]}) per parameter; each expert page of the parameter is

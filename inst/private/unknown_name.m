@@ -38,10 +38,10 @@ function msg = unknown_name (fname, what, name, valid)
   msg = sprintf ("%s %ss: %s.", msg, [upper(what(1)) what(2:end)], strjoin (valid, ", "));
 endfunction
 
-## "muon_optimizer", "muon_ns and muon_update", "muon_ns, muon_update, muon_optimizer and
-## 5 other functions"
+## "muon_optimizer", "muon_ns and muon_update", up to four named, then "muon_ns,
+## muon_update, muon_optimizer and 5 other functions"
 function txt = owner_list (owners)
-  if (numel (owners) > 3)
+  if (numel (owners) > 4)
     txt = sprintf ("%s and %d other functions", strjoin (owners(1:3), ", "), numel (owners) - 3);
   else
     txt = strrep (quoted_list (owners, "and"), "'", "");

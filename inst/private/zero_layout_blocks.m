@@ -42,5 +42,27 @@ function [E, S] = zero_layout_blocks (L, E, S, fname)
   endif
   if (isempty (S))
     S = Sb;
+    check_split_fits (fname, E, S, [L.params.rows]);
   endif
+endfunction
+
+## EXPERTS given alone on a model layout: the model's split row blocks (L.blocks.split) must
+## tile the pages of those experts, else the fault is named as the caller's EXPERTS (the
+## caller gave no SPLITROWS for zero_blocks to blame).  Experts that are not valid, or do
+## not divide a matrix, are zero_blocks' to report.
+function check_split_fits (fname, E, S, rows)
+  P = numel (rows);
+  if (! (isnumeric (E) && isreal (E) && any (numel (E) == [1 P]) && all (E(:) >= 1)
+         && all (E(:) == fix (E(:)))))
+    return;
+  endif
+  E = double (E(:).') .* ones (1, P);
+  for p = 1:P
+    if (! isempty (S{p}) && mod (rows(p), E(p)) == 0 && sum (S{p}) != rows(p) / E(p))
+      error ("muonlab:badShape",
+             ["%s: EXPERTS (%d) of parameter %d gives pages of %d rows, which the model's " ...
+              "split row blocks (L.blocks.split{%d}, %d rows) do not tile; give SPLITROWS " ...
+              "too."], fname, E(p), p, rows(p) / E(p), p, sum (S{p}));
+    endif
+  endfor
 endfunction

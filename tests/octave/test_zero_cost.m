@@ -274,6 +274,26 @@ endfunction
 %! assert (C.ranks.ns_calls(:).', [R.ranks.ns_calls]);
 
 %!test
+%! ## "Experts" alone keeps the model's split row blocks, which must tile the new pages: a
+%! ## misfit names EXPERTS (the caller gave no SPLITROWS); a 1 x P cell of [] turns the
+%! ## split off
+%! M = muon_model (test_zero_cost ("cfg_file", "tiny_deepseek_v3"), "Experts", "fused",
+%!                 "Fuse", "all");
+%! L = zero_layout (M, 2);
+%! P = numel (L.params);
+%! p = find (! cellfun ("isempty", L.blocks.split) & L.blocks.experts(:) > 1, 1);
+%! msg = sprintf ("EXPERTS (1) of parameter %d gives pages of %d rows, which the model's split row blocks (L.blocks.split{%d}, %d rows) do not tile; give SPLITROWS too.",
+%!                p, L.params(p).rows, p, sum (L.blocks.split{p}));
+%! try
+%!   zero_cost (L, [], "Design", "zero12_allreduce", "Experts", 1);
+%!   error ("no error");
+%! catch err
+%!   assert ({err.identifier, err.message}, {"muonlab:badShape", ["zero_cost: " msg]});
+%! end_try_catch
+%! C = struct (zero_cost (L, [], "Design", "zero12_allreduce", "Experts", 1, "SplitRows", cell (1, P)));
+%! assert (C.params.ns_flops(p), ns_flops (L.params(p).rows, L.params(p).cols).flops, 1e-9 * C.params.ns_flops(p));
+
+%!test
 %! ## bytes scale with the element size; the step is the sum of its phases
 %! M = muon_model ("moonlight-16b-a3b");
 %! C8 = zero_cost (M, 64, "ElementBytes", 8, "Design", "zero2_multi_owner");
