@@ -143,6 +143,19 @@ static void blas_unpin (void)
   pthread_mutex_unlock (&blas_lock);
 }
 
+muon_status muon_gemm_check_provider (muon_ctx *ctx, muon_gemm_provider requested)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_GEMM_LIST, requested),
+         "unknown GEMM provider %d", (int) requested);
+  CHECK (MUON_ERR_NOTBUILT, requested != MUON_GEMM_ONEDNN || muon_gemm_onednn_built (),
+         "the oneDNN GEMM provider is not built (the build found no oneDNN; install "
+         "libdnnl-dev and rebuild)");
+fail:
+  return status;
+}
+
 muon_status muon_gemm_setup (muon_ctx *ctx, muon_gemm_provider requested, int threads,
                              muon_precision p, muon_gemm_cfg *cfg)
 {
@@ -155,9 +168,7 @@ muon_status muon_gemm_setup (muon_ctx *ctx, muon_gemm_provider requested, int th
          "unknown GEMM provider %d", (int) requested);
   CHECK (MUON_ERR_BADARG, threads >= 0 && threads <= MUON_MAX_THREADS,
          "threads must be an integer from 0 (automatic) to %d", MUON_MAX_THREADS);
-  CHECK (MUON_ERR_NOTBUILT, requested != MUON_GEMM_ONEDNN || muon_gemm_onednn_built (),
-         "the oneDNN GEMM provider is not built (the build found no oneDNN; install "
-         "libdnnl-dev and rebuild)");
+  CHECKSTATUS (muon_gemm_check_provider (ctx, requested));
   muon_gemm_choose (requested, p, &cfg->provider, &cfg->bf16, why, sizeof why);
   cfg->f64 = p == MUON_PREC_DOUBLE;
   cfg->threads = muon_threads_that_fit (threads > 0 ? threads : muon_default_threads ());

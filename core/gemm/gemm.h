@@ -72,6 +72,10 @@ typedef struct {
 // the tiles and runs ns_impl.h's elementwise passes, to the count.  NOTBUILT for 'onednn'
 // without oneDNN (whatever the precision); BADARG for an unknown provider or a thread count
 // below 0 or above MUON_MAX_THREADS.  [out] cfg.
+// NOTBUILT for 'onednn' without oneDNN, BADARG for an unknown provider: muon_gemm_setup's
+// check of the provider alone, for a caller that must refuse before it writes anything
+// (muon_update, before the momentum).
+muon_status muon_gemm_check_provider (muon_ctx *ctx, muon_gemm_provider requested);
 muon_status muon_gemm_setup (muon_ctx *ctx, muon_gemm_provider requested, int threads,
                              muon_precision p, muon_gemm_cfg *cfg);
 // OpenBLAS's count is the whole process's: it stays at one thread while any call (of any

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm.h"
 #include "math_internal.h"
 #include "tensor_check.h"
 #include "muon_update_math.h"
@@ -74,6 +75,8 @@ muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, si
   CHECKSTATUS (muon_ns_schedule (ctx, &o->ns, coef, MUON_MAX_STEPS, &steps));
   if (o->ns.device == MUON_DEVICE_CUDA)
     CHECKSTATUS (muon_cuda_load (ctx));
+  else                                  // ('onednn' in a build without it)
+    CHECKSTATUS (muon_gemm_check_provider (ctx, o->ns.gemm));
 fail:
   return status;
 }

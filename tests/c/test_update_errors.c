@@ -140,6 +140,30 @@ static void test_errors (void)
 // momentum moves, with muon_ns's status and message (it was refused by muon_ns, after M was
 // written): too few pages, another shape, a batch of pages, split row blocks of another
 // shape (the second block's too: the first fits).  One that fits every block runs.
+// 'onednn' in a build without oneDNN (the c-nodnnl layer) is refused before M is written;
+// with oneDNN the call runs
+static void test_provider_refused (void)
+{
+  muon_ctx *ctx = NULL;
+  T_EQ_INT (muon_ctx_create (&ctx), MUON_OK);
+  double g[N], m[N], m0[N], u[N];
+  fill (g, N, 7u);
+  fill (m0, N, 8u);
+  memcpy (m, m0, sizeof m);
+  muon_update_opts o = fp64_opts ();
+  o.ns.precision = MUON_PREC_SINGLE;
+  o.ns.gemm = MUON_GEMM_ONEDNN;
+  muon_tensor G = muon_tensor_matrix (MUON_F64, g, R, C), M = muon_tensor_matrix (MUON_F64, m, R, C),
+              U = muon_tensor_matrix (MUON_F64, u, R, C);
+  muon_status s = muon_update (ctx, &G, &M, &U, &o);
+  T_ASSERT_MSG (s == MUON_OK || s == MUON_ERR_NOTBUILT, "status %d", (int) s);
+  if (s == MUON_ERR_NOTBUILT)
+    T_ASSERT_MSG (memcmp (m, m0, sizeof m) == 0, "M changed by a refused call");
+  else
+    T_ASSERT_MSG (memcmp (m, m0, sizeof m) != 0, "M not stepped");
+  muon_ctx_destroy (&ctx);
+}
+
 static void test_trace_refused (void)
 {
   muon_ctx *ctx = NULL;
@@ -244,5 +268,6 @@ int main (int argc, char **argv)
   T_RUN (test_errors);
   T_RUN (test_missing_backend);
   T_RUN (test_trace_refused);
+  T_RUN (test_provider_refused);
   return T_DONE (argv[0]);
 }
