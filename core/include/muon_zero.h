@@ -364,9 +364,9 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
 // The checks muon_zero_step (and muon_zero_step_device) make of the plan and the options
 // before anything moves or runs: the variant the plan's, the blocks (experts dividing the
 // rows, split row blocks summing to a page, none for ZERO2_SLICE_ONLY), the period, step and
-// block scale, the pad rule, muon_update's options on every matrix.  No communicator, no
-// buffer: what a caller that skips a step (non-finite gradients on some rank) still checks,
-// so that a skipped step refuses what the step would.  Errors: NULLPTR, BADARG, BADSHAPE,
+// block scale, the pad rule, muon_update's options on every matrix (a trace: UNSUPPORTED).
+// No communicator, no buffer: what a caller that skips a step (non-finite gradients on some
+// rank) still checks, so that a skipped step refuses what the step would.  Errors: NULLPTR, BADARG, BADSHAPE,
 // and NOTBUILT / NODEVICE when update.ns.device asks for a CUDA back end that is missing
 // (muon_zero_step's Newton-Schulz device; muon_zero_step_device's runs where its arrays are).
 muon_status muon_zero_step_check (muon_ctx *ctx, const muon_zero_plan *plan,

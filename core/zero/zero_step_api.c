@@ -74,6 +74,10 @@ muon_status muon_zero_step_check (muon_ctx *ctx, const muon_zero_plan *P,
          MUON_NAME_OF (variant_names, o->variant), MUON_NAME_OF (variant_names, P->variant));
   CHECK (MUON_ERR_BADARG, o->update.nsplit == 0,
          "split row blocks are per matrix in a distributed step: give them in blocks");
+  // a trace holds one call's snapshots; a step makes one call per matrix (or block), which
+  // would be checked, and fail, only when it is reached, with some ranks updated
+  CHECK (MUON_ERR_UNSUPPORTED, o->update.ns.trace == NULL,
+         "a distributed step takes no trace (it records one muon_ns or muon_update call)");
   for (size_t p = 0; o->blocks && p < P->nparams; p++)
     CHECKSTATUS (check_blocks (ctx, &o->blocks[p], p, &P->L->params[p],
                                steps[P->variant].updates == ZUPD_PIECES, P->variant));

@@ -181,7 +181,9 @@ static void test_step_check (void)
   const double *const *g = (const double *const *) pb.g;
   muon_zero_blocks b[2] = { { 1, NULL, 0 }, { 1, NULL, 0 } };
   size_t split[] = { 1, 2 };
-  for (int k = 0; k < 9; k++)
+  double tx[1];
+  muon_ns_trace tr = { .x = tx };
+  for (int k = 0; k < 10; k++)
   {
     muon_zero_step_opts_default (&o);
     o.variant = MUON_ZERO2_SLICE_ONLY;
@@ -197,13 +199,15 @@ static void test_step_check (void)
       case 6: o.block_scale = 0; break;
       case 7: o.update.beta = 1.5; break;
       case 8: o.blocks = b; break;                             // fine
+      case 9: o.update.ns.trace = &tr; break;                  // one call's snapshots
     }
     muon_status a = muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL);
     char msg[256];
     snprintf (msg, sizeof msg, "%s", muon_ctx_last_error (ctx));
     muon_status s = muon_zero_step_check (ctx, P, &o);
     T_EQ_INT (s, a);
-    T_EQ_INT (s, k == 8 ? MUON_OK : k == 3 ? MUON_ERR_BADARG : s);
+    T_EQ_INT (s, k == 8 ? MUON_OK : k == 3 ? MUON_ERR_BADARG
+                 : k == 9 ? MUON_ERR_UNSUPPORTED : s);
     T_ASSERT (k == 8 || s < 0);
     if (s < 0)
       T_EQ_STR (muon_ctx_last_error (ctx), msg);
