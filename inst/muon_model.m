@@ -65,7 +65,9 @@
 ## @code{e_score_correction_bias} when @code{topk_method} is @qcode{"noaux_tc"}), the routed
 ## experts and the shared experts (one MLP of @code{n_shared_experts} times the expert
 ## width).  Routing to Muon or AdamW is @code{muon_optimizer}'s rule: a matrix with both
-## sizes > 1 whose name has neither @qcode{"embed"} nor @qcode{"lm_head"}.
+## sizes > 1 whose name has neither @qcode{"embed"} nor @qcode{"lm_head"} (DeepSpeed's
+## @code{ndims >= 2} would also give Muon a weight of one row, such as qwen2_moe's
+## @code{shared_expert_gate.weight}, 1 x hidden).
 ##
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -218,11 +220,10 @@ function [cfg, source, meta] = read_config (fname, what)
       cfg = json_read (fname, file);   # as a config file: regular, size and depth checked
     elseif (err != 0 && ! isempty (k))
       file = fullfile (models_dir (), [names{k} ".json"]);
-    elseif (err == 0 || ! isempty (regexp (what, '\.json$', "once"))
-            || exist (what, "file") == 2)
-      file = what;
-      if (err != 0 && ! exist (file, "file"))
-        error ("muonlab:badArg", "%s: cannot read '%s' (no such file).", fname, what);
+    elseif (err == 0 || ! isempty (regexp (what, '\.json$', "once")))
+      file = what;                     # (relative to the working folder, not the load path)
+      if (err != 0)
+        error ("muonlab:badArg", "%s: cannot read '%s': no such file.", fname, what);
       endif
       cfg = json_read (fname, file);   # a regular file, size and depth checked first
     else
@@ -411,7 +412,8 @@ endfunction
 %!error <muon_model: options must be NAME, VALUE pairs.> muon_model ("llama-3.1-8b", "MTP")
 %!error <muon_model: NAME must be a shipped model \('deepseek-v3'.*\), a config.json file or a folder holding one; 'gpt5' is neither. For any other model, download its config.json \(and model.safetensors.index.json\) and pass the file or the folder.> muon_model ("gpt5")
 %!error <muon_model: NAME must be a shipped model \('deepseek-v3'.*\), a config.json file or a folder holding one; 'llama-3.1-7b' is neither. Did you mean 'llama-3.1-70b' or 'llama-3.1-8b'\?> muon_model ("llama-3.1-7b")
-%!error <muon_model: cannot read 'no_such_dir/x.json' \(no such file\).> muon_model ("no_such_dir/x.json")
+%!error <muon_model: cannot read 'no_such_dir/x.json': no such file.> muon_model ("no_such_dir/x.json")
+%!error <muon_model: NAME must be a shipped model .*'plot' is neither.> muon_model ("plot")
 %!error <^muon_model: model_type 'gpt2' is not supported \(.*\)\.$> muon_model (struct ("model_type", "gpt2"))
 %!error id=muonlab:unsupported muon_model (struct ("model_type", "gpt2"))
 %!error <muon_model: the config has no field 'model_type'\.> muon_model (struct ())

@@ -30,9 +30,10 @@
 ## the first step; @code{opt.adam.(name)}: AdamW moments @code{m}, @code{v} and
 ## @code{step}), the gradient-accumulation buffers and the loss-scaler state.
 ##
-## @strong{Routing} (DeepSpeed's @code{set_optimizer_flags}): a parameter goes to Muon when
-## it is a matrix, both of its first two dimensions > 1 (an Octave vector has
-## @code{ndims} 2 too, so @code{ndims} alone would send it to Muon), of at most 4
+## @strong{Routing} (DeepSpeed's @code{set_optimizer_flags}, but for vectors): a parameter
+## goes to Muon when it is a matrix, both of its first two dimensions > 1 (an Octave vector
+## has @code{ndims} 2 too, so DeepSpeed's @code{ndims >= 2} would send it to Muon; a torch
+## Linear weight of one row, which DeepSpeed gives Muon, goes to AdamW here), of at most 4
 ## dimensions (a stack of matrices or a convolution weight, as @code{muon_update} takes
 ## them), and its lower-case name contains neither @qcode{"embed"} nor @qcode{"lm_head"};
 ## everything else goes to AdamW.  @qcode{"Route"} overrides it per name.  Octave drops

@@ -132,7 +132,7 @@ function K = model_checkpoint (fname, source, cfg, counts, T, mm)
   K.matches = abs (K.count - K.expected) <= tol * K.expected;
   if (! K.matches)
     warning ("muonlab:modelCount",
-             "%s: the checkpoint (%s) holds %.0f parameters, the config gives %.0f: the config does not describe these weights",
+             "%s: the checkpoint (%s) holds %.0f parameters, the config gives %.0f: the config does not describe these weights.",
              fname, K.method, K.count, K.expected);
   endif
 endfunction

@@ -1,9 +1,12 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{tf} =} route_rule (@var{names}, @var{rows}, @var{cols})
-## The default Muon / AdamW routing (DeepSpeed's @code{set_optimizer_flags}), the one copy
-## shared by @code{muon_optimizer} and @code{muon_model}: a parameter goes to Muon when it
-## is a matrix with both of its first two dimensions > 1 and its lower-case name contains
-## neither @qcode{"embed"} nor @qcode{"lm_head"}.  @var{names} is a string or a cellstr,
+## The default Muon / AdamW routing, the one copy shared by @code{muon_optimizer} and
+## @code{muon_model}: a parameter goes to Muon when it is a matrix with both of its first
+## two dimensions > 1 and its lower-case name contains neither @qcode{"embed"} nor
+## @qcode{"lm_head"}.  DeepSpeed's @code{set_optimizer_flags} tests @code{ndims >= 2}
+## instead, which an Octave vector passes: here a 1 x n or n x 1 matrix goes to AdamW, also
+## a torch Linear weight of one row that DeepSpeed gives Muon (qwen2_moe's
+## @code{shared_expert_gate.weight}, 1 x hidden).  @var{names} is a string or a cellstr,
 ## @var{rows} and @var{cols} numbers or arrays of its size; @var{tf} is true for Muon (a
 ## column for a cellstr).
 ## @end deftypefn

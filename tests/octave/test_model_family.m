@@ -109,6 +109,7 @@ endfunction
 %!   evalc ("M = muon_model (d);");     # (the warning, kept off the test's output)
 %!   [msg, id] = lastwarn ();
 %!   assert (id, "muonlab:modelCount");
+%!   assert (msg(end), ".");
 %!   assert (M.checkpoint.count, sum (T.rows .* T.cols) - T.rows(end) * T.cols(end));
 %!   assert (! M.checkpoint.matches);
 %!   assert (! isempty (strfind (msg, sprintf ("holds %d parameters, the config gives %d",
