@@ -9,7 +9,10 @@
 ## first for Muon.
 ##
 ## Panel (a) is the input spectrum: the singular values of @var{G} (one matrix) as
-## Newton-Schulz sees them after normalization, largest first, on a log axis.  The
+## Newton-Schulz sees them after normalization, largest first, on a log axis (a zero one,
+## from a zero row or a rank-deficient @var{G}, at a floor a decade below the smallest
+## positive one, marked with a triangle and counted in the title; panel (b) draws its
+## outputs there too).  The
 ## normalization is @code{muon_ns}'s with the options given (@qcode{"Eps"},
 ## @qcode{"Normalize"}, @qcode{"NormScale"}, @qcode{"EpsPlacement"},
 ## @qcode{"NormalizeFirst"}), computed in fp64 (the precision's own roundings aside):
@@ -133,22 +136,40 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   S.labels = labels;
   S.output = cellfun (@(x) diag (U' * double (x) * V), X, "UniformOutput", false);
 
+  ## a zero singular value (a zero row, a rank-deficient G) has no place on a log axis:
+  ## drawn at a floor a decade below the smallest positive one, marked and counted
+  pos = S.input(S.input > 0);
+  if (isempty (pos))
+    floor_at = 1e-3;                    # G is zero: any floor, the titles say so
+  else
+    floor_at = min (pos) / 10;
+  endif
+  zero = S.input <= 0;
+  sx = max (S.input, floor_at);
+  top_in = max ([sx; floor_at]);
+
   hf = plot_figure ([100 100 1100 440]);
   ax1 = subplot (1, 2, 1, "parent", hf);
-  semilogy (ax1, 1:numel (S.input), S.input, "k-", "linewidth", 1.5);
-  set (ax1, "xlim", [0.5, numel(S.input) + 0.5],
-       "ylim", [min(S.input) / 1.5, max(S.input) * 1.5]);
+  semilogy (ax1, 1:numel (S.input), sx, "k-", "linewidth", 1.5);
+  if (any (zero))
+    hold (ax1, "on");
+    semilogy (ax1, find (zero), sx(zero), "kv", "markerfacecolor", "k");
+    hold (ax1, "off");
+  endif
+  set (ax1, "xlim", [0.5, numel(S.input) + 0.5], "ylim", [floor_at / 1.5, top_in * 1.5]);
   grid (ax1, "on");
   xlabel (ax1, "index i (largest first)");
   ylabel (ax1, "sigma_i (normalized G)");
-  title (ax1, sprintf ("(a) input spectrum, %d x %d", rows (G), columns (G)));
+  title (ax1, sprintf ("(a) input spectrum, %d x %d%s", rows (G), columns (G),
+                       merge (any (zero), sprintf ("; %d zero (v, at %.2g)", sum (zero),
+                                                   floor_at), "")));
   ax2 = subplot (1, 2, 2, "parent", hf);
   styles = {"-", "--", "-.", ":"};
   hold (ax2, "on");
   for k = 1:numel (X)
-    semilogx (ax2, S.input, S.output{k}, styles{mod (k - 1, 4) + 1}, "linewidth", 1.5);
+    semilogx (ax2, sx, S.output{k}, styles{mod (k - 1, 4) + 1}, "linewidth", 1.5);
   endfor
-  xl = [min(S.input) / 1.2, max(S.input) * 1.2];
+  xl = [floor_at / 1.2, top_in * 1.2];
   semilogx (ax2, xl, [1 1], "color", [0.8 0 0], "linestyle", ":", "linewidth", 2);
   hold (ax2, "off");
   set (ax2, "xscale", "log", "xlim", xl);
@@ -433,3 +454,32 @@ endfunction
 %!   assert (numel (get (0, "children")), n);        # no figure left behind
 %! end_unwind_protect
 
+
+%!test
+%! ## a zero singular value (a zero row) is drawn at a floor a decade below the smallest
+%! ## positive one, marked and counted: no point left off the log axes
+%! randn ("state", 3);
+%! G = [randn(7, 16); zeros(1, 16)];
+%! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller");
+%! unwind_protect
+%!   ax = findobj (h, "type", "axes");
+%!   ax1 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(a)", 3));
+%!   s = svd (G) / (norm (G, "fro") + 1e-7);
+%!   assert (S.input(1:7), s(1:7), 1e-14);
+%!   assert (S.input(8), 0);
+%!   fl = min (S.input(1:7)) / 10;
+%!   assert (get (get (ax1, "title"), "string"), sprintf ("(a) input spectrum, 8 x 16; 1 zero (v, at %.2g)", fl));
+%!   y = get (findobj (ax1, "type", "line"), "ydata");
+%!   assert (sort (cellfun (@numel, y)), [1; 8]);
+%!   assert (ismember (fl, [y{:}]));
+%!   yl = get (ax1, "ylim");
+%!   assert (yl(1) <= fl && yl(2) >= s(1));
+%!   ax2 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(b)", 3));
+%!   x = get (findobj (ax2, "type", "line"), "xdata");
+%!   x = x(cellfun (@numel, x) == 8);
+%!   assert (numel (x), 1);
+%!   assert (x{1}(:), max (S.input, fl));
+%!   assert (get (ax2, "xlim")(1) <= fl);
+%! unwind_protect_cleanup
+%!   close (h);
+%! end_unwind_protect
