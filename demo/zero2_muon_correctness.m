@@ -53,7 +53,8 @@ function T = zero2_muon_correctness (varargin)
   ## figures
   png2 = plot_errors (X.T, X.variants, X.methods, X.threshold);
   png1 = fullfile (fileparts (png2), "zero2_layout.png");
-  zero_plot_layout (X.L, "File", png1);
+  names = arrayfun (@(p) sprintf ("W%d", p), 1:numel (X.L.params), "UniformOutput", false);
+  zero_plot_layout (X.L, "File", png1, "Names", names);   # the weights as the log names them
   if (! o.final)
     if (nargout > 0)
       T = X.T;

@@ -16,11 +16,14 @@
 ## the bottom when the buffer is small enough to show them (2000 elements).  Up to 16 ranks, a legend names each rank's colour; with
 ## more, a colour bar maps colours to ranks.  The figure holds a bounded number of graphics
 ## objects whatever the world and the number of parameters: all the pieces are faces of one
-## patch (with more than 4000 pieces, the bar is drawn at 2000 columns, each in the colour of
-## the piece under its middle) and each kind of line is one line object.  Each parameter is
+## patch and each kind of line is one line object.  With more than 4000 pieces the bar is
+## an image of 2000 columns, each the stack of the colours of its elements' owners in rank
+## order (padding on top), each as high as its share of the column (to 1%): a rank that
+## owns an eighth of every small matrix shows as an eighth of every column.  Each parameter is
 ## labelled above the bar with its name (@code{L.names} for a layout of a
 ## @code{muon_model}, or @qcode{"Names"}; else @qcode{"p1"}, @qcode{"p2"}, @dots{}) and
-## shape; parameters that straddle a cut in red with a @qcode{"*"} and a red bracket.
+## shape; parameters that straddle a cut in red with a @qcode{"*"} and a red bracket (the
+## brackets for at most 200 of them).
 ## Labels never overlap (and the key, beside the axes, never covers the bar): on two rows,
 ## straddling parameters first, then the largest; a label that does not fit is shortened
 ## (the name alone) or left out, and the title says how many were.  A torch name shows
@@ -118,26 +121,20 @@ function h = zero_plot_layout (L, varargin)
   colors = [cmap; grey];
   K = 2000;                             # about the bar's width in pixels, printed
   if (numel (lo) > 2 * K)
-    ## more pieces than pixels: K columns, each in the colour of the piece under its
-    ## middle, runs of one colour merged
-    x = ((1:K).' - 0.5) * N / K;
-    [los, j] = sort (lo);
-    i = lookup (los, x);
-    on = i > 0;
-    on(on) = x(on) < hi(j(i(on)));
-    c = zeros (K, 1);
-    c(on) = rk(j(i(on)));
-    first = find ([true; diff(c) != 0]);
-    last = [first(2:end) - 1; K];
-    k = c(first) > 0;
-    lo = (first(k) - 1) * N / K;
-    hi = last(k) * N / K;
-    rk = c(first(k));
+    ## more pieces than pixels: K columns, each the stack of its owners' shares (an image
+    ## of H rows: the shares to 1 / H)
+    H = 100;
+    cidx = column_stacks (lo, hi, rk, N, K, W, H);
+    image (ax, "xdata", [0.5, K - 0.5] * N / K, "ydata", [0.5, H - 0.5] / H,
+           "cdata", cidx, "cdatamapping", "direct");
+    colormap (ax, colors);
+    set (ax, "ydir", "normal");
+  else
+    n = numel (lo);
+    V = [lo zeros(n, 1); hi zeros(n, 1); hi ones(n, 1); lo ones(n, 1)];
+    patch (ax, "faces", reshape (1:4*n, n, 4), "vertices", V, "facevertexcdata",
+           colors(rk,:), "facecolor", "flat", "edgecolor", "none");
   endif
-  n = numel (lo);
-  V = [lo zeros(n, 1); hi zeros(n, 1); hi ones(n, 1); lo ones(n, 1)];
-  patch (ax, "faces", reshape (1:4*n, n, 4), "vertices", V, "facevertexcdata", colors(rk,:),
-         "facecolor", "flat", "edgecolor", "none");
 
   ## row boundaries (small buffers only), partition cuts and parameter boundaries (at most
   ## 200 of each: more would blacken the bar): one line object each
@@ -159,7 +156,7 @@ function h = zero_plot_layout (L, varargin)
 
   ## labels: straddling parameters in red with a bracket; placed so that none overlap
   str = [L.params.straddles];
-  if (any (str))
+  if (any (str) && sum (str) <= 200)    # more would merge into one red band
     x0 = [L.params(str).offset];
     x1 = x0 + [L.params(str).numel];
     x = [x0; x0; x1; x1; NaN(size (x0))];
@@ -207,8 +204,8 @@ function h = zero_plot_layout (L, varargin)
     endif
     legend (ax, hl, rn, "location", "eastoutside");
   else
-    colormap (ax, cmap);
-    caxis (ax, [-0.5, W - 0.5]);
+    colormap (ax, colors(1:W+haspad,:));   # (padding grey at the top, for a sampled bar)
+    caxis (ax, [-0.5, W - 0.5 + haspad]);
     cb = colorbar (ax, "location", "eastoutside");
     ylabel (cb, merge (haspad, "rank (padding grey)", "rank"));
   endif
@@ -281,6 +278,33 @@ function vlines (ax, x, y, color, width, style)
   plot (ax, xs(:), ys(:), "color", color, "linewidth", width, "linestyle", style);
 endfunction
 
+
+## The bar at K columns of N / K elements (more pieces than pixels), from the pieces
+## [lo, hi) of owner colours rk (1 .. W + 1, padding last): cidx, H x K, the colour of
+## each pixel, each column the stack of the colours of its elements (rank order, bottom
+## up), each as high as its share of the column, rounded to 1 / H.
+function cidx = column_stacks (lo, hi, rk, N, K, W, H)
+  w = N / K;
+  a = min (floor (lo / w), K - 1);      # the first and last column each piece touches
+  b = max (min (ceil (hi / w) - 1, K - 1), a);
+  cnt = b - a + 1;                      # sum (cnt) <= 2 * numel (lo) + K: the columns
+  pc = repelem ((1:numel (lo)).', cnt);   # inside a piece are its alone
+  col = a(pc) + (1:numel (pc)).' - repelem (cumsum (cnt) - cnt, cnt) - 1;
+  amt = max (min (hi(pc), (col + 1) * w) - max (lo(pc), col * w), 0);
+  A = sparse (col + 1, rk(pc), amt, K, W + 1);   # column x colour: elements
+  [r, c, v] = find (A.');               # by column, then by colour
+  cs = cumsum (v);
+  first = [true; diff(c) != 0];
+  last = [first(2:end); true];
+  grp = cumsum (first);
+  base = cs(first) - v(first);
+  total = cs(last) - base;
+  edge = round (H * (cs - base(grp)) ./ total(grp));   # H at each column's last colour
+  below = [0; edge(1:end-1)];
+  below(first) = 0;
+  cidx = (W + 1) * ones (H, K);         # (a column of nothing: none, but padding)
+  cidx(:, c(first)) = reshape (repelem (r, edge - below), H, []);
+endfunction
 %!test
 %! ## 3000 parameters: no boundary lines over the colours (the bar was solid black)
 %! L = zero_layout (repmat ({[4 4]}, 1, 3000), 8);
@@ -294,6 +318,28 @@ endfunction
 %! unwind_protect_cleanup
 %!   close (h);
 %! end_unwind_protect
+
+%!test
+%! ## sampled bars show each owner's share: 3000 matrices of 64 x 64 at stage 3 over 8
+%! ## ranks, each rank an eighth of every matrix, an eighth of the bar (a colour per
+%! ## column's middle drew ranks 2 and 6 only, half the bar each); 5 x 3 over 7 ranks:
+%! ## ranks 0-4 own 3 of 21 elements a matrix, ranks 5 and 6 none, 6 are padding
+%! for c = {{[64 64], 8, [ones(8, 1) / 8; 0]}, {[5 3], 7, [3 * ones(5, 1); 0; 0; 6] / 21}}
+%!   [sz, W, share] = c{1}{:};
+%!   L = zero_layout (repmat ({sz}, 1, 3000), W, "Stage", 3);
+%!   h = zero_plot_layout (L);
+%!   unwind_protect
+%!     ax = findall (h, "type", "axes", "tag", "");
+%!     im = findall (ax, "type", "image");
+%!     C = get (im, "cdata");              # colour indices: rank + 1, padding W + 1
+%!     assert (get (im, "cdatamapping"), "direct");
+%!     cmap = [merge(W <= 7, lines (7)(1:min (W, 7),:), hsv (W) * 0.85); 0.8 0.8 0.8];
+%!     assert (colormap (ax), cmap);
+%!     assert (accumarray (C(:), 1, [W + 1, 1]) / numel (C), share, 0.01);
+%!   unwind_protect_cleanup
+%!     close (h);
+%!   end_unwind_protect
+%! endfor
 
 %!test
 %! L = zero_layout ({[3 4], [2 5], [4 4]}, 2);
@@ -350,15 +396,15 @@ endfunction
 
 %!test
 %! ## a large layout (1000 ranks, stage 3, 30 matrices: 30000 pieces, 29970 cuts) holds a
-%! ## bounded number of graphics objects: one patch of at most 2000 faces, one line object
-%! ## per kind of line, a colour bar instead of 1000 legend entries
+%! ## bounded number of graphics objects: one image of 2000 columns, one line object per
+%! ## kind of line, a colour bar instead of 1000 legend entries
 %! L = zero_layout (repmat ({[64 64]}, 1, 30), 1000, "Stage", 3);
 %! h = zero_plot_layout (L);
 %! unwind_protect
 %!   ax = findall (h, "type", "axes", "tag", "");
-%!   pt = findall (ax, "type", "patch");
-%!   assert (numel (pt), 1);
-%!   assert (rows (get (pt, "faces")) <= 2000);
+%!   assert (isempty (findall (ax, "type", "patch")));
+%!   im = findall (ax, "type", "image");
+%!   assert (size (get (im, "cdata")), [100 2000]);
 %!   assert (numel (findall (ax, "type", "line")) <= 3);   # boundaries, brackets
 %!   assert (numel (findall (ax, "type", "text")) <= 70);  # the labels, two rows
 %!   assert (isempty (findall (h, "tag", "legend")));
@@ -367,22 +413,27 @@ endfunction
 %!   ## 30 matrices: their boundaries are drawn (3000 would blacken the bar: see below)
 %!   xd = get (findall (ax, "type", "line", "linewidth", 2, "color", [0 0 0]), "xdata");
 %!   assert (numel (unique (xd(isfinite (xd)))), 31);
-%!   ## the bar's colours: each column's rank owns that element (zero_layout's ranges)
-%!   V = get (pt, "vertices");
-%!   F = get (pt, "faces");
-%!   C = get (pt, "facevertexcdata");
-%!   cmap = hsv (1000) * 0.85;
-%!   for f = round (linspace (1, rows (F), 25))
-%!     x = mean (V(F(f,[1 2]),1));
-%!     p = find ([L.params.offset] <= x, 1, "last");
-%!     q = L.params(p);
-%!     e = x - q.offset;
-%!     if (e >= q.numel)
-%!       assert (C(f,:), [0.8 0.8 0.8]);               # padding
-%!     else
-%!       k = find (q.owner_ranges(:,1) <= e & e < q.owner_ranges(:,2));
-%!       assert (C(f,:), cmap(q.owners(k)+1,:));
-%!     endif
+%!   ## the bar's colours: each column's are the owners of its elements (zero_layout's
+%!   ## ranges), bottom up in rank order, padding on top, each its share of the column
+%!   C = get (im, "cdata");                           # colour indices into colormap (ax)
+%!   assert (colormap (ax), [hsv(1000) * 0.85; 0.8 0.8 0.8]);
+%!   w = L.padded_total / 2000;                       # 75 elements a column
+%!   for col = round (linspace (1, 2000, 25))
+%!     own = zeros (w, 1);
+%!     for i = 1:w
+%!       x = (col - 1) * w + i - 0.5;
+%!       q = L.params(find ([L.params.offset] <= x, 1, "last"));
+%!       e = x - q.offset;
+%!       if (e >= q.numel)
+%!         own(i) = 1001;                               # padding
+%!       else
+%!         own(i) = q.owners(q.owner_ranges(:,1) <= e & e < q.owner_ranges(:,2)) + 1;
+%!       endif
+%!     endfor
+%!     [o, ~, j] = unique (own);
+%!     want = repelem (o, round (100 * cumsum (accumarray (j, 1)) / w) ...
+%!                        - round (100 * [0; cumsum(accumarray (j, 1))(1:end-1)] / w));
+%!     assert (C(:,col), want(:));
 %!   endfor
 %! unwind_protect_cleanup
 %!   close (h);
