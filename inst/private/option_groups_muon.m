@@ -16,24 +16,14 @@
 ## @end deftypefn
 
 function T = option_groups_muon (group, L)
-  switch (group)
-    case "ns"
-      T = ns_rows (L);
-    case "norm"
-      T = norm_rows (L);
-    case "update"
-      T = update_rows (L);
-    case "block"
-      T = block_rows (L);
-    case "family"
-      T = family_rows (L);
-    case "optimizer"
-      T = optimizer_rows (L);
-    case "loss_scaler"
-      T = loss_scaler_rows (L);
-    otherwise
-      error ("muonlab:internal", "option_groups_muon: no option group '%s'.", group);
-  endswitch
+  groups = struct ("ns", @ns_rows, "norm", @norm_rows, "update", @update_rows, ...
+                   "block", @block_rows, "family", @family_rows, ...
+                   "optimizer", @optimizer_rows, "loss_scaler", @loss_scaler_rows);
+  if (! isfield (groups, group))
+    error ("muonlab:internal", "option_groups_muon: no option group '%s'.", group);
+  endif
+  f = groups.(group);
+  T = f (L);
 endfunction
 
 ##---- the groups -----------------------------------------------------------------------------

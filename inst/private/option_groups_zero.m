@@ -15,27 +15,15 @@
 ## @var{L} is @code{core_lists ()}, whose lists, defaults and limits the rows use.
 ## @end deftypefn
 
-function T = option_groups_zero (group, L, load)
-  switch (group)
-    case "step"
-      T = zero_step_rows (L);
-    case "train"
-      T = train_rows (L);
-    case "shard"
-      T = shard_rows (L, load);
-    case "layout"
-      T = zero_layout_rows (L);
-    case "cost"
-      T = cost_rows (L);
-    case "comm"
-      T = comm_rows (L);
-    case "collective"
-      T = collective_rows (L);
-    case "mpirun"
-      T = mpirun_rows (L);
-    otherwise
-      error ("muonlab:internal", "option_groups_zero: no option group '%s'.", group);
-  endswitch
+function T = option_groups_zero (group, L, varargin)
+  groups = struct ("step", @zero_step_rows, "train", @train_rows, "shard", @shard_rows, ...
+                   "layout", @zero_layout_rows, "cost", @cost_rows, "comm", @comm_rows, ...
+                   "collective", @collective_rows, "mpirun", @mpirun_rows);
+  if (! isfield (groups, group))
+    error ("muonlab:internal", "option_groups_zero: no option group '%s'.", group);
+  endif
+  f = groups.(group);
+  T = f (L, varargin{:});
 endfunction
 
 ##---- the groups -----------------------------------------------------------------------------
