@@ -77,7 +77,7 @@ function S = option_spec (key)
   endif
   L = core_lists ();
   mu = @(group) option_groups_muon (group, L);          # the Muon step's groups
-  zr = @(varargin) option_groups_zero (varargin{1}, L, varargin{2:end});   # ZeRO's
+  zr = @(group, varargin) option_groups_zero (group, L, varargin{:});   # ZeRO's, comms
   switch (key)
     case "muon_ns"                      # Trace: muon_ns's own (one page, on the CPU)
       S = option_compile ({mu("ns"), mu("norm"), {"Trace", "trace", "logical", [], false, ""}});
