@@ -9,17 +9,12 @@
 ## (@code{private_dir}: an existing path, e.g. a planted link, is never opened), which is
 ## then renamed over @var{file} (@code{rename}, a system call: no shell sees @var{file},
 ## and a link at @var{file} is replaced, not followed).  An interrupted or failed write
-## leaves @var{file} as it was.  Errors (@code{muonlab:badArg}) name @var{fname}.
+## leaves @var{file} as it was.  @var{file} is checked first (@code{write_target}: not a
+## folder, in an existing folder).  Errors (@code{muonlab:badArg}) name @var{fname}.
 ## @end deftypefn
 
 function write_file (fname, file, content)
-  if (isfolder (file))
-    error ("muonlab:badArg", "%s: cannot write '%s': it is a folder.", fname, file);
-  endif
-  folder = fileparts (file);
-  if (! (isempty (folder) || isfolder (folder)))
-    error ("muonlab:badArg", "%s: cannot write '%s': no such folder.", fname, file);
-  endif
+  folder = write_target (fname, file);
   d = private_dir (fname, folder);
   tmp = fullfile (d, "data");
   unwind_protect

@@ -8,8 +8,8 @@
 ## Write a set of files all or nothing, as far as a file system allows (the set of shard
 ## files of one checkpoint, @code{zero_save_state}).
 ##
-## @qcode{"prepare"} checks every target in the cell @var{files} (not a folder, in an
-## existing folder), then writes each @var{contents}@{k@} (bytes, uint8 or char) to a
+## @qcode{"prepare"} checks every target in the cell @var{files} (@code{write_target}: not
+## a folder, in an existing folder), then writes each @var{contents}@{k@} (bytes, uint8 or char) to a
 ## temporary file in a folder made for it beside @var{files}@{k@} (@code{private_dir}, as
 ## @code{write_file}), and returns the handle @var{h}.  Nothing is renamed yet: on any
 ## error the temporaries written so far are removed, the targets untouched.
@@ -37,14 +37,7 @@ endfunction
 function h = prepare (fname, files, contents)
   n = numel (files);
   for k = 1:n                           # every target checked before anything is written
-    file = files{k};
-    if (isfolder (file))
-      error ("muonlab:badArg", "%s: cannot write '%s': it is a folder.", fname, file);
-    endif
-    folder = fileparts (file);
-    if (! (isempty (folder) || isfolder (folder)))
-      error ("muonlab:badArg", "%s: cannot write '%s': no such folder.", fname, file);
-    endif
+    write_target (fname, files{k});
   endfor
   h = struct ("fname", fname, "files", {files}, "dirs", {cell(1, n)});
   try
