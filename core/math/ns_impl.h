@@ -307,8 +307,10 @@ fail:
 // port) is used whenever it and the denominator fit their precision.  Only when the sum
 // overflows or underflows in fp64, or the norm does not fit fp32 as a normal number (low
 // precisions), is the page scaled by its largest magnitude s, as LAPACK's nrm2 does:
-// X = r((G / s) / (sqrt (sum (G / s)^2) + eps / s)) in fp64, so a huge or tiny finite
-// input gives the scale-invariant answer (with eps 0) instead of zeros or NaN.  The peers'
+// X = r(T((G / s) / (sqrt (sum (G / s)^2) + eps / s))), the quotient formed in fp64 and
+// rounded to T (fp32 in the low precisions, as the plain path's quotient) before r(), so
+// a huge or tiny finite input gives the scale-invariant answer (with eps 0) instead of
+// zeros or NaN.  The peers'
 // cast-first order ('NormalizeFirst', false) is left as they have it in the low precisions
 // (it overflows fp16); in 'double' it casts nothing, so it is the same order, scaled too.
 NS_CLONES
