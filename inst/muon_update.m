@@ -53,7 +53,8 @@
 ## @qcode{"keller"} (default) @code{sqrt (max (1, r/c))} (Keller, DeepSpeed, torch
 ## "original"); @qcode{"rms"} @code{0.2*sqrt (max (r, c))} (Moonlight, torch
 ## "match_rms_adamw"); @qcode{"spectral"} @code{sqrt (max (r, c))} (Emerging-Optimizers);
-## @qcode{"unit_rms"} @code{sqrt (r/c)} (Scion, Dion "spectral_norm"); @qcode{"none"} 1.
+## @qcode{"unit_rms"} @code{sqrt (r/c)} (Scion, Dion "spectral_norm", torch.optim.Muon's
+## "spectral_unclamped" since torch 2.15); @qcode{"none"} 1.
 ## @item "ScaleFactor"
 ## positive factor multiplying the scale (default 1).
 ## @item "Experts"
