@@ -231,6 +231,7 @@ function C = zero_cost (what, world, varargin)
   for d = 1:numel (which)
     o.design = which{d};
     R = __muon_zero_cost__ (shapes, experts, split, W, o);
+    check_flat_size ("zero_cost", R.padded_total);   # the counts exact as doubles
     c = struct ();
     c.design = which{d};
     c.world = W;
@@ -462,6 +463,7 @@ endfunction
 %!error <zero_cost: METHOD must be 'standard' or 'gram'.> zero_cost ([4 4], 2, "Method", "x")
 %!error <^zero_cost: unknown option 'Foo'\. Options: .*\.$> zero_cost ([4 4], 2, "Foo", 1)
 %!error <zero_cost: the model has no Muon parameter.> zero_cost (struct ("params", struct ("route", {{"adamw"}}, "rows", 3, "cols", 1, "numel", 3, "experts", 1, "split", {{[]}}, "name", {{"b"}})), 2)
+%!error <zero_cost: the padded buffer \(9007199254741004 elements\) must hold fewer than 2\^53 elements.> zero_cost ({[2^26 2^26], [2^26 2^26], [3 3]}, 2, "Design", "reference")
 
 %!demo
 %! ## Llama-3.1-70B on 512 H100s: bytes, NS work and memory per rank, by design

@@ -123,13 +123,7 @@ function L = zero_layout (shapes, world, varargin)
   opts = parse_options ("zero_layout", "zero_layout", varargin);
 
   [par, pieces, ranks, info] = __muon_zero_layout__ (S, double (world), opts);
-  ## the core counts in 64-bit integers; the offsets reach Octave as doubles, exact only
-  ## below 2^53 (a rounded total is at least 2^53 too)
-  if (info(2) >= flintmax ())
-    error ("muonlab:badShape",
-           "zero_layout: the padded buffer (%.17g elements) must hold fewer than 2^53 elements.",
-           info(2));
-  endif
+  check_flat_size ("zero_layout", info(2));   # the offsets exact as doubles
 
   P = rows (par);
   W = double (world);
