@@ -19,7 +19,12 @@
 ## @item eo_quintic
 ## the same triples under NVIDIA Emerging-Optimizers' name: its
 ## @code{coefficient_type="quintic"} (the NS_EO of its NorMuon, AdaMuon, NAMO, PolarGrad
-## and Scion; not its Polar Express set, @qcode{"polar_express_eo"})
+## and Scion; not its Polar Express set, @qcode{"polar_express_eo"}).  Past the end of a
+## list, Emerging-Optimizers cycles its @qcode{"quintic"}, @qcode{"simple"} (keller),
+## @qcode{"aol"} and custom schedules and repeats the last triple of its Polar Express,
+## CANS and DeepSeek-V4 ones: give @code{muon_ns} @qcode{"ScheduleMode"}, @qcode{"cycle"}
+## to match it beyond the list's length (the default repeats the last triple; 7 quintic
+## steps differ by up to 0.49)
 ## @item polar_express
 ## Dao's Polar Express values with safety factor 1.05: (a/1.05, b/1.05^3, c/1.05^5)
 ## @item polar_express_dion

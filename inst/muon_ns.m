@@ -36,7 +36,9 @@
 ## against that singular direction of @var{G} (the shipped @qcode{"aol"} schedule does
 ## this above 0.884; see @code{ns_schedule_audit}).
 ## @item "ScheduleMode"
-## beyond the schedule: @qcode{"repeat_last"} (default) or @qcode{"cycle"}.
+## beyond the schedule: @qcode{"repeat_last"} (default; DeepSpeed, Dion, Dao) or
+## @qcode{"cycle"} (Emerging-Optimizers' quintic, simple and aol schedules; see
+## @code{muon_coeffs}).
 ## @item "Precision"
 ## compute precision @qcode{"double"}, @qcode{"single"}, @qcode{"bf16"} or @qcode{"fp16"}
 ## (default: the class of @var{G}).  bf16 and fp16 follow the eager-CUDA model: every

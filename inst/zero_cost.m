@@ -18,7 +18,8 @@
 ## @code{[rows cols]} or a P x 2 matrix.
 ##
 ## For each design the plan follows what @code{zero_muon_step} does (the same names; for
-## @qcode{"alltoall_owner"}, FSDP2 / Dion's all-to-all owner design: dim-0 shards of
+## @qcode{"alltoall_owner"}, the all-to-all owner idea of FSDP2 / Dion (owners round robin
+## by size, not Dion's padded blocks per shape group): dim-0 shards of
 ## @code{ceil (rows / W)} rows, a reduce-scatter of the gradients, matrices owned round robin
 ## in size order, one all-to-all to the owners and one back; @qcode{"muon_bp"} is planned as
 ## its full step, a block step moving only the reduce-scatter; @qcode{"expert_parallel"} runs

@@ -62,7 +62,9 @@
 ## ZeRO-1 with Moonlight's DP gather: reduce-scatter, momentum on the partition, one
 ## all-gather of the straddling matrices' pieces, NS on each full matrix.
 ## @item alltoall_owner
-## the all-to-all owner design of FSDP2 Muon and Dion: each rank holds a dim-0 (row) shard of
+## the all-to-all owner idea of FSDP2 Muon and Dion (not Dion's owner rule, which gives each
+## rank a block of every group of same-shape matrices, padded with zero matrices to a
+## multiple of W, with a pair of all-to-alls per group): each rank holds a dim-0 (row) shard of
 ## every matrix (rows @code{r*rc+1 : (r+1)*rc}, @code{rc = ceil (rows / W)}, the last ranks
 ## fewer or none) with its momentum; a reduce-scatter of the shards (padded to rc rows)
 ## averages the gradients; each matrix has one owner rank (round robin over the matrices by

@@ -27,8 +27,9 @@ function A = option_aliases ()
     "clip_grad",          "Megatron",                           "ClipNorm",   "with ClipPolicy before_ns (Megatron's order)"
     "gradient_accumulation_steps", "DeepSpeed",                 "AccumulationSteps", "muon_optimizer's, zero_train_step's"
     "ns_method",          "DeepSpeed",                          "Method",     "the same names; DeepSpeed's default is gram, muonlab's standard"
-    "use_gram_newton_schulz", "Dion",                           "Method",     "true: gram"
-    "flatten",            "Dion",                               "ConvScale",  "true: flattened"
+    "use_polar_express",  "Dion",                               "Coefficients", "true (Dion's default): polar_express_dion with NormScale 1.02, Eps 1e-8 (Dion's nesterov defaults to false, muonlab's Nesterov to true)"
+    "use_gram_newton_schulz", "Dion",                           "Method",     "true: gram, with Dao's defaults (Dion passes its epsilon on only to Polar Express): Coefficients polar_express, Eps 1e-7, NormScale 1"
+    "flatten",            "Dion",                               "ConvScale",  "true: flattened, for a 4-D weight; Dion also flattens a 3-D E x m x n one to E x (m n), which muonlab takes as a stack of E pages: reshape it"
   };
 
 endfunction
