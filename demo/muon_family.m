@@ -14,8 +14,8 @@
 ## @code{f (W) = ||(W - W*) X||_F^2 / (2 N)}, inputs X of 48 x N = 512 whose directions
 ## span a condition number of 100, from W = 0, for 80 steps of @code{muon_step} with each
 ## preset (no weight decay but Scion's own, which is 1).  The presets' first updates
-## differ in RMS by about 1300x (PolarGrad's 0.024, Keller's 0.13, NAMO's 0.22, NorMuon's
-## and AdaMuon's EO presets 31: sqrt (48) / sqrt (1 - 0.95), their first step has no bias
+## differ in RMS by about 1300x (PolarGrad's 0.024, Keller's 0.13, NAMO's 0.22, NorMuon
+## EO's 1.0, AdaMuon EO's 31: sqrt (48) / sqrt (1 - 0.95), its first step has no bias
 ## correction), so each preset's lr is set so that its first update has RMS 0.02, then
 ## decays linearly to 0: the curves compare the directions, not the scale conventions.
 ## The table gives, per preset, the raw update of the first step (its RMS, its spectral

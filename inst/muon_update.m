@@ -71,7 +71,11 @@
 ## Keller/DeepSpeed quirk: their scale reads the gradient's last two dimensions, kh x kw,
 ## so a 3 x 3 kernel gets scale 1 under keller whatever out and in are (the presets
 ## @qcode{"keller"} and @qcode{"normuon_zichongli5"}, whose references do this, set it).
-## No effect on 2-D and 3-D inputs.
+## No effect on 2-D and 3-D inputs.  Only the scale is copied: zichongli5's NorMuon also
+## takes a conv weight's second moment per (out, in, kh) over kw and keeps ||O|| per
+## kh x kw kernel, where muonlab's NorMuon works on the flattened matrix (per row, whole
+## ||O||): on a 6 x 4 x 3 x 3 weight its update is about 0.5 off the reference's, with the
+## same norm; 2-D weights agree to rounding.
 ## @item @code{muon_ns} options
 ## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
 ## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}) but @qcode{"Trace"}
@@ -121,7 +125,8 @@
 ## @item "RMSMatch"
 ## the rescale of O2 = O ./ den (V): @qcode{"keep"} @code{O2 *= ||O|| / (||O2|| +
 ## RMSEps)} (NorMuon's default), a number r: @code{O2 *= r sqrt (m n) / (||O2|| + RMSEps)}
-## (AdaMuon's 0.2, its default), @qcode{"none"} (Emerging-Optimizers).
+## (AdaMuon's 0.2, its default), @qcode{"none"} (Emerging-Optimizers' AdaMuon; its
+## NorMuon keeps ||O||, with @qcode{"RMSEpsPlacement"} @qcode{"max"}).
 ## @item "RMSEps", "RMSEpsPlacement"
 ## that rescale's eps (positive, default 1e-8) and where it goes: @qcode{"add"} (default)
 ## @code{||O2|| + RMSEps} or @qcode{"max"} @code{max (||O2||, RMSEps)} (dion's NorMuon).

@@ -16,7 +16,7 @@
 %!  "keller",             "muon",      0.95, true,  "ema", "K",  "keller",   0.95, "-",       false, 1e-8,  false, "-",    1e-8,  false
 %!  "normuon_zichongli5", "normuon",   0.95, true,  "ema", "K",  "keller",   0.95, "row",     false, 1e-10, false, "keep", 1e-10, false
 %!  "normuon_dion",       "normuon",   0.95, false, "sgd", "PE", "unit_rms", 0.95, "row",     false, 1e-8,  false, "keep", 1e-8,  true
-%!  "normuon_eo",         "normuon",   0.95, false, "ema", "EO", "spectral", 0.95, "shorter", false, 1e-8,  true,  "none", 1e-8,  false
+%!  "normuon_eo",         "normuon",   0.95, false, "ema", "EO", "spectral", 0.95, "shorter", false, 1e-8,  true,  "keep", 1e-8,  true
 %!  "adamuon_official",   "adamuon",   0.95, true,  "ema", "K",  "none",     0.95, "element", true,  1e-8,  false, 0.2,    1e-8,  false
 %!  "adamuon_eo",         "adamuon",   0.95, false, "ema", "EO", "spectral", 0.95, "element", false, 1e-8,  false, "none", 1e-8,  false
 %!  "namo_eo",            "namo",      0.95, false, "ema", "EO", "spectral", 0.95, "-",       false, 1e-8,  false, "-",    1e-8,  false
@@ -484,3 +484,18 @@
 %!   Uz = muon_update (G, [], "Preset", "normuon_zichongli5", "RMSMatch", "none", "Algorithm", "muon");
 %!   assert (Uz, Ur, 1e-12 * norm (Ur(:)));
 %! endfor
+
+%!test
+%! ## normuon_eo as Emerging-Optimizers' AdaptiveMuon (normuon) computes it, written out:
+%! ## O = NS_EO (M), V = (1 - beta2) mean (O.^2) along the shorter side, O2 = O .* rsqrt
+%! ## (max (V, 1e-8)), then its Frobenius match (its PR 187) ||O|| / max (||O2||, 1e-8),
+%! ## times sqrt (max (m, n)); without the match the update's RMS was 31, not 1
+%! randn ("state", 1);
+%! G = randn (24, 48);
+%! U = muon_update (G, [], "Preset", "normuon_eo");
+%! O = muon_ns (0.05 * G, "Coefficients", "eo_quintic", "Eps", 1e-15, "EpsPlacement", "max");
+%! V = 0.05 * mean (O .^ 2, 1);
+%! O2 = O ./ sqrt (max (V, 1e-8));
+%! Uref = sqrt (48) * O2 * norm (O, "fro") / max (norm (O2, "fro"), 1e-8);
+%! assert (U, Uref, 1e-13 * max (abs (Uref(:))));
+%! assert (sqrt (mean (U(:) .^ 2)), 1, 0.01);
