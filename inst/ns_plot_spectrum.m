@@ -10,9 +10,9 @@
 ##
 ## Panel (a) is the input spectrum: the singular values of @var{G} (one matrix) as
 ## Newton-Schulz sees them after normalization, largest first, on a log axis (a zero one,
-## from a zero row or a rank-deficient @var{G}, at a floor a decade below the smallest
-## positive one, marked with a triangle and counted in the title; panel (b) draws its
-## outputs there too).  The
+## from a zero row or a rank-deficient @var{G}: at most @code{max (size (G)) * eps} times
+## the largest, at a floor a decade below the smallest other one, marked with a triangle
+## and counted in the title; panel (b) marks its outputs there too).  The
 ## normalization is @code{muon_ns}'s with the options given (@qcode{"Eps"},
 ## @qcode{"Normalize"}, @qcode{"NormScale"}, @qcode{"EpsPlacement"},
 ## @qcode{"NormalizeFirst"}), computed in fp64 (the precision's own roundings aside):
@@ -137,16 +137,19 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   S.output = cellfun (@(x) diag (U' * double (x) * V), X, "UniformOutput", false);
 
   ## a zero singular value (a zero row, a rank-deficient G) has no place on a log axis:
-  ## drawn at a floor a decade below the smallest positive one, marked and counted
-  pos = S.input(S.input > 0);
+  ## drawn at a floor a decade below the smallest positive one, marked and counted; zero
+  ## to rounding (an SVD gives ~1e-17 for an exact zero of a rank-deficient G) counts
+  zero = S.input <= max (size (G)) * eps * max (S.input);
+  pos = S.input(! zero);
   if (isempty (pos))
     floor_at = 1e-3;                    # G is zero: any floor, the titles say so
   else
     floor_at = min (pos) / 10;
   endif
-  zero = S.input <= 0;
-  sx = max (S.input, floor_at);
+  sx = S.input;
+  sx(zero) = floor_at;
   top_in = max ([sx; floor_at]);
+  bottom_in = min (sx);                 # the axes' lower ends: the floor only when used
 
   hf = plot_figure ([100 100 1100 440]);
   ax1 = subplot (1, 2, 1, "parent", hf);
@@ -156,7 +159,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
     semilogy (ax1, find (zero), sx(zero), "kv", "markerfacecolor", "k");
     hold (ax1, "off");
   endif
-  set (ax1, "xlim", [0.5, numel(S.input) + 0.5], "ylim", [floor_at / 1.5, top_in * 1.5]);
+  set (ax1, "xlim", [0.5, numel(S.input) + 0.5], "ylim", [bottom_in / 1.5, top_in * 1.5]);
   grid (ax1, "on");
   xlabel (ax1, "index i (largest first)");
   ylabel (ax1, "sigma_i (normalized G)");
@@ -166,11 +169,16 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   ax2 = subplot (1, 2, 2, "parent", hf);
   styles = {"-", "--", "-.", ":"};
   hold (ax2, "on");
+  hc = zeros (1, numel (X));
   for k = 1:numel (X)
-    semilogx (ax2, sx, S.output{k}, styles{mod (k - 1, 4) + 1}, "linewidth", 1.5);
+    hc(k) = semilogx (ax2, sx, S.output{k}, styles{mod (k - 1, 4) + 1}, "linewidth", 1.5);
+    if (any (zero))                     # the outputs of the zero inputs, marked
+      semilogx (ax2, sx(zero), S.output{k}(zero), "v", "color", get (hc(k), "color"),
+                "markerfacecolor", get (hc(k), "color"));
+    endif
   endfor
-  xl = [floor_at / 1.2, top_in * 1.2];
-  semilogx (ax2, xl, [1 1], "color", [0.8 0 0], "linestyle", ":", "linewidth", 2);
+  xl = [bottom_in / 1.2, top_in * 1.2];
+  ht = semilogx (ax2, xl, [1 1], "color", [0.8 0 0], "linestyle", ":", "linewidth", 2);
   hold (ax2, "off");
   set (ax2, "xscale", "log", "xlim", xl);
   top = max ([cellfun(@max, S.output), 1]);
@@ -180,8 +188,8 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   xlabel (ax2, "input sigma_i (normalized G)");
   ylabel (ax2, "output sigma_i");
   title (ax2, "(b) Newton-Schulz output per input singular value");
-  legend (ax2, [labels, {"target 1"}], "location", "north", "orientation", "horizontal",
-          "interpreter", "none");
+  legend (ax2, [hc, ht], [labels, {"target 1"}], "location", "north",
+          "orientation", "horizontal", "interpreter", "none");
   o.file = strtrim (o.file);
   if (! isempty (o.file))
     try                                 # the caller's name never reaches a shell
@@ -480,6 +488,33 @@ endfunction
 %!   assert (numel (x), 1);
 %!   assert (x{1}(:), max (S.input, fl));
 %!   assert (get (ax2, "xlim")(1) <= fl);
+%! unwind_protect_cleanup
+%!   close (h);
+%! end_unwind_protect
+
+%!test
+%! ## a rank-deficient G: its zero singular values come out of the SVD as ~1e-17 and are
+%! ## counted as zeros; a full-rank G's axes start at its own smallest value
+%! randn ("state", 2);
+%! G = randn (8, 3) * randn (3, 16);
+%! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller");
+%! unwind_protect
+%!   ax = findobj (h, "type", "axes");
+%!   ax1 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(a)", 3));
+%!   assert (! isempty (strfind (get (get (ax1, "title"), "string"), "; 5 zero (v, at")));
+%! unwind_protect_cleanup
+%!   close (h);
+%! end_unwind_protect
+%! randn ("state", 1);
+%! G = randn (12, 30);
+%! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller");
+%! unwind_protect
+%!   ax = findobj (h, "type", "axes");
+%!   t = get (cell2mat (get (ax, "title")), "string");
+%!   ax1 = ax(strncmp (t, "(a)", 3));
+%!   ax2 = ax(strncmp (t, "(b)", 3));
+%!   assert (get (ax1, "ylim")(1), min (S.input) / 1.5, eps);
+%!   assert (get (ax2, "xlim")(1), min (S.input) / 1.2, eps);
 %! unwind_protect_cleanup
 %!   close (h);
 %! end_unwind_protect

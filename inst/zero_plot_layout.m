@@ -212,7 +212,12 @@ function h = zero_plot_layout (L, varargin)
   hold (ax, "off");
 
   if (! isempty (file))
-    print_png ("zero_plot_layout", hf, file);
+    try                                 # a file that cannot be written leaves no figure
+      print_png ("zero_plot_layout", hf, file);
+    catch err
+      close (hf);
+      rethrow (err);
+    end_try_catch
   endif
   if (nargout > 0)
     h = hf;
@@ -456,6 +461,14 @@ endfunction
 %!   assert (nnz (isnan (get (cuts, "xdata"))), 3 * 3);  # W - 1 per matrix
 %! unwind_protect_cleanup
 %!   close (h);
+%! end_unwind_protect
+
+%!error <zero_plot_layout: cannot write '/nonexistent-muonlab/x.png': no such folder.>
+%! n = numel (get (0, "children"));
+%! unwind_protect
+%!   zero_plot_layout (zero_layout ({[3 4]}, 2), "File", "/nonexistent-muonlab/x.png");
+%! unwind_protect_cleanup
+%!   assert (numel (get (0, "children")), n);        # no figure left behind
 %! end_unwind_protect
 
 %!error <zero_plot_layout: NAMES must be a cellstr of 3 names.> zero_plot_layout (zero_layout ({[3 4], [2 5], [4 4]}, 2), "Names", {"a"})
