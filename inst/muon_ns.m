@@ -175,11 +175,15 @@
 ## (a power-method lower bound of the page's largest singular value: cheap, never a false
 ## alarm on a sound run): the iteration diverged, and the call warns
 ## (@code{muonlab:diverged}).  A @qcode{"NormScale"} below 1 can leave singular values
-## above 1, where a schedule may explode: that is told too.  Gram Newton-Schulz does
-## this over long schedules (in double, Keller's coefficients over 1000 steps give 1e23
-## with the default restart: its error grows with the steps since its last restart), and
-## CANS in bf16 (its composed map explodes just above 1, see @code{muon_coeffs}: one of
-## five random 20 x 20 inputs comes out with a singular value of 1200).
+## above 1, where a schedule may explode: that is told too.  Gram Newton-Schulz in bf16
+## does this over long schedules without restarts (its error grows with the steps since
+## its last restart: Keller's coefficients on a random 64 x 256 page, restarted only
+## before step 2, give a singular value of 500 at 67 steps and overflow by 69, where a
+## restart every 5 steps keeps it at 1.2; fp16 grows far slower, 1.19 at 1000 steps); in
+## double and single Gram follows the standard iteration to its rounding over any length
+## (1e-13 apart at 1000 steps in double).  CANS in bf16 does it too (its composed map
+## explodes just above 1, see @code{muon_coeffs}: one of five random 20 x 20 inputs comes
+## out with a singular value of 1200).
 ##
 ## Example:
 ## @example
@@ -242,8 +246,8 @@ function [X, stats] = muon_ns (G, varargin)
     warn_prerounded (G, opts.precision);
   endif
   ## a page with a singular value past twice what the schedule's map allows: the iteration
-  ## diverged, e.g. Gram over a long schedule (its error grows with the steps since its last
-  ## restart) or a schedule that amplifies the rounding of a low precision (CANS in bf16).
+  ## diverged, e.g. bf16 Gram over a long schedule (its error grows with the steps since its
+  ## last restart) or a schedule that amplifies the rounding of a low precision (CANS in bf16).
   ## The sound runs of every shipped schedule stay below 1.35 x (finite pages only:
   ## nonFiniteResult has told of the others).
   sx = sv_max_lower (X);
@@ -297,6 +301,28 @@ endfunction
 %! assert (X, U * diag (s) * V', 1e-12 * norm (X, "fro"));
 %! assert (muon_ns (G.'), X.', 1e-12 * norm (X, "fro"));
 %! assert (muon_ns (G, "method", "GRAM"), X, 1e-12 * norm (X, "fro"));
+
+%!test
+%! ## Gram is the standard iteration over long schedules too (exact in exact arithmetic):
+%! ## against a plain Octave loop of the standard iteration.  (With its Q mirrored from the
+%! ## upper half, Gram drifted: 1.3e-4 at 300 steps in double, 3.5e-3 at 100 in single.)
+%! randn ("state", 1);
+%! Gd = randn (32, 96);
+%! Xs = Gd / (norm (Gd, "fro") + 1e-7);
+%! for k = 1:300
+%!   A = Xs * Xs';
+%!   Xs = 3.4445 * Xs + (-4.7750 * A + 2.0315 * A * A) * Xs;
+%! endfor
+%! assert (muon_ns (Gd, "Method", "gram", "Steps", 300), Xs, 1e-12);
+%! assert (muon_ns (Gd, "Steps", 300), Xs, 1e-12);
+%! randn ("state", 1);
+%! Gs = single (randn (128, 512));
+%! Xd = muon_ns (double (Gs), "Steps", 100);
+%! X1 = muon_ns (Gs, "Steps", 100);
+%! Xg = muon_ns (Gs, "Method", "gram", "Steps", 100);
+%! assert (X1, single (Xd), 1e-5);          # the standard's own fp32 gap: 3.3e-6
+%! assert (Xg, single (Xd), 1e-5);          # Gram's: 5.2e-6
+%! assert (Xg, X1, 2e-5);
 
 %!test
 %! X = muon_ns (single (G));

@@ -25,18 +25,22 @@
 ## @end example
 ## Restarts are 0-based iteration indices as in @code{muon_ns}: index i restarts before
 ## iteration i; 0 and indices >= Steps never restart; duplicates count once.  With
-## @qcode{"Symmetric"}, true every product whose result is symmetric costs half (SYRK-style
-## kernels): X*X', A*A and, in Gram, all of R, Z, Q, RZ (they are polynomials in R and so
-## commute); B*X and Q*X stay general.  This is the model of @code{muon_ns} in double and
-## single (SYRK for X*X' and A*A; in Gram the upper half of Z*Q, Z*R and Z*RZ, its
-## diagonal tiles in narrow column strips, a little over half); bf16 and fp16 run the
-## peers' general products for A*A and the Gram n x n products.
+## @qcode{"Symmetric"}, true the products that @code{muon_ns} computes as symmetric in
+## double and single cost half (SYRK-style kernels): X*X', A*A and, in Gram, Z = b R +
+## (c R) R, RZ and R (polynomials in R, so they commute: the upper half of Z*R and Z*RZ,
+## its diagonal tiles in narrow column strips, a little over half).  Gram's update
+## Q = Q Z + a Q stays general (2 per iteration), as do B*X and Q*X: Q is symmetric in
+## exact arithmetic too, but @code{muon_ns} forms it by a general product, since a Q
+## mirrored from its upper half drifts away from the standard iteration over long
+## schedules.  Kernels that halve Q as well (Dao's, whose (6 alpha + 14) n^3 MUON_FACTS
+## 4.3 quotes) cost @code{F.gram - F.gram_terms.q / 2}.  bf16 and fp16 run the peers'
+## general products for A*A and the Gram n x n products.
 ##
 ## Closed forms (5 steps): standard (20 alpha + 10) n^3; Gram with restarts [2]
 ## (8 alpha + 28) n^3, without (4 alpha + 34) n^3; symmetric: standard (15 alpha + 5) n^3,
-## Gram with [2] (6 alpha + 14) n^3.  The Gram/standard ratio with [2] is 1.20, 1.00, 0.88,
-## 0.67, 0.62, 0.54 at alpha = 1, 1.5, 2, 4, 5, 8 (general) and 0.55 at alpha = 5
-## (symmetric).  @var{F}.gram is the cost of the Gram iteration itself: @code{muon_ns}
+## Gram with [2] (6 alpha + 17) n^3 ((6 alpha + 14) n^3 with Q halved too).  The
+## Gram/standard ratio with [2] is 1.20, 1.00, 0.88, 0.67, 0.62, 0.54 at alpha = 1, 1.5,
+## 2, 4, 5, 8 (general) and 0.59 at alpha = 5 (symmetric; 0.55 with Q halved).  @var{F}.gram is the cost of the Gram iteration itself: @code{muon_ns}
 ## falls back to standard at aspect <= GramMinAspect (square, by default).
 ##
 ## Options (names are case-insensitive):
@@ -46,7 +50,8 @@
 ## @item "Restarts"
 ## Gram restart list, 0-based (default 2; @code{[]} for none).
 ## @item "Symmetric"
-## false (default): every product general; true: symmetric results cost half.
+## false (default): every product general; true: the products @code{muon_ns} computes as
+## symmetric cost half (all but Gram's Q update, B*X and Q*X).
 ## @item "Method"
 ## @qcode{"standard"} (default) or @qcode{"gram"}: which count goes into @var{F}.flops.
 ## @end table
@@ -67,7 +72,7 @@
 ## F = ns_flops (1024, 5120);
 ## F.ratio          % 0.62 = 68/110
 ## F.gram_coeffs    % [8 28]
-## ns_flops (5, 1, "Symmetric", true).ratio   % 0.55 = 44/80
+## ns_flops (5, 1, "Symmetric", true).ratio   % 0.59 = 47/80
 ## @end example
 ##
 ## @seealso{muon_ns, polar_metrics}
@@ -139,7 +144,12 @@ endfunction
 %!   assert (ns_flops (a, 1, "Restarts", []).gram, 4*a + 34, 1e-12);
 %!   Fs = ns_flops (a, 1, "Symmetric", true);
 %!   assert (Fs.standard, 15*a + 5, 1e-12);
-%!   assert (Fs.gram, 6*a + 14, 1e-12);
+%!   ## Q's 3 updates (iterations 1, 3, 4) general: 2 each, where MUON_FACTS 4.3's
+%!   ## (6 alpha + 14) halves them
+%!   assert (Fs.gram, 6*a + 17, 1e-12);
+%!   assert (Fs.gram_terms.q, 6);
+%!   assert (Fs.gram_terms.q, ns_flops (a, 1).gram_terms.q);
+%!   assert (Fs.gram - Fs.gram_terms.q / 2, 6*a + 14, 1e-12);
 %! endfor
 %! F = ns_flops (1024, 4096);
 %! assert (F.standard, (20*4 + 10) * 1024^3);
@@ -152,8 +162,8 @@ endfunction
 %! assert (round (100 * F.ratio), [120 100 88 67 62 54]);
 %! assert (ns_flops (1e9, 1).ratio, 0.4, 1e-8);
 %! Fs = ns_flops (5, 1, "Symmetric", true);
-%! assert (Fs.ratio, 44/80, 1e-15);
-%! assert (round (100 * Fs.ratio), 55);
+%! assert (Fs.ratio, 47/80, 1e-15);
+%! assert (round (100 * Fs.ratio), 59);
 %! assert (ns_flops (1e9, 1, "symmetric", 1).ratio, 0.4, 1e-8);
 
 %!test

@@ -118,7 +118,9 @@ muon_status poly (Run &R, typename num<T>::acc b, typename num<T>::acc c, const 
 // matrices made exactly symmetric (the upper triangle mirrored), as the CPU's sym_update
 // leaves it: poly then forms c R R by SYRK as c R R', which a general product's nearly
 // symmetric R would bend (the fp32 Gram error of up to 5.7e-3 that the CPU once had).  16-bit
-// updates stay the peers' general products (poly takes R R as such).
+// updates stay the peers' general products (poly takes R R as such).  RZ and R only: Q stays
+// the general product (mirrored, it drifts from the standard iteration over long schedules,
+// as ns_impl.h's FN (gram) measures).
 template <typename Run, typename T>
 muon_status symmetrize (Run &R, T *out, size_t n)
 {
@@ -160,7 +162,9 @@ muon_status standard (Run &R, const double *coef, int steps, T *X, T *Y, T *A, T
 
 // Gram iteration, as ns_impl.h: everything but the first R, the restarts and the final Q X
 // is n x n.  (Every product's output is already in the compute precision, so r(Q X) is the
-// product itself.)  Eager double and single keep Q, RZ and R exactly symmetric (symmetrize).
+// product itself.)  Eager double and single keep RZ and R exactly symmetric (symmetrize);
+// Q = r(r(a Q) + r(Z Q)) is the general product as it comes, in every precision (a mirrored
+// Q drifts over long schedules: ns_impl.h).
 // Fused: Z = r(b R + c R R), Q = r(a Q + Z Q), RZ = r(a R + Z R), R = r(a RZ + Z RZ), each
 // the epilogue of a general product (R is only nearly symmetric; poly takes R R as such); Q
 // and P trade places.
@@ -199,8 +203,7 @@ muon_status gram (Run &R, const double *coef, int steps, const muon_ns_opts *o, 
     else
     {
       STEP_TRY (product (R, Z, Q, n, n, P));          // Q = r(r(a Q) + r(Z Q))
-      STEP_TRY (scale_add (R, a, Q, P, Q, n * n));
-      STEP_TRY (symmetrize (R, Q, n));
+      STEP_TRY (scale_add (R, a, Q, P, Q, n * n));  // not mirrored (see above)
     }
     if (i < steps - 1 && !muon_ns_restart_before (i + 1, o) && R.fused)
     {

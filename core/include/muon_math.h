@@ -163,11 +163,14 @@ int muon_ns_uses_gram (size_t rows, size_t cols, const muon_ns_opts *o);
 // read it, written once here).  Only matrix products count, a general (p x q)(q x r) product
 // 2pqr; elementwise steps are left out.  The iteration runs on the short side, so with
 // n = min (rows, cols), m = max (rows, cols) every term is (c1 m n^2 + c0 n^3): the model is
-// the pair [c1 c0] of each term.  With `symmetric`, a product whose result is symmetric costs
-// half (SYRK-style kernels): X X', A A and in Gram all of R, Z, Q, RZ; B X and Q X stay
-// general.  Per iteration (n^3 units, alpha = m / n, h = 1 or 1/2):
+// the pair [c1 c0] of each term.  With `symmetric`, the products muon_ns computes as
+// symmetric in double and single cost half (SYRK-style kernels): X X', A A and in Gram R, Z
+// and RZ; the Gram update of Q (symmetric in exact arithmetic, but muon_ns forms it by a
+// general product: a mirrored Q drifts from the standard iteration over long schedules), B X
+// and Q X stay general.  (Kernels that halve Q too, as MUON_FACTS 4.3 counts, save half of
+// the q term.)  Per iteration (n^3 units, alpha = m / n, h = 1 or 1/2):
 //   standard  A = X X' 2h alpha, (c A) A 2h, B X 2 alpha
-//   Gram      R = X X' once 2h alpha; per iteration Z = b R + (c R) R 2h; Q = Q Z + a Q 2h
+//   Gram      R = X X' once 2h alpha; per iteration Z = b R + (c R) R 2h; Q = Z Q + a Q 2
 //             (free at the start and after a restart: Q = Z + a I); RZ = R Z + a R and
 //             R = Z RZ + a RZ 4h, skipped on the last iteration and before a restart; a restart
 //             X = Q X 2 alpha and R = X X' 2h alpha; at the end X = Q X 2 alpha.

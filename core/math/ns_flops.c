@@ -36,7 +36,9 @@ static void add (double *c, double c1, double c0)
 static void model (int steps, const int *restarts, int nrestarts, int symmetric,
                    muon_ns_flop_model *F, double *gram_steps, int *restarted)
 {
-  const double h = symmetric ? 0.5 : 1.0;   // a product with a symmetric result
+  const double h = symmetric ? 0.5 : 1.0;   // a product computed as symmetric (half); Gram's
+                                            // Q update is not (muon_ns forms it by a general
+                                            // product: a mirrored Q drifts, ns_impl.h)
   const int s = steps;
   memset (F, 0, sizeof *F);
   F->steps = s;
@@ -68,8 +70,8 @@ static void model (int steps, const int *restarts, int nrestarts, int symmetric,
     add (c, 0, 2 * h);
     if (i > 0 && !rs)
     {
-      add (F->term[MUON_FLOPS_Q], 0, 2 * h);               // Q = Q Z + a Q (else Z + a I)
-      add (c, 0, 2 * h);
+      add (F->term[MUON_FLOPS_Q], 0, 2);                   // Q = Z Q + a Q (else Z + a I):
+      add (c, 0, 2);                                       // general even when symmetric
     }
     if (i < s - 1 && !restart_at (restarts, nrestarts, i + 1, s))
     {

@@ -181,12 +181,13 @@ fail:
   return status;
 }
 
-// out = r(r(a B) + r(Zm B)) (n x n) for a product known to be symmetric (Gram: Z, Q, R, RZ
-// are polynomials in one symmetric matrix, so they commute): in double and single, where
+// out = r(r(a B) + r(Zm B)) (n x n) for a product known to be symmetric (Gram: Z, R, RZ are
+// polynomials in one symmetric matrix, so they commute): in double and single, where
 // DESIGN.md 4 allows any association, the upper half of Zm B (muon_gemm_product_upper) and
 // the sum on the upper triangle, mirrored (on each block of the product as it completes), so
 // out is exactly symmetric and costs about half; bf16 and fp16 keep the peers' general
 // product (fused: r(a B + Zm B), rounded once).  P: n x n scratch; out must not be Zm or B.
+// Gram's R and RZ only (FN (gram) forms Q by a general product: see there).
 static muon_status FN (sym_update) (ns_env *env, int p, T a, const S *Zm, const S *B,
                                     size_t n, T *P, S *out)
 {
@@ -231,6 +232,13 @@ fail:
 
 // Gram iteration (MUON_FACTS 1.3, DESIGN.md 4): everything but the first R, the restarts
 // and the final Q X is n x n.  X_k = Q_k X_0 and R_k = X_k X_k', polynomials in R_0.
+// In double and single Z, RZ and R are made exactly symmetric (the symmetric products, half
+// the work), but Q is not: Q = r(a Q + Z Q) is a general product in every precision.  Q
+// mirrored (its upper half computed and copied) drifts away from the standard iteration over
+// long schedules, measured on randn 32 x 96 in double: 3e-12 at 100 steps, 1.3e-4 at 300,
+// 9.4e-3 at 350, diverged (1e23) at 1000; single 128 x 512: 3.5e-3 at 100 steps.  With the
+// general product for Q it stays at 4e-14 (350 steps); mirroring Z, R and RZ alone is
+// harmless (2.7e-14 at 350 steps).
 // R, Z, Q, RZ: n x n in S; P: n x n in T; X and Y: n x m, Y in T.  have_a: R already holds
 // r(X X') (AOL).  [out] *res: the last product Q X, unrounded (the caller stores r(*res));
 // it is Y or, after a restart in double or single (where r(Q X) = Q X: X and Y trade
@@ -272,7 +280,8 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
       fresh = 0;
     else                                           // Q = r(r(a Q) + r(Z Q)), into RZ's
     {                                              // buffer (free until RZ is formed below)
-      CHECKSTATUS (FN (sym_update) (env, p, a, Z, Q, n, P, RZ));
+      CHECKSTATUS (PRODUCT (env, Z, Q, n, n, P));  // a general product in every precision
+      FN (scale_add) (p, env->fused, a, Q, 1, P, RZ, nn);
       S *t = Q;
       Q = RZ;
       RZ = t;

@@ -31,11 +31,12 @@
 ## @item Gram / standard time of @code{muon_ns} (fp32) at aspect 1, 2, 4, 5, 8 with
 ## n = 1024, and 512 x 2560 (aspect 5 again), next to the FLOP model of @code{ns_flops}
 ## (general and symmetric products).  In fp32 and fp64 the Gram path computes half of its
-## symmetric n x n products (core/gemm/gemm.c's muon_gemm_product_upper), and the standard path
+## symmetric n x n products but Q's update (core/gemm/gemm.c's muon_gemm_product_upper),
+## and the standard path
 ## uses SYRK for X X' and A A, so the symmetric model is the one to meet.  At aspect 1
 ## @code{muon_ns} falls back to the standard iteration (GramMinAspect = 1), so the measured
 ## ratio is about 1 there.  Target: within 1.1x of the symmetric model's ratio from aspect
-## 2 on (0.61 at aspect 5, 0.55 at 8).  The aspect-5 rows are timed on one thread too
+## 2 on (0.65 at aspect 5, 0.57 at 8).  The aspect-5 rows are timed on one thread too
 ## (@qcode{"Threads"}, 1): on a machine shared with other work the multi-threaded ratio
 ## wanders with the load, the single-threaded one much less.
 ## @item bf16 and fp16 emulation time over fp32 time (1024x4096, standard and Gram), all on
@@ -102,7 +103,7 @@ function R = bench_ns ()
   R = torch_table (R, cases, info.gemm.threads, fileparts (mfilename ("fullpath")));
 
   ## (2) Gram / standard time vs the FLOP model
-  printf ("\n(2) Gram / standard time, muon_ns fp32, restarts [2]; target <= 1.1 x the symmetric model (0.61 at aspect 5, 0.55 at 8)\n");
+  printf ("\n(2) Gram / standard time, muon_ns fp32, restarts [2]; target <= 1.1 x the symmetric model (0.65 at aspect 5, 0.57 at 8)\n");
   printf ("%-6s %-11s %5s %10s %10s %10s %12s %12s %8s %s\n", "aspect", "shape", "runs",
           "std [s]", "gram [s]", "measured", "model gen.", "model sym.", "target", "result");
   shapes = [1024 * [1 2 4 5 8].', 1024 * ones(5, 1); 2560, 512];   # [m n]: n x m

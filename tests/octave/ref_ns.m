@@ -47,10 +47,11 @@
 ## @end example
 ## Precision "double" is the same iteration in fp64 with nothing rounded.  In single and
 ## double the core always runs the fused order (DESIGN.md 4 allows any order where nothing
-## is rounded to a 16-bit format), so "Fused" is ignored there, and Gram keeps R, Q and RZ
+## is rounded to a 16-bit format), so "Fused" is ignored there, and Gram keeps R and RZ
 ## exactly symmetric: c R R' by SYRK, and the upper half of each product of two of them
-## (polynomials in one symmetric matrix, so they commute) mirrored; test_ns_bitwise checks
-## every precision bit for bit.
+## (polynomials in one symmetric matrix, so they commute) mirrored; Q = r(a Q + Z Q) is a
+## general product in every precision (mirrored, Q drifts from the standard iteration over
+## long schedules); test_ns_bitwise checks every precision bit for bit.
 ## @end deftypefn
 
 function X = ref_ns (G, varargin)
@@ -309,9 +310,9 @@ function Z = axpy_ (a, Y, P, r, fused)
   endif
 endfunction
 
-## lowp: bf16 / fp16, the peers' general products; in single and double R stays exactly
-## symmetric (the core's symmetric products: c R R' by SYRK, the upper half of each product
-## of two commuting symmetric matrices, mirrored)
+## lowp: bf16 / fp16, the peers' general products; in single and double R and RZ stay
+## exactly symmetric (the core's symmetric products: c R R' by SYRK, the upper half of each
+## product of two commuting symmetric matrices, mirrored); Q is a general product always
 ## The upper triangle of Y, mirrored (single and double); Y itself in bf16 / fp16
 function Y = sym_ (Y, lowp)
   if (! lowp)
@@ -342,7 +343,7 @@ function X = gram (X, cf, restarts, r, fused, lowp, A1)
       Q = Z;                               # r(Z + a I): only the diagonal changes
       Q(dg) = r (Z(dg) + a);
     else
-      Q = sym_ (axpy_ (a, Q, mul_ (Z, Q), r, fused), lowp);
+      Q = axpy_ (a, Q, mul_ (Z, Q), r, fused);   # general: Q is not mirrored
     endif
     if (i < steps - 1 && ! isrestart (i + 1))
       RZ = sym_ (axpy_ (a, R, mul_ (Z, R), r, fused), lowp);

@@ -157,8 +157,9 @@ endfunction
 %! catch err
 %!   assert (err.message, "muon_ns: 2 page(s) of G have 0 < norm (G, 'fro') < EPS (1e-07): their result is about G / EPS, far from orthogonal.");
 %! end_try_catch
-%! ## Gram over 1000 steps of Keller's schedule in double diverges (1e23); CANS in bf16 on
-%! ## this page too (1200): the first page of each stack is sound
+%! ## Gram over 1000 steps of Keller's schedule in double is sound (it once diverged, 1e23:
+%! ## a mirrored Q), host and device alike; CANS in bf16 diverges on the second page of
+%! ## a stack (1200), the first is sound
 %! warning ("off", "muonlab:diverged", "local");
 %! randn ("state", 1);
 %! Gw = cat (3, randn (64, 256), randn (64, 256));
@@ -167,15 +168,16 @@ endfunction
 %! [Xd, sd] = muon_ns (muon_gpu (Gw, "Device", "cpu"), o{:});
 %! assert (isequal (gather (Xd), Xh));
 %! sv = [max(svd (Xh(:,:,1))), max(svd (Xh(:,:,2)))];
-%! assert (sum (sv > 2 * 1.13), sh.diverged_pages);
-%! assert (sd.diverged_pages, sh.diverged_pages);
-%! assert (sd.diverged_pages >= 1);
+%! assert (sv < 1.14);
+%! assert ([sh.diverged_pages, sd.diverged_pages], [0 0]);
 %! randn ("state", 4);
 %! Gc = cat (3, randn (20, 20), randn (20, 20))(:,:,[2 1]);
 %! [Xc, sd] = muon_ns (muon_gpu (Gc, "Device", "cpu"), "Coefficients", "cans",
 %!                     "Precision", "bf16");
 %! Xc = gather (Xc);
-%! assert (sd.diverged_pages, 1);
+%! [Xh, sh] = muon_ns (Gc, "Coefficients", "cans", "Precision", "bf16");
+%! assert (isequal (Xc, Xh));
+%! assert ([sd.diverged_pages, sh.diverged_pages], [1 1]);
 %! assert (max (svd (Xc(:,:,2))) > 1000 && max (svd (Xc(:,:,1))) < 1.5);
 %! warning ("error", "muonlab:diverged", "local");
 %! try

@@ -178,8 +178,8 @@ endfunction
 %!test
 %! ## single and double: the core always runs them fused (DESIGN.md 4 allows any order
 %! ## there), and Gram keeps R exactly symmetric (c R R' by SYRK, the upper half of the
-%! ## products of commuting symmetric matrices, mirrored); ref_ns models both, so these are
-%! ## bitwise too, "Fused" or not; 260 x 280 is 2 x 2 tiles
+%! ## products of commuting symmetric matrices, mirrored; Q's update a general product);
+%! ## ref_ns models both, so these are bitwise too, "Fused" or not; 260 x 280 is 2 x 2 tiles
 %! randn ("state", 19);
 %! Z = randn (16, 40, 2);  Z(:,:,2) = 0;
 %! shapes = {randn(16, 32), randn(40, 24), randn(3, 2), randn(64, 64), Z, randn(260, 280)};

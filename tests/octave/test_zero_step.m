@@ -423,15 +423,17 @@ endfunction
 %!test
 %! ## the divergence check (muonlab:diverged, R.diverged) tells a diverged Newton-Schulz in
 %! ## every design, at worlds 1-3, on a full step and on MuonBP's block step (its shards):
-%! ## Gram over 1000 steps in double blows the 16 x 64 matrix up (the SVD says so, about
-%! ## 1e22, where the schedule gives 1.13), the other (orthogonal rows) stays sound
-%! randn ("state", 1);
-%! G2 = randn (16, 64);
-%! G1 = [eye(16), zeros(16, 48)];
-%! o = {"Method", "gram", "Precision", "double", "Steps", 1000, "Reference", false, ...
+%! ## CANS in bf16 blows this rank-one 16 x 64 matrix up, and each of its shards and
+%! ## slices (the rounding of its normalized singular value 1 lands where CANS's map
+%! ## explodes: the SVD says so, where the schedule gives 1.12; a chosen input: most
+%! ## others leave some slice sound), the other (zero) stays sound.  (Gram over 1000 steps
+%! ## in double did this once, from a mirrored Q: no longer.)
+%! randn ("state", 14);
+%! G2 = randn (16, 1) * randn (1, 64);
+%! G1 = zeros (16, 64);
+%! o = {"Coefficients", "cans", "Precision", "bf16", "Gemm", "openblas", "Reference", false, ...
 %!      "Period", 2};
-%! warning ("off", "muonlab:nonFiniteResult", "local");   # slice-only's 20-element piece
-%!                                                        # of G1 at W 3 overflows
+%! warning ("off", "muonlab:nonFiniteResult", "local");   # a slice of G2 may overflow
 %! for v = __muon_lists__ ().lists.zero_variant(:).'
 %!   for W = 1:3
 %!     L = zero_layout ({[16 64], [16 64]}, W);
@@ -442,7 +444,7 @@ endfunction
 %!       [R, st] = zero_muon_step (L, G, st, "Variant", v{1}, o{:});
 %!       assert (R.diverged, [0 1]);
 %!       u = R.updates{2};
-%!       assert (! all (isfinite (u(:))) || max (svd (u)) > 1e6);
+%!       assert (! all (isfinite (u(:))) || max (svd (u)) > 2 * 1.12);
 %!       u = R.updates{1};               # (non-finite: counted by no one, warned as such)
 %!       assert (! all (isfinite (u(:))) || max (svd (u)) < 1.2);
 %!     endfor
