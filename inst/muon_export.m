@@ -68,7 +68,9 @@
 ##
 ## @var{n} is the number of rows written (for a non-table JSON, 1).  The file is written
 ## whole under a temporary name in a folder made for the call beside @var{file}, then
-## renamed over it: a planted link is never followed, no shell sees @var{file}.
+## renamed over it: a planted link is never followed, no shell sees @var{file}.  A process
+## killed while writing (SIGKILL, or SIGTERM, which skips Octave's cleanup) leaves
+## @var{file} as it was and that folder, @file{.muonlab-@var{pid}-*}, beside it, to delete.
 ##
 ## Reading a table back: @code{muon_import (file)} returns it, from CSV or JSON (numbers as
 ## numeric columns, text as cellstr columns; integers past 2^53 as the nearest double).

@@ -56,8 +56,10 @@
 ## timeout, and the job's folder is removed.  With two outputs (the output captured),
 ## Octave's own interrupt comes first and returns to the prompt instead of this error; the
 ## ranks end and the folder goes all the same.  A SIGTERM or SIGHUP to the caller's process
-## group ends the ranks too, but also the caller's Octave, which leaves the job's folder
-## in @code{tempdir}.
+## group ends the ranks too, and usually the caller's Octave, which leaves the job's folder
+## in @code{tempdir} (an Octave 7 session holding a classdef object, such as a
+## @code{zero_layout} result, fails its crash save and goes on; the folder is then
+## removed).
 ## @end table
 ##
 ## The ranks never write an @file{octave-workspace} file, even when they are stopped by a

@@ -15,7 +15,8 @@
 ## field out of its domain; the values of a device-resident state are gathered and checked
 ## too), so a saved file always loads.  The file is written under a
 ## temporary name beside @var{file} and renamed over it, so an interrupted save leaves
-## the previous file whole.
+## the previous file whole (a process killed while writing, by SIGKILL or SIGTERM, also
+## leaves the call's folder @file{.muonlab-@var{pid}-*} beside it, to delete).
 ##
 ## @strong{File layout} (all integers little-endian), for reading it from another tool:
 ## @example

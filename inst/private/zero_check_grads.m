@@ -38,7 +38,16 @@ function [G, device] = zero_check_grads (fname, G, nl, shapes, allow_device)
       error ("muonlab:badShape", "%s: RANK_GRADS{%d,%d} must be a real %d x %d matrix.",
              fname, l, p, shapes(p,1), shapes(p,2));
     endif
-    G{k} = double (g);
+    try                                 # a single set needs twice its size here
+      G{k} = double (g);
+    catch err
+      if (! strcmp (err.identifier, "Octave:bad-alloc"))
+        rethrow (err);
+      endif
+      error ("muonlab:noMemory",
+             "%s: out of memory for the double copy of RANK_GRADS{%d,%d} (%d x %d).",
+             fname, l, p, shapes(p,1), shapes(p,2));
+    end_try_catch
   endfor
 endfunction
 
