@@ -71,11 +71,9 @@
 ## Keller/DeepSpeed quirk: their scale reads the gradient's last two dimensions, kh x kw,
 ## so a 3 x 3 kernel gets scale 1 under keller whatever out and in are (the presets
 ## @qcode{"keller"} and @qcode{"normuon_zichongli5"}, whose references do this, set it).
-## No effect on 2-D and 3-D inputs.  Only the scale is copied: zichongli5's NorMuon also
-## takes a conv weight's second moment per (out, in, kh) over kw and keeps ||O|| per
-## kh x kw kernel, where muonlab's NorMuon works on the flattened matrix (per row, whole
-## ||O||): on a 6 x 4 x 3 x 3 weight its update is about 0.5 off the reference's, with the
-## same norm; 2-D weights agree to rounding.
+## No effect on 2-D and 3-D inputs.  zichongli5's NorMuon also takes a conv weight's
+## second moment per (out, in, kh) over kw and keeps ||O|| per kh x kw kernel: that is
+## @qcode{"NormAxis"} @qcode{"conv_kernel"}, which its preset sets too.
 ## @item @code{muon_ns} options
 ## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
 ## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}) but @qcode{"Trace"}
@@ -114,7 +112,13 @@
 ## @code{mean (O.^2, 2)} (m x 1; NorMuon's default: zichongli5, dion), @qcode{"col"}
 ## one per column (1 x n), @qcode{"shorter"} the mean along the shorter side: per row
 ## when m >= n, per column when m < n (Emerging-Optimizers), @qcode{"element"}
-## @code{O.^2} (m x n; AdaMuon's default).
+## @code{O.^2} (m x n; AdaMuon's default), @qcode{"conv_kernel"}: for a 4-D
+## @var{G} (out x in x kh x kw), O viewed as that 4-D weight (torch's view; the same O
+## whatever order the columns are flattened in), V one per (out, in, kh), the mean of
+## O's squares over kw (out x in x kh, zichongli5's @code{p[..., 0:1]}), and the
+## @qcode{"RMSMatch"} rescale once per (out, in) kh x kw kernel, on its norms (its
+## @code{norm (dim = (-2, -1))}) and, for a number r, @code{r sqrt (kh kw)}; for a 2-D
+## @var{G} the same as @qcode{"row"} (the preset @qcode{"normuon_zichongli5"} sets it).
 ## @item "SignBeforeNS"
 ## true: orthogonalize @code{sign (X)} (AdaMuon's official code).  Default false.
 ## @item "VEps", "VEpsPlacement"
@@ -126,7 +130,8 @@
 ## the rescale of O2 = O ./ den (V): @qcode{"keep"} @code{O2 *= ||O|| / (||O2|| +
 ## RMSEps)} (NorMuon's default), a number r: @code{O2 *= r sqrt (m n) / (||O2|| + RMSEps)}
 ## (AdaMuon's 0.2, its default), @qcode{"none"} (Emerging-Optimizers' AdaMuon; its
-## NorMuon keeps ||O||, with @qcode{"RMSEpsPlacement"} @qcode{"max"}).
+## NorMuon keeps ||O||, with @qcode{"RMSEpsPlacement"} @qcode{"max"}); per kh x kw
+## kernel of a 4-D @var{G} under @qcode{"NormAxis"} @qcode{"conv_kernel"}.
 ## @item "RMSEps", "RMSEpsPlacement"
 ## that rescale's eps (positive, default 1e-8) and where it goes: @qcode{"add"} (default)
 ## @code{||O2|| + RMSEps} or @qcode{"max"} @code{max (||O2||, RMSEps)} (dion's NorMuon).
@@ -154,7 +159,8 @@
 ## ema: M = lerp (M, G, 1-beta); X = lerp (G, M, beta) | M;  sgd: M = beta M + G;
 ## X = G + beta M | M   (Nesterov | not); scale = the Scale rule on (m, n) * ScaleFactor
 ## muon, scion  U = scale NS (X); scion decays with wd = 1 in muon_step (W *= 1 - lr)
-## normuon      O = NS (X); V = lerp (V, q, 1-Beta2), q per NormAxis (default row);
+## normuon      O = NS (X); V = lerp (V, q, 1-Beta2), q per NormAxis (default row;
+##              conv_kernel: per (out, in, kh) of a 4-D G, the rescale per kernel);
 ## adamuon      O2 = O ./ den (V), rescaled per RMSMatch;  U = scale O2
 ##              (adamuon: NormAxis element, RMSMatch 0.2 by default; SignBeforeNS)
 ## namo         v = lerp (v, ||G||^2, 1-Beta2) (a scalar, from the raw G, in fp64
@@ -171,10 +177,11 @@
 ## order, not in its threaded BLAS, so its bits do not depend on the thread count (several
 ## times slower than BLAS on large matrices).  The state then has a fourth field, @code{family}:
 ## @code{algorithm} and @code{buffer} (V, v or Q in the momentum's class or G's, NAMO's v
-## in fp64; [] for the others; V is m x 1, 1 x n or m x n by NormAxis, Q min (m, n) x
-## Rank); a state of another algorithm, one without @code{family} past its first step, a
-## buffer of another size or class, or a negative V or v, is a @code{muonlab:badState}
-## error (@code{muon_save_state} and @code{muon_load_state} check the same).
+## in fp64; [] for the others; V is m x 1, 1 x n, m x n or (conv_kernel, 4-D @var{G})
+## out x in x kh by NormAxis, Q min (m, n) x Rank); a state of another algorithm, one
+## without @code{family} past its first step, a buffer of another size or class, or a
+## negative V or v, is a @code{muonlab:badState} error (@code{muon_save_state} and
+## @code{muon_load_state} check the same).
 ##
 ## A non-finite momentum or second-moment buffer (a poisoned state) is accepted and gives
 ## a non-finite @var{U}, with the warning @code{muonlab:nonFiniteResult};
@@ -357,7 +364,7 @@ endfunction
 %!error <muon_optimizer: parameter 'W': M must be the size of G.> __muon_update__ (G, G.', struct ("fname", "muon_optimizer: parameter 'W'"))
 %!error <muon_update: PRESET must be 'keller', 'normuon_zichongli5', 'normuon_dion', 'normuon_eo', 'adamuon_official', 'adamuon_eo', 'namo_eo', 'polargrad_eo', 'scion_eo', 'dion_reference' or 'dion2'.> muon_update (G, [], "Preset", "dion3")
 %!error <muon_update: ALGORITHM must be 'muon', 'normuon', 'adamuon', 'namo', 'polargrad', 'scion', 'dion' or 'dion2'; did you mean 'adamuon'\?> muon_update (G, [], "Algorithm", "adam")
-%!error <muon_update: NORMAXIS must be 'row', 'col', 'shorter' or 'element'.> muon_update (G, [], "NormAxis", 2)
+%!error <muon_update: NORMAXIS must be 'row', 'col', 'shorter', 'element' or 'conv_kernel'.> muon_update (G, [], "NormAxis", 2)
 %!error <muon_update: RMSMATCH must be 'keep', 'none' or a positive finite RMS.> muon_update (G, [], "RMSMatch", -1)
 %!error <muon_update: BETA2 must be a scalar in \[0, 1\).> muon_update (G, [], "Beta2", 1)
 %!error <muon_update: FRACTION must be a scalar in \(0, 1\].> muon_update (G, [], "Fraction", 0)

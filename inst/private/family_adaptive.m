@@ -7,11 +7,14 @@
 ## O  = NS (X)          (NS (sign (X)) with SignBeforeNS: AdaMuon's official code)
 ## q  = mean (O.^2, 2)  row: m x 1 (NorMuon's default) | mean (O.^2, 1) col: 1 x n
 ##      | row when m >= n, else col: shorter (EO) | O.^2 element: m x n (AdaMuon's default)
+##      | conv_kernel: O viewed as the out x in x kh x kw weight (opts.conv_shape),
+##        mean (O.^2, 4): out x in x kh (zichongli5's p[..., 0:1]; row for a 2-D G)
 ## V  = lerp (V, q, 1 - Beta2)               (no bias correction)
 ## O2 = O ./ (sqrt (V) + VEps)               (VEpsPlacement max: O ./ sqrt (max (V, VEps)))
 ## O2 = O2 * (r / (||O2|| + RMSEps))         (RMSEpsPlacement max: / max (||O2||, RMSEps))
 ##      r = ||O|| (RMSMatch keep: NorMuon's default), RMSMatch sqrt (m n) (a number: AdaMuon's
-##      0.2 by default), none: no rescale
+##      0.2 by default), none: no rescale; under conv_kernel (4-D) the norms and the
+##      sqrt (kh kw) of each out, in kh x kw kernel, one rescale per kernel
 ## @end example
 ## A @var{V} of another shape (the axis changed, or another algorithm's state) is a
 ## muonlab:badState error.
@@ -24,20 +27,27 @@ function [O2, V] = family_adaptive (X, V, opts)
     X = sign (X);
   endif
   O = family_ns (X, opts);
-  axis = family_axis (opts, opts.algorithm, m, n);
+  [axis, vsz] = family_axis (opts, opts.algorithm, m, n);
+  kern = strcmp (axis, "conv_kernel");
+  if (kern)                    # the 4-D O: V over kw, the rescale per kh x kw kernel
+    O = reshape (O, opts.conv_shape);
+  endif
   switch (axis)
     case "row"
       q = mean (O .^ 2, 2);
     case "col"
       q = mean (O .^ 2, 1);
+    case "conv_kernel"
+      q = mean (O .^ 2, 4);
     otherwise
       q = O .^ 2;
   endswitch
   if (isempty (V))
     V = zeros (size (q), class (O));
-  elseif (! isequal (size (V), size (q)))
-    error ("muonlab:badState", "%s: STATE.family.buffer must be the %d x %d V of NORMAXIS '%s'.",
-           opts.fname, rows (q), columns (q), axis);
+  elseif (! isequal (size (V), vsz))
+    error ("muonlab:badState", "%s: STATE.family.buffer must be the %s V of NORMAXIS '%s'.",
+           opts.fname, strjoin (arrayfun (@num2str, vsz, "UniformOutput", false), " x "),
+           axis);
   endif
   V = V + (1 - opts.beta2) * (q - V);
   if (strcmp (opts.v_eps_placement, "add"))
@@ -50,17 +60,26 @@ function [O2, V] = family_adaptive (X, V, opts)
     r = merge (normuon, "keep", 0.2);
   endif
   if (ischar (r) && strcmp (r, "none"))
+    O2 = reshape (O2, m, n);
     return;
-  elseif (ischar (r))
-    r = norm (O, "fro");
-  else
-    r = r * sqrt (m * n);
   endif
-  d = norm (O2, "fro");
+  if (kern)                    # one rescale per (out, in): norms over kh x kw
+    nrm = @(A) sqrt (sum (sum (A .^ 2, 3), 4));
+    cnt = opts.conv_shape(3) * opts.conv_shape(4);
+  else
+    nrm = @(A) norm (A, "fro");
+    cnt = m * n;
+  endif
+  if (ischar (r))
+    r = nrm (O);
+  else
+    r = r * sqrt (cnt);
+  endif
+  d = nrm (O2);
   if (strcmp (opts.rms_eps_placement, "add"))
     d = d + opts.rms_eps;
   else
     d = max (d, opts.rms_eps);
   endif
-  O2 = O2 * (r / d);
+  O2 = reshape (O2 .* (r ./ d), m, n);
 endfunction

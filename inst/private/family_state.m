@@ -17,7 +17,8 @@
 ## @item the buffer is real, not sparse, and not negative where it is a second moment;
 ## @item NorMuon's and AdaMuon's V: m x 1 (NormAxis @qcode{"row"}), 1 x n
 ## (@qcode{"col"}) or m x n (@qcode{"element"}), @qcode{"shorter"} the row axis when
-## m >= n; Dion's Q: min (m, n) x min (Rank, min (m, n)); NAMO's v: a scalar in double
+## m >= n, @qcode{"conv_kernel"} out x in x kh for a 4-D weight (@code{opts.conv_shape},
+## set by the caller to the weight's size) and the row axis otherwise; Dion's Q: min (m, n) x min (Rank, min (m, n)); NAMO's v: a scalar in double
 ## (fp64, whatever the momentum's class); empty for Muon, Scion and Dion2;
 ## @item every non-empty buffer but NAMO's in the momentum's class @var{cls} (a class
 ## name, or a cell of the classes allowed: @code{muon_update} also takes G's, as a
@@ -53,16 +54,9 @@ function msg = family_state (where, st, opts, m, n, cls)
   bcls = cellstr (cls);
   switch (f.algorithm)
     case {"normuon", "adamuon"}
-      axis = family_axis (opts, f.algorithm, m, n);
-      switch (axis)
-        case "row"
-          sz = [m 1];
-        case "col"
-          sz = [1 n];
-        otherwise
-          sz = [m n];
-      endswitch
-      what = sprintf ("the %d x %d V of NORMAXIS '%s'", sz, axis);
+      [axis, sz] = family_axis (opts, f.algorithm, m, n);
+      what = sprintf ("the %s V of NORMAXIS '%s'",
+                      strjoin (arrayfun (@num2str, sz, "UniformOutput", false), " x "), axis);
     case "dion"
       nb = min (m, n);
       r = opts.rank;

@@ -171,6 +171,9 @@ function check_muon (st, where, sz, cls, poison, form, uopts)
                     st.form, form);
   endif
   if (isstruct (uopts))
+    if (numel (sz) == 4)                      # a conv weight: NormAxis conv_kernel's V
+      uopts.conv_shape = sz;
+    endif
     msg = family_state (where, st, uopts, sz(1), prod (sz(2:end)), cls);
     if (! isempty (msg))
       opt_check_fail ("%s", msg);

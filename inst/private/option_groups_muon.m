@@ -78,7 +78,7 @@ function T = family_rows (L)
                                                     "polargrad", "scion", "dion", "dion2"}, "muon", ""
     "Preset",        "preset",          "enum",    presets,            "",                 ""
     "Beta2",         "beta2",           "real",    "[0, 1)",           0.95,               ""
-    "NormAxis",      "norm_axis",       "enum",    {"row", "col", "shorter", "element"}, [], ""
+    "NormAxis",      "norm_axis",       "enum",    {"row", "col", "shorter", "element", "conv_kernel"}, [], ""
     "SignBeforeNS",  "sign_before_ns",  "logical", [],                 false,              ""
     "VEps",          "v_eps",           "real",    "(0, Inf)",         1e-8,               ""
     "VEpsPlacement", "v_eps_placement", "enum",    {"add", "max"},     "add",              ""

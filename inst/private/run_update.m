@@ -78,6 +78,9 @@ function [U, state] = run_update (fname, G, state, args)
            "%s: ALGORITHM '%s' (and NORMSCALE, EPSPLACEMENT) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.",
            fname, opts.algorithm);
   endif
+  if (conv)                             # NormAxis conv_kernel reads the 4-D shape
+    opts.conv_shape = sz;
+  endif
   fam = [];
   if (isstruct (state))                 # family_state: what a family buffer must be
     msg = family_state ("STATE", state, opts, rows (G2), columns (G2),

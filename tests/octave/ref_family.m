@@ -14,7 +14,8 @@
 ## @item scale
 ## "keller" | "rms" | "spectral" | "unit_rms" | "none"
 ## @item beta2, axis, sign, veps, vmax, rms, rmseps, rmsmax
-## NorMuon / AdaMuon / NAMO: second-moment beta, "row" | "col" | "shorter" | "element",
+## NorMuon / AdaMuon / NAMO: second-moment beta, "row" | "col" | "shorter" | "element"
+## | "conv_kernel" (a 4-D weight's per-kernel V; on this m x n G the same as "row"),
 ## sign before NS, the eps of the V division and whether it is max (V, eps) (else
 ## sqrt (V) + eps), the rescale ("keep", "none" or a target RMS), its eps and whether it is
 ## max (||O2||, eps) (else ||O2|| + eps)
@@ -121,7 +122,9 @@ function [U, S] = ref_family (G, S, c)
       endif
       O = ns_ (X, c.ns);
       ax = c.axis;
-      if (strcmp (ax, "shorter"))
+      if (strcmp (ax, "conv_kernel"))     # 2-D: zichongli5's mean over dim -1, per row
+        ax = "row";
+      elseif (strcmp (ax, "shorter"))
         if (m >= n)
           ax = "row";
         else

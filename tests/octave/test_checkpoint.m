@@ -228,6 +228,33 @@ endfunction
 %! check_bad (g, S1, b, "OPT.muon.W.family.buffer must be single, as NORMUON's buffer is");
 
 %!test
+%! ## a convolution weight under normuon_zichongli5 (NormAxis conv_kernel): its V is
+%! ## out x in x kh; saved, loaded and stepped on as the uninterrupted run; a per-row V
+%! ## (the flattened matrix's) is refused by the load and by muon_step
+%! K = struct ("K", reshape (sin (1:216), 6, 4, 3, 3));
+%! GK = struct ("K", reshape (cos (1:216), 6, 4, 3, 3));
+%! o = muon_optimizer (K, "Preset", "normuon_zichongli5", "LR", 0.02);
+%! [K1, o] = muon_step (o, K, GK);
+%! assert (size (o.muon.K.family.buffer), [6 4 3]);
+%! write_ckpt (g, "muon_optimizer", o);
+%! assert (outcome (g, K1, o), "exact");
+%! muon_save_state (g, o);
+%! o2 = muon_load_state (g, K1);
+%! assert (isequal (o2, o));
+%! [Ka, oa] = muon_step (o, K1, GK);
+%! [Kb, ob] = muon_step (o2, K1, GK);
+%! assert (isequal (Ka, Kb) && isequal (oa, ob));
+%! b = o; b.muon.K.family.buffer = ones (6, 1);
+%! check_bad (g, K1, b, "OPT.muon.K.family.buffer must be the 6 x 4 x 3 V of NORMAXIS 'conv_kernel'");
+%! try
+%!   muon_step (b, K1, GK);
+%!   error ("test:noError", "muon_step: no error for a per-row V");
+%! catch err
+%!   assert (err.identifier, "muonlab:badState");
+%!   assert (! isempty (strfind (err.message, "STATE.family.buffer must be the 6 x 4 x 3 V of NORMAXIS 'conv_kernel'")), err.message);
+%! end_try_catch
+
+%!test
 %! ## wrong kind, or a payload under another variable name, in a valid container
 %! write_ckpt (g, "zero_shard", opt);
 %! fail ("muon_load_state (g, P)", "holds a 'zero_shard' checkpoint, not a 'muon_optimizer' one");

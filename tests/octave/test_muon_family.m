@@ -14,7 +14,7 @@
 %!function T = conventions ()
 %!  T = {
 %!  "keller",             "muon",      0.95, true,  "ema", "K",  "keller",   0.95, "-",       false, 1e-8,  false, "-",    1e-8,  false
-%!  "normuon_zichongli5", "normuon",   0.95, true,  "ema", "K",  "keller",   0.95, "row",     false, 1e-10, false, "keep", 1e-10, false
+%!  "normuon_zichongli5", "normuon",   0.95, true,  "ema", "K",  "keller",   0.95, "conv_kernel", false, 1e-10, false, "keep", 1e-10, false
 %!  "normuon_dion",       "normuon",   0.95, false, "sgd", "PE", "unit_rms", 0.95, "row",     false, 1e-8,  false, "keep", 1e-8,  true
 %!  "normuon_eo",         "normuon",   0.95, false, "ema", "EO", "spectral", 0.95, "shorter", false, 1e-8,  true,  "keep", 1e-8,  true
 %!  "adamuon_official",   "adamuon",   0.95, true,  "ema", "K",  "none",     0.95, "element", true,  1e-8,  false, 0.2,    1e-8,  false
@@ -114,7 +114,7 @@
 %! randn ("state", 5);
 %! G = randn (8, 24, 2);
 %! base = row_conv (conventions ()(2,:));       # normuon_zichongli5
-%! for ax = {"row", "col", "shorter", "element"}
+%! for ax = {"row", "col", "shorter", "element", "conv_kernel"}
 %!   c = base;  c.axis = ax{1};
 %!   o = {"Preset", "normuon_zichongli5", "NormAxis", ax{1}};
 %!   [~, s] = muon_update (G(:,:,1), [], o{:});
@@ -124,7 +124,11 @@
 %!   assert (U, Ur, 1e-12 * norm (Ur, "fro"));
 %!   assert (size (s.family.buffer), size (S.V));
 %! endfor
-%! assert (size (s.family.buffer), [8 24]);
+%! assert (size (s.family.buffer), [8 1]);         # conv_kernel on a matrix: per row
+%! ## ... the same bits as "row", the preset's 2-D update unchanged
+%! [U1, s1] = muon_update (G(:,:,1), [], "Preset", "normuon_zichongli5");
+%! [U2, s2] = muon_update (G(:,:,1), [], "Preset", "normuon_zichongli5", "NormAxis", "row");
+%! assert (isequal (U1, U2) && isequal (s1.family, s2.family));
 %! c = base;  c.sign = true;  c.rms = 0.3;  c.rmsmax = true;  c.vmax = true;  c.beta2 = 0.5;
 %! U = muon_update (G(:,:,1), [], "Preset", "normuon_zichongli5", "SignBeforeNS", true,
 %!                  "RMSMatch", 0.3, "RMSEpsPlacement", "max", "VEpsPlacement", "max", "Beta2", 0.5);
@@ -277,9 +281,15 @@
 %! for i = 1:rows (L)
 %!   [U, s] = muon_update (single (W(:,:,1,1)), [], "Preset", L{i,1});
 %!   assert ({class(U), class(s.momentum)}, {"single", "single"});
-%!   [U, s] = muon_update (W, [], "Preset", L{i,1}, "DionQ0", eye (4));
+%!   ## (zichongli5's per-kernel V and rescale, NormAxis conv_kernel, tested below: here
+%!   ## its per-row V, which is the flattened matrix's)
+%!   o = {"Preset", L{i,1}, "DionQ0", eye(4)};
+%!   if (strcmp (L{i,1}, "normuon_zichongli5"))
+%!     o(end+1:end+2) = {"NormAxis", "row"};
+%!   endif
+%!   [U, s] = muon_update (W, [], o{:});
 %!   assert (size (U), size (W));
-%!   assert (U, reshape (muon_update (reshape (W, 4, 27), [], "Preset", L{i,1}, "DionQ0", eye (4)), size (W)));
+%!   assert (U, reshape (muon_update (reshape (W, 4, 27), [], o{:}), size (W)));
 %! endfor
 
 %!test
@@ -484,6 +494,55 @@
 %!   Uz = muon_update (G, [], "Preset", "normuon_zichongli5", "RMSMatch", "none", "Algorithm", "muon");
 %!   assert (Uz, Ur, 1e-12 * norm (Ur(:)));
 %! endfor
+
+%!test
+%! ## normuon_zichongli5 on a convolution weight as zichongli5/NorMuon's normuon.py
+%! ## (SingleDeviceNorMuon) computes it, written out for three steps: O = NS_K of torch's
+%! ## view (out, -1) (kw fastest), back to out x in x kh x kw; V (p[..., 0:1]) the beta2 EMA
+%! ## of mean (O.^2) over kw, one per (out, in, kh); O2 = O ./ (sqrt (V) + 1e-10); ||O||
+%! ## kept per (out, in) kh x kw kernel (norm over dims (-2, -1)), + 1e-10; Keller's
+%! ## scale max (1, kh / kw)^0.5.  (muonlab's per-row V and whole-matrix rescale of the
+%! ## flattened matrix were about 0.5 off on 6 x 4 x 3 x 3.)
+%! randn ("state", 2);
+%! for sz = {[6 4 3 3], [6 4 3 5], [5 3 4 2]}
+%!   s4 = sz{1};
+%!   M = zeros (s4);  V = [];  st = [];
+%!   for k = 1:3
+%!     G = randn (s4);
+%!     M = M + 0.05 * (G - M);                           # momentum.lerp_(grad, 1 - beta)
+%!     X = G + 0.95 * (M - G);                           # grad.lerp_(momentum, beta)
+%!     Xt = reshape (permute (X, [1 4 3 2]), s4(1), []);  # torch's row-major view
+%!     Ot = ref_ns (Xt, "Coefficients", "keller", "Steps", 5);
+%!     O = permute (reshape (Ot, s4([1 4 3 2])), [1 4 3 2]);
+%!     if (isempty (V))
+%!       V = zeros (s4(1:3));
+%!     endif
+%!     V = V + 0.05 * (mean (O .^ 2, 4) - V);
+%!     O2 = O ./ (sqrt (V) + 1e-10);
+%!     nO = sqrt (sum (sum (O .^ 2, 3), 4));
+%!     nO2 = sqrt (sum (sum (O2 .^ 2, 3), 4));
+%!     Uref = max (1, s4(3) / s4(4))^0.5 * O2 .* (nO ./ (nO2 + 1e-10));
+%!     [U, st] = muon_update (G, st, "Preset", "normuon_zichongli5");
+%!     e = max (abs (U(:) - Uref(:))) / max (abs (Uref(:)));
+%!     assert (e < 1e-13, sprintf ("%s step %d: %g", mat2str (s4), k, e));
+%!     assert (size (st.family.buffer), s4(1:3));
+%!     assert (st.family.buffer, V, 1e-13 * max (V(:)));
+%!     assert (st.momentum, M, 1e-15);
+%!   endfor
+%!   ## the flattened matrix's per-row V is another update
+%!   U1 = muon_update (G, [], "Preset", "normuon_zichongli5");
+%!   Ur = muon_update (G, [], "Preset", "normuon_zichongli5", "NormAxis", "row");
+%!   assert (max (abs (U1(:) - Ur(:))) > 0.01 * max (abs (U1(:))));
+%! endfor
+%! ## a state of the other axis is refused; AdaMuon's numeric RMSMatch per kernel
+%! [~, st] = muon_update (G, [], "Preset", "normuon_zichongli5");
+%! fail ("muon_update (G, st, 'Preset', 'normuon_zichongli5', 'NormAxis', 'row')",
+%!       "STATE.family.buffer must be the 5 x 1 V of NORMAXIS 'row'");
+%! [~, sr] = muon_update (G, [], "Preset", "normuon_zichongli5", "NormAxis", "row");
+%! fail ("muon_update (G, sr, 'Preset', 'normuon_zichongli5')",
+%!       "STATE.family.buffer must be the 5 x 3 x 4 V of NORMAXIS 'conv_kernel'");
+%! U = muon_update (G, [], "Preset", "normuon_zichongli5", "RMSMatch", 0.3, "Scale", "none");
+%! assert (sqrt (mean (mean (U .^ 2, 3), 4)), 0.3 * ones (5, 3), 1e-8);
 
 %!test
 %! ## normuon_eo as Emerging-Optimizers' AdaptiveMuon (normuon) computes it, written out:
