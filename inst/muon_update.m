@@ -113,9 +113,9 @@
 ## one per column (1 x n), @qcode{"shorter"} the mean along the shorter side: per row
 ## when m >= n, per column when m < n (Emerging-Optimizers), @qcode{"element"}
 ## @code{O.^2} (m x n; AdaMuon's default), @qcode{"conv_kernel"}: for a 4-D
-## @var{G} (out x in x kh x kw), O viewed as that 4-D weight (torch's view; the same O
-## whatever order the columns are flattened in), V one per (out, in, kh), the mean of
-## O's squares over kw (out x in x kh, zichongli5's @code{p[..., 0:1]}), and the
+## @var{G} (out x in x kh x kw), O viewed as that 4-D weight (torch's view; the same O,
+## to rounding, whatever order the columns are flattened in), V one per (out, in, kh),
+## the mean of O's squares over kw (out x in x kh, zichongli5's @code{p[..., 0:1]}), the
 ## @qcode{"RMSMatch"} rescale once per (out, in) kh x kw kernel, on its norms (its
 ## @code{norm (dim = (-2, -1))}) and, for a number r, @code{r sqrt (kh kw)}; for a 2-D
 ## @var{G} the same as @qcode{"row"} (the preset @qcode{"normuon_zichongli5"} sets it).
