@@ -185,6 +185,9 @@
 ## explodes just above 1, see @code{muon_coeffs}: one of five random 20 x 20 inputs comes
 ## out with a singular value of 1200).
 ##
+## Ctrl-C stops a long call on the CPU at its next Newton-Schulz step (the interrupt then
+## ends the statement, as for any Octave code; nothing is assigned).
+##
 ## Example:
 ## @example
 ## G = randn (256, 1024);

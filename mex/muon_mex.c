@@ -9,11 +9,23 @@
 #include <string.h>
 
 #include "muon_mex.h"
+#include "quit.h"       // octave_signal_caught, octave_interrupt_state (C linkage)
 
 static muon_ctx *ctx = NULL;
 enum { MAX_EXIT_HOOKS = 4 };
 static void (*exit_hooks[MAX_EXIT_HOOKS]) (void);
 static int nhooks = 0;
+
+// The context's interrupt poll: 1 while a Ctrl-C (SIGINT) is pending, which Octave's signal
+// handler records in these two flags (a SIGCHLD or SIGPIPE sets only octave_signal_caught).
+// Only read here: octave_handle_signal, which throws a C++ exception, is left to Octave,
+// which runs it as the gateway raises its error (so that Octave's interrupt, not a
+// catchable muonlab:interrupted, ends the statement, as Ctrl-C ends any Octave code).
+static int interrupt_pending (void *arg)
+{
+  (void) arg;
+  return octave_signal_caught != 0 && octave_interrupt_state > 0;
+}
 
 // The MEX file's one exit handler: the gateway's hooks, last set first, then the context.
 static void at_exit (void)
@@ -29,6 +41,7 @@ muon_ctx *muon_mex_ctx (void)
   {
     if (muon_ctx_create (&ctx) != MUON_OK)
       muon_mex_error (mexFunctionName (), "noMemory", "cannot create a context.");
+    muon_ctx_set_interrupt_poll (ctx, interrupt_pending, NULL);
     mexAtExit (at_exit);
   }
   return ctx;

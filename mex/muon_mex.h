@@ -19,7 +19,9 @@ static inline int muon_mex_whole_in (double v, double lo, double hi)
   return v >= lo && v <= hi && v == floor (v);
 }
 
-// The context shared by all calls of this MEX file, created on first use.
+// The context shared by all calls of this MEX file, created on first use, with an interrupt
+// poll (muon_ctx_set_interrupt_poll) that sees a pending Ctrl-C: a long muon_ns stops at its
+// next step with MUON_ERR_INTERRUPTED, raised as muonlab:interrupted by muon_mex_check.
 muon_ctx *muon_mex_ctx (void);
 // Runs hook when the MEX file is unloaded, before the context is destroyed (a MEX file has
 // one mexAtExit handler, which muon_mex.c keeps; up to 4 hooks, run last set first; setting

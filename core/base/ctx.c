@@ -88,6 +88,14 @@ muon_status muon_ctx_destroy (muon_ctx **ctx)
   return MUON_OK;
 }
 
+muon_status muon_ctx_set_interrupt_poll (muon_ctx *ctx, int (*poll) (void *arg), void *arg)
+{
+  CHECKCTX (ctx);
+  ctx->poll = poll;
+  ctx->poll_arg = poll ? arg : NULL;
+  return MUON_OK;
+}
+
 const char *muon_ctx_last_error (const muon_ctx *ctx)
 {
   return ctx ? ctx->last_error : "no context";

@@ -34,7 +34,15 @@ struct muon_ctx {
   size_t workspace_bytes;
   muon_ctx_slot slots[MUON_CTX_SLOTS];  // attached subsystem state, in attachment order
   int nslots;
+  int (*poll) (void *arg);   // the interrupt poll (muon_ctx_set_interrupt_poll; NULL: none)
+  void *poll_arg;
 };
+
+// MUON_ERR_INTERRUPTED ("interrupted", recorded at the caller's place) when ctx's interrupt
+// poll returns nonzero, else MUON_OK.  Called on the calling thread outside parallel regions.
+#define muon_ctx_interrupted(ctx)                                                   \
+  (((ctx) != NULL && (ctx)->poll != NULL && (ctx)->poll ((ctx)->poll_arg))          \
+   ? muon_ctx_set_error ((ctx), MUON_ERR_INTERRUPTED, "interrupted") : MUON_OK)
 
 // Records an error with the place it was raised (muon_ctx_last_where).  Inside core every
 // muon_ctx_set_error call - those of CHECK included - goes through this macro, so the place

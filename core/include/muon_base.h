@@ -34,7 +34,8 @@ extern "C" {
   X (MUON_ERR_MPI,       -12,  "MPI error",                   "mpi")          \
   X (MUON_ERR_INTERNAL,  -13,  "internal error",              "internal")     \
   X (MUON_ERR_DEVMEM,    -14,  "device out of memory",        "outOfMemory")  \
-  X (MUON_ERR_STALE,     -15,  "stale device array",          "staleHandle")
+  X (MUON_ERR_STALE,     -15,  "stale device array",          "staleHandle")  \
+  X (MUON_ERR_INTERRUPTED,-16,  "interrupted",                 "interrupted")
 
 typedef enum {
 #define MUON_X_ENUM(name, value, text, id) name = value,
@@ -85,6 +86,13 @@ muon_status muon_ctx_create (muon_ctx **ctx);
 muon_status muon_ctx_destroy (muon_ctx **ctx);
 // Text of the last error recorded in ctx ("" if none).  Owned by ctx, valid until the next call.
 const char *muon_ctx_last_error (const muon_ctx *ctx);
+// An optional interrupt poll: long calls (muon_ns between its pages and Newton-Schulz steps,
+// and so every call built on it: muon_update, the ZeRO step) call poll (arg) on the calling
+// thread, outside any parallel region, and when it returns nonzero stop, free what they
+// allocated and return MUON_ERR_INTERRUPTED ("interrupted"); their outputs' contents are then
+// unspecified.  The poll changes no result bit.  poll NULL: none (the default).  The CUDA
+// back end does not poll.
+muon_status muon_ctx_set_interrupt_poll (muon_ctx *ctx, int (*poll) (void *arg), void *arg);
 // Status of the last error recorded in ctx (MUON_OK if none).
 muon_status muon_ctx_last_status (const muon_ctx *ctx);
 // Where in core the last error was recorded: "core/math/ns.c:230 (muon_ns)", the file, line

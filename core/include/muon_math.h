@@ -151,7 +151,9 @@ void muon_ns_opts_default (muon_ns_opts *o);
 
 // X = NS (G) page by page.  [in] G, [out] X (same rows, cols, batch; any dtype and ld).
 // Zero pages give exact zeros.  Non-finite input gives non-finite output and the warning
-// MUON_WARN_NONFINITE (the Octave side rejects it before).
+// MUON_WARN_NONFINITE (the Octave side rejects it before).  On the CPU it polls the
+// context's interrupt poll (muon_ctx_set_interrupt_poll) before each page and each step, and
+// stops with MUON_ERR_INTERRUPTED when it fires (X's contents then unspecified).
 muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
                      const muon_ns_opts *o);
 

@@ -218,6 +218,7 @@ static muon_status FN (standard) (ns_env *env, int p, const double *coef, int st
   for (int k = 0; k < steps; k++)
   {
     T a = (T) coef[3 * k], b = (T) coef[3 * k + 1], c = (T) coef[3 * k + 2];
+    CHECKSTATUS (muon_ctx_interrupted (env->ctx));             // (between steps)
     if (k > 0 || !have_a)
       CHECKSTATUS (FN (gram_product) (env, p, 1, X, n, m, P, A));
     CHECKSTATUS (FN (poly) (env, p, b, c, A, 1, n, P, B, NULL, 0));
@@ -258,6 +259,7 @@ static muon_status FN (gram) (ns_env *env, int p, const double *coef, int steps,
   for (int i = 0; i < steps; i++)
   {
     T a = (T) coef[3 * i], b = (T) coef[3 * i + 1], c = (T) coef[3 * i + 2];
+    CHECKSTATUS (muon_ctx_interrupted (env->ctx));             // (between steps)
     if (muon_ns_restart_before (i, o))
     {
       CHECKSTATUS (PRODUCT (env, Q, X, n, m, Y));                   // X = r(Q X)
@@ -438,6 +440,7 @@ static muon_status FN (batch) (ns_env *env, const muon_tensor *G, muon_tensor *o
   for (size_t e = 0; e < G->batch; e++)
   {
     int nonzero;
+    CHECKSTATUS (muon_ctx_interrupted (env->ctx));             // (between pages)
     if (aol)
       CHECKSTATUS (FN (aol_page) (env, p, G, e, o, X, transposed, Y, P, S1, D, &nonzero));
     else

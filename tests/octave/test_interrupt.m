@@ -1,0 +1,61 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {} {} test_interrupt ()
+## Ctrl-C stops a long @code{muon_ns}: the gateways' context polls Octave's pending
+## interrupt between Newton-Schulz steps, so SIGINT ends the call at its next step instead
+## of when the call ends (a 1000-step call on a 1024 x 2048 single ran on for minutes, its
+## result then thrown away).  A child octave-cli reads its statements from a pipe, as a
+## terminal session does, so that the session goes on after the interrupt; the test checks
+## that the call stopped well before it could have ended (30 s after the signal: a hang
+## check, not a speed test), assigned nothing, and that the next call gives the bits this
+## session gives.
+## @end deftypefn
+
+function test_interrupt ()
+  test ("test_interrupt");
+endfunction
+
+%!function s = sq (s)
+%!  s = ["'" strrep(s, "'", "'\\''") "'"];
+
+%!test
+%! dirs = cellfun (@(f) fileparts (which (f)), {"muon_ns", "__muon_ns__"},
+%!                 "UniformOutput", false);
+%! A = reshape (sin (1:48), 6, 8);
+%! U = muon_ns (A, "Precision", "double");
+%! in = tempname ();
+%! fid = fopen (in, "w");
+%! fprintf (fid, "addpath ('%s', '%s');\n", dirs{:});
+%! fputs (fid, ["G = randn (1024, 2048, 'single');\n" ...
+%!              "printf ('start\\n'); fflush (stdout); X = muon_ns (G, 'Steps', 1000); printf ('finished\\n');\n" ...
+%!              "printf ('assigned %d\\n', exist ('X', 'var'));\n" ...
+%!              "A = reshape (sin (1:48), 6, 8);\n" ...
+%!              "printf ('U %s\\n', strjoin (cellstr (num2hex (muon_ns (A, 'Precision', 'double')(:))), ''));\n"]);
+%! fclose (fid);
+%! exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%! out = [in ".out"];
+%! ## start the child; once it prints "start" (the call begins), wait 2.5 s, send SIGINT,
+%! ## and time the child's end (killed after 120 s: a hang)
+%! sh = sprintf (["export LC_ALL=C; '%s' --no-gui --norc --silent < '%s' > '%s' 2>&1 & pid=$!; " ...
+%!                "for i in $(seq 1200); do grep -q '^start' '%s' && break; sleep 0.1; done; " ...
+%!                "sleep 2.5; kill -INT $pid; t0=$EPOCHREALTIME; " ...
+%!                "for i in $(seq 1200); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done; " ...
+%!                "t1=$EPOCHREALTIME; kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo hung; }; " ...
+%!                "wait $pid; echo \"rc=$? t0=$t0 t1=$t1\""], exe, in, out, out);
+%! [~, res] = system (["bash -c " sq(sh)]);
+%! txt = fileread (out);
+%! unlink (in);
+%! unlink (out);
+%! msg = [res txt];
+%! assert (isempty (strfind (res, "hung")), msg);
+%! t = str2double (regexp (res, 't0=([0-9.]+) t1=([0-9.]+)', "tokens", "once"));
+%! secs = t(2) - t(1);
+%! assert (secs < 30, msg);
+%! assert (! isempty (strfind (txt, "start")), msg);
+%! assert (isempty (strfind (txt, "finished")), msg);
+%! assert (! isempty (strfind (txt, "assigned 0")), msg);
+%! got = regexp (txt, '^U ([0-9a-f]+)$', "tokens", "once", "lineanchors");
+%! assert (! isempty (got), msg);
+%! assert (got{1}, strjoin (cellstr (num2hex (U(:))), ""), msg);
