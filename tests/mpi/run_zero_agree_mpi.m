@@ -94,10 +94,12 @@ endfunction
 function f = t_diverged (comm)
   f = 0;
   W = comm.size;
-  randn ("state", 1);
-  G = {[eye(16), zeros(16, 48)], randn(16, 64)};
-  L = zero_layout ({[16 64], [16 64]}, W);
-  o = {"Method", "gram", "Precision", "double", "Steps", 1000, "Reference", false};
+  ## CANS in bf16 blows this rank-one matrix up (its normalized singular value rounds to
+  ## where CANS's map explodes), as in test_zero_muon_step; the 4 x 8 one stays sound
+  randn ("state", 14);
+  G = {[eye(4), zeros(4)], randn(16, 1) * randn(1, 64)};
+  L = zero_layout ({[4 8], [16 64]}, W);
+  o = {"Coefficients", "cans", "Precision", "bf16", "Gemm", "openblas", "Reference", false};
   warning ("off", "muonlab:nonFiniteResult", "local");
   for v = {"zero12_allreduce", "layerwise_lpt", "alltoall_owner"}
     warning ("off", "muonlab:diverged", "local");
