@@ -86,7 +86,7 @@ function h = zero_plot_layout (L, varargin)
   if (W <= 7)
     cmap = lines (7)(1:W,:);
   else
-    cmap = hsv (W) * 0.85;
+    cmap = rank_hues (W);
   endif
   grey = [0.8 0.8 0.8];
 
@@ -273,6 +273,12 @@ function lab = place_labels (xm, texts, unit, xlim, str, sz)
 endfunction
 
 ## Vertical lines at X from Y(1) to Y(2): one line object, the lines separated by NaN.
+## W rank colours, hues spread over 85% of the circle: hsv (W) wraps round, so its last
+## ranks come back to rank 0's red.  Saturation and value 0.85 keep them off white.
+function cmap = rank_hues (W)
+  cmap = hsv2rgb ([(0:W-1)' / W * 0.85, 0.85 * ones(W, 2)]);
+endfunction
+
 function vlines (ax, x, y, color, width, style)
   if (isempty (x))
     return;
@@ -338,7 +344,7 @@ endfunction
 %!     im = findall (ax, "type", "image");
 %!     C = get (im, "cdata");              # colour indices: rank + 1, padding W + 1
 %!     assert (get (im, "cdatamapping"), "direct");
-%!     cmap = [merge(W <= 7, lines (7)(1:min (W, 7),:), hsv (W) * 0.85); 0.8 0.8 0.8];
+%!     cmap = [merge(W <= 7, lines (7)(1:min (W, 7),:), hsv2rgb ([(0:W-1)' / W * 0.85, ones(W, 2) * 0.85])); 0.8 0.8 0.8];
 %!     assert (colormap (ax), cmap);
 %!     assert (accumarray (C(:), 1, [W + 1, 1]) / numel (C), share, 0.01);
 %!   unwind_protect_cleanup
@@ -421,7 +427,9 @@ endfunction
 %!   ## the bar's colours: each column's are the owners of its elements (zero_layout's
 %!   ## ranges), bottom up in rank order, padding on top, each its share of the column
 %!   C = get (im, "cdata");                           # colour indices into colormap (ax)
-%!   assert (colormap (ax), [hsv(1000) * 0.85; 0.8 0.8 0.8]);
+%!   assert (colormap (ax), [hsv2rgb([(0:999)' * 0.85e-3, 0.85 * ones(1000, 2)]); 0.8 0.8 0.8], 1e-15);
+%!   cm = colormap (ax);                 # the last rank is not rank 0's red again (hsv (W))
+%!   assert (norm (cm(1000,:) - cm(1,:)) > 0.5);
 %!   w = L.padded_total / 2000;                       # 75 elements a column
 %!   for col = round (linspace (1, 2000, 25))
 %!     own = zeros (w, 1);
