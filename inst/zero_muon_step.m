@@ -109,7 +109,9 @@
 ## its checks (a gradient of another shape, a momentum or reference buffer in
 ## @var{state} whose length is not its rank's under the variant's plan) raises its own
 ## error, and the other ranks the @code{muonlab:badArg} "rank R raised an error (its own
-## message says why)".
+## message says why)".  Ctrl-C does not stop a step with ranks in other processes partway
+## (a rank stopped alone would leave the others waiting in a collective): at the terminal it
+## reaches every rank, and @code{muon_mpirun} ends the job.
 ## @item "Reference"
 ## true (default): also run @code{reference} on the same gradients, in the same call (with
 ## its own momentum in @var{state}), and report each parameter's error; false skips it (for

@@ -91,7 +91,8 @@ const char *muon_ctx_last_error (const muon_ctx *ctx);
 // thread, outside any parallel region, and when it returns nonzero stop, free what they
 // allocated and return MUON_ERR_INTERRUPTED ("interrupted"); their outputs' contents are then
 // unspecified.  The poll changes no result bit.  poll NULL: none (the default).  The CUDA
-// back end does not poll.
+// back end does not poll, nor does a ZeRO step whose communicator has ranks in other
+// processes (they would wait for ever in its collectives for a rank that stopped alone).
 muon_status muon_ctx_set_interrupt_poll (muon_ctx *ctx, int (*poll) (void *arg), void *arg);
 // Status of the last error recorded in ctx (MUON_OK if none).
 muon_status muon_ctx_last_status (const muon_ctx *ctx);

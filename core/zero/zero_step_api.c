@@ -240,6 +240,22 @@ fail:
   return status;
 }
 
+muon_status zstep_poll_hold (muon_ctx *ctx, muon_comm *comm, zstep_poll *saved)
+{
+  saved->poll = ctx->poll;
+  saved->arg = ctx->poll_arg;
+  if (muon_comm_local_ranks (comm) < muon_comm_size (comm))
+    ctx->poll = NULL;
+  return MUON_OK;
+}
+
+muon_status zstep_poll_resume (muon_ctx *ctx, const zstep_poll *saved)
+{
+  ctx->poll = saved->poll;
+  ctx->poll_arg = saved->arg;
+  return MUON_OK;
+}
+
 muon_status zstep_stats_begin (muon_ctx *ctx, muon_comm *comm, muon_zero_rank_stats *st)
 {
   muon_status status = MUON_OK;
@@ -279,6 +295,7 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
   muon_zero_rank_stats *st = NULL;
   double *work = NULL;
   zstep z = { 0 };
+  zstep_poll poll;
   CHECKCTX (ctx);
   CHECKSTATUS (check_step (ctx, comm, P, o, grads, momentum, updates));
   int nl = muon_comm_local_ranks (comm);
@@ -295,7 +312,10 @@ muon_status muon_zero_step (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan
   CHECKSTATUS (zstep_scratch_begin (&z));
 
   CHECKSTATUS (zstep_stats_begin (ctx, comm, st));
-  CHECKSTATUS (steps[P->variant].step (&z));
+  zstep_poll_hold (ctx, comm, &poll);
+  muon_status stepped = steps[P->variant].step (&z);
+  zstep_poll_resume (ctx, &poll);
+  CHECKSTATUS (stepped);
   CHECKSTATUS (zstep_stats_end (ctx, comm, P, st));
   if (stats)
     memcpy (stats, st, (size_t) nl * sizeof *st);

@@ -137,6 +137,7 @@ muon_status muon_zero_step_device (muon_ctx *ctx, muon_comm *comm, const muon_ze
   zdev z = { ctx, comm, P, o, MUON_DEVICE_CPU, muon_comm_local_ranks (comm), NULL, 0, grads,
              NULL, NULL, NULL, NULL, NULL, NULL };
   muon_darray *ga = NULL, *ma = NULL, *ua = NULL;
+  zstep_poll poll;
   CHECKCTX (ctx);
   CHECKSTATUS (check_device_step (&z, grads, momentum, updates));
   int nl = z.nl;
@@ -156,7 +157,10 @@ muon_status muon_zero_step_device (muon_ctx *ctx, muon_comm *comm, const muon_ze
   CHECKSTATUS (zdev_scratch (&z, big, &ua, &z.U));
   CHECKSTATUS (zstep_span_offsets (ctx, P, &z.upd_at));
   CHECKSTATUS (zstep_stats_begin (ctx, comm, z.st));
-  CHECKSTATUS (device_steps[P->variant] (&z));
+  zstep_poll_hold (ctx, comm, &poll);
+  muon_status stepped = device_steps[P->variant] (&z);
+  zstep_poll_resume (ctx, &poll);
+  CHECKSTATUS (stepped);
   CHECKSTATUS (zstep_stats_end (ctx, comm, P, z.st));
   if (stats)
     for (int l = 0; l < nl; l++)

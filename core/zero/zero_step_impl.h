@@ -70,6 +70,19 @@ muon_status zstep_stats_begin (muon_ctx *ctx, muon_comm *comm, muon_zero_rank_st
 muon_status zstep_stats_end (muon_ctx *ctx, muon_comm *comm, const muon_zero_plan *P,
                              muon_zero_rank_stats *st);
 
+// A step whose ranks are not all driven here (MPI, NCCL: the others wait for this process in
+// its collectives) runs to its end without the context's interrupt poll: stopped here alone
+// by a Ctrl-C, it would leave them waiting for ever.  (A Ctrl-C at the terminal reaches
+// every rank, and mpirun ends the job.)  *saved: the poll to give back with
+// zstep_poll_resume, on every exit.
+typedef struct
+{
+  int (*poll) (void *arg);
+  void *arg;
+} zstep_poll;
+muon_status zstep_poll_hold (muon_ctx *ctx, muon_comm *comm, zstep_poll *saved);
+muon_status zstep_poll_resume (muon_ctx *ctx, const zstep_poll *saved);
+
 //---- zero_step_rr.c, for the device step too -------------------------------------------------
 
 // The shipped ZeRO-3 pads: the size of the one pad per rank (shaped like the last matrix of

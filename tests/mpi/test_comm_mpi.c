@@ -12,7 +12,8 @@
  * takes the same path); muon_comm_mpi_create before MPI_Init; the ragged all-to-all against
  * sim, in place, and with counts that disagree; the device ZeRO step's transfers
  * (muon_comm_device) on host memory (those two in comm_mpi_transfers.h); a communicator's
- * reduction set after it was made (muon_comm_set_reduction).  The ranks agree:
+ * reduction set after it was made (muon_comm_set_reduction); a ZeRO step's interrupt poll,
+ * held while other processes wait in its collectives.  The ranks agree:
  * each test's failure flag is all-reduced, rank 0 prints the summary and appends
  * "mpi <passed> <failed>" to $MUON_MPI_RESULTS.
  */
@@ -325,6 +326,70 @@ static void test_set_reduction (void)
   free (bound);
 }
 
+static int poll_always (void *arg)
+{
+  ++*(int *) arg;
+  return 1;
+}
+
+// A ZeRO step whose ranks are in other processes does not poll (core/zero/zero_step_api.c): a
+// Ctrl-C that stopped one rank alone would leave the others waiting in the step's
+// collectives.  A poll that always fires on the last rank is not called and changes no bit;
+// it is the context's poll again after the step.  At one rank nothing waits: it stops the
+// step.
+static void test_zero_step_poll (void)
+{
+  size_t rows[2] = { 3, 2 }, cols[2] = { 4, 5 };
+  muon_zero_layout_opts lo = { 2, 2, MUON_ZERO_ORDER_GIVEN };
+  muon_zero_layout *L = NULL;
+  muon_zero_plan *P = NULL;
+  muon_zero_step_opts o;
+  muon_zero_step_opts_default (&o);
+  T_EQ_INT (muon_zero_layout_create (ctx, 2, rows, cols, W, &lo, &L), MUON_OK);
+  T_EQ_INT (muon_zero_plan_create (ctx, L, o.variant, &P), MUON_OK);
+  double g0[12], g1[10], m[64], u[64], ref[64];
+  for (size_t i = 0; i < 12; i++)
+    g0[i] = val (R, i, 21);
+  for (size_t i = 0; i < 10; i++)
+    g1[i] = val (R, i, 22);
+  const double *g[2] = { g0, g1 };
+  double *mom[1] = { m }, *upd[1] = { u };
+  memset (m, 0, sizeof m);
+  memset (u, 0, sizeof u);
+  T_EQ_INT (muon_zero_step (ctx, mpi[0], P, &o, g, mom, upd, NULL), MUON_OK);
+  memcpy (ref, u, sizeof u);
+  memset (m, 0, sizeof m);
+  memset (u, 0, sizeof u);
+  int calls = 0, last = R == W - 1;
+  T_EQ_INT (muon_ctx_set_interrupt_poll (ctx, last ? poll_always : NULL, &calls), MUON_OK);
+  muon_status s = muon_zero_step (ctx, mpi[0], P, &o, g, mom, upd, NULL);
+  if (W > 1)
+  {
+    T_EQ_INT (s, MUON_OK);
+    T_EQ_INT (calls, 0);
+    T_ASSERT (memcmp (ref, u, sizeof u) == 0);
+  }
+  else
+  {
+    T_EQ_INT (s, MUON_ERR_INTERRUPTED);
+    T_EQ_INT (calls, 1);
+  }
+  if (last)      // the poll is back: muon_ns on this context stops at once
+  {
+    double x[6] = { 1, 2, 3, 4, 5, 7 }, y[6];
+    muon_ns_opts no;
+    muon_ns_opts_default (&no);
+    muon_tensor tx = muon_tensor_matrix (MUON_F64, x, 2, 3),
+                ty = muon_tensor_matrix (MUON_F64, y, 2, 3);
+    calls = 0;
+    T_EQ_INT (muon_ns (ctx, &tx, &ty, &no), MUON_ERR_INTERRUPTED);
+    T_EQ_INT (calls, 1);
+  }
+  muon_ctx_set_interrupt_poll (ctx, NULL, NULL);
+  muon_zero_plan_destroy (&P);
+  muon_zero_layout_destroy (&L);
+}
+
 int main (int argc, char **argv)
 {
   muon_ctx_create (&ctx);
@@ -345,15 +410,16 @@ int main (int argc, char **argv)
     MPI_Abort (MPI_COMM_WORLD, 3);
   static const char *names[] = { "create_before_init", "reductions_vs_sim", "overlap",
                                  "all_gather_aliasing", "broadcast_and_counters", "all_to_all_vs_sim",
-                                 "errors", "device_transfers", "set_reduction" };
-  int failed[9] = { 0 }, all[9];
+                                 "errors", "device_transfers", "set_reduction",
+                                 "zero_step_poll" };
+  int failed[10] = { 0 }, all[10];
   long f0 = t_failed;
   T_ASSERT_MSG (before_ok, "muon_comm_mpi_create before MPI_Init: %d (%s)", before, why);
   failed[0] = t_failed > f0;
-  void (*fns[8]) (void) = { test_reductions_vs_sim, test_overlap, test_all_gather_aliasing,
+  void (*fns[9]) (void) = { test_reductions_vs_sim, test_overlap, test_all_gather_aliasing,
                             test_broadcast_and_counters, test_all_to_all_vs_sim, test_errors,
-                            test_device_transfers, test_set_reduction };
-  for (int k = 0; k < 8; k++)
+                            test_device_transfers, test_set_reduction, test_zero_step_poll };
+  for (int k = 0; k < 9; k++)
   {
     f0 = t_failed;
     fns[k] ();
@@ -361,9 +427,9 @@ int main (int argc, char **argv)
     if (failed[k + 1])
       printf ("rank %d: %s failed\n", R, names[k + 1]);
   }
-  MPI_Allreduce (failed, all, 9, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce (failed, all, 10, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   int np = 0, nf = 0;
-  for (int k = 0; k < 9; k++)
+  for (int k = 0; k < 10; k++)
     all[k] ? nf++ : np++;
   if (R == 0)
   {
