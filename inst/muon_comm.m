@@ -20,9 +20,12 @@
 ## @code{muon_mpirun} or @code{mpirun -np 4 octave-cli ...}; the first use initializes MPI,
 ## and Octave finalizes it when it exits.  Outside @code{mpirun} it is a world of one rank.
 ## Under @code{muon_mpirun}, a rank that exits before its function returns ends every rank
-## of the job; under a plain @code{mpirun}, Octave's exit finalizes MPI, which waits for
-## every rank, so a rank that calls @code{exit} while the others wait in a collective
-## leaves the job waiting.
+## of the job.  Under a plain @code{mpirun}, a rank whose Octave exits with a nonzero status
+## (an uncaught error, @code{exit (n)}, a Ctrl-C or a SIGTERM that Octave caught) ends the
+## job with @code{MPI_Abort} and says so, since the other ranks may wait for it in a
+## collective; status 0 is a normal end, which finalizes MPI and so waits for every rank: a
+## rank that calls @code{exit (0)} while the others wait in a collective leaves the job
+## waiting.
 ## @item @qcode{"nccl"}
 ## the same ranks over NCCL, one GPU each (device: the rank on its machine, from the
 ## launcher's OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID or SLURM_LOCALID, mod the

@@ -48,7 +48,9 @@
 ## the rank's process died of a signal (a crash, the kernel's out-of-memory killer,
 ## @code{kill}); as the shell does, an exit status above 128 reads as a signal.
 ## @item @qcode{"muon_mpirun: rank 1 was stopped by signal 15 (SIGTERM) (Octave caught it)."}
-## Octave caught the signal (SIGTERM, SIGHUP, SIGINT), said so and exited with status 1.
+## Octave caught the signal (SIGTERM, SIGHUP), said so and exited with status 1.  A SIGINT
+## to one rank alone ends that rank silently (status 1): it reads as
+## @qcode{"muon_mpirun: rank 1 exited with status 1 before its function returned."}
 ## @item @qcode{"muon_mpirun: the job did not finish within 3600 s and was killed."}
 ## the job ran past @code{timeout}.
 ## @item @qcode{"muon_mpirun: the job was stopped by SIGINT and its ranks ended."}

@@ -62,13 +62,39 @@ static int exit_skips_finalize (void)
   return v != NULL && strcmp (v, "skip") == 0;
 }
 
+#ifdef MUON_HAVE_MPI
+// Ends MPI once the process's exit status is known (on_exit: after Octave's shutdown, so
+// after at_exit below).  Status 0 is the job's normal end: the communicator goes and MPI is
+// finalized (every rank does, so MPI_Finalize's synchronization completes).  Any other
+// status (an uncaught error, exit (n), a Ctrl-C or SIGTERM Octave caught) may leave the other
+// ranks waiting in a collective this rank will never join, where MPI_Finalize would wait for
+// them for ever: MPI_Abort ends the job instead, as mpirun does when a rank is killed.
+static void end_mpi (int status, void *arg)
+{
+  (void) arg;
+  int init = 0, fin = 0;
+  MPI_Initialized (&init);
+  MPI_Finalized (&fin);
+  if (status != 0 && init && !fin)
+  {
+    fflush (stdout);
+    fprintf (stderr, "muonlab: this rank exits with status %d while MPI is live: aborting "
+             "the job, whose other ranks may be waiting for it in a collective.\n", status);
+    fflush (stderr);
+    MPI_Abort (MPI_COMM_WORLD, status);
+  }
+  muon_comm_destroy (&mpi_comm);        // skips MPI_Comm_free once MPI is finalized
+  if (init && !fin)                     // the first MEX file to end finalizes
+    MPI_Finalize ();
+}
+#endif
+
 // Exit hook of a MEX file holding MPI state (muon_mex_at_exit): runs when Octave exits (the
-// file is locked, so not on `clear`), before muon_mex.c frees the context.  A normal end
-// finalizes MPI (every rank does, so MPI_Finalize's synchronization completes).  With
-// MUONLAB_MPI_AT_EXIT=skip and MPI live, the other ranks may be waiting in a collective that
-// this rank will never join: MPI_Finalize (and freeing a communicator) would then wait for
-// them forever, so MPI and the communicators are left alone and the process ends unfinalized
-// with its own exit status, which makes the launcher end every rank of the job.
+// file is locked, so not on `clear`), before muon_mex.c frees the context, which the nccl
+// communicator's plug-in goes with.  With MPI live, ending it waits for the exit status
+// (end_mpi).  With MUONLAB_MPI_AT_EXIT=skip and MPI live (muon_mpirun, which tells a failed
+// rank by its missing result), MPI and the communicators are left alone and the process
+// ends unfinalized with its own exit status, which makes the launcher end every rank.
 static void at_exit (void)
 {
 #ifdef MUON_HAVE_MPI
@@ -77,15 +103,13 @@ static void at_exit (void)
   MPI_Finalized (&gone);
   if (live && !gone && exit_skips_finalize ())
     return;
-#endif
   muon_comm_destroy (&nccl_comm);
-  muon_comm_destroy (&mpi_comm);        // skips MPI_Comm_free once MPI is finalized
-#ifdef MUON_HAVE_MPI
-  int init = 0, fin = 0;
-  MPI_Initialized (&init);
-  MPI_Finalized (&fin);
-  if (init && !fin)                     // the first MEX file to exit finalizes
-    MPI_Finalize ();
+  if (live && !gone && on_exit (end_mpi, NULL) == 0)
+    return;
+  end_mpi (0, NULL);
+#else
+  muon_comm_destroy (&nccl_comm);
+  muon_comm_destroy (&mpi_comm);
 #endif
 }
 
@@ -94,6 +118,11 @@ static void hold (void)
 {
   if (!locked)
   {
+#ifdef MUON_HAVE_MPI
+    Dl_info self;                       // end_mpi runs after Octave has unloaded this file
+    if (dladdr ((void *) &end_mpi, &self) && self.dli_fname)
+      dlopen (self.dli_fname, RTLD_NOW | RTLD_NODELETE | RTLD_NOLOAD);
+#endif
     mexLock ();
     locked = 1;
     muon_mex_at_exit (at_exit);

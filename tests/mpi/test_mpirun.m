@@ -14,7 +14,9 @@
 ## error names the rank and the cause, within a 10 s bound (a guard against a hang, not a
 ## timing check), and the working folder stays empty (no octave-workspace, also after a
 ## timeout); and the launcher's arguments reach mpirun literally, never through a shell; a
-## Ctrl-C (SIGINT to the caller's process group) ends the job and every rank within seconds.
+## Ctrl-C (SIGINT to the caller's process group) ends the job and every rank within seconds;
+## under a plain mpirun, a rank that raises, exits with a status or is stopped by a SIGTERM
+## ends the job, and a job where none fails ends with status 0.
 ## Writes "mpi <passed> <failed>" to $MUON_MPI_RESULTS.
 
 function test_mpirun ()
@@ -101,6 +103,25 @@ function test_mpirun ()
         && strncmp (err.message, "muon_mpirun: FN captures a value save cannot write", 50),
         ["a captured layout object: " err.message]);
   end_try_catch
+
+  ## 2c. plain mpirun, not muon_mpirun (before 3, which leaves MPI's variables in this
+  ## process for a child mpirun to trip on): a rank that raises, exits with a status or is
+  ## stopped by a SIGTERM while the other waits in a collective ends the job (MPI_Abort at
+  ## its exit: mex/muon_mex_mpi.c), where MPI_Finalize waited for good; the last case, where
+  ## no rank fails (rank -1), ends normally with status 0.  `timeout 120` bounds a hang (a
+  ## job takes 1-3 s here); it is not a timing check.
+  mpi_cases = {1, "raise", "allreduce", 0, 1
+               0, "exit",  "barrier",   3, 1
+               1, "term",  "all_gather", 0, 1
+               -1, "raise", "allreduce", 0, 0};
+  for k = 1:rows (mpi_cases)
+    [bad, how, coll, status, fails] = mpi_cases{k, :};
+    [rc, secs] = plain_mpirun (root, here, sprintf ("mpirun_fault (%d, '%s', '%s', %d)",
+                                                    bad, how, coll, status));
+    ok (rc != 124 && rc != 137 && (rc != 0) == fails,
+        sprintf ("plain mpirun, rank %d: %s while the other waits in %s: exit status %d after %.0f s",
+                 bad, how, coll, rc, secs));
+  endfor
 
   ## 3. from an Octave that has initialized MPI itself (a singleton): a fresh job
   try
@@ -308,6 +329,24 @@ function [msg, left, secs] = interrupted_caller (root)
     confirm_recursive_rmdir (false, "local");
     [~] = rmdir (T, "s");
   end_unwind_protect
+endfunction
+
+## Runs CODE on 2 ranks of a plain mpirun (as a user's script would, without muon_mpirun's
+## set-up) in an empty folder, bounded by `timeout 120`; returns mpirun's exit status and
+## the seconds it took.
+function [rc, secs] = plain_mpirun (root, here, code)
+  dir = tempname ();
+  mkdir (dir);
+  eval_code = sprintf ("addpath ('%s', '%s', '%s'); crash_dumps_octave_core (false); %s;",
+                       fullfile (root, "inst"), fullfile (root, "build", "mex"), here, code);
+  cmd = sprintf (["cd '%s' && timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe " ...
+                  "-np 2 octave-cli --no-gui --norc --silent --no-history --eval \"%s\" " ...
+                  ">job.log 2>&1"], dir, eval_code);
+  t0 = tic ();
+  rc = system (cmd);
+  secs = toc (t0);
+  confirm_recursive_rmdir (false, "local");
+  [~] = rmdir (dir, "s");
 endfunction
 
 ## Runs f () with a fresh empty folder as the working directory; returns the error it raised
