@@ -115,6 +115,10 @@ int muon_core_count (void);
 // MUON_MAX_THREADS), else the cores shared out among the ranks of an MPI job on this machine
 // when the launcher says how many there are.  A constant of the machine: never reads the load.
 int muon_default_threads (void);
+// The positive count the environment variable var starts with, as libgomp reads
+// OMP_NUM_THREADS (blanks, digits, then the end or a ','), at most cap; 0 when unset or not
+// such a number.
+int muon_env_count (const char *var, long cap);
 // At most n, and fewer when the address space left under the process's limit (RLIMIT_AS,
 // `ulimit -v`) cannot hold n thread stacks twice over, besides the malloc arenas n threads
 // may reserve: OpenMP ends the process when it

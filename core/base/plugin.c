@@ -79,6 +79,7 @@ muon_status muon_plugin_open (const char *env_var, const char *name, const char 
     return MUON_OK;
   dlclose (*handle);
   *handle = NULL;
-  snprintf (why, len, "%s does not provide %s ABI %d", name, what, abi);
+  const char *env = getenv (env_var);       // the file opened: the one $ENV_VAR names
+  snprintf (why, len, "%s does not provide %s ABI %d", env && *env ? env : name, what, abi);
   return MUON_ERR_NOTBUILT;
 }

@@ -22,16 +22,36 @@ int muon_core_count (void)
   return n > 0 ? (int) n : 1;
 }
 
+// The positive count an environment variable starts with, as libgomp reads
+// OMP_NUM_THREADS: digits (after blanks), then the end, blanks or a ',' (a list's first
+// level); at most `cap` (larger values, overflow included, are cap).  0 when unset or not
+// such a number ("abc", "1e3", "-2", "0").
+int muon_env_count (const char *var, long cap)
+{
+  const char *env = getenv (var), *p = env;
+  if (env == NULL)
+    return 0;
+  while (*p == ' ' || *p == '\t')
+    p++;
+  long n = 0;
+  const char *digits = p;
+  for (; *p >= '0' && *p <= '9'; p++)
+    n = n < cap ? n * 10 + (*p - '0') : cap;         // saturates: no overflow
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (p == digits || (*p != '\0' && *p != ','))
+    return 0;
+  return (int) (n < cap ? n : cap);
+}
+
 int muon_default_threads (void)
 {
-  const char *env = getenv ("OMP_NUM_THREADS");
-  int n = env ? atoi (env) : 0;
+  int n = muon_env_count ("OMP_NUM_THREADS", MUON_MAX_THREADS);
   if (n > 0)
-    return n < MUON_MAX_THREADS ? n : MUON_MAX_THREADS;
-  const char *local = getenv ("OMPI_COMM_WORLD_LOCAL_SIZE");     // Open MPI
-  if (local == NULL)
-    local = getenv ("MPI_LOCALNRANKS");                          // MPICH (Hydra)
-  int ranks = local ? atoi (local) : 1;
+    return n;
+  int ranks = muon_env_count ("OMPI_COMM_WORLD_LOCAL_SIZE", 1L << 20);      // Open MPI
+  if (ranks == 0)
+    ranks = muon_env_count ("MPI_LOCALNRANKS", 1L << 20);                  // MPICH (Hydra)
   n = muon_core_count () / (ranks > 1 ? ranks : 1);
   return n > 1 ? n : 1;
 }

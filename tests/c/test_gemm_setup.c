@@ -114,6 +114,19 @@ static void test_thread_env (void)
   T_EQ_INT (muon_gemm_setup (ctx, MUON_GEMM_AUTO, 0, MUON_PREC_SINGLE, &cfg), MUON_OK);
   T_EQ_INT (cfg.threads, info.cores);                         // the cores, busy or not
   muon_gemm_finish (&cfg);
+  // OMP_NUM_THREADS read as libgomp reads it (not atoi): a list's first level, blanks, the
+  // cap for any larger count (2^32 + 1 was 1 thread, 2^31 the cores); no number: the cores
+  static const struct { const char *v; int n; } forms[] = {
+    { "3", 3 }, { " 2 ", 2 }, { "3,2", 3 }, { "4294967297", MUON_MAX_THREADS },
+    { "2147483648", MUON_MAX_THREADS }, { "99999999999999999999999", MUON_MAX_THREADS },
+    { "1e3", 0 }, { "abc", 0 }, { "-2", 0 }, { "0", 0 }, { "", 0 }, { "2abc", 0 } };
+  for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+  {
+    setenv ("OMP_NUM_THREADS", forms[i].v, 1);
+    T_EQ_INT (muon_env_count ("OMP_NUM_THREADS", MUON_MAX_THREADS), forms[i].n);
+    T_EQ_INT (muon_default_threads (), forms[i].n ? forms[i].n : info.cores);
+  }
+  unsetenv ("OMP_NUM_THREADS");
   if (omp) setenv ("OMP_NUM_THREADS", omp_saved, 1);
   if (mpi) setenv ("OMPI_COMM_WORLD_LOCAL_SIZE", mpi_saved, 1);
 }

@@ -217,7 +217,8 @@ static void test_trace_refused (void)
 // A CUDA back end asked for (o.ns.device) that cannot load is refused before the momentum
 // moves (MUON_CUDA_LIB names a library that is not there: NOTBUILT on any machine, with or
 // without a GPU); the device arrays' update, whose Newton-Schulz runs where the arrays are,
-// does not ask for it.
+// does not ask for it.  A library that loads but is no back end is named as MUON_CUDA_LIB
+// gave it.
 static void test_missing_backend (void)
 {
   const char *was = getenv ("MUON_CUDA_LIB");
@@ -255,6 +256,13 @@ static void test_missing_backend (void)
   muon_darray_destroy (ctx, &dg);
   muon_darray_destroy (ctx, &dm);
   muon_darray_destroy (ctx, &du);
+  muon_ctx_destroy (&ctx);
+  // a library that loads but is no back end: the message names that file, not the default
+  setenv ("MUON_CUDA_LIB", "libm.so.6", 1);
+  T_EQ_INT (muon_ctx_create (&ctx), MUON_OK);
+  T_EQ_INT (muon_update (ctx, &G, &M, &U, &o), MUON_ERR_NOTBUILT);
+  T_ASSERT_MSG (strstr (muon_ctx_last_error (ctx), "libm.so.6 does not provide") != NULL, "%s",
+                muon_ctx_last_error (ctx));
   muon_ctx_destroy (&ctx);
   if (was)
     setenv ("MUON_CUDA_LIB", keep, 1);
