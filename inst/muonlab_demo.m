@@ -63,7 +63,8 @@ function varargout = muonlab_demo (name, varargin)
     return;
   endif
   name = choose_option (fname, "NAME", name, names);
-  on_path = any (strcmp (strsplit (path (), pathsep ()), dir));
+  ## (the path holds the working folder as ".": run from demo/, the demos are on it already)
+  on_path = any (strcmp (canonical_entries (strsplit (path (), pathsep ())), dir));
   if (! on_path)
     addpath (dir);
   endif
@@ -78,6 +79,17 @@ function varargout = muonlab_demo (name, varargin)
       rmpath (dir);
     endif
   end_unwind_protect
+endfunction
+
+## The folders of path entries P as canonical names ("." the working folder's; an entry
+## that does not exist as it is).
+function p = canonical_entries (p)
+  for k = 1:numel (p)
+    [c, ok] = canonicalize_file_name (p{k});
+    if (ok == 0)
+      p{k} = c;
+    endif
+  endfor
 endfunction
 
 ## demo/ beside inst/ in a checkout; demos/ inside the installed package (tests/make_dist.sh)
@@ -112,7 +124,7 @@ function out = output_folder (dir)
       umask (old);
     endif
     if (! ok)
-      error ("muonlab:badArg", "muonlab_demo: cannot make the output folder %s: %s", out, msg);
+      error ("muonlab:badArg", "muonlab_demo: cannot make the output folder %s: %s.", out, msg);
     endif
   endif
   [st, err] = lstat (out);              # (a folder planted by another user is not ours)
@@ -193,6 +205,21 @@ endfunction
 %! T = muonlab_demo ("zero3_pads", "Display", "off");
 %! assert (isstruct (T) && numel (T) >= 7);
 %! assert (on (), was);                  # the demo folder on the path for the call only
+
+%!test
+%! ## run from the demo folder (the path holds it as "."): no rmpath warning, path unchanged
+%! d = muonlab_demo ("folder");
+%! here = pwd ();
+%! p0 = path ();
+%! unwind_protect
+%!   cd (d);
+%!   lastwarn ("");
+%!   T = muonlab_demo ("zero3_pads", "Display", "off");
+%!   assert (lastwarn (), "");
+%!   assert (path (), p0);
+%! unwind_protect_cleanup
+%!   cd (here);
+%! end_unwind_protect
 
 %!demo
 %! muonlab_demo ()
