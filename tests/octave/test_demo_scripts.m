@@ -91,3 +91,20 @@ endfunction
 %!   rmpath (d);
 %!   set (0, "defaultfigurevisible", old);
 %! end_unwind_protect
+
+%!test
+%! ## demo_run runs a demo's body with Octave's BLAS on one thread (the references' svd and
+%! ## eig sum in another order on two) and gives the count back
+%! d = muonlab_demo ("folder");
+%! prev = __muon_blas_threads__ (2);
+%! addpath (d);
+%! unwind_protect
+%!   if (prev > 0)                         # OpenBLAS (else nothing to pin)
+%!     n = demo_run ("zero3_pads", {"Display", "off"}, @(o) __muon_blas_threads__ (0));
+%!     assert (n, 1);
+%!     assert (__muon_blas_threads__ (0), 2);
+%!   endif
+%! unwind_protect_cleanup
+%!   rmpath (d);
+%!   __muon_blas_threads__ (max (prev, 1));
+%! end_unwind_protect
