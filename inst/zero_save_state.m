@@ -217,7 +217,7 @@ function files = zero_save_state (prefix, L, state, varargin)
     for l = 1:nl
       S{l}.digests = digest(:);
       files{l} = zero_shard_file (prefix, ranks(l));
-      bytes{l} = state_write (fname, [], "zero_shard", S{l});
+      bytes{l} = state_write (fname, [], "zero_shard", S{l}, files{l});
     endfor
     h = write_files ("prepare", fname, files, bytes);
   catch err
