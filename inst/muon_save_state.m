@@ -16,8 +16,9 @@
 ## too), so a saved file always loads.  The file is written under a
 ## temporary name beside @var{file} and renamed over it once its size on disk is checked,
 ## so an interrupted save or a full disk (a @code{muonlab:badArg} @qcode{"cannot write"}
-## error) leaves the previous file whole (a process killed while writing, by SIGKILL or SIGTERM, also
-## leaves the call's folder @file{.muonlab-@var{pid}-*} beside it, to delete).
+## error) leaves the previous file whole (a process killed while writing, by SIGKILL or
+## SIGTERM, also leaves the call's folder @file{.muonlab-@var{pid}-*} beside it, to
+## delete).
 ##
 ## @strong{File layout} (all integers little-endian), for reading it from another tool:
 ## @example

@@ -3,7 +3,7 @@
 
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{n} =} csv_write (@var{fname}, @var{file}, @var{names}, @var{cols})
-## @deftypefnx {} {@var{n} =} csv_write (@var{fname}, @var{file}, @var{names}, @var{cols}, @var{target})
+## @deftypefnx {} {@var{n} =} csv_write (@dots{}, @var{target})
 ## Write the table of columns @var{cols} (a cell of n-row columns: numeric or logical
 ## n x 1, or cells of strings and numbers) under the header @var{names} to @var{file}, as
 ## @code{muon_export} describes, row by row: doubles in the fewest of 15, 16 or 17

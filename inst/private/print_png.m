@@ -28,9 +28,8 @@ function print_png (fname, h, file, varargin)
     print (h, "-dpng", varargin{:}, tmp);
     [fid, msg] = fopen (tmp, "r");
     if (fid < 0)
-      error ("muonlab:badArg",
-             "%s: cannot print the figure: the printer wrote no file (%s; is the temporary folder '%s' full?).",
-             fname, msg, root);
+      error ("muonlab:badArg", ["%s: cannot print the figure: the printer wrote no file " ...
+                                "(%s; is the temporary folder '%s' full?)."], fname, msg, root);
     endif
     bytes = fread (fid, Inf, "uint8=>uint8").';
     fclose (fid);
@@ -38,8 +37,8 @@ function print_png (fname, h, file, varargin)
     iend = uint8 ([0 0 0 0 73 69 78 68 174 66 96 130]);   # length 0, "IEND", its CRC
     if (numel (bytes) < 20 || ! isequal (bytes(1:8), sig)
         || ! isequal (bytes(end-11:end), iend))
-      error ("muonlab:badArg",
-             "%s: cannot print the figure: the printer gave %s (is the temporary folder '%s' full?).",
+      error ("muonlab:badArg", ["%s: cannot print the figure: the printer gave %s (is the " ...
+                                "temporary folder '%s' full?)."],
              fname, merge (isempty (bytes), "an empty file", "no complete PNG"), root);
     endif
     write_file (fname, file, bytes);

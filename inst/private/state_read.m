@@ -15,8 +15,8 @@
 ## temporary folder (@env{TMPDIR}, else @code{P_tmpdir}), the file's folder and
 ## @file{/tmp} that takes it whole; when none does (missing, read-only or full), that is
 ## a @code{muonlab:badArg} error @qcode{"cannot read '@var{file}': no folder takes the
-## temporary copy of its payload ..."} naming each folder tried.  Only the 64-byte header is read until it gives the
-## file's length.  The payload's contents are not checked
+## temporary copy of its payload ..."} naming each folder tried.  Only the 64-byte header
+## is read until it gives the file's length.  The payload's contents are not checked
 ## here: that is the caller's domain check.  The SHA-256 detects corruption, not tampering
 ## (it is unkeyed: anyone can reseal a changed file), so the payload is walked completely by
 ## @code{mat_check} before Octave's @code{load} sees it, and a crafted one is a clean
@@ -159,8 +159,8 @@ function [d, tmp] = payload_copy (fname, file, body)
     why{end+1} = sprintf ("'%s': %s", roots{k}, msg);
     private_dir_remove (d, tmp);
   endfor
-  error ("muonlab:badArg",
-         "%s: cannot read '%s': no folder takes the temporary copy of its payload that Octave's load reads (%s).",
+  error ("muonlab:badArg", ["%s: cannot read '%s': no folder takes the temporary copy of " ...
+                            "its payload that Octave's load reads (%s)."],
          fname, file, strjoin (why, "; "));
 endfunction
 

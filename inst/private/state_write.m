@@ -76,10 +76,10 @@ function bytes = state_write (fname, file, kind, payload, near)
   body = body(:).';
   ## whole: the header and one element, as long as its tag says (save says nothing of a
   ## full disk)
-  if (numel (body) < 136 || numel (body) != 136 + double (from_le (body(133:136), "uint32")))
-    error ("muonlab:badArg",
-           "%s: cannot write '%s': the disk is full or the file was cut short (its payload, %d bytes).",
-           fname, near, numel (body));
+  if (numel (body) < 136
+      || numel (body) != 136 + double (from_le (body(133:136), "uint32")))
+    error ("muonlab:badArg", ["%s: cannot write '%s': the disk is full or the file was cut " ...
+                              "short (its payload, %d bytes)."], fname, near, numel (body));
   endif
   text = uint8 ("MATLAB 5.0 MAT-file, muonlab checkpoint payload");
   body(1:116) = uint8 (" ");

@@ -21,8 +21,7 @@ function written_whole (fname, file, tmp, n)
     m = st.size;
   endif
   if (m != n)
-    error ("muonlab:badArg",
-           "%s: cannot write '%s': the disk is full or the file was cut short (%d of %d bytes written).",
-           fname, file, m, n);
+    error ("muonlab:badArg", ["%s: cannot write '%s': the disk is full or the file was cut " ...
+                              "short (%d of %d bytes written)."], fname, file, m, n);
   endif
 endfunction

@@ -176,11 +176,13 @@ endfunction
 %!  ok = st == 0;
 %!  if (! ok)
 %!    rmdir (D);
-%!    printf ("test_files: full-disk case skipped (cannot mount a tmpfs: %s)\n", strtrim (out));
+%!    printf ("test_files: full-disk case skipped (cannot mount a tmpfs: %s)\n",
+%!            strtrim (out));
 %!  endif
 
 %!function fill_disk (D)
-%!  [~] = system (sprintf ("dd if=/dev/zero of='%s/filler' bs=1k count=4096 2>/dev/null", D));
+%!  [~] = system (sprintf ("dd if=/dev/zero of='%s/filler' bs=1k count=4096 2>/dev/null",
+%!                         D));
 %!  assert (statvfs_free (D), 0);
 
 %!function n = statvfs_free (D)
@@ -269,7 +271,8 @@ endfunction
 %!       error ("zero_plot_layout printed with a full TMPDIR");
 %!     catch err
 %!       assert (err.identifier, "muonlab:badArg");
-%!       assert (regexp (err.message, "^zero_plot_layout: cannot print the figure: ", "once"), 1, err.message);
+%!       assert (regexp (err.message, "^zero_plot_layout: cannot print the figure: ",
+%!                       "once"), 1, err.message);
 %!     end_try_catch
 %!     assert (! exist (f, "file"));
 %!     assert (numel (get (0, "children")), nfig);
@@ -301,7 +304,9 @@ endfunction
 %! fid = fopen (fullfile (fake, "print.m"), "w");
 %! fputs (fid, ["function print (varargin)\n" ...
 %!              "  src = fullfile (fileparts (mfilename (\"fullpath\")), \"png\");\n" ...
-%!              "  fid = fopen (src, \"r\"); b = fread (fid, Inf, \"uint8=>uint8\"); fclose (fid);\n" ...
+%!              "  fid = fopen (src, \"r\");\n" ...
+%!              "  b = fread (fid, Inf, \"uint8=>uint8\");\n" ...
+%!              "  fclose (fid);\n" ...
 %!              "  fid = fopen (varargin{end}, \"w\"); fwrite (fid, b); fclose (fid);\n" ...
 %!              "endfunction\n"]);
 %! fclose (fid);
@@ -321,7 +326,9 @@ endfunction
 %!       error ("zero_plot_layout took a bad PNG of %d bytes", numel (b{1}));
 %!     catch err
 %!       assert (err.identifier, "muonlab:badArg");
-%!       assert (regexp (err.message, "^zero_plot_layout: cannot print the figure: the printer gave (an empty file|no complete PNG) ", "once"), 1, err.message);
+%!       assert (regexp (err.message, ["^zero_plot_layout: cannot print the figure: the " ...
+%!                                     "printer gave (an empty file|no complete PNG) "],
+%!                       "once"), 1, err.message);
 %!     end_try_catch
 %!     assert (! exist (f, "file"));
 %!     assert (numel (get (0, "children")), nfig);
