@@ -68,7 +68,10 @@
 ##
 ## @var{n} is the number of rows written (for a non-table JSON, 1).  The file is written
 ## whole under a temporary name in a folder made for the call beside @var{file}, then
-## renamed over it: a planted link is never followed, no shell sees @var{file}.  A process
+## renamed over it once its size on disk is checked (a full disk, where Octave's writes
+## report success for bytes that never reached it, is a @code{muonlab:badArg}
+## @qcode{"cannot write"} error leaving @var{file} as it was): a planted link is never
+## followed, no shell sees @var{file}.  A process
 ## killed while writing (SIGKILL, or SIGTERM, which skips Octave's cleanup) leaves
 ## @var{file} as it was and that folder, @file{.muonlab-@var{pid}-*}, beside it, to delete.
 ##
@@ -139,7 +142,7 @@ function n = muon_export (X, file, varargin)
              fname, dup{1});
     endif
     n = rows (cols{1});
-    write_file (fname, file, @(tmp) csv_write (fname, tmp, names, cols));
+    write_file (fname, file, @(tmp) csv_write (fname, tmp, names, cols, file));
   endif
 endfunction
 

@@ -8,7 +8,11 @@
 ## Load an optimizer state saved by @code{muon_save_state}.
 ##
 ## The file is checked before anything is returned, and any failure is a
-## @code{muonlab:badState} error, never a different state:
+## @code{muonlab:badState} error, never a different state (a file that cannot be read at
+## all, missing, a folder or not a regular file, is a @code{muonlab:badArg} error, and so
+## is finding no folder for the temporary copy of its payload that Octave's @code{load}
+## reads: @env{TMPDIR}, else @code{P_tmpdir}, then the file's folder, then @file{/tmp},
+## the first that takes it whole):
 ## @enumerate
 ## @item the container (layout in @code{muon_save_state}): the magic, the format version
 ## (2; version 1 files, Octave's binary format without a checksum, are refused with a

@@ -14,9 +14,11 @@
 ## @code{muon_load_state} checks it (a @code{muonlab:badState} error names the first
 ## field out of its domain; the values of a device-resident state are gathered and checked
 ## too), so a saved file always loads.  The file is written under a
-## temporary name beside @var{file} and renamed over it, so an interrupted save leaves
-## the previous file whole (a process killed while writing, by SIGKILL or SIGTERM, also
-## leaves the call's folder @file{.muonlab-@var{pid}-*} beside it, to delete).
+## temporary name beside @var{file} and renamed over it once its size on disk is checked,
+## so an interrupted save or a full disk (a @code{muonlab:badArg} @qcode{"cannot write"}
+## error) leaves the previous file whole (a process killed while writing, by SIGKILL or
+## SIGTERM, also leaves the call's folder @file{.muonlab-@var{pid}-*} beside it, to
+## delete).
 ##
 ## @strong{File layout} (all integers little-endian), for reading it from another tool:
 ## @example

@@ -13,7 +13,8 @@
 ## simulated ranks this call writes all W files, under MPI (option @qcode{"Comm"}, the
 ## communicator of the run) each rank writes its own.  @var{files} lists the files written.
 ## The set is written all or nothing as far as the file system allows: every file is
-## first written in full under a temporary name beside its target (every target checked
+## first written in full under a temporary name beside its target, its size on disk
+## checked (a full disk is a @code{muonlab:badArg} error; every target is checked
 ## first: one that is a folder, or in a folder that does not exist, is a
 ## @code{muonlab:badArg} error naming it), and only when all are written are they renamed
 ## over the targets; a rename that fails (a target that cannot be replaced) puts back the
@@ -216,7 +217,7 @@ function files = zero_save_state (prefix, L, state, varargin)
     for l = 1:nl
       S{l}.digests = digest(:);
       files{l} = zero_shard_file (prefix, ranks(l));
-      bytes{l} = state_write (fname, [], "zero_shard", S{l});
+      bytes{l} = state_write (fname, [], "zero_shard", S{l}, files{l});
     endfor
     h = write_files ("prepare", fname, files, bytes);
   catch err

@@ -2,7 +2,8 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {} csv_write (@var{fname}, @var{file}, @var{names}, @var{cols})
+## @deftypefn  {} {@var{n} =} csv_write (@var{fname}, @var{file}, @var{names}, @var{cols})
+## @deftypefnx {} {@var{n} =} csv_write (@dots{}, @var{target})
 ## Write the table of columns @var{cols} (a cell of n-row columns: numeric or logical
 ## n x 1, or cells of strings and numbers) under the header @var{names} to @var{file}, as
 ## @code{muon_export} describes, row by row: doubles in the fewest of 15, 16 or 17
@@ -11,20 +12,23 @@
 ## too) with all their digits, logicals as 0 and 1, strings as their bytes (UTF-8 or not),
 ## quoted where they must be (RFC 4180), and all quoted in a column of strings that would
 ## all read as numbers or empty (@code{muon_import} keeps a column with a quoted entry as
-## text).  Errors name @var{fname}.
+## text).  Returns @var{n}, the number of bytes meant for @var{file} (counted from the
+## text, not from what Octave says it wrote), for @code{write_file} to check against the
+## file's size on disk.  A failed @code{fopen}, a short @code{fwrite} or a failed
+## @code{fclose} is a @qcode{"cannot write"} error naming @var{target} (default
+## @var{file}: the caller's name for a temporary file).  Errors name @var{fname}.
 ## @end deftypefn
 
-function csv_write (fname, file, names, cols)
+function n_bytes = csv_write (fname, file, names, cols, target)
+  if (nargin < 5)
+    target = file;
+  endif
   if (any (cellfun ("isempty", names)))           # (muon_import refuses such a header)
     error ("muonlab:badArg", "%s: X has a field with no name, which a CSV header cannot hold.",
            fname);
   endif
   n = rows (cols{1});
-  fid = fopen (file, "w");
-  if (fid < 0)
-    error ("muonlab:badArg", "%s: cannot write '%s'.", fname, file);
-  endif
-  fprintf (fid, "%s\n", strjoin (cellfun (@csv_quote, names, "UniformOutput", false), ","));
+  head = [strjoin(cellfun (@csv_quote, names, "UniformOutput", false), ",") "\n"];
   data = cell (numel (cols), n);
   for k = 1:numel (cols)
     c = cols{k}(:);
@@ -52,10 +56,19 @@ function csv_write (fname, file, names, cols)
       data(k,:) = c;
     endif
   endfor
+  body = "";
   if (n > 0)
-    fprintf (fid, [strjoin(repmat ({"%s"}, 1, numel (cols)), ",") "\n"], data{:});
+    body = sprintf ([strjoin(repmat ({"%s"}, 1, numel (cols)), ",") "\n"], data{:});
   endif
-  fclose (fid);
+  [fid, msg] = fopen (file, "w");
+  if (fid < 0)
+    error ("muonlab:badArg", "%s: cannot write '%s': %s.", fname, target, msg);
+  endif
+  m = fwrite (fid, head, "uint8") + fwrite (fid, body, "uint8");
+  n_bytes = numel (head) + numel (body);
+  if (fclose (fid) != 0 || m != n_bytes)
+    error ("muonlab:badArg", "%s: cannot write '%s': short write.", fname, target);
+  endif
 endfunction
 
 ## a value of a cell column as CSV text: a string (quoted where it must be), numbers

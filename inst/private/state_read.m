@@ -10,8 +10,13 @@
 ## failure is a @code{muonlab:badState} error naming @var{fname} and @var{file}; a missing
 ## or unreadable file is @code{muonlab:badArg}, and so is anything but a regular file (a
 ## FIFO, @file{/dev/zero}) or a file over the limit @code{max_checkpoint_mib} (64 GiB),
-## refused before it is opened.  Only the 64-byte header is read until it gives the
-## file's length.  The payload's contents are not checked
+## refused before it is opened.  Octave's @code{load} reads files only, so the checked
+## payload is copied to a private folder (@code{private_dir}) of the first of the
+## temporary folder (@env{TMPDIR}, else @code{P_tmpdir}), the file's folder and
+## @file{/tmp} that takes it whole; when none does (missing, read-only or full), that is
+## a @code{muonlab:badArg} error @qcode{"cannot read '@var{file}': no folder takes the
+## temporary copy of its payload ..."} naming each folder tried.  Only the 64-byte header
+## is read until it gives the file's length.  The payload's contents are not checked
 ## here: that is the caller's domain check.  The SHA-256 detects corruption, not tampering
 ## (it is unkeyed: anyone can reseal a changed file), so the payload is walked completely by
 ## @code{mat_check} before Octave's @code{load} sees it, and a crafted one is a clean
@@ -97,16 +102,8 @@ function payload = state_read (fname, file, kind)
     error ("muonlab:badState", "%s: '%s' has a payload that does not decode (%s).", fname,
            file, msg);
   endif
-  d = private_dir (fname, tempdir ());
-  tmp = fullfile (d, "payload.mat");
+  [d, tmp] = payload_copy (fname, file, bytes(65:end-32));
   unwind_protect
-    fid = fopen (tmp, "w");
-    if (fid < 0)
-      error ("muonlab:badArg", "%s: cannot write a temporary file to decode '%s'.", fname,
-             file);
-    endif
-    fwrite (fid, bytes(65:end-32), "uint8");
-    fclose (fid);
     try
       S = load ("-mat", tmp);
     catch err
@@ -121,6 +118,50 @@ function payload = state_read (fname, file, kind)
            fname, file);
   endif
   payload = S.payload;
+endfunction
+
+## a copy of the payload for Octave's load (which reads files only), in a private folder
+## (private_dir) of the first of: the temporary folder (TMPDIR, else P_tmpdir), the
+## file's folder, /tmp, that takes it whole (its size on disk checked: a full disk)
+function [d, tmp] = payload_copy (fname, file, body)
+  root = getenv ("TMPDIR");             # (not tempdir (): it warns of a missing TMPDIR)
+  if (isempty (root))
+    root = P_tmpdir ();
+  endif
+  here = fileparts (file);
+  if (isempty (here))
+    here = ".";
+  endif
+  roots = unique ({root, here, "/tmp"}, "stable");
+  why = {};
+  for k = 1:numel (roots)
+    if (! isfolder (roots{k}))
+      why{end+1} = sprintf ("'%s': no such folder", roots{k});
+      continue;
+    endif
+    try
+      d = private_dir (fname, roots{k});
+    catch err
+      why{end+1} = regexprep (err.message, '^[^:]*: cannot write into |\.$', "");
+      continue;
+    end_try_catch
+    tmp = fullfile (d, "payload.mat");
+    [fid, msg] = fopen (tmp, "w");
+    if (fid >= 0)
+      m = fwrite (fid, body, "uint8");
+      ok = fclose (fid) == 0 && m == numel (body);
+      [st, e] = stat (tmp);             # (fwrite and fclose say all on a full disk)
+      if (ok && e == 0 && st.size == numel (body))
+        return;
+      endif
+      msg = "the disk is full";
+    endif
+    why{end+1} = sprintf ("'%s': %s", roots{k}, msg);
+    private_dir_remove (d, tmp);
+  endfor
+  error ("muonlab:badArg", ["%s: cannot read '%s': no folder takes the temporary copy of " ...
+                            "its payload that Octave's load reads (%s)."],
+         fname, file, strjoin (why, "; "));
 endfunction
 
 function x = from_le (b, cls)

@@ -2,7 +2,8 @@
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-
-## @deftypefn {} {@var{bytes} =} state_write (@var{fname}, @var{file}, @var{kind}, @var{payload})
+## @deftypefn  {} {@var{bytes} =} state_write (@var{fname}, @var{file}, @var{kind}, @var{payload})
+## @deftypefnx {} {@var{bytes} =} state_write (@var{fname}, "", @var{kind}, @var{payload}, @var{near})
 ## Write @var{payload} (any value made of double, single, logical, integer and char
 ## arrays, cells and structs) to @var{file} as a muonlab checkpoint of kind @var{kind}
 ## (a lower-case name such as @qcode{"muon_optimizer"}): a 64-byte header, the payload
@@ -23,7 +24,12 @@
 ## The file is exactly 96 + N bytes.  The MAT-file's 116-byte description text is a fixed
 ## string (no date), so the same payload gives the same bytes.  Octave 7 cannot load a
 ## multi-row char array nested in a struct or cell from a MAT-file, so such values are
-## refused here (a programming error: muonlab:badArg).  The file is written beside
+## refused here (a programming error: muonlab:badArg).  Octave's @code{save} writes files
+## only: the MAT-file is made in a private folder (@code{private_dir}) beside @var{file}
+## (or beside @var{near}, the file the bytes are for, when @var{file} is empty; the
+## current folder without either), never in the temporary folder, and must come back
+## whole (the length in its element tag; a full disk is a @code{muonlab:badArg}
+## @qcode{"cannot write"} error).  The file is written beside
 ## @var{file} under a temporary name in a folder made for the call (@code{write_file}: a
 ## path planted there is never opened) and renamed over it, so an interrupted save leaves
 ## the previous checkpoint whole.  With @var{file} empty nothing is written: @var{bytes},
@@ -37,7 +43,7 @@
 ## @seealso{state_read}
 ## @end deftypefn
 
-function bytes = state_write (fname, file, kind, payload)
+function bytes = state_write (fname, file, kind, payload, near)
   if (! (ischar (kind) && ! isempty (regexp (kind, '^[a-z][a-z0-9_.-]{0,39}$', "once"))))
     error ("muonlab:badArg", "%s: KIND must be a lower-case name of at most 40 characters.",
            fname);
@@ -45,7 +51,12 @@ function bytes = state_write (fname, file, kind, payload)
   check_value (fname, payload, "payload");
 
   ## the payload: a MAT-file 5 with a fixed description text
-  d = private_dir (fname, tempdir ());
+  if (! isempty (file))
+    near = file;
+  elseif (nargin < 5)
+    near = "";
+  endif
+  d = private_dir (fname, write_target (fname, near));   # (beside the target: no TMPDIR)
   tmp = fullfile (d, "payload.mat");
   unwind_protect
     try
@@ -63,6 +74,13 @@ function bytes = state_write (fname, file, kind, payload)
     private_dir_remove (d, tmp);
   end_unwind_protect
   body = body(:).';
+  ## whole: the header and one element, as long as its tag says (save says nothing of a
+  ## full disk)
+  if (numel (body) < 136
+      || numel (body) != 136 + double (from_le (body(133:136), "uint32")))
+    error ("muonlab:badArg", ["%s: cannot write '%s': the disk is full or the file was cut " ...
+                              "short (its payload, %d bytes)."], fname, near, numel (body));
+  endif
   text = uint8 ("MATLAB 5.0 MAT-file, muonlab checkpoint payload");
   body(1:116) = uint8 (" ");
   body(1:numel (text)) = text;
@@ -80,6 +98,14 @@ function bytes = state_write (fname, file, kind, payload)
   if (! isempty (file))
     write_file (fname, file, bytes);
   endif
+endfunction
+
+function x = from_le (b, cls)
+  [~, ~, endian] = computer ();
+  if (endian == "B")
+    b = fliplr (b);
+  endif
+  x = typecast (b, cls);
 endfunction
 
 function b = le_bytes (x)

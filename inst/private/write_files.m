@@ -11,8 +11,11 @@
 ## @qcode{"prepare"} checks every target in the cell @var{files} (@code{write_target}: not
 ## a folder, in an existing folder), then writes each @var{contents}@{k@} (bytes, uint8 or char) to a
 ## temporary file in a folder made for it beside @var{files}@{k@} (@code{private_dir}, as
-## @code{write_file}), and returns the handle @var{h}.  Nothing is renamed yet: on any
-## error the temporaries written so far are removed, the targets untouched.
+## @code{write_file}), checks that each closed temporary's size on disk is its content's
+## (@code{written_whole}: on a full file system @code{fwrite} and @code{fclose} report
+## success for bytes that never reached the disk), and returns the handle @var{h}.
+## Nothing is renamed yet: on any error the temporaries written so far are removed, the
+## targets untouched.
 ##
 ## @qcode{"commit"} renames them over their targets, one by one, each existing target
 ## first moved aside into its temporary folder; if a rename fails (a target that cannot be
@@ -53,6 +56,7 @@ function h = prepare (fname, files, contents)
       if (fclose (fid) != 0 || m != numel (c))
         error ("muonlab:badArg", "%s: cannot write '%s': short write.", fname, files{k});
       endif
+      written_whole (fname, files{k}, tmp, numel (c));   # (a full disk: fwrite says all)
     endfor
   catch err
     cleanup (h);
