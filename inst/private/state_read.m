@@ -163,11 +163,3 @@ function [d, tmp] = payload_copy (fname, file, body)
                             "its payload that Octave's load reads (%s)."],
          fname, file, strjoin (why, "; "));
 endfunction
-
-function x = from_le (b, cls)
-  [~, ~, endian] = computer ();
-  if (endian == "B")
-    b = fliplr (b);
-  endif
-  x = typecast (b, cls);
-endfunction

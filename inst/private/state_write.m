@@ -100,14 +100,6 @@ function bytes = state_write (fname, file, kind, payload, near)
   endif
 endfunction
 
-function x = from_le (b, cls)
-  [~, ~, endian] = computer ();
-  if (endian == "B")
-    b = fliplr (b);
-  endif
-  x = typecast (b, cls);
-endfunction
-
 function b = le_bytes (x)
   b = typecast (x, "uint8");
   [~, ~, endian] = computer ();

@@ -96,6 +96,11 @@ endfunction
 %! assert (st.trace.sv_max(1) <= 1);
 %! assert (muon_ns (G.', "Normalize", "aol", "Coefficients", "aol"), X.', 1e-12);
 %! assert (muon_ns (1e4 * G, "Normalize", "aol", "Coefficients", "aol"), X, 1e-12);
+%! ## ||G||^2 under- or overflows (scaled by the largest magnitude first): the same map
+%! for s = [1e-170, 1e170]
+%!   assert (muon_ns (s * G, "Normalize", "aol", "Coefficients", "aol"), X, 1e-12);
+%! endfor
+%! assert (muon_ns (zeros (4, 6), "Normalize", "aol", "NormalizeFirst", false), zeros (4, 6));
 %! assert (muon_ns (G, "Normalize", "aol", "Coefficients", "aol", "NormalizeFirst", false),
 %!         X, 1e-12);
 %! ## after the scaling, the iteration maps each singular value by the schedule's polynomial
