@@ -566,6 +566,16 @@ $(MOCK_B)/test_nccl_mock: tests/gpu_mock/test_nccl_mock.c tests/c/harness.h $(MO
 	  -o $@ -L$(MOCK_B) -lmuon_nccl -lmuon_nccl_mockrt -lmuon_cuda_mockrt -lm \
 	  -Wl,-rpath,$(abspath $(MOCK_B))
 
+# tests/gpu_mock/test_comm_nccl_core.c: the core's half (core/comm/comm_nccl.c in libmuon.a)
+# through the public API over that mock-built plug-in, found with MUON_NCCL_LIB: every
+# collective and the counters against the sim communicator, device transfers, the plug-in
+# missing or wrong, no device, bad arguments, and each CUDA / NCCL call of create and of
+# the collectives failing in turn.  Lives beside libmuon_nccl.so (plugin.c's second place).
+$(MOCK_B)/test_comm_nccl_core: tests/gpu_mock/test_comm_nccl_core.c tests/c/harness.h \
+                               $(MOCK_B)/libmuon_nccl.so $(LIB)
+	$(CC) -std=c99 -O1 -g $(WARN) -Icore/include -Itests/c -I$(CUDA_HOME)/include $< \
+	  -o $@ $(LIB) -L$(MOCK_B) -lmuon_cuda_mockrt $(LDLIBS) -Wl,-rpath,$(abspath $(MOCK_B))
+
 $(MOCK_B)/libmuon_cuda.so: $(CUDA_SRC) $(CORE_HDR) $(MOCK_B)/libmuon_cuda_mockrt.so
 	$(NVCC) -O3 -std=c++17 -fmad=false $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden \
 	  -shared $(call core_inc,gpu) $(filter %.cu,$^) -o $@ -cudart none -L$(MOCK_B) \
@@ -573,8 +583,9 @@ $(MOCK_B)/libmuon_cuda.so: $(CUDA_SRC) $(CORE_HDR) $(MOCK_B)/libmuon_cuda_mockrt
 
 .PHONY: check-gpu-mock
 check-gpu-mock: all $(if $(MOCK_OK),$(MOCK_B)/libmuon_cuda.so) \
-                $(if $(MOCK_NCCL_OK),$(MOCK_B)/test_nccl_mock)
-	@mkdir -p $(RESULTS); rm -f $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-nccl; rc=0; \
+                $(if $(MOCK_NCCL_OK),$(MOCK_B)/test_nccl_mock $(MOCK_B)/test_comm_nccl_core)
+	@mkdir -p $(RESULTS); rm -f $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-nccl \
+	  $(RESULTS)/gpu-mock-comm; rc=0; \
 	if [ -z "$(MOCK_OK)" ]; then \
 	  echo "check-gpu-mock: nvcc or the CUDA headers not found: skipped (0 tests)"; \
 	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock; \
@@ -587,12 +598,17 @@ check-gpu-mock: all $(if $(MOCK_OK),$(MOCK_B)/libmuon_cuda.so) \
 	if [ -z "$(MOCK_NCCL_OK)" ]; then \
 	  echo "check-gpu-mock: NCCL (nccl.h) or the CUDA mock not available: the NCCL plug-in's mock test skipped (0 tests)"; \
 	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock-nccl; \
+	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock-comm; \
 	else \
 	  MUON_RESULTS=$(abspath $(RESULTS))/gpu-mock-nccl $(MOCK_B)/test_nccl_mock || rc=1; \
 	  [ -s $(RESULTS)/gpu-mock-nccl ] || echo "gpu-mock 0 1" > $(RESULTS)/gpu-mock-nccl; \
+	  MUON_NCCL_LIB=$(abspath $(MOCK_B))/libmuon_nccl.so \
+	    MUON_RESULTS=$(abspath $(RESULTS))/gpu-mock-comm $(MOCK_B)/test_comm_nccl_core || rc=1; \
+	  [ -s $(RESULTS)/gpu-mock-comm ] || echo "gpu-mock 0 1" > $(RESULTS)/gpu-mock-comm; \
 	fi; \
-	cat $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-nccl 2>/dev/null | awk '{ p += $$2; f += $$3 } \
-	  END { printf "gpu-mock (run_mock.m and test_nccl_mock): %d passed, %d failed\n", p, f }'; \
+	cat $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-nccl $(RESULTS)/gpu-mock-comm 2>/dev/null | \
+	  awk '{ p += $$2; f += $$3 } END { printf "gpu-mock (run_mock.m, test_nccl_mock and " \
+	  "test_comm_nccl_core): %d passed, %d failed\n", p, f }'; \
 	exit $$rc
 
 bench-gpu: all

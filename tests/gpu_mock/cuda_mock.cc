@@ -25,7 +25,8 @@
 // appended to; MOCK_USED_FILE names a file rewritten after each allocation and free with
 // two numbers, the device bytes and the pinned host bytes held; MOCK_PIN_CAP_MB the pinned
 // host memory there is (default: as much as malloc gives); MOCK_LOG=1 logs allocations
-// to stderr.
+// to stderr; MOCK_DEVICES the devices cudaGetDeviceCount finds (default 1; a negative
+// value: it fails with cudaErrorNoDevice, as without a driver).
 // Control functions for C tests that link this library (tests/gpu_mock/test_nccl_mock.c):
 // mock_fail_at (k) the k-th counted call from now fails (0: none; overrides MOCK_FAIL_AT),
 // mock_calls () the counted calls since then, mock_last_hit () the failing call's name,
@@ -199,7 +200,15 @@ cudaError_t cudaPointerGetAttributes (cudaPointerAttributes *a, const void *p)
   }
   return cudaSuccess;
 }
-cudaError_t cudaGetDeviceCount (int *c) { *c = 1; return cudaSuccess; }
+cudaError_t cudaGetDeviceCount (int *c)
+{
+  const char *d = getenv ("MOCK_DEVICES");
+  *c = d && *d ? atoi (d) : 1;
+  if (*c >= 0)
+    return cudaSuccess;
+  *c = 0;
+  return ret (cudaErrorNoDevice);
+}
 cudaError_t cudaGetDeviceProperties (cudaDeviceProp *p, int) { memset (p, 0, sizeof *p); strcpy (p->name, "MOCK H200"); p->major = 9; return cudaSuccess; }
 const char *cudaGetErrorString (cudaError_t e) { return e == cudaErrorMemoryAllocation ? "out of memory" : e ? "mock error" : "no error"; }
 cudaError_t cudaGetLastError (void) { cudaError_t e = last; last = cudaSuccess; return e; }
