@@ -82,6 +82,25 @@ static inline int t_check (int ok, const char *file, int line, const char *fmt, 
          printf ("  %s: %ld passed, %ld failed\n", #fn, t_passed - p0_, t_failed - f0_);  \
   } while (0)
 
+// A test counted case by case (a sweep of many cases in one function): t_case_begin (), the
+// case's assertions, then t_case_end (what), which counts one test, passed when they all held.
+static long t_case_f0;
+static inline void t_case_begin (void) { t_case_f0 = t_failed; }
+static inline void t_case_end (const char *what)
+{
+  if (t_failed > t_case_f0)
+  {
+    t_tests_failed++;
+    printf ("  FAILED: %s\n", what);
+  }
+  else
+  {
+    t_tests_passed++;
+    if (getenv ("MUON_TEST_VERBOSE"))
+      printf ("  ok: %s\n", what);
+  }
+}
+
 static inline int t_done (const char *argv0)
 {
   const char *name = strrchr (argv0, '/');

@@ -48,24 +48,10 @@ long mock_pending (void);
 static muon_ctx *ctx;
 static char plugin[4096];          // the mock-built libmuon_nccl.so ($MUON_NCCL_LIB at start)
 
-// one test: its assertions all hold
-static long case_f0;
+// one test: its assertions all hold (harness.h's case counters, named when it begins)
 static const char *case_what;
-static void case_begin (const char *what) { case_f0 = t_failed; case_what = what; }
-static void case_end (void)
-{
-  if (t_failed > case_f0)
-  {
-    t_tests_failed++;
-    printf ("  FAILED: %s\n", case_what);
-  }
-  else
-  {
-    t_tests_passed++;
-    if (getenv ("MUON_TEST_VERBOSE"))
-      printf ("  ok: %s\n", case_what);
-  }
-}
+static void case_begin (const char *what) { t_case_begin (); case_what = what; }
+static void case_end (void) { t_case_end (case_what); }
 
 static const char *msg (void) { const char *m = muon_ctx_last_error (ctx); return m ? m : ""; }
 static int has (const char *s, const char *part) { return s && strstr (s, part) != NULL; }

@@ -115,23 +115,6 @@ static void *new_state (void)
   return s;
 }
 
-// one test: its assertions all hold
-static long case_f0;
-static void case_begin (void) { case_f0 = t_failed; }
-static void case_end (const char *what)
-{
-  if (t_failed > case_f0)
-  {
-    t_tests_failed++;
-    printf ("  FAILED: %s\n", what);
-  }
-  else
-  {
-    t_tests_passed++;
-    if (getenv ("MUON_TEST_VERBOSE"))
-      printf ("  ok: %s\n", what);
-  }
-}
 
 // 1: every collective, both types, host and device buffers, on one state
 static void results (void)
@@ -145,7 +128,7 @@ static void results (void)
         char what[128], msg[256] = "";
         snprintf (what, sizeof what, "%s %s on %s buffers", op_name[op], ti ? "F32" : "F64",
                   device ? "device" : "host");
-        case_begin ();
+        t_case_begin ();
         bufs b = { get (N * 8, device), get (N * 8, device), device };
         fill (&b, t);
         muon_status st = call (s, op, &b, t, msg, sizeof msg);
@@ -155,7 +138,7 @@ static void results (void)
                       mock_pending ());
         put (b.in, device);
         put (b.out, device);
-        case_end (what);
+        t_case_end (what);
       }
   api.destroy (s);
 }
@@ -182,9 +165,9 @@ static void sweep (int op, int device)
   api.destroy (s);
   snprintf (what, sizeof what, "sweep %s on %s buffers: a clean call (%ld calls)", op_name[op],
             device ? "device" : "host", calls);
-  case_begin ();
+  t_case_begin ();
   T_ASSERT_MSG (st == MUON_OK && right (&b, op, t) && calls > 0, "%s", what);
-  case_end (what);
+  t_case_end (what);
   for (long k = 1; k <= calls; k++)
   {
     s = new_state ();
@@ -197,7 +180,7 @@ static void sweep (int op, int device)
     snprintf (hit, sizeof hit, "%s", mock_last_hit ());
     snprintf (what, sizeof what, "sweep %s on %s buffers: call %ld of %ld (%s) fails",
               op_name[op], device ? "device" : "host", k, calls, hit);
-    case_begin ();
+    t_case_begin ();
     T_ASSERT_MSG (hit[0] != '\0', "%s: no call failed", what);
     muon_status want = expected (hit);
     T_ASSERT_MSG (st == want, "%s: status %d, want %d (%s)", what, (int) st, (int) want, msg);
@@ -215,7 +198,7 @@ static void sweep (int op, int device)
     T_ASSERT_MSG (st == MUON_OK, "%s: the next call: status %d (%s)", what, (int) st, msg);
     T_ASSERT_MSG (right (&b, op, t), "%s: the next call's result is wrong", what);
     T_ASSERT_MSG (mock_pending () == 0, "%s: the next call left work queued", what);
-    case_end (what);
+    t_case_end (what);
     api.destroy (s);
   }
   put (b.in, device);
@@ -239,18 +222,18 @@ static void setup_sweep (void)
     st = api.init (&s, 1, 0, 0, id, msg, sizeof msg);
     const char *hit = mock_last_hit ();
     snprintf (what, sizeof what, "init: call %ld of %ld (%s) fails", k, calls, hit);
-    case_begin ();
+    t_case_begin ();
     T_ASSERT_MSG (st == expected (hit) && st != MUON_OK && msg[0] && s == NULL,
                   "%s: status %d, msg \"%s\"", what, (int) st, msg);
-    case_end (what);
+    t_case_end (what);
   }
   char other[MUON_NCCL_ID_BYTES];
   msg[0] = '\0';
   mock_fail_at (1);
   st = api.unique_id (other, msg, sizeof msg);
-  case_begin ();
+  t_case_begin ();
   T_ASSERT_MSG (st == MUON_ERR_NCCL && msg[0], "unique_id failing: status %d", (int) st);
-  case_end ("unique_id: ncclGetUniqueId fails");
+  t_case_end ("unique_id: ncclGetUniqueId fails");
   mock_fail_at (0);
 }
 
