@@ -169,7 +169,8 @@
 ## the speed its products allow.  @code{tiny_pages} counts the pages whose norm is
 ## positive but below @qcode{"Eps"}: their result is about G / Eps, far from orthogonal
 ## (e.g. 1e-200 G gives norm 4e-189), and the call warns once (@code{muonlab:tinyInput});
-## always 0 with @qcode{"Normalize", "aol"}, whose scaling uses no Eps.
+## always 0 with @qcode{"Normalize", "aol"}, which uses Eps only as the floor of its row
+## sums (a row whose sum underflows to 0 is scaled by Eps^(-1/2), as Turbo-Muon's clamp).
 ## @code{diverged_pages} counts the pages whose result has a singular value above twice the
 ## largest the schedule's composed map gives on [0, 1], where the normalization puts them
 ## (a power-method lower bound of the page's largest singular value: cheap, never a false
@@ -234,7 +235,7 @@ function [X, stats] = muon_ns (G, varargin)
     X = ns_run (G, opts);
   endif
   ## a page whose norm (times NormScale) is below Eps is scaled down, not orthogonalized:
-  ## say so (AOL's scaling uses no Eps)
+  ## say so (AOL's scaling uses Eps only as the floor of its row sums)
   tiny = 0;
   if (opts.eps > 0 && strcmp (opts.normalize, "frobenius"))
     if (ismatrix (G))

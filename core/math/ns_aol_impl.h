@@ -64,8 +64,9 @@ static muon_status FN (aol_page) (ns_env *env, int p, const muon_tensor *G, size
       double d = 0;
       for (size_t j = 0; j < n; j++)
         d += fabs ((double) P[AOL_AT (i, j)]);
-      s[i] = d > 0 ? 1 / sqrt (d > o->eps ? d : o->eps) : 0;   // a zero row stays zero,
-                                                               // even with eps 0 (not NaN)
+      // the floor Eps as Turbo-Muon's clamp_min: a row whose sum underflowed to 0 is
+      // scaled by Eps^(-1/2), not zeroed; with Eps 0 such a row stays zero (not NaN)
+      s[i] = d > 0 || o->eps > 0 ? 1 / sqrt (d > o->eps ? d : o->eps) : 0;
     }
     for (size_t j = 0; j < m; j++)
       for (size_t i = 0; i < n; i++)
@@ -98,7 +99,8 @@ static muon_status FN (aol_page) (ns_env *env, int p, const muon_tensor *G, size
       for (size_t j = 0; j < n; j++)
         d += (T) fabs ((double) LOAD (A[i + j * n]));
       d = RND (p, d);
-      s[i] = d > 0 ? (double) RND (p, (T) 1 / (T) sqrt ((double) (d > floor_ ? d : floor_))) : 0;
+      s[i] = d > 0 || floor_ > 0                   // (the floor as above, in p)
+             ? (double) RND (p, (T) 1 / (T) sqrt ((double) (d > floor_ ? d : floor_))) : 0;
     }
     for (size_t j = 0; j < m; j++)
       for (size_t i = 0; i < n; i++)

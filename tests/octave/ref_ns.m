@@ -245,8 +245,9 @@ function [X, A1, tr] = aol_ (G, o, r, p)
     endif
     A = gram_ (Y);
     d = sum (abs (double (A)), 2);
-    s = zeros (size (d));                 # a zero row stays zero (even with eps 0)
-    s(d > 0) = 1 ./ sqrt (max (d(d > 0), o.eps));
+    s = zeros (size (d));                 # Eps floors d; with Eps 0 a zero sum gives 0
+    k = d > 0 | o.eps > 0;
+    s(k) = 1 ./ sqrt (max (d(k), o.eps));
     X = s .* double (Y);
     V = (double (A) .* s) .* s.';
     if (! dbl)
@@ -267,8 +268,10 @@ function [X, A1, tr] = aol_ (G, o, r, p)
     endif
     A = r (gram_ (X));
     d = r (sum (abs (A), 2));
-    s = zeros (size (d), class (d));      # a zero row stays zero (even with eps 0)
-    s(d > 0) = r (1 ./ sqrt (max (d(d > 0), r (cast (o.eps, class (A))))));
+    s = zeros (size (d), class (d));      # Eps floors d; with Eps 0 a zero sum gives 0
+    fl = r (cast (o.eps, class (A)));
+    k = d > 0 | fl > 0;
+    s(k) = r (1 ./ sqrt (max (d(k), fl)));
     X = r (X .* s);
     V = r (r (A .* s) .* s.');
   endif

@@ -101,6 +101,17 @@ endfunction
 %!   assert (muon_ns (s * G, "Normalize", "aol", "Coefficients", "aol"), X, 1e-12);
 %! endfor
 %! assert (muon_ns (zeros (4, 6), "Normalize", "aol", "NormalizeFirst", false), zeros (4, 6));
+%! ## a row sum of X0 X0' that underflows is floored at Eps, as Turbo-Muon's clamp_min (it
+%! ## zeroed the page): fp16 cast-first on 1e-6 G, whose Gram underflows in fp16, comes out
+%! ## about as orthogonal as the Frobenius order does on the same input (0.14 vs 0.22 off
+%! ## the polar factor; exactly 0 before)
+%! randn ("seed", 1);
+%! H = 1e-6 * randn (64, 256);
+%! [U, ~, V] = svd (H, "econ");
+%! Xa = muon_ns (H, "Precision", "fp16", "Normalize", "aol", "NormalizeFirst", false);
+%! assert (norm (Xa - U * V', "fro") / 8 < 0.2);
+%! assert (norm (muon_ns (H, "Precision", "fp16", "NormalizeFirst", false) - U * V', "fro") / 8
+%!         < 0.3);
 %! assert (muon_ns (G, "Normalize", "aol", "Coefficients", "aol", "NormalizeFirst", false),
 %!         X, 1e-12);
 %! ## after the scaling, the iteration maps each singular value by the schedule's polynomial
