@@ -420,6 +420,10 @@ endfunction
 %! zero_muon_step (L, g(:,1:2), []);
 %!error <zero_muon_step: RANK_GRADS\{2,1\} must be a real 6 x 4 matrix.>
 %! h = g; h{2,1} = 1; zero_muon_step (L, h, []);
+%!error <zero_muon_step: RANK_GRADS\{2,1\} must be a double or single matrix, not int32 \(convert it: double \(G\)\)\.>
+%! h = g; h{2,1} = int32 (h{2,1}); zero_muon_step (L, h, []);
+%!error <zero_muon_step: RANK_GRADS\{1,2\} must be a double or single matrix, not logical \(convert it: double \(G\)\)\.>
+%! h = g; h{1,2} = h{1,2} > 0; zero_muon_step (L, h, []);
 %!error <zero_muon_step: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner', 'muon_bp' or 'expert_parallel'.>
 %! zero_muon_step (L, g, [], "Variant", "zero4");
 %!error <zero_muon_step: EXPERTS must be a positive integer, or a vector of one per parameter.>

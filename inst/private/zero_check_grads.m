@@ -34,7 +34,11 @@ function [G, device] = zero_check_grads (fname, G, nl, shapes, allow_device)
   for k = 1:numel (G)
     [l, p] = ind2sub ([nl P], k);
     g = G{k};
-    if (! (isfloat (g) && isreal (g) && ! issparse (g) && isequal (size (g), shapes(p,:))))
+    if (! isfloat (g) && (isnumeric (g) || islogical (g) || ischar (g)))   # as muon_ns says
+      error ("muonlab:badType",
+             "%s: RANK_GRADS{%d,%d} must be a double or single matrix, not %s (convert it: double (G)).",
+             fname, l, p, class (g));
+    elseif (! (isfloat (g) && isreal (g) && ! issparse (g) && isequal (size (g), shapes(p,:))))
       error ("muonlab:badShape", "%s: RANK_GRADS{%d,%d} must be a real %d x %d matrix.",
              fname, l, p, shapes(p,1), shapes(p,2));
     endif
