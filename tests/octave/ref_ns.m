@@ -20,7 +20,9 @@
 ## thread.  This port makes the same calls (@code{mul_} and @code{gram_} below: a diagonal
 ## tile of X X' is SSYRK of that row block, the others X_I * X_J.' by SGEMM) and runs them
 ## on one OpenBLAS thread (@code{__muon_blas_threads__}; with another BLAS the products run
-## on the threads it has), so its bits are the core's.
+## on the threads it has), so its bits are the core's.  Its norms are plain sums of
+## squares: entries beyond about 1e+-150 (in double) under- or overflow them, where the core
+## rescales, so it is no oracle at such magnitudes.
 ##
 ## @example
 ## norm     X = r(single(G) / (single(||G||) + single(eps)))   ||.|| summed in fp64,
