@@ -147,8 +147,11 @@ function L = layout_summary (name, title, W, opts)
   mu = strcmp (M.params.route, "muon");
   kind = M.params.kind(mu);
   layer = M.params.layer(mu);
-  C = zero_cost (M, W, opts{:}, "Design", {"zero12_allreduce", "zero3_round_robin",
-                                           "layerwise_lpt", "alltoall_owner"});
+  ## the table's columns, in order ("..." keeps the cell one row: a line break inside braces
+  ## starts a new row, and zero_cost would read a 2 x 2 cell column by column)
+  cols = {"zero12_allreduce", "zero3_round_robin", "layerwise_lpt", "alltoall_owner"};
+  C = zero_cost (M, W, opts{:}, "Design", cols);
+  [~, col] = ismember (cols, C.design);              # zero_cost's order may be its own
   Z = C(1);
   n = double (Z.params.rows .* Z.params.cols);
   ## what each rank holds, by kind: the flat buffer in slot order, cut every S elements
@@ -187,6 +190,7 @@ function L = layout_summary (name, title, W, opts)
     st = t & fo < lo;
     lay = layer(t);
     tf = arrayfun (@(c) mean (c.ranks.ns_flops(r+1)) / 1e12, struct (C));
+    tf = tf(col);
     printf ("  %5d-%-6d %4d-%-7d %9d %10d %12.2f %12.2f %12.2f %12.2f\n", r(1), r(end),
             min (lay), max (lay), sum (t), sum (st), tf);
   endfor

@@ -34,8 +34,8 @@
 ## Options (names are case-insensitive):
 ## @table @asis
 ## @item "Design"
-## a design name, a cellstr of them, or @qcode{"all"} (default: every design of
-## @code{zero_muon_step}).
+## a design name, a row or column cellstr of them (the results come in that order), or
+## @qcode{"all"} (default: every design of @code{zero_muon_step}).
 ## @item "Stage", "AlignFactor", "Order", "PadCount"
 ## the layout (defaults 2, 2, @qcode{"given"}; a layout's own) and the aliased-pad count
 ## rule, as in @code{zero_layout} and @code{zero_muon_step}.
@@ -190,8 +190,9 @@ function C = zero_cost (what, world, varargin)
     if (ischar (which))
       which = {which};
     endif
-    if (! iscellstr (which) || isempty (which))
-      error ("muonlab:badArg", "%s: DESIGN must be a design name, a cellstr of them or \"all\".",
+    if (! iscellstr (which) || isempty (which) || ! isvector (which))
+      error ("muonlab:badArg",
+             "%s: DESIGN must be a design name, a row or column cellstr of them or \"all\".",
              fname);
     endif
     which = cellfun (@(d) choose_option (fname, "DESIGN", d, designs), which,
@@ -453,6 +454,12 @@ endfunction
 %! zero_cost (muon_model ("llama-3.1-8b"), 2, "Experts", 2)
 %!error <zero_cost: EXPERTS \(2\) must divide the 5 rows of parameter 1.>
 %! zero_cost ([5 4], 2, "Experts", 2)
+%!error <zero_cost: DESIGN must be a design name, a row or column cellstr of them or "all"\.> zero_cost ([4 4], 2, "Design", {"zero12_allreduce", "zero3_round_robin"; "layerwise_lpt", "alltoall_owner"})
+%!test
+%! ## the results come in the order asked, a row or a column
+%! d = {"layerwise_lpt"; "zero12_allreduce"};
+%! assert (zero_cost ([4 4; 6 4], 2, "Design", d).design, d);
+%! assert (zero_cost ([4 4; 6 4], 2, "Design", d.').design, d);
 %!error <zero_cost: DESIGN must be 'reference', .* or 'expert_parallel'.> zero_cost ([4 4], 2, "Design", "zero4")
 %!error <zero_cost: STAGE must be 1, 2 or 3.> zero_cost ([4 4], 2, "Stage", 4)
 %!error <zero_cost: SPLITROWS\{1\} has 4097 row blocks; at most 4096.> zero_cost ([4097 3], 2, "SplitRows", ones (1, 4097))

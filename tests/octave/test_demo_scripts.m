@@ -64,6 +64,23 @@ endfunction
 %!         assert (st.size > 5000, "%s: %s has %d bytes", nm, f{i}, st.size);
 %!       endif
 %!     endfor
+%!     if (strcmp (nm, "plan_at_scale"))
+%!       ## the band table's TF columns are the designs its header names (they once came in
+%!       ## zero_cost's column-major reading of a 2 x 2 cell): Llama's first band against
+%!       ## zero_cost asked for each design alone
+%!       tail = txt(strfind (txt, "Llama-3.1-70B on 1024 ranks"):end);
+%!       assert (! isempty (regexp (tail, 'ZeRO-1/2 TF\s+RR TF\s+LPT TF\s+a2a TF', "once")));
+%!       t = regexp (tail, '^\s+0-(\d+)\s+\d+-\d+\s+\d+\s+\d+\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)$',
+%!                   "tokens", "once", "lineanchors");
+%!       M = muon_model ("llama-3.1-70b");
+%!       d = {"zero12_allreduce", "zero3_round_robin", "layerwise_lpt", "alltoall_owner"};
+%!       r = 1:str2double (t{1}) + 1;
+%!       for k = 1:4
+%!         C = zero_cost (M, 1024, "Stage", 2, "ElementBytes", 2, "Precision", "bf16",
+%!                        "Design", d{k});
+%!         assert (str2double (t{k+1}), mean (C.ranks.ns_flops(r)) / 1e12, 0.006);
+%!       endfor
+%!     endif
 %!     printf ("    %-24s ok  %.1f s, %d files\n", nm, time () - t0, numel (f));
 %!     nrun++;
 %!   endfor
