@@ -105,8 +105,13 @@ function D = muon_gpu (X, varargin)
   if (isempty (o.class))
     o.class = class (X);
   endif
-  h = __muon_gpu__ ("upload", X, o.device, o.class);
-  D = muon_gpuarray (h, size (X), o.class, o.device);
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    D = muon_gpuarray (__muon_gpu__ ("upload", X, o.device, o.class), size (X), o.class,
+                       o.device);
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # an array an error or Ctrl-C left unwrapped
+  end_unwind_protect
 endfunction
 
 ## a device array X in another storage class (or a copy in its own), on its device
@@ -120,7 +125,13 @@ function D = convert (X, args)
   if (isempty (o.class))
     o.class = X.Storage;
   endif
-  D = muon_gpuarray (__muon_gpu__ ("convert", X.Handle, o.class), X.Size, o.class, X.Device);
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    D = muon_gpuarray (__muon_gpu__ ("convert", X.Handle, o.class), X.Size, o.class,
+                       X.Device);
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # an array an error or Ctrl-C left unwrapped
+  end_unwind_protect
 endfunction
 
 function out = command (cmd, args)
@@ -147,12 +158,19 @@ function out = command (cmd, args)
       if (isempty (o.class))
         o.class = "single";
       endif
-      h = __muon_gpu__ ("fill", cmd, double (sz(:).'), o.device, o.class, o.seed);
-      sz = double (sz(:).');
-      if (numel (sz) == 3 && sz(3) == 1)
-        sz = sz(1:2);
+      dims = double (sz(:).');
+      if (numel (dims) == 3 && dims(3) == 1)
+        dims = dims(1:2);
       endif
-      out = muon_gpuarray (h, sz, o.class, o.device);
+      mark = __muon_gpu__ ("mark");
+      unwind_protect
+        ## the MEX call finishes before a Ctrl-C is seen: the cleanup frees its array
+        ## when the interrupt comes before the wrap
+        out = muon_gpuarray (__muon_gpu__ ("fill", cmd, double (sz(:).'), o.device, o.class,
+                                           o.seed), dims, o.class, o.device);
+      unwind_protect_cleanup
+        __muon_gpu__ ("drop", mark);
+      end_unwind_protect
     case "reset"
       __muon_gpu__ ("reset");
       out = [];

@@ -5,7 +5,9 @@ classdef muon_gpuarray < handle
   ## -*- texinfo -*-
   ## @deftypefn {muonlab} {@var{D} =} muon_gpuarray (@dots{})
   ## A device array: an M x N or M x N x E array that lives on a device, made by
-  ## @code{muon_gpu}, never by calling this constructor.
+  ## @code{muon_gpu}, never by calling this constructor (it refuses, as
+  ## @code{muonlab:badArg}, a handle that a device array holds already or whose array has
+  ## another size, class or device than the ones given).
   ##
   ## @code{muon_ns}, @code{muon_update} and @code{polar_metrics} take device arrays;
   ## @code{muon_ns} and @code{muon_update} compute where the data lives and return device
@@ -88,10 +90,14 @@ classdef muon_gpuarray < handle
         error ("muonlab:badArg",
                "muon_gpuarray: make a device array with muon_gpu, e.g. muon_gpu (X).");
       endif
-      D.Handle = h;
+      ## the gateway refuses a handle whose array has another shape, class or device, or
+      ## that a device array holds already (two owners: the first cleared frees the data
+      ## of both), and marks it held; the handle last, so that an object holding it is
+      ## complete (its destructor frees the array)
       D.Size = sz;
       D.Storage = storage;
       D.Device = device;
+      D.Handle = __muon_gpu__ ("claim", h, sz, storage, device);
     endfunction
 
     function delete (D)
@@ -407,8 +413,13 @@ function C = binary (sym, op, A, B)
            "muon_gpuarray: A %s B needs two device arrays of one size, class and device.",
            sym);
   endif
-  C = muon_gpuarray (__muon_gpu__ ("ew", op, A.Handle, B.Handle, []), A.Size, A.Storage,
-                     A.Device);
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    C = muon_gpuarray (__muon_gpu__ ("ew", op, A.Handle, B.Handle, []), A.Size, A.Storage,
+                       A.Device);
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # an array a Ctrl-C left unwrapped
+  end_unwind_protect
 endfunction
 
 ## D * s, s * D (sym "*" or ".*") or D / s (sym "/" or "./") with a real scalar s
@@ -426,8 +437,13 @@ function C = scaled (sym, A, B)
                   "a device array divided by a real scalar");
     error ("muonlab:badArg", "muon_gpuarray: A %s B needs %s.", sym, what);
   endif
-  C = muon_gpuarray (__muon_gpu__ ("ew", merge (mul, "mul", "div"), A.Handle, [],
-                                   double (B)), A.Size, A.Storage, A.Device);
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    C = muon_gpuarray (__muon_gpu__ ("ew", merge (mul, "mul", "div"), A.Handle, [],
+                                     double (B)), A.Size, A.Storage, A.Device);
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # an array a Ctrl-C left unwrapped
+  end_unwind_protect
 endfunction
 
 ## The bytes of one element of each storage class.  The names are the core's precisions
@@ -467,3 +483,43 @@ endfunction
 %! size (D)
 %! classUnderlying (D)
 %! gather (D)
+
+%!test
+%! ## the constructor takes only a handle no device array holds, with its array's own size,
+%! ## class and device (a relabelled or second owner: the first cleared freed the data of
+%! ## both, and the labels were trusted)
+%! D = muon_gpu (reshape (1:24, 4, 6), "Device", "cpu");
+%! fix = "make a device array with muon_gpu, e.g. muon_gpu \\(X\\)\\.";
+%! fail ("muon_gpuarray (D.Handle, [6 4], \"bf16\", \"cuda\")",
+%!       ["muon_gpuarray: H is held by a device array already; " fix]);
+%! fail ("muon_gpuarray (D.Handle, [4 6], \"double\", \"cpu\")",
+%!       ["muon_gpuarray: H is held by a device array already; " fix]);
+%! assert (gather (D), reshape (1:24, 4, 6));
+%! h = __muon_gpu__ ("upload", ones (2, 3), "cpu", "single");   # a raw handle: no owner yet
+%! for bad = {{[3 2], "single", "cpu"}, {[2 3], "bf16", "cpu"}, {[2 3], "single", "cuda"}, ...
+%!            {[2 3 2], "single", "cpu"}}
+%!   fail ("muon_gpuarray (h, bad{1}{:})",
+%!         ["muon_gpuarray: H holds a 2x3x1 single array on cpu, not the SIZE, CLASS and " ...
+%!          "DEVICE given; " fix]);
+%! endfor
+%! F = muon_gpuarray (h, [2 3], "single", "cpu");
+%! assert (gather (F), ones (2, 3, "single"));
+%! n = muon_gpu ("info").arrays;
+%! clear F
+%! assert (muon_gpu ("info").arrays, n - 1);
+%! assert (gather (D), reshape (1:24, 4, 6));
+
+%!test
+%! ## drop frees the arrays made since the mark that no device array holds, only those
+%! n0 = __muon_gpu__ ("count");
+%! h0 = __muon_gpu__ ("upload", 1, "cpu", "double");
+%! m = __muon_gpu__ ("mark");
+%! D = muon_gpu (2, "Device", "cpu");
+%! h = __muon_gpu__ ("upload", 3, "cpu", "double");
+%! assert (__muon_gpu__ ("count"), n0 + 3);
+%! assert (__muon_gpu__ ("drop", m), 1);
+%! assert (__muon_gpu__ ("count"), n0 + 2);
+%! assert (gather (D), 2);
+%! assert (__muon_gpu__ ("gather", h0), 1);
+%! fail ("__muon_gpu__ (\"gather\", h)", "an earlier session");
+%! __muon_gpu__ ("free", h0);

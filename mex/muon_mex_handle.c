@@ -11,6 +11,7 @@
 typedef struct {
   double id;
   void *obj;
+  int claimed;     // held by an Octave object (muon_mex_handle_claim)
 } entry;
 
 static const muon_mex_handle_kind *kind = NULL;
@@ -73,6 +74,7 @@ mxArray *muon_mex_handle_new (const char *fname, void *obj)
   }
   table[count].id = next_id++;
   table[count].obj = obj;
+  table[count].claimed = 0;
   return handle_of (table[count++].id);
 }
 
@@ -125,4 +127,37 @@ void muon_mex_handle_clear (void)
 size_t muon_mex_handle_count (void)
 {
   return count;
+}
+
+int muon_mex_handle_claimed (const mxArray *h)
+{
+  long k = find (h);
+  return k >= 0 && table[k].claimed;
+}
+
+void muon_mex_handle_claim (const mxArray *h)
+{
+  long k = find (h);
+  if (k >= 0)
+    table[k].claimed = 1;
+}
+
+double muon_mex_handle_mark (void)
+{
+  return next_id;
+}
+
+size_t muon_mex_handle_drop (double mark)
+{
+  size_t n = 0;
+  for (size_t k = 0; k < count;)
+    if (!table[k].claimed && table[k].id >= mark)
+    {
+      kind->destroy (table[k].obj);
+      table[k] = table[--count];
+      n++;
+    }
+    else
+      k++;
+  return n;
 }

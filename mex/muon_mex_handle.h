@@ -34,5 +34,13 @@ void muon_mex_handle_free (const mxArray *h);
 void muon_mex_handle_clear (void);
 // Objects held.
 size_t muon_mex_handle_count (void);
+// An object is claimed once an Octave object wraps its handle (muon_gpuarray's
+// constructor): whether h's is, and marking it (stale or malformed h: 0, ignored).
+int muon_mex_handle_claimed (const mxArray *h);
+void muon_mex_handle_claim (const mxArray *h);
+// The id the next object gets; then destroying every unclaimed object with an id from
+// mark on (what an error or Ctrl-C left unwrapped since the mark), returning how many.
+double muon_mex_handle_mark (void);
+size_t muon_mex_handle_drop (double mark);
 
 #endif

@@ -60,13 +60,18 @@ function [U, state] = gpu_update (fname, G, state, args)
     M = M.Handle;
   endif
   opts.fname = fname;
-  [hu, hm] = __muon_gpu__ ("update", G.Handle, M, opts, E);
   mclass = G.Storage;
   if (! fresh)
     mclass = state.momentum.Storage;
   endif
-  U = muon_gpuarray (hu, G.Size, G.Storage, G.Device);   # both owned at once: an error in
-  M = muon_gpuarray (hm, G.Size, mclass, G.Device);      # the check below frees them
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    [hu, hm] = __muon_gpu__ ("update", G.Handle, M, opts, E);
+    U = muon_gpuarray (hu, G.Size, G.Storage, G.Device);   # both owned at once: an error
+    M = muon_gpuarray (hm, G.Size, mclass, G.Device);      # in the check below frees them
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # arrays an error or Ctrl-C left unwrapped
+  end_unwind_protect
   diverged_pages (fname, U, opts);
   state = struct ("momentum", M, "step", double (step) + 1, "form", opts.form);
 endfunction
