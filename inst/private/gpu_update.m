@@ -16,21 +16,28 @@ function [U, state] = gpu_update (fname, G, state, args)
     error ("muonlab:badState",
            "%s: STATE must be [] or a struct with fields momentum, step and form.", fname);
   endif
-  if (! isa (G, "muon_gpuarray"))              # a host gradient joins its momentum
+  host = ! isa (G, "muon_gpuarray");           # a host gradient joins its momentum
+  if (host)
     if (ndims (G) > 3)
       error ("muonlab:badShape", "%s: a 4-D G needs a host momentum.", fname);
     endif
     check_matrix (fname, "G", G, false);
-    G = muon_gpu (G, "Device", state.momentum.Device, "Class", class (G));
+    storage = class (G);
   else
     check_pages (fname, "G", G.Size);           # check_matrix's rule
+    storage = G.Storage;
   endif
   args = family_presets ("expand", fname, args);     # "Preset", NAME: as run_update has it
-  opts = parse_options (fname, "muon_update", args, "precision", G.Storage);
+  opts = parse_options (fname, "muon_update", args, "precision", storage);
   if (! isempty (args))
     unsafe_schedule (fname, opts);
   endif
-  gpu_check_device (fname, "G", G, args, opts.device);
+  if (host)                    # the device array that decides where it runs: the momentum
+    gpu_check_device (fname, "STATE.momentum", state.momentum, args, opts.device);
+    G = muon_gpu (G, "Device", state.momentum.Device, "Class", class (G));
+  else
+    gpu_check_device (fname, "G", G, args, opts.device);
+  endif
   what = gpu_unsupported (opts);
   if (! isempty (what))
     error ("muonlab:unsupported",
