@@ -121,10 +121,12 @@ classdef muon_gpuarray < handle
           error ("muonlab:badArg",
                  "muon_gpuarray: size: DIM must be positive integers, e.g. size (D, 1).");
         endif
-        full = [sz, ones(1, max (d(:)) - numel (sz))];
-        varargout = {full(d)};
+        v = ones (1, numel (d));       # no vector of length max (DIM): size (D, 1e12) is 1
+        in = (d(:).' <= numel (sz));
+        v(in) = sz(d(in));
+        varargout = {v};
         if (nargout > 1 && nargout == numel (d))
-          varargout = num2cell (full(d));
+          varargout = num2cell (v);
         endif
       elseif (nargout <= 1)
         varargout = {sz};
@@ -523,3 +525,15 @@ endfunction
 %! assert (__muon_gpu__ ("gather", h0), 1);
 %! fail ("__muon_gpu__ (\"gather\", h)", "an earlier session");
 %! __muon_gpu__ ("free", h0);
+
+%!test
+%! ## size (D, DIM) beyond ndims is 1 without a vector of length DIM (size (D, 1e12) ran out
+%! ## of memory, size (D, 1e8) made an 800 MB temporary); DIM vectors as Octave's
+%! D = muon_gpu (ones (2, 3), "Device", "cpu");
+%! X = ones (2, 3);
+%! for dim = {1, 2, 3, 1e8, 1e12, 2^53, [1 2], [2 1], [1 5 2], [1; 2], [3 1e12 2]}
+%!   assert (size (D, dim{1}), size (X, dim{1}));
+%! endfor
+%! [a, b] = size (D, [2 1e12]);
+%! assert ([a b], [3 1]);
+%! assert (size (muon_gpu (ones (2, 3, 4), "Device", "cpu"), [3 1e10 1]), [4 1 2]);
