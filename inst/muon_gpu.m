@@ -145,9 +145,15 @@ function out = command (cmd, args)
       endif
       sz = args{1};
       if (! (isnumeric (sz) && isreal (sz) && any (numel (sz) == [2 3]) && all (sz >= 1)
-             && all (sz == fix (sz))))
+             && all (isfinite (sz)) && all (sz == fix (sz))))
         error ("muonlab:badShape",
                "muon_gpu: SIZE must be [M N] or [M N E] of positive integers.");
+      endif
+      if (any (sz > flintmax ()))          # past what the gateway reads exactly: no device
+        error ("muonlab:outOfMemory",      # holds that many elements
+               "muon_gpu: %s elements do not fit in memory.",
+               strjoin (arrayfun (@num2str, [double(sz(:).'), 1](1:3), "uniformoutput", false),
+                        " x "));
       endif
       rest = args(2:end);
       if (! isempty (rest) && ischar (rest{1})
@@ -306,6 +312,12 @@ endfunction
 %!error <muon_gpu: X must be a non-empty array of 2 or 3 dimensions.> muon_gpu (zeros (0, 3), "Device", "cpu")
 %!error <muon_gpu: X must not contain NaN or Inf.> muon_gpu ([1 NaN; 2 3], "Device", "cpu")
 %!error <muon_gpu: SIZE must be \[M N\] or \[M N E\] of positive integers.> muon_gpu ("randn", [2 0], "Device", "cpu")
+%!error <^muon_gpu: SIZE must be \[M N\] or \[M N E\] of positive integers\.$> muon_gpu ("zeros", [Inf 3], "Device", "cpu")
+%!error <^muon_gpu: SIZE must be \[M N\] or \[M N E\] of positive integers\.$> muon_gpu ("randn", [3 NaN], "Device", "cpu")
+%!error <^muon_gpu: 9007199254740994 x 1 x 1 elements do not fit in memory\.$> muon_gpu ("zeros", [2^53+2 1], "Device", "cpu")
+%!error <^muon_gpu: 1e\+300 x 1e\+300 x 1 elements do not fit in memory\.$> muon_gpu ("zeros", [1e300 1e300], "Device", "cpu")
+%!error <^muon_gpu: 2 x 3 x 1e\+20 elements do not fit in memory\.$> muon_gpu ("randn", [2 3 1e20], "Device", "cpu")
+%!error id=muonlab:outOfMemory muon_gpu ("zeros", [2^53+2 1], "Device", "cpu")
 %!error <muon_gpu: unknown command 'ones'; use 'randn', 'zeros', 'info' or 'reset'.> muon_gpu ("ones")
 %!error <muon_gpu: 'info' takes no other argument.> muon_gpu ("info", 3)
 %!error <muon_gpu: 'reset' takes no other argument.> muon_gpu ("reset", "cpu")
