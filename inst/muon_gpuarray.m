@@ -67,7 +67,8 @@ classdef muon_gpuarray < handle
   ## A device array is a handle: copies of @var{D} share the data, which is freed when the
   ## last of them is cleared.  The functions never modify an array they are given; they
   ## return new ones.  After @code{muon_gpu ("reset")} every device array of the session is
-  ## gone, and using one is the error @code{muonlab:staleHandle}.  @code{clear functions}
+  ## gone, and using one is the error @code{muonlab:staleHandle}; so is using @var{D} after
+  ## @code{delete (@var{D})}, which frees its data at once (the error says it was deleted).  @code{clear functions}
   ## (or @code{clear all}) frees them too, but Octave 7 then unloads this class as well: the
   ## old variables lose their methods (@code{size} says 1 x 1) until the next
   ## @code{muon_gpu} call loads it again, when they are stale.  Octave 7's @code{clear mex}
@@ -110,7 +111,11 @@ classdef muon_gpuarray < handle
     endfunction
 
     function X = gather (D)
-      X = reshape (__muon_gpu__ ("gather", D.Handle), D.Size);
+      try
+        X = reshape (__muon_gpu__ ("gather", D.Handle), D.Size);
+      catch err
+        gpu_stale (err, "gather", arg_name (inputname (1), "D"));   # gather: R is ...
+      end_try_catch
     endfunction
 
     function varargout = size (D, varargin)
@@ -253,12 +258,20 @@ classdef muon_gpuarray < handle
     endfunction
 
     function tf = isequal (varargin)
-      values = cellfun (@host_array, varargin, "uniformoutput", false);
+      names = cell (1, nargin);
+      for k = 1:nargin
+        names{k} = inputname (k);      # the caller's names, for a stale array's error
+      endfor
+      values = host_values ("isequal", varargin, names);
       tf = isequal (values{:});
     endfunction
 
     function tf = isequaln (varargin)
-      values = cellfun (@host_array, varargin, "uniformoutput", false);
+      names = cell (1, nargin);
+      for k = 1:nargin
+        names{k} = inputname (k);      # the caller's names, for a stale array's error
+      endfor
+      values = host_values ("isequaln", varargin, names);
       tf = isequaln (values{:});
     endfunction
 
@@ -392,6 +405,28 @@ classdef muon_gpuarray < handle
 
 endclassdef
 
+## NAME as the caller wrote it (inputname), else FALLBACK (an expression)
+function name = arg_name (name, fallback)
+  if (isempty (name))
+    name = fallback;
+  endif
+endfunction
+
+## The arguments of FNAME gathered to the host; a stale device array among them is named
+## as the caller wrote it (NAMES{k}), else "argument K"
+function values = host_values (fname, args, names)
+  values = args;
+  for k = 1:numel (args)
+    if (isa (args{k}, "muon_gpuarray"))
+      try
+        values{k} = reshape (__muon_gpu__ ("gather", args{k}.Handle), args{k}.Size);
+      catch err
+        gpu_stale (err, fname, arg_name (names{k}, sprintf ("argument %d", k)));
+      end_try_catch
+    endif
+  endfor
+endfunction
+
 function C = not_defined (fname)
   error ("muonlab:unsupported",
          "muon_gpuarray: %s is not defined for a device array; gather (D) first.", fname);
@@ -523,7 +558,7 @@ endfunction
 %! assert (__muon_gpu__ ("count"), n0 + 2);
 %! assert (gather (D), 2);
 %! assert (__muon_gpu__ ("gather", h0), 1);
-%! fail ("__muon_gpu__ (\"gather\", h)", "an earlier session");
+%! fail ("__muon_gpu__ (\"gather\", h)", "gather: D is a device array that was deleted");
 %! __muon_gpu__ ("free", h0);
 
 %!test
@@ -537,3 +572,20 @@ endfunction
 %! [a, b] = size (D, [2 1e12]);
 %! assert ([a b], [3 1]);
 %! assert (size (muon_gpu (ones (2, 3, 4), "Device", "cpu"), [3 1e10 1]), [4 1 2]);
+
+%!test
+%! ## a deleted or stale array: the error names the function called (isequal was "gather"),
+%! ## the array as the caller wrote it (always "D") and the cause (delete blamed on clear
+%! ## functions or a reset)
+%! R = muon_gpu (ones (2), "Device", "cpu");
+%! delete (R);
+%! fail ("gather (R)", "^gather: R is a device array that was deleted; make it again\\.$");
+%! fail ("isequal (ones (2), R)", "^isequal: R is a device array that was deleted; make it again\\.$");
+%! Q = muon_gpu (ones (2), "Device", "cpu");
+%! s.w = muon_gpu (ones (2), "Device", "cpu");
+%! muon_gpu ("reset");
+%! old = [" is a device array of an earlier session \\(cleared by clear functions or " ...
+%!        "muon_gpu \\(\"reset\"\\)\\); make it again\\.$"];
+%! fail ("isequal (Q, ones (2))", ["^isequal: Q" old]);
+%! fail ("isequaln (1, s.w)", ["^isequaln: argument 2" old]);
+%! fail ("gather (s.w)", ["^gather: D" old]);

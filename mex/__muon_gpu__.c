@@ -49,7 +49,7 @@ static void free_darray (void *obj)
 
 static const muon_mex_handle_kind device_arrays = {
   "a device array", "(cleared by clear functions or muon_gpu (\"reset\")); make it again",
-  free_darray
+  free_darray, "that was deleted; make it again"
 };
 
 #define COMMANDS(X)                                                                     \

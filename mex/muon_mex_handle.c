@@ -97,6 +97,10 @@ void *muon_mex_handle_get (const char *fname, const char *what, const mxArray *h
   long k = find (h);
   if (k == -2)
     muon_mex_error (fname, "badArg", "%s must be %s handle.", what, kind->noun);
+  const double *p = mxGetPr (h);
+  if (k < 0 && kind->freed != NULL && session != 0 && p[0] == session && p[1] >= 1
+      && p[1] < next_id)
+    muon_mex_error (fname, "staleHandle", "%s is %s %s.", what, kind->noun, kind->freed);
   if (k < 0)
     muon_mex_error (fname, "staleHandle", "%s is %s of an earlier session %s.", what,
                     kind->noun, kind->remedy);
