@@ -157,7 +157,7 @@ function out = command (cmd, args)
       endif
       rest = args(2:end);
       if (! isempty (rest) && ischar (rest{1})
-          && any (strcmp (rest{1}, core_lists ().lists.precision)))
+          && any (strcmpi (rest{1}, core_lists ().lists.precision)))   # as "Class" takes it
         rest = [{"Class"}, rest];                # muon_gpu ("randn", SIZE, CLASS, ...)
       endif
       o = parse_options ("muon_gpu", "muon_gpu", rest);
@@ -315,6 +315,9 @@ endfunction
 %!error <^muon_gpu: SIZE must be \[M N\] or \[M N E\] of positive integers\.$> muon_gpu ("zeros", [Inf 3], "Device", "cpu")
 %!error <^muon_gpu: SIZE must be \[M N\] or \[M N E\] of positive integers\.$> muon_gpu ("randn", [3 NaN], "Device", "cpu")
 %!error <^muon_gpu: 9007199254740994 x 1 x 1 elements do not fit in memory\.$> muon_gpu ("zeros", [2^53+2 1], "Device", "cpu")
+%!test                                  # a CLASS by position takes any case, as "Class"
+%! assert (classUnderlying (muon_gpu ("randn", [3 3], "BF16", "Device", "cpu")), "bf16");
+%! assert (gather (muon_gpu ("zeros", [2 2], "Double", "Device", "cpu")), zeros (2));
 %!error <^muon_gpu: 1e\+300 x 1e\+300 x 1 elements do not fit in memory\.$> muon_gpu ("zeros", [1e300 1e300], "Device", "cpu")
 %!error <^muon_gpu: 2 x 3 x 1e\+20 elements do not fit in memory\.$> muon_gpu ("randn", [2 3 1e20], "Device", "cpu")
 %!error id=muonlab:outOfMemory muon_gpu ("zeros", [2^53+2 1], "Device", "cpu")
