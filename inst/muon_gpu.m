@@ -105,8 +105,13 @@ function D = muon_gpu (X, varargin)
   if (isempty (o.class))
     o.class = class (X);
   endif
-  h = __muon_gpu__ ("upload", X, o.device, o.class);
-  D = muon_gpuarray (h, size (X), o.class, o.device);
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    D = muon_gpuarray (__muon_gpu__ ("upload", X, o.device, o.class), size (X), o.class,
+                       o.device);
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # an array an error or Ctrl-C left unwrapped
+  end_unwind_protect
 endfunction
 
 ## a device array X in another storage class (or a copy in its own), on its device
@@ -120,7 +125,13 @@ function D = convert (X, args)
   if (isempty (o.class))
     o.class = X.Storage;
   endif
-  D = muon_gpuarray (__muon_gpu__ ("convert", X.Handle, o.class), X.Size, o.class, X.Device);
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    D = muon_gpuarray (__muon_gpu__ ("convert", X.Handle, o.class), X.Size, o.class,
+                       X.Device);
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # an array an error or Ctrl-C left unwrapped
+  end_unwind_protect
 endfunction
 
 function out = command (cmd, args)
@@ -134,25 +145,38 @@ function out = command (cmd, args)
       endif
       sz = args{1};
       if (! (isnumeric (sz) && isreal (sz) && any (numel (sz) == [2 3]) && all (sz >= 1)
-             && all (sz == fix (sz))))
+             && all (isfinite (sz)) && all (sz == fix (sz))))
         error ("muonlab:badShape",
                "muon_gpu: SIZE must be [M N] or [M N E] of positive integers.");
       endif
+      if (any (sz > flintmax ()))          # past what the gateway reads exactly: no device
+        error ("muonlab:outOfMemory",      # holds that many elements
+               "muon_gpu: %s elements do not fit in memory.",
+               strjoin (arrayfun (@num2str, [double(sz(:).'), 1](1:3), "uniformoutput", false),
+                        " x "));
+      endif
       rest = args(2:end);
       if (! isempty (rest) && ischar (rest{1})
-          && any (strcmp (rest{1}, core_lists ().lists.precision)))
+          && any (strcmpi (rest{1}, core_lists ().lists.precision)))   # as "Class" takes it
         rest = [{"Class"}, rest];                # muon_gpu ("randn", SIZE, CLASS, ...)
       endif
       o = parse_options ("muon_gpu", "muon_gpu", rest);
       if (isempty (o.class))
         o.class = "single";
       endif
-      h = __muon_gpu__ ("fill", cmd, double (sz(:).'), o.device, o.class, o.seed);
-      sz = double (sz(:).');
-      if (numel (sz) == 3 && sz(3) == 1)
-        sz = sz(1:2);
+      dims = double (sz(:).');
+      if (numel (dims) == 3 && dims(3) == 1)
+        dims = dims(1:2);
       endif
-      out = muon_gpuarray (h, sz, o.class, o.device);
+      mark = __muon_gpu__ ("mark");
+      unwind_protect
+        ## the MEX call finishes before a Ctrl-C is seen: the cleanup frees its array
+        ## when the interrupt comes before the wrap
+        out = muon_gpuarray (__muon_gpu__ ("fill", cmd, double (sz(:).'), o.device, o.class,
+                                           o.seed), dims, o.class, o.device);
+      unwind_protect_cleanup
+        __muon_gpu__ ("drop", mark);
+      end_unwind_protect
     case "reset"
       __muon_gpu__ ("reset");
       out = [];
@@ -288,6 +312,15 @@ endfunction
 %!error <muon_gpu: X must be a non-empty array of 2 or 3 dimensions.> muon_gpu (zeros (0, 3), "Device", "cpu")
 %!error <muon_gpu: X must not contain NaN or Inf.> muon_gpu ([1 NaN; 2 3], "Device", "cpu")
 %!error <muon_gpu: SIZE must be \[M N\] or \[M N E\] of positive integers.> muon_gpu ("randn", [2 0], "Device", "cpu")
+%!error <^muon_gpu: SIZE must be \[M N\] or \[M N E\] of positive integers\.$> muon_gpu ("zeros", [Inf 3], "Device", "cpu")
+%!error <^muon_gpu: SIZE must be \[M N\] or \[M N E\] of positive integers\.$> muon_gpu ("randn", [3 NaN], "Device", "cpu")
+%!error <^muon_gpu: 9007199254740994 x 1 x 1 elements do not fit in memory\.$> muon_gpu ("zeros", [2^53+2 1], "Device", "cpu")
+%!test                                  # a CLASS by position takes any case, as "Class"
+%! assert (classUnderlying (muon_gpu ("randn", [3 3], "BF16", "Device", "cpu")), "bf16");
+%! assert (gather (muon_gpu ("zeros", [2 2], "Double", "Device", "cpu")), zeros (2));
+%!error <^muon_gpu: 1e\+300 x 1e\+300 x 1 elements do not fit in memory\.$> muon_gpu ("zeros", [1e300 1e300], "Device", "cpu")
+%!error <^muon_gpu: 2 x 3 x 1e\+20 elements do not fit in memory\.$> muon_gpu ("randn", [2 3 1e20], "Device", "cpu")
+%!error id=muonlab:outOfMemory muon_gpu ("zeros", [2^53+2 1], "Device", "cpu")
 %!error <muon_gpu: unknown command 'ones'; use 'randn', 'zeros', 'info' or 'reset'.> muon_gpu ("ones")
 %!error <muon_gpu: 'info' takes no other argument.> muon_gpu ("info", 3)
 %!error <muon_gpu: 'reset' takes no other argument.> muon_gpu ("reset", "cpu")

@@ -5,7 +5,9 @@ classdef muon_gpuarray < handle
   ## -*- texinfo -*-
   ## @deftypefn {muonlab} {@var{D} =} muon_gpuarray (@dots{})
   ## A device array: an M x N or M x N x E array that lives on a device, made by
-  ## @code{muon_gpu}, never by calling this constructor.
+  ## @code{muon_gpu}, never by calling this constructor (it refuses, as
+  ## @code{muonlab:badArg}, a handle that a device array holds already or whose array has
+  ## another size, class or device than the ones given).
   ##
   ## @code{muon_ns}, @code{muon_update} and @code{polar_metrics} take device arrays;
   ## @code{muon_ns} and @code{muon_update} compute where the data lives and return device
@@ -65,7 +67,8 @@ classdef muon_gpuarray < handle
   ## A device array is a handle: copies of @var{D} share the data, which is freed when the
   ## last of them is cleared.  The functions never modify an array they are given; they
   ## return new ones.  After @code{muon_gpu ("reset")} every device array of the session is
-  ## gone, and using one is the error @code{muonlab:staleHandle}.  @code{clear functions}
+  ## gone, and using one is the error @code{muonlab:staleHandle}; so is using @var{D} after
+  ## @code{delete (@var{D})}, which frees its data at once (the error says it was deleted).  @code{clear functions}
   ## (or @code{clear all}) frees them too, but Octave 7 then unloads this class as well: the
   ## old variables lose their methods (@code{size} says 1 x 1) until the next
   ## @code{muon_gpu} call loads it again, when they are stale.  Octave 7's @code{clear mex}
@@ -88,10 +91,14 @@ classdef muon_gpuarray < handle
         error ("muonlab:badArg",
                "muon_gpuarray: make a device array with muon_gpu, e.g. muon_gpu (X).");
       endif
-      D.Handle = h;
+      ## the gateway refuses a handle whose array has another shape, class or device, or
+      ## that a device array holds already (two owners: the first cleared frees the data
+      ## of both), and marks it held; the handle last, so that an object holding it is
+      ## complete (its destructor frees the array)
       D.Size = sz;
       D.Storage = storage;
       D.Device = device;
+      D.Handle = __muon_gpu__ ("claim", h, sz, storage, device);
     endfunction
 
     function delete (D)
@@ -104,7 +111,11 @@ classdef muon_gpuarray < handle
     endfunction
 
     function X = gather (D)
-      X = reshape (__muon_gpu__ ("gather", D.Handle), D.Size);
+      try
+        X = reshape (__muon_gpu__ ("gather", D.Handle), D.Size);
+      catch err
+        gpu_stale (err, "gather", arg_name (inputname (1), "D"));   # gather: R is ...
+      end_try_catch
     endfunction
 
     function varargout = size (D, varargin)
@@ -115,10 +126,12 @@ classdef muon_gpuarray < handle
           error ("muonlab:badArg",
                  "muon_gpuarray: size: DIM must be positive integers, e.g. size (D, 1).");
         endif
-        full = [sz, ones(1, max (d(:)) - numel (sz))];
-        varargout = {full(d)};
+        v = ones (1, numel (d));       # no vector of length max (DIM): size (D, 1e12) is 1
+        in = (d(:).' <= numel (sz));
+        v(in) = sz(d(in));
+        varargout = {v};
         if (nargout > 1 && nargout == numel (d))
-          varargout = num2cell (full(d));
+          varargout = num2cell (v);
         endif
       elseif (nargout <= 1)
         varargout = {sz};
@@ -245,12 +258,20 @@ classdef muon_gpuarray < handle
     endfunction
 
     function tf = isequal (varargin)
-      values = cellfun (@host_array, varargin, "uniformoutput", false);
+      names = cell (1, nargin);
+      for k = 1:nargin
+        names{k} = inputname (k);      # the caller's names, for a stale array's error
+      endfor
+      values = host_values ("isequal", varargin, names);
       tf = isequal (values{:});
     endfunction
 
     function tf = isequaln (varargin)
-      values = cellfun (@host_array, varargin, "uniformoutput", false);
+      names = cell (1, nargin);
+      for k = 1:nargin
+        names{k} = inputname (k);      # the caller's names, for a stale array's error
+      endfor
+      values = host_values ("isequaln", varargin, names);
       tf = isequaln (values{:});
     endfunction
 
@@ -384,6 +405,28 @@ classdef muon_gpuarray < handle
 
 endclassdef
 
+## NAME as the caller wrote it (inputname), else FALLBACK (an expression)
+function name = arg_name (name, fallback)
+  if (isempty (name))
+    name = fallback;
+  endif
+endfunction
+
+## The arguments of FNAME gathered to the host; a stale device array among them is named
+## as the caller wrote it (NAMES{k}), else "argument K"
+function values = host_values (fname, args, names)
+  values = args;
+  for k = 1:numel (args)
+    if (isa (args{k}, "muon_gpuarray"))
+      try
+        values{k} = reshape (__muon_gpu__ ("gather", args{k}.Handle), args{k}.Size);
+      catch err
+        gpu_stale (err, fname, arg_name (names{k}, sprintf ("argument %d", k)));
+      end_try_catch
+    endif
+  endfor
+endfunction
+
 function C = not_defined (fname)
   error ("muonlab:unsupported",
          "muon_gpuarray: %s is not defined for a device array; gather (D) first.", fname);
@@ -407,8 +450,13 @@ function C = binary (sym, op, A, B)
            "muon_gpuarray: A %s B needs two device arrays of one size, class and device.",
            sym);
   endif
-  C = muon_gpuarray (__muon_gpu__ ("ew", op, A.Handle, B.Handle, []), A.Size, A.Storage,
-                     A.Device);
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    C = muon_gpuarray (__muon_gpu__ ("ew", op, A.Handle, B.Handle, []), A.Size, A.Storage,
+                       A.Device);
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # an array a Ctrl-C left unwrapped
+  end_unwind_protect
 endfunction
 
 ## D * s, s * D (sym "*" or ".*") or D / s (sym "/" or "./") with a real scalar s
@@ -426,8 +474,13 @@ function C = scaled (sym, A, B)
                   "a device array divided by a real scalar");
     error ("muonlab:badArg", "muon_gpuarray: A %s B needs %s.", sym, what);
   endif
-  C = muon_gpuarray (__muon_gpu__ ("ew", merge (mul, "mul", "div"), A.Handle, [],
-                                   double (B)), A.Size, A.Storage, A.Device);
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    C = muon_gpuarray (__muon_gpu__ ("ew", merge (mul, "mul", "div"), A.Handle, [],
+                                     double (B)), A.Size, A.Storage, A.Device);
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # an array a Ctrl-C left unwrapped
+  end_unwind_protect
 endfunction
 
 ## The bytes of one element of each storage class.  The names are the core's precisions
@@ -467,3 +520,72 @@ endfunction
 %! size (D)
 %! classUnderlying (D)
 %! gather (D)
+
+%!test
+%! ## the constructor takes only a handle no device array holds, with its array's own size,
+%! ## class and device (a relabelled or second owner: the first cleared freed the data of
+%! ## both, and the labels were trusted)
+%! D = muon_gpu (reshape (1:24, 4, 6), "Device", "cpu");
+%! fix = "make a device array with muon_gpu, e.g. muon_gpu \\(X\\)\\.";
+%! fail ("muon_gpuarray (D.Handle, [6 4], \"bf16\", \"cuda\")",
+%!       ["muon_gpuarray: H is held by a device array already; " fix]);
+%! fail ("muon_gpuarray (D.Handle, [4 6], \"double\", \"cpu\")",
+%!       ["muon_gpuarray: H is held by a device array already; " fix]);
+%! assert (gather (D), reshape (1:24, 4, 6));
+%! h = __muon_gpu__ ("upload", ones (2, 3), "cpu", "single");   # a raw handle: no owner yet
+%! for bad = {{[3 2], "single", "cpu"}, {[2 3], "bf16", "cpu"}, {[2 3], "single", "cuda"}, ...
+%!            {[2 3 2], "single", "cpu"}}
+%!   fail ("muon_gpuarray (h, bad{1}{:})",
+%!         ["muon_gpuarray: H holds a 2x3x1 single array on cpu, not the SIZE, CLASS and " ...
+%!          "DEVICE given; " fix]);
+%! endfor
+%! F = muon_gpuarray (h, [2 3], "single", "cpu");
+%! assert (gather (F), ones (2, 3, "single"));
+%! n = muon_gpu ("info").arrays;
+%! clear F
+%! assert (muon_gpu ("info").arrays, n - 1);
+%! assert (gather (D), reshape (1:24, 4, 6));
+
+%!test
+%! ## drop frees the arrays made since the mark that no device array holds, only those
+%! n0 = __muon_gpu__ ("count");
+%! h0 = __muon_gpu__ ("upload", 1, "cpu", "double");
+%! m = __muon_gpu__ ("mark");
+%! D = muon_gpu (2, "Device", "cpu");
+%! h = __muon_gpu__ ("upload", 3, "cpu", "double");
+%! assert (__muon_gpu__ ("count"), n0 + 3);
+%! assert (__muon_gpu__ ("drop", m), 1);
+%! assert (__muon_gpu__ ("count"), n0 + 2);
+%! assert (gather (D), 2);
+%! assert (__muon_gpu__ ("gather", h0), 1);
+%! fail ("__muon_gpu__ (\"gather\", h)", "gather: D is a device array that was deleted");
+%! __muon_gpu__ ("free", h0);
+
+%!test
+%! ## size (D, DIM) beyond ndims is 1 without a vector of length DIM (size (D, 1e12) ran out
+%! ## of memory, size (D, 1e8) made an 800 MB temporary); DIM vectors as Octave's
+%! D = muon_gpu (ones (2, 3), "Device", "cpu");
+%! X = ones (2, 3);
+%! for dim = {1, 2, 3, 1e8, 1e12, 2^53, [1 2], [2 1], [1 5 2], [1; 2], [3 1e12 2]}
+%!   assert (size (D, dim{1}), size (X, dim{1}));
+%! endfor
+%! [a, b] = size (D, [2 1e12]);
+%! assert ([a b], [3 1]);
+%! assert (size (muon_gpu (ones (2, 3, 4), "Device", "cpu"), [3 1e10 1]), [4 1 2]);
+
+%!test
+%! ## a deleted or stale array: the error names the function called (isequal was "gather"),
+%! ## the array as the caller wrote it (always "D") and the cause (delete blamed on clear
+%! ## functions or a reset)
+%! R = muon_gpu (ones (2), "Device", "cpu");
+%! delete (R);
+%! fail ("gather (R)", "^gather: R is a device array that was deleted; make it again\\.$");
+%! fail ("isequal (ones (2), R)", "^isequal: R is a device array that was deleted; make it again\\.$");
+%! Q = muon_gpu (ones (2), "Device", "cpu");
+%! s.w = muon_gpu (ones (2), "Device", "cpu");
+%! muon_gpu ("reset");
+%! old = [" is a device array of an earlier session \\(cleared by clear functions or " ...
+%!        "muon_gpu \\(\"reset\"\\)\\); make it again\\.$"];
+%! fail ("isequal (Q, ones (2))", ["^isequal: Q" old]);
+%! fail ("isequaln (1, s.w)", ["^isequaln: argument 2" old]);
+%! fail ("gather (s.w)", ["^gather: D" old]);

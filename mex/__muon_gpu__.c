@@ -1,4 +1,4 @@
-#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill convert gather check free ns update adamw ew sumsq page_sumsq last_ms trim reset count copy_time zero_step"
+#define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill convert gather check free ns update adamw ew sumsq page_sumsq last_ms trim reset count copy_time zero_step claim mark drop"
 /* __muon_gpu__ - gateway of muon_gpu.m, muon_gpuarray.m and the device-array paths of
  * muon_ns / muon_update: device arrays (muon_math.h, core/math/darray.c) held in this MEX
  * file's table and known to Octave by a handle H = [SESSION ID] (muon_mex_handle.h).
@@ -27,6 +27,13 @@
  *   [H2D, D2H] = ('copy_time', DEVICE, BYTES)  the copy floor in ms (pinned, CUDA events)
  *   [UPD, MOM, STATS, INFO] = ('zero_step', ...)   zero_muon_step on device arrays
  *                                              (mex/muon_mex_zero_dev.c)
+ *   H = ('claim', H, SIZE, STORAGE, DEVICE)    muon_gpuarray's constructor: H's array
+ *                                              must have that shape, class and device and
+ *                                              no device array yet; it is marked as held
+ *   MARK = ('mark')   N = ('drop', MARK)       the id the next array gets; then freeing
+ *                                              the arrays made from MARK on that no
+ *                                              device array holds (an error or Ctrl-C
+ *                                              between a call and its wrap), N of them
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,7 +49,7 @@ static void free_darray (void *obj)
 
 static const muon_mex_handle_kind device_arrays = {
   "a device array", "(cleared by clear functions or muon_gpu (\"reset\")); make it again",
-  free_darray
+  free_darray, "that was deleted; make it again"
 };
 
 #define COMMANDS(X)                                                                     \
@@ -56,7 +63,8 @@ static const muon_mex_handle_kind device_arrays = {
   X (CMD_LAST_MS, "last_ms", 2, 2, 1)                                                   \
   X (CMD_TRIM, "trim", 2, 2, 2)                                                         \
   X (CMD_RESET, "reset", 1, 1, 0) X (CMD_COUNT, "count", 1, 1, 1)                       \
-  X (CMD_COPY_TIME, "copy_time", 3, 3, 2) X (CMD_ZERO_STEP, "zero_step", 8, 8, 4)
+  X (CMD_COPY_TIME, "copy_time", 3, 3, 2) X (CMD_ZERO_STEP, "zero_step", 8, 8, 4)        \
+  X (CMD_CLAIM, "claim", 5, 5, 1) X (CMD_MARK, "mark", 1, 1, 1) X (CMD_DROP, "drop", 2, 2, 1)
 #define CMD_ENUM(e, name, lo, hi, outs) e,
 #define CMD_NAME(e, name, lo, hi, outs) name,
 #define CMD_FORM(e, name, lo, hi, outs) { lo, hi, outs },
@@ -385,6 +393,45 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   }
   case CMD_COUNT:
     out[0] = mxCreateDoubleScalar ((double) muon_mex_handle_count ());
+    break;
+  case CMD_CLAIM:
+  {
+    const char *fname = "muon_gpuarray";
+    const char *fix = "make a device array with muon_gpu, e.g. muon_gpu (X)";
+    const muon_darray *x = muon_mex_handle_get (fname, "H", prhs[1]);
+    if (muon_mex_handle_claimed (prhs[1]))
+      muon_mex_error (fname, "badArg", "H is held by a device array already; %s.", fix);
+    muon_darray_info i;
+    muon_darray_describe (x, &i);
+    size_t nd = mxGetNumberOfElements (prhs[2]), d[3] = { 1, 1, 1 };
+    int ok = muon_mex_is_real_double (prhs[2]) && (nd == 2 || nd == 3);
+    for (size_t k = 0; ok && k < nd; k++)
+    {
+      double v = mxGetPr (prhs[2])[k];
+      ok = v >= 0 && v <= MUON_MEX_MAX_SIZE && v == (double) (size_t) v;
+      d[k] = ok ? (size_t) v : 0;
+    }
+    char st[16] = "", dev[16] = "";
+    int vs = -1, vd = -1;
+    ok = ok && d[0] == i.rows && d[1] == i.cols && d[2] == i.batch
+         && mxIsChar (prhs[3]) && !mxGetString (prhs[3], st, sizeof st)
+         && muon_name_lookup (MUON_LIST_PRECISION, st, &vs) == MUON_OK && vs == (int) i.storage
+         && mxIsChar (prhs[4]) && !mxGetString (prhs[4], dev, sizeof dev)
+         && muon_name_lookup (MUON_LIST_DEVICE, dev, &vd) == MUON_OK && vd == (int) i.device;
+    if (!ok)
+      muon_mex_error (fname, "badArg",
+                      "H holds a %zux%zux%zu %s array on %s, not the SIZE, CLASS and DEVICE given; %s.",
+                      i.rows, i.cols, i.batch, muon_names (MUON_LIST_PRECISION, (int) i.storage),
+                      muon_names (MUON_LIST_DEVICE, (int) i.device), fix);
+    muon_mex_handle_claim (prhs[1]);
+    out[0] = muon_mex_copy (fname, prhs[1]);
+    break;
+  }
+  case CMD_MARK:
+    out[0] = mxCreateDoubleScalar (muon_mex_handle_mark ());
+    break;
+  case CMD_DROP:
+    out[0] = mxCreateDoubleScalar ((double) muon_mex_handle_drop (muon_mex_scalar (prhs[1])));
     break;
   case CMD_COPY_TIME:
   {

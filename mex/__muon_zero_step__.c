@@ -61,7 +61,7 @@ static const char *fname = "zero_muon_step";
 
 static const muon_mex_handle_kind layout_plans = {
   "a layout's plan", "(cleared by clear functions); zero_muon_step makes it again",
-  muon_mex_zero_plans_free
+  muon_mex_zero_plans_free, NULL
 };
 
 static size_t plans_built = 0;              // by this MEX file, ever

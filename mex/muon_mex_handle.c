@@ -11,6 +11,7 @@
 typedef struct {
   double id;
   void *obj;
+  int claimed;     // held by an Octave object (muon_mex_handle_claim)
 } entry;
 
 static const muon_mex_handle_kind *kind = NULL;
@@ -73,6 +74,7 @@ mxArray *muon_mex_handle_new (const char *fname, void *obj)
   }
   table[count].id = next_id++;
   table[count].obj = obj;
+  table[count].claimed = 0;
   return handle_of (table[count++].id);
 }
 
@@ -95,6 +97,10 @@ void *muon_mex_handle_get (const char *fname, const char *what, const mxArray *h
   long k = find (h);
   if (k == -2)
     muon_mex_error (fname, "badArg", "%s must be %s handle.", what, kind->noun);
+  const double *p = mxGetPr (h);
+  if (k < 0 && kind->freed != NULL && session != 0 && p[0] == session && p[1] >= 1
+      && p[1] < next_id)
+    muon_mex_error (fname, "staleHandle", "%s is %s %s.", what, kind->noun, kind->freed);
   if (k < 0)
     muon_mex_error (fname, "staleHandle", "%s is %s of an earlier session %s.", what,
                     kind->noun, kind->remedy);
@@ -125,4 +131,37 @@ void muon_mex_handle_clear (void)
 size_t muon_mex_handle_count (void)
 {
   return count;
+}
+
+int muon_mex_handle_claimed (const mxArray *h)
+{
+  long k = find (h);
+  return k >= 0 && table[k].claimed;
+}
+
+void muon_mex_handle_claim (const mxArray *h)
+{
+  long k = find (h);
+  if (k >= 0)
+    table[k].claimed = 1;
+}
+
+double muon_mex_handle_mark (void)
+{
+  return next_id;
+}
+
+size_t muon_mex_handle_drop (double mark)
+{
+  size_t n = 0;
+  for (size_t k = 0; k < count;)
+    if (!table[k].claimed && table[k].id >= mark)
+    {
+      kind->destroy (table[k].obj);
+      table[k] = table[--count];
+      n++;
+    }
+    else
+      k++;
+  return n;
 }

@@ -15,6 +15,9 @@ typedef struct {
   const char *noun;        // "a device array"
   const char *remedy;      // after "of an earlier session ": "(cleared by ...); make it again"
   void (*destroy) (void *obj);
+  // after "<what> is <noun> " for a handle of this session whose object was freed
+  // (delete): "that was deleted; make it again"; NULL: the remedy's message
+  const char *freed;
 } muon_mex_handle_kind;
 
 // Sets the kind of this MEX file's table (before any other call; again is fine).
@@ -24,7 +27,8 @@ void muon_mex_handle_init (const muon_mex_handle_kind *kind);
 mxArray *muon_mex_handle_new (const char *fname, void *obj);
 // The object of handle h (argument `what` in messages): "<what> must be <noun> handle."
 // (muonlab:badArg) for anything but a 1 x 2 double, and "<what> is <noun> of an earlier
-// session <remedy>." (muonlab:staleHandle) for a handle this table does not hold.
+// session <remedy>." (muonlab:staleHandle) for a handle this table does not hold ("<what>
+// is <noun> <freed>." for one of this session whose object was freed, when kind->freed).
 void *muon_mex_handle_get (const char *fname, const char *what, const mxArray *h);
 // The object of h, or NULL for a stale or malformed handle.
 void *muon_mex_handle_find (const mxArray *h);
@@ -34,5 +38,13 @@ void muon_mex_handle_free (const mxArray *h);
 void muon_mex_handle_clear (void);
 // Objects held.
 size_t muon_mex_handle_count (void);
+// An object is claimed once an Octave object wraps its handle (muon_gpuarray's
+// constructor): whether h's is, and marking it (stale or malformed h: 0, ignored).
+int muon_mex_handle_claimed (const mxArray *h);
+void muon_mex_handle_claim (const mxArray *h);
+// The id the next object gets; then destroying every unclaimed object with an id from
+// mark on (what an error or Ctrl-C left unwrapped since the mark), returning how many.
+double muon_mex_handle_mark (void);
+size_t muon_mex_handle_drop (double mark);
 
 #endif

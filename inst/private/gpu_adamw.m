@@ -22,11 +22,16 @@ function [p, st] = gpu_adamw (p, g, st, lr, wd, betas, eps)
   t = st.step;
   coef = [1 - betas(1), 1 - betas(2), 1 - betas(1) ^ t, 1 - betas(2) ^ t, 1 - lr * wd, ...
           lr, eps];
-  [hp, hm, hv] = __muon_gpu__ ("adamw", P.Handle, G.Handle, st.m.Handle, st.v.Handle, coef);
   sz = size (st.m);
-  st.m = muon_gpuarray (hm, sz, cls, dev);
-  st.v = muon_gpuarray (hv, sz, cls, dev);
-  p = muon_gpuarray (hp, sz, cls, dev);
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    [hp, hm, hv] = __muon_gpu__ ("adamw", P.Handle, G.Handle, st.m.Handle, st.v.Handle, coef);
+    st.m = muon_gpuarray (hm, sz, cls, dev);
+    st.v = muon_gpuarray (hv, sz, cls, dev);
+    p = muon_gpuarray (hp, sz, cls, dev);
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # arrays an error or Ctrl-C left unwrapped
+  end_unwind_protect
   if (host)
     p = gather (p);
   endif

@@ -25,8 +25,13 @@ function [X, stats] = gpu_ns (G, args)
            "muon_ns: NORMSCALE and EPSPLACEMENT need a host array G (gather (G) first).");
   endif
   opts = rmfield (opts, {"trace", "norm_scale", "eps_placement"});
-  [h, ms] = __muon_gpu__ ("ns", G.Handle, opts);
-  X = muon_gpuarray (h, G.Size, G.Storage, G.Device);
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    [h, ms] = __muon_gpu__ ("ns", G.Handle, opts);
+    X = muon_gpuarray (h, G.Size, G.Storage, G.Device);
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # an array a Ctrl-C left unwrapped
+  end_unwind_protect
   stats = struct ("device", G.Device, "device_ms", ms,
                   "tiny_pages", tiny_pages (G, opts), "diverged_pages", 0);
   ## muon_ns's divergence check with the bound the device gives cheaply: a page's
@@ -53,8 +58,13 @@ function tiny = tiny_pages (G, opts)
   nk = sqrt (ss);
   low = ss < realmin;
   if (any (low) && strcmp (G.Storage, "double"))
-    up = muon_gpuarray (__muon_gpu__ ("ew", "mul", G.Handle, [], 2^600), G.Size, G.Storage,
-                        G.Device);
+    mark = __muon_gpu__ ("mark");
+    unwind_protect
+      up = muon_gpuarray (__muon_gpu__ ("ew", "mul", G.Handle, [], 2^600), G.Size,
+                          G.Storage, G.Device);
+    unwind_protect_cleanup
+      __muon_gpu__ ("drop", mark);       # an array a Ctrl-C left unwrapped
+    end_unwind_protect
     ssu = __muon_gpu__ ("page_sumsq", up.Handle, "muon_ns");
     nk(low) = sqrt (ssu(low)) * 2^-600;
   endif

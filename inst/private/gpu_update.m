@@ -16,21 +16,28 @@ function [U, state] = gpu_update (fname, G, state, args)
     error ("muonlab:badState",
            "%s: STATE must be [] or a struct with fields momentum, step and form.", fname);
   endif
-  if (! isa (G, "muon_gpuarray"))              # a host gradient joins its momentum
+  host = ! isa (G, "muon_gpuarray");           # a host gradient joins its momentum
+  if (host)
     if (ndims (G) > 3)
       error ("muonlab:badShape", "%s: a 4-D G needs a host momentum.", fname);
     endif
     check_matrix (fname, "G", G, false);
-    G = muon_gpu (G, "Device", state.momentum.Device, "Class", class (G));
+    storage = class (G);
   else
     check_pages (fname, "G", G.Size);           # check_matrix's rule
+    storage = G.Storage;
   endif
   args = family_presets ("expand", fname, args);     # "Preset", NAME: as run_update has it
-  opts = parse_options (fname, "muon_update", args, "precision", G.Storage);
+  opts = parse_options (fname, "muon_update", args, "precision", storage);
   if (! isempty (args))
     unsafe_schedule (fname, opts);
   endif
-  gpu_check_device (fname, "G", G, args, opts.device);
+  if (host)                    # the device array that decides where it runs: the momentum
+    gpu_check_device (fname, "STATE.momentum", state.momentum, args, opts.device);
+    G = muon_gpu (G, "Device", state.momentum.Device, "Class", class (G));
+  else
+    gpu_check_device (fname, "G", G, args, opts.device);
+  endif
   what = gpu_unsupported (opts);
   if (! isempty (what))
     error ("muonlab:unsupported",
@@ -60,13 +67,18 @@ function [U, state] = gpu_update (fname, G, state, args)
     M = M.Handle;
   endif
   opts.fname = fname;
-  [hu, hm] = __muon_gpu__ ("update", G.Handle, M, opts, E);
   mclass = G.Storage;
   if (! fresh)
     mclass = state.momentum.Storage;
   endif
-  U = muon_gpuarray (hu, G.Size, G.Storage, G.Device);   # both owned at once: an error in
-  M = muon_gpuarray (hm, G.Size, mclass, G.Device);      # the check below frees them
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    [hu, hm] = __muon_gpu__ ("update", G.Handle, M, opts, E);
+    U = muon_gpuarray (hu, G.Size, G.Storage, G.Device);   # both owned at once: an error
+    M = muon_gpuarray (hm, G.Size, mclass, G.Device);      # in the check below frees them
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);         # arrays an error or Ctrl-C left unwrapped
+  end_unwind_protect
   diverged_pages (fname, U, opts);
   state = struct ("momentum", M, "step", double (step) + 1, "form", opts.form);
 endfunction

@@ -14,27 +14,34 @@
 
 function [upd, mom, st, full, info, rmom, ref_full] = ...
            zero_device_step (G, state, opts, shapes, W, lopts, comm, assemble, do_ref, device)
-  hg = cellfun (@(g) g.Handle, G, "UniformOutput", false);
-  [hm, keep] = handles (state.momentum, device);
-  [upd, mom, st, info] = __muon_gpu__ ("zero_step", shapes, W, lopts, hg, hm, opts, comm);
-  upd = wrap (upd, info.owned_len(info.ranks+1), device);
-  mom = wrap (mom, info.momentum_len(info.ranks+1), device);
-  [full, rmom, ref_full] = deal ([]);
-  if (assemble)
-    full = assemble_updates (upd, info, shapes);
-  endif
-  if (do_ref)
-    opts.variant = "reference";
-    ## the step's warning is the variant's (one call on the host): not twice
-    warning ("off", "muonlab:nonFiniteResult", "local");
-    [hm, keep] = handles (state.reference, device);
-    [rupd, rmom, ~, rinfo] = __muon_gpu__ ("zero_step", shapes, W, lopts, hg, hm, opts, comm);
-    rupd = wrap (rupd, rinfo.owned_len(rinfo.ranks+1), device);   # freed when dropped
-    rmom = wrap (rmom, rinfo.momentum_len(rinfo.ranks+1), device);
+  ## the gateway's raw handles wait for wrap: arrays an error or Ctrl-C leaves unwrapped
+  ## are freed by the cleanup
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    hg = cellfun (@(g) g.Handle, G, "UniformOutput", false);
+    [hm, keep] = handles (state.momentum, device);
+    [upd, mom, st, info] = __muon_gpu__ ("zero_step", shapes, W, lopts, hg, hm, opts, comm);
+    upd = wrap (upd, info.owned_len(info.ranks+1), device);
+    mom = wrap (mom, info.momentum_len(info.ranks+1), device);
+    [full, rmom, ref_full] = deal ([]);
     if (assemble)
-      ref_full = assemble_updates (rupd, rinfo, shapes);
+      full = assemble_updates (upd, info, shapes);
     endif
-  endif
+    if (do_ref)
+      opts.variant = "reference";
+      ## the step's warning is the variant's (one call on the host): not twice
+      warning ("off", "muonlab:nonFiniteResult", "local");
+      [hm, keep] = handles (state.reference, device);
+      [rupd, rmom, ~, rinfo] = __muon_gpu__ ("zero_step", shapes, W, lopts, hg, hm, opts, comm);
+      rupd = wrap (rupd, rinfo.owned_len(rinfo.ranks+1), device);   # freed when dropped
+      rmom = wrap (rmom, rinfo.momentum_len(rinfo.ranks+1), device);
+      if (assemble)
+        ref_full = assemble_updates (rupd, rinfo, shapes);
+      endif
+    endif
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);
+  end_unwind_protect
 endfunction
 
 ## The momenta's handles: device arrays as they are, host vectors uploaded to the device

@@ -462,3 +462,21 @@ endfunction
 %!   end_try_catch
 %! endfor
 %! assert (! exist (f, "file"));
+
+## a host G with a device momentum: the momentum decides where the update runs, and a
+## "Device" naming another device names it (the uploaded copy of G was named: "G is a
+## device array on cpu" of a host G)
+%!shared s_dev
+%! [~, s_dev] = muon_update (reshape (sin (1:48), 8, 6), []);
+%! s_dev.momentum = muon_gpu (s_dev.momentum, "Device", "cpu");
+%!error <^muon_update: STATE.momentum is a device array on cpu; a device array computes where it lives \(DEVICE 'cuda'\)\.$>
+%! muon_update (reshape (cos (1:48), 8, 6), s_dev, "Device", "cuda")
+%!test
+%! n0 = muon_gpu ("info").arrays;
+%! try
+%!   muon_update (reshape (cos (1:48), 8, 6), s_dev, "Device", "cuda");
+%! catch
+%! end_try_catch
+%! assert (muon_gpu ("info").arrays, n0);          # refused before the upload
+%! [U, s2] = muon_update (reshape (cos (1:48), 8, 6), s_dev, "Device", "cpu");
+%! assert ([U.Device, s2.momentum.Device], "cpucpu");

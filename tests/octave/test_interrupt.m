@@ -59,3 +59,37 @@ endfunction
 %! got = regexp (txt, '^U ([0-9a-f]+)$', "tokens", "once", "lineanchors");
 %! assert (! isempty (got), msg);
 %! assert (got{1}, strjoin (cellstr (num2hex (U(:))), ""), msg);
+
+## Ctrl-C during muon_gpu ("randn", ...): its MEX call does not poll, so it ends and the
+## interrupt comes before the handle it returned is wrapped; the array is freed then (it
+## stayed in the gateway's table, counted by muon_gpu ("info") with no variable holding it,
+## until a reset)
+%!test
+%! dirs = cellfun (@(f) fileparts (which (f)), {"muon_gpu", "__muon_gpu__"},
+%!                 "UniformOutput", false);
+%! in = tempname ();
+%! fid = fopen (in, "w");
+%! fprintf (fid, "addpath ('%s', '%s');\n", dirs{:});
+%! fputs (fid, ["n0 = muon_gpu ('info').arrays; K = muon_gpu (ones (2), 'Device', 'cpu');\n" ...
+%!              "printf ('start\\n'); fflush (stdout); D = muon_gpu ('randn', [4096 8192 2], 'Device', 'cpu'); printf ('finished\\n');\n" ...
+%!              "printf ('assigned %d\\n', exist ('D', 'var'));\n" ...
+%!              "s = muon_gpu ('info'); printf ('left %d %d\\n', s.arrays - n0, s.cpu_bytes);\n"]);
+%! fclose (fid);
+%! exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%! out = [in ".out"];
+%! sh = sprintf (["export LC_ALL=C; '%s' --no-gui --norc --silent < '%s' > '%s' 2>&1 & pid=$!; " ...
+%!                "for i in $(seq 1200); do grep -q '^start' '%s' && break; sleep 0.1; done; " ...
+%!                "sleep 0.5; kill -INT $pid; " ...
+%!                "for i in $(seq 1200); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done; " ...
+%!                "kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo hung; }; wait $pid"],
+%!               exe, in, out, out);
+%! [~, res] = system (["bash -c " sq(sh)]);
+%! txt = fileread (out);
+%! unlink (in);
+%! unlink (out);
+%! msg = [res txt];
+%! assert (isempty (strfind (res, "hung")), msg);
+%! assert (isempty (strfind (txt, "finished")), msg);
+%! assert (! isempty (strfind (txt, "assigned 0")), msg);
+%! ## only K is left: one array of 2 x 2 doubles
+%! assert (! isempty (strfind (txt, "left 1 32")), msg);
