@@ -68,8 +68,9 @@
 ## first step rounded differently.  Frobenius or AOL alike; not with Trace.
 ## @item "EpsPlacement"
 ## where Eps goes: @qcode{"add"} (default) @code{G / (s ||G|| + Eps)} (Keller, DeepSpeed,
-## Moonlight, dion) or @qcode{"max"} @code{G / max (s ||G||, Eps)}, the
-## @code{F.normalize} of NVIDIA Emerging-Optimizers (with Eps 1e-15: its NS_EO).  With
+## Moonlight, dion) or @qcode{"max"} @code{G / max (s ||G||, Eps)}, torch.optim.Muon's
+## @code{norm.clamp (min=eps)} and the @code{F.normalize} of NVIDIA Emerging-Optimizers
+## (with Eps 1e-15: its NS_EO).  With
 ## max a page whose norm is at least Eps/s is normalized exactly as with Eps 0; a smaller
 ## page is divided by Eps only (EO's eps floor: a degenerate, non-orthogonal result).
 ## Not with Trace.
@@ -89,7 +90,8 @@
 ## c R R), Q = r(a Q + Z Q), RZ = r(a R + Z R), R = r(a RZ + Z RZ).  Fewer roundings and
 ## no separate elementwise passes: on CUDA the scalars are cuBLAS's alpha and beta.  Only
 ## bf16 and fp16 change on the CPU (double and single already run so there: the same
-## bits); on CUDA every precision takes the epilogue form.
+## bits); on CUDA every precision takes the epilogue form.  torch.optim.Muon's own bits
+## (bf16) take NormalizeFirst false and EpsPlacement "max" as well.
 ## @item "Batched"
 ## CUDA, a device-array stack (M x N x E, E > 1): true runs the pages together, every
 ## product one strided-batched cuBLAS call for all E pages (one launch where there were E;

@@ -54,7 +54,7 @@
 ## "original"); @qcode{"rms"} @code{0.2*sqrt (max (r, c))} (Moonlight, torch
 ## "match_rms_adamw"); @qcode{"spectral"} @code{sqrt (max (r, c))} (Emerging-Optimizers);
 ## @qcode{"unit_rms"} @code{sqrt (r/c)} (Scion, Dion "spectral_norm", torch.optim.Muon's
-## "spectral_unclamped" since torch 2.15); @qcode{"none"} 1.
+## "spectral_unclamped" since torch 2.14); @qcode{"none"} 1.
 ## @item "ScaleFactor"
 ## positive factor multiplying the scale (default 1).
 ## @item "Experts"

@@ -17,7 +17,7 @@ function A = option_aliases ()
     "ns_steps",           "torch.optim.Muon, DeepSpeed",        "Steps",      "the same count (5)"
     "ns_coefficients",    "torch.optim.Muon",                   "Coefficients", "a 1 x 3 [a b c] or a schedule name"
     "weight_decay",       "torch.optim.Muon, DeepSpeed, Dion",  "WeightDecay", "muon_optimizer's, decoupled"
-    "adjust_lr_fn",       "torch.optim.Muon",                   "Scale",      "original: keller, match_rms_adamw: rms, spectral_unclamped (torch 2.15): unit_rms"
+    "adjust_lr_fn",       "torch.optim.Muon",                   "Scale",      "original: keller, match_rms_adamw: rms, spectral_unclamped (torch 2.14): unit_rms"
     "adjust_lr",          "Dion",                               "Scale",      "spectral_norm: unit_rms, rms_norm: rms"
     "muon_lr",            "DeepSpeed",                          "MuonLR",     "muon_optimizer's"
     "adam_lr",            "DeepSpeed",                          "AdamLR",     "muon_optimizer's"

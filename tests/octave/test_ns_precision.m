@@ -7,6 +7,8 @@
 ## MUON_FACTS 1.2-1.3, 4).  Printed, not asserted: every schedule, both methods, both
 ## precisions, and near-square shapes.  And the fp16 overflow of the peers' cast-first
 ## order (DeepSpeed PR 8533, MUON_FACTS 1.3) against the default normalize-first order.
+## And torch.optim.Muon's own bf16 Newton-Schulz (fixtures/torch_ns_bf16.txt, written by
+## torch 2.15 on the CPU): the options README gives for it reproduce its bits.
 ## @end deftypefn
 
 function test_ns_precision ()
@@ -86,3 +88,23 @@ endfunction
 %! Xb = muon_ns (G, "Precision", "bf16", "NormalizeFirst", false);
 %! printf ("    bf16 cast-first: all finite %d, err %.4f\n", all (isfinite (Xb(:))), relerr (Xb, X64));
 %! assert (all (isfinite (Xb(:))));
+
+%!test
+%! ## torch.optim.Muon's bf16 NS, bit for bit: G rounded to bf16 first, divided by its norm
+%! ## clamped at eps, each scale-add the epilogue of its product (5 cases, wide and tall)
+%! f = fullfile (fileparts (which ("test_ns_precision")), "fixtures", "torch_ns_bf16.txt");
+%! L = strsplit (fileread (f), "\n");
+%! L = L(! strncmp (L, "#", 1) & ! cellfun ("isempty", L));
+%! assert (numel (L), 15);
+%! for k = 1:3:numel (L)
+%!   sz = sscanf (L{k}, "%d").';
+%!   bits = @(s) reshape (typecast (uint32 (hex2dec (strsplit (strtrim (s)))), "single"),
+%!                        sz(2), sz(1)).';
+%!   G = bits (L{k+1});
+%!   T = bits (L{k+2});
+%!   X = muon_ns (G, "Precision", "bf16", "Fused", true, "NormalizeFirst", false,
+%!                "EpsPlacement", "max");
+%!   assert (X, T);
+%!   ## normalizing first in fp32 (the default) is 1.5-3% away: more than a rounding
+%!   assert (relerr (muon_ns (G, "Precision", "bf16", "Fused", true), T) > 0.01);
+%! endfor
