@@ -20,8 +20,8 @@ function opt_check_device (fname, opt, params, grads)
       [what, a] = x{1}{:};
       if (isa (a, "muon_gpuarray") && ! strcmp (a.Device, opt.resident))
         error ("muonlab:badArg",
-               "%s: %s.%s is a device array on %s; make the optimizer with \"Device\", \"%s\", \"Resident\", true to keep its state there too.",
-               fname, what, n, a.Device, a.Device);
+               "%s: %s.%s is a device array on %s; make the optimizer with \"Device\", \"%s\", \"Resident\", true (or load it with muon_load_state (..., \"Device\", \"%s\")) to keep its state there too.",
+               fname, what, n, a.Device, a.Device, a.Device);
       endif
     endfor
     if (isa (p, "muon_gpuarray") && ! strcmp (p.Storage, opt.classes{i}))

@@ -150,7 +150,7 @@ endfunction
 %! P = struct ("W", randn (4, 3));
 %! D = struct ("W", muon_gpu (P.W, "Device", "cpu"));
 %! fail ("muon_step (muon_optimizer (P), D, P)",
-%!       "muon_step: PARAMS.W is a device array on cpu; make the optimizer with \"Device\", \"cpu\", \"Resident\", true to keep its state there too.");
+%!       "muon_step: PARAMS.W is a device array on cpu; make the optimizer with \"Device\", \"cpu\", \"Resident\", true \\(or load it with muon_load_state \\(\\.\\.\\., \"Device\", \"cpu\"\\)\\) to keep its state there too.");
 %! fail ("muon_step (muon_optimizer (P), P, D)",
 %!       "muon_step: GRADS.W is a device array on cpu;");
 %! o = muon_optimizer (P, "Device", "cpu", "Resident", true);
