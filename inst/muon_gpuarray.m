@@ -68,8 +68,9 @@ classdef muon_gpuarray < handle
   ## last of them is cleared.  The functions never modify an array they are given; they
   ## return new ones.  After @code{muon_gpu ("reset")} every device array of the session is
   ## gone, and using one is the error @code{muonlab:staleHandle}; so is using @var{D} after
-  ## @code{delete (@var{D})}, which frees its data at once (the error says it was deleted).  @code{clear functions}
-  ## (or @code{clear all}) frees them too, but Octave 7 then unloads this class as well: the
+  ## @code{delete (@var{D})}, which frees its data at once (the error says it was
+  ## deleted).  @code{clear functions} (or @code{clear all}) frees them too, but Octave 7
+  ## then unloads this class as well: the
   ## old variables lose their methods (@code{size} says 1 x 1) until the next
   ## @code{muon_gpu} call loads it again, when they are stale.  Octave 7's @code{clear mex}
   ## unloads nothing: the arrays stay.
