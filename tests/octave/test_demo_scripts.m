@@ -93,6 +93,32 @@ endfunction
 %! end_unwind_protect
 
 %!test
+%! ## ns_turbo_muon's "Frobenius + aol" runs do not warn muonlab:unsafeSchedule (printed
+%! ## with a traceback in the middle of the table): the normalized inputs' largest singular
+%! ## value, 0.19 at 64 x 256, is far below 0.884 where aol's map turns negative; the
+%! ## warning's state is the caller's again afterwards
+%! old = get (0, "defaultfigurevisible");
+%! set (0, "defaultfigurevisible", "off");
+%! d = muonlab_demo ("folder");
+%! addpath (d);
+%! st = warning ("query", "muonlab:unsafeSchedule");
+%! warning ("on", "muonlab:unsafeSchedule");
+%! unwind_protect
+%!   randn ("state", 1);
+%!   G = randn (64, 256);
+%!   assert (norm (G) / norm (G, "fro") < 0.3);
+%!   lastwarn ("");
+%!   evalc ('ns_turbo_muon (1, [64 256], "Display", "final")');
+%!   [~, id] = lastwarn ();
+%!   assert (id, "");
+%!   assert (warning ("query", "muonlab:unsafeSchedule").state, "on");
+%! unwind_protect_cleanup
+%!   warning (st.state, "muonlab:unsafeSchedule");
+%!   rmpath (d);
+%!   set (0, "defaultfigurevisible", old);
+%! end_unwind_protect
+
+%!test
 %! ## demo_run runs a demo's body with Octave's BLAS on one thread (the references' svd and
 %! ## eig sum in another order on two) and gives the count back
 %! d = muonlab_demo ("folder");
