@@ -229,6 +229,7 @@ function log_axes (worlds)
   labels = arrayfun (@(w) sprintf ("%d", w), worlds(k), "UniformOutput", false);
   set (gca, "xscale", "log", "yscale", "log", "xtick", worlds(k), "xticklabel", labels,
        "xlim", [worlds(1) / 1.2, worlds(end) * 1.2]);
+  demo_log_ticks (gca, "y");            # 1-2-5 ticks where gnuplot would label 1 or 2
   grid on;
   xlabel ("ranks W");
 endfunction

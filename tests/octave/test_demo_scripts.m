@@ -134,3 +134,34 @@ endfunction
 %!   rmpath (d);
 %!   __muon_blas_threads__ (max (prev, 1));
 %! end_unwind_protect
+
+%!test
+%! ## plan_at_scale.png: a log y axis spanning under three decades gets 1-2-5 ticks (the
+%! ## Llama bytes and peak-memory panels had labels only at 10^3 and 10^4, with the winners
+%! ## at 120-210 GB below them); plan_imbalance.png too
+%! old = get (0, "defaultfigurevisible");
+%! set (0, "defaultfigurevisible", "off");
+%! d = muonlab_demo ("folder");
+%! addpath (d);
+%! figure_snapshot ("start");
+%! unwind_protect
+%!   plan_at_scale ("Display", "off");
+%! unwind_protect_cleanup
+%!   F = figure_snapshot ("stop");
+%!   rmpath (d);
+%!   set (0, "defaultfigurevisible", old);
+%! end_unwind_protect
+%! A = F(! cellfun (@isempty, regexp ({F.png}, 'plan_at_scale\.png$'))).axes;
+%! t = {A.title};
+%! for p = {"(e) Llama-3.1-70B: bytes sent per rank", "(h) Llama-3.1-70B: peak memory in the step"}
+%!   a = A(strcmp (t, p{1}));
+%!   assert (a.ytick, [100 200 500 1000 2000 5000 10000]);
+%!   assert (a.yticklabel(:).', {"100", "200", "500", "1000", "2000", "5000", "10000"});
+%! endfor
+%! ## a wider axis (NS time, 5 decades) keeps the powers of ten
+%! a = A(strcmp (t, "(f) Llama-3.1-70B: Newton-Schulz time"));
+%! assert (all (abs (log10 (a.ytick) - round (log10 (a.ytick))) < 1e-12));
+%! A = F(! cellfun (@isempty, regexp ({F.png}, 'plan_imbalance\.png$'))).axes;
+%! for a = A(! strcmp ({A.tag}, "legend"))
+%!   assert (numel (a.ytick) >= 3, "%s: %d y ticks", a.title, numel (a.ytick));
+%! endfor
