@@ -6,7 +6,8 @@
 ## it is given and then prints it through the demos' own, so that a test can look at the
 ## figures a demo drew and closed (a DeleteFcn comes too late: Octave deletes a figure's
 ## children first).  @var{F} is a struct array, one per figure printed, with fields
-## @code{png} (the file) and @code{axes}: per axes (legends included) its tag, title,
+## @code{png} (the file) and @code{axes}: per axes (legends included) its tag, position
+## (normalized figure units), title,
 ## xlabel, ylabel, xtick, ytick, xticklabel, yticklabel, @code{lines} (per line its
 ## xdata, ydata, linestyle, marker, color, markersize) and for a legend its
 ## @code{string} and @code{location}.
@@ -46,10 +47,11 @@ function F = figure_snapshot (what, h, png)
 endfunction
 
 function record (h, png)
-  A = struct ("tag", {}, "title", {}, "xlabel", {}, "ylabel", {}, "xtick", {}, "ytick", {},
+  A = struct ("tag", {}, "position", {}, "title", {}, "xlabel", {}, "ylabel", {}, "xtick", {}, "ytick", {},
               "xticklabel", {}, "yticklabel", {}, "lines", {}, "string", {}, "location", {});
   for ax = findall (h, "type", "axes").'
     a.tag = get (ax, "tag");
+    a.position = get (ax, "position");
     a.title = get (get (ax, "title"), "string");
     a.xlabel = get (get (ax, "xlabel"), "string");
     a.ylabel = get (get (ax, "ylabel"), "string");

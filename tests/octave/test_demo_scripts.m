@@ -165,3 +165,29 @@ endfunction
 %! for a = A(! strcmp ({A.tag}, "legend"))
 %!   assert (numel (a.ytick) >= 3, "%s: %d y ticks", a.title, numel (a.ytick));
 %! endfor
+
+%!test
+%! ## zero2_muon_correctness.png: the methods' key sits in panel (ii)'s southeast corner,
+%! ## clear of panel (i)'s PR 8091 threshold line (at 0.40 it ran through the key's text)
+%! old = get (0, "defaultfigurevisible");
+%! set (0, "defaultfigurevisible", "off");
+%! d = muonlab_demo ("folder");
+%! addpath (d);
+%! figure_snapshot ("start");
+%! unwind_protect
+%!   zero2_muon_correctness ("Display", "off");
+%! unwind_protect_cleanup
+%!   F = figure_snapshot ("stop");
+%!   rmpath (d);
+%!   set (0, "defaultfigurevisible", old);
+%! end_unwind_protect
+%! A = F(! cellfun (@isempty, regexp ({F.png}, 'zero2_muon_correctness\.png$'))).axes;
+%! t = {A.title};
+%! a1 = A(strncmp (t, "(i)", 3));
+%! a2 = A(strncmp (t, "(ii)", 4));
+%! lg = A(strcmp ({A.tag}, "legend"));
+%! assert (numel (lg), 1);
+%! assert (lg.location, "southeast");
+%! assert (lg.position(1) > a2.position(1) && lg.position(1) > sum (a1.position([1 3])));
+%! th = a1.lines(cellfun (@(x) isequal (x, [0.4 0.4]), {a1.lines.xdata}));
+%! assert (numel (th), 1);                 # the threshold line is in panel (i)
