@@ -191,3 +191,43 @@ endfunction
 %! assert (lg.position(1) > a2.position(1) && lg.position(1) > sum (a1.position([1 3])));
 %! th = a1.lines(cellfun (@(x) isequal (x, [0.4 0.4]), {a1.lines.xdata}));
 %! assert (numel (th), 1);                 # the threshold line is in panel (i)
+
+%!test
+%! ## muon_family: each of the 11 presets has a colour and a marker of its own, no dotted
+%! ## line (rendered as specks), and the markers are drawn on the curves; the lr column
+%! ## prints 4 significant digits (adamuon_eo's 0.000645499 printed as 0.0006, 7% off)
+%! old = get (0, "defaultfigurevisible");
+%! set (0, "defaultfigurevisible", "off");
+%! d = muonlab_demo ("folder");
+%! addpath (d);
+%! figure_snapshot ("start");
+%! unwind_protect
+%!   [txt, D] = evalc ('muon_family ("Display", "final")');
+%! unwind_protect_cleanup
+%!   F = figure_snapshot ("stop");
+%!   rmpath (d);
+%!   set (0, "defaultfigurevisible", old);
+%! end_unwind_protect
+%! r = D.presets(strcmp ({D.presets.name}, "adamuon_eo"));
+%! assert (r.lr, 0.000645499, 1e-9);
+%! assert (! isempty (regexp (txt, '^adamuon_eo .* 0\.0006455 ', "once", "lineanchors")));
+%! A = F(! cellfun (@isempty, regexp ({F.png}, 'muon_family\.png$'))).axes;
+%! lg = A(strcmp ({A.tag}, "legend"));
+%! ax = A(! strcmp ({A.tag}, "legend"));
+%! assert (lg.string, strrep ({D.presets.name}, "_", " "));
+%! L = ax.lines;
+%! key = L(cellfun (@(x) all (isnan (x)), {L.xdata}));      # the key's lines
+%! assert (numel (key), numel (D.presets));
+%! assert (! any (strcmp ({key.linestyle}, ":")));
+%! assert (! any (strcmp ({key.marker}, "none")));
+%! id = strcat (cellfun (@(c) sprintf ("%.3f ", c), {key.color}, "UniformOutput", false),
+%!              {key.marker});
+%! assert (numel (unique (id)), numel (key));
+%! nc = numel (unique (cellfun (@(c) sprintf ("%.3f ", c), {key.color}, "UniformOutput", false)));
+%! assert (nc, numel (key));               # (7 colours before)
+%! for k = 1:numel (key)                   # its marker on its curve
+%!   m = L(strcmp ({L.marker}, key(k).marker) & strcmp ({L.linestyle}, "none")
+%!         & cellfun (@(c) isequal (c, key(k).color), {L.color}));
+%!   assert (numel (m), 1);
+%!   assert (numel (m.xdata) >= 8);
+%! endfor
