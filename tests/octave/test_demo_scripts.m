@@ -165,6 +165,25 @@ endfunction
 %! for a = A(! strcmp ({A.tag}, "legend"))
 %!   assert (numel (a.ytick) >= 3, "%s: %d y ticks", a.title, numel (a.ytick));
 %! endfor
+%! ## plan_layout.png (d): LPT, round robin and all-to-all give the same sorted work on
+%! ## Llama at 1,024 ranks (each rank holds at most one matrix): one curve, one key entry
+%! ## naming the three (the legend listed 4 designs over 2 visible curves); in (b) and (d)
+%! ## every curve drawn differs from the others
+%! A = F(! cellfun (@isempty, regexp ({F.png}, 'plan_layout\.png$'))).axes;
+%! lg = A(strcmp ({A.tag}, "legend"));
+%! s = [lg.string];
+%! assert (any (strcmp (s, "layerwise_lpt = zero3_round_robin = alltoall_owner")));
+%! for p = {"(b) ", "(d) "}
+%!   a = A(strncmp ({A.title}, p{1}, 4));
+%!   y = {a.lines.ydata};
+%!   for i = 1:numel (y)
+%!     for j = i+1:numel (y)
+%!       assert (! isequal (y{i}, y{j}), "%s: two curves the same", a.title);
+%!     endfor
+%!   endfor
+%! endfor
+%! a = A(strncmp ({A.title}, "(d) ", 4));
+%! assert (numel (a.lines), 2);
 
 %!test
 %! ## zero2_muon_correctness.png: the methods' key sits in panel (ii)'s southeast corner,
