@@ -2,7 +2,8 @@
 ## @deftypefn  {} {} figure_snapshot ("start")
 ## @deftypefnx {} {@var{F} =} figure_snapshot ("stop")
 ## Test helper: between "start" and "stop", the demos' @code{demo_print} is shadowed by a
-## stand-in (written to a temporary folder put first on the path) that records each figure
+## stand-in (written to a temporary folder put first on the path, the demos' folder behind
+## it, so that @code{muonlab_demo} leaves the order alone) that records each figure
 ## it is given and then prints it through the demos' own, so that a test can look at the
 ## figures a demo drew and closed (a DeleteFcn comes too late: Octave deletes a figure's
 ## children first).  @var{F} is a struct array, one per figure printed, with fields
@@ -30,15 +31,25 @@ function F = figure_snapshot (what, h, png)
                "  end_unwind_protect",
                "endfunction");
       fclose (fid);
-      setappdata (0, "muon_figure_snapshot_dir", d);
+      ## the demos' folder on the path behind the stand-in (muonlab_demo adds it in front
+      ## only when it is not there), taken off again at "stop" if it was not there
+      dd = muonlab_demo ("folder");
+      added = ! any (strcmp (strsplit (path (), pathsep ()), dd));
+      if (added)
+        addpath (dd);
+      endif
+      setappdata (0, "muon_figure_snapshot_dir", {d, merge(added, dd, "")});
       setappdata (0, "muon_figure_snapshot", struct ("png", {}, "axes", {}));
       addpath (d);
     case "stop"
       F = getappdata (0, "muon_figure_snapshot");
       d = getappdata (0, "muon_figure_snapshot_dir");
-      rmpath (d);
+      rmpath (d{1});
+      if (! isempty (d{2}))
+        rmpath (d{2});
+      endif
       confirm_recursive_rmdir (false, "local");
-      rmdir (d, "s");
+      rmdir (d{1}, "s");
       rmappdata (0, "muon_figure_snapshot");
       rmappdata (0, "muon_figure_snapshot_dir");
     case "record"
