@@ -8,7 +8,10 @@
 ## folder (@code{muonlab_demo ("output")}), every demo but the table-only zero2_experiment
 ## and mpi_zero2 wrote a PNG, and each PNG is one (its signature) of more than 5 kB.  A demo
 ## that errors (as plan_at_scale did once zero_cost returned more designs than its style
-## table had) fails the suite.  Run by tests/octave/run_all.m and, after
+## table had) fails the suite.  The figures of that run (recorded by
+## @code{figure_snapshot}) and its tables are then read as a class would: ticks on short
+## log axes, keys clear of the data, each curve told apart, headings over their columns.
+## Run by tests/octave/run_all.m and, after
 ## @code{pkg install}, by @code{pkg test muonlab} (tests/dist_install.sh).
 ## @end deftypefn
 
