@@ -252,7 +252,7 @@ function print_b (B)
   endfor
   printf (["\n    expert_parallel, per rank (expert e of a fused weight on rank " ...
            "floor((e-1) W/E); bytes sent):\n"]);
-  printf ("    %4s  %-28s %5s %8s %12s %12s\n", "rank", "experts it orthogonalizes",
+  printf ("    %4s  %-28s %7s %10s %12s %12s\n", "rank", "experts it orthogonalizes",
           "dense", "NS calls", "reduce-sc.", "all-to-all");
   for r = 1:B.world
     txt = {};
@@ -261,7 +261,7 @@ function print_b (B)
       txt{end+1} = sprintf ("%s %d-%d", strtok (B.names{p}), e(1), e(end));
     endfor
     k = ep.ranks(r);
-    printf ("    %4d  %-28s %5d %8d %12d %12d\n", k.rank, strjoin (txt, ", "), B.ep_dense(r),
+    printf ("    %4d  %-28s %7d %10d %12d %12d\n", k.rank, strjoin (txt, ", "), B.ep_dense(r),
             k.ns_calls, k.sent(2), k.sent(6));
   endfor
   printf (["\n    %-32s %10s %10s %10s %14s %12s\n"], "design", "R.rel_err", "vs ref.",

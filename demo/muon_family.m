@@ -112,7 +112,7 @@ function print_a (D)
   printf ("%-20s %10s %10s %5s %10s %12s\n", "preset", "update RMS", "sv spread", "rank",
           "lr", "loss / first");
   for r = D.presets
-    printf ("%-20s %10.4f %10.3f %5d %10.4f %12.3g\n", r.name, r.rms, r.spread, r.rank,
+    printf ("%-20s %10.4f %10.3f %5d %10.4g %12.3g\n", r.name, r.rms, r.spread, r.rank,
             r.lr, r.ratio);
   endfor
   printf ("\n");
@@ -121,16 +121,32 @@ endfunction
 function png = plot_loss (D)
   [h, png] = demo_figure ("muon_family", [0 0 1000 650]);
   unwind_protect
-    ax = axes ("position", [0.13 0.14 0.57 0.78]);    # room for both axis labels
+    ax = axes ();
     F = reshape ([D.presets.loss], D.steps + 1, []);
-    hl = semilogy (ax, 0:D.steps, F ./ F(1,:), "linewidth", 1.5);
-    styles = {"-", "--", ":", "-."};
-    for k = 1:numel (hl)                  # 7 colours: the line style tells the rest apart
-      set (hl(k), "linestyle", styles{floor ((k - 1) / 4) + 1});
+    F = F ./ F(1,:);
+    x = (0:D.steps).';
+    ## each preset its own colour (spread over the hue circle) and marker, drawn every 8
+    ## steps (offset per preset, so that the markers of curves on top of each other do
+    ## not coincide); solid and dashed only: dotted lines render as specks
+    np = columns (F);
+    mks = {"o", "s", "d", "^", "v", "p", "h", "*", "x", "+", ">", "<"};
+    hk = zeros (1, np);
+    for k = 1:np
+      col = hsv2rgb ([(k - 1) / np, 0.85, 0.8]);
+      sty = merge (mod (k, 2) == 1, "-", "--");
+      mk = mks{mod (k - 1, numel (mks)) + 1};
+      semilogy (ax, x, F(:,k), "color", col, "linestyle", sty, "linewidth", 1.5);
+      hold (ax, "on");
+      i = (1 + mod (k - 1, 8)):8:numel (x);
+      semilogy (ax, x(i), F(i,k), "color", col, "linestyle", "none", "marker", mk,
+                "markersize", 7, "linewidth", 1.2);
+      hk(k) = semilogy (ax, NaN, NaN, "color", col, "linestyle", sty, "marker", mk,
+                        "markersize", 7, "linewidth", 1.5);   # the key's line
     endfor
+    hold (ax, "off");
     names = strrep ({D.presets.name}, "_", " ");          # no _: TeX
-    legend (ax, names, "location", "eastoutside");
-    set (legend (ax), "position", [0.72 0.3 0.26 0.6]);
+    legend (ax, hk, names, "location", "eastoutside");
+    set (ax, "position", [0.1 0.12 0.66 0.8]);   # (the legend moved it: its labels cut)
     xlabel (ax, "step");
     ylabel (ax, "loss / initial loss");
     title (ax, sprintf ("%d x %d matrix regression, every preset, first update RMS %.2g",

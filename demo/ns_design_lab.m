@@ -243,8 +243,9 @@ function png = make_plot (labels, err, shapes, E, what, lists, tr)
       ## head room above the curves for the legend, which then never sits on them
       top = 1.6 * max ([t.sv_max; t.polar_error; 1]);
       ylim ([0 top]);
-      legend ({"singular values", "min", "max", "polar error"}, "location", "north",
-              "orientation", "horizontal");
+      ylabel ("singular value; polar error");
+      legend ({"singular values", "min", "max", "polar error", "1 (target)"}, "location",
+              "north", "orientation", "horizontal");
       title (sprintf ("(%c) bf16 Gram %s, 256x1024: singular-value band", "b" + i, names{i}),
              "interpreter", "none");
     endfor

@@ -62,11 +62,20 @@ function T = run (seeds, shape, o)
          "Frobenius + aol, 4 steps",    {"Normalize", "frobenius", "Coefficients", "aol", "Steps", 4}};
   precs = {"bf16", "single"};
   E = zeros (seeds, rows (cfg), numel (precs));
+  ## "Frobenius + aol" makes muon_ns warn (muonlab:unsafeSchedule) that aol's map is
+  ## negative above sigma 0.884, i.e. reverses those directions.  The normalized N(0,1)
+  ## inputs here have a largest singular value of about 0.07 (512 x 2048; 0.19 at 64 x
+  ## 256), far below, so nothing is reversed and the warning (with its traceback in the
+  ## middle of the table) is silenced here; it comes back for a seed that gets there.
+  warning ("off", "muonlab:unsafeSchedule", "local");
   t0 = tic ();
   for sd = 1:seeds
     randn ("state", sd);
     G = randn (shape);
     [W, L] = eig (G * G');
+    if (sqrt (max (diag (L))) / norm (G, "fro") >= 0.884)
+      warning ("on", "muonlab:unsafeSchedule");
+    endif
     P = W * diag (1 ./ sqrt (diag (L))) * W' * G;
     nP = norm (P, "fro");
     for c = 1:rows (cfg)

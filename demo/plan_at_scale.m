@@ -24,7 +24,8 @@
 ## @file{demo/output/plan_imbalance.png} (max / mean NS work
 ## of round robin, LPT, all-to-all and ZeRO-1/2 against W) and
 ## @file{demo/output/plan_layout.png} (the layout summaries: what kind of weight each rank
-## holds, and the NS work of each rank under the whole-matrix designs), and with
+## holds, and the NS work of each rank under the whole-matrix designs, sorted: designs with
+## the same curve share it and one key entry, "a = b"), and with
 ## @code{muon_export} the cheapest-design table (CSV), the per-rank plan of DeepSeek-V3 on
 ## 256 ranks (CSV, one row per design and rank) and the per-matrix plan of Llama-3.1-70B on
 ## 1,024 ranks (JSON, one object per matrix) beside them.  About 8 s.
@@ -233,6 +234,7 @@ function log_axes (worlds)
   labels = arrayfun (@(w) sprintf ("%d", w), worlds(k), "UniformOutput", false);
   set (gca, "xscale", "log", "yscale", "log", "xtick", worlds(k), "xticklabel", labels,
        "xlim", [worlds(1) / 1.2, worlds(end) * 1.2]);
+  demo_log_ticks (gca, "y");            # 1-2-5 ticks where gnuplot would label 1 or 2
   grid on;
   xlabel ("ranks W");
 endfunction
@@ -337,13 +339,25 @@ function plot_layout (png, Ls)
     shrink (gca);
     legend (strrep (L.kinds, "_", " "), "location", "eastoutside", "fontsize", 8);
     ## (b) each rank's Newton-Schulz work, ranks sorted from the busiest
+    ## designs with the same sorted work (Llama on 1,024 ranks: LPT, round robin and
+    ## all-to-all, each rank holding at most one matrix) are one curve with one key entry
+    ## naming them all: drawn apart, the last hid the others with the legend listing 4
     subplot (2, 2, 2 * i);
+    Y = {};
+    names = {};
     for d = 1:numel (L.designs)
-      [col, sty, mk] = design_style (L.designs{d}, all_designs);
       y = sort (L.ns(d).ns_flops / 1e12, "descend");
-      x = (1:L.W) / L.W * 100;
-      plot (x, y, "color", col, "linestyle", sty, "linewidth", 1.8);
-      hold on;
+      j = find (cellfun (@(z) isequal (z, y), Y), 1);
+      if (isempty (j))
+        [col, sty, mk] = design_style (L.designs{d}, all_designs);
+        x = (1:L.W) / L.W * 100;
+        plot (x, y, "color", col, "linestyle", sty, "linewidth", 1.8);
+        hold on;
+        Y{end+1} = y;
+        names{end+1} = L.designs{d};
+      else
+        names{j} = [names{j} " = " L.designs{d}];
+      endif
     endfor
     hold off;
     grid on;
@@ -352,7 +366,7 @@ function plot_layout (png, Ls)
     title (sprintf ("(%c) %s on %d ranks: Newton-Schulz work per rank", "a" + 2 * i - 1,
                     L.title, L.W));
     shrink (gca);
-    legend (L.designs, "location", "eastoutside", "interpreter", "none", "fontsize", 8);
+    legend (names, "location", "eastoutside", "interpreter", "none", "fontsize", 8);
   endfor
   demo_print (h, png, "-r90");
   close (h);

@@ -26,7 +26,9 @@
 ## the map: each output singular value against the input singular value it came from (log
 ## x axis), one curve per output, with the target 1 dotted red; an exact polar factor would
 ## be the line at 1, and the gap below it at the small singular values is what a schedule
-## leaves.  The image is signed: a schedule whose map is negative there (@qcode{"aol"}
+## leaves.  The map is known only at the input singular values: a curve is broken where
+## neighbouring ones are more than a decade apart (a lone point gets a circle), and a
+## log axis spanning under three decades gets 1-2-5 ticks.  The image is signed: a schedule whose map is negative there (@qcode{"aol"}
 ## above 0.884) reverses that singular direction, and its curve goes below 0.  The outputs are @code{muon_ns (G, ...)} for every schedule of
 ## @qcode{"Coefficients"} in every precision of @qcode{"Precision"}, or the matrices
 ## @var{X} given (a matrix or a cell of them, the size of @var{G}).
@@ -160,6 +162,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
     hold (ax1, "off");
   endif
   set (ax1, "xlim", [0.5, numel(S.input) + 0.5], "ylim", [bottom_in / 1.5, top_in * 1.5]);
+  set_log_ticks (ax1, "y");
   grid (ax1, "on");
   xlabel (ax1, "index i (largest first)");
   ylabel (ax1, "sigma_i (normalized G)");
@@ -170,8 +173,19 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   styles = {"-", "--", "-.", ":"};
   hold (ax2, "on");
   hc = zeros (1, numel (X));
+  ## the map is known only at the input singular values: the curves are broken (NaN)
+  ## across an empty stretch of more than a decade (and before the zeros' floor), where a
+  ## straight line would show a map that is not there (aol on a nearly rank-1 G would
+  ## seem to cross 0 three decades below 0.884); a point left alone gets a marker
+  [bx, iso, at] = broken_x (sx, zero);
   for k = 1:numel (X)
-    hc(k) = semilogx (ax2, sx, S.output{k}, styles{mod (k - 1, 4) + 1}, "linewidth", 1.5);
+    by = NaN (size (bx));
+    by(at) = S.output{k};
+    hc(k) = semilogx (ax2, bx, by, styles{mod (k - 1, 4) + 1}, "linewidth", 1.5);
+    if (any (iso))
+      semilogx (ax2, sx(iso), S.output{k}(iso), "o", "color", get (hc(k), "color"),
+                "markersize", 7, "linewidth", 1.5);
+    endif
     if (any (zero))                     # the outputs of the zero inputs, marked
       semilogx (ax2, sx(zero), S.output{k}(zero), "v", "color", get (hc(k), "color"),
                 "markerfacecolor", get (hc(k), "color"));
@@ -181,6 +195,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   ht = semilogx (ax2, xl, [1 1], "color", [0.8 0 0], "linestyle", ":", "linewidth", 2);
   hold (ax2, "off");
   set (ax2, "xscale", "log", "xlim", xl);
+  set_log_ticks (ax2, "x");
   top = max ([cellfun(@max, S.output), 1]);
   bottom = min ([cellfun(@min, S.output), 0]);   # below 0: a reversed direction
   ylim (ax2, [1.1 * bottom, 1.45 * top]);   # head room: the legend above the curves
@@ -203,6 +218,33 @@ function [h, S] = ns_plot_spectrum (G, varargin)
     h = hf;
   elseif (! isempty (o.file))
     close (hf);
+  endif
+endfunction
+
+## The x data of panel (b)'s curves: SX with a NaN between neighbours more than a decade
+## apart and before the zeros (drawn at their floor, marked apart); AT: where SX's values
+## sit in BX; ISO: the points with no neighbour on their piece of line (marked)
+function [bx, iso, at] = broken_x (sx, zero)
+  n = numel (sx);
+  brk = false (n, 1);                   # brk(i): a break between i-1 and i
+  if (n > 1)
+    brk(2:end) = sx(1:end-1) ./ sx(2:end) > 10 | (zero(2:end) & ! zero(1:end-1));
+  endif
+  at = (1:n).' + cumsum (brk);
+  bx = NaN (n + sum (brk), 1);
+  bx(at) = sx;
+  nxt = [brk(2:end); true];             # a break (or the end) after i
+  iso = brk & nxt;
+  iso(1) = nxt(1);
+  iso = iso & ! zero(:);                # the zeros have their own marker
+endfunction
+
+## Explicit ticks (1-2-5 per decade, log_ticks) on the log axis WHICH ("x" or "y") of AX
+## when its range spans under three decades: gnuplot labels one tick there at most
+function set_log_ticks (ax, which)
+  [t, lab] = log_ticks (get (ax, [which "lim"]));
+  if (numel (t) >= 2)
+    set (ax, [which "tick"], t, [which "ticklabel"], lab);
   endif
 endfunction
 
@@ -279,6 +321,76 @@ endfunction
 %! [U, ~, V] = svd (Gr, "econ");
 %! assert (S.output{1}(1), U(:,1)' * X * V(:,1), 1e-12);
 %! assert (S.output{1}(1) < -0.98);
+
+%!test
+%! ## panel (b) knows the map only at the input singular values: on the nearly rank-1 G
+%! ## (nothing between 3e-4 and 1) aol's curve is broken (NaN) across the gap, not drawn
+%! ## as a line from the cluster down to -0.99 that would cross 0 near 5e-4 (aol's map is
+%! ## negative only above 0.884), and the lone point at sigma_1 is marked
+%! randn ("state", 5);
+%! u = randn (32, 1); v = randn (80, 1);
+%! Gr = u * v' / norm (u) / norm (v) + 1e-3 * randn (32, 80) / sqrt (32 * 80);
+%! warning ("off", "muonlab:unsafeSchedule", "local");
+%! [h, S] = ns_plot_spectrum (Gr, "Coefficients", "aol");
+%! unwind_protect
+%!   assert (S.input(1) > 0.99 && S.input(2) < 1e-3);
+%!   ax = findobj (h, "type", "axes");
+%!   ax2 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(b)", 3));
+%!   ln = findobj (ax2, "type", "line", "linestyle", "-");
+%!   x = get (ln, "xdata");
+%!   y = get (ln, "ydata");
+%!   assert (x(:), [S.input(1); NaN; S.input(2:end)]);
+%!   assert (y(:), [S.output{1}(1); NaN; S.output{1}(2:end)]);
+%!   mk = findobj (ax2, "type", "line", "marker", "o");
+%!   assert (get (mk, "xdata"), S.input(1));
+%!   assert (get (mk, "ydata"), S.output{1}(1));
+%!   assert (get (mk, "color"), get (ln, "color"));
+%! unwind_protect_cleanup
+%!   close (h);
+%! end_unwind_protect
+
+%!test
+%! ## a log axis spanning under three decades gets 1-2-5 ticks (1-1.5-2-3-4-5-7 under one
+%! ## decade), labelled: gnuplot's own labels only 0.1 on the demo's 0.045 .. 0.132
+%! randn ("state", 1);
+%! G = randn (128, 512);
+%! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller");
+%! unwind_protect
+%!   ax = findobj (h, "type", "axes");
+%!   t = get (cell2mat (get (ax, "title")), "string");
+%!   ax1 = ax(strncmp (t, "(a)", 3));
+%!   ax2 = ax(strncmp (t, "(b)", 3));
+%!   assert (get (ax1, "ytick"), [0.04 0.05 0.07 0.1 0.15], 1e-15);
+%!   assert (get (ax1, "yticklabel")(:).', {"0.04", "0.05", "0.07", "0.1", "0.15"});
+%!   assert (get (ax2, "xtick"), [0.04 0.05 0.07 0.1 0.15], 1e-15);
+%! unwind_protect_cleanup
+%!   close (h);
+%! end_unwind_protect
+%! ## 1 .. 2.5 decades: 1-2-5; the nearly rank-1 G's 4 decades keep gnuplot's powers of ten
+%! randn ("state", 3);
+%! G = [randn(7, 16); zeros(1, 16)];
+%! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller");
+%! unwind_protect
+%!   ax = findobj (h, "type", "axes");
+%!   ax1 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(a)", 3));
+%!   yl = get (ax1, "ylim");
+%!   t = kron (10 .^ (-3:0), [1 2 5]);
+%!   assert (get (ax1, "ytick"), t(t >= yl(1) & t <= yl(2)), 1e-15);
+%! unwind_protect_cleanup
+%!   close (h);
+%! end_unwind_protect
+%! randn ("state", 5);
+%! u = randn (32, 1); v = randn (80, 1);
+%! Gr = u * v' / norm (u) / norm (v) + 1e-3 * randn (32, 80) / sqrt (32 * 80);
+%! warning ("off", "muonlab:unsafeSchedule", "local");
+%! h = ns_plot_spectrum (Gr, "Coefficients", "aol");
+%! unwind_protect
+%!   ax = findobj (h, "type", "axes");
+%!   ax1 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(a)", 3));
+%!   assert (get (ax1, "ytickmode"), "auto");
+%! unwind_protect_cleanup
+%!   close (h);
+%! end_unwind_protect
 
 %!test
 %! ## fp64 keller: each output singular value is Keller's quintic applied 5 times to the
@@ -484,9 +596,9 @@ endfunction
 %!   assert (yl(1) <= fl && yl(2) >= s(1));
 %!   ax2 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(b)", 3));
 %!   x = get (findobj (ax2, "type", "line"), "xdata");
-%!   x = x(cellfun (@numel, x) == 8);
+%!   x = x(cellfun (@numel, x) == 9);        # the curve, broken before the zero's floor
 %!   assert (numel (x), 1);
-%!   assert (x{1}(:), max (S.input, fl));
+%!   assert (x{1}(:), [S.input(1:7); NaN; fl]);
 %!   assert (get (ax2, "xlim")(1) <= fl);
 %! unwind_protect_cleanup
 %!   close (h);

@@ -8,7 +8,10 @@
 ## folder (@code{muonlab_demo ("output")}), every demo but the table-only zero2_experiment
 ## and mpi_zero2 wrote a PNG, and each PNG is one (its signature) of more than 5 kB.  A demo
 ## that errors (as plan_at_scale did once zero_cost returned more designs than its style
-## table had) fails the suite.  Run by tests/octave/run_all.m and, after
+## table had) fails the suite.  The figures of that run (recorded by
+## @code{figure_snapshot}) and its tables are then read as a class would: ticks on short
+## log axes, keys clear of the data, each curve told apart, headings over their columns.
+## Run by tests/octave/run_all.m and, after
 ## @code{pkg install}, by @code{pkg test muonlab} (tests/dist_install.sh).
 ## @end deftypefn
 
@@ -24,6 +27,8 @@ endfunction
 %! old = get (0, "defaultfigurevisible");
 %! set (0, "defaultfigurevisible", "off");
 %! nrun = 0;
+%! printed = struct ();
+%! figure_snapshot ("start");              # the figures, looked at below
 %! unwind_protect
 %!   for k = 1:numel (names)
 %!     nm = names{k};
@@ -43,6 +48,7 @@ endfunction
 %!       error ("demo %s: %s", nm, err.message);
 %!     end_try_catch
 %!     close (setdiff (get (0, "children"), before));
+%!     printed.(nm) = txt;
 %!     assert (isempty (regexp (txt, '^ans =', "once", "lineanchors")),
 %!             "demo %s: called without an output, it printed its result as ans", nm);
 %!     ## the files it says it wrote: written in this run, the PNGs real ones
@@ -85,9 +91,119 @@ endfunction
 %!     nrun++;
 %!   endfor
 %! unwind_protect_cleanup
+%!   F = figure_snapshot ("stop");
 %!   set (0, "defaultfigurevisible", old);
 %! end_unwind_protect
 %! assert (nrun >= numel (names) - 1);
+%! ## the figures (recorded by figure_snapshot) and tables, as a class reads them
+%! ## plan_at_scale.png: a log y axis spanning under three decades gets 1-2-5 ticks (the
+%! ## Llama bytes and peak-memory panels had labels only at 10^3 and 10^4, with the winners
+%! ## at 120-210 GB below them); plan_imbalance.png too
+%! A = F(! cellfun (@isempty, regexp ({F.png}, 'plan_at_scale\.png$'))).axes;
+%! t = {A.title};
+%! for p = {"(e) Llama-3.1-70B: bytes sent per rank", "(h) Llama-3.1-70B: peak memory in the step"}
+%!   a = A(strcmp (t, p{1}));
+%!   assert (a.ytick, [100 200 500 1000 2000 5000 10000]);
+%!   assert (a.yticklabel(:).', {"100", "200", "500", "1000", "2000", "5000", "10000"});
+%! endfor
+%! ## a wider axis (NS time, 5 decades) keeps the powers of ten
+%! a = A(strcmp (t, "(f) Llama-3.1-70B: Newton-Schulz time"));
+%! assert (all (abs (log10 (a.ytick) - round (log10 (a.ytick))) < 1e-12));
+%! A = F(! cellfun (@isempty, regexp ({F.png}, 'plan_imbalance\.png$'))).axes;
+%! for a = A(! strcmp ({A.tag}, "legend"))
+%!   assert (numel (a.ytick) >= 3, "%s: %d y ticks", a.title, numel (a.ytick));
+%! endfor
+%! ## plan_layout.png (d): LPT, round robin and all-to-all give the same sorted work on
+%! ## Llama at 1,024 ranks (each rank holds at most one matrix): one curve, one key entry
+%! ## naming the three (the legend listed 4 designs over 2 visible curves); in (b) and (d)
+%! ## every curve drawn differs from the others
+%! A = F(! cellfun (@isempty, regexp ({F.png}, 'plan_layout\.png$'))).axes;
+%! lg = A(strcmp ({A.tag}, "legend"));
+%! s = [lg.string];
+%! assert (any (strcmp (s, "layerwise_lpt = zero3_round_robin = alltoall_owner")));
+%! for p = {"(b) ", "(d) "}
+%!   a = A(strncmp ({A.title}, p{1}, 4));
+%!   y = {a.lines.ydata};
+%!   for i = 1:numel (y)
+%!     for j = i+1:numel (y)
+%!       assert (! isequal (y{i}, y{j}), "%s: two curves the same", a.title);
+%!     endfor
+%!   endfor
+%! endfor
+%! a = A(strncmp ({A.title}, "(d) ", 4));
+%! assert (numel (a.lines), 2);
+%! ## zero2_muon_correctness.png: the methods' key sits in panel (ii)'s southeast corner,
+%! ## clear of panel (i)'s PR 8091 threshold line (at 0.40 it ran through the key's text)
+%! A = F(! cellfun (@isempty, regexp ({F.png}, 'zero2_muon_correctness\.png$'))).axes;
+%! t = {A.title};
+%! a1 = A(strncmp (t, "(i)", 3));
+%! a2 = A(strncmp (t, "(ii)", 4));
+%! lg = A(strcmp ({A.tag}, "legend"));
+%! assert (numel (lg), 1);
+%! assert (lg.location, "southeast");
+%! assert (lg.position(1) > a2.position(1) && lg.position(1) > sum (a1.position([1 3])));
+%! th = a1.lines(cellfun (@(x) isequal (x, [0.4 0.4]), {a1.lines.xdata}));
+%! assert (numel (th), 1);                 # the threshold line is in panel (i)
+%! ## muon_family: each of the 11 presets has a colour and a marker of its own, no dotted
+%! ## line (rendered as specks), and the markers are drawn on the curves; the lr column
+%! ## prints 4 significant digits (adamuon_eo's 0.000645499 printed as 0.0006, 7% off)
+%! assert (! isempty (regexp (printed.muon_family, '^adamuon_eo .* 0\.0006455 ', "once",
+%!                            "lineanchors", "dotexceptnewline")));
+%! A = F(! cellfun (@isempty, regexp ({F.png}, 'muon_family\.png$'))).axes;
+%! lg = A(strcmp ({A.tag}, "legend"));
+%! ax = A(! strcmp ({A.tag}, "legend"));
+%! assert (numel (lg.string) >= 11);
+%! assert (any (strcmp (lg.string, "dion2")));
+%! L = ax.lines;
+%! key = L(cellfun (@(x) all (isnan (x)), {L.xdata}));      # the key's lines
+%! assert (numel (key), numel (lg.string));
+%! assert (! any (strcmp ({key.linestyle}, ":")));
+%! assert (! any (strcmp ({key.marker}, "none")));
+%! id = strcat (cellfun (@(c) sprintf ("%.3f ", c), {key.color}, "UniformOutput", false),
+%!              {key.marker});
+%! assert (numel (unique (id)), numel (key));
+%! nc = numel (unique (cellfun (@(c) sprintf ("%.3f ", c), {key.color}, "UniformOutput", false)));
+%! assert (nc, numel (key));               # (7 colours before)
+%! for k = 1:numel (key)                   # its marker on its curve
+%!   m = L(strcmp ({L.marker}, key(k).marker) & strcmp ({L.linestyle}, "none")
+%!         & cellfun (@(c) isequal (c, key(k).color), {L.color}));
+%!   assert (numel (m), 1);
+%!   assert (numel (m.xdata) >= 8);
+%! endfor
+%! ## ns_design_lab.png (c), (d): a y label, and the dotted line at 1 has a key entry
+%! A = F(! cellfun (@isempty, regexp ({F.png}, 'ns_design_lab\.png$'))).axes;
+%! for p = {"(c) ", "(d) "}
+%!   a = A(strncmp ({A.title}, p{1}, 4));
+%!   assert (a.ylabel, "singular value; polar error");
+%!   assert (any (cellfun (@(x, y) isequal (y, [1 1]), {a.lines.xdata}, {a.lines.ydata})
+%!                & strcmp ({a.lines.linestyle}, ":")));
+%! endfor
+%! lg = A(strcmp ({A.tag}, "legend"));
+%! assert (sum (cellfun (@(c) any (strcmp (c, "1 (target)")), {lg.string})), 2);
+%! ## moe_expert_parallel table (b): "dense" and "NS calls" are two headings (one space
+%! ## apart they read as one), each over its column; the zero2 table's last column (ok or
+%! ## FAIL against PR 8091's threshold) has a heading
+%! h = regexp (printed.moe_expert_parallel, '^ +rank +experts it orthogonalizes.*$', "match",
+%!             "once", "lineanchors", "dotexceptnewline");
+%! assert (! isempty (regexp (h, 'dense {3,}NS calls', "once")));
+%! r = regexp (printed.moe_expert_parallel, '^ +0  w_up.*$', "match", "once", "lineanchors",
+%!             "dotexceptnewline");
+%! for c = {"dense", "NS calls"}         # each number ends under its heading's end
+%!   e = strfind (h, c{1}) + numel (c{1}) - 1;
+%!   assert (isdigit (r(e)) && r(e+1) == " ", "moe table (b): %s | %s", h, r);
+%! endfor
+%! for nm = {"zero2_muon_correctness", "zero2_experiment"}
+%!   if (isfield (printed, nm{1}))
+%!     h = regexp (printed.(nm{1}), '^variant .*$', "match", "once", "lineanchors",
+%!                 "dotexceptnewline");
+%!     assert (! isempty (regexp (h, ' pass$', "once")), "%s: %s", nm{1}, h);
+%!     r = regexp (printed.(nm{1}), '^reference .*$', "match", "once", "lineanchors",
+%!                 "dotexceptnewline");
+%!     assert (numel (r), numel (h));    # ok under pass, right-aligned
+%!     assert (r(end-1:end), "ok");
+%!   endif
+%! endfor
+
 
 %!test
 %! ## called without an output and "Display", "off", a demo prints nothing at all, through
@@ -105,6 +221,32 @@ endfunction
 %!   T = zero3_pads ("Display", "off");    # with an output, the rows
 %!   assert (isstruct (T) && numel (T) >= 7);
 %! unwind_protect_cleanup
+%!   rmpath (d);
+%!   set (0, "defaultfigurevisible", old);
+%! end_unwind_protect
+
+%!test
+%! ## ns_turbo_muon's "Frobenius + aol" runs do not warn muonlab:unsafeSchedule (printed
+%! ## with a traceback in the middle of the table): the normalized inputs' largest singular
+%! ## value, 0.19 at 64 x 256, is far below 0.884 where aol's map turns negative; the
+%! ## warning's state is the caller's again afterwards
+%! old = get (0, "defaultfigurevisible");
+%! set (0, "defaultfigurevisible", "off");
+%! d = muonlab_demo ("folder");
+%! addpath (d);
+%! st = warning ("query", "muonlab:unsafeSchedule");
+%! warning ("on", "muonlab:unsafeSchedule");
+%! unwind_protect
+%!   randn ("state", 1);
+%!   G = randn (64, 256);
+%!   assert (norm (G) / norm (G, "fro") < 0.3);
+%!   lastwarn ("");
+%!   evalc ('ns_turbo_muon (1, [64 256], "Display", "final")');
+%!   [~, id] = lastwarn ();
+%!   assert (id, "");
+%!   assert (warning ("query", "muonlab:unsafeSchedule").state, "on");
+%! unwind_protect_cleanup
+%!   warning (st.state, "muonlab:unsafeSchedule");
 %!   rmpath (d);
 %!   set (0, "defaultfigurevisible", old);
 %! end_unwind_protect

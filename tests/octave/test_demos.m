@@ -69,3 +69,26 @@ endfunction
 %!   n = numel (strfind (txt, "\n"));
 %!   assert (n <= 40, "demo of %s printed %d lines", f{1}, n);
 %! endfor
+
+%!test
+%! ## muon_update's demo: a y label and a title, and the legend in the empty decades
+%! ## between the norms (~10) and the relative difference (~3e-8), not in the northeast
+%! ## corner over the norm curves
+%! old = get (0, "defaultfigurevisible");
+%! set (0, "defaultfigurevisible", "off");
+%! before = get (0, "children");
+%! unwind_protect
+%!   evalc ("demo ('muon_update', 1)");
+%!   h = setdiff (get (0, "children"), before);
+%!   assert (numel (h), 1);
+%!   ax = findobj (h, "type", "axes", "-not", "tag", "legend");
+%!   assert (get (get (ax, "ylabel"), "string"), "norm, relative difference (log)");
+%!   assert (! isempty (get (get (ax, "title"), "string")));
+%!   assert (get (findobj (h, "tag", "legend"), "location"), "east");
+%!   y = get (findobj (ax, "type", "line"), "ydata");
+%!   y = [y{:}];
+%!   assert (! any (y > 1e-5 & y < 1));     # the legend's band is empty
+%! unwind_protect_cleanup
+%!   close (setdiff (get (0, "children"), before));
+%!   set (0, "defaultfigurevisible", old);
+%! end_unwind_protect
