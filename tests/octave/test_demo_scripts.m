@@ -120,7 +120,7 @@ endfunction
 %! A = F(! cellfun (@isempty, regexp ({F.png}, 'plan_layout\.png$'))).axes;
 %! lg = A(strcmp ({A.tag}, "legend"));
 %! s = [lg.string];
-%! assert (any (strcmp (s, "layerwise_lpt = zero3_round_robin = alltoall_owner")));
+%! assert (any (strcmp (s, "zero3_round_robin = layerwise_lpt = alltoall_owner")));
 %! for p = {"(b) ", "(d) "}
 %!   a = A(strncmp ({A.title}, p{1}, 4));
 %!   y = {a.lines.ydata};
