@@ -44,7 +44,8 @@
 ## 16-bit array holds @var{X} rounded to nearest even; the functions compute from fp32
 ## copies of it and store their results back in its class.
 ## @item "Seed"
-## the seed of @qcode{"randn"}, an integer in [0, 2^53] (default 0).
+## the seed of @qcode{"randn"}, an integer in [0, 2^53] (default 0); given to any other
+## call, an error.
 ## @end table
 ##
 ## @code{muon_gpu ("info")} returns a struct: @code{arrays} (the device arrays alive),
@@ -102,6 +103,7 @@ function D = muon_gpu (X, varargin)
     error ("muonlab:badShape", "muon_gpu: X must be a non-empty array of 2 or 3 dimensions.");
   endif
   o = parse_options ("muon_gpu", "muon_gpu", varargin);
+  no_seed (varargin);
   if (isempty (o.class))
     o.class = class (X);
   endif
@@ -117,6 +119,7 @@ endfunction
 ## a device array X in another storage class (or a copy in its own), on its device
 function D = convert (X, args)
   o = parse_options ("muon_gpu", "muon_gpu", args);
+  no_seed (args);
   if (any (strcmpi ("Device", args(1:2:end))) && ! strcmp (o.device, X.Device))
     error ("muonlab:unsupported",
            "muon_gpu: X is a device array on %s; a device array stays on its device (gather it, then muon_gpu (..., \"Device\", \"%s\")).",
@@ -132,6 +135,14 @@ function D = convert (X, args)
   unwind_protect_cleanup
     __muon_gpu__ ("drop", mark);         # an array an error or Ctrl-C left unwrapped
   end_unwind_protect
+endfunction
+
+## "Seed" (parsed already: ARGS are NAME, VALUE pairs) is randn's alone; elsewhere it
+## would be taken and ignored
+function no_seed (args)
+  if (any (strcmpi ("Seed", args(1:2:end))))
+    error ("muonlab:badArg", "muon_gpu: \"Seed\" applies to \"randn\" only.");
+  endif
 endfunction
 
 function out = command (cmd, args)
@@ -161,6 +172,9 @@ function out = command (cmd, args)
         rest = [{"Class"}, rest];                # muon_gpu ("randn", SIZE, CLASS, ...)
       endif
       o = parse_options ("muon_gpu", "muon_gpu", rest);
+      if (strcmp (cmd, "zeros"))
+        no_seed (rest);
+      endif
       if (isempty (o.class))
         o.class = "single";
       endif
@@ -230,6 +244,9 @@ endfunction
 %! assert (gather (C), X);
 %! assert (! isequal (C.Handle, D.Handle));
 %! assert (gather (D), X);                  # the source is untouched
+%!error <muon_gpu: "Seed" applies to "randn" only\.> muon_gpu ("zeros", [2 3], "Device", "cpu", "Seed", 1)
+%!error <muon_gpu: "Seed" applies to "randn" only\.> muon_gpu (ones (2), "Device", "cpu", "seed", 1)
+%!error <muon_gpu: "Seed" applies to "randn" only\.> muon_gpu (muon_gpu (ones (2), "Device", "cpu"), "Class", "single", "Seed", 1)
 %!error <muon_gpu: X is a device array on cpu; a device array stays on its device \(gather it, then muon_gpu \(\.\.\., "Device", "cuda"\)\)\.>
 %! muon_gpu (muon_gpu (1, "Device", "cpu"), "Device", "cuda")
 %!error <muon_gpu: CLASS must be 'double', 'single', 'bf16' or 'fp16'\.>
