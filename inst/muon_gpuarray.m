@@ -379,12 +379,19 @@ classdef muon_gpuarray < handle
     function C = uint32 (varargin), C = not_defined ("uint32"); endfunction
     function C = uint64 (varargin), C = not_defined ("uint64"); endfunction
 
-    ## disp (D) prints one line; str = disp (D) returns it, as for any Octave value.
+    ## disp (D) prints one line; str = disp (D) returns it, as for any Octave value.  An
+    ## array freed (delete, muon_gpu ("reset"), clear functions) says so.
     function str = disp (D)
       bytes = prod (D.Size) * elem_bytes (D.Storage);
-      s = sprintf ("  %s %s device array on %s (%s); gather () copies it to the host\n",
-                   strjoin (arrayfun (@num2str, D.Size, "uniformoutput", false), "x"),
-                   D.Storage, D.Device, bytes_text (bytes));
+      what = sprintf ("%s %s device array on %s",
+                      strjoin (arrayfun (@num2str, D.Size, "uniformoutput", false), "x"),
+                      D.Storage, D.Device);
+      try
+        __muon_gpu__ ("check", D.Handle);
+        s = sprintf ("  %s (%s); gather () copies it to the host\n", what, bytes_text (bytes));
+      catch
+        s = sprintf ("  %s, freed (deleted or reset): make it again\n", what);
+      end_try_catch
       if (nargout > 0)
         str = s;
       else
@@ -507,6 +514,16 @@ function t = bytes_text (b)
   k = min (max (floor (log2 (max (b, 1)) / 10), 0), numel (units) - 1);
   t = sprintf ("%.4g %s", b / 1024^k, units{k+1});
 endfunction
+
+%!test
+%! ## a freed array says so, whichever way it went
+%! D = muon_gpu (ones (2, 3), "Device", "cpu");
+%! E = D;
+%! delete (D);
+%! assert (disp (E), "  2x3 double device array on cpu, freed (deleted or reset): make it again\n");
+%! R = muon_gpu (ones (4, 1), "Device", "cpu", "Class", "bf16");
+%! muon_gpu ("reset");
+%! assert (disp (R), "  4x1 bf16 device array on cpu, freed (deleted or reset): make it again\n");
 
 %!test                                  # the bytes disp counts: 8, 4, 2, 2 per element
 %! w = struct ("double", 8, "single", 4, "bf16", 2, "fp16", 2);
