@@ -56,6 +56,11 @@ classdef muon_gpuarray < handle
   ## @code{isreal} answer false, as for any object (@code{classUnderlying} tells the class).
   ## A device array as a condition (@code{if @var{D}}, @code{@var{D} && @var{x}}) is
   ## false whatever its values, as any object is in Octave: gather it and test the values.
+  ## @code{cellfun}'s names by string (@code{cellfun ("numel", @var{C})}, @qcode{"size"},
+  ## @qcode{"ndims"}) do not call a class's methods in Octave 7 and answer for the object
+  ## (1, 1 x 1, 2): give a function handle (@code{cellfun (@@numel, @var{C})}).  Inside a
+  ## struct or a cell, Octave shows a device array as its properties (Size, Storage,
+  ## Device).
   ##
   ## @code{save} cannot store a device array (Octave 7 does not call a class's
   ## @code{saveobj}): the text and binary formats (the default, @code{-binary},
