@@ -34,7 +34,9 @@
 ## @end table
 ##
 ## The first five are the polar-quality metrics of the stress test of Dao-AILab's
-## gram-newton-schulz (tests/stress_test.py there).  Wide pages (M < N) are measured through their transposes, A.' = (P.') H, so
+## gram-newton-schulz (tests/stress_test.py there), but for orth_error of a tall P: there
+## I is rows (P) x rows (P), so its floor is sqrt (1 - N/M) (0.866 at aspect 4) where
+## this one's is 0.  Wide pages (M < N) are measured through their transposes, A.' = (P.') H, so
 ## that H is always min (M, N) x min (M, N) and, for M != N, every metric is the same for
 ## (A, P) and (A.', P.').  A square page is measured as given: its residual_error and
 ## psd_error use H = (P'A + A'P)/2, those of (A.', P.') use (P A' + A P')/2, and the two

@@ -208,6 +208,8 @@ function call (fname, name, v)
     case "muon_gpu"                     # on the CPU stand-in unless Device is the option
       if (strcmp (name, "Device"))
         muon_gpu (G, name, v);
+      elseif (strcmp (name, "Seed"))    # randn's alone
+        muon_gpu ("randn", size (G), "Device", "cpu", name, v);
       else
         muon_gpu (G, "Device", "cpu", name, v);
       endif
