@@ -30,8 +30,11 @@
 ## DeepSpeed's @code{nccl_start_alignment_factor}: a positive integer, at most 1048576
 ## (default 2); stages 1 and 2 only.
 ## @item @qcode{"Order"}
-## @qcode{"given"} (default) or @qcode{"size_desc"}: a stable sort by number of elements,
-## largest first (DeepSpeed's Muon order).
+## @qcode{"given"} (default) or @qcode{"size_desc"}: DeepSpeed's Muon order, a stable sort
+## by shape, largest first: by rows, then by columns (its @code{sorted (params,
+## key=lambda x: x.size (), reverse=True)} compares each @code{torch.Size} as a tuple), so
+## a 256 x 64 comes before a 64 x 256 and a 192 x 64, and the 192 x 64 before the
+## 64 x 256.
 ## @end table
 ##
 ## @strong{Indexing.}  Ranks, element offsets and row indices are @strong{0-based} and every
@@ -353,7 +356,7 @@ endfunction
 %! assert (pc.partial_rows, 2);
 %! assert ([H4.ranks.padding], [0 0 0 2]);
 
-## size_desc: p3 (16), p1 (12), p2 (10); p1 is cut between its rows 0 and 1.
+## size_desc: p3 (4 x 4), p1 (3 x 4), p2 (2 x 5); p1 is cut between its rows 0 and 1.
 %!test
 %! assert (HD.order, [3 1 2]);
 %! assert ([HD.params.slot], [2 3 1]);
@@ -361,6 +364,16 @@ endfunction
 %! assert (HD.params(1).owner_ranges, [0 4; 4 12]);
 %! assert (HD.ranks(2).params(1).rows, [1 3]);
 %! assert (HD.ranks(2).params(1).whole_rows, true);
+
+%!test
+%! ## DeepSpeed's order compares (rows, cols) tuples: 256 x 64, 192 x 64, 64 x 256, 64 x 64
+%! ## (by numel the 64 x 256 would come second); ties keep their given order
+%! L = zero_layout ({[192 64], [64 64], [256 64], [64 256]}, 4, "Order", "size_desc");
+%! assert (L.order, [3 1 4 2]);
+%! assert ({L.params.owners}, {[1 2], 3, [0 1], [2 3]});
+%! assert (zero_layout ({[2 3], [2 5], [2 3]}, 1, "Order", "size_desc").order, [2 1 3]);
+%! C = zero_cost ({[192 64], [64 64], [256 64], [64 256]}, 4, "Order", "size_desc");
+%! assert (C(1).params.slot(:).', [1 3 0 2]);
 
 ## stage 3: chunks 3, 3, 4; padded 12, 12, 16; S = 10.
 %!test

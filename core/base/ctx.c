@@ -298,3 +298,13 @@ int muon_size_key_desc (const void *a, const void *b)
     return x->numel > y->numel ? -1 : 1;
   return x->index < y->index ? -1 : (x->index > y->index);
 }
+
+int muon_shape_key_desc (const void *a, const void *b)
+{
+  const muon_shape_key *x = a, *y = b;
+  if (x->rows != y->rows)
+    return x->rows > y->rows ? -1 : 1;
+  if (x->cols != y->cols)
+    return x->cols > y->cols ? -1 : 1;
+  return x->index < y->index ? -1 : (x->index > y->index);
+}

@@ -150,9 +150,14 @@ const char *muon_name_at (const char *const *names, int n, int i);
   (muon_name_at (table, MUON_NAME_COUNT (table), (int) (v)) ? table[(int) (v)] : "unknown")
 
 // A matrix's size and index, sorted by muon_size_key_desc: numel descending, then index
-// ascending (a stable sort through qsort): the size_desc flat order, LPT and the owners of
-// the ZeRO designs.
+// ascending (a stable sort through qsort): LPT and the owners of the ZeRO designs.
 typedef struct { size_t numel, index; } muon_size_key;
 int muon_size_key_desc (const void *a, const void *b);
+// A matrix's shape and index, sorted by muon_shape_key_desc: rows descending, then cols
+// descending, then index ascending: the size_desc flat order, DeepSpeed's Muon order
+// (sorted (params, key=lambda x: x.size (), reverse=True) compares each torch.Size as a
+// tuple, and Python's sort is stable).
+typedef struct { size_t rows, cols, index; } muon_shape_key;
+int muon_shape_key_desc (const void *a, const void *b);
 
 #endif

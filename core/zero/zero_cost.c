@@ -112,6 +112,7 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   size_t *numel = NULL, *order = NULL, *sorted = NULL;
   double *pf = NULL;
   muon_size_key *keys = NULL;
+  muon_shape_key *shapes = NULL;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, out != NULL, "cost pointer must not be NULL");
   *out = NULL;
@@ -133,6 +134,7 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   CHECKMEM (numel = malloc (np * sizeof *numel));
   CHECKMEM (pf = malloc (np * sizeof *pf));
   CHECKMEM (keys = malloc (np * sizeof *keys));
+  CHECKMEM (shapes = malloc (np * sizeof *shapes));
   CHECKMEM (order = malloc (np * sizeof *order));
   CHECKMEM (sorted = malloc (np * sizeof *sorted));
   CHECKMEM (C = calloc (1, sizeof *C));
@@ -177,14 +179,18 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
     pf[p] = (double) E * f;
     C->flops_total += pf[p];
     keys[p] = (muon_size_key) { numel[p], p };
+    shapes[p] = (muon_shape_key) { q->rows, q->cols, p };
   }
   C->total = total;
-  // the flat order (the layout's); the size-descending one (LPT, all-to-all owners)
+  // the flat order (the layout's: zero_layout.c); by numel descending (LPT, all-to-all
+  // owners)
   qsort (keys, np, sizeof *keys, muon_size_key_desc);
+  if (o.order == MUON_ZERO_ORDER_SIZE_DESC)
+    qsort (shapes, np, sizeof *shapes, muon_shape_key_desc);
   for (size_t k = 0; k < np; k++)
   {
     sorted[k] = keys[k].index;
-    order[k] = o.order == MUON_ZERO_ORDER_SIZE_DESC ? keys[k].index : k;
+    order[k] = shapes[k].index;
   }
 
   CHECKMEM (C->calls = calloc (W * MUON_COST_COLLS, sizeof *C->calls));
@@ -224,6 +230,7 @@ fail:
   free (numel);
   free (pf);
   free (keys);
+  free (shapes);
   free (order);
   free (sorted);
   muon_zero_cost_destroy (&C);

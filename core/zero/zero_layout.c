@@ -86,7 +86,7 @@ muon_status muon_zero_layout_create (muon_ctx *ctx, size_t nparams, const size_t
 {
   muon_status status = MUON_OK;
   muon_zero_layout *L = NULL;
-  muon_size_key *keys = NULL;
+  muon_shape_key *keys = NULL;
   size_t *cursor = NULL;
   muon_zero_layout_opts o;
   CHECKCTX (ctx);
@@ -133,13 +133,12 @@ muon_status muon_zero_layout_create (muon_ctx *ctx, size_t nparams, const size_t
     q->cols = cols[p];
     CHECK (MUON_ERR_BADSHAPE, add_ok (L->total, q->numel, &L->total),
            "the total number of elements overflows");
-    keys[p].numel = q->numel;
-    keys[p].index = p;
+    keys[p] = (muon_shape_key) { rows[p], cols[p], p };
   }
 
   // order
   if (o.order == MUON_ZERO_ORDER_SIZE_DESC)
-    qsort (keys, nparams, sizeof *keys, muon_size_key_desc);
+    qsort (keys, nparams, sizeof *keys, muon_shape_key_desc);
   for (size_t k = 0; k < nparams; k++)
   {
     L->order[k] = keys[k].index;

@@ -33,9 +33,11 @@ function check_layout (L, shapes, W, A, stage, order)
   total = sum (numels);
   assert ([L.world, L.stage, L.total], [W, stage, total]);
 
-  ## order: a stable sort by numel descending (Octave's sort is stable)
+  ## order: DeepSpeed's sorted (params, key=lambda x: x.size (), reverse=True), a stable
+  ## sort of the (rows, cols) tuples, largest first
   if (strcmp (order, "size_desc"))
-    [~, ord] = sort (-numels);
+    [~, ord] = sortrows ([-shapes, (1:P).']);
+    ord = ord.';
   else
     ord = 1:P;
   endif
