@@ -101,7 +101,11 @@
 ## them: @qcode{"keller"}, @qcode{"normuon_zichongli5"}, @qcode{"normuon_dion"},
 ## @qcode{"normuon_eo"}, @qcode{"adamuon_official"}, @qcode{"adamuon_eo"},
 ## @qcode{"namo_eo"}, @qcode{"polargrad_eo"}, @qcode{"scion_eo"},
-## @qcode{"dion_reference"}, @qcode{"dion2"}.
+## @qcode{"dion_reference"}, @qcode{"dion2"}.  The precision is not a convention here:
+## a preset computes in @var{G}'s class (or @qcode{"Precision"}), where the references
+## run their Newton-Schulz in bf16 by default (Emerging-Optimizers' fp32_matmul_prec
+## "medium", all but PolarGrad; dion's Polar Express always), 0.5-0.9% of a step away
+## from fp32 in NorMuon's case.
 ## @item "Beta2"
 ## NorMuon's, AdaMuon's and NAMO's second-moment EMA coefficient in [0, 1) (default 0.95).
 ## It is not tied to @qcode{"Beta"}: AdaMuon's paper (Algorithm 1) uses the momentum's
