@@ -39,7 +39,11 @@
 ## without Nesterov X = M;   U = scale (r, c) * ScaleFactor * muon_ns (X)
 ## @end example
 ## EMA momentum is (1-beta) times SGD momentum, so after the Frobenius normalization both
-## give the same NS output, except where the norm of X comes near Eps.
+## give the same NS output, except where the norm of X comes near Eps.  The scale
+## multiplies in @var{G}'s class, as torch.optim.Muon's @code{add_ (update,
+## alpha=-lr*scale)} does: with a 16-bit @qcode{"Precision"}, Keller and DeepSpeed scale
+## the 16-bit NS output in place, one rounding more (@code{muon_round (U, "bf16")} gives
+## their bits; it matters where scale > 1, r > c).
 ##
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -402,3 +406,15 @@ endfunction
 %!error <muon_update: STATE.family.buffer must not be negative \(the second moment of NORMUON\).> muon_update (G, struct ("momentum", G, "step", 1, "form", "ema", "family", struct ("algorithm", "normuon", "buffer", [ones(11, 1); -1e-300])), "Algorithm", "normuon")
 %!error <muon_update: VEPS must be a positive finite scalar.> muon_update (G, [], "Preset", "normuon_zichongli5", "VEps", 0)
 %!error <muon_update: RMSEPS must be a positive finite scalar.> muon_update (G, [], "Preset", "adamuon_eo", "RMSEps", 0)
+
+%!test
+%! ## the scale multiplies in G's class (torch's alpha); Keller's and DeepSpeed's in-place
+%! ## bf16 product is muon_round of it (a 12 x 5: scale sqrt (12/5))
+%! randn ("state", 1);
+%! Gs = single (randn (12, 5));
+%! o = {"Precision", "bf16", "NormalizeFirst", false};
+%! U = muon_update (Gs, [], "Beta", 0, o{:});
+%! X = muon_ns (Gs, o{:});
+%! assert (U, single (sqrt (12/5) * double (X)));
+%! assert (muon_round (U, "bf16"), muon_round (single (sqrt (12/5)) * X, "bf16"));
+%! assert (nnz (muon_round (U, "bf16") != U) > 0);
