@@ -48,7 +48,9 @@
 ## so DeepSpeed moves the straddlers' share of the reduce-scatter less.
 ## @item zero3_round_robin
 ## DeepSpeed stage 3: all-reduce of the gradients, all-gather of the momentum chunks, matrix
-## in flat slot s updated by rank mod (s, W), then per round an all-gather of the updates
+## in flat slot s updated by rank mod (s, W) (DeepSpeed deals them out per gradient
+## bucket, in the order backward produces them: which rank runs which matrix, and which
+## shapes share a round, can differ), then per round an all-gather of the updates
 ## and of the momenta with distinct zero-filled pads the size of the round's largest matrix.
 ## Always uses stage-3 chunks (ceil (numel / W) per rank) of L's matrices in L's order.
 ## @item zero3_round_robin_aliased_pads
@@ -153,7 +155,10 @@
 ## paper's block step size over its full one, so that a training loop with the full step's
 ## learning rate takes both (muon_bp only).
 ## @item "Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor"
-## the momentum and the update scale, as in @code{muon_update}.
+## the momentum and the update scale, as in @code{muon_update}.  The momentum is kept in
+## the gradients' class; DeepSpeed keeps it in 16 bits by default (its
+## gradient_accumulation_dtype at stages 1-2, communication_data_type at stage 3), which
+## a multi-step reproduction of its bits would round (@code{muon_round}) after each step.
 ## @item @code{muon_ns} options
 ## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
 ## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}) but @qcode{"NormScale"},
