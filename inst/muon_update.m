@@ -43,7 +43,13 @@
 ## multiplies in @var{G}'s class, as torch.optim.Muon's @code{add_ (update,
 ## alpha=-lr*scale)} does: with a 16-bit @qcode{"Precision"}, Keller and DeepSpeed scale
 ## the 16-bit NS output in place, one rounding more (@code{muon_round (U, "bf16")} gives
-## their bits; it matters where scale > 1, r > c).
+## their product; it matters where scale > 1, r > c).  M and X are computed in double and
+## rounded once into @var{G}'s class, where torch's @code{lerp_} (Keller's, torch's)
+## rounds in fp32 with its own formula (for w >= 0.5, @code{b - (b - a) (1 - w)}): 20-40%
+## of the momentum's elements can differ in the last bit, and a bf16 Newton-Schulz can
+## turn one flipped bf16 element of X into a different update (2 of 40 48 x 48 single
+## gradients, 5% of the largest entry).  Bit for bit with the peers holds for the NS and
+## the scale of the same X.
 ##
 ## Options (names are case-insensitive):
 ## @table @asis
