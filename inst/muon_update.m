@@ -146,6 +146,13 @@
 ## (AdaMuon's 0.2, its default), @qcode{"none"} (Emerging-Optimizers' AdaMuon; its
 ## NorMuon keeps ||O||, with @qcode{"RMSEpsPlacement"} @qcode{"max"}); per kh x kw
 ## kernel of a 4-D @var{G} under @qcode{"NormAxis"} @qcode{"conv_kernel"}.
+## @item "RMSShape"
+## the m n of a number @qcode{"RMSMatch"}: @qcode{"matrix"} (default) the m x n matrix
+## the NS sees (a 4-D out x in x kh x kw @var{G}: out x (in kh kw)), @qcode{"min_max"}
+## the smallest times the largest side of @var{G} itself, AdaMuon's official
+## @code{(min (p.shape) * max (p.shape))**0.5} (the preset @qcode{"adamuon_official"}
+## sets it): the same for a 2-D @var{G}, 3 * 16 for a 16 x 8 x 3 x 3 weight where the
+## matrix gives 16 * 72 (a 4.9x larger update).
 ## @item "RMSEps", "RMSEpsPlacement"
 ## that rescale's eps (positive, default 1e-8) and where it goes: @qcode{"add"} (default)
 ## @code{||O2|| + RMSEps} or @qcode{"max"} @code{max (||O2||, RMSEps)} (dion's NorMuon).

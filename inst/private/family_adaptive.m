@@ -13,8 +13,9 @@
 ## O2 = O ./ (sqrt (V) + VEps)               (VEpsPlacement max: O ./ sqrt (max (V, VEps)))
 ## O2 = O2 * (r / (||O2|| + RMSEps))         (RMSEpsPlacement max: / max (||O2||, RMSEps))
 ##      r = ||O|| (RMSMatch keep: NorMuon's default), RMSMatch sqrt (m n) (a number: AdaMuon's
-##      0.2 by default), none: no rescale; under conv_kernel (4-D) the norms and the
-##      sqrt (kh kw) of each out, in kh x kw kernel, one rescale per kernel
+##      0.2 by default; RMSShape min_max: sqrt (min * max of a 4-D G's sides)), none: no
+##      rescale; under conv_kernel (4-D) the norms and the sqrt (kh kw) of each out, in
+##      kh x kw kernel, one rescale per kernel
 ## @end example
 ## A @var{V} of another shape (the axis changed, or another algorithm's state) is a
 ## muonlab:badState error.
@@ -69,6 +70,9 @@ function [O2, V] = family_adaptive (X, V, opts)
   else
     nrm = @(A) norm (A, "fro");
     cnt = m * n;
+    if (strcmp (opts.rms_shape, "min_max") && isfield (opts, "conv_shape"))
+      cnt = min (opts.conv_shape) * max (opts.conv_shape);    # AdaMuon's, of the 4-D sides
+    endif
   endif
   if (ischar (r))
     r = nrm (O);

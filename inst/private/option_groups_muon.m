@@ -84,6 +84,7 @@ function T = family_rows (L)
     "VEpsPlacement", "v_eps_placement", "enum",    {"add", "max"},     "add",              ""
     "RMSMatch",      "rms_match",       "custom",  @rms_match,         [], ...
                      "'keep', 'none' or a positive finite RMS"
+    "RMSShape",      "rms_shape",       "enum",    {"matrix", "min_max"}, "matrix",        ""
     "RMSEps",        "rms_eps",         "real",    "(0, Inf)",         1e-8,               ""
     "RMSEpsPlacement","rms_eps_placement","enum",  {"add", "max"},     "add",              ""
     "Rank",          "rank",            "int",     [1 Inf],            [],                 ""

@@ -178,6 +178,19 @@
 %!     assert (U, Ur, 1e-13 * norm (Ur, "fro"));
 %!   endfor
 %! endfor
+%! ## a 16 x 8 x 3 x 3 conv weight: adamuon.py's 0.2 (min (p.shape) max (p.shape))^0.5, of
+%! ## the 4-D sides (3 and 16), not of the 16 x 72 matrix (the NS commutes with the order
+%! ## its columns are flattened in)
+%! G = randn (16, 8, 3, 3);
+%! G2 = reshape (G, 16, 72);
+%! X = ref_ns (sign (G2), "Coefficients", "keller", "Steps", 5);
+%! D = X ./ (sqrt (0.05 * X .* X) + 1e-8);
+%! Ur = D * (0.2 * sqrt (3 * 16) / (norm (D, "fro") + 1e-8));
+%! U = muon_update (G, [], "Preset", "adamuon_official");
+%! assert (size (U), [16 8 3 3]);
+%! assert (reshape (U, 16, 72), Ur, 1e-13 * norm (Ur, "fro"));
+%! U = muon_update (G, [], "Preset", "adamuon_official", "RMSShape", "matrix");
+%! assert (norm (U(:)), 0.2 * sqrt (16 * 72), 1e-6);
 
 %!test
 %! ## Dion at full rank with mu = 0: from Q0 = the right singular vectors, U = sqrt (m/n) U V'
@@ -286,6 +299,9 @@
 %!   o = {"Preset", L{i,1}, "DionQ0", eye(4)};
 %!   if (strcmp (L{i,1}, "normuon_zichongli5"))
 %!     o(end+1:end+2) = {"NormAxis", "row"};
+%!   endif
+%!   if (strcmp (L{i,1}, "adamuon_official"))     # (its RMS target of 4-D sides: above)
+%!     o(end+1:end+2) = {"RMSShape", "matrix"};
 %!   endif
 %!   [U, s] = muon_update (W, [], o{:});
 %!   assert (size (U), size (W));
