@@ -59,7 +59,12 @@
 ## fails with @code{muonlab:badShape} (DeepSpeed PR 8628); same-size rounds survive.
 ## @item layerwise_lpt
 ## Megatron's layer-wise optimizer: whole matrices given to ranks by LPT bin packing
-## (largest first onto the least-loaded rank), one reduce-scatter, no matrix split.
+## (largest first onto the least-loaded rank, by element count, ties to the lower index),
+## one reduce-scatter, no matrix split.  That is Megatron's rule before its PR #6379
+## (2026-08), which balances the NS cost max (m, n) min (m, n)^2 instead, under a 1.3x
+## element cap per rank, walking the parameters last first: on mixed aspect ratios the
+## owners differ (@{8192 x 9, 256 x 256, 256 x 256@} on 2 ranks: imbalance 1.97 here,
+## 1.01 there).
 ## @item moonlight_gather
 ## ZeRO-1 with Moonlight's DP gather: reduce-scatter, momentum on the partition, one
 ## all-gather of the straddling matrices' pieces, NS on each full matrix.

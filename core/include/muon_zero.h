@@ -170,7 +170,8 @@ muon_status muon_zero_layout_range (muon_ctx *ctx, const muon_zero_layout *L, si
 //                        a round whose slots differ in size fails with MUON_ERR_BADSHAPE
 //                        (DeepSpeed PR 8628); pad_count KELLER adds Keller's extra round of
 //                        pads when W divides the count (memory only: never visited).
-//   LAYERWISE_LPT        Megatron: whole matrices assigned to ranks by LPT (numel
+//   LAYERWISE_LPT        Megatron (before its PR #6379, which balances max m,n * min^2):
+//                        whole matrices assigned to ranks by LPT (numel
 //                        descending, index ascending, least-loaded rank, lowest on ties); one
 //                        reduce-scatter of owner-ordered segments (padded to the largest
 //                        load) gives each owner its matrices' averages; no matrix is split.
