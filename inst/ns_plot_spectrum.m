@@ -308,6 +308,13 @@ function c = cellstr_of (fname, what, v)
   endif
 endfunction
 
+## the figure's panels (a) and (b), by their titles
+%!function [ax1, ax2] = panels (h)
+%!  ax = findobj (h, "type", "axes");
+%!  t = get (cell2mat (get (ax, "title")), "string");
+%!  ax1 = ax(strncmp (t, "(a)", 3));
+%!  ax2 = ax(strncmp (t, "(b)", 3));
+
 %!test
 %! ## a reversed direction shows as such: aol's map is negative above 0.884, so the top
 %! ## singular value of a nearly rank-1 G comes out near -0.99 (ns_schedule_audit's p(1))
@@ -334,8 +341,7 @@ endfunction
 %! [h, S] = ns_plot_spectrum (Gr, "Coefficients", "aol");
 %! unwind_protect
 %!   assert (S.input(1) > 0.99 && S.input(2) < 1e-3);
-%!   ax = findobj (h, "type", "axes");
-%!   ax2 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(b)", 3));
+%!   [~, ax2] = panels (h);
 %!   ln = findobj (ax2, "type", "line", "linestyle", "-");
 %!   x = get (ln, "xdata");
 %!   y = get (ln, "ydata");
@@ -356,10 +362,7 @@ endfunction
 %! G = randn (128, 512);
 %! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller");
 %! unwind_protect
-%!   ax = findobj (h, "type", "axes");
-%!   t = get (cell2mat (get (ax, "title")), "string");
-%!   ax1 = ax(strncmp (t, "(a)", 3));
-%!   ax2 = ax(strncmp (t, "(b)", 3));
+%!   [ax1, ax2] = panels (h);
 %!   assert (get (ax1, "ytick"), [0.04 0.05 0.07 0.1 0.15], 1e-15);
 %!   assert (get (ax1, "yticklabel")(:).', {"0.04", "0.05", "0.07", "0.1", "0.15"});
 %!   assert (get (ax2, "xtick"), [0.04 0.05 0.07 0.1 0.15], 1e-15);
@@ -371,8 +374,7 @@ endfunction
 %! G = [randn(7, 16); zeros(1, 16)];
 %! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller");
 %! unwind_protect
-%!   ax = findobj (h, "type", "axes");
-%!   ax1 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(a)", 3));
+%!   ax1 = panels (h);
 %!   yl = get (ax1, "ylim");
 %!   t = kron (10 .^ (-3:0), [1 2 5]);
 %!   assert (get (ax1, "ytick"), t(t >= yl(1) & t <= yl(2)), 1e-15);
@@ -385,8 +387,7 @@ endfunction
 %! warning ("off", "muonlab:unsafeSchedule", "local");
 %! h = ns_plot_spectrum (Gr, "Coefficients", "aol");
 %! unwind_protect
-%!   ax = findobj (h, "type", "axes");
-%!   ax1 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(a)", 3));
+%!   ax1 = panels (h);
 %!   assert (get (ax1, "ytickmode"), "auto");
 %! unwind_protect_cleanup
 %!   close (h);
@@ -582,8 +583,7 @@ endfunction
 %! G = [randn(7, 16); zeros(1, 16)];
 %! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller");
 %! unwind_protect
-%!   ax = findobj (h, "type", "axes");
-%!   ax1 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(a)", 3));
+%!   ax1 = panels (h);
 %!   s = svd (G) / (norm (G, "fro") + 1e-7);
 %!   assert (S.input(1:7), s(1:7), 1e-14);
 %!   assert (S.input(8), 0);
@@ -594,7 +594,7 @@ endfunction
 %!   assert (ismember (fl, [y{:}]));
 %!   yl = get (ax1, "ylim");
 %!   assert (yl(1) <= fl && yl(2) >= s(1));
-%!   ax2 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(b)", 3));
+%!   [~, ax2] = panels (h);
 %!   x = get (findobj (ax2, "type", "line"), "xdata");
 %!   x = x(cellfun (@numel, x) == 9);        # the curve, broken before the zero's floor
 %!   assert (numel (x), 1);
@@ -611,8 +611,7 @@ endfunction
 %! G = randn (8, 3) * randn (3, 16);
 %! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller");
 %! unwind_protect
-%!   ax = findobj (h, "type", "axes");
-%!   ax1 = ax(strncmp (get (cell2mat (get (ax, "title")), "string"), "(a)", 3));
+%!   ax1 = panels (h);
 %!   assert (! isempty (strfind (get (get (ax1, "title"), "string"), "; 5 zero (v, at")));
 %! unwind_protect_cleanup
 %!   close (h);
@@ -621,10 +620,7 @@ endfunction
 %! G = randn (12, 30);
 %! [h, S] = ns_plot_spectrum (G, "Coefficients", "keller");
 %! unwind_protect
-%!   ax = findobj (h, "type", "axes");
-%!   t = get (cell2mat (get (ax, "title")), "string");
-%!   ax1 = ax(strncmp (t, "(a)", 3));
-%!   ax2 = ax(strncmp (t, "(b)", 3));
+%!   [ax1, ax2] = panels (h);
 %!   assert (get (ax1, "ylim")(1), min (S.input) / 1.5, eps);
 %!   assert (get (ax2, "xlim")(1), min (S.input) / 1.2, eps);
 %! unwind_protect_cleanup
