@@ -86,11 +86,16 @@
 ## @qcode{"Experts"}), whose @code{experts} column is E: Newton-Schulz runs per expert.
 ## @item "Fuse"
 ## @qcode{"none"} (default), @qcode{"qkv"}, @qcode{"gate_up"} or @qcode{"all"}: fuse
-## projections into one parameter as Megatron and vLLM do, with the @code{split} column
+## projections into one parameter as vLLM and SGLang do, with the @code{split} column
 ## giving the row blocks that are orthogonalized separately (@code{muon_update}'s
 ## @qcode{"SplitRows"}): @code{qkv_proj} = [q; k; v] (llama and qwen), for multi-head
-## latent attention with a query LoRA rank @code{fused_qkv_a_proj_with_mqa} = [q_a;
-## kv_a]; @code{gate_up_proj} = [gate; up] for dense MLPs, shared and routed experts.
+## latent attention with a query LoRA rank @code{fused_qkv_a_proj_with_mqa} (SGLang's
+## name; vLLM's @code{fused_qkv_a_proj}) = [q_a; kv_a]; @code{gate_up_proj} = [gate; up]
+## for dense MLPs, shared and routed experts (Megatron's order too).  Megatron's
+## @code{linear_qkv} interleaves its rows by key-value group (q1 q2 k1 v1 | q3 q4 k2 v2
+## | @dots{}) and its Muon regroups them: permute such a gradient's rows to [q; k; v]
+## first, as contiguous row blocks cannot express the groups (applied to the interleaved
+## rows, the split gives another update, 0.48 off on a 4-head, 2-group layer).
 ## @end table
 ##
 ## @var{M} is a @code{muon_model_result} object: its fields read as a struct's, typing
