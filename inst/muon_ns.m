@@ -172,7 +172,9 @@
 ## positive but below @qcode{"Eps"}: their result is about G / Eps, far from orthogonal
 ## (e.g. 1e-200 G gives norm 4e-189), and the call warns once (@code{muonlab:tinyInput});
 ## always 0 with @qcode{"Normalize", "aol"}, which uses Eps only as the floor of its row
-## sums (a row whose sum underflows to 0 is scaled by Eps^(-1/2), as Turbo-Muon's clamp).
+## sums (a row whose sum is below Eps is scaled by Eps^(-1/2), as Turbo-Muon's clamp: with
+## NormalizeFirst false the sums are in G's own scale, so small rows of a small G are
+## clamped, far from orthogonal, and not counted here).
 ## @code{diverged_pages} counts the pages whose result has a singular value above twice the
 ## largest the schedule's composed map gives on [0, 1], where the normalization puts them
 ## (a power-method lower bound of the page's largest singular value: cheap, never a false

@@ -41,9 +41,11 @@
 ## EMA momentum is (1-beta) times SGD momentum, so after the Frobenius normalization both
 ## give the same NS output, except where the norm of X comes near Eps.  The scale
 ## multiplies in @var{G}'s class, as torch.optim.Muon's @code{add_ (update,
-## alpha=-lr*scale)} does: with a 16-bit @qcode{"Precision"}, Keller and DeepSpeed scale
-## the 16-bit NS output in place, one rounding more (@code{muon_round (U, "bf16")} gives
-## their product; it matters where scale > 1, r > c).  M and X are computed in double and
+## alpha=-lr*scale)} does: with a 16-bit @qcode{"Precision"}, Keller, DeepSpeed and
+## xtuner scale the 16-bit NS output in place, one rounding more (@code{muon_round (U,
+## "bf16")} gives their product; it matters where scale > 1, r > c), and Dao's Muon (dion's
+## Gram path too) returns its fp16 Gram result as bf16 (0.17% off the fp16 one) and scales
+## that in bf16.  M and X are computed in double and
 ## rounded once into @var{G}'s class, where torch's @code{lerp_} (Keller's, torch's)
 ## rounds in fp32 with its own formula (for w >= 0.5, @code{b - (b - a) (1 - w)}): 20-40%
 ## of the momentum's elements can differ in the last bit, and a bf16 Newton-Schulz can

@@ -28,7 +28,7 @@ function A = option_aliases ()
     "gradient_accumulation_steps", "DeepSpeed",                 "AccumulationSteps", "muon_optimizer's, zero_train_step's"
     "ns_method",          "DeepSpeed",                          "Method",     "the same names; DeepSpeed's default is gram, muonlab's standard"
     "use_polar_express",  "Dion",                               "Coefficients", "true (Dion's default): polar_express_dion with NormScale 1.02, Eps 1e-8 (Dion's nesterov defaults to false, muonlab's Nesterov to true)"
-    "use_gram_newton_schulz", "Dion",                           "Method",     "true: gram, with Dao's defaults (Dion passes its epsilon on only to Polar Express): Coefficients polar_express, Eps 1e-7, NormScale 1; Dao computes in fp16 (Precision fp16, Fused true)"
+    "use_gram_newton_schulz", "Dion",                           "Method",     "true: gram, with Dao's defaults (Dion passes its epsilon on only to Polar Express): Coefficients polar_express, Eps 1e-7, NormScale 1; Dao computes in fp16 (Precision fp16, Fused true) and returns bf16"
     "flatten",            "Dion",                               "ConvScale",  "true: flattened, for a 4-D weight; Dion also flattens a 3-D E x m x n one to E x (m n), which muonlab takes as a stack of E pages: reshape it"
   };
 

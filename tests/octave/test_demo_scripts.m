@@ -241,10 +241,20 @@ endfunction
 %!   G = randn (64, 256);
 %!   assert (norm (G) / norm (G, "fro") < 0.3);
 %!   lastwarn ("");
-%!   evalc ('ns_turbo_muon (1, [64 256], "Display", "final")');
+%!   [~, T] = evalc ('ns_turbo_muon (1, [64 256], "Display", "final")');
 %!   [~, id] = lastwarn ();
 %!   assert (id, "");
 %!   assert (warning ("query", "muonlab:unsafeSchedule").state, "on");
+%!   ## its rows 4-5, Turbo-Muon's code today (AOL, then you's last four triples) and its
+%!   ## baseline (you's five), against the SVD's polar factor
+%!   [U, ~, V] = svd (G, "econ");
+%!   you = muon_coeffs ("you");
+%!   e = @(X) norm (double (X) - U * V', "fro") / norm (U * V', "fro");
+%!   assert (T.config(4:5).', {"AOL + you(2:5), 4 steps", "Frobenius + you, 5 steps"});
+%!   assert (T.bf16(4), e (muon_ns (G, "Normalize", "aol", "Coefficients", you(2:5,:),
+%!                                  "Steps", 4, "Precision", "bf16")), 1e-10);
+%!   assert (T.fp32(5), e (muon_ns (G, "Coefficients", "you", "Steps", 5,
+%!                                  "Precision", "single")), 1e-10);
 %! unwind_protect_cleanup
 %!   warning (st.state, "muonlab:unsafeSchedule");
 %!   rmpath (d);
