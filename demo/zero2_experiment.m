@@ -14,7 +14,11 @@
 ## @var{X} has fields @code{L} (the layout), @code{strad} (the straddling weights),
 ## @code{batch}, @code{lr}, @code{threshold}, @code{T} (one row per variant and method:
 ## variant, method, err_same, err_straddler, err_fp64, ns_calls, bytes (this process's
-## ranks), pass) and @code{U} (rows x 3 cell: the full updates, identical on every rank).
+## ranks), pass), @code{U} (rows x 3 cell: the full updates, identical on every rank) and
+## @code{grads} (this process's ranks' gradients, ranks x weights) and
+## @code{ds_div} (per method, the first straddler's error as DeepSpeed's own
+## @code{average_tensor} computes #7807: the part a rank does not own holds its gradient
+## / W, where the variant, as the issue states it, keeps it whole; [] under MPI).
 ## The @qcode{"print"} form prints the layout and the table; @var{agree}, when given, is a
 ## cellstr with one more column per row.  Shared by @code{zero2_muon_correctness} and
 ## @code{mpi_zero2}.  Run alone (no @var{world}, e.g. @code{make demo
@@ -127,6 +131,40 @@ function X = zero2_experiment (world, comm, varargin)
       endif
     endfor
   endfor
+  X.grads = grads;
+  X.ds_div = ds_average_tensor (X, grads, common(5:end), world, comm);   # Beta, Nesterov
+endfunction
+
+## #7807 as DeepSpeed's own average_tensor computes it (zero_muon_step's variant is the
+## issue's description): each rank divides its bucket by W before the reduce and only the
+## owner gets the result back, so the part of the first straddling weight a rank does not
+## own holds its own gradient / W, not the whole of it.  Per method, the error of that
+## update against the same-precision reference; [] where this process lacks some ranks'
+## gradients (under MPI).
+function e = ds_average_tensor (X, grads, common, world, comm)
+  e = [];
+  if (isstruct (comm) && comm.local_ranks < world)
+    return;
+  endif
+  L = X.L;
+  p = X.strad(1);
+  [m, n] = deal (L.params(p).rows, L.params(p).cols);
+  avg = sum (cat (3, grads{:,p}), 3) / world;
+  flat = L.params(p).offset + reshape (0:m*n-1, n, m).';    # row-major flat indices
+  nv = numel (X.variants);
+  for k = 1:rows (X.methods)
+    U = zeros (m, n);
+    for r = 0:world-1
+      own = flat >= r * L.partition_size & flat < (r + 1) * L.partition_size;
+      seen = grads{r+1,p} / world;
+      seen(own) = avg(own);
+      Ur = muon_update (seen, [], common{:}, "Method", X.methods{k,1},
+                        "Precision", X.methods{k,2});
+      U(own) = Ur(own);
+    endfor
+    Uref = X.U{(k - 1) * nv + find (strcmp (X.variants, "reference")), p};
+    e(k) = norm (U - Uref, "fro") / (norm (Uref, "fro") + 1e-8);
+  endfor
 endfunction
 
 function print_table (X, agree)
@@ -169,6 +207,12 @@ function print_table (X, agree)
   printf ("\n#7807 (zero2_reduce_scatter_buggy): %s on W%d (PR 8091 measured 0.60-0.67)\n",
           strjoin (arrayfun (@(t) sprintf ("%.2f", t.err_straddler), bug,
                              "UniformOutput", false), " / "), X.strad(1));
+  if (isfield (X, "ds_div") && ! isempty (X.ds_div))
+    printf ("  that is the issue's model, a rank's own gradient on the part it does not own; DeepSpeed's\n");
+    printf ("  average_tensor divides it by W before the reduce: %s on W%d\n",
+            strjoin (arrayfun (@(e) sprintf ("%.2f", e), X.ds_div, "UniformOutput", false),
+                     " / "), X.strad(1));
+  endif
   correct = ! ismember ({X.T.variant}, {"zero2_reduce_scatter_buggy", "zero2_slice_only"});
   printf ("every correct design: (i) at most %.1e\n", max ([X.T(correct).err_same]));
 endfunction

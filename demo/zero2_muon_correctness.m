@@ -31,7 +31,11 @@
 ## against the fp64 reference: the precision level of the method (PR 8091 saw up to 0.07
 ## for gram and 0.22 for standard against its own low-precision reference);
 ## @end table
-## plus the Newton-Schulz calls and the bytes each rank moved.  Writes
+## plus the Newton-Schulz calls and the bytes each rank moved.  The #7807 row is the bug
+## as the issue states it (a rank orthogonalizes its own gradient where it does not own
+## the matrix: 0.65 on W2); DeepSpeed's own average_tensor divides that part by W first,
+## and the line under the table gives that form too (0.58: PR 8091 measured 0.60-0.67 in
+## its own runs).  Writes
 ## demo/output/zero2_layout.png (the flat buffer by owner) and
 ## demo/output/zero2_muon_correctness.png (the errors as bars on log axes, an exact 0
 ## marked at the axis floor).  @qcode{"Display"}: @qcode{"final"} (default: the table),
