@@ -101,6 +101,9 @@ classdef muon_gpuarray < handle
       ## that a device array holds already (two owners: the first cleared frees the data
       ## of both), and marks it held; the handle last, so that an object holding it is
       ## complete (its destructor frees the array)
+      if (numel (sz) == 3 && sz(3) == 1)  # as size () gives it: [m n], not [m n 1]
+        sz = sz(1:2);
+      endif
       D.Size = sz;
       D.Storage = storage;
       D.Device = device;
@@ -519,6 +522,11 @@ function t = bytes_text (b)
   k = min (max (floor (log2 (max (b, 1)) / 10), 0), numel (units) - 1);
   t = sprintf ("%.4g %s", b / 1024^k, units{k+1});
 endfunction
+
+%!test
+%! ## a 1-page SIZE is kept as size () writes it
+%! h = __muon_gpu__ ("upload", ones (2, 3), "cpu", "single");
+%! assert (size (muon_gpuarray (h, [2 3 1], "single", "cpu")), [2 3]);
 
 %!test
 %! ## a freed array says so, whichever way it went

@@ -255,6 +255,23 @@ endfunction
 %!                                  "Steps", 4, "Precision", "bf16")), 1e-10);
 %!   assert (T.fp32(5), e (muon_ns (G, "Coefficients", "you", "Steps", 5,
 %!                                  "Precision", "single")), 1e-10);
+%!   ## the silenced runs do not use up muon_ns's once-per-session warning: the caller's
+%!   ## own aol call after the demo still warns
+%!   setappdata (0, "muonlab_unsafe_schedule_seen", []);
+%!   evalc ('ns_turbo_muon (1, [64 256], "Display", "off")');
+%!   lastwarn ("");
+%!   randn ("state", 1);
+%!   muon_ns (randn (4, 1024), "Normalize", "aol", "Coefficients", "aol", "Steps", 4);
+%!   [~, id] = lastwarn ();
+%!   assert (id, "muonlab:unsafeSchedule");
+%!   ## a 4 x 1024 input reaches sigma 1 under AOL's scaling (aol reverses every direction,
+%!   ## an error of 2): the demo's AOL + aol row warns there
+%!   setappdata (0, "muonlab_unsafe_schedule_seen", []);
+%!   lastwarn ("");
+%!   [~, T] = evalc ('ns_turbo_muon (1, [4 1024], "Display", "off")');
+%!   [~, id] = lastwarn ();
+%!   assert (id, "muonlab:unsafeSchedule");
+%!   assert (T.bf16(1) > 1.9);
 %! unwind_protect_cleanup
 %!   warning (st.state, "muonlab:unsafeSchedule");
 %!   rmpath (d);
