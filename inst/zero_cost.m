@@ -21,7 +21,8 @@
 ## @qcode{"alltoall_owner"}, the all-to-all owner idea of FSDP2 / Dion (owners round robin
 ## by size, not Dion's padded blocks per shape group): dim-0 shards of
 ## @code{ceil (rows / W)} rows, a reduce-scatter of the gradients, matrices owned round robin
-## in size order, one all-to-all to the owners and one back; @qcode{"muon_bp"} is planned as
+## in size order, one ragged all-to-all to the owners and one back (real rows only: Dion's
+## padded groups move several times more, growing with W); @qcode{"muon_bp"} is planned as
 ## its full step, a block step moving only the reduce-scatter; @qcode{"expert_parallel"} runs
 ## each expert page (a model's fused expert weights, or @qcode{"Experts"}) on its expert's
 ## rank and each matrix without experts on its LPT owner).  Per rank it gives

@@ -77,8 +77,12 @@
 ## averages the gradients; each matrix has one owner rank (round robin over the matrices by
 ## size, largest first); one all-to-all brings each owner the other shards of its matrices'
 ## Newton-Schulz input, the owner orthogonalizes the full matrix, and a second all-to-all
-## returns each rank its rows.  A rank moves about twice its shard, which falls as 1/W,
-## where the all-gather designs move whole matrices.  Ignores L's stage and order (only its
+## returns each rank its rows.  The all-to-alls are ragged: real rows only, no zero
+## matrices, nothing sent to itself, so a rank moves about twice its shard, which falls as
+## 1/W, where the all-gather designs move whole matrices.  Dion pads every shard to rc rows
+## and every shape group to a multiple of W matrices, Npad rc cols per rank and group, which
+## grows with W for distinct shapes (5 small matrices: 1584, 2736, 3584 bytes a rank at W 2,
+## 4, 8, where this design moves 768, at most 672, at most 544).  Ignores L's stage and order (only its
 ## shapes and W count); @code{zero_cost}'s @qcode{"alltoall_owner"} is its plan.
 ## @item muon_bp
 ## block-periodic Muon (MuonBP): the shards and owners of @code{alltoall_owner}; every

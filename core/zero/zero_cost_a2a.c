@@ -1,5 +1,6 @@
 /* zero_cost_a2a.c - the plan-only cost of the designs on dim-0 (row) shards
- * (zero_step_a2a.c): the all-to-all owner design of FSDP2 Muon and Dion, and MuonBP, whose
+ * (zero_step_a2a.c): the all-to-all owner idea of FSDP2 Muon and Dion (its owner rule and
+ * ragged all-to-alls muonlab's, not Dion's padded groups), and MuonBP, whose
  * full step it is (a block step sends nothing more).  Every rank holds ceil (rows / W) rows
  * of every matrix; each matrix has one owner, round robin over the matrices in size-
  * descending order; the bytes of the shards over the ranks are difference arrays: O(P + W).

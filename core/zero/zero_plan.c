@@ -100,7 +100,8 @@ fail:
 }
 
 // One owner per matrix, round robin over the matrices by numel descending (index ascending
-// on ties): FSDP2 Muon / Dion, and zero_cost.c's all-to-all owners.  [out] owner[nparams].
+// on ties): muonlab's owner rule of the all-to-all owner idea (Dion's is a contiguous block
+// of each zero-padded same-shape group), and zero_cost.c's.  [out] owner[nparams].
 static muon_status size_rr_assign (muon_ctx *ctx, const muon_zero_layout *L, int *owner)
 {
   muon_status status = MUON_OK;

@@ -1,6 +1,7 @@
 /* zero_step_a2a.c - the steps of the designs on dim-0 (row) shards (muon_zero.h; their rows
- * of the variant table, zero_variant.h): the all-to-all owner design of FSDP2 Muon and Dion,
- * and block-periodic Muon (MuonBP).  zero_plan.c gives their shards (owned spans, momentum
+ * of the variant table, zero_variant.h): the all-to-all owner idea of FSDP2 Muon and Dion
+ * (its owner rule and ragged all-to-alls muonlab's, not Dion's padded groups), and
+ * block-periodic Muon (MuonBP).  zero_plan.c gives their shards (owned spans, momentum
  * beside them) and owners (lpt_owner).
  *
  * Every rank r holds rows [r rc, (r + 1) rc) of every matrix (rc = ceil (rows / W), the last

@@ -10,7 +10,7 @@
  *                           zero2_reduce_scatter_buggy (DeepSpeed #7807), zero2_slice_only,
  *                           zero2_multi_owner (PR 8141) and moonlight_gather
  *   zero_step_dev_rr.c      zero3_round_robin (correct and shipped pads), layerwise_lpt
- *   zero_step_dev_a2a.c     alltoall_owner (FSDP2 Muon, Dion) and muon_bp (row shards, a
+ *   zero_step_dev_a2a.c     alltoall_owner (the FSDP2 / Dion idea) and muon_bp (row shards, a
  *                           ragged all-to-all to each matrix's owner and back)
  *   zero_step_dev_ep.c      expert_parallel
  *   zero_step_dev_common.c  the buffers and the collectives

@@ -1,5 +1,5 @@
 /* zero_step_dev_a2a.c - the row-shard designs of the device step (zero_step_dev.h):
- * alltoall_owner (FSDP2 Muon, Dion) and muon_bp, buffer for buffer as zero_step_a2a.c runs
+ * alltoall_owner (the FSDP2 / Dion idea) and muon_bp, buffer for buffer as zero_step_a2a.c runs
  * them on the host: the padded shards reduce-scattered, the momentum on the shards, then a
  * full step (the shards to each matrix's owner by a ragged all-to-all, NS there, the rows
  * back) or a MuonBP block step (each rank's own rows).
