@@ -13,9 +13,10 @@
 ## logit of each head (1 x h or h x 1, measured by the caller in the forward pass).  For
 ## each query group, eta = min (1, tau / max (@var{S} over the group's heads)); a group is
 ## clipped only when that maximum exceeds tau (every other row stays bitwise as it was).
-## Megatron, once any head exceeds tau, computes min (1, tau / S) for every head: the same
-## factor where S > 0, but a negative eta (and a NaN eta^alpha) for a head with S < 0,
-## which is left alone here.
+## Megatron, once any head exceeds tau, computes min (1, tau / max) for every query group
+## (every head where a group is one head: standard attention, MLA): the same factor where
+## that maximum is above 0, but a negative eta (and NaN eta^alpha rows, the group's heads
+## with S >= 0 included) for a group whose maximum is below 0, which is left alone here.
 ## The weights are in torch's (out, in) layout: a head's rows are a contiguous block, head
 ## 1 first.
 ##
