@@ -50,8 +50,8 @@
 ## rounds in fp32 with its own formula (for w >= 0.5, @code{b - (b - a) (1 - w)}): 20-40%
 ## of the momentum's elements can differ in the last bit, and a bf16 Newton-Schulz can
 ## turn one flipped bf16 element of X into a different update (2 of 40 48 x 48 single
-## gradients, 5% of the largest entry).  Bit for bit with the peers holds for the NS and
-## the scale of the same X.
+## gradients, 5% of the largest entry).  Bit for bit with the peers holds, at best, for
+## the NS and the scale of the same X (@code{muon_ns}'s "Fused" says where).
 ##
 ## Options (names are case-insensitive):
 ## @table @asis

@@ -8,7 +8,8 @@
 ## precisions, and near-square shapes.  And the fp16 overflow of the peers' cast-first
 ## order (DeepSpeed PR 8533, MUON_FACTS 1.3) against the default normalize-first order.
 ## And torch.optim.Muon's own bf16 Newton-Schulz (fixtures/torch_ns_bf16.txt, written by
-## torch 2.15 on the CPU): the options README gives for it reproduce its bits.
+## torch 2.15 on the CPU): the options README gives for it reproduce its bits on these
+## short inner dimensions (torch's CPU addmm sums longer ones in another order).
 ## @end deftypefn
 
 function test_ns_precision ()
