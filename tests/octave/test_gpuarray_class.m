@@ -1,0 +1,105 @@
+## -*- texinfo -*-
+## @deftypefn {} {} test_gpuarray_class ()
+## Suite (run with @code{test test_gpuarray_class}): the methods of the class
+## @code{muon_gpuarray} on the CPU stand-in device: the constructor (only a handle no device
+## array holds, with its array's own size, class and device; a 1-page SIZE), @code{disp} of
+## live and freed arrays with the bytes of every precision, @code{size (D, DIM)} as
+## Octave's, the gateway's mark and drop, and the errors of deleted and stale arrays.
+## Device arrays in the functions: test_gpuarray; the optimizer's state: test_gpuarray_state.
+## @end deftypefn
+
+function test_gpuarray_class ()
+  help test_gpuarray_class
+endfunction
+
+%!test
+%! ## a 1-page SIZE is kept as size () writes it
+%! h = __muon_gpu__ ("upload", ones (2, 3), "cpu", "single");
+%! assert (size (muon_gpuarray (h, [2 3 1], "single", "cpu")), [2 3]);
+
+%!test
+%! ## a freed array says so, whichever way it went
+%! D = muon_gpu (ones (2, 3), "Device", "cpu");
+%! E = D;
+%! delete (D);
+%! assert (disp (E), "  2x3 double device array on cpu, freed (deleted or reset): make it again\n");
+%! R = muon_gpu (ones (4, 1), "Device", "cpu", "Class", "bf16");
+%! muon_gpu ("reset");
+%! assert (disp (R), "  4x1 bf16 device array on cpu, freed (deleted or reset): make it again\n");
+
+%!test                                  # the bytes disp counts: 8, 4, 2, 2 per element
+%! w = struct ("double", 8, "single", 4, "bf16", 2, "fp16", 2);
+%! for p = __muon_lists__ ().lists.precision   # every precision of the core has a size
+%!   D = muon_gpu (ones (2, 3), "Device", "cpu", "Class", p{1});
+%!   assert (disp (D), sprintf ("  2x3 %s device array on cpu (%d B); gather () copies it to the host\n",
+%!                              p{1}, 6 * w.(p{1})));
+%! endfor
+
+%!test
+%! ## the constructor takes only a handle no device array holds, with its array's own size,
+%! ## class and device (a relabelled or second owner: the first cleared freed the data of
+%! ## both, and the labels were trusted)
+%! D = muon_gpu (reshape (1:24, 4, 6), "Device", "cpu");
+%! fix = "make a device array with muon_gpu, e.g. muon_gpu \\(X\\)\\.";
+%! fail ("muon_gpuarray (D.Handle, [6 4], \"bf16\", \"cuda\")",
+%!       ["muon_gpuarray: H is held by a device array already; " fix]);
+%! fail ("muon_gpuarray (D.Handle, [4 6], \"double\", \"cpu\")",
+%!       ["muon_gpuarray: H is held by a device array already; " fix]);
+%! assert (gather (D), reshape (1:24, 4, 6));
+%! h = __muon_gpu__ ("upload", ones (2, 3), "cpu", "single");   # a raw handle: no owner yet
+%! for bad = {{[3 2], "single", "cpu"}, {[2 3], "bf16", "cpu"}, {[2 3], "single", "cuda"}, ...
+%!            {[2 3 2], "single", "cpu"}}
+%!   fail ("muon_gpuarray (h, bad{1}{:})",
+%!         ["muon_gpuarray: H holds a 2x3x1 single array on cpu, not the SIZE, CLASS and " ...
+%!          "DEVICE given; " fix]);
+%! endfor
+%! F = muon_gpuarray (h, [2 3], "single", "cpu");
+%! assert (gather (F), ones (2, 3, "single"));
+%! n = muon_gpu ("info").arrays;
+%! clear F
+%! assert (muon_gpu ("info").arrays, n - 1);
+%! assert (gather (D), reshape (1:24, 4, 6));
+
+%!test
+%! ## drop frees the arrays made since the mark that no device array holds, only those
+%! n0 = __muon_gpu__ ("count");
+%! h0 = __muon_gpu__ ("upload", 1, "cpu", "double");
+%! m = __muon_gpu__ ("mark");
+%! D = muon_gpu (2, "Device", "cpu");
+%! h = __muon_gpu__ ("upload", 3, "cpu", "double");
+%! assert (__muon_gpu__ ("count"), n0 + 3);
+%! assert (__muon_gpu__ ("drop", m), 1);
+%! assert (__muon_gpu__ ("count"), n0 + 2);
+%! assert (gather (D), 2);
+%! assert (__muon_gpu__ ("gather", h0), 1);
+%! fail ("__muon_gpu__ (\"gather\", h)", "gather: D is a device array that was deleted");
+%! __muon_gpu__ ("free", h0);
+
+%!test
+%! ## size (D, DIM) beyond ndims is 1 without a vector of length DIM (size (D, 1e12) ran out
+%! ## of memory, size (D, 1e8) made an 800 MB temporary); DIM vectors as Octave's
+%! D = muon_gpu (ones (2, 3), "Device", "cpu");
+%! X = ones (2, 3);
+%! for dim = {1, 2, 3, 1e8, 1e12, 2^53, [1 2], [2 1], [1 5 2], [1; 2], [3 1e12 2]}
+%!   assert (size (D, dim{1}), size (X, dim{1}));
+%! endfor
+%! [a, b] = size (D, [2 1e12]);
+%! assert ([a b], [3 1]);
+%! assert (size (muon_gpu (ones (2, 3, 4), "Device", "cpu"), [3 1e10 1]), [4 1 2]);
+
+%!test
+%! ## a deleted or stale array: the error names the function called (isequal was "gather"),
+%! ## the array as the caller wrote it (always "D") and the cause (delete blamed on clear
+%! ## functions or a reset)
+%! R = muon_gpu (ones (2), "Device", "cpu");
+%! delete (R);
+%! fail ("gather (R)", "^gather: R is a device array that was deleted; make it again\\.$");
+%! fail ("isequal (ones (2), R)", "^isequal: R is a device array that was deleted; make it again\\.$");
+%! Q = muon_gpu (ones (2), "Device", "cpu");
+%! s.w = muon_gpu (ones (2), "Device", "cpu");
+%! muon_gpu ("reset");
+%! old = [" is a device array of an earlier session \\(cleared by clear functions or " ...
+%!        "muon_gpu \\(\"reset\"\\)\\); make it again\\.$"];
+%! fail ("isequal (Q, ones (2))", ["^isequal: Q" old]);
+%! fail ("isequaln (1, s.w)", ["^isequaln: argument 2" old]);
+%! fail ("gather (s.w)", ["^gather: D" old]);
