@@ -91,7 +91,8 @@
 ## @code{experts}, @code{slot} (@strong{0-based}: its place in the flat buffer, the
 ## layout's 1-based @code{L.params.slot} less 1; for @qcode{"layerwise_lpt"},
 ## @qcode{"alltoall_owner"} and @qcode{"muon_bp"}, which deal whole matrices out in size
-## order, its place in that order), @code{first_owner}, @code{last_owner}, @code{ns_rank}
+## order, its place in that order, and for @qcode{"layerwise_ns_cost"} in the order of
+## Newton-Schulz cost it deals them), @code{first_owner}, @code{last_owner}, @code{ns_rank}
 ## (the one rank that orthogonalizes it; -1 when more than one rank does: every owner, every
 ## rank in @qcode{"reference"}, or the ranks its expert pages are dealt to in
 ## @qcode{"expert_parallel"}) and @code{ns_flops}.
@@ -461,7 +462,7 @@ endfunction
 %! d = {"layerwise_lpt"; "zero12_allreduce"};
 %! assert (zero_cost ([4 4; 6 4], 2, "Design", d).design, d);
 %! assert (zero_cost ([4 4; 6 4], 2, "Design", d.').design, d);
-%!error <zero_cost: DESIGN must be 'reference', .* or 'expert_parallel'.> zero_cost ([4 4], 2, "Design", "zero4")
+%!error <zero_cost: DESIGN must be 'reference', .* or 'layerwise_ns_cost'.> zero_cost ([4 4], 2, "Design", "zero4")
 %!error <zero_cost: STAGE must be 1, 2 or 3.> zero_cost ([4 4], 2, "Stage", 4)
 %!error <zero_cost: SPLITROWS\{1\} has 4097 row blocks; at most 4096.> zero_cost ([4097 3], 2, "SplitRows", ones (1, 4097))
 %!error <zero_cost: ORDER must be 'given' or 'size_desc'.> zero_cost ([4 4], 2, "Order", "x")

@@ -20,7 +20,7 @@ classdef zero_cost_result < muon_rows
   ## partition cut and exact on a layout where none does, e.g. at world 1, and
   ## @code{muon_bp}, whose block steps orthogonalize each rank's rows alone) @samp{wrong},
   ## a design @code{zero_muon_step} would refuse here @samp{fails} (with why); last, how to
-  ## reach the rest.  At most 17 lines for the 12 designs.  @code{C(k)} is design k in
+  ## reach the rest.  At most 18 lines for the 13 designs.  @code{C(k)} is design k in
   ## @code{zero_cost}'s order (typing it prints its row, its time per phase and its
   ## tables' sizes, never the tables), @code{C(2).ranks.bytes_sent} a column of it,
   ## @code{C.design} the names and @code{C.summary.bytes_max} a column over the designs;

@@ -381,6 +381,6 @@ endfunction
 %! end_unwind_protect
 
 %!error <zero_load_state: PREFIX must be a file name prefix.> zero_load_state (1, zero_layout ({[2 2]}, 1))
-%!error <zero_load_state: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner', 'muon_bp' or 'expert_parallel'\.> zero_load_state ("x", zero_layout ({[2 2]}, 1), "Variant", "zero4")
+%!error <zero_load_state: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner', 'muon_bp', 'expert_parallel' or 'layerwise_ns_cost'\.> zero_load_state ("x", zero_layout ({[2 2]}, 1), "Variant", "zero4")
 %!error <zero_load_state: L must be a layout from zero_layout.> zero_load_state ("x", 3)
 %!error <zero_load_state: cannot read 'no_such_prefix.rank0.ckpt': no such file.> zero_load_state ("no_such_prefix", zero_layout ({[2 2]}, 1))

@@ -58,13 +58,19 @@
 ## one uninitialised buffer shaped like the last matrix.  A round whose slots differ in size
 ## fails with @code{muonlab:badShape} (DeepSpeed PR 8628); same-size rounds survive.
 ## @item layerwise_lpt
-## Megatron's layer-wise optimizer: whole matrices given to ranks by LPT bin packing
-## (largest first onto the least-loaded rank, by element count, ties to the lower index),
-## one reduce-scatter, no matrix split.  That is Megatron's rule before its PR #6379
-## (2026-08), which balances the NS cost max (m, n) min (m, n)^2 instead, under a 1.3x
-## element cap per rank, walking the parameters last first: on mixed aspect ratios the
-## owners differ (@{8192 x 9, 256 x 256, 256 x 256@} on 2 ranks: imbalance 1.97 here,
-## 1.01 there).
+## Megatron's layer-wise optimizer before its PR #6379 (2026-08): whole matrices given to
+## ranks by LPT bin packing (largest first onto the least-loaded rank, by element count,
+## ties to the lower index), one reduce-scatter, no matrix split.
+## @item layerwise_ns_cost
+## Megatron's layer-wise optimizer since that PR (its layout of one bucket): the matrices
+## walked last first, sorted by the Newton-Schulz cost max (m, n) min (m, n)^2 (equal costs:
+## the later matrix first), each to the rank of least accumulated cost among those whose
+## elements, each matrix's start rounded up to 64, stay within 1.3 x total / W with it, else
+## to the rank of fewest elements; the same reduce-scatter and whole matrices as
+## @code{layerwise_lpt} (without the 64-element alignment in the buffer).  On mixed aspect
+## ratios the owners differ: @{8192 x 9, 256 x 256, 256 x 256@} on 2 ranks has NS imbalance
+## 1.97 under @code{layerwise_lpt} and 1.01 here (@code{zero_cost}).  A matrix's cost is that
+## of its whole rows x cols: Megatron's experts are matrices of their own.
 ## @item moonlight_gather
 ## ZeRO-1 with Moonlight's DP gather: reduce-scatter, momentum on the partition, one
 ## all-gather of the straddling matrices' pieces, NS on each full matrix.
@@ -438,7 +444,7 @@ endfunction
 %! h = g; h{2,1} = int32 (h{2,1}); zero_muon_step (L, h, []);
 %!error <zero_muon_step: RANK_GRADS\{1,2\} must be a double or single matrix, not logical \(convert it: double \(G\)\)\.>
 %! h = g; h{1,2} = h{1,2} > 0; zero_muon_step (L, h, []);
-%!error <zero_muon_step: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner', 'muon_bp' or 'expert_parallel'.>
+%!error <zero_muon_step: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner', 'muon_bp', 'expert_parallel' or 'layerwise_ns_cost'.>
 %! zero_muon_step (L, g, [], "Variant", "zero4");
 %!error <zero_muon_step: EXPERTS must be a positive integer, or a vector of one per parameter.>
 %! zero_muon_step (L, g, [], "Experts", [1 2]);

@@ -230,7 +230,8 @@ muon_status muon_zero_layout_range (muon_ctx *ctx, const muon_zero_layout *L, si
   X (MUON_ZERO_MOONLIGHT_GATHER, 8, "moonlight_gather")                         \
   X (MUON_ZERO_ALLTOALL_OWNER,   9, "alltoall_owner")                           \
   X (MUON_ZERO_MUON_BP,         10, "muon_bp")                                  \
-  X (MUON_ZERO_EXPERT_PARALLEL, 11, "expert_parallel")
+  X (MUON_ZERO_EXPERT_PARALLEL, 11, "expert_parallel")                         \
+  X (MUON_ZERO_LAYERWISE_NS_COST, 12, "layerwise_ns_cost")
 typedef enum {
   MUON_ZERO_VARIANT_LIST (MUON_ENUM_ITEM)
   MUON_ZERO_VARIANT_COUNT = 0 MUON_ZERO_VARIANT_LIST (MUON_ENUM_PLUS_ONE)

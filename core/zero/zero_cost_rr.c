@@ -1,6 +1,6 @@
 /* zero_cost_rr.c - the plan-only cost of the designs that give whole matrices to single
  * ranks (zero_step_rr.c): the ZeRO-3 round robin (with the correct and the aliased pads) and
- * Megatron's layer-wise LPT.
+ * Megatron's layer-wise LPT (by numel, and by Newton-Schulz cost since its PR #6379).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -107,7 +107,32 @@ fail:
   return status;
 }
 
-//---- Megatron's layer-wise LPT (zero_step_rr.c) -------------------------------------------
+//---- Megatron's layer-wise LPT (zero_step_rr.c), by numel or by NS cost ------------------
+
+// The owners by Newton-Schulz cost (zero_ns_cost_owners, the plan's), into C->ns_rank, and
+// the matrices numbered in the order dealt (C->slot).
+static muon_status ns_cost_owners (cost_job *J)
+{
+  muon_ctx *ctx = J->ctx;
+  muon_status status = MUON_OK;
+  size_t np = J->np, *rows = NULL, *cols = NULL, *dealt = NULL;
+  CHECKMEM (rows = calloc (np, sizeof *rows));
+  CHECKMEM (cols = calloc (np, sizeof *cols));
+  CHECKMEM (dealt = malloc (np * sizeof *dealt));
+  for (size_t p = 0; p < np; p++)
+  {
+    rows[p] = J->par[p].rows;
+    cols[p] = J->par[p].cols;
+  }
+  CHECKSTATUS (zero_ns_cost_owners (ctx, np, rows, cols, (int) J->W, J->C->ns_rank, dealt));
+  for (size_t k = 0; k < np; k++)
+    J->C->slot[dealt[k]] = k;
+fail:
+  free (rows);
+  free (cols);
+  free (dealt);
+  return status;
+}
 
 muon_status zcost_lpt (cost_job *J)
 {
@@ -117,18 +142,23 @@ muon_status zcost_lpt (cost_job *J)
   muon_zero_cost *C = J->C;
   size_t np = J->np, W = J->W, seg = 0;
   heap_item *h = NULL;
-  // LPT (zero_plan.c's lpt_assign in O(P log W)): largest matrix first onto the least-
-  // loaded rank, lowest on ties; a binary heap of (load, rank), the root the least
-  CHECKMEM (h = malloc (W * sizeof *h));
-  for (size_t r = 0; r < W; r++)
-    h[r] = (heap_item) { 0, (int) r };
-  for (size_t k = 0; k < np; k++)
+  if (J->o->design == MUON_ZERO_LAYERWISE_NS_COST)
+    CHECKSTATUS (ns_cost_owners (J));
+  else
   {
-    size_t p = sorted[k];
-    int r = h[0].rank;
-    C->ns_rank[p] = r;
-    h[0].load += J->numel[p];
-    zcost_heap_down (h, W, 0);
+    // LPT (zero_plan.c's lpt_assign in O(P log W)): largest matrix first onto the least-
+    // loaded rank, lowest on ties; a binary heap of (load, rank), the root the least
+    CHECKMEM (h = malloc (W * sizeof *h));
+    for (size_t r = 0; r < W; r++)
+      h[r] = (heap_item) { 0, (int) r };
+    for (size_t k = 0; k < np; k++)
+    {
+      size_t p = sorted[k];
+      int r = h[0].rank;
+      C->ns_rank[p] = r;
+      h[0].load += J->numel[p];
+      zcost_heap_down (h, W, 0);
+    }
   }
   zcost_owner_work (J);                 // momentum: the whole matrices it owns
   for (size_t r = 0; r < W; r++)

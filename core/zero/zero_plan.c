@@ -65,6 +65,12 @@ void muon_zero_step_opts_default (muon_zero_step_opts *o)
   muon_update_opts_default (&o->update);
 }
 
+// n rounded up to a multiple of 64: Megatron's pad_param_start.
+static size_t round_up_64 (size_t n)
+{
+  return (n + 63) / 64 * 64;
+}
+
 //---- LPT ----------------------------------------------------------------------------------
 
 // Largest matrix first onto the least-loaded rank (lowest rank on ties): Megatron's
@@ -95,6 +101,106 @@ static muon_status lpt_assign (muon_ctx *ctx, const muon_zero_layout *L, int *ow
       *segment = load[r];
 fail:
   free (keys);
+  free (load);
+  return status;
+}
+
+// A matrix of zero_ns_cost_owners's sort: its cost, its place in the walk (last first), it.
+typedef struct { uint64_t cost; size_t walk, index; } ns_cost_key;
+
+// Cost descending, then the walk's order: Python's stable sort of the walk by -cost.
+static int ns_cost_key_desc (const void *a, const void *b)
+{
+  const ns_cost_key *x = a, *y = b;
+  if (x->cost != y->cost)
+    return x->cost < y->cost ? 1 : -1;
+  return (x->walk > y->walk) - (x->walk < y->walk);
+}
+
+// Megatron's LayerWiseDistributedOptimizer since its PR #6379 (2026-08), one bucket: the
+// matrices walked last first and stably sorted by the Newton-Schulz cost max (m, n) min (m,
+// n)^2, descending (equal costs: the higher index first); each goes to the rank of least
+// accumulated cost among those whose element cursor, with the matrix's start rounded up to
+// 64 elements, stays within 1.3 total / W, else (no such rank) to the rank of least cursor;
+// the lowest rank on ties.  Costs are exact integers, as Python's; BADSHAPE where their sum
+// would pass 2^64.  [out] owner[np]; [out] dealt[np] (may be NULL): the matrices in the
+// order dealt.
+muon_status zero_ns_cost_owners (muon_ctx *ctx, size_t np, const size_t *rows,
+                                 const size_t *cols, int W, int *owner, size_t *dealt)
+{
+  muon_status status = MUON_OK;
+  ns_cost_key *keys = NULL;
+  uint64_t *load = NULL, all = 0;
+  size_t *cursor = NULL, total = 0;
+  CHECKMEM (keys = malloc (np * sizeof *keys));
+  CHECKMEM (load = calloc ((size_t) W, sizeof *load));
+  CHECKMEM (cursor = calloc ((size_t) W, sizeof *cursor));
+  for (size_t p = 0; p < np; p++)
+  {
+    uint64_t big = rows[p] > cols[p] ? rows[p] : cols[p];
+    uint64_t small = rows[p] > cols[p] ? cols[p] : rows[p];
+    CHECK (MUON_ERR_BADSHAPE, small == 0 || (small <= UINT64_MAX / small
+                                              && big <= UINT64_MAX / (small * small)
+                                              && all <= UINT64_MAX - big * small * small),
+           "matrix %zu: the Newton-Schulz costs of the matrices pass 2^64", p + 1);
+    keys[p] = (ns_cost_key) { big * small * small, np - 1 - p, p };
+    all += keys[p].cost;
+    total += rows[p] * cols[p];
+  }
+  qsort (keys, np, sizeof *keys, ns_cost_key_desc);
+  double cap = (double) total / W * (1 + 0.3);   // Python's float, compared exactly
+  for (size_t k = 0; k < np; k++)
+  {
+    size_t p = keys[k].index, n = rows[p] * cols[p];
+    int best = -1;
+    for (int r = 0; r < W; r++)
+      if ((double) (round_up_64 (cursor[r]) + n) <= cap && (best < 0 || load[r] < load[best]))
+        best = r;
+    if (best < 0)
+    {
+      best = 0;
+      for (int r = 1; r < W; r++)
+        if (cursor[r] < cursor[best])
+          best = r;
+    }
+    owner[p] = best;
+    cursor[best] = round_up_64 (cursor[best]) + n;
+    load[best] += keys[k].cost;
+    if (dealt)
+      dealt[k] = p;
+  }
+fail:
+  free (keys);
+  free (load);
+  free (cursor);
+  return status;
+}
+
+// zero_ns_cost_owners on L's matrices.  [out] owner[nparams], *segment (largest load).
+static muon_status ns_cost_assign (muon_ctx *ctx, const muon_zero_layout *L, int *owner,
+                                   size_t *segment)
+{
+  muon_status status = MUON_OK;
+  size_t *rows = NULL, *cols = NULL, *load = NULL;
+  CHECKMEM (rows = malloc (L->nparams * sizeof *rows));
+  CHECKMEM (cols = malloc (L->nparams * sizeof *cols));
+  CHECKMEM (load = calloc ((size_t) L->world, sizeof *load));
+  for (size_t p = 0; p < L->nparams; p++)
+  {
+    rows[p] = L->params[p].rows;
+    cols[p] = L->params[p].cols;
+  }
+  CHECKSTATUS (zero_ns_cost_owners (ctx, L->nparams, rows, cols, L->world, owner, NULL));
+  *segment = 0;
+  for (size_t p = 0; p < L->nparams; p++)
+  {
+    load[owner[p]] += L->params[p].numel;
+    if (load[owner[p]] > *segment)
+      *segment = load[owner[p]];
+  }
+fail:
+  free (rows);
+  free (cols);
   free (load);
   return status;
 }
@@ -179,6 +285,7 @@ static int updates (const zvariant *t, const muon_zero_plan *P, int r, size_t p)
     case ZUPD_PIECES: return r >= q->first_owner && r <= q->last_owner;
     case ZUPD_ROUND_ROBIN: return (int) (q->slot % (size_t) P->world) == r;
     case ZUPD_LPT:
+    case ZUPD_LPT_NS_COST:
     case ZUPD_UNITS:
     case ZUPD_SIZE_RR:
     case ZUPD_SIZE_RR_BLOCKS: return P->lpt_owner[p] == r;
@@ -210,6 +317,11 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
   {
     CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
     CHECKSTATUS (lpt_assign (ctx, L, P->lpt_owner, &P->lpt_segment));
+  }
+  if (t->updates == ZUPD_LPT_NS_COST)
+  {
+    CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
+    CHECKSTATUS (ns_cost_assign (ctx, L, P->lpt_owner, &P->lpt_segment));
   }
   if (t->updates == ZUPD_SIZE_RR || t->updates == ZUPD_SIZE_RR_BLOCKS)
   {

@@ -30,7 +30,8 @@ typedef enum { ZPART_LAYOUT, ZPART_STAGE3, ZPART_ROW_SHARDS } zpart_rule;
 // Which ranks update (run Newton-Schulz on) matrix p: every rank (DDP), every rank holding
 // a piece of it (the whole matrix), every rank holding a piece of it (the block of rows its
 // piece touches: no split row blocks then), the rank of its flat slot mod W (round robin),
-// its LPT owner (numel descending onto the least-loaded rank, Megatron), its size owner
+// its LPT owner (numel descending onto the least-loaded rank, Megatron; or by Newton-Schulz
+// cost under an element cap, Megatron since its PR #6379: zero_ns_cost_owners), its size owner
 // (round robin over the matrices by numel descending, index ascending: FSDP2 / Dion), or
 // its size owner on full steps and every rank its row shard on block steps (MuonBP), or the
 // owner of each of its units (expert parallel: every expert page on its expert's rank, the
@@ -39,7 +40,7 @@ typedef enum { ZPART_LAYOUT, ZPART_STAGE3, ZPART_ROW_SHARDS } zpart_rule;
 // ns_calls count the full step.
 typedef enum {
   ZUPD_ALL, ZUPD_OWNERS, ZUPD_PIECES, ZUPD_ROUND_ROBIN, ZUPD_LPT, ZUPD_SIZE_RR,
-  ZUPD_SIZE_RR_BLOCKS, ZUPD_UNITS
+  ZUPD_SIZE_RR_BLOCKS, ZUPD_UNITS, ZUPD_LPT_NS_COST
 } zupdate_rule;
 
 // What each rank returns (its owned spans): its pieces of the partition, the whole
@@ -83,7 +84,8 @@ typedef muon_status (*zdev_fn) (zdev *z);
   X (MUON_ZERO_MOONLIGHT_GATHER, 1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_OWNERS,      ZKEEP_PIECES, zstep_moonlight, zcost_zero12, zdev_moonlight) \
   X (MUON_ZERO_ALLTOALL_OWNER,   1, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR,        ZKEEP_ROWS, zstep_alltoall_owner, zcost_row_shards, zdev_alltoall_owner) \
   X (MUON_ZERO_MUON_BP,          0, ZPART_ROW_SHARDS, MUON_ZERO_MOM_PART, ZUPD_SIZE_RR_BLOCKS, ZKEEP_ROWS, zstep_muon_bp, zcost_row_shards, zdev_muon_bp) \
-  X (MUON_ZERO_EXPERT_PARALLEL,  1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_UNITS,       ZKEEP_PIECES, zstep_expert_parallel, zcost_expert_parallel, zdev_expert_parallel)
+  X (MUON_ZERO_EXPERT_PARALLEL,  1, ZPART_LAYOUT, MUON_ZERO_MOM_PART, ZUPD_UNITS,       ZKEEP_PIECES, zstep_expert_parallel, zcost_expert_parallel, zdev_expert_parallel) \
+  X (MUON_ZERO_LAYERWISE_NS_COST, 1, ZPART_LAYOUT, MUON_ZERO_MOM_FULL, ZUPD_LPT_NS_COST, ZKEEP_WHOLE,  zstep_lpt, zcost_lpt, zdev_lpt)
 
 // The table is read in four places, each taking the columns it needs, so that the plan
 // below never calls the step above it: zero_plan.c (the facts, as a zvariant per variant),
@@ -119,6 +121,12 @@ static inline void zshard_rows (size_t rows, int W, int r, size_t *r0, size_t *n
   *r0 = a;
   *nr = b - a;
 }
+
+// The owners of ZUPD_LPT_NS_COST (zero_plan.c; the plan's and the cost model's): [out]
+// owner[np] of the np matrices rows[p] x cols[p] on W ranks, and dealt[np] (may be NULL),
+// the matrices in the order they were dealt.
+muon_status zero_ns_cost_owners (muon_ctx *ctx, size_t np, const size_t *rows,
+                                 const size_t *cols, int W, int *owner, size_t *dealt);
 
 // The step functions, the cost models and the device steps the table names (a cost model
 // takes the job of zero_cost_impl.h).

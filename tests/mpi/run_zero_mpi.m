@@ -25,7 +25,7 @@ function run_zero_mpi ()
   tests = {};
   for v = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
            "zero2_slice_only", "zero2_multi_owner", "zero3_round_robin", "layerwise_lpt", ...
-           "moonlight_gather", "alltoall_owner", "expert_parallel"}
+           "moonlight_gather", "alltoall_owner", "expert_parallel", "layerwise_ns_cost"}
     tests(end+1:end+2) = {[v{1} "_vs_sim_bitwise"], @(c) t_bitwise (c, v{1})};
   endfor
   ## MuonBP with period 2: full, block, full step

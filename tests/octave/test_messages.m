@@ -75,7 +75,7 @@ endfunction
 %! assert (strncmp (m, "muon_ns: unknown coefficient schedule 'polar_expres'; did you mean 'polar_express'", numel ("muon_ns: unknown coefficient schedule 'polar_expres'; did you mean 'polar_express'")), m);
 %! assert (! isempty (strfind (m, " Coefficient schedules: keller, you, polar_express, ")));
 %! m = err_of (@() zero_cost ([4 4], 2, "Design", "layerwise_lp"));
-%! assert (regexp (m, "^zero_cost: DESIGN must be 'reference', .* or 'expert_parallel'; did you mean 'layerwise_lpt'\\?$") == 1);
+%! assert (regexp (m, "^zero_cost: DESIGN must be 'reference', .* or 'layerwise_ns_cost'; did you mean 'layerwise_lpt'\\?$") == 1);
 %! m = err_of (@() muonlab_demo ("plan_at_scal"));
 %! assert (regexp (m, "; did you mean 'plan_at_scale'\\?$") > 0);
 

@@ -426,7 +426,7 @@ endfunction
 %! assert (L, test_options ("private", "core_lists"));
 %! assert (L.lists.precision, {"double", "single", "bf16", "fp16"});
 %! assert (L.lists.gemm, {"auto", "openblas", "onednn"});
-%! assert (L.lists.zero_variant{end}, "expert_parallel");
+%! assert (L.lists.zero_variant{end}, "layerwise_ns_cost");
 %! ## what each design runs Newton-Schulz on: slice-only its pieces' rows, MuonBP its row
 %! ## shards on block steps, the rest whole blocks (zero_muon_step's divergence bound)
 %! sc = L.ns_scope.zero_variant;

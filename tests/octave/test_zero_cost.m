@@ -25,7 +25,7 @@ function designs = sim_designs ()
   designs = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
              "zero2_slice_only", "zero2_multi_owner", "zero3_round_robin", ...
              "zero3_round_robin_aliased_pads", "layerwise_lpt", "moonlight_gather", ...
-             "alltoall_owner", "muon_bp"};
+             "alltoall_owner", "muon_bp", "layerwise_ns_cost"};
 endfunction
 
 ## A random problem: shapes, world, stage, order.
@@ -55,6 +55,36 @@ function owner = lpt (numels, W)
     [~, r] = min (load);
     owner(p) = r - 1;
     load(r) += numels(p);
+  endfor
+endfunction
+
+## Megatron's LayerWiseDistributedOptimizer since its PR #6379, one bucket, written here from
+## its description: walk the matrices last first, sort stably by the NS cost max (m, n) *
+## min (m, n)^2 descending; each to the least accumulated cost among the ranks whose element
+## cursor (the start rounded up to 64) plus the matrix stays within 1.3 total / W, else to
+## the least cursor; the lowest rank on ties.  0-based owners.
+function owner = megatron_owners (shapes, W)
+  P = rows (shapes);
+  walk = P:-1:1;
+  big = max (shapes(walk,:), [], 2);
+  small = min (shapes(walk,:), [], 2);
+  [~, k] = sort (-(big .* small .^ 2));      # Octave's sort is stable
+  cap = sum (prod (shapes, 2)) / W * 1.3;
+  cost = zeros (1, W);
+  cursor = zeros (1, W);
+  owner = zeros (1, P);
+  for p = walk(k)
+    n = prod (shapes(p,:));
+    fits = find (ceil (cursor / 64) * 64 + n <= cap);
+    if (isempty (fits))
+      [~, r] = min (cursor);
+    else
+      [~, i] = min (cost(fits));
+      r = fits(i);
+    endif
+    owner(p) = r - 1;
+    cursor(r) = ceil (cursor(r) / 64) * 64 + n;
+    cost(r) += max (shapes(p,:)) * min (shapes(p,:)) ^ 2;
   endfor
 endfunction
 
@@ -133,9 +163,10 @@ endfunction
 %!   pf = f.gram;
 %!   pf(sq) = f.standard(sq);
 %!   pf = pf(:).';
-%!   C = zero_cost (L, [], "Method", "gram", "Design", designs([1 2 5 6 8 9]));
+%!   C = zero_cost (L, [], "Method", "gram", "Design", designs([1 2 5 6 8 9 12]));
 %!   owners = {L.params.owners};
 %!   lp = test_zero_cost ("lpt", prod (shapes, 2).', W);
+%!   mg = test_zero_cost ("megatron_owners", shapes, W);
 %!   for c = struct (C)
 %!     want = zeros (W, 1);
 %!     for p = 1:rows (shapes)
@@ -146,6 +177,8 @@ endfunction
 %!           r = mod (L3.params(p).slot - 1, W);
 %!         case "layerwise_lpt"
 %!           r = lp(p);
+%!         case "layerwise_ns_cost"
+%!           r = mg(p);
 %!         otherwise
 %!           r = owners{p};
 %!       endswitch
@@ -487,3 +520,30 @@ endfunction
 %! ## all-to-all: rows in ceil (rows / 3) shards, 27 elements a rank, 81 in the flat buffer
 %! A = zero_cost (shapes, 3, "Design", "alltoall_owner");
 %! assert ([A.partition_size, A.padded_total], [27 81]);
+
+%!test
+%! ## layerwise_ns_cost's owners are Megatron's since its PR #6379 (the port above) on
+%! ## transformer-like mixes at 2-16 ranks, where the element cap binds and where it does not
+%! for trial = 1:40
+%!   rand ("seed", 500 + trial);
+%!   P = randi ([2 40]);
+%!   shapes = 64 * randi (16, P, 2);
+%!   thin = rand (P, 1) < 0.3;             # a few thin ones: the cap binds
+%!   shapes(thin, 2) = randi (9, nnz (thin), 1);
+%!   W = randi ([2 16]);
+%!   C = zero_cost (shapes, W, "Design", "layerwise_ns_cost");
+%!   assert (C.params.ns_rank, test_zero_cost ("megatron_owners", shapes, W).', ...
+%!           sprintf ("trial %d", trial));
+%! endfor
+%! ## the case where numel LPT loads one rank with both square matrices: NS cost splits them
+%! ## (owners 0, 1, 0: the tall one goes where the cap leaves room, the least cursor)
+%! C = zero_cost ([8192 9; 256 256; 256 256], 2, "Design", {"layerwise_lpt", "layerwise_ns_cost"});
+%! assert (C(1).params.ns_rank.', [0 1 1]);
+%! assert (C(2).params.ns_rank.', [0 1 0]);
+%! assert (C(1).summary.imbalance > 1.9 && C(2).summary.imbalance < 1.05);
+%! ## and the plan of a real step holds the same: rank 1 orthogonalizes the second matrix only
+%! L = zero_layout ({[8192 9], [256 256], [256 256]}, 2);
+%! g = cellfun (@(s) randn (s), repmat ({[8192 9], [256 256], [256 256]}, 2, 1), "uniformoutput", false);
+%! R = zero_muon_step (L, g, [], "Variant", "layerwise_ns_cost", "Steps", 1);
+%! assert ([R.ranks.ns_calls], [2 1]);
+%! assert (numel (R.ranks(2).update), 256 * 256);
