@@ -1,7 +1,8 @@
 /* update.c - the Muon update on the CPU: momentum, Nesterov input, Newton-Schulz per block,
  * update scale (MUON_FACTS 1.4, 2, 3, 5, 8; muon_math.h).
  *
- *   1. per element (muon_update_math.h, fp64):  M = step (M, G);  X = nesterov (M, G) or M
+ *   1. per element (muon_update_math.h, fp64 or torch's): M = step (M, G); X = nesterov (M, G)
+ *      or M
  *   2. per block (a page, or a row block of a page with split_rows):  U = muon_ns (X)
  *   3. per block:  U *= scale (block rows, block cols) * scale_factor
  *
@@ -46,6 +47,17 @@ muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, si
   CHECK (MUON_ERR_BADARG, o->nesterov == 0 || o->nesterov == 1, "nesterov must be 0 or 1");
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_MOMENTUM_FORM_LIST, o->form),
          "unknown momentum form %d", (int) o->form);
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_MOMENTUM_ARITH_LIST, o->arith),
+         "unknown momentum arithmetic %d", (int) o->arith);
+  CHECK (MUON_ERR_BADARG, (o->g_class == MUON_PREC_DOUBLE || o->g_class == MUON_PREC_BF16
+                           || o->g_class == MUON_PREC_FP16)
+                          && (o->m_class == MUON_PREC_DOUBLE || o->m_class == MUON_PREC_BF16
+                              || o->m_class == MUON_PREC_FP16),
+         "the classes of G and M must be double (their own type), bf16 or fp16");
+  CHECK (MUON_ERR_BADARG, !(o->arith == MUON_ARITH_TORCH && o->form == MUON_MOMENTUM_SGD
+                            && o->nesterov && (o->g_class || o->m_class)),
+         "torch's momentum arithmetic of the sgd form with Nesterov has no fixed bits on "
+         "bf16 or fp16 arrays (torch's add with alpha rounds them two ways)");
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_SCALE_RULE_LIST, o->scale),
          "unknown scale rule %d", (int) o->scale);
   CHECK (MUON_ERR_BADARG, isfinite (o->scale_factor) && o->scale_factor > 0,
@@ -200,7 +212,10 @@ muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, mu
     CHECKMEM (xbuf);
     X = muon_tensor_batch (MUON_F64, xbuf, rows, cols, batch);
   }
-  int form = (int) o->form;
+  int form = (int) o->form, arith = (int) o->arith;
+  // torch's storage classes (muon_update_math.h): 0 double, 1 single, 2 bf16, 3 fp16
+  int pm = M->dtype == MUON_F64 ? 0 : o->m_class ? (int) o->m_class : 1;
+  int px = G->dtype == MUON_F64 ? 0 : o->g_class ? (int) o->g_class : 1;
   double beta = o->beta;
   for (size_t e = 0; e < batch; e++)
     for (size_t j = 0; j < cols; j++)
@@ -208,9 +223,10 @@ muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, mu
       {
         double g = get (G, e * G->stride + j * G->ld + i);
         size_t at = e * M->stride + j * M->ld + i;
-        double m = put (M, at, muon_momentum_step (form, beta, get (M, at), g));
+        double m = put (M, at, muon_momentum_step_as (arith, form, pm, beta, get (M, at), g));
         if (xbuf)
-          xbuf[e * rows * cols + j * rows + i] = muon_nesterov_input (form, beta, m, g);
+          xbuf[e * rows * cols + j * rows + i] = muon_nesterov_input_as (arith, form, pm, px,
+                                                                      beta, m, g);
       }
 
   // 2, 3. per row block (the whole page without split_rows): NS, then the scale
