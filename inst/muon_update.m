@@ -45,13 +45,13 @@
 ## xtuner scale the 16-bit NS output in place, one rounding more (@code{muon_round (U,
 ## "bf16")} gives their product; it matters where scale > 1, r > c), and Dao's Muon (dion's
 ## Gram path too) returns its fp16 Gram result as bf16 (0.17% off the fp16 one) and scales
-## that in bf16.  M and X are computed in double and
-## rounded once into @var{G}'s class, where torch's @code{lerp_} (Keller's, torch's)
-## rounds in fp32 with its own formula (for w >= 0.5, @code{b - (b - a) (1 - w)}): 20-40%
-## of the momentum's elements can differ in the last bit, and a bf16 Newton-Schulz can
-## turn one flipped bf16 element of X into a different update (2 of 40 48 x 48 single
-## gradients, 5% of the largest entry).  Bit for bit with the peers holds, at best, for
-## the NS and the scale of the same X (@code{muon_ns}'s "Fused" says where).
+## that in bf16.  By default (@qcode{"MomentumArith"} @qcode{"fp64"}) M and X are
+## computed in double, M rounded once into its class (X held in double for the NS), where torch's
+## @code{lerp_} computes in fp32 with fused multiply-adds: 5-30% of the momentum's
+## elements then differ in the last bit, and a bf16 Newton-Schulz can turn one flipped
+## bf16 element of X into a different update.  @qcode{"MomentumArith"} @qcode{"torch"}
+## gives torch's bits of M and X (below); bit for bit with the peers' update then holds
+## where their NS and scale of the same X do (@code{muon_ns}'s "Fused" says where).
 ##
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -61,6 +61,21 @@
 ## true (default) or false.
 ## @item "MomentumForm"
 ## @qcode{"ema"} (default) or @qcode{"sgd"}, as above.
+## @item "MomentumArith"
+## @qcode{"fp64"} (default): M and X in double, M rounded once into its class, as above.
+## @qcode{"torch"}: torch's element-wise ops as the peers write them, EMA
+## @code{buf.lerp_ (g, 1-beta)}, @code{g.lerp (buf, beta)} (Keller, torch.optim.Muon,
+## DeepSpeed), SGD @code{buf.mul_ (beta).add_ (g)}, @code{g.add (buf, alpha=beta)}
+## (Moonlight, Dion, xtuner), in torch's opmath of the momentum's class (fp32 for single
+## and for bf16 / fp16 device arrays, fp64 for double) with its fused multiply-adds
+## (@code{lerp (a, b, w)} is @code{fma (w, b-a, a)} for |w| < 0.5, else @code{fma (w-1,
+## b-a, b)}; @code{mul_} is rounded before @code{add_}; the add with alpha is
+## @code{fma (beta, buf, g)}), each result rounded into its class, X into @var{G}'s before
+## the NS.  These are torch 2.15's CPU bits (AVX2, AVX512: 0 of 100003 elements apart;
+## its unvectorized build, ATEN_CPU_CAPABILITY=default, fuses nothing and differs).  An
+## error for the sgd form with Nesterov on bf16 / fp16 device arrays (torch's 16-bit add
+## with alpha rounds two ways, by where an element falls), for the Muon family's
+## algorithms (and NormScale, EpsPlacement), and in @code{zero_muon_step}.
 ## @item "Scale"
 ## @qcode{"keller"} (default) @code{sqrt (max (1, r/c))} (Keller, DeepSpeed, torch
 ## "original"); @qcode{"rms"} @code{0.2*sqrt (max (r, c))} (Moonlight, torch

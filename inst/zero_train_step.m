@@ -159,6 +159,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   try
     [v, zargs] = parse_options (fname, "zero_train_step", varargin);
     zo = parse_options (fname, "zero_muon_step", zargs);
+    zero_fp64_momentum (fname, zo.arith);
     [W, shapes] = zero_check_layout (fname, L);
     P = rows (shapes);
     [ranks, nl] = zero_local_ranks (fname, zo.comm, W);

@@ -73,6 +73,11 @@ function [U, state] = run_update (fname, G, state, args)
     endif
   endif
 
+  if (family && strcmp (opts.arith, "torch"))
+    error ("muonlab:unsupported",
+           "%s: MOMENTUMARITH 'torch' is the core's Muon update (ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'), not ALGORITHM '%s' with these options.",
+           fname, opts.algorithm);
+  endif
   if (family && (E > 1 || ! isempty (sr) || ndims (G) == 3))
     error ("muonlab:badArg",
            "%s: ALGORITHM '%s' (and NORMSCALE, EPSPLACEMENT) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.",
