@@ -435,6 +435,12 @@ endfunction
 
 %!error <zero_muon_step: RANK_GRADS must be a 2 x 3 cell \(ranks x parameters\).>
 %! zero_muon_step (L, g(:,1:2), []);
+%!error <zero_muon_step: MOMENTUMARITH 'torch' is muon_update's: a distributed step computes its momentum in fp64\.>
+%! zero_muon_step (L, g, [], "MomentumArith", "torch");
+%!error id=muonlab:unsupported zero_muon_step (L, g, [], "MomentumArith", "torch");
+%!test
+%! ## "fp64" (the default) is taken and changes nothing
+%! assert (isequal (zero_muon_step (L, g, [], "MomentumArith", "fp64"), zero_muon_step (L, g, [])));
 %!error <zero_muon_step: RANK_GRADS\{2,1\} must be a real 6 x 4 matrix.>
 %! h = g; h{2,1} = 1; zero_muon_step (L, h, []);
 %!error <zero_muon_step: RANK_GRADS\{2,1\} must be a double or single matrix, not int32 \(convert it: double \(G\)\)\.>

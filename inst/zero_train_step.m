@@ -451,6 +451,7 @@ endfunction
 
 %!error <Invalid call> zero_train_step (1, 2)
 %!error <zero_train_step: RANK_GRADS must be a 2 x 3 cell \(ranks x parameters\).> zero_train_step (L, {}, [])
+%!error <zero_train_step: MOMENTUMARITH 'torch' is muon_update's: a distributed step computes its momentum in fp64\.> zero_train_step (L, {}, [], "MomentumArith", "torch")
 %!error <zero_train_step: PERMICROBATCHNS cannot be combined with a clip before Newton-Schulz.> zero_train_step (L, {}, [], "PerMicroBatchNS", true, "ClipPolicy", "before_ns")
 %!error <zero_train_step: CLIPSKIPFLAG must be 'members' or 'container'.> zero_train_step (L, {}, [], "ClipSkipFlag", "x")
 %!error <zero_train_step: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner', 'muon_bp' or 'expert_parallel'\.> zero_train_step (L, {}, [], "Variant", "x")

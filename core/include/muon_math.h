@@ -344,6 +344,13 @@ void muon_update_opts_default (muon_update_opts *o);
 muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
                          const muon_update_opts *o);
 
+// Step 1 of muon_update alone, on the CPU: [in] G, [in,out] M as muon_update has them, [out]
+// X (F64 or F32, like G) the Newton-Schulz input muon_update would orthogonalize: the
+// Nesterov input, or M without Nesterov, rounded into X's type (for the Muon family's rules,
+// which run the rest themselves).  The options are checked as muon_update checks them.
+muon_status muon_update_momentum (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M,
+                                  muon_tensor *X, const muon_update_opts *o);
+
 // The scale of a rows x cols block under rule, times factor.  [out] *scale.
 muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows, size_t cols,
                                double factor, double *scale);

@@ -73,9 +73,9 @@ function [U, state] = run_update (fname, G, state, args)
     endif
   endif
 
-  if (family && strcmp (opts.arith, "torch"))
+  if (any (strcmp (opts.algorithm, {"dion", "dion2"})) && strcmp (opts.arith, "torch"))
     error ("muonlab:unsupported",
-           "%s: MOMENTUMARITH 'torch' is the core's Muon update (ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'), not ALGORITHM '%s' with these options.",
+           "%s: MOMENTUMARITH 'torch' does not apply to ALGORITHM '%s' (its momentum is M += G).",
            fname, opts.algorithm);
   endif
   if (family && (E > 1 || ! isempty (sr) || ndims (G) == 3))

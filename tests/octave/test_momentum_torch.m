@@ -67,3 +67,19 @@ endfunction
 %!   [P, opt] = muon_step (opt, P, struct ("W", c.G{k}));
 %! endfor
 %! assert (isequal (opt.muon.W.momentum, c.M{3}));
+
+%!test
+%! ## the Muon family's rules take torch's momentum too: torch.optim.Muon's eps floor
+%! ## (EpsPlacement max, its NS's G / max (||G||, eps)) keeps the momentum's bits, and Muon's
+%! ## U is then muon_ns of torch's X with that placement; NorMuon runs on the same M
+%! for c = C(strcmp ({C.class}, "single"))
+%!   o = {"MomentumArith", "torch", "MomentumForm", c.form, "Nesterov", c.nesterov};
+%!   s = [];  sn = [];
+%!   for k = 1:3
+%!     [U, s] = muon_update (c.G{k}, s, o{:}, "EpsPlacement", "max");
+%!     assert (isequal (s.momentum, c.M{k}));
+%!     assert (isequal (U, muon_ns (c.X{k}, "EpsPlacement", "max")));
+%!     [~, sn] = muon_update (c.G{k}, sn, o{:}, "Algorithm", "normuon");
+%!     assert (isequal (sn.momentum, c.M{k}));
+%!   endfor
+%! endfor
