@@ -157,11 +157,50 @@ static void test_update (void)
   muon_ctx_destroy (&ctx);
 }
 
+// muon_update_momentum: step 1 alone, M as muon_update leaves it, X the Nesterov input in
+// X's type (or M without Nesterov); a shape error leaves M as it was.
+static void test_momentum_only (void)
+{
+  muon_ctx *ctx = NULL;
+  T_EQ_INT (muon_ctx_create (&ctx), MUON_OK);
+  enum { R = 3, C = 4, N = R * C };
+  float g[N], m[N] = { 0 }, m2[N] = { 0 }, x[N], u[N];
+  for (int i = 0; i < N; i++)
+    g[i] = (float) cos (0.3 + i);
+  muon_update_opts o;
+  muon_update_opts_default (&o);
+  o.arith = MUON_ARITH_TORCH;
+  muon_tensor G = muon_tensor_matrix (MUON_F32, g, R, C), M = muon_tensor_matrix (MUON_F32, m,
+                                                                                  R, C);
+  muon_tensor M2 = muon_tensor_matrix (MUON_F32, m2, R, C), X = muon_tensor_matrix (MUON_F32, x,
+                                                                                   R, C);
+  muon_tensor U = muon_tensor_matrix (MUON_F32, u, R, C);
+  T_EQ_INT (muon_update_momentum (ctx, &G, &M, &X, &o), MUON_OK);
+  T_EQ_INT (muon_update (ctx, &G, &M2, &U, &o), MUON_OK);
+  int same = 1;
+  for (int i = 0; i < N; i++)
+    same &= m[i] == m2[i] && m[i] == (float) muon_momentum_step_torch (0, 1, o.beta, 0, g[i])
+            && x[i] == (float) muon_nesterov_input_torch (0, 1, 1, o.beta, m[i], g[i]);
+  T_ASSERT (same);
+  o.nesterov = 0;
+  T_EQ_INT (muon_update_momentum (ctx, &G, &M, &X, &o), MUON_OK);
+  same = 1;
+  for (int i = 0; i < N; i++)
+    same &= x[i] == m[i];
+  T_ASSERT (same);
+  float keep = m[0];
+  X.rows = 2;
+  T_EQ_INT (muon_update_momentum (ctx, &G, &M, &X, &o), MUON_ERR_BADSHAPE);
+  T_ASSERT (m[0] == keep);
+  muon_ctx_destroy (&ctx);
+}
+
 int main (int argc, char **argv)
 {
   (void) argc;
   T_RUN (test_elements);
   T_RUN (test_option);
   T_RUN (test_update);
+  T_RUN (test_momentum_only);
   return T_DONE (argv[0]);
 }
