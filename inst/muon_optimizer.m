@@ -138,7 +138,8 @@
 ## @item any @code{muon_update} option
 ## every option of @code{muon_update}, its @code{muon_ns} options included:
 ## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"MomentumForm"},
-## @qcode{"Scale"}, @qcode{"Experts"}, @dots{}, @qcode{"Method"}, @qcode{"Precision"},
+## @qcode{"MomentumArith"} (@qcode{"torch"}: torch's momentum bits), @qcode{"Scale"},
+## @qcode{"Experts"}, @dots{}, @qcode{"Method"}, @qcode{"Precision"},
 ## @qcode{"Eps"} (the NS normalization eps, not AdamW's), @dots{}, and the Muon family's
 ## @qcode{"Algorithm"} (@qcode{"normuon"}, @qcode{"adamuon"}, @qcode{"namo"},
 ## @qcode{"polargrad"}, @qcode{"scion"}, @qcode{"dion"}, @qcode{"dion2"}) and

@@ -45,13 +45,14 @@
 ## xtuner scale the 16-bit NS output in place, one rounding more (@code{muon_round (U,
 ## "bf16")} gives their product; it matters where scale > 1, r > c), and Dao's Muon (dion's
 ## Gram path too) returns its fp16 Gram result as bf16 (0.17% off the fp16 one) and scales
-## that in bf16.  M and X are computed in double and
-## rounded once into @var{G}'s class, where torch's @code{lerp_} (Keller's, torch's)
-## rounds in fp32 with its own formula (for w >= 0.5, @code{b - (b - a) (1 - w)}): 20-40%
-## of the momentum's elements can differ in the last bit, and a bf16 Newton-Schulz can
-## turn one flipped bf16 element of X into a different update (2 of 40 48 x 48 single
-## gradients, 5% of the largest entry).  Bit for bit with the peers holds, at best, for
-## the NS and the scale of the same X (@code{muon_ns}'s "Fused" says where).
+## that in bf16.  By default (@qcode{"MomentumArith"} @qcode{"fp64"}) M and X are
+## computed in double, M rounded once into its class (X held in double for the NS),
+## where torch's @code{lerp_} computes in fp32 with fused multiply-adds: 5-30% of the
+## momentum's elements then differ in the last bit (37-44% of a 12 x 20 single after 3
+## steps), and a bf16 Newton-Schulz can turn one flipped bf16 element of X into a
+## different update.  @qcode{"MomentumArith"} @qcode{"torch"}
+## gives torch's bits of M and X (below); bit for bit with the peers' update then holds
+## where their NS and scale of the same X do (@code{muon_ns}'s "Fused" says where).
 ##
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -61,6 +62,23 @@
 ## true (default) or false.
 ## @item "MomentumForm"
 ## @qcode{"ema"} (default) or @qcode{"sgd"}, as above.
+## @item "MomentumArith"
+## @qcode{"fp64"} (default): M and X in double, M rounded once into its class, as above.
+## @qcode{"torch"}: torch's element-wise ops as the peers write them, EMA
+## @code{buf.lerp_ (g, 1-beta)}, @code{g.lerp (buf, beta)} (Keller, torch.optim.Muon,
+## DeepSpeed), SGD @code{buf.mul_ (beta).add_ (g)}, @code{g.add (buf, alpha=beta)}
+## (Moonlight, Dion, xtuner), in torch's opmath of the momentum's class (fp32 for single
+## and for bf16 / fp16 device arrays, fp64 for double) with its fused multiply-adds
+## (@code{lerp (a, b, w)} is @code{fma (w, b-a, a)} for |w| < 0.5, else @code{fma (w-1,
+## b-a, b)}; @code{mul_} is rounded before @code{add_}; the add with alpha is
+## @code{fma (beta, buf, g)}), each result rounded into its class, X into @var{G}'s before
+## the NS.  These are torch 2.15's CPU bits (AVX2, AVX512: 0 of 100003 elements apart;
+## its unvectorized build, ATEN_CPU_CAPABILITY=default, fuses nothing and differs).  The
+## Muon family's rules and @qcode{"NormScale"}, @qcode{"EpsPlacement"} take it too (the
+## core computes their momentum: torch.optim.Muon's eps floor is @qcode{"EpsPlacement",
+## "max"}).  An error for the sgd form with Nesterov on bf16 / fp16 device arrays
+## (torch's 16-bit add with alpha rounds two ways, by where an element falls), for
+## @qcode{"dion"} and @qcode{"dion2"} (M += G), and in @code{zero_muon_step}.
 ## @item "Scale"
 ## @qcode{"keller"} (default) @code{sqrt (max (1, r/c))} (Keller, DeepSpeed, torch
 ## "original"); @qcode{"rms"} @code{0.2*sqrt (max (r, c))} (Moonlight, torch
@@ -287,6 +305,17 @@ endfunction
 %! assert (U(5:12, :), muon_update (G(5:12, :), []));
 
 %!test
+%! ## MomentumArith "torch": torch.optim.Muon's buf.lerp_ (g, 0.05) in fp32 with fmaf
+%! ## (torch 2.15 wrote 0x3ee749b4 for these m and g); the default fp64 arithmetic
+%! ## rounds to the neighbour
+%! m = hex2num ("3f0b155d", "single");
+%! g = hex2num ("bfa4da72", "single");
+%! s = struct ("momentum", m * ones (2, 2, "single"), "step", 1, "form", "ema");
+%! [~, t] = muon_update (g * ones (2, 2, "single"), s, "MomentumArith", "torch");
+%! assert (num2hex (t.momentum(1)), "3ee749b4");
+%! [~, t] = muon_update (g * ones (2, 2, "single"), s);
+%! assert (num2hex (t.momentum(1)), "3ee749b3");
+%!test
 %! ## a poisoned momentum is accepted and gives a non-finite update, with a warning
 %! s = struct ("momentum", NaN (size (G)), "step", 3, "form", "ema");
 %! lastwarn ("");
@@ -349,6 +378,8 @@ endfunction
 %!error <muon_update: BETA must be a scalar in \[0, 1\).> muon_update (G, [], "Beta", [0.9 0.9])
 %!error <muon_update: NESTEROV must be true or false.> muon_update (G, [], "Nesterov", 2)
 %!error <muon_update: MOMENTUMFORM must be 'ema' or 'sgd'.> muon_update (G, [], "MomentumForm", "adam")
+%!error <muon_update: MOMENTUMARITH must be 'fp64' or 'torch'.> muon_update (G, [], "MomentumArith", "fp32")
+%!error <muon_update: MOMENTUMARITH 'torch' does not apply to ALGORITHM 'dion2' \(its momentum is M \+= G\)\.> muon_update (G, [], "Preset", "dion2", "MomentumArith", "torch")
 %!error <muon_update: SCALE must be 'keller', 'rms', 'spectral', 'unit_rms' or 'none'.> muon_update (G, [], "Scale", "muP")
 %!error <muon_update: SCALEFACTOR must be a positive finite scalar.> muon_update (G, [], "ScaleFactor", 0)
 %!error <muon_update: SCALEFACTOR must be a positive finite scalar.> muon_update (G, [], "ScaleFactor", Inf)

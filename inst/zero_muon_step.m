@@ -169,8 +169,10 @@
 ## (the scale rule of the block's shape, times @qcode{"ScaleFactor"}, times it): the MuonBP
 ## paper's block step size over its full one, so that a training loop with the full step's
 ## learning rate takes both (muon_bp only).
-## @item "Beta", "Nesterov", "MomentumForm", "Scale", "ScaleFactor"
-## the momentum and the update scale, as in @code{muon_update}.  The momentum is kept in
+## @item "Beta", "Nesterov", "MomentumForm", "MomentumArith", "Scale", "ScaleFactor"
+## the momentum and the update scale, as in @code{muon_update}; the momentum arithmetic
+## is fp64 here: @qcode{"MomentumArith"} @qcode{"torch"} is a @code{muonlab:unsupported}
+## error (@qcode{"fp64"}, the default, is taken).  The momentum is kept in
 ## the gradients' class; DeepSpeed keeps it in 16 bits by default (its
 ## gradient_accumulation_dtype at stages 1-2, communication_data_type at stage 3), which
 ## a multi-step reproduction of its bits would round (@code{muon_round}) after each step.
@@ -305,6 +307,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
            "device of RANK_GRADS"};
   try
     opts = parse_options (fname, "zero_muon_step", varargin);
+    zero_fp64_momentum (fname, opts.arith);
     want_ref = opts.reference;
     ## layout, communicator and gradients: the checks every zero_* function shares (a light
     ## one of the layout: the step runs in a loop; the checkpoints rebuild it)
@@ -438,6 +441,12 @@ endfunction
 
 %!error <zero_muon_step: RANK_GRADS must be a 2 x 3 cell \(ranks x parameters\).>
 %! zero_muon_step (L, g(:,1:2), []);
+%!error <zero_muon_step: MOMENTUMARITH 'torch' is muon_update's: a distributed step computes its momentum in fp64\.>
+%! zero_muon_step (L, g, [], "MomentumArith", "torch");
+%!error id=muonlab:unsupported zero_muon_step (L, g, [], "MomentumArith", "torch");
+%!test
+%! ## "fp64" (the default) is taken and changes nothing
+%! assert (isequal (zero_muon_step (L, g, [], "MomentumArith", "fp64"), zero_muon_step (L, g, [])));
 %!error <zero_muon_step: RANK_GRADS\{2,1\} must be a real 6 x 4 matrix.>
 %! h = g; h{2,1} = 1; zero_muon_step (L, h, []);
 %!error <zero_muon_step: RANK_GRADS\{2,1\} must be a double or single matrix, not int32 \(convert it: double \(G\)\)\.>

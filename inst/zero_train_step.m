@@ -159,6 +159,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
   try
     [v, zargs] = parse_options (fname, "zero_train_step", varargin);
     zo = parse_options (fname, "zero_muon_step", zargs);
+    zero_fp64_momentum (fname, zo.arith);
     [W, shapes] = zero_check_layout (fname, L);
     P = rows (shapes);
     [ranks, nl] = zero_local_ranks (fname, zo.comm, W);
@@ -450,6 +451,7 @@ endfunction
 
 %!error <Invalid call> zero_train_step (1, 2)
 %!error <zero_train_step: RANK_GRADS must be a 2 x 3 cell \(ranks x parameters\).> zero_train_step (L, {}, [])
+%!error <zero_train_step: MOMENTUMARITH 'torch' is muon_update's: a distributed step computes its momentum in fp64\.> zero_train_step (L, {}, [], "MomentumArith", "torch")
 %!error <zero_train_step: PERMICROBATCHNS cannot be combined with a clip before Newton-Schulz.> zero_train_step (L, {}, [], "PerMicroBatchNS", true, "ClipPolicy", "before_ns")
 %!error <zero_train_step: CLIPSKIPFLAG must be 'members' or 'container'.> zero_train_step (L, {}, [], "ClipSkipFlag", "x")
 %!error <zero_train_step: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner', 'muon_bp', 'expert_parallel' or 'layerwise_ns_cost'\.> zero_train_step (L, {}, [], "Variant", "x")

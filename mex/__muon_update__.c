@@ -5,7 +5,9 @@
  * plus beta, nesterov, form, scale, scale_factor, experts (a fused (E*m) x n G viewed as E
  * strided m x n pages), split_rows, scale_rows / scale_cols (0: each block's own shape),
  * and fname: the name errors start with (the user function that runs the update:
- * muon_update, muon_step or muon_optimizer; default "muon_update").
+ * muon_update, muon_step or muon_optimizer; default "muon_update").  With the field
+ * momentum_only 1, U is the Newton-Schulz input X instead (muon_update_momentum: the Muon
+ * family's rules take the momentum from the core under MomentumArith 'torch').
  */
 #include <string.h>
 
@@ -64,6 +66,11 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     fuse (&M, (size_t) experts);
     fuse (&U, (size_t) experts);
   }
-  muon_mex_check (fname, muon_update (muon_mex_ctx (), &G, &M, &U, &o));
+  int momentum_only = 0;
+  muon_mex_field_int (fname, s, "momentum_only", &momentum_only);
+  if (momentum_only)
+    muon_mex_check (fname, muon_update_momentum (muon_mex_ctx (), &G, &M, &U, &o));
+  else
+    muon_mex_check (fname, muon_update (muon_mex_ctx (), &G, &M, &U, &o));
   muon_mex_outputs (nlhs, plhs, out, OUT_END);
 }

@@ -127,6 +127,7 @@ mxArray *muon_mex_copy (const char *fname, const mxArray *a);
   X (nesterov,        INT,    0)                                                \
   X (scale_factor,    DOUBLE, 0)                                                \
   X (form,            ENUM,   MUON_LIST_MOMENTUM_FORM)                          \
+  X (arith,           ENUM,   MUON_LIST_MOMENTUM_ARITH)                         \
   X (scale,           ENUM,   MUON_LIST_SCALE_RULE)
 #define MUON_MEX_LAYOUT_FIELDS(X)                                               \
   X (stage,           INT,    0)                                                \
@@ -173,7 +174,7 @@ const double *muon_mex_field_array (const char *fname, const mxArray *s, const c
 // defaults.  o->coeffs points at a static copy, valid until the next call.
 void muon_mex_ns_opts (const char *fname, const mxArray *s, muon_ns_opts *o);
 
-// Muon update options (the muon_ns fields plus beta, nesterov, form, scale, scale_factor,
+// Muon update options (the muon_ns fields plus beta, nesterov, form, arith, scale, scale_factor,
 // scale_rows / scale_cols, split_rows) from the struct muon_update.m builds; *experts from its
 // "experts" field (1 when missing).  split_rows is mxMalloc-ed: freed when the call ends.
 void muon_mex_update_opts (const char *fname, const mxArray *s, muon_update_opts *o,

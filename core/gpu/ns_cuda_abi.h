@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define MUON_CUDA_ABI 6
+#define MUON_CUDA_ABI 7
 
 // Directions of copy.
 enum { MUON_COPY_H2D = 0, MUON_COPY_D2H = 1, MUON_COPY_D2D = 2 };

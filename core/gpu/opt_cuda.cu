@@ -4,8 +4,9 @@
  * table dev_cuda.cu fills.
  *
  * The update runs update.c's order with muon_update_math.h's per-element maths (fp64,
- * rounded once into M's type; the plug-in is built with -fmad=false, as the CPU core with
- * -ffp-contract=off), then ns_pages on each row block of device tensors, then the scale.
+ * rounded once into M's type, or torch's with explicit fma / fmaf; the plug-in is built with
+ * -fmad=false, as the CPU core with -ffp-contract=off), then ns_pages on each row block of
+ * device tensors, then the scale.
  */
 #include <climits>
 #include <cmath>
@@ -22,19 +23,19 @@ namespace muon_cuda {
 //---- kernels ------------------------------------------------------------------------------
 
 template <typename TG, typename TM>
-__global__ void k_momentum (int form, double beta, const TG *g, size_t g_ld, size_t g_stride,
-                            TM *mm, size_t m_ld, size_t m_stride, double *x, size_t rows,
-                            size_t cols, size_t pages)
+__global__ void k_momentum (int arith, int form, int pm, int px, double beta, const TG *g,
+                            size_t g_ld, size_t g_stride, TM *mm, size_t m_ld, size_t m_stride,
+                            double *x, size_t rows, size_t cols, size_t pages)
 {
   FOR_EACH (at, rows * cols * pages)
   {
     size_t i = at % rows, j = (at / rows) % cols, e = at / (rows * cols);
     double gv = (double) g[e * g_stride + j * g_ld + i];
     size_t mi = e * m_stride + j * m_ld + i;
-    TM mv = (TM) muon_momentum_step (form, beta, (double) mm[mi], gv);
+    TM mv = (TM) muon_momentum_step_as (arith, form, pm, beta, (double) mm[mi], gv);
     mm[mi] = mv;
     if (x)
-      x[at] = muon_nesterov_input (form, beta, (double) mv, gv);
+      x[at] = muon_nesterov_input_as (arith, form, pm, px, beta, (double) mv, gv);
   }
 }
 
@@ -150,9 +151,12 @@ muon_status momentum (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor 
                       const muon_update_opts *o, double *x)
 {
   size_t n = G->rows * G->cols * G->batch;
+  // torch's storage classes (update.c): 0 double, 1 single, 2 bf16, 3 fp16
+  int pm = M->dtype == MUON_F64 ? 0 : o->m_class ? (int) o->m_class : 1;
+  int px = G->dtype == MUON_F64 ? 0 : o->g_class ? (int) o->g_class : 1;
   LAUNCH (k_momentum<TG, TM><<<grid_for (n), THREADS, 0, s->stream>>> (
-    (int) o->form, o->beta, (const TG *) G->data, G->ld, G->stride, (TM *) M->data, M->ld,
-    M->stride, x, G->rows, G->cols, G->batch));
+    (int) o->arith, (int) o->form, pm, px, o->beta, (const TG *) G->data, G->ld, G->stride,
+    (TM *) M->data, M->ld, M->stride, x, G->rows, G->cols, G->batch));
   return MUON_OK;
 }
 

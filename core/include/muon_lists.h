@@ -49,7 +49,8 @@ extern "C" {
   X (MUON_LIST_COMM_REDUCTION, "comm_reduction", "reduction",          MUON_COMM_REDUCTION_LIST) \
   X (MUON_LIST_NORMALIZE,      "normalize",      "normalization",      MUON_NORMALIZE_LIST)      \
   X (MUON_LIST_FILL,           "fill",           "fill",               MUON_FILL_LIST)           \
-  X (MUON_LIST_EW,             "elementwise",    "element-wise operation", MUON_EW_LIST)
+  X (MUON_LIST_EW,             "elementwise",    "element-wise operation", MUON_EW_LIST)    \
+  X (MUON_LIST_MOMENTUM_ARITH, "momentum_arith", "momentum arithmetic", MUON_MOMENTUM_ARITH_LIST)
 
 #define MUON_LIST_ENUM_ITEM(list, name, what, items) list,
 typedef enum { MUON_LISTS (MUON_LIST_ENUM_ITEM) MUON_LIST_COUNT } muon_list;

@@ -290,6 +290,16 @@ muon_status muon_backend_query (muon_ctx *ctx, muon_backend_info *info);
   X (MUON_MOMENTUM_SGD, 1, "sgd")
 typedef enum { MUON_MOMENTUM_FORM_LIST (MUON_ENUM_ITEM) } muon_momentum_form;
 
+// The arithmetic of M and X (muon_update_math.h): FP64 computes both in fp64 and rounds once
+// into the storage class; TORCH runs torch's element-wise ops (EMA: buf.lerp_ (g, 1 - beta),
+// g.lerp (buf, beta); SGD: buf.mul_ (beta).add_ (g), g.add (buf, alpha = beta)) in the opmath
+// of M's class (fp64 for double, else fp32), with torch's fused multiply-adds, each result
+// rounded into its storage class, X into G's.
+#define MUON_MOMENTUM_ARITH_LIST(X)                                             \
+  X (MUON_ARITH_FP64,  0, "fp64")                                               \
+  X (MUON_ARITH_TORCH, 1, "torch")
+typedef enum { MUON_MOMENTUM_ARITH_LIST (MUON_ENUM_ITEM) } muon_momentum_arith;
+
 #define MUON_SCALE_RULE_LIST(X)                                                 \
   X (MUON_SCALE_KELLER,   0, "keller")   /* sqrt (max (1, rows / cols)) (default) */ \
   X (MUON_SCALE_RMS,      1, "rms")      /* 0.2 sqrt (max (rows, cols)) */      \
@@ -304,6 +314,10 @@ typedef struct {
   double beta;                 // momentum coefficient in [0, 1) (0.95)
   int nesterov;                // 1 (default): NS input from the Nesterov formula; 0: M
   muon_momentum_form form;     // EMA (default) | SGD
+  muon_momentum_arith arith;   // FP64 (default) | TORCH
+  muon_precision g_class, m_class; // TORCH: the 16-bit class (BF16, FP16) G and M stand for
+                               //   when they are fp32 work copies of such arrays (set by
+                               //   muon_darray_update); DOUBLE (0, default): their own type
   muon_scale_rule scale;       // KELLER (default)
   double scale_factor;         // finite, multiplies the scale (1)
   const size_t *split_rows;    // NULL (default): one block per page; else nsplit row counts
@@ -317,8 +331,10 @@ void muon_update_opts_default (muon_update_opts *o);
 // One Muon update.  [in] G: the gradient (never written).  [in,out] M: the momentum, same
 // rows, cols and batch as G (zeros before the first step).  [out] U: the update, same rows,
 // cols and batch.  Each of G, M, U may be F64 or F32 and has its own ld and stride; M and U
-// must not overlap G or each other.  The momentum arithmetic is fp64, rounded once into M's
-// type; the NS input is held in fp64.  Errors: NULLPTR, BADSHAPE (shapes, splits), BADARG
+// must not overlap G or each other.  The momentum arithmetic is o->arith's: fp64, rounded once
+// into M's type (default), or torch's (rounded into M's type, X into G's); the NS input is
+// held in fp64.  TORCH with the SGD form, Nesterov and a 16-bit class is BADARG (torch's own
+// add with alpha has no fixed bits there).  Errors: NULLPTR, BADSHAPE (shapes, splits), BADARG
 // (options), BADTYPE, UNSUPPORTED, NOMEM, and those of muon_ns; MUON_WARN_NONFINITE when U
 // holds non-finite values.  The arguments, the options, the back end o->ns.device asks for
 // (NOTBUILT / NODEVICE for a CUDA back end that is missing) and o->ns.trace (muon_ns's
@@ -327,6 +343,13 @@ void muon_update_opts_default (muon_update_opts *o);
 // call refused for any of them leaves M as it was.
 muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
                          const muon_update_opts *o);
+
+// Step 1 of muon_update alone, on the CPU: [in] G, [in,out] M as muon_update has them, [out]
+// X (F64 or F32, like G) the Newton-Schulz input muon_update would orthogonalize: the
+// Nesterov input, or M without Nesterov, rounded into X's type (for the Muon family's rules,
+// which run the rest themselves).  The options are checked as muon_update checks them.
+muon_status muon_update_momentum (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M,
+                                  muon_tensor *X, const muon_update_opts *o);
 
 // The scale of a rows x cols block under rule, times factor.  [out] *scale.
 muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows, size_t cols,

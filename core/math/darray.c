@@ -352,6 +352,9 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
          "EXPERTS must divide the rows of a 2-D G");
   muon_update_opts here = *o;                    // o->ns.device is ignored: NS runs on G's
   here.ns.device = G->device;                    // device
+  // a 16-bit G or M is an fp32 work copy below: torch's arithmetic rounds into its class
+  here.g_class = is_half (G->storage) ? G->storage : MUON_PREC_DOUBLE;
+  here.m_class = M && is_half (M->storage) ? M->storage : MUON_PREC_DOUBLE;
   CHECKSTATUS (muon_update_check_opts (ctx, &here, G->rows / experts));
   double t0 = muon_clock ();
   CHECKSTATUS (work_copy (ctx, G, 1, &gw));
@@ -367,7 +370,7 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
   }
   if (G->device == MUON_DEVICE_CPU)
   {
-    muon_update_opts oo = *o;
+    muon_update_opts oo = here;
     oo.ns.device = MUON_DEVICE_CPU;
     status = M ? muon_update (ctx, &g, &m, &u, &oo)
                : muon_update_orthogonalize (ctx, &g, &u, &oo);
@@ -384,7 +387,10 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
     CHECKSTATUS (muon_ns_check_opts (ctx, &ns));
     CHECKSTATUS (cuda_of (ctx, &api, &st));
     CHECKSTATUS (muon_ns_schedule (ctx, &o->ns, coef, MUON_MAX_STEPS, &steps));
-    status = cuda_status (ctx, api->update (st, &g, M ? &m : NULL, &u, o, coef, steps, msg,
+    muon_update_opts oc = *o;
+    oc.g_class = here.g_class;
+    oc.m_class = here.m_class;
+    status = cuda_status (ctx, api->update (st, &g, M ? &m : NULL, &u, &oc, coef, steps, msg,
                                             sizeof msg), msg);
   }
   if (status < 0)

@@ -1,7 +1,8 @@
 /* update.c - the Muon update on the CPU: momentum, Nesterov input, Newton-Schulz per block,
  * update scale (MUON_FACTS 1.4, 2, 3, 5, 8; muon_math.h).
  *
- *   1. per element (muon_update_math.h, fp64):  M = step (M, G);  X = nesterov (M, G) or M
+ *   1. per element (muon_update_math.h, fp64 or torch's): M = step (M, G); X = nesterov (M, G)
+ *      or M
  *   2. per block (a page, or a row block of a page with split_rows):  U = muon_ns (X)
  *   3. per block:  U *= scale (block rows, block cols) * scale_factor
  *
@@ -46,6 +47,17 @@ muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, si
   CHECK (MUON_ERR_BADARG, o->nesterov == 0 || o->nesterov == 1, "nesterov must be 0 or 1");
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_MOMENTUM_FORM_LIST, o->form),
          "unknown momentum form %d", (int) o->form);
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_MOMENTUM_ARITH_LIST, o->arith),
+         "unknown momentum arithmetic %d", (int) o->arith);
+  CHECK (MUON_ERR_BADARG, (o->g_class == MUON_PREC_DOUBLE || o->g_class == MUON_PREC_BF16
+                           || o->g_class == MUON_PREC_FP16)
+                          && (o->m_class == MUON_PREC_DOUBLE || o->m_class == MUON_PREC_BF16
+                              || o->m_class == MUON_PREC_FP16),
+         "the classes of G and M must be double (their own type), bf16 or fp16");
+  CHECK (MUON_ERR_BADARG, !(o->arith == MUON_ARITH_TORCH && o->form == MUON_MOMENTUM_SGD
+                            && o->nesterov && (o->g_class || o->m_class)),
+         "torch's momentum arithmetic of the sgd form with Nesterov has no fixed bits on "
+         "bf16 or fp16 arrays (torch's add with alpha rounds them two ways)");
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_SCALE_RULE_LIST, o->scale),
          "unknown scale rule %d", (int) o->scale);
   CHECK (MUON_ERR_BADARG, isfinite (o->scale_factor) && o->scale_factor > 0,
@@ -160,6 +172,51 @@ fail:
   return status;
 }
 
+// Step 1 of the update, element by element: M = step (M, G) and, X not NULL, X = the
+// Nesterov input (rounded into X's type; torch's is a value of G's class already) or M.
+static void momentum_step (const muon_tensor *G, muon_tensor *M, muon_tensor *X,
+                           const muon_update_opts *o)
+{
+  size_t rows = G->rows, cols = G->cols, batch = G->batch;
+  int form = (int) o->form, arith = (int) o->arith;
+  // torch's storage classes (muon_update_math.h): 0 double, 1 single, 2 bf16, 3 fp16
+  int pm = M->dtype == MUON_F64 ? 0 : o->m_class ? (int) o->m_class : 1;
+  int px = G->dtype == MUON_F64 ? 0 : o->g_class ? (int) o->g_class : 1;
+  double beta = o->beta;
+  for (size_t e = 0; e < batch; e++)
+    for (size_t j = 0; j < cols; j++)
+      for (size_t i = 0; i < rows; i++)
+      {
+        double g = get (G, e * G->stride + j * G->ld + i);
+        size_t at = e * M->stride + j * M->ld + i;
+        double m = put (M, at, muon_momentum_step_as (arith, form, pm, beta, get (M, at), g));
+        if (X)
+          put (X, e * X->stride + j * X->ld + i,
+               o->nesterov ? muon_nesterov_input_as (arith, form, pm, px, beta, m, g) : m);
+      }
+}
+
+muon_status muon_update_momentum (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M,
+                                  muon_tensor *X, const muon_update_opts *o)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECKSTATUS (muon_tensor_check (ctx, G, "G"));
+  CHECKSTATUS (muon_tensor_check (ctx, M, "M"));
+  CHECKSTATUS (muon_tensor_check (ctx, X, "X"));
+  CHECK (MUON_ERR_BADSHAPE, M->rows == G->rows && M->cols == G->cols && M->batch == G->batch,
+         "M must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
+  CHECK (MUON_ERR_BADSHAPE, X->rows == G->rows && X->cols == G->cols && X->batch == G->batch,
+         "X must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
+  CHECK (MUON_ERR_BADARG, !muon_tensors_overlap (M, G) && !muon_tensors_overlap (X, G)
+                           && !muon_tensors_overlap (X, M),
+         "G, M and X must not overlap");
+  CHECKSTATUS (muon_update_check_opts (ctx, o, G->rows));
+  momentum_step (G, M, X, o);
+fail:
+  return status;
+}
+
 muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
                          const muon_update_opts *o)
 {
@@ -200,18 +257,7 @@ muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, mu
     CHECKMEM (xbuf);
     X = muon_tensor_batch (MUON_F64, xbuf, rows, cols, batch);
   }
-  int form = (int) o->form;
-  double beta = o->beta;
-  for (size_t e = 0; e < batch; e++)
-    for (size_t j = 0; j < cols; j++)
-      for (size_t i = 0; i < rows; i++)
-      {
-        double g = get (G, e * G->stride + j * G->ld + i);
-        size_t at = e * M->stride + j * M->ld + i;
-        double m = put (M, at, muon_momentum_step (form, beta, get (M, at), g));
-        if (xbuf)
-          xbuf[e * rows * cols + j * rows + i] = muon_nesterov_input (form, beta, m, g);
-      }
+  momentum_step (G, M, xbuf ? &X : NULL, o);
 
   // 2, 3. per row block (the whole page without split_rows): NS, then the scale
   status = muon_update_orthogonalize (ctx, &X, U, o);

@@ -72,6 +72,10 @@ muon_status muon_zero_step_check (muon_ctx *ctx, const muon_zero_plan *P,
   CHECK (MUON_ERR_BADARG, o->variant == P->variant,
          "the options name variant '%s', the plan '%s'",
          MUON_NAME_OF (variant_names, o->variant), MUON_NAME_OF (variant_names, P->variant));
+  // the steps' momentum (zero_step_common.c, zero_step_a2a.c, the dmem entry) is fp64
+  CHECK (MUON_ERR_UNSUPPORTED, o->update.arith == MUON_ARITH_FP64,
+         "a distributed step computes its momentum in fp64: momentum arithmetic '%s' is "
+         "muon_update's only", o->update.arith == MUON_ARITH_TORCH ? "torch" : "?");
   CHECK (MUON_ERR_BADARG, o->update.nsplit == 0,
          "split row blocks are per matrix in a distributed step: give them in blocks");
   // a trace holds one call's snapshots; a step makes one call per matrix (or block), which

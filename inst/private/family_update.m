@@ -30,6 +30,7 @@ function [U, M, B] = family_update (fname, G, M, B, opts)
   endif
   ## a given momentum keeps its class: the rule runs in it, U comes back in G's; the
   ## buffer (V, Q) follows the momentum (NAMO's v is fp64)
+  G0 = G;                               # (MomentumArith torch: X into G's class)
   G = cast (G, class (M));
   if (! (isempty (B) || strcmp (a, "namo")))
     B = cast (B, class (M));
@@ -43,7 +44,13 @@ function [U, M, B] = family_update (fname, G, M, B, opts)
 
   ## momentum and the NS input X
   beta = opts.beta;
-  if (strcmp (opts.form, "ema"))
+  if (strcmp (opts.arith, "torch"))     # torch's ops: the core's (muon_update_momentum)
+    o = opts;
+    o.momentum_only = 1;
+    o.split_rows = [];
+    [X, M] = __muon_update__ (G0, M, o);
+    X = cast (X, class (M));
+  elseif (strcmp (opts.form, "ema"))
     M = M + (1 - beta) * (G - M);
     if (opts.nesterov)
       X = G + beta * (M - G);

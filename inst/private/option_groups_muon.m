@@ -105,6 +105,7 @@ function T = update_rows (L)
     "Nesterov",      "nesterov",        "logical", [],                 d.nesterov,         ""
     "ScaleFactor",   "scale_factor",    "real",    "(0, Inf)",         d.scale_factor,     ""
     "MomentumForm",  "form",            "enum",    x.momentum_form,    d.form,             ""
+    "MomentumArith", "arith",           "enum",    x.momentum_arith,   d.arith,            ""
     "Scale",         "scale",           "enum",    x.scale_rule,       d.scale,            ""
   };
 endfunction

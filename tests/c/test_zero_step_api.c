@@ -74,6 +74,11 @@ static void test_errors (void)
   o.update.nsplit = 2;
   T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);  // slices
   o.update.nsplit = 0;
+  o.update.arith = MUON_ARITH_TORCH;     // the steps' momentum is fp64: torch's is refused
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_UNSUPPORTED);
+  T_EQ_STR (muon_ctx_last_error (ctx), "a distributed step computes its momentum in fp64: "
+                                       "momentum arithmetic 'torch' is muon_update's only");
+  o.update.arith = MUON_ARITH_FP64;
   // blocks per matrix: experts must divide the rows, splits sum to a page, and the slice-
   // only design (row blocks of pieces) takes none
   muon_zero_blocks b[8] = { { 1, NULL, 0 } };

@@ -81,3 +81,36 @@ endfunction
 %!                      "Coefficients", "polar_express"}), 0)
 %!assert (update_case (t, "stack 96x192x3 splitrows, fp16", [96 192 3],
 %!                     {"Precision", "fp16", "SplitRows", [32 64], "Scale", "unit_rms"}), 0)
+
+%!test
+%! ## MomentumArith "torch" on device arrays against torch's bits (tests/octave/fixtures/
+%! ## torch_momentum.txt, torch 2.15 CPU; 12 x 20, 3 steps, beta 0.95): the momentum bit for
+%! ## bit in single, double and bf16 (torch.optim.Muon's bf16 buffer: fp32 lerp rounded to
+%! ## bf16), the update equal to muon_ns of torch's X on the device
+%! C = torch_momentum_fixture ();
+%! for c = C
+%!   o = {"MomentumArith", "torch", "MomentumForm", c.form, "Nesterov", c.nesterov};
+%!   s = [];
+%!   for k = 1:3
+%!     Gd = muon_gpu (c.G{k}, "Device", t.array, "Class", c.class);
+%!     [Ud, s] = muon_update (Gd, s, t.dev{:}, o{:});
+%!     what = sprintf ("%s %s nesterov %d step %d", c.class, c.form, c.nesterov, k);
+%!     assert (s.momentum.Storage, c.class);
+%!     assert (isequal (gather (s.momentum), c.M{k}), [what ": M"]);
+%!     Xd = muon_gpu (c.X{k}, "Device", t.array, "Class", c.class);
+%!     assert (isequal (gather (Ud), gather (muon_ns (Xd, t.dev{:}))), [what ": U"]);
+%!   endfor
+%!   if (strcmp (c.class, "bf16"))        # the default's double rounding is not torch's
+%!     s = [];
+%!     for k = 1:3
+%!       [~, s] = muon_update (muon_gpu (c.G{k}, "Device", t.array, "Class", "bf16"), s,
+%!                             t.dev{:}, "MomentumForm", c.form, "Nesterov", c.nesterov);
+%!     endfor
+%!     printf ("    bf16 %s nesterov %d: %d of 240 fp64 momentum elements differ from torch's\n",
+%!             c.form, c.nesterov, nnz (gather (s.momentum) != c.M{3}));
+%!   endif
+%! endfor
+
+%!error <muon_update: torch's momentum arithmetic of the sgd form with Nesterov has no fixed bits on bf16 or fp16 arrays \(torch's add with alpha rounds them two ways\)\.>
+%! muon_update (muon_gpu (ones (4, 6), "Device", gpu_target ().array, "Class", "bf16"), [],
+%!              gpu_target ().dev{:}, "MomentumArith", "torch", "MomentumForm", "sgd");

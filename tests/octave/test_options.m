@@ -117,6 +117,7 @@ function v = SAMPLES (name, key)
         v = {[2 2], [1 2 3]};                       # the [4 6], [6 4] layout
       endif
     case "Experts",         v = merge (zero, 2, []);   # else the table's (int / enum)
+    case "MomentumArith",   v = merge (zero, "fp64", "torch");   # ZeRO: fp64 only
     case "AdamBetas",       v = [0.8 0.9];
     case "LossScaler",      v = "dynamic";
     case "Route",           v = struct ("b", "adamw");
