@@ -138,7 +138,9 @@
 ## @item any @code{muon_update} option
 ## every option of @code{muon_update}, its @code{muon_ns} options included:
 ## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"MomentumForm"},
-## @qcode{"MomentumArith"} (@qcode{"torch"}: torch's momentum bits), @qcode{"Scale"},
+## @qcode{"MomentumArith"} (@qcode{"torch"}: torch's momentum bits; the parameters still
+## differ from torch.optim.Muon's in the last bit of a few elements a step, since torch
+## fuses the scale into @code{add_ (update, alpha=-lr*scale)}), @qcode{"Scale"},
 ## @qcode{"Experts"}, @dots{}, @qcode{"Method"}, @qcode{"Precision"},
 ## @qcode{"Eps"} (the NS normalization eps, not AdamW's), @dots{}, and the Muon family's
 ## @qcode{"Algorithm"} (@qcode{"normuon"}, @qcode{"adamuon"}, @qcode{"namo"},

@@ -66,7 +66,7 @@
 ## walked last first, sorted by the Newton-Schulz cost max (m, n) min (m, n)^2 (equal costs:
 ## the later matrix first), each to the rank of least accumulated cost among those whose
 ## elements, each matrix's start rounded up to 64, stay within 1.3 x total / W with it, else
-## to the rank of fewest elements; the same reduce-scatter and whole matrices as
+## to the rank of fewest (those padded) elements; the same reduce-scatter and whole matrices as
 ## @code{layerwise_lpt} (without the 64-element alignment in the buffer).  On mixed aspect
 ## ratios the owners differ: @{8192 x 9, 256 x 256, 256 x 256@} on 2 ranks has NS imbalance
 ## 1.97 under @code{layerwise_lpt} and 1.01 here (@code{zero_cost}).  A matrix's cost is that

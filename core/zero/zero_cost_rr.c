@@ -124,6 +124,14 @@ static muon_status ns_cost_owners (cost_job *J)
     rows[p] = J->par[p].rows;
     cols[p] = J->par[p].cols;
   }
+  size_t over = zero_ns_cost_overflow (np, rows, cols);
+  if (over)                      // a design muon_zero_step would refuse: the rest costed
+  {
+    J->C->fails = 1;
+    snprintf (J->C->why, sizeof J->C->why,
+              "matrix %zu: the Newton-Schulz costs of the matrices pass 2^64", over);
+    goto fail;
+  }
   CHECKSTATUS (zero_ns_cost_owners (ctx, np, rows, cols, (int) J->W, J->C->ns_rank, dealt));
   for (size_t k = 0; k < np; k++)
     J->C->slot[dealt[k]] = k;
@@ -144,7 +152,7 @@ muon_status zcost_lpt (cost_job *J)
   heap_item *h = NULL;
   if (J->o->design == MUON_ZERO_LAYERWISE_NS_COST)
     CHECKSTATUS (ns_cost_owners (J));
-  else
+  if (J->o->design != MUON_ZERO_LAYERWISE_NS_COST || C->fails)   // failed: numel's owners
   {
     // LPT (zero_plan.c's lpt_assign in O(P log W)): largest matrix first onto the least-
     // loaded rank, lowest on ties; a binary heap of (load, rank), the root the least

@@ -117,6 +117,28 @@ static int ns_cost_key_desc (const void *a, const void *b)
   return (x->walk > y->walk) - (x->walk < y->walk);
 }
 
+// max (m, n) min (m, n)^2 of an m x n matrix (zero_ns_cost_overflow says it fits).
+static uint64_t ns_cost (uint64_t m, uint64_t n)
+{
+  uint64_t big = m > n ? m : n, small = m > n ? n : m;
+  return big * small * small;
+}
+
+size_t zero_ns_cost_overflow (size_t np, const size_t *rows, const size_t *cols)
+{
+  uint64_t all = 0;
+  for (size_t p = 0; p < np; p++)
+  {
+    uint64_t big = rows[p] > cols[p] ? rows[p] : cols[p];
+    uint64_t small = rows[p] > cols[p] ? cols[p] : rows[p];
+    if (small != 0 && (small > UINT64_MAX / small || big > UINT64_MAX / (small * small)
+                       || all > UINT64_MAX - big * small * small))
+      return p + 1;
+    all += big * small * small;
+  }
+  return 0;
+}
+
 // Megatron's LayerWiseDistributedOptimizer since its PR #6379 (2026-08), one bucket: the
 // matrices walked last first and stably sorted by the Newton-Schulz cost max (m, n) min (m,
 // n)^2, descending (equal costs: the higher index first); each goes to the rank of least
@@ -130,21 +152,17 @@ muon_status zero_ns_cost_owners (muon_ctx *ctx, size_t np, const size_t *rows,
 {
   muon_status status = MUON_OK;
   ns_cost_key *keys = NULL;
-  uint64_t *load = NULL, all = 0;
+  uint64_t *load = NULL;
   size_t *cursor = NULL, total = 0;
   CHECKMEM (keys = malloc (np * sizeof *keys));
   CHECKMEM (load = calloc ((size_t) W, sizeof *load));
   CHECKMEM (cursor = calloc ((size_t) W, sizeof *cursor));
+  size_t over = zero_ns_cost_overflow (np, rows, cols);
+  CHECK (MUON_ERR_BADSHAPE, over == 0,
+         "matrix %zu: the Newton-Schulz costs of the matrices pass 2^64", over);
   for (size_t p = 0; p < np; p++)
   {
-    uint64_t big = rows[p] > cols[p] ? rows[p] : cols[p];
-    uint64_t small = rows[p] > cols[p] ? cols[p] : rows[p];
-    CHECK (MUON_ERR_BADSHAPE, small == 0 || (small <= UINT64_MAX / small
-                                              && big <= UINT64_MAX / (small * small)
-                                              && all <= UINT64_MAX - big * small * small),
-           "matrix %zu: the Newton-Schulz costs of the matrices pass 2^64", p + 1);
-    keys[p] = (ns_cost_key) { big * small * small, np - 1 - p, p };
-    all += keys[p].cost;
+    keys[p] = (ns_cost_key) { ns_cost (rows[p], cols[p]), np - 1 - p, p };
     total += rows[p] * cols[p];
   }
   qsort (keys, np, sizeof *keys, ns_cost_key_desc);

@@ -127,6 +127,9 @@ static inline void zshard_rows (size_t rows, int W, int r, size_t *r0, size_t *n
 // the matrices in the order they were dealt.
 muon_status zero_ns_cost_owners (muon_ctx *ctx, size_t np, const size_t *rows,
                                  const size_t *cols, int W, int *owner, size_t *dealt);
+// 0 when the costs max (m, n) min (m, n)^2 of those matrices and their sum fit in 64 bits,
+// else 1 + the first matrix where they do not (the owners are then a BADSHAPE error).
+size_t zero_ns_cost_overflow (size_t np, const size_t *rows, const size_t *cols);
 
 // The step functions, the cost models and the device steps the table names (a cost model
 // takes the job of zero_cost_impl.h).

@@ -547,3 +547,12 @@ endfunction
 %! R = zero_muon_step (L, g, [], "Variant", "layerwise_ns_cost", "Steps", 1);
 %! assert ([R.ranks.ns_calls], [2 1]);
 %! assert (numel (R.ranks(2).update), 256 * 256);
+
+%!test
+%! ## NS costs past 2^64 (a 2^22 x 2^22 matrix): layerwise_ns_cost fails with why, the
+%! ## other designs are costed as before (the aliased pads fail on the mixed sizes)
+%! C = zero_cost ([2^22 2^22; 64 64], 2);
+%! S = struct (C);
+%! assert ({S([S.fails]).design}, {"zero3_round_robin_aliased_pads", "layerwise_ns_cost"});
+%! assert (S(end).why, "matrix 1: the Newton-Schulz costs of the matrices pass 2^64");
+%! assert (all (arrayfun (@(s) isfinite (s.time.step), S)));
