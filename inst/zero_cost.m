@@ -91,7 +91,8 @@
 ## @code{experts}, @code{slot} (@strong{0-based}: its place in the flat buffer, the
 ## layout's 1-based @code{L.params.slot} less 1; for @qcode{"layerwise_lpt"},
 ## @qcode{"alltoall_owner"} and @qcode{"muon_bp"}, which deal whole matrices out in size
-## order, its place in that order, and for @qcode{"layerwise_ns_cost"} in the order of
+## order, its place in that order (equal sizes: the later first in @qcode{"layerwise_lpt"},
+## as Megatron walks them), and for @qcode{"layerwise_ns_cost"} in the order of
 ## Newton-Schulz cost it deals them), @code{first_owner}, @code{last_owner}, @code{ns_rank}
 ## (the one rank that orthogonalizes it; -1 when more than one rank does: every owner, every
 ## rank in @qcode{"reference"}, or the ranks its expert pages are dealt to in

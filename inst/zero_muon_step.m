@@ -58,9 +58,12 @@
 ## one uninitialised buffer shaped like the last matrix.  A round whose slots differ in size
 ## fails with @code{muonlab:badShape} (DeepSpeed PR 8628); same-size rounds survive.
 ## @item layerwise_lpt
-## Megatron's layer-wise optimizer before its PR #6379 (2026-08): whole matrices given to
-## ranks by LPT bin packing (largest first onto the least-loaded rank, by element count,
-## ties to the lower index), one reduce-scatter, no matrix split.
+## Megatron's layer-wise optimizer before its PR #6379 (2026-08), its layout of one bucket:
+## whole matrices given to ranks by LPT bin packing (the matrices walked last first and
+## sorted by element count, largest first, so equal sizes go the later first; each onto the
+## rank of fewest elements, where each matrix's start counts rounded up to 64; the lowest
+## rank on ties), one reduce-scatter, no matrix split (its buffer packs them without the
+## 64-element alignment).
 ## @item layerwise_ns_cost
 ## Megatron's layer-wise optimizer since that PR (its layout of one bucket): the matrices
 ## walked last first, sorted by the Newton-Schulz cost max (m, n) min (m, n)^2 (equal costs:

@@ -109,13 +109,13 @@ fail:
 
 //---- Megatron's layer-wise LPT (zero_step_rr.c), by numel or by NS cost ------------------
 
-// The owners by Newton-Schulz cost (zero_ns_cost_owners, the plan's), into C->ns_rank, and
-// the matrices numbered in the order dealt (C->slot).
-static muon_status ns_cost_owners (cost_job *J)
+muon_status zcost_lpt (cost_job *J)
 {
   muon_ctx *ctx = J->ctx;
   muon_status status = MUON_OK;
-  size_t np = J->np, *rows = NULL, *cols = NULL, *dealt = NULL;
+  muon_zero_cost *C = J->C;
+  size_t np = J->np, W = J->W, seg = 0, *rows = NULL, *cols = NULL, *dealt = NULL;
+  int by_cost = J->o->design == MUON_ZERO_LAYERWISE_NS_COST;
   CHECKMEM (rows = calloc (np, sizeof *rows));
   CHECKMEM (cols = calloc (np, sizeof *cols));
   CHECKMEM (dealt = malloc (np * sizeof *dealt));
@@ -124,50 +124,19 @@ static muon_status ns_cost_owners (cost_job *J)
     rows[p] = J->par[p].rows;
     cols[p] = J->par[p].cols;
   }
-  size_t over = zero_ns_cost_overflow (np, rows, cols);
-  if (over)                      // a design muon_zero_step would refuse: the rest costed
+  size_t over = by_cost ? zero_ns_cost_overflow (np, rows, cols) : 0;
+  if (over)                      // a design muon_zero_step would refuse: costed by numel
   {
-    J->C->fails = 1;
-    snprintf (J->C->why, sizeof J->C->why,
+    C->fails = 1;
+    snprintf (C->why, sizeof C->why,
               "matrix %zu: the Newton-Schulz costs of the matrices pass 2^64", over);
-    goto fail;
+    by_cost = 0;
   }
-  CHECKSTATUS (zero_ns_cost_owners (ctx, np, rows, cols, (int) J->W, J->C->ns_rank, dealt));
+  // the plan's owners (zero_plan.c), the matrices numbered in the order dealt
+  CHECKSTATUS (zero_layerwise_owners (ctx, np, rows, cols, (int) W, by_cost, C->ns_rank,
+                                      dealt));
   for (size_t k = 0; k < np; k++)
-    J->C->slot[dealt[k]] = k;
-fail:
-  free (rows);
-  free (cols);
-  free (dealt);
-  return status;
-}
-
-muon_status zcost_lpt (cost_job *J)
-{
-  const size_t *sorted = J->sorted;
-  muon_ctx *ctx = J->ctx;
-  muon_status status = MUON_OK;
-  muon_zero_cost *C = J->C;
-  size_t np = J->np, W = J->W, seg = 0;
-  heap_item *h = NULL;
-  if (J->o->design == MUON_ZERO_LAYERWISE_NS_COST)
-    CHECKSTATUS (ns_cost_owners (J));
-  if (J->o->design != MUON_ZERO_LAYERWISE_NS_COST || C->fails)   // failed: numel's owners
-  {
-    // LPT (zero_plan.c's lpt_assign in O(P log W)): largest matrix first onto the least-
-    // loaded rank, lowest on ties; a binary heap of (load, rank), the root the least
-    CHECKMEM (h = malloc (W * sizeof *h));
-    for (size_t r = 0; r < W; r++)
-      h[r] = (heap_item) { 0, (int) r };
-    for (size_t k = 0; k < np; k++)
-    {
-      size_t p = sorted[k];
-      int r = h[0].rank;
-      C->ns_rank[p] = r;
-      h[0].load += J->numel[p];
-      zcost_heap_down (h, W, 0);
-    }
-  }
+    C->slot[dealt[k]] = k;
   zcost_owner_work (J);                 // momentum: the whole matrices it owns
   for (size_t r = 0; r < W; r++)
     seg = max_sz (seg, C->momentum[r]);
@@ -182,6 +151,8 @@ muon_status zcost_lpt (cost_job *J)
     C->transient[r] = seg * W + seg + J->big;
   }
 fail:
-  free (h);
+  free (rows);
+  free (cols);
+  free (dealt);
   return status;
 }

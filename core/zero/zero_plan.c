@@ -73,8 +73,9 @@ static size_t round_up_64 (size_t n)
 
 //---- LPT ----------------------------------------------------------------------------------
 
-// Largest matrix first onto the least-loaded rank (lowest rank on ties): Megatron's
-// LayerWiseDistributedOptimizer, one bucket.  [out] owner[nparams], *segment (largest load).
+// Largest matrix first onto the least-loaded rank (lowest rank on ties; numel descending,
+// index ascending): the plan's owners of expert_parallel's matrices, as a step without
+// experts deals them.  [out] owner[nparams], *segment (largest load).
 static muon_status lpt_assign (muon_ctx *ctx, const muon_zero_layout *L, int *owner,
                                size_t *segment)
 {
@@ -105,10 +106,10 @@ fail:
   return status;
 }
 
-// A matrix of zero_ns_cost_owners's sort: its cost, its place in the walk (last first), it.
+// A matrix of zero_layerwise_owners's sort: its key, its place in the walk (last first), it.
 typedef struct { uint64_t cost; size_t walk, index; } ns_cost_key;
 
-// Cost descending, then the walk's order: Python's stable sort of the walk by -cost.
+// Key descending, then the walk's order: Python's stable sort of the walk by -key.
 static int ns_cost_key_desc (const void *a, const void *b)
 {
   const ns_cost_key *x = a, *y = b;
@@ -139,16 +140,19 @@ size_t zero_ns_cost_overflow (size_t np, const size_t *rows, const size_t *cols)
   return 0;
 }
 
-// Megatron's LayerWiseDistributedOptimizer since its PR #6379 (2026-08), one bucket: the
-// matrices walked last first and stably sorted by the Newton-Schulz cost max (m, n) min (m,
-// n)^2, descending (equal costs: the higher index first); each goes to the rank of least
-// accumulated cost among those whose element cursor, with the matrix's start rounded up to
-// 64 elements, stays within 1.3 total / W, else (no such rank) to the rank of least cursor;
-// the lowest rank on ties.  Costs are exact integers, as Python's; BADSHAPE where their sum
-// would pass 2^64.  [out] owner[np]; [out] dealt[np] (may be NULL): the matrices in the
-// order dealt.
-muon_status zero_ns_cost_owners (muon_ctx *ctx, size_t np, const size_t *rows,
-                                 const size_t *cols, int W, int *owner, size_t *dealt)
+// Megatron's LayerWiseDistributedOptimizer, one bucket (its _compute_per_buffer_param_layout):
+// the matrices walked last first and stably sorted by a key, descending (equal keys: the
+// higher index first).  by_cost 0 (before its PR #6379, 2026-08): the key is the element
+// count, and each matrix goes to the rank of least element cursor (a cursor moves to the
+// matrix's start rounded up to 64 elements, then past it).  by_cost 1 (since): the key is
+// the Newton-Schulz cost max (m, n) min (m, n)^2, and each matrix goes to the rank of least
+// accumulated cost among those whose cursor stays within 1.3 total / W with it, else (no
+// such rank) to the rank of least cursor.  The lowest rank on ties.  Keys are exact integers,
+// as Python's; BADSHAPE where the costs' sum would pass 2^64.  [out] owner[np]; [out]
+// dealt[np] (may be NULL): the matrices in the order dealt.
+muon_status zero_layerwise_owners (muon_ctx *ctx, size_t np, const size_t *rows,
+                                   const size_t *cols, int W, int by_cost, int *owner,
+                                   size_t *dealt)
 {
   muon_status status = MUON_OK;
   ns_cost_key *keys = NULL;
@@ -157,12 +161,13 @@ muon_status zero_ns_cost_owners (muon_ctx *ctx, size_t np, const size_t *rows,
   CHECKMEM (keys = malloc (np * sizeof *keys));
   CHECKMEM (load = calloc ((size_t) W, sizeof *load));
   CHECKMEM (cursor = calloc ((size_t) W, sizeof *cursor));
-  size_t over = zero_ns_cost_overflow (np, rows, cols);
+  size_t over = by_cost ? zero_ns_cost_overflow (np, rows, cols) : 0;
   CHECK (MUON_ERR_BADSHAPE, over == 0,
          "matrix %zu: the Newton-Schulz costs of the matrices pass 2^64", over);
   for (size_t p = 0; p < np; p++)
   {
-    keys[p] = (ns_cost_key) { ns_cost (rows[p], cols[p]), np - 1 - p, p };
+    keys[p] = (ns_cost_key) { by_cost ? ns_cost (rows[p], cols[p]) : rows[p] * cols[p],
+                              np - 1 - p, p };
     total += rows[p] * cols[p];
   }
   qsort (keys, np, sizeof *keys, ns_cost_key_desc);
@@ -171,7 +176,7 @@ muon_status zero_ns_cost_owners (muon_ctx *ctx, size_t np, const size_t *rows,
   {
     size_t p = keys[k].index, n = rows[p] * cols[p];
     int best = -1;
-    for (int r = 0; r < W; r++)
+    for (int r = 0; r < W && by_cost; r++)
       if ((double) (round_up_64 (cursor[r]) + n) <= cap && (best < 0 || load[r] < load[best]))
         best = r;
     if (best < 0)
@@ -194,21 +199,23 @@ fail:
   return status;
 }
 
-// zero_ns_cost_owners on L's matrices.  [out] owner[nparams], *segment (largest load).
-static muon_status ns_cost_assign (muon_ctx *ctx, const muon_zero_layout *L, int *owner,
-                                   size_t *segment)
+// zero_layerwise_owners on L's matrices.  [out] owner[nparams], *segment (the largest
+// load, unpadded: the step's reduce-scatter packs the owners' matrices back to back).
+static muon_status layerwise_assign (muon_ctx *ctx, const muon_zero_layout *L, int by_cost,
+                                     int *owner, size_t *segment)
 {
   muon_status status = MUON_OK;
   size_t *rows = NULL, *cols = NULL, *load = NULL;
-  CHECKMEM (rows = malloc (L->nparams * sizeof *rows));
-  CHECKMEM (cols = malloc (L->nparams * sizeof *cols));
+  CHECKMEM (rows = calloc (L->nparams, sizeof *rows));
+  CHECKMEM (cols = calloc (L->nparams, sizeof *cols));
   CHECKMEM (load = calloc ((size_t) L->world, sizeof *load));
   for (size_t p = 0; p < L->nparams; p++)
   {
     rows[p] = L->params[p].rows;
     cols[p] = L->params[p].cols;
   }
-  CHECKSTATUS (zero_ns_cost_owners (ctx, L->nparams, rows, cols, L->world, owner, NULL));
+  CHECKSTATUS (zero_layerwise_owners (ctx, L->nparams, rows, cols, L->world, by_cost, owner,
+                                      NULL));
   *segment = 0;
   for (size_t p = 0; p < L->nparams; p++)
   {
@@ -331,15 +338,16 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
   P->nparams = np;
   if (t->part == ZPART_STAGE3)
     CHECKSTATUS (stage3_of (ctx, P));
-  if (t->updates == ZUPD_LPT || t->updates == ZUPD_UNITS)
+  if (t->updates == ZUPD_UNITS)
   {
     CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
     CHECKSTATUS (lpt_assign (ctx, L, P->lpt_owner, &P->lpt_segment));
   }
-  if (t->updates == ZUPD_LPT_NS_COST)
+  if (t->updates == ZUPD_LPT || t->updates == ZUPD_LPT_NS_COST)
   {
     CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
-    CHECKSTATUS (ns_cost_assign (ctx, L, P->lpt_owner, &P->lpt_segment));
+    CHECKSTATUS (layerwise_assign (ctx, L, t->updates == ZUPD_LPT_NS_COST, P->lpt_owner,
+                                   &P->lpt_segment));
   }
   if (t->updates == ZUPD_SIZE_RR || t->updates == ZUPD_SIZE_RR_BLOCKS)
   {

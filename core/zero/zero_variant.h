@@ -30,14 +30,15 @@ typedef enum { ZPART_LAYOUT, ZPART_STAGE3, ZPART_ROW_SHARDS } zpart_rule;
 // Which ranks update (run Newton-Schulz on) matrix p: every rank (DDP), every rank holding
 // a piece of it (the whole matrix), every rank holding a piece of it (the block of rows its
 // piece touches: no split row blocks then), the rank of its flat slot mod W (round robin),
-// its LPT owner (numel descending onto the least-loaded rank, Megatron; or by Newton-Schulz
-// cost under an element cap, Megatron since its PR #6379: zero_ns_cost_owners), its size owner
-// (round robin over the matrices by numel descending, index ascending: FSDP2 / Dion), or
-// its size owner on full steps and every rank its row shard on block steps (MuonBP), or the
-// owner of each of its units (expert parallel: every expert page on its expert's rank, the
-// other matrices by LPT; zero_step_ep.c places the pages, since they depend on the step's
-// blocks, and the plan's LPT owners are those of a step without experts).  zero_plan.c's
-// ns_calls count the full step.
+// its LPT owner (Megatron's: numel descending onto the rank of fewest elements, or by
+// Newton-Schulz cost under an element cap since its PR #6379: zero_layerwise_owners), its
+// size owner (round robin over the matrices by numel descending, index ascending: FSDP2 /
+// Dion), or its size owner on full steps and every rank its row shard on block steps
+// (MuonBP), or the owner of each of its units (expert parallel: every expert page on its
+// expert's rank, the other matrices by LPT, numel descending and index ascending;
+// zero_step_ep.c places the pages, since they depend on the step's blocks, and the plan's
+// LPT owners are those of a step without experts).  zero_plan.c's ns_calls count the full
+// step.
 typedef enum {
   ZUPD_ALL, ZUPD_OWNERS, ZUPD_PIECES, ZUPD_ROUND_ROBIN, ZUPD_LPT, ZUPD_SIZE_RR,
   ZUPD_SIZE_RR_BLOCKS, ZUPD_UNITS, ZUPD_LPT_NS_COST
@@ -122,11 +123,12 @@ static inline void zshard_rows (size_t rows, int W, int r, size_t *r0, size_t *n
   *nr = b - a;
 }
 
-// The owners of ZUPD_LPT_NS_COST (zero_plan.c; the plan's and the cost model's): [out]
-// owner[np] of the np matrices rows[p] x cols[p] on W ranks, and dealt[np] (may be NULL),
-// the matrices in the order they were dealt.
-muon_status zero_ns_cost_owners (muon_ctx *ctx, size_t np, const size_t *rows,
-                                 const size_t *cols, int W, int *owner, size_t *dealt);
+// The owners of ZUPD_LPT (by_cost 0) and ZUPD_LPT_NS_COST (1), Megatron's rules (zero_plan.c;
+// the plan's and the cost model's): [out] owner[np] of the np matrices rows[p] x cols[p] on
+// W ranks, and dealt[np] (may be NULL), the matrices in the order they were dealt.
+muon_status zero_layerwise_owners (muon_ctx *ctx, size_t np, const size_t *rows,
+                                   const size_t *cols, int W, int by_cost, int *owner,
+                                   size_t *dealt);
 // 0 when the costs max (m, n) min (m, n)^2 of those matrices and their sum fit in 64 bits,
 // else 1 + the first matrix where they do not (the owners are then a BADSHAPE error).
 size_t zero_ns_cost_overflow (size_t np, const size_t *rows, const size_t *cols);

@@ -5,8 +5,8 @@
 ##    elements, pad elements and owned elements equal the counters of a real zero_muon_step on
 ##    simulated ranks exactly (fp64: "ElementBytes", 8), and it fails where the step fails;
 ##  * NS work: each rank's FLOPs equal the sum, over the matrices the step updates on it
-##    (from zero_layout's owners, the round-robin slots, a greedy LPT written here), of
-##    ns_flops' count; the imbalance is max / mean of that;
+##    (from zero_layout's owners, the round-robin slots, Megatron's layer-wise owners
+##    written here), of ns_flops' count; the imbalance is max / mean of that;
 ##  * the all-to-all owner design (whose first step muon_bp shares) also against an
 ##    element-by-element port here;
 ##  * bytes scale with ElementBytes; the step time is the sum of its phases;
@@ -46,29 +46,24 @@ function f = cfg_file (name)
   f = fullfile (fileparts (mfilename ("fullpath")), "configs", [name ".json"]);
 endfunction
 
-## Greedy LPT written here: numel descending (stable), least-loaded rank, lowest on ties.
-function owner = lpt (numels, W)
-  [~, ord] = sort (-numels);
-  load = zeros (1, W);
-  owner = zeros (size (numels));
-  for p = ord
-    [~, r] = min (load);
-    owner(p) = r - 1;
-    load(r) += numels(p);
-  endfor
-endfunction
 
-## Megatron's LayerWiseDistributedOptimizer since its PR #6379, one bucket, written here from
-## its description: walk the matrices last first, sort stably by the NS cost max (m, n) *
-## min (m, n)^2 descending; each to the least accumulated cost among the ranks whose element
-## cursor (the start rounded up to 64) plus the matrix stays within 1.3 total / W, else to
-## the least cursor; the lowest rank on ties.  0-based owners.
-function owner = megatron_owners (shapes, W)
+## Megatron's LayerWiseDistributedOptimizer, one bucket, written here from its description:
+## walk the matrices last first, sort stably by a key descending; by_cost false (before its
+## PR #6379): the key is numel, each matrix to the rank of least element cursor (a cursor
+## moves to the start rounded up to 64, then past the matrix); by_cost true (since): the key
+## is the NS cost max (m, n) * min (m, n)^2, each matrix to the least accumulated cost among
+## the ranks whose cursor plus the matrix stays within 1.3 total / W, else to the least
+## cursor.  The lowest rank on ties.  0-based owners.
+function owner = megatron_owners (shapes, W, by_cost = true)
   P = rows (shapes);
   walk = P:-1:1;
   big = max (shapes(walk,:), [], 2);
   small = min (shapes(walk,:), [], 2);
-  [~, k] = sort (-(big .* small .^ 2));      # Octave's sort is stable
+  if (by_cost)
+    [~, k] = sort (-(big .* small .^ 2));    # Octave's sort is stable
+  else
+    [~, k] = sort (-(big .* small));
+  endif
   cap = sum (prod (shapes, 2)) / W * 1.3;
   cost = zeros (1, W);
   cursor = zeros (1, W);
@@ -76,6 +71,9 @@ function owner = megatron_owners (shapes, W)
   for p = walk(k)
     n = prod (shapes(p,:));
     fits = find (ceil (cursor / 64) * 64 + n <= cap);
+    if (! by_cost)
+      fits = [];
+    endif
     if (isempty (fits))
       [~, r] = min (cursor);
     else
@@ -165,7 +163,7 @@ endfunction
 %!   pf = pf(:).';
 %!   C = zero_cost (L, [], "Method", "gram", "Design", designs([1 2 5 6 8 9 12]));
 %!   owners = {L.params.owners};
-%!   lp = test_zero_cost ("lpt", prod (shapes, 2).', W);
+%!   lp = test_zero_cost ("megatron_owners", shapes, W, false);
 %!   mg = test_zero_cost ("megatron_owners", shapes, W);
 %!   for c = struct (C)
 %!     want = zeros (W, 1);
@@ -209,12 +207,15 @@ endfunction
 %! endfor
 
 %!test
-%! ## LPT owners: the greedy assignment written here
+%! ## LPT owners: Megatron's numel rule written here (the small shapes: ties everywhere)
 %! for trial = 1:30
 %!   [shapes, W] = test_zero_cost ("problem", 200 + trial);
 %!   C = zero_cost (shapes, W, "Design", "layerwise_lpt");
-%!   assert (C.params.ns_rank.', test_zero_cost ("lpt", prod (shapes, 2).', W));
+%!   assert (C.params.ns_rank.', test_zero_cost ("megatron_owners", shapes, W, false));
 %! endfor
+%! ## four equal matrices on 2 ranks: walked last first, the 4th and 2nd go to rank 0
+%! C = zero_cost (repmat ([64 64], 4, 1), 2, "Design", "layerwise_lpt");
+%! assert (C.params.ns_rank.', [1 0 1 0]);
 
 %!test
 %! ## ns_rank of the ZeRO-1/2 designs: every owner orthogonalizes its matrix (the simulator's
@@ -415,17 +416,25 @@ endfunction
 
 %!test
 %! ## params.slot: 0-based, the layout's 1-based slot less 1; the designs that deal whole
-%! ## matrices out in size order number them in that order (stable, largest first)
+%! ## matrices out in size order number them in that order (stable, largest first; Megatron's
+%! ## layer-wise walk takes equal sizes last first)
 %! for trial = 1:20
 %!   [shapes, W, stage, order] = test_zero_cost ("problem", 500 + trial);
 %!   L = zero_layout (num2cell (shapes, 2), W, "Stage", stage, "Order", order);
+%!   P = rows (shapes);
 %!   [~, bysize] = sort (-prod (shapes, 2));
-%!   want = zeros (rows (shapes), 1);
-%!   want(bysize) = 0:rows (shapes) - 1;
+%!   want = zeros (P, 1);
+%!   want(bysize) = 0:P - 1;
+%!   [~, k] = sort (-prod (shapes(P:-1:1,:), 2));
+%!   walk = P:-1:1;
+%!   want_lw = zeros (P, 1);
+%!   want_lw(walk(k)) = 0:P - 1;
 %!   C = zero_cost (L, [], "Design", {"zero12_allreduce", "zero3_round_robin", ...
 %!                                    "layerwise_lpt", "alltoall_owner", "muon_bp"});
 %!   for c = struct (C)
-%!     if (any (strcmp (c.design, {"layerwise_lpt", "alltoall_owner", "muon_bp"})))
+%!     if (strcmp (c.design, "layerwise_lpt"))
+%!       assert (c.params.slot, want_lw);
+%!     elseif (any (strcmp (c.design, {"alltoall_owner", "muon_bp"})))
 %!       assert (c.params.slot, want);
 %!     else
 %!       assert (c.params.slot, [L.params.slot].' - 1);
@@ -523,7 +532,8 @@ endfunction
 
 %!test
 %! ## layerwise_ns_cost's owners are Megatron's since its PR #6379 (the port above) on
-%! ## transformer-like mixes at 2-16 ranks, where the element cap binds and where it does not
+%! ## transformer-like mixes at 2-16 ranks, where the element cap binds and where it does not;
+%! ## layerwise_lpt's are its rule before (numel, the walk last first, 64-element starts)
 %! for trial = 1:40
 %!   rand ("seed", 500 + trial);
 %!   P = randi ([2 40]);
@@ -531,8 +541,10 @@ endfunction
 %!   thin = rand (P, 1) < 0.3;             # a few thin ones: the cap binds
 %!   shapes(thin, 2) = randi (9, nnz (thin), 1);
 %!   W = randi ([2 16]);
-%!   C = zero_cost (shapes, W, "Design", "layerwise_ns_cost");
-%!   assert (C.params.ns_rank, test_zero_cost ("megatron_owners", shapes, W).', ...
+%!   C = zero_cost (shapes, W, "Design", {"layerwise_ns_cost", "layerwise_lpt"});
+%!   assert (C(1).params.ns_rank, test_zero_cost ("megatron_owners", shapes, W).', ...
+%!           sprintf ("trial %d", trial));
+%!   assert (C(2).params.ns_rank, test_zero_cost ("megatron_owners", shapes, W, false).', ...
 %!           sprintf ("trial %d", trial));
 %! endfor
 %! ## the case where numel LPT loads one rank with both square matrices: NS cost splits them

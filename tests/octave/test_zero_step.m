@@ -403,18 +403,23 @@ endfunction
 %! endfor
 
 %!test
-%! ## LPT owners against a greedy assignment written here; no matrix is split
+%! ## LPT owners against Megatron's greedy assignment written here (the walk last first,
+%! ## numel descending, onto the least element cursor, each start rounded up to 64); no
+%! ## matrix is split
 %! shapes = [3 4; 8 8; 2 5; 6 6; 8 8; 1 3];
 %! W = 3;
 %! L = zero_layout (num2cell (shapes, 2), W);
 %! R = zero_muon_step (L, grads (shapes, W), [], "Variant", "layerwise_lpt");
 %! numels = prod (shapes, 2).';
-%! [~, ord] = sort (-numels);                 # stable: index ascending on ties
-%! load = zeros (1, W); own = zeros (1, 6);
-%! for p = ord
-%!   [~, k] = min (load);                      # first minimum: lowest rank
-%!   own(p) = k - 1; load(k) += numels(p);
+%! walk = 6:-1:1;
+%! [~, k] = sort (-numels(walk));             # stable: the walk's order on ties
+%! load = zeros (1, W); cursor = zeros (1, W); own = zeros (1, 6);
+%! for p = walk(k)
+%!   [~, r] = min (cursor);                    # first minimum: lowest rank
+%!   own(p) = r - 1; load(r) += numels(p);
+%!   cursor(r) = ceil (cursor(r) / 64) * 64 + numels(p);
 %! endfor
+%! assert (own, [2 1 0 2 0 1]);                # the later 8 x 8 first, onto rank 0
 %! assert ([R.owners{:}], own);
 %! assert ([R.ranks.momentum_elements], load);
 %! assert ([R.ranks.ns_calls], accumarray (own.' + 1, 1, [W 1]).');
