@@ -196,24 +196,35 @@ static void momentum_step (const muon_tensor *G, muon_tensor *M, muon_tensor *X,
       }
 }
 
-muon_status muon_update_momentum (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M,
-                                  muon_tensor *X, const muon_update_opts *o)
+// The tensors of muon_update and muon_update_momentum: G, M and the output Y (named yname:
+// "U" or "X") valid, of G's shape, none overlapping another; then the options.
+static muon_status check_tensors (muon_ctx *ctx, const muon_tensor *G, const muon_tensor *M,
+                                  const muon_tensor *Y, const char *yname,
+                                  const muon_update_opts *o)
 {
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
   CHECKSTATUS (muon_tensor_check (ctx, G, "G"));
   CHECKSTATUS (muon_tensor_check (ctx, M, "M"));
-  CHECKSTATUS (muon_tensor_check (ctx, X, "X"));
+  CHECKSTATUS (muon_tensor_check (ctx, Y, yname));
   CHECK (MUON_ERR_BADSHAPE, M->rows == G->rows && M->cols == G->cols && M->batch == G->batch,
          "M must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
-  CHECK (MUON_ERR_BADSHAPE, X->rows == G->rows && X->cols == G->cols && X->batch == G->batch,
-         "X must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
-  CHECK (MUON_ERR_BADARG, !muon_tensors_overlap (M, G) && !muon_tensors_overlap (X, G)
-                           && !muon_tensors_overlap (X, M),
-         "G, M and X must not overlap");
+  CHECK (MUON_ERR_BADSHAPE, Y->rows == G->rows && Y->cols == G->cols && Y->batch == G->batch,
+         "%s must be %zu x %zu x %zu like G", yname, G->rows, G->cols, G->batch);
+  CHECK (MUON_ERR_BADARG, !muon_tensors_overlap (M, G) && !muon_tensors_overlap (Y, G)
+                           && !muon_tensors_overlap (Y, M),
+         "G, M and %s must not overlap", yname);
   CHECKSTATUS (muon_update_check_opts (ctx, o, G->rows));
-  momentum_step (G, M, X, o);
 fail:
+  return status;
+}
+
+muon_status muon_update_momentum (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M,
+                                  muon_tensor *X, const muon_update_opts *o)
+{
+  muon_status status = check_tensors (ctx, G, M, X, "X", o);
+  if (status == MUON_OK)
+    momentum_step (G, M, X, o);
   return status;
 }
 
@@ -222,18 +233,7 @@ muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, mu
 {
   muon_status status = MUON_OK;
   double *xbuf = NULL;
-  CHECKCTX (ctx);
-  CHECKSTATUS (muon_tensor_check (ctx, G, "G"));
-  CHECKSTATUS (muon_tensor_check (ctx, M, "M"));
-  CHECKSTATUS (muon_tensor_check (ctx, U, "U"));
-  CHECK (MUON_ERR_BADSHAPE, M->rows == G->rows && M->cols == G->cols && M->batch == G->batch,
-         "M must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
-  CHECK (MUON_ERR_BADSHAPE, U->rows == G->rows && U->cols == G->cols && U->batch == G->batch,
-         "U must be %zu x %zu x %zu like G", G->rows, G->cols, G->batch);
-  CHECK (MUON_ERR_BADARG, !muon_tensors_overlap (M, G) && !muon_tensors_overlap (U, G)
-                           && !muon_tensors_overlap (U, M),
-         "G, M and U must not overlap");
-  CHECKSTATUS (muon_update_check_opts (ctx, o, G->rows));
+  CHECKSTATUS (check_tensors (ctx, G, M, U, "U", o));
   if (o->ns.trace)   // muon_ns's check of the trace for each block's call, before M is written
   {
     double coef[3 * MUON_MAX_STEPS];
