@@ -138,9 +138,16 @@
 ## @item any @code{muon_update} option
 ## every option of @code{muon_update}, its @code{muon_ns} options included:
 ## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"MomentumForm"},
-## @qcode{"MomentumArith"} (@qcode{"torch"}: torch's momentum bits; the parameters still
-## differ from torch.optim.Muon's in the last bit of a few elements a step, since torch
-## fuses the scale into @code{add_ (update, alpha=-lr*scale)}), @qcode{"Scale"},
+## @qcode{"MomentumArith"} (@qcode{"torch"}: torch's momentum bits, and
+## torch.optim.Muon's parameter update for a host single matrix under the Muon rule with
+## the decay first: @code{p = p (1 - lr wd)}, then its fused @code{add_ (O, alpha=-lr*scale)},
+## one rounding of @code{p - (lr scale) O}, O the NS output before the scale, lr scale in
+## double as torch's @code{_adjust_lr}; with the README's recipe muon_step then gives its
+## parameters bit for bit where the NS output matches.  Double parameters, device arrays,
+## the Muon family's rules, @qcode{"Experts"}, @qcode{"SplitRows"}, stacks,
+## @qcode{"DecayFirst"} false, @qcode{"ClipPolicy"} @qcode{"after_ns"} and
+## @qcode{"PerMicroBatchNS"} keep muonlab's apply, U, lr U and p - lr U each rounded),
+## @qcode{"Scale"},
 ## @qcode{"Experts"}, @dots{}, @qcode{"Method"}, @qcode{"Precision"},
 ## @qcode{"Eps"} (the NS normalization eps, not AdamW's), @dots{}, and the Muon family's
 ## @qcode{"Algorithm"} (@qcode{"normuon"}, @qcode{"adamuon"}, @qcode{"namo"},

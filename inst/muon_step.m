@@ -234,13 +234,23 @@ function [params, opt, info] = step (fname, opt, params, grads)
     endif
   endif
 
-  ## 4. Muon momentum and NS: before the overflow check on the poisoned path (#8432)
+  ## 4. Muon momentum and NS: before the overflow check on the poisoned path (#8432).
+  ## A parameter that takes torch's fused apply (fused_scale) gets its NS output unscaled
   todo = find (ismuon & ! opt.per_micro_ns);
+  uargs = opt.update_args;
+  fscale = struct ();
+  for i = todo(:).'
+    n = names{i};
+    fscale.(n) = fused_scale (fname, n, opt, params.(n), g.(n));
+    if (! isempty (fscale.(n)))
+      uargs.(n) = [uargs.(n)(:).', {"Scale", "none", "ScaleFactor", 1}];
+    endif
+  endfor
   if (opt.poison)
     for i = todo(:).'
       n = names{i};
       [U.(n), opt.muon.(n), bad, called] = opt_advance (fname, n, opt.muon.(n), g.(n),
-                                                    opt.update_args.(n), true);
+                                                    uargs.(n), true);
       info.ns_calls += called;
       overflow = overflow || bad;
     endfor
@@ -261,7 +271,7 @@ function [params, opt, info] = step (fname, opt, params, grads)
         gn = gpu_upload (fname, gn, opt.resident);   # the momentum starts on the device
       endif
       [U.(n), opt.muon.(n)] = run_update (sprintf ("%s: parameter '%s'", fname, n), gn,
-                                          opt.muon.(n), opt.update_args.(n));
+                                          opt.muon.(n), uargs.(n));
       if (isa (U.(n), "muon_gpuarray") && ! isa (params.(n), "muon_gpuarray"))
         U.(n) = gather (U.(n));                     # host parameters: one copy a step
       endif
@@ -304,7 +314,11 @@ function [params, opt, info] = step (fname, opt, params, grads)
     p0 = params.(n);
     if (ismuon(i))
       [wd, first] = opt_muon_decay (fname, n, opt);
-      if (first)
+      if (isfield (fscale, n) && ! isempty (fscale.(n)))
+        ## torch.optim.Muon: param.mul_ (1 - lr*wd); param.add_ (O, alpha=-lr*scale)
+        p = p0 * (1 - opt.muon_lr * wd);
+        p = opt_fused_add (p, -(opt.muon_lr * fscale.(n)), U.(n));
+      elseif (first)
         p = p0 * (1 - opt.muon_lr * wd);
         p = p - opt.muon_lr * U.(n);
       else
@@ -343,6 +357,27 @@ function [params, opt, info] = step (fname, opt, params, grads)
   info.step = opt.step;
   opt.scaler = opt_scaler_update (opt.scaler, false);
   opt.ns_calls += info.ns_calls;
+endfunction
+
+## MomentumArith torch: the scale of Muon parameter N's update when its step applies as
+## torch.optim.Muon's does (p = fma (alpha, O, p), O the NS output unscaled, alpha = -lr *
+## scale rounded once into p's class), else []: a host single parameter and gradient, one
+## 2-D matrix, the Muon rule (no Algorithm of the family), no Experts or SplitRows, the
+## decay first, no clipping after the NS or per-micro-batch NS (these keep U = scale * O)
+function s = fused_scale (fname, n, opt, p, g)
+  s = [];
+  args = opt.update_args.(n);
+  if (isempty (args) || ! isa (p, "single") || ! isa (g, "single") || ! ismatrix (p)
+      || ! isempty (opt.resident) || opt.per_micro_ns
+      || strcmp (opt.clip_policy, "after_ns")
+      || (! isempty (opt.muon.(n)) && isa (opt.muon.(n).momentum, "muon_gpuarray")))
+    return;
+  endif
+  o = parse_options (fname, "muon_update", family_presets ("expand", fname, args));
+  if (strcmp (o.arith, "torch") && strcmp (o.algorithm, "muon") && o.experts == 1
+      && isempty (o.split_rows) && o.decay_first)
+    s = family_scale (o, rows (p), columns (p));     # in double, as torch's _adjust_lr
+  endif
 endfunction
 
 ## an AdamW gradient whose squares (g .* g, in its class: the second moment's) overflow:
@@ -481,6 +516,40 @@ endfunction
 %! o = opt;  o.muon.W = [];
 %! [~, o2] = muon_step (o, P, G);
 %! assert (o2.muon.W.step, 1);
+%!test
+%! ## MomentumArith torch: a single parameter takes torch's fused apply (test_momentum_torch
+%! ## checks it against torch); a double one, DecayFirst false and after-NS clipping keep
+%! ## p = p0 (1 - lr wd) - lr U with U = muon_update's scaled update
+%! randn ("seed", 3);
+%! P0 = randn (12, 20);  G0 = randn (12, 20);
+%! o = {"MomentumArith", "torch", "Scale", "rms"};
+%! for v = {{"double", {}}, {"single", {"DecayFirst", false}}, ...
+%!          {"single", {"ClipNorm", 1e-3, "ClipPolicy", "after_ns"}}}
+%!   [cls, extra] = v{1}{:};
+%!   Q = struct ("W", cast (P0, cls));  Gr = cast (G0, cls);
+%!   opt = muon_optimizer (Q, o{:}, extra{:}, "LR", 0.02, "WeightDecay", 0.1);
+%!   [Q1, opt1, info] = muon_step (opt, Q, struct ("W", Gr));
+%!   U = muon_update (Gr, [], o{:}) * info.clip_coef;
+%!   if (isempty (extra))
+%!     want = Q.W * (1 - 0.02 * 0.1) - 0.02 * U;
+%!   elseif (strcmp (extra{1}, "DecayFirst"))
+%!     want = (Q.W - 0.02 * U) * (1 - 0.02 * 0.1);
+%!   else
+%!     assert (info.clip_coef < 1);
+%!     want = Q.W * (1 - 0.02 * 0.1) - 0.02 * U;
+%!   endif
+%!   assert (isequal (Q1.W, want));
+%! endfor
+%! ## the fused apply: the single parameter one rounding of p0 (1 - lr wd) - lr scale O
+%! Q = struct ("W", single (P0));  Gr = single (G0);
+%! [Q1, opt1] = muon_step (muon_optimizer (Q, o{:}, "LR", 0.02, "WeightDecay", 0.1), Q,
+%!                         struct ("W", Gr));
+%! O = muon_update (Gr, [], o{:}, "Scale", "none");
+%! q = Q.W * (1 - 0.02 * 0.1);
+%! a = double (single (-(0.02 * (0.2 * sqrt (20)))));    # torch's _adjust_lr
+%! want = single (double (q) + a * double (O));     # no tie here (checked: exact sum)
+%! assert (isequal (Q1.W, want));
+%! assert (! isequal (Q1.W, q - 0.02 * muon_update (Gr, [], o{:})));
 %!error <muon_step: OPT\.muon\.W must be \[\] or a muon_update state\.> muon_step (setfield (muon_optimizer (P), "muon", struct ("W", "")), P, G)
 %!error id=muonlab:badState muon_step (setfield (muon_optimizer (P), "muon", struct ("W", "")), P, G)
 %!error <muon_step: OPT lacks the field 'adam_wd'.>

@@ -41,10 +41,12 @@
 ## EMA momentum is (1-beta) times SGD momentum, so after the Frobenius normalization both
 ## give the same NS output, except where the norm of X comes near Eps.  The scale
 ## multiplies in @var{G}'s class (U is rounded into it), where torch.optim.Muon folds it
-## into its parameter update, @code{add_ (update, alpha=-lr*scale)}, one fused rounding:
-## @code{muon_step}, which rounds U, lr U and p - lr U, then differs from torch's
-## parameters in the last bit of a few elements a step (1-5 of 240 for a single 12 x 20,
-## with the same U and momentum); with a 16-bit @qcode{"Precision"}, Keller, DeepSpeed and
+## into its parameter update, @code{add_ (update, alpha=-lr*scale)}, one fused rounding of
+## p - (lr scale) O: @code{muon_step} does that under @qcode{"MomentumArith"}
+## @qcode{"torch"} for a single matrix (see @code{muon_optimizer}; with @qcode{"Scale"}
+## @qcode{"none"} this function returns that O), and elsewhere rounds U, lr U and p - lr
+## U, which differs from torch's parameters in the last bit of a few elements a step (1-5
+## of 240 for a single 12 x 20); with a 16-bit @qcode{"Precision"}, Keller, DeepSpeed and
 ## xtuner scale the 16-bit NS output in place, one rounding more (@code{muon_round (U,
 ## "bf16")} gives their product; it matters where scale > 1, r > c), and Dao's Muon (dion's
 ## Gram path too) returns its fp16 Gram result as bf16 (0.17% off the fp16 one) and scales

@@ -83,3 +83,75 @@ endfunction
 %!     assert (isequal (sn.momentum, c.M{k}));
 %!   endfor
 %! endfor
+
+%!test
+%! ## torch.optim.Muon's parameters (fixtures/torch_muon_step.txt: 5 steps, lr 0.02, wd 0.1,
+%! ## adjust_lr_fn original / match_rms_adamw, Nesterov on / off, single 12 x 20, 20 x 12,
+%! ## 7 x 13) bit for bit from muon_step with the README's recipe, at every step until
+%! ## torch's bf16 Newton-Schulz output O first differs from muonlab's (the NS's summation
+%! ## order, README): 53 of the 60 steps, every step of the 8 cases whose O all match
+%! T = torch_muon_step_fixture ();
+%! assert (numel (T), 12);
+%! recipe = {"MomentumArith", "torch", "Precision", "bf16", "Fused", true, ...
+%!           "NormalizeFirst", false, "EpsPlacement", "max"};
+%! nsteps = 0;  nfull = 0;
+%! for c = T
+%!   scale = merge (strcmp (c.adjust, "original"), "keller", "rms");
+%!   o = [recipe, {"Nesterov", c.nesterov}];
+%!   P = struct ("W", c.P0);
+%!   opt = muon_optimizer (P, o{:}, "Scale", scale, "LR", 0.02, "WeightDecay", 0.1);
+%!   s = [];
+%!   for k = 1:numel (c.G)
+%!     [O, s] = muon_update (c.G{k}, s, o{:}, "Scale", "none");
+%!     [P, opt] = muon_step (opt, P, struct ("W", c.G{k}));
+%!     if (! isequal (O, c.O{k}))
+%!       break;
+%!     endif
+%!     assert (isequal (P.W, c.P{k}), sprintf ("%s %d %dx%d step %d: %d elements differ",
+%!                                             c.adjust, c.nesterov, rows (c.P0),
+%!                                             columns (c.P0), k, nnz (P.W != c.P{k})));
+%!     nsteps++;
+%!   endfor
+%!   nfull += isequal (P.W, c.P{end});
+%! endfor
+%! assert ([nsteps nfull], [53 8]);
+%! ## every adjust_lr_fn "original" case holds all 5 steps
+%! ## (the keller scale; "rms" the match_rms_adamw one)
+
+%!test
+%! ## the apply alone, from torch's parameter and NS output of each step: its add_ (O,
+%! ## alpha = -lr scale) on fp32 is one fma; all 60 steps bit for bit, where rounding
+%! ## scale O, lr U and then p - lr U (muon_step before this) misses some elements
+%! T = torch_muon_step_fixture ();
+%! n = 0;  nold = 0;
+%! for c = T
+%!   [r, m] = size (c.P0);
+%!   sc = merge (strcmp (c.adjust, "original"), sqrt (max (1, r / m)), 0.2 * sqrt (max (r, m)));
+%!   p = c.P0;
+%!   for k = 1:numel (c.G)
+%!     q = p * (1 - 0.02 * 0.1);
+%!     assert (isequal (test_options ("private", "opt_fused_add", q, -(0.02 * sc), c.O{k}),
+%!                      c.P{k}));
+%!     nold += nnz (single (q - 0.02 * single (sc * c.O{k})) != c.P{k});
+%!     n++;
+%!     p = c.P{k};
+%!   endfor
+%! endfor
+%! assert (n, 60);
+%! assert (nold > 0);
+
+%!test
+%! ## opt_fused_add rounds once: 1 + 2^-23 + 2^-24 - 2^-70 lies below the single midpoint
+%! ## 1 + 2^-23 + 2^-24, where the double sum (1 + 2^-23 + 2^-24) rounds to even, 1 + 2^-22
+%! f = @(varargin) test_options ("private", "opt_fused_add", varargin{:});
+%! a = 1 + 2^-23;  O = single (2^-24 * (1 - 2^-23));  q = single (1 + 2^-23);
+%! assert (single (double (q) + a * double (O)), single (1 + 2^-22));
+%! assert (f (q, a, O), q);
+%! assert (f (-q, a, -O), -q);
+%! assert (f (-q, -a, O), -q);
+%! ## above the midpoint: up; an exact midpoint: to even; exact sums and zeros
+%! assert (f (q, a, single (2^-24 * (1 + 2^-23))), single (1 + 2^-22));
+%! assert (f (single (1), 1, single (2^-24)), single (1));
+%! assert (f (single (1 + 2^-23), 1, single (2^-24)), single (1 + 2^-22));
+%! assert (f (single ([1 2; -3 0]), 0.5, single ([2 -4; 6 0])), single ([2 0; 0 0]));
+%! assert (f (single ([Inf 1]), 1, single ([1 NaN])), single ([Inf NaN]));
