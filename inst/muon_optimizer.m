@@ -139,12 +139,12 @@
 ## every option of @code{muon_update}, its @code{muon_ns} options included:
 ## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"MomentumForm"},
 ## @qcode{"MomentumArith"} (@qcode{"torch"}: torch's momentum bits, and
-## torch.optim.Muon's parameter update for a host single matrix under the Muon rule with
-## the decay first: @code{p = p (1 - lr wd)}, then its fused @code{add_ (O, alpha=-lr*scale)},
-## one rounding of @code{p - (lr scale) O}, O the NS output before the scale, lr scale in
-## double as torch's @code{_adjust_lr}; with the README's recipe muon_step then gives its
-## parameters bit for bit where the NS output matches.  Double parameters, device arrays,
-## the Muon family's rules, @qcode{"Experts"}, @qcode{"SplitRows"}, stacks,
+## torch.optim.Muon's parameter update for a host single or double matrix under the Muon
+## rule with the decay first: @code{p = p (1 - lr wd)}, then its fused @code{add_ (O,
+## alpha=-lr*scale)}, one rounding of @code{p - (lr scale) O} (an fma), O the NS output
+## before the scale, lr scale in double as torch's @code{_adjust_lr}; with the README's
+## recipe muon_step then gives its parameters bit for bit where the NS output matches.
+## Device arrays, the Muon family's rules, @qcode{"Experts"}, @qcode{"SplitRows"}, stacks,
 ## @qcode{"DecayFirst"} false, @qcode{"ClipPolicy"} @qcode{"after_ns"} and
 ## @qcode{"PerMicroBatchNS"} keep muonlab's apply, U, lr U and p - lr U each rounded),
 ## @qcode{"Scale"},

@@ -361,19 +361,25 @@ endfunction
 
 ## MomentumArith torch: the scale of Muon parameter N's update when its step applies as
 ## torch.optim.Muon's does (p = fma (alpha, O, p), O the NS output unscaled, alpha = -lr *
-## scale rounded once into p's class), else []: a host single parameter and gradient, one
-## 2-D matrix, the Muon rule (no Algorithm of the family), no Experts or SplitRows, the
-## decay first, no clipping after the NS or per-micro-batch NS (these keep U = scale * O)
+## scale rounded once into p's class), else []: a host single or double parameter and
+## gradient of its class, one 2-D matrix, the Muon rule (no Algorithm of the family), no
+## Experts or SplitRows, the decay first, no clipping after the NS or per-micro-batch NS
+## (these keep U = scale * O)
 function s = fused_scale (fname, n, opt, p, g)
   s = [];
   args = opt.update_args.(n);
-  if (isempty (args) || ! isa (p, "single") || ! isa (g, "single") || ! ismatrix (p)
+  if (isempty (args) || ! (isa (p, "single") || isa (p, "double"))
+      || ! strcmp (class (g), class (p)) || ! ismatrix (p)
       || ! isempty (opt.resident) || opt.per_micro_ns
       || strcmp (opt.clip_policy, "after_ns")
       || (! isempty (opt.muon.(n)) && isa (opt.muon.(n).momentum, "muon_gpuarray")))
     return;
   endif
-  o = parse_options (fname, "muon_update", family_presets ("expand", fname, args));
+  try                                   # a bad option: run_update raises its error
+    o = parse_options (fname, "muon_update", family_presets ("expand", fname, args));
+  catch
+    return;
+  end_try_catch
   if (strcmp (o.arith, "torch") && strcmp (o.algorithm, "muon") && o.experts == 1
       && isempty (o.split_rows) && o.decay_first)
     s = family_scale (o, rows (p), columns (p));     # in double, as torch's _adjust_lr
@@ -517,20 +523,21 @@ endfunction
 %! [~, o2] = muon_step (o, P, G);
 %! assert (o2.muon.W.step, 1);
 %!test
-%! ## MomentumArith torch: a single parameter takes torch's fused apply (test_momentum_torch
-%! ## checks it against torch); a double one, DecayFirst false and after-NS clipping keep
-%! ## p = p0 (1 - lr wd) - lr U with U = muon_update's scaled update
+%! ## MomentumArith torch: a single or double matrix takes torch's fused apply
+%! ## (test_momentum_torch checks it against torch); Experts, DecayFirst false and after-NS
+%! ## clipping keep p = p0 (1 - lr wd) - lr U with U = muon_update's scaled update
 %! randn ("seed", 3);
 %! P0 = randn (12, 20);  G0 = randn (12, 20);
 %! o = {"MomentumArith", "torch", "Scale", "rms"};
-%! for v = {{"double", {}}, {"single", {"DecayFirst", false}}, ...
+%! for v = {{"single", {"Experts", 2}}, {"double", {"DecayFirst", false}}, ...
 %!          {"single", {"ClipNorm", 1e-3, "ClipPolicy", "after_ns"}}}
 %!   [cls, extra] = v{1}{:};
+%!   uextra = extra(1:2 * strcmp (extra{1}, "Experts"));
 %!   Q = struct ("W", cast (P0, cls));  Gr = cast (G0, cls);
 %!   opt = muon_optimizer (Q, o{:}, extra{:}, "LR", 0.02, "WeightDecay", 0.1);
 %!   [Q1, opt1, info] = muon_step (opt, Q, struct ("W", Gr));
-%!   U = muon_update (Gr, [], o{:}) * info.clip_coef;
-%!   if (isempty (extra))
+%!   U = muon_update (Gr, [], o{:}, uextra{:}) * info.clip_coef;
+%!   if (strcmp (extra{1}, "Experts"))
 %!     want = Q.W * (1 - 0.02 * 0.1) - 0.02 * U;
 %!   elseif (strcmp (extra{1}, "DecayFirst"))
 %!     want = (Q.W - 0.02 * U) * (1 - 0.02 * 0.1);
@@ -550,6 +557,12 @@ endfunction
 %! want = single (double (q) + a * double (O));     # no tie here (checked: exact sum)
 %! assert (isequal (Q1.W, want));
 %! assert (! isequal (Q1.W, q - 0.02 * muon_update (Gr, [], o{:})));
+%! ## a double matrix: alpha in double, one fma
+%! Q = struct ("W", P0);
+%! Q1 = muon_step (muon_optimizer (Q, o{:}, "LR", 0.02, "WeightDecay", 0.1), Q,
+%!                 struct ("W", G0));
+%! O = muon_update (G0, [], o{:}, "Scale", "none");
+%! assert (isequal (Q1.W, __muon_fma__ (-(0.02 * (0.2 * sqrt (20))), O, P0 * (1 - 0.02 * 0.1))));
 %!error <muon_step: OPT\.muon\.W must be \[\] or a muon_update state\.> muon_step (setfield (muon_optimizer (P), "muon", struct ("W", "")), P, G)
 %!error id=muonlab:badState muon_step (setfield (muon_optimizer (P), "muon", struct ("W", "")), P, G)
 %!error <muon_step: OPT lacks the field 'adam_wd'.>

@@ -43,7 +43,7 @@
 ## multiplies in @var{G}'s class (U is rounded into it), where torch.optim.Muon folds it
 ## into its parameter update, @code{add_ (update, alpha=-lr*scale)}, one fused rounding of
 ## p - (lr scale) O: @code{muon_step} does that under @qcode{"MomentumArith"}
-## @qcode{"torch"} for a single matrix (see @code{muon_optimizer}; with @qcode{"Scale"}
+## @qcode{"torch"} for a single or double matrix (see @code{muon_optimizer}; with @qcode{"Scale"}
 ## @qcode{"none"} this function returns that O), and elsewhere rounds U, lr U and p - lr
 ## U, which differs from torch's parameters in the last bit of a few elements a step (1-5
 ## of 240 for a single 12 x 20); with a 16-bit @qcode{"Precision"}, Keller, DeepSpeed and

@@ -22,6 +22,12 @@ extern "C" {
 // BADARG, in every precision.
 muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, double *y,
                               size_t n);
+// torch's y.add_ (x, alpha=a) on the CPU for a float or double y: y[i] = fma (a, x[i], y[i]),
+// rounded once into y's class, a first rounded to it (torch's opmath).  p: MUON_PREC_SINGLE
+// (x and y float: fmaf) or MUON_PREC_DOUBLE (double: fma).  [in] x, [in,out] y, n elements;
+// x may be y itself; any other overlap is BADARG.
+muon_status muon_fma_array (muon_ctx *ctx, muon_precision p, double a, const void *x, void *y,
+                            size_t n);
 // Bit patterns: bf16 / fp16 (uint16) <-> float.  [in] src, [out] dst: dst may start at src's
 // address (in place, in a buffer of 4 n bytes, the float array's size); any other overlap
 // is BADARG.

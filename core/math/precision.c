@@ -1,7 +1,8 @@
 /* precision.c - the precision emulation's array forms (muon_math.h): rounding an array to
- * bf16 / fp16 / single, and the bf16 / fp16 bit patterns.  The scalar forms are the static
+ * bf16 / fp16 / single, the bf16 / fp16 bit patterns, and torch's fused add with alpha.  The scalar forms are the static
  * inline functions of muon_precision.h, shared with the CUDA kernels.
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -34,6 +35,35 @@ muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, 
   else
     for (size_t i = 0; i < n; i++)
       y[i] = (double) muon_round_to ((int) p, (float) x[i]);
+fail:
+  return status;
+}
+
+muon_status muon_fma_array (muon_ctx *ctx, muon_precision p, double a, const void *x, void *y,
+                            size_t n)
+{
+  muon_status status = MUON_OK;
+  CHECKCTX (ctx);
+  CHECK (MUON_ERR_NULLPTR, n == 0 || (x != NULL && y != NULL), "x and y must not be NULL");
+  CHECK (MUON_ERR_BADARG, p == MUON_PREC_SINGLE || p == MUON_PREC_DOUBLE,
+         "precision must be single or double");
+  size_t w = p == MUON_PREC_SINGLE ? sizeof (float) : sizeof (double);
+  CHECK (MUON_ERR_BADARG, !shifted_overlap (x, n * w, y, n * w),
+         "y must be x itself or not overlap it");
+  if (p == MUON_PREC_SINGLE)
+  {
+    const float *xs = x;
+    float *ys = y, af = (float) a;
+    for (size_t i = 0; i < n; i++)
+      ys[i] = fmaf (af, xs[i], ys[i]);
+  }
+  else
+  {
+    const double *xd = x;
+    double *yd = y;
+    for (size_t i = 0; i < n; i++)
+      yd[i] = fma (a, xd[i], yd[i]);
+  }
 fail:
   return status;
 }

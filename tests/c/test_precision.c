@@ -282,6 +282,42 @@ static void test_round_array (void)
   T_EQ_INT (muon_round_array (ctx, (muon_precision) -1, x, y, 8), MUON_ERR_BADARG);
 }
 
+// torch's add_ with alpha: one rounding of y + a x (single: a rounded to float first)
+static void test_fma_array (void)
+{
+  // 1 + 2^-23 + (1 + 2^-23) 2^-24 (1 - 2^-23) = 1 + 2^-23 + 2^-24 - 2^-70, just below the
+  // single midpoint: 1 + 2^-23 (the double sum rounds to the midpoint, then to even 1 + 2^-22)
+  float xs[3] = { ldexpf (1.0f, -24) * (1.0f - ldexpf (1.0f, -23)), 2.0f, -0.0f };
+  float ys[3] = { 1.0f + ldexpf (1.0f, -23), 1.0f, -0.0f };
+  T_EQ_INT (muon_fma_array (ctx, MUON_PREC_SINGLE, 1.0 + ldexp (1.0, -23), xs, ys, 3), MUON_OK);
+  T_EQ_DBL (ys[0], 1.0f + ldexpf (1.0f, -23));
+  T_EQ_DBL (ys[1], 3.0f + ldexpf (2.0f, -23));
+  T_ASSERT (ys[2] == 0 && signbit (ys[2]));
+  // a is rounded to float: 1 + 2^-30 is 1
+  float one = 1.0f, z = 0.0f;
+  T_EQ_INT (muon_fma_array (ctx, MUON_PREC_SINGLE, 1.0 + ldexp (1.0, -30), &one, &z, 1), MUON_OK);
+  T_EQ_DBL (z, 1.0f);
+  // double: a x = 2^-53 (1 - 2^-104), so 1 + a x lies 2^-157 below the midpoint 1 + 2^-53
+  // (1), and (1 + 2^-52) + a x below the midpoint 1 + 3 2^-53: 1 + 2^-52, where rounding
+  // a x first (2^-53) and then the sum gives 1 + 2^-51
+  double xd[2] = { ldexp (1.0, -53) * (1.0 - ldexp (1.0, -52)), ldexp (1.0, -53) * (1.0 - ldexp (1.0, -52)) };
+  double yd[2] = { 1.0, 1.0 + ldexp (1.0, -52) };
+  T_EQ_INT (muon_fma_array (ctx, MUON_PREC_DOUBLE, 1.0 + ldexp (1.0, -52), xd, yd, 2), MUON_OK);
+  T_EQ_DBL (yd[0], 1.0);
+  T_EQ_DBL (yd[1], 1.0 + ldexp (1.0, -52));
+  // in place, n = 0, errors
+  double w[2] = { 2.0, 3.0 };
+  T_EQ_INT (muon_fma_array (ctx, MUON_PREC_DOUBLE, 0.5, w, w, 2), MUON_OK);
+  T_EQ_DBL (w[0], 3.0);
+  T_EQ_DBL (w[1], 4.5);
+  T_EQ_INT (muon_fma_array (ctx, MUON_PREC_DOUBLE, 1.0, NULL, NULL, 0), MUON_OK);
+  T_EQ_INT (muon_fma_array (NULL, MUON_PREC_DOUBLE, 1.0, w, w, 2), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_fma_array (ctx, MUON_PREC_DOUBLE, 1.0, NULL, w, 2), MUON_ERR_NULLPTR);
+  T_EQ_INT (muon_fma_array (ctx, MUON_PREC_BF16, 1.0, w, w, 2), MUON_ERR_BADARG);
+  T_EQ_INT (muon_fma_array (ctx, MUON_PREC_DOUBLE, 1.0, w, w + 1, 1), MUON_OK);
+  T_EQ_INT (muon_fma_array (ctx, MUON_PREC_DOUBLE, 1.0, w, w + 1, 2), MUON_ERR_BADARG);
+}
+
 static void test_bits_arrays (void)
 {
   float f[4] = { 1.0f, -2.0f, 65520.0f, 0.1f }, g[4];
@@ -415,6 +451,7 @@ int main (int argc, char **argv)
   T_RUN (test_nan);
   T_RUN (test_scale_add);
   T_RUN (test_round_array);
+  T_RUN (test_fma_array);
   T_RUN (test_bits_arrays);
   T_RUN (test_overlap);
   T_RUN (test_precision_names);

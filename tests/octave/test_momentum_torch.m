@@ -86,12 +86,13 @@ endfunction
 
 %!test
 %! ## torch.optim.Muon's parameters (fixtures/torch_muon_step.txt: 5 steps, lr 0.02, wd 0.1,
-%! ## adjust_lr_fn original / match_rms_adamw, Nesterov on / off, single 12 x 20, 20 x 12,
-%! ## 7 x 13) bit for bit from muon_step with the README's recipe, at every step until
-%! ## torch's bf16 Newton-Schulz output O first differs from muonlab's (the NS's summation
-%! ## order, README): 53 of the 60 steps, every step of the 8 cases whose O all match
+%! ## adjust_lr_fn original / match_rms_adamw, Nesterov on / off, 12 x 20, 20 x 12, 7 x 13,
+%! ## 12 single cases and 4 double) bit for bit from muon_step with the README's recipe, at
+%! ## every step until torch's bf16 Newton-Schulz output O first differs from muonlab's
+%! ## (the NS's summation order, README): 73 of the 80 steps, every step of the 12 cases
+%! ## whose O all match (single 53 of 60, double 20 of 20)
 %! T = torch_muon_step_fixture ();
-%! assert (numel (T), 12);
+%! assert ({T.class}, [repmat({"single"}, 1, 12), repmat({"double"}, 1, 4)]);
 %! recipe = {"MomentumArith", "torch", "Precision", "bf16", "Fused", true, ...
 %!           "NormalizeFirst", false, "EpsPlacement", "max"};
 %! nsteps = 0;  nfull = 0;
@@ -104,24 +105,22 @@ endfunction
 %!   for k = 1:numel (c.G)
 %!     [O, s] = muon_update (c.G{k}, s, o{:}, "Scale", "none");
 %!     [P, opt] = muon_step (opt, P, struct ("W", c.G{k}));
-%!     if (! isequal (O, c.O{k}))
+%!     if (! isequal (O, cast (c.O{k}, c.class)))
 %!       break;
 %!     endif
-%!     assert (isequal (P.W, c.P{k}), sprintf ("%s %d %dx%d step %d: %d elements differ",
-%!                                             c.adjust, c.nesterov, rows (c.P0),
+%!     assert (isequal (P.W, c.P{k}), sprintf ("%s %s %d %dx%d step %d: %d elements differ",
+%!                                             c.class, c.adjust, c.nesterov, rows (c.P0),
 %!                                             columns (c.P0), k, nnz (P.W != c.P{k})));
 %!     nsteps++;
 %!   endfor
 %!   nfull += isequal (P.W, c.P{end});
 %! endfor
-%! assert ([nsteps nfull], [53 8]);
-%! ## every adjust_lr_fn "original" case holds all 5 steps
-%! ## (the keller scale; "rms" the match_rms_adamw one)
+%! assert ([nsteps nfull], [73 12]);
 
 %!test
 %! ## the apply alone, from torch's parameter and NS output of each step: its add_ (O,
-%! ## alpha = -lr scale) on fp32 is one fma; all 60 steps bit for bit, where rounding
-%! ## scale O, lr U and then p - lr U (muon_step before this) misses some elements
+%! ## alpha = -lr scale) on fp32 and fp64 is one fma; all 80 steps bit for bit, where
+%! ## rounding scale O, lr U and then p - lr U (muon_step before this) misses some elements
 %! T = torch_muon_step_fixture ();
 %! n = 0;  nold = 0;
 %! for c = T
@@ -130,19 +129,20 @@ endfunction
 %!   p = c.P0;
 %!   for k = 1:numel (c.G)
 %!     q = p * (1 - 0.02 * 0.1);
-%!     assert (isequal (test_options ("private", "opt_fused_add", q, -(0.02 * sc), c.O{k}),
-%!                      c.P{k}));
-%!     nold += nnz (single (q - 0.02 * single (sc * c.O{k})) != c.P{k});
+%!     O = cast (c.O{k}, c.class);
+%!     assert (isequal (test_options ("private", "opt_fused_add", q, -(0.02 * sc), O), c.P{k}));
+%!     nold += nnz (q - 0.02 * cast (sc * O, c.class) != c.P{k});
 %!     n++;
 %!     p = c.P{k};
 %!   endfor
 %! endfor
-%! assert (n, 60);
+%! assert (n, 80);
 %! assert (nold > 0);
 
 %!test
-%! ## opt_fused_add rounds once: 1 + 2^-23 + 2^-24 - 2^-70 lies below the single midpoint
-%! ## 1 + 2^-23 + 2^-24, where the double sum (1 + 2^-23 + 2^-24) rounds to even, 1 + 2^-22
+%! ## opt_fused_add (the core's fma) rounds once: 1 + 2^-23 + 2^-24 - 2^-70 lies below the
+%! ## single midpoint 1 + 2^-23 + 2^-24, where the double sum (1 + 2^-23 + 2^-24) rounds to
+%! ## even, 1 + 2^-22; in double 1 + 2^-52 + 2^-53 - 2^-157 below 1 + 3 2^-53 likewise
 %! f = @(varargin) test_options ("private", "opt_fused_add", varargin{:});
 %! a = 1 + 2^-23;  O = single (2^-24 * (1 - 2^-23));  q = single (1 + 2^-23);
 %! assert (single (double (q) + a * double (O)), single (1 + 2^-22));
@@ -155,3 +155,12 @@ endfunction
 %! assert (f (single (1 + 2^-23), 1, single (2^-24)), single (1 + 2^-22));
 %! assert (f (single ([1 2; -3 0]), 0.5, single ([2 -4; 6 0])), single ([2 0; 0 0]));
 %! assert (f (single ([Inf 1]), 1, single ([1 NaN])), single ([Inf NaN]));
+%! d = 2^-53 * (1 - 2^-52);
+%! assert ((1 + 2^-52) + (1 + 2^-52) * d, 1 + 2^-51);
+%! assert (f (1 + 2^-52, 1 + 2^-52, d), 1 + 2^-52);
+%! assert (f ([1 2], 0.5, [2 3]), [2 3.5]);
+%! assert (f (single (1), 1 + 2^-30, single (1)), single (2));   # alpha rounded to single
+%!error <__muon_fma__: X and Y must be of one size\.> __muon_fma__ (1, ones (2), ones (3))
+%!error <__muon_fma__: X and Y must be real single or double arrays of one class\.> __muon_fma__ (1, ones (2), single (ones (2)))
+%!error <__muon_fma__: A must be a real double scalar\.> __muon_fma__ ([1 2], ones (2), ones (2))
+%!error <__muon_fma__: usage: Y = __muon_fma__ \(A, X, Y\)\.> __muon_fma__ (1, 2)

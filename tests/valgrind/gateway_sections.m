@@ -224,6 +224,19 @@ function fails = sec_muon_blas_threads ()
   fails = bad (fails, "huge", "muonlab:badArg", 1, f, 1e10);
 endfunction
 
+function fails = sec_muon_fma ()
+  f = @__muon_fma__;
+  fails = {};
+  fails = outs (fails, "single", 1, f, 0.5, single (magic (4)), single (ones (4)));
+  fails = ok (fails, "double", 1, f, -0.25, magic (3), ones (3));
+  fails = ok (fails, "empty", 1, f, 1, zeros (0, 3), zeros (0, 3));
+  fails = bad (fails, "no input", "muonlab:badArg", 1, f);
+  fails = bad (fails, "vector A", "muonlab:badArg", 1, f, [1 2], ones (2), ones (2));
+  fails = bad (fails, "classes", "muonlab:badArg", 1, f, 1, ones (2), single (ones (2)));
+  fails = bad (fails, "int", "muonlab:badArg", 1, f, 1, int8 (ones (2)), int8 (ones (2)));
+  fails = bad (fails, "sizes", "muonlab:badShape", 1, f, 1, ones (2), ones (2, 3));
+endfunction
+
 ## muon_mex_new_array's two ways: mxCreate below 256 KiB, Octave's own zeros above (700 KiB)
 function fails = sec_muon_copy_out ()
   f = @__muon_copy_out__;

@@ -86,7 +86,7 @@ page_screen_output (false);
 sections = {"__muon_ns__", @sec_muon_ns; "__muon_update__", @sec_muon_update;
             "__muon_coeffs__", @sec_muon_coeffs; "__muon_info__", @sec_muon_info;
             "__muon_ns_flops__", @sec_muon_ns_flops;
-            "__muon_blas_threads__", @sec_muon_blas_threads;
+            "__muon_blas_threads__", @sec_muon_blas_threads; "__muon_fma__", @sec_muon_fma;
             "__muon_copy_out__", @sec_muon_copy_out;
             "__muon_zero_layout__", @sec_zero_layout; "__muon_zero_step__", @sec_zero_muon_step;
             "__muon_comm__", @sec_muon_comm; "__muon_lists__", @sec_muon_lists;
