@@ -379,6 +379,10 @@ function s = fused_scale (fname, n, opt, p, g)
       || (! isempty (opt.muon.(n)) && isa (opt.muon.(n).momentum, "muon_gpuarray")))
     return;
   endif
+  names = args(1:2:end);
+  if (! any (strcmpi (names(cellfun (@ischar, names)), "MomentumArith")))
+    return;                             # no preset sets it: the common case stays cheap
+  endif
   try                                   # a bad option: run_update raises its error
     o = parse_options (fname, "muon_update", family_presets ("expand", fname, args));
   catch
