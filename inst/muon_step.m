@@ -365,18 +365,18 @@ endfunction
 
 ## MomentumArith torch: the scale of Muon parameter N's update when its step applies as
 ## torch.optim.Muon's does (p = fma (alpha, O, p), O the NS output unscaled, alpha = -lr *
-## scale rounded once into p's class), else []: a host single or double parameter and
-## gradient of its class, one 2-D matrix, the Muon rule (no Algorithm of the family), no
-## Experts or SplitRows, the decay first, no clipping after the NS or per-micro-batch NS
-## (these keep U = scale * O)
+## scale rounded once into p's class), else []: a single or double parameter (host, or a
+## device array: the device arrays' fma, the same bits; a resident state too: U comes back
+## to the host for host parameters) and gradient of its class, one 2-D matrix, the Muon
+## rule (no Algorithm of the family), no Experts or SplitRows, the decay first, no clipping
+## after the NS or per-micro-batch NS (these keep U = scale * O; so do bf16 / fp16 device
+## parameters: torch's 16-bit add with alpha rounds two ways)
 function s = fused_scale (fname, n, opt, p, g)
   s = [];
   args = opt.update_args.(n);
-  if (isempty (args) || ! (isa (p, "single") || isa (p, "double"))
-      || ! strcmp (class (g), class (p)) || ! ismatrix (p)
-      || ! isempty (opt.resident) || opt.per_micro_ns
-      || strcmp (opt.clip_policy, "after_ns")
-      || (! isempty (opt.muon.(n)) && isa (opt.muon.(n).momentum, "muon_gpuarray")))
+  if (isempty (args) || ! any (strcmp (elem_class (p), {"single", "double"}))
+      || ! strcmp (elem_class (g), elem_class (p)) || numel (size (p)) != 2
+      || opt.per_micro_ns || strcmp (opt.clip_policy, "after_ns"))
     return;
   endif
   names = args(1:2:end);
@@ -391,6 +391,15 @@ function s = fused_scale (fname, n, opt, p, g)
   if (strcmp (o.arith, "torch") && strcmp (o.algorithm, "muon") && o.experts == 1
       && isempty (o.split_rows) && o.decay_first)
     s = family_scale (o, rows (p), columns (p));     # in double, as torch's _adjust_lr
+  endif
+endfunction
+
+## the class of X's elements: a device array's storage class
+function c = elem_class (x)
+  if (isa (x, "muon_gpuarray"))
+    c = x.Storage;
+  else
+    c = class (x);
   endif
 endfunction
 

@@ -15,8 +15,9 @@
  *   [HP, HM, HV] = ('adamw', HP, HG, HM, HV, COEF)   one AdamW step (muon_darray_adamw) on
  *                                              new copies of P, M and V; COEF 1 x 7
  *   H = ('ew', OP, HX, Y, A)                  a new array X op Y (OP 'add' | 'sub', Y a
- *                                              handle) or X op A ('mul' | 'div', A a real
- *                                              scalar; Y []), muon_darray_ew
+ *                                              handle), X op A ('mul' | 'div', A a real
+ *                                              scalar; Y []) or fma (A, X, Y) ('fma', Y a
+ *                                              handle, A a real scalar), muon_darray_ew
  *   [S, FINITE] = ('sumsq', HX, HY)            fp64 sum of squares of X, or of X - Y (HY
  *                                              a handle, else []), muon_darray_sumsq
  *   [S, FINITE] = ('page_sumsq', HX, FNAME)    the same of each page of X: E x 1 doubles;
@@ -323,13 +324,15 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     int op = list_arg (fname, "OP", prhs[1], MUON_LIST_EW);
     const muon_darray *x = muon_mex_handle_get (fname, "X", prhs[2]), *y = NULL;
     double s = 0;
-    if (op == MUON_EW_ADD || op == MUON_EW_SUB)
+    if (op == MUON_EW_ADD || op == MUON_EW_SUB || op == MUON_EW_FMA)
       y = muon_mex_handle_get (fname, "Y", prhs[3]);
-    else if (!(mxIsDouble (prhs[4]) && !mxIsComplex (prhs[4])
-               && mxGetNumberOfElements (prhs[4]) == 1))
-      muon_mex_error (fname, "badArg", "A must be a real double scalar.");
-    else
+    if (op != MUON_EW_ADD && op != MUON_EW_SUB)
+    {
+      if (!(mxIsDouble (prhs[4]) && !mxIsComplex (prhs[4])
+            && mxGetNumberOfElements (prhs[4]) == 1))
+        muon_mex_error (fname, "badArg", "A must be a real double scalar.");
       s = mxGetScalar (prhs[4]);
+    }
     a = like (fname, x, NULL, NULL);
     check_or_free (fname, muon_darray_ew (ctx, op, x, y, s, a), &a, NULL);
     out[0] = muon_mex_handle_new (fname, a);

@@ -60,8 +60,9 @@ typedef struct muon_cuda_api {
   // One AdamW step on device tensors P, G, M, V of one dtype (muon_darray_adamw).
   muon_status (*adamw) (void **state, muon_tensor *P, const muon_tensor *G, muon_tensor *M,
                         muon_tensor *V, const double coef[7], char *msg, size_t len);
-  // z = x op y (op 0 / 1: add, sub) or x op a (mul, div) for n elements of storage class
-  // st (muon_ew_op, muon_darray_ew); y NULL for mul and div; z may be x or y.
+  // z = x op y (op 0 / 1: add, sub), x op a (mul, div) or fma (a, x, y) (op 4) for n
+  // elements of storage class st (muon_ew_op, muon_darray_ew); y NULL for mul and div; z
+  // may be x or y.
   muon_status (*ew) (void **state, int op, const void *x, const void *y, double a, void *z,
                      int st, size_t n, char *msg, size_t len);
   // [out] *sumsq (fp64, a fixed reduction tree) and *finite of the n elements of x, or of

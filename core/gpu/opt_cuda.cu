@@ -77,7 +77,7 @@ __global__ void k_adamw_f32 (float *p, const float *g, float *m, float *v, size_
     muon_adamw_f32 (&p[i], g[i], &m[i], &v[i], c);
 }
 
-// z = x op y / x op a, element-wise (muon_darray_math.h).
+// z = x op y / x op a / fma (a, x, y), element-wise (muon_darray_math.h).
 __global__ void k_ew (int op, int st, const void *x, const void *y, double a, void *z,
                       size_t n)
 {
@@ -284,7 +284,7 @@ muon_status ew_entry (void **state, int op, const void *x, const void *y, double
   ENTRY_STATE ();
   if (x == NULL || z == NULL || !MUON_IN_LIST (MUON_EW_LIST, op)
       || !MUON_IN_LIST (MUON_PRECISION_LIST, st)
-      || ((op == MUON_EW_ADD || op == MUON_EW_SUB) && y == NULL))
+      || ((op == MUON_EW_ADD || op == MUON_EW_SUB || op == MUON_EW_FMA) && y == NULL))
   {
     snprintf (E.msg, E.len, "ew: bad operation %d, class %d or NULL operand", op, st);
     return MUON_ERR_BADARG;

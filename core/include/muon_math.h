@@ -386,12 +386,16 @@ muon_status muon_update_scale (muon_ctx *ctx, muon_scale_rule rule, size_t rows,
 typedef enum { MUON_FILL_LIST (MUON_ENUM_ITEM) } muon_fill;
 
 // Element-wise operations of muon_darray_ew, each rounded as Octave rounds the same
-// operation on host arrays of the class: Z = X + Y, X - Y, X * a, X / a.
+// operation on host arrays of the class: Z = X + Y, X - Y, X * a, X / a; and
+// Z = fma (a, X, Y) (torch's Y.add_ (X, alpha=a)): a rounded into the class, one rounding
+// for double and single (fma / fmaf, muon_fma_array's bits); bf16 and fp16 compute fmaf in
+// fp32 and round that into the class (two roundings).
 #define MUON_EW_LIST(X)                                                         \
   X (MUON_EW_ADD, 0, "add")                                                     \
   X (MUON_EW_SUB, 1, "sub")                                                     \
   X (MUON_EW_MUL, 2, "mul")                                                     \
-  X (MUON_EW_DIV, 3, "div")
+  X (MUON_EW_DIV, 3, "div")                                                     \
+  X (MUON_EW_FMA, 4, "fma")
 typedef enum { MUON_EW_LIST (MUON_ENUM_ITEM) } muon_ew_op;
 
 typedef struct muon_darray muon_darray;
@@ -441,8 +445,9 @@ muon_status muon_darray_update (muon_ctx *ctx, const muon_darray *G, muon_darray
 // 1 - beta2, 1 - beta1^t, 1 - beta2^t, 1 - lr wd, lr, eps}, rounded to the class first.
 muon_status muon_darray_adamw (muon_ctx *ctx, muon_darray *P, const muon_darray *G,
                                muon_darray *M, muon_darray *V, const double coef[7]);
-// Z = X op Y (add, sub) or X op a (mul, div) on X's device, element by element; Z is like
-// X (device, shape, class); Y (add and sub only, else NULL) like X too.  Each element is
+// Z = X op Y (add, sub), X op a (mul, div) or fma (a, X, Y) (fma) on X's device, element
+// by element; Z is like X (device, shape, class); Y (add, sub and fma, else NULL) like X
+// too.  fma: torch's Y.add_ (X, alpha=a), see MUON_EW_LIST.  Each element is
 // computed as Octave computes it on host arrays of the class: in double for double, in
 // single for single (a rounded to single first, as Octave rounds a double scalar that
 // meets a single array), and for bf16 / fp16 in single, rounded once into the class.

@@ -61,7 +61,7 @@ muon_status muon_darray_ew (muon_ctx *ctx, muon_ew_op op, const muon_darray *X,
   muon_status status = MUON_OK;
   CHECKCTX (ctx);
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_EW_LIST, op), "unknown operation %d", (int) op);
-  int binary = op == MUON_EW_ADD || op == MUON_EW_SUB;
+  int binary = op == MUON_EW_ADD || op == MUON_EW_SUB || op == MUON_EW_FMA;
   CHECKSTATUS (check_pair (ctx, X, "X", Z, "Z"));
   if (binary)
     CHECKSTATUS (check_pair (ctx, X, "X", Y, "Y"));

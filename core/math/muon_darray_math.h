@@ -65,20 +65,25 @@ MUON_HD void muon_elem_store (int storage, void *p, size_t i, double v)
 }
 
 // Element i of muon_darray_ew's Z = X op Y (op 0 add, 1 sub) or X op a (2 mul, 3 div),
-// as Octave computes it on host arrays of the class, rounded into the class: double in
-// double; single, bf16 and fp16 in single with a rounded to single first, then rounded
-// once into a 16-bit class.  The value is exact in the class, so a store keeps it.
+// as Octave computes it on host arrays of the class, or fma (a, X, Y) (op 4, torch's
+// Y.add_ (X, alpha=a): fma / fmaf called by name, one rounding), rounded into the class:
+// double in double; single, bf16 and fp16 in single with a rounded to single first, then
+// rounded once into a 16-bit class.  The value is exact in the class, so a store keeps it.
 MUON_HD double muon_ew_value (int op, int storage, const void *x, const void *y, double a,
                               size_t i)
 {
   if (storage == 0)
   {
-    double u = ((const double *) x)[i], v = op < 2 ? ((const double *) y)[i] : a;
+    double u = ((const double *) x)[i];
+    if (op == 4)
+      return fma (a, u, ((const double *) y)[i]);
+    double v = op < 2 ? ((const double *) y)[i] : a;
     return op == 0 ? u + v : op == 1 ? u - v : op == 2 ? u * v : u / v;
   }
   float u = (float) muon_elem_load (storage, x, i);
-  float v = op < 2 ? (float) muon_elem_load (storage, y, i) : (float) a;
-  float r = op == 0 ? u + v : op == 1 ? u - v : op == 2 ? u * v : u / v;
+  float v = op < 2 || op == 4 ? (float) muon_elem_load (storage, y, i) : (float) a;
+  float r = op == 4 ? fmaf ((float) a, u, v)
+          : op == 0 ? u + v : op == 1 ? u - v : op == 2 ? u * v : u / v;
   if (storage == 2)
     r = muon_bf16_bits_to_f32 (muon_f32_to_bf16_bits (r));
   else if (storage == 3)
