@@ -480,3 +480,68 @@ endfunction
 %! assert (muon_gpu ("info").arrays, n0);          # refused before the upload
 %! [U, s2] = muon_update (reshape (cos (1:48), 8, 6), s_dev, "Device", "cpu");
 %! assert ([U.Device, s2.momentum.Device], "cpucpu");
+
+%!test
+%! ## MomentumArith torch: host parameters with the state on the device ("Resident"),
+%! ## device-array parameters (muon_gpu, "Device", "cpu") and a host checkpoint continued
+%! ## with muon_load_state (..., "Device", "cpu") take torch's fused apply as the host path
+%! ## does: its bits over four steps, single and double (before: 1-3 of 240 elements off)
+%! o = {"MomentumArith", "torch", "Scale", "rms", "LR", 0.02, "WeightDecay", 0.1};
+%! for cls = {"single", "double"}
+%!   randn ("seed", 1);
+%!   P = struct ("W", cast (randn (12, 20), cls{1}));
+%!   Gs = arrayfun (@(k) struct ("W", cast (randn (12, 20), cls{1})), 1:4);
+%!   oh = muon_optimizer (P, o{:});
+%!   orr = muon_optimizer (P, o{:}, "Device", "cpu", "Resident", true);
+%!   od = orr;
+%!   Ph = P;  Pr = P;  Pd = struct ("W", muon_gpu (P.W, "Device", "cpu"));
+%!   for k = 1:4
+%!     [Ph, oh] = muon_step (oh, Ph, Gs(k));
+%!     [Pr, orr] = muon_step (orr, Pr, Gs(k));
+%!     [Pd, od] = muon_step (od, Pd, struct ("W", muon_gpu (Gs(k).W, "Device", "cpu")));
+%!     assert (isequal (Pr.W, Ph.W), "%s resident, step %d", cls{1}, k);
+%!     assert (isa (Pd.W, "muon_gpuarray"));
+%!     assert (isequal (gather (Pd.W), Ph.W), "%s device array, step %d", cls{1}, k);
+%!     assert (isequal (gather (od.muon.W.momentum), oh.muon.W.momentum));
+%!   endfor
+%!   ## a host checkpoint after step 1, continued on the stand-in device for three steps
+%!   oh = muon_optimizer (P, o{:});
+%!   [Ph, oh] = muon_step (oh, P, Gs(1));
+%!   f = [tempname() ".ckpt"];
+%!   unwind_protect
+%!     muon_save_state (f, oh);
+%!     ol = muon_load_state (f, Ph, "Device", "cpu");
+%!   unwind_protect_cleanup
+%!     unlink (f);
+%!   end_unwind_protect
+%!   Pl = Ph;
+%!   for k = 2:4
+%!     [Ph, oh] = muon_step (oh, Ph, Gs(k));
+%!     [Pl, ol] = muon_step (ol, Pl, Gs(k));
+%!     assert (isequal (Pl.W, Ph.W), "%s loaded, step %d", cls{1}, k);
+%!   endfor
+%!   ## the host path is torch's fused apply, not p0 (1 - lr wd) - lr U
+%!   oh = muon_optimizer (P, o{:});
+%!   [Ph, oh] = muon_step (oh, P, Gs(1));
+%!   O = muon_update (Gs(1).W, [], "MomentumArith", "torch", "Scale", "none");   # rms: 0.2 sqrt (20)
+%!   a = -(0.02 * (0.2 * sqrt (20)));
+%!   assert (isequal (Ph.W, __muon_fma__ (a, O, P.W * (1 - 0.02 * 0.1))));
+%! endfor
+
+%!test
+%! ## the device arrays' element-wise fma (muon_darray_ew "fma", torch's y.add_ (x, alpha=a)):
+%! ## the bits of C's fmaf / fma (__muon_fma__), a rounded into the class first; rounding
+%! ## a x first misses some
+%! randn ("seed", 5);
+%! for cls = {"single", "double"}
+%!   x = cast (randn (100, 100), cls{1});  y = cast (randn (100, 100), cls{1});
+%!   for a = [-0.0123456789, 1 + 2^-30, -3.5e-3 * sqrt(20)]
+%!     X = muon_gpu (x, "Device", "cpu");  Y = muon_gpu (y, "Device", "cpu");
+%!     Z = muon_gpuarray (__muon_gpu__ ("ew", "fma", X.Handle, Y.Handle, a), X.Size,
+%!                        X.Storage, X.Device);
+%!     assert (isequal (gather (Z), __muon_fma__ (a, x, y)), "%s, a = %g", cls{1}, a);
+%!     assert (isequal (gather (Y), y) && isequal (gather (X), x));
+%!   endfor
+%!   assert (nnz (gather (Z) != y + cast (a, cls{1}) * x) > 0);
+%! endfor
+%! fail ('__muon_gpu__ ("ew", "fma", X.Handle, Y.Handle, [])', "A must be a real double scalar");
