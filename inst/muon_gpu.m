@@ -36,7 +36,8 @@
 ## @table @asis
 ## @item "Device"
 ## @qcode{"cuda"} (default) or @qcode{"cpu"}: the CPU as a stand-in device, which runs
-## the CPU code on host memory (the same bits as the host path) so that everything built
+## the CPU code on host memory (the same bits as the host path, @code{muon_step}'s
+## @qcode{"MomentumArith"} @qcode{"torch"} fused apply included) so that everything built
 ## on device arrays can be tried and tested without a GPU.
 ## @item "Class"
 ## the storage class: @qcode{"double"}, @qcode{"single"}, @qcode{"bf16"} or

@@ -118,7 +118,7 @@
 ## the first step) and the AdamW moments of every parameter of at most 3 dimensions.
 ## Default: true when @qcode{"Device"} is @qcode{"cuda"}, false otherwise
 ## (@qcode{"Device", "cpu", "Resident", true} keeps it on the CPU stand-in device, the
-## same bits).  Gradients and parameters may be host arrays (each step copies a gradient
+## same bits, @qcode{"MomentumArith"} @qcode{"torch"}'s fused apply included).  Gradients and parameters may be host arrays (each step copies a gradient
 ## in and the Muon update or the new AdamW parameter out, once) or device arrays of the
 ## same device (@code{muon_gpu}; nothing crosses the bus: @code{muon_step} returns the
 ## new parameters as device arrays; a device gradient may be double, single, bf16 or
@@ -139,13 +139,15 @@
 ## every option of @code{muon_update}, its @code{muon_ns} options included:
 ## @qcode{"Beta"} (the Muon momentum, default 0.95), @qcode{"MomentumForm"},
 ## @qcode{"MomentumArith"} (@qcode{"torch"}: torch's momentum bits, and
-## torch.optim.Muon's parameter update for a host single or double matrix under the Muon
-## rule with the decay first: @code{p = p (1 - lr wd)}, then its fused @code{add_ (O,
+## torch.optim.Muon's parameter update for a single or double matrix under the Muon
+## rule with the decay first (host arrays, device arrays and a state on the device alike,
+## the device's element-wise fma giving the host's bits): @code{p = p (1 - lr wd)}, then its fused @code{add_ (O,
 ## alpha=-lr*scale)}, one rounding of @code{p - (lr scale) O} (an fma), O the NS output
 ## before the scale, lr scale in double as torch's @code{_adjust_lr}; with the README's
 ## recipe muon_step then gives its parameters bit for bit where the NS output matches.
-## Device arrays, the Muon family's rules, @qcode{"Experts"}, @qcode{"SplitRows"}, stacks,
-## @qcode{"DecayFirst"} false, @qcode{"ClipPolicy"} @qcode{"after_ns"} and
+## (No bf16 / fp16 parameter takes it: muon_optimizer takes none, and torch's 16-bit add
+## with alpha rounds two ways.)  The Muon family's rules, @qcode{"Experts"},
+## @qcode{"SplitRows"}, stacks, @qcode{"DecayFirst"} false, @qcode{"ClipPolicy"} @qcode{"after_ns"} and
 ## @qcode{"PerMicroBatchNS"} keep muonlab's apply, U, lr U and p - lr U each rounded),
 ## @qcode{"Scale"},
 ## @qcode{"Experts"}, @dots{}, @qcode{"Method"}, @qcode{"Precision"},

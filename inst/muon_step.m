@@ -31,8 +31,10 @@
 ## (@code{muon_optimizer}'s @qcode{"Resident"}): a device gradient may be double, single,
 ## bf16 or fp16 (converted on the device, the bits of casting it on the host).  Device
 ## parameters come back as device arrays: the whole step runs where they live, with the
-## bits of host parameters (see @code{muon_optimizer}).  With a loss scaler the gradients
-## are expected multiplied by the current scale @code{opt.scaler.scale}.  Each call:
+## bits of host parameters (@qcode{"MomentumArith"} @qcode{"torch"}'s fused apply
+## included, on the device's element-wise fma; see @code{muon_optimizer}).  With a loss
+## scaler the gradients are expected multiplied by the current scale
+## @code{opt.scaler.scale}.  Each call:
 ##
 ## @enumerate
 ## @item accumulates @var{grads} (the first k-1 of every k calls, k =
