@@ -250,3 +250,45 @@ endfunction
 %!   assert (id.update_norm.W, ih.update_norm.W, -1e-12);
 %! endfor
 
+
+%!test
+%! ## the device arrays' element-wise fma (torch's y.add_ (x, alpha=a)) on the device under
+%! ## test: the bits of C's fmaf / fma (__muon_fma__), a rounded into the class first
+%! randn ("seed", 5);
+%! for cls = {"single", "double"}
+%!   x = cast (randn (300, 200), cls{1});  y = cast (randn (300, 200), cls{1});
+%!   X = muon_gpu (x, "Device", t.array);  Y = muon_gpu (y, "Device", t.array);
+%!   for a = [-0.0123456789, 1 + 2^-30, -3.5e-3 * sqrt(20)]
+%!     Z = muon_gpuarray (__muon_gpu__ ("ew", "fma", X.Handle, Y.Handle, a), X.Size,
+%!                        X.Storage, X.Device);
+%!     assert (isequal (gather (Z), __muon_fma__ (a, x, y)), "%s, a = %g", cls{1}, a);
+%!   endfor
+%! endfor
+
+%!test
+%! ## MomentumArith torch: device parameters take torch's fused apply on the device,
+%! ## p = fma (-lr scale, O, p0 (1 - lr wd)) with O the device's NS output; host parameters
+%! ## with the state on the device the same bits, over three steps
+%! randn ("seed", 7);
+%! for cls = {"single", "double"}
+%!   P = struct ("W", cast (randn (64, 96), cls{1}));
+%!   args = {"MomentumArith", "torch", "Scale", "rms", "LR", 0.02, "WeightDecay", 0.1, ...
+%!           t.dev{:}, "Resident", true};
+%!   oh = muon_optimizer (P, args{:});
+%!   od = muon_optimizer (P, args{:});
+%!   Ph = P;  Pd = struct ("W", muon_gpu (P.W, "Device", t.array));
+%!   for k = 1:3
+%!     G = cast (randn (64, 96), cls{1});
+%!     M = [];
+%!     if (k > 1)
+%!       M = od.muon.W;
+%!     endif
+%!     O = gather (muon_update (muon_gpu (G, "Device", t.array), M, t.dev{:},
+%!                              "MomentumArith", "torch", "Scale", "none"));
+%!     want = __muon_fma__ (-(0.02 * (0.2 * sqrt (96))), O, gather (Pd.W) * (1 - 0.02 * 0.1));
+%!     [Ph, oh] = muon_step (oh, Ph, struct ("W", G));
+%!     [Pd, od] = muon_step (od, Pd, struct ("W", muon_gpu (G, "Device", t.array)));
+%!     assert (isequal (gather (Pd.W), want), "%s, step %d", cls{1}, k);
+%!     assert (isequal (Ph.W, want), "%s host, step %d", cls{1}, k);
+%!   endfor
+%! endfor
