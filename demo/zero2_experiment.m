@@ -97,7 +97,8 @@ function X = zero2_experiment (world, comm, varargin)
   methods = {"gram", "fp16"; "standard", "bf16"};
   variants = {"reference", "zero12_allreduce", "zero2_reduce_scatter_buggy", ...
               "zero2_slice_only", "zero2_multi_owner", "moonlight_gather", ...
-              "layerwise_lpt", "zero3_round_robin", "zero3_round_robin_aliased_pads"};
+              "layerwise_lpt", "layerwise_ns_cost", "zero3_round_robin", ...
+              "zero3_round_robin_aliased_pads", "alltoall_owner", "expert_parallel", "muon_bp"};
   X.variants = variants;
   X.methods = methods;
   X.T = struct ("variant", {}, "method", {}, "err_same", {}, "err_straddler", {},
