@@ -62,8 +62,8 @@
 ## @item applies @code{p = p*(1 - lr*wd) - lr*U} to Muon parameters (with
 ## @qcode{"DecayFirst"} false @code{p = (p - lr*U)*(1 - lr*wd)}; @qcode{"Algorithm"}
 ## @qcode{"scion"} decays with wd = 1 whatever the weight decay, as Emerging-Optimizers'
-## Scion does; with @qcode{"MomentumArith"} @qcode{"torch"} a host single or double
-## matrix under the Muon rule, decay first, takes torch.optim.Muon's fused
+## Scion does; with @qcode{"MomentumArith"} @qcode{"torch"} a single or double matrix
+## (host, resident or device array) under the Muon rule, decay first, takes torch.optim.Muon's fused
 ## @code{add_ (O, alpha=-lr*scale)}, one rounding of @code{p*(1 - lr*wd) - (lr*scale)*O}
 ## with O the NS output before the scale: @code{muon_optimizer} says where) and AdamW to
 ## the rest, and grows a dynamic scale after

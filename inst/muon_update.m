@@ -81,9 +81,9 @@
 ## its unvectorized build, ATEN_CPU_CAPABILITY=default, fuses nothing and differs).  The
 ## Muon family's rules and @qcode{"NormScale"}, @qcode{"EpsPlacement"} take it too (the
 ## core computes their momentum: torch.optim.Muon's eps floor is @qcode{"EpsPlacement",
-## "max"}).  An error for the sgd form with Nesterov on bf16 / fp16 device arrays
-## (torch's 16-bit add with alpha rounds two ways, by where an element falls), for
-## @qcode{"dion"} and @qcode{"dion2"} (M += G), and in @code{zero_muon_step}.
+## "max"}).  A @code{muonlab:unsupported} error for the sgd form with Nesterov on bf16 /
+## fp16 device arrays (torch's 16-bit add with alpha rounds two ways, by where an element
+## falls), for @qcode{"dion"} and @qcode{"dion2"} (M += G), and in @code{zero_muon_step}.
 ## @item "Scale"
 ## @qcode{"keller"} (default) @code{sqrt (max (1, r/c))} (Keller, DeepSpeed, torch
 ## "original"); @qcode{"rms"} @code{0.2*sqrt (max (r, c))} (Moonlight, torch

@@ -73,7 +73,8 @@
 ## and @code{struct (C)} the struct array, one element per design, with fields @code{design},
 ## @code{world}, @code{stage}, @code{elem_bytes}, @code{precision}, @code{method},
 ## @code{fails} and @code{why} (a design @code{zero_muon_step} would refuse:
-## @qcode{"zero3_round_robin_aliased_pads"} on a mixed-size round), @code{total},
+## @qcode{"zero3_round_robin_aliased_pads"} on a mixed-size round, @qcode{"layerwise_ns_cost"}
+## when the matrices' NS costs pass 2^64, its figures then layerwise_lpt's), @code{total},
 ## @code{padded_total}, @code{partition_size}, @code{straddle_total}, @code{nstraddle},
 ## @code{rounds}, @code{nmatrices}, @code{flops_total} (one NS of every matrix),
 ## @code{calls}, @code{sent}, @code{recv} (W x 6 per collective: allreduce,

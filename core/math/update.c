@@ -54,7 +54,7 @@ muon_status muon_update_check_opts (muon_ctx *ctx, const muon_update_opts *o, si
                           && (o->m_class == MUON_PREC_DOUBLE || o->m_class == MUON_PREC_BF16
                               || o->m_class == MUON_PREC_FP16),
          "the classes of G and M must be double (their own type), bf16 or fp16");
-  CHECK (MUON_ERR_BADARG, !(o->arith == MUON_ARITH_TORCH && o->form == MUON_MOMENTUM_SGD
+  CHECK (MUON_ERR_UNSUPPORTED, !(o->arith == MUON_ARITH_TORCH && o->form == MUON_MOMENTUM_SGD
                             && o->nesterov && (o->g_class || o->m_class)),
          "torch's momentum arithmetic of the sgd form with Nesterov has no fixed bits on "
          "bf16 or fp16 arrays (torch's add with alpha rounds them two ways)");

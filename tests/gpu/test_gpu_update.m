@@ -111,6 +111,15 @@ endfunction
 %!   endif
 %! endfor
 
-%!error <muon_update: torch's momentum arithmetic of the sgd form with Nesterov has no fixed bits on bf16 or fp16 arrays \(torch's add with alpha rounds them two ways\)\.>
-%! muon_update (muon_gpu (ones (4, 6), "Device", gpu_target ().array, "Class", "bf16"), [],
-%!              gpu_target ().dev{:}, "MomentumArith", "torch", "MomentumForm", "sgd");
+%!test
+%! ## a combination without fixed bits: unsupported (as the refusals of dion and ZeRO)
+%! try
+%!   muon_update (muon_gpu (ones (4, 6), "Device", gpu_target ().array, "Class", "bf16"), [],
+%!                gpu_target ().dev{:}, "MomentumArith", "torch", "MomentumForm", "sgd");
+%!   error ("no error");
+%! catch err
+%!   assert (err.identifier, "muonlab:unsupported");
+%!   assert (err.message, ["muon_update: torch's momentum arithmetic of the sgd form with ", ...
+%!           "Nesterov has no fixed bits on bf16 or fp16 arrays (torch's add with alpha ", ...
+%!           "rounds them two ways)."]);
+%! end_try_catch

@@ -568,3 +568,7 @@ endfunction
 %! assert ({S([S.fails]).design}, {"zero3_round_robin_aliased_pads", "layerwise_ns_cost"});
 %! assert (S(end).why, "matrix 1: the Newton-Schulz costs of the matrices pass 2^64");
 %! assert (all (arrayfun (@(s) isfinite (s.time.step), S)));
+%! ## its figures are then layerwise_lpt's (zero_cost's help says so)
+%! lpt = S(strcmp ({S.design}, "layerwise_lpt"));
+%! assert (S(end).ranks, lpt.ranks);
+%! assert (S(end).sent, lpt.sent);
