@@ -239,7 +239,8 @@ function check_top (opt)
       endif
     endfor
     try
-      parse_options (where, "muon_update", a, "precision", opt.classes{i});
+      check_momentum_arith (where, parse_options (where, "muon_update", a, "precision",
+                                                  opt.classes{i}));
     catch err
       opt_check_fail ("%s", regexprep (err.message, '\.$', ""));
     end_try_catch

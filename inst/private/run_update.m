@@ -73,11 +73,7 @@ function [U, state] = run_update (fname, G, state, args)
     endif
   endif
 
-  if (any (strcmp (opts.algorithm, {"dion", "dion2"})) && strcmp (opts.arith, "torch"))
-    error ("muonlab:unsupported",
-           "%s: MOMENTUMARITH 'torch' does not apply to ALGORITHM '%s' (its momentum is M += G).",
-           fname, opts.algorithm);
-  endif
+  check_momentum_arith (fname, opts);
   if (family && (E > 1 || ! isempty (sr) || ndims (G) == 3))
     error ("muonlab:badArg",
            "%s: ALGORITHM '%s' (and NORMSCALE, EPSPLACEMENT) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.",

@@ -228,6 +228,19 @@ endfunction
 %! check_bad (g, S1, b, "OPT.muon.W.family.buffer must be single, as NORMUON's buffer is");
 
 %!test
+%! ## dion and dion2 (M += G) refuse torch's momentum arithmetic: a state that names both
+%! ## fails the check where it is saved and loaded, as the step refuses it
+%! Q = struct ("W", reshape (sin (1:48), 6, 8));
+%! GQ = struct ("W", reshape (cos (1:48), 6, 8));
+%! for a = {"dion", "dion2"}
+%!   [~, o] = muon_step (muon_optimizer (Q, "Algorithm", a{1}), Q, GQ);
+%!   o.update_args.W(end+1:end+2) = {"MomentumArith", "torch"};
+%!   msg = sprintf ("OPT.update_args.W: MOMENTUMARITH 'torch' does not apply to ALGORITHM '%s' (its momentum is M += G).", a{1});
+%!   check_bad (g, Q, o, msg);
+%!   fail ("muon_save_state (g, o)", regexptranslate ("escape", msg));
+%! endfor
+
+%!test
 %! ## a convolution weight under normuon_zichongli5 (NormAxis conv_kernel): its V is
 %! ## out x in x kh; saved, loaded and stepped on as the uninterrupted run; a per-row V
 %! ## (the flattened matrix's) is refused by the load and by muon_step
