@@ -62,15 +62,18 @@
 ## whole matrices given to ranks by LPT bin packing (the matrices walked last first and
 ## sorted by element count, largest first, so equal sizes go the later first; each onto the
 ## rank of fewest elements, where each matrix's start counts rounded up to 64; the lowest
-## rank on ties), one reduce-scatter, no matrix split (its buffer packs them without the
-## 64-element alignment).
+## rank on ties), one reduce-scatter of Megatron's buffer of one bucket, no matrix split.
+## The buffer: rank r's shard holds its matrices in the order dealt, each starting at the
+## shard's cursor rounded up to 64 elements, and every shard is as long as the longest
+## rounded up to 64 elements (even W) or 128 (odd W), zeros in the gaps; the reduce-scatter
+## moves W such shards (@code{zero_cost}'s @code{partition_size} and @code{padded_total}).
 ## @item layerwise_ns_cost
 ## Megatron's layer-wise optimizer since that PR (its layout of one bucket): the matrices
 ## walked last first, sorted by the Newton-Schulz cost max (m, n) min (m, n)^2 (equal costs:
 ## the later matrix first), each to the rank of least accumulated cost among those whose
 ## elements, each matrix's start rounded up to 64, stay within 1.3 x total / W with it, else
-## to the rank of fewest (those padded) elements; the same reduce-scatter and whole matrices as
-## @code{layerwise_lpt} (without the 64-element alignment in the buffer).  On mixed aspect
+## to the rank of fewest (those padded) elements; the same buffer, reduce-scatter and whole
+## matrices as @code{layerwise_lpt}.  On mixed aspect
 ## ratios the owners differ: @{8192 x 9, 256 x 256, 256 x 256@} on 2 ranks has NS imbalance
 ## 1.97 under @code{layerwise_lpt} and 1.01 here (@code{zero_cost}).  A matrix's cost is that
 ## of its whole rows x cols: Megatron's experts are matrices of their own.

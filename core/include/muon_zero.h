@@ -171,10 +171,16 @@ muon_status muon_zero_layout_range (muon_ctx *ctx, const muon_zero_layout *L, si
 //                        (DeepSpeed PR 8628); pad_count KELLER adds Keller's extra round of
 //                        pads when W divides the count (memory only: never visited).
 //   LAYERWISE_LPT        Megatron (before its PR #6379, which balances max m,n * min^2):
-//                        whole matrices assigned to ranks by LPT (numel
-//                        descending, index ascending, least-loaded rank, lowest on ties); one
-//                        reduce-scatter of owner-ordered segments (padded to the largest
-//                        load) gives each owner its matrices' averages; no matrix is split.
+//                        whole matrices assigned to ranks by LPT (numel descending, the
+//                        matrices walked last first, least element cursor, lowest on ties);
+//                        one reduce-scatter of Megatron's one-bucket buffer gives each owner
+//                        its matrices' averages; no matrix is split.  The buffer: rank r's
+//                        shard [r S, (r + 1) S) holds its matrices in the order dealt, each
+//                        starting at the shard's cursor rounded up to 64 elements, and S
+//                        (padded_shard_size, the plan's lpt_segment) is the largest cursor
+//                        rounded up to 64 (even W) or 128 (odd W); the pads are zeros.
+//   LAYERWISE_NS_COST    the same buffer and step, owners by Megatron's rule since that PR
+//                        (Newton-Schulz cost under an element cap: zero_plan.c).
 //   MOONLIGHT_GATHER     ZeRO-1 (Moonlight Algorithm 1): reduce-scatter; momentum on the
 //                        local partition; one all-gather of the pieces of the straddling
 //                        matrices' Newton-Schulz input; NS on each full matrix a rank owns
@@ -273,7 +279,11 @@ typedef struct {
   size_t nparams;
   int *lpt_owner;              // LAYERWISE_LPT, ALLTOALL_OWNER, MUON_BP: owner rank of each
                                // matrix (the rank that runs its full NS), else NULL
-  size_t lpt_segment;          // LAYERWISE_LPT: elements of each rank's segment (max load)
+  size_t *lpt_at;              // LAYERWISE_LPT, _NS_COST: each matrix's start in its owner's
+                               // shard (Megatron's layout: 64-element aligned), else NULL
+  size_t lpt_segment;          // LAYERWISE_LPT, _NS_COST: elements of each rank's shard of the
+                               // one bucket (Megatron's padded_shard_size); rank r's shard is
+                               // [r seg, (r + 1) seg) of the reduce-scatter's W seg
   muon_zero_span *owned;       // world * nparams: owned[r * nparams + p]
   size_t *owned_len;           // world: update elements a rank returns (sum of its spans)
   muon_zero_mom_layout mom_layout;

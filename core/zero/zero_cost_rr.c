@@ -133,13 +133,12 @@ muon_status zcost_lpt (cost_job *J)
     by_cost = 0;
   }
   // the plan's owners (zero_plan.c), the matrices numbered in the order dealt
+  // and Megatron's one-bucket buffer: W shards of padded_shard_size (seg) elements
   CHECKSTATUS (zero_layerwise_owners (ctx, np, rows, cols, (int) W, by_cost, C->ns_rank,
-                                      dealt));
+                                      dealt, NULL, &seg));
   for (size_t k = 0; k < np; k++)
     C->slot[dealt[k]] = k;
   zcost_owner_work (J);                 // momentum: the whole matrices it owns
-  for (size_t r = 0; r < W; r++)
-    seg = max_sz (seg, C->momentum[r]);
   C->padded_total = seg * W;
   C->partition_size = seg;
   for (size_t p = 0; p < np; p++)

@@ -71,6 +71,26 @@ static size_t round_up_64 (size_t n)
   return (n + 63) / 64 * 64;
 }
 
+static size_t gcd_sz (size_t a, size_t b)
+{
+  while (b)
+  {
+    size_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+// Megatron's LayerWiseDistributedOptimizer._shard_divisor without the NCCL busbw padding:
+// lcm (64, bucket_end_divisor (W) / W), bucket_end_divisor (W) = lcm (W, 128); 128 for odd
+// W, else 64.
+static size_t layerwise_shard_divisor (size_t W)
+{
+  size_t per = 128 / gcd_sz (W, 128);    // lcm (W, 128) / W
+  return 64 / gcd_sz (64, per) * per;
+}
+
 //---- LPT ----------------------------------------------------------------------------------
 
 // Largest matrix first onto the least-loaded rank (lowest rank on ties; numel descending,
@@ -148,11 +168,18 @@ size_t zero_ns_cost_overflow (size_t np, const size_t *rows, const size_t *cols)
 // the Newton-Schulz cost max (m, n) min (m, n)^2, and each matrix goes to the rank of least
 // accumulated cost among those whose cursor stays within 1.3 total / W with it, else (no
 // such rank) to the rank of least cursor.  The lowest rank on ties.  Keys are exact integers,
-// as Python's; BADSHAPE where the costs' sum would pass 2^64.  [out] owner[np]; [out]
-// dealt[np] (may be NULL): the matrices in the order dealt.
+// as Python's; BADSHAPE where the costs' sum would pass 2^64.  The buffer (the same layout
+// under both rules, Megatron 81fe7c746f and since): each rank's shard holds its matrices in
+// the order dealt, each starting at the shard's cursor rounded up to 64 elements
+// (pad_param_start); every shard is padded_shard_size = the largest cursor rounded up to
+// shard_divisor = lcm (64, lcm (W, 128) / W) (bucket_end_divisor without the NCCL busbw
+// padding), and shard s spans [s shard, (s + 1) shard) of the bucket.  [out] owner[np];
+// [out] dealt[np] (may be NULL): the matrices in the order dealt; [out] at[np] (may be
+// NULL): each matrix's start in its owner's shard; [out] *shard (may be NULL):
+// padded_shard_size.
 muon_status zero_layerwise_owners (muon_ctx *ctx, size_t np, const size_t *rows,
                                    const size_t *cols, int W, int by_cost, int *owner,
-                                   size_t *dealt)
+                                   size_t *dealt, size_t *at, size_t *shard)
 {
   muon_status status = MUON_OK;
   ns_cost_key *keys = NULL;
@@ -187,10 +214,19 @@ muon_status zero_layerwise_owners (muon_ctx *ctx, size_t np, const size_t *rows,
           best = r;
     }
     owner[p] = best;
+    if (at)
+      at[p] = round_up_64 (cursor[best]);
     cursor[best] = round_up_64 (cursor[best]) + n;
     load[best] += keys[k].cost;
     if (dealt)
       dealt[k] = p;
+  }
+  if (shard)
+  {
+    size_t most = 0, div = layerwise_shard_divisor ((size_t) W);
+    for (int r = 0; r < W; r++)
+      most = cursor[r] > most ? cursor[r] : most;
+    *shard = (most + div - 1) / div * div;
   }
 fail:
   free (keys);
@@ -199,34 +235,26 @@ fail:
   return status;
 }
 
-// zero_layerwise_owners on L's matrices.  [out] owner[nparams], *segment (the largest
-// load, unpadded: the step's reduce-scatter packs the owners' matrices back to back).
+// zero_layerwise_owners on L's matrices: Megatron's one-bucket layout.  [out]
+// owner[nparams], at[nparams] (each matrix's start in its owner's shard), *segment
+// (padded_shard_size: the reduce-scatter moves W of them).
 static muon_status layerwise_assign (muon_ctx *ctx, const muon_zero_layout *L, int by_cost,
-                                     int *owner, size_t *segment)
+                                     int *owner, size_t *at, size_t *segment)
 {
   muon_status status = MUON_OK;
-  size_t *rows = NULL, *cols = NULL, *load = NULL;
+  size_t *rows = NULL, *cols = NULL;
   CHECKMEM (rows = calloc (L->nparams, sizeof *rows));
   CHECKMEM (cols = calloc (L->nparams, sizeof *cols));
-  CHECKMEM (load = calloc ((size_t) L->world, sizeof *load));
   for (size_t p = 0; p < L->nparams; p++)
   {
     rows[p] = L->params[p].rows;
     cols[p] = L->params[p].cols;
   }
   CHECKSTATUS (zero_layerwise_owners (ctx, L->nparams, rows, cols, L->world, by_cost, owner,
-                                      NULL));
-  *segment = 0;
-  for (size_t p = 0; p < L->nparams; p++)
-  {
-    load[owner[p]] += L->params[p].numel;
-    if (load[owner[p]] > *segment)
-      *segment = load[owner[p]];
-  }
+                                      NULL, at, segment));
 fail:
   free (rows);
   free (cols);
-  free (load);
   return status;
 }
 
@@ -259,6 +287,7 @@ muon_status muon_zero_plan_destroy (muon_zero_plan **plan)
   {
     muon_zero_layout_destroy (&P->own_part);
     free (P->lpt_owner);
+    free (P->lpt_at);
     free (P->owned);
     free (P->owned_len);
     free (P->momentum_len);
@@ -346,8 +375,9 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
   if (t->updates == ZUPD_LPT || t->updates == ZUPD_LPT_NS_COST)
   {
     CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
+    CHECKMEM (P->lpt_at = malloc (np * sizeof *P->lpt_at));
     CHECKSTATUS (layerwise_assign (ctx, L, t->updates == ZUPD_LPT_NS_COST, P->lpt_owner,
-                                   &P->lpt_segment));
+                                   P->lpt_at, &P->lpt_segment));
   }
   if (t->updates == ZUPD_SIZE_RR || t->updates == ZUPD_SIZE_RR_BLOCKS)
   {

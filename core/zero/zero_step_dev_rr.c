@@ -104,8 +104,9 @@ fail:
 muon_status zdev_round_robin (zdev *z) { return round_robin (z, 0); }
 muon_status zdev_rr_aliased (zdev *z) { return round_robin (z, 1); }
 
-// Megatron's LPT (zstep_lpt): one reduce-scatter of owner-ordered segments, each owner
-// updates its whole matrices.
+// Megatron's LPT (zstep_lpt): one reduce-scatter of the plan's one-bucket buffer (p at
+// lpt_at[p] in its owner's shard of lpt_segment elements, zero pads), each owner updates its
+// whole matrices.
 muon_status zdev_lpt (zdev *z)
 {
   muon_ctx *ctx = z->ctx;
@@ -113,16 +114,9 @@ muon_status zdev_lpt (zdev *z)
   const muon_zero_plan *P = z->P;
   const muon_zero_layout *L = P->L;
   size_t n = P->nparams, seg = P->lpt_segment, W = (size_t) P->world;
-  size_t *at = NULL, *fill = NULL;
+  const size_t *at = P->lpt_at;
   muon_darray **sa = NULL, **ra = NULL;
   double **send = NULL, **recv = NULL;
-  CHECKMEM (at = malloc (n * sizeof *at));     // offset of p in its owner's segment
-  CHECKMEM (fill = calloc (W, sizeof *fill));
-  for (size_t p = 0; p < n; p++)
-  {
-    at[p] = fill[P->lpt_owner[p]];
-    fill[P->lpt_owner[p]] += L->params[p].numel;
-  }
   CHECKSTATUS (zdev_scratch_ranks (z, seg * W, &sa, &send));
   CHECKSTATUS (zdev_scratch_ranks (z, seg, &ra, &recv));
   for (int l = 0; l < z->nl; l++)
@@ -148,8 +142,6 @@ muon_status zdev_lpt (zdev *z)
     }
   }
 fail:
-  free (at);
-  free (fill);
   zdev_scratch_free (z, sa, send);
   zdev_scratch_free (z, ra, recv);
   return status;

@@ -217,17 +217,13 @@ muon_status zstep_lpt (zstep *z)
   muon_status status = MUON_OK;
   const muon_zero_plan *P = z->P;
   const muon_zero_layout *L = P->L;
+  // Megatron's one-bucket buffer, the plan's: p at lpt_at[p] in its owner's shard of seg
+  // elements, the pads zeros (the send buffers start zeroed)
   size_t n = P->nparams, seg = P->lpt_segment, W = (size_t) P->world, big = 0;
-  size_t *at = NULL, *fill = NULL;
+  const size_t *at = P->lpt_at;
   double **send = NULL, **recv = NULL, **work = NULL;
-  CHECKMEM (at = malloc (n * sizeof *at));     // offset of p in its owner's segment
-  CHECKMEM (fill = calloc (W, sizeof *fill));
   for (size_t p = 0; p < n; p++)
-  {
-    at[p] = fill[P->lpt_owner[p]];
-    fill[P->lpt_owner[p]] += L->params[p].numel;
     big = L->params[p].numel > big ? L->params[p].numel : big;
-  }
   CHECKSTATUS (zstep_alloc_bufs (z, seg * W, 1, &send));
   CHECKSTATUS (zstep_alloc_bufs (z, seg, 0, &recv));
   CHECKSTATUS (zstep_alloc_bufs (z, big, 0, &work));
@@ -253,8 +249,6 @@ muon_status zstep_lpt (zstep *z)
     }
   }
 fail:
-  free (at);
-  free (fill);
   zstep_free_bufs (z, send);
   zstep_free_bufs (z, recv);
   zstep_free_bufs (z, work);

@@ -2,13 +2,16 @@
  * count against ns_flops.m's closed forms; a hand-computed plan; on random layouts (world
  * 1-8, stages 1-3, both orders) every design's calls, bytes, NS calls, momentum, pads and
  * owned elements against the plan of zero_plan.c and the counters of a real muon_zero_step
- * on the sim communicator; LPT owners against zero_plan.c's; the all-to-all model's totals;
- * every error code.
+ * on the sim communicator; LPT owners against zero_plan.c's; the layer-wise designs' buffer
+ * (starts, padded_shard_size, reduce-scatter bytes) against the numbers Megatron's own layout
+ * function wrote (megatron_layerwise_fixture.h); the all-to-all model's totals; every error
+ * code.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "harness.h"
+#include "megatron_layerwise_fixture.h"
 #include "muon.h"
 
 static muon_ctx *ctx;
@@ -85,13 +88,16 @@ static void test_hand (void)
   T_EQ_INT (C->momentum[1], 20);
   muon_zero_cost_destroy (&C);
 
-  // LPT: 16 -> rank 0, 12 -> rank 1, 10 -> rank 1; segment 22
+  // LPT: 16 -> rank 0, 12 -> rank 1, 10 -> rank 1 at 64 (Megatron's 64-element starts):
+  // cursors 16 and 74, shard 74 rounded up to 64 = 128 (22 packed back to back)
   o.design = MUON_ZERO_LAYERWISE_LPT;
   T_EQ_INT (muon_zero_cost_create (ctx, 3, p, 2, &o, &C), MUON_OK);
   T_EQ_INT (C->ns_rank[0], 1);
   T_EQ_INT (C->ns_rank[1], 1);
   T_EQ_INT (C->ns_rank[2], 0);
-  T_EQ_INT (C->partition_size, 22);
+  T_EQ_INT (C->partition_size, 128);
+  T_EQ_INT (C->padded_total, 256);
+  T_EQ_INT (C->sent[MUON_COLL_REDUCE_SCATTER], 2 * 128);   // elem_bytes 2, (W - 1) S
   T_EQ_INT (C->momentum[1], 22);
   muon_zero_cost_destroy (&C);
 
@@ -239,6 +245,144 @@ static void test_random (void)
         bad += !check_design (W, np, rows, cols, stage, order, d,
                               with_experts ? experts : NULL);
   }
+  T_EQ_INT (bad, 0);
+}
+
+//---- Megatron's layer-wise buffer, against the numbers its own function wrote ---------------
+
+// The step on the sim communicator: its reduce-scatter counters per rank, against the cost
+// model's; and (as every design) its update against the reference's.  [in] the plan.
+static int layerwise_sim (const muon_zero_plan *P, const muon_zero_cost *C, size_t np,
+                          const size_t *rows, const size_t *cols)
+{
+  int ok = 1, W = P->world;
+  muon_comm *c = NULL;
+  double **g = calloc ((size_t) W * np, sizeof *g), **mom = calloc ((size_t) W, sizeof *mom);
+  double **upd = calloc ((size_t) W, sizeof *upd);
+  muon_zero_rank_stats *st = calloc ((size_t) W, sizeof *st);
+  ok &= T_ASSERT (g && mom && upd && st);
+  ok &= T_ASSERT (muon_comm_sim_create (ctx, W, &c) == MUON_OK);
+  if (!ok)
+    goto done;
+  for (int r = 0; r < W; r++)
+  {
+    for (size_t p = 0; p < np; p++)
+    {
+      size_t n = rows[p] * cols[p];
+      g[r * np + p] = malloc (n * sizeof (double));
+      for (size_t i = 0; i < n; i++)
+        g[r * np + p][i] = urand ();
+    }
+    mom[r] = calloc (P->momentum_len[r] + 1, sizeof (double));
+    upd[r] = calloc (P->owned_len[r] + 1, sizeof (double));
+  }
+  muon_zero_step_opts so;
+  muon_zero_step_opts_default (&so);
+  so.variant = P->variant;
+  so.update.ns.precision = MUON_PREC_DOUBLE;
+  so.update.ns.steps = 1;
+  ok &= T_ASSERT (muon_zero_step (ctx, c, P, &so, (const double *const *) g, mom, upd, st)
+                  == MUON_OK);
+  for (int r = 0; ok && r < W; r++)
+    for (int k = 0; k < MUON_COLL_COUNT; k++)
+      ok &= T_ASSERT_MSG (C->calls[r * MUON_COST_COLLS + k] == st[r].comm.calls[k]
+                          && C->sent[r * MUON_COST_COLLS + k] == st[r].comm.bytes_sent[k]
+                          && C->recv[r * MUON_COST_COLLS + k] == st[r].comm.bytes_recv[k],
+                          "W %d rank %d coll %d: cost %llu bytes, step %llu", W, r, k,
+                          (unsigned long long) C->sent[r * MUON_COST_COLLS + k],
+                          (unsigned long long) st[r].comm.bytes_sent[k]);
+done:
+  for (size_t i = 0; g && i < (size_t) W * np; i++)
+    free (g[i]);
+  for (int r = 0; r < W && mom && upd; r++)
+  {
+    free (mom[r]);
+    free (upd[r]);
+  }
+  free (g);
+  free (mom);
+  free (upd);
+  free (st);
+  muon_comm_destroy (&c);
+  return ok;
+}
+
+// megatron_layerwise_fixture.h: for both rules (before and since Megatron's PR #6379), seven
+// mixes and W in {1, 2, 3, 4, 8, 64}, each matrix's start in the bucket (its owner's shard
+// times padded_shard_size plus its place there) and padded_shard_size equal the plan's
+// (lpt_owner, lpt_at, lpt_segment) and the cost model's partition (partition_size,
+// padded_total = W padded_shard_size); the reduce-scatter's bytes per rank are the ring model
+// of W padded_shard_size elements ((W - 1) padded_shard_size elements each way, at
+// ElementBytes), for 8 and 2 bytes; and up to W 8 the sim step counts the same.
+static void test_megatron_layout (void)
+{
+  int bad = 0, sims = 0;
+  size_t ncase = sizeof mlw_cases / sizeof mlw_cases[0];
+  for (size_t k = 0; k < ncase; k++)
+  {
+    const mlw_case *m = &mlw_cases[k];
+    size_t np = m->np, rows[80], cols[80], W = (size_t) m->W, S = m->shard, big = 0;
+    int design = m->by_cost ? MUON_ZERO_LAYERWISE_NS_COST : MUON_ZERO_LAYERWISE_LPT, ok = 1;
+    muon_zero_cost_param par[80];
+    if (!T_ASSERT (np <= 80))
+      return;
+    for (size_t p = 0; p < np; p++)
+    {
+      rows[p] = mlw_shapes[2 * (m->shape_at + p)];
+      cols[p] = mlw_shapes[2 * (m->shape_at + p) + 1];
+      par[p] = (muon_zero_cost_param) { rows[p], cols[p], 1, NULL, 0 };
+      big = rows[p] * cols[p] > big ? rows[p] * cols[p] : big;
+    }
+    muon_zero_layout_opts lo = { 2, 2, MUON_ZERO_ORDER_GIVEN };
+    muon_zero_layout *L = NULL;
+    muon_zero_plan *P = NULL;
+    muon_zero_cost *C = NULL, *C2 = NULL;
+    muon_zero_cost_opts o;
+    muon_zero_cost_opts_default (&o);
+    o.design = design;
+    ok &= T_ASSERT (muon_zero_layout_create (ctx, np, rows, cols, m->W, &lo, &L) == MUON_OK);
+    ok &= T_ASSERT (muon_zero_plan_create (ctx, L, (muon_zero_variant) design, &P) == MUON_OK);
+    ok &= T_ASSERT (muon_zero_cost_create (ctx, np, par, m->W, &o, &C) == MUON_OK);
+    o.elem_bytes = 2;
+    ok &= T_ASSERT (muon_zero_cost_create (ctx, np, par, m->W, &o, &C2) == MUON_OK);
+    if (ok)
+    {
+      ok &= T_ASSERT_MSG (P->lpt_segment == S, "case %zu: plan's shard %zu, Megatron's %zu",
+                          k, P->lpt_segment, S);
+      for (size_t p = 0; p < np; p++)
+        ok &= T_ASSERT_MSG ((size_t) P->lpt_owner[p] * S + P->lpt_at[p]
+                            == mlw_starts[m->start_at + p],
+                            "case %zu matrix %zu: plan's start %zu, Megatron's %zu", k, p,
+                            (size_t) P->lpt_owner[p] * S + P->lpt_at[p],
+                            mlw_starts[m->start_at + p]);
+      ok &= T_ASSERT_MSG (C->partition_size == S && C->padded_total == W * S,
+                          "case %zu: cost's partition %zu of %zu, Megatron's %zu", k,
+                          C->partition_size, C->padded_total, S);
+      for (size_t r = 0; r < W; r++)
+      {
+        size_t rs = r * MUON_COST_COLLS + MUON_COLL_REDUCE_SCATTER;
+        ok &= T_ASSERT_MSG (C->sent[rs] == (W - 1) * S * 8 && C->recv[rs] == (W - 1) * S * 8
+                            && C2->sent[rs] == (W - 1) * S * 2 && C->calls[rs] == 1,
+                            "case %zu rank %zu: reduce-scatter bytes %llu", k, r,
+                            (unsigned long long) C->sent[rs]);
+        // the step's buffers: the bucket to send, a shard back, the largest matrix
+        ok &= T_ASSERT_MSG (C->transient[r] == W * S + S + big, "case %zu rank %zu: transient",
+                            k, r);
+      }
+      if (W <= 8)
+      {
+        ok &= layerwise_sim (P, C, np, rows, cols);
+        sims++;
+      }
+    }
+    bad += !ok;
+    muon_zero_cost_destroy (&C);
+    muon_zero_cost_destroy (&C2);
+    muon_zero_plan_destroy (&P);
+    muon_zero_layout_destroy (&L);
+  }
+  T_EQ_INT (ncase, 84);
+  T_EQ_INT (sims, 70);
   T_EQ_INT (bad, 0);
 }
 
@@ -392,6 +536,7 @@ int main (int argc, char **argv)
   T_RUN (test_flops);
   T_RUN (test_hand);
   T_RUN (test_random);
+  T_RUN (test_megatron_layout);
   T_RUN (test_alltoall_totals);
   T_RUN (test_errors);
   muon_ctx_destroy (&ctx);

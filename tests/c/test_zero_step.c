@@ -113,12 +113,16 @@ static void test_plans (void)
   T_EQ_INT (P->ns_calls[1], 3);
   muon_zero_plan_destroy (&P);
 
-  // LPT: 16 -> rank 0, 12 -> rank 1, 10 -> rank 1 (load 12 < 16); segment 22
+  // LPT: 16 -> rank 0, 12 -> rank 1, 10 -> rank 1 (load 12 < 16) at 64 (Megatron's 64-
+  // element starts); shard: the longest cursor 74 rounded up to 64 (W even), 128
   T_EQ_INT (muon_zero_plan_create (ctx, pb.L, MUON_ZERO_LAYERWISE_LPT, &P), MUON_OK);
   T_EQ_INT (P->lpt_owner[0], 1);
   T_EQ_INT (P->lpt_owner[1], 1);
   T_EQ_INT (P->lpt_owner[2], 0);
-  T_EQ_INT (P->lpt_segment, 22);
+  T_EQ_INT (P->lpt_at[0], 0);
+  T_EQ_INT (P->lpt_at[1], 64);
+  T_EQ_INT (P->lpt_at[2], 0);
+  T_EQ_INT (P->lpt_segment, 128);
   T_EQ_INT (P->momentum_len[0], 16);
   T_EQ_INT (P->momentum_len[1], 22);
   T_EQ_INT (P->owned_len[1], 22);
@@ -375,7 +379,7 @@ static void test_bytes (void)
     T_EQ_INT (st[r].comm.bytes_sent[MUON_COLL_ALLREDUCE], model (MUON_COLL_ALLREDUCE, 2, r, 10));
     T_EQ_INT (run (&pb, MUON_ZERO_LAYERWISE_LPT, 1, NULL, st, 0), MUON_OK);
     T_EQ_INT (st[r].comm.bytes_sent[MUON_COLL_REDUCE_SCATTER],
-              model (MUON_COLL_REDUCE_SCATTER, 2, r, 22));
+              model (MUON_COLL_REDUCE_SCATTER, 2, r, 128));   // Megatron's shard
     // Moonlight: rank 0 sends 8 straddling elements, rank 1 sends 2: C = 8
     T_EQ_INT (run (&pb, MUON_ZERO_MOONLIGHT_GATHER, 1, NULL, st, 0), MUON_OK);
     T_EQ_INT (st[r].comm.bytes_sent[MUON_COLL_ALL_GATHER], model (MUON_COLL_ALL_GATHER, 2, r, 8));

@@ -7,7 +7,9 @@
 ## design of zero_muon_step runs on the MPI communicator, each rank passing only its own
 ## gradients; this rank's calls and bytes per collective, NS calls, momentum, pad and update
 ## elements must equal row `rank` of the plan exactly ("ElementBytes", 8: the step moves
-## fp64), and a design must fail on every rank exactly where the plan says it fails.
+## fp64), and a design must fail on every rank exactly where the plan says it fails.  The
+## layer-wise designs' reduce-scatter moves W shards of the padded_shard_size that
+## Megatron's own layout function wrote (tests/c/megatron_layerwise_fixture.h).
 ##
 ## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
 ## error on one rank aborts the job instead of leaving the others waiting.
@@ -18,7 +20,37 @@ function run_zero_cost_mpi ()
   for s = 1:3
     tests(end+1:end+2) = {sprintf("plan_equals_mpi_counters_stage%d", s), @(c) t_exact (c, s)};
   endfor
+  tests(end+1:end+2) = {"layerwise_megatron_buffer", @t_megatron};
   mpi_suite (comm, tests, "zero_cost");
+endfunction
+
+## The layer-wise designs' reduce-scatter on MPI ranks moves W shards of Megatron's
+## padded_shard_size, the number its own layout function wrote for this mix
+## (tests/c/megatron_layerwise_fixture.h, "odd sizes": 11520, 10048, 10112, 10048 at W 1-4,
+## both rules): (W - 1) shards each way per rank in the ring model, as zero_cost says.
+function f = t_megatron (comm)
+  f = 0;
+  W = comm.size;
+  r = comm.rank;
+  shapes = [65 1; 63 1; 129 3; 1 1; 64 1; 127 5; 2 31; 100 100];
+  S = [11520 10048 10112 10048](min (W, 4));
+  if (W > 4)
+    return;                                  # not in the fixture's list of worlds here
+  endif
+  L = zero_layout (num2cell (shapes, 2), W);
+  randn ("state", 7 + r);
+  g = arrayfun (@(p) randn (shapes(p,1), shapes(p,2)), 1:rows (shapes), "UniformOutput", false);
+  for v = {"layerwise_lpt", "layerwise_ns_cost"}
+    C = zero_cost (L, [], "ElementBytes", 8, "Design", v{1});
+    R = zero_muon_step (L, g, [], "Variant", v{1}, "Comm", comm, "Reference", false,
+                        "Steps", 1);
+    a = R.ranks;
+    f += mpi_check (C.partition_size == S && C.padded_total == W * S, comm,
+                    "%s: zero_cost's shard %d, Megatron's %d", v{1}, C.partition_size, S);
+    f += mpi_check (a.sent(2) == (W - 1) * S * 8 && a.recv(2) == (W - 1) * S * 8
+                    && isequal (a.sent, C.sent(r+1,:)), comm,
+                    "%s: reduce-scatter bytes %d, want %d", v{1}, a.sent(2), (W - 1) * S * 8);
+  endfor
 endfunction
 
 function f = t_exact (comm, stage)

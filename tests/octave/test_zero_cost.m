@@ -561,6 +561,29 @@ endfunction
 %! assert (numel (R.ranks(2).update), 256 * 256);
 
 %!test
+%! ## Megatron's buffer of one bucket, the numbers its own function wrote (tests/c/
+%! ## megatron_layerwise_fixture.h, "odd sizes"): the 100 x 100 alone on a rank, the rest
+%! ## 64-element aligned on the other, padded_shard_size 10000 rounded up to 64 on 2 ranks
+%! ## (10048) and to 128 on 3 (10112), both rules; the reduce-scatter of W shards moves
+%! ## (W - 1) of them per rank in the ring model, as the simulated step counts
+%! shapes = [65 1; 63 1; 129 3; 1 1; 64 1; 127 5; 2 31; 100 100];
+%! for W = [2 3]
+%!   S = [10048 10112](W - 1);
+%!   L = zero_layout (num2cell (shapes, 2), W);
+%!   randn ("seed", W);
+%!   g = cellfun (@(s) randn (s), repmat (num2cell (shapes, 2).', W, 1), "uniformoutput", false);
+%!   C = zero_cost (L, [], "ElementBytes", 8, "Design", {"layerwise_lpt", "layerwise_ns_cost"});
+%!   for d = 1:2
+%!     assert ([C(d).partition_size, C(d).padded_total], [S, W * S]);
+%!     assert (C(d).sent(:,2), repmat ((W - 1) * S * 8, W, 1));
+%!     assert (C(d).ranks.transient, repmat (W * S + S + 10000, W, 1));
+%!     R = zero_muon_step (L, g, [], "Variant", C(d).design, "Reference", false, "Steps", 1);
+%!     assert (vertcat (R.ranks.sent), C(d).sent);
+%!     assert (vertcat (R.ranks.recv), C(d).recv);
+%!   endfor
+%! endfor
+
+%!test
 %! ## NS costs past 2^64 (a 2^22 x 2^22 matrix): layerwise_ns_cost fails with why, the
 %! ## other designs are costed as before (the aliased pads fail on the mixed sizes)
 %! C = zero_cost ([2^22 2^22; 64 64], 2);
