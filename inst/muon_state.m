@@ -18,7 +18,11 @@ classdef muon_state < muon_result
   ## @code{setfield}, @code{isfield}, @code{fieldnames}, @code{rmfield}), and every function
   ## takes either the state or @code{struct (@var{state})}, the plain struct (for
   ## @code{save}, @code{jsonencode}, or @code{assert} in a test).  The checks a function
-  ## makes of a state it is given are those of the plain struct.
+  ## makes of a state it is given are those of the plain struct.  One difference: Octave 7
+  ## hands an overloaded index one output where a comma list goes, so an index of several
+  ## values inside braces or an argument list (@code{@{opt.update_args.W@{:@}@}}) is a
+  ## @code{muonlab:unsupported} error, not its first value; take the field first
+  ## (@code{a = opt.update_args.W; @{a@{:@}@}}).  @code{[a, b] = opt.f@{1:2@}} works.
   ##
   ## After @code{clear functions} (or @code{clear classes}), Octave 7 reloads the class: a
   ## state made before still reads, writes, shows and steps, but @code{struct (@var{state})}
@@ -62,7 +66,18 @@ classdef muon_state < muon_result
     endfunction
 
     function varargout = subsref (st, idx)
-      [varargout{1:nargout}] = subsref (state_wrapped (st), idx);
+      S = state_wrapped (st);
+      if (nargout <= 1)
+        n = comma_list_length (S, idx);
+        if (n > 1)
+          ## Octave 7 asks an overloaded subsref for one value where a comma list goes
+          ## ({st.f{:}}, f (st.f{:})): refuse it rather than hand back its first element
+          error ("muonlab:unsupported",
+                 "muon_state: this index gives a comma list of %d values, which Octave passes on as its first only: index struct (STATE) or a copy of the field (c = st.f; c{:}).",
+                 n);
+        endif
+      endif
+      [varargout{1:nargout}] = subsref (S, idx);
     endfunction
 
     function st = subsasgn (st, idx, v)
@@ -121,6 +136,30 @@ function show_fields (f)
 endfunction
 
 ## S itself, or the struct a muon_state wraps
+## How many values the index idx of the plain struct S gives: more than one only where its
+## last part is {} of several cells or . of a struct array (0 where it cannot index: the
+## indexing itself then gives Octave's error).
+function n = comma_list_length (S, idx)
+  n = 1;
+  last = idx(end).type;
+  if (strcmp (last, "()"))
+    return;
+  endif
+  try
+    x = S;
+    if (numel (idx) > 1)
+      x = subsref (S, idx(1:end-1));
+    endif
+    if (strcmp (last, "{}") && iscell (x))
+      n = numel (x(idx(end).subs{:}));
+    elseif (strcmp (last, ".") && isstruct (x))
+      n = numel (x);
+    endif
+  catch
+    n = 0;
+  end_try_catch
+endfunction
+
 function S = plain (S)
   if (isa (S, "muon_state"))
     S = struct (S);
@@ -297,3 +336,19 @@ endfunction
 %!error <muon_state: KIND must be 'update', 'optimizer', 'zero_step' or 'zero_train'\.> muon_state ("x", struct ())
 %!error <muon_state: S must be a scalar struct\.> muon_state ("update", 1)
 %!error <muon_state: give KIND and S\.> muon_state ("update")
+%!test
+%! ## a comma list through the state: refused, not cut to its first value (Octave 7 asks an
+%! ## overloaded index for one output); a copy of the field, or several outputs, give all
+%! st = muon_state ("optimizer", struct ("c", {{1, 2, 3, 4}}, "a", struct ("x", {5, 6})));
+%! fail ("{st.c{:}}", "muon_state: this index gives a comma list of 4 values");
+%! fail ("numel (st.c{2:3})", "comma list of 2 values");
+%! fail ("{st.a.x}", "comma list of 2 values");
+%! c = st.c;
+%! assert ({c{:}}, {1, 2, 3, 4});
+%! [p, q] = st.c{2:3};
+%! assert ([p q], [2 3]);
+%! assert (st.c{4}, 4);
+%! assert (st.a(2).x, 6);
+%! assert (size (st.c), [1 4]);
+%! s = struct (st);
+%! assert ({s.c{:}}, {1, 2, 3, 4});
