@@ -36,7 +36,11 @@
 ## Linear weight of one row, which DeepSpeed gives Muon, goes to AdamW here), of at most 4
 ## dimensions (a stack of matrices or a convolution weight, as @code{muon_update} takes
 ## them), and its lower-case name contains neither @qcode{"embed"} nor @qcode{"lm_head"};
-## everything else goes to AdamW.  @qcode{"Route"} overrides it per name.  Octave drops
+## everything else goes to AdamW.  @qcode{"Route"} overrides it per name, and can send
+## a 1 x N or N x 1 parameter (or a 1 x 1) to Muon as torch.optim.Muon and DeepSpeed do
+## with any 2-D tensor (@code{Route.head = "muon"}: its update is the vector normalized,
+## times the schedule's map of its one singular value, times the scale of its r x c; see
+## @code{muon_update}).  Octave drops
 ## trailing singleton dimensions: a conv weight with kw = 1 (out x in x kh x 1) is an
 ## out x in x kh array, which Muon treats as a stack of kh matrices; reshape it to
 ## out x (in*kh) for the convolution's view.
@@ -394,10 +398,7 @@ function route = apply_route (fname, route, params, R)
     endif
     r = lower (r);
     p = params.(n);
-    if (strcmp (r, "muon") && ! (size (p, 1) > 1 && size (p, 2) > 1))
-      error ("muonlab:badShape", "%s: parameter '%s' cannot use Muon: it is not a matrix.",
-             fname, n);
-    elseif (strcmp (r, "muon") && ndims (p) > 4)
+    if (strcmp (r, "muon") && ndims (p) > 4)
       error ("muonlab:badShape",
              "%s: parameter '%s' cannot use Muon: it has more than 4 dimensions.", fname, n);
     endif
@@ -457,7 +458,6 @@ endfunction
 %!error <muon_optimizer: ROUTE must be a struct or an n x 2 cell.> muon_optimizer (P, "Route", 1)
 %!error <muon_optimizer: ROUTE names unknown parameter 'W9'.> muon_optimizer (P, "Route", struct ("W9", "muon"))
 %!error <muon_optimizer: ROUTE.W1 must be 'muon' or 'adamw'.> muon_optimizer (P, "Route", struct ("W1", "sgd"))
-%!error <muon_optimizer: parameter 'b1' cannot use Muon: it is not a matrix.> muon_optimizer (P, "Route", struct ("b1", "muon"))
 %!error <muon_optimizer: parameter 'C5' cannot use Muon: it has more than 4 dimensions.>
 %! muon_optimizer (struct ("C5", ones (4, 3, 2, 2, 2)), "Route", struct ("C5", "muon"))
 %!error <muon_optimizer: PARAMOPTIONS must be a struct of option cells.> muon_optimizer (P, "ParamOptions", 1)
@@ -475,8 +475,13 @@ endfunction
 %!error <^muon_optimizer: parameter 'W3': unknown coefficient schedule 'bar'\. Coefficient schedules: .*\.$> muon_optimizer (P, "ParamOptions", struct ("W3", {{"Coefficients", "bar"}}))
 %!error id=muonlab:badArg muon_optimizer (P, "Coefficients", "foo")
 %!error id=muonlab:badArg muon_optimizer (P, "Foo", 1)
-%!error <muon_optimizer: parameter 'row' cannot use Muon: it is not a matrix\.> muon_optimizer (P, "Route", struct ("row", "muon"))
-%!error id=muonlab:badShape muon_optimizer (P, "Route", struct ("row", "muon"))
+%!test
+%! ## automatic routing keeps vectors on AdamW; Route sends a 1 x n or n x 1 to Muon
+%! o = muon_optimizer (P);
+%! assert ({o.route.row, o.route.b1}, {"adamw", "adamw"});
+%! o = muon_optimizer (P, "Route", struct ("row", "muon", "b1", true));
+%! assert ({o.route.row, o.route.b1, o.route.W1}, {"muon", "muon", "muon"});
+%!error <muon_optimizer: PARAMS.z must be a real, non-empty double or single array.> muon_optimizer (struct ("z", zeros (1, 0)), "Route", struct ("z", "muon"))
 %!error <muon_optimizer: parameter 'W1': PRESET must be 'keller', 'normuon_zichongli5', 'normuon_dion', 'normuon_eo', 'adamuon_official', 'adamuon_eo', 'namo_eo', 'polargrad_eo', 'scion_eo', 'dion_reference' or 'dion2'.> muon_optimizer (P, "Preset", "x")
 %!error <muon_optimizer: parameter 'W3': ALGORITHM 'normuon' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_optimizer (P, "Algorithm", "normuon")
 %!error <muon_optimizer: "presets" takes no other argument.> muon_optimizer ("presets", 1)
