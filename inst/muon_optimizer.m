@@ -18,7 +18,9 @@
 ## A model @var{M} from @code{muon_model} (the object or @code{struct (M)}, as
 ## @code{zero_layout} and @code{zero_cost} take it; at most 2^27 elements) stands for its parameters
 ## as zeros, returned in @var{params}: each field is @code{M.params.field} (the dotted torch
-## name made a valid field name; @code{M.params.name} keeps the torch name beside it).  A
+## name made a valid field name; @code{M.params.name} keeps the torch name beside it), each
+## routed as @code{M.params.route} says (@code{muon_model} sets it by the rule below; a
+## table that sends a 1 x N head to Muon is followed, as @code{zero_layout} follows it).  A
 ## fused weight's Newton-Schulz runs per expert and per fused block as the model says
 ## (@code{M.params.experts} and @code{.split} become its @qcode{"Experts"} and
 ## @qcode{"SplitRows"}; a parameter's @qcode{"ParamOptions"} giving either replaces both).
@@ -196,8 +198,9 @@ function [opt, params] = muon_optimizer (params, varargin)
     return;
   endif
   blocks = struct ();                     # a model's per-expert and per-block NS
+  mroute = [];                            # and its routing
   if (! isempty (model_table (fname, params)))  # a model: its parameters as zeros, fields named
-    [params, blocks] = model_params (fname, params);  # by M.params.field (.name: torch's)
+    [params, blocks, mroute] = model_params (fname, params);  # by M.params.field (.name: torch's)
   endif
   opt_check_tree (fname, "PARAMS", params, {}, {}, true);
   given = params;
@@ -239,7 +242,11 @@ function [opt, params] = muon_optimizer (params, varargin)
   opt.route = struct ();
   for i = 1:numel (names)
     n = names{i};
-    opt.route.(n) = default_route (n, params.(n));
+    if (isempty (mroute))
+      opt.route.(n) = default_route (n, params.(n));
+    else
+      opt.route.(n) = mroute.(n);         # the model's (muon_model: the same rule)
+    endif
   endfor
   opt.route = apply_route (fname, opt.route, params, v.route);
 
