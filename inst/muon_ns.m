@@ -8,8 +8,11 @@
 ## Newton-Schulz orthogonalization of a matrix or of each page of a stack.
 ##
 ## @var{G} is a real double or single M x N matrix, or an M x N x E stack of E matrices
-## (each page is treated on its own: its own norm, its own iteration), with M and N at
-## least 2 (a vector or scalar, or an empty G, is a @code{muonlab:badShape} error).  @var{X} has the
+## (each page is treated on its own: its own norm, its own iteration), M, N >= 1: a
+## 1 x N or N x 1 page (a scalar too) is a matrix of one singular value, which the
+## iteration maps as it maps any, @code{X = p (||g|| / (||g|| + Eps)) * g / ||g||} with
+## p the schedule's composed scalar map, as torch.optim.Muon, Keller's Muon and DeepSpeed
+## take any 2-D tensor (an empty G is a @code{muonlab:badShape} error).  @var{X} has the
 ## class and shape of @var{G} and approximates the polar factor U*V' of each page, with the
 ## singular values mapped by the schedule's scalar polynomial instead of to exactly 1.
 ##
@@ -356,9 +359,8 @@ endfunction
 %!error <muon_ns: G must be a real numeric matrix.> muon_ns (sparse (G))
 %!error <muon_ns: G must be a double or single matrix, not char \(convert it: double \(G\)\)\.> muon_ns ("abc")
 %!error <muon_ns: G must not be empty.> muon_ns (zeros (0, 3))
-%!error <muon_ns: G must be a matrix \(at least 2 x 2\), not a vector or scalar.> muon_ns (1:5)
-%!error <muon_ns: each page of the stack G must be at least 2 x 2, not 5 x 1.> muon_ns (randn (5, 1, 2))
-%!error <muon_ns: G must be a matrix \(at least 2 x 2\), not a vector or scalar.> muon_ns (randn (1, 5, 1))
+%!error <muon_ns: G must not be empty.> muon_ns (zeros (1, 0))
+%!error <muon_ns: G must not be empty.> muon_ns (zeros (3, 1, 0))
 %!error <muon_ns: G must have 2 or 3 dimensions.> muon_ns (ones (2, 2, 2, 2))
 %!error <muon_ns: G must not contain NaN or Inf.> muon_ns ([1 NaN; 2 3])
 %!error <muon_ns: G must not contain NaN or Inf.> muon_ns ([1 Inf; 2 3])
@@ -413,3 +415,69 @@ endfunction
 %!error <muon_ns: G must not contain NaN or Inf\.> muon_ns ([1 NaN; 2 3])
 %!error id=muonlab:nonFinite muon_ns ([1 NaN; 2 3])
 %!error id=muonlab:badArg muon_ns (G, "Foo", 1)
+
+%!function [s, e] = vec_map (s, C, steps)
+%! ## the scalar map of a schedule on one singular value s, in fp64: step k applies
+%! ## triple min (k, K) (ScheduleMode "repeat_last"); e is the first-order bound of the
+%! ## rounding error of s: each step's own rounding, plus the error so far times |p'(s)|
+%! e = eps (s);
+%! for k = 1:steps
+%!   t = C(min (k, rows (C)),:);
+%!   e = abs (t(1) + 3*t(2)*s^2 + 5*t(3)*s^4) * e ...
+%!       + eps * (abs (t(1)*s) + abs (t(2)*s^3) + abs (t(3)*s^5));
+%!   s = t(1) * s + t(2) * s^3 + t(3) * s^5;
+%! endfor
+%!endfunction
+
+%!test
+%! ## a 1 x n, n x 1 or 1 x 1 G (as torch.optim.Muon, Keller and DeepSpeed take any 2-D
+%! ## tensor) has one singular value: X_0 = x / (||x|| + Eps) = s_0 u (u = x / ||x||), and
+%! ## each step maps s by its triple, X_k = s_k u (the closed form here, fp64), for the
+%! ## standard and the Gram iteration (restarts or none), every schedule and step count:
+%! ## within the recursion's rounding bound (4-160 ulps; cans' steep first steps 1.8e4;
+%! ## seen: half the bound at most)
+%! x = [3 -1 2 0.5 -4 1 2 -2];
+%! warning ("off", "muonlab:unsafeSchedule", "local");
+%! for g = {x, x.', x(1:5), x(1:5).', -0.75, 2e-3}
+%!   u = g{1} / norm (g{1});
+%!   s0 = norm (g{1}) / (norm (g{1}) + 1e-7);
+%!   for c = {"keller", "you", "polar_express", "cans", "aol", "deepseekv4", "cubic5"}
+%!     C = muon_coeffs (c{1});
+%!     steps = max (rows (C), 5) + (rows (C) == 1) * 2;     # keller: 7 steps
+%!     [s, e] = vec_map (s0, C, steps);
+%!     ref = s * u;
+%!     for m = {{"Method", "standard"}, {"Method", "gram"}, ...
+%!              {"Method", "gram", "Restarts", [1 3]}, {"Method", "gram", "Restarts", []}}
+%!       X = muon_ns (g{1}, "Coefficients", c{1}, "Steps", steps, m{1}{:});
+%!       assert (size (X), size (g{1}));
+%!       assert (X, ref, e + 2 * eps (max (abs (ref))));
+%!     endfor
+%!   endfor
+%! endfor
+
+%!test
+%! ## the same in single and the 16-bit models (rounding per step: near the fp64 form),
+%! ## stacks of vectors (each page on its own), and the converging schedules' polar factor
+%! ## x / ||x||: polar_express_eo's composed map at s_0 ~ 1 is 1 to 1e-7, deepseekv4's to 2e-5
+%! x = [3 -1 2 0.5 -4 1 2 -2];
+%! u = x / norm (x);
+%! ref = vec_map (norm (x) / (norm (x) + 1e-7), muon_coeffs ("keller"), 5) * u;
+%! for p = {{"single", 1e-6}, {"fp16", 2e-2}, {"bf16", 8e-2}}
+%!   for m = {"standard", "gram"}
+%!     X = muon_ns (single (x.'), "Precision", p{1}{1}, "Method", m{1});
+%!     assert (class (X), "single");
+%!     assert (double (X), ref.', p{1}{2} * max (abs (ref)));
+%!   endfor
+%! endfor
+%! S = cat (3, x, -2 * x(end:-1:1), 1e-3 * x);
+%! X = muon_ns (S);
+%! for e = 1:3
+%!   v = S(:,:,e);
+%!   r = vec_map (norm (v) / (norm (v) + 1e-7), muon_coeffs ("keller"), 5) * v / norm (v);
+%!   assert (X(:,:,e), r, 16 * eps);
+%! endfor
+%! assert (muon_ns (permute (S, [2 1 3])), permute (X, [2 1 3]), 16 * eps);
+%! assert (muon_ns (x, "Coefficients", "polar_express_eo"), u, 1e-7);
+%! assert (muon_ns (x.', "Coefficients", "deepseekv4", "Method", "gram"), u.', 2e-5);
+%! assert (muon_ns (zeros (1, 4)), zeros (1, 4));
+

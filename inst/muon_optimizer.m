@@ -18,7 +18,9 @@
 ## A model @var{M} from @code{muon_model} (the object or @code{struct (M)}, as
 ## @code{zero_layout} and @code{zero_cost} take it; at most 2^27 elements) stands for its parameters
 ## as zeros, returned in @var{params}: each field is @code{M.params.field} (the dotted torch
-## name made a valid field name; @code{M.params.name} keeps the torch name beside it).  A
+## name made a valid field name; @code{M.params.name} keeps the torch name beside it), each
+## routed as @code{M.params.route} says (@code{muon_model} sets it by the rule below; a
+## table that sends a 1 x N head to Muon is followed, as @code{zero_layout} follows it).  A
 ## fused weight's Newton-Schulz runs per expert and per fused block as the model says
 ## (@code{M.params.experts} and @code{.split} become its @qcode{"Experts"} and
 ## @qcode{"SplitRows"}; a parameter's @qcode{"ParamOptions"} giving either replaces both).
@@ -36,7 +38,11 @@
 ## Linear weight of one row, which DeepSpeed gives Muon, goes to AdamW here), of at most 4
 ## dimensions (a stack of matrices or a convolution weight, as @code{muon_update} takes
 ## them), and its lower-case name contains neither @qcode{"embed"} nor @qcode{"lm_head"};
-## everything else goes to AdamW.  @qcode{"Route"} overrides it per name.  Octave drops
+## everything else goes to AdamW.  @qcode{"Route"} overrides it per name, and can send
+## a 1 x N or N x 1 parameter (or a 1 x 1) to Muon as torch.optim.Muon and DeepSpeed do
+## with any 2-D tensor (@code{Route.head = "muon"}: its update is the vector normalized,
+## times the schedule's map of its one singular value, times the scale of its r x c; see
+## @code{muon_update}).  Octave drops
 ## trailing singleton dimensions: a conv weight with kw = 1 (out x in x kh x 1) is an
 ## out x in x kh array, which Muon treats as a stack of kh matrices; reshape it to
 ## out x (in*kh) for the convolution's view.
@@ -192,8 +198,9 @@ function [opt, params] = muon_optimizer (params, varargin)
     return;
   endif
   blocks = struct ();                     # a model's per-expert and per-block NS
+  mroute = [];                            # and its routing
   if (! isempty (model_table (fname, params)))  # a model: its parameters as zeros, fields named
-    [params, blocks] = model_params (fname, params);  # by M.params.field (.name: torch's)
+    [params, blocks, mroute] = model_params (fname, params);  # by M.params.field (.name: torch's)
   endif
   opt_check_tree (fname, "PARAMS", params, {}, {}, true);
   given = params;
@@ -235,7 +242,11 @@ function [opt, params] = muon_optimizer (params, varargin)
   opt.route = struct ();
   for i = 1:numel (names)
     n = names{i};
-    opt.route.(n) = default_route (n, params.(n));
+    if (isempty (mroute))
+      opt.route.(n) = default_route (n, params.(n));
+    else
+      opt.route.(n) = mroute.(n);         # the model's (muon_model: the same rule)
+    endif
   endfor
   opt.route = apply_route (fname, opt.route, params, v.route);
 
@@ -394,10 +405,7 @@ function route = apply_route (fname, route, params, R)
     endif
     r = lower (r);
     p = params.(n);
-    if (strcmp (r, "muon") && ! (size (p, 1) > 1 && size (p, 2) > 1))
-      error ("muonlab:badShape", "%s: parameter '%s' cannot use Muon: it is not a matrix.",
-             fname, n);
-    elseif (strcmp (r, "muon") && ndims (p) > 4)
+    if (strcmp (r, "muon") && ndims (p) > 4)
       error ("muonlab:badShape",
              "%s: parameter '%s' cannot use Muon: it has more than 4 dimensions.", fname, n);
     endif
@@ -457,7 +465,6 @@ endfunction
 %!error <muon_optimizer: ROUTE must be a struct or an n x 2 cell.> muon_optimizer (P, "Route", 1)
 %!error <muon_optimizer: ROUTE names unknown parameter 'W9'.> muon_optimizer (P, "Route", struct ("W9", "muon"))
 %!error <muon_optimizer: ROUTE.W1 must be 'muon' or 'adamw'.> muon_optimizer (P, "Route", struct ("W1", "sgd"))
-%!error <muon_optimizer: parameter 'b1' cannot use Muon: it is not a matrix.> muon_optimizer (P, "Route", struct ("b1", "muon"))
 %!error <muon_optimizer: parameter 'C5' cannot use Muon: it has more than 4 dimensions.>
 %! muon_optimizer (struct ("C5", ones (4, 3, 2, 2, 2)), "Route", struct ("C5", "muon"))
 %!error <muon_optimizer: PARAMOPTIONS must be a struct of option cells.> muon_optimizer (P, "ParamOptions", 1)
@@ -475,8 +482,13 @@ endfunction
 %!error <^muon_optimizer: parameter 'W3': unknown coefficient schedule 'bar'\. Coefficient schedules: .*\.$> muon_optimizer (P, "ParamOptions", struct ("W3", {{"Coefficients", "bar"}}))
 %!error id=muonlab:badArg muon_optimizer (P, "Coefficients", "foo")
 %!error id=muonlab:badArg muon_optimizer (P, "Foo", 1)
-%!error <muon_optimizer: parameter 'row' cannot use Muon: it is not a matrix\.> muon_optimizer (P, "Route", struct ("row", "muon"))
-%!error id=muonlab:badShape muon_optimizer (P, "Route", struct ("row", "muon"))
+%!test
+%! ## automatic routing keeps vectors on AdamW; Route sends a 1 x n or n x 1 to Muon
+%! o = muon_optimizer (P);
+%! assert ({o.route.row, o.route.b1}, {"adamw", "adamw"});
+%! o = muon_optimizer (P, "Route", struct ("row", "muon", "b1", true));
+%! assert ({o.route.row, o.route.b1, o.route.W1}, {"muon", "muon", "muon"});
+%!error <muon_optimizer: PARAMS.z must be a real, non-empty double or single array.> muon_optimizer (struct ("z", zeros (1, 0)), "Route", struct ("z", "muon"))
 %!error <muon_optimizer: parameter 'W1': PRESET must be 'keller', 'normuon_zichongli5', 'normuon_dion', 'normuon_eo', 'adamuon_official', 'adamuon_eo', 'namo_eo', 'polargrad_eo', 'scion_eo', 'dion_reference' or 'dion2'.> muon_optimizer (P, "Preset", "x")
 %!error <muon_optimizer: parameter 'W3': ALGORITHM 'normuon' \(and NORMSCALE, EPSPLACEMENT\) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.> muon_optimizer (P, "Algorithm", "normuon")
 %!error <muon_optimizer: "presets" takes no other argument.> muon_optimizer ("presets", 1)

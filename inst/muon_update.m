@@ -11,9 +11,11 @@
 ## convolution weight out x in x kh x kw (torch's order), viewed as out x (in*kh*kw)
 ## (Octave drops a trailing kw = 1: such a weight is out x in x kh, a stack of kh matrices;
 ## pass @code{reshape (@var{G}, out, [])} for the convolution's view).  The matrix (or a
-## page) is at least 2 x 2: a vector, a scalar or an empty @var{G} is a
-## @code{muonlab:badShape} error (a block of one row of @qcode{"SplitRows"} or
-## @qcode{"Experts"} is taken: its result is the row normalized, times the schedule's map at 1).
+## page, or a block of @qcode{"SplitRows"} or @qcode{"Experts"}) may be 1 x N or N x 1, a
+## scalar too, as torch.optim.Muon, Keller's Muon and DeepSpeed take any 2-D tensor: its
+## result is the vector normalized, times the schedule's map of its one singular value
+## (@code{muon_ns}), times the scale of its r x c (e.g. @qcode{"keller"} gives an N x 1
+## sqrt (N), a 1 x N 1); an empty @var{G} is a @code{muonlab:badShape} error.
 ## @var{U} has the class and shape of @var{G}.  @var{G} itself is never modified (the peers
 ## overwrite the gradient in place with the Nesterov input; this function does not).
 ##
@@ -369,8 +371,9 @@ endfunction
 %!error <muon_update: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> muon_update (int8 (G), [])
 %!error <muon_update: G must be a real numeric matrix.> muon_update (complex (G), [])
 %!error <muon_update: G must have 2, 3 or 4 dimensions.> muon_update (ones (2, 2, 2, 2, 2), [])
-%!error <muon_update: G must be a matrix \(at least 2 x 2\), not a vector or scalar.> muon_update (1:5, [])
-%!error <muon_update: each page of the stack G must be at least 2 x 2, not 1 x 5.> muon_update (randn (1, 5, 3), [])
+%!error <muon_update: G must not be empty.> muon_update (zeros (1, 0, 3), [])
+%!error <muon_update: EXPERTS must divide the number of rows of G.> muon_update (1:5, [], "Experts", 2)
+%!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(1\)\.> muon_update (1:5, [], "SplitRows", [1 1])
 %!error <muon_update: G must not contain NaN or Inf.> muon_update ([1 NaN; 2 3], [])
 %!error <muon_update: G must not be empty.> muon_update (zeros (0, 3), [])
 %!error <muon_update: options must be NAME, VALUE pairs.> muon_update (G, [], "Beta")
@@ -469,3 +472,50 @@ endfunction
 %! assert (U, single (sqrt (12/5) * double (X)));
 %! assert (muon_round (U, "bf16"), muon_round (single (sqrt (12/5)) * X, "bf16"));
 %! assert (nnz (muon_round (U, "bf16") != U) > 0);
+
+%!function s = vec_s5 (x)
+%! s = x / (x + 1e-7);
+%! for k = 1:5
+%!   s = 3.4445 * s - 4.7750 * s^3 + 2.0315 * s^5;
+%! endfor
+%!endfunction
+
+%!test
+%! ## a 1 x n or n x 1 G (torch.optim.Muon, Keller and DeepSpeed: any 2-D tensor): its
+%! ## one singular value s_0 = ||X|| / (||X|| + 1e-7), X = (1 - beta^2) G at the first
+%! ## EMA Nesterov step, mapped by Keller's triple 5 times, U = scale s_5 X / ||X||, the
+%! ## scale from the block's r x c as the peers write it: torch "original" sqrt (max (1,
+%! ## r/c)), "match_rms_adamw" 0.2 sqrt (max (r, c)), EO "spectral" sqrt (max (r, c)),
+%! ## "spectral_unclamped" sqrt (r/c) (MUON_FACTS 5, 6.3)
+%! g = [0.3 -1.2 0.7 2.1 -0.4 0.9 -1.6 0.05];
+%! X = (1 - 0.95^2) * g;
+%! s = norm (X) / (norm (X) + 1e-7);
+%! for k = 1:5
+%!   s = 3.4445 * s - 4.7750 * s^3 + 2.0315 * s^5;
+%! endfor
+%! O = s * X / norm (X);
+%! for t = {{"keller", 1, sqrt(8)}, {"rms", 0.2 * sqrt(8), 0.2 * sqrt(8)}, ...
+%!          {"spectral", sqrt(8), sqrt(8)}, {"unit_rms", sqrt(1/8), sqrt(8)}, {"none", 1, 1}}
+%!   [U, st] = muon_update (g, [], "Scale", t{1}{1});
+%!   assert (U, t{1}{2} * O, 64 * eps);
+%!   assert (st.momentum, 0.05 * g, eps);
+%!   assert (muon_update (g.', [], "Scale", t{1}{1}), t{1}{3} * O.', 64 * eps);
+%! endfor
+%! ## a second step from that state; a stack of rows, experts and split blocks of one row
+%! ## each: every page or block is its own vector (SplitRows [1 1] of a 2 x 8: two rows)
+%! [U1, st] = muon_update (g, []);
+%! [U2, st2] = muon_update (-g(end:-1:1), st);
+%! assert (st2.step, 2);
+%! assert (U2, muon_ns (0.95 * st2.momentum + 0.05 * -g(end:-1:1)), 64 * eps);
+%! S = cat (3, g, g(end:-1:1));
+%! U = muon_update (S, [], "Scale", "rms");
+%! assert (U(:,:,1), 0.2 * sqrt (8) * O, 64 * eps);
+%! assert (U(:,:,2), 0.2 * sqrt (8) * O(end:-1:1), 64 * eps);
+%! W = [g; g(end:-1:1)];               # one norm: one s_5
+%! assert (muon_update (W, [], "Experts", 2), [O; O(end:-1:1)], 64 * eps);
+%! assert (muon_update (W, [], "SplitRows", [1 1]), [O; O(end:-1:1)], 64 * eps);
+%! ## a 1 x 1: sign (g) s_5; a conv weight of one output channel, 1 x (in*kh*kw)
+%! assert (muon_update (-2, []), -vec_s5 (0.0975 * 2), 4 * eps);
+%! C = reshape (g, 1, 2, 2, 2);
+%! assert (muon_update (C, []), reshape (O, 1, 2, 2, 2), 64 * eps);
+

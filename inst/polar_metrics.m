@@ -6,8 +6,9 @@
 ## Quality metrics of @var{P} as an approximate polar factor of @var{A}.
 ##
 ## @var{A} and @var{P} are real double or single arrays of one size, M x N or M x N x E
-## with M and N at least 2 (one matrix per page; their classes may differ; a vector or
-## scalar is an error), or device arrays (@code{muon_gpu}),
+## with M, N >= 1 (one matrix per page; their classes may differ; a 1 x N or N x 1 page
+## is a matrix of one singular value, its polar factor the vector over its norm; an
+## empty one is an error), or device arrays (@code{muon_gpu}),
 ## which are gathered first: the metrics need the SVD, which runs on the host.  Everything
 ## is computed in double.
 ## @var{Q} is a plain scalar struct (@code{isstruct (Q)} is true; at the prompt, a few
@@ -287,7 +288,24 @@ endfunction
 %!error <polar_metrics: P must be a double or single matrix, not char \(convert it: double \(P\)\)\.> polar_metrics (A, "abc")
 %!error <polar_metrics: P must be a double or single matrix, not logical \(convert it: double \(P\)\)\.> polar_metrics (A, A > 0)
 %!error <polar_metrics: A must not be empty.> polar_metrics (zeros (0, 3), zeros (0, 3))
-%!error <polar_metrics: A must be a matrix \(at least 2 x 2\), not a vector or scalar.> polar_metrics (1:5, 1:5)
+%!error <polar_metrics: A must not be empty.> polar_metrics (zeros (1, 0), zeros (1, 0))
+%!test
+%! ## a vector A = ||a|| u has the polar factor u; P = s u gives, by hand: orth_error
+%! ## |s^2 - 1|, residual_error |s^2 - 1| (H = s ||a||), psd_error 0, dual_obj 1 - s, bound_violation max (s - 1, 0), rel_err_polar |s - 1|
+%! a = [3 -1 2 0.5 -4];
+%! u = a / norm (a);
+%! for s = [0.7 1 1.2]
+%!   for t = {@(v) v, @(v) v.'}
+%!     Q = polar_metrics (t{1}(a), t{1}(s * u));
+%!     assert ([Q.orth_error, Q.residual_error, Q.psd_error, Q.dual_obj, ...
+%!              Q.bound_violation, Q.rel_err_polar],
+%!             [abs(s^2 - 1), abs(s^2 - 1), 0, 1 - s, max(s - 1, 0), abs(s - 1)], 8 * eps);
+%!   endfor
+%! endfor
+%! Q = polar_metrics (cat (3, a, -a), cat (3, 0.5 * u, -u));
+%! assert ([Q.orth_error; Q.dual_obj; Q.rel_err_polar], [0.75 0; 0.5 0; 0.5 0], 8 * eps);
+%! Q = polar_metrics (2, -1);                            # 1 x 1: polar factor 1
+%! assert ([Q.orth_error, Q.residual_error, Q.dual_obj, Q.rel_err_polar], [0 0 2 2]);
 %!error <polar_metrics: A must have 2 or 3 dimensions.> polar_metrics (ones (2, 2, 2, 2), ones (2, 2, 2, 2))
 %!error <polar_metrics: A must not contain NaN or Inf.> polar_metrics ([1 NaN; 2 3], eye (2))
 %!error <polar_metrics: A and P must have the same size\.> polar_metrics (A, A.')

@@ -4,18 +4,13 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {} check_pages (@var{fname}, @var{argname}, @var{sz})
 ## The shape rule of a gradient-like input of size @var{sz} (host or device array): a
-## matrix, or a stack of pages, at least 2 x 2 each (muonlab:badShape, naming a stack's
-## page size).
+## non-empty matrix or stack of pages, any M x N with M, N >= 1 (a 1 x N or N x 1 page is
+## a matrix of one singular value, as torch.optim.Muon, Keller's Muon and DeepSpeed take any
+## 2-D tensor); an empty one is a muonlab:badShape error.
 ## @end deftypefn
 
 function check_pages (fname, argname, sz)
-  if (all (sz(1:2) >= 2))
-    return;
-  elseif (numel (sz) == 3 && sz(3) > 1)
-    error ("muonlab:badShape",
-           "%s: each page of the stack %s must be at least 2 x 2, not %d x %d.",
-           fname, argname, sz(1), sz(2));
+  if (any (sz == 0))
+    error ("muonlab:badShape", "%s: %s must not be empty.", fname, argname);
   endif
-  error ("muonlab:badShape",
-         "%s: %s must be a matrix (at least 2 x 2), not a vector or scalar.", fname, argname);
 endfunction

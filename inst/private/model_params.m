@@ -1,5 +1,5 @@
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{P}, @var{blocks}] =} model_params (@var{fname}, @var{M})
+## @deftypefn {} {[@var{P}, @var{blocks}, @var{route}] =} model_params (@var{fname}, @var{M})
 ## The parameters of the @code{muon_model} result @var{M} as a struct of zero arrays
 ## (rows x cols, double), one field per parameter in checkpoint order, named by
 ## @code{M.params.field} (the valid field name @code{muon_model} made of each dotted torch
@@ -9,9 +9,11 @@
 ## fused parameter, the @code{muon_update} options that run its Newton-Schulz per expert
 ## (@qcode{"Experts"}, @code{M.params.experts}) and per fused block (@qcode{"SplitRows"},
 ## @code{M.params.split}), as @code{muon_optimizer}'s @qcode{"ParamOptions"} takes them.
+## @var{route} holds each parameter's @code{M.params.route} (@qcode{"muon"} or
+## @qcode{"adamw"}), by field.
 ## @end deftypefn
 
-function [P, blocks] = model_params (fname, M)
+function [P, blocks, route] = model_params (fname, M)
   T = model_table (fname, M);
   n = sum (T.rows .* T.cols);
   if (n > 2^27)
@@ -27,6 +29,8 @@ function [P, blocks] = model_params (fname, M)
   args = [f(:).'; cellfun(@(r, c) {zeros(r, c)}, num2cell (T.rows(:).'), num2cell (T.cols(:).'),
                           "UniformOutput", false)];
   P = struct (args{:});
+  r = [f(:).'; T.route(:).'];
+  route = struct (r{:});
   ## Newton-Schulz per expert and per fused block, as the model says (muon_update's
   ## "Experts" and "SplitRows")
   blocks = struct ();

@@ -211,8 +211,8 @@ function check_top (opt)
     if (! (ischar (r) && any (strcmp (r, {"muon", "adamw"}))))
       opt_check_fail ("OPT.route.%s must be 'muon' or 'adamw'", n);
     endif
-    if (strcmp (r, "muon") && ! (opt.shapes{i}(1) > 1 && opt.shapes{i}(2) > 1))
-      opt_check_fail ("OPT.route.%s is 'muon' but the parameter is not a matrix", n);
+    if (strcmp (r, "muon") && any (opt.shapes{i} == 0))
+      opt_check_fail ("OPT.route.%s is 'muon' but the parameter is empty", n);
     endif
   endfor
   q = opt.qk_clip;                        # muon_optimizer's QKClip pairs

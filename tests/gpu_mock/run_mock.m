@@ -166,7 +166,15 @@ Gh = randn (64, 32, 3);
 Pz = struct ("W", randn (16, 24), "b", randn (8, 1));
 oz = muon_optimizer (Pz, "Device", "cuda", "Resident", true);
 Pzd = structfun (@(x) muon_gpu (x, "Class", "double"), Pz, "UniformOutput", false);
+Gr = muon_gpu (randn (1, 40));                       # 1 x n, n x 1: ld 1, n = 1 products
+Gc = muon_gpu (randn (40, 1, 3), "Class", "bf16");
+Gs = muon_gpu (randn (40, 1), "Class", "single");
 ops = {
+  "ns device 1 x n",          @() muon_ns (Gr);
+  "ns device 1 x n gram",     @() muon_ns (Gr, "Method", "gram", "Restarts", [1 3]);
+  "ns device n x 1 bf16 stack", @() muon_ns (Gc);
+  "ns device n x 1 bf16 fused", @() muon_ns (Gc, "Fused", true, "Batched", true);
+  "update device n x 1",      @() muon_update (Gs, []);
   "ns device stack",          @() muon_ns (Gd);
   "ns device bf16 stack",     @() muon_ns (Gb);
   "ns device stack batched",  @() muon_ns (Gd, "Batched", true);
@@ -204,7 +212,7 @@ for i = 1:rows (ops)
   [passed, failed] = tally (passed, failed, ok, sprintf ("sweep %s (%d calls)", ops{i,1}, k - 1), ...
                             strjoin (bad(1:min (end, 5)), "; "));
 endfor
-clear ops Gd Gb G2 s2 Gh oz Pzd
+clear ops Gd Gb G2 s2 Gh oz Pzd Gr Gc Gs
 info = muon_gpu ("info");
 [passed, failed] = tally (passed, failed, info.cuda_in_use == 0 && info.arrays == 0, ...
                           "nothing held after the sweep", sprintf ("%d bytes", info.cuda_in_use));

@@ -8,7 +8,8 @@
 ## which each rank runs itself on every rank's (deterministic) gradients: over 3 steps that
 ## chain the momentum, in 'double', on two random shape lists per world, the assembled
 ## updates, this rank's owned update, its momentum, NS calls, momentum held and byte counts
-## must be bitwise equal (muon_bp with period 2: a full, a block and a full step), also with
+## must be bitwise equal (muon_bp with period 2: a full, a block and a full step; one shape
+## list holds 1 x n, n x 1 and 1 x 1 matrices), also with
 ## experts and split row blocks (expert_parallel, muon_bp, zero2_multi_owner).  With the
 ## library's reduction ('Reduction', 'mpi') the updates
 ## must agree to fp64 round-off instead.  The device step of every design on the CPU
@@ -66,7 +67,7 @@ function f = t_bitwise (comm, variant, extra = {}, blocks = false)
   W = comm.size;
   r = comm.rank;
   variants = {variant};
-  cases = {1, 2, "given"; 2, 3, "size_desc"; 3, 1, "given"};
+  cases = {1, 2, "given"; 2, 3, "size_desc"; 3, 1, "given"; 11, 2, "given"};  # 11: vectors
   for c = 1:rows (cases)
     for v = 1:numel (variants)
       [L, shapes] = zero_mpi_problem (W, cases{c,1}, cases{c,2}, cases{c,3});

@@ -160,7 +160,7 @@ endfunction
 %! o = opt; o.poison = 1;                        c(end+1,:) = {o, "OPT.poison must be true or false"};
 %! o = opt; o.update_args.V = {"Beta", 2};       c(end+1,:) = {o, "OPT.update_args.V: BETA must be a scalar in [0, 1)"};
 %! o = opt; o.update_args.V = {"Bogus", 2};      c(end+1,:) = {o, "OPT.update_args.V: unknown option 'Bogus'"};
-%! o = opt; o.route.b = "muon";                  c(end+1,:) = {o, "OPT.route.b is 'muon' but the parameter is not a matrix"};
+%! o = opt; o.route.b = "muon";                  c(end+1,:) = {o, "OPT.update_args lacks the field 'b'"};
 %! o = opt; o.route.W = "adamw";                 c(end+1,:) = {o, "OPT.update_args has the unknown field 'W'"};
 %! o = opt; o.names{2} = "U";                    c(end+1,:) = {o, "OPT.route lacks the field 'U'"};
 %! o = opt; o.shapes{1} = [12 8 1.5];            c(end+1,:) = {o, "OPT.shapes must hold one size vector per parameter"};

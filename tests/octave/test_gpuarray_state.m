@@ -168,12 +168,34 @@ endfunction
 
 %!error <muon_optimizer: RESIDENT must be true or false.> muon_optimizer (struct ("W", ones (4)), "Resident", "yes")
 %!error <muon_optimizer: RESIDENT cannot be combined with POISONMOMENTUM or PERMICROBATCHNS \(they read the momentum on the host\).> muon_optimizer (struct ("W", ones (4)), "Resident", true, "PoisonMomentum", true)
-%!error <muon_update: G must be a matrix \(at least 2 x 2\), not a vector or scalar.>
-%! muon_update (muon_gpu ([1 2 3 4 5 6], "Device", "cpu"), [])
-%!error <muon_update: each page of the stack G must be at least 2 x 2, not 1 x 5.>
-%! muon_update (muon_gpu (ones (1, 5, 3), "Device", "cpu"), [])
-%!error <muon_ns: each page of the stack G must be at least 2 x 2, not 1 x 5.>
-%! muon_ns (muon_gpu (ones (1, 5, 3), "Device", "cpu"))
+%!test
+%! ## 1 x n, n x 1 and 1 x 1 device arrays (and stacks of them): the device's NS is the
+%! ## host's of the stored (rounded) values, every precision, standard and Gram; a double
+%! ## or single update, two steps, is the host's to the bit (the host's NS is checked
+%! ## against the closed form of one singular value in muon_ns)
+%! g = [0.3 -1.2 0.7 2.1 -0.4 0.9 -1.6 0.05];
+%! for G = {g, g.', cat(3, g, -2 * g), 1.5}
+%!   for p = {"double", "single", "bf16", "fp16"}
+%!     c = merge (any (strcmp (p{1}, {"bf16", "fp16"})), "single", p{1});
+%!     h = muon_round (cast (G{1}, c), p{1});
+%!     d = muon_gpu (h, "Device", "cpu", "Class", p{1});
+%!     for m = {"standard", "gram"}
+%!       X = muon_ns (d, "Method", m{1});
+%!       assert (size (X), size (G{1}));
+%!       assert (isequal (gather (X), muon_ns (h, "Method", m{1}, "Precision", p{1})));
+%!     endfor
+%!   endfor
+%!   for c = {"double", "single"}
+%!     h = cast (G{1}, c{1});
+%!     [U, s] = muon_update (muon_gpu (h, "Device", "cpu"), [], "Scale", "rms");
+%!     [U, s] = muon_update (muon_gpu (-h, "Device", "cpu"), s, "Scale", "rms");
+%!     [V, t] = muon_update (h, [], "Scale", "rms");
+%!     [V, t] = muon_update (-h, t, "Scale", "rms");
+%!     assert (isequal (gather (U), V) && isequal (gather (s.momentum), t.momentum));
+%!   endfor
+%! endfor
+%!error <muon_gpu: X must be a non-empty array of 2 or 3 dimensions.>
+%! muon_gpu (zeros (1, 0), "Device", "cpu")
 %!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.>
 %! muon_update (muon_gpu (ones (6, 4), "Device", "cpu"), zeros (1, 0))
 %!test

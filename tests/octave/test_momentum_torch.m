@@ -90,9 +90,13 @@ endfunction
 %! ## 12 single cases and 4 double) bit for bit from muon_step with the README's recipe, at
 %! ## every step until torch's bf16 Newton-Schulz output O first differs from muonlab's
 %! ## (the NS's summation order, README): 73 of the 80 steps, every step of the 12 cases
-%! ## whose O all match (single 53 of 60, double 20 of 20)
+%! ## whose O all match (single 53 of 60, double 20 of 20); and the 4 vector cases, a 1 x 8
+%! ## and an 8 x 1 weight routed to Muon ("Route", as torch takes any 2-D tensor), 3 steps
+%! ## each, both adjust_lr_fn (scale 1 and sqrt (8), 0.2 sqrt (8)): all 12 steps, O too
 %! T = torch_muon_step_fixture ();
-%! assert ({T.class}, [repmat({"single"}, 1, 12), repmat({"double"}, 1, 4)]);
+%! assert ({T.class}, [repmat({"single"}, 1, 12), repmat({"double"}, 1, 4), ...
+%!                     repmat({"single"}, 1, 4)]);
+%! assert (cellfun ("columns", {T(17:20).P0}) .* cellfun ("rows", {T(17:20).P0}), [8 8 8 8]);
 %! recipe = {"MomentumArith", "torch", "Precision", "bf16", "Fused", true, ...
 %!           "NormalizeFirst", false, "EpsPlacement", "max"};
 %! nsteps = 0;  nfull = 0;
@@ -100,7 +104,8 @@ endfunction
 %!   scale = merge (strcmp (c.adjust, "original"), "keller", "rms");
 %!   o = [recipe, {"Nesterov", c.nesterov}];
 %!   P = struct ("W", c.P0);
-%!   opt = muon_optimizer (P, o{:}, "Scale", scale, "LR", 0.02, "WeightDecay", 0.1);
+%!   opt = muon_optimizer (P, o{:}, "Scale", scale, "LR", 0.02, "WeightDecay", 0.1,
+%!                         "Route", struct ("W", "muon"));
 %!   s = [];
 %!   for k = 1:numel (c.G)
 %!     [O, s] = muon_update (c.G{k}, s, o{:}, "Scale", "none");
@@ -115,11 +120,11 @@ endfunction
 %!   endfor
 %!   nfull += isequal (P.W, c.P{end});
 %! endfor
-%! assert ([nsteps nfull], [73 12]);
+%! assert ([nsteps nfull], [73+12 12+4]);
 
 %!test
 %! ## the apply alone, from torch's parameter and NS output of each step: its add_ (O,
-%! ## alpha = -lr scale) on fp32 and fp64 is one fma; all 80 steps bit for bit, where
+%! ## alpha = -lr scale) on fp32 and fp64 is one fma; all 92 steps bit for bit, where
 %! ## rounding scale O, lr U and then p - lr U (muon_step before this) misses some elements
 %! T = torch_muon_step_fixture ();
 %! n = 0;  nold = 0;
@@ -136,7 +141,7 @@ endfunction
 %!     p = c.P{k};
 %!   endfor
 %! endfor
-%! assert (n, 80);
+%! assert (n, 80 + 12);
 %! assert (nold > 0);
 
 %!test

@@ -431,3 +431,22 @@ endfunction
 %! d.topk_method = [];
 %! M = muon_model (d);
 %! assert (! any (strcmp (M.params.kind, "bias")));
+
+%!test
+%! ## a model table that routes a 1 x n head (and an n x 1) to Muon, as torch and DeepSpeed
+%! ## may: muon_optimizer follows the table's routing (it re-derived it by the rule, so
+%! ## the head went to AdamW while zero_layout counted it among the Muon matrices), and
+%! ## zero_layout / zero_cost take it with the matrices
+%! M = struct ("params", struct ("name", {{"w"; "head"; "b"; "t"}},
+%!                               "route", {{"muon"; "muon"; "adamw"; "muon"}},
+%!                               "rows", [6; 1; 8; 8], "cols", [8; 8; 1; 1],
+%!                               "numel", [48; 8; 8; 8], "experts", [1; 1; 1; 1],
+%!                               "split", {{[]; []; []; []}}));
+%! [opt, P] = muon_optimizer (M);
+%! assert (struct2cell (opt.route), {"muon"; "muon"; "adamw"; "muon"});
+%! assert (size (P.head), [1 8]);
+%! L = zero_layout (M, 2);
+%! assert (L.names(:), {"w"; "head"; "t"});
+%! assert ([L.params.rows; L.params.cols], [6 1 8; 8 8 1]);
+%! C = zero_cost (M, 2, "Design", "zero12_allreduce");
+%! assert (C.params.ns_flops(:).', ns_flops ([6 1 8], [8 8 1]).flops(:).', 1e-12);

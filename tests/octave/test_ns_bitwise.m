@@ -345,3 +345,31 @@ endfunction
 %! assert (isequaln (a.T, b.T));          # (NaN: the Gram columns of a standard run)
 %! assert (isequaln (a.S, b.S));
 %! assert ([a.n b.n], [1 2]);             # each process's thread count given back
+
+%!test
+%! ## 1 x n, n x 1, 1 x 1 pages and stacks of them (torch.optim.Muon, Keller and DeepSpeed
+%! ## take any 2-D tensor): the reference's bits in every precision, standard and Gram with
+%! ## restarts, fused or not, normalized first or cast first, the AOL scaling
+%! randn ("state", 21);
+%! cases = {randn(1, 40), randn(40, 1), -0.75, randn(1, 7, 3), randn(9, 1, 2), zeros(1, 5)};
+%! ncase = 0;
+%! for c = 1:numel (cases)
+%!   for prec = {"double", "single", "bf16", "fp16"}
+%!     for m = {{"Method", "standard"}, {"Method", "gram", "Restarts", [1 3]}}
+%!       for extra = {{}, {"Fused", true}, {"NormalizeFirst", false}, ...
+%!                    {"Normalize", "aol", "Coefficients", "aol"}, ...
+%!                    {"Coefficients", "polar_express", "Steps", 7}}
+%!         args = {"Precision", prec{1}, m{1}{:}, extra{1}{:}};
+%!         G = cases{c};
+%!         if (! strcmp (prec{1}, "double"))
+%!           G = single (G);
+%!         endif
+%!         X = ns_blas (G, args{:});
+%!         assert (isequal (X, ref_ns (G, args{:})), true,
+%!                 sprintf ("case %d %s %s %d", c, prec{1}, m{1}{2}, numel (extra{1})));
+%!         ncase++;
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
+%! printf ("    vectors: %d cases bitwise equal\n", ncase);

@@ -345,3 +345,53 @@ endfunction
 %! unwind_protect_cleanup
 %!   unlink (f);
 %! end_unwind_protect
+
+## ---------------------------------------------------------------- vectors routed to Muon
+%!test
+%! ## a 1 x 8 and an 8 x 1 weight (a value head and its transpose) sent to Muon by Route,
+%! ## as torch.optim.Muon and DeepSpeed take any 2-D tensor: one step from zero momentum is
+%! ## p (1 - lr wd) - lr scale O, O = s_5 X / ||X||, X = (1 - beta^2) g, s_5 Keller's triple
+%! ## applied 5 times to ||X|| / (||X|| + 1e-7) (one singular value), scale the peers' of
+%! ## r x c: torch "original" sqrt (max (1, r/c)), Moonlight / torch "match_rms_adamw"
+%! ## 0.2 sqrt (max (r, c)), EO "spectral" sqrt (max (r, c)), Scion / torch
+%! ## "spectral_unclamped" sqrt (r/c) (MUON_FACTS 5, 6.3), times ScaleFactor
+%! g = [0.3 -1.2 0.7 2.1 -0.4 0.9 -1.6 0.05];
+%! p = [1 -2 0.5 0.25 -1 2 0.75 -0.5];
+%! X = (1 - 0.95^2) * g;
+%! s = norm (X) / (norm (X) + 1e-7);
+%! for k = 1:5
+%!   s = 3.4445 * s - 4.7750 * s^3 + 2.0315 * s^5;
+%! endfor
+%! O = s * X / norm (X);
+%! sc = struct ("keller", [1 sqrt(8)], "rms", 0.2 * sqrt ([8 8]), "spectral", sqrt ([8 8]),
+%!              "unit_rms", sqrt ([1/8 8]), "none", [1 1]);
+%! for r = fieldnames (sc).'
+%!   P = struct ("h", p, "v", p.', "b", p.');
+%!   opt = muon_optimizer (P, "LR", 0.02, "WeightDecay", 0.1, "Scale", r{1},
+%!                         "ScaleFactor", 1.5, "Route", struct ("h", "muon", "v", "muon"));
+%!   assert ({opt.route.h, opt.route.v, opt.route.b}, {"muon", "muon", "adamw"});
+%!   [Q, opt] = muon_step (opt, P, struct ("h", g, "v", g.', "b", g.'));
+%!   k = sc.(r{1}) * 1.5;
+%!   assert (Q.h, p * (1 - 0.002) - 0.02 * k(1) * O, 1e-15);
+%!   assert (Q.v, p.' * (1 - 0.002) - 0.02 * k(2) * O.', 1e-15);
+%!   assert (opt.muon.h.momentum, 0.05 * g, eps);
+%! endfor
+%! ## single, torch's fused apply: O from the core, scale as above (one fma a element)
+%! P = struct ("v", single (p.'));
+%! opt = muon_optimizer (P, "LR", 0.02, "WeightDecay", 0.1, "MomentumArith", "torch",
+%!                       "Route", struct ("v", "muon"));
+%! Q = muon_step (opt, P, struct ("v", single (g.')));
+%! assert (double (Q.v), p.' * (1 - 0.002) - 0.02 * sqrt (8) * O.', 1e-6);
+%! ## a checkpoint of it round-trips: a step after save / load equals one without
+%! P = struct ("v", p.', "W", reshape (sin (1:12), 3, 4));
+%! opt = muon_optimizer (P, "Route", struct ("v", "muon"));
+%! G = struct ("v", g.', "W", reshape (cos (1:12), 3, 4));
+%! [P, opt] = muon_step (opt, P, G);
+%! f = [tempname() ".ckpt"];
+%! unwind_protect
+%!   muon_save_state (f, opt);
+%!   o2 = muon_load_state (f, P);
+%! unwind_protect_cleanup
+%!   delete (f);
+%! end_unwind_protect
+%! assert (isequal (muon_step (o2, P, G), muon_step (opt, P, G)));

@@ -595,3 +595,41 @@ endfunction
 %! lpt = S(strcmp ({S.design}, "layerwise_lpt"));
 %! assert (S(end).ranks, lpt.ranks);
 %! assert (S(end).sent, lpt.sent);
+
+%!test
+%! ## 1 x n, n x 1 and 1 x 1 matrices among the matrices (as torch.optim.Muon and DeepSpeed
+%! ## take any 2-D tensor): every design's plan equals the simulator's counters, stages 2
+%! ## and 3, 2 and 3 ranks, and each matrix's NS FLOPs are ns_flops' count of its shape
+%! designs = test_zero_cost ("sim_designs");
+%! shapes = [6 8; 1 8; 8 1; 1 1; 5 4; 1 3];
+%! for W = [2 3]
+%!   for stage = [2 3]
+%!     L = zero_layout (num2cell (shapes, 2), W, "Stage", stage);
+%!     g = cell (W, rows (shapes));
+%!     for k = 1:numel (g)
+%!       [~, p] = ind2sub (size (g), k);
+%!       g{k} = reshape (sin (k + (1:prod (shapes(p,:)))), shapes(p,:));
+%!     endfor
+%!     C = zero_cost (L, [], "ElementBytes", 8, "Design", designs);
+%!     for d = 1:numel (designs)
+%!       what = sprintf ("%s W=%d stage %d", designs{d}, W, stage);
+%!       try
+%!         R = zero_muon_step (L, g, [], "Variant", designs{d}, "Reference", false);
+%!       catch err
+%!         assert (C(d).fails, [what ": the step failed, the plan did not: " err.message]);
+%!         continue;
+%!       end_try_catch
+%!       assert (! C(d).fails, what);
+%!       assert (isequal (C(d).calls, vertcat (R.ranks.calls)), what);
+%!       assert (isequal (C(d).sent, vertcat (R.ranks.sent)), what);
+%!       assert (isequal (C(d).ranks.ns_calls, [R.ranks.ns_calls].'), what);
+%!       assert (isequal (C(d).ranks.momentum, [R.ranks.momentum_elements].'), what);
+%!       assert (isequal (C(d).ranks.bytes_sent, [R.ranks.bytes_sent].'), what);
+%!     endfor
+%!     f = ns_flops (shapes(:,1), shapes(:,2));
+%!     assert (C(1).params.ns_flops(:), f.flops(:), 1e-12 * max (f.flops));
+%!   endfor
+%! endfor
+%! ## ns_flops of a 1 x n by hand (products only, 2pqr each): per step X X' 2n, (c A) A 2,
+%! ## B X 2n, so 5 steps 5 (4n + 2) (n x 1 the same, transposed); 1 x 8: 170, 1 x 1: 30
+%! assert (ns_flops ([1 8 1], [8 1 1]).flops(:).', [170 170 30]);

@@ -219,3 +219,43 @@ endfunction
 %!   assert (err.identifier, "muonlab:noMemory");
 %!   assert (regexp (err.message, '^zero_muon_step: the buffers of 4096 simulated ranks need [0-9.]+ GB, more than this machine''s [0-9.]+ GB of memory \(fewer ranks, or one process per rank under MPI\)\.$'));
 %! end_try_catch
+
+%!test
+%! ## 1 x n, n x 1 and 1 x 1 matrices among the matrices (torch.optim.Muon and DeepSpeed
+%! ## give any 2-D tensor Muon): every correct design, two chained steps on 2 and 3 ranks,
+%! ## equals the single-rank muon_update of the rank-order mean gradient, bit for bit; the
+%! ## buggy designs stay wrong only where they are (the straddlers, muon_bp's block step);
+%! ## the aliased pads fail naming the matrices of a mixed round
+%! sh = {[6 8], [1 8], [8 1], [1 1], [5 4]};
+%! good = {"reference", "zero12_allreduce", "zero2_multi_owner", "zero3_round_robin", ...
+%!         "layerwise_lpt", "layerwise_ns_cost", "moonlight_gather", "alltoall_owner", ...
+%!         "expert_parallel", "muon_bp"};
+%! for W = [2 3]
+%!   L = zero_layout (sh, W);
+%!   g1 = cell (W, 5);  g2 = g1;
+%!   for k = 1:numel (g1)
+%!     [r, p] = ind2sub (size (g1), k);
+%!     g1{k} = reshape (sin (k + (1:prod (sh{p}))), sh{p});
+%!     g2{k} = reshape (cos (2 * k + (1:prod (sh{p}))), sh{p});
+%!   endfor
+%!   U = cell (1, 5);
+%!   for p = 1:5
+%!     G1 = g1{1,p};  G2 = g2{1,p};
+%!     for r = 2:W
+%!       G1 += g1{r,p};  G2 += g2{r,p};
+%!     endfor
+%!     [~, s] = muon_update (G1 / W, []);
+%!     U{p} = muon_update (G2 / W, s);
+%!   endfor
+%!   for v = good
+%!     [R, st] = zero_muon_step (L, g1, [], "Variant", v{1}, "Assemble", true, "Period", 1);
+%!     R = zero_muon_step (L, g2, st, "Variant", v{1}, "Assemble", true, "Period", 1);
+%!     assert (isequal (R.updates, U), sprintf ("W %d %s", W, v{1}));
+%!   endfor
+%!   R = zero_muon_step (L, g1, [], "Variant", "zero2_reduce_scatter_buggy");
+%!   assert (R.rel_err([2 4]), [0 0]);                % 1 x 8 and 1 x 1: one owner each
+%! endfor
+%!error <zero_muon_step: gather round 1 mixes sizes: slot 1 holds matrix 1 \(6 x 8\) and slot 2 holds matrix 2 \(1 x 8\); an all-gather needs one size \(DeepSpeed PR 8628\)\.>
+%! L = zero_layout ({[6 8], [1 8]}, 2);
+%! zero_muon_step (L, {ones(6, 8), ones(1, 8); ones(6, 8), ones(1, 8)}, [],
+%!                 "Variant", "zero3_round_robin_aliased_pads");
