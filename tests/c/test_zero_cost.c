@@ -132,6 +132,41 @@ static void test_hand (void)
 
 //---- random layouts against the plan and the step -----------------------------------------
 
+// The sim step's buffers for plan P: each rank's gradients g[r np + p] (rows x cols, uniform
+// in [-1, 1]), its momentum and its owned updates (one spare element, so none is empty).
+static void sim_buffers (const muon_zero_plan *P, size_t np, const size_t *rows,
+                         const size_t *cols, double **g, double **mom, double **upd)
+{
+  for (int r = 0; r < P->world; r++)
+  {
+    for (size_t p = 0; p < np; p++)
+    {
+      size_t n = rows[p] * cols[p];
+      g[r * np + p] = malloc (n * sizeof (double));
+      for (size_t i = 0; g[r * np + p] && i < n; i++)
+        g[r * np + p][i] = urand ();
+    }
+    mom[r] = calloc (P->momentum_len[r] + 1, sizeof (double));
+    upd[r] = calloc (P->owned_len[r] + 1, sizeof (double));
+  }
+}
+
+// Rank r's calls and bytes of every collective: the cost model's equal the step's counters.
+static int counters_equal (const muon_zero_cost *C, const muon_zero_rank_stats *st, int r,
+                           int design, int stage)
+{
+  int ok = 1;
+  for (int k = 0; k < MUON_COLL_COUNT; k++)
+    ok &= T_ASSERT_MSG (C->calls[r * MUON_COST_COLLS + k] == st[r].comm.calls[k]
+                        && C->sent[r * MUON_COST_COLLS + k] == st[r].comm.bytes_sent[k]
+                        && C->recv[r * MUON_COST_COLLS + k] == st[r].comm.bytes_recv[k],
+                        "design %d stage %d rank %d coll %d: cost %llu bytes, step %llu",
+                        design, stage, r, k,
+                        (unsigned long long) C->sent[r * MUON_COST_COLLS + k],
+                        (unsigned long long) st[r].comm.bytes_sent[k]);
+  return ok;
+}
+
 // experts: NULL, or np expert counts (the step's blocks and the plan's pages).
 static int check_design (int W, size_t np, const size_t *rows, const size_t *cols, int stage,
                          muon_zero_order order, int design, const size_t *experts)
@@ -163,18 +198,7 @@ static int check_design (int W, size_t np, const size_t *rows, const size_t *col
   T_EQ_INT (muon_comm_sim_create (ctx, W, &c), MUON_OK);
   if (!L || !C || !P || !c)
     goto done;
-  for (int r = 0; r < W; r++)
-  {
-    for (size_t p = 0; p < np; p++)
-    {
-      size_t n = rows[p] * cols[p];
-      g[r * np + p] = malloc (n * sizeof (double));
-      for (size_t i = 0; i < n; i++)
-        g[r * np + p][i] = urand ();
-    }
-    mom[r] = calloc (P->momentum_len[r] + 1, sizeof (double));
-    upd[r] = calloc (P->owned_len[r] + 1, sizeof (double));
-  }
+  sim_buffers (P, np, rows, cols, g, mom, upd);
   muon_zero_step_opts so;
   muon_zero_step_opts_default (&so);
   so.variant = (muon_zero_variant) design;
@@ -196,14 +220,7 @@ static int check_design (int W, size_t np, const size_t *rows, const size_t *col
                         (unsigned long long) C->momentum[r], st[r].momentum_elements);
     ok &= T_ASSERT_MSG (C->pads[r] == st[r].pad_elements, "design %d rank %d: pads", design, r);
     ok &= T_ASSERT_MSG (C->owned[r] == P->owned_len[r], "design %d rank %d: owned", design, r);
-    for (int k = 0; k < MUON_COLL_COUNT; k++)
-      ok &= T_ASSERT_MSG (C->calls[r * MUON_COST_COLLS + k] == st[r].comm.calls[k]
-                          && C->sent[r * MUON_COST_COLLS + k] == st[r].comm.bytes_sent[k]
-                          && C->recv[r * MUON_COST_COLLS + k] == st[r].comm.bytes_recv[k],
-                          "design %d W %d stage %d rank %d coll %d: bytes %llu vs %llu", design,
-                          W, stage, r, k,
-                          (unsigned long long) C->sent[r * MUON_COST_COLLS + k],
-                          (unsigned long long) st[r].comm.bytes_sent[k]);
+    ok &= counters_equal (C, st, r, design, stage);
   }
   if (design == MUON_ZERO_LAYERWISE_LPT)
     for (size_t p = 0; p < np; p++)
@@ -264,18 +281,7 @@ static int layerwise_sim (const muon_zero_plan *P, const muon_zero_cost *C, size
   ok &= T_ASSERT (muon_comm_sim_create (ctx, W, &c) == MUON_OK);
   if (!ok)
     goto done;
-  for (int r = 0; r < W; r++)
-  {
-    for (size_t p = 0; p < np; p++)
-    {
-      size_t n = rows[p] * cols[p];
-      g[r * np + p] = malloc (n * sizeof (double));
-      for (size_t i = 0; i < n; i++)
-        g[r * np + p][i] = urand ();
-    }
-    mom[r] = calloc (P->momentum_len[r] + 1, sizeof (double));
-    upd[r] = calloc (P->owned_len[r] + 1, sizeof (double));
-  }
+  sim_buffers (P, np, rows, cols, g, mom, upd);
   muon_zero_step_opts so;
   muon_zero_step_opts_default (&so);
   so.variant = P->variant;
@@ -284,13 +290,7 @@ static int layerwise_sim (const muon_zero_plan *P, const muon_zero_cost *C, size
   ok &= T_ASSERT (muon_zero_step (ctx, c, P, &so, (const double *const *) g, mom, upd, st)
                   == MUON_OK);
   for (int r = 0; ok && r < W; r++)
-    for (int k = 0; k < MUON_COLL_COUNT; k++)
-      ok &= T_ASSERT_MSG (C->calls[r * MUON_COST_COLLS + k] == st[r].comm.calls[k]
-                          && C->sent[r * MUON_COST_COLLS + k] == st[r].comm.bytes_sent[k]
-                          && C->recv[r * MUON_COST_COLLS + k] == st[r].comm.bytes_recv[k],
-                          "W %d rank %d coll %d: cost %llu bytes, step %llu", W, r, k,
-                          (unsigned long long) C->sent[r * MUON_COST_COLLS + k],
-                          (unsigned long long) st[r].comm.bytes_sent[k]);
+    ok &= counters_equal (C, st, r, P->variant, 0);
 done:
   for (size_t i = 0; g && i < (size_t) W * np; i++)
     free (g[i]);
