@@ -208,6 +208,8 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     ## under MPI / NCCL the ranks' layouts, options and windows must agree (zero_muon_step
     ## checks its own part again)
     [E, S] = zero_layout_blocks (L, zo.param_experts, zo.param_split, fname);   # the blocks it runs
+    ## checked on every call, not only where a window ends and the step runs
+    zero_blocks (fname, E, S, [[L.params.rows]; [L.params.cols]].');
     ## (as they take effect: a default passed explicitly is the default, agree_opts)
     za = zo;
     if (isempty (za.assemble))          # zero_muon_step's default

@@ -2,7 +2,7 @@
 ## @deftypefn  {} {} check_matrix (@var{fname}, @var{argname}, @var{G})
 ## @deftypefnx {} {} check_matrix (@var{fname}, @var{argname}, @var{G}, @var{finite})
 ## Validate a gradient-like input: a real, full, double or single, finite, non-empty M x N
-## matrix or M x N x E stack with M, N >= 2 (an integer, logical or char array is told to
+## matrix or M x N x E stack, 1 x N and M x 1 too (an integer, logical or char array is told to
 ## convert itself with double).  Errors are muonlab:badType, muonlab:badShape
 ## and muonlab:nonFinite.  With @var{finite} false the finiteness pass is left to the
 ## caller's gateway (@code{muon_mex_check_finite}: the same error, a pass in C instead of

@@ -74,3 +74,9 @@ endfunction
 %! R = zero_train_step (Ld, G, [], o{3:end});            # Keller's schedule: sound
 %! assert (R.diverged, [0 0]);
 %! assert (isempty (strfind (evalc ("disp (R)"), "DIVERGED")));
+
+%!error <zero_train_step: EXPERTS \(2\) must divide the 1 rows of parameter 2\.>
+%! ## on the first micro-batch of a window, where nothing is stepped yet
+%! L = zero_layout ({[3 4], [1 8]}, 2);
+%! g = {ones(3,4), ones(1,8); ones(3,4), ones(1,8)};
+%! zero_train_step (L, g, [], "Experts", [1 2], "AccumulationSteps", 2);
