@@ -74,7 +74,9 @@
 ## @code{world}, @code{stage}, @code{elem_bytes}, @code{precision}, @code{method},
 ## @code{fails} and @code{why} (a design @code{zero_muon_step} would refuse:
 ## @qcode{"zero3_round_robin_aliased_pads"} on a mixed-size round, @qcode{"layerwise_ns_cost"}
-## when the matrices' NS costs pass 2^64, its figures then layerwise_lpt's), @code{total},
+## when the matrices' NS costs pass 2^64, its figures then layerwise_lpt's, and among several
+## designs one whose padded buffer holds 2^53 elements or more, its counts then rounded;
+## alone that design is an error), @code{total},
 ## @code{padded_total}, @code{partition_size}, @code{straddle_total}, @code{nstraddle},
 ## @code{rounds}, @code{nmatrices}, @code{flops_total} (one NS of every matrix),
 ## @code{calls}, @code{sent}, @code{recv} (W x 6 per collective: allreduce,
@@ -237,7 +239,13 @@ function C = zero_cost (what, world, varargin)
   for d = 1:numel (which)
     o.design = which{d};
     R = __muon_zero_cost__ (shapes, experts, split, W, o);
-    check_flat_size ("zero_cost", R.padded_total);   # the counts exact as doubles
+    if (R.padded_total >= flintmax () && numel (which) > 1)
+      ## its counts are not exact as doubles: this design fails, the others are costed
+      R.fails = true;
+      R.why = sprintf ("the padded buffer (%.17g elements) must hold fewer than 2^53 elements",
+                       R.padded_total);
+    endif
+    check_flat_size ("zero_cost", R.padded_total * (numel (which) == 1));
     c = struct ();
     c.design = which{d};
     c.world = W;

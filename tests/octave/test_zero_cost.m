@@ -633,3 +633,12 @@ endfunction
 %! ## ns_flops of a 1 x n by hand (products only, 2pqr each): per step X X' 2n, (c A) A 2,
 %! ## B X 2n, so 5 steps 5 (4n + 2) (n x 1 the same, transposed); 1 x 8: 170, 1 x 1: 30
 %! assert (ns_flops ([1 8 1], [8 1 1]).flops(:).', [170 170 30]);
+
+%!error <zero_cost: the padded buffer \(13510798882111488 elements\) must hold fewer than 2\^53 elements.> zero_cost ({[2^26 2^26]}, 3, "Design", "layerwise_lpt")
+%!test
+%! ## among several designs the one whose buffer passes 2^53 fails, the others are costed:
+%! ## Megatron's shards of one 2^26 x 2^26 matrix on 3 ranks are 2^52 each, 3 x 2^52 in all
+%! C = struct (zero_cost ({[2^26 2^26]}, 3, "Design", {"zero12_allreduce", "layerwise_lpt"}));
+%! assert ([C.fails], [false true]);
+%! assert (C(2).why, "the padded buffer (13510798882111488 elements) must hold fewer than 2^53 elements");
+%! assert (C(1).total, 2^52);
