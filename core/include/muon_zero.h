@@ -179,6 +179,10 @@ muon_status muon_zero_layout_range (muon_ctx *ctx, const muon_zero_layout *L, si
 //                        starting at the shard's cursor rounded up to 64 elements, and S
 //                        (padded_shard_size, the plan's lpt_segment) is the largest cursor
 //                        rounded up to 64 (even W) or 128 (odd W); the pads are zeros.
+//                        With o->bucket_size (Megatron's ddp bucket_size) the walk is cut
+//                        into buckets, each dealt and laid out so (cursors from 0 in each;
+//                        NS_COST's accumulated costs persist), back to back, one
+//                        reduce-scatter of each bucket in order.
 //   LAYERWISE_NS_COST    the same buffer and step, owners by Megatron's rule since that PR
 //                        (Newton-Schulz cost under an element cap: zero_plan.c).
 //   MOONLIGHT_GATHER     ZeRO-1 (Moonlight Algorithm 1): reduce-scatter; momentum on the
@@ -281,9 +285,17 @@ typedef struct {
                                // matrix (the rank that runs its full NS), else NULL
   size_t *lpt_at;              // LAYERWISE_LPT, _NS_COST: each matrix's start in its owner's
                                // shard (Megatron's layout: 64-element aligned), else NULL
-  size_t lpt_segment;          // LAYERWISE_LPT, _NS_COST: elements of each rank's shard of the
-                               // one bucket (Megatron's padded_shard_size); rank r's shard is
-                               // [r seg, (r + 1) seg) of the reduce-scatter's W seg
+  size_t lpt_segment;          // LAYERWISE_LPT, _NS_COST: elements of each rank's shards, the
+                               // sum of lpt_bucket_seg (one bucket: Megatron's
+                               // padded_shard_size)
+  size_t bucket_size;          // LAYERWISE_LPT, _NS_COST: Megatron's ddp bucket_size in
+                               // elements, 0 for one bucket (muon_zero_plan_create_bucketed)
+  size_t lpt_nbuckets;         // LAYERWISE_LPT, _NS_COST: the buckets (>= 1 with a matrix)
+  size_t *lpt_bucket;          // LAYERWISE_LPT, _NS_COST: each matrix's bucket, else NULL
+  size_t *lpt_bucket_seg;      // LAYERWISE_LPT, _NS_COST: each bucket's padded_shard_size seg_b;
+                               // bucket b is W seg_b elements after the buckets before it, rank
+                               // r's shard [r seg_b, (r + 1) seg_b) of it; one reduce-scatter
+                               // of each bucket, in bucket order
   muon_zero_span *owned;       // world * nparams: owned[r * nparams + p]
   size_t *owned_len;           // world: update elements a rank returns (sum of its spans)
   muon_zero_mom_layout mom_layout;
@@ -310,6 +322,8 @@ typedef struct {
   muon_zero_pad_count pad_count; // ZERO3_RR_ALIASED only; DEEPSPEED by default
   int period;                  // MUON_BP: a full step every period steps (>= 1; default 4)
   int step;                    // MUON_BP: steps taken before this one (>= 0; default 0)
+  size_t bucket_size;          // LAYERWISE_LPT, _NS_COST: Megatron's bucket_size in elements, 0
+                               // (default) for one bucket; must be the plan's
   double block_scale;          // MUON_BP: block steps' updates times this (MuonBP's block step
                                // size over the full one; finite, > 0; default 1)
   muon_update_opts update;     // momentum, scale and Newton-Schulz options (update.nsplit
@@ -336,6 +350,13 @@ muon_status muon_zero_variant_ns_scope (muon_zero_variant v, muon_zero_ns_scope 
 // [in] L (must outlive the plan), [out] *plan.  Errors: NULLPTR, BADARG (variant), NOMEM.
 muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
                                    muon_zero_variant variant, muon_zero_plan **plan);
+// The same with Megatron's buckets for LAYERWISE_LPT and LAYERWISE_NS_COST: bucket_size 0 is
+// one bucket (muon_zero_plan_create), else Megatron's ddp_config.bucket_size in elements (the
+// walk, last first, closes a bucket as zero_plan.c says); other variants ignore it (their
+// plan's bucket_size is 0).  A step with the plan takes o->bucket_size equal to it.
+muon_status muon_zero_plan_create_bucketed (muon_ctx *ctx, const muon_zero_layout *L,
+                                            muon_zero_variant variant, size_t bucket_size,
+                                            muon_zero_plan **plan);
 muon_status muon_zero_plan_destroy (muon_zero_plan **plan);
 
 // One stretch of a rank's momentum buffer: its elements [at, at + stop - start) hold elements
@@ -503,6 +524,8 @@ typedef struct {
                                 //   only), restarts, gram_min_aspect are read, and checked
                                 //   as muon_ns checks them (BADARG, its messages)
   int symmetric;                // 1: symmetric products cost half (default 0)
+  size_t bucket_size;           // LAYERWISE_LPT, _NS_COST: Megatron's bucket_size in elements,
+                                //   0 (default) for one bucket; one reduce-scatter a bucket
 } muon_zero_cost_opts;
 
 // Per rank r: row r of the world x MUON_COST_COLLS tables, entry r of the vectors.

@@ -114,11 +114,13 @@ muon_status zcost_lpt (cost_job *J)
   muon_ctx *ctx = J->ctx;
   muon_status status = MUON_OK;
   muon_zero_cost *C = J->C;
-  size_t np = J->np, W = J->W, seg = 0, *rows = NULL, *cols = NULL, *dealt = NULL;
+  size_t np = J->np, W = J->W, *rows = NULL, *cols = NULL, *dealt = NULL, *seg = NULL;
+  size_t nb = 0, sum = 0, most = 0;
   int by_cost = J->o->design == MUON_ZERO_LAYERWISE_NS_COST;
   CHECKMEM (rows = calloc (np, sizeof *rows));
   CHECKMEM (cols = calloc (np, sizeof *cols));
   CHECKMEM (dealt = malloc (np * sizeof *dealt));
+  CHECKMEM (seg = calloc (np, sizeof *seg));
   for (size_t p = 0; p < np; p++)
   {
     rows[p] = J->par[p].rows;
@@ -133,25 +135,32 @@ muon_status zcost_lpt (cost_job *J)
     by_cost = 0;
   }
   // the plan's owners (zero_plan.c), the matrices numbered in the order dealt
-  // and Megatron's one-bucket buffer: W shards of padded_shard_size (seg) elements
-  CHECKSTATUS (zero_layerwise_owners (ctx, np, rows, cols, (int) W, by_cost, C->ns_rank,
-                                      dealt, NULL, &seg));
+  // and Megatron's buffer: per bucket W shards of its padded_shard_size (seg[b]) elements
+  CHECKSTATUS (zero_layerwise_owners (ctx, np, rows, cols, (int) W, by_cost,
+                                      J->o->bucket_size, C->ns_rank, dealt, NULL, NULL, seg,
+                                      &nb));
   for (size_t k = 0; k < np; k++)
     C->slot[dealt[k]] = k;
   zcost_owner_work (J);                 // momentum: the whole matrices it owns
-  C->padded_total = seg * W;
-  C->partition_size = seg;
+  for (size_t b = 0; b < nb; b++)
+  {
+    sum += seg[b];
+    most = seg[b] > most ? seg[b] : most;
+    CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, seg[b]));
+  }
+  C->padded_total = sum * W;
+  C->partition_size = sum;
   for (size_t p = 0; p < np; p++)
     C->first_owner[p] = C->last_owner[p] = C->ns_rank[p];
-  CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, seg));
   for (size_t r = 0; r < W; r++)
   {
     C->owned[r] = C->master[r] = C->momentum[r];
-    C->transient[r] = seg * W + seg + J->big;
+    C->transient[r] = most * W + most + J->big;   // the largest bucket's buffers
   }
 fail:
   free (rows);
   free (cols);
   free (dealt);
+  free (seg);
   return status;
 }

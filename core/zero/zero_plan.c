@@ -160,98 +160,156 @@ size_t zero_ns_cost_overflow (size_t np, const size_t *rows, const size_t *cols)
   return 0;
 }
 
-// Megatron's LayerWiseDistributedOptimizer, one bucket (its _compute_per_buffer_param_layout):
-// the matrices walked last first and stably sorted by a key, descending (equal keys: the
-// higher index first).  by_cost 0 (before its PR #6379, 2026-08): the key is the element
-// count, and each matrix goes to the rank of least element cursor (a cursor moves to the
-// matrix's start rounded up to 64 elements, then past it).  by_cost 1 (since): the key is
-// the Newton-Schulz cost max (m, n) min (m, n)^2, and each matrix goes to the rank of least
-// accumulated cost among those whose cursor stays within 1.3 total / W with it, else (no
-// such rank) to the rank of least cursor.  The lowest rank on ties.  Keys are exact integers,
-// as Python's; BADSHAPE where the costs' sum would pass 2^64.  The buffer (the same layout
-// under both rules, Megatron 81fe7c746f and since): each rank's shard holds its matrices in
-// the order dealt, each starting at the shard's cursor rounded up to 64 elements
-// (pad_param_start); every shard is padded_shard_size = the largest cursor rounded up to
-// shard_divisor = lcm (64, lcm (W, 128) / W) (bucket_end_divisor without the NCCL busbw
-// padding), and shard s spans [s shard, (s + 1) shard) of the bucket.  [out] owner[np];
-// [out] dealt[np] (may be NULL): the matrices in the order dealt; [out] at[np] (may be
-// NULL): each matrix's start in its owner's shard; [out] *shard (may be NULL):
-// padded_shard_size.
+// Megatron's LayerWiseDistributedOptimizer (its _compute_per_buffer_param_layout): the
+// matrices walked last first, cut into buckets, each bucket stably sorted by a key,
+// descending (equal keys: the later matrix first).  by_cost 0 (before its PR #6379,
+// 2026-08): the key is the element count, and each matrix goes to the rank of least element
+// cursor (a cursor moves to the matrix's start rounded up to 64 elements, then past it).
+// by_cost 1 (since): the key is the Newton-Schulz cost max (m, n) min (m, n)^2, and each
+// matrix goes to the rank of least accumulated cost among those whose cursor stays within
+// 1.3 (bucket's elements) / W with it, else (no such rank) to the rank of least cursor.  The
+// lowest rank on ties.  Cursors start at 0 in every bucket; the accumulated costs persist
+// across buckets.  Keys are exact integers, as Python's; BADSHAPE where the costs' sum would
+// pass 2^64.  The buffer (the same layout under both rules, Megatron 81fe7c746f and since):
+// each bucket is W shards; a rank's shard holds its matrices of the bucket in the order dealt,
+// each starting at the shard's cursor rounded up to 64 elements (pad_param_start); every
+// shard of bucket b is shard[b] = padded_shard_size, the bucket's largest cursor rounded up
+// to shard_divisor = lcm (64, lcm (W, 128) / W) (bucket_end_divisor without the NCCL busbw
+// padding); shard s spans [s shard[b], (s + 1) shard[b]) of the bucket; the buckets lie back
+// to back.  bucket 0: one bucket (Megatron's bucket_size None); else (ddp_config.bucket_size)
+// the walk closes the bucket before a matrix when its elements reach max (bucket, int (W
+// largest 0.9)) (largest: its largest matrix's elements) and the matrix would not fit the
+// estimated shards' padding (_absorbs: the estimate deals the walk, unsorted, to the least
+// loaded shard; the matrix fits when that shard's load rounded up to 64 plus it stays within
+// the largest load rounded up to shard_divisor).  No tied embedding bucket.  [out] owner[np];
+// [out] dealt[np] (may be NULL): the matrices in the order dealt; [out] at[np] (may be NULL):
+// each matrix's start in its owner's shard of its bucket; [out] in_bucket[np] (may be NULL):
+// each matrix's bucket; [out] shard[np] (may be NULL; room for np, buckets <= np):
+// padded_shard_size of each bucket; [out] *nbuckets (may be NULL).
 muon_status zero_layerwise_owners (muon_ctx *ctx, size_t np, const size_t *rows,
-                                   const size_t *cols, int W, int by_cost, int *owner,
-                                   size_t *dealt, size_t *at, size_t *shard)
+                                   const size_t *cols, int W, int by_cost, size_t bucket,
+                                   int *owner, size_t *dealt, size_t *at, size_t *in_bucket,
+                                   size_t *shard, size_t *nbuckets)
 {
   muon_status status = MUON_OK;
   ns_cost_key *keys = NULL;
   uint64_t *load = NULL;
-  size_t *cursor = NULL, total = 0;
-  CHECKMEM (keys = malloc (np * sizeof *keys));
+  size_t *cursor = NULL, *est = NULL, nb = 0, ndealt = 0;
+  size_t div = layerwise_shard_divisor ((size_t) W);
+  CHECKMEM (keys = malloc ((np ? np : 1) * sizeof *keys));
   CHECKMEM (load = calloc ((size_t) W, sizeof *load));
   CHECKMEM (cursor = calloc ((size_t) W, sizeof *cursor));
+  CHECKMEM (est = calloc ((size_t) W, sizeof *est));
   size_t over = by_cost ? zero_ns_cost_overflow (np, rows, cols) : 0;
   CHECK (MUON_ERR_BADSHAPE, over == 0,
          "matrix %zu: the Newton-Schulz costs of the matrices pass 2^64", over);
-  for (size_t p = 0; p < np; p++)
+  // the walk, last first: keys[first .. k) is the open bucket
+  size_t first = 0, chunk = 0, largest = 0;
+  for (size_t w = 0; w <= np; w++)
   {
-    keys[p] = (ns_cost_key) { by_cost ? ns_cost (rows[p], cols[p]) : rows[p] * cols[p],
-                              np - 1 - p, p };
-    total += rows[p] * cols[p];
-  }
-  qsort (keys, np, sizeof *keys, ns_cost_key_desc);
-  double cap = (double) total / W * (1 + 0.3);   // Python's float, compared exactly
-  for (size_t k = 0; k < np; k++)
-  {
-    size_t p = keys[k].index, n = rows[p] * cols[p];
-    int best = -1;
-    for (int r = 0; r < W && by_cost; r++)
-      if ((double) (round_up_64 (cursor[r]) + n) <= cap && (best < 0 || load[r] < load[best]))
-        best = r;
-    if (best < 0)
+    size_t p = w < np ? np - 1 - w : 0, n = w < np ? rows[p] * cols[p] : 0;
+    int close = w == np && w > first;
+    if (w < np && bucket > 0 && w > first)
     {
-      best = 0;
-      for (int r = 1; r < W; r++)
-        if (cursor[r] < cursor[best])
-          best = r;
+      size_t floor_ = (size_t) ((double) ((size_t) W * largest) * 0.9);
+      size_t threshold = bucket > floor_ ? bucket : floor_;
+      size_t lo = 0, hi = 0;
+      for (int r = 0; r < W; r++)
+      {
+        lo = est[r] < est[lo] ? (size_t) r : lo;
+        hi = est[r] > hi ? est[r] : hi;
+      }
+      size_t target = (hi + div - 1) / div * div;
+      close = chunk >= threshold && !(round_up_64 (est[lo]) + n <= target);
     }
-    owner[p] = best;
-    if (at)
-      at[p] = round_up_64 (cursor[best]);
-    cursor[best] = round_up_64 (cursor[best]) + n;
-    load[best] += keys[k].cost;
-    if (dealt)
-      dealt[k] = p;
+    if (close)
+    {
+      // deal keys[first .. w): sort, then each to a rank; cursors from 0
+      qsort (keys + first, w - first, sizeof *keys, ns_cost_key_desc);
+      double cap = (double) chunk / W * (1 + 0.3);   // Python's float, compared exactly
+      memset (cursor, 0, (size_t) W * sizeof *cursor);
+      for (size_t k = first; k < w; k++)
+      {
+        size_t q = keys[k].index, m = rows[q] * cols[q];
+        int best = -1;
+        for (int r = 0; r < W && by_cost; r++)
+          if ((double) (round_up_64 (cursor[r]) + m) <= cap && (best < 0 || load[r] < load[best]))
+            best = r;
+        if (best < 0)
+        {
+          best = 0;
+          for (int r = 1; r < W; r++)
+            if (cursor[r] < cursor[best])
+              best = r;
+        }
+        owner[q] = best;
+        if (at)
+          at[q] = round_up_64 (cursor[best]);
+        if (in_bucket)
+          in_bucket[q] = nb;
+        cursor[best] = round_up_64 (cursor[best]) + m;
+        load[best] += keys[k].cost;
+        if (dealt)
+          dealt[ndealt] = q;
+        ndealt++;
+      }
+      size_t most = 0;
+      for (int r = 0; r < W; r++)
+        most = cursor[r] > most ? cursor[r] : most;
+      if (shard)
+        shard[nb] = (most + div - 1) / div * div;
+      nb++;
+      first = w;
+      chunk = largest = 0;
+      memset (est, 0, (size_t) W * sizeof *est);
+    }
+    if (w == np)
+      break;
+    // _place: the estimate's least loaded shard (lowest on ties)
+    size_t lo = 0;
+    for (int r = 1; r < W; r++)
+      lo = est[r] < est[lo] ? (size_t) r : lo;
+    est[lo] = round_up_64 (est[lo]) + n;
+    keys[w] = (ns_cost_key) { by_cost ? ns_cost (rows[p], cols[p]) : n, w, p };
+    chunk += n;
+    largest = n > largest ? n : largest;
   }
-  if (shard)
-  {
-    size_t most = 0, div = layerwise_shard_divisor ((size_t) W);
-    for (int r = 0; r < W; r++)
-      most = cursor[r] > most ? cursor[r] : most;
-    *shard = (most + div - 1) / div * div;
-  }
+  if (nbuckets)
+    *nbuckets = nb;
 fail:
   free (keys);
   free (load);
   free (cursor);
+  free (est);
   return status;
 }
 
-// zero_layerwise_owners on L's matrices: Megatron's one-bucket layout.  [out]
-// owner[nparams], at[nparams] (each matrix's start in its owner's shard), *segment
-// (padded_shard_size: the reduce-scatter moves W of them).
-static muon_status layerwise_assign (muon_ctx *ctx, const muon_zero_layout *L, int by_cost,
-                                     int *owner, size_t *at, size_t *segment)
+// zero_layerwise_owners on L's matrices: Megatron's layout of P->bucket_size (0: one
+// bucket).  Sets P->lpt_owner, lpt_at (each matrix's start in its owner's shard of its
+// bucket), lpt_bucket, lpt_bucket_seg[lpt_nbuckets] (padded_shard_size of each bucket: its
+// reduce-scatter moves W of them) and lpt_segment (their sum).
+static muon_status layerwise_assign (muon_ctx *ctx, muon_zero_plan *P, int by_cost)
 {
   muon_status status = MUON_OK;
-  size_t *rows = NULL, *cols = NULL;
-  CHECKMEM (rows = calloc (L->nparams, sizeof *rows));
-  CHECKMEM (cols = calloc (L->nparams, sizeof *cols));
-  for (size_t p = 0; p < L->nparams; p++)
+  const muon_zero_layout *L = P->L;
+  size_t np = L->nparams, *rows = NULL, *cols = NULL;
+  CHECKMEM (rows = calloc (np ? np : 1, sizeof *rows));
+  CHECKMEM (cols = calloc (np ? np : 1, sizeof *cols));
+  CHECKMEM (P->lpt_owner = malloc ((np ? np : 1) * sizeof *P->lpt_owner));
+  CHECKMEM (P->lpt_at = malloc ((np ? np : 1) * sizeof *P->lpt_at));
+  CHECKMEM (P->lpt_bucket = malloc ((np ? np : 1) * sizeof *P->lpt_bucket));
+  CHECKMEM (P->lpt_bucket_seg = calloc (np ? np : 1, sizeof *P->lpt_bucket_seg));
+  for (size_t p = 0; p < np; p++)
   {
     rows[p] = L->params[p].rows;
     cols[p] = L->params[p].cols;
   }
-  CHECKSTATUS (zero_layerwise_owners (ctx, L->nparams, rows, cols, L->world, by_cost, owner,
-                                      NULL, at, segment));
+  CHECKSTATUS (zero_layerwise_owners (ctx, np, rows, cols, L->world, by_cost, P->bucket_size,
+                                      P->lpt_owner, NULL, P->lpt_at, P->lpt_bucket,
+                                      P->lpt_bucket_seg, &P->lpt_nbuckets));
+  P->lpt_segment = 0;
+  for (size_t b = 0; b < P->lpt_nbuckets; b++)
+    P->lpt_segment += P->lpt_bucket_seg[b];
 fail:
   free (rows);
   free (cols);
@@ -288,6 +346,8 @@ muon_status muon_zero_plan_destroy (muon_zero_plan **plan)
     muon_zero_layout_destroy (&P->own_part);
     free (P->lpt_owner);
     free (P->lpt_at);
+    free (P->lpt_bucket);
+    free (P->lpt_bucket_seg);
     free (P->owned);
     free (P->owned_len);
     free (P->momentum_len);
@@ -350,6 +410,13 @@ static int updates (const zvariant *t, const muon_zero_plan *P, int r, size_t p)
 muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
                                    muon_zero_variant variant, muon_zero_plan **plan)
 {
+  return muon_zero_plan_create_bucketed (ctx, L, variant, 0, plan);
+}
+
+muon_status muon_zero_plan_create_bucketed (muon_ctx *ctx, const muon_zero_layout *L,
+                                            muon_zero_variant variant, size_t bucket_size,
+                                            muon_zero_plan **plan)
+{
   muon_status status = MUON_OK;
   muon_zero_plan *P = NULL;
   CHECKCTX (ctx);
@@ -374,10 +441,8 @@ muon_status muon_zero_plan_create (muon_ctx *ctx, const muon_zero_layout *L,
   }
   if (t->updates == ZUPD_LPT || t->updates == ZUPD_LPT_NS_COST)
   {
-    CHECKMEM (P->lpt_owner = malloc (np * sizeof *P->lpt_owner));
-    CHECKMEM (P->lpt_at = malloc (np * sizeof *P->lpt_at));
-    CHECKSTATUS (layerwise_assign (ctx, L, t->updates == ZUPD_LPT_NS_COST, P->lpt_owner,
-                                   P->lpt_at, &P->lpt_segment));
+    P->bucket_size = bucket_size;
+    CHECKSTATUS (layerwise_assign (ctx, P, t->updates == ZUPD_LPT_NS_COST));
   }
   if (t->updates == ZUPD_SIZE_RR || t->updates == ZUPD_SIZE_RR_BLOCKS)
   {

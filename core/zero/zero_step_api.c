@@ -72,6 +72,10 @@ muon_status muon_zero_step_check (muon_ctx *ctx, const muon_zero_plan *P,
   CHECK (MUON_ERR_BADARG, o->variant == P->variant,
          "the options name variant '%s', the plan '%s'",
          MUON_NAME_OF (variant_names, o->variant), MUON_NAME_OF (variant_names, P->variant));
+  CHECK (MUON_ERR_BADARG, o->bucket_size == P->bucket_size
+                          || (P->variant != MUON_ZERO_LAYERWISE_LPT
+                              && P->variant != MUON_ZERO_LAYERWISE_NS_COST),
+         "the options' bucket size %zu is not the plan's %zu", o->bucket_size, P->bucket_size);
   // the steps' momentum (zero_step_common.c, zero_step_a2a.c, the dmem entry) is fp64
   CHECK (MUON_ERR_UNSUPPORTED, o->update.arith == MUON_ARITH_FP64,
          "a distributed step computes its momentum in fp64: momentum arithmetic '%s' is "

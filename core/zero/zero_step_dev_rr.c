@@ -104,41 +104,48 @@ fail:
 muon_status zdev_round_robin (zdev *z) { return round_robin (z, 0); }
 muon_status zdev_rr_aliased (zdev *z) { return round_robin (z, 1); }
 
-// Megatron's LPT (zstep_lpt): one reduce-scatter of the plan's one-bucket buffer (p at
-// lpt_at[p] in its owner's shard of lpt_segment elements, zero pads), each owner updates its
-// whole matrices.
+// Megatron's LPT (zstep_lpt): one reduce-scatter of each bucket of the plan's buffer (p at
+// lpt_at[p] in its owner's shard of the bucket's lpt_bucket_seg elements, zero pads), each
+// owner updates its whole matrices.
 muon_status zdev_lpt (zdev *z)
 {
   muon_ctx *ctx = z->ctx;
   muon_status status = MUON_OK;
   const muon_zero_plan *P = z->P;
   const muon_zero_layout *L = P->L;
-  size_t n = P->nparams, seg = P->lpt_segment, W = (size_t) P->world;
+  size_t n = P->nparams, W = (size_t) P->world, most = 0;
   const size_t *at = P->lpt_at;
   muon_darray **sa = NULL, **ra = NULL;
   double **send = NULL, **recv = NULL;
-  CHECKSTATUS (zdev_scratch_ranks (z, seg * W, &sa, &send));
-  CHECKSTATUS (zdev_scratch_ranks (z, seg, &ra, &recv));
-  for (int l = 0; l < z->nl; l++)
+  for (size_t b = 0; b < P->lpt_nbuckets; b++)
+    most = P->lpt_bucket_seg[b] > most ? P->lpt_bucket_seg[b] : most;
+  CHECKSTATUS (zdev_scratch_ranks (z, most * W, &sa, &send));
+  CHECKSTATUS (zdev_scratch_ranks (z, most, &ra, &recv));
+  for (size_t b = 0; b < P->lpt_nbuckets; b++)
   {
-    CHECKSTATUS (muon_dmem_zero (ctx, z->dev, send[l], seg * W));
-    for (size_t p = 0; p < n; p++)
-      CHECKSTATUS (muon_dmem_copy (ctx, z->dev, send[l] + (size_t) P->lpt_owner[p] * seg
-                                   + at[p], zdev_grad (z, l, p), L->params[p].numel));
-  }
-  CHECKSTATUS (zdev_reduce_scatter_avg (z, send, recv, seg));
-  for (int l = 0; l < z->nl; l++)
-  {
-    int r = muon_comm_rank (z->comm, l);
-    for (size_t p = 0; p < n; p++)
+    size_t seg = P->lpt_bucket_seg[b];
+    for (int l = 0; l < z->nl; l++)
     {
-      const muon_zero_param *q = &L->params[p];
-      if (P->lpt_owner[p] != r)
-        continue;
-      CHECKSTATUS (zdev_update (z, l, p, recv[l] + at[p],
-                                z->mom[l] + P->momentum_at[(size_t) r * n + p], z->U,
-                                q->rows, q->cols));
-      CHECKSTATUS (zdev_put_owned (z, l, p, z->U));
+      CHECKSTATUS (muon_dmem_zero (ctx, z->dev, send[l], seg * W));
+      for (size_t p = 0; p < n; p++)
+        if (P->lpt_bucket[p] == b)
+          CHECKSTATUS (muon_dmem_copy (ctx, z->dev, send[l] + (size_t) P->lpt_owner[p] * seg
+                                       + at[p], zdev_grad (z, l, p), L->params[p].numel));
+    }
+    CHECKSTATUS (zdev_reduce_scatter_avg (z, send, recv, seg));
+    for (int l = 0; l < z->nl; l++)
+    {
+      int r = muon_comm_rank (z->comm, l);
+      for (size_t p = 0; p < n; p++)
+      {
+        const muon_zero_param *q = &L->params[p];
+        if (P->lpt_owner[p] != r || P->lpt_bucket[p] != b)
+          continue;
+        CHECKSTATUS (zdev_update (z, l, p, recv[l] + at[p],
+                                  z->mom[l] + P->momentum_at[(size_t) r * n + p], z->U,
+                                  q->rows, q->cols));
+        CHECKSTATUS (zdev_put_owned (z, l, p, z->U));
+      }
     }
   }
 fail:

@@ -217,35 +217,46 @@ muon_status zstep_lpt (zstep *z)
   muon_status status = MUON_OK;
   const muon_zero_plan *P = z->P;
   const muon_zero_layout *L = P->L;
-  // Megatron's one-bucket buffer, the plan's: p at lpt_at[p] in its owner's shard of seg
-  // elements, the pads zeros (the send buffers start zeroed)
-  size_t n = P->nparams, seg = P->lpt_segment, W = (size_t) P->world, big = 0;
+  // Megatron's buffer, the plan's: bucket by bucket, p at lpt_at[p] in its owner's shard of
+  // the bucket's seg elements, the pads zeros; one reduce-scatter a bucket
+  size_t n = P->nparams, W = (size_t) P->world, big = 0, most = 0;
   const size_t *at = P->lpt_at;
   double **send = NULL, **recv = NULL, **work = NULL;
   for (size_t p = 0; p < n; p++)
     big = L->params[p].numel > big ? L->params[p].numel : big;
-  CHECKSTATUS (zstep_alloc_bufs (z, seg * W, 1, &send));
-  CHECKSTATUS (zstep_alloc_bufs (z, seg, 0, &recv));
+  for (size_t b = 0; b < P->lpt_nbuckets; b++)
+    most = P->lpt_bucket_seg[b] > most ? P->lpt_bucket_seg[b] : most;
+  CHECKSTATUS (zstep_alloc_bufs (z, most * W, 1, &send));
+  CHECKSTATUS (zstep_alloc_bufs (z, most, 0, &recv));
   CHECKSTATUS (zstep_alloc_bufs (z, big, 0, &work));
-  for (int l = 0; l < z->nl; l++)
-    for (size_t p = 0; p < n; p++)
-      memcpy (send[l] + (size_t) P->lpt_owner[p] * seg + at[p], zgrad (z, l, p),
-              L->params[p].numel * sizeof (double));
-  CHECKSTATUS (muon_comm_reduce_scatter (ctx, z->comm, (const void *const *) send,
-                                         (void *const *) recv, seg, MUON_F64,
-                                         MUON_REDUCE_AVG));
-  for (int l = 0; l < z->nl; l++)
+  for (size_t b = 0; b < P->lpt_nbuckets; b++)
   {
-    int r = zrank (z, l);
-    for (size_t p = 0; p < n; p++)
+    size_t seg = P->lpt_bucket_seg[b];
+    for (int l = 0; l < z->nl; l++)
     {
-      const muon_zero_param *q = &L->params[p];
-      if (P->lpt_owner[p] != r)
-        continue;
-      CHECKSTATUS (zstep_update (z, l, p, recv[l] + at[p],
-                                 z->mom[l] + P->momentum_at[(size_t) r * n + p], work[l],
-                                 q->rows, q->cols));
-      zstep_put_owned (z, l, p, work[l]);
+      if (b > 0)
+        memset (send[l], 0, seg * W * sizeof (double));
+      for (size_t p = 0; p < n; p++)
+        if (P->lpt_bucket[p] == b)
+          memcpy (send[l] + (size_t) P->lpt_owner[p] * seg + at[p], zgrad (z, l, p),
+                  L->params[p].numel * sizeof (double));
+    }
+    CHECKSTATUS (muon_comm_reduce_scatter (ctx, z->comm, (const void *const *) send,
+                                           (void *const *) recv, seg, MUON_F64,
+                                           MUON_REDUCE_AVG));
+    for (int l = 0; l < z->nl; l++)
+    {
+      int r = zrank (z, l);
+      for (size_t p = 0; p < n; p++)
+      {
+        const muon_zero_param *q = &L->params[p];
+        if (P->lpt_owner[p] != r || P->lpt_bucket[p] != b)
+          continue;
+        CHECKSTATUS (zstep_update (z, l, p, recv[l] + at[p],
+                                   z->mom[l] + P->momentum_at[(size_t) r * n + p], work[l],
+                                   q->rows, q->cols));
+        zstep_put_owned (z, l, p, work[l]);
+      }
     }
   }
 fail:

@@ -123,14 +123,12 @@ static inline void zshard_rows (size_t rows, int W, int r, size_t *r0, size_t *n
   *nr = b - a;
 }
 
-// The owners of ZUPD_LPT (by_cost 0) and ZUPD_LPT_NS_COST (1), Megatron's rules (zero_plan.c;
-// the plan's and the cost model's): [out] owner[np] of the np matrices rows[p] x cols[p] on
-// W ranks, and dealt[np] (may be NULL), the matrices in the order they were dealt; Megatron's
-// buffer of one bucket: at[np] (may be NULL), each matrix's start in its owner's shard (64-
-// element aligned, in the order dealt), and *shard (may be NULL), padded_shard_size.
+// The owners of ZUPD_LPT (by_cost 0) and ZUPD_LPT_NS_COST (1), Megatron's rules and buckets
+// (zero_plan.c, which says what each output holds; the plan's and the cost model's).
 muon_status zero_layerwise_owners (muon_ctx *ctx, size_t np, const size_t *rows,
-                                   const size_t *cols, int W, int by_cost, int *owner,
-                                   size_t *dealt, size_t *at, size_t *shard);
+                                   const size_t *cols, int W, int by_cost, size_t bucket,
+                                   int *owner, size_t *dealt, size_t *at, size_t *in_bucket,
+                                   size_t *shard, size_t *nbuckets);
 // 0 when the costs max (m, n) min (m, n)^2 of those matrices and their sum fit in 64 bits,
 // else 1 + the first matrix where they do not (the owners are then a BADSHAPE error).
 size_t zero_ns_cost_overflow (size_t np, const size_t *rows, const size_t *cols);

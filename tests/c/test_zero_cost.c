@@ -4,13 +4,15 @@
  * owned elements against the plan of zero_plan.c and the counters of a real muon_zero_step
  * on the sim communicator; LPT owners against zero_plan.c's; the layer-wise designs' buffer
  * (starts, padded_shard_size, reduce-scatter bytes) against the numbers Megatron's own layout
- * function wrote (megatron_layerwise_fixture.h); the all-to-all model's totals; every error
+ * function wrote, one bucket and several (megatron_layerwise_fixture.h,
+ * megatron_layerwise_buckets_fixture.h), with the updates the reference's; the all-to-all model's totals; every error
  * code.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "harness.h"
+#include "megatron_layerwise_buckets_fixture.h"
 #include "megatron_layerwise_fixture.h"
 #include "muon.h"
 
@@ -268,52 +270,171 @@ static void test_random (void)
 //---- Megatron's layer-wise buffer, against the numbers its own function wrote ---------------
 
 // The step on the sim communicator: its reduce-scatter counters per rank, against the cost
-// model's; and (as every design) its update against the reference's.  [in] the plan.
+// model's; and its assembled updates against the reference design's on the same gradients,
+// bit for bit (rel_err 0).  [in] the plan.
 static int layerwise_sim (const muon_zero_plan *P, const muon_zero_cost *C, size_t np,
                           const size_t *rows, const size_t *cols)
 {
   int ok = 1, W = P->world;
   muon_comm *c = NULL;
+  muon_zero_plan *R = NULL;
   double **g = calloc ((size_t) W * np, sizeof *g), **mom = calloc ((size_t) W, sizeof *mom);
-  double **upd = calloc ((size_t) W, sizeof *upd);
+  double **upd = calloc ((size_t) W, sizeof *upd), **rmom = calloc ((size_t) W, sizeof *rmom);
+  double **rupd = calloc ((size_t) W, sizeof *rupd), **full = calloc (2 * np, sizeof *full);
   muon_zero_rank_stats *st = calloc ((size_t) W, sizeof *st);
-  ok &= T_ASSERT (g && mom && upd && st);
+  ok &= T_ASSERT (g && mom && upd && rmom && rupd && full && st);
   ok &= T_ASSERT (muon_comm_sim_create (ctx, W, &c) == MUON_OK);
+  ok &= T_ASSERT (muon_zero_plan_create (ctx, P->L, MUON_ZERO_REFERENCE, &R) == MUON_OK);
   if (!ok)
     goto done;
   sim_buffers (P, np, rows, cols, g, mom, upd);
+  for (int r = 0; r < W; r++)
+  {
+    rmom[r] = calloc (R->momentum_len[r] + 1, sizeof (double));
+    rupd[r] = calloc (R->owned_len[r] + 1, sizeof (double));
+  }
+  for (size_t p = 0; p < 2 * np; p++)
+    full[p] = calloc (rows[p % np] * cols[p % np], sizeof (double));
   muon_zero_step_opts so;
   muon_zero_step_opts_default (&so);
   so.variant = P->variant;
+  so.bucket_size = P->bucket_size;
   so.update.ns.precision = MUON_PREC_DOUBLE;
   so.update.ns.steps = 1;
   ok &= T_ASSERT (muon_zero_step (ctx, c, P, &so, (const double *const *) g, mom, upd, st)
                   == MUON_OK);
   for (int r = 0; ok && r < W; r++)
     ok &= counters_equal (C, st, r, P->variant, 0);
+  so.variant = MUON_ZERO_REFERENCE;
+  so.bucket_size = 0;
+  ok &= T_ASSERT (muon_zero_step (ctx, c, R, &so, (const double *const *) g, rmom, rupd, NULL)
+                  == MUON_OK);
+  ok &= T_ASSERT (muon_zero_assemble (ctx, c, P, (const double *const *) upd, full)
+                  == MUON_OK);
+  ok &= T_ASSERT (muon_zero_assemble (ctx, c, R, (const double *const *) rupd, full + np)
+                  == MUON_OK);
+  for (size_t p = 0; ok && p < np; p++)
+    ok &= T_ASSERT_MSG (memcmp (full[p], full[np + p], rows[p] * cols[p] * sizeof (double))
+                        == 0, "matrix %zu: the update is not the reference's", p);
 done:
   for (size_t i = 0; g && i < (size_t) W * np; i++)
     free (g[i]);
-  for (int r = 0; r < W && mom && upd; r++)
+  for (size_t i = 0; full && i < 2 * np; i++)
+    free (full[i]);
+  for (int r = 0; r < W && mom && upd && rmom && rupd; r++)
   {
     free (mom[r]);
     free (upd[r]);
+    free (rmom[r]);
+    free (rupd[r]);
   }
   free (g);
   free (mom);
   free (upd);
+  free (rmom);
+  free (rupd);
+  free (full);
   free (st);
+  muon_zero_plan_destroy (&R);
   muon_comm_destroy (&c);
   return ok;
 }
 
-// megatron_layerwise_fixture.h: for both rules (before and since Megatron's PR #6379), seven
-// mixes and W in {1, 2, 3, 4, 8, 64}, each matrix's start in the bucket (its owner's shard
-// times padded_shard_size plus its place there) and padded_shard_size equal the plan's
-// (lpt_owner, lpt_at, lpt_segment) and the cost model's partition (partition_size,
-// padded_total = W padded_shard_size); the reduce-scatter's bytes per rank are the ring model
-// of W padded_shard_size elements ((W - 1) padded_shard_size elements each way, at
-// ElementBytes), for 8 and 2 bytes; and up to W 8 the sim step counts the same.
+// One case of Megatron's own layout (either fixture): rule by_cost, W ranks, ddp bucket_size
+// (0: None, one bucket), np matrices shape[2 p], shape[2 p + 1]; start[p] its first element
+// in the buffer and bucket[p] its bucket (NULL: all 0), bucket b spanning [range[2 b],
+// range[2 b + 1]).  The plan's buckets (lpt_bucket_seg) lie so and its starts (the buckets
+// before, owner times the bucket's padded_shard_size, lpt_at) and buckets are Megatron's; the
+// cost model's partition (partition_size, padded_total = the buffer's end) and its
+// reduce-scatters (one a bucket, the ring model of W padded_shard_size elements each:
+// (W - 1) padded_shard_size elements each way at ElementBytes 8 and 2; transient: the
+// largest bucket's buffers); up to W 8 the sim step counts the same and its updates are the
+// reference design's.  *sims counts the sim steps.
+static int megatron_case (size_t k, int by_cost, int W_, size_t bucket_size, size_t np,
+                          const size_t *shape, const size_t *start, const size_t *bucket,
+                          size_t nbuckets, const size_t *range, int *sims)
+{
+  size_t rows[80], cols[80], W = (size_t) W_, big = 0;
+  int design = by_cost ? MUON_ZERO_LAYERWISE_NS_COST : MUON_ZERO_LAYERWISE_LPT, ok = 1;
+  muon_zero_cost_param par[80];
+  if (!T_ASSERT (np <= 80 && nbuckets >= 1))
+    return 0;
+  for (size_t p = 0; p < np; p++)
+  {
+    rows[p] = shape[2 * p];
+    cols[p] = shape[2 * p + 1];
+    par[p] = (muon_zero_cost_param) { rows[p], cols[p], 1, NULL, 0 };
+    big = rows[p] * cols[p] > big ? rows[p] * cols[p] : big;
+  }
+  muon_zero_layout_opts lo = { 2, 2, MUON_ZERO_ORDER_GIVEN };
+  muon_zero_layout *L = NULL;
+  muon_zero_plan *P = NULL;
+  muon_zero_cost *C = NULL, *C2 = NULL;
+  muon_zero_cost_opts o;
+  muon_zero_cost_opts_default (&o);
+  o.design = design;
+  o.bucket_size = bucket_size;
+  ok &= T_ASSERT (muon_zero_layout_create (ctx, np, rows, cols, W_, &lo, &L) == MUON_OK);
+  ok &= T_ASSERT (muon_zero_plan_create_bucketed (ctx, L, (muon_zero_variant) design,
+                                                  bucket_size, &P) == MUON_OK);
+  ok &= T_ASSERT (muon_zero_cost_create (ctx, np, par, W_, &o, &C) == MUON_OK);
+  o.elem_bytes = 2;
+  ok &= T_ASSERT (muon_zero_cost_create (ctx, np, par, W_, &o, &C2) == MUON_OK);
+  if (ok)
+    ok &= T_ASSERT_MSG (P->lpt_nbuckets == nbuckets, "case %zu: plan's %zu buckets, "
+                        "Megatron's %zu", k, P->lpt_nbuckets, nbuckets);
+  if (ok)
+  {
+    size_t at = 0, most = 0;
+    for (size_t b = 0; b < nbuckets; b++)
+    {
+      size_t S = P->lpt_bucket_seg[b];
+      ok &= T_ASSERT_MSG (range[2 * b] == at && range[2 * b + 1] == at + W * S,
+                          "case %zu bucket %zu: plan's [%zu, %zu), Megatron's [%zu, %zu)", k,
+                          b, at, at + W * S, range[2 * b], range[2 * b + 1]);
+      for (size_t p = 0; p < np; p++)
+        if (P->lpt_bucket[p] == b)
+          ok &= T_ASSERT_MSG (at + (size_t) P->lpt_owner[p] * S + P->lpt_at[p] == start[p]
+                              && b == (bucket ? bucket[p] : 0),
+                              "case %zu matrix %zu: plan's start %zu in bucket %zu, "
+                              "Megatron's %zu in %zu", k, p,
+                              at + (size_t) P->lpt_owner[p] * S + P->lpt_at[p], b, start[p],
+                              bucket ? bucket[p] : 0);
+      most = S > most ? S : most;
+      at += W * S;
+    }
+    ok &= T_ASSERT_MSG (C->partition_size * W == at && C->padded_total == at
+                        && P->lpt_segment * W == at,
+                        "case %zu: cost's partition %zu of %zu, Megatron's buffer %zu", k,
+                        C->partition_size, C->padded_total, at);
+    for (size_t r = 0; r < W; r++)
+    {
+      size_t rs = r * MUON_COST_COLLS + MUON_COLL_REDUCE_SCATTER, S = at / W;
+      ok &= T_ASSERT_MSG (C->sent[rs] == (W - 1) * S * 8 && C->recv[rs] == (W - 1) * S * 8
+                          && C2->sent[rs] == (W - 1) * S * 2 && C->calls[rs] == nbuckets,
+                          "case %zu rank %zu: reduce-scatter bytes %llu, calls %llu", k, r,
+                          (unsigned long long) C->sent[rs],
+                          (unsigned long long) C->calls[rs]);
+      // the step's buffers: the largest bucket to send, a shard back, the largest matrix
+      ok &= T_ASSERT_MSG (C->transient[r] == W * most + most + big,
+                          "case %zu rank %zu: transient", k, r);
+    }
+    if (W <= 8)
+    {
+      ok &= layerwise_sim (P, C, np, rows, cols);
+      ++*sims;
+    }
+  }
+  muon_zero_cost_destroy (&C);
+  muon_zero_cost_destroy (&C2);
+  muon_zero_plan_destroy (&P);
+  muon_zero_layout_destroy (&L);
+  return ok;
+}
+
+// megatron_layerwise_fixture.h (one bucket: for both rules, seven mixes, W in {1, 2, 3, 4,
+// 8, 64}) and megatron_layerwise_buckets_fixture.h (ddp bucket_size giving 2 to 5 buckets:
+// both rules, five mixes, W in {1, 2, 3, 4, 8}), each case through megatron_case.
 static void test_megatron_layout (void)
 {
   int bad = 0, sims = 0;
@@ -321,68 +442,26 @@ static void test_megatron_layout (void)
   for (size_t k = 0; k < ncase; k++)
   {
     const mlw_case *m = &mlw_cases[k];
-    size_t np = m->np, rows[80], cols[80], W = (size_t) m->W, S = m->shard, big = 0;
-    int design = m->by_cost ? MUON_ZERO_LAYERWISE_NS_COST : MUON_ZERO_LAYERWISE_LPT, ok = 1;
-    muon_zero_cost_param par[80];
-    if (!T_ASSERT (np <= 80))
-      return;
-    for (size_t p = 0; p < np; p++)
-    {
-      rows[p] = mlw_shapes[2 * (m->shape_at + p)];
-      cols[p] = mlw_shapes[2 * (m->shape_at + p) + 1];
-      par[p] = (muon_zero_cost_param) { rows[p], cols[p], 1, NULL, 0 };
-      big = rows[p] * cols[p] > big ? rows[p] * cols[p] : big;
-    }
-    muon_zero_layout_opts lo = { 2, 2, MUON_ZERO_ORDER_GIVEN };
-    muon_zero_layout *L = NULL;
-    muon_zero_plan *P = NULL;
-    muon_zero_cost *C = NULL, *C2 = NULL;
-    muon_zero_cost_opts o;
-    muon_zero_cost_opts_default (&o);
-    o.design = design;
-    ok &= T_ASSERT (muon_zero_layout_create (ctx, np, rows, cols, m->W, &lo, &L) == MUON_OK);
-    ok &= T_ASSERT (muon_zero_plan_create (ctx, L, (muon_zero_variant) design, &P) == MUON_OK);
-    ok &= T_ASSERT (muon_zero_cost_create (ctx, np, par, m->W, &o, &C) == MUON_OK);
-    o.elem_bytes = 2;
-    ok &= T_ASSERT (muon_zero_cost_create (ctx, np, par, m->W, &o, &C2) == MUON_OK);
-    if (ok)
-    {
-      ok &= T_ASSERT_MSG (P->lpt_segment == S, "case %zu: plan's shard %zu, Megatron's %zu",
-                          k, P->lpt_segment, S);
-      for (size_t p = 0; p < np; p++)
-        ok &= T_ASSERT_MSG ((size_t) P->lpt_owner[p] * S + P->lpt_at[p]
-                            == mlw_starts[m->start_at + p],
-                            "case %zu matrix %zu: plan's start %zu, Megatron's %zu", k, p,
-                            (size_t) P->lpt_owner[p] * S + P->lpt_at[p],
-                            mlw_starts[m->start_at + p]);
-      ok &= T_ASSERT_MSG (C->partition_size == S && C->padded_total == W * S,
-                          "case %zu: cost's partition %zu of %zu, Megatron's %zu", k,
-                          C->partition_size, C->padded_total, S);
-      for (size_t r = 0; r < W; r++)
-      {
-        size_t rs = r * MUON_COST_COLLS + MUON_COLL_REDUCE_SCATTER;
-        ok &= T_ASSERT_MSG (C->sent[rs] == (W - 1) * S * 8 && C->recv[rs] == (W - 1) * S * 8
-                            && C2->sent[rs] == (W - 1) * S * 2 && C->calls[rs] == 1,
-                            "case %zu rank %zu: reduce-scatter bytes %llu", k, r,
-                            (unsigned long long) C->sent[rs]);
-        // the step's buffers: the bucket to send, a shard back, the largest matrix
-        ok &= T_ASSERT_MSG (C->transient[r] == W * S + S + big, "case %zu rank %zu: transient",
-                            k, r);
-      }
-      if (W <= 8)
-      {
-        ok &= layerwise_sim (P, C, np, rows, cols);
-        sims++;
-      }
-    }
-    bad += !ok;
-    muon_zero_cost_destroy (&C);
-    muon_zero_cost_destroy (&C2);
-    muon_zero_plan_destroy (&P);
-    muon_zero_layout_destroy (&L);
+    size_t range[2] = { 0, (size_t) m->W * m->shard };
+    bad += !megatron_case (k, m->by_cost, m->W, 0, m->np, mlw_shapes + 2 * m->shape_at,
+                           mlw_starts + m->start_at, NULL, 1, range, &sims);
   }
   T_EQ_INT (ncase, 84);
   T_EQ_INT (sims, 70);
+  size_t nb = sizeof mlwb_cases / sizeof mlwb_cases[0];
+  int counts[6] = { 0 };
+  for (size_t k = 0; k < nb; k++)
+  {
+    const mlwb_case *m = &mlwb_cases[k];
+    counts[m->nbuckets < 6 ? m->nbuckets : 0]++;
+    bad += !megatron_case (ncase + k, m->by_cost, m->W, m->bucket_size, m->np,
+                           mlwb_shapes + 2 * m->shape_at, mlwb_starts + m->start_at,
+                           mlwb_bucket + m->start_at, m->nbuckets,
+                           mlwb_ranges + 2 * m->range_at, &sims);
+  }
+  T_EQ_INT (nb, 108);
+  T_EQ_INT (sims, 70 + 108);
+  T_EQ_INT (counts[0] + counts[1], 0);   // every bucketed case has 2 to 5 buckets
   T_EQ_INT (bad, 0);
 }
 
