@@ -259,13 +259,20 @@ static muon_darray *dcol (const double *x, size_t rows, size_t cols)
   return a;
 }
 
+// The layer-wise designs run twice, the second time with Megatron's buckets (bucket_size 20
+// elements: 2 buckets at W 1 and 2, one reduce-scatter each); a bucketed plan refuses options
+// of another bucket size.
 static void test_device_step (void)
 {
   const size_t rows[] = { 5, 3, 7 }, cols[] = { 4, 6, 2 };
   for (int W = 1; W <= 4; W++)
-    for (int k = 0; k < MUON_ZERO_VARIANT_COUNT; k++)
+    for (int kb = 0; kb < 2 * MUON_ZERO_VARIANT_COUNT; kb++)
     {
+      int k = kb % MUON_ZERO_VARIANT_COUNT;
+      size_t bucket = kb < MUON_ZERO_VARIANT_COUNT ? 0 : 20;
       if (k == MUON_ZERO3_RR_ALIASED)   // its rounds here mix sizes: an error on both
+        continue;
+      if (bucket && k != MUON_ZERO_LAYERWISE_LPT && k != MUON_ZERO_LAYERWISE_NS_COST)
         continue;
       muon_zero_variant v = (muon_zero_variant) k;
       problem pb;
@@ -273,10 +280,19 @@ static void test_device_step (void)
       muon_comm *c = NULL;
       muon_zero_plan *P = NULL;
       T_EQ_INT (muon_comm_sim_create (ctx, W, &c), MUON_OK);
-      T_EQ_INT (muon_zero_plan_create (ctx, pb.L, v, &P), MUON_OK);
+      T_EQ_INT (muon_zero_plan_create_bucketed (ctx, pb.L, v, bucket, &P), MUON_OK);
       muon_zero_step_opts o;
       muon_zero_step_opts_default (&o);
       o.variant = v;
+      o.bucket_size = bucket;
+      if (bucket)
+      {
+        T_EQ_INT (P->lpt_nbuckets, W <= 2 ? 2 : 1);
+        o.bucket_size = 0;
+        T_EQ_INT (muon_zero_step_check (ctx, P, &o), MUON_ERR_BADARG);
+        T_EQ_STR (muon_ctx_last_error (ctx), "the options' bucket size 0 is not the plan's 20");
+        o.bucket_size = bucket;
+      }
       o.period = 2;
       o.update.ns.precision = MUON_PREC_DOUBLE;
       double *mom[MAXW], *upd[MAXW], got[64];
@@ -302,6 +318,8 @@ static void test_device_step (void)
         {
           T_ASSERT (sd[r].ns_calls == sh[r].ns_calls
                     && memcmp (&sd[r].comm, &sh[r].comm, sizeof sh[r].comm) == 0);
+          if (bucket)                   // one reduce-scatter a bucket
+            T_EQ_INT (sh[r].comm.calls[MUON_COLL_REDUCE_SCATTER], P->lpt_nbuckets);
           muon_tensor t = muon_tensor_matrix (MUON_F64, got, P->owned_len[r], 1);
           if (du[r] && P->owned_len[r] <= 64)
           {
