@@ -53,6 +53,12 @@
 ## (8: two fp32 moments), for the memory figures.
 ## @item "Symmetric"
 ## false (default); true: symmetric products at half cost (as @code{ns_flops}).
+## @item "BucketSize"
+## Megatron's DDP @code{bucket_size} in elements for @qcode{"layerwise_lpt"} and
+## @qcode{"layerwise_ns_cost"}, as in @code{zero_muon_step} (default [], one bucket): their
+## owners, one reduce-scatter per bucket (@code{calls}) of its own padded shards
+## (@code{partition_size} the sum of a rank's shards, @code{padded_total} W times it); the
+## other designs ignore it.
 ## @item "Profile"
 ## @qcode{"h100"} (default: an HGX H100 node from public figures, shipped as
 ## @file{profiles/h100_node.json}), a profile JSON file (in a checkout, @code{make bench}
@@ -218,7 +224,8 @@ function C = zero_cost (what, world, varargin)
               "pad_count", choose_option (fname, "PADCOUNT", v.PadCount,
                                           core_lists ().lists.zero_pad_count),
               "elem_bytes", pos_num (fname, "ELEMENTBYTES", v.ElementBytes, 64, true),
-              "symmetric", double (logical_opt (fname, "SYMMETRIC", v.Symmetric)));
+              "symmetric", double (logical_opt (fname, "SYMMETRIC", v.Symmetric)),
+              "bucket_size", v.BucketSize);   # [] one bucket (the layer-wise designs')
   mb = pos_num (fname, "MOMENTUMBYTES", v.MomentumBytes, 64, false);
   wb = pos_num (fname, "MASTERBYTES", v.MasterBytes, 64, false);
   ab = pos_num (fname, "ADAMBYTES", v.AdamBytes, 64, false);
@@ -454,6 +461,17 @@ function own = own_options ()
   own = [S.field(k); S.names(k)].';
 endfunction
 
+%!error <zero_cost: BUCKETSIZE must be a positive integer \(at most 2\^53\)\.> zero_cost ([4 4], 2, "BucketSize", 0)
+%!test
+%! ## BucketSize: the layer-wise designs' buckets, one reduce-scatter each (Megatron's walk:
+%! ## 7 x 2 then 3 x 6 is 32 >= max (20, fix (0.9*2*18)) and 5 x 4 would grow their shards
+%! ## of 64: two buckets, shards 64 and 64 where one bucket's is 128); the others ignore it
+%! a = {"Design", {"layerwise_lpt", "zero12_allreduce"}, "ElementBytes", 8};
+%! C1 = zero_cost ([5 4; 3 6; 7 2], 2, a{:});
+%! C2 = zero_cost ([5 4; 3 6; 7 2], 2, a{:}, "BucketSize", 20);
+%! assert ([C1(1).calls(1,2), C2(1).calls(1,2)], [1 2]);
+%! assert ([C1(1).params.ns_rank.', C2(1).params.ns_rank.'], [0 1 1, 0 0 1]);
+%! assert (isequal (C1(2).sent, C2(2).sent) && isequal (C1(2).calls, C2(2).calls));
 %!error <Invalid call> zero_cost ()
 %!error <zero_cost: WORLD must be a positive integer \(at most 65536\).> zero_cost ([4 4], 0)
 %!error <zero_cost: WORLD must be a positive integer \(at most 65536\).> zero_cost ([4 4], 65537)

@@ -54,6 +54,10 @@
 ## @table @asis
 ## @item "Variant"
 ## the design to load into (default: the saved one); any design of @code{zero_muon_step}.
+## @item "BucketSize"
+## the bucket size of @code{layerwise_lpt} / @code{layerwise_ns_cost} to load into, as
+## @code{zero_muon_step}'s @qcode{"BucketSize"} (default: the saved one, which a bucketed
+## layer-wise state records in its files, format version 4; other designs ignore it).
 ## @item "Comm"
 ## @qcode{"sim"} (default: every rank of @var{L} in this process) or the communicator of
 ## the run (from @code{muon_comm}): the state then holds its local ranks only.  Every
@@ -103,7 +107,7 @@ function state = zero_load_state (prefix, L, varargin)
     ## the recorded maps must be the design's map of the saved layout
     L0 = zero_layout (num2cell (S0.shapes, 2), W0, "Stage", S0.stage,
                       "AlignFactor", S0.align_factor, "Order", S0.order);
-    M0 = zero_shard_map (L0, S0.variant);
+    M0 = zero_shard_map (L0, S0.variant, S0.bucket_size);
     for r = 0:W0-1
       if (! isequal (S{r+1}.seg, M0.seg{r+1}) || S{r+1}.len != M0.len(r+1))
         error ("muonlab:badState",
@@ -126,10 +130,15 @@ function state = zero_load_state (prefix, L, varargin)
     if (isempty (variant))
       variant = S0.variant;
     endif
-    M = zero_shard_map (L, variant);
+    bucket = opts.bucket_size;          # by default the saved one (layer-wise designs only)
+    if (isempty (bucket))
+      bucket = S0.bucket_size;
+    endif
+    bucket = zero_bucket (variant, bucket);
+    M = zero_shard_map (L, variant, bucket);
     key = struct ("variant", variant, "world", W, "shapes", shapes, "stage", L.stage,
                   "align_factor", L.align_factor, "order", L.order_mode, "form", S0.form,
-                  "local_ranks", nl);
+                  "local_ranks", nl, "bucket_size", bucket);
     state = struct ("key", key, "step", S0.step, "momentum", [], "reference", [],
                     "has_ref", true);
     if (S0.step > 0)
@@ -137,14 +146,15 @@ function state = zero_load_state (prefix, L, varargin)
     endif
     if (! isempty (S0.train))               # a zero_train_step state: the loop's part too
       same = (W0 == W && S0.stage == L.stage && S0.align_factor == L.align_factor
-              && strcmp (S0.order, L.order_mode) && strcmp (variant, S0.variant));
+              && strcmp (S0.order, L.order_mode) && strcmp (variant, S0.variant)
+              && isequal (bucket, S0.bucket_size));
       state = zero_train_ckpt ("join", fname, prefix, S, state, L, ranks, same);
       state = muon_state ("zero_train", state);
     else
       state = muon_state ("zero_step", state);
     endif
     sig = [value_hash({shapes, W, L.stage, L.align_factor, L.order_mode}), ...
-           value_hash(variant), value_hash(S)];
+           value_hash({variant, bucket}), value_hash(S)];
   catch err
     comm_agree (fname, comm_in_args (varargin), [], names);
     rethrow (err);
@@ -174,11 +184,13 @@ function S = read_shard (fname, file, r, S0)
                       file, msg);
   fields = {"format", "version", "rank", "world", "shapes", "stage", "align_factor", "order", ...
             "variant", "form", "step", "seg", "len", "momentum", "ref_seg", "reference"};
-  ## version 2 added the field train (the loop of zero_train_step, or []), 3 digests
-  later = {"train", "digests"};
+  ## version 2 added the field train (the loop of zero_train_step, or []), 3 digests, 4
+  ## bucket_size (the layer-wise designs' BucketSize; written only for a bucketed state, so
+  ## that a reader before it refuses what it would misread)
+  later = {"train", "digests", "bucket_size"};
   v = [];
   if (isstruct (S) && isscalar (S))
-    v = find (arrayfun (@(k) isempty (setxor (fieldnames (S), [fields, later(1:k)])), 0:2));
+    v = find (arrayfun (@(k) isempty (setxor (fieldnames (S), [fields, later(1:k)])), 0:3));
   endif
   if (isempty (v))
     bad ("not the fields of a zero_shard payload");
@@ -189,6 +201,14 @@ function S = read_shard (fname, file, r, S0)
   endif
   if (v < 2)
     S.train = [];                         # version 1: a zero_muon_step state
+  endif
+  if (v < 4)
+    S.bucket_size = [];                   # versions 1-3: one bucket
+  elseif (! (isa (S.bucket_size, "double") && isscalar (S.bucket_size)
+             && isreal (S.bucket_size) && S.bucket_size >= 1 && S.bucket_size <= 2^53
+             && S.bucket_size == fix (S.bucket_size)
+             && any (strcmp (S.variant, {"layerwise_lpt", "layerwise_ns_cost"}))))
+    bad ("BUCKET_SIZE is not a positive integer of a layer-wise design");
   endif
   if (v < 3)
     S.digests = [];                       # versions 1, 2: no identity of the save
@@ -236,7 +256,8 @@ function S = read_shard (fname, file, r, S0)
     bad ("its rank is not below its world");
   endif
   if (! isempty (S0))
-    same = {"world", "shapes", "stage", "align_factor", "order", "variant", "form", "step"};
+    same = {"world", "shapes", "stage", "align_factor", "order", "variant", "form", "step", ...
+            "bucket_size"};
     for f = same
       if (! isequal (S.(f{1}), S0.(f{1})))
         error ("muonlab:badState",
@@ -384,3 +405,34 @@ endfunction
 %!error <zero_load_state: VARIANT must be 'reference', 'zero12_allreduce', 'zero2_reduce_scatter_buggy', 'zero2_slice_only', 'zero2_multi_owner', 'zero3_round_robin', 'zero3_round_robin_aliased_pads', 'layerwise_lpt', 'moonlight_gather', 'alltoall_owner', 'muon_bp', 'expert_parallel' or 'layerwise_ns_cost'\.> zero_load_state ("x", zero_layout ({[2 2]}, 1), "Variant", "zero4")
 %!error <zero_load_state: L must be a layout from zero_layout.> zero_load_state ("x", 3)
 %!error <zero_load_state: cannot read 'no_such_prefix.rank0.ckpt': no such file.> zero_load_state ("no_such_prefix", zero_layout ({[2 2]}, 1))
+
+%!test
+%! ## a bucketed layer-wise state (BucketSize: its owners differ from one bucket's) saves its
+%! ## bucket size (format version 4: read as one bucket, its map would not be the files') and
+%! ## loads back as it was; into another design the full
+%! ## momentum is the saved one: the reference design's after the same step
+%! shapes = {[5 4], [3 6], [7 2]};
+%! L = zero_layout (shapes, 2);
+%! randn ("state", 7);
+%! g = cellfun (@(s) randn (s), repmat (shapes, 2, 1), "UniformOutput", false);
+%! [~, s] = zero_muon_step (L, g, [], "Variant", "layerwise_ns_cost", "BucketSize", 20);
+%! [~, sr] = zero_muon_step (L, g, [], "Variant", "reference");
+%! pre = tempname ();
+%! f = zero_save_state (pre, L, s);
+%! unwind_protect
+%!   s2 = zero_load_state (pre, L);
+%!   assert (s2.key.bucket_size, 20);
+%!   assert (s2.momentum, s.momentum);
+%!   R = zero_muon_step (L, g, s2, "Variant", "layerwise_ns_cost", "BucketSize", 20);
+%!   assert (R.rel_err, [0 0 0]);
+%!   s3 = zero_load_state (pre, L, "Variant", "reference");
+%!   assert (s3.momentum, sr.momentum);
+%!   assert (isempty (s3.key.bucket_size));
+%!   ## into one bucket's owners ({0, 1, 1}: another rank holds 3x6's momentum)
+%!   s4 = zero_load_state (pre, L, "BucketSize", 1000);
+%!   [~, s5] = zero_muon_step (L, g, [], "Variant", "layerwise_ns_cost", "BucketSize", 1000);
+%!   assert (s4.momentum, s5.momentum);
+%!   assert (numel (s4.momentum{1}) != numel (s.momentum{1}));
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect

@@ -67,6 +67,14 @@
 ## shard's cursor rounded up to 64 elements, and every shard is as long as the longest
 ## rounded up to 64 elements (even W) or 128 (odd W), zeros in the gaps; the reduce-scatter
 ## moves W such shards (@code{zero_cost}'s @code{partition_size} and @code{padded_total}).
+## With @qcode{"BucketSize"} it is Megatron's layout of several buckets (its DDP's
+## @code{bucket_size}, set by default with @code{overlap_grad_reduce}): the walk, last
+## first, closes a bucket before a matrix once the bucket holds at least
+## @code{max (BucketSize, fix (0.9 W m))} elements (m its largest matrix's) and the matrix
+## would grow the bucket's padded shards (Megatron's estimate: the walk dealt unsorted to
+## the least-loaded shard); each bucket is sorted, dealt (the cursors from 0) and padded as
+## the one bucket above, the buckets lie back to back and each has its own reduce-scatter,
+## in order.  Owners and bytes then differ from one bucket's; updates stay the reference's.
 ## @item layerwise_ns_cost
 ## Megatron's layer-wise optimizer since that PR (its layout of one bucket): the matrices
 ## walked last first, sorted by the Newton-Schulz cost max (m, n) min (m, n)^2 (equal costs:
@@ -76,7 +84,10 @@
 ## matrices as @code{layerwise_lpt}.  On mixed aspect
 ## ratios the owners differ: @{8192 x 9, 256 x 256, 256 x 256@} on 2 ranks has NS imbalance
 ## 1.97 under @code{layerwise_lpt} and 1.01 here (@code{zero_cost}).  A matrix's cost is that
-## of its whole rows x cols: Megatron's experts are matrices of their own.
+## of its whole rows x cols: Megatron's experts are matrices of their own.  With
+## @qcode{"BucketSize"} the buckets of @code{layerwise_lpt}, each bucket dealt under its own
+## 1.3 x (bucket's elements) / W cap, the accumulated costs carried from bucket to bucket
+## (as Megatron since that PR).
 ## @item moonlight_gather
 ## ZeRO-1 with Moonlight's DP gather: reduce-scatter, momentum on the partition, one
 ## all-gather of the straddling matrices' pieces, NS on each full matrix.
@@ -153,6 +164,12 @@
 ## @item "Period"
 ## a positive integer, at most 2147483647 (2^31 - 1; default 4): @code{muon_bp} runs a full
 ## step when the number of steps before this one is a multiple of it (muon_bp only).
+## @item "BucketSize"
+## Megatron's DDP @code{bucket_size} in elements, a positive integer (at most 2^53), for
+## @code{layerwise_lpt} and @code{layerwise_ns_cost} (the other designs ignore it, as they do
+## @qcode{"Period"}); default [] is one bucket (Megatron's @code{bucket_size} None).  It
+## changes the owners, so a state records it: a state of another bucket size is refused
+## (@code{muonlab:badState}), and @code{zero_save_state} / @code{zero_load_state} carry it.
 ## @item "Experts"
 ## a positive integer for every parameter, or one per parameter (1 x P; default 1): a
 ## parameter with E experts is a fused (E*M) x N expert weight, expert e in rows
@@ -314,6 +331,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
   try
     opts = parse_options (fname, "zero_muon_step", varargin);
     zero_fp64_momentum (fname, opts.arith);
+    opts.bucket_size = zero_bucket (opts.variant, opts.bucket_size);   # layer-wise only
     want_ref = opts.reference;
     ## layout, communicator and gradients: the checks every zero_* function shares (a light
     ## one of the layout: the step runs in a loop; the checkpoints rebuild it)
@@ -348,7 +366,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
     ## state: new, or a previous call's checked against this call
     key = struct ("variant", opts.variant, "world", W, "shapes", shapes, "stage", L.stage,
                   "align_factor", L.align_factor, "order", L.order_mode, "form", opts.form,
-                  "local_ranks", nl);
+                  "local_ranks", nl, "bucket_size", opts.bucket_size);
     do_ref = want_ref && ! strcmp (opts.variant, "reference");
     state = zero_step_state (fname, state, key, do_ref, device, ranks, shapes, W, lopts, plan);
 
@@ -523,3 +541,46 @@ endfunction
 %! zero_muon_step (L, g, [], "Coefficients", "foo");
 %!error <zero_muon_step: GEMM must be 'auto', 'openblas' or 'onednn'.>
 %! zero_muon_step (L, g, [], "Gemm", "mkl");
+
+%!test
+%! ## Megatron's buckets, worked by hand: {5x4, 3x6, 7x2} on 2 ranks, BucketSize 20.  Walked
+%! ## last first, 7x2 and 3x6 (32 elements) reach max (20, fix (0.9*2*18)) = 32 and 5x4 would
+%! ## not fit their shards' padding (64 + 20 > 64): bucket {3x6 -> 0, 7x2 -> 1}, then {5x4 -> 0},
+%! ## each shard 64 elements, one reduce-scatter each (64 x 8 bytes each way).  One bucket:
+%! ## 5x4 -> 0, 3x6 -> 1, 7x2 -> 1 (at 64), shard 78 -> 128, one reduce-scatter of 128 x 8.
+%! ## layerwise_ns_cost deals the same here (3x6's cost 54 first; 5x4 alone over its cap).
+%! ## Updates the reference's, bit for bit, over two steps.
+%! shapes = {[5 4], [3 6], [7 2]};
+%! L3 = zero_layout (shapes, 2);
+%! randn ("seed", 2);
+%! h = cellfun (@(s) randn (s), repmat (shapes, 2, 1), "UniformOutput", false);
+%! [R1, s1] = zero_muon_step (L3, h, [], "Variant", "layerwise_lpt");
+%! assert (R1.owners, {0, 1, 1});
+%! assert ([R1.ranks(1).calls(2), R1.ranks(1).sent(2), R1.ranks(2).recv(2)], [1 1024 1024]);
+%! for v = {"layerwise_lpt", "layerwise_ns_cost"}
+%!   [R2, s2] = zero_muon_step (L3, h, [], "Variant", v{1}, "BucketSize", 20);
+%!   assert (R2.owners, {0, 0, 1});
+%!   assert ([R2.ranks(1).calls(2), R2.ranks(2).calls(2)], [2 2]);
+%!   assert ([R2.ranks(1).sent(2), R2.ranks(2).recv(2)], [1024 1024]);
+%!   assert (s2.key.bucket_size, 20);
+%!   assert (R2.rel_err, [0 0 0]);
+%!   R2 = zero_muon_step (L3, h, s2, "Variant", v{1}, "BucketSize", 20);
+%!   assert (R2.rel_err, [0 0 0]);
+%!   ## the cost model: the same calls, bytes and owners
+%!   C = zero_cost (L3, 2, "Design", v{1}, "BucketSize", 20, "ElementBytes", 8);
+%!   assert ([C.calls(:,2).', C.sent(:,2).', C.partition_size, C.padded_total],
+%!           [2 2 1024 1024 128 256]);
+%!   assert (C.params.ns_rank.', [0 0 1]);
+%! endfor
+%! ## a bucket past every matrix is one bucket; the other designs ignore it (as Period)
+%! R3 = zero_muon_step (L3, h, [], "Variant", "layerwise_lpt", "BucketSize", 1000);
+%! assert (R3.owners, R1.owners);
+%! [R4, s4] = zero_muon_step (L3, h, [], "BucketSize", 20);
+%! assert (isequal (R4.updates, zero_muon_step (L3, h, []).updates) && isempty (s4.key.bucket_size));
+%!error <zero_muon_step: BUCKETSIZE must be a positive integer \(at most 2\^53\)\.>
+%! zero_muon_step (L, g, [], "Variant", "layerwise_lpt", "BucketSize", 0);
+%!error <zero_muon_step: BUCKETSIZE must be a positive integer \(at most 2\^53\)\.>
+%! zero_muon_step (L, g, [], "Variant", "layerwise_lpt", "BucketSize", 2.5);
+%!error <zero_muon_step: STATE belongs to another layout, variant, momentum form or communicator: its bucket size is 20, this call's \[\]\.>
+%! [~, s] = zero_muon_step (L, g, [], "Variant", "layerwise_lpt", "BucketSize", 20);
+%! zero_muon_step (L, g, s, "Variant", "layerwise_lpt");

@@ -150,7 +150,17 @@ function files = zero_save_state (prefix, L, state, varargin)
     if (! (ischar (k.form) && any (strcmp (k.form, core_lists ().lists.momentum_form))))
       error ("muonlab:badState", "%s: STATE.key.form must be 'ema' or 'sgd'.", fname);
     endif
-    M = zero_shard_map (L, k.variant);
+    kb = [];                              # the layer-wise designs' buckets
+    if (isfield (k, "bucket_size"))
+      kb = k.bucket_size;
+    endif
+    if (! (isempty (kb) || (isa (kb, "double") && isscalar (kb) && isreal (kb) && kb >= 1
+                            && kb <= 2^53 && kb == fix (kb))))
+      error ("muonlab:badState",
+             "%s: STATE.key.bucket_size must be [] or a positive integer.", fname);
+    endif
+    kb = zero_bucket (k.variant, kb);
+    M = zero_shard_map (L, k.variant, kb);
     mom = state.momentum;
     if (step == 0)
       mom = arrayfun (@(r) zeros (M.len(r+1), 1), ranks(:), "UniformOutput", false);
@@ -171,7 +181,7 @@ function files = zero_save_state (prefix, L, state, varargin)
       loop.key = rmfield (loop.key, "local_ranks");
     endif
     sig = [value_hash(prefix), value_hash({shapes, W, L.stage, L.align_factor, L.order_mode}), ...
-           value_hash({k.variant, k.form}), step, value_hash(loop)];
+           value_hash({k.variant, k.form, kb}), step, value_hash(loop)];
 
     ## the local ranks' payloads and their digests
     S = cell (1, nl);
@@ -184,6 +194,10 @@ function files = zero_save_state (prefix, L, state, varargin)
                      "step", step, "seg", M.seg{r+1}, "len", M.len(r+1), "momentum", mom{l},
                      "ref_seg", zeros (0, 5), "reference", zeros (0, 1), "train", [],
                      "digests", []);
+      if (! isempty (kb))                 # version 4: a bucketed layer-wise design's size
+        S{l}.version = 4;
+        S{l}.bucket_size = kb;
+      endif
       if (! isempty (train))
         S{l}.train = zero_train_ckpt ("rank", train, l);
       endif

@@ -15,7 +15,8 @@
 ## training loop keeps a state of its own, the design's momentum inside it, and takes one
 ## micro-batch a call, as @code{muon_step} does on one process; its options are
 ## @code{muon_optimizer}'s (the same names, values and code: the loss scaler, the clip
-## factor, the overflow test) plus those of @code{zero_muon_step}.
+## factor, the overflow test) plus those of @code{zero_muon_step} (@qcode{"BucketSize"} of the
+## layer-wise designs too: Megatron's buckets, which the state records).
 ##
 ## @var{L} is a layout from @code{zero_layout}, @var{rank_grads} a cell with one row per
 ## rank this process drives (W on simulated ranks, 1 under MPI) and one column per matrix:
@@ -160,6 +161,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     [v, zargs] = parse_options (fname, "zero_train_step", varargin);
     zo = parse_options (fname, "zero_muon_step", zargs);
     zero_fp64_momentum (fname, zo.arith);
+    zo.bucket_size = zero_bucket (zo.variant, zo.bucket_size);   # layer-wise only
     [W, shapes] = zero_check_layout (fname, L);
     P = rows (shapes);
     [ranks, nl] = zero_local_ranks (fname, zo.comm, W);
@@ -176,7 +178,8 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     ## state
     key = struct ("variant", zo.variant, "world", W, "shapes", shapes, "stage", L.stage,
                   "align_factor", L.align_factor, "order", L.order_mode, "form", zo.form,
-                  "local_ranks", nl, "accum_steps", v.accum_steps,
+                  "local_ranks", nl, "bucket_size", zo.bucket_size,
+                  "accum_steps", v.accum_steps,
                   "per_micro_ns", v.per_micro_ns, "poison", v.poison,
                   "clip_policy", v.clip_policy, "clip_norm", v.clip_norm,
                   "clip_flag", v.clip_flag, "reference", zo.reference,
@@ -485,6 +488,31 @@ endfunction
 %!   R = zero_train_step (L, grads (2), T, "Variant", v{1});
 %!   assert (R.step == 2 && max (R.rel_err) <= 1e-12);
 %! endfor
+%!test
+%! ## Megatron's buckets (BucketSize 24: {6x4, 5x4} walked last first reach max (24, fix (0.9*
+%! ## 2*24)) = 43 and 6x4 would not fit their shards' 64: buckets {6x4 -> 0, 5x4 -> 1} and
+%! ## {6x4 -> 0}: rank 0 holds 24 + 24 momentum elements; one bucket deals 1, 0, 0: 20 + 24),
+%! ## the state records it, through the loop and a checkpoint; updates the reference's
+%! for v = {"layerwise_lpt", "layerwise_ns_cost"}
+%!   [R, T] = zero_train_step (L, grads (1), [], "Variant", v{1}, "BucketSize", 24);
+%!   assert (cellfun (@numel, T.zero.momentum).', [48 20]);
+%!   assert (T.key.bucket_size, 24);
+%!   pre = tempname ();
+%!   f = zero_save_state (pre, L, T);
+%!   unwind_protect
+%!     T2 = zero_load_state (pre, L);
+%!   unwind_protect_cleanup
+%!     cellfun (@unlink, f);
+%!   end_unwind_protect
+%!   [R, T2] = zero_train_step (L, grads (2), T2, "Variant", v{1}, "BucketSize", 24);
+%!   assert (R.step == 2 && isequal (R.rel_err, [0 0 0]));
+%!   assert (cellfun (@numel, T2.zero.momentum).', [48 20]);
+%! endfor
+%! [~, T] = zero_train_step (L, grads (1), [], "Variant", "layerwise_lpt");
+%! assert (cellfun (@numel, T.zero.momentum).', [44 24]);
+%!error <zero_train_step: STATE belongs to another layout, design, communicator or training option: its bucket size is 24, this call's \[\]\.>
+%! [~, T] = zero_train_step (L, grads (1), [], "Variant", "layerwise_lpt", "BucketSize", 24);
+%! zero_train_step (L, grads (1), T, "Variant", "layerwise_lpt");
 %!test
 %! ## the length wanted is the design's: every rank's buffer of a sound state passes, and
 %! ## the length named is what zero_muon_step returned

@@ -26,9 +26,11 @@
  *
  * The plans of a layout object (zero_layout_result.m, zero_plan.m):
  *   H = ('plan', SHAPES, WORLD, LOPTS)   a new entry of the handle table (muon_mex_handle.h)
- *   [SEG, LEN] = ('map', SHAPES, WORLD, LOPTS, VARIANT[, H])   the momentum map of the
- *                                        design's plan (muon_mex_zero_map), for the sharded
- *                                        checkpoints (zero_shard_map.m); H as PLAN above
+ *   [SEG, LEN] = ('map', SHAPES, WORLD, LOPTS, VARIANT[, H[, BUCKET]])   the momentum map
+ *                                        of the design's plan (muon_mex_zero_map), for the
+ *                                        sharded checkpoints (zero_shard_map.m); H as PLAN
+ *                                        above ([] for none); BUCKET the layer-wise designs'
+ *                                        bucket size ([] or 0: one bucket)
  *   OWNED = ('owned', SHAPES, WORLD, LOPTS, OPTS[, H])   a step's layout facts without the
  *                                        step (zero_muon_step's skipped step): OPTS checked
  *                                        as a step checks them against the plan of
@@ -105,17 +107,19 @@ static void command (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_check (fname, muon_mex_zero_plans_new (ctx, np, rc, W, &lo, &z));
     plhs[0] = muon_mex_handle_new (fname, z);
   }
-  else if (strcmp (cmd, "map") == 0 && (nrhs == 5 || nrhs == 6) && nlhs <= 2)
+  else if (strcmp (cmd, "map") == 0 && nrhs >= 5 && nrhs <= 7 && nlhs <= 2)
   {
     muon_zero_variant v = variant_arg (prhs[4]);
     size_t np;
     int W;
     muon_zero_layout_opts lo;
     size_t *rc = muon_mex_zero_layout (fname, prhs[1], prhs[2], prhs[3], &np, &W, &lo);
-    muon_mex_zero_plans *z = plans_for (ctx, nrhs == 6 ? prhs[5] : NULL, np, rc, W, &lo);
+    size_t bucket = nrhs == 7 && !mxIsEmpty (prhs[6])
+                    ? muon_mex_size (fname, "BUCKET", mxGetScalar (prhs[6])) : 0;
+    muon_mex_zero_plans *z = plans_for (ctx, nrhs >= 6 ? prhs[5] : NULL, np, rc, W, &lo);
     const muon_zero_plan *P = NULL;
     mxArray *out[2] = { NULL };
-    muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, v, &P, &plans_built));
+    muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, v, bucket, &P, &plans_built));
     muon_mex_check (fname, muon_mex_zero_map (ctx, P, out));
     muon_mex_outputs (nlhs, plhs, out, 2);
   }
@@ -130,7 +134,7 @@ static void command (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_zero_plans *z = plans_for (ctx, nrhs == 6 && !mxIsEmpty (prhs[5]) ? prhs[5]
                                         : NULL, np, rc, W, &lo);
     const muon_zero_plan *P = NULL;
-    muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, o.variant, &P, &plans_built));
+    muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, o.variant, o.bucket_size, &P, &plans_built));
     muon_mex_check (fname, muon_zero_step_check (ctx, P, &o));
     plhs[0] = muon_mex_zero_owned (P);
   }
@@ -207,9 +211,9 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   const muon_zero_plan *P = NULL, *Pref = NULL;
   muon_mex_zero_plans *z = plans_for (ctx, nrhs > IN_PLAN && !mxIsEmpty (prhs[IN_PLAN])
                                       ? prhs[IN_PLAN] : NULL, np, rc, W, &lo);
-  muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, o.variant, &P, &plans_built));
+  muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, o.variant, o.bucket_size, &P, &plans_built));
   if (ref)
-    muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, MUON_ZERO_REFERENCE, &Pref,
+    muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, MUON_ZERO_REFERENCE, 0, &Pref,
                                                     &plans_built));
 
   // the communicator: the context's simulated one, or muon_mex_comm_get's (owned: destroyed

@@ -175,6 +175,20 @@ void muon_mex_update_opts (const char *fname, const mxArray *s, muon_update_opts
   o->nsplit = nsplit;
 }
 
+// The field bucket_size (Megatron's bucket_size of the layer-wise designs, elements): missing
+// or [] for one bucket (0), else a positive integer.
+static size_t bucket_field (const char *fname, const mxArray *s)
+{
+  const mxArray *b = mxIsStruct (s) ? mxGetField (s, 0, "bucket_size") : NULL;
+  if (b == NULL || mxIsEmpty (b))
+    return 0;
+  double x = muon_mex_is_real_double (b) && mxGetNumberOfElements (b) == 1 ? mxGetScalar (b)
+                                                                            : -1;
+  if (!(x >= 1 && muon_mex_whole_in (x, 1, MUON_MEX_MAX_SIZE)))
+    muon_mex_error (fname, "badArg", "BUCKETSIZE must be a positive integer.");
+  return (size_t) x;
+}
+
 void muon_mex_zero_layout_opts (const char *fname, const mxArray *s, muon_zero_layout_opts *o)
 {
   muon_zero_layout_opts_default (o);
@@ -187,6 +201,7 @@ void muon_mex_zero_step_opts (const char *fname, const mxArray *s, muon_zero_ste
   muon_zero_step_opts_default (o);
   muon_mex_update_opts (fname, s, &o->update, experts);
   MUON_MEX_STEP_FIELDS (GET_FIELD)
+  o->bucket_size = bucket_field (fname, s);
 }
 
 void muon_mex_zero_cost_opts (const char *fname, const mxArray *s, muon_zero_cost_opts *o)
@@ -197,5 +212,6 @@ void muon_mex_zero_cost_opts (const char *fname, const mxArray *s, muon_zero_cos
       && muon_name_lookup (MUON_LIST_ZERO_VARIANT, buf, &o->design) != MUON_OK)
     muon_mex_error (fname, "badArg", "unknown design '%s'.", buf);
   MUON_MEX_COST_FIELDS (GET_FIELD)
+  o->bucket_size = bucket_field (fname, s);
   muon_mex_ns_opts (fname, s, &o->ns);
 }

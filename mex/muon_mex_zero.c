@@ -123,6 +123,7 @@ struct muon_mex_zero_plans {
   muon_zero_layout_opts lo;
   muon_zero_layout *L;
   muon_zero_plan *P[MUON_ZERO_VARIANT_COUNT];   // made on first use
+  size_t bucket[MUON_ZERO_VARIANT_COUNT];        // the bucket size each was made with
 };
 
 void muon_mex_zero_plans_free (void *obj)
@@ -171,15 +172,20 @@ int muon_mex_zero_plans_match (const muon_mex_zero_plans *z, size_t np, const si
 }
 
 muon_status muon_mex_zero_plans_get (muon_ctx *ctx, muon_mex_zero_plans *z,
-                                     muon_zero_variant v, const muon_zero_plan **P,
-                                     size_t *built)
+                                     muon_zero_variant v, size_t bucket,
+                                     const muon_zero_plan **P, size_t *built)
 {
   *P = NULL;
   if (!MUON_IN_LIST (MUON_ZERO_VARIANT_LIST, v))
     return muon_ctx_set_error (ctx, MUON_ERR_BADARG, "unknown variant %d", (int) v);
+  if (v != MUON_ZERO_LAYERWISE_LPT && v != MUON_ZERO_LAYERWISE_NS_COST)
+    bucket = 0;                         // the other designs have no buckets
+  if (z->P[v] != NULL && z->bucket[v] != bucket)
+    muon_zero_plan_destroy (&z->P[v]);  // another bucket size: another plan
   if (z->P[v] == NULL)
   {
-    muon_status s = muon_zero_plan_create (ctx, z->L, v, &z->P[v]);
+    z->bucket[v] = bucket;
+    muon_status s = muon_zero_plan_create_bucketed (ctx, z->L, v, bucket, &z->P[v]);
     if (s < 0)
       return s;
     ++*built;

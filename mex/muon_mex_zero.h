@@ -103,11 +103,13 @@ void muon_mex_zero_plans_free (void *z);
 // 1 when z was made from these shapes, world and options.
 int muon_mex_zero_plans_match (const muon_mex_zero_plans *z, size_t np, const size_t *rc,
                                int world, const muon_zero_layout_opts *lo);
-// [out] *P: z's plan of variant v (borrowed: it lives as long as z), built now when it is
-// the first time it is asked for (then *built += 1).
+// [out] *P: z's plan of variant v with Megatron's bucket size bucket (0: one bucket; the
+// other designs ignore it), borrowed: it lives as long as z or until the next call for v
+// with another bucket size; built now when it is the first time it is asked for (then
+// *built += 1).
 muon_status muon_mex_zero_plans_get (muon_ctx *ctx, muon_mex_zero_plans *z,
-                                     muon_zero_variant v, const muon_zero_plan **P,
-                                     size_t *built);
+                                     muon_zero_variant v, size_t bucket,
+                                     const muon_zero_plan **P, size_t *built);
 
 // [out] out[0] SEG: a world x 1 cell, entry r+1 a K x 5 [param+1 at start stop rowmajor], one
 // row per stretch of rank r's momentum buffer in buffer order; out[1] LEN: world x 1, each

@@ -99,7 +99,7 @@ void muon_mex_zero_device (int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
                                         prhs[IN_OPTS], &o, &np, &W, &lo);
   const muon_zero_plan *P = NULL;
   check (muon_mex_zero_plans_new (ctx, np, rc, W, &lo, &held.plans));
-  check (muon_mex_zero_plans_get (ctx, held.plans, o.variant, &P, &plans_built));
+  check (muon_mex_zero_plans_get (ctx, held.plans, o.variant, o.bucket_size, &P, &plans_built));
 
   int owned = 0;
   muon_comm *comm = muon_mex_zero_comm (fname, prhs[IN_COMM], W, &owned);

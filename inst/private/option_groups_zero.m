@@ -43,6 +43,7 @@ function T = zero_step_rows (L)
     "Period",        "period",          "int",     [1 pmax],           d.period, ...
                                                   sprintf("a positive integer (at most %d)", pmax)
     "BlockScale",    "block_scale",     "real",    "(0, Inf)",         d.block_scale,      ""
+    "BucketSize",    "bucket_size",     "int",     [1 2^53],           [],  "a positive integer (at most 2^53)"
     "Experts",       "param_experts",   "any",     [],                 [],                 ""
     "SplitRows",     "param_split",     "any",     [],                 [],                 ""
   };
@@ -64,6 +65,8 @@ function T = shard_rows (L, load)
   T = T(strcmp (T(:,1), "Comm"), :);
   if (load)
     T(end+1,:) = {"Variant", "variant", "enum", L.lists.zero_variant, [], ""};
+    B = zero_step_rows (L);
+    T(end+1,:) = B(strcmp (B(:,1), "BucketSize"), :);
   endif
 endfunction
 
@@ -95,6 +98,7 @@ function T = cost_rows (L)
     "MasterBytes",   "master_bytes",    "any",     [],                 4,                  ""
     "AdamBytes",     "adam_bytes",      "any",     [],                 8,                  ""
     "Symmetric",     "symmetric",       "logical", [],                 false,              ""
+    "BucketSize",    "bucket_size",     "int",     [1 2^53],           [],  "a positive integer (at most 2^53)"
     "Profile",       "profile",         "any",     [],                 "h100",             ""
     "Experts",       "param_experts",   "any",     [],                 [],                 ""
     "SplitRows",     "param_split",     "any",     [],                 [],                 ""

@@ -46,10 +46,10 @@ function state = zero_step_state (fname, state, key, do_ref, device, ranks, shap
   endif
   if (step > 0 && nl < W)
     zero_check_lengths (fname, "STATE.momentum", state.momentum, ranks, shapes, W, lopts,
-                        key.variant, plan);
+                        key.variant, plan, key.bucket_size);
     if (do_ref && state.has_ref)
       zero_check_lengths (fname, "STATE.reference", state.reference, ranks, shapes, W,
-                          lopts, "reference", plan);
+                          lopts, "reference", plan, []);
     endif
   endif
 endfunction

@@ -86,7 +86,7 @@ function zero_train_check (fname, st, L, variant, ranks, shapes, scaler)
            sprintf ("[] or a real column of %d elements (the ranges of STATE.owned{%d})", n, l));
     endif
   endfor
-  zero_lengths (fname, st.zero, L, variant, ranks);
+  zero_lengths (fname, st.zero, L, variant, ranks, st.key.bucket_size);
   sc = st.scaler;
   if (! (isstruct (sc) && isscalar (sc) && isempty (setxor (fieldnames (sc),
                                                              fieldnames (scaler)))
@@ -100,7 +100,7 @@ endfunction
 ## STATE.zero.momentum{l} (and .reference{l}) of a state that took a step: the length of
 ## rank ranks(l)'s buffer in the design's map (one buffer shared by the local ranks is the
 ## reference's own form)
-function zero_lengths (fname, z, L, variant, ranks)
+function zero_lengths (fname, z, L, variant, ranks, bucket)
   if (isempty (z))
     return;
   endif
@@ -118,7 +118,7 @@ function zero_lengths (fname, z, L, variant, ranks)
   endif
   for b = 1:rows (bufs)
     m = z.(bufs{b,1});
-    len = zero_shard_map (L, bufs{b,2}).len;
+    len = zero_shard_map (L, bufs{b,2}, bucket).len;
     if (! (iscell (m) && (numel (m) == numel (ranks)
                           || (numel (m) == 1 && strcmp (bufs{b,2}, "reference")))))
       error ("muonlab:badState",

@@ -9,13 +9,13 @@
 ## @end deftypefn
 
 function zst = zero_train_fold (zst, G, L, zo, ranks)
-  M = zero_shard_map (L, zo.variant);
+  M = zero_shard_map (L, zo.variant, zo.bucket_size);
   nl = numel (ranks);
   if (isempty (zst))
     key = struct ("variant", zo.variant, "world", L.world,
                   "shapes", [[L.params.rows]; [L.params.cols]].', "stage", L.stage,
                   "align_factor", L.align_factor, "order", L.order_mode, "form", zo.form,
-                  "local_ranks", nl);
+                  "local_ranks", nl, "bucket_size", zo.bucket_size);
     zst = struct ("key", key, "step", 0, "momentum", [], "reference", [], "has_ref", false);
   endif
   if (zst.step == 0)

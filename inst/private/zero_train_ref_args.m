@@ -10,6 +10,7 @@
 
 function [a, E, S] = zero_train_ref_args (fname, zargs, L)
   drop = {"variant", "comm", "reference", "assemble", "padcount", "period", "blockscale", ...
+          "bucketsize", ...
           "precision", "experts", "splitrows"};
   keep = true (1, numel (zargs));
   E = [];

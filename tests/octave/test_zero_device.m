@@ -64,6 +64,25 @@ endfunction
 %! endfor
 
 %!test
+%! ## Megatron's buckets on device arrays ("BucketSize", layer-wise designs): two steps equal
+%! ## the host step's bit for bit, one reduce-scatter per bucket (2 here, as on the host), and
+%! ## the reference's updates
+%! shapes = {[5 4], [3 6], [7 2]};
+%! G = grads (shapes, 2, 13);
+%! L = zero_layout (shapes, 2);
+%! for v = {"layerwise_lpt", "layerwise_ns_cost"}
+%!   a = {"Variant", v{1}, "BucketSize", 20};
+%!   [Rh, sh] = zero_muon_step (L, G, [], a{:});
+%!   [Rd, sd] = zero_muon_step (L, on_device (G), [], a{:});
+%!   [Rh, sh] = zero_muon_step (L, G, sh, a{:});
+%!   [Rd, sd] = zero_muon_step (L, on_device (G), sd, a{:});
+%!   assert (isequal (Rd.updates, Rh.updates) && isequal (Rd.rel_err, [0 0 0]));
+%!   assert ([Rd.ranks(1).calls(2), Rd.ranks(2).calls(2)], [2 2]);
+%!   assert (isequal (cellfun (@gather_or_empty, sd.momentum, "UniformOutput", false),
+%!                    sh.momentum));
+%! endfor
+
+%!test
 %! ## the oracle: U = polar factor of the average gradient (fp64 SVD)
 %! shapes = {[12 7], [5 9], [8 8]};
 %! W = 3;
