@@ -9,7 +9,8 @@
 ## elements must equal row `rank` of the plan exactly ("ElementBytes", 8: the step moves
 ## fp64), and a design must fail on every rank exactly where the plan says it fails.  The
 ## layer-wise designs' reduce-scatter moves W shards of the padded_shard_size that
-## Megatron's own layout function wrote (tests/c/megatron_layerwise_fixture.h).
+## Megatron's own layout function wrote (tests/c/megatron_layerwise_fixture.h), and with
+## BucketSize one reduce-scatter of each of its buckets (megatron_layerwise_buckets_fixture.h).
 ##
 ## mpi_suite runs the tests and reports: the ranks agree on pass/fail, and an unexpected
 ## error on one rank aborts the job instead of leaving the others waiting.
@@ -21,6 +22,7 @@ function run_zero_cost_mpi ()
     tests(end+1:end+2) = {sprintf("plan_equals_mpi_counters_stage%d", s), @(c) t_exact (c, s)};
   endfor
   tests(end+1:end+2) = {"layerwise_megatron_buffer", @t_megatron};
+  tests(end+1:end+2) = {"layerwise_megatron_buckets", @t_megatron_buckets};
   mpi_suite (comm, tests, "zero_cost");
 endfunction
 
@@ -50,6 +52,49 @@ function f = t_megatron (comm)
     f += mpi_check (a.sent(2) == (W - 1) * S * 8 && a.recv(2) == (W - 1) * S * 8
                     && isequal (a.sent, C.sent(r+1,:)), comm,
                     "%s: reduce-scatter bytes %d, want %d", v{1}, a.sent(2), (W - 1) * S * 8);
+  endfor
+endfunction
+
+## Megatron's buckets on MPI ranks: 40 matrices 7 x 5 with BucketSize 466, three buckets
+## whose padded_shard_size Megatron's own function wrote (tests/c/
+## megatron_layerwise_buckets_fixture.h, "equal 7x5": 448, 448, 384 at W 2; 384, 384, 128
+## at W 3; 256, 256, 128 at W 4; both rules): one reduce-scatter per bucket, (W - 1) shards
+## each way, as zero_cost says; updates the reference's (rel_err 0) and, with the
+## counters, the simulator's bit for bit.
+function f = t_megatron_buckets (comm)
+  f = 0;
+  W = comm.size;
+  r = comm.rank;
+  if (W < 2 || W > 4)
+    return;                                  # the worlds written here
+  endif
+  S = {[448 448 384], [384 384 128], [256 256 128]}{W-1};
+  L = zero_layout (repmat ({[7 5]}, 1, 40), W);
+  G = cell (W, 40);                          # every rank's gradients, for the sim step
+  for q = 0:W-1
+    randn ("state", 17 + q);
+    G(q+1,:) = arrayfun (@(p) randn (7, 5), 1:40, "UniformOutput", false);
+  endfor
+  g = G(r+1,:);
+  for v = {"layerwise_lpt", "layerwise_ns_cost"}
+    C = zero_cost (L, [], "ElementBytes", 8, "Design", v{1}, "BucketSize", 466);
+    R = zero_muon_step (L, g, [], "Variant", v{1}, "Comm", comm, "BucketSize", 466,
+                        "Assemble", true, "Precision", "double");
+    a = R.ranks;
+    f += mpi_check (C.partition_size == sum (S) && isequal (C.calls(:,2).', 3 * ones (1, W)),
+                    comm, "%s: zero_cost's shards %d in %d calls, Megatron's %d in 3", v{1},
+                    C.partition_size, C.calls(r+1,2), sum (S));
+    f += mpi_check (a.calls(2) == 3 && a.sent(2) == (W - 1) * sum (S) * 8
+                    && a.recv(2) == (W - 1) * sum (S) * 8 && isequal (a.sent, C.sent(r+1,:))
+                    && isequal (a.calls, C.calls(r+1,:)), comm,
+                    "%s: reduce-scatter %d calls, %d bytes, want 3, %d", v{1}, a.calls(2),
+                    a.sent(2), (W - 1) * sum (S) * 8);
+    f += mpi_check (isequal (R.rel_err, zeros (1, 40)), comm, "%s: rel_err %g", v{1},
+                    max (R.rel_err));
+    Rs = zero_muon_step (L, G, [], "Variant", v{1}, "BucketSize", 466, "Precision", "double");
+    f += mpi_check (isequal (R.updates, Rs.updates) && isequal (a.sent, Rs.ranks(r+1).sent)
+                    && isequal (a.calls, Rs.ranks(r+1).calls), comm,
+                    "%s: MPI's updates and counters are not the simulator's", v{1});
   endfor
 endfunction
 
