@@ -134,7 +134,8 @@ static void command (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     muon_mex_zero_plans *z = plans_for (ctx, nrhs == 6 && !mxIsEmpty (prhs[5]) ? prhs[5]
                                         : NULL, np, rc, W, &lo);
     const muon_zero_plan *P = NULL;
-    muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, o.variant, o.bucket_size, &P, &plans_built));
+    muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, o.variant, o.bucket_size, &P,
+                                                    &plans_built));
     muon_mex_check (fname, muon_zero_step_check (ctx, P, &o));
     plhs[0] = muon_mex_zero_owned (P);
   }
@@ -211,7 +212,8 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   const muon_zero_plan *P = NULL, *Pref = NULL;
   muon_mex_zero_plans *z = plans_for (ctx, nrhs > IN_PLAN && !mxIsEmpty (prhs[IN_PLAN])
                                       ? prhs[IN_PLAN] : NULL, np, rc, W, &lo);
-  muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, o.variant, o.bucket_size, &P, &plans_built));
+  muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, o.variant, o.bucket_size, &P,
+                                                  &plans_built));
   if (ref)
     muon_mex_check (fname, muon_mex_zero_plans_get (ctx, z, MUON_ZERO_REFERENCE, 0, &Pref,
                                                     &plans_built));

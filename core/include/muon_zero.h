@@ -292,8 +292,8 @@ typedef struct {
                                // elements, 0 for one bucket (muon_zero_plan_create_bucketed)
   size_t lpt_nbuckets;         // LAYERWISE_LPT, _NS_COST: the buckets (>= 1 with a matrix)
   size_t *lpt_bucket;          // LAYERWISE_LPT, _NS_COST: each matrix's bucket, else NULL
-  size_t *lpt_bucket_seg;      // LAYERWISE_LPT, _NS_COST: each bucket's padded_shard_size seg_b;
-                               // bucket b is W seg_b elements after the buckets before it, rank
+  size_t *lpt_bucket_seg;      // LAYERWISE_LPT, _NS_COST: each bucket's padded_shard_size
+                               // seg_b; bucket b is W seg_b elements after the buckets before it, rank
                                // r's shard [r seg_b, (r + 1) seg_b) of it; one reduce-scatter
                                // of each bucket, in bucket order
   muon_zero_span *owned;       // world * nparams: owned[r * nparams + p]

@@ -233,7 +233,8 @@ muon_status zero_layerwise_owners (muon_ctx *ctx, size_t np, const size_t *rows,
         size_t q = keys[k].index, m = rows[q] * cols[q];
         int best = -1;
         for (int r = 0; r < W && by_cost; r++)
-          if ((double) (round_up_64 (cursor[r]) + m) <= cap && (best < 0 || load[r] < load[best]))
+          if ((double) (round_up_64 (cursor[r]) + m) <= cap
+              && (best < 0 || load[r] < load[best]))
             best = r;
         if (best < 0)
         {

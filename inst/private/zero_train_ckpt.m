@@ -44,8 +44,8 @@ function f = state_fields ()
        "bytes", "pending", "why", "scaler", "ref", "step", "skipped"};
 endfunction
 function f = layout_fields ()
-  f = {"variant", "world", "shapes", "stage", "align_factor", "order", "form", "local_ranks", ...
-       "bucket_size"};
+  f = {"variant", "world", "shapes", "stage", "align_factor", "order", "form", ...
+       "local_ranks", "bucket_size"};
 endfunction
 
 function [zs, T] = split (fname, state, L, W, shapes, nl)

@@ -5,8 +5,8 @@
  * on the sim communicator; LPT owners against zero_plan.c's; the layer-wise designs' buffer
  * (starts, padded_shard_size, reduce-scatter bytes) against the numbers Megatron's own layout
  * function wrote, one bucket and several (megatron_layerwise_fixture.h,
- * megatron_layerwise_buckets_fixture.h), with the updates the reference's; the all-to-all model's totals; every error
- * code.
+ * megatron_layerwise_buckets_fixture.h), with the updates the reference's; the all-to-all
+ * model's totals; every error code.
  */
 #include <stdint.h>
 #include <string.h>
