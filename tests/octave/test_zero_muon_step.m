@@ -259,3 +259,100 @@ endfunction
 %! L = zero_layout ({[6 8], [1 8]}, 2);
 %! zero_muon_step (L, {ones(6, 8), ones(1, 8); ones(6, 8), ones(1, 8)}, [],
 %!                 "Variant", "zero3_round_robin_aliased_pads");
+
+## moved from inst/zero_muon_step.m (its length): the STATE, L and COMM checks, and
+## Megatron's buckets worked by hand (the shared L and g of that file, afresh)
+%!shared L, g
+%! L = zero_layout ({[6 4], [5 4], [6 4]}, 2);
+%! randn ("seed", 1);
+%! g = arrayfun (@(k) randn (L.params(mod (k - 1, 3) + 1).rows, 4), 1:6, "UniformOutput", false);
+%! g = reshape (g, 3, 2).';
+
+%!error <zero_muon_step: STATE belongs to another layout, variant, momentum form or communicator: its variant is 'zero12_allreduce', this call's 'layerwise_lpt'\.>
+%! [~, s] = zero_muon_step (L, g, []); zero_muon_step (L, g, s, "Variant", "layerwise_lpt");
+%!error <zero_muon_step: STATE has no reference momentum \(a step ran with 'Reference', false\).>
+%! [~, s] = zero_muon_step (L, g, [], "Reference", false); zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.momentum = {}; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.momentum = []; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.momentum{2} = single (s.momentum{2}); zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.reference must be a 2 x 1 cell of momentum vectors \(one per local rank\).>
+%! [~, s] = zero_muon_step (L, g, []); s.reference = {}; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.momentum must be \[\] in a state before the first step.>
+%! [~, s] = zero_muon_step (L, g, []); s.step = 0; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.step must be a non-negative integer.>
+%! [~, s] = zero_muon_step (L, g, []); s.step = -1; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE must be \[\] or the state of a previous call.>
+%! zero_muon_step (L, g, {});
+%!error <zero_muon_step: STATE\.momentum must be a 2 x 1 cell of momentum vectors \(one per local rank\)\.>
+%! [~, s] = zero_muon_step (L, g, []); s.momentum = {}; zero_muon_step (L, g, s);
+%!error id=muonlab:badState
+%! [~, s] = zero_muon_step (L, g, []); s.momentum = {}; zero_muon_step (L, g, s);
+%!error <zero_muon_step: COMM must be "sim" or a handle from muon_comm.>
+%! zero_muon_step (L, g, [], "Comm", 3);
+## malformed fields of L, COMM and STATE: muonlab errors, not Octave's (issue 13's fuzz)
+%!error <zero_muon_step: L must be a layout from zero_layout.>
+%! M = L; M.params = ones (3); zero_muon_step (M, g, []);
+%!error <zero_muon_step: L must be a layout from zero_layout.>
+%! M = L; M.world = {2}; zero_muon_step (M, g, []);
+%!error <zero_muon_step: L must be a layout from zero_layout.>
+%! M = L; M.params(2).rows = "a"; zero_muon_step (M, g, []);
+%!error <zero_muon_step: COMM must be "sim" or a handle from muon_comm.>
+%! c = muon_comm ("sim", 2); c.size = "2"; zero_muon_step (L, g, [], "Comm", c);
+%!error <zero_muon_step: STATE.step must be a non-negative integer.>
+%! [~, s] = zero_muon_step (L, g, []); s.step = {1}; zero_muon_step (L, g, s);
+%!error <zero_muon_step: STATE.has_ref must be true or false.>
+%! [~, s] = zero_muon_step (L, g, []); s.has_ref = "yes"; zero_muon_step (L, g, s);
+%!error <zero_muon_step: REFERENCE must be true or false.>
+%! zero_muon_step (L, g, [], "Reference", 2);
+
+%!error <^zero_muon_step: unknown coefficient schedule 'foo'\. Coefficient schedules: .*\.$>
+%! zero_muon_step (L, g, [], "Coefficients", "foo");
+%!error <zero_muon_step: GEMM must be 'auto', 'openblas' or 'onednn'.>
+%! zero_muon_step (L, g, [], "Gemm", "mkl");
+
+%!test
+%! ## Megatron's buckets, worked by hand: {5x4, 3x6, 7x2} on 2 ranks, BucketSize 20.  Walked
+%! ## last first, 7x2 and 3x6 (32 elements) reach max (20, fix (0.9*2*18)) = 32 and 5x4 would
+%! ## not fit their shards' padding (64 + 20 > 64): bucket {3x6 -> 0, 7x2 -> 1}, then
+%! ## {5x4 -> 0}, each shard 64 elements, one reduce-scatter each (64 x 8 bytes each way).  One bucket:
+%! ## 5x4 -> 0, 3x6 -> 1, 7x2 -> 1 (at 64), shard 78 -> 128, one reduce-scatter of 128 x 8.
+%! ## layerwise_ns_cost deals the same here (3x6's cost 54 first; 5x4 alone over its cap).
+%! ## Updates the reference's, bit for bit, over two steps.
+%! shapes = {[5 4], [3 6], [7 2]};
+%! L3 = zero_layout (shapes, 2);
+%! randn ("seed", 2);
+%! h = cellfun (@(s) randn (s), repmat (shapes, 2, 1), "UniformOutput", false);
+%! [R1, s1] = zero_muon_step (L3, h, [], "Variant", "layerwise_lpt");
+%! assert (R1.owners, {0, 1, 1});
+%! assert ([R1.ranks(1).calls(2), R1.ranks(1).sent(2), R1.ranks(2).recv(2)], [1 1024 1024]);
+%! for v = {"layerwise_lpt", "layerwise_ns_cost"}
+%!   [R2, s2] = zero_muon_step (L3, h, [], "Variant", v{1}, "BucketSize", 20);
+%!   assert (R2.owners, {0, 0, 1});
+%!   assert ([R2.ranks(1).calls(2), R2.ranks(2).calls(2)], [2 2]);
+%!   assert ([R2.ranks(1).sent(2), R2.ranks(2).recv(2)], [1024 1024]);
+%!   assert (s2.key.bucket_size, 20);
+%!   assert (R2.rel_err, [0 0 0]);
+%!   R2 = zero_muon_step (L3, h, s2, "Variant", v{1}, "BucketSize", 20);
+%!   assert (R2.rel_err, [0 0 0]);
+%!   ## the cost model: the same calls, bytes and owners
+%!   C = zero_cost (L3, 2, "Design", v{1}, "BucketSize", 20, "ElementBytes", 8);
+%!   assert ([C.calls(:,2).', C.sent(:,2).', C.partition_size, C.padded_total],
+%!           [2 2 1024 1024 128 256]);
+%!   assert (C.params.ns_rank.', [0 0 1]);
+%! endfor
+%! ## a bucket past every matrix is one bucket; the other designs ignore it (as Period)
+%! R3 = zero_muon_step (L3, h, [], "Variant", "layerwise_lpt", "BucketSize", 1000);
+%! assert (R3.owners, R1.owners);
+%! [R4, s4] = zero_muon_step (L3, h, [], "BucketSize", 20);
+%! assert (isequal (R4.updates, zero_muon_step (L3, h, []).updates));
+%! assert (isempty (s4.key.bucket_size));
+%!error <zero_muon_step: BUCKETSIZE must be a positive integer \(at most 2\^53\)\.>
+%! zero_muon_step (L, g, [], "Variant", "layerwise_lpt", "BucketSize", 0);
+%!error <zero_muon_step: BUCKETSIZE must be a positive integer \(at most 2\^53\)\.>
+%! zero_muon_step (L, g, [], "Variant", "layerwise_lpt", "BucketSize", 2.5);
+%!error <zero_muon_step: STATE belongs to another layout, variant, momentum form or communicator: its bucket size is 20, this call's \[\]\.>
+%! [~, s] = zero_muon_step (L, g, [], "Variant", "layerwise_lpt", "BucketSize", 20);
+%! zero_muon_step (L, g, s, "Variant", "layerwise_lpt");
