@@ -80,3 +80,71 @@ endfunction
 %! L = zero_layout ({[3 4], [1 8]}, 2);
 %! g = {ones(3,4), ones(1,8); ones(3,4), ones(1,8)};
 %! zero_train_step (L, g, [], "Experts", [1 2], "AccumulationSteps", 2);
+
+## moved from inst/zero_train_step.m (its length): the momentum buffers' checks, the
+## bucket size of a state (the shared values of that file, afresh)
+%!shared L, shapes, grads
+%! shapes = {[6 4], [5 4], [6 4]};
+%! L = zero_layout (shapes, 2);
+%! grads = @(seed) cellfun (@(s) randn (s), repmat (shapes, 2, 1), "UniformOutput", false);
+
+## the design's momentum buffers, checked by the loop before it uses them (PoisonMomentum
+## folds a gradient into them itself; before, an Octave "nonconformant" error)
+%!error <zero_train_step: STATE.zero.momentum\{1\} must be a real double column of (\d+) elements \(rank 0's under 'zero12_allreduce'\).>
+%! [~, T] = zero_train_step (L, grads (1), [], "PoisonMomentum", true);
+%! T = struct (T);
+%! T.zero.momentum{1}(end) = [];
+%! zero_train_step (L, grads (1), T, "PoisonMomentum", true);
+%!error <zero_train_step: STATE.zero.momentum must be a cell of one momentum vector per local rank.>
+%! [~, T] = zero_train_step (L, grads (1), []);
+%! T = struct (T);
+%! T.zero.momentum = T.zero.momentum{1};
+%! zero_train_step (L, grads (1), T);
+%!test
+%! ## a second step of every correct design, the reference's too (its state has no reference
+%! ## momentum of its own: the check of the state refused it), equals the correct step
+%! for v = {"reference", "zero12_allreduce", "zero3_round_robin", "layerwise_lpt"}
+%!   [~, T] = zero_train_step (L, grads (1), [], "Variant", v{1});
+%!   R = zero_train_step (L, grads (2), T, "Variant", v{1});
+%!   assert (R.step == 2 && max (R.rel_err) <= 1e-12);
+%! endfor
+%!test
+%! ## Megatron's buckets (BucketSize 24: {6x4, 5x4} walked last first reach max (24, fix (0.9*
+%! ## 2*24)) = 43 and 6x4 would not fit their shards' 64: buckets {6x4 -> 0, 5x4 -> 1} and
+%! ## {6x4 -> 0}: rank 0 holds 24 + 24 momentum elements; one bucket deals 1, 0, 0: 20 + 24),
+%! ## the state records it, through the loop and a checkpoint; updates the reference's
+%! for v = {"layerwise_lpt", "layerwise_ns_cost"}
+%!   [R, T] = zero_train_step (L, grads (1), [], "Variant", v{1}, "BucketSize", 24);
+%!   assert (cellfun (@numel, T.zero.momentum).', [48 20]);
+%!   assert (T.key.bucket_size, 24);
+%!   pre = tempname ();
+%!   f = zero_save_state (pre, L, T);
+%!   unwind_protect
+%!     T2 = zero_load_state (pre, L);
+%!   unwind_protect_cleanup
+%!     cellfun (@unlink, f);
+%!   end_unwind_protect
+%!   [R, T2] = zero_train_step (L, grads (2), T2, "Variant", v{1}, "BucketSize", 24);
+%!   assert (R.step == 2 && isequal (R.rel_err, [0 0 0]));
+%!   assert (cellfun (@numel, T2.zero.momentum).', [48 20]);
+%! endfor
+%! [~, T] = zero_train_step (L, grads (1), [], "Variant", "layerwise_lpt");
+%! assert (cellfun (@numel, T.zero.momentum).', [44 24]);
+%!error <zero_train_step: STATE belongs to another layout, design, communicator or training option: its bucket size is 24, this call's \[\]\.>
+%! [~, T] = zero_train_step (L, grads (1), [], "Variant", "layerwise_lpt", "BucketSize", 24);
+%! zero_train_step (L, grads (1), T, "Variant", "layerwise_lpt");
+%!test
+%! ## the length wanted is the design's: every rank's buffer of a sound state passes, and
+%! ## the length named is what zero_muon_step returned
+%! [~, T] = zero_train_step (L, grads (1), []);
+%! T = struct (T);
+%! n = numel (T.zero.momentum{2});
+%! T.zero.momentum{2} = [T.zero.momentum{2}; 0];
+%! try
+%!   zero_train_step (L, grads (1), T);
+%!   error ("no error");
+%! catch err
+%!   assert (err.message, sprintf (["zero_train_step: STATE.zero.momentum{2} must be a " ...
+%!                                  "real double column of %d elements (rank 1's under " ...
+%!                                  "'zero12_allreduce')."], n));
+%! end_try_catch
