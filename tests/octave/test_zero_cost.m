@@ -642,3 +642,22 @@ endfunction
 %! assert ([C.fails], [false true]);
 %! assert (C(2).why, "the padded buffer (13510798882111488 elements) must hold fewer than 2^53 elements");
 %! assert (C(1).total, 2^52);
+
+## moved from inst/zero_cost.m (its length)
+%!test
+%! ## BucketSize: the layer-wise designs' buckets, one reduce-scatter each (Megatron's walk:
+%! ## 7 x 2 then 3 x 6 is 32 >= max (20, fix (0.9*2*18)) and 5 x 4 would grow their shards
+%! ## of 64: two buckets, shards 64 and 64 where one bucket's is 128); the others ignore it
+%! a = {"Design", {"layerwise_lpt", "zero12_allreduce"}, "ElementBytes", 8};
+%! C1 = zero_cost ([5 4; 3 6; 7 2], 2, a{:});
+%! C2 = zero_cost ([5 4; 3 6; 7 2], 2, a{:}, "BucketSize", 20);
+%! assert ([C1(1).calls(1,2), C2(1).calls(1,2)], [1 2]);
+%! assert ([C1(1).params.ns_rank.', C2(1).params.ns_rank.'], [0 1 1, 0 0 1]);
+%! assert (isequal (C1(2).sent, C2(2).sent) && isequal (C1(2).calls, C2(2).calls));
+%!test
+%! ## a field of the designs' time records, whose fields differ by design, as one column
+%! C = zero_cost ({[64 32], [32 48]}, 4);
+%! s = C.time.step;
+%! assert (size (s), [numel(C) 1]);
+%! assert (s(2), C(2).time.step);
+%!error <zero_cost_result: no field 'bogus' in record 1 \(fields: allreduce, comm, ns, memory, overhead, step\).> C = zero_cost ({[64 32], [32 48]}, 4); C.time.bogus
