@@ -205,3 +205,118 @@ endfunction
 %! unwind_protect_cleanup
 %!   unlink (f);
 %! end_unwind_protect
+
+## moved from inst/muon_step.m (its length), with its shared P and G
+%!shared P, G
+%! randn ("state", 2);
+%! P = struct ("W", randn (8, 5), "b", randn (8, 1));
+%! G = struct ("W", randn (8, 5), "b", randn (8, 1));
+
+%!test
+%! opt = muon_optimizer (P, "LR", 0.1);
+%! [Q, opt, info] = muon_step (opt, P, G);
+%! U = muon_update (G.W, []);
+%! assert (Q.W, P.W - 0.1 * U);
+%! assert (info.applied && ! info.skipped);
+%! assert ([info.step info.micro info.ns_calls info.clip_coef], [1 1 1 1]);
+%! assert (info.global_norm, norm ([G.W(:); G.b(:)]), 1e-14);
+%! assert (info.update_norm.W, norm (Q.W - P.W, "fro"), 1e-15);
+%! ## the first AdamW step moves every entry by about lr (sign descent)
+%! assert (Q.b, P.b - 0.1 * sign (G.b), 1e-8);
+
+%!test
+%! opt = muon_optimizer (P, "AccumulationSteps", 2);
+%! [Q, opt, info] = muon_step (opt, P, G);
+%! assert (Q, P);
+%! assert (! info.applied && info.micro == 1 && isnan (info.global_norm));
+%! [Q, opt, info] = muon_step (opt, P, G);
+%! assert (info.applied && info.micro == 2);
+
+%!test
+%! ## no scaler: a non-finite gradient skips the step and leaves the state alone
+%! opt = muon_optimizer (P);
+%! H = G; H.b(3) = NaN;
+%! [Q, opt2, info] = muon_step (opt, P, H);
+%! assert (Q, P);
+%! assert (info.skipped && ! info.applied);
+%! assert (opt2.muon, opt.muon);
+%! assert (opt2.adam, opt.adam);
+%!test
+%! ## a state passed back with a malformed momentum is an error, never a fresh start
+%! [~, opt] = muon_step (muon_optimizer (P), P, G);
+%! o = opt;  o.muon.W.momentum = {};
+%! fail ("muon_step (o, P, G)",
+%!       "muon_step: OPT.muon.W.momentum must be a real double or single array.");
+%! o = opt;  o.muon.W.momentum = [];
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.muon.W.momentum must be of size 8 x 5.");
+%! o = opt;  o.muon.W.momentum(3) = NaN;
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.muon.W.momentum must not contain NaN or Inf.");
+%! o = opt;  o.muon.W = rmfield (o.muon.W, "form");
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.muon.W lacks the field 'form'.");
+%! o = opt;  o.adam.b.v(1) = -1;
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.adam.b.v must not be negative.");
+%! o = opt;  o.adam.b.m = single (o.adam.b.m(1:4));
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.adam.b.m must be of size 8 x 1.");
+%! o = opt;  o.accum.b = {};
+%! fail ("muon_step (o, P, G)", "muon_step: OPT.accum.b must be a real double or single array.");
+%! ## [] still means no step yet
+%! o = opt;  o.muon.W = [];
+%! [~, o2] = muon_step (o, P, G);
+%! assert (o2.muon.W.step, 1);
+%!test
+%! ## MomentumArith torch: a single or double matrix takes torch's fused apply
+%! ## (test_momentum_torch checks it against torch); Experts, DecayFirst false and after-NS
+%! ## clipping keep p = p0 (1 - lr wd) - lr U with U = muon_update's scaled update
+%! randn ("seed", 3);
+%! P0 = randn (12, 20);  G0 = randn (12, 20);
+%! o = {"MomentumArith", "torch", "Scale", "rms"};
+%! for v = {{"single", {"Experts", 2}}, {"double", {"DecayFirst", false}}, ...
+%!          {"single", {"ClipNorm", 1e-3, "ClipPolicy", "after_ns"}}}
+%!   [cls, extra] = v{1}{:};
+%!   uextra = extra(1:2 * strcmp (extra{1}, "Experts"));
+%!   Q = struct ("W", cast (P0, cls));  Gr = cast (G0, cls);
+%!   opt = muon_optimizer (Q, o{:}, extra{:}, "LR", 0.02, "WeightDecay", 0.1);
+%!   [Q1, opt1, info] = muon_step (opt, Q, struct ("W", Gr));
+%!   U = muon_update (Gr, [], o{:}, uextra{:}) * info.clip_coef;
+%!   if (strcmp (extra{1}, "Experts"))
+%!     want = Q.W * (1 - 0.02 * 0.1) - 0.02 * U;
+%!   elseif (strcmp (extra{1}, "DecayFirst"))
+%!     want = (Q.W - 0.02 * U) * (1 - 0.02 * 0.1);
+%!   else
+%!     assert (info.clip_coef < 1);
+%!     want = Q.W * (1 - 0.02 * 0.1) - 0.02 * U;
+%!   endif
+%!   assert (isequal (Q1.W, want));
+%! endfor
+%! ## the fused apply: the single parameter one rounding of p0 (1 - lr wd) - lr scale O
+%! Q = struct ("W", single (P0));  Gr = single (G0);
+%! [Q1, opt1] = muon_step (muon_optimizer (Q, o{:}, "LR", 0.02, "WeightDecay", 0.1), Q,
+%!                         struct ("W", Gr));
+%! O = muon_update (Gr, [], o{:}, "Scale", "none");
+%! q = Q.W * (1 - 0.02 * 0.1);
+%! a = double (single (-(0.02 * (0.2 * sqrt (20)))));    # torch's _adjust_lr
+%! want = single (double (q) + a * double (O));     # no tie here (checked: exact sum)
+%! assert (isequal (Q1.W, want));
+%! assert (! isequal (Q1.W, q - 0.02 * muon_update (Gr, [], o{:})));
+%! ## a double matrix: alpha in double, one fma
+%! Q = struct ("W", P0);
+%! Q1 = muon_step (muon_optimizer (Q, o{:}, "LR", 0.02, "WeightDecay", 0.1), Q,
+%!                 struct ("W", G0));
+%! O = muon_update (G0, [], o{:}, "Scale", "none");
+%! assert (isequal (Q1.W, __muon_fma__ (-(0.02 * (0.2 * sqrt (20))), O, P0 * (1 - 0.02 * 0.1))));
+%!error <muon_step: OPT\.muon\.W must be \[\] or a muon_update state\.> muon_step (setfield (muon_optimizer (P), "muon", struct ("W", "")), P, G)
+%!error id=muonlab:badState muon_step (setfield (muon_optimizer (P), "muon", struct ("W", "")), P, G)
+%!error <muon_step: OPT lacks the field 'adam_wd'.>
+%! muon_step (rmfield (muon_optimizer (P), "adam_wd"), P, G)
+%!error <muon_step: OPT.update_args lacks the field 'W'.>
+%! muon_step (setfield (muon_optimizer (P), "update_args", struct ()), P, G)
+%!error <muon_step: OPT.scaler must be a scalar struct.>
+%! muon_step (setfield (muon_optimizer (P), "scaler", "dynamic"), P, G)
+%!error <^muon_step: parameter 'W': unknown coefficient schedule 'foo'\. Coefficient schedules: .*\.$>
+%! opt = muon_optimizer (P);
+%! opt.update_args.W = {"Coefficients", "foo"};
+%! muon_step (opt, P, G);
+%!error <muon_step: parameter 'W': STATE.form must be 'ema', the MOMENTUMFORM in use.>
+%! [~, opt] = muon_step (muon_optimizer (P), P, G);
+%! opt.muon.W.form = "sgd";
+%! muon_step (opt, P, G);
