@@ -23,9 +23,9 @@
 ## saved (its training options, loss scaler, reference momenta, step and skip counts);
 ## continue it with the same training options.  Saved between two windows it loads onto
 ## any world, layout and design; saved in the middle of a window (micro-batches
-## accumulated) it resumes only on the world, layout and design it was saved with, each
-## rank's accumulated gradient being its own data's (another is a @code{muonlab:badState}
-## error).  The loop's state must be one @code{zero_train_step} makes: a pending skip
+## accumulated) it resumes only on the world, layout, design and bucket size it was saved
+## with, each rank's accumulated gradient being its own data's (another is a
+## @code{muonlab:badState} error).  The loop's state must be one @code{zero_train_step} makes: a pending skip
 ## (with its reason) only inside a PerMicroBatchNS window, the design's step count equal
 ## to the loop's (at least the loop's with PerMicroBatchNS or PoisonMomentum, which step
 ## the momentum more often), each reference momentum's step equal to the loop's; else a
@@ -57,7 +57,9 @@
 ## @item "BucketSize"
 ## the bucket size of @code{layerwise_lpt} / @code{layerwise_ns_cost} to load into, as
 ## @code{zero_muon_step}'s @qcode{"BucketSize"} (default: the saved one, which a bucketed
-## layer-wise state records in its files, format version 4; other designs ignore it).
+## layer-wise state records in its files, format version 4; other designs ignore it).  A
+## size that holds every matrix is one bucket, in the step too: a bucketed state loads into
+## one bucket with such a size (e.g. 2^53) and continues under the default [].
 ## @item "Comm"
 ## @qcode{"sim"} (default: every rank of @var{L} in this process) or the communicator of
 ## the run (from @code{muon_comm}): the state then holds its local ranks only.  Every
@@ -134,7 +136,7 @@ function state = zero_load_state (prefix, L, varargin)
     if (isempty (bucket))
       bucket = S0.bucket_size;
     endif
-    bucket = zero_bucket (variant, bucket);
+    bucket = zero_bucket (variant, bucket, L);
     M = zero_shard_map (L, variant, bucket);
     key = struct ("variant", variant, "world", W, "shapes", shapes, "stage", L.stage,
                   "align_factor", L.align_factor, "order", L.order_mode, "form", S0.form,

@@ -331,7 +331,7 @@ function [R, state] = step (L, rank_grads, state, varargin)
   try
     opts = parse_options (fname, "zero_muon_step", varargin);
     zero_fp64_momentum (fname, opts.arith);
-    opts.bucket_size = zero_bucket (opts.variant, opts.bucket_size);   # layer-wise only
+    opts.bucket_size = zero_bucket (opts.variant, opts.bucket_size, L);   # layer-wise only
     want_ref = opts.reference;
     ## layout, communicator and gradients: the checks every zero_* function shares (a light
     ## one of the layout: the step runs in a loop; the checkpoints rebuild it)

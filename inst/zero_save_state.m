@@ -81,8 +81,8 @@
 ## matrix disagree.
 ## @code{zero_load_state} reads the files back into any world size, stage and design that
 ## holds the same momentum; a training loop saved in the middle of a window (micro-batches
-## accumulated, not yet stepped) resumes only on the world, layout and design it was saved
-## with, each rank's accumulated gradient being its own data's.  The state must be valid for @var{L} (its layout, one buffer
+## accumulated, not yet stepped) resumes only on the world, layout, design and bucket size
+## it was saved with, each rank's accumulated gradient being its own data's.  The state must be valid for @var{L} (its layout, one buffer
 ## per local rank of the map's length, finite: a momentum that @code{zero_train_step}'s
 ## @qcode{"PoisonMomentum"} made non-finite is refused), and a @code{zero_train_step}
 ## state's training part must be one that @code{zero_load_state} accepts (its options,
@@ -159,7 +159,7 @@ function files = zero_save_state (prefix, L, state, varargin)
       error ("muonlab:badState",
              "%s: STATE.key.bucket_size must be [] or a positive integer.", fname);
     endif
-    kb = zero_bucket (k.variant, kb);
+    kb = zero_bucket (k.variant, kb, L);
     M = zero_shard_map (L, k.variant, kb);
     mom = state.momentum;
     if (step == 0)

@@ -161,7 +161,7 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
     [v, zargs] = parse_options (fname, "zero_train_step", varargin);
     zo = parse_options (fname, "zero_muon_step", zargs);
     zero_fp64_momentum (fname, zo.arith);
-    zo.bucket_size = zero_bucket (zo.variant, zo.bucket_size);   # layer-wise only
+    zo.bucket_size = zero_bucket (zo.variant, zo.bucket_size, L);   # layer-wise only
     [W, shapes] = zero_check_layout (fname, L);
     P = rows (shapes);
     [ranks, nl] = zero_local_ranks (fname, zo.comm, W);

@@ -34,6 +34,6 @@ function M = zero_shard_map (L, variant, bucket = [])
     plan = plan_handle (L, shapes, L.world, opts);
   endif
   [seg, len] = __muon_zero_step__ ("map", shapes, L.world, opts, variant, plan,
-                                   zero_bucket (variant, bucket));
+                                   zero_bucket (variant, bucket, L));
   M = struct ("world", L.world, "len", len, "seg", {seg});
 endfunction

@@ -124,7 +124,7 @@ function state = join (fname, prefix, S, zs, L, ranks, same)
   if ((t0.micro > 0 || t0.pending) && ! same)
     error ("muonlab:badState",
            ["%s: the files under '%s' hold a window in progress (micro-batch %d of %d): it " ...
-            "resumes only on the world, layout and design it was saved with."], fname,
+            "resumes only on the world, layout, design and bucket size it was saved with."], fname,
            prefix, t0.micro, t0.options.accum_steps);
   endif
 

@@ -356,3 +356,29 @@ endfunction
 %!error <zero_muon_step: STATE belongs to another layout, variant, momentum form or communicator: its bucket size is 20, this call's \[\]\.>
 %! [~, s] = zero_muon_step (L, g, [], "Variant", "layerwise_lpt", "BucketSize", 20);
 %! zero_muon_step (L, g, s, "Variant", "layerwise_lpt");
+
+%!test
+%! ## a bucket that holds every matrix is one bucket, in the state's key too: a bucketed
+%! ## checkpoint loads into one bucket (BucketSize 2^53) and continues under the default
+%! ## [], bit for bit as a one-bucket run from the same momentum
+%! shapes = {[5 4], [3 6], [7 2]};
+%! L3 = zero_layout (shapes, 2);
+%! randn ("seed", 2);
+%! h = cellfun (@(s) randn (s), repmat (shapes, 2, 1), "UniformOutput", false);
+%! [~, s] = zero_muon_step (L3, h, [], "Variant", "layerwise_lpt", "BucketSize", 20);
+%! [~, s52] = zero_muon_step (L3, h, [], "Variant", "layerwise_lpt", "BucketSize", 52);
+%! assert (isempty (s52.key.bucket_size));   # 20 + 18 + 14 elements
+%! pre = tempname ();
+%! f = zero_save_state (pre, L3, s);
+%! unwind_protect
+%!   s1 = zero_load_state (pre, L3, "BucketSize", 2^53);
+%!   assert (isempty (s1.key.bucket_size));
+%!   R1 = zero_muon_step (L3, h, s1, "Variant", "layerwise_lpt");
+%!   assert (R1.owners, {0, 1, 1});
+%!   assert (R1.rel_err, [0 0 0]);
+%!   sr = zero_load_state (pre, L3, "Variant", "reference");
+%!   Rr = zero_muon_step (L3, h, sr, "Variant", "reference");
+%!   assert (isequal (R1.updates, Rr.updates));
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, cellstr (f));
+%! end_unwind_protect
