@@ -82,7 +82,7 @@
 ## @qcode{"zero3_round_robin_aliased_pads"} on a mixed-size round, @qcode{"layerwise_ns_cost"}
 ## when the matrices' NS costs pass 2^64, its figures then layerwise_lpt's, and among several
 ## designs one whose padded buffer holds 2^53 elements or more, its counts then rounded;
-## alone that design is an error), @code{total},
+## alone that design is an error, as is one whose bytes pass 2^64, naming it), @code{total},
 ## @code{padded_total}, @code{partition_size}, @code{straddle_total}, @code{nstraddle},
 ## @code{rounds}, @code{nmatrices}, @code{flops_total} (one NS of every matrix),
 ## @code{calls}, @code{sent}, @code{recv} (W x 6 per collective: allreduce,
@@ -245,12 +245,21 @@ function C = zero_cost (what, world, varargin)
   t0 = tic ();
   for d = 1:numel (which)
     o.design = which{d};
-    R = __muon_zero_cost__ (shapes, experts, split, W, o);
+    try
+      R = __muon_zero_cost__ (shapes, experts, split, W, o);
+    catch err                           # bytes past 2^64: name the design among several
+      if (numel (which) == 1)
+        rethrow (err);
+      endif
+      error (err.identifier, "zero_cost: design '%s': %s", which{d},
+             regexprep (err.message, '^zero_cost: ', ""));
+    end_try_catch
     if (R.padded_total >= flintmax () && numel (which) > 1)
       ## its counts are not exact as doubles: this design fails, the others are costed
+      big = sprintf ("the padded buffer (%.17g elements) must hold fewer than 2^53 elements",
+                     R.padded_total);
+      R.why = merge (R.fails, [R.why "; " big], big);
       R.fails = true;
-      R.why = sprintf ("the padded buffer (%.17g elements) must hold fewer than 2^53 elements",
-                       R.padded_total);
     endif
     check_flat_size ("zero_cost", R.padded_total * (numel (which) == 1));
     c = struct ();

@@ -661,3 +661,11 @@ endfunction
 %! assert (size (s), [numel(C) 1]);
 %! assert (s(2), C(2).time.step);
 %!error <zero_cost_result: no field 'bogus' in record 1 \(fields: allreduce, comm, ns, memory, overhead, step\).> C = zero_cost ({[64 32], [32 48]}, 4); C.time.bogus
+%!test
+%! ## both reasons where both apply: NS costs past 2^64 and a buffer past 2^53
+%! S = struct (zero_cost ({[2^26 2^26]}, 3, "Design", {"zero12_allreduce", "layerwise_ns_cost"}));
+%! assert (S(2).why, ["matrix 1: the Newton-Schulz costs of the matrices pass 2^64; ", ...
+%!                    "the padded buffer (13510798882111488 elements) must hold fewer than 2^53 elements"]);
+%!error <zero_cost: design 'layerwise_lpt': 4503599627370496 elements are too many to count\.>
+%! ## bytes past 2^64 stop the call, naming the design among several
+%! zero_cost ({[2^26 2^26]}, 512, "Design", {"zero2_reduce_scatter_buggy", "layerwise_lpt"});
