@@ -205,20 +205,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   title (ax2, "(b) Newton-Schulz output per input singular value");
   legend (ax2, [hc, ht], [labels, {"target 1"}], "location", "north",
           "orientation", "horizontal", "interpreter", "none");
-  o.file = strtrim (o.file);
-  if (! isempty (o.file))
-    try                                 # the caller's name never reaches a shell
-      print_png ("ns_plot_spectrum", hf, o.file, "-r90");
-    catch err
-      close (hf);
-      rethrow (err);
-    end_try_catch
-  endif
-  if (nargout > 0)
-    h = hf;
-  elseif (! isempty (o.file))
-    close (hf);
-  endif
+  h = finish_figure ("ns_plot_spectrum", hf, strtrim (o.file), nargout > 0, "-r90");
 endfunction
 
 ## The x data of panel (b)'s curves: SX with a NaN between neighbours more than a decade

@@ -211,20 +211,7 @@ function h = zero_plot_layout (L, varargin)
   endif
   hold (ax, "off");
 
-  if (! isempty (file))
-    try                                 # a file that cannot be written leaves no figure
-      print_png ("zero_plot_layout", hf, file);
-    catch err
-      close (hf);
-      rethrow (err);
-    end_try_catch
-  endif
-  if (nargout > 0)
-    h = hf;
-  elseif (! isempty (file))
-    close (hf);
-  endif
-
+  h = finish_figure ("zero_plot_layout", hf, file, nargout > 0);
 endfunction
 
 ## Torch names made short for a label: "model.layers.3.self_attn.q_proj.weight" -> "3.q_proj",
