@@ -400,6 +400,8 @@ endfunction
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(6\).> muon_update (G, [], "Experts", 2, "SplitRows", [4 8])
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", [0 12])
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", {})
+%!error <muon_update: SPLITROWS has 4097 row blocks; at most 4096.> muon_update (ones (4097, 2), [], "SplitRows", ones (1, 4097))
+%!error <muon_optimizer: parameter 'W': SPLITROWS has 4097 row blocks; at most 4096.> muon_optimizer (struct ("W", zeros (4097, 2)), "SplitRows", ones (1, 4097))
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(12\).> muon_update (G, [], "SplitRows", "")
 %!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, 1)
 %!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form.> muon_update (G, struct ("momentum", G))

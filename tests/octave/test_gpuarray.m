@@ -124,6 +124,7 @@ endfunction
 %!error <muon_update: STATE.momentum must be a device array on cpu, like G.> muon_update (D, struct ("momentum", ones (4, 3), "step", 1, "form", "ema"))
 %!error <muon_update: STATE.momentum must match the size of G.> muon_update (D, struct ("momentum", muon_gpu (ones (3), "Device", "cpu"), "step", 1, "form", "ema"))
 %!error <muon_update: SPLITROWS must be positive integers summing to the rows of each block \(4\).> muon_update (D, [], "SplitRows", [1 2])
+%!error <muon_update: SPLITROWS has 4097 row blocks; at most 4096.> muon_update (muon_gpu (ones (4097, 2), "Device", "cpu"), [], "SplitRows", ones (1, 4097))
 %!error <muon_update: EXPERTS must divide the number of rows of G.> muon_update (D, [], "Experts", 3)
 %!error <muon_update: a 4-D G needs a host momentum.> muon_update (ones (2, 2, 2, 2), struct ("momentum", D, "step", 1, "form", "ema"))
 %!error <muon_ns: NORMSCALE and EPSPLACEMENT need a host array G \(gather \(G\) first\).> muon_ns (D, "NormScale", 1.02)
