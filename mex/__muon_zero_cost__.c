@@ -1,6 +1,6 @@
 #define USAGE "usage: C = __muon_zero_cost__ (SHAPES, EXPERTS, SPLIT, WORLD, OPTS) or [DESIGNS, COLLS] = __muon_zero_cost__ ()"
 /* __muon_zero_cost__ - gateway of zero_cost.m: the plan-only cost of one distributed Muon step
- * (muon_zero.h).  SHAPES is P x 2 [rows cols] (positive integers), EXPERTS P x 1 (or
+ * (muon_zero_cost.h).  SHAPES is P x 2 [rows cols] (positive integers), EXPERTS P x 1 (or
  * []: all 1), SPLIT a P x 1 cell of row-block vectors (or []: none), WORLD a scalar, OPTS a
  * struct: design, order, pad_count (strings), stage, align_factor, elem_bytes, symmetric and
  * the Newton-Schulz fields muon_ns.m passes (method, steps, restarts, gram_min_aspect, ...).

@@ -23,12 +23,14 @@
 #ifndef MUON_H
 #define MUON_H
 
-// One header per layer of core/, bottom to top (DESIGN.md 2; each includes those it needs).
+// One header per layer of core/, bottom to top (DESIGN.md 2; each includes those it needs),
+// and the zero layer's second one, its plan-only cost model.
 #include "muon_base.h"      // status table, context, tensors (core/base/)
 #include "muon_gemm.h"      // the CPU product providers (core/gemm/)
 #include "muon_math.h"      // precision, schedules, Newton-Schulz, Muon update (core/math/)
 #include "muon_comm.h"      // communicators (core/comm/)
-#include "muon_zero.h"      // ZeRO layout and distributed Muon steps (core/zero/)
+#include "muon_zero.h"      // ZeRO layout, plans and distributed Muon steps (core/zero/)
+#include "muon_zero_cost.h" // the plan-only cost of a step (core/zero/)
 #include "muon_lists.h"     // the catalogue of every list and limit (core/lists/)
 
 #endif

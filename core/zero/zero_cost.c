@@ -1,6 +1,6 @@
 /* zero_cost.c - the plan-only cost of one distributed Muon step for every design of
  * muon_zero_step (and the all-to-all owner design), from the shapes alone
- * (muon_zero.h).
+ * (muon_zero_cost.h).
  *
  * The partition follows zero_layout.c without building its pieces: offsets in slot order
  * (stages 1/2) or per-matrix chunks (stage 3), owners first..last.  Sums over "the matrices

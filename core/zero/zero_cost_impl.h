@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "muon_internal.h"
-#include "muon_zero.h"
+#include "muon_zero_cost.h"
 #include "zero_variant.h"
 
 static inline size_t min_sz (size_t a, size_t b) { return a < b ? a : b; }

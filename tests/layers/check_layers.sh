@@ -8,7 +8,9 @@
 #   bottom to top: base < gemm < math < comm < zero < lists (gemm sits below math: ns.c calls
 #   the product providers, never the other way; lists, the catalogue of every layer's lists
 #   and limits, sits on top because it names them all, and nothing in core calls it).  include/ holds muon.h and one muon_<layer>.h
-#   per layer.  Header names are unique, since files include them by name.
+#   per layer, and a layer's further public headers muon_<layer>_<part>.h (muon_zero_cost.h:
+#   the zero layer's cost model), each of its layer.  Header names are unique, since files
+#   include them by name.
 #   Includes.  A file of a layer includes its own folder, the layers below, and of include/
 #   the headers of its own layer and those below (muon.h, the umbrella, only from the top);
 #   a header of include/ includes only include/ headers of its layer or below; gpu/ (the
@@ -61,10 +63,13 @@ function base (p,   n) { n = split (p, a_, "/"); return a_[n] }
 function bad (msg) { print "check-layers: " msg; violations++ }
 # rank of a layer folder (0: not a layer)
 function lrank (f) { return (f in rank) ? rank[f] : 0 }
-# the layer a header of include/ belongs to (muon.h: the top); 0 for a stray name
+# the layer a header of include/ belongs to (muon.h: the top; muon_<layer>.h and
+# muon_<layer>_<part>.h: that layer); 0 for a stray name
 function pubrank (h,   n) {
   if (h == "include/muon.h") return top
-  n = base (h); sub (/^muon_/, "", n); sub (/\.h$/, "", n)
+  n = base (h)
+  if (n !~ /^muon_[a-z0-9]+(_[a-z0-9]+)*\.h$/) return 0
+  sub (/^muon_/, "", n); sub (/\.h$/, "", n); sub (/_.*$/, "", n)
   return lrank (n)
 }
 # may file f include (or reach) header h?
@@ -125,7 +130,7 @@ FILENAME ~ /files$/ {
   if (fd != "include" && fd != "gpu" && !lrank (fd))
     bad ($1 ": outside the layer folders (include, " layers ", gpu)")
   if (fd == "include" && !pubrank ($1))
-    bad ($1 ": include/ holds muon.h and one muon_<layer>.h per layer only")
+    bad ($1 ": include/ holds muon.h and per layer muon_<layer>.h and muon_<layer>_<part>.h only")
   if ($1 ~ /\.(h|cuh)$/)
   {
     b = base ($1)

@@ -5,8 +5,9 @@
 # CORE_DIR with the objects named (the layer rules of DESIGN.md 2 on the real tree: includes,
 # include cycles, calls between the objects), then proves that the checker fails where it
 # must, on copies of CORE_DIR each with one fault planted: an upward include, a sideways one
-# into gpu/, an upward public header (among them the catalogue of lists and the umbrella
-# muon.h, which only the top layer, lists/, may include), a forbidden header reached through a plug-in's ABI
+# into gpu/, an upward public header (among them a layer's second header, the catalogue of
+# lists and the umbrella muon.h, which only the top layer, lists/, may include), a public
+# header of no layer, a forbidden header reached through a plug-in's ABI
 # header, an include cycle, a file outside the layer folders, and on small objects an upward
 # call and a call cycle (and passes a clean pair).  Prints one line per check, writes
 # "<layer> <passed> <failed>" to RESULTS_FILE (layer: MUON_LAYER, else layers) and exits 1 on
@@ -60,6 +61,10 @@ plant "a sideways include (gpu/ns_cuda.cu includes ns_impl.h)" \
       "sideways" gpu/ns_cuda.cu '#include "ns_impl.h"'
 plant "an upward public header (math/ns.c includes muon_zero.h)" \
       "math/ns.c:" math/ns.c '#include "muon_zero.h"'
+plant "an upward second header of a layer (comm/comm.c includes muon_zero_cost.h)" \
+      "comm/comm.c:" comm/comm.c '#include "muon_zero_cost.h"'
+plant "a public header of no layer (include/muon_extra.h)" \
+      "include/muon_extra.h: include/ holds" include/muon_extra.h '/* extra */'
 plant "an include of the catalogue below it (zero/zero_plan.c includes muon_lists.h)" \
       "zero/zero_plan.c:" zero/zero_plan.c '#include "muon_lists.h"'
 plant "the umbrella below the top (comm/comm.c includes muon.h)" \
