@@ -216,34 +216,35 @@ classdef muon_gpuarray < handle
     ## the same device, every element rounded as Octave rounds the same operation on host
     ## arrays of the class (a 16-bit class: in single, rounded once into the class):
     ## D + E and D - E (two device arrays of one size, class and device), D * s, s * D
-    ## and D / s (a real scalar s, rounded to single for a single array as Octave does).
+    ## and D / s (a real scalar s, rounded to single for a single array as Octave does):
+    ## private/gpuarray_arith.m.
 
     function C = plus (A, varargin)
-      C = binary ("+", "add", A, varargin{:});
+      C = gpuarray_arith ("+", A, varargin{:});
     endfunction
 
     function C = minus (A, varargin)
-      C = binary ("-", "sub", A, varargin{:});
+      C = gpuarray_arith ("-", A, varargin{:});
     endfunction
 
     function C = times (A, varargin)
-      C = scaled (".*", A, varargin{:});
+      C = gpuarray_arith (".*", A, varargin{:});
     endfunction
 
     function C = mtimes (A, varargin)
-      C = scaled ("*", A, varargin{:});
+      C = gpuarray_arith ("*", A, varargin{:});
     endfunction
 
     function C = rdivide (A, varargin)
-      C = scaled ("./", A, varargin{:});
+      C = gpuarray_arith ("./", A, varargin{:});
     endfunction
 
     function C = mrdivide (A, varargin)
-      C = scaled ("/", A, varargin{:});
+      C = gpuarray_arith ("/", A, varargin{:});
     endfunction
 
     function C = uminus (A)
-      C = scaled ("*", A, -1);         # exact in every class
+      C = gpuarray_arith ("*", A, -1);  # exact in every class
     endfunction
 
     ## Concatenation would need the elements: an error (Octave's own names no rule).
@@ -390,13 +391,13 @@ classdef muon_gpuarray < handle
     ## disp (D) prints one line; str = disp (D) returns it, as for any Octave value.  An
     ## array freed (delete, muon_gpu ("reset"), clear functions) says so.
     function str = disp (D)
-      bytes = prod (D.Size) * elem_bytes (D.Storage);
+      bytes = gpuarray_bytes (D.Size, D.Storage);
       what = sprintf ("%s %s device array on %s",
                       strjoin (arrayfun (@num2str, D.Size, "uniformoutput", false), "x"),
                       D.Storage, D.Device);
       try
         __muon_gpu__ ("check", D.Handle);
-        s = sprintf ("  %s (%s); gather () copies it to the host\n", what, bytes_text (bytes));
+        s = sprintf ("  %s (%s); gather () copies it to the host\n", what, bytes);
       catch
         s = sprintf ("  %s, freed (deleted or reset): make it again\n", what);
       end_try_catch
@@ -451,76 +452,6 @@ endfunction
 function C = not_here (what)
   error ("muonlab:unsupported", "muon_gpuarray: a device array cannot be %s; gather (D) first.",
          what);
-endfunction
-
-## D + E / D - E: the same size, class and device, else a muonlab:badArg naming the rule
-## (B missing: plus (D) called with one argument)
-function C = binary (sym, op, A, B)
-  if (nargin < 4)
-    B = [];
-  endif
-  if (! (isa (A, "muon_gpuarray") && isa (B, "muon_gpuarray")
-         && isequal (A.Size, B.Size) && strcmp (A.Storage, B.Storage)
-         && strcmp (A.Device, B.Device)))
-    error ("muonlab:badArg",
-           "muon_gpuarray: A %s B needs two device arrays of one size, class and device.",
-           sym);
-  endif
-  mark = __muon_gpu__ ("mark");
-  unwind_protect
-    C = muon_gpuarray (__muon_gpu__ ("ew", op, A.Handle, B.Handle, []), A.Size, A.Storage,
-                       A.Device);
-  unwind_protect_cleanup
-    __muon_gpu__ ("drop", mark);         # an array a Ctrl-C left unwrapped
-  end_unwind_protect
-endfunction
-
-## D * s, s * D (sym "*" or ".*") or D / s (sym "/" or "./") with a real scalar s
-function C = scaled (sym, A, B)
-  if (nargin < 3)
-    B = [];
-  endif
-  mul = (sym(end) == "*");
-  if (mul && ! isa (A, "muon_gpuarray"))
-    [A, B] = deal (B, A);                  # s * D = D * s: IEEE products commute
-  endif
-  if (! (isa (A, "muon_gpuarray") && (isa (B, "double") || isa (B, "single"))
-         && isreal (B) && isscalar (B)))
-    what = merge (mul, "a device array and a real scalar",
-                  "a device array divided by a real scalar");
-    error ("muonlab:badArg", "muon_gpuarray: A %s B needs %s.", sym, what);
-  endif
-  mark = __muon_gpu__ ("mark");
-  unwind_protect
-    C = muon_gpuarray (__muon_gpu__ ("ew", merge (mul, "mul", "div"), A.Handle, [],
-                                     double (B)), A.Size, A.Storage, A.Device);
-  unwind_protect_cleanup
-    __muon_gpu__ ("drop", mark);         # an array a Ctrl-C left unwrapped
-  end_unwind_protect
-endfunction
-
-## The bytes of one element of each storage class.  The names are the core's precisions
-## (core_lists); the catalogue has no element sizes, so they are given here, and the table
-## must name exactly the catalogue's precisions (checked once per session).
-function n = elem_bytes (storage)
-  persistent B;
-  if (isempty (B))
-    T = struct ("double", 8, "single", 4, "bf16", 2, "fp16", 2);
-    if (! isequal (sort (fieldnames (T)), sort (core_lists ().lists.precision(:))))
-      error ("muonlab:internal",
-             "muon_gpuarray: the element sizes name %s, the core's precisions %s.",
-             strjoin (sort (fieldnames (T)).', ", "),
-             strjoin (sort (core_lists ().lists.precision), ", "));
-    endif
-    B = T;
-  endif
-  n = B.(storage);
-endfunction
-
-function t = bytes_text (b)
-  units = {"B", "KiB", "MiB", "GiB", "TiB"};
-  k = min (max (floor (log2 (max (b, 1)) / 10), 0), numel (units) - 1);
-  t = sprintf ("%.4g %s", b / 1024^k, units{k+1});
 endfunction
 
 %!demo

@@ -1,0 +1,49 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
+## -*- texinfo -*-
+## @deftypefn {} {@var{C} =} gpuarray_arith (@var{sym}, @var{A}, @var{B})
+## The arithmetic of @code{muon_gpuarray}, a new array on the device of its operands:
+## @var{sym} @qcode{"+"} or @qcode{"-"}, @code{@var{A} + @var{B}} or @code{@var{A} -
+## @var{B}} of two device arrays of one size, class and device; @qcode{"*"} or
+## @qcode{".*"}, a device array times a real scalar (either order); @qcode{"/"} or
+## @qcode{"./"}, a device array divided by a real scalar.  Other operands are a
+## @code{muonlab:badArg} naming the rule (@var{B} missing: @code{plus (@var{D})} called
+## with one argument).
+## @end deftypefn
+
+function C = gpuarray_arith (sym, A, B)
+  if (nargin < 3)
+    B = [];
+  endif
+  if (any (strcmp (sym, {"+", "-"})))      # D + E, D - E
+    if (! (isa (A, "muon_gpuarray") && isa (B, "muon_gpuarray")
+           && isequal (A.Size, B.Size) && strcmp (A.Storage, B.Storage)
+           && strcmp (A.Device, B.Device)))
+      error ("muonlab:badArg",
+             "muon_gpuarray: A %s B needs two device arrays of one size, class and device.",
+             sym);
+    endif
+    op = merge (sym == "+", "add", "sub");
+    args = {A.Handle, B.Handle, []};
+  else                                     # D * s, s * D, D / s
+    mul = (sym(end) == "*");
+    if (mul && ! isa (A, "muon_gpuarray"))
+      [A, B] = deal (B, A);                # s * D = D * s: IEEE products commute
+    endif
+    if (! (isa (A, "muon_gpuarray") && (isa (B, "double") || isa (B, "single"))
+           && isreal (B) && isscalar (B)))
+      what = merge (mul, "a device array and a real scalar",
+                    "a device array divided by a real scalar");
+      error ("muonlab:badArg", "muon_gpuarray: A %s B needs %s.", sym, what);
+    endif
+    op = merge (mul, "mul", "div");
+    args = {A.Handle, [], double(B)};
+  endif
+  mark = __muon_gpu__ ("mark");
+  unwind_protect
+    C = muon_gpuarray (__muon_gpu__ ("ew", op, args{:}), A.Size, A.Storage, A.Device);
+  unwind_protect_cleanup
+    __muon_gpu__ ("drop", mark);           # an array a Ctrl-C left unwrapped
+  end_unwind_protect
+endfunction
