@@ -82,7 +82,7 @@
 ## @qcode{"zero3_round_robin_aliased_pads"} on a mixed-size round, @qcode{"layerwise_ns_cost"}
 ## when the matrices' NS costs pass 2^64, its figures then layerwise_lpt's, and among several
 ## designs one whose padded buffer holds 2^53 elements or more, its counts then rounded,
-## and one whose bytes pass 2^64 (a collective of n elements on W ranks with 8 n W past
+## and one whose bytes pass 2^64 (a collective of n elements on W ranks with 8 n W at least
 ## 2^64, as the communicators' byte counters refuse it, or a rank's bytes of a collective
 ## at ElementBytes past 2^64), its collectives then left out: @code{calls}, @code{sent} and
 ## @code{recv} all 0, so its bytes and communication time are 0; a reason of its own comes
