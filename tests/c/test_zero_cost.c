@@ -634,6 +634,34 @@ static void test_bytes_overflow (void)
   }
   muon_zero_cost_destroy (&C);
   T_EQ_INT (overflow_designs (1, g, 2, 64), 2);   // zero3_round_robin and its aliased pads
+  // expert_parallel's all-to-all, not its reduce-scatter: on 2 ranks the 2^28 x 2^28 matrix
+  // (rank 1's: LPT gives the larger one to rank 0) lies in rank 0's half, S = 2^58 - 32 of
+  // 2^59 - 64 elements, so rank 1 sends S + 2^56 elements, past 2^64 bytes at 64; its
+  // reduce-scatter of S is 2^64 - 2048 bytes
+  muon_zero_cost_param x[2] = { { (size_t) 1 << 28, (size_t) 1 << 28, 1, NULL, 0 },
+                                { 64, 7 * ((size_t) 1 << 50) - 1, 1, NULL, 0 } };
+  muon_zero_cost_opts_default (&o);
+  o.design = MUON_ZERO_EXPERT_PARALLEL;
+  o.elem_bytes = 64;
+  T_EQ_INT (muon_zero_cost_create (ctx, 2, x, 2, &o, &C), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the all_to_all bytes pass 2^64 (64 bytes an element)");
+  o.overflow_fails = 1;
+  T_EQ_INT (muon_zero_cost_create (ctx, 2, x, 2, &o, &C), MUON_OK);
+  if (C)
+    T_EQ_STR (C->why, "its all_to_all bytes pass 2^64 (64 bytes an element)");
+  muon_zero_cost_destroy (&C);
+  o.design = MUON_ZERO_ALLTOALL_OWNER;                  // its all-to-alls are S each
+  T_EQ_INT (muon_zero_cost_create (ctx, 2, x, 2, &o, &C), MUON_OK);
+  if (C)
+  {
+    T_EQ_INT (C->fails, 0);
+    T_ASSERT (C->sent[MUON_COLL_REDUCE_SCATTER] == UINT64_MAX - 2047);
+    T_ASSERT (C->sent[MUON_COST_ALL_TO_ALL] == UINT64_MAX - 2047);
+  }
+  muon_zero_cost_destroy (&C);
+  // 8 designs: the all-reduces of 2^59 - 64 elements (reference, zero12_allreduce,
+  // zero2_multi_owner, zero3_*), the layer-wise shards of the larger matrix, this one
+  T_EQ_INT (overflow_designs (2, x, 2, 64), 8);
 }
 
 //---- errors -------------------------------------------------------------------------------

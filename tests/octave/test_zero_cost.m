@@ -719,3 +719,16 @@ endfunction
 %!                    "(1.4411518807585587e+17 elements) must hold fewer than 2^53 elements"]);
 %! assert (C(2).sent(1,1), 2^57 * 64);
 %! assert (strncmp (C(2).why, "the padded buffer", 17));   # 2^57 elements, no more
+%! ## expert_parallel's all-to-all: on 2 ranks the 2^28 x 2^28 matrix, rank 1's by LPT, lies
+%! ## in rank 0's half (S = 2^58 - 32 elements), so rank 1 sends S + 2^56 elements, past
+%! ## 2^64 bytes at 64; the all-to-all owner's are S, 2^64 - 2048 bytes; a reason of the
+%! ## design's own comes first
+%! d = {"expert_parallel", "alltoall_owner", "zero3_round_robin_aliased_pads"};
+%! C = struct (zero_cost ({[2^28 2^28], [64 7*2^50-1]}, 2, "Design", d, "ElementBytes", 64));
+%! big = "; the padded buffer (5.7646075230342342e+17 elements) must hold fewer than 2^53 elements";
+%! assert (C(1).why, ["its all_to_all bytes pass 2^64 (64 bytes an element)" big]);
+%! assert (C(2).why, big(3:end));
+%! assert (C(2).sent(:,[2 6]), repmat (2^64 - 2048, 2, 2));
+%! assert (regexp (C(3).why, '^gather round 1 mixes sizes: .*\(DeepSpeed PR 8628\); its allreduce bytes pass 2\^64 \(64 bytes an element\); the padded buffer', "once"), 1);
+%!error <^zero_cost: the all_to_all bytes pass 2\^64 \(64 bytes an element\)\.$>
+%! zero_cost ({[2^28 2^28], [64 7*2^50-1]}, 2, "Design", "expert_parallel", "ElementBytes", 64);
