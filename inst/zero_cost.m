@@ -81,8 +81,12 @@
 ## @code{fails} and @code{why} (a design @code{zero_muon_step} would refuse:
 ## @qcode{"zero3_round_robin_aliased_pads"} on a mixed-size round, @qcode{"layerwise_ns_cost"}
 ## when the matrices' NS costs pass 2^64, its figures then layerwise_lpt's, and among several
-## designs one whose padded buffer holds 2^53 elements or more, its counts then rounded;
-## alone that design is an error, as is one whose bytes pass 2^64, naming it), @code{total},
+## designs one whose padded buffer holds 2^53 elements or more, its counts then rounded,
+## and one whose bytes pass 2^64 (a collective of n elements on W ranks with 8 n W at least
+## 2^64, as the communicators' byte counters refuse it, or a rank's bytes of a collective
+## at ElementBytes past 2^64), its collectives then left out: @code{calls}, @code{sent} and
+## @code{recv} all 0, so its bytes and communication time are 0; a reason of its own comes
+## first, the others after @qcode{"; "}; alone such a design is an error), @code{total},
 ## @code{padded_total}, @code{partition_size}, @code{straddle_total}, @code{nstraddle},
 ## @code{rounds}, @code{nmatrices}, @code{flops_total} (one NS of every matrix),
 ## @code{calls}, @code{sent}, @code{recv} (W x 6 per collective: allreduce,
@@ -245,15 +249,10 @@ function C = zero_cost (what, world, varargin)
   t0 = tic ();
   for d = 1:numel (which)
     o.design = which{d};
-    try
-      R = __muon_zero_cost__ (shapes, experts, split, W, o);
-    catch err                           # bytes past 2^64: name the design among several
-      if (numel (which) == 1)
-        rethrow (err);
-      endif
-      error (err.identifier, "zero_cost: design '%s': %s", which{d},
-             regexprep (err.message, '^zero_cost: ', ""));
-    end_try_catch
+    ## bytes past 2^64: alone an error; among several the design fails, its collectives
+    ## left out (the core's overflow_fails)
+    o.overflow_fails = double (numel (which) > 1);
+    R = __muon_zero_cost__ (shapes, experts, split, W, o);
     if (R.padded_total >= flintmax () && numel (which) > 1)
       ## its counts are not exact as doubles: this design fails, the others are costed
       big = sprintf ("the padded buffer (%.17g elements) must hold fewer than 2^53 elements",

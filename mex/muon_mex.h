@@ -139,7 +139,8 @@ mxArray *muon_mex_copy (const char *fname, const mxArray *a);
   X (order,           ENUM,   MUON_LIST_ZERO_ORDER)                             \
   X (pad_count,       ENUM,   MUON_LIST_ZERO_PAD_COUNT)                         \
   X (elem_bytes,      INT,    0)                                                \
-  X (symmetric,       INT,    0)
+  X (symmetric,       INT,    0)                                                \
+  X (overflow_fails,  INT,    0)
 // (plus design, a name of the variant list: see muon_mex_zero_cost_opts)
 #define MUON_MEX_STEP_FIELDS(X)                                                 \
   X (variant,         ENUM,   MUON_LIST_ZERO_VARIANT)                           \

@@ -95,6 +95,12 @@ typedef struct {
   int symmetric;                // 1: symmetric products cost half (default 0)
   size_t bucket_size;           // LAYERWISE_LPT, _NS_COST: Megatron's bucket_size in elements,
                                 //   0 (default) for one bucket; one reduce-scatter a bucket
+  int overflow_fails;           // bytes past 2^64 (a collective of count elements on W ranks
+                                //   with count W 8 past 2^64, as the communicators' counters
+                                //   refuse it, or a rank's bytes of a collective past 2^64):
+                                //   0 (default) BADSHAPE; 1 the design fails (fails, why:
+                                //   "its ..." after any reason of its own) and its
+                                //   collectives are left out (calls, sent, recv all 0)
 } muon_zero_cost_opts;
 
 // Per rank r: row r of the world x MUON_COST_COLLS tables, entry r of the vectors.
@@ -102,7 +108,8 @@ typedef struct {
   int design, world;
   size_t nparams;
   int fails;                    // 1: muon_zero_step fails this step (ZERO3_RR_ALIASED on a
-  char why[256];                //    mixed-size round, DeepSpeed PR 8628); why says where
+  char why[256];                //    mixed-size round, DeepSpeed PR 8628; bytes past 2^64
+                                //    with overflow_fails); why says where
   size_t total;                 // sum of numel
   size_t padded_total;          // the partition the design uses: its buffer length
   size_t partition_size;        //   and elements per rank (S)
@@ -134,8 +141,9 @@ void muon_zero_cost_opts_default (muon_zero_cost_opts *o);
 // MUON_ZERO_MAX_WORLD and MUON_COMM_MAX_WORLD (its byte model is the communicators'), o
 // (NULL: defaults).
 // [out] *cost, freed with muon_zero_cost_destroy.  Errors: NULLPTR, BADSHAPE (a size 0,
-// experts not dividing rows, split not summing, overflow), BADARG (world, design, stage,
-// align, order, pad count, elem_bytes, NS options), NOMEM.
+// experts not dividing rows, split not summing, overflow, bytes past 2^64 without
+// overflow_fails), BADARG (world, design, stage, align, order, pad count, elem_bytes,
+// overflow_fails, NS options), NOMEM.
 muon_status muon_zero_cost_create (muon_ctx *ctx, size_t nparams,
                                    const muon_zero_cost_param *params, int world,
                                    const muon_zero_cost_opts *o, muon_zero_cost **cost);

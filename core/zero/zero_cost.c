@@ -98,6 +98,8 @@ static muon_status check_opts (muon_ctx *ctx, const muon_zero_cost_opts *o)
   // the fields of o->ns the FLOP count reads, as muon_ns checks them
   CHECKSTATUS (muon_ns_check_flop_opts (ctx, &o->ns, NULL));
   CHECK (MUON_ERR_BADARG, o->symmetric == 0 || o->symmetric == 1, "symmetric must be 0 or 1");
+  CHECK (MUON_ERR_BADARG, o->overflow_fails == 0 || o->overflow_fails == 1,
+         "overflow_fails must be 0 or 1");
 fail:
   return status;
 }
@@ -214,7 +216,7 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   for (size_t k = 0; k < np; k++)
     C->slot[whole ? sorted[k] : order[k]] = k;
 
-  cost_job J = { ctx, &o, par, np, W, total, big, numel, order, sorted, pf, C };
+  cost_job J = { ctx, &o, par, np, W, total, big, numel, order, sorted, pf, C, 0, "" };
   CHECKSTATUS (costs[o.design].cost (&J));   // the design's row of the variant table
   // what muon_zero_step refuses (zero_step_api.c's check_blocks): blocks of pieces' rows
   for (size_t p = 0; p < np && u == ZUPD_PIECES && !C->fails; p++)
@@ -224,6 +226,17 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
       snprintf (C->why, sizeof C->why, ZERO_PIECES_BLOCKS_WHY,
                 MUON_NAME_OF (variant_names, o.design));
     }
+  if (J.over)
+  {
+    // bytes past 2^64 (o.overflow_fails): the design fails, after any reason of its own,
+    // and its collectives are left out: no calls, no bytes
+    memset (C->calls, 0, W * MUON_COST_COLLS * sizeof *C->calls);
+    memset (C->sent, 0, W * MUON_COST_COLLS * sizeof *C->sent);
+    memset (C->recv, 0, W * MUON_COST_COLLS * sizeof *C->recv);
+    size_t n = C->fails ? strlen (C->why) : 0;
+    snprintf (C->why + n, sizeof C->why - n, "%s%s", n ? "; " : "", J.over_why);
+    C->fails = 1;
+  }
   *out = C;
   C = NULL;
 fail:

@@ -56,14 +56,11 @@ muon_status zcost_row_shards (cost_job *J)
   C->padded_total = Sfs * W;
   C->partition_size = Sfs;
   CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, Sfs));
-  uint64_t e = (uint64_t) J->o->elem_bytes;
   for (size_t r = 0; r < W; r++)
   {
     uint64_t out = shard[r] - own[r];     // its shards of the others' matrices
-    // forward: send out, receive gath; back: send gath, receive out
-    C->calls[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += 2;
-    C->sent[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += (out + gath[r]) * e;
-    C->recv[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += (gath[r] + out) * e;
+    // forward: send out, receive gath; back: send gath, receive out (each < 2^63)
+    CHECKSTATUS (zcost_add_elems (J, r, MUON_COLL_ALL_TO_ALL, 2, out + gath[r]));
     uint64_t full = C->momentum[r];       // elements of the matrices it owns
     C->momentum[r] = C->owned[r] = C->master[r] = shard[r];
     // the flat buffer of W padded shard blocks it reduce-scatters, its reduced shard; the

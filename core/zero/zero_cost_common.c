@@ -3,6 +3,7 @@
  * whole-matrix owners, prefix sums of difference arrays, and the least-loaded-rank heap.
  * (The FLOPs of a page are the FLOP model of the math layer, muon_ns_flops_matrix.)
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,28 +82,103 @@ fail:
   return status;
 }
 
+MUON_NAME_TABLE (coll_names, MUON_COLL_LIST);   // for why and the messages
+
+// The design's bytes pass 2^64 in collective coll (why: what passes, after "its"; msg: the
+// error's words).  With o->overflow_fails the design fails: J->over and its why (the
+// collectives are left out, zero_cost.c); else BADSHAPE.
+static muon_status bytes_over (cost_job *J, const char *why, const char *msg)
+{
+  muon_ctx *ctx = J->ctx;
+  if (!J->o->overflow_fails)
+    return muon_ctx_set_error (ctx, MUON_ERR_BADSHAPE, "%s", msg);
+  J->over = 1;
+  snprintf (J->over_why, sizeof J->over_why, "its %s", why);
+  return MUON_OK;
+}
+
+// s and r bytes (and `calls` calls) more in rank q's column coll; past 2^64, bytes_over.
+static muon_status add_bytes (cost_job *J, size_t q, muon_coll coll, uint64_t calls,
+                              uint64_t s, uint64_t r)
+{
+  muon_zero_cost *C = J->C;
+  size_t k = q * MUON_COST_COLLS + (size_t) coll;
+  if (C->sent[k] > UINT64_MAX - s || C->recv[k] > UINT64_MAX - r)
+  {
+    char why[96], msg[96];
+    snprintf (why, sizeof why, "%s bytes pass 2^64", MUON_NAME_OF (coll_names, coll));
+    snprintf (msg, sizeof msg, "the %s bytes of rank %zu pass 2^64",
+              MUON_NAME_OF (coll_names, coll), q);
+    return bytes_over (J, why, msg);
+  }
+  C->calls[k] += calls;
+  C->sent[k] += s;
+  C->recv[k] += r;
+  return MUON_OK;
+}
+
+// n elements at elem_bytes each, or bytes_over.
+static muon_status scale (cost_job *J, muon_coll coll, uint64_t n, uint64_t *bytes)
+{
+  uint64_t e = (uint64_t) J->o->elem_bytes;
+  if (n > UINT64_MAX / e)
+  {
+    char why[96], msg[96];
+    snprintf (why, sizeof why, "%s bytes pass 2^64 (%d bytes an element)",
+              MUON_NAME_OF (coll_names, coll), J->o->elem_bytes);
+    snprintf (msg, sizeof msg, "the %s bytes pass 2^64 (%d bytes an element)",
+              MUON_NAME_OF (coll_names, coll), J->o->elem_bytes);
+    return bytes_over (J, why, msg);
+  }
+  *bytes = n * e;
+  return MUON_OK;
+}
+
 // One collective of `count` elements (as the communicator takes it) on every rank.
 muon_status zcost_add_coll (cost_job *J, muon_coll coll, size_t count)
 {
   muon_ctx *ctx = J->ctx;
   muon_status status = MUON_OK;
-  muon_zero_cost *C = J->C;
-  uint64_t s = 0, r = 0, e = (uint64_t) J->o->elem_bytes;
-  for (size_t q = 0; q < J->W; q++)
+  uint64_t s = 0, r = 0, e8 = 8;                  // the model's fp64 bytes, then elem_bytes
+  if (J->over)
+    return MUON_OK;
+  // the communicators' byte counters (muon_comm_model_bytes) take count W 8 < 2^64
+  if ((uint64_t) count > UINT64_MAX / J->W / e8)
+  {
+    char why[96], msg[96];
+    snprintf (why, sizeof why, "%s of %zu elements is too many to count (64-bit bytes)",
+              MUON_NAME_OF (coll_names, coll), count);
+    snprintf (msg, sizeof msg, "%zu elements are too many to count", count);
+    return bytes_over (J, why, msg);
+  }
+  for (size_t q = 0; q < J->W && !J->over; q++)
   {
     // every rank's figure is the same but the all-reduce's (chunks of unequal length)
     if (q == 0 || coll == MUON_COLL_ALLREDUCE)
     {
       CHECKSTATUS (muon_comm_model_bytes (ctx, coll, (int) J->W, (int) q, 0, count, MUON_F64,
                                           &s, &r));
-      s = s / 8 * e;
-      r = r / 8 * e;
+      CHECKSTATUS (scale (J, coll, s / e8, &s));
+      CHECKSTATUS (scale (J, coll, r / e8, &r));
+      if (J->over)
+        break;
     }
-    C->calls[q * MUON_COST_COLLS + coll]++;
-    C->sent[q * MUON_COST_COLLS + coll] += s;
-    C->recv[q * MUON_COST_COLLS + coll] += r;
+    CHECKSTATUS (add_bytes (J, q, coll, 1, s, r));
   }
 fail:
+  return status;
+}
+
+muon_status zcost_add_elems (cost_job *J, size_t r, muon_coll coll, uint64_t calls,
+                             uint64_t elems)
+{
+  muon_status status = MUON_OK;
+  uint64_t b = 0;
+  if (J->over)
+    return MUON_OK;
+  status = scale (J, coll, elems, &b);
+  if (status == MUON_OK && !J->over)
+    status = add_bytes (J, r, coll, calls, b, b);
   return status;
 }
 

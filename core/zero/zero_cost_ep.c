@@ -128,13 +128,9 @@ muon_status zcost_expert_parallel (cost_job *J)
   CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, q.S));
   uint64_t *hold = (uint64_t *) load;          // reused: elements each rank holds of units
   zcost_prefix_u (dheld, hold, W);
-  uint64_t e = (uint64_t) J->o->elem_bytes;
   for (size_t r = 0; r < W; r++)
   {
-    uint64_t x = hold[r] + moved[r];
-    C->calls[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += 2;
-    C->sent[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += x * e;
-    C->recv[r * MUON_COST_COLLS + MUON_COST_ALL_TO_ALL] += x * e;
+    CHECKSTATUS (zcost_add_elems (J, r, MUON_COLL_ALL_TO_ALL, 2, hold[r] + moved[r]));
     C->momentum[r] = q.S;
     C->master[r] = C->owned[r];
     // flat buffer, reduced partition, NS input; send and receive buffers; G, M, U

@@ -35,6 +35,8 @@ typedef struct cost_job {
   const size_t *sorted;        // the matrices by numel descending, index ascending
   const double *pf;            // NS FLOPs of one update of each matrix
   muon_zero_cost *C;
+  int over;                    // bytes past 2^64 with o->overflow_fails: the design fails,
+  char over_why[128];          //   why (appended to C->why), its collectives are left out
 } cost_job;
 
 void zcost_part_free (part_t *q);
@@ -42,8 +44,15 @@ void zcost_part_free (part_t *q);
 void zcost_part_range (const part_t *q, size_t p, size_t n, size_t r, size_t *lo, size_t *hi);
 // The partition of the layout at `stage` (J's order and align factor).  [out] *q.
 muon_status zcost_part_build (cost_job *J, int stage, part_t *q);
-// One collective of `count` elements (as the communicator takes it) on every rank.
+// One collective of `count` elements (as the communicator takes it) on every rank.  Bytes
+// past 2^64 (the communicators' counters refuse count W 8 past 2^64; elem_bytes and the sum
+// over the calls) are found before they wrap: BADSHAPE, or with o->overflow_fails J->over
+// (and nothing more is added).
 muon_status zcost_add_coll (cost_job *J, muon_coll coll, size_t count);
+// Adds `calls` calls of `elems` elements each way (in all) to rank r's column coll, at
+// elem_bytes each, as zcost_add_coll checks them (the all-to-alls the models sum themselves).
+muon_status zcost_add_elems (cost_job *J, size_t r, muon_coll coll, uint64_t calls,
+                             uint64_t elems);
 // The NS calls, FLOPs and full-matrix momentum of each matrix on its one owner, C->ns_rank.
 void zcost_owner_work (cost_job *J);
 // out[r] = d[0] + ... + d[r] (a difference array's values).

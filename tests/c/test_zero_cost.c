@@ -6,7 +6,8 @@
  * (starts, padded_shard_size, reduce-scatter bytes) against the numbers Megatron's own layout
  * function wrote, one bucket and several (megatron_layerwise_fixture.h,
  * megatron_layerwise_buckets_fixture.h), with the updates the reference's; the all-to-all
- * model's totals; every error code.
+ * model's totals; bytes past 2^64 (an error, or with overflow_fails a failing design whose
+ * collectives are left out, the others' plans unchanged); every error code.
  */
 #include <stdint.h>
 #include <string.h>
@@ -501,6 +502,168 @@ static void test_alltoall_totals (void)
   }
 }
 
+//---- bytes past 2^64 ----------------------------------------------------------------------
+
+// Every design's plan with overflow_fails 1 next to its plan with 0: the same plan where
+// that one is costed; where that one is an error (BADSHAPE, bytes past 2^64), the design
+// fails with why (after any reason of its own) and its collectives are 0.  Returns the
+// designs that failed on bytes.
+static int overflow_designs (size_t np, const muon_zero_cost_param *p, int W, int eb)
+{
+  int nover = 0;
+  for (int d = 0; d < MUON_ZERO_VARIANT_COUNT; d++)
+  {
+    muon_zero_cost_opts o;
+    muon_zero_cost_opts_default (&o);
+    o.design = d;
+    o.elem_bytes = eb;
+    muon_zero_cost *A = NULL, *B = NULL;
+    muon_status s0 = muon_zero_cost_create (ctx, np, p, W, &o, &A);
+    o.overflow_fails = 1;
+    T_EQ_INT (muon_zero_cost_create (ctx, np, p, W, &o, &B), MUON_OK);
+    if (!B)
+      continue;
+    size_t nt = (size_t) W * MUON_COST_COLLS, nw = (size_t) W * sizeof (uint64_t);
+    if (s0 == MUON_OK)
+    {
+      T_ASSERT_MSG (A->fails == B->fails && strcmp (A->why, B->why) == 0
+                    && memcmp (A->calls, B->calls, nt * sizeof *A->calls) == 0
+                    && memcmp (A->sent, B->sent, nt * sizeof *A->sent) == 0
+                    && memcmp (A->recv, B->recv, nt * sizeof *A->recv) == 0
+                    && memcmp (A->momentum, B->momentum, nw) == 0
+                    && memcmp (A->transient, B->transient, nw) == 0
+                    && memcmp (A->ns_flops, B->ns_flops, (size_t) W * sizeof (double)) == 0
+                    && A->padded_total == B->padded_total,
+                    "design %d W %d: the plans differ", d, W);
+    }
+    else
+    {
+      nover++;
+      T_EQ_INT (s0, MUON_ERR_BADSHAPE);
+      const char *w = strstr (B->why, "its ");
+      T_ASSERT_MSG (B->fails && w != NULL && (w == B->why || strncmp (w - 2, "; ", 2) == 0),
+                    "design %d W %d: why '%s'", d, W, B->why);
+      uint64_t any = 0;
+      for (size_t k = 0; k < nt; k++)
+        any |= B->calls[k] | B->sent[k] | B->recv[k];
+      T_ASSERT_MSG (any == 0, "design %d W %d: collectives counted", d, W);
+    }
+    muon_zero_cost_destroy (&A);
+    muon_zero_cost_destroy (&B);
+  }
+  return nover;
+}
+
+static void test_bytes_overflow (void)
+{
+  // Megatron's shards of one 2^26 x 2^26 matrix on 512 ranks: 2^52 elements, whose
+  // reduce-scatter the counters refuse (2^52 x 512 x 8 = 2^64 bytes)
+  size_t n26 = (size_t) 1 << 26;
+  muon_zero_cost_param p[1] = { { n26, n26, 1, NULL, 0 } };
+  muon_zero_cost_opts o;
+  muon_zero_cost *C = NULL;
+  muon_zero_cost_opts_default (&o);
+  o.design = MUON_ZERO_LAYERWISE_LPT;
+  o.elem_bytes = 2;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 512, &o, &C), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), "4503599627370496 elements are too many to count");
+  T_ASSERT (C == NULL);
+  o.overflow_fails = 2;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 512, &o, &C), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "overflow_fails must be 0 or 1");
+  o.overflow_fails = 1;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 512, &o, &C), MUON_OK);
+  if (C)
+  {
+    T_EQ_INT (C->fails, 1);
+    T_EQ_STR (C->why, "its reduce_scatter of 4503599627370496 elements is too many to count "
+                      "(64-bit bytes)");
+    T_EQ_INT (C->padded_total, (size_t) 1 << 61);     // the rest of the plan is there
+    T_EQ_INT (C->partition_size, (size_t) 1 << 52);
+    T_EQ_INT (C->momentum[0], (size_t) 1 << 52);
+    T_EQ_INT (C->calls[0 * MUON_COST_COLLS + MUON_COLL_REDUCE_SCATTER], 0);
+    T_EQ_INT (C->sent[511 * MUON_COST_COLLS + MUON_COLL_REDUCE_SCATTER], 0);
+  }
+  muon_zero_cost_destroy (&C);
+  // by NS cost: its own reason first
+  o.design = MUON_ZERO_LAYERWISE_NS_COST;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, p, 512, &o, &C), MUON_OK);
+  if (C)
+    T_EQ_STR (C->why, "matrix 1: the Newton-Schulz costs of the matrices pass 2^64; its "
+                      "reduce_scatter of 4503599627370496 elements is too many to count "
+                      "(64-bit bytes)");
+  muon_zero_cost_destroy (&C);
+  // every design: 2^52 elements on 512 ranks (7 designs past 2^64: the two layer-wise
+  // ones, and reference, zero12_allreduce, zero2_multi_owner and zero3_* all-reduce 2^52
+  // elements), 2^49 on 4096 (the same 7: an all-reduce of 2^49 elements, 2^64 bytes at
+  // 4096 ranks, from a buffer under 2^53), and at 2 ranks none
+  T_EQ_INT (overflow_designs (1, p, 512, 2), 7);
+  muon_zero_cost_param q[1] = { { n26 / 2, n26 / 4, 1, NULL, 0 } };
+  T_EQ_INT (overflow_designs (1, q, 4096, 2), 7);
+  T_EQ_INT (overflow_designs (1, q, 2, 64), 0);
+  muon_zero_cost_param r[2] = { { 7, 3, 1, NULL, 0 }, { 4, 4, 2, NULL, 0 } };
+  T_EQ_INT (overflow_designs (2, r, 3, 8), 0);
+
+  // ElementBytes past the counters: an all-reduce of 2^59 elements on 2 ranks sends 2^59,
+  // 2^64 bytes at 32 (they wrapped to 0)
+  muon_zero_cost_param b[1] = { { (size_t) 1 << 30, (size_t) 1 << 29, 1, NULL, 0 } };
+  muon_zero_cost_opts_default (&o);
+  o.design = MUON_ZERO_REFERENCE;
+  o.elem_bytes = 32;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, b, 2, &o, &C), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the allreduce bytes pass 2^64 (32 bytes an element)");
+  o.overflow_fails = 1;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, b, 2, &o, &C), MUON_OK);
+  if (C)
+    T_EQ_STR (C->why, "its allreduce bytes pass 2^64 (32 bytes an element)");
+  muon_zero_cost_destroy (&C);
+  // the sum over a column's calls: zero3_round_robin's all-gathers of 2^56, 2^57 and 2^57
+  // elements at 64 bytes on 2 ranks (2^62 + 2^63 + 2^63)
+  muon_zero_cost_param g[1] = { { (size_t) 1 << 29, (size_t) 1 << 28, 1, NULL, 0 } };
+  muon_zero_cost_opts_default (&o);
+  o.design = MUON_ZERO3_ROUND_ROBIN;
+  o.elem_bytes = 64;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, g, 2, &o, &C), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the all_gather bytes of rank 0 pass 2^64");
+  o.overflow_fails = 1;
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, g, 2, &o, &C), MUON_OK);
+  if (C)
+  {
+    T_EQ_STR (C->why, "its all_gather bytes pass 2^64");
+    T_EQ_INT (C->calls[MUON_COLL_ALLREDUCE], 0);     // every collective left out
+  }
+  muon_zero_cost_destroy (&C);
+  T_EQ_INT (overflow_designs (1, g, 2, 64), 2);   // zero3_round_robin and its aliased pads
+  // expert_parallel's all-to-all, not its reduce-scatter: on 2 ranks the 2^28 x 2^28 matrix
+  // (rank 1's: LPT gives the larger one to rank 0) lies in rank 0's half, S = 2^58 - 32 of
+  // 2^59 - 64 elements, so rank 1 sends S + 2^56 elements, past 2^64 bytes at 64; its
+  // reduce-scatter of S is 2^64 - 2048 bytes
+  muon_zero_cost_param x[2] = { { (size_t) 1 << 28, (size_t) 1 << 28, 1, NULL, 0 },
+                                { 64, 7 * ((size_t) 1 << 50) - 1, 1, NULL, 0 } };
+  muon_zero_cost_opts_default (&o);
+  o.design = MUON_ZERO_EXPERT_PARALLEL;
+  o.elem_bytes = 64;
+  T_EQ_INT (muon_zero_cost_create (ctx, 2, x, 2, &o, &C), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the all_to_all bytes pass 2^64 (64 bytes an element)");
+  o.overflow_fails = 1;
+  T_EQ_INT (muon_zero_cost_create (ctx, 2, x, 2, &o, &C), MUON_OK);
+  if (C)
+    T_EQ_STR (C->why, "its all_to_all bytes pass 2^64 (64 bytes an element)");
+  muon_zero_cost_destroy (&C);
+  o.design = MUON_ZERO_ALLTOALL_OWNER;                  // its all-to-alls are S each
+  T_EQ_INT (muon_zero_cost_create (ctx, 2, x, 2, &o, &C), MUON_OK);
+  if (C)
+  {
+    T_EQ_INT (C->fails, 0);
+    T_ASSERT (C->sent[MUON_COLL_REDUCE_SCATTER] == UINT64_MAX - 2047);
+    T_ASSERT (C->sent[MUON_COST_ALL_TO_ALL] == UINT64_MAX - 2047);
+  }
+  muon_zero_cost_destroy (&C);
+  // 8 designs: the all-reduces of 2^59 - 64 elements (reference, zero12_allreduce,
+  // zero2_multi_owner, zero3_*), the layer-wise shards of the larger matrix, this one
+  T_EQ_INT (overflow_designs (2, x, 2, 64), 8);
+}
+
 //---- errors -------------------------------------------------------------------------------
 
 static void test_errors (void)
@@ -617,6 +780,7 @@ int main (int argc, char **argv)
   T_RUN (test_random);
   T_RUN (test_megatron_layout);
   T_RUN (test_alltoall_totals);
+  T_RUN (test_bytes_overflow);
   T_RUN (test_errors);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);

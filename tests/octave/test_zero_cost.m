@@ -666,6 +666,69 @@ endfunction
 %! S = struct (zero_cost ({[2^26 2^26]}, 3, "Design", {"zero12_allreduce", "layerwise_ns_cost"}));
 %! assert (S(2).why, ["matrix 1: the Newton-Schulz costs of the matrices pass 2^64; ", ...
 %!                    "the padded buffer (13510798882111488 elements) must hold fewer than 2^53 elements"]);
-%!error <zero_cost: design 'layerwise_lpt': 4503599627370496 elements are too many to count\.>
-%! ## bytes past 2^64 stop the call, naming the design among several
-%! zero_cost ({[2^26 2^26]}, 512, "Design", {"zero2_reduce_scatter_buggy", "layerwise_lpt"});
+%!test
+%! ## bytes past 2^64 among several designs: Megatron's shard of one 2^26 x 2^26 matrix on
+%! ## 512 ranks is 2^52 elements and 2^52 x 512 x 8 bytes pass 2^64 (the communicators'
+%! ## counters refuse it): layerwise_lpt fails with why, its collectives left out (0), and
+%! ## the others equal their plans alone
+%! assert (2^52 * 512 * 8 >= 2^64);       # past uint64's 2^64 - 1
+%! d = {"zero2_reduce_scatter_buggy", "layerwise_lpt", "alltoall_owner"};
+%! C = struct (zero_cost ({[2^26 2^26]}, 512, "Design", d));
+%! assert ([C.fails], [false true false]);
+%! assert (C(2).why, ["its reduce_scatter of 4503599627370496 elements is too many to ", ...
+%!                    "count (64-bit bytes); the padded buffer (2.305843009213694e+18 ", ...
+%!                    "elements) must hold fewer than 2^53 elements"]);
+%! assert ([nnz(C(2).calls), nnz(C(2).sent), nnz(C(2).recv)], [0 0 0]);
+%! assert ([C(2).time.comm, C(2).summary.bytes_max], [0 0]);
+%! assert (C(2).padded_total, 2^61);        # the rest of its plan is still there
+%! assert (C(2).partition_size, 2^52);
+%! for k = [1 3]
+%!   assert (isequal (C(k), struct (zero_cost ({[2^26 2^26]}, 512, "Design", d{k}))), d{k});
+%! endfor
+%! assert (C(1).sent(1,2), 511 * 2^43 * 2);   # its reduce-scatter: 2^43-element shards, bf16
+%!error <^zero_cost: 4503599627370496 elements are too many to count\.$>
+%! ## alone it stays an error
+%! zero_cost ({[2^26 2^26]}, 512, "Design", "layerwise_lpt");
+%!error id=muonlab:badShape zero_cost ({[2^26 2^26]}, 512, "Design", "layerwise_lpt");
+%!test
+%! ## not only the layer-wise designs, and under 2^53 elements: an all-reduce of 2^46 elements
+%! ## on 65536 ranks is too many to count (2^46 x 2^16 x 8 = 2^65), the all-to-all owner's
+%! ## shards of 2^30 elements are not
+%! d = {"reference", "zero3_round_robin", "alltoall_owner", "zero12_allreduce"};
+%! C = struct (zero_cost ({[2^23 2^23]}, 65536, "Design", d));
+%! assert ([C.fails], [true true false true]);
+%! assert (C(1).why, "its allreduce of 70368744177664 elements is too many to count (64-bit bytes)");
+%! assert ({C([1 2 4]).why}, repmat ({C(1).why}, 1, 3));
+%! assert (C(1).padded_total < flintmax ());
+%! assert (isequal (C(3), struct (zero_cost ({[2^23 2^23]}, 65536, "Design", d{3}))));
+%! assert (C(3).sent(1,2), 65535 * 2^30 * 2);
+%!error <^zero_cost: 70368744177664 elements are too many to count\.$>
+%! zero_cost ({[2^23 2^23]}, 65536, "Design", "zero12_allreduce");
+%!test
+%! ## ElementBytes past the counters: an all-reduce of 2^59 elements on 2 ranks sends 2^59
+%! ## elements, 2^64 bytes at 32 bytes each (it wrapped to 0), and a zero3_round_robin's
+%! ## all-gathers of 2^56 + 2^57 + 2^57 elements pass 2^64 bytes in their sum at 64
+%! C = struct (zero_cost ({[2^30 2^29]}, 2, "Design", {"reference", "zero2_slice_only"}, ...
+%!                        "ElementBytes", 32));
+%! assert (C(1).why, ["its allreduce bytes pass 2^64 (32 bytes an element); the padded ", ...
+%!                    "buffer (5.7646075230342349e+17 elements) must hold fewer than 2^53 elements"]);
+%! assert (C(2).sent(1,2), 2^58 * 32);       # its reduce-scatter: 2^58 elements, 2^63 bytes
+%! C = struct (zero_cost ({[2^29 2^28]}, 2, "Design", {"zero3_round_robin", "reference"}, ...
+%!                        "ElementBytes", 64));
+%! assert (C(1).why, ["its all_gather bytes pass 2^64; the padded buffer ", ...
+%!                    "(1.4411518807585587e+17 elements) must hold fewer than 2^53 elements"]);
+%! assert (C(2).sent(1,1), 2^57 * 64);
+%! assert (strncmp (C(2).why, "the padded buffer", 17));   # 2^57 elements, no more
+%! ## expert_parallel's all-to-all: on 2 ranks the 2^28 x 2^28 matrix, rank 1's by LPT, lies
+%! ## in rank 0's half (S = 2^58 - 32 elements), so rank 1 sends S + 2^56 elements, past
+%! ## 2^64 bytes at 64; the all-to-all owner's are S, 2^64 - 2048 bytes; a reason of the
+%! ## design's own comes first
+%! d = {"expert_parallel", "alltoall_owner", "zero3_round_robin_aliased_pads"};
+%! C = struct (zero_cost ({[2^28 2^28], [64 7*2^50-1]}, 2, "Design", d, "ElementBytes", 64));
+%! big = "; the padded buffer (5.7646075230342342e+17 elements) must hold fewer than 2^53 elements";
+%! assert (C(1).why, ["its all_to_all bytes pass 2^64 (64 bytes an element)" big]);
+%! assert (C(2).why, big(3:end));
+%! assert (C(2).sent(:,[2 6]), repmat (2^64 - 2048, 2, 2));
+%! assert (regexp (C(3).why, '^gather round 1 mixes sizes: .*\(DeepSpeed PR 8628\); its allreduce bytes pass 2\^64 \(64 bytes an element\); the padded buffer', "once"), 1);
+%!error <^zero_cost: the all_to_all bytes pass 2\^64 \(64 bytes an element\)\.$>
+%! zero_cost ({[2^28 2^28], [64 7*2^50-1]}, 2, "Design", "expert_parallel", "ElementBytes", 64);
