@@ -133,8 +133,9 @@ function files = zero_save_state (prefix, L, state, varargin)
     zero_check_key (fname, k, L, W, shapes, nl);
     ## the state of a step on device arrays: its momenta come to the host (a checkpoint is
     ## host data; zero_muon_step uploads host momenta given with device gradients)
-    state.momentum = gather_cells (state.momentum);
-    state.reference = gather_cells (state.reference);
+    what = merge (isempty (train), "STATE", "STATE.zero");   # (a loop's design state)
+    state.momentum = gather_cells (fname, state.momentum, [what ".momentum"]);
+    state.reference = gather_cells (fname, state.reference, [what ".reference"]);
     step = state.step;
     if (! (isnumeric (step) && isreal (step) && isscalar (step) && step >= 0
            && step == fix (step)))
@@ -165,7 +166,6 @@ function files = zero_save_state (prefix, L, state, varargin)
     if (step == 0)
       mom = arrayfun (@(r) zeros (M.len(r+1), 1), ranks(:), "UniformOutput", false);
     endif
-    what = merge (isempty (train), "STATE", "STATE.zero");   # (a loop's design state)
     check_bufs (fname, [what ".momentum"], mom, M, ranks);
 
     ## the reference momentum on each rank's pieces of L (when the state has one)
@@ -271,11 +271,17 @@ function check_bufs (fname, what, m, M, ranks)
   endfor
 endfunction
 
-function c = gather_cells (c)
+## the device arrays of the cell C on the host; a stale one is an error naming this
+## function and WHAT{k} (gpu_stale), as muon_save_state names OPT's field
+function c = gather_cells (fname, c, what)
   if (iscell (c))
     for k = 1:numel (c)
       if (isa (c{k}, "muon_gpuarray"))
-        c{k} = gather (c{k});
+        try
+          c{k} = gather (c{k});
+        catch err
+          gpu_stale (err, fname, sprintf ("%s{%d}", what, k));
+        end_try_catch
       endif
     endfor
   endif
@@ -342,6 +348,24 @@ endfunction
 %!   confirm_recursive_rmdir (false, "local");
 %!   rmdir (d, "s");
 %! end_unwind_protect
+
+%!test
+%! ## a state of device arrays of an earlier session (muon_gpu ("reset")): the error names
+%! ## zero_save_state and the buffer, not the gateway's gather and its argument D
+%! gd = cellfun (@(x) muon_gpu (x, "Device", "cpu"), g, "UniformOutput", false);
+%! [~, sd] = zero_muon_step (L, gd, []);
+%! assert (isa (sd.momentum{1}, "muon_gpuarray"));
+%! muon_gpu ("reset");
+%! p = tempname ();
+%! try
+%!   zero_save_state (p, L, sd);
+%!   error ("the save did not fail");
+%! catch err
+%!   assert (err.identifier, "muonlab:staleHandle");
+%!   assert (regexp (err.message, ['^zero_save_state: STATE\.momentum\{1\} is a device array ' ...
+%!                                 'of an earlier session .*\.$'], "once"), 1);
+%! end_try_catch
+%! assert (isempty (glob ([p "*"])));
 
 %!demo
 %! ## one Muon step on 4 simulated ranks (ZeRO-1/2), then one checkpoint file per rank
