@@ -31,8 +31,10 @@
 ## is a struct with the fields:
 ## @table @code
 ## @item format, version
-## @qcode{"muonlab.zero_shard"} and 3 (2: the files of muonlab before the field
-## @code{digests}, 1: before @code{train}; @code{zero_load_state} reads all three).
+## @qcode{"muonlab.zero_shard"} and 3, or 4 for a bucketed layer-wise design (a state of
+## @code{zero_muon_step} with @qcode{"BucketSize"}; version 4 alone has the field
+## @code{bucket_size}); 2: the files of muonlab before the field @code{digests}, 1: before
+## @code{train}.  @code{zero_load_state} reads all four.
 ## @item rank, world
 ## this rank and the world size of the run.
 ## @item shapes, stage, align_factor, order
@@ -65,6 +67,9 @@
 ## (@code{value_hash}, below 2^52) of rank r's @code{momentum}, @code{reference} and
 ## @code{train}.  @code{zero_load_state} checks every file's contents against it, so that
 ## a file of another save of the same run and step is refused, not mixed in.
+## @item bucket_size
+## version 4 only, the last field: the layer-wise design's bucket size, a positive integer
+## (@code{zero_muon_step}'s @qcode{"BucketSize"}), on which the buffer's map depends.
 ## @end table
 ## Options (names are case-insensitive):
 ## @table @asis
