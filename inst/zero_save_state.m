@@ -25,7 +25,11 @@
 ## theirs); a rename that then fails on one rank is undone on that rank only, the other
 ## ranks having renamed theirs: the files are then a mix of two saves, which
 ## @code{zero_load_state} refuses (each rank still raises an error).  Only a crash during
-## the renames can leave such a mix on simulated ranks.
+## the renames can leave such a mix on simulated ranks.  As with Octave's @code{save}
+## (and @code{muon_save_state}), an existing rank file keeps its read and write
+## permissions (0600 stays 0600), and one the user could not write in place (a 0444 file
+## of a user who is not root) is a @code{muonlab:badArg} error @qcode{"cannot write
+## '@var{file}': Permission denied."} before anything is written.
 ## Each is a muonlab checkpoint of kind @qcode{"zero_shard"} (the container of
 ## @code{muon_save_state}: magic, format version 2, length, SHA-256 checksum) whose payload
 ## is a struct with the fields:
@@ -371,6 +375,61 @@ endfunction
 %!                                 'of an earlier session .*\.$'], "once"), 1);
 %! end_try_catch
 %! assert (isempty (glob ([p "*"])));
+
+%!test
+%! ## a re-save keeps each rank file's permissions (0600 and 0640 under a umask of 022);
+%! ## a 0444 rank file is written by root, keeping 0444, and refused to anyone else
+%! ## before any file is replaced
+%! d = tempname ();
+%! mkdir (d);
+%! p = fullfile (d, "q");
+%! u = umask (22);
+%! unwind_protect
+%!   perm = @(f) bitand (stat (f).mode, 511);
+%!   f = zero_save_state (p, L, s);
+%!   b = cellfun (@fileread, f, "UniformOutput", false);
+%!   cellfun (@unlink, f);
+%!   for r = 1:2                         # rank 0: 0600, rank 1: 0640
+%!     umask ([77 27](r));
+%!     fid = fopen (f{r}, "w");
+%!     fwrite (fid, b{r});
+%!     fclose (fid);
+%!   endfor
+%!   umask (22);
+%!   assert ([perm(f{1}), perm(f{2})], [384 416]);
+%!   [~, s2] = zero_muon_step (L, g, s);
+%!   zero_save_state (p, L, s2);
+%!   assert ([perm(f{1}), perm(f{2})], [384 416]);       # (before: 0644 both)
+%!   assert (isequal (zero_load_state (p, L), s2));
+%!   assert (umask (22), 22);
+%!   b = cellfun (@fileread, f, "UniformOutput", false);
+%!   unlink (f{2});
+%!   umask (333);
+%!   fid = fopen (f{2}, "w");
+%!   fwrite (fid, b{2});
+%!   fclose (fid);
+%!   umask (22);
+%!   if (geteuid () == 0)
+%!     zero_save_state (p, L, s);
+%!     assert ([perm(f{1}), perm(f{2})], [384 292]);
+%!     assert (isequal (zero_load_state (p, L), s));
+%!   else
+%!     try
+%!       zero_save_state (p, L, s);
+%!       error ("the save did not fail");
+%!     catch err
+%!       assert (err.message,
+%!               sprintf ("zero_save_state: cannot write '%s': Permission denied.", f{2}));
+%!     end_try_catch
+%!     assert (cellfun (@fileread, f, "UniformOutput", false), b);
+%!   endif
+%!   x = dir (d);
+%!   assert (sort ({x.name}), {".", "..", "q.rank0.ckpt", "q.rank1.ckpt"});
+%! unwind_protect_cleanup
+%!   umask (u);
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
 
 %!demo
 %! ## one Muon step on 4 simulated ranks (ZeRO-1/2), then one checkpoint file per rank
