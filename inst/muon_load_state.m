@@ -251,3 +251,17 @@ endfunction
 %! if (exist (g, "file"))
 %!   unlink (g);
 %! endif
+
+%!test
+%! ## a file that cannot be looked at says why, not "no such file" (a name longer than
+%! ## NAME_MAX: ENAMETOOLONG, "File name too long" in English)
+%! n = [repmat("a", 1, 300) ".ckpt"];
+%! [~, e, why] = stat (n);
+%! assert (e != 0 && ! isempty (why) && isempty (strfind (lower (why), "no such file")));
+%! try
+%!   muon_load_state (n, struct ("W", 1));
+%!   error ("the load did not fail");
+%! catch err
+%!   assert (err.identifier, "muonlab:badArg");
+%!   assert (err.message, sprintf ("muon_load_state: cannot read '%s': %s.", n, why));
+%! end_try_catch

@@ -18,7 +18,11 @@
 ## so an interrupted save or a full disk (a @code{muonlab:badArg} @qcode{"cannot write"}
 ## error) leaves the previous file whole (a process killed while writing, by SIGKILL or
 ## SIGTERM, also leaves the call's folder @file{.muonlab-@var{pid}-*} beside it, to
-## delete).
+## delete).  As with Octave's @code{save}, an existing @var{file} keeps its read and
+## write permissions (a checkpoint made private with @code{chmod 600} stays 0600; a new
+## file gets the umask's), and one the user could not write in place, e.g. a 0444 file of
+## a user who is not root, is not replaced: a @code{muonlab:badArg} error
+## @qcode{"cannot write '@var{file}': Permission denied."}, the file left as it was.
 ##
 ## @strong{File layout} (all integers little-endian), for reading it from another tool:
 ## @example
@@ -133,3 +137,76 @@ endfunction
 %!error <muon_save_state: OPT\.step must be a non-negative integer\.> muon_save_state ("x", setfield (muon_optimizer (struct ("b", ones (3, 1))), "step", NaN))
 %!error id=muonlab:badState muon_save_state ("x", setfield (muon_optimizer (struct ("b", ones (3, 1))), "step", NaN))
 %!error <muon_save_state: cannot write 'no_such_dir/x\.ckpt': no such folder\.> muon_save_state ("no_such_dir/x.ckpt", muon_optimizer (struct ("b", ones (3, 1))))
+
+%!test
+%! ## a re-save keeps the existing file's permissions, whatever the umask (Octave's save
+%! ## writes in place and keeps them): 0600 under a umask of 022, 0640 under 077; a new
+%! ## file gets the umask's; the caller's umask is left as it was
+%! opt = muon_optimizer (struct ("W", randn (4, 3)));
+%! d = tempname ();
+%! mkdir (d);
+%! u = umask (22);
+%! unwind_protect
+%!   perm = @(f) bitand (stat (f).mode, 511);
+%!   f = fullfile (d, "a.ckpt");
+%!   umask (77);
+%!   muon_save_state (f, opt);
+%!   assert (perm (f), 384);             # 0600, made under umask 077
+%!   umask (22);
+%!   muon_save_state (f, opt);
+%!   assert (perm (f), 384);             # (before: 0644, the umask's)
+%!   assert (umask (22), 22);
+%!   g = fullfile (d, "b.ckpt");
+%!   umask (27);
+%!   muon_save_state (g, opt);
+%!   assert (perm (g), 416);             # 0640
+%!   umask (77);
+%!   muon_save_state (g, opt);
+%!   assert (perm (g), 416);
+%!   assert (umask (77), 77);
+%!   assert (numel (dir (d)), 4);        # ".", "..", a.ckpt, b.ckpt: no temporaries
+%! unwind_protect_cleanup
+%!   umask (u);
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
+%! ## a write-protected (0444) file: root may write it in place, so it is replaced and stays
+%! ## 0444; any other user gets Octave's save's refusal and the file is left as it was
+%! ## (test_checkpoint runs this case as a user who is not root)
+%! opt = muon_optimizer (struct ("W", randn (4, 3)));
+%! f = [tempname() ".ckpt"];
+%! u = umask (22);
+%! unwind_protect
+%!   muon_save_state (f, opt);
+%!   b = fileread (f);
+%!   unlink (f);
+%!   umask (333);                        # (a 0444 copy: the save's own folder needs 0700)
+%!   fid = fopen (f, "w");
+%!   fwrite (fid, b);
+%!   fclose (fid);
+%!   umask (22);
+%!   assert (bitand (stat (f).mode, 511), 292);    # 0444
+%!   [~, opt2] = muon_step (opt, struct ("W", zeros (4, 3)), struct ("W", ones (4, 3)));
+%!   if (geteuid () == 0)
+%!     muon_save_state (f, opt2);
+%!     assert (! strcmp (fileread (f), b));
+%!     assert (bitand (stat (f).mode, 511), 292);
+%!   else
+%!     try
+%!       muon_save_state (f, opt2);
+%!       error ("the save did not fail");
+%!     catch err
+%!       assert (err.identifier, "muonlab:badArg");
+%!       assert (err.message,
+%!               sprintf ("muon_save_state: cannot write '%s': Permission denied.", f));
+%!     end_try_catch
+%!     assert (fileread (f), b);
+%!   endif
+%! unwind_protect_cleanup
+%!   umask (u);
+%!   if (exist (f, "file"))
+%!     unlink (f);
+%!   endif
+%! end_unwind_protect

@@ -25,14 +25,20 @@
 ## theirs); a rename that then fails on one rank is undone on that rank only, the other
 ## ranks having renamed theirs: the files are then a mix of two saves, which
 ## @code{zero_load_state} refuses (each rank still raises an error).  Only a crash during
-## the renames can leave such a mix on simulated ranks.
+## the renames can leave such a mix on simulated ranks.  As with Octave's @code{save}
+## (and @code{muon_save_state}), an existing rank file keeps its read and write
+## permissions (0600 stays 0600), and one the user could not write in place (a 0444 file
+## of a user who is not root) is a @code{muonlab:badArg} error @qcode{"cannot write
+## '@var{file}': Permission denied."} before anything is written.
 ## Each is a muonlab checkpoint of kind @qcode{"zero_shard"} (the container of
 ## @code{muon_save_state}: magic, format version 2, length, SHA-256 checksum) whose payload
 ## is a struct with the fields:
 ## @table @code
 ## @item format, version
-## @qcode{"muonlab.zero_shard"} and 3 (2: the files of muonlab before the field
-## @code{digests}, 1: before @code{train}; @code{zero_load_state} reads all three).
+## @qcode{"muonlab.zero_shard"} and 3, or 4 for a bucketed layer-wise design (a state of
+## @code{zero_muon_step} with @qcode{"BucketSize"}; version 4 alone has the field
+## @code{bucket_size}); 2: the files of muonlab before the field @code{digests}, 1: before
+## @code{train}.  @code{zero_load_state} reads all four.
 ## @item rank, world
 ## this rank and the world size of the run.
 ## @item shapes, stage, align_factor, order
@@ -65,6 +71,9 @@
 ## (@code{value_hash}, below 2^52) of rank r's @code{momentum}, @code{reference} and
 ## @code{train}.  @code{zero_load_state} checks every file's contents against it, so that
 ## a file of another save of the same run and step is refused, not mixed in.
+## @item bucket_size
+## version 4 only, the last field: the layer-wise design's bucket size, a positive integer
+## (@code{zero_muon_step}'s @qcode{"BucketSize"}), on which the buffer's map depends.
 ## @end table
 ## Options (names are case-insensitive):
 ## @table @asis
@@ -133,8 +142,9 @@ function files = zero_save_state (prefix, L, state, varargin)
     zero_check_key (fname, k, L, W, shapes, nl);
     ## the state of a step on device arrays: its momenta come to the host (a checkpoint is
     ## host data; zero_muon_step uploads host momenta given with device gradients)
-    state.momentum = gather_cells (state.momentum);
-    state.reference = gather_cells (state.reference);
+    what = merge (isempty (train), "STATE", "STATE.zero");   # (a loop's design state)
+    state.momentum = gather_cells (fname, state.momentum, [what ".momentum"]);
+    state.reference = gather_cells (fname, state.reference, [what ".reference"]);
     step = state.step;
     if (! (isnumeric (step) && isreal (step) && isscalar (step) && step >= 0
            && step == fix (step)))
@@ -165,7 +175,6 @@ function files = zero_save_state (prefix, L, state, varargin)
     if (step == 0)
       mom = arrayfun (@(r) zeros (M.len(r+1), 1), ranks(:), "UniformOutput", false);
     endif
-    what = merge (isempty (train), "STATE", "STATE.zero");   # (a loop's design state)
     check_bufs (fname, [what ".momentum"], mom, M, ranks);
 
     ## the reference momentum on each rank's pieces of L (when the state has one)
@@ -271,11 +280,17 @@ function check_bufs (fname, what, m, M, ranks)
   endfor
 endfunction
 
-function c = gather_cells (c)
+## the device arrays of the cell C on the host; a stale one is an error naming this
+## function and WHAT{k} (gpu_stale), as muon_save_state names OPT's field
+function c = gather_cells (fname, c, what)
   if (iscell (c))
     for k = 1:numel (c)
       if (isa (c{k}, "muon_gpuarray"))
-        c{k} = gather (c{k});
+        try
+          c{k} = gather (c{k});
+        catch err
+          gpu_stale (err, fname, sprintf ("%s{%d}", what, k));
+        end_try_catch
       endif
     endfor
   endif
@@ -339,6 +354,79 @@ endfunction
 %!   zero_save_state (p, L3, s2);
 %!   assert (isequal (zero_load_state (p, L3), s2));
 %! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
+%! ## a state of device arrays of an earlier session (muon_gpu ("reset")): the error names
+%! ## zero_save_state and the buffer, not the gateway's gather and its argument D
+%! gd = cellfun (@(x) muon_gpu (x, "Device", "cpu"), g, "UniformOutput", false);
+%! [~, sd] = zero_muon_step (L, gd, []);
+%! assert (isa (sd.momentum{1}, "muon_gpuarray"));
+%! muon_gpu ("reset");
+%! p = tempname ();
+%! try
+%!   zero_save_state (p, L, sd);
+%!   error ("the save did not fail");
+%! catch err
+%!   assert (err.identifier, "muonlab:staleHandle");
+%!   assert (regexp (err.message, ['^zero_save_state: STATE\.momentum\{1\} is a device array ' ...
+%!                                 'of an earlier session .*\.$'], "once"), 1);
+%! end_try_catch
+%! assert (isempty (glob ([p "*"])));
+
+%!test
+%! ## a re-save keeps each rank file's permissions (0600 and 0640 under a umask of 022);
+%! ## a 0444 rank file is written by root, keeping 0444, and refused to anyone else
+%! ## before any file is replaced
+%! d = tempname ();
+%! mkdir (d);
+%! p = fullfile (d, "q");
+%! u = umask (22);
+%! unwind_protect
+%!   perm = @(f) bitand (stat (f).mode, 511);
+%!   f = zero_save_state (p, L, s);
+%!   b = cellfun (@fileread, f, "UniformOutput", false);
+%!   cellfun (@unlink, f);
+%!   for r = 1:2                         # rank 0: 0600, rank 1: 0640
+%!     umask ([77 27](r));
+%!     fid = fopen (f{r}, "w");
+%!     fwrite (fid, b{r});
+%!     fclose (fid);
+%!   endfor
+%!   umask (22);
+%!   assert ([perm(f{1}), perm(f{2})], [384 416]);
+%!   [~, s2] = zero_muon_step (L, g, s);
+%!   zero_save_state (p, L, s2);
+%!   assert ([perm(f{1}), perm(f{2})], [384 416]);       # (before: 0644 both)
+%!   assert (isequal (zero_load_state (p, L), s2));
+%!   assert (umask (22), 22);
+%!   b = cellfun (@fileread, f, "UniformOutput", false);
+%!   unlink (f{2});
+%!   umask (333);
+%!   fid = fopen (f{2}, "w");
+%!   fwrite (fid, b{2});
+%!   fclose (fid);
+%!   umask (22);
+%!   if (geteuid () == 0)
+%!     zero_save_state (p, L, s);
+%!     assert ([perm(f{1}), perm(f{2})], [384 292]);
+%!     assert (isequal (zero_load_state (p, L), s));
+%!   else
+%!     try
+%!       zero_save_state (p, L, s);
+%!       error ("the save did not fail");
+%!     catch err
+%!       assert (err.message,
+%!               sprintf ("zero_save_state: cannot write '%s': Permission denied.", f{2}));
+%!     end_try_catch
+%!     assert (cellfun (@fileread, f, "UniformOutput", false), b);
+%!   endif
+%!   x = dir (d);
+%!   assert (sort ({x.name}), {".", "..", "q.rank0.ckpt", "q.rank1.ckpt"});
+%! unwind_protect_cleanup
+%!   umask (u);
 %!   confirm_recursive_rmdir (false, "local");
 %!   rmdir (d, "s");
 %! end_unwind_protect

@@ -468,3 +468,13 @@ endfunction
 %!error <zero_train_step: STATE belongs to another layout, design, communicator or training option: its clip policy is 'none', this call's 'after_ns'\.>
 %! [~, T] = zero_train_step (L, grads (1), []);
 %! zero_train_step (L, grads (1), T, "ClipPolicy", "after_ns");
+%!error <zero_train_step: STATE belongs to another layout, design, communicator or training option: its scaler's growth interval is 2000, this call's 100\.>
+%! [~, T] = zero_train_step (L, grads (1), [], "LossScaler", "dynamic");
+%! zero_train_step (L, grads (1), T, "LossScaler", struct ("GrowthInterval", 100));
+%!error <zero_train_step: STATE belongs to another layout, design, communicator or training option: its scaler's enabled is true, this call's false\.>
+%! [~, T] = zero_train_step (L, grads (1), [], "LossScaler", "dynamic");
+%! zero_train_step (L, grads (1), T);
+%!error <zero_train_step: STATE belongs to another layout, design, communicator or training option: its scaler has no min scale\.>
+%! [~, T] = zero_train_step (L, grads (1), []);
+%! T.key.scaler = rmfield (T.key.scaler, "min_scale");
+%! zero_train_step (L, grads (1), T);

@@ -5,7 +5,10 @@
 ## world, shapes, stage, align_factor, order, form, local_ranks): @qcode{"its variant is
 ## 'zero12_allreduce', this call's 'layerwise_lpt'; its world is 2, this call's 4"}, for the
 ## message of a state that belongs to another call.  Fields one of them lacks are named as
-## such; values are shown as text (@code{mat2str} for numbers, at most 40 characters).
+## such; values are shown as text (@code{mat2str} for numbers, at most 40 characters).  Of
+## two scalar structs (e.g. the loss scaler's settings) the first field that differs is
+## named, as deep as it lies: @qcode{"its scaler's growth interval is 2000, this call's
+## 100"}.
 ## @end deftypefn
 
 function s = key_diff (old, new)
@@ -22,11 +25,32 @@ function s = key_diff (old, new)
     elseif (! isfield (new, f{k}))
       parts{end+1} = sprintf ("it has a %s this call has not", n);
     elseif (! isequal (old.(f{k}), new.(f{k})))
-      parts{end+1} = sprintf ("its %s is %s, this call's %s", n, text (old.(f{k})),
-                              text (new.(f{k})));
+      parts{end+1} = differ (n, old.(f{k}), new.(f{k}));
     endif
   endfor
   s = strjoin (parts, "; ");
+endfunction
+
+## how the values A (the state's) and B (this call's) of the field named N differ; of two
+## scalar structs, the first of their fields that differs
+function s = differ (n, a, b)
+  if (isstruct (a) && isscalar (a) && isstruct (b) && isscalar (b))
+    f = union (fieldnames (a), fieldnames (b), "stable");
+    for k = 1:numel (f)
+      m = sprintf ("%s's %s", n, strrep (f{k}, "_", " "));
+      if (! isfield (b, f{k}))
+        s = sprintf ("its %s has a %s this call's has not", n, strrep (f{k}, "_", " "));
+        return;
+      elseif (! isfield (a, f{k}))
+        s = sprintf ("its %s has no %s", n, strrep (f{k}, "_", " "));
+        return;
+      elseif (! isequal (a.(f{k}), b.(f{k})))
+        s = differ (m, a.(f{k}), b.(f{k}));
+        return;
+      endif
+    endfor
+  endif
+  s = sprintf ("its %s is %s, this call's %s", n, text (a), text (b));
 endfunction
 
 function t = text (v)

@@ -14,7 +14,9 @@
 ## a struct's field-name length (1 to 64), its field names (valid names) and its elements;
 ## every length is checked against the bytes left, every element ends on its 8-byte
 ## boundary, nothing is left over, nesting is at most 64 deep.  Sparse arrays, objects,
-## function handles and compressed elements are refused (a checkpoint holds none).
+## function handles and compressed elements are refused (a checkpoint holds none); an
+## element's type is checked before its length, so a compressed payload (@code{save -v7},
+## not padded to 8 bytes) is always "not an uncompressed miMATRIX element".
 ## @end deftypefn
 
 function msg = mat_check (b)
@@ -27,10 +29,12 @@ function msg = mat_check (b)
     if (! isequal (b(125:128), uint8 ([0 1 73 77])))
       fail_ ("not a little-endian MAT-file version 5");
     endif
-    [type, len, at, next] = tag (b, 129, n + 1);
-    if (type != 14)
+    ## the type before the length: a compressed element (miCOMPRESSED, save -v7) is not
+    ## padded to 8 bytes, which tag's length check would report instead
+    if (peek (b, 129, n + 1) != 14)
       fail_ ("its variable is not an uncompressed miMATRIX element");
     endif
+    [~, len, at, next] = tag (b, 129, n + 1);
     matrix (b, at, at + len, 1);
     if (next != n + 1)
       fail_ ("%d bytes follow the variable", n + 1 - next);
@@ -51,15 +55,23 @@ function x = u32 (b, at)
   x = double (typecast (b(at:at+3), "uint32"));
 endfunction
 
-## The element at AT (1-based), within [AT, STOP): its type, its data length, where its data
-## starts and where the next element starts (8-byte aligned; small elements take 8 bytes).
-function [type, len, data, next] = tag (b, at, stop)
+## The type of the element at AT (1-based), within [AT, STOP), its length not yet checked.
+function type = peek (b, at, stop)
   if (at + 7 >= stop)
     fail_ ("an element tag at byte %d runs past its container", at - 1);
   endif
+  type = u32 (b, at);
+  if (type >= 65536)                    # small data element: length in the upper half
+    type = mod (type, 65536);
+  endif
+endfunction
+
+## The element at AT (1-based), within [AT, STOP): its type, its data length, where its data
+## starts and where the next element starts (8-byte aligned; small elements take 8 bytes).
+function [type, len, data, next] = tag (b, at, stop)
+  type = peek (b, at, stop);
   w = u32 (b, at);
   if (w >= 65536)                       # small data element: length in the upper half
-    type = mod (w, 65536);
     len = floor (w / 65536);
     if (len > 4)
       fail_ ("a small element at byte %d claims %d bytes", at - 1, len);
@@ -80,10 +92,11 @@ endfunction
 
 ## A sub-element of the expected TYPES; its data as [data, len].
 function [data, len, next] = sub (b, at, stop, types, what)
-  [type, len, data, next] = tag (b, at, stop);
+  type = peek (b, at, stop);
   if (! any (type == types))
     fail_ ("the %s element at byte %d has type %d", what, at - 1, type);
   endif
+  [~, len, data, next] = tag (b, at, stop);
 endfunction
 
 ## One miMATRIX whose data is [AT, STOP).
@@ -171,10 +184,11 @@ endfunction
 
 ## A nested miMATRIX element at AT; where the next one starts.
 function next = element (b, at, stop, depth)
-  [type, len, data, next] = tag (b, at, stop);
+  type = peek (b, at, stop);
   if (type != 14)
     fail_ ("a nested element of type %d", type);
   endif
+  [~, len, data, next] = tag (b, at, stop);
   if (len > 0)                          # (an empty element: an empty array)
     matrix (b, data, data + len, depth + 1);
   endif

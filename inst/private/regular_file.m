@@ -8,13 +8,18 @@
 ## counts MiB; @var{limit} "": no size limit, for a file of which only a header is read)
 ## and return its size: a FIFO, a device such as @file{/dev/zero}, a socket or
 ## a folder is refused, so that reading never hangs or runs without end.  Errors are
-## @code{muonlab:badArg} naming @var{fname}, the file and, for the size, the limit.
+## @code{muonlab:badArg} naming @var{fname}, the file and, for the size, the limit; a file
+## that cannot be looked at says why (@qcode{"no such file"}, else the system's reason,
+## e.g. @qcode{"Permission denied"} or @qcode{"File name too long"}).
 ## @end deftypefn
 
 function nbytes = regular_file (fname, file, limit)
-  [st, err] = stat (file);
+  [st, err, msg] = stat (file);
   if (err != 0)
-    error ("muonlab:badArg", "%s: cannot read '%s': no such file.", fname, file);
+    if (errno () == errno ("ENOENT") || isempty (msg))    # (errno: stat's own, just set)
+      msg = "no such file";
+    endif
+    error ("muonlab:badArg", "%s: cannot read '%s': %s.", fname, file, msg);
   elseif (S_ISDIR (st.mode))
     error ("muonlab:badArg", "%s: cannot read '%s': it is a folder.", fname, file);
   elseif (! S_ISREG (st.mode))

@@ -14,14 +14,23 @@
 ## system Octave's @code{fwrite} and @code{fclose} report success for bytes that never
 ## reached the disk).  An interrupted or failed write, a full disk included, leaves
 ## @var{file} as it was.  @var{file} is checked first (@code{write_target}: not a
-## folder, in an existing folder).  Errors (@code{muonlab:badArg}) name @var{fname}.
+## folder, in an existing folder, and an existing file one the user could write in place,
+## as Octave's @code{save} requires: a write-protected file is an error, @qcode{"cannot
+## write '@var{file}': Permission denied."}, not replaced).  The new file keeps an existing
+## file's read and write permission bits (created under a @code{umask} made from them: a
+## 0600 file stays 0600), as a file written in place would; an execute bit is not kept.
+## Errors (@code{muonlab:badArg}) name @var{fname}.
 ## @end deftypefn
 
 function write_file (fname, file, content)
-  folder = write_target (fname, file);
+  [folder, mask] = write_target (fname, file);
   d = private_dir (fname, folder);
   tmp = fullfile (d, "data");
+  old_mask = [];
   unwind_protect
+    if (! isempty (mask))               # the existing file's permissions for the new one
+      old_mask = umask (mask);
+    endif
     if (is_function_handle (content))
       n = content (tmp);
     else
@@ -35,12 +44,19 @@ function write_file (fname, file, content)
         error ("muonlab:badArg", "%s: cannot write '%s': short write.", fname, file);
       endif
     endif
+    if (! isempty (old_mask))
+      umask (old_mask);
+      old_mask = [];
+    endif
     written_whole (fname, file, tmp, n);
     [st, msg] = rename (tmp, file);
     if (st != 0)
       error ("muonlab:badArg", "%s: cannot write '%s': %s.", fname, file, msg);
     endif
   unwind_protect_cleanup
+    if (! isempty (old_mask))           # (an error or an interrupt while writing)
+      umask (old_mask);
+    endif
     private_dir_remove (d, tmp);
   end_unwind_protect
 endfunction

@@ -9,11 +9,14 @@
 ## files of one checkpoint, @code{zero_save_state}).
 ##
 ## @qcode{"prepare"} checks every target in the cell @var{files} (@code{write_target}: not
-## a folder, in an existing folder), then writes each @var{contents}@{k@} (bytes, uint8 or char) to a
-## temporary file in a folder made for it beside @var{files}@{k@} (@code{private_dir}, as
+## a folder, in an existing folder, an existing file one the user could write in place,
+## else @qcode{"cannot write '@var{file}': Permission denied."}), then writes each
+## @var{contents}@{k@} (bytes, uint8 or char) to a temporary file in a folder made for it beside @var{files}@{k@} (@code{private_dir}, as
 ## @code{write_file}), checks that each closed temporary's size on disk is its content's
 ## (@code{written_whole}: on a full file system @code{fwrite} and @code{fclose} report
-## success for bytes that never reached the disk), and returns the handle @var{h}.
+## success for bytes that never reached the disk), and returns the handle @var{h}.  A
+## temporary gets its target's read and write permission bits when the target exists
+## (as @code{write_file}: a 0600 file stays 0600).
 ## Nothing is renamed yet: on any error the temporaries written so far are removed, the
 ## targets untouched.
 ##
@@ -39,15 +42,16 @@ endfunction
 
 function h = prepare (fname, files, contents)
   n = numel (files);
+  masks = cell (1, n);
   for k = 1:n                           # every target checked before anything is written
-    write_target (fname, files{k});
+    [~, masks{k}] = write_target (fname, files{k});
   endfor
   h = struct ("fname", fname, "files", {files}, "dirs", {cell(1, n)});
   try
     for k = 1:n
       h.dirs{k} = private_dir (fname, fileparts (files{k}));
       tmp = fullfile (h.dirs{k}, "data");
-      [fid, msg] = fopen (tmp, "w");
+      [fid, msg] = create (tmp, masks{k});
       if (fid < 0)
         error ("muonlab:badArg", "%s: cannot write '%s': %s.", fname, files{k}, msg);
       endif
@@ -62,6 +66,21 @@ function h = prepare (fname, files, contents)
     cleanup (h);
     rethrow (err);
   end_try_catch
+endfunction
+
+## TMP opened for writing, created under the umask MASK when given (a target's
+## permissions), the process's own umask back at once
+function [fid, msg] = create (tmp, mask)
+  if (isempty (mask))
+    [fid, msg] = fopen (tmp, "w");
+  else
+    old = umask (mask);
+    unwind_protect
+      [fid, msg] = fopen (tmp, "w");
+    unwind_protect_cleanup
+      umask (old);
+    end_unwind_protect
+  endif
 endfunction
 
 function commit (h)

@@ -399,3 +399,70 @@ endfunction
 %!     unlink (f);
 %!   endif
 %! end_unwind_protect
+
+%!test
+%! ## a write-protected (0444) checkpoint as a user who is not root: muon_save_state and
+%! ## zero_save_state refuse it as Octave's save does ("Permission denied"), leaving the
+%! ## files as they were and no temporaries; a 0600 file re-saved stays 0600.  Run in a
+%! ## child under setpriv when this suite runs as root (CI), here otherwise; skipped where
+%! ## the privileges cannot be dropped
+%! d = tempname ();
+%! u = umask (0);
+%! mkdir (d);                            # 0777: the child may write here
+%! umask (u);
+%! unwind_protect
+%!   out = fullfile (d, "out.txt");
+%!   code = {
+%!     "addpath ('@INST@', '@MEX@');"
+%!     "fid = fopen ('@OUT@', 'w'); fprintf (fid, 'started\\n');"
+%!     "umask (22); f = fullfile ('@D@', 'c.ckpt'); p = fullfile ('@D@', 'z');"
+%!     "opt = muon_optimizer (struct ('W', reshape (1:12, 4, 3)));"
+%!     "[~, o2] = muon_step (opt, struct ('W', zeros (4, 3)), struct ('W', ones (4, 3)));"
+%!     "L = zero_layout ({[6 4]}, 2); g = {ones(6,4); ones(6,4)};"
+%!     "[~, s] = zero_muon_step (L, g, []); [~, s2] = zero_muon_step (L, g, s);"
+%!     "muon_save_state (f, opt); z = zero_save_state (p, L, s);"
+%!     "function copy_as (f, m)"
+%!     "  b = fileread (f); unlink (f); u = umask (m);"
+%!     "  x = fopen (f, 'w'); fwrite (x, b); fclose (x); umask (u);"
+%!     "end"
+%!     "copy_as (f, 77); muon_save_state (f, opt);"
+%!     "fprintf (fid, '%o\\n', bitand (stat (f).mode, 511));"
+%!     "copy_as (f, 333); b = fileread (f); bz = fileread (z{2}); copy_as (z{2}, 333);"
+%!     "try, muon_save_state (f, o2); fprintf (fid, 'saved\\n');"
+%!     "catch e, fprintf (fid, '%s\\n', e.message); end"
+%!     "try, zero_save_state (p, L, s2); fprintf (fid, 'saved\\n');"
+%!     "catch e, fprintf (fid, '%s\\n', e.message); end"
+%!     "fprintf (fid, '%d %d %o\\n', strcmp (fileread (f), b), strcmp (fileread (z{2}), bz),"
+%!     "         bitand (stat (f).mode, 511));"
+%!     "x = dir ('@D@'); fprintf (fid, '%s\\n', strjoin (sort ({x.name}), ' ')); fclose (fid);"};
+%!   code = strjoin (code.', "\n");
+%!   code = strrep (code, "@INST@", fileparts (which ("muon_save_state")));
+%!   code = strrep (code, "@MEX@", fileparts (which ("__muon_ns__")));
+%!   code = strrep (code, "@OUT@", out);
+%!   code = strrep (code, "@D@", d);
+%!   script = fullfile (d, "child.m");
+%!   fid = fopen (script, "w");
+%!   fputs (fid, ["1;\n" code "\n"]);
+%!   fclose (fid);
+%!   octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%!   cmd = sprintf ("'%s' --no-gui --norc --silent --no-history '%s' 2>&1", octave, script);
+%!   if (geteuid () == 0)
+%!     cmd = sprintf ("env HOME='%s' setpriv --reuid=65534 --regid=65534 --clear-groups %s",
+%!                    d, cmd);
+%!   endif
+%!   [rc, txt] = system (sprintf ("cd '%s' && timeout -k 5 120 %s", d, cmd));
+%!   if (! exist (out, "file"))
+%!     printf ("      skipped: no child as a user who is not root (%s)\n", strtrim (txt));
+%!   else
+%!     assert (rc, 0, txt);
+%!     r = strsplit (strtrim (fileread (out)), "\n");
+%!     no = "%s: cannot write '%s': Permission denied.";
+%!     assert (r, {"started", "600", ...
+%!                 sprintf(no, "muon_save_state", fullfile (d, "c.ckpt")), ...
+%!                 sprintf(no, "zero_save_state", fullfile (d, "z.rank1.ckpt")), ...
+%!                 "1 1 444", ". .. c.ckpt child.m out.txt z.rank0.ckpt z.rank1.ckpt"});
+%!   endif
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect

@@ -299,6 +299,47 @@ endfunction
 %!  fclose (fid);
 
 %!test
+%! ## a compressed payload (save -v7): its element is not padded to 8 bytes, and whatever
+%! ## its length the refusal says it is not an uncompressed miMATRIX (before: "an element
+%! ## at byte 128 claims N bytes; N are left" when N was not a multiple of 8)
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   P = struct ("W", reshape (sin (1:12), 4, 3));
+%!   payload = struct (muon_optimizer (P));
+%!   h = fullfile (d, "p.mat");
+%!   lens = [];
+%!   for k = 1:24                          # lengths that are a multiple of 8 and not
+%!     payload.pad = 1:k;
+%!     save ("-v7", h, "payload");
+%!     fid = fopen (h); pb = fread (fid, Inf, "uint8=>uint8").'; fclose (fid);
+%!     assert (double (typecast (pb(129:132), "uint32")), 15);       # miCOMPRESSED
+%!     len = double (typecast (pb(133:136), "uint32"));
+%!     lens(end+1) = len;
+%!     head = zeros (1, 64, "uint8");
+%!     head(1:8) = uint8 ("MUONCKPT");
+%!     head(9) = 2;
+%!     head(17:24) = typecast (uint64 (numel (pb)), "uint8");
+%!     head(25:38) = uint8 ("muon_optimizer");
+%!     f = fullfile (d, sprintf ("c%d.ckpt", k));
+%!     seal (f, [head, pb]);
+%!     try
+%!       muon_load_state (f, P);
+%!       error ("the load did not fail");
+%!     catch err
+%!       assert (err.identifier, "muonlab:badState");
+%!       assert (err.message, sprintf (["muon_load_state: '%s' has a payload that does not " ...
+%!                                      "decode (its variable is not an uncompressed miMATRIX " ...
+%!                                      "element)."], f));
+%!     end_try_catch
+%!   endfor
+%!   assert (any (mod (lens, 8) != 0) && any (mod (lens, 8) == 0));   # both cases met
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
 %! d = tempname ();
 %! mkdir (d);
 %! unwind_protect

@@ -229,3 +229,30 @@ endfunction
 %! f = zero_save_state (pre, L4, s);
 %! fail ("zero_load_state (pre, L4)", "than a lower rank \\(ranks that diverged cannot be resharded\\)");
 %! cellfun (@unlink, f);
+
+%!test
+%! ## zero_save_state's help lists the payload's fields and versions as written: a plain
+%! ## state's file (version 3) and a bucketed layer-wise one's (version 4, bucket_size)
+%! h = get_help_text ("zero_save_state");
+%! t = regexp (h, '@table @code(.*?)@end table', "tokens", "once"){1};
+%! items = regexp (t, '@item ([a-z_, ]+)\n', "tokens");
+%! listed = strtrim (ostrsplit (strjoin (cellfun (@(c) c{1}, items, "UniformOutput", false), ","), ","));
+%! Lb = zero_layout ({[6 4], [5 4], [8 6], [4 4]}, 2);
+%! g = cellfun (@(s) randn (s), repmat ({[6 4], [5 4], [8 6], [4 4]}, 2, 1), "UniformOutput", false);
+%! [~, s3] = zero_muon_step (Lb, g, [], "Variant", "layerwise_lpt");
+%! [~, s4] = zero_muon_step (Lb, g, [], "Variant", "layerwise_lpt", "BucketSize", 30);
+%! p = tempname ();
+%! unwind_protect
+%!   f = zero_save_state (p, Lb, s3);
+%!   S3 = read_payload (f{1});
+%!   f = zero_save_state (p, Lb, s4);
+%!   S4 = read_payload (f{1});
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, glob ([p ".rank*.ckpt"]));
+%! end_unwind_protect
+%! assert ([S3.version, S4.version], [3, 4]);
+%! assert (S4.bucket_size, 30);
+%! assert (sort (listed), sort (fieldnames (S4)'));
+%! assert (setdiff (listed, fieldnames (S3)), {"bucket_size"});
+%! assert (! isempty (strfind (h, "and 3, or 4 for a bucketed layer-wise design")));
+%! assert (! isempty (strfind (h, "reads all four")));
