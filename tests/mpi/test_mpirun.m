@@ -5,7 +5,8 @@
 ##
 ## Results gathered from every rank (rank 0's output captured, arguments and the working
 ## directory passed on, MPI results bitwise equal to the sim communicator's for an odd world
-## of 3); an unknown function; muon_mpirun from an Octave that has itself initialized MPI; a
+## of 3); an unknown function; muon_mpirun from an Octave that has itself initialized MPI,
+## from one that a plain mpirun started and from a rank of a muon_mpirun job; a
 ## rank that raises, calls exit, is killed (SIGKILL) or stopped by a SIGTERM Octave catches
 ## (named as such) while the others wait in a collective, returns what save cannot write, or
 ## whose own arguments are refused
@@ -123,6 +124,14 @@ function test_mpirun ()
                  bad, how, coll, rc, secs));
   endfor
 
+  ## 2d. muon_mpirun from an Octave that a plain mpirun started (one rank of 1): a job of its
+  ## own (it kept the rank's OMPI_MCA_ess_base_jobid and _vpid, and mpirun failed:
+  ## "ORTE_ERROR_LOG: Bad parameter", "mpirun exited with status 1")
+  [rc, secs] = plain_mpirun (root, here, ["R = muon_mpirun (struct ('np', 2, 'timeout', 60), " ...
+                                          "'mpirun_ok', 1, 3, []); exit (! isequal ([R.sum], [3 3]))"], 1);
+  ok (rc == 0, sprintf ("muon_mpirun under a plain mpirun -np 1: exit status %d after %.0f s",
+                        rc, secs));
+
   ## 3. from an Octave that has initialized MPI itself (a singleton): a fresh job
   try
     c = muon_comm ("mpi");
@@ -130,6 +139,14 @@ function test_mpirun ()
     ok (c.size == 1 && isequal ([R.sum], [3 3]), "after MPI_Init in the caller: a job of 2 ranks");
   catch err
     ok (false, ["after MPI_Init in the caller: " err.message]);
+  end_try_catch
+  ## ... and from a rank of a muon_mpirun job (the same failure as 2d)
+  try
+    R = muon_mpirun (struct ("np", 1, "timeout", 120),
+                     @() muon_mpirun (struct ("np", 2, "timeout", 60), "mpirun_ok", 1, 3, []));
+    ok (iscell (R) && isequal ([R{1}.sum], [3 3]), "a job of 2 ranks from a rank of a job");
+  catch err
+    ok (false, ["a job of 2 ranks from a rank of a job: " err.message]);
   end_try_catch
 
   ## 4. a rank that raises, exits (status 0 included) or is killed while the others wait in a
@@ -331,17 +348,17 @@ function [msg, left, secs] = interrupted_caller (root)
   end_unwind_protect
 endfunction
 
-## Runs CODE on 2 ranks of a plain mpirun (as a user's script would, without muon_mpirun's
-## set-up) in an empty folder, bounded by `timeout 120`; returns mpirun's exit status and
-## the seconds it took.
-function [rc, secs] = plain_mpirun (root, here, code)
+## Runs CODE on NP ranks (default 2) of a plain mpirun (as a user's script would, without
+## muon_mpirun's set-up) in an empty folder, bounded by `timeout 120`; returns mpirun's exit
+## status and the seconds it took.
+function [rc, secs] = plain_mpirun (root, here, code, np = 2)
   dir = tempname ();
   mkdir (dir);
   eval_code = sprintf ("addpath ('%s', '%s', '%s'); crash_dumps_octave_core (false); %s;",
                        fullfile (root, "inst"), fullfile (root, "build", "mex"), here, code);
   cmd = sprintf (["cd '%s' && timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe " ...
-                  "-np 2 octave-cli --no-gui --norc --silent --no-history --eval \"%s\" " ...
-                  ">job.log 2>&1"], dir, eval_code);
+                  "-np %d octave-cli --no-gui --norc --silent --no-history --eval \"%s\" " ...
+                  ">job.log 2>&1"], dir, np, eval_code);
   t0 = tic ();
   rc = system (cmd);
   secs = toc (t0);
