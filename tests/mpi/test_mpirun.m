@@ -14,8 +14,9 @@
 ## for several ranks, collectives and worlds of 2 and 4: every rank ends and the muonlab:mpi
 ## error names the rank and the cause, within a 10 s bound (a guard against a hang, not a
 ## timing check), and the working folder stays empty (no octave-workspace, also after a
-## timeout); and the launcher's arguments reach mpirun literally, never through a shell; a
-## Ctrl-C (SIGINT to the caller's process group) ends the job and every rank within seconds;
+## timeout, whose fractional seconds reach timeout(1) as the error states them); and the
+## launcher's arguments reach mpirun literally, never through a shell; a Ctrl-C (SIGINT to
+## the caller's process group) ends the job and every rank within seconds;
 ## under a plain mpirun, a rank that raises, exits with a status or is stopped by a SIGTERM
 ## ends the job, and a job where none fails ends with status 0.
 ## Writes "mpi <passed> <failed>" to $MUON_MPI_RESULTS.
@@ -203,6 +204,32 @@ function test_mpirun ()
       sprintf ("np 3, two ranks wait in an allreduce: %s%s%s", err_text (err),
                left_text (left), merge (isempty (strtrim (ps)), "", [" (still running: " ps ")"])));
 
+  ## ... a fractional timeout: timeout(1) is given 0.5 s, what the error says (it was given
+  ## ceil (0.5) = 1 s); a timeout(1) first on PATH notes its arguments, then runs the real one
+  T = tempname ();
+  mkdir (T);
+  path0 = getenv ("PATH");
+  unwind_protect
+    write_script (fullfile (T, "timeout"),
+                  sprintf ("#!/bin/sh\necho \"$@\" >'%s/args.txt'\nexec '%s' \"$@\"\n", T,
+                           file_in_path (path0, "timeout")));
+    setenv ("PATH", [T pathsep() path0]);
+    [err, left] = in_empty_folder (@() muon_mpirun (struct ("np", 2, "timeout", 0.5),
+                                                    "mpirun_fault", 0, "hang", "barrier", 0));
+    args = "";
+    if (exist (fullfile (T, "args.txt"), "file"))
+      args = fileread (fullfile (T, "args.txt"));
+    endif
+    ok (! isnumeric (err) && isempty (left) && strncmp (args, "-k 10 0.5 ", 10)
+        && strcmp (err.message, "muon_mpirun: the job did not finish within 0.5 s and was killed."),
+        sprintf ("timeout 0.5: %s (timeout(1) given '%s')%s", err_text (err),
+                 regexprep (strtrim (args), '^(-k 10 \S+).*', "$1"), left_text (left)));
+  unwind_protect_cleanup
+    setenv ("PATH", path0);
+    confirm_recursive_rmdir (false, "local");
+    [~] = rmdir (T, "s");
+  end_unwind_protect
+
   ## a function handle that returns nothing (or a value), an error of a rank that starts
   ## with the driver's name: the rank's, named as such
   try
@@ -364,6 +391,16 @@ function [rc, secs] = plain_mpirun (root, here, code, np = 2)
   secs = toc (t0);
   confirm_recursive_rmdir (false, "local");
   [~] = rmdir (dir, "s");
+endfunction
+
+## Writes TEXT to the executable file F.
+function write_script (f, text)
+  fid = fopen (f, "w");
+  fputs (fid, text);
+  fclose (fid);
+  if (system (sprintf ("chmod +x '%s'", f)) != 0)
+    error ("test_mpirun: cannot make %s executable", f);
+  endif
 endfunction
 
 ## Runs f () with a fresh empty folder as the working directory; returns the error it raised
