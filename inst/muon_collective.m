@@ -76,7 +76,9 @@
 ## communicator of the kind, whatever the handle's reduction): every rank must pass the
 ## same collective, class of @var{X}, number of elements, root, op and communicator (its
 ## kind and @qcode{"Reduction"}), else every rank raises the same @code{muonlab:badArg}
-## naming what differs, and a rank whose own checks failed makes the others raise too.
+## naming what differs, and a rank whose own checks failed makes the others raise too
+## (one whose @var{comm} is no communicator at all, such as @code{[]} or a number, joins
+## them on the process's MPI communicator when MPI is live in it).
 ## Each rank must still make the same calls in the same order, or the job waits forever
 ## (use @code{muon_mpirun}, which ends every rank when one fails).
 ##
@@ -89,13 +91,13 @@
 
 function [Y, info] = muon_collective (comm, coll, varargin)
   fname = "muon_collective";
-  if (nargin < 2)
-    print_usage ();
-  endif
-  if (! (isstruct (comm) && isscalar (comm)) && ! (ischar (comm) && isrow (comm)))
-    error ("muonlab:badArg", "muon_collective: COMM must be a communicator from muon_comm.");
-  endif
   try                                    # (a rank whose checks fail joins the agreement)
+    if (nargin < 2)
+      print_usage ();
+    endif
+    if (! comm_form (comm))
+      error ("muonlab:badArg", "muon_collective: COMM must be a communicator from muon_comm.");
+    endif
     if (ischar (comm) && ! any (strcmpi (comm, {"self", "sim"})))
       ## a name resolves to the process's communicator, but only a handle says which
       ## reduction the ranks use, and a name of "mpi" looks like a local communicator
@@ -138,6 +140,12 @@ function [Y, info] = muon_collective (comm, coll, varargin)
       __muon_comm__ ("check", comm, X, coll);
     endif
   catch err
+    if (nargin < 2)
+      coll = "";
+    endif
+    if (nargin < 1 || ! comm_form (comm))
+      comm = {};                         # no communicator ([] too): comm_agree joins on the
+    endif                                # process's MPI one when MPI is live
     agree (fname, comm, coll);
     rethrow (err);
   end_try_catch
@@ -166,6 +174,11 @@ function [Y, info] = muon_collective (comm, coll, varargin)
   elseif (isstruct (Y))
     Y = muon_comm_info (Y, first);
   endif
+endfunction
+
+## A scalar struct or a name: a COMM the gateway may read.
+function ok = comm_form (comm)
+  ok = (isstruct (comm) && isscalar (comm)) || (ischar (comm) && isrow (comm));
 endfunction
 
 ## Under MPI / NCCL every rank must call the same collective with the same class, count,

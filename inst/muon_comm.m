@@ -50,9 +50,16 @@
 ## (@code{muon_collective}, @code{zero_muon_step}, @code{zero_train_step},
 ## @code{zero_save_state}, @code{zero_load_state}) is collective, and its ranks first agree on
 ## their arguments and on the communicator, its kind and @qcode{"Reduction"}: ranks whose
-## handles differ raise the same @code{muonlab:badArg} ("@dots{}: every rank must pass the same
-## communicator: @dots{}") instead of waiting for each other.  Pass the handle, not the name
-## @qcode{"mpi"} or @qcode{"nccl"}: those functions refuse the name.
+## @qcode{"mpi"} and @qcode{"nccl"} handles differ (in kind, or in @qcode{"Reduction"} only)
+## raise the same @code{muonlab:badArg} ("@dots{}: every rank must pass the same
+## communicator: @dots{}") instead of waiting for each other; a rank whose COMM is no
+## communicator at all raises its own error, and the others are told.  A @qcode{"self"} or
+## @qcode{"sim"} communicator is its rank's own and agrees with no other rank (a job may
+## use one on some ranks only): a rank that passes one where the others pass an
+## @qcode{"mpi"} or @qcode{"nccl"} handle is not detected, and the others wait for it as for
+## a rank that skips the call (@code{muon_mpirun}'s @qcode{"timeout"} ends such a job).
+## Pass the handle, not the name @qcode{"mpi"} or @qcode{"nccl"}: those functions refuse the
+## name.
 ##
 ## Options (names are case-insensitive):
 ## @table @asis

@@ -71,13 +71,13 @@
 ## @env{TMPDIR}, quotes included, are quoted for the shell and for Octave).
 ##
 ## @var{opts} is a struct with field @code{np} and optionally @code{oversubscribe} (true:
-## NP above 4 x the cores is allowed), @code{timeout} (seconds,
-## default 3600: a guard against a hung job, which is then killed) and @code{mpirun_args}
-## (extra @code{mpirun} options: a cell array of strings, one argument each, or a string,
-## which is split at blanks into arguments).  The arguments reach @code{mpirun} as they
-## are, each quoted for the shell that starts it, so quotes, @samp{$}, @samp{`} and @samp{;}
-## in them have no special meaning (write @code{@{"-x", "A=x y"@}} for an argument with a
-## blank).
+## NP above 4 x the cores is allowed), @code{timeout} (seconds, rounded up to whole
+## milliseconds, default 3600: a guard against a hung job, which is then killed) and
+## @code{mpirun_args} (extra @code{mpirun} options: a cell array of strings, one argument
+## each, or a string, which is split at blanks into arguments).  The arguments reach
+## @code{mpirun} as they are, each quoted for the shell that starts it, so quotes,
+## @samp{$}, @samp{`} and @samp{;} in them have no special meaning (write
+## @code{@{"-x", "A=x y"@}} for an argument with a blank).
 ##
 ## @example
 ## function s = my_rank (x)       # in my_rank.m, on the path
@@ -175,9 +175,12 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     if (getuid () == 0)
       flags = ["--allow-run-as-root " flags];
     endif
+    ## the limit in whole milliseconds (at least one): what timeout(1) is given and what the
+    ## error names (it was given ceil (TIMEOUT): 1 s for 0.5, while the error said 0.5 s)
+    limit = ceil (o.timeout * 1000) / 1000;
     guard = "";
     if (! isempty (file_in_path (getenv ("PATH"), "timeout")))
-      guard = sprintf ("timeout -k 10 %d ", ceil (o.timeout));
+      guard = sprintf ("timeout -k 10 %.15g ", limit);
     endif
     cmd = sprintf ("%s%s %s -np %d %s sh %s %s %s %s", guard, sq (mpirun), flags, np,
                    strjoin (cellfun (@sq, extra, "UniformOutput", false), " "),
@@ -186,17 +189,21 @@ function [R, out] = muon_mpirun (np, fn, varargin)
       cmd = [cmd " 2>&1"];
     endif
     ## an Octave that has initialized MPI (a singleton, or a rank of a job) carries the job's
-    ## variables: drop them, so that mpirun starts a job of its own.  timeout(1) puts the
-    ## job in a process group of its own, out of reach of the terminal's Ctrl-C: this shell
-    ## (in Octave's group) takes SIGINT, SIGTERM and SIGHUP and ends the job with SIGTERM
-    ## (timeout passes it on, mpirun ends its ranks), noting it in interrupted.txt.  mpirun
-    ## may exit before its ranks have: after a kill or a stop this shell waits (10 s at most)
-    ## until no process runs the job's rank code (its command line names the job's folder),
-    ## then kills what is left, so that nothing of the job outlives the call
+    ## variables: drop them, so that mpirun starts a job of its own (all but the user's MCA
+    ## settings, OMPI_MCA_*, and of those the ones mpirun sets for its ranks: a rank's
+    ## OMPI_MCA_ess_base_jobid and _vpid made a nested mpirun fail in ORTE's rml_oob_send).
+    ## timeout(1) puts the job in a process group of its own, out of reach of the terminal's
+    ## Ctrl-C: this shell (in Octave's group) takes SIGINT, SIGTERM and SIGHUP and ends the
+    ## job with SIGTERM (timeout passes it on, mpirun ends its ranks), noting it in
+    ## interrupted.txt.  mpirun may exit before its ranks have: after a kill or a stop this
+    ## shell waits (10 s at most) until no process runs the job's rank code (its command
+    ## line names the job's folder), then kills what is left, so that nothing of the job
+    ## outlives the call
     write_lines (fullfile (dir, "launch.sh"), {
       "#!/bin/sh"
       "for v in $(env | sed -n 's/^\\(PMIX_[A-Za-z0-9_]*\\|PMI_[A-Za-z0-9_]*\\|OMPI_[A-Za-z0-9_]*\\)=.*/\\1/p'); do"
-      "  case $v in OMPI_MCA_ess|OMPI_MCA_pmix|OMPI_MCA_orte_*) unset \"$v\";; OMPI_MCA_*) ;; *) unset \"$v\";; esac"
+      "  case $v in OMPI_MCA_ess*|OMPI_MCA_pmix*|OMPI_MCA_orte_*|OMPI_MCA_initial_wdir) unset \"$v\";;"
+      "    OMPI_MCA_*) ;; *) unset \"$v\";; esac"
       "done"
       [cmd " &"]
       "pid=$!"
@@ -222,7 +229,7 @@ function [R, out] = muon_mpirun (np, fn, varargin)
       fflush (stdout);
       status = system (launch, false);
     endif
-    R = mpirun_collect (dir, np, status, o.timeout, toc (t0));
+    R = mpirun_collect (dir, np, status, limit, toc (t0));
   unwind_protect_cleanup
     confirm_recursive_rmdir (false, "local");
     [~] = rmdir (dir, "s");

@@ -64,8 +64,9 @@
 ## @qcode{"sim"} (default: every rank of @var{L} in this process) or the communicator of
 ## the run (from @code{muon_comm}): the state then holds its local ranks only.  Every
 ## process must then load the same checkpoint (files of the same contents, under any
-## prefix) into the same layout and design, else each raises @code{muonlab:badArg} naming
-## the rank that differs.
+## prefix) into the same layout, design and bucket size, else each raises
+## @code{muonlab:badArg} naming what differs (the layout, VARIANT, BUCKETSIZE or the
+## checkpoint) and the rank.
 ## @end table
 ##
 ## @example
@@ -84,7 +85,7 @@ function state = zero_load_state (prefix, L, varargin)
   endif
   ## under MPI every rank must load the same checkpoint (a rank whose own checks fail
   ## joins the agreement, so that the others raise too instead of waiting in it)
-  names = {"layout", "VARIANT", "checkpoint (its files' contents)"};
+  names = {"layout", "VARIANT", "BUCKETSIZE", "checkpoint (its files' contents)"};
   try
     if (! (ischar (prefix) && isrow (prefix)))
       error ("muonlab:badArg", "%s: PREFIX must be a file name prefix.", fname);
@@ -156,12 +157,12 @@ function state = zero_load_state (prefix, L, varargin)
       state = muon_state ("zero_step", state);
     endif
     sig = [value_hash({shapes, W, L.stage, L.align_factor, L.order_mode}), ...
-           value_hash({variant, bucket}), value_hash(S)];
+           value_hash(variant), value_hash(bucket), value_hash(S)];
   catch err
     comm_agree (fname, comm_in_args (varargin), [], names);
     rethrow (err);
   end_try_catch
-  comm_agree (fname, opts.comm, sig, names, {"hash", "hash", "hash"});
+  comm_agree (fname, opts.comm, sig, names, {"hash", "hash", "hash", "hash"});
 endfunction
 
 ## the momentum (and reference) buffers of this process's ranks under L and the design

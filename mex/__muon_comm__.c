@@ -1,4 +1,4 @@
-#define USAGE "usage: OUT = __muon_comm__ (CMD, ...), CMD: create allreduce reduce_scatter all_gather broadcast barrier all_to_all counters agree abort have_mpi check"
+#define USAGE "usage: OUT = __muon_comm__ (CMD, ...), CMD: create allreduce reduce_scatter all_gather broadcast barrier all_to_all counters agree abort have_mpi mpi_live check"
 /* __muon_comm__ - gateway of muon_comm.m and muon_collective.m: communicators and their
  * collectives on Octave arrays (muon_comm.h; the spec / handle is resolved by
  * muon_mex_comm_get, so sim and self communicators live for one call, mpi and nccl ones for
@@ -29,13 +29,17 @@
  *                     communicator agrees over the process's mpi one.
  *   'abort'           MSG on stderr, then MPI_Abort of every rank.
  *   'have_mpi'        true when this MEX file was built with MPI.
+ *   'mpi_live'        true when MPI is initialized and not finalized in this process (by
+ *                     any MEX file; it starts nothing): a rank whose COMM cannot be read
+ *                     joins the other ranks' agreement on the process's MPI communicator
+ *                     (comm_agree.m).
  *   'check'           X's checks for the collective COLL (the fourth argument) on COMM, the
  *                     same errors as the collective, nothing moved: true (muon_collective
  *                     runs them before the ranks agree).
  * Forms: INFO = ('create', SPEC); [Y, C] = (COLL, COMM, X, ARG) (no ARG for all_gather and
  * all_to_all);
  * C = ('barrier', COMM); S = ('counters', COMM[, RESET]); D = ('agree', COMM, SIG);
- * ('abort', MSG); B = ('have_mpi'); B = ('check', COMM, X, COLL).
+ * ('abort', MSG); B = ('have_mpi'); B = ('mpi_live'); B = ('check', COMM, X, COLL).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +53,8 @@ enum { OUT_Y, OUT_C };
 // (numbered after the collectives).
 #define COMMANDS(X) X (CMD_COUNTERS, "counters") X (CMD_CREATE, "create")               \
                     X (CMD_AGREE, "agree") X (CMD_ABORT, "abort")                       \
-                    X (CMD_HAVE_MPI, "have_mpi") X (CMD_CHECK, "check")
+                    X (CMD_HAVE_MPI, "have_mpi") X (CMD_MPI_LIVE, "mpi_live")           \
+                    X (CMD_CHECK, "check")
 #define CMD_ENUM(e, name) e,
 #define CMD_NAME(e, name) name,
 enum { CMD_BEFORE = MUON_COLL_COUNT - 1, COMMANDS (CMD_ENUM) CMD_END };
@@ -63,7 +68,8 @@ static const struct { int lo, hi, outs; } forms[CMD_END] = {
   [CMD_COUNTERS] = { 2, 3, 1 },
   [CMD_CREATE] = { 2, 2, 1 },           [CMD_AGREE] = { 3, 3, 1 },
   [CMD_ABORT] = { 2, 2, 1 },
-  [CMD_HAVE_MPI] = { 1, 1, 1 },         [CMD_CHECK] = { 4, 4, 1 }
+  [CMD_HAVE_MPI] = { 1, 1, 1 },         [CMD_MPI_LIVE] = { 1, 1, 1 },
+  [CMD_CHECK] = { 4, 4, 1 }
 };
 
 // Frees what mexFunction made for the call (the counters before it, a communicator it
@@ -90,6 +96,11 @@ void mexFunction (int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (which == CMD_HAVE_MPI)
   {
     plhs[0] = mxCreateLogicalScalar (muon_mex_comm_have_mpi ());
+    return;
+  }
+  if (which == CMD_MPI_LIVE)
+  {
+    plhs[0] = mxCreateLogicalScalar (muon_mex_comm_mpi_live ());
     return;
   }
   if (which == CMD_ABORT)                 // muon_mpirun's rank driver (a long MSG is cut)

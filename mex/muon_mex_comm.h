@@ -97,5 +97,8 @@ void muon_mex_comm_abort (const char *fname, const char *msg);
 
 // 1 when this MEX file was built with MPI.
 int muon_mex_comm_have_mpi (void);
+// 1 when MPI is initialized and not yet finalized in this process (by any MEX file); starts
+// nothing.  0 without MPI.
+int muon_mex_comm_mpi_live (void);
 
 #endif

@@ -34,6 +34,18 @@ int muon_mex_comm_have_mpi (void)
 #endif
 }
 
+int muon_mex_comm_mpi_live (void)
+{
+#ifdef MUON_HAVE_MPI
+  int init = 0, fin = 0;
+  MPI_Initialized (&init);
+  MPI_Finalized (&fin);
+  return init && !fin;
+#else
+  return 0;
+#endif
+}
+
 int muon_mex_comm_library (const muon_comm *c)
 {
   return c != NULL && (c == mpi_comm || c == nccl_comm)

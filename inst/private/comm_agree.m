@@ -20,7 +20,10 @@
 ## raise "FNAME: rank R raised an error (its own message says why)." instead of waiting
 ## for ever under @code{mpirun} (the rank's own error comes first, even a refused option:
 ## the caller reads COMM from its arguments, @code{comm_in_args}; a name such as
-## @qcode{"mpi"} joins too).  Every agreement sends the same
+## @qcode{"mpi"} joins too).  Such a rank whose COMM names no communicator at all (5, a
+## cell, a struct whose @code{kind} is not a name; [] is the default sim and joins nothing)
+## joins on the process's MPI communicator when MPI is live in this process (the others
+## can only be waiting there), and joins nothing otherwise.  Every agreement sends the same
 ## number of doubles (a status, the function, @var{sig} padded to 8), so that ranks in
 ## different functions' agreements pair up and say so ("FNAME: every rank must make the
 ## same call: rank R is in zero_muon_step, rank 0 in muon_collective.") instead of
@@ -40,8 +43,8 @@
 ## @end deftypefn
 
 function comm_agree (fname, comm, sig, names, labels)
-  if (! ((isstruct (comm) && isscalar (comm)) || (ischar (comm) && ! isempty (comm))))
-    return;                             # [] (the default sim), or no communicator at all
+  if (isnumeric (comm) && isempty (comm))
+    return;                             # [] (the default sim): nothing to agree
   endif
   fns = {"muon_collective", "zero_muon_step", "zero_train_step", "zero_save_state", ...
          "zero_load_state"};
@@ -51,13 +54,22 @@ function comm_agree (fname, comm, sig, names, labels)
   if (isempty (sig))                    # this rank failed: join, and let it raise its own
     try
       __muon_comm__ ("agree", comm, t);
+      return;
     catch                               # a handle the gateway cannot read (its reduction
-      try                               # edited, say): join on its kind's communicator
-        if (isstruct (comm) && isfield (comm, "kind") && ischar (comm.kind))
-          __muon_comm__ ("agree", comm.kind, t);
-        endif
-      end_try_catch
+    end_try_catch                       # edited, say): join on its kind's communicator
+    try
+      if (isstruct (comm) && isscalar (comm) && isfield (comm, "kind")
+          && ischar (comm.kind) && isrow (comm.kind))
+        __muon_comm__ ("agree", comm.kind, t);
+        return;
+      endif
+    catch
     end_try_catch
+    ## no communicator at all (5, a cell, a struct whose kind is not a name): the other
+    ## ranks can only be waiting on the process's MPI communicator, if MPI is live here
+    if (__muon_comm__ ("mpi_live"))
+      __muon_comm__ ("agree", "mpi", t);
+    endif
     return;
   endif
   t(1) = 1;

@@ -32,7 +32,7 @@ function R = mpirun_collect (dir, np, status, timeout, elapsed)
     endif
     error ("muonlab:mpi", "muon_mpirun: rank %d raised: %s", ranks(k), msgs{k});
   elseif ((status == 124 || status == 137) && elapsed >= timeout)
-    error ("muonlab:mpi", "muon_mpirun: the job did not finish within %g s and was killed.",
+    error ("muonlab:mpi", "muon_mpirun: the job did not finish within %.15g s and was killed.",
            timeout);
   endif
   ends = zeros (0, 2);

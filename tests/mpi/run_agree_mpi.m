@@ -4,8 +4,8 @@
 ##   mpirun -np 4 octave-cli --eval "cd tests/mpi; run_agree_mpi ()"
 ##
 ## Where MPI itself would hang or pair unlike data, every rank gets one error: unlike
-## arguments, COMM the name "mpi", a handle whose fields were edited on one rank, handles
-## that differ only in their reduction; and ranks whose X differ only in shape each get
+## arguments, COMM the name "mpi", a handle whose fields were edited on one rank, a COMM
+## that is no communicator at all on one rank, handles that differ only in their reduction; and ranks whose X differ only in shape each get
 ## their own shape back.  The collectives themselves: run_mpi.m.
 
 function run_agree_mpi ()
@@ -13,7 +13,8 @@ function run_agree_mpi ()
   tests = {"ranks_disagree", @t_disagree, ...
            "names_and_edited_handles_agree", @t_names, "reductions_disagree", @t_reductions, ...
            "shapes_from_own_X_vs_sim", @t_own_shapes, ...
-           "edited_handles_join_the_agreement", @t_edited};
+           "edited_handles_join_the_agreement", @t_edited, ...
+           "unreadable_comm_joins_the_agreement", @t_unreadable};
   mpi_suite (comm, tests, "agreement");
 endfunction
 
@@ -257,4 +258,72 @@ function f = t_edited (comm)
     f += mpi_check (strncmp (err.identifier, "muonlab:", 8), comm, "zero_muon_step: %s",
                     err.message);
   end_try_catch
+endfunction
+
+## A COMM that names no communicator on the last rank ([], 5, a cell, a struct whose kind is
+## not a name, no COMM at all): that rank raises its own error and joins the others'
+## agreement on the process's MPI communicator, so that they raise "rank R raised an
+## error".  It joined nothing, and the others' agreement paired with its next call: at W = 2
+## rank 0's allreduce of 10 + r gave 31 for 21 (rank 1's next call's 20 + 1), every call
+## after was one call out of phase, and the last waited for ever.
+function f = t_unreadable (comm)
+  f = 0; r = comm.rank; W = comm.size;
+  last = (r == W - 1);
+  c = muon_comm ("mpi");
+  told = sprintf ("rank %d raised an error (its own message says why).", W - 1);
+  own = "muon_collective: COMM must be a communicator from muon_comm.";
+  bad = {[], 5, {c}, struct("kind", 3), "no_coll"};
+  for k = 1:numel (bad)
+    try
+      if (! last)
+        y = muon_collective (c, "allreduce", 10 * k + r);
+      elseif (strcmp (bad{k}, "no_coll"))
+        y = muon_collective (c);          # no COLL: print_usage, which joins too
+      else
+        y = muon_collective (bad{k}, "allreduce", 10 * k + r);
+      endif
+      f += mpi_check (false, comm, "bad COMM %d: no error, y = %g", k, y);
+    catch err
+      if (! last)
+        ok = strcmp (err.message, ["muon_collective: " told]);
+      elseif (k == numel (bad))
+        ok = strcmp (err.identifier, "Octave:invalid-fun-call");
+      elseif (k == 4)                     # a struct: the gateway's own words
+        ok = strncmp (err.message, "muon_collective: COMM.kind ", 27);
+      else
+        ok = strcmp (err.message, own);
+      endif
+      f += mpi_check (ok, comm, "bad COMM %d: %s %s", k, err.identifier, err.message);
+    end_try_catch
+    ## the next call pairs with the others' next call: the sum of 10 (k + 1) + r over r
+    y = muon_collective (c, "allreduce", 10 * (k + 1) + r);
+    want = 10 * (k + 1) * W + W * (W - 1) / 2;
+    f += mpi_check (y == want, comm, "after bad COMM %d: y = %g, not %g", k, y, want);
+  endfor
+  ## the steps, whose COMM is an option: its value names no communicator on the last rank
+  L = zero_layout ({[4 3], [2 5]}, W);
+  g = {ones(4, 3) * (r + 1), ones(2, 5)};
+  gall = cell (W, 2);                   # every rank's gradients, for the simulator
+  for q = 1:W
+    gall(q,:) = {ones(4, 3) * q, ones(2, 5)};
+  endfor
+  for fn = {"zero_muon_step", "zero_train_step"}
+    Rs = feval (fn{1}, L, gall, []);
+    for b = {5, {c}, struct("kind", 3)}
+      try
+        feval (fn{1}, L, g, [], "Comm", merge (last, b{1}, c));
+        f += mpi_check (false, comm, "%s with a bad COMM: no error", fn{1});
+      catch err
+        ok = (strncmp (err.message, [fn{1} ": "], numel (fn{1}) + 2)
+              && (last || strcmp (err.message, [fn{1} ": " told])));
+        f += mpi_check (ok, comm, "%s with a bad COMM: %s", fn{1}, err.message);
+      end_try_catch
+      ## the next step runs with every rank's gradients of this call: the simulator's
+      Rm = feval (fn{1}, L, g, [], "Comm", c, "Assemble", true);
+      f += mpi_check (isequal (Rm.updates, Rs.updates), comm,
+                      "%s after a bad COMM: updates differ from the simulator's", fn{1});
+      y = muon_collective (c, "allreduce", r + 1);
+      f += mpi_check (y == W * (W + 1) / 2, comm, "%s after a bad COMM: y = %g", fn{1}, y);
+    endfor
+  endfor
 endfunction

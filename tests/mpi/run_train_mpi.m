@@ -194,6 +194,28 @@ function f = t_ckpt_disagree (comm)
           "rank 1's differs from rank 0's."];
   f += expect_error (comm, @() zero_load_state (merge (r > 0, [pre "-next"], pre), L, "Comm", comm),
                      want, "load");
+  ## ranks that differ only in BucketSize (the same Variant): BUCKETSIZE is named (it said
+  ## "every rank must pass the same VARIANT")
+  o = {"Variant", "layerwise_lpt"};
+  if (r == W - 1)
+    o = [o {"BucketSize", 10}];
+  endif
+  want = sprintf (["zero_load_state: every rank must pass the same BUCKETSIZE: rank %d's " ...
+                   "differs from rank 0's."], W - 1);
+  f += expect_error (comm, @() zero_load_state (pre, L, "Comm", comm, o{:}), want,
+                     "bucket size");
+  ## a COMM that names no communicator on the last rank: its own error, the others told
+  ## (they paired with its next call: "every rank must pass the same PREFIX", then a hang)
+  own = "%s: COMM must be \"sim\" or a handle from muon_comm.";
+  other = sprintf ("%%s: rank %d raised an error (its own message says why).", W - 1);
+  bad = merge (r == W - 1, 5, comm);
+  f += expect_error (comm, @() zero_save_state ([pre "-bad"], L, sm, "Comm", bad),
+                     sprintf (merge (r == W - 1, own, other), "zero_save_state"), "save, bad COMM");
+  f += expect_error (comm, @() zero_load_state (pre, L, "Comm", bad),
+                     sprintf (merge (r == W - 1, own, other), "zero_load_state"), "load, bad COMM");
+  fb = zero_save_state ([pre "-bad"], L, sm, "Comm", comm);
+  f += mpi_check (isequal (fb, {sprintf("%s-bad.rank%d.ckpt", pre, r)}), comm,
+                  "a save after a bad COMM: %s", fb{1});
   s1 = zero_load_state (pre, L, "Comm", comm);
   f += mpi_check (isequal (struct (s1), struct (sm)), comm, "an agreed load after the errors");
   muon_collective (comm, "barrier");
@@ -201,6 +223,7 @@ function f = t_ckpt_disagree (comm)
     for q = 0:W-1
       unlink (sprintf ("%s.rank%d.ckpt", pre, q));
       unlink (sprintf ("%s-next.rank%d.ckpt", pre, q));
+      unlink (sprintf ("%s-bad.rank%d.ckpt", pre, q));
     endfor
   endif
 endfunction

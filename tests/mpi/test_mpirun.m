@@ -5,7 +5,8 @@
 ##
 ## Results gathered from every rank (rank 0's output captured, arguments and the working
 ## directory passed on, MPI results bitwise equal to the sim communicator's for an odd world
-## of 3); an unknown function; muon_mpirun from an Octave that has itself initialized MPI; a
+## of 3); an unknown function; muon_mpirun from an Octave that has itself initialized MPI,
+## from one that a plain mpirun started and from a rank of a muon_mpirun job; a
 ## rank that raises, calls exit, is killed (SIGKILL) or stopped by a SIGTERM Octave catches
 ## (named as such) while the others wait in a collective, returns what save cannot write, or
 ## whose own arguments are refused
@@ -13,8 +14,9 @@
 ## for several ranks, collectives and worlds of 2 and 4: every rank ends and the muonlab:mpi
 ## error names the rank and the cause, within a 10 s bound (a guard against a hang, not a
 ## timing check), and the working folder stays empty (no octave-workspace, also after a
-## timeout); and the launcher's arguments reach mpirun literally, never through a shell; a
-## Ctrl-C (SIGINT to the caller's process group) ends the job and every rank within seconds;
+## timeout, whose fractional seconds reach timeout(1) as the error states them); and the
+## launcher's arguments reach mpirun literally, never through a shell; a Ctrl-C (SIGINT to
+## the caller's process group) ends the job and every rank within seconds;
 ## under a plain mpirun, a rank that raises, exits with a status or is stopped by a SIGTERM
 ## ends the job, and a job where none fails ends with status 0.
 ## Writes "mpi <passed> <failed>" to $MUON_MPI_RESULTS.
@@ -123,6 +125,14 @@ function test_mpirun ()
                  bad, how, coll, rc, secs));
   endfor
 
+  ## 2d. muon_mpirun from an Octave that a plain mpirun started (one rank of 1): a job of its
+  ## own (it kept the rank's OMPI_MCA_ess_base_jobid and _vpid, and mpirun failed:
+  ## "ORTE_ERROR_LOG: Bad parameter", "mpirun exited with status 1")
+  [rc, secs] = plain_mpirun (root, here, ["R = muon_mpirun (struct ('np', 2, 'timeout', 60), " ...
+                                          "'mpirun_ok', 1, 3, []); exit (! isequal ([R.sum], [3 3]))"], 1);
+  ok (rc == 0, sprintf ("muon_mpirun under a plain mpirun -np 1: exit status %d after %.0f s",
+                        rc, secs));
+
   ## 3. from an Octave that has initialized MPI itself (a singleton): a fresh job
   try
     c = muon_comm ("mpi");
@@ -130,6 +140,14 @@ function test_mpirun ()
     ok (c.size == 1 && isequal ([R.sum], [3 3]), "after MPI_Init in the caller: a job of 2 ranks");
   catch err
     ok (false, ["after MPI_Init in the caller: " err.message]);
+  end_try_catch
+  ## ... and from a rank of a muon_mpirun job (the same failure as 2d)
+  try
+    R = muon_mpirun (struct ("np", 1, "timeout", 120),
+                     @() muon_mpirun (struct ("np", 2, "timeout", 60), "mpirun_ok", 1, 3, []));
+    ok (iscell (R) && isequal ([R{1}.sum], [3 3]), "a job of 2 ranks from a rank of a job");
+  catch err
+    ok (false, ["a job of 2 ranks from a rank of a job: " err.message]);
   end_try_catch
 
   ## 4. a rank that raises, exits (status 0 included) or is killed while the others wait in a
@@ -185,6 +203,32 @@ function test_mpirun ()
       && strcmp (err.message, "muon_mpirun: the job did not finish within 5 s and was killed."),
       sprintf ("np 3, two ranks wait in an allreduce: %s%s%s", err_text (err),
                left_text (left), merge (isempty (strtrim (ps)), "", [" (still running: " ps ")"])));
+
+  ## ... a fractional timeout: timeout(1) is given 0.5 s, what the error says (it was given
+  ## ceil (0.5) = 1 s); a timeout(1) first on PATH notes its arguments, then runs the real one
+  T = tempname ();
+  mkdir (T);
+  path0 = getenv ("PATH");
+  unwind_protect
+    write_script (fullfile (T, "timeout"),
+                  sprintf ("#!/bin/sh\necho \"$@\" >'%s/args.txt'\nexec '%s' \"$@\"\n", T,
+                           file_in_path (path0, "timeout")));
+    setenv ("PATH", [T pathsep() path0]);
+    [err, left] = in_empty_folder (@() muon_mpirun (struct ("np", 2, "timeout", 0.5),
+                                                    "mpirun_fault", 0, "hang", "barrier", 0));
+    args = "";
+    if (exist (fullfile (T, "args.txt"), "file"))
+      args = fileread (fullfile (T, "args.txt"));
+    endif
+    ok (! isnumeric (err) && isempty (left) && strncmp (args, "-k 10 0.5 ", 10)
+        && strcmp (err.message, "muon_mpirun: the job did not finish within 0.5 s and was killed."),
+        sprintf ("timeout 0.5: %s (timeout(1) given '%s')%s", err_text (err),
+                 regexprep (strtrim (args), '^(-k 10 \S+).*', "$1"), left_text (left)));
+  unwind_protect_cleanup
+    setenv ("PATH", path0);
+    confirm_recursive_rmdir (false, "local");
+    [~] = rmdir (T, "s");
+  end_unwind_protect
 
   ## a function handle that returns nothing (or a value), an error of a rank that starts
   ## with the driver's name: the rank's, named as such
@@ -331,22 +375,32 @@ function [msg, left, secs] = interrupted_caller (root)
   end_unwind_protect
 endfunction
 
-## Runs CODE on 2 ranks of a plain mpirun (as a user's script would, without muon_mpirun's
-## set-up) in an empty folder, bounded by `timeout 120`; returns mpirun's exit status and
-## the seconds it took.
-function [rc, secs] = plain_mpirun (root, here, code)
+## Runs CODE on NP ranks (default 2) of a plain mpirun (as a user's script would, without
+## muon_mpirun's set-up) in an empty folder, bounded by `timeout 120`; returns mpirun's exit
+## status and the seconds it took.
+function [rc, secs] = plain_mpirun (root, here, code, np = 2)
   dir = tempname ();
   mkdir (dir);
   eval_code = sprintf ("addpath ('%s', '%s', '%s'); crash_dumps_octave_core (false); %s;",
                        fullfile (root, "inst"), fullfile (root, "build", "mex"), here, code);
   cmd = sprintf (["cd '%s' && timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe " ...
-                  "-np 2 octave-cli --no-gui --norc --silent --no-history --eval \"%s\" " ...
-                  ">job.log 2>&1"], dir, eval_code);
+                  "-np %d octave-cli --no-gui --norc --silent --no-history --eval \"%s\" " ...
+                  ">job.log 2>&1"], dir, np, eval_code);
   t0 = tic ();
   rc = system (cmd);
   secs = toc (t0);
   confirm_recursive_rmdir (false, "local");
   [~] = rmdir (dir, "s");
+endfunction
+
+## Writes TEXT to the executable file F.
+function write_script (f, text)
+  fid = fopen (f, "w");
+  fputs (fid, text);
+  fclose (fid);
+  if (system (sprintf ("chmod +x '%s'", f)) != 0)
+    error ("test_mpirun: cannot make %s executable", f);
+  endif
 endfunction
 
 ## Runs f () with a fresh empty folder as the working directory; returns the error it raised

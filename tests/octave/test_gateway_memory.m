@@ -73,6 +73,7 @@ endfunction
 
 ## output counts beyond a gateway's: the usage error
 %!error id=muonlab:badArg [a, b] = __muon_comm__ ("have_mpi")
+%!error id=muonlab:badArg [a, b] = __muon_comm__ ("mpi_live")
 %!error id=muonlab:badArg [a, b] = __muon_comm__ ("barrier", "self")
 %!error id=muonlab:badArg [a, b, c] = __muon_comm__ ("allreduce", "self", 1, "sum")
 %!error id=muonlab:badArg [a, b, c, d, e] = __muon_zero_layout__ ([2 2], 1, struct ())

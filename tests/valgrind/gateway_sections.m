@@ -403,6 +403,7 @@ function fails = sec_muon_comm ()
   f = @__muon_comm__;
   fails = {};
   fails = outs (fails, "have_mpi", 1, f, "have_mpi");
+  fails = outs (fails, "mpi_live", 1, f, "mpi_live");
   fails = ok (fails, "create self", 1, f, "create", "self");
   fails = ok (fails, "create sim", 1, f, "create", struct ("kind", "sim", "size", 3));
   X = {[1 2; 3 4], [5 6; 7 8]};
