@@ -36,7 +36,7 @@
 ## (@code{double}, @code{single}, @code{bf16}, @code{fp16}) naming who runs that precision
 ## under @qcode{"Gemm", "auto"} here (@qcode{"openblas"} or @qcode{"onednn"}), and
 ## @code{reason}, the same fields saying why; @code{env} (the environment variable
-## @env{MUONLAB_GEMM} as read once per session: @qcode{"auto"}, @qcode{"openblas"} or
+## @env{MUONLAB_GEMM} as read now (every call reads it): @qcode{"auto"}, @qcode{"openblas"} or
 ## @qcode{"onednn"} changes what @qcode{"auto"} stands for, without rebuilding; any other
 ## value is ignored, and the report says so);
 ## @code{onednn_built}, @code{onednn_version}, @code{onednn_isa} (the instruction set
@@ -156,7 +156,7 @@ endfunction
 %! assert (isequal (muon_ns (G), X));
 
 %!test
-%! ## MUONLAB_GEMM (read once per process: a fresh Octave) with a value the core does not
+%! ## MUONLAB_GEMM (in a fresh Octave) with a value the core does not
 %! ## know is ignored (auto stays the default), and the report says so
 %! octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
 %! if (exist (octave, "file"))

@@ -33,25 +33,19 @@ extern int omp_get_max_threads (void) __attribute__ ((weak));
 
 //---- who runs what ------------------------------------------------------------------------
 
-// MUONLAB_GEMM, read once per process: the provider 'auto' stands for (AUTO when unset or
-// not a provider's name; `text` keeps what was read, for muon_info).
+// MUONLAB_GEMM, read at every call: the provider 'auto' stands for (AUTO when unset or not a
+// provider's name; `text` gets what was read, for muon_info).  Not kept: libmuon is linked
+// into every gateway, so a value kept per copy would let a setenv between calls give
+// muon_ns and muon_update different providers for the same "auto".
 static muon_gemm_provider env_default (char *text, size_t len)
 {
-  static int read;
-  static muon_gemm_provider value = MUON_GEMM_AUTO;
-  static char seen[64];
-  if (!read)
-  {
-    const char *e = getenv ("MUONLAB_GEMM");
-    snprintf (seen, sizeof seen, "%s", e ? e : "");
-    int v = MUON_GEMM_AUTO;
-    if (e != NULL && muon_name_find (gemm_names, MUON_NAME_COUNT (gemm_names), e, &v) == MUON_OK)
-      value = (muon_gemm_provider) v;
-    read = 1;
-  }
+  const char *e = getenv ("MUONLAB_GEMM");
+  int v = MUON_GEMM_AUTO;
   if (text)
-    snprintf (text, len, "%s", seen);
-  return value;
+    snprintf (text, len, "%s", e ? e : "");
+  if (e != NULL && muon_name_find (gemm_names, MUON_NAME_COUNT (gemm_names), e, &v) != MUON_OK)
+    v = MUON_GEMM_AUTO;
+  return (muon_gemm_provider) v;
 }
 
 void muon_gemm_choose (muon_gemm_provider requested, muon_precision p,
@@ -61,9 +55,10 @@ void muon_gemm_choose (muon_gemm_provider requested, muon_precision p,
   const char *from = "";
   *provider = MUON_GEMM_OPENBLAS;
   *bf16 = 0;
-  if (requested == MUON_GEMM_AUTO && env_default (env, sizeof env) != MUON_GEMM_AUTO)
+  muon_gemm_provider from_env = env_default (env, sizeof env);
+  if (requested == MUON_GEMM_AUTO && from_env != MUON_GEMM_AUTO)
   {
-    requested = env_default (NULL, 0);
+    requested = from_env;
     from = " (MUONLAB_GEMM)";
   }
   if (p == MUON_PREC_DOUBLE)

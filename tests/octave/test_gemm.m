@@ -219,7 +219,7 @@ endfunction
 %! endif
 
 %!test
-%! ## MUONLAB_GEMM is read once per session and changes what 'auto' stands for; a value that
+%! ## MUONLAB_GEMM is read at every call and changes what 'auto' stands for; a value that
 %! ## is no provider's name is reported and ignored, never an error
 %! code = ["g = muon_info ().gemm; [~, s] = muon_ns (randn (8, 16), 'Precision', 'bf16'); " ...
 %!         "[~, t] = muon_ns (single (randn (8, 16))); " ...
@@ -232,3 +232,16 @@ endfunction
 %!   out = strsplit (fresh_octave ("MUONLAB_GEMM=onednn", code), "|");
 %!   assert (out([1 4]), {"onednn", "onednn"});
 %! endif
+
+%!test
+%! ## a setenv of MUONLAB_GEMM in a session counts from the next call for every function:
+%! ## muon_ns called before it, then muon_update and muon_info for the first time after it,
+%! ## all take the new value (each gateway kept the value its first call read: muon_ns
+%! ## stayed on OpenBLAS while muon_update ran oneDNN, 5.7e-7 apart on single 300 x 500)
+%! want = merge (muon_info ().gemm.onednn_built, "onednn", "openblas");
+%! code = ["randn ('state', 1); G = single (randn (300, 500)); muon_ns (G); " ...
+%!         "setenv ('MUONLAB_GEMM', '" want "'); [X, s] = muon_ns (G); " ...
+%!         "U = muon_update (G, [], 'Beta', 0, 'Nesterov', false, 'Scale', 'none'); " ...
+%!         "g = muon_info ().gemm; " ...
+%!         "printf ('%s|%s|%s|%d', g.env, g.provider.single, s.gemm, isequal (U, X))"];
+%! assert (fresh_octave ("MUONLAB_GEMM=", code), [want "|" want "|" want "|1"]);
