@@ -74,6 +74,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   if (nargin < 1)
     print_usage ();
   endif
+  host_only (fname, "G", G);
   check_matrix (fname, "G", G);
   if (ndims (G) > 2)
     error ("muonlab:badShape", "%s: G must be one matrix (2-D).", fname);
@@ -86,6 +87,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
       X = {X};
     endif
     for k = 1:numel (X)
+      host_only (fname, "X", X{k});
       check_matrix (fname, "X", X{k});
       if (! isequal (size (X{k}), size (G)))
         error ("muonlab:badShape", "%s: each X must be the size of G (%d x %d).", fname,
@@ -459,6 +461,8 @@ endfunction
 %! ns_plot_spectrum (G, "Precision", {"double", "bf16"});
 
 %!error <ns_plot_spectrum: G must be one matrix \(2-D\).> ns_plot_spectrum (randn (4, 4, 2))
+%!error <ns_plot_spectrum: G is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(G\)\.> ns_plot_spectrum (muon_gpu (randn (4, 8), "Device", "cpu"))
+%!error <ns_plot_spectrum: X is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(X\)\.> ns_plot_spectrum (randn (4, 8), {muon_gpu(randn (4, 8), "Device", "cpu")})
 %!error <ns_plot_spectrum: the singular values of the normalized G are all below 1e-150 \(the largest 1e-313\): a log axis cannot show them; scale G up or use a smaller "Eps"\.> ns_plot_spectrum (1e-320)
 %!error <ns_plot_spectrum: the singular values of the normalized G are all below 1e-150 \(the largest 5\.4[0-9]e-313\): a log axis cannot show them; scale G up or use a smaller "Eps"\.> ns_plot_spectrum (1e-320 * [1 2; 3 4])
 %!error id=muonlab:badArg ns_plot_spectrum (1e-320)
