@@ -6,7 +6,8 @@
 ## @code{max_config_bytes} (16 MiB) nesting at most 200 deep, checked before it is read:
 ## a folder, a FIFO or a device is refused, as by @code{muon_model}), or a struct with the
 ## same fields.  Every number is a real finite scalar.  Required: @code{devices_per_node} (a
-## positive integer), @code{gemm_peak} (FLOP/s per precision, each positive: @code{double},
+## positive integer, at most 65536: the largest @var{world} of @code{zero_cost}),
+## @code{gemm_peak} (FLOP/s per precision, each positive: @code{double},
 ## @code{single}, @code{bf16}, @code{fp16}), @code{mem_bw} (bytes/s, positive), @code{intra}
 ## and @code{inter} (each @code{bandwidth} in bytes/s, positive, and @code{latency} in s per
 ## ring step, >= 0; optionally @code{efficiency} in (0, 1], default 1, and per-collective
@@ -142,9 +143,11 @@ function x = check_field (fname, x, name, kind)
     otherwise                           # a number
       ok = isnumeric (x) && isreal (x) && isscalar (x) && isfinite (x);
       switch (kind)
-        case "count"
-          ok = ok && x >= 1 && x == fix (x);
-          what = "a positive integer";
+        case "count"                    # at most zero_cost's largest WORLD
+          L = core_lists ().limits;
+          wmax = min (L.zero_max_world, L.comm_max_world);
+          ok = ok && x >= 1 && x == fix (x) && x <= wmax;
+          what = sprintf ("a positive integer (at most %d)", wmax);
         case "positive"
           ok = ok && x > 0;
           what = "a positive finite number";

@@ -342,8 +342,10 @@ endfunction
 %! ## every profile field is checked: each bad value is refused, naming the field
 %! P = jsondecode (fileread (fullfile (fileparts (which ("zero_cost")), "profiles",
 %!                                     "h100_node.json")));
-%! bad = {"devices_per_node", "x", "a positive integer";
-%!        "devices_per_node", 2.5, "a positive integer";
+%! bad = {"devices_per_node", "x", "a positive integer (at most 65536)";
+%!        "devices_per_node", 2.5, "a positive integer (at most 65536)";
+%!        "devices_per_node", 65537, "a positive integer (at most 65536)";
+%!        "devices_per_node", 1e300, "a positive integer (at most 65536)";
 %!        "mem_bw", "fast", "a positive finite number";
 %!        "mem_bw", Inf, "a positive finite number";
 %!        "memory_bytes", -1, "a positive finite number";
