@@ -38,7 +38,8 @@ function unsafe_schedule (fname, opts)
   endif
   S.last = {c, opts.steps, opts.schedule_mode};
   C = expand_schedule (opts.coeffs, opts.steps, opts.schedule_mode);
-  h = hash ("md5", [sprintf("%d:", rows (C)), char(typecast (C(:) + 0, "uint8").')]);  # -0: 0
+  ## its key: the MD5 of its row count and bytes (C + 0: -0 as 0, as isequal had it)
+  h = hash ("md5", [sprintf("%d:", rows (C)), char(typecast (C(:) + 0, "uint8").')]);
   if (any (strcmp (h, S.seen)))
     setappdata (0, key, S);
     return;
