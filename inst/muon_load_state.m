@@ -200,6 +200,31 @@ endfunction
 %! b = file_bytes (f);
 %! put_bytes (g, b(1:end-1));
 %! muon_load_state (g, P);
+%!test
+%! ## the size the length field implies, exact past 2^53 (2^60 + 96 read as 2^60 in double),
+%! ## and a field of 2^64 - 1 (it said 18446744073709551616)
+%! b = file_bytes (f);
+%! b(17:24) = [zeros(1, 7, "uint8"), uint8(16)];          # 2^60, little-endian
+%! put_bytes (g, b);
+%! try
+%!   muon_load_state (g, P);
+%!   error ("test:noError", "accepted");
+%! catch err
+%!   assert (err.message, sprintf (["muon_load_state: '%s' is truncated or corrupt " ...
+%!                                  "(%d bytes; its header says 1152921504606847072)."],
+%!                                 g, numel (b)));
+%! end_try_catch
+%! b(17:24) = 255;
+%! put_bytes (g, b);
+%! try
+%!   muon_load_state (g, P);
+%!   error ("test:noError", "accepted");
+%! catch err
+%!   assert (err.message, sprintf (["muon_load_state: '%s' is truncated or corrupt " ...
+%!                                  "(%d bytes; its header says more than 2^64)."],
+%!                                 g, numel (b)));
+%!   assert (err.identifier, "muonlab:badState");
+%! end_try_catch
 %!error <muon_load_state: '.*' is truncated \(50 bytes\)\.>
 %! b = file_bytes (f);
 %! put_bytes (g, b(1:50));

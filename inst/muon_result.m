@@ -41,6 +41,15 @@ classdef muon_result
   ## @end deftypefn
 
   methods
+    ## made only with no argument (by its kinds, whose constructors take the struct):
+    ## muon_result (5) made an empty result that accepted anything
+    function R = muon_result (varargin)
+      if (nargin > 0)
+        error ("muonlab:badArg",
+               "muon_result: a base class, made with no argument; its kinds (zero_layout_result, ...) take a struct.");
+      endif
+    endfunction
+
     ## the plain struct (no warning about access rights: every property is public)
     function S = struct (R, varargin)
       if (nargin > 1)                    # struct ("a", R, ...): Octave's, R a value
@@ -119,6 +128,21 @@ endfunction
 %!error <zero_train_result: S must have only the fields of a zero_train_result: S.x is not one.> zero_train_result (struct ("x", 1))
 %!error <zero_step_result: S must have only the fields of a zero_step_result: S.y is not one.> zero_step_result (struct ("variant", "a", "y", 2))
 %!error <ns_flops_result: S must be a scalar struct.> ns_flops_result (1)
+%!error <muon_result: a base class, made with no argument; its kinds \(zero_layout_result, \.\.\.\) take a struct\.> muon_result (5)
+%!error <muon_rows: a base class, made with no argument; its kinds \(zero_cost_result, \.\.\.\) take a struct\.> muon_rows (5)
+%!error id=muonlab:badArg muon_rows (struct ("a", 1))
+%!test
+%! ## with no argument, still an empty object (Octave's classdef arrays need one); its kinds
+%! ## made after a refused call still work
+%! assert (class (muon_rows ()), "muon_rows");
+%! assert (numel (muon_rows ()), 0);
+%! try
+%!   muon_result (5);
+%! catch
+%! end_try_catch
+%! C = zero_cost ({[64 64]}, 2, "Design", "reference");
+%! assert (class (C), "zero_cost_result");
+%! assert (C.world, 2);
 %!error <muon_model_result: S must have only the fields of a muon_model_result: S\.x is not one\.> muon_model_result (struct ("x", 1))
 %!error id=muonlab:badArg muon_model_result (struct ("x", 1))
 

@@ -25,6 +25,7 @@ function y = muon_round (x, prec)
   if (nargin != 2)
     print_usage ();
   endif
+  host_only ("muon_round", "X", x);
   if (! (isfloat (x) && isreal (x)) || issparse (x))
     error ("muonlab:badType", "muon_round: X must be a real double or single array.");
   endif
@@ -72,6 +73,7 @@ endfunction
 %!assert (muon_round ([NaN Inf 0], "fp16"), [NaN Inf 0])
 %!assert (muon_round (pi, "single"), double (single (pi)))
 %!error <muon_round: X must be a real double or single array.> muon_round (int8 (1), "bf16")
+%!error <muon_round: X is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(X\)\.> muon_round (muon_gpu (randn (4, 3), "Device", "cpu"), "bf16")
 %!error <muon_round: X must be a real double or single array.> muon_round (sparse (eye (2)), "single")
 %!error <muon_round: PREC must be 'keep', 'double', 'single', 'bf16' or 'fp16'.> muon_round (1, "fp8")
 

@@ -35,6 +35,15 @@ classdef muon_rows < muon_result
   endproperties
 
   methods
+    ## made only with no argument (by its kinds, whose constructors take the records):
+    ## muon_rows (5) made an empty list whose q(1) failed with Octave's index error
+    function R = muon_rows (varargin)
+      if (nargin > 0)
+        error ("muonlab:badArg",
+               "muon_rows: a base class, made with no argument; its kinds (zero_cost_result, ...) take a struct.");
+      endif
+    endfunction
+
     function S = struct (R, varargin)
       if (nargin > 1)                    # struct ("a", R, ...): Octave's, R a value
         S = builtin ("struct", R, varargin{:});

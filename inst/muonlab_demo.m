@@ -14,7 +14,10 @@
 ## returns their names as a cellstr.  @code{muonlab_demo (@var{name}, @dots{})} runs the
 ## demo @var{name} with the arguments that follow (every demo takes
 ## @qcode{"Display"}, @qcode{"off"} | @qcode{"final"} | @qcode{"iter"}) and returns its
-## outputs; @code{help} of the demo's name, after @code{muonlab_demo ("folder")} is on the
+## outputs.  The errors of the demo itself, its option errors included, start with the
+## demo's name, as when it is called directly (@qcode{"zero3_pads: unknown option
+## 'Bogus'. @dots{}"}); those of @code{muonlab_demo}'s own arguments with
+## @qcode{"muonlab_demo: "}; @code{help} of the demo's name, after @code{muonlab_demo ("folder")} is on the
 ## path, or the list, say what each does.  @code{muonlab_demo ("folder")} returns the folder
 ## that holds them: demo/ in a checkout, the package's demos/ folder once installed.
 ##
@@ -230,3 +233,6 @@ endfunction
 %!error id=muonlab:badArg muonlab_demo ("options")
 %!error <^muonlab_demo: NAME must be .*\.$> muonlab_demo ("options", "x")
 %!error id=muonlab:badArg muonlab_demo ("options", "x")
+
+%!error <^zero3_pads: unknown option 'Bogus'\. Options: Display\.$> muonlab_demo ("zero3_pads", "Bogus", 1)
+%!error <^zero3_pads: DISPLAY must be 'off', 'final' or 'iter'\.$> muonlab_demo ("zero3_pads", "Display", "loud")

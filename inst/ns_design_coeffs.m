@@ -101,25 +101,25 @@ function [C, info] = ns_design_coeffs (steps, varargin)
   endif
   steps = double (steps);
   o = parse_options (fname, "ns_design_coeffs", varargin);
-  v = struct ("Lower", o.lower, "Cushion", o.cushion, "Safety", o.safety,
-              "SafetyMode", o.safetymode, "SafetyLast", o.safetylast);
-  l = v.Lower;
+  ## each option read from its own field: struct () with these values made a cell value
+  ## ({}, {1, "a"}) a struct array or unwrapped {"after"}, so a cell crashed or was accepted
+  l = o.lower;
   if (! (isnumeric (l) && isscalar (l) && isreal (l) && l > 0 && l < 1))
     error ("muonlab:badArg", "%s: LOWER must be a real scalar with 0 < LOWER < 1.", fname);
   endif
-  cushion = v.Cushion;
+  cushion = o.cushion;
   if (! (isnumeric (cushion) && isscalar (cushion) && isreal (cushion) && cushion >= 0
          && cushion < 1))
     error ("muonlab:badArg", "%s: CUSHION must be a real scalar with 0 <= CUSHION < 1.",
            fname);
   endif
-  s = v.Safety;
+  s = o.safety;
   if (! (isnumeric (s) && isscalar (s) && isreal (s) && isfinite (s) && s >= 1))
     error ("muonlab:badArg", "%s: SAFETY must be a finite real scalar of at least 1.",
            fname);
   endif
-  mode = choose_option (fname, "SAFETYMODE", v.SafetyMode, {"construct", "after"});
-  last = v.SafetyLast;
+  mode = choose_option (fname, "SAFETYMODE", o.safetymode, {"construct", "after"});
+  last = o.safetylast;
   if (! (isscalar (last) && (islogical (last) || (isnumeric (last) && any (last == [0 1])))))
     error ("muonlab:badArg", "%s: SAFETYLAST must be true or false.", fname);
   endif
@@ -364,6 +364,15 @@ endfunction
 %!error <ns_design_coeffs: SAFETY must be a finite real scalar of at least 1.> ns_design_coeffs (5, "Safety", Inf)
 %!error <ns_design_coeffs: SAFETYMODE must be 'construct' or 'after'.> ns_design_coeffs (5, "SafetyMode", "before")
 %!error <ns_design_coeffs: SAFETYLAST must be true or false.> ns_design_coeffs (5, "SafetyLast", 2)
+%!error <ns_design_coeffs: LOWER must be a real scalar with 0 < LOWER < 1\.> ns_design_coeffs (3, "Lower", {})
+%!error <ns_design_coeffs: LOWER must be a real scalar with 0 < LOWER < 1\.> ns_design_coeffs (3, "Lower", {1e-3})
+%!error <ns_design_coeffs: CUSHION must be a real scalar with 0 <= CUSHION < 1\.> ns_design_coeffs (3, "Cushion", {0.1, "a"})
+%!error <ns_design_coeffs: SAFETY must be a finite real scalar of at least 1\.> ns_design_coeffs (3, "Safety", {1, "a"})
+%!error <ns_design_coeffs: SAFETY must be a finite real scalar of at least 1\.> ns_design_coeffs (3, "Safety", cell (2, 2))
+%!error <ns_design_coeffs: SAFETYMODE must be 'construct' or 'after'\.> ns_design_coeffs (3, "SafetyMode", {"after"}, "Safety", 1.05)
+%!error <ns_design_coeffs: SAFETYMODE must be 'construct' or 'after'\.> ns_design_coeffs (3, "SafetyMode", {})
+%!error <ns_design_coeffs: SAFETYLAST must be true or false\.> ns_design_coeffs (3, "SafetyLast", {true})
+%!error id=muonlab:badArg ns_design_coeffs (3, "Lower", {})
 %!error <^ns_design_coeffs: unknown option 'Foo'\. Options: .*\.$> ns_design_coeffs (5, "Foo", 1)
 %!error <ns_design_coeffs: options must be NAME, VALUE pairs.> ns_design_coeffs (5, "Lower")
 %!error <ns_design_coeffs: LOWER must be a real scalar with 0 < LOWER < 1\.> ns_design_coeffs (5, "Lower", 2)

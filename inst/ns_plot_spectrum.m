@@ -55,7 +55,10 @@
 ## the input's order and with their sign: the i-th is the image of the i-th input singular
 ## value, u' X v by the uv' of
 ## the SVD of the normalized @var{G}, which for the Frobenius normalization is that of
-## @var{G}).  Errors, those of @code{muon_ns} included, start with
+## @var{G}).  A @var{G} whose normalized singular values are all below 1e-150 but not all
+## zero (such as a subnormal @var{G}: 1e-320 normalizes to about 1e-313 with the default
+## @qcode{"Eps"}) is refused (@code{muonlab:badArg}): a log axis cannot show them.  Errors,
+## those of @code{muon_ns} included, start with
 ## @qcode{"ns_plot_spectrum: "}.  Headless (no @env{DISPLAY}) the figure is invisible and
 ## drawn by gnuplot.
 ##
@@ -71,6 +74,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   if (nargin < 1)
     print_usage ();
   endif
+  host_only (fname, "G", G);
   check_matrix (fname, "G", G);
   if (ndims (G) > 2)
     error ("muonlab:badShape", "%s: G must be one matrix (2-D).", fname);
@@ -83,6 +87,7 @@ function [h, S] = ns_plot_spectrum (G, varargin)
       X = {X};
     endif
     for k = 1:numel (X)
+      host_only (fname, "X", X{k});
       check_matrix (fname, "X", X{k});
       if (! isequal (size (X{k}), size (G)))
         error ("muonlab:badShape", "%s: each X must be the size of G (%d x %d).", fname,
@@ -95,6 +100,14 @@ function [h, S] = ns_plot_spectrum (G, varargin)
   ## the input as Newton-Schulz sees it: muon_ns's normalization with the options given
   [U, Sg, V] = svd (normalized (double (G), o), "econ");
   S.input = diag (Sg);
+  ## a log axis cannot span values this small: G = 1e-320 (normalized to 1e-313) failed in
+  ## semilogy with no id ("dataaspectratio" must be finite), values below about 1e-160
+  ## drew with "Non-positive limit for logarithmic axis" warnings; zero G is drawn
+  if (any (S.input > 0) && max (S.input) < 1e-150)
+    error ("muonlab:badArg",
+           "%s: the singular values of the normalized G are all below 1e-150 (the largest %.3g): a log axis cannot show them; scale G up or use a smaller \"Eps\".",
+           fname, max (S.input));
+  endif
   if (isempty (X))
     co = cellstr_of (fname, "COEFFICIENTS", o.coefficients);
     pr = o.precision;
@@ -448,6 +461,26 @@ endfunction
 %! ns_plot_spectrum (G, "Precision", {"double", "bf16"});
 
 %!error <ns_plot_spectrum: G must be one matrix \(2-D\).> ns_plot_spectrum (randn (4, 4, 2))
+%!error <ns_plot_spectrum: G is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(G\)\.> ns_plot_spectrum (muon_gpu (randn (4, 8), "Device", "cpu"))
+%!error <ns_plot_spectrum: X is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(X\)\.> ns_plot_spectrum (randn (4, 8), {muon_gpu(randn (4, 8), "Device", "cpu")})
+%!error <ns_plot_spectrum: the singular values of the normalized G are all below 1e-150 \(the largest 1e-313\): a log axis cannot show them; scale G up or use a smaller "Eps"\.> ns_plot_spectrum (1e-320)
+%!error <ns_plot_spectrum: the singular values of the normalized G are all below 1e-150 \(the largest 5\.4[0-9]e-313\): a log axis cannot show them; scale G up or use a smaller "Eps"\.> ns_plot_spectrum (1e-320 * [1 2; 3 4])
+%!error id=muonlab:badArg ns_plot_spectrum (1e-320)
+
+%!test
+%! ## just above the bound, with Eps 0 (normalized to norm 1) and zero G: drawn
+%! warning ("off", "muonlab:tinyInput", "local");
+%! [h, S] = ns_plot_spectrum (1e-320 * [1 2; 3 4], "Eps", 0, "Coefficients", "keller");
+%! close (h);
+%! assert (S.input, svd ([1 2; 3 4]) / norm ([1 2; 3 4], "fro"), 1e-4);   # subnormal G: few bits
+%! lastwarn ("");
+%! [h, S] = ns_plot_spectrum (1e-145 * [1 2; 3 4], "Coefficients", "keller");
+%! close (h);
+%! assert (max (S.input) > 1e-150 && max (S.input) < 1e-137);
+%! assert (! strcmp (lastwarn (), "Non-positive limit for logarithmic axis ignored"));
+%! [h, S] = ns_plot_spectrum (zeros (4, 6), "Coefficients", "keller");
+%! close (h);
+%! assert (S.input, zeros (4, 1));
 %!error <ns_plot_spectrum: each X must be the size of G \(4 x 8\).> ns_plot_spectrum (randn (4, 8), randn (4, 4))
 %!error <ns_plot_spectrum: LABELS must be a cellstr of 1 names.> ns_plot_spectrum (randn (4, 8), randn (4, 8), "Labels", {"a", "b"})
 %!error <ns_plot_spectrum: COEFFICIENTS must be a name or a cellstr of names.> ns_plot_spectrum (randn (4, 8), "Coefficients", 3)

@@ -84,6 +84,7 @@ function [T, best] = ns_restart_search (G, varargin)
     if (given_cell)
       gname = sprintf ("G{%d}", i);
     endif
+    host_only (fname, gname, G{i});
     check_matrix (fname, gname, G{i});
     if (any (sumsq (reshape (G{i}, [], size (G{i}, 3))) == 0))
       error ("muonlab:badArg",
@@ -263,6 +264,8 @@ endfunction
 %! endif
 
 %!error <Invalid call> ns_restart_search ()
+%!error <ns_restart_search: G is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(G\)\.> ns_restart_search (muon_gpu (randn (4, 8), "Device", "cpu"))
+%!error <ns_restart_search: G\{2\} is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(G\{2\}\)\.> ns_restart_search ({randn(4, 8), muon_gpu(randn (4, 8), "Device", "cpu")})
 %!error <ns_restart_search: the aspect of G \(long side / short side; 1 for its 8 x 8 matrix\) must exceed GRAMMINASPECT \(1\): at or below it muon_ns runs standard Newton-Schulz, which has no restarts\.> ns_restart_search (randn (8, 8), "MaxRestarts", 1)
 %!error <ns_restart_search: the aspect of G \(long side / short side; 1 for its 6 x 6 matrix\) must exceed GRAMMINASPECT \(1\): at or below it muon_ns runs standard Newton-Schulz, which has no restarts\.> ns_restart_search ({randn(4, 8), randn(6, 6, 2)})
 %!error <ns_restart_search: the aspect of G \(long side / short side; 2 for its 16 x 8 matrix\) must exceed GRAMMINASPECT \(2\): at or below it muon_ns runs standard Newton-Schulz, which has no restarts\.> ns_restart_search (randn (16, 8), "GramMinAspect", 2)

@@ -134,6 +134,7 @@ function [A, B, info] = qk_clip (Wq, Wk, S, varargin)
 endfunction
 
 function weight (fname, argname, W)
+  host_only (fname, argname, W);
   if (! (isfloat (W) && isreal (W)) || issparse (W) || ndims (W) != 2 || isempty (W))
     error ("muonlab:badType", "%s: %s must be a real non-empty 2-D matrix.", fname, argname);
   endif
@@ -274,6 +275,9 @@ endfunction
 %! assert (A, [Q(1:4,:) * sqrt(0.2); Q(5:8,:)], 1e-15 * 48);
 %! assert (B, [K(1:4,:) * sqrt(0.2); K(5:8,:)], 1e-15 * 40);
 %!error <qk_clip: WQ must be a real non-empty 2-D matrix.> qk_clip ({1}, Wk, [1 2])
+%!error <qk_clip: WQ is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(WQ\)\.> qk_clip (muon_gpu (randn (32, 16), "Device", "cpu"), randn (16, 16), [1 2 3 4], "QueryGroups", 2)
+%!error <qk_clip: WK is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(WK\)\.> qk_clip (randn (32, 16), muon_gpu (randn (16, 16), "Device", "cpu"), [1 2 3 4], "QueryGroups", 2)
+%!error id=muonlab:badType qk_clip (muon_gpu (randn (32, 16), "Device", "cpu"), randn (16, 16), [1 2 3 4], "QueryGroups", 2)
 %!error <qk_clip: WK must not contain NaN or Inf.> qk_clip (Wq, [Wk; NaN(4, 5)], [1 2])
 %!error <qk_clip: QKHEADDIM, ROPEHEADDIM and VHEADDIM apply to the "mla" layout only.> qk_clip (Wq, [Wk; Wk], [1 2], "QKHeadDim", 2)
 %!error <qk_clip: QKHEADDIM must be given for the "mla" layout.> qk_clip (Wm, Wkv, [1 2], "Layout", "mla")

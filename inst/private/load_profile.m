@@ -2,9 +2,12 @@
 ## @deftypefn {} {@var{P} =} load_profile (@var{fname}, @var{what})
 ## A machine profile for @code{zero_cost}: @var{what} is a shipped name (@qcode{"h100"} or
 ## @qcode{"h100_node"}: @file{profiles/h100_node.json} beside the package's functions), a
-## JSON file (e.g. the CPU profile @code{make bench} measures), or a struct with the same
-## fields.  Every number is a real finite scalar.  Required: @code{devices_per_node} (a
-## positive integer), @code{gemm_peak} (FLOP/s per precision, each positive: @code{double},
+## JSON file (e.g. the CPU profile @code{make bench} measures; a regular file of at most
+## @code{max_config_bytes} (16 MiB) nesting at most 200 deep, checked before it is read:
+## a folder, a FIFO or a device is refused, as by @code{muon_model}), or a struct with the
+## same fields.  Every number is a real finite scalar.  Required: @code{devices_per_node} (a
+## positive integer, at most 65536: the largest @var{world} of @code{zero_cost}),
+## @code{gemm_peak} (FLOP/s per precision, each positive: @code{double},
 ## @code{single}, @code{bf16}, @code{fp16}), @code{mem_bw} (bytes/s, positive), @code{intra}
 ## and @code{inter} (each @code{bandwidth} in bytes/s, positive, and @code{latency} in s per
 ## ring step, >= 0; optionally @code{efficiency} in (0, 1], default 1, and per-collective
@@ -32,8 +35,18 @@ function P = load_profile (fname, what)
              "%s: PROFILE must be \"h100\", a profile JSON file or a struct; '%s' is neither.",
              fname, what);
     endif
+    ## a folder, a FIFO or a device such as /dev/zero is refused before a byte is read (a
+    ## FIFO would block, /dev/zero never ends), and so is a file over max_config_bytes
+    regular_file (fname, file, "max_config_bytes");
     try
-      P = jsondecode (fileread (file));
+      txt = fileread (file);
+    catch err
+      error ("muonlab:badArg", "%s: cannot read the profile '%s' (%s).", fname, file,
+             err.message);
+    end_try_catch
+    json_check_depth (fname, file, txt);
+    try
+      P = jsondecode (txt);
     catch err
       error ("muonlab:badArg", "%s: profile '%s' is not valid JSON (%s).", fname, file,
              err.message);
@@ -130,9 +143,11 @@ function x = check_field (fname, x, name, kind)
     otherwise                           # a number
       ok = isnumeric (x) && isreal (x) && isscalar (x) && isfinite (x);
       switch (kind)
-        case "count"
-          ok = ok && x >= 1 && x == fix (x);
-          what = "a positive integer";
+        case "count"                    # at most zero_cost's largest WORLD
+          L = core_lists ().limits;
+          wmax = min (L.zero_max_world, L.comm_max_world);
+          ok = ok && x >= 1 && x == fix (x) && x <= wmax;
+          what = sprintf ("a positive integer (at most %d)", wmax);
         case "positive"
           ok = ok && x > 0;
           what = "a positive finite number";

@@ -159,7 +159,9 @@ endfunction
 
 ##---- custom kinds ---------------------------------------------------------------------------
 
-## A schedule name (the core's table, any case) or a K x 3 real matrix.
+## A schedule name (the core's table, any case) or a K x 3 real matrix, K at most
+## max_steps: the gateway's limit, checked here before a caller expands or maps the
+## schedule (3e5 rows took 90 s in muon_ns before the gateway refused them).
 function [c, ok] = coefficients (fname, c)
   ok = true;
   if (ischar (c) && isrow (c))
@@ -171,6 +173,11 @@ function [c, ok] = coefficients (fname, c)
     c = C{k};
   elseif (isnumeric (c) && isreal (c) && ismatrix (c) && columns (c) == 3 && rows (c) >= 1
           && all (isfinite (c(:))))
+    lim = core_lists ().limits.max_steps;
+    if (rows (c) > lim)
+      error ("muonlab:badShape",
+             "%s: COEFFICIENTS must be a K x 3 matrix with K from 1 to %d.", fname, lim);
+    endif
     c = double (c);
   else
     ok = false;

@@ -71,9 +71,16 @@ function payload = state_read (fname, file, kind)
   endif
   n = from_le (bytes(17:24), "uint64");
   if (n != nb - 96)
+    ## the size the header implies, every digit exact (96 + double (n) rounded: a length
+    ## field of 2^64 - 1 read as 18446744073709551616, a size no header can state)
+    if (n <= intmax ("uint64") - 96)
+      said = int_text (n + 96){1};
+    else
+      said = "more than 2^64";
+    endif
     error ("muonlab:badState",
-           "%s: '%s' is truncated or corrupt (%d bytes; its header says %.0f).", fname,
-           file, nb, 96 + double (n));
+           "%s: '%s' is truncated or corrupt (%d bytes; its header says %s).", fname,
+           file, nb, said);
   endif
   digest = hash ("sha256", char (bytes(1:end-32)));
   if (! isequal (uint8 (hex2dec (reshape (digest, 2, []).')).', bytes(end-31:end)))

@@ -7,7 +7,10 @@
 ## input in that range comes out with its sign flipped, so the update reverses that
 ## direction.  Once per session and schedule (as expanded to its steps): the check and the
 ## warning are remembered in the root object's application data
-## @qcode{"muonlab_unsafe_schedule_seen"}, which a test sets to @code{[]} to forget them (a
+## @qcode{"muonlab_unsafe_schedule_seen"} (field @code{seen}: the MD5 of each schedule
+## checked, at most the last 1024 distinct ones, so a sweep over thousands of designed
+## schedules keeps its memory and each lookup bounded; a schedule forgotten that way is
+## checked, and warned about, once more), which a test sets to @code{[]} to forget them (a
 ## test cannot reach this private function's own persistent variables: called from the
 ## private folder, it is another instance; a global variable would be reported as leaked
 ## by @code{test}); with no argument, forget them.
@@ -15,12 +18,13 @@
 
 function unsafe_schedule (fname, opts)
   key = "muonlab_unsafe_schedule_seen";
+  max_seen = 1024;
   S = [];
   if (nargin > 0 && isappdata (0, key))
     S = getappdata (0, key);
   endif
   if (isempty (S))
-    S = struct ("last", {{[], 0, []}}, "seen", {{}});
+    S = struct ("last", {{[], 0, []}}, "seen", {{}}, "next", 1);
     setappdata (0, key, S);
     if (nargin == 0)
       return;
@@ -34,11 +38,14 @@ function unsafe_schedule (fname, opts)
   endif
   S.last = {c, opts.steps, opts.schedule_mode};
   C = expand_schedule (opts.coeffs, opts.steps, opts.schedule_mode);
-  if (any (cellfun (@(s) isequal (s, C), S.seen)))
+  ## its key: the MD5 of its row count and bytes (C + 0: -0 as 0, as isequal had it)
+  h = hash ("md5", [sprintf("%d:", rows (C)), char(typecast (C(:) + 0, "uint8").')]);
+  if (any (strcmp (h, S.seen)))
     setappdata (0, key, S);
     return;
   endif
-  S.seen{end+1} = C;
+  S.seen{S.next} = h;                     # a ring of the last max_seen distinct schedules
+  S.next = mod (S.next, max_seen) + 1;
   setappdata (0, key, S);
   [p, x] = ns_map (C);
   k = find (p < 0, 1);

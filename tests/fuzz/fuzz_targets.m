@@ -129,12 +129,16 @@ function T = fuzz_targets (scratch)
                                   {sim, "counters"}}),
                      "opts", {{"Op", {"sum", "avg"}, "Root", {0, 1}, "Reset", {true, false}}},
                      "nout", 2, "opaque", 0);
-  ## the layout L and the ZeRO states (opaque 2, 3) get their fields mutated, nested ones too
+  ## the layout L and the ZeRO states (opaque 2, 3) get their fields mutated, nested ones too;
+  ## a profile JSON file as a path (another option's value, or a junk string, as the path)
+  profile = fullfile (scratch, "fuzz_profile.json");
+  copyfile (fullfile (fileparts (which ("zero_cost")), "profiles", "h100_node.json"), profile);
   T(end+1) = struct ("name", "zero_cost", "make",
                      @() choose ({{L, 2}, {{[4 3], [2 5]}, 2}, {{[4; 3], [2 5]}, 2}, ...
                                   {[4 3; 2 5], 4}}),
                      "opts", {{"Stage", {1, 2, 3}, "Order", {"given", "size_desc"}, ...
-                               "AlignFactor", {1, 2}}}, "nout", 1, "opaque", 1);
+                               "AlignFactor", {1, 2}, "Profile", {"h100", profile}}},
+                     "nout", 1, "opaque", 1);
   T(end+1) = struct ("name", "zero_save_state", "make",
                      @() {fullfile(scratch, "fuzz_saved"), L, zst}, "opts", {{}}, "nout", 1,
                      "opaque", [2 3]);
@@ -151,4 +155,38 @@ function T = fuzz_targets (scratch)
                      "opts", {{"MaxRestarts", {0, 1, 2}, "Grid", {{}, [1 0.5 1e-3]}, ...
                                "Shift", {-4e-4, 0}, "Steps", {[], 3}}},
                      "nout", 2, "opaque", 0);
+  ## the Newton-Schulz design and audit tools, qk_clip, the model tables and the CSV / JSON
+  ## export (files in SCRATCH; a junk path lands there too)
+  T(end+1) = struct ("name", "ns_design_coeffs", "make", @() {choose({3, 5})},
+                     "opts", {{"Lower", {1e-3, 0.1}, "Cushion", {0, 0.02}, ...
+                               "Safety", {1, 1.01}, "SafetyMode", {"construct", "after"}, ...
+                               "SafetyLast", {true, false}, "Display", {"off"}}},
+                     "nout", 2, "opaque", 0);
+  T(end+1) = struct ("name", "ns_schedule_audit",
+                     "make", @() choose ({{}, {"keller"}, {{"keller", "aol"}}, ...
+                                          {[3 -3 1; 2 -1.5 0.5]}}),
+                     "opts", {{}}, "nout", 1, "opaque", 0);
+  T(end+1) = struct ("name", "ns_restart_search", "make", @() {G},
+                     "opts", {{"MaxRestarts", {0, 1}, "Steps", {3, 5}, ...
+                               "Coefficients", {"keller", "polar_express"}, ...
+                               "Precision", {"single", "double"}, "Display", {"off"}}},
+                     "nout", 2, "opaque", 0);
+  Wq = reshape (mod ((1:48) * 5, 13), 8, 6) / 6 - 1;
+  T(end+1) = struct ("name", "qk_clip",
+                     "make", @() {Wq, Wq(1:4,:), [50 150 20 300], "QueryGroups", 2},
+                     "opts", {{"Layout", {"gqa"}, "Heads", {4}, "Threshold", {100, 10}, ...
+                               "Alpha", {0.5, 0, 1}}}, "nout", 3, "opaque", 0);
+  T(end+1) = struct ("name", "muon_model",
+                     "make", @() choose ({{"llama-3.1-8b"}, {"qwen3-30b-a3b"}}),
+                     "opts", {{"MTP", {true, false}, "Experts", {"separate", "fused"}, ...
+                               "Fuse", {"none", "qkv", "gate_up", "all"}}},
+                     "nout", 1, "opaque", 0);
+  X = struct ("n", [1; 2; 3], "loss", [0.5; -0; Inf], "name", {{"a"; "b,c"; "d"}});
+  csv = fullfile (scratch, "fuzz_table.csv");
+  muon_export (X, csv);
+  T(end+1) = struct ("name", "muon_export",
+                     "make", @() {X, fullfile(scratch, choose({"fuzz_out.csv", "fuzz_out.json"}))},
+                     "opts", {{}}, "nout", 1, "opaque", 0);
+  T(end+1) = struct ("name", "muon_import", "make", @() {csv}, "opts", {{}}, "nout", 1,
+                     "opaque", 0);
 endfunction

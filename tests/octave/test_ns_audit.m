@@ -142,3 +142,31 @@ endfunction
 %! muon_ns (G, "Coefficients", "aol", "Steps", 2);
 %! [~, id] = lastwarn ();
 %! assert (id, "muonlab:unsafeSchedule");
+
+%!test
+%! ## the memory of schedules checked is bounded: 2000 distinct ones (a sweep over designed
+%! ## schedules) keep the last 1024; it held all 2000 and scanned them on every call
+%! ## (1500 made muon_ns 27x slower); a schedule still warns once while remembered
+%! G = reshape (sin (1:4*8), 4, 8);
+%! C = [3.4445 -4.775 2.0315];
+%! reset_warning ();
+%! muon_ns (G, "Coefficients", "aol");
+%! [~, id] = lastwarn ();
+%! assert (id, "muonlab:unsafeSchedule");
+%! lastwarn ("");
+%! for k = 1:2000
+%!   muon_ns (G, "Coefficients", C * (1 + k * 1e-9));
+%! endfor
+%! assert (lastwarn (), "");
+%! S = getappdata (0, "muonlab_unsafe_schedule_seen");
+%! assert (numel (S.seen), 1024);
+%! assert (numel (unique (S.seen)), 1024);
+%! ## aol was forgotten among them: checked and warned about once more, then remembered
+%! muon_ns (G, "Coefficients", "aol");
+%! [~, id] = lastwarn ();
+%! assert (id, "muonlab:unsafeSchedule");
+%! lastwarn ("");
+%! muon_ns (G, "Coefficients", C * (1 + 2000 * 1e-9));    # another in between
+%! muon_ns (G, "Coefficients", "aol");
+%! assert (lastwarn (), "");
+%! assert (numel (getappdata (0, "muonlab_unsafe_schedule_seen").seen), 1024);

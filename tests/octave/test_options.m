@@ -498,3 +498,28 @@ endfunction
 %!error <muon_ns: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> __muon_ns__ (magic (4), struct ("coeffs", ones (1001, 3)))
 %!error <muon_ns: COEFFICIENTS must be a K x 3 matrix with K from 1 to 1000\.> muon_ns (magic (4), "Coefficients", repmat ([1.5 -0.5 0], 1001, 1))
 %!error <muon_ns: RESTARTS must be integers from 0 to 2147483647\.> muon_ns (magic (4), "Method", "gram", "Restarts", 1e10)
+
+%!test
+%! ## K > 1000 is refused where the option is parsed, with the gateway's message and id,
+%! ## before a schedule of 3e5 rows is expanded and mapped (that took 90 s in muon_ns, 10 s
+%! ## for 1e5 rows in ns_schedule_audit); every caller parses it there
+%! C = repmat ([3.4445 -4.775 2.0315], 3e5, 1);
+%! calls = {"muon_ns", @() muon_ns (randn (4, 8), "Coefficients", C), "COEFFICIENTS";
+%!          "muon_update", @() muon_update (randn (4, 8), [], "Coefficients", C), "COEFFICIENTS";
+%!          "zero_cost", @() zero_cost ({[4 8]}, 2, "Coefficients", C), "COEFFICIENTS";
+%!          "ns_schedule_audit", @() ns_schedule_audit (C), "COEFFS";
+%!          "ns_restart_autotune", @() ns_restart_autotune (C), "COEFFS";
+%!          "ns_restart_search", @() ns_restart_search (randn (4, 8), "Coefficients", C), ...
+%!          "COEFFICIENTS"};
+%! for k = 1:rows (calls)
+%!   t0 = tic ();
+%!   try
+%!     calls{k,2} ();
+%!     error ("test:noError", "%s accepted 3e5 rows", calls{k,1});
+%!   catch err
+%!     assert (err.message, sprintf ("%s: %s must be a K x 3 matrix with K from 1 to 1000.",
+%!                                   calls{k,1}, calls{k,3}));
+%!     assert (err.identifier, "muonlab:badShape");
+%!   end_try_catch
+%!   assert (toc (t0) < 2, "%s took %g s to refuse 3e5 rows", calls{k,1}, toc (t0));
+%! endfor

@@ -342,8 +342,10 @@ endfunction
 %! ## every profile field is checked: each bad value is refused, naming the field
 %! P = jsondecode (fileread (fullfile (fileparts (which ("zero_cost")), "profiles",
 %!                                     "h100_node.json")));
-%! bad = {"devices_per_node", "x", "a positive integer";
-%!        "devices_per_node", 2.5, "a positive integer";
+%! bad = {"devices_per_node", "x", "a positive integer (at most 65536)";
+%!        "devices_per_node", 2.5, "a positive integer (at most 65536)";
+%!        "devices_per_node", 65537, "a positive integer (at most 65536)";
+%!        "devices_per_node", 1e300, "a positive integer (at most 65536)";
 %!        "mem_bw", "fast", "a positive finite number";
 %!        "mem_bw", Inf, "a positive finite number";
 %!        "memory_bytes", -1, "a positive finite number";
@@ -393,6 +395,34 @@ endfunction
 %!   fail ("zero_cost ([4 4], 2, \"Profile\", Q)",
 %!         sprintf ("the profile has no field 'gemm_peak.%s'", p{1}));
 %! endfor
+
+%!test
+%! ## a profile path that is not a regular file is refused before a byte is read (a FIFO
+%! ## blocked fileread for ever, /dev/zero ate all memory), and so is one over 16 MiB
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   fail ("zero_cost ([4 4], 2, \"Profile\", d)",
+%!         sprintf ("zero_cost: cannot read '%s': it is a folder\\.", d));
+%!   fail ("zero_cost ([4 4], 2, \"Profile\", \"/dev/null\")",
+%!         ["zero_cost: cannot read '/dev/null': not a regular file ", ...
+%!          "\\(a FIFO, a device or a socket\\)\\."]);
+%!   big = fullfile (d, "big.json");
+%!   fid = fopen (big, "w");
+%!   fwrite (fid, zeros (1, 2^24 + 1, "uint8"));    # one byte over max_config_bytes
+%!   fclose (fid);
+%!   fail ("zero_cost ([4 4], 2, \"Profile\", big)",
+%!         sprintf ("zero_cost: '%s' is 16777217 bytes; at most 16777216 bytes", big));
+%!   deep = fullfile (d, "deep.json");
+%!   fid = fopen (deep, "w");
+%!   fprintf (fid, "%s", repmat ("[", 1, 300));
+%!   fclose (fid);
+%!   fail ("zero_cost ([4 4], 2, \"Profile\", deep)",
+%!         sprintf ("zero_cost: '%s' nests 300 deep; at most 200", deep));
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
 
 %!test
 %! ## the profile's numbers enter the time as the flat ring model says (closed form here)
