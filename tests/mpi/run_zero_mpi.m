@@ -10,7 +10,9 @@
 ## updates, this rank's owned update, its momentum, NS calls, momentum held and byte counts
 ## must be bitwise equal (muon_bp with period 2: a full, a block and a full step; one shape
 ## list holds 1 x n, n x 1 and 1 x 1 matrices), also with
-## experts and split row blocks (expert_parallel, muon_bp, zero2_multi_owner).  With the
+## experts and split row blocks (expert_parallel, muon_bp, zero2_multi_owner).  At np 2
+## only: every precision and method of five designs on matrices above one GEMM tile, each
+## rank on its own 'Threads' count, against the simulator on another.  With the
 ## library's reduction ('Reduction', 'mpi') the updates
 ## must agree to fp64 round-off instead.  The device step of every design on the CPU
 ## stand-in device, its memory moved by the MPI communicator, gives the same bits.  The
@@ -44,6 +46,10 @@ function run_zero_mpi ()
                         "device_standin_blocks_vs_sim_bitwise", @(c) t_device (c, true)};
   tests(end+1:end+4) = {"library_reduction", @t_library, ...
                         "aliased_pads_fail_together", @t_aliased};
+  ## every precision and method above one GEMM tile, at one world size only (its run time)
+  if (W == 2)
+    tests(end+1:end+2) = {"precisions_methods_tiles_vs_sim_bitwise", @t_precisions};
+  endif
   mpi_suite (comm, tests, "zero_muon_step");
 endfunction
 
@@ -101,6 +107,62 @@ function f = t_bitwise (comm, variant, extra = {}, blocks = false)
                         comm, "%s: NS calls, momentum, pads, bytes, calls", what);
         f += mpi_check (strcmp (Rm.counts, "modelled") && strcmp (Rs.counts, "measured"), comm,
                         "%s: counts labels", what);
+      endfor
+    endfor
+  endfor
+endfunction
+
+## DESIGN.md's parity claim for MPI ranks (every precision and method gives the same bits):
+## every precision (double, single, bf16, fp16) and method (standard, gram) of five designs on
+## 300 x 280, 96 x 64 and 64 x 96 (products above one 256-edge GEMM tile, and above one
+## 32-column strip of a diagonal tile), over 2 steps, rank r on 'Threads' r + 1 against the
+## simulator on 'Threads' W + 2: the assembled updates, this rank's own update and its
+## momentum, bit for bit.  Each precision must also take effect: step 1's updates against the
+## double ones of the same method and design, worst relative Frobenius difference, lie in
+## bounds set from the unit round-offs (fp32 6e-8, fp16 4.9e-4, bf16 3.9e-3) that tell the
+## three apart: single [1e-7, 1e-4], fp16 [1e-3, 0.02], bf16 [0.01, 0.1] (measured: single
+## 1.8e-6 / 5.4e-6, fp16 4.4e-3 / 7.1e-3, bf16 0.034 / 0.056 for standard / gram).
+function f = t_precisions (comm)
+  f = 0;
+  W = comm.size;
+  r = comm.rank;
+  shapes = [300 280; 96 64; 64 96];
+  L = zero_layout (num2cell (shapes, 2), W);
+  grads = {zero_mpi_grads(shapes, W, 41), zero_mpi_grads(shapes, W, 42)};
+  span = struct ("single", [1e-7 1e-4], "fp16", [1e-3 0.02], "bf16", [0.01 0.1]);
+  designs = {"reference", "zero12_allreduce", "zero3_round_robin", "layerwise_lpt", ...
+             "alltoall_owner"};
+  first = struct ();
+  for p = {"double", "single", "bf16", "fp16"}
+    for m = {"standard", "gram"}
+      for v = designs
+        o = {"Variant", v{1}, "Precision", p{1}, "Method", m{1}, "Reference", false};
+        sm = []; sq = [];
+        for step = 1:2
+          g = grads{step};
+          [Rm, sm] = zero_muon_step (L, g(r+1,:), sm, "Comm", comm, "Assemble", true,
+                                     "Threads", r + 1, o{:});
+          [Rs, sq] = zero_muon_step (L, g, sq, "Threads", W + 2, o{:});
+          what = sprintf ("%s %s %s step %d", p{1}, m{1}, v{1}, step);
+          f += mpi_check (isequal (Rm.updates, Rs.updates), comm, "%s: assembled updates",
+                          what);
+          f += mpi_check (isequal (Rm.ranks.update, Rs.ranks(r+1).update), comm,
+                          "%s: own update", what);
+          f += mpi_check (isequal (sm.momentum{1}, sq.momentum{r+1}), comm, "%s: momentum",
+                          what);
+          if (step == 1)
+            key = sprintf ("%s_%s", m{1}, v{1});
+            if (strcmp (p{1}, "double"))
+              first.(key) = Rm.updates;
+            else
+              d = max (cellfun (@(a, b) norm (a - b, "fro") / norm (b, "fro"), Rm.updates,
+                                first.(key)));
+              s = span.(p{1});
+              f += mpi_check (d >= s(1) && d <= s(2), comm,
+                              "%s: %g from double, outside [%g, %g]", what, d, s(1), s(2));
+            endif
+          endif
+        endfor
       endfor
     endfor
   endfor
