@@ -119,8 +119,12 @@
 ## @code{persistent_max}, @code{memory_max} (peak), @code{transient_max} (bytes).
 ## @item time
 ## seconds per phase under the profile: one field per collective used (the flat ring model:
-## calls x ring steps x latency + the busiest rank's bytes / bandwidth, NVLink-class inside a
-## node, network between nodes), @code{comm} (their sum), @code{ns} (the slowest rank's
+## calls x ring steps x latency + bytes / bandwidth, NVLink-class inside a node, network
+## between nodes; the bytes are the calls' in sequence, each call's busiest rank's summed
+## over the calls: for the two all-to-alls of @qcode{"alltoall_owner"}, @qcode{"muon_bp"}
+## and @qcode{"expert_parallel"}, to the owners and back with Newton-Schulz between,
+## twice the busiest rank of one, not the busiest rank's total; the other collectives'
+## calls have one busiest rank, whose total it is), @code{comm} (their sum), @code{ns} (the slowest rank's
 ## FLOPs / GEMM rate plus a launch overhead per call), @code{memory} (the elementwise passes
 ## at memory bandwidth: the local gradients, the step's buffers and the momentum),
 ## @code{overhead} (the profile's fixed cost of a step) and @code{step} (the sum: no overlap
@@ -282,7 +286,8 @@ function C = zero_cost (what, world, varargin)
       if (any (R.calls(:,k) > 0))
         [lat, bw] = link_of (link, colls{k});
         hops = (W - 1) * (1 + (k == 1));
-        t = max (R.calls(:,k)) * hops * lat + max (max (R.sent(:,k), R.recv(:,k))) / bw;
+        ## the calls in sequence: each call's busiest rank, summed over the calls (R.busy)
+        t = max (R.calls(:,k)) * hops * lat + R.busy(k) / bw;
         T.(colls{k}) = t;
         comm += t;
       endif

@@ -445,6 +445,63 @@ endfunction
 %! assert (C.time.allreduce, 2 * 15 * 1e-5 + 2 * 15 / 16 * N * 2 / 1e9, 1e-12);
 
 %!test
+%! ## the two all-to-alls (to the owners, NS, back) run in sequence: the bandwidth term is
+%! ## each call's busiest rank, summed over the two calls, not the busiest rank's total
+%! ## (costmodel review F1).  One 4096 x 4096 matrix on 8 ranks (one H100 node: 3 us,
+%! ## 450 GB/s x 0.8): every rank holds 512 rows; the owner (rank 0; LPT's, and
+%! ## expert_parallel's partition is the same 512 rows a rank) receives 7 x 512 x 4096 bf16
+%! ## elements in the first call and sends them in the second
+%! one = 7 * 512 * 4096 * 2;                             # bytes of one call's busiest rank
+%! want = 2 * 7 * 3e-6 + 2 * one / (450e9 * 0.8);       # 205.1 us (the review's figure)
+%! assert (round (want * 1e7), 2051);
+%! d = {"alltoall_owner", "muon_bp", "expert_parallel"};
+%! S = struct (zero_cost ([4096 4096], 8, "Design", d));
+%! for c = S
+%!   assert (c.time.all_to_all, want, 1e-15);
+%!   assert ([c.calls(1,6) c.sent(1,6) c.recv(1,6)], [2 one one]);   # the counters' totals
+%! endfor
+%! ## the ranking it changes: [3136 3072; 512 2432] on 8 ranks.  alltoall_owner: rank 0 owns
+%! ## the large matrix and gathers 7 of its 8 shards of 392 rows; expert_parallel: its
+%! ## stage-2 partition S = total / 8 (16 | total), rank 0 (the LPT owner of the large one)
+%! ## lacks all of it but its S, rank 1 owns the small one
+%! a2a = @(b) 2 * 7 * 3e-6 + 2 * b * 2 / (450e9 * 0.8);
+%! tot = 3136 * 3072 + 512 * 2432;
+%! S = struct (zero_cost ([3136 3072; 512 2432], 8, "Design",
+%!                        {"alltoall_owner", "muon_bp", "expert_parallel", "moonlight_gather"}));
+%! assert (arrayfun (@(c) c.time.all_to_all, S(1:3)),
+%!         [a2a(7 * 392 * 3072), a2a(7 * 392 * 3072), a2a(3136 * 3072 - tot / 8)], 1e-15);
+%! assert (S(1).time.step > S(4).time.step);             # moonlight_gather is cheaper now
+%! txt = evalc ("disp (zero_cost_result (S([1 4])))");
+%! assert (! isempty (strfind (txt, "cheapest: moonlight_gather,")));
+%! ## a profile of its own: latency and bandwidth of the all-to-all, efficiency
+%! Q = struct ("devices_per_node", int32 (8), "mem_bw", 1e11,
+%!             "gemm_peak", struct ("double", 1e12, "single", 2e12, "bf16", 4e12, "fp16", 4e12),
+%!             "intra", struct ("bandwidth", 1e10, "latency", 1e-6, "efficiency", 0.5,
+%!                              "all_to_all", struct ("latency", 5e-6, "bandwidth", 2e10)),
+%!             "inter", struct ("bandwidth", 1e9, "latency", 1e-5),
+%!             "gemm_efficiency", 0.25, "ns_call_overhead", 1e-4, "step_overhead", 2e-3);
+%! c = zero_cost ([64 48; 40 48; 8 48], 4, "Design", "alltoall_owner", "Profile", Q);
+%! ## owners 0, 1, 2 (size order); shards of 16, 10 and 2 rows; rank 0 receives 3 x 16 x 48,
+%! ## rank 1 3 x 10 x 48, rank 3 sends 16 + 10 + 2 rows: the busiest call moves rank 0's
+%! ## 48 rows (its total, 48 + 12 rows, is not a call's)
+%! assert (c.time.all_to_all, 2 * 3 * 5e-6 + 2 * 48 * 48 * 2 / (0.5 * 2e10), 1e-18);
+
+%!test
+%! ## the designs without all-to-all keep their times exactly (the values before the
+%! ## costmodel review's F1 fix): their calls are balanced, one busiest rank for all
+%! S = struct (zero_cost ([3136 3072; 512 2432], 8, "Design",
+%!                        {"zero3_round_robin", "moonlight_gather", "zero2_multi_owner"}));
+%! assert ([S(1).time.allreduce S(1).time.all_gather S(1).time.step], ...
+%!         [0.00014776782222222223 0.00086517884444444447 0.0026833045338788171]);
+%! assert ([S(2).time.reduce_scatter S(2).time.all_gather],
+%!         [7.3883911111111115e-05 7.3883911111111115e-05]);
+%! assert ([S(3).time.allreduce S(3).time.step], [0.00013566186666666668 0.0018290808095684907]);
+%! S = struct (zero_cost ([123 1850; 660 389; 132 2811], 8, "Design", "layerwise_lpt"));
+%! assert ([S.time.reduce_scatter S.time.step], [3.5430577777777781e-05 6.4025088538759614e-05]);
+%! S = struct (zero_cost ([1000 300; 77 512; 4096 11; 5 5], 24, "Design", "zero12_allreduce"));
+%! assert ([S.time.allreduce S.time.step], [0.00049685060000000006 0.00054245297604276984]);
+
+%!test
 %! ## params.slot: 0-based, the layout's 1-based slot less 1; the designs that deal whole
 %! ## matrices out in size order number them in that order (stable, largest first; Megatron's
 %! ## layer-wise walk takes equal sizes last first)
