@@ -100,7 +100,8 @@
 ## @code{transient}, @code{bytes_sent}, @code{bytes_recv}, @code{persistent} (bytes kept
 ## between steps: momentum, master weights and the rank's share of the AdamW master weights
 ## and moments), @code{memory} (the peak: @code{persistent} plus the step's buffers at
-## ElementBytes each) and @code{seconds} (its modelled step).
+## ElementBytes each) and @code{seconds} (its modelled step: @code{time.comm}, shared, plus
+## its own NS and memory passes and the overhead).
 ## @item params
 ## a table (P x 1 columns): @code{name} (for a model), @code{rows}, @code{cols},
 ## @code{experts}, @code{slot} (@strong{0-based}: its place in the flat buffer, the
@@ -118,17 +119,20 @@
 ## rank works), @code{idle_ranks} (ranks with no NS), @code{momentum_max},
 ## @code{persistent_max}, @code{memory_max} (peak), @code{transient_max} (bytes).
 ## @item time
-## seconds per phase under the profile: one field per collective used (the flat ring model:
-## calls x ring steps x latency + bytes / bandwidth, NVLink-class inside a node, network
-## between nodes; the bytes are the calls' in sequence, each call's busiest rank's summed
-## over the calls: for the two all-to-alls of @qcode{"alltoall_owner"}, @qcode{"muon_bp"}
-## and @qcode{"expert_parallel"}, to the owners and back with Newton-Schulz between,
-## twice the busiest rank of one, not the busiest rank's total; the other collectives'
-## calls have one busiest rank, whose total it is), @code{comm} (their sum), @code{ns} (the slowest rank's
-## FLOPs / GEMM rate plus a launch overhead per call), @code{memory} (the elementwise passes
-## at memory bandwidth: the local gradients, the step's buffers and the momentum),
-## @code{overhead} (the profile's fixed cost of a step) and @code{step} (the sum: no overlap
-## assumed).
+## seconds per phase under the profile, the same fields for every design:
+## @code{allreduce}, @code{reduce_scatter}, @code{all_gather} and @code{all_to_all} (0 for
+## one the design does not use; the flat ring model: calls x ring steps x latency + bytes /
+## bandwidth, NVLink-class inside a node, network between nodes, the calls in sequence:
+## the bytes are each call's busiest rank's, summed over the calls, so for the two
+## all-to-alls of @qcode{"alltoall_owner"}, @qcode{"muon_bp"} and
+## @qcode{"expert_parallel"}, to the owners and back with Newton-Schulz between, twice the
+## busiest rank's of one call, not the busiest rank's total), @code{comm} (their sum),
+## @code{ns} (the slowest rank's FLOPs / GEMM rate plus a launch overhead per call),
+## @code{memory} (the slowest rank's elementwise passes at memory bandwidth: the local
+## gradients, the step's buffers and the momentum), @code{overhead} (the profile's fixed
+## cost of a step) and @code{step} (the sum of the phases, each phase's slowest rank:
+## phases synchronised by their collectives, no overlap assumed; so at least the largest
+## of @code{ranks.seconds}, above it where the slowest NS and memory ranks differ).
 ## @end table
 ##
 ## @example
@@ -279,18 +283,20 @@ function C = zero_cost (what, world, varargin)
     c.nmatrices = rows (shapes);
     c = copy_fields (c, R, {"calls", "sent", "recv"});
 
-    ## time per phase: the flat ring model
+    ## time per phase: the flat ring model; every design has the four collectives' fields
+    ## (0 when unused), so the designs' time records stack (muon_export, [S.time])
     T = struct ();
     comm = 0;
     for k = [1 2 3 6]
+      t = 0;
       if (any (R.calls(:,k) > 0))
         [lat, bw] = link_of (link, colls{k});
         hops = (W - 1) * (1 + (k == 1));
         ## the calls in sequence: each call's busiest rank, summed over the calls (R.busy)
         t = max (R.calls(:,k)) * hops * lat + R.busy(k) / bw;
-        T.(colls{k}) = t;
-        comm += t;
       endif
+      T.(colls{k}) = t;
+      comm += t;
     endfor
     T.comm = comm;
     ns_r = R.ns_flops / rate + R.ns_calls * prof.ns_call_overhead;

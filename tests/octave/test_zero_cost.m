@@ -742,12 +742,53 @@ endfunction
 %! assert ([C1(1).params.ns_rank.', C2(1).params.ns_rank.'], [0 1 1, 0 0 1]);
 %! assert (isequal (C1(2).sent, C2(2).sent) && isequal (C1(2).calls, C2(2).calls));
 %!test
-%! ## a field of the designs' time records, whose fields differ by design, as one column
+%! ## a field of the designs' time records as one column
 %! C = zero_cost ({[64 32], [32 48]}, 4);
 %! s = C.time.step;
 %! assert (size (s), [numel(C) 1]);
 %! assert (s(2), C(2).time.step);
-%!error <zero_cost_result: no field 'bogus' in record 1 \(fields: allreduce, comm, ns, memory, overhead, step\).> C = zero_cost ({[64 32], [32 48]}, 4); C.time.bogus
+%!error <zero_cost_result: no field 'bogus' \(fields: allreduce, reduce_scatter, all_gather, all_to_all, comm, ns, memory, overhead, step\).> C = zero_cost ({[64 32], [32 48]}, 4); C.time.bogus
+%!test
+%! ## every design's time has the four collectives' fields, 0 where unused, so the time
+%! ## records stack and export as one table (costmodel review F2: they differed by design)
+%! d = {"zero12_allreduce", "layerwise_lpt", "moonlight_gather", "alltoall_owner"};
+%! C = zero_cost ({[64 64], [32 64]}, 4, "Design", d);
+%! S = struct (C);
+%! t = [S.time];
+%! f = {"allreduce", "reduce_scatter", "all_gather", "all_to_all", "comm", "ns", "memory", ...
+%!      "overhead", "step"};
+%! assert (fieldnames (t).', f);
+%! used = [1 0 0 0; 0 1 0 0; 0 1 1 0; 0 1 0 1];     # what each design calls (its help)
+%! for k = 1:4
+%!   tk = [t(k).allreduce t(k).reduce_scatter t(k).all_gather t(k).all_to_all];
+%!   assert (isequal (tk > 0, used(k,:) == 1), d{k});
+%!   assert (isequal (any (S(k).calls(:,[1 2 3 6]) > 0), used(k,:) == 1), d{k});
+%! endfor
+%! assert ([t.comm], [t.allreduce] + [t.reduce_scatter] + [t.all_gather] + [t.all_to_all]);
+%! g = [tempname() ".csv"];
+%! unwind_protect
+%!   muon_export (C, g, "Table", "time");
+%!   T = muon_import (g);
+%!   assert (T.design, d.');
+%!   for k = 1:numel (f)
+%!     assert (T.(f{k}), [t.(f{k})].', f{k});       # bit for bit
+%!   endfor
+%! unwind_protect_cleanup
+%!   unlink (g);
+%! end_unwind_protect
+%!test
+%! ## time.step is the sum of the phases, each at its slowest rank (costmodel review F3), so
+%! ## it can pass every rank's own step (ranks.seconds) where the slowest NS and memory ranks
+%! ## differ: here by 0.4%
+%! S = struct (zero_cost ([123 1850; 660 389; 132 2811], 8, "Design", "layerwise_lpt"));
+%! r = S.ranks;
+%! comm = S.time.reduce_scatter;
+%! ## the H100 profile: bf16 989.4 TFLOPS x 0.6, 20 us a call; 3.35 TB/s x 0.8
+%! ns = r.ns_flops / (989.4e12 * 0.6) + r.ns_calls * 20e-6;
+%! mem = ((S.total + r.transient + r.momentum) * 2 + r.momentum * 4) / (3.35e12 * 0.8);
+%! assert (r.seconds, comm + ns + mem, 1e-18);
+%! assert (S.time.step, comm + max (ns) + max (mem), 1e-18);
+%! assert (S.time.step / max (r.seconds), 1.004, 5e-4);
 %!test
 %! ## both reasons where both apply: NS costs past 2^64 and a buffer past 2^53
 %! S = struct (zero_cost ({[2^26 2^26]}, 3, "Design", {"zero12_allreduce", "layerwise_ns_cost"}));
