@@ -8,7 +8,9 @@
 ## @deftypefnx {muonlab} {@var{C} =} zero_cost (@dots{}, @var{name}, @var{value}, @dots{})
 ## What one distributed Muon step costs each of @var{world} ranks, for every design, from
 ## the shapes alone: no tensor is made and no layout is built, so a trillion-parameter
-## model on 16,384 ranks plans in seconds (DeepSeek-V3: about 2 s on 2 cores).
+## model on 16,384 ranks plans in seconds: every design, loading the model included, on 2
+## cores, Kimi K2 (1.03e12 parameters) in about 5 s of CPU and DeepSeek-V3 (671e9) in about
+## 3.5 s (@code{make bench}'s targets at 16,384 ranks: 8 s for each).
 ##
 ## The first argument is a model from @code{muon_model} (the object or @code{struct (M)}:
 ## its Muon parameters, in checkpoint order, with their expert pages and split rows; the
@@ -52,7 +54,10 @@
 ## bytes per momentum element (4), per master weight (4) and per AdamW element of state
 ## (8: two fp32 moments), for the memory figures.
 ## @item "Symmetric"
-## false (default); true: symmetric products at half cost (as @code{ns_flops}).
+## false (default); true: symmetric products at half cost (as @code{ns_flops}), whatever
+## the precision: the count of the GPU's block-symmetric 16-bit products and of the CPU's
+## double and single ones (SYRK-style); the CPU's bf16 path runs the general products, the
+## count of false.
 ## @item "BucketSize"
 ## Megatron's DDP @code{bucket_size} in elements for @qcode{"layerwise_lpt"} and
 ## @qcode{"layerwise_ns_cost"}, as in @code{zero_muon_step} (default [], one bucket): their
@@ -117,7 +122,11 @@
 ## @code{bytes_max}, @code{bytes_mean} (sent per rank), @code{ns_flops_max},
 ## @code{ns_flops_mean}, @code{imbalance} (max / mean NS FLOPs over the ranks; Inf when no
 ## rank works), @code{idle_ranks} (ranks with no NS), @code{momentum_max},
-## @code{persistent_max}, @code{memory_max} (peak), @code{transient_max} (bytes).
+## @code{persistent_max}, @code{memory_max} (peak), @code{transient_max} (bytes),
+## @code{memory_over} (true when @code{memory_max} passes the profile's
+## @code{memory_bytes}, a device's memory; false for a profile without it).  The memory
+## figures do not enter the time or the ranking: a design past the device's memory is
+## still ranked, and marked @samp{over memory} in the display.
 ## @item time
 ## seconds per phase under the profile, the same fields for every design:
 ## @code{allreduce}, @code{reduce_scatter}, @code{all_gather} and @code{all_to_all} (0 for
@@ -351,6 +360,8 @@ function C = zero_cost (what, world, varargin)
     s.persistent_max = max (r.persistent);
     s.memory_max = max (r.memory);
     s.transient_max = max (R.transient) * o.elem_bytes;
+    ## past the profile's device memory (its optional memory_bytes): marked, still ranked
+    s.memory_over = isfield (prof, "memory_bytes") && s.memory_max > prof.memory_bytes;
     c.summary = s;
     if (isempty (C))
       C = c;

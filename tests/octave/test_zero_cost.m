@@ -487,6 +487,37 @@ endfunction
 %! assert (c.time.all_to_all, 2 * 3 * 5e-6 + 2 * 48 * 48 * 2 / (0.5 * 2e10), 1e-18);
 
 %!test
+%! ## peak memory past the profile's memory_bytes: summary.memory_over and "over memory" in
+%! ## the display; the ranking ignores it (a profile of its own with 72 kB a device)
+%! Q = struct ("devices_per_node", 8, "mem_bw", 1e11, "memory_bytes", 72e3,
+%!             "gemm_peak", struct ("double", 1e12, "single", 2e12, "bf16", 4e12, "fp16", 4e12),
+%!             "intra", struct ("bandwidth", 1e10, "latency", 1e-6),
+%!             "inter", struct ("bandwidth", 1e9, "latency", 1e-5));
+%! d = {"zero12_allreduce", "zero2_slice_only", "alltoall_owner", "layerwise_lpt"};
+%! S = struct (zero_cost ({[64 64], [32 64], [96 32]}, 4, "Design", d, "Profile", Q));
+%! s = [S.summary];
+%! over = [s.memory_max] > 72e3;
+%! assert (any (over) && ! all (over));
+%! assert ([s.memory_over], over);
+%! txt = evalc ("disp (zero_cost_result (S))");
+%! for k = 1:numel (d)
+%!   row = regexp (txt, ["\n  " d{k} " [^\n]*"], "match", "once");
+%!   assert (! isempty (strfind (row, "over memory")), over(k), d{k});
+%! endfor
+%! assert (! isempty (strfind (txt, "over memory: past the profile's device memory, still ranked")));
+%! t = arrayfun (@(c) c.time.step, S);
+%! ok = ! ismember (d, zero_cost_result.wrong_designs ());
+%! t(! ok) = Inf;
+%! [~, b] = min (t);
+%! assert (! isempty (strfind (txt, ["cheapest: " d{b} ","])));
+%! ## without memory_bytes nothing is over; the H100 profile's is 80 GB
+%! Q = rmfield (Q, "memory_bytes");
+%! S = struct (zero_cost ({[64 64], [32 64], [96 32]}, 4, "Design", d, "Profile", Q));
+%! assert ([[S.summary].memory_over], false (1, 4));
+%! C = zero_cost ([4096 4096], 8, "Design", "alltoall_owner");
+%! assert (C.summary.memory_over, C.summary.memory_max > 80e9);
+
+%!test
 %! ## the designs without all-to-all keep their times exactly (the values before the
 %! ## costmodel review's F1 fix): their calls are balanced, one busiest rank for all
 %! S = struct (zero_cost ([3136 3072; 512 2432], 8, "Design",
