@@ -214,7 +214,7 @@ function [sc, cn, cv, other] = sort_field (name, v, sc, cn, cv, other)
 endfunction
 
 ## the field NAME of every record of S as one column: S a struct array, or a cell of
-## scalar structs whose fields differ (R.time of designs that use different collectives);
+## scalar structs whose fields differ (sub-records whose fields differ between records);
 ## CLS the class that errors name
 function col = column (S, name, cls)
   if (iscell (S))

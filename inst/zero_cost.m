@@ -8,7 +8,9 @@
 ## @deftypefnx {muonlab} {@var{C} =} zero_cost (@dots{}, @var{name}, @var{value}, @dots{})
 ## What one distributed Muon step costs each of @var{world} ranks, for every design, from
 ## the shapes alone: no tensor is made and no layout is built, so a trillion-parameter
-## model on 16,384 ranks plans in seconds (DeepSeek-V3: about 2 s on 2 cores).
+## model on 16,384 ranks plans in seconds: every design, loading the model included, on 2
+## cores, Kimi K2 (1.03e12 parameters) in about 5 s of CPU and DeepSeek-V3 (671e9) in about
+## 3.5 s (@code{make bench}'s targets at 16,384 ranks: 8 s for each).
 ##
 ## The first argument is a model from @code{muon_model} (the object or @code{struct (M)}:
 ## its Muon parameters, in checkpoint order, with their expert pages and split rows; the
@@ -52,7 +54,10 @@
 ## bytes per momentum element (4), per master weight (4) and per AdamW element of state
 ## (8: two fp32 moments), for the memory figures.
 ## @item "Symmetric"
-## false (default); true: symmetric products at half cost (as @code{ns_flops}).
+## false (default); true: symmetric products at half cost (as @code{ns_flops}), whatever
+## the precision: the count of the GPU's block-symmetric 16-bit products and of the CPU's
+## double and single ones (SYRK-style); the CPU's bf16 path runs the general products, the
+## count of false.
 ## @item "BucketSize"
 ## Megatron's DDP @code{bucket_size} in elements for @qcode{"layerwise_lpt"} and
 ## @qcode{"layerwise_ns_cost"}, as in @code{zero_muon_step} (default [], one bucket): their
@@ -100,7 +105,8 @@
 ## @code{transient}, @code{bytes_sent}, @code{bytes_recv}, @code{persistent} (bytes kept
 ## between steps: momentum, master weights and the rank's share of the AdamW master weights
 ## and moments), @code{memory} (the peak: @code{persistent} plus the step's buffers at
-## ElementBytes each) and @code{seconds} (its modelled step).
+## ElementBytes each) and @code{seconds} (its modelled step: @code{time.comm}, shared, plus
+## its own NS and memory passes and the overhead).
 ## @item params
 ## a table (P x 1 columns): @code{name} (for a model), @code{rows}, @code{cols},
 ## @code{experts}, @code{slot} (@strong{0-based}: its place in the flat buffer, the
@@ -116,15 +122,26 @@
 ## @code{bytes_max}, @code{bytes_mean} (sent per rank), @code{ns_flops_max},
 ## @code{ns_flops_mean}, @code{imbalance} (max / mean NS FLOPs over the ranks; Inf when no
 ## rank works), @code{idle_ranks} (ranks with no NS), @code{momentum_max},
-## @code{persistent_max}, @code{memory_max} (peak), @code{transient_max} (bytes).
+## @code{persistent_max}, @code{memory_max} (peak), @code{transient_max} (bytes),
+## @code{memory_over} (true when @code{memory_max} passes the profile's
+## @code{memory_bytes}, a device's memory; false for a profile without it).  The memory
+## figures do not enter the time or the ranking: a design past the device's memory is
+## still ranked, and marked @samp{over memory} in the display.
 ## @item time
-## seconds per phase under the profile: one field per collective used (the flat ring model:
-## calls x ring steps x latency + the busiest rank's bytes / bandwidth, NVLink-class inside a
-## node, network between nodes), @code{comm} (their sum), @code{ns} (the slowest rank's
-## FLOPs / GEMM rate plus a launch overhead per call), @code{memory} (the elementwise passes
-## at memory bandwidth: the local gradients, the step's buffers and the momentum),
-## @code{overhead} (the profile's fixed cost of a step) and @code{step} (the sum: no overlap
-## assumed).
+## seconds per phase under the profile, the same fields for every design:
+## @code{allreduce}, @code{reduce_scatter}, @code{all_gather} and @code{all_to_all} (0 for
+## one the design does not use; the flat ring model: calls x ring steps x latency + bytes /
+## bandwidth, NVLink-class inside a node, network between nodes, the calls in sequence:
+## the bytes are each call's busiest rank's, summed over the calls, so for the two
+## all-to-alls of @qcode{"alltoall_owner"}, @qcode{"muon_bp"} and
+## @qcode{"expert_parallel"}, to the owners and back with Newton-Schulz between, twice the
+## busiest rank's of one call, not the busiest rank's total), @code{comm} (their sum),
+## @code{ns} (the slowest rank's FLOPs / GEMM rate plus a launch overhead per call),
+## @code{memory} (the slowest rank's elementwise passes at memory bandwidth: the local
+## gradients, the step's buffers and the momentum), @code{overhead} (the profile's fixed
+## cost of a step) and @code{step} (the sum of the phases, each phase's slowest rank:
+## phases synchronised by their collectives, no overlap assumed; so at least the largest
+## of @code{ranks.seconds}, above it where the slowest NS and memory ranks differ).
 ## @end table
 ##
 ## @example
@@ -275,17 +292,20 @@ function C = zero_cost (what, world, varargin)
     c.nmatrices = rows (shapes);
     c = copy_fields (c, R, {"calls", "sent", "recv"});
 
-    ## time per phase: the flat ring model
+    ## time per phase: the flat ring model; every design has the four collectives' fields
+    ## (0 when unused), so the designs' time records stack (muon_export, [S.time])
     T = struct ();
     comm = 0;
     for k = [1 2 3 6]
+      t = 0;
       if (any (R.calls(:,k) > 0))
         [lat, bw] = link_of (link, colls{k});
         hops = (W - 1) * (1 + (k == 1));
-        t = max (R.calls(:,k)) * hops * lat + max (max (R.sent(:,k), R.recv(:,k))) / bw;
-        T.(colls{k}) = t;
-        comm += t;
+        ## the calls in sequence: each call's busiest rank, summed over the calls (R.busy)
+        t = max (R.calls(:,k)) * hops * lat + R.busy(k) / bw;
       endif
+      T.(colls{k}) = t;
+      comm += t;
     endfor
     T.comm = comm;
     ns_r = R.ns_flops / rate + R.ns_calls * prof.ns_call_overhead;
@@ -340,6 +360,8 @@ function C = zero_cost (what, world, varargin)
     s.persistent_max = max (r.persistent);
     s.memory_max = max (r.memory);
     s.transient_max = max (R.transient) * o.elem_bytes;
+    ## past the profile's device memory (its optional memory_bytes): marked, still ranked
+    s.memory_over = isfield (prof, "memory_bytes") && s.memory_max > prof.memory_bytes;
     c.summary = s;
     if (isempty (C))
       C = c;

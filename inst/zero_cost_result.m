@@ -19,7 +19,9 @@ classdef zero_cost_result < muon_rows
   ## table of designs: the bug reproductions, wrong on every matrix that straddles a
   ## partition cut and exact on a layout where none does, e.g. at world 1, and
   ## @code{muon_bp}, whose block steps orthogonalize each rank's rows alone) @samp{wrong},
-  ## a design @code{zero_muon_step} would refuse here @samp{fails} (with why); last, how to
+  ## a design @code{zero_muon_step} would refuse here @samp{fails} (with why), a design whose
+  ## peak memory passes the profile's device memory @samp{over memory} (still ranked: the
+  ## memory does not enter the step time); last, how to
   ## reach the rest.  At most 18 lines for the 13 designs.  @code{C(k)} is design k in
   ## @code{zero_cost}'s order (typing it prints its row, its time per phase and its
   ## tables' sizes, never the tables), @code{C(2).ranks.bytes_sent} a column of it,
@@ -74,11 +76,17 @@ classdef zero_cost_result < muon_rows
             note = [note(1:57) "..."];
           endif
         endif
+        if (c.summary.memory_over)
+          note = ["  over memory" note];
+        endif
         printf ("  %-32s %10.4g %11.4g %11.4g %10.4g %9.3g%s\n", c.design, 1e3 * c.time.step,
                 c.summary.bytes_max / 1e9, c.summary.ns_flops_max / 1e12,
                 c.summary.memory_max / 1e9, c.summary.imbalance, note);
       endfor
-      printf ("  (GB sent, NS TFLOP: the busiest rank; mem: peak per rank)\n");
+      over = arrayfun (@(c) c.summary.memory_over, S);
+      printf ("  (GB sent, NS TFLOP: the busiest rank; mem: peak per rank%s)\n",
+              merge (any (over), "; over memory: past the profile's device memory, still ranked",
+                     ""));
       if (n == 1)
         tm = s.time;
         f = setdiff (fieldnames (tm), {"step"}, "stable");

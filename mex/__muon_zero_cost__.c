@@ -6,7 +6,8 @@
  * the Newton-Schulz fields muon_ns.m passes (method, steps, restarts, gram_min_aspect, ...).
  * C is a struct of plain doubles (0-based ranks), its fields in the order of FIELDS below:
  * per rank (W rows) calls, sent, recv (W x 6: allreduce, reduce_scatter, all_gather,
- * broadcast, barrier, all_to_all), ns_calls, ns_flops, momentum, pads, owned, master,
+ * broadcast, barrier, all_to_all), busy (1 x 6: each collective's critical-path bytes, its
+ * calls in sequence), ns_calls, ns_flops, momentum, pads, owned, master,
  * transient; per matrix (P rows) first_owner, last_owner, ns_rank, slot; and the scalars
  * fails (logical), why, total, padded_total, partition_size, straddle_total, nstraddle,
  * rounds, flops_total.  With no input: the core's names of the designs and of the
@@ -23,7 +24,8 @@ enum { OUT_DESIGNS, OUT_COLLS, OUT_NAMES_END };
 // number; BOOL: a flag; TEXT: a string.
 #define FIELDS(X)                                                               \
   X (calls, TAB, W, MUON_COST_COLLS) X (sent, TAB, W, MUON_COST_COLLS)          \
-  X (recv, TAB, W, MUON_COST_COLLS)  X (ns_calls, TAB, W, 1)                    \
+  X (recv, TAB, W, MUON_COST_COLLS)  X (busy, TAB, 1, MUON_COST_COLLS)          \
+  X (ns_calls, TAB, W, 1)                                                       \
   X (ns_flops, TAB, W, 1)   X (momentum, TAB, W, 1)  X (pads, TAB, W, 1)         \
   X (owned, TAB, W, 1)      X (master, TAB, W, 1)    X (transient, TAB, W, 1)    \
   X (first_owner, TAB, P, 1) X (last_owner, TAB, P, 1) X (ns_rank, TAB, P, 1)     \

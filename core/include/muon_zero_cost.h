@@ -119,6 +119,17 @@ typedef struct {
   double flops_total;           // NS FLOPs of one update of every matrix
   uint64_t *calls;              // world x MUON_COST_COLLS
   uint64_t *sent, *recv;        // world x MUON_COST_COLLS, bytes
+  double *busy;                 // MUON_COST_COLLS: the bytes on each collective's critical
+                                //   path, its calls in sequence: the sum over its calls of
+                                //   each call's busiest rank's bytes (the larger of what it
+                                //   sends and receives in that call).  Every call of the
+                                //   allreduce, reduce-scatter and all-gather has the same
+                                //   busiest rank, so there it is max_r max (sent, recv); the
+                                //   two all-to-alls of ALLTOALL_OWNER, MUON_BP and
+                                //   EXPERT_PARALLEL (to the owners, NS, back) are 2 max_r
+                                //   max (out_r, in_r), not max_r (out_r + in_r).  A double:
+                                //   the sum may pass 2^64 where no rank's bytes do (exact
+                                //   below 2^53); 0 where the collectives are left out
   uint64_t *ns_calls;           // world: NS calls, one per matrix or expert page
                                 //   (zero_muon_step's ns_calls)
   double *ns_flops;             // world: their FLOPs

@@ -63,6 +63,7 @@ muon_status muon_zero_cost_destroy (muon_zero_cost **cost)
     free (C->calls);
     free (C->sent);
     free (C->recv);
+    free (C->busy);
     free (C->ns_calls);
     free (C->ns_flops);
     free (C->momentum);
@@ -198,6 +199,7 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   CHECKMEM (C->calls = calloc (W * MUON_COST_COLLS, sizeof *C->calls));
   CHECKMEM (C->sent = calloc (W * MUON_COST_COLLS, sizeof *C->sent));
   CHECKMEM (C->recv = calloc (W * MUON_COST_COLLS, sizeof *C->recv));
+  CHECKMEM (C->busy = calloc (MUON_COST_COLLS, sizeof *C->busy));
   CHECKMEM (C->ns_calls = calloc (W, sizeof *C->ns_calls));
   CHECKMEM (C->ns_flops = calloc (W, sizeof *C->ns_flops));
   CHECKMEM (C->momentum = calloc (W, sizeof *C->momentum));
@@ -216,8 +218,21 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   for (size_t k = 0; k < np; k++)
     C->slot[whole ? sorted[k] : order[k]] = k;
 
-  cost_job J = { ctx, &o, par, np, W, total, big, numel, order, sorted, pf, C, 0, "" };
+  cost_job J = { ctx, &o, par, np, W, total, big, numel, order, sorted, pf, C, -1, 0, "" };
   CHECKSTATUS (costs[o.design].cost (&J));   // the design's row of the variant table
+  // the critical path of each collective: the busiest rank's bytes (every call has the
+  // same busiest rank), but the all-to-alls the models sum themselves (J.busy_a2a)
+  for (size_t k = 0; k < MUON_COST_COLLS; k++)
+  {
+    uint64_t m = 0;
+    for (size_t r = 0; r < W; r++)
+    {
+      size_t i = r * MUON_COST_COLLS + k;
+      m = C->sent[i] > m ? C->sent[i] : m;
+      m = C->recv[i] > m ? C->recv[i] : m;
+    }
+    C->busy[k] = k == MUON_COST_ALL_TO_ALL && J.busy_a2a >= 0 ? J.busy_a2a : (double) m;
+  }
   // what muon_zero_step refuses (zero_step_api.c's check_blocks): blocks of pieces' rows
   for (size_t p = 0; p < np && u == ZUPD_PIECES && !C->fails; p++)
     if (par[p].experts > 1 || par[p].nsplit > 0)
@@ -233,6 +248,7 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
     memset (C->calls, 0, W * MUON_COST_COLLS * sizeof *C->calls);
     memset (C->sent, 0, W * MUON_COST_COLLS * sizeof *C->sent);
     memset (C->recv, 0, W * MUON_COST_COLLS * sizeof *C->recv);
+    memset (C->busy, 0, MUON_COST_COLLS * sizeof *C->busy);
     size_t n = C->fails ? strlen (C->why) : 0;
     snprintf (C->why + n, sizeof C->why - n, "%s%s", n ? "; " : "", J.over_why);
     C->fails = 1;

@@ -56,17 +56,21 @@ muon_status zcost_row_shards (cost_job *J)
   C->padded_total = Sfs * W;
   C->partition_size = Sfs;
   CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, Sfs));
+  uint64_t busiest = 0;                   // of one call: max_r max (out, gath)
   for (size_t r = 0; r < W; r++)
   {
     uint64_t out = shard[r] - own[r];     // its shards of the others' matrices
     // forward: send out, receive gath; back: send gath, receive out (each < 2^63)
     CHECKSTATUS (zcost_add_elems (J, r, MUON_COLL_ALL_TO_ALL, 2, out + gath[r]));
+    busiest = out > busiest ? out : busiest;
+    busiest = gath[r] > busiest ? gath[r] : busiest;
     uint64_t full = C->momentum[r];       // elements of the matrices it owns
     C->momentum[r] = C->owned[r] = C->master[r] = shard[r];
     // the flat buffer of W padded shard blocks it reduce-scatters, its reduced shard; the
     // owned matrices and their gathered copies; send and receive buffers; one matrix
     C->transient[r] = Sfs * W + Sfs + 2 * full + 2 * out + J->big;
   }
+  zcost_set_busy (J, 2, busiest);         // the two calls in sequence (NS between them)
 fail:
   free (dsh);
   free (shard);

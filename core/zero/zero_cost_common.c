@@ -182,7 +182,11 @@ muon_status zcost_add_elems (cost_job *J, size_t r, muon_coll coll, uint64_t cal
   return status;
 }
 
-// Prefix sums of difference arrays: d[0..W] -> per rank values in out[0..W-1].
+void zcost_set_busy (cost_job *J, uint64_t calls, uint64_t elems)
+{
+  J->busy_a2a = (double) calls * (double) elems * (double) J->o->elem_bytes;
+}
+
 void zcost_owner_work (cost_job *J)
 {
   muon_zero_cost *C = J->C;
@@ -195,6 +199,7 @@ void zcost_owner_work (cost_job *J)
   }
 }
 
+// Prefix sums of difference arrays: d[0..W] -> per rank values in out[0..W-1].
 void zcost_prefix_u (const int64_t *d, uint64_t *out, size_t W)
 {
   int64_t acc = 0;

@@ -31,12 +31,15 @@ static size_t held (const unit_span *u, size_t r)
 // are the pieces it holds of the others' units (out, then back) plus what it lacks of its
 // own units (in, then back): over all units held_u (r), plus over r's units len - 2 held.
 // dheld gets held over the ranks (a difference array), moved[o] len - 2 held (o) (uint64
-// arithmetic: the sum with the prefix of dheld is the non-negative count).
+// arithmetic: the sum with the prefix of dheld is the non-negative count), mine[o] held (o).
+// Per call: to the owners rank r sends hold - mine (its pieces of the others' units) and
+// receives moved + mine (what it lacks of its own); back, the reverse.
 static void add_unit (const part_t *q, size_t p, size_t k0, size_t k1, size_t o,
-                      int64_t *dheld, uint64_t *moved)
+                      int64_t *dheld, uint64_t *moved, uint64_t *mine)
 {
   unit_span u = span_of (q, p, k0, k1);
   moved[o] += (uint64_t) (k1 - k0) - 2 * (uint64_t) held (&u, o);
+  mine[o] += held (&u, o);
   dheld[u.a] += (int64_t) u.wa;
   dheld[u.a + 1] -= (int64_t) u.wa;
   if (u.b > u.a)
@@ -56,12 +59,13 @@ muon_status zcost_expert_parallel (cost_job *J)
   size_t np = J->np, W = J->W;
   part_t q = { 0 };
   int64_t *dheld = NULL, *down = NULL;
-  uint64_t *moved = NULL, *load = NULL, *unit_len = NULL;
+  uint64_t *moved = NULL, *mine = NULL, *load = NULL, *unit_len = NULL;
   heap_item *h = NULL;
   CHECKSTATUS (zcost_part_build (J, J->o->stage, &q));
   CHECKMEM (dheld = calloc (W + 1, sizeof *dheld));
   CHECKMEM (down = calloc (W + 1, sizeof *down));
   CHECKMEM (moved = calloc (W, sizeof *moved));
+  CHECKMEM (mine = calloc (W, sizeof *mine));
   CHECKMEM (load = calloc (W, sizeof *load));
   CHECKMEM (unit_len = calloc (W, sizeof *unit_len));
   CHECKMEM (h = malloc (W * sizeof *h));
@@ -88,7 +92,7 @@ muon_status zcost_expert_parallel (cost_job *J)
       C->ns_calls[o]++;
       C->ns_flops[o] += J->pf[p] / (double) E;
       unit_len[o] += page;
-      add_unit (&q, p, e * page, (e + 1) * page, o, dheld, moved);
+      add_unit (&q, p, e * page, (e + 1) * page, o, dheld, moved, mine);
     }
   }
   for (size_t r = 0; r < W; r++)
@@ -107,7 +111,7 @@ muon_status zcost_expert_parallel (cost_job *J)
     C->ns_calls[o]++;
     C->ns_flops[o] += J->pf[p];
     unit_len[o] += n;
-    add_unit (&q, p, 0, n, o, dheld, moved);
+    add_unit (&q, p, 0, n, o, dheld, moved, mine);
   }
 
   // owned elements: the partition's (stage 3: a chunk of each matrix, the rest on its last)
@@ -128,20 +132,26 @@ muon_status zcost_expert_parallel (cost_job *J)
   CHECKSTATUS (zcost_add_coll (J, MUON_COLL_REDUCE_SCATTER, q.S));
   uint64_t *hold = (uint64_t *) load;          // reused: elements each rank holds of units
   zcost_prefix_u (dheld, hold, W);
+  uint64_t busiest = 0;                        // of one call: max_r max (out, in)
   for (size_t r = 0; r < W; r++)
   {
     CHECKSTATUS (zcost_add_elems (J, r, MUON_COLL_ALL_TO_ALL, 2, hold[r] + moved[r]));
+    uint64_t out = hold[r] - mine[r], in = moved[r] + mine[r];
+    busiest = out > busiest ? out : busiest;
+    busiest = in > busiest ? in : busiest;
     C->momentum[r] = q.S;
     C->master[r] = C->owned[r];
     // flat buffer, reduced partition, NS input; send and receive buffers; G, M, U
     C->transient[r] = q.padded_total + 2 * q.S + 2 * max_sz (C->owned[r], unit_len[r])
                       + 3 * J->big;
   }
+  zcost_set_busy (J, 2, busiest);              // the two calls in sequence (NS between)
 fail:
   zcost_part_free (&q);
   free (dheld);
   free (down);
   free (moved);
+  free (mine);
   free (unit_len);
   free (h);
   free (load);

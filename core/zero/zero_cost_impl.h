@@ -35,6 +35,9 @@ typedef struct cost_job {
   const size_t *sorted;        // the matrices by numel descending, index ascending
   const double *pf;            // NS FLOPs of one update of each matrix
   muon_zero_cost *C;
+  double busy_a2a;             // the all-to-all's busy bytes when the model sums its
+                               //   calls itself (zcost_add_elems), else < 0: max_r max
+                               //   (sent, recv), zero_cost.c
   int over;                    // bytes past 2^64 with o->overflow_fails: the design fails,
   char over_why[128];          //   why (appended to C->why), its collectives are left out
 } cost_job;
@@ -53,6 +56,9 @@ muon_status zcost_add_coll (cost_job *J, muon_coll coll, size_t count);
 // elem_bytes each, as zcost_add_coll checks them (the all-to-alls the models sum themselves).
 muon_status zcost_add_elems (cost_job *J, size_t r, muon_coll coll, uint64_t calls,
                              uint64_t elems);
+// The all-to-all's critical path of `calls` calls in sequence, the busiest rank moving
+// `elems` elements (each way at most) in each: J->busy_a2a.
+void zcost_set_busy (cost_job *J, uint64_t calls, uint64_t elems);
 // The NS calls, FLOPs and full-matrix momentum of each matrix on its one owner, C->ns_rank.
 void zcost_owner_work (cost_job *J);
 // out[r] = d[0] + ... + d[r] (a difference array's values).

@@ -119,6 +119,12 @@ static void test_hand (void)
   // rank 1 sends its 5 + 8 to rank 0 and returns the 8 it gathered of its own 3x4
   T_EQ_INT (C->sent[MUON_COST_COLLS + MUON_COST_ALL_TO_ALL], 13 + 8);
   T_EQ_INT (C->calls[MUON_COST_ALL_TO_ALL], 2);
+  // the calls in sequence: to the owners rank 0 sends 8 and receives 13, rank 1 sends 13
+  // and receives 8; back the reverse: each call's busiest rank moves 13, 26 in all (not
+  // the busiest rank's total, 21); the reduce-scatter's is a rank's, (W - 1) S
+  T_EQ_DBL (C->busy[MUON_COST_ALL_TO_ALL], 2 * 13);
+  T_EQ_DBL (C->busy[MUON_COLL_REDUCE_SCATTER], (double) C->sent[MUON_COLL_REDUCE_SCATTER]);
+  T_EQ_DBL (C->busy[MUON_COLL_ALL_GATHER], 0);
   T_EQ_INT (C->momentum[0], 21);
   T_EQ_INT (C->momentum[1], 17);
   muon_zero_cost_destroy (&C);

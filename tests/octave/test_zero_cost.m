@@ -445,6 +445,94 @@ endfunction
 %! assert (C.time.allreduce, 2 * 15 * 1e-5 + 2 * 15 / 16 * N * 2 / 1e9, 1e-12);
 
 %!test
+%! ## the two all-to-alls (to the owners, NS, back) run in sequence: the bandwidth term is
+%! ## each call's busiest rank, summed over the two calls, not the busiest rank's total
+%! ## (costmodel review F1).  One 4096 x 4096 matrix on 8 ranks (one H100 node: 3 us,
+%! ## 450 GB/s x 0.8): every rank holds 512 rows; the owner (rank 0; LPT's, and
+%! ## expert_parallel's partition is the same 512 rows a rank) receives 7 x 512 x 4096 bf16
+%! ## elements in the first call and sends them in the second
+%! one = 7 * 512 * 4096 * 2;                             # bytes of one call's busiest rank
+%! want = 2 * 7 * 3e-6 + 2 * one / (450e9 * 0.8);       # 205.1 us (the review's figure)
+%! assert (round (want * 1e7), 2051);
+%! d = {"alltoall_owner", "muon_bp", "expert_parallel"};
+%! S = struct (zero_cost ([4096 4096], 8, "Design", d));
+%! for c = S
+%!   assert (c.time.all_to_all, want, 1e-15);
+%!   assert ([c.calls(1,6) c.sent(1,6) c.recv(1,6)], [2 one one]);   # the counters' totals
+%! endfor
+%! ## the ranking it changes: [3136 3072; 512 2432] on 8 ranks.  alltoall_owner: rank 0 owns
+%! ## the large matrix and gathers 7 of its 8 shards of 392 rows; expert_parallel: its
+%! ## stage-2 partition S = total / 8 (16 | total), rank 0 (the LPT owner of the large one)
+%! ## lacks all of it but its S, rank 1 owns the small one
+%! a2a = @(b) 2 * 7 * 3e-6 + 2 * b * 2 / (450e9 * 0.8);
+%! tot = 3136 * 3072 + 512 * 2432;
+%! S = struct (zero_cost ([3136 3072; 512 2432], 8, "Design",
+%!                        {"alltoall_owner", "muon_bp", "expert_parallel", "moonlight_gather"}));
+%! assert (arrayfun (@(c) c.time.all_to_all, S(1:3)),
+%!         [a2a(7 * 392 * 3072), a2a(7 * 392 * 3072), a2a(3136 * 3072 - tot / 8)], 1e-15);
+%! assert (S(1).time.step > S(4).time.step);             # moonlight_gather is cheaper now
+%! txt = evalc ("disp (zero_cost_result (S([1 4])))");
+%! assert (! isempty (strfind (txt, "cheapest: moonlight_gather,")));
+%! ## a profile of its own: latency and bandwidth of the all-to-all, efficiency
+%! Q = struct ("devices_per_node", int32 (8), "mem_bw", 1e11,
+%!             "gemm_peak", struct ("double", 1e12, "single", 2e12, "bf16", 4e12, "fp16", 4e12),
+%!             "intra", struct ("bandwidth", 1e10, "latency", 1e-6, "efficiency", 0.5,
+%!                              "all_to_all", struct ("latency", 5e-6, "bandwidth", 2e10)),
+%!             "inter", struct ("bandwidth", 1e9, "latency", 1e-5),
+%!             "gemm_efficiency", 0.25, "ns_call_overhead", 1e-4, "step_overhead", 2e-3);
+%! c = zero_cost ([64 48; 40 48; 8 48], 4, "Design", "alltoall_owner", "Profile", Q);
+%! ## owners 0, 1, 2 (size order); shards of 16, 10 and 2 rows; rank 0 receives 3 x 16 x 48,
+%! ## rank 1 3 x 10 x 48, rank 3 sends 16 + 10 + 2 rows: the busiest call moves rank 0's
+%! ## 48 rows (its total, 48 + 12 rows, is not a call's)
+%! assert (c.time.all_to_all, 2 * 3 * 5e-6 + 2 * 48 * 48 * 2 / (0.5 * 2e10), 1e-18);
+
+%!test
+%! ## peak memory past the profile's memory_bytes: summary.memory_over and "over memory" in
+%! ## the display; the ranking ignores it (a profile of its own with 72 kB a device)
+%! Q = struct ("devices_per_node", 8, "mem_bw", 1e11, "memory_bytes", 72e3,
+%!             "gemm_peak", struct ("double", 1e12, "single", 2e12, "bf16", 4e12, "fp16", 4e12),
+%!             "intra", struct ("bandwidth", 1e10, "latency", 1e-6),
+%!             "inter", struct ("bandwidth", 1e9, "latency", 1e-5));
+%! d = {"zero12_allreduce", "zero2_slice_only", "alltoall_owner", "layerwise_lpt"};
+%! S = struct (zero_cost ({[64 64], [32 64], [96 32]}, 4, "Design", d, "Profile", Q));
+%! s = [S.summary];
+%! over = [s.memory_max] > 72e3;
+%! assert (any (over) && ! all (over));
+%! assert ([s.memory_over], over);
+%! txt = evalc ("disp (zero_cost_result (S))");
+%! for k = 1:numel (d)
+%!   row = regexp (txt, ["\n  " d{k} " [^\n]*"], "match", "once");
+%!   assert (! isempty (strfind (row, "over memory")), over(k), d{k});
+%! endfor
+%! assert (! isempty (strfind (txt, "over memory: past the profile's device memory, still ranked")));
+%! t = arrayfun (@(c) c.time.step, S);
+%! ok = ! ismember (d, zero_cost_result.wrong_designs ());
+%! t(! ok) = Inf;
+%! [~, b] = min (t);
+%! assert (! isempty (strfind (txt, ["cheapest: " d{b} ","])));
+%! ## without memory_bytes nothing is over; the H100 profile's is 80 GB
+%! Q = rmfield (Q, "memory_bytes");
+%! S = struct (zero_cost ({[64 64], [32 64], [96 32]}, 4, "Design", d, "Profile", Q));
+%! assert ([[S.summary].memory_over], false (1, 4));
+%! C = zero_cost ([4096 4096], 8, "Design", "alltoall_owner");
+%! assert (C.summary.memory_over, C.summary.memory_max > 80e9);
+
+%!test
+%! ## the designs without all-to-all keep their times exactly (the values before the
+%! ## costmodel review's F1 fix): their calls are balanced, one busiest rank for all
+%! S = struct (zero_cost ([3136 3072; 512 2432], 8, "Design",
+%!                        {"zero3_round_robin", "moonlight_gather", "zero2_multi_owner"}));
+%! assert ([S(1).time.allreduce S(1).time.all_gather S(1).time.step], ...
+%!         [0.00014776782222222223 0.00086517884444444447 0.0026833045338788171]);
+%! assert ([S(2).time.reduce_scatter S(2).time.all_gather],
+%!         [7.3883911111111115e-05 7.3883911111111115e-05]);
+%! assert ([S(3).time.allreduce S(3).time.step], [0.00013566186666666668 0.0018290808095684907]);
+%! S = struct (zero_cost ([123 1850; 660 389; 132 2811], 8, "Design", "layerwise_lpt"));
+%! assert ([S.time.reduce_scatter S.time.step], [3.5430577777777781e-05 6.4025088538759614e-05]);
+%! S = struct (zero_cost ([1000 300; 77 512; 4096 11; 5 5], 24, "Design", "zero12_allreduce"));
+%! assert ([S.time.allreduce S.time.step], [0.00049685060000000006 0.00054245297604276984]);
+
+%!test
 %! ## params.slot: 0-based, the layout's 1-based slot less 1; the designs that deal whole
 %! ## matrices out in size order number them in that order (stable, largest first; Megatron's
 %! ## layer-wise walk takes equal sizes last first)
@@ -685,12 +773,53 @@ endfunction
 %! assert ([C1(1).params.ns_rank.', C2(1).params.ns_rank.'], [0 1 1, 0 0 1]);
 %! assert (isequal (C1(2).sent, C2(2).sent) && isequal (C1(2).calls, C2(2).calls));
 %!test
-%! ## a field of the designs' time records, whose fields differ by design, as one column
+%! ## a field of the designs' time records as one column
 %! C = zero_cost ({[64 32], [32 48]}, 4);
 %! s = C.time.step;
 %! assert (size (s), [numel(C) 1]);
 %! assert (s(2), C(2).time.step);
-%!error <zero_cost_result: no field 'bogus' in record 1 \(fields: allreduce, comm, ns, memory, overhead, step\).> C = zero_cost ({[64 32], [32 48]}, 4); C.time.bogus
+%!error <zero_cost_result: no field 'bogus' \(fields: allreduce, reduce_scatter, all_gather, all_to_all, comm, ns, memory, overhead, step\).> C = zero_cost ({[64 32], [32 48]}, 4); C.time.bogus
+%!test
+%! ## every design's time has the four collectives' fields, 0 where unused, so the time
+%! ## records stack and export as one table (costmodel review F2: they differed by design)
+%! d = {"zero12_allreduce", "layerwise_lpt", "moonlight_gather", "alltoall_owner"};
+%! C = zero_cost ({[64 64], [32 64]}, 4, "Design", d);
+%! S = struct (C);
+%! t = [S.time];
+%! f = {"allreduce", "reduce_scatter", "all_gather", "all_to_all", "comm", "ns", "memory", ...
+%!      "overhead", "step"};
+%! assert (fieldnames (t).', f);
+%! used = [1 0 0 0; 0 1 0 0; 0 1 1 0; 0 1 0 1];     # what each design calls (its help)
+%! for k = 1:4
+%!   tk = [t(k).allreduce t(k).reduce_scatter t(k).all_gather t(k).all_to_all];
+%!   assert (isequal (tk > 0, used(k,:) == 1), d{k});
+%!   assert (isequal (any (S(k).calls(:,[1 2 3 6]) > 0), used(k,:) == 1), d{k});
+%! endfor
+%! assert ([t.comm], [t.allreduce] + [t.reduce_scatter] + [t.all_gather] + [t.all_to_all]);
+%! g = [tempname() ".csv"];
+%! unwind_protect
+%!   muon_export (C, g, "Table", "time");
+%!   T = muon_import (g);
+%!   assert (T.design, d.');
+%!   for k = 1:numel (f)
+%!     assert (T.(f{k}), [t.(f{k})].', f{k});       # bit for bit
+%!   endfor
+%! unwind_protect_cleanup
+%!   unlink (g);
+%! end_unwind_protect
+%!test
+%! ## time.step is the sum of the phases, each at its slowest rank (costmodel review F3), so
+%! ## it can pass every rank's own step (ranks.seconds) where the slowest NS and memory ranks
+%! ## differ: here by 0.4%
+%! S = struct (zero_cost ([123 1850; 660 389; 132 2811], 8, "Design", "layerwise_lpt"));
+%! r = S.ranks;
+%! comm = S.time.reduce_scatter;
+%! ## the H100 profile: bf16 989.4 TFLOPS x 0.6, 20 us a call; 3.35 TB/s x 0.8
+%! ns = r.ns_flops / (989.4e12 * 0.6) + r.ns_calls * 20e-6;
+%! mem = ((S.total + r.transient + r.momentum) * 2 + r.momentum * 4) / (3.35e12 * 0.8);
+%! assert (r.seconds, comm + ns + mem, 1e-18);
+%! assert (S.time.step, comm + max (ns) + max (mem), 1e-18);
+%! assert (S.time.step / max (r.seconds), 1.004, 5e-4);
 %!test
 %! ## both reasons where both apply: NS costs past 2^64 and a buffer past 2^53
 %! S = struct (zero_cost ({[2^26 2^26]}, 3, "Design", {"zero12_allreduce", "layerwise_ns_cost"}));
