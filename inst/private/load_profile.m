@@ -15,9 +15,10 @@
 ## with their own @code{bandwidth} and / or @code{latency}, in the same ranges).  Optional
 ## with defaults 1, 1, 0 and 0: @code{gemm_efficiency} and @code{mem_efficiency} (in
 ## (0, 1]), @code{ns_call_overhead} (seconds per Newton-Schulz call, >= 0) and
-## @code{step_overhead} (fixed seconds per step, >= 0).  Optional and only described:
-## @code{name} and @code{description} (strings), @code{sources} (a string or a list of
-## them) and @code{memory_bytes} (a device's memory, positive).  Any other field is refused
+## @code{step_overhead} (fixed seconds per step, >= 0).  Optional: @code{memory_bytes} (a
+## device's memory, positive; a design whose peak passes it is marked, not refused:
+## @code{summary.memory_over}), and, only described, @code{name} and @code{description}
+## (strings) and @code{sources} (a string or a list of them).  Any other field is refused
 ## (@code{muonlab:badArg}, naming it), as is a field out of its range.  @var{P} holds the
 ## numbers as doubles, with the defaults filled in.
 ## @end deftypefn
