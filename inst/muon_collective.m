@@ -78,7 +78,8 @@
 ## kind and @qcode{"Reduction"}), else every rank raises the same @code{muonlab:badArg}
 ## naming what differs, and a rank whose own checks failed makes the others raise too
 ## (one whose @var{comm} is no communicator at all, such as @code{[]} or a number, joins
-## them on the process's MPI communicator when MPI is live in it).
+## them on the process's MPI communicator when MPI is live in it, and waits there for the
+## others' next agreement rather than pair with a later call).
 ## Each rank must still make the same calls in the same order, or the job waits forever
 ## (use @code{muon_mpirun}, which ends every rank when one fails).
 ##

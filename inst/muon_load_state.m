@@ -214,17 +214,20 @@ endfunction
 %!                                  "(%d bytes; its header says 1152921504606847072)."],
 %!                                 g, numel (b)));
 %! end_try_catch
-%! b(17:24) = 255;
-%! put_bytes (g, b);
-%! try
-%!   muon_load_state (g, P);
-%!   error ("test:noError", "accepted");
-%! catch err
-%!   assert (err.message, sprintf (["muon_load_state: '%s' is truncated or corrupt " ...
-%!                                  "(%d bytes; its header says more than 2^64)."],
-%!                                 g, numel (b)));
-%!   assert (err.identifier, "muonlab:badState");
-%! end_try_catch
+%! ## a length field of 2^64 - 1, and of 2^64 - 96 (the header's 96 bytes make 2^64)
+%! for len = {uint8(255 * ones (1, 8)), typecast(intmax ("uint64") - 95, "uint8")}
+%!   b(17:24) = len{1};
+%!   put_bytes (g, b);
+%!   try
+%!     muon_load_state (g, P);
+%!     error ("test:noError", "accepted");
+%!   catch err
+%!     assert (err.message, sprintf (["muon_load_state: '%s' is truncated or corrupt " ...
+%!                                    "(%d bytes; its header says at least 2^64)."],
+%!                                   g, numel (b)));
+%!     assert (err.identifier, "muonlab:badState");
+%!   end_try_catch
+%! endfor
 %!error <muon_load_state: '.*' is truncated \(50 bytes\)\.>
 %! b = file_bytes (f);
 %! put_bytes (g, b(1:50));

@@ -190,8 +190,9 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     endif
     ## an Octave that has initialized MPI (a singleton, or a rank of a job) carries the job's
     ## variables: drop them, so that mpirun starts a job of its own (all but the user's MCA
-    ## settings, OMPI_MCA_*, and of those the ones mpirun sets for its ranks: a rank's
-    ## OMPI_MCA_ess_base_jobid and _vpid made a nested mpirun fail in ORTE's rml_oob_send).
+    ## settings, OMPI_MCA_* and PMIX_MCA_* (PMIX_MCA_gds=hash, say), and of those the ones
+    ## mpirun sets for its ranks: a rank's OMPI_MCA_ess_base_jobid and _vpid made a nested
+    ## mpirun fail in ORTE's rml_oob_send).
     ## timeout(1) puts the job in a process group of its own, out of reach of the terminal's
     ## Ctrl-C: this shell (in Octave's group) takes SIGINT, SIGTERM and SIGHUP and ends the
     ## job with SIGTERM (timeout passes it on, mpirun ends its ranks), noting it in
@@ -202,8 +203,9 @@ function [R, out] = muon_mpirun (np, fn, varargin)
     write_lines (fullfile (dir, "launch.sh"), {
       "#!/bin/sh"
       "for v in $(env | sed -n 's/^\\(PMIX_[A-Za-z0-9_]*\\|PMI_[A-Za-z0-9_]*\\|OMPI_[A-Za-z0-9_]*\\)=.*/\\1/p'); do"
-      "  case $v in OMPI_MCA_ess*|OMPI_MCA_pmix*|OMPI_MCA_orte_*|OMPI_MCA_initial_wdir) unset \"$v\";;"
-      "    OMPI_MCA_*) ;; *) unset \"$v\";; esac"
+      ["  case $v in OMPI_MCA_ess*|OMPI_MCA_pmix*|OMPI_MCA_orte_*|OMPI_MCA_initial_wdir|" ...
+       "PMIX_MCA_mca_base_component_show_load_errors) unset \"$v\";;"]
+      "    OMPI_MCA_*|PMIX_MCA_*) ;; *) unset \"$v\";; esac"
       "done"
       [cmd " &"]
       "pid=$!"

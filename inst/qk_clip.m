@@ -88,6 +88,7 @@ function [A, B, info] = qk_clip (Wq, Wk, S, varargin)
   o = parse_options (fname, fname, varargin);
   weight (fname, "WQ", Wq);
   weight (fname, "WK", Wk);
+  host_only (fname, "S", S);
   if (! (isnumeric (S) && isreal (S) && isvector (S) && all (isfinite (S(:)))))
     error ("muonlab:badArg", "%s: S must be a real vector of finite values.", fname);
   endif
@@ -277,6 +278,7 @@ endfunction
 %!error <qk_clip: WQ must be a real non-empty 2-D matrix.> qk_clip ({1}, Wk, [1 2])
 %!error <qk_clip: WQ is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(WQ\)\.> qk_clip (muon_gpu (randn (32, 16), "Device", "cpu"), randn (16, 16), [1 2 3 4], "QueryGroups", 2)
 %!error <qk_clip: WK is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(WK\)\.> qk_clip (randn (32, 16), muon_gpu (randn (16, 16), "Device", "cpu"), [1 2 3 4], "QueryGroups", 2)
+%!error <qk_clip: S is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(S\)\.> qk_clip (randn (32, 16), randn (16, 16), muon_gpu ([1 2 3 4], "Device", "cpu"), "QueryGroups", 2)
 %!error id=muonlab:badType qk_clip (muon_gpu (randn (32, 16), "Device", "cpu"), randn (16, 16), [1 2 3 4], "QueryGroups", 2)
 %!error <qk_clip: WK must not contain NaN or Inf.> qk_clip (Wq, [Wk; NaN(4, 5)], [1 2])
 %!error <qk_clip: QKHEADDIM, ROPEHEADDIM and VHEADDIM apply to the "mla" layout only.> qk_clip (Wq, [Wk; Wk], [1 2], "QKHeadDim", 2)

@@ -22,8 +22,11 @@
 ## the caller reads COMM from its arguments, @code{comm_in_args}; a name such as
 ## @qcode{"mpi"} joins too).  Such a rank whose COMM names no communicator at all (5, a
 ## cell, a struct whose @code{kind} is not a name; [] is the default sim and joins nothing)
-## joins on the process's MPI communicator when MPI is live in this process (the others
-## can only be waiting there), and joins nothing otherwise.  Every agreement sends the same
+## joins on the process's MPI communicator when MPI is live in this process, and joins
+## nothing otherwise.  If the others make no agreement there (they use "sim" or "self"
+## communicators of their own), that rank waits until the job ends: a wait, never a
+## pairing with another call's data, which raising at once would give (MPI has no way to
+## withdraw from a collective after a deadline).  Every agreement sends the same
 ## number of doubles (a status, the function, @var{sig} padded to 8), so that ranks in
 ## different functions' agreements pair up and say so ("FNAME: every rank must make the
 ## same call: rank R is in zero_muon_step, rank 0 in muon_collective.") instead of

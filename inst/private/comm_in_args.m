@@ -4,9 +4,12 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{comm} =} comm_in_args (@var{args})
 ## The value of the option @qcode{"Comm"} (any case) in the NAME, VALUE cell @var{args},
-## read without checking the others; [] when there is none.  For a rank whose options were
-## refused (a misspelt name, a bad value): it still joins the agreement of the others
-## (@code{comm_agree}), which needs the communicator the options would have given.
+## read without checking the others; [] when there is none (the default sim), and @{@}
+## (no communicator) for a @qcode{"Comm"} given as [], which the functions refuse: such a
+## rank must join the others' agreement like one given 5, not stay out as the default does.
+## For a rank whose options were refused (a misspelt name, a bad value): it still joins
+## the agreement of the others (@code{comm_agree}), which needs the communicator the
+## options would have given.
 ## @end deftypefn
 
 function comm = comm_in_args (args)
@@ -14,6 +17,9 @@ function comm = comm_in_args (args)
   for i = 1:2:numel (args) - 1
     if (ischar (args{i}) && strcmpi (args{i}, "comm"))
       comm = args{i+1};
+      if (isnumeric (comm) && isempty (comm))
+        comm = {};
+      endif
     endif
   endfor
 endfunction

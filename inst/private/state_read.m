@@ -76,7 +76,7 @@ function payload = state_read (fname, file, kind)
     if (n <= intmax ("uint64") - 96)
       said = int_text (n + 96){1};
     else
-      said = "more than 2^64";
+      said = "at least 2^64";
     endif
     error ("muonlab:badState",
            "%s: '%s' is truncated or corrupt (%d bytes; its header says %s).", fname,

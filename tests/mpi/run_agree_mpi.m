@@ -309,7 +309,7 @@ function f = t_unreadable (comm)
   endfor
   for fn = {"zero_muon_step", "zero_train_step"}
     Rs = feval (fn{1}, L, gall, []);
-    for b = {5, {c}, struct("kind", 3)}
+    for b = {[], 5, {c}, struct("kind", 3)}
       try
         feval (fn{1}, L, g, [], "Comm", merge (last, b{1}, c));
         f += mpi_check (false, comm, "%s with a bad COMM: no error", fn{1});

@@ -133,6 +133,21 @@ function test_mpirun ()
   ok (rc == 0, sprintf ("muon_mpirun under a plain mpirun -np 1: exit status %d after %.0f s",
                         rc, secs));
 
+  ## 2e. the user's PMIx settings reach the ranks (PMIX_MCA_gds=hash, the usual cure for
+  ## Open MPI 4's gds_ds12 errors: every PMIX_* was dropped), as OMPI_MCA_* ones do
+  old = getenv ("PMIX_MCA_gds");
+  setenv ("PMIX_MCA_gds", "hash");
+  unwind_protect
+    R = muon_mpirun (struct ("np", 1, "timeout", 60), @() getenv ("PMIX_MCA_gds"));
+    ok (isequal (R, {"hash"}), "PMIX_MCA_gds reaches the ranks");
+  unwind_protect_cleanup
+    if (isempty (old))
+      unsetenv ("PMIX_MCA_gds");
+    else
+      setenv ("PMIX_MCA_gds", old);
+    endif
+  end_unwind_protect
+
   ## 3. from an Octave that has initialized MPI itself (a singleton): a fresh job
   try
     c = muon_comm ("mpi");
