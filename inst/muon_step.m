@@ -71,7 +71,8 @@
 ## @item with @qcode{"QKClip"} pairs, clips them (@code{qk_clip}) with
 ## @code{@var{maxlogits}.QNAME}, the largest attention logit of each head of the query
 ## parameter QNAME that the caller measured in this step's forward passes (required then;
-## @code{info.qk_clip.QNAME} has @code{clipped} and @code{eta}; @code{update_norm} and
+## @code{info.qk_clip.QNAME} has @code{clipped} and @code{eta}, and @code{info.qk_clip} is
+## an empty struct on a call that applies no step; @code{update_norm} and
 ## @code{step_norm} are of the step before the clip).
 ## @end enumerate
 ##
@@ -133,6 +134,8 @@ function [params, opt, info] = muon_step (opt, params, grads, maxlogits)
     [params, opt, info] = step (fname, opt, params, grads);
     if (info.applied && ! isempty (opt.qk_clip))
       [params, info.qk_clip] = opt_qk_clip (fname, opt.qk_clip, params, maxlogits);
+    elseif (! isempty (opt.qk_clip))
+      info.qk_clip = struct ();         # the same fields on every call: infos(t) = info
     endif
   catch err
     if (strncmp (err.identifier, "muonlab:", 8))
@@ -218,11 +221,13 @@ function [params, opt, info] = step (fname, opt, params, grads)
     endif
     sx = opt_sumsq (x);            # the overflow check (opt_overflows) and, mostly, the norm
     overflow = overflow || ! isfinite (sx) || (! ismuon(i) && squares_overflow (g.(n)));
-    if (overflow)
-      continue;
-    elseif (s != 1 && ! micro_ns)
+    if (! overflow && s != 1 && ! micro_ns)
       x = g.(n);
       sx = opt_sumsq (x);
+      overflow = ! isfinite (sx);  # a scale below 1 (MinScale < 1): the unscaled gradient
+    endif                          # can overflow where the scaled one did not
+    if (overflow)
+      continue;
     endif
     total_sq += opt_norm_sq ("part", x, sx);
   endfor

@@ -320,3 +320,40 @@ endfunction
 %! [~, opt] = muon_step (muon_optimizer (P), P, G);
 %! opt.muon.W.form = "sgd";
 %! muon_step (opt, P, G);
+
+%!test
+%! ## a loss scale below 1 (MinScale < 1): the unscaled gradient is checked too.  A double
+%! ## AdamW gradient of 2e154 (scaled 2e154 / 1024, fine) squares past realmax, and a
+%! ## single Muon gradient of 1e36 unscales to Inf: both steps are skipped and the scale
+%! ## backs off (the first applied, putting Inf in AdamW's v; the second raised nonFinite)
+%! s = 2^-10;
+%! randn ("state", 4);
+%! P = struct ("W", randn (4, 3), "b", zeros (3, 1));
+%! opt = muon_optimizer (P, "LossScaler", struct ("InitScale", s, "MinScale", s / 4));
+%! [P2, opt2, info] = muon_step (opt, P, struct ("W", randn (4, 3) * s, "b", [2e154; 1; 1] * s));
+%! assert ([info.applied, info.skipped], [false, true]);
+%! assert (isequal (P2, P));
+%! assert (opt2.scaler.scale, s / 2);
+%! Q = struct ("W", single (randn (4, 3)));
+%! opt = muon_optimizer (Q, "LossScaler", struct ("InitScale", s, "MinScale", s / 4));
+%! g = single (randn (4, 3)) * s;
+%! g(1) = 1e36;
+%! [Q2, opt2, info] = muon_step (opt, Q, struct ("W", g));
+%! assert ([info.applied, info.skipped], [false, true]);
+%! assert (isequal (Q2, Q));
+%! assert (opt2.scaler.scale, s / 2);
+
+%!test
+%! ## with QKClip, info has the same fields on every call (accumulation calls included), so
+%! ## a loop can collect them: infos(t) = info
+%! randn ("state", 5);
+%! P = struct ("Wq", randn (8, 6), "Wk", randn (8, 6));
+%! o = muon_optimizer (P, "QKClip", {"Wq", "Wk", "Heads", 2}, "AccumulationSteps", 2);
+%! for t = 1:2
+%!   [P, o, info] = muon_step (o, P, struct ("Wq", randn (8, 6), "Wk", randn (8, 6)),
+%!                             struct ("Wq", [50 120]));
+%!   infos(t) = info;
+%! endfor
+%! assert ([infos.applied], [false, true]);
+%! assert (isempty (fieldnames (infos(1).qk_clip)));
+%! assert (isfield (infos(2).qk_clip, "Wq"));
