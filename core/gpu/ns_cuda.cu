@@ -276,8 +276,8 @@ const size_t GRAPH_FROM = 3;
 // after the main stream has cleared the non-finite count and join it at the end, or with
 // muon_ns_opts.batched all its pages at once on the main stream.  [out] *bad.
 template <typename T>
-muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns_opts *o,
-                   const double *coef, int steps, unsigned long long *bad)
+muon_status batch_queued (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns_opts *o,
+                          const double *coef, int steps, unsigned long long *bad)
 {
   errbuf &E = R.E;
   ns_state *s = R.s;
@@ -317,9 +317,7 @@ muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns
   for (size_t i = 0; i < L; i++)
     if (graph[i])
       cudaGraphExecDestroy (graph[i]);
-  for (size_t i = 0; i < L && st != MUON_OK; i++)
-    cudaStreamSynchronize (lanes[i].st);          // an error: nothing left queued on a lane
-  TRY (st);                                       // (the call's arrays may be freed next)
+  TRY (st);
   for (size_t i = 1; i < L; i++)
   {
     CUDA_TRY (cudaEventRecord (s->extra[i - 1].done, lanes[i].st));
@@ -328,6 +326,26 @@ muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns
   CUDA_TRY (cudaMemcpyAsync (bad, s->bad, sizeof *bad, cudaMemcpyDeviceToHost, s->stream));
   CUDA_TRY (cudaStreamSynchronize (s->stream));
   return MUON_OK;
+}
+
+// batch_queued, and on an error anywhere in it (a page, the lanes' join, the last copy)
+// every stream drained: nothing of the call left queued, since its arrays and pool blocks
+// may be freed next.
+template <typename T>
+muon_status batch (run &R, const muon_tensor *G, muon_tensor *out, const muon_ns_opts *o,
+                   const double *coef, int steps, unsigned long long *bad)
+{
+  muon_status st = batch_queued<T> (R, G, out, o, coef, steps, bad);
+  if (st != MUON_OK)
+  {
+    ns_state *s = R.s;
+    for (int i = 0; i < LANES - 1; i++)
+      if (s->extra[i].stream)
+        cudaStreamSynchronize (s->extra[i].stream);
+    cudaStreamSynchronize (s->copy);
+    cudaStreamSynchronize (s->stream);
+  }
+  return st;
 }
 
 muon_status ns_pages (ns_state *s, errbuf &E, const muon_tensor *G, muon_tensor *X,
