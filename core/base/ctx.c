@@ -77,6 +77,8 @@ muon_status muon_ctx_destroy (muon_ctx **ctx)
 {
   if (ctx == NULL)
     return MUON_ERR_NULLPTR;
+  if (*ctx && (*ctx)->polling)        // (called from the poll of a call running on it)
+    return muon_ctx_busy (*ctx);
   if (*ctx)
   {
     while ((*ctx)->nslots > 0)
@@ -86,6 +88,22 @@ muon_status muon_ctx_destroy (muon_ctx **ctx)
     *ctx = NULL;
   }
   return MUON_OK;
+}
+
+int muon_ctx_poll (muon_ctx *ctx)
+{
+  if (ctx == NULL || ctx->poll == NULL)
+    return 0;
+  ctx->polling = 1;
+  int stop = ctx->poll (ctx->poll_arg);
+  ctx->polling = 0;
+  return stop;
+}
+
+muon_status muon_ctx_busy (muon_ctx *ctx)
+{
+  return muon_ctx_set_error (ctx, MUON_ERR_BADARG, "the context is in use by a running call "
+                             "(called from its interrupt poll?)");
 }
 
 muon_status muon_ctx_set_interrupt_poll (muon_ctx *ctx, int (*poll) (void *arg), void *arg)

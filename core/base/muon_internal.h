@@ -36,13 +36,18 @@ struct muon_ctx {
   int nslots;
   int (*poll) (void *arg);   // the interrupt poll (muon_ctx_set_interrupt_poll; NULL: none)
   void *poll_arg;
+  int polling;               // 1 while the poll runs: every call on ctx is then refused (CHECKCTX)
 };
 
+// Calls ctx's interrupt poll (0 when there is none) with ctx->polling set around it, so
+// that a call the poll makes on ctx - muon_ctx_release, a nested muon_ns - is refused by
+// CHECKCTX instead of freeing or reusing the running call's workspace and state.
+int muon_ctx_poll (muon_ctx *ctx);
 // MUON_ERR_INTERRUPTED ("interrupted", recorded at the caller's place) when ctx's interrupt
 // poll returns nonzero, else MUON_OK.  Called on the calling thread outside parallel regions.
 #define muon_ctx_interrupted(ctx)                                                   \
-  (((ctx) != NULL && (ctx)->poll != NULL && (ctx)->poll ((ctx)->poll_arg))          \
-   ? muon_ctx_set_error ((ctx), MUON_ERR_INTERRUPTED, "interrupted") : MUON_OK)
+  (muon_ctx_poll (ctx) ? muon_ctx_set_error ((ctx), MUON_ERR_INTERRUPTED, "interrupted") \
+                       : MUON_OK)
 
 // Records an error with the place it was raised (muon_ctx_last_where).  Inside core every
 // muon_ctx_set_error call - those of CHECK included - goes through this macro, so the place
@@ -77,8 +82,16 @@ muon_status muon_ctx_set_error_at (muon_ctx *ctx, muon_status code, const char *
 #define CHECKMEM(p)                                                      \
   CHECK (MUON_ERR_NOMEM, (p) != NULL, "out of memory (in %s)", __func__)
 
-// Checks that need no context (for muon_ctx_* themselves and NULL ctx handling).
-#define CHECKCTX(ctx) do { if ((ctx) == NULL) return MUON_ERR_NULLPTR; } while (0)
+// The entry check of every public call that takes a context: NULLPTR for a NULL ctx (no
+// message: there is nowhere to record it), and BADARG when ctx's interrupt poll is running
+// (the poll called libmuon with the context of the call that polls it: that call's
+// workspace and state are in use), touching nothing but the context's error.
+muon_status muon_ctx_busy (muon_ctx *ctx);
+#define CHECKCTX(ctx)                                                              \
+  do {                                                                             \
+    if ((ctx) == NULL) return MUON_ERR_NULLPTR;                                    \
+    if ((ctx)->polling) return muon_ctx_busy ((muon_ctx *) (ctx));                  \
+  } while (0)
 
 //---- subsystem state held by the context ---------------------------------------------------
 // The context knows no subsystem above it: one that keeps state per context (the CUDA back

@@ -5,6 +5,7 @@
  * the ZeRO step (a muon_ns per matrix) stops the same way, freeing what it made (the
  * sanitizers' leak check).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "harness.h"
@@ -74,6 +75,80 @@ static void test_no_change (void)
       T_EQ_INT (s.calls, PAGES * (STEPS + 1));      // each page, and each of its steps
     }
   muon_ctx_set_interrupt_poll (ctx, NULL, NULL);
+}
+
+// A poll that calls libmuon with the context of the call that polls it (finding 1 of the C
+// API review: muon_ctx_release freed the running muon_ns's workspace, a use-after-free; a
+// nested muon_ns reused it and 512 of 2048 results were wrong): each such call is refused
+// with BADARG and its message, the running call's result is bit for bit the call's without
+// a poll, and the poll may still use another context.
+typedef struct {
+  int calls;
+  muon_status release, ns, destroy, other;
+  char release_msg[160], ns_msg[160];
+  int destroy_kept;     // muon_ctx_destroy left the handle alone
+} reentry_state;
+
+static int poll_reenter (void *arg)
+{
+  reentry_state *s = arg;
+  if (++s->calls != 3)
+    return 0;
+  size_t freed = 12345;
+  s->release = muon_ctx_release (ctx, 0, &freed);
+  snprintf (s->release_msg, sizeof s->release_msg, "%s", muon_ctx_last_error (ctx));
+  if (freed != 12345)
+    s->release = 99;                          // (it must touch nothing)
+  double a[4] = { 1, 2, 3, 4 }, b[4] = { 7, 7, 7, 7 };
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  muon_tensor A = muon_tensor_matrix (MUON_F64, a, 2, 2), B = muon_tensor_matrix (MUON_F64, b, 2, 2);
+  s->ns = muon_ns (ctx, &A, &B, &o);
+  snprintf (s->ns_msg, sizeof s->ns_msg, "%s", muon_ctx_last_error (ctx));
+  if (b[0] != 7 || b[3] != 7)
+    s->ns = 99;
+  muon_ctx *c = ctx;
+  s->destroy = muon_ctx_destroy (&c);
+  s->destroy_kept = c == ctx;
+  muon_ctx *other = NULL;                     // another context is fine
+  muon_ctx_create (&other);
+  s->other = muon_ns (other, &A, &B, &o);
+  muon_ctx_destroy (&other);
+  return 0;
+}
+
+static void test_reentry (void)
+{
+  static double ref[ROWS * COLS * PAGES], got[ROWS * COLS * PAGES];
+  const char *busy = "the context is in use by a running call (called from its interrupt poll?)";
+  int methods[2] = { MUON_NS_STANDARD, MUON_NS_GRAM };
+  for (int m = 0; m < 2; m++)
+  {
+    memset (ref, 0, sizeof ref);
+    memset (got, 0xff, sizeof got);
+    T_EQ_INT (muon_ctx_set_interrupt_poll (ctx, NULL, NULL), MUON_OK);
+    T_EQ_INT (run (MUON_F64, methods[m], ref), MUON_OK);
+    reentry_state s = { 0, 0, 0, 0, 0, "", "", 0 };
+    T_EQ_INT (muon_ctx_set_interrupt_poll (ctx, poll_reenter, &s), MUON_OK);
+    T_EQ_INT (run (MUON_F64, methods[m], got), MUON_OK);
+    T_ASSERT_MSG (memcmp (ref, got, sizeof ref) == 0, "method %d: bits differ", m);
+    T_EQ_INT (s.release, MUON_ERR_BADARG);
+    T_EQ_STR (s.release_msg, busy);
+    T_EQ_INT (s.ns, MUON_ERR_BADARG);
+    T_EQ_STR (s.ns_msg, busy);
+    T_EQ_INT (s.destroy, MUON_ERR_BADARG);
+    T_EQ_INT (s.destroy_kept, 1);
+    T_EQ_INT (s.other, MUON_OK);
+    // the poll is done: the context takes calls again
+    T_EQ_INT (muon_ctx_set_interrupt_poll (ctx, NULL, NULL), MUON_OK);
+    T_EQ_INT (muon_ctx_release (ctx, 0, NULL), MUON_OK);
+  }
+  // a poll that stops the call clears the guard too
+  poll_state st = { 0, 2 };
+  T_EQ_INT (muon_ctx_set_interrupt_poll (ctx, poll_fn, &st), MUON_OK);
+  T_EQ_INT (run (MUON_F64, MUON_NS_STANDARD, got), MUON_ERR_INTERRUPTED);
+  T_EQ_INT (muon_ctx_release (ctx, 0, NULL), MUON_OK);
+  T_EQ_INT (muon_ctx_set_interrupt_poll (ctx, NULL, NULL), MUON_OK);
 }
 
 // A poll that fires: MUON_ERR_INTERRUPTED with "interrupted", at once or in the middle of a
@@ -147,6 +222,7 @@ int main (int argc, char **argv)
   T_RUN (test_setter);
   T_RUN (test_no_change);
   T_RUN (test_stops);
+  T_RUN (test_reentry);
   T_RUN (test_zero_step);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);
