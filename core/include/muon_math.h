@@ -414,9 +414,9 @@ typedef struct {
 muon_status muon_darray_create (muon_ctx *ctx, muon_device device, muon_precision storage,
                                 size_t rows, size_t cols, size_t batch, muon_darray **out);
 // Frees *a (back to the pool on CUDA) and sets it to NULL; *a NULL is fine (OK), a NULL
-// NULLPTR, as every *_destroy.  ctx must be the context that made *a: with NULL, host
-// memory is freed but not counted back (trim's in_use), and a CUDA array is not freed at
-// all.
+// NULLPTR, as every *_destroy.  ctx must be the context that made *a (another context:
+// BADARG "the array belongs to another context", *a untouched): with NULL, host memory is
+// freed but not counted back (trim's in_use), and a CUDA array is not freed at all.
 muon_status muon_darray_destroy (muon_ctx *ctx, muon_darray **a);
 // [out] info.
 muon_status muon_darray_describe (const muon_darray *a, muon_darray_info *info);

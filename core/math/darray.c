@@ -61,7 +61,7 @@ muon_status muon_darray_create (muon_ctx *ctx, muon_device device, muon_precisio
          "%zu x %zu x %zu elements do not fit in memory", rows, cols, batch);
   CHECKMEM (a = calloc (1, sizeof *a));
   *a = (muon_darray) { device, storage, rows, cols, batch, rows * cols * batch,
-                       rows * cols * batch * es, NULL };
+                       rows * cols * batch * es, NULL, ctx };
   if (device == MUON_DEVICE_CUDA)
   {
     const muon_cuda_api *api;
@@ -92,6 +92,10 @@ muon_status muon_darray_destroy (muon_ctx *ctx, muon_darray **a)
     return MUON_ERR_NULLPTR;
   if (*a == NULL)
     return MUON_OK;
+  // another context's pool and counter would take the array's bytes (its in_use wrapped
+  // below zero)
+  if (ctx != NULL && ctx != (*a)->owner)
+    return muon_ctx_set_error (ctx, MUON_ERR_BADARG, "the array belongs to another context");
   muon_darray *p = *a;
   *a = NULL;
   if (p->device == MUON_DEVICE_CUDA)

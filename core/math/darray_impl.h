@@ -15,6 +15,7 @@ struct muon_darray {
   muon_precision storage;
   size_t rows, cols, batch, numel, bytes;
   void *data;                 // device memory (cuda) or host memory (cpu)
+  const muon_ctx *owner;      // the context that made it (muon_darray_destroy checks it)
 };
 
 static inline muon_dtype host_dtype (muon_precision storage)

@@ -115,7 +115,7 @@ muon_status muon_dmem_update (muon_ctx *ctx, muon_device d, const double *G, dou
                               const muon_update_opts *o)
 {
   size_t n = rows * cols, bytes = n * sizeof (double);
-  muon_darray g = { d, MUON_PREC_DOUBLE, rows, cols, 1, n, bytes, (void *) G };
+  muon_darray g = { d, MUON_PREC_DOUBLE, rows, cols, 1, n, bytes, (void *) G, ctx };
   muon_darray m = g, u = g;
   m.data = M;
   u.data = U;

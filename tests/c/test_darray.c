@@ -287,6 +287,7 @@ static void test_errors (void)
   muon_ctx *ctx = NULL;
   muon_ctx_create (&ctx);
   muon_darray *a = NULL;
+  size_t u, c;
   T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 1000000, 1000000, 1000,
                                 &a), MUON_ERR_DEVMEM);
   T_ASSERT (a == NULL);
@@ -314,9 +315,27 @@ static void test_errors (void)
   T_EQ_INT (muon_darray_download (ctx, a, &t), MUON_ERR_BADSHAPE);
   muon_darray_destroy (ctx, &a);
   muon_darray_destroy (ctx, NULL);                  // fine
+  // another context's destroy is refused (it took 6 x 8 bytes off c2's in-use count of 0,
+  // 2^64 - 48) and the array stays its maker's
+  muon_ctx *c2 = NULL;
+  muon_ctx_create (&c2);
+  size_t u2 = 99, c2c = 0, u1 = 0, u1c = 0;
+  T_EQ_INT (muon_darray_create (c2, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 1, 1, 1, &a), MUON_OK);
+  muon_darray_destroy (c2, &a);                     // (c2's stand-in state: 0 bytes)
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 2, 3, 1, &a), MUON_OK);
+  T_EQ_INT (muon_darray_trim (ctx, MUON_DEVICE_CPU, &u1, &u1c), MUON_OK);
+  T_EQ_INT (muon_darray_destroy (c2, &a), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (c2), "the array belongs to another context");
+  T_ASSERT (a != NULL);
+  T_EQ_INT (muon_darray_trim (c2, MUON_DEVICE_CPU, &u2, &c2c), MUON_OK);
+  T_EQ_INT (u2, 0);
+  T_EQ_INT (muon_darray_destroy (ctx, &a), MUON_OK);
+  T_ASSERT (a == NULL);
+  T_EQ_INT (muon_darray_trim (ctx, MUON_DEVICE_CPU, &u, &c), MUON_OK);
+  T_EQ_INT (u1 - u, 6 * sizeof (double));
+  muon_ctx_destroy (&c2);
   // an unknown device is refused (it was taken as the CPU)
   double ms, h, d;
-  size_t u, c;
   T_EQ_INT (muon_darray_last_ms (ctx, (muon_device) 7, &ms), MUON_ERR_BADARG);
   T_EQ_INT (muon_darray_copy_time (ctx, (muon_device) 9, 16, &h, &d), MUON_ERR_BADARG);
   T_EQ_INT (muon_darray_trim (ctx, (muon_device) 7, &u, &c), MUON_ERR_BADARG);
