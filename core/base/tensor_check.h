@@ -47,6 +47,8 @@ static inline int muon_tensors_overlap (const muon_tensor *a, const muon_tensor 
 static inline muon_status muon_tensor_fault_on (const muon_tensor *t, const char *name,
                                                 muon_device where, char *msg, size_t len)
 {
+  if (name == NULL)                     // (NULL must not reach "%s")
+    name = "the tensor";
   MUON_TENSOR_FAULT (MUON_ERR_NULLPTR, t != NULL, "%s must not be NULL", name);
   MUON_TENSOR_FAULT (MUON_ERR_NULLPTR, t->data != NULL, "%s has no data", name);
   MUON_TENSOR_FAULT (MUON_ERR_BADTYPE, t->dtype == MUON_F64 || t->dtype == MUON_F32,

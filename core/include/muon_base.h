@@ -154,7 +154,8 @@ muon_tensor muon_tensor_batch (muon_dtype dtype, void *data, size_t rows, size_t
 // One dense rows x cols matrix on the CPU.
 muon_tensor muon_tensor_matrix (muon_dtype dtype, void *data, size_t rows, size_t cols);
 // Checks a tensor description (non-NULL data, sizes >= 1, ld >= rows, pages not overlapping
-// unless batch == 1 ... see muon_tensor_check in ctx.c).  `name` is used in the message.
+// unless batch == 1 ... see muon_tensor_check in ctx.c).  `name` is used in the message
+// (NULL: "the tensor").
 muon_status muon_tensor_check (muon_ctx *ctx, const muon_tensor *t, const char *name);
 
 //---------------------------------------------------------------------------------------------

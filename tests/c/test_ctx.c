@@ -304,6 +304,12 @@ static void test_tensor_check (void)
   T_EQ_INT (muon_tensor_check (NULL, &ok, "G"), MUON_ERR_NULLPTR);
   T_EQ_INT (muon_tensor_check (ctx, NULL, "G"), MUON_ERR_NULLPTR);
   t = ok; t.data = NULL;            EXPECT_CHECK (t, MUON_ERR_NULLPTR);
+  // a NULL name is "the tensor" (it went to "%s": "(null) has no data")
+  t = ok; t.data = NULL;
+  T_EQ_INT (muon_tensor_check (ctx, &t, NULL), MUON_ERR_NULLPTR);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the tensor has no data");
+  T_EQ_INT (muon_tensor_check (ctx, NULL, NULL), MUON_ERR_NULLPTR);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the tensor must not be NULL");
   t = ok; t.dtype = (muon_dtype) 7; EXPECT_CHECK (t, MUON_ERR_BADTYPE);
   t = ok; t.device = MUON_DEVICE_CUDA; EXPECT_CHECK (t, MUON_ERR_UNSUPPORTED);
   t = ok; t.rows = 0;               EXPECT_CHECK (t, MUON_ERR_BADSHAPE);
