@@ -36,7 +36,7 @@ struct muon_ctx {
   int nslots;
   int (*poll) (void *arg);   // the interrupt poll (muon_ctx_set_interrupt_poll; NULL: none)
   void *poll_arg;
-  int polling;               // 1 while the poll runs: every call on ctx is then refused (CHECKCTX)
+  int polling;               // 1 while the poll runs: every call on ctx is refused (CHECKCTX)
 };
 
 // Calls ctx's interrupt poll (0 when there is none) with ctx->polling set around it, so

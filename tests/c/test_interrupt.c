@@ -102,7 +102,8 @@ static int poll_reenter (void *arg)
   double a[4] = { 1, 2, 3, 4 }, b[4] = { 7, 7, 7, 7 };
   muon_ns_opts o;
   muon_ns_opts_default (&o);
-  muon_tensor A = muon_tensor_matrix (MUON_F64, a, 2, 2), B = muon_tensor_matrix (MUON_F64, b, 2, 2);
+  muon_tensor A = muon_tensor_matrix (MUON_F64, a, 2, 2);
+  muon_tensor B = muon_tensor_matrix (MUON_F64, b, 2, 2);
   s->ns = muon_ns (ctx, &A, &B, &o);
   snprintf (s->ns_msg, sizeof s->ns_msg, "%s", muon_ctx_last_error (ctx));
   if (b[0] != 7 || b[3] != 7)
@@ -120,7 +121,8 @@ static int poll_reenter (void *arg)
 static void test_reentry (void)
 {
   static double ref[ROWS * COLS * PAGES], got[ROWS * COLS * PAGES];
-  const char *busy = "the context is in use by a running call (called from its interrupt poll?)";
+  const char *busy =
+    "the context is in use by a running call (called from its interrupt poll?)";
   int methods[2] = { MUON_NS_STANDARD, MUON_NS_GRAM };
   for (int m = 0; m < 2; m++)
   {
