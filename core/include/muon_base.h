@@ -95,9 +95,10 @@ const char *muon_ctx_last_error (const muon_ctx *ctx);
 // processes (they would wait for ever in its collectives for a rank that stopped alone).
 // The poll must not call libmuon with the context of the call that polls it (that call's
 // workspace and cached state are in use): while it runs, every call on that context -
-// muon_ctx_release and muon_ctx_destroy included - returns MUON_ERR_BADARG "the context is
-// in use by a running call (called from its interrupt poll?)" and touches nothing else.  The
-// poll may use another context.
+// muon_ctx_release, muon_ctx_destroy and muon_darray_destroy included; not the queries of its
+// last error nor muon_ctx_set_error - returns MUON_ERR_BADARG "the context is in use by a
+// running call (called from its interrupt poll?)" and touches nothing else.  The poll may use
+// another context.
 muon_status muon_ctx_set_interrupt_poll (muon_ctx *ctx, int (*poll) (void *arg), void *arg);
 // Status of the last error recorded in ctx (MUON_OK if none).
 muon_status muon_ctx_last_status (const muon_ctx *ctx);

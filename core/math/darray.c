@@ -94,6 +94,8 @@ muon_status muon_darray_destroy (muon_ctx *ctx, muon_darray **a)
     return MUON_OK;
   // another context's pool and counter would take the array's bytes (its in_use wrapped
   // below zero)
+  if (ctx != NULL && ctx->polling)   // (called from the poll of a call running on ctx)
+    return muon_ctx_busy (ctx);
   if (ctx != NULL && ctx != (*a)->owner)
     return muon_ctx_set_error (ctx, MUON_ERR_BADARG, "the array belongs to another context");
   muon_darray *p = *a;

@@ -87,6 +87,8 @@ typedef struct {
   muon_status release, ns, destroy, other;
   char release_msg[160], ns_msg[160];
   int destroy_kept;     // muon_ctx_destroy left the handle alone
+  muon_darray *arr;     // an array of ctx, which the poll may not destroy
+  muon_status arr_destroy;
 } reentry_state;
 
 static int poll_reenter (void *arg)
@@ -111,6 +113,10 @@ static int poll_reenter (void *arg)
   muon_ctx *c = ctx;
   s->destroy = muon_ctx_destroy (&c);
   s->destroy_kept = c == ctx;
+  muon_darray *arr = s->arr;
+  s->arr_destroy = muon_darray_destroy (ctx, &arr);
+  if (arr != s->arr)
+    s->arr_destroy = 99;
   muon_ctx *other = NULL;                     // another context is fine
   muon_ctx_create (&other);
   s->other = muon_ns (other, &A, &B, &o);
@@ -130,7 +136,9 @@ static void test_reentry (void)
     memset (got, 0xff, sizeof got);
     T_EQ_INT (muon_ctx_set_interrupt_poll (ctx, NULL, NULL), MUON_OK);
     T_EQ_INT (run (MUON_F64, methods[m], ref), MUON_OK);
-    reentry_state s = { 0, 0, 0, 0, 0, "", "", 0 };
+    reentry_state s = { 0, 0, 0, 0, 0, "", "", 0, NULL, 0 };
+    T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 2, 2, 1, &s.arr),
+              MUON_OK);
     T_EQ_INT (muon_ctx_set_interrupt_poll (ctx, poll_reenter, &s), MUON_OK);
     T_EQ_INT (run (MUON_F64, methods[m], got), MUON_OK);
     T_ASSERT_MSG (memcmp (ref, got, sizeof ref) == 0, "method %d: bits differ", m);
@@ -140,10 +148,12 @@ static void test_reentry (void)
     T_EQ_STR (s.ns_msg, busy);
     T_EQ_INT (s.destroy, MUON_ERR_BADARG);
     T_EQ_INT (s.destroy_kept, 1);
+    T_EQ_INT (s.arr_destroy, MUON_ERR_BADARG);
     T_EQ_INT (s.other, MUON_OK);
     // the poll is done: the context takes calls again
     T_EQ_INT (muon_ctx_set_interrupt_poll (ctx, NULL, NULL), MUON_OK);
     T_EQ_INT (muon_ctx_release (ctx, 0, NULL), MUON_OK);
+    T_EQ_INT (muon_darray_destroy (ctx, &s.arr), MUON_OK);
   }
   // a poll that stops the call clears the guard too
   poll_state st = { 0, 2 };
