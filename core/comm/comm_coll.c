@@ -260,6 +260,9 @@ muon_status muon_comm_device (muon_ctx *ctx, muon_comm *c, muon_device d, muon_c
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, c != NULL && send != NULL && recv != NULL,
          "device transfer: communicator and buffers must not be NULL");
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, d), "unknown device %d", (int) d);
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_COLL_LIST, coll), "unknown collective %d",
+         (int) coll);
   CHECK (MUON_ERR_UNSUPPORTED, muon_comm_moves (c, d),
          "the '%s' communicator does not move %s memory%s", muon_comm_name (c),
          d == MUON_DEVICE_CUDA ? "CUDA device" : "the CPU stand-in device's",
@@ -285,6 +288,7 @@ muon_status muon_comm_device_all_to_all (muon_ctx *ctx, muon_comm *c, muon_devic
   CHECKCTX (ctx);
   CHECK (MUON_ERR_NULLPTR, c && send && recv && send_counts && recv_counts,
          "device all_to_all: communicator, buffers and counts must not be NULL");
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_DEVICE_LIST, d), "unknown device %d", (int) d);
   CHECK (MUON_ERR_UNSUPPORTED, muon_comm_moves (c, d) && c->ops->device_v,
          "the '%s' communicator does not move this device's memory", muon_comm_name (c));
   CHECK (MUON_ERR_BADTYPE, dtype == MUON_F64 || dtype == MUON_F32, "unknown data type %d",

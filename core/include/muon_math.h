@@ -98,6 +98,8 @@ typedef enum { MUON_NORMALIZE_LIST (MUON_ENUM_ITEM) } muon_normalize;
 //   q  page k = Gram: Q after step k (k = 1 .. steps)
 // Pages a path does not define (r and q of the standard path, r page steps, q page 0) keep
 // what the caller put there.  The snapshot products are not counted in muon_ns_stats.
+// The buffers (cap pages each) must not overlap G, X (muon_update: G, M, U) or each other
+// (BADARG).
 typedef struct {
   size_t n, m;          // [in] the iterated shape the buffers were sized for
   int cap;              // [in] pages in each buffer (>= steps + 1)

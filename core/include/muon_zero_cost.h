@@ -72,7 +72,8 @@ extern "C" {
 
 // One matrix.  rows x cols as it sits in the flat buffer (row-major there); experts >= 1
 // pages of (rows / experts) x cols for Newton-Schulz (rows must divide); split: NULL, or nsplit
-// row blocks of one page (summing to rows / experts), each orthogonalized on its own.
+// row blocks of one page (summing to rows / experts; at most MUON_MAX_SPLITS, as the step
+// takes), each orthogonalized on its own.
 typedef struct {
   size_t rows, cols;
   size_t experts;

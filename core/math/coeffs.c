@@ -13,6 +13,7 @@
  *   deepseekv4          6.2       8 x keller then 2 x (2, -1.5, 0.5)
  *   cubic5              6.2       c = 0 (cubic steps)
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "math_internal.h"
@@ -113,10 +114,16 @@ muon_status muon_coeffs_expand (muon_ctx *ctx, const double *triples, int count,
   CHECK (MUON_ERR_BADARG, steps >= 1, "steps must be a positive integer");
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_SCHEDULE_MODE_LIST, mode),
          "unknown schedule mode %d", (int) mode);
+  // In place (out == triples) each triple is written before a later step reads it back
+  // unchanged; a shifted overlap would read triples already overwritten.
+  uintptr_t o = (uintptr_t) out, t = (uintptr_t) triples;
+  size_t out_bytes = 3 * (size_t) steps * sizeof *out, t_bytes = 3 * (size_t) count * sizeof *out;
+  CHECK (MUON_ERR_BADARG, o == t || o >= t + t_bytes || t >= o + out_bytes,
+         "out must be triples itself or not overlap it");
   for (int k = 0; k < steps; k++)
   {
     int src = k < count ? k : (mode == MUON_SCHEDULE_CYCLE ? k % count : count - 1);
-    memcpy (out + 3 * k, triples + 3 * src, 3 * sizeof *out);
+    memmove (out + 3 * k, triples + 3 * src, 3 * sizeof *out);
   }
 fail:
   return status;

@@ -18,6 +18,12 @@ muon_status muon_ns_schedule (muon_ctx *ctx, const muon_ns_opts *o, double *buf,
 // check; muon_update makes it for each row block before it writes M.
 muon_status muon_ns_trace_check (muon_ctx *ctx, const muon_ns_trace *tr, size_t rows,
                                  size_t cols, size_t batch, int steps);
+// BADARG when a trace buffer (x, and r, q where given, cap pages each) overlaps one of the
+// nt (checked, host) tensors t (named names[k] in the message) or another trace buffer:
+// the snapshots would overwrite an [in] tensor or the result, or each other.
+muon_status muon_ns_trace_check_alias (muon_ctx *ctx, const muon_ns_trace *tr,
+                                       const muon_tensor *const *t, const char *const *names,
+                                       int nt);
 // muon_ns_trace_check on G's pages, then fills the trace's [out] fields (gram: whether the
 // Gram path runs, muon_ns_uses_gram).
 muon_status muon_ns_trace_begin (muon_ctx *ctx, muon_ns_trace *tr, const muon_tensor *G,

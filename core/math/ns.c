@@ -304,9 +304,14 @@ muon_status muon_ns (muon_ctx *ctx, const muon_tensor *G, muon_tensor *X,
 
   size_t n = G->rows < G->cols ? G->rows : G->cols, m = G->rows < G->cols ? G->cols : G->rows;
   CHECK (MUON_ERR_BADSHAPE, m <= (size_t) INT_MAX, "dimensions must fit a BLAS int");
-  if (o->trace)
+  if (o->trace)   // the shape first: the overlap spans are the sizes the trace declares
+  {
     CHECKSTATUS (muon_ns_trace_begin (ctx, o->trace, G, steps,
                                       muon_ns_uses_gram (G->rows, G->cols, o)));
+    const muon_tensor *t[2] = { G, X };
+    const char *names[2] = { "G", "X" };
+    CHECKSTATUS (muon_ns_trace_check_alias (ctx, o->trace, t, names, 2));
+  }
   CHECKSTATUS (muon_gemm_setup (ctx, o->gemm, o->threads, o->precision, &env.cfg));
   env.cfg.tally = &tally;
   env.fused = o->fused;

@@ -25,6 +25,7 @@ muon_status muon_round_array (muon_ctx *ctx, muon_precision p, const double *x, 
   CHECK (MUON_ERR_NULLPTR, n == 0 || (x != NULL && y != NULL), "x and y must not be NULL");
   CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_PRECISION_LIST, p),
          "unknown precision %d", (int) p);
+  CHECK (MUON_ERR_BADSHAPE, n <= SIZE_MAX / sizeof *x, "%zu elements do not fit in memory", n);
   CHECK (MUON_ERR_BADARG, !shifted_overlap (x, n * sizeof *x, y, n * sizeof *y),
          "y must be x itself or not overlap it");
   if (p == MUON_PREC_DOUBLE)
@@ -48,6 +49,7 @@ muon_status muon_fma_array (muon_ctx *ctx, muon_precision p, double a, const voi
   CHECK (MUON_ERR_BADARG, p == MUON_PREC_SINGLE || p == MUON_PREC_DOUBLE,
          "precision must be single or double");
   size_t w = p == MUON_PREC_SINGLE ? sizeof (float) : sizeof (double);
+  CHECK (MUON_ERR_BADSHAPE, n <= SIZE_MAX / w, "%zu elements do not fit in memory", n);
   CHECK (MUON_ERR_BADARG, !shifted_overlap (x, n * w, y, n * w),
          "y must be x itself or not overlap it");
   if (p == MUON_PREC_SINGLE)
@@ -80,6 +82,7 @@ static muon_status convert_bits (muon_ctx *ctx, muon_precision p, int to_bits, f
   CHECK (MUON_ERR_NULLPTR, n == 0 || (f != NULL && h != NULL), "src and dst must not be NULL");
   CHECK (MUON_ERR_BADARG, p == MUON_PREC_BF16 || p == MUON_PREC_FP16,
          "precision must be bf16 or fp16");
+  CHECK (MUON_ERR_BADSHAPE, n <= SIZE_MAX / sizeof *f, "%zu elements do not fit in memory", n);
   CHECK (MUON_ERR_BADARG, !shifted_overlap (f, n * sizeof *f, h, n * sizeof *h),
          "dst must start where src starts or not overlap it");
   if (to_bits)

@@ -242,6 +242,9 @@ muon_status muon_update (muon_ctx *ctx, const muon_tensor *G, muon_tensor *M, mu
     for (size_t k = 0; k < (o->nsplit ? o->nsplit : 1); k++)
       CHECKSTATUS (muon_ns_trace_check (ctx, o->ns.trace, o->nsplit ? o->split_rows[k]
                                         : G->rows, G->cols, G->batch, steps));
+    const muon_tensor *t[3] = { G, M, U };
+    const char *names[3] = { "G", "M", "U" };
+    CHECKSTATUS (muon_ns_trace_check_alias (ctx, o->ns.trace, t, names, 3));
   }
 
   size_t rows = G->rows, cols = G->cols, batch = G->batch;

@@ -166,6 +166,8 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
     if (q->nsplit > 0)
     {
       CHECK (MUON_ERR_NULLPTR, q->split != NULL, "matrix %zu: split must not be NULL", p + 1);
+      CHECK (MUON_ERR_BADSHAPE, q->nsplit <= MUON_MAX_SPLITS,
+             "matrix %zu: more than %d split row blocks", p + 1, MUON_MAX_SPLITS);
       size_t sum = 0;
       for (size_t b = 0; b < q->nsplit; b++)
       {

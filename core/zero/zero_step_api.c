@@ -76,6 +76,8 @@ muon_status muon_zero_step_check (muon_ctx *ctx, const muon_zero_plan *P,
                           || (P->variant != MUON_ZERO_LAYERWISE_LPT
                               && P->variant != MUON_ZERO_LAYERWISE_NS_COST),
          "the options' bucket size %zu is not the plan's %zu", o->bucket_size, P->bucket_size);
+  CHECK (MUON_ERR_BADARG, MUON_IN_LIST (MUON_MOMENTUM_ARITH_LIST, o->update.arith),
+         "unknown momentum arithmetic %d", (int) o->update.arith);
   // the steps' momentum (zero_step_common.c, zero_step_a2a.c, the dmem entry) is fp64
   CHECK (MUON_ERR_UNSUPPORTED, o->update.arith == MUON_ARITH_FP64,
          "a distributed step computes its momentum in fp64: momentum arithmetic '%s' is "

@@ -189,6 +189,41 @@ static void test_errors (void)
   T_EQ_INT (muon_coeffs_expand (NULL, tr, 1, 5, MUON_SCHEDULE_CYCLE, out), MUON_ERR_NULLPTR);
 }
 
+// out overlapping triples: in place (out == triples) expands as into a separate buffer; a
+// shifted overlap (out = triples + 3 or triples - 3) is BADARG and writes nothing (it used
+// to return OK with 1 2 3 1 2 3 ... for the schedule 1 2 3 4 5 6 7 8 9 1 2 3 4 5 6).
+static void test_expand_overlap (void)
+{
+  double buf[24], keep[24];
+  for (int shift = -3; shift <= 3; shift += 6)
+  {
+    for (int i = 0; i < 24; i++)
+      buf[i] = i >= 3 && i < 12 ? i - 2 : -1;   // triples 1 2 3 | 4 5 6 | 7 8 9 at buf + 3
+    memcpy (keep, buf, sizeof buf);
+    T_EQ_INT (muon_coeffs_expand (ctx, buf + 3, 3, 5, MUON_SCHEDULE_CYCLE, buf + 3 + shift),
+              MUON_ERR_BADARG);
+    T_EQ_STR (muon_ctx_last_error (ctx), "out must be triples itself or not overlap it");
+    T_ASSERT_MSG (memcmp (buf, keep, sizeof buf) == 0, "shift %d: written", shift);
+  }
+  for (int mode = 0; mode < 2; mode++)
+  {
+    for (int i = 0; i < 24; i++)
+      buf[i] = i < 9 ? i + 1 : -1;
+    T_EQ_INT (muon_coeffs_expand (ctx, buf, 3, 5, (muon_schedule_mode) mode, buf), MUON_OK);
+    const double cyc[15] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6 };
+    const double last[15] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 7, 8, 9, 7, 8, 9 };
+    const double *want = mode == MUON_SCHEDULE_CYCLE ? cyc : last;
+    for (int i = 0; i < 15; i++)
+      T_EQ_DBL (buf[i], want[i]);
+  }
+  // right after the triples: not an overlap
+  for (int i = 0; i < 24; i++)
+    buf[i] = i < 9 ? i + 1 : -1;
+  T_EQ_INT (muon_coeffs_expand (ctx, buf, 3, 5, MUON_SCHEDULE_CYCLE, buf + 9), MUON_OK);
+  T_EQ_DBL (buf[9 + 9], 1.0);
+  T_EQ_DBL (buf[9 + 14], 6.0);
+}
+
 int main (int argc, char **argv)
 {
   (void) argc;
@@ -198,6 +233,7 @@ int main (int argc, char **argv)
   T_RUN (test_default_steps);
   T_RUN (test_expand);
   T_RUN (test_errors);
+  T_RUN (test_expand_overlap);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);
 }

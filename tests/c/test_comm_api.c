@@ -224,6 +224,17 @@ static void test_device_api (void)
   }
   T_EQ_INT (muon_comm_device (ctx, s, MUON_DEVICE_CPU, MUON_COLL_ALL_GATHER, NULL, y, 1,
                               MUON_F64), MUON_ERR_NULLPTR);
+  // a device or collective that is none at all: BADARG naming it (the message used to
+  // speak of "the CPU stand-in device's memory", UNSUPPORTED)
+  T_EQ_INT (muon_comm_device (ctx, one, (muon_device) 9, MUON_COLL_ALLREDUCE, x, y, 1,
+                              MUON_F64), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "unknown device 9");
+  T_EQ_INT (muon_comm_device (ctx, one, MUON_DEVICE_CPU, (muon_coll) 99, x, y, 1, MUON_F64),
+            MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "unknown collective 99");
+  T_EQ_INT (muon_comm_device_all_to_all (ctx, s, (muon_device) 9, x, cnt, y, cnt, MUON_F64),
+            MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "unknown device 9");
   T_EQ_INT (muon_comm_reduction_of (s), MUON_COMM_REDUCTION_FIXED);
   T_EQ_INT (muon_comm_reduction_of (NULL), MUON_COMM_REDUCTION_FIXED);
   // the reductions sim takes: fixed; library is not its; 9 is none at all

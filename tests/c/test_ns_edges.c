@@ -314,6 +314,71 @@ static void test_trace (void)
   }
 }
 
+// A trace buffer on top of G, X or another trace buffer: BADARG naming it, and G and X are
+// not written (trace.x on G's memory used to return OK with G changed by up to 0.75).
+static void test_trace_alias (void)
+{
+  enum { R = 4, C = 8, STEPS = 5, PAGES = STEPS + 1 };   // traced as 4 x 8, 6 pages
+  static double g[(PAGES + 1) * R * C], x[(PAGES + 1) * R * C], g0[(PAGES + 1) * R * C];
+  static double x0[(PAGES + 1) * R * C];
+  static double rb[2 * PAGES * R * R];
+  for (int i = 0; i < (PAGES + 1) * R * C; i++) g[i] = t_urand ();
+  for (int i = 0; i < (PAGES + 1) * R * C; i++) x[i] = -1;
+  memcpy (g0, g, sizeof g);
+  memcpy (x0, x, sizeof x);
+  muon_tensor tg = muon_tensor_matrix (MUON_F64, g, R, C);
+  muon_tensor tx = muon_tensor_matrix (MUON_F64, x, R, C);
+  muon_ns_opts o;
+  muon_ns_opts_default (&o);
+  o.method = MUON_NS_GRAM;
+  o.precision = MUON_PREC_DOUBLE;
+  o.steps = STEPS;
+  const struct { double *x, *r, *q; const char *msg; } k[] = {
+    { g, NULL, NULL, "the trace's x buffer must not overlap G" },
+    { g + R * C, NULL, NULL, NULL },       // x right after G's page, in the same array: fine
+    { x, NULL, NULL, "the trace's x buffer must not overlap X" },
+    { g + R * C - 1, NULL, NULL, "the trace's x buffer must not overlap G" },  // G's last element
+    { g + 2 * R * C, rb, g + 5, "the trace's q buffer must not overlap G" },
+    { x + R * C, rb, rb + PAGES * R * R - 1, "the trace's r and q buffers must not overlap" },
+    { x + R * C, rb, rb + PAGES * R * R, NULL },
+  };
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+  {
+    muon_ns_trace tr = { R, C, PAGES, k[i].x, k[i].r, k[i].q, 0, 0, 0 };
+    o.trace = &tr;
+    memcpy (g, g0, sizeof g);
+    muon_status s = muon_ns (ctx, &tg, &tx, &o);
+    if (k[i].msg)
+    {
+      T_EQ_INT (s, MUON_ERR_BADARG);
+      T_EQ_STR (muon_ctx_last_error (ctx), k[i].msg);
+      T_ASSERT_MSG (memcmp (g, g0, sizeof g) == 0, "case %zu: G written", i);
+      T_ASSERT_MSG (memcmp (x, x0, sizeof x) == 0, "case %zu: X written", i);
+    }
+    else
+    {
+      T_EQ_INT (s, MUON_OK);
+      T_ASSERT_MSG (memcmp (g, g0, R * C * sizeof *g) == 0, "case %zu: G changed", i);
+    }
+    memcpy (x, x0, sizeof x);
+  }
+  // muon_update: the trace on M is refused before M is written
+  muon_update_opts u;
+  muon_update_opts_default (&u);
+  double m[R * C], m0[R * C], up[R * C];
+  for (int i = 0; i < R * C; i++) m[i] = m0[i] = t_urand ();
+  static double big[PAGES * R * C];
+  muon_tensor tm = muon_tensor_matrix (MUON_F64, big, R, C), tu = muon_tensor_matrix (MUON_F64, up, R, C);
+  memcpy (big, m, sizeof m);
+  muon_ns_trace tr = { R, C, PAGES, big + 3, NULL, NULL, 0, 0, 0 };
+  u.ns.trace = &tr;
+  u.ns.steps = STEPS;
+  memcpy (g, g0, sizeof g);
+  T_EQ_INT (muon_update (ctx, &tg, &tm, &tu, &u), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "the trace's x buffer must not overlap M");
+  T_ASSERT (memcmp (big, m0, sizeof m0) == 0);
+}
+
 // AOL on a page with NaN or Inf (muon_update's poisoned momentum): non-finite out and the
 // warning, in both orders and every precision, as the Frobenius path.
 static void test_aol_nonfinite (void)
@@ -348,6 +413,7 @@ int main (int argc, char **argv)
   T_RUN (test_cast_first_overflow);
   T_RUN (test_errors);
   T_RUN (test_trace);
+  T_RUN (test_trace_alias);
   T_RUN (test_aol_nonfinite);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);

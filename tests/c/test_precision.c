@@ -351,6 +351,35 @@ static void test_bits_arrays (void)
   }
 }
 
+// An element count whose byte size wraps size_t: BADSHAPE before the overlap test (with
+// n = SIZE_MAX / 8 + 2, n * 8 wrapped to 8, x + 1 looked like no overlap, and the loop wrote
+// past the buffer).  Nothing is written.
+static void test_count_overflow (void)
+{
+  double d[4] = { 1.5, 2.5, 3.5, 4.5 }, dk[4];
+  float f[4] = { 1.5f, 2.5f, 3.5f, 4.5f };
+  uint16_t h[8] = { 0 };
+  char msg[80];
+  memcpy (dk, d, sizeof d);
+  size_t n = SIZE_MAX / sizeof (double) + 2;
+  snprintf (msg, sizeof msg, "%zu elements do not fit in memory", n);
+  T_EQ_INT (muon_round_array (ctx, MUON_PREC_BF16, d, d + 1, n), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), msg);
+  T_EQ_INT (muon_fma_array (ctx, MUON_PREC_DOUBLE, 1.0, d, d + 1, n), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), msg);
+  T_ASSERT (memcmp (d, dk, sizeof d) == 0);
+  n = SIZE_MAX / sizeof (float) + 2;   // n * 4 wraps to 4
+  snprintf (msg, sizeof msg, "%zu elements do not fit in memory", n);
+  T_EQ_INT (muon_fma_array (ctx, MUON_PREC_SINGLE, 1.0, f, f + 1, n), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), msg);
+  T_EQ_INT (muon_float_to_half_bits (ctx, MUON_PREC_BF16, f, h, n), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), msg);
+  T_EQ_INT (muon_half_bits_to_float (ctx, MUON_PREC_FP16, h, f, n), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), msg);
+  T_EQ_DBL (f[0], 1.5f);
+  T_EQ_DBL (f[3], 4.5f);
+}
+
 // Overlap: in place (y is x; dst starts at src) gives the separate call's values; a shifted
 // overlap is refused, and nothing is written.
 static void test_overlap (void)
@@ -454,6 +483,7 @@ int main (int argc, char **argv)
   T_RUN (test_fma_array);
   T_RUN (test_bits_arrays);
   T_RUN (test_overlap);
+  T_RUN (test_count_overflow);
   T_RUN (test_precision_names);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);

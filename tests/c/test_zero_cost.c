@@ -692,6 +692,19 @@ static void test_errors (void)
   size_t sp[2] = { 1, 2 };
   muon_zero_cost_param bs[1] = { { 4, 4, 1, sp, 2 } };
   T_EQ_INT (muon_zero_cost_create (ctx, 1, bs, 2, &o, &C), MUON_ERR_BADSHAPE);
+  // more split row blocks than the step takes (MUON_MAX_SPLITS = 4096): refused, as
+  // muon_zero_step_check does (5000 blocks of 1 row were accepted), and before split[] is
+  // read (an nsplit past the array's end was read past it)
+  static size_t ones[5000];
+  for (int i = 0; i < 5000; i++)
+    ones[i] = 1;
+  muon_zero_cost_param many[1] = { { 5000, 4, 1, ones, 5000 } };
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, many, 2, &o, &C), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), "matrix 1: more than 4096 split row blocks");
+  T_ASSERT (C == NULL);
+  muon_zero_cost_param past[1] = { { 4, 4, 1, sp, SIZE_MAX } };
+  T_EQ_INT (muon_zero_cost_create (ctx, 1, past, 2, &o, &C), MUON_ERR_BADSHAPE);
+  T_EQ_STR (muon_ctx_last_error (ctx), "matrix 1: more than 4096 split row blocks");
   muon_zero_cost_param ns[1] = { { 3, 4, 1, NULL, 2 } };
   T_EQ_INT (muon_zero_cost_create (ctx, 1, ns, 2, &o, &C), MUON_ERR_NULLPTR);
   muon_zero_cost_param big[2] = { { SIZE_MAX / 2, 4, 1, NULL, 0 }, { 4, 4, 1, NULL, 0 } };

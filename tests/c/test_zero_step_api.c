@@ -78,6 +78,12 @@ static void test_errors (void)
   T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_UNSUPPORTED);
   T_EQ_STR (muon_ctx_last_error (ctx), "a distributed step computes its momentum in fp64: "
                                        "momentum arithmetic 'torch' is muon_update's only");
+  // an arithmetic that is none at all: BADARG, as muon_update says (was UNSUPPORTED "'?'")
+  o.update.arith = (muon_momentum_arith) 9;
+  T_EQ_INT (muon_zero_step_check (ctx, P, &o), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "unknown momentum arithmetic 9");
+  T_EQ_INT (muon_zero_step (ctx, c, P, &o, g, mom, upd, NULL), MUON_ERR_BADARG);
+  T_EQ_STR (muon_ctx_last_error (ctx), "unknown momentum arithmetic 9");
   o.update.arith = MUON_ARITH_FP64;
   // blocks per matrix: experts must divide the rows, splits sum to a page, and the slice-
   // only design (row blocks of pieces) takes none
