@@ -289,3 +289,51 @@
 %!     muon_update (randn (6, 4, 3, 3), [], o{:}, "ConvScale", "last_two");
 %!   endfor
 %! endfor
+
+## Muon on vectors (moved from inst/muon_update.m, which passed 500 lines)
+%!function s = vec_s5 (x)
+%! s = x / (x + 1e-7);
+%! for k = 1:5
+%!   s = 3.4445 * s - 4.7750 * s^3 + 2.0315 * s^5;
+%! endfor
+%!endfunction
+
+%!test
+%! ## a 1 x n or n x 1 G (torch.optim.Muon, Keller and DeepSpeed: any 2-D tensor): its
+%! ## one singular value s_0 = ||X|| / (||X|| + 1e-7), X = (1 - beta^2) G at the first
+%! ## EMA Nesterov step, mapped by Keller's triple 5 times, U = scale s_5 X / ||X||, the
+%! ## scale from the block's r x c as the peers write it: torch "original" sqrt (max (1,
+%! ## r/c)), "match_rms_adamw" 0.2 sqrt (max (r, c)), EO "spectral" sqrt (max (r, c)),
+%! ## "spectral_unclamped" sqrt (r/c) (MUON_FACTS 5, 6.3)
+%! g = [0.3 -1.2 0.7 2.1 -0.4 0.9 -1.6 0.05];
+%! X = (1 - 0.95^2) * g;
+%! s = norm (X) / (norm (X) + 1e-7);
+%! for k = 1:5
+%!   s = 3.4445 * s - 4.7750 * s^3 + 2.0315 * s^5;
+%! endfor
+%! O = s * X / norm (X);
+%! for t = {{"keller", 1, sqrt(8)}, {"rms", 0.2 * sqrt(8), 0.2 * sqrt(8)}, ...
+%!          {"spectral", sqrt(8), sqrt(8)}, {"unit_rms", sqrt(1/8), sqrt(8)}, {"none", 1, 1}}
+%!   [U, st] = muon_update (g, [], "Scale", t{1}{1});
+%!   assert (U, t{1}{2} * O, 64 * eps);
+%!   assert (st.momentum, 0.05 * g, eps);
+%!   assert (muon_update (g.', [], "Scale", t{1}{1}), t{1}{3} * O.', 64 * eps);
+%! endfor
+%! ## a second step from that state; a stack of rows, experts and split blocks of one row
+%! ## each: every page or block is its own vector (SplitRows [1 1] of a 2 x 8: two rows)
+%! [U1, st] = muon_update (g, []);
+%! [U2, st2] = muon_update (-g(end:-1:1), st);
+%! assert (st2.step, 2);
+%! assert (U2, muon_ns (0.95 * st2.momentum + 0.05 * -g(end:-1:1)), 64 * eps);
+%! S = cat (3, g, g(end:-1:1));
+%! U = muon_update (S, [], "Scale", "rms");
+%! assert (U(:,:,1), 0.2 * sqrt (8) * O, 64 * eps);
+%! assert (U(:,:,2), 0.2 * sqrt (8) * O(end:-1:1), 64 * eps);
+%! W = [g; g(end:-1:1)];               # one norm: one s_5
+%! assert (muon_update (W, [], "Experts", 2), [O; O(end:-1:1)], 64 * eps);
+%! assert (muon_update (W, [], "SplitRows", [1 1]), [O; O(end:-1:1)], 64 * eps);
+%! ## a 1 x 1: sign (g) s_5; a conv weight of one output channel, 1 x (in*kh*kw)
+%! assert (muon_update (-2, []), -vec_s5 (0.0975 * 2), 4 * eps);
+%! C = reshape (g, 1, 2, 2, 2);
+%! assert (muon_update (C, []), reshape (O, 1, 2, 2, 2), 64 * eps);
+

@@ -146,3 +146,16 @@ endfunction
 %! unwind_protect_cleanup
 %!   close (h);
 %! end_unwind_protect
+
+## argument errors (moved from inst/ns_plot_spectrum.m, which passed 500 lines)
+%!error <ns_plot_spectrum: G must be one matrix \(2-D\).> ns_plot_spectrum (randn (4, 4, 2))
+%!error <ns_plot_spectrum: G is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(G\)\.> ns_plot_spectrum (muon_gpu (randn (4, 8), "Device", "cpu"))
+%!error <ns_plot_spectrum: X is a device array \(muon_gpuarray\) on cpu; gather it first: gather \(X\)\.> ns_plot_spectrum (randn (4, 8), {muon_gpu(randn (4, 8), "Device", "cpu")})
+%!error <ns_plot_spectrum: the singular values of the normalized G are all below 1e-150 \(the largest 1e-313\): a log axis cannot show them; scale G up or use a smaller "Eps"\.> ns_plot_spectrum (1e-320)
+%!error <ns_plot_spectrum: the singular values of the normalized G are all below 1e-150 \(the largest 5\.4[0-9]e-313\): a log axis cannot show them; scale G up or use a smaller "Eps"\.> ns_plot_spectrum (1e-320 * [1 2; 3 4])
+%!error id=muonlab:badArg ns_plot_spectrum (1e-320)
+%!error <ns_plot_spectrum: each X must be the size of G \(4 x 8\).> ns_plot_spectrum (randn (4, 8), randn (4, 4))
+%!error <ns_plot_spectrum: LABELS must be a cellstr of 1 names.> ns_plot_spectrum (randn (4, 8), randn (4, 8), "Labels", {"a", "b"})
+%!error <ns_plot_spectrum: COEFFICIENTS must be a name or a cellstr of names.> ns_plot_spectrum (randn (4, 8), "Coefficients", 3)
+%!error <ns_plot_spectrum: GEMM must be 'auto', 'openblas' or 'onednn'\.> ns_plot_spectrum (randn (4, 8), "Gemm", "bogus")
+%!error <^ns_plot_spectrum: unknown option 'Device': an option of muon_ns, muon_update, muon_optimizer and [0-9]+ other functions, not of ns_plot_spectrum\. Options: .*\.$> ns_plot_spectrum (randn (4, 8), "Device", "cuda")

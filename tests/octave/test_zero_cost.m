@@ -891,3 +891,17 @@ endfunction
 %! assert (regexp (C(3).why, '^gather round 1 mixes sizes: .*\(DeepSpeed PR 8628\); its allreduce bytes pass 2\^64 \(64 bytes an element\); the padded buffer', "once"), 1);
 %!error <^zero_cost: the all_to_all bytes pass 2\^64 \(64 bytes an element\)\.$>
 %! zero_cost ({[2^28 2^28], [64 7*2^50-1]}, 2, "Design", "expert_parallel", "ElementBytes", 64);
+
+## zero_cost's option errors (moved from inst/zero_cost.m, which passed 500 lines)
+%!error <zero_cost: DESIGN must be 'reference', .* or 'layerwise_ns_cost'.> zero_cost ([4 4], 2, "Design", "zero4")
+%!error <zero_cost: STAGE must be 1, 2 or 3.> zero_cost ([4 4], 2, "Stage", 4)
+%!error <zero_cost: SPLITROWS\{1\} has 4097 row blocks; at most 4096.> zero_cost ([4097 3], 2, "SplitRows", ones (1, 4097))
+%!error <zero_cost: ORDER must be 'given' or 'size_desc'.> zero_cost ([4 4], 2, "Order", "x")
+%!error <zero_cost: ELEMENTBYTES must be a positive integer of at most 64.> zero_cost ([4 4], 2, "ElementBytes", 0)
+%!error <zero_cost: SYMMETRIC must be true or false.> zero_cost ([4 4], 2, "Symmetric", 2)
+%!error <zero_cost: PROFILE must be "h100", a profile JSON file or a struct; 'nope' is neither.> zero_cost ([4 4], 2, "Profile", "nope")
+%!error <zero_cost: the profile has no field 'devices_per_node'.> zero_cost ([4 4], 2, "Profile", struct ("a", 1))
+%!error <zero_cost: METHOD must be 'standard' or 'gram'.> zero_cost ([4 4], 2, "Method", "x")
+%!error <^zero_cost: unknown option 'Foo'\. Options: .*\.$> zero_cost ([4 4], 2, "Foo", 1)
+%!error <zero_cost: the model has no Muon parameter.> zero_cost (struct ("params", struct ("route", {{"adamw"}}, "rows", 3, "cols", 1, "numel", 3, "experts", 1, "split", {{[]}}, "name", {{"b"}})), 2)
+%!error <zero_cost: the padded buffer \(9007199254741004 elements\) must hold fewer than 2\^53 elements.> zero_cost ({[2^26 2^26], [2^26 2^26], [3 3]}, 2, "Design", "reference")
