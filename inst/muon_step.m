@@ -413,6 +413,13 @@ endfunction
 ## an AdamW gradient whose squares (g .* g, in its class: the second moment's) overflow:
 ## a single entry past 1.8e19 (its fp64 sum of squares is finite)
 function tf = squares_overflow (g)
+  if (isa (g, "muon_gpuarray"))
+    ## the fp64 sum of squares is at least the largest square: only when it passes single's
+    ## range can one square overflow, and then the host looks (a gather, in that case only)
+    tf = (strcmp (g.Storage, "single") && opt_sumsq (g) >= realmax ("single")
+          && squares_overflow (gather (g)));
+    return;
+  endif
   tf = (isa (g, "single") && ! isempty (g)
         && max (abs (g(:))) >= sqrt (realmax ("single")));
 endfunction

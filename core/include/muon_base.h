@@ -98,7 +98,8 @@ const char *muon_ctx_last_error (const muon_ctx *ctx);
 // muon_ctx_release, muon_ctx_destroy and muon_darray_destroy included; not the queries of its
 // last error nor muon_ctx_set_error - returns MUON_ERR_BADARG "the context is in use by a
 // running call (called from its interrupt poll?)" and touches nothing else.  The poll may use
-// another context.
+// another context.  It must return (no longjmp out of it): the context stays in use until
+// it does.
 muon_status muon_ctx_set_interrupt_poll (muon_ctx *ctx, int (*poll) (void *arg), void *arg);
 // Status of the last error recorded in ctx (MUON_OK if none).
 muon_status muon_ctx_last_status (const muon_ctx *ctx);

@@ -357,3 +357,24 @@ endfunction
 %! assert ([infos.applied], [false, true]);
 %! assert (isempty (fieldnames (infos(1).qk_clip)));
 %! assert (isfield (infos(2).qk_clip, "Wq"));
+
+%!test
+%! ## a single AdamW gradient past sqrt (realmax ("single")) on device arrays: the step is
+%! ## skipped as on the host (the check looked at host singles only: the device step was
+%! ## applied with Inf in AdamW's v, and every later step was skipped), and the steps after
+%! ## it equal the host's bit for bit
+%! randn ("state", 6);
+%! P = struct ("W", randn (4, 3), "b", single (zeros (3, 1)));
+%! g = {struct("W", randn (4, 3), "b", single ([1e20; 1; 1])), ...
+%!      struct("W", randn (4, 3), "b", single ([1; 1; 1]))};
+%! up = @(s) struct ("W", muon_gpu (s.W, "Device", "cpu"), "b", muon_gpu (s.b, "Device", "cpu"));
+%! od = muon_optimizer (P, "Device", "cpu", "Resident", true);
+%! oh = muon_optimizer (P);
+%! Q = up (P);
+%! for t = 1:3
+%!   [Q, od, id] = muon_step (od, Q, up (g{min(t, 2)}));
+%!   [P, oh, ih] = muon_step (oh, P, g{min(t, 2)});
+%!   assert ([id.applied, id.skipped], [t > 1, t == 1]);
+%!   assert ([id.applied, id.skipped], [ih.applied, ih.skipped]);
+%! endfor
+%! assert (isequal (gather (Q.b), P.b) && isequal (gather (Q.W), P.W));
