@@ -192,7 +192,12 @@
 ## Dion's starting Q, a min (m, n) x r matrix, for an exact comparison with another
 ## implementation (default: a Gaussian from a fixed seed; the caller's random streams are
 ## left as they were, but rand's under Octave's old @code{rand ("seed")} generator, which
-## cannot give it back).  Used at the first step only.
+## cannot give it back).  Used at the first step only.  For a 4-D G of more rows than
+## columns (out > in*kh*kw) Q's rows follow the flattened columns in muonlab's order,
+## @var{in} fastest; torch's @code{p.reshape (out, -1)} puts @var{kw} fastest, so a Q from
+## torch needs its rows permuted: (0-based) torch row (j*kh + k)*kw + l is row
+## j + in*k + in*kh*l here (@code{Q0 (reshape (permute (reshape (0:in*kh*kw-1, kw, kh, in),
+## [3 2 1]), [], 1) + 1, :)} reorders it).
 ## @item "Fraction", "EFDecay"
 ## Dion2: the fraction of rows (m <= n) or columns selected each step (default 0.25) and
 ## the error-feedback decay of the selected momentum (default 0.95).

@@ -337,3 +337,20 @@
 %! C = reshape (g, 1, 2, 2, 2);
 %! assert (muon_update (C, []), reshape (O, 1, 2, 2, 2), 64 * eps);
 
+
+%!test
+%! ## Dion on a 4-D G with more rows than columns: a starting Q written in torch's layout
+%! ## (p.reshape (out, -1): kw fastest) gives torch's update once its rows are reordered as
+%! ## muon_update's help says (muonlab flattens with in fastest; the same Q as given is
+%! ## another subspace: 134% of the norm apart)
+%! randn ("state", 4);
+%! G = randn (30, 2, 3, 3);
+%! Q0 = randn (18, 2);
+%! [in, kh, kw] = deal (2, 3, 3);
+%! Gt = reshape (permute (G, [1 4 3 2]), 30, []);
+%! Ut = muon_update (Gt, [], "Preset", "dion_reference", "Rank", 2, "DionQ0", Q0);
+%! Qm = Q0(reshape (permute (reshape (0:in*kh*kw-1, kw, kh, in), [3 2 1]), [], 1) + 1, :);
+%! U4 = muon_update (G, [], "Preset", "dion_reference", "Rank", 2, "DionQ0", Qm);
+%! assert (reshape (permute (U4, [1 4 3 2]), 30, []), Ut, 1e-14 * norm (Ut, "fro"));
+%! U0 = muon_update (G, [], "Preset", "dion_reference", "Rank", 2, "DionQ0", Q0);
+%! assert (norm (reshape (permute (U0, [1 4 3 2]), 30, []) - Ut, "fro") > 0.5 * norm (Ut, "fro"));
