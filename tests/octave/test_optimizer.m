@@ -358,11 +358,7 @@ endfunction
 %! g = [0.3 -1.2 0.7 2.1 -0.4 0.9 -1.6 0.05];
 %! p = [1 -2 0.5 0.25 -1 2 0.75 -0.5];
 %! X = (1 - 0.95^2) * g;
-%! s = norm (X) / (norm (X) + 1e-7);
-%! for k = 1:5
-%!   s = 3.4445 * s - 4.7750 * s^3 + 2.0315 * s^5;
-%! endfor
-%! O = s * X / norm (X);
+%! O = ref_vec_ns (X);
 %! sc = struct ("keller", [1 sqrt(8)], "rms", 0.2 * sqrt ([8 8]), "spectral", sqrt ([8 8]),
 %!              "unit_rms", sqrt ([1/8 8]), "none", [1 1]);
 %! for r = fieldnames (sc).'
