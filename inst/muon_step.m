@@ -43,8 +43,11 @@
 ## @item at the k-th call forms the mean gradient, divided by the loss scale;
 ## @item with @qcode{"ClipPolicy"} @qcode{"before_ns"} clips all raw gradients by their
 ## global norm;
-## @item checks for overflow (any NaN or Inf, a finite gradient so large that its fp64
-## sum of squares overflows, or an AdamW gradient whose squares overflow its class, single
+## @item checks for overflow (any NaN or Inf, before or after the unscaling; a gradient as
+## handed in, times the scale, so large that its fp64 sum of squares overflows, as torch's
+## and DeepSpeed's checks look at the scaled gradient: below a scale of 1 an unscaled sum
+## past realmax of finite values is left to the global norm, which takes it; or an AdamW
+## gradient whose squares overflow its class, single
 ## entries past 1.8e19: either would turn AdamW's second moment into Inf and its
 ## parameter into NaN): the step is then skipped (@code{info.skipped}), nothing in
 ## @var{params} or in the optimizer state changes (but for @qcode{"PerMicroBatchNS"}: the

@@ -68,7 +68,8 @@
 ## @qcode{"h100"} (default: an HGX H100 node from public figures, shipped as
 ## @file{profiles/h100_node.json}), a profile JSON file (in a checkout, @code{make bench}
 ## writes the one it measures on this CPU; a regular file of at most 16 MiB, as
-## @code{muon_model}'s configs: a folder, a FIFO or a device is refused before it is read)
+## @code{muon_model}'s configs: a folder, a FIFO or a device is refused before it is read;
+## a relative name is taken from the working folder, not the load path)
 ## or a struct (the fields of the shipped file: a field out of its
 ## range, e.g. an efficiency outside (0, 1] or a negative overhead, or one not known, is
 ## refused, naming it).

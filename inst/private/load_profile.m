@@ -31,7 +31,8 @@ function P = load_profile (fname, what)
     else
       file = what;
     endif
-    if (! exist (file, "file"))
+    [~, err] = stat (file);      # relative to the working folder, not the load path (as
+    if (err != 0)                # muon_model's files): regular_file and fileread agree
       error ("muonlab:badArg",
              "%s: PROFILE must be \"h100\", a profile JSON file or a struct; '%s' is neither.",
              fname, what);

@@ -356,3 +356,27 @@ endfunction
 %!error <^zero_cost: unknown option 'Foo'\. Options: .*\.$> zero_cost ([4 4], 2, "Foo", 1)
 %!error <zero_cost: the model has no Muon parameter.> zero_cost (struct ("params", struct ("route", {{"adamw"}}, "rows", 3, "cols", 1, "numel", 3, "experts", 1, "split", {{[]}}, "name", {{"b"}})), 2)
 %!error <zero_cost: the padded buffer \(9007199254741004 elements\) must hold fewer than 2\^53 elements.> zero_cost ({[2^26 2^26], [2^26 2^26], [3 3]}, 2, "Design", "reference")
+
+%!test
+%! ## a relative profile name is read from the working folder, not found on the load path
+%! ## (exist found it there, then the regular-file check said "no such file")
+%! d = tempname ();
+%! mkdir (d);
+%! here = pwd ();
+%! shipped = fullfile (fileparts (which ("zero_cost")), "profiles", "h100_node.json");
+%! unwind_protect
+%!   copyfile (shipped, fullfile (d, "myprof.json"));
+%!   addpath (d);
+%!   cd (tempdir ());
+%!   fail ("zero_cost ([4 4], 2, \"Profile\", \"myprof.json\")",
+%!         ["zero_cost: PROFILE must be \"h100\", a profile JSON file or a struct; ", ...
+%!          "'myprof.json' is neither\\."]);
+%!   cd (d);
+%!   assert (isequal (zero_cost ([4 4], 2, "Profile", "myprof.json"),
+%!                    zero_cost ([4 4], 2, "Profile", "h100")));
+%! unwind_protect_cleanup
+%!   cd (here);
+%!   rmpath (d);
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
