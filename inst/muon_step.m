@@ -223,7 +223,7 @@ function [params, opt, info] = step (fname, opt, params, grads)
       g.(n) = unscale (x, s);
     endif
     sx = opt_sumsq (x);            # the overflow check (opt_overflows) and, mostly, the norm
-    overflow = overflow || ! isfinite (sx) || (! ismuon(i) && squares_overflow (g.(n)));
+    overflow = overflow || ! isfinite (sx) || (! ismuon(i) && opt_squares_overflow (g.(n)));
     if (! overflow && s != 1 && ! micro_ns)
       x = g.(n);
       [sx, finite] = opt_sumsq (x);  # (a sum past realmax of finite values is a norm's
@@ -411,22 +411,6 @@ function c = elem_class (x)
   else
     c = class (x);
   endif
-endfunction
-
-## an AdamW gradient whose squares (g .* g, in its class: the second moment's) overflow:
-## a single entry past 1.8e19 (its fp64 sum of squares is finite)
-## whether a square of an element of G overflows its class (single or double; AdamW's v
-## would be Inf).  At a scale of at least 1 a double's is also caught by the Inf sum of
-## squares of the scaled gradient; below 1 only here (2e154 at 2^-10).
-function tf = squares_overflow (g)
-  if (isa (g, "muon_gpuarray"))
-    ## the fp64 sum of squares is at least the largest square: only when it passes the
-    ## class's range can one square overflow, and then the host looks (a gather, only then)
-    tf = (any (strcmp (g.Storage, {"single", "double"}))
-          && opt_sumsq (g) >= realmax (g.Storage) && squares_overflow (gather (g)));
-    return;
-  endif
-  tf = (isfloat (g) && ! isempty (g) && max (abs (g(:))) >= sqrt (realmax (class (g))));
 endfunction
 
 ## the counters of a skipped step (the scale backs off)
