@@ -75,6 +75,9 @@ function opt = muon_load_state (file, params, varargin)
   opt_check_tree (fname, "PARAMS", params, {}, {}, false);
 
   opt = state_read (fname, file, "muon_optimizer");
+  if (isstruct (opt) && isscalar (opt) && isfield (opt, "scaler"))
+    opt.scaler = opt_scaler_upgrade (opt.scaler);   # an older muonlab's: no hysteresis
+  endif
   msg = opt_check_state (opt, "full");
   if (! isempty (msg))
     error ("muonlab:badState", "%s: '%s' holds an invalid state: %s.", fname, file, msg);

@@ -83,12 +83,21 @@
 ## default 1.0.
 ## @item "LossScaler"
 ## @qcode{"none"} (default), @qcode{"dynamic"} (fp16-style: initial scale 2^16, growth
-## interval 2000, backoff 0.5, growth 2, minimum scale 1), or a struct overriding any of
-## the fields @code{InitScale}, @code{GrowthInterval}, @code{Backoff}, @code{Growth},
-## @code{MinScale} (a struct means dynamic; with @code{GrowthInterval} Inf the scale never
-## grows but still backs off on an overflow, down to @code{MinScale}: @code{Backoff} 1 or
-## @code{MinScale} equal to @code{InitScale} keeps it fixed).  With a scaler the gradients
-## handed to @code{muon_step} are multiplied by the current scale @code{opt.scaler.scale}.
+## interval 2000, backoff 0.5, growth 2, minimum scale 1, hysteresis 1),
+## @qcode{"deepspeed"} (DeepSpeed's fp16 defaults: 2^16, 1000, 0.5, 2, 1, hysteresis 2,
+## growth rule @qcode{"deepspeed"}), or a struct overriding any of the fields
+## @code{InitScale}, @code{GrowthInterval} (Inf: never grows), @code{Backoff},
+## @code{Growth}, @code{MinScale}, @code{Hysteresis}, @code{ConsecutiveHysteresis},
+## @code{GrowthRule} of @qcode{"dynamic"}.  An overflow skips the step and backs the scale
+## off (not below @code{MinScale}) when the counter @code{opt.scaler.hysteresis_left} is
+## 1, else drops the counter; a growth refills it to @code{Hysteresis} (1: every overflow
+## backs off), as does every clean step with @code{ConsecutiveHysteresis}.
+## @code{GrowthRule} @qcode{"interval"} grows after @code{GrowthInterval} clean steps in a
+## row (torch; with @code{Hysteresis}, Megatron's DynamicGradScaler), @qcode{"deepspeed"}
+## when c - 1 is a positive multiple of it, c the clean steps since the last overflow or
+## the start (DeepSpeed's update_scale since PR 6976); at @code{MinScale} DeepSpeed raises
+## instead.  The gradients handed to @code{muon_step} are multiplied by the current scale
+## @code{opt.scaler.scale}.
 ## @item "PoisonMomentum"
 ## false (default).  true reproduces DeepSpeed #8432: the Muon momentum is advanced
 ## (a lerp that folds a non-finite gradient into it) @emph{before} the overflow check; the
@@ -455,13 +464,6 @@ endfunction
 %!error <muon_optimizer: POISONMOMENTUM must be true or false.> muon_optimizer (P, "PoisonMomentum", 2)
 %!error <muon_optimizer: PERMICROBATCHNS must be true or false.> muon_optimizer (P, "PerMicroBatchNS", "yes")
 %!error <muon_optimizer: PERMICROBATCHNS cannot be combined with CLIPPOLICY 'before_ns'.> muon_optimizer (P, "PerMicroBatchNS", true, "ClipPolicy", "before_ns")
-%!error <muon_optimizer: LOSSSCALER must be 'none', 'dynamic' or a struct.> muon_optimizer (P, "LossScaler", "static")
-%!error <muon_optimizer: unknown LOSSSCALER field 'Foo'\. LOSSSCALER fields: InitScale, GrowthInterval, Backoff, Growth, MinScale\.> muon_optimizer (P, "LossScaler", struct ("Foo", 1))
-%!error <muon_optimizer: LOSSSCALER.InitScale must be a positive finite scalar.> muon_optimizer (P, "LossScaler", struct ("InitScale", 0))
-%!error <muon_optimizer: LOSSSCALER.GrowthInterval must be a positive integer or Inf.> muon_optimizer (P, "LossScaler", struct ("GrowthInterval", 0.5))
-%!error <muon_optimizer: LOSSSCALER.Backoff must be in \(0, 1\].> muon_optimizer (P, "LossScaler", struct ("Backoff", 2))
-%!error <muon_optimizer: LOSSSCALER.Growth must be a finite scalar of at least 1.> muon_optimizer (P, "LossScaler", struct ("Growth", 0.5))
-%!error <muon_optimizer: LOSSSCALER.MinScale must be positive and at most InitScale.> muon_optimizer (P, "LossScaler", struct ("InitScale", 4, "MinScale", 8))
 %!error <muon_optimizer: ROUTE must be a struct or an n x 2 cell.> muon_optimizer (P, "Route", 1)
 %!error <muon_optimizer: ROUTE names unknown parameter 'W9'.> muon_optimizer (P, "Route", struct ("W9", "muon"))
 %!error <muon_optimizer: ROUTE.W1 must be 'muon' or 'adamw'.> muon_optimizer (P, "Route", struct ("W1", "sgd"))

@@ -52,9 +52,10 @@
 ## parameter into NaN): the step is then skipped (@code{info.skipped}), nothing in
 ## @var{params} or in the optimizer state changes (but for @qcode{"PerMicroBatchNS"}: the
 ## Muon momenta keep the advances of the window's clean micro-batches, each of which ran
-## its update when it came), and a dynamic scale backs off (never below its minimum).  Without a loss scaler such a gradient skips the step too (the
-## policy of @code{zero_muon_step}; @code{muon_ns} and @code{muon_update} reject NaN and Inf
-## and give the scale-invariant answer for huge finite inputs).  With
+## its update when it came), and the loss scaler counts it (backs off, or counts down its
+## Hysteresis).  Without a loss scaler such a gradient skips the step too (the policy of
+## @code{zero_muon_step}; @code{muon_ns} and @code{muon_update} reject NaN and Inf and give
+## the scale-invariant answer for huge finite inputs).  With
 ## @qcode{"PoisonMomentum"} the Muon momenta are advanced before this check (DeepSpeed
 ## #8432), so a non-finite gradient lands in them.  A step whose new parameters would not
 ## all be finite (finite inputs, a non-finite update) is skipped the same way at step 7,
@@ -413,7 +414,7 @@ function c = elem_class (x)
   endif
 endfunction
 
-## the counters of a skipped step (the scale backs off)
+## the counters of a skipped step (the loss scaler's too)
 function opt = skip_step (opt, info)
   opt.skipped += 1;
   opt.scaler = opt_scaler_update (opt.scaler, true);

@@ -62,7 +62,7 @@
 ## PoisonMomentum, the clip policy and the loss scaler's settings), @code{micro} (the
 ## micro-batches of the window so far), @code{pending}, @code{why}, @code{full} (with
 ## PerMicroBatchNS the summed updates so far), @code{scaler} (the loss scaler: its scale,
-## good steps and overflows), @code{ref} (the one-process reference's momenta),
+## good steps, overflows and hysteresis counter), @code{ref} (the one-process reference's momenta),
 ## @code{step}, @code{skipped}, @code{started} (a step has run), and this rank's own
 ## @code{accum} (its accumulated gradients, one per matrix), @code{upd}, @code{owned},
 ## @code{ns_calls} and @code{bytes}.

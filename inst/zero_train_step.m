@@ -183,7 +183,8 @@ function [R, state] = train_step (L, rank_grads, state, varargin)
                   "per_micro_ns", v.per_micro_ns, "poison", v.poison,
                   "clip_policy", v.clip_policy, "clip_norm", v.clip_norm,
                   "clip_flag", v.clip_flag, "reference", zo.reference,
-                  "scaler", rmfield (scaler, {"scale", "good_steps", "overflows"}));
+                  "scaler", rmfield (scaler, {"scale", "good_steps", "overflows", ...
+                                              "hysteresis_left"}));
     fields = {"type", "key", "zero", "micro", "accum", "upd", "full", "owned", "ns_calls", ...
               "bytes", "pending", "why", "scaler", "ref", "step", "skipped"};
     if (isa (state, "double") && isequal (size (state), [0 0]))

@@ -128,7 +128,8 @@ endfunction
 ## the loss scaler S (opt_loss_scaler's struct, as opt_scaler_update advances it) at WHERE
 function check_scaler (s, where)
   opt_check_fields (s, where, {"enabled", "scale", "growth_interval", "backoff", ...
-                               "growth", "min_scale", "good_steps", "overflows"});
+                               "growth", "min_scale", "good_steps", "overflows", ...
+                               "hysteresis", "consecutive", "growth_rule", "hysteresis_left"});
   each_ (s, where, {"enabled"}, @logical_scalar, "true or false");
   if (! (real_scalar (s.min_scale) && isfinite (s.min_scale) && s.min_scale > 0))
     opt_check_fail ("%s.min_scale must be a positive finite scalar", where);
@@ -149,6 +150,17 @@ function check_scaler (s, where)
     opt_check_fail ("%s.growth must be a finite scalar of at least 1", where);
   endif
   each_ (s, where, {"good_steps", "overflows"}, @opt_check_count, "a non-negative integer");
+  each_ (s, where, {"consecutive"}, @logical_scalar, "true or false");
+  if (! (opt_check_count (s.hysteresis) && s.hysteresis >= 1))
+    opt_check_fail ("%s.hysteresis must be a positive integer", where);
+  endif
+  if (! (opt_check_count (s.hysteresis_left) && s.hysteresis_left >= 1
+         && s.hysteresis_left <= s.hysteresis))
+    opt_check_fail ("%s.hysteresis_left must be an integer from 1 to hysteresis", where);
+  endif
+  if (! (ischar (s.growth_rule) && any (strcmp (s.growth_rule, {"interval", "deepspeed"}))))
+    opt_check_fail ("%s.growth_rule must be 'interval' or 'deepspeed'", where);
+  endif
 endfunction
 
 ## mode "train": the training part T of a zero_train_step checkpoint (zero_train_ckpt): its

@@ -12,7 +12,7 @@ function opt = opt_settings_double (opt)
   for f = {"muon_lr", "adam_lr", "muon_wd", "adam_wd", "adam_eps", "adam_betas", "clip_norm"}
     opt.(f{1}) = double (opt.(f{1}));
   endfor
-  for f = {"scale", "min_scale", "backoff", "growth", "growth_interval"}
+  for f = {"scale", "min_scale", "backoff", "growth", "growth_interval", "hysteresis"}
     opt.scaler.(f{1}) = double (opt.scaler.(f{1}));
   endfor
 endfunction

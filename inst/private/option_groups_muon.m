@@ -154,6 +154,9 @@ function T = loss_scaler_rows (L)
     "Backoff",       "backoff",         "real",    "(0, 1]",           0.5,                "in (0, 1]"
     "Growth",        "growth",          "real",    "[1, Inf)",         2,                  ""
     "MinScale",      "min_scale",       "real",    "(0, Inf)",         1,   "positive and at most InitScale"
+    "Hysteresis",    "hysteresis",      "int",     [1 Inf],            1,                  ""
+    "ConsecutiveHysteresis", "consecutive", "logical", [],             false,              ""
+    "GrowthRule",    "growth_rule",     "enum",    {"interval", "deepspeed"}, "interval",  ""
   };
 endfunction
 

@@ -94,6 +94,15 @@ function state = join (fname, prefix, S, zs, L, ranks, same)
   W0 = numel (S);
   P = rows (S{1}.shapes);
   nl = numel (ranks);
+  for r = 1:W0                            # an older muonlab's scaler: no hysteresis
+    t = S{r}.train;
+    if (isstruct (t) && isscalar (t) && isfield (t, "scaler"))
+      S{r}.train.scaler = opt_scaler_upgrade (t.scaler);
+      if (isstruct (t.options) && isscalar (t.options) && isfield (t.options, "scaler"))
+        S{r}.train.options.scaler = opt_scaler_upgrade (t.options.scaler);
+      endif
+    endif
+  endfor
   t0 = S{1}.train;
   bad = @(r, msg) error ("muonlab:badState", "%s: '%s' holds an invalid training state: %s.",
                          fname, zero_shard_file (prefix, r), msg);
@@ -265,7 +274,8 @@ function msg = check_options (fname, o, sc)
   if (! (islogical (o.reference) && isscalar (o.reference)))
     msg = "its training option reference must be true or false";
   elseif (! (isstruct (o.scaler) && isscalar (o.scaler)
-             && isequal (o.scaler, rmfield (sc, {"scale", "good_steps", "overflows"}))))
+             && isequal (o.scaler, rmfield (sc, {"scale", "good_steps", "overflows", ...
+                                                 "hysteresis_left"}))))
     msg = "its loss scaler's settings differ from those of its training options";
   endif
 endfunction
