@@ -186,6 +186,40 @@ endfunction
 %! assert (sc, [16 16 16 32 32 32 16 8 8 8 16 16 32 32]);
 %! assert (T.scaler.scale, 64);
 
+%!test
+%! ## a zero_train_step checkpoint of an older muonlab (its scaler and its options' scaler
+%! ## without the hysteresis fields; format version 2, no digests to redo) loads as the
+%! ## state of Hysteresis 1: the one a run with the table's defaults has
+%! shapes = {[4 3], [5 2]};
+%! L = zero_layout (shapes, 2);
+%! args = {"Variant", "zero12_allreduce", "LossScaler", rmfield(ds, {"Hysteresis", "GrowthRule"})};
+%! T = [];
+%! for t = 1:4
+%!   s = 1;
+%!   if (! isempty (T))
+%!     s = T.scaler.scale;
+%!   endif
+%!   g = {s * ones(4, 3), s * ones(5, 2); s * ones(4, 3), s * ones(5, 2)};
+%!   g{2,1}(1) = merge (t == 4, Inf, g{2,1}(1));
+%!   [~, T] = zero_train_step (L, g, T, args{:});
+%! endfor
+%! assert ([T.scaler.scale T.scaler.hysteresis_left T.scaler.overflows], [16 1 1]);
+%! pre = tempname ();
+%! f = zero_save_state (pre, L, T);
+%! unwind_protect
+%!   for r = 1:numel (f)
+%!     S = read_payload (f{r});
+%!     S.train.scaler = rmfield (S.train.scaler, {"hysteresis", "consecutive", ...
+%!                                                "growth_rule", "hysteresis_left"});
+%!     S.train.options.scaler = rmfield (S.train.options.scaler, {"hysteresis", ...
+%!                                                                "consecutive", "growth_rule"});
+%!     write_ckpt (f{r}, "zero_shard", setfield (rmfield (S, "digests"), "version", 2));
+%!   endfor
+%!   assert (isequal (zero_load_state (pre, L), T));
+%! unwind_protect_cleanup
+%!   cellfun (@unlink, f);
+%! end_unwind_protect
+
 ## the option's errors (the LossScaler tests of muon_optimizer.m's %! block, moved here)
 %!error <^muon_optimizer: LOSSSCALER must be 'none', 'dynamic', 'deepspeed' or a struct\.$> muon_optimizer (P0, "LossScaler", "static")
 %!error <^muon_optimizer: unknown LOSSSCALER field 'Foo'\. LOSSSCALER fields: InitScale, GrowthInterval, Backoff, Growth, MinScale, Hysteresis, ConsecutiveHysteresis, GrowthRule\.$> muon_optimizer (P0, "LossScaler", struct ("Foo", 1))
