@@ -51,7 +51,7 @@
 ## ChainedOptimizer before PR 5395: a large norm can push them under the Newton-Schulz eps).
 ## @item "after_ns"
 ## the orthogonalized updates are clipped by their own global norm, all-reduced the same
-## way (DeepSpeed ZeRO-1/2, #8439).
+## way (DeepSpeed ZeRO-1/2, #8439); @code{R.global_norm} is then the updates' norm.
 ## @item "skip_muon"
 ## Megatron PR 5395: Muon matrices are not clipped.  With @qcode{"ClipSkipFlag"}
 ## @qcode{"container"} the skip flag sits on the container optimizer and not on its
@@ -112,7 +112,8 @@
 ## @code{applied} (an optimizer step ended and was taken), @code{skipped},
 ## @code{skip_reason}, @code{step} (steps taken so far), @code{loss_scale} (the scale this
 ## call's gradients were divided by; @code{state.scaler.scale} is the next),
-## @code{global_norm} and @code{clip_coef} (NaN and 1 until a window ends), and per matrix
+## @code{global_norm} (the updates' under @qcode{"after_ns"}) and @code{clip_coef} (NaN and
+## 1 until a window ends), and per matrix
 ## (1 x P) @code{updates} (the assembled applied update, before the learning rate),
 ## @code{reference} (the correct step's) and @code{rel_err} (@code{norm (U - Uref, "fro") /
 ## (norm (Uref, "fro") + 1e-8)}) and @code{diverged} (the blocks whose update diverged in

@@ -38,7 +38,11 @@ function [G, device] = zero_check_grads (fname, G, nl, shapes, allow_device)
       error ("muonlab:badType",
              "%s: RANK_GRADS{%d,%d} must be a double or single matrix, not %s (convert it: double (G)).",
              fname, l, p, class (g));
-    elseif (! (isfloat (g) && isreal (g) && ! issparse (g) && isequal (size (g), shapes(p,:))))
+    elseif (issparse (g))
+      error ("muonlab:badType",
+             "%s: RANK_GRADS{%d,%d} must be a full matrix, not sparse (convert it: full (G)).",
+             fname, l, p);
+    elseif (! (isfloat (g) && isreal (g) && isequal (size (g), shapes(p,:))))
       error ("muonlab:badShape", "%s: RANK_GRADS{%d,%d} must be a real %d x %d matrix.",
              fname, l, p, shapes(p,1), shapes(p,2));
     endif

@@ -23,7 +23,8 @@ function [full, seen, clash] = zero_shard_unpack (seg, buf, full, seen)
     endif
     v = buf(seg(i,2) + (1:numel (k)));
     old = seen{p}(idx);
-    if (! clash && any (old) && ! isequal (typecast (full{p}(idx(old)), "uint64"),
+    have = full{p}(idx(old));       # a row for a 1 x n matrix: v is a column
+    if (! clash && any (old) && ! isequal (typecast (have(:), "uint64"),
                                            typecast (v(old), "uint64")))
       clash = p;
     endif

@@ -256,3 +256,36 @@ endfunction
 %! assert (setdiff (listed, fieldnames (S3)), {"bucket_size"});
 %! assert (! isempty (strfind (h, "and 3, or 4 for a bucketed layer-wise design")));
 %! assert (! isempty (strfind (h, "reads all four")));
+
+%!test
+%! ## a 1 x n matrix held by two ranks with the same bits (reference design at W 2,
+%! ## zero12_allreduce straddling a cut at stage 3) loads: the bits were compared as a row
+%! ## against a column and every such checkpoint was refused as diverged
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   for c = {{"reference", 1}, {"zero12_allreduce", 3}, {"zero2_multi_owner", 3}}
+%!     L = zero_layout ({[1 4], [3 2]}, 2, "Stage", c{1}{2});
+%!     g = {[1 2 3 4], [1 2; 3 4; 5 6]; [4 3 2 1], [6 5; 4 3; 2 1]};
+%!     [~, S] = zero_muon_step (L, g, [], "Variant", c{1}{1});
+%!     f = fullfile (d, c{1}{1});
+%!     zero_save_state (f, L, S);
+%!     S2 = zero_load_state (f, L, "Variant", c{1}{1});
+%!     assert (isequal (struct (S2).momentum, struct (S).momentum));
+%!     assert (isequal (zero_muon_step (L, g, S2, "Variant", c{1}{1}),
+%!                      zero_muon_step (L, g, S, "Variant", c{1}{1})));
+%!   endfor
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
+%! ## a sparse gradient is told to be made full (it was "must be a real 2 x 3 matrix")
+%! L = zero_layout ({[2 3]}, 1);
+%! fail ("zero_muon_step (L, {sparse([1 0 0; 0 1 0])}, [])",
+%!       ["zero_muon_step: RANK_GRADS\\{1,1\\} must be a full matrix, not sparse ", ...
+%!        "\\(convert it: full \\(G\\)\\)\\."]);
+%! fail ("zero_train_step (L, {sparse([1 0 0; 0 1 0])}, [])",
+%!       ["zero_train_step: RANK_GRADS\\{1,1\\} must be a full matrix, not sparse ", ...
+%!        "\\(convert it: full \\(G\\)\\)\\."]);
