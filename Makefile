@@ -381,8 +381,9 @@ LAYER_SUFFIX :=
 AVX2_ENV     := DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
 NODNNL_B     := $(B)/nodnnl
 CHECK_ONCE   := test_demo_scripts,test_readme,test_demos,test_display,test_messages,test_docs,$\
-                test_options,test_zero_layout,test_zero_cost,test_checkpoint,test_muon_model,$\
-                test_model_family,test_help_examples,test_zero_cost_cases,test_zero_cost_time
+                test_options,test_options_parse,test_zero_layout,test_zero_cost,test_checkpoint,$\
+                test_muon_model,test_model_family,test_help_examples,test_zero_cost_cases,$\
+                test_zero_cost_time
 # CHECK_IN_DIST: suites that make check leaves to the dist layer, which runs them on the
 # installed package (test_demo_scripts: every demo, about a minute); make check-octave alone
 # runs them.
