@@ -381,8 +381,9 @@ LAYER_SUFFIX :=
 AVX2_ENV     := DNNL_MAX_CPU_ISA=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
 NODNNL_B     := $(B)/nodnnl
 CHECK_ONCE   := test_demo_scripts,test_readme,test_demos,test_display,test_messages,test_docs,$\
-                test_options,test_zero_layout,test_zero_cost,test_checkpoint,test_muon_model,$\
-                test_model_family,test_help_examples,test_zero_cost_cases,test_loss_scaler
+                test_options,test_options_parse,test_zero_layout,test_zero_cost,test_checkpoint,$\
+                test_muon_model,test_model_family,test_help_examples,test_zero_cost_cases,$\
+                test_zero_cost_time,test_loss_scaler
 # CHECK_IN_DIST: suites that make check leaves to the dist layer, which runs them on the
 # installed package (test_demo_scripts: every demo, about a minute); make check-octave alone
 # runs them.
@@ -568,11 +569,13 @@ $(MOCK_B)/test_nccl_mock: tests/gpu_mock/test_nccl_mock.c tests/c/harness.h $(MO
 
 # tests/gpu_mock/test_comm_nccl_core.c: the core's half (core/comm/comm_nccl.c in libmuon.a)
 # through the public API over that mock-built plug-in, found with MUON_NCCL_LIB: every
-# collective and the counters against the sim communicator, device transfers, the plug-in
-# missing or wrong, no device, bad arguments, and each CUDA / NCCL call of create and of
-# the collectives failing in turn.  Lives beside libmuon_nccl.so (plugin.c's second place).
-$(MOCK_B)/test_comm_nccl_core: tests/gpu_mock/test_comm_nccl_core.c tests/c/harness.h \
-                               $(MOCK_B)/libmuon_nccl.so $(LIB)
+# collective and the counters against the sim communicator, device transfers; and
+# tests/gpu_mock/test_comm_nccl_faults.c: the plug-in missing or wrong, no device, bad
+# arguments, and each CUDA / NCCL call of create and of the collectives failing in turn
+# (their helpers: tests/gpu_mock/comm_nccl_core.h).  They live beside libmuon_nccl.so
+# (plugin.c's second place).
+$(MOCK_B)/test_comm_nccl_core $(MOCK_B)/test_comm_nccl_faults: $(MOCK_B)/%: tests/gpu_mock/%.c \
+    tests/gpu_mock/comm_nccl_core.h tests/c/harness.h $(MOCK_B)/libmuon_nccl.so $(LIB)
 	$(CC) -std=c99 -O1 -g $(WARN) -Icore/include -Itests/c -I$(CUDA_HOME)/include $< \
 	  -o $@ $(LIB) -L$(MOCK_B) -lmuon_cuda_mockrt $(LDLIBS) -Wl,-rpath,$(abspath $(MOCK_B))
 
@@ -583,9 +586,10 @@ $(MOCK_B)/libmuon_cuda.so: $(CUDA_SRC) $(CORE_HDR) $(MOCK_B)/libmuon_cuda_mockrt
 
 .PHONY: check-gpu-mock
 check-gpu-mock: all $(if $(MOCK_OK),$(MOCK_B)/libmuon_cuda.so) \
-                $(if $(MOCK_NCCL_OK),$(MOCK_B)/test_nccl_mock $(MOCK_B)/test_comm_nccl_core)
+                $(if $(MOCK_NCCL_OK),$(MOCK_B)/test_nccl_mock $(MOCK_B)/test_comm_nccl_core \
+                  $(MOCK_B)/test_comm_nccl_faults)
 	@mkdir -p $(RESULTS); rm -f $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-nccl \
-	  $(RESULTS)/gpu-mock-comm; rc=0; \
+	  $(RESULTS)/gpu-mock-comm $(RESULTS)/gpu-mock-faults; rc=0; \
 	if [ -z "$(MOCK_OK)" ]; then \
 	  echo "check-gpu-mock: nvcc or the CUDA headers not found: skipped (0 tests)"; \
 	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock; \
@@ -599,16 +603,21 @@ check-gpu-mock: all $(if $(MOCK_OK),$(MOCK_B)/libmuon_cuda.so) \
 	  echo "check-gpu-mock: NCCL (nccl.h) or the CUDA mock not available: the NCCL plug-in's mock test skipped (0 tests)"; \
 	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock-nccl; \
 	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock-comm; \
+	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock-faults; \
 	else \
 	  MUON_RESULTS=$(abspath $(RESULTS))/gpu-mock-nccl $(MOCK_B)/test_nccl_mock || rc=1; \
 	  [ -s $(RESULTS)/gpu-mock-nccl ] || echo "gpu-mock 0 1" > $(RESULTS)/gpu-mock-nccl; \
 	  MUON_NCCL_LIB=$(abspath $(MOCK_B))/libmuon_nccl.so \
 	    MUON_RESULTS=$(abspath $(RESULTS))/gpu-mock-comm $(MOCK_B)/test_comm_nccl_core || rc=1; \
 	  [ -s $(RESULTS)/gpu-mock-comm ] || echo "gpu-mock 0 1" > $(RESULTS)/gpu-mock-comm; \
+	  MUON_NCCL_LIB=$(abspath $(MOCK_B))/libmuon_nccl.so \
+	    MUON_RESULTS=$(abspath $(RESULTS))/gpu-mock-faults $(MOCK_B)/test_comm_nccl_faults || rc=1; \
+	  [ -s $(RESULTS)/gpu-mock-faults ] || echo "gpu-mock 0 1" > $(RESULTS)/gpu-mock-faults; \
 	fi; \
-	cat $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-nccl $(RESULTS)/gpu-mock-comm 2>/dev/null | \
-	  awk '{ p += $$2; f += $$3 } END { printf "gpu-mock (run_mock.m, test_nccl_mock and " \
-	  "test_comm_nccl_core): %d passed, %d failed\n", p, f }'; \
+	cat $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-nccl $(RESULTS)/gpu-mock-comm \
+	  $(RESULTS)/gpu-mock-faults 2>/dev/null | \
+	  awk '{ p += $$2; f += $$3 } END { printf "gpu-mock (run_mock.m, test_nccl_mock, " \
+	  "test_comm_nccl_core and test_comm_nccl_faults): %d passed, %d failed\n", p, f }'; \
 	exit $$rc
 
 bench-gpu: all

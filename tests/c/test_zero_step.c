@@ -4,8 +4,9 @@
  * random layouts with momentum chained over steps, the buggy variants exact on wholly owned
  * matrices and wrong on straddling ones, the aliased pads failing on a mixed round without
  * touching the momentum, Keller's extra pad round costing memory only, byte counters
- * against the closed forms.  The defaults, every error code, the sim communicator and the
- * step on device arrays: test_zero_step_api.c; the test problem: zero_problem.h.
+ * against the closed forms.  The defaults, every error code and the sim communicator:
+ * test_zero_step_api.c; the step on device arrays: test_zero_step_device.c; the test
+ * problem: zero_problem.h.
  */
 #include <math.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* zero_problem.h - the test problem of the ZeRO step tests (test_zero_step.c,
- * test_zero_step_api.c): np matrices of given shapes on W ranks, a layout of them, and each
- * rank's gradient of each matrix (uniform in [-1, 1), harness.h's stream).  Uses the
- * including test's context `ctx`.
+ * test_zero_step_api.c, test_zero_step_device.c): np matrices of given shapes on W ranks, a
+ * layout of them, and each rank's gradient of each matrix (uniform in [-1, 1), harness.h's
+ * stream).  Uses the including test's context `ctx`.
  */
 #ifndef MUON_ZERO_PROBLEM_H
 #define MUON_ZERO_PROBLEM_H

@@ -12,7 +12,8 @@
 ## values), a host momentum with a device gradient and the other way round;
 ## @item errors with their full messages, and no array left behind by failing calls.
 ## @end itemize
-## The optimizer's state on the device, presets, classes and stale arrays: test_gpuarray_state.
+## The optimizer's state on the device and presets: test_gpuarray_state; classes and stale
+## arrays refused: test_gpuarray_refused.
 ## @end deftypefn
 
 function test_gpuarray ()
