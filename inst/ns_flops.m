@@ -27,14 +27,30 @@
 ## iteration i; 0 and indices >= Steps never restart; duplicates count once.  With
 ## @qcode{"Symmetric"}, true the products that @code{muon_ns} computes as symmetric in
 ## double and single cost half (SYRK-style kernels): X*X', A*A and, in Gram, Z = b R +
-## (c R) R, RZ and R (polynomials in R, so they commute: the upper half of Z*R and Z*RZ,
-## its diagonal tiles in narrow column strips, a little over half).  Gram's update
+## (c R) R, RZ and R (polynomials in R, so they commute: the upper half of Z*R and
+## Z*RZ).  Gram's update
 ## Q = Q Z + a Q stays general (2 per iteration), as do B*X and Q*X: Q is symmetric in
 ## exact arithmetic too, but @code{muon_ns} forms it by a general product, since a Q
 ## mirrored from its upper half drifts away from the standard iteration over long
 ## schedules.  Kernels that halve Q as well (Dao's, whose (6 alpha + 14) n^3 MUON_FACTS
 ## 4.3 quotes) cost @code{F.gram - F.gram_terms.q / 2}.  bf16 and fp16 run the peers'
 ## general products for A*A and the Gram n x n products.
+##
+## The model counts a symmetric product at exactly half (n^2 k for X*X', X n x k), so that
+## every count is (c1 alpha + c0) n^3.  The symmetric products of @code{muon_ns} in double
+## and single on OpenBLAS (the CPU default; its @code{stats.product_flops}) do a little
+## more, most at small n: SYRK's n (n + 1) k for X*X', A*A and Z; and for RZ and R every
+## upper 256 x 256 tile, the diagonal ones in 32-column strips each computed from row 1
+## down to the diagonal, n (n^2 + 32 n - r (32 - r)) with r = mod (n, 32): 1/2 + 16/n of
+## a general product when 32 divides n, all of it up to n = 32.  So there
+## product_flops = @code{F.flops + (t.r0 + t.restart_xxt + t.z) / n + t.r_update *
+## (32 n - r (32 - r)) / n^2} with t = @code{F.gram_terms} for Method "gram", and
+## @code{F.flops + (t.xxt + t.aa) / n} with t = @code{F.standard_terms} for standard: at
+## alpha = 2, 5 steps, restarts [2], Gram's product_flops are 1.23, 1.22, 1.11, 1.05,
+## 1.027, 1.007 times the model's at n = 16, 32, 64, 128, 256, 1024, standard's 1.027 at
+## n = 16 and 1.0004 at 1024.  oneDNN (@code{muon_ns} "Gemm", and bf16 by default where
+## the CPU multiplies it natively) computes the diagonal tiles whole: up to n = 256 the
+## count of "Symmetric" false.
 ##
 ## Closed forms (5 steps): standard (20 alpha + 10) n^3; Gram with restarts [2]
 ## (8 alpha + 28) n^3, without (4 alpha + 34) n^3; symmetric: standard (15 alpha + 5) n^3,
@@ -165,6 +181,58 @@ endfunction
 %! assert (Fs.ratio, 47/80, 1e-15);
 %! assert (round (100 * Fs.ratio), 59);
 %! assert (ns_flops (1e9, 1, "symmetric", 1).ratio, 0.4, 1e-8);
+
+%!function c = upper_tiles (n)  # 2 k (upper tiles + strips) of an n x n x n product
+%!  c = 0;
+%!  for i0 = 0:256:n-1
+%!    for j0 = i0:256:n-1
+%!      d = min (256, n - i0);
+%!      w = min (256, n - j0);
+%!      if (i0 == j0)
+%!        for s0 = 0:32:d-1
+%!          c += 2 * (s0 + min (32, d - s0)) * min (32, d - s0) * n;
+%!        endfor
+%!      else
+%!        c += 2 * d * w * n;
+%!      endif
+%!    endfor
+%!  endfor
+
+%!test
+%! ## muon_ns's own count (OpenBLAS, double and single) against the help's formula and the
+%! ## tiling written out here: SYRK n (n + 1) k; the upper half of an n x n product in
+%! ## 256-tiles, the diagonal ones in 32-column strips down to the diagonal (the model's
+%! ## exact half was 1.23x low for Gram at n = 16)
+%! ratios = [];
+%! for n = [16 32 48 64 128 256 300 1024]
+%!   m = 2 * n;
+%!   r = mod (n, 32);
+%!   up = upper_tiles (n);
+%!   assert (up, n * (n^2 + 32 * n - r * (32 - r)));
+%!   syrk = @(k) n * (n + 1) * k;
+%!   ## Gram, restart [2]: R0 and the restart's X X'; Z on 5 iterations; Q on 1, 3, 4;
+%!   ## RZ and R on 0, 2, 3; the restart's and the final Q X
+%!   want = 2 * syrk (m) + 5 * syrk (n) + 3 * 2 * n^3 + 6 * up + 2 * 2 * n^2 * m;
+%!   F = ns_flops (n, m, "Symmetric", true, "Method", "gram");
+%!   t = F.gram_terms;
+%!   help_formula = F.flops + (t.r0 + t.restart_xxt + t.z) / n ...
+%!                  + t.r_update * (32*n - r*(32-r)) / n^2;
+%!   assert (help_formula, want, 1e-9 * want);
+%!   Fs = ns_flops (n, m, "Symmetric", true);
+%!   ts = Fs.standard_terms;
+%!   want_s = 5 * (syrk (m) + syrk (n) + 2 * n^2 * m);
+%!   assert (Fs.flops + (ts.xxt + ts.aa) / n, want_s, 1e-9 * want_s);
+%!   for cls = {"double", "single"}
+%!     G = reshape (sin (1:n*m), n, m);
+%!     [~, s] = muon_ns (cast (G, cls{1}), "Method", "gram", "Gemm", "openblas");
+%!     assert (s.product_flops, want);
+%!     [~, s] = muon_ns (cast (G, cls{1}), "Gemm", "openblas");
+%!     assert (s.product_flops, want_s);
+%!   endfor
+%!   ratios(end+1) = want / F.flops;
+%! endfor
+%! ## the help's numbers, n = 16, 32, 64, 128, 256, 1024
+%! assert (round (1000 * ratios([1 2 4 5 6 8])), [1226 1217 1108 1054 1027 1007]);
 
 %!test
 %! ## vectorized: arrays of one size, or a scalar with an array

@@ -45,7 +45,10 @@
 ## 8192 per matrix: each call's own cost) must be at most 1e9 (the limit
 ## @code{max_autotune_work}, as for @code{ns_restart_autotune}), else a
 ## @code{muonlab:badArg} error names the limit (e.g. "Steps", 1000).  A zero page of
-## @var{G} (no polar factor) is a @code{muonlab:badArg} error.
+## @var{G} (every entry 0: no polar factor) is a @code{muonlab:badArg} error; a tiny
+## nonzero one (e.g. 1e-170 @code{randn (4, 8)}) is searched as @code{muon_ns} runs it
+## (about G / Eps below Eps: its fp32 run from a double page that small underflows to 0,
+## and every list scores 1).
 ##
 ## @var{T} is a table (a @code{ns_restart_result}: its columns read as a struct's, typing
 ## @var{T} prints the first rows, @code{struct (T)} gives the plain struct), one row per
@@ -86,7 +89,7 @@ function [T, best] = ns_restart_search (G, varargin)
     endif
     host_only (fname, gname, G{i});
     check_matrix (fname, gname, G{i});
-    if (any (sumsq (reshape (G{i}, [], size (G{i}, 3))) == 0))
+    if (any (all (reshape (G{i}, [], size (G{i}, 3)) == 0, 1)))  # not sumsq: it underflows
       error ("muonlab:badArg",
              "%s: %s must have no zero page: its polar factor is undefined and every list would score NaN.",
              fname, gname);
@@ -218,6 +221,29 @@ endfunction
 %! endfor
 %! Tb = ns_restart_search (G(:,:,1), "MaxRestarts", 0, "Precision", "bf16");
 %! assert (Tb.error > 1e-3 && Tb.error < 0.2);
+
+%!test
+%! ## a tiny page is no zero page: its sum of squares underflows (to 0 below ~1e-162 in
+%! ## double, ~1e-23 in single), and both were refused as "zero page"
+%! randn ("state", 6);
+%! G = 1e-170 * randn (4, 8);
+%! assert (sumsq (G(:)), 0);
+%! T = ns_restart_search (G, "MaxRestarts", 1);
+%! ## G / Eps (1e-7) is ~1e-163, below fp32's least subnormal (1.4e-45): the fp32 run is
+%! ## 0, the fp64 one not, so every list scores ||0 - Xd|| / ||Xd|| = 1
+%! assert (T.error, ones (5, 1));
+%! Gs = single (1e-24) * single (randn (4, 8));
+%! assert (sumsq (Gs(:)), single (0));
+%! T = ns_restart_search (Gs, "MaxRestarts", 1);
+%! assert (numel (T.error), 5);
+%! assert (all (T.error > 0 & T.error < 1e-6));        # fp32 rounding, ~G / Eps in range
+%! o = {"Method", "gram", "Restarts", T.restarts{1}};
+%! warning ("off", "muonlab:tinyInput", "local");      # muon_ns says: about G / Eps
+%! X = double (muon_ns (Gs, o{:}, "Precision", "single"));
+%! Xd = muon_ns (double (Gs), o{:}, "Precision", "double");
+%! assert (T.error(1), norm (X - Xd, "fro") / norm (Xd, "fro"), -1e-12);
+%! ## a zero page is still refused, next to a tiny one
+%! fail ("ns_restart_search (cat (3, Gs, zeros (4, 8, 'single')))", "must have no zero page");
 
 %!test
 %! ## the work is refused before any run: the lists are counted, not enumerated

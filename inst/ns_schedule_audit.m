@@ -20,7 +20,12 @@
 ## largest singular value by 1, and AOL reaches 1 exactly on a rank-1 input.  The audit
 ## also looks a little beyond, up to 1 + 2^-8, a margin for the rounding of the normalized
 ## input to bf16.  The map is sampled on 60 log-spaced points on [1e-6, 1e-3) and 20001
-## even points from 1e-3 up (a sign change is placed to within 5e-5).
+## even points from 1e-3 up: a sign change is placed to within 5e-5 from 1e-3 up, and
+## below to within a factor 10^0.05 = 1.122 (the last gap, up to 1e-3, is 1.09e-4).
+## Below the grid, the sign of p on (0, eps) for small enough eps is decided exactly: near
+## 0, p (x) is L x^e to leading order, L the product of each step's lowest-order nonzero
+## coefficient (a, else b, else c), so p < 0 just above 0 exactly when that product is
+## negative (e.g. p (x) = -x + 1e13 x^3, negative only below 3.16e-7).
 ##
 ## @var{R} is a struct array, one element per schedule, with the fields
 ## @table @code
@@ -37,10 +42,11 @@
 ## @item ext_min, ext_max, ext_hi
 ## the smallest and largest p (x) over [1e-3, ext_hi], ext_hi = 1 + 2^-8
 ## @item negative
-## true if p (x) < 0 somewhere on (0, 1] (@code{muon_ns} then warns
-## @code{muonlab:unsafeSchedule})
+## true if p (x) < 0 somewhere on (0, 1]: at a sampled x, or just above 0 (@code{muon_ns}
+## then warns @code{muonlab:unsafeSchedule})
 ## @item negative_from
-## the smallest sampled x in (0, ext_hi] with p (x) < 0 (NaN if none)
+## the smallest sampled x in (0, ext_hi] with p (x) < 0; 0 when p < 0 just above 0 (the
+## exact sign below the grid); NaN if neither
 ## @item above_from
 ## the smallest sampled x in (1, ext_hi] with p (x) > 1 + overshoot, i.e. where the
 ## normalization's margin takes the map above what it reaches on [1e-3, 1] (NaN if
@@ -97,7 +103,7 @@ function R = ns_schedule_audit (coeffs)
                                            "COEFFICIENTS", "COEFFS"));
     end_try_catch
     C = expand_schedule (o.coeffs, o.steps, o.schedule_mode);
-    [p, x] = ns_map (C, hi);
+    [p, x, s0] = ns_map (C, hi);
     in = x >= 1e-3 & x <= 1;
     xi = x(in);
     pin = p(in);
@@ -106,6 +112,10 @@ function R = ns_schedule_audit (coeffs)
     ov = max (0, pmax - 1);
     ext = x >= 1e-3;
     neg = find (p < 0, 1);
+    xneg = nan_if_empty (x(neg));
+    if (s0 < 0)                         # negative just above 0, below the grid
+      xneg = 0;
+    endif
     above = find (x > 1 & p > 1 + ov, 1);
     ## the probe runs the core directly: muon_ns would warn (once) for an unsafe schedule
     o.coeffs = C;
@@ -117,8 +127,8 @@ function R = ns_schedule_audit (coeffs)
     R(i) = struct ("name", name, "steps", rows (C), "p_min", pmin, "p_min_at", xi(kmin),
                    "p_max", pmax, "p_max_at", xi(kmax), "p_one", ns_map (C, [], 1),
                    "overshoot", ov, "ext_min", min (p(ext)), "ext_max", max (p(ext)),
-                   "ext_hi", hi, "negative", any (p(x <= 1) < 0),
-                   "negative_from", nan_if_empty (x(neg)),
+                   "ext_hi", hi, "negative", s0 < 0 || any (p(x <= 1) < 0),
+                   "negative_from", xneg,
                    "above_from", nan_if_empty (x(above)),
                    "probe_frobenius", u1' * Xf * v1, "probe_aol", u1' * Xa * v1);
   endfor
@@ -206,6 +216,22 @@ endfunction
 %! R = ns_schedule_audit ([1 -1.00002 0; 1 0 0]);
 %! assert (R.p_min <= R.p_one && R.p_one <= R.p_max);
 %! assert (R.p_min, 1 - 1.00002, eps);
+%!test
+%! ## p (x) = -x + 1e13 x^3 is negative only on (0, 1e-6.5 = 3.16e-7), below the grid
+%! ## (it starts at 1e-6): the sign near 0, that of -1, flags it; negative was false
+%! C = [-1 1e13 0; 1 0 0];
+%! x = [1e-7, 3e-7];
+%! assert (-x + 1e13 * x.^3 < 0);                      # by hand: p(1e-7) = -9e-8
+%! R = ns_schedule_audit (C);
+%! assert (R.negative);
+%! assert (R.negative_from, 0);
+%! ## a zero linear term: the cubic one decides (-x^3 near 0), and a zero step gives p = 0
+%! R = ns_schedule_audit ({[0 -1 1e13; 1 0 0], [0 1 -1e-13; 1 0 0], [0 0 0; 1 0 0]});
+%! assert ([R.negative], [true false false]);
+%! assert ([R.negative_from], [0 NaN NaN]);
+%! ## signs multiply over the steps: (-x) twice is x, a positive map
+%! R = ns_schedule_audit ([-1 0 0; -1 0 0]);
+%! assert (! R.negative && isnan (R.negative_from));
 %!error <^ns_schedule_audit: unknown coefficient schedule 'foo'\. Coefficient schedules: .*\.$> ns_schedule_audit ("foo")
 %!error <ns_schedule_audit: COEFFS must be a schedule name or a K x 3 real matrix.> ns_schedule_audit (ones (2, 2))
 %!error <ns_schedule_audit: COEFFS must be a K x 3 matrix with K from 1 to 1000\.> ns_schedule_audit (repmat ([3.4445 -4.775 2.0315], 1001, 1))

@@ -11,7 +11,8 @@
 ##     probe U S V' (the documented probe matrix rebuilt here, the Frobenius and the AOL
 ##     scaling written out here), u1' X v1 to 1e-9.
 ##   - muon_ns warns muonlab:unsafeSchedule once for aol (any spelling of the same
-##     schedule) and never for the shipped schedules whose map stays positive.
+##     schedule), once for a map negative only below the audit grid (-x + 1e13 x^3), and
+##     never for the shipped schedules whose map stays positive.
 ## @end deftypefn
 
 function test_ns_audit ()
@@ -111,6 +112,23 @@ endfunction
 %! lastwarn ("");
 %! muon_ns (G, "Coefficients", "aol");
 %! muon_ns (G, "Coefficients", muon_coeffs ("aol"), "Normalize", "aol");
+%! assert (lastwarn (), "");
+
+%!test
+%! ## a map negative only below the audit grid (1e-6 up): p (x) = -x + 1e13 x^3 < 0 on
+%! ## (0, 3.16e-7), p(1e-7) = -9e-8 by hand; muon_ns gave no warning; it now warns once
+%! G = reshape (sin (1:8*16), 8, 16);
+%! C = [-1 1e13 0; 1 0 0];
+%! assert (pmap (C, 1e-7), -9e-8, 1e-20);
+%! reset_warning ();
+%! muon_ns (G, "Coefficients", C);
+%! [msg, id] = lastwarn ();
+%! assert (id, "muonlab:unsafeSchedule");
+%! assert (msg, ["muon_ns: this coefficient schedule's composed map is negative from " ...
+%!               "sigma = 0 (p(1) = 1e+13): singular directions of the normalized " ...
+%!               "input there are reversed; see ns_schedule_audit."]);
+%! lastwarn ("");
+%! muon_ns (G, "Coefficients", C);
 %! assert (lastwarn (), "");
 
 %!test
