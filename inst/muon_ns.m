@@ -96,7 +96,11 @@
 ## bits); on CUDA every precision takes the epilogue form.  torch.optim.Muon's own NS
 ## (bf16) takes NormalizeFirst false and EpsPlacement "max" as well: its bits where the
 ## products' fp32 sums come out the same (short inner dimensions: 8 x 8 to 12 x 20 are
-## tested); torch's CPU addmm sums in another order, 0.3-1.5% apart at 64 x 256.
+## tested) and the page's norm is in [Eps, 1.8e19 / sqrt (numel)]: below Eps torch divides
+## the rounded page by bf16 (Eps) where muonlab folds Eps / ||G|| into the first step (about
+## 2% apart at 0.9 Eps, as close to the fp64 iteration), and past the top torch's fp32 norm
+## is Inf and it returns zeros where muonlab's fp64 norm orthogonalizes; torch's CPU addmm
+## sums in another order, 0.3-1.5% apart at 64 x 256.
 ## @item "Batched"
 ## CUDA, a device-array stack (M x N x E, E > 1): true runs the pages together, every
 ## product one strided-batched cuBLAS call for all E pages (one launch where there were E;
@@ -132,7 +136,8 @@
 ## environment variable @env{MUONLAB_GEMM} changes it), @qcode{"openblas"} or
 ## @qcode{"onednn"} (@code{muonlab:notBuilt} without it).  With oneDNN, bf16 multiplies bf16
 ## operands natively where the CPU can (fp32 accumulation, then the same rounding as the
-## emulation; elsewhere the fp32 product of the same values), fp16 and single use its fp32
+## emulation, but subnormal products flushed to zero; elsewhere the fp32 product of the
+## same values), fp16 and single use its fp32
 ## product; @qcode{"double"} always runs on OpenBLAS.  The providers sum in different orders, so their low-precision
 ## results differ like two GPUs' would (same statistics, not the same bits); the bitwise
 ## tests against a plain-Octave port use @qcode{"openblas"}.  See @code{muon_info}.

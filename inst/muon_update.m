@@ -79,7 +79,9 @@
 ## (@code{lerp (a, b, w)} is @code{fma (w, b-a, a)} for |w| < 0.5, else @code{fma (w-1,
 ## b-a, b)}; @code{mul_} is rounded before @code{add_}; the add with alpha is
 ## @code{fma (beta, buf, g)}), each result rounded into its class, X into @var{G}'s before
-## the NS.  These are torch 2.15's CPU bits (AVX2, AVX512: 0 of 100003 elements apart;
+## the NS.  These are torch 2.15's CPU bits (AVX2, AVX512: 0 of 100003 elements apart,
+## the sign of a zero aside: with Beta 0 torch's vectorized lerp gives -0 and its scalar
+## tail +0, muonlab always the vectorized -0;
 ## its unvectorized build, ATEN_CPU_CAPABILITY=default, fuses nothing and differs).  The
 ## Muon family's rules and @qcode{"NormScale"}, @qcode{"EpsPlacement"} take it too (the
 ## core computes their momentum: torch.optim.Muon's eps floor is @qcode{"EpsPlacement",
