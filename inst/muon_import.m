@@ -54,6 +54,13 @@
 ## variable names or are keywords (@code{T.("persistent")}, @code{T.("a b")}): Octave's
 ## dynamic fields hold any name, and nothing is renamed.
 ##
+## Limit, checked before the file is opened (@code{muonlab:badArg} naming it): @var{file}
+## must be a regular file (after links; not a FIFO, a device or a folder) of at most
+## @code{max_import_mib} (256 MiB), what @code{muon_export} writes for a table of the most
+## rows a model may have (@code{max_model_matrices}, 10^6, about 230 MB as JSON).  A file
+## is read whole and parsed in memory, which takes some 50 to 80 times its size (a 32 MB
+## CSV about 2.4 GB, and 20 s).
+##
 ## Octave's @code{csvread} reads numbers only and turns a text column into zeros without a
 ## warning; this reads both.
 ##
@@ -75,7 +82,7 @@ function T = muon_import (file)
   if (! (ischar (file) && isrow (file)))
     error ("muonlab:badArg", "%s: FILE must be a file name.", fname);
   endif
-  regular_file (fname, file, "");               # (a folder, a FIFO: refused, not read)
+  regular_file (fname, file, "max_import_mib"); # (a folder, a FIFO, too big: not read)
   [fid, msg] = fopen (file, "r");
   if (fid < 0)
     error ("muonlab:badArg", "%s: cannot read '%s': %s.", fname, file, msg);
@@ -486,3 +493,26 @@ endfunction
 %!error <muon_import: cannot read '/nonexistent_dir/x.csv': no such file.> muon_import ("/nonexistent_dir/x.csv")
 %!error <muon_import: cannot read '/tmp': it is a folder.> muon_import ("/tmp")
 %!error <muon_import: cannot read '/dev/null': not a regular file \(a FIFO, a device or a socket\).> muon_import ("/dev/null")
+
+%!test
+%! ## a file over max_import_mib is refused before it is read (a sparse file of zeros:
+%! ## read whole, it was Octave:bad-alloc, with many times its size in memory)
+%! lim = __muon_lists__ ().limits.max_import_mib;
+%! assert (lim, 256);
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   fid = fopen (f, "w");
+%!   fputs (fid, "a\n1\n");
+%!   fclose (fid);
+%!   assert (system (sprintf ("truncate -s %d '%s'", lim * 2^20 + 1, f)), 0);
+%!   t0 = tic ();
+%!   try
+%!     muon_import (f);
+%!     err = struct ("identifier", "", "message", "no error");
+%!   catch err
+%!   end_try_catch
+%!   assert ({err.identifier, err.message}, {"muonlab:badArg", sprintf("muon_import: '%s' is 268435457 bytes; at most 268435456 bytes (256 MiB) are read (the limit max_import_mib).", f)});
+%!   assert (toc (t0) < 2);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
