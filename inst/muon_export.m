@@ -39,8 +39,9 @@
 ## result, a @code{zero_cost} struct array, a model) is written as it is, laid out as
 ## Octave's @code{jsonencode} lays it out (a struct an object, a struct array or a cell an
 ## array, a vector a flat array, a matrix an array of its rows), a result inside it (a
-## @code{muon_result} or @code{muon_state}) as its @code{struct}.  Every number is written
-## with the fewest of 15, 16 or 17 significant digits that read back as the same double, so
+## @code{muon_result} or @code{muon_state}, also a state made before @code{clear
+## functions}) as its plain struct.  Every number is written with the fewest of 15, 16 or
+## 17 significant digits that read back as the same double, so
 ## a correctly rounded reader (@code{muon_import}, Python's @code{json}) gives each double
 ## back bit for bit (-0 is written @code{-0.0}; Octave 7's own @code{jsonencode} writes
 ## every positive number below eps as 0 and 0.1 + 0.2 as 0.30000000000000007); NaN and Inf
@@ -103,7 +104,9 @@ function n = muon_export (X, file, varargin)
   endif
   v = parse_options (fname, "muon_export", varargin);
   records = isa (X, "muon_rows");       # a list of records: led by its fields, even one
-  if (isa (X, "muon_result"))
+  if (isa (X, "muon_state"))
+    X = state_plain (X);                # (also one made before `clear functions`)
+  elseif (isa (X, "muon_result"))
     X = struct (X);
   endif
   v.Table = v.table;
@@ -357,6 +360,35 @@ endfunction
 %! unwind_protect_cleanup
 %!   unlink (g);
 %! end_unwind_protect
+
+%!test
+%! ## a state made before `clear functions` (isa muon_result then false, isa muon_state
+%! ## true) is written as its struct, alone, nested, and an optimizer's: the same bytes as
+%! ## before the clear (it was "X is a muon_state, which JSON cannot hold"); in a child
+%! ## Octave, as the clear unloads the MEX files and classes of this one
+%! octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%! if (exist (octave, "file"))
+%!   f = [tempname() ".json"];
+%!   code = ["[~, s] = muon_update (reshape (sin (1:12), 4, 3), []); " ...
+%!           "o = muon_optimizer (struct ('W', ones (4, 3))); m = struct (s).momentum; " ...
+%!           "f = '" f "'; muon_export (s, f); t1 = fileread (f); " ...
+%!           "muon_export (struct ('st', s, 'o', o), f); t2 = fileread (f); " ...
+%!           "clear functions; r = isa (s, 'muon_result'); " ...
+%!           "muon_export (s, f); J = jsondecode (fileread (f)); same1 = strcmp (fileread (f), t1); " ...
+%!           "muon_export (struct ('st', s, 'o', o), f); same2 = strcmp (fileread (f), t2); " ...
+%!           "printf ('result %d state %d same %d %d step %d m %d\\n', r, isa (s, 'muon_state'), " ...
+%!           "same1, same2, J.step, isequal (J.momentum, m));"];
+%!   unwind_protect
+%!     [rc, out] = system (sprintf ("%s --no-gui --norc --silent --eval \"addpath ('%s', '%s'); %s\" 2>&1",
+%!                                  octave, fileparts (which ("muon_export")),
+%!                                  fileparts (which ("__muon_ns__")), code));
+%!     assert (! isempty (strfind (out, "result 0 state 1 same 1 1 step 1 m 1")), out);
+%!   unwind_protect_cleanup
+%!     if (exist (f, "file"))
+%!       unlink (f);
+%!     endif
+%!   end_unwind_protect
+%! endif
 
 %!test
 %! ## strings as bytes: escaped quotes, backslashes and control characters, UTF-8 and bytes

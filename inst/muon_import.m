@@ -29,7 +29,9 @@
 ## object), NUL characters in strings kept (@code{jsondecode} cuts a string there), and where
 ## that is an array of row objects (what @code{muon_export} writes for a table), the table
 ## again: one column per field, numeric (n x k for a vector of k numbers per row, NaN where
-## the file has @code{null}), logical, or a cellstr.  Anything else (a whole result that
+## the file has @code{null}), logical, a cellstr, or, where a row holds @code{[]} (a
+## model's @code{split}: @code{[]} for a matrix that is not fused), an n x 1 cell of the
+## rows' values (@code{[]} and row vectors).  Anything else (a whole result that
 ## @code{muon_export} encoded as it is, or @code{[]} for a table of no rows) is returned as
 ## decoded.
 ##
@@ -44,15 +46,22 @@
 ## @code{-Inf}, the infinity of its sign that correct rounding gives (not NaN, as
 ## @code{str2double} has it), and one below the smallest subnormal (@code{1e-999}) as 0.
 ## In a JSON file a number past the largest double is an error (no valid JSON:
-## @code{jsondecode} refuses it), and one below the smallest subnormal reads as 0 too.  Integers past 2^53 come back as the nearest double; a
-## cell column that holds only @code{[]} (a model's @code{split}) comes back as a numeric
-## NaN column, and one that mixes @code{[]} and strings as the decoded struct array.
+## @code{jsondecode} refuses it), and one below the smallest subnormal reads as 0 too.
+## Integers past 2^53 come back as the nearest double.  A column that mixes @code{[]} and
+## strings gives the decoded struct array.
 ## Strings come back as the bytes written, also bytes that are no UTF-8 and NUL (as
 ## @code{muon_export} writes them, in CSV and JSON alike).
 ##
 ## The field names are the file's column names as written, also where they are no valid
 ## variable names or are keywords (@code{T.("persistent")}, @code{T.("a b")}): Octave's
 ## dynamic fields hold any name, and nothing is renamed.
+##
+## Limit, checked before the file is opened (@code{muonlab:badArg} naming it): @var{file}
+## must be a regular file (after links; not a FIFO, a device or a folder) of at most
+## @code{max_import_mib} (256 MiB), what @code{muon_export} writes for a table of the most
+## rows a model may have (@code{max_model_matrices}, 10^6, about 230 MB as JSON).  A file
+## is read whole and parsed in memory, which takes some 50 to 80 times its size (a 32 MB
+## CSV about 2.4 GB, and 20 s).
 ##
 ## Octave's @code{csvread} reads numbers only and turns a text column into zeros without a
 ## warning; this reads both.
@@ -75,7 +84,7 @@ function T = muon_import (file)
   if (! (ischar (file) && isrow (file)))
     error ("muonlab:badArg", "%s: FILE must be a file name.", fname);
   endif
-  regular_file (fname, file, "");               # (a folder, a FIFO: refused, not read)
+  regular_file (fname, file, "max_import_mib"); # (a folder, a FIFO, too big: not read)
   [fid, msg] = fopen (file, "r");
   if (fid < 0)
     error ("muonlab:badArg", "%s: cannot read '%s': %s.", fname, file, msg);
@@ -168,7 +177,14 @@ function T = json_table (D, txt)
                & cellfun ("ndims", v) == 2 & (r == 1 | c == 1 | n == 0) & (n == k | n == 0)))
       return;
     endif
-    v(n == 0) = {NaN(k, 1)};                    # null
+    if (any (n == 0))
+      ## a literal [] (json_exact reads each null as NaN): a cell column of the values as
+      ## written, [] and row vectors, so that it is written out again to the same bytes
+      ## (as NaN it was written null; [8 8 8] beside it, [] became [null,null,null])
+      v(n > 0) = cellfun (@(x) x(:).', v(n > 0), "UniformOutput", false);
+      C.(f{1}) = v;
+      continue;
+    endif
     if (k > 1)
       v = cellfun (@(x) x(:), v, "UniformOutput", false);
     endif
@@ -391,6 +407,34 @@ endfunction
 %! end_unwind_protect
 
 %!test
+%! ## JSON: a column whose rows hold [] (a model's split, [] where a matrix is not fused) is
+%! ## a cell of the values as written, and out again to the same bytes (it was a row of
+%! ## NaN, written [null,null,null]; an all-[] column NaN, written null)
+%! g = [tempname() ".json"];
+%! unwind_protect
+%!   fid = fopen (g, "w");
+%!   fputs (fid, '[{"n":1,"c":[8,8,8],"e":[]},{"n":2,"c":[],"e":[]},{"n":3,"c":[1.5,-0.0,1e-300],"e":[]}]');
+%!   fclose (fid);
+%!   txt = fileread (g);
+%!   T = muon_import (g);
+%!   assert (T, struct ("n", [1; 2; 3], "c", {{[8 8 8]; []; [1.5 0 1e-300]}}, "e", {{[]; []; []}}));
+%!   muon_export (T, g);
+%!   assert (fileread (g), txt);
+%!   for fuse = {"qkv", "none"}
+%!     M = muon_model ("llama-3.1-8b", "Fuse", fuse{1});
+%!     muon_export (M, g, "Table", "params");
+%!     txt = fileread (g);
+%!     T = muon_import (g);
+%!     assert (T.split, M.params.split);
+%!     muon_export (T, g);
+%!     assert (fileread (g), txt);
+%!   endfor
+%!   assert (T.split, repmat ({[]}, numel (M.params.name), 1));
+%! unwind_protect_cleanup
+%!   unlink (g);
+%! end_unwind_protect
+
+%!test
 %! ## UTF-8 text (characters of several bytes) beside numbers, out and back
 %! T = struct ("s", {{"héllo ü"; "日本"; "5é"}}, "v", [1; 2.5; -3]);
 %! f = [tempname() ".csv"];
@@ -486,3 +530,26 @@ endfunction
 %!error <muon_import: cannot read '/nonexistent_dir/x.csv': no such file.> muon_import ("/nonexistent_dir/x.csv")
 %!error <muon_import: cannot read '/tmp': it is a folder.> muon_import ("/tmp")
 %!error <muon_import: cannot read '/dev/null': not a regular file \(a FIFO, a device or a socket\).> muon_import ("/dev/null")
+
+%!test
+%! ## a file over max_import_mib is refused before it is read (a sparse file of zeros:
+%! ## read whole, it was Octave:bad-alloc, with many times its size in memory)
+%! lim = __muon_lists__ ().limits.max_import_mib;
+%! assert (lim, 256);
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   fid = fopen (f, "w");
+%!   fputs (fid, "a\n1\n");
+%!   fclose (fid);
+%!   assert (system (sprintf ("truncate -s %d '%s'", lim * 2^20 + 1, f)), 0);
+%!   t0 = tic ();
+%!   try
+%!     muon_import (f);
+%!     err = struct ("identifier", "", "message", "no error");
+%!   catch err
+%!   end_try_catch
+%!   assert ({err.identifier, err.message}, {"muonlab:badArg", sprintf("muon_import: '%s' is 268435457 bytes; at most 268435456 bytes (256 MiB) are read (the limit max_import_mib).", f)});
+%!   assert (toc (t0) < 2);
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect

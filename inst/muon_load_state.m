@@ -43,9 +43,12 @@
 ## @item "StatePrecision"
 ## @qcode{"keep"} (default: the saved bits), @qcode{"double"},
 ## @qcode{"single"}, @qcode{"bf16"} or @qcode{"fp16"} rounds each optimizer buffer (every
-## Muon momentum and Muon-family buffer, every AdamW @code{m} and @code{v}) once, to
-## nearest-even (bf16/fp16 with subnormals, overflow to Inf), as loading a checkpoint
-## written in that precision would.
+## Muon momentum and Muon-family buffer, every AdamW @code{m} and @code{v}) once, from the
+## stored value, to nearest-even (bf16/fp16 with subnormals, overflow to Inf): the correctly
+## rounded value, as @code{muon_round} gives it.  torch's @code{.to (torch.bfloat16)} (or
+## @code{float16}) of a float64 buffer rounds twice, through float32, and can differ near
+## a tie: 1 + 2^-8 + 2^-40 is 1.0078125 here and 1.0 in torch, and 65519.999 in fp16 is
+## 65504 here and Inf in torch (a single buffer rounds the same in both).
 ## The buffers keep their class and hold the rounded values; later steps compute in the
 ## class as before.  (An fp16 @code{v} flushes squared gradients under 6e-8 to zero.)  A
 ## buffer that overflows in the chosen precision is a @code{muonlab:badState} error.
@@ -179,6 +182,29 @@ endfunction
 %! assert (all (bitand (b, uint32 (65535)) == 0));
 %! assert (o2.muon.W.momentum, double (single (o2.muon.W.momentum)));
 %! assert (o2.muon.W.momentum, o.muon.W.momentum, 2^-8 * max (abs (o.muon.W.momentum(:))));
+
+%!test
+%! ## StatePrecision rounds a double buffer once, from the stored value (by hand: 1 + 2^-8
+%! ## + 2^-40 is above bf16's tie 1 + 2^-8, so 1 + 2^-7; 65519.999 is below fp16's tie
+%! ## 65520, so 65504), not through single as torch's cast of a float64 does (single
+%! ## rounds them to the ties, which go to even: 1 and Inf)
+%! x = [1 + 2^-8 + 2^-40; 65519.999];
+%! assert (double (single (x)), [1 + 2^-8; 65520]);
+%! o = opt;
+%! o.muon.W.momentum(1:2) = x;
+%! o.adam.b.m(1:2) = x;
+%! unwind_protect
+%!   muon_save_state (g, o);
+%!   o2 = muon_load_state (g, P, "StatePrecision", "bf16");
+%!   assert ([o2.muon.W.momentum(1), o2.adam.b.m(1)], [1 + 2^-7, 1 + 2^-7]);
+%!   assert (class (o2.muon.W.momentum), "double");
+%!   o2 = muon_load_state (g, P, "StatePrecision", "fp16");
+%!   assert ([o2.muon.W.momentum(2), o2.adam.b.m(2)], [65504, 65504]);
+%! unwind_protect_cleanup
+%!   if (exist (g, "file"))
+%!     unlink (g);
+%!   endif
+%! end_unwind_protect
 
 %!error <Invalid call> muon_load_state ("x")
 %!error <muon_load_state: FILE must be a file name.> muon_load_state (1, P)

@@ -44,10 +44,17 @@
 ## kind = data[24:64].rstrip (b"\0").decode ()
 ## assert magic == b"MUONCKPT" and version == 2 and len (data) == 96 + n
 ## assert hashlib.sha256 (data[:64 + n]).digest () == data[64 + n:]
-## opt = scipy.io.loadmat (io.BytesIO (data[64:64 + n]),
-##                         simplify_cells = True)["payload"]
-## opt["muon"]["W"]["momentum"]        # a numpy array, the shape of W
+## opt = scipy.io.loadmat (io.BytesIO (data[64:64 + n]), squeeze_me = False,
+##                         struct_as_record = False)["payload"][0, 0]
+## opt.muon[0, 0].W[0, 0].momentum     # a numpy array, the shape of W: 1 x 8 is (1, 8)
+## opt.adam[0, 0].b[0, 0].m            # AdamW's m of b (a scalar b: (1, 1))
 ## @end example
+## Each struct is read as a 1 x 1 array of structs, hence the @code{[0, 0]}.
+## @code{simplify_cells = True} gives nested dicts instead, but implies @code{squeeze_me =
+## True}: singleton dimensions are dropped (a 1 x 8 momentum is (8,), a scalar's m a
+## Python float), so reshape each with its parameter's size from @code{opt["shapes"]}
+## (@code{opt["names"]} in the same order).
+##
 ## Version 1 files (Octave's binary format, no checksum) are no longer read.
 ##
 ## @seealso{muon_load_state, muon_optimizer, muon_step}
@@ -210,3 +217,42 @@ endfunction
 %!     unlink (f);
 %!   endif
 %! end_unwind_protect
+
+%!test
+%! ## the help's Python recipe, as written there, on a 1 x 8 W (Muon) and a scalar b
+%! ## (AdamW): the momentum has W's shape (1, 8) and b's m (1, 1), the momentum's values
+%! ## those of the state bit for bit (simplify_cells squeezed them to (8,) and a float).
+%! ## Run where a Python with scipy is found (MUON_PYTHON, else python3), else skipped
+%! py = getenv ("MUON_PYTHON");
+%! if (isempty (py))
+%!   py = "python3";
+%! endif
+%! if (system (sprintf ("%s -c 'import scipy.io' > /dev/null 2>&1", py)) == 0)
+%!   txt = fileread (which ("muon_save_state"));
+%!   code = regexp (txt, '## @example\n(## [^\n]*\n)*?(?=## @end example\n)', "match");
+%!   code = code{! cellfun ("isempty", strfind (code, "scipy.io.loadmat"))};
+%!   code = regexprep (code, '^## ?(@example)?', "", "lineanchors");
+%!   P = struct ("W", reshape (1:8, 1, 8), "b", 5);
+%!   o = muon_optimizer (P, "Route", struct ("W", "muon"));
+%!   [~, o] = muon_step (o, P, struct ("W", reshape (sin (1:8), 1, 8), "b", 0.5));
+%!   d = tempname ();
+%!   mkdir (d);
+%!   unwind_protect
+%!     f = fullfile (d, "state.ckpt");
+%!     muon_save_state (f, o);
+%!     fid = fopen (fullfile (d, "recipe.py"), "w");
+%!     fputs (fid, [strrep(code, '"state.ckpt"', ['"' f '"']) ...
+%!                  "W = opt.muon[0, 0].W[0, 0].momentum\n" ...
+%!                  "print (W.shape, opt.adam[0, 0].b[0, 0].m.shape)\n" ...
+%!                  "print (' '.join (repr (float (x)) for x in W.ravel (order = 'F')))\n"]);
+%!     fclose (fid);
+%!     [rc, out] = system (sprintf ("%s '%s' 2>&1", py, fullfile (d, "recipe.py")));
+%!     assert (rc, 0, out);
+%!     out = strsplit (strtrim (out), "\n");
+%!     assert (out{1}, "(1, 8) (1, 1)");
+%!     assert (str2double (strsplit (out{2}, " ")), o.muon.W.momentum);
+%!   unwind_protect_cleanup
+%!     confirm_recursive_rmdir (false, "local");
+%!     rmdir (d, "s");
+%!   end_unwind_protect
+%! endif

@@ -21,8 +21,9 @@ classdef ns_restart_result < muon_result
   ## separated by spaces, in JSON an array), and @code{muon_import (file)} gives back from
   ## CSV the @code{restarts} column as text (@qcode{"1 2"}), from JSON the struct array of
   ## the rows that @code{jsondecode} makes (each @code{restarts} a column vector); where
-  ## no list holds more than one number, a table again from either, @code{restarts} a
-  ## numeric column with NaN for the empty list.
+  ## no list holds more than one number, a table again from either, @code{restarts} from
+  ## CSV a numeric column with NaN for the empty list, from JSON a cell of the lists as
+  ## written (@code{[]} for the empty one; numeric where no list is empty).
   ##
   ## Typing @var{T} prints a title line, a header, the first 10 rows (with a line for the
   ## rows left out) and the field names: at most 14 lines.
@@ -137,7 +138,7 @@ endclassdef
 %!   muon_export (T, f);
 %!   assert (muon_import (f).restarts, [3; NaN]);
 %!   muon_export (T, g);
-%!   assert (muon_import (g).restarts, [3; NaN]);
+%!   assert (muon_import (g).restarts, {3; []});
 %! unwind_protect_cleanup
 %!   unlink (f);
 %!   unlink (g);

@@ -61,6 +61,7 @@ typedef enum { MUON_LISTS (MUON_LIST_ENUM_ITEM) MUON_LIST_COUNT } muon_list;
 // core's own, so that __muon_lists__ hands every limit to inst/ from one table.
 #define MUON_MAX_CHECKPOINT_MIB 65536     // a checkpoint or shard file, MiB (64 GiB)
 #define MUON_MAX_CONFIG_BYTES 16777216    // a config.json file (16 MiB)
+#define MUON_MAX_IMPORT_MIB 256           // a CSV or JSON table for muon_import, MiB
 #define MUON_MAX_JSON_DEPTH 200           // nesting of arrays and objects in a config.json
 #define MUON_MAX_MODEL_LAYERS 10000       // num_hidden_layers of a model config
 #define MUON_MAX_MODEL_DIM 16777216       // every other size of a model config (2^24)
@@ -82,6 +83,7 @@ typedef enum { MUON_LISTS (MUON_LIST_ENUM_ITEM) MUON_LIST_COUNT } muon_list;
   X (MUON_ZERO_MAX_ALIGN, "zero_max_align") /* muon_zero.h */                   \
   X (MUON_MAX_CHECKPOINT_MIB, "max_checkpoint_mib")                             \
   X (MUON_MAX_CONFIG_BYTES, "max_config_bytes")                                 \
+  X (MUON_MAX_IMPORT_MIB, "max_import_mib")                                     \
   X (MUON_MAX_JSON_DEPTH, "max_json_depth")                                     \
   X (MUON_MAX_MODEL_LAYERS, "max_model_layers")                                 \
   X (MUON_MAX_MODEL_DIM, "max_model_dim")                                       \

@@ -6,8 +6,9 @@
 ## zero_variant, zero_pad_count, zero_ns_scope, coll, reduce_op, comm_kind, comm_reduction),
 ## @code{L.what.@var{key}}, @code{L.limits.@var{name}} (max_steps, max_restarts,
 ## max_threads, max_splits, comm_max_world, zero_max_world, zero_max_align, and those
-## inst/ checks: max_checkpoint_mib, max_config_bytes, max_json_depth, max_model_layers,
-## max_model_dim, max_model_experts, max_model_matrices, max_grid, max_autotune_work) and
+## inst/ checks: max_checkpoint_mib, max_config_bytes, max_import_mib, max_json_depth,
+## max_model_layers, max_model_dim, max_model_experts, max_model_matrices, max_grid,
+## max_autotune_work) and
 ## @code{L.exact.zero_variant} and @code{L.ns_scope.zero_variant} (per design: whether it
 ## computes the reference's update, and what it runs Newton-Schulz on),
 ## @code{L.status.id} and @code{.text} (the status table: the ids the gateways raise),

@@ -29,7 +29,9 @@ endfunction
 
 ## the JSON text of X, WHERE its name in messages
 function t = enc (fname, x, where)
-  if (isa (x, "muon_result"))          # muon_state and the muon_rows kinds too
+  if (isa (x, "muon_state"))           # (after `clear functions` no muon_result: it
+    x = state_plain (x);               # was "a muon_state, which JSON cannot hold")
+  elseif (isa (x, "muon_result"))      # the muon_rows kinds too
     x = struct (x);
   endif
   if (isstruct (x))

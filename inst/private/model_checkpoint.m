@@ -203,13 +203,19 @@ function [n, nv] = safetensors_count (fname, file, noscales, mm)
            file);
   endif
   ## a shape that is no flat list of numbers, which jsondecode would hide ([[16], [8]]
-  ## reads as [16, 8], 5 and [[5]] as [5], null as []): strings and escapes removed first
-  t = regexprep (txt, '\\.', "");
-  bad = regexp (t, '"([^"]*)"\s*:\s*\{[^{}]*?"shape"\s*:(?!\s*\[[^][{}"]*\])', "tokens");
-  bad = [bad{:}];
-  bad(strcmp (bad, "__metadata__")) = [];
-  if (! isempty (bad))
-    bad_shape (fname, file, bad{1});
+  ## reads as [16, 8], 5 and [[5]] as [5], null as []): searched in a copy whose escapes
+  ## are "__" and whose bytes > 127 are "x" (regexp refuses bytes that are no UTF-8: a
+  ## latin-1 byte in the metadata was regexprep's error), the same length as TXT, so that
+  ## a name is cut from TXT, its escapes removed (as the message has always shown it)
+  t = txt;
+  t(t > 127) = "x";
+  t = regexprep (t, '\\.', "__");
+  [bad, te] = regexp (t, '"([^"]*)"\s*:\s*\{[^{}]*?"shape"\s*:(?!\s*\[[^][{}"]*\])',
+                      "tokens", "tokenExtents");
+  bad = cellfun (@(c) c{1}, bad, "UniformOutput", false);    # (1 x 0 where none)
+  te = te(! strcmp (bad, "__metadata__"));
+  if (! isempty (te))
+    bad_shape (fname, file, drop_escapes (txt(te{1}(1):te{1}(2))));
   endif
   n = 0;
   nv = 0;
@@ -226,13 +232,28 @@ function [n, nv] = safetensors_count (fname, file, noscales, mm)
            && all (isfinite (s) & s >= 0 & s == fix (s))))
       bad_shape (fname, file, f{1});
     endif
-    if (mm && ! isempty (regexp (f{1}, '(^|\.)(vision_tower|multi_modal_projector)\.',
+    a = f{1};
+    a(a > 127) = "x";                   # (a name's bytes that are no UTF-8, as above)
+    if (mm && ! isempty (regexp (a, '(^|\.)(vision_tower|multi_modal_projector)\.',
                                  "once")))
       nv += prod (double (s));
-    elseif (! (noscales && ! isempty (regexp (f{1}, '_scale(_inv)?$', "once"))))
+    elseif (! (noscales && ! isempty (regexp (a, '_scale(_inv)?$', "once"))))
       n += prod (double (s));
     endif
   endfor
+endfunction
+
+## S without its escapes: each backslash and the byte after it removed, from the left
+## (what regexprep (S, '\\.', "") does, also for bytes that are no UTF-8)
+function s = drop_escapes (s)
+  k = 1;
+  while (k <= numel (s))
+    if (s(k) == "\\")
+      s(k:min (k + 1, end)) = [];
+    else
+      k++;
+    endif
+  endwhile
 endfunction
 
 function bad_shape (fname, file, name)

@@ -218,6 +218,35 @@ endfunction
 %! end_unwind_protect
 
 %!test
+%! ## a header with bytes that are no UTF-8 (latin-1 in the metadata and in a tensor name)
+%! ## is read and counted (it was regexprep's error "the input string is invalid UTF-8",
+%! ## with no identifier); a bad shape names the tensor with its bytes as written; an
+%! ## escaped name is shown without its backslashes, as before
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   put_text (fullfile (d, "config.json"), jsonencode (cfg ("llama", 64, 16, 32, 1, 4, 2)));
+%!   st = fullfile (d, "model.safetensors");
+%!   hdr = @(t) put_text (st, [typecast(uint64 (numel (t)), "char") t]);
+%!   n = 2*64*16 + 3*16 + 2*16*16 + 2*8*16 + 3*32*16;   # by hand, as above
+%!   e = char (233);
+%!   hdr (sprintf (['{"__metadata__": {"note": "caf' e '"}, "a' e '": {"dtype": "F32", "shape": [%d, 1], "data_offsets": [0, 1]}, "b": {"dtype": "F32", "shape": [], "data_offsets": [1, 2]}}'], n - 1));
+%!   M = muon_model (d);
+%!   assert ({M.checkpoint.method, M.checkpoint.count, M.checkpoint.matches},
+%!           {"safetensors", n, true});
+%!   hdr (['{"__metadata__": {"note": "caf' e '"}, "ok": {"shape": [1]}, "x' e '\"y": {"dtype": "F32", "shape": [[1]], "data_offsets": [0, 1]}}']);
+%!   try
+%!     muon_model (d);
+%!     err = struct ("identifier", "", "message", "no error");
+%!   catch err
+%!   end_try_catch
+%!   assert ({err.identifier, double(err.message)}, {"muonlab:badArg", double(sprintf("muon_model: '%s': the shape of tensor 'x%sy' must be a list of non-negative integers.", st, e))});
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
 %! ## the index's bytes per element from the config's dtype (newer transformers), else its
 %! ## torch_dtype (dtype float32 was taken as bf16: half the count, a false warning); a
 %! ## dtype of no known size skips the check with a note (it counted 2 bytes)
