@@ -584,20 +584,32 @@ $(MOCK_B)/libmuon_cuda.so: $(CUDA_SRC) $(CORE_HDR) $(MOCK_B)/libmuon_cuda_mockrt
 	  -shared $(call core_inc,gpu) $(filter %.cu,$^) -o $@ -cudart none -L$(MOCK_B) \
 	  -lmuon_cuda_mockrt -Xlinker -rpath=$(abspath $(MOCK_B)) -Xlinker --no-undefined
 
+# tests/gpu_mock/test_cuda_update_mock.c: the plug-in's update entry called directly through
+# the ABI table; a call it refuses (bad precision, steps or row blocks) makes no CUDA call
+# and leaves M as it was.
+$(MOCK_B)/test_cuda_update_mock: tests/gpu_mock/test_cuda_update_mock.c tests/c/harness.h \
+                                 $(MOCK_B)/libmuon_cuda.so $(LIB)
+	$(CC) -std=c99 -O1 -g $(WARN) $(call core_inc,gpu) -Itests/c $< -o $@ $(LIB) \
+	  -L$(MOCK_B) -lmuon_cuda -lmuon_cuda_mockrt $(LDLIBS) -Wl,-rpath,$(abspath $(MOCK_B))
+
 .PHONY: check-gpu-mock
-check-gpu-mock: all $(if $(MOCK_OK),$(MOCK_B)/libmuon_cuda.so) \
+check-gpu-mock: all $(if $(MOCK_OK),$(MOCK_B)/libmuon_cuda.so $(MOCK_B)/test_cuda_update_mock) \
                 $(if $(MOCK_NCCL_OK),$(MOCK_B)/test_nccl_mock $(MOCK_B)/test_comm_nccl_core \
                   $(MOCK_B)/test_comm_nccl_faults)
 	@mkdir -p $(RESULTS); rm -f $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-nccl \
-	  $(RESULTS)/gpu-mock-comm $(RESULTS)/gpu-mock-faults; rc=0; \
+	  $(RESULTS)/gpu-mock-comm $(RESULTS)/gpu-mock-faults $(RESULTS)/gpu-mock-update; rc=0; \
 	if [ -z "$(MOCK_OK)" ]; then \
 	  echo "check-gpu-mock: nvcc or the CUDA headers not found: skipped (0 tests)"; \
 	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock; \
+	  echo "gpu-mock 0 0" > $(RESULTS)/gpu-mock-update; \
 	else \
 	  (cd tests/gpu_mock && MUON_CUDA_LIB=$(abspath $(MOCK_B))/libmuon_cuda.so \
 	    MUON_MEXDIR=$(abspath $(MEXDIR)) MUON_RESULTS=$(abspath $(RESULTS))/gpu-mock \
 	    $(OCTAVE) $(OCTFLAGS) run_mock.m) || rc=1; \
 	  [ -s $(RESULTS)/gpu-mock ] || echo "gpu-mock 0 1" > $(RESULTS)/gpu-mock; \
+	  MUON_RESULTS=$(abspath $(RESULTS))/gpu-mock-update $(MOCK_B)/test_cuda_update_mock \
+	    || rc=1; \
+	  [ -s $(RESULTS)/gpu-mock-update ] || echo "gpu-mock 0 1" > $(RESULTS)/gpu-mock-update; \
 	fi; \
 	if [ -z "$(MOCK_NCCL_OK)" ]; then \
 	  echo "check-gpu-mock: NCCL (nccl.h) or the CUDA mock not available: the NCCL plug-in's mock test skipped (0 tests)"; \
@@ -614,10 +626,11 @@ check-gpu-mock: all $(if $(MOCK_OK),$(MOCK_B)/libmuon_cuda.so) \
 	    MUON_RESULTS=$(abspath $(RESULTS))/gpu-mock-faults $(MOCK_B)/test_comm_nccl_faults || rc=1; \
 	  [ -s $(RESULTS)/gpu-mock-faults ] || echo "gpu-mock 0 1" > $(RESULTS)/gpu-mock-faults; \
 	fi; \
-	cat $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-nccl $(RESULTS)/gpu-mock-comm \
-	  $(RESULTS)/gpu-mock-faults 2>/dev/null | \
-	  awk '{ p += $$2; f += $$3 } END { printf "gpu-mock (run_mock.m, test_nccl_mock, " \
-	  "test_comm_nccl_core and test_comm_nccl_faults): %d passed, %d failed\n", p, f }'; \
+	cat $(RESULTS)/gpu-mock $(RESULTS)/gpu-mock-update $(RESULTS)/gpu-mock-nccl \
+	  $(RESULTS)/gpu-mock-comm $(RESULTS)/gpu-mock-faults 2>/dev/null | \
+	  awk '{ p += $$2; f += $$3 } END { printf "gpu-mock (run_mock.m, test_cuda_update_mock, " \
+	  "test_nccl_mock, test_comm_nccl_core and test_comm_nccl_faults): %d passed, %d failed\n", \
+	  p, f }'; \
 	exit $$rc
 
 bench-gpu: all

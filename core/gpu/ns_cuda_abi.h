@@ -53,7 +53,8 @@ typedef struct muon_cuda_api {
                        char *msg, size_t len);
   // One Muon update on device tensors (update.c's order): M = step (M, G), X = nesterov or M,
   // U = scale * NS (X) per block (each page, cut by o->split_rows).  M NULL: no momentum,
-  // X = G (muon_update_orthogonalize).
+  // X = G (muon_update_orthogonalize).  Bad steps, precision or row blocks are refused
+  // before anything is queued: M is left as it was.
   muon_status (*update) (void **state, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
                          const muon_update_opts *o, const double *coef, int steps, char *msg,
                          size_t len);

@@ -214,6 +214,47 @@ muon_status update_steps (ns_state *s, errbuf &E, const muon_tensor *G, muon_ten
   return MUON_OK;
 }
 
+// What ns_pages and the row blocks would refuse, checked before the momentum step writes M:
+// a direct caller of the plug-in (libmuon checks these in muon_update_check_opts first) that
+// passes bad steps, precision or row blocks gets the error and M as it was.
+muon_status update_check (errbuf &E, const muon_tensor *G, const muon_update_opts *o,
+                          int steps)
+{
+  if (steps < 1 || !MUON_IN_LIST (MUON_PRECISION_LIST, o->ns.precision))
+  {
+    snprintf (E.msg, E.len, "bad steps (%d) or precision (%d)", steps, (int) o->ns.precision);
+    return MUON_ERR_BADARG;
+  }
+  if (o->nsplit > MUON_MAX_SPLITS || (o->nsplit && o->split_rows == NULL))
+  {
+    snprintf (E.msg, E.len, "bad row blocks (%zu, at most %d)", o->nsplit, MUON_MAX_SPLITS);
+    return MUON_ERR_BADARG;
+  }
+  size_t sum = 0;
+  for (size_t k = 0; k < o->nsplit; k++)
+  {
+    if (o->split_rows[k] < 1 || o->split_rows[k] > G->rows - sum)
+    {
+      snprintf (E.msg, E.len, "the row blocks must be positive and sum to the %zu rows",
+                G->rows);
+      return MUON_ERR_BADSHAPE;
+    }
+    sum += o->split_rows[k];
+  }
+  if (o->nsplit && sum != G->rows)
+  {
+    snprintf (E.msg, E.len, "the row blocks must be positive and sum to the %zu rows",
+              G->rows);
+    return MUON_ERR_BADSHAPE;
+  }
+  if (G->rows > (size_t) INT_MAX || G->cols > (size_t) INT_MAX)
+  {
+    snprintf (E.msg, E.len, "dimensions must fit a cuBLAS int");
+    return MUON_ERR_BADSHAPE;
+  }
+  return MUON_OK;
+}
+
 muon_status update_entry (void **state, const muon_tensor *G, muon_tensor *M, muon_tensor *U,
                           const muon_update_opts *o, const double *coef, int steps, char *msg,
                           size_t len)
@@ -235,6 +276,7 @@ muon_status update_entry (void **state, const muon_tensor *G, muon_tensor *M, mu
               G->batch);
     return MUON_ERR_BADSHAPE;
   }
+  TRY (update_check (E, G, o, steps));            // all of it before M is written
   s->timed = 0;                                   // until this call has both events
   CUDA_TRY (cudaEventRecord (s->t_start, s->stream));   // before x: no return holds it
   double *x = NULL;
