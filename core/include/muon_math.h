@@ -417,8 +417,9 @@ muon_status muon_darray_create (muon_ctx *ctx, muon_device device, muon_precisio
                                 size_t rows, size_t cols, size_t batch, muon_darray **out);
 // Frees *a (back to the pool on CUDA) and sets it to NULL; *a NULL is fine (OK), a NULL
 // NULLPTR, as every *_destroy.  ctx must be the context that made *a (another context:
-// BADARG "the array belongs to another context", *a untouched): with NULL, host memory is
-// freed but not counted back (trim's in_use), and a CUDA array is not freed at all.
+// BADARG "the array belongs to another context", *a untouched), so destroy arrays before
+// their context: ctx NULL with *a set is NULLPTR, *a untouched and nothing freed (the bytes
+// could not be counted back to the owner's in_use, which trim reports).
 muon_status muon_darray_destroy (muon_ctx *ctx, muon_darray **a);
 // [out] info.
 muon_status muon_darray_describe (const muon_darray *a, muon_darray_info *info);

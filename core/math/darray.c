@@ -92,22 +92,24 @@ muon_status muon_darray_destroy (muon_ctx *ctx, muon_darray **a)
     return MUON_ERR_NULLPTR;
   if (*a == NULL)
     return MUON_OK;
+  // no context: nothing to count the bytes back to (the owner may be gone, so its pointer is
+  // never followed), and a CUDA block has no pool to go back to; freeing the host memory
+  // alone left the owner's in_use counting bytes no array held
+  if (ctx == NULL)
+    return MUON_ERR_NULLPTR;
   // another context's pool and counter would take the array's bytes (its in_use wrapped
   // below zero)
-  if (ctx != NULL && ctx->polling)   // (called from the poll of a call running on ctx)
+  if (ctx->polling)                  // (called from the poll of a call running on ctx)
     return muon_ctx_busy (ctx);
-  if (ctx != NULL && ctx != (*a)->owner)
+  if (ctx != (*a)->owner)
     return muon_ctx_set_error (ctx, MUON_ERR_BADARG, "the array belongs to another context");
   muon_darray *p = *a;
   *a = NULL;
   if (p->device == MUON_DEVICE_CUDA)
-  {
-    if (ctx)
-      cuda_free (ctx, p->data);
-  }
+    cuda_free (ctx, p->data);
   else
   {
-    muon_darray_cpu *d = ctx ? muon_ctx_lookup (ctx, "darray.cpu") : NULL;
+    muon_darray_cpu *d = muon_ctx_lookup (ctx, "darray.cpu");
     if (d)
       d->in_use -= p->bytes;
     free (p->data);

@@ -334,6 +334,20 @@ static void test_errors (void)
   T_EQ_INT (muon_darray_trim (ctx, MUON_DEVICE_CPU, &u, &c), MUON_OK);
   T_EQ_INT (u1 - u, 6 * sizeof (double));
   muon_ctx_destroy (&c2);
+  // no context is refused too (it freed the 6 x 8 bytes but left them in the owner's
+  // in_use: trim still said 48 with no array held): the array stays, then its owner frees it
+  T_EQ_INT (muon_darray_create (ctx, MUON_DEVICE_CPU, MUON_PREC_DOUBLE, 2, 3, 1, &a), MUON_OK);
+  T_EQ_INT (muon_darray_trim (ctx, MUON_DEVICE_CPU, &u1, &u1c), MUON_OK);
+  T_EQ_INT (u1 - u, 6 * sizeof (double));
+  T_EQ_INT (muon_darray_destroy (NULL, &a), MUON_ERR_NULLPTR);
+  T_ASSERT (a != NULL);
+  T_EQ_INT (muon_darray_trim (ctx, MUON_DEVICE_CPU, &u2, &c2c), MUON_OK);
+  T_EQ_INT (u2, u1);                                // still held, still counted
+  T_EQ_INT (muon_darray_destroy (ctx, &a), MUON_OK);
+  T_ASSERT (a == NULL);
+  T_EQ_INT (muon_darray_trim (ctx, MUON_DEVICE_CPU, &u2, &c2c), MUON_OK);
+  T_EQ_INT (u2, u);                                 // back to the count before it
+  T_EQ_INT (muon_darray_destroy (NULL, &a), MUON_OK);   // *a NULL: nothing to free
   // an unknown device is refused (it was taken as the CPU)
   double ms, h, d;
   T_EQ_INT (muon_darray_last_ms (ctx, (muon_device) 7, &ms), MUON_ERR_BADARG);
