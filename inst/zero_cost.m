@@ -93,7 +93,8 @@
 ## designs one whose padded buffer holds 2^53 elements or more, its counts then rounded,
 ## and one whose bytes pass 2^64 (a collective of n elements on W ranks with 8 n W at least
 ## 2^64, as the communicators' byte counters refuse it, or a rank's bytes of a collective
-## at ElementBytes past 2^64), its collectives then left out: @code{calls}, @code{sent} and
+## at ElementBytes past 2^64, or a rank's transient elements reaching 2^64 - 1, its
+## @code{transient} then 2^64), its collectives then left out: @code{calls}, @code{sent} and
 ## @code{recv} all 0, so its bytes and communication time are 0; a reason of its own comes
 ## first, the others after @qcode{"; "}; alone such a design is an error), @code{total},
 ## @code{padded_total}, @code{partition_size}, @code{straddle_total}, @code{nstraddle},

@@ -98,7 +98,8 @@ typedef struct {
                                 //   0 (default) for one bucket; one reduce-scatter a bucket
   int overflow_fails;           // bytes past 2^64 (a collective of count elements on W ranks
                                 //   with count W 8 past 2^64, as the communicators' counters
-                                //   refuse it, or a rank's bytes of a collective past 2^64):
+                                //   refuse it, or a rank's bytes of a collective past 2^64),
+                                //   or a rank's transient elements reaching 2^64 - 1:
                                 //   0 (default) BADSHAPE; 1 the design fails (fails, why:
                                 //   "its ..." after any reason of its own) and its
                                 //   collectives are left out (calls, sent, recv all 0)
@@ -139,7 +140,8 @@ typedef struct {
   uint64_t *owned;              // world: update elements the rank returns (its shard)
   uint64_t *master;             // world: master-weight elements (owned; REFERENCE: total)
   uint64_t *transient;          // world: elements of the buffers the step allocates beyond
-                                //   the local gradients (zero_step*.c's, or the model's)
+                                //   the local gradients (zero_step*.c's, or the model's);
+                                //   UINT64_MAX where they reach 2^64 - 1 (overflow_fails)
   int *first_owner, *last_owner;  // nparams: ranks holding part of it in the design's
                                   //   partition (whole-matrix designs: the owner twice)
   int *ns_rank;                 // nparams: the one rank that runs its NS, -1 when every
@@ -153,9 +155,9 @@ void muon_zero_cost_opts_default (muon_zero_cost_opts *o);
 // MUON_ZERO_MAX_WORLD and MUON_COMM_MAX_WORLD (its byte model is the communicators'), o
 // (NULL: defaults).
 // [out] *cost, freed with muon_zero_cost_destroy.  Errors: NULLPTR, BADSHAPE (a size 0,
-// experts not dividing rows, split not summing, overflow, bytes past 2^64 without
-// overflow_fails), BADARG (world, design, stage, align, order, pad count, elem_bytes,
-// overflow_fails, NS options), NOMEM.
+// experts not dividing rows, split not summing, overflow, bytes past 2^64 or transient
+// elements reaching 2^64 - 1 without overflow_fails), BADARG (world, design, stage, align,
+// order, pad count, elem_bytes, overflow_fails, NS options), NOMEM.
 muon_status muon_zero_cost_create (muon_ctx *ctx, size_t nparams,
                                    const muon_zero_cost_param *params, int world,
                                    const muon_zero_cost_opts *o, muon_zero_cost **cost);

@@ -220,8 +220,13 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
   for (size_t k = 0; k < np; k++)
     C->slot[whole ? sorted[k] : order[k]] = k;
 
-  cost_job J = { ctx, &o, par, np, W, total, big, numel, order, sorted, pf, C, -1, 0, "" };
+  cost_job J = { ctx, &o, par, np, W, total, big, numel, order, sorted, pf, C, -1, 0, "", 0,
+                 0 };
   CHECKSTATUS (costs[o.design].cost (&J));   // the design's row of the variant table
+  // a rank's transient elements reaching 2^64 - 1 (zcost_elems, found before they wrap): as
+  // bytes past 2^64, BADSHAPE, or with overflow_fails a failing design (transient UINT64_MAX)
+  CHECK (MUON_ERR_BADSHAPE, !J.trans_over || o.overflow_fails,
+         "the transient elements of rank %zu reach 2^64 - 1", J.trans_rank);
   // the critical path of each collective: the busiest rank's bytes (every call has the
   // same busiest rank), but the all-to-alls the models sum themselves (J.busy_a2a)
   for (size_t k = 0; k < MUON_COST_COLLS; k++)
@@ -243,16 +248,22 @@ muon_status muon_zero_cost_create (muon_ctx *ctx, size_t np, const muon_zero_cos
       snprintf (C->why, sizeof C->why, ZERO_PIECES_BLOCKS_WHY,
                 MUON_NAME_OF (variant_names, o.design));
     }
-  if (J.over)
+  if (J.over || J.trans_over)
   {
-    // bytes past 2^64 (o.overflow_fails): the design fails, after any reason of its own,
-    // and its collectives are left out: no calls, no bytes
+    // bytes past 2^64 or transient elements reaching 2^64 - 1 (o.overflow_fails): the
+    // design fails, after any reason of its own, and its collectives are left out: no
+    // calls, no bytes
     memset (C->calls, 0, W * MUON_COST_COLLS * sizeof *C->calls);
     memset (C->sent, 0, W * MUON_COST_COLLS * sizeof *C->sent);
     memset (C->recv, 0, W * MUON_COST_COLLS * sizeof *C->recv);
     memset (C->busy, 0, MUON_COST_COLLS * sizeof *C->busy);
     size_t n = C->fails ? strlen (C->why) : 0;
-    snprintf (C->why + n, sizeof C->why - n, "%s%s", n ? "; " : "", J.over_why);
+    if (J.over)
+      snprintf (C->why + n, sizeof C->why - n, "%s%s", n ? "; " : "", J.over_why);
+    n = strlen (C->why);
+    if (J.trans_over)
+      snprintf (C->why + n, sizeof C->why - n, "%s" ZERO_TRANSIENT_WHY, n ? "; " : "",
+                J.trans_rank);
     C->fails = 1;
   }
   *out = C;

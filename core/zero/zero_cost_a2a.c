@@ -68,7 +68,8 @@ muon_status zcost_row_shards (cost_job *J)
     C->momentum[r] = C->owned[r] = C->master[r] = shard[r];
     // the flat buffer of W padded shard blocks it reduce-scatters, its reduced shard; the
     // owned matrices and their gathered copies; send and receive buffers; one matrix
-    C->transient[r] = Sfs * W + Sfs + 2 * full + 2 * out + J->big;
+    C->transient[r] = zcost_elems (J, r, 5, (const uint64_t[]) {
+                        Sfs, W, Sfs, 1, 2, full, 2, out, J->big, 1 });
   }
   zcost_set_busy (J, 2, busiest);         // the two calls in sequence (NS between them)
 fail:

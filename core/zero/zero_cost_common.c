@@ -199,6 +199,25 @@ void zcost_owner_work (cost_job *J)
   }
 }
 
+uint64_t zcost_elems (cost_job *J, size_t r, size_t n, const uint64_t *v)
+{
+  uint64_t sum = 0;
+  for (size_t k = 0; k < n; k++)
+  {
+    uint64_t a = v[2 * k], b = v[2 * k + 1];
+    // UINT64_MAX itself stands for "does not fit": a sum reaching it is refused too
+    if ((b != 0 && a > UINT64_MAX / b) || a * b >= UINT64_MAX - sum)
+    {
+      if (!J->trans_over)
+        J->trans_rank = r;
+      J->trans_over = 1;
+      return UINT64_MAX;
+    }
+    sum += a * b;
+  }
+  return sum;
+}
+
 // Prefix sums of difference arrays: d[0..W] -> per rank values in out[0..W-1].
 void zcost_prefix_u (const int64_t *d, uint64_t *out, size_t W)
 {

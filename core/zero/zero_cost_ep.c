@@ -142,8 +142,9 @@ muon_status zcost_expert_parallel (cost_job *J)
     C->momentum[r] = q.S;
     C->master[r] = C->owned[r];
     // flat buffer, reduced partition, NS input; send and receive buffers; G, M, U
-    C->transient[r] = q.padded_total + 2 * q.S + 2 * max_sz (C->owned[r], unit_len[r])
-                      + 3 * J->big;
+    C->transient[r] = zcost_elems (J, r, 4, (const uint64_t[]) {
+                        q.padded_total, 1, 2, q.S, 2, max_sz (C->owned[r], unit_len[r]),
+                        3, J->big });
   }
   zcost_set_busy (J, 2, busiest);              // the two calls in sequence (NS between)
 fail:

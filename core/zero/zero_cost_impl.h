@@ -40,7 +40,12 @@ typedef struct cost_job {
                                //   (sent, recv), zero_cost.c
   int over;                    // bytes past 2^64 with o->overflow_fails: the design fails,
   char over_why[128];          //   why (appended to C->why), its collectives are left out
+  int trans_over;              // a rank's transient elements past 2^64 - 1 (zcost_elems):
+  size_t trans_rank;           //   the first such rank; BADSHAPE, or the design fails
 } cost_job;
+
+// The why of transient elements reaching 2^64 - 1 (%zu: the first such rank).
+#define ZERO_TRANSIENT_WHY "its transient elements reach 2^64 - 1 (rank %zu)"
 
 void zcost_part_free (part_t *q);
 // Elements [*lo, *hi) of matrix p (numel n) that rank r holds.
@@ -61,6 +66,10 @@ muon_status zcost_add_elems (cost_job *J, size_t r, muon_coll coll, uint64_t cal
 void zcost_set_busy (cost_job *J, uint64_t calls, uint64_t elems);
 // The NS calls, FLOPs and full-matrix momentum of each matrix on its one owner, C->ns_rank.
 void zcost_owner_work (cost_job *J);
+// The element count a_1 b_1 + a_2 b_2 + ... of rank r's transient buffers (n pairs, v =
+// a_1, b_1, a_2, b_2, ...), found reaching 2^64 - 1 before it wraps: then UINT64_MAX and
+// J->trans_over (zero_cost.c: BADSHAPE, or with o->overflow_fails the design fails).
+uint64_t zcost_elems (cost_job *J, size_t r, size_t n, const uint64_t *v);
 // out[r] = d[0] + ... + d[r] (a difference array's values).
 void zcost_prefix_u (const int64_t *d, uint64_t *out, size_t W);
 

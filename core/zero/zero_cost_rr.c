@@ -98,8 +98,9 @@ muon_status zcost_round_robin (cost_job *J)
     C->momentum[r] = S;
     C->master[r] = C->owned[r];
     C->pads[r] = aliased ? (npads > 0 ? 2 * pad : 0) : 2 * idle * last_count;
-    C->transient[r] = 2 * J->total + S * W + 2 * J->big + 2 * J->big * W
-                      + (aliased && npads > 0 ? 2 * pad : 0);
+    C->transient[r] = zcost_elems (J, r, 5, (const uint64_t[]) {
+                        2, J->total, S, W, 2, J->big, 2 * W, J->big,
+                        aliased && npads > 0 ? 2 : 0, pad });
   }
 fail:
   zcost_part_free (&q);
@@ -155,7 +156,8 @@ muon_status zcost_lpt (cost_job *J)
   for (size_t r = 0; r < W; r++)
   {
     C->owned[r] = C->master[r] = C->momentum[r];
-    C->transient[r] = most * W + most + J->big;   // the largest bucket's buffers
+    C->transient[r] = zcost_elems (J, r, 3, (const uint64_t[]) {   // the largest bucket's
+                        most, W, most, 1, J->big, 1 });              //   buffers
   }
 fail:
   free (rows);

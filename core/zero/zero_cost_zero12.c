@@ -172,14 +172,13 @@ muon_status zcost_zero12 (cost_job *J)
     C->master[r] = v == MUON_ZERO_REFERENCE ? J->total : C->owned[r];
     if (v == MUON_ZERO_REFERENCE)
       C->ns_flops[r] = C->flops_total;
-    uint64_t t = N + 3 * J->big;                     // the flat buffer; G, M, U of one matrix
-    if (v != MUON_ZERO_REFERENCE && v != MUON_ZERO12_ALLREDUCE)
-      t += S;                                         // the reduced partition
-    if (v == MUON_ZERO2_MULTI_OWNER)
-      t += C->straddle_total;                         // the straddlers' all-reduce
-    if (v == MUON_ZERO_MOONLIGHT_GATHER)
-      t += S + Cg + Cg * W;                           // NS inputs, send and gather buffers
-    C->transient[r] = t;
+    int part = v != MUON_ZERO_REFERENCE && v != MUON_ZERO12_ALLREDUCE;
+    int moon = v == MUON_ZERO_MOONLIGHT_GATHER;
+    C->transient[r] = zcost_elems (J, r, 7, (const uint64_t[]) {
+      N, 1, 3, J->big,                                // the flat buffer; G, M, U of one matrix
+      part, S,                                        // the reduced partition
+      v == MUON_ZERO2_MULTI_OWNER, C->straddle_total, // the straddlers' all-reduce
+      moon, S, moon, Cg, moon * W, Cg });             // NS inputs, send and gather buffers
   }
 fail:
   zcost_part_free (&q);
