@@ -110,8 +110,9 @@ typedef struct {
   int design, world;
   size_t nparams;
   int fails;                    // 1: muon_zero_step fails this step (ZERO3_RR_ALIASED on a
-  char why[256];                //    mixed-size round, DeepSpeed PR 8628; bytes past 2^64
-                                //    with overflow_fails); why says where
+  char why[512];                //    mixed-size round, DeepSpeed PR 8628; bytes past 2^64
+                                //    with overflow_fails); why says where, every reason
+                                //    whole (the longest combination, 493 bytes, fits)
   size_t total;                 // sum of numel
   size_t padded_total;          // the partition the design uses: its buffer length
   size_t partition_size;        //   and elements per rank (S)

@@ -24,6 +24,27 @@
 
 MUON_NAME_TABLE (variant_names, MUON_ZERO_VARIANT_LIST);   // for why
 
+// C->why holds the longest combination of its reasons whole (zero_cost_impl.h): one reason
+// of the design's own, "; ", the bytes' (over_why), "; ", the transient elements', with
+// every %zu at its 20 digits and a design's name at most ZCOST_NAME_MAX characters.  A
+// reason made longer, or why made shorter, stops the build here.
+#define ZCOST_ZU 20
+#define ZCOST_NAME_MAX 40
+#define ZCOST_LEN(lit) (sizeof (lit) - 1)
+#define ZCOST_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define ZCOST_NAME_FITS(id, value, name)                                                  \
+  typedef char zcost_name_fits_##id[ZCOST_LEN (name) <= ZCOST_NAME_MAX ? 1 : -1];
+MUON_ZERO_VARIANT_LIST (ZCOST_NAME_FITS)
+#define ZCOST_OWN_MIXED (ZCOST_LEN (ZCOST_MIXED_WHY) + 9 * (ZCOST_ZU - 3) - 2             \
+                         + ZCOST_MAX (ZCOST_LEN (ZCOST_MIXED_HOLDS), ZCOST_LEN (ZCOST_MIXED_PAD)))
+#define ZCOST_OWN_COST (ZCOST_LEN (ZCOST_NS_COST_WHY) + ZCOST_ZU - 3)
+#define ZCOST_OWN_PIECES (ZCOST_LEN (ZERO_PIECES_BLOCKS_WHY) - 2 + ZCOST_NAME_MAX)
+#define ZCOST_WHY_NEED                                                                    \
+  (ZCOST_MAX (ZCOST_MAX (ZCOST_OWN_MIXED, ZCOST_OWN_COST), ZCOST_OWN_PIECES)              \
+   + 2 + (sizeof (((cost_job *) 0)->over_why) - 1)                                       \
+   + 2 + ZCOST_LEN (ZERO_TRANSIENT_WHY) + ZCOST_ZU - 3 + 1)
+typedef char zcost_why_fits[ZCOST_WHY_NEED <= sizeof (((muon_zero_cost *) 0)->why) ? 1 : -1];
+
 // The update rule and the cost model of each design (zero_variant.h's table).
 #define ZERO_VARIANT_COST(v, exact, part, holds, updates, keeps, step, cost, dev) \
   [v] = { updates, cost },

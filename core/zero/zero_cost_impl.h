@@ -44,7 +44,18 @@ typedef struct cost_job {
   size_t trans_rank;           //   the first such rank; BADSHAPE, or the design fails
 } cost_job;
 
-// The why of transient elements reaching 2^64 - 1 (%zu: the first such rank).
+// The reasons a design fails (C->why), its own first, at most one of them: a mixed-size
+// gather round of ZERO3_RR_ALIASED (zero_cost_rr.c: 9 %zu, and %s one of the two words
+// after it), LAYERWISE_NS_COST's costs past 2^64 (zero_cost_rr.c) or ZERO_PIECES_BLOCKS_WHY
+// (zero_variant.h: %s a design's name); then bytes past 2^64 (over_why, at most 127
+// characters); then transient elements reaching 2^64 - 1 (%zu: the first such rank).
+// zero_cost.c checks at compile time that the longest combination fits C->why.
+#define ZCOST_MIXED_WHY                                                                   \
+  "gather round %zu mixes sizes: slot %zu holds matrix %zu (%zu x %zu) and slot %zu %s %zu " \
+  "(%zu x %zu) (DeepSpeed PR 8628)"
+#define ZCOST_MIXED_HOLDS "holds matrix"
+#define ZCOST_MIXED_PAD "the pad shaped like matrix"
+#define ZCOST_NS_COST_WHY "matrix %zu: the Newton-Schulz costs of the matrices pass 2^64"
 #define ZERO_TRANSIENT_WHY "its transient elements reach 2^64 - 1 (rank %zu)"
 
 void zcost_part_free (part_t *q);

@@ -57,11 +57,9 @@ muon_status zcost_round_robin (cost_job *J)
           const muon_zero_cost_param *x = &J->par[J->order[base]];
           const muon_zero_cost_param *y = &J->par[s < np ? J->order[s] : J->order[np - 1]];
           C->fails = 1;
-          snprintf (C->why, sizeof C->why,
-                    "gather round %zu mixes sizes: slot %zu holds matrix %zu (%zu x %zu) and "
-                    "slot %zu %s %zu (%zu x %zu) (DeepSpeed PR 8628)", base / W + 1, base + 1,
+          snprintf (C->why, sizeof C->why, ZCOST_MIXED_WHY, base / W + 1, base + 1,
                     J->order[base] + 1, x->rows, x->cols, s + 1,
-                    s < np ? "holds matrix" : "the pad shaped like matrix",
+                    s < np ? ZCOST_MIXED_HOLDS : ZCOST_MIXED_PAD,
                     (s < np ? J->order[s] : J->order[np - 1]) + 1, y->rows, y->cols);
           break;
         }
@@ -131,8 +129,7 @@ muon_status zcost_lpt (cost_job *J)
   if (over)                      // a design muon_zero_step would refuse: costed by numel
   {
     C->fails = 1;
-    snprintf (C->why, sizeof C->why,
-              "matrix %zu: the Newton-Schulz costs of the matrices pass 2^64", over);
+    snprintf (C->why, sizeof C->why, ZCOST_NS_COST_WHY, over);
     by_cost = 0;
   }
   // the plan's owners (zero_plan.c), the matrices numbered in the order dealt

@@ -103,6 +103,33 @@ static void test_every_design (void)
   T_EQ_INT (nover, MUON_ZERO_VARIANT_COUNT - 2);
 }
 
+// Three reasons at once, each whole (why held 255 characters: this one is 260, and came
+// out ending "(rank 0" cut to "(ra"): zero3_round_robin_aliased_pads gathers matrix 1 with the 2 x 3
+// matrix 2 in round 1 (its own reason), all-reduces 2^61 + 6 elements on 2 ranks (past
+// 2^64 bytes) and holds about 9 x 2^61 transient elements.
+static void test_three_reasons (void)
+{
+  muon_zero_cost_param p[2] = { { (size_t) 1 << 31, (size_t) 1 << 30, 1, NULL, 0 },
+                                { 2, 3, 1, NULL, 0 } };
+  muon_zero_cost_opts o;
+  muon_zero_cost *C = NULL;
+  muon_zero_cost_opts_default (&o);
+  o.design = MUON_ZERO3_RR_ALIASED;
+  o.overflow_fails = 1;
+  T_EQ_INT (muon_zero_cost_create (ctx, 2, p, 2, &o, &C), MUON_OK);
+  if (C)
+  {
+    const char *want = "gather round 1 mixes sizes: slot 1 holds matrix 1 (2147483648 x "
+                       "1073741824) and slot 2 holds matrix 2 (2 x 3) (DeepSpeed PR 8628); "
+                       "its allreduce of 2305843009213693958 elements is too many to count "
+                       "(64-bit bytes); its transient elements reach 2^64 - 1 (rank 0)";
+    T_EQ_INT (strlen (want), 260);
+    T_EQ_STR (C->why, want);
+    T_EQ_INT (C->fails, 1);
+  }
+  muon_zero_cost_destroy (&C);
+}
+
 int main (int argc, char **argv)
 {
   (void) argc;
@@ -110,6 +137,7 @@ int main (int argc, char **argv)
     return 1;
   T_RUN (test_round_robin);
   T_RUN (test_every_design);
+  T_RUN (test_three_reasons);
   muon_ctx_destroy (&ctx);
   return T_DONE (argv[0]);
 }
