@@ -84,8 +84,10 @@
 ## @item "LossScaler"
 ## @qcode{"none"} (default), @qcode{"dynamic"} (fp16-style: initial scale 2^16, growth
 ## interval 2000, backoff 0.5, growth 2, minimum scale 1, hysteresis 1),
-## @qcode{"deepspeed"} (DeepSpeed's fp16 defaults: 2^16, 1000, 0.5, 2, 1, hysteresis 2,
-## growth rule @qcode{"deepspeed"}), or a struct overriding any of the fields
+## @qcode{"deepspeed"} (the fp16 defaults of DeepSpeed's ZeRO 1-3 scaler: 2^16, 1000, 0.5,
+## 2, 1, hysteresis 2, growth rule @qcode{"deepspeed"}; without ZeRO its FP16_Optimizer
+## ignores the hysteresis: Hysteresis 1 with that growth rule), or a struct overriding any
+## of the fields
 ## @code{InitScale}, @code{GrowthInterval} (Inf: never grows), @code{Backoff},
 ## @code{Growth}, @code{MinScale}, @code{Hysteresis}, @code{ConsecutiveHysteresis},
 ## @code{GrowthRule} of @qcode{"dynamic"}.  An overflow skips the step and backs the scale
@@ -93,7 +95,8 @@
 ## 1, else drops the counter; a growth refills it to @code{Hysteresis} (1: every overflow
 ## backs off), as does every clean step with @code{ConsecutiveHysteresis}.
 ## @code{GrowthRule} @qcode{"interval"} grows after @code{GrowthInterval} clean steps in a
-## row (torch; with @code{Hysteresis}, Megatron's DynamicGradScaler), @qcode{"deepspeed"}
+## row (torch; with @code{Hysteresis}, Megatron's DynamicGradScaler, whose float32 scale
+## matches to the bit with power-of-two factors), @qcode{"deepspeed"}
 ## when c - 1 is a positive multiple of it, c the clean steps since the last overflow or
 ## the start (DeepSpeed's update_scale since PR 6976); at @code{MinScale} DeepSpeed raises
 ## instead.  The gradients handed to @code{muon_step} are multiplied by the current scale
@@ -482,8 +485,6 @@ endfunction
 %!error <muon_optimizer: parameter 'W1': GEMM must be 'auto', 'openblas' or 'onednn'.> muon_optimizer (P, "Gemm", "mkl")
 %!error <muon_optimizer: parameter 'W1': THREADS must be a non-negative integer \(0: automatic\), at most 1024\.> muon_optimizer (P, "Threads", -1)
 %!error <^muon_optimizer: parameter 'W3': unknown coefficient schedule 'bar'\. Coefficient schedules: .*\.$> muon_optimizer (P, "ParamOptions", struct ("W3", {{"Coefficients", "bar"}}))
-%!error id=muonlab:badArg muon_optimizer (P, "Coefficients", "foo")
-%!error id=muonlab:badArg muon_optimizer (P, "Foo", 1)
 %!test
 %! ## automatic routing keeps vectors on AdamW; Route sends a 1 x n or n x 1 to Muon
 %! o = muon_optimizer (P);

@@ -34,8 +34,9 @@
 ## @item every rank checks its mean gradient still multiplied by the loss scale (the
 ## accumulated sum divided by k, as @code{muon_step} checks it) for NaN, Inf or a sum of
 ## squares that overflows, and one all-reduce of the flags tells all of them: if any rank
-## found one, EVERY rank skips the step, nothing changes but the loss scale, which backs
-## off on every rank alike (@code{R.skipped}, @code{R.skip_reason} naming the first rank
+## found one, EVERY rank skips the step, nothing changes but the loss scaler, which counts
+## it on every rank alike (backs off, or counts down its Hysteresis) (@code{R.skipped},
+## @code{R.skip_reason} naming the first rank
 ## found; for @qcode{"PerMicroBatchNS"} and @qcode{"PoisonMomentum"} see below);
 ## @item the mean gradient (the accumulated sum divided by k and by the loss scale)
 ## is averaged over the ranks, and its global norm is Megatron's: each rank sums the
@@ -91,7 +92,8 @@
 ## where @qcode{"skip_muon"}'s flag sits: @qcode{"members"} (default: on the per-layer
 ## optimizers, honoured) or @qcode{"container"} (missed: clipped as @qcode{"before_ns"}).
 ## @item "LossScaler"
-## @qcode{"none"} (default), @qcode{"dynamic"} or a struct, as in @code{muon_optimizer}.
+## @qcode{"none"} (default), @qcode{"dynamic"}, @qcode{"deepspeed"} (DeepSpeed's ZeRO 1-3
+## scaler) or a struct, as in @code{muon_optimizer}.
 ## @item "PoisonMomentum"
 ## false (default); true: DeepSpeed #8432, above.
 ## @item every option of @code{zero_muon_step}

@@ -92,7 +92,8 @@ function zero_train_check (fname, st, L, variant, ranks, shapes, scaler)
                                                              fieldnames (scaler)))
          && isnumeric (sc.scale) && isreal (sc.scale) && isscalar (sc.scale)
          && isfinite (sc.scale) && sc.scale > 0 && cnt (sc.good_steps)
-         && cnt (sc.overflows)))
+         && cnt (sc.overflows) && cnt (sc.hysteresis_left) && sc.hysteresis_left >= 1
+         && sc.hysteresis_left <= scaler.hysteresis))
     bad ("scaler", "the loss scaler of a previous call");
   endif
 endfunction

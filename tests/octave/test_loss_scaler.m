@@ -241,3 +241,19 @@ endfunction
 %! L = zero_layout ({[3 2]}, 1);
 %! [~, T] = zero_train_step (L, {ones(3, 2)}, [], "LossScaler", ds);
 %! zero_train_step (L, {ones(3, 2)}, T, "LossScaler", setfield (ds, "Hysteresis", 3));
+
+%!test
+%! ## zero_train_step refuses a state whose hysteresis counter is out of [1, Hysteresis]
+%! ## (NaN ran three overflows without a back-off; muon_step refused it already)
+%! L = zero_layout ({[3 2]}, 1);
+%! ds = struct ("InitScale", 16, "GrowthInterval", 2, "Hysteresis", 2, "GrowthRule", "deepspeed");
+%! [~, T] = zero_train_step (L, {16*ones(3,2)}, [], "LossScaler", ds);
+%! T = struct (T);
+%! for bad = {NaN, 0, 1.5, 3}
+%!   T.scaler.hysteresis_left = bad{1};
+%!   fail ("zero_train_step (L, {Inf(3,2)}, T, \"LossScaler\", ds)",
+%!         "zero_train_step: STATE.scaler must be the loss scaler of a previous call\\.");
+%! endfor
+%! T.scaler.hysteresis_left = 2;
+%! [R, T2] = zero_train_step (L, {Inf(3,2)}, T, "LossScaler", ds);
+%! assert (R.skipped && T2.scaler.scale == 16 && T2.scaler.hysteresis_left == 1);

@@ -147,3 +147,7 @@ endfunction
 %!   end_try_catch
 %!   assert (toc (t0) < 2, "%s took %g s to refuse 3e5 rows", calls{k,1}, toc (t0));
 %! endfor
+
+## muon_optimizer's option errors carry the id (from its own file, kept under 500 lines)
+%!error id=muonlab:badArg muon_optimizer (struct ("W", ones (4, 3)), "Coefficients", "foo")
+%!error id=muonlab:badArg muon_optimizer (struct ("W", ones (4, 3)), "Foo", 1)
