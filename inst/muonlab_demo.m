@@ -236,3 +236,21 @@ endfunction
 
 %!error <^zero3_pads: unknown option 'Bogus'\. Options: Display\.$> muonlab_demo ("zero3_pads", "Bogus", 1)
 %!error <^zero3_pads: DISPLAY must be 'off', 'final' or 'iter'\.$> muonlab_demo ("zero3_pads", "Display", "loud")
+
+## zero2_experiment (WORLD) checks WORLD and COMM before it draws the gradients (without
+## COMM it failed after them on an undefined variable; WORLD 2.5 gave zero_layout's error)
+%!error <^zero2_experiment: WORLD needs COMM \("sim" or muon_comm \("mpi"\)\)\.$> muonlab_demo ("zero2_experiment", 2)
+%!error id=muonlab:badArg muonlab_demo ("zero2_experiment", 2)
+%!error <^zero2_experiment: WORLD must be an integer of at least 2\.$> muonlab_demo ("zero2_experiment", 2.5, "sim")
+%!error <^zero2_experiment: WORLD must be an integer of at least 2\.$> muonlab_demo ("zero2_experiment", 1, "sim")
+%!error <^zero2_experiment: WORLD must be an integer of at least 2\.$> muonlab_demo ("zero2_experiment", [2 4], "sim")
+%!error <^zero2_experiment: COMM must be "sim" or muon_comm \("mpi"\)'s communicator\.$> muonlab_demo ("zero2_experiment", 2, "Display", "off")
+%!test
+%! randn ("state", 7);
+%! s = randn ("state");
+%! try
+%!   muonlab_demo ("zero2_experiment", 2);
+%! catch err
+%!   assert (err.identifier, "muonlab:badArg");
+%! end_try_catch
+%! assert (randn ("state"), s);            # refused before the gradients are drawn
