@@ -55,7 +55,7 @@ function varargout = ns_turbo_muon (varargin)
   endif
   shape = double (shape(:).');
   if (nargout > 0)
-    varargout{1} = demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);
+    [varargout{1:nargout}] = demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);
   else
     demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);     # no "ans" without an output
   endif

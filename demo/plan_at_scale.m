@@ -37,7 +37,7 @@
 
 function varargout = plan_at_scale (varargin)
   if (nargout > 0)
-    varargout{1} = demo_run ("plan_at_scale", varargin, @run);
+    [varargout{1:nargout}] = demo_run ("plan_at_scale", varargin, @run);
   else
     demo_run ("plan_at_scale", varargin, @run);     # no "ans" without an output
   endif

@@ -72,6 +72,8 @@ function varargout = muonlab_demo (name, varargin)
     addpath (dir);
   endif
   unwind_protect
+    ## (more outputs than a demo has are refused before it runs, "NAME: function called
+    ## with too many outputs": by Octave, or by demo_run for the varargout ones)
     if (nargout > 0)
       [varargout{1:nargout}] = feval (name, varargin{:});
     else
@@ -254,3 +256,34 @@ endfunction
 %!   assert (err.identifier, "muonlab:badArg");
 %! end_try_catch
 %! assert (randn ("state"), s);            # refused before the gradients are drawn
+
+%!test
+%! ## more outputs than a demo has: refused before it runs, with the demo's name (zero3_pads
+%! ## said "run: function called with too many outputs", ns_precision_sweep ran 1.7 s and
+%! ## then said "some elements undefined in return list")
+%! for nm = muonlab_demo ()
+%!   t0 = tic ();
+%!   try
+%!     [a, b] = muonlab_demo (nm{1}, "Display", "off");
+%!     error ("%s: two outputs given", nm{1});
+%!   catch err
+%!     assert (err.message, [nm{1} ": function called with too many outputs"]);
+%!   end_try_catch
+%!   assert (toc (t0) < 1, "%s ran before it refused", nm{1});
+%! endfor
+%! d = muonlab_demo ("folder");
+%! addpath (d);
+%! unwind_protect
+%!   try                                   # called itself, the same
+%!     [a, b] = ns_precision_sweep ("Display", "off");
+%!     error ("two outputs given");
+%!   catch err
+%!     assert (err.message, "ns_precision_sweep: function called with too many outputs");
+%!   end_try_catch
+%!   ## one output, the rows; and [~, T] = evalc (...) gets them (with a declared output,
+%!   ## function T = ..., Octave 7 loses it: "element number 2 undefined")
+%!   [~, T] = evalc ('zero3_pads ("Display", "off")');
+%!   assert (isstruct (T) && numel (T) >= 7);
+%! unwind_protect_cleanup
+%!   rmpath (d);
+%! end_unwind_protect
