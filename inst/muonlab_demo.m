@@ -41,11 +41,16 @@ function varargout = muonlab_demo (name, varargin)
   if (nargin > 0)
     if (! (ischar (name) && isrow (name)))
       error ("muonlab:badArg", "%s: NAME must be a demo name (a string).", fname);
-    elseif (strcmp (name, "folder"))
-      varargout{1} = dir;
-      return;
-    elseif (strcmp (name, "output"))
-      varargout{1} = output_folder (dir);
+    elseif (any (strcmp (name, {"folder", "output"})))
+      if (nargin > 1)
+        error ("muonlab:badArg", "%s: \"%s\" takes no other arguments.", fname, name);
+      elseif (nargout > 1)
+        error ("muonlab:badArg", "%s: \"%s\" has one output, the folder.", fname, name);
+      elseif (strcmp (name, "folder"))
+        varargout{1} = dir;
+      else
+        varargout{1} = output_folder (dir);
+      endif
       return;
     elseif (strcmp (name, "options") && nargin == 3)   # internal, for demo_options.m:
       varargout{1} = parse_options (varargin{1}, "demo", varargin{2});   # a demo's options
@@ -54,7 +59,9 @@ function varargout = muonlab_demo (name, varargin)
   endif
   names = demo_names (dir);
   if (nargin == 0)
-    if (nargout > 0)
+    if (nargout > 1)
+      error ("muonlab:badArg", "%s: the list has one output, the names.", fname);
+    elseif (nargout > 0)
       varargout{1} = names;
     else
       printf ("muonlab demos (muonlab_demo (NAME), help in the demo folder %s):\n", dir);
@@ -235,6 +242,16 @@ endfunction
 %!error id=muonlab:badArg muonlab_demo ("options")
 %!error <^muonlab_demo: NAME must be .*\.$> muonlab_demo ("options", "x")
 %!error id=muonlab:badArg muonlab_demo ("options", "x")
+
+## its own forms take nothing more and have one output (the extra arguments were ignored, a
+## second output gave Octave's "element number 2 undefined in return list")
+%!error <^muonlab_demo: "folder" takes no other arguments\.$> muonlab_demo ("folder", 1)
+%!error id=muonlab:badArg muonlab_demo ("folder", 1)
+%!error <^muonlab_demo: "output" takes no other arguments\.$> muonlab_demo ("output", "x", "y")
+%!error <^muonlab_demo: "folder" has one output, the folder\.$> [a, b] = muonlab_demo ("folder")
+%!error <^muonlab_demo: "output" has one output, the folder\.$> [a, b] = muonlab_demo ("output")
+%!error <^muonlab_demo: the list has one output, the names\.$> [a, b] = muonlab_demo ()
+%!error id=muonlab:badArg [a, b] = muonlab_demo ()
 
 %!error <^zero3_pads: unknown option 'Bogus'\. Options: Display\.$> muonlab_demo ("zero3_pads", "Bogus", 1)
 %!error <^zero3_pads: DISPLAY must be 'off', 'final' or 'iter'\.$> muonlab_demo ("zero3_pads", "Display", "loud")
