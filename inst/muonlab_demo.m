@@ -207,7 +207,7 @@ endfunction
 %!   assert (! isempty (regexp (txt, ['^  ' n{k} ' +' t{1} ' +\S'], "once", "lineanchors")),
 %!           "%s: no time %s in the list", n{k}, t{1});
 %! endfor
-%! assert (! isempty (regexp (txt, '^  muon_family +6 s +The Muon family of 2026 \(NorMuon, AdaMuon, Dion, \.\.\.\) on one small \.\.\.$', "once", "lineanchors")));
+%! assert (! isempty (regexp (txt, '^  muon_family +8 s +The Muon family of 2026 \(NorMuon, AdaMuon, Dion, \.\.\.\) on one small \.\.\.$', "once", "lineanchors")));
 
 %!test
 %! ## a demo runs through it, returns its outputs, and its folder leaves the path again
