@@ -11,6 +11,14 @@
 ## @end deftypefn
 
 function varargout = demo_run (name, args, fn, varargin)
+  ## more outputs than the body has: refused before it runs, in the demo's name, as Octave
+  ## refuses a function of declared outputs (the demos are varargout: Octave 7 loses the
+  ## output of [~, T] = evalc ("demo (...)") when T is declared); an anonymous or varargout
+  ## body (nargout -1) says for itself
+  nmax = nargout (fn);
+  if (nmax >= 0 && nargout > nmax)
+    error ("Octave:invalid-fun-call", "%s: function called with too many outputs", name);
+  endif
   o = demo_options (name, args);
   prev = 0;
   try

@@ -31,7 +31,7 @@
 ## three updates.
 ##
 ## Writes @file{demo/output/muon_family.png} (the loss curves) and
-## @file{demo/output/muon_family_axis.png} (part (b)).  About 6 s.  Option
+## @file{demo/output/muon_family_axis.png} (part (b)).  About 8 s on 2 cores.  Option
 ## @qcode{"Display"}: @qcode{"final"} (default) prints the tables at the end,
 ## @qcode{"iter"} also one line per preset, @qcode{"off"} prints nothing.  With an
 ## output argument the results come back as a struct @var{D}: @code{D.presets} (one row

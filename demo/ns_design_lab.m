@@ -39,7 +39,7 @@
 
 function varargout = ns_design_lab (varargin)
   if (nargout > 0)
-    varargout{1} = demo_run ("ns_design_lab", varargin, @run);
+    [varargout{1:nargout}] = demo_run ("ns_design_lab", varargin, @run);
   else
     demo_run ("ns_design_lab", varargin, @run);     # no "ans" without an output
   endif

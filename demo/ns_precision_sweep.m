@@ -29,7 +29,7 @@
 
 function varargout = ns_precision_sweep (varargin)
   if (nargout > 0)
-    varargout{1} = demo_run ("ns_precision_sweep", varargin, @run);
+    [varargout{1:nargout}] = demo_run ("ns_precision_sweep", varargin, @run);
   else
     demo_run ("ns_precision_sweep", varargin, @run);     # no "ans" without an output
   endif

@@ -17,7 +17,8 @@
 ## Turbo-Muon's code runs today; and Frobenius scaling with @code{you}'s five, its own
 ## baseline.  Each is scored
 ## by the polar error ||X - U V'||_F / ||U V'||_F against the fp64 polar factor (computed
-## as (G G')^(-1/2) G from an fp64 eigendecomposition, which agrees with the SVD's U V' to
+## as (G G')^(-1/2) G, or G (G' G)^(-1/2) for a tall @var{shape}, from an fp64
+## eigendecomposition of the short side's Gram matrix, which agrees with the SVD's U V' to
 ## 1e-14 here and is much faster), and the table gives the median over the seeds.
 ##
 ## The paper's claim is the first row against the second: one step fewer at no loss of
@@ -55,7 +56,7 @@ function varargout = ns_turbo_muon (varargin)
   endif
   shape = double (shape(:).');
   if (nargout > 0)
-    varargout{1} = demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);
+    [varargout{1:nargout}] = demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);
   else
     demo_run ("ns_turbo_muon", varargin(k:end), @run, seeds, shape);     # no "ans" without an output
   endif
@@ -148,8 +149,16 @@ function E = run_seeds (shape, seeds, cfg, precs, o, t0, id)
   for sd = 1:seeds
     randn ("state", sd);
     G = randn (shape);
-    [W, L] = eig (G * G');
-    P = W * diag (1 ./ sqrt (diag (L))) * W' * G;
+    ## the fp64 polar factor from the short side's Gram matrix: for a tall G that of G' G
+    ## (G G' is m x m of rank n, its eigenvalues near 0 come out negative: P was complex and
+    ## 1e-6 off at 2048 x 2, and each seed an m^3 eig)
+    if (rows (G) > columns (G))
+      [W, L] = eig (G' * G);
+      P = G * W * diag (1 ./ sqrt (diag (L))) * W';
+    else
+      [W, L] = eig (G * G');
+      P = W * diag (1 ./ sqrt (diag (L))) * W' * G;
+    endif
     nP = norm (P, "fro");
     S = G;                               # AOL's scaling, on the short side (G is wide)
     if (rows (S) > columns (S))

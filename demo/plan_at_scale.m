@@ -28,7 +28,7 @@
 ## the same curve share it and one key entry, "a = b"), and with
 ## @code{muon_export} the cheapest-design table (CSV), the per-rank plan of DeepSeek-V3 on
 ## 256 ranks (CSV, one row per design and rank) and the per-matrix plan of Llama-3.1-70B on
-## 1,024 ranks (JSON, one object per matrix) beside them.  About 8 s.
+## 1,024 ranks (JSON, one object per matrix) beside them.  About 11 s on 2 cores.
 ## @qcode{"Display"}: @qcode{"final"} (default: the tables), @qcode{"iter"} (also one line
 ## per model and world size with the elapsed time) or @qcode{"off"} (the files only).
 ## With an output argument the rows of the cheapest-design table come back as a struct
@@ -37,7 +37,7 @@
 
 function varargout = plan_at_scale (varargin)
   if (nargout > 0)
-    varargout{1} = demo_run ("plan_at_scale", varargin, @run);
+    [varargout{1:nargout}] = demo_run ("plan_at_scale", varargin, @run);
   else
     demo_run ("plan_at_scale", varargin, @run);     # no "ans" without an output
   endif

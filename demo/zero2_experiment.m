@@ -7,9 +7,10 @@
 ## @deftypefnx {muonlab demo} {@var{X} =} zero2_experiment (@dots{}, "Display", @var{how})
 ## @deftypefnx {muonlab demo} {} zero2_experiment ("print", @var{X}, @var{agree})
 ## DeepSpeed PR 8091's experiment (see @code{zero2_muon_correctness}) on @var{world} ranks
-## of the communicator @var{comm} (@qcode{"sim"}, or @code{muon_comm ("mpi")} inside
-## @code{muon_mpirun}): the same model, per-rank fp16 gradients and step for every design
-## of @code{zero_muon_step}, in gram (fp16) and standard (bf16).
+## (an integer of at least 2: one rank has no partition cut) of the communicator @var{comm}
+## (@qcode{"sim"}, or @code{muon_comm ("mpi")} inside @code{muon_mpirun}): the same model,
+## per-rank fp16 gradients and step for every design of @code{zero_muon_step}, in gram
+## (fp16) and standard (bf16).
 ##
 ## @var{X} has fields @code{L} (the layout), @code{strad} (the straddling weights),
 ## @code{batch}, @code{lr}, @code{threshold}, @code{T} (one row per variant and method:
@@ -56,6 +57,20 @@ function X = zero2_experiment (world, comm, varargin)
       X = Y;
     endif
     return;
+  endif
+  ## (checked before the gradients are drawn: without COMM the call failed on an undefined
+  ## variable after them, a WORLD of 2.5 with zero_layout's message)
+  if (nargin < 2)
+    error ("muonlab:badArg",
+           "zero2_experiment: WORLD needs COMM (\"sim\" or muon_comm (\"mpi\")).");
+  endif
+  if (! (isnumeric (world) && isreal (world) && isscalar (world) && isfinite (world)
+         && world == fix (world) && world >= 2))
+    error ("muonlab:badArg", "zero2_experiment: WORLD must be an integer of at least 2.");
+  endif
+  if (! (isstruct (comm) || (ischar (comm) && strcmp (comm, "sim"))))
+    error ("muonlab:badArg",
+           "zero2_experiment: COMM must be \"sim\" or muon_comm (\"mpi\")'s communicator.");
   endif
   o = demo_options ("zero2_experiment", varargin);
   t0 = tic ();

@@ -41,11 +41,16 @@ function varargout = muonlab_demo (name, varargin)
   if (nargin > 0)
     if (! (ischar (name) && isrow (name)))
       error ("muonlab:badArg", "%s: NAME must be a demo name (a string).", fname);
-    elseif (strcmp (name, "folder"))
-      varargout{1} = dir;
-      return;
-    elseif (strcmp (name, "output"))
-      varargout{1} = output_folder (dir);
+    elseif (any (strcmp (name, {"folder", "output"})))
+      if (nargin > 1)
+        error ("muonlab:badArg", "%s: \"%s\" takes no other arguments.", fname, name);
+      elseif (nargout > 1)
+        error ("muonlab:badArg", "%s: \"%s\" has one output, the folder.", fname, name);
+      elseif (strcmp (name, "folder"))
+        varargout{1} = dir;
+      else
+        varargout{1} = output_folder (dir);
+      endif
       return;
     elseif (strcmp (name, "options") && nargin == 3)   # internal, for demo_options.m:
       varargout{1} = parse_options (varargin{1}, "demo", varargin{2});   # a demo's options
@@ -54,7 +59,9 @@ function varargout = muonlab_demo (name, varargin)
   endif
   names = demo_names (dir);
   if (nargin == 0)
-    if (nargout > 0)
+    if (nargout > 1)
+      error ("muonlab:badArg", "%s: the list has one output, the names.", fname);
+    elseif (nargout > 0)
       varargout{1} = names;
     else
       printf ("muonlab demos (muonlab_demo (NAME), help in the demo folder %s):\n", dir);
@@ -72,6 +79,8 @@ function varargout = muonlab_demo (name, varargin)
     addpath (dir);
   endif
   unwind_protect
+    ## (more outputs than a demo has are refused before it runs, "NAME: function called
+    ## with too many outputs": by Octave, or by demo_run for the varargout ones)
     if (nargout > 0)
       [varargout{1:nargout}] = feval (name, varargin{:});
     else
@@ -198,7 +207,7 @@ endfunction
 %!   assert (! isempty (regexp (txt, ['^  ' n{k} ' +' t{1} ' +\S'], "once", "lineanchors")),
 %!           "%s: no time %s in the list", n{k}, t{1});
 %! endfor
-%! assert (! isempty (regexp (txt, '^  muon_family +6 s +The Muon family of 2026 \(NorMuon, AdaMuon, Dion, \.\.\.\) on one small \.\.\.$', "once", "lineanchors")));
+%! assert (! isempty (regexp (txt, '^  muon_family +8 s +The Muon family of 2026 \(NorMuon, AdaMuon, Dion, \.\.\.\) on one small \.\.\.$', "once", "lineanchors")));
 
 %!test
 %! ## a demo runs through it, returns its outputs, and its folder leaves the path again
@@ -234,5 +243,64 @@ endfunction
 %!error <^muonlab_demo: NAME must be .*\.$> muonlab_demo ("options", "x")
 %!error id=muonlab:badArg muonlab_demo ("options", "x")
 
+## its own forms take nothing more and have one output (the extra arguments were ignored, a
+## second output gave Octave's "element number 2 undefined in return list")
+%!error <^muonlab_demo: "folder" takes no other arguments\.$> muonlab_demo ("folder", 1)
+%!error id=muonlab:badArg muonlab_demo ("folder", 1)
+%!error <^muonlab_demo: "output" takes no other arguments\.$> muonlab_demo ("output", "x", "y")
+%!error <^muonlab_demo: "folder" has one output, the folder\.$> [a, b] = muonlab_demo ("folder")
+%!error <^muonlab_demo: "output" has one output, the folder\.$> [a, b] = muonlab_demo ("output")
+%!error <^muonlab_demo: the list has one output, the names\.$> [a, b] = muonlab_demo ()
+%!error id=muonlab:badArg [a, b] = muonlab_demo ()
+
 %!error <^zero3_pads: unknown option 'Bogus'\. Options: Display\.$> muonlab_demo ("zero3_pads", "Bogus", 1)
 %!error <^zero3_pads: DISPLAY must be 'off', 'final' or 'iter'\.$> muonlab_demo ("zero3_pads", "Display", "loud")
+
+## zero2_experiment (WORLD) checks WORLD and COMM before it draws the gradients (without
+## COMM it failed after them on an undefined variable; WORLD 2.5 gave zero_layout's error)
+%!error <^zero2_experiment: WORLD needs COMM \("sim" or muon_comm \("mpi"\)\)\.$> muonlab_demo ("zero2_experiment", 2)
+%!error id=muonlab:badArg muonlab_demo ("zero2_experiment", 2)
+%!error <^zero2_experiment: WORLD must be an integer of at least 2\.$> muonlab_demo ("zero2_experiment", 2.5, "sim")
+%!error <^zero2_experiment: WORLD must be an integer of at least 2\.$> muonlab_demo ("zero2_experiment", 1, "sim")
+%!error <^zero2_experiment: WORLD must be an integer of at least 2\.$> muonlab_demo ("zero2_experiment", [2 4], "sim")
+%!error <^zero2_experiment: COMM must be "sim" or muon_comm \("mpi"\)'s communicator\.$> muonlab_demo ("zero2_experiment", 2, "Display", "off")
+%!test
+%! randn ("state", 7);
+%! s = randn ("state");
+%! try
+%!   muonlab_demo ("zero2_experiment", 2);
+%! catch err
+%!   assert (err.identifier, "muonlab:badArg");
+%! end_try_catch
+%! assert (randn ("state"), s);            # refused before the gradients are drawn
+
+%!test
+%! ## more outputs than a demo has: refused before it runs, with the demo's name (zero3_pads
+%! ## said "run: function called with too many outputs", ns_precision_sweep ran 1.7 s and
+%! ## then said "some elements undefined in return list")
+%! for nm = muonlab_demo ()
+%!   t0 = tic ();
+%!   try
+%!     [a, b] = muonlab_demo (nm{1}, "Display", "off");
+%!     error ("%s: two outputs given", nm{1});
+%!   catch err
+%!     assert (err.message, [nm{1} ": function called with too many outputs"]);
+%!   end_try_catch
+%!   assert (toc (t0) < 1, "%s ran before it refused", nm{1});
+%! endfor
+%! d = muonlab_demo ("folder");
+%! addpath (d);
+%! unwind_protect
+%!   try                                   # called itself, the same
+%!     [a, b] = ns_precision_sweep ("Display", "off");
+%!     error ("two outputs given");
+%!   catch err
+%!     assert (err.message, "ns_precision_sweep: function called with too many outputs");
+%!   end_try_catch
+%!   ## one output, the rows; and [~, T] = evalc (...) gets them (with a declared output,
+%!   ## function T = ..., Octave 7 loses it: "element number 2 undefined")
+%!   [~, T] = evalc ('zero3_pads ("Display", "off")');
+%!   assert (isstruct (T) && numel (T) >= 7);
+%! unwind_protect_cleanup
+%!   rmpath (d);
+%! end_unwind_protect

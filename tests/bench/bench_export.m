@@ -1,8 +1,9 @@
 ## bench_export - `make bench`: how long a large table takes out and back.  The per-rank
-## table of zero_cost for Llama-3.1-8B on 1,024 ranks (every design: 12,288 rows of 29
-## columns, four of them text) written by muon_export and read back by muon_import, as CSV
-## and as JSON; target: each direction under 2 s (printed, not asserted).  Each figure is the
-## best of 3 runs, wall time (CPU time beside it: the machine is shared).
+## table of zero_cost for Llama-3.1-8B on 1,024 ranks (a row per design and rank: 13,312
+## rows now, 13 designs, printed with the run; 29 columns, four of them text) written by
+## muon_export and read back by muon_import, as CSV and as JSON; target: each direction
+## under 2 s (printed, not asserted).  Each figure is the best of 3 runs, wall time (CPU
+## time beside it: the machine is shared).
 ##
 ##   cd tests/bench && octave-cli --eval bench_export
 
@@ -23,8 +24,8 @@ function out = bench_export ()
     unwind_protect_cleanup
       unlink (f);
     end_unwind_protect
-    printf ("  %-5s %d rows: muon_export %.2f s (cpu %.2f), muon_import %.2f s (cpu %.2f); target 2 s\n",
-            ext{1}(2:end), n, tw, cw, tr, cr);
+    printf ("  %-5s %d rows (%d designs x 1024 ranks): muon_export %.2f s (cpu %.2f), muon_import %.2f s (cpu %.2f); target 2 s\n",
+            ext{1}(2:end), n, numel (C), tw, cw, tr, cr);
     out.(ext{1}(2:end)) = [tw tr];
   endfor
 endfunction

@@ -279,6 +279,41 @@ endfunction
 %! end_unwind_protect
 
 %!test
+%! ## ns_turbo_muon with a tall SHAPE: its reference is the SVD's U V' to 1e-14 as on a wide
+%! ## one (from G G', m x m of rank n, it was complex and 5e-7 off at 256 x 8, 6e-6 at
+%! ## 2048 x 2): every polar error of the table recomputed against svd's
+%! d = muonlab_demo ("folder");
+%! addpath (d);
+%! unwind_protect
+%!   T = ns_turbo_muon (1, [256 8], "Display", "off");
+%!   assert (isreal (T.errors));
+%!   randn ("state", 1);
+%!   G = randn (256, 8);
+%!   [U, ~, V] = svd (G, "econ");
+%!   P = U * V';
+%!   you = muon_coeffs ("you");
+%!   cfg = {{"Normalize", "aol", "Coefficients", "aol", "Steps", 4},
+%!          {"Normalize", "frobenius", "Coefficients", "keller", "Steps", 5},
+%!          {"Normalize", "frobenius", "Coefficients", "aol", "Steps", 4},
+%!          {"Normalize", "aol", "Coefficients", you(2:5,:), "Steps", 4},
+%!          {"Normalize", "frobenius", "Coefficients", "you", "Steps", 5}};
+%!   w = warning ("off", "muonlab:unsafeSchedule");
+%!   unwind_protect
+%!     for c = 1:5
+%!       q = {"bf16", "single"};
+%!       for k = 1:2
+%!         X = double (muon_ns (G, cfg{c}{:}, "Precision", q{k}));
+%!         assert (T.errors(1,c,k), norm (X - P, "fro") / norm (P, "fro"), 1e-12);
+%!       endfor
+%!     endfor
+%!   unwind_protect_cleanup
+%!     warning (w);
+%!   end_unwind_protect
+%! unwind_protect_cleanup
+%!   rmpath (d);
+%! end_unwind_protect
+
+%!test
 %! ## demo_run runs a demo's body with Octave's BLAS on one thread (the references' svd and
 %! ## eig sum in another order on two) and gives the count back
 %! d = muonlab_demo ("folder");

@@ -139,6 +139,25 @@ endfunction
 %! endif
 
 %!test
+%! ## bench_export's table: the row count its header and the README's make bench line state
+%! ## is zero_cost's, a row per design and rank of Llama-3.1-8B at 1,024 (both said 12,288
+%! ## once it had 13 designs: 13,312)
+%! C = zero_cost (muon_model ("llama-3.1-8b"), 1024);
+%! R = [C.ranks];
+%! n = numel (vertcat (R.rank));
+%! assert (n, numel (C) * 1024);
+%! f = {fullfile(root, "tests", "bench", "bench_export.m"), fullfile(root, "README.md")};
+%! pat = {'(\d[\d,]*) rows', '(\d[\d,]*)(?:-row table| rows\)) through muon_export'};
+%! for k = 1:2
+%!   if (exist (f{k}, "file"))             # (not beside an installed inst/)
+%!     t = regexprep (fileread (f{k}), '\s+(##?\s+)?', " ");    # (comment lines joined)
+%!     c = regexp (t, pat{k}, "tokens");
+%!     c = cellfun (@(x) str2double (strrep (x{1}, ",", "")), c);
+%!     assert (! isempty (c) && all (c == n), "%s: %s rows, zero_cost %d", f{k}, mat2str (c), n);
+%!   endif
+%! endfor
+
+%!test
 %! ## the schedule audit's grid: ns_schedule_audit's help and ns_map's say 60 log-spaced
 %! ## points on [1e-6, 1e-3), and ns_map samples them (then 20001 from 1e-3 to 1)
 %! h = regexprep (help ("ns_schedule_audit"), '\s+', " ");
