@@ -469,6 +469,12 @@ endfunction
 %! g{1,2} = muon_gpu (g{1,2}, "Device", "cpu", "Class", "double");
 %! zero_train_step (L, g, []);
 %!error <zero_train_step: STATE must be \[\] or the state of a previous call.> zero_train_step (L, grads (1), struct ())
+## a peer's name of a loss scaler setting: the LOSSSCALER field it is (README's table)
+%!error <^zero_train_step: unknown option 'min_loss_scale': "min_loss_scale" \(DeepSpeed, Megatron\) is the LOSSSCALER field "MinScale" here \("LossScaler", struct \("MinScale", 1\)\): the same number \(1\)\. Options: ClipPolicy, .*, Threads\.$> zero_train_step (L, grads (1), [], "min_loss_scale", 1)
+%!error <^zero_train_step: unknown option 'loss_scale_window': "loss_scale_window" \(DeepSpeed, Megatron\) is the LOSSSCALER field "GrowthInterval" here \("LossScaler", struct \("GrowthInterval", 1000\)\): the same count \(their default 1000, muonlab's 2000\); DeepSpeed counts it as GrowthRule deepspeed does, Megatron as interval \(muonlab's default\)\. Options: ClipPolicy, .*, Threads\.$> zero_train_step (L, grads (1), [], "loss_scale_window", 1000)
+%!error <^zero_train_step: unknown option 'initial_loss_scale': "initial_loss_scale" \(Megatron\) is the LOSSSCALER field "InitScale" here \("LossScaler", struct \("InitScale", 4294967296\)\): the same number \(Megatron's default 2\^32, muonlab's 2\^16\)\. Options: ClipPolicy, .*, Threads\.$> zero_train_step (L, grads (1), [], "initial_loss_scale", 2^32)
+%!error <^zero_train_step: unknown LOSSSCALER field 'backoff_factor': "backoff_factor" \(torch GradScaler\) is "Backoff" here: the same factor \(0\.5\)\. LOSSSCALER fields: InitScale, GrowthInterval, Backoff, Growth, MinScale, Hysteresis, ConsecutiveHysteresis, GrowthRule\.$> zero_train_step (L, grads (1), [], "LossScaler", struct ("backoff_factor", 0.5))
+%!error <^zero_train_step: unknown LOSSSCALER field 'hysteresis_interval'; did you mean 'Hysteresis'\? LOSSSCALER fields: .*\.$> zero_train_step (L, grads (1), [], "LossScaler", struct ("hysteresis_interval", 2))
 %!error <zero_train_step: STATE belongs to another layout, design, communicator or training option: its clip policy is 'none', this call's 'after_ns'\.>
 %! [~, T] = zero_train_step (L, grads (1), []);
 %! zero_train_step (L, grads (1), T, "ClipPolicy", "after_ns");

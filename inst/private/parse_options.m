@@ -72,8 +72,9 @@ function [o, rest] = parse_options (fname, key, args, field, value)
   endif
   k = lookup (S.sorted, lower (names), "m");
   if (! all (k))                        # what was meant, and the valid names
-    error ("muonlab:badArg", "%s", unknown_name (fname, S.unknown, names{find (! k, 1)},
-                                                 unique (S.names, "stable")));
+    bad = find (! k, 1);
+    error ("muonlab:badArg", "%s", unknown_name (fname, S.unknown, names{bad},
+                                                 unique (S.names, "stable"), args{2*bad}));
   endif
   k = S.row(k);
   q = 1:numel (k);                      # the pairs of this table's rows; the rest pass on

@@ -17,7 +17,8 @@
 ## counters (step skipped, the scaler's);
 ## @item a checkpoint saved mid-hysteresis (muon_save_state, zero_save_state) resumes the
 ## same trace; an older checkpoint without the hysteresis fields loads as Hysteresis 1;
-## @item the option's errors.
+## @item the option's errors, and the answers to a peer's name of a setting (DeepSpeed's,
+## Megatron's, torch's GradScaler's), inside the struct and as an option.
 ## @end itemize
 ## @end deftypefn
 
@@ -228,6 +229,23 @@ endfunction
 %!error <^muon_optimizer: LOSSSCALER\.Backoff must be in \(0, 1\]\.$> muon_optimizer (P0, "LossScaler", struct ("Backoff", 2))
 %!error <^muon_optimizer: LOSSSCALER\.Growth must be a finite scalar of at least 1\.$> muon_optimizer (P0, "LossScaler", struct ("Growth", 0.5))
 %!error <^muon_optimizer: LOSSSCALER\.MinScale must be positive and at most InitScale\.$> muon_optimizer (P0, "LossScaler", struct ("InitScale", 4, "MinScale", 8))
+## a peer's name of a setting (DeepSpeed's fp16 config, Megatron's, torch's GradScaler;
+## README's table "Coming from torch, DeepSpeed or Dion"): inside the struct, the field it
+## is; typed as an option, the LOSSSCALER field and the call with the value given
+%!error <^muon_optimizer: unknown LOSSSCALER field 'loss_scale_window': "loss_scale_window" \(DeepSpeed, Megatron\) is "GrowthInterval" here: the same count \(their default 1000, muonlab's 2000\); DeepSpeed counts it as GrowthRule deepspeed does, Megatron as interval \(muonlab's default\)\. LOSSSCALER fields: InitScale, GrowthInterval, Backoff, Growth, MinScale, Hysteresis, ConsecutiveHysteresis, GrowthRule\.$> muon_optimizer (P0, "LossScaler", struct ("loss_scale_window", 1000))
+%!error <^muon_optimizer: unknown LOSSSCALER field 'initial_scale_power': "initial_scale_power" \(DeepSpeed\) is "InitScale" here: a power p is InitScale 2\^p \(DeepSpeed's default 16: 2\^16, muonlab's too\)\. LOSSSCALER fields: InitScale, GrowthInterval, Backoff, Growth, MinScale, Hysteresis, ConsecutiveHysteresis, GrowthRule\.$> muon_optimizer (P0, "LossScaler", struct ("initial_scale_power", 16))
+%!error <^muon_optimizer: unknown LOSSSCALER field 'growth_factor': "growth_factor" \(torch GradScaler\) is "Growth" here: the same factor \(2\)\. LOSSSCALER fields: InitScale, GrowthInterval, Backoff, Growth, MinScale, Hysteresis, ConsecutiveHysteresis, GrowthRule\.$> muon_optimizer (P0, "LossScaler", struct ("InitScale", 8, "growth_factor", 2))
+%!error <^muon_optimizer: unknown option 'hysteresis': "hysteresis" \(DeepSpeed, Megatron\) is the LOSSSCALER field "Hysteresis" here \("LossScaler", struct \("Hysteresis", 2\)\): the same count \(their default 2, muonlab's 1\)\. Options: LR, .*, DecayFirst\.$> muon_optimizer (P0, "hysteresis", 2)
+%!error <^muon_optimizer: unknown option 'initial_scale_power': "initial_scale_power" \(DeepSpeed\) is the LOSSSCALER field "InitScale" here \("LossScaler", struct \("InitScale", 2\^16\)\): a power p is InitScale 2\^p \(DeepSpeed's default 16: 2\^16, muonlab's too\)\. Options: LR, .*, DecayFirst\.$> muon_optimizer (P0, "initial_scale_power", 16)
+%!error <^muon_optimizer: unknown option 'loss_scale': "loss_scale" \(DeepSpeed\) is the LOSSSCALER field "InitScale" here \("LossScaler", "deepspeed"\): 0 \(DeepSpeed's default\) is dynamic: "LossScaler", "deepspeed"; a fixed scale s is InitScale s with GrowthInterval Inf and Backoff 1 \(and MinScale s below 1\)\. Options: LR, .*, DecayFirst\.$> muon_optimizer (P0, "loss_scale", 0)
+%!error <^muon_optimizer: unknown option 'loss_scale': "loss_scale" \(DeepSpeed\) is the LOSSSCALER field "InitScale" here \("LossScaler", struct \("InitScale", 0\.5, "GrowthInterval", Inf, "Backoff", 1, "MinScale", 0\.5\)\): 0 \(DeepSpeed's default\) .*\. Options: LR, .*, DecayFirst\.$> muon_optimizer (P0, "loss_scale", 0.5)
+%!error <^muon_optimizer: unknown option 'init_scale': "init_scale" \(torch GradScaler\) is the LOSSSCALER field "InitScale" here \("LossScaler", struct \("InitScale", \.\.\.\)\): the same number \(2\^16\)\. Options: LR, .*, DecayFirst\.$> muon_optimizer (P0, "init_scale", "big")
+%!error <^muon_optimizer: unknown option 'consecutive_hysteresis': "consecutive_hysteresis" \(DeepSpeed\) is the LOSSSCALER field "ConsecutiveHysteresis" here \("LossScaler", struct \("ConsecutiveHysteresis", true\)\): the same logical \(false\)\. Options: LR, .*, DecayFirst\.$> muon_optimizer (P0, "consecutive_hysteresis", true)
+%!error <^muon_update: unknown option 'hysteresis': "hysteresis" \(DeepSpeed, Megatron\) is the LOSSSCALER field "Hysteresis" here, of muon_optimizer and zero_train_step, not of muon_update\. Options: Method, .*, DecayFirst\.$> muon_update (ones (3), [], "hysteresis", 2)
+%!test
+%! ## the same settings under muonlab's names (hysteresis is its own name, any case)
+%! opt = muon_optimizer (P0, "LossScaler", struct ("InitScale", 2^16, "GrowthInterval", 1000, "hysteresis", 2));
+%! assert ([opt.scaler.scale opt.scaler.growth_interval opt.scaler.hysteresis], [65536 1000 2]);
 %!error <^muon_optimizer: LOSSSCALER\.Hysteresis must be a positive integer\.$> muon_optimizer (P0, "LossScaler", struct ("Hysteresis", 0))
 %!error <^muon_optimizer: LOSSSCALER\.Hysteresis must be a positive integer\.$> muon_optimizer (P0, "LossScaler", struct ("Hysteresis", 1.5))
 %!error <^muon_optimizer: LOSSSCALER\.ConsecutiveHysteresis must be true or false\.$> muon_optimizer (P0, "LossScaler", struct ("ConsecutiveHysteresis", "yes"))

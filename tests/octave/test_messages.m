@@ -121,7 +121,15 @@ endfunction
 %! endfor
 %! for k = 1:rows (A)
 %!   assert (any (strcmp (A{k,3}, names)), "alias %s -> %s: no such option", A{k,1}, A{k,3});
-%!   assert (! any (strcmpi (A{k,1}, names)), "alias %s is an option name itself", A{k,1});
+%!   ## (a loss scaler field's own name up to case, hysteresis, is no option name: its row
+%!   ## answers it typed as an option; inside the struct it is the field)
+%!   own = in_private ("option_spec", "loss_scaler").names;
+%!   if (any (strcmp (A{k,3}, own)))
+%!     names_k = names(! strcmp (names, A{k,3}));
+%!   else
+%!     names_k = names;
+%!   endif
+%!   assert (! any (strcmpi (A{k,1}, names_k)), "alias %s is an option name itself", A{k,1});
 %! endfor
 
 %!test
