@@ -39,8 +39,9 @@
 ## @item @qcode{"muon_mpirun: rank 1 raised: @var{message}"}
 ## the rank's function raised an error; the rank calls @code{MPI_Abort}.
 ## @item @qcode{"muon_mpirun: rank 1 returned a value save cannot write (a zero_plan: @dots{}); return the data it holds."}
-## the rank's result (muonlab's results go as their structs) cannot travel back in a .mat
-## file: an object, or a cell or struct holding one; the rank calls @code{MPI_Abort}.
+## the rank's result (muonlab's results and states go as their plain structs) cannot
+## travel back in a .mat file: an object, or a cell or struct holding one; the rank calls
+## @code{MPI_Abort}.
 ## @item @qcode{"muon_mpirun: rank 1 exited with status 3 before its function returned."}
 ## the rank called @code{exit} (with any status, 0 included) while its function ran; it
 ## ends without finalizing MPI, which makes @code{mpirun} end the other ranks.
@@ -238,7 +239,6 @@ function [R, out] = muon_mpirun (np, fn, varargin)
   end_unwind_protect
 endfunction
 
-## X with every muon_result in it (at any depth of structs and cells) made its plain struct.
 ## Whether save can write x (into a file that is removed at once).
 function ok = can_save (x)
   f = [tempname() ".mat"];
@@ -253,8 +253,14 @@ function ok = can_save (x)
   endif
 endfunction
 
+## X with every muon_result and muon_state in it (at any depth of structs and cells) made
+## its plain struct: a state through state_plain, as muon_export does (one made before
+## `clear functions` is a muon_state still, but no muon_result, and Octave's own struct of
+## it holds kind and s).
 function x = plain (x)
-  if (isa (x, "muon_result"))
+  if (isa (x, "muon_state"))
+    x = plain (state_plain (x));
+  elseif (isa (x, "muon_result"))
     x = plain (struct (x));
   elseif (isstruct (x))
     for f = fieldnames (x).'

@@ -5,7 +5,8 @@
 ##
 ## Results gathered from every rank (rank 0's output captured, arguments and the working
 ## directory passed on, MPI results bitwise equal to the sim communicator's for an odd world
-## of 3); an unknown function; muon_mpirun from an Octave that has itself initialized MPI,
+## of 3; a muon_optimizer state a rank returns as its plain struct, also one made before
+## `clear functions`); an unknown function; muon_mpirun from an Octave that has itself initialized MPI,
 ## from one that a plain mpirun started and from a rank of a muon_mpirun job; a
 ## rank that raises, calls exit, is killed (SIGKILL) or stopped by a SIGTERM Octave catches
 ## (named as such) while the others wait in a collective, returns what save cannot write, or
@@ -105,6 +106,21 @@ function test_mpirun ()
         && strncmp (err.message, "muon_mpirun: FN captures a value save cannot write", 50),
         ["a captured layout object: " err.message]);
   end_try_catch
+
+  ## 2b'. a state (muon_state) a rank returns comes back as its plain struct, also one made
+  ## before `clear functions` (a muon_state still, no muon_result: save could not write it)
+  want = struct (muon_optimizer (struct ("W", reshape (1:12, 4, 3), "b", (1:4).'), "LR", 0.01));
+  for stale = [false true]
+    what = sprintf ("a muon_optimizer state a rank returns%s",
+                    merge (stale, " (made before clear functions)", ""));
+    try
+      R = muon_mpirun (setfield (guard, "np", 2), "mpirun_state", stale);
+      ok (isstruct (R) && isequal (size (R), [1 2]) && isequal (R(1), want)
+          && isequal (R(2), want), [what ": the plain struct on every rank"]);
+    catch err
+      ok (false, [what ": " err.message]);
+    end_try_catch
+  endfor
 
   ## 2c. plain mpirun, not muon_mpirun (before 3, which leaves MPI's variables in this
   ## process for a child mpirun to trip on): a rank that raises, exits with a status or is
