@@ -9,22 +9,28 @@
 ## rank must join the others' agreement like one given 5, not stay out as the default does.
 ## For a rank whose options were refused (a misspelt name, a bad value): it still joins
 ## the agreement of the others (@code{comm_agree}), which needs the communicator the
-## options would have given.  That holds for a list that is no NAME, VALUE list too (a value
-## left out before @qcode{"Comm"}): there @qcode{"Comm"} is looked for at every position.
+## options would have given.  That holds for a list that is no NAME, VALUE list too (values
+## left out, an extra string): where no NAME position holds @qcode{"Comm"}, every position
+## is looked at, and a @qcode{"Comm"} with no value after it is no communicator (@{@}).
 ## @end deftypefn
 
 function comm = comm_in_args (args)
+  ## the NAME positions first; then, for a list that is no NAME, VALUE list (a value left
+  ## out before "Comm", two left out, an extra string), every position
   comm = [];
-  names = args(1:2:end);
-  ## a list that is no NAME, VALUE list (a value left out before "Comm") is read at every
-  ## position: the options are refused, but the rank must still join with its communicator
-  step = 1 + (mod (numel (args), 2) == 0 && iscellstr (names));
-  for i = 1:step:numel (args) - 1
-    if (ischar (args{i}) && strcmpi (args{i}, "comm"))
-      comm = args{i+1};
-      if (isnumeric (comm) && isempty (comm))
-        comm = {};
-      endif
-    endif
-  endfor
+  is_comm = cellfun (@(x) ischar (x) && strcmpi (x, "comm"), args);
+  k = find (is_comm(1:2:end), 1, "last") * 2 - 1;
+  if (isempty (k))
+    k = find (is_comm, 1, "last");
+  endif
+  if (isempty (k))
+    return;
+  elseif (k == numel (args))            # "Comm" with no value: no communicator
+    comm = {};
+    return;
+  endif
+  comm = args{k+1};
+  if (isnumeric (comm) && isempty (comm))
+    comm = {};
+  endif
 endfunction

@@ -178,23 +178,29 @@ function f = t_disagree (comm)
                     && strncmp (err.message, "zero_muon_step: ", 16), comm,
                     "a misspelt option: %s", err.message);
   end_try_catch
-  ## a value left out before "Comm" on rank 1 (its list is no NAME, VALUE list): it still
-  ## joins the others' agreement, so they are told and the next calls pair as they should
-  try
-    if (other)
-      zero_muon_step (L, g, [], "Assemble", "Comm", comm);
-    else
-      zero_muon_step (L, g, [], "Comm", comm);
-    endif
-    f += mpi_check (false, comm, "a value left out: no error");
-  catch err
-    want = "zero_muon_step: rank 1 raised an error (its own message says why).";
-    f += mpi_check (xor (other, strcmp (err.message, want))
-                    && strncmp (err.message, "zero_muon_step: ", 16), comm,
-                    "a value left out: %s", err.message);
-  end_try_catch
-  y = muon_collective (comm, "allreduce", 10 + r);
-  f += mpi_check (y == 10 * W + W * (W - 1) / 2, comm, "the allreduce after a value left out: %g", y);
+  ## lists that are no NAME, VALUE lists on rank 1 (a value left out before "Comm"; two
+  ## left out; "Comm" last with no value): it still joins the others' agreement, so they
+  ## are told and the next calls pair as they should (each of these hung)
+  bad_lists = {{"Assemble", "Comm", comm}, {"Beta", "Comm", comm, "Nesterov"}, ...
+               {"Beta", 0.9, "Comm"}};
+  for b = 1:numel (bad_lists)
+    try
+      if (other)
+        zero_muon_step (L, g, [], bad_lists{b}{:});
+      else
+        zero_muon_step (L, g, [], "Comm", comm);
+      endif
+      f += mpi_check (false, comm, "malformed list %d: no error", b);
+    catch err
+      want = "zero_muon_step: rank 1 raised an error (its own message says why).";
+      f += mpi_check (xor (other, strcmp (err.message, want))
+                      && strncmp (err.message, "zero_muon_step: ", 16), comm,
+                      "malformed list %d: %s", b, err.message);
+    end_try_catch
+    y = muon_collective (comm, "allreduce", 10 + r);
+    f += mpi_check (y == 10 * W + W * (W - 1) / 2, comm,
+                    "the allreduce after malformed list %d: %g", b, y);
+  endfor
   try
     if (other)
       zero_muon_step (L, g, [], "Comm", comm);
