@@ -68,7 +68,8 @@
 ## Polar Express normalization is s = 1.02 with Eps 1e-8 (@code{muon_optimizer}'s NS_PE; Keller's
 ## is s = 1, Eps 1e-7).  Computed as the core's G / (||G|| + Eps/s) with the first step's
 ## triple (a, b, c) taken as (a/s, b/s^3, c/s^5): the same map in real arithmetic, the
-## first step rounded differently.  Frobenius or AOL alike; not with Trace.
+## first step rounded differently.  Frobenius or AOL alike (AOL's row-sum floor stays Eps);
+## not with Trace.
 ## @item "EpsPlacement"
 ## where Eps goes: @qcode{"add"} (default) @code{G / (s ||G|| + Eps)} (Keller, DeepSpeed,
 ## Moonlight, dion) or @qcode{"max"} @code{G / max (s ||G||, Eps)}, torch.optim.Muon's
@@ -76,7 +77,7 @@
 ## (with Eps 1e-15: its NS_EO).  With
 ## max a page whose norm is at least Eps/s is normalized exactly as with Eps 0; a smaller
 ## page is divided by Eps only (EO's eps floor: a degenerate, non-orthogonal result).
-## Not with Trace.
+## Not with Trace, nor with Normalize @qcode{"aol"} (no Frobenius division there).
 ## @item "NormalizeFirst"
 ## true (default): normalize in fp32, then round.  false: the peers' order, round
 ## @var{G} to the compute precision first (overflows fp16 past 65504: DeepSpeed PR 8533;
@@ -234,6 +235,7 @@ function [X, stats] = muon_ns (G, varargin)
   if (trace && ndims (G) > 2)
     error ("muonlab:badShape", "muon_ns: G must be one matrix (2-D) for TRACE.");
   endif
+  check_aol_eps ("muon_ns", opts);
   if (trace && (opts.norm_scale != 1 || ! strcmp (opts.eps_placement, "add")))
     error ("muonlab:badArg",
            "muon_ns: TRACE needs the core's normalization (NORMSCALE 1, EPSPLACEMENT 'add').");

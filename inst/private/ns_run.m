@@ -33,9 +33,12 @@ function [X, stats] = ns_run (G, opts)
     return;
   endif
   E = size (G, 3);
-  if (strcmp (place, "add"))            # every page: t = s, e = Eps / s
+  if (strcmp (place, "add"))            # every page: t = s, e = Eps / s (AOL: its floor Eps)
     t = s * ones (1, E);
     e = opts.eps / s * ones (1, E);
+    if (strcmp (opts.normalize, "aol"))
+      e(:) = opts.eps;
+    endif
   else
     ## per page: t = max (s ||G||, Eps) / ||G|| (1 where the page is zero: zeros anyway)
     nrm = zeros (1, E);

@@ -74,6 +74,7 @@ function [U, state] = run_update (fname, G, state, args)
   endif
 
   check_momentum_arith (fname, opts);
+  check_aol_eps (fname, opts);
   if (family && (E > 1 || ! isempty (sr) || ndims (G) == 3))
     error ("muonlab:badArg",
            "%s: ALGORITHM '%s' (and NORMSCALE, EPSPLACEMENT) needs one 2-D matrix G: no EXPERTS, SPLITROWS or stack.",

@@ -220,7 +220,7 @@ endfunction
 %! assert (st.tiny_pages, 0);
 %! assert (X, muon_ns (G, "Normalize", "aol"), 1e-13);
 %!test
-%! ## AOL with Eps 0 (or EpsPlacement "max", which runs it with Eps 0) on a G with a zero
+%! ## AOL with Eps 0 on a G with a zero
 %! ## row: that row stays zero and the others are those of G without it (the scaling of a
 %! ## zero row was 1/sqrt(0): NaN everywhere); bit for bit in bf16 and fp16, within a few
 %! ## ulps in double and single, whose BLAS products of 3 and 4 rows may differ
@@ -231,9 +231,30 @@ endfunction
 %!     X = muon_ns (Z, o{:}, "Eps", 0);
 %!     assert (X(1:3,:), muon_ns (G(1:3,:), o{:}, "Eps", 0), p{2});
 %!     assert (X(4,:), zeros (1, columns (G)));
-%!     assert (muon_ns (Z, o{:}, "EpsPlacement", "max"), X);
 %!   endfor
 %! endfor
+%!test
+%! ## AOL takes Eps as its row sums' floor whatever NormScale is (it took Eps / s: 35% off
+%! ## the help's formula on 1e-5 randn (6, 10) at s 2), and EpsPlacement "max", which
+%! ## places Eps in a Frobenius division AOL has not, is refused (it ran with floor 0 and
+%! ## folded Eps / ||G|| into a tiny page's first step: 1e-12 G came out unorthogonalized)
+%! randn ("state", 15);
+%! G0 = 1e-5 * randn (6, 10);
+%! for s = [0.5 2]
+%!   X = muon_ns (G0, "Normalize", "aol", "NormalizeFirst", false, "NormScale", s);
+%!   d = max (sum (abs (G0 * G0'), 2), 1e-7) .^ (-1/2);
+%!   Y = (d .* G0) / s;
+%!   for k = 1:5
+%!     P = Y * Y';
+%!     Y = 3.4445 * Y + (-4.7750 * P + 2.0315 * P * P) * Y;
+%!   endfor
+%!   assert (norm (X - Y, "fro") / norm (Y, "fro") < 1e-12);
+%! endfor
+%! msg = ["EPSPLACEMENT 'max' places Eps in the Frobenius division; NORMALIZE 'aol' ", ...
+%!        "takes Eps as the floor of its row sums \\(give EPSPLACEMENT 'add'\\)\\."];
+%! fail ("muon_ns (G0, \"Normalize\", \"aol\", \"EpsPlacement\", \"max\")", ["muon_ns: " msg]);
+%! fail ("muon_update (G0, [], \"Normalize\", \"aol\", \"EpsPlacement\", \"max\")",
+%!       ["muon_update: " msg]);
 %!test
 %! ## tinyInput counts the pages whose norm times NormScale is below Eps (the denominator
 %! ## s ||G|| + Eps, or max (s ||G||, Eps)): ||G|| = 0.9 Eps is tiny at s = 1 and 0.5, not at 2
