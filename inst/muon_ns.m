@@ -30,7 +30,8 @@
 ## @qcode{"standard"} (default) or @qcode{"gram"}.  Gram falls back to standard when
 ## max/min aspect <= @qcode{"GramMinAspect"} (default 1: square only, as DeepSpeed).
 ## @item "Steps"
-## number of iterations; default 5 for a single triple, else the schedule's length.
+## number of iterations, at most 1000; default 5 for a single triple, else the schedule's
+## length.
 ## @item "Coefficients"
 ## a schedule name (see @code{muon_coeffs}; default @qcode{"keller"}) or a K x 3 matrix.
 ## A schedule whose composed map (over the steps run) is negative somewhere on (0, 1]
@@ -47,7 +48,8 @@
 ## (default: the class of @var{G}).  bf16 and fp16 follow the eager-CUDA model: every
 ## product accumulates in fp32 and is rounded once, every elementwise op is rounded once.
 ## @item "Restarts"
-## Gram restart list, 0-based iteration indices (default 2; @code{[]} for none).
+## Gram restart list, at most 64 0-based iteration indices (default 2; @code{[]} for none;
+## an index of 0 or past the last step restarts nothing).
 ## @item "GramMinAspect"
 ## see Method.
 ## @item "Eps"
