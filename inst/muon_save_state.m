@@ -247,7 +247,7 @@ endfunction
 %!                  "print (' '.join (repr (float (x)) for x in W.ravel (order = 'F')))\n"]);
 %!     fclose (fid);
 %!     [rc, out] = system (sprintf ("%s '%s' 2>&1", py, fullfile (d, "recipe.py")));
-%!     assert (rc, 0, out);
+%!     assert (rc == 0, "exit %d: %s", rc, out);
 %!     out = strsplit (strtrim (out), "\n");
 %!     assert (out{1}, "(1, 8) (1, 1)");
 %!     assert (str2double (strsplit (out{2}, " ")), o.muon.W.momentum);

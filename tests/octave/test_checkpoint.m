@@ -454,7 +454,7 @@ endfunction
 %!   if (! exist (out, "file"))
 %!     printf ("      skipped: no child as a user who is not root (%s)\n", strtrim (txt));
 %!   else
-%!     assert (rc, 0, txt);
+%!     assert (rc == 0, "exit %d: %s", rc, txt);
 %!     r = strsplit (strtrim (fileread (out)), "\n");
 %!     no = "%s: cannot write '%s': Permission denied.";
 %!     assert (r, {"started", "600", ...

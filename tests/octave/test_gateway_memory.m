@@ -33,7 +33,7 @@ endfunction
 %!         "  a = __muon_update__ (G, [], o); __muon_update__ (G, G, o); " ...
 %!         "end; printf ('survived\\n');"];
 %! [rc, out] = child (code);
-%! assert (rc, 0, out);
+%! assert (rc == 0, "exit %d: %s", rc, out);
 %! assert (! isempty (strfind (out, "survived")), out);
 
 %!test
@@ -48,7 +48,7 @@ endfunction
 %!         "[U2, M2] = __muon_update__ (magic (4), [], o); U1 = __muon_update__ (magic (4), [], o); " ...
 %!         "printf ('equal=%d\\n', isequal ({p2, q2, p1, u4, m4, f4, U1}, {p5, q5, p5, u5, m5, f5, U2}));"];
 %! [rc, out] = child (code);
-%! assert (rc, 0, out);
+%! assert (rc == 0, "exit %d: %s", rc, out);
 %! assert (! isempty (strfind (out, "equal=1")), out);
 
 ## a sparse momentum with fewer stored elements than its length was read past its data
@@ -216,7 +216,7 @@ endfunction
 %! exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
 %! [rc, out] = system (sprintf ("'%s' --no-gui --norc --silent '%s' 2>&1", exe, script));
 %! unlink (script);
-%! assert (rc, 0, out);
+%! assert (rc == 0, "exit %d: %s", rc, out);
 %! lines = regexp (out, '^call \d+: [^\n]*', "match", "lineanchors");
 %! who = {"muon_ns", "muon_update", "muon_collective", "zero_muon_step", "__muon_copy_out__"};
 %! mb = [160 160 160 160 160];         # muon_collective: both ranks' halves
@@ -259,7 +259,7 @@ endfunction
 %!                 "--no-gui --norc --silent --eval \"addpath ('%s', '%s'); %s\" 2>&1"],
 %!                exe, inst, mex, code);
 %! [rc, out] = system (["bash -c " sq(cmd)]);
-%! assert (rc, 0, out);
+%! assert (rc == 0, "exit %d: %s", rc, out);
 %! assert (! isempty (strfind (out, "threads 1 same 1")), out);
 %! assert (! isempty (strfind (out, "1 no error")), out);
 %! assert (! isempty (regexp (out, "muonlab:noMemory \\| muon_ns: out of memory for a result of \\d+ MB\\.")), out);

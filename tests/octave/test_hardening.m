@@ -397,7 +397,7 @@ endfunction
 %!   fclose (fid);
 %!   octave = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
 %!   [rc, txt] = system (sprintf ("timeout -k 5 240 '%s' --no-gui --norc --silent '%s' 2>&1", octave, script));
-%!   assert (rc, 0, txt);
+%!   assert (rc == 0, "exit %d: %s", rc, txt);
 %!   lines = strsplit (strtrim (fileread (out)), "\n");
 %!   assert (lines{end}, sprintf ("done %d 0", numel (files) + 1));    # and ok.ckpt
 %!   res = cellfun (@(l) strsplit (l, "|"), lines(1:end-1), "UniformOutput", false);

@@ -195,7 +195,7 @@ endfunction
 %!           args = {"Precision", prec{1}, "Method", m{1}, "Restarts", rr{1}, extra{1}{:}};
 %!           G = cast (shapes{s}, prec{1});
 %!           X = ns_blas (G, args{:});
-%!           assert (isequal (class (X), prec{1}) && isequal (X, ref_ns (G, args{:})), true,
+%!           assert (isequal (class (X), prec{1}) && isequal (X, ref_ns (G, args{:})), "%s",
 %!                   sprintf ("%dx%d %s %s case %d", rows (G), columns (G), prec{1}, m{1},
 %!                            ncase));
 %!           ncase++;
@@ -222,7 +222,7 @@ endfunction
 %!         args = {"Normalize", "aol", "Coefficients", "aol", "Precision", prec{1}, ...
 %!                 "Method", m{1}, "NormalizeFirst", nf};
 %!         X = ns_blas (cases{c}, args{:});
-%!         assert (isequal (X, ref_ns (cases{c}, args{:})), true,
+%!         assert (isequal (X, ref_ns (cases{c}, args{:})), "%s",
 %!                 sprintf ("aol case %d %s %s nf=%d", c, prec{1}, m{1}, nf));
 %!         ncase++;
 %!       endfor
@@ -241,7 +241,7 @@ endfunction
 %!     for m = {"standard", "gram"}
 %!       X = ns_blas (G, "Coefficients", name{1}, "Precision", prec{1}, "Method", m{1});
 %!       Y = ref_ns (G, "Coefficients", name{1}, "Precision", prec{1}, "Method", m{1});
-%!       assert (isequal (X, Y), true, sprintf ("%s %s %s", name{1}, prec{1}, m{1}));
+%!       assert (isequal (X, Y), "%s", sprintf ("%s %s %s", name{1}, prec{1}, m{1}));
 %!       ncase++;
 %!     endfor
 %!   endfor
@@ -365,7 +365,7 @@ endfunction
 %!           G = single (G);
 %!         endif
 %!         X = ns_blas (G, args{:});
-%!         assert (isequal (X, ref_ns (G, args{:})), true,
+%!         assert (isequal (X, ref_ns (G, args{:})), "%s",
 %!                 sprintf ("case %d %s %s %d", c, prec{1}, m{1}{2}, numel (extra{1})));
 %!         ncase++;
 %!       endfor

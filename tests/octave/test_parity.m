@@ -64,7 +64,7 @@ endfunction
 %!       args = {"Precision", prec{1}, "Method", m{1}, "Normalize", "aol", ...
 %!               "Coefficients", "aol", "NormalizeFirst", nf};
 %!       X1 = muon_ns (G, args{:}, "Threads", 1);
-%!       assert (isequal (X1, muon_ns (G, args{:}, "Threads", 4)), true,
+%!       assert (isequal (X1, muon_ns (G, args{:}, "Threads", 4)), "%s",
 %!               sprintf ("aol %s %s nf=%d", prec{1}, m{1}, nf));
 %!       ncase++;
 %!     endfor

@@ -56,7 +56,7 @@ endfunction
 %!                     "--silent --no-history %s 2>&1"], sq (root), sq (tmp), sq (octave),
 %!                    sq (script));
 %!     [rc, out] = system (cmd);
-%!     assert (rc, 0, sprintf ("README block %d failed:\n%s\n--- output:\n%s", i, code, out));
+%!     assert (rc == 0, "exit %d: %s", rc, sprintf ("README block %d failed:\n%s\n--- output:\n%s", i, code, out));
 %!     o = regexprep (out, "error: ignoring const execution_exception[^\n]*", "");  # (harmless)
 %!     assert (isempty (strfind (o, "error:")), "README block %d printed an error:\n%s", i, out);
 %!     new_root = setdiff (entries (root), before_root);
