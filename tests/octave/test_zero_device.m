@@ -268,6 +268,24 @@ endfunction
 %!error <zero_muon_step: STATE.momentum holds device arrays: give RANK_GRADS on their device too, or gather the state's arrays first.>
 %! [~, s] = zero_muon_step (L, D, []);
 %! zero_muon_step (L, G, s);
+## a host momentum holding NaN or Inf (hand-edited: zero_save_state refuses it) cannot
+## go to the device: the state is refused, named as zero_save_state names it (the upload
+## said "muon_gpu: X must not contain NaN or Inf.")
+%!error <^zero_muon_step: STATE\.momentum\{2\} must not contain NaN or Inf\.$>
+%! [~, s] = zero_muon_step (L, G, []);
+%! s = struct (s);
+%! s.momentum{2}(3) = NaN;
+%! zero_muon_step (L, D, s);
+%!error <^zero_muon_step: STATE\.reference\{1\} must not contain NaN or Inf\.$>
+%! [~, s] = zero_muon_step (L, G, [], "Reference", true);
+%! s = struct (s);
+%! s.reference{1}(1) = -Inf;
+%! zero_muon_step (L, D, s, "Reference", true);
+%!error id=muonlab:badState
+%! [~, s] = zero_muon_step (L, G, []);
+%! s = struct (s);
+%! s.momentum{1}(2) = Inf;
+%! zero_muon_step (L, D, s);
 %!test
 %! ## the divergence check on device arrays: each rank's update measured on the device,
 %! ## read back when over its bound; the same count as the host step (CANS in bf16 blows
