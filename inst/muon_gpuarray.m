@@ -36,9 +36,11 @@ classdef muon_gpuarray < handle
   ## @code{@var{D} + @var{E}} and @code{@var{D} - @var{E}} (two device arrays of one size,
   ## class and device), @code{-@var{D}}, @code{@var{D} * s}, @code{s * @var{D}} and
   ## @code{@var{D} / s} (@code{.*}, @code{./} alike; s a real scalar).  Each gives a new
-  ## array of @var{D}'s class on its device, every element rounded as Octave rounds the same
-  ## operation on host arrays of the class (a double s rounded to single for a single
-  ## array, as Octave does); a bf16 / fp16 array computes in single and rounds once into
+  ## array on @var{D}'s device, of the class Octave gives the same operation on host arrays,
+  ## every element rounded as Octave rounds it: @var{D}'s class, but single for a double
+  ## @var{D} and a single s (@var{D} rounded to single, then the operation in single, as
+  ## Octave computes double times single); a double s is rounded to single for a single
+  ## array, as Octave does; a bf16 / fp16 array computes in single and rounds once into
   ## its class.  @code{isequal} and @code{isequaln} compare the values (of device and host
   ## arrays alike) and @code{size_equal} the sizes; @code{+@var{D}} is @var{D}.  Indexing,
   ## concatenation, mixing with host arrays and Octave's common functions of arrays
@@ -216,7 +218,8 @@ classdef muon_gpuarray < handle
     ## the same device, every element rounded as Octave rounds the same operation on host
     ## arrays of the class (a 16-bit class: in single, rounded once into the class):
     ## D + E and D - E (two device arrays of one size, class and device), D * s, s * D
-    ## and D / s (a real scalar s, rounded to single for a single array as Octave does):
+    ## and D / s (a real scalar s, rounded to single for a single array as Octave does; a
+    ## double D with a single s gives a single result, as Octave's double .* single):
     ## private/gpuarray_arith.m.
 
     function C = plus (A, varargin)

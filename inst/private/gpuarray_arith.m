@@ -7,7 +7,9 @@
 ## @var{sym} @qcode{"+"} or @qcode{"-"}, @code{@var{A} + @var{B}} or @code{@var{A} -
 ## @var{B}} of two device arrays of one size, class and device; @qcode{"*"} or
 ## @qcode{".*"}, a device array times a real scalar (either order); @qcode{"/"} or
-## @qcode{"./"}, a device array divided by a real scalar.  Other operands are a
+## @qcode{"./"}, a device array divided by a real scalar (a double array and a single
+## scalar: the array rounded to single first, a single result, as Octave computes double
+## times single).  Other operands are a
 ## @code{muonlab:badArg} naming the rule (@var{B} missing: @code{plus (@var{D})} called
 ## with one argument).
 ## @end deftypefn
@@ -38,6 +40,11 @@ function C = gpuarray_arith (sym, A, B)
       error ("muonlab:badArg", "muon_gpuarray: A %s B needs %s.", sym, what);
     endif
     op = merge (mul, "mul", "div");
+    if (strcmp (A.Storage, "double") && isa (B, "single"))
+      ## Octave's double .* single: the double operand rounded to single, the product
+      ## (quotient) in single; the device's conversion rounds as single () does
+      A = muon_gpu (A, "Class", "single");
+    endif
     args = {A.Handle, [], double(B)};
   endif
   mark = __muon_gpu__ ("mark");
