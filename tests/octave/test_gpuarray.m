@@ -318,6 +318,21 @@ endfunction
 %! assert (gather (A), x);
 
 %!test
+%! ## arithmetic on a deleted array names the operand: by its place in the rule (Octave
+%! ## gives an operator's operands no names), by name in a call by name (it said X or Y)
+%! G = muon_gpu (ones (3), "Device", "cpu");
+%! H = muon_gpu (ones (3), "Device", "cpu");
+%! delete (G);
+%! del = " is a device array that was deleted; make it again\\.$";
+%! fail ("G * 2", ["^muon_gpuarray: A in A \\* B" del]);
+%! fail ("2 * G", ["^muon_gpuarray: B in A \\* B" del]);
+%! fail ("H - G", ["^muon_gpuarray: B in A - B" del]);
+%! fail ("G ./ single (2)", ["^muon_gpuarray: A in A \\./ B" del]);
+%! fail ("-G", ["^muon_gpuarray: A in -A" del]);
+%! fail ("mtimes (G, 2)", ["^muon_gpuarray: G" del]);
+%! fail ("plus (H, G)", ["^muon_gpuarray: G" del]);
+
+%!test
 %! ## a 16-bit class computes in single and rounds once into the class
 %! randn ("state", 4);
 %! A = muon_gpu (randn (6, 3), "Device", "cpu", "Class", "bf16");

@@ -244,7 +244,10 @@ endfunction
 %! G = {randn(6, 5), randn(4, 7); randn(6, 5), randn(4, 7)};
 %! D = cellfun (@(g) muon_gpu (g, "Device", "cpu", "Class", "double"), G,
 %!              "UniformOutput", false);
-%!error <zero_muon_step: RANK_GRADS\{2,1\} is a host array and others are device arrays: give all of them on one device.> zero_muon_step (L, [D(1,:); G(2,:)], [])
+%!error <^zero_muon_step: RANK_GRADS\{1,1\} is a device array and RANK_GRADS\{2,1\} a host array: give all of them on one device\.$> zero_muon_step (L, [D(1,:); G(2,:)], [])
+## one device entry among host entries: named as such (it said "RANK_GRADS{2,1} is a host
+## array and others are device arrays")
+%!error <^zero_muon_step: RANK_GRADS\{2,2\} is a device array and RANK_GRADS\{1,1\} a host array: give all of them on one device\.$> zero_muon_step (L, [G(:,1), {G{1,2}; D{2,2}}], [])
 %!error <zero_muon_step: RANK_GRADS\{1,2\} must be a double device array, not single \(muon_gpu \(G, "Class", "double"\)\).> zero_muon_step (L, [D(:,1), {muon_gpu(single (G{1,2}), "Device", "cpu"); D{2,2}}], [])
 %!error <zero_muon_step: RANK_GRADS\{2,2\} must be a real 4 x 7 matrix.> zero_muon_step (L, [D(:,1), {D{1,2}; muon_gpu(randn (7, 4), "Device", "cpu", "Class", "double")}], [])
 %!test
