@@ -169,9 +169,11 @@ function out = command (cmd, args)
       endif
       rest = args(2:end);
       if (! isempty (rest) && ischar (rest{1})
-          && any (strcmpi (rest{1}, core_lists ().lists.precision)))   # as "Class" takes it
-        rest = [{"Class"}, rest];                # muon_gpu ("randn", SIZE, CLASS, ...)
-      endif
+          && (any (strcmpi (rest{1}, core_lists ().lists.precision))   # as "Class" takes it
+              || (mod (numel (rest), 2) == 1
+                  && ! any (strcmpi (rest{1}, option_spec ("muon_gpu").names)))))
+        rest = [{"Class"}, rest];                # muon_gpu ("randn", SIZE, CLASS, ...): a
+      endif                                      # wrong CLASS gets the CLASS error
       o = parse_options ("muon_gpu", "muon_gpu", rest);
       if (strcmp (cmd, "zeros"))
         no_seed (rest);
@@ -252,6 +254,14 @@ endfunction
 %! muon_gpu (muon_gpu (1, "Device", "cpu"), "Device", "cuda")
 %!error <muon_gpu: CLASS must be 'double', 'single', 'bf16' or 'fp16'\.>
 %! muon_gpu (muon_gpu (1, "Device", "cpu"), "Class", "half")
+## the positional CLASS of "randn" / "zeros" gets the same error (it said "options must be
+## NAME, VALUE pairs"); a dangling option name still gets the pairs error
+%!error <^muon_gpu: CLASS must be 'double', 'single', 'bf16' or 'fp16'\.$>
+%! muon_gpu ("randn", [3 3], "half", "Device", "cpu")
+%!error <^muon_gpu: CLASS must be 'double', 'single', 'bf16' or 'fp16'\.$>
+%! muon_gpu ("zeros", [3 3], "int8")
+%!error <^muon_gpu: options must be NAME, VALUE pairs\.$>
+%! muon_gpu ("zeros", [3 3], "Device")
 
 %!test
 %! ## randn: a pure function of the seed; zeros are +0
@@ -351,4 +361,4 @@ endfunction
 %!   D = muon_gpu ("zeros", [2 3], p{1}, "Device", "cpu");
 %!   assert (classUnderlying (D), p{1});
 %! endfor
-%!error <muon_gpu: options must be NAME, VALUE pairs.> muon_gpu ("zeros", [2 3], "int8", "Device", "cpu")
+%!error <^muon_gpu: CLASS must be 'double', 'single', 'bf16' or 'fp16'\.$> muon_gpu ("zeros", [2 3], "int8", "Device", "cpu")

@@ -36,10 +36,13 @@ classdef muon_gpuarray < handle
   ## @code{@var{D} + @var{E}} and @code{@var{D} - @var{E}} (two device arrays of one size,
   ## class and device), @code{-@var{D}}, @code{@var{D} * s}, @code{s * @var{D}} and
   ## @code{@var{D} / s} (@code{.*}, @code{./} alike; s a real scalar).  Each gives a new
-  ## array of @var{D}'s class on its device, every element rounded as Octave rounds the same
-  ## operation on host arrays of the class (a double s rounded to single for a single
-  ## array, as Octave does); a bf16 / fp16 array computes in single and rounds once into
-  ## its class.  @code{isequal} and @code{isequaln} compare the values (of device and host
+  ## array on @var{D}'s device, of the class Octave gives the same operation on host arrays,
+  ## every element rounded as Octave rounds it: @var{D}'s class, but single for a double
+  ## @var{D} and a single s (@var{D} rounded to single, then the operation in single, as
+  ## Octave computes double times single); a double s is rounded to single for a single
+  ## array, as Octave does; a bf16 / fp16 array computes in single and rounds once into
+  ## its class.  A deleted or stale operand is named by its place in the rule
+  ## (@qcode{"A in A * B"}: Octave gives an operator's operands no names).  @code{isequal} and @code{isequaln} compare the values (of device and host
   ## arrays alike) and @code{size_equal} the sizes; @code{+@var{D}} is @var{D}.  Indexing,
   ## concatenation, mixing with host arrays and Octave's common functions of arrays
   ## (@code{@var{D}'}, @code{@var{D} .^ 2}, @code{@var{D} == @var{E}}, @code{abs},
@@ -216,35 +219,36 @@ classdef muon_gpuarray < handle
     ## the same device, every element rounded as Octave rounds the same operation on host
     ## arrays of the class (a 16-bit class: in single, rounded once into the class):
     ## D + E and D - E (two device arrays of one size, class and device), D * s, s * D
-    ## and D / s (a real scalar s, rounded to single for a single array as Octave does):
+    ## and D / s (a real scalar s, rounded to single for a single array as Octave does; a
+    ## double D with a single s gives a single result, as Octave's double .* single):
     ## private/gpuarray_arith.m.
 
     function C = plus (A, varargin)
-      C = gpuarray_arith ("+", A, varargin{:});
+      C = gpuarray_arith ("+", {inputname(1), inputname(2)}, A, varargin{:});
     endfunction
 
     function C = minus (A, varargin)
-      C = gpuarray_arith ("-", A, varargin{:});
+      C = gpuarray_arith ("-", {inputname(1), inputname(2)}, A, varargin{:});
     endfunction
 
     function C = times (A, varargin)
-      C = gpuarray_arith (".*", A, varargin{:});
+      C = gpuarray_arith (".*", {inputname(1), inputname(2)}, A, varargin{:});
     endfunction
 
     function C = mtimes (A, varargin)
-      C = gpuarray_arith ("*", A, varargin{:});
+      C = gpuarray_arith ("*", {inputname(1), inputname(2)}, A, varargin{:});
     endfunction
 
     function C = rdivide (A, varargin)
-      C = gpuarray_arith ("./", A, varargin{:});
+      C = gpuarray_arith ("./", {inputname(1), inputname(2)}, A, varargin{:});
     endfunction
 
     function C = mrdivide (A, varargin)
-      C = gpuarray_arith ("/", A, varargin{:});
+      C = gpuarray_arith ("/", {inputname(1), inputname(2)}, A, varargin{:});
     endfunction
 
     function C = uminus (A)
-      C = gpuarray_arith ("*", A, -1);  # exact in every class
+      C = gpuarray_arith ("*", {arg_name(inputname (1), "A in -A"), ""}, A, -1);  # exact
     endfunction
 
     ## Concatenation would need the elements: an error (Octave's own names no rule).
@@ -438,6 +442,9 @@ function values = host_values (fname, args, names)
       try
         values{k} = reshape (__muon_gpu__ ("gather", args{k}.Handle), args{k}.Size);
       catch err
+        if (strncmp (err.message, "gather: ", 8))     # out of memory: FNAME's, not gather's
+          err.message = [fname, err.message(7:end)];
+        endif
         gpu_stale (err, fname, arg_name (names{k}, sprintf ("argument %d", k)));
       end_try_catch
     endif

@@ -448,12 +448,22 @@ function t = global_norm (c)
 endfunction
 
 ## A and B on one device when either is a device array (the other uploaded in its class):
-## a window may mix host and device gradients
+## a window may mix host and device gradients.  A host part holding NaN or Inf cannot be
+## uploaded (muon_gpu refuses it): the device part comes to the host instead, so the sum
+## holds the non-finite values and the window ends skipped, as an all-host one does
 function [a, b] = same_place (a, b)
   if (isa (a, "muon_gpuarray") && ! isa (b, "muon_gpuarray"))
-    b = muon_gpu (b, "Device", a.Device, "Class", a.Storage);
+    if (all (isfinite (b(:))))
+      b = muon_gpu (b, "Device", a.Device, "Class", a.Storage);
+    else
+      a = gather (a);
+    endif
   elseif (isa (b, "muon_gpuarray") && ! isa (a, "muon_gpuarray"))
-    a = muon_gpu (a, "Device", b.Device, "Class", b.Storage);
+    if (all (isfinite (a(:))))
+      a = muon_gpu (a, "Device", b.Device, "Class", b.Storage);
+    else
+      b = gather (b);
+    endif
   endif
 endfunction
 

@@ -224,7 +224,8 @@
 ## come back as device arrays (but the update of a rank that owns nothing is a host
 ## @code{zeros (0, 1)}, as a device array cannot be empty; host momenta, as
 ## @code{zero_load_state} gives them, are
-## uploaded; @code{zero_save_state} gathers; a state whose momenta are device arrays needs
+## uploaded (one holding NaN or Inf, which @code{zero_save_state} refuses to save, is a
+## @code{muonlab:badState} error naming it: the device takes no such upload); @code{zero_save_state} gathers; a state whose momenta are device arrays needs
 ## device gradients, else @code{muonlab:badState}).  A communicator that moves device memory moves
 ## the buffers themselves: @code{muon_comm ("nccl")} on CUDA, with no host staging (under
 ## @code{muon_mpirun}, rank r runs on GPU @code{mod (r, GPUs per node)}), and @code{muon_comm

@@ -21,7 +21,7 @@ function [U, state] = gpu_update (fname, G, state, args)
     if (ndims (G) > 3)
       error ("muonlab:badShape", "%s: a 4-D G needs a host momentum.", fname);
     endif
-    check_matrix (fname, "G", G, false);
+    check_matrix (fname, "G", G);              # finite here: the upload would name muon_gpu
     storage = class (G);
   else
     check_pages (fname, "G", G.Size);           # check_matrix's rule

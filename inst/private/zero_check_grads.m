@@ -62,10 +62,11 @@ endfunction
 function device = check_device (fname, G, on_device, shapes)
   [nl, P] = size (G);
   if (! all (on_device(:)))
-    [l, p] = ind2sub ([nl P], find (! on_device, 1));
+    [l, p] = ind2sub ([nl P], find (on_device, 1));     # one of each, not "others"
+    [lh, ph] = ind2sub ([nl P], find (! on_device, 1));
     error ("muonlab:badArg",
-           "%s: RANK_GRADS{%d,%d} is a host array and others are device arrays: give all of them on one device.",
-           fname, l, p);
+           "%s: RANK_GRADS{%d,%d} is a device array and RANK_GRADS{%d,%d} a host array: give all of them on one device.",
+           fname, l, p, lh, ph);
   endif
   device = G{1}.Device;
   for k = 1:numel (G)

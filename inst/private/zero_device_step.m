@@ -7,7 +7,8 @@
 ## them; @code{muon_zero_step_device}): the variant's and, with @var{do_ref}, the
 ## reference's on the same gradients @var{G} (an nl x P cell of double device arrays on
 ## @var{device}), their momenta and owned updates device arrays (columns; a rank holding
-## none gets @code{zeros (0, 1)}); host momenta in @var{state} are uploaded.  @var{full} and
+## none gets @code{zeros (0, 1)}); host momenta in @var{state} are uploaded (one holding
+## NaN or Inf: @code{muonlab:badState}).  @var{full} and
 ## @var{ref_full} are the updates assembled on the host with @var{assemble} (every rank
 ## local), else [].  The outputs are those of @code{__muon_zero_step__}.
 ## @end deftypefn
@@ -19,7 +20,7 @@ function [upd, mom, st, full, info, rmom, ref_full] = ...
   mark = __muon_gpu__ ("mark");
   unwind_protect
     hg = cellfun (@(g) g.Handle, G, "UniformOutput", false);
-    [hm, keep] = handles (state.momentum, device);
+    [hm, keep] = handles (state.momentum, device, "STATE.momentum");
     [upd, mom, st, info] = __muon_gpu__ ("zero_step", shapes, W, lopts, hg, hm, opts, comm);
     upd = wrap (upd, info.owned_len(info.ranks+1), device);
     mom = wrap (mom, info.momentum_len(info.ranks+1), device);
@@ -31,7 +32,7 @@ function [upd, mom, st, full, info, rmom, ref_full] = ...
       opts.variant = "reference";
       ## the step's warning is the variant's (one call on the host): not twice
       warning ("off", "muonlab:nonFiniteResult", "local");
-      [hm, keep] = handles (state.reference, device);
+      [hm, keep] = handles (state.reference, device, "STATE.reference");
       [rupd, rmom, ~, rinfo] = __muon_gpu__ ("zero_step", shapes, W, lopts, hg, hm, opts, comm);
       rupd = wrap (rupd, rinfo.owned_len(rinfo.ranks+1), device);   # freed when dropped
       rmom = wrap (rmom, rinfo.momentum_len(rinfo.ranks+1), device);
@@ -45,13 +46,19 @@ function [upd, mom, st, full, info, rmom, ref_full] = ...
 endfunction
 
 ## The momenta's handles: device arrays as they are, host vectors uploaded to the device
-## (a loaded checkpoint; the gateway copies either), an empty one [].
-function [h, keep] = handles (m, device)
+## (a loaded checkpoint; the gateway copies either), an empty one [].  A host vector
+## holding NaN or Inf (a hand-edited state: zero_save_state refuses to save one) cannot be
+## uploaded: muonlab:badState naming it as WHAT{k}, zero_save_state's words.
+function [h, keep] = handles (m, device, what)
   h = m;
   keep = {};                     # the uploaded arrays: the caller holds them for the call
   for k = 1:numel (m)
     x = m{k};
     if (isa (x, "double") && ! isempty (x))
+      if (! all (isfinite (x(:))))
+        error ("muonlab:badState", "zero_muon_step: %s{%d} must not contain NaN or Inf.",
+               what, k);
+      endif
       x = muon_gpu (x, "Device", device, "Class", "double");
       keep{end+1} = x;
     endif

@@ -103,3 +103,29 @@ endfunction
 %! fail ("isequal (Q, ones (2))", ["^isequal: Q" old]);
 %! fail ("isequaln (1, s.w)", ["^isequaln: argument 2" old]);
 %! fail ("gather (s.w)", ["^gather: D" old]);
+
+%!test
+%! ## out of memory gathering for isequal / isequaln names them (it named gather): in a
+%! ## child capped (prlimit) 80 MB above what it uses once it holds a 128 MB device array
+%! if (system ("prlimit --version > /dev/null 2>&1") != 0)
+%!   return;                          # util-linux's prlimit is not installed
+%! endif
+%! dirs = cellfun (@(f) fileparts (which (f)), {"__muon_gpu__", "muon_gpu"},
+%!                 "UniformOutput", false);
+%! script = [tempname() ".m"];
+%! fid = fopen (script, "w");
+%! fprintf (fid, "addpath (%s);\n", strjoin (strcat ("'", dirs, "'"), ", "));
+%! fputs (fid, ["D = muon_gpu ('randn', [4000 4000], 'double', 'Device', 'cpu');\n" ...
+%!              "vm = str2double (regexp (fileread ('/proc/self/status'), 'VmSize:\\s*(\\d+)', 'tokens', 'once'){1});\n" ...
+%!              "system (sprintf ('prlimit --pid %d --as=%d:', getpid (), round (vm * 1024 + 80e6)));\n" ...
+%!              "calls = {@() isequal (D, D), @() isequaln (1, D)};\n" ...
+%!              "for k = 1:numel (calls)\n" ...
+%!              "  try, calls{k} (); printf ('call %d: no error\\n', k);\n" ...
+%!              "  catch err, printf ('call %d: %s | %s\\n', k, err.identifier, err.message); end\n" ...
+%!              "end\n"]);
+%! fclose (fid);
+%! exe = fullfile (OCTAVE_HOME (), "bin", "octave-cli");
+%! [rc, out] = system (sprintf ("'%s' --no-gui --norc --silent '%s' 2>&1", exe, script));
+%! unlink (script);
+%! assert (! isempty (strfind (out, "call 1: muonlab:noMemory | isequal: out of memory for a result of 128 MB.")), out);
+%! assert (! isempty (strfind (out, "call 2: muonlab:noMemory | isequaln: out of memory for a result of 128 MB.")), out);

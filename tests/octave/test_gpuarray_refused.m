@@ -237,3 +237,8 @@ endfunction
 %! assert (muon_gpu ("info").arrays, n0);          # refused before the upload
 %! [U, s2] = muon_update (reshape (cos (1:48), 8, 6), s_dev, "Device", "cpu");
 %! assert ([U.Device, s2.momentum.Device], "cpucpu");
+## a host G holding NaN or Inf with a device momentum: muon_update names G, as with a host
+## or a device momentum (the upload was named: "muon_gpu: X must not contain NaN or Inf.")
+%!error <^muon_update: G must not contain NaN or Inf\.$>
+%! muon_update (reshape ([NaN, cos(2:48)], 8, 6), s_dev)
+%!error id=muonlab:nonFinite muon_update (reshape ([cos(1:47), -Inf], 8, 6), s_dev)

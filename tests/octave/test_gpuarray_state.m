@@ -132,6 +132,46 @@ endfunction
 %! assert (isequal (gather (Gd.W), G1.W));
 
 %!test
+%! ## a window mixing a device and a host micro-batch, the host one holding NaN or Inf
+%! ## (either order, with and without a loss scaler), ends skipped as an all-host window
+%! ## does: nothing changes, the scaler counts it, and the next window gives the host's bits
+%! randn ("state", 55);
+%! P = struct ("W", randn (8, 12), "b", randn (8, 1));
+%! G1 = struct ("W", randn (8, 12), "b", randn (8, 1));
+%! G3 = struct ("W", randn (8, 12), "b", randn (8, 1));
+%! G4 = struct ("W", randn (8, 12), "b", randn (8, 1));
+%! for bad = [NaN Inf]
+%!   Gb = G1;
+%!   Gb.W(5) = bad;
+%!   for sc = {{}, {"LossScaler", "dynamic"}}
+%!     args = [{"AccumulationSteps", 2, "Device", "cpu", "Resident", true}, sc{1}];
+%!     oh = muon_optimizer (P, args{:});
+%!     [Ph, oh] = muon_step (oh, P, G1);
+%!     [Ph, oh, ih] = muon_step (oh, Ph, Gb);
+%!     assert (ih.skipped && isequal (Ph, P));
+%!     counted = [oh.skipped, oh.scaler.scale];
+%!     [Ph, oh] = muon_step (oh, Ph, G3);
+%!     [Ph, oh] = muon_step (oh, Ph, G4);
+%!     for order = 1:2
+%!       od = muon_optimizer (P, args{:});
+%!       if (order == 1)                 # the device micro-batch first, then the host NaN
+%!         [Pd, od] = muon_step (od, P, to_device (G1));
+%!         [Pd, od, id] = muon_step (od, Pd, Gb);
+%!       else                            # the host NaN first, then the device micro-batch
+%!         [Pd, od] = muon_step (od, P, Gb);
+%!         [Pd, od, id] = muon_step (od, Pd, to_device (G1));
+%!       endif
+%!       assert (id.skipped && ! id.applied);
+%!       assert (isequal (to_host (Pd), P));
+%!       assert ([od.skipped, od.scaler.scale], counted);
+%!       [Pd, od] = muon_step (od, Pd, to_device (G3));
+%!       [Pd, od] = muon_step (od, Pd, G4);
+%!       assert (isequal (to_host (Pd), Ph));
+%!     endfor
+%!   endfor
+%! endfor
+
+%!test
 %! ## QKClip on device parameters: clipped on the host, put back on the device
 %! randn ("state", 49);
 %! P = struct ("q", randn (8, 6), "k", randn (8, 6));

@@ -244,7 +244,10 @@ endfunction
 %! G = {randn(6, 5), randn(4, 7); randn(6, 5), randn(4, 7)};
 %! D = cellfun (@(g) muon_gpu (g, "Device", "cpu", "Class", "double"), G,
 %!              "UniformOutput", false);
-%!error <zero_muon_step: RANK_GRADS\{2,1\} is a host array and others are device arrays: give all of them on one device.> zero_muon_step (L, [D(1,:); G(2,:)], [])
+%!error <^zero_muon_step: RANK_GRADS\{1,1\} is a device array and RANK_GRADS\{2,1\} a host array: give all of them on one device\.$> zero_muon_step (L, [D(1,:); G(2,:)], [])
+## one device entry among host entries: named as such (it said "RANK_GRADS{2,1} is a host
+## array and others are device arrays")
+%!error <^zero_muon_step: RANK_GRADS\{2,2\} is a device array and RANK_GRADS\{1,1\} a host array: give all of them on one device\.$> zero_muon_step (L, [G(:,1), {G{1,2}; D{2,2}}], [])
 %!error <zero_muon_step: RANK_GRADS\{1,2\} must be a double device array, not single \(muon_gpu \(G, "Class", "double"\)\).> zero_muon_step (L, [D(:,1), {muon_gpu(single (G{1,2}), "Device", "cpu"); D{2,2}}], [])
 %!error <zero_muon_step: RANK_GRADS\{2,2\} must be a real 4 x 7 matrix.> zero_muon_step (L, [D(:,1), {D{1,2}; muon_gpu(randn (7, 4), "Device", "cpu", "Class", "double")}], [])
 %!test
@@ -268,6 +271,24 @@ endfunction
 %!error <zero_muon_step: STATE.momentum holds device arrays: give RANK_GRADS on their device too, or gather the state's arrays first.>
 %! [~, s] = zero_muon_step (L, D, []);
 %! zero_muon_step (L, G, s);
+## a host momentum holding NaN or Inf (hand-edited: zero_save_state refuses it) cannot
+## go to the device: the state is refused, named as zero_save_state names it (the upload
+## said "muon_gpu: X must not contain NaN or Inf.")
+%!error <^zero_muon_step: STATE\.momentum\{2\} must not contain NaN or Inf\.$>
+%! [~, s] = zero_muon_step (L, G, []);
+%! s = struct (s);
+%! s.momentum{2}(3) = NaN;
+%! zero_muon_step (L, D, s);
+%!error <^zero_muon_step: STATE\.reference\{1\} must not contain NaN or Inf\.$>
+%! [~, s] = zero_muon_step (L, G, [], "Reference", true);
+%! s = struct (s);
+%! s.reference{1}(1) = -Inf;
+%! zero_muon_step (L, D, s, "Reference", true);
+%!error id=muonlab:badState
+%! [~, s] = zero_muon_step (L, G, []);
+%! s = struct (s);
+%! s.momentum{1}(2) = Inf;
+%! zero_muon_step (L, D, s);
 %!test
 %! ## the divergence check on device arrays: each rank's update measured on the device,
 %! ## read back when over its bound; the same count as the host step (CANS in bf16 blows
