@@ -254,12 +254,15 @@ function ok = can_save (x)
 endfunction
 
 ## X with every muon_result and muon_state in it (at any depth of structs and cells) made
-## its plain struct: a state through state_plain, as muon_export does (one made before
-## `clear functions` is a muon_state still, but no muon_result, and Octave's own struct of
-## it holds kind and s).
+## its plain struct: a state through state_plain, as muon_export does, a layout or a
+## model through layout_plain (one made before `clear functions` is a muon_state, a
+## zero_layout_result, ... still, but no muon_result, and Octave's own struct of it holds
+## a state's kind and s, a layout's private plan).
 function x = plain (x)
   if (isa (x, "muon_state"))
     x = plain (state_plain (x));
+  elseif (isa (x, "zero_layout_result") || isa (x, "muon_model_result"))
+    x = plain (layout_plain (x));       # (also one made before `clear functions`)
   elseif (isa (x, "muon_result"))
     x = plain (struct (x));
   elseif (isstruct (x))

@@ -365,7 +365,7 @@ endfunction
 %!error <muon_ns: G must be a real numeric matrix.> muon_ns (complex (G))
 %!error <muon_ns: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> muon_ns (int8 (G))
 %!error <muon_ns: G must be a double or single matrix, not logical \(convert it: double \(G\)\)\.> muon_ns (G > 0)
-%!error <muon_ns: G must be a real numeric matrix.> muon_ns (sparse (G))
+%!error <^muon_ns: G must be a full matrix, not sparse \(convert it: full \(G\)\)\.$> muon_ns (sparse (G))
 %!error <muon_ns: G must be a double or single matrix, not char \(convert it: double \(G\)\)\.> muon_ns ("abc")
 %!error <muon_ns: G must not be empty.> muon_ns (zeros (0, 3))
 %!error <muon_ns: G must not be empty.> muon_ns (zeros (1, 0))

@@ -30,7 +30,9 @@ classdef muon_result
   ## value a rank returns) take @var{R} as it is.  After @code{clear functions} (or
   ## @code{clear classes}) Octave 7 reloads the classes, and a result made before no longer
   ## indexes (an error about its protected properties): make it again, or keep
-  ## @code{struct (R)}.  A @code{muon_state} still works then.
+  ## @code{struct (R)}.  A @code{muon_state} still works then, and so does a layout
+  ## (@code{zero_layout}) or a model (@code{muon_model}) given to the zero_* functions,
+  ## @code{zero_plot_layout} or @code{muon_mpirun}.
   ##
   ## @example
   ## M = muon_model ("llama-3.1-8b")    # a dozen lines: shapes, totals, kinds

@@ -493,6 +493,7 @@ endfunction
 %!error <muon_step: PARAMS has the unknown parameter 'c'.> muon_step (muon_optimizer (P), setfield (P, "c", 1), G)
 %!error <muon_step: GRADS.W must be of size 8 x 5.> muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
 %!error <muon_step: GRADS.b must be a real, non-empty double or single array.> muon_step (muon_optimizer (P), P, setfield (G, "b", int8 (G.b)))
+%!error <^muon_step: GRADS.b must be a full matrix, not sparse \(convert it: full \(GRADS.b\)\)\.$> muon_step (muon_optimizer (P), P, setfield (G, "b", sparse (G.b)))
 %!error <muon_step: GRADS\.W must be of size 8 x 5\.> muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
 %!error id=muonlab:badShape muon_step (muon_optimizer (P), P, setfield (G, "W", 1))
 %!error <muon_step: PARAMS.W must be double, the class of its optimizer state, not single.> muon_step (muon_optimizer (P), setfield (P, "W", single (P.W)), G)

@@ -377,6 +377,7 @@ endfunction
 %!error <muon_update: STATE must be \[\] or a struct with fields momentum, step and form\.> muon_update (G, struct ("momentum", {}))
 %!error <muon_update: G must be a double or single matrix, not int8 \(convert it: double \(G\)\)\.> muon_update (int8 (G), [])
 %!error <muon_update: G must be a real numeric matrix.> muon_update (complex (G), [])
+%!error <^muon_update: G must be a full matrix, not sparse \(convert it: full \(G\)\)\.$> muon_update (sparse (G), [])
 %!error <muon_update: G must have 2, 3 or 4 dimensions.> muon_update (ones (2, 2, 2, 2, 2), [])
 %!error <muon_update: G must not be empty.> muon_update (zeros (1, 0, 3), [])
 %!error <muon_update: EXPERTS must divide the number of rows of G.> muon_update (1:5, [], "Experts", 2)

@@ -78,7 +78,9 @@ function Q = polar_metrics (A, P)
   if (isinteger (P) || islogical (P) || ischar (P))
     error ("muonlab:badType", "polar_metrics: P must be a double or single matrix, not %s (convert it: double (P)).",
            class (P));
-  elseif (! (isfloat (P) && isreal (P)) || issparse (P))
+  elseif (issparse (P))
+    error ("muonlab:badType", "polar_metrics: P must be a full matrix, not sparse (convert it: full (P)).");
+  elseif (! (isfloat (P) && isreal (P)))
     error ("muonlab:badType", "polar_metrics: P must be a real numeric matrix.");
   endif
   if (! isequal (size (A), size (P)))
@@ -280,11 +282,11 @@ endfunction
 %!error <polar_metrics: A and P must have the same size.> polar_metrics (cat (3, A, A), A)
 %!error <polar_metrics: A must be a real numeric matrix\.> polar_metrics (complex (A), A)
 %!error <polar_metrics: A must be a double or single matrix, not int8 \(convert it: double \(A\)\)\.> polar_metrics (int8 (A), A)
-%!error <polar_metrics: A must be a real numeric matrix\.> polar_metrics (sparse (A), A)
+%!error <^polar_metrics: A must be a full matrix, not sparse \(convert it: full \(A\)\)\.$> polar_metrics (sparse (A), A)
 %!error <polar_metrics: A must be a double or single matrix, not logical \(convert it: double \(A\)\)\.> polar_metrics (A > 0, A)
 %!error <polar_metrics: P must be a real numeric matrix\.> polar_metrics (A, complex (A))
 %!error <polar_metrics: P must be a double or single matrix, not int8 \(convert it: double \(P\)\)\.> polar_metrics (A, int8 (A))
-%!error <polar_metrics: P must be a real numeric matrix\.> polar_metrics (A, sparse (A))
+%!error <^polar_metrics: P must be a full matrix, not sparse \(convert it: full \(P\)\)\.$> polar_metrics (A, sparse (A))
 %!error <polar_metrics: P must be a double or single matrix, not char \(convert it: double \(P\)\)\.> polar_metrics (A, "abc")
 %!error <polar_metrics: P must be a double or single matrix, not logical \(convert it: double \(P\)\)\.> polar_metrics (A, A > 0)
 %!error <polar_metrics: A must not be empty.> polar_metrics (zeros (0, 3), zeros (0, 3))

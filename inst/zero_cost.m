@@ -387,7 +387,8 @@ endfunction
 ## (cellstr or {}), the AdamW elements (a model's) and the layout (or []).
 function [shapes, experts, split, names, adamw, L] = planned (fname, what)
   L = [];
-  if (isa (what, "muon_result"))      # a muon_model or zero_layout result
+  what = layout_plain (what);         # a muon_model or zero_layout result (also one made
+  if (isa (what, "muon_result"))      # before `clear functions`), any other result
     what = struct (what);
   endif
   [ismodel, shapes, names, experts, split, adamw] = model_muon (fname, what);

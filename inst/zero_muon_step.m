@@ -337,11 +337,12 @@ function [R, state] = step (L, rank_grads, state, varargin)
     ## layout, communicator and gradients: the checks every zero_* function shares (a light
     ## one of the layout: the step runs in a loop; the checkpoints rebuild it)
     given = L;
+    [L, live] = layout_plain (L);
     [W, shapes, L] = zero_check_layout (fname, L, "light");
     P = rows (shapes);
     lopts = struct ("stage", L.stage, "align_factor", L.align_factor, "order", L.order_mode);
-    plan = [];                            # a layout object's plans, else this call's
-    if (isa (given, "zero_layout_result"))
+    plan = [];                            # a layout object's plans, else this call's (also
+    if (live)                             # for one made before `clear functions`: no methods)
       plan = plan_handle (given, shapes, W, lopts);
     endif
 

@@ -56,9 +56,7 @@ function h = zero_plot_layout (L, varargin)
   if (nargin < 1)
     print_usage ();
   endif
-  if (isa (L, "zero_layout_result"))
-    L = struct (L);
-  endif
+  L = layout_plain (L);                 # (also one made before `clear functions`)
   need = {"stage", "world", "params", "ranks", "padded_total", "partition_size", "total"};
   if (! (isstruct (L) && isscalar (L) && all (isfield (L, need))))
     error ("muonlab:badArg",

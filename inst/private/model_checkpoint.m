@@ -165,10 +165,17 @@ endfunction
 ## pattern, and take a FIFO or a folder so named).
 function st = safetensors_files (fname, dir)
   names = readdir (dir);
-  names = sort (names(! cellfun ("isempty", regexp (names, '^[^.].*\.safetensors$', "once"))));
+  ## a plain suffix test: regexp fails ("the input string is invalid UTF-8", no id) on a
+  ## name that is no UTF-8, such as an unrelated caf\xe9.txt beside the checkpoint
+  keep = cellfun (@(n) numel (n) > 12 && n(1) != "." && strcmp (n(end-11:end), ".safetensors"),
+                  names);
+  names = sort (names(keep));
+  if (! any (dir(end) == "/\\"))
+    dir(end+1) = filesep ();
+  endif
   st = cell (1, numel (names));
   for k = 1:numel (st)
-    st{k} = fullfile (dir, names{k});
+    st{k} = [dir names{k}];            # (fullfile's regexprep refuses a name no UTF-8)
     regular_file (fname, st{k}, "");   # only its header is read: no size limit
   endfor
 endfunction

@@ -52,7 +52,12 @@ function opt_check_tree (fname, argname, s, names, shapes, finite)
         gpu_stale (err, fname, [argname "." f{i}]);  # muon_step: GRADS.W is a device array ...
       end_try_catch
     endif
-    if (! dev && (! (isfloat (x) && isreal (x)) || issparse (x) || isempty (x)))
+    if (! dev && issparse (x))
+      error ("muonlab:badType",
+             "%s: %s.%s must be a full matrix, not sparse (convert it: full (%s.%s)).",
+             fname, argname, f{i}, argname, f{i});
+    endif
+    if (! dev && (! (isfloat (x) && isreal (x)) || isempty (x)))
       error ("muonlab:badType",
              "%s: %s.%s must be a real, non-empty double or single array.", fname,
              argname, f{i});

@@ -19,9 +19,7 @@
 ## @end deftypefn
 
 function [W, shapes, L] = zero_check_layout (fname, L, light)
-  if (isa (L, "zero_layout_result"))
-    L = struct (L);
-  endif
+  L = layout_plain (L);                 # (also one made before `clear functions`)
   light = nargin > 2;
   cnt = @(x) isnumeric (x) && isreal (x) && isscalar (x) && x >= 1 && x == fix (x);
   need = {"world", "stage", "align_factor", "order_mode", "params"};

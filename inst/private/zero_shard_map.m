@@ -30,7 +30,8 @@ function M = zero_shard_map (L, variant, bucket = [])
   shapes = [[L.params.rows]; [L.params.cols]].';
   opts = struct ("stage", L.stage, "align_factor", L.align_factor, "order", L.order_mode);
   plan = [];
-  if (isa (L, "zero_layout_result"))
+  [~, live] = layout_plain (L);         # (an object made before `clear functions` has no
+  if (live)                             # working methods)
     plan = plan_handle (L, shapes, L.world, opts);
   endif
   [seg, len] = __muon_zero_step__ ("map", shapes, L.world, opts, variant, plan,

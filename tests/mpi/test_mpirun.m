@@ -5,8 +5,9 @@
 ##
 ## Results gathered from every rank (rank 0's output captured, arguments and the working
 ## directory passed on, MPI results bitwise equal to the sim communicator's for an odd world
-## of 3; a muon_optimizer state a rank returns as its plain struct, also one made before
-## `clear functions`); an unknown function; muon_mpirun from an Octave that has itself initialized MPI,
+## of 3; a muon_optimizer state and a zero_layout layout a rank returns as their plain
+## structs, also ones made before `clear functions`); an unknown function; muon_mpirun
+## from an Octave that has itself initialized MPI,
 ## from one that a plain mpirun started and from a rank of a muon_mpirun job; a
 ## rank that raises, calls exit, is killed (SIGKILL) or stopped by a SIGTERM Octave catches
 ## (named as such) while the others wait in a collective, returns what save cannot write, or
@@ -115,6 +116,22 @@ function test_mpirun ()
                     merge (stale, " (made before clear functions)", ""));
     try
       R = muon_mpirun (setfield (guard, "np", 2), "mpirun_state", stale);
+      ok (isstruct (R) && isequal (size (R), [1 2]) && isequal (R(1), want)
+          && isequal (R(2), want), [what ": the plain struct on every rank"]);
+    catch err
+      ok (false, [what ": " err.message]);
+    end_try_catch
+  endfor
+
+  ## 2b''. a layout (zero_layout_result) a rank returns, also one made before `clear
+  ## functions` (no muon_result then: "returned a value save cannot write"), comes back as
+  ## its plain struct; so does one passed as an argument (the same plain)
+  want = struct (zero_layout ({[4 4], [2 4]}, 2));
+  for stale = [false true]
+    what = sprintf ("a layout a rank returns%s",
+                    merge (stale, " (made before clear functions)", ""));
+    try
+      R = muon_mpirun (setfield (guard, "np", 2), "mpirun_layout", stale);
       ok (isstruct (R) && isequal (size (R), [1 2]) && isequal (R(1), want)
           && isequal (R(2), want), [what ": the plain struct on every rank"]);
     catch err

@@ -247,6 +247,30 @@ endfunction
 %! end_unwind_protect
 
 %!test
+%! ## a file whose name is no UTF-8 beside the checkpoint (caf\xe9.txt) does not matter: the
+%! ## folder's safetensors file is read and counted (regexp on the listed names failed:
+%! ## "the input string is invalid UTF-8", with no identifier); caf\xe9.safetensors is a
+%! ## checkpoint file as any other
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   put_text (fullfile (d, "config.json"), jsonencode (cfg ("llama", 64, 16, 32, 1, 4, 2)));
+%!   n = 2*64*16 + 3*16 + 2*16*16 + 2*8*16 + 3*32*16;   # by hand, as above
+%!   write_safetensors (fullfile (d, "model.safetensors"), {"a"}, {[n 1]});
+%!   e = char (233);
+%!   put_text ([d "/caf" e ".txt"], "x");      # (fullfile refuses such a name)
+%!   M = muon_model (d);
+%!   assert ({M.checkpoint.method, M.checkpoint.count, M.checkpoint.matches},
+%!           {"safetensors", n, true});
+%!   write_safetensors ([d "/caf" e ".safetensors"], {"b"}, {[4 4]});
+%!   evalc ("M = muon_model (d);");        # (the count differs from the config's: a warning)
+%!   assert ({M.checkpoint.method, M.checkpoint.count}, {"safetensors", n + 16});
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
 %! ## the index's bytes per element from the config's dtype (newer transformers), else its
 %! ## torch_dtype (dtype float32 was taken as bf16: half the count, a false warning); a
 %! ## dtype of no known size skips the check with a note (it counted 2 bytes)
