@@ -147,7 +147,7 @@ CUDA_STAMP := $(call stamp,cuda,$(HAVE_CUDA))
 
 SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
 DEB_PKGS := octave liboctave-dev openmpi-bin libopenmpi-dev libopenblas-dev gnuplot-nox \
-            fonts-freefont-otf ghostscript libdnnl-dev gcc g++ make valgrind
+            fonts-freefont-otf ghostscript libdnnl-dev gcc g++ make valgrind procps
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \

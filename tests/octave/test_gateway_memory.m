@@ -227,8 +227,14 @@ endfunction
 %!                              k, who{k}, mb(k)));
 %! endfor
 %! assert (! isempty (strfind (out, "after: same=1")), out);
-%!error <__muon_copy_out__: usage: Y = __muon_copy_out__ \(X, HOW\)\.> __muon_copy_out__ (int8 (1), "mx")
-%!error <__muon_copy_out__: usage: Y = __muon_copy_out__ \(X, HOW\)\.> __muon_copy_out__ (1, "other")
+%!test
+%! ## the test-only gateway's usage (not in an installed package: pkg test runs without it)
+%! if (exist ("__muon_copy_out__") != 3)
+%!   return;
+%! endif
+%! usage = "__muon_copy_out__: usage: Y = __muon_copy_out__ \\(X, HOW\\)\\.";
+%! fail ("__muon_copy_out__ (int8 (1), \"mx\")", usage);
+%! fail ("__muon_copy_out__ (1, \"other\")", usage);
 
 %!function s = sq (s)
 %!  s = ["'" strrep(s, "'", "'\\''") "'"];

@@ -147,6 +147,9 @@ endfunction
 %! E = in_private ("error_ids");
 %! known = [S.id, E(:,1)'];
 %! assert (numel (unique (known)), numel (known));
+%! if (! exist (fullfile (root, "inst"), "dir"))   # an installed package: no source tree
+%!   return;
+%! endif
 %! files = [glob(fullfile (root, "inst", "*.m")); glob(fullfile (root, "inst", "*", "*.m"));
 %!          glob(fullfile (root, "demo", "*.m")); glob(fullfile (root, "mex", "*.[ch]"))];
 %! used = {};
