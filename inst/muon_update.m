@@ -64,11 +64,11 @@
 ## Options (names are case-insensitive):
 ## @table @asis
 ## @item "Beta"
-## momentum coefficient in [0, 1) (default 0.95).
+## momentum coefficient in [0, 1) (default 0.95).  Every algorithm but dion2.
 ## @item "Nesterov"
-## true (default) or false.
+## true (default) or false.  Every algorithm but dion and dion2.
 ## @item "MomentumForm"
-## @qcode{"ema"} (default) or @qcode{"sgd"}, as above.
+## @qcode{"ema"} (default) or @qcode{"sgd"}, as above.  Every algorithm but dion and dion2.
 ## @item "MomentumArith"
 ## @qcode{"fp64"} (default): M and X in double, M rounded once into its class, as above.
 ## @qcode{"torch"}: torch's element-wise ops as the peers write them, EMA
@@ -117,11 +117,12 @@
 ## every option of @code{muon_ns} (@qcode{"Method"}, @qcode{"Precision"},
 ## @qcode{"Coefficients"}, @qcode{"Steps"}, @dots{}) but @qcode{"Trace"}
 ## (@code{muon_ns} only), for the orthogonalization of each block; the default precision
-## is the class of @var{G}.
+## is the class of @var{G}.  Every algorithm but dion (its QR replaces the Newton-Schulz).
 ## @item "NormScale", "EpsPlacement"
 ## @code{muon_ns}'s normalization conventions (dion's @code{/(1.02 ||X|| + eps)}, EO's
 ## @code{/max (||X||, eps)}); not the defaults: the update runs in Octave (see
-## @qcode{"Algorithm"}).  @code{zero_muon_step} does not take them.
+## @qcode{"Algorithm"}).  @code{zero_muon_step} does not take them.  Every algorithm but
+## dion.
 ## @item "Algorithm"
 ## the rule (the Muon family of 2026): @qcode{"muon"} (default, the core's update
 ## above, unchanged), @qcode{"normuon"}, @qcode{"adamuon"}, @qcode{"namo"},
@@ -130,7 +131,11 @@
 ## convolution weight), without @qcode{"Experts"} or @qcode{"SplitRows"}; so does
 ## @qcode{"muon"} when @qcode{"NormScale"} or @qcode{"EpsPlacement"} is not the default.
 ## Each convention not given keeps muonlab's default (Beta 0.95, Nesterov, EMA, Keller's
-## NS and scale): @qcode{"Preset"} gives a reference's.
+## NS and scale): @qcode{"Preset"} gives a reference's.  An option given (whatever its
+## value) that the algorithm does not read (each item says which do) is an error,
+## @qcode{"muon_update: ALGORITHM 'dion' does not read NESTEROV."} (@code{muonlab:badArg}),
+## where a @qcode{"Preset"}'s own settings are not; @code{muon_optimizer} and
+## @code{muon_step} (one option set for every parameter) leave such options unread.
 ## @item "Preset"
 ## a reference implementation: sets @qcode{"Algorithm"} and every convention (momentum,
 ## Nesterov, NS schedule, its normalization and eps, the second-moment axis and eps,
@@ -150,6 +155,7 @@
 ## It is not tied to @qcode{"Beta"}: AdaMuon's paper (Algorithm 1) uses the momentum's
 ## beta for V, and the preset @qcode{"adamuon_official"} sets both to 0.95; a
 ## @qcode{"Beta"} given after it changes the momentum only (give @qcode{"Beta2"} too).
+## normuon, adamuon and namo only.
 ## @item "NormAxis"
 ## NorMuon / AdaMuon second moment of O = NS (X): @qcode{"row"} one per row,
 ## @code{mean (O.^2, 2)} (m x 1; NorMuon's default: zichongli5, dion), @qcode{"col"}
@@ -162,34 +168,38 @@
 ## @qcode{"RMSMatch"} rescale once per (out, in) kh x kw kernel, on its norms (its
 ## @code{norm (dim = (-2, -1))}) and, for a number r, @code{r sqrt (kh kw)}; for a 2-D
 ## @var{G} the same as @qcode{"row"} (the preset @qcode{"normuon_zichongli5"} sets it).
+## normuon and adamuon only.
 ## @item "SignBeforeNS"
 ## true: orthogonalize @code{sign (X)} (AdaMuon's official code).  Default false.
+## normuon and adamuon only.
 ## @item "VEps", "VEpsPlacement"
 ## the division by the second moment: @code{O ./ (sqrt (V) + VEps)} (@qcode{"add"},
 ## default) or @code{O ./ sqrt (max (V, VEps))} (@qcode{"max"}, EO's
 ## @code{rsqrt (max (V, eps))}); NAMO's @code{sqrt (v) + VEps} likewise.  Positive (a
-## zero row of O would give 0/0); default 1e-8.
+## zero row of O would give 0/0); default 1e-8.  normuon, adamuon and namo only.
 ## @item "RMSMatch"
 ## the rescale of O2 = O ./ den (V): @qcode{"keep"} @code{O2 *= ||O|| / (||O2|| +
 ## RMSEps)} (NorMuon's default), a number r: @code{O2 *= r sqrt (m n) / (||O2|| + RMSEps)}
 ## (AdaMuon's 0.2, its default), @qcode{"none"} (Emerging-Optimizers' AdaMuon; its
 ## NorMuon keeps ||O||, with @qcode{"RMSEpsPlacement"} @qcode{"max"}); per kh x kw
-## kernel of a 4-D @var{G} under @qcode{"NormAxis"} @qcode{"conv_kernel"}.
+## kernel of a 4-D @var{G} under @qcode{"NormAxis"} @qcode{"conv_kernel"}.  normuon and
+## adamuon only.
 ## @item "RMSShape"
 ## the m n of a number @qcode{"RMSMatch"}: @qcode{"matrix"} (default) the m x n matrix
 ## the NS sees (a 4-D out x in x kh x kw @var{G}: out x (in kh kw)), @qcode{"min_max"}
 ## the smallest times the largest side of @var{G} itself, AdaMuon's official
 ## @code{(min (p.shape) * max (p.shape))**0.5} (the preset @qcode{"adamuon_official"}
 ## sets it): the same for a 2-D @var{G}, 3 * 16 for a 16 x 8 x 3 x 3 weight where the
-## matrix gives 16 * 72 (a 4.9x larger update).
+## matrix gives 16 * 72 (a 4.9x larger update).  normuon and adamuon only.
 ## @item "RMSEps", "RMSEpsPlacement"
 ## that rescale's eps (positive, default 1e-8) and where it goes: @qcode{"add"} (default)
 ## @code{||O2|| + RMSEps} or @qcode{"max"} @code{max (||O2||, RMSEps)} (dion's NorMuon).
+## normuon and adamuon only.
 ## @item "Rank"
 ## Dion's rank r, a positive integer (default min (m, n): full rank).  A larger r is taken
 ## as min (m, n), as Dion's own code does (@code{r = min (r, m, n)}), so one
 ## @qcode{"Rank"} serves matrices of every size (@code{muon_optimizer}); the Q of
-## @qcode{"DionQ0"} and of the state then has min (m, n) columns.
+## @qcode{"DionQ0"} and of the state then has min (m, n) columns.  dion only.
 ## @item "DionQ0"
 ## Dion's starting Q, a min (m, n) x r matrix, for an exact comparison with another
 ## implementation (default: a Gaussian from a fixed seed; the caller's random streams are
@@ -199,10 +209,10 @@
 ## @var{in} fastest; torch's @code{p.reshape (out, -1)} puts @var{kw} fastest, so a Q from
 ## torch needs its rows permuted: (0-based) torch row (j*kh + k)*kw + l is row
 ## j + in*k + in*kh*l here (@code{Q0 (reshape (permute (reshape (0:in*kh*kw-1, kw, kh, in),
-## [3 2 1]), [], 1) + 1, :)} reorders it).
+## [3 2 1]), [], 1) + 1, :)} reorders it).  dion only.
 ## @item "Fraction", "EFDecay"
 ## Dion2: the fraction of rows (m <= n) or columns selected each step (default 0.25) and
-## the error-feedback decay of the selected momentum (default 0.95).
+## the error-feedback decay of the selected momentum (default 0.95).  dion2 only.
 ## @item "DecayFirst"
 ## for @code{muon_step} (this function does no decay): true (default, every reference)
 ## @code{W *= 1 - lr wd} before @code{W -= lr U}; false after it, @code{W = (W - lr U)
@@ -227,10 +237,12 @@
 ## dion2        M += G; the top ceil (Fraction*m) rows by L1 norm (columns when m > n):
 ##              S = M(sel); M(sel) *= EFDecay; U(sel) = scale NS (S), 0 elsewhere
 ## @end example
-## Nesterov and MomentumForm do not apply to dion and dion2 (their momentum is M += G
-## with Beta in the error feedback).  Dion's products and QR run in Octave in a fixed
-## order, not in its threaded BLAS, so its bits do not depend on the thread count (several
-## times slower than BLAS on large matrices).  The state then has a fourth field, @code{family}:
+## Nesterov and MomentumForm do not apply to dion and dion2 (their momentum is M += G,
+## with Beta in dion's error feedback, EFDecay in dion2's, which does not read Beta):
+## given, they are an error, as every option the algorithm does not read.  Dion's products
+## and QR run in Octave in a fixed order, not in its threaded BLAS, so its bits do not
+## depend on the thread count (several times slower than BLAS on large matrices).  The
+## state then has a fourth field, @code{family}:
 ## @code{algorithm} and @code{buffer} (V, v or Q in the momentum's class or G's, NAMO's v
 ## in fp64; [] for the others; V is m x 1, 1 x n, m x n or (conv_kernel, 4-D @var{G})
 ## out x in x kh by NormAxis, Q min (m, n) x Rank); a state of another algorithm, one
@@ -264,7 +276,7 @@ function [U, state] = muon_update (G, state, varargin)
   if (nargin < 2)
     print_usage ();
   endif
-  [U, state] = run_update ("muon_update", G, state_plain (state), varargin);
+  [U, state] = run_update ("muon_update", G, state_plain (state), varargin, true);
   state = muon_state ("update", state);   # typing it shows a summary, not the momentum
 endfunction
 

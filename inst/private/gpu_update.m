@@ -1,15 +1,16 @@
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{U}, @var{state}] =} gpu_update (@var{fname}, @var{G}, @var{state}, @var{args})
+## @deftypefn {} {[@var{U}, @var{state}] =} gpu_update (@var{fname}, @var{G}, @var{state}, @var{args}, @var{strict})
 ## @code{run_update} where the gradient or the momentum is a device array: one Muon update
 ## on that device.  A host @var{G} is copied to the momentum's device (in its own class);
 ## @var{U} and the new @code{state.momentum} are device arrays there (a new momentum array:
 ## the one in @var{state} is left as it was).  Same options (a @qcode{"Preset"} expanded as
 ## on the host) and errors as @code{muon_update}; 4-D convolution weights, and what
 ## @code{gpu_unsupported} names (another ALGORITHM, NORMSCALE or EPSPLACEMENT, whether
-## given or set by a preset), need host arrays: @code{muonlab:unsupported}.
+## given or set by a preset), need host arrays: @code{muonlab:unsupported}.  @var{strict}:
+## as in @code{run_update} (@code{check_unread}).
 ## @end deftypefn
 
-function [U, state] = gpu_update (fname, G, state, args)
+function [U, state] = gpu_update (fname, G, state, args, strict)
   fresh = isa (state, "double") && ndims (state) == 2 && ! any (size (state));   # [] only
   if (! fresh && ! (isstruct (state) && isscalar (state)
                     && all (isfield (state, {"momentum", "step", "form"}))))
@@ -27,6 +28,7 @@ function [U, state] = gpu_update (fname, G, state, args)
     check_pages (fname, "G", G.Size);           # check_matrix's rule
     storage = G.Storage;
   endif
+  given = args;
   args = family_presets ("expand", fname, args);     # "Preset", NAME: as run_update has it
   opts = parse_options (fname, "muon_update", args, "precision", storage);
   if (! isempty (args))
@@ -43,6 +45,9 @@ function [U, state] = gpu_update (fname, G, state, args)
     error ("muonlab:unsupported",
            "%s: device arrays run Muon (ALGORITHM 'muon', NORMSCALE 1, EPSPLACEMENT 'add'); gather them for %s.",
            fname, what);
+  endif
+  if (strict)
+    check_unread (fname, given, opts.algorithm);
   endif
   E = opts.experts;
   if (E > 1 && numel (G.Size) != 2)

@@ -1,19 +1,26 @@
 ## -*- texinfo -*-
-## @deftypefn {} {[@var{U}, @var{state}] =} run_update (@var{fname}, @var{G}, @var{state}, @var{args})
+## @deftypefn  {} {[@var{U}, @var{state}] =} run_update (@var{fname}, @var{G}, @var{state}, @var{args})
+## @deftypefnx {} {[@var{U}, @var{state}] =} run_update (@dots{}, @var{strict})
 ## The body of @code{muon_update} (see there): one Muon update of @var{G} from
 ## @var{state} with the NAME, VALUE pairs of the cell @var{args} (the option table
 ## @qcode{"muon_update"} of @code{option_spec}).  Every error, its own, the option
 ## parser's and the gateway's (@var{fname} travels to @code{__muon_update__} in the option
 ## struct), starts with @var{fname}: @code{muon_update} passes its own name,
 ## @code{muon_optimizer} and @code{muon_step} theirs with the parameter, e.g.
-## @qcode{"muon_step: parameter 'W1'"}.
+## @qcode{"muon_step: parameter 'W1'"}.  With @var{strict} true (@code{muon_update}) an
+## option given in @var{args} that the algorithm does not read is an error
+## (@code{check_unread}); @code{muon_optimizer} and @code{muon_step} pass one option set to
+## every parameter group, and do not set it.
 ## @end deftypefn
 
-function [U, state] = run_update (fname, G, state, args)
+function [U, state] = run_update (fname, G, state, args, strict)
+  if (nargin < 5)
+    strict = false;
+  endif
   if (isa (G, "muon_gpuarray")
       || (isstruct (state) && isscalar (state) && isfield (state, "momentum")
           && isa (state.momentum, "muon_gpuarray")))
-    [U, state] = gpu_update (fname, G, state, args);   # on the device
+    [U, state] = gpu_update (fname, G, state, args, strict);   # on the device
     return;
   endif
   ## G: 4-D conv weights are viewed as out x (in*kh*kw)
@@ -28,8 +35,12 @@ function [U, state] = run_update (fname, G, state, args)
     G2 = G;
   endif
   check_matrix (fname, "G", G2);
+  given = args;
   args = family_presets ("expand", fname, args);     # "Preset", NAME: its pairs, in place
   opts = parse_options (fname, "muon_update", args, "precision", class (G));
+  if (strict)                           # muon_update: no option the algorithm ignores
+    check_unread (fname, given, opts.algorithm);
+  endif
   if (! isempty (args))                 # the default schedule is safe (test_ns_audit)
     unsafe_schedule (fname, opts);
   endif

@@ -344,3 +344,56 @@
 %! assert (reshape (permute (U4, [1 4 3 2]), 30, []), Ut, 1e-14 * norm (Ut, "fro"));
 %! U0 = muon_update (G, [], "Preset", "dion_reference", "Rank", 2, "DionQ0", Q0);
 %! assert (norm (reshape (permute (U0, [1 4 3 2]), 30, []) - Ut, "fro") > 0.5 * norm (Ut, "fro"));
+
+%!test
+%! ## an option the chosen algorithm reads is taken, a default given among them too (the
+%! ## same update as without it); a preset's own settings (every convention, read or not)
+%! ## are not options given; Dion2's momentum M += G takes no Beta (muon_update's help)
+%! randn ("state", 21);
+%! g = randn (8, 12);
+%! assert (muon_update (g, [], "Algorithm", "normuon", "SignBeforeNS", false),
+%!         muon_update (g, [], "Algorithm", "normuon"));
+%! assert (muon_update (g, [], "Algorithm", "namo", "Beta2", 0.95, "VEps", 1e-8),
+%!         muon_update (g, [], "Algorithm", "namo"));
+%! assert (muon_update (g, [], "Algorithm", "dion", "Rank", 8, "Beta", 0.95),
+%!         muon_update (g, [], "Algorithm", "dion"));
+%! [U, s] = muon_update (g, [], "Preset", "dion2");
+%! sel = any (U != 0, 2);                             # ceil (0.25 * 8) = 2 rows
+%! assert (nnz (sel), 2);
+%! assert (s.momentum(! sel,:), g(! sel,:));
+%! assert (s.momentum(sel,:), 0.95 * g(sel,:));          # EFDecay 0.95, no Beta
+
+%!test
+%! ## muon_optimizer passes one option set to every parameter, its preset's algorithm
+%! ## reading it or not: Beta, Nesterov, Rank with dion2 and Nesterov, MomentumForm,
+%! ## Fraction, Steps with dion_reference are accepted and unread there: the step
+%! ## equals the one without them, bitwise, as before
+%! randn ("state", 22);
+%! P = struct ("W", randn (8, 12));
+%! g = struct ("W", randn (8, 12));
+%! extra = {{"Beta", 0.5, "Nesterov", true, "Rank", 2},
+%!          {"Nesterov", true, "MomentumForm", "ema", "Fraction", 0.5, "Steps", 2}};
+%! pre = {"dion2", "dion_reference"};
+%! for k = 1:2
+%!   ref = muon_step (muon_optimizer (P, "Preset", pre{k}, "MuonLR", 0.1), P, g);
+%!   opt = muon_optimizer (P, "Preset", pre{k}, "MuonLR", 0.1, extra{k}{:});
+%!   assert (muon_step (opt, P, g), ref);
+%! endfor
+
+## options given that the chosen algorithm does not read (one per family row; a default
+## value given counts; the first names all of them, in the order given)
+%!error <^muon_update: ALGORITHM 'muon' does not read SIGNBEFORENS\.$> muon_update (G, [], "SignBeforeNS", false)
+%!error <^muon_update: ALGORITHM 'muon' does not read SIGNBEFORENS, BETA2, RANK\.$> muon_update (G, [], "signbeforens", true, "Beta2", 0.5, "Rank", 2)
+%!error <^muon_update: ALGORITHM 'polargrad' does not read NORMAXIS\.$> muon_update (G, [], "Algorithm", "polargrad", "NormAxis", "col")
+%!error <^muon_update: ALGORITHM 'scion' does not read EFDECAY\.$> muon_update (G, [], "Preset", "scion_eo", "EFDecay", 0.95)
+%!error <^muon_update: ALGORITHM 'namo' does not read RMSMATCH, NORMAXIS\.$> muon_update (G, [], "Algorithm", "namo", "RMSMatch", "keep", "NormAxis", "row")
+%!error <^muon_update: ALGORITHM 'normuon' does not read FRACTION\.$> muon_update (G, [], "Algorithm", "normuon", "Fraction", 0.5)
+%!error <^muon_update: ALGORITHM 'dion' does not read NESTEROV, MOMENTUMFORM\.$> muon_update (G, [], "Algorithm", "dion", "Nesterov", false, "MomentumForm", "sgd")
+%!error <^muon_update: ALGORITHM 'dion' does not read NORMSCALE\.$> muon_update (G, [], "Preset", "dion_reference", "NormScale", 1)
+%!error <^muon_update: ALGORITHM 'dion' does not read EPSPLACEMENT, STEPS\.$> muon_update (G, [], "Algorithm", "dion", "EpsPlacement", "max", "Steps", 3)
+%!error <^muon_update: ALGORITHM 'dion2' does not read NESTEROV\.$> muon_update (G, [], "Preset", "dion2", "Nesterov", false)
+%!error <^muon_update: ALGORITHM 'dion2' does not read BETA\.$> muon_update (G, [], "Algorithm", "dion2", "Beta", 0.95)
+%!error id=muonlab:badArg muon_update (G, [], "Algorithm", "dion", "MomentumForm", "ema")
+## the same on a device array (the CPU stand-in): device arrays run Muon, which reads no
+## family option
+%!error <^muon_update: ALGORITHM 'muon' does not read RMSMATCH\.$> muon_update (muon_gpu (reshape (sin (1:128), 8, 16), "Device", "cpu"), [], "RMSMatch", "keep")

@@ -215,8 +215,19 @@ function call (fname, name, v)
       else
         muon_gpu (G, "Device", "cpu", name, v);
       endif
-    case "muon_update"
-      muon_update (G, [], name, v);
+    case "muon_update"                  # under an algorithm that reads NAME
+      alg = {"Algorithm", "muon"};
+      if (any (strcmp (name, {"SignBeforeNS", "Beta2", "NormAxis", "VEps", "VEpsPlacement", ...
+                              "RMSMatch", "RMSShape", "RMSEps", "RMSEpsPlacement"})))
+        alg{2} = "normuon";
+      elseif (any (strcmp (name, {"Rank", "DionQ0"})))
+        alg{2} = "dion";
+      elseif (any (strcmp (name, {"Fraction", "EFDecay"})))
+        alg{2} = "dion2";
+      elseif (any (strcmp (name, {"Algorithm", "Preset"})))
+        alg = {};
+      endif
+      muon_update (G, [], alg{:}, name, v);
     case "muon_optimizer"
       if (strcmp (name, "QKClip"))      # a key weight of W's width (8 rows: 2 heads of 4)
         P.Wk = G;
