@@ -433,57 +433,6 @@ endfunction
 %!error <muon_export: the 't' table of X has a column 'n', which is a field of X too.> muon_export (struct ("n", {1, 2}, "t", {struct("n", [5; 6]), struct("n", [7; 8])}), [tempname() ".csv"], "Table", "t")
 
 %!error <Invalid call> muon_export (1)
-%!test
-%! ## the per-rank table of a ZeRO step: a row per rank, its counters, not its update
-%! L = zero_layout ({[8 8], [8 8], [4 8]}, 3);
-%! R = zero_muon_step (L, repmat ({ones(8), ones(8), ones(4, 8)}, 3, 1), []);
-%! f = [tempname() ".csv"];
-%! unwind_protect
-%!   assert (muon_export (R, f, "Table", "ranks"), 3);
-%!   T = muon_import (f);
-%!   assert (T.rank, [R.ranks.rank].');
-%!   assert (T.ns_calls, [R.ranks.ns_calls].');
-%!   assert (T.bytes_sent, [R.ranks.bytes_sent].');
-%!   assert ([T.calls_1, T.calls_2], vertcat (R.ranks.calls)(:,1:2));
-%!   assert (! isfield (T, "update") && ! isfield (T, "update_1"));
-%! unwind_protect_cleanup
-%!   unlink (f);
-%! end_unwind_protect
-
-%!test
-%! ## a zero_cost result of one design is led by its fields as one of several designs is
-%! ## (the same columns; its rows those of that design); a scalar struct (a plain one, as
-%! ## struct (C(1)) is) has its table written alone
-%! sh = {[8 8], [4 8]};
-%! C2 = zero_cost (sh, 2, "Design", {"zero12_allreduce", "layerwise_lpt"});
-%! C1 = zero_cost (sh, 2, "Design", "zero12_allreduce");
-%! f = [tempname() ".csv"];
-%! g = [tempname() ".csv"];
-%! unwind_protect
-%!   assert (muon_export (C2, f, "Table", "ranks"), 4);
-%!   assert (muon_export (C1, g, "Table", "ranks"), 2);
-%!   a = strsplit (strtrim (fileread (f)), "\n");
-%!   b = strsplit (strtrim (fileread (g)), "\n");
-%!   assert (strncmp (b{1}, "design,world,", 13));
-%!   assert (b, a(1:3));                    # the header and design 1's two ranks
-%!   assert (muon_export (C2(1), g, "Table", "ranks"), 2);
-%!   assert (strsplit (strtrim (fileread (g)), "\n"), a(1:3));
-%!   T = muon_import (g);
-%!   assert (T.design, {"zero12_allreduce"; "zero12_allreduce"});
-%!   assert (T.world, [2; 2]);
-%!   assert (T.rank, [0; 1]);
-%!   muon_export (struct (C1), g, "Table", "ranks");
-%!   c = strsplit (strtrim (fileread (g)), "\n");
-%!   assert (c{1}, regexprep (a{1}, '^.*?,rank,', 'rank,'));
-%!   ## a plain scalar struct: its table alone, a column named as one of its fields is
-%!   ## no clash (the field is not written)
-%!   assert (muon_export (struct ("n", 1, "t", struct ("n", [5; 6])), g, "Table", "t"), 2);
-%!   assert (fileread (g), "n\n5\n6\n");
-%! unwind_protect_cleanup
-%!   unlink (f);
-%!   unlink (g);
-%! end_unwind_protect
-
 %!error <muon_export: FILE must end in .csv or .json \(got 'x.txt'\).> muon_export (struct ("a", 1), "x.txt")
 %!error <muon_export: FILE must be a file name ending in .csv or .json.> muon_export (struct ("a", 1), 3)
 %!error <muon_export: X is not a table \(a struct of equal-length columns, or a struct array of scalar fields\); write it as JSON, or pick a table with 'Table'\.> muon_export (struct ("a", [1 2 3], "b", [1; 2]), [tempname() ".csv"])
@@ -492,7 +441,6 @@ endfunction
 %!error <muon_export: X's CSV header would repeat the column name 'v_1'.> muon_export (struct ("v", [1 2; 3 4], "v_1", [5; 6]), [tempname() ".csv"])
 %!error <muon_export: cannot write '/nonexistent_dir/x\.csv': no such folder\.> muon_export (struct ("a", 1), "/nonexistent_dir/x.csv")
 %!error <^muon_export: unknown option 'Foo'\. Options: .*\.$> muon_export (struct ("a", 1), "x.csv", "Foo", 1)
-%!error <muon_export: FILE must end in \.csv or \.json \(got 'x\.txt'\)\.> muon_export (struct ("a", 1), "x.txt")
 %!error id=muonlab:badArg muon_export (struct ("a", 1), "x.txt")
 
 %!demo

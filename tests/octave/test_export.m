@@ -272,3 +272,55 @@ endfunction
 %! unwind_protect_cleanup
 %!   unlink (f);
 %! end_unwind_protect
+
+## the tables of results (moved from inst/muon_export.m)
+%!test
+%! ## the per-rank table of a ZeRO step: a row per rank, its counters, not its update
+%! L = zero_layout ({[8 8], [8 8], [4 8]}, 3);
+%! R = zero_muon_step (L, repmat ({ones(8), ones(8), ones(4, 8)}, 3, 1), []);
+%! f = [tempname() ".csv"];
+%! unwind_protect
+%!   assert (muon_export (R, f, "Table", "ranks"), 3);
+%!   T = muon_import (f);
+%!   assert (T.rank, [R.ranks.rank].');
+%!   assert (T.ns_calls, [R.ranks.ns_calls].');
+%!   assert (T.bytes_sent, [R.ranks.bytes_sent].');
+%!   assert ([T.calls_1, T.calls_2], vertcat (R.ranks.calls)(:,1:2));
+%!   assert (! isfield (T, "update") && ! isfield (T, "update_1"));
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
+%!test
+%! ## a zero_cost result of one design is led by its fields as one of several designs is
+%! ## (the same columns; its rows those of that design); a scalar struct (a plain one, as
+%! ## struct (C(1)) is) has its table written alone
+%! sh = {[8 8], [4 8]};
+%! C2 = zero_cost (sh, 2, "Design", {"zero12_allreduce", "layerwise_lpt"});
+%! C1 = zero_cost (sh, 2, "Design", "zero12_allreduce");
+%! f = [tempname() ".csv"];
+%! g = [tempname() ".csv"];
+%! unwind_protect
+%!   assert (muon_export (C2, f, "Table", "ranks"), 4);
+%!   assert (muon_export (C1, g, "Table", "ranks"), 2);
+%!   a = strsplit (strtrim (fileread (f)), "\n");
+%!   b = strsplit (strtrim (fileread (g)), "\n");
+%!   assert (strncmp (b{1}, "design,world,", 13));
+%!   assert (b, a(1:3));                    # the header and design 1's two ranks
+%!   assert (muon_export (C2(1), g, "Table", "ranks"), 2);
+%!   assert (strsplit (strtrim (fileread (g)), "\n"), a(1:3));
+%!   T = muon_import (g);
+%!   assert (T.design, {"zero12_allreduce"; "zero12_allreduce"});
+%!   assert (T.world, [2; 2]);
+%!   assert (T.rank, [0; 1]);
+%!   muon_export (struct (C1), g, "Table", "ranks");
+%!   c = strsplit (strtrim (fileread (g)), "\n");
+%!   assert (c{1}, regexprep (a{1}, '^.*?,rank,', 'rank,'));
+%!   ## a plain scalar struct: its table alone, a column named as one of its fields is
+%!   ## no clash (the field is not written)
+%!   assert (muon_export (struct ("n", 1, "t", struct ("n", [5; 6])), g, "Table", "t"), 2);
+%!   assert (fileread (g), "n\n5\n6\n");
+%! unwind_protect_cleanup
+%!   unlink (f);
+%!   unlink (g);
+%! end_unwind_protect

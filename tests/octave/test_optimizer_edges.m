@@ -378,3 +378,13 @@ endfunction
 %!   assert ([id.applied, id.skipped], [ih.applied, ih.skipped]);
 %! endfor
 %! assert (isequal (gather (Q.b), P.b) && isequal (gather (Q.W), P.W));
+
+## muon_step's refusals of an edited optimizer state (moved from inst/muon_step.m)
+%!shared P, G
+%! randn ("state", 2);
+%! P = struct ("W", randn (8, 5), "b", randn (8, 1));
+%! G = struct ("W", randn (8, 5), "b", randn (8, 1));
+%!error <muon_step: OPT.names must be a column cell of distinct parameter names.> muon_step (setfield (struct (muon_optimizer (P)), "names", {1; 2}), P, G)
+%!error <muon_step: OPT.names must be a column cell of distinct parameter names.> muon_step (setfield (struct (muon_optimizer (P)), "names", {"W"; "W"}), P, G)
+%!error <muon_step: OPT.classes must be 'double' or 'single' per parameter.> muon_step (setfield (struct (muon_optimizer (P)), "classes", {"int8"; "double"}), P, G)
+%!error <muon_step: OPT.muon.W must be \[\] or a muon_update state.> muon_step (setfield (muon_optimizer (P), "muon", struct ("W", {{}})), P, G)
