@@ -129,3 +129,51 @@ endfunction
 %! unlink (script);
 %! assert (! isempty (strfind (out, "call 1: muonlab:noMemory | isequal: out of memory for a result of 128 MB.")), out);
 %! assert (! isempty (strfind (out, "call 2: muonlab:noMemory | isequaln: out of memory for a result of 128 MB.")), out);
+
+## the functions that need the elements, the size predicates, size and disp (moved from
+## test_gpuarray.m)
+%!test
+%! ## the functions of arrays that need the elements: an error naming the function;
+%! ## the size predicates and isequal answer for the arrays, not the handle objects
+%! R = muon_gpu (1:4, "Device", "cpu");
+%! E = muon_gpu (1:4, "Device", "cpu");
+%! for op = {@any, @all, @abs, @sum, @double, @isnan, @isdiag, @transpose, @ctranspose, ...
+%!           @cos, @svd, @median, @int32, @(D) mod (D, 2), @sumsq, ...
+%!           @(D) D .^ 2, @(D) D == D, @(D) D > 0, @(D) ! D, @(D) D \ 2, @(D) reshape (D, 4, 1)}
+%!   try
+%!     op{1} (R);
+%!     error ("no error");
+%!   catch err
+%!     assert (err.identifier, "muonlab:unsupported");
+%!     assert (regexp (err.message,
+%!                     '^muon_gpuarray: \w+ is not defined for a device array; gather \(D\) first\.$'));
+%!   end_try_catch
+%! endfor
+%! assert (isequal (R, E) && isequal (R, 1:4) && isequal (1:4, E, R));
+%! assert (isequaln (R, E) && isequaln (R, 1:4) && ! isequaln (R, 1:3));
+%! assert (isequal (gather (+R), 1:4));
+%! assert (! isequal (R, muon_gpu (1:3, "Device", "cpu")) && ! isequal (R, [1 2 3 5]));
+%! assert (size_equal (R, E) && size_equal (R, ones (1, 4)));
+%! assert (! size_equal (R, muon_gpu (ones (2, 5), "Device", "cpu")));
+%! assert (! size_equal (R, ones (4, 1)));
+%! assert ([isrow(R), isvector(R), isscalar(R), ismatrix(R)], [true true false true]);
+%!error <muon_gpuarray: any is not defined for a device array; gather \(D\) first.>
+%! any (muon_gpu (ones (2), "Device", "cpu"))
+%!error <muon_gpuarray: power is not defined for a device array; gather \(D\) first.>
+%! muon_gpu (ones (2), "Device", "cpu") .^ 2
+%!error <muon_gpuarray: size: DIM must be positive integers, e.g. size \(D, 1\).>
+%! size (muon_gpu (ones (2), "Device", "cpu"), 0)
+%!error <muon_gpuarray: size: DIM must be positive integers, e.g. size \(D, 1\).>
+%! size (muon_gpu (ones (2), "Device", "cpu"), 1.5)
+%!error <muon_gpuarray: size: DIM must be positive integers, e.g. size \(D, 1\).>
+%! size (muon_gpu (ones (2), "Device", "cpu"), "a")
+%!test
+%! ## size with several dimensions, and disp's text as a value, as Octave's arrays do
+%! D = muon_gpu (ones (2, 3, 4), "Device", "cpu");
+%! X = ones (2, 3, 4);
+%! assert (size (D, [1 3]), size (X, [1 3]));
+%! assert (size (D, 2, 3), size (X, 2, 3));
+%! [a, b] = size (D, [3 1]);
+%! assert ([a b], [4 2]);
+%! assert (disp (D), evalc ("disp (D)"));
+%! assert (disp (D), "  2x3x4 double device array on cpu (192 B); gather () copies it to the host\n");

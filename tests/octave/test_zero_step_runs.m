@@ -177,3 +177,39 @@ endfunction
 %!   U = __muon_update__ (a, reshape (t.momentum{r+1}(1:20), 5, 4), struct ("precision", "double"));
 %!   assert (T.ranks(r+1).update(1:diff (o)), rm (U, o(1), o(2)), 0);
 %! endfor
+
+## no false divergence alarm (moved from test_zero_step.m)
+%!test
+%! ## no false alarm on sound steps: random shapes and gradients over six decades, every
+%! ## design, worlds 1-3, every scale rule with a ScaleFactor, double and bf16, three chained
+%! ## steps (muon_bp: full, block, full, with a BlockScale), experts and split row blocks
+%! warning ("error", "muonlab:diverged", "local");
+%! designs = __muon_lists__ ().lists.zero_variant;
+%! scales = {"keller", "rms", "spectral", "unit_rms", "none"};
+%! for seed = 1:2
+%!   randn ("state", seed);
+%!   rand ("state", seed);
+%!   sh = arrayfun (@(k) 2 * randi ([1 6], 1, 2), 1:3, "UniformOutput", false);
+%!   for W = 1:3
+%!     L = zero_layout (sh, W);
+%!     for v = designs(:).'
+%!       prec = merge (rand < 0.5, "double", "bf16");
+%!       o = {"Variant", v{1}, "Scale", scales{randi(5)}, "ScaleFactor", 0.5 + 2 * rand, ...
+%!            "Precision", prec, "Period", 2, "BlockScale", 0.5 + rand, "Reference", false};
+%!       if (! strcmp (v{1}, "zero2_slice_only") && seed == 2)
+%!         o = [o, {"Experts", [2 1 1], "SplitRows", {[], [], [1 sh{3}(1)-1]}}];
+%!       endif
+%!       st = [];
+%!       try
+%!         for k = 1:3
+%!           G = cellfun (@(x) randn (x) .* 10 .^ (6 * rand (x) - 3), repmat (sh, W, 1),
+%!                        "UniformOutput", false);
+%!           [R, st] = zero_muon_step (L, G, st, o{:});
+%!           assert (R.diverged, zeros (1, 3));
+%!         endfor
+%!       catch err
+%!         assert (strfind (err.message, "mixes sizes"));   # the shipped ZeRO-3 pads
+%!       end_try_catch
+%!     endfor
+%!   endfor
+%! endfor
