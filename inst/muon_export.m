@@ -106,6 +106,8 @@ function n = muon_export (X, file, varargin)
   records = isa (X, "muon_rows");       # a list of records: led by its fields, even one
   if (isa (X, "muon_state"))
     X = state_plain (X);                # (also one made before `clear functions`)
+  elseif (isa (X, "zero_layout_result") || isa (X, "muon_model_result"))
+    X = layout_plain (X);               # (also one made before `clear functions`)
   elseif (isa (X, "muon_result"))
     X = struct (X);
   endif

@@ -14,7 +14,7 @@
 function T = model_table (fname, M)
   T = [];
   if (isa (M, "muon_model_result"))
-    M = struct (M);
+    M = layout_plain (M);               # (also one made before `clear functions`)
   endif
   cols = {"name", "rows", "cols", "numel", "experts", "split", "route"};
   if (! (isstruct (M) && isscalar (M) && isfield (M, "params")
