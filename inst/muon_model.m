@@ -218,7 +218,7 @@ function [cfg, source, meta] = read_config (fname, what)
     k = find (strcmpi (what, names), 1);
     [~, err] = stat (what);             # a path that exists wins over a shipped name
     if (err == 0 && isfolder (what))    # a Hugging Face snapshot folder
-      file = fullfile (what, "config.json");
+      file = path_join (what, "config.json");   # (what may be a name no UTF-8)
       if (! exist (file, "file"))
         error ("muonlab:badArg", "%s: the folder '%s' holds no config.json.", fname, what);
       endif

@@ -49,7 +49,7 @@ function K = model_checkpoint (fname, source, cfg, counts, T, mm)
     return;                            # a shipped model: no weights beside it
   endif
   st = safetensors_files (fname, dir);
-  idx = fullfile (dir, "model.safetensors.index.json");
+  idx = path_join (dir, "model.safetensors.index.json");
   if (isempty (st) && ! exist (idx, "file"))
     return;
   endif
@@ -170,12 +170,9 @@ function st = safetensors_files (fname, dir)
   keep = cellfun (@(n) numel (n) > 12 && n(1) != "." && strcmp (n(end-11:end), ".safetensors"),
                   names);
   names = sort (names(keep));
-  if (! any (dir(end) == "/\\"))
-    dir(end+1) = filesep ();
-  endif
   st = cell (1, numel (names));
   for k = 1:numel (st)
-    st{k} = [dir names{k}];            # (fullfile's regexprep refuses a name no UTF-8)
+    st{k} = path_join (dir, names{k});
     regular_file (fname, st{k}, "");   # only its header is read: no size limit
   endfor
 endfunction

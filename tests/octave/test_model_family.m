@@ -265,6 +265,14 @@ endfunction
 %!   write_safetensors ([d "/caf" e ".safetensors"], {"b"}, {[4 4]});
 %!   evalc ("M = muon_model (d);");        # (the count differs from the config's: a warning)
 %!   assert ({M.checkpoint.method, M.checkpoint.count}, {"safetensors", n + 16});
+%!   ## the snapshot folder's own name no UTF-8 (fullfile's "invalid UTF-8", no identifier)
+%!   d2 = [d "/snap" e];
+%!   mkdir (d2);
+%!   put_text ([d2 "/config.json"], jsonencode (cfg ("llama", 64, 16, 32, 1, 4, 2)));
+%!   write_safetensors ([d2 "/model.safetensors"], {"a"}, {[n 1]});
+%!   M = muon_model (d2);
+%!   assert ({M.checkpoint.method, M.checkpoint.count, M.checkpoint.matches},
+%!           {"safetensors", n, true});
 %! unwind_protect_cleanup
 %!   confirm_recursive_rmdir (false, "local");
 %!   rmdir (d, "s");
