@@ -391,3 +391,14 @@ endfunction
 %! unwind_protect_cleanup
 %!   unlink (f);
 %! end_unwind_protect
+
+%!demo
+%! C = zero_cost ({[64 64], [32 64]}, 4, "Design", {"zero12_allreduce", "layerwise_lpt"});
+%! f = [tempname() ".csv"];
+%! muon_export (C, f, "Table", "ranks");
+%! T = muon_import (f);
+%! printf ("%d rows; columns: %s\n", numel (T.rank), strjoin (fieldnames (T).', ", "));
+%! printf ("  %-18s rank %d: %g bytes sent\n", T.design{1}, T.rank(1), T.bytes_sent(1));
+%! delete (f);
+
+%!error <muon_import: FILE must be a file name.> muon_import (1)
