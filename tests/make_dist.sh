@@ -8,8 +8,9 @@
 #   inst/                                 every .m under inst/ (private/ included)
 #   inst/tests/                           the numerical suites of tests/octave that need
 #                                         neither MPI nor the source tree (all test_*.m but
-#                                         test_readme, test_headline, test_moe_demo and
-#                                         test_muon_family_demo), their reference ports
+#                                         test_readme, test_headline, test_moe_demo,
+#                                         test_muon_family_demo and test_headers), their
+#                                         reference ports
 #                                         ref_*.m and helpers (thread_runs.m; not the
 #                                         runners run_*.m), fixtures/ and configs/: `pkg test
 #                                         muonlab` runs them (it cd's into each folder of the
@@ -76,7 +77,8 @@ find demo -maxdepth 1 -type f -name '*.m' -print0 | tracked |
 # run_*.m and the suites that need README.md or demo/; fixtures/ and configs/
 mkdir -p "$top/inst/tests"
 find tests/octave -maxdepth 1 -type f -name '*.m' ! -name 'run_*.m' ! -name test_readme.m \
-     ! -name test_headline.m ! -name test_moe_demo.m ! -name test_muon_family_demo.m -print0 |
+     ! -name test_headline.m ! -name test_moe_demo.m ! -name test_muon_family_demo.m \
+     ! -name test_headers.m -print0 |
   tracked | xargs -0 -r cp --preserve=mode -t "$top/inst/tests/"
 find tests/octave/fixtures tests/octave/configs -type f -print0 | tracked |
   (cd tests/octave && sed -z 's|^tests/octave/||' |
@@ -88,7 +90,9 @@ cp DESCRIPTION "$top/src/"            # Makefile.muonlab reads its VERSION from 
 
 # Warn (only) where INDEX and inst/ disagree: functions are being added all the time.
 index_names=$(sed -n '/^[[:space:]]/{s/^[[:space:]]*//;p}' INDEX | tr -s ' \t' '\n' | LC_ALL=C sort -u)
-inst_names=$(find inst -maxdepth 1 -name '*.m' -printf '%f\n' | sed 's/\.m$//' | LC_ALL=C sort -u)
+# (the files that ship: an untracked inst/scratch.m is not in the tarball, so not INDEX's business)
+inst_names=$(find inst -maxdepth 1 -type f -name '*.m' -print0 | tracked | tr '\0' '\n' |
+               sed 's|^inst/||; s/\.m$//' | LC_ALL=C sort -u)
 for f in $(LC_ALL=C comm -23 <(echo "$index_names") <(echo "$inst_names")); do
   echo "make_dist: warning: INDEX lists $f but inst/$f.m does not exist" >&2
 done
