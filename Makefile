@@ -1,3 +1,6 @@
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 # muonlab - top-level build.  `make deps` installs what the project needs (Debian), `make` builds
 # build/libmuon.a, the MEX gateways and (when nvcc is found) libmuon_cuda.so; `make check` runs
 # every test layer and ends with one line "N passed, N failed".
