@@ -1,3 +1,6 @@
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 # muonlab - top-level build.  `make deps` installs what the project needs (Debian), `make` builds
 # build/libmuon.a, the MEX gateways and (when nvcc is found) libmuon_cuda.so; `make check` runs
 # every test layer and ends with one line "N passed, N failed".
@@ -383,7 +386,7 @@ NODNNL_B     := $(B)/nodnnl
 CHECK_ONCE   := test_demo_scripts,test_readme,test_demos,test_display,test_messages,test_docs,$\
                 test_options,test_options_parse,test_zero_layout,test_zero_cost,test_checkpoint,$\
                 test_muon_model,test_model_family,test_help_examples,test_zero_cost_cases,$\
-                test_zero_cost_time,test_loss_scaler,test_import
+                test_zero_cost_time,test_loss_scaler,test_import,test_headers
 # CHECK_IN_DIST: suites that make check leaves to the dist layer, which runs them on the
 # installed package (test_demo_scripts: every demo, about a minute); make check-octave alone
 # runs them.

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {[@var{h}, @var{png}] =} demo_figure (@var{name}, @var{position})
 ## @deftypefnx {} {[~, @var{png}] =} demo_figure (@var{name})

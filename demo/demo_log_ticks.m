@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} demo_log_ticks (@var{ax}, @var{xy})
 ## On the log axis @var{xy} (@qcode{"x"} or @qcode{"y"}) of axes @var{ax}, whose

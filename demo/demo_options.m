@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{o} =} demo_options (@var{name}, @var{args})
 ## The options of a demo, NAME, VALUE pairs in the cell @var{args}, read by muonlab's one

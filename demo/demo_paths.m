@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} demo_paths ()
 ## Put the in-tree inst/ and build/mex/ on the path when the demos run from a checkout

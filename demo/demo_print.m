@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} demo_print (@var{h}, @var{png}, @dots{})
 ## Print figure @var{h} as a PNG to @var{png} (further arguments go to @code{print}, e.g.

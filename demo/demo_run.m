@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@dots{}] =} demo_run (@var{name}, @var{args}, @var{fn}, @dots{})
 ## Run the body of the demo @var{name}: read its options from the cell @var{args} with

@@ -1,4 +1,4 @@
-## Copyright (C) 2026 The muonlab authors
+## Copyright (C) 2026 muonlab developers
 ## SPDX-License-Identifier: GPL-3.0-or-later
 
 ## -*- texinfo -*-

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: PREVIOUS = __muon_blas_threads__ (N)"
 /* __muon_blas_threads__ - sets OpenBLAS's thread count to N (0: leaves it) and returns the
  * count it had.  For the Octave code whose own products, SVDs and eigenvalues must not

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: [NAMES, C] = __muon_coeffs__ () or C = __muon_coeffs__ (NAME)"
 /* __muon_coeffs__ - the core's table of named coefficient schedules.
  *   [NAMES, C] = __muon_coeffs__ ()  the names (1 x S cell of strings, the core's order) and,

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: OUT = __muon_comm__ (CMD, ...), CMD: create allreduce reduce_scatter all_gather broadcast barrier all_to_all counters agree abort have_mpi mpi_live check"
 /* __muon_comm__ - gateway of muon_comm.m and muon_collective.m: communicators and their
  * collectives on Octave arrays (muon_comm.h; the spec / handle is resolved by

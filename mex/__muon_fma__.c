@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: Y = __muon_fma__ (A, X, Y)"
 /* __muon_fma__ - torch's y.add_ (x, alpha=a) on the CPU (muon_math.h, muon_fma_array):
  * fma (A, X, Y) rounded once into Y's class, A first rounded to it.  X and Y are real

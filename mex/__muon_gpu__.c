@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: OUT = __muon_gpu__ (CMD, ...), CMD: upload fill convert gather check free ns update adamw ew sumsq page_sumsq last_ms trim reset count copy_time zero_step claim mark drop"
 /* __muon_gpu__ - gateway of muon_gpu.m, muon_gpuarray.m and the device-array paths of
  * muon_ns / muon_update: device arrays (muon_math.h, core/math/darray.c) held in this MEX

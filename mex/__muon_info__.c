@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: INFO = __muon_info__ ()"
 /* __muon_info__ - gateway of muon_info.m: which back ends are built and usable, the BLAS,
  * the CPU GEMM providers, and the names of the coefficient schedules.

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: L = __muon_lists__ ()"
 /* __muon_lists__ - the core's named lists, limits and option defaults in one struct, so that
  * inst/ types none of them (read once per session by inst/private/core_lists.m; cheap, no

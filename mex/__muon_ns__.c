@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: [X, STATS] = __muon_ns__ (G, OPTS)"
 /* __muon_ns__ - gateway of muon_ns.m: Newton-Schulz on each page of G (double or single,
  * M x N or M x N x E).  OPTS is the struct muon_ns.m builds; X has G's class and shape;

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: F = __muon_ns_flops__ (M, N, STEPS, RESTARTS, SYMMETRIC)"
 /* __muon_ns_flops__ - the core's FLOP model of Newton-Schulz (muon_math.h,
  * muon_ns_flop_model_get) for ns_flops.m, evaluated on the shapes M x N (real double arrays

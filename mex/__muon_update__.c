@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: [U, M] = __muon_update__ (G, M, OPTS)"
 /* __muon_update__ - gateway of muon_update.m: one Muon update of G (double or single, M x N
  * or M x N x E) with momentum M ([] for zeros, else double or single of G's size; returned

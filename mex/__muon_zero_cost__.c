@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: C = __muon_zero_cost__ (SHAPES, EXPERTS, SPLIT, WORLD, OPTS) or [DESIGNS, COLLS] = __muon_zero_cost__ ()"
 /* __muon_zero_cost__ - gateway of zero_cost.m: the plan-only cost of one distributed Muon step
  * (muon_zero_cost.h).  SHAPES is P x 2 [rows cols] (positive integers), EXPERTS P x 1 (or

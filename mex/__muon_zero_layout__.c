@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: [PAR, PIECES, RANKS, INFO] = __muon_zero_layout__ (SHAPES, WORLD, OPTS)"
 /* __muon_zero_layout__ - gateway of zero_layout.m: the ZeRO partition model of muon_zero.h.
  * SHAPES is P x 2 [rows cols] (positive integers), WORLD a scalar, OPTS a struct with fields

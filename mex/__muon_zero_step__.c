@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: [UPD, MOM, STATS, FULL, INFO, RMOM, RFULL] = __muon_zero_step__ (SHAPES, WORLD, LOPTS, GRADS, MOM, OPTS, COMM, ASSEMBLE[, REF, RMOM, PLAN]), or __muon_zero_step__ (CMD, ...) with CMD plan, map, owned, holds, free, count, steps or release"
 /* __muon_zero_step__ - gateway of zero_muon_step.m: one distributed Muon step
  * (muon_zero.h) on the local ranks of a communicator, and with REF the reference (DDP) step

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex.c - shared gateway glue (see muon_mex.h): the context, errors and warnings,
  * tensors and new arrays, scalars and sizes.  The option structs: muon_mex_opts.c. */
 #include <limits.h>

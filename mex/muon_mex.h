@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex.h - the glue every gateway shares: the process-wide context (destroyed by
  * mexAtExit), mxArray <-> muon_tensor, option-struct fields, and status -> Octave error
  * (muon_mex.c; the option structs' readers: muon_mex_opts.c).

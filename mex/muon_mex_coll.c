@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex_coll.c - the collectives of a communicator on Octave arrays (see muon_mex_comm.h).
  * Nothing here raises: the caller may hold a communicator made for the call, which it frees
  * before it raises.

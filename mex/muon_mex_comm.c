@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex_comm.c - a gateway's 'Comm' argument as a communicator, and a communicator and
  * its counters as Octave structs (see muon_mex_comm.h; the per-process mpi and nccl
  * communicators are muon_mex_mpi.c's, collectives on Octave arrays muon_mex_coll.c's).

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex_comm.h - a gateway's 'Comm' argument as a muon_comm (muon_mex_comm.c), its
  * collectives on Octave arrays and their counters as Octave structs (muon_mex_coll.c), and
  * the MPI life cycle of the MEX files that use MPI (muon_mex_mpi.c; all three linked only

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex_handle.c - the table of core objects of one MEX file (muon_mex_handle.h).  Ids
  * grow and are never reused within a session, so a copied handle of a freed object stays
  * stale.

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex_handle.h - a table of core objects held by one MEX file (linked into the gateways
  * that hand objects to Octave: __muon_gpu__'s device arrays, __muon_zero_step__'s plans),
  * each known to Octave as a handle, the 1 x 2 double [SESSION ID].  SESSION is drawn when the

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex_mpi.c - the MPI life cycle of the MEX files that use MPI and their per-process
  * mpi and nccl communicators (see muon_mex_comm.h).  Built with -DMUON_HAVE_MPI and mpicc's
  * flags when MPI is found; without it, 'mpi' raises muonlab:notBuilt (the core stub's

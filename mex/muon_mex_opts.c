@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex_opts.c - shared gateway glue (see muon_mex.h): the fields of an options struct,
  * the core's named lists in messages, and the core's option structs read from the
  * X-macro field lists. */

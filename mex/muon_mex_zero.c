@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex_zero.c - the arguments of __muon_zero_step__ (see muon_mex_zero.h).  Only
  * muon_mex_zero_layout raises: the others run while the gateway may hold a communicator
  * made for the call.

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex_zero.h - the glue of __muon_zero_step__ (and of __muon_gpu__'s device step): its layout,
  * gradient and momentum arguments checked (muon_mex_zero.c), and one distributed step
  * (muon_zero_step, then muon_zero_assemble) on Octave arrays with its STATS and INFO

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex_zero_dev.c - the device ZeRO step of zero_muon_step.m on device arrays
  * (muon_zero_step_device), a command of __muon_gpu__, linked into it because the arrays are
  * that MEX file's (muon_mex_handle.h: each MEX file holds its own table):

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_mex_zero_step.c - one step of __muon_zero_step__ on Octave arrays and its STATS and
  * INFO (see muon_mex_zero.h).  Nothing here raises.
  */

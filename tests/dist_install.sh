@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 # usage: tests/dist_install.sh TARBALL RESULTS_FILE
 #
 # Proves that the package tarball works as an Octave package: `pkg install` into a temporary

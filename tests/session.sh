@@ -1,3 +1,6 @@
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 # session.sh - sourced by the layers of `make check` that run one octave-cli session under a
 # time limit and keep its output in a folder (tests/fuzz/run.sh, tests/valgrind/run.sh):
 #

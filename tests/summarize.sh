@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 # summarize.sh RESULTS_DIR [LAYER...] - sums the per-layer result files of `make check`.
 # Every file in RESULTS_DIR holds lines "<layer> <passed> <failed>".  Prints one line per
 # layer, then as its last line "N passed, N failed" (the totals).  Exits 1 if anything failed

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ctx.c - the status table's strings, the context object (last error, workspace, the state
  * subsystems attach to it), the clock, aligned allocation and the tensor helpers every other
  * core file uses.

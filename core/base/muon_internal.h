@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_internal.h - what core files share and the public API does not show: the context
  * layout, the state subsystems attach to it, the error macros (CHECK / CHECKSTATUS /
  * CHECKMEM jump to the function's one cleanup label `fail` after recording file, line,

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* names.c - the two lookups over a name table built from a list's X-macro (MUON_NAME_TABLE,
  * muon_internal.h): the catalogue of every list (core/lists/list_registry.c) and the layers
  * that need a name below it use them.

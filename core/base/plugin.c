@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* plugin.c - the one plug-in loader (plugin.h): opens a shared object the way every plug-in
  * of muonlab is found (libmuon_cuda.so by core/math/cuda_loader.c, libmuon_nccl.so by
  * core/comm/comm_nccl.c) and checks its ABI, so the search order and the checks are written

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* plugin.h - what a plug-in (libmuon_cuda.so, libmuon_nccl.so; sources in core/gpu/) and the
  * host side that loads it share.  A plug-in exports one entry point of type
  * muon_plugin_entry_fn that fills its table of entry points (its *_abi.h) for an ABI

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* tensor_check.h - the checks of a muon_tensor description, written once: muon_tensor_check
  * (ctx.c) records their message in the context, and the CUDA plug-in (core/gpu/ns_cuda.cu),
  * which cannot call libmuon, runs the same inline code on what it is handed.  Plain C,

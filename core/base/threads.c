@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* threads.c - the thread policy (DESIGN.md 3, "same input, same bits"): how many threads a
  * call gets when it does not say.  A constant of the machine and the launch: OMP_NUM_THREADS
  * when set, else this process's cores shared out among the MPI ranks on its machine; never

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm.c - the generic communicator layer behind muon_comm.h: create / destroy / queries,
  * the call and byte counters, the byte model and the fixed-order reduction.  The public
  * collectives, which check their arguments and call through each implementation's vtable

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm.h - the communicator vtable behind the opaque muon_comm of muon_comm.h, shared by its
  * implementations (comm_self.c, comm_sim.c, comm_mpi.c, comm_nccl.c).
  *

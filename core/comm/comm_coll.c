@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm_coll.c - the public collectives of muon_comm.h: their argument checks (pointers,
  * types, sizes, buffers of different local ranks that overlap), the call counters, and the
  * call through the communicator's vtable; the device-memory entry points beside them; and

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm_mpi.c - the `mpi` communicator: one rank per process over MPI (Open MPI), on a
  * duplicate of MPI_COMM_WORLD.  The caller initializes and finalizes MPI (muonlab's MEX
  * files do it once per process, mex/muon_mex_comm.c).

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm_nccl.c - the `nccl` communicator: one GPU rank per process over NCCL, its buffers in
  * host memory (staged to the device for each call).  This half is plain C in libmuon.a; the
  * CUDA and NCCL calls are in libmuon_nccl.so (comm_nccl_dev.c), opened with dlopen on first

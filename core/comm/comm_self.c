@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm_self.c - the `self` communicator: one rank, every collective a local copy, no bytes
  * moved.
  */

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm_sim.c - the `sim` communicator: W ranks in one process, deterministic.  One call of a
  * collective takes all W ranks' buffers (local_ranks = W), reads every input into a staging
  * buffer (comm_stage.h), computes in the fixed order of muon_comm.h (muon_comm_reduce of

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm_stage.c - the collectives of the communicators that hand the transfer to a library
  * (comm_mpi.c, comm_nccl.c), written once (comm_stage.h): the library's sums in library mode,
  * else the fixed order piece by piece over the library's transfer of one piece.  The pieces

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm_stage.h - helpers of the communicators that stage buffers on the host: a
  * grow-on-demand staging buffer (comm_sim.c too), and for those that hand the transfer to a
  * library (comm_mpi.c, comm_nccl.c) the byte model as counters (counts_measured = 0), buffer

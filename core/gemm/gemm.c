@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* gemm.c - the GEMM provider layer (see gemm.h): who runs which precision, the thread
  * policy, the tiled products (OpenBLAS or oneDNN per tile) and muon_gemm_query for
  * muon_info.

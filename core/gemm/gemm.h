@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* gemm.h - the GEMM provider layer: the few products Newton-Schulz needs, on OpenBLAS (always
  * built) or oneDNN (when the build found it and has a kernel here), with fp64, fp32 or bf16
  * operands.

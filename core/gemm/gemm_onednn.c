@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* gemm_onednn.c - the oneDNN provider of the GEMM layer (gemm.h): matmul primitives with
  * fp32 or bf16 operands and fp32 output, one per tile shape, made for one thread and cached
  * in the context; run from the threads that share the tiles.

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm_nccl_abi.h - the ABI between comm_nccl.c (in libmuon.a, no CUDA or NCCL headers) and
  * libmuon_nccl.so (comm_nccl_dev.c: CUDA runtime + NCCL, opened with dlopen on first use, so
  * nothing else links NCCL).  The shared object exports one symbol, muon_nccl_get_api.

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm_nccl_dev.c - the device side of the NCCL communicator, built into libmuon_nccl.so
  * (CUDA runtime + NCCL, when nvcc and nccl.h are found) and reached only through
  * muon_nccl_get_api (comm_nccl_abi.h) after comm_nccl.c has opened it with dlopen.  Not part

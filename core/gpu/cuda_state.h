@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* cuda_state.h - what the parts of libmuon_cuda.so share (C++, CUDA): the error macros, the
  * per-context device state, and the entry points each part gives the others.
  *   ns_cuda.cu   Newton-Schulz on pages of host or device tensors (ns_pages), the pages of

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* dev_cuda.cu - the device half of libmuon_cuda.so that serves the device arrays
  * (core/math/darray.c): the per-context state's life, pinned staging of array copies,
  * conversions between storage classes, fills, event timing, and the ABI table

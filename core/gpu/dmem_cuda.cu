@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* dmem_cuda.cu - the raw-memory kernels of the device ZeRO step (core/zero/zero_step_dev*.c,
  * through core/math/dmem.c): the row-major span of a column-major matrix and back, the
  * fixed-order reduction of W gathered blocks, the momentum step of a vector.  Entries of the

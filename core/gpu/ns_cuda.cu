@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_cuda.cu - Newton-Schulz orthogonalization on an NVIDIA GPU with cuBLAS: the CUDA back end
  * of ns.c, built into libmuon_cuda.so and opened with dlopen by cuda_loader.c, which reaches it
  * only through muon_cuda_get_api (the ABI of ns_cuda_abi.h): the pages of a call, each

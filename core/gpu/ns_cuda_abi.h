@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_cuda_abi.h - the ABI between libmuon (CPU, always built) and libmuon_cuda.so (CUDA, cuBLAS,
  * NCCL; built when nvcc is found and opened with dlopen on first use, the way ggml loads its
  * back ends).  Nothing here includes a CUDA header, so libmuon.a and the MEX files never link

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_cuda_iter.cu - one page's Newton-Schulz iteration on an NVIDIA GPU (ns_cuda_iter.h), for
  * the pages of ns_cuda.cu: the primitives of ns_cuda_steps.h (which writes the order of
  * operations once, for this file and for the CPU test of that order) on cuBLAS and the

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_cuda_iter.h - one page's Newton-Schulz iteration on an NVIDIA GPU (ns_cuda_iter.cu), as
  * the pages of ns_cuda.cu run it: the run of a page (its lane, precision and shape), the
  * layout of the work buffer, and iterate / capture, instantiated for double, float and

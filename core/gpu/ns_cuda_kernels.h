@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_cuda_kernels.h - the per-element maths and the kernels of NS on the GPU (C++, CUDA): the
  * work buffers' element types, the correctly rounded helpers, and the load, norm, store,
  * mirror and elementwise kernels of one page.  Included by ns_cuda.cu (the load, norm and

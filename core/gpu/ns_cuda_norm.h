@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_cuda_norm.h - the per-page decisions of the GPU's normalization, as the CPU's load_page
  * (core/math/ns_impl.h) makes them: from the fp64 sum of squares, the largest magnitude and
  * the non-finite flag of what is divided, whether the page is all zero, and the plain

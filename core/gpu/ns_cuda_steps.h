@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_cuda_steps.h - the Newton-Schulz iteration of the CUDA back end as its order of
  * operations (which product, scale-add, copy or mirror, on which buffer, in which step),
  * written once over the primitives of a run type: ns_cuda_iter.cu instantiates it over

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* opt_cuda.cu - the optimizer steps of libmuon_cuda.so on device tensors: one Muon update
  * (update_entry), one AdamW step (adamw_entry), and the element-wise arithmetic and sums of
  * squares of muon_step on device parameters (ew_entry, sumsq_entry), entries of the ABI

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* pool_cuda.cu - device memory of libmuon_cuda.so (cuda_state.h): the buffers a state grows
  * on demand (device and pinned host), and the caching pool of device blocks behind the
  * device arrays.

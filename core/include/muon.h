@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon.h - the whole public C API of libmuon, the C99 core of muonlab: the umbrella over the
  * layers' headers below.
  *

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_base.h - part of the public C API (included by muon.h): the status table, the context
  * (last error, workspace), tensors, and the precision and thread vocabulary every layer uses
  * (core/base/).

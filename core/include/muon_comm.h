@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_comm.h - part of the public C API (included by muon.h): communicators, the collectives
  * the distributed algorithms (core/zero/) are written against once (core/comm/).
  *

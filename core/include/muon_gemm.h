@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_gemm.h - part of the public C API (included by muon.h): the CPU product providers
  * (core/gemm/): OpenBLAS, and oneDNN where it has kernels.
  */

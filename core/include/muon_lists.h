@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_lists.h - part of the public C API (included by muon.h): the catalogue of lists
  * (core/lists/), the top layer of the core: every named list and every limit the core checks,
  * for the gateways, inst/ and the tests, which read names, limits and defaults from here

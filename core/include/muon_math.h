@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_math.h - part of the public C API (included by muon.h): the maths layer (core/math/):
  * precision emulation, coefficient schedules, Newton-Schulz, the CUDA back end's
  * information, the Muon update.

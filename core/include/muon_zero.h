@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_zero.h - part of the public C API (included by muon.h): the ZeRO layer (core/zero/):
  * the partition model (zero_layout.c), below it the designs, their plans and the distributed
  * Muon step.  The plan-only cost of a step (zero_cost.c) is declared in the layer's second

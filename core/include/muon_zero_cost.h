@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_zero_cost.h - part of the public C API (included by muon.h): the ZeRO layer's
  * plan-only cost model (core/zero/zero_cost.c and one zero_cost_<family>.c per family of
  * designs), what each rank of every design of the steps of muon_zero.h moves and computes in

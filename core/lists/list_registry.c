@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* list_registry.c - the catalogue of every named list and limit the core checks (muon_lists.h:
  * MUON_LISTS / MUON_LIMITS), for the gateways, inst/ and the tests.  Everything here is
  * generated from the MUON_<THING>_LIST X-macros of the public headers of every layer (this

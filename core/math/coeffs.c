@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* coeffs.c - named Newton-Schulz coefficient schedules and their expansion to a step count.
  *
  * Each triple (a, b, c) is one step X <- a X + b (X X') X + c (X X')^2 X, i.e. the scalar map

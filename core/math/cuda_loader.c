@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* cuda_loader.c - the host side of the CUDA back end: opens libmuon_cuda.so on first use
  * (muon_dlopen_beside: $MUON_CUDA_LIB, then beside the MEX file or test binary, then the
  * loader's default path), keeps it with its device state in the context, and runs ns.c's

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* darray.c - device arrays (muon_math.h): a rows x cols x batch array on a device, and
  * muon_ns / muon_update run on it where it lives.
  *

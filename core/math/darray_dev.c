@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* darray_dev.c - the devices' own state behind the device arrays (muon_math.h): the CPU
  * stand-in's bytes in use and the wall time of its last call, kept in the context; the
  * device time of the last ns / update (CUDA events on a GPU), the copy floor (pinned

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* darray_impl.h - what the files of device arrays share: the array itself, the CPU
  * stand-in's state and the small helpers around the CUDA back end (darray.c: create, copies,
  * NS and the update; darray_ops.c: the element-wise steps of the optimizer; darray_dev.c:

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* darray_ops.c - the element-wise steps of the optimizer on device arrays (muon_math.h):
  * one AdamW step, the arithmetic muon_step does on parameters and gradients (X + Y, X - Y,
  * X * a, X / a) and its sums of squares (global norm, overflow check, update norm).

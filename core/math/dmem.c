@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* dmem.c - raw memory of device arrays for the layers above that lay out their own buffers
  * (the device ZeRO step, core/zero/zero_step_dev*.c; declared in math_internal.h): copies,
  * zeros, the row-major span of a column-major matrix, the fixed-order block reduction, the

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* math_internal.h - what the maths layer's files share with each other and with the layers
  * above it (zero/), and the public API does not show: the schedule expansion, the CUDA back
  * end's host side, and the two halves of muon_update that the distributed step reuses.

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_darray_math.h - the per-element maths of device arrays, shared by the CPU stand-in
  * device (core/math/darray.c) and the CUDA kernels (core/gpu/ns_cuda.cu): loading and storing
  * one element of a storage class, and the counter-based normal generator of

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_precision.h - the per-element maths shared by the C core and the CUDA kernels.
  *
  * Round-to-nearest-even from fp32 to bf16 and fp16 (ties to even, fp16 subnormals, overflow

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* muon_update_math.h - the per-element maths of the Muon update, shared by the C core
  * (core/math/update.c; the ZeRO steps' momentum on partitions and shards, zero_step_common.c
  * and zero_step_a2a.c) and the CUDA plug-in's update on device arrays (core/gpu/opt_cuda.cu):

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns.c - Newton-Schulz orthogonalization on the CPU (the reference back end), standard and
  * Gram, batched over pages, in fp64, fp32 and emulated bf16 / fp16.
  *

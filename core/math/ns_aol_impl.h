@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_aol_impl.h - the AOL scaling of Turbo-Muon ('Normalize', "aol") on one page, written
  * once for the three storage types of ns_impl.h, which includes it (with its S, T, FN,
  * LOAD, STORE, RND, PRODUCT and SYMMETRIC_T; no include guard, like ns_impl.h).

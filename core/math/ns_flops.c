@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_flops.c - the FLOP model of Newton-Schulz (muon_math.h): the [c1 c0] pair of each
  * product term of the standard and the Gram iteration, for ns_flops.m (through
  * __muon_ns_flops__) and the ZeRO cost model (muon_ns_flops_matrix), written once.

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_impl.h - Newton-Schulz on one page, written once for three storage types.
  *
  * Included by ns.c with

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_shared.h - the Newton-Schulz decisions that the CPU reference (ns.c, ns_impl.h) and the
  * CUDA back end (core/gpu/ns_cuda.cu, which cannot call libmuon) take alike, written once:
  * whether a Gram restart comes before an iteration, and whether a page takes the Gram path.

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_sym_impl.h - the pass over the upper triangle that follows a symmetric product in the
  * Newton-Schulz of ns_impl.h, written once for its three storage types (ns_impl.h includes
  * it with its S, T, FN, LOAD, STORE and RND; no include guard, like ns_impl.h).

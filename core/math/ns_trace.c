@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_trace.c - the opt-in per-step trace of muon_ns (muon_ns_trace in muon_math.h): checks the
  * caller's buffers against the page before the run.  The snapshots themselves are taken
  * inside the iteration (ns_impl.h), from the run's own values.  ns.c says whether the Gram

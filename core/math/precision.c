@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* precision.c - the precision emulation's array forms (muon_math.h): rounding an array to
  * bf16 / fp16 / single, the bf16 / fp16 bit patterns, and torch's fused add with alpha.  The scalar forms are the static
  * inline functions of muon_precision.h, shared with the CUDA kernels.

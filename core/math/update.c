@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* update.c - the Muon update on the CPU: momentum, Nesterov input, Newton-Schulz per block,
  * update scale (MUON_FACTS 1.4, 2, 3, 5, 8; muon_math.h).
  *

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_cost.c - the plan-only cost of one distributed Muon step for every design of
  * muon_zero_step (and the all-to-all owner design), from the shapes alone
  * (muon_zero_cost.h).

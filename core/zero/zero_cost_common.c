@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_cost_common.c - the helpers of the plan-only cost models (zero_cost_impl.h): the
  * partition without its pieces, one collective's ring-model bytes on every rank, the work of
  * whole-matrix owners, prefix sums of difference arrays, and the least-loaded-rank heap.

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_cost_ep.c - the plan-only cost of an expert-parallel step (zero_step_ep.c): the
  * reduce-scatter of the layout's partition, each unit (an expert page, or a whole matrix
  * without experts) on its owner, two ragged all-to-alls of the pieces, momentum on the

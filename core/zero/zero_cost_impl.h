@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_cost_impl.h - what the plan-only cost models share: zero_cost.c (options, checks, the
  * NS FLOPs of each matrix from the math layer's model, create and dispatch),
  * zero_cost_common.c (these helpers), and one file per family of designs, each paired with

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_cost_rr.c - the plan-only cost of the designs that give whole matrices to single
  * ranks (zero_step_rr.c): the ZeRO-3 round robin (with the correct and the aliased pads) and
  * Megatron's layer-wise LPT (by numel, and by Newton-Schulz cost since its PR #6379).

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_cost_zero12.c - the plan-only cost of the ZeRO-1/2 family (zero_step_zero12.c:
  * reference, zero12_allreduce, the #7807 bug, slice-only, multi-owner, Moonlight's gather) on
  * the layout's partition, by difference arrays over the ranks.

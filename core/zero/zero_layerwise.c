@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_layerwise.c - Megatron's LayerWiseDistributedOptimizer layout (zero_variant.h):
  * which rank owns each whole matrix, in which bucket, at which start of its shard, and each
  * bucket's padded shard size, under its rule before PR #6379 (element count) and since

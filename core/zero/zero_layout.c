@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_layout.c - the ZeRO-1/2/3 partition model: where each parameter matrix sits in the
  * flat buffer and which rank owns which elements and rows of it (muon_zero.h has the model,
  * MUON_FACTS.md 1.6 the DeepSpeed code it follows).

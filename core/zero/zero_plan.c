@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_plan.c - what each rank holds and owns under a distributed Muon variant
  * (muon_zero.h): the partition it uses, the element spans each rank returns, the
  * momentum layout and size, the Newton-Schulz calls per step (Megatron's layer-wise owners:

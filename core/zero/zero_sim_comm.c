@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_sim_comm.c - the simulated communicator a context keeps between distributed Muon
  * steps (muon_zero.h), so that stepping again on the same world makes none.  Held in the
  * context's "zero.sim" slot as a cache (muon_ctx_release with keep 0 frees it, as

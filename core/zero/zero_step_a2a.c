@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_a2a.c - the steps of the designs on dim-0 (row) shards (muon_zero.h; their rows
  * of the variant table, zero_variant.h): the all-to-all owner idea of FSDP2 Muon and Dion
  * (its owner rule and ragged all-to-alls muonlab's, not Dion's padded groups), and

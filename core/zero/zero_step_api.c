@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_api.c - the entry points of a distributed Muon step (muon_zero.h): the checks,
  * the dispatch through the variant table (zero_variant.h) to the step functions of
  * zero_step_zero12.c, zero_step_rr.c, zero_step_a2a.c and zero_step_ep.c, and the assembly of

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_common.c - the helpers every distributed Muon variant uses (zero_step_impl.h):
  * an owned span into the update buffer, one muon_update or Newton-Schulz call with its count,
  * a matrix out of a partitioned buffer, the reduce-scatter frame of the designs on the

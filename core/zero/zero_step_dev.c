@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_dev.c - the distributed Muon step on device memory (muon_zero_step_device,
  * muon_zero.h): the checks and the entry point, dispatching through the DEVICE column of
  * the variant table (zero_variant.h).  The

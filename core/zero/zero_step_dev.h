@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_dev.h - what the files of the device ZeRO step share (muon_zero_step_device,
  * muon_zero.h): zero_step_dev.c has the table of the designs it runs, the checks and the
  * entry point; zero_step_dev_zero12.c the designs of the ZeRO-1/2 family,

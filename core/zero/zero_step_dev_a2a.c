@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_dev_a2a.c - the row-shard designs of the device step (zero_step_dev.h):
  * alltoall_owner (the FSDP2 / Dion idea) and muon_bp, buffer for buffer as zero_step_a2a.c runs
  * them on the host: the padded shards reduce-scattered, the momentum on the shards, then a

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_dev_common.c - what the designs of the device step share (zero_step_dev.h): the
  * device buffers, the averages in the fixed order (or the library's sum) moved by the
  * communicator, the ragged all-to-all, the orthogonalize half of the update; the twin of

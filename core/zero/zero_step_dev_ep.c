@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_dev_ep.c - expert parallelism under ZeRO-2 on the device (zero_step_dev.h), as
  * zero_step_ep.c runs it on the host, with the host's plan of the units, owners and counts
  * (zstep_ep_plan_make): the reduce-scatter frame, the momentum on the partition, one ragged

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_dev_rr.c - the designs of the device step that give whole matrices to single
  * ranks (zero_step_dev.h): DeepSpeed's ZeRO-3 round robin, with the correct pads and with
  * the shipped aliased ones (whose check of the rounds is the host's, zstep_rr_check_rounds:

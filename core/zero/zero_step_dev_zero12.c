@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_dev_zero12.c - the ZeRO-1/2 designs of the device step (zero_step_dev.h): the
  * all-reduce designs (reference, zero12_allreduce) and the reduce-scatter frame with the
  * #7807 bug, PR 8141's multi-owner fix, the naive slice-only model and Moonlight's gather,

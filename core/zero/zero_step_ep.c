@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_ep.c - expert parallelism under ZeRO-2 (muon_zero.h's EXPERT_PARALLEL; its row
  * of the variant table, zero_variant.h): the setting of DeepSpeed-MoE and the Moonlight /
  * DeepSeek-V3 AutoEP work, where the fused expert weights sit in ZeRO's flat buffer and each

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_impl.h - what the distributed Muon variants share: zero_step_api.c has the
  * checks, the dispatch and the assembly; one file per family of steps, each paired with its
  * cost model (zero_cost_<family>.c): zero_step_zero12.c (the ZeRO-1/2 family), zero_step_rr.c

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_rr.c - the designs that give whole matrices to single ranks: DeepSpeed's ZeRO-3
  * round robin (with correct pads, and with the shipped aliased ones) and Megatron's
  * layer-wise LPT ownership (MUON_FACTS 1.6, 2, 6.2; muon_zero.h).

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_step_zero12.c - the ZeRO-1/2 family of distributed Muon steps (reference, all-reduce,
  * the #7807 bug, slice-only, PR 8141's multi-owner, Moonlight's gather); its cost model is
  * zero_cost_zero12.c.  The entry points that check a step, dispatch it by the variant table

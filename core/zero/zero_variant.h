@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_variant.h - the one table of the distributed Muon variants (muon_zero.h): one row per
  * muon_zero_variant saying what the plan (zero_plan.c, and from it the momentum map the
  * checkpoints record), the step (zero_step_*.c) and the cost model (zero_cost_*.c) need to

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {} check_matrix (@var{fname}, @var{argname}, @var{G})
 ## @deftypefnx {} {} check_matrix (@var{fname}, @var{argname}, @var{G}, @var{finite})

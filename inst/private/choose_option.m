@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{s} =} choose_option (@var{fname}, @var{what}, @var{val}, @var{allowed})
 ## Match the string @var{val} case-insensitively against the cell @var{allowed} and return

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{names}, @var{C}] =} coeff_table ()
 ## The core's coefficient schedules, asked once per session: @var{names} (a 1 x S cell of

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{L} =} core_lists ()
 ## The core's named lists, limits and option defaults (see @code{__muon_lists__}), asked

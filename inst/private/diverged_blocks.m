@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} diverged_blocks (@var{fname}, @var{U}, @var{opts})
 ## Warn (@code{muonlab:diverged}) when a block of the Muon update @var{U} (M x N or

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{C} =} expand_schedule (@var{coeffs}, @var{steps}, @var{mode})
 ## A schedule as @code{muon_ns} runs it: the rows of the K x 3 matrix @var{coeffs} ([]:

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{T}, @var{names}, @var{cols}] =} export_table (@var{fname}, @var{X}, @var{name}, @var{lead})
 ## The table @code{muon_export} writes of @var{X} (a plain struct or struct array): with

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{O2}, @var{V}] =} family_adaptive (@var{X}, @var{V}, @var{opts})
 ## NorMuon and AdaMuon after the momentum (issue 27), for the m x n NS input @var{X}, the

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{U}, @var{M}, @var{Q}] =} family_dion (@var{fname}, @var{G}, @var{M}, @var{Q}, @var{opts})
 ## Dion and Dion2 (microsoft/dion, issue 27) for an m x n gradient @var{G}: momentum

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{O} =} family_ns (@var{X}, @var{opts})
 ## The Newton-Schulz of a Muon-family update: @code{ns_run (@var{X}, @var{opts})}, or NaN

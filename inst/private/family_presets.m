@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {[@var{names}, @var{sources}, @var{pairs}, @var{ns}] =} family_presets ()
 ## @deftypefnx {} {@var{args} =} family_presets ("expand", @var{fname}, @var{args})

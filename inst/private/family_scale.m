@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{s} =} family_scale (@var{opts}, @var{m}, @var{n})
 ## The shape factor of an m x n update under the parsed options @var{opts}: the

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{U}, @var{M}, @var{B}] =} family_update (@var{fname}, @var{G}, @var{M}, @var{B}, @var{opts})
 ## One update of the Muon family (issue 27) for an m x n gradient @var{G} (the 2-D view

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{R} =} fixed_randn (@var{seed}, @var{dims})
 ## @code{randn (@var{dims}@{:@})} drawn from @code{randn ("state", @var{seed})}, the same

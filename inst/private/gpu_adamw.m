@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{p}, @var{st}] =} gpu_adamw (@var{p}, @var{g}, @var{st}, @var{lr}, @var{wd}, @var{betas}, @var{eps})
 ## @code{opt_adamw} with the moments @code{st.m}, @code{st.v} as device arrays: one

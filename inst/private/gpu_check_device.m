@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} gpu_check_device (@var{fname}, @var{what}, @var{D}, @var{args}, @var{device})
 ## A device array @var{D} (argument @var{what} of @var{fname}) computes where it lives: a

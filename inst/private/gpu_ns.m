@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{X}, @var{stats}] =} gpu_ns (@var{G}, @var{args})
 ## @code{muon_ns} on a device array @var{G} (a @code{muon_gpuarray}): the options of the

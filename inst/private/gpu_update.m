@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{U}, @var{state}] =} gpu_update (@var{fname}, @var{G}, @var{state}, @var{args}, @var{strict})
 ## @code{run_update} where the gradient or the momentum is a device array: one Muon update

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{D} =} gpu_upload (@var{fname}, @var{X}, @var{device})
 ## @code{muon_gpu (@var{X}, "Device", @var{device})} for the function @var{fname} the user

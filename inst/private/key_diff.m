@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{s} =} key_diff (@var{old}, @var{new})
 ## What differs between the key a state was made with, @var{old}, and this call's,

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{P} =} load_profile (@var{fname}, @var{what})
 ## A machine profile for @code{zero_cost}: @var{what} is a shipped name (@qcode{"h100"} or

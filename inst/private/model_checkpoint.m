@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{K} =} model_checkpoint (@var{fname}, @var{source}, @var{cfg}, @var{counts}, @var{T}, @var{mm})
 ## What the checkpoint beside a model's config.json says about its size, checked against

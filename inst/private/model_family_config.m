@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{cfg}, @var{mt}, @var{mm}] =} model_family_config (@var{fname}, @var{cfg})
 ## The configuration @code{muon_model} builds from, and its model_type @var{mt} ("" when it

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{f} =} model_fields (@var{names})
 ## Valid Octave field names for the dotted torch parameter names of a model

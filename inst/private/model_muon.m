@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{ismodel}, @var{shapes}, @var{names}, @var{experts}, @var{split}, @var{adamw}] =} model_muon (@var{fname}, @var{M})
 ## Whether @var{M} is a model from @code{muon_model}, the object or its plain struct

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{P}, @var{blocks}, @var{route}] =} model_params (@var{fname}, @var{M})
 ## The parameters of the @code{muon_model} result @var{M} as a struct of zero arrays

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{T} =} model_table (@var{fname}, @var{M})
 ## The parameter table of a model from @code{muon_model}, the object or its plain struct

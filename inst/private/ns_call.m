@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{X} =} ns_call (@var{fname}, @var{G}, @var{opts})
 ## @deftypefnx {} {@var{X} =} ns_call (@var{fname}, @var{G}, @var{opts}, @var{from}, @var{to}, @dots{})

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{p}, @var{x}, @var{s0}] =} ns_map (@var{C})
 ## @deftypefnx {} {[@var{p}, @var{x}, @var{s0}] =} ns_map (@var{C}, @var{hi})

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{X}, @var{stats}] =} ns_run (@var{G}, @var{opts})
 ## Newton-Schulz of @var{G} (a matrix or a stack of pages) by @code{__muon_ns__} with the

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{p}, @var{st}] =} opt_adamw (@var{p}, @var{g}, @var{st}, @var{lr}, @var{wd}, @var{betas}, @var{eps})
 ## One AdamW step on one parameter, as DeepSpeed's @code{MuonWithAuxAdam.adam_update}

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} opt_check_tree (@var{fname}, @var{argname}, @var{s}, @var{names}, @var{shapes}, @var{finite})
 ## Validate a struct of named arrays against the parameter names @var{names} (a cellstr)

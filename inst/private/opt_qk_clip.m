@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{pairs} =} opt_qk_clip (@var{fname}, @var{params}, @var{spec})
 ## @deftypefnx {} {[@var{params}, @var{report}] =} opt_qk_clip (@var{fname}, @var{pairs}, @var{params}, @var{maxlogits})

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{opt} =} opt_state_device (@var{fname}, @var{opt}, @var{device})
 ## The optimizer state @var{opt} with its arrays moved: @var{device} @qcode{""} gathers

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{S} =} option_spec (@var{key})
 ## @deftypefnx {} {@var{keys} =} option_spec ()

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{C} =} ordered_mtimes (@var{A}, @var{B})
 ## @var{A} * @var{B} with every entry a dot product summed in order (1, 2, @dots{}, k):

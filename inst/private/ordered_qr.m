@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{P} =} ordered_qr (@var{A})
 ## The orthonormal factor @var{P} of the economy QR of the tall n x r matrix @var{A}

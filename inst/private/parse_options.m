@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{opts} =} parse_options (@var{fname}, @var{key}, @var{args})
 ## @deftypefnx {} {@var{opts} =} parse_options (@var{fname}, @var{key}, @var{args}, @var{field}, @var{value})

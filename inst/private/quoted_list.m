@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{s} =} quoted_list (@var{names}, @var{conj})
 ## The cellstr @var{names} as "'a', 'b' CONJ 'c'" ("'a'" for one name).

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} result_fields (@var{fname}, @var{S}, @var{cols}, @var{others})
 ## The check of a result kind's constructor @var{fname} on the struct @var{S} it is made

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{tf} =} route_rule (@var{names}, @var{rows}, @var{cols})
 ## The default Muon / AdamW routing, the one copy shared by @code{muon_optimizer} and

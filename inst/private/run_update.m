@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {[@var{U}, @var{state}] =} run_update (@var{fname}, @var{G}, @var{state}, @var{args})
 ## @deftypefnx {} {[@var{U}, @var{state}] =} run_update (@dots{}, @var{strict})

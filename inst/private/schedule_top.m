@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{top} =} schedule_top (@var{opts})
 ## The largest value the composed map of the schedule of @var{opts} (a parsed

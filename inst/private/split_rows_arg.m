@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{sr} =} split_rows_arg (@var{fname}, @var{sr}, @var{brows})
 ## The @qcode{"SplitRows"} option of an update checked against blocks of @var{brows} rows:

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{step} =} state_step (@var{fname}, @var{state}, @var{form})
 ## The step count of a @code{muon_update} state, checked with its momentum form against

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{s} =} suggest (@var{word}, @var{candidates})
 ## The closest of the cellstr @var{candidates} to the string @var{word}, for a "did you

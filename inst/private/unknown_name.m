@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{msg} =} unknown_name (@var{fname}, @var{what}, @var{name}, @var{valid})
 ## @deftypefnx {} {@var{msg} =} unknown_name (@var{fname}, @var{what}, @var{name}, @var{valid}, @var{value})

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} warn_diverged (@var{fname}, @var{count}, @var{what}, @var{worst}, @var{schedule}, @var{bound})
 ## The warning @code{muonlab:diverged} of @code{muon_ns} and @code{muon_update} (host and

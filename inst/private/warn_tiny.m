@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} warn_tiny (@var{tiny}, @var{eps}, @var{norm_scale})
 ## The warning @code{muonlab:tinyInput} of @code{muon_ns} (host and device paths) when

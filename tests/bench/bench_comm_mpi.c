@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* bench_comm_mpi.c - `make bench` (bench_cost.m runs it under mpirun -np 2): the MPI
  * communicator's collectives as zero_muon_step calls them (core/comm_mpi.c, the fixed-order
  * reduction, host buffers, no Octave in between), for the CPU profile of zero_cost.

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## bench_cost - `make bench`: measure a machine profile of this CPU for zero_cost, then check
 ## that it predicts measured MPI step times of zero_muon_step at 1 and 2 ranks (target:
 ## within 25%, printed, not asserted).

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## bench_export - `make bench`: how long a large table takes out and back.  The per-rank
 ## table of zero_cost for Llama-3.1-8B on 1,024 ranks (a row per design and rank: 13,312
 ## rows now, 13 designs, printed with the run; 29 columns, four of them text) written by

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## bench_mex - `make bench`: what a large gateway output costs on its way back to Octave.
 ## Octave 7 as Debian builds it (without std::pmr) copies every array a MEX file made with
 ## mxCreate* element by element into a new array when the call returns; muonlab's gateways

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## bench_mpi - `make bench`: the distributed round-robin Newton-Schulz of DeepSpeed's ZeRO-3
 ## Muon (zero_muon_step "zero3_round_robin") on 16 matrices of 768 x 2048 in fp32, with
 ## 'Reference', false, on 1 and on 2 MPI ranks (muon_mpirun), one BLAS thread per rank in

@@ -1,3 +1,6 @@
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 """bench_ns_torch.py - the peers' Newton-Schulz in torch, timed for tests/bench/bench_ns.m (CPU)
 and tests/gpu/bench_gpu.m (CUDA).
 

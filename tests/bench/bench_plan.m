@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## bench_plan - `make bench`: how long planning at scale takes.  DeepSeek-V3 (muon_model,
 ## 45,868 Muon matrices with its MTP layer, the experts separate as in the checkpoint) planned
 ## by zero_cost for every design of zero_muon_step at

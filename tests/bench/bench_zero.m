@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## bench_zero - `make bench`: what a simulated distributed Muon step costs over the Newton-
 ## Schulz work it contains.  zero_muon_step, 8 simulated ranks, 16 matrices of 768 x 2048,
 ## fp32 standard (keller), variant zero3_round_robin (each matrix orthogonalized once in

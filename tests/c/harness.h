@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* harness.h - a tiny minunit-style harness for the C unit tests (one test binary per core
  * module, built with -fsanitize=address,undefined).
  *

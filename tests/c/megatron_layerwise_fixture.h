@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* megatron_layerwise_fixture.h - numbers written by Megatron-LM's own layout function,
  * LayerWiseDistributedOptimizer._compute_per_buffer_param_layout (megatron/core/optimizer/
  * layer_wise_optimizer.py with param_layout.py), for test_zero_cost.c.  How they were made:

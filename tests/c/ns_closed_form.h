@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_closed_form.h - the closed-form case runner of the CPU Newton-Schulz tests (test_ns.c,
  * test_ns_precision.c): pages G = U diag(s) V' built from orthogonal factors made here
  * (products of two Householder reflections and a permutation, no SVD), run through muon_ns

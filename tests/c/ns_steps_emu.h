@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* ns_steps_emu.h - the primitives of the CUDA back end's order of operations
  * (core/gpu/ns_cuda_steps.h) as plain loops with the semantics of the cuBLAS calls and
  * kernels of core/gpu/ns_cuda_iter.cu: column-major storage, alpha and beta applied in the

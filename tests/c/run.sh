@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 # run.sh RESULTS BINARY... - runs each C test binary and writes one line "c <passed> <failed>"
 # to RESULTS, summed over all binaries.  Each binary prints "<name>: N passed, N failed"; a
 # binary that crashes, leaks (ASan/LSan exit status) or exits non-zero without reporting a

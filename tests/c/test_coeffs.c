@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_coeffs.c - named coefficient schedules (core/math/coeffs.c) against the numbers quoted
  * in MUON_FACTS.md (1.2 keller, 4.1 you and Dao's polar_express with safety 1.05, 6.1
  * polar_express_dion, 6.2 polar_express_eo / cans / aol / deepseekv4 / cubic5), the default

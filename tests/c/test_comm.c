@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_comm.c - the communicators (core/comm/comm_self.c, comm_sim.c): every collective
  * against its closed form for W = 1..8 in double and float, the fixed rank-order summation
  * (bitwise against a hand loop, on data where float order matters), in-place and aliased

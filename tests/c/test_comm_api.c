@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_comm_api.c - the communicator layer's API around the collectives (core/comm/comm.c,
  * comm_coll.c): queries and the call and byte counters against the closed forms of
  * muon_comm.h, every error code, communicator specs, and the device-memory entry points.

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_comm_nccl.c - the host half of the NCCL communicator (core/comm/comm_nccl.c) on a
  * machine that may have no GPU: argument errors, MUON_ERR_NOTBUILT when libmuon_nccl.so cannot
  * be loaded (with the loader's text), and - when build/mex/libmuon_nccl.so exists and no

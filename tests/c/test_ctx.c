@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_ctx.c - the context object (core/base/ctx.c): create / destroy, last error and status,
  * the reusable 64-byte aligned workspace, the subsystem state it holds (muon_ctx_attach),
  * tensor descriptions and their checks, and the back end query (core/math/cuda_loader.c).

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_darray.c - device arrays (core/math/darray.c, muon_darray_math.h) on the CPU stand-in
  * device: round trips in every storage class (16-bit ones against the rounding written out
  * here), the normal generator's moments and purity, NS and the update against the direct

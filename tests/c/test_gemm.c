@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_gemm.c - the GEMM provider layer's products (core/gemm/gemm.c, gemm_onednn.c): every
  * transpose and padded leading dimensions against a plain fp64 triple loop, bf16 operands
  * against the fp32 product of the same values, the symmetric product (SYRK and oneDNN's

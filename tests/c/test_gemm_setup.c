@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_gemm_setup.c - the GEMM provider layer's set-up (core/gemm/gemm.c): provider names,
  * provider and thread resolution (options, OMP_NUM_THREADS, the MPI local size), the thread
  * pools put back after every call, muon_ns on each provider (results within the closed

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_interrupt.c - the context's interrupt poll (muon_ctx_set_interrupt_poll): muon_ns polls
  * between pages and Newton-Schulz steps on the calling thread; a poll returning nonzero stops
  * the call with MUON_ERR_INTERRUPTED ("interrupted"), one returning 0 changes no bit of the

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_lists.c - the catalogue of named lists and limits (muon_lists.h MUON_LISTS,
  * core/lists/list_registry.c): every list's names come from its X-macro, each value has one
  * name and each name one value, lookups are exact, bad arguments give NULL / 0 / BADARG /

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_ns.c - Newton-Schulz on the CPU (core/math/ns.c, ns_impl.h) against closed forms, with
  * no SVD anywhere: each page is built as G = U diag(s) V' from orthogonal factors made here
  * (products of two Householder reflections and a permutation), and fp64 NS must equal

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_ns_edges.c - Newton-Schulz on the CPU (core/math/ns.c) at its edges: all-zero pages,
  * the cast-first fp16 overflow, non-finite inputs through AOL, every error code of muon_ns
  * and muon_ns_trace, and the trace's pages.  The closed-form accuracy tests: test_ns.c.

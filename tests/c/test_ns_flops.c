@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_ns_flops.c - the FLOP model of Newton-Schulz (core/math/ns_flops.c) against its closed
  * forms, written here from the products of each iteration (the counts ns_flops.m documents):
  * 5 steps standard (20 a + 10) n^3, Gram with the restart [2] (8 a + 28) n^3 and without

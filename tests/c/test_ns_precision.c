@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_ns_precision.c - Newton-Schulz on the CPU against the closed forms of
  * ns_closed_form.h beyond fp64 storage: storage types and the output dtype, single, bf16 and
  * fp16, Fused (each scale-add its product's epilogue), Gram's aspect fallback, when Gram

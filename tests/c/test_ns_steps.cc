@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_ns_steps.cc - the CUDA back end's order of operations (core/gpu/ns_cuda_steps.h) run
  * without a GPU: its templates over the primitives of ns_steps_emu.h, plain loops with the
  * semantics of the cuBLAS calls and kernels of ns_cuda_iter.cu.

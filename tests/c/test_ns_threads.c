@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_ns_threads.c - muon_ns called at once from two threads, each with its own context
  * (core/gemm/gemm.c: OpenBLAS's thread count is one setting for the whole process, held at
  * one thread while any call runs its tiles).  Every result must be bit-equal to the same

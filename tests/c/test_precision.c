@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_precision.c - bf16 / fp16 round-to-nearest-even emulation (core/math/muon_precision.h,
  * core/math/precision.c), exhaustively over all 65,536 bit patterns of each format.
  *

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_status.c - the status table (core/include/muon.h MUON_STATUS_LIST, core/ctx.c): every
  * status has its own text and Octave id, both taken from the table, and unknown values give
  * "unknown status" / "unknown".

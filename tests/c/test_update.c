@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_update.c - the Muon update (core/math/update.c, core/math/muon_update_math.h): option
  * defaults and names, the per-element maths against hand values, momentum after k steps
  * against a plain loop written here, U against muon_ns of the Nesterov input times the

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_update_errors.c - every error code of the Muon update (core/math/update.c): bad
  * tensors, options and states, the momentum left as it was; a CUDA back end asked for that
  * cannot load.  The update's results: test_update.c.

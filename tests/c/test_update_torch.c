@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_update_torch.c - torch's momentum arithmetic (MUON_ARITH_TORCH, muon_update_math.h):
  * the per-element functions on fixed values that torch 2.15 wrote (CPU, AVX512, elements of
  * 100003-element tensors from torch.manual_seed (0) randn, beta 0.95: m.lerp_ (g, 1 - beta),

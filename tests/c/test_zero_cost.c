@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_zero_cost.c - the plan-only cost model (core/zero/zero_cost.c) against the step: on
  * random layouts (world 1-8, stages 1-3, both orders) every design's calls, bytes, NS calls,
  * momentum, pads and owned elements against the plan of zero_plan.c and the counters of a

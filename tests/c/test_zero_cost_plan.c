@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_zero_cost_plan.c - the plan-only cost model's own arithmetic (core/zero/zero_cost.c;
  * split from test_zero_cost.c, the plan against the step and Megatron's layout): the
  * Newton-Schulz FLOP count against ns_flops.m's closed forms; a hand-computed plan; the

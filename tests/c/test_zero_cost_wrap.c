@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_zero_cost_wrap.c - the cost model's transient element counts (core/zero: zcost_elems)
  * near 2^64: a design whose collectives already fail on bytes past 2^64 (overflow_fails)
  * still had its `transient` computed in wrapping 64-bit arithmetic (zero3_round_robin on 2

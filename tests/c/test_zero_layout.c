@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_zero_layout.c - the ZeRO partition model (core/zero/zero_layout.c): a hand-computed
  * case, properties over random shape lists against closed forms and an element-wise owner map,
  * and every error code.

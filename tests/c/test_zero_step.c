@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_zero_step.c - the distributed Muon step (core/zero/zero_plan.c, zero_step_api.c, the
  * step families zero_step_*.c): plans of a hand-computed layout, the reference against
  * muon_update on a hand-averaged gradient (bitwise), every correct variant bitwise equal to the reference on

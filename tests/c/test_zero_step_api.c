@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_zero_step_api.c - the distributed Muon step's API (core/zero/zero_step_api.c): the
  * default design, every error code, muon_zero_step_check, the simulated communicator,
  * muon_zero_assemble's overlaps and a CUDA back end that cannot load.  The step on device

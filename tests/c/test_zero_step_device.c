@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_zero_step_device.c - the distributed Muon step on device arrays (zero_step_dev*.c;
  * split from test_zero_step_api.c, the step's API and errors), on the CPU
  * stand-in device against the host step: every design, two steps chained, W simulated

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* update_fixture.h - what the update tests (test_update.c, test_update_errors.c) share: a
  * deterministic fill in (-1, 1), two norms, fp64 options, the 6 x 10 problem size, and
  * ASan's allocator returning NULL for huge sizes (MUON_ERR_NOMEM, not an abort).

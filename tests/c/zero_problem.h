@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* zero_problem.h - the test problem of the ZeRO step tests (test_zero_step.c,
  * test_zero_step_api.c, test_zero_step_device.c): np matrices of given shapes on W ranks, a
  * layout of them, and each rank's gradient of each matrix (uniform in [-1, 1), harness.h's

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## fuzz_public.m - the fuzz target of `make check` (tests/fuzz/run.sh runs it in a child
 ## octave-cli, so that a crash fails the layer):
 ##

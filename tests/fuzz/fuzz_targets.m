@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## fuzz_targets - the calls tests/fuzz/fuzz_public.m mutates: for each public function, a
 ## valid argument list (MAKE, drawn afresh for each call with the script's choose), the
 ## option names and values it takes (OPTS), how many outputs (NOUT) and which arguments are

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 # run.sh RESULTS [OUTDIR] - the fuzz layer of `make check`: tests/fuzz/fuzz_public.m (the
 # public functions called with malformed argument lists from a fixed seed) in a child
 # octave-cli, from a scratch folder (so that a file name the fuzzer makes up lands there).

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {muonlab bench} {@var{R} =} bench_gpu ()
 ## @deftypefnx {muonlab bench} {@var{R} =} bench_gpu (@var{device}, @var{shapes}, @var{reps}, @var{opt_shape})

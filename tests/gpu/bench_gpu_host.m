@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{host_ms}, @var{octave_ms}] =} bench_gpu_host (@var{G}, @var{device}, @var{args})
 ## Wall times of a host array's calls, after a warm-up, for @code{bench_gpu}:

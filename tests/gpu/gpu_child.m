@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{rc}, @var{txt}, @var{log}] =} gpu_child (@var{prefix}, @var{code}, @var{tag})
 ## Runs the Octave code @var{code} in a child octave-cli (the binary of this session: the

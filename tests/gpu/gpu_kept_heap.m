@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{prefix} =} gpu_kept_heap ()
 ## The command words that start a program with glibc's malloc keeping freed memory for

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {[@var{nerr}, @var{log}] =} gpu_memcheck ()
 ## @deftypefnx {} {[@var{nerr}, @var{log}] =} gpu_memcheck (@var{sanitizer}, @var{device})

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {} gpu_memcheck_workload ()
 ## @deftypefnx {} {} gpu_memcheck_workload (@var{device})

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{X} =} gpu_oracle (@var{G}, @var{sched})
 ## @deftypefnx {} {@var{X} =} gpu_oracle (@var{G}, @var{sched}, @var{eps})

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{r} =} gpu_parity (@var{G}, @var{dev}, @var{ref}, @var{prec}, @var{method}, @var{sched})
 ## @deftypefnx {} {@var{hdr} =} gpu_parity ()

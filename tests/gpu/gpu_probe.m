@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {[@var{ok}, @var{skip}, @var{why}] =} gpu_probe ()
 ## @deftypefnx {} {@var{ok} =} gpu_probe (@var{tool})

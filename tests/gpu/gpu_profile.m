@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{T} =} gpu_profile ()
 ## @deftypefnx {} {@var{T} =} gpu_profile (@var{nsys}, @var{device}, @var{cases}, @var{reps})

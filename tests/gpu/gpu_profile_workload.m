@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} gpu_profile_workload (@var{shape}, @var{reps}, @var{device}, @var{opts})
 ## What @code{gpu_profile} runs under Nsight Systems for one case: @code{muon_ns} on a

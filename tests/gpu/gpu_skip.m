@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{skip} =} gpu_skip (@var{tool})
 ## Whether the environment variable @env{MUONLAB_GPU_SKIP}, a comma-separated list of the

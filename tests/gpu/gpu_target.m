@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{t} =} gpu_target ()
 ## What the GPU layer (tests/gpu) tests: the device options under test, the reference

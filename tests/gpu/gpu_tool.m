@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{path} =} gpu_tool (@var{name})
 ## The first CUDA tool @var{name} found (e.g. @qcode{"compute-sanitizer"}, @qcode{"nsys"}):

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## run_gpu.m - the GPU layer, `make check-gpu` (never part of `make check`).
 ##
 ##   cd tests/gpu && octave-cli --no-gui --norc --silent run_gpu.m

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_gpu_ns ()
 ## Suite of the GPU layer (run by @code{make check-gpu}): @code{muon_ns} with

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm_nccl_core.h - what test_comm_nccl_core.c and test_comm_nccl_faults.c share: the core's
  * NCCL communicator (core/comm/comm_nccl.c, in libmuon.a) through the public API over
  * libmuon_nccl.so built against the host stand-ins of the CUDA runtime (cuda_mock.cc) and

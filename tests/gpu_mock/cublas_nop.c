@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* cublas_nop.c - the cuBLAS products of tests/gpu_mock/cuda_mock.cc's stand-in: each checks
  * its sizes and leading dimensions as cuBLAS documents them (m, n, k, batch >= 0; lda >=
  * max (1, rows of op (A) as stored), ldb likewise, ldc >= max (1, m)) and returns

@@ -1,3 +1,6 @@
+// Copyright (C) 2026 muonlab developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // cuda_mock.cc - a host-memory stand-in for the CUDA runtime and cuBLAS entries that
 // libmuon_cuda.so calls, for `make check-gpu-mock` (tests/gpu_mock/run_mock.m) on machines
 // without a GPU.

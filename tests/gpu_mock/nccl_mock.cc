@@ -1,3 +1,6 @@
+// Copyright (C) 2026 muonlab developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+
 // nccl_mock.cc - a host stand-in for the NCCL calls of core/gpu/comm_nccl_dev.c, for
 // `make check-gpu-mock` (tests/gpu_mock/test_nccl_mock.c) on machines without a GPU or NCCL.
 // Built into libmuon_nccl_mockrt.so on top of cuda_mock.cc's runtime (libmuon_cuda_mockrt.so).

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## run_mock.m - make check's layer gpu-mock: the real CUDA plug-in built against the
 ## host-memory stand-in of tests/gpu_mock/cuda_mock.cc (MUON_CUDA_LIB names it; MUON_MEXDIR
 ## the MEX files).  Kernels and products do nothing there, so no number is checked: these

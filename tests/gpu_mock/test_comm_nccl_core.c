@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_comm_nccl_core.c - the core's NCCL communicator (core/comm/comm_nccl.c, in libmuon.a)
  * through the public API (muon_comm.h), over libmuon_nccl.so built against the host
  * stand-ins of the CUDA runtime (cuda_mock.cc) and NCCL (nccl_mock.cc, one rank), found with

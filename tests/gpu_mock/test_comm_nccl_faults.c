@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_comm_nccl_faults.c - the core's NCCL communicator (core/comm/comm_nccl.c, in
  * libmuon.a) through the public API (muon_comm.h) where it fails (split from
  * test_comm_nccl_core.c: creation, the collectives against sim, device memory), over

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_cuda_update_mock.c - the update entry of libmuon_cuda.so (core/gpu/opt_cuda.cu) built
  * against the host stand-in of the CUDA runtime (cuda_mock.cc), called directly through the
  * ABI table (ns_cuda_abi.h) as a caller other than libmuon would, run by

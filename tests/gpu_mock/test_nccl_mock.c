@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_nccl_mock.c - libmuon_nccl.so (core/gpu/comm_nccl_dev.c) built against the host
  * stand-ins of the CUDA runtime (cuda_mock.cc, lazy streams) and NCCL (nccl_mock.cc, one
  * rank), run by `make check-gpu-mock` with no GPU and no NCCL.

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 # usage: tests/layers/check_layers.sh CORE_DIR [OBJECT.o ...]
 #
 # Checks the layer rules of DESIGN.md 2 on the tree CORE_DIR (core/ or a copy of it) and

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 # usage: tests/layers/run.sh RESULTS_FILE CORE_DIR [OBJECT.o ...]
 #
 # The layers layer of `make check` (make check-layers).  Runs tests/layers/check_layers.sh on

@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 #define USAGE "usage: Y = __muon_copy_out__ (X, HOW)"
 /* __muon_copy_out__ - a copy of the real double or single array X as a gateway output, made
  * HOW: "octave" by muon_mex_new_array (the gateways' way: Octave's own array, returned as

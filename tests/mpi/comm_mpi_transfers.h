@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* comm_mpi_transfers.h - the cases of tests/mpi/test_comm_mpi.c that move ragged and device
  * data: the ragged all-to-all against sim, and the device ZeRO step's transfers
  * (muon_comm_device) on host memory.  Included once, by test_comm_mpi.c, after its shared

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## COMM = mpi_setup () - the preamble of every mpi-layer suite (run_*.m): the package and its
 ## MEX files (build/mex) on the path, output unbuffered, and this process's MPI communicator.
 

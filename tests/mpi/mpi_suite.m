@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## mpi_suite (COMM, TESTS, TITLE) - runs the per-rank tests of one mpi-layer suite
 ## (run_*.m) on every rank of the MPI communicator COMM and reports once.
 ##

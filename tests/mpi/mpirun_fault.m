@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## mpirun_fault - a rank function for test_mpirun.m: rank `bad` fails in the way `how` names
 ## while every other rank waits in the collective `coll` (which would never finish unless the
 ## failing rank's end ends the job):

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## mpirun_ok - a rank function for test_mpirun.m (run by muon_mpirun on every rank): prints
 ## a line on each rank, all-reduces x * (rank + 1) and the random vectors of seed, and returns
 ## what it saw.

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 # run.sh RESULTS_FILE [C_TEST] - the mpi layer of `make check`.
 #
 # Runs the C test C_TEST (tests/mpi/test_comm_mpi.c, built by make when mpicc is found; also

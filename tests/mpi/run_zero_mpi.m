@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## run_zero_mpi - the zero_muon_step part of the mpi layer (tests/mpi/run.sh runs it on every
 ## rank of `mpirun -np 2`, `-np 3` and `-np 4`):
 ##

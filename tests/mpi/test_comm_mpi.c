@@ -1,3 +1,6 @@
+/* Copyright (C) 2026 muonlab developers
+   SPDX-License-Identifier: GPL-3.0-or-later */
+
 /* test_comm_mpi.c - the MPI communicator (core/comm/comm_mpi.c) in C, run on every rank of
  * `mpirun -np 2` and `-np 4` by tests/mpi/run.sh (built by the Makefile's MPI block with
  * mpicc against build/libmuon_mpi.a and build/libmuon.a; no sanitizers: Open MPI's own

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_mpirun - the muon_mpirun part of the mpi layer (tests/mpi/run.sh runs it in a plain
 ## Octave, not under mpirun):
 ##

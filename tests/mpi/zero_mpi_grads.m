@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## W x P gradients of the shapes of zero_mpi_problem, the same on every rank.
 function g = zero_mpi_grads (shapes, W, seed)
   randn ("state", seed);

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## The same random problem on every rank: a layout of 3 to 5 random shapes for W ranks
 ## (zero_mpi_grads makes their gradients); seed 11: 1 x n, n x 1 and 1 x 1 matrices among
 ## the matrices (torch.optim.Muon and DeepSpeed give any 2-D tensor Muon).

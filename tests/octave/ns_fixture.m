@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{G}, @var{s0}, @var{U}, @var{V}, @var{phi}] =} ns_fixture ()
 ## The small input of the Newton-Schulz suites and its closed form: an 8 x 24 normal

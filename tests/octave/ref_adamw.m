@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{p}, @var{hist}] =} ref_adamw (@var{p}, @var{G}, @var{lr}, @var{wd}, @var{betas}, @var{eps})
 ## Test reference: AdamW with decoupled weight decay written as the textbook closed form

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{U}, @var{S}] =} ref_family (@var{G}, @var{S}, @var{c})
 ## Test reference: one update of the Muon family in plain double-precision Octave, written

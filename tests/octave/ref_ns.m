@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{X} =} ref_ns (@var{G}, @var{name}, @var{value}, @dots{})
 ## Test reference: Newton-Schulz in plain Octave, written from DESIGN.md 4 (the maths and

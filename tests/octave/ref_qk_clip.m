@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{A}, @var{B}, @var{eta}] =} ref_qk_clip (@var{Wq}, @var{Wk}, @var{S}, @var{layout}, @var{h}, @var{g}, @var{tau}, @var{alpha}, @var{dq})
 ## Test reference: QK-clip in plain Octave, one head (or query group) at a time, written

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{Y} =} ref_round (@var{X}, @var{prec})
 ## Test reference: round the values of @var{X} to the precision @var{prec} ("bf16" or

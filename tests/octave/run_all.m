@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## run_all.m - the Octave test layer of `make check`.
 ##
 ##   cd tests/octave && MUON_RESULTS=<file> octave-cli --no-gui --norc --silent run_all.m

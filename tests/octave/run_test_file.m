@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{p}, @var{f}, @var{info}] =} run_test_file (@var{file}, @var{empty_fails})
 ## One file's %! blocks for a test runner (tests/octave/run_all.m, tests/gpu/run_gpu.m):

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_checkpoint ()
 ## Suite (run with @code{test test_checkpoint}): muon_save_state / muon_load_state

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_gateway_memory - the MEX gateways' memory errors of issue 13, as far as a plain Octave
 ## session can see them (the valgrind layer, tests/valgrind, sees the rest: the 8 bytes that
 ## zero_muon_step wrote past its output list, and the layout and plan that a failing call

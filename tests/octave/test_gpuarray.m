@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_gpuarray ()
 ## Device arrays on the CPU stand-in device (@code{muon_gpu (X, "Device", "cpu")}: host

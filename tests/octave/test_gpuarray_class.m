@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_gpuarray_class ()
 ## Suite (run with @code{test test_gpuarray_class}): the methods of the class

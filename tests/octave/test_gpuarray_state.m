@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_gpuarray_state ()
 ## Device arrays in the optimizer, on the CPU stand-in device, against the host path:

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_hardening ()
 ## Suite (run with @code{test test_hardening}): issue 23's hardening, round 2, each case

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_model_family ()
 ## Suite (run with @code{test test_model_family}): a torch user's model loads (issue 25).

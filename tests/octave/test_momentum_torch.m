@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_momentum_torch ()
 ## @code{muon_update}'s @qcode{"MomentumArith", "torch"} against bits torch wrote

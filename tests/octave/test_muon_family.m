@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_muon_family.m - the Muon family of issue 27 (muon_update / muon_optimizer
 ## "Algorithm" and "Preset") against independent oracles: ref_family.m (a plain-Octave
 ## port of each rule as the issue writes it, its own Newton-Schulz with the coefficients

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_muon_family_demo ()
 ## Suite (run with @code{test test_muon_family_demo}): the numbers of demo/muon_family.m

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_muon_family_dion.m - Dion and Dion2 of the Muon family (issue 27; split from
 ## test_muon_family.m, the presets and the other algorithms) against closed forms and
 ## loops written here: Dion at full rank with mu = 0 is the fp64 SVD polar factor and its

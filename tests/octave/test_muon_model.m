@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_muon_model - muon_model against numbers from outside the code:
 ##  * the shipped models' parameter totals against their published counts (each count, what
 ##    it counts, whether an MTP layer is in it and where it was published are written below,

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_muon_optimizer ()
 ## @code{muon_optimizer}'s routing and settings, beside the tests of its arguments at the

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_muon_update.m - muon_update against independent oracles: closed-form momentum loops,
 ## muon_ns of a Nesterov input built here times the closed-form scale, separate calls for
 ## experts / split rows / conv weights, and the eps-floor behaviour (MUON_FACTS 1.4, 2, 3, 5,

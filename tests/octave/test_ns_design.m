@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_ns_design ()
 ## Suite (run with @code{test test_ns_design}): the Newton-Schulz design lab against

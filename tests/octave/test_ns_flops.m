@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_ns_flops ()
 ## Suite (run with @code{test test_ns_flops}): @code{ns_flops}, whose model is the core's

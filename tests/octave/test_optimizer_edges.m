@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_optimizer_edges ()
 ## Suite (run with @code{test test_optimizer_edges}): muon_step / muon_optimizer at the

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_options.m - the option tables (inst/private/option_spec.m, read by parse_options.m)
 ## against the help texts.  The parser, the core's lists (__muon_lists__) against what inst/
 ## uses and the gateways' messages: test_options_parse.m, through this file's helper.

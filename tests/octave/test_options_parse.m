@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_options_parse.m - how options are parsed and checked (split from test_options.m, the
 ## option tables against the help texts): parse_options (any case, [] for the default, the
 ## last of a repeated name, pass-through, required options), the core's lists, limits and

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_parity ()
 ## Suite (run with @code{test test_parity}): same input, same bits (DESIGN.md 3).  For every

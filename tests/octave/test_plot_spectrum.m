@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_plot_spectrum ()
 ## Suite (run with @code{test test_plot_spectrum}): the figure of @code{ns_plot_spectrum},

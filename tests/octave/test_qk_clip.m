@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_qk_clip ()
 ## Suite (run with @code{test test_qk_clip}): @code{qk_clip} against oracles outside it.

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_zero_cost - zero_cost against what the simulator measures and oracles built here:
 ##  * exactness: on random layouts (world 1-8, stages 1-3, both orders, 1-7 matrices, some
 ##    lists of equal shapes so the aliased pads survive), for every design of

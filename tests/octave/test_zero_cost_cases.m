@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_zero_cost_cases - zero_cost on small cases, one property each (split from
 ## test_zero_cost.m, the random sweeps against the simulator, by length): the plan against
 ## zero_muon_step's counters, experts and split rows, NS FLOPs, a model, the aliased pads,

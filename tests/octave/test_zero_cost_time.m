@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_zero_cost_time - zero_cost's time model and its profile (split from test_zero_cost.m,
 ## the plan's counters against the simulator):
 ##  * bytes scale with ElementBytes; the step time is the sum of its phases;

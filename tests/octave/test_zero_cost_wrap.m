@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_zero_cost_wrap - zero_cost's transient buffers near 2^64 elements: a design that
 ## fails on bytes past 2^64 among several had its transient count wrap (zero3_round_robin
 ## of one 2^31 x 2^30 matrix on 2 ranks: 9 x 2^61 elements came out as 2^61); now such a

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_zero_designs ()
 ## Suite (run with @code{test test_zero_designs}): a walk over every row of the variant

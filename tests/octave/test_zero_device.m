@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_zero_device ()
 ## The distributed Muon step on device arrays (@code{zero_muon_step} with gradients that are

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_zero_layout - property tests of zero_layout over random shape lists (world 1-8,
 ## both orders, all stages) against closed forms and an element-by-element owner map built
 ## here, independently of the C code.  Run: `test test_zero_layout` (needs inst/ and

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_zero_muon_step ()
 ## @code{zero_muon_step}'s steps, beside the tests of its arguments at the end of

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_zero_step - zero_muon_step against oracles built here, independently of the C code:
 ## the reference equals muon_update on the rank average; every correct variant equals the
 ## reference to fp64 round-off on random shape lists (world 1-8, both orders, stages 1-3,

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## test_zero_step_runs - how zero_muon_step runs, against oracles built here: the aliased
 ## pads break exactly on mixed-size rounds and survive same-size ones (Keller's extra pad
 ## round costs memory only); the bytes every rank moves equal the ring closed forms written

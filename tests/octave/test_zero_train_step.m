@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {} test_zero_train_step ()
 ## @code{zero_train_step}'s training steps on a small layout, beside the tests of its

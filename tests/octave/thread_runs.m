@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {[@var{a}, @var{b}] =} thread_runs (@var{code})
 ## Run the Octave @var{code} in two fresh processes, with OPENBLAS_NUM_THREADS and

@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{C} =} torch_fixture_cases (@var{name}, @var{word}, @var{lead}, @var{per_step})
 ## The cases of fixtures/@var{name}.txt, numbers torch wrote (each file's header says how):

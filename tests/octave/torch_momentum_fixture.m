@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{C} =} torch_momentum_fixture ()
 ## The cases of fixtures/torch_momentum.txt (torch's Muon momentum bits, see its header):

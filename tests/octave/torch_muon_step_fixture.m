@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{C} =} torch_muon_step_fixture ()
 ## The cases of fixtures/torch_muon_step.txt (torch.optim.Muon's parameter trajectories, see

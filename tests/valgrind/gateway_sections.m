@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## gateway_sections.m - the sections of the valgrind layer's session (gateways.m sources
 ## this script after its helpers attempt, ok, bad and outs): one function per MEX gateway,
 ## sec_<gateway> (), which calls it directly on tiny inputs (the success paths, every

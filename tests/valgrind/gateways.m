@@ -1,3 +1,6 @@
+## Copyright (C) 2026 muonlab developers
+## SPDX-License-Identifier: GPL-3.0-or-later
+
 ## gateways.m - the Octave session of the valgrind layer (tests/valgrind/run.sh runs it
 ## under valgrind; it also runs without, as a plain script):
 ##

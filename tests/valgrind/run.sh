@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright (C) 2026 muonlab developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 # run.sh RESULTS [LOGDIR] - the valgrind layer of `make check`: tests/valgrind/gateways.m (one
 # section per MEX gateway: success paths, every output count, every error path) in one
 # octave-cli session under valgrind's memcheck, with full leak checking.  Writes the line
