@@ -343,6 +343,31 @@ endfunction
 %! end_unwind_protect
 
 %!test
+%! ## an empty array whose other dimension is huge (a 0 x 0 char's first dimension made
+%! ## 2^20; the random sweep below met 620756992 x 0, and strcmp on its rows took 19 GB and
+%! ## 30 s): refused by the payload check, as no array's extent passes the file's bytes
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   P = struct ("W", reshape (sin (1:32), 4, 8), "b", (1:4)');
+%!   f = fullfile (d, "ok.ckpt");
+%!   muon_save_state (f, muon_optimizer (P));
+%!   fid = fopen (f); b = fread (fid, Inf, "uint8=>uint8").'; fclose (fid);
+%!   b = b(1:end-32);
+%!   k = strfind (char (b(65+128:end)), char (uint8 ([5 0 0 0 8 0 0 0 0 0 0 0 0 0 0 0])));
+%!   assert (! isempty (k));
+%!   at = k(1) + 64 + 128 + 8;
+%!   b(at:at+3) = typecast (int32 (2^20), "uint8");
+%!   f2 = fullfile (d, "huge_empty.ckpt");
+%!   seal (f2, b);
+%!   fail ("muon_load_state (f2, P)",
+%!         sprintf ("has a payload that does not decode \\(a dimension of 1048576, past the file's %d bytes\\)", numel (b) - 64));
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
+
+%!test
 %! d = tempname ();
 %! mkdir (d);
 %! unwind_protect
