@@ -111,35 +111,24 @@ function test_mpirun ()
         ["a captured layout object: " err.message]);
   end_try_catch
 
-  ## 2b'. a state (muon_state) a rank returns comes back as its plain struct, also one made
-  ## before `clear functions` (a muon_state still, no muon_result: save could not write it)
-  want = struct (muon_optimizer (struct ("W", reshape (1:12, 4, 3), "b", (1:4).'), "LR", 0.01));
-  for stale = [false true]
-    what = sprintf ("a muon_optimizer state a rank returns%s",
-                    merge (stale, " (made before clear functions)", ""));
-    try
-      R = muon_mpirun (setfield (guard, "np", 2), "mpirun_state", stale);
-      ok (isstruct (R) && isequal (size (R), [1 2]) && isequal (R(1), want)
-          && isequal (R(2), want), [what ": the plain struct on every rank"]);
-    catch err
-      ok (false, [what ": " err.message]);
-    end_try_catch
-  endfor
-
-  ## 2b''. a layout (zero_layout_result) a rank returns, also one made before `clear
-  ## functions` (no muon_result then: "returned a value save cannot write"), comes back as
-  ## its plain struct; so does one passed as an argument (the same plain)
-  want = struct (zero_layout ({[4 4], [2 4]}, 2));
-  for stale = [false true]
-    what = sprintf ("a layout a rank returns%s",
-                    merge (stale, " (made before clear functions)", ""));
-    try
-      R = muon_mpirun (setfield (guard, "np", 2), "mpirun_layout", stale);
-      ok (isstruct (R) && isequal (size (R), [1 2]) && isequal (R(1), want)
-          && isequal (R(2), want), [what ": the plain struct on every rank"]);
-    catch err
-      ok (false, [what ": " err.message]);
-    end_try_catch
+  ## 2b'. a state (muon_state) and a layout (zero_layout_result) a rank returns come back
+  ## as their plain structs, also ones made before `clear functions` (no muon_result then:
+  ## "returned a value save cannot write")
+  cases = {"mpirun_state", "a muon_optimizer state", ...
+           struct(muon_optimizer (struct ("W", reshape (1:12, 4, 3), "b", (1:4).'), "LR", 0.01));
+           "mpirun_layout", "a layout", struct(zero_layout ({[4 4], [2 4]}, 2))};
+  for c = 1:rows (cases)
+    for stale = [false true]
+      what = sprintf ("%s a rank returns%s", cases{c,2},
+                      merge (stale, " (made before clear functions)", ""));
+      try
+        R = muon_mpirun (setfield (guard, "np", 2), cases{c,1}, stale);
+        ok (isstruct (R) && isequal (size (R), [1 2]) && isequal (R(1), cases{c,3})
+            && isequal (R(2), cases{c,3}), [what ": the plain struct on every rank"]);
+      catch err
+        ok (false, [what ": " err.message]);
+      end_try_catch
+    endfor
   endfor
 
   ## 2c. plain mpirun, not muon_mpirun (before 3, which leaves MPI's variables in this
