@@ -171,7 +171,9 @@ function out = command (cmd, args)
       if (! isempty (rest) && ischar (rest{1})
           && (any (strcmpi (rest{1}, core_lists ().lists.precision))   # as "Class" takes it
               || (mod (numel (rest), 2) == 1
-                  && ! any (strcmpi (rest{1}, option_spec ("muon_gpu").names)))))
+                  && ! any (strcmpi (rest{1}, option_spec ("muon_gpu").names))
+                  && (numel (rest) == 1        # (a misspelt NAME before its VALUE: the
+                      || any (strcmpi (rest{2}, option_spec ("muon_gpu").names))))))  # pairs error
         rest = [{"Class"}, rest];                # muon_gpu ("randn", SIZE, CLASS, ...): a
       endif                                      # wrong CLASS gets the CLASS error
       o = parse_options ("muon_gpu", "muon_gpu", rest);
@@ -262,6 +264,9 @@ endfunction
 %! muon_gpu ("zeros", [3 3], "int8")
 %!error <^muon_gpu: options must be NAME, VALUE pairs\.$>
 %! muon_gpu ("zeros", [3 3], "Device")
+## a misspelt name before its value and a CLASS after them: not "unknown option 'cpu'"
+%!error <^muon_gpu: options must be NAME, VALUE pairs\.$>
+%! muon_gpu ("zeros", [3 3], "Devic", "cpu", "single")
 
 %!test
 %! ## randn: a pure function of the seed; zeros are +0

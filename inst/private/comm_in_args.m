@@ -21,7 +21,13 @@ function comm = comm_in_args (args)
   is_comm = cellfun (@(x) ischar (x) && strcmpi (x, "comm"), args);
   k = find (is_comm(1:2:end), 1, "last") * 2 - 1;
   if (isempty (k))
-    k = find (is_comm, 1, "last");
+    ## at a VALUE position, a "comm" followed by a string names "Comm" only if that string
+    ## is a kind of communicator ("sim", "mpi", ...): else it is a value ("Coefficients",
+    ## "comm", "Steps", 2)
+    n = numel (args);
+    kinds = core_lists ().lists.comm_kind;
+    ok = @(i) i == n || ! ischar (args{i+1}) || any (strcmpi (args{i+1}, kinds));
+    k = find (is_comm & arrayfun (ok, 1:n), 1, "last");
   endif
   if (isempty (k))
     return;

@@ -154,3 +154,19 @@ endfunction
 ## muon_optimizer's option errors carry the id (from its own file, kept under 500 lines)
 %!error id=muonlab:badArg muon_optimizer (struct ("W", ones (4, 3)), "Coefficients", "foo")
 %!error id=muonlab:badArg muon_optimizer (struct ("W", ones (4, 3)), "Foo", 1)
+
+%!test
+%! ## the communicator a rank whose options were refused joins with (comm_in_args): a
+%! ## NAME position first; in a list that is no NAME, VALUE list any position, a "comm"
+%! ## VALUE followed by a string only when that string is a kind of communicator; a
+%! ## trailing "Comm" is none ({}); no "Comm" at all is the default ([])
+%! c = struct ("kind", "mpi", "size", 2, "local_ranks", 1);
+%! cia = @(a) test_options ("private", "comm_in_args", a);
+%! assert (cia ({"Comm", c, "Beta", 1}), c);
+%! assert (cia ({"Assemble", "Comm", c}), c);
+%! assert (cia ({"Beta", "Comm", c, "Nesterov"}), c);
+%! assert (cia ({"Beta", "Comm", "mpi", "Nesterov"}), "mpi");
+%! assert (cia ({"Beta", 0.9, "Comm"}), {});
+%! assert (cia ({"Comm", []}), {});
+%! assert (cia ({"Coefficients", "comm", "Steps", 2}), []);
+%! assert (cia ({"Beta", 1}), []);
