@@ -278,7 +278,9 @@ function S = read_shard (fname, file, r, S0)
              "%s: '%s' does not belong to the save of rank 0's file (its training state differs).",
              fname, file);
     endif
-    if (isempty (S.ref_seg) != isempty (S0.ref_seg))
+    ## (a rank that owns only padding holds no reference elements: an empty ref_seg beside
+    ## rank 0's, which owns the first ones, is no other save)
+    if (isempty (S0.ref_seg) && ! isempty (S.ref_seg))
       error ("muonlab:badState",
              "%s: '%s' does not belong to the save of rank 0's file (its reference differs).",
              fname, file);

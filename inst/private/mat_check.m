@@ -8,9 +8,9 @@
 ## loop forever on a malformed element): return "" when every element is sound, else what
 ## is wrong.  Checked: the 128-byte header (version 0x0100, little-endian "IM"), then one
 ## uncompressed miMATRIX element holding the variable; in every miMATRIX, the array flags,
-## the dimensions (at least 2, none negative, none past the file's bytes), the name, and per class: numeric and
-## logical data of exactly the elements the dimensions say (real and, when flagged,
-## imaginary part), char data (UTF-8 or 16-bit) of that many characters, a cell's elements,
+## the dimensions (at least 2, none negative; a char's none past the file's bytes), the
+## name, and per class: numeric and logical data of exactly the elements the dimensions
+## say (real and, when flagged, imaginary part), char data (UTF-8 or 16-bit) of that many characters, a cell's elements,
 ## a struct's field-name length (1 to 64), its field names (valid names) and its elements;
 ## every length is checked against the bytes left, every element ends on its 8-byte
 ## boundary, nothing is left over, nesting is at most 64 deep.  Sparse arrays, objects,
@@ -119,9 +119,10 @@ function matrix (b, at, stop, depth)
   if (any (dims < 0))
     fail_ ("a negative dimension");
   endif
-  ## an array's extent is at most its bytes, so at most the file's: a larger one is an
-  ## empty array that is not (a 620756992 x 0 char made strcmp take 19 GB and 30 s)
-  if (any (dims > numel (b)))
+  ## a char array's rows are strings to strcmp and friends: an empty one with more rows
+  ## than the file has bytes is no saved value (a 620756992 x 0 char made strcmp take
+  ## 19 GB and 30 s); an empty option value such as zeros (1e6, 0) is numeric, and kept
+  if (cls == 4 && any (dims > numel (b)))
     fail_ ("a dimension of %d, past the file's %d bytes", max (dims), numel (b));
   endif
   count = prod (dims);

@@ -292,3 +292,29 @@ endfunction
 %! fail ("zero_train_step (L, {sparse([1 0 0; 0 1 0])}, [])",
 %!       ["zero_train_step: RANK_GRADS\\{1,1\\} must be a full matrix, not sparse ", ...
 %!        "\\(convert it: full \\(G\\)\\)\\."]);
+
+%!test
+%! ## a rank that owns only padding (12 elements padded to 16 on 4 ranks; AlignFactor 1024
+%! ## on 2): its file holds no reference elements, and the save loads (it was "does not
+%! ## belong to the save of rank 0's file (its reference differs)")
+%! d = tempname ();
+%! mkdir (d);
+%! unwind_protect
+%!   randn ("state", 3);
+%!   for c = {{4, {}}, {2, {"AlignFactor", 1024}}, {4, {"Stage", 3}}}
+%!     W = c{1}{1};
+%!     L = zero_layout ({[2 3], [3 2]}, W, c{1}{2}{:});
+%!     g = cell (W, 2);
+%!     for r = 1:W
+%!       g(r,:) = {randn(2, 3), randn(3, 2)};
+%!     endfor
+%!     [~, S] = zero_muon_step (L, g, []);
+%!     f = fullfile (d, sprintf ("w%d", W));
+%!     zero_save_state (f, L, S);
+%!     S2 = zero_load_state (f, L);
+%!     assert (isequal (zero_muon_step (L, g, S2), zero_muon_step (L, g, S)));
+%!   endfor
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, "local");
+%!   rmdir (d, "s");
+%! end_unwind_protect
