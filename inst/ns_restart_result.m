@@ -19,11 +19,11 @@ classdef ns_restart_result < muon_result
   ## @code{struct (T)} gives the plain struct @var{S} (its three fields and values).
   ## @code{muon_export (T, file)} writes a row per list (in CSV the list as its numbers
   ## separated by spaces, in JSON an array), and @code{muon_import (file)} gives back from
-  ## CSV the @code{restarts} column as text (@qcode{"1 2"}), from JSON the struct array of
-  ## the rows that @code{jsondecode} makes (each @code{restarts} a column vector); where
-  ## no list holds more than one number, a table again from either, @code{restarts} from
-  ## CSV a numeric column with NaN for the empty list, from JSON a cell of the lists as
-  ## written (@code{[]} for the empty one; numeric where no list is empty).
+  ## CSV the @code{restarts} column as text (@qcode{"1 2"}), from JSON the table with
+  ## @code{restarts} a cell of the lists as written where one list is empty (row vectors,
+  ## @code{[]} for the empty one); where no list holds more than one number, a table from
+  ## CSV too, @code{restarts} a numeric column with NaN for the empty list (JSON: numeric
+  ## where no list is empty).
   ##
   ## Typing @var{T} prints a title line, a header, the first 10 rows (with a line for the
   ## rows left out) and the field names: at most 14 lines.
@@ -132,8 +132,8 @@ endclassdef
 %!   assert (U.metric, [1; 2; 3]);
 %!   muon_export (T, g);
 %!   J = muon_import (g);
-%!   assert (isstruct (J) && numel (J) == 3);
-%!   assert ({J.restarts}, {[1; 2], 3, []});
+%!   assert (J.restarts, {[1 2]; 3; []});
+%!   assert (J.metric, [1; 2; 3]);
 %!   T = ns_restart_result (struct ("restarts", {{3; []}}, "count", [1; 0], "metric", [1; 2]));
 %!   muon_export (T, f);
 %!   assert (muon_import (f).restarts, [3; NaN]);
