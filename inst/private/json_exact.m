@@ -53,6 +53,9 @@ function [D, msg] = json_exact (text, varargin)
       e0 = [e0, n0 + 3](k);
       x = [x; NaN(numel (n0), 1)](k);
       in = runs (numel (t), s0, e0);
+      if (any (s0(2:end) <= e0(1:end-1) + 1))   # a null touching a number ("null2"): no
+        x = [];                                 # JSON; two tags would read as one (12):
+      endif                                     # jsondecode of the text gives its error
     endif
   endif
   if (! isempty (x))

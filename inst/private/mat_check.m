@@ -8,9 +8,10 @@
 ## loop forever on a malformed element): return "" when every element is sound, else what
 ## is wrong.  Checked: the 128-byte header (version 0x0100, little-endian "IM"), then one
 ## uncompressed miMATRIX element holding the variable; in every miMATRIX, the array flags,
-## the dimensions (at least 2, none negative; a char's none past the file's bytes), the
-## name, and per class: numeric and logical data of exactly the elements the dimensions
-## say (real and, when flagged, imaginary part), char data (UTF-8 or 16-bit) of that many characters, a cell's elements,
+## the dimensions (at least 2, none negative; a char's none past the file's bytes, an empty
+## char's none past 65536), the name, and per class: numeric and logical data of exactly
+## the elements the dimensions say (real and, when flagged, imaginary part), char data
+## (UTF-8 or 16-bit) of that many characters, a cell's elements,
 ## a struct's field-name length (1 to 64), its field names (valid names) and its elements;
 ## every length is checked against the bytes left, every element ends on its 8-byte
 ## boundary, nothing is left over, nesting is at most 64 deep.  Sparse arrays, objects,
@@ -122,10 +123,12 @@ function matrix (b, at, stop, depth)
   ## a char array's rows are strings to strcmp and friends: an empty one with more rows
   ## than the file has bytes is no saved value (a 620756992 x 0 char made strcmp take
   ## 19 GB and 30 s); an empty option value such as zeros (1e6, 0) is numeric, and kept
+  count = prod (dims);
   if (cls == 4 && any (dims > numel (b)))
     fail_ ("a dimension of %d, past the file's %d bytes", max (dims), numel (b));
+  elseif (cls == 4 && count == 0 && any (dims > 65536))  # (a large file admits many rows)
+    fail_ ("an empty char array with a dimension of %d", max (dims));
   endif
-  count = prod (dims);
   [~, ~, at] = sub (b, at, stop, [1 2], "name");
   switch (cls)
     case {6, 7, 8, 9, 10, 11, 12, 13, 14, 15}        # numeric and logical

@@ -365,6 +365,21 @@ endfunction
 %!   seal (f2, b);
 %!   fail ("muon_load_state (f2, P)",
 %!         sprintf ("has a payload that does not decode \\(a dimension of 1048576, past the file's %d bytes\\)", numel (b) - 64));
+%!   ## in a larger file (a 100 x 100 parameter: 160 kB), 70000 empty rows are within its
+%!   ## bytes and still refused (a 620 MB checkpoint admitted the 620756992 x 0 char)
+%!   P = struct ("W", reshape (sin (1:1e4), 100, 100));
+%!   [~, o] = muon_step (muon_optimizer (P), P, P);     # (a momentum of 80 kB)
+%!   muon_save_state (f, o);
+%!   fid = fopen (f); b = fread (fid, Inf, "uint8=>uint8").'; fclose (fid);
+%!   b = b(1:end-32);
+%!   k = strfind (char (b), char (uint8 ([6 0 0 0 8 0 0 0])));
+%!   k = k(k > 192 & b(k + 8) == 4 & arrayfun (@(i) isequal (b(i+16:i+31), ...
+%!         uint8 ([5 0 0 0 8 0 0 0 0 0 0 0 0 0 0 0])), k));
+%!   b(k(1)+24:k(1)+27) = typecast (int32 (70000), "uint8");
+%!   assert (numel (b) > 70000);
+%!   seal (f2, b);
+%!   fail ("muon_load_state (f2, P)",
+%!         "has a payload that does not decode \\(an empty char array with a dimension of 70000\\)");
 %! unwind_protect_cleanup
 %!   confirm_recursive_rmdir (false, "local");
 %!   rmdir (d, "s");

@@ -214,3 +214,26 @@ endfunction
 %! unwind_protect_cleanup
 %!   unlink (f);
 %! end_unwind_protect
+
+%!test
+%! ## a null touching a number is no JSON ("null2"): refused; its tag and the number's read
+%! ## as one index gave another element's value (12), or Octave's index error
+%! f = [tempname() ".json"];
+%! unwind_protect
+%!   for t = {'{"a":[null2,3,4,5,6,7,8,9,10,11,12,13,14,15]}', '{"a":[1,null2]}', ...
+%!            '{"a":[2null]}'}
+%!     fid = fopen (f, "w");
+%!     fputs (fid, t{1});
+%!     fclose (fid);
+%!     try
+%!       muon_import (f);
+%!       error ("no error");
+%!     catch err
+%!       assert (err.identifier, "muonlab:badArg");
+%!       assert (! isempty (strfind (err.message, "is no valid JSON")), err.message);
+%!     end_try_catch
+%!   endfor
+%! unwind_protect_cleanup
+%!   unlink (f);
+%! end_unwind_protect
+
