@@ -10,7 +10,9 @@
 ## norm of the original G, and the same OpenBLAS routine per product (Octave's X*X.' of
 ## one matrix is SYRK upper + mirror, as core/math/ns_impl.h; every other product GEMM
 ## NoTrans/NoTrans; so every call here is ns_blas, muon_ns with "Gemm", "openblas": the
-## oneDNN default sums in another order).  Every case here is bitwise equal; none needed
+## oneDNN default sums in another order).  Every case here is bitwise equal but for single
+## and double past one 256-tile of the symmetric products on OpenBLAS's Haswell kernels
+## (AVX2: a few ulps, held to 1e-5 / 1e-13; bitwise on its AVX-512 kernels); none needed
 ## the fallback of "no larger than a one-ulp input change" (whose scale is printed for
 ## reference).
 ## Also: ref_round against the definition of the formats, exhaustively.
@@ -187,6 +189,7 @@ endfunction
 %! Z = randn (16, 40, 2);  Z(:,:,2) = 0;
 %! shapes = {randn(16, 32), randn(40, 24), randn(3, 2), randn(64, 64), Z, randn(260, 280)};
 %! ncase = 0;
+%! tiled = tiled_same = 0;
 %! for s = 1:numel (shapes)
 %!   for prec = {"single", "double"}
 %!     for m = {"standard", "gram"}
@@ -198,16 +201,28 @@ endfunction
 %!           args = {"Precision", prec{1}, "Method", m{1}, "Restarts", rr{1}, extra{1}{:}};
 %!           G = cast (shapes{s}, prec{1});
 %!           X = ns_blas (G, args{:});
-%!           assert (isequal (class (X), prec{1}) && isequal (X, ref_ns (G, args{:})), "%s",
-%!                   sprintf ("%dx%d %s %s case %d", rows (G), columns (G), prec{1}, m{1},
-%!                            ncase));
+%!           R = ref_ns (G, args{:});
+%!           what = sprintf ("%dx%d %s %s case %d", rows (G), columns (G), prec{1}, m{1}, ncase);
+%!           assert (isequal (class (X), prec{1}), "%s", what);
+%!           if (max (size (G)) > 256)
+%!             ## the symmetric products past one 256-tile: bitwise on OpenBLAS's AVX-512
+%!             ## kernels; its Haswell kernels (AVX2 machines, the octave-avx2 layer) block a
+%!             ## tile's sum otherwise than Octave's whole product: a few ulps (4e-6 single)
+%!             tiled += 1;
+%!             tiled_same += isequal (X, R);
+%!             assert (norm (X(:) - R(:)) <= merge (prec{1}(1) == "s", 1e-5, 1e-13) * norm (R(:)),
+%!                     "%s", what);
+%!           else
+%!             assert (isequal (X, R), "%s", what);
+%!           endif
 %!           ncase++;
 %!         endfor
 %!       endfor
 %!     endfor
 %!   endfor
 %! endfor
-%! printf ("    single / double: %d cases bitwise equal\n", ncase);
+%! printf ("    single / double: %d cases bitwise equal; past a 256-tile %d of %d\n",
+%!         ncase - tiled + tiled_same, tiled_same, tiled);
 
 %!test
 %! ## 'Normalize', "aol" (Turbo-Muon's scaling, both orders), the first step reusing the
